@@ -1,0 +1,29 @@
+"""Little-Go engine: the course's 5x5 rules, evaluation, search and players.
+
+Vocabulary (read this first):
+
+- A *point* is a flat index 0..24, row-major: ``point = BOARD_SIZE * i + j`` where
+  ``i`` is the row from the top and ``j`` the column from the left. ``(i, j)`` and the
+  course's ``"i,j"`` text exist only at the edges (``engine.coords``).
+- A *move* is a point or ``PASS``.
+- A *colour* is ``BLACK`` (1) or ``WHITE`` (2), the course's encoding; ``EMPTY`` is 0.
+- A *board* is two 25-bit integers (bitboards), one per colour.
+- A ``Position`` is immutable: the stones of the side to move (``own``) and of the
+  other side (``opp``), the board the mover saw after its own last move
+  (``previous``, which decides the KO rule), the ply count, and whether the move
+  that made it ended the game. ``position.play(move)`` returns a new Position.
+- Scores, features and search values are always from the side to move.
+
+The playing path (rules, evaluation, search, protocol) uses only the standard
+library and parses under Python 3.7, because the course server runs 3.7.5.
+"""
+
+from engine.constants import (
+    BLACK, WHITE, EMPTY, BOARD_SIZE, NUM_POINTS, KOMI, MAX_MOVES, PASS, opponent,
+)
+from engine.position import Position, IllegalMove
+
+__all__ = [
+    "BLACK", "WHITE", "EMPTY", "BOARD_SIZE", "NUM_POINTS", "KOMI", "MAX_MOVES", "PASS",
+    "opponent", "Position", "IllegalMove",
+]

@@ -1,0 +1,55 @@
+"""Conversions between the engine's flat points and the course's (i, j) / "i,j" forms."""
+
+from engine.constants import BOARD_SIZE, NUM_POINTS, PASS
+
+
+def to_point(i, j):
+    """Flat point of row ``i``, column ``j``; ValueError when off the board."""
+    if not (0 <= i < BOARD_SIZE and 0 <= j < BOARD_SIZE):
+        raise ValueError("({}, {}) is off the {}x{} board".format(i, j, BOARD_SIZE, BOARD_SIZE))
+    return BOARD_SIZE * i + j
+
+
+def to_ij(point):
+    """(i, j) of a flat point."""
+    return divmod(point, BOARD_SIZE)
+
+
+def move_from_public(move):
+    """Engine move (point or PASS) from a public move ((i, j) or PASS)."""
+    if move == PASS:
+        return PASS
+    try:
+        i, j = move
+    except (TypeError, ValueError):
+        raise ValueError("a move is (i, j) or PASS, not {!r}".format(move))
+    if not isinstance(i, int) or not isinstance(j, int):
+        raise ValueError("a move's coordinates are integers, not {!r}".format(move))
+    return to_point(i, j)
+
+
+def move_to_public(move):
+    """Public move ((i, j) or PASS) from an engine move."""
+    return PASS if move == PASS else divmod(move, BOARD_SIZE)
+
+
+def move_to_text(move):
+    """The course's text for a move: ``"i,j"`` or ``"PASS"``."""
+    if move == PASS:
+        return PASS
+    i, j = divmod(move, BOARD_SIZE)
+    return "{},{}".format(i, j)
+
+
+def move_from_text(text):
+    """Engine move from the course's text; ValueError naming the text when it is not one."""
+    text = text.strip()
+    if text == PASS:
+        return PASS
+    parts = text.split(",")
+    if len(parts) != 2 or not all(p.strip().lstrip("-").isdigit() for p in parts):
+        raise ValueError("{!r} is not a move: expected 'i,j' or 'PASS'".format(text))
+    return to_point(int(parts[0]), int(parts[1]))
+
+
+ALL_POINTS = tuple(range(NUM_POINTS))

@@ -1,0 +1,129 @@
+"""The course's file protocol: ``input.txt`` in, ``output.txt`` out.
+
+Reads tolerate what real hosts and editors produce (CRLF, trailing blanks, a missing
+final newline, blank lines at the end); anything that cannot be a Little-Go input is an
+``InputFormatError`` naming the file, line and column. Writes are atomic.
+"""
+
+import os
+import tempfile
+from collections import namedtuple
+
+from engine.constants import BLACK, WHITE, BOARD_SIZE, PASS
+from engine.coords import move_to_text, move_from_text
+
+INPUT_LINES = 1 + 2 * BOARD_SIZE
+
+
+class InputFormatError(ValueError):
+    """An input file that is not a Little-Go input; the message names file, line and column."""
+
+    def __init__(self, path, line, column, problem):
+        self.path, self.line, self.column, self.problem = path, line, column, problem
+        where = "{}:{}".format(path, line) + (":{}".format(column) if column else "")
+        super(InputFormatError, self).__init__("{}: {}".format(where, problem))
+
+
+GameInput = namedtuple("GameInput", "player previous current")
+GameInput.__doc__ = "What input.txt holds: colour to move and two 25-digit boards."
+
+
+def parse_input(text, path="input.txt"):
+    """GameInput from the text of an input file; InputFormatError when it is not one."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = [line.rstrip(" \t") for line in lines]
+    while lines and lines[-1] == "":
+        lines.pop()
+    if len(lines) != INPUT_LINES:
+        raise InputFormatError(path, min(len(lines), INPUT_LINES) or 1, 0,
+                               "expected {} lines (colour, then two {}x{} boards), found {}"
+                               .format(INPUT_LINES, BOARD_SIZE, BOARD_SIZE, len(lines)))
+    colour = lines[0].strip()
+    if colour not in (str(BLACK), str(WHITE)):
+        raise InputFormatError(path, 1, 1, "colour must be {} (Black) or {} (White), found {!r}"
+                               .format(BLACK, WHITE, lines[0]))
+    boards = []
+    for first in (2, 2 + BOARD_SIZE):
+        digits = []
+        for number in range(first, first + BOARD_SIZE):
+            row = lines[number - 1]
+            if len(row) != BOARD_SIZE:
+                raise InputFormatError(path, number, min(len(row), BOARD_SIZE) + 1,
+                                       "a board row is {} digits, found {!r}".format(BOARD_SIZE, row))
+            for column, cell in enumerate(row, 1):
+                if cell not in "012":
+                    raise InputFormatError(path, number, column,
+                                           "expected 0, 1 or 2, found {!r}".format(cell))
+            digits.append(row)
+        boards.append("".join(digits))
+    return GameInput(int(colour), boards[0], boards[1])
+
+
+def read_input(path="input.txt"):
+    """GameInput from an input file; InputFormatError (or OSError) when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError as error:
+        raise InputFormatError(path, 0, 0, "cannot read: {}".format(error.strerror or error))
+    try:
+        text = raw.decode("ascii")
+    except UnicodeDecodeError as error:
+        line = raw[:error.start].count(b"\n") + 1
+        raise InputFormatError(path, line, 0, "not plain ASCII text (byte {:#x})".format(raw[error.start]))
+    return parse_input(text, path)
+
+
+def format_input(player, previous, current):
+    """The text the host writes into input.txt: LF line ends, no final newline."""
+    rows = [str(player)]
+    for board in (previous, current):
+        rows.extend(board[r * BOARD_SIZE:(r + 1) * BOARD_SIZE] for r in range(BOARD_SIZE))
+    return "\n".join(rows)
+
+
+def write_atomic(path, text):
+    """Write ``text`` to ``path`` through a temporary file and a rename: all or nothing."""
+    directory = os.path.dirname(os.path.abspath(path))
+    handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=directory)
+    try:
+        with os.fdopen(handle, "w") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def write_input(path, player, previous, current):
+    """Write an input file the course way, atomically."""
+    write_atomic(path, format_input(player, previous, current))
+
+
+def write_output(path, move):
+    """Write a move (flat point or PASS) to output.txt the course way, atomically."""
+    write_atomic(path, move_to_text(move))
+
+
+def parse_output(text):
+    """The move an output.txt holds, read as the course host reads it (first line only).
+
+    ValueError when the host would reject it (``pass`` in lower case included).
+    """
+    lines = text.splitlines()
+    if not lines:
+        raise ValueError("output.txt is empty")
+    return move_from_text(lines[0])
+
+
+def read_output(path="output.txt"):
+    """The move in an output file; OSError when missing, ValueError when unparsable."""
+    with open(path) as handle:
+        return parse_output(handle.read())
+
+
+__all__ = ["InputFormatError", "GameInput", "parse_input", "read_input", "format_input",
+           "write_input", "write_output", "parse_output", "read_output", "write_atomic", "PASS"]
