@@ -1,0 +1,140 @@
+"""Evaluation weights and search settings: the ``params.json`` format, validated on load.
+
+Format (version 1)::
+
+    {"format": 1,
+     "weights": {"margin": 10.0, ...},          # one number per feature in FEATURES
+     "search": {"depth": 4, "cpu_budget": 5.0},  # plies; CPU seconds per move
+     "provenance": {"source": "evolved", "run": ..., "generation": ..., "fitness": ..., "date": ...}}
+"""
+
+import json
+import math
+from operator import mul
+from collections import namedtuple
+
+from engine.features import FEATURES, feature_values
+from engine.protocol import write_atomic
+
+FORMAT_VERSION = 1
+MAX_DEPTH = 12
+MAX_CPU_BUDGET = 9.5    # the course forfeits a move over 10 s of CPU
+
+# Hand-set defaults: a sensible starting point, not evolved. Material dominates;
+# stones in danger and liberties refine it.
+DEFAULT_WEIGHTS = {
+    "margin": 10.0, "margin_late": 4.0, "liberties": 1.0, "atari_own": -3.0,
+    "atari_opp": 1.5, "two_liberty": 0.5, "euler": -1.0, "edge": -0.5, "corner": -0.5,
+    "eyes": 2.0, "captures": 1.0,
+}
+DEFAULT_SEARCH = {"depth": 4, "cpu_budget": 5.0}
+DEFAULT_PROVENANCE = {"source": "hand-set defaults"}
+
+
+class ParamsError(ValueError):
+    """A params file or object that cannot be used; the message says what and where."""
+
+
+Params = namedtuple("Params", "weights depth cpu_budget provenance")
+Params.__doc__ = "Validated parameters: weights (dict in FEATURES order), depth, cpu_budget, provenance."
+
+
+def _number(value, where):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ParamsError("{}: expected a number, found {!r}".format(where, value))
+    if not math.isfinite(value):
+        raise ParamsError("{}: expected a finite number, found {!r}".format(where, value))
+    return float(value)
+
+
+def params_from_dict(data, source="params"):
+    """Params from a decoded params.json object; ParamsError naming the bad key."""
+    if not isinstance(data, dict):
+        raise ParamsError("{}: expected a JSON object at the top level".format(source))
+    unknown = sorted(set(data) - {"format", "weights", "search", "provenance"})
+    if unknown:
+        raise ParamsError("{}: unknown key {!r}".format(source, unknown[0]))
+    if data.get("format", FORMAT_VERSION) != FORMAT_VERSION:
+        raise ParamsError("{}: format {!r} is not supported (expected {})"
+                          .format(source, data.get("format"), FORMAT_VERSION))
+    weights = data.get("weights")
+    if not isinstance(weights, dict):
+        raise ParamsError("{}: 'weights' must be an object of feature: number".format(source))
+    unknown = sorted(set(weights) - set(FEATURES))
+    if unknown:
+        raise ParamsError("{}: weights: unknown feature {!r} (known: {})"
+                          .format(source, unknown[0], ", ".join(FEATURES)))
+    missing = [name for name in FEATURES if name not in weights]
+    if missing:
+        raise ParamsError("{}: weights: missing weight for feature {!r}".format(source, missing[0]))
+    checked = dict((name, _number(weights[name], "{}: weights.{}".format(source, name)))
+                   for name in FEATURES)
+    search = data.get("search", {})
+    if not isinstance(search, dict):
+        raise ParamsError("{}: 'search' must be an object".format(source))
+    unknown = sorted(set(search) - set(DEFAULT_SEARCH))
+    if unknown:
+        raise ParamsError("{}: search: unknown setting {!r}".format(source, unknown[0]))
+    depth = search.get("depth", DEFAULT_SEARCH["depth"])
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH:
+        raise ParamsError("{}: search.depth: expected an integer from 1 to {}, found {!r}"
+                          .format(source, MAX_DEPTH, depth))
+    budget = _number(search.get("cpu_budget", DEFAULT_SEARCH["cpu_budget"]),
+                     "{}: search.cpu_budget".format(source))
+    if not 0 < budget <= MAX_CPU_BUDGET:
+        raise ParamsError("{}: search.cpu_budget: expected seconds in (0, {}], found {!r}"
+                          .format(source, MAX_CPU_BUDGET, budget))
+    provenance = data.get("provenance", {})
+    if not isinstance(provenance, dict):
+        raise ParamsError("{}: 'provenance' must be an object".format(source))
+    return Params(checked, depth, budget, provenance)
+
+
+def load_params(path):
+    """Params from a params.json file; ParamsError saying precisely what is wrong."""
+    try:
+        with open(path) as handle:
+            text = handle.read()
+    except OSError as error:
+        raise ParamsError("{}: cannot read: {}".format(path, error.strerror or error))
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise ParamsError("{}: not valid JSON: {}".format(path, error))
+    return params_from_dict(data, path)
+
+
+def default_params():
+    """The built-in hand-set defaults."""
+    return params_from_dict({"weights": DEFAULT_WEIGHTS, "search": DEFAULT_SEARCH,
+                             "provenance": DEFAULT_PROVENANCE}, "built-in defaults")
+
+
+def params_to_dict(params):
+    """The params.json object for Params."""
+    return {"format": FORMAT_VERSION,
+            "weights": dict((name, params.weights[name]) for name in FEATURES),
+            "search": {"depth": params.depth, "cpu_budget": params.cpu_budget},
+            "provenance": params.provenance}
+
+
+def save_params(path, params):
+    """Write Params to a params.json file atomically."""
+    write_atomic(path, json.dumps(params_to_dict(params), indent=2) + "\n")
+
+
+def make_evaluator(weights):
+    """An evaluator ``evaluate(position, captured) -> float`` from weights by feature name
+    (a mapping) or a sequence in FEATURES order (a genome)."""
+    if isinstance(weights, dict):
+        vector = tuple(float(weights[name]) for name in FEATURES)
+    else:
+        vector = tuple(float(w) for w in weights)
+        if len(vector) != len(FEATURES):
+            raise ValueError("expected {} weights, got {}".format(len(FEATURES), len(vector)))
+
+    def evaluate(position, captured=0):
+        return sum(map(mul, vector, feature_values(position, captured)))
+
+    evaluate.weights = vector
+    return evaluate

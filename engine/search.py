@@ -1,0 +1,197 @@
+"""Fixed-depth negamax alpha-beta with a transposition table, from the side to move.
+
+The search takes its evaluator as an argument: ``evaluate(position, captured)``
+scores a position for the side to move, ``captured`` being that side's net captures
+since the root. Finished games are scored exactly: a win or a loss outweighs any
+evaluation, the stone margin breaking ties, so when the 24-ply end lies within the
+depth the last plies are played perfectly. Depth and time limits are the caller's.
+"""
+
+import time
+from collections import namedtuple
+
+from engine.bitboard import BIT, FULL, neighbours, grow, count, points_of, zobrist
+from engine.constants import PASS, BLACK
+
+WIN = 100000.0                 # above any evaluation: a finished game's value is +-WIN + margin
+INFINITY = float("inf")
+TIE = 1e-9                     # values this close count as equal for the random tie-break
+_EXACT, _LOWER, _UPPER = 0, 1, 2
+_KO_SALT = 0x9E3779B97F4A7C15
+_PASS_SALT = 0x632BE59BD9B4E019
+_TABLE_LIMIT = 1000000
+
+SearchResult = namedtuple("SearchResult", "move value depth nodes seconds")
+SearchResult.__doc__ = "The chosen move (point or PASS), its value for the mover, the depth completed, nodes, CPU seconds."
+
+
+class SearchTimeout(Exception):
+    """The CPU deadline passed during a search."""
+
+
+def terminal_value(position):
+    """Exact value of a finished game for the side to move: +-WIN plus the stone margin."""
+    margin = position.margin()
+    return WIN + margin if margin > 0 else -WIN + margin
+
+
+def table_key(position):
+    """Transposition key: the Zobrist hash plus whatever changes the legal moves.
+
+    Legal moves depend on the previous board only through KO, which can bite only after
+    the mover lost stones; and a pass ends the game only when previous equals current.
+    The ply count decides how far the game's 24-ply end is.
+    """
+    own, opp, prev_own, prev_opp = position.own, position.opp, position.prev_own, position.prev_opp
+    key = position.zobrist()
+    if prev_own & ~own:
+        if position.player == BLACK:
+            key ^= _KO_SALT ^ zobrist(prev_own, 1) ^ zobrist(prev_opp, 0)
+        else:
+            key ^= _KO_SALT ^ zobrist(prev_opp, 1) ^ zobrist(prev_own, 0)
+    elif own == prev_own and opp == prev_opp:
+        key ^= _PASS_SALT
+    return key, position.moves_played
+
+
+def _capturing_points(position):
+    """Liberties of the opponent's groups in atari, with the stones each would capture."""
+    opp = position.opp
+    empty = FULL ^ position.own ^ opp
+    gains = {}
+    remaining = opp
+    while remaining:
+        group = grow(remaining & -remaining, opp)
+        remaining ^= group
+        liberties = neighbours(group) & empty
+        if liberties and not liberties & (liberties - 1):
+            point = liberties.bit_length() - 1
+            gains[point] = gains.get(point, 0) + count(group)
+    return gains
+
+
+class Searcher(object):
+    """Alpha-beta search state: transposition table, killer moves, history, counters."""
+
+    def __init__(self, evaluate, rng=None):
+        self.evaluate = evaluate
+        self.rng = rng                  # when set, ties at the root are broken at random
+        self.table = {}
+        self.killers = {}
+        self.history = {}
+        self.nodes = 0
+        self.deadline = None
+
+    # -- the entry points -------------------------------------------------------------------
+    def search(self, position, depth, deadline=None):
+        """Best move at a fixed depth; SearchTimeout if ``deadline`` (process CPU time) passes."""
+        if position.is_over:
+            raise ValueError("the game is over: there is no move to search")
+        if len(self.table) > _TABLE_LIMIT:
+            self.table.clear()
+        self.deadline = deadline
+        start_nodes, start = self.nodes, time.process_time()
+        move, value = self._root(position, depth)
+        return SearchResult(move, value, depth, self.nodes - start_nodes, time.process_time() - start)
+
+    def iterative(self, position, max_depth, cpu_budget=None):
+        """Search depths 1..max_depth; past ``cpu_budget`` CPU seconds, answer from the deepest completed."""
+        deadline = time.process_time() + cpu_budget if cpu_budget else None
+        result = None
+        for depth in range(1, max_depth + 1):
+            try:
+                result = self.search(position, depth, deadline if depth > 1 else None)
+            except SearchTimeout:
+                break
+            if abs(result.value) >= WIN - 100:
+                break                   # the game's result is decided: deeper cannot change it
+        return result
+
+    # -- the search ---------------------------------------------------------------------------
+    def _ordered_moves(self, position, table_move, ply):
+        legal = points_of(position.legal_mask())
+        gains = _capturing_points(position)
+        killers = self.killers.get(ply, ())
+        history = self.history
+        player = position.player
+
+        def priority(point):
+            if point == table_move:
+                return 1e12
+            if point in gains:
+                return 1e9 + gains[point]
+            if point in killers:
+                return 1e8
+            return history.get((player, point), 0)
+
+        legal.sort(key=priority, reverse=True)
+        legal.append(PASS)
+        if table_move == PASS:
+            legal.insert(0, legal.pop())
+        return legal
+
+    def _root(self, position, depth):
+        entry = self.table.get(table_key(position))
+        moves = self._ordered_moves(position, entry[3] if entry else None, 0)
+        best_value, best_moves = -INFINITY, []
+        opp_stones = count(position.opp)
+        for move in moves:
+            child = position.play_point(move)
+            captured = opp_stones - count(child.own)
+            floor = best_value - TIE if self.rng is not None else best_value
+            value = -self._negamax(child, depth - 1, -INFINITY, -floor, 1, -captured)
+            if value > best_value + TIE or not best_moves:
+                best_value, best_moves = value, [move]
+            elif self.rng is not None and value >= best_value - TIE:
+                best_moves.append(move)
+        move = best_moves[0] if self.rng is None else self.rng.choice(best_moves)
+        self.table[table_key(position)] = (depth, _EXACT, best_value, move)
+        return move, best_value
+
+    def _negamax(self, position, depth, alpha, beta, ply, captured):
+        self.nodes += 1
+        if self.deadline is not None and not self.nodes & 1023 and time.process_time() > self.deadline:
+            raise SearchTimeout()
+        if position.is_over:
+            return terminal_value(position)
+        if depth == 0:
+            return self.evaluate(position, captured)
+        key = table_key(position)
+        entry = self.table.get(key)
+        table_move = None
+        if entry is not None:
+            entry_depth, flag, value, table_move = entry
+            if entry_depth >= depth:
+                if flag == _EXACT:
+                    return value
+                if flag == _LOWER and value >= beta:
+                    return value
+                if flag == _UPPER and value <= alpha:
+                    return value
+        original_alpha = alpha
+        best_value, best_move = -INFINITY, None
+        opp_stones = count(position.opp)
+        for move in self._ordered_moves(position, table_move, ply):
+            child = position.play_point(move)
+            value = -self._negamax(child, depth - 1, -beta, -alpha, ply + 1,
+                                   -(captured + opp_stones - count(child.own)))
+            if value > best_value:
+                best_value, best_move = value, move
+                if value > alpha:
+                    alpha = value
+                    if alpha >= beta:
+                        if move != PASS:
+                            killers = self.killers.get(ply, ())
+                            if move not in killers:
+                                self.killers[ply] = (move,) + killers[:1]
+                            history_key = (position.player, move)
+                            self.history[history_key] = self.history.get(history_key, 0) + depth * depth
+                        break
+        if best_value <= original_alpha:
+            flag = _UPPER
+        elif best_value >= beta:
+            flag = _LOWER
+        else:
+            flag = _EXACT
+        self.table[key] = (depth, flag, best_value, best_move)
+        return best_value
