@@ -89,3 +89,59 @@ def bench_rules(vectors=DEFAULT_VECTORS, repeats=5, playout_games=2000, seed=1, 
     report("random playouts:       {:,} moves/s (median of {} runs of {} games from the empty board)"
            .format(result["playout_moves_per_s"], repeats, playout_games))
     return result
+
+
+def search_positions(per_phase=4, seed=7):
+    """A fixed set of positions: opening (ply 2-3), middle game (ply 10-11), end game (ply 18-19)."""
+    from engine.host import random_opening
+    phases = []
+    for name, plies in (("opening", 2), ("middle", 10), ("end", 18)):
+        found, attempt = [], 0
+        while len(found) < per_phase:
+            position, _ = random_opening(plies + attempt % 2, seed * 1000 + attempt)
+            attempt += 1
+            if not position.is_over:
+                found.append(position)
+        phases.append((name, found))
+    return phases
+
+
+def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), report=print):
+    """Nodes/s and seconds per move at each depth, and the CPU of whole games of the shipped agent."""
+    from engine.params import load_params, make_evaluator
+    from engine.players import SHIPPED_PARAMS, make_player
+    from engine.host import play_game
+    from engine.search import Searcher
+    params_path = params_path or SHIPPED_PARAMS
+    evaluate = make_evaluator(load_params(params_path).weights)
+    phases = search_positions()
+    rows = []
+    report("{:>5} {:>10} {:>10} {:>10} {:>12}".format("depth", "median s", "max s", "nodes", "nodes/s"))
+    for depth in depths:
+        seconds, nodes = [], 0
+        for _, positions in phases:
+            for position in positions:
+                result = Searcher(evaluate).search(position, depth)
+                seconds.append(result.seconds)
+                nodes += result.nodes
+        row = {"depth": depth, "median_s": statistics.median(seconds), "max_s": max(seconds),
+               "nodes": nodes, "nodes_per_s": nodes / max(sum(seconds), 1e-9)}
+        rows.append(row)
+        report("{depth:>5} {median_s:>10.4f} {max_s:>10.4f} {nodes:>10} {nodes_per_s:>12,.0f}".format(**row))
+    games = []
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for seed in game_seeds:
+        for colour_of_agent in (1, 2):
+            agent, opponent = make_player("cmd:" + root), make_player("random")
+            black, white = (agent, opponent) if colour_of_agent == 1 else (opponent, agent)
+            record = play_game(black, white, seed=seed)
+            cpu = sum(s for colour, s in record.cpu if colour == colour_of_agent)
+            moves = sum(1 for colour, _ in record.cpu if colour == colour_of_agent)
+            games.append({"agent_colour": colour_of_agent, "cpu_s": cpu, "moves": moves,
+                          "max_move_cpu_s": max(s for c, s in record.cpu if c == colour_of_agent),
+                          "result": record.reason})
+            report("whole game as {}: {} moves, {:.2f} s CPU (max {:.2f} s a move), one process per move"
+                   .format("Black" if colour_of_agent == 1 else "White", moves, cpu,
+                           games[-1]["max_move_cpu_s"]))
+    return {"positions": {name: len(p) for name, p in phases}, "depths": rows, "games": games,
+            "params": params_path}

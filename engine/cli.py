@@ -15,9 +15,59 @@ def _bench_rules(args):
     return 0
 
 
+def _bench_search(args):
+    from engine.bench import bench_search
+    from engine.params import ParamsError
+    try:
+        result = bench_search(depths=range(1, args.max_depth + 1), params_path=args.params,
+                              game_seeds=range(1, args.games + 1),
+                              report=(lambda line: None) if args.json else print)
+    except ParamsError as error:
+        print("littlego bench search: {}".format(error), file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(result, indent=2))
+    return 0
+
+
+def _bundle(args):
+    from engine.bundle import write_bundle
+    from engine.params import ParamsError
+    try:
+        paths = write_bundle(args.outdir, args.params)
+    except ParamsError as error:
+        print("littlego bundle: {}".format(error), file=sys.stderr)
+        return 2
+    except OSError as error:
+        print("littlego bundle: cannot write {}: {}".format(args.outdir, error.strerror or error), file=sys.stderr)
+        return 2
+    for path in paths:
+        print("wrote {}".format(path))
+    return 0
+
+
+def _match(args):
+    from engine.match import run_match, format_report
+    try:
+        summary, _ = run_match(args.a, args.b, args.games, jobs=args.jobs, seed=args.seed,
+                               opening_plies=args.random_opening, cpu_limit=args.cpu_limit,
+                               progress=not args.json and sys.stderr.isatty(), sgf_dir=args.sgf)
+    except ValueError as error:
+        print("littlego match: {}".format(error), file=sys.stderr)
+        return 2
+    print(json.dumps(summary, indent=2) if args.json else format_report(summary))
+    return 0
+
+
+def _judge(args):
+    from engine.judge import judge
+    return judge(args.moves, args.dir, args.verbose)
+
+
 def build_parser():
     """The argument parser of ``littlego``."""
     from engine.bench import DEFAULT_VECTORS
+    from engine.players import SHIPPED_PARAMS
     parser = argparse.ArgumentParser(
         prog="littlego",
         description="Little-Go (5x5 Go of the USC CSCI-561 course): engine tools.")
@@ -40,6 +90,53 @@ def build_parser():
     rules.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     rules.add_argument("--json", action="store_true", help="print the figures as JSON")
     rules.set_defaults(handler=_bench_rules)
+
+    search = targets.add_parser(
+        "search", help="alpha-beta nodes/s and seconds per move at depths 1..5; whole-game CPU",
+        description="Search a fixed set of opening, middle-game and end-game positions at each "
+                    "depth (one core), then play whole games of the shipped agent against random, "
+                    "one process per move as the course runs it, and report the agent's CPU.")
+    search.add_argument("--params", default=None, help="params file (default: the shipped params.json)")
+    search.add_argument("--max-depth", type=_positive, default=5, help="deepest depth (default 5)")
+    search.add_argument("--games", type=int, default=1,
+                        help="whole-game pairs (agent as Black and as White) to time (default 1)")
+    search.add_argument("--json", action="store_true", help="print the figures as JSON")
+    search.set_defaults(handler=_bench_search)
+
+    bundle = commands.add_parser(
+        "bundle", help="write a self-contained my_player3.py and its params.json for submission",
+        description="Write OUTDIR/my_player3.py (the engine inlined, standard library only, "
+                    "Python 3.7) and OUTDIR/params.json: the two files a course submission holds.")
+    bundle.add_argument("outdir", help="folder to write into (created if missing)")
+    bundle.add_argument("--params", default=SHIPPED_PARAMS, help="params file (default: %(default)s)")
+    bundle.set_defaults(handler=_bundle)
+
+    match = commands.add_parser(
+        "match", help="play a match between two players and report it",
+        description="Play GAMES games between players A and B, colours alternating, in parallel "
+                    "and reproducibly from --seed. Players: random, greedy, aggressive, alphabeta, "
+                    "agent[:PARAMS][@DEPTH], champion, cmd:DIR[::COMMAND], gnugo[:LEVEL].")
+    match.add_argument("a", metavar="A", help="first player spec")
+    match.add_argument("b", metavar="B", help="second player spec")
+    match.add_argument("--games", type=_positive, default=20, help="games to play (default 20)")
+    match.add_argument("--jobs", type=_positive, default=None, help="parallel games (default: all cores)")
+    match.add_argument("--seed", type=int, default=1, help="match seed (default 1)")
+    match.add_argument("--random-opening", type=int, default=0, metavar="K",
+                       help="start each colour-swapped pair from the same K random plies")
+    match.add_argument("--cpu-limit", type=float, default=10.0, metavar="SECONDS",
+                       help="CPU seconds per move for program players (default 10, as the course)")
+    match.add_argument("--sgf", metavar="DIR", help="write every game as SGF into DIR")
+    match.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    match.set_defaults(handler=_match)
+
+    judge = commands.add_parser(
+        "judge", help="judge one ply like the course's host.py (for the course's build.sh)",
+        description="Read input.txt and output.txt, judge the move, write the next input.txt. "
+                    "Exit 0: game goes on; 1: Black wins; 2: White wins; 4: input.txt unusable.")
+    judge.add_argument("-m", "--moves", type=int, required=True, help="plies played, this one included")
+    judge.add_argument("-v", "--verbose", action="store_true", help="print the board")
+    judge.add_argument("--dir", default=".", help="the player's folder (default: current)")
+    judge.set_defaults(handler=_judge)
     return parser
 
 

@@ -19,8 +19,8 @@ import tempfile
 import time
 from collections import namedtuple
 
-from engine.constants import BLACK, WHITE, PASS, opponent
-from engine.coords import move_to_text
+from engine.constants import BLACK, WHITE, PASS, NUM_POINTS, opponent
+from engine.coords import move_to_text, move_from_public
 from engine.playout import random_point
 from engine.players import Player, PlayerFault
 from engine.position import Position, IllegalMove
@@ -105,7 +105,7 @@ class ProgramPlayer(Player):
             raise PlayerFault("bad-output", "no output.txt")
         try:
             move = read_output(output)
-        except (ValueError, OSError, UnicodeDecodeError) as error:
+        except (ValueError, OSError) as error:
             raise PlayerFault("bad-output", str(error))
         return move, cpu
 
@@ -125,6 +125,15 @@ def _tail(path, limit=300):
     return text[-limit:].replace("\n", " | ")
 
 
+def _as_point(move):
+    """Players answer a flat point or PASS; program players an (i, j) pair read from output.txt."""
+    if isinstance(move, tuple):
+        return move_from_public(move)
+    if move != PASS and not (isinstance(move, int) and 0 <= move < NUM_POINTS):
+        raise ValueError("not a point: {!r}".format(move))
+    return move
+
+
 def random_opening(plies, seed):
     """The position after ``plies`` uniformly random legal placements, reproducibly from ``seed``."""
     rng = random.Random(seed)
@@ -139,9 +148,13 @@ def random_opening(plies, seed):
     return position, moves
 
 
-def play_game(black, white, seed=0, opening_plies=0, cpu_limit=DEFAULT_CPU_LIMIT):
-    """Play one game between two players; a GameRecord. Never raises for a player's fault."""
-    position, opening = random_opening(opening_plies, seed)
+def play_game(black, white, seed=0, opening_plies=0, opening_seed=None, cpu_limit=DEFAULT_CPU_LIMIT):
+    """Play one game between two players; a GameRecord. Never raises for a player's fault.
+
+    The first ``opening_plies`` plies are random placements drawn from ``opening_seed``
+    (default ``seed``), so a colour-swapped pair of games can share an opening.
+    """
+    position, opening = random_opening(opening_plies, seed if opening_seed is None else opening_seed)
     moves = [move_to_text(m) for m in opening]
     players = {BLACK: black, WHITE: white}
     cpu = []
@@ -164,11 +177,12 @@ def play_game(black, white, seed=0, opening_plies=0, cpu_limit=DEFAULT_CPU_LIMIT
                 reason, detail, loser = "timeout", "{:.2f} s of CPU".format(seconds), mover
                 break
             try:
-                position = position.play_point(move)
-            except (IllegalMove, IndexError, TypeError) as error:
+                point = _as_point(move)
+                position = position.play_point(point)
+            except (IllegalMove, ValueError, IndexError, TypeError) as error:
                 reason, detail, loser = "illegal", "{!r}: {}".format(move, error), mover
                 break
-            moves.append(move_to_text(move))
+            moves.append(move_to_text(point))
     finally:
         black.close()
         white.close()

@@ -10,7 +10,7 @@ import tempfile
 from collections import namedtuple
 
 from engine.constants import BLACK, WHITE, BOARD_SIZE, PASS
-from engine.coords import move_to_text, move_from_text
+from engine.coords import move_to_text
 
 INPUT_LINES = 1 + 2 * BOARD_SIZE
 
@@ -89,6 +89,9 @@ def write_atomic(path, text):
     try:
         with os.fdopen(handle, "w") as out:
             out.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)   # mkstemp's 0600 would hide the file from others
         os.replace(temporary, path)
     except BaseException:
         try:
@@ -109,20 +112,29 @@ def write_output(path, move):
 
 
 def parse_output(text):
-    """The move an output.txt holds, read as the course host reads it (first line only).
+    """The move an output.txt holds, read exactly as the course host reads it.
 
-    ValueError when the host would reject it (``pass`` in lower case included).
+    The host takes the first line, strips it and splits it on commas: ``PASS`` is a pass,
+    otherwise the first two fields must be integers (later fields are ignored). Returns
+    PASS or an ``(i, j)`` pair, which may be off the board (an illegal move, not a bad
+    file); ValueError when the host could not parse it (``pass`` in lower case included).
     """
-    lines = text.splitlines()
-    if not lines:
-        raise ValueError("output.txt is empty")
-    return move_from_text(lines[0])
+    fields = text.split("\n", 1)[0].strip().split(",")
+    if fields[0] == PASS:
+        return PASS
+    if len(fields) < 2:
+        raise ValueError("{!r} is not a move: expected 'i,j' or 'PASS'".format(fields[0]))
+    try:
+        return int(fields[0]), int(fields[1])
+    except ValueError:
+        raise ValueError("{!r} is not a move: expected 'i,j' or 'PASS'".format(",".join(fields)))
 
 
 def read_output(path="output.txt"):
-    """The move in an output file; OSError when missing, ValueError when unparsable."""
-    with open(path) as handle:
-        return parse_output(handle.read())
+    """The move in an output file (see parse_output); OSError when missing, ValueError when unparsable."""
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    return parse_output(raw.decode("utf-8", "replace"))
 
 
 __all__ = ["InputFormatError", "GameInput", "parse_input", "read_input", "format_input",

@@ -105,5 +105,5 @@ def test_output_round_trip(move):
         path = os.path.join(folder, "output.txt")
         point = move_from_public(move)
         write_output(path, point)
-        assert read_output(path) == point
+        assert read_output(path) == move
         assert os.listdir(folder) == ["output.txt"]

@@ -59,10 +59,12 @@ def test_missing_and_binary_files_are_input_format_errors(tmp_path):
 
 
 def test_output_is_read_as_the_host_reads_it():
-    assert parse_output("2,3") == 13
+    assert parse_output("2,3") == (2, 3)
     assert parse_output("PASS\n") == PASS
-    assert parse_output("1,4\ngarbage") == 9
-    for bad in ["pass", "", "2;3", "a,b", "5,0", "2,3,4"]:
+    assert parse_output("1,4\ngarbage") == (1, 4)
+    assert parse_output(" 2,3,4 ") == (2, 3)          # the host ignores later fields
+    assert parse_output("5,-1") == (5, -1)            # parsable, but off the board: illegal
+    for bad in ["pass", "", "2;3", "a,b", "2", "Pass,1"]:
         with pytest.raises(ValueError):
             parse_output(bad)
 

@@ -1,0 +1,57 @@
+"""``littlego judge -m MOVES``: a drop-in for the course's host.py judge.
+
+Run after each ply in the player's folder, as the course's build.sh runs host.py: it
+reads ``input.txt`` (the position the mover saw) and ``output.txt`` (its answer),
+judges the move, and either writes the next ``input.txt`` and exits 0, or ends the
+game: exit 1 when Black wins, 2 when White wins. An unreadable output or an illegal
+move loses for the mover. MOVES is the ply count, this ply included.
+"""
+
+import os
+import sys
+
+from engine.constants import BLACK, MAX_MOVES, opponent
+from engine.coords import move_from_public
+from engine.position import Position, IllegalMove
+from engine.protocol import InputFormatError, read_input, read_output, write_input
+
+BAD_INPUT = 4       # not one of the course's codes: our input.txt itself is unusable
+
+
+def _name(colour):
+    return "X" if colour == BLACK else "O"
+
+
+def judge(moves, workdir=".", verbose=False, out=sys.stdout):
+    """Judge one ply; the course's exit code."""
+    try:
+        game = read_input(os.path.join(workdir, "input.txt"))
+    except InputFormatError as error:
+        out.write("judge: {}\n".format(error))
+        return BAD_INPUT
+    before = min(max(moves - 1, 0), MAX_MOVES - 1)
+    position = Position.from_boards(game.player, game.previous, game.current, before)
+    try:
+        move = move_from_public(read_output(os.path.join(workdir, "output.txt")))
+    except ValueError as error:
+        if "off the" not in str(error):
+            out.write("output.txt not found or invalid format\n")
+            return opponent(game.player)
+        move = None
+    except OSError:
+        out.write("output.txt not found or invalid format\n")
+        return opponent(game.player)
+    try:
+        if move is None:
+            raise IllegalMove("off the board")
+        after = position.play_point(move)
+    except IllegalMove as error:
+        out.write("Invalid move: {}\nGame end.\nThe winner is {}\n".format(error, _name(opponent(game.player))))
+        return opponent(game.player)
+    if verbose:
+        out.write(after.picture() + "\n\n")
+    if after.is_over:
+        out.write("Game end.\nThe winner is {}\n".format(_name(after.winner)))
+        return after.winner
+    write_input(os.path.join(workdir, "input.txt"), after.player, after.previous_string(), after.board_string())
+    return 0

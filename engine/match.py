@@ -1,0 +1,184 @@
+"""Matches between two players: parallel, reproducible, reported as tournament players expect.
+
+Game ``k`` of a match gives Black to player A when ``k`` is even, to B when odd; the two
+games of a pair start from the same random opening and differ only in colours. Every
+game depends only on (specs, seed, game index), so a match replays exactly.
+"""
+
+import math
+import multiprocessing
+import os
+import time
+from collections import Counter
+
+from engine.constants import BLACK, WHITE, BOARD_SIZE
+from engine.host import play_game, REASONS, DEFAULT_CPU_LIMIT
+from engine.players import make_player
+
+Z95 = 1.959963984540054
+
+
+def game_job(job):
+    """Worker: play one game of a match; a dict of plain values (pure in its arguments)."""
+    index, spec_a, spec_b, seed, opening_plies, cpu_limit = job
+    black_spec, white_spec = (spec_a, spec_b) if index % 2 == 0 else (spec_b, spec_a)
+    black, white = make_player(black_spec), make_player(white_spec)
+    record = play_game(black, white, seed=seed * 1000003 + index, opening_plies=opening_plies,
+                       opening_seed=seed * 1000003 + index // 2, cpu_limit=cpu_limit)
+    result = record._asdict()
+    result["index"] = index
+    result["a_colour"] = BLACK if index % 2 == 0 else WHITE
+    return result
+
+
+def wilson_interval(wins, games, z=Z95):
+    """95% Wilson score interval of a win rate."""
+    if games == 0:
+        return 0.0, 1.0
+    p = wins / games
+    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def elo_difference(score):
+    """Elo difference implied by a score rate (inf at 0 or 1)."""
+    if score <= 0:
+        return -math.inf
+    if score >= 1:
+        return math.inf
+    return -400 * math.log10(1 / score - 1)
+
+
+def elo_with_margin(wins, games):
+    """(Elo difference, its 95% error margin), as cutechess reports it."""
+    score = wins / games
+    deviation = math.sqrt(score * (1 - score) / games)
+    low, high = elo_difference(score - Z95 * deviation), elo_difference(score + Z95 * deviation)
+    return elo_difference(score), (high - low) / 2
+
+
+def summarise(spec_a, spec_b, results):
+    """The match's figures as one JSON-ready object."""
+    name_a, name_b = (spec_a, spec_b) if spec_a != spec_b else (spec_a + " #1", spec_b + " #2")
+    games = len(results)
+    a_wins = sum(1 for r in results if r["winner"] == r["a_colour"])
+    by_colour = {name_a: {"black": 0, "white": 0}, name_b: {"black": 0, "white": 0}}
+    margins, cpu = [], {name_a: [], name_b: []}
+    for r in results:
+        a_won = r["winner"] == r["a_colour"]
+        winner_name = name_a if a_won else name_b
+        by_colour[winner_name]["black" if r["winner"] == BLACK else "white"] += 1
+        a_margin = r["black_stones"] - r["white_stones"]
+        margins.append(a_margin if r["a_colour"] == BLACK else -a_margin)
+        for colour, seconds in r["cpu"]:
+            cpu[name_a if colour == r["a_colour"] else name_b].append(seconds)
+    low, high = wilson_interval(a_wins, games)
+    elo, elo_margin = elo_with_margin(a_wins, games) if games else (0.0, math.inf)
+    ends = Counter(r["reason"] for r in results)
+    return {
+        "a": name_a, "b": name_b, "games": games,
+        "wins": {name_a: a_wins, name_b: games - a_wins},
+        "wins_by_colour": by_colour,
+        "a_win_rate": a_wins / games if games else 0.0,
+        "a_win_rate_95ci": [low, high],
+        "elo": elo, "elo_95_margin": elo_margin,
+        "a_mean_stone_margin": sum(margins) / games if games else 0.0,
+        "cpu_per_move": {name: {"mean": (sum(s) / len(s)) if s else 0.0, "max": max(s) if s else 0.0}
+                         for name, s in cpu.items()},
+        "end": {reason: ends.get(reason, 0) for reason in REASONS},
+        "faults": [r["detail"] for r in results if r["reason"] != "end"][:20],
+    }
+
+
+def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
+              cpu_limit=DEFAULT_CPU_LIMIT, progress=True, sgf_dir=None):
+    """Play the match; (summary, per-game results in game order)."""
+    for spec in (spec_a, spec_b):
+        make_player(spec).close()            # a bad spec fails here, before any worker starts
+    jobs = jobs or os.cpu_count() or 1
+    work = [(k, spec_a, spec_b, seed, opening_plies, cpu_limit) for k in range(games)]
+    results = []
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=games, unit="game", desc="{} vs {}".format(spec_a, spec_b), leave=False)
+    started = time.time()
+    if jobs == 1:
+        for job in work:
+            results.append(game_job(job))
+            if bar:
+                bar.update(1)
+    else:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            for result in pool.imap_unordered(game_job, work):
+                results.append(result)
+                if bar:
+                    bar.update(1)
+    if bar:
+        bar.close()
+    results.sort(key=lambda r: r["index"])
+    summary = summarise(spec_a, spec_b, results)
+    summary["seconds"] = time.time() - started
+    summary["seed"], summary["random_opening"], summary["jobs"] = seed, opening_plies, jobs
+    if sgf_dir:
+        write_sgf_games(sgf_dir, results)
+    return summary, results
+
+
+def write_sgf_games(directory, results):
+    """Every game as an SGF file (sgfmill) in ``directory``."""
+    from sgfmill import sgf
+    if not os.path.isdir(directory):
+        os.makedirs(directory)
+    for r in results:
+        game = sgf.Sgf_game(size=BOARD_SIZE)
+        root = game.get_root()
+        root.set("KM", 2.5)
+        root.set("PB", r["black"])
+        root.set("PW", r["white"])
+        root.set("RE", "{}+{}".format("B" if r["winner"] == BLACK else "W",
+                                      "R" if r["reason"] != "end" else
+                                      abs(r["black_stones"] - r["white_stones"] - 2.5)))
+        if r["detail"]:
+            root.set("GC", r["detail"])
+        colour = "b"
+        for text in r["moves"]:
+            node = game.extend_main_sequence()
+            if text == "PASS":
+                node.set_move(colour, None)
+            else:
+                i, j = (int(x) for x in text.split(","))
+                node.set_move(colour, (BOARD_SIZE - 1 - i, j))   # sgfmill counts rows from the bottom
+            colour = "w" if colour == "b" else "b"
+        with open(os.path.join(directory, "game-{:04d}.sgf".format(r["index"])), "wb") as out:
+            out.write(game.serialise())
+
+
+def format_report(summary):
+    """The match as a cutechess-style table."""
+    a, b = summary["a"], summary["b"]
+    width = max(len(a), len(b), 6)
+    lines = ["{:<{w}} {:>6} {:>8} {:>8} {:>11} {:>10}".format(
+        "player", "wins", "as Black", "as White", "CPU/move", "worst CPU", w=width)]
+    for name in (a, b):
+        colour = summary["wins_by_colour"][name]
+        cpu = summary["cpu_per_move"][name]
+        lines.append("{:<{w}} {:>6} {:>8} {:>8} {:>10.3f}s {:>9.3f}s".format(
+            name, summary["wins"][name], colour["black"], colour["white"], cpu["mean"], cpu["max"], w=width))
+    low, high = summary["a_win_rate_95ci"]
+    lines.append("")
+    lines.append("Games: {}   {} win rate: {:.1%} (95% CI {:.1%} to {:.1%})".format(
+        summary["games"], a, summary["a_win_rate"], low, high))
+    elo, margin = summary["elo"], summary["elo_95_margin"]
+    if math.isinf(elo):
+        lines.append("Elo difference: {}inf (no game won by one side)".format("+" if elo > 0 else "-"))
+    else:
+        lines.append("Elo difference: {:+.1f} +/- {:.1f}".format(elo, margin))
+    lines.append("Mean stone margin for {}: {:+.2f} (stones, no komi)".format(a, summary["a_mean_stone_margin"]))
+    ends = ", ".join("{} {}".format(k, v) for k, v in summary["end"].items() if v)
+    lines.append("Game ends: {}".format(ends))
+    for fault in summary["faults"]:
+        lines.append("  fault: {}".format(fault))
+    lines.append("Time: {:.1f} s with {} jobs".format(summary.get("seconds", 0), summary.get("jobs", 1)))
+    return "\n".join(lines)
