@@ -8,6 +8,7 @@ record says which and why. The host never crashes on a bad player and kills one
 that hangs.
 """
 
+import math
 import os
 import random
 import resource
@@ -37,12 +38,14 @@ the moves as course text, final stones, and CPU seconds per move as (colour, sec
 class ProgramPlayer(Player):
     """A program speaking the course file protocol, run once per move in a private copy of its folder."""
 
-    def __init__(self, directory, command=None, cpu_limit=DEFAULT_CPU_LIMIT, spec=None):
+    def __init__(self, directory, command=None, cpu_limit=DEFAULT_CPU_LIMIT, spec=None, wall_limit=None):
         if not os.path.isdir(directory):
             raise ValueError("player directory {!r} does not exist".format(directory))
         self.source = os.path.abspath(directory)
         self.command = command or "{} my_player3.py".format(sys.executable)
         self.cpu_limit = cpu_limit
+        # A player that sleeps uses no CPU: past this much wall time it is killed.
+        self.wall_limit = wall_limit or max(3 * cpu_limit, cpu_limit + 5)
         self.spec = spec or "cmd:{}".format(directory)
         self.workdir = None
 
@@ -60,7 +63,7 @@ class ProgramPlayer(Player):
 
     def _limit_cpu(self):
         # The kernel stops a runaway at the limit plus a second; the host judges the exact figure.
-        seconds = int(self.cpu_limit) + 2
+        seconds = int(math.ceil(self.cpu_limit)) + 1
         resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
         os.setsid()
 
@@ -76,7 +79,7 @@ class ProgramPlayer(Player):
         with open(stderr_path, "wb") as stderr:
             process = subprocess.Popen(self.command, shell=True, cwd=self.workdir, stdin=subprocess.DEVNULL,
                                        stdout=subprocess.DEVNULL, stderr=stderr, preexec_fn=self._limit_cpu)
-        wall_limit = max(3 * self.cpu_limit, self.cpu_limit + 5)
+        wall_limit = self.wall_limit
         started = time.monotonic()
         status = usage = None
         while True:

@@ -22,7 +22,7 @@ def game_job(job):
     """Worker: play one game of a match; a dict of plain values (pure in its arguments)."""
     index, spec_a, spec_b, seed, opening_plies, cpu_limit = job
     black_spec, white_spec = (spec_a, spec_b) if index % 2 == 0 else (spec_b, spec_a)
-    black, white = make_player(black_spec), make_player(white_spec)
+    black, white = make_player(black_spec, cpu_limit), make_player(white_spec, cpu_limit)
     record = play_game(black, white, seed=seed * 1000003 + index, opening_plies=opening_plies,
                        opening_seed=seed * 1000003 + index // 2, cpu_limit=cpu_limit)
     result = record._asdict()

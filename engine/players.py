@@ -168,8 +168,11 @@ class AgentPlayer(Player):
         return self.searcher.iterative(position, self.depth, self.params.cpu_budget).move
 
 
-def make_player(spec):
-    """A player from its spec string; ValueError naming what is wrong with the spec."""
+def make_player(spec, cpu_limit=None):
+    """A player from its spec string; ValueError naming what is wrong with the spec.
+
+    ``cpu_limit`` (seconds a move) is enforced on program players (``cmd:``).
+    """
     spec = spec.strip()
     name, _, argument = spec.partition(":")
     simple = {"random": RandomPlayer, "greedy": GreedyPlayer, "aggressive": AggressivePlayer,
@@ -201,7 +204,8 @@ def make_player(spec):
         directory, _, command = argument.partition("::")
         if not directory:
             raise ValueError("player {!r}: expected cmd:DIR[::COMMAND]".format(spec))
-        return ProgramPlayer(directory, command or None, spec=spec)
+        return ProgramPlayer(directory, command or None, spec=spec,
+                             **({"cpu_limit": cpu_limit} if cpu_limit else {}))
     if name == "gnugo":
         from engine.gnugo import GnuGoPlayer
         if argument and not (argument.isdigit() and 0 <= int(argument) <= 10):

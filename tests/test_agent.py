@@ -1,0 +1,133 @@
+"""The shipped agent as the course runs it: one process per move, never losing by crashing."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from engine import BLACK, WHITE
+from engine.agent import STATE_FILE, infer_moves_played, main
+from engine.bundle import write_bundle
+from engine.host import play_game
+from engine.players import make_player
+from engine.protocol import GameInput, format_input, read_output
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EMPTY = "0" * 25
+
+
+@pytest.fixture
+def agent_dir(tmp_path):
+    """A folder holding the agent as a user would copy it: my_player3.py, engine/, params.json."""
+    folder = tmp_path / "agent"
+    folder.mkdir()
+    shutil.copy(os.path.join(ROOT, "my_player3.py"), str(folder))
+    shutil.copy(os.path.join(ROOT, "params.json"), str(folder))
+    shutil.copytree(os.path.join(ROOT, "engine"), str(folder / "engine"),
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    return folder
+
+
+def run_agent(folder, input_text):
+    (folder / "input.txt").write_text(input_text)
+    return subprocess.run([sys.executable, "my_player3.py"], cwd=str(folder),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+
+
+@pytest.mark.parametrize("agent_colour", [BLACK, WHITE])
+def test_plays_whole_games_one_process_per_move(agent_dir, agent_colour):
+    agent = make_player("cmd:" + str(agent_dir))
+    opponent = make_player("random")
+    black, white = (agent, opponent) if agent_colour == BLACK else (opponent, agent)
+    record = play_game(black, white, seed=11)
+    assert record.reason == "end", record.detail
+    assert record.winner == agent_colour
+    assert len(record.moves) == 24
+
+
+def test_bad_input_gives_a_clear_message_and_nonzero_exit(agent_dir):
+    result = run_agent(agent_dir, "1\n00000\n00000\n")
+    assert result.returncode == 2
+    assert "input.txt:" in result.stderr and "expected 11 lines" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not (agent_dir / "output.txt").exists()
+
+
+@pytest.mark.parametrize("params_text", ["{not json", json.dumps({"weights": {}}), ""])
+def test_bad_params_never_stop_the_agent(agent_dir, params_text):
+    (agent_dir / "params.json").write_text(params_text)
+    result = run_agent(agent_dir, format_input(BLACK, EMPTY, EMPTY))
+    assert result.returncode == 0
+    assert "built-in defaults" in result.stderr and "Traceback" not in result.stderr
+    assert read_output(str(agent_dir / "output.txt")) != "PASS"
+
+
+def test_missing_params_never_stop_the_agent(agent_dir):
+    (agent_dir / "params.json").unlink()
+    result = run_agent(agent_dir, format_input(WHITE, EMPTY, "0" * 12 + "1" + "0" * 12))
+    assert result.returncode == 0 and "built-in defaults" in result.stderr
+
+
+def test_a_failing_search_falls_back_to_a_legal_move(tmp_path, monkeypatch):
+    import engine.agent
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+    monkeypatch.setattr(engine.agent, "choose_move", broken)
+    (tmp_path / "input.txt").write_text(format_input(BLACK, EMPTY, EMPTY))
+    assert main(os.path.join(ROOT, "params.json"), str(tmp_path)) == 0
+    i, j = read_output(str(tmp_path / "output.txt"))
+    assert 0 <= i < 5 and 0 <= j < 5
+
+
+def test_ply_count_survives_games_in_an_uncleaned_folder(tmp_path):
+    state = str(tmp_path / STATE_FILE)
+    assert infer_moves_played(GameInput(BLACK, EMPTY, EMPTY), state) == 0
+    assert infer_moves_played(GameInput(WHITE, EMPTY, "1" + "0" * 24), state) == 1
+    (tmp_path / STATE_FILE).write_text("littlego-state 1\n2\n6\n" + "12" + "0" * 23 + "\n")
+    matching = GameInput(WHITE, "12" + "0" * 23, "121" + "0" * 22)
+    assert infer_moves_played(matching, state) == 7
+    # A new game in the same folder is recognised from the boards, whatever the state says.
+    assert infer_moves_played(GameInput(WHITE, EMPTY, "0" * 24 + "1"), state) == 1
+    # A state that does not match gives an estimate of the right parity.
+    stranger = GameInput(BLACK, "1122" + "0" * 21, "11221" + "0" * 20)
+    assert infer_moves_played(stranger, state) % 2 == 0
+
+
+def test_the_agent_keeps_the_ply_count_over_a_game(agent_dir):
+    agent = make_player("cmd:" + str(agent_dir))
+    record = play_game(agent, make_player("random"), seed=5)
+    assert record.reason == "end" and len(record.moves) == 24
+
+
+def test_bundle_plays_a_whole_game_from_an_empty_folder(tmp_path):
+    out = tmp_path / "submission"
+    write_bundle(str(out), os.path.join(ROOT, "params.json"))
+    assert sorted(os.listdir(str(out))) == ["my_player3.py", "params.json"]
+    record = play_game(make_player("random"), make_player("cmd:" + str(out)), seed=2)
+    assert record.reason == "end", record.detail
+    assert record.winner == WHITE
+
+
+def test_bundle_refuses_bad_params(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    result = subprocess.run([sys.executable, "-m", "engine.cli", "bundle", str(tmp_path / "out"),
+                             "--params", str(bad)], cwd=ROOT, stderr=subprocess.PIPE,
+                            universal_newlines=True)
+    assert result.returncode == 2 and "weights" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_everything_the_agent_runs_parses_under_python_37(tmp_path):
+    write_bundle(str(tmp_path), os.path.join(ROOT, "params.json"))
+    from engine.bundle import AGENT_MODULES
+    files = [os.path.join(ROOT, "engine", name + ".py") for name in AGENT_MODULES]
+    files += [os.path.join(ROOT, "my_player3.py"), str(tmp_path / "my_player3.py")]
+    runner = "import sys, vermin; sys.exit(vermin.main())"
+    result = subprocess.run([sys.executable, "-c", runner, "--no-tips", "--violations",
+                             "-t=3.7-"] + files, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            universal_newlines=True)
+    assert result.returncode == 0, result.stdout

@@ -1,0 +1,71 @@
+"""Matches: reproducible, colour-fair, reported with honest statistics."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from engine.match import run_match, wilson_interval, elo_with_margin, format_report
+from engine.gnugo import gnugo_path
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def test_statistics_match_textbook_values():
+    low, high = wilson_interval(5, 10)
+    assert low == pytest.approx(0.2366, abs=1e-4) and high == pytest.approx(0.7634, abs=1e-4)
+    elo, margin = elo_with_margin(75, 100)
+    assert elo == pytest.approx(190.85, abs=0.01)
+    assert 70 < margin < 100
+
+
+def test_matches_replay_exactly_whatever_the_jobs():
+    one, games_one = run_match("agent@2", "random", 6, jobs=1, seed=4, opening_plies=3, progress=False)
+    two, games_two = run_match("agent@2", "random", 6, jobs=2, seed=4, opening_plies=3, progress=False)
+    assert [g["moves"] for g in games_one] == [g["moves"] for g in games_two]
+    assert one["wins"] == two["wins"]
+
+
+def test_pairs_share_their_opening_and_swap_colours():
+    summary, games = run_match("greedy", "random", 4, jobs=1, seed=9, opening_plies=4, progress=False)
+    assert games[0]["moves"][:4] == games[1]["moves"][:4]
+    assert games[0]["moves"][:4] != games[2]["moves"][:4]
+    assert games[0]["black"] == "greedy" and games[1]["black"] == "random"
+    assert summary["games"] == 4 and sum(summary["wins"].values()) == 4
+    by_colour = summary["wins_by_colour"]
+    assert sum(c["black"] + c["white"] for c in by_colour.values()) == 4
+    assert sum(summary["end"].values()) == 4
+    assert "win rate" in format_report(summary)
+
+
+def test_sgf_records_open_in_sgfmill(tmp_path):
+    from sgfmill import sgf
+    _, games = run_match("greedy", "random", 2, jobs=1, progress=False, sgf_dir=str(tmp_path))
+    files = sorted(os.listdir(str(tmp_path)))
+    assert files == ["game-0000.sgf", "game-0001.sgf"]
+    for name, record in zip(files, games):
+        game = sgf.Sgf_game.from_bytes((tmp_path / name).read_bytes())
+        assert game.get_size() == 5
+        assert len(game.get_main_sequence()) - 1 == len(record["moves"])
+        assert game.get_winner() == ("b" if record["winner"] == 1 else "w")
+
+
+def test_cli_json_and_errors():
+    run = lambda *args: subprocess.run([sys.executable, "-m", "engine.cli"] + list(args), cwd=ROOT,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    result = run("match", "greedy", "random", "--games", "2", "--jobs", "1", "--json")
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    for key in ("games", "wins", "wins_by_colour", "end"):
+        assert key in data
+    assert set(data["end"]) == {"end", "illegal", "timeout", "crash", "bad-output"}
+    bad = run("match", "greedy", "nobody")
+    assert bad.returncode == 2 and "unknown player 'nobody'" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.skipif(not gnugo_path(), reason="GNU Go is not installed")
+def test_gnugo_plays_a_match_against_the_champion():
+    summary, games = run_match("champion", "gnugo:1", 2, jobs=1, progress=False)
+    assert summary["end"]["end"] == 2, summary["faults"]

@@ -1,0 +1,84 @@
+"""Alpha-beta: same values as plain minimax, exact endgames, reproducible tie-breaks."""
+
+import random
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from engine import Position, PASS, BLACK, WHITE, MAX_MOVES
+from engine.bitboard import points_of
+from engine.host import random_opening
+from engine.params import make_evaluator, DEFAULT_WEIGHTS
+from engine.search import Searcher, terminal_value, WIN
+
+# Path-independent weights (no captures-since-root term), so the table cannot change values.
+WEIGHTS = dict(DEFAULT_WEIGHTS, captures=0.0)
+EVALUATE = make_evaluator(WEIGHTS)
+
+
+def minimax(position, depth):
+    """Plain negamax, no pruning, no table: the reference."""
+    if position.is_over:
+        return terminal_value(position)
+    if depth == 0:
+        return EVALUATE(position, 0)
+    return max(-minimax(position.play_point(move), depth - 1)
+               for move in points_of(position.legal_mask()) + [PASS])
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 10 ** 6), st.integers(0, 20), st.integers(1, 3))
+def test_alphabeta_value_equals_minimax(seed, plies, depth):
+    position, _ = random_opening(plies, seed)
+    if position.is_over:
+        return
+    result = Searcher(EVALUATE).search(position, depth)
+    assert result.value == pytest.approx(minimax(position, depth))
+    assert result.value == pytest.approx(-minimax(position.play_point(result.move), depth - 1))
+
+
+def test_takes_a_winning_capture():
+    position = Position.from_picture("""
+        .OX..
+        OX...
+        X....
+        .....
+        .....""", player=BLACK)
+    assert Searcher(EVALUATE).search(position, 1).move == 0      # (0,0) captures two
+
+
+def test_last_plies_are_played_perfectly():
+    for seed in range(30):
+        position, _ = random_opening(MAX_MOVES - 3, seed)
+        if position.is_over:
+            continue
+        result = Searcher(EVALUATE).search(position, 3)          # sees the 24-ply end
+        assert abs(result.value) > WIN / 2
+        assert result.value == pytest.approx(minimax(position, 3))
+
+
+def test_a_finished_game_outweighs_any_evaluation():
+    lost = Position.initial().play(PASS)                          # White wins at once
+    assert lost.is_over and terminal_value(lost) > WIN
+    assert Searcher(EVALUATE).search(Position.initial(), 1).move != PASS
+
+
+def test_random_tie_break_is_reproducible_and_varied():
+    start = Position.initial()
+    moves = [Searcher(EVALUATE, rng=random.Random(seed)).search(start, 2).move for seed in range(12)]
+    again = [Searcher(EVALUATE, rng=random.Random(seed)).search(start, 2).move for seed in range(12)]
+    assert moves == again
+    assert len(set(moves)) > 1                                    # the board's symmetry gives ties
+    assert Searcher(EVALUATE).search(start, 2).move == Searcher(EVALUATE).search(start, 2).move
+
+
+def test_cpu_budget_answers_from_the_deepest_completed_depth():
+    position, _ = random_opening(4, 3)
+    result = Searcher(EVALUATE).iterative(position, 12, cpu_budget=0.05)
+    assert 1 <= result.depth < 12
+    assert result.move == PASS or position.play_point(result.move)
+
+
+def test_search_refuses_a_finished_game():
+    with pytest.raises(ValueError):
+        Searcher(EVALUATE).search(Position.initial().play(PASS), 2)
