@@ -115,7 +115,7 @@ def build_parser():
         "match", help="play a match between two players and report it",
         description="Play GAMES games between players A and B, colours alternating, in parallel "
                     "and reproducibly from --seed. Players: random, greedy, aggressive, alphabeta, "
-                    "agent[:PARAMS][@DEPTH], champion, cmd:DIR[::COMMAND], gnugo[:LEVEL].")
+                    "agent[:PARAMS][@DEPTH], champion, handset[@DEPTH], cmd:DIR[::COMMAND], gnugo[:LEVEL].")
     match.add_argument("a", metavar="A", help="first player spec")
     match.add_argument("b", metavar="B", help="second player spec")
     match.add_argument("--games", type=_positive, default=20, help="games to play (default 20)")

@@ -74,7 +74,10 @@ def summarise(spec_a, spec_b, results):
         for colour, seconds in r["cpu"]:
             cpu[name_a if colour == r["a_colour"] else name_b].append(seconds)
     low, high = wilson_interval(a_wins, games)
-    elo, elo_margin = elo_with_margin(a_wins, games) if games else (0.0, math.inf)
+    elo, elo_margin = elo_with_margin(a_wins, games) if games else (math.nan, math.nan)
+    # JSON has no infinity: an Elo difference that one-sided results leave unbounded is null.
+    elo = elo if math.isfinite(elo) else None
+    elo_margin = elo_margin if math.isfinite(elo_margin) else None
     ends = Counter(r["reason"] for r in results)
     return {
         "a": name_a, "b": name_b, "games": games,
@@ -171,8 +174,10 @@ def format_report(summary):
     lines.append("Games: {}   {} win rate: {:.1%} (95% CI {:.1%} to {:.1%})".format(
         summary["games"], a, summary["a_win_rate"], low, high))
     elo, margin = summary["elo"], summary["elo_95_margin"]
-    if math.isinf(elo):
-        lines.append("Elo difference: {}inf (no game won by one side)".format("+" if elo > 0 else "-"))
+    if elo is None:
+        lines.append("Elo difference: unbounded (one side won every game)")
+    elif margin is None:
+        lines.append("Elo difference: {:+.1f} (error margin unbounded: too few games lost)".format(elo))
     else:
         lines.append("Elo difference: {:+.1f} +/- {:.1f}".format(elo, margin))
     lines.append("Mean stone margin for {}: {:+.2f} (stones, no komi)".format(a, summary["a_mean_stone_margin"]))

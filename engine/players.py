@@ -12,6 +12,8 @@ in, flat point or PASS out) and is closed at the end. Specs:
 - ``agent[:PARAMS][@DEPTH]``: our searcher with a params file (default: the shipped
   ``params.json``) at that file's depth or ``DEPTH``;
 - ``champion``: the shipped agent at its configured depth and CPU budget;
+- ``handset[@DEPTH]``: our searcher with the built-in hand-set default weights, a fixed
+  reference that does not change when ``params.json`` does;
 - ``cmd:DIR[::COMMAND]``: a program speaking the course file protocol, run once per move
   in a private copy of DIR (default command: ``python3 my_player3.py``);
 - ``gnugo[:LEVEL]``: GNU Go over GTP (see ``engine.gnugo``).
@@ -183,6 +185,13 @@ def make_player(spec, cpu_limit=None):
         return simple[name]()
     if name == "champion" and not argument:
         return AgentPlayer(SHIPPED_PARAMS, spec="champion")
+    if name.startswith("handset"):
+        from engine.params import default_params
+        depth_text = spec[len("handset"):]
+        if depth_text and not (depth_text.startswith("@") and depth_text[1:].isdigit()
+                               and 1 <= int(depth_text[1:]) <= 12):
+            raise ValueError("player {!r}: expected handset or handset@DEPTH (1..12)".format(spec))
+        return AgentPlayer(params=default_params(), depth=int(depth_text[1:]) if depth_text else None, spec=spec)
     if name.startswith("agent"):
         from engine.params import ParamsError
         rest = spec[len("agent"):]
@@ -212,4 +221,4 @@ def make_player(spec, cpu_limit=None):
             raise ValueError("player {!r}: the GNU Go level is an integer 0..10".format(spec))
         return GnuGoPlayer(int(argument) if argument else None, spec=spec)
     raise ValueError("unknown player {!r} (known: random, greedy, aggressive, alphabeta, "
-                     "agent[:PARAMS][@DEPTH], champion, cmd:DIR[::COMMAND], gnugo[:LEVEL])".format(spec))
+                     "agent[:PARAMS][@DEPTH], champion, handset[@DEPTH], cmd:DIR[::COMMAND], gnugo[:LEVEL])".format(spec))

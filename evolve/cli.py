@@ -1,0 +1,137 @@
+"""The ``evolve`` command: run, resume, log, plot, export, bench."""
+
+import argparse
+import json
+import os
+import sys
+
+
+def _run(args):
+    from evolve.loop import Evolution
+    evolution = Evolution.create(args.config, runs_dir=args.runs_dir, workers=args.workers,
+                                 progress=not args.no_progress and sys.stderr.isatty())
+    print("run folder: {}".format(evolution.run_dir))
+    evolution.run()
+    print("finished: {run}\nnext: evolve log {run} | evolve plot {run} | evolve export {run} --to params.json"
+          .format(run=evolution.run_dir))
+    return 0
+
+
+def _resume(args):
+    from evolve.loop import Evolution
+    evolution = Evolution.resume(args.run, workers=args.workers,
+                                 progress=not args.no_progress and sys.stderr.isatty())
+    if evolution.generation >= evolution.config["generations"]:
+        print("{}: already finished ({} generations)".format(args.run, evolution.generation))
+        return 0
+    print("resuming {} after generation {}".format(args.run, evolution.generation))
+    evolution.run()
+    print("finished: {}".format(args.run))
+    return 0
+
+
+def _log(args):
+    from evolve.runs import read_generations, format_table
+    records = read_generations(args.run)
+    print(json.dumps(records, indent=2) if args.json else format_table(records))
+    return 0
+
+
+def _plot(args):
+    from evolve.runs import plot_run
+    for path in plot_run(args.run, args.out):
+        print("wrote {}".format(path))
+    return 0
+
+
+def _export(args):
+    from evolve.runs import export_best
+    params = export_best(args.run, args.to, depth=args.depth)
+    fitness = params.provenance["fitness"]
+    print("wrote {}: generation {} of {}, win rate {:.3f}, margin {:+.2f}, playing depth {}".format(
+        args.to, params.provenance["generation"], params.provenance["run"], fitness["win_rate"],
+        fitness["mean_stone_margin"], params.depth))
+    return 0
+
+
+def _bench(args):
+    from evolve.bench import bench_games
+    result = bench_games(worker_counts=tuple(args.workers), games=args.games, depth=args.depth,
+                         opponent=args.opponent, report=(lambda line: None) if args.json else print)
+    if args.json:
+        print(json.dumps(result, indent=2))
+    return 0
+
+
+def build_parser():
+    """The argument parser of ``evolve``."""
+    parser = argparse.ArgumentParser(
+        prog="evolve", description="Evolve Little-Go evaluation weights with DEAP: run an experiment "
+                                   "config, watch it, resume it, inspect it, export the best weights.")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.required = True
+    run = commands.add_parser("run", help="start a run from an experiment config (experiments/*.toml)",
+                              description="Create runs/<name>-<time>/ and evolve; a checkpoint is written "
+                                          "after every generation, so 'evolve resume' can continue a stopped run.")
+    run.add_argument("config", help="experiment config (TOML)")
+    run.add_argument("--workers", type=int, default=None, help="worker processes (default: the config's, else all cores)")
+    run.add_argument("--runs-dir", default="runs", help="where run folders go (default: runs)")
+    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.set_defaults(handler=_run)
+
+    resume = commands.add_parser("resume", help="continue a stopped or killed run from its last checkpoint")
+    resume.add_argument("run", help="run folder")
+    resume.add_argument("--workers", type=int, default=None, help="worker processes")
+    resume.add_argument("--no-progress", action="store_true", help="no progress bar")
+    resume.set_defaults(handler=_resume)
+
+    log = commands.add_parser("log", help="print a run's generation table")
+    log.add_argument("run", help="run folder")
+    log.add_argument("--json", action="store_true", help="the records as JSON")
+    log.set_defaults(handler=_log)
+
+    plot = commands.add_parser("plot", help="write fitness.png and weights.png for a run")
+    plot.add_argument("run", help="run folder")
+    plot.add_argument("--out", default=None, help="folder for the images (default: the run folder)")
+    plot.set_defaults(handler=_plot)
+
+    export = commands.add_parser("export", help="write a run's best weights as params.json, with provenance")
+    export.add_argument("run", help="run folder")
+    export.add_argument("--to", required=True, help="params file to write (e.g. params.json)")
+    export.add_argument("--depth", type=int, default=None, help="the agent's playing depth (default 4)")
+    export.set_defaults(handler=_export)
+
+    bench = commands.add_parser("bench", help="fitness games per second with 1 and 2 workers")
+    bench.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker counts (default: 1 2)")
+    bench.add_argument("--games", type=int, default=40, help="games per measurement (default 40)")
+    bench.add_argument("--depth", type=int, default=2, help="search depth (default 2)")
+    bench.add_argument("--opponent", default="greedy", help="opponent spec (default greedy)")
+    bench.add_argument("--json", action="store_true", help="print the figures as JSON")
+    bench.set_defaults(handler=_bench)
+    return parser
+
+
+def main(argv=None):
+    """Entry point of the ``evolve`` console script."""
+    from evolve.config import ConfigError
+    from evolve.fitness import GameJobError
+    from evolve.runs import RunError
+    from engine.params import ParamsError
+    args = build_parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except (ConfigError, RunError, ParamsError, FileNotFoundError) as error:
+        print("evolve {}: {}".format(args.command, error), file=sys.stderr)
+        return 2
+    except GameJobError as error:
+        print("evolve {}: {}\nThe last checkpoint is intact: fix the cause, then 'evolve resume'."
+              .format(args.command, error), file=sys.stderr)
+        return 3
+    except KeyboardInterrupt:
+        print("\ninterrupted: the last finished generation is checkpointed; 'evolve resume RUN' continues",
+              file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,146 @@
+"""Experiment configs (TOML), validated on load: errors name the key and the file."""
+
+import copy
+import os
+
+try:
+    import tomllib
+except ImportError:                  # Python < 3.11
+    import tomli as tomllib
+
+from engine.features import FEATURES
+from engine.players import make_player
+
+# Per-feature bounds on the weights: the genome lives inside this box.
+DEFAULT_BOUNDS = {
+    "margin": (0.0, 20.0), "margin_late": (-10.0, 10.0), "liberties": (-5.0, 5.0),
+    "atari_own": (-10.0, 5.0), "atari_opp": (-5.0, 10.0), "two_liberty": (-5.0, 5.0),
+    "euler": (-5.0, 5.0), "edge": (-5.0, 5.0), "corner": (-5.0, 5.0), "eyes": (-5.0, 10.0),
+    "captures": (-5.0, 10.0),
+}
+
+# The schema: key -> (type, default, check, description). None default = required.
+_TOP = {
+    "name": (str, None, lambda v: v and all(c.isalnum() or c in "-_" for c in v), "letters, digits, - or _"),
+    "description": (str, "", None, ""),
+    "seed": (int, None, None, ""),
+    "population": (int, None, lambda v: v >= 2, "at least 2"),
+    "generations": (int, None, lambda v: v >= 1, "at least 1"),
+    "strategy": (str, "ga", lambda v: v in ("ga", "cmaes"), "'ga' or 'cmaes'"),
+    "depth": (int, 2, lambda v: 1 <= v <= 6, "1 to 6"),
+    "workers": (int, 0, lambda v: v >= 0, "0 (all cores) or more"),
+}
+_GA = {
+    "tournament_size": (int, 3, lambda v: v >= 2, "at least 2"),
+    "crossover_probability": (float, 0.6, lambda v: 0 <= v <= 1, "in [0, 1]"),
+    "blend_alpha": (float, 0.3, lambda v: 0 <= v <= 1, "in [0, 1]"),
+    "mutation_probability": (float, 0.4, lambda v: 0 <= v <= 1, "in [0, 1]"),
+    "gene_mutation_probability": (float, 0.3, lambda v: 0 < v <= 1, "in (0, 1]"),
+    "mutation_sigma": (float, 0.1, lambda v: 0 < v <= 1, "in (0, 1]: a share of each feature's range"),
+    "hall_of_fame": (int, 2, lambda v: v >= 1, "at least 1"),
+}
+_CMAES = {
+    "sigma": (float, 0.2, lambda v: 0 < v <= 1, "in (0, 1]: a share of the bounds' range"),
+    "hall_of_fame": (int, 2, lambda v: v >= 1, "at least 1"),
+}
+_PANEL = {
+    "opponent": (str, None, None, ""),
+    "games": (int, None, lambda v: v >= 2 and v % 2 == 0, "an even number >= 2 (each opening as Black and White)"),
+    "weight": (float, 1.0, lambda v: v > 0, "positive"),
+    "random_opening": (int, 2, lambda v: 0 <= v <= 10, "0 to 10 plies"),
+}
+_SELF_PLAY = {
+    "against": (str, "hall_of_fame", lambda v: v in ("hall_of_fame", "population"),
+                "'hall_of_fame' or 'population'"),
+    "opponents": (int, 2, lambda v: v >= 1, "at least 1"),
+    "games": (int, 2, lambda v: v >= 2 and v % 2 == 0, "an even number >= 2"),
+    "weight": (float, 1.0, lambda v: v >= 0, "zero or more (its share of the fitness)"),
+    "random_opening": (int, 2, lambda v: 0 <= v <= 10, "0 to 10 plies"),
+}
+
+
+class ConfigError(ValueError):
+    """An experiment config that cannot be run; the message names the file and the key."""
+
+
+def _check_table(table, schema, where, path):
+    if not isinstance(table, dict):
+        raise ConfigError("{}: {} must be a table".format(path, where or "the config"))
+    unknown = sorted(set(table) - set(schema))
+    if unknown:
+        raise ConfigError("{}: unknown key {!r}{} (known: {})".format(
+            path, _join(where, unknown[0]), "", ", ".join(sorted(schema))))
+    result = {}
+    for key, (kind, default, check, words) in schema.items():
+        name = _join(where, key)
+        if key not in table:
+            if default is None:
+                raise ConfigError("{}: missing key {!r}".format(path, name))
+            result[key] = default
+            continue
+        value = table[key]
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise ConfigError("{}: {!r} must be {}, found {!r}".format(
+                path, name, {int: "an integer", float: "a number", str: "a string"}[kind], value))
+        if check is not None and not check(value):
+            raise ConfigError("{}: {!r} = {!r} is out of range: {}".format(path, name, value, words))
+        result[key] = value
+    return result
+
+
+def _join(where, key):
+    return "{}.{}".format(where, key) if where else key
+
+
+def validate(data, path="config"):
+    """A complete, checked config dict from decoded TOML; ConfigError naming the key."""
+    data = copy.deepcopy(data)
+    tables = {"ga": _GA, "cmaes": _CMAES, "self_play": _SELF_PLAY}
+    top = dict((k, v) for k, v in data.items() if k not in ("ga", "cmaes", "panel", "self_play", "bounds"))
+    config = _check_table(top, _TOP, "", path)
+    for name, schema in tables.items():
+        config[name] = _check_table(data.get(name, {}), schema, name, path)
+    if "self_play" not in data:
+        config["self_play"]["weight"] = 0.0
+    panel = data.get("panel")
+    if not isinstance(panel, list) or not panel:
+        raise ConfigError("{}: 'panel' must list at least one [[panel]] opponent".format(path))
+    config["panel"] = []
+    for index, entry in enumerate(panel):
+        where = "panel[{}]".format(index)
+        checked = _check_table(entry, _PANEL, where, path)
+        try:
+            make_player(checked["opponent"]).close()
+        except ValueError as error:
+            raise ConfigError("{}: {}.opponent: {}".format(path, where, error))
+        config["panel"].append(checked)
+    bounds = data.get("bounds", {})
+    if not isinstance(bounds, dict):
+        raise ConfigError("{}: 'bounds' must be a table of feature = [low, high]".format(path))
+    config["bounds"] = {}
+    for feature in FEATURES:
+        pair = bounds.get(feature, DEFAULT_BOUNDS[feature])
+        if (not isinstance(pair, (list, tuple)) or len(pair) != 2
+                or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in pair)
+                or not pair[0] < pair[1]):
+            raise ConfigError("{}: 'bounds.{}' must be [low, high] with low < high, found {!r}"
+                              .format(path, feature, pair))
+        config["bounds"][feature] = [float(pair[0]), float(pair[1])]
+    unknown = sorted(set(bounds) - set(FEATURES))
+    if unknown:
+        raise ConfigError("{}: 'bounds.{}' is not a feature (known: {})".format(path, unknown[0], ", ".join(FEATURES)))
+    return config
+
+
+def load_config(path):
+    """The validated config of a TOML file; ConfigError for any problem, naming the file."""
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except OSError as error:
+        raise ConfigError("{}: cannot read: {}".format(path, error.strerror or error))
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError("{}: not valid TOML: {}".format(path, error))
+    return validate(data, os.fspath(path))

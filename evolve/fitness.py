@@ -1,0 +1,145 @@
+"""Fitness from games: jobs that depend only on (weights, opponent, seed), played on a pool.
+
+All individuals of a generation meet the same opponents, openings and seeds, so their
+fitnesses are comparable; every opponent is met as Black and as White from the same
+random opening. Fitness is (win rate, mean stone margin), each a weighted mean over the
+panel's opponents (and self-play, if any).
+"""
+
+import logging
+import random
+import traceback
+from collections import namedtuple
+
+from engine.features import FEATURES
+from engine.host import play_game
+from engine.params import Params
+from engine.players import AgentPlayer, make_player
+
+log = logging.getLogger("evolve.fitness")
+
+GameJob = namedtuple("GameJob", "individual weights opponent group game seed opening_seed opening_plies depth")
+GameJob.__doc__ = """One fitness game. ``individual``: its index in the batch; ``weights``: its genome;
+``opponent``: a player spec, or a tuple of weights for self-play; ``group``: the index of the
+panel entry (self-play last); ``game``: even = the individual plays Black, odd = White."""
+
+
+class GameJobError(RuntimeError):
+    """A game job failed twice; the message names the individual and the seed."""
+
+
+def weights_player(weights, depth, label):
+    """Our searcher with a genome's weights, no CPU budget (results must not depend on timing)."""
+    params = Params(dict(zip(FEATURES, weights)), depth, None, {"source": label})
+    return AgentPlayer(params=params, depth=depth, spec=label)
+
+
+def play_job(job):
+    """Worker: play one fitness game; (win 1/0, stone margin) for the individual."""
+    me = weights_player(job.weights, job.depth, "individual {}".format(job.individual))
+    if isinstance(job.opponent, str):
+        other = make_player(job.opponent)
+    else:
+        other = weights_player(job.opponent, job.depth, "self-play opponent")
+    plays_black = job.game % 2 == 0
+    black, white = (me, other) if plays_black else (other, me)
+    record = play_game(black, white, seed=job.seed, opening_plies=job.opening_plies,
+                       opening_seed=job.opening_seed)
+    margin = record.black_stones - record.white_stones
+    won = record.winner == (1 if plays_black else 2)
+    log.debug("individual %d vs %s game %d seed %d: %s (%s)", job.individual,
+              job.opponent if isinstance(job.opponent, str) else "self-play",
+              job.game, job.seed, "won" if won else "lost", record.reason)
+    return (1.0 if won else 0.0), float(margin if plays_black else -margin)
+
+
+def safe_play_job(job):
+    """play_job, with an exception turned into a value the main process can retry."""
+    try:
+        return play_job(job)
+    except Exception:
+        text = traceback.format_exc()
+        log.warning("game job failed (individual %d, seed %d):\n%s", job.individual, job.seed, text)
+        return text
+
+
+def make_jobs(individuals, config, generation_seed, self_play_opponents):
+    """The game jobs of a batch of individuals for one generation's seeds."""
+    groups = [(entry["opponent"], entry["games"], entry["random_opening"]) for entry in config["panel"]]
+    self_play = config["self_play"]
+    if self_play["weight"] > 0 and self_play_opponents:
+        per_opponent = self_play["games"]
+        for weights in self_play_opponents:
+            groups.append((tuple(weights), per_opponent, self_play["random_opening"]))
+    jobs = []
+    for index, individual in enumerate(individuals):
+        weights = tuple(float(w) for w in individual)
+        for group, (opponent, games, opening) in enumerate(groups):
+            for game in range(games):
+                seed = generation_seed * 7919 + group * 104729 + game
+                opening_seed = generation_seed * 7919 + group * 104729 + (game // 2) * 2 + 1000003
+                jobs.append(GameJob(index, weights, opponent, group, game, seed, opening_seed,
+                                    opening, config["depth"]))
+    return jobs
+
+
+def group_weights(config, self_play_count):
+    """The fitness weight of each job group (panel entries, then self-play opponents)."""
+    weights = [entry["weight"] for entry in config["panel"]]
+    if config["self_play"]["weight"] > 0 and self_play_count:
+        weights += [config["self_play"]["weight"] / self_play_count] * self_play_count
+    return weights
+
+
+def run_jobs(map_function, jobs, progress=None):
+    """Play every job through ``map_function``; a failed job is retried once, then GameJobError."""
+    outcomes = []
+    for outcome in map_function(safe_play_job, jobs):
+        outcomes.append(outcome)
+        if progress:
+            progress(1)
+    failed = [k for k, outcome in enumerate(outcomes) if isinstance(outcome, str)]
+    if failed:
+        log.warning("retrying %d failed game job(s)", len(failed))
+        retried = list(map_function(safe_play_job, [jobs[k] for k in failed]))
+        for k, outcome in zip(failed, retried):
+            if isinstance(outcome, str):
+                job = jobs[k]
+                raise GameJobError("game job failed twice: individual {} ({}), opponent {}, game {}, seed {}:\n{}"
+                                   .format(job.individual, list(job.weights), job.opponent if isinstance(job.opponent, str)
+                                           else "self-play", job.game, job.seed, outcome))
+            outcomes[k] = outcome
+    return outcomes
+
+
+def fold(jobs, outcomes, count, weights):
+    """Per individual: (weighted win rate, weighted mean margin)."""
+    sums = {}
+    for job, (win, margin) in zip(jobs, outcomes):
+        entry = sums.setdefault((job.individual, job.group), [0.0, 0.0, 0])
+        entry[0] += win
+        entry[1] += margin
+        entry[2] += 1
+    fitnesses = []
+    for individual in range(count):
+        total = win_rate = margin = 0.0
+        for group, weight in enumerate(weights):
+            if (individual, group) in sums:
+                wins, margins, games = sums[(individual, group)]
+                win_rate += weight * wins / games
+                margin += weight * margins / games
+                total += weight
+        fitnesses.append((win_rate / total, margin / total))
+    return fitnesses
+
+
+def self_play_opponents(config, halloffame, population, generation_seed):
+    """The genomes every individual meets in self-play this generation (the same for all)."""
+    self_play = config["self_play"]
+    if self_play["weight"] <= 0:
+        return []
+    if self_play["against"] == "hall_of_fame" and len(halloffame):
+        return [list(ind) for ind in halloffame][:self_play["opponents"]]
+    chooser = random.Random(generation_seed)          # a private stream: the evolution's is untouched
+    sample = chooser.sample(range(len(population)), min(self_play["opponents"], len(population)))
+    return [list(population[k]) for k in sample]

@@ -1,0 +1,81 @@
+"""DEAP types and variation operators for weight genomes.
+
+An individual is a list of weights in ``FEATURES`` order; its fitness is (win rate,
+mean stone margin), compared lexicographically so the margin only breaks ties.
+The ``creator`` classes are made once, here, at import, so pool workers can unpickle
+individuals.
+"""
+
+import random
+
+import numpy
+from deap import base, cma, creator, tools
+
+from engine.features import FEATURES
+
+if not hasattr(creator, "WinThenMargin"):
+    creator.create("WinThenMargin", base.Fitness, weights=(1.0, 1.0))
+if not hasattr(creator, "Individual"):
+    creator.create("Individual", list, fitness=creator.WinThenMargin)
+
+
+def named(individual):
+    """The weights of an individual by feature name."""
+    return dict(zip(FEATURES, (float(w) for w in individual)))
+
+
+def clip(bounds):
+    """Decorator keeping the offspring of an operator inside per-feature bounds (DEAP's idiom)."""
+    lows = [low for low, _ in bounds]
+    highs = [high for _, high in bounds]
+
+    def decorator(operator):
+        def wrapper(*args, **kwargs):
+            offspring = operator(*args, **kwargs)
+            for child in offspring:
+                for k, value in enumerate(child):
+                    child[k] = min(max(value, lows[k]), highs[k])
+            return offspring
+        return wrapper
+    return decorator
+
+
+def diversity(population, bounds):
+    """Mean over features of the population's standard deviation, in units of each feature's range."""
+    spreads = []
+    for k, (low, high) in enumerate(bounds):
+        values = [(ind[k] - low) / (high - low) for ind in population]
+        spreads.append(float(numpy.std(values)))
+    return float(numpy.mean(spreads))
+
+
+def make_toolbox(config):
+    """A DEAP toolbox for the config's strategy; for CMA-ES, also its ``cma.Strategy``."""
+    bounds = [tuple(config["bounds"][name]) for name in FEATURES]
+    toolbox = base.Toolbox()
+    if config["strategy"] == "ga":
+        ga = config["ga"]
+
+        def random_weights():
+            return [random.uniform(low, high) for low, high in bounds]
+
+        toolbox.register("individual", tools.initIterate, creator.Individual, random_weights)
+        toolbox.register("population", tools.initRepeat, list, toolbox.individual)
+        toolbox.register("mate", tools.cxBlend, alpha=ga["blend_alpha"])
+        toolbox.register("mutate", tools.mutGaussian, mu=0.0,
+                         sigma=[ga["mutation_sigma"] * (high - low) for low, high in bounds],
+                         indpb=ga["gene_mutation_probability"])
+        toolbox.decorate("mate", clip(bounds))
+        toolbox.decorate("mutate", clip(bounds))
+        toolbox.register("select", tools.selTournament, tournsize=ga["tournament_size"])
+        return toolbox, None
+    # CMA-ES samples around the centre of the box with a step of sigma times each range:
+    # the initial covariance is diagonal in the ranges squared.
+    ranges = numpy.array([high - low for low, high in bounds])
+    centre = [(low + high) / 2 for low, high in bounds]
+    strategy = cma.Strategy(centroid=centre, sigma=config["cmaes"]["sigma"],
+                            lambda_=config["population"], cmatrix=numpy.diag(ranges ** 2))
+    toolbox.register("generate", strategy.generate, creator.Individual)
+    toolbox.register("update", strategy.update)
+    toolbox.decorate("generate", clip(bounds))
+    return toolbox, strategy

@@ -1,0 +1,245 @@
+"""The evolution loop, in DEAP's idiom, with a checkpoint after every generation.
+
+Each generation draws fresh openings and seeds, shared by all its individuals, so
+their fitnesses are comparable and no score survives on one lucky set of games:
+every individual of the new population, the hall-of-fame elites included, is
+invalidated and evaluated on the new seeds through ``toolbox.map``. The hall of fame is
+then rebuilt from these fresh evaluations.
+
+A checkpoint (population, hall of fame, logbook, CMA-ES state, and the ``random`` and
+numpy generator states) is written atomically after every generation; resuming from it
+replays the remaining generations exactly as an uninterrupted run would, whatever the
+number of workers, because every random draw happens in the main process and every
+game depends only on (weights, opponent, seed).
+"""
+
+import datetime
+import json
+import logging
+import multiprocessing
+import os
+import pickle
+import random
+import shutil
+import sys
+import time
+
+import numpy
+from deap import algorithms, tools
+
+from engine.features import FEATURES
+from engine.params import Params, params_to_dict, DEFAULT_SEARCH
+from engine.protocol import write_atomic
+from evolve import genome
+from evolve.config import load_config
+from evolve.fitness import make_jobs, run_jobs, fold, group_weights, self_play_opponents
+
+log = logging.getLogger("evolve")
+
+CHECKPOINT = "checkpoint.pkl"
+GENERATIONS = "generations.jsonl"
+BEST_PARAMS = "best-params.json"
+CONFIG_COPY = "config.toml"
+LOG_FILE = "run.log"
+
+
+def generation_seed(config, generation):
+    """The seed of a generation's games: from the config seed and the generation alone."""
+    return (config["seed"] * 1000003 + generation * 9973) % (2 ** 31)
+
+
+def _setup_logging(run_dir, verbose=False):
+    import multiprocessing_logging
+    logger = logging.getLogger("evolve")
+    logger.setLevel(logging.DEBUG if verbose else logging.INFO)
+    for handler in list(logger.handlers):
+        logger.removeHandler(handler)
+    handler = logging.FileHandler(os.path.join(run_dir, LOG_FILE))
+    handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(name)s: %(message)s"))
+    logger.addHandler(handler)
+    # Workers log through the parent's handler: the package needs the fork start method.
+    multiprocessing_logging.install_mp_handler(logger)
+    return logger
+
+
+def _stats(population):
+    wins = numpy.array([ind.fitness.values[0] for ind in population])
+    margins = numpy.array([ind.fitness.values[1] for ind in population])
+    return {"win_rate": {"best": float(wins.max()), "mean": float(wins.mean()), "std": float(wins.std()),
+                         "min": float(wins.min())},
+            "margin": {"best": float(margins.max()), "mean": float(margins.mean()), "std": float(margins.std())}}
+
+
+class Evolution(object):
+    """One run: its folder, config, DEAP state, and the pool that plays its games."""
+
+    def __init__(self, run_dir, config, workers=None, progress=True, out=sys.stdout):
+        self.run_dir = run_dir
+        self.config = config
+        self.workers = workers or config["workers"] or os.cpu_count() or 1
+        self.progress = progress
+        self.out = out
+        self.bounds = [tuple(config["bounds"][name]) for name in FEATURES]
+        self.toolbox, self.strategy = genome.make_toolbox(config)
+        self.population, self.halloffame, self.logbook = [], None, tools.Logbook()
+        self.generation = -1
+
+    # -- creating and resuming ------------------------------------------------------------------
+    @classmethod
+    def create(cls, config_path, runs_dir="runs", workers=None, progress=True, out=sys.stdout):
+        """A new run folder for a config file (validated first: nothing is created for a bad one)."""
+        config = load_config(config_path)
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+        run_dir = os.path.join(runs_dir, "{}-{}".format(config["name"], stamp))
+        suffix = 1
+        while os.path.exists(run_dir):
+            suffix += 1
+            run_dir = os.path.join(runs_dir, "{}-{}-{}".format(config["name"], stamp, suffix))
+        os.makedirs(run_dir)
+        shutil.copyfile(config_path, os.path.join(run_dir, CONFIG_COPY))
+        evolution = cls(run_dir, config, workers, progress, out)
+        random.seed(config["seed"])
+        numpy.random.seed(config["seed"] % (2 ** 32))
+        evolution.halloffame = tools.HallOfFame(evolution._hof_size())
+        return evolution
+
+    @classmethod
+    def resume(cls, run_dir, workers=None, progress=True, out=sys.stdout):
+        """The run in ``run_dir`` as its last checkpoint left it."""
+        path = os.path.join(run_dir, CHECKPOINT)
+        if not os.path.exists(path):
+            raise FileNotFoundError("{}: no checkpoint (the run never finished generation 0)".format(path))
+        with open(path, "rb") as handle:
+            state = pickle.load(handle)
+        evolution = cls(run_dir, state["config"], workers, progress, out)
+        evolution.population = state["population"]
+        evolution.halloffame = state["halloffame"]
+        evolution.logbook = state["logbook"]
+        evolution.generation = state["generation"]
+        if state["strategy"] is not None:
+            evolution.strategy = state["strategy"]
+            evolution.toolbox.register("generate", evolution.strategy.generate, genome.creator.Individual)
+            evolution.toolbox.register("update", evolution.strategy.update)
+            evolution.toolbox.decorate("generate", genome.clip(evolution.bounds))
+        random.setstate(state["random_state"])
+        numpy.random.set_state(state["numpy_state"])
+        # Lines of a generation that was cut off before its checkpoint are dropped.
+        evolution._rewrite_generations()
+        return evolution
+
+    def _hof_size(self):
+        strategy = self.config["strategy"]
+        return self.config["ga" if strategy == "ga" else "cmaes"]["hall_of_fame"]
+
+    # -- the loop -------------------------------------------------------------------------------
+    def run(self, stop_after=None):
+        """Evolve until the configured number of generations (or ``stop_after`` more); the run folder."""
+        _setup_logging(self.run_dir)
+        log.info("run %s: %s, %d workers, generations %d..%d", self.run_dir, self.config["name"],
+                 self.workers, self.generation + 1, self.config["generations"])
+        context = multiprocessing.get_context("fork")
+        last = self.config["generations"]
+        if stop_after is not None:
+            last = min(last, self.generation + stop_after)
+        with context.Pool(self.workers) as pool:
+            self.toolbox.register("map", pool.imap)
+            while self.generation < last:
+                self._generation(self.generation + 1)
+        log.info("run finished at generation %d", self.generation)
+        return self.run_dir
+
+    def _generation(self, number):
+        started = time.time()
+        seed = generation_seed(self.config, number)
+        opponents = self_play_opponents(self.config, self.halloffame, self.population, seed)
+        if self.strategy is not None:
+            sampled = self.toolbox.generate()
+            elites = [self.toolbox.clone(ind) for ind in self.halloffame]
+            candidates = sampled + elites
+        elif number == 0:
+            candidates = self.toolbox.population(n=self.config["population"])
+        else:
+            ga = self.config["ga"]
+            elites = [self.toolbox.clone(ind) for ind in self.halloffame]
+            chosen = self.toolbox.select(self.population, len(self.population) - len(elites))
+            candidates = algorithms.varAnd(chosen, self.toolbox, ga["crossover_probability"],
+                                           ga["mutation_probability"]) + elites
+        # Fresh seeds this generation: every fitness, the elites' too, is measured anew.
+        for individual in candidates:
+            del individual.fitness.values
+        invalid = [ind for ind in candidates if not ind.fitness.valid]
+        jobs = make_jobs(invalid, self.config, seed, opponents)
+        weights = group_weights(self.config, len(opponents))
+        bar = None
+        if self.progress:
+            from tqdm import tqdm
+            bar = tqdm(total=len(jobs), unit="game", desc="generation {}".format(number), leave=False)
+        outcomes = run_jobs(self.toolbox.map, jobs, bar.update if bar else None)
+        if bar:
+            bar.close()
+        for individual, fitness in zip(invalid, fold(jobs, outcomes, len(invalid), weights)):
+            individual.fitness.values = fitness
+        if self.strategy is not None:
+            self.toolbox.update(sampled)
+            self.population = sampled
+        else:
+            self.population = candidates
+        self.halloffame.clear()
+        self.halloffame.update(candidates)
+        seconds = time.time() - started
+        self.generation = number
+        self._record(number, candidates, len(jobs), seconds)
+        self._checkpoint()
+
+    # -- records --------------------------------------------------------------------------------
+    def _record(self, number, evaluated, games, seconds):
+        best = self.halloffame[0]
+        entry = {"generation": number, "evaluated": len(evaluated), "games": games,
+                 "seconds": round(seconds, 3), "games_per_second": round(games / max(seconds, 1e-9), 2),
+                 "diversity": genome.diversity(self.population, self.bounds),
+                 "best_fitness": list(best.fitness.values), "best_weights": genome.named(best)}
+        entry.update(_stats(evaluated))
+        self.logbook.record(**entry)
+        with open(os.path.join(self.run_dir, GENERATIONS), "a") as handle:
+            handle.write(json.dumps(entry) + "\n")
+        self._write_best()
+        line = ("gen {generation:>3}  best {win:.3f} ({margin:+.2f})  mean {mean:.3f}  spread {std:.3f}  "
+                "diversity {diversity:.3f}  {games} games  {rate:.1f} games/s".format(
+                    generation=number, win=best.fitness.values[0], margin=best.fitness.values[1],
+                    mean=entry["win_rate"]["mean"], std=entry["win_rate"]["std"],
+                    diversity=entry["diversity"], games=games, rate=entry["games_per_second"]))
+        print(line, file=self.out)
+        self.out.flush()
+        log.info(line)
+
+    def _rewrite_generations(self):
+        lines = "".join(json.dumps(dict(entry)) + "\n" for entry in self.logbook)
+        write_atomic(os.path.join(self.run_dir, GENERATIONS), lines)
+
+    def _write_best(self):
+        best = self.halloffame[0]
+        params = Params(genome.named(best), DEFAULT_SEARCH["depth"], DEFAULT_SEARCH["cpu_budget"],
+                        provenance(self.run_dir, self.config, self.generation, best.fitness.values))
+        write_atomic(os.path.join(self.run_dir, BEST_PARAMS), json.dumps(params_to_dict(params), indent=2) + "\n")
+
+    def _checkpoint(self):
+        state = {"config": self.config, "generation": self.generation, "population": self.population,
+                 "halloffame": self.halloffame, "logbook": self.logbook, "strategy": self.strategy,
+                 "random_state": random.getstate(), "numpy_state": numpy.random.get_state()}
+        path = os.path.join(self.run_dir, CHECKPOINT)
+        staging = path + ".tmp"
+        with open(staging, "wb") as handle:
+            pickle.dump(state, handle, protocol=pickle.HIGHEST_PROTOCOL)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(staging, path)
+
+
+def provenance(run_dir, config, generation, fitness):
+    """Where a set of evolved weights came from."""
+    return {"source": "evolved", "run": os.path.basename(os.path.normpath(run_dir)),
+            "experiment": config["name"], "generation": generation,
+            "fitness": {"win_rate": fitness[0], "mean_stone_margin": fitness[1]},
+            "evolved_at_depth": config["depth"], "strategy": config["strategy"],
+            "panel": [entry["opponent"] for entry in config["panel"]],
+            "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()}

@@ -1,0 +1,102 @@
+"""Reading a run folder back: the generation table, plots, and exporting the best weights."""
+
+import json
+import os
+import pickle
+
+from engine.params import Params, params_to_dict, save_params, DEFAULT_SEARCH
+from evolve import genome
+from evolve.loop import CHECKPOINT, GENERATIONS, provenance
+
+
+class RunError(ValueError):
+    """A run folder that cannot be read; the message names the folder and the problem."""
+
+
+def read_generations(run_dir):
+    """The records of generations.jsonl, in order."""
+    path = os.path.join(run_dir, GENERATIONS)
+    if not os.path.isdir(run_dir):
+        raise RunError("{}: no such run folder".format(run_dir))
+    if not os.path.exists(path):
+        raise RunError("{}: no {} (not a run folder, or no generation finished yet)".format(run_dir, GENERATIONS))
+    records = []
+    with open(path) as handle:
+        for number, line in enumerate(handle, 1):
+            if line.strip():
+                try:
+                    records.append(json.loads(line))
+                except ValueError:
+                    raise RunError("{}:{}: not a JSON line".format(path, number))
+    if not records:
+        raise RunError("{}: no generation recorded yet".format(path))
+    return records
+
+
+def format_table(records):
+    """The generation table."""
+    rows = ["{:>4} {:>9} {:>8} {:>8} {:>7} {:>9} {:>6} {:>8} {:>8}".format(
+        "gen", "best win", "margin", "mean win", "spread", "diversity", "games", "seconds", "games/s")]
+    for r in records:
+        rows.append("{:>4} {:>9.3f} {:>+8.2f} {:>8.3f} {:>7.3f} {:>9.3f} {:>6} {:>8.1f} {:>8.1f}".format(
+            r["generation"], r["best_fitness"][0], r["best_fitness"][1], r["win_rate"]["mean"],
+            r["win_rate"]["std"], r["diversity"], r["games"], r["seconds"], r["games_per_second"]))
+    return "\n".join(rows)
+
+
+def plot_run(run_dir, out_dir=None):
+    """Write fitness.png and weights.png; their paths."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    records = read_generations(run_dir)
+    out_dir = out_dir or run_dir
+    generations = [r["generation"] for r in records]
+    best = [r["best_fitness"][0] for r in records]
+    mean = [r["win_rate"]["mean"] for r in records]
+    std = [r["win_rate"]["std"] for r in records]
+    figure, axes = plt.subplots(figsize=(7, 4))
+    axes.plot(generations, best, marker="o", label="best (hall of fame)")
+    axes.plot(generations, mean, marker=".", label="population mean")
+    axes.fill_between(generations, [m - s for m, s in zip(mean, std)], [m + s for m, s in zip(mean, std)],
+                      alpha=0.2, label="mean +/- 1 std")
+    axes.set_xlabel("generation")
+    axes.set_ylabel("win rate against the panel")
+    axes.set_ylim(-0.05, 1.05)
+    axes.set_title(os.path.basename(os.path.normpath(run_dir)))
+    axes.legend(loc="lower right")
+    figure.tight_layout()
+    fitness_path = os.path.join(out_dir, "fitness.png")
+    figure.savefig(fitness_path, dpi=100)
+    plt.close(figure)
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    for k, name in enumerate(records[0]["best_weights"]):
+        # The default colour cycle has ten colours: later lines are dashed to stay distinct.
+        axes.plot(generations, [r["best_weights"][name] for r in records], marker=".", label=name,
+                  linestyle="-" if k < 10 else "--")
+    axes.set_xlabel("generation")
+    axes.set_ylabel("weight of the best individual")
+    axes.legend(fontsize="small", ncol=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    figure.tight_layout()
+    weights_path = os.path.join(out_dir, "weights.png")
+    figure.savefig(weights_path, dpi=100)
+    plt.close(figure)
+    return [fitness_path, weights_path]
+
+
+def export_best(run_dir, destination, depth=None, cpu_budget=None):
+    """Write the run's best weights to a params.json with their provenance; the Params written."""
+    path = os.path.join(run_dir, CHECKPOINT)
+    if not os.path.exists(path):
+        raise RunError("{}: no checkpoint to export from".format(run_dir))
+    with open(path, "rb") as handle:
+        state = pickle.load(handle)
+    best = state["halloffame"][0]
+    params = Params(genome.named(best), depth or DEFAULT_SEARCH["depth"],
+                    cpu_budget or DEFAULT_SEARCH["cpu_budget"],
+                    provenance(run_dir, state["config"], state["generation"], best.fitness.values))
+    # Validate through the loader's own checks before anything is written.
+    from engine.params import params_from_dict
+    params_from_dict(params_to_dict(params), "export")
+    save_params(destination, params)
+    return params
