@@ -129,10 +129,14 @@ def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), repo
         rows.append(row)
         report("{depth:>5} {median_s:>10.4f} {max_s:>10.4f} {nodes:>10} {nodes_per_s:>12,.0f}".format(**row))
     games = []
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    # The whole game is timed on the bundle a course submission holds, run as the course runs it.
+    import tempfile
+    from engine.bundle import write_bundle
+    submission = tempfile.mkdtemp(prefix="littlego-bench-")
+    write_bundle(submission, params_path)
     for seed in game_seeds:
         for colour_of_agent in (1, 2):
-            agent, opponent = make_player("cmd:" + root), make_player("random")
+            agent, opponent = make_player("cmd:" + submission), make_player("random")
             black, white = (agent, opponent) if colour_of_agent == 1 else (opponent, agent)
             record = play_game(black, white, seed=seed)
             cpu = sum(s for colour, s in record.cpu if colour == colour_of_agent)
@@ -140,8 +144,10 @@ def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), repo
             games.append({"agent_colour": colour_of_agent, "cpu_s": cpu, "moves": moves,
                           "max_move_cpu_s": max(s for c, s in record.cpu if c == colour_of_agent),
                           "result": record.reason})
-            report("whole game as {}: {} moves, {:.2f} s CPU (max {:.2f} s a move), one process per move"
+            report("whole game as {}: {} moves, {:.2f} s CPU (max {:.2f} s a move), bundled agent, one process per move"
                    .format("Black" if colour_of_agent == 1 else "White", moves, cpu,
                            games[-1]["max_move_cpu_s"]))
+    import shutil
+    shutil.rmtree(submission, ignore_errors=True)
     return {"positions": {name: len(p) for name, p in phases}, "depths": rows, "games": games,
             "params": params_path}

@@ -35,6 +35,10 @@ GameRecord.__doc__ = """One game: specs, winner colour, how it ended (one of REA
 the moves as course text, final stones, and CPU seconds per move as (colour, seconds)."""
 
 
+# Version control, caches and evolution runs are no part of a player: not copied per game.
+_NOT_COPIED = shutil.ignore_patterns(".git", "__pycache__", ".hypothesis", ".pytest_cache", "runs", "*.egg-info")
+
+
 class ProgramPlayer(Player):
     """A program speaking the course file protocol, run once per move in a private copy of its folder."""
 
@@ -53,7 +57,7 @@ class ProgramPlayer(Player):
         Player.new_game(self, colour, seed)
         self.close()
         self.workdir = tempfile.mkdtemp(prefix="littlego-player-")
-        shutil.copytree(self.source, os.path.join(self.workdir, "play"), symlinks=True)
+        shutil.copytree(self.source, os.path.join(self.workdir, "play"), symlinks=True, ignore=_NOT_COPIED)
         self.workdir = os.path.join(self.workdir, "play")
 
     def close(self):

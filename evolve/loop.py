@@ -82,6 +82,8 @@ class Evolution(object):
         self.bounds = [tuple(config["bounds"][name]) for name in FEATURES]
         self.toolbox, self.strategy = genome.make_toolbox(config)
         self.population, self.halloffame, self.logbook = [], None, tools.Logbook()
+        self.logbook.header = ["gen", "evals", "games", "best", "mean", "std", "min", "seconds"]
+        self.records = []          # the full per-generation records behind generations.jsonl
         self.generation = -1
 
     # -- creating and resuming ------------------------------------------------------------------
@@ -115,6 +117,7 @@ class Evolution(object):
         evolution.population = state["population"]
         evolution.halloffame = state["halloffame"]
         evolution.logbook = state["logbook"]
+        evolution.records = state["records"]
         evolution.generation = state["generation"]
         if state["strategy"] is not None:
             evolution.strategy = state["strategy"]
@@ -199,7 +202,10 @@ class Evolution(object):
                  "diversity": genome.diversity(self.population, self.bounds),
                  "best_fitness": list(best.fitness.values), "best_weights": genome.named(best)}
         entry.update(_stats(evaluated))
-        self.logbook.record(**entry)
+        self.records.append(entry)
+        self.logbook.record(gen=number, evals=len(evaluated), games=games, best=best.fitness.values[0],
+                            mean=entry["win_rate"]["mean"], std=entry["win_rate"]["std"],
+                            min=entry["win_rate"]["min"], seconds=entry["seconds"])
         with open(os.path.join(self.run_dir, GENERATIONS), "a") as handle:
             handle.write(json.dumps(entry) + "\n")
         self._write_best()
@@ -213,7 +219,7 @@ class Evolution(object):
         log.info(line)
 
     def _rewrite_generations(self):
-        lines = "".join(json.dumps(dict(entry)) + "\n" for entry in self.logbook)
+        lines = "".join(json.dumps(entry) + "\n" for entry in self.records)
         write_atomic(os.path.join(self.run_dir, GENERATIONS), lines)
 
     def _write_best(self):
@@ -224,7 +230,8 @@ class Evolution(object):
 
     def _checkpoint(self):
         state = {"config": self.config, "generation": self.generation, "population": self.population,
-                 "halloffame": self.halloffame, "logbook": self.logbook, "strategy": self.strategy,
+                 "halloffame": self.halloffame, "logbook": self.logbook, "records": self.records,
+                 "strategy": self.strategy,
                  "random_state": random.getstate(), "numpy_state": numpy.random.get_state()}
         path = os.path.join(self.run_dir, CHECKPOINT)
         staging = path + ".tmp"

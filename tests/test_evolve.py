@@ -1,0 +1,215 @@
+"""Evolution: validated configs, reproducible runs, kill-and-resume, retries, inspection."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from evolve.config import load_config, ConfigError
+from evolve.fitness import GameJob, GameJobError, make_jobs, run_jobs, safe_play_job
+from evolve.loop import Evolution, GENERATIONS
+from evolve.runs import read_generations, format_table, plot_run, export_best
+from engine.params import load_params
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+TINY = """
+name = "tiny"
+seed = 7
+population = 6
+generations = 4
+depth = 2
+workers = 2
+
+[ga]
+hall_of_fame = 2
+
+[[panel]]
+opponent = "greedy"
+games = 2
+random_opening = 2
+
+[[panel]]
+opponent = "handset@2"
+games = 8
+weight = 2.0
+random_opening = 3
+
+[self_play]
+opponents = 1
+games = 2
+"""
+
+# What a run records that must not depend on timing or the number of workers.
+STABLE = ("generation", "evaluated", "games", "best_fitness", "best_weights", "win_rate", "margin", "diversity")
+
+
+def write_config(tmp_path, text=TINY, name="tiny.toml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def stable(records):
+    return [{key: record[key] for key in STABLE} for record in records]
+
+
+def evolve_cli(*args, **kwargs):
+    return subprocess.Popen([sys.executable, "-m", "evolve.cli"] + list(args), cwd=kwargs.pop("cwd", ROOT),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, **kwargs)
+
+
+def test_shipped_experiments_are_valid():
+    for name in ("smoke", "baseline"):
+        config = load_config(os.path.join(ROOT, "experiments", name + ".toml"))
+        assert config["name"] == name and config["panel"]
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda t: t.replace("seed = 7", "seed = 7\ncolour = 1"), "unknown key 'colour'"),
+    (lambda t: t.replace("population = 6", "population = 'six'"), "'population' must be an integer"),
+    (lambda t: t.replace("population = 6", "population = 1"), "'population' = 1 is out of range"),
+    (lambda t: t.replace("depth = 2\n", "depth = 9\n"), "'depth' = 9"),
+    (lambda t: t.replace("seed = 7\n", ""), "missing key 'seed'"),
+    (lambda t: t.replace('opponent = "greedy"', 'opponent = "grumpy"'), "panel[0].opponent: unknown player 'grumpy'"),
+    (lambda t: t.replace("games = 2\nrandom_opening = 2", "games = 3\nrandom_opening = 2"), "'panel[0].games' = 3"),
+    (lambda t: t.replace("hall_of_fame = 2", "hall_of_fame = 2\nelitism = 1"), "unknown key 'ga.elitism'"),
+    (lambda t: t + "\n[bounds]\nmargin = [5, 1]\n", "'bounds.margin' must be [low, high]"),
+    (lambda t: t + "\n[bounds]\nspeed = [0, 1]\n", "'bounds.speed' is not a feature"),
+    (lambda t: t.replace("[ga]", "[ga\n"), "not valid TOML"),
+])
+def test_bad_configs_name_the_key_and_the_file(tmp_path, change, words):
+    path = write_config(tmp_path, change(TINY))
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert words in str(error.value) and path in str(error.value)
+
+
+def test_a_bad_config_creates_nothing_and_prints_no_traceback(tmp_path):
+    path = write_config(tmp_path, TINY.replace("depth = 2", "depth = 'deep'"))
+    process = evolve_cli("run", path, "--runs-dir", str(tmp_path / "runs"))
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 2 and "'depth' must be an integer" in err and "Traceback" not in err
+    assert not (tmp_path / "runs").exists()
+
+
+def test_all_individuals_of_a_generation_meet_the_same_games(tmp_path):
+    config = load_config(write_config(tmp_path))
+    jobs = make_jobs([[1.0] * 11, [2.0] * 11], config, generation_seed=99, self_play_opponents=[[0.5] * 11])
+    first = [(j.opponent, j.game, j.seed, j.opening_seed) for j in jobs if j.individual == 0]
+    second = [(j.opponent, j.game, j.seed, j.opening_seed) for j in jobs if j.individual == 1]
+    assert first == second
+    # Each opening is met as Black (even game) and as White (odd game).
+    for a, b in zip(first[::2], first[1::2]):
+        assert a[3] == b[3] and a[1] % 2 == 0 and b[1] == a[1] + 1
+
+
+def test_same_seed_same_run_whatever_the_workers(tmp_path):
+    config = write_config(tmp_path, TINY.replace("generations = 4", "generations = 2"))
+    runs = []
+    for workers in (1, 2):
+        evolution = Evolution.create(config, runs_dir=str(tmp_path / "w{}".format(workers)), workers=workers,
+                                     progress=False, out=open(os.devnull, "w"))
+        runs.append(stable(read_generations(evolution.run())))
+    assert runs[0] == runs[1]
+
+
+def test_a_killed_run_resumes_to_the_same_generations(tmp_path):
+    config = write_config(tmp_path)
+    reference = Evolution.create(config, runs_dir=str(tmp_path / "reference"), workers=1, progress=False,
+                                 out=open(os.devnull, "w")).run()
+    expected = stable(read_generations(reference))
+    assert len(expected) == 5
+
+    process = evolve_cli("run", config, "--runs-dir", str(tmp_path / "killed"), "--workers", "2",
+                         "--no-progress", start_new_session=True)
+    deadline = time.time() + 120
+    run_dir = None
+    while time.time() < deadline:
+        found = os.listdir(str(tmp_path / "killed")) if (tmp_path / "killed").exists() else []
+        if found:
+            run_dir = str(tmp_path / "killed" / found[0])
+            path = os.path.join(run_dir, GENERATIONS)
+            if os.path.exists(path) and len(open(path).read().splitlines()) >= 2:
+                break
+        time.sleep(0.02)
+    time.sleep(0.3)                                   # into the next generation's games
+    os.killpg(process.pid, signal.SIGKILL)            # the run and its workers, without warning
+    process.communicate()
+    done = read_generations(run_dir)
+    assert 2 <= len(done) < 5                         # it really was cut off
+
+    resumed = evolve_cli("resume", run_dir, "--workers", "2", "--no-progress")
+    out, err = resumed.communicate(timeout=120)
+    assert resumed.returncode == 0, err
+    assert stable(read_generations(run_dir)) == expected
+
+
+def test_a_failing_job_is_retried_once():
+    job = GameJob(0, tuple([1.0] * 11), "random", 0, 0, 3, 4, 0, 1)
+    calls = []
+
+    def flaky_map(function, jobs):
+        jobs = list(jobs)
+        calls.append(len(jobs))
+        if len(calls) == 1:
+            return ["Traceback: worker lost"] + [function(j) for j in jobs[1:]]
+        return [function(j) for j in jobs]
+
+    outcomes = run_jobs(flaky_map, [job, job])
+    assert calls == [2, 1] and all(isinstance(o, tuple) for o in outcomes)
+
+
+def test_a_job_failing_twice_stops_the_run_naming_individual_and_seed():
+    job = GameJob(4, tuple([1.0] * 11), "cmd:/no/such/player", 0, 1, 12345, 4, 0, 1)
+    with pytest.raises(GameJobError) as error:
+        run_jobs(lambda function, jobs: [function(j) for j in jobs], [job])
+    assert "individual 4" in str(error.value) and "seed 12345" in str(error.value)
+    assert isinstance(safe_play_job(job), str)
+
+
+def test_after_a_failed_generation_the_checkpoint_still_resumes(tmp_path, monkeypatch):
+    config = write_config(tmp_path, TINY.replace("generations = 4", "generations = 2"))
+    quiet = open(os.devnull, "w")
+    evolution = Evolution.create(config, runs_dir=str(tmp_path / "runs"), workers=1, progress=False, out=quiet)
+    evolution.run(stop_after=1)                       # generation 0 only
+    import evolve.fitness
+
+    def broken(job):
+        raise RuntimeError("disk on fire")
+    monkeypatch.setattr(evolve.fitness, "play_job", broken)
+    with pytest.raises(GameJobError, match="disk on fire"):
+        Evolution.resume(evolution.run_dir, workers=1, progress=False, out=quiet).run()
+    monkeypatch.undo()
+    assert len(read_generations(evolution.run_dir)) == 1
+    Evolution.resume(evolution.run_dir, workers=1, progress=False, out=quiet).run()
+    assert [r["generation"] for r in read_generations(evolution.run_dir)] == [0, 1, 2]
+
+
+def test_log_plot_and_export_a_run(tmp_path):
+    config = write_config(tmp_path, TINY.replace("generations = 4", "generations = 1"))
+    run_dir = Evolution.create(config, runs_dir=str(tmp_path / "runs"), workers=2, progress=False,
+                               out=open(os.devnull, "w")).run()
+    table = format_table(read_generations(run_dir))
+    assert table.splitlines()[0].split()[:3] == ["gen", "best", "win"] and len(table.splitlines()) == 3
+    images = plot_run(run_dir)
+    assert [os.path.basename(p) for p in images] == ["fitness.png", "weights.png"]
+    assert all(open(p, "rb").read(8) == b"\x89PNG\r\n\x1a\n" for p in images)
+    target = str(tmp_path / "params.json")
+    export_best(run_dir, target)
+    params = load_params(target)
+    assert params.provenance["source"] == "evolved" and params.provenance["generation"] == 1
+    assert params.provenance["run"] == os.path.basename(run_dir)
+    best = read_generations(run_dir)[-1]
+    assert params.weights == best["best_weights"]
+    assert params.provenance["fitness"]["win_rate"] == best["best_fitness"][0]
+
+
+def test_cli_log_json_and_missing_run(tmp_path):
+    process = evolve_cli("log", str(tmp_path / "nothing"))
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 2 and "no such run folder" in err and "Traceback" not in err
