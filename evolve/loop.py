@@ -202,6 +202,8 @@ class Evolution(object):
                  "diversity": genome.diversity(self.population, self.bounds),
                  "best_fitness": list(best.fitness.values), "best_weights": genome.named(best)}
         entry.update(_stats(evaluated))
+        entry["individuals"] = [{"weights": [float(w) for w in ind], "fitness": list(ind.fitness.values)}
+                                for ind in evaluated]
         self.records.append(entry)
         self.logbook.record(gen=number, evals=len(evaluated), games=games, best=best.fitness.values[0],
                             mean=entry["win_rate"]["mean"], std=entry["win_rate"]["std"],

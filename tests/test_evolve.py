@@ -45,7 +45,8 @@ games = 2
 """
 
 # What a run records that must not depend on timing or the number of workers.
-STABLE = ("generation", "evaluated", "games", "best_fitness", "best_weights", "win_rate", "margin", "diversity")
+STABLE = ("generation", "evaluated", "games", "best_fitness", "best_weights", "win_rate", "margin", "diversity",
+          "individuals")
 
 
 def write_config(tmp_path, text=TINY, name="tiny.toml"):
