@@ -59,6 +59,10 @@ def points_of(mask):
     return points
 
 
+# The row-wise look-ups below are unrolled for five rows of five bits (shifts 0, 5, 10,
+# 15, 20): the hot paths pay no loop. A different board size must rewrite them.
+assert BOARD_SIZE == 5, "bitboard row look-ups are unrolled for the 5x5 board"
+
 # Population count by 5-bit rows: bin(x).count is slower and int.bit_count needs 3.10.
 _ROW_MASK = (1 << BOARD_SIZE) - 1
 _ROW_COUNT = tuple(bin(m).count("1") for m in range(1 << BOARD_SIZE))
