@@ -214,3 +214,32 @@ def test_cli_log_json_and_missing_run(tmp_path):
     process = evolve_cli("log", str(tmp_path / "nothing"))
     _, err = process.communicate(timeout=60)
     assert process.returncode == 2 and "no such run folder" in err and "Traceback" not in err
+
+
+CMAES = """
+name = "cma"
+seed = 3
+population = 6
+generations = 3
+strategy = "cmaes"
+depth = 1
+
+[cmaes]
+sigma = 0.2
+hall_of_fame = 2
+
+[[panel]]
+opponent = "greedy"
+games = 4
+"""
+
+
+def test_cmaes_stopped_and_resumed_matches_an_uninterrupted_run(tmp_path):
+    config = write_config(tmp_path, CMAES, "cma.toml")
+    quiet = open(os.devnull, "w")
+    whole = Evolution.create(config, runs_dir=str(tmp_path / "whole"), workers=2, progress=False, out=quiet).run()
+    stopped = Evolution.create(config, runs_dir=str(tmp_path / "stopped"), workers=1, progress=False, out=quiet)
+    stopped.run(stop_after=2)
+    assert len(read_generations(stopped.run_dir)) == 2
+    Evolution.resume(stopped.run_dir, workers=2, progress=False, out=quiet).run()
+    assert stable(read_generations(stopped.run_dir)) == stable(read_generations(whole))
