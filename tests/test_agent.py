@@ -96,10 +96,30 @@ def test_ply_count_survives_games_in_an_uncleaned_folder(tmp_path):
     assert infer_moves_played(stranger, state) % 2 == 0
 
 
-def test_the_agent_keeps_the_ply_count_over_a_game(agent_dir):
-    agent = make_player("cmd:" + str(agent_dir))
-    record = play_game(agent, make_player("random"), seed=5)
-    assert record.reason == "end", record.detail
+def test_the_agent_keeps_the_ply_count_over_two_games_in_one_folder(tmp_path, monkeypatch):
+    """Driven move by move as the host drives it; the folder is never cleaned between games."""
+    import random
+    import engine.agent
+    from engine import Position, PASS
+    from engine.params import default_params
+    from engine.protocol import write_input
+    fast = default_params()._replace(depth=2)
+    monkeypatch.setattr(engine.agent, "load_params", lambda path: fast)
+    rng = random.Random(4)
+    for agent_colour in (BLACK, WHITE):
+        position = Position.initial()
+        while not position.is_over:
+            if position.player == agent_colour:
+                write_input(str(tmp_path / "input.txt"), position.player, position.previous_string(),
+                            position.board_string())
+                assert main("unused", str(tmp_path)) == 0
+                answer = read_output(str(tmp_path / "output.txt"))
+                state = (tmp_path / STATE_FILE).read_text().split()
+                assert int(state[3]) == position.moves_played + 1      # the agent knew the ply
+                position = position.play(answer)
+            else:
+                legal = position.legal_moves()
+                position = position.play(rng.choice(legal) if legal else PASS)
 
 
 def test_bundle_plays_a_whole_game_from_an_empty_folder(tmp_path):
