@@ -9,9 +9,8 @@ import os
 import random
 import sys
 
-from engine.bitboard import count, points_of
+from engine.bitboard import points_of
 from engine.constants import BLACK, PASS, MAX_MOVES
-from engine.coords import move_to_text
 from engine.params import ParamsError, default_params, load_params, make_evaluator
 from engine.position import Position
 from engine.protocol import InputFormatError, read_input, write_output, write_atomic

@@ -7,7 +7,6 @@ of the rules that could drift. Standard library only, Python 3.7 compatible.
 """
 
 import os
-import shutil
 
 from engine.params import load_params, save_params
 

@@ -6,7 +6,7 @@ every leaf of the search, so each is a few bitboard operations or table look-ups
 """
 
 from engine.bitboard import (
-    FULL, BIT, EDGE, CORNERS, NEIGHBOURS, DIAGONALS, neighbours, grow, count, points_of,
+    FULL, BIT, EDGE, CORNERS, DIAGONALS, neighbours, grow, count, points_of,
 )
 from engine.constants import BOARD_SIZE, MAX_MOVES
 

@@ -11,7 +11,7 @@ import shutil
 import subprocess
 
 from engine.bitboard import points_of
-from engine.constants import BLACK, BOARD_SIZE, KOMI, PASS, opponent
+from engine.constants import BLACK, BOARD_SIZE, KOMI, PASS
 from engine.players import Player, PlayerFault
 
 GNUGO = "/usr/games/gnugo"

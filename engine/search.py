@@ -10,7 +10,7 @@ depth the last plies are played perfectly. Depth and time limits are the caller'
 import time
 from collections import namedtuple
 
-from engine.bitboard import BIT, FULL, neighbours, grow, count, points_of, zobrist
+from engine.bitboard import FULL, neighbours, grow, count, points_of, zobrist
 from engine.constants import PASS, BLACK
 
 WIN = 100000.0                 # above any evaluation: a finished game's value is +-WIN + margin

@@ -52,8 +52,9 @@ def _setup_logging(run_dir, verbose=False):
     import multiprocessing_logging
     logger = logging.getLogger("evolve")
     logger.setLevel(logging.DEBUG if verbose else logging.INFO)
-    for handler in list(logger.handlers):
+    for handler in list(logger.handlers):      # a previous run in this process
         logger.removeHandler(handler)
+        handler.close()
     handler = logging.FileHandler(os.path.join(run_dir, LOG_FILE))
     handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(name)s: %(message)s"))
     logger.addHandler(handler)

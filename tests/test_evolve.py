@@ -1,6 +1,5 @@
 """Evolution: validated configs, reproducible runs, kill-and-resume, retries, inspection."""
 
-import json
 import os
 import signal
 import subprocess

@@ -5,8 +5,7 @@ import time
 
 import pytest
 
-from engine import BLACK, WHITE, Position
-from engine.coords import move_from_text
+from engine import BLACK, WHITE
 from engine.host import ProgramPlayer, play_game
 from engine.judge import judge
 from engine.players import make_player

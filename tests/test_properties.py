@@ -6,7 +6,7 @@ import tempfile
 from hypothesis import given, settings, strategies as st
 
 from engine import Position, PASS, BLACK, WHITE, IllegalMove
-from engine.bitboard import BIT, FULL, grow, neighbours, count
+from engine.bitboard import FULL, grow, neighbours, count
 from engine.coords import move_from_public
 from engine.protocol import format_input, parse_input, write_output, read_output
 

@@ -5,7 +5,7 @@ import random
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from engine import Position, PASS, BLACK, WHITE, MAX_MOVES
+from engine import Position, PASS, BLACK, MAX_MOVES
 from engine.bitboard import points_of
 from engine.host import random_opening
 from engine.params import make_evaluator, DEFAULT_WEIGHTS
