@@ -41,11 +41,12 @@ def infer_moves_played(game, state_path):
         pass
     # Every placement adds a stone and captures only remove, so the stones on the board
     # bound the plies from below; the colour to move fixes the parity.
-    estimate = min(current_stones, MAX_MOVES - 1)
+    estimate = current_stones
     if (estimate % 2 == 0) != (game.player == BLACK):
         estimate += 1
+    estimate = min(estimate, MAX_MOVES - 1)
     _warn("no matching state file: estimating {} plies played".format(estimate))
-    return min(estimate, MAX_MOVES - 1)
+    return estimate
 
 
 def fallback_move(position):

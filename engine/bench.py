@@ -4,7 +4,9 @@ import gzip
 import json
 import os
 import random
+import shutil
 import statistics
+import tempfile
 import time
 
 from engine.position import Position
@@ -130,7 +132,6 @@ def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), repo
         report("{depth:>5} {median_s:>10.4f} {max_s:>10.4f} {nodes:>10} {nodes_per_s:>12,.0f}".format(**row))
     games = []
     # The whole game is timed on the bundle a course submission holds, run as the course runs it.
-    import tempfile
     from engine.bundle import write_bundle
     submission = tempfile.mkdtemp(prefix="littlego-bench-")
     write_bundle(submission, params_path)
@@ -147,7 +148,6 @@ def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), repo
             report("whole game as {}: {} moves, {:.2f} s CPU (max {:.2f} s a move), bundled agent, one process per move"
                    .format("Black" if colour_of_agent == 1 else "White", moves, cpu,
                            games[-1]["max_move_cpu_s"]))
-    import shutil
     shutil.rmtree(submission, ignore_errors=True)
     return {"positions": {name: len(p) for name, p in phases}, "depths": rows, "games": games,
             "params": params_path}

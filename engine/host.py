@@ -20,6 +20,7 @@ import tempfile
 import time
 from collections import namedtuple
 
+from engine.bitboard import count
 from engine.constants import BLACK, WHITE, PASS, NUM_POINTS, opponent
 from engine.coords import move_to_text, move_from_public
 from engine.playout import random_point
@@ -196,4 +197,4 @@ def play_game(black, white, seed=0, opening_plies=0, opening_seed=None, cpu_limi
     winner = opponent(loser) if loser else position.winner
     return GameRecord(black.spec, white.spec, winner, reason,
                       "{} {}".format("Black" if loser == BLACK else "White", detail) if loser else "",
-                      moves, bin(position.black).count("1"), bin(position.white).count("1"), cpu)
+                      moves, count(position.black), count(position.white), cpu)

@@ -87,32 +87,36 @@ class RandomPlayer(Player):
         return random_point(position, self.rng)
 
 
-class GreedyPlayer(Player):
+class _ScoringPlayer(Player):
+    """Plays the legal placement of highest ``score``, ties at random; PASS when none exists."""
+
+    def score(self, position, point):
+        raise NotImplementedError
+
+    def move(self, position):
+        legal = points_of(position.legal_mask())
+        if not legal:
+            return PASS
+        return _best_by(legal, lambda point: self.score(position, point), self.rng)
+
+
+class GreedyPlayer(_ScoringPlayer):
     spec = "greedy"
 
-    def move(self, position):
-        legal = points_of(position.legal_mask())
-        if not legal:
-            return PASS
-        return _best_by(legal, lambda point: _captures(position, point), self.rng)
+    def score(self, position, point):
+        return _captures(position, point)
 
 
-class AggressivePlayer(Player):
+class AggressivePlayer(_ScoringPlayer):
     spec = "aggressive"
 
-    def move(self, position):
-        legal = points_of(position.legal_mask())
-        if not legal:
-            return PASS
-
-        def net_captures(point):
-            child = position.play_point(point)
-            gained = count(position.opp) - count(child.own)
-            replies = points_of(child.legal_mask())
-            lost = max([count(child.opp) - count(child.play_point(r).own) for r in replies] or [0])
-            return gained - lost
-
-        return _best_by(legal, net_captures, self.rng)
+    def score(self, position, point):
+        """Stones captured now minus the most the opponent can capture in reply."""
+        child = position.play_point(point)
+        gained = count(position.opp) - count(child.own)
+        replies = points_of(child.legal_mask())
+        lost = max([count(child.opp) - count(child.play_point(r).own) for r in replies] or [0])
+        return gained - lost
 
 
 class AlphaBetaPlayer(Player):
@@ -123,18 +127,19 @@ class AlphaBetaPlayer(Player):
     branching = 10
 
     def _candidates(self, position):
-        legal = points_of(position.legal_mask())
-        self.rng.shuffle(legal)                      # random among equal material
+        """Up to ``branching`` (move, child) pairs, the best one-ply material first."""
+        children = [(point, position.play_point(point)) for point in points_of(position.legal_mask())]
+        self.rng.shuffle(children)                   # random among equal material
         # the child's margin is the opponent's: the smallest is the best material for us
-        legal.sort(key=lambda point: position.play_point(point).margin())
-        return legal[:self.branching] or [PASS]
+        children.sort(key=lambda pair: pair[1].margin())
+        return children[:self.branching] or [(PASS, position.play_point(PASS))]
 
     def _value(self, position, depth, alpha, beta):
         if position.is_over or depth == 0:
             return position.margin()
         best = -float("inf")
-        for point in self._candidates(position):
-            best = max(best, -self._value(position.play_point(point), depth - 1, -beta, -alpha))
+        for _, child in self._candidates(position):
+            best = max(best, -self._value(child, depth - 1, -beta, -alpha))
             alpha = max(alpha, best)
             if alpha >= beta:
                 break
@@ -142,8 +147,8 @@ class AlphaBetaPlayer(Player):
 
     def move(self, position):
         best, chosen = None, []
-        for point in self._candidates(position):
-            value = -self._value(position.play_point(point), self.depth - 1, -float("inf"), float("inf"))
+        for point, child in self._candidates(position):
+            value = -self._value(child, self.depth - 1, -float("inf"), float("inf"))
             if best is None or value > best:
                 best, chosen = value, [point]
             elif value == best:

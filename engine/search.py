@@ -131,7 +131,8 @@ class Searcher(object):
         return legal
 
     def _root(self, position, depth):
-        entry = self.table.get(table_key(position))
+        key = table_key(position)
+        entry = self.table.get(key)
         moves = self._ordered_moves(position, entry[3] if entry else None, 0)
         best_value, best_moves = -INFINITY, []
         opp_stones = count(position.opp)
@@ -145,7 +146,7 @@ class Searcher(object):
             elif self.rng is not None and value >= best_value - TIE:
                 best_moves.append(move)
         move = best_moves[0] if self.rng is None else self.rng.choice(best_moves)
-        self.table[table_key(position)] = (depth, _EXACT, best_value, move)
+        self.table[key] = (depth, _EXACT, best_value, move)
         return move, best_value
 
     def _negamax(self, position, depth, alpha, beta, ply, captured):
