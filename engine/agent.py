@@ -41,10 +41,11 @@ def infer_moves_played(game, state_path):
         pass
     # Every placement adds a stone and captures only remove, so the stones on the board
     # bound the plies from below; the colour to move fixes the parity.
+    # Black moves on even plies, White on odd ones; the last ply each can be asked is 22 / 23.
     estimate = current_stones
     if (estimate % 2 == 0) != (game.player == BLACK):
         estimate += 1
-    estimate = min(estimate, MAX_MOVES - 1)
+    estimate = min(estimate, MAX_MOVES - 2 if game.player == BLACK else MAX_MOVES - 1)
     _warn("no matching state file: estimating {} plies played".format(estimate))
     return estimate
 

@@ -94,6 +94,9 @@ def test_ply_count_survives_games_in_an_uncleaned_folder(tmp_path):
     # A state that does not match gives an estimate of the right parity.
     stranger = GameInput(BLACK, "1122" + "0" * 21, "11221" + "0" * 20)
     assert infer_moves_played(stranger, state) % 2 == 0
+    crowded = GameInput(BLACK, "1" * 12 + "2" * 12 + "0", "1" * 12 + "2" * 12 + "0")
+    assert infer_moves_played(crowded, state) == 22          # Black's last ply, even
+    assert infer_moves_played(crowded._replace(player=WHITE), state) == 23
 
 
 def test_the_agent_keeps_the_ply_count_over_two_games_in_one_folder(tmp_path, monkeypatch):
