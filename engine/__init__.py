@@ -1,4 +1,13 @@
-"""Little-Go engine: the course's 5x5 rules, evaluation, search and players.
+"""Little-Go engine: the playing core, what a course submission holds.
+
+The modules directly in this folder are the core, and ``littlego bundle`` inlines them
+all: ``constants`` (the game's numbers and limits), ``coords`` (points and the course's
+``i,j``), ``bitboard`` (sets of points as integers), ``position`` (the rules), ``features``
+(the evaluation terms), ``params`` (weights and search settings, ``params.json``),
+``search`` (alpha-beta that takes its evaluator), ``playout`` (random moves),
+``protocol`` (``input.txt``/``output.txt``), ``agent`` (one move as the course asks).
+The tools around it (players, games, matches, judge, bench, bundle, the ``littlego``
+command) are in ``engine.arena``, which imports the core and is never imported by it.
 
 Vocabulary (read this first):
 
@@ -14,8 +23,8 @@ Vocabulary (read this first):
   that made it ended the game. ``position.play(move)`` returns a new Position.
 - Scores, features and search values are always from the side to move.
 
-The playing path (rules, evaluation, search, protocol) uses only the standard
-library and parses under Python 3.7, because the course server runs 3.7.5.
+The core uses only the standard library and parses under Python 3.7, because the
+course server runs 3.7.5.
 """
 
 from engine.constants import (

@@ -9,9 +9,9 @@ import os
 import random
 import sys
 
-from engine.bitboard import points_of
 from engine.constants import BLACK, PASS, MAX_MOVES
 from engine.params import ParamsError, default_params, load_params, make_evaluator
+from engine.playout import random_point
 from engine.position import Position
 from engine.protocol import InputFormatError, read_input, write_output, write_atomic
 from engine.search import Searcher
@@ -52,8 +52,7 @@ def infer_moves_played(game, state_path):
 
 def fallback_move(position):
     """A legal move without search: a random legal placement, else PASS."""
-    legal = points_of(position.legal_mask())
-    return random.choice(legal) if legal else PASS
+    return random_point(position, random.Random())
 
 
 def choose_move(position, params, rng=None):

@@ -1,4 +1,4 @@
-"""The game's named numbers, defined once."""
+"""The game's named numbers and the limits the course sets, defined once."""
 
 BOARD_SIZE = 5
 NUM_POINTS = BOARD_SIZE * BOARD_SIZE
@@ -11,6 +11,10 @@ WHITE = 2
 
 # The one pass sentinel, used by the engine and at every edge (the course writes "PASS").
 PASS = "PASS"
+
+COURSE_CPU_LIMIT = 10.0         # CPU seconds a move may take before the course forfeits it
+MAX_CPU_BUDGET = 9.5            # the most a params file may ask for: some margin below the limit
+MAX_DEPTH = 12                  # the deepest fixed search depth anything may ask for
 
 _OPPONENT = {BLACK: WHITE, WHITE: BLACK}
 

@@ -3,9 +3,14 @@
 from engine.constants import BOARD_SIZE, NUM_POINTS, PASS
 
 
+def on_board(i, j):
+    """Whether row ``i``, column ``j`` is a point of the board."""
+    return 0 <= i < BOARD_SIZE and 0 <= j < BOARD_SIZE
+
+
 def to_point(i, j):
     """Flat point of row ``i``, column ``j``; ValueError when off the board."""
-    if not (0 <= i < BOARD_SIZE and 0 <= j < BOARD_SIZE):
+    if not on_board(i, j):
         raise ValueError("({}, {}) is off the {}x{} board".format(i, j, BOARD_SIZE, BOARD_SIZE))
     return BOARD_SIZE * i + j
 

@@ -1,8 +1,20 @@
 """Evaluation features: named numbers about a position, from the side to move.
 
 Each feature is "own minus opponent" unless its name says whose it is. They run at
-every leaf of the search, so each is a few bitboard operations or table look-ups.
-``feature_values`` computes them all at once, in ``FEATURES`` order.
+every leaf of the search, so each is a few bitboard operations or table look-ups, and
+``feature_values`` computes them all at once, in ``FEATURES`` order: the one place where
+each feature is defined. The terms, in that order:
+
+- ``margin``: the stone margin if the game ended now, komi included;
+- ``margin_late``: the margin scaled by how far the game has gone (0 at ply 0, 1 at ply 24);
+- ``liberties``: distinct empty points next to the mover's stones, minus the opponent's;
+- ``atari_own``: the mover's stones in groups with one liberty (the opponent threatens them);
+- ``atari_opp``: the opponent's stones in atari (the mover can capture them now);
+- ``two_liberty``: stones in two-liberty groups, mover minus opponent;
+- ``euler``: Euler number (components minus holes) of the mover's stones minus the opponent's;
+- ``edge``, ``corner``: stones on the first line, on the four corners, mover minus opponent;
+- ``eyes``: real eyes of the mover minus the opponent's;
+- ``captures``: the mover's net captures since the search root (the search supplies it).
 """
 
 from engine.bitboard import (
@@ -14,22 +26,6 @@ FEATURES = (
     "margin", "margin_late", "liberties", "atari_own", "atari_opp", "two_liberty",
     "euler", "edge", "corner", "eyes", "captures",
 )
-
-
-def margin(position):
-    """Score margin for the side to move if the game ended now: stones, komi included."""
-    return position.margin()
-
-
-def margin_late(position):
-    """The margin scaled by how far the game has gone (0 at the start, 1 at ply 24)."""
-    return position.margin() * position.moves_played / MAX_MOVES
-
-
-def liberties(position):
-    """Distinct empty points next to the mover's stones, minus the same for the opponent."""
-    empty = FULL ^ position.own ^ position.opp
-    return count(neighbours(position.own) & empty) - count(neighbours(position.opp) & empty)
 
 
 def group_risk(stones, empty):
@@ -47,22 +43,6 @@ def group_risk(stones, empty):
             if rest & (rest - 1) == 0:
                 in_two += count(group)
     return in_atari, in_two
-
-
-def atari_own(position):
-    """The mover's stones in atari (groups with one liberty): the opponent threatens them."""
-    return group_risk(position.own, FULL ^ position.own ^ position.opp)[0]
-
-
-def atari_opp(position):
-    """The opponent's stones in atari: the mover can capture them now."""
-    return group_risk(position.opp, FULL ^ position.own ^ position.opp)[0]
-
-
-def two_liberty(position):
-    """Stones in two-liberty groups, mover minus opponent (groups one move from atari)."""
-    empty = FULL ^ position.own ^ position.opp
-    return group_risk(position.own, empty)[1] - group_risk(position.opp, empty)[1]
 
 
 # Gray's bit-quads: over the board padded with an empty border, count the 2x2 windows
@@ -100,21 +80,6 @@ def euler_number(stones):
     return total // 4
 
 
-def euler(position):
-    """Euler number of the mover's stones minus the opponent's (fragmentation less eyes)."""
-    return euler_number(position.own) - euler_number(position.opp)
-
-
-def edge(position):
-    """Stones on the first line, mover minus opponent."""
-    return count(position.own & EDGE) - count(position.opp & EDGE)
-
-
-def corner(position):
-    """Stones on the four corner points, mover minus opponent."""
-    return count(position.own & CORNERS) - count(position.opp & CORNERS)
-
-
 def real_eyes(stones, other):
     """Empty points whose orthogonal neighbours are all ``stones`` and that are not false eyes.
 
@@ -128,16 +93,6 @@ def real_eyes(stones, other):
         if enemy_diagonals < (2 if BIT[point] & ~EDGE else 1):
             eyes += 1
     return eyes
-
-
-def eyes(position):
-    """Real eyes of the mover minus real eyes of the opponent."""
-    return real_eyes(position.own, position.opp) - real_eyes(position.opp, position.own)
-
-
-def captures(position, captured):
-    """Stones the mover captured since the search root minus stones it lost (given by the search)."""
-    return captured
 
 
 def feature_values(position, captured=0):

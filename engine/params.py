@@ -13,12 +13,11 @@ import math
 from operator import mul
 from collections import namedtuple
 
+from engine.constants import MAX_CPU_BUDGET, MAX_DEPTH
 from engine.features import FEATURES, feature_values
 from engine.protocol import write_atomic
 
 FORMAT_VERSION = 1
-MAX_DEPTH = 12
-MAX_CPU_BUDGET = 9.5    # the course forfeits a move over 10 s of CPU
 
 # Hand-set defaults: a sensible starting point, not evolved. Material dominates;
 # stones in danger and liberties refine it.
@@ -90,6 +89,23 @@ def params_from_dict(data, source="params"):
     return Params(checked, depth, budget, provenance)
 
 
+def make_params(weights, depth=None, cpu_budget=None, provenance=None, source="params"):
+    """Validated Params from weights (by feature name, or a sequence in FEATURES order).
+
+    The one way to build Params: every check of params.json applies; depth and CPU
+    budget default to DEFAULT_SEARCH's.
+    """
+    if not isinstance(weights, dict):
+        weights = list(weights)
+        if len(weights) != len(FEATURES):
+            raise ParamsError("{}: expected {} weights, got {}".format(source, len(FEATURES), len(weights)))
+        weights = dict(zip(FEATURES, weights))
+    search = {"depth": DEFAULT_SEARCH["depth"] if depth is None else depth,
+              "cpu_budget": DEFAULT_SEARCH["cpu_budget"] if cpu_budget is None else cpu_budget}
+    return params_from_dict({"weights": weights, "search": search,
+                             "provenance": DEFAULT_PROVENANCE if provenance is None else provenance}, source)
+
+
 def load_params(path):
     """Params from a params.json file; ParamsError saying precisely what is wrong."""
     try:
@@ -106,8 +122,7 @@ def load_params(path):
 
 def default_params():
     """The built-in hand-set defaults."""
-    return params_from_dict({"weights": DEFAULT_WEIGHTS, "search": DEFAULT_SEARCH,
-                             "provenance": DEFAULT_PROVENANCE}, "built-in defaults")
+    return make_params(DEFAULT_WEIGHTS, source="built-in defaults")
 
 
 def params_to_dict(params):

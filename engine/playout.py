@@ -1,9 +1,10 @@
-"""Random playouts: uniformly random legal placements, PASS only when none exists."""
+"""Random moves: the one uniformly random legal move, and games and openings made of them."""
 
-import random as _random
+import random
 
 from engine.bitboard import points_of
 from engine.constants import PASS
+from engine.position import Position
 
 
 def random_point(position, rng):
@@ -12,11 +13,16 @@ def random_point(position, rng):
     return rng.choice(legal) if legal else PASS
 
 
-def random_playout(position, rng=None, max_plies=None):
-    """Play random moves from ``position`` until the game ends (or ``max_plies``); return the last position."""
-    rng = rng or _random.Random()
-    plies = 0
-    while not position.is_over and (max_plies is None or plies < max_plies):
-        position = position.play_point(random_point(position, rng))
-        plies += 1
-    return position
+def random_playout(position, rng, max_plies=None):
+    """Random moves from ``position`` until the game ends (or ``max_plies``): (last position, moves)."""
+    moves = []
+    while not position.is_over and (max_plies is None or len(moves) < max_plies):
+        move = random_point(position, rng)
+        moves.append(move)
+        position = position.play_point(move)
+    return position, moves
+
+
+def random_opening(plies, seed):
+    """The position after ``plies`` random moves from the empty board, reproducibly from ``seed``: (position, moves)."""
+    return random_playout(Position.initial(), random.Random(seed), plies)

@@ -24,6 +24,10 @@ class InputFormatError(ValueError):
         super(InputFormatError, self).__init__("{}: {}".format(where, problem))
 
 
+class OutputFormatError(ValueError):
+    """An output.txt the course host could not parse (not an illegal move: no move at all)."""
+
+
 GameInput = namedtuple("GameInput", "player previous current")
 GameInput.__doc__ = "What input.txt holds: colour to move and two 25-digit boards."
 
@@ -82,13 +86,15 @@ def format_input(player, previous, current):
     return "\n".join(rows)
 
 
-def write_atomic(path, text):
-    """Write ``text`` to ``path`` through a temporary file and a rename: all or nothing."""
+def write_atomic(path, data):
+    """Write ``data`` (text or bytes) to ``path`` through a synced temporary file and a rename: all or nothing."""
     directory = os.path.dirname(os.path.abspath(path))
     handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=directory)
     try:
-        with os.fdopen(handle, "w") as out:
-            out.write(text)
+        with os.fdopen(handle, "wb" if isinstance(data, bytes) else "w") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(temporary, 0o666 & ~umask)   # mkstemp's 0600 would hide the file from others
@@ -117,25 +123,25 @@ def parse_output(text):
     The host takes the first line, strips it and splits it on commas: ``PASS`` is a pass,
     otherwise the first two fields must be integers (later fields are ignored). Returns
     PASS or an ``(i, j)`` pair, which may be off the board (an illegal move, not a bad
-    file); ValueError when the host could not parse it (``pass`` in lower case included).
+    file); OutputFormatError when the host could not parse it (``pass`` in lower case included).
     """
     fields = text.split("\n", 1)[0].strip().split(",")
     if fields[0] == PASS:
         return PASS
     if len(fields) < 2:
-        raise ValueError("{!r} is not a move: expected 'i,j' or 'PASS'".format(fields[0]))
+        raise OutputFormatError("{!r} is not a move: expected 'i,j' or 'PASS'".format(fields[0]))
     try:
         return int(fields[0]), int(fields[1])
     except ValueError:
-        raise ValueError("{!r} is not a move: expected 'i,j' or 'PASS'".format(",".join(fields)))
+        raise OutputFormatError("{!r} is not a move: expected 'i,j' or 'PASS'".format(",".join(fields)))
 
 
 def read_output(path="output.txt"):
-    """The move in an output file (see parse_output); OSError when missing, ValueError when unparsable."""
+    """The move in an output file (see parse_output); OSError when missing, OutputFormatError when unparsable."""
     with open(path, "rb") as handle:
         raw = handle.read()
     return parse_output(raw.decode("utf-8", "replace"))
 
 
-__all__ = ["InputFormatError", "GameInput", "parse_input", "read_input", "format_input",
+__all__ = ["InputFormatError", "OutputFormatError", "GameInput", "parse_input", "read_input", "format_input",
            "write_input", "write_output", "parse_output", "read_output", "write_atomic", "PASS"]

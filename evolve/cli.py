@@ -4,9 +4,16 @@ import argparse
 import json
 import sys
 
+from engine.params import DEFAULT_SEARCH, ParamsError
+from evolve.bench import bench_games
+from evolve.checkpoint import RunError
+from evolve.config import ConfigError
+from evolve.fitness import GameJobError
+from evolve.loop import Evolution
+from evolve.runs import export_best, format_table, plot_run, read_generations
+
 
 def _run(args):
-    from evolve.loop import Evolution
     evolution = Evolution.create(args.config, runs_dir=args.runs_dir, workers=args.workers,
                                  progress=not args.no_progress and sys.stderr.isatty())
     print("run folder: {}".format(evolution.run_dir))
@@ -17,7 +24,6 @@ def _run(args):
 
 
 def _resume(args):
-    from evolve.loop import Evolution
     evolution = Evolution.resume(args.run, workers=args.workers,
                                  progress=not args.no_progress and sys.stderr.isatty())
     if evolution.generation >= evolution.config["generations"]:
@@ -30,21 +36,18 @@ def _resume(args):
 
 
 def _log(args):
-    from evolve.runs import read_generations, format_table
     records = read_generations(args.run)
     print(json.dumps(records, indent=2) if args.json else format_table(records))
     return 0
 
 
 def _plot(args):
-    from evolve.runs import plot_run
     for path in plot_run(args.run, args.out):
         print("wrote {}".format(path))
     return 0
 
 
 def _export(args):
-    from evolve.runs import export_best
     params = export_best(args.run, args.to, depth=args.depth)
     fitness = params.provenance["fitness"]
     print("wrote {}: generation {} of {}, win rate {:.3f}, margin {:+.2f}, playing depth {}".format(
@@ -54,7 +57,6 @@ def _export(args):
 
 
 def _bench(args):
-    from evolve.bench import bench_games
     result = bench_games(worker_counts=tuple(args.workers), games=args.games, depth=args.depth,
                          opponent=args.opponent, report=(lambda line: None) if args.json else print)
     if args.json:
@@ -97,7 +99,7 @@ def build_parser():
     export = commands.add_parser("export", help="write a run's best weights as params.json, with provenance")
     export.add_argument("run", help="run folder")
     export.add_argument("--to", required=True, help="params file to write (e.g. params.json)")
-    export.add_argument("--depth", type=int, default=None, help="the agent's playing depth (default 4)")
+    export.add_argument("--depth", type=int, default=None, help="the agent's playing depth (default {})".format(DEFAULT_SEARCH["depth"]))
     export.set_defaults(handler=_export)
 
     bench = commands.add_parser("bench", help="fitness games per second with 1 and 2 workers")
@@ -112,10 +114,6 @@ def build_parser():
 
 def main(argv=None):
     """Entry point of the ``evolve`` console script."""
-    from evolve.config import ConfigError
-    from evolve.fitness import GameJobError
-    from evolve.runs import RunError
-    from engine.params import ParamsError
     args = build_parser().parse_args(argv)
     try:
         return args.handler(args)

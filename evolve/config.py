@@ -9,7 +9,8 @@ except ImportError:                  # Python < 3.11
     import tomli as tomllib
 
 from engine.features import FEATURES
-from engine.players import make_player
+from engine.constants import MAX_DEPTH
+from engine.arena.specs import make_player
 
 # Per-feature bounds on the weights: the genome lives inside this box.
 DEFAULT_BOUNDS = {
@@ -27,7 +28,7 @@ _TOP = {
     "population": (int, None, lambda v: v >= 2, "at least 2"),
     "generations": (int, None, lambda v: v >= 1, "at least 1"),
     "strategy": (str, "ga", lambda v: v in ("ga", "cmaes"), "'ga' or 'cmaes'"),
-    "depth": (int, 2, lambda v: 1 <= v <= 6, "1 to 6"),
+    "depth": (int, 2, lambda v: 1 <= v <= MAX_DEPTH, "1 to {}".format(MAX_DEPTH)),
     "workers": (int, 0, lambda v: v >= 0, "0 (all cores) or more"),
 }
 _GA = {

@@ -11,10 +11,11 @@ import random
 import traceback
 from collections import namedtuple
 
-from engine.features import FEATURES
-from engine.host import play_game
-from engine.params import Params
-from engine.players import AgentPlayer, make_player
+from engine.constants import BLACK, WHITE
+from engine.params import make_params
+from engine.arena.game import play_game
+from engine.arena.players import AgentPlayer
+from engine.arena.specs import make_player
 
 log = logging.getLogger("evolve.fitness")
 
@@ -29,9 +30,8 @@ class GameJobError(RuntimeError):
 
 
 def weights_player(weights, depth, label):
-    """Our searcher with a genome's weights, no CPU budget (results must not depend on timing)."""
-    params = Params(dict(zip(FEATURES, weights)), depth, None, {"source": label})
-    return AgentPlayer(params=params, depth=depth, spec=label)
+    """Our searcher with a genome's weights, untimed (results must not depend on the machine)."""
+    return AgentPlayer(make_params(weights, depth, source=label), spec=label, timed=False)
 
 
 def play_job(job):
@@ -46,7 +46,7 @@ def play_job(job):
     record = play_game(black, white, seed=job.seed, opening_plies=job.opening_plies,
                        opening_seed=job.opening_seed)
     margin = record.black_stones - record.white_stones
-    won = record.winner == (1 if plays_black else 2)
+    won = record.winner == (BLACK if plays_black else WHITE)
     log.debug("individual %d vs %s game %d seed %d: %s (%s)", job.individual,
               job.opponent if isinstance(job.opponent, str) else "self-play",
               job.game, job.seed, "won" if won else "lost", record.reason)

@@ -49,8 +49,11 @@ def diversity(population, bounds):
     return float(numpy.mean(spreads))
 
 
-def make_toolbox(config):
-    """A DEAP toolbox for the config's strategy; for CMA-ES, also its ``cma.Strategy``."""
+def make_toolbox(config, strategy=None):
+    """A DEAP toolbox for the config's strategy; for CMA-ES, also its ``cma.Strategy``.
+
+    ``strategy``: a CMA-ES state to continue (from a checkpoint) instead of a new one.
+    """
     bounds = [tuple(config["bounds"][name]) for name in FEATURES]
     toolbox = base.Toolbox()
     if config["strategy"] == "ga":
@@ -71,10 +74,11 @@ def make_toolbox(config):
         return toolbox, None
     # CMA-ES samples around the centre of the box with a step of sigma times each range:
     # the initial covariance is diagonal in the ranges squared.
-    ranges = numpy.array([high - low for low, high in bounds])
-    centre = [(low + high) / 2 for low, high in bounds]
-    strategy = cma.Strategy(centroid=centre, sigma=config["cmaes"]["sigma"],
-                            lambda_=config["population"], cmatrix=numpy.diag(ranges ** 2))
+    if strategy is None:
+        ranges = numpy.array([high - low for low, high in bounds])
+        centre = [(low + high) / 2 for low, high in bounds]
+        strategy = cma.Strategy(centroid=centre, sigma=config["cmaes"]["sigma"],
+                                lambda_=config["population"], cmatrix=numpy.diag(ranges ** 2))
     toolbox.register("generate", strategy.generate, creator.Individual)
     toolbox.register("update", strategy.update)
     toolbox.decorate("generate", clip(bounds))

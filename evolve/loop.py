@@ -18,25 +18,26 @@ import json
 import logging
 import multiprocessing
 import os
-import pickle
 import random
 import shutil
 import sys
 import time
 
+import multiprocessing_logging
 import numpy
 from deap import algorithms, tools
+from tqdm import tqdm
 
 from engine.features import FEATURES
-from engine.params import Params, params_to_dict, DEFAULT_SEARCH
+from engine.params import make_params, save_params
 from engine.protocol import write_atomic
 from evolve import genome
+from evolve.checkpoint import load_checkpoint, save_checkpoint
 from evolve.config import load_config
 from evolve.fitness import make_jobs, run_jobs, fold, group_weights, self_play_opponents
 
 log = logging.getLogger("evolve")
 
-CHECKPOINT = "checkpoint.pkl"
 GENERATIONS = "generations.jsonl"
 BEST_PARAMS = "best-params.json"
 CONFIG_COPY = "config.toml"
@@ -49,7 +50,6 @@ def generation_seed(config, generation):
 
 
 def _setup_logging(run_dir, verbose=False):
-    import multiprocessing_logging
     logger = logging.getLogger("evolve")
     logger.setLevel(logging.DEBUG if verbose else logging.INFO)
     for handler in list(logger.handlers):      # a previous run in this process
@@ -74,14 +74,14 @@ def _stats(population):
 class Evolution(object):
     """One run: its folder, config, DEAP state, and the pool that plays its games."""
 
-    def __init__(self, run_dir, config, workers=None, progress=True, out=sys.stdout):
+    def __init__(self, run_dir, config, workers=None, progress=True, out=sys.stdout, strategy=None):
         self.run_dir = run_dir
         self.config = config
         self.workers = workers or config["workers"] or os.cpu_count() or 1
         self.progress = progress
         self.out = out
         self.bounds = [tuple(config["bounds"][name]) for name in FEATURES]
-        self.toolbox, self.strategy = genome.make_toolbox(config)
+        self.toolbox, self.strategy = genome.make_toolbox(config, strategy)
         self.population, self.halloffame, self.logbook = [], None, tools.Logbook()
         self.logbook.header = ["gen", "evals", "games", "best", "mean", "std", "min", "seconds"]
         self.records = []          # the full per-generation records behind generations.jsonl
@@ -109,22 +109,13 @@ class Evolution(object):
     @classmethod
     def resume(cls, run_dir, workers=None, progress=True, out=sys.stdout):
         """The run in ``run_dir`` as its last checkpoint left it."""
-        path = os.path.join(run_dir, CHECKPOINT)
-        if not os.path.exists(path):
-            raise FileNotFoundError("{}: no checkpoint (the run never finished generation 0)".format(path))
-        with open(path, "rb") as handle:
-            state = pickle.load(handle)
-        evolution = cls(run_dir, state["config"], workers, progress, out)
+        state = load_checkpoint(run_dir)
+        evolution = cls(run_dir, state["config"], workers, progress, out, strategy=state["strategy"])
         evolution.population = state["population"]
         evolution.halloffame = state["halloffame"]
         evolution.logbook = state["logbook"]
         evolution.records = state["records"]
         evolution.generation = state["generation"]
-        if state["strategy"] is not None:
-            evolution.strategy = state["strategy"]
-            evolution.toolbox.register("generate", evolution.strategy.generate, genome.creator.Individual)
-            evolution.toolbox.register("update", evolution.strategy.update)
-            evolution.toolbox.decorate("generate", genome.clip(evolution.bounds))
         random.setstate(state["random_state"])
         numpy.random.set_state(state["numpy_state"])
         # Lines of a generation that was cut off before its checkpoint are dropped.
@@ -176,7 +167,6 @@ class Evolution(object):
         weights = group_weights(self.config, len(opponents))
         bar = None
         if self.progress:
-            from tqdm import tqdm
             bar = tqdm(total=len(jobs), unit="game", desc="generation {}".format(number), leave=False)
         outcomes = run_jobs(self.toolbox.map, jobs, bar.update if bar else None)
         if bar:
@@ -226,23 +216,22 @@ class Evolution(object):
         write_atomic(os.path.join(self.run_dir, GENERATIONS), lines)
 
     def _write_best(self):
-        best = self.halloffame[0]
-        params = Params(genome.named(best), DEFAULT_SEARCH["depth"], DEFAULT_SEARCH["cpu_budget"],
-                        provenance(self.run_dir, self.config, self.generation, best.fitness.values))
-        write_atomic(os.path.join(self.run_dir, BEST_PARAMS), json.dumps(params_to_dict(params), indent=2) + "\n")
+        save_params(os.path.join(self.run_dir, BEST_PARAMS),
+                    best_params(self.run_dir, self.config, self.generation, self.halloffame[0]))
 
     def _checkpoint(self):
-        state = {"config": self.config, "generation": self.generation, "population": self.population,
-                 "halloffame": self.halloffame, "logbook": self.logbook, "records": self.records,
-                 "strategy": self.strategy,
-                 "random_state": random.getstate(), "numpy_state": numpy.random.get_state()}
-        path = os.path.join(self.run_dir, CHECKPOINT)
-        staging = path + ".tmp"
-        with open(staging, "wb") as handle:
-            pickle.dump(state, handle, protocol=pickle.HIGHEST_PROTOCOL)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(staging, path)
+        save_checkpoint(self.run_dir, {
+            "config": self.config, "generation": self.generation, "population": self.population,
+            "halloffame": self.halloffame, "logbook": self.logbook, "records": self.records,
+            "strategy": self.strategy,
+            "random_state": random.getstate(), "numpy_state": numpy.random.get_state()})
+
+
+def best_params(run_dir, config, generation, best, depth=None, cpu_budget=None):
+    """Validated Params of an evolved individual, with where it came from."""
+    return make_params(genome.named(best), depth, cpu_budget,
+                       provenance(run_dir, config, generation, best.fitness.values),
+                       source="{} generation {}".format(run_dir, generation))
 
 
 def provenance(run_dir, config, generation, fitness):

@@ -2,15 +2,10 @@
 
 import json
 import os
-import pickle
 
-from engine.params import Params, params_to_dict, save_params, DEFAULT_SEARCH
-from evolve import genome
-from evolve.loop import CHECKPOINT, GENERATIONS, provenance
-
-
-class RunError(ValueError):
-    """A run folder that cannot be read; the message names the folder and the problem."""
+from engine.params import save_params
+from evolve.checkpoint import RunError, load_checkpoint
+from evolve.loop import GENERATIONS, best_params
 
 
 def read_generations(run_dir):
@@ -46,7 +41,7 @@ def format_table(records):
 
 def plot_run(run_dir, out_dir=None):
     """Write fitness.png and weights.png; their paths."""
-    import matplotlib
+    import matplotlib                   # slow to import, and only plots need it
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     records = read_generations(run_dir)
@@ -86,17 +81,8 @@ def plot_run(run_dir, out_dir=None):
 
 def export_best(run_dir, destination, depth=None, cpu_budget=None):
     """Write the run's best weights to a params.json with their provenance; the Params written."""
-    path = os.path.join(run_dir, CHECKPOINT)
-    if not os.path.exists(path):
-        raise RunError("{}: no checkpoint to export from".format(run_dir))
-    with open(path, "rb") as handle:
-        state = pickle.load(handle)
-    best = state["halloffame"][0]
-    params = Params(genome.named(best), depth or DEFAULT_SEARCH["depth"],
-                    cpu_budget or DEFAULT_SEARCH["cpu_budget"],
-                    provenance(run_dir, state["config"], state["generation"], best.fitness.values))
-    # Validate through the loader's own checks before anything is written.
-    from engine.params import params_from_dict
-    params_from_dict(params_to_dict(params), "export")
+    state = load_checkpoint(run_dir)
+    params = best_params(run_dir, state["config"], state["generation"], state["halloffame"][0],
+                         depth, cpu_budget)
     save_params(destination, params)
     return params

@@ -10,9 +10,9 @@ import pytest
 
 from engine import BLACK, WHITE
 from engine.agent import STATE_FILE, infer_moves_played, main
-from engine.bundle import write_bundle
-from engine.host import play_game
-from engine.players import make_player
+from engine.arena.bundle import core_modules, write_bundle
+from engine.arena.game import play_game
+from engine.arena.specs import make_player
 from engine.protocol import GameInput, format_input, read_output
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -21,13 +21,16 @@ EMPTY = "0" * 25
 
 @pytest.fixture
 def agent_dir(tmp_path):
-    """A folder holding the agent as a user would copy it: my_player3.py, engine/, params.json."""
+    """A folder holding the agent as a user would copy it: my_player3.py, the core engine/, params.json.
+
+    The tools (engine/arena) are left out: the agent must run on the playing core alone.
+    """
     folder = tmp_path / "agent"
     folder.mkdir()
     shutil.copy(os.path.join(ROOT, "my_player3.py"), str(folder))
     shutil.copy(os.path.join(ROOT, "params.json"), str(folder))
     shutil.copytree(os.path.join(ROOT, "engine"), str(folder / "engine"),
-                    ignore=shutil.ignore_patterns("__pycache__"))
+                    ignore=shutil.ignore_patterns("__pycache__", "arena"))
     return folder
 
 
@@ -136,7 +139,7 @@ def test_bundle_plays_a_whole_game_from_an_empty_folder(tmp_path):
 def test_bundle_refuses_bad_params(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
-    result = subprocess.run([sys.executable, "-m", "engine.cli", "bundle", str(tmp_path / "out"),
+    result = subprocess.run([sys.executable, "-m", "engine.arena.cli", "bundle", str(tmp_path / "out"),
                              "--params", str(bad)], cwd=ROOT, stderr=subprocess.PIPE,
                             universal_newlines=True)
     assert result.returncode == 2 and "weights" in result.stderr and "Traceback" not in result.stderr
@@ -144,8 +147,7 @@ def test_bundle_refuses_bad_params(tmp_path):
 
 def test_everything_the_agent_runs_parses_under_python_37(tmp_path):
     write_bundle(str(tmp_path), os.path.join(ROOT, "params.json"))
-    from engine.bundle import AGENT_MODULES
-    files = [os.path.join(ROOT, "engine", name + ".py") for name in AGENT_MODULES]
+    files = [os.path.join(ROOT, "engine", name + ".py") for name in core_modules()]
     files += [os.path.join(ROOT, "my_player3.py"), str(tmp_path / "my_player3.py")]
     runner = "import sys, vermin; sys.exit(vermin.main())"
     result = subprocess.run([sys.executable, "-c", runner, "--no-tips", "--violations",

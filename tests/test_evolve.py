@@ -73,7 +73,7 @@ def test_shipped_experiments_are_valid():
     (lambda t: t.replace("seed = 7", "seed = 7\ncolour = 1"), "unknown key 'colour'"),
     (lambda t: t.replace("population = 6", "population = 'six'"), "'population' must be an integer"),
     (lambda t: t.replace("population = 6", "population = 1"), "'population' = 1 is out of range"),
-    (lambda t: t.replace("depth = 2\n", "depth = 9\n"), "'depth' = 9"),
+    (lambda t: t.replace("depth = 2\n", "depth = 13\n"), "'depth' = 13"),
     (lambda t: t.replace("seed = 7\n", ""), "missing key 'seed'"),
     (lambda t: t.replace('opponent = "greedy"', 'opponent = "grumpy"'), "panel[0].opponent: unknown player 'grumpy'"),
     (lambda t: t.replace("games = 2\nrandom_opening = 2", "games = 3\nrandom_opening = 2"), "'panel[0].games' = 3"),

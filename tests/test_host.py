@@ -6,9 +6,10 @@ import time
 import pytest
 
 from engine import BLACK, WHITE
-from engine.host import ProgramPlayer, play_game
-from engine.judge import judge
-from engine.players import make_player
+from engine.arena.game import play_game
+from engine.arena.program import ProgramPlayer
+from engine.arena.judge import judge
+from engine.arena.specs import make_player
 from engine.protocol import format_input, read_input
 
 BROKEN = {

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from engine.match import run_match, wilson_interval, elo_with_margin, format_report
-from engine.gnugo import gnugo_path
+from engine.arena.match import run_match, wilson_interval, elo_with_margin, format_report
+from engine.arena.gnugo import gnugo_path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -53,7 +53,7 @@ def test_sgf_records_open_in_sgfmill(tmp_path):
 
 
 def test_cli_json_and_errors():
-    run = lambda *args: subprocess.run([sys.executable, "-m", "engine.cli"] + list(args), cwd=ROOT,
+    run = lambda *args: subprocess.run([sys.executable, "-m", "engine.arena.cli"] + list(args), cwd=ROOT,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
     result = run("match", "greedy", "random", "--games", "2", "--jobs", "1", "--json")
     assert result.returncode == 0, result.stderr

@@ -5,8 +5,9 @@ import pytest
 from engine import Position, PASS, BLACK, WHITE
 from engine.bitboard import points_of
 from engine.coords import to_point
-from engine.players import (
-    make_player, AlphaBetaPlayer, AgentPlayer, RandomPlayer, GreedyPlayer, AggressivePlayer,
+from engine.arena.specs import make_player
+from engine.arena.players import (
+    AlphaBetaPlayer, AgentPlayer, RandomPlayer, GreedyPlayer, AggressivePlayer,
 )
 
 

@@ -25,13 +25,13 @@ def run_command(module, *args):
 
 
 def test_bench_rules_reports_what_it_measured():
-    figures = run_command("engine.cli", "bench", "rules", "--repeats", "1", "--playout-games", "5", "--json")
+    figures = run_command("engine.arena.cli", "bench", "rules", "--repeats", "1", "--playout-games", "5", "--json")
     assert figures["positions"] == 10786 and figures["legal_moves_positions_per_s"] > 0
     assert figures["playout_moves_per_s"] > 0 and len(figures["playout_runs"]) == 1
 
 
 def test_bench_search_reports_each_depth():
-    figures = run_command("engine.cli", "bench", "search", "--max-depth", "2", "--games", "0", "--json")
+    figures = run_command("engine.arena.cli", "bench", "search", "--max-depth", "2", "--games", "0", "--json")
     assert [row["depth"] for row in figures["depths"]] == [1, 2]
     assert sum(figures["positions"].values()) == 12
 

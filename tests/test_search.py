@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 from engine import Position, PASS, BLACK, MAX_MOVES
 from engine.bitboard import points_of
-from engine.host import random_opening
+from engine.playout import random_opening
 from engine.params import make_evaluator, DEFAULT_WEIGHTS
 from engine.search import Searcher, terminal_value, WIN
 

@@ -1,7 +1,5 @@
 """Speed benchmarks, run as ``littlego bench ...``: they report what they measure."""
 
-import gzip
-import json
 import os
 import random
 import shutil
@@ -9,34 +7,21 @@ import statistics
 import tempfile
 import time
 
+from engine.constants import BLACK, WHITE
+from engine.params import load_params, make_evaluator
+from engine.playout import random_opening, random_playout
 from engine.position import Position
-from engine.playout import random_playout
+from engine.search import Searcher
+from engine.arena.bundle import write_bundle
+from engine.arena.data import RULES_VECTORS, SHIPPED_PARAMS, load_rules_vectors
+from engine.arena.game import play_game
+from engine.arena.specs import make_player
 
-DEFAULT_VECTORS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                               "tests", "data", "host-reference.jsonl.gz")
 
-
-def vector_positions(path=DEFAULT_VECTORS):
+def vector_positions(path=RULES_VECTORS):
     """Every position the rules vectors ask a player to move in."""
-    positions = []
-    with gzip.open(path, "rt") as lines:
-        for line in lines:
-            for ply in json.loads(line)["plies"]:
-                positions.append(Position.from_boards(ply["player"], ply["previous"],
-                                                      ply["current"], ply["n_move"]))
-    return positions
-
-
-def playout_positions(games, seed):
-    """Positions met in seeded random games, for when the vectors are not at hand."""
-    rng = random.Random(seed)
-    positions = []
-    for _ in range(games):
-        position = Position.initial()
-        while not position.is_over:
-            positions.append(position)
-            position = random_playout(position, rng, max_plies=1)
-    return positions
+    return [Position.from_boards(ply["player"], ply["previous"], ply["current"], ply["n_move"])
+            for game in load_rules_vectors(path) for ply in game["plies"]]
 
 
 def median_rate(work, items, repeats):
@@ -49,14 +34,10 @@ def median_rate(work, items, repeats):
     return statistics.median(rates), rates
 
 
-def bench_rules(vectors=DEFAULT_VECTORS, repeats=5, playout_games=2000, seed=1, report=print):
+def bench_rules(vectors=RULES_VECTORS, repeats=5, playout_games=2000, seed=1, report=print):
     """Legal-move generation (positions/s) and random playouts (moves/s), medians of repeats."""
-    if vectors and os.path.exists(vectors):
-        positions = vector_positions(vectors)
-        source = "the rules vectors ({})".format(os.path.basename(vectors))
-    else:
-        positions = playout_positions(450, seed)
-        source = "seeded random games (vectors not found at {})".format(vectors)
+    positions = vector_positions(vectors)
+    source = "the rules vectors ({})".format(os.path.basename(vectors))
 
     def generate():
         for position in positions:
@@ -71,7 +52,7 @@ def bench_rules(vectors=DEFAULT_VECTORS, repeats=5, playout_games=2000, seed=1, 
     def playouts():
         total = 0
         for _ in range(playout_games):
-            total += random_playout(start, rng).moves_played
+            total += random_playout(start, rng)[0].moves_played
         plies.append(total)
 
     playout_rate, playout_rates = median_rate(playouts, 1, repeats)
@@ -95,7 +76,6 @@ def bench_rules(vectors=DEFAULT_VECTORS, repeats=5, playout_games=2000, seed=1, 
 
 def search_positions(per_phase=4, seed=7):
     """A fixed set of positions: opening (ply 2-3), middle game (ply 10-11), end game (ply 18-19)."""
-    from engine.host import random_opening
     phases = []
     for name, plies in (("opening", 2), ("middle", 10), ("end", 18)):
         found, attempt = [], 0
@@ -110,10 +90,6 @@ def search_positions(per_phase=4, seed=7):
 
 def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), report=print):
     """Nodes/s and seconds per move at each depth, and the CPU of whole games of the shipped agent."""
-    from engine.params import load_params, make_evaluator
-    from engine.players import SHIPPED_PARAMS, make_player
-    from engine.host import play_game
-    from engine.search import Searcher
     params_path = params_path or SHIPPED_PARAMS
     evaluate = make_evaluator(load_params(params_path).weights)
     phases = search_positions()
@@ -132,13 +108,12 @@ def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), repo
         report("{depth:>5} {median_s:>10.4f} {max_s:>10.4f} {nodes:>10} {nodes_per_s:>12,.0f}".format(**row))
     games = []
     # The whole game is timed on the bundle a course submission holds, run as the course runs it.
-    from engine.bundle import write_bundle
     submission = tempfile.mkdtemp(prefix="littlego-bench-")
     write_bundle(submission, params_path)
     for seed in game_seeds:
-        for colour_of_agent in (1, 2):
+        for colour_of_agent in (BLACK, WHITE):
             agent, opponent = make_player("cmd:" + submission), make_player("random")
-            black, white = (agent, opponent) if colour_of_agent == 1 else (opponent, agent)
+            black, white = (agent, opponent) if colour_of_agent == BLACK else (opponent, agent)
             record = play_game(black, white, seed=seed)
             cpu = sum(s for colour, s in record.cpu if colour == colour_of_agent)
             moves = sum(1 for colour, _ in record.cpu if colour == colour_of_agent)
@@ -146,7 +121,7 @@ def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), repo
                           "max_move_cpu_s": max(s for c, s in record.cpu if c == colour_of_agent),
                           "result": record.reason})
             report("whole game as {}: {} moves, {:.2f} s CPU (max {:.2f} s a move), bundled agent, one process per move"
-                   .format("Black" if colour_of_agent == 1 else "White", moves, cpu,
+                   .format("Black" if colour_of_agent == BLACK else "White", moves, cpu,
                            games[-1]["max_move_cpu_s"]))
     shutil.rmtree(submission, ignore_errors=True)
     return {"positions": {name: len(p) for name, p in phases}, "depths": rows, "games": games,

@@ -12,9 +12,10 @@ import subprocess
 
 from engine.bitboard import points_of
 from engine.constants import BLACK, BOARD_SIZE, KOMI, PASS
-from engine.players import Player, PlayerFault
+from engine.arena.players import Player, PlayerFault, CRASH, BAD_OUTPUT
 
 GNUGO = "/usr/games/gnugo"
+MAX_LEVEL = 10
 _COLUMNS = "ABCDEFGHJ"[:BOARD_SIZE]          # GTP skips the letter I
 
 
@@ -41,7 +42,7 @@ def from_vertex(text):
 
 
 class GnuGoPlayer(Player):
-    """GNU Go at a level (0..10; its default when None), one GTP process per game."""
+    """GNU Go at a level (0..MAX_LEVEL; its default when None), one GTP process per game."""
 
     def __init__(self, level=None, spec=None):
         self.binary = gnugo_path()
@@ -71,13 +72,13 @@ class GnuGoPlayer(Player):
             while True:
                 reply = self.process.stdout.readline()
                 if not reply:
-                    raise PlayerFault("crash", "GNU Go closed its output after {!r}".format(line))
+                    raise PlayerFault(CRASH, "GNU Go closed its output after {!r}".format(line))
                 if reply.strip() == "" and lines:
                     break
                 if reply.strip():
                     lines.append(reply.strip())
         except (OSError, ValueError) as error:
-            raise PlayerFault("crash", "GNU Go: {}".format(error))
+            raise PlayerFault(CRASH, "GNU Go: {}".format(error))
         answer = " ".join(lines)
         return answer.startswith("="), answer[1:].strip()
 
@@ -115,11 +116,11 @@ class GnuGoPlayer(Player):
         self._show(position)
         ok, answer = self._command("genmove {}".format("black" if position.player == BLACK else "white"))
         if not ok:
-            raise PlayerFault("bad-output", "GNU Go answered {!r}".format(answer))
+            raise PlayerFault(BAD_OUTPUT, "GNU Go answered {!r}".format(answer))
         try:
             move = from_vertex(answer)
         except (ValueError, IndexError):
-            raise PlayerFault("bad-output", "GNU Go answered {!r}".format(answer))
+            raise PlayerFault(BAD_OUTPUT, "GNU Go answered {!r}".format(answer))
         return move, self._cpu() - before
 
     def move(self, position):

@@ -4,20 +4,30 @@ import argparse
 import json
 import sys
 
+from engine.constants import COURSE_CPU_LIMIT
+from engine.params import ParamsError
+from engine.arena.bench import bench_rules, bench_search
+from engine.arena.bundle import write_bundle
+from engine.arena.data import RULES_VECTORS, SHIPPED_PARAMS, DataError
+from engine.arena.judge import judge
+from engine.arena.match import run_match, format_report
+from engine.arena.specs import KNOWN
+
 
 def _bench_rules(args):
-    from engine.bench import bench_rules
-    result = bench_rules(vectors=args.vectors, repeats=args.repeats,
-                         playout_games=args.playout_games, seed=args.seed,
-                         report=(lambda line: None) if args.json else print)
+    try:
+        result = bench_rules(vectors=args.vectors, repeats=args.repeats,
+                             playout_games=args.playout_games, seed=args.seed,
+                             report=(lambda line: None) if args.json else print)
+    except DataError as error:
+        print("littlego bench rules: {}".format(error), file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(result, indent=2))
     return 0
 
 
 def _bench_search(args):
-    from engine.bench import bench_search
-    from engine.params import ParamsError
     try:
         result = bench_search(depths=range(1, args.max_depth + 1), params_path=args.params,
                               game_seeds=range(1, args.games + 1),
@@ -31,8 +41,6 @@ def _bench_search(args):
 
 
 def _bundle(args):
-    from engine.bundle import write_bundle
-    from engine.params import ParamsError
     try:
         paths = write_bundle(args.outdir, args.params)
     except ParamsError as error:
@@ -47,7 +55,6 @@ def _bundle(args):
 
 
 def _match(args):
-    from engine.match import run_match, format_report
     try:
         summary, _ = run_match(args.a, args.b, args.games, jobs=args.jobs, seed=args.seed,
                                opening_plies=args.random_opening, cpu_limit=args.cpu_limit,
@@ -60,14 +67,11 @@ def _match(args):
 
 
 def _judge(args):
-    from engine.judge import judge
     return judge(args.moves, args.dir, args.verbose)
 
 
 def build_parser():
     """The argument parser of ``littlego``."""
-    from engine.bench import DEFAULT_VECTORS
-    from engine.players import SHIPPED_PARAMS
     parser = argparse.ArgumentParser(
         prog="littlego",
         description="Little-Go (5x5 Go of the USC CSCI-561 course): engine tools.")
@@ -80,9 +84,10 @@ def build_parser():
     rules = targets.add_parser(
         "rules", help="legal-move generation (positions/s) and random playouts (moves/s)",
         description="Measure Position.legal_moves() over every position of the rules vectors "
-                    "and random playouts from the empty board; each figure is the median of "
+                    "(the rules vectors shipped with the package, by default) and random playouts from the "
+                    "empty board; each figure is the median of "
                     "--repeats runs on one core.")
-    rules.add_argument("--vectors", default=DEFAULT_VECTORS,
+    rules.add_argument("--vectors", default=RULES_VECTORS,
                        help="rules-vectors file (.jsonl.gz); default: %(default)s")
     rules.add_argument("--repeats", type=_positive, default=5, help="runs per figure (default 5)")
     rules.add_argument("--playout-games", type=_positive, default=2000,
@@ -114,8 +119,7 @@ def build_parser():
     match = commands.add_parser(
         "match", help="play a match between two players and report it",
         description="Play GAMES games between players A and B, colours alternating, in parallel "
-                    "and reproducibly from --seed. Players: random, greedy, aggressive, alphabeta, "
-                    "agent[:PARAMS][@DEPTH], champion, handset[@DEPTH], cmd:DIR[::COMMAND], gnugo[:LEVEL].")
+                    "and reproducibly from --seed. Players: " + KNOWN + ".")
     match.add_argument("a", metavar="A", help="first player spec")
     match.add_argument("b", metavar="B", help="second player spec")
     match.add_argument("--games", type=_positive, default=20, help="games to play (default 20)")
@@ -123,8 +127,8 @@ def build_parser():
     match.add_argument("--seed", type=int, default=1, help="match seed (default 1)")
     match.add_argument("--random-opening", type=int, default=0, metavar="K",
                        help="start each colour-swapped pair from the same K random plies")
-    match.add_argument("--cpu-limit", type=float, default=10.0, metavar="SECONDS",
-                       help="CPU seconds per move for program players (default 10, as the course)")
+    match.add_argument("--cpu-limit", type=float, default=COURSE_CPU_LIMIT, metavar="SECONDS",
+                       help="CPU seconds per move for program players (default %(default)s, as the course)")
     match.add_argument("--sgf", metavar="DIR", help="write every game as SGF into DIR")
     match.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     match.set_defaults(handler=_match)

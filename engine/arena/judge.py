@@ -10,10 +10,10 @@ move loses for the mover. MOVES is the ply count, this ply included.
 import os
 import sys
 
-from engine.constants import BLACK, MAX_MOVES, opponent
-from engine.coords import move_from_public
+from engine.constants import BLACK, MAX_MOVES, PASS, opponent
+from engine.coords import on_board, to_point
 from engine.position import Position, IllegalMove
-from engine.protocol import InputFormatError, read_input, read_output, write_input
+from engine.protocol import InputFormatError, OutputFormatError, read_input, read_output, write_input
 
 BAD_INPUT = 4       # not one of the course's codes: our input.txt itself is unusable
 
@@ -32,19 +32,14 @@ def judge(moves, workdir=".", verbose=False, out=sys.stdout):
     before = min(max(moves - 1, 0), MAX_MOVES - 1)
     position = Position.from_boards(game.player, game.previous, game.current, before)
     try:
-        move = move_from_public(read_output(os.path.join(workdir, "output.txt")))
-    except ValueError as error:
-        if "off the" not in str(error):
-            out.write("output.txt not found or invalid format\n")
-            return opponent(game.player)
-        move = None
-    except OSError:
+        answer = read_output(os.path.join(workdir, "output.txt"))
+    except (OSError, OutputFormatError):
         out.write("output.txt not found or invalid format\n")
         return opponent(game.player)
     try:
-        if move is None:
-            raise IllegalMove("off the board")
-        after = position.play_point(move)
+        if answer != PASS and not on_board(*answer):
+            raise IllegalMove("{},{} is off the board".format(*answer))
+        after = position.play_point(answer if answer == PASS else to_point(*answer))
     except IllegalMove as error:
         out.write("Invalid move: {}\nGame end.\nThe winner is {}\n".format(error, _name(opponent(game.player))))
         return opponent(game.player)

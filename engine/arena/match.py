@@ -11,9 +11,12 @@ import os
 import time
 from collections import Counter
 
-from engine.constants import BLACK, WHITE, BOARD_SIZE
-from engine.host import play_game, REASONS, DEFAULT_CPU_LIMIT
-from engine.players import make_player
+from sgfmill import sgf
+from tqdm import tqdm
+
+from engine.constants import BLACK, WHITE, BOARD_SIZE, COURSE_CPU_LIMIT, KOMI, PASS
+from engine.arena.game import play_game, END, REASONS
+from engine.arena.specs import make_player
 
 Z95 = 1.959963984540054
 
@@ -90,12 +93,12 @@ def summarise(spec_a, spec_b, results):
         "cpu_per_move": {name: {"mean": (sum(s) / len(s)) if s else 0.0, "max": max(s) if s else 0.0}
                          for name, s in cpu.items()},
         "end": {reason: ends.get(reason, 0) for reason in REASONS},
-        "faults": [r["detail"] for r in results if r["reason"] != "end"][:20],
+        "faults": [r["detail"] for r in results if r["reason"] != END][:20],
     }
 
 
 def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
-              cpu_limit=DEFAULT_CPU_LIMIT, progress=True, sgf_dir=None):
+              cpu_limit=COURSE_CPU_LIMIT, progress=True, sgf_dir=None):
     """Play the match; (summary, per-game results in game order)."""
     for spec in (spec_a, spec_b):
         make_player(spec).close()            # a bad spec fails here, before any worker starts
@@ -104,7 +107,6 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
     results = []
     bar = None
     if progress:
-        from tqdm import tqdm
         bar = tqdm(total=games, unit="game", desc="{} vs {}".format(spec_a, spec_b), leave=False)
     started = time.time()
     if jobs == 1:
@@ -131,24 +133,23 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
 
 def write_sgf_games(directory, results):
     """Every game as an SGF file (sgfmill) in ``directory``."""
-    from sgfmill import sgf
     if not os.path.isdir(directory):
         os.makedirs(directory)
     for r in results:
         game = sgf.Sgf_game(size=BOARD_SIZE)
         root = game.get_root()
-        root.set("KM", 2.5)
+        root.set("KM", KOMI)
         root.set("PB", r["black"])
         root.set("PW", r["white"])
         root.set("RE", "{}+{}".format("B" if r["winner"] == BLACK else "W",
-                                      "R" if r["reason"] != "end" else
-                                      abs(r["black_stones"] - r["white_stones"] - 2.5)))
+                                      "R" if r["reason"] != END else
+                                      abs(r["black_stones"] - r["white_stones"] - KOMI)))
         if r["detail"]:
             root.set("GC", r["detail"])
         colour = "b"
         for text in r["moves"]:
             node = game.extend_main_sequence()
-            if text == "PASS":
+            if text == PASS:
                 node.set_move(colour, None)
             else:
                 i, j = (int(x) for x in text.split(","))

@@ -1,19 +1,24 @@
 """``littlego bundle OUTDIR``: the two files a course submission may hold.
 
-The bundled ``my_player3.py`` carries the source of every engine module the agent
-imports, installs them as the ``engine`` package through a small import hook, and
-runs the same ``engine.agent.main`` as the repository's agent: one code path, no copy
-of the rules that could drift. Standard library only, Python 3.7 compatible.
+The bundled ``my_player3.py`` carries the source of every module of the playing core
+(the ``engine`` folder itself, without its subpackages: the folder decides what ships),
+installs them as the ``engine`` package through a small import hook, and runs the same
+``engine.agent.main`` as the repository's agent: one code path, no copy of the rules
+that could drift. Standard library only, Python 3.7 compatible.
 """
 
 import os
 
+import engine
 from engine.params import load_params, save_params
+from engine.protocol import write_atomic
 
-ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
-# The modules the agent imports, and only those (no benchmarks, players or host).
-AGENT_MODULES = ("__init__", "constants", "coords", "bitboard", "position", "protocol",
-                 "features", "params", "search", "agent")
+CORE_DIR = os.path.dirname(os.path.abspath(engine.__file__))
+
+
+def core_modules():
+    """The playing core's module names (the .py files directly in the engine folder), sorted."""
+    return sorted(name[:-3] for name in os.listdir(CORE_DIR) if name.endswith(".py"))
 
 _BOOTSTRAP = '''
 import importlib.abc
@@ -54,8 +59,8 @@ def bundle_source():
     parts = ['"""Little-Go agent (littlego bundle): reads input.txt, writes output.txt.\n\n'
              'Self-contained: the engine\'s modules are carried below as text. Standard library only.\n"""\n',
              "_SOURCES = {}\n"]
-    for name in AGENT_MODULES:
-        with open(os.path.join(ENGINE_DIR, name + ".py")) as handle:
+    for name in core_modules():
+        with open(os.path.join(CORE_DIR, name + ".py")) as handle:
             parts.append("_SOURCES[{!r}] = {!r}\n".format(name, handle.read()))
     parts.append(_BOOTSTRAP)
     return "".join(parts)
@@ -67,10 +72,7 @@ def write_bundle(outdir, params_path):
     if not os.path.isdir(outdir):
         os.makedirs(outdir)
     player = os.path.join(outdir, "my_player3.py")
-    staging = player + ".tmp"
-    with open(staging, "w") as handle:
-        handle.write(bundle_source())
-    os.replace(staging, player)
+    write_atomic(player, bundle_source())
     target = os.path.join(outdir, "params.json")
     save_params(target, params)
     return [player, target]

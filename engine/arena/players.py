@@ -1,38 +1,35 @@
-"""Players behind one small interface, each built from a short spec string.
+"""The player interface, the course's scripted opponents, and our searcher as a player.
 
 A player is told a game starts (``new_game``), is asked for moves (``move``: position
-in, flat point or PASS out) and is closed at the end. Specs:
+in, flat point or PASS out, for every kind of player) and is closed at the end. The
+course's opponents, as its assignment describes them:
 
 - ``random``: a uniformly random legal placement, PASS only when none exists;
 - ``greedy``: the placement capturing the most stones, ties broken at random;
 - ``aggressive``: two plies ahead: the placement maximising its captures minus the
   opponent's best capture in reply, ties at random;
 - ``alphabeta``: minimax with alpha-beta at depth 2 over at most 10 candidates
-  (the best by one-ply material), material evaluation, as the course's opponent;
-- ``agent[:PARAMS][@DEPTH]``: our searcher with a params file (default: the shipped
-  ``params.json``) at that file's depth or ``DEPTH``;
-- ``champion``: the shipped agent at its configured depth and CPU budget;
-- ``handset[@DEPTH]``: our searcher with the built-in hand-set default weights, a fixed
-  reference that does not change when ``params.json`` does;
-- ``cmd:DIR[::COMMAND]``: a program speaking the course file protocol, run once per move
-  in a private copy of DIR (default command: ``python3 my_player3.py``);
-- ``gnugo[:LEVEL]``: GNU Go over GTP (see ``engine.gnugo``).
+  (the best by one-ply material), material evaluation.
+
+``AgentPlayer`` is our search with a set of Params. Program and GNU Go players live in
+``program`` and ``gnugo``; ``specs`` builds any player from its spec string.
 """
 
-import os
 import random
 import time
 
 from engine.bitboard import count, points_of
 from engine.constants import PASS
+from engine.params import make_evaluator
 from engine.playout import random_point
+from engine.search import Searcher
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHIPPED_PARAMS = os.path.join(ROOT, "params.json")
+# Why a player lost without an illegal placement of its own making.
+TIMEOUT, CRASH, BAD_OUTPUT, ILLEGAL = "timeout", "crash", "bad-output", "illegal"
 
 
 class PlayerFault(Exception):
-    """A player failed to produce a move; ``reason`` is timeout, crash or bad-output."""
+    """A player failed to produce a legal move; ``reason`` is TIMEOUT, CRASH, BAD_OUTPUT or ILLEGAL."""
 
     def __init__(self, reason, detail):
         super(PlayerFault, self).__init__("{}: {}".format(reason, detail))
@@ -157,73 +154,21 @@ class AlphaBetaPlayer(Player):
 
 
 class AgentPlayer(Player):
-    """Our searcher with a params file, at its depth (or a given one) and CPU budget."""
+    """Our searcher with Params, at their depth (or ``depth``), within their CPU budget when ``timed``.
 
-    def __init__(self, params_path=SHIPPED_PARAMS, depth=None, spec=None, params=None):
-        from engine.params import load_params, make_evaluator
-        self.params = params if params is not None else load_params(params_path)
-        self.depth = depth or self.params.depth
-        self.evaluate = make_evaluator(self.params.weights)
-        self.spec = spec or "agent:{}@{}".format(params_path, self.depth)
+    Untimed, a move depends only on the position and the seed, never on the machine's speed.
+    """
+
+    def __init__(self, params, depth=None, spec="agent", timed=True):
+        self.params = params
+        self.depth = depth or params.depth
+        self.cpu_budget = params.cpu_budget if timed else None
+        self.evaluate = make_evaluator(params.weights)
+        self.spec = spec
 
     def new_game(self, colour, seed):
-        from engine.search import Searcher
         Player.new_game(self, colour, seed)
         self.searcher = Searcher(self.evaluate, rng=self.rng)
 
     def move(self, position):
-        return self.searcher.iterative(position, self.depth, self.params.cpu_budget).move
-
-
-def make_player(spec, cpu_limit=None):
-    """A player from its spec string; ValueError naming what is wrong with the spec.
-
-    ``cpu_limit`` (seconds a move) is enforced on program players (``cmd:``).
-    """
-    spec = spec.strip()
-    name, _, argument = spec.partition(":")
-    simple = {"random": RandomPlayer, "greedy": GreedyPlayer, "aggressive": AggressivePlayer,
-              "alphabeta": AlphaBetaPlayer}
-    if name in simple:
-        if argument:
-            raise ValueError("player {!r} takes no argument (got {!r})".format(name, argument))
-        return simple[name]()
-    if name == "champion" and not argument:
-        return AgentPlayer(SHIPPED_PARAMS, spec="champion")
-    if name.startswith("handset"):
-        from engine.params import default_params
-        depth_text = spec[len("handset"):]
-        if depth_text and not (depth_text.startswith("@") and depth_text[1:].isdigit()
-                               and 1 <= int(depth_text[1:]) <= 12):
-            raise ValueError("player {!r}: expected handset or handset@DEPTH (1..12)".format(spec))
-        return AgentPlayer(params=default_params(), depth=int(depth_text[1:]) if depth_text else None, spec=spec)
-    if name.startswith("agent"):
-        from engine.params import ParamsError
-        rest = spec[len("agent"):]
-        depth = None
-        if "@" in rest:
-            rest, _, depth_text = rest.rpartition("@")
-            if not depth_text.isdigit() or not 1 <= int(depth_text) <= 12:
-                raise ValueError("player {!r}: depth must be an integer 1..12".format(spec))
-            depth = int(depth_text)
-        if rest and not rest.startswith(":"):
-            raise ValueError("unknown player {!r}".format(spec))
-        path = rest[1:] or SHIPPED_PARAMS
-        try:
-            return AgentPlayer(path, depth, spec=spec)
-        except ParamsError as error:
-            raise ValueError("player {!r}: {}".format(spec, error))
-    if name == "cmd":
-        from engine.host import ProgramPlayer
-        directory, _, command = argument.partition("::")
-        if not directory:
-            raise ValueError("player {!r}: expected cmd:DIR[::COMMAND]".format(spec))
-        return ProgramPlayer(directory, command or None, spec=spec,
-                             **({"cpu_limit": cpu_limit} if cpu_limit else {}))
-    if name == "gnugo":
-        from engine.gnugo import GnuGoPlayer
-        if argument and not (argument.isdigit() and 0 <= int(argument) <= 10):
-            raise ValueError("player {!r}: the GNU Go level is an integer 0..10".format(spec))
-        return GnuGoPlayer(int(argument) if argument else None, spec=spec)
-    raise ValueError("unknown player {!r} (known: random, greedy, aggressive, alphabeta, "
-                     "agent[:PARAMS][@DEPTH], champion, handset[@DEPTH], cmd:DIR[::COMMAND], gnugo[:LEVEL])".format(spec))
+        return self.searcher.iterative(position, self.depth, self.cpu_budget).move

@@ -1,0 +1,27 @@
+"""Package data: the files the tools read, found beside this module wherever the package is installed.
+
+``params.json`` here is a link to the repository's top-level ``params.json`` (the one file
+the shipped agent reads), copied into the package when it is built.
+"""
+
+import gzip
+import json
+import os
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+SHIPPED_PARAMS = os.path.join(_HERE, "params.json")
+RULES_VECTORS = os.path.join(_HERE, "host-reference.jsonl.gz")
+
+
+class DataError(ValueError):
+    """A data file that cannot be read; the message names it."""
+
+
+def load_rules_vectors(path=RULES_VECTORS):
+    """The games of a rules-vectors file (.jsonl.gz): the course host's verdict on every ply."""
+    try:
+        with gzip.open(path, "rt") as lines:
+            return [json.loads(line) for line in lines if line.strip()]
+    except (OSError, EOFError, ValueError) as error:
+        raise DataError("{}: cannot read the rules vectors: {}".format(path, error))

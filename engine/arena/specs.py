@@ -1,0 +1,75 @@
+"""Players from spec strings, as the command line, matches and evolution panels name them.
+
+- ``random``, ``greedy``, ``aggressive``, ``alphabeta``: the course's scripted opponents;
+- ``agent[:PARAMS][@DEPTH]``: our searcher with a params file (default: the shipped
+  ``params.json``) at that file's depth or ``DEPTH``;
+- ``champion``: the shipped agent at its configured depth and CPU budget;
+- ``handset[@DEPTH]``: our searcher with the built-in hand-set default weights, a fixed
+  reference that does not change when ``params.json`` does;
+- ``cmd:DIR[::COMMAND]``: a program speaking the course file protocol, run once per move
+  in a private copy of DIR (default command: ``python3 my_player3.py``);
+- ``gnugo[:LEVEL]``: GNU Go over GTP.
+"""
+
+from engine.constants import MAX_DEPTH
+from engine.params import ParamsError, default_params, load_params
+from engine.arena.data import SHIPPED_PARAMS
+from engine.arena.gnugo import GnuGoPlayer, MAX_LEVEL
+from engine.arena.players import (
+    AgentPlayer, AggressivePlayer, AlphaBetaPlayer, GreedyPlayer, RandomPlayer,
+)
+from engine.arena.program import ProgramPlayer
+
+SCRIPTED = {"random": RandomPlayer, "greedy": GreedyPlayer, "aggressive": AggressivePlayer,
+            "alphabeta": AlphaBetaPlayer}
+KNOWN = ("random, greedy, aggressive, alphabeta, agent[:PARAMS][@DEPTH], champion, handset[@DEPTH], "
+         "cmd:DIR[::COMMAND], gnugo[:LEVEL]")
+
+
+def _depth(spec, text):
+    """The depth after '@' in a spec; ValueError naming the spec when it is not 1..MAX_DEPTH."""
+    if not text.isdigit() or not 1 <= int(text) <= MAX_DEPTH:
+        raise ValueError("player {!r}: the depth after '@' is an integer from 1 to {}".format(spec, MAX_DEPTH))
+    return int(text)
+
+
+def _load(spec, path):
+    try:
+        return load_params(path)
+    except ParamsError as error:
+        raise ValueError("player {!r}: {}".format(spec, error))
+
+
+def make_player(spec, cpu_limit=None):
+    """A player from its spec string; ValueError naming what is wrong with the spec.
+
+    ``cpu_limit`` (seconds a move) is enforced on program players (``cmd:``).
+    """
+    spec = spec.strip()
+    name, _, argument = spec.partition(":")
+    if name in SCRIPTED:
+        if argument:
+            raise ValueError("player {!r} takes no argument (got {!r})".format(name, argument))
+        return SCRIPTED[name]()
+    if spec == "champion":
+        return AgentPlayer(_load(spec, SHIPPED_PARAMS), spec=spec)
+    if spec == "handset" or spec.startswith("handset@"):
+        depth = _depth(spec, spec[len("handset@"):]) if "@" in spec else None
+        return AgentPlayer(default_params(), depth, spec=spec)
+    if name == "agent" or spec.startswith("agent@"):
+        rest, depth = spec[len("agent"):], None
+        if "@" in rest:
+            rest, _, depth_text = rest.rpartition("@")
+            depth = _depth(spec, depth_text)
+        return AgentPlayer(_load(spec, rest[1:] or SHIPPED_PARAMS), depth, spec=spec)
+    if name == "cmd":
+        directory, _, command = argument.partition("::")
+        if not directory:
+            raise ValueError("player {!r}: expected cmd:DIR[::COMMAND]".format(spec))
+        return ProgramPlayer(directory, command or None, spec=spec,
+                             **({"cpu_limit": cpu_limit} if cpu_limit else {}))
+    if name == "gnugo":
+        if argument and not (argument.isdigit() and 0 <= int(argument) <= MAX_LEVEL):
+            raise ValueError("player {!r}: the GNU Go level is an integer 0..{}".format(spec, MAX_LEVEL))
+        return GnuGoPlayer(int(argument) if argument else None, spec=spec)
+    raise ValueError("unknown player {!r} (known: {})".format(spec, KNOWN))

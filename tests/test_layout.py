@@ -1,0 +1,132 @@
+"""The architecture as the folders show it: imports flow core <- arena <- evolve, never back.
+
+Read from the source with ``ast``: the playing core (the modules directly in ``engine/``,
+what a course submission holds) imports only the standard library and itself; the tools
+(``engine/arena/``) import the core and libraries, never ``evolve``; nothing imports a
+project module inside a function (the way a cycle hides); and there is no cycle.
+"""
+
+import ast
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def project_modules():
+    """{module name: path} for every module of engine/ and evolve/."""
+    modules = {}
+    for package in ("engine", "evolve"):
+        for folder, _, files in os.walk(os.path.join(ROOT, package)):
+            for name in files:
+                if name.endswith(".py"):
+                    path = os.path.join(folder, name)
+                    parts = os.path.relpath(path, ROOT)[:-3].split(os.sep)
+                    if parts[-1] == "__init__":
+                        parts.pop()
+                    modules[".".join(parts)] = path
+    return modules
+
+
+def imports(path):
+    """(imported module, line, at the top level?) for each import in a file."""
+    tree = ast.parse(open(path).read(), path)
+    top = set(id(node) for node in tree.body)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            assert node.level == 0, "{}:{}: relative import".format(path, node.lineno)
+            # "from engine import position" imports the module engine.position.
+            names = [node.module + "." + alias.name for alias in node.names]
+        else:
+            continue
+        for name in names:
+            found.append((name, node.lineno, id(node) in top))
+    return found
+
+
+def layer(module):
+    if module.startswith("evolve"):
+        return "evolve"
+    if module.startswith("engine.arena"):
+        return "arena"
+    return "core"
+
+
+def resolve(name, modules):
+    """The project module an imported name refers to (longest match), or None."""
+    while name:
+        if name in modules:
+            return name
+        name = name.rpartition(".")[0]
+    return None
+
+
+MODULES = project_modules()
+ALLOWED = {"core": {"core"}, "arena": {"core", "arena"}, "evolve": {"core", "arena", "evolve"}}
+
+
+def test_the_layers_are_where_the_issue_puts_them():
+    assert {layer(m) for m in MODULES} == {"core", "arena", "evolve"}
+    core = sorted(m for m in MODULES if layer(m) == "core")
+    for expected in ("engine.position", "engine.features", "engine.search", "engine.params",
+                     "engine.protocol", "engine.agent"):
+        assert expected in core
+    for tool in ("specs", "game", "match", "judge", "bench", "bundle", "cli", "gnugo", "program"):
+        assert "engine.arena." + tool in MODULES
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_flow_one_way(module):
+    for name, line, _ in imports(MODULES[module]):
+        target = resolve(name, MODULES)
+        if target is not None:
+            assert layer(target) in ALLOWED[layer(module)], \
+                "{}:{} imports {} ({} may not import {})".format(module, line, name, layer(module), layer(target))
+
+
+@pytest.mark.skipif(not hasattr(sys, "stdlib_module_names"), reason="needs Python 3.10+ to tell the standard library")
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if layer(m) == "core"))
+def test_the_core_needs_only_the_standard_library(module):
+    for name, line, _ in imports(MODULES[module]):
+        if resolve(name, MODULES) is None:
+            assert name.split(".")[0] in sys.stdlib_module_names, "{}:{} imports {}".format(module, line, name)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_project_import_hides_inside_a_function(module):
+    for name, line, at_top in imports(MODULES[module]):
+        if resolve(name, MODULES) is not None:
+            assert at_top, "{}:{}: {} imported inside a function".format(module, line, name)
+
+
+def test_no_import_cycle():
+    graph = {m: {resolve(n, MODULES) for n, _, _ in imports(p)} - {None, m} for m, p in MODULES.items()}
+    # A package's __init__ importing its own submodules is the package, not a cycle.
+    for module in graph:
+        graph[module] = {t for t in graph[module] if not t.startswith(module + ".")}
+    done, path = set(), []
+
+    def visit(module):
+        if module in path:
+            raise AssertionError("import cycle: " + " -> ".join(path[path.index(module):] + [module]))
+        if module in done:
+            return
+        path.append(module)
+        for target in sorted(graph[module]):
+            visit(target)
+        path.pop()
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module)
+
+
+def test_the_agent_entry_point_imports_only_the_core():
+    for name, line, _ in imports(os.path.join(ROOT, "my_player3.py")):
+        target = resolve(name, MODULES)
+        assert target is None or layer(target) == "core", "my_player3.py:{} imports {}".format(line, name)
