@@ -23,6 +23,7 @@ BROKEN = {
                        "while time.process_time() - start < 1.2: pass\n"
                        "open('output.txt', 'w').write('PASS')"),
     "occupier": "open('output.txt', 'w').write('0,0')",
+    "off-board": "open('output.txt', 'w').write('9,9')",
     "traceback": "import json; json.loads('{')",
 }
 
@@ -44,6 +45,7 @@ def broken_player(tmp_path, name, cpu_limit=0.5):
     ("burner", "timeout", "CPU"),
     ("slow-then-move", "timeout", "over the 0.5 s limit"),
     ("occupier", "illegal", "occupied"),
+    ("off-board", "illegal", "9,9 is off the board"),
 ])
 def test_broken_players_lose_for_the_right_reason(tmp_path, name, reason, words):
     started = time.monotonic()
@@ -98,3 +100,22 @@ def test_judge_reports_a_bad_input_without_crashing(tmp_path):
     (tmp_path / "input.txt").write_text("7\n")
     with open(os.devnull, "w") as quiet:
         assert judge(3, str(tmp_path), out=quiet) == 4
+
+
+def test_every_kind_of_player_answers_a_flat_point_or_pass(tmp_path):
+    from engine import Position, PASS
+    folder = tmp_path / "corner"
+    folder.mkdir()
+    (folder / "my_player3.py").write_text("open('output.txt', 'w').write('1,2')\n")
+    position = Position.initial()
+    program = ProgramPlayer(str(folder))
+    program.new_game(BLACK, 1)
+    try:
+        assert program.move(position) == 7                       # row 1, column 2
+    finally:
+        program.close()
+    for spec in ("random", "greedy", "aggressive", "alphabeta", "handset@1", "champion"):
+        player = make_player(spec)
+        player.new_game(BLACK, 1)
+        move = player.move(position)
+        assert move == PASS or (isinstance(move, int) and 0 <= move < 25), (spec, move)

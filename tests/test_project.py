@@ -30,6 +30,14 @@ def test_bench_rules_reports_what_it_measured():
     assert figures["playout_moves_per_s"] > 0 and len(figures["playout_runs"]) == 1
 
 
+def test_bench_rules_refuses_missing_vectors_rather_than_measure_something_else(tmp_path):
+    result = subprocess.run([sys.executable, "-m", "engine.arena.cli", "bench", "rules", "--vectors",
+                             str(tmp_path / "nowhere.jsonl.gz")], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    assert result.returncode == 2 and result.stdout == ""
+    assert "nowhere.jsonl.gz" in result.stderr and "Traceback" not in result.stderr
+
+
 def test_bench_search_reports_each_depth():
     figures = run_command("engine.arena.cli", "bench", "search", "--max-depth", "2", "--games", "0", "--json")
     assert [row["depth"] for row in figures["depths"]] == [1, 2]
@@ -39,3 +47,36 @@ def test_bench_search_reports_each_depth():
 def test_evolve_bench_reports_games_per_second():
     figures = run_command("evolve.cli", "bench", "--workers", "1", "2", "--games", "4", "--depth", "1", "--json")
     assert set(figures["games_per_second"]) == {"1", "2"} and "2" in figures["speedup"]
+
+
+def test_a_non_editable_install_works_from_any_folder(tmp_path):
+    """pip install . (not editable), then the tools run from an empty folder on their package data."""
+    import shutil
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, str(source), symlinks=True,
+                    ignore=shutil.ignore_patterns(".git", "runs", "build", "*.egg-info", "__pycache__",
+                                                  ".pytest_cache", ".hypothesis", "experiments"))
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    installed = subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps",
+                                str(source)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               universal_newlines=True)
+    assert installed.returncode == 0, installed.stdout
+    shutil.rmtree(str(source))                       # nothing may still read the source tree
+    empty = tmp_path / "elsewhere"
+    empty.mkdir()
+
+    def littlego(*args):
+        result = subprocess.run([str(venv / "bin" / "littlego")] + list(args), cwd=str(empty),
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                                timeout=300)
+        assert result.returncode == 0, result.stderr
+        return result.stdout
+
+    assert json.loads(littlego("bench", "rules", "--repeats", "1", "--playout-games", "2",
+                               "--json"))["positions"] == 10786
+    assert "Games: 2" in littlego("match", "champion", "random", "--games", "2", "--jobs", "1")
+    littlego("bundle", "submission")
+    shipped = json.load(open(os.path.join(ROOT, "params.json")))
+    assert json.load(open(str(empty / "submission" / "params.json")))["weights"] == shipped["weights"]

@@ -14,54 +14,38 @@ from engine.arena.match import run_match, format_report
 from engine.arena.specs import KNOWN
 
 
-def _bench_rules(args):
-    try:
-        result = bench_rules(vectors=args.vectors, repeats=args.repeats,
-                             playout_games=args.playout_games, seed=args.seed,
-                             report=(lambda line: None) if args.json else print)
-    except DataError as error:
-        print("littlego bench rules: {}".format(error), file=sys.stderr)
-        return 2
-    if args.json:
+def _print_result(result, as_json):
+    if as_json:
         print(json.dumps(result, indent=2))
+
+
+def _bench_rules(args):
+    _print_result(bench_rules(vectors=args.vectors, repeats=args.repeats, playout_games=args.playout_games,
+                              seed=args.seed, report=_quiet(args)), args.json)
     return 0
 
 
 def _bench_search(args):
-    try:
-        result = bench_search(depths=range(1, args.max_depth + 1), params_path=args.params,
-                              game_seeds=range(1, args.games + 1),
-                              report=(lambda line: None) if args.json else print)
-    except ParamsError as error:
-        print("littlego bench search: {}".format(error), file=sys.stderr)
-        return 2
-    if args.json:
-        print(json.dumps(result, indent=2))
+    _print_result(bench_search(depths=range(1, args.max_depth + 1), params_path=args.params,
+                               game_seeds=range(1, args.games + 1), report=_quiet(args)), args.json)
     return 0
 
 
+def _quiet(args):
+    """The report function: lines printed as they come, or nothing when the result is printed as JSON."""
+    return (lambda line: None) if args.json else print
+
+
 def _bundle(args):
-    try:
-        paths = write_bundle(args.outdir, args.params)
-    except ParamsError as error:
-        print("littlego bundle: {}".format(error), file=sys.stderr)
-        return 2
-    except OSError as error:
-        print("littlego bundle: cannot write {}: {}".format(args.outdir, error.strerror or error), file=sys.stderr)
-        return 2
-    for path in paths:
+    for path in write_bundle(args.outdir, args.params):
         print("wrote {}".format(path))
     return 0
 
 
 def _match(args):
-    try:
-        summary, _ = run_match(args.a, args.b, args.games, jobs=args.jobs, seed=args.seed,
-                               opening_plies=args.random_opening, cpu_limit=args.cpu_limit,
-                               progress=not args.json and sys.stderr.isatty(), sgf_dir=args.sgf)
-    except ValueError as error:
-        print("littlego match: {}".format(error), file=sys.stderr)
-        return 2
+    summary, _ = run_match(args.a, args.b, args.games, jobs=args.jobs, seed=args.seed,
+                           opening_plies=args.random_opening, cpu_limit=args.cpu_limit,
+                           progress=not args.json and sys.stderr.isatty(), sgf_dir=args.sgf)
     print(json.dumps(summary, indent=2) if args.json else format_report(summary))
     return 0
 
@@ -157,8 +141,16 @@ def _positive(text):
 def main(argv=None):
     """Entry point of the ``littlego`` console script."""
     args = build_parser().parse_args(argv)
+    command = " ".join(part for part in ("littlego", args.command, getattr(args, "target", None)) if part)
     try:
         return args.handler(args)
+    except (ParamsError, DataError, ValueError) as error:     # bad params, data or player specs
+        print("{}: {}".format(command, error), file=sys.stderr)
+        return 2
+    except OSError as error:
+        print("{}: {}{}".format(command, error.filename + ": " if error.filename else "", error.strerror or error),
+              file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

@@ -123,18 +123,3 @@ def _tail(path, limit=300):
     except OSError:
         return ""
     return text[-limit:].replace("\n", " | ")
-
-
-def _describe_status(status):
-    if os.WIFSIGNALED(status):
-        return "signal {}".format(os.WTERMSIG(status))
-    return "status {}".format(os.WEXITSTATUS(status))
-
-
-def _tail(path, limit=300):
-    try:
-        with open(path, "rb") as handle:
-            text = handle.read().decode("utf-8", "replace").strip()
-    except OSError:
-        return ""
-    return text[-limit:].replace("\n", " | ")
