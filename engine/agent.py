@@ -24,25 +24,38 @@ def _warn(message):
     sys.stderr.write("my_player3: {}\n".format(message))
 
 
+def _stones(board):
+    return len(board) - board.count("0")
+
+
+def plausible_plies(game, plies):
+    """Whether ``plies`` played before this move agrees with the boards and the colour to move.
+
+    Black moves on even plies, White on odd ones, the last ply each can be asked being 22 / 23;
+    every placement adds one stone and captures only remove, so the stones bound the plies.
+    """
+    last = MAX_MOVES - 2 if game.player == BLACK else MAX_MOVES - 1
+    return (0 <= plies <= last and (plies % 2 == 0) == (game.player == BLACK)
+            and _stones(game.current) <= plies)
+
+
 def infer_moves_played(game, state_path):
-    """Plies played before this move: new game, state file, or an estimate from the stones."""
-    previous_stones = game.previous.count("1") + game.previous.count("2")
-    current_stones = game.current.count("1") + game.current.count("2")
-    if previous_stones == 0 and current_stones <= 1:
+    """Plies played before this move: new game, a state file that agrees with the boards, or an estimate."""
+    if _stones(game.previous) == 0 and _stones(game.current) <= 1:
         return 0 if game.player == BLACK else 1
     try:
-        with open(state_path) as handle:
-            lines = handle.read().split()
+        with open(state_path, "rb") as handle:
+            lines = handle.read(1000).decode("ascii").split()
         header = " ".join(lines[:2])
         colour, plies_after, board = int(lines[2]), int(lines[3]), lines[4]
         if header == STATE_HEADER and colour == game.player and board == game.previous:
-            return min(plies_after + 1, MAX_MOVES - 1)
+            if plausible_plies(game, plies_after + 1):
+                return plies_after + 1
+            _warn("the state file's ply count {} does not fit the boards".format(plies_after + 1))
     except (OSError, ValueError, IndexError):
         pass
-    # Every placement adds a stone and captures only remove, so the stones on the board
-    # bound the plies from below; the colour to move fixes the parity.
-    # Black moves on even plies, White on odd ones; the last ply each can be asked is 22 / 23.
-    estimate = current_stones
+    # The fewest plies that fit: the stones on the board, of the mover's parity.
+    estimate = _stones(game.current)
     if (estimate % 2 == 0) != (game.player == BLACK):
         estimate += 1
     estimate = min(estimate, MAX_MOVES - 2 if game.player == BLACK else MAX_MOVES - 1)
@@ -61,30 +74,50 @@ def choose_move(position, params, rng=None):
     return searcher.iterative(position, params.depth, params.cpu_budget).move
 
 
+def _params(path):
+    """The params at ``path``, else the built-in defaults, with a warning saying why."""
+    try:
+        return load_params(path, warn=_warn)
+    except ParamsError as error:
+        _warn("{}; playing with the built-in defaults".format(error))
+    except Exception as error:                 # whatever the file holds, the agent plays
+        _warn("{}: unusable ({}: {}); playing with the built-in defaults".format(path, type(error).__name__, error))
+    return default_params()
+
+
+def _move(position, params):
+    """The searched move, or a legal one when the search fails; the judge accepts either."""
+    try:
+        move = choose_move(position, params)
+        if move != PASS:
+            position.play_point(move)          # the judge must accept it
+        return move
+    except Exception as error:                 # never lose a game by crashing
+        _warn("search failed ({}: {}); playing a legal move".format(type(error).__name__, error))
+        return fallback_move(position)
+
+
 def main(params_path, workdir="."):
-    """Play one move in ``workdir``; returns the exit status (0, or 2 for a bad input.txt)."""
+    """Play one move in ``workdir``; the exit status: 0, 2 for a bad input.txt, 3 when output.txt cannot be written."""
     input_path = os.path.join(workdir, "input.txt")
     try:
         game = read_input(input_path)
     except InputFormatError as error:
         _warn("bad input: {}".format(error))
         return 2
-    try:
-        params = load_params(params_path)
-    except ParamsError as error:
-        _warn("{}; playing with the built-in defaults".format(error))
-        params = default_params()
     state_path = os.path.join(workdir, STATE_FILE)
-    moves_played = infer_moves_played(game, state_path)
-    position = Position.from_boards(game.player, game.previous, game.current, moves_played)
     try:
-        move = choose_move(position, params)
-        if move != PASS:
-            position.play_point(move)          # the judge must accept it
-    except Exception as error:                 # never lose a game by crashing
-        _warn("search failed ({}: {}); playing a legal move".format(type(error).__name__, error))
-        move = fallback_move(position)
-    write_output(os.path.join(workdir, "output.txt"), move)
+        moves_played = infer_moves_played(game, state_path)
+    except Exception as error:
+        _warn("cannot tell the ply count ({}); assuming the fewest that fit".format(error))
+        moves_played = 0 if game.player == BLACK else 1
+    position = Position.from_boards(game.player, game.previous, game.current, moves_played)
+    move = _move(position, _params(params_path)) if not position.is_over else PASS
+    try:
+        write_output(os.path.join(workdir, "output.txt"), move)
+    except OSError as error:
+        _warn("cannot write output.txt: {}".format(error))
+        return 3
     try:
         after = position.play_point(move) if not position.is_over else position
         write_atomic(state_path, "{}\n{}\n{}\n{}\n".format(

@@ -15,6 +15,7 @@ PASS = "PASS"
 COURSE_CPU_LIMIT = 10.0         # CPU seconds a move may take before the course forfeits it
 MAX_CPU_BUDGET = 9.5            # the most a params file may ask for: some margin below the limit
 MAX_DEPTH = 12                  # the deepest fixed search depth anything may ask for
+MAX_WEIGHT = 1000.0             # the largest evaluation weight: evaluations stay far below a won game
 
 _OPPONENT = {BLACK: WHITE, WHITE: BLACK}
 

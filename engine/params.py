@@ -10,10 +10,11 @@ Format (version 1)::
 
 import json
 import math
+import sys
 from operator import mul
 from collections import namedtuple
 
-from engine.constants import MAX_CPU_BUDGET, MAX_DEPTH
+from engine.constants import MAX_CPU_BUDGET, MAX_DEPTH, MAX_WEIGHT
 from engine.features import FEATURES, feature_values
 from engine.protocol import write_atomic
 
@@ -40,14 +41,45 @@ Params.__doc__ = "Validated parameters: weights (dict in FEATURES order), depth,
 
 def _number(value, where):
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ParamsError("{}: expected a number, found {!r}".format(where, value))
-    if not math.isfinite(value):
-        raise ParamsError("{}: expected a finite number, found {!r}".format(where, value))
-    return float(value)
+        raise ParamsError("{}: expected a number, found {!r}".format(where, _short(value)))
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):
+        raise ParamsError("{}: expected a finite number, found {}".format(where, _short(value)))
+    return number
 
 
-def params_from_dict(data, source="params"):
-    """Params from a decoded params.json object; ParamsError naming the bad key."""
+def _short(value, limit=60):
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _warn_on_stderr(message):
+    sys.stderr.write("params: {}\n".format(message))
+
+
+def _tame(weights, source, warn):
+    """Weights scaled down so that none exceeds MAX_WEIGHT in size, with a warning if any did.
+
+    Scaling every weight by one positive factor changes no move the search chooses, and
+    keeps every evaluation far below the value of a won game.
+    """
+    largest = max(abs(w) for w in weights.values())
+    if largest <= MAX_WEIGHT:
+        return weights
+    factor = MAX_WEIGHT / largest
+    warn("{}: weights up to {:g} would swamp the value of a won game; all scaled by {:.3g} "
+         "(the same moves, largest weight {:g})".format(source, largest, factor, MAX_WEIGHT))
+    return dict((name, w * factor) for name, w in weights.items())
+
+
+def params_from_dict(data, source="params", warn=_warn_on_stderr):
+    """Params from a decoded params.json object; ParamsError naming the bad key.
+
+    Weights larger than MAX_WEIGHT are scaled down, and ``warn`` is told.
+    """
     if not isinstance(data, dict):
         raise ParamsError("{}: expected a JSON object at the top level".format(source))
     unknown = sorted(set(data) - {"format", "weights", "search", "provenance"})
@@ -66,8 +98,8 @@ def params_from_dict(data, source="params"):
     missing = [name for name in FEATURES if name not in weights]
     if missing:
         raise ParamsError("{}: weights: missing weight for feature {!r}".format(source, missing[0]))
-    checked = dict((name, _number(weights[name], "{}: weights.{}".format(source, name)))
-                   for name in FEATURES)
+    checked = _tame(dict((name, _number(weights[name], "{}: weights.{}".format(source, name)))
+                         for name in FEATURES), source, warn)
     search = data.get("search", {})
     if not isinstance(search, dict):
         raise ParamsError("{}: 'search' must be an object".format(source))
@@ -76,8 +108,8 @@ def params_from_dict(data, source="params"):
         raise ParamsError("{}: search: unknown setting {!r}".format(source, unknown[0]))
     depth = search.get("depth", DEFAULT_SEARCH["depth"])
     if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH:
-        raise ParamsError("{}: search.depth: expected an integer from 1 to {}, found {!r}"
-                          .format(source, MAX_DEPTH, depth))
+        raise ParamsError("{}: search.depth: expected an integer from 1 to {}, found {}"
+                          .format(source, MAX_DEPTH, _short(depth)))
     budget = _number(search.get("cpu_budget", DEFAULT_SEARCH["cpu_budget"]),
                      "{}: search.cpu_budget".format(source))
     if not 0 < budget <= MAX_CPU_BUDGET:
@@ -106,18 +138,24 @@ def make_params(weights, depth=None, cpu_budget=None, provenance=None, source="p
                              "provenance": DEFAULT_PROVENANCE if provenance is None else provenance}, source)
 
 
-def load_params(path):
+def load_params(path, warn=_warn_on_stderr):
     """Params from a params.json file; ParamsError saying precisely what is wrong."""
     try:
-        with open(path) as handle:
-            text = handle.read()
+        with open(path, "rb") as handle:
+            raw = handle.read()
     except OSError as error:
         raise ParamsError("{}: cannot read: {}".format(path, error.strerror or error))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ParamsError("{}: not UTF-8 text (byte {} is {:#x})".format(path, error.start, raw[error.start]))
     try:
         data = json.loads(text)
     except ValueError as error:
         raise ParamsError("{}: not valid JSON: {}".format(path, error))
-    return params_from_dict(data, path)
+    except RecursionError:
+        raise ParamsError("{}: not usable JSON: nested too deeply".format(path))
+    return params_from_dict(data, path, warn)
 
 
 def default_params():

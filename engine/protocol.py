@@ -6,6 +6,7 @@ final newline, blank lines at the end); anything that cannot be a Little-Go inpu
 """
 
 import os
+import re
 import tempfile
 from collections import namedtuple
 
@@ -13,6 +14,7 @@ from engine.constants import BLACK, WHITE, BOARD_SIZE, PASS
 from engine.coords import move_to_text
 
 INPUT_LINES = 1 + 2 * BOARD_SIZE
+_FIRST_LINE = re.compile(r"[^\r\n]*")      # up to the first LF, CR or CRLF, as text files read
 
 
 class InputFormatError(ValueError):
@@ -113,19 +115,30 @@ def write_input(path, player, previous, current):
 
 
 def write_output(path, move):
-    """Write a move (flat point or PASS) to output.txt the course way, atomically."""
-    write_atomic(path, move_to_text(move))
+    """Write a move (flat point or PASS) to output.txt the course way: atomically, else in place.
+
+    A folder where no temporary file can be made (read-only, but with a writable
+    output.txt) still gets the answer: the host reads it only after the agent exits.
+    """
+    text = move_to_text(move)
+    try:
+        write_atomic(path, text)
+    except OSError:
+        with open(path, "w") as out:
+            out.write(text)
 
 
 def parse_output(text):
     """The move an output.txt holds, read exactly as the course host reads it.
 
-    The host takes the first line, strips it and splits it on commas: ``PASS`` is a pass,
-    otherwise the first two fields must be integers (later fields are ignored). Returns
+    The host opens the file as text, so a line ends at LF, CR or CRLF (universal
+    newlines); it takes the first line, strips it and splits it on commas: ``PASS`` is a
+    pass, otherwise the first two fields must be what ``int`` reads (later fields are
+    ignored). Returns
     PASS or an ``(i, j)`` pair, which may be off the board (an illegal move, not a bad
     file); OutputFormatError when the host could not parse it (``pass`` in lower case included).
     """
-    fields = text.split("\n", 1)[0].strip().split(",")
+    fields = _FIRST_LINE.match(text).group(0).strip().split(",")
     if fields[0] == PASS:
         return PASS
     if len(fields) < 2:
@@ -137,10 +150,18 @@ def parse_output(text):
 
 
 def read_output(path="output.txt"):
-    """The move in an output file (see parse_output); OSError when missing, OutputFormatError when unparsable."""
+    """The move in an output file (see parse_output); OSError when missing, OutputFormatError when unparsable.
+
+    The host decodes the whole file as UTF-8 before it reads a line, so a file that is not
+    UTF-8 anywhere is unreadable to it, whatever its first line says.
+    """
     with open(path, "rb") as handle:
         raw = handle.read()
-    return parse_output(raw.decode("utf-8", "replace"))
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise OutputFormatError("not UTF-8 text (byte {} is {:#x})".format(error.start, raw[error.start]))
+    return parse_output(text)
 
 
 __all__ = ["InputFormatError", "OutputFormatError", "GameInput", "parse_input", "read_input", "format_input",

@@ -13,7 +13,9 @@ from collections import namedtuple
 from engine.bitboard import FULL, neighbours, grow, count, points_of, zobrist
 from engine.constants import PASS, BLACK
 
-WIN = 100000.0                 # above any evaluation: a finished game's value is +-WIN + margin
+# Above any evaluation (features are at most a few hundred, weights at most MAX_WEIGHT):
+# a finished game's value is +-WIN + margin.
+WIN = 1e7
 INFINITY = float("inf")
 TIE = 1e-9                     # values this close count as equal for the random tie-break
 _EXACT, _LOWER, _UPPER = 0, 1, 2
@@ -103,7 +105,7 @@ class Searcher(object):
                 result = self.search(position, depth, deadline if depth > 1 else None)
             except SearchTimeout:
                 break
-            if abs(result.value) >= WIN - 100:
+            if abs(result.value) >= WIN / 2:
                 break                   # the game's result is decided: deeper cannot change it
         return result
 

@@ -1,11 +1,11 @@
 """``evolve bench``: fitness games per second with 1 and with 2 (or more) workers."""
 
-import multiprocessing
 import random
 import time
 
 from engine.features import FEATURES
 from engine.params import DEFAULT_WEIGHTS
+from engine.arena.pool import worker_pool
 from evolve.config import DEFAULT_BOUNDS
 from evolve.fitness import GameJob, run_jobs
 
@@ -26,8 +26,7 @@ def bench_games(worker_counts=(1, 2), games=40, depth=2, opponent="greedy", repo
     jobs = bench_jobs(games, depth, opponent)
     rates = {}
     for workers in worker_counts:
-        context = multiprocessing.get_context("fork")
-        with context.Pool(workers) as pool:
+        with worker_pool(workers) as pool:
             pool.map(abs, range(workers))                   # the workers are up before the clock starts
             start = time.perf_counter()
             run_jobs(lambda f, items: pool.imap(f, items, chunksize=1), jobs)

@@ -1,11 +1,21 @@
-"""A run's checkpoint: the whole evolution state after a generation, written and read in one place."""
+"""A run folder's state: its checkpoint (the whole evolution after a generation) and its lock.
 
+The checkpoint is written and read here only. The lock makes one process at a time the
+writer of a run folder: a POSIX record lock on ``run.lock``, which the kernel drops when
+its process dies, so a lock left by a killed run is simply taken over.
+"""
+
+import datetime
+import fcntl
 import os
 import pickle
+import socket
+import time
 
 from engine.protocol import write_atomic
 
 CHECKPOINT = "checkpoint.pkl"
+LOCK = "run.lock"
 
 # What a checkpoint holds; a file without all of these is not one of ours.
 STATE_KEYS = ("config", "generation", "population", "halloffame", "logbook", "records", "strategy",
@@ -38,3 +48,40 @@ def load_checkpoint(run_dir):
     if not isinstance(state, dict) or any(key not in state for key in STATE_KEYS):
         raise RunError("{}: not an evolve checkpoint (it lacks the run's state)".format(path))
     return state
+
+
+class RunLock(object):
+    """The exclusive right to write a run folder, held until ``release`` or the process ends."""
+
+    def __init__(self, run_dir):
+        self.path = os.path.join(run_dir, LOCK)
+        self.fd = None
+
+    def acquire(self):
+        """Take the lock; RunError naming the holder when another live process has it."""
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            # A record lock (not flock): pool workers forked later do not inherit it.
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = ""
+            for _ in range(20):                 # the holder may be writing its name this very moment
+                holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+                if holder:
+                    break
+                time.sleep(0.05)
+            os.close(fd)
+            holder = holder or "another process"
+            raise RunError("{}: the run is in use by {}; wait for it to finish or stop it first"
+                           .format(os.path.dirname(self.path) or ".", holder))
+        os.ftruncate(fd, 0)
+        os.write(fd, "process {} on {} since {}\n".format(
+            os.getpid(), socket.gethostname(),
+            datetime.datetime.now().replace(microsecond=0).isoformat()).encode("utf-8"))
+        self.fd = fd
+        return self
+
+    def release(self):
+        if self.fd is not None:
+            os.close(self.fd)          # closing drops the record lock
+            self.fd = None

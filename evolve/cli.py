@@ -5,6 +5,10 @@ import json
 import sys
 
 from engine.params import DEFAULT_SEARCH, ParamsError
+from engine.arena.commandline import (
+    depth, file_to_write, folder_to_write, positive_int, run_command,
+)
+from engine.arena.specs import make_player
 from evolve.bench import bench_games
 from evolve.checkpoint import RunError
 from evolve.config import ConfigError
@@ -42,13 +46,15 @@ def _log(args):
 
 
 def _plot(args):
+    if args.out:
+        folder_to_write(args.out, "--out")
     for path in plot_run(args.run, args.out):
         print("wrote {}".format(path))
     return 0
 
 
 def _export(args):
-    params = export_best(args.run, args.to, depth=args.depth)
+    params = export_best(args.run, file_to_write(args.to, "--to"), depth=args.depth)
     fitness = params.provenance["fitness"]
     print("wrote {}: generation {} of {}, win rate {:.3f}, margin {:+.2f}, playing depth {}".format(
         args.to, params.provenance["generation"], params.provenance["run"], fitness["win_rate"],
@@ -57,6 +63,7 @@ def _export(args):
 
 
 def _bench(args):
+    make_player(args.opponent).close()              # a bad spec fails before any pool starts
     result = bench_games(worker_counts=tuple(args.workers), games=args.games, depth=args.depth,
                          opponent=args.opponent, report=(lambda line: None) if args.json else print)
     if args.json:
@@ -75,14 +82,14 @@ def build_parser():
                               description="Create runs/<name>-<time>/ and evolve; a checkpoint is written "
                                           "after every generation, so 'evolve resume' can continue a stopped run.")
     run.add_argument("config", help="experiment config (TOML)")
-    run.add_argument("--workers", type=int, default=None, help="worker processes (default: the config's, else all cores)")
+    run.add_argument("--workers", type=positive_int, default=None, help="worker processes (default: the config's, else all cores)")
     run.add_argument("--runs-dir", default="runs", help="where run folders go (default: runs)")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.set_defaults(handler=_run)
 
     resume = commands.add_parser("resume", help="continue a stopped or killed run from its last checkpoint")
     resume.add_argument("run", help="run folder")
-    resume.add_argument("--workers", type=int, default=None, help="worker processes")
+    resume.add_argument("--workers", type=positive_int, default=None, help="worker processes")
     resume.add_argument("--no-progress", action="store_true", help="no progress bar")
     resume.set_defaults(handler=_resume)
 
@@ -99,13 +106,13 @@ def build_parser():
     export = commands.add_parser("export", help="write a run's best weights as params.json, with provenance")
     export.add_argument("run", help="run folder")
     export.add_argument("--to", required=True, help="params file to write (e.g. params.json)")
-    export.add_argument("--depth", type=int, default=None, help="the agent's playing depth (default {})".format(DEFAULT_SEARCH["depth"]))
+    export.add_argument("--depth", type=depth, default=None, help="the agent's playing depth (default {})".format(DEFAULT_SEARCH["depth"]))
     export.set_defaults(handler=_export)
 
     bench = commands.add_parser("bench", help="fitness games per second with 1 and 2 workers")
-    bench.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="worker counts (default: 1 2)")
-    bench.add_argument("--games", type=int, default=40, help="games per measurement (default 40)")
-    bench.add_argument("--depth", type=int, default=2, help="search depth (default 2)")
+    bench.add_argument("--workers", type=positive_int, nargs="+", default=[1, 2], help="worker counts (default: 1 2)")
+    bench.add_argument("--games", type=positive_int, default=40, help="games per measurement (default 40)")
+    bench.add_argument("--depth", type=depth, default=2, help="search depth (default 2)")
     bench.add_argument("--opponent", default="greedy", help="opponent spec (default greedy)")
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
     bench.set_defaults(handler=_bench)
@@ -115,19 +122,15 @@ def build_parser():
 def main(argv=None):
     """Entry point of the ``evolve`` console script."""
     args = build_parser().parse_args(argv)
+    resumable = "The last checkpoint is intact: fix the cause, then 'evolve resume RUN' continues."
     try:
-        return args.handler(args)
-    except (ConfigError, RunError, ParamsError, FileNotFoundError) as error:
-        print("evolve {}: {}".format(args.command, error), file=sys.stderr)
-        return 2
+        return run_command("evolve", args, (ConfigError, RunError, ParamsError, ValueError),
+                           on_interrupt="interrupted: the last finished generation is checkpointed; "
+                                        "'evolve resume RUN' continues",
+                           on_os_error=resumable if args.command in ("run", "resume") else "")
     except GameJobError as error:
-        print("evolve {}: {}\nThe last checkpoint is intact: fix the cause, then 'evolve resume'."
-              .format(args.command, error), file=sys.stderr)
+        print("evolve {}: {}\n{}".format(args.command, error, resumable), file=sys.stderr)
         return 3
-    except KeyboardInterrupt:
-        print("\ninterrupted: the last finished generation is checkpointed; 'evolve resume RUN' continues",
-              file=sys.stderr)
-        return 130
 
 
 if __name__ == "__main__":

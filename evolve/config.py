@@ -1,6 +1,7 @@
 """Experiment configs (TOML), validated on load: errors name the key and the file."""
 
 import copy
+import math
 import os
 
 try:
@@ -9,7 +10,7 @@ except ImportError:                  # Python < 3.11
     import tomli as tomllib
 
 from engine.features import FEATURES
-from engine.constants import MAX_DEPTH
+from engine.constants import MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
 from engine.arena.specs import make_player
 
 # Per-feature bounds on the weights: the genome lives inside this box.
@@ -25,20 +26,22 @@ _TOP = {
     "name": (str, None, lambda v: v and all(c.isalnum() or c in "-_" for c in v), "letters, digits, - or _"),
     "description": (str, "", None, ""),
     "seed": (int, None, None, ""),
-    "population": (int, None, lambda v: v >= 2, "at least 2"),
-    "generations": (int, None, lambda v: v >= 1, "at least 1"),
+    "population": (int, None, lambda v: 2 <= v <= 10000, "2 to 10000"),
+    "generations": (int, None, lambda v: 1 <= v <= 100000, "1 to 100000"),
     "strategy": (str, "ga", lambda v: v in ("ga", "cmaes"), "'ga' or 'cmaes'"),
     "depth": (int, 2, lambda v: 1 <= v <= MAX_DEPTH, "1 to {}".format(MAX_DEPTH)),
-    "workers": (int, 0, lambda v: v >= 0, "0 (all cores) or more"),
+    "workers": (int, 0, lambda v: 0 <= v <= 4096, "0 (all cores) to 4096"),
 }
+# A random opening leaves at least two plies of the 24-ply game to play.
+_OPENING = (int, 2, lambda v: 0 <= v <= MAX_MOVES - 2, "0 to {} plies".format(MAX_MOVES - 2))
 _GA = {
-    "tournament_size": (int, 3, lambda v: v >= 2, "at least 2"),
+    "tournament_size": (int, 3, lambda v: v >= 2, "at least 2 (and at most the population)"),
     "crossover_probability": (float, 0.6, lambda v: 0 <= v <= 1, "in [0, 1]"),
     "blend_alpha": (float, 0.3, lambda v: 0 <= v <= 1, "in [0, 1]"),
     "mutation_probability": (float, 0.4, lambda v: 0 <= v <= 1, "in [0, 1]"),
     "gene_mutation_probability": (float, 0.3, lambda v: 0 < v <= 1, "in (0, 1]"),
     "mutation_sigma": (float, 0.1, lambda v: 0 < v <= 1, "in (0, 1]: a share of each feature's range"),
-    "hall_of_fame": (int, 2, lambda v: v >= 1, "at least 1"),
+    "hall_of_fame": (int, 2, lambda v: v >= 1, "at least 1 (and less than the population)"),
 }
 _CMAES = {
     "sigma": (float, 0.2, lambda v: 0 < v <= 1, "in (0, 1]: a share of the bounds' range"),
@@ -46,17 +49,18 @@ _CMAES = {
 }
 _PANEL = {
     "opponent": (str, None, None, ""),
-    "games": (int, None, lambda v: v >= 2 and v % 2 == 0, "an even number >= 2 (each opening as Black and White)"),
-    "weight": (float, 1.0, lambda v: v > 0, "positive"),
-    "random_opening": (int, 2, lambda v: 0 <= v <= 10, "0 to 10 plies"),
+    "games": (int, None, lambda v: 2 <= v <= 10000 and v % 2 == 0,
+              "an even number from 2 to 10000 (each opening as Black and White)"),
+    "weight": (float, 1.0, lambda v: 0 < v <= 1e6, "positive (at most 1e6)"),
+    "random_opening": _OPENING,
 }
 _SELF_PLAY = {
     "against": (str, "hall_of_fame", lambda v: v in ("hall_of_fame", "population"),
                 "'hall_of_fame' or 'population'"),
-    "opponents": (int, 2, lambda v: v >= 1, "at least 1"),
-    "games": (int, 2, lambda v: v >= 2 and v % 2 == 0, "an even number >= 2"),
-    "weight": (float, 1.0, lambda v: v >= 0, "zero or more (its share of the fitness)"),
-    "random_opening": (int, 2, lambda v: 0 <= v <= 10, "0 to 10 plies"),
+    "opponents": (int, 2, lambda v: 1 <= v <= 1000, "1 to 1000"),
+    "games": (int, 2, lambda v: 2 <= v <= 10000 and v % 2 == 0, "an even number from 2 to 10000"),
+    "weight": (float, 1.0, lambda v: 0 <= v <= 1e6, "zero or more, at most 1e6 (its share of the fitness)"),
+    "random_opening": _OPENING,
 }
 
 
@@ -85,6 +89,8 @@ def _check_table(table, schema, where, path):
         if not isinstance(value, kind) or isinstance(value, bool):
             raise ConfigError("{}: {!r} must be {}, found {!r}".format(
                 path, name, {int: "an integer", float: "a number", str: "a string"}[kind], value))
+        if kind is float and not math.isfinite(value):
+            raise ConfigError("{}: {!r} must be a finite number, found {!r}".format(path, name, value))
         if check is not None and not check(value):
             raise ConfigError("{}: {!r} = {!r} is out of range: {}".format(path, name, value, words))
         result[key] = value
@@ -124,14 +130,24 @@ def validate(data, path="config"):
     for feature in FEATURES:
         pair = bounds.get(feature, DEFAULT_BOUNDS[feature])
         if (not isinstance(pair, (list, tuple)) or len(pair) != 2
-                or not all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in pair)
+                or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                           and -MAX_WEIGHT <= x <= MAX_WEIGHT for x in pair)
                 or not pair[0] < pair[1]):
-            raise ConfigError("{}: 'bounds.{}' must be [low, high] with low < high, found {!r}"
-                              .format(path, feature, pair))
+            raise ConfigError("{}: 'bounds.{}' must be [low, high] with low < high, both finite and within "
+                              "+-{:g}, found {!r}".format(path, feature, MAX_WEIGHT, pair))
         config["bounds"][feature] = [float(pair[0]), float(pair[1])]
     unknown = sorted(set(bounds) - set(FEATURES))
     if unknown:
         raise ConfigError("{}: 'bounds.{}' is not a feature (known: {})".format(path, unknown[0], ", ".join(FEATURES)))
+    if config["strategy"] == "ga":
+        population, ga = config["population"], config["ga"]
+        if ga["hall_of_fame"] >= population:
+            raise ConfigError("{}: 'ga.hall_of_fame' = {} must be less than the population ({}): "
+                              "elites take that many places and selection would have none"
+                              .format(path, ga["hall_of_fame"], population))
+        if ga["tournament_size"] > population:
+            raise ConfigError("{}: 'ga.tournament_size' = {} is larger than the population ({})"
+                              .format(path, ga["tournament_size"], population))
     return config
 
 
@@ -142,6 +158,10 @@ def load_config(path):
             data = tomllib.load(handle)
     except OSError as error:
         raise ConfigError("{}: cannot read: {}".format(path, error.strerror or error))
+    except UnicodeDecodeError as error:
+        raise ConfigError("{}: not UTF-8 text (byte {})".format(path, error.start))
     except tomllib.TOMLDecodeError as error:
         raise ConfigError("{}: not valid TOML: {}".format(path, error))
+    except RecursionError:
+        raise ConfigError("{}: not usable TOML: nested too deeply".format(path))
     return validate(data, os.fspath(path))

@@ -16,7 +16,6 @@ game depends only on (weights, opponent, seed).
 import datetime
 import json
 import logging
-import multiprocessing
 import os
 import random
 import shutil
@@ -31,8 +30,9 @@ from tqdm import tqdm
 from engine.features import FEATURES
 from engine.params import make_params, save_params
 from engine.protocol import write_atomic
+from engine.arena.pool import worker_pool
 from evolve import genome
-from evolve.checkpoint import load_checkpoint, save_checkpoint
+from evolve.checkpoint import CHECKPOINT, RunError, RunLock, load_checkpoint, save_checkpoint
 from evolve.config import load_config
 from evolve.fitness import make_jobs, run_jobs, fold, group_weights, self_play_opponents
 
@@ -63,6 +63,18 @@ def _setup_logging(run_dir, verbose=False):
     return logger
 
 
+def _new_folder(parent, name):
+    """Create a fresh folder ``parent/name`` (or ``name-2``, ``-3``...): exclusive even against a concurrent run."""
+    suffix = 1
+    while True:
+        path = os.path.join(parent, name if suffix == 1 else "{}-{}".format(name, suffix))
+        try:
+            os.mkdir(path)
+            return path
+        except FileExistsError:
+            suffix += 1
+
+
 def _stats(population):
     wins = numpy.array([ind.fitness.values[0] for ind in population])
     margins = numpy.array([ind.fitness.values[1] for ind in population])
@@ -75,9 +87,12 @@ class Evolution(object):
     """One run: its folder, config, DEAP state, and the pool that plays its games."""
 
     def __init__(self, run_dir, config, workers=None, progress=True, out=sys.stdout, strategy=None):
+        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+            raise ValueError("workers must be a positive integer, not {!r}".format(workers))
         self.run_dir = run_dir
         self.config = config
         self.workers = workers or config["workers"] or os.cpu_count() or 1
+        self.lock = None
         self.progress = progress
         self.out = out
         self.bounds = [tuple(config["bounds"][name]) for name in FEATURES]
@@ -90,27 +105,45 @@ class Evolution(object):
     # -- creating and resuming ------------------------------------------------------------------
     @classmethod
     def create(cls, config_path, runs_dir="runs", workers=None, progress=True, out=sys.stdout):
-        """A new run folder for a config file (validated first: nothing is created for a bad one)."""
+        """A new run folder for a config file (config and arguments checked first: nothing is created for bad ones)."""
         config = load_config(config_path)
-        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-        run_dir = os.path.join(runs_dir, "{}-{}".format(config["name"], stamp))
-        suffix = 1
-        while os.path.exists(run_dir):
-            suffix += 1
-            run_dir = os.path.join(runs_dir, "{}-{}-{}".format(config["name"], stamp, suffix))
-        os.makedirs(run_dir)
-        shutil.copyfile(config_path, os.path.join(run_dir, CONFIG_COPY))
+        cls(None, config, workers)                        # the arguments are checked before any folder exists
+        if os.path.exists(runs_dir) and not os.path.isdir(runs_dir):
+            raise RunError("{}: not a folder (--runs-dir names where run folders go)".format(runs_dir))
+        os.makedirs(runs_dir, exist_ok=True)
+        run_dir = _new_folder(runs_dir, "{}-{}".format(config["name"], datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
         evolution = cls(run_dir, config, workers, progress, out)
-        random.seed(config["seed"])
-        numpy.random.seed(config["seed"] % (2 ** 32))
-        evolution.halloffame = tools.HallOfFame(evolution._hof_size())
+        evolution.lock = RunLock(run_dir).acquire()
+        shutil.copyfile(config_path, os.path.join(run_dir, CONFIG_COPY))
+        evolution._start()
         return evolution
+
+    def _start(self):
+        """Generation -1: the random streams seeded from the config, an empty hall of fame."""
+        random.seed(self.config["seed"])
+        numpy.random.seed(self.config["seed"] % (2 ** 32))
+        self.halloffame = tools.HallOfFame(self._hof_size())
 
     @classmethod
     def resume(cls, run_dir, workers=None, progress=True, out=sys.stdout):
-        """The run in ``run_dir`` as its last checkpoint left it."""
-        state = load_checkpoint(run_dir)
-        evolution = cls(run_dir, state["config"], workers, progress, out, strategy=state["strategy"])
+        """The run in ``run_dir`` as its last checkpoint left it (or from its start, if it has none yet)."""
+        if not os.path.isdir(run_dir):
+            raise RunError("{}: no such run folder".format(run_dir))
+        lock = RunLock(run_dir).acquire()
+        try:
+            if not os.path.exists(os.path.join(run_dir, CHECKPOINT)) and os.path.exists(os.path.join(run_dir, CONFIG_COPY)):
+                # Stopped before its first checkpoint: start again, exactly as the run would have.
+                evolution = cls(run_dir, load_config(os.path.join(run_dir, CONFIG_COPY)), workers, progress, out)
+                evolution.lock = lock
+                evolution._start()
+                evolution._rewrite_generations()
+                return evolution
+            state = load_checkpoint(run_dir)
+            evolution = cls(run_dir, state["config"], workers, progress, out, strategy=state["strategy"])
+        except BaseException:
+            lock.release()
+            raise
+        evolution.lock = lock
         evolution.population = state["population"]
         evolution.halloffame = state["halloffame"]
         evolution.logbook = state["logbook"]
@@ -132,14 +165,18 @@ class Evolution(object):
         _setup_logging(self.run_dir)
         log.info("run %s: %s, %d workers, generations %d..%d", self.run_dir, self.config["name"],
                  self.workers, self.generation + 1, self.config["generations"])
-        context = multiprocessing.get_context("fork")
         last = self.config["generations"]
         if stop_after is not None:
             last = min(last, self.generation + stop_after)
-        with context.Pool(self.workers) as pool:
-            self.toolbox.register("map", pool.imap)
-            while self.generation < last:
-                self._generation(self.generation + 1)
+        try:
+            with worker_pool(self.workers) as pool:
+                self.toolbox.register("map", pool.imap)
+                while self.generation < last:
+                    self._generation(self.generation + 1)
+        finally:
+            if self.lock is not None:
+                self.lock.release()
+                self.lock = None
         log.info("run finished at generation %d", self.generation)
         return self.run_dir
 

@@ -8,12 +8,15 @@ that could drift. Standard library only, Python 3.7 compatible.
 """
 
 import os
+import shutil
+import tempfile
 
 import engine
 from engine.params import load_params, save_params
 from engine.protocol import write_atomic
 
 CORE_DIR = os.path.dirname(os.path.abspath(engine.__file__))
+PLAYER, PARAMS = "my_player3.py", "params.json"
 
 
 def core_modules():
@@ -66,13 +69,30 @@ def bundle_source():
     return "".join(parts)
 
 
-def write_bundle(outdir, params_path):
-    """Write my_player3.py and params.json (validated) into ``outdir``; the paths written."""
+def write_bundle(outdir, params_path, force=False):
+    """Write my_player3.py and params.json (validated) into ``outdir``; the paths written.
+
+    All or nothing: both files are staged beside their targets and moved into place
+    together. A submission already there is replaced only with ``force``
+    (FileExistsError otherwise); a target that is a folder is an IsADirectoryError.
+    """
     params = load_params(params_path)
-    if not os.path.isdir(outdir):
-        os.makedirs(outdir)
-    player = os.path.join(outdir, "my_player3.py")
-    write_atomic(player, bundle_source())
-    target = os.path.join(outdir, "params.json")
-    save_params(target, params)
-    return [player, target]
+    targets = [os.path.join(outdir, name) for name in (PLAYER, PARAMS)]
+    for target in targets:
+        if os.path.isdir(target):
+            raise IsADirectoryError(21, "is a folder, where the bundle would write a file", target)
+    existing = [target for target in targets if os.path.exists(target)]
+    if existing and not force:
+        raise FileExistsError(17, "a submission is already there (--force replaces it)", existing[0])
+    if os.path.exists(outdir) and not os.path.isdir(outdir):
+        raise NotADirectoryError(20, "is a file, not a folder to bundle into", outdir)
+    os.makedirs(outdir, exist_ok=True)
+    staging = tempfile.mkdtemp(prefix=".bundle-", dir=outdir)
+    try:
+        write_atomic(os.path.join(staging, PLAYER), bundle_source())
+        save_params(os.path.join(staging, PARAMS), params)
+        for target in targets:
+            os.replace(os.path.join(staging, os.path.basename(target)), target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return targets

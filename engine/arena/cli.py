@@ -4,10 +4,13 @@ import argparse
 import json
 import sys
 
-from engine.constants import COURSE_CPU_LIMIT
+from engine.constants import COURSE_CPU_LIMIT, MAX_MOVES
 from engine.params import ParamsError
 from engine.arena.bench import bench_rules, bench_search
 from engine.arena.bundle import write_bundle
+from engine.arena.commandline import (
+    count, depth, folder_to_write, integer_range, positive_int, positive_seconds, run_command,
+)
 from engine.arena.data import RULES_VECTORS, SHIPPED_PARAMS, DataError
 from engine.arena.judge import judge
 from engine.arena.match import run_match, format_report
@@ -37,12 +40,14 @@ def _quiet(args):
 
 
 def _bundle(args):
-    for path in write_bundle(args.outdir, args.params):
+    for path in write_bundle(args.outdir, args.params, force=args.force):
         print("wrote {}".format(path))
     return 0
 
 
 def _match(args):
+    if args.sgf:
+        folder_to_write(args.sgf, "--sgf")          # before any game is played
     summary, _ = run_match(args.a, args.b, args.games, jobs=args.jobs, seed=args.seed,
                            opening_plies=args.random_opening, cpu_limit=args.cpu_limit,
                            progress=not args.json and sys.stderr.isatty(), sgf_dir=args.sgf)
@@ -73,8 +78,8 @@ def build_parser():
                     "--repeats runs on one core.")
     rules.add_argument("--vectors", default=RULES_VECTORS,
                        help="rules-vectors file (.jsonl.gz); default: %(default)s")
-    rules.add_argument("--repeats", type=_positive, default=5, help="runs per figure (default 5)")
-    rules.add_argument("--playout-games", type=_positive, default=2000,
+    rules.add_argument("--repeats", type=positive_int, default=5, help="runs per figure (default 5)")
+    rules.add_argument("--playout-games", type=positive_int, default=2000,
                        help="random games per playout run (default 2000)")
     rules.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     rules.add_argument("--json", action="store_true", help="print the figures as JSON")
@@ -86,8 +91,8 @@ def build_parser():
                     "depth (one core), then play whole games of the shipped agent against random, "
                     "one process per move as the course runs it, and report the agent's CPU.")
     search.add_argument("--params", default=None, help="params file (default: the shipped params.json)")
-    search.add_argument("--max-depth", type=_positive, default=5, help="deepest depth (default 5)")
-    search.add_argument("--games", type=int, default=1,
+    search.add_argument("--max-depth", type=depth, default=5, help="deepest depth (default 5)")
+    search.add_argument("--games", type=count, default=1,
                         help="whole-game pairs (agent as Black and as White) to time (default 1)")
     search.add_argument("--json", action="store_true", help="print the figures as JSON")
     search.set_defaults(handler=_bench_search)
@@ -98,6 +103,7 @@ def build_parser():
                     "Python 3.7) and OUTDIR/params.json: the two files a course submission holds.")
     bundle.add_argument("outdir", help="folder to write into (created if missing)")
     bundle.add_argument("--params", default=SHIPPED_PARAMS, help="params file (default: %(default)s)")
+    bundle.add_argument("--force", action="store_true", help="replace a submission already in OUTDIR")
     bundle.set_defaults(handler=_bundle)
 
     match = commands.add_parser(
@@ -106,12 +112,12 @@ def build_parser():
                     "and reproducibly from --seed. Players: " + KNOWN + ".")
     match.add_argument("a", metavar="A", help="first player spec")
     match.add_argument("b", metavar="B", help="second player spec")
-    match.add_argument("--games", type=_positive, default=20, help="games to play (default 20)")
-    match.add_argument("--jobs", type=_positive, default=None, help="parallel games (default: all cores)")
+    match.add_argument("--games", type=positive_int, default=20, help="games to play (default 20)")
+    match.add_argument("--jobs", type=positive_int, default=None, help="parallel games (default: all cores)")
     match.add_argument("--seed", type=int, default=1, help="match seed (default 1)")
-    match.add_argument("--random-opening", type=int, default=0, metavar="K",
+    match.add_argument("--random-opening", type=integer_range(0, MAX_MOVES - 2), default=0, metavar="K",
                        help="start each colour-swapped pair from the same K random plies")
-    match.add_argument("--cpu-limit", type=float, default=COURSE_CPU_LIMIT, metavar="SECONDS",
+    match.add_argument("--cpu-limit", type=positive_seconds, default=COURSE_CPU_LIMIT, metavar="SECONDS",
                        help="CPU seconds per move for program players (default %(default)s, as the course)")
     match.add_argument("--sgf", metavar="DIR", help="write every game as SGF into DIR")
     match.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
@@ -121,39 +127,18 @@ def build_parser():
         "judge", help="judge one ply like the course's host.py (for the course's build.sh)",
         description="Read input.txt and output.txt, judge the move, write the next input.txt. "
                     "Exit 0: game goes on; 1: Black wins; 2: White wins; 4: input.txt unusable.")
-    judge.add_argument("-m", "--moves", type=int, required=True, help="plies played, this one included")
+    judge.add_argument("-m", "--moves", type=count, required=True,
+                       help="plies played, this one included (the game ends at %d)" % MAX_MOVES)
     judge.add_argument("-v", "--verbose", action="store_true", help="print the board")
     judge.add_argument("--dir", default=".", help="the player's folder (default: current)")
     judge.set_defaults(handler=_judge)
     return parser
 
 
-def _positive(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("expected a positive integer, got {!r}".format(text))
-    if value < 1:
-        raise argparse.ArgumentTypeError("expected a positive integer, got {}".format(value))
-    return value
-
-
 def main(argv=None):
     """Entry point of the ``littlego`` console script."""
-    args = build_parser().parse_args(argv)
-    command = " ".join(part for part in ("littlego", args.command, getattr(args, "target", None)) if part)
-    try:
-        return args.handler(args)
-    except (ParamsError, DataError, ValueError) as error:     # bad params, data or player specs
-        print("{}: {}".format(command, error), file=sys.stderr)
-        return 2
-    except OSError as error:
-        print("{}: {}{}".format(command, error.filename + ": " if error.filename else "", error.strerror or error),
-              file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    # ValueError: bad params, data, player specs or match settings, each named in the message.
+    return run_command("littlego", build_parser().parse_args(argv), (ParamsError, DataError, ValueError))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,6 @@ game depends only on (specs, seed, game index), so a match replays exactly.
 """
 
 import math
-import multiprocessing
 import os
 import time
 from collections import Counter
@@ -16,6 +15,7 @@ from tqdm import tqdm
 
 from engine.constants import BLACK, WHITE, BOARD_SIZE, COURSE_CPU_LIMIT, KOMI, PASS
 from engine.arena.game import play_game, END, REASONS
+from engine.arena.pool import worker_pool
 from engine.arena.specs import make_player
 
 Z95 = 1.959963984540054
@@ -115,7 +115,7 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
             if bar:
                 bar.update(1)
     else:
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        with worker_pool(jobs) as pool:
             for result in pool.imap_unordered(game_job, work):
                 results.append(result)
                 if bar:
