@@ -76,7 +76,7 @@ def test_the_layers_are_where_the_issue_puts_them():
     for expected in ("engine.position", "engine.features", "engine.search", "engine.params",
                      "engine.protocol", "engine.agent"):
         assert expected in core
-    for tool in ("specs", "game", "match", "judge", "bench", "bundle", "cli", "gnugo", "program"):
+    for tool in ("specs", "game", "match", "judge", "bench", "bundle", "cli", "gnugo", "program", "gtp", "sgf", "human"):
         assert "engine.arena." + tool in MODULES
 
 

@@ -1,10 +1,10 @@
-"""The ``littlego`` command: benchmarks, matches, the course judge and bundling."""
+"""The ``littlego`` command: matches, the course judge, bundling, GTP, play and replay, benchmarks."""
 
 import argparse
 import json
 import sys
 
-from engine.constants import COURSE_CPU_LIMIT, MAX_MOVES
+from engine.constants import BLACK, COURSE_CPU_LIMIT, MAX_MOVES, WHITE
 from engine.params import ParamsError
 from engine.arena.bench import bench_rules, bench_search
 from engine.arena.bundle import write_bundle
@@ -12,9 +12,12 @@ from engine.arena.commandline import (
     count, depth, folder_to_write, integer_range, positive_int, positive_seconds, run_command,
 )
 from engine.arena.data import RULES_VECTORS, SHIPPED_PARAMS, DataError
+from engine.arena.gtp import serve
+from engine.arena.human import offer_sgf, play_in_terminal, replay
 from engine.arena.judge import judge
+from engine.arena.sgf import SgfError
 from engine.arena.match import run_match, format_report
-from engine.arena.specs import KNOWN
+from engine.arena.specs import KNOWN, make_player
 
 
 def _print_result(result, as_json):
@@ -57,6 +60,38 @@ def _match(args):
 
 def _judge(args):
     return judge(args.moves, args.dir, args.verbose)
+
+
+def _gtp(args):
+    return serve(make_player(args.player), sys.stdin, sys.stdout, seed=args.seed)
+
+
+def _read_line(prompt):
+    """A line typed at the terminal (or piped in), None at the end of input."""
+    try:
+        return input(prompt)
+    except EOFError:
+        print()
+        return None
+
+
+def _write(text):
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+def _play(args):
+    human = BLACK if args.colour == "black" else WHITE
+    opponent = make_player(args.opponent)
+    moves, final, quit = play_in_terminal(opponent, human, _read_line, _write, seed=args.seed)
+    if moves and not quit:
+        offer_sgf(moves, human, args.opponent, final, _read_line, _write)
+    return 0
+
+
+def _replay(args):
+    replay(args.game, _write, verdict_only=args.verdict_only, read_line=_read_line if args.step else None)
+    return 0
 
 
 def build_parser():
@@ -132,13 +167,42 @@ def build_parser():
     judge.add_argument("-v", "--verbose", action="store_true", help="print the board")
     judge.add_argument("--dir", default=".", help="the player's folder (default: current)")
     judge.set_defaults(handler=_judge)
+
+    gtp = commands.add_parser(
+        "gtp", help="be a GTP (Go Text Protocol 2) engine on stdin/stdout, for GUIs and tournament tools",
+        description="Answer GTP commands on stdin/stdout under Little-Go rules (5x5, komi 2.5, the course's "
+                    "KO rule, 24 plies), playing genmove with any player. A GUI such as Sabaki or GoGui "
+                    "runs it as the command: littlego gtp --player champion")
+    gtp.add_argument("--player", default="champion", help="the player answering genmove (default: %(default)s)")
+    gtp.add_argument("--seed", type=int, default=1, help="seed of the player's random choices (default 1)")
+    gtp.set_defaults(handler=_gtp)
+
+    play = commands.add_parser(
+        "play", help="play a game against any player in the terminal",
+        description="Play Little-Go in the terminal against OPPONENT. Type moves as i,j (the course's row, "
+                    "column), a GTP vertex such as C3, or pass; undo takes back your last move; quit stops. "
+                    "At the end the game can be saved as SGF.")
+    play.add_argument("opponent", nargs="?", default="champion", help="player spec (default: %(default)s)")
+    play.add_argument("--colour", "--color", choices=("black", "white"), default="black",
+                      help="the colour you play (default: black, who moves first)")
+    play.add_argument("--seed", type=int, default=1, help="seed of the opponent's random choices (default 1)")
+    play.set_defaults(handler=_play)
+
+    replay_parser = commands.add_parser(
+        "replay", help="step through a recorded game (SGF), judged by Little-Go rules",
+        description="Show a 5x5 SGF game move by move: the board, captures and plies left after each move, "
+                    "then the result under Little-Go rules. A move the rules refuse is an error naming it.")
+    replay_parser.add_argument("game", help="SGF file")
+    replay_parser.add_argument("--verdict-only", action="store_true", help="print only the result")
+    replay_parser.add_argument("--step", action="store_true", help="wait for Enter before each move")
+    replay_parser.set_defaults(handler=_replay)
     return parser
 
 
 def main(argv=None):
     """Entry point of the ``littlego`` console script."""
     # ValueError: bad params, data, player specs or match settings, each named in the message.
-    return run_command("littlego", build_parser().parse_args(argv), (ParamsError, DataError, ValueError))
+    return run_command("littlego", build_parser().parse_args(argv), (ParamsError, DataError, SgfError, ValueError))
 
 
 if __name__ == "__main__":

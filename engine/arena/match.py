@@ -10,12 +10,13 @@ import os
 import time
 from collections import Counter
 
-from sgfmill import sgf
 from tqdm import tqdm
 
-from engine.constants import BLACK, WHITE, BOARD_SIZE, COURSE_CPU_LIMIT, KOMI, PASS
+from engine.constants import BLACK, WHITE, COURSE_CPU_LIMIT
+from engine.protocol import write_atomic
 from engine.arena.game import play_game, END, REASONS
 from engine.arena.pool import worker_pool
+from engine.arena.sgf import game_sgf, result_text
 from engine.arena.specs import make_player
 
 Z95 = 1.959963984540054
@@ -132,31 +133,14 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
 
 
 def write_sgf_games(directory, results):
-    """Every game as an SGF file (sgfmill) in ``directory``."""
+    """Every game as an SGF file in ``directory``."""
     if not os.path.isdir(directory):
         os.makedirs(directory)
     for r in results:
-        game = sgf.Sgf_game(size=BOARD_SIZE)
-        root = game.get_root()
-        root.set("KM", KOMI)
-        root.set("PB", r["black"])
-        root.set("PW", r["white"])
-        root.set("RE", "{}+{}".format("B" if r["winner"] == BLACK else "W",
-                                      "R" if r["reason"] != END else
-                                      abs(r["black_stones"] - r["white_stones"] - KOMI)))
-        if r["detail"]:
-            root.set("GC", r["detail"])
-        colour = "b"
-        for text in r["moves"]:
-            node = game.extend_main_sequence()
-            if text == PASS:
-                node.set_move(colour, None)
-            else:
-                i, j = (int(x) for x in text.split(","))
-                node.set_move(colour, (BOARD_SIZE - 1 - i, j))   # sgfmill counts rows from the bottom
-            colour = "w" if colour == "b" else "b"
-        with open(os.path.join(directory, "game-{:04d}.sgf".format(r["index"])), "wb") as out:
-            out.write(game.serialise())
+        record = game_sgf(r["moves"], r["black"], r["white"],
+                          result_text(r["winner"], r["black_stones"], r["white_stones"], r["reason"] != END),
+                          r["detail"] or None)
+        write_atomic(os.path.join(directory, "game-{:04d}.sgf".format(r["index"])), record)
 
 
 def format_report(summary):

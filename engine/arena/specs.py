@@ -8,13 +8,15 @@
   reference that does not change when ``params.json`` does;
 - ``cmd:DIR[::COMMAND]``: a program speaking the course file protocol, run once per move
   in a private copy of DIR (default command: ``python3 my_player3.py``);
-- ``gnugo[:LEVEL]``: GNU Go over GTP.
+- ``gtp:COMMAND``: any engine speaking GTP, such as ``gtp:littlego gtp --player handset@4``;
+- ``gnugo[:LEVEL]``: GNU Go (a GTP engine) at a level, 0 to 10.
 """
 
 from engine.constants import MAX_DEPTH
 from engine.params import ParamsError, default_params, load_params
 from engine.arena.data import SHIPPED_PARAMS
-from engine.arena.gnugo import GnuGoPlayer, MAX_LEVEL
+from engine.arena.gnugo import MAX_LEVEL, gnugo_player
+from engine.arena.gtp import gtp_player
 from engine.arena.players import (
     AgentPlayer, AggressivePlayer, AlphaBetaPlayer, GreedyPlayer, RandomPlayer,
 )
@@ -23,7 +25,7 @@ from engine.arena.program import ProgramPlayer
 SCRIPTED = {"random": RandomPlayer, "greedy": GreedyPlayer, "aggressive": AggressivePlayer,
             "alphabeta": AlphaBetaPlayer}
 KNOWN = ("random, greedy, aggressive, alphabeta, agent[:PARAMS][@DEPTH], champion, handset[@DEPTH], "
-         "cmd:DIR[::COMMAND], gnugo[:LEVEL]")
+         "cmd:DIR[::COMMAND], gtp:COMMAND, gnugo[:LEVEL]")
 
 
 def _depth(spec, text):
@@ -71,5 +73,7 @@ def make_player(spec, cpu_limit=None):
     if name == "gnugo":
         if argument and not (argument.isdigit() and 0 <= int(argument) <= MAX_LEVEL):
             raise ValueError("player {!r}: the GNU Go level is an integer 0..{}".format(spec, MAX_LEVEL))
-        return GnuGoPlayer(int(argument) if argument else None, spec=spec)
+        return gnugo_player(int(argument) if argument else None, spec=spec)
+    if name == "gtp":
+        return gtp_player(argument, spec)
     raise ValueError("unknown player {!r} (known: {})".format(spec, KNOWN))

@@ -1,0 +1,126 @@
+"""Games as SGF (FF[4], through sgfmill): written by matches and ``littlego play``, read by
+``littlego replay`` and the GTP engine's ``loadsgf``, and judged by our rules on the way in.
+"""
+
+from collections import namedtuple
+
+from sgfmill import sgf
+
+from engine.constants import BLACK, BOARD_SIZE, KOMI, PASS, WHITE
+from engine.coords import move_to_text, to_ij, to_point
+from engine.position import IllegalMove, Position
+
+_COLOUR = {BLACK: "b", WHITE: "w"}
+
+
+class SgfError(ValueError):
+    """A file that is not a Little-Go game record; the message names the file and, for a move, which."""
+
+
+Replay = namedtuple("Replay", "positions moves black white result")
+Replay.__doc__ = """A game read back: ``positions[k]`` is the position before ``moves[k]`` (the last
+one after the last move); ``moves`` are points or PASS; player names and the recorded result."""
+
+
+def result_text(winner, black_stones, white_stones, by_fault=False):
+    """SGF's RE value: ``B+3.5``, ``W+2.5``, or ``B+F``/``W+F`` when the loser forfeited."""
+    if by_fault:
+        return "{}+F".format("B" if winner == BLACK else "W")
+    return "{}+{}".format("B" if winner == BLACK else "W", abs(black_stones - white_stones - KOMI))
+
+
+def game_sgf(moves, black="Black", white="White", result=None, comment=None, start=None):
+    """The SGF text (bytes) of a game: ``moves`` (points or PASS, or the course's text) from ``start``."""
+    game = sgf.Sgf_game(size=BOARD_SIZE)
+    root = game.get_root()
+    root.set("KM", KOMI)
+    root.set("PB", black)
+    root.set("PW", white)
+    if result:
+        root.set("RE", result)
+    if comment:
+        root.set("GC", comment)
+    position = start or Position.initial()
+    if position.black or position.white:
+        root.set_setup_stones([_sgf_point(p) for p in range(BOARD_SIZE * BOARD_SIZE) if position.colour_at(p) == BLACK],
+                              [_sgf_point(p) for p in range(BOARD_SIZE * BOARD_SIZE) if position.colour_at(p) == WHITE])
+        root.set("PL", "B" if position.player == BLACK else "W")
+    colour = position.player
+    for move in moves:
+        if isinstance(move, str) and move != PASS:
+            i, j = (int(x) for x in move.split(","))
+            move = to_point(i, j)
+        game.extend_main_sequence().set_move(_COLOUR[colour], None if move == PASS else _sgf_point(move))
+        colour = BLACK + WHITE - colour
+    return game.serialise()
+
+
+def _sgf_point(point):
+    i, j = to_ij(point)
+    return BOARD_SIZE - 1 - i, j            # sgfmill counts rows from the bottom
+
+
+def read_game(data, name="game"):
+    """A Replay of SGF bytes, every move judged by our rules; SgfError saying what is wrong and where."""
+    try:
+        game = sgf.Sgf_game.from_bytes(data)
+    except ValueError as error:
+        raise SgfError("{}: not an SGF game record ({})".format(name, error))
+    if game.get_size() != BOARD_SIZE:
+        raise SgfError("{}: a {}x{} board; Little-Go is {}x{}".format(
+            name, game.get_size(), game.get_size(), BOARD_SIZE, BOARD_SIZE))
+    root = game.get_root()
+    position = _setup(root, name)
+    positions, moves = [position], []
+    for number, node in enumerate(game.get_main_sequence()[1:], 1):
+        try:
+            colour, point = node.get_move()
+        except ValueError as error:
+            raise SgfError("{}: move {}: {}".format(name, number, error))
+        if colour is None:
+            continue                                    # a node without a move (comments, setup)
+        mover = BLACK if colour == "b" else WHITE
+        where = "{}: move {} ({} {})".format(name, number, "Black" if mover == BLACK else "White",
+                                             "pass" if point is None else move_to_text(_our_point(point)))
+        if position.is_over:
+            raise SgfError("{}: the game was already over (after ply {})".format(where, position.moves_played))
+        if mover != position.player:
+            raise SgfError("{}: it was {}'s turn (Little-Go alternates)".format(
+                where, "Black" if position.player == BLACK else "White"))
+        move = PASS if point is None else _our_point(point)
+        try:
+            position = position.play_point(move)
+        except IllegalMove as error:
+            raise SgfError("{}: illegal under Little-Go rules: {}".format(where, error))
+        positions.append(position)
+        moves.append(move)
+    return Replay(positions, moves, _text(root, "PB"), _text(root, "PW"), _text(root, "RE"))
+
+
+def _our_point(sgf_point):
+    row, column = sgf_point
+    return to_point(BOARD_SIZE - 1 - row, column)
+
+
+def _text(node, identifier):
+    try:
+        return node.get(identifier) if node.has_property(identifier) else None
+    except ValueError:
+        return None
+
+
+def _setup(root, name):
+    """The starting position: empty, or the root's setup stones with PL to move."""
+    try:
+        black, white, empty = root.get_setup_stones()
+    except ValueError as error:
+        raise SgfError("{}: bad setup stones: {}".format(name, error))
+    if not black and not white:
+        return Position.initial()
+    cells = ["0"] * (BOARD_SIZE * BOARD_SIZE)
+    for stones, digit in ((black, "1"), (white, "2")):
+        for point in stones:
+            cells[_our_point(point)] = digit
+    player = WHITE if _text(root, "PL") == "w" else BLACK
+    board = "".join(cells)
+    return Position.from_boards(player, board, board)

@@ -1,0 +1,297 @@
+"""Go software's ways in: ``littlego gtp`` as an engine, any GTP engine as a player, play in the
+terminal, and replaying SGF records."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from engine import BLACK, WHITE, Position, PASS
+from engine.coords import move_from_text
+from engine.arena.gnugo import gnugo_path
+from engine.arena.gtp import point_to_vertex, vertex_to_point
+from engine.arena.match import run_match
+from engine.arena.sgf import read_game
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+LITTLEGO = [sys.executable, "-m", "engine.arena.cli"]
+
+
+class Engine(object):
+    """``littlego gtp`` in a subprocess, one command at a time."""
+
+    def __init__(self, *args):
+        self.process = subprocess.Popen(LITTLEGO + ["gtp"] + list(args), cwd=ROOT, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+
+    def raw(self, text):
+        """Send text; the next response (lines up to the blank line), as the engine wrote it."""
+        self.process.stdin.write(text)
+        self.process.stdin.flush()
+        lines = []
+        while True:
+            line = self.process.stdout.readline()
+            assert line, "the engine closed its output; stderr: " + self.process.stderr.read()
+            if line == "\n":
+                return "".join(lines)
+            lines.append(line)
+
+    def ok(self, command):
+        answer = self.raw(command + "\n")
+        assert answer.startswith("="), (command, answer)
+        return answer[1:].strip()
+
+    def error(self, command):
+        answer = self.raw(command + "\n")
+        assert answer.startswith("?"), (command, answer)
+        return answer[1:].strip()
+
+    def close(self):
+        self.process.stdin.close()
+        return self.process.wait(timeout=30)
+
+
+@pytest.fixture
+def engine():
+    gtp = Engine("--player", "handset@2")
+    yield gtp
+    gtp.process.kill()
+    gtp.process.wait()
+
+
+def test_vertices_round_trip():
+    for point in range(25):
+        assert vertex_to_point(point_to_vertex(point)) == point
+    assert point_to_vertex(0) == "A5" and point_to_vertex(24) == "E1" and point_to_vertex(PASS) == "pass"
+    assert vertex_to_point("c3") == 12 and vertex_to_point("PASS") == PASS
+    for bad in ("I3", "F1", "A0", "A6", "", "C", "3C"):
+        with pytest.raises(ValueError):
+            vertex_to_point(bad)
+
+
+def test_the_required_commands(engine):
+    assert engine.ok("protocol_version") == "2"
+    assert engine.ok("name") == "littlego"
+    assert "handset@2" in engine.ok("version")
+    commands = engine.ok("list_commands").split()
+    for name in ("protocol_version", "name", "version", "known_command", "list_commands", "quit", "boardsize",
+                 "clear_board", "komi", "play", "genmove", "undo", "showboard", "final_score", "loadsgf", "printsgf"):
+        assert name in commands
+        assert engine.ok("known_command " + name) == "true"
+    assert engine.ok("known_command fly") == "false"
+    assert "size" in engine.error("boardsize 9")
+    assert engine.ok("boardsize 5") == ""
+    assert engine.ok("komi 6.5") == "" and "komi" in engine.error("komi many")
+    engine.ok("play b C3")
+    engine.ok("clear_board")
+    assert ". . . . ." in engine.ok("showboard")           # cleared
+
+
+def test_ids_empty_lines_comments_and_malformed_input(engine):
+    assert engine.raw("7 name\n") == "=7 littlego\n"
+    assert engine.raw("\n\n   \n# only a comment\n12 protocol_version # and a comment\n") == "=12 2\n"
+    assert engine.raw("3 fly\n").startswith("?3 unknown command")
+    assert engine.raw("na\x01me\n") == "= littlego\n"                 # control characters are dropped
+    assert engine.raw("\tname\t\n") == "= littlego\n"
+    assert engine.raw("5\n").startswith("?5")
+    assert engine.raw("play\n").startswith("? syntax error")
+    assert engine.raw("play b\n").startswith("? syntax error")
+    assert engine.raw("play purple C3\n").startswith("? syntax error")
+    assert engine.raw("play b Z9\n").startswith("? syntax error")
+    assert engine.raw("genmove\n").startswith("? syntax error")
+    assert engine.raw("boardsize five\n").startswith("? syntax error")
+    assert engine.raw("\xe9\xe9 \xff\n").startswith("? unknown command")
+    assert engine.ok("name") == "littlego"                             # still alive
+
+
+def test_illegal_plays_are_errors_and_change_nothing(engine):
+    engine.ok("play b C3")
+    before = engine.ok("showboard")
+    assert "occupied" in engine.error("play w C3")
+    assert "turn" in engine.error("play b D3")                         # Little-Go alternates
+    assert engine.ok("showboard") == before
+    # Suicide: Black into a corner White holds both sides of.
+    for move in ("w B5", "b D3", "w A4"):
+        engine.ok("play " + move)
+    assert "suicide" in engine.error("play b A5")
+
+
+def test_the_ko_rule_is_the_courses(engine, vector_games):
+    for game in vector_games:
+        plies = game["plies"]
+        banned = [k for k, ply in enumerate(plies) if ply["ko"]]
+        if banned:
+            break
+    k = banned[0]
+    for ply in plies[:k]:
+        engine.ok("play {} {}".format("b" if ply["player"] == BLACK else "w", point_to_vertex(
+            PASS if ply["move"] == "PASS" else move_from_text(ply["move"]))))
+    colour = "b" if plies[k]["player"] == BLACK else "w"
+    point = move_from_text(plies[k]["ko"][0])
+    assert "KO" in engine.error("play {} {}".format(colour, point_to_vertex(point)))
+
+
+def test_a_whole_game_then_pass_and_score_undo_and_sgf(engine, tmp_path):
+    moves = 0
+    colour = "b"
+    while "game over" not in engine.ok("showboard"):
+        assert engine.ok("genmove " + colour) != "resign"
+        moves += 1
+        colour = "w" if colour == "b" else "b"
+        assert moves <= 24
+    board = engine.ok("showboard")
+    assert "game over" in board
+    assert engine.ok("genmove b") == "pass" and engine.ok("genmove w") == "pass"
+    assert "over" in engine.error("play b pass")
+    score = engine.ok("final_score")
+    assert score[:2] in ("B+", "W+")
+    record = engine.ok("printsgf")
+    path = tmp_path / "game.sgf"
+    path.write_text(record)
+    replayed = read_game(path.read_bytes())
+    assert replayed.positions[-1].is_over and len(replayed.moves) == moves
+    engine.ok("undo")
+    assert "game over" not in engine.ok("showboard")
+    assert engine.ok("loadsgf {}".format(path)) in ("black", "white")
+    assert "game over" in engine.ok("showboard")
+    assert engine.ok("loadsgf {} 3".format(path)) == "black"            # the position before move 3
+    assert "ply 2 of 24" in engine.ok("showboard")
+    assert "cannot load" in engine.error("loadsgf /no/such/file.sgf")
+    engine.ok("quit")
+    assert engine.process.wait(timeout=30) == 0
+
+
+def test_black_passing_first_ends_the_game_as_the_course_does(engine):
+    engine.ok("play b pass")
+    assert engine.ok("genmove w") == "pass"
+    assert engine.ok("final_score") == "W+2.5"
+
+
+def test_the_engine_ends_quietly_at_the_end_of_input():
+    gtp = Engine("--player", "random")
+    gtp.ok("name")
+    assert gtp.close() == 0
+
+
+def test_a_bad_player_spec_is_one_clear_line():
+    result = subprocess.run(LITTLEGO + ["gtp", "--player", "nobody"], cwd=ROOT, input="name\n",
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    assert result.returncode == 2 and "unknown player 'nobody'" in result.stderr and "Traceback" not in result.stderr
+
+
+# -- any GTP engine as a player ----------------------------------------------------------------------
+
+def test_littlego_gtp_plays_a_match_through_the_gtp_player():
+    summary, games = run_match("champion", "gtp:littlego gtp --player handset@4", 2, jobs=1, progress=False,
+                               opening_plies=2, seed=5)
+    assert summary["end"]["end"] == 2, summary["faults"]
+    assert all(g["white"].startswith("gtp:") or g["black"].startswith("gtp:") for g in games)
+
+
+@pytest.mark.skipif(not gnugo_path(), reason="GNU Go is not installed")
+def test_gnu_go_plays_through_the_gtp_player():
+    summary, _ = run_match("champion", "gtp:{} --mode gtp --level 1".format(gnugo_path()), 2, jobs=1,
+                           progress=False, opening_plies=2)
+    assert summary["end"]["end"] == 2, summary["faults"]
+
+
+FAKE_ENGINES = {
+    "crasher": "import sys\nfor line in sys.stdin:\n    if line.startswith('genmove'):\n        sys.exit(3)\n"
+               "    print('= \\n', flush=True)\n",
+    "hanger": "import sys, time\nfor line in sys.stdin:\n    if line.startswith('genmove'):\n        time.sleep(60)\n"
+              "    print('= \\n', flush=True)\n",
+    "refuser": "import sys\nfor line in sys.stdin:\n    print(('? no' if line.startswith('genmove') else '= ') + '\\n',"
+               " flush=True)\n",
+    "rambler": "import sys\nfor line in sys.stdin:\n    print(('= Z9' if line.startswith('genmove') else '= ') + '\\n',"
+               " flush=True)\n",
+    "occupier": "import sys\nfor line in sys.stdin:\n    print(('= C3' if line.startswith('genmove') else '= ') + '\\n',"
+                " flush=True)\n",
+}
+
+
+@pytest.mark.parametrize("name, reason, words", [
+    ("crasher", "crash", "closed its output"),
+    ("hanger", "timeout", "wall time"),
+    ("refuser", "bad-output", "? no"),
+    ("rambler", "bad-output", "Z9"),
+    ("occupier", "illegal", "occupied"),
+])
+def test_a_failing_gtp_engine_loses_with_the_reason(tmp_path, name, reason, words):
+    from engine.arena.game import play_game
+    from engine.arena.gtp import gtp_player
+    from engine.arena.specs import make_player
+    script = tmp_path / (name + ".py")
+    script.write_text(FAKE_ENGINES[name])
+    player = gtp_player("{} {}".format(sys.executable, script), wall_limit=2)
+    record = play_game(make_player("random"), player, seed=3)
+    assert record.reason == reason and record.winner == BLACK, record.detail
+    assert words in record.detail
+
+
+# -- a person in the terminal -----------------------------------------------------------------------
+
+def littlego(*args, stdin=""):
+    result = subprocess.run(LITTLEGO + list(args), cwd=ROOT, input=stdin, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+    return result.returncode, result.stdout, result.stderr
+
+
+def test_a_person_plays_a_whole_legal_game_and_saves_it(tmp_path):
+    # Passing at once as White: Black (random) places a stone, White passes, and so on until the end.
+    path = tmp_path / "mine.sgf"
+    status, out, err = littlego("play", "random", "--colour", "white", stdin="pass\n" * 12 + str(path) + "\n")
+    assert status == 0 and "Traceback" not in err, err
+    assert "You play white" in out and "wins:" in out and "saved" in out
+    game = read_game(path.read_bytes())
+    assert game.positions[-1].is_over and game.black == "random" and game.white == "you"
+
+
+def test_a_person_is_refused_illegal_and_malformed_moves_and_can_undo(tmp_path):
+    stdin = "2,2\n2,2\nC3\nfoo\n9,9\nZ9\nundo\nundo\nB2\nquit\n"
+    status, out, err = littlego("play", "handset@1", stdin=stdin)
+    assert status == 0, err
+    refusals = [line for line in out.splitlines() if "refused" in line]
+    assert len(refusals) == 5                          # 2,2 and C3 occupied; foo, 9,9 and Z9 malformed
+    assert "occupied" in refusals[0] and "occupied" in refusals[1] and "not a move" in refusals[2]
+    assert "nothing to undo" in out                    # the second undo: back at the start already
+    assert out.count("ply 2 of 24") >= 2 and out.rstrip().endswith("quit.")
+    assert "save the game" not in out                  # quitting saves nothing
+
+
+def test_the_end_of_input_stops_a_game_cleanly():
+    status, out, err = littlego("play", "random", stdin="1,1\n")
+    assert status == 0 and "Traceback" not in err and "quit." in out
+
+
+def test_play_refuses_an_unknown_opponent():
+    status, _, err = littlego("play", "nobody")
+    assert status == 2 and "unknown player" in err and "Traceback" not in err
+
+
+# -- replay -------------------------------------------------------------------------------------------
+
+def test_replay_shows_the_games_a_match_wrote(tmp_path):
+    _, games = run_match("greedy", "random", 2, jobs=1, progress=False, sgf_dir=str(tmp_path), opening_plies=2)
+    for game in games:
+        path = tmp_path / "game-{:04d}.sgf".format(game["index"])
+        status, out, err = littlego("replay", str(path))
+        assert status == 0, err
+        assert out.count("\nmove ") == len(game["moves"])
+        assert "plies left" in out
+        status, verdict, _ = littlego("replay", str(path), "--verdict-only")
+        winner = "Black wins" if game["winner"] == BLACK else "White wins"
+        assert winner in verdict and verdict.count("\n") == 1
+
+
+@pytest.mark.parametrize("content, words", [
+    (b"hello", "not an SGF"),
+    (b"(;FF[4]SZ[9];B[aa])", "9x9"),
+    (b"(;FF[4]SZ[5];B[cc];W[cc])", "move 2 (White 2,2): illegal under Little-Go rules: 2,2 is occupied"),
+    (b"(;FF[4]SZ[5];B[cc];B[dd])", "move 2 (Black 3,3): it was White's turn"),
+])
+def test_replay_names_what_is_wrong(tmp_path, content, words):
+    path = tmp_path / "bad.sgf"
+    path.write_bytes(content)
+    status, _, err = littlego("replay", str(path))
+    assert status == 2 and words in err and "Traceback" not in err
