@@ -1,11 +1,12 @@
-"""``evolve bench``: fitness games per second with 1 and with 2 (or more) workers."""
+"""``evolve bench``: fitness games per second on the local pool with 1 and 2 (or more) workers,
+and on a Dask cluster if one is named, with its overhead against the pool of as many workers."""
 
 import random
 import time
 
 from engine.features import FEATURES
 from engine.params import DEFAULT_WEIGHTS
-from engine.arena.pool import worker_pool
+from engine.arena.executors import executor
 from evolve.config import DEFAULT_BOUNDS
 from evolve.fitness import GameJob, run_jobs
 
@@ -21,21 +22,39 @@ def bench_jobs(games, depth, opponent="greedy", seed=5):
     return jobs
 
 
-def bench_games(worker_counts=(1, 2), games=40, depth=2, opponent="greedy", report=print):
-    """Games per second for each worker count; the figures, and the speed-up over the first."""
+def _rate(games_executor, jobs, warm_up):
+    """Games per second of ``jobs`` on an executor already started and warmed up."""
+    run_jobs(games_executor.map, warm_up)                  # workers up and the project imported
+    start = time.perf_counter()
+    run_jobs(games_executor.map, jobs)
+    return len(jobs) / (time.perf_counter() - start)
+
+
+def bench_games(worker_counts=(1, 2), games=40, depth=2, opponent="greedy", scheduler=None, report=print):
+    """Games per second for each worker count (and the Dask cluster); the figures and speed-ups."""
     jobs = bench_jobs(games, depth, opponent)
     rates = {}
     for workers in worker_counts:
-        with worker_pool(workers) as pool:
-            pool.map(abs, range(workers))                   # the workers are up before the clock starts
-            start = time.perf_counter()
-            run_jobs(lambda f, items: pool.imap(f, items, chunksize=1), jobs)
-            rates[workers] = games / (time.perf_counter() - start)
+        with executor(None, workers) as pool:
+            rates[workers] = _rate(pool, jobs, bench_jobs(workers, 1, "random", seed=99))
         report("{} worker{}: {:.1f} games/s ({} games at depth {} against {})".format(
             workers, "" if workers == 1 else "s", rates[workers], games, depth, opponent))
     base = rates[worker_counts[0]]
     for workers in worker_counts[1:]:
         report("speed-up with {} workers: {:.2f}x".format(workers, rates[workers] / base))
-    return {"games": games, "depth": depth, "opponent": opponent,
-            "games_per_second": {str(k): v for k, v in rates.items()},
-            "speedup": {str(k): rates[k] / base for k in worker_counts[1:]}}
+    result = {"games": games, "depth": depth, "opponent": opponent,
+              "games_per_second": {str(k): v for k, v in rates.items()},
+              "speedup": {str(k): rates[k] / base for k in worker_counts[1:]}}
+    if scheduler:
+        with executor(scheduler) as cluster:
+            where = cluster.describe()
+            dask_rate = _rate(cluster, jobs, bench_jobs(where["workers"], 1, "random", seed=99))
+        result["dask"] = {"scheduler": scheduler, "workers": where["workers"], "threads": where["threads"],
+                          "games_per_second": dask_rate}
+        report("Dask at {} ({} workers): {:.1f} games/s".format(scheduler, where["workers"], dask_rate))
+        if where["workers"] in rates:
+            overhead = 1 - dask_rate / rates[where["workers"]]
+            result["dask"]["overhead_vs_local_pool"] = overhead
+            report("Dask overhead against the local pool with {} workers: {:.1%} fewer games/s".format(
+                where["workers"], overhead))
+    return result

@@ -6,8 +6,9 @@ import sys
 
 from engine.params import DEFAULT_SEARCH, ParamsError
 from engine.arena.commandline import (
-    depth, file_to_write, folder_to_write, positive_int, run_command,
+    SCHEDULER_HELP, depth, file_to_write, folder_to_write, positive_int, run_command, scheduler,
 )
+from engine.arena.executors import SCHEDULER_FORMS, ExecutorError
 from engine.arena.specs import make_player
 from evolve.bench import bench_games
 from evolve.checkpoint import RunError
@@ -19,7 +20,7 @@ from evolve.runs import export_best, format_table, plot_run, read_generations
 
 def _run(args):
     evolution = Evolution.create(args.config, runs_dir=args.runs_dir, workers=args.workers,
-                                 progress=not args.no_progress and sys.stderr.isatty())
+                                 progress=not args.no_progress and sys.stderr.isatty(), scheduler=args.scheduler)
     print("run folder: {}".format(evolution.run_dir))
     evolution.run()
     print("finished: {run}\nnext: evolve log {run} | evolve plot {run} | evolve export {run} --to params.json"
@@ -29,7 +30,7 @@ def _run(args):
 
 def _resume(args):
     evolution = Evolution.resume(args.run, workers=args.workers,
-                                 progress=not args.no_progress and sys.stderr.isatty())
+                                 progress=not args.no_progress and sys.stderr.isatty(), scheduler=args.scheduler)
     if evolution.generation >= evolution.config["generations"]:
         print("{}: already finished ({} generations)".format(args.run, evolution.generation))
         return 0
@@ -65,7 +66,7 @@ def _export(args):
 def _bench(args):
     make_player(args.opponent).close()              # a bad spec fails before any pool starts
     result = bench_games(worker_counts=tuple(args.workers), games=args.games, depth=args.depth,
-                         opponent=args.opponent, report=(lambda line: None) if args.json else print)
+                         opponent=args.opponent, scheduler=args.scheduler, report=(lambda line: None) if args.json else print)
     if args.json:
         print(json.dumps(result, indent=2))
     return 0
@@ -85,12 +86,14 @@ def build_parser():
     run.add_argument("--workers", type=positive_int, default=None, help="worker processes (default: the config's, else all cores)")
     run.add_argument("--runs-dir", default="runs", help="where run folders go (default: runs)")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument("--scheduler", type=scheduler, default=None, help=SCHEDULER_HELP)
     run.set_defaults(handler=_run)
 
     resume = commands.add_parser("resume", help="continue a stopped or killed run from its last checkpoint")
     resume.add_argument("run", help="run folder")
     resume.add_argument("--workers", type=positive_int, default=None, help="worker processes")
     resume.add_argument("--no-progress", action="store_true", help="no progress bar")
+    resume.add_argument("--scheduler", type=scheduler, default=None, help=SCHEDULER_HELP)
     resume.set_defaults(handler=_resume)
 
     log = commands.add_parser("log", help="print a run's generation table")
@@ -114,6 +117,8 @@ def build_parser():
     bench.add_argument("--games", type=positive_int, default=40, help="games per measurement (default 40)")
     bench.add_argument("--depth", type=depth, default=2, help="search depth (default 2)")
     bench.add_argument("--opponent", default="greedy", help="opponent spec (default greedy)")
+    bench.add_argument("--scheduler", type=scheduler, default=None,
+                       help="also measure a Dask cluster (" + SCHEDULER_FORMS + ") against the local pool")
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
     bench.set_defaults(handler=_bench)
     return parser
@@ -128,8 +133,9 @@ def main(argv=None):
                            on_interrupt="interrupted: the last finished generation is checkpointed; "
                                         "'evolve resume RUN' continues",
                            on_os_error=resumable if args.command in ("run", "resume") else "")
-    except GameJobError as error:
-        print("evolve {}: {}\n{}".format(args.command, error, resumable), file=sys.stderr)
+    except (GameJobError, ExecutorError) as error:
+        print("evolve {}: {}\n{}".format(args.command, error, resumable if args.command != "bench" else ""),
+              file=sys.stderr)
         return 3
 
 

@@ -11,6 +11,7 @@ except ImportError:                  # Python < 3.11
 
 from engine.features import FEATURES
 from engine.constants import MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
+from engine.arena.executors import SCHEDULER_FORMS, check_scheduler
 from engine.arena.specs import make_player
 
 # Per-feature bounds on the weights: the genome lives inside this box.
@@ -64,6 +65,18 @@ _SELF_PLAY = {
 }
 
 
+def _scheduler(value):
+    try:
+        return value == "" or bool(check_scheduler(value))
+    except ValueError:
+        return False
+
+
+_EXECUTOR = {
+    "scheduler": (str, "", _scheduler, "'' (the local process pool), " + SCHEDULER_FORMS),
+}
+
+
 class ConfigError(ValueError):
     """An experiment config that cannot be run; the message names the file and the key."""
 
@@ -104,8 +117,8 @@ def _join(where, key):
 def validate(data, path="config"):
     """A complete, checked config dict from decoded TOML; ConfigError naming the key."""
     data = copy.deepcopy(data)
-    tables = {"ga": _GA, "cmaes": _CMAES, "self_play": _SELF_PLAY}
-    top = dict((k, v) for k, v in data.items() if k not in ("ga", "cmaes", "panel", "self_play", "bounds"))
+    tables = {"ga": _GA, "cmaes": _CMAES, "self_play": _SELF_PLAY, "executor": _EXECUTOR}
+    top = dict((k, v) for k, v in data.items() if k not in ("ga", "cmaes", "panel", "self_play", "bounds", "executor"))
     config = _check_table(top, _TOP, "", path)
     for name, schema in tables.items():
         config[name] = _check_table(data.get(name, {}), schema, name, path)

@@ -9,9 +9,18 @@ individuals.
 import random
 
 import numpy
-from deap import base, cma, creator, tools
+from deap import algorithms, base, cma, creator, tools
+from deap.tools import crossover, emo, mutation, selection
 
 from engine.features import FEATURES
+
+# The evolution's own random stream. DEAP's operators draw from the module-level functions
+# of ``random``, which anything else in the process may draw from too (a Dask scheduler
+# does, from its own thread, at times of its choosing); pointing DEAP's modules at this
+# stream means nothing but the evolution can move it, so a run replays exactly.
+STREAM = random.Random()
+for _module in (algorithms, crossover, emo, mutation, selection):
+    _module.random = STREAM
 
 if not hasattr(creator, "WinThenMargin"):
     creator.create("WinThenMargin", base.Fitness, weights=(1.0, 1.0))
@@ -60,7 +69,7 @@ def make_toolbox(config, strategy=None):
         ga = config["ga"]
 
         def random_weights():
-            return [random.uniform(low, high) for low, high in bounds]
+            return [STREAM.uniform(low, high) for low, high in bounds]
 
         toolbox.register("individual", tools.initIterate, creator.Individual, random_weights)
         toolbox.register("population", tools.initRepeat, list, toolbox.individual)

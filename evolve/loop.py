@@ -6,8 +6,9 @@ every individual of the new population, the hall-of-fame elites included, is
 invalidated and evaluated on the new seeds through ``toolbox.map``. The hall of fame is
 then rebuilt from these fresh evaluations.
 
-A checkpoint (population, hall of fame, logbook, CMA-ES state, and the ``random`` and
-numpy generator states) is written atomically after every generation; resuming from it
+A checkpoint (population, hall of fame, logbook, CMA-ES state, the evolution's random
+stream ``genome.STREAM`` and numpy's generator state) is written atomically after every
+generation; resuming from it
 replays the remaining generations exactly as an uninterrupted run would, whatever the
 number of workers, because every random draw happens in the main process and every
 game depends only on (weights, opponent, seed).
@@ -17,7 +18,6 @@ import datetime
 import json
 import logging
 import os
-import random
 import shutil
 import sys
 import time
@@ -30,7 +30,7 @@ from tqdm import tqdm
 from engine.features import FEATURES
 from engine.params import make_params, save_params
 from engine.protocol import write_atomic
-from engine.arena.pool import worker_pool
+from engine.arena.executors import check_scheduler, executor
 from evolve import genome
 from evolve.checkpoint import CHECKPOINT, RunError, RunLock, load_checkpoint, save_checkpoint
 from evolve.config import load_config
@@ -63,6 +63,17 @@ def _setup_logging(run_dir, verbose=False):
     return logger
 
 
+def _where(description):
+    """Where games run, in words, for the log: executor, workers, threads, and the dashboard if any."""
+    words = "{executor}".format(**description)
+    if "scheduler" in description:
+        words += " at {}".format(description["scheduler"])
+    words += ", {} workers, {} threads".format(description["workers"], description["threads"])
+    if description.get("dashboard"):
+        words += ", dashboard {}".format(description["dashboard"])
+    return words
+
+
 def _new_folder(parent, name):
     """Create a fresh folder ``parent/name`` (or ``name-2``, ``-3``...): exclusive even against a concurrent run."""
     suffix = 1
@@ -86,12 +97,16 @@ def _stats(population):
 class Evolution(object):
     """One run: its folder, config, DEAP state, and the pool that plays its games."""
 
-    def __init__(self, run_dir, config, workers=None, progress=True, out=sys.stdout, strategy=None):
+    def __init__(self, run_dir, config, workers=None, progress=True, out=sys.stdout, strategy=None,
+                 scheduler=None):
         if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
             raise ValueError("workers must be a positive integer, not {!r}".format(workers))
         self.run_dir = run_dir
         self.config = config
         self.workers = workers or config["workers"] or os.cpu_count() or 1
+        # Where the games run: the command line's choice, else the experiment's, else the local pool.
+        self.scheduler = check_scheduler(scheduler) if scheduler else config["executor"]["scheduler"] or None
+        self.where = {}
         self.lock = None
         self.progress = progress
         self.out = out
@@ -104,15 +119,15 @@ class Evolution(object):
 
     # -- creating and resuming ------------------------------------------------------------------
     @classmethod
-    def create(cls, config_path, runs_dir="runs", workers=None, progress=True, out=sys.stdout):
+    def create(cls, config_path, runs_dir="runs", workers=None, progress=True, out=sys.stdout, scheduler=None):
         """A new run folder for a config file (config and arguments checked first: nothing is created for bad ones)."""
         config = load_config(config_path)
-        cls(None, config, workers)                        # the arguments are checked before any folder exists
+        cls(None, config, workers, scheduler=scheduler)   # the arguments are checked before any folder exists
         if os.path.exists(runs_dir) and not os.path.isdir(runs_dir):
             raise RunError("{}: not a folder (--runs-dir names where run folders go)".format(runs_dir))
         os.makedirs(runs_dir, exist_ok=True)
         run_dir = _new_folder(runs_dir, "{}-{}".format(config["name"], datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
-        evolution = cls(run_dir, config, workers, progress, out)
+        evolution = cls(run_dir, config, workers, progress, out, scheduler=scheduler)
         evolution.lock = RunLock(run_dir).acquire()
         shutil.copyfile(config_path, os.path.join(run_dir, CONFIG_COPY))
         evolution._start()
@@ -120,12 +135,12 @@ class Evolution(object):
 
     def _start(self):
         """Generation -1: the random streams seeded from the config, an empty hall of fame."""
-        random.seed(self.config["seed"])
+        genome.STREAM.seed(self.config["seed"])
         numpy.random.seed(self.config["seed"] % (2 ** 32))
         self.halloffame = tools.HallOfFame(self._hof_size())
 
     @classmethod
-    def resume(cls, run_dir, workers=None, progress=True, out=sys.stdout):
+    def resume(cls, run_dir, workers=None, progress=True, out=sys.stdout, scheduler=None):
         """The run in ``run_dir`` as its last checkpoint left it (or from its start, if it has none yet)."""
         if not os.path.isdir(run_dir):
             raise RunError("{}: no such run folder".format(run_dir))
@@ -133,13 +148,16 @@ class Evolution(object):
         try:
             if not os.path.exists(os.path.join(run_dir, CHECKPOINT)) and os.path.exists(os.path.join(run_dir, CONFIG_COPY)):
                 # Stopped before its first checkpoint: start again, exactly as the run would have.
-                evolution = cls(run_dir, load_config(os.path.join(run_dir, CONFIG_COPY)), workers, progress, out)
+                evolution = cls(run_dir, load_config(os.path.join(run_dir, CONFIG_COPY)), workers, progress, out,
+                                scheduler=scheduler)
                 evolution.lock = lock
                 evolution._start()
                 evolution._rewrite_generations()
                 return evolution
             state = load_checkpoint(run_dir)
-            evolution = cls(run_dir, state["config"], workers, progress, out, strategy=state["strategy"])
+            config = state["config"]
+            config.setdefault("executor", {"scheduler": ""})      # checkpoints from before executors existed
+            evolution = cls(run_dir, config, workers, progress, out, strategy=state["strategy"], scheduler=scheduler)
         except BaseException:
             lock.release()
             raise
@@ -149,7 +167,7 @@ class Evolution(object):
         evolution.logbook = state["logbook"]
         evolution.records = state["records"]
         evolution.generation = state["generation"]
-        random.setstate(state["random_state"])
+        genome.STREAM.setstate(state["random_state"])
         numpy.random.set_state(state["numpy_state"])
         # Lines of a generation that was cut off before its checkpoint are dropped.
         evolution._rewrite_generations()
@@ -163,14 +181,16 @@ class Evolution(object):
     def run(self, stop_after=None):
         """Evolve until the configured number of generations (or ``stop_after`` more); the run folder."""
         _setup_logging(self.run_dir)
-        log.info("run %s: %s, %d workers, generations %d..%d", self.run_dir, self.config["name"],
-                 self.workers, self.generation + 1, self.config["generations"])
         last = self.config["generations"]
         if stop_after is not None:
             last = min(last, self.generation + stop_after)
         try:
-            with worker_pool(self.workers) as pool:
-                self.toolbox.register("map", pool.imap)
+            with executor(self.scheduler, self.workers) as games:
+                self.where = games.describe()
+                log.info("run %s: %s, generations %d..%d; games run on %s", self.run_dir, self.config["name"],
+                         self.generation + 1, self.config["generations"], _where(self.where))
+                print("games run on {}".format(_where(self.where)), file=self.out)
+                self.toolbox.register("map", games.map)
                 while self.generation < last:
                     self._generation(self.generation + 1)
         finally:
@@ -205,7 +225,11 @@ class Evolution(object):
         bar = None
         if self.progress:
             bar = tqdm(total=len(jobs), unit="game", desc="generation {}".format(number), leave=False)
+        # CMA-ES draws from numpy's global generator: kept as it was whatever the executor's
+        # libraries might draw from it while the games run.
+        numpy_state = numpy.random.get_state()
         outcomes = run_jobs(self.toolbox.map, jobs, bar.update if bar else None)
+        numpy.random.set_state(numpy_state)
         if bar:
             bar.close()
         for individual, fitness in zip(invalid, fold(jobs, outcomes, len(invalid), weights)):
@@ -225,8 +249,11 @@ class Evolution(object):
     # -- records --------------------------------------------------------------------------------
     def _record(self, number, evaluated, games, seconds):
         best = self.halloffame[0]
+        rate = games / max(seconds, 1e-9)
         entry = {"generation": number, "evaluated": len(evaluated), "games": games,
-                 "seconds": round(seconds, 3), "games_per_second": round(games / max(seconds, 1e-9), 2),
+                 "seconds": round(seconds, 3), "games_per_second": round(rate, 2),
+                 "executor": dict((k, v) for k, v in self.where.items() if k != "dashboard"),
+                 "games_per_second_per_worker": round(rate / max(self.where.get("workers", 1), 1), 2),
                  "diversity": genome.diversity(self.population, self.bounds),
                  "best_fitness": list(best.fitness.values), "best_weights": genome.named(best)}
         entry.update(_stats(evaluated))
@@ -261,7 +288,7 @@ class Evolution(object):
             "config": self.config, "generation": self.generation, "population": self.population,
             "halloffame": self.halloffame, "logbook": self.logbook, "records": self.records,
             "strategy": self.strategy,
-            "random_state": random.getstate(), "numpy_state": numpy.random.get_state()})
+            "random_state": genome.STREAM.getstate(), "numpy_state": numpy.random.get_state()})
 
 
 def best_params(run_dir, config, generation, best, depth=None, cpu_budget=None):

@@ -9,8 +9,10 @@ from engine.params import ParamsError
 from engine.arena.bench import bench_rules, bench_search
 from engine.arena.bundle import write_bundle
 from engine.arena.commandline import (
-    count, depth, folder_to_write, integer_range, positive_int, positive_seconds, run_command,
+    SCHEDULER_HELP, count, depth, folder_to_write, integer_range, positive_int, positive_seconds, run_command,
+    scheduler,
 )
+from engine.arena.executors import ExecutorError
 from engine.arena.data import RULES_VECTORS, SHIPPED_PARAMS, DataError
 from engine.arena.gtp import serve
 from engine.arena.human import offer_sgf, play_in_terminal, replay
@@ -53,7 +55,8 @@ def _match(args):
         folder_to_write(args.sgf, "--sgf")          # before any game is played
     summary, _ = run_match(args.a, args.b, args.games, jobs=args.jobs, seed=args.seed,
                            opening_plies=args.random_opening, cpu_limit=args.cpu_limit,
-                           progress=not args.json and sys.stderr.isatty(), sgf_dir=args.sgf)
+                           progress=not args.json and sys.stderr.isatty(), sgf_dir=args.sgf,
+                           scheduler=args.scheduler)
     print(json.dumps(summary, indent=2) if args.json else format_report(summary))
     return 0
 
@@ -155,6 +158,8 @@ def build_parser():
     match.add_argument("--cpu-limit", type=positive_seconds, default=COURSE_CPU_LIMIT, metavar="SECONDS",
                        help="CPU seconds per move for program players (default %(default)s, as the course)")
     match.add_argument("--sgf", metavar="DIR", help="write every game as SGF into DIR")
+    match.add_argument("--scheduler", type=scheduler, default=None, help=SCHEDULER_HELP.replace(
+        "the experiment's [executor], else ", ""))
     match.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     match.set_defaults(handler=_match)
 
@@ -202,7 +207,7 @@ def build_parser():
 def main(argv=None):
     """Entry point of the ``littlego`` console script."""
     # ValueError: bad params, data, player specs or match settings, each named in the message.
-    return run_command("littlego", build_parser().parse_args(argv), (ParamsError, DataError, SgfError, ValueError))
+    return run_command("littlego", build_parser().parse_args(argv), (ParamsError, DataError, SgfError, ExecutorError, ValueError))
 
 
 if __name__ == "__main__":

@@ -11,6 +11,10 @@ import os
 import sys
 
 from engine.constants import MAX_DEPTH
+from engine.arena.executors import check_scheduler
+
+SCHEDULER_HELP = ("where games run: a Dask scheduler, tcp://HOST:PORT, or local:N for a Dask cluster of N "
+                  "processes on this machine (default: the experiment's [executor], else the local process pool)")
 
 
 def _integer(text, low, high, words):
@@ -43,6 +47,14 @@ def integer_range(low, high):
     def parse(text):
         return _integer(text, low, high, "an integer from {} to {}".format(low, high))
     return parse
+
+
+def scheduler(text):
+    """A Dask scheduler spec: local:N or tcp://HOST:PORT."""
+    try:
+        return check_scheduler(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error))
 
 
 def positive_seconds(text):

@@ -15,7 +15,7 @@ from tqdm import tqdm
 from engine.constants import BLACK, WHITE, COURSE_CPU_LIMIT
 from engine.protocol import write_atomic
 from engine.arena.game import play_game, END, REASONS
-from engine.arena.pool import worker_pool
+from engine.arena.executors import executor
 from engine.arena.sgf import game_sgf, result_text
 from engine.arena.specs import make_player
 
@@ -99,7 +99,7 @@ def summarise(spec_a, spec_b, results):
 
 
 def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
-              cpu_limit=COURSE_CPU_LIMIT, progress=True, sgf_dir=None):
+              cpu_limit=COURSE_CPU_LIMIT, progress=True, sgf_dir=None, scheduler=None):
     """Play the match; (summary, per-game results in game order)."""
     for spec in (spec_a, spec_b):
         make_player(spec).close()            # a bad spec fails here, before any worker starts
@@ -110,14 +110,14 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
     if progress:
         bar = tqdm(total=games, unit="game", desc="{} vs {}".format(spec_a, spec_b), leave=False)
     started = time.time()
-    if jobs == 1:
+    if jobs == 1 and scheduler is None:
         for job in work:
             results.append(game_job(job))
             if bar:
                 bar.update(1)
     else:
-        with worker_pool(jobs) as pool:
-            for result in pool.imap_unordered(game_job, work):
+        with executor(scheduler, jobs) as games_executor:
+            for result in games_executor.map(game_job, work):
                 results.append(result)
                 if bar:
                     bar.update(1)

@@ -1,0 +1,253 @@
+"""Evolution and matches on a Dask cluster (a LocalCluster, or a scheduler and workers started
+here on the loopback address): the same results as the local pool, a killed worker costs only
+retries, a lost scheduler stops the run resumably, and foreign workers are refused at the start."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+
+from engine.arena.executors import ExecutorError, executor          # noqa: E402
+from engine.arena.match import run_match                            # noqa: E402
+from evolve.checkpoint import CHECKPOINT                            # noqa: E402
+from evolve.config import ConfigError, load_config                  # noqa: E402
+from evolve.fitness import GameJob, safe_play_job                   # noqa: E402
+from evolve.loop import GENERATIONS, Evolution                      # noqa: E402
+from evolve.runs import read_generations                            # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+TINY = """
+name = "tiny"
+seed = 11
+population = 6
+generations = 2
+depth = 2
+workers = 2
+
+[ga]
+hall_of_fame = 2
+
+[[panel]]
+opponent = "greedy"
+games = 4
+random_opening = 2
+
+[self_play]
+opponents = 1
+games = 2
+"""
+
+STABLE = ("generation", "evaluated", "games", "best_fitness", "best_weights", "win_rate", "margin", "individuals")
+
+
+def stable(records):
+    return [{key: record[key] for key in STABLE} for record in records]
+
+
+def write(tmp_path, text, name="tiny.toml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def quiet():
+    return open(os.devnull, "w")
+
+
+def test_the_executor_table_is_validated(tmp_path):
+    config = load_config(write(tmp_path, TINY + '\n[executor]\nscheduler = "local:2"\n'))
+    assert config["executor"]["scheduler"] == "local:2"
+    assert load_config(write(tmp_path, TINY))["executor"]["scheduler"] == ""
+    for bad in ('"local:0"', '"http://x:1"', '"tcp://host"', "3"):
+        with pytest.raises(ConfigError, match="executor.scheduler"):
+            load_config(write(tmp_path, TINY + "\n[executor]\nscheduler = {}\n".format(bad)))
+    with pytest.raises(ConfigError, match="executor.workers"):
+        load_config(write(tmp_path, TINY + "\n[executor]\nworkers = 2\n"))
+
+
+def test_dask_and_the_local_pool_give_identical_generations(tmp_path):
+    config = write(tmp_path, TINY)
+    local = Evolution.create(config, runs_dir=str(tmp_path / "local"), workers=2, progress=False, out=quiet()).run()
+    dask = Evolution.create(config, runs_dir=str(tmp_path / "dask"), progress=False, out=quiet(),
+                            scheduler="local:2").run()
+    assert stable(read_generations(dask)) == stable(read_generations(local))
+    record = read_generations(dask)[-1]
+    assert record["executor"] == {"executor": "dask", "scheduler": "local:2", "workers": 2, "threads": 2}
+    assert record["games_per_second_per_worker"] > 0
+    log = open(os.path.join(dask, "run.log")).read()
+    assert "games run on dask at local:2, 2 workers, 2 threads, dashboard http://127.0.0.1:" in log
+
+
+def test_a_run_resumed_on_another_executor_continues_exactly(tmp_path):
+    config = write(tmp_path, TINY.replace("generations = 2", "generations = 3"))
+    reference = Evolution.create(config, runs_dir=str(tmp_path / "ref"), workers=1, progress=False,
+                                 out=quiet()).run()
+    first = Evolution.create(config, runs_dir=str(tmp_path / "mixed"), workers=2, progress=False, out=quiet())
+    run_dir = first.run(stop_after=2)                       # generations 0 and 1 on the local pool
+    Evolution.resume(run_dir, progress=False, out=quiet(), scheduler="local:2").run()
+    assert stable(read_generations(run_dir)) == stable(read_generations(reference))
+
+
+def worker_jobs(count):
+    return [GameJob(k, (10.0, 4.0, 1.0, -3.0, 1.5, 0.5, -1.0, -0.5, -0.5, 2.0, 1.0), "greedy", 0, k, 100 + k,
+                    200 + k // 2, 2, 3) for k in range(count)]
+
+
+def test_a_worker_killed_mid_generation_costs_retries_not_results():
+    jobs = worker_jobs(48)
+    expected = [safe_play_job(job) for job in jobs]
+    results = []
+    with executor("local:2") as cluster:
+        pids = sorted(cluster.client.run(os.getpid).values())
+        for k, result in enumerate(cluster.map(safe_play_job, jobs)):
+            results.append(result)
+            if k == 1:
+                os.kill(pids[0], signal.SIGKILL)            # a worker dies with games in hand
+        after = sorted(cluster.client.run(os.getpid).values())
+    assert results == expected
+    assert pids[0] not in after                              # it really died (its nanny started another)
+
+
+def test_matches_run_on_dask_too():
+    local, _ = run_match("greedy", "random", 6, jobs=2, seed=4, opening_plies=2, progress=False)
+    dask, _ = run_match("greedy", "random", 6, seed=4, opening_plies=2, progress=False, scheduler="local:2")
+    for key in ("wins", "wins_by_colour", "a_mean_stone_margin", "end"):
+        assert dask[key] == local[key]
+
+
+class Cluster(object):
+    """A Dask scheduler and workers as separate programs on the loopback address, as users run them."""
+
+    def __init__(self, tmp_path):
+        self.tmp_path = tmp_path
+        self.file = str(tmp_path / "scheduler.json")
+        self.processes = []
+        self.scheduler = self.start(["scheduler", "--host", "127.0.0.1", "--port", "0", "--dashboard-address",
+                                     "127.0.0.1:0", "--scheduler-file", self.file])
+        for _ in range(300):
+            if os.path.exists(self.file):
+                try:
+                    self.address = json.load(open(self.file))["address"]
+                    break
+                except ValueError:
+                    pass
+            time.sleep(0.1)
+        else:
+            raise AssertionError("the scheduler did not start")
+
+    def start(self, args, env=None):
+        process = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_" + args[0]] + args[1:],
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                                   cwd=str(self.tmp_path), start_new_session=True)
+        self.processes.append(process)
+        return process
+
+    def worker(self, env=None):
+        before = self.count_workers()
+        self.start(["worker", self.address, "--host", "127.0.0.1", "--nthreads", "1", "--nworkers", "1",
+                    "--no-dashboard"], env)
+        for _ in range(300):
+            if self.count_workers() > before:
+                return
+            time.sleep(0.1)
+        raise AssertionError("the worker did not join")
+
+    def count_workers(self):
+        with distributed.Client(self.address, timeout="10s") as client:
+            return len(client.scheduler_info()["workers"])
+
+    def close(self):
+        for process in self.processes:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            process.wait()
+
+
+@pytest.fixture
+def cluster(tmp_path):
+    running = Cluster(tmp_path)
+    yield running
+    running.close()
+
+
+def test_a_lost_scheduler_stops_the_run_with_a_message_and_it_resumes(tmp_path, cluster):
+    cluster.worker()
+    config = write(tmp_path, TINY.replace("generations = 2", "generations = 30").replace("depth = 2", "depth = 3"))
+    reference_config = write(tmp_path, TINY.replace("generations = 2", "generations = 30")
+                             .replace("depth = 2", "depth = 3"), "reference.toml")
+    process = subprocess.Popen([sys.executable, "-m", "evolve.cli", "run", config, "--runs-dir",
+                                str(tmp_path / "runs"), "--scheduler", cluster.address, "--no-progress"],
+                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    run_dir = None
+    for _ in range(1200):
+        found = os.listdir(str(tmp_path / "runs")) if (tmp_path / "runs").exists() else []
+        if found and os.path.exists(str(tmp_path / "runs" / found[0] / CHECKPOINT)):
+            run_dir = str(tmp_path / "runs" / found[0])
+            break
+        time.sleep(0.1)
+    assert run_dir, "no generation finished on the cluster"
+    os.killpg(cluster.scheduler.pid, signal.SIGKILL)
+    out, err = process.communicate(timeout=180)
+    assert process.returncode == 3, err
+    assert "Dask scheduler at {} went away".format(cluster.address) in err
+    assert "evolve resume" in err and "Traceback" not in err
+    done = len(read_generations(run_dir))
+    assert 1 <= done < 31
+    # Later, on the local pool: the run goes on as if nothing had happened (checked on its first generations).
+    Evolution.resume(run_dir, workers=2, progress=False, out=quiet()).run(stop_after=1)
+    reference = Evolution.create(reference_config, runs_dir=str(tmp_path / "ref"), workers=2, progress=False,
+                                 out=quiet()).run(stop_after=done + 1)
+    assert stable(read_generations(run_dir)) == stable(read_generations(reference))
+
+
+def copy_of_the_project(tmp_path, change):
+    """A copy of the engine and evolve sources with ``change(folder)`` applied; its PYTHONPATH environment."""
+    folder = tmp_path / "other"
+    for package in ("engine", "evolve"):
+        shutil.copytree(os.path.join(ROOT, package), str(folder / package),
+                        ignore=shutil.ignore_patterns("__pycache__", "data"))
+    change(folder)
+    env = dict(os.environ, PYTHONPATH=str(folder))
+    return env
+
+
+def test_a_worker_with_another_version_is_refused_at_the_start(tmp_path, cluster):
+    def edit(folder):
+        with open(str(folder / "engine" / "constants.py"), "a") as handle:
+            handle.write("\n# a local change\n")
+    cluster.worker(copy_of_the_project(tmp_path, edit))
+    with pytest.raises(ExecutorError, match="runs another version of littlego"):
+        with executor(cluster.address):
+            pass
+    status = subprocess.run([sys.executable, "-m", "evolve.cli", "bench", "--games", "2", "--workers", "1",
+                             "--scheduler", cluster.address], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+    assert status.returncode == 3 and "another version" in status.stderr and "Traceback" not in status.stderr
+
+
+def test_a_worker_that_cannot_import_the_project_is_refused_at_the_start(tmp_path, cluster):
+    """As a worker without the project fails: the function that probes it cannot be imported there."""
+    def break_it(folder):
+        (folder / "engine" / "arena" / "executors.py").write_text("import a_module_this_worker_lacks\n")
+    cluster.worker(copy_of_the_project(tmp_path, break_it))
+    with pytest.raises(ExecutorError, match="cannot run littlego"):
+        with executor(cluster.address):
+            pass
+
+
+def test_an_unreachable_scheduler_is_one_clear_line(tmp_path):
+    status = subprocess.run([sys.executable, "-m", "engine.arena.cli", "match", "random", "random", "--games", "2",
+                             "--scheduler", "tcp://127.0.0.1:9"], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+    assert status.returncode == 2 and "cannot reach the Dask scheduler" in status.stderr
+    assert "Traceback" not in status.stderr
