@@ -8,13 +8,15 @@ state file beside input.txt and recognises a new game from the boards.
 import os
 import random
 import sys
+import time
 
 from engine.constants import BLACK, PASS, MAX_MOVES
 from engine.params import ParamsError, default_params, load_params, make_evaluator
 from engine.playout import random_point
 from engine.position import Position
 from engine.protocol import InputFormatError, read_input, write_output, write_atomic
-from engine.search import Searcher
+from engine.search import Searcher, SearchTimeout
+from engine.solver import Solver
 
 STATE_FILE = "littlego_state.txt"
 STATE_HEADER = "littlego-state 1"
@@ -68,10 +70,37 @@ def fallback_move(position):
     return random_point(position, random.Random())
 
 
+# The share of a move's CPU cap the exact solver may use before the evaluation search takes over.
+SOLVE_SHARE = 0.7
+
+
 def choose_move(position, params, rng=None):
-    """The agent's move for a position: iterative deepening within the CPU budget."""
+    """The agent's move: exact from ``params.solve_from`` on, else iterative deepening on the evaluation.
+
+    From the solving ply, a won position is kept won (the move of the largest winning
+    margin if that search ends in time, else the first winning move found); a lost one,
+    or one the solver cannot settle within its share of the cap, is played by the
+    evaluation search, which hopes for the opponent's mistakes. No move passes ``cpu_cap``.
+    """
+    start = time.process_time()
+    cap_deadline = start + params.cpu_cap
+    if position.moves_played >= params.solve_from:
+        solver = Solver()
+        try:
+            winning = solver.winning_move(position, start + params.cpu_cap * SOLVE_SHARE)
+        except SearchTimeout:
+            winning = None
+        if winning is not None:
+            try:
+                move, margin = solver.best_move(position, min(start + params.cpu_budget, cap_deadline))
+                if margin > 0:
+                    return move
+            except SearchTimeout:
+                pass
+            return winning
+    left = max(cap_deadline - time.process_time(), 0.05)
     searcher = Searcher(make_evaluator(params.weights), rng=rng)
-    return searcher.iterative(position, params.depth, params.cpu_budget).move
+    return searcher.iterative(position, params.depth, min(params.cpu_budget, left), left).move
 
 
 def _params(path):

@@ -4,7 +4,9 @@ Format (version 1)::
 
     {"format": 1,
      "weights": {"margin": 10.0, ...},          # one number per feature in FEATURES
-     "search": {"depth": 4, "cpu_budget": 5.0},  # plies; CPU seconds per move
+     "search": {"depth": 4, "cpu_budget": 5.0,   # deepest plies; CPU seconds a move is meant to take
+                "cpu_cap": 5.0,                  # CPU seconds no move may pass (default: cpu_budget)
+                "solve_from": 24},               # from this ply on, solve the game exactly (24: never)
      "provenance": {"source": "evolved", "run": ..., "generation": ..., "fitness": ..., "date": ...}}
 """
 
@@ -14,7 +16,7 @@ import sys
 from operator import mul
 from collections import namedtuple
 
-from engine.constants import MAX_CPU_BUDGET, MAX_DEPTH, MAX_WEIGHT
+from engine.constants import MAX_CPU_BUDGET, MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
 from engine.features import FEATURES, feature_values
 from engine.protocol import write_atomic
 
@@ -27,7 +29,7 @@ DEFAULT_WEIGHTS = {
     "atari_opp": 1.5, "two_liberty": 0.5, "euler": -1.0, "edge": -0.5, "corner": -0.5,
     "eyes": 2.0, "captures": 1.0,
 }
-DEFAULT_SEARCH = {"depth": 4, "cpu_budget": 5.0}
+DEFAULT_SEARCH = {"depth": 4, "cpu_budget": 5.0, "cpu_cap": None, "solve_from": MAX_MOVES}
 DEFAULT_PROVENANCE = {"source": "hand-set defaults"}
 
 
@@ -35,8 +37,10 @@ class ParamsError(ValueError):
     """A params file or object that cannot be used; the message says what and where."""
 
 
-Params = namedtuple("Params", "weights depth cpu_budget provenance")
-Params.__doc__ = "Validated parameters: weights (dict in FEATURES order), depth, cpu_budget, provenance."
+Params = namedtuple("Params", "weights depth cpu_budget cpu_cap solve_from provenance")
+Params.__doc__ = """Validated parameters: weights (dict in FEATURES order); the search's deepest depth, the CPU
+seconds a move is meant to take and the most it may take, the ply from which the game is
+solved exactly; provenance."""
 
 
 def _number(value, where):
@@ -115,13 +119,23 @@ def params_from_dict(data, source="params", warn=_warn_on_stderr):
     if not 0 < budget <= MAX_CPU_BUDGET:
         raise ParamsError("{}: search.cpu_budget: expected seconds in (0, {}], found {!r}"
                           .format(source, MAX_CPU_BUDGET, budget))
+    cap = search.get("cpu_cap")
+    cap = budget if cap is None else _number(cap, "{}: search.cpu_cap".format(source))
+    if not budget <= cap <= MAX_CPU_BUDGET:
+        raise ParamsError("{}: search.cpu_cap: expected seconds from cpu_budget ({}) to {}, found {!r}"
+                          .format(source, budget, MAX_CPU_BUDGET, cap))
+    solve_from = search.get("solve_from", MAX_MOVES)
+    if isinstance(solve_from, bool) or not isinstance(solve_from, int) or not 0 <= solve_from <= MAX_MOVES:
+        raise ParamsError("{}: search.solve_from: expected a ply from 0 to {} ({}: never), found {}"
+                          .format(source, MAX_MOVES, MAX_MOVES, _short(solve_from)))
     provenance = data.get("provenance", {})
     if not isinstance(provenance, dict):
         raise ParamsError("{}: 'provenance' must be an object".format(source))
-    return Params(checked, depth, budget, provenance)
+    return Params(checked, depth, budget, cap, solve_from, provenance)
 
 
-def make_params(weights, depth=None, cpu_budget=None, provenance=None, source="params"):
+def make_params(weights, depth=None, cpu_budget=None, provenance=None, source="params", cpu_cap=None,
+                solve_from=None):
     """Validated Params from weights (by feature name, or a sequence in FEATURES order).
 
     The one way to build Params: every check of params.json applies; depth and CPU
@@ -133,7 +147,8 @@ def make_params(weights, depth=None, cpu_budget=None, provenance=None, source="p
             raise ParamsError("{}: expected {} weights, got {}".format(source, len(FEATURES), len(weights)))
         weights = dict(zip(FEATURES, weights))
     search = {"depth": DEFAULT_SEARCH["depth"] if depth is None else depth,
-              "cpu_budget": DEFAULT_SEARCH["cpu_budget"] if cpu_budget is None else cpu_budget}
+              "cpu_budget": DEFAULT_SEARCH["cpu_budget"] if cpu_budget is None else cpu_budget,
+              "cpu_cap": cpu_cap, "solve_from": DEFAULT_SEARCH["solve_from"] if solve_from is None else solve_from}
     return params_from_dict({"weights": weights, "search": search,
                              "provenance": DEFAULT_PROVENANCE if provenance is None else provenance}, source)
 
@@ -167,7 +182,8 @@ def params_to_dict(params):
     """The params.json object for Params."""
     return {"format": FORMAT_VERSION,
             "weights": dict((name, params.weights[name]) for name in FEATURES),
-            "search": {"depth": params.depth, "cpu_budget": params.cpu_budget},
+            "search": {"depth": params.depth, "cpu_budget": params.cpu_budget, "cpu_cap": params.cpu_cap,
+                       "solve_from": params.solve_from},
             "provenance": params.provenance}
 
 

@@ -10,8 +10,8 @@ depth the last plies are played perfectly. Depth and time limits are the caller'
 import time
 from collections import namedtuple
 
-from engine.bitboard import FULL, neighbours, grow, count, points_of, zobrist
-from engine.constants import PASS, BLACK
+from engine.bitboard import FULL, neighbours, grow, count, points_of
+from engine.constants import PASS
 
 # Above any evaluation (features are at most a few hundred, weights at most MAX_WEIGHT):
 # a finished game's value is +-WIN + margin.
@@ -19,8 +19,6 @@ WIN = 1e7
 INFINITY = float("inf")
 TIE = 1e-9                     # values this close count as equal for the random tie-break
 _EXACT, _LOWER, _UPPER = 0, 1, 2
-_KO_SALT = 0x9E3779B97F4A7C15
-_PASS_SALT = 0x632BE59BD9B4E019
 _TABLE_LIMIT = 1000000
 
 SearchResult = namedtuple("SearchResult", "move value depth nodes seconds")
@@ -28,7 +26,7 @@ SearchResult.__doc__ = "The chosen move (point or PASS), its value for the mover
 
 
 class SearchTimeout(Exception):
-    """The CPU deadline passed during a search."""
+    """A search limit was reached (the CPU deadline, or the node budget)."""
 
 
 def terminal_value(position):
@@ -38,22 +36,19 @@ def terminal_value(position):
 
 
 def table_key(position):
-    """Transposition key: the Zobrist hash plus whatever changes the legal moves.
+    """Transposition key: the position exactly, with whatever changes its legal moves or its end.
 
     Legal moves depend on the previous board only through KO, which can bite only after
-    the mover lost stones; and a pass ends the game only when previous equals current.
-    The ply count decides how far the game's 24-ply end is.
+    the mover lost stones (then both previous boards are part of the key); a pass ends the
+    game only when previous equals current (a flag). The ply count decides how far the
+    game's 24-ply end is. Exact keys, not hashes: a collision would be a wrong value.
     """
     own, opp, prev_own, prev_opp = position.own, position.opp, position.prev_own, position.prev_opp
-    key = position.zobrist()
     if prev_own & ~own:
-        if position.player == BLACK:
-            key ^= _KO_SALT ^ zobrist(prev_own, 1) ^ zobrist(prev_opp, 0)
-        else:
-            key ^= _KO_SALT ^ zobrist(prev_opp, 1) ^ zobrist(prev_own, 0)
-    elif own == prev_own and opp == prev_opp:
-        key ^= _PASS_SALT
-    return key, position.moves_played
+        return own, opp, position.player, position.moves_played, prev_own, prev_opp
+    if own == prev_own and opp == prev_opp:
+        return own, opp, position.player, position.moves_played, True
+    return own, opp, position.player, position.moves_played
 
 
 def _capturing_points(position):
@@ -75,14 +70,16 @@ def _capturing_points(position):
 class Searcher(object):
     """Alpha-beta search state: transposition table, killer moves, history, counters."""
 
-    def __init__(self, evaluate, rng=None):
+    def __init__(self, evaluate, rng=None, terminal=terminal_value):
         self.evaluate = evaluate
+        self.terminal = terminal        # the value of a finished game for the side to move
         self.rng = rng                  # when set, ties at the root are broken at random
         self.table = {}
         self.killers = {}
         self.history = {}
         self.nodes = 0
         self.deadline = None
+        self.node_stop = None           # abandon the search past this node count (set by iterative)
 
     # -- the entry points -------------------------------------------------------------------
     def search(self, position, depth, deadline=None):
@@ -96,17 +93,46 @@ class Searcher(object):
         move, value = self._root(position, depth)
         return SearchResult(move, value, depth, self.nodes - start_nodes, time.process_time() - start)
 
-    def iterative(self, position, max_depth, cpu_budget=None):
-        """Search depths 1..max_depth; past ``cpu_budget`` CPU seconds, answer from the deepest completed."""
-        deadline = time.process_time() + cpu_budget if cpu_budget else None
-        result = None
-        for depth in range(1, max_depth + 1):
-            try:
-                result = self.search(position, depth, deadline if depth > 1 else None)
-            except SearchTimeout:
-                break
-            if abs(result.value) >= WIN / 2:
-                break                   # the game's result is decided: deeper cannot change it
+    def value(self, position, depth, alpha, beta, deadline=None):
+        """The negamax value of a position within the window (alpha, beta), fail-hard; SearchTimeout past ``deadline``."""
+        if len(self.table) > _TABLE_LIMIT:
+            self.table.clear()
+        self.deadline = deadline
+        return self._negamax(position, depth, alpha, beta, 1, 0)
+
+    def iterative(self, position, max_depth, cpu_budget=None, cpu_cap=None, node_budget=None):
+        """Search depths 1..max_depth; the move of the deepest depth completed within the limits.
+
+        The limits are the caller's choice. ``node_budget``: a search past that many nodes is
+        abandoned (the same seed gives the same moves on any machine). ``cpu_budget``: the
+        CPU seconds the move is meant to take: a depth is begun only if it looks likely to
+        end within it (twice as long when the best move has just changed: the position is
+        hard). ``cpu_cap``: a search running past that many seconds (default: the budget) is
+        abandoned at once.
+        """
+        start = time.process_time()
+        cap = cpu_cap or cpu_budget
+        deadline = start + cap if cap else None
+        self.node_stop = self.nodes + node_budget if node_budget else None
+        result, changed, last_seconds, growth = None, False, 0.0, 4.0
+        try:
+            for depth in range(1, max_depth + 1):
+                if result is not None and cpu_budget:
+                    spent = time.process_time() - start
+                    if spent + last_seconds * growth > cpu_budget * (2 if changed else 1):
+                        break
+                try:
+                    found = self.search(position, depth, deadline if depth > 1 else None)
+                except SearchTimeout:
+                    break
+                if result is not None and last_seconds > 0.005:
+                    growth = min(max(found.seconds / last_seconds, 2.0), 8.0)
+                changed = result is not None and found.move != result.move
+                result, last_seconds = found, found.seconds
+                if abs(result.value) >= WIN / 2:
+                    break               # the game's result is decided: deeper cannot change it
+        finally:
+            self.node_stop = None
         return result
 
     # -- the search ---------------------------------------------------------------------------
@@ -153,10 +179,13 @@ class Searcher(object):
 
     def _negamax(self, position, depth, alpha, beta, ply, captured):
         self.nodes += 1
-        if self.deadline is not None and not self.nodes & 1023 and time.process_time() > self.deadline:
-            raise SearchTimeout()
+        if not self.nodes & 1023:
+            if self.deadline is not None and time.process_time() > self.deadline:
+                raise SearchTimeout()
+            if self.node_stop is not None and self.nodes > self.node_stop:
+                raise SearchTimeout()
         if position.is_over:
-            return terminal_value(position)
+            return self.terminal(position)
         if depth == 0:
             return self.evaluate(position, captured)
         key = table_key(position)

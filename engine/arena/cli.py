@@ -2,10 +2,18 @@
 
 import argparse
 import json
+import math
+import os
 import sys
+import time
 
 from engine.constants import BLACK, COURSE_CPU_LIMIT, MAX_MOVES, WHITE
+from engine.agent import infer_moves_played
 from engine.params import ParamsError
+from engine.position import IllegalMove, Position
+from engine.protocol import read_input
+from engine.search import SearchTimeout
+from engine.solver import Solver
 from engine.arena.bench import bench_rules, bench_search
 from engine.arena.bundle import write_bundle
 from engine.arena.commandline import (
@@ -15,11 +23,24 @@ from engine.arena.commandline import (
 from engine.arena.executors import ExecutorError
 from engine.arena.data import RULES_VECTORS, SHIPPED_PARAMS, DataError
 from engine.arena.gtp import serve
-from engine.arena.human import offer_sgf, play_in_terminal, replay
+from engine.arena.gtp import board_diagram, colour_word
+from engine.arena.human import describe, offer_sgf, parse_human_move, play_in_terminal, replay, verdict
 from engine.arena.judge import judge
 from engine.arena.sgf import SgfError
 from engine.arena.match import run_match, format_report
 from engine.arena.specs import KNOWN, make_player
+from engine.arena.training import PLOT, TABLE, Training, TrainingError
+
+
+def elo_pair(text):
+    """ELO0,ELO1 for --sprt: two numbers, the first below the second."""
+    try:
+        elo0, elo1 = (float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected ELO0,ELO1 such as 0,20, got {!r}".format(text))
+    if not (math.isfinite(elo0) and math.isfinite(elo1) and elo0 < elo1):
+        raise argparse.ArgumentTypeError("expected ELO0 < ELO1, both finite, got {!r}".format(text))
+    return elo0, elo1
 
 
 def _print_result(result, as_json):
@@ -56,7 +77,7 @@ def _match(args):
     summary, _ = run_match(args.a, args.b, args.games, jobs=args.jobs, seed=args.seed,
                            opening_plies=args.random_opening, cpu_limit=args.cpu_limit,
                            progress=not args.json and sys.stderr.isatty(), sgf_dir=args.sgf,
-                           scheduler=args.scheduler)
+                           scheduler=args.scheduler, sprt=args.sprt)
     print(json.dumps(summary, indent=2) if args.json else format_report(summary))
     return 0
 
@@ -90,6 +111,68 @@ def _play(args):
     if moves and not quit:
         offer_sgf(moves, human, args.opponent, final, _read_line, _write)
     return 0
+
+
+def _train(args):
+    if args.resume:
+        training = Training.resume(args.resume)
+    else:
+        settings = dict((name, getattr(args, name)) for name in ("games", "seed", "alpha", "gamma", "eval_every",
+                                                                 "eval_games") if getattr(args, name) is not None)
+        if args.opponent:
+            settings["opponents"] = args.opponent
+        if args.panel:
+            settings["panel"] = args.panel
+        training = Training.create(args.out, settings)
+    print("training folder: {} ({} of {} games done)".format(training.folder, training.done,
+                                                             training.settings["games"]))
+    training.run(progress=sys.stderr.isatty())
+    print("finished: {} (table {}, curve {})".format(training.folder, TABLE, PLOT))
+    return 0
+
+
+def _solve(args):
+    position = _position_to_solve(args)
+    if position.is_over:
+        print("the game is over: {}".format(verdict(position)))
+        return 0
+    print(board_diagram(position))
+    solver = Solver()
+    deadline = time.process_time() + args.seconds
+    try:
+        values = solver.move_values(position, deadline)
+    except SearchTimeout:
+        print("not solved within {:g} s of CPU ({:,} nodes): try a later position or more --seconds".format(
+            args.seconds, solver.nodes))
+        return 1
+    best = max(values.values())
+    mover = colour_word(position.player).capitalize()
+    print("{} to move {} with perfect play, by {:g} (komi included); {:,} nodes".format(
+        mover, "wins" if best > 0 else "loses", abs(best), solver.nodes))
+    for move, margin in sorted(values.items(), key=lambda item: -item[1]):
+        print("  {:<12} {}  {:+g}".format(describe(move), "win " if margin > 0 else "loss", margin))
+    return 0
+
+
+def _position_to_solve(args):
+    """The position a ``solve`` command names: an SGF record's end, a course input file, or moves."""
+    if args.moves is not None:
+        position = Position.initial()
+        for number, text in enumerate(args.moves.replace(";", " ").split(), 1):
+            try:
+                position = position.play_point(parse_human_move(text))
+            except (ValueError, IllegalMove) as error:
+                raise ValueError("--moves: move {} ({}): {}".format(number, text, error))
+        return position
+    if args.position is None:
+        raise ValueError("give a position: an SGF file, an input.txt (with --plies), or --moves")
+    with open(args.position, "rb") as handle:
+        head = handle.read(64).lstrip()
+    if head.startswith(b"("):
+        return replay(args.position, lambda text: None, verdict_only=True).positions[-1]
+    game = read_input(args.position)
+    plies = args.plies if args.plies is not None else infer_moves_played(game, os.devnull)
+    return Position.from_boards(game.player, game.previous, game.current, plies)
 
 
 def _replay(args):
@@ -158,6 +241,9 @@ def build_parser():
     match.add_argument("--cpu-limit", type=positive_seconds, default=COURSE_CPU_LIMIT, metavar="SECONDS",
                        help="CPU seconds per move for program players (default %(default)s, as the course)")
     match.add_argument("--sgf", metavar="DIR", help="write every game as SGF into DIR")
+    match.add_argument("--sprt", type=elo_pair, metavar="ELO0,ELO1",
+                       help="stop when a sequential probability ratio test (alpha = beta = 0.05) accepts H0 (A is "
+                            "ELO0 Elo stronger than B) or H1 (ELO1); --games is then the most to play")
     match.add_argument("--scheduler", type=scheduler, default=None, help=SCHEDULER_HELP.replace(
         "the experiment's [executor], else ", ""))
     match.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
@@ -201,13 +287,50 @@ def build_parser():
     replay_parser.add_argument("--verdict-only", action="store_true", help="print only the result")
     replay_parser.add_argument("--step", action="store_true", help="wait for Enter before each move")
     replay_parser.set_defaults(handler=_replay)
+
+    solve = commands.add_parser(
+        "solve", help="solve a position exactly: who wins with perfect play, by how much, every move's value",
+        description="Search a position to the end of the game (24 plies) and print who wins with perfect play "
+                    "and by how many stones (komi included), and the exact value of every legal move. The "
+                    "position is the end of an SGF record, a course input.txt (give --plies, the plies already "
+                    "played, or it is estimated from the stones), or --moves from the empty board. Pure Python: "
+                    "positions from about ply 10 on solve in seconds to minutes.")
+    solve.add_argument("position", nargs="?", help="SGF file or input.txt")
+    solve.add_argument("--moves", help="moves from the empty board, as i,j or C3 or pass, separated by spaces")
+    solve.add_argument("--plies", type=integer_range(0, MAX_MOVES), help="plies played before an input.txt")
+    solve.add_argument("--seconds", type=positive_seconds, default=120.0,
+                       help="CPU seconds to give up after (default %(default)s)")
+    solve.set_defaults(handler=_solve)
+
+    train = commands.add_parser("train", help="train a learning player (qlearning)")
+    learners = train.add_subparsers(dest="target", metavar="LEARNER")
+    learners.required = True
+    qlearning = learners.add_parser(
+        "qlearning", help="tabular Q-learning against chosen opponents, with a learning curve",
+        description="Train the tabular Q-learner (states under the 8 board symmetries) against the opponents in "
+                    "turn ('self' is self-play), evaluating it every --eval-every games against the --panel. "
+                    "OUT gets settings.json, checkpoint.pkl, table.json.gz (for the qlearning:TABLE player), "
+                    "curve.tsv and curve.png; --resume OUT continues a stopped or killed training exactly.")
+    qlearning.add_argument("--out", default="qlearning", help="training folder (default: %(default)s)")
+    qlearning.add_argument("--resume", metavar="OUT", help="continue the training in this folder")
+    qlearning.add_argument("--games", type=positive_int, help="training games (default 20000)")
+    qlearning.add_argument("--opponent", action="append", metavar="SPEC",
+                           help="an opponent, taken in turn (repeatable; default: random, greedy, aggressive, self)")
+    qlearning.add_argument("--seed", type=int, help="seed (default 1)")
+    qlearning.add_argument("--alpha", type=float, help="learning rate (default 0.2)")
+    qlearning.add_argument("--gamma", type=float, help="discount (default 0.95)")
+    qlearning.add_argument("--eval-every", type=positive_int, help="games between evaluations (default 2000)")
+    qlearning.add_argument("--eval-games", type=positive_int, help="games against each panel player (default 40)")
+    qlearning.add_argument("--panel", action="append", metavar="SPEC",
+                           help="an evaluation opponent (repeatable; default: random, greedy)")
+    qlearning.set_defaults(handler=_train)
     return parser
 
 
 def main(argv=None):
     """Entry point of the ``littlego`` console script."""
     # ValueError: bad params, data, player specs or match settings, each named in the message.
-    return run_command("littlego", build_parser().parse_args(argv), (ParamsError, DataError, SgfError, ExecutorError, ValueError))
+    return run_command("littlego", build_parser().parse_args(argv), (ParamsError, DataError, SgfError, ExecutorError, TrainingError, ValueError))
 
 
 if __name__ == "__main__":

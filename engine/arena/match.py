@@ -98,35 +98,70 @@ def summarise(spec_a, spec_b, results):
     }
 
 
+def sprt_bounds(alpha=0.05, beta=0.05):
+    """(lower, upper) log-likelihood-ratio bounds of Wald's test: accept H0 below, H1 above."""
+    return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
+
+
+def sprt_llr(wins, losses, elo0, elo1):
+    """Log-likelihood ratio of H1 (A is ``elo1`` stronger) against H0 (``elo0``), for won/lost games."""
+    p0, p1 = (1 / (1 + 10 ** (-elo / 400)) for elo in (elo0, elo1))
+    return wins * math.log(p1 / p0) + losses * math.log((1 - p1) / (1 - p0))
+
+
+def sprt_state(results, elo0, elo1, alpha=0.05, beta=0.05):
+    """The test after these games: LLR, bounds and the decision (None while it goes on)."""
+    wins = sum(1 for r in results if r["winner"] == r["a_colour"])
+    llr = sprt_llr(wins, len(results) - wins, elo0, elo1)
+    lower, upper = sprt_bounds(alpha, beta)
+    decision = "H1" if llr >= upper else "H0" if llr <= lower else None
+    return {"elo0": elo0, "elo1": elo1, "alpha": alpha, "beta": beta, "llr": llr, "lower": lower, "upper": upper,
+            "games": len(results), "decision": decision}
+
+
 def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
-              cpu_limit=COURSE_CPU_LIMIT, progress=True, sgf_dir=None, scheduler=None):
-    """Play the match; (summary, per-game results in game order)."""
+              cpu_limit=COURSE_CPU_LIMIT, progress=True, sgf_dir=None, scheduler=None, sprt=None):
+    """Play the match; (summary, per-game results in game order).
+
+    ``sprt=(elo0, elo1)``: stop as soon as a sequential probability ratio test (alpha = beta
+    = 0.05) accepts either hypothesis about A's Elo over B, checked after each pair of games
+    (the same opening with colours swapped); ``games`` is then the most it plays.
+    """
     for spec in (spec_a, spec_b):
         make_player(spec).close()            # a bad spec fails here, before any worker starts
     jobs = jobs or os.cpu_count() or 1
     work = [(k, spec_a, spec_b, seed, opening_plies, cpu_limit) for k in range(games)]
     results = []
+    test = None
     bar = None
     if progress:
         bar = tqdm(total=games, unit="game", desc="{} vs {}".format(spec_a, spec_b), leave=False)
     started = time.time()
-    if jobs == 1 and scheduler is None:
-        for job in work:
-            results.append(game_job(job))
+
+    def collect(stream):
+        nonlocal test
+        for result in stream:
+            results.append(result)
             if bar:
                 bar.update(1)
+            if sprt and len(results) % 2 == 0:
+                test = sprt_state(results, *sprt)
+                if test["decision"]:
+                    return
+
+    if jobs == 1 and scheduler is None:
+        collect(game_job(job) for job in work)
     else:
         with executor(scheduler, jobs) as games_executor:
-            for result in games_executor.map(game_job, work):
-                results.append(result)
-                if bar:
-                    bar.update(1)
+            collect(games_executor.map(game_job, work))     # results come in game order
     if bar:
         bar.close()
     results.sort(key=lambda r: r["index"])
     summary = summarise(spec_a, spec_b, results)
     summary["seconds"] = time.time() - started
     summary["seed"], summary["random_opening"], summary["jobs"] = seed, opening_plies, jobs
+    if sprt:
+        summary["sprt"] = test or sprt_state(results, *sprt)
     if sgf_dir:
         write_sgf_games(sgf_dir, results)
     return summary, results
@@ -170,5 +205,12 @@ def format_report(summary):
     lines.append("Game ends: {}".format(ends))
     for fault in summary["faults"]:
         lines.append("  fault: {}".format(fault))
+    test = summary.get("sprt")
+    if test:
+        verdict = {"H1": "H1 accepted: {} is at least {:+g} Elo stronger".format(a, test["elo1"]),
+                   "H0": "H0 accepted: {} is not {:+g} Elo stronger (at most {:+g})".format(a, test["elo1"], test["elo0"]),
+                   None: "inconclusive after {} games".format(test["games"])}[test["decision"]]
+        lines.append("SPRT [{:+g}, {:+g}] (alpha {:g}, beta {:g}): LLR {:.2f} in ({:.2f}, {:.2f}): {}".format(
+            test["elo0"], test["elo1"], test["alpha"], test["beta"], test["llr"], test["lower"], test["upper"], verdict))
     lines.append("Time: {:.1f} s with {} jobs".format(summary.get("seconds", 0), summary.get("jobs", 1)))
     return "\n".join(lines)

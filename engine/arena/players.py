@@ -20,6 +20,7 @@ import time
 
 from engine.bitboard import count, points_of
 from engine.constants import PASS
+from engine.agent import choose_move
 from engine.params import make_evaluator
 from engine.playout import random_point
 from engine.search import Searcher
@@ -154,15 +155,16 @@ class AlphaBetaPlayer(Player):
 
 
 class AgentPlayer(Player):
-    """Our searcher with Params, at their depth (or ``depth``), within their CPU budget when ``timed``.
-
-    Untimed, a move depends only on the position and the seed, never on the machine's speed.
+    """Our agent with Params. Timed, it plays as ``my_player3.py`` does (``engine.agent.choose_move``:
+    the exact solver late, the CPU budget), at ``depth`` at most if given. Untimed, it searches
+    to a fixed depth, so that a move depends only on the position and the seed, never on the
+    machine's speed (as evolution needs).
     """
 
     def __init__(self, params, depth=None, spec="agent", timed=True):
-        self.params = params
-        self.depth = depth or params.depth
-        self.cpu_budget = params.cpu_budget if timed else None
+        self.params = params if depth is None else params._replace(depth=depth)
+        self.depth = self.params.depth
+        self.timed = timed
         self.evaluate = make_evaluator(params.weights)
         self.spec = spec
 
@@ -171,4 +173,6 @@ class AgentPlayer(Player):
         self.searcher = Searcher(self.evaluate, rng=self.rng)
 
     def move(self, position):
-        return self.searcher.iterative(position, self.depth, self.cpu_budget).move
+        if self.timed:
+            return choose_move(position, self.params, self.rng)
+        return self.searcher.iterative(position, self.depth).move

@@ -8,24 +8,27 @@
   reference that does not change when ``params.json`` does;
 - ``cmd:DIR[::COMMAND]``: a program speaking the course file protocol, run once per move
   in a private copy of DIR (default command: ``python3 my_player3.py``);
+- ``qlearning[:TABLE]``: the tabular Q-learner's table (default: the shipped one), greedy on
+  its values, the one-ply capture rule where it never learned anything;
 - ``gtp:COMMAND``: any engine speaking GTP, such as ``gtp:littlego gtp --player handset@4``;
 - ``gnugo[:LEVEL]``: GNU Go (a GTP engine) at a level, 0 to 10.
 """
 
-from engine.constants import MAX_DEPTH
+from engine.constants import MAX_DEPTH, MAX_MOVES
 from engine.params import ParamsError, default_params, load_params
-from engine.arena.data import SHIPPED_PARAMS
+from engine.arena.data import SHIPPED_PARAMS, SHIPPED_QTABLE
 from engine.arena.gnugo import MAX_LEVEL, gnugo_player
 from engine.arena.gtp import gtp_player
 from engine.arena.players import (
     AgentPlayer, AggressivePlayer, AlphaBetaPlayer, GreedyPlayer, RandomPlayer,
 )
 from engine.arena.program import ProgramPlayer
+from engine.arena.qlearning import QLearningPlayer, QTableError, load_table
 
 SCRIPTED = {"random": RandomPlayer, "greedy": GreedyPlayer, "aggressive": AggressivePlayer,
             "alphabeta": AlphaBetaPlayer}
 KNOWN = ("random, greedy, aggressive, alphabeta, agent[:PARAMS][@DEPTH], champion, handset[@DEPTH], "
-         "cmd:DIR[::COMMAND], gtp:COMMAND, gnugo[:LEVEL]")
+         "qlearning[:TABLE], cmd:DIR[::COMMAND], gtp:COMMAND, gnugo[:LEVEL]")
 
 
 def _depth(spec, text):
@@ -74,6 +77,12 @@ def make_player(spec, cpu_limit=None):
         if argument and not (argument.isdigit() and 0 <= int(argument) <= MAX_LEVEL):
             raise ValueError("player {!r}: the GNU Go level is an integer 0..{}".format(spec, MAX_LEVEL))
         return gnugo_player(int(argument) if argument else None, spec=spec)
+    if name == "qlearning":
+        try:
+            values, meta = load_table(argument or SHIPPED_QTABLE)
+        except QTableError as error:
+            raise ValueError("player {!r}: {}".format(spec, error))
+        return QLearningPlayer(values, spec, meta.get("horizon", MAX_MOVES))
     if name == "gtp":
         return gtp_player(argument, spec)
     raise ValueError("unknown player {!r} (known: {})".format(spec, KNOWN))

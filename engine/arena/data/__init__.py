@@ -12,6 +12,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 
 SHIPPED_PARAMS = os.path.join(_HERE, "params.json")
 RULES_VECTORS = os.path.join(_HERE, "host-reference.jsonl.gz")
+SHIPPED_QTABLE = os.path.join(_HERE, "qtable.json.gz")
 
 
 class DataError(ValueError):

@@ -1,0 +1,78 @@
+"""Exact play to the end of the game: who wins with perfect play, then by how many stones.
+
+The solver is our alpha-beta searcher (``engine.search``) searching to the 24th ply, so its
+leaves are finished games and no evaluation is ever asked for. Win or loss comes first,
+from a search whose only values are +1 and -1 (a null window: the first winning reply
+settles a node), which is far cheaper than the exact margin; the margin search (values
++-WIN plus the stone margin, komi included) then picks the best of the winning moves.
+"""
+
+from engine.bitboard import points_of
+from engine.constants import MAX_MOVES, PASS
+from engine.search import INFINITY, WIN, Searcher, terminal_value
+
+
+def win_loss_value(position):
+    """+1 if the side to move has won the finished game, else -1."""
+    return 1.0 if position.margin() > 0 else -1.0
+
+
+def _no_evaluation(position, captured=0):
+    raise AssertionError("the solver searches to the end: no position needs an evaluation")
+
+
+def plies_left(position):
+    return MAX_MOVES - position.moves_played
+
+
+def margin_of(value):
+    """The stone margin (komi included) in a margin-search value."""
+    return value - WIN if value > 0 else value + WIN
+
+
+class Solver(object):
+    """Exact results, with transposition tables kept across calls (one game's positions share them)."""
+
+    def __init__(self):
+        self.win_loss = Searcher(_no_evaluation, terminal=win_loss_value)
+        self.margins = Searcher(_no_evaluation, terminal=terminal_value)
+
+    @property
+    def nodes(self):
+        return self.win_loss.nodes + self.margins.nodes
+
+    def wins(self, position, deadline=None):
+        """Whether the side to move wins with perfect play; SearchTimeout past ``deadline``."""
+        if position.is_over:
+            return win_loss_value(position) > 0
+        return self.win_loss.value(position, plies_left(position), -1.0, 1.0, deadline) > 0
+
+    def winning_moves(self, position, deadline=None):
+        """Every move that keeps a won position won (empty when the position is lost)."""
+        moves = points_of(position.legal_mask()) + [PASS]
+        return [move for move in moves if not self.wins(position.play_point(move), deadline)]
+
+    def winning_move(self, position, deadline=None):
+        """A move that wins, or None when every move loses; SearchTimeout past ``deadline``."""
+        for move in [PASS] + points_of(position.legal_mask()):    # a pass first: it may end the game at once
+            if not self.wins(position.play_point(move), deadline):
+                return move
+        return None
+
+    def margin(self, position, deadline=None):
+        """The exact margin for the side to move with perfect play (won games first, then stones)."""
+        if position.is_over:
+            return position.margin()
+        return margin_of(self.margins.value(position, plies_left(position), -INFINITY, INFINITY, deadline))
+
+    def best_move(self, position, deadline=None):
+        """(the move of best exact value, its margin): a win if there is one, by the most stones."""
+        result = self.margins.search(position, plies_left(position), deadline)
+        return result.move, margin_of(result.value)
+
+    def move_values(self, position, deadline=None):
+        """{move: the mover's exact margin after it}, for every legal move and PASS."""
+        values = {}
+        for move in points_of(position.legal_mask()) + [PASS]:
+            values[move] = -self.margin(position.play_point(move), deadline)
+        return values

@@ -1,0 +1,128 @@
+"""The exact solver against plain minimax to the end, the agent keeping won positions won, search
+limits (CPU cap, node budget), and the SPRT of matches."""
+
+import math
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from engine import PASS, Position
+from engine.agent import choose_move
+from engine.bitboard import points_of
+from engine.params import default_params, make_evaluator
+from engine.playout import random_opening
+from engine.search import Searcher
+from engine.solver import Solver
+from engine.arena.match import run_match, sprt_bounds, sprt_llr
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def minimax_margin(position):
+    """The exact margin for the side to move, by plain minimax over every move to the end."""
+    if position.is_over:
+        return position.margin()
+    return max(-minimax_margin(position.play_point(move)) for move in points_of(position.legal_mask()) + [PASS])
+
+
+def late_positions(plies, count):
+    found, seed = [], 0
+    while len(found) < count:
+        position, _ = random_opening(plies, seed)
+        seed += 1
+        if not position.is_over:
+            found.append(position)
+    return found
+
+
+@pytest.mark.parametrize("plies", [18, 19, 20, 21])
+def test_the_solver_agrees_with_plain_minimax(plies):
+    for position in late_positions(plies, 6):
+        exact = minimax_margin(position)
+        solver = Solver()
+        assert solver.wins(position) == (exact > 0)
+        assert solver.margin(position) == exact
+        move, margin = solver.best_move(position)
+        assert margin == exact and -minimax_margin(position.play_point(move)) == exact
+        for move, value in solver.move_values(position).items():
+            assert value == -minimax_margin(position.play_point(move))
+        winning = solver.winning_move(position)
+        if exact > 0:
+            assert minimax_margin(position.play_point(winning)) < 0
+            assert set(solver.winning_moves(position)) == {
+                m for m in points_of(position.legal_mask()) + [PASS] if minimax_margin(position.play_point(m)) < 0}
+        else:
+            assert winning is None and solver.winning_moves(position) == []
+
+
+def test_the_agent_keeps_a_won_position_won_from_the_solving_ply():
+    params = default_params()._replace(solve_from=12, cpu_budget=1.0, cpu_cap=4.0)
+    checked = 0
+    for position in late_positions(16, 12):
+        solver = Solver()
+        if not solver.wins(position):
+            continue
+        move = choose_move(position, params)
+        assert not Solver().wins(position.play_point(move)), position
+        checked += 1
+    assert checked >= 3
+
+
+def test_no_move_passes_the_cpu_cap():
+    params = default_params()._replace(depth=12, cpu_budget=0.2, cpu_cap=0.3, solve_from=10)
+    for position in late_positions(4, 2) + late_positions(10, 2):
+        start = time.process_time()
+        move = choose_move(position, params)
+        assert time.process_time() - start < 0.3 + 0.25          # one node-check interval past the cap at most
+        position.play_point(move)                                 # legal: IllegalMove otherwise
+
+
+def test_a_node_budget_gives_the_same_move_on_any_machine():
+    evaluate = make_evaluator(default_params().weights)
+    position = late_positions(6, 1)[0]
+    first = Searcher(evaluate).iterative(position, 12, node_budget=20000)
+    second = Searcher(evaluate).iterative(position, 12, node_budget=20000)
+    assert (first.move, first.depth, first.value) == (second.move, second.depth, second.value)
+    assert first.depth < 12
+
+
+def test_the_budget_stops_deepening_and_the_cap_stops_a_search():
+    evaluate = make_evaluator(default_params().weights)
+    position = late_positions(3, 1)[0]
+    start = time.process_time()
+    result = Searcher(evaluate).iterative(position, 12, cpu_budget=0.1, cpu_cap=0.5)
+    assert time.process_time() - start < 0.5 + 0.25 and 1 <= result.depth < 12
+
+
+def test_the_sprt_ratio_and_bounds():
+    lower, upper = sprt_bounds(0.05, 0.05)
+    assert lower == pytest.approx(math.log(0.05 / 0.95)) and upper == pytest.approx(math.log(0.95 / 0.05))
+    p0, p1 = 0.5, 1 / (1 + 10 ** (-20 / 400))
+    assert sprt_llr(30, 20, 0, 20) == pytest.approx(30 * math.log(p1 / p0) + 20 * math.log((1 - p1) / (1 - p0)))
+
+
+def test_a_match_stops_when_the_sprt_decides():
+    summary, games = run_match("greedy", "random", 400, jobs=1, progress=False, sprt=(0, 150))
+    test = summary["sprt"]
+    assert test["decision"] == "H1" and len(games) < 400 and len(games) % 2 == 0
+    assert test["llr"] >= test["upper"]
+    summary, games = run_match("random", "random", 600, jobs=2, progress=False, sprt=(100, 200), seed=2)
+    assert summary["sprt"]["decision"] == "H0" and len(games) < 600
+
+
+def test_solve_prints_every_moves_exact_value():
+    moves = "2,2 1,2 2,1 1,1 3,2 2,3 1,3 3,3 2,4 0,3 3,1 4,3 1,4 0,1 4,2 0,2"
+    result = subprocess.run([sys.executable, "-m", "engine.arena.cli", "solve", "--moves", moves], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    position = Position.initial()
+    for text in moves.split():
+        i, j = (int(x) for x in text.split(","))
+        position = position.play_point(5 * i + j)
+    exact = minimax_margin(position)
+    assert "Black to move {} with perfect play, by {:g}".format("wins" if exact > 0 else "loses", abs(exact)) \
+        in result.stdout
+    assert result.stdout.count("  win ") + result.stdout.count("  loss") == len(points_of(position.legal_mask())) + 1
