@@ -4,7 +4,8 @@ The modules directly in this folder are the core, and ``littlego bundle`` inline
 all: ``constants`` (the game's numbers and limits), ``coords`` (points and the course's
 ``i,j``), ``bitboard`` (sets of points as integers), ``position`` (the rules), ``features``
 (the evaluation terms), ``params`` (weights and search settings, ``params.json``),
-``search`` (alpha-beta that takes its evaluator), ``playout`` (random moves),
+``search`` (alpha-beta that takes its evaluator, within depth, node or CPU limits),
+``solver`` (exact play to the end of the game), ``playout`` (random moves),
 ``protocol`` (``input.txt``/``output.txt``), ``agent`` (one move as the course asks).
 The tools around it (players, games, matches, judge, bench, bundle, the ``littlego``
 command) are in ``engine.arena``, which imports the core and is never imported by it.

@@ -5,6 +5,7 @@ import pytest
 from engine import Position, PASS, BLACK, WHITE
 from engine.bitboard import points_of
 from engine.coords import to_point
+from engine.arena.qlearning import QLearningPlayer
 from engine.arena.specs import make_player
 from engine.arena.players import (
     AlphaBetaPlayer, AgentPlayer, RandomPlayer, GreedyPlayer, AggressivePlayer,
@@ -97,7 +98,7 @@ def test_random_plays_legal_moves_and_passes_only_when_it_must():
 @pytest.mark.parametrize("spec, kind", [
     ("random", RandomPlayer), ("greedy", GreedyPlayer), ("aggressive", AggressivePlayer),
     ("alphabeta", AlphaBetaPlayer), ("agent", AgentPlayer), ("agent@2", AgentPlayer),
-    ("agent:params.json@3", AgentPlayer), ("champion", AgentPlayer),
+    ("agent:params.json@3", AgentPlayer), ("champion", AgentPlayer), ("qlearning", QLearningPlayer),
 ])
 def test_specs_build_players(spec, kind):
     player = make_player(spec)

@@ -117,8 +117,9 @@ def _train(args):
     if args.resume:
         training = Training.resume(args.resume)
     else:
-        settings = dict((name, getattr(args, name)) for name in ("games", "seed", "alpha", "gamma", "eval_every",
-                                                                 "eval_games") if getattr(args, name) is not None)
+        settings = dict((name, getattr(args, name)) for name in (
+            "games", "seed", "alpha", "gamma", "eval_every", "eval_games", "epsilon_start", "epsilon_end",
+            "epsilon_games", "horizon", "min_updates") if getattr(args, name) is not None)
         if args.opponent:
             settings["opponents"] = args.opponent
         if args.panel:
@@ -319,6 +320,14 @@ def build_parser():
     qlearning.add_argument("--seed", type=int, help="seed (default 1)")
     qlearning.add_argument("--alpha", type=float, help="learning rate (default 0.2)")
     qlearning.add_argument("--gamma", type=float, help="discount (default 0.95)")
+    qlearning.add_argument("--epsilon-start", type=float, help="exploration rate at the start (default 0.3)")
+    qlearning.add_argument("--epsilon-end", type=float, help="exploration rate at the end (default 0.02)")
+    qlearning.add_argument("--epsilon-games", type=positive_int,
+                           help="games over which exploration falls linearly from start to end (default 15000)")
+    qlearning.add_argument("--horizon", type=integer_range(1, MAX_MOVES),
+                           help="plies the table covers; later moves are the fallback's (default 10)")
+    qlearning.add_argument("--min-updates", type=positive_int,
+                           help="updates a state needs to be kept in the saved table (default 2)")
     qlearning.add_argument("--eval-every", type=positive_int, help="games between evaluations (default 2000)")
     qlearning.add_argument("--eval-games", type=positive_int, help="games against each panel player (default 40)")
     qlearning.add_argument("--panel", action="append", metavar="SPEC",
