@@ -32,6 +32,7 @@ _TOP = {
     "strategy": (str, "ga", lambda v: v in ("ga", "cmaes"), "'ga' or 'cmaes'"),
     "depth": (int, 2, lambda v: 1 <= v <= MAX_DEPTH, "1 to {}".format(MAX_DEPTH)),
     "workers": (int, 0, lambda v: 0 <= v <= 4096, "0 (all cores) to 4096"),
+    "black_weight": (float, 1.0, lambda v: 0 < v <= 100, "positive, at most 100 (how many times a game as Black counts)"),
 }
 # A random opening leaves at least two plies of the 24-ply game to play.
 _OPENING = (int, 2, lambda v: 0 <= v <= MAX_MOVES - 2, "0 to {} plies".format(MAX_MOVES - 2))

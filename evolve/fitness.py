@@ -112,25 +112,44 @@ def run_jobs(map_function, jobs, progress=None):
     return outcomes
 
 
-def fold(jobs, outcomes, count, weights):
-    """Per individual: (weighted win rate, weighted mean margin)."""
+def fold(jobs, outcomes, count, weights, black_weight=1.0):
+    """Per individual: ((weighted win rate, weighted mean margin), report).
+
+    Within a group a game as Black counts ``black_weight`` times (Black is where strength is
+    hard to find); groups count by their weights. The report holds the win rates as Black
+    and as White (unweighted) and the standard error of the weighted win rate, so that the
+    noise of the fitness can be set beside the spread selection acts on.
+    """
     sums = {}
+    colours = [[0, 0, 0, 0] for _ in range(count)]          # Black wins, Black games, White wins, White games
     for job, (win, margin) in zip(jobs, outcomes):
-        entry = sums.setdefault((job.individual, job.group), [0.0, 0.0, 0])
-        entry[0] += win
-        entry[1] += margin
-        entry[2] += 1
-    fitnesses = []
+        as_black = job.game % 2 == 0
+        share = black_weight if as_black else 1.0
+        entry = sums.setdefault((job.individual, job.group), [0.0, 0.0, 0.0, 0.0])
+        entry[0] += share * win
+        entry[1] += share * margin
+        entry[2] += share
+        entry[3] += share * share
+        tally = colours[job.individual]
+        tally[0 if as_black else 2] += win
+        tally[1 if as_black else 3] += 1
+    results = []
     for individual in range(count):
-        total = win_rate = margin = 0.0
+        total = win_rate = margin = variance = 0.0
         for group, weight in enumerate(weights):
             if (individual, group) in sums:
-                wins, margins, games = sums[(individual, group)]
-                win_rate += weight * wins / games
-                margin += weight * margins / games
+                wins, margins, shares, squares = sums[(individual, group)]
+                rate = wins / shares
+                win_rate += weight * rate
+                margin += weight * margins / shares
+                variance += weight * weight * rate * (1 - rate) * squares / (shares * shares)
                 total += weight
-        fitnesses.append((win_rate / total, margin / total))
-    return fitnesses
+        black_wins, black_games, white_wins, white_games = colours[individual]
+        report = {"black_win_rate": black_wins / black_games if black_games else None,
+                  "white_win_rate": white_wins / white_games if white_games else None,
+                  "standard_error": variance ** 0.5 / total}
+        results.append(((win_rate / total, margin / total), report))
+    return results
 
 
 def self_play_opponents(config, halloffame, population, generation_seed):

@@ -63,6 +63,16 @@ def _setup_logging(run_dir, verbose=False):
     return logger
 
 
+def _by_colour(individual):
+    """The win rates of an individual as Black and as White in its last evaluation."""
+    report = getattr(individual, "report", {}) or {}
+    return {"black": report.get("black_win_rate"), "white": report.get("white_win_rate")}
+
+
+def _rate(value):
+    return "-" if value is None else "{:.2f}".format(value)
+
+
 def _where(description):
     """Where games run, in words, for the log: executor, workers, threads, and the dashboard if any."""
     words = "{executor}".format(**description)
@@ -157,6 +167,7 @@ class Evolution(object):
             state = load_checkpoint(run_dir)
             config = state["config"]
             config.setdefault("executor", {"scheduler": ""})      # checkpoints from before executors existed
+            config.setdefault("black_weight", 1.0)                  # and from before colour weighting
             evolution = cls(run_dir, config, workers, progress, out, strategy=state["strategy"], scheduler=scheduler)
         except BaseException:
             lock.release()
@@ -232,8 +243,10 @@ class Evolution(object):
         numpy.random.set_state(numpy_state)
         if bar:
             bar.close()
-        for individual, fitness in zip(invalid, fold(jobs, outcomes, len(invalid), weights)):
+        for individual, (fitness, report) in zip(invalid, fold(jobs, outcomes, len(invalid), weights,
+                                                               self.config["black_weight"])):
             individual.fitness.values = fitness
+            individual.report = report
         if self.strategy is not None:
             self.toolbox.update(sampled)
             self.population = sampled
@@ -255,10 +268,13 @@ class Evolution(object):
                  "executor": dict((k, v) for k, v in self.where.items() if k != "dashboard"),
                  "games_per_second_per_worker": round(rate / max(self.where.get("workers", 1), 1), 2),
                  "diversity": genome.diversity(self.population, self.bounds),
-                 "best_fitness": list(best.fitness.values), "best_weights": genome.named(best)}
+                 "best_fitness": list(best.fitness.values), "best_weights": genome.named(best),
+                 "best_by_colour": _by_colour(best)}
         entry.update(_stats(evaluated))
-        entry["individuals"] = [{"weights": [float(w) for w in ind], "fitness": list(ind.fitness.values)}
-                                for ind in evaluated]
+        errors = [ind.report["standard_error"] for ind in evaluated if getattr(ind, "report", None)]
+        entry["win_rate"]["standard_error"] = float(numpy.mean(errors)) if errors else None
+        entry["individuals"] = [dict({"weights": [float(w) for w in ind], "fitness": list(ind.fitness.values)},
+                                     **getattr(ind, "report", {})) for ind in evaluated]
         self.records.append(entry)
         self.logbook.record(gen=number, evals=len(evaluated), games=games, best=best.fitness.values[0],
                             mean=entry["win_rate"]["mean"], std=entry["win_rate"]["std"],
@@ -266,10 +282,14 @@ class Evolution(object):
         with open(os.path.join(self.run_dir, GENERATIONS), "a") as handle:
             handle.write(json.dumps(entry) + "\n")
         self._write_best()
-        line = ("gen {generation:>3}  best {win:.3f} ({margin:+.2f})  mean {mean:.3f}  spread {std:.3f}  "
-                "diversity {diversity:.3f}  {games} games  {rate:.1f} games/s".format(
+        colour = entry["best_by_colour"]
+        line = ("gen {generation:>3}  best {win:.3f} ({margin:+.2f}; Black {black}, White {white})  mean {mean:.3f}  "
+                "spread {std:.3f} (noise: SE {se:.3f})  diversity {diversity:.3f}  {games} games  "
+                "{rate:.1f} games/s".format(
                     generation=number, win=best.fitness.values[0], margin=best.fitness.values[1],
+                    black=_rate(colour["black"]), white=_rate(colour["white"]),
                     mean=entry["win_rate"]["mean"], std=entry["win_rate"]["std"],
+                    se=entry["win_rate"]["standard_error"] or 0.0,
                     diversity=entry["diversity"], games=games, rate=entry["games_per_second"]))
         print(line, file=self.out)
         self.out.flush()

@@ -30,13 +30,21 @@ def read_generations(run_dir):
 
 def format_table(records):
     """The generation table."""
-    rows = ["{:>4} {:>9} {:>8} {:>8} {:>7} {:>9} {:>6} {:>8} {:>8}".format(
-        "gen", "best win", "margin", "mean win", "spread", "diversity", "games", "seconds", "games/s")]
+    rows = ["{:>4} {:>9} {:>8} {:>7} {:>7} {:>8} {:>7} {:>7} {:>9} {:>6} {:>8} {:>8}".format(
+        "gen", "best win", "margin", "Black", "White", "mean win", "spread", "SE", "diversity", "games", "seconds",
+        "games/s")]
     for r in records:
-        rows.append("{:>4} {:>9.3f} {:>+8.2f} {:>8.3f} {:>7.3f} {:>9.3f} {:>6} {:>8.1f} {:>8.1f}".format(
-            r["generation"], r["best_fitness"][0], r["best_fitness"][1], r["win_rate"]["mean"],
-            r["win_rate"]["std"], r["diversity"], r["games"], r["seconds"], r["games_per_second"]))
+        colour = r.get("best_by_colour", {})
+        rows.append("{:>4} {:>9.3f} {:>+8.2f} {:>7} {:>7} {:>8.3f} {:>7.3f} {:>7} {:>9.3f} {:>6} {:>8.1f} {:>8.1f}".format(
+            r["generation"], r["best_fitness"][0], r["best_fitness"][1], _rate(colour.get("black")),
+            _rate(colour.get("white")), r["win_rate"]["mean"], r["win_rate"]["std"],
+            _rate(r["win_rate"].get("standard_error")), r["diversity"], r["games"], r["seconds"],
+            r["games_per_second"]))
     return "\n".join(rows)
+
+
+def _rate(value):
+    return "-" if value is None else "{:.3f}".format(value)
 
 
 def plot_run(run_dir, out_dir=None):
