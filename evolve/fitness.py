@@ -38,7 +38,7 @@ def play_job(job):
     """Worker: play one fitness game; (win 1/0, stone margin) for the individual."""
     me = weights_player(job.weights, job.depth, "individual {}".format(job.individual))
     if isinstance(job.opponent, str):
-        other = make_player(job.opponent)
+        other = make_player(job.opponent, timed=False)
     else:
         other = weights_player(job.opponent, job.depth, "self-play opponent")
     plays_black = job.game % 2 == 0

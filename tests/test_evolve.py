@@ -64,7 +64,7 @@ def evolve_cli(*args, **kwargs):
 
 
 def test_shipped_experiments_are_valid():
-    for name in ("smoke", "baseline", "cluster"):
+    for name in ("smoke", "baseline", "cluster", "strong"):
         config = load_config(os.path.join(ROOT, "experiments", name + ".toml"))
         assert config["name"] == name and config["panel"]
 

@@ -45,10 +45,12 @@ def _load(spec, path):
         raise ValueError("player {!r}: {}".format(spec, error))
 
 
-def make_player(spec, cpu_limit=None):
+def make_player(spec, cpu_limit=None, timed=True):
     """A player from its spec string; ValueError naming what is wrong with the spec.
 
-    ``cpu_limit`` (seconds a move) is enforced on program players (``cmd:``).
+    ``cpu_limit`` (seconds a move) is enforced on program players (``cmd:``). Untimed, our
+    agents (``agent``, ``champion``, ``handset``) search to their fixed depth whatever the
+    machine's speed, so that games replay exactly (evolution's panels need that).
     """
     spec = spec.strip()
     name, _, argument = spec.partition(":")
@@ -57,16 +59,16 @@ def make_player(spec, cpu_limit=None):
             raise ValueError("player {!r} takes no argument (got {!r})".format(name, argument))
         return SCRIPTED[name]()
     if spec == "champion":
-        return AgentPlayer(_load(spec, SHIPPED_PARAMS), spec=spec)
+        return AgentPlayer(_load(spec, SHIPPED_PARAMS), spec=spec, timed=timed)
     if spec == "handset" or spec.startswith("handset@"):
         depth = _depth(spec, spec[len("handset@"):]) if "@" in spec else None
-        return AgentPlayer(default_params(), depth, spec=spec)
+        return AgentPlayer(default_params(), depth, spec=spec, timed=timed)
     if name == "agent" or spec.startswith("agent@"):
         rest, depth = spec[len("agent"):], None
         if "@" in rest:
             rest, _, depth_text = rest.rpartition("@")
             depth = _depth(spec, depth_text)
-        return AgentPlayer(_load(spec, rest[1:] or SHIPPED_PARAMS), depth, spec=spec)
+        return AgentPlayer(_load(spec, rest[1:] or SHIPPED_PARAMS), depth, spec=spec, timed=timed)
     if name == "cmd":
         directory, _, command = argument.partition("::")
         if not directory:
