@@ -14,6 +14,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
+from tests.conftest import wait_for_run_file                             # noqa: E402
 from engine.arena.executors import ExecutorError, executor          # noqa: E402
 from engine.arena.match import run_match                            # noqa: E402
 from evolve.checkpoint import CHECKPOINT                            # noqa: E402
@@ -188,14 +189,7 @@ def test_a_lost_scheduler_stops_the_run_with_a_message_and_it_resumes(tmp_path, 
     process = subprocess.Popen([sys.executable, "-m", "evolve.cli", "run", config, "--runs-dir",
                                 str(tmp_path / "runs"), "--scheduler", cluster.address, "--no-progress"],
                                cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
-    run_dir = None
-    for _ in range(1200):
-        found = os.listdir(str(tmp_path / "runs")) if (tmp_path / "runs").exists() else []
-        if found and os.path.exists(str(tmp_path / "runs" / found[0] / CHECKPOINT)):
-            run_dir = str(tmp_path / "runs" / found[0])
-            break
-        time.sleep(0.1)
-    assert run_dir, "no generation finished on the cluster"
+    run_dir = wait_for_run_file(tmp_path / "runs", CHECKPOINT, seconds=180)
     os.killpg(cluster.scheduler.pid, signal.SIGKILL)
     out, err = process.communicate(timeout=180)
     assert process.returncode == 3, err

@@ -16,6 +16,7 @@ import sys
 import time
 
 import pytest
+from tests.conftest import wait_for_run_file
 from hypothesis import given, settings, strategies as st, HealthCheck
 
 from engine import BLACK, WHITE, Position, PASS
@@ -351,14 +352,7 @@ def test_ctrl_c_leaves_a_clean_message_no_worker_traceback_and_a_resumable_run(t
                                 str(tmp_path / "runs"), "--workers", "2", "--no-progress"], cwd=ROOT,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
                                start_new_session=True)
-    run_dir = None
-    for _ in range(600):                                       # until the first generation is checkpointed
-        found = os.listdir(str(tmp_path / "runs")) if (tmp_path / "runs").exists() else []
-        if found and os.path.exists(str(tmp_path / "runs" / found[0] / CHECKPOINT)):
-            run_dir = str(tmp_path / "runs" / found[0])
-            break
-        time.sleep(0.1)
-    assert run_dir, "no checkpoint appeared"
+    run_dir = wait_for_run_file(tmp_path / "runs", CHECKPOINT)   # the first generation is checkpointed
     os.killpg(process.pid, signal.SIGINT)                      # a terminal sends it to the whole group
     out, err = process.communicate(timeout=120)
     assert process.returncode == 130, err
@@ -395,14 +389,9 @@ def test_a_lock_left_by_a_killed_process_is_taken_over(tmp_path):
     process = subprocess.Popen([sys.executable, "-m", "evolve.cli", "run", str(config), "--runs-dir",
                                 str(tmp_path / "runs"), "--workers", "1", "--no-progress"], cwd=ROOT,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-    for _ in range(600):
-        found = os.listdir(str(tmp_path / "runs")) if (tmp_path / "runs").exists() else []
-        if found and os.path.exists(str(tmp_path / "runs" / found[0] / LOCK)):
-            break
-        time.sleep(0.05)
+    run_dir = wait_for_run_file(tmp_path / "runs", LOCK)
     os.killpg(process.pid, signal.SIGKILL)
     process.communicate()
-    run_dir = str(tmp_path / "runs" / found[0])
     assert "process {}".format(process.pid) in open(os.path.join(run_dir, LOCK)).read()
     status, _, err = cli("evolve.cli", "resume", run_dir, "--workers", "1", "--no-progress")
     assert status == 0, err
