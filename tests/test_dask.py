@@ -20,7 +20,7 @@ from engine.arena.match import run_match                            # noqa: E402
 from evolve.checkpoint import CHECKPOINT                            # noqa: E402
 from evolve.config import ConfigError, load_config                  # noqa: E402
 from evolve.fitness import GameJob, safe_play_job                   # noqa: E402
-from evolve.loop import GENERATIONS, Evolution                      # noqa: E402
+from evolve.loop import Evolution                      # noqa: E402
 from evolve.runs import read_generations                            # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

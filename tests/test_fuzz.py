@@ -10,13 +10,12 @@ run and at length under ``-m slow``.
 import io
 import json
 import os
-import random
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from engine import BLACK, WHITE, Position, PASS
+from engine import PASS
 from engine.agent import STATE_FILE, main as agent_main
 from engine.features import FEATURES
 from engine.playout import random_opening

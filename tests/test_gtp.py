@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from engine import BLACK, WHITE, Position, PASS
+from engine import BLACK, PASS
 from engine.coords import move_from_text
 from engine.arena.gnugo import gnugo_path
 from engine.arena.gtp import point_to_vertex, vertex_to_point

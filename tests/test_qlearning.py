@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from engine import BLACK, WHITE, Position, PASS
+from engine import BLACK, Position, PASS
 from engine.bitboard import points_of
 from engine.playout import random_opening
 from engine.arena.game import play_game

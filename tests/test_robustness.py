@@ -13,23 +13,21 @@ import pickle
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 from tests.conftest import wait_for_run_file
 from hypothesis import given, settings, strategies as st, HealthCheck
 
-from engine import BLACK, WHITE, Position, PASS
+from engine import BLACK, Position, PASS
 from engine.agent import STATE_FILE, main as agent_main
 from engine.constants import MAX_WEIGHT
-from engine.features import FEATURES
-from engine.params import ParamsError, load_params, make_evaluator, params_to_dict, default_params
+from engine.params import load_params, make_evaluator, params_to_dict, default_params
 from engine.protocol import OutputFormatError, format_input, parse_output, read_output
 from engine.search import Searcher
 from engine.arena.bundle import write_bundle
 from evolve.checkpoint import CHECKPOINT, LOCK
 from evolve.config import ConfigError, load_config
-from evolve.loop import GENERATIONS, Evolution
+from evolve.loop import Evolution
 from evolve.runs import read_generations
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -16,8 +16,7 @@ import sys
 import time
 
 from engine.bitboard import points_of
-from engine.constants import BLACK, BOARD_SIZE, KOMI, MAX_MOVES, NUM_POINTS, PASS, WHITE
-from engine.coords import move_to_text
+from engine.constants import BLACK, BOARD_SIZE, KOMI, MAX_MOVES, PASS, WHITE
 from engine.position import IllegalMove, Position
 from engine.arena.players import BAD_OUTPUT, CRASH, TIMEOUT, Player, PlayerFault
 from engine.arena.sgf import SgfError, game_sgf, read_game, result_text
