@@ -39,7 +39,10 @@ def test_bench_rules_refuses_missing_vectors_rather_than_measure_something_else(
 
 
 def test_bench_search_reports_each_depth():
-    figures = run_command("engine.arena.cli", "bench", "search", "--max-depth", "2", "--games", "0", "--json")
+    figures = run_command("engine.arena.cli", "bench", "search", "--max-depth", "2", "--games", "0",
+                          "--budgets", "0.05", "--json")
+    assert [row["cpu_budget"] for row in figures["depth_within_budget"]] == [0.05]
+    assert figures["depth_within_budget"][0]["min_depth"] >= 1
     assert [row["depth"] for row in figures["depths"]] == [1, 2]
     assert sum(figures["positions"].values()) == 12
 

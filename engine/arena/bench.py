@@ -7,7 +7,7 @@ import statistics
 import tempfile
 import time
 
-from engine.constants import BLACK, WHITE
+from engine.constants import BLACK, MAX_DEPTH, WHITE
 from engine.params import load_params, make_evaluator
 from engine.playout import random_opening, random_playout
 from engine.position import Position
@@ -88,8 +88,9 @@ def search_positions(per_phase=4, seed=7):
     return phases
 
 
-def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), report=print):
-    """Nodes/s and seconds per move at each depth, and the CPU of whole games of the shipped agent."""
+def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), report=print, budgets=(0.5, 2.5)):
+    """Nodes/s and seconds per move at each depth, the depth reached within CPU budgets, and the
+    CPU of whole games of the shipped agent."""
     params_path = params_path or SHIPPED_PARAMS
     evaluate = make_evaluator(load_params(params_path).weights)
     phases = search_positions()
@@ -106,6 +107,14 @@ def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), repo
                "nodes": nodes, "nodes_per_s": nodes / max(sum(seconds), 1e-9)}
         rows.append(row)
         report("{depth:>5} {median_s:>10.4f} {max_s:>10.4f} {nodes:>10} {nodes_per_s:>12,.0f}".format(**row))
+    reached = []
+    for budget in budgets:
+        found = [Searcher(evaluate).iterative(position, MAX_DEPTH, cpu_budget=budget, cpu_cap=budget).depth
+                 for _, positions in phases for position in positions]
+        reached.append({"cpu_budget": budget, "median_depth": statistics.median(found), "min_depth": min(found),
+                        "max_depth": max(found)})
+        report("depth completed within {:g} s of CPU: median {:g}, from {} to {}".format(
+            budget, statistics.median(found), min(found), max(found)))
     games = []
     # The whole game is timed on the bundle a course submission holds, run as the course runs it.
     submission = tempfile.mkdtemp(prefix="littlego-bench-")
@@ -124,5 +133,6 @@ def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), repo
                    .format("Black" if colour_of_agent == BLACK else "White", moves, cpu,
                            games[-1]["max_move_cpu_s"]))
     shutil.rmtree(submission, ignore_errors=True)
-    return {"positions": {name: len(p) for name, p in phases}, "depths": rows, "games": games,
+    return {"positions": {name: len(p) for name, p in phases}, "depths": rows, "depth_within_budget": reached,
+            "games": games,
             "params": params_path}

@@ -56,7 +56,8 @@ def _bench_rules(args):
 
 def _bench_search(args):
     _print_result(bench_search(depths=range(1, args.max_depth + 1), params_path=args.params,
-                               game_seeds=range(1, args.games + 1), report=_quiet(args)), args.json)
+                               game_seeds=range(1, args.games + 1), report=_quiet(args),
+                               budgets=args.budgets), args.json)
     return 0
 
 
@@ -216,6 +217,8 @@ def build_parser():
     search.add_argument("--max-depth", type=depth, default=5, help="deepest depth (default 5)")
     search.add_argument("--games", type=count, default=1,
                         help="whole-game pairs (agent as Black and as White) to time (default 1)")
+    search.add_argument("--budgets", type=positive_seconds, nargs="*", default=[0.5, 2.5], metavar="SECONDS",
+                        help="CPU budgets to report the depth reached within (default: 0.5 2.5)")
     search.add_argument("--json", action="store_true", help="print the figures as JSON")
     search.set_defaults(handler=_bench_search)
 
