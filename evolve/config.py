@@ -78,6 +78,10 @@ _EXECUTOR = {
 }
 
 
+# Panel players search to a fixed depth; past this a single game takes minutes.
+MAX_PANEL_DEPTH = 8
+
+
 class ConfigError(ValueError):
     """An experiment config that cannot be run; the message names the file and the key."""
 
@@ -133,9 +137,14 @@ def validate(data, path="config"):
         where = "panel[{}]".format(index)
         checked = _check_table(entry, _PANEL, where, path)
         try:
-            make_player(checked["opponent"]).close()
+            opponent = make_player(checked["opponent"], timed=False)
+            opponent.close()
         except ValueError as error:
             raise ConfigError("{}: {}.opponent: {}".format(path, where, error))
+        if getattr(opponent, "depth", 0) > MAX_PANEL_DEPTH:
+            raise ConfigError("{}: {}.opponent: {!r} would search to depth {} in every game (a panel plays "
+                              "untimed, so that runs replay exactly); name a depth, e.g. agent@4"
+                              .format(path, where, checked["opponent"], opponent.depth))
         config["panel"].append(checked)
     bounds = data.get("bounds", {})
     if not isinstance(bounds, dict):

@@ -81,6 +81,7 @@ def test_shipped_experiments_are_valid():
     (lambda t: t + "\n[bounds]\nmargin = [5, 1]\n", "'bounds.margin' must be [low, high]"),
     (lambda t: t + "\n[bounds]\nspeed = [0, 1]\n", "'bounds.speed' is not a feature"),
     (lambda t: t.replace("[ga]", "[ga\n"), "not valid TOML"),
+    (lambda t: t.replace('opponent = "greedy"', 'opponent = "agent@12"'), "would search to depth 12"),
 ])
 def test_bad_configs_name_the_key_and_the_file(tmp_path, change, words):
     path = write_config(tmp_path, change(TINY))
