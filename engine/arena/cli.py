@@ -326,7 +326,7 @@ def build_parser():
     qlearning.add_argument("--epsilon-start", type=float, help="exploration rate at the start (default 0.3)")
     qlearning.add_argument("--epsilon-end", type=float, help="exploration rate at the end (default 0.02)")
     qlearning.add_argument("--epsilon-games", type=positive_int,
-                           help="games over which exploration falls linearly from start to end (default 15000)")
+                           help="games over which exploration falls linearly from start to end (default: 3/4 of the games)")
     qlearning.add_argument("--horizon", type=integer_range(1, MAX_MOVES),
                            help="plies the table covers; later moves are the fallback's (default 10)")
     qlearning.add_argument("--min-updates", type=positive_int,

@@ -27,7 +27,7 @@ SELF = "self"
 
 DEFAULTS = {
     "games": 20000, "opponents": ["random", "greedy", "aggressive", SELF], "seed": 1,
-    "alpha": 0.2, "gamma": 0.95, "epsilon_start": 0.3, "epsilon_end": 0.02, "epsilon_games": 15000,
+    "alpha": 0.2, "gamma": 0.95, "epsilon_start": 0.3, "epsilon_end": 0.02, "epsilon_games": None,
     "rewards": {"win": 1.0, "loss": -1.0, "draw": 0.0},
     "eval_every": 2000, "eval_games": 40, "panel": ["random", "greedy"], "min_updates": 2, "horizon": 10,
 }
@@ -43,6 +43,8 @@ def check_settings(settings):
     if unknown:
         raise TrainingError("unknown setting {!r}".format(unknown[0]))
     checked = dict(DEFAULTS, **settings)
+    if checked["epsilon_games"] is None:          # by default exploration falls over the first three quarters
+        checked["epsilon_games"] = max(1, checked["games"] * 3 // 4) if isinstance(checked["games"], int) else 1
     for name in ("games", "eval_every", "eval_games", "epsilon_games", "min_updates", "horizon"):
         if not isinstance(checked[name], int) or isinstance(checked[name], bool) or checked[name] < 1:
             raise TrainingError("{} must be a positive integer, not {!r}".format(name, checked[name]))
