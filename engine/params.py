@@ -33,6 +33,9 @@ DEFAULT_SEARCH = {"depth": 4, "cpu_budget": 5.0, "cpu_cap": None, "solve_from": 
 DEFAULT_PROVENANCE = {"source": "hand-set defaults"}
 
 
+_EVALUATION_CACHE = 300000       # positions remembered by one evaluator before it starts afresh
+
+
 class ParamsError(ValueError):
     """A params file or object that cannot be used; the message says what and where."""
 
@@ -202,8 +205,21 @@ def make_evaluator(weights):
         if len(vector) != len(FEATURES):
             raise ValueError("expected {} weights, got {}".format(len(FEATURES), len(vector)))
 
+    # Every term but the captures depends on the position alone, and a search meets the same
+    # positions again and again (each deepening iteration, transpositions): that part is
+    # remembered, the captures term (the path's) added each time.
+    captures_weight = vector[FEATURES.index("captures")]
+    static = vector[:FEATURES.index("captures")] + (0.0,) + vector[FEATURES.index("captures") + 1:]
+    cache = {}
+
     def evaluate(position, captured=0):
-        return sum(map(mul, vector, feature_values(position, captured)))
+        key = (position.own, position.opp, position.player, position.moves_played)
+        value = cache.get(key)
+        if value is None:
+            if len(cache) > _EVALUATION_CACHE:
+                cache.clear()
+            value = cache[key] = sum(map(mul, static, feature_values(position, 0)))
+        return value + captures_weight * captured
 
     evaluate.weights = vector
     return evaluate
