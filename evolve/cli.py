@@ -6,8 +6,10 @@ import sys
 
 from engine.params import DEFAULT_SEARCH, ParamsError
 from engine.arena.commandline import (
-    SCHEDULER_HELP, depth, file_to_write, folder_to_write, positive_int, run_command, scheduler,
+    SCHEDULER_HELP, depth, file_to_write, folder_to_write, integer_range, positive_int, positive_seconds,
+    run_command, scheduler,
 )
+from engine.constants import MAX_MOVES
 from engine.arena.executors import SCHEDULER_FORMS, ExecutorError
 from engine.arena.specs import make_player
 from evolve.bench import bench_games
@@ -55,7 +57,8 @@ def _plot(args):
 
 
 def _export(args):
-    params = export_best(args.run, file_to_write(args.to, "--to"), depth=args.depth)
+    params = export_best(args.run, file_to_write(args.to, "--to"), depth=args.depth, cpu_budget=args.cpu_budget,
+                         cpu_cap=args.cpu_cap, solve_from=args.solve_from)
     fitness = params.provenance["fitness"]
     print("wrote {}: generation {} of {}, win rate {:.3f}, margin {:+.2f}, playing depth {}".format(
         args.to, params.provenance["generation"], params.provenance["run"], fitness["win_rate"],
@@ -110,6 +113,12 @@ def build_parser():
     export.add_argument("run", help="run folder")
     export.add_argument("--to", required=True, help="params file to write (e.g. params.json)")
     export.add_argument("--depth", type=depth, default=None, help="the agent's playing depth (default {})".format(DEFAULT_SEARCH["depth"]))
+    export.add_argument("--cpu-budget", type=positive_seconds, default=None,
+                        help="CPU seconds a move is meant to take (default {})".format(DEFAULT_SEARCH["cpu_budget"]))
+    export.add_argument("--cpu-cap", type=positive_seconds, default=None,
+                        help="CPU seconds no move may pass (default: the budget)")
+    export.add_argument("--solve-from", type=integer_range(0, MAX_MOVES), default=None,
+                        help="the ply from which the agent solves the game exactly (default {}: never)".format(MAX_MOVES))
     export.set_defaults(handler=_export)
 
     bench = commands.add_parser("bench", help="fitness games per second with 1 and 2 workers")

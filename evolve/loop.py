@@ -311,11 +311,11 @@ class Evolution(object):
             "random_state": genome.STREAM.getstate(), "numpy_state": numpy.random.get_state()})
 
 
-def best_params(run_dir, config, generation, best, depth=None, cpu_budget=None):
-    """Validated Params of an evolved individual, with where it came from."""
+def best_params(run_dir, config, generation, best, depth=None, cpu_budget=None, cpu_cap=None, solve_from=None):
+    """Validated Params of an evolved individual, with where it came from, and the search settings given."""
     return make_params(genome.named(best), depth, cpu_budget,
                        provenance(run_dir, config, generation, best.fitness.values),
-                       source="{} generation {}".format(run_dir, generation))
+                       source="{} generation {}".format(run_dir, generation), cpu_cap=cpu_cap, solve_from=solve_from)
 
 
 def provenance(run_dir, config, generation, fitness):

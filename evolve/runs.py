@@ -87,10 +87,10 @@ def plot_run(run_dir, out_dir=None):
     return [fitness_path, weights_path]
 
 
-def export_best(run_dir, destination, depth=None, cpu_budget=None):
+def export_best(run_dir, destination, depth=None, cpu_budget=None, cpu_cap=None, solve_from=None):
     """Write the run's best weights to a params.json with their provenance; the Params written."""
     state = load_checkpoint(run_dir)
     params = best_params(run_dir, state["config"], state["generation"], state["halloffame"][0],
-                         depth, cpu_budget)
+                         depth, cpu_budget, cpu_cap, solve_from)
     save_params(destination, params)
     return params
