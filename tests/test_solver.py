@@ -114,7 +114,7 @@ def test_a_match_stops_when_the_sprt_decides():
 
 
 def test_solve_prints_every_moves_exact_value():
-    moves = "2,2 1,2 2,1 1,1 3,2 2,3 1,3 3,3 2,4 0,3 3,1 4,3 1,4 0,1 4,2 0,2"
+    moves = "2,2 1,2 2,1 1,1 3,2 2,3 1,3 3,3 2,4 0,3 3,1 4,3 1,4 0,1 4,2 0,2 0,0 1,0"
     result = subprocess.run([sys.executable, "-m", "engine.arena.cli", "solve", "--moves", moves], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
     assert result.returncode == 0, result.stderr

@@ -19,7 +19,7 @@ import random
 import time
 
 from engine.bitboard import count, points_of
-from engine.constants import PASS
+from engine.constants import MAX_MOVES, PASS
 from engine.agent import choose_move
 from engine.params import make_evaluator
 from engine.playout import random_point
@@ -162,7 +162,8 @@ class AgentPlayer(Player):
     """
 
     def __init__(self, params, depth=None, spec="agent", timed=True):
-        self.params = params if depth is None else params._replace(depth=depth)
+        # A depth given means a plain search to that depth: no exact solving late in the game.
+        self.params = params if depth is None else params._replace(depth=depth, solve_from=MAX_MOVES)
         self.depth = self.params.depth
         self.timed = timed
         self.evaluate = make_evaluator(params.weights)

@@ -1,10 +1,11 @@
 """Players from spec strings, as the command line, matches and evolution panels name them.
 
 - ``random``, ``greedy``, ``aggressive``, ``alphabeta``: the course's scripted opponents;
-- ``agent[:PARAMS][@DEPTH]``: our searcher with a params file (default: the shipped
-  ``params.json``) at that file's depth or ``DEPTH``;
+- ``agent[:PARAMS][@DEPTH]``: our agent with a params file (default: the shipped
+  ``params.json``) at that file's settings, or with ``@DEPTH`` a plain search to that depth
+  (no exact solving: a fixed, quick opponent);
 - ``champion``: the shipped agent at its configured depth and CPU budget;
-- ``handset[@DEPTH]``: our searcher with the built-in hand-set default weights, a fixed
+- ``handset[@DEPTH]``: our search with the built-in hand-set default weights, a fixed
   reference that does not change when ``params.json`` does;
 - ``cmd:DIR[::COMMAND]``: a program speaking the course file protocol, run once per move
   in a private copy of DIR (default command: ``python3 my_player3.py``);
