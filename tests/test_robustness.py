@@ -343,13 +343,18 @@ def test_a_full_disk_stops_the_run_cleanly_and_it_resumes(tmp_path, monkeypatch,
     assert strip(read_generations(run)) == strip(reference)
 
 
+def interruptible():
+    """In the child: Ctrl-C as a terminal delivers it (a test run in the background inherits SIGINT ignored)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_leaves_a_clean_message_no_worker_traceback_and_a_resumable_run(tmp_path):
     config = tmp_path / "tiny.toml"
     config.write_text(TINY.replace("generations = 2", "generations = 40").replace("depth = 1", "depth = 2"))
     process = subprocess.Popen([sys.executable, "-m", "evolve.cli", "run", str(config), "--runs-dir",
                                 str(tmp_path / "runs"), "--workers", "2", "--no-progress"], cwd=ROOT,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                               start_new_session=True)
+                               start_new_session=True, preexec_fn=interruptible)
     run_dir = wait_for_run_file(tmp_path / "runs", CHECKPOINT)   # the first generation is checkpointed
     os.killpg(process.pid, signal.SIGINT)                      # a terminal sends it to the whole group
     out, err = process.communicate(timeout=120)
