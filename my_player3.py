@@ -8,4 +8,4 @@ sys.path.insert(0, HERE)
 from engine.agent import main  # noqa: E402
 
 if __name__ == "__main__":
-    sys.exit(main(params_path=os.path.join(HERE, "params.json")))
+    sys.exit(main(params_path=os.path.join(HERE, "params.json"), book_path=os.path.join(HERE, "book.json")))

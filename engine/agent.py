@@ -10,6 +10,7 @@ import random
 import sys
 import time
 
+from engine.book import load_book
 from engine.constants import BLACK, PASS, MAX_MOVES
 from engine.params import ParamsError, default_params, load_params, make_evaluator
 from engine.playout import random_point
@@ -74,14 +75,19 @@ def fallback_move(position):
 SOLVE_SHARE = 0.7
 
 
-def choose_move(position, params, rng=None):
-    """The agent's move: exact from ``params.solve_from`` on, else iterative deepening on the evaluation.
+def choose_move(position, params, rng=None, book=None):
+    """The agent's move: the book's, else exact from ``params.solve_from`` on, else iterative
+    deepening on the evaluation.
 
     From the solving ply, a won position is kept won (the move of the largest winning
     margin if that search ends in time, else the first winning move found); a lost one,
     or one the solver cannot settle within its share of the cap, is played by the
     evaluation search, which hopes for the opponent's mistakes. No move passes ``cpu_cap``.
     """
+    if book is not None:
+        move = book.move(position)
+        if move is not None:
+            return move
     start = time.process_time()
     cap_deadline = start + params.cpu_cap
     if position.moves_played >= params.solve_from:
@@ -114,10 +120,19 @@ def _params(path):
     return default_params()
 
 
-def _move(position, params):
+def _book(path):
+    """The opening book at ``path``, or None (with a warning when it exists but is unusable)."""
+    try:
+        return load_book(path, warn=_warn)
+    except Exception as error:                 # whatever the file holds, the agent plays
+        _warn("{}: unusable ({}: {}); playing without the book".format(path, type(error).__name__, error))
+        return None
+
+
+def _move(position, params, book=None):
     """The searched move, or a legal one when the search fails; the judge accepts either."""
     try:
-        move = choose_move(position, params)
+        move = choose_move(position, params, book=book)
         if move != PASS:
             position.play_point(move)          # the judge must accept it
         return move
@@ -126,8 +141,8 @@ def _move(position, params):
         return fallback_move(position)
 
 
-def main(params_path, workdir="."):
-    """Play one move in ``workdir``; the exit status: 0, 2 for a bad input.txt, 3 when output.txt cannot be written."""
+def main(params_path, workdir=".", book_path=None):
+    """Play one move in ``workdir`` (with the opening book at ``book_path`` if given); the exit status: 0, 2 for a bad input.txt, 3 when output.txt cannot be written."""
     input_path = os.path.join(workdir, "input.txt")
     try:
         game = read_input(input_path)
@@ -141,7 +156,10 @@ def main(params_path, workdir="."):
         _warn("cannot tell the ply count ({}); assuming the fewest that fit".format(error))
         moves_played = 0 if game.player == BLACK else 1
     position = Position.from_boards(game.player, game.previous, game.current, moves_played)
-    move = _move(position, _params(params_path)) if not position.is_over else PASS
+    if position.is_over:
+        move = PASS
+    else:
+        move = _move(position, _params(params_path), _book(book_path) if book_path else None)
     try:
         write_output(os.path.join(workdir, "output.txt"), move)
     except OSError as error:

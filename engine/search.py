@@ -137,11 +137,16 @@ class Searcher(object):
 
     # -- the search ---------------------------------------------------------------------------
     def _ordered_moves(self, position, table_move, ply):
+        """The table's move, captures by size, killers, points near the opponent's last stone
+        (replies are mostly local), then history; a pass last, or first when it is the table's
+        move or when the opponent has just passed (then passing ends the game at once)."""
         legal = points_of(position.legal_mask())
         gains = _capturing_points(position)
         killers = self.killers.get(ply, ())
         history = self.history
         player = position.player
+        last = position.opp & ~position.prev_opp
+        near = neighbours(last | neighbours(last)) if last else 0
 
         def priority(point):
             if point == table_move:
@@ -150,12 +155,14 @@ class Searcher(object):
                 return 1e9 + gains[point]
             if point in killers:
                 return 1e8
-            return history.get((player, point), 0)
+            return history.get((player, point), 0) + (1e7 if near >> point & 1 else 0)
 
         legal.sort(key=priority, reverse=True)
-        legal.append(PASS)
-        if table_move == PASS:
-            legal.insert(0, legal.pop())
+        if table_move == PASS or (position.own == position.prev_own and position.opp == position.prev_opp
+                                  and table_move is None):
+            legal.insert(0, PASS)
+        else:
+            legal.append(PASS)
         return legal
 
     def _root(self, position, depth):

@@ -1,4 +1,4 @@
-"""``littlego bundle OUTDIR``: the two files a course submission may hold.
+"""``littlego bundle OUTDIR``: the files a course submission holds (the agent, its params, its book).
 
 The bundled ``my_player3.py`` carries the source of every module of the playing core
 (the ``engine`` folder itself, without its subpackages: the folder decides what ships),
@@ -12,11 +12,12 @@ import shutil
 import tempfile
 
 import engine
+from engine.book import load_book
 from engine.params import load_params, save_params
 from engine.protocol import write_atomic
 
 CORE_DIR = os.path.dirname(os.path.abspath(engine.__file__))
-PLAYER, PARAMS = "my_player3.py", "params.json"
+PLAYER, PARAMS, BOOK = "my_player3.py", "params.json", "book.json"
 
 
 def core_modules():
@@ -53,7 +54,8 @@ sys.meta_path.insert(0, _BundledEngine())
 
 if __name__ == "__main__":
     from engine.agent import main
-    sys.exit(main(params_path=os.path.join(os.path.dirname(os.path.abspath(__file__)), "params.json")))
+    _HERE = os.path.dirname(os.path.abspath(__file__))
+    sys.exit(main(params_path=os.path.join(_HERE, "params.json"), book_path=os.path.join(_HERE, "book.json")))
 '''
 
 
@@ -69,15 +71,25 @@ def bundle_source():
     return "".join(parts)
 
 
-def write_bundle(outdir, params_path, force=False):
-    """Write my_player3.py and params.json (validated) into ``outdir``; the paths written.
+def _refuse(message):
+    raise ValueError(message)
+
+
+def write_bundle(outdir, params_path, force=False, book_path=None):
+    """Write my_player3.py, params.json and (given ``book_path``) book.json, each validated,
+    into ``outdir``; the paths written.
 
     All or nothing: both files are staged beside their targets and moved into place
     together. A submission already there is replaced only with ``force``
     (FileExistsError otherwise); a target that is a folder is an IsADirectoryError.
     """
     params = load_params(params_path)
-    targets = [os.path.join(outdir, name) for name in (PLAYER, PARAMS)]
+    book = None
+    if book_path is not None:
+        book = load_book(book_path, warn=_refuse)
+        if book is None:
+            raise FileNotFoundError(2, "no such opening book", book_path)
+    targets = [os.path.join(outdir, name) for name in (PLAYER, PARAMS) + ((BOOK,) if book else ())]
     for target in targets:
         if os.path.isdir(target):
             raise IsADirectoryError(21, "is a folder, where the bundle would write a file", target)
@@ -91,6 +103,8 @@ def write_bundle(outdir, params_path, force=False):
     try:
         write_atomic(os.path.join(staging, PLAYER), bundle_source())
         save_params(os.path.join(staging, PARAMS), params)
+        if book is not None:
+            write_atomic(os.path.join(staging, BOOK), book.to_json())
         for target in targets:
             os.replace(os.path.join(staging, os.path.basename(target)), target)
     finally:

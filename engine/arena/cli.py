@@ -9,9 +9,10 @@ import time
 
 from engine.constants import BLACK, COURSE_CPU_LIMIT, MAX_MOVES, WHITE
 from engine.agent import infer_moves_played
+from engine.book import BookError, load_book
 from engine.params import ParamsError
 from engine.position import IllegalMove, Position
-from engine.protocol import read_input
+from engine.protocol import read_input, write_atomic
 from engine.search import SearchTimeout
 from engine.solver import Solver
 from engine.arena.bench import bench_rules, bench_search
@@ -28,6 +29,7 @@ from engine.arena.human import describe, offer_sgf, parse_human_move, play_in_te
 from engine.arena.judge import judge
 from engine.arena.sgf import SgfError
 from engine.arena.match import run_match, format_report
+from engine.arena.native import NativeError, NativeSolver, build_book, check_book
 from engine.arena.specs import KNOWN, make_player
 from engine.arena.training import PLOT, TABLE, Training, TrainingError
 
@@ -67,7 +69,7 @@ def _quiet(args):
 
 
 def _bundle(args):
-    for path in write_bundle(args.outdir, args.params, force=args.force):
+    for path in write_bundle(args.outdir, args.params, force=args.force, book_path=args.book):
         print("wrote {}".format(path))
     return 0
 
@@ -139,6 +141,8 @@ def _solve(args):
         print("the game is over: {}".format(verdict(position)))
         return 0
     print(board_diagram(position))
+    if args.native:
+        return _solve_native(position)
     solver = Solver()
     deadline = time.process_time() + args.seconds
     try:
@@ -154,6 +158,59 @@ def _solve(args):
     for move, margin in sorted(values.items(), key=lambda item: -item[1]):
         print("  {:<12} {}  {:+g}".format(describe(move), "win " if margin > 0 else "loss", margin))
     return 0
+
+
+def _solve_native(position):
+    with NativeSolver() as solver:
+        results = solver.move_results(position)
+        nodes = solver.nodes
+    mover = colour_word(position.player).capitalize()
+    won = any(results.values())
+    print("{} to move {} with perfect play; {:,} nodes (compiled solver: win or loss only)".format(
+        mover, "wins" if won else "loses", nodes))
+    for move, wins in sorted(results.items(), key=lambda item: not item[1]):
+        print("  {:<12} {}".format(describe(move), "win " if wins else "loss"))
+    return 0
+
+
+def _book_build(args):
+    folder_to_write(args.out)
+    started = time.process_time()
+
+    def progress(position, count=[0]):
+        count[0] += 1
+        if count[0] % 1000 == 0:
+            print("  {:,} positions (ply {})".format(count[0], position.moves_played), file=sys.stderr)
+
+    book = build_book(args.max_ply, args.table_bits, progress)
+    write_atomic(args.out, book.to_json())
+    print("{}: {:,} positions up to ply {}, {:,} solver nodes, {:.0f} s of CPU here".format(
+        args.out, len(book), args.max_ply, book.info["provenance"]["nodes"], time.process_time() - started))
+    return 0
+
+
+def _book_check(args):
+    book = load_book(args.book, warn=_raise_value_error)
+    if book is None:
+        raise ValueError("{}: no such book".format(args.book))
+    solver = NativeSolver(args.table_bits) if args.solve else None
+    try:
+        met, missing, wrong = check_book(book, solver, args.max_ply)
+    finally:
+        if solver:
+            solver.close()
+    print("{}: {:,} entries; a Black following it meets {:,} positions up to ply {}: {} without a move{}".format(
+        args.book, len(book), met, args.max_ply if args.max_ply is not None else book.info.get("max_ply"),
+        len(missing), ", {} moves that lose the win".format(len(wrong)) if args.solve else ""))
+    for position in missing[:5]:
+        print("no move for:\n{}".format(position))
+    for position, move in wrong[:5]:
+        print("{} loses the win in:\n{}".format(describe(move), position))
+    return 1 if missing or wrong else 0
+
+
+def _raise_value_error(message):
+    raise ValueError(message)
 
 
 def _position_to_solve(args):
@@ -223,12 +280,13 @@ def build_parser():
     search.set_defaults(handler=_bench_search)
 
     bundle = commands.add_parser(
-        "bundle", help="write a self-contained my_player3.py and its params.json for submission",
+        "bundle", help="write a self-contained my_player3.py and its params.json (and a book.json) for submission",
         description="Write OUTDIR/my_player3.py (the engine inlined, standard library only, "
                     "Python 3.7) and OUTDIR/params.json: the two files a course submission holds.")
     bundle.add_argument("outdir", help="folder to write into (created if missing)")
     bundle.add_argument("--params", default=SHIPPED_PARAMS, help="params file (default: %(default)s)")
     bundle.add_argument("--force", action="store_true", help="replace a submission already in OUTDIR")
+    bundle.add_argument("--book", help="an opening book (littlego book build) to ship beside it as book.json")
     bundle.set_defaults(handler=_bundle)
 
     match = commands.add_parser(
@@ -304,7 +362,37 @@ def build_parser():
     solve.add_argument("--plies", type=integer_range(0, MAX_MOVES), help="plies played before an input.txt")
     solve.add_argument("--seconds", type=positive_seconds, default=120.0,
                        help="CPU seconds to give up after (default %(default)s)")
+    solve.add_argument("--native", action="store_true",
+                       help="use the compiled solver (needs a C compiler): any position, win or loss of every move")
     solve.set_defaults(handler=_solve)
+
+    book = commands.add_parser("book", help="build or check the opening book (book.json)")
+    book_targets = book.add_subparsers(dest="target", metavar="ACTION")
+    book_targets.required = True
+    build = book_targets.add_parser(
+        "build", help="compute the opening book with the compiled exact solver",
+        description="Solve the opening with the compiled solver (engine/arena/native/solve.c, compiled once with "
+                    "the machine's C compiler) and write a book of one winning Black move for every position, up "
+                    "to --max-ply, that a Black following the book can meet whatever White plays, one entry per "
+                    "symmetry class. The agent plays the book's move where it has one, and solves exactly from "
+                    "its params' solve_from ply on.")
+    build.add_argument("--max-ply", type=integer_range(0, MAX_MOVES - 2), default=8,
+                       help="the last ply with book moves (default %(default)s)")
+    build.add_argument("--out", default="book.json", help="file to write (default: %(default)s)")
+    build.add_argument("--table-bits", type=integer_range(16, 28), default=24,
+                       help="log2 of the solver's table buckets (32 bytes each; default %(default)s: 512 MiB)")
+    build.set_defaults(handler=_book_build)
+    check = book_targets.add_parser(
+        "check", help="check that a book covers every position a Black following it can meet",
+        description="Walk every position up to the book's last ply that a Black following the book can meet, "
+                    "whatever White plays, and report those without a book move; with --solve, also ask the "
+                    "compiled solver whether each book move keeps the win. Exit status 1 when any fails.")
+    check.add_argument("book", help="book file")
+    check.add_argument("--max-ply", type=integer_range(0, MAX_MOVES - 2), help="walk to this ply (default: the book's)")
+    check.add_argument("--solve", action="store_true", help="check every move with the compiled solver")
+    check.add_argument("--table-bits", type=integer_range(16, 28), default=24,
+                       help="log2 of the solver's table buckets (default %(default)s)")
+    check.set_defaults(handler=_book_check)
 
     train = commands.add_parser("train", help="train a learning player (qlearning)")
     learners = train.add_subparsers(dest="target", metavar="LEARNER")
@@ -342,7 +430,7 @@ def build_parser():
 def main(argv=None):
     """Entry point of the ``littlego`` console script."""
     # ValueError: bad params, data, player specs or match settings, each named in the message.
-    return run_command("littlego", build_parser().parse_args(argv), (ParamsError, DataError, SgfError, ExecutorError, TrainingError, ValueError))
+    return run_command("littlego", build_parser().parse_args(argv), (ParamsError, DataError, SgfError, ExecutorError, TrainingError, NativeError, BookError, ValueError))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,205 @@
+"""The compiled solver against the Python rules and solver; the opening book's build, keys,
+coverage and use by the agent."""
+
+import json
+import os
+import random
+import subprocess
+import sys
+
+import pytest
+
+from engine import BLACK, PASS, Position
+from engine.agent import choose_move
+from engine.book import SYMMETRIES, Book, BookError, book_key, from_canonical, load_book, to_canonical
+from engine.params import default_params
+from engine.position import LEGAL
+from engine.solver import Solver
+from engine.arena.native import NativeError, NativeSolver, book_positions, build_book, check_book, compiled_solver
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(scope="module")
+def native():
+    try:
+        compiled_solver()
+    except NativeError as error:
+        pytest.skip(str(error))
+    with NativeSolver(table_bits=18) as solver:
+        yield solver
+
+
+def random_position(rng, low, high, pass_rate=0.08):
+    """A position from random moves (a pass now and then), between plies ``low`` and ``high``, not over."""
+    while True:
+        position = Position.initial()
+        target = rng.randint(low, high)
+        while position.moves_played < target and not position.is_over:
+            legal = position.legal_points()
+            move = PASS if not legal or rng.random() < pass_rate else rng.choice(legal)
+            position = position.play_point(move)
+        if not position.is_over:
+            return position
+
+
+def test_the_compiled_solver_agrees_with_the_python_rules_and_solver_on_every_move(native):
+    # Every legal move (the C program's legality) and its exact result, against engine.position
+    # and engine.solver, on late positions with captures, passes and KO points among them.
+    rng, python = random.Random(1), Solver()
+    kinds = {"capture": 0, "ko": 0, "passed": 0}
+    for _ in range(120):
+        position = random_position(rng, 15, 23)
+        expected = {move: not python.wins(position.play_point(move))
+                    for move in position.legal_points() + [PASS]}
+        assert native.move_results(position) == expected, position
+        kinds["ko"] += bool(position.ko_mask())
+        kinds["passed"] += position.own == position.prev_own and position.opp == position.prev_opp
+        kinds["capture"] += position.mover_lost_stones()
+    assert all(kinds.values()), kinds       # the sample holds each special case
+
+
+def test_the_compiled_solver_says_a_finished_position_by_its_score(native):
+    position = Position.from_picture("""
+        XXXXX
+        XXXXX
+        XX.OO
+        OOOOO
+        OOOOO""", player=BLACK, moves_played=22)
+    assert native.wins(position) == Solver().wins(position)
+
+
+def test_a_bad_request_is_a_clear_error(native):
+    with pytest.raises(NativeError, match="refused"):
+        native._ask("wins 3 0 000 000")
+    late = won_position(16, seed=4)
+    assert native.wins(late) is True                           # still answering after it
+
+
+def won_position(plies, seed):
+    rng, solver = random.Random(seed), Solver()
+    while True:
+        position = random_position(rng, plies, plies, pass_rate=0.0)
+        if position.moves_played == plies and solver.wins(position):
+            return position
+
+
+def test_a_book_built_from_a_won_position_keeps_the_win_against_every_reply(native):
+    start = won_position(14, seed=3)
+    book = build_book(18, table_bits=18, start=start)
+    assert len(book) > 10
+    met, missing, wrong = check_book(book, Solver(), start=start)
+    assert met >= len(book) and not missing and not wrong
+
+
+def test_book_keys_are_the_same_under_every_symmetry_and_moves_turn_back():
+    rng = random.Random(2)
+    for _ in range(40):
+        position = random_position(rng, 1, 12)
+        key, index = book_key(position)
+        for table in SYMMETRIES:
+            turned = turn(position, table)
+            turned_key, turned_index = book_key(turned)
+            assert turned_key == key
+            for move in position.legal_points()[:4] + [PASS]:
+                canonical = to_canonical(move, index)
+                image = move if move == PASS else table[move]
+                back = from_canonical(canonical, turned_index)
+                # the same move, or (on a board with symmetries of its own) one that gives the same position
+                assert back == image or book_key(turned.play_point(back))[0] == book_key(turned.play_point(image))[0]
+
+
+def turn(position, table):
+    """``position`` turned by the point permutation ``table`` (both boards)."""
+    def turned(board):
+        cells = ["0"] * 25
+        for point, cell in enumerate(board):
+            cells[table[point]] = cell
+        return "".join(cells)
+    return Position.from_boards(position.player, turned(position.previous_string()),
+                                turned(position.board_string()), position.moves_played)
+
+
+def test_keys_tell_apart_what_changes_the_rest_of_the_game():
+    empty = Position.initial()
+    after_pass = empty.play_point(12).play_point(PASS)        # Black to move; a pass now ends the game
+    placed = empty.play_point(12).play_point(0).play_point(PASS)
+    assert book_key(after_pass)[0] != book_key(Position.from_boards(
+        BLACK, "0" * 12 + "1" + "0" * 12, "0" * 12 + "1" + "0" * 12, 3))[0]   # the ply differs
+    assert "p" in book_key(after_pass)[0].split(".")[1]
+    assert "p" not in book_key(placed.play_point(1))[0].split(".")[1]
+
+
+def test_a_damaged_book_is_refused_with_its_name_and_the_agent_plays_on(tmp_path):
+    for text, problem in (("{", "not JSON"), ("[]", "not a book"),
+                          ('{"format": "littlego-book 1", "moves": {"k": 99}}', "entry 'k'")):
+        path = tmp_path / "book.json"
+        path.write_text(text)
+        with pytest.raises(BookError, match=problem):
+            Book.from_json(text, str(path))
+        warnings = []
+        assert load_book(str(path), warn=warnings.append) is None and str(path) in warnings[0]
+    assert load_book(str(tmp_path / "missing.json")) is None
+
+
+def test_a_book_move_that_is_illegal_is_never_played():
+    position = Position.initial().play_point(12).play_point(7)
+    key, index = book_key(position)
+    book = Book({key: to_canonical(12, index)})                 # 12 is occupied
+    assert book.move(position) is None
+    assert choose_move(position, default_params()._replace(depth=1, cpu_budget=0.2, cpu_cap=0.5),
+                       book=book) in position.legal_points() + [PASS]
+
+
+# -- a book in use ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def small_book(native):
+    start = won_position(14, seed=3)
+    return start, build_book(18, table_bits=18, start=start)
+
+
+def test_the_agent_plays_the_book_move_at_once(small_book):
+    start, book = small_book
+    params = default_params()._replace(cpu_budget=0.01, cpu_cap=0.02)
+    assert choose_move(start, params, book=book) == book.move(start) is not None
+
+
+def test_the_bundled_agent_reads_the_book_beside_it(small_book, tmp_path):
+    start, book = small_book
+    path = tmp_path / "book.json"
+    path.write_text(book.to_json())
+    out = tmp_path / "bundle"
+    done = subprocess.run([sys.executable, "-m", "engine.arena.cli", "bundle", str(out), "--book", str(path)],
+                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    assert done.returncode == 0, done.stdout
+    assert Book.from_json((out / "book.json").read_text()).moves == book.moves
+    # The host's input for the start position, and the state file that tells the ply count.
+    (out / "input.txt").write_text("{}\n{}\n{}".format(start.player, "\n".join(
+        start.previous_string()[r:r + 5] for r in range(0, 25, 5)), "\n".join(
+        start.board_string()[r:r + 5] for r in range(0, 25, 5))))
+    (out / "littlego_state.txt").write_text("littlego-state 1\n{}\n{}\n{}\n".format(
+        start.player, start.moves_played - 1, start.previous_string()))
+    done = subprocess.run([sys.executable, "my_player3.py"], cwd=str(out), stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    move = book.move(start)
+    assert (out / "output.txt").read_text().strip() == ("PASS" if move == PASS else "{},{}".format(*divmod(move, 5)))
+
+
+def test_bundle_refuses_a_damaged_book_before_writing_anything(tmp_path):
+    path = tmp_path / "book.json"
+    path.write_text("{")
+    out = tmp_path / "bundle"
+    done = subprocess.run([sys.executable, "-m", "engine.arena.cli", "bundle", str(out), "--book", str(path)],
+                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    assert done.returncode == 2 and "not JSON" in done.stdout and "Traceback" not in done.stdout
+    assert not (out / "my_player3.py").exists()
+
+
+def test_book_check_reports_a_position_without_a_move(small_book, tmp_path):
+    start, book = small_book
+    key = book_key(start)[0]
+    damaged = Book({k: v for k, v in book.moves.items() if k != key}, dict(book.info))
+    met, missing, wrong = check_book(damaged, start=start)
+    assert [book_key(p)[0] for p in missing] == [key]
