@@ -126,3 +126,12 @@ def test_solve_prints_every_moves_exact_value():
     assert "Black to move {} with perfect play, by {:g}".format("wins" if exact > 0 else "loses", abs(exact)) \
         in result.stdout
     assert result.stdout.count("  win ") + result.stdout.count("  loss") == len(points_of(position.legal_mask())) + 1
+
+
+def test_bench_solve_reports_the_nodes_it_counted():
+    from engine.arena.bench import bench_solve
+    lines = []
+    result = bench_solve(plies=(18,), positions=2, seed=3, report=lines.append)
+    (row,) = result["plies"]
+    assert row["ply"] == 18 and row["positions"] == 2 and row["nodes"] > 2
+    assert "{:,} nodes".format(row["nodes"]) in lines[0]

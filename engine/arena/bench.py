@@ -12,6 +12,7 @@ from engine.params import load_params, make_evaluator
 from engine.playout import random_opening, random_playout
 from engine.position import Position
 from engine.search import Searcher
+from engine.solver import Solver
 from engine.arena.bundle import write_bundle
 from engine.arena.data import RULES_VECTORS, SHIPPED_PARAMS, load_rules_vectors
 from engine.arena.game import play_game
@@ -136,3 +137,26 @@ def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), repo
     return {"positions": {name: len(p) for name, p in phases}, "depths": rows, "depth_within_budget": reached,
             "games": games,
             "params": params_path}
+
+
+def bench_solve(plies=(12, 10), positions=6, seed=11, report=print):
+    """Nodes and CPU seconds the exact solver needs to find a winning move (what the agent runs),
+    on ``positions`` random positions at each ply (random moves from ``random.Random(seed)``)."""
+    rng = random.Random(seed)
+    results = []
+    for ply in plies:
+        nodes, seconds = [], []
+        for _ in range(positions):
+            position = Position.initial()
+            while position.moves_played < ply:
+                position = position.play_point(rng.choice(position.legal_points()))
+            solver = Solver()
+            start = time.process_time()
+            solver.winning_move(position)
+            seconds.append(time.process_time() - start)
+            nodes.append(solver.nodes)
+        results.append({"ply": ply, "positions": positions, "nodes": sum(nodes),
+                        "median_seconds": statistics.median(seconds), "max_seconds": max(seconds)})
+        report("ply {:>2}: {:,} nodes for {} positions; CPU median {:.2f} s, max {:.2f} s".format(
+            ply, sum(nodes), positions, statistics.median(seconds), max(seconds)))
+    return {"seed": seed, "plies": results}

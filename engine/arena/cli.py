@@ -15,7 +15,7 @@ from engine.position import IllegalMove, Position
 from engine.protocol import read_input, write_atomic
 from engine.search import SearchTimeout
 from engine.solver import Solver
-from engine.arena.bench import bench_rules, bench_search
+from engine.arena.bench import bench_rules, bench_search, bench_solve
 from engine.arena.bundle import write_bundle
 from engine.arena.commandline import (
     SCHEDULER_HELP, count, depth, folder_to_write, integer_range, positive_int, positive_seconds, run_command,
@@ -60,6 +60,12 @@ def _bench_search(args):
     _print_result(bench_search(depths=range(1, args.max_depth + 1), params_path=args.params,
                                game_seeds=range(1, args.games + 1), report=_quiet(args),
                                budgets=args.budgets), args.json)
+    return 0
+
+
+def _bench_solve(args):
+    _print_result(bench_solve(plies=args.plies, positions=args.positions, seed=args.seed, report=_quiet(args)),
+                  args.json)
     return 0
 
 
@@ -278,6 +284,17 @@ def build_parser():
                         help="CPU budgets to report the depth reached within (default: 0.5 2.5)")
     search.add_argument("--json", action="store_true", help="print the figures as JSON")
     search.set_defaults(handler=_bench_search)
+    solve_bench = targets.add_parser(
+        "solve", help="the exact solver's nodes and CPU to find a winning move, at chosen plies",
+        description="Play random moves from the empty board to each ply (reproducibly from --seed), then time "
+                    "Solver().winning_move there, as the agent does from its solve_from ply; report the nodes "
+                    "(the same on any machine) and the CPU seconds.")
+    solve_bench.add_argument("--plies", type=integer_range(6, MAX_MOVES - 1), nargs="+", default=[12, 10],
+                             help="plies to solve at (default: 12 10)")
+    solve_bench.add_argument("--positions", type=count, default=6, help="positions at each ply (default 6)")
+    solve_bench.add_argument("--seed", type=int, default=11, help="seed of the random moves (default 11)")
+    solve_bench.add_argument("--json", action="store_true", help="print the figures as JSON")
+    solve_bench.set_defaults(handler=_bench_solve)
 
     bundle = commands.add_parser(
         "bundle", help="write a self-contained my_player3.py and its params.json (and a book.json) for submission",
