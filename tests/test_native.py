@@ -203,3 +203,18 @@ def test_book_check_reports_a_position_without_a_move(small_book, tmp_path):
     damaged = Book({k: v for k, v in book.moves.items() if k != key}, dict(book.info))
     met, missing, wrong = check_book(damaged, start=start)
     assert [book_key(p)[0] for p in missing] == [key]
+
+
+def test_littlego_book_check_walks_from_the_books_start_and_says_what_it_found(small_book, tmp_path):
+    start, book = small_book
+    path = tmp_path / "book.json"
+    path.write_text(book.to_json())
+    done = subprocess.run([sys.executable, "-m", "engine.arena.cli", "book", "check", str(path), "--solve",
+                           "--table-bits", "18"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, timeout=120)
+    assert done.returncode == 0, done.stdout
+    assert "0 without a move, 0 moves that lose the win" in done.stdout
+    done = subprocess.run([sys.executable, "-m", "engine.arena.cli", "book", "build", "--out",
+                           str(tmp_path / "missing" / "book.json")], cwd=ROOT, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True, timeout=60)
+    assert done.returncode == 2 and "no such folder" in done.stdout and "Traceback" not in done.stdout

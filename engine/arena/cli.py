@@ -18,7 +18,7 @@ from engine.solver import Solver
 from engine.arena.bench import bench_rules, bench_search, bench_solve
 from engine.arena.bundle import write_bundle
 from engine.arena.commandline import (
-    SCHEDULER_HELP, count, depth, folder_to_write, integer_range, positive_int, positive_seconds, run_command,
+    SCHEDULER_HELP, count, depth, file_to_write, folder_to_write, integer_range, positive_int, positive_seconds, run_command,
     scheduler,
 )
 from engine.arena.executors import ExecutorError
@@ -180,7 +180,10 @@ def _solve_native(position):
 
 
 def _book_build(args):
-    folder_to_write(args.out)
+    file_to_write(args.out, "--out")
+    folder = os.path.dirname(os.path.abspath(args.out))
+    if not os.path.isdir(folder):           # found out now, not after hours of solving
+        raise FileNotFoundError(2, "no such folder to write the book into", folder)
     started = time.process_time()
 
     def progress(position, count=[0]):

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 
-from engine.book import Book, book_key, to_canonical
+from engine.book import Book, BookError, book_key, to_canonical
 from engine.constants import BLACK, PASS
 from engine.position import Position
 
@@ -173,6 +173,7 @@ def build_book(max_ply, table_bits=24, progress=None, start=None):
             moves.setdefault(key, to_canonical(move, index))
         nodes = solver.nodes
     info = {"side": "black" if start is None else colour_word(start.player), "max_ply": max_ply, "positions": len(moves),
+            "start": describe_position(start or Position.initial()),
             "provenance": {"command": "littlego book build --max-ply {}".format(max_ply),
                            "solver": "engine/arena/native/solve.c", "nodes": nodes,
                            "python": sys.version.split()[0]}}
@@ -184,6 +185,8 @@ def book_positions(book, max_ply=None, start=None):
     book can meet (or the side to move at ``start``), once per symmetry class: (position, the
     book's move or None where it has none)."""
     max_ply = book.info.get("max_ply", 0) if max_ply is None else max_ply
+    if start is None:
+        start = book_start(book)
     seen = set()
     frontier = [start or Position.initial()]
     while frontier:
@@ -203,6 +206,18 @@ def book_positions(book, max_ply=None, start=None):
             continue
         for reply in after.legal_points() + [PASS]:
             frontier.append(after.play_point(reply))
+
+
+def book_start(book):
+    """The position a book was built from (its ``start``; the empty board when it has none)."""
+    text = book.info.get("start")
+    if not text:
+        return Position.initial()
+    try:
+        player, ply, previous, current = text.split()
+        return Position.from_boards(int(player), previous, current, int(ply))
+    except ValueError as error:
+        raise BookError("the book's start {!r} is not a position: {}".format(text, error))
 
 
 def check_book(book, solver=None, max_ply=None, progress=None, start=None):
