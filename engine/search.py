@@ -70,9 +70,10 @@ def _capturing_points(position):
 class Searcher(object):
     """Alpha-beta search state: transposition table, killer moves, history, counters."""
 
-    def __init__(self, evaluate, rng=None, terminal=terminal_value):
+    def __init__(self, evaluate, rng=None, terminal=terminal_value, settle=None):
         self.evaluate = evaluate
         self.terminal = terminal        # the value of a finished game for the side to move
+        self.settle = settle            # settle(position): its exact value known without search, or None
         self.rng = rng                  # when set, ties at the root are broken at random
         self.table = {}
         self.killers = {}
@@ -193,6 +194,10 @@ class Searcher(object):
                 raise SearchTimeout()
         if position.is_over:
             return self.terminal(position)
+        if self.settle is not None:
+            settled = self.settle(position)
+            if settled is not None:
+                return settled
         if depth == 0:
             return self.evaluate(position, captured)
         key = table_key(position)

@@ -7,14 +7,43 @@ settles a node), which is far cheaper than the exact margin; the margin search (
 +-WIN plus the stone margin, komi included) then picks the best of the winning moves.
 """
 
-from engine.bitboard import points_of
-from engine.constants import MAX_MOVES, PASS
+from engine.bitboard import FULL, count, grow, neighbours, points_of
+from engine.constants import BLACK, KOMI, MAX_MOVES, PASS
 from engine.search import INFINITY, WIN, Searcher, terminal_value
 
 
 def win_loss_value(position):
     """+1 if the side to move has won the finished game, else -1."""
     return 1.0 if position.margin() > 0 else -1.0
+
+
+def safe_stones(stones, empty, plies):
+    """The stones in groups with more liberties than ``plies``: a move takes at most one
+    liberty from a group (a capture only gives some back), so nothing captures them in time."""
+    safe, rest = 0, stones
+    while rest:
+        group = grow(rest & -rest, stones)
+        rest ^= group
+        if count(neighbours(group) & empty) > plies:
+            safe |= group
+    return safe
+
+
+def settled_win_loss(position):
+    """+1 or -1 when the game's winner is certain whatever both sides play, else None.
+
+    At the end the mover has at most its stones now plus one per move it has left, the
+    opponent at least its safe stones (and the other way round)."""
+    left = MAX_MOVES - position.moves_played
+    own, opp = count(position.own), count(position.opp)
+    komi = -KOMI if position.player == BLACK else KOMI
+    empty = FULL ^ position.own ^ position.opp
+    if own - opp - left // 2 + komi > 0 and count(safe_stones(position.own, empty, left)) - opp - left // 2 + komi > 0:
+        return 1.0
+    most = own + (left + 1) // 2 + komi
+    if most - opp < 0 and most - count(safe_stones(position.opp, empty, left)) < 0:
+        return -1.0
+    return None
 
 
 def _no_evaluation(position, captured=0):
@@ -34,7 +63,7 @@ class Solver(object):
     """Exact results, with transposition tables kept across calls (one game's positions share them)."""
 
     def __init__(self):
-        self.win_loss = Searcher(_no_evaluation, terminal=win_loss_value)
+        self.win_loss = Searcher(_no_evaluation, terminal=win_loss_value, settle=settled_win_loss)
         self.margins = Searcher(_no_evaluation, terminal=terminal_value)
 
     @property

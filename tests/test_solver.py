@@ -15,7 +15,9 @@ from engine.bitboard import points_of
 from engine.params import default_params, make_evaluator
 from engine.playout import random_opening
 from engine.search import Searcher
-from engine.solver import Solver
+from engine.solver import Solver, settled_win_loss
+from engine.constants import WHITE
+from engine.search import terminal_value
 from engine.arena.match import run_match, sprt_bounds, sprt_llr
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -56,6 +58,39 @@ def test_the_solver_agrees_with_plain_minimax(plies):
                 m for m in points_of(position.legal_mask()) + [PASS] if minimax_margin(position.play_point(m)) < 0}
         else:
             assert winning is None and solver.winning_moves(position) == []
+
+
+WALL = """
+    XXXXX
+    XXXXX
+    X.X..
+    .....
+    O...O"""
+
+
+def test_a_group_with_more_liberties_than_plies_left_settles_the_game():
+    # Black's 12 stones have 5 liberties with 4 plies left: no sequence captures them, and
+    # White's 2 stones plus 2 moves cannot come within komi.
+    assert settled_win_loss(Position.from_picture(WALL, moves_played=20)) == 1.0
+    assert settled_win_loss(Position.from_picture(WALL, player=WHITE, moves_played=21)) == -1.0
+    # with 6 plies left the 5 liberties could all be filled: nothing is certain
+    assert settled_win_loss(Position.from_picture(WALL, moves_played=18)) is None
+    assert settled_win_loss(Position.from_picture(WALL, player=WHITE, moves_played=19)) is None
+
+
+def test_settled_results_agree_with_search_to_the_end():
+    """Every position the static bound settles has that result by a full search (a searcher
+    without the bound, itself checked against plain minimax above)."""
+    plain = Searcher(lambda position, captured=0: 0.0, terminal=terminal_value)
+    settled = 0
+    for plies in (20, 21, 22, 23):
+        for position in late_positions(plies, 60):
+            value = settled_win_loss(position)
+            if value is not None:
+                settled += 1
+                exact = plain.value(position, 24 - plies, -float("inf"), float("inf"))
+                assert (value > 0) == (exact > 0), position
+    assert settled >= 30
 
 
 def test_the_agent_keeps_a_won_position_won_from_the_solving_ply():

@@ -174,7 +174,7 @@ def build_book(max_ply, table_bits=24, progress=None, start=None):
         nodes = solver.nodes
     info = {"side": "black" if start is None else colour_word(start.player), "max_ply": max_ply, "positions": len(moves),
             "start": describe_position(start or Position.initial()),
-            "provenance": {"command": "littlego book build --max-ply {}".format(max_ply),
+            "provenance": {"command": "littlego book build --max-ply {} --table-bits {}".format(max_ply, table_bits),
                            "solver": "engine/arena/native/solve.c", "nodes": nodes,
                            "python": sys.version.split()[0]}}
     return Book(moves, info)
