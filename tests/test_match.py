@@ -9,6 +9,7 @@ import pytest
 
 from engine.arena.match import run_match, wilson_interval, elo_with_margin, format_report
 from engine.arena.gnugo import gnugo_path
+from engine.constants import BLACK, WHITE
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -38,6 +39,17 @@ def test_pairs_share_their_opening_and_swap_colours():
     assert sum(c["black"] + c["white"] for c in by_colour.values()) == 4
     assert sum(summary["end"].values()) == 4
     assert "win rate" in format_report(summary)
+
+
+def test_a_side_can_take_one_colour_in_every_game():
+    summary, games = run_match("greedy", "random", 4, jobs=1, seed=9, opening_plies=4, progress=False,
+                               a_colour=BLACK)
+    assert [g["black"] for g in games] == ["greedy"] * 4
+    assert len({tuple(g["moves"][:4]) for g in games}) == 4          # an opening of its own each
+    assert summary["a_colour"] == "black"
+    assert summary["wins_by_colour"]["greedy"]["white"] == summary["wins_by_colour"]["random"]["black"] == 0
+    with pytest.raises(ValueError, match="alternating"):
+        run_match("greedy", "random", 4, jobs=1, progress=False, a_colour=WHITE, sprt=(0, 20))
 
 
 def test_sgf_records_open_in_sgfmill(tmp_path):

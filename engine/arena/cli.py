@@ -86,7 +86,8 @@ def _match(args):
     summary, _ = run_match(args.a, args.b, args.games, jobs=args.jobs, seed=args.seed,
                            opening_plies=args.random_opening, cpu_limit=args.cpu_limit,
                            progress=not args.json and sys.stderr.isatty(), sgf_dir=args.sgf,
-                           scheduler=args.scheduler, sprt=args.sprt)
+                           scheduler=args.scheduler, sprt=args.sprt,
+                           a_colour={"black": BLACK, "white": WHITE}.get(args.colour))
     print(json.dumps(summary, indent=2) if args.json else format_report(summary))
     return 0
 
@@ -328,6 +329,9 @@ def build_parser():
                        help="start each colour-swapped pair from the same K random plies")
     match.add_argument("--cpu-limit", type=positive_seconds, default=COURSE_CPU_LIMIT, metavar="SECONDS",
                        help="CPU seconds per move for program players (default %(default)s, as the course)")
+    match.add_argument("--colour", choices=("alternate", "black", "white"), default="alternate",
+                       help="A's colour: alternating (default; pairs share an opening), or the same in every "
+                            "game, each game with its own opening (to measure A as Black, say)")
     match.add_argument("--sgf", metavar="DIR", help="write every game as SGF into DIR")
     match.add_argument("--sprt", type=elo_pair, metavar="ELO0,ELO1",
                        help="stop when a sequential probability ratio test (alpha = beta = 0.05) accepts H0 (A is "

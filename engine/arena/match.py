@@ -1,8 +1,10 @@
 """Matches between two players: parallel, reproducible, reported as tournament players expect.
 
 Game ``k`` of a match gives Black to player A when ``k`` is even, to B when odd; the two
-games of a pair start from the same random opening and differ only in colours. Every
-game depends only on (specs, seed, game index), so a match replays exactly.
+games of a pair start from the same random opening and differ only in colours. A match may
+instead give A one colour in every game (``a_colour``: how a side's strength as Black is
+measured); each game then has an opening of its own. Every game depends only on (specs,
+seed, game index, colours), so a match replays exactly.
 """
 
 import math
@@ -24,14 +26,16 @@ Z95 = 1.959963984540054
 
 def game_job(job):
     """Worker: play one game of a match; a dict of plain values (pure in its arguments)."""
-    index, spec_a, spec_b, seed, opening_plies, cpu_limit = job
-    black_spec, white_spec = (spec_a, spec_b) if index % 2 == 0 else (spec_b, spec_a)
+    index, spec_a, spec_b, seed, opening_plies, cpu_limit = job[:6]
+    fixed = job[6] if len(job) > 6 else None        # A's colour in every game, or None: alternating
+    a_colour = fixed or (BLACK if index % 2 == 0 else WHITE)
+    black_spec, white_spec = (spec_a, spec_b) if a_colour == BLACK else (spec_b, spec_a)
     black, white = make_player(black_spec, cpu_limit), make_player(white_spec, cpu_limit)
     record = play_game(black, white, seed=seed * 1000003 + index, opening_plies=opening_plies,
-                       opening_seed=seed * 1000003 + index // 2, cpu_limit=cpu_limit)
+                       opening_seed=seed * 1000003 + (index if fixed else index // 2), cpu_limit=cpu_limit)
     result = record._asdict()
     result["index"] = index
-    result["a_colour"] = BLACK if index % 2 == 0 else WHITE
+    result["a_colour"] = a_colour
     return result
 
 
@@ -120,8 +124,11 @@ def sprt_state(results, elo0, elo1, alpha=0.05, beta=0.05):
 
 
 def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
-              cpu_limit=COURSE_CPU_LIMIT, progress=True, sgf_dir=None, scheduler=None, sprt=None):
+              cpu_limit=COURSE_CPU_LIMIT, progress=True, sgf_dir=None, scheduler=None, sprt=None,
+              a_colour=None):
     """Play the match; (summary, per-game results in game order).
+
+    ``a_colour``: BLACK or WHITE gives A that colour in every game (default: alternating).
 
     ``sprt=(elo0, elo1)``: stop as soon as a sequential probability ratio test (alpha = beta
     = 0.05) accepts either hypothesis about A's Elo over B, checked after each pair of games
@@ -129,8 +136,11 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
     """
     for spec in (spec_a, spec_b):
         make_player(spec).close()            # a bad spec fails here, before any worker starts
+    if sprt and a_colour:
+        raise ValueError("the SPRT compares colour-swapped pairs: it needs alternating colours")
     jobs = jobs or os.cpu_count() or 1
-    work = [(k, spec_a, spec_b, seed, opening_plies, cpu_limit) for k in range(games)]
+    work = [(k, spec_a, spec_b, seed, opening_plies, cpu_limit) + ((a_colour,) if a_colour else ())
+            for k in range(games)]
     results = []
     test = None
     bar = None
@@ -160,6 +170,7 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
     summary = summarise(spec_a, spec_b, results)
     summary["seconds"] = time.time() - started
     summary["seed"], summary["random_opening"], summary["jobs"] = seed, opening_plies, jobs
+    summary["a_colour"] = {BLACK: "black", WHITE: "white"}.get(a_colour, "alternating")
     if sprt:
         summary["sprt"] = test or sprt_state(results, *sprt)
     if sgf_dir:
