@@ -156,14 +156,16 @@ class AlphaBetaPlayer(Player):
 
 class AgentPlayer(Player):
     """Our agent with Params. Timed, it plays as ``my_player3.py`` does (``engine.agent.choose_move``:
-    the exact solver late, the CPU budget), at ``depth`` at most if given. Untimed, it searches
+    the opening book's move if it is given one, the exact solver late, the CPU budget), at
+    ``depth`` at most if given. Untimed, it searches
     to a fixed depth, so that a move depends only on the position and the seed, never on the
     machine's speed (as evolution needs).
     """
 
-    def __init__(self, params, depth=None, spec="agent", timed=True):
+    def __init__(self, params, depth=None, spec="agent", timed=True, book=None):
         # A depth given means a plain search to that depth: no exact solving late in the game.
         self.params = params if depth is None else params._replace(depth=depth, solve_from=MAX_MOVES)
+        self.book = book                # the opening book, played first when timed (as my_player3.py does)
         self.depth = self.params.depth
         self.timed = timed
         self.evaluate = make_evaluator(params.weights)
@@ -175,5 +177,5 @@ class AgentPlayer(Player):
 
     def move(self, position):
         if self.timed:
-            return choose_move(position, self.params, self.rng)
+            return choose_move(position, self.params, self.rng, self.book)
         return self.searcher.iterative(position, self.depth).move

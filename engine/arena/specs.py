@@ -4,7 +4,8 @@
 - ``agent[:PARAMS][@DEPTH]``: our agent with a params file (default: the shipped
   ``params.json``) at that file's settings, or with ``@DEPTH`` a plain search to that depth
   (no exact solving: a fixed, quick opponent);
-- ``champion``: the shipped agent at its configured depth and CPU budget;
+- ``champion``: the shipped agent at its configured depth and CPU budget, with the shipped
+  opening book (``book.json``) where there is one;
 - ``handset[@DEPTH]``: our search with the built-in hand-set default weights, a fixed
   reference that does not change when ``params.json`` does;
 - ``cmd:DIR[::COMMAND]``: a program speaking the course file protocol, run once per move
@@ -17,7 +18,8 @@
 
 from engine.constants import MAX_DEPTH, MAX_MOVES
 from engine.params import ParamsError, default_params, load_params
-from engine.arena.data import SHIPPED_PARAMS, SHIPPED_QTABLE
+from engine.book import load_book
+from engine.arena.data import SHIPPED_BOOK, SHIPPED_PARAMS, SHIPPED_QTABLE
 from engine.arena.gnugo import MAX_LEVEL, gnugo_player
 from engine.arena.gtp import gtp_player
 from engine.arena.players import (
@@ -46,6 +48,10 @@ def _load(spec, path):
         raise ValueError("player {!r}: {}".format(spec, error))
 
 
+def _refuse_book(message):
+    raise ValueError("player 'champion': {}".format(message))
+
+
 def make_player(spec, cpu_limit=None, timed=True):
     """A player from its spec string; ValueError naming what is wrong with the spec.
 
@@ -60,7 +66,8 @@ def make_player(spec, cpu_limit=None, timed=True):
             raise ValueError("player {!r} takes no argument (got {!r})".format(name, argument))
         return SCRIPTED[name]()
     if spec == "champion":
-        return AgentPlayer(_load(spec, SHIPPED_PARAMS), spec=spec, timed=timed)
+        book = load_book(SHIPPED_BOOK, warn=_refuse_book)
+        return AgentPlayer(_load(spec, SHIPPED_PARAMS), spec=spec, timed=timed, book=book)
     if spec == "handset" or spec.startswith("handset@"):
         depth = _depth(spec, spec[len("handset@"):]) if "@" in spec else None
         return AgentPlayer(default_params(), depth, spec=spec, timed=timed)

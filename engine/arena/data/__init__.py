@@ -1,7 +1,7 @@
 """Package data: the files the tools read, found beside this module wherever the package is installed.
 
-``params.json`` here is a link to the repository's top-level ``params.json`` (the one file
-the shipped agent reads), copied into the package when it is built.
+``params.json`` and ``book.json`` here are links to the repository's top-level files (the
+ones the shipped agent reads), copied into the package when it is built.
 """
 
 import gzip
@@ -11,6 +11,7 @@ import os
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 SHIPPED_PARAMS = os.path.join(_HERE, "params.json")
+SHIPPED_BOOK = os.path.join(_HERE, "book.json")           # a link to the top-level book.json, like params.json
 RULES_VECTORS = os.path.join(_HERE, "host-reference.jsonl.gz")
 SHIPPED_QTABLE = os.path.join(_HERE, "qtable.json.gz")
 
