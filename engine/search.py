@@ -51,7 +51,7 @@ def table_key(position):
     return own, opp, position.player, position.moves_played
 
 
-def _capturing_points(position):
+def capturing_points(position):
     """Liberties of the opponent's groups in atari, with the stones each would capture."""
     opp = position.opp
     empty = FULL ^ position.own ^ opp
@@ -142,7 +142,7 @@ class Searcher(object):
         (replies are mostly local), then history; a pass last, or first when it is the table's
         move or when the opponent has just passed (then passing ends the game at once)."""
         legal = points_of(position.legal_mask())
-        gains = _capturing_points(position)
+        gains = capturing_points(position)
         killers = self.killers.get(ply, ())
         history = self.history
         player = position.player

@@ -9,7 +9,7 @@ settles a node), which is far cheaper than the exact margin; the margin search (
 
 from engine.bitboard import FULL, count, grow, neighbours, points_of
 from engine.constants import BLACK, KOMI, MAX_MOVES, PASS
-from engine.search import INFINITY, WIN, Searcher, terminal_value
+from engine.search import INFINITY, WIN, Searcher, capturing_points, terminal_value
 
 
 def win_loss_value(position):
@@ -20,6 +20,8 @@ def win_loss_value(position):
 def safe_stones(stones, empty, plies):
     """The stones in groups with more liberties than ``plies``: a move takes at most one
     liberty from a group (a capture only gives some back), so nothing captures them in time."""
+    if count(neighbours(stones) & empty) <= plies:
+        return 0                         # not even all the groups' liberties together are enough
     safe, rest = 0, stones
     while rest:
         group = grow(rest & -rest, stones)
@@ -27,6 +29,17 @@ def safe_stones(stones, empty, plies):
         if count(neighbours(group) & empty) > plies:
             safe |= group
     return safe
+
+
+def _last_move_wins(position, margin, empty):
+    """Whether the game's last move can win: a pass keeps ``margin``, any placement adds a
+    stone (a move never loses its own stones), a capture adds the stones it takes too."""
+    if margin > 0:
+        return True
+    if margin + 1 > 0 and (empty & neighbours(empty) or position.legal_mask()):
+        return True
+    ko = position.ko_mask()
+    return any(margin + 1 + gain > 0 for point, gain in capturing_points(position).items() if not ko >> point & 1)
 
 
 def settled_win_loss(position):
@@ -38,6 +51,8 @@ def settled_win_loss(position):
     own, opp = count(position.own), count(position.opp)
     komi = -KOMI if position.player == BLACK else KOMI
     empty = FULL ^ position.own ^ position.opp
+    if left == 1:
+        return 1.0 if _last_move_wins(position, own - opp + komi, empty) else -1.0
     if own - opp - left // 2 + komi > 0 and count(safe_stones(position.own, empty, left)) - opp - left // 2 + komi > 0:
         return 1.0
     most = own + (left + 1) // 2 + komi
