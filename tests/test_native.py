@@ -92,6 +92,20 @@ def test_a_book_built_from_a_won_position_keeps_the_win_against_every_reply(nati
     assert met >= len(book) and not missing and not wrong
 
 
+def test_a_book_built_in_parallel_is_as_complete_and_as_right(native):
+    start = won_position(14, seed=3)
+    reports = []
+    book = build_book(18, table_bits=18, start=start, jobs=2, report=reports.append)
+    # a first move is kept only when every reply is proved won: those of the last one tried
+    last = max(i for i, line in enumerate(reports) if "replies to prove" in line)
+    proved = reports[last + 1:]
+    assert proved and all(" won " in line for line in proved)
+    assert len(proved) == int(reports[last].split(": ")[1].split()[0])
+    met, missing, wrong = check_book(book, Solver(), start=start)
+    assert met >= len(book) > 10 and not missing and not wrong
+    assert book.info["provenance"]["command"].endswith("--jobs 2")
+
+
 def test_book_keys_are_the_same_under_every_symmetry_and_moves_turn_back():
     rng = random.Random(2)
     for _ in range(40):

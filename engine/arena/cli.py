@@ -192,7 +192,8 @@ def _book_build(args):
         if count[0] % 1000 == 0:
             print("  {:,} positions (ply {})".format(count[0], position.moves_played), file=sys.stderr)
 
-    book = build_book(args.max_ply, args.table_bits, progress)
+    book = build_book(args.max_ply, args.table_bits, progress, jobs=args.jobs,
+                      report=lambda text: print(text, file=sys.stderr, flush=True))
     write_atomic(args.out, book.to_json())
     print("{}: {:,} positions up to ply {}, {:,} solver nodes, {:.0f} s of CPU (the solver's included)".format(
         args.out, len(book), args.max_ply, book.info["provenance"]["nodes"], _cpu_with_children() - started))
@@ -410,7 +411,11 @@ def build_parser():
                        help="the last ply with book moves (default %(default)s)")
     build.add_argument("--out", default="book.json", help="file to write (default: %(default)s)")
     build.add_argument("--table-bits", type=integer_range(16, 28), default=24,
-                       help="log2 of the solver's table buckets (32 bytes each; default %(default)s: 512 MiB)")
+                       help="log2 of the solver's table buckets (32 bytes each; default %(default)s: 512 MiB), "
+                            "per process")
+    build.add_argument("--jobs", type=positive_int, default=1,
+                       help="solver processes: more than 1 proves the first move's replies in parallel, one "
+                            "process each (default %(default)s)")
     build.set_defaults(handler=_book_build)
     check = book_targets.add_parser(
         "check", help="check that a book covers every position a Black following it can meet",

@@ -8,14 +8,17 @@ answers. The rules in C are tested against ``engine.position`` (tests/test_nativ
 """
 
 import hashlib
+import multiprocessing
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 from engine.book import Book, BookError, book_key, to_canonical
-from engine.constants import BLACK, PASS
+from engine.constants import BLACK, BOARD_SIZE, NUM_POINTS, PASS
+from engine.coords import move_to_text as describe_move
 from engine.position import Position
 
 SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "native", "solve.c")
@@ -162,22 +165,104 @@ class NativeSolver(object):
         return False
 
 
-def build_book(max_ply, table_bits=24, progress=None, start=None):
+def _subtree_lines(job):
+    """Worker: the book lines from one position (nothing when its mover has lost), with the
+    solver's node count; runs in its own process with its own compiled solver."""
+    text, max_ply, table_bits = job
+    player, ply, previous, current = text.split()
+    start = Position.from_boards(int(player), previous, current, int(ply))
+    with NativeSolver(table_bits) as solver:
+        lines = [(describe_position(position), move) for position, move in solver.book_lines(max_ply, start)]
+        return text, lines, solver.nodes
+
+
+def _first_move_candidates(position):
+    """The start's moves, most likely winners first (the centre outwards: 2,2 wins the empty board)."""
+    centre = NUM_POINTS // 2
+    def distance(point):
+        return abs(point // BOARD_SIZE - centre // BOARD_SIZE) + abs(point % BOARD_SIZE - centre % BOARD_SIZE)
+    return sorted(position.legal_points(), key=distance) + [PASS]
+
+
+def build_book(max_ply, table_bits=24, progress=None, start=None, jobs=1, report=None):
     """The opening book for Black: a winning move in every position up to ``max_ply`` that a
     Black playing the book's moves can meet, whatever White plays; stored once per symmetry class.
-    (From ``start``, the same for the side to move there.)"""
-    moves = {}
-    with NativeSolver(table_bits) as solver:
-        for position, move in solver.book_lines(max_ply, start, progress):
-            key, index = book_key(position)
-            moves.setdefault(key, to_canonical(move, index))
-        nodes = solver.nodes
+    (From ``start``, the same for the side to move there.)
+
+    ``jobs`` > 1 proves the start's first move in parallel: one process per reply (one per
+    symmetry class), each building the book below it; a first move is kept when every reply
+    is won for the side that made it. ``report(text)`` hears of each finished reply.
+    """
+    origin = start or Position.initial()
+    moves, nodes = {}, 0
+
+    def add(position, move):
+        key, index = book_key(position)
+        moves.setdefault(key, to_canonical(move, index))
+        if progress:
+            progress(position)
+
+    if jobs <= 1 or max_ply < origin.moves_played + 2:
+        with NativeSolver(table_bits) as solver:
+            for position, move in solver.book_lines(max_ply, start, progress=None):
+                add(position, move)
+            nodes = solver.nodes
+    else:
+        nodes = _parallel_book(origin, max_ply, table_bits, jobs, add, report or (lambda text: None))
     info = {"side": "black" if start is None else colour_word(start.player), "max_ply": max_ply, "positions": len(moves),
-            "start": describe_position(start or Position.initial()),
-            "provenance": {"command": "littlego book build --max-ply {} --table-bits {}".format(max_ply, table_bits),
+            "start": describe_position(origin),
+            "provenance": {"command": "littlego book build --max-ply {} --table-bits {}{}".format(
+                               max_ply, table_bits, " --jobs {}".format(jobs) if jobs > 1 else ""),
                            "solver": "engine/arena/native/solve.c", "nodes": nodes,
                            "python": sys.version.split()[0]}}
     return Book(moves, info)
+
+
+def _parallel_book(origin, max_ply, table_bits, jobs, add, report):
+    """Find the start's first winning move with the replies proved in parallel; add its lines."""
+    nodes = 0
+    for first in _first_move_candidates(origin):
+        after = origin.play_point(first)
+        if after.is_over:
+            if after.margin() < 0:
+                add(origin, first)
+                return nodes
+            continue
+        replies, seen = [], set()
+        for reply in after.legal_points() + [PASS]:
+            position = after.play_point(reply)
+            key = book_key(position)[0]
+            if key not in seen:
+                seen.add(key)
+                replies.append(position)
+        finished = [position for position in replies if position.is_over]
+        if any(position.margin() < 0 for position in finished):
+            continue                       # a reply ends the game lost for the first mover
+        work = [(describe_position(p), max_ply, table_bits) for p in replies if not p.is_over]
+        report("{} first: {} replies to prove, {} at a time".format(describe_move(first), len(work), jobs))
+        pool = multiprocessing.get_context("spawn").Pool(min(jobs, len(work)))
+        try:
+            found, lost, begun = [], False, time.time()
+            for text, lines, used in pool.imap_unordered(_subtree_lines, work):
+                nodes += used
+                report("  reply {} of {}: {} ({:,} nodes, {} book positions, {:.0f} s)".format(
+                    len(found) + 1, len(work), "won" if lines else "LOST", used, len(lines), time.time() - begun))
+                if not lines:
+                    lost = True
+                    break
+                found.append(lines)
+        finally:
+            pool.terminate()
+            pool.join()
+        if lost:
+            continue
+        add(origin, first)
+        for lines in found:
+            for text, move in lines:
+                player, ply, previous, current = text.split()
+                add(Position.from_boards(int(player), previous, current, int(ply)), move)
+        return nodes
+    return nodes
 
 
 def book_positions(book, max_ply=None, start=None):
