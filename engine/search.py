@@ -10,7 +10,7 @@ depth the last plies are played perfectly. Depth and time limits are the caller'
 import time
 from collections import namedtuple
 
-from engine.bitboard import FULL, neighbours, grow, count, points_of
+from engine.bitboard import FULL, NEIGHBOURS as POINT_NEIGHBOURS, neighbours, grow, count, points_of
 from engine.constants import PASS
 
 # Above any evaluation (features are at most a few hundred, weights at most MAX_WEIGHT):
@@ -70,10 +70,14 @@ def capturing_points(position):
 class Searcher(object):
     """Alpha-beta search state: transposition table, killer moves, history, counters."""
 
-    def __init__(self, evaluate, rng=None, terminal=terminal_value, settle=None):
+    def __init__(self, evaluate, rng=None, terminal=terminal_value, settle=None, shape_depth=None):
         self.evaluate = evaluate
         self.terminal = terminal        # the value of a finished game for the side to move
         self.settle = settle            # settle(position): its exact value known without search, or None
+        # At this depth left and more, quiet moves are ordered by shape too: a move that puts an
+        # opponent group in atari first, one leaving its own group in atari last, more
+        # liberties before fewer (too dear near the leaves: worth it only high in the tree).
+        self.shape_depth = shape_depth
         self.rng = rng                  # when set, ties at the root are broken at random
         self.table = {}
         self.killers = {}
@@ -137,10 +141,11 @@ class Searcher(object):
         return result
 
     # -- the search ---------------------------------------------------------------------------
-    def _ordered_moves(self, position, table_move, ply):
+    def _ordered_moves(self, position, table_move, ply, depth=0):
         """The table's move, captures by size, killers, points near the opponent's last stone
-        (replies are mostly local), then history; a pass last, or first when it is the table's
-        move or when the opponent has just passed (then passing ends the game at once)."""
+        (replies are mostly local), then history (with shape, at ``shape_depth`` and above);
+        a pass last, or first when it is the table's move or when the opponent has just
+        passed (then passing ends the game at once)."""
         legal = points_of(position.legal_mask())
         gains = capturing_points(position)
         killers = self.killers.get(ply, ())
@@ -149,6 +154,10 @@ class Searcher(object):
         last = position.opp & ~position.prev_opp
         near = neighbours(last | neighbours(last)) if last else 0
 
+        shaped = self.shape_depth is not None and depth >= self.shape_depth
+        own, opp = position.own, position.opp
+        empty = FULL ^ own ^ opp
+
         def priority(point):
             if point == table_move:
                 return 1e12
@@ -156,7 +165,16 @@ class Searcher(object):
                 return 1e9 + gains[point]
             if point in killers:
                 return 1e8
-            return history.get((player, point), 0) + (1e7 if near >> point & 1 else 0)
+            value = history.get((player, point), 0) + (1e7 if near >> point & 1 else 0)
+            if shaped:
+                bit = 1 << point
+                after = empty ^ bit
+                liberties = count(neighbours(grow(bit, own | bit)) & after)
+                value += 1e7 * min(liberties, 3) - (4e7 if liberties <= 1 else 0)
+                touching = POINT_NEIGHBOURS[point] & opp
+                if touching and count(neighbours(grow(touching, opp)) & after) == 1:
+                    value += 5e7                # puts a group in atari
+            return value
 
         legal.sort(key=priority, reverse=True)
         if table_move == PASS or (position.own == position.prev_own and position.opp == position.prev_opp
@@ -169,7 +187,7 @@ class Searcher(object):
     def _root(self, position, depth):
         key = table_key(position)
         entry = self.table.get(key)
-        moves = self._ordered_moves(position, entry[3] if entry else None, 0)
+        moves = self._ordered_moves(position, entry[3] if entry else None, 0, depth)
         best_value, best_moves = -INFINITY, []
         opp_stones = count(position.opp)
         for move in moves:
@@ -215,7 +233,7 @@ class Searcher(object):
         original_alpha = alpha
         best_value, best_move = -INFINITY, None
         opp_stones = count(position.opp)
-        for move in self._ordered_moves(position, table_move, ply):
+        for move in self._ordered_moves(position, table_move, ply, depth):
             child = position.play_point(move)
             value = -self._negamax(child, depth - 1, -beta, -alpha, ply + 1,
                                    -(captured + opp_stones - count(child.own)))
