@@ -15,6 +15,7 @@ from engine.book import SYMMETRIES, Book, BookError, book_key, from_canonical, l
 from engine.params import default_params
 from engine.position import LEGAL
 from engine.solver import Solver
+from engine.arena.data import SHIPPED_BOOK
 from engine.arena.native import NativeError, NativeSolver, book_positions, build_book, check_book, compiled_solver
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -232,3 +233,60 @@ def test_littlego_book_check_walks_from_the_books_start_and_says_what_it_found(s
                            str(tmp_path / "missing" / "book.json")], cwd=ROOT, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, universal_newlines=True, timeout=60)
     assert done.returncode == 2 and "no such folder" in done.stdout and "Traceback" not in done.stdout
+
+
+# -- the shipped book ------------------------------------------------------------------------
+
+def shipped_book():
+    book = load_book(SHIPPED_BOOK)
+    assert book is not None, "book.json is shipped beside params.json"
+    return book
+
+
+def test_the_shipped_book_opens_2_2_and_has_a_move_against_every_reply_to_its_last_ply():
+    book = shipped_book()
+    assert book.move(Position.initial()) == 12                     # 2,2: the only winning first move
+    met, missing, wrong = check_book(book)
+    assert met > 10000 and not missing
+    assert book.info["max_ply"] == 8 and "littlego book build" in book.info["provenance"]["command"]
+
+
+def sample_of_shipped_positions(count, plies, seed):
+    rng = random.Random(seed)
+    found = [(p, m) for p, m in book_positions(shipped_book()) if p.moves_played in plies]
+    return rng.sample(found, count)
+
+
+def test_a_fresh_compiled_solver_confirms_a_sample_of_the_shipped_book(native):
+    for position, move in sample_of_shipped_positions(16, (6, 8), seed=5):
+        assert not native.wins(position.play_point(move)), position
+
+
+@pytest.mark.slow
+def test_the_python_solver_confirms_shipped_book_moves_at_ply_8():
+    # an implementation that shares nothing with the one that built the book
+    for position, move in sample_of_shipped_positions(3, (8,), seed=6):
+        assert not Solver().wins(position.play_point(move)), position
+
+
+def test_bundle_ships_the_shipped_book_unless_told_not_to(tmp_path):
+    def bundle(*args):
+        done = subprocess.run([sys.executable, "-m", "engine.arena.cli", "bundle"] + list(args), cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+        assert done.returncode == 0, done.stdout
+    bundle(str(tmp_path / "with"))
+    assert Book.from_json((tmp_path / "with" / "book.json").read_text()).moves == shipped_book().moves
+    bundle(str(tmp_path / "without"), "--no-book")
+    assert sorted(os.listdir(str(tmp_path / "without"))) == ["my_player3.py", "params.json"]
+
+
+def test_the_bundled_agent_opens_2_2_from_the_book(tmp_path):
+    out = tmp_path / "submission"
+    done = subprocess.run([sys.executable, "-m", "engine.arena.cli", "bundle", str(out)], cwd=ROOT,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    assert done.returncode == 0, done.stdout
+    (out / "input.txt").write_text("1\n" + "00000\n" * 9 + "00000")
+    done = subprocess.run([sys.executable, "my_player3.py"], cwd=str(out), stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert (out / "output.txt").read_text().strip() == "2,2"

@@ -83,3 +83,4 @@ def test_a_non_editable_install_works_from_any_folder(tmp_path):
     littlego("bundle", "submission")
     shipped = json.load(open(os.path.join(ROOT, "params.json")))
     assert json.load(open(str(empty / "submission" / "params.json")))["weights"] == shipped["weights"]
+    assert json.load(open(str(empty / "submission" / "book.json"))) == json.load(open(os.path.join(ROOT, "book.json")))
