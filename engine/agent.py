@@ -72,7 +72,7 @@ def fallback_move(position):
 
 
 # The share of a move's CPU cap the exact solver may use before the evaluation search takes over.
-SOLVE_SHARE = 0.45
+SOLVE_SHARE = 0.7
 
 
 def choose_move(position, params, rng=None, book=None):
