@@ -4,7 +4,7 @@
 set -e
 out=experiments/black-20261122
 for opponent in random greedy aggressive alphabeta; do
-    littlego match champion $opponent --colour black --games 50 --seed 1501 --jobs 2 --json > $out/$opponent.json
+    littlego match champion $opponent --colour black --games 200 --seed 1501 --jobs 2 --json > $out/$opponent.json
 done
 littlego match champion gnugo --colour black --games 200 --seed 1502 --jobs 2 --json --sgf $out/gnugo-sgf > $out/gnugo.json
 littlego match champion champion --colour black --games 30 --seed 1503 --jobs 2 --json > $out/champion.json
