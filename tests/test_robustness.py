@@ -423,7 +423,7 @@ def test_the_bundle_refuses_to_overwrite_unless_forced(tmp_path):
     status, _, err = cli("engine.arena.cli", "bundle", out, "--force")
     assert status == 0, err
     assert json.loads((out / "params.json").read_text())["weights"]
-    assert sorted(os.listdir(str(out))) == ["my_player3.py", "params.json"]
+    assert sorted(os.listdir(str(out))) == ["book.json", "my_player3.py", "params.json"]   # the shipped book too
 
 
 def test_the_bundle_leaves_nothing_half_written(tmp_path):

@@ -8,3 +8,5 @@ for opponent in random greedy aggressive alphabeta; do
 done
 littlego match champion gnugo --colour black --games 200 --seed 1502 --jobs 2 --json --sgf $out/gnugo-sgf > $out/gnugo.json
 littlego match champion champion --colour black --games 30 --seed 1503 --jobs 2 --json > $out/champion.json
+# ply 10, the gap between the book and the exact solver: 80 sampled positions of the shipped book's tree
+python3 experiments/black-20261122/ply10.py book.json 80 agent 21 > $out/ply10-agent.txt
