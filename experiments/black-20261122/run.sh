@@ -10,3 +10,5 @@ littlego match champion gnugo --colour black --games 200 --seed 1502 --jobs 2 --
 littlego match champion champion --colour black --games 30 --seed 1503 --jobs 2 --json > $out/champion.json
 # ply 10, the gap between the book and the exact solver: 80 sampled positions of the shipped book's tree
 python3 experiments/black-20261122/ply10.py book.json 80 agent 21 > $out/ply10-agent.txt
+# a second match against itself, with its games kept
+littlego match champion champion --colour black --games 30 --seed 1504 --jobs 2 --json --sgf $out/champion-1504-sgf > $out/champion-1504.json
