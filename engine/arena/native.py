@@ -66,6 +66,12 @@ def describe_position(position):
                                 position.board_string())
 
 
+def position_from_text(text):
+    """The position a ``describe_position`` text names; ValueError when it names none."""
+    player, ply, previous, current = text.split()
+    return Position.from_boards(int(player), previous, current, int(ply))
+
+
 def colour_word(colour):
     return "black" if colour == BLACK else "white"
 
@@ -144,8 +150,7 @@ class NativeSolver(object):
             if line == ["end"]:
                 self._read_stats()
                 break
-            player, ply, previous, current, move = line
-            position = Position.from_boards(int(player), previous, current, int(ply))
+            position, move = position_from_text(" ".join(line[:4])), line[4]
             if progress:
                 progress(position)
             yield position, _move_of(int(move))
@@ -169,8 +174,7 @@ def _subtree_lines(job):
     """Worker: the book lines from one position (nothing when its mover has lost), with the
     solver's node count; runs in its own process with its own compiled solver."""
     text, max_ply, table_bits = job
-    player, ply, previous, current = text.split()
-    start = Position.from_boards(int(player), previous, current, int(ply))
+    start = position_from_text(text)
     with NativeSolver(table_bits) as solver:
         lines = [(describe_position(position), move) for position, move in solver.book_lines(max_ply, start)]
         return text, lines, solver.nodes
@@ -259,8 +263,7 @@ def _parallel_book(origin, max_ply, table_bits, jobs, add, report):
         add(origin, first)
         for lines in found:
             for text, move in lines:
-                player, ply, previous, current = text.split()
-                add(Position.from_boards(int(player), previous, current, int(ply)), move)
+                add(position_from_text(text), move)
         return nodes
     return nodes
 
@@ -299,8 +302,7 @@ def book_start(book):
     if not text:
         return Position.initial()
     try:
-        player, ply, previous, current = text.split()
-        return Position.from_boards(int(player), previous, current, int(ply))
+        return position_from_text(text)
     except ValueError as error:
         raise BookError("the book's start {!r} is not a position: {}".format(text, error))
 
