@@ -26,8 +26,7 @@ Z95 = 1.959963984540054
 
 def game_job(job):
     """Worker: play one game of a match; a dict of plain values (pure in its arguments)."""
-    index, spec_a, spec_b, seed, opening_plies, cpu_limit = job[:6]
-    fixed = job[6] if len(job) > 6 else None        # A's colour in every game, or None: alternating
+    index, spec_a, spec_b, seed, opening_plies, cpu_limit, fixed = job   # fixed: A's colour in every game, or None
     a_colour = fixed or (BLACK if index % 2 == 0 else WHITE)
     black_spec, white_spec = (spec_a, spec_b) if a_colour == BLACK else (spec_b, spec_a)
     black, white = make_player(black_spec, cpu_limit), make_player(white_spec, cpu_limit)
@@ -139,8 +138,7 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
     if sprt and a_colour:
         raise ValueError("the SPRT compares colour-swapped pairs: it needs alternating colours")
     jobs = jobs or os.cpu_count() or 1
-    work = [(k, spec_a, spec_b, seed, opening_plies, cpu_limit) + ((a_colour,) if a_colour else ())
-            for k in range(games)]
+    work = [(k, spec_a, spec_b, seed, opening_plies, cpu_limit, a_colour) for k in range(games)]
     results = []
     test = None
     bar = None
