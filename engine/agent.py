@@ -159,7 +159,10 @@ def main(params_path, workdir=".", book_path=None):
     if position.is_over:
         move = PASS
     else:
-        move = _move(position, _params(params_path), _book(book_path) if book_path else None)
+        params = _params(params_path)
+        # the book serves the plies before exact solving: from solve_from on, it is not even read
+        book = _book(book_path) if book_path and position.moves_played < params.solve_from else None
+        move = _move(position, params, book)
     try:
         write_output(os.path.join(workdir, "output.txt"), move)
     except OSError as error:

@@ -1,9 +1,11 @@
 """The compiled solver against the Python rules and solver; the opening book's build, keys,
 coverage and use by the agent."""
 
+import functools
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 
@@ -16,7 +18,8 @@ from engine.params import default_params
 from engine.position import LEGAL
 from engine.solver import Solver
 from engine.arena.data import SHIPPED_BOOK
-from engine.arena.native import NativeError, NativeSolver, book_positions, build_book, check_book, compiled_solver
+from engine.arena.native import (NativeError, NativeSolver, book_positions, build_book, check_book, compiled_solver,
+                                 extend_book)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -105,6 +108,29 @@ def test_a_book_built_in_parallel_is_as_complete_and_as_right(native):
     met, missing, wrong = check_book(book, Solver(), start=start)
     assert met >= len(book) > 10 and not missing and not wrong
     assert book.info["provenance"]["command"].endswith("--jobs 2")
+
+
+def test_an_extended_book_covers_the_new_plies_and_keeps_the_win(native):
+    start = won_position(12, seed=3)
+    shallow = build_book(14, table_bits=18, start=start)
+    assert check_book(shallow, start=start, max_ply=18)[1]          # plies 16 and 18 have no moves yet
+    for jobs in (1, 2):
+        deep, nodes = extend_book(shallow, 18, table_bits=18, jobs=jobs, chunk=5)
+        assert deep.info["max_ply"] == 18 and nodes > 0
+        assert set(shallow.moves.items()) <= set(deep.moves.items())  # the old moves stay as they were
+        met, missing, wrong = check_book(deep, Solver(), start=start)
+        assert met > len(shallow) and not missing and not wrong
+
+
+def test_extending_a_book_that_gave_the_win_away_fails_and_says_where(native):
+    start = won_position(14, seed=3)
+    book = build_book(16, table_bits=18, start=start)
+    key, index = book_key(start)
+    losing = [move for move in start.legal_points() + [PASS] if native.wins(start.play_point(move))]
+    assert losing
+    book.moves[key] = to_canonical(losing[0], index)
+    with pytest.raises(BookError, match="no winning move at ply 16"):
+        extend_book(Book(dict(book.moves), {"max_ply": 14, "start": book.info["start"]}), 16, table_bits=18)
 
 
 def test_book_keys_are_the_same_under_every_symmetry_and_moves_turn_back():
@@ -235,6 +261,30 @@ def test_littlego_book_check_walks_from_the_books_start_and_says_what_it_found(s
     assert done.returncode == 2 and "no such folder" in done.stdout and "Traceback" not in done.stdout
 
 
+def test_littlego_book_extend_adds_the_next_plies_and_refuses_a_shallower_target(small_book, tmp_path):
+    start, book = small_book
+    def ply(key):
+        return int(re.match(r"\d+", key.split(".")[1]).group())
+    shallow = Book({key: move for key, move in book.moves.items() if ply(key) <= 16}, dict(book.info, max_ply=16))
+    path = tmp_path / "book.json"
+    path.write_text(shallow.to_json())
+
+    def extend(*args):
+        return subprocess.run([sys.executable, "-m", "engine.arena.cli", "book", "extend", str(path)] + list(args),
+                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              universal_newlines=True, timeout=120)
+    done = extend("--max-ply", "16")
+    assert done.returncode == 2 and "must be deeper" in done.stdout and "Traceback" not in done.stdout
+    done = extend("--max-ply", "18", "--jobs", "2", "--table-bits", "18", "--out", str(tmp_path / "deep.json"))
+    assert done.returncode == 0, done.stdout
+    assert "up to ply 18" in done.stdout
+    deep = load_book(str(tmp_path / "deep.json"))
+    met, missing, wrong = check_book(deep, Solver(), start=start)
+    assert not missing and not wrong and len(deep) > len(shallow)
+    assert deep.info["provenance"]["extended"][-1]["command"].endswith("--max-ply 18 --table-bits 18 --jobs 2")
+    assert load_book(str(path)).moves == shallow.moves                 # the input stays as it was
+
+
 # -- the shipped book ------------------------------------------------------------------------
 
 def shipped_book():
@@ -243,29 +293,38 @@ def shipped_book():
     return book
 
 
+@functools.lru_cache(maxsize=1)
+def shipped_book_positions():
+    """Every (position, move) a Black following the shipped book meets (one walk: 138k positions)."""
+    return tuple(book_positions(shipped_book()))
+
+
 def test_the_shipped_book_opens_2_2_and_has_a_move_against_every_reply_to_its_last_ply():
     book = shipped_book()
     assert book.move(Position.initial()) == 12                     # 2,2: the only winning first move
-    met, missing, wrong = check_book(book)
-    assert met > 10000 and not missing
-    assert book.info["max_ply"] == 8 and "littlego book build" in book.info["provenance"]["command"]
+    met = shipped_book_positions()
+    assert len(met) > 100000 and all(move is not None for position, move in met)
+    assert max(position.moves_played for position, move in met) == book.info["max_ply"] == 10
+    provenance = book.info["provenance"]
+    assert "littlego book build" in provenance["command"]
+    assert "littlego book extend" in provenance["extended"][0]["command"]
 
 
 def sample_of_shipped_positions(count, plies, seed):
     rng = random.Random(seed)
-    found = [(p, m) for p, m in book_positions(shipped_book()) if p.moves_played in plies]
+    found = [(p, m) for p, m in shipped_book_positions() if p.moves_played in plies]
     return rng.sample(found, count)
 
 
 def test_a_fresh_compiled_solver_confirms_a_sample_of_the_shipped_book(native):
-    for position, move in sample_of_shipped_positions(16, (6, 8), seed=5):
+    for position, move in sample_of_shipped_positions(24, (6, 8, 10), seed=5):
         assert not native.wins(position.play_point(move)), position
 
 
 @pytest.mark.slow
-def test_the_python_solver_confirms_shipped_book_moves_at_ply_8():
+def test_the_python_solver_confirms_shipped_book_moves_at_plies_8_and_10():
     # an implementation that shares nothing with the one that built the book
-    for position, move in sample_of_shipped_positions(3, (8,), seed=6):
+    for position, move in sample_of_shipped_positions(3, (8,), seed=6) + sample_of_shipped_positions(6, (10,), seed=6):
         assert not Solver().wins(position.play_point(move)), position
 
 

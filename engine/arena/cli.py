@@ -29,7 +29,7 @@ from engine.arena.human import describe, offer_sgf, parse_human_move, play_in_te
 from engine.arena.judge import judge
 from engine.arena.sgf import SgfError
 from engine.arena.match import run_match, format_report
-from engine.arena.native import NativeError, NativeSolver, build_book, check_book
+from engine.arena.native import NativeError, NativeSolver, build_book, check_book, extend_book
 from engine.arena.specs import KNOWN, make_player
 from engine.arena.training import PLOT, TABLE, Training, TrainingError
 
@@ -200,6 +200,34 @@ def _book_build(args):
     write_atomic(args.out, book.to_json())
     print("{}: {:,} positions up to ply {}, {:,} solver nodes, {:.0f} s of CPU (the solver's included)".format(
         args.out, len(book), args.max_ply, book.info["provenance"]["nodes"], _cpu_with_children() - started))
+    return 0
+
+
+def _book_extend(args):
+    out = args.out or args.book
+    file_to_write(out, "--out")
+    book = load_book(args.book, warn=_raise_value_error)
+    if book is None:
+        raise ValueError("{}: no such book".format(args.book))
+    if args.max_ply <= book.info.get("max_ply", 0):
+        raise ValueError("{} already reaches ply {}: --max-ply must be deeper".format(
+            args.book, book.info.get("max_ply", 0)))
+    started, before = _cpu_with_children(), len(book)
+
+    def progress(done, total, ply):
+        print("  ply {}: {:,} of {:,} positions solved".format(ply, done, total), file=sys.stderr, flush=True)
+
+    grown, nodes = extend_book(book, args.max_ply, args.table_bits, args.jobs, progress)
+    provenance = dict(grown.info.get("provenance") or {})
+    provenance["extended"] = list(provenance.get("extended", [])) + [{
+        "command": "littlego book extend {} --max-ply {} --table-bits {} --jobs {}".format(
+            args.book, args.max_ply, args.table_bits, args.jobs),
+        "nodes": nodes, "positions_added": len(grown) - before}]
+    grown.info["provenance"] = provenance
+    write_atomic(out, grown.to_json())
+    print("{}: {:,} positions up to ply {} ({:,} added), {:,} solver nodes, {:.0f} s of CPU (the solver's "
+          "included)".format(out, len(grown), grown.info["max_ply"], len(grown) - before, nodes,
+                             _cpu_with_children() - started))
     return 0
 
 
@@ -424,6 +452,20 @@ def build_parser():
                        help="solver processes: more than 1 proves the first move's replies in parallel, one "
                             "process each (default %(default)s)")
     build.set_defaults(handler=_book_build)
+    extend = book_targets.add_parser(
+        "extend", help="add deeper plies to a book with the compiled exact solver",
+        description="Find, with the compiled solver, a winning move for every position up to --max-ply that a "
+                    "Black following BOOK can meet and that has no book move yet, one ply of Black's at a time, "
+                    "and write the deeper book (BOOK itself unless --out). Positions are solved in chunks, "
+                    "--jobs processes at a time. Fails, writing nothing, if a position met is lost.")
+    extend.add_argument("book", help="book file to extend")
+    extend.add_argument("--max-ply", type=integer_range(0, MAX_MOVES - 2), required=True,
+                        help="the new last ply with book moves")
+    extend.add_argument("--out", help="file to write (default: BOOK)")
+    extend.add_argument("--table-bits", type=integer_range(16, 28), default=22,
+                        help="log2 of each solver process's table buckets (default %(default)s: 128 MiB)")
+    extend.add_argument("--jobs", type=positive_int, default=1, help="solver processes (default %(default)s)")
+    extend.set_defaults(handler=_book_extend)
     check = book_targets.add_parser(
         "check", help="check that a book covers every position a Black following it can meet",
         description="Walk every position up to the book's last ply that a Black following the book can meet, "

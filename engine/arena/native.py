@@ -268,6 +268,66 @@ def _parallel_book(origin, max_ply, table_bits, jobs, add, report):
     return nodes
 
 
+def _winning_moves(job):
+    """Worker: a winning move (None where there is none) for each position text, with the nodes
+    it took; one compiled solver for the chunk, whose table serves neighbouring positions."""
+    texts, table_bits = job
+    found = []
+    with NativeSolver(table_bits) as solver:
+        for text in texts:
+            position = position_from_text(text)
+            lines = list(solver.book_lines(position.moves_played, position))
+            found.append((text, lines[0][1] if lines else None))
+        return found, solver.nodes
+
+
+def extend_book(book, max_ply, table_bits=22, jobs=1, progress=None, chunk=200):
+    """``book`` with a winning move added for every position up to ``max_ply`` that a Black
+    following it can meet and that has none yet (a deeper book, one layer at a time), and the
+    solver nodes that took. The positions of a layer are solved in chunks, ``jobs`` processes
+    at a time; ``progress(done, total, ply)`` hears of each chunk. BookError when a position
+    met is lost: then a move already in the book gave the win away."""
+    start = book_start(book)
+    grown = Book(dict(book.moves), dict(book.info))
+    nodes = 0
+    pool = None
+    try:
+        while True:
+            frontier = [position for position, move in book_positions(grown, max_ply, start) if move is None]
+            if not frontier:
+                break
+            ply = min(position.moves_played for position in frontier)
+            texts = [describe_position(position) for position in frontier]     # walk order: neighbours together
+            work = [(texts[i:i + chunk], table_bits) for i in range(0, len(texts), chunk)]
+            if pool is None and jobs > 1:
+                pool = multiprocessing.get_context("spawn").Pool(jobs)
+            results = pool.imap_unordered(_winning_moves, work) if pool else map(_winning_moves, work)
+            done = 0
+            for found, used in results:
+                nodes += used
+                for text, move in found:
+                    position = position_from_text(text)
+                    if move is None:
+                        raise BookError("no winning move at ply {} in:\n{}\nthe book's earlier moves gave the "
+                                        "win away".format(position.moves_played, position))
+                    key, index = book_key(position)
+                    grown.moves.setdefault(key, to_canonical(move, index))
+                done += len(found)
+                if progress:
+                    progress(done, len(texts), ply)
+        if pool is not None:            # workers that end normally count their CPU (their solvers'
+            pool.close()                # too) to this process
+            pool.join()
+            pool = None
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+    grown.info["max_ply"] = max(max_ply, book.info.get("max_ply", 0))
+    grown.info["positions"] = len(grown.moves)
+    return grown, nodes
+
+
 def book_positions(book, max_ply=None, start=None):
     """Every position up to ``max_ply`` (the book's own, by default) that a Black following the
     book can meet (or the side to move at ``start``), once per symmetry class: (position, the

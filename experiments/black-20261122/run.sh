@@ -12,3 +12,9 @@ littlego match champion champion --colour black --games 30 --seed 1503 --jobs 2 
 python3 experiments/black-20261122/ply10.py book.json 80 agent 21 > $out/ply10-agent.txt
 # a second match against itself, with its games kept
 littlego match champion champion --colour black --games 30 --seed 1504 --jobs 2 --json --sgf $out/champion-1504-sgf > $out/champion-1504.json
+# the ply-10 layer (the shipped book since the evening of 2026-11-22: 138,163 positions)
+littlego book extend book.json --max-ply 10 --jobs 2
+# the agent's first move past the book, at ply 12: 100 random walks down the book's tree
+python3 experiments/black-20261122/ply12.py 100 31 > $out/ply12-agent.txt
+# the headline: 200 games against itself as White, with the ply-10 book, games kept
+littlego match champion champion --colour black --games 200 --seed 1605 --jobs 2 --json --sgf $out/champion-1605-sgf > $out/champion-1605.json

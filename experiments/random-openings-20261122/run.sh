@@ -1,0 +1,15 @@
+#!/bin/sh
+# The shipped agent (params.json, book.json to ply 8 for the device matches) with 2 random
+# opening plies, colours alternating, both colours from each opening. Run from the repository
+# root. The first two blocks ran on the 16-core device machine (--jobs 16, GNU Go 3.8 copied
+# there); CPU per move is per process, so parallel games do not change what the agent spends.
+set -e
+out=experiments/random-openings-20261122
+littlego match champion gnugo --games 200 --random-opening 2 --seed 1601 --jobs 16 --sgf $out/gnugo-sgf --json > $out/vs-gnugo.json
+for opponent in aggressive alphabeta greedy; do
+    littlego match champion $opponent --games 100 --random-opening 2 --seed 1602 --jobs 16 --json > $out/vs-$opponent.json
+done
+# which side each opening of the GNU Go games left won (compiled solver; 60 distinct openings,
+# 46 solved in two device calls of 530 s and 440 s, 16 at a time), then the tally
+python3 $out/openings.py solve $out/gnugo-sgf $out/gnugo-openings.json 16
+python3 $out/openings.py report $out/gnugo-sgf $out/gnugo-openings.json > $out/gnugo-openings.txt
