@@ -81,3 +81,26 @@ def test_cli_json_and_errors():
 def test_gnugo_plays_a_match_against_the_champion():
     summary, games = run_match("champion", "gnugo:1", 2, jobs=1, progress=False)
     assert summary["end"]["end"] == 2, summary["faults"]
+
+
+def test_ctrl_c_ends_the_match_with_the_games_finished(monkeypatch, capsys):
+    import engine.arena.match as match_module
+    from engine.arena.cli import main
+    played = []
+    real_game = match_module.game_job
+
+    def interrupted_after_four(job):
+        if len(played) == 4:
+            raise KeyboardInterrupt
+        played.append(job[0])
+        return real_game(job)
+    monkeypatch.setattr(match_module, "game_job", interrupted_after_four)
+    status = main(["match", "greedy", "random", "--games", "10", "--jobs", "1", "--json"])
+    out, err = capsys.readouterr()
+    summary = json.loads(out)
+    assert status == 130 and summary["games"] == 4 and summary["interrupted"] == "after 4 of 10 games"
+    assert "interrupted after 4 of 10 games" in err
+    played.clear()
+    monkeypatch.setattr(match_module, "game_job", lambda job: (_ for _ in ()).throw(KeyboardInterrupt))
+    assert main(["match", "greedy", "random", "--games", "10", "--jobs", "1"]) == 130   # nothing played
+    assert "interrupted" in capsys.readouterr().err

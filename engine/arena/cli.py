@@ -92,6 +92,9 @@ def _match(args):
                            scheduler=args.scheduler, sprt=args.sprt,
                            a_colour={"black": BLACK, "white": WHITE}.get(args.colour))
     print(json.dumps(summary, indent=2) if args.json else format_report(summary))
+    if "interrupted" in summary:
+        print("interrupted {}: the figures are for those".format(summary["interrupted"]), file=sys.stderr)
+        return 130
     return 0
 
 
@@ -355,7 +358,8 @@ def build_parser():
     match = commands.add_parser(
         "match", help="play a match between two players and report it",
         description="Play GAMES games between players A and B, colours alternating, in parallel "
-                    "and reproducibly from --seed. Players: " + KNOWN + ".")
+                    "and reproducibly from --seed. Ctrl-C (SIGINT) ends the match early and reports the "
+                    "games finished (exit status 130). Players: " + KNOWN + ".")
     match.add_argument("a", metavar="A", help="first player spec")
     match.add_argument("b", metavar="B", help="second player spec")
     match.add_argument("--games", type=positive_int, default=20, help="games to play (default 20)")

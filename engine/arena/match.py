@@ -132,6 +132,9 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
     ``sprt=(elo0, elo1)``: stop as soon as a sequential probability ratio test (alpha = beta
     = 0.05) accepts either hypothesis about A's Elo over B, checked after each pair of games
     (the same opening with colours swapped); ``games`` is then the most it plays.
+
+    A KeyboardInterrupt (Ctrl-C) after some games ends the match there: the summary covers
+    the games finished, and says ``interrupted``; before any game, it goes on up.
     """
     for spec in (spec_a, spec_b):
         make_player(spec).close()            # a bad spec fails here, before any worker starts
@@ -157,13 +160,20 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
                 if test["decision"]:
                     return
 
-    if jobs == 1 and scheduler is None:
-        collect(game_job(job) for job in work)
-    else:
-        with executor(scheduler, jobs) as games_executor:
-            collect(games_executor.map(game_job, work))     # results come in game order
-    if bar:
-        bar.close()
+    interrupted = False
+    try:
+        if jobs == 1 and scheduler is None:
+            collect(game_job(job) for job in work)
+        else:
+            with executor(scheduler, jobs) as games_executor:
+                collect(games_executor.map(game_job, work))     # results come in game order
+    except KeyboardInterrupt:
+        if not results:
+            raise
+        interrupted = True                  # Ctrl-C: the games finished so far are the match
+    finally:
+        if bar:
+            bar.close()
     results.sort(key=lambda r: r["index"])
     summary = summarise(spec_a, spec_b, results)
     summary["seconds"] = time.time() - started
@@ -171,6 +181,8 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
     summary["a_colour"] = {BLACK: "black", WHITE: "white"}.get(a_colour, "alternating")
     if sprt:
         summary["sprt"] = test or sprt_state(results, *sprt)
+    if interrupted:
+        summary["interrupted"] = "after {} of {} games".format(len(results), games)
     if sgf_dir:
         write_sgf_games(sgf_dir, results)
     return summary, results

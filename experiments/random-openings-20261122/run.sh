@@ -13,3 +13,5 @@ done
 # 46 solved in two device calls of 530 s and 440 s, 16 at a time), then the tally
 python3 $out/openings.py solve $out/gnugo-sgf $out/gnugo-openings.json 16
 python3 $out/openings.py report $out/gnugo-sgf $out/gnugo-openings.json > $out/gnugo-openings.txt
+# where the seven games lost from won openings went wrong (plies 2-4: the solver's answer took up to 145 s)
+(cd $out/gnugo-sgf && python3 ../mistake.py game-0006.sgf game-0008.sgf game-0019.sgf game-0074.sgf game-0112.sgf game-0152.sgf game-0190.sgf) > $out/mistakes.txt
