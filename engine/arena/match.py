@@ -134,7 +134,7 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
     (the same opening with colours swapped); ``games`` is then the most it plays.
 
     A KeyboardInterrupt (Ctrl-C) after some games ends the match there: the summary covers
-    the games finished, and says ``interrupted``; before any game, it goes on up.
+    the games finished, and says ``interrupted``; before the first game ends, it propagates.
     """
     for spec in (spec_a, spec_b):
         make_player(spec).close()            # a bad spec fails here, before any worker starts
