@@ -14,7 +14,7 @@ from engine.position import Position
 from engine.search import Searcher
 from engine.solver import Solver
 from engine.arena.bundle import write_bundle
-from engine.arena.data import RULES_VECTORS, SHIPPED_PARAMS, load_rules_vectors
+from engine.arena.data import RULES_VECTORS, SHIPPED_BOOK, SHIPPED_PARAMS, load_rules_vectors
 from engine.arena.game import play_game
 from engine.arena.specs import make_player
 
@@ -117,9 +117,10 @@ def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), repo
         report("depth completed within {:g} s of CPU: median {:g}, from {} to {}".format(
             budget, statistics.median(found), min(found), max(found)))
     games = []
-    # The whole game is timed on the bundle a course submission holds, run as the course runs it.
+    # The whole game is timed on the bundle a course submission holds (the shipped book with
+    # it, read on every move before exact solving), run as the course runs it.
     submission = tempfile.mkdtemp(prefix="littlego-bench-")
-    write_bundle(submission, params_path)
+    write_bundle(submission, params_path, book_path=SHIPPED_BOOK)
     for seed in game_seeds:
         for colour_of_agent in (BLACK, WHITE):
             agent, opponent = make_player("cmd:" + submission), make_player("random")
