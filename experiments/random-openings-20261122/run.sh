@@ -9,6 +9,10 @@ littlego match champion gnugo --games 200 --random-opening 2 --seed 1601 --jobs 
 for opponent in aggressive alphabeta greedy; do
     littlego match champion $opponent --games 100 --random-opening 2 --seed 1602 --jobs 16 --json > $out/vs-$opponent.json
 done
+# on the 2-core machine, with the ply-10 book:
+littlego match champion random --games 100 --random-opening 2 --seed 1603 --jobs 2 --json > $out/vs-random.json
+littlego bench search --max-depth 6 --games 2 > $out/bench-search.txt 2>&1
+littlego match champion agent:experiments/baseline-20261121-055758/best-params.json@6 --games 400 --random-opening 2 --sprt 0,20 --seed 1604 --jobs 2 --json > $out/vs-previous.json
 # which side each opening of the GNU Go games left won (compiled solver; 60 distinct openings,
 # 46 solved in two device calls of 530 s and 440 s, 16 at a time), then the tally
 python3 $out/openings.py solve $out/gnugo-sgf $out/gnugo-openings.json 16
