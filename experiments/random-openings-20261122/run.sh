@@ -13,9 +13,10 @@ done
 littlego match champion random --games 100 --random-opening 2 --seed 1603 --jobs 2 --json > $out/vs-random.json
 littlego bench search --max-depth 6 --games 2 > $out/bench-search.txt 2>&1
 littlego match champion agent:experiments/baseline-20261121-055758/best-params.json@6 --games 400 --random-opening 2 --sprt 0,20 --seed 1604 --jobs 2 --json > $out/vs-previous.json
-# which side each opening of the GNU Go games left won (compiled solver; 60 distinct openings,
-# 46 solved in two device calls of 530 s and 440 s, 16 at a time), then the tally
+# which side each opening of the GNU Go games left won (compiled solver; 60 distinct openings:
+# 46 solved in two device calls of 530 s and 440 s, 16 at a time, the rest on the 2-core machine
+# with 2 at a time: 64-470 s each), then the tally
 python3 $out/openings.py solve $out/gnugo-sgf $out/gnugo-openings.json 16
 python3 $out/openings.py report $out/gnugo-sgf $out/gnugo-openings.json > $out/gnugo-openings.txt
-# where the seven games lost from won openings went wrong (plies 2-4: the solver's answer took up to 145 s)
-(cd $out/gnugo-sgf && python3 ../mistake.py game-0006.sgf game-0008.sgf game-0019.sgf game-0074.sgf game-0112.sgf game-0152.sgf game-0190.sgf) > $out/mistakes.txt
+# where the games lost from won openings went wrong (plies 2-4: the solver's answer took up to 145 s)
+(cd $out/gnugo-sgf && python3 ../mistake.py game-0006.sgf game-0008.sgf game-0019.sgf game-0074.sgf game-0112.sgf game-0152.sgf game-0190.sgf game-0099.sgf) > $out/mistakes.txt
