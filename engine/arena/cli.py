@@ -209,9 +209,7 @@ def _book_build(args):
 def _book_extend(args):
     out = args.out or args.book
     file_to_write(out, "--out")
-    book = load_book(args.book, warn=_raise_value_error)
-    if book is None:
-        raise ValueError("{}: no such book".format(args.book))
+    book = _existing_book(args.book)
     if args.max_ply <= book.info.get("max_ply", 0):
         raise ValueError("{} already reaches ply {}: --max-ply must be deeper".format(
             args.book, book.info.get("max_ply", 0)))
@@ -241,9 +239,7 @@ def _cpu_with_children():
 
 
 def _book_check(args):
-    book = load_book(args.book, warn=_raise_value_error)
-    if book is None:
-        raise ValueError("{}: no such book".format(args.book))
+    book = _existing_book(args.book)
     solver = NativeSolver(args.table_bits) if args.solve else None
     try:
         met, missing, wrong = check_book(book, solver, args.max_ply)
@@ -258,6 +254,14 @@ def _book_check(args):
     for position, move in wrong[:5]:
         print("{} loses the win in:\n{}".format(describe(move), position))
     return 1 if missing or wrong else 0
+
+
+def _existing_book(path):
+    """The book at ``path``; ValueError saying why when there is none or it is unusable."""
+    book = load_book(path, warn=_raise_value_error)
+    if book is None:
+        raise ValueError("{}: no such book".format(path))
+    return book
 
 
 def _raise_value_error(message):

@@ -297,7 +297,8 @@ def extend_book(book, max_ply, table_bits=22, jobs=1, progress=None, chunk=200):
             if not frontier:
                 break
             ply = min(position.moves_played for position in frontier)
-            texts = [describe_position(position) for position in frontier]     # walk order: neighbours together
+            by_text = {describe_position(position): position for position in frontier}   # walk order kept
+            texts = list(by_text)
             work = [(texts[i:i + chunk], table_bits) for i in range(0, len(texts), chunk)]
             if pool is None and jobs > 1:
                 pool = multiprocessing.get_context("spawn").Pool(jobs)
@@ -306,7 +307,7 @@ def extend_book(book, max_ply, table_bits=22, jobs=1, progress=None, chunk=200):
             for found, used in results:
                 nodes += used
                 for text, move in found:
-                    position = position_from_text(text)
+                    position = by_text[text]
                     if move is None:
                         raise BookError("no winning move at ply {} in:\n{}\nthe book's earlier moves gave the "
                                         "win away".format(position.moves_played, position))
