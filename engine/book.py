@@ -5,16 +5,24 @@ symmetry-free: ``book_key`` turns the board by each of the 8 symmetries of the s
 keeps the smallest form, so one entry serves all eight; the move is stored in that
 canonical frame and turned back on the way out. The book is computed offline by the
 exact solver (``littlego book build``); every move in it keeps a won position won.
+
+The file groups the keys by ply and then by move: ``"plies": {"10": {"7": "key key ..."}}``,
+each key written without its ply. That halves the file, and the agent, which asks one
+position a move, reads it in about a millisecond: it looks its key up in the strings of its
+ply without ever building a table of every entry (the tools, which need one, get it from
+``Book.moves``). Books of the first format (one ``"moves"`` object of full keys) still load.
 """
 
 import json
+import re
 import sys
 
 from engine.bitboard import points_of
 from engine.constants import BOARD_SIZE, NUM_POINTS, PASS
 from engine.position import LEGAL
 
-BOOK_FORMAT = "littlego-book 1"
+BOOK_FORMAT = "littlego-book 2"
+FIRST_FORMAT = "littlego-book 1"       # still read: one "moves" object of full keys
 
 
 def _symmetries():
@@ -101,21 +109,81 @@ def _check_move(value):
     raise ValueError("a move is a point 0..{} or {!r}, not {!r}".format(NUM_POINTS - 1, PASS, value))
 
 
+_KEY = re.compile(r"([0-9a-z]+)\.([0-9]+)([pk0-9]*)\Z")     # board, ply, pass and KO marks
+
+
+def _split_key(key):
+    """(ply, the key as the file writes it under its ply): the board, then ``.`` and the
+    marks when there are any."""
+    match = _KEY.match(key)
+    if not match:
+        raise ValueError("not a book key: {!r}".format(key))
+    board, ply, marks = match.groups()
+    return int(ply), board + ("." + marks if marks else "")
+
+
+def _join_key(ply, entry):
+    board, _, marks = entry.partition(".")
+    return "{}.{}{}".format(board, ply, marks)
+
+
+def _move_text(move):
+    return move if move == PASS else str(move)
+
+
 class Book(object):
-    """Moves by canonical key. ``move(position)`` is the book's legal move there, or None."""
+    """Moves by canonical key. ``move(position)`` is the book's legal move there, or None.
+
+    A book read from a file keeps the file's strings and answers from them; ``moves`` (the
+    table of every key and its move, which the tools read and change) is built on first use
+    and from then on is the book.
+    """
 
     def __init__(self, moves, info=None):
-        self.moves = moves
+        self._moves = moves
+        self._plies = None               # {ply: [(move, " key key ... ")]}, while _moves is None
+        self._size = len(moves)
         self.info = info or {}
 
+    @classmethod
+    def _from_plies(cls, plies, info, size):
+        book = cls({}, info)
+        book._moves, book._plies, book._size = None, plies, size
+        return book
+
+    @property
+    def moves(self):
+        if self._moves is None:
+            moves = {}
+            for ply, groups in self._plies.items():
+                for move, entries in groups:
+                    for entry in entries.split():
+                        key = _join_key(ply, entry)
+                        if key in moves or not _KEY.match(key):
+                            raise BookError("ply {}: {} key {!r}".format(
+                                ply, "a second move for" if key in moves else "not a", entry))
+                        moves[key] = move
+            self._moves, self._plies = moves, None
+        return self._moves
+
     def __len__(self):
-        return len(self.moves)
+        return self._size if self._moves is None else len(self._moves)
+
+    def _stored(self, key):
+        if self._moves is not None:
+            return self._moves.get(key)
+        ply, entry = _split_key(key)
+        needle = " " + entry + " "
+        for move, entries in self._plies.get(ply, ()):
+            if needle in entries:
+                return move
+        return None
 
     def move(self, position):
         if position.is_over:
             return None
         key, index = book_key(position)
-        stored = self.moves.get(key)
+        stored = self._stored(key)
         if stored is None:
             return None
         move = from_canonical(stored, index)
@@ -124,10 +192,17 @@ class Book(object):
         return move
 
     def to_json(self):
-        document = dict(self.info)
-        document["format"] = BOOK_FORMAT
-        document["moves"] = dict(sorted(self.moves.items()))
-        return json.dumps(document, indent=0, sort_keys=True) + "\n"
+        """The book as a file: its information, then the keys by ply and move (``plies`` last)."""
+        grouped = {}
+        for key, move in self.moves.items():
+            ply, entry = _split_key(key)
+            grouped.setdefault(ply, {}).setdefault(_move_text(move), []).append(entry)
+        document = {name: self.info[name] for name in sorted(self.info) if name not in ("format", "moves", "plies")}
+        document = dict([("format", BOOK_FORMAT)] + list(document.items()))
+        document["plies"] = {str(ply): {move: " ".join(sorted(grouped[ply][move]))
+                                        for move in sorted(grouped[ply], key=lambda m: (m == PASS, m != PASS and int(m)))}
+                             for ply in sorted(grouped)}
+        return json.dumps(document, indent=0) + "\n"
 
     @classmethod
     def from_json(cls, text, path="book.json"):
@@ -136,19 +211,43 @@ class Book(object):
             document = json.loads(text)
         except (ValueError, RecursionError) as error:
             raise BookError("{}: not JSON ({})".format(path, error))
-        if not isinstance(document, dict) or document.get("format") != BOOK_FORMAT:
+        form = document.get("format") if isinstance(document, dict) else None
+        if form not in (BOOK_FORMAT, FIRST_FORMAT):
             raise BookError("{}: not a book (expected \"format\": \"{}\")".format(path, BOOK_FORMAT))
-        moves = document.get("moves")
-        if not isinstance(moves, dict):
-            raise BookError("{}: \"moves\" must be an object of key: move".format(path))
-        checked = {}
-        for key, value in moves.items():
-            try:
-                checked[key] = _check_move(value)
-            except ValueError as error:
-                raise BookError("{}: entry {!r}: {}".format(path, key, error))
-        info = {name: value for name, value in document.items() if name not in ("format", "moves")}
-        return cls(checked, info)
+        info = {name: value for name, value in document.items() if name not in ("format", "moves", "plies")}
+        if form == FIRST_FORMAT:
+            return cls(_first_format_moves(document.get("moves"), path), info)
+        plies = document.get("plies")
+        if not isinstance(plies, dict):
+            raise BookError("{}: \"plies\" must be an object of ply: {{move: keys}}".format(path))
+        checked, size = {}, 0
+        for ply, groups in plies.items():
+            if not (isinstance(ply, str) and ply.isdigit() and isinstance(groups, dict)):
+                raise BookError("{}: ply {!r}: expected a ply number and an object of move: keys".format(path, ply))
+            entries = []
+            for move, keys in groups.items():
+                try:
+                    value = _check_move(move if move == PASS else int(move) if move.isdigit() else move)
+                except ValueError as error:
+                    raise BookError("{}: ply {}: {}".format(path, ply, error))
+                if not isinstance(keys, str):
+                    raise BookError("{}: ply {}, move {}: the keys must be one string".format(path, ply, move))
+                entries.append((value, " " + keys + " "))
+                size += keys.count(" ") + 1 if keys else 0
+            checked[int(ply)] = entries
+        return cls._from_plies(checked, info, size)
+
+
+def _first_format_moves(moves, path):
+    if not isinstance(moves, dict):
+        raise BookError("{}: \"moves\" must be an object of key: move".format(path))
+    checked = {}
+    for key, value in moves.items():
+        try:
+            checked[key] = _check_move(value)
+        except ValueError as error:
+            raise BookError("{}: entry {!r}: {}".format(path, key, error))
+    return checked
 
 
 def load_book(path, warn=None):

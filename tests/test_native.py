@@ -183,6 +183,47 @@ def test_a_damaged_book_is_refused_with_its_name_and_the_agent_plays_on(tmp_path
     assert load_book(str(tmp_path / "missing.json")) is None
 
 
+def test_a_damaged_book_of_the_grouped_format_is_refused_with_what_is_wrong():
+    for plies, problem in (("[]", '"plies" must be an object'), ('{"x": {}}', "ply 'x'"),
+                           ('{"2": {"25": "ab"}}', "ply 2: a move is a point"),
+                           ('{"2": {"7": ["ab"]}}', "ply 2, move 7: the keys must be one string")):
+        with pytest.raises(BookError, match=re.escape(problem)):
+            Book.from_json('{"format": "littlego-book 2", "plies": %s}' % plies, "b.json")
+    for keys, problem in (('{"7": "ab", "8": "ab"}', "a second move for key 'ab'"), ('{"7": "a-b"}', "not a key")):
+        with pytest.raises(BookError, match=problem):   # the tools read every key; the agent needs only its own
+            Book.from_json('{"format": "littlego-book 2", "plies": {"2": %s}}' % keys).moves
+
+
+def test_a_book_file_groups_its_keys_by_ply_and_move_and_reads_back_the_same(small_book):
+    start, book = small_book
+    text = book.to_json()
+    document = json.loads(text)
+    assert document["format"] == "littlego-book 2" and list(document)[-1] == "plies"
+    assert sum(len(keys.split()) for groups in document["plies"].values() for keys in groups.values()) == len(book)
+    read = Book.from_json(text)
+    assert len(read) == len(book) and read.info == book.info
+    positions = [position for position, move in book_positions(book, start=start)]
+    assert [read.move(p) for p in positions] == [book.move(p) for p in positions]   # answered from the strings
+    assert read.moves == book.moves and Book.from_json(read.to_json()).moves == book.moves
+    first = {"format": "littlego-book 1", "moves": book.moves}                      # the first format still loads
+    first.update(book.info)
+    assert Book.from_json(json.dumps(first)).moves == book.moves
+
+
+def test_littlego_book_upgrade_rewrites_a_first_format_book_with_the_same_moves(small_book, tmp_path):
+    start, book = small_book
+    old = tmp_path / "old.json"
+    document = {"format": "littlego-book 1", "moves": book.moves}
+    document.update(book.info)
+    old.write_text(json.dumps(document, indent=0))
+    done = subprocess.run([sys.executable, "-m", "engine.arena.cli", "book", "upgrade", str(old), "--out",
+                           str(tmp_path / "new.json")], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, timeout=60)
+    assert done.returncode == 0, done.stdout
+    new = load_book(str(tmp_path / "new.json"))
+    assert new.moves == book.moves and new.info == book.info and "littlego-book 1" in old.read_text()
+
+
 def test_a_book_move_that_is_illegal_is_never_played():
     position = Position.initial().play_point(12).play_point(7)
     key, index = book_key(position)

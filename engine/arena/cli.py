@@ -232,6 +232,18 @@ def _book_extend(args):
     return 0
 
 
+def _book_upgrade(args):
+    out = args.out or args.book
+    file_to_write(out, "--out")
+    book = _existing_book(args.book)
+    before = os.path.getsize(args.book)
+    size = len(book)
+    book.moves                                   # every key read and checked before anything is written
+    write_atomic(out, book.to_json())
+    print("{}: {:,} positions, {:,} bytes (was {:,})".format(out, size, os.path.getsize(out), before))
+    return 0
+
+
 def _cpu_with_children():
     """CPU seconds of this process and of its finished child processes (the compiled solver)."""
     times = os.times()
@@ -474,6 +486,13 @@ def build_parser():
                         help="log2 of each solver process's table buckets (default %(default)s: 128 MiB)")
     extend.add_argument("--jobs", type=positive_int, default=1, help="solver processes (default %(default)s)")
     extend.set_defaults(handler=_book_extend)
+    upgrade = book_targets.add_parser(
+        "upgrade", help="rewrite a book in the current file format",
+        description="Read BOOK (any format this version reads, every entry checked) and write it in the current "
+                    "one, its positions and information unchanged: BOOK itself unless --out.")
+    upgrade.add_argument("book", help="book file to rewrite")
+    upgrade.add_argument("--out", help="file to write (default: BOOK)")
+    upgrade.set_defaults(handler=_book_upgrade)
     check = book_targets.add_parser(
         "check", help="check that a book covers every position a Black following it can meet",
         description="Walk every position up to the book's last ply that a Black following the book can meet, "
