@@ -20,3 +20,5 @@ python3 $out/openings.py solve $out/gnugo-sgf $out/gnugo-openings.json 16
 python3 $out/openings.py report $out/gnugo-sgf $out/gnugo-openings.json > $out/gnugo-openings.txt
 # where the games lost from won openings went wrong (plies 2-4: the solver's answer took up to 145 s)
 (cd $out/gnugo-sgf && python3 ../mistake.py game-0006.sgf game-0008.sgf game-0019.sgf game-0074.sgf game-0112.sgf game-0152.sgf game-0190.sgf game-0099.sgf) > $out/mistakes.txt
+# would more depth have saved them? the shipped evaluation at depths 2-8 in those eight positions, each pick judged by the solver
+python3 $out/depth.py > $out/depth.txt

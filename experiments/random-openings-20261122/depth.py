@@ -1,0 +1,28 @@
+"""For each position where the agent gave a won game away (mistakes.txt): the move the shipped
+evaluation picks at fixed depths 2..8, W when the compiled solver says it keeps the win, L when
+it loses it, and the CPU seconds of that depth. Run from the repository root."""
+import time
+from engine.arena.sgf import read_game
+from engine.arena.native import NativeSolver
+from engine.params import load_params, make_evaluator
+from engine.search import Searcher
+params = load_params("params.json")
+cases = [("game-0006.sgf", 2), ("game-0008.sgf", 2), ("game-0019.sgf", 3), ("game-0074.sgf", 4),
+         ("game-0112.sgf", 4), ("game-0152.sgf", 4), ("game-0190.sgf", 2), ("game-0099.sgf", 3)]
+base = "experiments/random-openings-20261122/gnugo-sgf/"
+verdict = {}
+with NativeSolver(22) as solver:
+    for name, ply in cases:
+        r = read_game(open(base + name, "rb").read(), name)
+        position = [p for p in r.positions if p.moves_played == ply][0]
+        s = Searcher(make_evaluator(params.weights))
+        line = []
+        for depth in range(2, 9):
+            t = time.process_time()
+            res = s.search(position, depth)
+            m = res.move
+            if (name, m) not in verdict:
+                verdict[(name, m)] = not solver.wins(position.play_point(m))
+            line.append("d%d %s %s %.1fs" % (depth, m, "W" if verdict[(name, m)] else "L", time.process_time() - t))
+            print(name, ply, line[-1], flush=True)
+            if time.process_time() - t > 60: break
