@@ -127,8 +127,8 @@ def _join_key(ply, entry):
     return "{}.{}{}".format(board, ply, marks)
 
 
-def _move_text(move):
-    return move if move == PASS else str(move)
+def _points_then_pass(move):
+    return NUM_POINTS if move == PASS else move
 
 
 class Book(object):
@@ -143,12 +143,13 @@ class Book(object):
         self._moves = moves
         self._plies = None               # {ply: [(move, " key key ... ")]}, while _moves is None
         self._size = len(moves)
+        self._path = "book"
         self.info = info or {}
 
     @classmethod
-    def _from_plies(cls, plies, info, size):
+    def _from_plies(cls, plies, info, size, path):
         book = cls({}, info)
-        book._moves, book._plies, book._size = None, plies, size
+        book._moves, book._plies, book._size, book._path = None, plies, size, path
         return book
 
     @property
@@ -160,8 +161,8 @@ class Book(object):
                     for entry in entries.split():
                         key = _join_key(ply, entry)
                         if key in moves or not _KEY.match(key):
-                            raise BookError("ply {}: {} key {!r}".format(
-                                ply, "a second move for" if key in moves else "not a", entry))
+                            raise BookError("{}: ply {}: {} key {!r}".format(
+                                self._path, ply, "a second move for" if key in moves else "not a", entry))
                         moves[key] = move
             self._moves, self._plies = moves, None
         return self._moves
@@ -196,11 +197,11 @@ class Book(object):
         grouped = {}
         for key, move in self.moves.items():
             ply, entry = _split_key(key)
-            grouped.setdefault(ply, {}).setdefault(_move_text(move), []).append(entry)
-        document = {name: self.info[name] for name in sorted(self.info) if name not in ("format", "moves", "plies")}
-        document = dict([("format", BOOK_FORMAT)] + list(document.items()))
-        document["plies"] = {str(ply): {move: " ".join(sorted(grouped[ply][move]))
-                                        for move in sorted(grouped[ply], key=lambda m: (m == PASS, m != PASS and int(m)))}
+            grouped.setdefault(ply, {}).setdefault(move, []).append(entry)
+        document = {"format": BOOK_FORMAT}
+        document.update((name, self.info[name]) for name in sorted(self.info) if name not in ("format", "moves", "plies"))
+        document["plies"] = {str(ply): {str(move): " ".join(sorted(grouped[ply][move]))
+                                        for move in sorted(grouped[ply], key=_points_then_pass)}
                              for ply in sorted(grouped)}
         return json.dumps(document, indent=0) + "\n"
 
@@ -235,7 +236,7 @@ class Book(object):
                 entries.append((value, " " + keys + " "))
                 size += keys.count(" ") + 1 if keys else 0
             checked[int(ply)] = entries
-        return cls._from_plies(checked, info, size)
+        return cls._from_plies(checked, info, size, path)
 
 
 def _first_format_moves(moves, path):
