@@ -77,6 +77,17 @@ def test_cli_json_and_errors():
     assert bad.returncode == 2 and "unknown player 'nobody'" in bad.stderr and "Traceback" not in bad.stderr
 
 
+def test_a_match_logged_to_a_file_says_how_far_it_is_with_the_sprt_state(capsys):
+    from engine.arena.cli import main
+    assert main(["match", "greedy", "random", "--games", "40", "--jobs", "1", "--sprt", "0,20", "--json"]) == 0
+    out, err = capsys.readouterr()
+    summary = json.loads(out)                               # stdout stays one JSON object
+    lines = err.splitlines()
+    assert lines[0].startswith("2 of 40 games played") and "SPRT LLR" in lines[0]
+    assert lines[-1].startswith("{} of 40 games played".format(summary["games"]))
+    assert "{:.2f}".format(summary["sprt"]["llr"]) in lines[-1]
+
+
 @pytest.mark.skipif(not gnugo_path(), reason="GNU Go is not installed")
 def test_gnugo_plays_a_match_against_the_champion():
     summary, games = run_match("champion", "gnugo:1", 2, jobs=1, progress=False)

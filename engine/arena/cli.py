@@ -88,7 +88,8 @@ def _match(args):
         folder_to_write(args.sgf, "--sgf")          # before any game is played
     summary, _ = run_match(args.a, args.b, args.games, jobs=args.jobs, seed=args.seed,
                            opening_plies=args.random_opening, cpu_limit=args.cpu_limit,
-                           progress=not args.json and sys.stderr.isatty(), sgf_dir=args.sgf,
+                           progress=True if not args.json and sys.stderr.isatty() else _match_lines(args.games),
+                           sgf_dir=args.sgf,
                            scheduler=args.scheduler, sprt=args.sprt,
                            a_colour={"black": BLACK, "white": WHITE}.get(args.colour))
     print(json.dumps(summary, indent=2) if args.json else format_report(summary))
@@ -96,6 +97,21 @@ def _match(args):
         print("interrupted {}: the figures are for those".format(summary["interrupted"]), file=sys.stderr)
         return 130
     return 0
+
+
+def _match_lines(games):
+    """Progress for a match whose stderr is no terminal (a log file, or beside --json): a line
+    every twentieth of the games, with the SPRT's state when there is one."""
+    step = max(1, games // 20)
+    started = time.time()
+
+    def report(done, total, test):
+        if done % step == 0 or done == total or (test and test["decision"]):
+            line = "{} of {} games played ({:.0f} s)".format(done, total, time.time() - started)
+            if test:
+                line += ", SPRT LLR {:.2f} in ({:.2f}, {:.2f})".format(test["llr"], test["lower"], test["upper"])
+            print(line, file=sys.stderr, flush=True)
+    return report
 
 
 def _judge(args):

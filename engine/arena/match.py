@@ -133,6 +133,9 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
     = 0.05) accepts either hypothesis about A's Elo over B, checked after each pair of games
     (the same opening with colours swapped); ``games`` is then the most it plays.
 
+    ``progress``: True draws a bar; a function hears ``(games done, games, the SPRT's state or
+    None)`` after each game.
+
     A KeyboardInterrupt (Ctrl-C) after some games ends the match there: the summary covers
     the games finished, and says ``interrupted``; before the first game ends, it propagates.
     """
@@ -145,7 +148,7 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
     results = []
     test = None
     bar = None
-    if progress:
+    if progress is True:
         bar = tqdm(total=games, unit="game", desc="{} vs {}".format(spec_a, spec_b), leave=False)
     started = time.time()
 
@@ -157,8 +160,10 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
                 bar.update(1)
             if sprt and len(results) % 2 == 0:
                 test = sprt_state(results, *sprt)
-                if test["decision"]:
-                    return
+            if callable(progress):
+                progress(len(results), games, test)
+            if test and test["decision"]:
+                return
 
     interrupted = False
     try:
