@@ -410,8 +410,9 @@ def build_parser():
                             "ELO0 Elo stronger than B) or H1 (ELO1); --games is then the most to play")
     match.add_argument("--scheduler", type=scheduler, default=None, help=SCHEDULER_HELP.replace(
         "the experiment's [executor], else ", ""))
-    match.add_argument("--json", action="store_true", help="print one JSON object instead of the table (progress: lines on stderr, as whenever stderr "
-                            "is not a terminal)")
+    match.add_argument("--json", action="store_true",
+                       help="print one JSON object instead of the table (progress: lines on stderr, as whenever "
+                            "stderr is not a terminal)")
     match.set_defaults(handler=_match)
 
     judge = commands.add_parser(
