@@ -253,8 +253,7 @@ def _book_upgrade(args):
     file_to_write(out, "--out")
     book = _existing_book(args.book)
     before = os.path.getsize(args.book)
-    size = len(book)
-    book.moves                                   # every key read and checked before anything is written
+    size = len(book.moves)                       # every key read and checked before anything is written
     write_atomic(out, book.to_json())
     print("{}: {:,} positions, {:,} bytes (was {:,})".format(out, size, os.path.getsize(out), before))
     return 0
