@@ -22,3 +22,5 @@ python3 $out/openings.py report $out/gnugo-sgf $out/gnugo-openings.json > $out/g
 (cd $out/gnugo-sgf && python3 ../mistake.py game-0006.sgf game-0008.sgf game-0019.sgf game-0074.sgf game-0112.sgf game-0152.sgf game-0190.sgf game-0099.sgf) > $out/mistakes.txt
 # would more depth have saved them? the shipped evaluation at depths 2-8 in those eight positions, each pick judged by the solver
 python3 $out/depth.py > $out/depth.txt
+# again with the book in its grouped format (2026-11-23)
+littlego bench search --max-depth 6 --games 2 > $out/bench-search-20261123.txt 2>&1
