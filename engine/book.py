@@ -139,18 +139,11 @@ class Book(object):
     and from then on is the book.
     """
 
-    def __init__(self, moves, info=None):
-        self._moves = moves
-        self._plies = None               # {ply: [(move, " key key ... ")]}, while _moves is None
-        self._size = len(moves)
-        self._path = "book"
+    def __init__(self, moves, info=None, plies=None, path="book"):
+        self._moves = moves              # None while the book answers from ``plies``:
+        self._plies = plies              # {ply: [(move, " key key ... ")]}, as the file groups them
+        self._path = path
         self.info = info or {}
-
-    @classmethod
-    def _from_plies(cls, plies, info, size, path):
-        book = cls({}, info)
-        book._moves, book._plies, book._size, book._path = None, plies, size, path
-        return book
 
     @property
     def moves(self):
@@ -168,7 +161,9 @@ class Book(object):
         return self._moves
 
     def __len__(self):
-        return self._size if self._moves is None else len(self._moves)
+        if self._moves is not None:
+            return len(self._moves)
+        return sum(len(entries.split()) for groups in self._plies.values() for move, entries in groups)
 
     def _stored(self, key):
         if self._moves is not None:
@@ -221,7 +216,7 @@ class Book(object):
         plies = document.get("plies")
         if not isinstance(plies, dict):
             raise BookError("{}: \"plies\" must be an object of ply: {{move: keys}}".format(path))
-        checked, size = {}, 0
+        checked = {}
         for ply, groups in plies.items():
             if not (isinstance(ply, str) and ply.isdigit() and isinstance(groups, dict)):
                 raise BookError("{}: ply {!r}: expected a ply number and an object of move: keys".format(path, ply))
@@ -234,9 +229,8 @@ class Book(object):
                 if not isinstance(keys, str):
                     raise BookError("{}: ply {}, move {}: the keys must be one string".format(path, ply, move))
                 entries.append((value, " " + keys + " "))
-                size += keys.count(" ") + 1 if keys else 0
             checked[int(ply)] = entries
-        return cls._from_plies(checked, info, size, path)
+        return cls(None, info, plies=checked, path=path)
 
 
 def _first_format_moves(moves, path):

@@ -150,17 +150,19 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
     bar = None
     if progress is True:
         bar = tqdm(total=games, unit="game", desc="{} vs {}".format(spec_a, spec_b), leave=False)
+
+        def progress(done, total, test):
+            bar.update(1)
+
     started = time.time()
 
     def collect(stream):
         nonlocal test
         for result in stream:
             results.append(result)
-            if bar:
-                bar.update(1)
             if sprt and len(results) % 2 == 0:
                 test = sprt_state(results, *sprt)
-            if callable(progress):
+            if progress:
                 progress(len(results), games, test)
             if test and test["decision"]:
                 return
