@@ -1,21 +1,25 @@
-"""The ``evolve`` command: run, resume, log, plot, export, bench."""
+"""The ``evolve`` command: run, resume, log, plot, export, bench; label and fit."""
 
 import argparse
 import json
+import os
 import sys
 
-from engine.params import DEFAULT_SEARCH, ParamsError
+from engine.params import DEFAULT_SEARCH, ParamsError, load_params, save_params
 from engine.arena.commandline import (
     SCHEDULER_HELP, depth, file_to_write, folder_to_write, integer_range, positive_int, positive_seconds,
     run_command, scheduler,
 )
 from engine.constants import MAX_MOVES
+from engine.arena.data import SHIPPED_PARAMS
 from engine.arena.executors import SCHEDULER_FORMS, ExecutorError
+from engine.arena.native import NativeError
 from engine.arena.specs import make_player
 from evolve.bench import bench_games
 from evolve.checkpoint import RunError
 from evolve.config import ConfigError
 from evolve.fitness import GameJobError
+from evolve.labels import LabelsError, build_labels, load_many
 from evolve.loop import Evolution
 from evolve.runs import export_best, format_table, plot_run, read_generations
 
@@ -75,6 +79,58 @@ def _bench(args):
     return 0
 
 
+def _label(args):
+    file_to_write(args.out, "--out")
+    build_labels(args.out, args.positions, tuple(args.plies), seed=args.seed, jobs=args.jobs,
+                 table_bits=args.table_bits)
+    return 0
+
+
+def _fit(args):
+    from evolve.fit import fit_labels, fitted_params
+    file_to_write(args.out, "--out")
+    start = load_params(args.start)
+    positions, labels, info = load_many(args.labels)
+    weights = dict(start.weights)
+    if args.captures is not None:
+        weights["captures"] = args.captures
+    fitted, figures = fit_labels(positions, labels, weights, limit=args.bound, generations=args.generations,
+                                 population=args.population, seed=args.seed)
+    settings = start._replace(**dict((name, value) for name, value in (
+        ("depth", args.depth), ("cpu_budget", args.cpu_budget), ("cpu_cap", args.cpu_cap),
+        ("solve_from", args.solve_from)) if value is not None))
+    if args.cpu_budget is not None and args.cpu_cap is None:
+        settings = settings._replace(cpu_cap=max(settings.cpu_budget, start.cpu_cap))
+    params = fitted_params(fitted, figures, args.labels, info, settings)
+    save_params(args.out, params)
+    for name in ("fitted", "held_out"):
+        for who in ("start", "new"):
+            figure = figures[name][who]
+            print("{:<9} {:<5} weights: {} positions, ranking accuracy {:.3f}, sign right {:.3f}, log loss {:.4f} "
+                  "(at scale {:g})".format(name.replace("_", " "), who, figure["positions"], figure["ranking_accuracy"],
+                                          figure["accuracy"], figure["log_loss"], figure["scale"]))
+    print("ranking accuracy by ply, held out (start -> new): " + ", ".join(
+        "{} {:.2f}->{:.2f}".format(ply, figures["held_out"]["start"]["ranking_accuracy_by_ply"][ply], value)
+        for ply, value in figures["held_out"]["new"]["ranking_accuracy_by_ply"].items() if value is not None))
+    if figures["on_bound"]:
+        print("on the bound (+-{:g}): {}; a wider --bound lets them go further".format(
+            args.bound, ", ".join(figures["on_bound"])))
+    print("wrote {}: {}".format(args.out, ", ".join("{} {:.3g}".format(k, v) for k, v in fitted.items())))
+    return 0
+
+
+def _plies(text):
+    low, _, high = text.partition("-")
+    try:
+        low, high = int(low), int(high or low)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected plies as LOW-HIGH (e.g. 6-14), got {!r}".format(text))
+    if not 2 <= low <= high <= MAX_MOVES - 1:
+        raise argparse.ArgumentTypeError("expected plies from 2 to {} with LOW <= HIGH, got {!r}".format(
+            MAX_MOVES - 1, text))
+    return low, high
+
+
 def build_parser():
     """The argument parser of ``evolve``."""
     parser = argparse.ArgumentParser(
@@ -130,6 +186,47 @@ def build_parser():
                        help="also measure a Dask cluster (" + SCHEDULER_FORMS + ") against the local pool")
     bench.add_argument("--json", action="store_true", help="print the figures as JSON")
     bench.set_defaults(handler=_bench)
+
+    label = commands.add_parser(
+        "label", help="sample positions from quick games and label each with the exact solver",
+        description="Play quick games from random 2-ply openings (the shipped weights at depths 1-3, greedy and "
+                    "aggressive, a quarter of the moves random), keep distinct positions (under the board's "
+                    "symmetries) at the plies given, and have the compiled solver say whether the side to move "
+                    "wins in each. The file is what 'evolve fit' tunes on. About half a CPU second a position "
+                    "at plies 6-14; needs a C compiler.")
+    label.add_argument("--positions", type=positive_int, required=True, help="how many positions")
+    label.add_argument("--plies", type=_plies, default=(6, 14), help="plies to sample, LOW-HIGH (default 6-14)")
+    label.add_argument("--seed", type=int, default=1, help="the games' seed (default 1)")
+    label.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1,
+                       help="processes for sampling and solving (default: all cores)")
+    label.add_argument("--table-bits", type=integer_range(16, 28), default=22,
+                       help="log2 of each solver's table buckets (22: 128 MiB a process)")
+    label.add_argument("--out", required=True, help="labels file to write (gzipped JSON, e.g. labels.json.gz)")
+    label.set_defaults(handler=_label)
+
+    fit = commands.add_parser(
+        "fit", help="fit evaluation weights to labelled positions with CMA-ES (no games, no noise)",
+        description="Minimise the log loss of the evaluation's guess (logistic in the evaluation) that the "
+                    "side to move wins, over the positions of a labels file ('evolve label'), with DEAP's "
+                    "CMA-ES; a fifth of the positions are held out and reported. Writes a params file whose "
+                    "search settings are those of --start unless given.")
+    fit.add_argument("labels", nargs="+", help="labels files from 'evolve label' (a position in several counts once)")
+    fit.add_argument("--out", required=True, help="params file to write")
+    fit.add_argument("--start", default=SHIPPED_PARAMS, help="params to start from and compare with "
+                                                             "(default: the shipped params.json)")
+    fit.add_argument("--generations", type=positive_int, default=300, help="CMA-ES generations (default 300)")
+    fit.add_argument("--population", type=integer_range(4, 10000), default=24, help="CMA-ES offspring a generation (default 24)")
+    fit.add_argument("--seed", type=int, default=1, help="CMA-ES seed (default 1)")
+    fit.add_argument("--bound", type=positive_seconds, default=100.0,
+                     help="every weight within +-BOUND (the margin's from 0; default 100)")
+    fit.add_argument("--captures", type=float, default=None,
+                     help="the captures weight, which positions alone cannot fit (default: --start's)")
+    fit.add_argument("--depth", type=depth, default=None, help="the agent's deepest depth (default: --start's)")
+    fit.add_argument("--cpu-budget", type=positive_seconds, default=None, help="CPU seconds a move (default: --start's)")
+    fit.add_argument("--cpu-cap", type=positive_seconds, default=None, help="CPU seconds no move may pass (default: --start's)")
+    fit.add_argument("--solve-from", type=integer_range(0, MAX_MOVES), default=None,
+                     help="the ply from which the agent solves exactly (default: --start's)")
+    fit.set_defaults(handler=_fit)
     return parser
 
 
@@ -138,9 +235,10 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     resumable = "The last checkpoint is intact: fix the cause, then 'evolve resume RUN' continues."
     try:
-        return run_command("evolve", args, (ConfigError, RunError, ParamsError, ValueError),
+        return run_command("evolve", args, (ConfigError, RunError, ParamsError, LabelsError, NativeError, ValueError),
                            on_interrupt="interrupted: the last finished generation is checkpointed; "
-                                        "'evolve resume RUN' continues",
+                                        "'evolve resume RUN' continues" if args.command in ("run", "resume")
+                           else "interrupted",
                            on_os_error=resumable if args.command in ("run", "resume") else "")
     except (GameJobError, ExecutorError) as error:
         print("evolve {}: {}\n{}".format(args.command, error, resumable if args.command != "bench" else ""),

@@ -1,0 +1,214 @@
+"""Evaluation weights fitted to the solver's labels by CMA-ES: a fitness without noise.
+
+The evaluation is a weighted sum of features, from the side to move; read through a
+logistic curve, ``1 / (1 + exp(-evaluation / TEMPERATURE))`` is its guess that the mover
+wins. The fitness of a set of weights is the mean log loss of that guess over labelled
+positions (``evolve.labels``): the same weights always score the same, and every position
+counts, not one game's outcome. DEAP's CMA-ES minimises it, in DEAP's own loop
+(``algorithms.eaGenerateUpdate``). A fifth of the positions, chosen by their canonical
+key, are held out: the fit never sees them, and the report gives their figures.
+
+The search compares positions of one ply with each other (the leaves of one iteration),
+so a constant added to every evaluation at a ply changes no move it picks; the fit gives
+each ply such a constant of its own (not part of the evaluation), and ranks weights by how
+well they order the positions within a ply. The figure that says so is the ranking
+accuracy by ply (the area under the ROC curve): the chance that a won position of a ply
+evaluates above a lost one of the same ply, 0.5 for a coin.
+
+The ``captures`` weight scores captures made along the search's line, which a position
+alone does not show; the fit leaves it where the caller sets it.
+"""
+
+import datetime
+import os
+import zlib
+
+import numpy
+from deap import algorithms, base, cma, creator, tools
+
+from engine.book import book_key
+from engine.constants import MAX_WEIGHT
+from engine.features import FEATURES, feature_values
+from engine.params import make_params
+from evolve.genome import clip
+
+TEMPERATURE = 10.0           # evaluation units per logit of the mover's chance to win
+HELD_OUT = 5                 # one position in HELD_OUT (by its key) is kept out of the fit
+FIXED = ("captures",)        # weights a static position cannot tell anything about
+
+if not hasattr(creator, "LogLoss"):
+    creator.create("LogLoss", base.Fitness, weights=(-1.0,))
+if not hasattr(creator, "FitIndividual"):
+    creator.create("FitIndividual", list, fitness=creator.LogLoss)
+
+
+def feature_matrix(positions):
+    """One row of feature values per position (FEATURES order; no captures along a line)."""
+    return numpy.array([feature_values(position, 0) for position in positions], dtype=float)
+
+
+def held_out_mask(positions):
+    """True for the positions kept out of the fit: decided by the canonical key alone, so the
+    same position (in any of its 8 symmetric forms) is always on the same side."""
+    return numpy.array([zlib.crc32(book_key(p)[0].encode("ascii")) % HELD_OUT == 0 for p in positions])
+
+
+def ply_columns(plies):
+    """(one-hot columns, one per ply present: where the fit's constants per ply apply; the plies)."""
+    present = sorted(set(int(p) for p in plies))
+    return numpy.array([[1.0 if p == q else 0.0 for q in present] for p in plies]), present
+
+
+def log_loss(weights, features, labels, offsets=None, columns=None):
+    """Mean log loss of the weights' guesses (natural log): 0.693 is a coin's. ``offsets``: a
+    constant per ply (``columns`` says which applies) added to the evaluations."""
+    values = features.dot(numpy.asarray(weights, dtype=float))
+    if offsets is not None:
+        values = values + columns.dot(offsets)
+    logits = values / TEMPERATURE
+    signs = 2.0 * labels - 1.0
+    return float(numpy.mean(numpy.logaddexp(0.0, -signs * logits)))
+
+
+def accuracy(weights, features, labels):
+    """The share of positions whose winner the evaluation's sign names (0 counts as wrong)."""
+    values = features.dot(numpy.asarray(weights, dtype=float))
+    return float(numpy.mean(numpy.where(labels == 1, values > 0, values < 0)))
+
+
+def ranking_accuracy(weights, features, labels, plies):
+    """The chance that a won position evaluates above a lost one of the same ply (ties count
+    half), over all such pairs of every ply; None when no ply has both."""
+    values = features.dot(numpy.asarray(weights, dtype=float))
+    right = pairs = 0.0
+    for ply in set(plies.tolist()):
+        chosen = plies == ply
+        won, lost = values[chosen & (labels == 1)], values[chosen & (labels == 0)]
+        if len(won) and len(lost):
+            order = numpy.sort(lost)
+            below = numpy.searchsorted(order, won, side="left")
+            not_above = numpy.searchsorted(order, won, side="right")
+            right += float(below.sum()) + 0.5 * float((not_above - below).sum())
+            pairs += len(won) * len(lost)
+    return right / pairs if pairs else None
+
+
+def best_scale(weights, features, labels):
+    """(factor, log loss): the factor by which to scale the weights for the least log loss.
+    Scaling changes no move the search picks, so weights fitted elsewhere are compared fairly."""
+    factors = 2.0 ** numpy.arange(-8, 8.01, 0.125)
+    losses = [log_loss(numpy.asarray(weights) * f, features, labels) for f in factors]
+    k = int(numpy.argmin(losses))
+    return float(factors[k]), float(losses[k])
+
+
+def describe(weights, features, labels, plies):
+    """Figures for a set of weights on some positions: count, accuracy, log loss at the best
+    scale, and the accuracy by ply."""
+    factor, loss = best_scale(weights, features, labels)
+    by_ply = {}
+    for ply in sorted(set(plies.tolist())):
+        chosen = plies == ply
+        figure = ranking_accuracy(weights, features[chosen], labels[chosen], plies[chosen])
+        by_ply[str(ply)] = None if figure is None else round(figure, 4)
+    return {"positions": int(len(labels)), "ranking_accuracy": round(ranking_accuracy(weights, features, labels, plies), 4),
+            "accuracy": round(accuracy(weights, features, labels), 4),
+            "log_loss": round(loss, 4), "scale": factor, "ranking_accuracy_by_ply": by_ply}
+
+
+def fit_weights(features, labels, plies, start, bounds, generations=300, population=24, sigma=0.3, seed=1,
+                report=None):
+    """CMA-ES over the free weights and a constant per ply; (best weights in FEATURES order,
+    DEAP logbook).
+
+    ``start``: weights (FEATURES order) to start from, which also gives the fixed ones;
+    ``bounds``: (low, high) per feature; ``sigma``: the first step, a share of each range.
+    """
+    free = [k for k, name in enumerate(FEATURES) if name not in FIXED]
+    base_weights = numpy.asarray(start, dtype=float)
+    columns, present = ply_columns(plies)
+    limit = max(high for _, high in bounds)
+    free_bounds = [bounds[k] for k in free] + [(-limit, limit)] * len(present)
+    ranges = numpy.array([high - low for low, high in free_bounds])
+    centre = [min(max(base_weights[k], low), high) for k, (low, high) in zip(free, free_bounds)] + [0.0] * len(present)
+    numpy.random.seed(seed % (2 ** 32))           # DEAP's CMA-ES draws from numpy's generator
+    strategy = cma.Strategy(centroid=centre, sigma=sigma, lambda_=population, cmatrix=numpy.diag(ranges ** 2))
+
+    def full(individual):
+        weights = base_weights.copy()
+        weights[free] = individual[:len(free)]
+        return weights
+
+    def evaluate(individual):
+        return (log_loss(full(individual), features, labels, numpy.asarray(individual[len(free):]), columns),)
+
+    toolbox = base.Toolbox()
+    toolbox.register("generate", strategy.generate, creator.FitIndividual)
+    toolbox.decorate("generate", clip(free_bounds))
+    toolbox.register("update", strategy.update)
+    toolbox.register("evaluate", evaluate)
+    best = tools.HallOfFame(1)
+    stats = tools.Statistics(lambda ind: ind.fitness.values[0])
+    stats.register("best", numpy.min)
+    stats.register("mean", numpy.mean)
+    _, logbook = algorithms.eaGenerateUpdate(toolbox, ngen=generations, stats=stats, halloffame=best,
+                                             verbose=False)
+    if report:
+        for record in logbook:
+            if record["gen"] % max(1, generations // 10) == 0 or record["gen"] == generations - 1:
+                report("gen {gen:>4}  best log loss {best:.4f}  mean {mean:.4f}".format(**record))
+    return full(best[0]), logbook
+
+
+def on_bounds(weights, bounds):
+    """The features whose weight ended within 1% of the range from a bound."""
+    names = []
+    for name, weight, (low, high) in zip(FEATURES, weights, bounds):
+        if name not in FIXED and min(weight - low, high - weight) <= 0.01 * (high - low):
+            names.append(name)
+    return names
+
+
+def default_bounds(limit):
+    """Every weight in [-limit, limit], the margin's at least 0 (more stones never hurt)."""
+    return [(0.0, limit) if name == "margin" else (-limit, limit) for name in FEATURES]
+
+
+def fit_labels(positions, labels, start, limit=100.0, generations=300, population=24, seed=1, report=print):
+    """Fit weights to labelled positions; (weights by name, figures) where the figures compare the
+    fitted weights with ``start`` on the positions fitted and on those held out."""
+    if not 0 < limit <= MAX_WEIGHT:
+        raise ValueError("the weights' bound must be in (0, {:g}], not {!r}".format(MAX_WEIGHT, limit))
+    start = [start[name] for name in FEATURES]
+    features = feature_matrix(positions)
+    labels = numpy.asarray(labels, dtype=float)
+    plies = numpy.array([p.moves_played for p in positions])
+    held = held_out_mask(positions)
+    if held.all() or not held.any():
+        raise ValueError("too few positions to hold a fifth out ({} positions)".format(len(positions)))
+    for name, chosen in (("fitted", ~held), ("held-out", held)):
+        if ranking_accuracy(start, features[chosen], labels[chosen], plies[chosen]) is None:
+            raise ValueError("no ply of the {} positions has both won and lost ones: nothing to rank"
+                             .format(name))
+    bounds = default_bounds(limit)
+    report("fitting {} positions ({} held out), {} generations of {}".format(
+        int((~held).sum()), int(held.sum()), generations, population))
+    weights, _ = fit_weights(features[~held], labels[~held], plies[~held], start, bounds, generations, population,
+                             seed=seed, report=report)
+    figures = {"temperature": TEMPERATURE, "bound": limit, "generations": generations, "population": population,
+               "seed": seed, "on_bound": on_bounds(weights, bounds)}
+    for name, chosen in (("fitted", ~held), ("held_out", held)):
+        figures[name] = {"new": describe(weights, features[chosen], labels[chosen], plies[chosen]),
+                         "start": describe(start, features[chosen], labels[chosen], plies[chosen])}
+    return dict(zip(FEATURES, (float(w) for w in weights))), figures
+
+
+def fitted_params(weights, figures, labels_path, labels_info, settings):
+    """Validated Params for fitted weights: the search ``settings`` (a Params) and provenance;
+    ``labels_path``: the labels files fitted."""
+    provenance = {"source": "fitted to solver labels",
+                  "labels": [os.path.basename(path) for path in labels_path],
+                  "labels_info": labels_info, "strategy": "cmaes", "fit": figures,
+                  "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()}
+    return make_params(weights, settings.depth, settings.cpu_budget, provenance, source="fitted weights",
+                       cpu_cap=settings.cpu_cap, solve_from=settings.solve_from)

@@ -1,0 +1,182 @@
+"""Solver-labelled positions (evolve.labels) and the fit of the evaluation to them (evolve.fit)."""
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+
+import numpy
+import pytest
+
+from engine import Position
+from engine.book import SYMMETRIES, book_key
+from engine.features import FEATURES
+from engine.params import load_params
+from engine.solver import Solver
+from engine.arena.native import NativeError, compiled_solver, describe_position
+from evolve import fit
+from evolve.labels import LabelsError, label_positions, load_labels, load_many, sample_positions, save_labels
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def evolve_cli(*args):
+    return subprocess.run([sys.executable, "-m", "evolve.cli"] + list(args), cwd=ROOT, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True)
+
+
+def turned(position, table):
+    """The same position with the board turned by one of the 8 symmetries."""
+    def move(stones):
+        result = 0
+        for point in range(25):
+            if stones >> point & 1:
+                result |= 1 << table[point]
+        return result
+    return position._replace(own=move(position.own), opp=move(position.opp), prev_own=move(position.prev_own),
+                             prev_opp=move(position.prev_opp))
+
+
+@pytest.fixture(scope="module")
+def late_positions():
+    """Distinct positions at plies 16-19 from the sampling games: quick for either solver."""
+    texts, games = sample_positions(24, plies=(16, 19), seed=5)
+    assert len(texts) == 24 and games >= 12
+    return texts
+
+
+def test_sampled_positions_are_distinct_under_symmetry_and_in_the_plies_asked(late_positions):
+    positions = [Position.from_boards(*_fields(text)) for text in late_positions]
+    assert all(16 <= p.moves_played <= 19 and not p.is_over for p in positions)
+    assert len(set(book_key(p)[0] for p in positions)) == len(positions)
+    again, _ = sample_positions(24, plies=(16, 19), seed=5)
+    assert again == late_positions                       # the seed decides the games
+
+
+def _fields(text):
+    player, ply, previous, current = text.split()
+    return int(player), previous, current, int(ply)
+
+
+def test_the_compiled_labels_agree_with_the_python_solver(late_positions):
+    try:
+        compiled_solver()
+    except NativeError as error:
+        pytest.skip(str(error))
+    labelled, nodes, interrupted = label_positions(late_positions, jobs=2, table_bits=16)
+    assert [text for text, _ in labelled] == late_positions and not interrupted and nodes > 0
+    python = Solver()
+    for text, won in labelled:
+        position = Position.from_boards(*_fields(text))
+        assert won == (1 if python.wins(position) else 0), text
+    assert 0 < sum(won for _, won in labelled) < len(labelled)   # both outcomes occur
+
+
+def test_a_labels_file_round_trips_and_bad_ones_are_named(tmp_path, late_positions):
+    path = str(tmp_path / "labels.json.gz")
+    save_labels(path, [(text, k % 2) for k, text in enumerate(late_positions)], {"seed": 5})
+    positions, labels, info = load_labels(path)
+    assert [describe_position(p) for p in positions] == late_positions
+    assert labels == [k % 2 for k in range(len(late_positions))] and info == {"seed": 5}
+
+    def broken(data, raw=None):
+        bad = str(tmp_path / "bad.json.gz")
+        with open(bad, "wb") as handle:
+            handle.write(raw if raw is not None else gzip.compress(json.dumps(data).encode()))
+        with pytest.raises(LabelsError) as error:
+            load_labels(bad)
+        assert "bad.json.gz" in str(error.value)
+        return str(error.value)
+
+    assert "gzipped" in broken(None, raw=b"not gzip at all")
+    assert "format" in broken({"format": "something else", "positions": []})
+    assert "non-empty" in broken({"format": "littlego-labels 1", "positions": []})
+    assert "positions[1]" in broken({"format": "littlego-labels 1", "positions": [[late_positions[0], 1],
+                                                                                 [late_positions[1], 2]]})
+    assert "positions[0]: not a position" in broken({"format": "littlego-labels 1", "positions": [["1 2 x y", 0]]})
+    with pytest.raises(LabelsError) as error:
+        load_labels(str(tmp_path / "missing.json.gz"))
+    assert "missing.json.gz" in str(error.value)
+
+
+def test_several_files_count_a_position_once_and_must_agree(tmp_path, late_positions):
+    first, second = str(tmp_path / "a.json.gz"), str(tmp_path / "b.json.gz")
+    mirrored = describe_position(turned(Position.from_boards(*_fields(late_positions[0])), SYMMETRIES[5]))
+    save_labels(first, [(late_positions[0], 1), (late_positions[1], 0)], {})
+    save_labels(second, [(mirrored, 1), (late_positions[2], 1)], {})
+    positions, labels, infos = load_many([first, second])
+    assert len(positions) == 3 and labels == [1, 0, 1] and sorted(infos) == ["a.json.gz", "b.json.gz"]
+    save_labels(second, [(mirrored, 0)], {})
+    with pytest.raises(LabelsError) as error:
+        load_many([first, second])
+    assert "b.json.gz" in str(error.value) and "labelled 0 here and 1" in str(error.value)
+
+
+def test_the_held_out_fifth_is_decided_by_the_position_not_its_orientation(late_positions):
+    positions = [Position.from_boards(*_fields(text)) for text in late_positions]
+    for table in SYMMETRIES:
+        assert (fit.held_out_mask([turned(p, table) for p in positions]) == fit.held_out_mask(positions)).all()
+
+
+def test_ranking_accuracy_counts_pairs_within_a_ply_only():
+    features = numpy.array([[3.0], [1.0], [2.0], [0.0], [5.0], [-5.0]])
+    labels = numpy.array([1, 0, 0, 1, 1, 0])
+    plies = numpy.array([6, 6, 6, 6, 7, 7])
+    # ply 6: won 3 and 0 against lost 1 and 2: 2 of 4 pairs right; ply 7: 1 of 1
+    assert fit.ranking_accuracy([1.0], features, labels, plies) == pytest.approx(3 / 5)
+    assert fit.ranking_accuracy([-1.0], features, labels, plies) == pytest.approx(2 / 5)
+    ties = numpy.array([[1.0], [1.0]])
+    assert fit.ranking_accuracy([1.0], ties, numpy.array([1, 0]), numpy.array([6, 6])) == 0.5
+    assert fit.ranking_accuracy([1.0], ties, numpy.array([1, 1]), numpy.array([6, 6])) is None
+
+
+def test_the_fit_recovers_weights_that_explain_the_labels(late_positions):
+    """Labels made by hidden weights (plus a constant per ply, which no search sees): the fit,
+    started from the shipped weights, ranks the held-out positions as the hidden weights do."""
+    texts, _ = sample_positions(600, plies=(8, 14), seed=9)
+    positions = [Position.from_boards(*_fields(text)) for text in texts]
+    features = fit.feature_matrix(positions)
+    hidden = numpy.array([2.0, 1.0, 8.0, 3.0, -2.0, 4.0, -6.0, 7.0, 5.0, -3.0, 0.0])   # unlike the shipped
+    plies = numpy.array([p.moves_played for p in positions])
+    values = features.dot(hidden) + numpy.where(plies % 2 == 0, -3.0, 3.0)
+    labels = (values > 0).astype(float)
+    start = dict(load_params(os.path.join(ROOT, "params.json")).weights)
+    weights, figures = fit.fit_labels(positions, labels, start, generations=120, seed=3, report=lambda line: None)
+    held = fit.held_out_mask(positions)
+    vector = [weights[name] for name in FEATURES]
+    new = fit.ranking_accuracy(vector, features[held], labels[held], plies[held])
+    old = fit.ranking_accuracy([start[name] for name in FEATURES], features[held], labels[held], plies[held])
+    assert new > 0.97 and old < 0.9
+    assert figures["held_out"]["new"]["ranking_accuracy"] == pytest.approx(new, abs=1e-4)
+    assert weights["captures"] == start["captures"]          # fixed: a position cannot show it
+    again, _ = fit.fit_labels(positions, labels, start, generations=120, seed=3, report=lambda line: None)
+    assert again == weights                                   # no noise: the same seed, the same weights
+
+
+def test_evolve_fit_writes_params_with_provenance(tmp_path, late_positions):
+    texts, _ = sample_positions(150, plies=(10, 14), seed=4)
+    positions = [Position.from_boards(*_fields(text)) for text in texts]
+    labels = [k % 3 % 2 for k in range(len(positions))]          # any labels will do for the plumbing
+    path, out = str(tmp_path / "l.json.gz"), str(tmp_path / "fitted.json")
+    save_labels(path, list(zip(texts, labels)), {"seed": 4})
+    done = evolve_cli("fit", path, "--out", out, "--generations", "20", "--captures", "1.5", "--depth", "5")
+    assert done.returncode == 0, done.stderr
+    assert "held out" in done.stdout and "ranking accuracy" in done.stdout
+    params = load_params(out)
+    assert params.depth == 5 and params.weights["captures"] == 1.5
+    assert params.provenance["source"] == "fitted to solver labels" and params.provenance["labels"] == ["l.json.gz"]
+    assert params.provenance["fit"]["held_out"]["new"]["positions"] > 0
+
+
+def test_evolve_label_and_fit_refuse_bad_arguments_in_one_line(tmp_path, late_positions):
+    one_outcome = str(tmp_path / "one.json.gz")
+    save_labels(one_outcome, [(text, 1) for text in late_positions], {})
+    for args, words in ((["label", "--positions", "0", "--out", "x"], "--positions"),
+                        (["label", "--positions", "5", "--plies", "9-3", "--out", "x"], "--plies"),
+                        (["fit", str(tmp_path / "none.json.gz"), "--out", str(tmp_path / "p.json")], "none.json.gz"),
+                        (["fit", str(tmp_path), "--out", str(tmp_path)], "--out"),
+                        (["fit", one_outcome, "--out", str(tmp_path / "p.json")], "both won and lost")):
+        done = evolve_cli(*args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert words in done.stderr and "Traceback" not in done.stderr
