@@ -156,7 +156,7 @@ def fit_weights(features, labels, plies, start, bounds, generations=300, populat
     if report:
         for record in logbook:
             if record["gen"] % max(1, generations // 10) == 0 or record["gen"] == generations - 1:
-                report("gen {gen:>4}  best log loss {best:.4f}  mean {mean:.4f}".format(**record))
+                report("gen {gen:>4}  log loss with a constant per ply: best {best:.4f}, mean {mean:.4f}".format(**record))
     return full(best[0]), logbook
 
 

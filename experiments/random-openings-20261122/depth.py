@@ -1,12 +1,16 @@
 """For each position where the agent gave a won game away (mistakes.txt): the move the shipped
 evaluation picks at fixed depths 2..8, W when the compiled solver says it keeps the win, L when
-it loses it, and the CPU seconds of that depth. Run from the repository root."""
+it loses it, and the CPU seconds of that depth. Run from the repository root:
+  python3 experiments/random-openings-20261122/depth.py [PARAMS [DEEPEST]]
+(default: params.json, depths 2 to 8)."""
+import sys
 import time
 from engine.arena.sgf import read_game
 from engine.arena.native import NativeSolver
 from engine.params import load_params, make_evaluator
 from engine.search import Searcher
-params = load_params("params.json")
+params = load_params(sys.argv[1] if len(sys.argv) > 1 else "params.json")
+deepest = int(sys.argv[2]) if len(sys.argv) > 2 else 8
 cases = [("game-0006.sgf", 2), ("game-0008.sgf", 2), ("game-0019.sgf", 3), ("game-0074.sgf", 4),
          ("game-0112.sgf", 4), ("game-0152.sgf", 4), ("game-0190.sgf", 2), ("game-0099.sgf", 3)]
 base = "experiments/random-openings-20261122/gnugo-sgf/"
@@ -17,7 +21,7 @@ with NativeSolver(22) as solver:
         position = [p for p in r.positions if p.moves_played == ply][0]
         s = Searcher(make_evaluator(params.weights))
         line = []
-        for depth in range(2, 9):
+        for depth in range(2, deepest + 1):
             t = time.process_time()
             res = s.search(position, depth)
             m = res.move
