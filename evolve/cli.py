@@ -19,6 +19,7 @@ from evolve.bench import bench_games
 from evolve.checkpoint import RunError
 from evolve.config import ConfigError
 from evolve.fitness import GameJobError
+from evolve.fit import fit_labels, fitted_params
 from evolve.labels import LabelsError, build_labels, load_many
 from evolve.loop import Evolution
 from evolve.runs import export_best, format_table, plot_run, read_generations
@@ -87,7 +88,6 @@ def _label(args):
 
 
 def _fit(args):
-    from evolve.fit import fit_labels, fitted_params
     file_to_write(args.out, "--out")
     start = load_params(args.start)
     positions, labels, info = load_many(args.labels)

@@ -117,14 +117,15 @@ def describe(weights, features, labels, plies):
 
 
 def fit_weights(features, labels, plies, start, bounds, generations=300, population=24, sigma=0.3, seed=1,
-                report=None):
+                report=None, names=FEATURES):
     """CMA-ES over the free weights and a constant per ply; (best weights in FEATURES order,
     DEAP logbook).
 
     ``start``: weights (FEATURES order) to start from, which also gives the fixed ones;
-    ``bounds``: (low, high) per feature; ``sigma``: the first step, a share of each range.
+    ``bounds``: (low, high) per feature; ``sigma``: the first step, a share of each range;
+    ``names``: the features' names, the columns of ``features`` (FEATURES, or more to try some).
     """
-    free = [k for k, name in enumerate(FEATURES) if name not in FIXED]
+    free = [k for k, name in enumerate(names) if name not in FIXED]
     base_weights = numpy.asarray(start, dtype=float)
     columns, present = ply_columns(plies)
     limit = max(high for _, high in bounds)
@@ -169,9 +170,9 @@ def on_bounds(weights, bounds):
     return names
 
 
-def default_bounds(limit):
+def default_bounds(limit, names=FEATURES):
     """Every weight in [-limit, limit], the margin's at least 0 (more stones never hurt)."""
-    return [(0.0, limit) if name == "margin" else (-limit, limit) for name in FEATURES]
+    return [(0.0, limit) if name == "margin" else (-limit, limit) for name in names]
 
 
 def fit_labels(positions, labels, start, limit=100.0, generations=300, population=24, seed=1, report=print):

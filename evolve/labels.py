@@ -22,8 +22,13 @@ import datetime
 import gzip
 import json
 import multiprocessing
+import os
 import random
 import signal
+import sys
+import time
+
+from tqdm import tqdm
 
 from engine.book import book_key
 from engine.params import load_params
@@ -177,7 +182,6 @@ def load_labels(path):
 def load_many(paths):
     """(positions, labels, infos by file name) from several labels files, each position (under
     the board's symmetries) once; LabelsError if two files disagree about one."""
-    import os
     positions, labels, infos, where = [], [], {}, {}
     for path in paths:
         found, marks, info = load_labels(path)
@@ -195,11 +199,8 @@ def load_many(paths):
     return positions, labels, infos
 
 
-def _progress(total, what, report):
+def _progress(total, what):
     """A progress callback taking counts done so far: a bar on a terminal, else a line every tenth."""
-    import sys
-    import time
-    from tqdm import tqdm
     if sys.stderr.isatty():
         bar = tqdm(total=total, unit="position", desc=what, leave=False)
         state = [0]
@@ -225,9 +226,9 @@ def build_labels(path, count, plies=(6, 14), seed=1, jobs=1, table_bits=22, per_
                  report=print):
     """Sample, label and save ``count`` positions; the info written with them."""
     started = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
-    texts, games = sample_positions(count, plies, seed, per_game, epsilon, _progress(count, "sampling", report), jobs)
+    texts, games = sample_positions(count, plies, seed, per_game, epsilon, _progress(count, "sampling"), jobs)
     report("sampled {} positions from {} games (plies {}-{})".format(len(texts), games, *plies))
-    solved = _progress(len(texts), "solving", report)
+    solved = _progress(len(texts), "solving")
     done = [0]
 
     def one_more(_):

@@ -66,13 +66,9 @@ def main(paths):
 
     def refit(extra, names):
         features = numpy.column_stack([base] + extra) if extra else base
-        saved = fit.FEATURES
-        fit.FEATURES = tuple(FEATURES) + tuple(names)        # the fit's bounds and fixed weights by name
-        try:
-            weights, _ = fit.fit_weights(features[~held], labels[~held], plies[~held], start + [0.0] * len(extra),
-                                         fit.default_bounds(100.0), generations=300)
-        finally:
-            fit.FEATURES = saved
+        names = tuple(FEATURES) + tuple(names)
+        weights, _ = fit.fit_weights(features[~held], labels[~held], plies[~held], start + [0.0] * len(extra),
+                                     fit.default_bounds(100.0, names), generations=300, names=names)
         return fit.ranking_accuracy(weights, features[held], labels[held], plies[held]), weights
 
     print("the shipped weights: {:.4f}".format(fit.ranking_accuracy(start, base[held], labels[held], plies[held])))
