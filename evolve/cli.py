@@ -10,7 +10,7 @@ from engine.arena.commandline import (
     SCHEDULER_HELP, depth, file_to_write, folder_to_write, integer_range, positive_int, positive_seconds,
     run_command, scheduler,
 )
-from engine.constants import MAX_MOVES
+from engine.constants import MAX_MOVES, MAX_WEIGHT
 from engine.arena.data import SHIPPED_PARAMS
 from engine.arena.executors import SCHEDULER_FORMS, ExecutorError
 from engine.arena.native import NativeError
@@ -119,6 +119,17 @@ def _fit(args):
     return 0
 
 
+def _bound(text):
+    """A positive bound on the weights, at most MAX_WEIGHT."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected a number, got {!r}".format(text))
+    if not 0 < value <= MAX_WEIGHT:
+        raise argparse.ArgumentTypeError("expected a bound above 0 and at most {:g}, got {}".format(MAX_WEIGHT, text))
+    return value
+
+
 def _plies(text):
     low, _, high = text.partition("-")
     try:
@@ -217,7 +228,7 @@ def build_parser():
     fit.add_argument("--generations", type=positive_int, default=300, help="CMA-ES generations (default 300)")
     fit.add_argument("--population", type=integer_range(4, 10000), default=24, help="CMA-ES offspring a generation (default 24)")
     fit.add_argument("--seed", type=int, default=1, help="CMA-ES seed (default 1)")
-    fit.add_argument("--bound", type=positive_seconds, default=100.0,
+    fit.add_argument("--bound", type=_bound, default=100.0,
                      help="every weight within +-BOUND (the margin's from 0; default 100)")
     fit.add_argument("--captures", type=float, default=None,
                      help="the captures weight, which positions alone cannot fit (default: --start's)")

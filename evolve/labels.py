@@ -71,18 +71,23 @@ def sample_game(seed, plies, per_game, epsilon=0.25, opening_plies=2):
             seen.append(position)
         player = sides[position.moves_played % 2]
         move = random_point(position, rng) if rng.random() < epsilon else player.move(position)
-        position = position.play(move) if move == "PASS" else position.play_point(move)
+        position = position.play_point(move)
     chosen = rng.sample(seen, min(per_game, len(seen)))
     return [(describe_position(p), book_key(p)[0]) for p in chosen]
 
 
+STALE_BATCHES = 20          # batches of games in a row that find nothing new: the plies hold no more
+
+
 def sample_positions(count, plies=(6, 14), seed=1, per_game=2, epsilon=0.25, progress=None, jobs=1):
     """``count`` distinct positions (distinct under the board's symmetries) from sampled games;
-    (texts, games played)."""
-    texts, keys, game = [], set(), 0
+    (texts, games played). Fewer when STALE_BATCHES batches of games in a row find no new
+    one (the plies asked for hold few positions: ply 2 has 85 placements-only up to symmetry)."""
+    texts, keys, game, stale = [], set(), 0, 0
     pool = multiprocessing.Pool(jobs, initializer=_ignore_interrupts) if jobs > 1 else None
     try:
-        while len(texts) < count:
+        while len(texts) < count and stale < STALE_BATCHES:
+            before = len(texts)
             batch = [(seed * 1000003 + game + k, plies, per_game, epsilon) for k in range(max(jobs * 8, 16))]
             game += len(batch)
             results = pool.starmap(sample_game, batch) if pool else [sample_game(*job) for job in batch]
@@ -91,6 +96,7 @@ def sample_positions(count, plies=(6, 14), seed=1, per_game=2, epsilon=0.25, pro
                     if key not in keys and len(texts) < count:
                         keys.add(key)
                         texts.append(text)
+            stale = stale + 1 if len(texts) == before else 0
             if progress:
                 progress(len(texts))
     finally:
@@ -227,7 +233,9 @@ def build_labels(path, count, plies=(6, 14), seed=1, jobs=1, table_bits=22, per_
     """Sample, label and save ``count`` positions; the info written with them."""
     started = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     texts, games = sample_positions(count, plies, seed, per_game, epsilon, _progress(count, "sampling"), jobs)
-    report("sampled {} positions from {} games (plies {}-{})".format(len(texts), games, *plies))
+    report("sampled {} positions from {} games (plies {}-{}){}".format(
+        len(texts), games, plies[0], plies[1], "" if len(texts) == count else
+        ": no more distinct ones turned up in {} batches of games".format(STALE_BATCHES)))
     solved = _progress(len(texts), "solving")
     done = [0]
 

@@ -176,7 +176,14 @@ def test_evolve_label_and_fit_refuse_bad_arguments_in_one_line(tmp_path, late_po
                         (["label", "--positions", "5", "--plies", "9-3", "--out", "x"], "--plies"),
                         (["fit", str(tmp_path / "none.json.gz"), "--out", str(tmp_path / "p.json")], "none.json.gz"),
                         (["fit", str(tmp_path), "--out", str(tmp_path)], "--out"),
+                        (["fit", "x.json.gz", "--out", "p.json", "--bound", "inf"], "--bound"),
                         (["fit", one_outcome, "--out", str(tmp_path / "p.json")], "both won and lost")):
         done = evolve_cli(*args)
         assert done.returncode == 2, (args, done.stderr)
         assert words in done.stderr and "Traceback" not in done.stderr
+
+
+def test_sampling_stops_when_the_plies_hold_no_more_positions():
+    texts, games = sample_positions(500, plies=(2, 2), seed=2)
+    assert 60 <= len(texts) <= 85                     # 85 two-placement positions up to symmetry
+    assert all(text.split()[1] == "2" for text in texts)
