@@ -1,6 +1,7 @@
 """Would another feature help the evaluation? Each candidate is added to the eleven, the fit
 is run again on the same positions (evolve.fit, the same seed and settings), and the ranking
-accuracy within a ply on the held-out fifth is compared. Run from the repository root:
+accuracy within a ply on the held-out fifth is compared. Then weights by phase: one set for
+plies 6-9, another for 10-14. Run from the repository root:
 
   python3 experiments/labels-20261123/features.py experiments/labels-20261123/labels-*.json.gz
 """
@@ -81,6 +82,13 @@ def main(paths):
         print("  + {:<36} {:.4f} ({:+.4f}), its weight {:.2f}".format(name, accuracy, accuracy - alone, weights[-1]))
     accuracy, _ = refit(list(columns.values()), list(columns))
     print("  + all five: {:.4f} ({:+.4f})".format(accuracy, accuracy - alone))
+    early = (plies <= 9).astype(float)[:, None]
+    phased = numpy.column_stack([base * early, base * (1 - early)])
+    names = tuple(name if name == "captures" else name + when for when in ("@6-9", "@10-14") for name in FEATURES)
+    weights, _ = fit.fit_weights(phased[~held], labels[~held], plies[~held], start + start,
+                                 fit.default_bounds(100.0, names), generations=300, names=names)
+    accuracy = fit.ranking_accuracy(weights, phased[held], labels[held], plies[held])
+    print("weights by phase (plies 6-9, 10-14): {:.4f} ({:+.4f})".format(accuracy, accuracy - alone))
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ python3 experiments/random-openings-20261122/openings.py report $out/gnugo-sgf e
 #    and against the shipped weights at the playing settings, until `timeout -s INT` stopped it
 timeout -s INT 220 littlego match agent:$out/fitted-params.json agent:params.json --games 400 --random-opening 2 --seed 2101 --jobs 16 --json > $out/vs-shipped.json
 # 6. on the 2-core machine: the SPRT against the shipped weights at the playing settings
-timeout -s INT 3900 littlego match agent:$out/fitted-params.json agent:params.json --games 1000 --random-opening 2 --sprt 0,20 --seed 2201 --jobs 2 --json > $out/vs-shipped-sprt.json
+#    (a first try, seed 2201, was stopped after 52 games: vs-shipped-sprt-2201.json); then, stopped
+#    by hand with SIGINT after 58 minutes:
+timeout -s INT 4900 littlego match agent:$out/fitted-params.json agent:params.json --games 1000 --random-opening 2 --sprt 0,20 --seed 2202 --jobs 2 --json > $out/vs-shipped-sprt.json
 # at depth 4 (fixed depth, no exact solving), on the 2-core machine
 littlego match agent:$out/fitted-params.json@4 agent@4 --games 200 --random-opening 2 --seed 2004 --jobs 1 --json > $out/vs-shipped-depth4.json
