@@ -132,7 +132,8 @@ def label_positions(texts, jobs=1, table_bits=22, progress=None):
 
     Each worker process keeps one compiled solver (and its transposition table) for all the
     positions it is sent, so positions that share continuations are settled faster. Ctrl-C
-    (SIGINT) stops it with the positions settled so far.
+    (SIGINT) stops it with the positions settled so far. ``progress`` hears how many are
+    settled after each one.
     """
     labelled, nodes, interrupted = {}, 0, False
     pool = multiprocessing.Pool(jobs, initializer=_start_solver, initargs=(table_bits,))
@@ -141,7 +142,7 @@ def label_positions(texts, jobs=1, table_bits=22, progress=None):
             labelled[text] = won
             nodes += spent
             if progress:
-                progress(1)
+                progress(len(labelled))
     except KeyboardInterrupt:
         interrupted = True
     finally:
@@ -236,14 +237,7 @@ def build_labels(path, count, plies=(6, 14), seed=1, jobs=1, table_bits=22, per_
     report("sampled {} positions from {} games (plies {}-{}){}".format(
         len(texts), games, plies[0], plies[1], "" if len(texts) == count else
         ": no more distinct ones turned up in {} batches of games".format(STALE_BATCHES)))
-    solved = _progress(len(texts), "solving")
-    done = [0]
-
-    def one_more(_):
-        done[0] += 1
-        solved(done[0])
-
-    labelled, nodes, interrupted = label_positions(texts, jobs, table_bits, one_more)
+    labelled, nodes, interrupted = label_positions(texts, jobs, table_bits, _progress(len(texts), "solving"))
     if interrupted:
         report("interrupted: keeping the {} positions solved so far (of {})".format(len(labelled), len(texts)))
         if not labelled:

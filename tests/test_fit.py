@@ -17,6 +17,7 @@ from engine.solver import Solver
 from engine.arena.native import NativeError, compiled_solver, describe_position
 from evolve import fit
 from evolve.labels import LabelsError, label_positions, load_labels, load_many, sample_positions, save_labels
+from tests.test_native import turn
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -24,18 +25,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def evolve_cli(*args):
     return subprocess.run([sys.executable, "-m", "evolve.cli"] + list(args), cwd=ROOT, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, universal_newlines=True)
-
-
-def turned(position, table):
-    """The same position with the board turned by one of the 8 symmetries."""
-    def move(stones):
-        result = 0
-        for point in range(25):
-            if stones >> point & 1:
-                result |= 1 << table[point]
-        return result
-    return position._replace(own=move(position.own), opp=move(position.opp), prev_own=move(position.prev_own),
-                             prev_opp=move(position.prev_opp))
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +91,7 @@ def test_a_labels_file_round_trips_and_bad_ones_are_named(tmp_path, late_positio
 
 def test_several_files_count_a_position_once_and_must_agree(tmp_path, late_positions):
     first, second = str(tmp_path / "a.json.gz"), str(tmp_path / "b.json.gz")
-    mirrored = describe_position(turned(Position.from_boards(*_fields(late_positions[0])), SYMMETRIES[5]))
+    mirrored = describe_position(turn(Position.from_boards(*_fields(late_positions[0])), SYMMETRIES[5]))
     save_labels(first, [(late_positions[0], 1), (late_positions[1], 0)], {})
     save_labels(second, [(mirrored, 1), (late_positions[2], 1)], {})
     positions, labels, infos = load_many([first, second])
@@ -116,7 +105,7 @@ def test_several_files_count_a_position_once_and_must_agree(tmp_path, late_posit
 def test_the_held_out_fifth_is_decided_by_the_position_not_its_orientation(late_positions):
     positions = [Position.from_boards(*_fields(text)) for text in late_positions]
     for table in SYMMETRIES:
-        assert (fit.held_out_mask([turned(p, table) for p in positions]) == fit.held_out_mask(positions)).all()
+        assert (fit.held_out_mask([turn(p, table) for p in positions]) == fit.held_out_mask(positions)).all()
 
 
 def test_ranking_accuracy_counts_pairs_within_a_ply_only():
