@@ -85,6 +85,7 @@ def test_a_match_logged_to_a_file_says_how_far_it_is_with_the_sprt_state(capsys)
     lines = err.splitlines()
     assert lines[0].startswith("2 of 40 games played") and "SPRT LLR" in lines[0]
     assert lines[-1].startswith("{} of 40 games played".format(summary["games"]))
+    assert "greedy won {}, lost {}".format(summary["wins"]["greedy"], summary["wins"]["random"]) in lines[-1]
     assert "{:.2f}".format(summary["sprt"]["llr"]) in lines[-1]
 
 

@@ -88,7 +88,7 @@ def _match(args):
         folder_to_write(args.sgf, "--sgf")          # before any game is played
     summary, _ = run_match(args.a, args.b, args.games, jobs=args.jobs, seed=args.seed,
                            opening_plies=args.random_opening, cpu_limit=args.cpu_limit,
-                           progress=True if not args.json and sys.stderr.isatty() else _match_lines(args.games),
+                           progress=True if not args.json and sys.stderr.isatty() else _match_lines(args.a, args.games),
                            sgf_dir=args.sgf,
                            scheduler=args.scheduler, sprt=args.sprt,
                            a_colour={"black": BLACK, "white": WHITE}.get(args.colour))
@@ -99,15 +99,16 @@ def _match(args):
     return 0
 
 
-def _match_lines(games):
+def _match_lines(name_a, games):
     """Progress for a match whose stderr is no terminal (a log file, or beside --json): a line
-    every twentieth of the games, with the SPRT's state when there is one."""
+    every twentieth of the games with A's score so far, and the SPRT's state when there is one."""
     step = max(1, games // 20)
     started = time.time()
 
-    def report(done, total, test):
+    def report(done, total, test, a_wins):
         if done % step == 0 or done == total or (test and test["decision"]):
-            line = "{} of {} games played ({:.0f} s)".format(done, total, time.time() - started)
+            line = "{} of {} games played ({:.0f} s): {} won {}, lost {}".format(
+                done, total, time.time() - started, name_a, a_wins, done - a_wins)
             if test:
                 line += ", SPRT LLR {:.2f} in ({:.2f}, {:.2f})".format(test["llr"], test["lower"], test["upper"])
             print(line, file=sys.stderr, flush=True)

@@ -134,7 +134,7 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
     (the same opening with colours swapped); ``games`` is then the most it plays.
 
     ``progress``: True draws a bar; a function hears ``(games done, games, the SPRT's state or
-    None)`` after each game.
+    None, A's wins so far)`` after each game.
 
     A KeyboardInterrupt (Ctrl-C) after some games ends the match there: the summary covers
     the games finished, and says ``interrupted``; before the first game ends, it propagates.
@@ -147,23 +147,26 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
     work = [(k, spec_a, spec_b, seed, opening_plies, cpu_limit, a_colour) for k in range(games)]
     results = []
     test = None
+    a_wins = 0
     bar = None
     if progress is True:
         bar = tqdm(total=games, unit="game", desc="{} vs {}".format(spec_a, spec_b), leave=False)
 
-        def progress(done, total, test):
+        def progress(done, total, test, a_wins):
+            bar.set_postfix_str("{} {}-{}".format(spec_a, a_wins, done - a_wins), refresh=False)
             bar.update(1)
 
     started = time.time()
 
     def collect(stream):
-        nonlocal test
+        nonlocal test, a_wins
         for result in stream:
             results.append(result)
+            a_wins += result["winner"] == result["a_colour"]
             if sprt and len(results) % 2 == 0:
                 test = sprt_state(results, *sprt)
             if progress:
-                progress(len(results), games, test)
+                progress(len(results), games, test, a_wins)
             if test and test["decision"]:
                 return
 
