@@ -27,5 +27,7 @@ timeout -s INT 220 littlego match agent:$out/fitted-params.json agent:params.jso
 #    (a first try, seed 2201, was stopped after 52 games: vs-shipped-sprt-2201.json); then, stopped
 #    by hand with SIGINT after 58 minutes:
 timeout -s INT 4900 littlego match agent:$out/fitted-params.json agent:params.json --games 1000 --random-opening 2 --sprt 0,20 --seed 2202 --jobs 2 --json > $out/vs-shipped-sprt.json
+#    and a fixed 400 games decided beforehand (90 minutes on 2 cores)
+littlego match agent:$out/fitted-params.json agent:params.json --games 400 --random-opening 2 --seed 2301 --jobs 2 --json > $out/vs-shipped-400.json
 # at depth 4 (fixed depth, no exact solving), on the 2-core machine
 littlego match agent:$out/fitted-params.json@4 agent@4 --games 200 --random-opening 2 --seed 2004 --jobs 1 --json > $out/vs-shipped-depth4.json
