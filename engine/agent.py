@@ -10,9 +10,10 @@ import random
 import sys
 import time
 
-from engine.book import load_book
+from engine.book import BookError, load_book
 from engine.constants import BLACK, PASS, MAX_MOVES
-from engine.params import ParamsError, default_params, load_params, make_evaluator
+from engine.features import make_evaluator
+from engine.params import ParamsError, default_params, load_params
 from engine.playout import random_point
 from engine.position import Position
 from engine.protocol import InputFormatError, read_input, write_output, write_atomic
@@ -123,7 +124,11 @@ def _params(path):
 def _book(path):
     """The opening book at ``path``, or None (with a warning when it exists but is unusable)."""
     try:
-        return load_book(path, warn=_warn)
+        return load_book(path)
+    except BookError as error:
+        if os.path.exists(path):
+            _warn("{}; playing without the opening book".format(error))
+        return None
     except Exception as error:                 # whatever the file holds, the agent plays
         _warn("{}: unusable ({}: {}); playing without the book".format(path, type(error).__name__, error))
         return None

@@ -10,19 +10,19 @@ The file groups the keys by ply and then by move: ``"plies": {"10": {"7": "key k
 each key written without its ply. That halves the file, and the agent, which asks one
 position a move, reads it in about a millisecond: it looks its key up in the strings of its
 ply without ever building a table of every entry (the tools, which need one, get it from
-``Book.moves``). Books of the first format (one ``"moves"`` object of full keys) still load.
+``Book.moves``). A book of the first format (one ``"moves"`` object of full keys) is refused
+with a message naming ``littlego book upgrade``, which rewrites it.
 """
 
 import json
 import re
-import sys
 
 from engine.bitboard import points_of
 from engine.constants import BOARD_SIZE, NUM_POINTS, PASS
 from engine.position import LEGAL
 
 BOOK_FORMAT = "littlego-book 2"
-FIRST_FORMAT = "littlego-book 1"       # still read: one "moves" object of full keys
+FIRST_FORMAT = "littlego-book 1"       # one "moves" object of full keys: only ``littlego book upgrade`` reads it
 
 
 def _symmetries():
@@ -103,7 +103,8 @@ class BookError(ValueError):
     """A book file that cannot be used; the message names the file and the problem."""
 
 
-def _check_move(value):
+def check_move(value):
+    """``value`` if it is a move (a point or PASS); ValueError otherwise."""
     if value == PASS or (isinstance(value, int) and not isinstance(value, bool) and 0 <= value < NUM_POINTS):
         return value
     raise ValueError("a move is a point 0..{} or {!r}, not {!r}".format(NUM_POINTS - 1, PASS, value))
@@ -208,11 +209,11 @@ class Book(object):
         except (ValueError, RecursionError) as error:
             raise BookError("{}: not JSON ({})".format(path, error))
         form = document.get("format") if isinstance(document, dict) else None
-        if form not in (BOOK_FORMAT, FIRST_FORMAT):
-            raise BookError("{}: not a book (expected \"format\": \"{}\")".format(path, BOOK_FORMAT))
-        info = {name: value for name, value in document.items() if name not in ("format", "moves", "plies")}
         if form == FIRST_FORMAT:
-            return cls(_first_format_moves(document.get("moves"), path), info)
+            raise BookError("{}: a book of the first format ({}): 'littlego book upgrade {}' rewrites it in "
+                            "the current one".format(path, FIRST_FORMAT, path))
+        if form != BOOK_FORMAT:
+            raise BookError("{}: not a book (expected \"format\": \"{}\")".format(path, BOOK_FORMAT))
         plies = document.get("plies")
         if not isinstance(plies, dict):
             raise BookError("{}: \"plies\" must be an object of ply: {{move: keys}}".format(path))
@@ -223,37 +224,30 @@ class Book(object):
             entries = []
             for move, keys in groups.items():
                 try:
-                    value = _check_move(move if move == PASS else int(move) if move.isdigit() else move)
+                    value = check_move(move if move == PASS else int(move) if move.isdigit() else move)
                 except ValueError as error:
                     raise BookError("{}: ply {}: {}".format(path, ply, error))
                 if not isinstance(keys, str):
                     raise BookError("{}: ply {}, move {}: the keys must be one string".format(path, ply, move))
                 entries.append((value, " " + keys + " "))
             checked[int(ply)] = entries
-        return cls(None, info, plies=checked, path=path)
+        return cls(None, book_info(document), plies=checked, path=path)
 
 
-def _first_format_moves(moves, path):
-    if not isinstance(moves, dict):
-        raise BookError("{}: \"moves\" must be an object of key: move".format(path))
-    checked = {}
-    for key, value in moves.items():
-        try:
-            checked[key] = _check_move(value)
-        except ValueError as error:
-            raise BookError("{}: entry {!r}: {}".format(path, key, error))
-    return checked
+def book_info(document):
+    """What a book file holds beside its moves: side, plies, start, provenance."""
+    return {name: value for name, value in document.items() if name not in ("format", "moves", "plies")}
 
 
-def load_book(path, warn=None):
-    """The book at ``path``; None (after a warning) when it is missing or unusable."""
+def load_book(path):
+    """The book at ``path``; BookError naming the file and what is wrong (missing included)."""
     try:
         with open(path, "rb") as handle:
             text = handle.read().decode("utf-8")
-        return Book.from_json(text, path)
     except FileNotFoundError:
-        return None
-    except (OSError, UnicodeDecodeError, BookError) as error:
-        (warn or (lambda message: sys.stderr.write(message + "\n")))(
-            "{}: playing without the opening book".format(error))
-        return None
+        raise BookError("{}: no such book file".format(path))
+    except OSError as error:
+        raise BookError("{}: cannot read: {}".format(path, error.strerror or error))
+    except UnicodeDecodeError as error:
+        raise BookError("{}: not UTF-8 text (byte {})".format(path, error.start))
+    return Book.from_json(text, path)

@@ -18,8 +18,14 @@ MAX_DEPTH = 12                  # the deepest fixed search depth anything may as
 MAX_WEIGHT = 1000.0             # the largest evaluation weight: evaluations stay far below a won game
 
 _OPPONENT = {BLACK: WHITE, WHITE: BLACK}
+COLOUR_WORDS = {BLACK: "black", WHITE: "white"}     # as people, GTP and SGF tools write them
 
 
 def opponent(colour):
     """The other colour."""
     return _OPPONENT[colour]
+
+
+def colour_word(colour):
+    """``black`` or ``white``."""
+    return COLOUR_WORDS[colour]

@@ -17,6 +17,8 @@ each feature is defined. The terms, in that order:
 - ``captures``: the mover's net captures since the search root (the search supplies it).
 """
 
+from operator import mul
+
 from engine.bitboard import (
     FULL, BIT, EDGE, CORNERS, DIAGONALS, neighbours, grow, count, points_of,
 )
@@ -115,3 +117,36 @@ def feature_values(position, captured=0):
         real_eyes(own, opp) - real_eyes(opp, own),
         captured,
     )
+
+
+_EVALUATION_CACHE = 300000       # positions remembered by one evaluator before it starts afresh
+
+
+def make_evaluator(weights):
+    """An evaluator ``evaluate(position, captured) -> float`` from weights by feature name
+    (a mapping) or a sequence in FEATURES order (a genome)."""
+    if isinstance(weights, dict):
+        vector = tuple(float(weights[name]) for name in FEATURES)
+    else:
+        vector = tuple(float(w) for w in weights)
+        if len(vector) != len(FEATURES):
+            raise ValueError("expected {} weights, got {}".format(len(FEATURES), len(vector)))
+
+    # Every term but the captures depends on the position alone, and a search meets the same
+    # positions again and again (each deepening iteration, transpositions): that part is
+    # remembered, the captures term (the path's) added each time.
+    captures_weight = vector[FEATURES.index("captures")]
+    static = vector[:FEATURES.index("captures")] + (0.0,) + vector[FEATURES.index("captures") + 1:]
+    cache = {}
+
+    def evaluate(position, captured=0):
+        key = (position.own, position.opp, position.player, position.moves_played)
+        value = cache.get(key)
+        if value is None:
+            if len(cache) > _EVALUATION_CACHE:
+                cache.clear()
+            value = cache[key] = sum(map(mul, static, feature_values(position, 0)))
+        return value + captures_weight * captured
+
+    evaluate.weights = vector
+    return evaluate

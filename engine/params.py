@@ -13,11 +13,10 @@ Format (version 1)::
 import json
 import math
 import sys
-from operator import mul
 from collections import namedtuple
 
 from engine.constants import MAX_CPU_BUDGET, MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
-from engine.features import FEATURES, feature_values
+from engine.features import FEATURES
 from engine.protocol import write_atomic
 
 FORMAT_VERSION = 1
@@ -32,8 +31,6 @@ DEFAULT_WEIGHTS = {
 DEFAULT_SEARCH = {"depth": 4, "cpu_budget": 5.0, "cpu_cap": None, "solve_from": MAX_MOVES}
 DEFAULT_PROVENANCE = {"source": "hand-set defaults"}
 
-
-_EVALUATION_CACHE = 300000       # positions remembered by one evaluator before it starts afresh
 
 
 class ParamsError(ValueError):
@@ -193,33 +190,3 @@ def params_to_dict(params):
 def save_params(path, params):
     """Write Params to a params.json file atomically."""
     write_atomic(path, json.dumps(params_to_dict(params), indent=2) + "\n")
-
-
-def make_evaluator(weights):
-    """An evaluator ``evaluate(position, captured) -> float`` from weights by feature name
-    (a mapping) or a sequence in FEATURES order (a genome)."""
-    if isinstance(weights, dict):
-        vector = tuple(float(weights[name]) for name in FEATURES)
-    else:
-        vector = tuple(float(w) for w in weights)
-        if len(vector) != len(FEATURES):
-            raise ValueError("expected {} weights, got {}".format(len(FEATURES), len(vector)))
-
-    # Every term but the captures depends on the position alone, and a search meets the same
-    # positions again and again (each deepening iteration, transpositions): that part is
-    # remembered, the captures term (the path's) added each time.
-    captures_weight = vector[FEATURES.index("captures")]
-    static = vector[:FEATURES.index("captures")] + (0.0,) + vector[FEATURES.index("captures") + 1:]
-    cache = {}
-
-    def evaluate(position, captured=0):
-        key = (position.own, position.opp, position.player, position.moves_played)
-        value = cache.get(key)
-        if value is None:
-            if len(cache) > _EVALUATION_CACHE:
-                cache.clear()
-            value = cache[key] = sum(map(mul, static, feature_values(position, 0)))
-        return value + captures_weight * captured
-
-    evaluate.weights = vector
-    return evaluate

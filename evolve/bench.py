@@ -6,7 +6,7 @@ import time
 
 from engine.features import FEATURES
 from engine.params import DEFAULT_WEIGHTS
-from engine.arena.executors import executor
+from engine.play.executors import executor
 from evolve.config import DEFAULT_BOUNDS
 from evolve.fitness import GameJob, run_jobs
 

@@ -5,16 +5,16 @@ import json
 import os
 import sys
 
-from engine.params import DEFAULT_SEARCH, ParamsError, load_params, save_params
-from engine.arena.commandline import (
-    SCHEDULER_HELP, depth, file_to_write, folder_to_write, integer_range, positive_int, positive_seconds,
-    run_command, scheduler,
+from engine.params import ParamsError, load_params, save_params
+from engine.cli.arguments import (
+    SCHEDULER_HELP, add_json, add_search_settings, add_table_bits, depth, file_to_write, folder_to_write,
+    integer_range, positive_int, reporter, run_command, scheduler, subcommands,
 )
 from engine.constants import MAX_MOVES, MAX_WEIGHT
-from engine.arena.data import SHIPPED_PARAMS
-from engine.arena.executors import SCHEDULER_FORMS, ExecutorError
-from engine.arena.native import NativeError
-from engine.arena.specs import make_player
+from engine.data import SHIPPED_PARAMS
+from engine.play.executors import SCHEDULER_FORMS, ExecutorError
+from engine.native.compiler import NativeError
+from engine.players.specs import make_player
 from evolve.bench import bench_games
 from evolve.checkpoint import RunError
 from evolve.config import ConfigError
@@ -74,7 +74,7 @@ def _export(args):
 def _bench(args):
     make_player(args.opponent).close()              # a bad spec fails before any pool starts
     result = bench_games(worker_counts=tuple(args.workers), games=args.games, depth=args.depth,
-                         opponent=args.opponent, scheduler=args.scheduler, report=(lambda line: None) if args.json else print)
+                         opponent=args.opponent, scheduler=args.scheduler, report=reporter(args))
     if args.json:
         print(json.dumps(result, indent=2))
     return 0
@@ -147,47 +147,46 @@ def build_parser():
     parser = argparse.ArgumentParser(
         prog="evolve", description="Evolve Little-Go evaluation weights with DEAP: run an experiment "
                                    "config, watch it, resume it, inspect it, export the best weights.")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    commands.required = True
+    commands = subcommands(parser, "command", "COMMAND")
+    for register in (_register_runs, _register_reading, _register_bench, _register_label, _register_fit):
+        register(commands)
+    return parser
+
+
+def _register_runs(commands):
     run = commands.add_parser("run", help="start a run from an experiment config (experiments/*.toml)",
                               description="Create runs/<name>-<time>/ and evolve; a checkpoint is written "
                                           "after every generation, so 'evolve resume' can continue a stopped run.")
     run.add_argument("config", help="experiment config (TOML)")
-    run.add_argument("--workers", type=positive_int, default=None, help="worker processes (default: the config's, else all cores)")
     run.add_argument("--runs-dir", default="runs", help="where run folders go (default: runs)")
-    run.add_argument("--no-progress", action="store_true", help="no progress bar")
-    run.add_argument("--scheduler", type=scheduler, default=None, help=SCHEDULER_HELP)
     run.set_defaults(handler=_run)
-
     resume = commands.add_parser("resume", help="continue a stopped or killed run from its last checkpoint")
     resume.add_argument("run", help="run folder")
-    resume.add_argument("--workers", type=positive_int, default=None, help="worker processes")
-    resume.add_argument("--no-progress", action="store_true", help="no progress bar")
-    resume.add_argument("--scheduler", type=scheduler, default=None, help=SCHEDULER_HELP)
     resume.set_defaults(handler=_resume)
+    for command in (run, resume):
+        command.add_argument("--workers", type=positive_int, default=None,
+                             help="worker processes (default: the config's, else all cores)")
+        command.add_argument("--no-progress", action="store_true", help="no progress bar")
+        command.add_argument("--scheduler", type=scheduler, default=None, help=SCHEDULER_HELP)
 
+
+def _register_reading(commands):
     log = commands.add_parser("log", help="print a run's generation table")
     log.add_argument("run", help="run folder")
-    log.add_argument("--json", action="store_true", help="the records as JSON")
+    add_json(log, "the records")
     log.set_defaults(handler=_log)
-
     plot = commands.add_parser("plot", help="write fitness.png and weights.png for a run")
     plot.add_argument("run", help="run folder")
     plot.add_argument("--out", default=None, help="folder for the images (default: the run folder)")
     plot.set_defaults(handler=_plot)
-
     export = commands.add_parser("export", help="write a run's best weights as params.json, with provenance")
     export.add_argument("run", help="run folder")
     export.add_argument("--to", required=True, help="params file to write (e.g. params.json)")
-    export.add_argument("--depth", type=depth, default=None, help="the agent's playing depth (default {})".format(DEFAULT_SEARCH["depth"]))
-    export.add_argument("--cpu-budget", type=positive_seconds, default=None,
-                        help="CPU seconds a move is meant to take (default {})".format(DEFAULT_SEARCH["cpu_budget"]))
-    export.add_argument("--cpu-cap", type=positive_seconds, default=None,
-                        help="CPU seconds no move may pass (default: the budget)")
-    export.add_argument("--solve-from", type=integer_range(0, MAX_MOVES), default=None,
-                        help="the ply from which the agent solves the game exactly (default {}: never)".format(MAX_MOVES))
+    add_search_settings(export, "the built-in setting")
     export.set_defaults(handler=_export)
 
+
+def _register_bench(commands):
     bench = commands.add_parser("bench", help="fitness games per second with 1 and 2 workers")
     bench.add_argument("--workers", type=positive_int, nargs="+", default=[1, 2], help="worker counts (default: 1 2)")
     bench.add_argument("--games", type=positive_int, default=40, help="games per measurement (default 40)")
@@ -195,9 +194,11 @@ def build_parser():
     bench.add_argument("--opponent", default="greedy", help="opponent spec (default greedy)")
     bench.add_argument("--scheduler", type=scheduler, default=None,
                        help="also measure a Dask cluster (" + SCHEDULER_FORMS + ") against the local pool")
-    bench.add_argument("--json", action="store_true", help="print the figures as JSON")
+    add_json(bench)
     bench.set_defaults(handler=_bench)
 
+
+def _register_label(commands):
     label = commands.add_parser(
         "label", help="sample positions from quick games and label each with the exact solver",
         description="Play quick games from random 2-ply openings (the shipped weights at depths 1-3, greedy and "
@@ -210,11 +211,12 @@ def build_parser():
     label.add_argument("--seed", type=int, default=1, help="the games' seed (default 1)")
     label.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1,
                        help="processes for sampling and solving (default: all cores)")
-    label.add_argument("--table-bits", type=integer_range(16, 28), default=22,
-                       help="log2 of each solver's table buckets (22: 128 MiB a process)")
+    add_table_bits(label)
     label.add_argument("--out", required=True, help="labels file to write (gzipped JSON, e.g. labels.json.gz)")
     label.set_defaults(handler=_label)
 
+
+def _register_fit(commands):
     fit = commands.add_parser(
         "fit", help="fit evaluation weights to labelled positions with CMA-ES (no games, no noise)",
         description="Minimise the log loss of the evaluation's guess (logistic in the evaluation) that the "
@@ -232,13 +234,8 @@ def build_parser():
                      help="every weight within +-BOUND (the margin's from 0; default 100)")
     fit.add_argument("--captures", type=float, default=None,
                      help="the captures weight, which positions alone cannot fit (default: --start's)")
-    fit.add_argument("--depth", type=depth, default=None, help="the agent's deepest depth (default: --start's)")
-    fit.add_argument("--cpu-budget", type=positive_seconds, default=None, help="CPU seconds a move (default: --start's)")
-    fit.add_argument("--cpu-cap", type=positive_seconds, default=None, help="CPU seconds no move may pass (default: --start's)")
-    fit.add_argument("--solve-from", type=integer_range(0, MAX_MOVES), default=None,
-                     help="the ply from which the agent solves exactly (default: --start's)")
+    add_search_settings(fit, "--start's")
     fit.set_defaults(handler=_fit)
-    return parser
 
 
 def main(argv=None):

@@ -11,8 +11,8 @@ except ImportError:                  # Python < 3.11
 
 from engine.features import FEATURES
 from engine.constants import MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
-from engine.arena.executors import SCHEDULER_FORMS, check_scheduler
-from engine.arena.specs import make_player
+from engine.play.executors import SCHEDULER_FORMS, check_scheduler
+from engine.players.specs import make_player
 
 # Per-feature bounds on the weights: the genome lives inside this box.
 DEFAULT_BOUNDS = {

@@ -13,9 +13,10 @@ from collections import namedtuple
 
 from engine.constants import BLACK, WHITE
 from engine.params import make_params
-from engine.arena.game import play_game
-from engine.arena.players import AgentPlayer
-from engine.arena.specs import make_player
+from engine.play.game import play_game
+from engine.players.searcher import AgentPlayer
+from engine.players.specs import make_player
+from engine.common.seeds import derive_seed
 
 log = logging.getLogger("evolve.fitness")
 
@@ -76,8 +77,8 @@ def make_jobs(individuals, config, generation_seed, self_play_opponents):
         weights = tuple(float(w) for w in individual)
         for group, (opponent, games, opening) in enumerate(groups):
             for game in range(games):
-                seed = generation_seed * 7919 + group * 104729 + game
-                opening_seed = generation_seed * 7919 + group * 104729 + (game // 2) * 2 + 1000003
+                seed = derive_seed(generation_seed, group, game)
+                opening_seed = derive_seed(generation_seed, group, game // 2, 1)
                 jobs.append(GameJob(index, weights, opponent, group, game, seed, opening_seed,
                                     opening, config["depth"]))
     return jobs

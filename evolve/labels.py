@@ -21,10 +21,8 @@ board, board): everything the rest of the game depends on.
 import datetime
 import gzip
 import json
-import multiprocessing
 import os
 import random
-import signal
 import sys
 import time
 
@@ -33,10 +31,13 @@ from tqdm import tqdm
 from engine.book import book_key
 from engine.params import load_params
 from engine.playout import random_opening, random_point
-from engine.arena.data import SHIPPED_PARAMS
-from engine.arena.native import NativeSolver, describe_position, position_from_text
-from engine.arena.players import AgentPlayer, AggressivePlayer, GreedyPlayer
+from engine.data import SHIPPED_PARAMS
+from engine.native.solver import DEFAULT_TABLE_BITS, NativeSolver, describe_position, position_from_text
+from engine.players.scripted import AggressivePlayer, GreedyPlayer
+from engine.players.searcher import AgentPlayer
 from engine.protocol import write_atomic
+from engine.common.seeds import derive_seed
+from engine.common.pools import process_pool
 
 LABELS_FORMAT = "littlego-labels 1"
 
@@ -52,7 +53,7 @@ def _sampling_players(seed):
     players = [AgentPlayer(params, depth, spec="agent@{}".format(depth), timed=False) for depth in (1, 2, 3)]
     players += [GreedyPlayer(), AggressivePlayer()]
     for index, player in enumerate(players):
-        player.new_game(1, seed * 31 + index)
+        player.new_game(1, derive_seed(seed, index))
     return players
 
 
@@ -84,11 +85,11 @@ def sample_positions(count, plies=(6, 14), seed=1, per_game=2, epsilon=0.25, pro
     (texts, games played). Fewer when STALE_BATCHES batches of games in a row find no new
     one (the plies asked for hold few positions: ply 2 has 85 placements-only up to symmetry)."""
     texts, keys, game, stale = [], set(), 0, 0
-    pool = multiprocessing.Pool(jobs, initializer=_ignore_interrupts) if jobs > 1 else None
+    pool = process_pool(jobs) if jobs > 1 else None
     try:
         while len(texts) < count and stale < STALE_BATCHES:
             before = len(texts)
-            batch = [(seed * 1000003 + game + k, plies, per_game, epsilon) for k in range(max(jobs * 8, 16))]
+            batch = [(derive_seed(seed, game + k), plies, per_game, epsilon) for k in range(max(jobs * 8, 16))]
             game += len(batch)
             results = pool.starmap(sample_game, batch) if pool else [sample_game(*job) for job in batch]
             for positions in results:
@@ -108,14 +109,8 @@ def sample_positions(count, plies=(6, 14), seed=1, per_game=2, epsilon=0.25, pro
 _SOLVER = None
 
 
-def _ignore_interrupts():
-    """Worker initialiser: Ctrl-C is the parent's to handle (it keeps what is done and stops the pool)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _start_solver(table_bits):
     global _SOLVER
-    _ignore_interrupts()
     _SOLVER = NativeSolver(table_bits)
 
 
@@ -126,7 +121,7 @@ def _label(text):
     return text, 1 if won else 0, _SOLVER.nodes - before
 
 
-def label_positions(texts, jobs=1, table_bits=22, progress=None):
+def label_positions(texts, jobs=1, table_bits=DEFAULT_TABLE_BITS, progress=None):
     """([(text, 1 if the side to move wins else 0)] in the order given, the solver's node count,
     whether it was interrupted).
 
@@ -136,7 +131,7 @@ def label_positions(texts, jobs=1, table_bits=22, progress=None):
     settled after each one.
     """
     labelled, nodes, interrupted = {}, 0, False
-    pool = multiprocessing.Pool(jobs, initializer=_start_solver, initargs=(table_bits,))
+    pool = process_pool(jobs, initializer=_start_solver, initargs=(table_bits,))
     try:
         for text, won, spent in pool.imap_unordered(_label, texts, chunksize=4):
             labelled[text] = won
@@ -229,7 +224,7 @@ def _progress(total, what):
     return line
 
 
-def build_labels(path, count, plies=(6, 14), seed=1, jobs=1, table_bits=22, per_game=2, epsilon=0.25,
+def build_labels(path, count, plies=(6, 14), seed=1, jobs=1, table_bits=DEFAULT_TABLE_BITS, per_game=2, epsilon=0.25,
                  report=print):
     """Sample, label and save ``count`` positions; the info written with them."""
     started = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)

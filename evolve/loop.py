@@ -30,11 +30,12 @@ from tqdm import tqdm
 from engine.features import FEATURES
 from engine.params import make_params, save_params
 from engine.protocol import write_atomic
-from engine.arena.executors import check_scheduler, executor
+from engine.play.executors import check_scheduler, executor
 from evolve import genome
 from evolve.checkpoint import CHECKPOINT, RunError, RunLock, load_checkpoint, save_checkpoint
 from evolve.config import load_config
 from evolve.fitness import make_jobs, run_jobs, fold, group_weights, self_play_opponents
+from engine.common.seeds import derive_seed
 
 log = logging.getLogger("evolve")
 
@@ -46,7 +47,7 @@ LOG_FILE = "run.log"
 
 def generation_seed(config, generation):
     """The seed of a generation's games: from the config seed and the generation alone."""
-    return (config["seed"] * 1000003 + generation * 9973) % (2 ** 31)
+    return derive_seed(config["seed"], generation) % (2 ** 31)
 
 
 def _setup_logging(run_dir, verbose=False):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from engine.arena.data import load_rules_vectors
+from engine.data import load_rules_vectors
 
 
 @pytest.fixture(scope="session")

@@ -10,9 +10,9 @@ import pytest
 
 from engine import BLACK, WHITE
 from engine.agent import STATE_FILE, infer_moves_played, main
-from engine.arena.bundle import core_modules, write_bundle
-from engine.arena.game import play_game
-from engine.arena.specs import make_player
+from engine.submission.bundle import core_modules, write_bundle
+from engine.play.game import play_game
+from engine.players.specs import make_player
 from engine.protocol import GameInput, format_input, read_output
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -139,7 +139,7 @@ def test_bundle_plays_a_whole_game_from_an_empty_folder(tmp_path):
 def test_bundle_refuses_bad_params(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
-    result = subprocess.run([sys.executable, "-m", "engine.arena.cli", "bundle", str(tmp_path / "out"),
+    result = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "bundle", str(tmp_path / "out"),
                              "--params", str(bad)], cwd=ROOT, stderr=subprocess.PIPE,
                             universal_newlines=True)
     assert result.returncode == 2 and "weights" in result.stderr and "Traceback" not in result.stderr

@@ -15,8 +15,8 @@ import pytest
 distributed = pytest.importorskip("distributed")
 
 from tests.conftest import wait_for_run_file                             # noqa: E402
-from engine.arena.executors import ExecutorError, executor          # noqa: E402
-from engine.arena.match import run_match                            # noqa: E402
+from engine.play.executors import ExecutorError, executor          # noqa: E402
+from engine.play.match import run_match                            # noqa: E402
 from evolve.checkpoint import CHECKPOINT                            # noqa: E402
 from evolve.config import ConfigError, load_config                  # noqa: E402
 from evolve.fitness import GameJob, safe_play_job                   # noqa: E402
@@ -121,7 +121,7 @@ def test_matches_run_on_dask_too():
     local, _ = run_match("greedy", "random", 6, jobs=2, seed=4, opening_plies=2, progress=False)
     dask, _ = run_match("greedy", "random", 6, seed=4, opening_plies=2, progress=False, scheduler="local:2")
     for key in ("wins", "wins_by_colour", "a_mean_stone_margin", "end"):
-        assert dask[key] == local[key]
+        assert getattr(dask, key) == getattr(local, key)
 
 
 class Cluster(object):
@@ -232,7 +232,7 @@ def test_a_worker_with_another_version_is_refused_at_the_start(tmp_path, cluster
 def test_a_worker_that_cannot_import_the_project_is_refused_at_the_start(tmp_path, cluster):
     """As a worker without the project fails: the function that probes it cannot be imported there."""
     def break_it(folder):
-        (folder / "engine" / "arena" / "executors.py").write_text("import a_module_this_worker_lacks\n")
+        (folder / "engine" / "play" / "executors.py").write_text("import a_module_this_worker_lacks\n")
     cluster.worker(copy_of_the_project(tmp_path, break_it))
     with pytest.raises(ExecutorError, match="cannot run littlego"):
         with executor(cluster.address):
@@ -240,7 +240,7 @@ def test_a_worker_that_cannot_import_the_project_is_refused_at_the_start(tmp_pat
 
 
 def test_an_unreachable_scheduler_is_one_clear_line(tmp_path):
-    status = subprocess.run([sys.executable, "-m", "engine.arena.cli", "match", "random", "random", "--games", "2",
+    status = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "match", "random", "random", "--games", "2",
                              "--scheduler", "tcp://127.0.0.1:9"], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
     assert status.returncode == 2 and "cannot reach the Dask scheduler" in status.stderr

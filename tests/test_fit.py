@@ -14,7 +14,8 @@ from engine.book import SYMMETRIES, book_key
 from engine.features import FEATURES
 from engine.params import load_params
 from engine.solver import Solver
-from engine.arena.native import NativeError, compiled_solver, describe_position
+from engine.native.compiler import NativeError, compiled_solver
+from engine.native.solver import describe_position
 from evolve import fit
 from evolve.labels import LabelsError, label_positions, load_labels, load_many, sample_positions, save_labels
 from tests.test_native import turn

@@ -218,7 +218,7 @@ def ends_cleanly(main, argv, workdir):
 
 
 def cli_case(tmp_path, words, tool):
-    from engine.arena.cli import main as littlego
+    from engine.cli.littlego import main as littlego
     from evolve.cli import main as evolve
     main = littlego if tool == "littlego" else evolve
     cwd = os.getcwd()
@@ -257,7 +257,7 @@ def test_command_lines_end_cleanly_long(tmp_path_factory, case):
 def test_the_bundle_always_answers(tmp_path_factory, params_bytes, state_bytes, plies, seed):
     import subprocess
     import sys
-    from engine.arena.bundle import write_bundle
+    from engine.submission.bundle import write_bundle
     folder = tmp_path_factory.mktemp("bundle")
     write_bundle(str(folder), os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                            "params.json"))

@@ -9,13 +9,13 @@ import pytest
 
 from engine import BLACK, PASS
 from engine.coords import move_from_text
-from engine.arena.gnugo import gnugo_path
-from engine.arena.gtp import point_to_vertex, vertex_to_point
-from engine.arena.match import run_match
-from engine.arena.sgf import read_game
+from engine.players.gnugo import gnugo_path
+from engine.players.gtp import point_to_vertex, vertex_to_point
+from engine.play.match import run_match
+from engine.play.sgf import read_game
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-LITTLEGO = [sys.executable, "-m", "engine.arena.cli"]
+LITTLEGO = [sys.executable, "-m", "engine.cli.littlego"]
 
 
 class Engine(object):
@@ -185,15 +185,15 @@ def test_a_bad_player_spec_is_one_clear_line():
 def test_littlego_gtp_plays_a_match_through_the_gtp_player():
     summary, games = run_match("champion", "gtp:littlego gtp --player handset@4", 2, jobs=1, progress=False,
                                opening_plies=2, seed=5)
-    assert summary["end"]["end"] == 2, summary["faults"]
-    assert all(g["white"].startswith("gtp:") or g["black"].startswith("gtp:") for g in games)
+    assert summary.end["end"] == 2, summary.faults
+    assert all(g.white.startswith("gtp:") or g.black.startswith("gtp:") for g in games)
 
 
 @pytest.mark.skipif(not gnugo_path(), reason="GNU Go is not installed")
 def test_gnu_go_plays_through_the_gtp_player():
     summary, _ = run_match("champion", "gtp:{} --mode gtp --level 1".format(gnugo_path()), 2, jobs=1,
                            progress=False, opening_plies=2)
-    assert summary["end"]["end"] == 2, summary["faults"]
+    assert summary.end["end"] == 2, summary.faults
 
 
 FAKE_ENGINES = {
@@ -218,9 +218,9 @@ FAKE_ENGINES = {
     ("occupier", "illegal", "occupied"),
 ])
 def test_a_failing_gtp_engine_loses_with_the_reason(tmp_path, name, reason, words):
-    from engine.arena.game import play_game
-    from engine.arena.gtp import gtp_player
-    from engine.arena.specs import make_player
+    from engine.play.game import play_game
+    from engine.players.gtp import gtp_player
+    from engine.players.specs import make_player
     script = tmp_path / (name + ".py")
     script.write_text(FAKE_ENGINES[name])
     player = gtp_player("{} {}".format(sys.executable, script), wall_limit=2)
@@ -274,13 +274,13 @@ def test_play_refuses_an_unknown_opponent():
 def test_replay_shows_the_games_a_match_wrote(tmp_path):
     _, games = run_match("greedy", "random", 2, jobs=1, progress=False, sgf_dir=str(tmp_path), opening_plies=2)
     for game in games:
-        path = tmp_path / "game-{:04d}.sgf".format(game["index"])
+        path = tmp_path / "game-{:04d}.sgf".format(game.index)
         status, out, err = littlego("replay", str(path))
         assert status == 0, err
-        assert out.count("\nmove ") == len(game["moves"])
+        assert out.count("\nmove ") == len(game.moves)
         assert "plies left" in out
         status, verdict, _ = littlego("replay", str(path), "--verdict-only")
-        winner = "Black wins" if game["winner"] == BLACK else "White wins"
+        winner = "Black wins" if game.winner == BLACK else "White wins"
         assert winner in verdict and verdict.count("\n") == 1
 
 

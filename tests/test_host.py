@@ -5,10 +5,10 @@ import os
 import pytest
 
 from engine import BLACK, WHITE
-from engine.arena.game import play_game
-from engine.arena.program import ProgramPlayer
-from engine.arena.judge import judge
-from engine.arena.specs import make_player
+from engine.play.game import play_game
+from engine.players.program import ProgramPlayer
+from engine.ui.judge import judge
+from engine.players.specs import make_player
 from engine.protocol import format_input, read_input
 
 BROKEN = {

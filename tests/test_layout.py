@@ -1,9 +1,11 @@
-"""The architecture as the folders show it: imports flow core <- arena <- evolve, never back.
+"""The architecture as the folders show it: imports flow core <- tools <- evolve, never back.
 
 Read from the source with ``ast``: the playing core (the modules directly in ``engine/``,
 what a course submission holds) imports only the standard library and itself; the tools
-(``engine/arena/``) import the core and libraries, never ``evolve``; nothing imports a
-project module inside a function (the way a cycle hides); and there is no cycle.
+(the subpackages of ``engine/``) import the core and libraries, never ``evolve``; nothing
+imports a project module inside a function (the way a cycle hides); there is no cycle
+between modules nor between the tools' subpackages; and the tree stays readable (no folder
+above 12 modules, no module above 350 lines, no function above 60).
 """
 
 import ast
@@ -52,9 +54,12 @@ def imports(path):
 def layer(module):
     if module.startswith("evolve"):
         return "evolve"
-    if module.startswith("engine.arena"):
-        return "arena"
-    return "core"
+    return "tools" if module.count(".") >= 2 or module in TOOL_PACKAGES else "core"
+
+
+def tool_package(module):
+    """The subpackage of ``engine`` a tools module belongs to (``engine.play`` for ``engine.play.match``)."""
+    return ".".join(module.split(".")[:2])
 
 
 def resolve(name, modules):
@@ -66,18 +71,55 @@ def resolve(name, modules):
     return None
 
 
+TOOL_PACKAGES = {"engine." + name for name in os.listdir(os.path.join(ROOT, "engine"))
+                 if os.path.isfile(os.path.join(ROOT, "engine", name, "__init__.py"))}
 MODULES = project_modules()
-ALLOWED = {"core": {"core"}, "arena": {"core", "arena"}, "evolve": {"core", "arena", "evolve"}}
+ALLOWED = {"core": {"core"}, "tools": {"core", "tools"}, "evolve": {"core", "tools", "evolve"}}
 
 
 def test_the_layers_are_where_the_issue_puts_them():
-    assert {layer(m) for m in MODULES} == {"core", "arena", "evolve"}
+    assert {layer(m) for m in MODULES} == {"core", "tools", "evolve"}
     core = sorted(m for m in MODULES if layer(m) == "core")
     for expected in ("engine.position", "engine.features", "engine.search", "engine.params",
                      "engine.protocol", "engine.agent"):
         assert expected in core
-    for tool in ("specs", "game", "match", "judge", "bench", "bundle", "cli", "gnugo", "program", "gtp", "sgf", "human"):
-        assert "engine.arena." + tool in MODULES
+    for tool in ("players.specs", "play.game", "play.match", "play.stats", "ui.judge", "submission.bench",
+                 "submission.bundle", "cli.littlego", "players.gnugo", "players.program", "players.gtp", "ui.gtp",
+                 "play.sgf", "ui.terminal", "native.solver", "native.book", "training.qlearning"):
+        assert "engine." + tool in MODULES
+
+
+def test_the_tools_subpackages_form_no_cycle():
+    graph = {}
+    for module, path in MODULES.items():
+        if layer(module) == "tools":
+            targets = {resolve(name, MODULES) for name, _, _ in imports(path)}
+            graph.setdefault(tool_package(module), set()).update(
+                tool_package(t) for t in targets if t and layer(t) == "tools" and tool_package(t) != tool_package(module))
+    done = set()
+
+    def visit(package, path):
+        assert package not in path, "the tools' subpackages import in a cycle: " + " -> ".join(path + [package])
+        if package not in done:
+            for target in sorted(graph.get(package, ())):
+                visit(target, path + [package])
+            done.add(package)
+
+    for package in sorted(graph):
+        visit(package, [])
+
+
+def test_the_tree_reads_without_the_readme():
+    for folder in [os.path.join(ROOT, "evolve")] + [os.path.join(ROOT, *p.split(".")) for p in TOOL_PACKAGES]:
+        modules = [name for name in os.listdir(folder) if name.endswith(".py") and name != "__init__.py"]
+        assert len(modules) <= 12, "{} holds {} modules".format(folder, len(modules))
+    for module, path in MODULES.items():
+        source = open(path).read()
+        assert source.count("\n") <= 350, "{} has {} lines".format(module, source.count("\n"))
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                length = node.end_lineno - node.lineno + 1
+                assert length <= 60, "{}:{} {} is {} lines".format(module, node.lineno, node.name, length)
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))

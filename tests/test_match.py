@@ -7,8 +7,9 @@ import sys
 
 import pytest
 
-from engine.arena.match import run_match, wilson_interval, elo_with_margin, format_report
-from engine.arena.gnugo import gnugo_path
+from engine.play.match import format_report, run_match
+from engine.play.stats import elo_with_margin, wilson_interval
+from engine.players.gnugo import gnugo_path
 from engine.constants import BLACK, WHITE
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -25,29 +26,29 @@ def test_statistics_match_textbook_values():
 def test_matches_replay_exactly_whatever_the_jobs():
     one, games_one = run_match("agent@2", "random", 6, jobs=1, seed=4, opening_plies=3, progress=False)
     two, games_two = run_match("agent@2", "random", 6, jobs=2, seed=4, opening_plies=3, progress=False)
-    assert [g["moves"] for g in games_one] == [g["moves"] for g in games_two]
-    assert one["wins"] == two["wins"]
+    assert [g.moves for g in games_one] == [g.moves for g in games_two]
+    assert one.wins == two.wins
 
 
 def test_pairs_share_their_opening_and_swap_colours():
     summary, games = run_match("greedy", "random", 4, jobs=1, seed=9, opening_plies=4, progress=False)
-    assert games[0]["moves"][:4] == games[1]["moves"][:4]
-    assert games[0]["moves"][:4] != games[2]["moves"][:4]
-    assert games[0]["black"] == "greedy" and games[1]["black"] == "random"
-    assert summary["games"] == 4 and sum(summary["wins"].values()) == 4
-    by_colour = summary["wins_by_colour"]
+    assert games[0].moves[:4] == games[1].moves[:4]
+    assert games[0].moves[:4] != games[2].moves[:4]
+    assert games[0].black == "greedy" and games[1].black == "random"
+    assert summary.games == 4 and sum(summary.wins.values()) == 4
+    by_colour = summary.wins_by_colour
     assert sum(c["black"] + c["white"] for c in by_colour.values()) == 4
-    assert sum(summary["end"].values()) == 4
+    assert sum(summary.end.values()) == 4
     assert "win rate" in format_report(summary)
 
 
 def test_a_side_can_take_one_colour_in_every_game():
     summary, games = run_match("greedy", "random", 4, jobs=1, seed=9, opening_plies=4, progress=False,
                                a_colour=BLACK)
-    assert [g["black"] for g in games] == ["greedy"] * 4
-    assert len({tuple(g["moves"][:4]) for g in games}) == 4          # an opening of its own each
-    assert summary["a_colour"] == "black"
-    assert summary["wins_by_colour"]["greedy"]["white"] == summary["wins_by_colour"]["random"]["black"] == 0
+    assert [g.black for g in games] == ["greedy"] * 4
+    assert len({tuple(g.moves[:4]) for g in games}) == 4          # an opening of its own each
+    assert summary.a_colour == "black"
+    assert summary.wins_by_colour["greedy"]["white"] == summary.wins_by_colour["random"]["black"] == 0
     with pytest.raises(ValueError, match="alternating"):
         run_match("greedy", "random", 4, jobs=1, progress=False, a_colour=WHITE, sprt=(0, 20))
 
@@ -60,12 +61,12 @@ def test_sgf_records_open_in_sgfmill(tmp_path):
     for name, record in zip(files, games):
         game = sgf.Sgf_game.from_bytes((tmp_path / name).read_bytes())
         assert game.get_size() == 5
-        assert len(game.get_main_sequence()) - 1 == len(record["moves"])
-        assert game.get_winner() == ("b" if record["winner"] == 1 else "w")
+        assert len(game.get_main_sequence()) - 1 == len(record.moves)
+        assert game.get_winner() == ("b" if record.winner == 1 else "w")
 
 
 def test_cli_json_and_errors():
-    run = lambda *args: subprocess.run([sys.executable, "-m", "engine.arena.cli"] + list(args), cwd=ROOT,
+    run = lambda *args: subprocess.run([sys.executable, "-m", "engine.cli.littlego"] + list(args), cwd=ROOT,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
     result = run("match", "greedy", "random", "--games", "2", "--jobs", "1", "--json")
     assert result.returncode == 0, result.stderr
@@ -78,7 +79,7 @@ def test_cli_json_and_errors():
 
 
 def test_a_match_logged_to_a_file_says_how_far_it_is_with_the_sprt_state(capsys):
-    from engine.arena.cli import main
+    from engine.cli.littlego import main
     assert main(["match", "greedy", "random", "--games", "40", "--jobs", "1", "--sprt", "0,20", "--json"]) == 0
     out, err = capsys.readouterr()
     summary = json.loads(out)                               # stdout stays one JSON object
@@ -92,12 +93,12 @@ def test_a_match_logged_to_a_file_says_how_far_it_is_with_the_sprt_state(capsys)
 @pytest.mark.skipif(not gnugo_path(), reason="GNU Go is not installed")
 def test_gnugo_plays_a_match_against_the_champion():
     summary, games = run_match("champion", "gnugo:1", 2, jobs=1, progress=False)
-    assert summary["end"]["end"] == 2, summary["faults"]
+    assert summary.end["end"] == 2, summary.faults
 
 
 def test_ctrl_c_ends_the_match_with_the_games_finished(monkeypatch, capsys):
-    import engine.arena.match as match_module
-    from engine.arena.cli import main
+    import engine.play.match as match_module
+    from engine.cli.littlego import main
     played = []
     real_game = match_module.game_job
 

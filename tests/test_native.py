@@ -17,9 +17,10 @@ from engine.book import SYMMETRIES, Book, BookError, book_key, from_canonical, l
 from engine.params import default_params
 from engine.position import LEGAL
 from engine.solver import Solver
-from engine.arena.data import SHIPPED_BOOK
-from engine.arena.native import (NativeError, NativeSolver, book_positions, build_book, check_book, compiled_solver,
-                                 extend_book)
+from engine.data import SHIPPED_BOOK
+from engine.native.book import book_positions, build_book, check_book, extend_book, read_any_book
+from engine.native.compiler import NativeError, compiled_solver
+from engine.native.solver import NativeSolver
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -171,16 +172,20 @@ def test_keys_tell_apart_what_changes_the_rest_of_the_game():
     assert "p" not in book_key(placed.play_point(1))[0].split(".")[1]
 
 
-def test_a_damaged_book_is_refused_with_its_name_and_the_agent_plays_on(tmp_path):
+def test_a_damaged_book_is_refused_with_its_name(tmp_path):
     for text, problem in (("{", "not JSON"), ("[]", "not a book"),
-                          ('{"format": "littlego-book 1", "moves": {"k": 99}}', "entry 'k'")):
+                          ('{"format": "littlego-book 1", "moves": {"k": 99}}', "littlego book upgrade")):
         path = tmp_path / "book.json"
         path.write_text(text)
         with pytest.raises(BookError, match=problem):
             Book.from_json(text, str(path))
-        warnings = []
-        assert load_book(str(path), warn=warnings.append) is None and str(path) in warnings[0]
-    assert load_book(str(tmp_path / "missing.json")) is None
+        with pytest.raises(BookError, match=str(path)):
+            load_book(str(path))
+    with pytest.raises(BookError, match="missing.json: no such book file"):
+        load_book(str(tmp_path / "missing.json"))
+    path.write_text('{"format": "littlego-book 1", "moves": {"k": 99}}')
+    with pytest.raises(BookError, match="entry 'k'"):                   # the upgrade's reader checks every entry
+        read_any_book(str(path))
 
 
 def test_a_damaged_book_of_the_grouped_format_is_refused_with_what_is_wrong():
@@ -205,9 +210,10 @@ def test_a_book_file_groups_its_keys_by_ply_and_move_and_reads_back_the_same(sma
     positions = [position for position, move in book_positions(book, start=start)]
     assert [read.move(p) for p in positions] == [book.move(p) for p in positions]   # answered from the strings
     assert read.moves == book.moves and Book.from_json(read.to_json()).moves == book.moves
-    first = {"format": "littlego-book 1", "moves": book.moves}                      # the first format still loads
+    first = {"format": "littlego-book 1", "moves": book.moves}      # the first format: refused, the upgrade named
     first.update(book.info)
-    assert Book.from_json(json.dumps(first)).moves == book.moves
+    with pytest.raises(BookError, match="littlego book upgrade"):
+        Book.from_json(json.dumps(first))
 
 
 def test_littlego_book_upgrade_rewrites_a_first_format_book_with_the_same_moves(small_book, tmp_path):
@@ -216,7 +222,7 @@ def test_littlego_book_upgrade_rewrites_a_first_format_book_with_the_same_moves(
     document = {"format": "littlego-book 1", "moves": book.moves}
     document.update(book.info)
     old.write_text(json.dumps(document, indent=0))
-    done = subprocess.run([sys.executable, "-m", "engine.arena.cli", "book", "upgrade", str(old), "--out",
+    done = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "book", "upgrade", str(old), "--out",
                            str(tmp_path / "new.json")], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           universal_newlines=True, timeout=60)
     assert done.returncode == 0, done.stdout
@@ -252,7 +258,7 @@ def test_the_bundled_agent_reads_the_book_beside_it(small_book, tmp_path):
     path = tmp_path / "book.json"
     path.write_text(book.to_json())
     out = tmp_path / "bundle"
-    done = subprocess.run([sys.executable, "-m", "engine.arena.cli", "bundle", str(out), "--book", str(path)],
+    done = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "bundle", str(out), "--book", str(path)],
                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
     assert done.returncode == 0, done.stdout
     assert Book.from_json((out / "book.json").read_text()).moves == book.moves
@@ -273,7 +279,7 @@ def test_bundle_refuses_a_damaged_book_before_writing_anything(tmp_path):
     path = tmp_path / "book.json"
     path.write_text("{")
     out = tmp_path / "bundle"
-    done = subprocess.run([sys.executable, "-m", "engine.arena.cli", "bundle", str(out), "--book", str(path)],
+    done = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "bundle", str(out), "--book", str(path)],
                           cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
     assert done.returncode == 2 and "not JSON" in done.stdout and "Traceback" not in done.stdout
     assert not (out / "my_player3.py").exists()
@@ -291,12 +297,12 @@ def test_littlego_book_check_walks_from_the_books_start_and_says_what_it_found(s
     start, book = small_book
     path = tmp_path / "book.json"
     path.write_text(book.to_json())
-    done = subprocess.run([sys.executable, "-m", "engine.arena.cli", "book", "check", str(path), "--solve",
+    done = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "book", "check", str(path), "--solve",
                            "--table-bits", "18"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           universal_newlines=True, timeout=120)
     assert done.returncode == 0, done.stdout
     assert "0 without a move, 0 moves that lose the win" in done.stdout
-    done = subprocess.run([sys.executable, "-m", "engine.arena.cli", "book", "build", "--out",
+    done = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "book", "build", "--out",
                            str(tmp_path / "missing" / "book.json")], cwd=ROOT, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, universal_newlines=True, timeout=60)
     assert done.returncode == 2 and "no such folder" in done.stdout and "Traceback" not in done.stdout
@@ -311,7 +317,7 @@ def test_littlego_book_extend_adds_the_next_plies_and_refuses_a_shallower_target
     path.write_text(shallow.to_json())
 
     def extend(*args):
-        return subprocess.run([sys.executable, "-m", "engine.arena.cli", "book", "extend", str(path)] + list(args),
+        return subprocess.run([sys.executable, "-m", "engine.cli.littlego", "book", "extend", str(path)] + list(args),
                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               universal_newlines=True, timeout=120)
     done = extend("--max-ply", "16")
@@ -371,7 +377,7 @@ def test_the_python_solver_confirms_shipped_book_moves_at_plies_8_and_10():
 
 def test_bundle_ships_the_shipped_book_unless_told_not_to(tmp_path):
     def bundle(*args):
-        done = subprocess.run([sys.executable, "-m", "engine.arena.cli", "bundle"] + list(args), cwd=ROOT,
+        done = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "bundle"] + list(args), cwd=ROOT,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
         assert done.returncode == 0, done.stdout
     bundle(str(tmp_path / "with"))
@@ -382,7 +388,7 @@ def test_bundle_ships_the_shipped_book_unless_told_not_to(tmp_path):
 
 def test_the_bundled_agent_opens_2_2_from_the_book(tmp_path):
     out = tmp_path / "submission"
-    done = subprocess.run([sys.executable, "-m", "engine.arena.cli", "bundle", str(out)], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "bundle", str(out)], cwd=ROOT,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
     assert done.returncode == 0, done.stdout
     (out / "input.txt").write_text("1\n" + "00000\n" * 9 + "00000")

@@ -4,10 +4,8 @@ import json
 
 import pytest
 
-from engine.features import FEATURES
-from engine.params import (
-    ParamsError, load_params, save_params, default_params, params_to_dict, make_evaluator,
-)
+from engine.features import FEATURES, make_evaluator
+from engine.params import ParamsError, load_params, save_params, default_params, params_to_dict
 
 
 def write(tmp_path, data):

@@ -5,11 +5,10 @@ import pytest
 from engine import Position, PASS, BLACK, WHITE
 from engine.bitboard import points_of
 from engine.coords import to_point
-from engine.arena.qlearning import QLearningPlayer
-from engine.arena.specs import make_player
-from engine.arena.players import (
-    AlphaBetaPlayer, AgentPlayer, RandomPlayer, GreedyPlayer, AggressivePlayer,
-)
+from engine.players.qlearning import QLearningPlayer
+from engine.players.specs import make_player
+from engine.players.scripted import AlphaBetaPlayer, RandomPlayer, GreedyPlayer, AggressivePlayer
+from engine.players.searcher import AgentPlayer
 
 
 def ready(player, colour=BLACK, seed=0):

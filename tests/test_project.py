@@ -25,13 +25,13 @@ def run_command(module, *args):
 
 
 def test_bench_rules_reports_what_it_measured():
-    figures = run_command("engine.arena.cli", "bench", "rules", "--repeats", "1", "--playout-games", "5", "--json")
+    figures = run_command("engine.cli.littlego", "bench", "rules", "--repeats", "1", "--playout-games", "5", "--json")
     assert figures["positions"] == 10786 and figures["legal_moves_positions_per_s"] > 0
     assert figures["playout_moves_per_s"] > 0 and len(figures["playout_runs"]) == 1
 
 
 def test_bench_rules_refuses_missing_vectors_rather_than_measure_something_else(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "engine.arena.cli", "bench", "rules", "--vectors",
+    result = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "bench", "rules", "--vectors",
                              str(tmp_path / "nowhere.jsonl.gz")], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
     assert result.returncode == 2 and result.stdout == ""
@@ -39,7 +39,7 @@ def test_bench_rules_refuses_missing_vectors_rather_than_measure_something_else(
 
 
 def test_bench_search_reports_each_depth():
-    figures = run_command("engine.arena.cli", "bench", "search", "--max-depth", "2", "--games", "0",
+    figures = run_command("engine.cli.littlego", "bench", "search", "--max-depth", "2", "--games", "0",
                           "--budgets", "0.05", "--json")
     assert [row["cpu_budget"] for row in figures["depth_within_budget"]] == [0.05]
     assert figures["depth_within_budget"][0]["min_depth"] >= 1

@@ -13,12 +13,12 @@ import pytest
 from engine import BLACK, Position, PASS
 from engine.bitboard import points_of
 from engine.playout import random_opening
-from engine.arena.game import play_game
-from engine.arena.qlearning import (
+from engine.play.game import play_game
+from engine.players.qlearning import (
     SYMMETRIES, LittleGo, QLearner, QLearningPlayer, canonical, load_table, play_episode, turn,
 )
-from engine.arena.specs import make_player
-from engine.arena.training import CHECKPOINT, TABLE, Training, TrainingError
+from engine.players.specs import make_player
+from engine.training.qlearning import CHECKPOINT, TABLE, Training, TrainingError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
@@ -168,7 +168,7 @@ def test_training_writes_a_table_a_curve_and_a_plot(tmp_path):
 def test_a_killed_training_resumes_to_the_same_table(tmp_path):
     reference = Training.create(str(tmp_path / "reference"), settings()).run(report=lambda line: None)
     folder = str(tmp_path / "killed")
-    process = subprocess.Popen([sys.executable, "-m", "engine.arena.cli", "train", "qlearning", "--out", folder,
+    process = subprocess.Popen([sys.executable, "-m", "engine.cli.littlego", "train", "qlearning", "--out", folder,
                                 "--games", "400", "--seed", "3", "--eval-every", "100", "--eval-games", "4",
                                 "--opponent", "random", "--opponent", "greedy", "--opponent", "self",
                                 "--panel", "random"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -180,7 +180,7 @@ def test_a_killed_training_resumes_to_the_same_table(tmp_path):
     os.killpg(process.pid, signal.SIGKILL)
     process.communicate()
     assert Training.resume(folder).done < 400                      # it was cut off
-    status = subprocess.run([sys.executable, "-m", "engine.arena.cli", "train", "qlearning", "--resume", folder],
+    status = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "train", "qlearning", "--resume", folder],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
                             timeout=300)
     assert status.returncode == 0, status.stderr
@@ -200,7 +200,7 @@ def test_bad_settings_are_refused(tmp_path, change, words):
 def test_a_bad_table_is_one_clear_line(tmp_path):
     bad = tmp_path / "bad.json.gz"
     bad.write_bytes(b"not gzip")
-    status = subprocess.run([sys.executable, "-m", "engine.arena.cli", "match", "qlearning:" + str(bad), "random",
+    status = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "match", "qlearning:" + str(bad), "random",
                              "--games", "2"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             universal_newlines=True, timeout=60)
     assert status.returncode == 2 and "not a Q-table" in status.stderr and "Traceback" not in status.stderr

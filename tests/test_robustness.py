@@ -21,10 +21,11 @@ from hypothesis import given, settings, strategies as st, HealthCheck
 from engine import BLACK, Position, PASS
 from engine.agent import STATE_FILE, main as agent_main
 from engine.constants import MAX_WEIGHT
-from engine.params import load_params, make_evaluator, params_to_dict, default_params
+from engine.features import make_evaluator
+from engine.params import load_params, params_to_dict, default_params
 from engine.protocol import OutputFormatError, format_input, parse_output, read_output
 from engine.search import Searcher
-from engine.arena.bundle import write_bundle
+from engine.submission.bundle import write_bundle
 from evolve.checkpoint import CHECKPOINT, LOCK
 from evolve.config import ConfigError, load_config
 from evolve.loop import Evolution
@@ -240,7 +241,7 @@ def test_a_config_that_is_not_utf8_is_one_clear_line(tmp_path):
     (["bench", "search", "--max-depth", "99"], "--max-depth"),
 ])
 def test_littlego_refuses_nonsense_arguments(args, words):
-    status, _, err = cli("engine.arena.cli", *args)
+    status, _, err = cli("engine.cli.littlego", *args)
     assert status == 2 and words in err and "Traceback" not in err
 
 
@@ -303,7 +304,7 @@ def test_run_folder_arguments_that_name_the_wrong_kind_of_thing(finished_run, tm
     assert_one_clear_line(status, err, "--to names a folder")
     status, _, err = cli("evolve.cli", "plot", finished_run, "--out", a_file)
     assert_one_clear_line(status, err, "--out names a file")
-    status, _, err = cli("engine.arena.cli", "match", "random", "random", "--games", "2", "--sgf", a_file)
+    status, _, err = cli("engine.cli.littlego", "match", "random", "random", "--games", "2", "--sgf", a_file)
     assert_one_clear_line(status, err, "--sgf names a file")
 
 
@@ -417,10 +418,10 @@ def test_the_bundle_refuses_to_overwrite_unless_forced(tmp_path):
     out = tmp_path / "submission"
     write_bundle(str(out), os.path.join(ROOT, "params.json"))
     (out / "params.json").write_text("mine")
-    status, _, err = cli("engine.arena.cli", "bundle", out)
+    status, _, err = cli("engine.cli.littlego", "bundle", out)
     assert_one_clear_line(status, err, "already there", "--force")
     assert (out / "params.json").read_text() == "mine"
-    status, _, err = cli("engine.arena.cli", "bundle", out, "--force")
+    status, _, err = cli("engine.cli.littlego", "bundle", out, "--force")
     assert status == 0, err
     assert json.loads((out / "params.json").read_text())["weights"]
     assert sorted(os.listdir(str(out))) == ["book.json", "my_player3.py", "params.json"]   # the shipped book too
@@ -429,6 +430,6 @@ def test_the_bundle_refuses_to_overwrite_unless_forced(tmp_path):
 def test_the_bundle_leaves_nothing_half_written(tmp_path):
     out = tmp_path / "submission"
     (out / "params.json").mkdir(parents=True)                   # a target that is a folder
-    status, _, err = cli("engine.arena.cli", "bundle", out, "--force")
+    status, _, err = cli("engine.cli.littlego", "bundle", out, "--force")
     assert_one_clear_line(status, err, "params.json", "is a folder")
     assert sorted(os.listdir(str(out))) == ["params.json"]       # no player, no stray temporary file

@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 from engine import Position, PASS, BLACK, MAX_MOVES
 from engine.bitboard import points_of
 from engine.playout import random_opening
-from engine.params import make_evaluator, DEFAULT_WEIGHTS
+from engine.features import make_evaluator
+from engine.params import DEFAULT_WEIGHTS
 from engine.search import Searcher, terminal_value, WIN
 
 # Path-independent weights (no captures-since-root term), so the table cannot change values.

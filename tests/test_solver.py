@@ -12,13 +12,15 @@ import pytest
 from engine import PASS, Position
 from engine.agent import choose_move
 from engine.bitboard import points_of
-from engine.params import default_params, make_evaluator
+from engine.features import make_evaluator
+from engine.params import default_params
 from engine.playout import random_opening
 from engine.search import Searcher
 from engine.solver import Solver, settled_win_loss
 from engine.constants import WHITE
 from engine.search import terminal_value
-from engine.arena.match import run_match, sprt_bounds, sprt_llr
+from engine.play.match import run_match
+from engine.play.stats import sprt_bounds, sprt_llr
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -141,16 +143,16 @@ def test_the_sprt_ratio_and_bounds():
 
 def test_a_match_stops_when_the_sprt_decides():
     summary, games = run_match("greedy", "random", 400, jobs=1, progress=False, sprt=(0, 150))
-    test = summary["sprt"]
-    assert test["decision"] == "H1" and len(games) < 400 and len(games) % 2 == 0
-    assert test["llr"] >= test["upper"]
+    test = summary.sprt
+    assert test.decision == "H1" and len(games) < 400 and len(games) % 2 == 0
+    assert test.llr >= test.upper
     summary, games = run_match("random", "random", 600, jobs=2, progress=False, sprt=(100, 200), seed=2)
-    assert summary["sprt"]["decision"] == "H0" and len(games) < 600
+    assert summary.sprt.decision == "H0" and len(games) < 600
 
 
 def test_solve_prints_every_moves_exact_value():
     moves = "2,2 1,2 2,1 1,1 3,2 2,3 1,3 3,3 2,4 0,3 3,1 4,3 1,4 0,1 4,2 0,2 0,0 1,0"
-    result = subprocess.run([sys.executable, "-m", "engine.arena.cli", "solve", "--moves", moves], cwd=ROOT,
+    result = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "solve", "--moves", moves], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
     assert result.returncode == 0, result.stderr
     position = Position.initial()
@@ -164,7 +166,7 @@ def test_solve_prints_every_moves_exact_value():
 
 
 def test_bench_solve_reports_the_nodes_it_counted():
-    from engine.arena.bench import bench_solve
+    from engine.submission.bench import bench_solve
     lines = []
     result = bench_solve(plies=(18,), positions=2, seed=3, report=lines.append)
     (row,) = result["plies"]

@@ -13,8 +13,9 @@ from engine.agent import choose_move
 from engine.book import load_book
 from engine.params import load_params
 from engine.solver import Solver
-from engine.arena.data import SHIPPED_PARAMS
-from engine.arena.native import NativeSolver, book_positions
+from engine.data import SHIPPED_PARAMS
+from engine.native.book import book_positions
+from engine.native.solver import NativeSolver
 
 book_path, count, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 seed = int(sys.argv[4]) if len(sys.argv) > 4 else 7

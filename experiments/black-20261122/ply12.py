@@ -14,8 +14,8 @@ from engine import PASS, Position
 from engine.agent import choose_move
 from engine.book import load_book
 from engine.params import load_params
-from engine.arena.data import SHIPPED_BOOK, SHIPPED_PARAMS
-from engine.arena.native import NativeSolver
+from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS
+from engine.native.solver import NativeSolver
 
 count = int(sys.argv[1])
 rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 12)

@@ -5,9 +5,10 @@ it loses it, and the CPU seconds of that depth. Run from the repository root:
 (default: params.json, depths 2 to 8)."""
 import sys
 import time
-from engine.arena.sgf import read_game
-from engine.arena.native import NativeSolver
-from engine.params import load_params, make_evaluator
+from engine.play.sgf import read_game
+from engine.native.solver import NativeSolver
+from engine.features import make_evaluator
+from engine.params import load_params
 from engine.search import Searcher
 params = load_params(sys.argv[1] if len(sys.argv) > 1 else "params.json")
 deepest = int(sys.argv[2]) if len(sys.argv) > 2 else 8

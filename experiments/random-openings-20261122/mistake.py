@@ -6,8 +6,8 @@ Usage (from the repository's gnugo-sgf folder of this experiment, as run.sh does
   python3 ../mistake.py game-0006.sgf ...
 """
 import sys, time
-from engine.arena.sgf import read_game
-from engine.arena.native import NativeSolver
+from engine.play.sgf import read_game
+from engine.native.solver import NativeSolver
 from engine.constants import BLACK
 with NativeSolver(24) as s:
     for path in sys.argv[1:]:

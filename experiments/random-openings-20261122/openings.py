@@ -20,8 +20,8 @@ import sys
 import time
 
 from engine.book import book_key
-from engine.arena.native import NativeSolver, describe_position, position_from_text
-from engine.arena.sgf import read_game
+from engine.native.solver import NativeSolver, describe_position, position_from_text
+from engine.play.sgf import read_game
 from engine.protocol import write_atomic
 
 PLIES = 2

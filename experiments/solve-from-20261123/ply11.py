@@ -9,7 +9,7 @@ import sys
 import time
 
 from engine.agent import choose_move
-from engine.arena.native import NativeSolver
+from engine.native.solver import NativeSolver
 from engine.params import load_params
 from evolve.labels import load_many
 

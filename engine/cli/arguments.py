@@ -1,0 +1,160 @@
+"""What both command-line tools share: argument types that refuse nonsense, the options several
+commands take, and one way to end.
+
+A user's mistake ends in one line on stderr naming what is wrong and exit status 2, never
+a traceback; Ctrl-C ends with a short message and status 130; a closed pipe (``| head``)
+ends quietly.
+"""
+
+import argparse
+import math
+import os
+import sys
+
+from engine.constants import MAX_DEPTH, MAX_MOVES
+from engine.native.solver import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
+from engine.play.executors import check_scheduler
+
+SCHEDULER_HELP = ("where games run: a Dask scheduler, tcp://HOST:PORT, or local:N for a Dask cluster of N "
+                  "processes on this machine (default: the experiment's [executor], else the local process pool)")
+
+
+def _integer(text, low, high, words):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected {}, got {!r}".format(words, text))
+    if not low <= value <= high:
+        raise argparse.ArgumentTypeError("expected {}, got {}".format(words, value))
+    return value
+
+
+def positive_int(text):
+    """An integer of at least 1."""
+    return _integer(text, 1, sys.maxsize, "a positive integer")
+
+
+def count(text):
+    """An integer of at least 0."""
+    return _integer(text, 0, sys.maxsize, "an integer of at least 0")
+
+
+def depth(text):
+    """A search depth, 1 to MAX_DEPTH."""
+    return _integer(text, 1, MAX_DEPTH, "a search depth from 1 to {}".format(MAX_DEPTH))
+
+
+def integer_range(low, high):
+    """An argument type for an integer from ``low`` to ``high``."""
+    def parse(text):
+        return _integer(text, low, high, "an integer from {} to {}".format(low, high))
+    return parse
+
+
+def scheduler(text):
+    """A Dask scheduler spec: local:N or tcp://HOST:PORT."""
+    try:
+        return check_scheduler(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error))
+
+
+def positive_seconds(text):
+    """A finite, positive number of seconds."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected seconds, got {!r}".format(text))
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError("expected a positive, finite number of seconds, got {}".format(text))
+    return value
+
+
+def elo_pair(text):
+    """ELO0,ELO1 for --sprt: two numbers, the first below the second."""
+    try:
+        elo0, elo1 = (float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected ELO0,ELO1 such as 0,20, got {!r}".format(text))
+    if not (math.isfinite(elo0) and math.isfinite(elo1) and elo0 < elo1):
+        raise argparse.ArgumentTypeError("expected ELO0 < ELO1, both finite, got {!r}".format(text))
+    return elo0, elo1
+
+
+def add_table_bits(parser, what="each solver process's"):
+    """The --table-bits option of every command that runs the compiled solver."""
+    parser.add_argument("--table-bits", type=integer_range(MIN_TABLE_BITS, MAX_TABLE_BITS), default=DEFAULT_TABLE_BITS,
+                        help="log2 of {} table buckets (32 bytes each; default %(default)s: {} MiB)".format(
+                            what, 2 ** DEFAULT_TABLE_BITS * 32 // 2 ** 20))
+
+
+def add_search_settings(parser, defaults):
+    """--depth, --cpu-budget, --cpu-cap and --solve-from for commands that write a params file;
+    ``defaults`` says in words what an option left out gives."""
+    parser.add_argument("--depth", type=depth, default=None, help="the agent's deepest depth (default: {})".format(defaults))
+    parser.add_argument("--cpu-budget", type=positive_seconds, default=None,
+                        help="CPU seconds a move is meant to take (default: {})".format(defaults))
+    parser.add_argument("--cpu-cap", type=positive_seconds, default=None,
+                        help="CPU seconds no move may pass (default: {}, at least the budget)".format(defaults))
+    parser.add_argument("--solve-from", type=integer_range(0, MAX_MOVES), default=None,
+                        help="the ply from which the agent solves exactly ({}: never; default: {})".format(
+                            MAX_MOVES, defaults))
+
+
+def add_json(parser, what="the figures"):
+    parser.add_argument("--json", action="store_true", help="print {} as JSON".format(what))
+
+
+def reporter(args):
+    """The report function of a command with --json: lines printed as they come, or nothing
+    when the result is printed as JSON."""
+    return (lambda line: None) if args.json else print
+
+
+def subcommands(parser, dest, metavar):
+    """A required choice of subcommands under ``parser``."""
+    choices = parser.add_subparsers(dest=dest, metavar=metavar)
+    choices.required = True
+    return choices
+
+
+def folder_to_write(path, option):
+    """``path`` as a folder that exists (created if missing); OSError naming ``option`` when it is a file."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise NotADirectoryError(20, "{} names a file, not a folder".format(option), path)
+    os.makedirs(path, exist_ok=True)
+    return path
+
+
+def file_to_write(path, option):
+    """``path`` as a file that can be written; OSError naming ``option`` when it is a folder."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(21, "{} names a folder; give a file name (for example {})".format(
+            option, os.path.join(path, "params.json")), path)
+    return path
+
+
+def run_command(prog, args, user_errors, on_interrupt="interrupted", on_os_error=""):
+    """Run ``args.handler(args)``; the exit status, with every expected failure as one clear line.
+
+    ``user_errors``: exception classes whose message is the whole story. ``on_os_error``:
+    a line to add after a file-system failure (for example that a run can be resumed).
+    """
+    command = " ".join(part for part in (prog, args.command, getattr(args, "target", None)) if part)
+    try:
+        return args.handler(args)
+    except user_errors as error:
+        print("{}: {}".format(command, error), file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # The reader went away (``| head``): nothing more to say, and nothing to say it to.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except OSError as error:
+        where = "{}: ".format(error.filename) if error.filename else ""
+        print("{}: {}{}{}".format(command, where, error.strerror or error,
+                                  "\n" + on_os_error if on_os_error else ""), file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\n" + on_interrupt, file=sys.stderr)
+        return 130

@@ -1,0 +1,39 @@
+"""The ``littlego`` command: matches, the course judge, bundling, GTP, play and replay, the
+exact solver and the opening book, training, benchmarks; each group's parser and handlers
+live in its own module here."""
+
+import argparse
+import sys
+
+from engine.book import BookError
+from engine.params import ParamsError
+from engine.cli import bench, book, bundle, engines, match, play, solve, train
+from engine.cli.arguments import run_command, subcommands
+from engine.data import DataError
+from engine.native.compiler import NativeError
+from engine.play.executors import ExecutorError
+from engine.play.sgf import SgfError
+from engine.training.qlearning import TrainingError
+
+GROUPS = (bench, bundle, match, engines, play, solve, book, train)
+# A user's mistake in any command: bad params, data, books, player specs or settings, each named in the message.
+USER_ERRORS = (ParamsError, DataError, SgfError, ExecutorError, TrainingError, NativeError, BookError, ValueError)
+
+
+def build_parser():
+    """The argument parser of ``littlego``."""
+    parser = argparse.ArgumentParser(
+        prog="littlego", description="Little-Go (5x5 Go of the USC CSCI-561 course): engine tools.")
+    commands = subcommands(parser, "command", "COMMAND")
+    for group in GROUPS:
+        group.register(commands)
+    return parser
+
+
+def main(argv=None):
+    """Entry point of the ``littlego`` console script."""
+    return run_command("littlego", build_parser().parse_args(argv), USER_ERRORS)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+"""``littlego match``: two players, many games, the figures and (optionally) an SPRT."""
+
+import json
+import sys
+import time
+
+from engine.constants import BLACK, COURSE_CPU_LIMIT, MAX_MOVES, WHITE
+from engine.cli.arguments import (
+    SCHEDULER_HELP, elo_pair, folder_to_write, integer_range, positive_int, positive_seconds, scheduler,
+)
+from engine.play.match import format_report, run_match
+from engine.players.specs import KNOWN
+
+
+def register(commands):
+    match = commands.add_parser(
+        "match", help="play a match between two players and report it",
+        description="Play GAMES games between players A and B, colours alternating, in parallel "
+                    "and reproducibly from --seed. Ctrl-C (SIGINT) ends the match early and reports the "
+                    "games finished (exit status 130). Players: " + KNOWN + ".")
+    match.add_argument("a", metavar="A", help="first player spec")
+    match.add_argument("b", metavar="B", help="second player spec")
+    match.add_argument("--games", type=positive_int, default=20, help="games to play (default 20)")
+    match.add_argument("--jobs", type=positive_int, default=None, help="parallel games (default: all cores)")
+    match.add_argument("--seed", type=int, default=1, help="match seed (default 1)")
+    match.add_argument("--random-opening", type=integer_range(0, MAX_MOVES - 2), default=0, metavar="K",
+                       help="start each colour-swapped pair from the same K random plies")
+    match.add_argument("--cpu-limit", type=positive_seconds, default=COURSE_CPU_LIMIT, metavar="SECONDS",
+                       help="CPU seconds per move for program players (default %(default)s, as the course)")
+    match.add_argument("--colour", choices=("alternate", "black", "white"), default="alternate",
+                       help="A's colour: alternating (default; pairs share an opening), or the same in every "
+                            "game, each game with its own opening (to measure A as Black, say)")
+    match.add_argument("--sgf", metavar="DIR", help="write every game as SGF into DIR")
+    match.add_argument("--sprt", type=elo_pair, metavar="ELO0,ELO1",
+                       help="stop when a sequential probability ratio test (alpha = beta = 0.05) accepts H0 (A is "
+                            "ELO0 Elo stronger than B) or H1 (ELO1); --games is then the most to play")
+    match.add_argument("--scheduler", type=scheduler, default=None, help=SCHEDULER_HELP.replace(
+        "the experiment's [executor], else ", ""))
+    match.add_argument("--json", action="store_true",
+                       help="print one JSON object instead of the table (progress: lines on stderr, as whenever "
+                            "stderr is not a terminal)")
+    match.set_defaults(handler=_match)
+
+
+def _match(args):
+    if args.sgf:
+        folder_to_write(args.sgf, "--sgf")          # before any game is played
+    summary, _ = run_match(args.a, args.b, args.games, jobs=args.jobs, seed=args.seed,
+                           opening_plies=args.random_opening, cpu_limit=args.cpu_limit,
+                           progress=True if not args.json and sys.stderr.isatty() else _match_lines(args.a, args.games),
+                           sgf_dir=args.sgf,
+                           scheduler=args.scheduler, sprt=args.sprt,
+                           a_colour={"black": BLACK, "white": WHITE}.get(args.colour))
+    print(json.dumps(summary.to_json(), indent=2) if args.json else format_report(summary))
+    if summary.interrupted:
+        print("interrupted {}: the figures are for those".format(summary.interrupted), file=sys.stderr)
+        return 130
+    return 0
+
+
+def _match_lines(name_a, games):
+    """Progress for a match whose stderr is no terminal (a log file, or beside --json): a line
+    every twentieth of the games with A's score so far, and the SPRT's state when there is one."""
+    step = max(1, games // 20)
+    started = time.time()
+
+    def report(done, total, test, a_wins):
+        if done % step == 0 or done == total or (test and test.decision):
+            line = "{} of {} games played ({:.0f} s): {} won {}, lost {}".format(
+                done, total, time.time() - started, name_a, a_wins, done - a_wins)
+            if test:
+                line += ", SPRT LLR {:.2f} in ({:.2f}, {:.2f})".format(test.llr, test.lower, test.upper)
+            print(line, file=sys.stderr, flush=True)
+    return report

@@ -1,0 +1,69 @@
+"""``littlego solve``: who wins a position with perfect play, and every move's value."""
+
+import time
+
+from engine.constants import MAX_MOVES, colour_word
+from engine.cli.arguments import integer_range, positive_seconds
+from engine.native.solver import NativeSolver
+from engine.search import SearchTimeout
+from engine.solver import Solver
+from engine.ui.board import board_diagram, describe, position_from_moves, read_position, verdict
+
+
+def register(commands):
+    solve = commands.add_parser(
+        "solve", help="solve a position exactly: who wins with perfect play, by how much, every move's value",
+        description="Search a position to the end of the game (24 plies) and print who wins with perfect play "
+                    "and by how many stones (komi included), and the exact value of every legal move. The "
+                    "position is the end of an SGF record, a course input.txt (give --plies, the plies already "
+                    "played, or it is estimated from the stones), or --moves from the empty board. Pure Python: "
+                    "positions from about ply 10 on solve in seconds to minutes.")
+    solve.add_argument("position", nargs="?", help="SGF file or input.txt")
+    solve.add_argument("--moves", help="moves from the empty board, as i,j or C3 or pass, separated by spaces")
+    solve.add_argument("--plies", type=integer_range(0, MAX_MOVES), help="plies played before an input.txt")
+    solve.add_argument("--seconds", type=positive_seconds, default=120.0,
+                       help="CPU seconds to give up after (default %(default)s)")
+    solve.add_argument("--native", action="store_true",
+                       help="use the compiled solver (needs a C compiler): any position, win or loss of every move")
+    solve.set_defaults(handler=_solve)
+
+
+def _solve(args):
+    if args.moves is not None:
+        position = position_from_moves(args.moves)
+    elif args.position is not None:
+        position = read_position(args.position, args.plies)
+    else:
+        raise ValueError("give a position: an SGF file, an input.txt (with --plies), or --moves")
+    if position.is_over:
+        print("the game is over: {}".format(verdict(position)))
+        return 0
+    print(board_diagram(position))
+    return _solve_native(position) if args.native else _solve_python(position, args.seconds)
+
+
+def _solve_python(position, seconds):
+    solver = Solver()
+    try:
+        values = solver.move_values(position, time.process_time() + seconds)
+    except SearchTimeout:
+        print("not solved within {:g} s of CPU ({:,} nodes): try a later position, more --seconds, or --native "
+              "(the compiled solver)".format(seconds, solver.nodes))
+        return 1
+    best = max(values.values())
+    print("{} to move {} with perfect play, by {:g} (komi included); {:,} nodes".format(
+        colour_word(position.player).capitalize(), "wins" if best > 0 else "loses", abs(best), solver.nodes))
+    for move, margin in sorted(values.items(), key=lambda item: -item[1]):
+        print("  {:<12} {}  {:+g}".format(describe(move), "win " if margin > 0 else "loss", margin))
+    return 0
+
+
+def _solve_native(position):
+    with NativeSolver() as solver:
+        results = solver.move_results(position)
+        nodes = solver.nodes
+    print("{} to move {} with perfect play; {:,} nodes (compiled solver: win or loss only)".format(
+        colour_word(position.player).capitalize(), "wins" if any(results.values()) else "loses", nodes))
+    for move, wins in sorted(results.items(), key=lambda item: not item[1]):
+        print("  {:<12} {}".format(describe(move), "win " if wins else "loss"))
+    return 0

@@ -1,0 +1,124 @@
+"""The compiled exact solver (``native/solve.c``): opening positions and the opening book.
+
+``engine.solver`` settles positions from about ply 10 on in pure Python; earlier ones need
+hundreds of millions of nodes, which only compiled code visits in minutes. This module
+compiles ``native/solve.c`` with the machine's C compiler (once, into a cache folder keyed
+by the source's hash), talks to it over a pipe, and builds the opening book from its
+answers. The rules in C are tested against ``engine.position`` (tests/test_native.py).
+"""
+
+import subprocess
+
+from engine.constants import PASS
+from engine.position import Position
+from engine.native.compiler import NativeError, compiled_solver
+
+NATIVE_PASS = 25          # the C program's number for a pass
+# log2 of the transposition table's buckets of four 8-byte entries: 22 takes 128 MiB a process
+DEFAULT_TABLE_BITS, MIN_TABLE_BITS, MAX_TABLE_BITS = 22, 16, 28
+
+
+def describe_position(position):
+    """The C program's text of a position: colour, ply, previous board, current board."""
+    return "{} {} {} {}".format(position.player, position.moves_played, position.previous_string(),
+                                position.board_string())
+
+
+def position_from_text(text):
+    """The position a ``describe_position`` text names; ValueError when it names none."""
+    player, ply, previous, current = text.split()
+    return Position.from_boards(int(player), previous, current, int(ply))
+
+
+def _move_of(number):
+    return PASS if number == NATIVE_PASS else number
+
+
+class NativeSolver(object):
+    """A running compiled solver; its transposition table lasts as long as the process.
+
+    ``table_bits``: log2 of the table's buckets of four entries (8 bytes each): 22 takes
+    128 MiB, 24 takes 512 MiB.
+    """
+
+    def __init__(self, table_bits=DEFAULT_TABLE_BITS):
+        self.process = subprocess.Popen([compiled_solver(), str(table_bits)], stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        universal_newlines=True, bufsize=1)
+        self.nodes = 0
+
+    def _ask(self, line):
+        try:
+            self.process.stdin.write(line + "\n")
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError) as error:
+            raise NativeError("the compiled solver stopped ({})".format(error))
+        answer = self.process.stdout.readline()
+        if answer and not answer.startswith("error"):
+            self._read_stats()
+        if not answer:
+            raise NativeError("the compiled solver stopped without answering {!r}".format(line))
+        if answer.startswith("error"):
+            raise NativeError("the compiled solver refused {!r}: {}".format(line, answer.strip()))
+        return answer.strip()
+
+    def _read_stats(self):
+        """Count the nodes of the last command from the line the program writes after it."""
+        while True:
+            line = self.process.stderr.readline()
+            if not line:
+                raise NativeError("the compiled solver stopped")
+            if line.startswith("stats nodes"):
+                self.nodes += int(line.split()[-1])
+                return
+
+    def wins(self, position):
+        """Whether the side to move wins with perfect play."""
+        if position.is_over:
+            return position.margin() > 0
+        return self._ask("wins " + describe_position(position)) == "1"
+
+    def move_results(self, position):
+        """{move: whether it wins} for every legal move and PASS."""
+        answer = self._ask("moves " + describe_position(position))
+        results = {}
+        for item in answer.split():
+            move, won = item.split(":")
+            results[_move_of(int(move))] = won == "1"
+        return results
+
+    def book_lines(self, max_ply, start=None, progress=None):
+        """(position, winning move) for every position up to ``max_ply`` that the side to move at
+        ``start`` (Black at the empty board by default) meets if it plays these moves."""
+        try:
+            self.process.stdin.write("book {}{}\n".format(
+                max_ply, " " + describe_position(start) if start is not None else ""))
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError) as error:
+            raise NativeError("the compiled solver stopped ({})".format(error))
+        while True:
+            line = self.process.stdout.readline()
+            if not line:
+                raise NativeError("the compiled solver stopped while building the book")
+            line = line.split()
+            if line == ["end"]:
+                self._read_stats()
+                break
+            position, move = position_from_text(" ".join(line[:4])), line[4]
+            if progress:
+                progress(position)
+            yield position, _move_of(int(move))
+
+    def close(self):
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            self.process.wait()
+        for stream in (self.process.stdout, self.process.stderr):
+            stream.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False

@@ -1,0 +1,7 @@
+"""Playing games: one game, many in parallel, their figures and their records.
+
+Reading guide: ``game`` plays one game as the course's host does and returns a
+``GameRecord``; ``match`` plays many between two players (on an ``executors`` pool or a
+Dask cluster) and sums them up in a ``MatchSummary``; ``stats`` is the pure statistics
+(Wilson interval, Elo, SPRT); ``sgf`` writes and reads game records.
+"""

@@ -1,0 +1,179 @@
+"""Where games run: the local process pool, or a Dask cluster; the same results from either.
+
+A game job depends only on its arguments, so an executor is just an ordered ``map``.
+``executor(spec, workers)`` makes one from a scheduler spec:
+
+- ``None``: the local process pool (``pool``) with ``workers`` processes;
+- ``local:N``: a Dask ``LocalCluster`` of N single-threaded worker processes on this machine;
+- ``tcp://HOST:PORT`` (or ``tls://``): the scheduler of a Dask cluster already running.
+
+Before any game, every Dask worker is asked for its fingerprint of the project (a hash of
+the ``engine`` and ``evolve`` sources it would run): a worker without the project, or with
+another version of it, stops the command with a message naming the worker.
+"""
+
+import hashlib
+import importlib.util
+import logging
+import os
+import re
+
+import engine
+from engine.common.pools import process_pool
+
+SCHEDULER_FORMS = "local:N or tcp://HOST:PORT"
+_SCHEDULER = re.compile(r"^(local:[1-9][0-9]{0,3}|(tcp|tls)://[^\s/:]+:[0-9]{1,5})$")
+
+
+class ExecutorError(RuntimeError):
+    """The cluster cannot be used, or was lost; the message says which worker or scheduler and why."""
+
+
+def check_scheduler(text):
+    """``text`` if it is a scheduler spec; ValueError saying what the forms are."""
+    if not isinstance(text, str) or not _SCHEDULER.match(text):
+        raise ValueError("{!r} is not a scheduler: expected {}".format(text, SCHEDULER_FORMS))
+    return text
+
+
+def project_fingerprint():
+    """A hash of the project's sources as this process would run them (engine and evolve packages)."""
+    digest = hashlib.sha256()
+    folders = [os.path.dirname(os.path.abspath(engine.__file__))]
+    spec = importlib.util.find_spec("evolve")
+    if spec is not None and spec.submodule_search_locations:
+        folders.extend(spec.submodule_search_locations)
+    for folder in folders:
+        for root, dirs, files in sorted(os.walk(folder)):
+            dirs.sort()
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    path = os.path.join(root, name)
+                    digest.update(os.path.relpath(path, os.path.dirname(folder)).encode())
+                    with open(path, "rb") as handle:
+                        digest.update(handle.read())
+    return digest.hexdigest()[:16]
+
+
+CHUNKS_PER_WORKER = 16
+
+
+def apply_all(function, items):
+    """A Dask task: ``function`` over a chunk of items."""
+    return [function(item) for item in items]
+
+
+class LocalPool(object):
+    """The local process pool: ``workers`` forked processes."""
+
+    def __init__(self, workers):
+        self.workers = workers
+        self.pool = None
+
+    def __enter__(self):
+        self.pool = process_pool(self.workers).__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self.pool.__exit__(*exc)
+
+    def map(self, function, items):
+        """Results in the order of ``items``, as they are ready."""
+        return self.pool.imap(function, items, chunksize=1)
+
+    def describe(self):
+        return {"executor": "local pool", "workers": self.workers, "threads": self.workers}
+
+
+class DaskExecutor(object):
+    """A Dask cluster through ``distributed.Client``: tasks are rescheduled when a worker dies."""
+
+    def __init__(self, scheduler):
+        self.scheduler = check_scheduler(scheduler)
+        self.client = self.cluster = None
+
+    def __enter__(self):
+        import distributed           # only the Dask executor needs it, and it is slow to import
+        # Dask's own log would print tracebacks for what ends here as one clear ExecutorError.
+        for name in ["distributed"] + [n for n in logging.root.manager.loggerDict if n.startswith("distributed.")]:
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+        try:
+            if self.scheduler.startswith("local:"):
+                self.cluster = distributed.LocalCluster(
+                    n_workers=int(self.scheduler[6:]), threads_per_worker=1, processes=True,
+                    host="127.0.0.1", dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL)
+                self.client = distributed.Client(self.cluster)
+            else:
+                self.client = distributed.Client(self.scheduler, timeout="20s")
+        except (OSError, TimeoutError) as error:
+            self.__exit__(None, None, None)
+            raise ExecutorError("cannot reach the Dask scheduler at {}: {}".format(self.scheduler, error))
+        self._check_workers()
+        return self
+
+    def _check_workers(self):
+        workers = self.client.scheduler_info()["workers"]
+        if not workers:
+            self.client.wait_for_workers(1, timeout=60)
+        mine = project_fingerprint()
+        try:
+            theirs = self.client.run(project_fingerprint, on_error="return")
+        except Exception as error:
+            raise ExecutorError("cannot check the workers of {}: {}".format(self.scheduler, error))
+        for address, fingerprint in sorted(theirs.items()):
+            if isinstance(fingerprint, BaseException):
+                raise ExecutorError("Dask worker {} cannot run littlego ({}: {}); install this project there "
+                                    "(pip install .) and restart the worker".format(
+                                        address, type(fingerprint).__name__, fingerprint))
+            if fingerprint != mine:
+                raise ExecutorError("Dask worker {} runs another version of littlego (sources {} here, {} there); "
+                                    "install this version there and restart the worker".format(
+                                        address, mine, fingerprint))
+
+    def __exit__(self, *exc):
+        for thing in (self.client, self.cluster):
+            if thing is not None:
+                try:
+                    thing.close()
+                except Exception:
+                    pass
+        self.client = self.cluster = None
+        return False
+
+    def map(self, function, items):
+        """Results in the order of ``items``; ExecutorError if the scheduler is lost on the way.
+
+        Items go in chunks, about CHUNKS_PER_WORKER a worker, so that short games do not pay
+        the scheduler's cost one by one; a chunk lost with its worker is run again elsewhere.
+        """
+        import distributed
+        items = list(items)
+        workers = max(len(self.client.scheduler_info()["workers"]), 1)
+        size = max(1, -(-len(items) // (workers * CHUNKS_PER_WORKER)))
+        chunks = [items[k:k + size] for k in range(0, len(items), size)]
+        try:
+            futures = self.client.map(apply_all, [function] * len(chunks), chunks, pure=False)
+        except Exception as error:
+            raise ExecutorError("the Dask scheduler at {} went away: {}".format(self.scheduler, error))
+        try:
+            for future in futures:
+                for result in future.result():
+                    yield result
+        except distributed.client.FutureCancelledError as error:
+            raise ExecutorError("the Dask scheduler at {} went away: {}".format(self.scheduler, error))
+        except (OSError, TimeoutError, distributed.comm.CommClosedError) as error:
+            raise ExecutorError("the Dask scheduler at {} went away: {}".format(self.scheduler, error))
+        finally:
+            for future in futures:
+                future.release()
+
+    def describe(self):
+        info = self.client.scheduler_info()
+        threads = sum(worker.get("nthreads", 1) for worker in info["workers"].values())
+        return {"executor": "dask", "scheduler": self.scheduler, "workers": len(info["workers"]),
+                "threads": threads, "dashboard": self.client.dashboard_link}
+
+
+def executor(scheduler=None, workers=1):
+    """The executor for a scheduler spec (None: the local pool with ``workers`` processes)."""
+    return LocalPool(workers) if scheduler is None else DaskExecutor(scheduler)

@@ -1,0 +1,236 @@
+"""Matches between two players: parallel, reproducible, reported as tournament players expect.
+
+Game ``k`` of a match gives Black to player A when ``k`` is even, to B when odd; the two
+games of a pair start from the same random opening and differ only in colours. A match may
+instead give A one colour in every game (``a_colour``: how a side's strength as Black is
+measured); each game then has an opening of its own. Every game depends only on (specs,
+seed, game index, colours), so a match replays exactly.
+"""
+
+import math
+import os
+import time
+from collections import Counter, namedtuple
+from dataclasses import dataclass
+from typing import Dict, List, Optional
+
+from tqdm import tqdm
+
+from engine.constants import BLACK, WHITE, COURSE_CPU_LIMIT, colour_word
+from engine.protocol import write_atomic
+from engine.play.game import GameRecord, play_game
+from engine.play.stats import SprtState, elo_with_margin, sprt_state, wilson_interval
+from engine.players.base import Reason
+from engine.play.executors import executor
+from engine.play.sgf import game_sgf, result_text
+from engine.players.specs import make_player
+from engine.common.seeds import derive_seed
+
+class MatchGame(namedtuple("MatchGame", GameRecord._fields + ("index", "a_colour"))):
+    """One game of a match: its GameRecord's fields, the game's index and A's colour in it."""
+
+    __slots__ = ()
+
+    @property
+    def a_won(self):
+        return self.winner == self.a_colour
+
+
+def game_job(job):
+    """Worker: play one game of a match; a MatchGame (pure in its arguments)."""
+    index, spec_a, spec_b, seed, opening_plies, cpu_limit, fixed = job   # fixed: A's colour in every game, or None
+    a_colour = fixed or (BLACK if index % 2 == 0 else WHITE)
+    black_spec, white_spec = (spec_a, spec_b) if a_colour == BLACK else (spec_b, spec_a)
+    black, white = make_player(black_spec, cpu_limit), make_player(white_spec, cpu_limit)
+    record = play_game(black, white, seed=derive_seed(seed, index), opening_plies=opening_plies,
+                       opening_seed=derive_seed(seed, index if fixed else index // 2), cpu_limit=cpu_limit)
+    return MatchGame(*record, index=index, a_colour=a_colour)
+
+
+@dataclass
+class MatchSummary:
+    """A match's figures, by player name (``a`` and ``b``: the specs, numbered when they are equal)."""
+
+    a: str
+    b: str
+    games: int
+    wins: Dict[str, int]
+    wins_by_colour: Dict[str, Dict[str, int]]
+    a_win_rate: float
+    a_win_rate_95ci: List[float]
+    elo: Optional[float]                     # None where one-sided results leave it unbounded
+    elo_95_margin: Optional[float]
+    a_mean_stone_margin: float
+    cpu_per_move: Dict[str, Dict[str, float]]
+    end: Dict[str, int]                      # games by how they ended (every Reason)
+    faults: List[str]
+    seconds: float = 0.0
+    seed: int = 1
+    random_opening: int = 0
+    jobs: int = 1
+    a_colour: str = "alternating"
+    sprt: Optional[SprtState] = None
+    interrupted: Optional[str] = None        # "after N of M games" when Ctrl-C ended it
+
+    def to_json(self):
+        """The summary as one JSON-ready object (no ``sprt``/``interrupted`` where there are none)."""
+        document = {name: value for name, value in vars(self).items() if value is not None}
+        if self.sprt is not None:
+            document["sprt"] = self.sprt.to_json()
+        return document
+
+
+def summarise(spec_a, spec_b, results):
+    """The MatchSummary of these MatchGames."""
+    name_a, name_b = (spec_a, spec_b) if spec_a != spec_b else (spec_a + " #1", spec_b + " #2")
+    games = len(results)
+    a_wins = sum(1 for r in results if r.a_won)
+    by_colour = {name_a: {"black": 0, "white": 0}, name_b: {"black": 0, "white": 0}}
+    margins, cpu = [], {name_a: [], name_b: []}
+    for r in results:
+        by_colour[name_a if r.a_won else name_b][colour_word(r.winner)] += 1
+        a_margin = r.black_stones - r.white_stones
+        margins.append(a_margin if r.a_colour == BLACK else -a_margin)
+        for colour, seconds in r.cpu:
+            cpu[name_a if colour == r.a_colour else name_b].append(seconds)
+    low, high = wilson_interval(a_wins, games)
+    elo, elo_margin = elo_with_margin(a_wins, games) if games else (math.nan, math.nan)
+    ends = Counter(r.reason for r in results)
+    return MatchSummary(
+        a=name_a, b=name_b, games=games, wins={name_a: a_wins, name_b: games - a_wins},
+        wins_by_colour=by_colour, a_win_rate=a_wins / games if games else 0.0, a_win_rate_95ci=[low, high],
+        # JSON has no infinity: an Elo difference that one-sided results leave unbounded is None.
+        elo=elo if math.isfinite(elo) else None,
+        elo_95_margin=elo_margin if math.isfinite(elo_margin) else None,
+        a_mean_stone_margin=sum(margins) / games if games else 0.0,
+        cpu_per_move={name: {"mean": (sum(s) / len(s)) if s else 0.0, "max": max(s) if s else 0.0}
+                      for name, s in cpu.items()},
+        end={reason.value: ends.get(reason, 0) for reason in Reason},
+        faults=[r.detail for r in results if r.reason != Reason.END][:20])
+
+
+def match_sprt(results, elo0, elo1):
+    """The SPRT's state after these games."""
+    wins = sum(1 for r in results if r.a_won)
+    return sprt_state(wins, len(results) - wins, elo0, elo1)
+
+
+def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
+              cpu_limit=COURSE_CPU_LIMIT, progress=True, sgf_dir=None, scheduler=None, sprt=None,
+              a_colour=None):
+    """Play the match; (MatchSummary, the MatchGames in game order).
+
+    ``a_colour``: BLACK or WHITE gives A that colour in every game (default: alternating).
+
+    ``sprt=(elo0, elo1)``: stop as soon as a sequential probability ratio test (alpha = beta
+    = 0.05) accepts either hypothesis about A's Elo over B, checked after each pair of games
+    (the same opening with colours swapped); ``games`` is then the most it plays.
+
+    ``progress``: True draws a bar; a function hears ``(games done, games, the SPRT's state or
+    None, A's wins so far)`` after each game.
+
+    A KeyboardInterrupt (Ctrl-C) after some games ends the match there: the summary covers
+    the games finished, and says ``interrupted``; before the first game ends, it propagates.
+    """
+    for spec in (spec_a, spec_b):
+        make_player(spec).close()            # a bad spec fails here, before any worker starts
+    if sprt and a_colour:
+        raise ValueError("the SPRT compares colour-swapped pairs: it needs alternating colours")
+    jobs = jobs or os.cpu_count() or 1
+    work = [(k, spec_a, spec_b, seed, opening_plies, cpu_limit, a_colour) for k in range(games)]
+    bar = tqdm(total=games, unit="game", desc="{} vs {}".format(spec_a, spec_b), leave=False) if progress is True else None
+    if bar:
+        def progress(done, total, test, a_wins):
+            bar.set_postfix_str("{} {}-{}".format(spec_a, a_wins, done - a_wins), refresh=False)
+            bar.update(1)
+    started = time.time()
+    results, test, interrupted = [], None, False
+    try:
+        if jobs == 1 and scheduler is None:
+            test = _collect((game_job(job) for job in work), results, games, sprt, progress)
+        else:
+            with executor(scheduler, jobs) as games_executor:        # results come in game order
+                test = _collect(games_executor.map(game_job, work), results, games, sprt, progress)
+    except KeyboardInterrupt:
+        if not results:
+            raise
+        interrupted = True                  # Ctrl-C: the games finished so far are the match
+    finally:
+        if bar:
+            bar.close()
+    results.sort(key=lambda r: r.index)
+    summary = summarise(spec_a, spec_b, results)
+    summary.seconds, summary.seed, summary.random_opening, summary.jobs = time.time() - started, seed, opening_plies, jobs
+    summary.a_colour = colour_word(a_colour) if a_colour else "alternating"
+    if sprt:
+        summary.sprt = test or match_sprt(results, *sprt)
+    if interrupted:
+        summary.interrupted = "after {} of {} games".format(len(results), games)
+    if sgf_dir:
+        write_sgf_games(sgf_dir, results)
+    return summary, results
+
+
+def _collect(stream, results, games, sprt, progress):
+    """Append the games of ``stream`` to ``results`` until it ends or the SPRT decides; the SPRT's
+    last state (None without one). ``results`` keeps what came before a Ctrl-C."""
+    test, a_wins = None, 0
+    for result in stream:
+        results.append(result)
+        a_wins += result.a_won
+        if sprt and len(results) % 2 == 0:
+            test = match_sprt(results, *sprt)
+        if progress:
+            progress(len(results), games, test, a_wins)
+        if test and test.decision:
+            break
+    return test
+
+
+def write_sgf_games(directory, results):
+    """Every game as an SGF file in ``directory``."""
+    if not os.path.isdir(directory):
+        os.makedirs(directory)
+    for r in results:
+        record = game_sgf(r.moves, r.black, r.white,
+                          result_text(r.winner, r.black_stones, r.white_stones, r.reason != Reason.END),
+                          r.detail or None)
+        write_atomic(os.path.join(directory, "game-{:04d}.sgf".format(r.index)), record)
+
+
+def format_report(summary):
+    """The match as a cutechess-style table."""
+    a, b = summary.a, summary.b
+    width = max(len(a), len(b), 6)
+    lines = ["{:<{w}} {:>6} {:>8} {:>8} {:>11} {:>10}".format(
+        "player", "wins", "as Black", "as White", "CPU/move", "worst CPU", w=width)]
+    for name in (a, b):
+        colour = summary.wins_by_colour[name]
+        cpu = summary.cpu_per_move[name]
+        lines.append("{:<{w}} {:>6} {:>8} {:>8} {:>10.3f}s {:>9.3f}s".format(
+            name, summary.wins[name], colour["black"], colour["white"], cpu["mean"], cpu["max"], w=width))
+    low, high = summary.a_win_rate_95ci
+    lines.append("")
+    lines.append("Games: {}   {} win rate: {:.1%} (95% CI {:.1%} to {:.1%})".format(
+        summary.games, a, summary.a_win_rate, low, high))
+    elo, margin = summary.elo, summary.elo_95_margin
+    if elo is None:
+        lines.append("Elo difference: unbounded (one side won every game)")
+    elif margin is None:
+        lines.append("Elo difference: {:+.1f} (error margin unbounded: too few games lost)".format(elo))
+    else:
+        lines.append("Elo difference: {:+.1f} +/- {:.1f}".format(elo, margin))
+    lines.append("Mean stone margin for {}: {:+.2f} (stones, no komi)".format(a, summary.a_mean_stone_margin))
+    ends = ", ".join("{} {}".format(k, v) for k, v in summary.end.items() if v)
+    lines.append("Game ends: {}".format(ends))
+    for fault in summary.faults:
+        lines.append("  fault: {}".format(fault))
+    test = summary.sprt
+    if test:
+        verdict = {"H1": "H1 accepted: {} is at least {:+g} Elo stronger".format(a, test.elo1),
+                   "H0": "H0 accepted: {} is not {:+g} Elo stronger (at most {:+g})".format(a, test.elo1, test.elo0),
+                   None: "inconclusive after {} games".format(test.games)}[test.decision]
+        lines.append("SPRT [{:+g}, {:+g}] (alpha {:g}, beta {:g}): LLR {:.2f} in ({:.2f}, {:.2f}): {}".format(
+            test.elo0, test.elo1, test.alpha, test.beta, test.llr, test.lower, test.upper, verdict))
+    lines.append("Time: {:.1f} s with {} jobs".format(summary.seconds, summary.jobs))
+    return "\n".join(lines)

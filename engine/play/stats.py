@@ -1,0 +1,76 @@
+"""The statistics of a match, apart from playing it: pure functions of counts.
+
+The Wilson score interval of a win rate, the Elo difference a score implies with its
+margin (as cutechess reports it), and Wald's sequential probability ratio test on won and
+lost games (as fishtest and OpenBench run it, with a binomial model: no draws in Little-Go).
+"""
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Optional
+
+Z95 = 1.959963984540054          # the two-sided 95% quantile of the normal distribution
+
+
+def wilson_interval(wins, games, z=Z95):
+    """95% Wilson score interval of a win rate."""
+    if games == 0:
+        return 0.0, 1.0
+    p = wins / games
+    centre = (p + z * z / (2 * games)) / (1 + z * z / games)
+    half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / (1 + z * z / games)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def elo_difference(score):
+    """Elo difference implied by a score rate (inf at 0 or 1)."""
+    if score <= 0:
+        return -math.inf
+    if score >= 1:
+        return math.inf
+    return -400 * math.log10(1 / score - 1)
+
+
+def elo_with_margin(wins, games):
+    """(Elo difference, its 95% error margin), as cutechess reports it."""
+    score = wins / games
+    deviation = math.sqrt(score * (1 - score) / games)
+    low, high = elo_difference(score - Z95 * deviation), elo_difference(score + Z95 * deviation)
+    return elo_difference(score), (high - low) / 2
+
+
+def sprt_bounds(alpha=0.05, beta=0.05):
+    """(lower, upper) log-likelihood-ratio bounds of Wald's test: accept H0 below, H1 above."""
+    return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
+
+
+def sprt_llr(wins, losses, elo0, elo1):
+    """Log-likelihood ratio of H1 (A is ``elo1`` stronger) against H0 (``elo0``), for won/lost games."""
+    p0, p1 = (1 / (1 + 10 ** (-elo / 400)) for elo in (elo0, elo1))
+    return wins * math.log(p1 / p0) + losses * math.log((1 - p1) / (1 - p0))
+
+
+@dataclass(frozen=True)
+class SprtState:
+    """The test after some games: its hypotheses, LLR, bounds and decision (None while it goes on)."""
+
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    llr: float
+    lower: float
+    upper: float
+    games: int
+    decision: Optional[str]          # "H1", "H0" or None
+
+    def to_json(self):
+        return asdict(self)
+
+
+def sprt_state(wins, losses, elo0, elo1, alpha=0.05, beta=0.05):
+    """The SprtState after ``wins`` and ``losses`` of A's."""
+    llr = sprt_llr(wins, losses, elo0, elo1)
+    lower, upper = sprt_bounds(alpha, beta)
+    decision = "H1" if llr >= upper else "H0" if llr <= lower else None
+    return SprtState(elo0, elo1, alpha, beta, llr, lower, upper, wins + losses, decision)

@@ -1,0 +1,31 @@
+"""GNU Go as a player: one case of a GTP engine (``gtp:`` players), seeded per game.
+
+Its answers are judged by our rules like anyone's (see ``engine.arena.gtp``).
+"""
+
+import os
+import shutil
+
+from engine.players.gtp import GtpPlayer
+
+GNUGO = "/usr/games/gnugo"
+MAX_LEVEL = 10
+
+
+def gnugo_path():
+    """The GNU Go binary, or None when it is not installed."""
+    if os.path.exists(GNUGO):
+        return GNUGO
+    return shutil.which("gnugo")
+
+
+def gnugo_player(level=None, spec=None):
+    """GNU Go at a level (0..MAX_LEVEL; its default, 10, when None), a fresh process per game."""
+    binary = gnugo_path()
+    if not binary:
+        raise ValueError("GNU Go is not installed (apt-get install gnugo)")
+
+    def argv(seed):
+        command = [binary, "--mode", "gtp", "--seed", str(seed % 2 ** 31 or 1)]
+        return command + (["--level", str(level)] if level is not None else [])
+    return GtpPlayer(argv, spec or ("gnugo" if level is None else "gnugo:{}".format(level)))

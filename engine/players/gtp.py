@@ -1,0 +1,190 @@
+"""Any engine speaking GTP (the Go Text Protocol, version 2) as a player, and GTP's vertices.
+
+``GtpClient`` drives another engine over a pipe, with a wall-clock limit on every answer;
+``GtpPlayer`` makes it a player (``gtp:COMMAND``; GNU Go is one case of it), its answers
+judged by our rules like anyone's. Vertices (``C3``) convert to and from points here.
+"""
+
+import os
+import select
+import shlex
+import shutil
+import subprocess
+import time
+
+from engine.bitboard import points_of
+from engine.constants import BLACK, BOARD_SIZE, KOMI, PASS, WHITE, colour_word
+from engine.position import IllegalMove, Position
+from engine.players.base import Player, PlayerFault, Reason
+
+COLUMNS = "ABCDEFGHJKLMNOPQRST"[:BOARD_SIZE]       # GTP skips the letter I
+
+
+class GtpError(Exception):
+    """A command that fails: the engine answers ``? message``."""
+
+
+def point_to_vertex(move):
+    """GTP vertex of a point (columns from A, skipping I; rows counted from the bottom), or ``pass``."""
+    if move == PASS:
+        return "pass"
+    i, j = divmod(move, BOARD_SIZE)
+    return "{}{}".format(COLUMNS[j], BOARD_SIZE - i)
+
+
+def vertex_to_point(text):
+    """Point or PASS of a GTP vertex (any case); ValueError naming the text when it is not one on this board."""
+    word = text.strip().upper()
+    if word == "PASS":
+        return PASS
+    if len(word) >= 2 and word[0] in COLUMNS and word[1:].isdigit() and 1 <= int(word[1:]) <= BOARD_SIZE:
+        return BOARD_SIZE * (BOARD_SIZE - int(word[1:])) + COLUMNS.index(word[0])
+    raise ValueError("{!r} is not a vertex of the {}x{} board (A1 to {}{}, or pass)".format(
+        text, BOARD_SIZE, BOARD_SIZE, COLUMNS[-1], BOARD_SIZE))
+
+
+class GtpClient(object):
+    """Another GTP engine over a pipe; every answer within ``wall_limit`` seconds or a TIMEOUT fault."""
+
+    def __init__(self, argv, wall_limit=60.0):
+        self.argv = argv
+        self.wall_limit = wall_limit
+        try:
+            self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                            stderr=subprocess.DEVNULL, start_new_session=True)
+        except OSError as error:
+            raise PlayerFault(Reason.CRASH, "cannot start {!r}: {}".format(" ".join(argv), error.strerror or error))
+        self.buffer = b""
+
+    def command(self, line):
+        """The result of one command; GtpError for a ``?`` answer, PlayerFault if the engine dies or hangs."""
+        try:
+            self.process.stdin.write((line + "\n").encode("utf-8"))
+            self.process.stdin.flush()
+        except OSError as error:
+            raise PlayerFault(Reason.CRASH, "the engine stopped reading ({}) at {!r}".format(error.strerror or error, line))
+        deadline = time.monotonic() + self.wall_limit
+        while b"\n\n" not in self.buffer.replace(b"\r", b""):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise PlayerFault(Reason.TIMEOUT, "no answer to {!r} in {:.0f} s of wall time".format(line, self.wall_limit))
+            ready, _, _ = select.select([self.process.stdout], [], [], left)
+            if ready:
+                chunk = os.read(self.process.stdout.fileno(), 65536)
+                if not chunk:
+                    raise PlayerFault(Reason.CRASH, "the engine closed its output after {!r}".format(line))
+                self.buffer += chunk
+        self.buffer = self.buffer.replace(b"\r", b"")
+        answer, self.buffer = self.buffer.split(b"\n\n", 1)
+        text = answer.decode("utf-8", "replace").strip()
+        if text.startswith("="):
+            return text[1:].lstrip("0123456789").strip()
+        if text.startswith("?"):
+            raise GtpError(text[1:].lstrip("0123456789").strip())
+        raise PlayerFault(Reason.BAD_OUTPUT, "not a GTP answer to {!r}: {!r}".format(line, text[:100]))
+
+    def cpu_seconds(self):
+        """CPU seconds the engine has used so far (from /proc; 0 where that is not available)."""
+        try:
+            with open("/proc/{}/stat".format(self.process.pid)) as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return 0.0
+
+    def close(self):
+        try:
+            self.process.stdin.write(b"quit\n")
+            self.process.stdin.flush()
+            self.process.wait(timeout=5)
+        except (OSError, ValueError, subprocess.TimeoutExpired):
+            self.process.kill()
+            self.process.wait()
+
+
+class GtpPlayer(Player):
+    """Any GTP engine as a player: one process per game, kept in step with the game move by move.
+
+    ``argv_for_seed(seed)`` gives the command line of a game (GNU Go takes its seed there).
+    The engine is told each move it did not make; when it cannot be (the first move of a game
+    from a random opening) the board is set up by alternating plays. A resignation counts as
+    a pass, as the course has no resignation.
+    """
+
+    def __init__(self, argv_for_seed, spec, wall_limit=60.0):
+        self.argv_for_seed = argv_for_seed
+        self.spec = spec
+        self.wall_limit = wall_limit
+        self.client = None
+        self.shown = None
+
+    def new_game(self, colour, seed):
+        Player.new_game(self, colour, seed)
+        self.close()
+        self.client = GtpClient(self.argv_for_seed(seed), self.wall_limit)
+        for line in ("boardsize {}".format(BOARD_SIZE), "clear_board", "komi {}".format(KOMI)):
+            self._ask(line)
+        self.shown = Position.initial()
+
+    def _ask(self, line):
+        try:
+            return self.client.command(line)
+        except GtpError as error:
+            raise PlayerFault(Reason.BAD_OUTPUT, "{!r} answered ? {}".format(line, error))
+
+    def _sync(self, position):
+        """Tell the engine the moves since it last knew the game, or set the board up anew."""
+        if self.shown is not None and self.shown.moves_played + 1 == position.moves_played:
+            for move in points_of(self.shown.legal_mask()) + [PASS]:
+                if self.shown.play_point(move) == position:
+                    self._ask("play {} {}".format(colour_word(self.shown.player), point_to_vertex(move)))
+                    return
+        if self.shown == position:
+            return
+        self._ask("clear_board")
+        black, white = points_of(position.black), points_of(position.white)
+        colour = BLACK
+        while black or white or colour != position.player:
+            stones = black if colour == BLACK else white
+            vertex = point_to_vertex(stones.pop(0)) if stones else "pass"
+            self._ask("play {} {}".format(colour_word(colour), vertex))
+            colour = BLACK + WHITE - colour
+
+    def timed_move(self, position):
+        before = self.client.cpu_seconds()
+        self._sync(position)
+        answer = self._ask("genmove {}".format(colour_word(position.player)))
+        seconds = self.client.cpu_seconds() - before
+        if answer.strip().lower() == "resign":
+            move = PASS
+        else:
+            try:
+                move = vertex_to_point(answer)
+            except ValueError:
+                raise PlayerFault(Reason.BAD_OUTPUT, "genmove answered {!r}".format(answer))
+        try:
+            self.shown = position.play_point(move)
+        except IllegalMove:
+            self.shown = None          # the host judges it; the game ends there
+        return move, seconds
+
+    def move(self, position):
+        return self.timed_move(position)[0]
+
+    def close(self):
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+
+
+def gtp_player(command, spec=None, wall_limit=60.0):
+    """A GtpPlayer for a command line (``littlego gtp --player handset@4``); ValueError when it cannot run."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as error:
+        raise ValueError("player {!r}: {}".format(spec or "gtp:" + command, error))
+    if not argv:
+        raise ValueError("player {!r}: expected gtp:COMMAND".format(spec or "gtp:"))
+    if shutil.which(argv[0]) is None:
+        raise ValueError("player {!r}: {!r} is not a program on the PATH".format(spec or "gtp:" + command, argv[0]))
+    return GtpPlayer(lambda seed: argv, spec or "gtp:" + command, wall_limit)

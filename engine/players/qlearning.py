@@ -1,0 +1,270 @@
+"""Tabular Q-learning over a small game interface, Little-Go's states under the 8 board
+symmetries, and the ``qlearning[:TABLE]`` player.
+
+Reading guide: a *game* (``LittleGo`` here, tic-tac-toe in the tests) says what a state's
+legal actions are, plays one, tells when it is over and who won, and ``observe``s a state
+as the learner sees it: a hashable key and each legal action's name in the key's frame
+(for Little-Go the canonical board under the symmetries, and the action turned with it).
+``QLearner`` holds the table and the one-step rule; ``play_episode`` runs one game between
+the learner and any opponent and updates the learner at each of its decisions.
+"""
+
+import gzip
+import json
+
+from engine.bitboard import BIT, points_of
+from engine.constants import BOARD_SIZE, MAX_MOVES, NUM_POINTS, PASS
+from engine.position import Position
+from engine.protocol import write_atomic
+from engine.players.base import Player
+from engine.players.scripted import GreedyPlayer
+
+TABLE_FORMAT = 1
+
+
+# -- the learner ----------------------------------------------------------------------------------
+
+class QLearner(object):
+    """A table of action values with the one-step Q-learning update and epsilon-greedy choice.
+
+    ``table[key][action] = [value, updates]``. Unseen actions are worth ``initial``.
+    """
+
+    def __init__(self, alpha=0.2, gamma=0.95, initial=0.0, table=None):
+        self.alpha, self.gamma, self.initial = alpha, gamma, initial
+        self.table = table if table is not None else {}
+
+    def value(self, key, action):
+        entry = self.table.get(key, {}).get(action)
+        return self.initial if entry is None else entry[0]
+
+    def best_value(self, key, actions):
+        return max(self.value(key, action) for action in actions)
+
+    def greedy(self, key, actions, rng):
+        """The action of highest value, ties broken at random."""
+        values = [(self.value(key, action), action) for action in actions]
+        top = max(value for value, _ in values)
+        return rng.choice([action for value, action in values if value == top])
+
+    def choose(self, key, actions, epsilon, rng):
+        """Epsilon-greedy: a random action with probability ``epsilon``, else the greedy one."""
+        if rng.random() < epsilon:
+            return rng.choice(actions)
+        return self.greedy(key, actions, rng)
+
+    def update(self, key, action, reward, next_key=None, next_actions=()):
+        """Q(s,a) += alpha * (reward + gamma * max Q(s',a') - Q(s,a)); no future after a last action."""
+        future = self.gamma * self.best_value(next_key, next_actions) if next_key is not None and next_actions else 0.0
+        entry = self.table.setdefault(key, {}).setdefault(action, [self.initial, 0])
+        entry[0] += self.alpha * (reward + future - entry[0])
+        entry[1] += 1
+
+
+def play_episode(game, learner, opponent_move, learner_side, epsilon, rng, rewards, fallback_move=None):
+    """One game: the learner (side ``learner_side``) against ``opponent_move(state)``.
+
+    The learner's previous decision is updated when it next decides (the opponent's reply
+    is part of its world), and its last one with the result: ``rewards`` maps "win",
+    "loss" and "draw" to numbers. Where ``game.tabular(state)`` is false (past a horizon),
+    the learner plays ``fallback_move`` and learns nothing: its last decision in the table
+    is then rewarded with how the game ended. Returns the winner (a side, or None for a draw).
+    """
+    state = game.start()
+    previous = None
+    while not game.over(state):
+        if game.to_move(state) == learner_side and not game.tabular(state):
+            state = game.play(state, fallback_move(state))
+        elif game.to_move(state) == learner_side:
+            key, actions = game.observe(state)
+            names = list(actions)
+            if previous is not None:
+                learner.update(previous[0], previous[1], 0.0, key, [actions[a] for a in names])
+            action = learner.choose(key, [actions[a] for a in names], epsilon, rng)
+            move = next(a for a in names if actions[a] == action)
+            previous = (key, action)
+            state = game.play(state, move)
+        else:
+            state = game.play(state, opponent_move(state))
+    winner = game.winner(state)
+    if previous is not None:
+        outcome = "draw" if winner is None else "win" if winner == learner_side else "loss"
+        learner.update(previous[0], previous[1], rewards[outcome])
+    return winner
+
+
+# -- Little-Go under the 8 symmetries ---------------------------------------------------------------
+
+def _symmetries():
+    """For each of the 8 symmetries of the square, the point each point goes to."""
+    last = BOARD_SIZE - 1
+    maps = (lambda i, j: (i, j), lambda i, j: (j, last - i), lambda i, j: (last - i, last - j),
+            lambda i, j: (last - j, i), lambda i, j: (i, last - j), lambda i, j: (last - i, j),
+            lambda i, j: (j, i), lambda i, j: (last - j, last - i))
+    return tuple(tuple(BOARD_SIZE * a + b for a, b in (m(*divmod(p, BOARD_SIZE)) for p in range(NUM_POINTS)))
+                 for m in maps)
+
+
+SYMMETRIES = _symmetries()
+_ROW_BITS = (1 << BOARD_SIZE) - 1
+# _TURN[s][row][bits]: the mask that row's stones go to under symmetry s.
+_TURN = tuple(tuple(tuple(sum(BIT[image[BOARD_SIZE * row + j]] for j in range(BOARD_SIZE) if bits >> j & 1)
+                          for bits in range(1 << BOARD_SIZE)) for row in range(BOARD_SIZE))
+              for image in SYMMETRIES)
+PASS_ACTION = NUM_POINTS           # the canonical name of a pass
+
+
+def turn(mask, symmetry):
+    """A bitboard under one of the 8 symmetries."""
+    rows = _TURN[symmetry]
+    return (rows[0][mask & _ROW_BITS] | rows[1][(mask >> 5) & _ROW_BITS] | rows[2][(mask >> 10) & _ROW_BITS]
+            | rows[3][(mask >> 15) & _ROW_BITS] | rows[4][mask >> 20])
+
+
+def canonical(position):
+    """(key, symmetry): the smallest of the 8 turned boards, with the side to move and the ply.
+
+    The ply is part of the key because the game ends at the 24th: the same stones mean
+    something else with 3 plies left than with 13. Positions where a KO ban or a pass
+    could end the game share keys with their plain twins; the learner's legal actions
+    come from the real position, so no illegal move can result.
+    """
+    best = None
+    for symmetry in range(8):
+        candidate = (turn(position.black, symmetry), turn(position.white, symmetry))
+        if best is None or candidate < best[0]:
+            best = (candidate, symmetry)
+    (black, white), symmetry = best
+    key = black | white << NUM_POINTS | position.player << (2 * NUM_POINTS) | position.moves_played << (2 * NUM_POINTS + 2)
+    return key, symmetry
+
+
+class LittleGo(object):
+    """Little-Go as a game for the learner: sides BLACK and WHITE, actions points or PASS.
+
+    The table covers the first ``horizon`` plies, where positions recur often enough to be
+    learned; later ones are left to the fallback.
+    """
+
+    def __init__(self, horizon=MAX_MOVES):
+        self.horizon = horizon
+
+    def tabular(self, position):
+        return position.moves_played < self.horizon
+
+    @staticmethod
+    def start():
+        return Position.initial()
+
+    @staticmethod
+    def to_move(position):
+        return position.player
+
+    @staticmethod
+    def actions(position):
+        return points_of(position.legal_mask()) + [PASS]
+
+    @staticmethod
+    def play(position, move):
+        return position.play_point(move)
+
+    @staticmethod
+    def over(position):
+        return position.is_over
+
+    @staticmethod
+    def winner(position):
+        return position.winner
+
+    @staticmethod
+    def observe(position):
+        """(key, {legal move: its canonical action}) for the side to move."""
+        key, symmetry = canonical(position)
+        image = SYMMETRIES[symmetry]
+        actions = dict((point, image[point]) for point in points_of(position.legal_mask()))
+        actions[PASS] = PASS_ACTION
+        return key, actions
+
+
+# -- the table on disk --------------------------------------------------------------------------------
+
+class QTableError(ValueError):
+    """A Q-table file that cannot be used; the message names it."""
+
+
+def save_table(path, learner, meta, min_updates=1):
+    """Write the table (states whose actions were updated at least ``min_updates`` times) as gzip JSON, atomically."""
+    states = {}
+    for key, actions in learner.table.items():
+        if sum(updates for _, updates in actions.values()) >= min_updates:
+            states[format(key, "x")] = dict((str(action), round(value, 4)) for action, (value, _) in actions.items())
+    data = {"format": TABLE_FORMAT, "meta": meta, "states": states}
+    write_atomic(path, gzip.compress(json.dumps(data, separators=(",", ":"), sort_keys=True).encode("utf-8"), 9,
+                                     mtime=0))
+    return len(states)
+
+
+def load_table(path):
+    """(values {key: {action: value}}, meta) from a table file; QTableError saying what is wrong."""
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError as error:
+        raise QTableError("{}: cannot read: {}".format(path, error.strerror or error))
+    try:
+        data = json.loads(gzip.decompress(raw).decode("utf-8"))
+    except (OSError, ValueError, EOFError, RecursionError) as error:     # BadGzipFile is an OSError
+        raise QTableError("{}: not a Q-table (gzip JSON): {}".format(path, error))
+    if not isinstance(data, dict) or data.get("format") != TABLE_FORMAT or not isinstance(data.get("states"), dict):
+        raise QTableError("{}: not a Q-table of format {}".format(path, TABLE_FORMAT))
+    try:
+        values = dict((int(key, 16), dict((int(action), float(value)) for action, value in actions.items()))
+                      for key, actions in data["states"].items())
+    except (ValueError, TypeError, AttributeError) as error:
+        raise QTableError("{}: a state that is not a table of action values: {}".format(path, error))
+    return values, data.get("meta", {})
+
+
+# -- the player -------------------------------------------------------------------------------------
+
+class QLearningPlayer(Player):
+    """Greedy on learned values; in a position it never saw, the one-ply capture rule (``greedy``)."""
+
+    def __init__(self, values, spec="qlearning", horizon=MAX_MOVES):
+        self.values = values
+        self.spec = spec
+        self.horizon = horizon
+        self.fallback = GreedyPlayer()
+        self.seen = self.unseen = 0
+
+    def new_game(self, colour, seed):
+        Player.new_game(self, colour, seed)
+        self.fallback.new_game(colour, seed)
+
+    def move(self, position):
+        if position.moves_played >= self.horizon:
+            return self.fallback.move(position)
+        key, actions = LittleGo.observe(position)
+        known = self.values.get(key)
+        if not known:
+            self.unseen += 1
+            return self.fallback.move(position)
+        self.seen += 1
+        best = max(known.get(action, 0.0) for action in actions.values())
+        return self.rng.choice([move for move, action in actions.items() if known.get(action, 0.0) == best])
+
+
+def learner_player(learner, horizon, spec="qlearning (training)"):
+    """A QLearningPlayer reading a learner's live table (for evaluation during training)."""
+    return QLearningPlayer(_LiveValues(learner.table), spec, horizon)
+
+
+class _LiveValues(object):
+    """The learner's table seen as {key: {action: value}}, without copying it."""
+
+    def __init__(self, table):
+        self.table = table
+
+    def get(self, key):
+        actions = self.table.get(key)
+        return None if not actions else dict((action, entry[0]) for action, entry in actions.items())

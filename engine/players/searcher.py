@@ -1,0 +1,33 @@
+"""Our agent as a player: the search with a set of Params, timed as the course plays or at a fixed depth."""
+
+from engine.agent import choose_move
+from engine.constants import MAX_MOVES
+from engine.features import make_evaluator
+from engine.search import Searcher
+from engine.players.base import Player
+
+class AgentPlayer(Player):
+    """Our agent with Params. Timed, it plays as ``my_player3.py`` does (``engine.agent.choose_move``:
+    the opening book's move if it is given one, the exact solver late, the CPU budget), at
+    ``depth`` at most if given. Untimed, it searches
+    to a fixed depth, so that a move depends only on the position and the seed, never on the
+    machine's speed (as evolution needs).
+    """
+
+    def __init__(self, params, depth=None, spec="agent", timed=True, book=None):
+        # A depth given means a plain search to that depth: no exact solving late in the game.
+        self.params = params if depth is None else params._replace(depth=depth, solve_from=MAX_MOVES)
+        self.book = book                # the opening book, played first when timed (as my_player3.py does)
+        self.depth = self.params.depth
+        self.timed = timed
+        self.evaluate = make_evaluator(params.weights)
+        self.spec = spec
+
+    def new_game(self, colour, seed):
+        Player.new_game(self, colour, seed)
+        self.searcher = Searcher(self.evaluate, rng=self.rng)
+
+    def move(self, position):
+        if self.timed:
+            return choose_move(position, self.params, self.rng, self.book)
+        return self.searcher.iterative(position, self.depth).move

@@ -1,0 +1,98 @@
+"""Players from spec strings, as the command line, matches and evolution panels name them.
+
+- ``random``, ``greedy``, ``aggressive``, ``alphabeta``: the course's scripted opponents;
+- ``agent[:PARAMS][@DEPTH]``: our agent with a params file (default: the shipped
+  ``params.json``) at that file's settings, or with ``@DEPTH`` a plain search to that depth
+  (no exact solving: a fixed, quick opponent);
+- ``champion``: the shipped agent at its configured depth and CPU budget, with the shipped
+  opening book (``book.json``) where there is one;
+- ``handset[@DEPTH]``: our search with the built-in hand-set default weights, a fixed
+  reference that does not change when ``params.json`` does;
+- ``cmd:DIR[::COMMAND]``: a program speaking the course file protocol, run once per move
+  in a private copy of DIR (default command: ``python3 my_player3.py``);
+- ``qlearning[:TABLE]``: the tabular Q-learner's table (default: the shipped one), greedy on
+  its values, the one-ply capture rule where it never learned anything;
+- ``gtp:COMMAND``: any engine speaking GTP, such as ``gtp:littlego gtp --player handset@4``;
+- ``gnugo[:LEVEL]``: GNU Go (a GTP engine) at a level, 0 to 10.
+"""
+
+import os
+
+from engine.constants import MAX_DEPTH, MAX_MOVES
+from engine.params import ParamsError, default_params, load_params
+from engine.book import BookError, load_book
+from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS, SHIPPED_QTABLE
+from engine.players.gnugo import MAX_LEVEL, gnugo_player
+from engine.players.gtp import gtp_player
+from engine.players.scripted import AggressivePlayer, AlphaBetaPlayer, GreedyPlayer, RandomPlayer
+from engine.players.searcher import AgentPlayer
+from engine.players.program import ProgramPlayer
+from engine.players.qlearning import QLearningPlayer, QTableError, load_table
+
+SCRIPTED = {"random": RandomPlayer, "greedy": GreedyPlayer, "aggressive": AggressivePlayer,
+            "alphabeta": AlphaBetaPlayer}
+KNOWN = ("random, greedy, aggressive, alphabeta, agent[:PARAMS][@DEPTH], champion, handset[@DEPTH], "
+         "qlearning[:TABLE], cmd:DIR[::COMMAND], gtp:COMMAND, gnugo[:LEVEL]")
+
+
+def _depth(spec, text):
+    """The depth after '@' in a spec; ValueError naming the spec when it is not 1..MAX_DEPTH."""
+    if not text.isdigit() or not 1 <= int(text) <= MAX_DEPTH:
+        raise ValueError("player {!r}: the depth after '@' is an integer from 1 to {}".format(spec, MAX_DEPTH))
+    return int(text)
+
+
+def _load(spec, path):
+    try:
+        return load_params(path)
+    except ParamsError as error:
+        raise ValueError("player {!r}: {}".format(spec, error))
+
+
+def make_player(spec, cpu_limit=None, timed=True):
+    """A player from its spec string; ValueError naming what is wrong with the spec.
+
+    ``cpu_limit`` (seconds a move) is enforced on program players (``cmd:``). Untimed, our
+    agents (``agent``, ``champion``, ``handset``) search to their fixed depth whatever the
+    machine's speed, so that games replay exactly (evolution's panels need that).
+    """
+    spec = spec.strip()
+    name, _, argument = spec.partition(":")
+    if name in SCRIPTED:
+        if argument:
+            raise ValueError("player {!r} takes no argument (got {!r})".format(name, argument))
+        return SCRIPTED[name]()
+    if spec == "champion":
+        try:                            # an installation without the book plays without it
+            book = load_book(SHIPPED_BOOK) if os.path.exists(SHIPPED_BOOK) else None
+        except BookError as error:
+            raise ValueError("player 'champion': {}".format(error))
+        return AgentPlayer(_load(spec, SHIPPED_PARAMS), spec=spec, timed=timed, book=book)
+    if spec == "handset" or spec.startswith("handset@"):
+        depth = _depth(spec, spec[len("handset@"):]) if "@" in spec else None
+        return AgentPlayer(default_params(), depth, spec=spec, timed=timed)
+    if name == "agent" or spec.startswith("agent@"):
+        rest, depth = spec[len("agent"):], None
+        if "@" in rest:
+            rest, _, depth_text = rest.rpartition("@")
+            depth = _depth(spec, depth_text)
+        return AgentPlayer(_load(spec, rest[1:] or SHIPPED_PARAMS), depth, spec=spec, timed=timed)
+    if name == "cmd":
+        directory, _, command = argument.partition("::")
+        if not directory:
+            raise ValueError("player {!r}: expected cmd:DIR[::COMMAND]".format(spec))
+        return ProgramPlayer(directory, command or None, spec=spec,
+                             **({"cpu_limit": cpu_limit} if cpu_limit else {}))
+    if name == "gnugo":
+        if argument and not (argument.isdigit() and 0 <= int(argument) <= MAX_LEVEL):
+            raise ValueError("player {!r}: the GNU Go level is an integer 0..{}".format(spec, MAX_LEVEL))
+        return gnugo_player(int(argument) if argument else None, spec=spec)
+    if name == "qlearning":
+        try:
+            values, meta = load_table(argument or SHIPPED_QTABLE)
+        except QTableError as error:
+            raise ValueError("player {!r}: {}".format(spec, error))
+        return QLearningPlayer(values, spec, meta.get("horizon", MAX_MOVES))
+    if name == "gtp":
+        return gtp_player(argument, spec)
+    raise ValueError("unknown player {!r} (known: {})".format(spec, KNOWN))

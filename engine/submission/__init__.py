@@ -1,0 +1,1 @@
+"""The course submission: writing it (``bundle``) and measuring its speed (``bench``)."""

@@ -1,0 +1,165 @@
+"""Speed benchmarks, run as ``littlego bench ...``: they report what they measure."""
+
+import os
+import random
+import shutil
+import statistics
+import tempfile
+import time
+
+from engine.constants import BLACK, MAX_DEPTH, WHITE
+from engine.features import make_evaluator
+from engine.params import load_params
+from engine.playout import random_opening, random_playout
+from engine.position import Position
+from engine.search import Searcher
+from engine.solver import Solver
+from engine.submission.bundle import write_bundle
+from engine.data import RULES_VECTORS, SHIPPED_BOOK, SHIPPED_PARAMS, load_rules_vectors
+from engine.play.game import play_game
+from engine.players.specs import make_player
+from engine.common.seeds import derive_seed
+
+
+def vector_positions(path=RULES_VECTORS):
+    """Every position the rules vectors ask a player to move in."""
+    return [Position.from_boards(ply["player"], ply["previous"], ply["current"], ply["n_move"])
+            for game in load_rules_vectors(path) for ply in game["plies"]]
+
+
+def median_rate(work, items, repeats):
+    """Median over ``repeats`` runs of items per second of ``work()``, and all the rates."""
+    rates = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        work()
+        rates.append(items / (time.perf_counter() - start))
+    return statistics.median(rates), rates
+
+
+def bench_rules(vectors=RULES_VECTORS, repeats=5, playout_games=2000, seed=1, report=print):
+    """Legal-move generation (positions/s) and random playouts (moves/s), medians of repeats."""
+    positions = vector_positions(vectors)
+    source = "the rules vectors ({})".format(os.path.basename(vectors))
+
+    def generate():
+        for position in positions:
+            position.legal_moves()
+
+    legal_rate, legal_rates = median_rate(generate, len(positions), repeats)
+
+    rng = random.Random(seed)
+    start = Position.initial()
+    plies = []
+
+    def playouts():
+        total = 0
+        for _ in range(playout_games):
+            total += random_playout(start, rng)[0].moves_played
+        plies.append(total)
+
+    playout_rate, playout_rates = median_rate(playouts, 1, repeats)
+    moves = plies[0]
+    playout_rate *= moves
+    playout_rates = [r * p for r, p in zip(playout_rates, plies)]
+    result = {
+        "positions": len(positions), "source": source, "repeats": repeats,
+        "legal_moves_positions_per_s": round(legal_rate),
+        "legal_moves_runs": [round(r) for r in legal_rates],
+        "playout_games_per_run": playout_games,
+        "playout_moves_per_s": round(statistics.median(playout_rates)),
+        "playout_runs": [round(r) for r in playout_rates],
+    }
+    report("legal-move generation: {:,} positions/s (median of {} runs over {} positions from {})"
+           .format(result["legal_moves_positions_per_s"], repeats, len(positions), source))
+    report("random playouts:       {:,} moves/s (median of {} runs of {} games from the empty board)"
+           .format(result["playout_moves_per_s"], repeats, playout_games))
+    return result
+
+
+def search_positions(per_phase=4, seed=7):
+    """A fixed set of positions: opening (ply 2-3), middle game (ply 10-11), end game (ply 18-19)."""
+    phases = []
+    for name, plies in (("opening", 2), ("middle", 10), ("end", 18)):
+        found, attempt = [], 0
+        while len(found) < per_phase:
+            position, _ = random_opening(plies + attempt % 2, derive_seed(seed, attempt))
+            attempt += 1
+            if not position.is_over:
+                found.append(position)
+        phases.append((name, found))
+    return phases
+
+
+def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), report=print, budgets=(0.5, 2.5)):
+    """Nodes/s and seconds per move at each depth, the depth reached within CPU budgets, and the
+    CPU of whole games of the shipped agent."""
+    params_path = params_path or SHIPPED_PARAMS
+    evaluate = make_evaluator(load_params(params_path).weights)
+    phases = search_positions()
+    rows = []
+    report("{:>5} {:>10} {:>10} {:>10} {:>12}".format("depth", "median s", "max s", "nodes", "nodes/s"))
+    for depth in depths:
+        seconds, nodes = [], 0
+        for _, positions in phases:
+            for position in positions:
+                result = Searcher(evaluate).search(position, depth)
+                seconds.append(result.seconds)
+                nodes += result.nodes
+        row = {"depth": depth, "median_s": statistics.median(seconds), "max_s": max(seconds),
+               "nodes": nodes, "nodes_per_s": nodes / max(sum(seconds), 1e-9)}
+        rows.append(row)
+        report("{depth:>5} {median_s:>10.4f} {max_s:>10.4f} {nodes:>10} {nodes_per_s:>12,.0f}".format(**row))
+    reached = []
+    for budget in budgets:
+        found = [Searcher(evaluate).iterative(position, MAX_DEPTH, cpu_budget=budget, cpu_cap=budget).depth
+                 for _, positions in phases for position in positions]
+        reached.append({"cpu_budget": budget, "median_depth": statistics.median(found), "min_depth": min(found),
+                        "max_depth": max(found)})
+        report("depth completed within {:g} s of CPU: median {:g}, from {} to {}".format(
+            budget, statistics.median(found), min(found), max(found)))
+    games = []
+    # The whole game is timed on the bundle a course submission holds (the shipped book with
+    # it, read on every move before exact solving), run as the course runs it.
+    submission = tempfile.mkdtemp(prefix="littlego-bench-")
+    write_bundle(submission, params_path, book_path=SHIPPED_BOOK)
+    for seed in game_seeds:
+        for colour_of_agent in (BLACK, WHITE):
+            agent, opponent = make_player("cmd:" + submission), make_player("random")
+            black, white = (agent, opponent) if colour_of_agent == BLACK else (opponent, agent)
+            record = play_game(black, white, seed=seed)
+            cpu = sum(s for colour, s in record.cpu if colour == colour_of_agent)
+            moves = sum(1 for colour, _ in record.cpu if colour == colour_of_agent)
+            games.append({"agent_colour": colour_of_agent, "cpu_s": cpu, "moves": moves,
+                          "max_move_cpu_s": max(s for c, s in record.cpu if c == colour_of_agent),
+                          "result": record.reason})
+            report("whole game as {}: {} moves, {:.2f} s CPU (max {:.2f} s a move), bundled agent, one process per move"
+                   .format("Black" if colour_of_agent == BLACK else "White", moves, cpu,
+                           games[-1]["max_move_cpu_s"]))
+    shutil.rmtree(submission, ignore_errors=True)
+    return {"positions": {name: len(p) for name, p in phases}, "depths": rows, "depth_within_budget": reached,
+            "games": games,
+            "params": params_path}
+
+
+def bench_solve(plies=(12, 10), positions=6, seed=11, report=print):
+    """Nodes and CPU seconds the exact solver needs to find a winning move (what the agent runs),
+    on ``positions`` random positions at each ply (random moves from ``random.Random(seed)``)."""
+    rng = random.Random(seed)
+    results = []
+    for ply in plies:
+        nodes, seconds = [], []
+        for _ in range(positions):
+            position = Position.initial()
+            while position.moves_played < ply:
+                position = position.play_point(rng.choice(position.legal_points()))
+            solver = Solver()
+            start = time.process_time()
+            solver.winning_move(position)
+            seconds.append(time.process_time() - start)
+            nodes.append(solver.nodes)
+        results.append({"ply": ply, "positions": positions, "nodes": sum(nodes),
+                        "median_seconds": statistics.median(seconds), "max_seconds": max(seconds)})
+        report("ply {:>2}: {:,} nodes for {} positions; CPU median {:.2f} s, max {:.2f} s".format(
+            ply, sum(nodes), positions, statistics.median(seconds), max(seconds)))
+    return {"seed": seed, "plies": results}

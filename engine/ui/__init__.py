@@ -1,0 +1,6 @@
+"""What a person or a Go program talks to: the GTP engine, the terminal, the course's judge.
+
+Reading guide: ``board`` writes a position as a person reads it; ``terminal`` plays and
+replays games at the terminal; ``gtp`` is the GTP engine (``littlego gtp``); ``judge``
+is a drop-in for the course's judge of one ply.
+"""

@@ -1,0 +1,81 @@
+"""Positions as a person reads and writes them: the board with both coordinate systems, moves
+typed or shown, the verdict, and a position named by moves or by a file."""
+
+import os
+
+from engine.constants import BLACK, BOARD_SIZE, KOMI, MAX_MOVES, PASS, WHITE, colour_word
+from engine.agent import infer_moves_played
+from engine.coords import move_from_text, move_to_text
+from engine.position import IllegalMove, Position
+from engine.protocol import read_input
+from engine.play.sgf import read_game, result_text
+from engine.players.gtp import COLUMNS, point_to_vertex, vertex_to_point
+
+HELP = "type a move as i,j (row, column from the top left, as the course writes it), a GTP vertex such as C3, or pass; undo; quit"
+
+
+def parse_human_move(text):
+    """The point or PASS a person typed (``2,3``, ``C3`` or ``pass``, any case); ValueError saying why not."""
+    word = text.strip()
+    if word.lower() == "pass":
+        return PASS
+    if "," in word:
+        return move_from_text(word)
+    try:
+        return vertex_to_point(word)
+    except ValueError:
+        raise ValueError("{!r} is not a move: {}".format(word, HELP))
+
+
+def board_diagram(position):
+    """The board with the course's (i, j) and GTP's coordinates, and the state of the game."""
+    lines = ["       j  " + " ".join(str(j) for j in range(BOARD_SIZE)),
+             "          " + " ".join(COLUMNS)]
+    symbols = {BLACK: "X", WHITE: "O"}
+    for i in range(BOARD_SIZE):
+        row = " ".join(symbols.get(position.colour_at(BOARD_SIZE * i + j), ".") for j in range(BOARD_SIZE))
+        lines.append("  i {}  {}  {}  {}".format(i, BOARD_SIZE - i, row, BOARD_SIZE - i))
+    black, white = position.score()
+    lines.append("ply {} of {}, {} left; {}".format(
+        position.moves_played, MAX_MOVES, MAX_MOVES - position.moves_played,
+        "game over" if position.is_over else colour_word(position.player).capitalize() + " to move"))
+    lines.append("score: Black (X) {:g}, White (O) {:g} with komi {:g}".format(black, white, KOMI))
+    return "\n".join(lines)
+
+
+def describe(move):
+    return "pass" if move == PASS else "{} ({})".format(move_to_text(move), point_to_vertex(move))
+
+
+def verdict(position):
+    """The result as the judge counts it, in words."""
+    black, white = position.score()
+    winner = BLACK if black > white else WHITE
+    return "{} wins: Black {:g} stones, White {:g} + {:g} komi = {:g} ({})".format(
+        colour_word(winner).capitalize(), black, white - KOMI, KOMI, white,
+        result_text(winner, black, white - KOMI))
+
+
+def position_from_moves(text, option="--moves"):
+    """The position after ``text``'s moves from the empty board (i,j, C3 or pass, separated by
+    spaces or semicolons); ValueError naming the move that is not one, or not legal."""
+    position = Position.initial()
+    for number, word in enumerate(text.replace(";", " ").split(), 1):
+        try:
+            position = position.play_point(parse_human_move(word))
+        except (ValueError, IllegalMove) as error:
+            raise ValueError("{}: move {} ({}): {}".format(option, number, word, error))
+    return position
+
+
+def read_position(path, plies=None):
+    """The position a file names: the end of an SGF record, or a course input.txt (``plies``: the
+    plies played before it, estimated from the stones when None)."""
+    with open(path, "rb") as handle:
+        head = handle.read(64).lstrip()
+    if head.startswith(b"("):
+        with open(path, "rb") as handle:
+            return read_game(handle.read(), path).positions[-1]
+    game = read_input(path)
+    plies = plies if plies is not None else infer_moves_played(game, os.devnull)
+    return Position.from_boards(game.player, game.previous, game.current, plies)

@@ -1,0 +1,222 @@
+"""``littlego gtp``: a Little-Go game behind GTP commands, for GUIs and tournament tools.
+
+``GtpEngine`` keeps the game (with undo), plays any player on ``genmove`` and judges every
+``play`` by our rules; ``serve`` answers commands from a stream until ``quit``.
+"""
+
+import sys
+
+from engine.constants import BLACK, BOARD_SIZE, KOMI, WHITE, colour_word
+from engine.position import IllegalMove, Position
+from engine.play.sgf import SgfError, game_sgf, read_game, result_text
+from engine.players.gtp import GtpError, point_to_vertex, vertex_to_point
+from engine.ui.board import board_diagram
+
+PROTOCOL_VERSION = "2"
+ENGINE_NAME = "littlego"
+ENGINE_VERSION = "0.1.0"
+_COLOUR_WORDS = {"b": BLACK, "black": BLACK, "w": WHITE, "white": WHITE}
+
+
+def preprocess(line):
+    """A GTP line as the spec reads it: control characters dropped (tabs become spaces), comments cut."""
+    line = "".join(" " if c == "\t" else c for c in line if c == "\t" or ord(c) >= 32 and ord(c) != 127)
+    return line.split("#", 1)[0].strip()
+
+
+class GtpEngine(object):
+    """A Little-Go game behind GTP commands, ``genmove`` answered by a player."""
+
+    def __init__(self, player, seed=1):
+        self.player = player
+        self.seed = seed
+        self.komi = KOMI
+        self.quit = False
+        self._commands = dict((name[4:], getattr(self, name)) for name in dir(self) if name.startswith("cmd_"))
+        self._new_game()
+
+    def _new_game(self):
+        self.positions = [Position.initial()]
+        self.moves = []
+        self.player.new_game(BLACK, self.seed)
+        self.seed += 1
+
+    @property
+    def position(self):
+        return self.positions[-1]
+
+    def handle(self, line):
+        """The full response to one input line (with its blank line), or None for a line GTP ignores."""
+        line = preprocess(line)
+        if not line:
+            return None
+        words = line.split()
+        ident = ""
+        if words[0].isdigit():
+            ident = words.pop(0)
+            if not words:
+                return "?{} no command\n\n".format(ident)
+        name, arguments = words[0], words[1:]
+        command = self._commands.get(name)
+        try:
+            if command is None:
+                raise GtpError("unknown command")
+            result = command(arguments)
+        except GtpError as error:
+            return "?{} {}\n\n".format(ident, error)
+        except Exception as error:            # the engine never dies on input
+            return "?{} internal error: {}: {}\n\n".format(ident, type(error).__name__, error)
+        return "={}{}\n\n".format(ident, " " + result if result else "")
+
+    # -- the required commands ------------------------------------------------------------------------
+    def cmd_protocol_version(self, arguments):
+        return PROTOCOL_VERSION
+
+    def cmd_name(self, arguments):
+        return ENGINE_NAME
+
+    def cmd_version(self, arguments):
+        return "{} (player {})".format(ENGINE_VERSION, self.player.spec)
+
+    def cmd_known_command(self, arguments):
+        return "true" if len(arguments) == 1 and arguments[0] in self._commands else "false"
+
+    def cmd_list_commands(self, arguments):
+        return "\n".join(sorted(self._commands))
+
+    def cmd_quit(self, arguments):
+        self.quit = True
+        return ""
+
+    def cmd_boardsize(self, arguments):
+        size = self._integer(arguments, "boardsize SIZE")
+        if size != BOARD_SIZE:
+            raise GtpError("unacceptable size (Little-Go is played on {}x{})".format(BOARD_SIZE, BOARD_SIZE))
+        self._new_game()
+        return ""
+
+    def cmd_clear_board(self, arguments):
+        self._new_game()
+        return ""
+
+    def cmd_komi(self, arguments):
+        if len(arguments) != 1:
+            raise GtpError("syntax error: komi VALUE")
+        try:
+            self.komi = float(arguments[0])
+        except ValueError:
+            raise GtpError("syntax error: komi {!r} is not a number".format(arguments[0]))
+        return ""          # accepted; Little-Go's scoring keeps its komi of 2.5 (see final_score)
+
+    def cmd_play(self, arguments):
+        if len(arguments) != 2:
+            raise GtpError("syntax error: play COLOUR VERTEX")
+        colour, move = self._colour(arguments[0]), self._vertex(arguments[1])
+        self._turn(colour)
+        try:
+            self._push(move)
+        except IllegalMove as error:
+            raise GtpError("illegal move: {}".format(error))
+        return ""
+
+    def cmd_genmove(self, arguments):
+        if len(arguments) != 1:
+            raise GtpError("syntax error: genmove COLOUR")
+        colour = self._colour(arguments[0])
+        if self.position.is_over:
+            return "pass"              # after the 24th ply or the ending pass, nothing more is played
+        self._turn(colour)
+        try:
+            move, _ = self.player.timed_move(self.position)
+            self._push(move)
+        except Exception as error:     # a player that fails or answers an illegal move gives up
+            sys.stderr.write("littlego gtp: {} failed: {}: {}\n".format(self.player.spec, type(error).__name__, error))
+            return "resign"
+        return point_to_vertex(move)
+
+    # -- the optional commands -------------------------------------------------------------------------
+    def cmd_undo(self, arguments):
+        if not self.moves:
+            raise GtpError("cannot undo")
+        self.positions.pop()
+        self.moves.pop()
+        return ""
+
+    def cmd_showboard(self, arguments):
+        return "\n" + board_diagram(self.position)
+
+    def cmd_final_score(self, arguments):
+        position = self.position
+        black, white = position.score()
+        return result_text(BLACK if black > white else WHITE, black, white - KOMI)
+
+    def cmd_printsgf(self, arguments):
+        text = game_sgf(self.moves, "Black", "White", start=self.positions[0]).decode("utf-8").strip()
+        return "\n".join(line for line in text.splitlines() if line.strip())
+
+    def cmd_loadsgf(self, arguments):
+        if not 1 <= len(arguments) <= 2:
+            raise GtpError("syntax error: loadsgf FILE [MOVE_NUMBER]")
+        try:
+            with open(arguments[0], "rb") as handle:
+                replay = read_game(handle.read(), arguments[0])
+        except OSError as error:
+            raise GtpError("cannot load file: {}".format(error.strerror or error))
+        except SgfError as error:
+            raise GtpError("cannot load file: {}".format(error))
+        keep = len(replay.moves)
+        if len(arguments) == 2:
+            # GTP's move number: the position before that move is set up.
+            keep = min(max(self._integer(arguments[1:], "loadsgf FILE MOVE_NUMBER") - 1, 0), keep)
+        self._new_game()
+        self.positions = replay.positions[:keep + 1]
+        self.moves = replay.moves[:keep]
+        return colour_word(self.position.player)
+
+    # -- helpers --------------------------------------------------------------------------------------
+    def _push(self, move):
+        self.positions.append(self.position.play_point(move))
+        self.moves.append(move)
+
+    def _turn(self, colour):
+        position = self.position
+        if position.is_over:
+            raise GtpError("illegal move: the game is over")
+        if colour != position.player:
+            raise GtpError("illegal move: it is {}'s turn (Little-Go alternates)".format(colour_word(position.player)))
+
+    @staticmethod
+    def _colour(word):
+        try:
+            return _COLOUR_WORDS[word.lower()]
+        except KeyError:
+            raise GtpError("syntax error: {!r} is not a colour".format(word))
+
+    @staticmethod
+    def _vertex(word):
+        try:
+            return vertex_to_point(word)
+        except ValueError as error:
+            raise GtpError("syntax error: {}".format(error))
+
+    @staticmethod
+    def _integer(arguments, usage):
+        if len(arguments) != 1 or not arguments[0].lstrip("-").isdigit():
+            raise GtpError("syntax error: {}".format(usage))
+        return int(arguments[0])
+
+
+def serve(player, stdin=sys.stdin, stdout=sys.stdout, seed=1):
+    """Answer GTP commands from ``stdin`` until ``quit`` or the end of input."""
+    engine = GtpEngine(player, seed)
+    try:
+        for line in stdin:
+            response = engine.handle(line)
+            if response is not None:
+                stdout.write(response)
+                stdout.flush()
+            if engine.quit:
+                break
+    finally:
+        player.close()
+    return 0

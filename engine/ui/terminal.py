@@ -1,0 +1,114 @@
+"""A person at the terminal: playing any player (``littlego play``) and watching a recorded game
+(``littlego replay``). Both read lines and write text, so scripts and tests can drive them.
+"""
+
+from engine.bitboard import count
+from engine.constants import BLACK, KOMI, MAX_MOVES, WHITE, colour_word
+from engine.position import IllegalMove, Position
+from engine.protocol import write_atomic
+from engine.play.sgf import game_sgf, read_game, result_text
+from engine.players.base import PlayerFault
+from engine.ui.board import HELP, board_diagram, describe, parse_human_move, verdict
+
+def play_in_terminal(opponent, human_colour, read_line, write, seed=1):
+    """A game between a person (lines from ``read_line``, None at the end of input) and ``opponent``.
+
+    Returns (the moves, the last position, whether the person quit).
+    """
+    positions, moves = [Position.initial()], []
+    opponent.new_game(BLACK + WHITE - human_colour, seed)
+    write("You play {} ({}) against {}. {}.\n".format(
+        colour_word(human_colour), "X" if human_colour == BLACK else "O", opponent.spec, HELP))
+    forfeit = None
+    try:
+        while not positions[-1].is_over:
+            position = positions[-1]
+            if position.player != human_colour:
+                try:
+                    move, seconds = opponent.timed_move(position)
+                    after = position.play_point(move)
+                except (PlayerFault, IllegalMove, ValueError, TypeError, IndexError) as error:
+                    forfeit = "{} loses: {}".format(opponent.spec, error)
+                    break
+                write("{} plays {} ({:.2f} s of CPU)\n".format(opponent.spec, describe(move), seconds))
+                positions.append(after)
+                moves.append(move)
+                continue
+            write("\n" + board_diagram(position) + "\n")
+            line = read_line("{} to move> ".format(colour_word(human_colour)))
+            if line is None or line.strip().lower() == "quit":
+                write("quit.\n")
+                return moves, positions[-1], True
+            word = line.strip().lower()
+            if not word:
+                continue
+            if word == "undo":
+                # Back to the person's previous turn: their last move and the reply to it.
+                last = max((k for k in range(len(moves)) if positions[k].player == human_colour), default=None)
+                if last is None:
+                    write("nothing to undo\n")
+                else:
+                    del positions[last + 1:], moves[last:]
+                continue
+            if word in ("help", "?"):
+                write(HELP + "\n")
+                continue
+            try:
+                move = parse_human_move(line)
+                after = position.play_point(move)
+            except (ValueError, IllegalMove) as error:
+                write("refused: {}; nothing changed\n".format(error))
+                continue
+            positions.append(after)
+            moves.append(move)
+    finally:
+        opponent.close()
+    final = positions[-1]
+    write("\n" + board_diagram(final) + "\n")
+    write((forfeit or verdict(final)) + "\n")
+    return moves, final, False
+
+
+def offer_sgf(moves, human_colour, opponent_spec, final, read_line, write):
+    """Ask for a file name and save the game there as SGF (an empty answer skips it)."""
+    name = read_line("save the game as SGF (file name, empty to skip)> ")
+    if not name or not name.strip():
+        return None
+    path = name.strip()
+    black, white = ("you", opponent_spec) if human_colour == BLACK else (opponent_spec, "you")
+    black_score, white_score = final.score()
+    result = result_text(BLACK if black_score > white_score else WHITE, black_score, white_score - KOMI) \
+        if final.is_over else None
+    try:
+        write_atomic(path, game_sgf(moves, black, white, result))
+    except OSError as error:
+        write("could not save {}: {}\n".format(path, error.strerror or error))
+        return None
+    write("saved {}\n".format(path))
+    return path
+
+
+def replay(path, write, verdict_only=False, read_line=None):
+    """Show a recorded game move by move (waiting for Enter when ``read_line`` is given); the Replay."""
+    with open(path, "rb") as handle:
+        game = read_game(handle.read(), path)
+    final = game.positions[-1]
+    if not verdict_only:
+        write("{}: Black {}, White {}{}\n".format(path, game.black or "?", game.white or "?",
+                                                 ", recorded result {}".format(game.result) if game.result else ""))
+        write(board_diagram(game.positions[0]) + "\n")
+        for number, (before, move, after) in enumerate(zip(game.positions, game.moves, game.positions[1:]), 1):
+            if read_line is not None and read_line("[Enter] next move, q to stop> ") in ("q", "Q", None):
+                break
+            captured = count(before.opp) - count(after.own)
+            write("\nmove {}: {} plays {}{}; {} plies left\n".format(
+                number, colour_word(before.player).capitalize(), describe(move),
+                ", capturing {} stone{}".format(captured, "" if captured == 1 else "s") if captured else "",
+                MAX_MOVES - after.moves_played))
+            write(board_diagram(after) + "\n")
+    if final.is_over:
+        write("result under Little-Go rules: {}\n".format(verdict(final)))
+    else:
+        write("result under Little-Go rules: not finished after {} plies; if it ended now, {}\n".format(
+            final.moves_played, verdict(final)))
+    return game
