@@ -1,14 +1,22 @@
-"""Little-Go engine: the playing core, what a course submission holds.
+"""Little-Go engine: the playing core, what a course submission holds, and the tools around it.
 
 The modules directly in this folder are the core, and ``littlego bundle`` inlines them
 all: ``constants`` (the game's numbers and limits), ``coords`` (points and the course's
-``i,j``), ``bitboard`` (sets of points as integers), ``position`` (the rules), ``features``
-(the evaluation terms), ``params`` (weights and search settings, ``params.json``),
+``i,j``), ``bitboard`` (sets of points as integers), ``position`` (the rules), ``symmetry``
+(the 8 symmetries of the board and its one canonical form), ``features`` (the evaluation
+terms and ``make_evaluator``), ``params`` (weights and search settings, ``params.json``),
 ``search`` (alpha-beta that takes its evaluator, within depth, node or CPU limits),
-``solver`` (exact play to the end of the game), ``playout`` (random moves),
-``protocol`` (``input.txt``/``output.txt``), ``agent`` (one move as the course asks).
-The tools around it (players, games, matches, judge, bench, bundle, the ``littlego``
-command) are in ``engine.arena``, which imports the core and is never imported by it.
+``solver`` (exact play to the end of the game), ``book`` (the opening book), ``playout``
+(random moves), ``protocol`` (the agent's side of ``input.txt``/``output.txt``), ``agent``
+(one move as the course asks). The core uses only the standard library and parses under
+Python 3.7, because the course server runs 3.7.5.
+
+The subpackages are the tools, which import the core and are never imported by it:
+``players`` (everything that can be asked for a move), ``play`` (games, matches and their
+statistics), ``native`` (compiled C: the exact solver and the book it proves), ``ui`` (the
+terminal, the GTP engine, the course's judge), ``submission`` (bundle and bench),
+``training`` (the Q-learner's trainer), ``common`` (process pools, seeds), ``cli`` (the
+``littlego`` command) and ``data`` (the shipped files).
 
 Vocabulary (read this first):
 
@@ -23,9 +31,6 @@ Vocabulary (read this first):
   (``previous``, which decides the KO rule), the ply count, and whether the move
   that made it ended the game. ``position.play(move)`` returns a new Position.
 - Scores, features and search values are always from the side to move.
-
-The core uses only the standard library and parses under Python 3.7, because the
-course server runs 3.7.5.
 """
 
 from engine.constants import (

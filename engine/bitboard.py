@@ -49,6 +49,14 @@ def grow(seed, stones):
         group = grown
 
 
+def groups(stones):
+    """Each group (connected set) of ``stones``, one after another."""
+    while stones:
+        group = grow(stones & -stones, stones)
+        stones ^= group
+        yield group
+
+
 def points_of(mask):
     """The points of ``mask``, ascending."""
     points = []

@@ -18,36 +18,15 @@ import json
 import re
 
 from engine.bitboard import points_of
-from engine.constants import BOARD_SIZE, NUM_POINTS, PASS
+from engine.constants import NUM_POINTS, PASS
 from engine.position import LEGAL
+from engine.protocol import read_file
+from engine.symmetry import canonical, unturn_move
 
 BOOK_FORMAT = "littlego-book 2"
 FIRST_FORMAT = "littlego-book 1"       # one "moves" object of full keys: only ``littlego book upgrade`` reads it
 
 
-def _symmetries():
-    """The 8 symmetries of the board as point permutations: table[t][point] is the image."""
-    tables = []
-    last = BOARD_SIZE - 1
-    for transpose in (False, True):
-        for flip_rows in (False, True):
-            for flip_columns in (False, True):
-                table = []
-                for point in range(NUM_POINTS):
-                    i, j = divmod(point, BOARD_SIZE)
-                    if flip_rows:
-                        i = last - i
-                    if flip_columns:
-                        j = last - j
-                    if transpose:
-                        i, j = j, i
-                    table.append(BOARD_SIZE * i + j)
-                tables.append(tuple(table))
-    return tuple(tables)
-
-
-SYMMETRIES = _symmetries()
-_INVERSE = tuple(tuple(table.index(p) for p in range(NUM_POINTS)) for table in SYMMETRIES)
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
 
 
@@ -72,31 +51,10 @@ def book_key(position):
     move was a pass (a pass now would end the game) and ``kN`` for the point the KO rule
     forbids: everything the rest of the game depends on.
     """
-    board = position.board_string()
-    ko = _ko_point(position)
-    best = None
-    for index, table in enumerate(SYMMETRIES):
-        cells = ["0"] * NUM_POINTS
-        for point in range(NUM_POINTS):
-            cells[table[point]] = board[point]
-        form = ("".join(cells), -1 if ko is None else table[ko])
-        if best is None or form < best[0]:
-            best = (form, index)
-    (cells, ko_image), index = best
-    passed = position.own == position.prev_own and position.opp == position.prev_opp
-    key = "{}.{}{}{}".format(_base36(int(cells, 3)), position.moves_played, "p" if passed else "",
+    (value, ko_image), index = canonical(position.black, position.white, _ko_point(position))
+    key = "{}.{}{}{}".format(_base36(value), position.moves_played, "p" if position.passed else "",
                              "" if ko_image < 0 else "k{}".format(ko_image))
     return key, index
-
-
-def to_canonical(move, index):
-    """A move in the position's own frame, in the canonical frame of symmetry ``index``."""
-    return move if move == PASS else SYMMETRIES[index][move]
-
-
-def from_canonical(move, index):
-    """A move stored in the canonical frame, in the position's own frame."""
-    return move if move == PASS else _INVERSE[index][move]
 
 
 class BookError(ValueError):
@@ -183,7 +141,7 @@ class Book(object):
         stored = self._stored(key)
         if stored is None:
             return None
-        move = from_canonical(stored, index)
+        move = unturn_move(stored, index)
         if move != PASS and position.verdict(move) != LEGAL:
             return None          # a damaged book never makes the agent lose by an illegal move
         return move
@@ -240,14 +198,9 @@ def book_info(document):
 
 
 def load_book(path):
-    """The book at ``path``; BookError naming the file and what is wrong (missing included)."""
+    """The book at ``path``; BookError naming the file and what is wrong (a missing file included)."""
     try:
-        with open(path, "rb") as handle:
-            text = handle.read().decode("utf-8")
-    except FileNotFoundError:
-        raise BookError("{}: no such book file".format(path))
-    except OSError as error:
-        raise BookError("{}: cannot read: {}".format(path, error.strerror or error))
+        text = read_file(path, BookError).decode("utf-8")
     except UnicodeDecodeError as error:
         raise BookError("{}: not UTF-8 text (byte {})".format(path, error.start))
     return Book.from_json(text, path)

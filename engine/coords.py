@@ -1,6 +1,6 @@
 """Conversions between the engine's flat points and the course's (i, j) / "i,j" forms."""
 
-from engine.constants import BOARD_SIZE, NUM_POINTS, PASS
+from engine.constants import BOARD_SIZE, PASS
 
 
 def on_board(i, j):
@@ -33,11 +33,6 @@ def move_from_public(move):
     return to_point(i, j)
 
 
-def move_to_public(move):
-    """Public move ((i, j) or PASS) from an engine move."""
-    return PASS if move == PASS else divmod(move, BOARD_SIZE)
-
-
 def move_to_text(move):
     """The course's text for a move: ``"i,j"`` or ``"PASS"``."""
     if move == PASS:
@@ -56,5 +51,3 @@ def move_from_text(text):
         raise ValueError("{!r} is not a move: expected 'i,j' or 'PASS'".format(text))
     return to_point(int(parts[0]), int(parts[1]))
 
-
-ALL_POINTS = tuple(range(NUM_POINTS))

@@ -20,7 +20,7 @@ each feature is defined. The terms, in that order:
 from operator import mul
 
 from engine.bitboard import (
-    FULL, BIT, EDGE, CORNERS, DIAGONALS, neighbours, grow, count, points_of,
+    FULL, BIT, EDGE, CORNERS, DIAGONALS, neighbours, groups, count, points_of,
 )
 from engine.constants import BOARD_SIZE, MAX_MOVES
 
@@ -33,10 +33,7 @@ FEATURES = (
 def group_risk(stones, empty):
     """(stones in groups with one liberty, stones in groups with two liberties)."""
     in_atari = in_two = 0
-    remaining = stones
-    while remaining:
-        group = grow(remaining & -remaining, stones)
-        remaining ^= group
+    for group in groups(stones):
         group_liberties = neighbours(group) & empty
         if group_liberties & (group_liberties - 1) == 0:
             in_atari += count(group)

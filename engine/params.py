@@ -17,7 +17,7 @@ from collections import namedtuple
 
 from engine.constants import MAX_CPU_BUDGET, MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
 from engine.features import FEATURES
-from engine.protocol import write_atomic
+from engine.protocol import read_file, write_atomic
 
 FORMAT_VERSION = 1
 
@@ -155,11 +155,7 @@ def make_params(weights, depth=None, cpu_budget=None, provenance=None, source="p
 
 def load_params(path, warn=_warn_on_stderr):
     """Params from a params.json file; ParamsError saying precisely what is wrong."""
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError as error:
-        raise ParamsError("{}: cannot read: {}".format(path, error.strerror or error))
+    raw = read_file(path, ParamsError)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:

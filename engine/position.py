@@ -15,7 +15,7 @@ from engine.bitboard import (
     ZOBRIST_WHITE_TO_MOVE,
 )
 from engine.constants import (
-    BLACK, WHITE, EMPTY, BOARD_SIZE, NUM_POINTS, KOMI, MAX_MOVES, PASS,
+    BLACK, WHITE, EMPTY, BOARD_SIZE, NUM_POINTS, KOMI, MAX_MOVES, OPPONENT, PASS,
 )
 from engine.coords import move_from_public, move_to_text
 
@@ -26,7 +26,6 @@ class IllegalMove(ValueError):
 
 LEGAL, OCCUPIED, SUICIDE, KO = "legal", "occupied", "suicide", "KO recapture"
 
-_OTHER = {BLACK: WHITE, WHITE: BLACK}
 _SYMBOL = {EMPTY: ".", BLACK: "X", WHITE: "O"}
 _FROM_SYMBOL = {".": EMPTY, "+": EMPTY, "X": BLACK, "x": BLACK, "O": WHITE, "o": WHITE}
 
@@ -130,13 +129,18 @@ class Position(namedtuple("Position", "own opp prev_own prev_opp player moves_pl
         """Bitboard of White's stones."""
         return self.opp if self.player == BLACK else self.own
 
+    @property
+    def passed(self):
+        """Whether the last move was a pass (the board is as the mover left it): a pass now ends the game."""
+        return self.own == self.prev_own and self.opp == self.prev_opp
+
     def colour_at(self, point):
         """EMPTY, BLACK or WHITE at a flat point."""
         bit = BIT[point]
         if self.own & bit:
             return self.player
         if self.opp & bit:
-            return _OTHER[self.player]
+            return OPPONENT[self.player]
         return EMPTY
 
     def board_string(self):
@@ -229,8 +233,8 @@ class Position(namedtuple("Position", "own opp prev_own prev_opp player moves_pl
         if point == PASS:
             # Two passes in a row end the game, and so does Black's pass on ply 1: the
             # judge ends it whenever the passer's previous and current boards are equal.
-            return Position(opp, own, opp, own, _OTHER[player], moves_played,
-                            moves_played >= MAX_MOVES or (own == prev_own and opp == prev_opp),
+            return Position(opp, own, opp, own, OPPONENT[player], moves_played,
+                            moves_played >= MAX_MOVES or self.passed,
                             regular)
         bit = BIT[point]
         if (own | opp) & bit:
@@ -248,7 +252,7 @@ class Position(namedtuple("Position", "own opp prev_own prev_opp player moves_pl
                     raise IllegalMove("{} is suicide".format(move_to_text(point)))
                 if prev_own & ~own and own_after == prev_own and opp ^ dead == prev_opp:
                     raise IllegalMove("{} is a KO recapture".format(move_to_text(point)))
-        return Position(opp ^ dead, own_after, opp, own, _OTHER[player], moves_played,
+        return Position(opp ^ dead, own_after, opp, own, OPPONENT[player], moves_played,
                         moves_played >= MAX_MOVES, regular)
 
     # -- scoring ---------------------------------------------------------------------------

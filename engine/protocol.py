@@ -1,12 +1,12 @@
-"""The course's file protocol: ``input.txt`` in, ``output.txt`` out.
+"""The agent's side of the course's file protocol: ``input.txt`` in, ``output.txt`` out.
 
 Reads tolerate what real hosts and editors produce (CRLF, trailing blanks, a missing
 final newline, blank lines at the end); anything that cannot be a Little-Go input is an
-``InputFormatError`` naming the file, line and column. Writes are atomic.
+``InputFormatError`` naming the file, line and column. Writes are atomic. The host's side
+(writing ``input.txt``, reading ``output.txt``) is a tool's: ``engine.players.host``.
 """
 
 import os
-import re
 import tempfile
 from collections import namedtuple
 
@@ -14,7 +14,6 @@ from engine.constants import BLACK, WHITE, BOARD_SIZE, PASS
 from engine.coords import move_to_text
 
 INPUT_LINES = 1 + 2 * BOARD_SIZE
-_FIRST_LINE = re.compile(r"[^\r\n]*")      # up to the first LF, CR or CRLF, as text files read
 
 
 class InputFormatError(ValueError):
@@ -24,10 +23,6 @@ class InputFormatError(ValueError):
         self.path, self.line, self.column, self.problem = path, line, column, problem
         where = "{}:{}".format(path, line) + (":{}".format(column) if column else "")
         super(InputFormatError, self).__init__("{}: {}".format(where, problem))
-
-
-class OutputFormatError(ValueError):
-    """An output.txt the course host could not parse (not an illegal move: no move at all)."""
 
 
 GameInput = namedtuple("GameInput", "player previous current")
@@ -80,12 +75,14 @@ def read_input(path="input.txt"):
     return parse_input(text, path)
 
 
-def format_input(player, previous, current):
-    """The text the host writes into input.txt: LF line ends, no final newline."""
-    rows = [str(player)]
-    for board in (previous, current):
-        rows.extend(board[r * BOARD_SIZE:(r + 1) * BOARD_SIZE] for r in range(BOARD_SIZE))
-    return "\n".join(rows)
+def read_file(path, error):
+    """The bytes of the file at ``path``; ``error`` (an exception class) raised with a message
+    naming the file when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as failure:
+        raise error("{}: cannot read: {}".format(path, failure.strerror or failure))
 
 
 def write_atomic(path, data):
@@ -109,11 +106,6 @@ def write_atomic(path, data):
         raise
 
 
-def write_input(path, player, previous, current):
-    """Write an input file the course way, atomically."""
-    write_atomic(path, format_input(player, previous, current))
-
-
 def write_output(path, move):
     """Write a move (flat point or PASS) to output.txt the course way: atomically, else in place.
 
@@ -128,41 +120,5 @@ def write_output(path, move):
             out.write(text)
 
 
-def parse_output(text):
-    """The move an output.txt holds, read exactly as the course host reads it.
-
-    The host opens the file as text, so a line ends at LF, CR or CRLF (universal
-    newlines); it takes the first line, strips it and splits it on commas: ``PASS`` is a
-    pass, otherwise the first two fields must be what ``int`` reads (later fields are
-    ignored). Returns
-    PASS or an ``(i, j)`` pair, which may be off the board (an illegal move, not a bad
-    file); OutputFormatError when the host could not parse it (``pass`` in lower case included).
-    """
-    fields = _FIRST_LINE.match(text).group(0).strip().split(",")
-    if fields[0] == PASS:
-        return PASS
-    if len(fields) < 2:
-        raise OutputFormatError("{!r} is not a move: expected 'i,j' or 'PASS'".format(fields[0]))
-    try:
-        return int(fields[0]), int(fields[1])
-    except ValueError:
-        raise OutputFormatError("{!r} is not a move: expected 'i,j' or 'PASS'".format(",".join(fields)))
-
-
-def read_output(path="output.txt"):
-    """The move in an output file (see parse_output); OSError when missing, OutputFormatError when unparsable.
-
-    The host decodes the whole file as UTF-8 before it reads a line, so a file that is not
-    UTF-8 anywhere is unreadable to it, whatever its first line says.
-    """
-    with open(path, "rb") as handle:
-        raw = handle.read()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise OutputFormatError("not UTF-8 text (byte {} is {:#x})".format(error.start, raw[error.start]))
-    return parse_output(text)
-
-
-__all__ = ["InputFormatError", "OutputFormatError", "GameInput", "parse_input", "read_input", "format_input",
-           "write_input", "write_output", "parse_output", "read_output", "write_atomic", "PASS"]
+__all__ = ["InputFormatError", "GameInput", "parse_input", "read_input", "read_file", "write_output", "write_atomic",
+           "PASS"]

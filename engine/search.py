@@ -10,7 +10,7 @@ depth the last plies are played perfectly. Depth and time limits are the caller'
 import time
 from collections import namedtuple
 
-from engine.bitboard import FULL, NEIGHBOURS as POINT_NEIGHBOURS, neighbours, grow, count, points_of
+from engine.bitboard import FULL, NEIGHBOURS as POINT_NEIGHBOURS, neighbours, grow, groups, count, points_of
 from engine.constants import PASS
 
 # Above any evaluation (features are at most a few hundred, weights at most MAX_WEIGHT):
@@ -46,7 +46,7 @@ def table_key(position):
     own, opp, prev_own, prev_opp = position.own, position.opp, position.prev_own, position.prev_opp
     if prev_own & ~own:
         return own, opp, position.player, position.moves_played, prev_own, prev_opp
-    if own == prev_own and opp == prev_opp:
+    if position.passed:
         return own, opp, position.player, position.moves_played, True
     return own, opp, position.player, position.moves_played
 
@@ -56,10 +56,7 @@ def capturing_points(position):
     opp = position.opp
     empty = FULL ^ position.own ^ opp
     gains = {}
-    remaining = opp
-    while remaining:
-        group = grow(remaining & -remaining, opp)
-        remaining ^= group
+    for group in groups(opp):
         liberties = neighbours(group) & empty
         if liberties and not liberties & (liberties - 1):
             point = liberties.bit_length() - 1
@@ -177,8 +174,7 @@ class Searcher(object):
             return value
 
         legal.sort(key=priority, reverse=True)
-        if table_move == PASS or (position.own == position.prev_own and position.opp == position.prev_opp
-                                  and table_move is None):
+        if table_move == PASS or (position.passed and table_move is None):
             legal.insert(0, PASS)
         else:
             legal.append(PASS)

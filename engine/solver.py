@@ -7,7 +7,7 @@ settles a node), which is far cheaper than the exact margin; the margin search (
 +-WIN plus the stone margin, komi included) then picks the best of the winning moves.
 """
 
-from engine.bitboard import FULL, count, grow, neighbours, points_of
+from engine.bitboard import FULL, count, groups, neighbours, points_of
 from engine.constants import BLACK, KOMI, MAX_MOVES, PASS
 from engine.search import INFINITY, WIN, Searcher, capturing_points, table_key, terminal_value
 
@@ -22,10 +22,8 @@ def safe_stones(stones, empty, plies):
     liberty from a group (a capture only gives some back), so nothing captures them in time."""
     if count(neighbours(stones) & empty) <= plies:
         return 0                         # not even all the groups' liberties together are enough
-    safe, rest = 0, stones
-    while rest:
-        group = grow(rest & -rest, stones)
-        rest ^= group
+    safe = 0
+    for group in groups(stones):
         if count(neighbours(group) & empty) > plies:
             safe |= group
     return safe

@@ -1,9 +1,13 @@
-"""Evolution of the evaluation weights with DEAP.
+"""Evolution of the evaluation weights with DEAP, and fitting them to the exact solver's labels.
 
 Reading guide: ``config`` reads and validates an experiment (``experiments/*.toml``);
 ``genome`` defines the DEAP types (once, at import) and the variation operators within
 per-feature bounds; ``fitness`` turns individuals into game jobs, plays them (pure
-functions, run on a process pool) and folds the outcomes into fitnesses; ``loop`` is
-the generation loop in DEAP's idiom with checkpoints and resume; ``runs`` reads a run
-folder back (log, plot, export); ``cli`` is the ``evolve`` command.
+functions, run on a process pool or a Dask cluster) and folds the outcomes into
+fitnesses; ``loop`` is the generation loop in DEAP's idiom; ``checkpoint`` writes and
+reads its checkpoints and the run's lock; ``runs`` reads a run folder back (log, plot,
+export); ``bench`` measures fitness games per second; ``labels`` samples positions and
+labels them with the compiled solver, ``fit`` fits the weights to those labels with
+CMA-ES; ``cli`` is the ``evolve`` command. It imports the engine and its tools, never the
+other way round.
 """

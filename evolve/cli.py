@@ -7,8 +7,7 @@ import sys
 
 from engine.params import ParamsError, load_params, save_params
 from engine.cli.arguments import (
-    SCHEDULER_HELP, add_json, add_search_settings, add_table_bits, depth, file_to_write, folder_to_write,
-    integer_range, positive_int, reporter, run_command, scheduler, subcommands,
+    SCHEDULER_HELP, add_json, add_search_settings, add_table_bits, command, depth, file_to_write, folder_to_write, integer_range, positive_int, reporter, run_command, scheduler, subcommands,
 )
 from engine.constants import MAX_MOVES, MAX_WEIGHT
 from engine.data import SHIPPED_PARAMS
@@ -26,6 +25,11 @@ from evolve.runs import export_best, format_table, plot_run, read_generations
 
 
 def _run(args):
+    """start a run from an experiment config (experiments/*.toml)
+
+    Create runs/<name>-<time>/ and evolve; a checkpoint is written after every generation,
+    so 'evolve resume' can continue a stopped run.
+    """
     evolution = Evolution.create(args.config, runs_dir=args.runs_dir, workers=args.workers,
                                  progress=not args.no_progress and sys.stderr.isatty(), scheduler=args.scheduler)
     print("run folder: {}".format(evolution.run_dir))
@@ -36,6 +40,7 @@ def _run(args):
 
 
 def _resume(args):
+    """continue a stopped or killed run from its last checkpoint"""
     evolution = Evolution.resume(args.run, workers=args.workers,
                                  progress=not args.no_progress and sys.stderr.isatty(), scheduler=args.scheduler)
     if evolution.generation >= evolution.config["generations"]:
@@ -48,12 +53,14 @@ def _resume(args):
 
 
 def _log(args):
+    """print a run's generation table"""
     records = read_generations(args.run)
     print(json.dumps(records, indent=2) if args.json else format_table(records))
     return 0
 
 
 def _plot(args):
+    """write fitness.png and weights.png for a run"""
     if args.out:
         folder_to_write(args.out, "--out")
     for path in plot_run(args.run, args.out):
@@ -62,6 +69,7 @@ def _plot(args):
 
 
 def _export(args):
+    """write a run's best weights as params.json, with provenance"""
     params = export_best(args.run, file_to_write(args.to, "--to"), depth=args.depth, cpu_budget=args.cpu_budget,
                          cpu_cap=args.cpu_cap, solve_from=args.solve_from)
     fitness = params.provenance["fitness"]
@@ -72,6 +80,7 @@ def _export(args):
 
 
 def _bench(args):
+    """fitness games per second with 1 and 2 workers"""
     make_player(args.opponent).close()              # a bad spec fails before any pool starts
     result = bench_games(worker_counts=tuple(args.workers), games=args.games, depth=args.depth,
                          opponent=args.opponent, scheduler=args.scheduler, report=reporter(args))
@@ -81,6 +90,14 @@ def _bench(args):
 
 
 def _label(args):
+    """sample positions from quick games and label each with the exact solver
+
+    Play quick games from random 2-ply openings (the shipped weights at depths 1-3, greedy
+    and aggressive, a quarter of the moves random), keep distinct positions (under the
+    board's symmetries) at the plies given, and have the compiled solver say whether the
+    side to move wins in each. The file is what 'evolve fit' tunes on. About half a CPU
+    second a position at plies 6-14; needs a C compiler.
+    """
     file_to_write(args.out, "--out")
     build_labels(args.out, args.positions, tuple(args.plies), seed=args.seed, jobs=args.jobs,
                  table_bits=args.table_bits)
@@ -88,6 +105,13 @@ def _label(args):
 
 
 def _fit(args):
+    """fit evaluation weights to labelled positions with CMA-ES (no games, no noise)
+
+    Minimise the log loss of the evaluation's guess (logistic in the evaluation) that the
+    side to move wins, over the positions of a labels file ('evolve label'), with DEAP's
+    CMA-ES; a fifth of the positions are held out and reported. Writes a params file whose
+    search settings are those of --start unless given.
+    """
     file_to_write(args.out, "--out")
     start = load_params(args.start)
     positions, labels, info = load_many(args.labels)
@@ -154,40 +178,33 @@ def build_parser():
 
 
 def _register_runs(commands):
-    run = commands.add_parser("run", help="start a run from an experiment config (experiments/*.toml)",
-                              description="Create runs/<name>-<time>/ and evolve; a checkpoint is written "
-                                          "after every generation, so 'evolve resume' can continue a stopped run.")
+    run = command(commands, "run", _run)
     run.add_argument("config", help="experiment config (TOML)")
     run.add_argument("--runs-dir", default="runs", help="where run folders go (default: runs)")
-    run.set_defaults(handler=_run)
-    resume = commands.add_parser("resume", help="continue a stopped or killed run from its last checkpoint")
+    resume = command(commands, "resume", _resume)
     resume.add_argument("run", help="run folder")
-    resume.set_defaults(handler=_resume)
-    for command in (run, resume):
-        command.add_argument("--workers", type=positive_int, default=None,
-                             help="worker processes (default: the config's, else all cores)")
-        command.add_argument("--no-progress", action="store_true", help="no progress bar")
-        command.add_argument("--scheduler", type=scheduler, default=None, help=SCHEDULER_HELP)
+    for parser in (run, resume):
+        parser.add_argument("--workers", type=positive_int, default=None,
+                            help="worker processes (default: the config's, else all cores)")
+        parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+        parser.add_argument("--scheduler", type=scheduler, default=None, help=SCHEDULER_HELP)
 
 
 def _register_reading(commands):
-    log = commands.add_parser("log", help="print a run's generation table")
+    log = command(commands, "log", _log)
     log.add_argument("run", help="run folder")
     add_json(log, "the records")
-    log.set_defaults(handler=_log)
-    plot = commands.add_parser("plot", help="write fitness.png and weights.png for a run")
+    plot = command(commands, "plot", _plot)
     plot.add_argument("run", help="run folder")
     plot.add_argument("--out", default=None, help="folder for the images (default: the run folder)")
-    plot.set_defaults(handler=_plot)
-    export = commands.add_parser("export", help="write a run's best weights as params.json, with provenance")
+    export = command(commands, "export", _export)
     export.add_argument("run", help="run folder")
     export.add_argument("--to", required=True, help="params file to write (e.g. params.json)")
     add_search_settings(export, "the built-in setting")
-    export.set_defaults(handler=_export)
 
 
 def _register_bench(commands):
-    bench = commands.add_parser("bench", help="fitness games per second with 1 and 2 workers")
+    bench = command(commands, "bench", _bench)
     bench.add_argument("--workers", type=positive_int, nargs="+", default=[1, 2], help="worker counts (default: 1 2)")
     bench.add_argument("--games", type=positive_int, default=40, help="games per measurement (default 40)")
     bench.add_argument("--depth", type=depth, default=2, help="search depth (default 2)")
@@ -195,17 +212,10 @@ def _register_bench(commands):
     bench.add_argument("--scheduler", type=scheduler, default=None,
                        help="also measure a Dask cluster (" + SCHEDULER_FORMS + ") against the local pool")
     add_json(bench)
-    bench.set_defaults(handler=_bench)
 
 
 def _register_label(commands):
-    label = commands.add_parser(
-        "label", help="sample positions from quick games and label each with the exact solver",
-        description="Play quick games from random 2-ply openings (the shipped weights at depths 1-3, greedy and "
-                    "aggressive, a quarter of the moves random), keep distinct positions (under the board's "
-                    "symmetries) at the plies given, and have the compiled solver say whether the side to move "
-                    "wins in each. The file is what 'evolve fit' tunes on. About half a CPU second a position "
-                    "at plies 6-14; needs a C compiler.")
+    label = command(commands, "label", _label)
     label.add_argument("--positions", type=positive_int, required=True, help="how many positions")
     label.add_argument("--plies", type=_plies, default=(6, 14), help="plies to sample, LOW-HIGH (default 6-14)")
     label.add_argument("--seed", type=int, default=1, help="the games' seed (default 1)")
@@ -213,16 +223,10 @@ def _register_label(commands):
                        help="processes for sampling and solving (default: all cores)")
     add_table_bits(label)
     label.add_argument("--out", required=True, help="labels file to write (gzipped JSON, e.g. labels.json.gz)")
-    label.set_defaults(handler=_label)
 
 
 def _register_fit(commands):
-    fit = commands.add_parser(
-        "fit", help="fit evaluation weights to labelled positions with CMA-ES (no games, no noise)",
-        description="Minimise the log loss of the evaluation's guess (logistic in the evaluation) that the "
-                    "side to move wins, over the positions of a labels file ('evolve label'), with DEAP's "
-                    "CMA-ES; a fifth of the positions are held out and reported. Writes a params file whose "
-                    "search settings are those of --start unless given.")
+    fit = command(commands, "fit", _fit)
     fit.add_argument("labels", nargs="+", help="labels files from 'evolve label' (a position in several counts once)")
     fit.add_argument("--out", required=True, help="params file to write")
     fit.add_argument("--start", default=SHIPPED_PARAMS, help="params to start from and compare with "
@@ -235,7 +239,6 @@ def _register_fit(commands):
     fit.add_argument("--captures", type=float, default=None,
                      help="the captures weight, which positions alone cannot fit (default: --start's)")
     add_search_settings(fit, "--start's")
-    fit.set_defaults(handler=_fit)
 
 
 def main(argv=None):

@@ -70,8 +70,9 @@ def _by_colour(individual):
     return {"black": report.get("black_win_rate"), "white": report.get("white_win_rate")}
 
 
-def _rate(value):
-    return "-" if value is None else "{:.2f}".format(value)
+def rate_text(value):
+    """A win rate or its standard error as the log and the table write it; ``-`` where there is none."""
+    return "-" if value is None else "{:.3f}".format(value)
 
 
 def _where(description):
@@ -288,7 +289,7 @@ class Evolution(object):
                 "spread {std:.3f} (noise: SE {se:.3f})  diversity {diversity:.3f}  {games} games  "
                 "{rate:.1f} games/s".format(
                     generation=number, win=best.fitness.values[0], margin=best.fitness.values[1],
-                    black=_rate(colour["black"]), white=_rate(colour["white"]),
+                    black=rate_text(colour["black"]), white=rate_text(colour["white"]),
                     mean=entry["win_rate"]["mean"], std=entry["win_rate"]["std"],
                     se=entry["win_rate"]["standard_error"] or 0.0,
                     diversity=entry["diversity"], games=games, rate=entry["games_per_second"]))

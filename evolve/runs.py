@@ -5,7 +5,7 @@ import os
 
 from engine.params import save_params
 from evolve.checkpoint import RunError, load_checkpoint
-from evolve.loop import GENERATIONS, best_params
+from evolve.loop import GENERATIONS, best_params, rate_text
 
 
 def read_generations(run_dir):
@@ -36,15 +36,11 @@ def format_table(records):
     for r in records:
         colour = r.get("best_by_colour", {})
         rows.append("{:>4} {:>9.3f} {:>+8.2f} {:>7} {:>7} {:>8.3f} {:>7.3f} {:>7} {:>9.3f} {:>6} {:>8.1f} {:>8.1f}".format(
-            r["generation"], r["best_fitness"][0], r["best_fitness"][1], _rate(colour.get("black")),
-            _rate(colour.get("white")), r["win_rate"]["mean"], r["win_rate"]["std"],
-            _rate(r["win_rate"].get("standard_error")), r["diversity"], r["games"], r["seconds"],
+            r["generation"], r["best_fitness"][0], r["best_fitness"][1], rate_text(colour.get("black")),
+            rate_text(colour.get("white")), r["win_rate"]["mean"], r["win_rate"]["std"],
+            rate_text(r["win_rate"].get("standard_error")), r["diversity"], r["games"], r["seconds"],
             r["games_per_second"]))
     return "\n".join(rows)
-
-
-def _rate(value):
-    return "-" if value is None else "{:.3f}".format(value)
 
 
 def plot_run(run_dir, out_dir=None):

@@ -1,8 +1,18 @@
-"""Shared test helpers: the rules vectors and board pictures."""
+"""Shared test helpers: the repository's root, the rules vectors, the compiled solver, positions turned."""
+
+import os
+import random
 
 import pytest
 
+from engine.constants import PASS
+from engine.position import Position
+from engine.solver import Solver
 from engine.data import load_rules_vectors
+from engine.native.compiler import NativeError, compiled_solver
+from engine.native.solver import NativeSolver
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 @pytest.fixture(scope="session")
@@ -12,7 +22,6 @@ def vector_games():
 
 def wait_for_run_file(runs_dir, name, seconds=120.0):
     """The run folder under ``runs_dir`` once it holds ``name`` (a run started by another process)."""
-    import os
     import time
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -21,3 +30,45 @@ def wait_for_run_file(runs_dir, name, seconds=120.0):
             return os.path.join(str(runs_dir), found[0])
         time.sleep(0.05)
     raise AssertionError("no run folder with {} appeared under {}".format(name, runs_dir))
+
+
+@pytest.fixture(scope="module")
+def native():
+    try:
+        compiled_solver()
+    except NativeError as error:
+        pytest.skip(str(error))
+    with NativeSolver(table_bits=18) as solver:
+        yield solver
+
+
+def turn(position, table):
+    """``position`` turned by the point permutation ``table`` (both boards)."""
+    def turned(board):
+        cells = ["0"] * 25
+        for point, cell in enumerate(board):
+            cells[table[point]] = cell
+        return "".join(cells)
+    return Position.from_boards(position.player, turned(position.previous_string()),
+                                turned(position.board_string()), position.moves_played)
+
+
+def random_position(rng, low, high, pass_rate=0.08):
+    """A position from random moves (a pass now and then), between plies ``low`` and ``high``, not over."""
+    while True:
+        position = Position.initial()
+        target = rng.randint(low, high)
+        while position.moves_played < target and not position.is_over:
+            legal = position.legal_points()
+            move = PASS if not legal or rng.random() < pass_rate else rng.choice(legal)
+            position = position.play_point(move)
+        if not position.is_over:
+            return position
+
+
+def won_position(plies, seed):
+    rng, solver = random.Random(seed), Solver()
+    while True:
+        position = random_position(rng, plies, plies, pass_rate=0.0)
+        if position.moves_played == plies and solver.wins(position):
+            return position

@@ -13,9 +13,10 @@ from engine.agent import STATE_FILE, infer_moves_played, main
 from engine.submission.bundle import core_modules, write_bundle
 from engine.play.game import play_game
 from engine.players.specs import make_player
-from engine.protocol import GameInput, format_input, read_output
+from engine.protocol import GameInput
+from engine.players.host import format_input, read_output
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests.conftest import ROOT
 EMPTY = "0" * 25
 
 
@@ -108,7 +109,7 @@ def test_the_agent_keeps_the_ply_count_over_two_games_in_one_folder(tmp_path, mo
     import engine.agent
     from engine import Position, PASS
     from engine.params import default_params
-    from engine.protocol import write_input
+    from engine.players.host import write_input
     fast = default_params()._replace(depth=2)
     monkeypatch.setattr(engine.agent, "load_params", lambda path: fast)
     rng = random.Random(4)

@@ -23,7 +23,7 @@ from evolve.fitness import GameJob, safe_play_job                   # noqa: E402
 from evolve.loop import Evolution                      # noqa: E402
 from evolve.runs import read_generations                            # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests.conftest import ROOT
 
 TINY = """
 name = "tiny"

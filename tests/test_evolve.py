@@ -14,7 +14,7 @@ from evolve.loop import Evolution, GENERATIONS
 from evolve.runs import read_generations, format_table, plot_run, export_best
 from engine.params import load_params
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests.conftest import ROOT
 
 TINY = """
 name = "tiny"

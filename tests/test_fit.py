@@ -10,7 +10,8 @@ import numpy
 import pytest
 
 from engine import Position
-from engine.book import SYMMETRIES, book_key
+from engine.book import book_key
+from engine.symmetry import SYMMETRIES
 from engine.features import FEATURES
 from engine.params import load_params
 from engine.solver import Solver
@@ -18,9 +19,9 @@ from engine.native.compiler import NativeError, compiled_solver
 from engine.native.solver import describe_position
 from evolve import fit
 from evolve.labels import LabelsError, label_positions, load_labels, load_many, sample_positions, save_labels
-from tests.test_native import turn
+from tests.conftest import turn
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests.conftest import ROOT
 
 
 def evolve_cli(*args):

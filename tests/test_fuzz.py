@@ -19,7 +19,7 @@ from engine import PASS
 from engine.agent import STATE_FILE, main as agent_main
 from engine.features import FEATURES
 from engine.playout import random_opening
-from engine.protocol import format_input, read_output
+from engine.players.host import format_input, read_output
 from evolve.config import ConfigError, load_config, validate
 
 QUICK = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))

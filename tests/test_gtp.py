@@ -1,7 +1,6 @@
 """Go software's ways in: ``littlego gtp`` as an engine, any GTP engine as a player, play in the
 terminal, and replaying SGF records."""
 
-import os
 import subprocess
 import sys
 
@@ -14,7 +13,7 @@ from engine.players.gtp import point_to_vertex, vertex_to_point
 from engine.play.match import run_match
 from engine.play.sgf import read_game
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests.conftest import ROOT
 LITTLEGO = [sys.executable, "-m", "engine.cli.littlego"]
 
 

@@ -9,7 +9,8 @@ from engine.play.game import play_game
 from engine.players.program import ProgramPlayer
 from engine.ui.judge import judge
 from engine.players.specs import make_player
-from engine.protocol import format_input, read_input
+from engine.protocol import read_input
+from engine.players.host import format_input
 
 BROKEN = {
     "crash": "raise SystemExit('I give up')",

@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests.conftest import ROOT
 
 
 def project_modules():
@@ -81,7 +81,7 @@ def test_the_layers_are_where_the_issue_puts_them():
     assert {layer(m) for m in MODULES} == {"core", "tools", "evolve"}
     core = sorted(m for m in MODULES if layer(m) == "core")
     for expected in ("engine.position", "engine.features", "engine.search", "engine.params",
-                     "engine.protocol", "engine.agent"):
+                     "engine.protocol", "engine.agent", "engine.symmetry"):
         assert expected in core
     for tool in ("players.specs", "play.game", "play.match", "play.stats", "ui.judge", "submission.bench",
                  "submission.bundle", "cli.littlego", "players.gnugo", "players.program", "players.gtp", "ui.gtp",

@@ -12,7 +12,7 @@ from engine.play.stats import elo_with_margin, wilson_interval
 from engine.players.gnugo import gnugo_path
 from engine.constants import BLACK, WHITE
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests.conftest import ROOT
 
 
 def test_statistics_match_textbook_values():

@@ -8,7 +8,8 @@ from hypothesis import given, settings, strategies as st
 from engine import Position, PASS, BLACK, WHITE, IllegalMove
 from engine.bitboard import FULL, grow, neighbours, count
 from engine.coords import move_from_public
-from engine.protocol import format_input, parse_input, write_output, read_output
+from engine.protocol import parse_input, write_output
+from engine.players.host import format_input, read_output
 
 choices = st.lists(st.integers(min_value=0, max_value=10 ** 6), max_size=30)
 

@@ -5,9 +5,8 @@ import os
 import pytest
 
 from engine import PASS
-from engine.protocol import (
-    InputFormatError, read_input, parse_output, write_output, write_atomic,
-)
+from engine.protocol import InputFormatError, read_input, write_output, write_atomic
+from engine.players.host import parse_output
 
 GOOD = "2\n00110\n00210\n00200\n02000\n00000\n00110\n00210\n00200\n02010\n00000"
 

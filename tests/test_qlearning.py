@@ -14,13 +14,14 @@ from engine import BLACK, Position, PASS
 from engine.bitboard import points_of
 from engine.playout import random_opening
 from engine.play.game import play_game
+from engine.symmetry import SYMMETRIES, turn
 from engine.players.qlearning import (
-    SYMMETRIES, LittleGo, QLearner, QLearningPlayer, canonical, load_table, play_episode, turn,
+    LittleGo, QLearner, QLearningPlayer, canonical, load_table, play_episode,
 )
 from engine.players.specs import make_player
 from engine.training.qlearning import CHECKPOINT, TABLE, Training, TrainingError
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests.conftest import ROOT
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 
 

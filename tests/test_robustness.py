@@ -23,7 +23,7 @@ from engine.agent import STATE_FILE, main as agent_main
 from engine.constants import MAX_WEIGHT
 from engine.features import make_evaluator
 from engine.params import load_params, params_to_dict, default_params
-from engine.protocol import OutputFormatError, format_input, parse_output, read_output
+from engine.players.host import OutputFormatError, format_input, parse_output, read_output
 from engine.search import Searcher
 from engine.submission.bundle import write_bundle
 from evolve.checkpoint import CHECKPOINT, LOCK
@@ -31,7 +31,7 @@ from evolve.config import ConfigError, load_config
 from evolve.loop import Evolution
 from evolve.runs import read_generations
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests.conftest import ROOT
 EMPTY = "0" * 25
 MIDGAME = ("1122100000" + "0" * 15, "1122102000" + "0" * 15)   # previous, current: White just played
 

@@ -2,7 +2,6 @@
 limits (CPU cap, node budget), and the SPRT of matches."""
 
 import math
-import os
 import subprocess
 import sys
 import time
@@ -22,7 +21,7 @@ from engine.search import terminal_value
 from engine.play.match import run_match
 from engine.play.stats import sprt_bounds, sprt_llr
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests.conftest import ROOT
 
 
 def minimax_margin(position):

@@ -118,6 +118,21 @@ def subcommands(parser, dest, metavar):
     return choices
 
 
+def command(choices, name, handler):
+    """The subcommand ``name`` run by ``handler``, whose docstring is its help: the first
+    paragraph the one-line summary, the whole the description ``--help`` prints."""
+    summary, _, details = handler.__doc__.strip().partition("\n\n")
+    summary = " ".join(summary.split())
+    parser = choices.add_parser(name, help=summary, description=" ".join(details.split()) or summary)
+    parser.set_defaults(handler=handler)
+    return parser
+
+
+def group(choices, name, summary, metavar):
+    """A command ``name`` whose own subcommands (``metavar``) are chosen next: ``littlego book build``."""
+    return subcommands(choices.add_parser(name, help=summary, description=summary), "target", metavar)
+
+
 def folder_to_write(path, option):
     """``path`` as a folder that exists (created if missing); OSError naming ``option`` when it is a file."""
     if os.path.exists(path) and not os.path.isdir(path):

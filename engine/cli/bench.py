@@ -3,52 +3,32 @@
 import json
 
 from engine.constants import MAX_MOVES
-from engine.cli.arguments import (
-    add_json, count, depth, integer_range, positive_int, positive_seconds, reporter, subcommands,
-)
+from engine.cli.arguments import add_json, command, count, depth, group, integer_range, positive_int, positive_seconds, reporter
 from engine.data import RULES_VECTORS
 from engine.submission.bench import bench_rules, bench_search, bench_solve
 
 
 def register(commands):
-    targets = subcommands(commands.add_parser("bench", help="measure the engine's speed on one core"),
-                          "target", "TARGET")
-    rules = targets.add_parser(
-        "rules", help="legal-move generation (positions/s) and random playouts (moves/s)",
-        description="Measure Position.legal_moves() over every position of the rules vectors "
-                    "(the rules vectors shipped with the package, by default) and random playouts from the "
-                    "empty board; each figure is the median of --repeats runs on one core.")
+    targets = group(commands, "bench", "measure the engine's speed on one core", "TARGET")
+    rules = command(targets, "rules", _bench_rules)
     rules.add_argument("--vectors", default=RULES_VECTORS, help="rules-vectors file (.jsonl.gz); default: %(default)s")
     rules.add_argument("--repeats", type=positive_int, default=5, help="runs per figure (default 5)")
-    rules.add_argument("--playout-games", type=positive_int, default=2000,
-                       help="random games per playout run (default 2000)")
+    rules.add_argument("--playout-games", type=positive_int, default=2000, help="random games per playout run (default 2000)")
     rules.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
-    add_json(rules)
-    rules.set_defaults(handler=_bench_rules)
-    search = targets.add_parser(
-        "search", help="alpha-beta nodes/s and seconds per move at depths 1..5; whole-game CPU",
-        description="Search a fixed set of opening, middle-game and end-game positions at each "
-                    "depth (one core), then play whole games of the shipped agent against random, "
-                    "one process per move as the course runs it, and report the agent's CPU.")
+    search = command(targets, "search", _bench_search)
     search.add_argument("--params", default=None, help="params file (default: the shipped params.json)")
     search.add_argument("--max-depth", type=depth, default=5, help="deepest depth (default 5)")
     search.add_argument("--games", type=count, default=1,
                         help="whole-game pairs (agent as Black and as White) to time (default 1)")
     search.add_argument("--budgets", type=positive_seconds, nargs="*", default=[0.5, 2.5], metavar="SECONDS",
                         help="CPU budgets to report the depth reached within (default: 0.5 2.5)")
-    add_json(search)
-    search.set_defaults(handler=_bench_search)
-    solve = targets.add_parser(
-        "solve", help="the exact solver's nodes and CPU to find a winning move, at chosen plies",
-        description="Play random moves from the empty board to each ply (reproducibly from --seed), then time "
-                    "Solver().winning_move there, as the agent does from its solve_from ply; report the nodes "
-                    "(the same on any machine) and the CPU seconds.")
+    solve = command(targets, "solve", _bench_solve)
     solve.add_argument("--plies", type=integer_range(6, MAX_MOVES - 1), nargs="+", default=[12, 10],
                        help="plies to solve at (default: 12 10)")
     solve.add_argument("--positions", type=count, default=6, help="positions at each ply (default 6)")
     solve.add_argument("--seed", type=int, default=11, help="seed of the random moves (default 11)")
-    add_json(solve)
-    solve.set_defaults(handler=_bench_solve)
+    for target in (rules, search, solve):
+        add_json(target)
 
 
 def _print_result(result, args):
@@ -58,16 +38,34 @@ def _print_result(result, args):
 
 
 def _bench_rules(args):
+    """legal-move generation (positions/s) and random playouts (moves/s)
+
+    Measure Position.legal_moves() over every position of the rules vectors (the rules vectors
+    shipped with the package, by default) and random playouts from the empty board; each
+    figure is the median of --repeats runs on one core.
+    """
     return _print_result(bench_rules(vectors=args.vectors, repeats=args.repeats, playout_games=args.playout_games,
                                      seed=args.seed, report=reporter(args)), args)
 
 
 def _bench_search(args):
+    """alpha-beta nodes/s and seconds per move at depths 1..5; whole-game CPU
+
+    Search a fixed set of opening, middle-game and end-game positions at each depth (one
+    core), then play whole games of the shipped agent against random, one process per move
+    as the course runs it, and report the agent's CPU.
+    """
     return _print_result(bench_search(depths=range(1, args.max_depth + 1), params_path=args.params,
                                       game_seeds=range(1, args.games + 1), report=reporter(args),
                                       budgets=args.budgets), args)
 
 
 def _bench_solve(args):
+    """the exact solver's nodes and CPU to find a winning move, at chosen plies
+
+    Play random moves from the empty board to each ply (reproducibly from --seed), then time
+    Solver().winning_move there, as the agent does from its solve_from ply; report the nodes
+    (the same on any machine) and the CPU seconds.
+    """
     return _print_result(bench_solve(plies=args.plies, positions=args.positions, seed=args.seed,
                                      report=reporter(args)), args)

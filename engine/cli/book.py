@@ -5,7 +5,9 @@ import sys
 
 from engine.constants import MAX_MOVES
 from engine.book import load_book
-from engine.cli.arguments import add_table_bits, file_to_write, integer_range, positive_int, subcommands
+from engine.cli.arguments import (
+    add_table_bits, command, file_to_write, group, integer_range, positive_int,
+)
 from engine.common.pools import cpu_with_children
 from engine.native.book import build_book, check_book, extend_book, read_any_book
 from engine.native.solver import NativeSolver
@@ -16,55 +18,28 @@ _LAST_PLY = integer_range(0, MAX_MOVES - 2)
 
 
 def register(commands):
-    actions = subcommands(commands.add_parser("book", help="build, extend, upgrade or check the opening book (book.json)"),
-                          "target", "ACTION")
-    build = actions.add_parser(
-        "build", help="compute the opening book with the compiled exact solver",
-        description="Solve the opening with the compiled solver (engine/native/solve.c, compiled once with "
-                    "the machine's C compiler) and write a book of one winning Black move for every position, up "
-                    "to --max-ply, that a Black following the book can meet whatever White plays, one entry per "
-                    "symmetry class. The agent plays the book's move where it has one, and solves exactly from "
-                    "its params' solve_from ply on.")
+    actions = group(commands, "book", "build, extend, upgrade or check the opening book (book.json)", "ACTION")
+    build = command(actions, "build", _build)
     build.add_argument("--max-ply", type=_LAST_PLY, default=8, help="the last ply with book moves (default %(default)s)")
     build.add_argument("--out", default="book.json", help="file to write (default: %(default)s)")
     add_table_bits(build)
     build.add_argument("--jobs", type=positive_int, default=1,
                        help="solver processes: more than 1 proves the first move's replies in parallel, one "
                             "process each (default %(default)s)")
-    build.set_defaults(handler=_build)
-    extend = actions.add_parser(
-        "extend", help="add deeper plies to a book with the compiled exact solver",
-        description="Find, with the compiled solver, a winning move for every position up to --max-ply that a "
-                    "Black following BOOK can meet and that has no book move yet, one ply of Black's at a time, "
-                    "and write the deeper book (BOOK itself unless --out). Positions are solved in chunks, "
-                    "--jobs processes at a time. Fails, writing nothing, if a position met is lost.")
+    extend = command(actions, "extend", _extend)
     extend.add_argument("book", help="book file to extend")
     extend.add_argument("--max-ply", type=_LAST_PLY, required=True, help="the new last ply with book moves")
     extend.add_argument("--out", help="file to write (default: BOOK)")
     add_table_bits(extend)
     extend.add_argument("--jobs", type=positive_int, default=1, help="solver processes (default %(default)s)")
-    extend.set_defaults(handler=_extend)
-    _register_upgrade_and_check(actions)
-
-
-def _register_upgrade_and_check(actions):
-    upgrade = actions.add_parser(
-        "upgrade", help="rewrite a book in the current file format",
-        description="Read BOOK (any format this version reads, every entry checked) and write it in the current "
-                    "one, its positions and information unchanged: BOOK itself unless --out.")
+    upgrade = command(actions, "upgrade", _upgrade)
     upgrade.add_argument("book", help="book file to rewrite")
     upgrade.add_argument("--out", help="file to write (default: BOOK)")
-    upgrade.set_defaults(handler=_upgrade)
-    check = actions.add_parser(
-        "check", help="check that a book covers every position a Black following it can meet",
-        description="Walk every position up to the book's last ply that a Black following the book can meet, "
-                    "whatever White plays, and report those without a book move; with --solve, also ask the "
-                    "compiled solver whether each book move keeps the win. Exit status 1 when any fails.")
+    check = command(actions, "check", _check)
     check.add_argument("book", help="book file")
     check.add_argument("--max-ply", type=_LAST_PLY, help="walk to this ply (default: the book's)")
     check.add_argument("--solve", action="store_true", help="check every move with the compiled solver")
     add_table_bits(check, "the solver's")
-    check.set_defaults(handler=_check)
 
 
 def _say(text):
@@ -72,6 +47,14 @@ def _say(text):
 
 
 def _build(args):
+    """compute the opening book with the compiled exact solver
+
+    Solve the opening with the compiled solver (engine/native/solve.c, compiled once with
+    the machine's C compiler) and write a book of one winning Black move for every position,
+    up to --max-ply, that a Black following the book can meet whatever White plays, one
+    entry per symmetry class. The agent plays the book's move where it has one, and solves
+    exactly from its params' solve_from ply on.
+    """
     file_to_write(args.out, "--out")
     folder = os.path.dirname(os.path.abspath(args.out))
     if not os.path.isdir(folder):           # found out now, not after hours of solving
@@ -91,6 +74,13 @@ def _build(args):
 
 
 def _extend(args):
+    """add deeper plies to a book with the compiled exact solver
+
+    Find, with the compiled solver, a winning move for every position up to --max-ply that a
+    Black following BOOK can meet and that has no book move yet, one ply of Black's at a
+    time, and write the deeper book (BOOK itself unless --out). Positions are solved in
+    chunks, --jobs processes at a time. Fails, writing nothing, if a position met is lost.
+    """
     out = args.out or args.book
     file_to_write(out, "--out")
     book = load_book(args.book)
@@ -111,6 +101,11 @@ def _extend(args):
 
 
 def _upgrade(args):
+    """rewrite a book in the current file format
+
+    Read BOOK (any format this version reads, every entry checked) and write it in the
+    current one, its positions and information unchanged: BOOK itself unless --out.
+    """
     out = args.out or args.book
     file_to_write(out, "--out")
     book = read_any_book(args.book)
@@ -122,6 +117,12 @@ def _upgrade(args):
 
 
 def _check(args):
+    """check that a book covers every position a Black following it can meet
+
+    Walk every position up to the book's last ply that a Black following the book can meet,
+    whatever White plays, and report those without a book move; with --solve, also ask the
+    compiled solver whether each book move keeps the win. Exit status 1 when any fails.
+    """
     book = load_book(args.book)
     solver = NativeSolver(args.table_bits) if args.solve else None
     try:

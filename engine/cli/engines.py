@@ -3,27 +3,37 @@
 import sys
 
 from engine.constants import MAX_MOVES
-from engine.cli.arguments import count
+from engine.cli.arguments import command, count
 from engine.players.specs import make_player
 from engine.ui.gtp import serve
 from engine.ui.judge import judge
 
 
 def register(commands):
-    gtp = commands.add_parser(
-        "gtp", help="be a GTP (Go Text Protocol 2) engine on stdin/stdout, for GUIs and tournament tools",
-        description="Answer GTP commands on stdin/stdout under Little-Go rules (5x5, komi 2.5, the course's "
-                    "KO rule, 24 plies), playing genmove with any player. A GUI such as Sabaki or GoGui "
-                    "runs it as the command: littlego gtp --player champion")
+    gtp = command(commands, "gtp", _gtp)
     gtp.add_argument("--player", default="champion", help="the player answering genmove (default: %(default)s)")
     gtp.add_argument("--seed", type=int, default=1, help="seed of the player's random choices (default 1)")
-    gtp.set_defaults(handler=lambda args: serve(make_player(args.player), sys.stdin, sys.stdout, seed=args.seed))
-    referee = commands.add_parser(
-        "judge", help="judge one ply like the course's host.py (for the course's build.sh)",
-        description="Read input.txt and output.txt, judge the move, write the next input.txt. "
-                    "Exit 0: game goes on; 1: Black wins; 2: White wins; 4: input.txt unusable.")
+    referee = command(commands, "judge", _judge)
     referee.add_argument("-m", "--moves", type=count, required=True,
                          help="plies played, this one included (the game ends at %d)" % MAX_MOVES)
     referee.add_argument("-v", "--verbose", action="store_true", help="print the board")
     referee.add_argument("--dir", default=".", help="the player's folder (default: current)")
-    referee.set_defaults(handler=lambda args: judge(args.moves, args.dir, args.verbose))
+
+
+def _gtp(args):
+    """be a GTP (Go Text Protocol 2) engine on stdin/stdout, for GUIs and tournament tools
+
+    Answer GTP commands on stdin/stdout under Little-Go rules (5x5, komi 2.5, the course's KO
+    rule, 24 plies), playing genmove with any player. A GUI such as Sabaki or GoGui runs it as
+    the command: littlego gtp --player champion
+    """
+    return serve(make_player(args.player), sys.stdin, sys.stdout, seed=args.seed)
+
+
+def _judge(args):
+    """judge one ply like the course's host.py (for the course's build.sh)
+
+    Read input.txt and output.txt, judge the move, write the next input.txt. Exit 0: game goes
+    on; 1: Black wins; 2: White wins; 4: input.txt unusable.
+    """
+    return judge(args.moves, args.dir, args.verbose)

@@ -6,19 +6,15 @@ import time
 
 from engine.constants import BLACK, COURSE_CPU_LIMIT, MAX_MOVES, WHITE
 from engine.cli.arguments import (
-    SCHEDULER_HELP, elo_pair, folder_to_write, integer_range, positive_int, positive_seconds, scheduler,
+    SCHEDULER_HELP, command, elo_pair, folder_to_write, integer_range, positive_int, positive_seconds, scheduler,
 )
 from engine.play.match import format_report, run_match
 from engine.players.specs import KNOWN
 
 
 def register(commands):
-    match = commands.add_parser(
-        "match", help="play a match between two players and report it",
-        description="Play GAMES games between players A and B, colours alternating, in parallel "
-                    "and reproducibly from --seed. Ctrl-C (SIGINT) ends the match early and reports the "
-                    "games finished (exit status 130). Players: " + KNOWN + ".")
-    match.add_argument("a", metavar="A", help="first player spec")
+    match = command(commands, "match", _match)
+    match.add_argument("a", metavar="A", help="first player spec: " + KNOWN)
     match.add_argument("b", metavar="B", help="second player spec")
     match.add_argument("--games", type=positive_int, default=20, help="games to play (default 20)")
     match.add_argument("--jobs", type=positive_int, default=None, help="parallel games (default: all cores)")
@@ -39,10 +35,15 @@ def register(commands):
     match.add_argument("--json", action="store_true",
                        help="print one JSON object instead of the table (progress: lines on stderr, as whenever "
                             "stderr is not a terminal)")
-    match.set_defaults(handler=_match)
 
 
 def _match(args):
+    """play a match between two players and report it
+
+    Play GAMES games between players A and B, colours alternating, in parallel and
+    reproducibly from --seed. Ctrl-C (SIGINT) ends the match early and reports the games
+    finished (exit status 130). A and B are player specs (listed under A below).
+    """
     if args.sgf:
         folder_to_write(args.sgf, "--sgf")          # before any game is played
     summary, _ = run_match(args.a, args.b, args.games, jobs=args.jobs, seed=args.seed,

@@ -3,29 +3,21 @@
 import sys
 
 from engine.constants import BLACK, WHITE
+from engine.cli.arguments import command
 from engine.players.specs import make_player
 from engine.ui.terminal import offer_sgf, play_in_terminal, replay
 
 
 def register(commands):
-    play = commands.add_parser(
-        "play", help="play a game against any player in the terminal",
-        description="Play Little-Go in the terminal against OPPONENT. Type moves as i,j (the course's row, "
-                    "column), a GTP vertex such as C3, or pass; undo takes back your last move; quit stops. "
-                    "At the end the game can be saved as SGF.")
+    play = command(commands, "play", _play)
     play.add_argument("opponent", nargs="?", default="champion", help="player spec (default: %(default)s)")
     play.add_argument("--colour", "--color", choices=("black", "white"), default="black",
                       help="the colour you play (default: black, who moves first)")
     play.add_argument("--seed", type=int, default=1, help="seed of the opponent's random choices (default 1)")
-    play.set_defaults(handler=_play)
-    watch = commands.add_parser(
-        "replay", help="step through a recorded game (SGF), judged by Little-Go rules",
-        description="Show a 5x5 SGF game move by move: the board, captures and plies left after each move, "
-                    "then the result under Little-Go rules. A move the rules refuse is an error naming it.")
+    watch = command(commands, "replay", _replay)
     watch.add_argument("game", help="SGF file")
     watch.add_argument("--verdict-only", action="store_true", help="print only the result")
     watch.add_argument("--step", action="store_true", help="wait for Enter before each move")
-    watch.set_defaults(handler=_replay)
 
 
 def _read_line(prompt):
@@ -43,6 +35,12 @@ def _write(text):
 
 
 def _play(args):
+    """play a game against any player in the terminal
+
+    Play Little-Go in the terminal against OPPONENT. Type moves as i,j (the course's row,
+    column), a GTP vertex such as C3, or pass; undo takes back your last move; quit stops.
+    At the end the game can be saved as SGF.
+    """
     human = BLACK if args.colour == "black" else WHITE
     opponent = make_player(args.opponent)
     moves, final, quit = play_in_terminal(opponent, human, _read_line, _write, seed=args.seed)
@@ -52,5 +50,10 @@ def _play(args):
 
 
 def _replay(args):
+    """step through a recorded game (SGF), judged by Little-Go rules
+
+    Show a 5x5 SGF game move by move: the board, captures and plies left after each move,
+    then the result under Little-Go rules. A move the rules refuse is an error naming it.
+    """
     replay(args.game, _write, verdict_only=args.verdict_only, read_line=_read_line if args.step else None)
     return 0

@@ -3,7 +3,7 @@
 import time
 
 from engine.constants import MAX_MOVES, colour_word
-from engine.cli.arguments import integer_range, positive_seconds
+from engine.cli.arguments import command, integer_range, positive_seconds
 from engine.native.solver import NativeSolver
 from engine.search import SearchTimeout
 from engine.solver import Solver
@@ -11,13 +11,7 @@ from engine.ui.board import board_diagram, describe, position_from_moves, read_p
 
 
 def register(commands):
-    solve = commands.add_parser(
-        "solve", help="solve a position exactly: who wins with perfect play, by how much, every move's value",
-        description="Search a position to the end of the game (24 plies) and print who wins with perfect play "
-                    "and by how many stones (komi included), and the exact value of every legal move. The "
-                    "position is the end of an SGF record, a course input.txt (give --plies, the plies already "
-                    "played, or it is estimated from the stones), or --moves from the empty board. Pure Python: "
-                    "positions from about ply 10 on solve in seconds to minutes.")
+    solve = command(commands, "solve", _solve)
     solve.add_argument("position", nargs="?", help="SGF file or input.txt")
     solve.add_argument("--moves", help="moves from the empty board, as i,j or C3 or pass, separated by spaces")
     solve.add_argument("--plies", type=integer_range(0, MAX_MOVES), help="plies played before an input.txt")
@@ -25,10 +19,17 @@ def register(commands):
                        help="CPU seconds to give up after (default %(default)s)")
     solve.add_argument("--native", action="store_true",
                        help="use the compiled solver (needs a C compiler): any position, win or loss of every move")
-    solve.set_defaults(handler=_solve)
 
 
 def _solve(args):
+    """solve a position exactly: who wins with perfect play, by how much, every move's value
+
+    Search a position to the end of the game (24 plies) and print who wins with perfect play
+    and by how many stones (komi included), and the exact value of every legal move. The
+    position is the end of an SGF record, a course input.txt (give --plies, the plies
+    already played, or it is estimated from the stones), or --moves from the empty board.
+    Pure Python: positions from about ply 10 on solve in seconds to minutes.
+    """
     if args.moves is not None:
         position = position_from_moves(args.moves)
     elif args.position is not None:

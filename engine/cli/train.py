@@ -3,7 +3,7 @@
 import sys
 
 from engine.constants import MAX_MOVES
-from engine.cli.arguments import integer_range, positive_int, subcommands
+from engine.cli.arguments import command, group, integer_range, positive_int
 from engine.training.qlearning import PLOT, TABLE, Training
 
 _SETTINGS = ("games", "seed", "alpha", "gamma", "eval_every", "eval_games", "epsilon_start", "epsilon_end",
@@ -11,13 +11,8 @@ _SETTINGS = ("games", "seed", "alpha", "gamma", "eval_every", "eval_games", "eps
 
 
 def register(commands):
-    learners = subcommands(commands.add_parser("train", help="train a learning player (qlearning)"), "target", "LEARNER")
-    qlearning = learners.add_parser(
-        "qlearning", help="tabular Q-learning against chosen opponents, with a learning curve",
-        description="Train the tabular Q-learner (states under the 8 board symmetries) against the opponents in "
-                    "turn ('self' is self-play), evaluating it every --eval-every games against the --panel. "
-                    "OUT gets settings.json, checkpoint.pkl, table.json.gz (for the qlearning:TABLE player), "
-                    "curve.tsv and curve.png; --resume OUT continues a stopped or killed training exactly.")
+    learners = group(commands, "train", "train a learning player (qlearning)", "LEARNER")
+    qlearning = command(learners, "qlearning", _train)
     option = qlearning.add_argument
     option("--out", default="qlearning", help="training folder (default: %(default)s)")
     option("--resume", metavar="OUT", help="continue the training in this folder")
@@ -38,10 +33,17 @@ def register(commands):
     option("--eval-games", type=positive_int, help="games against each panel player (default 40)")
     option("--panel", action="append", metavar="SPEC",
            help="an evaluation opponent (repeatable; default: random, greedy)")
-    qlearning.set_defaults(handler=_train)
 
 
 def _train(args):
+    """tabular Q-learning against chosen opponents, with a learning curve
+
+    Train the tabular Q-learner (states under the 8 board symmetries) against the opponents
+    in turn ('self' is self-play), evaluating it every --eval-every games against the
+    --panel. OUT gets settings.json, checkpoint.pkl, table.json.gz (for the qlearning:TABLE
+    player), curve.tsv and curve.png; --resume OUT continues a stopped or killed training
+    exactly.
+    """
     if args.resume:
         training = Training.resume(args.resume)
     else:

@@ -10,7 +10,8 @@ import json
 import sys
 import time
 
-from engine.book import FIRST_FORMAT, Book, BookError, book_info, book_key, check_move, load_book, to_canonical
+from engine.book import FIRST_FORMAT, Book, BookError, book_info, book_key, check_move, load_book
+from engine.symmetry import turn_move
 from engine.constants import BOARD_SIZE, NUM_POINTS, PASS, colour_word
 from engine.coords import move_to_text as describe_move
 from engine.position import Position
@@ -49,7 +50,7 @@ def build_book(max_ply, table_bits=DEFAULT_TABLE_BITS, progress=None, start=None
 
     def add(position, move):
         key, index = book_key(position)
-        moves.setdefault(key, to_canonical(move, index))
+        moves.setdefault(key, turn_move(move, index))
         if progress:
             progress(position)
 
@@ -179,7 +180,7 @@ def _solve_layer(grown, frontier, pool, table_bits, chunk, progress):
                 raise BookError("no winning move at ply {} in:\n{}\nthe book's earlier moves gave the "
                                 "win away".format(position.moves_played, position))
             key, index = book_key(position)
-            grown.moves.setdefault(key, to_canonical(move, index))
+            grown.moves.setdefault(key, turn_move(move, index))
         done += len(found)
         if progress:
             progress(done, len(texts), ply)

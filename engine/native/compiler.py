@@ -1,16 +1,44 @@
-"""Compiling the C programs of the tools once per source, into a cache folder keyed by the source's hash."""
+"""Compiling the tools' C sources once, into a cache folder keyed by what was compiled.
+
+The C sources hold no number of the game: ``game_defines`` passes them from
+``engine.constants`` and ``engine.symmetry`` on the compiler's command line, and the cache
+key covers the source and those flags, so a change on either side compiles afresh.
+"""
 
 import hashlib
+import math
 import os
 import shutil
 import subprocess
 import tempfile
 
-SOURCE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "solve.c")
+from engine.constants import BOARD_SIZE, KOMI, MAX_MOVES, NUM_POINTS
+from engine.symmetry import SYMMETRIES
+
+FOLDER = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.join(FOLDER, "solve.c")
+OPTIMISE = ["-O2"]
 
 
 class NativeError(RuntimeError):
     """A compiled program cannot be built or stopped answering; the message says why."""
+
+
+def game_defines():
+    """{name: value} of the game's numbers as the C sources read them."""
+    if KOMI == math.floor(KOMI):
+        raise NativeError("the C sources assume a komi with a half point (no draws); KOMI is {}".format(KOMI))
+    return {
+        "BOARD_SIZE": BOARD_SIZE, "N": NUM_POINTS, "PASS": NUM_POINTS, "MAX_MOVES": MAX_MOVES,
+        # The side to move wins a finished game when its stones minus the other's reach this:
+        # Black must be more than komi ahead, White may be up to komi behind.
+        "BLACK_WINS_FROM": math.floor(KOMI) + 1, "WHITE_WINS_FROM": -math.floor(KOMI),
+        "SYMMETRY_POINTS": "{" + ",".join("{" + ",".join(map(str, image)) + "}" for image in SYMMETRIES) + "}",
+    }
+
+
+def _flags():
+    return OPTIMISE + ["-D{}={}".format(name, value) for name, value in sorted(game_defines().items())]
 
 
 def _cache_dir():
@@ -18,22 +46,41 @@ def _cache_dir():
     return os.path.join(base, "littlego")
 
 
-def compiled_solver(source=SOURCE):
-    """The path of the compiled solver, compiling it first if this source was never compiled here."""
+def _usable(binary):
+    return os.path.isfile(binary) and os.access(binary, os.X_OK) and os.path.getsize(binary) > 0
+
+
+def compiled_program(source):
+    """The path of ``source`` compiled with the game's numbers, compiling it first when this
+    source and these numbers were never compiled here (or the cached file is damaged)."""
+    return _compiled(source, _flags())
+
+
+def compiled_library(source, extra_flags=()):
+    """The path of ``source`` compiled as a shared library (for ctypes) with the game's numbers
+    and ``extra_flags``, cached and rebuilt as ``compiled_program`` is."""
+    return _compiled(source, _flags() + ["-shared", "-fPIC"] + list(extra_flags), suffix=".so")
+
+
+def _compiled(source, flags, suffix=""):
+    digest = hashlib.sha256()
     with open(source, "rb") as handle:
-        digest = hashlib.sha256(handle.read()).hexdigest()[:16]
+        digest.update(handle.read())
+    digest.update(" ".join(flags).encode())
     folder = _cache_dir()
-    binary = os.path.join(folder, "solve-" + digest)
-    if os.path.exists(binary):
+    name = os.path.splitext(os.path.basename(source))[0]
+    binary = os.path.join(folder, "{}-{}{}".format(name, digest.hexdigest()[:16], suffix))
+    if _usable(binary):
         return binary
     compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     if not compiler:
-        raise NativeError("no C compiler found (set CC, or install gcc): the exact opening solver is compiled C")
+        raise NativeError("no C compiler found (set CC, or install gcc): {} is compiled C".format(
+            os.path.basename(source)))
     os.makedirs(folder, exist_ok=True)
-    handle, staging = tempfile.mkstemp(prefix=".solve-", dir=folder)
+    handle, staging = tempfile.mkstemp(prefix="." + name + "-", dir=folder)
     os.close(handle)
     try:
-        done = subprocess.run([compiler, "-O2", "-o", staging, source], stdout=subprocess.PIPE,
+        done = subprocess.run([compiler] + flags + ["-o", staging, source], stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, universal_newlines=True)
         if done.returncode != 0:
             raise NativeError("compiling {} with {} failed:\n{}".format(source, compiler, done.stdout))
@@ -42,3 +89,8 @@ def compiled_solver(source=SOURCE):
         if os.path.exists(staging):
             os.unlink(staging)
     return binary
+
+
+def compiled_solver(source=SOURCE):
+    """The path of the compiled exact solver (``solve.c``)."""
+    return compiled_program(source)

@@ -25,16 +25,25 @@
 #include <sys/mman.h>
 #endif
 
+/* The game's numbers are not written here: engine/native/compiler.py passes them from
+ * engine/constants.py and engine/symmetry.py (BOARD_SIZE, N points, PASS = N, MAX_MOVES, the
+ * stone margins that win after komi, and the image of every point under the 8 symmetries). */
+#if !defined(BOARD_SIZE) || !defined(N) || !defined(PASS) || !defined(MAX_MOVES) || \
+    !defined(BLACK_WINS_FROM) || !defined(WHITE_WINS_FROM) || !defined(SYMMETRY_POINTS)
+#error "compile through engine/native/compiler.py, which passes the game's numbers"
+#endif
+#if N > 25
+#error "boards and keys are packed for at most 25 points"
+#endif
+
 typedef uint32_t bb;
-#define N 25
-#define FULL ((bb)0x1FFFFFF)
-#define PASS 25
-#define MAX_MOVES 24
+#define FULL ((bb)((1u << N) - 1))
+#define ROW ((1u << BOARD_SIZE) - 1)
 
 static bb COL0, COLL;
 
 static inline bb nbrs(bb m) {
-    return (((m << 1) & ~COL0) | ((m >> 1) & ~COLL) | (m << 5) | (m >> 5)) & FULL;
+    return (((m << 1) & ~COL0) | ((m >> 1) & ~COLL) | (m << BOARD_SIZE) | (m >> BOARD_SIZE)) & FULL;
 }
 static inline bb grow(bb seed, bb stones) {
     bb g = seed;
@@ -78,39 +87,36 @@ static int play(const pos_t *s, int p, pos_t *out) {
 
 static int popcount(bb x) { return __builtin_popcount(x); }
 
-/* the finished game won by the side to move (komi 2.5 to White) */
+/* the finished game won by the side to move (komi to White) */
 static int terminal_win(const pos_t *s) {
     int d = popcount(s->own) - popcount(s->opp);
-    return s->player == 1 ? d >= 3 : d >= -2;
+    return s->player == 1 ? d >= BLACK_WINS_FROM : d >= WHITE_WINS_FROM;
 }
 
 /* ---- symmetries and keys ---- */
-static bb SYM[8][5][32];   /* SYM[t][row][bits of that row] -> transformed mask */
-static int SYMPOINT[8][N];
+static bb SYM[8][BOARD_SIZE][ROW + 1];   /* SYM[t][row][bits of that row] -> transformed mask */
+static const int SYMPOINT[8][N] = SYMMETRY_POINTS;
 
 static void init_tables(void) {
     COL0 = 0; COLL = 0;
-    for (int i = 0; i < 5; i++) { COL0 |= (bb)1 << (5 * i); COLL |= (bb)1 << (5 * i + 4); }
+    for (int i = 0; i < BOARD_SIZE; i++) {
+        COL0 |= (bb)1 << (BOARD_SIZE * i);
+        COLL |= (bb)1 << (BOARD_SIZE * i + BOARD_SIZE - 1);
+    }
     for (int t = 0; t < 8; t++)
-        for (int p = 0; p < N; p++) {
-            int i = p / 5, j = p % 5, a = i, b = j, c;
-            if (t & 1) b = 4 - b;
-            if (t & 2) a = 4 - a;
-            if (t & 4) { c = a; a = b; b = c; }
-            SYMPOINT[t][p] = 5 * a + b;
-        }
-    for (int t = 0; t < 8; t++)
-        for (int r = 0; r < 5; r++)
-            for (int bits = 0; bits < 32; bits++) {
+        for (int r = 0; r < BOARD_SIZE; r++)
+            for (int bits = 0; bits <= (int)ROW; bits++) {
                 bb m = 0;
-                for (int j = 0; j < 5; j++)
-                    if (bits >> j & 1) m |= (bb)1 << SYMPOINT[t][5 * r + j];
+                for (int j = 0; j < BOARD_SIZE; j++)
+                    if (bits >> j & 1) m |= (bb)1 << SYMPOINT[t][BOARD_SIZE * r + j];
                 SYM[t][r][bits] = m;
             }
 }
 static inline bb transform(int t, bb m) {
-    return SYM[t][0][m & 31] | SYM[t][1][(m >> 5) & 31] | SYM[t][2][(m >> 10) & 31]
-         | SYM[t][3][(m >> 15) & 31] | SYM[t][4][(m >> 20) & 31];
+    bb image = 0;
+#pragma GCC unroll 8
+    for (int r = 0; r < BOARD_SIZE; r++) image |= SYM[t][r][(m >> (BOARD_SIZE * r)) & ROW];
+    return image;
 }
 
 /* the point the KO rule forbids (the mover's one stone just captured), or -1 */

@@ -9,11 +9,11 @@ answers. The rules in C are tested against ``engine.position`` (tests/test_nativ
 
 import subprocess
 
-from engine.constants import PASS
+from engine.constants import NUM_POINTS, PASS
 from engine.position import Position
 from engine.native.compiler import NativeError, compiled_solver
 
-NATIVE_PASS = 25          # the C program's number for a pass
+NATIVE_PASS = NUM_POINTS  # the C program's number for a pass (its PASS define)
 # log2 of the transposition table's buckets of four 8-byte entries: 22 takes 128 MiB a process
 DEFAULT_TABLE_BITS, MIN_TABLE_BITS, MAX_TABLE_BITS = 22, 16, 28
 

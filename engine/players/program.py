@@ -18,7 +18,7 @@ import time
 
 from engine.constants import COURSE_CPU_LIMIT, PASS
 from engine.coords import on_board, to_point
-from engine.protocol import OutputFormatError, write_input, read_output
+from engine.players.host import OutputFormatError, write_input, read_output
 from engine.players.base import Player, PlayerFault, Reason
 
 # Version control, caches and evolution runs are no part of a player: not copied per game.

@@ -12,14 +12,15 @@ the learner and any opponent and updates the learner at each of its decisions.
 import gzip
 import json
 
-from engine.bitboard import BIT, points_of
-from engine.constants import BOARD_SIZE, MAX_MOVES, NUM_POINTS, PASS
+from engine.bitboard import points_of
+from engine.constants import MAX_MOVES, NUM_POINTS, PASS
 from engine.position import Position
-from engine.protocol import write_atomic
+from engine import symmetry
+from engine.protocol import read_file, write_atomic
 from engine.players.base import Player
 from engine.players.scripted import GreedyPlayer
 
-TABLE_FORMAT = 1
+TABLE_FORMAT = 2                  # 1: keyed by an earlier canonical form; retrain or re-key such a table
 
 
 # -- the learner ----------------------------------------------------------------------------------
@@ -95,48 +96,21 @@ def play_episode(game, learner, opponent_move, learner_side, epsilon, rng, rewar
 
 # -- Little-Go under the 8 symmetries ---------------------------------------------------------------
 
-def _symmetries():
-    """For each of the 8 symmetries of the square, the point each point goes to."""
-    last = BOARD_SIZE - 1
-    maps = (lambda i, j: (i, j), lambda i, j: (j, last - i), lambda i, j: (last - i, last - j),
-            lambda i, j: (last - j, i), lambda i, j: (i, last - j), lambda i, j: (last - i, j),
-            lambda i, j: (j, i), lambda i, j: (last - j, last - i))
-    return tuple(tuple(BOARD_SIZE * a + b for a, b in (m(*divmod(p, BOARD_SIZE)) for p in range(NUM_POINTS)))
-                 for m in maps)
-
-
-SYMMETRIES = _symmetries()
-_ROW_BITS = (1 << BOARD_SIZE) - 1
-# _TURN[s][row][bits]: the mask that row's stones go to under symmetry s.
-_TURN = tuple(tuple(tuple(sum(BIT[image[BOARD_SIZE * row + j]] for j in range(BOARD_SIZE) if bits >> j & 1)
-                          for bits in range(1 << BOARD_SIZE)) for row in range(BOARD_SIZE))
-              for image in SYMMETRIES)
 PASS_ACTION = NUM_POINTS           # the canonical name of a pass
-
-
-def turn(mask, symmetry):
-    """A bitboard under one of the 8 symmetries."""
-    rows = _TURN[symmetry]
-    return (rows[0][mask & _ROW_BITS] | rows[1][(mask >> 5) & _ROW_BITS] | rows[2][(mask >> 10) & _ROW_BITS]
-            | rows[3][(mask >> 15) & _ROW_BITS] | rows[4][mask >> 20])
+_KEY_PLAYER = 40                   # bits of a key below the colour to move: the board (3 ** 25 < 2 ** 40)
 
 
 def canonical(position):
-    """(key, symmetry): the smallest of the 8 turned boards, with the side to move and the ply.
+    """(key, symmetry): the board's canonical form (``engine.symmetry``), the side to move and the ply.
 
     The ply is part of the key because the game ends at the 24th: the same stones mean
     something else with 3 plies left than with 13. Positions where a KO ban or a pass
     could end the game share keys with their plain twins; the learner's legal actions
     come from the real position, so no illegal move can result.
     """
-    best = None
-    for symmetry in range(8):
-        candidate = (turn(position.black, symmetry), turn(position.white, symmetry))
-        if best is None or candidate < best[0]:
-            best = (candidate, symmetry)
-    (black, white), symmetry = best
-    key = black | white << NUM_POINTS | position.player << (2 * NUM_POINTS) | position.moves_played << (2 * NUM_POINTS + 2)
-    return key, symmetry
+    (board, _), turned = symmetry.canonical(position.black, position.white)
+    key = board | position.player << _KEY_PLAYER | position.moves_played << (_KEY_PLAYER + 2)
+    return key, turned
 
 
 class LittleGo(object):
@@ -179,8 +153,8 @@ class LittleGo(object):
     @staticmethod
     def observe(position):
         """(key, {legal move: its canonical action}) for the side to move."""
-        key, symmetry = canonical(position)
-        image = SYMMETRIES[symmetry]
+        key, turned = canonical(position)
+        image = symmetry.SYMMETRIES[turned]
         actions = dict((point, image[point]) for point in points_of(position.legal_mask()))
         actions[PASS] = PASS_ACTION
         return key, actions
@@ -206,15 +180,14 @@ def save_table(path, learner, meta, min_updates=1):
 
 def load_table(path):
     """(values {key: {action: value}}, meta) from a table file; QTableError saying what is wrong."""
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError as error:
-        raise QTableError("{}: cannot read: {}".format(path, error.strerror or error))
+    raw = read_file(path, QTableError)
     try:
         data = json.loads(gzip.decompress(raw).decode("utf-8"))
     except (OSError, ValueError, EOFError, RecursionError) as error:     # BadGzipFile is an OSError
         raise QTableError("{}: not a Q-table (gzip JSON): {}".format(path, error))
+    if isinstance(data, dict) and data.get("format") == 1:
+        raise QTableError("{}: a Q-table of format 1, keyed by an earlier version's canonical boards: train it "
+                          "again ('littlego train qlearning')".format(path))
     if not isinstance(data, dict) or data.get("format") != TABLE_FORMAT or not isinstance(data.get("states"), dict):
         raise QTableError("{}: not a Q-table of format {}".format(path, TABLE_FORMAT))
     try:

@@ -13,7 +13,8 @@ import sys
 from engine.constants import BLACK, MAX_MOVES, PASS, opponent
 from engine.coords import on_board, to_point
 from engine.position import Position, IllegalMove
-from engine.protocol import InputFormatError, OutputFormatError, read_input, read_output, write_input
+from engine.protocol import InputFormatError, read_input
+from engine.players.host import OutputFormatError, read_output, write_input
 
 BAD_INPUT = 4       # not one of the course's codes: our input.txt itself is unusable
 

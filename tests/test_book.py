@@ -1,0 +1,320 @@
+"""The opening book: keys under the symmetries, the file format, building, extending and
+checking it with the compiled solver, and the agent and the bundle playing it."""
+
+import functools
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+
+import pytest
+
+from engine import BLACK, PASS, Position
+from engine.agent import choose_move
+from engine.book import Book, BookError, book_key, load_book
+from engine.symmetry import SYMMETRIES, turn_move, unturn_move
+from engine.params import default_params
+from engine.solver import Solver
+from engine.data import SHIPPED_BOOK
+from engine.native.book import book_positions, build_book, check_book, extend_book, read_any_book
+from tests.conftest import ROOT, random_position, turn, won_position
+
+
+def test_a_book_built_from_a_won_position_keeps_the_win_against_every_reply(native):
+    start = won_position(14, seed=3)
+    book = build_book(18, table_bits=18, start=start)
+    assert len(book) > 10
+    met, missing, wrong = check_book(book, Solver(), start=start)
+    assert met >= len(book) and not missing and not wrong
+
+
+def test_a_book_built_in_parallel_is_as_complete_and_as_right(native):
+    start = won_position(14, seed=3)
+    reports = []
+    book = build_book(18, table_bits=18, start=start, jobs=2, report=reports.append)
+    # a first move is kept only when every reply is proved won: those of the last one tried
+    last = max(i for i, line in enumerate(reports) if "replies to prove" in line)
+    proved = reports[last + 1:]
+    assert proved and all(" won " in line for line in proved)
+    assert len(proved) == int(reports[last].split(": ")[1].split()[0])
+    met, missing, wrong = check_book(book, Solver(), start=start)
+    assert met >= len(book) > 10 and not missing and not wrong
+    assert book.info["provenance"]["command"].endswith("--jobs 2")
+
+
+def test_an_extended_book_covers_the_new_plies_and_keeps_the_win(native):
+    start = won_position(12, seed=3)
+    shallow = build_book(14, table_bits=18, start=start)
+    assert check_book(shallow, start=start, max_ply=18)[1]          # plies 16 and 18 have no moves yet
+    for jobs in (1, 2):
+        deep, nodes = extend_book(shallow, 18, table_bits=18, jobs=jobs, chunk=5)
+        assert deep.info["max_ply"] == 18 and nodes > 0
+        assert set(shallow.moves.items()) <= set(deep.moves.items())  # the old moves stay as they were
+        met, missing, wrong = check_book(deep, Solver(), start=start)
+        assert met > len(shallow) and not missing and not wrong
+
+
+def test_extending_a_book_that_gave_the_win_away_fails_and_says_where(native):
+    start = won_position(14, seed=3)
+    book = build_book(16, table_bits=18, start=start)
+    key, index = book_key(start)
+    losing = [move for move in start.legal_points() + [PASS] if native.wins(start.play_point(move))]
+    assert losing
+    book.moves[key] = turn_move(losing[0], index)
+    with pytest.raises(BookError, match="no winning move at ply 16"):
+        extend_book(Book(dict(book.moves), {"max_ply": 14, "start": book.info["start"]}), 16, table_bits=18)
+
+
+def test_book_keys_are_the_same_under_every_symmetry_and_moves_turn_back():
+    rng = random.Random(2)
+    for _ in range(40):
+        position = random_position(rng, 1, 12)
+        key, index = book_key(position)
+        for table in SYMMETRIES:
+            turned = turn(position, table)
+            turned_key, turned_index = book_key(turned)
+            assert turned_key == key
+            for move in position.legal_points()[:4] + [PASS]:
+                canonical = turn_move(move, index)
+                image = move if move == PASS else table[move]
+                back = unturn_move(canonical, turned_index)
+                # the same move, or (on a board with symmetries of its own) one that gives the same position
+                assert back == image or book_key(turned.play_point(back))[0] == book_key(turned.play_point(image))[0]
+
+
+def test_keys_tell_apart_what_changes_the_rest_of_the_game():
+    empty = Position.initial()
+    after_pass = empty.play_point(12).play_point(PASS)        # Black to move; a pass now ends the game
+    placed = empty.play_point(12).play_point(0).play_point(PASS)
+    assert book_key(after_pass)[0] != book_key(Position.from_boards(
+        BLACK, "0" * 12 + "1" + "0" * 12, "0" * 12 + "1" + "0" * 12, 3))[0]   # the ply differs
+    assert "p" in book_key(after_pass)[0].split(".")[1]
+    assert "p" not in book_key(placed.play_point(1))[0].split(".")[1]
+
+
+def test_a_damaged_book_is_refused_with_its_name(tmp_path):
+    for text, problem in (("{", "not JSON"), ("[]", "not a book"),
+                          ('{"format": "littlego-book 1", "moves": {"k": 99}}', "littlego book upgrade")):
+        path = tmp_path / "book.json"
+        path.write_text(text)
+        with pytest.raises(BookError, match=problem):
+            Book.from_json(text, str(path))
+        with pytest.raises(BookError, match=str(path)):
+            load_book(str(path))
+    with pytest.raises(BookError, match="missing.json: cannot read: No such file"):
+        load_book(str(tmp_path / "missing.json"))
+    path.write_text('{"format": "littlego-book 1", "moves": {"k": 99}}')
+    with pytest.raises(BookError, match="entry 'k'"):                   # the upgrade's reader checks every entry
+        read_any_book(str(path))
+
+
+def test_a_damaged_book_of_the_grouped_format_is_refused_with_what_is_wrong():
+    for plies, problem in (("[]", '"plies" must be an object'), ('{"x": {}}', "ply 'x'"),
+                           ('{"2": {"25": "ab"}}', "ply 2: a move is a point"),
+                           ('{"2": {"7": ["ab"]}}', "ply 2, move 7: the keys must be one string")):
+        with pytest.raises(BookError, match=re.escape(problem)):
+            Book.from_json('{"format": "littlego-book 2", "plies": %s}' % plies, "b.json")
+    for keys, problem in (('{"7": "ab", "8": "ab"}', "a second move for key 'ab'"), ('{"7": "a-b"}', "not a key")):
+        with pytest.raises(BookError, match=problem):   # the tools read every key; the agent needs only its own
+            Book.from_json('{"format": "littlego-book 2", "plies": {"2": %s}}' % keys).moves
+
+
+def test_a_book_file_groups_its_keys_by_ply_and_move_and_reads_back_the_same(small_book):
+    start, book = small_book
+    text = book.to_json()
+    document = json.loads(text)
+    assert document["format"] == "littlego-book 2" and list(document)[-1] == "plies"
+    assert sum(len(keys.split()) for groups in document["plies"].values() for keys in groups.values()) == len(book)
+    read = Book.from_json(text)
+    assert len(read) == len(book) and read.info == book.info
+    positions = [position for position, move in book_positions(book, start=start)]
+    assert [read.move(p) for p in positions] == [book.move(p) for p in positions]   # answered from the strings
+    assert read.moves == book.moves and Book.from_json(read.to_json()).moves == book.moves
+    first = {"format": "littlego-book 1", "moves": book.moves}      # the first format: refused, the upgrade named
+    first.update(book.info)
+    with pytest.raises(BookError, match="littlego book upgrade"):
+        Book.from_json(json.dumps(first))
+
+
+def test_littlego_book_upgrade_rewrites_a_first_format_book_with_the_same_moves(small_book, tmp_path):
+    start, book = small_book
+    old = tmp_path / "old.json"
+    document = {"format": "littlego-book 1", "moves": book.moves}
+    document.update(book.info)
+    old.write_text(json.dumps(document, indent=0))
+    done = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "book", "upgrade", str(old), "--out",
+                           str(tmp_path / "new.json")], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, timeout=60)
+    assert done.returncode == 0, done.stdout
+    new = load_book(str(tmp_path / "new.json"))
+    assert new.moves == book.moves and new.info == book.info and "littlego-book 1" in old.read_text()
+
+
+def test_a_book_move_that_is_illegal_is_never_played():
+    position = Position.initial().play_point(12).play_point(7)
+    key, index = book_key(position)
+    book = Book({key: turn_move(12, index)})                 # 12 is occupied
+    assert book.move(position) is None
+    assert choose_move(position, default_params()._replace(depth=1, cpu_budget=0.2, cpu_cap=0.5),
+                       book=book) in position.legal_points() + [PASS]
+
+
+# -- a book in use ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def small_book(native):
+    start = won_position(14, seed=3)
+    return start, build_book(18, table_bits=18, start=start)
+
+
+def test_the_agent_plays_the_book_move_at_once(small_book):
+    start, book = small_book
+    params = default_params()._replace(cpu_budget=0.01, cpu_cap=0.02)
+    assert choose_move(start, params, book=book) == book.move(start) is not None
+
+
+def test_the_bundled_agent_reads_the_book_beside_it(small_book, tmp_path):
+    start, book = small_book
+    path = tmp_path / "book.json"
+    path.write_text(book.to_json())
+    out = tmp_path / "bundle"
+    done = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "bundle", str(out), "--book", str(path)],
+                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    assert done.returncode == 0, done.stdout
+    assert Book.from_json((out / "book.json").read_text()).moves == book.moves
+    # The host's input for the start position, and the state file that tells the ply count.
+    (out / "input.txt").write_text("{}\n{}\n{}".format(start.player, "\n".join(
+        start.previous_string()[r:r + 5] for r in range(0, 25, 5)), "\n".join(
+        start.board_string()[r:r + 5] for r in range(0, 25, 5))))
+    (out / "littlego_state.txt").write_text("littlego-state 1\n{}\n{}\n{}\n".format(
+        start.player, start.moves_played - 1, start.previous_string()))
+    done = subprocess.run([sys.executable, "my_player3.py"], cwd=str(out), stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    move = book.move(start)
+    assert (out / "output.txt").read_text().strip() == ("PASS" if move == PASS else "{},{}".format(*divmod(move, 5)))
+
+
+def test_bundle_refuses_a_damaged_book_before_writing_anything(tmp_path):
+    path = tmp_path / "book.json"
+    path.write_text("{")
+    out = tmp_path / "bundle"
+    done = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "bundle", str(out), "--book", str(path)],
+                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    assert done.returncode == 2 and "not JSON" in done.stdout and "Traceback" not in done.stdout
+    assert not (out / "my_player3.py").exists()
+
+
+def test_book_check_reports_a_position_without_a_move(small_book, tmp_path):
+    start, book = small_book
+    key = book_key(start)[0]
+    damaged = Book({k: v for k, v in book.moves.items() if k != key}, dict(book.info))
+    met, missing, wrong = check_book(damaged, start=start)
+    assert [book_key(p)[0] for p in missing] == [key]
+
+
+def test_littlego_book_check_walks_from_the_books_start_and_says_what_it_found(small_book, tmp_path):
+    start, book = small_book
+    path = tmp_path / "book.json"
+    path.write_text(book.to_json())
+    done = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "book", "check", str(path), "--solve",
+                           "--table-bits", "18"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          universal_newlines=True, timeout=120)
+    assert done.returncode == 0, done.stdout
+    assert "0 without a move, 0 moves that lose the win" in done.stdout
+    done = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "book", "build", "--out",
+                           str(tmp_path / "missing" / "book.json")], cwd=ROOT, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, universal_newlines=True, timeout=60)
+    assert done.returncode == 2 and "no such folder" in done.stdout and "Traceback" not in done.stdout
+
+
+def test_littlego_book_extend_adds_the_next_plies_and_refuses_a_shallower_target(small_book, tmp_path):
+    start, book = small_book
+    def ply(key):
+        return int(re.match(r"\d+", key.split(".")[1]).group())
+    shallow = Book({key: move for key, move in book.moves.items() if ply(key) <= 16}, dict(book.info, max_ply=16))
+    path = tmp_path / "book.json"
+    path.write_text(shallow.to_json())
+
+    def extend(*args):
+        return subprocess.run([sys.executable, "-m", "engine.cli.littlego", "book", "extend", str(path)] + list(args),
+                              cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              universal_newlines=True, timeout=120)
+    done = extend("--max-ply", "16")
+    assert done.returncode == 2 and "must be deeper" in done.stdout and "Traceback" not in done.stdout
+    done = extend("--max-ply", "18", "--jobs", "2", "--table-bits", "18", "--out", str(tmp_path / "deep.json"))
+    assert done.returncode == 0, done.stdout
+    assert "up to ply 18" in done.stdout
+    deep = load_book(str(tmp_path / "deep.json"))
+    met, missing, wrong = check_book(deep, Solver(), start=start)
+    assert not missing and not wrong and len(deep) > len(shallow)
+    assert deep.info["provenance"]["extended"][-1]["command"].endswith("--max-ply 18 --table-bits 18 --jobs 2")
+    assert load_book(str(path)).moves == shallow.moves                 # the input stays as it was
+
+
+# -- the shipped book ------------------------------------------------------------------------
+
+def shipped_book():
+    book = load_book(SHIPPED_BOOK)
+    assert book is not None, "book.json is shipped beside params.json"
+    return book
+
+
+@functools.lru_cache(maxsize=1)
+def shipped_book_positions():
+    """Every (position, move) a Black following the shipped book meets (one walk: 138k positions)."""
+    return tuple(book_positions(shipped_book()))
+
+
+def test_the_shipped_book_opens_2_2_and_has_a_move_against_every_reply_to_its_last_ply():
+    book = shipped_book()
+    assert book.move(Position.initial()) == 12                     # 2,2: the only winning first move
+    met = shipped_book_positions()
+    assert len(met) > 100000 and all(move is not None for position, move in met)
+    assert max(position.moves_played for position, move in met) == book.info["max_ply"] == 10
+    provenance = book.info["provenance"]
+    assert "littlego book build" in provenance["command"]
+    assert "littlego book extend" in provenance["extended"][0]["command"]
+
+
+def sample_of_shipped_positions(count, plies, seed):
+    rng = random.Random(seed)
+    found = [(p, m) for p, m in shipped_book_positions() if p.moves_played in plies]
+    return rng.sample(found, count)
+
+
+def test_a_fresh_compiled_solver_confirms_a_sample_of_the_shipped_book(native):
+    for position, move in sample_of_shipped_positions(24, (6, 8, 10), seed=5):
+        assert not native.wins(position.play_point(move)), position
+
+
+@pytest.mark.slow
+def test_the_python_solver_confirms_shipped_book_moves_at_plies_8_and_10():
+    # an implementation that shares nothing with the one that built the book
+    for position, move in sample_of_shipped_positions(3, (8,), seed=6) + sample_of_shipped_positions(6, (10,), seed=6):
+        assert not Solver().wins(position.play_point(move)), position
+
+
+def test_bundle_ships_the_shipped_book_unless_told_not_to(tmp_path):
+    def bundle(*args):
+        done = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "bundle"] + list(args), cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+        assert done.returncode == 0, done.stdout
+    bundle(str(tmp_path / "with"))
+    assert Book.from_json((tmp_path / "with" / "book.json").read_text()).moves == shipped_book().moves
+    bundle(str(tmp_path / "without"), "--no-book")
+    assert sorted(os.listdir(str(tmp_path / "without"))) == ["my_player3.py", "params.json"]
+
+
+def test_the_bundled_agent_opens_2_2_from_the_book(tmp_path):
+    out = tmp_path / "submission"
+    done = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "bundle", str(out)], cwd=ROOT,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    assert done.returncode == 0, done.stdout
+    (out / "input.txt").write_text("1\n" + "00000\n" * 9 + "00000")
+    done = subprocess.run([sys.executable, "my_player3.py"], cwd=str(out), stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert (out / "output.txt").read_text().strip() == "2,2"
