@@ -29,7 +29,8 @@ Vocabulary (read this first):
 - A ``Position`` is immutable: the stones of the side to move (``own``) and of the
   other side (``opp``), the board the mover saw after its own last move
   (``previous``, which decides the KO rule), the ply count, and whether the move
-  that made it ended the game. ``position.play(move)`` returns a new Position.
+  that made it ended the game. ``position.play_point(move)`` returns a new Position
+  (``play`` takes the course's ``(i, j)``, at the edges).
 - Scores, features and search values are always from the side to move.
 """
 

@@ -18,7 +18,8 @@ import json
 import re
 
 from engine.bitboard import points_of
-from engine.constants import NUM_POINTS, PASS
+from engine.constants import MAX_MOVES, NUM_POINTS, PASS
+from engine.coords import is_move
 from engine.position import LEGAL
 from engine.protocol import read_file
 from engine.symmetry import canonical, unturn_move
@@ -63,7 +64,7 @@ class BookError(ValueError):
 
 def check_move(value):
     """``value`` if it is a move (a point or PASS); ValueError otherwise."""
-    if value == PASS or (isinstance(value, int) and not isinstance(value, bool) and 0 <= value < NUM_POINTS):
+    if is_move(value):
         return value
     raise ValueError("a move is a point 0..{} or {!r}, not {!r}".format(NUM_POINTS - 1, PASS, value))
 
@@ -101,7 +102,7 @@ class Book(object):
     def __init__(self, moves, info=None, plies=None, path="book"):
         self._moves = moves              # None while the book answers from ``plies``:
         self._plies = plies              # {ply: [(move, " key key ... ")]}, as the file groups them
-        self._path = path
+        self.path = path
         self.info = info or {}
 
     @property
@@ -114,7 +115,7 @@ class Book(object):
                         key = _join_key(ply, entry)
                         if key in moves or not _KEY.match(key):
                             raise BookError("{}: ply {}: {} key {!r}".format(
-                                self._path, ply, "a second move for" if key in moves else "not a", entry))
+                                self.path, ply, "a second move for" if key in moves else "not a", entry))
                         moves[key] = move
             self._moves, self._plies = moves, None
         return self._moves
@@ -189,12 +190,24 @@ class Book(object):
                     raise BookError("{}: ply {}, move {}: the keys must be one string".format(path, ply, move))
                 entries.append((value, " " + keys + " "))
             checked[int(ply)] = entries
-        return cls(None, book_info(document), plies=checked, path=path)
+        return cls(None, book_info(document, path), plies=checked, path=path)
 
 
-def book_info(document):
-    """What a book file holds beside its moves: side, plies, start, provenance."""
-    return {name: value for name, value in document.items() if name not in ("format", "moves", "plies")}
+_INFO = {"side": (str,), "max_ply": (int,), "positions": (int,), "start": (str,), "provenance": (dict,)}
+
+
+def book_info(document, path="book.json"):
+    """What a book file holds beside its moves (side, last ply, start, provenance), each of its
+    type; BookError naming the file and the field otherwise."""
+    info = {name: value for name, value in document.items() if name not in ("format", "moves", "plies")}
+    for name, kinds in _INFO.items():
+        value = info.get(name)
+        if value is not None and (not isinstance(value, kinds) or isinstance(value, bool)):
+            raise BookError("{}: \"{}\" must be {}, not {!r}".format(
+                path, name, "a number" if kinds == (int,) else "text" if kinds == (str,) else "an object", value))
+    if info.get("max_ply") is not None and not 0 <= info["max_ply"] <= MAX_MOVES:
+        raise BookError("{}: \"max_ply\" must be a ply from 0 to {}, not {}".format(path, MAX_MOVES, info["max_ply"]))
+    return info
 
 
 def load_book(path):

@@ -17,13 +17,13 @@ MAX_CPU_BUDGET = 9.5            # the most a params file may ask for: some margi
 MAX_DEPTH = 12                  # the deepest fixed search depth anything may ask for
 MAX_WEIGHT = 1000.0             # the largest evaluation weight: evaluations stay far below a won game
 
-OPPONENT = {BLACK: WHITE, WHITE: BLACK}
+_OPPONENT = {BLACK: WHITE, WHITE: BLACK}
 COLOUR_WORDS = {BLACK: "black", WHITE: "white"}     # as people, GTP and SGF tools write them
 
 
 def opponent(colour):
     """The other colour."""
-    return OPPONENT[colour]
+    return _OPPONENT[colour]
 
 
 def colour_word(colour):

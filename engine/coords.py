@@ -1,11 +1,16 @@
 """Conversions between the engine's flat points and the course's (i, j) / "i,j" forms."""
 
-from engine.constants import BOARD_SIZE, PASS
+from engine.constants import BOARD_SIZE, NUM_POINTS, PASS
 
 
 def on_board(i, j):
     """Whether row ``i``, column ``j`` is a point of the board."""
     return 0 <= i < BOARD_SIZE and 0 <= j < BOARD_SIZE
+
+
+def is_move(value):
+    """Whether ``value`` is a move: a point 0..24 or PASS."""
+    return value == PASS or (isinstance(value, int) and not isinstance(value, bool) and 0 <= value < NUM_POINTS)
 
 
 def to_point(i, j):

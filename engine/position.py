@@ -15,7 +15,7 @@ from engine.bitboard import (
     ZOBRIST_WHITE_TO_MOVE,
 )
 from engine.constants import (
-    BLACK, WHITE, EMPTY, BOARD_SIZE, NUM_POINTS, KOMI, MAX_MOVES, OPPONENT, PASS,
+    BLACK, WHITE, EMPTY, BOARD_SIZE, NUM_POINTS, KOMI, MAX_MOVES, PASS, colour_word, opponent,
 )
 from engine.coords import move_from_public, move_to_text
 
@@ -26,7 +26,7 @@ class IllegalMove(ValueError):
 
 LEGAL, OCCUPIED, SUICIDE, KO = "legal", "occupied", "suicide", "KO recapture"
 
-_SYMBOL = {EMPTY: ".", BLACK: "X", WHITE: "O"}
+SYMBOLS = {EMPTY: ".", BLACK: "X", WHITE: "O"}      # the board as pictures and the course host draw it
 _FROM_SYMBOL = {".": EMPTY, "+": EMPTY, "X": BLACK, "x": BLACK, "O": WHITE, "o": WHITE}
 
 
@@ -140,7 +140,7 @@ class Position(namedtuple("Position", "own opp prev_own prev_opp player moves_pl
         if self.own & bit:
             return self.player
         if self.opp & bit:
-            return OPPONENT[self.player]
+            return opponent(self.player)
         return EMPTY
 
     def board_string(self):
@@ -233,7 +233,7 @@ class Position(namedtuple("Position", "own opp prev_own prev_opp player moves_pl
         if point == PASS:
             # Two passes in a row end the game, and so does Black's pass on ply 1: the
             # judge ends it whenever the passer's previous and current boards are equal.
-            return Position(opp, own, opp, own, OPPONENT[player], moves_played,
+            return Position(opp, own, opp, own, opponent(player), moves_played,
                             moves_played >= MAX_MOVES or self.passed,
                             regular)
         bit = BIT[point]
@@ -252,7 +252,7 @@ class Position(namedtuple("Position", "own opp prev_own prev_opp player moves_pl
                     raise IllegalMove("{} is suicide".format(move_to_text(point)))
                 if prev_own & ~own and own_after == prev_own and opp ^ dead == prev_opp:
                     raise IllegalMove("{} is a KO recapture".format(move_to_text(point)))
-        return Position(opp ^ dead, own_after, opp, own, OPPONENT[player], moves_played,
+        return Position(opp ^ dead, own_after, opp, own, opponent(player), moves_played,
                         moves_played >= MAX_MOVES, regular)
 
     # -- scoring ---------------------------------------------------------------------------
@@ -276,12 +276,12 @@ class Position(namedtuple("Position", "own opp prev_own prev_opp player moves_pl
     # -- display ---------------------------------------------------------------------------
     def picture(self):
         """The board as 5 lines of X (Black), O (White) and . (empty)."""
-        cells = [_SYMBOL[self.colour_at(p)] for p in range(NUM_POINTS)]
+        cells = [SYMBOLS[self.colour_at(p)] for p in range(NUM_POINTS)]
         return "\n".join("".join(cells[r * BOARD_SIZE:(r + 1) * BOARD_SIZE]) for r in range(BOARD_SIZE))
 
     def __str__(self):
         return "{}\n{} to move, {} plies played{}".format(
-            self.picture(), "Black" if self.player == BLACK else "White", self.moves_played,
+            self.picture(), colour_word(self.player).capitalize(), self.moves_played,
             ", game over" if self.is_over else "")
 
 

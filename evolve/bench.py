@@ -7,6 +7,7 @@ import time
 from engine.features import FEATURES
 from engine.params import DEFAULT_WEIGHTS
 from engine.play.executors import executor
+from engine.common.seeds import derive_seed
 from evolve.config import DEFAULT_BOUNDS
 from evolve.fitness import GameJob, run_jobs
 
@@ -18,7 +19,8 @@ def bench_jobs(games, depth, opponent="greedy", seed=5):
     for game in range(games):
         weights = tuple(DEFAULT_WEIGHTS[name] if game == 0 else rng.uniform(*DEFAULT_BOUNDS[name])
                         for name in FEATURES)
-        jobs.append(GameJob(game, weights, opponent, 0, game, seed + game, seed + game // 2, 2, depth))
+        jobs.append(GameJob(game, weights, opponent, 0, game, derive_seed(seed, game), derive_seed(seed, game // 2, 1),
+                            2, depth))
     return jobs
 
 

@@ -2,6 +2,7 @@
 
 import argparse
 import json
+import math
 import os
 import sys
 
@@ -15,7 +16,7 @@ from engine.play.executors import SCHEDULER_FORMS, ExecutorError
 from engine.native.compiler import NativeError
 from engine.players.specs import make_player
 from evolve.bench import bench_games
-from evolve.checkpoint import RunError
+from evolve.checkpoint import CHECKPOINT, RunError
 from evolve.config import ConfigError
 from evolve.fitness import GameJobError
 from evolve.fit import fit_labels, fitted_params
@@ -32,6 +33,7 @@ def _run(args):
     """
     evolution = Evolution.create(args.config, runs_dir=args.runs_dir, workers=args.workers,
                                  progress=not args.no_progress and sys.stderr.isatty(), scheduler=args.scheduler)
+    args.run = [evolution.run_dir]             # what a failure's message can point to
     print("run folder: {}".format(evolution.run_dir))
     evolution.run()
     print("finished: {run}\nnext: evolve log {run} | evolve plot {run} | evolve export {run} --to params.json"
@@ -39,38 +41,62 @@ def _run(args):
     return 0
 
 
+def _one_run(runs):
+    """The one run folder a command that changes or exports a run was given; ValueError naming
+    them when there are several (a pattern such as runs/smoke-* that matched more than one)."""
+    if len(runs) > 1:
+        raise ValueError("give one run folder, not {}: {} (the newest by name is {})".format(
+            len(runs), ", ".join(runs), max(runs)))
+    return runs[0]
+
+
 def _resume(args):
     """continue a stopped or killed run from its last checkpoint"""
-    evolution = Evolution.resume(args.run, workers=args.workers,
+    run = _one_run(args.run)
+    evolution = Evolution.resume(run, workers=args.workers,
                                  progress=not args.no_progress and sys.stderr.isatty(), scheduler=args.scheduler)
     if evolution.generation >= evolution.config["generations"]:
-        print("{}: already finished ({} generations)".format(args.run, evolution.generation))
+        print("{}: already finished ({} generations)".format(run, evolution.generation))
         return 0
-    print("resuming {} after generation {}".format(args.run, evolution.generation))
+    print("resuming {} after generation {}".format(run, evolution.generation))
     evolution.run()
-    print("finished: {}".format(args.run))
+    print("finished: {}".format(run))
     return 0
 
 
 def _log(args):
-    """print a run's generation table"""
-    records = read_generations(args.run)
-    print(json.dumps(records, indent=2) if args.json else format_table(records))
+    """print the generation table of one or more runs"""
+    tables = [(run, read_generations(run)) for run in args.run]       # every folder checked before printing
+    if args.json:
+        print(json.dumps(tables[0][1] if len(tables) == 1 else dict(tables), indent=2))
+        return 0
+    for number, (run, records) in enumerate(tables):
+        if len(tables) > 1:
+            print("{}{}".format("\n" if number else "", run))
+        print(format_table(records))
     return 0
 
 
 def _plot(args):
-    """write fitness.png and weights.png for a run"""
+    """write fitness.png and weights.png for each run given
+
+    The images go into each run's folder, or with --out into that folder (one run only).
+    """
     if args.out:
+        _one_run(args.run)
         folder_to_write(args.out, "--out")
-    for path in plot_run(args.run, args.out):
-        print("wrote {}".format(path))
+    for run in args.run:
+        read_generations(run)                  # every folder checked before any image is written
+    for run in args.run:
+        for path in plot_run(run, args.out):
+            print("wrote {}".format(path))
     return 0
 
 
 def _export(args):
     """write a run's best weights as params.json, with provenance"""
-    params = export_best(args.run, file_to_write(args.to, "--to"), depth=args.depth, cpu_budget=args.cpu_budget,
+    run = _one_run(args.run)
+    params = export_best(run, file_to_write(args.to, "--to", "params.json"), depth=args.depth, cpu_budget=args.cpu_budget,
                          cpu_cap=args.cpu_cap, solve_from=args.solve_from)
     fitness = params.provenance["fitness"]
     print("wrote {}: generation {} of {}, win rate {:.3f}, margin {:+.2f}, playing depth {}".format(
@@ -98,7 +124,7 @@ def _label(args):
     side to move wins in each. The file is what 'evolve fit' tunes on. About half a CPU
     second a position at plies 6-14; needs a C compiler.
     """
-    file_to_write(args.out, "--out")
+    file_to_write(args.out, "--out", "labels.json.gz")
     build_labels(args.out, args.positions, tuple(args.plies), seed=args.seed, jobs=args.jobs,
                  table_bits=args.table_bits)
     return 0
@@ -112,7 +138,7 @@ def _fit(args):
     CMA-ES; a fifth of the positions are held out and reported. Writes a params file whose
     search settings are those of --start unless given.
     """
-    file_to_write(args.out, "--out")
+    file_to_write(args.out, "--out", "params.json")
     start = load_params(args.start)
     positions, labels, info = load_many(args.labels)
     weights = dict(start.weights)
@@ -154,6 +180,18 @@ def _bound(text):
     return value
 
 
+def _weight(text):
+    """A weight: a finite number of at most MAX_WEIGHT in size (a larger one the params file would rescale)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected a number, got {!r}".format(text))
+    if not math.isfinite(value) or abs(value) > MAX_WEIGHT:
+        raise argparse.ArgumentTypeError("expected a finite weight from {:g} to {:g}, got {}".format(
+            -MAX_WEIGHT, MAX_WEIGHT, text))
+    return value
+
+
 def _plies(text):
     low, _, high = text.partition("-")
     try:
@@ -182,7 +220,7 @@ def _register_runs(commands):
     run.add_argument("config", help="experiment config (TOML)")
     run.add_argument("--runs-dir", default="runs", help="where run folders go (default: runs)")
     resume = command(commands, "resume", _resume)
-    resume.add_argument("run", help="run folder")
+    resume.add_argument("run", nargs="+", help="run folder (one)")
     for parser in (run, resume):
         parser.add_argument("--workers", type=positive_int, default=None,
                             help="worker processes (default: the config's, else all cores)")
@@ -192,13 +230,13 @@ def _register_runs(commands):
 
 def _register_reading(commands):
     log = command(commands, "log", _log)
-    log.add_argument("run", help="run folder")
+    log.add_argument("run", nargs="+", help="run folders (one or more)")
     add_json(log, "the records")
     plot = command(commands, "plot", _plot)
-    plot.add_argument("run", help="run folder")
+    plot.add_argument("run", nargs="+", help="run folders (one or more)")
     plot.add_argument("--out", default=None, help="folder for the images (default: the run folder)")
     export = command(commands, "export", _export)
-    export.add_argument("run", help="run folder")
+    export.add_argument("run", nargs="+", help="run folder (one)")
     export.add_argument("--to", required=True, help="params file to write (e.g. params.json)")
     add_search_settings(export, "the built-in setting")
 
@@ -236,7 +274,7 @@ def _register_fit(commands):
     fit.add_argument("--seed", type=int, default=1, help="CMA-ES seed (default 1)")
     fit.add_argument("--bound", type=_bound, default=100.0,
                      help="every weight within +-BOUND (the margin's from 0; default 100)")
-    fit.add_argument("--captures", type=float, default=None,
+    fit.add_argument("--captures", type=_weight, default=None,
                      help="the captures weight, which positions alone cannot fit (default: --start's)")
     add_search_settings(fit, "--start's")
 
@@ -244,17 +282,26 @@ def _register_fit(commands):
 def main(argv=None):
     """Entry point of the ``evolve`` console script."""
     args = build_parser().parse_args(argv)
-    resumable = "The last checkpoint is intact: fix the cause, then 'evolve resume RUN' continues."
+    evolving = args.command in ("run", "resume")
     try:
         return run_command("evolve", args, (ConfigError, RunError, ParamsError, LabelsError, NativeError, ValueError),
-                           on_interrupt="interrupted: the last finished generation is checkpointed; "
-                                        "'evolve resume RUN' continues" if args.command in ("run", "resume")
-                           else "interrupted",
-                           on_os_error=resumable if args.command in ("run", "resume") else "")
+                           on_interrupt=lambda: "interrupted" + (": " + _where_it_stands(args) if evolving else ""),
+                           on_os_error=lambda: _where_it_stands(args) if evolving else "")
     except (GameJobError, ExecutorError) as error:
-        print("evolve {}: {}\n{}".format(args.command, error, resumable if args.command != "bench" else ""),
+        print("evolve {}: {}\n{}".format(args.command, error, _where_it_stands(args) if evolving else ""),
               file=sys.stderr)
         return 3
+
+
+def _where_it_stands(args):
+    """What a stopped run or resume can do next: resume from its checkpoint, or start again if it has none."""
+    runs = getattr(args, "run", None)
+    if not runs or len(runs) != 1:
+        return "no run folder was made"
+    if os.path.exists(os.path.join(runs[0], CHECKPOINT)):
+        return "the last finished generation is checkpointed: fix the cause, then 'evolve resume {}' continues".format(
+            runs[0])
+    return "no generation finished, so there is no checkpoint to resume from: fix the cause and run again"
 
 
 if __name__ == "__main__":

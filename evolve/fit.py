@@ -30,6 +30,7 @@ from engine.book import book_key
 from engine.constants import MAX_WEIGHT
 from engine.features import FEATURES, feature_values
 from engine.params import make_params
+from engine.common.progress import counter
 from evolve.genome import clip
 
 TEMPERATURE = 10.0           # evaluation units per logit of the mover's chance to win
@@ -146,7 +147,15 @@ def fit_weights(features, labels, plies, start, bounds, generations=300, populat
     toolbox = base.Toolbox()
     toolbox.register("generate", strategy.generate, creator.FitIndividual)
     toolbox.decorate("generate", clip(free_bounds))
-    toolbox.register("update", strategy.update)
+    progress = counter("fitting", "generation", generations) if report else None
+
+    def update(population):
+        strategy.update(population)
+        if progress:
+            update.done += 1
+            progress(update.done)
+    update.done = 0
+    toolbox.register("update", update)
     toolbox.register("evaluate", evaluate)
     best = tools.HallOfFame(1)
     stats = tools.Statistics(lambda ind: ind.fitness.values[0])

@@ -23,21 +23,20 @@ import gzip
 import json
 import os
 import random
-import sys
-import time
 
-from tqdm import tqdm
 
 from engine.book import book_key
 from engine.params import load_params
 from engine.playout import random_opening, random_point
 from engine.data import SHIPPED_PARAMS
-from engine.native.solver import DEFAULT_TABLE_BITS, NativeSolver, describe_position, position_from_text
+from engine.native.compiler import DEFAULT_TABLE_BITS
+from engine.native.solver import NativeSolver, describe_position, position_from_text
 from engine.players.scripted import AggressivePlayer, GreedyPlayer
 from engine.players.searcher import AgentPlayer
 from engine.protocol import write_atomic
 from engine.common.seeds import derive_seed
 from engine.common.pools import process_pool
+from engine.common.progress import counter
 
 LABELS_FORMAT = "littlego-labels 1"
 
@@ -201,38 +200,15 @@ def load_many(paths):
     return positions, labels, infos
 
 
-def _progress(total, what):
-    """A progress callback taking counts done so far: a bar on a terminal, else a line every tenth."""
-    if sys.stderr.isatty():
-        bar = tqdm(total=total, unit="position", desc=what, leave=False)
-        state = [0]
-
-        def update(done):
-            bar.update(done - state[0])
-            state[0] = done
-            if done >= total:
-                bar.close()
-        return update
-    started, marks = time.time(), set()
-
-    def line(done):
-        mark = done * 10 // total
-        if mark not in marks and mark > 0:
-            marks.add(mark)
-            sys.stderr.write("{}: {} of {} positions ({:.0f} s)\n".format(what, done, total, time.time() - started))
-            sys.stderr.flush()
-    return line
-
-
 def build_labels(path, count, plies=(6, 14), seed=1, jobs=1, table_bits=DEFAULT_TABLE_BITS, per_game=2, epsilon=0.25,
                  report=print):
     """Sample, label and save ``count`` positions; the info written with them."""
     started = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
-    texts, games = sample_positions(count, plies, seed, per_game, epsilon, _progress(count, "sampling"), jobs)
+    texts, games = sample_positions(count, plies, seed, per_game, epsilon, counter("sampling", "position", count), jobs)
     report("sampled {} positions from {} games (plies {}-{}){}".format(
         len(texts), games, plies[0], plies[1], "" if len(texts) == count else
         ": no more distinct ones turned up in {} batches of games".format(STALE_BATCHES)))
-    labelled, nodes, interrupted = label_positions(texts, jobs, table_bits, _progress(len(texts), "solving"))
+    labelled, nodes, interrupted = label_positions(texts, jobs, table_bits, counter("solving", "position", len(texts)))
     if interrupted:
         report("interrupted: keeping the {} positions solved so far (of {})".format(len(labelled), len(texts)))
         if not labelled:

@@ -24,14 +24,16 @@ EMPTY = "0" * 25
 def agent_dir(tmp_path):
     """A folder holding the agent as a user would copy it: my_player3.py, the core engine/, params.json.
 
-    The tools (engine/arena) are left out: the agent must run on the playing core alone.
+    The tools (every subpackage of engine/) are left out: the agent must run on the playing
+    core alone.
     """
     folder = tmp_path / "agent"
-    folder.mkdir()
+    (folder / "engine").mkdir(parents=True)
     shutil.copy(os.path.join(ROOT, "my_player3.py"), str(folder))
     shutil.copy(os.path.join(ROOT, "params.json"), str(folder))
-    shutil.copytree(os.path.join(ROOT, "engine"), str(folder / "engine"),
-                    ignore=shutil.ignore_patterns("__pycache__", "arena"))
+    for name in os.listdir(os.path.join(ROOT, "engine")):
+        if name.endswith(".py"):
+            shutil.copy(os.path.join(ROOT, "engine", name), str(folder / "engine"))
     return folder
 
 

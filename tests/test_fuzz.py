@@ -20,6 +20,7 @@ from engine.agent import STATE_FILE, main as agent_main
 from engine.features import FEATURES
 from engine.playout import random_opening
 from engine.players.host import format_input, read_output
+from tests.conftest import ROOT
 from evolve.config import ConfigError, load_config, validate
 
 QUICK = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
@@ -259,8 +260,7 @@ def test_the_bundle_always_answers(tmp_path_factory, params_bytes, state_bytes, 
     import sys
     from engine.submission.bundle import write_bundle
     folder = tmp_path_factory.mktemp("bundle")
-    write_bundle(str(folder), os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                           "params.json"))
+    write_bundle(str(folder), os.path.join(ROOT, "params.json"))
     position, _ = random_opening(plies, seed)
     (folder / "params.json").write_bytes(params_bytes)
     (folder / STATE_FILE).write_bytes(state_bytes)

@@ -56,7 +56,7 @@ def test_the_compiled_sources_take_the_games_numbers_from_the_constants():
     assert defines["SYMMETRY_POINTS"] == "{" + ",".join("{" + ",".join(map(str, t)) + "}" for t in SYMMETRIES) + "}"
     with open(SOURCE) as handle:
         source = handle.read()
-    for literal in ("d >= 3", "d >= -2", "#define PASS", "#define MAX_MOVES", "#define N "):
+    for literal in ("d >= 3", "d >= -2", "? 3 : -2", "player == 1", "3 - ", "#define PASS", "#define MAX_MOVES", "#define N "):
         assert literal not in source
 
 

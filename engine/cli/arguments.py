@@ -12,7 +12,7 @@ import os
 import sys
 
 from engine.constants import MAX_DEPTH, MAX_MOVES
-from engine.native.solver import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
+from engine.native.compiler import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
 from engine.play.executors import check_scheduler
 
 SCHEDULER_HELP = ("where games run: a Dask scheduler, tcp://HOST:PORT, or local:N for a Dask cluster of N "
@@ -141,11 +141,19 @@ def folder_to_write(path, option):
     return path
 
 
-def file_to_write(path, option):
-    """``path`` as a file that can be written; OSError naming ``option`` when it is a folder."""
+def file_to_write(path, option, example):
+    """``path`` as a file that can be written, checked before any long work: OSError naming
+    ``option`` when it is a folder (suggesting ``example`` in it), when its folder does not
+    exist, or when that folder cannot be written."""
     if os.path.isdir(path):
         raise IsADirectoryError(21, "{} names a folder; give a file name (for example {})".format(
-            option, os.path.join(path, "params.json")), path)
+            option, os.path.join(path, example)), path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(2, "{}: no such folder to write {} into (create it first)".format(
+            option, os.path.basename(path)), folder)
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise PermissionError(13, "{}: cannot write into this folder".format(option), folder)
     return path
 
 
@@ -153,7 +161,8 @@ def run_command(prog, args, user_errors, on_interrupt="interrupted", on_os_error
     """Run ``args.handler(args)``; the exit status, with every expected failure as one clear line.
 
     ``user_errors``: exception classes whose message is the whole story. ``on_os_error``:
-    a line to add after a file-system failure (for example that a run can be resumed).
+    a line to add after a file-system failure (for example that a run can be resumed), and
+    ``on_interrupt`` the line after Ctrl-C; either may be a function that says it then.
     """
     command = " ".join(part for part in (prog, args.command, getattr(args, "target", None)) if part)
     try:
@@ -167,9 +176,10 @@ def run_command(prog, args, user_errors, on_interrupt="interrupted", on_os_error
         return 141
     except OSError as error:
         where = "{}: ".format(error.filename) if error.filename else ""
-        print("{}: {}{}{}".format(command, where, error.strerror or error,
-                                  "\n" + on_os_error if on_os_error else ""), file=sys.stderr)
+        after = on_os_error() if callable(on_os_error) else on_os_error
+        print("{}: {}{}{}".format(command, where, error.strerror or error, "\n" + after if after else ""),
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("\n" + on_interrupt, file=sys.stderr)
+        print("\n" + (on_interrupt() if callable(on_interrupt) else on_interrupt), file=sys.stderr)
         return 130

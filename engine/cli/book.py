@@ -9,6 +9,7 @@ from engine.cli.arguments import (
     add_table_bits, command, file_to_write, group, integer_range, positive_int,
 )
 from engine.common.pools import cpu_with_children
+from engine.common.progress import counter
 from engine.native.book import build_book, check_book, extend_book, read_any_book
 from engine.native.solver import NativeSolver
 from engine.protocol import write_atomic
@@ -55,10 +56,7 @@ def _build(args):
     entry per symmetry class. The agent plays the book's move where it has one, and solves
     exactly from its params' solve_from ply on.
     """
-    file_to_write(args.out, "--out")
-    folder = os.path.dirname(os.path.abspath(args.out))
-    if not os.path.isdir(folder):           # found out now, not after hours of solving
-        raise FileNotFoundError(2, "no such folder to write the book into", folder)
+    file_to_write(args.out, "--out", "book.json")          # found out now, not after hours of solving
     started = cpu_with_children()
 
     def progress(position, count=[0]):
@@ -82,7 +80,7 @@ def _extend(args):
     chunks, --jobs processes at a time. Fails, writing nothing, if a position met is lost.
     """
     out = args.out or args.book
-    file_to_write(out, "--out")
+    file_to_write(out, "--out", "book.json")
     book = load_book(args.book)
     if args.max_ply <= book.info.get("max_ply", 0):
         raise ValueError("{} already reaches ply {}: --max-ply must be deeper".format(
@@ -107,7 +105,7 @@ def _upgrade(args):
     current one, its positions and information unchanged: BOOK itself unless --out.
     """
     out = args.out or args.book
-    file_to_write(out, "--out")
+    file_to_write(out, "--out", "book.json")
     book = read_any_book(args.book)
     before = os.path.getsize(args.book)
     size = len(book.moves)                       # every key read and checked before anything is written
@@ -125,9 +123,11 @@ def _check(args):
     """
     book = load_book(args.book)
     solver = NativeSolver(args.table_bits) if args.solve else None
+    progress = counter("checking " + args.book, "position")
     try:
-        met, missing, wrong = check_book(book, solver, args.max_ply)
+        met, missing, wrong = check_book(book, solver, args.max_ply, progress)
     finally:
+        progress.close()
         if solver:
             solver.close()
     print("{}: {:,} entries; a Black following it meets {:,} positions up to ply {}: {} without a move{}".format(

@@ -2,7 +2,8 @@
 
 import time
 
-from engine.constants import MAX_MOVES, colour_word
+from engine.constants import MAX_MOVES, PASS, colour_word
+from engine.common.progress import counter
 from engine.cli.arguments import command, integer_range, positive_seconds
 from engine.native.solver import NativeSolver
 from engine.search import SearchTimeout
@@ -44,10 +45,16 @@ def _solve(args):
 
 
 def _solve_python(position, seconds):
-    solver = Solver()
+    solver, deadline = Solver(), time.process_time() + seconds
+    moves = position.legal_points() + [PASS]
+    progress = counter("solving", "move", len(moves))
+    values = {}
     try:
-        values = solver.move_values(position, time.process_time() + seconds)
+        for move in moves:                   # as Solver.move_values, a move at a time for the progress
+            values[move] = -solver.margin(position.play_point(move), deadline)
+            progress(len(values))
     except SearchTimeout:
+        progress.close()
         print("not solved within {:g} s of CPU ({:,} nodes): try a later position, more --seconds, or --native "
               "(the compiled solver)".format(seconds, solver.nodes))
         return 1
@@ -60,9 +67,15 @@ def _solve_python(position, seconds):
 
 
 def _solve_native(position):
+    moves = position.legal_points() + [PASS]
+    progress = counter("solving", "move", len(moves))
+    results = {}
     with NativeSolver() as solver:
-        results = solver.move_results(position)
+        for move in moves:                   # a move wins when the position it leads to is lost for the other side
+            results[move] = not solver.wins(position.play_point(move))
+            progress(len(results))
         nodes = solver.nodes
+    progress.close()
     print("{} to move {} with perfect play; {:,} nodes (compiled solver: win or loss only)".format(
         colour_word(position.player).capitalize(), "wins" if any(results.values()) else "loses", nodes))
     for move, wins in sorted(results.items(), key=lambda item: not item[1]):

@@ -1,1 +1,3 @@
-"""What every tool shares and the playing core does not need: process pools and seeds."""
+"""What every tool shares and the playing core does not need: ``pools`` (the one process-pool
+factory, and CPU counted with child processes), ``seeds`` (the one seed derivation) and
+``progress`` (a bar on a terminal, lines in a log)."""

@@ -16,7 +16,8 @@ from engine.constants import BOARD_SIZE, NUM_POINTS, PASS, colour_word
 from engine.coords import move_to_text as describe_move
 from engine.position import Position
 from engine.common.pools import process_pool
-from engine.native.solver import DEFAULT_TABLE_BITS, NativeSolver, describe_position, position_from_text
+from engine.native.compiler import DEFAULT_TABLE_BITS
+from engine.native.solver import NativeSolver, describe_position, position_from_text
 
 def _subtree_lines(job):
     """Worker: the book lines from one position (nothing when its mover has lost), with the
@@ -65,7 +66,7 @@ def build_book(max_ply, table_bits=DEFAULT_TABLE_BITS, progress=None, start=None
             "start": describe_position(origin),
             "provenance": {"command": "littlego book build --max-ply {} --table-bits {}{}".format(
                                max_ply, table_bits, " --jobs {}".format(jobs) if jobs > 1 else ""),
-                           "solver": "engine/arena/native/solve.c", "nodes": nodes,
+                           "solver": "engine/native/solve.c", "nodes": nodes,
                            "python": sys.version.split()[0]}}
     return Book(moves, info)
 
@@ -223,7 +224,7 @@ def book_start(book):
     try:
         return position_from_text(text)
     except ValueError as error:
-        raise BookError("the book's start {!r} is not a position: {}".format(text, error))
+        raise BookError("{}: the book's start {!r} is not a position: {}".format(book.path, text, error))
 
 
 def check_book(book, solver=None, max_ply=None, progress=None, start=None):
@@ -262,7 +263,7 @@ def read_first_format(path):
             checked[key] = check_move(value)
         except ValueError as error:
             raise BookError("{}: entry {!r}: {}".format(path, key, error))
-    return Book(checked, book_info(document), path=path)
+    return Book(checked, book_info(document, path), path=path)
 
 
 def read_any_book(path):

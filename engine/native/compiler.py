@@ -12,12 +12,14 @@ import shutil
 import subprocess
 import tempfile
 
-from engine.constants import BOARD_SIZE, KOMI, MAX_MOVES, NUM_POINTS
+from engine.constants import BLACK, BOARD_SIZE, KOMI, MAX_MOVES, NUM_POINTS, WHITE
 from engine.symmetry import SYMMETRIES
 
 FOLDER = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(FOLDER, "solve.c")
 OPTIMISE = ["-O2"]
+# log2 of a compiled program's transposition-table buckets (four 8-byte entries each): 22 takes 128 MiB
+DEFAULT_TABLE_BITS, MIN_TABLE_BITS, MAX_TABLE_BITS = 22, 16, 28
 
 
 class NativeError(RuntimeError):
@@ -30,6 +32,7 @@ def game_defines():
         raise NativeError("the C sources assume a komi with a half point (no draws); KOMI is {}".format(KOMI))
     return {
         "BOARD_SIZE": BOARD_SIZE, "N": NUM_POINTS, "PASS": NUM_POINTS, "MAX_MOVES": MAX_MOVES,
+        "BLACK": BLACK, "WHITE": WHITE, "MIN_TABLE_BITS": MIN_TABLE_BITS, "MAX_TABLE_BITS": MAX_TABLE_BITS,
         # The side to move wins a finished game when its stones minus the other's reach this:
         # Black must be more than komi ahead, White may be up to komi behind.
         "BLACK_WINS_FROM": math.floor(KOMI) + 1, "WHITE_WINS_FROM": -math.floor(KOMI),
@@ -63,9 +66,11 @@ def compiled_library(source, extra_flags=()):
 
 
 def _compiled(source, flags, suffix=""):
+    flags = ["-I" + FOLDER] + flags
     digest = hashlib.sha256()
-    with open(source, "rb") as handle:
-        digest.update(handle.read())
+    for path in [source] + sorted(os.path.join(FOLDER, name) for name in os.listdir(FOLDER) if name.endswith(".h")):
+        with open(path, "rb") as handle:              # the headers it may include change it too
+            digest.update(handle.read())
     digest.update(" ".join(flags).encode())
     folder = _cache_dir()
     name = os.path.splitext(os.path.basename(source))[0]

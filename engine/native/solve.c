@@ -27,32 +27,18 @@
 
 /* The game's numbers are not written here: engine/native/compiler.py passes them from
  * engine/constants.py and engine/symmetry.py (BOARD_SIZE, N points, PASS = N, MAX_MOVES, the
- * stone margins that win after komi, and the image of every point under the 8 symmetries). */
-#if !defined(BOARD_SIZE) || !defined(N) || !defined(PASS) || !defined(MAX_MOVES) || \
-    !defined(BLACK_WINS_FROM) || !defined(WHITE_WINS_FROM) || !defined(SYMMETRY_POINTS)
+ * colours, the stone margins that win after komi, the image of every point under the 8
+ * symmetries) and the range of the table's size. */
+#if !defined(BOARD_SIZE) || !defined(N) || !defined(PASS) || !defined(MAX_MOVES) || !defined(BLACK) || \
+    !defined(WHITE) || !defined(BLACK_WINS_FROM) || !defined(WHITE_WINS_FROM) || !defined(SYMMETRY_POINTS) || \
+    !defined(MIN_TABLE_BITS) || !defined(MAX_TABLE_BITS)
 #error "compile through engine/native/compiler.py, which passes the game's numbers"
 #endif
 #if N > 25
 #error "boards and keys are packed for at most 25 points"
 #endif
 
-typedef uint32_t bb;
-#define FULL ((bb)((1u << N) - 1))
-#define ROW ((1u << BOARD_SIZE) - 1)
-
-static bb COL0, COLL;
-
-static inline bb nbrs(bb m) {
-    return (((m << 1) & ~COL0) | ((m >> 1) & ~COLL) | (m << BOARD_SIZE) | (m >> BOARD_SIZE)) & FULL;
-}
-static inline bb grow(bb seed, bb stones) {
-    bb g = seed;
-    for (;;) {
-        bb n = (g | nbrs(g)) & stones;
-        if (n == g) return g;
-        g = n;
-    }
-}
+#include "bitboard.h"
 
 typedef struct {
     bb own, opp, prev_own, prev_opp;
@@ -64,7 +50,7 @@ static int play(const pos_t *s, int p, pos_t *out) {
     bb own = s->own, opp = s->opp, bit = (bb)1 << p;
     if (p == PASS) {
         out->own = opp; out->opp = own; out->prev_own = opp; out->prev_opp = own;
-        out->player = 3 - s->player; out->ply = s->ply + 1;
+        out->player = OPPONENT(s->player); out->ply = s->ply + 1;
         out->over = out->ply >= MAX_MOVES || (own == s->prev_own && opp == s->prev_opp);
         return 1;
     }
@@ -81,7 +67,7 @@ static int play(const pos_t *s, int p, pos_t *out) {
         }
     }
     out->own = opp ^ dead; out->opp = own_after; out->prev_own = opp; out->prev_opp = own;
-    out->player = 3 - s->player; out->ply = s->ply + 1; out->over = out->ply >= MAX_MOVES;
+    out->player = OPPONENT(s->player); out->ply = s->ply + 1; out->over = out->ply >= MAX_MOVES;
     return 1;
 }
 
@@ -90,7 +76,7 @@ static int popcount(bb x) { return __builtin_popcount(x); }
 /* the finished game won by the side to move (komi to White) */
 static int terminal_win(const pos_t *s) {
     int d = popcount(s->own) - popcount(s->opp);
-    return s->player == 1 ? d >= BLACK_WINS_FROM : d >= WHITE_WINS_FROM;
+    return s->player == BLACK ? d >= BLACK_WINS_FROM : d >= WHITE_WINS_FROM;
 }
 
 /* ---- symmetries and keys ---- */
@@ -98,11 +84,7 @@ static bb SYM[8][BOARD_SIZE][ROW + 1];   /* SYM[t][row][bits of that row] -> tra
 static const int SYMPOINT[8][N] = SYMMETRY_POINTS;
 
 static void init_tables(void) {
-    COL0 = 0; COLL = 0;
-    for (int i = 0; i < BOARD_SIZE; i++) {
-        COL0 |= (bb)1 << (BOARD_SIZE * i);
-        COLL |= (bb)1 << (BOARD_SIZE * i + BOARD_SIZE - 1);
-    }
+    init_columns();
     for (int t = 0; t < 8; t++)
         for (int r = 0; r < BOARD_SIZE; r++)
             for (int bits = 0; bits <= (int)ROW; bits++) {
@@ -267,7 +249,7 @@ static bb safe_stones(bb stones, bb empty, int left) {
  * (with enhanced transposition cut-offs down to ply 20). */
 static int static_bound(const pos_t *s) {
     int left = MAX_MOVES - s->ply, mine = (left + 1) / 2, theirs = left / 2;
-    int need = s->player == 1 ? 3 : -2;
+    int need = s->player == BLACK ? BLACK_WINS_FROM : WHITE_WINS_FROM;
     int own = popcount(s->own), opp = popcount(s->opp);
     bb empty = FULL ^ s->own ^ s->opp;
     if (own - opp - theirs >= need && popcount(safe_stones(s->own, empty, left)) - opp - theirs >= need) return 1;
@@ -331,8 +313,8 @@ static void print_board(bb black, bb white) {
     fputs(out, stdout);
 }
 static void print_position(const pos_t *s) {
-    bb black = s->player == 1 ? s->own : s->opp, white = s->player == 1 ? s->opp : s->own;
-    bb pblack = s->player == 1 ? s->prev_own : s->prev_opp, pwhite = s->player == 1 ? s->prev_opp : s->prev_own;
+    bb black = s->player == BLACK ? s->own : s->opp, white = s->player == BLACK ? s->opp : s->own;
+    bb pblack = s->player == BLACK ? s->prev_own : s->prev_opp, pwhite = s->player == BLACK ? s->prev_opp : s->prev_own;
     printf("%d %d ", s->player, s->ply);
     print_board(pblack, pwhite);
     putchar(' ');
@@ -377,12 +359,12 @@ static int parse_position(const char *line, pos_t *s) {
     char prev[64], cur[64];
     int player, ply;
     if (sscanf(line, "%d %d %63s %63s", &player, &ply, prev, cur) != 4) return 0;
-    if ((player != 1 && player != 2) || ply < 0 || ply > MAX_MOVES) return 0;
+    if ((player != BLACK && player != WHITE) || ply < 0 || ply > MAX_MOVES) return 0;
     bb pb, pw, b, w;
     if (!parse_board(prev, &pb, &pw) || !parse_board(cur, &b, &w)) return 0;
     s->player = player; s->ply = ply; s->over = ply >= MAX_MOVES;
-    s->own = player == 1 ? b : w; s->opp = player == 1 ? w : b;
-    s->prev_own = player == 1 ? pb : pw; s->prev_opp = player == 1 ? pw : pb;
+    s->own = player == BLACK ? b : w; s->opp = player == BLACK ? w : b;
+    s->prev_own = player == BLACK ? pb : pw; s->prev_opp = player == BLACK ? pw : pb;
     return 1;
 }
 
@@ -401,8 +383,11 @@ static uint64_t *big_zeroed(size_t words) {
 }
 
 int main(int argc, char **argv) {
-    int log2_buckets = argc > 1 ? atoi(argv[1]) : 24;
-    if (log2_buckets < 10 || log2_buckets > 30) log2_buckets = 24;
+    int log2_buckets = argc > 1 ? atoi(argv[1]) : 0;
+    if (log2_buckets < MIN_TABLE_BITS || log2_buckets > MAX_TABLE_BITS) {
+        fprintf(stderr, "usage: solve TABLE_BITS (log2 of the table's buckets, %d to %d)\n", MIN_TABLE_BITS, MAX_TABLE_BITS);
+        return 2;
+    }
     init_tables();
     table_mask = ((uint64_t)1 << log2_buckets) - 1;
     table = big_zeroed((size_t)4 << log2_buckets);

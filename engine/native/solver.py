@@ -1,21 +1,19 @@
-"""The compiled exact solver (``native/solve.c``): opening positions and the opening book.
+"""The compiled exact solver (``solve.c``), run as a process and asked over a pipe.
 
 ``engine.solver`` settles positions from about ply 10 on in pure Python; earlier ones need
-hundreds of millions of nodes, which only compiled code visits in minutes. This module
-compiles ``native/solve.c`` with the machine's C compiler (once, into a cache folder keyed
-by the source's hash), talks to it over a pipe, and builds the opening book from its
-answers. The rules in C are tested against ``engine.position`` (tests/test_native.py).
+hundreds of millions of nodes, which only compiled code visits in minutes. ``compiler``
+builds the program (once per source and game numbers); ``NativeSolver`` asks it who wins,
+and ``engine.native.book`` builds the opening book from its answers. The rules in C are
+tested against ``engine.position`` (tests/test_native.py).
 """
 
 import subprocess
 
-from engine.constants import NUM_POINTS, PASS
+from engine.constants import PASS
 from engine.position import Position
-from engine.native.compiler import NativeError, compiled_solver
+from engine.native.compiler import DEFAULT_TABLE_BITS, NativeError, compiled_solver, game_defines
 
-NATIVE_PASS = NUM_POINTS  # the C program's number for a pass (its PASS define)
-# log2 of the transposition table's buckets of four 8-byte entries: 22 takes 128 MiB a process
-DEFAULT_TABLE_BITS, MIN_TABLE_BITS, MAX_TABLE_BITS = 22, 16, 28
+NATIVE_PASS = game_defines()["PASS"]      # the C program's number for a pass
 
 
 def describe_position(position):
@@ -26,7 +24,10 @@ def describe_position(position):
 
 def position_from_text(text):
     """The position a ``describe_position`` text names; ValueError when it names none."""
-    player, ply, previous, current = text.split()
+    fields = text.split()
+    if len(fields) != 4 or not (fields[0].isdigit() and fields[1].isdigit()):
+        raise ValueError("expected 'PLAYER PLY PREVIOUS CURRENT' (a colour, a ply and two boards of digits)")
+    player, ply, previous, current = fields
     return Position.from_boards(int(player), previous, current, int(ply))
 
 

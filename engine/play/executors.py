@@ -3,9 +3,10 @@
 A game job depends only on its arguments, so an executor is just an ordered ``map``.
 ``executor(spec, workers)`` makes one from a scheduler spec:
 
-- ``None``: the local process pool (``pool``) with ``workers`` processes;
+- ``None``: the local process pool (``LocalPool``, from ``engine.common.pools``) with ``workers`` processes;
 - ``local:N``: a Dask ``LocalCluster`` of N single-threaded worker processes on this machine;
-- ``tcp://HOST:PORT`` (or ``tls://``): the scheduler of a Dask cluster already running.
+- ``tcp://HOST:PORT``: the scheduler of a Dask cluster already running (``tls://`` would need
+  certificates, which littlego does not pass: it is refused with that reason).
 
 Before any game, every Dask worker is asked for its fingerprint of the project (a hash of
 the ``engine`` and ``evolve`` sources it would run): a worker without the project, or with
@@ -21,8 +22,10 @@ import re
 import engine
 from engine.common.pools import process_pool
 
-SCHEDULER_FORMS = "local:N or tcp://HOST:PORT"
-_SCHEDULER = re.compile(r"^(local:[1-9][0-9]{0,3}|(tcp|tls)://[^\s/:]+:[0-9]{1,5})$")
+MAX_LOCAL_WORKERS = 256
+SCHEDULER_FORMS = "local:N (N from 1 to {}) or tcp://HOST:PORT (PORT from 1 to 65535)".format(MAX_LOCAL_WORKERS)
+_LOCAL = re.compile(r"^local:([0-9]{1,9})$")
+_TCP = re.compile(r"^tcp://([A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]):([0-9]{1,9})$")
 
 
 class ExecutorError(RuntimeError):
@@ -30,10 +33,18 @@ class ExecutorError(RuntimeError):
 
 
 def check_scheduler(text):
-    """``text`` if it is a scheduler spec; ValueError saying what the forms are."""
-    if not isinstance(text, str) or not _SCHEDULER.match(text):
+    """``text`` if it is a scheduler spec Dask can use; ValueError saying what the forms are."""
+    if not isinstance(text, str):
         raise ValueError("{!r} is not a scheduler: expected {}".format(text, SCHEDULER_FORMS))
-    return text
+    if text.startswith("tls://"):
+        raise ValueError("{!r}: a tls:// scheduler needs certificates, which littlego does not pass; "
+                         "use tcp:// inside a trusted network".format(text))
+    local, tcp = _LOCAL.match(text), _TCP.match(text)
+    if local and 1 <= int(local.group(1)) <= MAX_LOCAL_WORKERS:
+        return text
+    if tcp and 1 <= int(tcp.group(2)) <= 65535:
+        return text
+    raise ValueError("{!r} is not a scheduler: expected {}".format(text, SCHEDULER_FORMS))
 
 
 def project_fingerprint():

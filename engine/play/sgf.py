@@ -6,7 +6,7 @@ from collections import namedtuple
 
 from sgfmill import sgf
 
-from engine.constants import BLACK, BOARD_SIZE, KOMI, PASS, WHITE
+from engine.constants import BLACK, BOARD_SIZE, KOMI, PASS, WHITE, colour_word, opponent
 from engine.coords import move_to_text, to_ij, to_point
 from engine.position import IllegalMove, Position
 
@@ -44,14 +44,14 @@ def game_sgf(moves, black="Black", white="White", result=None, comment=None, sta
     if position.black or position.white:
         root.set_setup_stones([_sgf_point(p) for p in range(BOARD_SIZE * BOARD_SIZE) if position.colour_at(p) == BLACK],
                               [_sgf_point(p) for p in range(BOARD_SIZE * BOARD_SIZE) if position.colour_at(p) == WHITE])
-        root.set("PL", "B" if position.player == BLACK else "W")
+        root.set("PL", _COLOUR[position.player])
     colour = position.player
     for move in moves:
         if isinstance(move, str) and move != PASS:
             i, j = (int(x) for x in move.split(","))
             move = to_point(i, j)
         game.extend_main_sequence().set_move(_COLOUR[colour], None if move == PASS else _sgf_point(move))
-        colour = BLACK + WHITE - colour
+        colour = opponent(colour)
     return game.serialise()
 
 
@@ -76,17 +76,18 @@ def read_game(data, name="game"):
         try:
             colour, point = node.get_move()
         except ValueError as error:
-            raise SgfError("{}: move {}: {}".format(name, number, error))
+            raise SgfError("{}: move {}: {}".format(name, number, str(error) or "{!r} is not a point of the {}x{} board".format(
+                _raw_move(node), BOARD_SIZE, BOARD_SIZE)))
         if colour is None:
             continue                                    # a node without a move (comments, setup)
         mover = BLACK if colour == "b" else WHITE
-        where = "{}: move {} ({} {})".format(name, number, "Black" if mover == BLACK else "White",
+        where = "{}: move {} ({} {})".format(name, number, colour_word(mover).capitalize(),
                                              "pass" if point is None else move_to_text(_our_point(point)))
         if position.is_over:
             raise SgfError("{}: the game was already over (after ply {})".format(where, position.moves_played))
         if mover != position.player:
             raise SgfError("{}: it was {}'s turn (Little-Go alternates)".format(
-                where, "Black" if position.player == BLACK else "White"))
+                where, colour_word(position.player).capitalize()))
         move = PASS if point is None else _our_point(point)
         try:
             position = position.play_point(move)
@@ -95,6 +96,21 @@ def read_game(data, name="game"):
         positions.append(position)
         moves.append(move)
     return Replay(positions, moves, _text(root, "PB"), _text(root, "PW"), _text(root, "RE"))
+
+
+def _raw_move(node):
+    """The text of a node's B or W property, as the file has it."""
+    for identifier in ("B", "W"):
+        if node.has_property(identifier):
+            return node.get_raw(identifier).decode("utf-8", "replace")
+    return ""
+
+
+def _raw_setup(root):
+    """The root's set-up properties as the file has them: ``AB[cc][dd] AW[zz]``."""
+    return " ".join(identifier + "".join("[{}]".format(value.decode("utf-8", "replace"))
+                                         for value in root.get_raw_list(identifier))
+                    for identifier in ("AB", "AW", "AE") if root.has_property(identifier))
 
 
 def _our_point(sgf_point):
@@ -114,7 +130,8 @@ def _setup(root, name):
     try:
         black, white, empty = root.get_setup_stones()
     except ValueError as error:
-        raise SgfError("{}: bad setup stones: {}".format(name, error))
+        raise SgfError("{}: bad setup stones: {}".format(name, str(error) or "a point off the {}x{} board in {}".format(
+            BOARD_SIZE, BOARD_SIZE, _raw_setup(root))))
     if not black and not white:
         return Position.initial()
     cells = ["0"] * (BOARD_SIZE * BOARD_SIZE)

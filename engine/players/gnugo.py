@@ -1,6 +1,6 @@
 """GNU Go as a player: one case of a GTP engine (``gtp:`` players), seeded per game.
 
-Its answers are judged by our rules like anyone's (see ``engine.arena.gtp``).
+Its answers are judged by our rules like anyone's (see ``engine.players.gtp``).
 """
 
 import os

@@ -13,7 +13,7 @@ import subprocess
 import time
 
 from engine.bitboard import points_of
-from engine.constants import BLACK, BOARD_SIZE, KOMI, PASS, WHITE, colour_word
+from engine.constants import BLACK, BOARD_SIZE, KOMI, PASS, colour_word, opponent
 from engine.position import IllegalMove, Position
 from engine.players.base import Player, PlayerFault, Reason
 
@@ -148,7 +148,7 @@ class GtpPlayer(Player):
             stones = black if colour == BLACK else white
             vertex = point_to_vertex(stones.pop(0)) if stones else "pass"
             self._ask("play {} {}".format(colour_word(colour), vertex))
-            colour = BLACK + WHITE - colour
+            colour = opponent(colour)
 
     def timed_move(self, position):
         before = self.client.cpu_seconds()

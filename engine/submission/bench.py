@@ -7,7 +7,7 @@ import statistics
 import tempfile
 import time
 
-from engine.constants import BLACK, MAX_DEPTH, WHITE
+from engine.constants import BLACK, MAX_DEPTH, WHITE, colour_word
 from engine.features import make_evaluator
 from engine.params import load_params
 from engine.playout import random_opening, random_playout
@@ -134,7 +134,7 @@ def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), repo
                           "max_move_cpu_s": max(s for c, s in record.cpu if c == colour_of_agent),
                           "result": record.reason})
             report("whole game as {}: {} moves, {:.2f} s CPU (max {:.2f} s a move), bundled agent, one process per move"
-                   .format("Black" if colour_of_agent == BLACK else "White", moves, cpu,
+                   .format(colour_word(colour_of_agent).capitalize(), moves, cpu,
                            games[-1]["max_move_cpu_s"]))
     shutil.rmtree(submission, ignore_errors=True)
     return {"positions": {name: len(p) for name, p in phases}, "depths": rows, "depth_within_budget": reached,

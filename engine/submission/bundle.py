@@ -75,7 +75,7 @@ def write_bundle(outdir, params_path, force=False, book_path=None):
     """Write my_player3.py, params.json and (given ``book_path``) book.json, each validated,
     into ``outdir``; the paths written.
 
-    All or nothing: both files are staged beside their targets and moved into place
+    All or nothing: the files are staged beside their targets and moved into place
     together. A submission already there is replaced only with ``force``
     (FileExistsError otherwise); a target that is a folder is an IsADirectoryError.
     """

@@ -9,13 +9,14 @@ resumed after a kill reaches the same table as one never stopped.
 
 import datetime
 import json
+import math
 import os
 import pickle
 import random
 
 from tqdm import tqdm
 
-from engine.constants import BLACK, WHITE
+from engine.constants import BLACK, MAX_MOVES, WHITE, opponent as other_colour
 from engine.protocol import write_atomic
 from engine.play.game import play_game
 from engine.players.scripted import GreedyPlayer
@@ -40,26 +41,44 @@ class TrainingError(ValueError):
 
 def check_settings(settings):
     """Complete, checked settings (DEFAULTS filled in); TrainingError naming the bad one."""
+    if not isinstance(settings, dict):
+        raise TrainingError("settings must be an object of name: value, not {}".format(type(settings).__name__))
     unknown = sorted(set(settings) - set(DEFAULTS))
     if unknown:
         raise TrainingError("unknown setting {!r}".format(unknown[0]))
     checked = dict(DEFAULTS, **settings)
     if checked["epsilon_games"] is None:          # by default exploration falls over the first three quarters
-        checked["epsilon_games"] = max(1, checked["games"] * 3 // 4) if isinstance(checked["games"], int) else 1
+        checked["epsilon_games"] = max(1, checked["games"] * 3 // 4) if _is_int(checked["games"]) else 1
     for name in ("games", "eval_every", "eval_games", "epsilon_games", "min_updates", "horizon"):
-        if not isinstance(checked[name], int) or isinstance(checked[name], bool) or checked[name] < 1:
+        if not _is_int(checked[name]) or checked[name] < 1:
             raise TrainingError("{} must be a positive integer, not {!r}".format(name, checked[name]))
+    if checked["horizon"] > MAX_MOVES:
+        raise TrainingError("horizon must be at most {} plies, not {}".format(MAX_MOVES, checked["horizon"]))
+    if not _is_int(checked["seed"]):
+        raise TrainingError("seed must be an integer, not {!r}".format(checked["seed"]))
     for name, low, high in (("alpha", 0, 1), ("gamma", 0, 1), ("epsilon_start", 0, 1), ("epsilon_end", 0, 1)):
         value = checked[name]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high or (
-                name == "alpha" and value == 0):
+        if not _is_number(value) or not low <= value <= high or (name == "alpha" and value == 0):
             raise TrainingError("{} must be a number in [{}, {}]{}, not {!r}".format(
                 name, low, high, " and above 0" if name == "alpha" else "", value))
-    if not checked["opponents"] or not checked["panel"]:
-        raise TrainingError("opponents and panel each need at least one player")
+    rewards = checked["rewards"]
+    if not (isinstance(rewards, dict) and set(rewards) == set(DEFAULTS["rewards"])
+            and all(_is_number(value) and math.isfinite(value) for value in rewards.values())):
+        raise TrainingError("rewards must be an object of finite numbers for win, loss and draw, not {!r}".format(rewards))
+    for name in ("opponents", "panel"):
+        if not (isinstance(checked[name], list) and checked[name] and all(isinstance(s, str) for s in checked[name])):
+            raise TrainingError("{} must be a list of at least one player spec, not {!r}".format(name, checked[name]))
     for spec in [s for s in checked["opponents"] if s != SELF] + checked["panel"]:
         make_player(spec).close()              # ValueError naming a bad spec
     return checked
+
+
+def _is_int(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def epsilon(settings, game):
@@ -143,7 +162,7 @@ class Training(object):
         if opponent is None:                  # self-play: the learner's own policy, exploring as it does
             own = random.Random(game_seed)
             own_fallback = GreedyPlayer()
-            own_fallback.new_game(BLACK + WHITE - side, game_seed + 2)
+            own_fallback.new_game(other_colour(side), derive_seed(game_seed, 2))
 
             def opponent_move(position):
                 if not self.game.tabular(position):
@@ -152,9 +171,9 @@ class Training(object):
                 chosen = self.learner.choose(key, list(actions.values()), rate, own)
                 return next(move for move, action in actions.items() if action == chosen)
         else:
-            opponent.new_game(BLACK + WHITE - side, game_seed)
+            opponent.new_game(other_colour(side), game_seed)
             opponent_move = opponent.move
-        self.fallback.new_game(side, game_seed + 1)
+        self.fallback.new_game(side, derive_seed(game_seed, 1))
         play_episode(self.game, self.learner, opponent_move, side, rate, self.rng, settings["rewards"],
                      self.fallback.move)
 

@@ -6,7 +6,7 @@ import os
 from engine.constants import BLACK, BOARD_SIZE, KOMI, MAX_MOVES, PASS, WHITE, colour_word
 from engine.agent import infer_moves_played
 from engine.coords import move_from_text, move_to_text
-from engine.position import IllegalMove, Position
+from engine.position import SYMBOLS, IllegalMove, Position
 from engine.protocol import read_input
 from engine.play.sgf import read_game, result_text
 from engine.players.gtp import COLUMNS, point_to_vertex, vertex_to_point
@@ -31,9 +31,8 @@ def board_diagram(position):
     """The board with the course's (i, j) and GTP's coordinates, and the state of the game."""
     lines = ["       j  " + " ".join(str(j) for j in range(BOARD_SIZE)),
              "          " + " ".join(COLUMNS)]
-    symbols = {BLACK: "X", WHITE: "O"}
     for i in range(BOARD_SIZE):
-        row = " ".join(symbols.get(position.colour_at(BOARD_SIZE * i + j), ".") for j in range(BOARD_SIZE))
+        row = " ".join(SYMBOLS[position.colour_at(BOARD_SIZE * i + j)] for j in range(BOARD_SIZE))
         lines.append("  i {}  {}  {}  {}".format(i, BOARD_SIZE - i, row, BOARD_SIZE - i))
     black, white = position.score()
     lines.append("ply {} of {}, {} left; {}".format(

@@ -9,6 +9,7 @@ import sys
 from engine.constants import BLACK, BOARD_SIZE, KOMI, WHITE, colour_word
 from engine.position import IllegalMove, Position
 from engine.play.sgf import SgfError, game_sgf, read_game, result_text
+from engine.common.seeds import derive_seed
 from engine.players.gtp import GtpError, point_to_vertex, vertex_to_point
 from engine.ui.board import board_diagram
 
@@ -29,7 +30,7 @@ class GtpEngine(object):
 
     def __init__(self, player, seed=1):
         self.player = player
-        self.seed = seed
+        self.seed, self.games = seed, 0
         self.komi = KOMI
         self.quit = False
         self._commands = dict((name[4:], getattr(self, name)) for name in dir(self) if name.startswith("cmd_"))
@@ -38,8 +39,13 @@ class GtpEngine(object):
     def _new_game(self):
         self.positions = [Position.initial()]
         self.moves = []
-        self.player.new_game(BLACK, self.seed)
-        self.seed += 1
+        self.fault = None
+        try:
+            self.player.new_game(BLACK, derive_seed(self.seed, self.games))
+        except Exception as error:     # a player that cannot start resigns every genmove of this game
+            self.fault = "{}: {}".format(type(error).__name__, error)
+            sys.stderr.write("littlego gtp: {} failed at set-up: {}\n".format(self.player.spec, self.fault))
+        self.games += 1
 
     @property
     def position(self):
@@ -126,6 +132,9 @@ class GtpEngine(object):
         if self.position.is_over:
             return "pass"              # after the 24th ply or the ending pass, nothing more is played
         self._turn(colour)
+        if self.fault:
+            sys.stderr.write("littlego gtp: {} cannot play (set-up failed: {})\n".format(self.player.spec, self.fault))
+            return "resign"
         try:
             move, _ = self.player.timed_move(self.position)
             self._push(move)

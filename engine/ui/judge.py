@@ -10,17 +10,13 @@ move loses for the mover. MOVES is the ply count, this ply included.
 import os
 import sys
 
-from engine.constants import BLACK, MAX_MOVES, PASS, opponent
+from engine.constants import MAX_MOVES, PASS, opponent
 from engine.coords import on_board, to_point
-from engine.position import Position, IllegalMove
+from engine.position import SYMBOLS, IllegalMove, Position
 from engine.protocol import InputFormatError, read_input
 from engine.players.host import OutputFormatError, read_output, write_input
 
 BAD_INPUT = 4       # not one of the course's codes: our input.txt itself is unusable
-
-
-def _name(colour):
-    return "X" if colour == BLACK else "O"
 
 
 def judge(moves, workdir=".", verbose=False, out=sys.stdout):
@@ -42,12 +38,12 @@ def judge(moves, workdir=".", verbose=False, out=sys.stdout):
             raise IllegalMove("{},{} is off the board".format(*answer))
         after = position.play_point(answer if answer == PASS else to_point(*answer))
     except IllegalMove as error:
-        out.write("Invalid move: {}\nGame end.\nThe winner is {}\n".format(error, _name(opponent(game.player))))
+        out.write("Invalid move: {}\nGame end.\nThe winner is {}\n".format(error, SYMBOLS[opponent(game.player)]))
         return opponent(game.player)
     if verbose:
         out.write(after.picture() + "\n\n")
     if after.is_over:
-        out.write("Game end.\nThe winner is {}\n".format(_name(after.winner)))
+        out.write("Game end.\nThe winner is {}\n".format(SYMBOLS[after.winner]))
         return after.winner
     write_input(os.path.join(workdir, "input.txt"), after.player, after.previous_string(), after.board_string())
     return 0

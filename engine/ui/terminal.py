@@ -3,12 +3,13 @@
 """
 
 from engine.bitboard import count
-from engine.constants import BLACK, KOMI, MAX_MOVES, WHITE, colour_word
-from engine.position import IllegalMove, Position
+from engine.constants import BLACK, KOMI, MAX_MOVES, WHITE, colour_word, opponent as other_colour
+from engine.position import SYMBOLS, IllegalMove, Position
 from engine.protocol import write_atomic
 from engine.play.sgf import game_sgf, read_game, result_text
 from engine.players.base import PlayerFault
 from engine.ui.board import HELP, board_diagram, describe, parse_human_move, verdict
+
 
 def play_in_terminal(opponent, human_colour, read_line, write, seed=1):
     """A game between a person (lines from ``read_line``, None at the end of input) and ``opponent``.
@@ -16,22 +17,22 @@ def play_in_terminal(opponent, human_colour, read_line, write, seed=1):
     Returns (the moves, the last position, whether the person quit).
     """
     positions, moves = [Position.initial()], []
-    opponent.new_game(BLACK + WHITE - human_colour, seed)
+    try:
+        opponent.new_game(other_colour(human_colour), seed)
+    except Exception as error:          # an opponent that cannot start loses before its first move
+        write("{} loses before the game starts: {}: {}\n".format(opponent.spec, type(error).__name__, error))
+        return moves, positions[-1], True
     write("You play {} ({}) against {}. {}.\n".format(
-        colour_word(human_colour), "X" if human_colour == BLACK else "O", opponent.spec, HELP))
+        colour_word(human_colour), SYMBOLS[human_colour], opponent.spec, HELP))
     forfeit = None
     try:
         while not positions[-1].is_over:
             position = positions[-1]
             if position.player != human_colour:
-                try:
-                    move, seconds = opponent.timed_move(position)
-                    after = position.play_point(move)
-                except (PlayerFault, IllegalMove, ValueError, TypeError, IndexError) as error:
-                    forfeit = "{} loses: {}".format(opponent.spec, error)
+                move, forfeit = _opponent_moves(opponent, position, write)
+                if forfeit:
                     break
-                write("{} plays {} ({:.2f} s of CPU)\n".format(opponent.spec, describe(move), seconds))
-                positions.append(after)
+                positions.append(position.play_point(move))
                 moves.append(move)
                 continue
             write("\n" + board_diagram(position) + "\n")
@@ -43,12 +44,7 @@ def play_in_terminal(opponent, human_colour, read_line, write, seed=1):
             if not word:
                 continue
             if word == "undo":
-                # Back to the person's previous turn: their last move and the reply to it.
-                last = max((k for k in range(len(moves)) if positions[k].player == human_colour), default=None)
-                if last is None:
-                    write("nothing to undo\n")
-                else:
-                    del positions[last + 1:], moves[last:]
+                _undo(positions, moves, human_colour, write)
                 continue
             if word in ("help", "?"):
                 write(HELP + "\n")
@@ -67,6 +63,26 @@ def play_in_terminal(opponent, human_colour, read_line, write, seed=1):
     write("\n" + board_diagram(final) + "\n")
     write((forfeit or verdict(final)) + "\n")
     return moves, final, False
+
+
+def _opponent_moves(opponent, position, write):
+    """(the opponent's move, None), or (None, why it forfeits) when it fails or breaks the rules."""
+    try:
+        move, seconds = opponent.timed_move(position)
+        position.play_point(move)
+    except (PlayerFault, IllegalMove, ValueError, TypeError, IndexError) as error:
+        return None, "{} loses: {}".format(opponent.spec, error)
+    write("{} plays {} ({:.2f} s of CPU)\n".format(opponent.spec, describe(move), seconds))
+    return move, None
+
+
+def _undo(positions, moves, human_colour, write):
+    """Back to the person's previous turn: their last move and the reply to it."""
+    last = max((k for k in range(len(moves)) if positions[k].player == human_colour), default=None)
+    if last is None:
+        write("nothing to undo\n")
+    else:
+        del positions[last + 1:], moves[last:]
 
 
 def offer_sgf(moves, human_colour, opponent_spec, final, read_line, write):

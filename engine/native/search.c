@@ -1,0 +1,518 @@
+/* littlego compiled searcher: engine/search.py's fixed-depth alpha-beta and engine/features.py's
+ * evaluation, move for move, as a shared library for the tools (engine/native/searcher.py).
+ *
+ * It is a twin, not a variant: for the same position, weights and depth it visits the same
+ * nodes in the same order and returns the same value, bit for bit. So everything here copies
+ * the Python: the rules of engine/position.py (play_point, legal_mask and its verdict, the
+ * `regular` shortcut), the eleven features in FEATURES order and the evaluator's sum in the
+ * same order of double operations (the interpreter's own sum(): plain, or Neumaier's
+ * compensated one from Python 3.12 on, which the caller says), the move ordering (a stable
+ * sort, descending, of the same priorities as doubles), the exact-key transposition table
+ * (every entry kept, cleared when it holds more than its limit at the start of a search,
+ * as the dict is), the killers and history kept from search to search, the node count and
+ * its every-1024-nodes check of the CPU deadline and the node budget. Compile with
+ * -ffp-contract=off: a fused multiply-add would round differently from Python.
+ *
+ * The root's random tie-break stays in Python (the same random stream): ls_root returns the
+ * equally best root moves and ls_store_root stores the one Python drew, as Searcher._root does.
+ *
+ * Reading guide: rules, features and evaluation, the transposition table, move ordering,
+ * negamax, then the entry points (ls_*) that engine/native/searcher.py calls through ctypes.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The game's numbers come from engine/native/compiler.py (engine/constants.py); the others the
+ * search needs (KOMI, the colours, and WIN and TIE from engine/search.py) from searcher.py. */
+#if !defined(BOARD_SIZE) || !defined(N) || !defined(PASS) || !defined(MAX_MOVES) || !defined(KOMI) || \
+    !defined(BLACK) || !defined(WHITE) || !defined(WIN) || !defined(TIE)
+#error "compile through engine/native/searcher.py, which passes the game's and the search's numbers"
+#endif
+#if 2 * N + 3 + 8 > 63 || MAX_MOVES > 255
+#error "table keys are packed for at most 26 points and 255 plies"
+#endif
+
+#include "bitboard.h"
+#define NONE (-1)           /* no move (the table has none for a position) */
+#define COLOUR(colour) ((colour) == WHITE)         /* 0 Black, 1 White: an index */
+
+/* ---- the rules: engine/position.py ---- */
+
+typedef struct {            /* engine.position.Position, field for field */
+    bb own, opp, prev_own, prev_opp;
+    int32_t player, moves_played, is_over, regular;
+} pos_t;
+
+static bb EDGE, CORNERS, NEIGHBOURS[N], DIAGONALS[N];
+static int QUAD_ROWS[ROW + 1][ROW + 1];
+
+static inline int count(bb m) { return __builtin_popcount(m); }
+static inline int passed(const pos_t *p) { return p->own == p->prev_own && p->opp == p->prev_opp; }
+
+/* Position.verdict for an empty point with no empty neighbour: whether it is legal */
+static int enclosed_legal(const pos_t *p, int point) {
+    bb bit = (bb)1 << point, own_after = p->own | bit;
+    bb empty = FULL ^ p->own ^ p->opp ^ bit;
+    bb liberties = nbrs(grow(bit, own_after));
+    if (liberties & empty) return 1;
+    bb dead = p->opp ^ grow(p->opp & nbrs(empty), p->opp);
+    if (!(liberties & dead)) return 0;
+    return !((p->prev_own & ~p->own) && own_after == p->prev_own && (p->opp ^ dead) == p->prev_opp);
+}
+
+static bb legal_mask(const pos_t *p) {
+    if (p->is_over) return 0;
+    bb empty = FULL ^ (p->own | p->opp);
+    bb legal = empty & nbrs(empty), enclosed = empty ^ legal;
+    for (; enclosed; enclosed &= enclosed - 1)
+        if (enclosed_legal(p, __builtin_ctz(enclosed))) legal |= enclosed & -enclosed;
+    return legal;
+}
+
+/* Position.play_point for a move known to be legal (a point of legal_mask, or PASS) */
+static void play(const pos_t *p, int move, pos_t *out) {
+    int moves_played = p->moves_played + 1;
+    if (move == PASS) {
+        *out = (pos_t){p->opp, p->own, p->opp, p->own, OPPONENT(p->player), moves_played,
+                       moves_played >= MAX_MOVES || passed(p), p->regular};
+        return;
+    }
+    bb bit = (bb)1 << move, own_after = p->own | bit, empty = FULL ^ own_after ^ p->opp;
+    bb dead = 0;    /* in a regular position only a neighbouring group can be captured */
+    if (!p->regular || (NEIGHBOURS[move] & p->opp)) dead = p->opp ^ grow(p->opp & nbrs(empty), p->opp);
+    *out = (pos_t){p->opp ^ dead, own_after, p->opp, p->own, OPPONENT(p->player), moves_played,
+                   moves_played >= MAX_MOVES, p->regular};
+}
+
+/* Position.margin: the stone margin for the side to move, komi included, in Python's order */
+static double margin(const pos_t *p) {
+    int own = count(p->own), opp = count(p->opp);
+    return p->player == BLACK ? (double)(own - opp) - KOMI : ((double)own + KOMI) - (double)opp;
+}
+
+/* ---- the features and the evaluation: engine/features.py ---- */
+
+enum { MARGIN, MARGIN_LATE, LIBERTIES, ATARI_OWN, ATARI_OPP, TWO_LIBERTY, EULER, EDGE_STONES,
+       CORNER_STONES, EYES, CAPTURES, FEATURE_COUNT };
+
+static void group_risk(bb stones, bb empty, int *in_atari, int *in_two) {
+    *in_atari = *in_two = 0;
+    while (stones) {
+        bb group = grow(stones & -stones, stones);
+        stones ^= group;
+        bb liberties = nbrs(group) & empty;
+        if ((liberties & (liberties - 1)) == 0) {
+            *in_atari += count(group);
+        } else {
+            bb rest = liberties & (liberties - 1);
+            if ((rest & (rest - 1)) == 0) *in_two += count(group);
+        }
+    }
+}
+
+/* Gray's bit-quads over the board padded with an empty border, a row pair at a time */
+static int quad_row(int upper, int lower) {
+    int total = 0;
+    for (int left = -1; left < BOARD_SIZE; left++) {
+        int cell[4], stones = 0;
+        for (int k = 0; k < 4; k++) {
+            int row = k < 2 ? upper : lower, column = left + (k & 1);
+            cell[k] = column >= 0 && column < BOARD_SIZE ? (row >> column) & 1 : 0;
+            stones += cell[k];
+        }
+        if (stones == 1) total += 1;
+        else if (stones == 3) total -= 1;
+        else if (stones == 2 && cell[0] == cell[3]) total += 2;
+    }
+    return total;
+}
+
+static int euler_number(bb stones) {
+    int total = QUAD_ROWS[0][stones & ROW] + QUAD_ROWS[(stones >> (BOARD_SIZE * (BOARD_SIZE - 1))) & ROW][0];
+    for (int r = 0; r + 1 < BOARD_SIZE; r++)
+        total += QUAD_ROWS[(stones >> (BOARD_SIZE * r)) & ROW][(stones >> (BOARD_SIZE * (r + 1))) & ROW];
+    return total >= 0 ? total / 4 : -((-total + 3) / 4);       /* Python's floor division */
+}
+
+static int real_eyes(bb stones, bb other) {
+    bb empty = FULL ^ stones ^ other, candidates = empty & ~nbrs(empty | other);
+    int eyes = 0;
+    for (; candidates; candidates &= candidates - 1) {
+        int point = __builtin_ctz(candidates);
+        if (count(DIAGONALS[point] & other) < (((bb)1 << point) & ~EDGE ? 2 : 1)) eyes++;
+    }
+    return eyes;
+}
+
+/* feature_values(position, 0), in FEATURES order */
+static void feature_values(const pos_t *p, double *f) {
+    bb own = p->own, opp = p->opp, empty = FULL ^ own ^ opp;
+    int own_atari, own_two, opp_atari, opp_two;
+    group_risk(own, empty, &own_atari, &own_two);
+    group_risk(opp, empty, &opp_atari, &opp_two);
+    double stone_margin = margin(p);
+    f[MARGIN] = stone_margin;
+    f[MARGIN_LATE] = stone_margin * (double)p->moves_played / (double)MAX_MOVES;
+    f[LIBERTIES] = count(nbrs(own) & empty) - count(nbrs(opp) & empty);
+    f[ATARI_OWN] = own_atari;
+    f[ATARI_OPP] = opp_atari;
+    f[TWO_LIBERTY] = own_two - opp_two;
+    f[EULER] = euler_number(own) - euler_number(opp);
+    f[EDGE_STONES] = count(own & EDGE) - count(opp & EDGE);
+    f[CORNER_STONES] = count(own & CORNERS) - count(opp & CORNERS);
+    f[EYES] = real_eyes(own, opp) - real_eyes(opp, own);
+    f[CAPTURES] = 0;
+}
+
+/* ---- the searcher's state: engine.search.Searcher ---- */
+
+typedef struct {                /* a table entry under its exact key; key_a == 0: an empty slot */
+    uint64_t key_a, key_b;
+    double value;
+    int32_t depth;
+    int8_t flag, move;
+} entry_t;
+
+enum { EXACT, LOWER, UPPER };
+enum { RUNNING, LIMIT_REACHED, OUT_OF_MEMORY };     /* why a search stopped early */
+#define PRESENT ((uint64_t)1 << 63)
+#define INITIAL_SLOTS (1u << 16)
+
+typedef struct {
+    double weights[FEATURE_COUNT];  /* the static weights: the captures weight there is 0.0 */
+    double captures_weight;
+    int compensated;                /* sum() as Python 3.12+ does it (Neumaier) */
+    int shape_depth;                /* -1: never order quiet moves by shape */
+    entry_t *slots;
+    uint64_t slot_mask, entries, table_limit;
+    int killers[MAX_MOVES + 1][2], killer_count[MAX_MOVES + 1];
+    int64_t history[2][N];
+    int64_t nodes, node_stop;       /* node_stop < 0: none */
+    double deadline;                /* process CPU seconds; < 0: none */
+    int aborted;                    /* RUNNING, or why the search stopped */
+    uint64_t root_a, root_b;        /* the last root searched, stored when Python has drawn its move */
+    int root_depth;
+    double root_value;
+} searcher_t;
+
+/* evaluate(position, captured) of make_evaluator: the static part as sum(map(mul, ...)) adds it */
+static double evaluate(const searcher_t *s, const pos_t *p, int captured) {
+    double f[FEATURE_COUNT];
+    feature_values(p, f);
+    double total = 0.0 + s->weights[0] * f[0], compensation = 0.0;
+    for (int i = 1; i < FEATURE_COUNT; i++) {
+        double x = s->weights[i] * f[i];
+        if (!s->compensated) {
+            total += x;
+            continue;
+        }
+        double t = total + x;
+        compensation += fabs(total) >= fabs(x) ? (total - t) + x : (x - t) + total;
+        total = t;
+    }
+    if (s->compensated && compensation != 0.0 && isfinite(compensation)) total += compensation;
+    return total + s->captures_weight * (double)captured;
+}
+
+/* terminal_value: +-WIN plus the stone margin */
+static double terminal_value(const pos_t *p) {
+    double m = margin(p);
+    return m > 0 ? WIN + m : -WIN + m;
+}
+
+/* ---- the transposition table: table_key's exact keys, open addressing ---- */
+
+static void table_key(const pos_t *p, uint64_t *a, uint64_t *b) {
+    uint64_t kind = 0;
+    *b = 0;
+    if (p->prev_own & ~p->own) {
+        kind = 2;
+        *b = (uint64_t)p->prev_own | ((uint64_t)p->prev_opp << N);
+    } else if (passed(p)) {
+        kind = 1;
+    }
+    *a = PRESENT | (uint64_t)p->own | ((uint64_t)p->opp << N) | ((uint64_t)COLOUR(p->player) << (2 * N))
+       | (kind << (2 * N + 1)) | ((uint64_t)p->moves_played << (2 * N + 3));
+}
+
+static inline uint64_t slot_of(uint64_t a, uint64_t b) {
+    uint64_t k = a ^ (b * 0x9e3779b97f4a7c15ULL);
+    k ^= k >> 33; k *= 0xff51afd7ed558ccdULL; k ^= k >> 33; k *= 0xc4ceb9fe1a85ec53ULL; k ^= k >> 33;
+    return k;
+}
+
+static entry_t *find(const searcher_t *s, uint64_t a, uint64_t b) {
+    for (uint64_t i = slot_of(a, b) & s->slot_mask;; i = (i + 1) & s->slot_mask) {
+        entry_t *e = &s->slots[i];
+        if (e->key_a == 0 || (e->key_a == a && e->key_b == b)) return e;
+    }
+}
+
+/* a fresh, empty table of `slots` slots; 0 (the table as it was) when out of memory */
+static int table_reset(searcher_t *s, uint64_t slots) {
+    entry_t *fresh = calloc(slots, sizeof(entry_t));
+    if (!fresh) return 0;
+    free(s->slots);
+    s->slots = fresh;
+    s->slot_mask = slots - 1;
+    s->entries = 0;
+    return 1;
+}
+
+/* the table in twice the slots, every entry kept; 0 when out of memory */
+static int table_grow(searcher_t *s) {
+    entry_t *old = s->slots, *fresh = calloc(2 * (s->slot_mask + 1), sizeof(entry_t));
+    uint64_t old_slots = s->slot_mask + 1;
+    if (!fresh) return 0;
+    s->slots = fresh;
+    s->slot_mask = 2 * old_slots - 1;
+    for (uint64_t i = 0; i < old_slots; i++)
+        if (old[i].key_a) *find(s, old[i].key_a, old[i].key_b) = old[i];
+    free(old);
+    return 1;
+}
+
+/* table[key] = (depth, flag, value, move), the table doubled at three quarters full; a search
+ * that runs out of memory stops as a limit stops it (OUT_OF_MEMORY) */
+static void store(searcher_t *s, uint64_t a, uint64_t b, int depth, int flag, double value, int move) {
+    entry_t *e = find(s, a, b);
+    if (e->key_a == 0) {
+        if (4 * (s->entries + 1) > 3 * (s->slot_mask + 1)) {
+            if (!table_grow(s)) {
+                s->aborted = OUT_OF_MEMORY;
+                return;
+            }
+            e = find(s, a, b);
+        }
+        s->entries++;
+    }
+    *e = (entry_t){a, b, value, depth, (int8_t)flag, (int8_t)move};
+}
+
+/* ---- move ordering: Searcher._ordered_moves ---- */
+
+static inline int in_killers(const searcher_t *s, int ply, int point) {
+    for (int k = 0; k < s->killer_count[ply]; k++)
+        if (s->killers[ply][k] == point) return 1;
+    return 0;
+}
+
+static double priority(const searcher_t *s, const pos_t *p, int point, int table_move, int ply,
+                       const int *gains, bb near, int shaped) {
+    if (point == table_move) return 1e12;
+    if (gains[point]) return 1e9 + gains[point];
+    if (in_killers(s, ply, point)) return 1e8;
+    double value = (double)s->history[COLOUR(p->player)][point] + ((near >> point) & 1 ? 1e7 : 0);
+    if (shaped) {
+        bb bit = (bb)1 << point, empty = FULL ^ p->own ^ p->opp, after = empty ^ bit;
+        int liberties = count(nbrs(grow(bit, p->own | bit)) & after);
+        value += 1e7 * (liberties < 3 ? liberties : 3) - (liberties <= 1 ? 4e7 : 0);
+        bb touching = NEIGHBOURS[point] & p->opp;
+        if (touching && count(nbrs(grow(touching, p->opp)) & after) == 1) value += 5e7;
+    }
+    return value;
+}
+
+static int ordered_moves(const searcher_t *s, const pos_t *p, int table_move, int ply, int depth, int *moves) {
+    int gains[N] = {0};     /* capturing_points: an atari group's liberty -> stones it captures */
+    bb opp = p->opp, empty = FULL ^ p->own ^ opp;
+    for (bb rest = opp; rest;) {
+        bb group = grow(rest & -rest, opp);
+        rest ^= group;
+        bb liberties = nbrs(group) & empty;
+        if (liberties && !(liberties & (liberties - 1))) gains[__builtin_ctz(liberties)] += count(group);
+    }
+    bb last = p->opp & ~p->prev_opp, near = last ? nbrs(last | nbrs(last)) : 0;
+    int shaped = s->shape_depth >= 0 && depth >= s->shape_depth;
+    double priorities[N + 1];
+    int n = 0, first = passed(p) && table_move == NONE ? 1 : table_move == PASS;
+    for (bb legal = legal_mask(p); legal; legal &= legal - 1) {
+        int point = __builtin_ctz(legal), j = n++;
+        double value = priority(s, p, point, table_move, ply, gains, near, shaped);
+        for (; j > 0 && priorities[j - 1] < value; j--) {   /* a stable sort, highest first */
+            priorities[j] = priorities[j - 1];
+            moves[first + j] = moves[first + j - 1];
+        }
+        priorities[j] = value;
+        moves[first + j] = point;
+    }
+    moves[first ? 0 : n] = PASS;
+    return n + 1;
+}
+
+/* ---- negamax: Searcher._negamax ---- */
+
+static double cpu_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double negamax(searcher_t *s, const pos_t *p, int depth, double alpha, double beta, int ply, int captured) {
+    s->nodes++;
+    if (!(s->nodes & 1023)) {
+        if ((s->deadline >= 0 && cpu_seconds() > s->deadline) || (s->node_stop >= 0 && s->nodes > s->node_stop)) {
+            s->aborted = LIMIT_REACHED;
+            return 0.0;
+        }
+    }
+    if (p->is_over) return terminal_value(p);
+    if (depth == 0) return evaluate(s, p, captured);
+    uint64_t a, b;
+    table_key(p, &a, &b);
+    const entry_t *e = find(s, a, b);
+    int table_move = NONE;
+    if (e->key_a) {
+        table_move = e->move;
+        if (e->depth >= depth) {
+            if (e->flag == EXACT) return e->value;
+            if (e->flag == LOWER && e->value >= beta) return e->value;
+            if (e->flag == UPPER && e->value <= alpha) return e->value;
+        }
+    }
+    double original_alpha = alpha, best_value = -INFINITY;
+    int best_move = NONE, moves[N + 1], opp_stones = count(p->opp);
+    int n = ordered_moves(s, p, table_move, ply, depth, moves);
+    for (int i = 0; i < n; i++) {
+        int move = moves[i];
+        pos_t child;
+        play(p, move, &child);
+        double value = -negamax(s, &child, depth - 1, -beta, -alpha, ply + 1,
+                                -(captured + opp_stones - count(child.own)));
+        if (s->aborted) return 0.0;
+        if (value > best_value) {
+            best_value = value;
+            best_move = move;
+            if (value > alpha) {
+                alpha = value;
+                if (alpha >= beta) {
+                    if (move != PASS) {
+                        if (!in_killers(s, ply, move)) {
+                            s->killers[ply][1] = s->killers[ply][0];
+                            s->killers[ply][0] = move;
+                            s->killer_count[ply] = s->killer_count[ply] ? 2 : 1;
+                        }
+                        s->history[COLOUR(p->player)][move] += (int64_t)depth * depth;
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    int flag = best_value <= original_alpha ? UPPER : best_value >= beta ? LOWER : EXACT;
+    store(s, a, b, depth, flag, best_value, best_move);
+    return best_value;
+}
+
+/* ---- the entry points ---- */
+
+__attribute__((constructor)) static void init_tables(void) {
+    init_columns();
+    for (int point = 0; point < N; point++) {
+        int i = point / BOARD_SIZE, j = point % BOARD_SIZE;
+        NEIGHBOURS[point] = nbrs((bb)1 << point);
+        DIAGONALS[point] = 0;
+        for (int di = -1; di <= 1; di += 2)
+            for (int dj = -1; dj <= 1; dj += 2)
+                if (i + di >= 0 && i + di < BOARD_SIZE && j + dj >= 0 && j + dj < BOARD_SIZE)
+                    DIAGONALS[point] |= (bb)1 << (BOARD_SIZE * (i + di) + j + dj);
+        if (i == 0 || j == 0 || i == BOARD_SIZE - 1 || j == BOARD_SIZE - 1) EDGE |= (bb)1 << point;
+    }
+    CORNERS = ((bb)1 << 0) | ((bb)1 << (BOARD_SIZE - 1)) | ((bb)1 << (N - BOARD_SIZE)) | ((bb)1 << (N - 1));
+    for (int upper = 0; upper <= (int)ROW; upper++)
+        for (int lower = 0; lower <= (int)ROW; lower++) QUAD_ROWS[upper][lower] = quad_row(upper, lower);
+}
+
+int ls_feature_count(void) { return FEATURE_COUNT; }
+
+void ls_features(const pos_t *p, double *out) { feature_values(p, out); }
+
+uint32_t ls_legal_mask(const pos_t *p) { return legal_mask(p); }
+
+void ls_play(const pos_t *p, int move, pos_t *out) { play(p, move, out); }
+
+/* a searcher with these weights (the static ones, the captures weight apart) whose table is
+ * cleared when a search starts with more than `table_limit` entries; NULL: out of memory */
+searcher_t *ls_new(const double *weights, double captures_weight, int compensated, int shape_depth,
+                   uint64_t table_limit) {
+    searcher_t *s = calloc(1, sizeof(searcher_t));
+    if (!s) return NULL;
+    memcpy(s->weights, weights, sizeof(s->weights));
+    s->captures_weight = captures_weight;
+    s->compensated = compensated;
+    s->shape_depth = shape_depth;
+    s->table_limit = table_limit;
+    if (!table_reset(s, INITIAL_SLOTS)) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void ls_free(searcher_t *s) {
+    if (s) free(s->slots);
+    free(s);
+}
+
+int64_t ls_nodes(const searcher_t *s) { return s->nodes; }
+void ls_set_nodes(searcher_t *s, int64_t nodes) { s->nodes = nodes; }
+uint64_t ls_table_size(const searcher_t *s) { return s->entries; }
+
+/* Search's start: the table cleared when it holds more than its limit, the limits set */
+static void begin(searcher_t *s, double deadline, int64_t node_stop) {
+    s->deadline = deadline;
+    s->node_stop = node_stop;
+    s->aborted = RUNNING;
+    if (s->entries > s->table_limit && !table_reset(s, INITIAL_SLOTS)) s->aborted = OUT_OF_MEMORY;
+}
+
+/* Searcher._root up to the tie-break: the number of equally best moves written to
+ * `best_moves` (in the order the search met them), their value in `*value`; -LIMIT_REACHED or
+ * -OUT_OF_MEMORY when the search stopped early. `tie_break`: whether Python will draw among
+ * near-equal moves. */
+int ls_root(searcher_t *s, const pos_t *p, int depth, int tie_break, double deadline, int64_t node_stop,
+            int *best_moves, double *value) {
+    begin(s, deadline, node_stop);
+    if (s->aborted) return -s->aborted;
+    table_key(p, &s->root_a, &s->root_b);
+    const entry_t *e = find(s, s->root_a, s->root_b);
+    int moves[N + 1], n = ordered_moves(s, p, e->key_a ? e->move : NONE, 0, depth, moves), found = 0;
+    int opp_stones = count(p->opp);
+    double best_value = -INFINITY;
+    for (int i = 0; i < n; i++) {
+        pos_t child;
+        play(p, moves[i], &child);
+        int captured = opp_stones - count(child.own);
+        double floor = tie_break ? best_value - TIE : best_value;
+        double v = -negamax(s, &child, depth - 1, -INFINITY, -floor, 1, -captured);
+        if (s->aborted) return -s->aborted;
+        if (v > best_value + TIE || !found) {
+            best_value = v;
+            best_moves[0] = moves[i];
+            found = 1;
+        } else if (tie_break && v >= best_value - TIE) {
+            best_moves[found++] = moves[i];
+        }
+    }
+    s->root_depth = depth;
+    s->root_value = *value = best_value;
+    return found;
+}
+
+/* the root's entry, with the move Python chose; OUT_OF_MEMORY when it could not be stored */
+int ls_store_root(searcher_t *s, int move) {
+    store(s, s->root_a, s->root_b, s->root_depth, EXACT, s->root_value, move);
+    return s->aborted;
+}
+
+/* Searcher.value's search (negamax from `ply`); `*aborted`: RUNNING, or why it stopped early */
+double ls_value(searcher_t *s, const pos_t *p, int depth, double alpha, double beta, int ply, int captured,
+                double deadline, int64_t node_stop, int *aborted) {
+    begin(s, deadline, node_stop);
+    double value = s->aborted ? 0.0 : negamax(s, p, depth, alpha, beta, ply, captured);
+    *aborted = s->aborted;
+    return value;
+}

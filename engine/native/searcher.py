@@ -1,0 +1,188 @@
+"""The compiled twin of ``engine.search.Searcher`` (``native/search.c``): the same moves, faster.
+
+``NativeSearcher`` is the Python ``Searcher`` with its two recursive routines, the root and
+negamax, run by ``search.c`` in this process through ctypes. The rest is the Python's own code,
+inherited: the iterative deepening, the CPU and node limits, and the root's random tie-break
+(the C returns the equally best root moves, Python draws one from the same random stream and
+the C stores it in its table). The C keeps its transposition table, killers and history from
+search to search as the Python searcher keeps its dicts, so a player that keeps one searcher
+for a game plays it move for move as with the Python one (tests/test_native_search.py). For the
+tools only: the course submission stays pure Python. ``searcher_class()`` gives the compiled
+searcher where a C compiler is found, the Python one (with a warning) where not.
+"""
+
+import ctypes
+import functools
+import os
+import sys
+
+from engine.constants import BLACK, KOMI, NUM_POINTS, PASS, WHITE
+from engine.features import FEATURES
+from engine.search import _TABLE_LIMIT, TIE, WIN, Searcher, SearchTimeout
+from engine.native.compiler import FOLDER, NativeError, compiled_library, game_defines
+
+SOURCE = os.path.join(FOLDER, "search.c")
+NATIVE_PASS = NUM_POINTS        # search.c's number for a pass (its PASS define)
+# The features in the order search.c computes them: a feature added in Python must be added there.
+NATIVE_FEATURES = ("margin", "margin_late", "liberties", "atari_own", "atari_opp", "two_liberty",
+                   "euler", "edge", "corner", "eyes", "captures")
+# Python 3.12 sums floats with Neumaier's compensation; the evaluator's sum() must be copied exactly.
+COMPENSATED_SUM = sum([1e100, 1.0, -1e100]) == 1.0
+_LIMIT_REACHED, _OUT_OF_MEMORY = 1, 2     # why search.c stopped a search early
+
+
+class NativePosition(ctypes.Structure):
+    """search.c's ``pos_t``: ``engine.position.Position``, field for field."""
+    _fields_ = [(name, ctypes.c_uint32) for name in ("own", "opp", "prev_own", "prev_opp")] + \
+               [(name, ctypes.c_int32) for name in ("player", "moves_played", "is_over", "regular")]
+
+
+def native_position(position):
+    """A Position as search.c reads it."""
+    return NativePosition(*position)
+
+
+def _flags():
+    # -ffp-contract=off: no fused multiply-add, whose single rounding Python never does.
+    defines = {"KOMI": float(KOMI), "BLACK": BLACK, "WHITE": WHITE, "WIN": WIN, "TIE": TIE}
+    given = game_defines()              # those compiler.py passes every source already
+    return ["-ffp-contract=off"] + ["-D{}=({!r})".format(name, value) for name, value in sorted(defines.items())
+                                    if name not in given]
+
+
+def _declare(library):
+    pointer, position = ctypes.c_void_p, ctypes.POINTER(NativePosition)
+    signatures = {
+        "ls_feature_count": (ctypes.c_int, []),
+        "ls_features": (None, [position, ctypes.POINTER(ctypes.c_double)]),
+        "ls_legal_mask": (ctypes.c_uint32, [position]),
+        "ls_play": (None, [position, ctypes.c_int, position]),
+        "ls_new": (pointer, [ctypes.POINTER(ctypes.c_double), ctypes.c_double, ctypes.c_int, ctypes.c_int,
+                             ctypes.c_uint64]),
+        "ls_free": (None, [pointer]),
+        "ls_nodes": (ctypes.c_int64, [pointer]),
+        "ls_set_nodes": (None, [pointer, ctypes.c_int64]),
+        "ls_table_size": (ctypes.c_uint64, [pointer]),
+        "ls_root": (ctypes.c_int, [pointer, position, ctypes.c_int, ctypes.c_int, ctypes.c_double, ctypes.c_int64,
+                                   ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_double)]),
+        "ls_store_root": (ctypes.c_int, [pointer, ctypes.c_int]),
+        "ls_value": (ctypes.c_double, [pointer, position, ctypes.c_int, ctypes.c_double, ctypes.c_double,
+                                       ctypes.c_int, ctypes.c_int, ctypes.c_double, ctypes.c_int64,
+                                       ctypes.POINTER(ctypes.c_int)]),
+    }
+    for name, (result, arguments) in signatures.items():
+        function = getattr(library, name)
+        function.restype, function.argtypes = result, arguments
+    if NATIVE_FEATURES != FEATURES or library.ls_feature_count() != len(FEATURES):
+        raise NativeError("search.c computes the features {}, engine.features has {}".format(NATIVE_FEATURES, FEATURES))
+    return library
+
+
+def compiled_search():
+    """The path of search.c compiled as a shared library (once, cached as every C source of the
+    tools); NativeError when it cannot be (no C compiler)."""
+    return compiled_library(SOURCE, _flags())
+
+
+@functools.lru_cache(maxsize=None)
+def native_library():
+    """The compiled search.c, loaded; NativeError when it cannot be built."""
+    path = compiled_search()
+    try:
+        return _declare(ctypes.CDLL(path))
+    except OSError:
+        os.unlink(path)                 # a damaged cached library: compile it again
+        return _declare(ctypes.CDLL(compiled_search()))
+
+
+def native_available():
+    """Whether the compiled searcher can be built and loaded here."""
+    try:
+        native_library()
+    except NativeError:
+        return False
+    return True
+
+
+def searcher_class(stream=sys.stderr):
+    """``NativeSearcher`` where it can be built, else ``engine.search.Searcher`` (the same moves,
+    slower) with a one-line warning on ``stream``."""
+    try:
+        native_library()
+    except NativeError as error:
+        stream.write("littlego: searching in Python, the compiled searcher is unavailable: {}\n".format(
+            str(error).splitlines()[0]))
+        return Searcher
+    return NativeSearcher
+
+
+class NativeSearcher(Searcher):
+    """``engine.search.Searcher`` with the search compiled, for an evaluator from ``make_evaluator``.
+
+    The Python ``table``, ``killers`` and ``history`` stay empty: the C holds them. ``nodes``
+    reads the C's count. ``table_limit``: the table is cleared when a search starts with more
+    entries (the Python searcher's limit unless a test asks for another). A custom ``terminal``
+    or ``settle`` is not supported.
+    """
+
+    def __init__(self, evaluate, rng=None, shape_depth=None, table_limit=_TABLE_LIMIT):
+        weights = getattr(evaluate, "weights", None)
+        if weights is None or len(weights) != len(FEATURES):
+            raise ValueError("the compiled searcher needs an evaluator from engine.features.make_evaluator")
+        library = native_library()
+        # make_evaluator's split: the captures term apart, a 0.0 in its place in the static sum
+        captures = FEATURES.index("captures")
+        static = tuple(weights[:captures]) + (0.0,) + tuple(weights[captures + 1:])
+        handle = library.ls_new((ctypes.c_double * len(static))(*static), weights[captures], COMPENSATED_SUM,
+                                -1 if shape_depth is None else shape_depth, table_limit)
+        if not handle:
+            raise MemoryError("the compiled searcher could not allocate its transposition table")
+        self._library, self._handle = library, handle
+        Searcher.__init__(self, evaluate, rng=rng, shape_depth=shape_depth)
+
+    def __del__(self):
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle:
+            self._library.ls_free(handle)
+
+    @property
+    def nodes(self):
+        return self._library.ls_nodes(self._handle)
+
+    @nodes.setter
+    def nodes(self, count):
+        self._library.ls_set_nodes(self._handle, count)
+
+    def table_size(self):
+        """Entries in the C's transposition table (what ``len(table)`` is for the Python searcher)."""
+        return self._library.ls_table_size(self._handle)
+
+    def _limits(self):
+        return (-1.0 if self.deadline is None else self.deadline,
+                -1 if self.node_stop is None else self.node_stop)
+
+    def _stopped(self, reason):
+        if reason == _LIMIT_REACHED:
+            raise SearchTimeout()
+        raise MemoryError("the compiled searcher's transposition table ran out of memory")
+
+    def _root(self, position, depth):
+        best = (ctypes.c_int * (NUM_POINTS + 1))()
+        value = ctypes.c_double()
+        found = self._library.ls_root(self._handle, native_position(position), depth, self.rng is not None,
+                                      *self._limits(), best, ctypes.byref(value))
+        if found < 0:
+            self._stopped(-found)
+        best_moves = [PASS if move == NATIVE_PASS else move for move in best[:found]]
+        move = best_moves[0] if self.rng is None else self.rng.choice(best_moves)
+        if self._library.ls_store_root(self._handle, NATIVE_PASS if move == PASS else move):
+            self._stopped(_OUT_OF_MEMORY)
+        return move, value.value
+
+    def _negamax(self, position, depth, alpha, beta, ply, captured):
+        stopped = ctypes.c_int()
+        value = self._library.ls_value(self._handle, native_position(position), depth, alpha, beta, ply, captured,
+                                       *self._limits(), ctypes.byref(stopped))
+        if stopped.value:
+            self._stopped(stopped.value)
+        return value
