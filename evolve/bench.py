@@ -1,5 +1,6 @@
 """``evolve bench``: fitness games per second on the local pool with 1 and 2 (or more) workers,
-and on a Dask cluster if one is named, with its overhead against the pool of as many workers."""
+for each search engine and depth asked, and on a Dask cluster if one is named, with its
+overhead against the pool of as many workers."""
 
 import random
 import time
@@ -12,7 +13,7 @@ from evolve.config import DEFAULT_BOUNDS
 from evolve.fitness import GameJob, run_jobs
 
 
-def bench_jobs(games, depth, opponent="greedy", seed=5):
+def bench_jobs(games, depth, opponent="greedy", seed=5, engine="python"):
     """A fixed batch of fitness games: varied genomes against one opponent."""
     rng = random.Random(seed)
     jobs = []
@@ -20,7 +21,7 @@ def bench_jobs(games, depth, opponent="greedy", seed=5):
         weights = tuple(DEFAULT_WEIGHTS[name] if game == 0 else rng.uniform(*DEFAULT_BOUNDS[name])
                         for name in FEATURES)
         jobs.append(GameJob(game, weights, opponent, 0, game, derive_seed(seed, game), derive_seed(seed, game // 2, 1),
-                            2, depth))
+                            2, depth, engine))
     return jobs
 
 
@@ -32,31 +33,52 @@ def _rate(games_executor, jobs, warm_up):
     return len(jobs) / (time.perf_counter() - start)
 
 
-def bench_games(worker_counts=(1, 2), games=40, depth=2, opponent="greedy", scheduler=None, report=print):
-    """Games per second for each worker count (and the Dask cluster); the figures and speed-ups."""
-    jobs = bench_jobs(games, depth, opponent)
-    rates = {}
-    for workers in worker_counts:
-        with executor(None, workers) as pool:
-            rates[workers] = _rate(pool, jobs, bench_jobs(workers, 1, "random", seed=99))
-        report("{} worker{}: {:.1f} games/s ({} games at depth {} against {})".format(
-            workers, "" if workers == 1 else "s", rates[workers], games, depth, opponent))
+def bench_games(worker_counts=(1, 2), games=40, depths=(2,), opponent="greedy", scheduler=None, engines=("native",),
+                report=print):
+    """Games per second for each engine, depth and worker count (and the Dask cluster); the figures,
+    the speed-ups with more workers and of the native engine over the Python one."""
+    runs = []
+    for engine in engines:
+        for depth in depths:
+            jobs = bench_jobs(games, depth, opponent, engine=engine)
+            for workers in worker_counts:
+                with executor(None, workers) as pool:
+                    rate = _rate(pool, jobs, bench_jobs(workers, 1, "random", seed=99, engine=engine))
+                runs.append({"engine": engine, "depth": depth, "workers": workers, "games_per_second": rate})
+                report("{} engine, depth {}, {} worker{}: {:.1f} games/s ({} games against {})".format(
+                    engine, depth, workers, "" if workers == 1 else "s", rate, games, opponent))
+    first = [run for run in runs if run["engine"] == engines[0] and run["depth"] == depths[0]]
+    rates = {run["workers"]: run["games_per_second"] for run in first}
     base = rates[worker_counts[0]]
     for workers in worker_counts[1:]:
         report("speed-up with {} workers: {:.2f}x".format(workers, rates[workers] / base))
-    result = {"games": games, "depth": depth, "opponent": opponent,
+    result = {"games": games, "depth": depths[0], "engine": engines[0], "opponent": opponent, "runs": runs,
               "games_per_second": {str(k): v for k, v in rates.items()},
               "speedup": {str(k): rates[k] / base for k in worker_counts[1:]}}
+    if "native" in engines and "python" in engines:
+        result["native_over_python"] = {}
+        for depth in depths:
+            rate = {run["engine"]: run["games_per_second"] for run in runs
+                    if run["depth"] == depth and run["workers"] == worker_counts[0]}
+            result["native_over_python"][str(depth)] = rate["native"] / rate["python"]
+            report("depth {}: the native engine plays {:.1f}x the Python engine's games/s".format(
+                depth, rate["native"] / rate["python"]))
     if scheduler:
-        with executor(scheduler) as cluster:
-            where = cluster.describe()
-            dask_rate = _rate(cluster, jobs, bench_jobs(where["workers"], 1, "random", seed=99))
-        result["dask"] = {"scheduler": scheduler, "workers": where["workers"], "threads": where["threads"],
-                          "games_per_second": dask_rate}
-        report("Dask at {} ({} workers): {:.1f} games/s".format(scheduler, where["workers"], dask_rate))
-        if where["workers"] in rates:
-            overhead = 1 - dask_rate / rates[where["workers"]]
-            result["dask"]["overhead_vs_local_pool"] = overhead
-            report("Dask overhead against the local pool with {} workers: {:.1%} fewer games/s".format(
-                where["workers"], overhead))
+        result["dask"] = _dask_figures(scheduler, bench_jobs(games, depths[0], opponent, engine=engines[0]), rates,
+                                       engines[0], report)
     return result
+
+
+def _dask_figures(scheduler, jobs, rates, engine, report):
+    """Games per second on the Dask cluster, and its overhead against the local pool of as many workers."""
+    with executor(scheduler) as cluster:
+        where = cluster.describe()
+        dask_rate = _rate(cluster, jobs, bench_jobs(where["workers"], 1, "random", seed=99, engine=engine))
+    figures = {"scheduler": scheduler, "workers": where["workers"], "threads": where["threads"],
+               "games_per_second": dask_rate}
+    report("Dask at {} ({} workers): {:.1f} games/s".format(scheduler, where["workers"], dask_rate))
+    if where["workers"] in rates:
+        figures["overhead_vs_local_pool"] = 1 - dask_rate / rates[where["workers"]]
+        report("Dask overhead against the local pool with {} workers: {:.1%} fewer games/s".format(
+            where["workers"], figures["overhead_vs_local_pool"]))
+    return figures

@@ -12,6 +12,7 @@ except ImportError:                  # Python < 3.11
 from engine.features import FEATURES
 from engine.constants import MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
 from engine.play.executors import SCHEDULER_FORMS, check_scheduler
+from engine.players.searcher import ENGINES
 from engine.players.specs import make_player
 
 # Per-feature bounds on the weights: the genome lives inside this box.
@@ -73,6 +74,11 @@ def _scheduler(value):
         return False
 
 
+_FITNESS = {
+    "engine": (str, "native", lambda v: v in ENGINES,
+               "'native' (the compiled twin of the searcher: the same moves, tens of times faster; the Python "
+               "searcher where no C compiler is found) or 'python'"),
+}
 _EXECUTOR = {
     "scheduler": (str, "", _scheduler, "'' (the local process pool), " + SCHEDULER_FORMS),
 }
@@ -122,8 +128,8 @@ def _join(where, key):
 def validate(data, path="config"):
     """A complete, checked config dict from decoded TOML; ConfigError naming the key."""
     data = copy.deepcopy(data)
-    tables = {"ga": _GA, "cmaes": _CMAES, "self_play": _SELF_PLAY, "executor": _EXECUTOR}
-    top = dict((k, v) for k, v in data.items() if k not in ("ga", "cmaes", "panel", "self_play", "bounds", "executor"))
+    tables = {"ga": _GA, "cmaes": _CMAES, "self_play": _SELF_PLAY, "executor": _EXECUTOR, "fitness": _FITNESS}
+    top = dict((k, v) for k, v in data.items() if k not in ("panel", "bounds") and k not in tables)
     config = _check_table(top, _TOP, "", path)
     for name, schema in tables.items():
         config[name] = _check_table(data.get(name, {}), schema, name, path)

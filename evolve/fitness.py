@@ -20,28 +20,30 @@ from engine.common.seeds import derive_seed
 
 log = logging.getLogger("evolve.fitness")
 
-GameJob = namedtuple("GameJob", "individual weights opponent group game seed opening_seed opening_plies depth")
+GameJob = namedtuple("GameJob", "individual weights opponent group game seed opening_seed opening_plies depth engine")
+GameJob.__new__.__defaults__ = ("python",)
 GameJob.__doc__ = """One fitness game. ``individual``: its index in the batch; ``weights``: its genome;
 ``opponent``: a player spec, or a tuple of weights for self-play; ``group``: the index of the
-panel entry (self-play last); ``game``: even = the individual plays Black, odd = White."""
+panel entry (self-play last); ``game``: even = the individual plays Black, odd = White;
+``engine``: the searcher of our players, "native" or "python" (the same moves)."""
 
 
 class GameJobError(RuntimeError):
     """A game job failed twice; the message names the individual and the seed."""
 
 
-def weights_player(weights, depth, label):
+def weights_player(weights, depth, label, engine="python"):
     """Our searcher with a genome's weights, untimed (results must not depend on the machine)."""
-    return AgentPlayer(make_params(weights, depth, source=label), spec=label, timed=False)
+    return AgentPlayer(make_params(weights, depth, source=label), spec=label, timed=False, engine=engine)
 
 
 def play_job(job):
     """Worker: play one fitness game; (win 1/0, stone margin) for the individual."""
-    me = weights_player(job.weights, job.depth, "individual {}".format(job.individual))
+    me = weights_player(job.weights, job.depth, "individual {}".format(job.individual), job.engine)
     if isinstance(job.opponent, str):
-        other = make_player(job.opponent, timed=False)
+        other = make_player(job.opponent, timed=False, engine=job.engine)
     else:
-        other = weights_player(job.opponent, job.depth, "self-play opponent")
+        other = weights_player(job.opponent, job.depth, "self-play opponent", job.engine)
     plays_black = job.game % 2 == 0
     black, white = (me, other) if plays_black else (other, me)
     record = play_game(black, white, seed=job.seed, opening_plies=job.opening_plies,
@@ -64,8 +66,8 @@ def safe_play_job(job):
         return text
 
 
-def make_jobs(individuals, config, generation_seed, self_play_opponents):
-    """The game jobs of a batch of individuals for one generation's seeds."""
+def make_jobs(individuals, config, generation_seed, self_play_opponents, engine="python"):
+    """The game jobs of a batch of individuals for one generation's seeds, searched by ``engine``."""
     groups = [(entry["opponent"], entry["games"], entry["random_opening"]) for entry in config["panel"]]
     self_play = config["self_play"]
     if self_play["weight"] > 0 and self_play_opponents:
@@ -80,7 +82,7 @@ def make_jobs(individuals, config, generation_seed, self_play_opponents):
                 seed = derive_seed(generation_seed, group, game)
                 opening_seed = derive_seed(generation_seed, group, game // 2, 1)
                 jobs.append(GameJob(index, weights, opponent, group, game, seed, opening_seed,
-                                    opening, config["depth"]))
+                                    opening, config["depth"], engine))
     return jobs
 
 

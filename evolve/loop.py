@@ -30,7 +30,9 @@ from tqdm import tqdm
 from engine.features import FEATURES
 from engine.params import make_params, save_params
 from engine.protocol import write_atomic
+from engine.native.searcher import NativeSearcher
 from engine.play.executors import check_scheduler, executor
+from engine.players.searcher import searcher_for
 from evolve import genome
 from evolve.checkpoint import CHECKPOINT, RunError, RunLock, load_checkpoint, save_checkpoint
 from evolve.config import load_config
@@ -73,6 +75,16 @@ def _by_colour(individual):
 def rate_text(value):
     """A win rate or its standard error as the log and the table write it; ``-`` where there is none."""
     return "-" if value is None else "{:.3f}".format(value)
+
+
+def _engine(asked):
+    """The engine fitness games use: the one asked for, or "python" where the compiled searcher
+    cannot be built (said in the log and on stderr, once)."""
+    if asked == "native" and searcher_for("native") is not NativeSearcher:
+        log.warning("the native engine was asked for but cannot be built here: the games search in Python "
+                    "(the same moves, slower)")
+        return "python"
+    return asked
 
 
 def _where(description):
@@ -119,6 +131,7 @@ class Evolution(object):
         # Where the games run: the command line's choice, else the experiment's, else the local pool.
         self.scheduler = check_scheduler(scheduler) if scheduler else config["executor"]["scheduler"] or None
         self.where = {}
+        self.engine = None         # the searcher the games use, settled when the run starts
         self.lock = None
         self.progress = progress
         self.out = out
@@ -169,6 +182,7 @@ class Evolution(object):
             state = load_checkpoint(run_dir)
             config = state["config"]
             config.setdefault("executor", {"scheduler": ""})      # checkpoints from before executors existed
+            config.setdefault("fitness", {"engine": "python"})     # and from before the compiled searcher
             config.setdefault("black_weight", 1.0)                  # and from before colour weighting
             evolution = cls(run_dir, config, workers, progress, out, strategy=state["strategy"], scheduler=scheduler)
         except BaseException:
@@ -198,11 +212,14 @@ class Evolution(object):
         if stop_after is not None:
             last = min(last, self.generation + stop_after)
         try:
+            self.engine = _engine(self.config["fitness"]["engine"])
             with executor(self.scheduler, self.workers) as games:
                 self.where = games.describe()
-                log.info("run %s: %s, generations %d..%d; games run on %s", self.run_dir, self.config["name"],
-                         self.generation + 1, self.config["generations"], _where(self.where))
-                print("games run on {}".format(_where(self.where)), file=self.out)
+                log.info("run %s: %s, generations %d..%d; games run on %s, searched by the %s engine", self.run_dir,
+                         self.config["name"], self.generation + 1, self.config["generations"], _where(self.where),
+                         self.engine)
+                print("games run on {}, searched by the {} engine".format(_where(self.where), self.engine),
+                      file=self.out)
                 self.toolbox.register("map", games.map)
                 while self.generation < last:
                     self._generation(self.generation + 1)
@@ -233,7 +250,7 @@ class Evolution(object):
         for individual in candidates:
             del individual.fitness.values
         invalid = [ind for ind in candidates if not ind.fitness.valid]
-        jobs = make_jobs(invalid, self.config, seed, opponents)
+        jobs = make_jobs(invalid, self.config, seed, opponents, self.engine)
         weights = group_weights(self.config, len(opponents))
         bar = None
         if self.progress:
@@ -265,7 +282,7 @@ class Evolution(object):
     def _record(self, number, evaluated, games, seconds):
         best = self.halloffame[0]
         rate = games / max(seconds, 1e-9)
-        entry = {"generation": number, "evaluated": len(evaluated), "games": games,
+        entry = {"generation": number, "evaluated": len(evaluated), "games": games, "engine": self.engine,
                  "seconds": round(seconds, 3), "games_per_second": round(rate, 2),
                  "executor": dict((k, v) for k, v in self.where.items() if k != "dashboard"),
                  "games_per_second_per_worker": round(rate / max(self.where.get("workers", 1), 1), 2),

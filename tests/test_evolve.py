@@ -120,7 +120,8 @@ def test_same_seed_same_run_whatever_the_workers(tmp_path):
 
 
 def test_a_killed_run_resumes_to_the_same_generations(tmp_path):
-    config = write_config(tmp_path)
+    # The Python searcher: slow enough for the kill to land in the middle of the run.
+    config = write_config(tmp_path, TINY + '\n[fitness]\nengine = "python"\n')
     reference = Evolution.create(config, runs_dir=str(tmp_path / "reference"), workers=1, progress=False,
                                  out=open(os.devnull, "w")).run()
     expected = stable(read_generations(reference))
@@ -243,3 +244,25 @@ def test_cmaes_stopped_and_resumed_matches_an_uninterrupted_run(tmp_path):
     assert len(read_generations(stopped.run_dir)) == 2
     Evolution.resume(stopped.run_dir, workers=2, progress=False, out=quiet).run()
     assert stable(read_generations(stopped.run_dir)) == stable(read_generations(whole))
+
+
+def test_the_same_seed_gives_the_same_generations_on_either_search_engine(tmp_path):
+    """The compiled searcher plays the same moves: a run is the same run on either engine."""
+    from engine.native.searcher import native_available
+    if not native_available():
+        pytest.skip("no C compiler: the native engine falls back to Python")
+    runs = {}
+    for engine in ("native", "python"):
+        text = TINY.replace("depth = 2", "depth = 3").replace("generations = 4", "generations = 2")
+        config = write_config(tmp_path, text + '\n[fitness]\nengine = "{}"\n'.format(engine), engine + ".toml")
+        run_dir = Evolution.create(config, runs_dir=str(tmp_path / engine), workers=1, progress=False,
+                                   out=open(os.devnull, "w")).run()
+        runs[engine] = read_generations(run_dir)
+        assert [record["engine"] for record in runs[engine]] == [engine] * 3
+        assert "searched by the {} engine".format(engine) in open(os.path.join(run_dir, "run.log")).read()
+    assert stable(runs["native"]) == stable(runs["python"])
+
+
+def test_an_unknown_engine_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match="fitness.engine"):
+        load_config(write_config(tmp_path, TINY + '\n[fitness]\nengine = "gpu"\n'))

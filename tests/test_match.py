@@ -117,3 +117,63 @@ def test_ctrl_c_ends_the_match_with_the_games_finished(monkeypatch, capsys):
     monkeypatch.setattr(match_module, "game_job", lambda job: (_ for _ in ()).throw(KeyboardInterrupt))
     assert main(["match", "greedy", "random", "--games", "10", "--jobs", "1"]) == 130   # nothing played
     assert "interrupted" in capsys.readouterr().err
+
+
+def test_a_match_continued_from_its_journal_ends_as_an_uninterrupted_one(tmp_path, monkeypatch):
+    import engine.play.match as match_module
+    whole, whole_games = run_match("greedy", "random", 60, jobs=1, seed=5, opening_plies=2, progress=False,
+                                   sprt=(0, 150))
+    journal = str(tmp_path / "match.jsonl")
+    real_game, played = match_module.game_job, []
+
+    def interrupted_after_seven(job):
+        if len(played) == 7:
+            raise KeyboardInterrupt
+        played.append(job[0])
+        return real_game(job)
+    monkeypatch.setattr(match_module, "game_job", interrupted_after_seven)
+    first, _ = run_match("greedy", "random", 60, jobs=1, seed=5, opening_plies=2, progress=False, sprt=(0, 150),
+                         journal=journal)
+    assert first.interrupted == "after 7 of 60 games"
+    monkeypatch.setattr(match_module, "game_job", real_game)
+    with open(journal, "a") as handle:
+        handle.write('{"black": "gre')                       # a line cut off by a kill
+    again, again_games = run_match("greedy", "random", 60, jobs=2, seed=5, opening_plies=2, progress=False,
+                                   sprt=(0, 150), journal=journal)
+    def without_cpu(games):                                  # CPU seconds differ from run to run
+        return [game._replace(cpu=len(game.cpu)) for game in games]
+    assert again.interrupted is None and without_cpu(again_games) == without_cpu(whole_games)
+    assert again.sprt == whole.sprt and again.wins == whole.wins and again.end == whole.end
+    assert sum(1 for _ in open(journal)) == 1 + len(whole_games)
+
+
+def test_a_killed_match_continues_with_the_same_command(tmp_path):
+    import signal
+    import time
+    journal = tmp_path / "match.jsonl"
+    command = [sys.executable, "-m", "engine.cli.littlego", "match", "agent@2", "handset@2", "--games", "40", "--jobs",
+               "1", "--seed", "3", "--random-opening", "2", "--json", "--resume", str(journal)]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and (not journal.exists() or sum(1 for _ in open(str(journal))) < 6):
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    done = sum(1 for _ in open(str(journal))) - 1
+    assert 5 <= done < 40
+    resumed = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    assert resumed.returncode == 0, resumed.stderr
+    whole = subprocess.run(command[:-2], cwd=ROOT, stdout=subprocess.PIPE, universal_newlines=True)
+    first, second = json.loads(resumed.stdout), json.loads(whole.stdout)
+    for key in ("games", "wins", "wins_by_colour", "end", "a_mean_stone_margin"):
+        assert first[key] == second[key]
+
+
+def test_a_journal_of_another_match_is_refused(tmp_path, capsys):
+    from engine.cli.littlego import main
+    journal = str(tmp_path / "match.jsonl")
+    assert main(["match", "greedy", "random", "--games", "2", "--jobs", "1", "--json", "--resume", journal]) == 0
+    capsys.readouterr()
+    assert main(["match", "greedy", "random", "--games", "4", "--jobs", "1", "--resume", journal]) == 2
+    err = capsys.readouterr().err
+    assert "a match with games 2, not 4" in err and "Traceback" not in err

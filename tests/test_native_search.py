@@ -231,8 +231,10 @@ def test_games_that_fill_the_transposition_table_clear_it_as_the_python_does(lib
 @pytest.fixture
 def fresh_library():
     native.native_library.cache_clear()
+    native._WARNED.clear()
     yield
     native.native_library.cache_clear()
+    native._WARNED.clear()
 
 
 def test_without_a_compiler_the_python_searcher_with_one_warning(fresh_library, tmp_path, monkeypatch):
@@ -243,6 +245,7 @@ def test_without_a_compiler_the_python_searcher_with_one_warning(fresh_library, 
     assert searcher_class(warning) is Searcher
     assert not native.native_available()
     assert warning.getvalue().count("\n") == 1 and "no C compiler" in warning.getvalue()
+    assert searcher_class(warning) is Searcher and warning.getvalue().count("\n") == 1     # once a process
 
 
 def test_a_damaged_cached_library_is_compiled_again(library, fresh_library, tmp_path, monkeypatch):

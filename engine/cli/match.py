@@ -6,7 +6,8 @@ import time
 
 from engine.constants import BLACK, COURSE_CPU_LIMIT, MAX_MOVES, WHITE
 from engine.cli.arguments import (
-    SCHEDULER_HELP, command, elo_pair, folder_to_write, integer_range, positive_int, positive_seconds, scheduler,
+    SCHEDULER_HELP, command, elo_pair, file_to_write, folder_to_write, integer_range, positive_int, positive_seconds,
+    scheduler,
 )
 from engine.play.match import format_report, run_match
 from engine.players.specs import KNOWN
@@ -27,6 +28,9 @@ def register(commands):
                        help="A's colour: alternating (default; pairs share an opening), or the same in every "
                             "game, each game with its own opening (to measure A as Black, say)")
     match.add_argument("--sgf", metavar="DIR", help="write every game as SGF into DIR")
+    match.add_argument("--resume", metavar="FILE",
+                       help="keep every finished game in FILE; when FILE holds games of this same match (one "
+                            "stopped or killed), continue after them, to the result the match would have had")
     match.add_argument("--sprt", type=elo_pair, metavar="ELO0,ELO1",
                        help="stop when a sequential probability ratio test (alpha = beta = 0.05) accepts H0 (A is "
                             "ELO0 Elo stronger than B) or H1 (ELO1); --games is then the most to play")
@@ -46,15 +50,19 @@ def _match(args):
     """
     if args.sgf:
         folder_to_write(args.sgf, "--sgf")          # before any game is played
+    if args.resume:
+        file_to_write(args.resume, "--resume", "match.jsonl")
     summary, _ = run_match(args.a, args.b, args.games, jobs=args.jobs, seed=args.seed,
                            opening_plies=args.random_opening, cpu_limit=args.cpu_limit,
                            progress=True if not args.json and sys.stderr.isatty() else _match_lines(args.a, args.games),
                            sgf_dir=args.sgf,
                            scheduler=args.scheduler, sprt=args.sprt,
-                           a_colour={"black": BLACK, "white": WHITE}.get(args.colour))
+                           a_colour={"black": BLACK, "white": WHITE}.get(args.colour), journal=args.resume)
     print(json.dumps(summary.to_json(), indent=2) if args.json else format_report(summary))
     if summary.interrupted:
-        print("interrupted {}: the figures are for those".format(summary.interrupted), file=sys.stderr)
+        print("interrupted {}: the figures are for those{}".format(summary.interrupted, (
+            "; the same command continues the match from {}".format(args.resume) if args.resume else
+            " (--resume FILE keeps a match's games, so that it can continue)")), file=sys.stderr)
         return 130
     return 0
 

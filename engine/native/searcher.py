@@ -104,14 +104,19 @@ def native_available():
     return True
 
 
-def searcher_class(stream=sys.stderr):
+_WARNED = []        # a process warns once that it searches in Python
+
+
+def searcher_class(stream=None):
     """``NativeSearcher`` where it can be built, else ``engine.search.Searcher`` (the same moves,
-    slower) with a one-line warning on ``stream``."""
+    slower) with a one-line warning on ``stream`` (stderr), once in a process."""
     try:
         native_library()
     except NativeError as error:
-        stream.write("littlego: searching in Python, the compiled searcher is unavailable: {}\n".format(
-            str(error).splitlines()[0]))
+        if not _WARNED:
+            _WARNED.append(True)
+            (stream or sys.stderr).write("littlego: searching in Python, the compiled searcher is unavailable: "
+                                         "{}\n".format(str(error).splitlines()[0]))
         return Searcher
     return NativeSearcher
 

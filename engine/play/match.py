@@ -19,6 +19,7 @@ from tqdm import tqdm
 from engine.constants import BLACK, WHITE, COURSE_CPU_LIMIT, colour_word
 from engine.protocol import write_atomic
 from engine.play.game import GameRecord, play_game
+from engine.play.journal import Journal
 from engine.play.stats import SprtState, elo_with_margin, sprt_state, wilson_interval
 from engine.players.base import Reason
 from engine.play.executors import executor
@@ -117,7 +118,7 @@ def match_sprt(results, elo0, elo1):
 
 def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
               cpu_limit=COURSE_CPU_LIMIT, progress=True, sgf_dir=None, scheduler=None, sprt=None,
-              a_colour=None):
+              a_colour=None, journal=None):
     """Play the match; (MatchSummary, the MatchGames in game order).
 
     ``a_colour``: BLACK or WHITE gives A that colour in every game (default: alternating).
@@ -131,26 +132,31 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
 
     A KeyboardInterrupt (Ctrl-C) after some games ends the match there: the summary covers
     the games finished, and says ``interrupted``; before the first game ends, it propagates.
+
+    ``journal``: a file that keeps every finished game; when it already holds games of this
+    match (stopped or killed), the match continues after them, to the same result as a match
+    never stopped (JournalError when it holds another match).
     """
     for spec in (spec_a, spec_b):
         make_player(spec).close()            # a bad spec fails here, before any worker starts
     if sprt and a_colour:
         raise ValueError("the SPRT compares colour-swapped pairs: it needs alternating colours")
     jobs = jobs or os.cpu_count() or 1
-    work = [(k, spec_a, spec_b, seed, opening_plies, cpu_limit, a_colour) for k in range(games)]
-    bar = tqdm(total=games, unit="game", desc="{} vs {}".format(spec_a, spec_b), leave=False) if progress is True else None
-    if bar:
-        def progress(done, total, test, a_wins):
-            bar.set_postfix_str("{} {}-{}".format(spec_a, a_wins, done - a_wins), refresh=False)
-            bar.update(1)
+    if journal is not None:
+        journal = Journal.open(journal, _settings(spec_a, spec_b, games, seed, opening_plies, cpu_limit, a_colour,
+                                                  sprt), MatchGame)
+    played = list(journal.games) if journal else []
+    work = [(k, spec_a, spec_b, seed, opening_plies, cpu_limit, a_colour) for k in range(len(played), games)]
+    progress, bar = _bar(spec_a, spec_b, games) if progress is True else (progress, None)
     started = time.time()
     results, test, interrupted = [], None, False
     try:
         if jobs == 1 and scheduler is None:
-            test = _collect((game_job(job) for job in work), results, games, sprt, progress)
+            test = _collect(_kept(played, (game_job(job) for job in work), journal), results, games, sprt, progress)
         else:
             with executor(scheduler, jobs) as games_executor:        # results come in game order
-                test = _collect(games_executor.map(game_job, work), results, games, sprt, progress)
+                test = _collect(_kept(played, games_executor.map(game_job, work), journal), results, games, sprt,
+                                progress)
     except KeyboardInterrupt:
         if not results:
             raise
@@ -169,6 +175,33 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
     if sgf_dir:
         write_sgf_games(sgf_dir, results)
     return summary, results
+
+
+def _bar(spec_a, spec_b, games):
+    """(a progress function drawing a bar with A's score, the bar)."""
+    bar = tqdm(total=games, unit="game", desc="{} vs {}".format(spec_a, spec_b), leave=False)
+
+    def progress(done, total, test, a_wins):
+        bar.set_postfix_str("{} {}-{}".format(spec_a, a_wins, done - a_wins), refresh=False)
+        bar.update(1)
+    return progress, bar
+
+
+def _settings(spec_a, spec_b, games, seed, opening_plies, cpu_limit, a_colour, sprt):
+    """What makes a match the match it is, as its journal records it."""
+    return {"a": spec_a, "b": spec_b, "games": games, "seed": seed, "random_opening": opening_plies,
+            "cpu_limit": cpu_limit, "a_colour": a_colour, "sprt": list(sprt) if sprt else None}
+
+
+def _kept(played, new_games, journal):
+    """The games played before (from the journal), then the new ones, each kept in the journal as
+    it comes."""
+    for game in played:
+        yield game
+    for game in new_games:
+        if journal is not None:
+            journal.append(game)
+        yield game
 
 
 def _collect(stream, results, games, sprt, progress):

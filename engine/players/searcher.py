@@ -4,17 +4,29 @@ from engine.agent import choose_move
 from engine.constants import MAX_MOVES
 from engine.features import make_evaluator
 from engine.search import Searcher
+from engine.native.searcher import searcher_class
 from engine.players.base import Player
+
+ENGINES = ("native", "python")      # how an untimed agent searches: the same moves either way
+
+
+def searcher_for(engine):
+    """The searcher class of an engine: ``python`` is ``engine.search.Searcher``, ``native`` its
+    compiled twin (the Python one, with a warning, where none can be built)."""
+    if engine not in ENGINES:
+        raise ValueError("unknown search engine {!r} (known: {})".format(engine, ", ".join(ENGINES)))
+    return Searcher if engine == "python" else searcher_class()
+
 
 class AgentPlayer(Player):
     """Our agent with Params. Timed, it plays as ``my_player3.py`` does (``engine.agent.choose_move``:
     the opening book's move if it is given one, the exact solver late, the CPU budget), at
     ``depth`` at most if given. Untimed, it searches
     to a fixed depth, so that a move depends only on the position and the seed, never on the
-    machine's speed (as evolution needs).
+    machine's speed (as evolution needs), with the ``engine``'s searcher.
     """
 
-    def __init__(self, params, depth=None, spec="agent", timed=True, book=None):
+    def __init__(self, params, depth=None, spec="agent", timed=True, book=None, engine="python"):
         # A depth given means a plain search to that depth: no exact solving late in the game.
         self.params = params if depth is None else params._replace(depth=depth, solve_from=MAX_MOVES)
         self.book = book                # the opening book, played first when timed (as my_player3.py does)
@@ -22,10 +34,11 @@ class AgentPlayer(Player):
         self.timed = timed
         self.evaluate = make_evaluator(params.weights)
         self.spec = spec
+        self.searcher_type = Searcher if timed else searcher_for(engine)
 
     def new_game(self, colour, seed):
         Player.new_game(self, colour, seed)
-        self.searcher = Searcher(self.evaluate, rng=self.rng)
+        self.searcher = self.searcher_type(self.evaluate, rng=self.rng)
 
     def move(self, position):
         if self.timed:

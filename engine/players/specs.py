@@ -4,6 +4,9 @@
 - ``agent[:PARAMS][@DEPTH]``: our agent with a params file (default: the shipped
   ``params.json``) at that file's settings, or with ``@DEPTH`` a plain search to that depth
   (no exact solving: a fixed, quick opponent);
+- ``native[:PARAMS]@DEPTH``: the same player as ``agent:PARAMS`` searching to DEPTH, on the
+  compiled twin of the searcher (the same moves, tens of times faster; the Python searcher,
+  with a warning, where no C compiler is found);
 - ``champion``: the shipped agent at its configured depth and CPU budget, with the shipped
   opening book (``book.json``) where there is one;
 - ``handset[@DEPTH]``: our search with the built-in hand-set default weights, a fixed
@@ -31,8 +34,8 @@ from engine.players.qlearning import QLearningPlayer, QTableError, load_table
 
 SCRIPTED = {"random": RandomPlayer, "greedy": GreedyPlayer, "aggressive": AggressivePlayer,
             "alphabeta": AlphaBetaPlayer}
-KNOWN = ("random, greedy, aggressive, alphabeta, agent[:PARAMS][@DEPTH], champion, handset[@DEPTH], "
-         "qlearning[:TABLE], cmd:DIR[::COMMAND], gtp:COMMAND, gnugo[:LEVEL]")
+KNOWN = ("random, greedy, aggressive, alphabeta, agent[:PARAMS][@DEPTH], native[:PARAMS]@DEPTH, champion, "
+         "handset[@DEPTH], qlearning[:TABLE], cmd:DIR[::COMMAND], gtp:COMMAND, gnugo[:LEVEL]")
 
 
 def _depth(spec, text):
@@ -49,12 +52,13 @@ def _load(spec, path):
         raise ValueError("player {!r}: {}".format(spec, error))
 
 
-def make_player(spec, cpu_limit=None, timed=True):
+def make_player(spec, cpu_limit=None, timed=True, engine="python"):
     """A player from its spec string; ValueError naming what is wrong with the spec.
 
     ``cpu_limit`` (seconds a move) is enforced on program players (``cmd:``). Untimed, our
     agents (``agent``, ``champion``, ``handset``) search to their fixed depth whatever the
-    machine's speed, so that games replay exactly (evolution's panels need that).
+    machine's speed, so that games replay exactly (evolution's panels need that), with the
+    searcher of ``engine`` ("python" or "native": the same moves).
     """
     spec = spec.strip()
     name, _, argument = spec.partition(":")
@@ -70,13 +74,20 @@ def make_player(spec, cpu_limit=None, timed=True):
         return AgentPlayer(_load(spec, SHIPPED_PARAMS), spec=spec, timed=timed, book=book)
     if spec == "handset" or spec.startswith("handset@"):
         depth = _depth(spec, spec[len("handset@"):]) if "@" in spec else None
-        return AgentPlayer(default_params(), depth, spec=spec, timed=timed)
-    if name == "agent" or spec.startswith("agent@"):
-        rest, depth = spec[len("agent"):], None
+        return AgentPlayer(default_params(), depth, spec=spec, timed=timed, engine=engine)
+    if name in ("agent", "native") or spec.startswith(("agent@", "native@")):
+        base = "native" if spec.startswith("native") else "agent"
+        rest, depth = spec[len(base):], None
         if "@" in rest:
             rest, _, depth_text = rest.rpartition("@")
             depth = _depth(spec, depth_text)
-        return AgentPlayer(_load(spec, rest[1:] or SHIPPED_PARAMS), depth, spec=spec, timed=timed)
+        params = _load(spec, rest[1:] or SHIPPED_PARAMS)
+        if base == "native":
+            if depth is None:
+                raise ValueError("player {!r}: the compiled searcher plays at a fixed depth: native[:PARAMS]@DEPTH"
+                                 .format(spec))
+            return AgentPlayer(params, depth, spec=spec, timed=False, engine="native")
+        return AgentPlayer(params, depth, spec=spec, timed=timed, engine=engine)
     if name == "cmd":
         directory, _, command = argument.partition("::")
         if not directory:

@@ -1,0 +1,84 @@
+"""A match's journal: every finished game on its own line, so that a stopped or killed match
+continues from the games it had played (``littlego match ... --resume FILE``).
+
+The first line holds the match's settings; a match continues only with the same ones, so its
+games are the games an uninterrupted match would have played. Games finish in game order, so
+the journal holds the first games of the match; a line cut off by a kill is dropped.
+"""
+
+import json
+import os
+
+from engine.players.base import Reason
+
+FORMAT = "littlego-match 1"
+
+
+class JournalError(ValueError):
+    """A journal that cannot be continued; the message names the file and why."""
+
+
+class Journal(object):
+    """The games of a match so far (``games``), and a way to add the next one (``append``)."""
+
+    def __init__(self, path, settings, games):
+        self.path, self.settings, self.games = path, settings, games
+
+    @classmethod
+    def open(cls, path, settings, game_type):
+        """The journal at ``path`` for a match with ``settings`` (a JSON-ready dict): its games
+        as ``game_type`` records; a new journal when there is no file yet."""
+        if not os.path.exists(path) or os.path.getsize(path) == 0:
+            with open(path, "w") as handle:
+                handle.write(json.dumps(dict(settings, format=FORMAT), sort_keys=True) + "\n")
+            return cls(path, settings, [])
+        with open(path, "rb") as handle:
+            lines = handle.read().split(b"\n")
+        header = _line(lines[0], path, 1)
+        if not isinstance(header, dict) or header.pop("format", None) != FORMAT:
+            raise JournalError("{}: not a match journal ({})".format(path, FORMAT))
+        for name in sorted(set(header) | set(settings)):
+            if header.get(name) != settings.get(name):
+                raise JournalError("{}: a match with {} {!r}, not {!r}: continue it with the settings it was "
+                                   "started with, or name a new file".format(path, name, header.get(name),
+                                                                             settings.get(name)))
+        games, kept = [], len(lines[0]) + 1                 # bytes of the lines kept
+        for number, line in enumerate(lines[1:], 2):
+            try:
+                if line.strip():
+                    games.append(_game(_line(line, path, number), game_type, len(games), path, number))
+            except JournalError:
+                if any(rest.strip() for rest in lines[number:]):
+                    raise
+                break                                       # the last line, cut off by a kill
+            kept += len(line) + 1
+        with open(path, "r+b") as handle:                   # a cut-off line goes before the next game comes
+            handle.truncate(min(kept, os.path.getsize(path)))
+        return cls(path, settings, games)
+
+    def append(self, game):
+        """Record a finished game, on disk before the next one is counted."""
+        record = dict(game._asdict(), reason=game.reason.value)
+        with open(self.path, "a") as handle:
+            handle.write(json.dumps(record) + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        self.games.append(game)
+
+
+def _line(raw, path, number):
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError):
+        raise JournalError("{}:{}: not a JSON line".format(path, number))
+
+
+def _game(record, game_type, index, path, number):
+    """A ``game_type`` record from a journal line; JournalError when it is not the next game."""
+    try:
+        game = game_type(**dict(record, reason=Reason(record["reason"]), cpu=[tuple(c) for c in record["cpu"]]))
+    except (TypeError, KeyError, ValueError) as error:
+        raise JournalError("{}:{}: not a game of this match ({})".format(path, number, error))
+    if game.index != index:
+        raise JournalError("{}:{}: game {} where game {} was due".format(path, number, game.index, index))
+    return game
