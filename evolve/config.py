@@ -78,6 +78,10 @@ _FITNESS = {
     "engine": (str, "native", lambda v: v in ENGINES,
                "'native' (the compiled twin of the searcher: the same moves, tens of times faster; the Python "
                "searcher where no C compiler is found) or 'python'"),
+    # Successive halving: the games of each panel entry in `rounds` parts; after each part but the
+    # last only the best `keep` share of the individuals still playing plays on.
+    "rounds": (int, 1, lambda v: 1 <= v <= 64, "1 (every game for everyone) to 64"),
+    "keep": (float, 0.5, lambda v: 0 < v < 1, "in (0, 1): the share of individuals that plays the next round"),
 }
 _EXECUTOR = {
     "scheduler": (str, "", _scheduler, "'' (the local process pool), " + SCHEDULER_FORMS),
@@ -168,6 +172,12 @@ def validate(data, path="config"):
     unknown = sorted(set(bounds) - set(FEATURES))
     if unknown:
         raise ConfigError("{}: 'bounds.{}' is not a feature (known: {})".format(path, unknown[0], ", ".join(FEATURES)))
+    rounds = config["fitness"]["rounds"]
+    for entry in config["panel"] + ([config["self_play"]] if config["self_play"]["weight"] > 0 else []):
+        if entry["games"] // 2 < rounds:
+            raise ConfigError("{}: 'fitness.rounds' = {} needs at least {} games in every panel entry and in "
+                              "self-play (a pair of games, one each colour, a round); {} has {}".format(
+                                  path, rounds, 2 * rounds, entry.get("opponent", "self_play"), entry["games"]))
     if config["strategy"] == "ga":
         population, ga = config["population"], config["ga"]
         if ga["hall_of_fame"] >= population:

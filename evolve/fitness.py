@@ -86,6 +86,31 @@ def make_jobs(individuals, config, generation_seed, self_play_opponents, engine=
     return jobs
 
 
+def evaluate_in_rounds(individuals, config, generation_seed, opponents, engine, play, progress=None):
+    """(fold's per-individual fitness and report, the games played): every individual plays the
+    first part of every panel entry's games; after each part but the last, only the best
+    ``keep`` share of those still playing (at least the hall of fame's size, and two) plays the
+    next ([fitness] rounds and keep; one round plays every game, as before)."""
+    rounds, keep = config["fitness"]["rounds"], config["fitness"]["keep"]
+    every = make_jobs(individuals, config, generation_seed, opponents, engine)
+    sizes = {}
+    for job in every:
+        sizes[job.group] = max(sizes.get(job.group, 0), job.game // 2 + 1)          # pairs of games per group
+    part = {id(job): (job.game // 2) * rounds // sizes[job.group] for job in every}
+    weights = group_weights(config, len(opponents))
+    least = max(2, config["ga" if config["strategy"] == "ga" else "cmaes"]["hall_of_fame"])
+    playing, jobs, outcomes = set(range(len(individuals))), [], []
+    for number in range(rounds):
+        batch = [job for job in every if part[id(job)] == number and job.individual in playing]
+        outcomes += run_jobs(play, batch, progress)
+        jobs += batch
+        if number < rounds - 1 and len(playing) > least:
+            fitness = fold(jobs, outcomes, len(individuals), weights, config["black_weight"])
+            ranked = sorted(playing, key=lambda k: fitness[k][0], reverse=True)
+            playing = set(ranked[:max(least, int(round(len(playing) * keep)))])
+    return fold(jobs, outcomes, len(individuals), weights, config["black_weight"]), len(jobs)
+
+
 def group_weights(config, self_play_count):
     """The fitness weight of each job group (panel entries, then self-play opponents)."""
     weights = [entry["weight"] for entry in config["panel"]]

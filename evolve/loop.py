@@ -36,7 +36,7 @@ from engine.players.searcher import searcher_for
 from evolve import genome
 from evolve.checkpoint import CHECKPOINT, RunError, RunLock, load_checkpoint, save_checkpoint
 from evolve.config import load_config
-from evolve.fitness import make_jobs, run_jobs, fold, group_weights, self_play_opponents
+from evolve.fitness import evaluate_in_rounds, make_jobs, self_play_opponents
 from engine.common.seeds import derive_seed
 
 log = logging.getLogger("evolve")
@@ -183,6 +183,8 @@ class Evolution(object):
             config = state["config"]
             config.setdefault("executor", {"scheduler": ""})      # checkpoints from before executors existed
             config.setdefault("fitness", {"engine": "python"})     # and from before the compiled searcher
+            config["fitness"].setdefault("rounds", 1)
+            config["fitness"].setdefault("keep", 0.5)
             config.setdefault("black_weight", 1.0)                  # and from before colour weighting
             evolution = cls(run_dir, config, workers, progress, out, strategy=state["strategy"], scheduler=scheduler)
         except BaseException:
@@ -250,20 +252,19 @@ class Evolution(object):
         for individual in candidates:
             del individual.fitness.values
         invalid = [ind for ind in candidates if not ind.fitness.valid]
-        jobs = make_jobs(invalid, self.config, seed, opponents, self.engine)
-        weights = group_weights(self.config, len(opponents))
         bar = None
         if self.progress:
-            bar = tqdm(total=len(jobs), unit="game", desc="generation {}".format(number), leave=False)
+            bar = tqdm(total=len(make_jobs(invalid, self.config, seed, opponents)), unit="game",
+                       desc="generation {}".format(number), leave=False)
         # CMA-ES draws from numpy's global generator: kept as it was whatever the executor's
         # libraries might draw from it while the games run.
         numpy_state = numpy.random.get_state()
-        outcomes = run_jobs(self.toolbox.map, jobs, bar.update if bar else None)
+        folded, games = evaluate_in_rounds(invalid, self.config, seed, opponents, self.engine, self.toolbox.map,
+                                           bar.update if bar else None)
         numpy.random.set_state(numpy_state)
         if bar:
             bar.close()
-        for individual, (fitness, report) in zip(invalid, fold(jobs, outcomes, len(invalid), weights,
-                                                               self.config["black_weight"])):
+        for individual, (fitness, report) in zip(invalid, folded):
             individual.fitness.values = fitness
             individual.report = report
         if self.strategy is not None:
@@ -275,7 +276,7 @@ class Evolution(object):
         self.halloffame.update(candidates)
         seconds = time.time() - started
         self.generation = number
-        self._record(number, candidates, len(jobs), seconds)
+        self._record(number, candidates, games, seconds)
         self._checkpoint()
 
     # -- records --------------------------------------------------------------------------------

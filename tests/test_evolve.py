@@ -266,3 +266,22 @@ def test_the_same_seed_gives_the_same_generations_on_either_search_engine(tmp_pa
 def test_an_unknown_engine_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match="fitness.engine"):
         load_config(write_config(tmp_path, TINY + '\n[fitness]\nengine = "gpu"\n'))
+
+
+def test_games_in_rounds_stop_spending_on_the_individuals_already_behind(tmp_path):
+    with pytest.raises(ConfigError, match="fitness.rounds"):
+        load_config(write_config(tmp_path, TINY + "\n[fitness]\nrounds = 2\n"))      # greedy has 2 games only
+    text = TINY.replace("games = 2\nrandom_opening = 2", "games = 8\nrandom_opening = 2").replace(
+        "generations = 4", "generations = 1").replace("opponents = 1\ngames = 2", "opponents = 1\ngames = 8")
+    played = {}
+    for rounds in (1, 4):
+        config = write_config(tmp_path, text + "\n[fitness]\nrounds = {}\nkeep = 0.5\n".format(rounds),
+                              "rounds{}.toml".format(rounds))
+        runs = [read_generations(Evolution.create(config, runs_dir=str(tmp_path / "r{}-{}".format(rounds, k)),
+                                                  workers=1, progress=False, out=open(os.devnull, "w")).run())
+                for k in range(2)]
+        assert stable(runs[0]) == stable(runs[1])                       # reproducible
+        played[rounds] = [record["games"] for record in runs[0]]
+    # 6 individuals, 8 + 8 panel games and 8 of self-play each: all of them in one round; in four
+    # rounds, a quarter each, 6 then 3 then 2 then 2 individuals play.
+    assert played[1][1] == 6 * 24 and played[4][1] == (6 + 3 + 2 + 2) * 6        # generation 1: self-play too

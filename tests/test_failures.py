@@ -234,3 +234,13 @@ def test_progress_in_a_log_is_a_line_every_tenth_or_every_few_seconds(monkeypatc
     update = counter("checking", "position", None, stream)
     update(5)
     assert "checking: 5 positions done" in stream.getvalue()
+
+
+def test_littlego_help_names_every_book_action(capsys):
+    with pytest.raises(SystemExit):
+        littlego(["--help"])
+    assert "build, extend, upgrade or check" in capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        littlego(["book", "--help"])
+    out = capsys.readouterr().out
+    assert all(action in out for action in ("build", "extend", "upgrade", "check"))

@@ -25,15 +25,12 @@ from engine.training.qlearning import CHECKPOINT, SETTINGS, Training, TrainingEr
 from evolve.checkpoint import RunError
 from evolve.runs import format_table, read_generations
 
+from tests.test_fuzz import json_values
+
 QUICK = settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 LONG = settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
-FEW = settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))
+FEW = settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))          # engines: slow
 MANY = settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
-
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
-    max_leaves=12)
 
 # -- GTP engines that misbehave at any step --------------------------------------------------------
 

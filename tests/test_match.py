@@ -96,24 +96,29 @@ def test_gnugo_plays_a_match_against_the_champion():
     assert summary.end["end"] == 2, summary.faults
 
 
-def test_ctrl_c_ends_the_match_with_the_games_finished(monkeypatch, capsys):
+def interrupt_after(monkeypatch, count):
+    """Make a match's games raise KeyboardInterrupt (Ctrl-C) after ``count`` of them; the real game job."""
     import engine.play.match as match_module
-    from engine.cli.littlego import main
-    played = []
-    real_game = match_module.game_job
+    real_game, played = match_module.game_job, []
 
-    def interrupted_after_four(job):
-        if len(played) == 4:
+    def interrupted(job):
+        if len(played) == count:
             raise KeyboardInterrupt
         played.append(job[0])
         return real_game(job)
-    monkeypatch.setattr(match_module, "game_job", interrupted_after_four)
+    monkeypatch.setattr(match_module, "game_job", interrupted)
+    return real_game
+
+
+def test_ctrl_c_ends_the_match_with_the_games_finished(monkeypatch, capsys):
+    import engine.play.match as match_module
+    from engine.cli.littlego import main
+    interrupt_after(monkeypatch, 4)
     status = main(["match", "greedy", "random", "--games", "10", "--jobs", "1", "--json"])
     out, err = capsys.readouterr()
     summary = json.loads(out)
     assert status == 130 and summary["games"] == 4 and summary["interrupted"] == "after 4 of 10 games"
     assert "interrupted after 4 of 10 games" in err
-    played.clear()
     monkeypatch.setattr(match_module, "game_job", lambda job: (_ for _ in ()).throw(KeyboardInterrupt))
     assert main(["match", "greedy", "random", "--games", "10", "--jobs", "1"]) == 130   # nothing played
     assert "interrupted" in capsys.readouterr().err
@@ -124,14 +129,7 @@ def test_a_match_continued_from_its_journal_ends_as_an_uninterrupted_one(tmp_pat
     whole, whole_games = run_match("greedy", "random", 60, jobs=1, seed=5, opening_plies=2, progress=False,
                                    sprt=(0, 150))
     journal = str(tmp_path / "match.jsonl")
-    real_game, played = match_module.game_job, []
-
-    def interrupted_after_seven(job):
-        if len(played) == 7:
-            raise KeyboardInterrupt
-        played.append(job[0])
-        return real_game(job)
-    monkeypatch.setattr(match_module, "game_job", interrupted_after_seven)
+    real_game = interrupt_after(monkeypatch, 7)
     first, _ = run_match("greedy", "random", 60, jobs=1, seed=5, opening_plies=2, progress=False, sprt=(0, 150),
                          journal=journal)
     assert first.interrupted == "after 7 of 60 games"
