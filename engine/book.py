@@ -202,10 +202,10 @@ def book_info(document, path="book.json"):
     info = {name: value for name, value in document.items() if name not in ("format", "moves", "plies")}
     for name, kinds in _INFO.items():
         value = info.get(name)
-        if value is not None and (not isinstance(value, kinds) or isinstance(value, bool)):
+        if name in info and (not isinstance(value, kinds) or isinstance(value, bool)):
             raise BookError("{}: \"{}\" must be {}, not {!r}".format(
                 path, name, "a number" if kinds == (int,) else "text" if kinds == (str,) else "an object", value))
-    if info.get("max_ply") is not None and not 0 <= info["max_ply"] <= MAX_MOVES:
+    if "max_ply" in info and not 0 <= info["max_ply"] <= MAX_MOVES:
         raise BookError("{}: \"max_ply\" must be a ply from 0 to {}, not {}".format(path, MAX_MOVES, info["max_ply"]))
     return info
 

@@ -112,6 +112,7 @@ def test_a_failed_start_does_not_promise_a_checkpoint(tmp_path):
 
 @pytest.mark.parametrize("field, value, words", [
     ("max_ply", "ten", '"max_ply" must be a number'), ("max_ply", 99, "a ply from 0 to 24"),
+    ("max_ply", None, '"max_ply" must be a number'),               # found by the long fuzz run
     ("start", 5, '"start" must be text'), ("provenance", [], '"provenance" must be an object'),
     ("side", True, '"side" must be text')])
 def test_a_book_header_of_the_wrong_type_is_named(tmp_path, capsys, field, value, words):
