@@ -121,9 +121,13 @@ class Solver(object):
         result = self.margins.search(position, plies_left(position), deadline)
         return result.move, margin_of(result.value)
 
-    def move_values(self, position, deadline=None):
-        """{move: the mover's exact margin after it}, for every legal move and PASS."""
+    def move_values(self, position, deadline=None, progress=None):
+        """{move: the mover's exact margin after it}, for every legal move and PASS;
+        ``progress(done, total)`` hears of each move settled."""
         values = {}
-        for move in points_of(position.legal_mask()) + [PASS]:
+        moves = points_of(position.legal_mask()) + [PASS]
+        for move in moves:
             values[move] = -self.margin(position.play_point(move), deadline)
+            if progress:
+                progress(len(values), len(moves))
         return values

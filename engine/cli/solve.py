@@ -45,14 +45,10 @@ def _solve(args):
 
 
 def _solve_python(position, seconds):
-    solver, deadline = Solver(), time.process_time() + seconds
-    moves = position.legal_points() + [PASS]
-    progress = counter("solving", "move", len(moves))
-    values = {}
+    solver = Solver()
+    progress = counter("solving", "move", len(position.legal_points()) + 1)
     try:
-        for move in moves:                   # as Solver.move_values, a move at a time for the progress
-            values[move] = -solver.margin(position.play_point(move), deadline)
-            progress(len(values))
+        values = solver.move_values(position, time.process_time() + seconds, lambda done, total: progress(done))
     except SearchTimeout:
         progress.close()
         print("not solved within {:g} s of CPU ({:,} nodes): try a later position, more --seconds, or --native "

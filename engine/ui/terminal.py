@@ -29,10 +29,10 @@ def play_in_terminal(opponent, human_colour, read_line, write, seed=1):
         while not positions[-1].is_over:
             position = positions[-1]
             if position.player != human_colour:
-                move, forfeit = _opponent_moves(opponent, position, write)
+                move, after, forfeit = _opponent_moves(opponent, position, write)
                 if forfeit:
                     break
-                positions.append(position.play_point(move))
+                positions.append(after)
                 moves.append(move)
                 continue
             write("\n" + board_diagram(position) + "\n")
@@ -66,14 +66,15 @@ def play_in_terminal(opponent, human_colour, read_line, write, seed=1):
 
 
 def _opponent_moves(opponent, position, write):
-    """(the opponent's move, None), or (None, why it forfeits) when it fails or breaks the rules."""
+    """(the opponent's move, the position after it, None), or (None, None, why it forfeits) when
+    it fails or breaks the rules."""
     try:
         move, seconds = opponent.timed_move(position)
-        position.play_point(move)
+        after = position.play_point(move)
     except (PlayerFault, IllegalMove, ValueError, TypeError, IndexError) as error:
-        return None, "{} loses: {}".format(opponent.spec, error)
+        return None, None, "{} loses: {}".format(opponent.spec, error)
     write("{} plays {} ({:.2f} s of CPU)\n".format(opponent.spec, describe(move), seconds))
-    return move, None
+    return move, after, None
 
 
 def _undo(positions, moves, human_colour, write):
