@@ -10,6 +10,7 @@ except ImportError:                  # Python < 3.11
     import tomli as tomllib
 
 from engine.features import FEATURES
+from engine.params import ParamsError, load_params
 from engine.constants import MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
 from engine.play.executors import SCHEDULER_FORMS, check_scheduler
 from engine.players.searcher import ENGINES
@@ -83,6 +84,10 @@ _FITNESS = {
     "rounds": (int, 1, lambda v: 1 <= v <= 64, "1 (every game for everyone) to 64"),
     "keep": (float, 0.5, lambda v: 0 < v < 1, "in (0, 1): the share of individuals that plays the next round"),
 }
+_START = {
+    "random": (float, 0.0, lambda v: 0 <= v <= 1,
+               "in [0, 1]: the share of the population beyond the start weights drawn at random from the bounds"),
+}
 _EXECUTOR = {
     "scheduler": (str, "", _scheduler, "'' (the local process pool), " + SCHEDULER_FORMS),
 }
@@ -132,7 +137,11 @@ def _join(where, key):
 def validate(data, path="config"):
     """A complete, checked config dict from decoded TOML; ConfigError naming the key."""
     data = copy.deepcopy(data)
-    tables = {"ga": _GA, "cmaes": _CMAES, "self_play": _SELF_PLAY, "executor": _EXECUTOR, "fitness": _FITNESS}
+    tables = {"ga": _GA, "cmaes": _CMAES, "self_play": _SELF_PLAY, "executor": _EXECUTOR, "fitness": _FITNESS,
+              "start": _START}
+    start = data.pop("start", {})
+    params_files = start.pop("params", []) if isinstance(start, dict) else []
+    data["start"] = start
     top = dict((k, v) for k, v in data.items() if k not in ("panel", "bounds") and k not in tables)
     config = _check_table(top, _TOP, "", path)
     for name, schema in tables.items():
@@ -172,6 +181,7 @@ def validate(data, path="config"):
     unknown = sorted(set(bounds) - set(FEATURES))
     if unknown:
         raise ConfigError("{}: 'bounds.{}' is not a feature (known: {})".format(path, unknown[0], ", ".join(FEATURES)))
+    config["start"] = _start(config, params_files, path)
     rounds = config["fitness"]["rounds"]
     for entry in config["panel"] + ([config["self_play"]] if config["self_play"]["weight"] > 0 else []):
         if entry["games"] // 2 < rounds:
@@ -188,6 +198,32 @@ def validate(data, path="config"):
             raise ConfigError("{}: 'ga.tournament_size' = {} is larger than the population ({})"
                               .format(path, ga["tournament_size"], population))
     return config
+
+
+def _start(config, files, path):
+    """The [start] table with the weights of its params files read in (FEATURES order), so a run
+    carries them in its checkpoint and never rereads the files."""
+    if not isinstance(files, list) or not all(isinstance(name, str) and name for name in files):
+        raise ConfigError("{}: 'start.params' must be a list of params.json paths, found {!r}".format(path, files))
+    if len(files) > config["population"]:
+        raise ConfigError("{}: 'start.params' names {} files, more than the population ({})".format(
+            path, len(files), config["population"]))
+    start = dict(config["start"], params=list(files), weights=[])
+    for index, name in enumerate(files):
+        where = "start.params[{}]".format(index)
+        try:
+            params = load_params(name, warn=lambda message: None)
+        except ParamsError as error:
+            raise ConfigError("{}: {!r}: {}".format(path, where, error))
+        for feature in FEATURES:
+            value = params.weights[feature]
+            low, high = config["bounds"][feature]
+            if not low <= value <= high:
+                raise ConfigError("{}: {!r} ({}): weight {} = {:g} is outside 'bounds.{}' = [{:g}, {:g}]; widen "
+                                  "the bounds to start from it".format(path, where, name, feature, value, feature,
+                                                                       low, high))
+        start["weights"].append([float(params.weights[feature]) for feature in FEATURES])
+    return start
 
 
 def load_config(path):

@@ -89,13 +89,9 @@ def _engine(asked):
 
 def _where(description):
     """Where games run, in words, for the log: executor, workers, threads, and the dashboard if any."""
-    words = "{executor}".format(**description)
-    if "scheduler" in description:
-        words += " at {}".format(description["scheduler"])
+    words = description["executor"] + (" at {}".format(description["scheduler"]) if "scheduler" in description else "")
     words += ", {} workers, {} threads".format(description["workers"], description["threads"])
-    if description.get("dashboard"):
-        words += ", dashboard {}".format(description["dashboard"])
-    return words
+    return words + (", dashboard {}".format(description["dashboard"]) if description.get("dashboard") else "")
 
 
 def _new_folder(parent, name):
@@ -223,6 +219,10 @@ class Evolution(object):
                 print("games run on {}, searched by the {} engine".format(_where(self.where), self.engine),
                       file=self.out)
                 self.toolbox.register("map", games.map)
+                start = self.config.get("start", genome.NO_START)
+                if self.generation < 0 and start["params"]:
+                    log.info("generation 0 starts from %s, mutated copies of them and %.0f%% of the rest at random",
+                             ", ".join(start["params"]), 100 * start["random"])
                 while self.generation < last:
                     self._generation(self.generation + 1)
         finally:

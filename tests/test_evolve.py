@@ -12,7 +12,9 @@ from evolve.config import load_config, ConfigError
 from evolve.fitness import GameJob, GameJobError, make_jobs, run_jobs, safe_play_job
 from evolve.loop import Evolution, GENERATIONS
 from evolve.runs import read_generations, format_table, plot_run, export_best
-from engine.params import load_params
+from engine.features import FEATURES
+from engine.params import default_params, load_params, save_params
+from evolve.genome import make_toolbox
 
 from tests.conftest import ROOT
 
@@ -285,3 +287,48 @@ def test_games_in_rounds_stop_spending_on_the_individuals_already_behind(tmp_pat
     # 6 individuals, 8 + 8 panel games and 8 of self-play each: all of them in one round; in four
     # rounds, a quarter each, 6 then 3 then 2 then 2 individuals play.
     assert played[1][1] == 6 * 24 and played[4][1] == (6 + 3 + 2 + 2) * 6        # generation 1: self-play too
+
+
+def test_a_population_can_start_from_params_files(tmp_path):
+    shipped = os.path.join(ROOT, "params.json")
+    handset = tmp_path / "handset.json"
+    save_params(str(handset), default_params())
+    text = TINY + '\n[start]\nparams = ["{}", "{}"]\nrandom = 0.25\n'.format(
+        shipped, handset)
+    config = load_config(write_config(tmp_path, text))
+    starts = [[load_params(name).weights[f] for f in FEATURES] for name in (shipped, str(handset))]
+    assert config["start"]["weights"] == starts
+    run_dir = Evolution.create(write_config(tmp_path, text), runs_dir=str(tmp_path / "runs"), workers=1,
+                               progress=False, out=open(os.devnull, "w")).run(stop_after=1)
+    first = [individual["weights"] for individual in read_generations(run_dir)[0]["individuals"]]
+    assert first[:2] == starts
+    # 6 individuals: the two start weights, three mutated copies of them in turn, one at random.
+    for k in (2, 3, 4):
+        changed = [a != b for a, b in zip(first[k], starts[k % 2])]
+        assert any(changed) and not all(changed), (k, changed)
+    assert all(a != b for a, b in zip(first[5], starts[0])) and all(a != b for a, b in zip(first[5], starts[1]))
+    assert "generation 0 starts from {}, {}".format(shipped, handset) in open(os.path.join(run_dir, "run.log")).read()
+    # CMA-ES samples around their mean.
+    toolbox, strategy = make_toolbox(load_config(write_config(tmp_path, CMAES + text[text.index("[start]"):],
+                                                              "cma.toml")))
+    assert list(strategy.centroid) == pytest.approx([(a + b) / 2 for a, b in zip(*starts)])
+
+
+@pytest.mark.parametrize("start, words", [
+    ('params = "params.json"', "'start.params' must be a list"),
+    ('params = ["no-such.json"]', "'start.params[0]': no-such.json"),
+    ('params = ["params.json"]\nmargin = 2', "unknown key 'start.margin'"),
+    ('params = ["params.json"]\nrandom = 2.0', "'start.random' = 2.0 is out of range"),
+    ('params = ["{0}", "{0}", "{0}", "{0}", "{0}", "{0}", "{0}"]', "names 7 files, more than the population (6)"),
+])
+def test_bad_start_weights_name_the_key(tmp_path, start, words):
+    path = write_config(tmp_path, TINY + "\n[start]\n" + start.format(os.path.join(ROOT, "params.json")) + "\n")
+    with pytest.raises(ConfigError) as error:
+        load_config(path)
+    assert words in str(error.value) and path in str(error.value)
+
+
+def test_start_weights_outside_the_bounds_are_refused(tmp_path):
+    text = TINY + '\n[start]\nparams = ["{}"]\n\n[bounds]\nmargin = [0, 5]\n'.format(os.path.join(ROOT, "params.json"))
+    with pytest.raises(ConfigError, match=r"weight margin = 18.45.* is outside 'bounds.margin' = \[0, 5\]"):
+        load_config(write_config(tmp_path, text))
