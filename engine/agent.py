@@ -11,7 +11,7 @@ import sys
 import time
 
 from engine.book import BookError, load_book
-from engine.constants import BLACK, PASS, MAX_MOVES
+from engine.constants import BLACK, PASS, MAX_MOVES, WINNING_FIRST_POINT
 from engine.features import make_evaluator
 from engine.params import ParamsError, default_params, load_params
 from engine.playout import random_point
@@ -84,7 +84,10 @@ def choose_move(position, params, rng=None, book=None):
     margin if that search ends in time, else the first winning move found); a lost one,
     or one the solver cannot settle within its share of the cap, is played by the
     evaluation search, which hopes for the opponent's mistakes. No move passes ``cpu_cap``.
+    On the empty board Black plays the solved game's only winning first move, book or none.
     """
+    if position.player == BLACK and not (position.own | position.opp):
+        return WINNING_FIRST_POINT
     if book is not None:
         move = book.move(position)
         if move is not None:

@@ -12,6 +12,10 @@ WHITE = 2
 # The one pass sentinel, used by the engine and at every edge (the course writes "PASS").
 PASS = "PASS"
 
+# The solved game: with perfect play Black wins by 3 stones, and the centre (2, 2), point 12,
+# is Black's only winning first move.
+WINNING_FIRST_POINT = (BOARD_SIZE // 2) * BOARD_SIZE + BOARD_SIZE // 2
+
 COURSE_CPU_LIMIT = 10.0         # CPU seconds a move may take before the course forfeits it
 MAX_CPU_BUDGET = 9.5            # the most a params file may ask for: some margin below the limit
 MAX_DEPTH = 12                  # the deepest fixed search depth anything may ask for

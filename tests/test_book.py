@@ -318,3 +318,28 @@ def test_the_bundled_agent_opens_2_2_from_the_book(tmp_path):
                           universal_newlines=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert (out / "output.txt").read_text().strip() == "2,2"
+
+
+def _another_games_book():
+    """A well-formed book that answers the empty board with 0,0 (a losing first move)."""
+    key, index = book_key(Position.initial())
+    return Book({key: turn_move(0, index)}).to_json()
+
+
+@pytest.mark.parametrize("book_text", [None, "{not json", _another_games_book()],
+                         ids=["missing", "damaged", "another-games"])
+def test_the_agent_opens_2_2_whatever_the_book_file_holds(tmp_path, book_text):
+    out = tmp_path / "submission"
+    done = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "bundle", str(out), "--no-book"], cwd=ROOT,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    assert done.returncode == 0, done.stdout
+    if book_text is not None:
+        (out / "book.json").write_text(book_text)
+    (out / "input.txt").write_text("1\n" + "00000\n" * 9 + "00000")
+    done = subprocess.run([sys.executable, "my_player3.py"], cwd=str(out), stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert (out / "output.txt").read_text().strip() == "2,2"
+    book = Book.from_json(_another_games_book())
+    assert book.move(Position.initial()) == 0
+    assert choose_move(Position.initial(), default_params(), book=book) == 12
