@@ -4,6 +4,7 @@ import os
 
 from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS
 from engine.cli.arguments import command
+from engine.course.editions import EDITIONS, edition, fitted_search, fitting_cap, tightest_rate
 from engine.submission.bundle import write_bundle
 
 
@@ -16,6 +17,9 @@ def register(commands):
     which_book.add_argument("--book", help="the opening book (littlego book build) to ship beside it as book.json "
                                            "(default: the shipped book.json, where there is one)")
     which_book.add_argument("--no-book", action="store_true", help="ship no opening book")
+    bundle.add_argument("--edition", choices=[e.key for e in EDITIONS],
+                        help="fit the agent's time to this edition's CPU budgets: a move's cap (and its budget, in "
+                             "proportion) lowered so that a game of capped moves stays within the budget's rate")
 
 
 def _bundle(args):
@@ -28,6 +32,25 @@ def _bundle(args):
     book = args.book
     if book is None and not args.no_book and os.path.exists(SHIPPED_BOOK):
         book = SHIPPED_BOOK
-    for path in write_bundle(args.outdir, args.params, force=args.force, book_path=book):
+    adjust = _fitted(args.edition) if args.edition else None
+    for path in write_bundle(args.outdir, args.params, force=args.force, book_path=book, adjust=adjust):
         print("wrote {}".format(path))
     return 0
+
+
+def _fitted(key):
+    """A function fitting Params' CPU budget and cap to edition ``key``, saying what it did."""
+    chosen = edition(key)
+
+    def adjust(params):
+        budget, cap = fitted_search(chosen, params.cpu_budget, params.cpu_cap)
+        rate = tightest_rate(chosen)
+        if (budget, cap) == (params.cpu_budget, params.cpu_cap):
+            print("{}: the agent's CPU cap of {:g} s a move already fits {:g} s a game".format(key, cap, rate))
+            return params
+        print("{}: a move's CPU budget {:g} s -> {:g} s, cap {:g} s -> {:g} s, so that a game fits {:g} s".format(
+            key, params.cpu_budget, budget, params.cpu_cap, cap, rate))
+        note = "cpu_budget and cpu_cap fitted to the {} edition's {:g} s of CPU a game (cap {:g} s a move)".format(
+            key, rate, fitting_cap(chosen))
+        return params._replace(cpu_budget=budget, cpu_cap=cap, provenance=dict(params.provenance, time_fitted=note))
+    return adjust

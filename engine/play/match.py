@@ -145,23 +145,19 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
     if journal is not None:
         journal = Journal.open(journal, _settings(spec_a, spec_b, games, seed, opening_plies, cpu_limit, a_colour,
                                                   sprt), MatchGame)
-    played = list(journal.games) if journal else []
-    work = [(k, spec_a, spec_b, seed, opening_plies, cpu_limit, a_colour) for k in range(len(played), games)]
+    work = [(k, spec_a, spec_b, seed, opening_plies, cpu_limit, a_colour) for k in range(games)]
     progress, bar = _bar(spec_a, spec_b, games) if progress is True else (progress, None)
     started = time.time()
     results, test, interrupted = [], None, False
+    stream = stream_games(work, jobs, scheduler, journal)
     try:
-        if jobs == 1 and scheduler is None:
-            test = _collect(_kept(played, (game_job(job) for job in work), journal), results, games, sprt, progress)
-        else:
-            with executor(scheduler, jobs) as games_executor:        # results come in game order
-                test = _collect(_kept(played, games_executor.map(game_job, work), journal), results, games, sprt,
-                                progress)
+        test = _collect(stream, results, games, sprt, progress)
     except KeyboardInterrupt:
         if not results:
             raise
         interrupted = True                  # Ctrl-C: the games finished so far are the match
     finally:
+        stream.close()                      # an SPRT's decision leaves games unplayed: the workers end
         if bar:
             bar.close()
     results.sort(key=lambda r: r.index)
@@ -193,11 +189,27 @@ def _settings(spec_a, spec_b, games, seed, opening_plies, cpu_limit, a_colour, s
             "cpu_limit": cpu_limit, "a_colour": a_colour, "sprt": list(sprt) if sprt else None}
 
 
-def _kept(played, new_games, journal):
-    """The games played before (from the journal), then the new ones, each kept in the journal as
-    it comes."""
+def stream_games(work, jobs=1, scheduler=None, journal=None, function=None):
+    """The games of ``work`` (the jobs of ``function``, by default game_job tuples), in order:
+    those the journal already holds, then the rest played on the executor (in this process where
+    ``jobs`` is 1 and there is no scheduler), each kept in the journal as it comes. Every caller
+    that plays many games plays them through here."""
+    played = list(journal.games) if journal is not None else []
     for game in played:
         yield game
+    rest = work[len(played):]
+    if not rest:
+        return
+    function = function or game_job             # looked up when called: tests replace it
+    if jobs == 1 and scheduler is None:
+        yield from _kept(map(function, rest), journal)
+    else:
+        with executor(scheduler, jobs) as games_executor:        # results come in game order
+            yield from _kept(games_executor.map(function, rest), journal)
+
+
+def _kept(new_games, journal):
+    """The new games, each kept in the journal (if any) as it comes."""
     for game in new_games:
         if journal is not None:
             journal.append(game)

@@ -71,15 +71,18 @@ def bundle_source():
     return "".join(parts)
 
 
-def write_bundle(outdir, params_path, force=False, book_path=None):
+def write_bundle(outdir, params_path, force=False, book_path=None, adjust=None):
     """Write my_player3.py, params.json and (given ``book_path``) book.json, each validated,
-    into ``outdir``; the paths written.
+    into ``outdir``; the paths written. ``adjust``: a function of the Params that returns the
+    Params to ship (search settings fitted to a time budget, say).
 
     All or nothing: the files are staged beside their targets and moved into place
     together. A submission already there is replaced only with ``force``
     (FileExistsError otherwise); a target that is a folder is an IsADirectoryError.
     """
     params = load_params(params_path)
+    if adjust is not None:
+        params = adjust(params)
     book = None
     if book_path is not None:
         book = load_book(book_path)

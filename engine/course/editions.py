@@ -1,0 +1,118 @@
+"""The course's editions as data: who each stage plays, how many games, the CPU budgets, and the
+rubric that turns a win rate into points; every figure once (``../shared/seeds/editions.md``).
+
+Reading guide: ``RUBRICS`` holds each opponent's column of points, ``EDITIONS`` each
+edition's stages (as graded, and as its Submit button plays them). A budget the edition does
+not state is ``None``: it is then held to the rate (CPU seconds a game) of the same stage in the
+other mode, and the report says the figure was assumed.
+"""
+
+from collections import namedtuple
+
+from engine.constants import MAX_MOVES
+
+TOP_RATE = 0.9              # a win rate at least this earns the column's full points
+MIDDLE_RATE = 0.7           # at least this: the middle multiplier times the rate; below: the low one
+# A bundle fitted to an edition: every game, at each move's cap, within this share of the budget's rate.
+BUDGET_SHARE = 0.9
+# CPU seconds the bundled agent spends on a move outside its search (start-up, reading the book);
+# 0.1-0.15 s measured, with a margin.
+STARTUP_CPU = 0.25
+MOVES_PER_SIDE = MAX_MOVES // 2            # the most moves either side makes in a game
+
+Column = namedtuple("Column", "full middle low")
+Column.__doc__ = """One opponent's rubric: points at >= TOP_RATE, the multiplier of the win rate at
+>= MIDDLE_RATE, and the multiplier below it."""
+
+Stage = namedtuple("Stage", "name opponents games budget")
+Stage.__doc__ = """A stage: its name, the opponents it plays (rubric names), games against each (half as
+Black: the first of each pair), and its CPU budget in seconds for the whole stage (None: not stated)."""
+
+Edition = namedtuple("Edition", "key title rubric graded submit budget_note stage2_note")
+Edition.__doc__ = """An edition of the assignment: its key, its title, its rubric ({opponent: Column}), its
+stages as graded and as the Submit button plays them, how binding its budgets are, and what
+its second stage is where grade does not play it (None where it does)."""
+
+OPPONENTS = ("random", "greedy", "aggressive", "alphabeta", "qlearning", "championship")
+
+_LATER = {"random": Column(25, 15, 0), "greedy": Column(25, 15, 0), "aggressive": Column(25, 20, 10),
+          "alphabeta": Column(15, 10, 5), "qlearning": Column(5, 5, 0), "championship": Column(5, 5, 2)}
+# The earlier edition gives stage 1 100 points; its table is not given. Its worked example
+# (alpha-beta at 67%: 10 x rate) fits alpha-beta scored like aggressive, which sums to 100.
+_EARLIER = {"random": Column(25, 15, 0), "greedy": Column(25, 15, 0), "aggressive": Column(25, 20, 10),
+            "alphabeta": Column(25, 20, 10)}
+_SCRIPTED = ("random", "greedy", "aggressive")
+_STAGE1 = _SCRIPTED + ("alphabeta",)
+_STAGE2 = ("qlearning", "championship")
+
+EDITIONS = (
+    Edition("fall2023", "Fall 2023 (and Spring 2022)", _LATER,
+            graded=(Stage("stage 1", _STAGE1, 20, 7200), Stage("stage 2", _STAGE2, 20, 3600)),
+            submit=(Stage("stage 1", _SCRIPTED, 20, 5400), Stage("stage 2", _STAGE2, 10, 1800)),
+            budget_note="running out of a stage's budget loses all of its points", stage2_note=None),
+    Edition("fall2020", "Fall 2020", _LATER,
+            graded=(Stage("stage 1", _STAGE1, 50, 7200), Stage("stage 2", _STAGE2, 50, 3600)),
+            submit=(Stage("stage 1", _SCRIPTED, 50, 5400), Stage("stage 2", _STAGE2, 10, None)),
+            budget_note="running out of a stage's budget loses all of its points", stage2_note=None),
+    Edition("earlier", "an earlier edition (stage 1 for 100 points)", _EARLIER,
+            graded=(Stage("stage 1", _STAGE1, 100, None),),
+            submit=(Stage("stage 1", _SCRIPTED, 100, 3600),),
+            budget_note="the budget is 'suggested': running out 'may' lose all of the stage's points",
+            stage2_note="the class tournament (littlego tournament), for agents with at least 80 points"),
+)
+ALIASES = {"spring2022": "fall2023", "latest": "fall2023"}
+LATEST = EDITIONS[0].key
+
+
+def edition(key):
+    """The edition named ``key`` (or an alias); ValueError listing the known ones."""
+    wanted = ALIASES.get(key, key)
+    for candidate in EDITIONS:
+        if candidate.key == wanted:
+            return candidate
+    raise ValueError("unknown edition {!r} (known: {})".format(key, ", ".join(
+        [e.key for e in EDITIONS] + sorted(ALIASES))))
+
+
+def points(column, win_rate):
+    """The rubric's points for a win rate against an opponent scored by ``column``."""
+    if win_rate >= TOP_RATE:
+        return float(column.full)
+    return (column.middle if win_rate >= MIDDLE_RATE else column.low) * win_rate
+
+
+def stages(chosen, submit=False):
+    """The stages grade plays for an edition: as graded, or as its Submit button plays them."""
+    return chosen.submit if submit else chosen.graded
+
+
+def stage_budget(chosen, stage, submit=False):
+    """(CPU seconds a game of ``stage`` may average, whether that rate was assumed): the stated
+    budget over the stage's games, else the same stage's rate in the other mode."""
+    own = stages(chosen, submit)
+    other = stages(chosen, not submit)
+    number = own.index(stage)
+    for candidate, assumed in ((stage, False), (other[number] if number < len(other) else None, True)):
+        if candidate is not None and candidate.budget is not None:
+            return candidate.budget / (len(candidate.opponents) * candidate.games), assumed
+    raise ValueError("edition {}: no budget for {} in either mode".format(chosen.key, stage.name))
+
+
+def tightest_rate(chosen):
+    """The fewest CPU seconds a game that any stage of the edition allows, on average."""
+    return min(stage_budget(chosen, stage, submit)[0] for submit in (False, True) for stage in stages(chosen, submit))
+
+
+def fitting_cap(chosen):
+    """The CPU cap a move that keeps even a game of capped moves within BUDGET_SHARE of the
+    edition's tightest rate (each side's every move at the cap, plus its start-up)."""
+    return BUDGET_SHARE * tightest_rate(chosen) / MOVES_PER_SIDE - STARTUP_CPU
+
+
+def fitted_search(chosen, cpu_budget, cpu_cap):
+    """(cpu_budget, cpu_cap) fitted to the edition: the cap lowered to ``fitting_cap`` where it is
+    above it, the budget with it in the same proportion; unchanged where they already fit."""
+    cap = fitting_cap(chosen)
+    if cpu_cap <= cap:
+        return cpu_budget, cpu_cap
+    return round(cpu_budget * cap / cpu_cap, 3), round(cap, 3)

@@ -1,0 +1,145 @@
+"""littlego grade: the rubric's arithmetic against the editions' worked examples, the budgets'
+verdicts, and grades of cheap agents played through the match machinery."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from engine.course.editions import (
+    EDITIONS, MOVES_PER_SIDE, STARTUP_CPU, BUDGET_SHARE, edition, fitted_search, points, stage_budget, stages,
+    tightest_rate,
+)
+from engine.course.grade import OpponentResult, grade, stage_result, total_games
+from engine.course.report import format_grade
+from engine.data import SHIPPED_PARAMS
+from engine.params import default_params, load_params, save_params
+
+from tests.conftest import ROOT
+
+
+def stage1_points(key, wins, games):
+    chosen = edition(key)
+    return sum(points(chosen.rubric[name], won / games)
+               for name, won in zip(("random", "greedy", "aggressive", "alphabeta"), wins))
+
+
+def test_the_worked_examples_of_every_edition():
+    assert stage1_points("fall2023", (18, 16, 14, 11), 20) == pytest.approx(53.75)
+    assert stage1_points("fall2020", (45, 40, 39, 33), 50) == pytest.approx(55.9)
+    assert stage1_points("earlier", (95, 85, 80, 67), 100) == pytest.approx(60.45)
+    assert stage1_points("spring2022", (20, 20, 20, 20), 20) == 90
+
+
+def test_the_rubric_bands_and_stage_two():
+    rubric = edition("fall2023").rubric
+    assert points(rubric["random"], 0.9) == 25 and points(rubric["random"], 0.69) == 0
+    assert points(rubric["alphabeta"], 0.7) == pytest.approx(7.0)
+    assert points(rubric["qlearning"], 0.6) == 0 and points(rubric["qlearning"], 0.8) == pytest.approx(4.0)
+    assert points(rubric["championship"], 0.5) == pytest.approx(1.0) and points(rubric["championship"], 1) == 5
+    for chosen in EDITIONS:
+        full = sum(chosen.rubric[name].full for stage in chosen.graded for name in stage.opponents)
+        assert full == 100
+
+
+def test_budgets_are_the_editions_rates_and_say_when_assumed():
+    assert tightest_rate(edition("fall2023")) == 90 and tightest_rate(edition("fall2020")) == 36
+    assert tightest_rate(edition("earlier")) == 12
+    earlier = edition("earlier")
+    assert stage_budget(earlier, earlier.graded[0]) == (12.0, True)           # not stated: the Submit's rate
+    fall2020 = edition("fall2020")
+    assert stage_budget(fall2020, fall2020.submit[1], submit=True) == (36.0, True)
+    assert stage_budget(fall2020, fall2020.graded[0]) == (36.0, False)
+    assert [len(s.opponents) * s.games for s in stages(edition("fall2023"), submit=True)] == [60, 20]
+    with pytest.raises(ValueError, match="unknown edition 'fall1999'.*fall2023"):
+        edition("fall1999")
+
+
+def _result(name, games, wins, cpu):
+    column = edition("fall2023").rubric[name]
+    return OpponentResult(name, name, games, wins, wins, 0, wins / games, [0, 1], points(column, wins / games),
+                          column.full, cpu / games, cpu / games, cpu, 0, [])
+
+
+def test_a_stage_over_its_budget_loses_all_its_points():
+    chosen = edition("fall2023")
+    stage = chosen.graded[1]
+    within = stage_result(chosen, False, stage, [_result("qlearning", 2, 2, 100.0), _result("championship", 2, 1, 80)])
+    assert within.budget == 4 * 90 and not within.over_budget
+    assert within.points == within.points_earned == pytest.approx(5 + 1.0)
+    over = stage_result(chosen, False, stage, [_result("qlearning", 2, 2, 300.0), _result("championship", 2, 1, 80)])
+    assert over.over_budget and over.points == 0 and over.points_earned == pytest.approx(6.0)
+
+
+@pytest.mark.parametrize("key", [e.key for e in EDITIONS])
+def test_a_fitted_bundle_fits_every_game_at_its_cap(key):
+    chosen = edition(key)
+    budget, cap = fitted_search(chosen, 2.5, 4.5)
+    assert MOVES_PER_SIDE * (cap + STARTUP_CPU) <= BUDGET_SHARE * tightest_rate(chosen) + 1e-9
+    assert 0 < budget <= cap
+    if (budget, cap) != (2.5, 4.5):
+        assert budget / cap == pytest.approx(2.5 / 4.5, abs=1e-2)
+
+
+def test_a_grade_plays_every_opponent_of_every_stage_through_the_match_machinery():
+    report = grade("greedy", "fall2023", games=2, championship="random", jobs=2)
+    assert total_games("fall2023", games=2) == 12
+    assert [s.name for s in report.stages] == ["stage 1", "stage 2"]
+    for stage in report.stages:
+        for result in stage.opponents:
+            assert result.games == 2 and result.wins == result.wins_as_black + result.wins_as_white
+            assert result.points == points(edition("fall2023").rubric[result.opponent], result.win_rate)
+        assert not stage.over_budget and stage.points == pytest.approx(sum(r.points for r in stage.opponents))
+    assert report.points == pytest.approx(sum(s.points for s in report.stages)) and report.max_points == 100
+    assert report.stages[1].opponents[1].spec == "random"
+    text = format_grade(report)
+    assert "championship  random" in text and "stands in for the course's hidden championship agent" in text
+    again = grade("greedy", "fall2023", games=2, championship="random", jobs=1)
+    assert again.points == report.points          # the same games whatever the jobs
+
+
+def _program_agent(folder, depth=1):
+    """A course agent folder: our agent at a fixed shallow depth, run as a program."""
+    os.makedirs(str(folder))
+    save_params(str(folder / "params.json"), default_params()._replace(depth=depth, cpu_budget=1.0, cpu_cap=1.0))
+    (folder / "my_player3.py").write_text(
+        "import sys\nfrom engine.agent import main\nsys.exit(main(params_path='params.json'))\n")
+    return folder
+
+
+def littlego(*args, timeout=600):
+    return subprocess.run([sys.executable, "-m", "engine.cli.littlego"] + list(args), cwd=ROOT,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=timeout)
+
+
+def test_grade_a_folder_on_the_submit_stages_as_json(tmp_path):
+    agent = _program_agent(tmp_path / "agent")
+    result = littlego("grade", str(agent), "--edition", "fall2020", "--submit", "--games", "1", "--json",
+                      "--championship", "random", "--jobs", "2")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["submit"] and report["edition"] == "fall2020"
+    assert [[o["opponent"] for o in s["opponents"]] for s in report["stages"]] == [
+        ["random", "greedy", "aggressive"], ["qlearning", "championship"]]
+    assert report["stages"][1]["budget_assumed"] and report["stages"][1]["budget"] == 2 * 36
+    assert 0 < report["cpu_per_move_mean"] <= report["cpu_per_move_max"] < 10   # a process a move, counted
+
+
+def test_grade_refuses_a_bad_championship_or_edition_in_one_line():
+    result = littlego("grade", "greedy", "--championship", "bogus")
+    assert result.returncode == 2 and "unknown player 'bogus'" in result.stderr and "Traceback" not in result.stderr
+    result = littlego("grade", "greedy", "--edition", "fall1999")
+    assert result.returncode == 2 and "invalid choice" in result.stderr
+
+
+def test_bundle_for_an_edition_writes_a_time_budget_that_fits(tmp_path):
+    result = littlego("bundle", str(tmp_path / "out"), "--edition", "earlier", "--no-book")
+    assert result.returncode == 0, result.stderr
+    params, shipped = load_params(str(tmp_path / "out" / "params.json")), load_params(SHIPPED_PARAMS)
+    assert (params.cpu_budget, params.cpu_cap) == fitted_search(edition("earlier"), shipped.cpu_budget, shipped.cpu_cap)
+    assert "earlier" in params.provenance["time_fitted"] and "12 s" in result.stdout
+    result = littlego("bundle", str(tmp_path / "out2"), "--edition", "fall2023", "--no-book")
+    assert "already fits" in result.stdout
+    assert load_params(str(tmp_path / "out2" / "params.json")).cpu_cap == shipped.cpu_cap
