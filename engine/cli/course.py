@@ -5,6 +5,7 @@ import os
 
 from engine.cli.arguments import SCHEDULER_HELP, command, positive_int, scheduler
 from engine.common.progress import counter
+from engine.course.build import LANGUAGES, built_agents
 from engine.course.editions import EDITIONS, LATEST
 from engine.course.grade import grade, total_games
 from engine.course.report import format_grade
@@ -14,7 +15,8 @@ from engine.players.specs import KNOWN, make_player
 def register(commands):
     grading = command(commands, "grade", _grade)
     grading.add_argument("agent", metavar="AGENT",
-                         help="an agent folder (my_player3.py in it, as the course runs it) or a player spec: " + KNOWN)
+                         help="an agent folder (built and run as the course's build.sh does: the first of {} in "
+                              "it) or a player spec: {}".format(", ".join(l.source for l in LANGUAGES), KNOWN))
     grading.add_argument("--edition", choices=[e.key for e in EDITIONS], default=LATEST,
                          help="the edition whose rubric, games and budgets apply (default: the latest, %(default)s)")
     grading.add_argument("--submit", action="store_true",
@@ -31,11 +33,6 @@ def register(commands):
     grading.add_argument("--json", action="store_true", help="print the report as one JSON object")
 
 
-def agent_spec(text):
-    """The player spec of an AGENT argument: a folder is run as the course runs it."""
-    return "cmd:" + text if os.path.isdir(text) else text
-
-
 def _grade(args):
     """grade an agent as the course would: the rubric's points, CPU and budgets
 
@@ -45,15 +42,27 @@ def _grade(args):
     per stage the agent's CPU against the stage's budget (over it, the stage loses all its
     points); CPU per move (a move over 10 s loses its game) and the total out of 100.
     """
-    agent = agent_spec(args.agent)
-    for spec in (agent, args.championship):
-        make_player(spec).close()                  # a bad spec fails here, before any game
-    progress = counter("grade", "game", total_games(args.edition, args.submit, args.games))
-    try:
-        report = grade(agent, args.edition, submit=args.submit, games=args.games, championship=args.championship,
-                       seed=args.seed, jobs=args.jobs or os.cpu_count() or 1, scheduler=args.scheduler,
-                       progress=lambda done, total: progress(done))
-    finally:
-        progress.close()
+    make_player(args.championship).close()           # a bad spec fails here, before any game
+    folders = [args.agent] if os.path.isdir(args.agent) else []
+    if not folders:
+        make_player(args.agent).close()
+    with built_agents(folders) as built:
+        agent, broken, notes = args.agent, {}, []
+        for one in built:
+            agent = one.spec
+            notes.append("{}: {}, {}".format(one.folder, one.language or "no agent file",
+                                             "cannot play: " + one.error if one.error else "built as build.sh does"))
+            if one.error:
+                broken[agent] = one.error
+        progress = counter("grade", "game", total_games(args.edition, args.submit, args.games))
+        try:
+            report = grade(agent, args.edition, submit=args.submit, games=args.games,
+                           championship=args.championship, seed=args.seed, jobs=args.jobs or os.cpu_count() or 1,
+                           scheduler=args.scheduler, progress=lambda done, total: progress(done), broken=broken,
+                           notes=notes)
+        finally:
+            progress.close()
+        if folders:
+            report.agent = args.agent
     print(json.dumps(report.to_json(), indent=2) if args.json else format_grade(report))
     return 0

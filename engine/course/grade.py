@@ -11,6 +11,7 @@ from typing import List, Optional
 
 from engine.constants import COURSE_CPU_LIMIT
 from engine.common.seeds import derive_seed
+from engine.course.build import course_game
 from engine.course.editions import OPPONENTS, edition, points, stage_budget, stages
 from engine.play.match import stream_games, summarise
 from engine.players.base import Reason
@@ -128,19 +129,19 @@ def stage_result(chosen, submit, stage, results):
 
 
 def grade(agent, edition_key, submit=False, games=None, championship="champion", seed=1, jobs=1,
-          scheduler=None, cpu_limit=COURSE_CPU_LIMIT, progress=None, function=None, notes=()):
+          scheduler=None, cpu_limit=COURSE_CPU_LIMIT, progress=None, broken=None, notes=()):
     """Grade ``agent`` (a player spec) as the edition does; a GradeReport.
 
     ``games``: games against each opponent instead of the edition's (budgets scale with them).
-    ``progress(done, total)`` hears of each game. ``function``: the worker that plays a game
-    job (default: the match's). ``notes``: lines the report adds (how the agent was built).
+    ``progress(done, total)`` hears of each game. ``broken``: {spec: why it cannot play} (an
+    agent whose build failed loses every game with the reason). ``notes``: lines the report adds.
     """
     chosen = edition(edition_key)
     specs = dict(zip(OPPONENTS, OPPONENTS), qlearning="qlearning", championship=championship)
     plan = grade_jobs(agent, chosen, submit, games, specs, seed, cpu_limit)
-    work = [job for _, _, jobs_of in plan for job in jobs_of]
+    work = [(job, broken or {}) for _, _, jobs_of in plan for job in jobs_of]
     started, played = time.time(), []
-    stream = stream_games(work, jobs, scheduler, **({"function": function} if function else {}))
+    stream = stream_games(work, jobs, scheduler, function=course_game)
     try:
         for game in stream:
             played.append(game)

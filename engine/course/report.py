@@ -44,10 +44,17 @@ def format_grade(report):
         lines.append("Stage 2 of this edition: {}; not played here".format(report.stage2_note))
     for note in report.notes:
         lines.append("Note: " + note)
-    faults = [(r.opponent, fault) for s in report.stages for r in s.opponents for fault in r.faults]
-    for opponent, fault in faults[:20]:
-        lines.append("  lost by fault against {}: {}".format(opponent, fault))
-    if len(faults) > 20:
-        lines.append("  ... and {} more faults".format(len(faults) - 20))
+    faults = {}                     # the same fault in many games is one line, with its games
+    for stage in report.stages:
+        for result in stage.opponents:
+            for fault in result.faults:
+                faults.setdefault(fault.partition(": ")[2], []).append(result.opponent)
+    for fault, against in faults.items():
+        lines.append("  {} lost by fault ({}): {}".format(
+            _games(len(against)), ", ".join(sorted(set(against), key=against.index)), fault))
     lines.append("Time: {:.1f} s with {} jobs, seed {}".format(report.seconds, report.jobs, report.seed))
     return "\n".join(lines)
+
+
+def _games(count):
+    return "1 game" if count == 1 else "{} games".format(count)

@@ -22,7 +22,7 @@ from engine.players.host import OutputFormatError, write_input, read_output
 from engine.players.base import Player, PlayerFault, Reason
 
 # Version control, caches and evolution runs are no part of a player: not copied per game.
-_NOT_COPIED = shutil.ignore_patterns(".git", "__pycache__", ".hypothesis", ".pytest_cache", "runs", "*.egg-info")
+NOT_COPIED = shutil.ignore_patterns(".git", "__pycache__", ".hypothesis", ".pytest_cache", "runs", "*.egg-info")
 
 
 class ProgramPlayer(Player):
@@ -43,7 +43,7 @@ class ProgramPlayer(Player):
         Player.new_game(self, colour, seed)
         self.close()
         self.workdir = tempfile.mkdtemp(prefix="littlego-player-")
-        shutil.copytree(self.source, os.path.join(self.workdir, "play"), symlinks=True, ignore=_NOT_COPIED)
+        shutil.copytree(self.source, os.path.join(self.workdir, "play"), symlinks=True, ignore=NOT_COPIED)
         self.workdir = os.path.join(self.workdir, "play")
 
     def close(self):
