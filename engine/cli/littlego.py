@@ -7,7 +7,7 @@ import sys
 
 from engine.book import BookError
 from engine.params import ParamsError
-from engine.cli import bench, book, bundle, course, engines, match, play, solve, train
+from engine.cli import bench, book, bundle, course, engines, match, play, serve, solve, train
 from engine.cli.arguments import run_command, subcommands
 from engine.data import DataError
 from engine.native.compiler import NativeError
@@ -15,7 +15,7 @@ from engine.play.executors import ExecutorError
 from engine.play.sgf import SgfError
 from engine.training.qlearning import TrainingError
 
-GROUPS = (bench, bundle, match, course, engines, play, solve, book, train)
+GROUPS = (bench, bundle, match, course, engines, play, solve, book, train, serve)
 # A user's mistake in any command: bad params, data, books, player specs or settings, each named in the message.
 USER_ERRORS = (ParamsError, DataError, SgfError, ExecutorError, TrainingError, NativeError, BookError, ValueError)
 

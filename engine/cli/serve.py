@@ -1,0 +1,41 @@
+"""``littlego serve``: the runs dashboard and the analysis board, in a browser."""
+
+import os
+
+from engine.cli.arguments import command, integer_range, positive_seconds
+from engine.ui.web.server import is_loopback, serve
+
+
+def register(commands):
+    parser = command(commands, "serve", _serve)
+    parser.add_argument("--runs", default="runs", help="the folder of run folders to show (default: %(default)s)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="the address to listen on (default: %(default)s, this machine only; from elsewhere, "
+                             "use an SSH tunnel rather than another address)")
+    parser.add_argument("--port", type=integer_range(0, 65535), default=8561,
+                        help="the port (default %(default)s; 0: any free one)")
+    parser.add_argument("--solve-seconds", type=positive_seconds, default=2.0,
+                        help="the time each solver may take on a position of the board (default %(default)s)")
+
+
+def _serve(args):
+    """serve the runs dashboard and the analysis board to a browser
+
+    Serve a local web app: the evolution runs under --runs (each run's fitness, win rates,
+    diversity, weights, config, log and match reports, updated while the run writes them),
+    and a board to play any player spec on, showing every legal move's exact value from the
+    solvers, the opening book's move and the shipped agent's move. Open the address it
+    prints; Ctrl-C stops it.
+    """
+    if os.path.exists(args.runs) and not os.path.isdir(args.runs):
+        raise NotADirectoryError(20, "--runs names a file, not a folder of runs", args.runs)
+    if not is_loopback(args.host):
+        print("warning: listening on {} lets other machines reach this server (players that run commands are "
+              "refused); an SSH tunnel to 127.0.0.1 is safer".format(args.host))
+
+    def announce(url):
+        print("serving the runs in {}{} and the board at {} (Ctrl-C stops)".format(
+            args.runs, "" if os.path.isdir(args.runs) else " (none yet)", url), flush=True)
+
+    serve(args.runs, args.host, args.port, args.solve_seconds, announce)
+    return 0

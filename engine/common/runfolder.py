@@ -1,0 +1,105 @@
+"""A run folder's files as ``evolve`` writes them, and reading them back.
+
+``evolve`` writes run folders; ``evolve log``/``plot`` and the web app (``littlego serve``)
+read them. The names of the files and the one reader of ``generations.jsonl`` live here,
+in the tools both may import, so the format is said once. Whether a run is being written
+now is whether a live process holds the POSIX record lock on ``run.lock``; ``lock_holder``
+asks the kernel without taking the lock, so looking never gets in a run's way.
+"""
+
+import fcntl
+import json
+import math
+import os
+import struct
+import sys
+
+GENERATIONS = "generations.jsonl"
+CONFIG_COPY = "config.toml"
+LOG_FILE = "run.log"
+LOCK = "run.lock"
+
+
+class RunError(ValueError):
+    """A run folder that cannot be used; the message names the folder and the problem."""
+
+
+def read_generations(run_dir):
+    """The records of generations.jsonl, in order; RunError naming the file and line of one
+    that is not a generation's record."""
+    path = os.path.join(run_dir, GENERATIONS)
+    if not os.path.isdir(run_dir):
+        raise RunError("{}: no such run folder".format(run_dir))
+    if not os.path.exists(path):
+        raise RunError("{}: no {} (not a run folder, or no generation finished yet)".format(run_dir, GENERATIONS))
+    records = []
+    with open(path, "rb") as handle:
+        for number, line in enumerate(handle, 1):
+            if line.strip():
+                where = "{}:{}".format(path, number)
+                try:
+                    record = json.loads(line.decode("utf-8"))
+                except (ValueError, RecursionError):
+                    raise RunError("{}: not a JSON line".format(where))
+                records.append(_checked_generation(record, where))
+    if not records:
+        raise RunError("{}: no generation recorded yet".format(path))
+    return records
+
+
+def _number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _checked_generation(record, where):
+    """``record`` if it holds what the table and the plots read; RunError naming the field otherwise."""
+    def need(ok, field, words):
+        if not ok:
+            raise RunError("{}: not a generation's record: {} must be {}".format(where, field, words))
+    need(isinstance(record, dict), "the line", "an object")
+    need(isinstance(record.get("generation"), int) and not isinstance(record["generation"], bool), "generation",
+         "an integer")
+    best = record.get("best_fitness")
+    need(isinstance(best, list) and len(best) == 2 and all(map(_number, best)), "best_fitness", "two numbers")
+    rates = record.get("win_rate")
+    need(isinstance(rates, dict) and _number(rates.get("mean")) and _number(rates.get("std")), "win_rate",
+         "an object with a mean and a std")
+    need(rates.get("standard_error") is None or _number(rates["standard_error"]), "win_rate.standard_error",
+         "a number or null")
+    colours = record.get("best_by_colour", {})
+    need(isinstance(colours, dict) and all(v is None or _number(v) for v in colours.values()), "best_by_colour",
+         "an object of numbers")
+    for field in ("diversity", "games", "seconds", "games_per_second"):
+        need(_number(record.get(field)), field, "a number")
+    weights = record.get("best_weights")
+    need(isinstance(weights, dict) and weights and all(map(_number, weights.values())), "best_weights",
+         "an object of numbers")
+    return record
+
+
+# struct flock as the kernel lays it out: Linux (l_type, l_whence, l_start, l_len, l_pid) and
+# the BSDs and macOS (l_start, l_len, l_pid, l_type, l_whence); native alignment, padded.
+_FLOCK = "qqihh" if sys.platform == "darwin" or "bsd" in sys.platform else "hhqqixxxx"
+
+
+def _flock(kind):
+    fields = (0, 0, 0, kind, os.SEEK_SET) if _FLOCK == "qqihh" else (kind, os.SEEK_SET, 0, 0, 0)
+    return struct.pack(_FLOCK, *fields)
+
+
+def lock_holder(run_dir):
+    """The id of the process that holds the run's lock (its writer), or None when no other
+    process holds it (or the folder has no lock file). Takes no lock itself."""
+    try:
+        fd = os.open(os.path.join(run_dir, LOCK), os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        answer = fcntl.fcntl(fd, fcntl.F_GETLK, _flock(fcntl.F_WRLCK))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    fields = struct.unpack(_FLOCK, answer)
+    kind, pid = (fields[3], fields[2]) if _FLOCK == "qqihh" else (fields[0], fields[4])
+    return None if kind == fcntl.F_UNLCK else pid

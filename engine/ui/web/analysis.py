@@ -1,0 +1,235 @@
+"""What the board shows about a position beyond its stones: every legal move's value, the
+shipped agent's move, and an opponent's reply.
+
+Values come from the solvers where they answer in time (``seconds``, a second or two): the
+compiled solver says which moves win (``engine.native.solver``), then the Python solver
+their exact stone margins (``engine.solver.Solver.move_values``), which it settles from
+about ply 12 on. Where neither answers in time, the values are the agent's evaluation
+search, deepened move by move while time lasts, and the page says so. The functions named
+``*_job`` run in worker processes (``workers``); the compiled solver is a process of its
+own, killed when it runs past its time or a newer position is asked for.
+"""
+
+import functools
+import itertools
+import os
+import threading
+import time
+from collections import namedtuple
+
+from engine.agent import choose_move
+from engine.book import load_book
+from engine.constants import PASS
+from engine.features import make_evaluator
+from engine.params import load_params
+from engine.search import SearchTimeout, Searcher, terminal_value
+from engine.solver import Solver
+from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS
+from engine.native.compiler import DEFAULT_TABLE_BITS, NativeError
+from engine.native.solver import NativeSolver
+from engine.players.specs import make_player
+from engine.ui.board import describe
+from engine.ui.web.game import BadRequest, position_after
+from engine.ui.web.workers import WorkerTimeout
+
+MoveValue = namedtuple("MoveValue", "move wins margin value")
+MoveValue.__doc__ = """One legal move's value for the mover: ``wins`` (True, False, or None when not
+solved), ``margin`` the exact final stone margin with perfect play after it (komi included;
+None when not settled in time), ``value`` the agent's search value where nothing is exact."""
+
+Values = namedtuple("Values", "exact moves depth seconds note")
+Values.__doc__ = """Every legal move's MoveValue (PASS included); ``exact`` whether they come from the
+solvers, ``depth`` the search depth where they do not, ``seconds`` the time taken, ``note``
+what the page should say about them."""
+
+AgentChoice = namedtuple("AgentChoice", "move how depth value seconds")
+AgentChoice.__doc__ = """The shipped agent's move and how it chose it: ``how`` is "book", "solver" (exact
+from its ``solve_from`` ply, the evaluation search where it finds no win in time) or
+"search" (to ``depth``, with its ``value``); ``seconds`` the CPU time it took."""
+
+Reply = namedtuple("Reply", "move seconds")
+
+
+class PlayerTrouble(RuntimeError):
+    """A player that could not be made or gave no legal move; the message says why."""
+
+
+@functools.lru_cache(maxsize=1)
+def shipped_agent():
+    """(params, book) of the shipped agent, read once per process (book None where there is none)."""
+    return load_params(SHIPPED_PARAMS), load_book(SHIPPED_BOOK) if os.path.exists(SHIPPED_BOOK) else None
+
+
+def reply_job(spec, moves, seed):
+    """The Reply of the player ``spec`` to the position after ``moves``; PlayerTrouble saying why not."""
+    position = position_after(moves)
+    try:
+        player = make_player(spec)
+    except Exception as error:          # a spec the tools refuse, or one whose player cannot start
+        raise PlayerTrouble("player {!r}: {}".format(spec, error))
+    try:
+        player.new_game(position.player, seed)
+        move, seconds = player.timed_move(position)
+        position.play_point(move)
+    except Exception as error:          # whatever a player does, the page gets a message
+        raise PlayerTrouble("{} gave no legal move: {}".format(spec, error))
+    finally:
+        player.close()
+    return Reply(move, seconds)
+
+
+def agent_job(moves):
+    """The shipped agent's AgentChoice after ``moves``."""
+    position = position_after(moves)
+    if position.is_over:
+        raise BadRequest("the game is over: the agent has no move to make")
+    params, book = shipped_agent()
+    start = time.process_time()
+    if book is not None and book.move(position) is not None:
+        return AgentChoice(choose_move(position, params, book=book), "book", None, None, time.process_time() - start)
+    if position.moves_played >= params.solve_from:
+        return AgentChoice(choose_move(position, params, book=book), "solver", None, None, time.process_time() - start)
+    # choose_move's own search, made here to show its depth and value.
+    found = Searcher(make_evaluator(params.weights)).iterative(position, params.depth, params.cpu_budget,
+                                                               params.cpu_cap)
+    return AgentChoice(found.move, "search", found.depth, found.value, time.process_time() - start)
+
+
+def margins_job(moves, seconds):
+    """{move: exact margin} after ``moves`` from the Python solver, or None past ``seconds`` of CPU."""
+    position = position_after(moves)
+    try:
+        return Solver().move_values(position, time.process_time() + seconds)
+    except SearchTimeout:
+        return None
+
+
+def search_job(moves, seconds):
+    """(depth, {move: the agent's search value}) after ``moves``: every move searched one depth
+    deeper at a time while ``seconds`` of CPU last (depth 1 at least)."""
+    position = position_after(moves)
+    params, _ = shipped_agent()
+    searcher = Searcher(make_evaluator(params.weights))
+    deadline = time.process_time() + seconds
+    children = {move: position.play_point(move) for move in position.legal_points() + [PASS]}
+    found, depth = {}, 0
+    for next_depth in range(1, params.depth + 1):
+        try:
+            values = {move: -terminal_value(child) if child.is_over else
+                      -searcher.search(child, next_depth, deadline if next_depth > 1 else None).value
+                      for move, child in children.items()}
+        except SearchTimeout:
+            break
+        found, depth = values, next_depth
+    return depth, found
+
+
+class NativeValues(object):
+    """The compiled solver kept running between positions (its table helps the next position
+    of the same game), asked one position at a time, stopped past ``seconds`` of wall-clock
+    time or when a newer position is asked for."""
+
+    def __init__(self, seconds, table_bits=DEFAULT_TABLE_BITS):
+        self.seconds = seconds
+        self.table_bits = table_bits
+        self.lock = threading.Lock()          # one question at a time
+        self.tickets = itertools.count(1)
+        self.latest = 0
+        self.solver = None
+        self.current = None                   # (solver, its stop event) while a question runs
+
+    def results(self, position):
+        """{move: whether it wins}; None when it took too long or a newer position was asked for;
+        NativeError when there is no compiled solver, or it fails twice running."""
+        ticket = self.latest = next(self.tickets)
+        busy = self.current
+        if busy is not None:
+            _stop(*busy)                          # an older position's question: this one matters now
+        with self.lock:
+            for attempt in (1, 2):
+                if ticket != self.latest:
+                    return None
+                if self.solver is None:
+                    self.solver = NativeSolver(self.table_bits)
+                solver, stopped = self.solver, threading.Event()
+                self.current = (solver, stopped)
+                timer = threading.Timer(self.seconds, _stop, (solver, stopped))
+                timer.start()
+                try:
+                    return solver.move_results(position)
+                except NativeError:
+                    self.solver = None            # stopped or failed: its table goes with it
+                    solver.close()
+                    if stopped.is_set():
+                        return None
+                    if attempt == 2:
+                        raise
+                finally:
+                    timer.cancel()
+                    self.current = None
+
+    def close(self):
+        with self.lock:
+            if self.solver is not None:
+                self.solver.close()
+                self.solver = None
+
+
+def _stop(solver, stopped):
+    stopped.set()
+    solver.process.kill()
+
+
+class Analyst(object):
+    """The board's analysis for the web app: values, the agent's move, an opponent's reply."""
+
+    def __init__(self, workers, seconds=2.0, reply_seconds=60.0):
+        self.workers = workers
+        self.seconds = seconds
+        self.reply_seconds = reply_seconds
+        self.native = NativeValues(seconds)
+
+    def values(self, moves):
+        """The Values of every legal move after ``moves``."""
+        position = position_after(moves)
+        if position.is_over:
+            return Values(True, [], None, 0.0, "the game is over")
+        start = time.time()
+        try:
+            wins, why = self.native.results(position), "not solved within {:g} s".format(self.seconds)
+        except NativeError as error:
+            wins, why = None, "no compiled solver ({})".format(error)
+        if wins is not None or why.startswith("no compiled"):
+            margins = self.workers.call("the exact solver", margins_job, (moves, self.seconds), self.seconds + 30)
+            if margins is not None:
+                return Values(True, [MoveValue(move, margin > 0, margin, None) for move, margin in margins.items()],
+                              None, time.time() - start, "exact: the final stone margin of each move")
+        if wins is not None:
+            return Values(True, [MoveValue(move, won, None, None) for move, won in wins.items()], None,
+                          time.time() - start, "exact win or loss; the margins were not settled within {:g} s".format(
+                              self.seconds))
+        depth, searched = self.workers.call("the agent's search", search_job, (moves, self.seconds), self.seconds + 30)
+        return Values(False, [MoveValue(move, None, None, value) for move, value in searched.items()], depth,
+                      time.time() - start, "{}: the agent's evaluation search at depth {}, not exact".format(why, depth))
+
+    def agent(self, moves):
+        return self.workers.call("the shipped agent", agent_job, (moves,), 60)
+
+    def reply(self, spec, moves, seed):
+        if not isinstance(spec, str) or not spec.strip():
+            raise BadRequest("opponent must be a player spec such as champion, random or gnugo")
+        try:
+            return self.workers.call("player {!r}".format(spec), reply_job, (spec, moves, seed), self.reply_seconds)
+        except WorkerTimeout as error:
+            raise PlayerTrouble(str(error))
+
+    def close(self):
+        self.native.close()
+
+
+def describe_values(values):
+    """Lines of text of a Values, best first (for logs and tests)."""
+    ranked = sorted(values.moves, key=lambda v: (v.wins is not True, -(v.margin if v.margin is not None else
+                                                                        v.value if v.value is not None else 0)))
+    return ["{:<12} {} {}".format(describe(v.move), {True: "win ", False: "loss", None: "?   "}[v.wins],
+                                  "" if v.margin is None else "{:+g}".format(v.margin)) for v in ranked]

@@ -1,0 +1,196 @@
+"""The web app of ``littlego serve``: its routes, and how every request that goes wrong is answered.
+
+Pages are static files (``static/``) that ask the JSON routes below; nothing is built.
+Every answer that is not the one asked for is JSON ``{"error": message}`` with a 4xx
+status (5xx where a player or the server failed): a mistake in a request is named, an
+unexpected failure is logged on the server and never shown as a traceback. Requests must
+name this machine as their host (a web page elsewhere cannot reach the server by a DNS
+name of its own), and requests that change or compute something must be same-origin JSON.
+"""
+
+import json
+import logging
+import os
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.responses import FileResponse, JSONResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from engine.position import IllegalMove
+from engine.play.sgf import SgfError
+from engine.ui.web import game
+from engine.ui.web.analysis import PlayerTrouble, shipped_agent
+from engine.ui.web.game import BadRequest
+from engine.ui.web.runs import GenerationCache, NoSuchRun, list_runs, run_page
+from engine.ui.web.workers import WorkerTimeout
+
+STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+MAX_BODY = 1024 * 1024                  # an SGF file is a few kB; a request is a few hundred bytes
+PROGRAM_SPECS = ("cmd:", "gtp:")        # specs that run any command the request names
+
+log = logging.getLogger("littlego.serve")
+
+# Exceptions that answer a request with their message and a status.
+STATUS = ((NoSuchRun, 404), (IllegalMove, 422), (BadRequest, 400), (SgfError, 400), (PlayerTrouble, 502),
+          (WorkerTimeout, 504))
+
+
+def error(status, message, **extra):
+    return JSONResponse(dict({"error": message}, **extra), status_code=status)
+
+
+def host_name(header):
+    """The name in a Host header without its port: ``localhost``, ``127.0.0.1``, ``::1``."""
+    if header.startswith("["):
+        return header[1:].partition("]")[0]
+    return header.rpartition(":")[0] if header.count(":") == 1 else header
+
+
+class LocalRequests(object):
+    """ASGI middleware: the Host must be one of ``hosts`` (None: any), and a request other than
+    GET must come from the server's own pages (same origin) as JSON of a bounded size."""
+
+    def __init__(self, app, hosts):
+        self.app = app
+        self.hosts = hosts
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            refusal = self.refusal(scope)
+            if refusal is not None:
+                await refusal(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+    def refusal(self, scope):
+        headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
+        host = headers.get("host", "")
+        if self.hosts is not None and host_name(host) not in self.hosts:
+            return error(403, "this server answers requests addressed to {} only, not {!r}".format(
+                " or ".join(self.hosts), host))
+        if scope["method"] in ("GET", "HEAD"):
+            return None
+        origin = headers.get("origin")
+        if origin is not None and origin != "{}://{}".format(scope.get("scheme", "http"), host):
+            return error(403, "a request from another site ({}) is refused".format(origin))
+        if headers.get("content-type", "").split(";")[0].strip() != "application/json":
+            return error(415, "send JSON (Content-Type: application/json)")
+        if int(headers.get("content-length") or 0) > MAX_BODY:
+            return error(413, "a request of more than {} bytes is refused".format(MAX_BODY))
+        return None
+
+
+async def read_json(request):
+    """The request's JSON object; BadRequest when it is not one."""
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            raise BadRequest("a request of more than {} bytes is refused".format(MAX_BODY))
+    try:
+        document = json.loads(body.decode("utf-8"))
+    except (ValueError, RecursionError):
+        raise BadRequest("the request is not JSON")
+    if not isinstance(document, dict):
+        raise BadRequest("the request must be a JSON object")
+    return document
+
+
+def create_app(runs_dir, analyst, hosts=LOOPBACK_NAMES, allow_programs=True):
+    """The Starlette app serving ``runs_dir`` and the board (``analyst``: an analysis.Analyst).
+    ``hosts``: the host names it answers (None: any); ``allow_programs``: whether the board
+    may play specs that run a command (``cmd:``, ``gtp:``), refused when others can reach it."""
+    cache = GenerationCache()
+
+    async def index(request):
+        return FileResponse(os.path.join(STATIC, "index.html"))
+
+    def runs(request):
+        return JSONResponse({"runs_dir": os.path.abspath(runs_dir), "exists": os.path.isdir(runs_dir),
+                             "runs": [run._asdict() for run in list_runs(runs_dir, cache)]})
+
+    def run(request):
+        after = request.query_params.get("after", "0")
+        if not after.isdigit():
+            raise BadRequest("after must be a count of generations, not {!r}".format(after))
+        return JSONResponse(run_page(runs_dir, request.path_params["name"], cache, int(after)))
+
+    board = board_routes(analyst, allow_programs)
+    routes = [Route("/", index), Route("/api/runs", runs), Route("/api/runs/{name}", run)] + board + [
+        Mount("/static", StaticFiles(directory=STATIC), name="static")]
+    handlers = {exception: _answer(status) for exception, status in STATUS}
+    handlers.update({HTTPException: _http_error, Exception: _unexpected})
+    return Starlette(routes=routes, exception_handlers=handlers,
+                     middleware=[Middleware(LocalRequests, hosts=hosts)])
+
+
+def board_routes(analyst, allow_programs):
+    """The board's JSON routes: each takes the game's moves and answers about their position."""
+    def post(path, answer):
+        async def endpoint(request):
+            document = await read_json(request)
+            return JSONResponse(await run_in_threadpool(answer, document, game.read_moves(document.get("moves"))))
+        return Route(path, endpoint, methods=["POST"])
+
+    def reply(document, moves):
+        spec = document.get("opponent")
+        if not allow_programs and isinstance(spec, str) and spec.strip().startswith(PROGRAM_SPECS):
+            raise BadRequest("players that run a command ({}) are refused while the server listens beyond this "
+                             "machine".format(", ".join(PROGRAM_SPECS)))
+        seed = document.get("seed", 1)
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise BadRequest("seed must be an integer")
+        answer = analyst.reply(spec, moves, seed)
+        return {"reply": answer._asdict(), "view": game.view(moves + [answer.move], _book())._asdict()}
+
+    def values(document, moves):
+        found = analyst.values(moves)
+        return dict(found._asdict(), moves=[value._asdict() for value in found.moves])
+
+    return [post("/api/board/view", lambda document, moves: game.view(moves, _book())._asdict()),
+            post("/api/board/play", lambda document, moves: game.view(game.play(moves, document.get("move")),
+                                                                      _book())._asdict()),
+            post("/api/board/reply", reply),
+            post("/api/board/values", values),
+            post("/api/board/agent", lambda document, moves: analyst.agent(moves)._asdict()),
+            post("/api/board/sgf", lambda document, moves: {"sgf": game.sgf_of(moves, document.get("black", "Black"),
+                                                                               document.get("white", "White"))}),
+            Route("/api/board/open", _open, methods=["POST"])]
+
+
+def _book():
+    return shipped_agent()[1]
+
+
+async def _open(request):
+    document = await read_json(request)
+    text = document.get("sgf")
+    if not isinstance(text, str):
+        raise BadRequest("sgf must be the text of an SGF file")
+    return JSONResponse(game.open_sgf(text.encode("utf-8"))._asdict())
+
+
+def _answer(status):
+    async def handler(request, exc):
+        extra = {"illegal": True} if isinstance(exc, IllegalMove) else {}
+        return error(status, str(exc), **extra)
+    return handler
+
+
+async def _http_error(request, exc):
+    if exc.status_code == 404:
+        return error(404, "nothing here: {}".format(request.url.path))
+    if exc.status_code == 405:
+        return error(405, "{} is not answered at {}".format(request.method, request.url.path))
+    return error(exc.status_code, str(exc.detail))
+
+
+async def _unexpected(request, exc):
+    # The server's log gets the traceback (Starlette raises the exception on to it).
+    log.error("%s %s failed: %s: %s", request.method, request.url.path, type(exc).__name__, exc)
+    return error(500, "the server failed on this request ({}); its log says more".format(type(exc).__name__))

@@ -1,0 +1,93 @@
+"""The board page's game: moves from the empty board as the browser sends them, the position
+they lead to as the page draws it, and SGF in and out.
+
+The browser keeps the game as a list of moves (points 0..24 or ``"PASS"``) and sends it
+with every request, so the server holds no game state: each answer is a function of the
+moves alone. The rules are ``engine.position``'s: a refused move carries its reason.
+"""
+
+from collections import namedtuple
+
+from engine.constants import BLACK, KOMI, MAX_MOVES, NUM_POINTS, WHITE, colour_word
+from engine.coords import is_move
+from engine.position import IllegalMove, Position
+from engine.play.sgf import game_sgf, read_game, result_text
+from engine.ui.board import describe, verdict
+
+
+class BadRequest(ValueError):
+    """A request the page never sends: the message says what is wrong with it."""
+
+
+PositionView = namedtuple("PositionView", "moves ply player over points legal last score plies_left verdict book")
+PositionView.__doc__ = """A position as the page draws it: ``points`` the colour on each point (0 empty, 1
+Black, 2 White), ``legal`` the legal placements, ``last`` the last move, ``score`` (Black's,
+White's with komi), ``verdict`` the result in words once the game is over, ``book`` the
+opening book's move here (None where it has none)."""
+
+
+def read_moves(value, what="moves"):
+    """The moves of a request (a list of points and "PASS"); BadRequest naming the bad one."""
+    if not isinstance(value, list):
+        raise BadRequest("{} must be a list of moves (points 0..{} or \"PASS\")".format(what, NUM_POINTS - 1))
+    if len(value) > MAX_MOVES:
+        raise BadRequest("{}: a game has at most {} moves, not {}".format(what, MAX_MOVES, len(value)))
+    for number, move in enumerate(value, 1):
+        if not is_move(move):
+            raise BadRequest("{}: move {} is {!r}, not a point 0..{} or \"PASS\"".format(
+                what, number, move, NUM_POINTS - 1))
+    return list(value)
+
+
+def position_after(moves):
+    """The position after ``moves`` from the empty board; BadRequest naming the move the rules refuse."""
+    position = Position.initial()
+    for number, move in enumerate(moves, 1):
+        try:
+            position = position.play_point(move)
+        except IllegalMove as error:
+            raise BadRequest("move {} ({}): {}".format(number, describe(move), error))
+    return position
+
+
+def play(moves, move):
+    """The moves with ``move`` played after them; IllegalMove with the rule that forbids it."""
+    if not is_move(move):
+        raise BadRequest("move must be a point 0..{} or \"PASS\", not {!r}".format(NUM_POINTS - 1, move))
+    position_after(moves).play_point(move)
+    return moves + [move]
+
+
+def view(moves, book=None):
+    """The PositionView after ``moves`` (``book``: the opening book whose move to show, if any)."""
+    position = position_after(moves)
+    black, white = position.score()
+    return PositionView(
+        moves=moves, ply=position.moves_played, player=colour_word(position.player), over=position.is_over,
+        points=[position.colour_at(point) for point in range(NUM_POINTS)], legal=position.legal_points(),
+        last=moves[-1] if moves else None, score={"black": black, "white": white},
+        plies_left=MAX_MOVES - position.moves_played, verdict=verdict(position) if position.is_over else None,
+        book=book.move(position) if book is not None else None)
+
+
+def sgf_of(moves, black, white):
+    """The SGF text of the game, its result recorded once it is over."""
+    position = position_after(moves)
+    result = None
+    if position.is_over:
+        black_score, white_score = position.score()
+        result = result_text(BLACK if black_score > white_score else WHITE, black_score, white_score - KOMI)
+    return game_sgf(moves, str(black)[:100], str(white)[:100], result).decode("utf-8")
+
+
+OpenedGame = namedtuple("OpenedGame", "moves black white result")
+
+
+def open_sgf(data):
+    """The moves, players and recorded result of an SGF record; SgfError or BadRequest saying what
+    is wrong (the board starts from the empty board, so set-up stones are refused)."""
+    game = read_game(data, "the SGF file")
+    start = game.positions[0]
+    if start.black or start.white or start.player != BLACK:
+        raise BadRequest("the SGF file starts from set-up stones; the board plays games from the empty board")
+    return OpenedGame(list(game.moves), game.black, game.white, game.result)

@@ -1,0 +1,194 @@
+"""The runs pages' data: the run folders under one directory, and everything one of them holds.
+
+Only the direct subfolders of the runs directory are served, by the names it lists (no
+path is ever built from a name that is not one of them), and only the files evolve
+writes, plus the match reports (``littlego match --json``) found beside them. A folder
+that is not a run, or whose ``generations.jsonl`` is damaged, is shown with the message
+saying so; the others are unaffected.
+"""
+
+import json
+import os
+from collections import namedtuple
+
+try:
+    import tomllib
+except ImportError:                  # Python < 3.11
+    import tomli as tomllib
+
+from engine.common.runfolder import CONFIG_COPY, GENERATIONS, LOG_FILE, RunError, lock_holder, read_generations
+
+RunSummary = namedtuple("RunSummary", "name experiment state generations planned best_fitness executor started problem")
+RunSummary.__doc__ = """A line of the runs list: ``state`` is "running" (a live process holds its lock),
+"finished" (all its planned generations recorded), "stopped", or "not a run"; ``problem`` the
+message when its files cannot be read (None when they can)."""
+
+MatchReport = namedtuple("MatchReport", "file a b games wins elo elo_margin sprt interrupted")
+MatchReport.__doc__ = """A ``littlego match --json`` report found in a run folder; ``sprt`` its test's
+state (llr, lower, upper, elo0, elo1, decision) or None."""
+
+# What the page shows of the bigger files: their ends, not all of them.
+LOG_TAIL_BYTES = 64 * 1024
+TEXT_LIMIT = 256 * 1024
+REPORT_LIMIT = 4 * 1024 * 1024
+
+
+class NoSuchRun(LookupError):
+    """A run name the runs directory does not hold."""
+
+
+def run_folder(runs_dir, name):
+    """The path of the run ``name``: one of the folders the runs directory lists (not a link,
+    not hidden); NoSuchRun otherwise, so no name reaches outside the directory."""
+    try:
+        names = os.listdir(runs_dir)
+    except OSError:
+        names = []
+    path = os.path.join(runs_dir, name)
+    if name not in names or name.startswith(".") or os.path.islink(path) or not os.path.isdir(path):
+        raise NoSuchRun("no run {!r} in {}".format(name, runs_dir))
+    return path
+
+
+class GenerationCache(object):
+    """read_generations, read again only when the file changes (size or time)."""
+
+    def __init__(self):
+        self.entries = {}
+
+    def read(self, run_dir):
+        path = os.path.join(run_dir, GENERATIONS)
+        try:
+            info = os.stat(path)
+            stamp = (info.st_mtime_ns, info.st_size)
+        except OSError:
+            stamp = None
+        cached = self.entries.get(run_dir)
+        if cached is None or cached[0] != stamp or stamp is None:
+            try:
+                cached = (stamp, [_light(record) for record in read_generations(run_dir)], None)
+            except RunError as error:
+                cached = (stamp, [], str(error))
+            self.entries[run_dir] = cached
+        return cached[1], cached[2]
+
+
+def _light(record):
+    """A generation's record without its individuals (the page plots the generation's figures)."""
+    return {key: value for key, value in record.items() if key != "individuals"}
+
+
+def _config(run_dir):
+    """(the config file's text, its parsed table or None); text None when there is no file."""
+    try:
+        with open(os.path.join(run_dir, CONFIG_COPY), "rb") as handle:
+            raw = handle.read(TEXT_LIMIT)
+    except OSError:
+        return None, None
+    text = raw.decode("utf-8", "replace")
+    try:
+        return text, tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError):
+        return text, None
+
+
+def _started(run_dir):
+    """When the run started: the time stamp of its log's first line, or None."""
+    try:
+        with open(os.path.join(run_dir, LOG_FILE), "rb") as handle:
+            first = handle.readline(200).decode("utf-8", "replace")
+    except OSError:
+        return None
+    stamp = first[:19]
+    return stamp if len(stamp) == 19 and stamp[:4].isdigit() and stamp[10] == " " else None
+
+
+def summary(runs_dir, name, cache):
+    """The RunSummary of the run ``name``."""
+    run_dir = run_folder(runs_dir, name)
+    records, problem = cache.read(run_dir)
+    text, config = _config(run_dir)
+    is_run = text is not None or os.path.exists(os.path.join(run_dir, GENERATIONS))
+    config = config if isinstance(config, dict) else {}
+    planned = config.get("generations") if isinstance(config.get("generations"), int) else None
+    last = records[-1] if records else None
+    if not is_run:
+        state, problem = "not a run", "{}: not a run folder (no {} nor {})".format(name, CONFIG_COPY, GENERATIONS)
+    elif lock_holder(run_dir) is not None:
+        state = "running"
+    elif last is not None and planned is not None and last["generation"] >= planned:
+        state = "finished"
+    else:
+        state = "stopped"
+    if problem and not records and is_run and not os.path.exists(os.path.join(run_dir, GENERATIONS)):
+        problem = None                   # a run that has not finished its first generation yet
+    return RunSummary(name, config.get("name") if isinstance(config.get("name"), str) else None, state,
+                      len(records), planned, last["best_fitness"] if last else None,
+                      last.get("executor") if last else None, _started(run_dir), problem)
+
+
+def list_runs(runs_dir, cache):
+    """The RunSummary of every folder in ``runs_dir``, newest name first (run names end in their time)."""
+    try:
+        names = sorted(os.listdir(runs_dir), reverse=True)
+    except OSError:
+        return []
+    return [summary(runs_dir, name, cache) for name in names
+            if not name.startswith(".") and os.path.isdir(os.path.join(runs_dir, name))
+            and not os.path.islink(os.path.join(runs_dir, name))]
+
+
+def _log_tail(run_dir):
+    try:
+        with open(os.path.join(run_dir, LOG_FILE), "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - LOG_TAIL_BYTES))
+            data = handle.read()
+    except OSError:
+        return None
+    text = data.decode("utf-8", "replace")
+    return text if size <= LOG_TAIL_BYTES else text.partition("\n")[2]
+
+
+def _report(path, name):
+    """The MatchReport in a JSON file, or None when the file is no match report."""
+    try:
+        if os.path.getsize(path) > REPORT_LIMIT:
+            return None
+        with open(path, "rb") as handle:
+            document = json.loads(handle.read().decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    if not isinstance(document, dict) or not all(key in document for key in ("a", "b", "games", "wins")):
+        return None
+    sprt = document.get("sprt") if isinstance(document.get("sprt"), dict) else None
+    if sprt is not None:
+        sprt = {key: sprt.get(key) for key in ("llr", "lower", "upper", "elo0", "elo1", "decision")}
+    return MatchReport(name, document.get("a"), document.get("b"), document.get("games"), document.get("wins"),
+                       document.get("elo"), document.get("elo_95_margin"), sprt, document.get("interrupted"))
+
+
+def reports(run_dir):
+    """The match reports among the folder's JSON files, by file name."""
+    found = []
+    for name in sorted(os.listdir(run_dir)):
+        path = os.path.join(run_dir, name)
+        if name.endswith(".json") and os.path.isfile(path) and not os.path.islink(path):
+            report = _report(path, name)
+            if report is not None:
+                found.append(report)
+    return found
+
+
+def run_page(runs_dir, name, cache, after=0):
+    """Everything the run's page shows, as a dict of plain values; with ``after``, only the
+    generations past the first ``after`` (the page asks for what is new)."""
+    run_dir = run_folder(runs_dir, name)
+    records, _ = cache.read(run_dir)
+    head = summary(runs_dir, name, cache)
+    text, _ = _config(run_dir)
+    return {"summary": head._asdict(), "total": len(records),
+            "generations": records[after:] if after <= len(records) else records,
+            "restart": after > len(records), "config": text, "log": _log_tail(run_dir),
+            "reports": [report._asdict() for report in reports(run_dir)]}

@@ -1,0 +1,46 @@
+// The JSON routes of the server: every failure becomes an Error carrying the server's message.
+
+export class ApiError extends Error {
+  constructor(message, status, body) {
+    super(message);
+    this.status = status;
+    this.body = body || {};
+  }
+}
+
+async function answer(response) {
+  let body = null;
+  try {
+    body = await response.json();
+  } catch (e) {
+    throw new ApiError(`the server answered ${response.status} without a message`, response.status);
+  }
+  if (!response.ok) throw new ApiError(body.error || `the server answered ${response.status}`, response.status, body);
+  return body;
+}
+
+export async function getJSON(url) {
+  let response;
+  try {
+    response = await fetch(url, {cache: "no-store"});
+  } catch (e) {
+    throw new ApiError("the server cannot be reached (is littlego serve still running?)", 0);
+  }
+  return answer(response);
+}
+
+export async function postJSON(url, body) {
+  let response;
+  try {
+    response = await fetch(url, {method: "POST", headers: {"Content-Type": "application/json"},
+                                 body: JSON.stringify(body)});
+  } catch (e) {
+    throw new ApiError("the server cannot be reached (is littlego serve still running?)", 0);
+  }
+  return answer(response);
+}
+
+// Text made safe to put into HTML.
+export function escape(text) {
+  return String(text ?? "").replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
+}

@@ -1,0 +1,225 @@
+// The analysis board: play any player by clicking, undo, new game, SGF out and in, and for the
+// position shown every legal move's value, the book's move and the shipped agent's move.
+import {postJSON, escape} from "./api.js";
+
+const SIZE = 5, CELL = 76, EDGE = 52, PASS = "PASS";
+const COLUMNS = "ABCDE";
+const SPECS = ["random", "greedy", "aggressive", "alphabeta", "champion", "handset@4", "qlearning", "gnugo", "agent:params.json@4"];
+
+function moveName(move) {
+  if (move === PASS || move === null || move === undefined) return move === PASS ? "pass" : "–";
+  const i = Math.floor(move / SIZE), j = move % SIZE;
+  return `${i},${j} (${COLUMNS[j]}${SIZE - i})`;
+}
+
+function xy(point) {
+  return [EDGE + (point % SIZE) * CELL, EDGE + Math.floor(point / SIZE) * CELL];
+}
+
+function boardSvg(view, values, agent) {
+  const far = EDGE + (SIZE - 1) * CELL;
+  let svg = `<svg id="board" viewBox="0 0 ${2 * EDGE + (SIZE - 1) * CELL} ${2 * EDGE + (SIZE - 1) * CELL}">`;
+  svg += `<rect x="0" y="0" width="100%" height="100%" class="wood"/>`;
+  for (let k = 0; k < SIZE; k++) {
+    const at = EDGE + k * CELL;
+    svg += `<line x1="${EDGE}" y1="${at}" x2="${far}" y2="${at}" class="line"/><line x1="${at}" y1="${EDGE}" x2="${at}" y2="${far}" class="line"/>`;
+    svg += `<text x="${at}" y="${EDGE - 30}" class="coord">${COLUMNS[k]}</text><text x="${at}" y="${EDGE - 16}" class="coord small">j ${k}</text>`;
+    svg += `<text x="${EDGE - 34}" y="${at + 5}" class="coord">${SIZE - k}</text><text x="${EDGE - 34}" y="${at + 19}" class="coord small">i ${k}</text>`;
+  }
+  const byMove = new Map((values?.moves || []).map(v => [v.move, v]));
+  const legal = new Set(view.legal);
+  for (let point = 0; point < SIZE * SIZE; point++) {
+    const [x, y] = xy(point), colour = view.points[point];
+    svg += `<g class="point" data-point="${point}" data-legal="${legal.has(point) ? 1 : 0}" data-colour="${colour}">`;
+    svg += `<rect x="${x - CELL / 2}" y="${y - CELL / 2}" width="${CELL}" height="${CELL}" class="hit"/>`;
+    if (colour) {
+      svg += `<circle cx="${x}" cy="${y}" r="${CELL * 0.44}" class="stone ${colour === 1 ? "black" : "white"}"/>`;
+      if (view.last === point) svg += `<circle cx="${x}" cy="${y}" r="${CELL * 0.14}" class="last ${colour === 1 ? "on-black" : "on-white"}"/>`;
+    } else if (byMove.has(point)) {
+      const v = byMove.get(point);
+      const kind = v.wins === true ? "win" : v.wins === false ? "loss" : "guess";
+      const label = v.margin !== null ? (v.margin > 0 ? "+" : "") + v.margin : v.wins === null ? Number(v.value).toFixed(1) : v.wins ? "W" : "L";
+      svg += `<circle cx="${x}" cy="${y}" r="${CELL * 0.3}" class="value ${kind}"/><text x="${x}" y="${y + 6}" class="value-text" data-value="${point}">${label}</text>`;
+    }
+    if (view.book === point) svg += `<rect x="${x - CELL * 0.42}" y="${y - CELL * 0.42}" width="${CELL * 0.84}" height="${CELL * 0.84}" rx="8" class="book-mark"/>`;
+    if (agent && agent.move === point) svg += `<circle cx="${x}" cy="${y}" r="${CELL * 0.4}" class="agent-mark"/>`;
+    svg += `</g>`;
+  }
+  return svg + "</svg>";
+}
+
+function valuesTable(values) {
+  if (!values) return "";
+  const rows = values.moves.slice().sort((a, b) => (b.wins === true) - (a.wins === true) ||
+    ((b.margin ?? b.value ?? 0) - (a.margin ?? a.value ?? 0)));
+  return `<p class="note" id="values-note">${escape(values.note)} (${values.seconds.toFixed(2)} s)</p>
+    <table class="values"><thead><tr><th>move</th><th>result</th><th>${values.exact ? "margin" : "search value"}</th></tr></thead><tbody>` +
+    rows.map(v => `<tr data-move="${v.move}" data-wins="${v.wins}" data-margin="${v.margin ?? ""}"><td>${moveName(v.move)}</td>
+      <td class="${v.wins === true ? "win" : v.wins === false ? "loss" : ""}">${v.wins === true ? "win" : v.wins === false ? "loss" : "?"}</td>
+      <td class="num">${v.margin !== null ? (v.margin > 0 ? "+" : "") + v.margin : v.value !== null ? Number(v.value).toFixed(2) : "–"}</td></tr>`).join("") +
+    "</tbody></table>";
+}
+
+function agentText(agent) {
+  if (!agent) return "";
+  const how = {book: "from the opening book", solver: "by the exact solver (the evaluation search where it finds no win in time)",
+               search: `by its search to depth ${agent.depth}, value ${Number(agent.value).toFixed(2)}`}[agent.how];
+  return `The shipped agent plays <b id="agent-move">${moveName(agent.move)}</b> ${how}, in ${agent.seconds.toFixed(2)} s of CPU.`;
+}
+
+export function showBoard(main) {
+  const state = {moves: [], record: null, view: null, values: null, agent: null, asked: 0, busy: false,
+                 opponent: localStorage.getItem("opponent") ?? "random", human: "black", seed: 1};
+  main.innerHTML = `<div class="board-page"><div id="board-box"></div><div class="side">
+    <div class="controls">
+      <label>opponent <input id="opponent" list="specs" value="${escape(state.opponent)}" placeholder="none: you play both sides" size="18"></label>
+      <datalist id="specs">${SPECS.map(s => `<option value="${s}">`).join("")}</datalist>
+      <label>you play <select id="human"><option value="black">Black</option><option value="white">White</option></select></label>
+      <label><input type="checkbox" id="analyse" checked> values</label><br>
+      <button id="new">New game</button><button id="undo">Undo</button><button id="pass">Pass</button>
+      <button id="back" title="previous move">◀</button><button id="forward" title="next move">▶</button>
+      <button id="save">Save SGF</button><label class="file">Open SGF <input type="file" id="open" accept=".sgf"></label>
+    </div>
+    <p id="status"></p><p id="message" class="message"></p><p id="verdict"></p>
+    <p id="book"></p><p id="agent"></p><div id="values"></div></div></div>`;
+  const $ = id => document.getElementById(id);
+
+  function say(text, kind = "") { $("message").textContent = text; $("message").className = "message " + kind; }
+
+  function draw() {
+    const v = state.view;
+    $("board-box").innerHTML = boardSvg(v, state.values, state.agent);
+    $("status").textContent = `ply ${v.ply} of 24, ${v.plies_left} left; ${v.over ? "game over" : v.player[0].toUpperCase() + v.player.slice(1) + " to move"}; ` +
+      `Black ${v.score.black}, White ${v.score.white} (komi included)` + (state.record ? `; record move ${state.moves.length} of ${state.record.length}` : "");
+    $("verdict").textContent = v.verdict ? `Result: ${v.verdict}` : "";
+    $("book").textContent = v.book !== null ? `The opening book plays ${moveName(v.book)} (marked with a square).` : "";
+    $("agent").innerHTML = agentText(state.agent);
+    $("values").innerHTML = valuesTable(state.values);
+    for (const g of document.querySelectorAll("#board .point")) g.addEventListener("click", () => click(Number(g.dataset.point)));
+  }
+
+  async function analyse() {
+    const asked = ++state.asked, moves = state.moves.slice();
+    state.values = state.agent = null;
+    if (!$("analyse").checked || state.view.over) return;
+    $("values").innerHTML = `<p class="muted" id="values-wait">solving…</p>`;
+    const show = (key, promise) => promise.then(found => {
+      if (asked !== state.asked) return;
+      state[key] = found;
+      draw();
+    }).catch(e => { if (asked === state.asked) say(e.message, "error"); });
+    show("values", postJSON("/api/board/values", {moves}));
+    show("agent", postJSON("/api/board/agent", {moves}));
+  }
+
+  async function setMoves(moves) {
+    state.view = await postJSON("/api/board/view", {moves});
+    state.moves = moves;
+    draw();
+    analyse();
+  }
+
+  function opponentToMove() {
+    return state.opponent && !state.view.over && state.view.player !== state.human && !state.record;
+  }
+
+  async function reply() {
+    if (!opponentToMove()) return;
+    state.busy = true;
+    say(`${state.opponent} is thinking…`);
+    try {
+      const answer = await postJSON("/api/board/reply", {moves: state.moves, opponent: state.opponent, seed: state.seed + state.moves.length});
+      say(`${state.opponent} played ${moveName(answer.reply.move)} (${answer.reply.seconds.toFixed(2)} s of CPU)`);
+      state.moves = answer.view.moves;
+      state.view = answer.view;
+      draw();
+      analyse();
+    } catch (e) {
+      say(e.message, "error");
+    } finally {
+      state.busy = false;
+    }
+  }
+
+  async function play(move) {
+    if (state.busy) return say("wait for the opponent's move");
+    if (state.view.over) return say("the game is over: New game or Undo", "error");
+    if (opponentToMove()) return say("it is the opponent's turn");
+    try {
+      const view = await postJSON("/api/board/play", {moves: state.moves, move});
+      state.record = null;               // a move played leaves the record: play on from here
+      state.moves = view.moves;
+      state.view = view;
+      say("");
+      draw();
+      analyse();
+      await reply();
+    } catch (e) {
+      say(e.body && e.body.illegal ? `refused: ${e.message}` : e.message, "error");
+    }
+  }
+  const click = point => play(point);
+
+  async function newGame() {
+    state.record = null;
+    state.seed = Math.floor(Math.random() * 1e6);
+    say("");
+    await setMoves([]);
+    await reply();
+  }
+
+  async function undo() {
+    if (state.busy) return;
+    const moves = state.moves.slice();
+    if (!moves.length) return say("nothing to undo");
+    moves.pop();
+    // Against an opponent, back to your own turn: your last move and the reply to it.
+    if (state.opponent && !state.record && moves.length && (moves.length % 2 === 0 ? "black" : "white") !== state.human) moves.pop();
+    say("");
+    await setMoves(moves);
+  }
+
+  async function save() {
+    const names = state.opponent ? (state.human === "black" ? ["you", state.opponent] : [state.opponent, "you"]) : ["Black", "White"];
+    const {sgf} = await postJSON("/api/board/sgf", {moves: state.moves, black: names[0], white: names[1]});
+    const link = document.createElement("a");
+    link.href = URL.createObjectURL(new Blob([sgf], {type: "application/x-go-sgf"}));
+    link.download = "littlego-game.sgf";
+    link.click();
+  }
+
+  async function open(file) {
+    try {
+      const game = await postJSON("/api/board/open", {sgf: await file.text()});
+      state.record = game.moves;
+      say(`opened ${file.name}: Black ${game.black ?? "?"}, White ${game.white ?? "?"}${game.result ? ", result " + game.result : ""}; step with ◀ ▶`);
+      await setMoves(game.moves);
+    } catch (e) {
+      say(e.message, "error");
+    }
+  }
+
+  const guard = task => async () => { try { await task(); } catch (e) { say(e.message, "error"); } };
+  $("opponent").addEventListener("change", guard(async () => {
+    state.opponent = $("opponent").value.trim();
+    localStorage.setItem("opponent", state.opponent);
+    await reply();
+  }));
+  $("human").addEventListener("change", guard(async () => { state.human = $("human").value; await reply(); }));
+  $("analyse").addEventListener("change", () => { analyse(); draw(); });
+  $("new").addEventListener("click", guard(newGame));
+  $("undo").addEventListener("click", guard(undo));
+  $("pass").addEventListener("click", () => play(PASS));
+  $("save").addEventListener("click", guard(save));
+  $("open").addEventListener("change", () => $("open").files[0] && open($("open").files[0]));
+  $("back").addEventListener("click", guard(async () => {
+    if (!state.moves.length) return;
+    state.record = state.record || state.moves.slice();
+    await setMoves(state.moves.slice(0, -1));
+  }));
+  $("forward").addEventListener("click", guard(async () => {
+    if (state.record && state.moves.length < state.record.length) await setMoves(state.record.slice(0, state.moves.length + 1));
+  }));
+  setMoves([]).catch(e => say(e.message, "error"));
+  return () => { state.asked++; };
+}
