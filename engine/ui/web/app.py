@@ -52,8 +52,8 @@ def host_name(header):
 
 
 class LocalRequests(object):
-    """ASGI middleware: the Host must be one of ``hosts`` (None: any), and a request other than
-    GET must come from the server's own pages (same origin) as JSON of a bounded size."""
+    """ASGI middleware: the Host must be one of ``hosts`` (None: any), and a POST must come from
+    the server's own pages (same origin) as JSON of a bounded size."""
 
     def __init__(self, app, hosts):
         self.app = app
@@ -73,8 +73,8 @@ class LocalRequests(object):
         if self.hosts is not None and host_name(host) not in self.hosts:
             return error(403, "this server answers requests addressed to {} only, not {!r}".format(
                 " or ".join(self.hosts), host))
-        if scope["method"] in ("GET", "HEAD"):
-            return None
+        if scope["method"] != "POST":
+            return None                         # only POST routes compute: the others answer 404 or 405
         origin = headers.get("origin")
         if origin is not None and origin != "{}://{}".format(scope.get("scheme", "http"), host):
             return error(403, "a request from another site ({}) is refused".format(origin))

@@ -36,7 +36,8 @@ function runRow(run) {
     <td>${escape(run.experiment || "–")}</td><td>${stateBadge(run.state)}</td>
     <td class="num">${run.generations}${run.planned !== null ? " / " + (run.planned + 1) : ""}</td>
     <td class="num">${best}</td><td>${executorText(run.executor)}</td><td>${escape(run.started || "–")}</td></tr>`;
-  return run.problem ? row + `<tr class="problem-row"><td></td><td colspan="6" class="problem">${escape(run.problem)}</td></tr>` : row;
+  const kind = run.state === "not a run" ? "muted" : "problem";
+  return run.problem ? row + `<tr class="problem-row"><td></td><td colspan="6" class="${kind}">${escape(run.problem)}</td></tr>` : row;
 }
 
 export function showRuns(main) {

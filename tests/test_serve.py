@@ -1,0 +1,302 @@
+"""littlego serve, through its HTTP routes: the runs it lists and how it reads them, the board's
+rules, values and players, and its safety (nothing outside the runs folder, a 4xx with a
+message for what it does not expect, no traceback, up after a crashing player or a solver
+past its time). The pages in a real browser: tests/test_serve_browser.py."""
+
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+from engine.cli.littlego import main as littlego
+from engine.common.runfolder import lock_holder
+from engine.constants import PASS
+from engine.position import KO, SUICIDE, Position
+from engine.solver import Solver
+from engine.ui.web.analysis import Analyst, NativeValues
+from engine.ui.web.app import create_app
+from engine.ui.web.workers import WorkerTimeout, Workers
+from evolve.loop import Evolution
+from evolve.runs import read_generations
+
+with warnings.catch_warnings():         # Starlette 1.0 would rather have httpx2, which works the same
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from starlette.testclient import TestClient
+
+TINY = """
+name = "tiny"
+seed = 7
+population = 4
+generations = 3
+depth = 1
+workers = 1
+
+[ga]
+hall_of_fame = 1
+
+[[panel]]
+opponent = "greedy"
+games = 2
+"""
+
+# A game whose ply-14 position the Python solver settles in a second or two.
+PLY14 = [12, 7, 13, 17, 11, 8, 16, 6, 18, 14, 2, 22, 3, 9]
+
+
+def evolve_run(folder, generations=1):
+    """A real run made by ``evolve`` under ``folder``/runs: its path."""
+    config = os.path.join(str(folder), "tiny.toml")
+    with open(config, "w") as handle:
+        handle.write(TINY)
+    return Evolution.create(config, runs_dir=os.path.join(str(folder), "runs"), workers=1, progress=False,
+                            out=open(os.devnull, "w")).run(stop_after=generations)
+
+
+def evolve_more(run_dir, generations=1):
+    Evolution.resume(run_dir, workers=1, progress=False, out=open(os.devnull, "w")).run(stop_after=generations)
+
+
+def damaged_run(runs_dir, name="damaged-20260101-000000"):
+    """A run folder whose generations.jsonl has a line cut short: its path."""
+    path = os.path.join(str(runs_dir), name)
+    os.makedirs(path)
+    with open(os.path.join(path, "config.toml"), "w") as handle:
+        handle.write('name = "damaged"\ngenerations = 3\n')
+    with open(os.path.join(path, "generations.jsonl"), "w") as handle:
+        handle.write('{"generation": 0, "best_fitness": [0.5, 1.0], "win_ra\n')
+    return path
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("serve")
+    run_dir = evolve_run(folder)
+    runs_dir = os.path.dirname(run_dir)
+    damaged_run(runs_dir)
+    os.makedirs(os.path.join(runs_dir, "notes"))
+    with open(os.path.join(str(folder), "secret.txt"), "w") as handle:
+        handle.write("not for the browser")
+    os.symlink(str(folder), os.path.join(runs_dir, "escape"))
+    return runs_dir, run_dir
+
+
+@pytest.fixture(scope="module")
+def analyst():
+    workers = Workers()
+    found = Analyst(workers, seconds=20.0)
+    yield found
+    found.close()
+    workers.close()
+
+
+@pytest.fixture(scope="module")
+def client(runs, analyst):
+    return TestClient(create_app(runs[0], analyst), base_url="http://127.0.0.1:8561", raise_server_exceptions=False)
+
+
+def test_the_runs_list_shows_a_run_made_by_evolve(client, runs):
+    listed = {run["name"]: run for run in client.get("/api/runs").json()["runs"]}
+    name = os.path.basename(runs[1])
+    last = read_generations(runs[1])[-1]
+    assert listed[name]["experiment"] == "tiny" and listed[name]["state"] == "stopped"
+    assert listed[name]["generations"] == 1 and listed[name]["planned"] == 3        # generation 0 of 0..3
+    assert listed[name]["best_fitness"] == last["best_fitness"] and listed[name]["executor"]["executor"] == "local pool"
+    assert listed[name]["started"][:4].isdigit() and listed[name]["problem"] is None
+    assert listed["notes"]["state"] == "not a run" and "escape" not in listed
+
+
+def test_a_run_page_holds_its_generations_config_and_log_and_what_is_new(client, runs):
+    name = os.path.basename(runs[1])
+    page = client.get("/api/runs/" + name).json()
+    assert page["total"] == 1 and [g["generation"] for g in page["generations"]] == [0]
+    assert "individuals" not in page["generations"][0] and "best_weights" in page["generations"][0]
+    assert 'name = "tiny"' in page["config"] and "evolve" in page["log"]
+    assert client.get("/api/runs/{}?after=1".format(name)).json()["generations"] == []
+    assert client.get("/api/runs/{}?after=9".format(name)).json()["restart"] is True
+    assert client.get("/api/runs/{}?after=x".format(name)).status_code == 400
+
+
+def test_a_damaged_run_says_what_is_wrong_and_the_others_keep_working(client, runs):
+    page = client.get("/api/runs/damaged-20260101-000000").json()
+    assert page["summary"]["problem"].endswith("generations.jsonl:1: not a JSON line") and page["generations"] == []
+    listed = {run["name"]: run for run in client.get("/api/runs").json()["runs"]}
+    assert listed["damaged-20260101-000000"]["problem"] and listed[os.path.basename(runs[1])]["problem"] is None
+
+
+def test_a_run_is_running_while_a_live_process_holds_its_lock(tmp_path):
+    run_dir = evolve_run(tmp_path)
+    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys, time\n"
+                               "fd = os.open(sys.argv[1], os.O_RDWR)\nfcntl.lockf(fd, fcntl.LOCK_EX)\n"
+                               "print('held', flush=True)\ntime.sleep(60)", os.path.join(run_dir, "run.lock")],
+                              stdout=subprocess.PIPE, universal_newlines=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        assert lock_holder(run_dir) == holder.pid
+        client = TestClient(create_app(os.path.dirname(run_dir), None), base_url="http://127.0.0.1")
+        assert client.get("/api/runs").json()["runs"][0]["state"] == "running"
+    finally:
+        holder.kill()
+        holder.wait()
+    assert lock_holder(run_dir) is None
+    evolve_more(run_dir, 3)                        # looking never took the lock: the run goes on to its end
+    assert client.get("/api/runs").json()["runs"][0]["state"] == "finished"
+
+
+@pytest.mark.parametrize("path", ["/api/runs/..", "/api/runs/%2e%2e", "/api/runs/..%2fsecret.txt",
+                                  "/api/runs/escape", "/api/runs/.hidden", "/api/runs/%2Fetc", "/api/runs/nothing",
+                                  "/static/..%2fapp.py", "/static/%2e%2e/app.py", "/static/../../secret.txt"])
+def test_no_request_reaches_outside_the_runs_folder_and_the_assets(client, path):
+    answer = client.get(path)
+    assert answer.status_code == 404 and "not for the browser" not in answer.text
+    assert "error" in answer.json() and "import" not in answer.text
+
+
+def test_requests_it_does_not_expect_get_a_4xx_with_a_message(client):
+    def post(path, body, **headers):
+        return client.post(path, content=body, headers=dict({"content-type": "application/json"}, **headers))
+    cases = [(client.get("/admin"), 404, "nothing here"), (client.delete("/api/runs"), 405, "not answered"),
+             (client.post("/api/board/view", content=b"{}", headers={"content-type": "text/plain"}), 415, "JSON"),
+             (post("/api/board/view", b"{moves"), 400, "not JSON"), (post("/api/board/view", b"[]"), 400, "object"),
+             (post("/api/board/view", b'{"moves": [12, 12]}'), 400, "occupied"),
+             (post("/api/board/view", b'{"moves": [25]}'), 400, "not a point"),
+             (post("/api/board/view", json.dumps({"moves": [PASS] * 30}).encode()), 400, "at most 24"),
+             (post("/api/board/view", b"{}", host="attacker.example"), 403, "127.0.0.1"),
+             (post("/api/board/view", b"{}", origin="http://attacker.example"), 403, "another site"),
+             (post("/api/board/view", b"{}", **{"content-length": str(2 ** 21)}), 413, "bytes"),
+             (post("/api/board/reply", b'{"moves": [], "opponent": 3}'), 400, "player spec"),
+             (post("/api/board/open", b'{"sgf": "(;GM[1]SZ[9])"}'), 400, "9x9")]
+    for answer, status, words in cases:
+        assert answer.status_code == status and words in answer.json()["error"], answer.text
+
+
+def test_a_failure_inside_is_a_500_with_a_message_not_a_traceback(runs):
+    class Broken(object):
+        def values(self, moves):
+            raise ZeroDivisionError("a bug")
+    client = TestClient(create_app(runs[0], Broken()), base_url="http://127.0.0.1", raise_server_exceptions=False)
+    answer = client.post("/api/board/values", json={"moves": []})
+    assert answer.status_code == 500 and "ZeroDivisionError" in answer.json()["error"]
+    assert "Traceback" not in answer.text and "a bug" not in answer.text
+
+
+def first_position(rng, verdict):
+    """(moves, point) of a random game's first position with an empty point the rules forbid by ``verdict``."""
+    while True:
+        position, moves = Position.initial(), []
+        while not position.is_over:
+            for point in range(25):
+                if position.colour_at(point) == 0 and position.verdict(point) == verdict:
+                    return moves, point
+            move = rng.choice(position.legal_points() + [PASS])
+            position, moves = position.play_point(move), moves + [move]
+
+
+@pytest.mark.parametrize("verdict, words", [(SUICIDE, "is suicide"), (KO, "is a KO recapture")])
+def test_an_illegal_move_is_refused_with_the_rule_that_forbids_it(client, verdict, words):
+    moves, point = first_position(random.Random(5), verdict)
+    answer = client.post("/api/board/play", json={"moves": moves, "move": point})
+    assert answer.status_code == 422 and answer.json()["illegal"] and answer.json()["error"].endswith(words)
+    occupied = client.post("/api/board/play", json={"moves": [12], "move": 12}).json()
+    assert occupied["error"] == "2,2 is occupied"
+    played = client.post("/api/board/play", json={"moves": [12], "move": 7}).json()
+    assert played["moves"] == [12, 7] and played["points"][7] == 2 and played["player"] == "black"
+
+
+def test_the_board_values_are_the_solvers(client):
+    values = client.post("/api/board/values", json={"moves": PLY14}).json()
+    exact = Solver().move_values(position_of(PLY14))
+    assert values["exact"] and {v["move"]: v["margin"] for v in values["moves"]} == exact
+    assert all(v["wins"] == (v["margin"] > 0) for v in values["moves"])
+
+
+def position_of(moves):
+    position = Position.initial()
+    for move in moves:
+        position = position.play_point(move)
+    return position
+
+
+def test_past_its_time_the_solver_is_stopped_and_the_search_values_shown(analyst):
+    quick = Analyst(analyst.workers, seconds=0.2)
+    try:
+        values = quick.values([12, 7, 13])
+    finally:
+        quick.close()
+    assert not values.exact and values.depth >= 1 and "not solved within 0.2 s" in values.note
+    assert len(values.moves) == len(position_of([12, 7, 13]).legal_points()) + 1
+    assert all(v.value is not None and v.wins is None for v in values.moves)
+    native = NativeValues(0.2)
+    try:
+        assert native.results(position_of([12, 7])) is None                  # the empty-ish board: far too long
+        assert native.results(position_of(PLY14)) is not None                # and the next question is answered
+    finally:
+        native.close()
+
+
+def test_the_agent_move_with_how_it_chose_it(client):
+    book = client.post("/api/board/agent", json={"moves": [12, 7]}).json()
+    assert book["how"] == "book" and book["move"] == client.post("/api/board/view", json={"moves": [12, 7]}).json()["book"]
+    late_moves = PLY14[:]
+    while len(late_moves) < 20:
+        late_moves.append(position_of(late_moves).legal_points()[0])
+    late = client.post("/api/board/agent", json={"moves": late_moves}).json()
+    assert late["how"] == "solver" and late["seconds"] >= 0
+    searched = client.post("/api/board/agent", json={"moves": [12, 7, 17]}).json()
+    assert searched["how"] == "search" and searched["depth"] >= 1 and searched["move"] in position_of(
+        [12, 7, 17]).legal_points() + [PASS]
+
+
+def crashing_job():
+    os._exit(3)
+
+
+def test_a_crashing_or_hanging_player_leaves_the_server_up(client, tmp_path):
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    (agent / "my_player3.py").write_text("raise SystemExit('I crash')\n")
+    crashed = client.post("/api/board/reply", json={"moves": [12], "opponent": "cmd:{}".format(agent)})
+    assert crashed.status_code == 502 and "gave no legal move" in crashed.json()["error"]
+    unknown = client.post("/api/board/reply", json={"moves": [12], "opponent": "grandmaster"})
+    assert unknown.status_code == 502 and "unknown player" in unknown.json()["error"]
+    workers = Workers(1)
+    try:
+        with pytest.raises(WorkerTimeout, match="gave no answer within 3 s"):
+            workers.call("a job that kills its process", crashing_job, (), 3)
+        assert workers.call("a sum", sum, ([1, 2],), 60) == 3
+    finally:
+        workers.close()
+    answer = client.post("/api/board/reply", json={"moves": [12], "opponent": "random", "seed": 4}).json()
+    assert answer["view"]["moves"] == [12, answer["reply"]["move"]]
+
+
+def test_players_that_run_commands_are_refused_when_others_can_reach_the_server(runs):
+    client = TestClient(create_app(runs[0], None, hosts=None, allow_programs=False), base_url="http://192.0.2.1")
+    answer = client.post("/api/board/reply", json={"moves": [], "opponent": "gtp:sh -c 'touch /tmp/x'"})
+    assert answer.status_code == 400 and "refused" in answer.json()["error"]
+
+
+def test_sgf_out_and_back_in(client):
+    sgf = client.post("/api/board/sgf", json={"moves": PLY14, "black": "you", "white": "random"}).json()["sgf"]
+    opened = client.post("/api/board/open", json={"sgf": sgf}).json()
+    assert opened["moves"] == PLY14 and opened["black"] == "you" and opened["white"] == "random"
+    setup = client.post("/api/board/open", json={"sgf": "(;GM[1]FF[4]SZ[5]AB[cc]PL[W];W[bb])"})
+    assert setup.status_code == 400 and "set-up stones" in setup.json()["error"]
+
+
+def test_the_command_refuses_a_busy_port_and_a_file_as_runs_folder(tmp_path, capsys):
+    busy = socket.socket()
+    busy.bind(("127.0.0.1", 0))
+    busy.listen(1)
+    try:
+        assert littlego(["serve", "--runs", str(tmp_path), "--port", str(busy.getsockname()[1])]) == 2
+    finally:
+        busy.close()
+    (tmp_path / "file").write_text("")
+    assert littlego(["serve", "--runs", str(tmp_path / "file")]) == 2
+    err = capsys.readouterr().err
+    assert "littlego serve: " in err and "in use" in err and "names a file" in err and "Traceback" not in err
