@@ -1,14 +1,18 @@
-"""``littlego grade``: the course's verdict on an agent, as one edition grades it."""
+"""``littlego grade`` and ``littlego tournament``: the course's verdicts on an agent, as one edition
+grades it, and on a class, as the earlier edition's round-robin ranks it."""
 
 import json
 import os
+import sys
 
-from engine.cli.arguments import SCHEDULER_HELP, command, positive_int, scheduler
+from engine.cli.arguments import SCHEDULER_HELP, command, file_to_write, positive_int, scheduler
 from engine.common.progress import counter
-from engine.course.build import LANGUAGES, built_agents
+from engine.course.build import LANGUAGES, built_agents, recognise
 from engine.course.editions import EDITIONS, LATEST
 from engine.course.grade import grade, total_games
-from engine.course.report import format_grade
+from engine.course.report import format_grade, format_tournament, tournament_csv
+from engine.course.tournament import MINI_MATCH_GAMES, play_tournament
+from engine.protocol import write_atomic
 from engine.players.specs import KNOWN, make_player
 
 
@@ -31,6 +35,26 @@ def register(commands):
     grading.add_argument("--scheduler", type=scheduler, default=None, help=SCHEDULER_HELP.replace(
         "the experiment's [executor], else ", ""))
     grading.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    _register_tournament(commands)
+
+
+def _register_tournament(commands):
+    round_robin = command(commands, "tournament", _tournament)
+    round_robin.add_argument("agents", metavar="AGENT", nargs="+",
+                             help="agent folders (each built as build.sh does), one folder of agent folders, or "
+                                  "player specs")
+    round_robin.add_argument("--games", type=positive_int, default=MINI_MATCH_GAMES,
+                             help="games a mini-match, odd (default %(default)s, as the course)")
+    round_robin.add_argument("--seed", type=int, default=1, help="seed of the games and of who plays the extra "
+                                                                  "Black game (default 1)")
+    round_robin.add_argument("--jobs", type=positive_int, default=None, help="parallel games (default: all cores)")
+    round_robin.add_argument("--scheduler", type=scheduler, default=None, help=SCHEDULER_HELP.replace(
+        "the experiment's [executor], else ", ""))
+    round_robin.add_argument("--resume", metavar="FILE",
+                             help="keep every finished game in FILE; when FILE holds games of this same tournament "
+                                  "(stopped or killed), continue after them, to the table it would have had")
+    round_robin.add_argument("--csv", metavar="FILE", help="also write the standings and crosstable as CSV")
+    round_robin.add_argument("--json", action="store_true", help="print the report as one JSON object")
 
 
 def _grade(args):
@@ -65,4 +89,63 @@ def _grade(args):
         if folders:
             report.agent = args.agent
     print(json.dumps(report.to_json(), indent=2) if args.json else format_grade(report))
+    return 0
+
+
+def tournament_agents(arguments):
+    """(names, specs, folders) of the AGENT arguments: one folder holding no agent file but folders
+    stands for its folders; a folder's name is its own (numbered where two share one)."""
+    if len(arguments) == 1 and os.path.isdir(arguments[0]) and recognise(arguments[0]) is None:
+        inside = sorted(os.path.join(arguments[0], name) for name in os.listdir(arguments[0]))
+        arguments = [path for path in inside if os.path.isdir(path)]
+    agents, names = [], []
+    for argument in arguments:
+        if os.path.isdir(argument):
+            agents.append(os.path.abspath(argument))
+            name = os.path.basename(os.path.abspath(argument))
+        else:
+            make_player(argument).close()              # a bad spec fails here, before any game
+            agents.append(argument)
+            name = argument
+        names.append(name if name not in names else "{}#{}".format(name, names.count(name) + 1))
+    return names, agents
+
+
+def _tournament(args):
+    """play the class round-robin: mini-matches of 11 games, one WIN to each pair's winner
+
+    Every agent plays every other one a mini-match of --games games (colours alternate; who
+    has the extra Black game is drawn from the seed); the pair's winner gets one WIN. Agents
+    rank by WINs, then games won, then head to head. Prints the table with its crosstable,
+    every mini-match and every fault with the agent it cost. An agent that cannot be built
+    loses its games with the reason. With --resume FILE, a killed tournament continues.
+    """
+    if args.csv:
+        file_to_write(args.csv, "--csv", "table.csv")
+    if args.resume:
+        file_to_write(args.resume, "--resume", "tournament.jsonl")
+    names, agents = tournament_agents(args.agents)
+    folders = [a for a in agents if os.path.isdir(a)]
+    with built_agents(folders) as built:
+        by_folder = {b.folder: b for b in built}
+        specs = [by_folder[a].spec if a in by_folder else a for a in agents]
+        broken = {b.spec: b.error for b in built if b.error}
+        notes = ["{}: {}".format(name, by_folder[a].error) for name, a in zip(names, agents)
+                 if a in by_folder and by_folder[a].error]
+        total = len(agents) * (len(agents) - 1) // 2 * args.games
+        progress = counter("tournament", "game", total)
+        try:
+            report = play_tournament(names, specs, broken, games=args.games, seed=args.seed,
+                                     jobs=args.jobs or os.cpu_count() or 1, scheduler=args.scheduler,
+                                     journal=args.resume, progress=lambda done, _: progress(done), notes=notes)
+        except KeyboardInterrupt:
+            print("\ninterrupted: {}".format("the same command continues the tournament from " + args.resume
+                                             if args.resume else "--resume FILE keeps the games, so that it can "
+                                                                 "continue"), file=sys.stderr)
+            return 130
+        finally:
+            progress.close()
+    if args.csv:
+        write_atomic(args.csv, tournament_csv(report))
+    print(json.dumps(report.to_json(), indent=2) if args.json else format_tournament(report))
     return 0

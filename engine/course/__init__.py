@@ -1,2 +1,3 @@
-"""The course's own verdicts: ``editions`` (every edition's grading figures, once), ``grade`` (an
-agent graded as an edition grades it) and ``report`` (the reports as text)."""
+"""The course's own verdicts: ``editions`` (every edition's grading figures, once), ``build`` (agent
+folders in every course language, built as build.sh does), ``grade`` (an agent graded as an
+edition grades it), ``tournament`` (the class round-robin) and ``report`` (the reports as text)."""

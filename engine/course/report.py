@@ -1,4 +1,8 @@
-"""The course's reports as text: a grade (``GradeReport``) as a student reads it."""
+"""The course's reports as text: a grade (``GradeReport``) as a student reads it, a tournament as a
+class reads its table (and its CSV)."""
+
+import csv
+import io
 
 from engine.course.editions import MIDDLE_RATE, TOP_RATE
 
@@ -58,3 +62,53 @@ def format_grade(report):
 
 def _games(count):
     return "1 game" if count == 1 else "{} games".format(count)
+
+
+def format_tournament(report):
+    """The tournament as text: the standings with the crosstable beside them, the mini-matches, the faults."""
+    agents = [s.agent for s in report.standings]
+    width = max(len(a) for a in agents + ["agent"])
+    short = {a: str(n + 1) for n, a in enumerate(agents)}
+    lines = ["Round-robin of {} agents, {} games a pair (the extra Black game drawn from seed {}); ranked by {}".format(
+        len(agents), report.games_per_match, report.seed, report.tie_break), ""]
+    lines.append("{:>4}  {:<{w}} {:>5} {:>6} {:>6} {:>7}   {}".format(
+        "rank", "agent", "WINs", "won", "lost", "faults", " ".join("{:>5}".format(short[a]) for a in agents),
+        w=width))
+    for n, standing in enumerate(report.standings):
+        cells = ["{:>5}".format("-" if b == standing.agent else report.crosstable[standing.agent][b]) for b in agents]
+        lines.append("{:>4}  {:<{w}} {:>5} {:>6} {:>6} {:>7}   {}".format(
+            standing.rank, "{}".format(standing.agent), standing.wins, standing.games_won, standing.games_lost,
+            standing.faults, " ".join(cells), w=width))
+    lines.append("(the crosstable's columns follow the ranking: games won by the row's agent against the column's)")
+    lines.append("")
+    for match in report.matches:
+        lines.append("  {} {}-{} {}: {} (extra Black game: {})".format(
+            match.a, match.a_games, match.b_games, match.b, "WIN to " + match.winner if match.winner else "tied",
+            match.extra_black))
+    faults = {}                     # the same fault of an agent in many games is one line
+    for fault in report.faults:
+        faults.setdefault((fault.agent, fault.reason, fault.detail), []).append(fault)
+    if faults:
+        lines.append("")
+    for (agent, reason, detail), games in faults.items():
+        lines.append("  {} lost {} by fault ({}): {} ({}{})".format(
+            agent, _games(len(games)), reason, detail,
+            "; ".join("{} vs {} game {} as {}".format(f.a, f.b, f.game, f.colour) for f in games[:2]),
+            "; ..." if len(games) > 2 else ""))
+    for note in report.notes or ():
+        lines.append("Note: " + note)
+    lines.append("Time: {:.1f} s with {} jobs{}".format(report.seconds, report.jobs, ", {} games from the journal".format(
+        report.resumed_games) if report.resumed_games else ""))
+    return "\n".join(lines)
+
+
+def tournament_csv(report):
+    """The standings with the crosstable as CSV text: one row an agent, a column for each opponent."""
+    agents = [s.agent for s in report.standings]
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["rank", "agent", "WINs", "games won", "games lost", "faults"] + ["vs " + a for a in agents])
+    for s in report.standings:
+        writer.writerow([s.rank, s.agent, s.wins, s.games_won, s.games_lost, s.faults] +
+                        ["" if b == s.agent else report.crosstable[s.agent][b] for b in agents])
+    return buffer.getvalue()

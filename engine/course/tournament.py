@@ -1,0 +1,192 @@
+"""``littlego tournament``: the class round-robin of the earlier edition's second stage.
+
+Every pair of agents plays a mini-match of GAMES (11) games: colours alternate over the first
+ten, and the extra game's Black is drawn from the seed. The pair's winner (more games won) gets
+one WIN; agents rank by WINs, then by games won, then head to head (the WINs among the agents
+still tied). Every game is one job of the match machinery, all on one executor; a journal keeps
+each finished game, so a killed tournament continues to the table an uninterrupted one ends with.
+"""
+
+import random
+import time
+from dataclasses import asdict, dataclass
+from typing import Dict, List, Optional
+
+from engine.constants import BLACK, COURSE_CPU_LIMIT, WHITE, colour_word
+from engine.common.seeds import derive_seed
+from engine.course.build import course_game
+from engine.play.journal import Journal
+from engine.play.match import MatchGame, stream_games
+from engine.players.base import Reason
+
+MINI_MATCH_GAMES = 11
+TIE_BREAK = "WINs, then games won, then head to head (WINs among the agents still tied); still tied: a shared rank"
+
+
+@dataclass
+class MiniMatch:
+    """One pair's games: who played Black in the extra game, games won by each, the winner (None on a tie)."""
+
+    a: str
+    b: str
+    extra_black: str
+    a_games: int
+    b_games: int
+    winner: Optional[str]
+
+
+@dataclass
+class Standing:
+    """An agent's line of the table."""
+
+    rank: int
+    agent: str
+    wins: int                   # WINs: mini-matches won
+    games_won: int
+    games_lost: int
+    faults: int                 # games it lost by a fault (a crash, a timeout, an illegal move, a failed build)
+
+
+@dataclass
+class Fault:
+    """A game lost by a fault: the mini-match, the game's number in it, the agent it cost, as which
+    colour, how (a Reason's value) and why."""
+
+    a: str
+    b: str
+    game: int
+    agent: str
+    colour: str
+    reason: str
+    detail: str
+
+
+@dataclass
+class TournamentReport:
+    """The tournament: standings, every mini-match, the crosstable (games won by row against column), faults."""
+
+    agents: List[str]
+    standings: List[Standing]
+    matches: List[MiniMatch]
+    crosstable: Dict[str, Dict[str, int]]
+    faults: List[Fault]
+    games_per_match: int
+    seed: int
+    tie_break: str
+    jobs: int
+    resumed_games: int = 0
+    seconds: float = 0.0
+    notes: Optional[List[str]] = None
+
+    def to_json(self):
+        return asdict(self)
+
+
+def pairs(count):
+    """Every pair (i, j), i < j, of ``count`` agents, in the order they play."""
+    return [(i, j) for i in range(count) for j in range(i + 1, count)]
+
+
+def extra_black_is_a(seed, pair_number):
+    """Whether the first agent of pair ``pair_number`` plays Black in the extra game (drawn from the seed)."""
+    return random.Random(derive_seed(seed, pair_number)).random() < 0.5
+
+
+def tournament_jobs(specs, names, broken, games, seed, cpu_limit):
+    """The course_game jobs of every game, pair after pair; game g of the whole tournament has index g."""
+    work = []
+    for number, (i, j) in enumerate(pairs(len(specs))):
+        for k in range(games):
+            if k < games - 1:
+                colour = BLACK if k % 2 == 0 else WHITE
+            else:
+                colour = BLACK if extra_black_is_a(seed, number) else WHITE
+            index = number * games + k
+            work.append(((index, specs[i], specs[j], seed, 0, cpu_limit, colour), broken, names))
+    return work
+
+
+def tournament_game(job):
+    """Worker: one game of the tournament, its players named by agent (the same names on every resume)."""
+    game, broken, names = job
+    record = course_game((game, broken))
+    return record._replace(black=names[record.black], white=names[record.white])
+
+
+def settings(agents, games, seed, cpu_limit):
+    """What makes a tournament the one it is, as its journal records it."""
+    return {"tournament": list(agents), "games": games, "seed": seed, "cpu_limit": cpu_limit}
+
+
+def play_tournament(agents, specs, broken=None, games=MINI_MATCH_GAMES, seed=1, jobs=1, scheduler=None,
+                    cpu_limit=COURSE_CPU_LIMIT, journal=None, progress=None, notes=None):
+    """Play the round-robin of ``agents`` (names; ``specs`` the players, in the same order); a TournamentReport.
+
+    ``broken``: {spec: why it cannot play}. ``journal``: a file keeping every game; a tournament
+    it holds (stopped or killed) continues after its games. ``progress(done, total)`` hears of each game.
+    """
+    if len(agents) < 2 or len(set(agents)) != len(agents):
+        raise ValueError("a tournament needs at least two agents of distinct names, got {}".format(agents))
+    if games % 2 == 0:
+        raise ValueError("a mini-match plays an odd number of games (the extra one decides), got {}".format(games))
+    names = dict(zip(specs, agents))
+    work = tournament_jobs(specs, names, broken or {}, games, seed, cpu_limit)
+    if journal is not None:
+        journal = Journal.open(journal, settings(agents, games, seed, cpu_limit), MatchGame)
+    resumed = len(journal.games) if journal else 0
+    started, played = time.time(), []
+    stream = stream_games(work, jobs, scheduler, journal, function=tournament_game)
+    try:
+        for game in stream:
+            played.append(game)
+            if progress:
+                progress(len(played), len(work))
+    finally:
+        stream.close()
+    report = tally(agents, played, games, seed)
+    report.jobs, report.resumed_games, report.seconds, report.notes = jobs, resumed, time.time() - started, notes
+    return report
+
+
+def tally(agents, played, games, seed):
+    """The TournamentReport of the games played, in game order."""
+    matches, crosstable = [], {a: {b: 0 for b in agents if b != a} for a in agents}
+    faults, fault_count = [], dict.fromkeys(agents, 0)
+    for number, (i, j) in enumerate(pairs(len(agents))):
+        a, b = agents[i], agents[j]
+        mine = played[number * games:(number + 1) * games]
+        a_games = sum(1 for g in mine if g.a_won)
+        crosstable[a][b], crosstable[b][a] = a_games, len(mine) - a_games
+        winner = a if a_games * 2 > games else b if (len(mine) - a_games) * 2 > games else None
+        matches.append(MiniMatch(a, b, a if extra_black_is_a(seed, number) else b, a_games, len(mine) - a_games,
+                                 winner))
+        for g in mine:
+            if g.reason != Reason.END:
+                colour = WHITE if g.winner == BLACK else BLACK
+                loser = g.black if colour == BLACK else g.white
+                fault_count[loser] += 1
+                detail = g.detail.split(" ", 1)[1] if " " in g.detail else g.detail   # without the colour
+                faults.append(Fault(a, b, g.index - number * games + 1, loser, colour_word(colour), g.reason.value,
+                                    detail))
+    standings = rank(agents, matches, crosstable, fault_count)
+    return TournamentReport(agents=list(agents), standings=standings, matches=matches, crosstable=crosstable,
+                            faults=faults, games_per_match=games, seed=seed, tie_break=TIE_BREAK, jobs=1)
+
+
+def rank(agents, matches, crosstable, fault_count):
+    """The standings: by WINs, then games won, then WINs among the agents tied on both."""
+    wins = {a: sum(1 for m in matches if m.winner == a) for a in agents}
+    won = {a: sum(crosstable[a].values()) for a in agents}
+    lost = {a: sum(crosstable[b][a] for b in agents if b != a) for a in agents}
+
+    def head_to_head(agent):
+        tied = [b for b in agents if (wins[b], won[b]) == (wins[agent], won[agent])]
+        return sum(1 for m in matches if m.winner == agent and m.a in tied and m.b in tied)
+    key = {a: (wins[a], won[a], head_to_head(a)) for a in agents}
+    order = sorted(agents, key=lambda a: (tuple(-x for x in key[a]), a))
+    standings = []
+    for position, agent in enumerate(order):
+        shared = standings and key[standings[-1].agent] == key[agent]
+        standings.append(Standing(standings[-1].rank if shared else position + 1, agent, wins[agent], won[agent],
+                                  lost[agent], fault_count[agent]))
+    return standings
