@@ -2,7 +2,7 @@
 // position shown every legal move's value, the book's move and the shipped agent's move.
 import {postJSON, escape} from "./api.js";
 
-const SIZE = 5, CELL = 76, EDGE = 52, PASS = "PASS";
+const SIZE = 5, CELL = 76, EDGE = 68, PASS = "PASS";
 const COLUMNS = "ABCDE";
 const SPECS = ["random", "greedy", "aggressive", "alphabeta", "champion", "handset@4", "qlearning", "gnugo", "agent:params.json@4"];
 
@@ -23,8 +23,8 @@ function boardSvg(view, values, agent) {
   for (let k = 0; k < SIZE; k++) {
     const at = EDGE + k * CELL;
     svg += `<line x1="${EDGE}" y1="${at}" x2="${far}" y2="${at}" class="line"/><line x1="${at}" y1="${EDGE}" x2="${at}" y2="${far}" class="line"/>`;
-    svg += `<text x="${at}" y="${EDGE - 30}" class="coord">${COLUMNS[k]}</text><text x="${at}" y="${EDGE - 16}" class="coord small">j ${k}</text>`;
-    svg += `<text x="${EDGE - 34}" y="${at + 5}" class="coord">${SIZE - k}</text><text x="${EDGE - 34}" y="${at + 19}" class="coord small">i ${k}</text>`;
+    svg += `<text x="${at}" y="${EDGE - 46}" class="coord">${COLUMNS[k]}</text><text x="${at}" y="${EDGE - 34}" class="coord small">j ${k}</text>`;
+    svg += `<text x="${EDGE - 50}" y="${at + 5}" class="coord">${SIZE - k}</text><text x="${EDGE - 50}" y="${at + 19}" class="coord small">i ${k}</text>`;
   }
   const byMove = new Map((values?.moves || []).map(v => [v.move, v]));
   const legal = new Set(view.legal);
@@ -75,7 +75,7 @@ export function showBoard(main) {
       <label>opponent <input id="opponent" list="specs" value="${escape(state.opponent)}" placeholder="none: you play both sides" size="18"></label>
       <datalist id="specs">${SPECS.map(s => `<option value="${s}">`).join("")}</datalist>
       <label>you play <select id="human"><option value="black">Black</option><option value="white">White</option></select></label>
-      <label><input type="checkbox" id="analyse" checked> values</label><br>
+      <label><input type="checkbox" id="analyse" ${localStorage.getItem("values") === "off" ? "" : "checked"}> values</label><br>
       <button id="new">New game</button><button id="undo">Undo</button><button id="pass">Pass</button>
       <button id="back" title="previous move">◀</button><button id="forward" title="next move">▶</button>
       <button id="save">Save SGF</button><label class="file">Open SGF <input type="file" id="open" accept=".sgf"></label>
@@ -206,7 +206,11 @@ export function showBoard(main) {
     await reply();
   }));
   $("human").addEventListener("change", guard(async () => { state.human = $("human").value; await reply(); }));
-  $("analyse").addEventListener("change", () => { analyse(); draw(); });
+  $("analyse").addEventListener("change", () => {
+    localStorage.setItem("values", $("analyse").checked ? "on" : "off");
+    analyse();
+    draw();
+  });
   $("new").addEventListener("click", guard(newGame));
   $("undo").addEventListener("click", guard(undo));
   $("pass").addEventListener("click", () => play(PASS));

@@ -1,0 +1,151 @@
+"""littlego serve in a real browser: Playwright driving Debian's Chromium (never a downloaded
+one) against the app on a free local port. Skipped, saying why, where Chromium or the
+playwright package is missing (.ci/run installs Chromium, as it installs GNU Go).
+
+Set LITTLEGO_SCREENSHOTS=DIR to keep the pages' screenshots there (the README's are
+docs/serve-runs.png, docs/serve-run.png and docs/serve-board.png).
+"""
+
+import os
+import time
+
+import pytest
+
+from engine.constants import PASS
+from engine.solver import Solver
+from engine.ui.web.server import serve_in_thread, stop
+from tests.test_serve import PLY14, damaged_run, evolve_more, evolve_run, position_of
+
+CHROMIUM = "/usr/bin/chromium"
+# Headless, and nothing that reaches for the network on its own (this machine has none).
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+try:
+    from playwright.sync_api import Error as PlaywrightError, sync_playwright
+except ImportError:
+    pytest.skip("the playwright package is not installed (pip install -e '.[test]')", allow_module_level=True)
+if not os.path.exists(CHROMIUM):
+    pytest.skip("no Chromium at {} (apt-get install chromium)".format(CHROMIUM), allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("browser")
+    run_dir = evolve_run(folder)
+    damaged_run(os.path.dirname(run_dir))
+    served = serve_in_thread(os.path.dirname(run_dir), solve_seconds=5.0)
+    yield served.url, run_dir
+    stop(served)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as playwright:
+        try:
+            chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        except PlaywrightError as error:
+            pytest.skip("Chromium at {} does not start: {}".format(CHROMIUM, str(error).splitlines()[0]))
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    page = browser.new_page(viewport={"width": 1250, "height": 900})
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    page.close()
+    assert not errors, "the page's scripts failed: {}".format(errors)
+
+
+def screenshot(page, name):
+    folder = os.environ.get("LITTLEGO_SCREENSHOTS")
+    if folder:
+        page.screenshot(path=os.path.join(folder, name), full_page=True)
+
+
+def test_the_runs_list_shows_the_run_and_the_damaged_one(site, page):
+    url, run_dir = site
+    page.goto(url + "#/runs")
+    row = page.locator('tr.run[data-run="{}"]'.format(os.path.basename(run_dir)))
+    row.wait_for()
+    assert "tiny" in row.inner_text() and "stopped" in row.inner_text()
+    assert "not a JSON line" in page.locator("td.problem").inner_text()
+    screenshot(page, "serve-runs.png")
+
+
+def test_a_run_page_shows_a_new_generation_without_a_reload(site, page):
+    url, run_dir = site
+    page.goto(url + "#/runs/" + os.path.basename(run_dir))
+    page.wait_for_function("document.getElementById('run-generations')?.textContent === '1'")
+    assert page.locator("svg.chart").count() == 5 and "tiny" in page.locator("#run-config").inner_text()
+    page.evaluate("window.stillThisPage = true")
+    evolve_more(run_dir)                               # evolve writes generation 1 while the page is open
+    page.wait_for_function("document.getElementById('run-generations').textContent === '2'", timeout=15000)
+    assert page.evaluate("window.stillThisPage") is True
+    screenshot(page, "serve-run.png")
+
+
+def test_a_damaged_run_shows_its_message(site, page):
+    url, _ = site
+    page.goto(url + "#/runs/damaged-20260101-000000")
+    page.locator("#run-problem .problem").wait_for()
+    assert "generations.jsonl:1: not a JSON line" in page.locator("#run-problem").inner_text()
+
+
+def board(page, url, opponent, values):
+    """The board page against ``opponent`` ("": nobody), with or without the values (the page
+    keeps the choice, so the empty board is not solved in vain)."""
+    page.add_init_script("localStorage.setItem('values', '{}')".format("on" if values else "off"))
+    page.goto(url + "#/board")
+    page.locator("#board").wait_for()
+    page.fill("#opponent", opponent)
+    page.dispatch_event("#opponent", "change")
+
+
+def test_a_whole_game_against_random_by_clicks(site, page):
+    url, _ = site
+    board(page, url, "random", values=False)
+    for _ in range(30):
+        if page.locator("#verdict").inner_text():
+            break
+        ply = page.evaluate("document.getElementById('status').textContent")
+        legal = page.locator('#board .point[data-legal="1"]')
+        if legal.count():
+            legal.first.click()
+        else:
+            page.click("#pass")
+        page.wait_for_function("(before) => document.getElementById('status').textContent !== before "
+                               "&& !/thinking/.test(document.getElementById('message').textContent)", arg=ply)
+    assert page.locator("#verdict").inner_text().startswith("Result: ")
+    assert "wins" in page.locator("#verdict").inner_text() and "game over" in page.locator("#status").inner_text()
+
+
+def test_an_illegal_click_shows_the_rule(site, page):
+    url, _ = site
+    board(page, url, "", values=False)
+    page.click('#board .point[data-point="12"]')
+    page.locator('#board .point[data-point="12"][data-colour="1"]').wait_for()
+    page.click('#board .point[data-point="12"]')
+    page.wait_for_function("document.getElementById('message').textContent.includes('occupied')")
+    assert page.locator("#message").inner_text() == "refused: 2,2 is occupied"
+
+
+def test_the_values_shown_are_the_solvers(site, page, tmp_path):
+    url, _ = site
+    record = tmp_path / "ply14.sgf"
+    record.write_text("(;GM[1]FF[4]SZ[5]KM[2.5]" + "".join(
+        ";{}[{}]".format("BW"[k % 2], "" if move == PASS else "abcde"[move % 5] + "abcde"[move // 5])
+        for k, move in enumerate(PLY14)) + ")")
+    board(page, url, "", values=True)
+    page.set_input_files("#open", str(record))
+    page.locator("#values-note").wait_for(timeout=60000)
+    shown = {(PASS if row.get_attribute("data-move") == PASS else int(row.get_attribute("data-move"))):
+             float(row.get_attribute("data-margin")) for row in page.locator("table.values tbody tr").all()}
+    assert shown == Solver().move_values(position_of(PLY14))
+    assert "exact" in page.locator("#values-note").inner_text()
+    page.locator("#agent-move").wait_for(timeout=60000)
+    time.sleep(0.2)
+    screenshot(page, "serve-board.png")
