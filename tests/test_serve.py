@@ -177,7 +177,7 @@ def test_requests_it_does_not_expect_get_a_4xx_with_a_message(client):
 
 def test_a_failure_inside_is_a_500_with_a_message_not_a_traceback(runs):
     class Broken(object):
-        def values(self, moves):
+        def values(self, moves, margins=True):
             raise ZeroDivisionError("a bug")
     client = TestClient(create_app(runs[0], Broken()), base_url="http://127.0.0.1", raise_server_exceptions=False)
     answer = client.post("/api/board/values", json={"moves": []})
@@ -209,9 +209,12 @@ def test_an_illegal_move_is_refused_with_the_rule_that_forbids_it(client, verdic
 
 
 def test_the_board_values_are_the_solvers(client):
-    values = client.post("/api/board/values", json={"moves": PLY14}).json()
     exact = Solver().move_values(position_of(PLY14))
-    assert values["exact"] and {v["move"]: v["margin"] for v in values["moves"]} == exact
+    quick = client.post("/api/board/values", json={"moves": PLY14, "margins": False}).json()
+    assert quick["exact"] and quick["more"] and {v["move"]: v["wins"] for v in quick["moves"]} == {
+        move: margin > 0 for move, margin in exact.items()} and all(v["margin"] is None for v in quick["moves"])
+    values = client.post("/api/board/values", json={"moves": PLY14}).json()
+    assert values["exact"] and not values["more"] and {v["move"]: v["margin"] for v in values["moves"]} == exact
     assert all(v["wins"] == (v["margin"] > 0) for v in values["moves"])
 
 

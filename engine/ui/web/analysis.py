@@ -28,7 +28,6 @@ from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS
 from engine.native.compiler import DEFAULT_TABLE_BITS, NativeError
 from engine.native.solver import NativeSolver
 from engine.players.specs import make_player
-from engine.ui.board import describe
 from engine.ui.web.game import BadRequest, position_after
 from engine.ui.web.workers import WorkerTimeout
 
@@ -37,10 +36,10 @@ MoveValue.__doc__ = """One legal move's value for the mover: ``wins`` (True, Fal
 solved), ``margin`` the exact final stone margin with perfect play after it (komi included;
 None when not settled in time), ``value`` the agent's search value where nothing is exact."""
 
-Values = namedtuple("Values", "exact moves depth seconds note")
+Values = namedtuple("Values", "exact moves depth seconds note more")
 Values.__doc__ = """Every legal move's MoveValue (PASS included); ``exact`` whether they come from the
 solvers, ``depth`` the search depth where they do not, ``seconds`` the time taken, ``note``
-what the page should say about them."""
+what the page should say about them, ``more`` whether asking for the margins may add them."""
 
 AgentChoice = namedtuple("AgentChoice", "move how depth value seconds")
 AgentChoice.__doc__ = """The shipped agent's move and how it chose it: ``how`` is "book", "solver" (exact
@@ -189,28 +188,33 @@ class Analyst(object):
         self.reply_seconds = reply_seconds
         self.native = NativeValues(seconds)
 
-    def values(self, moves):
-        """The Values of every legal move after ``moves``."""
+    def values(self, moves, margins=True):
+        """The Values of every legal move after ``moves``; without ``margins``, the compiled solver's
+        wins and losses alone where it has them (quick: the page asks for the margins next)."""
         position = position_after(moves)
         if position.is_over:
-            return Values(True, [], None, 0.0, "the game is over")
+            return Values(True, [], None, 0.0, "the game is over", False)
         start = time.time()
         try:
             wins, why = self.native.results(position), "not solved within {:g} s".format(self.seconds)
         except NativeError as error:
             wins, why = None, "no compiled solver ({})".format(error)
+        if wins is not None and not margins:
+            return Values(True, [MoveValue(move, won, None, None) for move, won in wins.items()], None,
+                          time.time() - start, "exact win or loss; the margins are being solved", True)
         if wins is not None or why.startswith("no compiled"):
-            margins = self.workers.call("the exact solver", margins_job, (moves, self.seconds), self.seconds + 30)
-            if margins is not None:
-                return Values(True, [MoveValue(move, margin > 0, margin, None) for move, margin in margins.items()],
-                              None, time.time() - start, "exact: the final stone margin of each move")
+            found = self.workers.call("the exact solver", margins_job, (moves, self.seconds), self.seconds + 30)
+            if found is not None:
+                return Values(True, [MoveValue(move, margin > 0, margin, None) for move, margin in found.items()],
+                              None, time.time() - start, "exact: the final stone margin of each move", False)
         if wins is not None:
             return Values(True, [MoveValue(move, won, None, None) for move, won in wins.items()], None,
                           time.time() - start, "exact win or loss; the margins were not settled within {:g} s".format(
-                              self.seconds))
+                              self.seconds), False)
         depth, searched = self.workers.call("the agent's search", search_job, (moves, self.seconds), self.seconds + 30)
         return Values(False, [MoveValue(move, None, None, value) for move, value in searched.items()], depth,
-                      time.time() - start, "{}: the agent's evaluation search at depth {}, not exact".format(why, depth))
+                      time.time() - start, "{}: the agent's evaluation search at depth {}, not exact".format(why, depth),
+                      False)
 
     def agent(self, moves):
         return self.workers.call("the shipped agent", agent_job, (moves,), 60)
@@ -226,10 +230,3 @@ class Analyst(object):
     def close(self):
         self.native.close()
 
-
-def describe_values(values):
-    """Lines of text of a Values, best first (for logs and tests)."""
-    ranked = sorted(values.moves, key=lambda v: (v.wins is not True, -(v.margin if v.margin is not None else
-                                                                        v.value if v.value is not None else 0)))
-    return ["{:<12} {} {}".format(describe(v.move), {True: "win ", False: "loss", None: "?   "}[v.wins],
-                                  "" if v.margin is None else "{:+g}".format(v.margin)) for v in ranked]

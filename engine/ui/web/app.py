@@ -149,7 +149,10 @@ def board_routes(analyst, allow_programs):
         return {"reply": answer._asdict(), "view": game.view(moves + [answer.move], _book())._asdict()}
 
     def values(document, moves):
-        found = analyst.values(moves)
+        margins = document.get("margins", True)
+        if not isinstance(margins, bool):
+            raise BadRequest("margins must be true or false")
+        found = analyst.values(moves, margins)
         return dict(found._asdict(), moves=[value._asdict() for value in found.moves])
 
     return [post("/api/board/view", lambda document, moves: game.view(moves, _book())._asdict()),

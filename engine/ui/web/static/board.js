@@ -108,7 +108,11 @@ export function showBoard(main) {
       state[key] = found;
       draw();
     }).catch(e => { if (asked === state.asked) say(e.message, "error"); });
-    show("values", postJSON("/api/board/values", {moves}));
+    // The wins and losses first (quick), then the margins where the solver settles them in time.
+    show("values", postJSON("/api/board/values", {moves, margins: false}).then(found => {
+      if (found.more && asked === state.asked) show("values", postJSON("/api/board/values", {moves, margins: true}));
+      return found;
+    }));
     show("agent", postJSON("/api/board/agent", {moves}));
   }
 
