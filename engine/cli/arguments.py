@@ -14,6 +14,7 @@ import sys
 from engine.constants import MAX_DEPTH, MAX_MOVES
 from engine.native.compiler import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
 from engine.play.executors import check_scheduler
+from engine.players.sandbox import DEFAULT_LIMITS, MODES, Limits, SandboxError, isolation, warning
 
 SCHEDULER_HELP = ("where games run: a Dask scheduler, tcp://HOST:PORT, or local:N for a Dask cluster of N "
                   "processes on this machine (default: the experiment's [executor], else the local process pool)")
@@ -99,6 +100,33 @@ def add_search_settings(parser, defaults):
     parser.add_argument("--solve-from", type=integer_range(0, MAX_MOVES), default=None,
                         help="the ply from which the agent solves exactly ({}: never; default: {})".format(
                             MAX_MOVES, defaults))
+
+
+def add_sandbox(parser):
+    """--sandbox, --memory, --processes and --file-size: how program players (cmd:, agent folders) run."""
+    parser.add_argument("--sandbox", choices=MODES, default=DEFAULT_LIMITS.mode,
+                        help="program players' moves run in a bubblewrap sandbox (their own folder copy the only "
+                             "writable place, no other player's copy, no home folder, no network, every process "
+                             "ended with the move): auto (default) where bwrap works, else limits only with a "
+                             "warning; strict refuses to run without it; off: limits only")
+    parser.add_argument("--memory", type=positive_int, default=DEFAULT_LIMITS.memory_mb, metavar="MIB",
+                        help="data memory a program player's process may use (default %(default)s MiB)")
+    parser.add_argument("--processes", type=positive_int, default=DEFAULT_LIMITS.processes, metavar="N",
+                        help="processes and threads a sandboxed move may run (default %(default)s)")
+    parser.add_argument("--file-size", type=positive_int, default=DEFAULT_LIMITS.file_mb, metavar="MIB",
+                        help="the largest file a program player may write (default %(default)s MiB)")
+
+
+def sandbox_limits(args):
+    """The Limits the sandbox options ask for; the one-line warning on stderr where program players
+    will not be isolated, SandboxError where --sandbox strict cannot be honoured."""
+    limits = Limits(args.sandbox, args.memory, args.processes, args.file_size)
+    if limits.mode == "strict" and not isolation()[0]:
+        raise SandboxError("--sandbox strict: program players cannot be isolated here: {}".format(isolation()[1]))
+    line = warning(limits)
+    if line:
+        print("warning: " + line, file=sys.stderr)
+    return limits
 
 
 def add_json(parser, what="the figures"):

@@ -5,7 +5,9 @@ import json
 import os
 import sys
 
-from engine.cli.arguments import SCHEDULER_HELP, command, file_to_write, positive_int, scheduler
+from engine.cli.arguments import (
+    SCHEDULER_HELP, add_sandbox, command, file_to_write, positive_int, sandbox_limits, scheduler,
+)
 from engine.common.progress import counter
 from engine.course.build import LANGUAGES, built_agents, recognise
 from engine.course.editions import EDITIONS, LATEST
@@ -35,6 +37,7 @@ def register(commands):
     grading.add_argument("--scheduler", type=scheduler, default=None, help=SCHEDULER_HELP.replace(
         "the experiment's [executor], else ", ""))
     grading.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    add_sandbox(grading)
     _register_tournament(commands)
 
 
@@ -55,6 +58,7 @@ def _register_tournament(commands):
                                   "(stopped or killed), continue after them, to the table it would have had")
     round_robin.add_argument("--csv", metavar="FILE", help="also write the standings and crosstable as CSV")
     round_robin.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    add_sandbox(round_robin)
 
 
 def _grade(args):
@@ -70,6 +74,7 @@ def _grade(args):
     folders = [args.agent] if os.path.isdir(args.agent) else []
     if not folders:
         make_player(args.agent).close()
+    limits = sandbox_limits(args) if folders or "cmd:" in (args.agent[:4], args.championship[:4]) else None
     with built_agents(folders) as built:
         agent, broken, notes = args.agent, {}, []
         for one in built:
@@ -83,7 +88,7 @@ def _grade(args):
             report = grade(agent, args.edition, submit=args.submit, games=args.games,
                            championship=args.championship, seed=args.seed, jobs=args.jobs or os.cpu_count() or 1,
                            scheduler=args.scheduler, progress=lambda done, total: progress(done), broken=broken,
-                           notes=notes)
+                           notes=notes, limits=limits)
         finally:
             progress.close()
         if folders:
@@ -126,6 +131,7 @@ def _tournament(args):
         file_to_write(args.resume, "--resume", "tournament.jsonl")
     names, agents = tournament_agents(args.agents)
     folders = [a for a in agents if os.path.isdir(a)]
+    limits = sandbox_limits(args) if folders or any(a.startswith("cmd:") for a in agents) else None
     with built_agents(folders) as built:
         by_folder = {b.folder: b for b in built}
         specs = [by_folder[a].spec if a in by_folder else a for a in agents]
@@ -137,7 +143,8 @@ def _tournament(args):
         try:
             report = play_tournament(names, specs, broken, games=args.games, seed=args.seed,
                                      jobs=args.jobs or os.cpu_count() or 1, scheduler=args.scheduler,
-                                     journal=args.resume, progress=lambda done, _: progress(done), notes=notes)
+                                     journal=args.resume, progress=lambda done, _: progress(done), notes=notes,
+                                     limits=limits)
         except KeyboardInterrupt:
             print("\ninterrupted: {}".format("the same command continues the tournament from " + args.resume
                                              if args.resume else "--resume FILE keeps the games, so that it can "

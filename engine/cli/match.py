@@ -6,8 +6,8 @@ import time
 
 from engine.constants import BLACK, COURSE_CPU_LIMIT, MAX_MOVES, WHITE
 from engine.cli.arguments import (
-    SCHEDULER_HELP, command, elo_pair, file_to_write, folder_to_write, integer_range, positive_int, positive_seconds,
-    scheduler,
+    SCHEDULER_HELP, add_sandbox, command, elo_pair, file_to_write, folder_to_write, integer_range, positive_int,
+    positive_seconds, sandbox_limits, scheduler,
 )
 from engine.play.match import format_report, run_match
 from engine.players.specs import KNOWN
@@ -39,6 +39,7 @@ def register(commands):
     match.add_argument("--json", action="store_true",
                        help="print one JSON object instead of the table (progress: lines on stderr, as whenever "
                             "stderr is not a terminal)")
+    add_sandbox(match)
 
 
 def _match(args):
@@ -52,12 +53,14 @@ def _match(args):
         folder_to_write(args.sgf, "--sgf")          # before any game is played
     if args.resume:
         file_to_write(args.resume, "--resume", "match.jsonl")
+    limits = sandbox_limits(args) if any(spec.startswith("cmd:") for spec in (args.a, args.b)) else None
     summary, _ = run_match(args.a, args.b, args.games, jobs=args.jobs, seed=args.seed,
                            opening_plies=args.random_opening, cpu_limit=args.cpu_limit,
                            progress=True if not args.json and sys.stderr.isatty() else _match_lines(args.a, args.games),
                            sgf_dir=args.sgf,
                            scheduler=args.scheduler, sprt=args.sprt,
-                           a_colour={"black": BLACK, "white": WHITE}.get(args.colour), journal=args.resume)
+                           a_colour={"black": BLACK, "white": WHITE}.get(args.colour), journal=args.resume,
+                           limits=limits)
     print(json.dumps(summary.to_json(), indent=2) if args.json else format_report(summary))
     if summary.interrupted:
         print("interrupted {}: the figures are for those{}".format(summary.interrupted, (

@@ -17,7 +17,7 @@ from collections import namedtuple
 from contextlib import contextmanager
 
 from engine.constants import BLACK, WHITE, colour_word, opponent
-from engine.play.match import MatchGame, game_job
+from engine.play.match import GameJob, MatchGame, game_job
 from engine.players.base import Reason
 from engine.players.program import NOT_COPIED
 
@@ -89,7 +89,22 @@ def build_agent(folder, workspace):
             output = done.stdout.decode("utf-8", "replace").strip().replace("\n", " | ")
             return Built(folder, name, language.name, spec, "{!r} failed with status {}: {}".format(
                 language.build, done.returncode, output[-300:]))
-    return Built(folder, name, language.name, "cmd:{}::{}".format(copy, language.run), None)
+    return Built(folder, name, language.name, "cmd:{}::{}".format(copy, _resolved(language.run)), None)
+
+
+def _resolved(command):
+    """``command`` with a Python launcher (``python``, ``python3``: maybe a pyenv shim, a script
+    that would not run inside the sandbox) replaced by the interpreter it starts."""
+    program, _, rest = command.partition(" ")
+    if program not in ("python", "python3"):
+        return command
+    try:
+        found = subprocess.run([program, "-c", "import sys; print(sys.executable)"], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return command
+    executable = found.stdout.strip()
+    return "{} {}".format(shlex.quote(executable), rest) if found.returncode == 0 and executable else command
 
 
 @contextmanager
@@ -103,14 +118,14 @@ def built_agents(folders):
 
 
 def course_game(job):
-    """Worker: (a game_job tuple, {spec: why it cannot play}) -> its MatchGame; a game with an agent
+    """Worker: (a GameJob, {spec: why it cannot play}) -> its MatchGame; a game with an agent
     that cannot play is that agent's loss with the reason (Black's, when both cannot: it moves first)."""
     game, broken = job
-    index, spec_a, spec_b, _, _, _, fixed = game
-    if spec_a not in broken and spec_b not in broken:
+    game = GameJob(*game)
+    if game.spec_a not in broken and game.spec_b not in broken:
         return game_job(game)
-    a_colour = fixed or (BLACK if index % 2 == 0 else WHITE)
-    black, white = (spec_a, spec_b) if a_colour == BLACK else (spec_b, spec_a)
+    index, a_colour = game.index, game.fixed or (BLACK if game.index % 2 == 0 else WHITE)
+    black, white = (game.spec_a, game.spec_b) if a_colour == BLACK else (game.spec_b, game.spec_a)
     loser = BLACK if black in broken else WHITE
     detail = "{} cannot play: {}".format(colour_word(loser).capitalize(), broken[black if loser == BLACK else white])
     return MatchGame(black, white, opponent(loser), Reason.CRASH, detail, [], 0, 0, [], index=index, a_colour=a_colour)

@@ -13,7 +13,7 @@ from engine.constants import COURSE_CPU_LIMIT
 from engine.common.seeds import derive_seed
 from engine.course.build import course_game
 from engine.course.editions import OPPONENTS, edition, points, stage_budget, stages
-from engine.play.match import stream_games, summarise
+from engine.play.match import GameJob, stream_games, summarise
 from engine.players.base import Reason
 
 STANDS_IN = {"qlearning": "the course's hidden Q-learning agent", "championship": "the course's hidden championship agent",
@@ -86,14 +86,15 @@ def total_games(edition_key, submit=False, games=None):
     return sum(len(stage.opponents) * (games or stage.games) for stage in stages(edition(edition_key), submit))
 
 
-def grade_jobs(agent, chosen, submit, games, opponent_specs, seed, cpu_limit):
+def grade_jobs(agent, chosen, submit, games, opponent_specs, seed, cpu_limit, limits=None):
     """[(stage, opponent, [game jobs])] for every opponent of every stage, each with a seed of its own."""
     plan = []
     for stage in stages(chosen, submit):
         for name in stage.opponents:
             opponent_seed = derive_seed(seed, OPPONENTS.index(name))
             count = games or stage.games
-            work = [(k, agent, opponent_specs[name], opponent_seed, 0, cpu_limit, None) for k in range(count)]
+            work = [GameJob(k, agent, opponent_specs[name], opponent_seed, 0, cpu_limit, None, limits)
+                    for k in range(count)]
             plan.append((stage, name, work))
     return plan
 
@@ -129,16 +130,17 @@ def stage_result(chosen, submit, stage, results):
 
 
 def grade(agent, edition_key, submit=False, games=None, championship="champion", seed=1, jobs=1,
-          scheduler=None, cpu_limit=COURSE_CPU_LIMIT, progress=None, broken=None, notes=()):
+          scheduler=None, cpu_limit=COURSE_CPU_LIMIT, progress=None, broken=None, notes=(), limits=None):
     """Grade ``agent`` (a player spec) as the edition does; a GradeReport.
 
     ``games``: games against each opponent instead of the edition's (budgets scale with them).
     ``progress(done, total)`` hears of each game. ``broken``: {spec: why it cannot play} (an
     agent whose build failed loses every game with the reason). ``notes``: lines the report adds.
+    ``limits``: how program players run (a sandbox.Limits; None: the defaults).
     """
     chosen = edition(edition_key)
     specs = dict(zip(OPPONENTS, OPPONENTS), qlearning="qlearning", championship=championship)
-    plan = grade_jobs(agent, chosen, submit, games, specs, seed, cpu_limit)
+    plan = grade_jobs(agent, chosen, submit, games, specs, seed, cpu_limit, limits)
     work = [(job, broken or {}) for _, _, jobs_of in plan for job in jobs_of]
     started, played = time.time(), []
     stream = stream_games(work, jobs, scheduler, function=course_game)

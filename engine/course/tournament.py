@@ -16,7 +16,7 @@ from engine.constants import BLACK, COURSE_CPU_LIMIT, WHITE, colour_word
 from engine.common.seeds import derive_seed
 from engine.course.build import course_game
 from engine.play.journal import Journal
-from engine.play.match import MatchGame, stream_games
+from engine.play.match import GameJob, MatchGame, stream_games
 from engine.players.base import Reason
 
 MINI_MATCH_GAMES = 11
@@ -92,7 +92,7 @@ def extra_black_is_a(seed, pair_number):
     return random.Random(derive_seed(seed, pair_number)).random() < 0.5
 
 
-def tournament_jobs(specs, names, broken, games, seed, cpu_limit):
+def tournament_jobs(specs, names, broken, games, seed, cpu_limit, limits=None):
     """The course_game jobs of every game, pair after pair; game g of the whole tournament has index g."""
     work = []
     for number, (i, j) in enumerate(pairs(len(specs))):
@@ -102,7 +102,7 @@ def tournament_jobs(specs, names, broken, games, seed, cpu_limit):
             else:
                 colour = BLACK if extra_black_is_a(seed, number) else WHITE
             index = number * games + k
-            work.append(((index, specs[i], specs[j], seed, 0, cpu_limit, colour), broken, names))
+            work.append((GameJob(index, specs[i], specs[j], seed, 0, cpu_limit, colour, limits), broken, names))
     return work
 
 
@@ -119,18 +119,19 @@ def settings(agents, games, seed, cpu_limit):
 
 
 def play_tournament(agents, specs, broken=None, games=MINI_MATCH_GAMES, seed=1, jobs=1, scheduler=None,
-                    cpu_limit=COURSE_CPU_LIMIT, journal=None, progress=None, notes=None):
+                    cpu_limit=COURSE_CPU_LIMIT, journal=None, progress=None, notes=None, limits=None):
     """Play the round-robin of ``agents`` (names; ``specs`` the players, in the same order); a TournamentReport.
 
     ``broken``: {spec: why it cannot play}. ``journal``: a file keeping every game; a tournament
     it holds (stopped or killed) continues after its games. ``progress(done, total)`` hears of each game.
+    ``limits``: how program players run (a sandbox.Limits; None: the defaults).
     """
     if len(agents) < 2 or len(set(agents)) != len(agents):
         raise ValueError("a tournament needs at least two agents of distinct names, got {}".format(agents))
     if games % 2 == 0:
         raise ValueError("a mini-match plays an odd number of games (the extra one decides), got {}".format(games))
     names = dict(zip(specs, agents))
-    work = tournament_jobs(specs, names, broken or {}, games, seed, cpu_limit)
+    work = tournament_jobs(specs, names, broken or {}, games, seed, cpu_limit, limits)
     if journal is not None:
         journal = Journal.open(journal, settings(agents, games, seed, cpu_limit), MatchGame)
     resumed = len(journal.games) if journal else 0

@@ -37,15 +37,22 @@ class MatchGame(namedtuple("MatchGame", GameRecord._fields + ("index", "a_colour
         return self.winner == self.a_colour
 
 
+GameJob = namedtuple("GameJob", "index spec_a spec_b seed opening_plies cpu_limit fixed limits", defaults=(None,))
+GameJob.__doc__ = """One game of a match: its index, the specs, the match seed, random opening plies, the CPU
+limit a move, A's colour in every game (``fixed``; None: alternating) and the program players'
+sandbox Limits (None: the defaults)."""
+
+
 def game_job(job):
-    """Worker: play one game of a match; a MatchGame (pure in its arguments)."""
-    index, spec_a, spec_b, seed, opening_plies, cpu_limit, fixed = job   # fixed: A's colour in every game, or None
-    a_colour = fixed or (BLACK if index % 2 == 0 else WHITE)
-    black_spec, white_spec = (spec_a, spec_b) if a_colour == BLACK else (spec_b, spec_a)
-    black, white = make_player(black_spec, cpu_limit), make_player(white_spec, cpu_limit)
-    record = play_game(black, white, seed=derive_seed(seed, index), opening_plies=opening_plies,
-                       opening_seed=derive_seed(seed, index if fixed else index // 2), cpu_limit=cpu_limit)
-    return MatchGame(*record, index=index, a_colour=a_colour)
+    """Worker: play one game of a match (a GameJob, or a tuple of its fields); a MatchGame (pure in its arguments)."""
+    job = GameJob(*job)
+    a_colour = job.fixed or (BLACK if job.index % 2 == 0 else WHITE)
+    black_spec, white_spec = (job.spec_a, job.spec_b) if a_colour == BLACK else (job.spec_b, job.spec_a)
+    black, white = (make_player(spec, job.cpu_limit, limits=job.limits) for spec in (black_spec, white_spec))
+    record = play_game(black, white, seed=derive_seed(job.seed, job.index), opening_plies=job.opening_plies,
+                       opening_seed=derive_seed(job.seed, job.index if job.fixed else job.index // 2),
+                       cpu_limit=job.cpu_limit)
+    return MatchGame(*record, index=job.index, a_colour=a_colour)
 
 
 @dataclass
@@ -118,7 +125,7 @@ def match_sprt(results, elo0, elo1):
 
 def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
               cpu_limit=COURSE_CPU_LIMIT, progress=True, sgf_dir=None, scheduler=None, sprt=None,
-              a_colour=None, journal=None):
+              a_colour=None, journal=None, limits=None):
     """Play the match; (MatchSummary, the MatchGames in game order).
 
     ``a_colour``: BLACK or WHITE gives A that colour in every game (default: alternating).
@@ -136,6 +143,8 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
     ``journal``: a file that keeps every finished game; when it already holds games of this
     match (stopped or killed), the match continues after them, to the same result as a match
     never stopped (JournalError when it holds another match).
+
+    ``limits``: how program players run (a sandbox.Limits; None: the defaults).
     """
     for spec in (spec_a, spec_b):
         make_player(spec).close()            # a bad spec fails here, before any worker starts
@@ -145,7 +154,7 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
     if journal is not None:
         journal = Journal.open(journal, _settings(spec_a, spec_b, games, seed, opening_plies, cpu_limit, a_colour,
                                                   sprt), MatchGame)
-    work = [(k, spec_a, spec_b, seed, opening_plies, cpu_limit, a_colour) for k in range(games)]
+    work = [GameJob(k, spec_a, spec_b, seed, opening_plies, cpu_limit, a_colour, limits) for k in range(games)]
     progress, bar = _bar(spec_a, spec_b, games) if progress is True else (progress, None)
     started = time.time()
     results, test, interrupted = [], None, False

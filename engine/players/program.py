@@ -8,7 +8,6 @@ point off the board is a ``PlayerFault`` naming the reason; a player that hangs 
 
 import math
 import os
-import resource
 import shutil
 import signal
 import subprocess
@@ -20,6 +19,7 @@ from engine.constants import COURSE_CPU_LIMIT, PASS
 from engine.coords import on_board, to_point
 from engine.players.host import OutputFormatError, write_input, read_output
 from engine.players.base import Player, PlayerFault, Reason
+from engine.players.sandbox import DEFAULT_LIMITS, SandboxError, prepare_folder, starter, wrap
 
 # Version control, caches and evolution runs are no part of a player: not copied per game.
 NOT_COPIED = shutil.ignore_patterns(".git", "__pycache__", ".hypothesis", ".pytest_cache", "runs", "*.egg-info")
@@ -28,7 +28,8 @@ NOT_COPIED = shutil.ignore_patterns(".git", "__pycache__", ".hypothesis", ".pyte
 class ProgramPlayer(Player):
     """A program speaking the course file protocol, run once per move in a private copy of its folder."""
 
-    def __init__(self, directory, command=None, cpu_limit=COURSE_CPU_LIMIT, spec=None, wall_limit=None):
+    def __init__(self, directory, command=None, cpu_limit=COURSE_CPU_LIMIT, spec=None, wall_limit=None,
+                 limits=DEFAULT_LIMITS):
         if not os.path.isdir(directory):
             raise ValueError("player directory {!r} does not exist".format(directory))
         self.source = os.path.abspath(directory)
@@ -37,6 +38,7 @@ class ProgramPlayer(Player):
         # A player that sleeps uses no CPU: past this much wall time it is killed.
         self.wall_limit = wall_limit or max(3 * cpu_limit, cpu_limit + 5)
         self.spec = spec or "cmd:{}".format(directory)
+        self.limits = limits
         self.workdir = None
 
     def new_game(self, colour, seed):
@@ -45,17 +47,12 @@ class ProgramPlayer(Player):
         self.workdir = tempfile.mkdtemp(prefix="littlego-player-")
         shutil.copytree(self.source, os.path.join(self.workdir, "play"), symlinks=True, ignore=NOT_COPIED)
         self.workdir = os.path.join(self.workdir, "play")
+        prepare_folder(self.workdir, self.limits)
 
     def close(self):
         if self.workdir:
             shutil.rmtree(os.path.dirname(self.workdir), ignore_errors=True)
             self.workdir = None
-
-    def _limit_cpu(self):
-        # The kernel stops a runaway at the limit plus a second; the host judges the exact figure.
-        seconds = int(math.ceil(self.cpu_limit)) + 1
-        resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
-        os.setsid()
 
     def move(self, position):
         return self.timed_move(position)[0]
@@ -69,9 +66,15 @@ class ProgramPlayer(Player):
         write_input(os.path.join(self.workdir, "input.txt"), position.player,
                     position.previous_string(), position.board_string())
         stderr_path = os.path.join(os.path.dirname(self.workdir), "stderr.txt")
+        try:
+            argv = wrap(self.command, self.workdir, self.limits)
+        except SandboxError as error:
+            raise PlayerFault(Reason.CRASH, str(error))
+        # The kernel stops a runaway at the limit plus a second; the host judges the exact figure.
+        start = starter(self.limits, int(math.ceil(self.cpu_limit)) + 1)
         with open(stderr_path, "wb") as stderr:
-            process = subprocess.Popen(self.command, shell=True, cwd=self.workdir, stdin=subprocess.DEVNULL,
-                                       stdout=subprocess.DEVNULL, stderr=stderr, preexec_fn=self._limit_cpu)
+            process = subprocess.Popen(argv, cwd=self.workdir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                       stderr=stderr, preexec_fn=start)
         wall_limit = self.wall_limit
         started = time.monotonic()
         status = usage = None
@@ -79,6 +82,7 @@ class ProgramPlayer(Player):
             pid, status, usage = os.wait4(process.pid, os.WNOHANG)
             if pid:
                 process.returncode = status
+                _end_group(process.pid)          # what the move left running ends with it
                 break
             if time.monotonic() - started > wall_limit:
                 try:
@@ -110,10 +114,25 @@ class ProgramPlayer(Player):
         return to_point(*move), cpu
 
 
+_SIGNAL_MEANING = {signal.SIGXFSZ: "over the file size limit", signal.SIGXCPU: "over the CPU limit",
+                   signal.SIGKILL: "killed", signal.SIGSEGV: "a memory fault"}
+
+
+def _end_group(group):
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:
+        pass
+
+
 def _describe_status(status):
     if os.WIFSIGNALED(status):
-        return "signal {}".format(os.WTERMSIG(status))
-    return "status {}".format(os.WEXITSTATUS(status))
+        number = os.WTERMSIG(status)
+        meaning = _SIGNAL_MEANING.get(number)
+        return "signal {}{}".format(number, " ({})".format(meaning) if meaning else "")
+    code = os.WEXITSTATUS(status)
+    meaning = _SIGNAL_MEANING.get(code - 128)         # the sandbox reports a signal as 128 + its number
+    return "status {}{}".format(code, " (signal {} in the sandbox: {})".format(code - 128, meaning) if meaning else "")
 
 
 def _tail(path, limit=300):

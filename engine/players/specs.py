@@ -30,6 +30,7 @@ from engine.players.gtp import gtp_player
 from engine.players.scripted import AggressivePlayer, AlphaBetaPlayer, GreedyPlayer, RandomPlayer
 from engine.players.searcher import AgentPlayer
 from engine.players.program import ProgramPlayer
+from engine.players.sandbox import DEFAULT_LIMITS
 from engine.players.qlearning import QLearningPlayer, QTableError, load_table
 
 SCRIPTED = {"random": RandomPlayer, "greedy": GreedyPlayer, "aggressive": AggressivePlayer,
@@ -52,10 +53,11 @@ def _load(spec, path):
         raise ValueError("player {!r}: {}".format(spec, error))
 
 
-def make_player(spec, cpu_limit=None, timed=True, engine="python"):
+def make_player(spec, cpu_limit=None, timed=True, engine="python", limits=None):
     """A player from its spec string; ValueError naming what is wrong with the spec.
 
-    ``cpu_limit`` (seconds a move) is enforced on program players (``cmd:``). Untimed, our
+    ``cpu_limit`` (seconds a move) is enforced on program players (``cmd:``), which run under
+    ``limits`` (a sandbox.Limits; default: DEFAULT_LIMITS). Untimed, our
     agents (``agent``, ``champion``, ``handset``) search to their fixed depth whatever the
     machine's speed, so that games replay exactly (evolution's panels need that), with the
     searcher of ``engine`` ("python" or "native": the same moves).
@@ -92,7 +94,7 @@ def make_player(spec, cpu_limit=None, timed=True, engine="python"):
         directory, _, command = argument.partition("::")
         if not directory:
             raise ValueError("player {!r}: expected cmd:DIR[::COMMAND]".format(spec))
-        return ProgramPlayer(directory, command or None, spec=spec,
+        return ProgramPlayer(directory, command or None, spec=spec, limits=limits or DEFAULT_LIMITS,
                              **({"cpu_limit": cpu_limit} if cpu_limit else {}))
     if name == "gnugo":
         if argument and not (argument.isdigit() and 0 <= int(argument) <= MAX_LEVEL):

@@ -1,0 +1,230 @@
+"""Hostile program players: each ends as its own loss or with no effect, the opponent's folder, the
+user's files and ~/.cache unchanged. Each attack is bounded in the agent itself, so that a failing
+sandbox cannot take the machine down; the attacks run only where bwrap isolates (CI installs it)."""
+
+import os
+import pwd
+import socket
+import threading
+import time
+import uuid
+
+import pytest
+
+import engine.players.sandbox as sandbox
+from engine.cli.littlego import main
+from engine.constants import BLACK
+from engine.players.base import PlayerFault, Reason
+from engine.players.program import ProgramPlayer
+from engine.players.sandbox import Limits, isolation, warning
+from engine.position import Position
+
+LIMITS = Limits(mode="strict", memory_mb=256, processes=64, file_mb=16)
+isolated = pytest.mark.skipif(not isolation()[0], reason="no isolation here: {}".format(isolation()[1]))
+# Every attack ends by answering PASS where it had no effect, and an off-board point where it had one.
+PRELUDE = """import glob, os, socket, sys, time
+def answer(harmless):
+    open("output.txt", "w").write("PASS" if harmless else "9,9")
+"""
+
+
+def agent(tmp_path, name, body):
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "my_player3.py").write_text(PRELUDE + body)
+    return str(folder)
+
+
+def one_move(folder, limits=LIMITS, wall_limit=None):
+    """(move, CPU) of a program player's first move as Black, or the PlayerFault that loses its game."""
+    player = ProgramPlayer(folder, cpu_limit=5.0, limits=limits, wall_limit=wall_limit)
+    player.new_game(BLACK, 1)
+    try:
+        return player.timed_move(Position.initial())
+    except PlayerFault as fault:
+        return fault
+    finally:
+        player.close()
+
+
+def home_cache():
+    return os.path.join(pwd.getpwuid(os.getuid()).pw_dir, ".cache", "littlego")
+
+
+@isolated
+def test_an_agent_cannot_read_or_rewrite_its_opponents_copy_nor_the_users_files(tmp_path):
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "my_player3.py").write_text("open('output.txt', 'w').write('PASS')\n")
+    (victim / "secret.txt").write_text("the victim's secret")
+    user_file = tmp_path / "notes.txt"
+    user_file.write_text("the user's notes")
+    opponent = ProgramPlayer(str(victim), limits=LIMITS)
+    opponent.new_game(BLACK, 1)                         # its copy exists while the attacker moves
+    body = """
+found = [p for p in glob.glob("/tmp/littlego-player-*/play/secret.txt") + [{victim!r} + "/secret.txt", {notes!r}]
+         if os.path.exists(p)]
+changed = []
+for path in found:
+    try:
+        open(path, "w").write("pwned")
+        changed.append(path)
+    except OSError:
+        pass
+answer(not found and not changed)
+""".format(victim=str(victim), notes=str(user_file))
+    try:
+        assert one_move(agent(tmp_path, "thief", body)) [0] == "PASS"
+        assert open(os.path.join(opponent.workdir, "secret.txt")).read() == "the victim's secret"
+    finally:
+        opponent.close()
+    assert (victim / "secret.txt").read_text() == "the victim's secret"
+    assert user_file.read_text() == "the user's notes"
+
+
+@isolated
+def test_an_agent_cannot_write_into_the_home_folder_or_the_tools_cache(tmp_path):
+    marker = "pwned-" + uuid.uuid4().hex
+    targets = [os.path.join(home_cache(), marker), os.path.join(pwd.getpwuid(os.getuid()).pw_dir, marker),
+               os.path.join(os.path.expanduser("~"), marker)]
+    body = """
+wrote = []
+for path in {targets!r}:
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        open(path, "w").write("pwned")
+        wrote.append(path)
+    except OSError:
+        pass
+answer(not wrote)
+""".format(targets=targets)
+    try:
+        assert one_move(agent(tmp_path, "squatter", body))[0] == "PASS"
+        assert not any(os.path.exists(path) for path in targets)
+    finally:
+        for path in targets:
+            if os.path.exists(path):
+                os.unlink(path)
+
+
+@isolated
+def test_a_fork_bomb_is_stopped_and_ends_with_the_move(tmp_path):
+    body = """
+children = 0
+for _ in range(3000):                  # bounded: a failing sandbox cannot take the machine down
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        os.execv("/bin/sleep", ["sleep", "31.4159"])
+    children += 1
+answer(children < 3000)
+"""
+    assert one_move(agent(tmp_path, "forker", body))[0] == "PASS"            # the limit stopped it
+    time.sleep(0.5)
+    left = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if open("/proc/{}/cmdline".format(pid), "rb").read() == b"sleep\x0031.4159\x00":
+                left.append(pid)
+        except OSError:
+            pass
+    assert not left
+
+
+@isolated
+def test_memory_past_the_limit_loses_the_game_with_the_reason(tmp_path):
+    body = """
+blocks = []
+for _ in range(48):                    # at most 3 GiB, in 64 MiB steps
+    blocks.append(b"x" * (64 << 20))
+answer(False)
+"""
+    fault = one_move(agent(tmp_path, "glutton", body))
+    assert isinstance(fault, PlayerFault) and fault.reason == Reason.CRASH and "MemoryError" in fault.detail
+
+
+@isolated
+def test_a_huge_file_is_cut_at_the_limit_and_loses_the_game(tmp_path):
+    body = """
+with open("huge.bin", "wb") as handle:
+    for _ in range(2048):              # at most 2 GiB
+        handle.write(b"x" * (1 << 20))
+answer(False)
+"""
+    fault = one_move(agent(tmp_path, "filler", body))
+    assert isinstance(fault, PlayerFault) and fault.reason == Reason.CRASH
+    assert "File too large" in fault.detail or "file size" in fault.detail
+
+
+@isolated
+def test_an_agent_has_no_network(tmp_path):
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    server.settimeout(8)
+    accepted = []
+
+    def listen():
+        try:
+            accepted.append(server.accept())
+        except OSError:
+            pass
+    thread = threading.Thread(target=listen)
+    thread.start()
+    body = """
+try:
+    socket.create_connection(("127.0.0.1", {port}), timeout=2).sendall(b"pwned")
+    answer(False)
+except OSError:
+    answer(True)
+""".format(port=server.getsockname()[1])
+    try:
+        assert one_move(agent(tmp_path, "caller", body))[0] == "PASS"
+    finally:
+        server.close()
+        thread.join()
+    assert not accepted
+
+
+@isolated
+def test_a_child_left_running_ends_with_the_move(tmp_path):
+    body = """
+if os.fork() == 0:
+    os.setsid()                         # even one that leaves the session
+    time.sleep(1.5)
+    open("still-alive.txt", "w").write("yes")
+    os._exit(0)
+answer(True)
+"""
+    player = ProgramPlayer(agent(tmp_path, "lingerer", body), cpu_limit=5.0, limits=LIMITS)
+    player.new_game(BLACK, 1)
+    try:
+        assert player.timed_move(Position.initial())[0] == "PASS"
+        time.sleep(2.5)
+        assert not os.path.exists(os.path.join(player.workdir, "still-alive.txt"))
+    finally:
+        player.close()
+
+
+def test_a_sleeper_loses_on_time_and_is_killed(tmp_path):
+    body = "time.sleep(60)\nanswer(True)\n"
+    started = time.monotonic()
+    fault = one_move(agent(tmp_path, "sleeper", body), limits=Limits(mode="auto"), wall_limit=2)
+    assert isinstance(fault, PlayerFault) and fault.reason == Reason.TIMEOUT and time.monotonic() - started < 10
+
+
+def test_without_isolation_a_warning_says_what_is_not_isolated_and_strict_refuses(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sandbox._CHECKED, "isolation", (False, "bwrap is not installed (apt-get install bubblewrap)"))
+    line = warning(Limits())
+    assert "not isolated" in line and "other players' folders and your files" in line and "bwrap" in line
+    assert warning(Limits(mode="off")).startswith("program players run without a sandbox")
+    folder = agent(tmp_path, "plain", "answer(True)\n")
+    assert one_move(folder, limits=Limits(mode="auto"))[0] == "PASS"           # limits only, still plays
+    fault = one_move(folder, limits=Limits(mode="strict"))
+    assert isinstance(fault, PlayerFault) and "--sandbox strict" in fault.detail
+    assert main(["match", "cmd:" + folder, "random", "--games", "1", "--jobs", "1", "--sandbox", "strict"]) == 2
+    assert "cannot be isolated here: bwrap is not installed" in capsys.readouterr().err
+    assert main(["match", "cmd:" + folder, "random", "--games", "1", "--jobs", "1"]) == 0
+    assert "warning: program players are not isolated" in capsys.readouterr().err
