@@ -16,6 +16,7 @@ import pytest
 from engine.cli.littlego import main as littlego
 from engine.common.runfolder import lock_holder
 from engine.constants import PASS
+from engine.play.match import run_match
 from engine.position import KO, SUICIDE, Position
 from engine.solver import Solver
 from engine.ui.web.analysis import Analyst, NativeValues
@@ -58,6 +59,13 @@ def evolve_run(folder, generations=1):
                             out=open(os.devnull, "w")).run(stop_after=generations)
 
 
+def match_report(run_dir):
+    """A real ``littlego match --json`` report (greedy against random, with an SPRT) in the run folder."""
+    summary, _ = run_match("greedy", "random", 4, jobs=1, progress=False, sprt=(0.0, 20.0))
+    with open(os.path.join(run_dir, "vs-random.json"), "w") as handle:
+        json.dump(summary.to_json(), handle)
+
+
 def evolve_more(run_dir, generations=1):
     Evolution.resume(run_dir, workers=1, progress=False, out=open(os.devnull, "w")).run(stop_after=generations)
 
@@ -77,6 +85,7 @@ def damaged_run(runs_dir, name="damaged-20260101-000000"):
 def runs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("serve")
     run_dir = evolve_run(folder)
+    match_report(run_dir)
     runs_dir = os.path.dirname(run_dir)
     damaged_run(runs_dir)
     os.makedirs(os.path.join(runs_dir, "notes"))
@@ -117,6 +126,9 @@ def test_a_run_page_holds_its_generations_config_and_log_and_what_is_new(client,
     assert page["total"] == 1 and [g["generation"] for g in page["generations"]] == [0]
     assert "individuals" not in page["generations"][0] and "best_weights" in page["generations"][0]
     assert 'name = "tiny"' in page["config"] and "evolve" in page["log"]
+    report, = page["reports"]
+    assert (report["file"], report["a"], report["b"], report["games"]) == ("vs-random.json", "greedy", "random", 4)
+    assert report["sprt"]["lower"] < 0 < report["sprt"]["upper"] and report["sprt"]["elo1"] == 20
     assert client.get("/api/runs/{}?after=1".format(name)).json()["generations"] == []
     assert client.get("/api/runs/{}?after=9".format(name)).json()["restart"] is True
     assert client.get("/api/runs/{}?after=x".format(name)).status_code == 400

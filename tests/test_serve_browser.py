@@ -14,7 +14,7 @@ import pytest
 from engine.constants import PASS
 from engine.solver import Solver
 from engine.ui.web.server import serve_in_thread, stop
-from tests.test_serve import PLY14, damaged_run, evolve_more, evolve_run, position_of
+from tests.test_serve import PLY14, damaged_run, evolve_more, evolve_run, match_report, position_of
 
 CHROMIUM = "/usr/bin/chromium"
 # Headless, and nothing that reaches for the network on its own (this machine has none).
@@ -32,7 +32,8 @@ if not os.path.exists(CHROMIUM):
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     folder = tmp_path_factory.mktemp("browser")
-    run_dir = evolve_run(folder)
+    run_dir = evolve_run(folder, generations=3)           # generations 0, 1 and 2 of 0..3
+    match_report(run_dir)
     damaged_run(os.path.dirname(run_dir))
     served = serve_in_thread(os.path.dirname(run_dir), solve_seconds=5.0)
     yield served.url, run_dir
@@ -79,11 +80,13 @@ def test_the_runs_list_shows_the_run_and_the_damaged_one(site, page):
 def test_a_run_page_shows_a_new_generation_without_a_reload(site, page):
     url, run_dir = site
     page.goto(url + "#/runs/" + os.path.basename(run_dir))
-    page.wait_for_function("document.getElementById('run-generations')?.textContent === '1'")
+    page.wait_for_function("document.getElementById('run-generations')?.textContent === '3'")
     assert page.locator("svg.chart").count() == 5 and "tiny" in page.locator("#run-config").inner_text()
+    assert "LLR" in page.locator("#run-reports").inner_text()
     page.evaluate("window.stillThisPage = true")
-    evolve_more(run_dir)                               # evolve writes generation 1 while the page is open
-    page.wait_for_function("document.getElementById('run-generations').textContent === '2'", timeout=15000)
+    evolve_more(run_dir)                               # evolve writes generation 3 while the page is open
+    page.wait_for_function("document.getElementById('run-generations').textContent === '4'", timeout=15000)
+    assert "finished" in page.locator("#run-head").inner_text()
     assert page.evaluate("window.stillThisPage") is True
     screenshot(page, "serve-run.png")
 
