@@ -48,7 +48,9 @@ def url_of(sock):
 def make_server(runs_dir, host, port, solve_seconds):
     """(uvicorn server, bound socket, Analyst) for the app on (host, port)."""
     local = is_loopback(host)
-    analyst = Analyst(Workers(), seconds=solve_seconds)
+    workers = Workers()
+    workers.start()
+    analyst = Analyst(workers, seconds=solve_seconds)
     app = create_app(runs_dir, analyst, hosts=LOOPBACK_NAMES if local else None, allow_programs=local)
     sock = bind(host, port)
     config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2)

@@ -25,6 +25,10 @@ class Workers(object):
         self.pool = None
         self.lock = threading.Lock()
 
+    def start(self):
+        """Start the processes now, so that the first request does not wait for them."""
+        self._current()
+
     def _current(self):
         with self.lock:
             if self.pool is None:
