@@ -134,6 +134,15 @@ def test_a_run_page_holds_its_generations_config_and_log_and_what_is_new(client,
     assert client.get("/api/runs/{}?after=x".format(name)).status_code == 400
 
 
+def test_numbers_json_cannot_carry_are_shown_as_missing(client, tmp_path):
+    run_dir = evolve_run(tmp_path)
+    with open(os.path.join(run_dir, "all-won.json"), "w") as handle:
+        handle.write('{"a": "champion", "b": "random", "games": 10, "wins": {"champion": 10}, "elo": Infinity}')
+    page = TestClient(create_app(os.path.dirname(run_dir), None), base_url="http://127.0.0.1").get(
+        "/api/runs/" + os.path.basename(run_dir))
+    assert page.status_code == 200 and page.json()["reports"][0]["elo"] is None
+
+
 def test_a_damaged_run_says_what_is_wrong_and_the_others_keep_working(client, runs):
     page = client.get("/api/runs/damaged-20260101-000000").json()
     assert page["summary"]["problem"].endswith("generations.jsonl:1: not a JSON line") and page["generations"] == []

@@ -8,6 +8,7 @@ saying so; the others are unaffected.
 """
 
 import json
+import math
 import os
 from collections import namedtuple
 
@@ -75,7 +76,18 @@ class GenerationCache(object):
 
 def _light(record):
     """A generation's record without its individuals (the page plots the generation's figures)."""
-    return {key: value for key, value in record.items() if key != "individuals"}
+    return finite({key: value for key, value in record.items() if key != "individuals"})
+
+
+def finite(value):
+    """``value`` with every infinite or NaN number (which JSON cannot carry) turned into None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [finite(item) for item in value]
+    return value
 
 
 def _config(run_dir):
@@ -162,6 +174,7 @@ def _report(path, name):
         return None
     if not isinstance(document, dict) or not all(key in document for key in ("a", "b", "games", "wins")):
         return None
+    document = finite(document)
     sprt = document.get("sprt") if isinstance(document.get("sprt"), dict) else None
     if sprt is not None:
         sprt = {key: sprt.get(key) for key in ("llr", "lower", "upper", "elo0", "elo1", "decision")}
