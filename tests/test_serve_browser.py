@@ -136,12 +136,33 @@ def test_an_illegal_click_shows_the_rule(site, page):
     assert page.locator("#message").inner_text() == "refused: 2,2 is occupied"
 
 
-def test_the_values_shown_are_the_solvers(site, page, tmp_path):
-    url, _ = site
-    record = tmp_path / "ply14.sgf"
+def sgf_file(folder, moves):
+    record = folder / "game.sgf"
     record.write_text("(;GM[1]FF[4]SZ[5]KM[2.5]" + "".join(
         ";{}[{}]".format("BW"[k % 2], "" if move == PASS else "abcde"[move % 5] + "abcde"[move // 5])
-        for k, move in enumerate(PLY14)) + ")")
+        for k, move in enumerate(moves)) + ")")
+    return record
+
+
+def test_an_sgf_opened_stepped_through_and_saved(site, page, tmp_path):
+    url, _ = site
+    board(page, url, "", values=False)
+    page.set_input_files("#open", str(sgf_file(tmp_path, PLY14[:6])))
+    page.wait_for_function("document.getElementById('status').textContent.includes('record move 6 of 6')")
+    page.click("#back")
+    page.wait_for_function("document.getElementById('status').textContent.includes('record move 5 of 6')")
+    assert page.locator('#board .point[data-point="{}"]'.format(PLY14[5])).get_attribute("data-colour") == "0"
+    page.click("#forward")
+    page.wait_for_function("document.getElementById('status').textContent.includes('record move 6 of 6')")
+    with page.expect_download() as download:
+        page.click("#save")
+    saved = open(download.value.path()).read()
+    assert saved.startswith("(;") and ";B[cc];W[cd];B[bc];W[dd];B[dc];W[ee]" in saved.replace("\n", "")
+
+
+def test_the_values_shown_are_the_solvers(site, page, tmp_path):
+    url, _ = site
+    record = sgf_file(tmp_path, PLY14)
     board(page, url, "", values=True)
     page.set_input_files("#open", str(record))
     page.wait_for_function("(document.getElementById('values-note')?.textContent || '').startsWith('exact: the final')",
