@@ -173,3 +173,17 @@ def test_the_values_shown_are_the_solvers(site, page, tmp_path):
     page.locator("#agent-move").wait_for(timeout=60000)
     time.sleep(0.2)
     screenshot(page, "serve-board.png")
+
+
+def test_as_white_the_opponent_moves_first_and_undo_returns_to_your_turn(site, page):
+    url, _ = site
+    board(page, url, "", values=False)
+    page.select_option("#human", "white")
+    page.fill("#opponent", "greedy")
+    page.dispatch_event("#opponent", "change")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('ply 1 of 24')")
+    page.locator('#board .point[data-legal="1"]').first.click()
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('ply 3 of 24')")
+    page.click("#undo")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('ply 1 of 24')")
+    assert "White to move" in page.locator("#status").inner_text()
