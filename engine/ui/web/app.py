@@ -25,7 +25,7 @@ from engine.play.sgf import SgfError
 from engine.ui.web import game
 from engine.ui.web.analysis import PlayerTrouble, shipped_agent
 from engine.ui.web.game import BadRequest
-from engine.ui.web.runs import GenerationCache, NoSuchRun, list_runs, run_page
+from engine.ui.web.runs import FileCache, NoSuchRun, list_runs, run_page
 from engine.ui.web.workers import WorkerTimeout
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
@@ -105,7 +105,7 @@ def create_app(runs_dir, analyst, hosts=LOOPBACK_NAMES, allow_programs=True):
     """The Starlette app serving ``runs_dir`` and the board (``analyst``: an analysis.Analyst).
     ``hosts``: the host names it answers (None: any); ``allow_programs``: whether the board
     may play specs that run a command (``cmd:``, ``gtp:``), refused when others can reach it."""
-    cache = GenerationCache()
+    cache = FileCache()
 
     async def index(request):
         return FileResponse(os.path.join(STATIC, "index.html"))

@@ -51,27 +51,36 @@ def run_folder(runs_dir, name):
     return path
 
 
-class GenerationCache(object):
-    """read_generations, read again only when the file changes (size or time)."""
+class FileCache(object):
+    """What was read from a file, read again only when the file changes (its size or time):
+    the pages ask every two seconds, and most files have not changed since."""
 
     def __init__(self):
         self.entries = {}
 
-    def read(self, run_dir):
-        path = os.path.join(run_dir, GENERATIONS)
+    def read(self, path, loader):
+        """``loader(path)``, or what it gave last time for the file as it is now."""
         try:
             info = os.stat(path)
             stamp = (info.st_mtime_ns, info.st_size)
         except OSError:
             stamp = None
-        cached = self.entries.get(run_dir)
+        cached = self.entries.get((path, loader))
         if cached is None or cached[0] != stamp or stamp is None:
-            try:
-                cached = (stamp, [_light(record) for record in read_generations(run_dir)], None)
-            except RunError as error:
-                cached = (stamp, [], str(error))
-            self.entries[run_dir] = cached
-        return cached[1], cached[2]
+            cached = (stamp, loader(path))
+            self.entries[(path, loader)] = cached
+        return cached[1]
+
+    def generations(self, run_dir):
+        """(the run's generation records without their individuals, the problem reading them or None)."""
+        return self.read(os.path.join(run_dir, GENERATIONS), _generations)
+
+
+def _generations(path):
+    try:
+        return [_light(record) for record in read_generations(os.path.dirname(path))], None
+    except RunError as error:
+        return [], str(error)
 
 
 def _light(record):
@@ -118,7 +127,7 @@ def _started(run_dir):
 def summary(runs_dir, name, cache):
     """The RunSummary of the run ``name``."""
     run_dir = run_folder(runs_dir, name)
-    records, problem = cache.read(run_dir)
+    records, problem = cache.generations(run_dir)
     text, config = _config(run_dir)
     is_run = text is not None or os.path.exists(os.path.join(run_dir, GENERATIONS))
     config = config if isinstance(config, dict) else {}
@@ -163,7 +172,7 @@ def _log_tail(run_dir):
     return text if size <= LOG_TAIL_BYTES else text.partition("\n")[2]
 
 
-def _report(path, name):
+def _report(path):
     """The MatchReport in a JSON file, or None when the file is no match report."""
     try:
         if os.path.getsize(path) > REPORT_LIMIT:
@@ -178,17 +187,17 @@ def _report(path, name):
     sprt = document.get("sprt") if isinstance(document.get("sprt"), dict) else None
     if sprt is not None:
         sprt = {key: sprt.get(key) for key in ("llr", "lower", "upper", "elo0", "elo1", "decision")}
-    return MatchReport(name, document.get("a"), document.get("b"), document.get("games"), document.get("wins"),
+    return MatchReport(os.path.basename(path), document.get("a"), document.get("b"), document.get("games"), document.get("wins"),
                        document.get("elo"), document.get("elo_95_margin"), sprt, document.get("interrupted"))
 
 
-def reports(run_dir):
+def reports(run_dir, cache):
     """The match reports among the folder's JSON files, by file name."""
     found = []
     for name in sorted(os.listdir(run_dir)):
         path = os.path.join(run_dir, name)
         if name.endswith(".json") and os.path.isfile(path) and not os.path.islink(path):
-            report = _report(path, name)
+            report = cache.read(path, _report)
             if report is not None:
                 found.append(report)
     return found
@@ -198,10 +207,10 @@ def run_page(runs_dir, name, cache, after=0):
     """Everything the run's page shows, as a dict of plain values; with ``after``, only the
     generations past the first ``after`` (the page asks for what is new)."""
     run_dir = run_folder(runs_dir, name)
-    records, _ = cache.read(run_dir)
+    records, _ = cache.generations(run_dir)
     head = summary(runs_dir, name, cache)
     text, _ = _config(run_dir)
     return {"summary": head._asdict(), "total": len(records),
             "generations": records[after:] if after <= len(records) else records,
             "restart": after > len(records), "config": text, "log": _log_tail(run_dir),
-            "reports": [report._asdict() for report in reports(run_dir)]}
+            "reports": [report._asdict() for report in reports(run_dir, cache)]}

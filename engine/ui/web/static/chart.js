@@ -21,7 +21,7 @@ function fmt(v) {
 export function lineChart({title, series, bands = [], yMin = null, yMax = null, legend = true}) {
   const xs = series.flatMap(s => s.points.map(p => p[0]));
   const ys = series.flatMap(s => s.points.map(p => p[1])).concat(bands.flatMap(b => b.lower.concat(b.upper).map(p => p[1])));
-  if (!xs.length) return `<div class="chart empty">${title}: no generation yet</div>`;
+  if (!xs.length) return `<div class="chart empty">${title}: not recorded</div>`;
   let x0 = Math.min(...xs), x1 = Math.max(...xs);
   if (x0 === x1) { x0 -= 1; x1 += 1; }
   let y0 = yMin ?? Math.min(...ys), y1 = yMax ?? Math.max(...ys);
