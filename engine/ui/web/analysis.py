@@ -12,13 +12,14 @@ own, killed when it runs past its time or a newer position is asked for.
 
 import functools
 import itertools
+import logging
 import os
 import threading
 import time
 from collections import namedtuple
 
 from engine.agent import choose_move
-from engine.book import load_book
+from engine.book import BookError, load_book
 from engine.constants import PASS
 from engine.features import make_evaluator
 from engine.params import load_params
@@ -48,15 +49,27 @@ from its ``solve_from`` ply, the evaluation search where it finds no win in time
 
 Reply = namedtuple("Reply", "move seconds")
 
+log = logging.getLogger("littlego.serve")
+
 
 class PlayerTrouble(RuntimeError):
     """A player that could not be made or gave no legal move; the message says why."""
 
 
 @functools.lru_cache(maxsize=1)
-def shipped_agent():
-    """(params, book) of the shipped agent, read once per process (book None where there is none)."""
-    return load_params(SHIPPED_PARAMS), load_book(SHIPPED_BOOK) if os.path.exists(SHIPPED_BOOK) else None
+def shipped_params():
+    """The shipped agent's params, read once per process."""
+    return load_params(SHIPPED_PARAMS)
+
+
+@functools.lru_cache(maxsize=1)
+def shipped_book():
+    """The shipped opening book, read once per process; None where there is none or it cannot be used."""
+    try:
+        return load_book(SHIPPED_BOOK) if os.path.exists(SHIPPED_BOOK) else None
+    except BookError as error:
+        log.warning("the board goes without the opening book: %s", error)
+        return None
 
 
 def reply_job(spec, moves, seed):
@@ -82,7 +95,7 @@ def agent_job(moves):
     position = position_after(moves)
     if position.is_over:
         raise BadRequest("the game is over: the agent has no move to make")
-    params, book = shipped_agent()
+    params, book = shipped_params(), shipped_book()
     start = time.process_time()
     if book is not None and book.move(position) is not None:
         return AgentChoice(choose_move(position, params, book=book), "book", None, None, time.process_time() - start)
@@ -107,7 +120,7 @@ def search_job(moves, seconds):
     """(depth, {move: the agent's search value}) after ``moves``: every move searched one depth
     deeper at a time while ``seconds`` of CPU last (depth 1 at least)."""
     position = position_after(moves)
-    params, _ = shipped_agent()
+    params = shipped_params()
     searcher = Searcher(make_evaluator(params.weights))
     deadline = time.process_time() + seconds
     children = {move: position.play_point(move) for move in position.legal_points() + [PASS]}

@@ -23,7 +23,7 @@ from starlette.staticfiles import StaticFiles
 from engine.position import IllegalMove
 from engine.play.sgf import SgfError
 from engine.ui.web import game
-from engine.ui.web.analysis import PlayerTrouble, shipped_agent
+from engine.ui.web.analysis import PlayerTrouble, shipped_book
 from engine.ui.web.game import BadRequest
 from engine.ui.web.runs import FileCache, NoSuchRun, list_runs, run_page
 from engine.ui.web.workers import WorkerTimeout
@@ -146,7 +146,7 @@ def board_routes(analyst, allow_programs):
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise BadRequest("seed must be an integer")
         answer = analyst.reply(spec, moves, seed)
-        return {"reply": answer._asdict(), "view": game.view(moves + [answer.move], _book())._asdict()}
+        return {"reply": answer._asdict(), "view": game.view(moves + [answer.move], shipped_book())._asdict()}
 
     def values(document, moves):
         margins = document.get("margins", True)
@@ -155,19 +155,15 @@ def board_routes(analyst, allow_programs):
         found = analyst.values(moves, margins)
         return dict(found._asdict(), moves=[value._asdict() for value in found.moves])
 
-    return [post("/api/board/view", lambda document, moves: game.view(moves, _book())._asdict()),
+    return [post("/api/board/view", lambda document, moves: game.view(moves, shipped_book())._asdict()),
             post("/api/board/play", lambda document, moves: game.view(game.play(moves, document.get("move")),
-                                                                      _book())._asdict()),
+                                                                      shipped_book())._asdict()),
             post("/api/board/reply", reply),
             post("/api/board/values", values),
             post("/api/board/agent", lambda document, moves: analyst.agent(moves)._asdict()),
             post("/api/board/sgf", lambda document, moves: {"sgf": game.sgf_of(moves, document.get("black", "Black"),
                                                                                document.get("white", "White"))}),
             Route("/api/board/open", _open, methods=["POST"])]
-
-
-def _book():
-    return shipped_agent()[1]
 
 
 async def _open(request):
