@@ -6,9 +6,13 @@ past its time). The pages in a real browser: tests/test_serve_browser.py."""
 import json
 import os
 import random
+import signal
 import socket
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 import warnings
 
 import pytest
@@ -326,3 +330,26 @@ def test_the_command_refuses_a_busy_port_and_a_file_as_runs_folder(tmp_path, cap
     assert littlego(["serve", "--runs", str(tmp_path / "file")]) == 2
     err = capsys.readouterr().err
     assert "littlego serve: " in err and "in use" in err and "names a file" in err and "Traceback" not in err
+
+
+def test_the_command_serves_at_the_address_it_prints_and_ctrl_c_stops_it(tmp_path):
+    server = subprocess.Popen([sys.executable, "-m", "engine.cli.littlego", "serve", "--runs", str(tmp_path),
+                               "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    try:
+        line = server.stdout.readline()
+        url = line.split(" the board at ")[1].split()[0]
+        assert url.startswith("http://127.0.0.1:")
+        for _ in range(100):                     # the socket listens before uvicorn answers
+            try:
+                with urllib.request.urlopen(url + "api/runs", timeout=10) as answer:
+                    assert json.loads(answer.read().decode("utf-8"))["runs"] == []
+                break
+            except urllib.error.URLError:
+                time.sleep(0.1)
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            assert b"/static/main.js" in answer.read()
+    finally:
+        server.send_signal(signal.SIGINT)
+        _, err = server.communicate(timeout=60)
+    # uvicorn stops gracefully, then (from 0.29 on) hands the interrupt back: littlego's "interrupted", 130.
+    assert server.returncode in (0, 130) and "Traceback" not in err, err
