@@ -351,5 +351,5 @@ def test_the_command_serves_at_the_address_it_prints_and_ctrl_c_stops_it(tmp_pat
     finally:
         server.send_signal(signal.SIGINT)
         _, err = server.communicate(timeout=60)
-    # uvicorn stops gracefully, then (from 0.29 on) hands the interrupt back: littlego's "interrupted", 130.
+    # uvicorn stops gracefully, then (in its newer versions) hands the interrupt back: "interrupted", 130.
     assert server.returncode in (0, 130) and "Traceback" not in err, err
