@@ -143,3 +143,18 @@ def test_bundle_for_an_edition_writes_a_time_budget_that_fits(tmp_path):
     result = littlego("bundle", str(tmp_path / "out2"), "--edition", "fall2023", "--no-book")
     assert "already fits" in result.stdout
     assert load_params(str(tmp_path / "out2" / "params.json")).cpu_cap == shipped.cpu_cap
+
+
+def test_grade_the_bundled_agent_fitted_to_the_earlier_edition(tmp_path):
+    bundle = tmp_path / "submission"
+    assert littlego("bundle", str(bundle), "--edition", "earlier").returncode == 0
+    result = littlego("grade", str(bundle), "--edition", "earlier", "--games", "1", "--jobs", "2", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    stage, = report["stages"]
+    assert [o["games"] for o in stage["opponents"]] == [1, 1, 1, 1] and report["max_points"] == 100
+    assert all(not o["faults"] for o in stage["opponents"]) and not stage["over_budget"]
+    cap = load_params(str(bundle / "params.json")).cpu_cap
+    assert 0 < report["cpu_per_move_max"] <= cap + STARTUP_CPU           # every move within its fitted cap
+    assert stage["cpu_total"] <= BUDGET_SHARE * stage["budget"]
+    assert "stage 2" not in [s["name"] for s in report["stages"]] and "tournament" in report["stage2_note"]
