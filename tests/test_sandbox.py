@@ -5,6 +5,7 @@ sandbox cannot take the machine down; the attacks run only where bwrap isolates 
 import os
 import pwd
 import socket
+import sys
 import threading
 import time
 import uuid
@@ -228,3 +229,15 @@ def test_without_isolation_a_warning_says_what_is_not_isolated_and_strict_refuse
     assert "cannot be isolated here: bwrap is not installed" in capsys.readouterr().err
     assert main(["match", "cmd:" + folder, "random", "--games", "1", "--jobs", "1"]) == 0
     assert "warning: program players are not isolated" in capsys.readouterr().err
+
+
+@isolated
+def test_a_command_naming_python_plays_in_the_sandbox_whatever_launcher_starts_it(tmp_path):
+    folder = agent(tmp_path, "plain", "answer(True)\n")
+    for command in ("python3 my_player3.py", "{} my_player3.py".format(sys.executable)):
+        player = ProgramPlayer(folder, command=command, limits=LIMITS)
+        player.new_game(BLACK, 1)
+        try:
+            assert player.timed_move(Position.initial())[0] == "PASS"       # a pyenv shim is not run inside
+        finally:
+            player.close()

@@ -26,7 +26,8 @@ Language.__doc__ = """An agent language as build.sh knows it: the file it looks 
 that builds it in the folder (None: nothing to build) and the command that plays a move."""
 
 # build.sh's order. It runs my_player3.py with python3; here with this Python (3.8 or later),
-# which has what a course agent's standard library needs.
+# which has what a course agent's standard library needs. In the sandbox, ``python`` is the
+# interpreter it starts here (sandbox.resolve_launcher).
 LANGUAGES = (
     Language("my_player.py", "Python (python)", None, "python my_player.py"),
     Language("my_player3.py", "Python 3", None, shlex.quote(sys.executable) + " my_player3.py"),
@@ -89,22 +90,7 @@ def build_agent(folder, workspace):
             output = done.stdout.decode("utf-8", "replace").strip().replace("\n", " | ")
             return Built(folder, name, language.name, spec, "{!r} failed with status {}: {}".format(
                 language.build, done.returncode, output[-300:]))
-    return Built(folder, name, language.name, "cmd:{}::{}".format(copy, _resolved(language.run)), None)
-
-
-def _resolved(command):
-    """``command`` with a Python launcher (``python``, ``python3``: maybe a pyenv shim, a script
-    that would not run inside the sandbox) replaced by the interpreter it starts."""
-    program, _, rest = command.partition(" ")
-    if program not in ("python", "python3"):
-        return command
-    try:
-        found = subprocess.run([program, "-c", "import sys; print(sys.executable)"], stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return command
-    executable = found.stdout.strip()
-    return "{} {}".format(shlex.quote(executable), rest) if found.returncode == 0 and executable else command
+    return Built(folder, name, language.name, "cmd:{}::{}".format(copy, language.run), None)
 
 
 @contextmanager

@@ -83,6 +83,27 @@ def isolation():
     return _CHECKED["isolation"]
 
 
+_LAUNCHERS = {}                    # {launcher: the interpreter it starts}, asked once a process
+
+
+def resolve_launcher(shell_command):
+    """``shell_command`` with a Python launcher in front (``python``, ``python3``: maybe a pyenv shim,
+    a script that would not run inside the sandbox) replaced by the interpreter it starts."""
+    program, _, rest = shell_command.partition(" ")
+    if program not in ("python", "python3", "python2"):
+        return shell_command
+    if program not in _LAUNCHERS:
+        try:
+            found = subprocess.run([program, "-c", "import sys; print(sys.executable)"], stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True,
+                                   timeout=60)
+            _LAUNCHERS[program] = found.stdout.strip() if found.returncode == 0 else None
+        except (OSError, subprocess.TimeoutExpired):
+            _LAUNCHERS[program] = None
+    executable = _LAUNCHERS[program]
+    return "{} {}".format(shlex.quote(executable), rest) if executable else shell_command
+
+
 def program_folder(shell_command):
     """The installation a command's program lives in (the folder above its ``bin``, else its own
     folder), where it is an absolute path or found on PATH; None for ``./exe`` and the like."""
@@ -201,6 +222,7 @@ def wrap(shell_command, folder, limits):
         if limits.mode == "strict":
             raise SandboxError("--sandbox strict: no isolation for program players here: {}".format(why))
         return ["/bin/sh", "-c", shell_command]
+    shell_command = resolve_launcher(shell_command)
     program = program_folder(shell_command)
     return bwrap_argv(folder, ["/bin/sh", "-c", shell_command], folder, limits.file_mb, [program] if program else [])
 
