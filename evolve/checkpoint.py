@@ -12,18 +12,14 @@ import pickle
 import socket
 import time
 
+from engine.common.runfolder import LOCK, RunError
 from engine.protocol import write_atomic
 
 CHECKPOINT = "checkpoint.pkl"
-LOCK = "run.lock"
 
 # What a checkpoint holds; a file without all of these is not one of ours.
 STATE_KEYS = ("config", "generation", "population", "halloffame", "logbook", "records", "strategy",
               "random_state", "numpy_state")
-
-
-class RunError(ValueError):
-    """A run folder that cannot be used; the message names the folder and the problem."""
 
 
 def save_checkpoint(run_dir, state):

@@ -165,22 +165,7 @@ def validate(data, path="config"):
                               "untimed, so that runs replay exactly); name a depth, e.g. agent@4"
                               .format(path, where, checked["opponent"], opponent.depth))
         config["panel"].append(checked)
-    bounds = data.get("bounds", {})
-    if not isinstance(bounds, dict):
-        raise ConfigError("{}: 'bounds' must be a table of feature = [low, high]".format(path))
-    config["bounds"] = {}
-    for feature in FEATURES:
-        pair = bounds.get(feature, DEFAULT_BOUNDS[feature])
-        if (not isinstance(pair, (list, tuple)) or len(pair) != 2
-                or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
-                           and -MAX_WEIGHT <= x <= MAX_WEIGHT for x in pair)
-                or not pair[0] < pair[1]):
-            raise ConfigError("{}: 'bounds.{}' must be [low, high] with low < high, both finite and within "
-                              "+-{:g}, found {!r}".format(path, feature, MAX_WEIGHT, pair))
-        config["bounds"][feature] = [float(pair[0]), float(pair[1])]
-    unknown = sorted(set(bounds) - set(FEATURES))
-    if unknown:
-        raise ConfigError("{}: 'bounds.{}' is not a feature (known: {})".format(path, unknown[0], ", ".join(FEATURES)))
+    config["bounds"] = _bounds(data.get("bounds", {}), path)
     config["start"] = _start(config, params_files, path)
     rounds = config["fitness"]["rounds"]
     for entry in config["panel"] + ([config["self_play"]] if config["self_play"]["weight"] > 0 else []):
@@ -198,6 +183,26 @@ def validate(data, path="config"):
             raise ConfigError("{}: 'ga.tournament_size' = {} is larger than the population ({})"
                               .format(path, ga["tournament_size"], population))
     return config
+
+
+def _bounds(bounds, path):
+    """Per-feature [low, high] bounds: the table's, else the default of each feature."""
+    if not isinstance(bounds, dict):
+        raise ConfigError("{}: 'bounds' must be a table of feature = [low, high]".format(path))
+    checked = {}
+    for feature in FEATURES:
+        pair = bounds.get(feature, DEFAULT_BOUNDS[feature])
+        if (not isinstance(pair, (list, tuple)) or len(pair) != 2
+                or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                           and -MAX_WEIGHT <= x <= MAX_WEIGHT for x in pair)
+                or not pair[0] < pair[1]):
+            raise ConfigError("{}: 'bounds.{}' must be [low, high] with low < high, both finite and within "
+                              "+-{:g}, found {!r}".format(path, feature, MAX_WEIGHT, pair))
+        checked[feature] = [float(pair[0]), float(pair[1])]
+    unknown = sorted(set(bounds) - set(FEATURES))
+    if unknown:
+        raise ConfigError("{}: 'bounds.{}' is not a feature (known: {})".format(path, unknown[0], ", ".join(FEATURES)))
+    return checked
 
 
 def _start(config, files, path):

@@ -38,13 +38,11 @@ from evolve.checkpoint import CHECKPOINT, RunError, RunLock, load_checkpoint, sa
 from evolve.config import load_config
 from evolve.fitness import evaluate_in_rounds, make_jobs, self_play_opponents
 from engine.common.seeds import derive_seed
+from engine.common.runfolder import CONFIG_COPY, GENERATIONS, LOG_FILE
 
 log = logging.getLogger("evolve")
 
-GENERATIONS = "generations.jsonl"
 BEST_PARAMS = "best-params.json"
-CONFIG_COPY = "config.toml"
-LOG_FILE = "run.log"
 
 
 def generation_seed(config, generation):

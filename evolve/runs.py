@@ -1,65 +1,12 @@
 """Reading a run folder back: the generation table, plots, and exporting the best weights."""
 
-import json
 import math
 import os
 
+from engine.common.runfolder import read_generations
 from engine.params import save_params
-from evolve.checkpoint import RunError, load_checkpoint
-from evolve.loop import GENERATIONS, best_params, rate_text
-
-
-def read_generations(run_dir):
-    """The records of generations.jsonl, in order; RunError naming the file and line of one
-    that is not a generation's record."""
-    path = os.path.join(run_dir, GENERATIONS)
-    if not os.path.isdir(run_dir):
-        raise RunError("{}: no such run folder".format(run_dir))
-    if not os.path.exists(path):
-        raise RunError("{}: no {} (not a run folder, or no generation finished yet)".format(run_dir, GENERATIONS))
-    records = []
-    with open(path, "rb") as handle:
-        for number, line in enumerate(handle, 1):
-            if line.strip():
-                where = "{}:{}".format(path, number)
-                try:
-                    record = json.loads(line.decode("utf-8"))
-                except (ValueError, RecursionError):
-                    raise RunError("{}: not a JSON line".format(where))
-                records.append(_checked_generation(record, where))
-    if not records:
-        raise RunError("{}: no generation recorded yet".format(path))
-    return records
-
-
-def _number(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def _checked_generation(record, where):
-    """``record`` if it holds what the table and the plots read; RunError naming the field otherwise."""
-    def need(ok, field, words):
-        if not ok:
-            raise RunError("{}: not a generation's record: {} must be {}".format(where, field, words))
-    need(isinstance(record, dict), "the line", "an object")
-    need(isinstance(record.get("generation"), int) and not isinstance(record["generation"], bool), "generation",
-         "an integer")
-    best = record.get("best_fitness")
-    need(isinstance(best, list) and len(best) == 2 and all(map(_number, best)), "best_fitness", "two numbers")
-    rates = record.get("win_rate")
-    need(isinstance(rates, dict) and _number(rates.get("mean")) and _number(rates.get("std")), "win_rate",
-         "an object with a mean and a std")
-    need(rates.get("standard_error") is None or _number(rates["standard_error"]), "win_rate.standard_error",
-         "a number or null")
-    colours = record.get("best_by_colour", {})
-    need(isinstance(colours, dict) and all(v is None or _number(v) for v in colours.values()), "best_by_colour",
-         "an object of numbers")
-    for field in ("diversity", "games", "seconds", "games_per_second"):
-        need(_number(record.get(field)), field, "a number")
-    weights = record.get("best_weights")
-    need(isinstance(weights, dict) and weights and all(map(_number, weights.values())), "best_weights",
-         "an object of numbers")
-    return record
+from evolve.checkpoint import load_checkpoint
+from evolve.loop import best_params, rate_text
 
 
 def format_table(records):
