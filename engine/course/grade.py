@@ -13,7 +13,7 @@ from engine.constants import COURSE_CPU_LIMIT
 from engine.common.seeds import derive_seed
 from engine.course.build import course_game
 from engine.course.editions import OPPONENTS, edition, points, stage_budget, stages
-from engine.play.match import GameJob, stream_games, summarise
+from engine.play.match import GameJob, play_all, summarise
 from engine.players.base import Reason
 
 STANDS_IN = {"qlearning": "the course's hidden Q-learning agent", "championship": "the course's hidden championship agent",
@@ -142,15 +142,8 @@ def grade(agent, edition_key, submit=False, games=None, championship="champion",
     specs = dict(zip(OPPONENTS, OPPONENTS), qlearning="qlearning", championship=championship)
     plan = grade_jobs(agent, chosen, submit, games, specs, seed, cpu_limit, limits)
     work = [(job, broken or {}) for _, _, jobs_of in plan for job in jobs_of]
-    started, played = time.time(), []
-    stream = stream_games(work, jobs, scheduler, function=course_game)
-    try:
-        for game in stream:
-            played.append(game)
-            if progress:
-                progress(len(played), len(work))
-    finally:
-        stream.close()
+    started = time.time()
+    played = play_all(work, jobs, scheduler, function=course_game, progress=progress)
     results, position = {}, 0
     for stage, name, jobs_of in plan:
         column = chosen.rubric[name]

@@ -16,7 +16,7 @@ from engine.constants import BLACK, COURSE_CPU_LIMIT, WHITE, colour_word
 from engine.common.seeds import derive_seed
 from engine.course.build import course_game
 from engine.play.journal import Journal
-from engine.play.match import GameJob, MatchGame, stream_games
+from engine.play.match import GameJob, MatchGame, play_all
 from engine.players.base import Reason
 
 MINI_MATCH_GAMES = 11
@@ -135,15 +135,8 @@ def play_tournament(agents, specs, broken=None, games=MINI_MATCH_GAMES, seed=1, 
     if journal is not None:
         journal = Journal.open(journal, settings(agents, games, seed, cpu_limit), MatchGame)
     resumed = len(journal.games) if journal else 0
-    started, played = time.time(), []
-    stream = stream_games(work, jobs, scheduler, journal, function=tournament_game)
-    try:
-        for game in stream:
-            played.append(game)
-            if progress:
-                progress(len(played), len(work))
-    finally:
-        stream.close()
+    started = time.time()
+    played = play_all(work, jobs, scheduler, journal, function=tournament_game, progress=progress)
     report = tally(agents, played, games, seed)
     report.jobs, report.resumed_games, report.seconds, report.notes = jobs, resumed, time.time() - started, notes
     return report

@@ -217,6 +217,21 @@ def stream_games(work, jobs=1, scheduler=None, journal=None, function=None):
             yield from _kept(games_executor.map(function, rest), journal)
 
 
+def play_all(work, jobs=1, scheduler=None, journal=None, function=None, progress=None):
+    """Every game of ``work`` as ``stream_games`` plays them, in a list; ``progress(done, total)``
+    after each."""
+    played = []
+    stream = stream_games(work, jobs, scheduler, journal, function)
+    try:
+        for game in stream:
+            played.append(game)
+            if progress:
+                progress(len(played), len(work))
+    finally:
+        stream.close()
+    return played
+
+
 def _kept(new_games, journal):
     """The new games, each kept in the journal (if any) as it comes."""
     for game in new_games:
