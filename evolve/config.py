@@ -134,8 +134,11 @@ def _join(where, key):
     return "{}.{}".format(where, key) if where else key
 
 
-def validate(data, path="config"):
-    """A complete, checked config dict from decoded TOML; ConfigError naming the key."""
+def validate(data, path="config", start_weights=None):
+    """A complete, checked config dict from decoded TOML; ConfigError naming the key.
+
+    ``start_weights``: the weights of ``[start] params`` as a run recorded them when it began
+    (its START_WEIGHTS file), used instead of reading the files again."""
     data = copy.deepcopy(data)
     tables = {"ga": _GA, "cmaes": _CMAES, "self_play": _SELF_PLAY, "executor": _EXECUTOR, "fitness": _FITNESS,
               "start": _START}
@@ -166,7 +169,7 @@ def validate(data, path="config"):
                               .format(path, where, checked["opponent"], opponent.depth))
         config["panel"].append(checked)
     config["bounds"] = _bounds(data.get("bounds", {}), path)
-    config["start"] = _start(config, params_files, path)
+    config["start"] = _start(config, params_files, path, start_weights)
     rounds = config["fitness"]["rounds"]
     for entry in config["panel"] + ([config["self_play"]] if config["self_play"]["weight"] > 0 else []):
         if entry["games"] // 2 < rounds:
@@ -205,15 +208,24 @@ def _bounds(bounds, path):
     return checked
 
 
-def _start(config, files, path):
+def _start(config, files, path, recorded=None):
     """The [start] table with the weights of its params files read in (FEATURES order), so a run
-    carries them in its checkpoint and never rereads the files."""
+    carries them in its checkpoint and never rereads the files. The paths are relative to the
+    folder evolve runs in, as the panel's player specs are. ``recorded``: the weights a run read
+    when it began, which stand for the files from then on."""
     if not isinstance(files, list) or not all(isinstance(name, str) and name for name in files):
         raise ConfigError("{}: 'start.params' must be a list of params.json paths, found {!r}".format(path, files))
     if len(files) > config["population"]:
         raise ConfigError("{}: 'start.params' names {} files, more than the population ({})".format(
             path, len(files), config["population"]))
     start = dict(config["start"], params=list(files), weights=[])
+    if recorded is not None:
+        if len(recorded) != len(files) or not all(
+                isinstance(row, list) and len(row) == len(FEATURES) and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in row) for row in recorded):
+            raise ConfigError("{}: the recorded start weights do not match 'start.params' ({} files)".format(
+                path, len(files)))
+        start["weights"] = [[float(x) for x in row] for row in recorded]
+        return start
     for index, name in enumerate(files):
         where = "start.params[{}]".format(index)
         try:
@@ -231,7 +243,7 @@ def _start(config, files, path):
     return start
 
 
-def load_config(path):
+def load_config(path, start_weights=None):
     """The validated config of a TOML file; ConfigError for any problem, naming the file."""
     try:
         with open(path, "rb") as handle:
@@ -244,4 +256,4 @@ def load_config(path):
         raise ConfigError("{}: not valid TOML: {}".format(path, error))
     except RecursionError:
         raise ConfigError("{}: not usable TOML: nested too deeply".format(path))
-    return validate(data, os.fspath(path))
+    return validate(data, os.fspath(path), start_weights)

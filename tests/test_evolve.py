@@ -314,6 +314,29 @@ def test_a_population_can_start_from_params_files(tmp_path):
     assert list(strategy.centroid) == pytest.approx([(a + b) / 2 for a, b in zip(*starts)])
 
 
+def test_start_weights_are_read_once_relative_to_the_working_folder(tmp_path, monkeypatch):
+    # The params path is relative to the folder evolve runs in (as the panel's specs are), and a
+    # run stopped before its first checkpoint resumes from the weights it read when it began,
+    # whatever the file holds by then and wherever the resume runs.
+    monkeypatch.chdir(tmp_path)
+    os.makedirs("weights")
+    save_params("weights/start.json", default_params())
+    began = [default_params().weights[f] for f in FEATURES]
+    config_dir = tmp_path / "configs"
+    config_dir.mkdir()
+    path = write_config(config_dir, TINY + '\n[start]\nparams = ["weights/start.json"]\n')
+    out = open(os.devnull, "w")
+    evolution = Evolution.create(path, runs_dir="runs", workers=1, progress=False, out=out)
+    run_dir = os.path.abspath(evolution.run_dir)
+    evolution.lock.release()                               # stopped before generation 0 was played
+    changed = default_params()
+    changed.weights["margin"] += 1.0
+    save_params("weights/start.json", changed)
+    monkeypatch.chdir(config_dir)                          # where weights/start.json does not exist
+    Evolution.resume(run_dir, workers=1, progress=False, out=out).run(stop_after=1)
+    assert read_generations(run_dir)[0]["individuals"][0]["weights"] == began
+
+
 @pytest.mark.parametrize("start, words", [
     ('params = "params.json"', "'start.params' must be a list"),
     ('params = ["no-such.json"]', "'start.params[0]': no-such.json"),

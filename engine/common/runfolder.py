@@ -16,6 +16,7 @@ import sys
 
 GENERATIONS = "generations.jsonl"
 CONFIG_COPY = "config.toml"
+START_WEIGHTS = "start.json"       # the weights of [start] params as read when the run began
 LOG_FILE = "run.log"
 LOCK = "run.lock"
 
