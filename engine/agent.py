@@ -9,6 +9,7 @@ import os
 import random
 import sys
 import time
+from collections import namedtuple
 
 from engine.book import BookError, load_book
 from engine.constants import BLACK, PASS, MAX_MOVES, WINNING_FIRST_POINT
@@ -76,9 +77,15 @@ def fallback_move(position):
 SOLVE_SHARE = 0.7
 
 
-def choose_move(position, params, rng=None, book=None):
-    """The agent's move: the book's, else exact from ``params.solve_from`` on, else iterative
-    deepening on the evaluation.
+Decision = namedtuple("Decision", "move how depth value")
+Decision.__doc__ = """The agent's move and how it chose it: ``how`` is "first" (the solved game's winning
+first move), "book", "solver" (a winning move; ``value`` its exact stone margin where the solver
+settled it in time, else None) or "search" (the evaluation search to ``depth``, with its ``value``)."""
+
+
+def decide_move(position, params, rng=None, book=None):
+    """The agent's Decision: the book's move, else exact from ``params.solve_from`` on, else
+    iterative deepening on the evaluation.
 
     From the solving ply, a won position is kept won (the move of the largest winning
     margin if that search ends in time, else the first winning move found); a lost one,
@@ -87,11 +94,11 @@ def choose_move(position, params, rng=None, book=None):
     On the empty board Black plays the solved game's only winning first move, book or none.
     """
     if position.player == BLACK and not (position.own | position.opp):
-        return WINNING_FIRST_POINT
+        return Decision(WINNING_FIRST_POINT, "first", None, None)
     if book is not None:
         move = book.move(position)
         if move is not None:
-            return move
+            return Decision(move, "book", None, None)
     start = time.process_time()
     cap_deadline = start + params.cpu_cap
     if position.moves_played >= params.solve_from:
@@ -104,13 +111,19 @@ def choose_move(position, params, rng=None, book=None):
             try:
                 move, margin = solver.best_move(position, min(start + params.cpu_budget, cap_deadline))
                 if margin > 0:
-                    return move
+                    return Decision(move, "solver", None, margin)
             except SearchTimeout:
                 pass
-            return winning
+            return Decision(winning, "solver", None, None)
     left = max(cap_deadline - time.process_time(), 0.05)
     searcher = Searcher(make_evaluator(params.weights), rng=rng)
-    return searcher.iterative(position, params.depth, min(params.cpu_budget, left), left).move
+    found = searcher.iterative(position, params.depth, min(params.cpu_budget, left), left)
+    return Decision(found.move, "search", found.depth, found.value)
+
+
+def choose_move(position, params, rng=None, book=None):
+    """The agent's move (``decide_move``'s, without how it was chosen)."""
+    return decide_move(position, params, rng, book).move
 
 
 def _params(path):

@@ -19,7 +19,7 @@ import pytest
 
 from engine.cli.littlego import main as littlego
 from engine.common.runfolder import lock_holder
-from engine.constants import PASS
+from engine.constants import PASS, WINNING_FIRST_POINT
 from engine.play.match import run_match
 from engine.position import KO, SUICIDE, Position
 from engine.solver import Solver
@@ -269,16 +269,24 @@ def test_past_its_time_the_solver_is_stopped_and_the_search_values_shown(analyst
 
 
 def test_the_agent_move_with_how_it_chose_it(client):
+    first = client.post("/api/board/agent", json={"moves": []}).json()
+    assert (first["move"], first["how"]) == (WINNING_FIRST_POINT, "first") and WINNING_FIRST_POINT == 12   # 2,2
     book = client.post("/api/board/agent", json={"moves": [12, 7]}).json()
     assert book["how"] == "book" and book["move"] == client.post("/api/board/view", json={"moves": [12, 7]}).json()["book"]
-    late_moves = PLY14[:]
-    while len(late_moves) < 20:
-        late_moves.append(position_of(late_moves).legal_points()[0])
-    late = client.post("/api/board/agent", json={"moves": late_moves}).json()
-    assert late["how"] == "solver" and late["seconds"] >= 0
     searched = client.post("/api/board/agent", json={"moves": [12, 7, 17]}).json()
     assert searched["how"] == "search" and searched["depth"] >= 1 and searched["move"] in position_of(
         [12, 7, 17]).legal_points() + [PASS]
+
+
+def test_from_its_solving_ply_the_agent_keeps_a_won_game_won_and_searches_a_lost_one(client):
+    margins = Solver().move_values(position_of(PLY14))
+    won = client.post("/api/board/agent", json={"moves": PLY14}).json()
+    assert won["how"] == "solver" and margins[won["move"]] > 0 and won["seconds"] >= 0
+    assert won["value"] in (None, max(margins.values()))            # the margin, where settled within its budget
+    lost_moves = PLY14 + [won["move"]]                                # White to move, every move losing
+    lost = client.post("/api/board/agent", json={"moves": lost_moves}).json()
+    assert lost["how"] == "search" and lost["depth"] >= 1 and lost["move"] in position_of(
+        lost_moves).legal_points() + [PASS]
 
 
 def crashing_job():

@@ -18,7 +18,7 @@ import threading
 import time
 from collections import namedtuple
 
-from engine.agent import choose_move
+from engine.agent import decide_move
 from engine.book import BookError, load_book
 from engine.constants import PASS
 from engine.features import make_evaluator
@@ -43,9 +43,8 @@ solvers, ``depth`` the search depth where they do not, ``seconds`` the time take
 what the page should say about them, ``more`` whether asking for the margins may add them."""
 
 AgentChoice = namedtuple("AgentChoice", "move how depth value seconds")
-AgentChoice.__doc__ = """The shipped agent's move and how it chose it: ``how`` is "book", "solver" (exact
-from its ``solve_from`` ply, the evaluation search where it finds no win in time) or
-"search" (to ``depth``, with its ``value``); ``seconds`` the CPU time it took."""
+AgentChoice.__doc__ = """The shipped agent's move and how it chose it (``engine.agent.Decision``'s fields:
+``how`` "first", "book", "solver" or "search"), with ``seconds`` the CPU time it took."""
 
 Reply = namedtuple("Reply", "move seconds")
 
@@ -91,20 +90,13 @@ def reply_job(spec, moves, seed):
 
 
 def agent_job(moves):
-    """The shipped agent's AgentChoice after ``moves``."""
+    """The shipped agent's AgentChoice after ``moves``: ``engine.agent.decide_move``, timed."""
     position = position_after(moves)
     if position.is_over:
         raise BadRequest("the game is over: the agent has no move to make")
-    params, book = shipped_params(), shipped_book()
     start = time.process_time()
-    if book is not None and book.move(position) is not None:
-        return AgentChoice(choose_move(position, params, book=book), "book", None, None, time.process_time() - start)
-    if position.moves_played >= params.solve_from:
-        return AgentChoice(choose_move(position, params, book=book), "solver", None, None, time.process_time() - start)
-    # choose_move's own search, made here to show its depth and value.
-    found = Searcher(make_evaluator(params.weights)).iterative(position, params.depth, params.cpu_budget,
-                                                               params.cpu_cap)
-    return AgentChoice(found.move, "search", found.depth, found.value, time.process_time() - start)
+    decision = decide_move(position, shipped_params(), book=shipped_book())
+    return AgentChoice(*decision, seconds=time.process_time() - start)
 
 
 def margins_job(moves, seconds):

@@ -62,7 +62,9 @@ function valuesTable(values) {
 
 function agentText(agent) {
   if (!agent) return "";
-  const how = {book: "from the opening book", solver: "by the exact solver (the evaluation search where it finds no win in time)",
+  const how = {first: "as the solved game's only winning first move", book: "from the opening book",
+               solver: agent.value === null ? "by the exact solver: it wins" :
+                 `by the exact solver: it wins by ${agent.value} stones`,
                search: `by its search to depth ${agent.depth}, value ${Number(agent.value).toFixed(2)}`}[agent.how];
   return `The shipped agent plays <b id="agent-move">${moveName(agent.move)}</b> ${how}, in ${agent.seconds.toFixed(2)} s of CPU.`;
 }
