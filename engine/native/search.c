@@ -16,8 +16,9 @@
  * The root's random tie-break stays in Python (the same random stream): ls_root returns the
  * equally best root moves and ls_store_root stores the one Python drew, as Searcher._root does.
  *
- * Reading guide: rules, features and evaluation, the transposition table, move ordering,
- * negamax, then the entry points (ls_*) that engine/native/searcher.py calls through ctypes.
+ * Reading guide: the rules (search_position.h), the features (search_features.h), the
+ * evaluation, the transposition table (search_table.h), move ordering, negamax, then the entry
+ * points (ls_*) that engine/native/searcher.py calls through ctypes.
  */
 #include <math.h>
 #include <stdint.h>
@@ -39,133 +40,9 @@
 #define NONE (-1)           /* no move (the table has none for a position) */
 #define COLOUR(colour) ((colour) == WHITE)         /* 0 Black, 1 White: an index */
 
-/* ---- the rules: engine/position.py ---- */
+#include "search_position.h"
 
-typedef struct {            /* engine.position.Position, field for field */
-    bb own, opp, prev_own, prev_opp;
-    int32_t player, moves_played, is_over, regular;
-} pos_t;
-
-static bb EDGE, CORNERS, NEIGHBOURS[N], DIAGONALS[N];
-static int QUAD_ROWS[ROW + 1][ROW + 1];
-
-static inline int count(bb m) { return __builtin_popcount(m); }
-static inline int passed(const pos_t *p) { return p->own == p->prev_own && p->opp == p->prev_opp; }
-
-/* Position.verdict for an empty point with no empty neighbour: whether it is legal */
-static int enclosed_legal(const pos_t *p, int point) {
-    bb bit = (bb)1 << point, own_after = p->own | bit;
-    bb empty = FULL ^ p->own ^ p->opp ^ bit;
-    bb liberties = nbrs(grow(bit, own_after));
-    if (liberties & empty) return 1;
-    bb dead = p->opp ^ grow(p->opp & nbrs(empty), p->opp);
-    if (!(liberties & dead)) return 0;
-    return !((p->prev_own & ~p->own) && own_after == p->prev_own && (p->opp ^ dead) == p->prev_opp);
-}
-
-static bb legal_mask(const pos_t *p) {
-    if (p->is_over) return 0;
-    bb empty = FULL ^ (p->own | p->opp);
-    bb legal = empty & nbrs(empty), enclosed = empty ^ legal;
-    for (; enclosed; enclosed &= enclosed - 1)
-        if (enclosed_legal(p, __builtin_ctz(enclosed))) legal |= enclosed & -enclosed;
-    return legal;
-}
-
-/* Position.play_point for a move known to be legal (a point of legal_mask, or PASS) */
-static void play(const pos_t *p, int move, pos_t *out) {
-    int moves_played = p->moves_played + 1;
-    if (move == PASS) {
-        *out = (pos_t){p->opp, p->own, p->opp, p->own, OPPONENT(p->player), moves_played,
-                       moves_played >= MAX_MOVES || passed(p), p->regular};
-        return;
-    }
-    bb bit = (bb)1 << move, own_after = p->own | bit, empty = FULL ^ own_after ^ p->opp;
-    bb dead = 0;    /* in a regular position only a neighbouring group can be captured */
-    if (!p->regular || (NEIGHBOURS[move] & p->opp)) dead = p->opp ^ grow(p->opp & nbrs(empty), p->opp);
-    *out = (pos_t){p->opp ^ dead, own_after, p->opp, p->own, OPPONENT(p->player), moves_played,
-                   moves_played >= MAX_MOVES, p->regular};
-}
-
-/* Position.margin: the stone margin for the side to move, komi included, in Python's order */
-static double margin(const pos_t *p) {
-    int own = count(p->own), opp = count(p->opp);
-    return p->player == BLACK ? (double)(own - opp) - KOMI : ((double)own + KOMI) - (double)opp;
-}
-
-/* ---- the features and the evaluation: engine/features.py ---- */
-
-enum { MARGIN, MARGIN_LATE, LIBERTIES, ATARI_OWN, ATARI_OPP, TWO_LIBERTY, EULER, EDGE_STONES,
-       CORNER_STONES, EYES, CAPTURES, FEATURE_COUNT };
-
-static void group_risk(bb stones, bb empty, int *in_atari, int *in_two) {
-    *in_atari = *in_two = 0;
-    while (stones) {
-        bb group = grow(stones & -stones, stones);
-        stones ^= group;
-        bb liberties = nbrs(group) & empty;
-        if ((liberties & (liberties - 1)) == 0) {
-            *in_atari += count(group);
-        } else {
-            bb rest = liberties & (liberties - 1);
-            if ((rest & (rest - 1)) == 0) *in_two += count(group);
-        }
-    }
-}
-
-/* Gray's bit-quads over the board padded with an empty border, a row pair at a time */
-static int quad_row(int upper, int lower) {
-    int total = 0;
-    for (int left = -1; left < BOARD_SIZE; left++) {
-        int cell[4], stones = 0;
-        for (int k = 0; k < 4; k++) {
-            int row = k < 2 ? upper : lower, column = left + (k & 1);
-            cell[k] = column >= 0 && column < BOARD_SIZE ? (row >> column) & 1 : 0;
-            stones += cell[k];
-        }
-        if (stones == 1) total += 1;
-        else if (stones == 3) total -= 1;
-        else if (stones == 2 && cell[0] == cell[3]) total += 2;
-    }
-    return total;
-}
-
-static int euler_number(bb stones) {
-    int total = QUAD_ROWS[0][stones & ROW] + QUAD_ROWS[(stones >> (BOARD_SIZE * (BOARD_SIZE - 1))) & ROW][0];
-    for (int r = 0; r + 1 < BOARD_SIZE; r++)
-        total += QUAD_ROWS[(stones >> (BOARD_SIZE * r)) & ROW][(stones >> (BOARD_SIZE * (r + 1))) & ROW];
-    return total >= 0 ? total / 4 : -((-total + 3) / 4);       /* Python's floor division */
-}
-
-static int real_eyes(bb stones, bb other) {
-    bb empty = FULL ^ stones ^ other, candidates = empty & ~nbrs(empty | other);
-    int eyes = 0;
-    for (; candidates; candidates &= candidates - 1) {
-        int point = __builtin_ctz(candidates);
-        if (count(DIAGONALS[point] & other) < (((bb)1 << point) & ~EDGE ? 2 : 1)) eyes++;
-    }
-    return eyes;
-}
-
-/* feature_values(position, 0), in FEATURES order */
-static void feature_values(const pos_t *p, double *f) {
-    bb own = p->own, opp = p->opp, empty = FULL ^ own ^ opp;
-    int own_atari, own_two, opp_atari, opp_two;
-    group_risk(own, empty, &own_atari, &own_two);
-    group_risk(opp, empty, &opp_atari, &opp_two);
-    double stone_margin = margin(p);
-    f[MARGIN] = stone_margin;
-    f[MARGIN_LATE] = stone_margin * (double)p->moves_played / (double)MAX_MOVES;
-    f[LIBERTIES] = count(nbrs(own) & empty) - count(nbrs(opp) & empty);
-    f[ATARI_OWN] = own_atari;
-    f[ATARI_OPP] = opp_atari;
-    f[TWO_LIBERTY] = own_two - opp_two;
-    f[EULER] = euler_number(own) - euler_number(opp);
-    f[EDGE_STONES] = count(own & EDGE) - count(opp & EDGE);
-    f[CORNER_STONES] = count(own & CORNERS) - count(opp & CORNERS);
-    f[EYES] = real_eyes(own, opp) - real_eyes(opp, own);
-    f[CAPTURES] = 0;
-}
+#include "search_features.h"
 
 /* ---- the searcher's state: engine.search.Searcher ---- */
 
@@ -223,74 +100,7 @@ static double terminal_value(const pos_t *p) {
     return m > 0 ? WIN + m : -WIN + m;
 }
 
-/* ---- the transposition table: table_key's exact keys, open addressing ---- */
-
-static void table_key(const pos_t *p, uint64_t *a, uint64_t *b) {
-    uint64_t kind = 0;
-    *b = 0;
-    if (p->prev_own & ~p->own) {
-        kind = 2;
-        *b = (uint64_t)p->prev_own | ((uint64_t)p->prev_opp << N);
-    } else if (passed(p)) {
-        kind = 1;
-    }
-    *a = PRESENT | (uint64_t)p->own | ((uint64_t)p->opp << N) | ((uint64_t)COLOUR(p->player) << (2 * N))
-       | (kind << (2 * N + 1)) | ((uint64_t)p->moves_played << (2 * N + 3));
-}
-
-static inline uint64_t slot_of(uint64_t a, uint64_t b) {
-    uint64_t k = a ^ (b * 0x9e3779b97f4a7c15ULL);
-    k ^= k >> 33; k *= 0xff51afd7ed558ccdULL; k ^= k >> 33; k *= 0xc4ceb9fe1a85ec53ULL; k ^= k >> 33;
-    return k;
-}
-
-static entry_t *find(const searcher_t *s, uint64_t a, uint64_t b) {
-    for (uint64_t i = slot_of(a, b) & s->slot_mask;; i = (i + 1) & s->slot_mask) {
-        entry_t *e = &s->slots[i];
-        if (e->key_a == 0 || (e->key_a == a && e->key_b == b)) return e;
-    }
-}
-
-/* a fresh, empty table of `slots` slots; 0 (the table as it was) when out of memory */
-static int table_reset(searcher_t *s, uint64_t slots) {
-    entry_t *fresh = calloc(slots, sizeof(entry_t));
-    if (!fresh) return 0;
-    free(s->slots);
-    s->slots = fresh;
-    s->slot_mask = slots - 1;
-    s->entries = 0;
-    return 1;
-}
-
-/* the table in twice the slots, every entry kept; 0 when out of memory */
-static int table_grow(searcher_t *s) {
-    entry_t *old = s->slots, *fresh = calloc(2 * (s->slot_mask + 1), sizeof(entry_t));
-    uint64_t old_slots = s->slot_mask + 1;
-    if (!fresh) return 0;
-    s->slots = fresh;
-    s->slot_mask = 2 * old_slots - 1;
-    for (uint64_t i = 0; i < old_slots; i++)
-        if (old[i].key_a) *find(s, old[i].key_a, old[i].key_b) = old[i];
-    free(old);
-    return 1;
-}
-
-/* table[key] = (depth, flag, value, move), the table doubled at three quarters full; a search
- * that runs out of memory stops as a limit stops it (OUT_OF_MEMORY) */
-static void store(searcher_t *s, uint64_t a, uint64_t b, int depth, int flag, double value, int move) {
-    entry_t *e = find(s, a, b);
-    if (e->key_a == 0) {
-        if (4 * (s->entries + 1) > 3 * (s->slot_mask + 1)) {
-            if (!table_grow(s)) {
-                s->aborted = OUT_OF_MEMORY;
-                return;
-            }
-            e = find(s, a, b);
-        }
-        s->entries++;
-    }
-    *e = (entry_t){a, b, value, depth, (int8_t)flag, (int8_t)move};
-}
+#include "search_table.h"
 
 /* ---- move ordering: Searcher._ordered_moves ---- */
 

@@ -16,6 +16,9 @@
  *            default) meets if it follows these moves, whatever the other side plays
  * PLAYER is 1 (Black) or 2 (White); boards are 25 digits, row-major; a move is a
  * point 0..24 or 25 for a pass. A "stats" line is written to stderr after each command.
+ *
+ * Reading guide: the rules, the symmetries and keys (solve_keys.h), the transposition table,
+ * the search and its static bounds, the book (solve_book.h), the input and main().
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -79,67 +82,7 @@ static int terminal_win(const pos_t *s) {
     return s->player == BLACK ? d >= BLACK_WINS_FROM : d >= WHITE_WINS_FROM;
 }
 
-/* ---- symmetries and keys ---- */
-static bb SYM[8][BOARD_SIZE][ROW + 1];   /* SYM[t][row][bits of that row] -> transformed mask */
-static const int SYMPOINT[8][N] = SYMMETRY_POINTS;
-
-static void init_tables(void) {
-    init_columns();
-    for (int t = 0; t < 8; t++)
-        for (int r = 0; r < BOARD_SIZE; r++)
-            for (int bits = 0; bits <= (int)ROW; bits++) {
-                bb m = 0;
-                for (int j = 0; j < BOARD_SIZE; j++)
-                    if (bits >> j & 1) m |= (bb)1 << SYMPOINT[t][BOARD_SIZE * r + j];
-                SYM[t][r][bits] = m;
-            }
-}
-static inline bb transform(int t, bb m) {
-    bb image = 0;
-#pragma GCC unroll 8
-    for (int r = 0; r < BOARD_SIZE; r++) image |= SYM[t][r][(m >> (BOARD_SIZE * r)) & ROW];
-    return image;
-}
-
-/* the point the KO rule forbids (the mover's one stone just captured), or -1 */
-static int ko_point(const pos_t *s) {
-    bb lost = s->prev_own & ~s->own;
-    if (!lost || (lost & (lost - 1))) return -1;
-    int q = __builtin_ctz(lost);
-    bb own = s->own, opp = s->opp, bit = lost;
-    bb own_after = own | bit, empty = FULL ^ own_after ^ opp;
-    bb dead = opp ^ grow(opp & nbrs(empty), opp);
-    bb libs = nbrs(grow(bit, own_after));
-    if ((own | opp) & bit) return -1;
-    if (libs & empty) return -1;
-    if (!(libs & dead)) return -1;
-    if (own_after == s->prev_own && (opp ^ dead) == s->prev_opp) return q;
-    return -1;
-}
-
-static inline int passed(const pos_t *s) { return s->own == s->prev_own && s->opp == s->prev_opp; }
-
-#define ETC_PLIES 20   /* children are looked up in the table before any is searched */
-#define SYM_PLIES 12   /* positions before this ply are keyed under the 8 symmetries */
-
-static uint64_t key_of(const pos_t *s, int *which) {
-    int ko = ko_point(s);
-    uint64_t tail = ((uint64_t)(ko + 1) << 50) | ((uint64_t)passed(s) << 55)
-                  | ((uint64_t)s->ply << 56) | ((uint64_t)(s->player - 1) << 61);
-    if (s->ply >= SYM_PLIES) {
-        if (which) *which = 0;
-        return (uint64_t)s->own | ((uint64_t)s->opp << 25) | tail;
-    }
-    uint64_t best = ~(uint64_t)0;
-    int bt = 0;
-    for (int t = 0; t < 8; t++) {
-        uint64_t k = (uint64_t)transform(t, s->own) | ((uint64_t)transform(t, s->opp) << 25)
-                   | ((uint64_t)(ko < 0 ? 0 : SYMPOINT[t][ko] + 1) << 50);
-        if (k < best) { best = k; bt = t; }
-    }
-    if (which) *which = bt;
-    return best | (tail & ~((uint64_t)31 << 50));
-}
+#include "solve_keys.h"
 
 /* ---- transposition table: 4-way buckets, exact results ---- */
 #define VALID ((uint64_t)1 << 63)
@@ -290,59 +233,7 @@ static int wins(const pos_t *s) {
     return result;
 }
 
-/* ---- the opening book: a winning move in every position a perfect side can meet ---- */
-static uint64_t *seen;
-static uint64_t seen_mask, seen_count;
-
-static int seen_add(uint64_t key) {
-    if (seen_count >= seen_mask / 2) { fprintf(stderr, "solve: the book's position set is full\n"); exit(3); }
-    uint64_t h = hash64(key) & seen_mask;
-    while (seen[h]) {
-        if (seen[h] == (key | VALID)) return 0;
-        h = (h + 1) & seen_mask;
-    }
-    seen[h] = key | VALID;
-    seen_count++;
-    return 1;
-}
-
-static void print_board(bb black, bb white) {
-    char out[N + 1];
-    for (int p = 0; p < N; p++) out[p] = (black >> p & 1) ? '1' : (white >> p & 1) ? '2' : '0';
-    out[N] = 0;
-    fputs(out, stdout);
-}
-static void print_position(const pos_t *s) {
-    bb black = s->player == BLACK ? s->own : s->opp, white = s->player == BLACK ? s->opp : s->own;
-    bb pblack = s->player == BLACK ? s->prev_own : s->prev_opp, pwhite = s->player == BLACK ? s->prev_opp : s->prev_own;
-    printf("%d %d ", s->player, s->ply);
-    print_board(pblack, pwhite);
-    putchar(' ');
-    print_board(black, white);
-}
-
-static uint64_t book_lines;
-
-static void book(const pos_t *s, int maxply) {
-    if (s->over || s->ply > maxply) return;
-    if (!seen_add(key_of(s, NULL))) return;
-    int moves[N + 1];
-    pos_t children[N + 1], child;
-    int n = children_of(s, moves, children), chosen = -1;
-    for (int i = 0; i < n; i++) {
-        int won = children[i].over ? !terminal_win(&children[i]) : !wins(&children[i]);
-        if (won) { chosen = moves[i]; break; }
-    }
-    if (chosen < 0) return;   /* a lost position: nothing to keep */
-    print_position(s);
-    printf(" %d\n", chosen);
-    book_lines++;
-    play(s, chosen, &child);
-    if (child.over) return;
-    pos_t next;
-    for (int p = 0; p <= PASS; p++)
-        if (play(&child, p, &next)) book(&next, maxply);
-}
+#include "solve_book.h"
 
 /* ---- input ---- */
 static int parse_board(const char *text, bb *black, bb *white) {

@@ -1,0 +1,75 @@
+/* Part of search.c (included once, there): the eleven features of engine/features.py, in FEATURES order. */
+
+/* ---- the features and the evaluation: engine/features.py ---- */
+
+enum { MARGIN, MARGIN_LATE, LIBERTIES, ATARI_OWN, ATARI_OPP, TWO_LIBERTY, EULER, EDGE_STONES,
+       CORNER_STONES, EYES, CAPTURES, FEATURE_COUNT };
+
+static void group_risk(bb stones, bb empty, int *in_atari, int *in_two) {
+    *in_atari = *in_two = 0;
+    while (stones) {
+        bb group = grow(stones & -stones, stones);
+        stones ^= group;
+        bb liberties = nbrs(group) & empty;
+        if ((liberties & (liberties - 1)) == 0) {
+            *in_atari += count(group);
+        } else {
+            bb rest = liberties & (liberties - 1);
+            if ((rest & (rest - 1)) == 0) *in_two += count(group);
+        }
+    }
+}
+
+/* Gray's bit-quads over the board padded with an empty border, a row pair at a time */
+static int quad_row(int upper, int lower) {
+    int total = 0;
+    for (int left = -1; left < BOARD_SIZE; left++) {
+        int cell[4], stones = 0;
+        for (int k = 0; k < 4; k++) {
+            int row = k < 2 ? upper : lower, column = left + (k & 1);
+            cell[k] = column >= 0 && column < BOARD_SIZE ? (row >> column) & 1 : 0;
+            stones += cell[k];
+        }
+        if (stones == 1) total += 1;
+        else if (stones == 3) total -= 1;
+        else if (stones == 2 && cell[0] == cell[3]) total += 2;
+    }
+    return total;
+}
+
+static int euler_number(bb stones) {
+    int total = QUAD_ROWS[0][stones & ROW] + QUAD_ROWS[(stones >> (BOARD_SIZE * (BOARD_SIZE - 1))) & ROW][0];
+    for (int r = 0; r + 1 < BOARD_SIZE; r++)
+        total += QUAD_ROWS[(stones >> (BOARD_SIZE * r)) & ROW][(stones >> (BOARD_SIZE * (r + 1))) & ROW];
+    return total >= 0 ? total / 4 : -((-total + 3) / 4);       /* Python's floor division */
+}
+
+static int real_eyes(bb stones, bb other) {
+    bb empty = FULL ^ stones ^ other, candidates = empty & ~nbrs(empty | other);
+    int eyes = 0;
+    for (; candidates; candidates &= candidates - 1) {
+        int point = __builtin_ctz(candidates);
+        if (count(DIAGONALS[point] & other) < (((bb)1 << point) & ~EDGE ? 2 : 1)) eyes++;
+    }
+    return eyes;
+}
+
+/* feature_values(position, 0), in FEATURES order */
+static void feature_values(const pos_t *p, double *f) {
+    bb own = p->own, opp = p->opp, empty = FULL ^ own ^ opp;
+    int own_atari, own_two, opp_atari, opp_two;
+    group_risk(own, empty, &own_atari, &own_two);
+    group_risk(opp, empty, &opp_atari, &opp_two);
+    double stone_margin = margin(p);
+    f[MARGIN] = stone_margin;
+    f[MARGIN_LATE] = stone_margin * (double)p->moves_played / (double)MAX_MOVES;
+    f[LIBERTIES] = count(nbrs(own) & empty) - count(nbrs(opp) & empty);
+    f[ATARI_OWN] = own_atari;
+    f[ATARI_OPP] = opp_atari;
+    f[TWO_LIBERTY] = own_two - opp_two;
+    f[EULER] = euler_number(own) - euler_number(opp);
+    f[EDGE_STONES] = count(own & EDGE) - count(opp & EDGE);
+    f[CORNER_STONES] = count(own & CORNERS) - count(opp & CORNERS);
+    f[EYES] = real_eyes(own, opp) - real_eyes(opp, own);
+    f[CAPTURES] = 0;
+}
