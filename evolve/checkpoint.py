@@ -7,12 +7,13 @@ its process dies, so a lock left by a killed run is simply taken over.
 
 import datetime
 import fcntl
+import json
 import os
 import pickle
 import socket
 import time
 
-from engine.common.runfolder import LOCK, RunError
+from engine.common.runfolder import LOCK, START_WEIGHTS, RunError
 from engine.protocol import write_atomic
 
 CHECKPOINT = "checkpoint.pkl"
@@ -44,6 +45,25 @@ def load_checkpoint(run_dir):
     if not isinstance(state, dict) or any(key not in state for key in STATE_KEYS):
         raise RunError("{}: not an evolve checkpoint (it lacks the run's state)".format(path))
     return state
+
+
+def save_start_weights(run_dir, start):
+    """Keep the weights ``[start] params`` named as they were read, so that a resume before the
+    first checkpoint starts from them and not from the files as they are by then."""
+    write_atomic(os.path.join(run_dir, START_WEIGHTS),
+                 json.dumps({"params": start["params"], "weights": start["weights"]}, indent=1) + "\n")
+
+
+def load_start_weights(run_dir):
+    """The start weights a run kept when it began (None: it names no params files)."""
+    path = os.path.join(run_dir, START_WEIGHTS)
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)["weights"]
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise RunError("{}: cannot read the start weights the run kept: {}".format(path, error))
 
 
 class RunLock(object):

@@ -34,11 +34,12 @@ from engine.native.searcher import NativeSearcher
 from engine.play.executors import check_scheduler, executor
 from engine.players.searcher import searcher_for
 from evolve import genome
-from evolve.checkpoint import CHECKPOINT, RunError, RunLock, load_checkpoint, save_checkpoint
+from evolve.checkpoint import (CHECKPOINT, RunError, RunLock, load_checkpoint, load_start_weights, save_checkpoint,
+                               save_start_weights)
 from evolve.config import load_config
 from evolve.fitness import evaluate_in_rounds, make_jobs, self_play_opponents
 from engine.common.seeds import derive_seed
-from engine.common.runfolder import CONFIG_COPY, GENERATIONS, LOG_FILE, START_WEIGHTS
+from engine.common.runfolder import CONFIG_COPY, GENERATIONS, LOG_FILE
 
 log = logging.getLogger("evolve")
 
@@ -112,18 +113,6 @@ def _stats(population):
             "margin": {"best": float(margins.max()), "mean": float(margins.mean()), "std": float(margins.std())}}
 
 
-def _start_weights(run_dir):
-    """The start weights a run recorded when it began (None: it names no params files)."""
-    path = os.path.join(run_dir, START_WEIGHTS)
-    if not os.path.exists(path):
-        return None
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)["weights"]
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise RunError("{}: cannot read the recorded start weights: {}".format(path, error))
-
-
 class Evolution(object):
     """One run: its folder, config, DEAP state, and the pool that plays its games."""
 
@@ -162,9 +151,7 @@ class Evolution(object):
         evolution.lock = RunLock(run_dir).acquire()
         shutil.copyfile(config_path, os.path.join(run_dir, CONFIG_COPY))
         if config["start"]["params"]:
-            # A resume before the first checkpoint starts from these, not from the files as they are then.
-            write_atomic(os.path.join(run_dir, START_WEIGHTS), json.dumps(
-                {"params": config["start"]["params"], "weights": config["start"]["weights"]}, indent=1) + "\n")
+            save_start_weights(run_dir, config["start"])
         evolution._start()
         return evolution
 
@@ -183,7 +170,7 @@ class Evolution(object):
         try:
             if not os.path.exists(os.path.join(run_dir, CHECKPOINT)) and os.path.exists(os.path.join(run_dir, CONFIG_COPY)):
                 # Stopped before its first checkpoint: start again, exactly as the run would have.
-                evolution = cls(run_dir, load_config(os.path.join(run_dir, CONFIG_COPY), _start_weights(run_dir)),
+                evolution = cls(run_dir, load_config(os.path.join(run_dir, CONFIG_COPY), load_start_weights(run_dir)),
                                 workers, progress, out, scheduler=scheduler)
                 evolution.lock = lock
                 evolution._start()

@@ -5,7 +5,7 @@ what a course submission holds) imports only the standard library and itself; th
 (the subpackages of ``engine/``) import the core and libraries, never ``evolve``; nothing
 imports a project module inside a function (the way a cycle hides); there is no cycle
 between modules nor between the tools' subpackages; and the tree stays readable (no folder
-above 12 modules, no module above 350 lines, no function above 60).
+above 12 modules, no module above 350 lines, C and web sources included, no function above 60).
 """
 
 import ast
@@ -120,6 +120,16 @@ def test_the_tree_reads_without_the_readme():
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 length = node.end_lineno - node.lineno + 1
                 assert length <= 60, "{}:{} {} is {} lines".format(module, node.lineno, node.name, length)
+
+
+def test_no_c_or_web_source_is_above_350_lines():
+    sources = [os.path.join(folder, name) for part in ("engine/native", "engine/ui/web/static")
+               for folder, _, names in os.walk(os.path.join(ROOT, part))
+               for name in names if name.endswith((".c", ".h", ".js", ".html", ".css"))]
+    assert len(sources) > 5
+    for path in sources:
+        lines = open(path).read().count("\n")
+        assert lines <= 350, "{} has {} lines".format(os.path.relpath(path, ROOT), lines)
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
