@@ -299,8 +299,6 @@ def test_a_crashing_or_hanging_player_leaves_the_server_up(client, tmp_path):
     (agent / "my_player3.py").write_text("raise SystemExit('I crash')\n")
     crashed = client.post("/api/board/reply", json={"moves": [12], "opponent": "cmd:{}".format(agent)})
     assert crashed.status_code == 502 and "gave no legal move" in crashed.json()["error"]
-    unknown = client.post("/api/board/reply", json={"moves": [12], "opponent": "grandmaster"})
-    assert unknown.status_code == 502 and "unknown player" in unknown.json()["error"]
     workers = Workers(1)
     try:
         with pytest.raises(WorkerTimeout, match="gave no answer within 3 s"):
@@ -310,6 +308,14 @@ def test_a_crashing_or_hanging_player_leaves_the_server_up(client, tmp_path):
         workers.close()
     answer = client.post("/api/board/reply", json={"moves": [12], "opponent": "random", "seed": 4}).json()
     assert answer["view"]["moves"] == [12, answer["reply"]["move"]]
+
+
+@pytest.mark.parametrize("spec, words", [("grandmaster", "unknown player 'grandmaster' (known: random,"),
+                                         ("handset@99", "player 'handset@99': the depth after '@' is an integer"),
+                                         ("gnugo:11", "player 'gnugo:11': the GNU Go level is an integer 0..10")])
+def test_a_spec_the_parser_refuses_is_the_users_mistake_with_the_parsers_message(client, spec, words):
+    answer = client.post("/api/board/reply", json={"moves": [12], "opponent": spec})
+    assert answer.status_code == 400 and words in answer.json()["error"], answer.text
 
 
 def test_players_that_run_commands_are_refused_when_others_can_reach_the_server(runs):

@@ -72,11 +72,14 @@ def shipped_book():
 
 
 def reply_job(spec, moves, seed):
-    """The Reply of the player ``spec`` to the position after ``moves``; PlayerTrouble saying why not."""
+    """The Reply of the player ``spec`` to the position after ``moves``; BadRequest with the spec
+    parser's message for a spec it refuses, PlayerTrouble saying why a player gave no move."""
     position = position_after(moves)
     try:
         player = make_player(spec)
-    except Exception as error:          # a spec the tools refuse, or one whose player cannot start
+    except ValueError as error:         # the user's mistake: make_player names what is wrong with the spec
+        raise BadRequest(str(error))
+    except Exception as error:          # a player that cannot start
         raise PlayerTrouble("player {!r}: {}".format(spec, error))
     try:
         player.new_game(position.player, seed)
