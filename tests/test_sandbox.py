@@ -1,14 +1,19 @@
-"""Hostile program players: each ends as its own loss or with no effect, the opponent's folder, the
-user's files and ~/.cache unchanged. Each attack is bounded in the agent itself, so that a failing
-sandbox cannot take the machine down; the attacks run only where bwrap isolates (CI installs it)."""
+"""Hostile program players: in the sandbox (``strict``) each ends as its own loss or with no effect,
+the opponent's folder, the user's files and ~/.cache unchanged; run without it (``off``), five of the
+attacks succeed, which shows that the tests can tell. Each attack is bounded in the agent itself, so
+that a failing sandbox cannot take the machine down; the sandboxed runs happen only where bwrap
+isolates (CI installs it)."""
 
+import dataclasses
 import os
 import pwd
+import signal
 import socket
 import sys
 import threading
 import time
 import uuid
+from contextlib import contextmanager
 
 import pytest
 
@@ -22,6 +27,9 @@ from engine.position import Position
 
 LIMITS = Limits(mode="strict", memory_mb=256, processes=64, file_mb=16)
 isolated = pytest.mark.skipif(not isolation()[0], reason="no isolation here: {}".format(isolation()[1]))
+# Each attack in the sandbox (where it must fail) and without it (where it must succeed).
+SANDBOXED, UNSANDBOXED = "strict", "off"
+BOTH = [pytest.param(SANDBOXED, marks=isolated), UNSANDBOXED]
 # Every attack ends by answering PASS where it had no effect, and an off-board point where it had one.
 PRELUDE = """import glob, os, socket, sys, time
 def answer(harmless):
@@ -48,19 +56,32 @@ def one_move(folder, limits=LIMITS, wall_limit=None):
         player.close()
 
 
+def limits_of(mode):
+    return dataclasses.replace(LIMITS, mode=mode)
+
+
+def had_effect(result):
+    """Whether the attack said it had its effect (it answered the off-board point), else it answered PASS."""
+    if isinstance(result, PlayerFault):
+        assert result.reason == Reason.ILLEGAL and "9,9 is off the board" in result.detail, result
+        return True
+    assert result[0] == "PASS"
+    return False
+
+
 def home_cache():
     return os.path.join(pwd.getpwuid(os.getuid()).pw_dir, ".cache", "littlego")
 
 
-@isolated
-def test_an_agent_cannot_read_or_rewrite_its_opponents_copy_nor_the_users_files(tmp_path):
+@pytest.mark.parametrize("mode", BOTH)
+def test_an_agent_cannot_read_or_rewrite_its_opponents_copy_nor_the_users_files(tmp_path, mode):
     victim = tmp_path / "victim"
     victim.mkdir()
     (victim / "my_player3.py").write_text("open('output.txt', 'w').write('PASS')\n")
     (victim / "secret.txt").write_text("the victim's secret")
     user_file = tmp_path / "notes.txt"
     user_file.write_text("the user's notes")
-    opponent = ProgramPlayer(str(victim), limits=LIMITS)
+    opponent = ProgramPlayer(str(victim), limits=limits_of(mode))
     opponent.new_game(BLACK, 1)                         # its copy exists while the attacker moves
     body = """
 found = [p for p in glob.glob("/tmp/littlego-player-*/play/secret.txt") + [{victim!r} + "/secret.txt", {notes!r}]
@@ -75,16 +96,19 @@ for path in found:
 answer(not found and not changed)
 """.format(victim=str(victim), notes=str(user_file))
     try:
-        assert one_move(agent(tmp_path, "thief", body)) [0] == "PASS"
-        assert open(os.path.join(opponent.workdir, "secret.txt")).read() == "the victim's secret"
+        attacked = had_effect(one_move(agent(tmp_path, "thief", body), limits_of(mode)))
+        copy = open(os.path.join(opponent.workdir, "secret.txt")).read()
     finally:
         opponent.close()
-    assert (victim / "secret.txt").read_text() == "the victim's secret"
-    assert user_file.read_text() == "the user's notes"
+    contents = {copy, (victim / "secret.txt").read_text(), user_file.read_text()}
+    if mode == SANDBOXED:
+        assert not attacked and contents == {"the victim's secret", "the user's notes"}
+    else:
+        assert attacked and contents == {"pwned"}
 
 
-@isolated
-def test_an_agent_cannot_write_into_the_home_folder_or_the_tools_cache(tmp_path):
+@pytest.mark.parametrize("mode", BOTH)
+def test_an_agent_cannot_write_into_the_home_folder_or_the_tools_cache(tmp_path, mode):
     marker = "pwned-" + uuid.uuid4().hex
     targets = [os.path.join(home_cache(), marker), os.path.join(pwd.getpwuid(os.getuid()).pw_dir, marker),
                os.path.join(os.path.expanduser("~"), marker)]
@@ -100,30 +124,18 @@ for path in {targets!r}:
 answer(not wrote)
 """.format(targets=targets)
     try:
-        assert one_move(agent(tmp_path, "squatter", body))[0] == "PASS"
-        assert not any(os.path.exists(path) for path in targets)
+        attacked = had_effect(one_move(agent(tmp_path, "squatter", body), limits_of(mode)))
+        assert attacked == (mode == UNSANDBOXED)
+        assert all(os.path.exists(path) for path in targets) == attacked
+        assert any(os.path.exists(path) for path in targets) == attacked
     finally:
-        for path in targets:
+        for path in set(targets):
             if os.path.exists(path):
                 os.unlink(path)
 
 
-@isolated
-def test_a_fork_bomb_is_stopped_and_ends_with_the_move(tmp_path):
-    body = """
-children = 0
-for _ in range(3000):                  # bounded: a failing sandbox cannot take the machine down
-    try:
-        pid = os.fork()
-    except OSError:
-        break
-    if pid == 0:
-        os.execv("/bin/sleep", ["sleep", "31.4159"])
-    children += 1
-answer(children < 3000)
-"""
-    assert one_move(agent(tmp_path, "forker", body))[0] == "PASS"            # the limit stopped it
-    time.sleep(0.5)
+def _sleepers():
+    """The processes the fork bomb left (their command line is its own)."""
     left = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -131,36 +143,108 @@ answer(children < 3000)
                 left.append(pid)
         except OSError:
             pass
-    assert not left
+    return left
+
+
+@pytest.mark.parametrize("mode", BOTH)
+def test_a_fork_bomb_is_stopped_at_the_process_limit_and_ends_with_the_move(tmp_path, mode):
+    body = """
+children = 0
+for _ in range({bound}):               # bounded: a failing sandbox cannot take the machine down
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        os.execv("/bin/sleep", ["sleep", "31.4159"])
+    children += 1
+answer(children < {limit})
+""".format(bound=3 * LIMITS.processes, limit=LIMITS.processes)
+    assert had_effect(one_move(agent(tmp_path, "forker", body), limits_of(mode))) == (mode == UNSANDBOXED)
+    time.sleep(0.5)
+    assert not _sleepers()
+
+
+@contextmanager
+def user_running(tasks):
+    """The user a sandboxed move runs as (``nobody`` under root, else this one) running ``tasks``
+    threads meanwhile, in a process of its own."""
+    ready, told = os.pipe()
+    pid = os.fork()
+    if pid == 0:                        # the child: become that user, start the threads, wait to be killed
+        try:
+            ids = sandbox._unprivileged_ids()
+            if ids:
+                os.setgroups([])
+                os.setgid(ids[1])
+                os.setuid(ids[0])
+            for _ in range(tasks):
+                threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+            os.write(told, b"ready")
+            time.sleep(60)
+        finally:
+            os._exit(0)
+    try:
+        assert os.read(ready, 5) == b"ready"
+        yield
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        os.close(ready)
+        os.close(told)
 
 
 @isolated
-def test_memory_past_the_limit_loses_the_game_with_the_reason(tmp_path):
+def test_the_process_limit_is_the_moves_own_whatever_else_its_user_runs(tmp_path):
+    """Where the kernel counts a move's own tasks (Linux 5.14 on), a user already running more
+    tasks than the limit takes nothing from it: the move still starts processes up to the limit."""
+    if not sandbox.support().own_count:
+        pytest.skip("this kernel counts the user's tasks all together (before Linux 5.14)")
+    wanted = LIMITS.processes // 2
+    body = """
+children = 0
+for _ in range({wanted}):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:
+        time.sleep(5)
+        os._exit(0)
+    children += 1
+answer(children == {wanted})                # PASS: every child started
+""".format(wanted=wanted)
+    with user_running(2 * LIMITS.processes):
+        assert one_move(agent(tmp_path, "parent", body))[0] == "PASS"
+
+
+@pytest.mark.parametrize("mode", [pytest.param(SANDBOXED, marks=isolated), UNSANDBOXED])
+def test_memory_past_the_limit_loses_the_game_with_the_reason(tmp_path, mode):
     body = """
 blocks = []
 for _ in range(48):                    # at most 3 GiB, in 64 MiB steps
     blocks.append(b"x" * (64 << 20))
 answer(False)
 """
-    fault = one_move(agent(tmp_path, "glutton", body))
+    fault = one_move(agent(tmp_path, "glutton", body), limits_of(mode))      # a limit that holds either way
     assert isinstance(fault, PlayerFault) and fault.reason == Reason.CRASH and "MemoryError" in fault.detail
 
 
-@isolated
-def test_a_huge_file_is_cut_at_the_limit_and_loses_the_game(tmp_path):
+@pytest.mark.parametrize("mode", BOTH)
+def test_a_huge_file_is_cut_at_the_limit_and_loses_the_game(tmp_path, mode):
     body = """
 with open("huge.bin", "wb") as handle:
     for _ in range(2048):              # at most 2 GiB
         handle.write(b"x" * (1 << 20))
 answer(False)
 """
-    fault = one_move(agent(tmp_path, "filler", body))
+    fault = one_move(agent(tmp_path, "filler", body), limits_of(mode))      # a limit that holds either way
     assert isinstance(fault, PlayerFault) and fault.reason == Reason.CRASH
     assert "File too large" in fault.detail or "file size" in fault.detail
 
 
-@isolated
-def test_an_agent_has_no_network(tmp_path):
+@pytest.mark.parametrize("mode", BOTH)
+def test_an_agent_has_no_network(tmp_path, mode):
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen(1)
@@ -182,15 +266,15 @@ except OSError:
     answer(True)
 """.format(port=server.getsockname()[1])
     try:
-        assert one_move(agent(tmp_path, "caller", body))[0] == "PASS"
+        attacked = had_effect(one_move(agent(tmp_path, "caller", body), limits_of(mode)))
     finally:
         server.close()
         thread.join()
-    assert not accepted
+    assert attacked == bool(accepted) == (mode == UNSANDBOXED)
 
 
-@isolated
-def test_a_child_left_running_ends_with_the_move(tmp_path):
+@pytest.mark.parametrize("mode", BOTH)
+def test_a_child_left_running_ends_with_the_move(tmp_path, mode):
     body = """
 if os.fork() == 0:
     os.setsid()                         # even one that leaves the session
@@ -199,14 +283,15 @@ if os.fork() == 0:
     os._exit(0)
 answer(True)
 """
-    player = ProgramPlayer(agent(tmp_path, "lingerer", body), cpu_limit=5.0, limits=LIMITS)
+    player = ProgramPlayer(agent(tmp_path, "lingerer", body), cpu_limit=5.0, limits=limits_of(mode))
     player.new_game(BLACK, 1)
     try:
         assert player.timed_move(Position.initial())[0] == "PASS"
         time.sleep(2.5)
-        assert not os.path.exists(os.path.join(player.workdir, "still-alive.txt"))
+        outlived = os.path.exists(os.path.join(player.workdir, "still-alive.txt"))
     finally:
         player.close()
+    assert outlived == (mode == UNSANDBOXED)
 
 
 def test_a_sleeper_loses_on_time_and_is_killed(tmp_path):
@@ -217,7 +302,8 @@ def test_a_sleeper_loses_on_time_and_is_killed(tmp_path):
 
 
 def test_without_isolation_a_warning_says_what_is_not_isolated_and_strict_refuses(tmp_path, monkeypatch, capsys):
-    monkeypatch.setitem(sandbox._CHECKED, "isolation", (False, "bwrap is not installed (apt-get install bubblewrap)"))
+    monkeypatch.setattr(sandbox, "support", lambda: sandbox.Support(False, "bwrap is not installed (apt-get install "
+                                                                      "bubblewrap)"))
     line = warning(Limits())
     assert "not isolated" in line and "other players' folders and your files" in line and "bwrap" in line
     assert warning(Limits(mode="off")).startswith("program players run without a sandbox")

@@ -5,12 +5,19 @@ system's read-only folders (``/usr``, ``/etc``, the Python it runs on, the ``eng
 its own folder copy as the only writable place (nothing else of ``/tmp``, no home folder, so no
 other player's copy, no user's file, no ``~/.cache``), no network, its own process tree (every
 descendant ends when the move ends) and, when littlego runs as root, the unprivileged user
-``nobody``. Limits on memory, processes and file size apply in any case (``setrlimit``). Where
-no isolation can be had, ``auto`` plays with the limits only, after a one-line warning, and
-``strict`` refuses (SandboxError).
+``nobody``. Limits on memory and file size apply in any case (``setrlimit``); the limit on
+processes only in the sandbox, where the move runs in a user namespace of its own: there, from
+Linux 5.14, the kernel counts RLIMIT_NPROC against the namespace's own tasks, so that the limit
+is the move's alone (``prlimit``, set inside). Where no isolation can be had, ``auto`` plays
+with the other limits only, after a one-line warning, and ``strict`` refuses (SandboxError).
+
+What this machine offers is tried once a process (``support``, cached: ``support.cache_clear()``
+tries again).
 """
 
+import functools
 import os
+import platform
 import pwd
 import resource
 import shlex
@@ -23,10 +30,14 @@ import engine
 
 MODES = ("auto", "strict", "off")
 ISOLATION_TOOL = "bwrap"
-SWITCH_USER = "setpriv"            # util-linux: under root, the sandboxed command becomes nobody
+# util-linux, all three: under root the sandboxed command becomes nobody (setpriv) in a user namespace of
+# its own (unshare); the process limit is set inside that namespace (prlimit), where the kernel counts it.
+SWITCH_USER, OWN_USER_NAMESPACE, PROCESS_LIMIT = "setpriv", "unshare", "prlimit"
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 _MIB = 2 ** 20
 UNPRIVILEGED_USER = "nobody"
+# Linux 5.14 (ucounts) counts RLIMIT_NPROC per user namespace: a task's own namespace against its limit.
+COUNTED_PER_NAMESPACE_SINCE = (5, 14)
 
 
 class SandboxError(ValueError):
@@ -40,16 +51,26 @@ class Limits:
 
     mode: str = "auto"             # auto: isolated where bwrap works, else limits only (warned); strict; off
     memory_mb: int = 1024          # data memory of each process (RLIMIT_DATA)
-    processes: int = 128           # processes and threads of the sandbox's user (RLIMIT_NPROC)
+    processes: int = 128           # tasks (processes and threads) of a sandboxed move (RLIMIT_NPROC)
     file_mb: int = 64              # the largest file it may write (RLIMIT_FSIZE)
 
-    def describe(self):
-        return "memory {} MiB a process, {} processes, files up to {} MiB".format(
-            self.memory_mb, self.processes, self.file_mb)
+    def describe_unisolated(self):
+        """The limits that hold without the sandbox (the process limit needs its user namespace)."""
+        return "memory {} MiB a process, files up to {} MiB, CPU; no limit on processes".format(
+            self.memory_mb, self.file_mb)
 
 
 DEFAULT_LIMITS = Limits()
-_CHECKED = {}                      # one trial of bwrap per process: {"isolation": (works, why not)}
+
+
+@dataclass(frozen=True)
+class Support:
+    """What this machine offers a program player's moves (``support()``)."""
+
+    isolated: bool                 # bwrap isolates a move here
+    why: str = ""                  # why not, when it does not
+    own_count: bool = False        # the process limit counts the move's own tasks, not all of its user's
+    nested: bool = False           # under root: the move enters a user namespace of its own (unshare), as nobody
 
 
 def _unprivileged_ids():
@@ -63,27 +84,62 @@ def _unprivileged_ids():
     return entry.pw_uid, entry.pw_gid
 
 
+def _kernel_version(release=None):
+    """(major, minor) of the running Linux (or of ``release``); (0, 0) where it cannot be read."""
+    numbers = (release or platform.release()).split("-")[0].split(".")
+    try:
+        return int(numbers[0]), int(numbers[1])
+    except (IndexError, ValueError):
+        return 0, 0
+
+
+def _trial(nested):
+    """(ran, why not, the user namespace it ran in) of a sandboxed move that only names its namespace."""
+    inside = _inside(["readlink", "/proc/self/ns/user"], DEFAULT_LIMITS.processes, nested)
+    try:
+        done = subprocess.run(bwrap_argv("/", inside, writable=None), stdin=subprocess.DEVNULL,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return False, "{} fails here: {}".format(ISOLATION_TOOL, error), None
+    if done.returncode != 0:
+        return False, "{} fails here: {}".format(ISOLATION_TOOL, done.stderr.decode("utf-8", "replace").strip()), None
+    return True, "", done.stdout.decode("utf-8", "replace").strip()
+
+
+@functools.lru_cache(maxsize=None)
+def support():
+    """What this machine offers program players' moves (a Support), tried once a process."""
+    root = _unprivileged_ids() is not None
+    needed = (ISOLATION_TOOL, PROCESS_LIMIT) + ((SWITCH_USER,) if root else ())
+    missing = [tool for tool in needed if shutil.which(tool) is None]
+    if missing:
+        return Support(False, "{} is not installed (apt-get install {})".format(
+            missing[0], "bubblewrap" if missing[0] == ISOLATION_TOOL else "util-linux"))
+    ran, why, namespace = _trial(nested=root)
+    nested = root and ran
+    if root and not ran:           # no user namespace for nobody: isolated still, the count shared by nobody's tasks
+        ran, why, namespace = _trial(nested=False)
+    own_count = (ran and namespace != os.readlink("/proc/self/ns/user")
+                 and _kernel_version() >= COUNTED_PER_NAMESPACE_SINCE)
+    return Support(ran, why, own_count, nested)
+
+
 def isolation():
-    """(True, "") where bwrap can isolate a move here, else (False, why not); tried once a process."""
-    if "isolation" not in _CHECKED:
-        missing = [tool for tool in (ISOLATION_TOOL, SWITCH_USER) if tool == ISOLATION_TOOL or _unprivileged_ids()]
-        missing = [tool for tool in missing if shutil.which(tool) is None]
-        if missing:
-            _CHECKED["isolation"] = (False, "{} is not installed (apt-get install {})".format(
-                missing[0], "bubblewrap" if missing[0] == ISOLATION_TOOL else "util-linux"))
-        else:
-            try:
-                done = subprocess.run(bwrap_argv("/", ["true"], writable=None), stdin=subprocess.DEVNULL,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=30)
-                why = done.stderr.decode("utf-8", "replace").strip()
-                _CHECKED["isolation"] = (done.returncode == 0, "" if done.returncode == 0 else
-                                         "{} fails here: {}".format(ISOLATION_TOOL, why))
-            except (OSError, subprocess.TimeoutExpired) as error:
-                _CHECKED["isolation"] = (False, "{} fails here: {}".format(ISOLATION_TOOL, error))
-    return _CHECKED["isolation"]
+    """(True, "") where bwrap can isolate a move here, else (False, why not)."""
+    found = support()
+    return found.isolated, found.why
 
 
-_LAUNCHERS = {}                    # {launcher: the interpreter it starts}, asked once a process
+@functools.lru_cache(maxsize=None)
+def _interpreter(launcher):
+    """The Python that ``launcher`` (``python``, ``python3``, maybe a pyenv shim) starts, or None."""
+    try:
+        found = subprocess.run([launcher, "-c", "import sys; print(sys.executable)"], stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True,
+                               timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return found.stdout.strip() if found.returncode == 0 else None
 
 
 def resolve_launcher(shell_command):
@@ -92,15 +148,7 @@ def resolve_launcher(shell_command):
     program, _, rest = shell_command.partition(" ")
     if program not in ("python", "python3", "python2"):
         return shell_command
-    if program not in _LAUNCHERS:
-        try:
-            found = subprocess.run([program, "-c", "import sys; print(sys.executable)"], stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True,
-                                   timeout=60)
-            _LAUNCHERS[program] = found.stdout.strip() if found.returncode == 0 else None
-        except (OSError, subprocess.TimeoutExpired):
-            _LAUNCHERS[program] = None
-    executable = _LAUNCHERS[program]
+    executable = _interpreter(program)
     return "{} {}".format(shlex.quote(executable), rest) if executable else shell_command
 
 
@@ -139,14 +187,26 @@ def _ancestors(folders):
     return sorted(set(made), key=lambda f: f.count(os.sep))
 
 
+def _inside(command, allowance, nested):
+    """What runs inside bwrap: under root, ``nobody`` (in a user namespace of its own where
+    ``nested``), then RLIMIT_NPROC at ``allowance``, then ``command`` (a list)."""
+    chain = []
+    ids = _unprivileged_ids()
+    if ids:
+        chain += [shutil.which(SWITCH_USER) or SWITCH_USER, "--reuid={}".format(ids[0]), "--regid={}".format(ids[1]),
+                  "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--"]
+        if nested:
+            chain += [shutil.which(OWN_USER_NAMESPACE) or OWN_USER_NAMESPACE, "--user", "--"]
+    return chain + [shutil.which(PROCESS_LIMIT) or PROCESS_LIMIT, "--nproc={0}:{0}".format(allowance), "--"] + list(command)
+
+
 def bwrap_argv(chdir, command, writable, tmp_mb=DEFAULT_LIMITS.file_mb, extra=()):
     """The argv running ``command`` (a list) in a sandbox whose only writable folder is ``writable``.
 
-    Under root, bwrap runs privileged, with no user namespace, and ``setpriv`` turns the
-    command into ``nobody`` (whose processes the kernel counts against RLIMIT_NPROC, which it
-    never does for root); otherwise bwrap runs unprivileged in a user namespace of its own.
+    Under root, bwrap runs privileged, with no user namespace, and the command (``_inside``) turns
+    itself into ``nobody`` (the kernel never holds root's processes to a limit); otherwise bwrap
+    runs unprivileged in a user namespace of its own.
     """
-    ids = _unprivileged_ids()
     argv = [shutil.which(ISOLATION_TOOL) or ISOLATION_TOOL]
     # A private /tmp first (small: files beyond the copy are no place to fill), then the folders on it.
     argv += ["--size", str(tmp_mb * _MIB), "--tmpfs", "/tmp"]
@@ -164,50 +224,52 @@ def bwrap_argv(chdir, command, writable, tmp_mb=DEFAULT_LIMITS.file_mb, extra=()
     # the host's wait4, and everything it leaves ends when it does.
     argv += ["--proc", "/proc", "--dev", "/dev", "--die-with-parent", "--new-session", "--as-pid-1", "--chdir", chdir,
              "--setenv", "HOME", chdir]
-    if ids:
+    if _unprivileged_ids():
         argv += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
-                 "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--",
-                 SWITCH_USER, "--reuid={}".format(ids[0]), "--regid={}".format(ids[1]), "--clear-groups",
-                 "--inh-caps=-all", "--bounding-set=-all"]
+                 "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--"]
     else:
         argv += ["--unshare-all", "--"]
     return argv + list(command)
 
 
-def _processes_of(uid):
-    """How many processes ``uid`` runs now (threads not counted)."""
+def _tasks_of(uid):
+    """How many tasks ``uid`` runs now, threads included, as the kernel counts them for RLIMIT_NPROC."""
     count = 0
-    for name in os.listdir("/proc"):
+    for name in filter(str.isdigit, os.listdir("/proc")):
         try:
-            count += name.isdigit() and os.stat("/proc/" + name).st_uid == uid
-        except OSError:
-            pass
+            with open("/proc/{}/status".format(name)) as status:
+                fields = dict(line.split(":", 1) for line in status if ":" in line)
+            count += int(fields["Threads"]) if int(fields["Uid"].split()[0]) == uid else 0
+        except (OSError, KeyError, ValueError):
+            pass                   # a process that ended meanwhile
     return count
 
 
-def starter(limits, cpu_seconds):
-    """The function that a move's process runs before the program (a preexec_fn): its own session
-    and the limits; isolated, the unprivileged user (under root), allowed ``limits.processes``
-    processes beyond those that user runs already (the kernel counts them per user)."""
-    isolated = limits.mode != "off" and isolation()[0]
+def process_allowance(limits):
+    """The RLIMIT_NPROC of a sandboxed move: ``limits.processes`` where the kernel counts the move's own
+    tasks; else (before Linux 5.14, or no user namespace for nobody) that many beyond those its user runs now."""
+    if support().own_count:
+        return limits.processes
     ids = _unprivileged_ids()
-    allowance = limits.processes + _processes_of(ids[0] if ids else os.getuid()) if isolated else None
+    return limits.processes + _tasks_of(ids[0] if ids else os.getuid())
 
+
+def starter(limits, cpu_seconds):
+    """The function that a move's process runs before the program (a preexec_fn): its own session and
+    the limits on CPU, memory and file size (the process limit is set inside the sandbox: ``_inside``)."""
     def start():
         os.setsid()
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
         resource.setrlimit(resource.RLIMIT_DATA, (limits.memory_mb * _MIB,) * 2)
         resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mb * _MIB,) * 2)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if allowance is not None:
-            resource.setrlimit(resource.RLIMIT_NPROC, (allowance, allowance))
     return start
 
 
 def prepare_folder(folder, limits):
     """Give a player's folder copy to the user its moves run as (``nobody`` under root, when isolated)."""
     ids = _unprivileged_ids()
-    if limits.mode == "off" or ids is None or not isolation()[0]:
+    if limits.mode == "off" or ids is None or not support().isolated:
         return
     for root, dirs, files in os.walk(folder):
         for name in [root] + [os.path.join(root, n) for n in dirs + files]:
@@ -217,22 +279,24 @@ def prepare_folder(folder, limits):
 def wrap(shell_command, folder, limits):
     """The argv of one move of ``shell_command`` in ``folder`` under ``limits``; SandboxError where
     ``strict`` asks for isolation that cannot be had."""
-    isolated, why = isolation() if limits.mode != "off" else (False, "")
-    if not isolated:
+    found = support() if limits.mode != "off" else Support(False)
+    if not found.isolated:
         if limits.mode == "strict":
-            raise SandboxError("--sandbox strict: no isolation for program players here: {}".format(why))
+            raise SandboxError("--sandbox strict: no isolation for program players here: {}".format(found.why))
         return ["/bin/sh", "-c", shell_command]
     shell_command = resolve_launcher(shell_command)
     program = program_folder(shell_command)
-    return bwrap_argv(folder, ["/bin/sh", "-c", shell_command], folder, limits.file_mb, [program] if program else [])
+    inside = _inside(["/bin/sh", "-c", shell_command], process_allowance(limits), found.nested)
+    return bwrap_argv(folder, inside, folder, limits.file_mb, [program] if program else [])
 
 
 def warning(limits):
     """The one line to print before program players run without isolation (None when they are isolated)."""
     if limits.mode == "off":
-        return "program players run without a sandbox (--sandbox off): limits only ({})".format(limits.describe())
+        return "program players run without a sandbox (--sandbox off): limits only ({})".format(
+            limits.describe_unisolated())
     isolated, why = isolation()
     if isolated:
         return None
     return ("program players are not isolated ({}): they can read and write the other players' folders and your "
-            "files; only their resources are limited ({})".format(why, limits.describe()))
+            "files; only their resources are limited ({})".format(why, limits.describe_unisolated()))
