@@ -289,8 +289,8 @@ def test_from_its_solving_ply_the_agent_keeps_a_won_game_won_and_searches_a_lost
         lost_moves).legal_points() + [PASS]
 
 
-def crashing_job():
-    os._exit(3)
+def killed_job():
+    os.kill(os.getpid(), signal.SIGKILL)
 
 
 def test_a_crashing_or_hanging_player_leaves_the_server_up(client, tmp_path):
@@ -301,8 +301,8 @@ def test_a_crashing_or_hanging_player_leaves_the_server_up(client, tmp_path):
     assert crashed.status_code == 502 and "gave no legal move" in crashed.json()["error"]
     workers = Workers(1)
     try:
-        with pytest.raises(WorkerTimeout, match="gave no answer within 3 s"):
-            workers.call("a job that kills its process", crashing_job, (), 3)
+        with pytest.raises(WorkerTimeout, match="gave no answer within 1 s"):
+            workers.call("a job that hangs", time.sleep, (60,), 1)
         assert workers.call("a sum", sum, ([1, 2],), 60) == 3
     finally:
         workers.close()
@@ -316,6 +316,23 @@ def test_a_crashing_or_hanging_player_leaves_the_server_up(client, tmp_path):
 def test_a_spec_the_parser_refuses_is_the_users_mistake_with_the_parsers_message(client, spec, words):
     answer = client.post("/api/board/reply", json={"moves": [12], "opponent": spec})
     assert answer.status_code == 400 and words in answer.json()["error"], answer.text
+
+
+def test_a_killed_worker_is_answered_at_once_and_replaced_for_the_next_request(runs):
+    workers = Workers(1)
+
+    class Killed(object):
+        def agent(self, moves):
+            return workers.call("the shipped agent", killed_job, (), 60)
+    client = TestClient(create_app(runs[0], Killed()), base_url="http://127.0.0.1", raise_server_exceptions=False)
+    try:
+        start = time.time()
+        answer = client.post("/api/board/agent", json={"moves": [12]})
+        assert answer.status_code == 503 and "the shipped agent was killed or crashed" in answer.json()["error"]
+        assert time.time() - start < 30                        # not the job's 60 s
+        assert workers.call("a sum", sum, ([1, 2],), 60) == 3  # a fresh pool
+    finally:
+        workers.close()
 
 
 def test_players_that_run_commands_are_refused_when_others_can_reach_the_server(runs):

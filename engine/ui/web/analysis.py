@@ -30,7 +30,7 @@ from engine.native.compiler import DEFAULT_TABLE_BITS, NativeError
 from engine.native.solver import NativeSolver
 from engine.players.specs import make_player
 from engine.ui.web.game import BadRequest, position_after
-from engine.ui.web.workers import WorkerTimeout
+from engine.ui.web.workers import WorkerLost, WorkerTimeout
 
 MoveValue = namedtuple("MoveValue", "move wins margin value")
 MoveValue.__doc__ = """One legal move's value for the mover: ``wins`` (True, False, or None when not
@@ -232,7 +232,7 @@ class Analyst(object):
             raise BadRequest("opponent must be a player spec such as champion, random or gnugo")
         try:
             return self.workers.call("player {!r}".format(spec), reply_job, (spec, moves, seed), self.reply_seconds)
-        except WorkerTimeout as error:
+        except (WorkerTimeout, WorkerLost) as error:        # a player that hangs or takes its process down
             raise PlayerTrouble(str(error))
 
     def close(self):

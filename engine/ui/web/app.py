@@ -26,7 +26,7 @@ from engine.ui.web import game
 from engine.ui.web.analysis import PlayerTrouble, shipped_book
 from engine.ui.web.game import BadRequest
 from engine.ui.web.runs import FileCache, NoSuchRun, list_runs, run_page
-from engine.ui.web.workers import WorkerTimeout
+from engine.ui.web.workers import WorkerLost, WorkerTimeout
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
@@ -37,7 +37,7 @@ log = logging.getLogger("littlego.serve")
 
 # Exceptions that answer a request with their message and a status.
 STATUS = ((NoSuchRun, 404), (IllegalMove, 422), (BadRequest, 400), (SgfError, 400), (PlayerTrouble, 502),
-          (WorkerTimeout, 504))
+          (WorkerLost, 503), (WorkerTimeout, 504))
 
 
 def error(status, message, **extra):

@@ -1,24 +1,31 @@
 """Processes for the board's Python work, so that nothing a player or a search does can take
-the server down: a player that crashes its process, hangs or runs past its time costs a
-fresh pool, and the request gets a message instead of an answer.
+the server down: a player that crashes or kills its process, hangs or runs past its time
+costs a fresh pool, and the request gets a message instead of an answer, at once for a
+process that died.
 
 The processes are spawned (the server has threads: forking it is not safe) and ask the
 CPU clock of their own process, so a search's CPU budget is not shared with the server's
-other requests.
+other requests. They are a ``concurrent.futures`` pool, which fails a job the moment its
+process dies (BrokenProcessPool), where ``multiprocessing.Pool`` would wait out the time.
 """
 
 import multiprocessing
+import signal
 import threading
-
-from engine.common.pools import process_pool
+from concurrent.futures import ProcessPoolExecutor, TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
 
 
 class WorkerTimeout(RuntimeError):
     """A worker's job that did not answer in time; the message says which and how long."""
 
 
+class WorkerLost(RuntimeError):
+    """A worker process that died (killed, or crashed) while it worked; the message says on what."""
+
+
 class Workers(object):
-    """A small pool of spawned processes, started on first use and restarted after a timeout."""
+    """A small pool of spawned processes, started on first use, replaced after a timeout or a death."""
 
     def __init__(self, processes=2):
         self.processes = processes
@@ -27,34 +34,53 @@ class Workers(object):
 
     def start(self):
         """Start the processes now, so that the first request does not wait for them."""
-        self._current()
+        self._current().submit(int)
 
     def _current(self):
         with self.lock:
             if self.pool is None:
-                self.pool = process_pool(self.processes, start="spawn")
+                # The workers leave Ctrl-C to the server, which stops them with the pool.
+                self.pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"),
+                                                initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
             return self.pool
 
     def call(self, what, function, args, seconds):
         """``function(*args)`` in a worker; its exception if it raises; WorkerTimeout naming
-        ``what`` when no answer comes within ``seconds`` (the pool is then replaced)."""
+        ``what`` when no answer comes within ``seconds``, WorkerLost when its process dies
+        (the pool is then replaced, so the next call gets working processes)."""
         pool = self._current()
-        pending = pool.apply_async(function, args)
         try:
-            return pending.get(seconds)
-        except multiprocessing.TimeoutError:
+            return pool.submit(function, *args).result(seconds)
+        except FutureTimeout:
             self._replace(pool)
             raise WorkerTimeout("{} gave no answer within {:g} s (stopped)".format(what, seconds))
+        except BrokenProcessPool:
+            self._replace(pool)
+            raise WorkerLost("the process working on {} was killed or crashed; the next request gets a fresh "
+                             "one".format(what))
 
     def _replace(self, pool):
         with self.lock:
             if self.pool is pool:
                 self.pool = None
-        pool.terminate()
+        _stop(pool)
 
     def close(self):
         with self.lock:
             pool, self.pool = self.pool, None
         if pool is not None:
-            pool.terminate()
-            pool.join()
+            _stop(pool)
+
+
+def _stop(pool):
+    """End the pool's processes now, a job still running included (``shutdown`` alone waits for it)."""
+    terminate = getattr(pool, "terminate_workers", None)          # Python 3.14 and later
+    if terminate is not None:
+        terminate()
+        return
+    processes = list((pool._processes or {}).values())           # before 3.14, only the pool's own table has them
+    pool.shutdown(wait=False)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(5)
