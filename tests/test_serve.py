@@ -345,6 +345,10 @@ def test_sgf_out_and_back_in(client):
     sgf = client.post("/api/board/sgf", json={"moves": PLY14, "black": "you", "white": "random"}).json()["sgf"]
     opened = client.post("/api/board/open", json={"sgf": sgf}).json()
     assert opened["moves"] == PLY14 and opened["black"] == "you" and opened["white"] == "random"
+    for moves, result in (([12, PASS, PASS], "W+1.5"), ([12, PASS, 7, PASS, 17, PASS, PASS], "B+0.5")):
+        finished = client.post("/api/board/sgf", json={"moves": moves}).json()["sgf"]
+        assert client.post("/api/board/open", json={"sgf": finished}).json()["result"] == result
+        assert client.post("/api/board/view", json={"moves": moves}).json()["verdict"].endswith("({})".format(result))
     setup = client.post("/api/board/open", json={"sgf": "(;GM[1]FF[4]SZ[5]AB[cc]PL[W];W[bb])"})
     assert setup.status_code == 400 and "set-up stones" in setup.json()["error"]
 

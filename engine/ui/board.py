@@ -3,6 +3,7 @@ typed or shown, the verdict, and a position named by moves or by a file."""
 
 import os
 
+from engine.bitboard import count
 from engine.constants import BLACK, BOARD_SIZE, KOMI, MAX_MOVES, PASS, WHITE, colour_word
 from engine.agent import infer_moves_played
 from engine.coords import move_from_text, move_to_text
@@ -53,6 +54,13 @@ def verdict(position):
     return "{} wins: Black {:g} stones, White {:g} + {:g} komi = {:g} ({})".format(
         colour_word(winner).capitalize(), black, white - KOMI, KOMI, white,
         result_text(winner, black, white - KOMI))
+
+
+def game_result(position):
+    """SGF's RE of a finished game (``B+3.5``, by ``Position.winner``), None while it goes on."""
+    if not position.is_over:
+        return None
+    return result_text(position.winner, count(position.black), count(position.white))
 
 
 def position_from_moves(text, option="--moves"):

@@ -3,12 +3,12 @@
 """
 
 from engine.bitboard import count
-from engine.constants import BLACK, KOMI, MAX_MOVES, WHITE, colour_word, opponent as other_colour
+from engine.constants import BLACK, MAX_MOVES, colour_word, opponent as other_colour
 from engine.position import SYMBOLS, IllegalMove, Position
 from engine.protocol import write_atomic
-from engine.play.sgf import game_sgf, read_game, result_text
+from engine.play.sgf import game_sgf, read_game
 from engine.players.base import PlayerFault
-from engine.ui.board import HELP, board_diagram, describe, parse_human_move, verdict
+from engine.ui.board import HELP, board_diagram, describe, game_result, parse_human_move, verdict
 
 
 def play_in_terminal(opponent, human_colour, read_line, write, seed=1):
@@ -93,11 +93,8 @@ def offer_sgf(moves, human_colour, opponent_spec, final, read_line, write):
         return None
     path = name.strip()
     black, white = ("you", opponent_spec) if human_colour == BLACK else (opponent_spec, "you")
-    black_score, white_score = final.score()
-    result = result_text(BLACK if black_score > white_score else WHITE, black_score, white_score - KOMI) \
-        if final.is_over else None
     try:
-        write_atomic(path, game_sgf(moves, black, white, result))
+        write_atomic(path, game_sgf(moves, black, white, game_result(final)))
     except OSError as error:
         write("could not save {}: {}\n".format(path, error.strerror or error))
         return None

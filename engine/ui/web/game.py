@@ -8,11 +8,11 @@ moves alone. The rules are ``engine.position``'s: a refused move carries its rea
 
 from collections import namedtuple
 
-from engine.constants import BLACK, KOMI, MAX_MOVES, NUM_POINTS, WHITE, colour_word
+from engine.constants import BLACK, MAX_MOVES, NUM_POINTS, colour_word
 from engine.coords import is_move
 from engine.position import IllegalMove, Position
-from engine.play.sgf import game_sgf, read_game, result_text
-from engine.ui.board import describe, verdict
+from engine.play.sgf import game_sgf, read_game
+from engine.ui.board import describe, game_result, verdict
 
 
 class BadRequest(ValueError):
@@ -72,12 +72,7 @@ def view(moves, book=None):
 
 def sgf_of(moves, black, white):
     """The SGF text of the game, its result recorded once it is over."""
-    position = position_after(moves)
-    result = None
-    if position.is_over:
-        black_score, white_score = position.score()
-        result = result_text(BLACK if black_score > white_score else WHITE, black_score, white_score - KOMI)
-    return game_sgf(moves, str(black)[:100], str(white)[:100], result).decode("utf-8")
+    return game_sgf(moves, str(black)[:100], str(white)[:100], game_result(position_after(moves))).decode("utf-8")
 
 
 OpenedGame = namedtuple("OpenedGame", "moves black white result")

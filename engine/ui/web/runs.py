@@ -127,8 +127,13 @@ def _started(run_dir):
 def summary(runs_dir, name, cache):
     """The RunSummary of the run ``name``."""
     run_dir = run_folder(runs_dir, name)
-    records, problem = cache.generations(run_dir)
-    text, config = _config(run_dir)
+    return _summary(name, run_dir, cache.generations(run_dir), _config(run_dir))
+
+
+def _summary(name, run_dir, generations, config_file):
+    """The RunSummary of the run ``name`` at ``run_dir`` from what was read of it: ``generations``
+    (records, problem) and ``config_file`` (text, table)."""
+    (records, problem), (text, config) = generations, config_file
     is_run = text is not None or os.path.exists(os.path.join(run_dir, GENERATIONS))
     config = config if isinstance(config, dict) else {}
     planned = config.get("generations") if isinstance(config.get("generations"), int) else None
@@ -207,9 +212,9 @@ def run_page(runs_dir, name, cache, after=0):
     """Everything the run's page shows, as a dict of plain values; with ``after``, only the
     generations past the first ``after`` (the page asks for what is new)."""
     run_dir = run_folder(runs_dir, name)
-    records, _ = cache.generations(run_dir)
-    head = summary(runs_dir, name, cache)
-    text, _ = _config(run_dir)
+    generations, config_file = cache.generations(run_dir), _config(run_dir)
+    records, text = generations[0], config_file[0]
+    head = _summary(name, run_dir, generations, config_file)
     return {"summary": head._asdict(), "total": len(records),
             "generations": records[after:] if after <= len(records) else records,
             "restart": after > len(records), "config": text, "log": _log_tail(run_dir),
