@@ -154,6 +154,24 @@ def test_a_damaged_run_says_what_is_wrong_and_the_others_keep_working(client, ru
     assert listed["damaged-20260101-000000"]["problem"] and listed[os.path.basename(runs[1])]["problem"] is None
 
 
+def test_the_runs_list_is_newest_first_across_experiments(tmp_path):
+    def run(name, log=None):
+        os.makedirs(str(tmp_path / name))
+        (tmp_path / name / "config.toml").write_text('name = "{}"\n'.format(name.split("-")[0]))
+        if log:
+            (tmp_path / name / "run.log").write_text(log)
+    run("zeta-20260301-120000")
+    run("alpha-20260302-090000")
+    run("alpha-20260302-090000-2")                                   # a second run begun in the same second
+    run("beta-20260101-000000", log="2026-03-03 08:00:00,123 MainProcess INFO evolve: started\n")   # its log says
+    run("notes")
+    listed = TestClient(create_app(str(tmp_path), None), base_url="http://127.0.0.1").get("/api/runs").json()["runs"]
+    assert [(r["name"], r["started"]) for r in listed] == [
+        ("beta-20260101-000000", "2026-03-03 08:00:00"), ("alpha-20260302-090000-2", "2026-03-02 09:00:00"),
+        ("alpha-20260302-090000", "2026-03-02 09:00:00"), ("zeta-20260301-120000", "2026-03-01 12:00:00"),
+        ("notes", None)]
+
+
 def test_a_run_is_running_while_a_live_process_holds_its_lock(tmp_path):
     run_dir = evolve_run(tmp_path)
     holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys, time\n"

@@ -7,6 +7,7 @@ now is whether a live process holds the POSIX record lock on ``run.lock``; ``loc
 asks the kernel without taking the lock, so looking never gets in a run's way.
 """
 
+import datetime
 import fcntl
 import json
 import math
@@ -14,6 +15,8 @@ import os
 import struct
 import sys
 
+# evolve names a run folder NAME-TIME, or NAME-TIME-N when that folder exists already.
+FOLDER_TIME = "%Y%m%d-%H%M%S"
 GENERATIONS = "generations.jsonl"
 CONFIG_COPY = "config.toml"
 START_WEIGHTS = "start.json"       # the weights of [start] params as read when the run began
@@ -23,6 +26,18 @@ LOCK = "run.lock"
 
 class RunError(ValueError):
     """A run folder that cannot be used; the message names the folder and the problem."""
+
+
+def folder_time(name):
+    """The datetime in a run folder's name (when the run was created), or None when it has none."""
+    parts = name.split("-")
+    for end in (len(parts), len(parts) - 1):
+        if end >= 3:
+            try:
+                return datetime.datetime.strptime("-".join(parts[end - 2:end]), FOLDER_TIME)
+            except ValueError:
+                pass
+    return None
 
 
 def read_generations(run_dir):

@@ -17,7 +17,8 @@ try:
 except ImportError:                  # Python < 3.11
     import tomli as tomllib
 
-from engine.common.runfolder import CONFIG_COPY, GENERATIONS, LOG_FILE, RunError, lock_holder, read_generations
+from engine.common.runfolder import (CONFIG_COPY, GENERATIONS, LOG_FILE, RunError, folder_time, lock_holder,
+                                     read_generations)
 
 RunSummary = namedtuple("RunSummary", "name experiment state generations planned best_fitness executor started problem")
 RunSummary.__doc__ = """A line of the runs list: ``state`` is "running" (a live process holds its lock),
@@ -114,14 +115,18 @@ def _config(run_dir):
 
 
 def _started(run_dir):
-    """When the run started: the time stamp of its log's first line, or None."""
+    """When the run started, as ``YYYY-MM-DD HH:MM:SS``: the time stamp of its log's first line,
+    else the time in its folder's name, else None."""
     try:
         with open(os.path.join(run_dir, LOG_FILE), "rb") as handle:
             first = handle.readline(200).decode("utf-8", "replace")
     except OSError:
-        return None
+        first = ""
     stamp = first[:19]
-    return stamp if len(stamp) == 19 and stamp[:4].isdigit() and stamp[10] == " " else None
+    if len(stamp) == 19 and stamp[:4].isdigit() and stamp[10] == " ":
+        return stamp
+    created = folder_time(os.path.basename(run_dir))
+    return created.strftime("%Y-%m-%d %H:%M:%S") if created is not None else None
 
 
 def summary(runs_dir, name, cache):
@@ -154,14 +159,16 @@ def _summary(name, run_dir, generations, config_file):
 
 
 def list_runs(runs_dir, cache):
-    """The RunSummary of every folder in ``runs_dir``, newest name first (run names end in their time)."""
+    """The RunSummary of every folder in ``runs_dir``, the latest started first (those whose start
+    is not known last)."""
     try:
-        names = sorted(os.listdir(runs_dir), reverse=True)
+        names = os.listdir(runs_dir)
     except OSError:
         return []
-    return [summary(runs_dir, name, cache) for name in names
-            if not name.startswith(".") and os.path.isdir(os.path.join(runs_dir, name))
-            and not os.path.islink(os.path.join(runs_dir, name))]
+    found = [summary(runs_dir, name, cache) for name in names
+             if not name.startswith(".") and os.path.isdir(os.path.join(runs_dir, name))
+             and not os.path.islink(os.path.join(runs_dir, name))]
+    return sorted(found, key=lambda run: (run.started or "", run.name), reverse=True)
 
 
 def _log_tail(run_dir):
