@@ -8,6 +8,7 @@ import sys
 
 import pytest
 
+from engine.cli.littlego import main
 from engine.course.editions import (
     EDITIONS, MOVES_PER_SIDE, STARTUP_CPU, BUDGET_SHARE, edition, fitted_search, points, stage_budget, stages,
     tightest_rate,
@@ -132,6 +133,15 @@ def test_grade_refuses_a_bad_championship_or_edition_in_one_line():
     assert result.returncode == 2 and "unknown player 'bogus'" in result.stderr and "Traceback" not in result.stderr
     result = littlego("grade", "greedy", "--edition", "fall1999")
     assert result.returncode == 2 and "invalid choice" in result.stderr
+
+
+def test_grade_refuses_an_agent_folder_on_a_remote_scheduler(tmp_path, capsys):
+    agent = tmp_path / "agent"
+    agent.mkdir()
+    (agent / "my_player3.py").write_text("open('output.txt', 'w').write('PASS')\n")
+    assert main(["grade", str(agent), "--games", "1", "--scheduler", "tcp://127.0.0.1:9"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot see" in err and "--jobs N or --scheduler local:N" in err and "Traceback" not in err
 
 
 def test_bundle_for_an_edition_writes_a_time_budget_that_fits(tmp_path):

@@ -5,6 +5,7 @@ that a failing sandbox cannot take the machine down; the sandboxed runs happen o
 isolates (CI installs it)."""
 
 import dataclasses
+import io
 import os
 import pwd
 import signal
@@ -302,8 +303,7 @@ def test_a_sleeper_loses_on_time_and_is_killed(tmp_path):
 
 
 def test_without_isolation_a_warning_says_what_is_not_isolated_and_strict_refuses(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(sandbox, "support", lambda: sandbox.Support(False, "bwrap is not installed (apt-get install "
-                                                                      "bubblewrap)"))
+    no_isolation(monkeypatch)
     line = warning(Limits())
     assert "not isolated" in line and "other players' folders and your files" in line and "bwrap" in line
     assert warning(Limits(mode="off")).startswith("program players run without a sandbox")
@@ -315,6 +315,41 @@ def test_without_isolation_a_warning_says_what_is_not_isolated_and_strict_refuse
     assert "cannot be isolated here: bwrap is not installed" in capsys.readouterr().err
     assert main(["match", "cmd:" + folder, "random", "--games", "1", "--jobs", "1"]) == 0
     assert "warning: program players are not isolated" in capsys.readouterr().err
+
+
+def no_isolation(monkeypatch):
+    monkeypatch.setattr(sandbox, "support", lambda: sandbox.Support(False, "bwrap is not installed (apt-get install "
+                                                                      "bubblewrap)"))
+
+
+# Every command that can run a program player, with one in it (a spec with spaces around is one too).
+PROGRAM_COMMANDS = {
+    "match": lambda spec: ["match", spec, "random", "--games", "1", "--jobs", "1"],
+    "grade": lambda spec: ["grade", "greedy", "--championship", spec, "--games", "1", "--jobs", "1"],
+    "tournament": lambda spec: ["tournament", spec, "random", "--games", "1", "--jobs", "1"],
+    "play": lambda spec: ["play", spec],
+    "gtp": lambda spec: ["gtp", "--player", spec],
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAM_COMMANDS))
+def test_every_command_running_a_program_player_refuses_strict_without_isolation(tmp_path, monkeypatch, capsys, name):
+    no_isolation(monkeypatch)
+    spec = " cmd:{} ".format(agent(tmp_path, "plain", "answer(True)\n"))
+    assert main(PROGRAM_COMMANDS[name](spec) + ["--sandbox", "strict"]) == 2
+    assert "--sandbox strict: program players cannot be isolated here: bwrap" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["play", "gtp"])
+def test_play_and_gtp_warn_before_a_program_player_moves_unisolated_and_only_then(tmp_path, monkeypatch, capsys, name):
+    no_isolation(monkeypatch)
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main(PROGRAM_COMMANDS[name]("cmd:" + agent(tmp_path, "plain", "answer(True)\n"))) == 0
+    err = capsys.readouterr().err
+    assert "warning: program players are not isolated" in err and "no limit on processes" in err
+    monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
+    assert main(PROGRAM_COMMANDS[name]("random")) == 0
+    assert "warning" not in capsys.readouterr().err
 
 
 @isolated

@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from engine.cli.littlego import main
 from engine.course.tournament import MiniMatch, extra_black_is_a, pairs, play_tournament, rank
 from engine.params import default_params, save_params
 
@@ -103,6 +104,15 @@ def test_an_interrupted_tournament_resumes_to_the_same_table(tmp_path, monkeypat
     assert (again.standings, again.matches, again.crosstable) == (whole.standings, whole.matches, whole.crosstable)
     with pytest.raises(ValueError, match="seed"):
         play_tournament(names, specs, games=3, seed=5, journal=journal)
+
+
+def test_agent_folders_are_refused_on_a_remote_scheduler_whose_workers_cannot_see_their_builds(tmp_path, capsys):
+    folder = tmp_path / "alice"
+    folder.mkdir()
+    (folder / "my_player3.py").write_text("open('output.txt', 'w').write('PASS')\n")
+    assert main(["tournament", str(folder), "random", "--scheduler", "tcp://127.0.0.1:9"]) == 2
+    err = capsys.readouterr().err
+    assert "agent folders are built in a temporary copy on this machine" in err and "--scheduler local:N" in err
 
 
 def littlego(*args, **kwargs):

@@ -14,7 +14,9 @@ import sys
 from engine.constants import MAX_DEPTH, MAX_MOVES
 from engine.native.compiler import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
 from engine.play.executors import check_scheduler
+from engine.players.program import ProgramPlayer
 from engine.players.sandbox import DEFAULT_LIMITS, MODES, Limits, SandboxError, isolation, warning
+from engine.players.specs import make_player
 
 SCHEDULER_HELP = ("where games run: a Dask scheduler, tcp://HOST:PORT, or local:N for a Dask cluster of N "
                   "processes on this machine (default: the experiment's [executor], else the local process pool)")
@@ -103,7 +105,8 @@ def add_search_settings(parser, defaults):
 
 
 def add_sandbox(parser):
-    """--sandbox, --memory, --processes and --file-size: how program players (cmd:, agent folders) run."""
+    """--sandbox, --memory, --processes and --file-size, for every command that can run a program player
+    (cmd:, agent folders); ``program_limits`` or ``player_with_sandbox`` reads them."""
     parser.add_argument("--sandbox", choices=MODES, default=DEFAULT_LIMITS.mode,
                         help="program players' moves run in a bubblewrap sandbox (their own folder copy the only "
                              "writable place, no other player's copy, no home folder, no network, every process "
@@ -112,7 +115,8 @@ def add_sandbox(parser):
     parser.add_argument("--memory", type=positive_int, default=DEFAULT_LIMITS.memory_mb, metavar="MIB",
                         help="data memory a program player's process may use (default %(default)s MiB)")
     parser.add_argument("--processes", type=positive_int, default=DEFAULT_LIMITS.processes, metavar="N",
-                        help="processes and threads a sandboxed move may run (default %(default)s)")
+                        help="processes and threads a sandboxed move may run (default %(default)s; no limit "
+                             "without the sandbox)")
     parser.add_argument("--file-size", type=positive_int, default=DEFAULT_LIMITS.file_mb, metavar="MIB",
                         help="the largest file a program player may write (default %(default)s MiB)")
 
@@ -127,6 +131,31 @@ def sandbox_limits(args):
     if line:
         print("warning: " + line, file=sys.stderr)
     return limits
+
+
+def runs_program(spec):
+    """Whether the player ``spec`` runs a program (``cmd:``), as the spec parser reads it; ValueError
+    naming what is wrong with a bad spec."""
+    player = make_player(spec)
+    player.close()
+    return isinstance(player, ProgramPlayer)
+
+
+def program_limits(args, specs=(), folders=()):
+    """The sandbox Limits of a command with ``add_sandbox``'s options that plays ``specs`` and agent
+    ``folders`` (after the warning, or SandboxError: ``sandbox_limits``) where any of them runs a
+    program; None where none does. Every spec is checked: ValueError names a bad one."""
+    programs = [runs_program(spec) for spec in specs]
+    return sandbox_limits(args) if folders or any(programs) else None
+
+
+def player_with_sandbox(args, spec, **options):
+    """``make_player(spec, **options)`` for a command with ``add_sandbox``'s options: a program player
+    runs under the limits they ask for, after the warning where it will not be isolated."""
+    player = make_player(spec, **options)
+    if isinstance(player, ProgramPlayer):
+        player = make_player(spec, limits=sandbox_limits(args), **options)
+    return player
 
 
 def add_json(parser, what="the figures"):

@@ -6,16 +6,16 @@ import os
 import sys
 
 from engine.cli.arguments import (
-    SCHEDULER_HELP, add_sandbox, command, file_to_write, positive_int, sandbox_limits, scheduler,
+    SCHEDULER_HELP, add_sandbox, command, file_to_write, positive_int, program_limits, scheduler,
 )
 from engine.common.progress import counter
-from engine.course.build import LANGUAGES, built_agents, recognise
+from engine.course.build import LANGUAGES, built_agents, recognise, refuse_remote_builds
 from engine.course.editions import EDITIONS, LATEST
 from engine.course.grade import grade, total_games
 from engine.course.report import format_grade, format_tournament, tournament_csv
 from engine.course.tournament import MINI_MATCH_GAMES, play_tournament
 from engine.protocol import write_atomic
-from engine.players.specs import KNOWN, make_player
+from engine.players.specs import KNOWN
 
 
 def register(commands):
@@ -70,11 +70,10 @@ def _grade(args):
     per stage the agent's CPU against the stage's budget (over it, the stage loses all its
     points); CPU per move (a move over 10 s loses its game) and the total out of 100.
     """
-    make_player(args.championship).close()           # a bad spec fails here, before any game
     folders = [args.agent] if os.path.isdir(args.agent) else []
-    if not folders:
-        make_player(args.agent).close()
-    limits = sandbox_limits(args) if folders or "cmd:" in (args.agent[:4], args.championship[:4]) else None
+    refuse_remote_builds(folders, args.scheduler)
+    # A bad spec fails here, before any game.
+    limits = program_limits(args, [args.championship] + ([] if folders else [args.agent]), folders)
     with built_agents(folders) as built:
         agent, broken, notes = args.agent, {}, []
         for one in built:
@@ -98,8 +97,9 @@ def _grade(args):
 
 
 def tournament_agents(arguments):
-    """(names, specs, folders) of the AGENT arguments: one folder holding no agent file but folders
-    stands for its folders; a folder's name is its own (numbered where two share one)."""
+    """(names, agents) of the AGENT arguments, an agent being a folder (absolute) or a player spec: one
+    folder holding no agent file but folders stands for its folders; a folder's name is its own (numbered
+    where two share one)."""
     if len(arguments) == 1 and os.path.isdir(arguments[0]) and recognise(arguments[0]) is None:
         inside = sorted(os.path.join(arguments[0], name) for name in os.listdir(arguments[0]))
         arguments = [path for path in inside if os.path.isdir(path)]
@@ -109,7 +109,6 @@ def tournament_agents(arguments):
             agents.append(os.path.abspath(argument))
             name = os.path.basename(os.path.abspath(argument))
         else:
-            make_player(argument).close()              # a bad spec fails here, before any game
             agents.append(argument)
             name = argument
         names.append(name if name not in names else "{}#{}".format(name, names.count(name) + 1))
@@ -131,7 +130,9 @@ def _tournament(args):
         file_to_write(args.resume, "--resume", "tournament.jsonl")
     names, agents = tournament_agents(args.agents)
     folders = [a for a in agents if os.path.isdir(a)]
-    limits = sandbox_limits(args) if folders or any(a.startswith("cmd:") for a in agents) else None
+    refuse_remote_builds(folders, args.scheduler)
+    # A bad spec fails here, before any game.
+    limits = program_limits(args, [a for a in agents if a not in folders], folders)
     with built_agents(folders) as built:
         by_folder = {b.folder: b for b in built}
         specs = [by_folder[a].spec if a in by_folder else a for a in agents]

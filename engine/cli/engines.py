@@ -3,8 +3,7 @@
 import sys
 
 from engine.constants import MAX_MOVES
-from engine.cli.arguments import command, count
-from engine.players.specs import make_player
+from engine.cli.arguments import add_sandbox, command, count, player_with_sandbox
 from engine.ui.gtp import serve
 from engine.ui.judge import judge
 
@@ -13,6 +12,7 @@ def register(commands):
     gtp = command(commands, "gtp", _gtp)
     gtp.add_argument("--player", default="champion", help="the player answering genmove (default: %(default)s)")
     gtp.add_argument("--seed", type=int, default=1, help="seed of the player's random choices (default 1)")
+    add_sandbox(gtp)
     referee = command(commands, "judge", _judge)
     referee.add_argument("-m", "--moves", type=count, required=True,
                          help="plies played, this one included (the game ends at %d)" % MAX_MOVES)
@@ -27,7 +27,7 @@ def _gtp(args):
     rule, 24 plies), playing genmove with any player. A GUI such as Sabaki or GoGui runs it as
     the command: littlego gtp --player champion
     """
-    return serve(make_player(args.player), sys.stdin, sys.stdout, seed=args.seed)
+    return serve(player_with_sandbox(args, args.player), sys.stdin, sys.stdout, seed=args.seed)
 
 
 def _judge(args):

@@ -7,7 +7,7 @@ import time
 from engine.constants import BLACK, COURSE_CPU_LIMIT, MAX_MOVES, WHITE
 from engine.cli.arguments import (
     SCHEDULER_HELP, add_sandbox, command, elo_pair, file_to_write, folder_to_write, integer_range, positive_int,
-    positive_seconds, sandbox_limits, scheduler,
+    positive_seconds, program_limits, scheduler,
 )
 from engine.play.match import format_report, run_match
 from engine.players.specs import KNOWN
@@ -53,7 +53,7 @@ def _match(args):
         folder_to_write(args.sgf, "--sgf")          # before any game is played
     if args.resume:
         file_to_write(args.resume, "--resume", "match.jsonl")
-    limits = sandbox_limits(args) if any(spec.startswith("cmd:") for spec in (args.a, args.b)) else None
+    limits = program_limits(args, (args.a, args.b))
     summary, _ = run_match(args.a, args.b, args.games, jobs=args.jobs, seed=args.seed,
                            opening_plies=args.random_opening, cpu_limit=args.cpu_limit,
                            progress=True if not args.json and sys.stderr.isatty() else _match_lines(args.a, args.games),

@@ -3,8 +3,7 @@
 import sys
 
 from engine.constants import BLACK, WHITE
-from engine.cli.arguments import command
-from engine.players.specs import make_player
+from engine.cli.arguments import add_sandbox, command, player_with_sandbox
 from engine.ui.terminal import offer_sgf, play_in_terminal, replay
 
 
@@ -14,6 +13,7 @@ def register(commands):
     play.add_argument("--colour", "--color", choices=("black", "white"), default="black",
                       help="the colour you play (default: black, who moves first)")
     play.add_argument("--seed", type=int, default=1, help="seed of the opponent's random choices (default 1)")
+    add_sandbox(play)
     watch = command(commands, "replay", _replay)
     watch.add_argument("game", help="SGF file")
     watch.add_argument("--verdict-only", action="store_true", help="print only the result")
@@ -42,7 +42,7 @@ def _play(args):
     At the end the game can be saved as SGF.
     """
     human = BLACK if args.colour == "black" else WHITE
-    opponent = make_player(args.opponent)
+    opponent = player_with_sandbox(args, args.opponent)
     moves, final, quit = play_in_terminal(opponent, human, _read_line, _write, seed=args.seed)
     if moves and not quit:
         offer_sgf(moves, human, args.opponent, final, _read_line, _write)

@@ -93,6 +93,16 @@ def build_agent(folder, workspace):
     return Built(folder, name, language.name, "cmd:{}::{}".format(copy, language.run), None)
 
 
+def refuse_remote_builds(folders, scheduler):
+    """ValueError where agent ``folders`` would be played through a Dask scheduler at ``tcp://``: they are
+    built in a temporary workspace on this machine (``built_agents``), which its workers cannot see."""
+    if folders and scheduler and scheduler.startswith("tcp://"):
+        raise ValueError("--scheduler {}: agent folders are built in a temporary copy on this machine, which the "
+                         "workers of a remote scheduler cannot see; play them here (--jobs N or --scheduler "
+                         "local:N), or build them yourself and name them as cmd:DIR::COMMAND, DIR at the same "
+                         "path on every worker".format(scheduler))
+
+
 @contextmanager
 def built_agents(folders):
     """[Built] for each folder, built in a workspace that lasts as long as the ``with``."""
