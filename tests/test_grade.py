@@ -34,12 +34,31 @@ def test_the_worked_examples_of_every_edition():
     assert stage1_points("spring2022", (20, 20, 20, 20), 20) == 90
 
 
-def test_the_rubric_bands_and_stage_two():
-    rubric = edition("fall2023").rubric
-    assert points(rubric["random"], 0.9) == 25 and points(rubric["random"], 0.69) == 0
-    assert points(rubric["alphabeta"], 0.7) == pytest.approx(7.0)
-    assert points(rubric["qlearning"], 0.6) == 0 and points(rubric["qlearning"], 0.8) == pytest.approx(4.0)
-    assert points(rubric["championship"], 0.5) == pytest.approx(1.0) and points(rubric["championship"], 1) == 5
+# (edition, opponent, games won, games, points): the rubric tables of shared/seeds/editions.md worked
+# out by hand, at each band's edges (90%, 70%) and inside each band.
+HAND_WORKED = [
+    ("fall2023", "random", 18, 20, 25), ("fall2023", "random", 14, 20, 10.5), ("fall2023", "random", 13, 20, 0),
+    ("fall2023", "greedy", 20, 20, 25), ("fall2023", "greedy", 16, 20, 12), ("fall2023", "greedy", 6, 20, 0),
+    ("fall2023", "aggressive", 19, 20, 25), ("fall2023", "aggressive", 14, 20, 14),
+    ("fall2023", "aggressive", 13, 20, 6.5), ("fall2023", "aggressive", 0, 20, 0),
+    ("fall2023", "alphabeta", 18, 20, 15), ("fall2023", "alphabeta", 14, 20, 7),
+    ("fall2023", "alphabeta", 11, 20, 2.75),
+    ("fall2023", "qlearning", 18, 20, 5), ("fall2023", "qlearning", 15, 20, 3.75), ("fall2023", "qlearning", 13, 20, 0),
+    ("fall2023", "championship", 20, 20, 5), ("fall2023", "championship", 14, 20, 3.5),
+    ("fall2023", "championship", 10, 20, 1),
+    ("fall2020", "aggressive", 39, 50, 15.6), ("fall2020", "alphabeta", 33, 50, 3.3),
+    ("fall2020", "qlearning", 34, 50, 0),
+    ("earlier", "greedy", 85, 100, 12.75), ("earlier", "aggressive", 80, 100, 16),
+    ("earlier", "alphabeta", 67, 100, 6.7), ("earlier", "alphabeta", 90, 100, 25),
+]
+
+
+@pytest.mark.parametrize("key, opponent, won, games, expected", HAND_WORKED)
+def test_points_by_win_rate_as_worked_out_by_hand(key, opponent, won, games, expected):
+    assert points(edition(key).rubric[opponent], won / games) == pytest.approx(expected)
+
+
+def test_every_edition_is_worth_100_points():
     for chosen in EDITIONS:
         full = sum(chosen.rubric[name].full for stage in chosen.graded for name in stage.opponents)
         assert full == 100
@@ -84,6 +103,12 @@ def test_a_fitted_bundle_fits_every_game_at_its_cap(key):
         assert budget / cap == pytest.approx(2.5 / 4.5, abs=1e-2)
 
 
+# Fall 2023's points for 0, 1 or 2 games won out of 2, worked out by hand from its rubric: 2 of 2 is
+# 100% (full points); 1 of 2 is 50%, in the lowest band.
+POINTS_OF_TWO_GAMES = {"random": (0, 0, 25), "greedy": (0, 0, 25), "aggressive": (0, 10 * 0.5, 25),
+                       "alphabeta": (0, 5 * 0.5, 15), "qlearning": (0, 0, 5), "championship": (0, 2 * 0.5, 5)}
+
+
 def test_a_grade_plays_every_opponent_of_every_stage_through_the_match_machinery():
     report = grade("greedy", "fall2023", games=2, championship="random", jobs=2)
     assert total_games("fall2023", games=2) == 12
@@ -91,7 +116,7 @@ def test_a_grade_plays_every_opponent_of_every_stage_through_the_match_machinery
     for stage in report.stages:
         for result in stage.opponents:
             assert result.games == 2 and result.wins == result.wins_as_black + result.wins_as_white
-            assert result.points == points(edition("fall2023").rubric[result.opponent], result.win_rate)
+            assert result.points == pytest.approx(POINTS_OF_TWO_GAMES[result.opponent][result.wins])
         assert not stage.over_budget and stage.points == pytest.approx(sum(r.points for r in stage.opponents))
     assert report.points == pytest.approx(sum(s.points for s in report.stages)) and report.max_points == 100
     assert report.stages[1].opponents[1].spec == "random"
