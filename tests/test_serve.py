@@ -172,6 +172,35 @@ def test_the_runs_list_is_newest_first_across_experiments(tmp_path):
         ("notes", None)]
 
 
+def copied_run(runs_dir, name, generations):
+    """A run folder named ``name`` with the config of the module's run and ``generations`` as its generations.jsonl."""
+    path = os.path.join(str(runs_dir), name)
+    os.makedirs(path)
+    with open(os.path.join(path, "config.toml"), "w") as handle:
+        handle.write(TINY)
+    with open(os.path.join(path, "generations.jsonl"), "wb") as handle:
+        handle.write(generations)
+    return path
+
+
+def test_a_line_being_appended_is_left_out_and_a_damaged_line_before_the_last_is_named(runs, tmp_path):
+    with open(os.path.join(runs[1], "generations.jsonl"), "rb") as handle:
+        line = handle.read()                             # generation 0's record and its newline
+    second = line.replace(b'"generation": 0', b'"generation": 1')
+    half = second[:len(second) // 2]
+    client = TestClient(create_app(str(tmp_path), None), base_url="http://127.0.0.1")
+    cases = [("writing-20260101-000000", line + half, [0], None),
+             ("first-20260101-000000", half, [], None),                    # its first generation being written
+             ("whole-20260101-000000", line + second[:-1], [0, 1], None),  # a last line complete but for its newline
+             ("torn-20260101-000000", line + half + b"\n" + second, [], ":2: not a JSON line")]
+    for name, generations, numbers, problem in cases:
+        path = copied_run(tmp_path, name, generations)
+        page = client.get("/api/runs/" + name).json()
+        assert [g["generation"] for g in page["generations"]] == numbers, name
+        assert page["summary"]["problem"] == (os.path.join(path, "generations.jsonl") + problem if problem else None)
+    assert [r["generation"] for r in read_generations(str(tmp_path / "writing-20260101-000000"))] == [0]
+
+
 def test_a_run_is_running_while_a_live_process_holds_its_lock(tmp_path):
     run_dir = evolve_run(tmp_path)
     holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys, time\n"

@@ -28,6 +28,10 @@ class RunError(ValueError):
     """A run folder that cannot be used; the message names the folder and the problem."""
 
 
+class NoGenerations(RunError):
+    """A run folder with no generation recorded yet (a run that has not finished its first)."""
+
+
 def folder_time(name):
     """The datetime in a run folder's name (when the run was created), or None when it has none."""
     parts = name.split("-")
@@ -42,25 +46,39 @@ def folder_time(name):
 
 def read_generations(run_dir):
     """The records of generations.jsonl, in order; RunError naming the file and line of one
-    that is not a generation's record."""
+    that is not a generation's record, NoGenerations when none is recorded yet.
+
+    A last line without its newline that does not parse is a record being appended (evolve
+    writes a generation's line while others read): it is left out, not taken for damage.
+    """
     path = os.path.join(run_dir, GENERATIONS)
     if not os.path.isdir(run_dir):
         raise RunError("{}: no such run folder".format(run_dir))
     if not os.path.exists(path):
-        raise RunError("{}: no {} (not a run folder, or no generation finished yet)".format(run_dir, GENERATIONS))
-    records = []
+        raise NoGenerations("{}: no {} (not a run folder, or no generation finished yet)".format(run_dir, GENERATIONS))
     with open(path, "rb") as handle:
-        for number, line in enumerate(handle, 1):
-            if line.strip():
-                where = "{}:{}".format(path, number)
-                try:
-                    record = json.loads(line.decode("utf-8"))
-                except (ValueError, RecursionError):
-                    raise RunError("{}: not a JSON line".format(where))
-                records.append(_checked_generation(record, where))
+        lines = handle.read().split(b"\n")
+    # After the last newline: b"" when the file ends with one, else a line still being written.
+    unfinished = lines.pop()
+    records = [_checked_generation(_parsed(line, path, number), "{}:{}".format(path, number))
+               for number, line in enumerate(lines, 1) if line.strip()]
+    if unfinished.strip():
+        try:
+            record = json.loads(unfinished.decode("utf-8"))
+        except (ValueError, RecursionError):
+            record = None
+        if record is not None:
+            records.append(_checked_generation(record, "{}:{}".format(path, len(lines) + 1)))
     if not records:
-        raise RunError("{}: no generation recorded yet".format(path))
+        raise NoGenerations("{}: no generation recorded yet".format(path))
     return records
+
+
+def _parsed(line, path, number):
+    try:
+        return json.loads(line.decode("utf-8"))
+    except (ValueError, RecursionError):
+        raise RunError("{}:{}: not a JSON line".format(path, number))
 
 
 def _number(value):

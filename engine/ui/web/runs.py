@@ -17,8 +17,8 @@ try:
 except ImportError:                  # Python < 3.11
     import tomli as tomllib
 
-from engine.common.runfolder import (CONFIG_COPY, GENERATIONS, LOG_FILE, RunError, folder_time, lock_holder,
-                                     read_generations)
+from engine.common.runfolder import (CONFIG_COPY, GENERATIONS, LOG_FILE, NoGenerations, RunError, folder_time,
+                                     lock_holder, read_generations)
 
 RunSummary = namedtuple("RunSummary", "name experiment state generations planned best_fitness executor started problem")
 RunSummary.__doc__ = """A line of the runs list: ``state`` is "running" (a live process holds its lock),
@@ -80,6 +80,8 @@ class FileCache(object):
 def _generations(path):
     try:
         return [_light(record) for record in read_generations(os.path.dirname(path))], None
+    except NoGenerations:
+        return [], None                  # a run that has not finished its first generation yet
     except RunError as error:
         return [], str(error)
 
@@ -151,8 +153,6 @@ def _summary(name, run_dir, generations, config_file):
         state = "finished"
     else:
         state = "stopped"
-    if problem and not records and is_run and not os.path.exists(os.path.join(run_dir, GENERATIONS)):
-        problem = None                   # a run that has not finished its first generation yet
     return RunSummary(name, config.get("name") if isinstance(config.get("name"), str) else None, state,
                       len(records), planned, last["best_fitness"] if last else None,
                       last.get("executor") if last else None, _started(run_dir), problem)
