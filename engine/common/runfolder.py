@@ -66,8 +66,8 @@ def read_generations(run_dir):
         try:
             record = json.loads(unfinished.decode("utf-8"))
         except (ValueError, RecursionError):
-            record = None
-        if record is not None:
+            pass                         # still being written
+        else:
             records.append(_checked_generation(record, "{}:{}".format(path, len(lines) + 1)))
     if not records:
         raise NoGenerations("{}: no generation recorded yet".format(path))
