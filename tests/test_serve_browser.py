@@ -136,6 +136,14 @@ def test_an_illegal_click_shows_the_rule(site, page):
     assert page.locator("#message").inner_text() == "refused: 2,2 is occupied"
 
 
+def test_on_the_empty_board_the_agent_shown_plays_2_2(site, page):
+    url, _ = site
+    board(page, url, "", values=True)
+    page.locator("#agent-move").wait_for(timeout=60000)
+    assert page.locator("#agent-move").inner_text().startswith("2,2 ")
+    assert "the solved game's only winning first move" in page.locator("#agent").inner_text()
+
+
 def sgf_file(folder, moves):
     record = folder / "game.sgf"
     record.write_text("(;GM[1]FF[4]SZ[5]KM[2.5]" + "".join(
