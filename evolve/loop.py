@@ -39,7 +39,7 @@ from evolve.checkpoint import (CHECKPOINT, RunError, RunLock, load_checkpoint, l
 from evolve.config import load_config
 from evolve.fitness import evaluate_in_rounds, make_jobs, self_play_opponents
 from engine.common.seeds import derive_seed
-from engine.common.runfolder import CONFIG_COPY, GENERATIONS, LOG_FILE
+from engine.common.runfolder import CONFIG_COPY, FOLDER_TIME, GENERATIONS, LOG_FILE
 
 log = logging.getLogger("evolve")
 
@@ -146,7 +146,7 @@ class Evolution(object):
         if os.path.exists(runs_dir) and not os.path.isdir(runs_dir):
             raise RunError("{}: not a folder (--runs-dir names where run folders go)".format(runs_dir))
         os.makedirs(runs_dir, exist_ok=True)
-        run_dir = _new_folder(runs_dir, "{}-{}".format(config["name"], datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
+        run_dir = _new_folder(runs_dir, "{}-{}".format(config["name"], datetime.datetime.now().strftime(FOLDER_TIME)))
         evolution = cls(run_dir, config, workers, progress, out, scheduler=scheduler)
         evolution.lock = RunLock(run_dir).acquire()
         shutil.copyfile(config_path, os.path.join(run_dir, CONFIG_COPY))

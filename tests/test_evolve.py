@@ -213,6 +213,25 @@ def test_log_plot_and_export_a_run(tmp_path):
     assert params.provenance["fitness"]["win_rate"] == best["best_fitness"][0]
 
 
+def test_log_shows_the_finished_generations_while_one_is_being_written(tmp_path):
+    config = write_config(tmp_path, TINY.replace("generations = 4", "generations = 1"))
+    run_dir = Evolution.create(config, runs_dir=str(tmp_path / "runs"), workers=1, progress=False,
+                               out=open(os.devnull, "w")).run()
+    path = os.path.join(run_dir, GENERATIONS)
+    whole = open(path).read()
+    with open(path, "a") as handle:                        # a writer in the middle of its line
+        handle.write(whole.splitlines()[-1][:40])
+    process = evolve_cli("log", run_dir)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert [line.split()[0] for line in out.splitlines()[1:]] == ["0", "1"]
+    with open(path, "w") as handle:                        # damage before the last line stays an error
+        handle.write("{not json\n" + whole)
+    process = evolve_cli("log", run_dir)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 2 and "generations.jsonl:1: not a JSON line" in err and "Traceback" not in err
+
+
 def test_cli_log_json_and_missing_run(tmp_path):
     process = evolve_cli("log", str(tmp_path / "nothing"))
     _, err = process.communicate(timeout=60)

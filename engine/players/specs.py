@@ -37,6 +37,12 @@ SCRIPTED = {"random": RandomPlayer, "greedy": GreedyPlayer, "aggressive": Aggres
             "alphabeta": AlphaBetaPlayer}
 KNOWN = ("random, greedy, aggressive, alphabeta, agent[:PARAMS][@DEPTH], native[:PARAMS]@DEPTH, champion, "
          "handset[@DEPTH], qlearning[:TABLE], cmd:DIR[::COMMAND], gtp:COMMAND, gnugo[:LEVEL]")
+COMMAND_KINDS = ("cmd", "gtp")            # the specs that run a command they name
+
+
+def runs_a_command(spec):
+    """Whether ``spec`` runs a program that the spec itself names (``cmd:``, ``gtp:``)."""
+    return spec.strip().partition(":")[0] in COMMAND_KINDS
 
 
 def _depth(spec, text):

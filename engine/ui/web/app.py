@@ -22,6 +22,7 @@ from starlette.staticfiles import StaticFiles
 
 from engine.position import IllegalMove
 from engine.play.sgf import SgfError
+from engine.players.specs import COMMAND_KINDS, runs_a_command
 from engine.ui.web import game
 from engine.ui.web.analysis import PlayerTrouble, shipped_book
 from engine.ui.web.game import BadRequest
@@ -31,7 +32,6 @@ from engine.ui.web.workers import WorkerLost, WorkerTimeout
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 MAX_BODY = 1024 * 1024                  # an SGF file is a few kB; a request is a few hundred bytes
-PROGRAM_SPECS = ("cmd:", "gtp:")        # specs that run any command the request names
 
 log = logging.getLogger("littlego.serve")
 
@@ -139,9 +139,9 @@ def board_routes(analyst, allow_programs):
 
     def reply(document, moves):
         spec = document.get("opponent")
-        if not allow_programs and isinstance(spec, str) and spec.strip().startswith(PROGRAM_SPECS):
+        if not allow_programs and isinstance(spec, str) and runs_a_command(spec):
             raise BadRequest("players that run a command ({}) are refused while the server listens beyond this "
-                             "machine".format(", ".join(PROGRAM_SPECS)))
+                             "machine".format(", ".join(kind + ":" for kind in COMMAND_KINDS)))
         seed = document.get("seed", 1)
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise BadRequest("seed must be an integer")
