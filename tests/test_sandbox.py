@@ -218,8 +218,11 @@ for _ in range({bound}):               # bounded: a failing sandbox cannot take 
         time.sleep(5)
         os._exit(0)
     children += 1
-answer({limit} // 2 <= children < {limit})      # PASS: stopped at the limit, not before
-""".format(bound=3 * LIMITS.processes, limit=LIMITS.processes)
+answer({limit} // 2 <= children < {stop})      # PASS: stopped at the limit, not before
+""".format(bound=3 * LIMITS.processes, limit=LIMITS.processes,
+           # Counted with the user's, the allowance moves as the user's other tasks come and go (those of the
+           # test before, still being reaped, say): stopped short of the bound is what holds.
+           stop=LIMITS.processes if counted == "apart" else 2 * LIMITS.processes)
     with user_running(2 * LIMITS.processes):
         assert one_move(agent(tmp_path, "parent", body))[0] == "PASS"
 
