@@ -348,6 +348,21 @@ def test_every_command_running_a_program_player_refuses_strict_without_isolation
     assert "--sandbox strict: program players cannot be isolated here: bwrap" in capsys.readouterr().err
 
 
+def test_serve_takes_the_sandbox_options_and_strict_refuses_before_it_listens(tmp_path, monkeypatch, capsys):
+    no_isolation(monkeypatch)
+    assert main(["serve", "--runs", str(tmp_path), "--port", "0", "--sandbox", "strict"]) == 2
+    assert "--sandbox strict: program players cannot be isolated here: bwrap" in capsys.readouterr().err
+
+
+def test_the_board_runs_a_program_opponent_under_the_servers_limits(tmp_path, monkeypatch):
+    from engine.ui.web.analysis import PlayerTrouble, reply_job
+    no_isolation(monkeypatch)
+    folder = agent(tmp_path, "plain", "answer(True)\n")
+    reply_job("cmd:" + folder, [], 1, Limits(mode="auto"))            # limits only: it plays
+    with pytest.raises(PlayerTrouble, match="--sandbox strict"):        # the server's strict reaches the player
+        reply_job("cmd:" + folder, [], 1, Limits(mode="strict"))
+
+
 @pytest.mark.parametrize("name", ["play", "gtp"])
 def test_play_and_gtp_warn_before_a_program_player_moves_unisolated_and_only_then(tmp_path, monkeypatch, capsys, name):
     no_isolation(monkeypatch)

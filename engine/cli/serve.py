@@ -2,7 +2,7 @@
 
 import os
 
-from engine.cli.arguments import command, integer_range, positive_seconds
+from engine.cli.arguments import add_sandbox, command, integer_range, positive_seconds, sandbox_limits
 from engine.ui.web.server import is_loopback, serve
 
 
@@ -16,6 +16,7 @@ def register(commands):
                         help="the port (default %(default)s; 0: any free one)")
     parser.add_argument("--solve-seconds", type=positive_seconds, default=2.0,
                         help="the time each solver may take on a position of the board (default %(default)s)")
+    add_sandbox(parser)
 
 
 def _serve(args):
@@ -33,9 +34,11 @@ def _serve(args):
         print("warning: listening on {} lets other machines reach this server (players that run commands are "
               "refused); an SSH tunnel to 127.0.0.1 is safer".format(args.host))
 
+    limits = sandbox_limits(args)       # how a cmd: opponent on the board runs (the warning where it is not isolated)
+
     def announce(url):
         print("serving the runs in {}{} and the board at {} (Ctrl-C stops)".format(
             args.runs, "" if os.path.isdir(args.runs) else " (none yet)", url), flush=True)
 
-    serve(args.runs, args.host, args.port, args.solve_seconds, announce)
+    serve(args.runs, args.host, args.port, args.solve_seconds, announce, limits)
     return 0

@@ -71,12 +71,12 @@ def shipped_book():
         return None
 
 
-def reply_job(spec, moves, seed):
+def reply_job(spec, moves, seed, limits=None):
     """The Reply of the player ``spec`` to the position after ``moves``; BadRequest with the spec
     parser's message for a spec it refuses, PlayerTrouble saying why a player gave no move."""
     position = position_after(moves)
     try:
-        player = make_player(spec)
+        player = make_player(spec, limits=limits)
     except ValueError as error:         # the user's mistake: make_player names what is wrong with the spec
         raise BadRequest(str(error))
     except Exception as error:          # a player that cannot start
@@ -190,8 +190,9 @@ def _stop(solver, stopped):
 class Analyst(object):
     """The board's analysis for the web app: values, the agent's move, an opponent's reply."""
 
-    def __init__(self, workers, seconds=2.0, reply_seconds=60.0):
+    def __init__(self, workers, seconds=2.0, reply_seconds=60.0, limits=None):
         self.workers = workers
+        self.limits = limits            # how program players' moves run (None: the sandbox's defaults)
         self.seconds = seconds
         self.reply_seconds = reply_seconds
         self.native = NativeValues(seconds)
@@ -231,7 +232,8 @@ class Analyst(object):
         if not isinstance(spec, str) or not spec.strip():
             raise BadRequest("opponent must be a player spec such as champion, random or gnugo")
         try:
-            return self.workers.call("player {!r}".format(spec), reply_job, (spec, moves, seed), self.reply_seconds)
+            return self.workers.call("player {!r}".format(spec), reply_job, (spec, moves, seed, self.limits),
+                                     self.reply_seconds)
         except (WorkerTimeout, WorkerLost) as error:        # a player that hangs or takes its process down
             raise PlayerTrouble(str(error))
 

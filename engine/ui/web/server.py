@@ -45,21 +45,22 @@ def url_of(sock):
     return "http://{}:{}/".format("[{}]".format(host) if ":" in host else host, port)
 
 
-def make_server(runs_dir, host, port, solve_seconds):
-    """(uvicorn server, bound socket, Analyst) for the app on (host, port)."""
+def make_server(runs_dir, host, port, solve_seconds, limits=None):
+    """(uvicorn server, bound socket, Analyst) for the app on (host, port); ``limits``: the sandbox
+    Limits of program players (None: the defaults)."""
     local = is_loopback(host)
     workers = Workers()
     workers.start()
-    analyst = Analyst(workers, seconds=solve_seconds)
+    analyst = Analyst(workers, seconds=solve_seconds, limits=limits)
     app = create_app(runs_dir, analyst, hosts=LOOPBACK_NAMES if local else None, allow_programs=local)
     sock = bind(host, port)
     config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2)
     return uvicorn.Server(config), sock, analyst
 
 
-def serve(runs_dir, host, port, solve_seconds, announce=print):
+def serve(runs_dir, host, port, solve_seconds, announce=print, limits=None):
     """Serve until Ctrl-C; ``announce(url)`` is called once the socket listens."""
-    server, sock, analyst = make_server(runs_dir, host, port, solve_seconds)
+    server, sock, analyst = make_server(runs_dir, host, port, solve_seconds, limits)
     try:
         announce(url_of(sock))
         server.run(sockets=[sock])
