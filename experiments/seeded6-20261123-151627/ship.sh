@@ -28,3 +28,6 @@ python3 experiments/random-openings-20261122/openings.py report $out/gnugo-sgf e
 # as Black from the empty board (fresh seeds)
 littlego match champion gnugo --colour black --games 50 --seed 2702 --jobs 2 --json > $out/black-gnugo.json
 littlego match champion champion --colour black --games 50 --seed 2703 --jobs 2 --json > $out/black-champion.json
+for opponent in random greedy aggressive alphabeta; do
+    littlego match champion $opponent --colour black --games 50 --seed 2701 --jobs 2 --json > $out/black-$opponent.json
+done
