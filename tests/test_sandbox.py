@@ -147,9 +147,8 @@ def _sleepers():
     return left
 
 
-@pytest.mark.parametrize("mode", BOTH)
-def test_a_fork_bomb_is_stopped_at_the_process_limit_and_ends_with_the_move(tmp_path, mode):
-    body = """
+# An agent's body that forks up to {bound} children, each running {child}; ``children`` counts them.
+FORKS = """
 children = 0
 for _ in range({bound}):               # bounded: a failing sandbox cannot take the machine down
     try:
@@ -157,10 +156,15 @@ for _ in range({bound}):               # bounded: a failing sandbox cannot take 
     except OSError:
         break
     if pid == 0:
-        os.execv("/bin/sleep", ["sleep", "31.4159"])
+        {child}
     children += 1
-answer(children < {limit})
-""".format(bound=3 * LIMITS.processes, limit=LIMITS.processes)
+"""
+
+
+@pytest.mark.parametrize("mode", BOTH)
+def test_a_fork_bomb_is_stopped_at_the_process_limit_and_ends_with_the_move(tmp_path, mode):
+    body = FORKS.format(bound=3 * LIMITS.processes, child='os.execv("/bin/sleep", ["sleep", "31.4159"])') + \
+        "answer(children < {})\n".format(LIMITS.processes)
     assert had_effect(one_move(agent(tmp_path, "forker", body), limits_of(mode))) == (mode == UNSANDBOXED)
     time.sleep(0.5)
     assert not _sleepers()
@@ -207,22 +211,11 @@ def test_a_move_starts_processes_up_to_its_limit_whatever_else_its_user_runs(tmp
     if counted != "apart":
         found = sandbox.support()
         monkeypatch.setattr(sandbox, "support", lambda: dataclasses.replace(found, own_count=False, nested=False))
-    body = """
-children = 0
-for _ in range({bound}):               # bounded: a failing sandbox cannot take the machine down
-    try:
-        pid = os.fork()
-    except OSError:
-        break
-    if pid == 0:
-        time.sleep(5)
-        os._exit(0)
-    children += 1
-answer({limit} // 2 <= children < {stop})      # PASS: stopped at the limit, not before
-""".format(bound=3 * LIMITS.processes, limit=LIMITS.processes,
-           # Counted with the user's, the allowance moves as the user's other tasks come and go (those of the
-           # test before, still being reaped, say): stopped short of the bound is what holds.
-           stop=LIMITS.processes if counted == "apart" else 2 * LIMITS.processes)
+    # Counted with the user's, the allowance moves as the user's other tasks come and go (those of the
+    # test before, still being reaped, say): stopped short of the bound is what holds.
+    stop = LIMITS.processes if counted == "apart" else 2 * LIMITS.processes
+    body = FORKS.format(bound=3 * LIMITS.processes, child="time.sleep(5); os._exit(0)") + \
+        "answer({} // 2 <= children < {})      # PASS: stopped at the limit, not before\n".format(LIMITS.processes, stop)
     with user_running(2 * LIMITS.processes):
         assert one_move(agent(tmp_path, "parent", body))[0] == "PASS"
 
