@@ -2,6 +2,8 @@
 
 import os
 import random
+import signal
+import time
 
 import pytest
 
@@ -30,6 +32,17 @@ def wait_for_run_file(runs_dir, name, seconds=120.0):
             return os.path.join(str(runs_dir), found[0])
         time.sleep(0.05)
     raise AssertionError("no run folder with {} appeared under {}".format(name, runs_dir))
+
+
+def kill_when_journal_holds(process, journal, lines, seconds):
+    """SIGKILL ``process`` once its ``journal`` file holds ``lines`` lines (or ``seconds`` passed);
+    the games it holds then (its lines less the header)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and (not journal.exists() or sum(1 for _ in open(str(journal))) < lines):
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.communicate()
+    return sum(1 for _ in open(str(journal))) - 1
 
 
 @pytest.fixture(scope="module")

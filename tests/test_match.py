@@ -12,7 +12,7 @@ from engine.play.stats import elo_with_margin, wilson_interval
 from engine.players.gnugo import gnugo_path
 from engine.constants import BLACK, WHITE
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, kill_when_journal_holds
 
 
 def test_statistics_match_textbook_values():
@@ -146,18 +146,11 @@ def test_a_match_continued_from_its_journal_ends_as_an_uninterrupted_one(tmp_pat
 
 
 def test_a_killed_match_continues_with_the_same_command(tmp_path):
-    import signal
-    import time
     journal = tmp_path / "match.jsonl"
     command = [sys.executable, "-m", "engine.cli.littlego", "match", "agent@2", "handset@2", "--games", "40", "--jobs",
                "1", "--seed", "3", "--random-opening", "2", "--json", "--resume", str(journal)]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and (not journal.exists() or sum(1 for _ in open(str(journal))) < 6):
-        time.sleep(0.05)
-    process.send_signal(signal.SIGKILL)
-    process.wait()
-    done = sum(1 for _ in open(str(journal))) - 1
+    done = kill_when_journal_holds(process, journal, 6, 120)
     assert 5 <= done < 40
     resumed = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
     assert resumed.returncode == 0, resumed.stderr

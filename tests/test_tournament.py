@@ -4,10 +4,8 @@ tournament that resumes to the table an uninterrupted one ends with."""
 import csv
 import json
 import shutil
-import signal
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -15,7 +13,7 @@ from engine.cli.littlego import main
 from engine.course.tournament import MiniMatch, extra_black_is_a, pairs, play_tournament, rank
 from engine.params import default_params, save_params
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, kill_when_journal_holds
 from tests.test_course_build import PASS_CPP
 
 SCRIPTED_AGENT = """import sys
@@ -140,12 +138,7 @@ def test_a_killed_tournament_of_six_folders_resumes_to_the_uninterrupted_table(t
     journal = tmp_path / "t.jsonl"
     command = ["tournament", folders, "--games", "1", "--jobs", "1", "--json", "--resume", str(journal)]
     first = littlego(*command)
-    deadline = time.monotonic() + 300
-    while time.monotonic() < deadline and (not journal.exists() or sum(1 for _ in open(str(journal))) < 7):
-        time.sleep(0.05)
-    first.send_signal(signal.SIGKILL)
-    first.communicate()
-    done = sum(1 for _ in open(str(journal))) - 1
+    done = kill_when_journal_holds(first, journal, 7, 300)
     assert 6 <= done < 15
     again = littlego(*command)
     out, err = again.communicate(timeout=600)
