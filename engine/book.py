@@ -1,6 +1,8 @@
 """The opening book: a perfect move for positions the agent cannot solve within its budget.
 
-``book.json`` (beside ``my_player3.py``) maps a position's key to a move. Keys are
+``book.json`` (beside ``my_player3.py``) maps a position's key to a move: Black's moves from
+the empty board and White's after each of Black's losing first moves (the key holds the ply,
+so the colours never share an entry; the file's ``sections`` say which lines it serves). Keys are
 symmetry-free: ``book_key`` turns the board by each of the 8 symmetries of the square and
 keeps the smallest form, so one entry serves all eight; the move is stored in that
 canonical frame and turned back on the way out. The book is computed offline by the
@@ -193,20 +195,32 @@ class Book(object):
         return cls(None, book_info(document, path), plies=checked, path=path)
 
 
-_INFO = {"side": (str,), "max_ply": (int,), "positions": (int,), "start": (str,), "provenance": (dict,)}
+_SECTION = {"side": (str,), "max_ply": (int,), "start": (str,), "provenance": (dict,)}
+_INFO = dict(_SECTION, positions=(int,), sections=(list,))
+
+
+def _check_fields(fields, kinds, path, where=""):
+    for name, types in kinds.items():
+        value = fields.get(name)
+        if name in fields and (not isinstance(value, types) or isinstance(value, bool)):
+            raise BookError("{}: {}\"{}\" must be {}, not {!r}".format(path, where, name, {
+                (int,): "a number", (str,): "text", (dict,): "an object"}.get(types, "a list"), value))
+    if "max_ply" in fields and not 0 <= fields["max_ply"] <= MAX_MOVES:
+        raise BookError("{}: {}\"max_ply\" must be a ply from 0 to {}, not {}".format(
+            path, where, MAX_MOVES, fields["max_ply"]))
 
 
 def book_info(document, path="book.json"):
-    """What a book file holds beside its moves (side, last ply, start, provenance), each of its
-    type; BookError naming the file and the field otherwise."""
+    """What a book file holds beside its moves, each field of its type; BookError naming the file
+    and the field otherwise. A book's sections are the lines it serves: each a side, the position
+    it starts from and its last ply (``"sections"``: a list of them; a book of one section may write
+    its fields at the top)."""
     info = {name: value for name, value in document.items() if name not in ("format", "moves", "plies")}
-    for name, kinds in _INFO.items():
-        value = info.get(name)
-        if name in info and (not isinstance(value, kinds) or isinstance(value, bool)):
-            raise BookError("{}: \"{}\" must be {}, not {!r}".format(
-                path, name, "a number" if kinds == (int,) else "text" if kinds == (str,) else "an object", value))
-    if "max_ply" in info and not 0 <= info["max_ply"] <= MAX_MOVES:
-        raise BookError("{}: \"max_ply\" must be a ply from 0 to {}, not {}".format(path, MAX_MOVES, info["max_ply"]))
+    _check_fields(info, _INFO, path)
+    for number, section in enumerate(info.get("sections", ()), 1):
+        if not isinstance(section, dict):
+            raise BookError("{}: section {} must be an object, not {!r}".format(path, number, section))
+        _check_fields(section, _SECTION, path, "section {}: ".format(number))
     return info
 
 

@@ -11,14 +11,18 @@ import sys
 
 import pytest
 
-from engine import BLACK, PASS, Position
+from engine import BLACK, PASS, WHITE, Position
 from engine.agent import choose_move
 from engine.book import Book, BookError, book_key, load_book
 from engine.symmetry import SYMMETRIES, turn_move, unturn_move
 from engine.params import default_params
 from engine.solver import Solver
 from engine.data import SHIPPED_BOOK
-from engine.native.book import book_positions, build_book, check_book, extend_book, read_any_book
+from engine.native.book import build_book, build_white_book, extend_book, merge_books, read_any_book
+from engine.native.sections import (
+    book_positions, book_sections, check_book, losing_first_moves, with_sections,
+)
+from engine.native.solver import describe_position
 from tests.conftest import ROOT, random_position, turn, won_position
 
 
@@ -41,7 +45,7 @@ def test_a_book_built_in_parallel_is_as_complete_and_as_right(native):
     assert len(proved) == int(reports[last].split(": ")[1].split()[0])
     met, missing, wrong = check_book(book, Solver(), start=start)
     assert met >= len(book) > 10 and not missing and not wrong
-    assert book.info["provenance"]["command"].endswith("--jobs 2")
+    assert book_sections(book)[0].provenance["command"].endswith("--jobs 2")
 
 
 def test_an_extended_book_covers_the_new_plies_and_keeps_the_win(native):
@@ -50,7 +54,7 @@ def test_an_extended_book_covers_the_new_plies_and_keeps_the_win(native):
     assert check_book(shallow, start=start, max_ply=18)[1]          # plies 16 and 18 have no moves yet
     for jobs in (1, 2):
         deep, nodes = extend_book(shallow, 18, table_bits=18, jobs=jobs, chunk=5)
-        assert deep.info["max_ply"] == 18 and nodes > 0
+        assert book_sections(deep)[0].max_ply == 18 and nodes > 0
         assert set(shallow.moves.items()) <= set(deep.moves.items())  # the old moves stay as they were
         met, missing, wrong = check_book(deep, Solver(), start=start)
         assert met > len(shallow) and not missing and not wrong
@@ -64,7 +68,7 @@ def test_extending_a_book_that_gave_the_win_away_fails_and_says_where(native):
     assert losing
     book.moves[key] = turn_move(losing[0], index)
     with pytest.raises(BookError, match="no winning move at ply 16"):
-        extend_book(Book(dict(book.moves), {"max_ply": 14, "start": book.info["start"]}), 16, table_bits=18)
+        extend_book(Book(dict(book.moves), {"max_ply": 14, "start": describe_position(start)}), 16, table_bits=18)
 
 
 def test_book_keys_are_the_same_under_every_symmetry_and_moves_turn_back():
@@ -161,6 +165,80 @@ def test_a_book_move_that_is_illegal_is_never_played():
                        book=book) in position.legal_points() + [PASS]
 
 
+# -- sections: the White book and books put together ------------------------------------------
+
+def test_the_white_book_starts_after_each_losing_first_move_once_per_symmetry_class():
+    starts = losing_first_moves()
+    boards = sorted(start.board_string() for start in starts)
+    assert len(starts) == 6 and all(start.moves_played == 1 and start.player == WHITE for start in starts)
+    assert "0" * 25 in boards                                         # Black's pass
+    placed = {board.index("1") for board in boards if "1" in board}
+    assert len(placed) == 5 and 12 not in placed                     # 2,2 wins: no White book after it
+    assert len({book_key(start)[0] for start in starts}) == 6
+
+
+@pytest.fixture(scope="module")
+def white_book(native):
+    """A White book of two sections from two won White positions (the real one starts at ply 1)."""
+    starts = [won_position(13, seed=3), won_position(13, seed=4)]
+    return starts, build_white_book(17, table_bits=18, jobs=2, starts=starts)
+
+
+def test_a_white_book_has_a_section_per_start_each_keeping_the_win(white_book):
+    starts, book = white_book
+    sections = book_sections(book)
+    assert [s.start.board_string() for s in sections] == [s.board_string() for s in starts]
+    assert all(s.side == "white" and s.max_ply == 17 for s in sections)
+    for start in starts:
+        met, missing, wrong = check_book(book, Solver(), start=start)
+        assert met > 1 and not missing and not wrong
+    assert all(p.moves_played % 2 == 1 for p, m in book_positions(book))      # White's plies only
+
+
+def test_merged_books_serve_every_section_and_read_back_the_same(small_book, white_book, tmp_path):
+    (_, black), (_, white) = small_book, white_book
+    merged, filled, nodes = merge_books([black, white], table_bits=18)
+    assert [s.side for s in book_sections(merged)] == ["black", "white", "white"]
+    assert set(merged.moves) == set(black.moves) | set(white.moves) and filled == 0
+    met, missing, wrong = check_book(merged, Solver())
+    assert met > len(black) and not missing and not wrong
+    path = tmp_path / "book.json"
+    path.write_text(merged.to_json())
+    again = load_book(str(path))
+    assert again.moves == merged.moves and book_sections(again) == book_sections(merged)
+
+
+def test_a_position_left_without_a_move_is_solved_when_books_are_merged(white_book):
+    starts, book = white_book
+    key = book_key(starts[1])[0]
+    damaged = Book({k: v for k, v in book.moves.items() if k != key}, dict(book.info))
+    assert check_book(damaged)[1]
+    merged, filled, nodes = merge_books([damaged], table_bits=18)
+    assert filled >= 1 and nodes > 0
+    met, missing, wrong = check_book(merged, Solver())
+    assert not missing and not wrong
+
+
+def test_littlego_book_merge_and_check_say_what_each_section_holds(small_book, white_book, tmp_path):
+    (_, black), (_, white) = small_book, white_book
+    (tmp_path / "black.json").write_text(black.to_json())
+    (tmp_path / "white.json").write_text(white.to_json())
+
+    def littlego(*args):
+        return subprocess.run([sys.executable, "-m", "engine.cli.littlego", "book"] + list(args), cwd=str(tmp_path),
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True, timeout=120)
+    done = littlego("merge", "black.json", "white.json", "--out", "both.json", "--table-bits", "18")
+    assert done.returncode == 0, done.stdout
+    assert "in 3 sections" in done.stdout
+    done = littlego("check", "both.json", "--solve", "--table-bits", "18")
+    assert done.returncode == 0, done.stdout
+    lines = [line for line in done.stdout.splitlines() if "meets" in line]
+    assert [line.split()[0] for line in lines] == ["black", "white", "white"]
+    assert all(line.endswith("0 without a move, 0 moves that lose the win") for line in lines)
+    done = littlego("extend", "white.json", "--max-ply", "17", "--side", "white")
+    assert done.returncode == 2 and "already reaches ply 17 for white" in done.stdout
+
+
 # -- a book in use ---------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -234,7 +312,8 @@ def test_littlego_book_extend_adds_the_next_plies_and_refuses_a_shallower_target
     start, book = small_book
     def ply(key):
         return int(re.match(r"\d+", key.split(".")[1]).group())
-    shallow = Book({key: move for key, move in book.moves.items() if ply(key) <= 16}, dict(book.info, max_ply=16))
+    shallow = Book({key: move for key, move in book.moves.items() if ply(key) <= 16},
+                   with_sections(book.info, [book_sections(book)[0]._replace(max_ply=16)]))
     path = tmp_path / "book.json"
     path.write_text(shallow.to_json())
 
@@ -250,7 +329,7 @@ def test_littlego_book_extend_adds_the_next_plies_and_refuses_a_shallower_target
     deep = load_book(str(tmp_path / "deep.json"))
     met, missing, wrong = check_book(deep, Solver(), start=start)
     assert not missing and not wrong and len(deep) > len(shallow)
-    assert deep.info["provenance"]["extended"][-1]["command"].endswith("--max-ply 18 --table-bits 18 --jobs 2")
+    assert book_sections(deep)[0].provenance["extended"][-1]["command"].endswith("--max-ply 18 --table-bits 18 --jobs 2")
     assert load_book(str(path)).moves == shallow.moves                 # the input stays as it was
 
 
@@ -265,7 +344,7 @@ def shipped_book():
 @functools.lru_cache(maxsize=1)
 def shipped_book_positions():
     """Every (position, move) a Black following the shipped book meets (one walk: 138k positions)."""
-    return tuple(book_positions(shipped_book()))
+    return tuple(book_positions(shipped_book(), start=Position.initial(), max_ply=10))
 
 
 def test_the_shipped_book_opens_2_2_and_has_a_move_against_every_reply_to_its_last_ply():
@@ -273,10 +352,49 @@ def test_the_shipped_book_opens_2_2_and_has_a_move_against_every_reply_to_its_la
     assert book.move(Position.initial()) == 12                     # 2,2: the only winning first move
     met = shipped_book_positions()
     assert len(met) > 100000 and all(move is not None for position, move in met)
-    assert max(position.moves_played for position, move in met) == book.info["max_ply"] == 10
-    provenance = book.info["provenance"]
-    assert "littlego book build" in provenance["command"]
-    assert "littlego book extend" in provenance["extended"][0]["command"]
+    black = book_sections(book)[0]
+    assert black.side == "black" and black.start.moves_played == 0
+    assert max(position.moves_played for position, move in met) == black.max_ply == 10
+    assert "littlego book build" in black.provenance["command"]
+    assert "littlego book extend" in black.provenance["extended"][0]["command"]
+
+
+def test_the_shipped_book_has_white_a_winning_line_after_every_losing_first_move():
+    white = [section for section in book_sections(shipped_book()) if section.side == "white"]
+    assert sorted(section.start.board_string() for section in white) == sorted(
+        start.board_string() for start in losing_first_moves())
+    assert all(section.max_ply == 11 and "--side white" in section.provenance["command"] for section in white)
+    met = list(book_positions(shipped_book(), max_ply=7))          # the whole walk to ply 11: the slow test below
+    assert len(met) > 10000 and all(move is not None for position, move in met)
+
+
+@pytest.mark.slow
+def test_the_shipped_book_has_a_move_wherever_a_side_following_it_can_be_to_its_last_ply():
+    met, missing, wrong = check_book(shipped_book())                # 700k positions, all seven sections
+    assert met > 700000 and not missing
+
+
+def white_book_descents(count, plies, seed):
+    """(position, book move) at ``plies`` met by a White following the shipped book, Black at random."""
+    book, rng = shipped_book(), random.Random(seed)
+    starts = [section.start for section in book_sections(book) if section.side == "white"]
+    found = []
+    while len(found) < count:
+        position = rng.choice(starts)
+        target = rng.choice(plies)
+        while position.moves_played < target and not position.is_over:
+            after = position.play_point(book.move(position))
+            position = after if after.is_over else after.play_point(rng.choice(after.legal_points() + [PASS]))
+        if not position.is_over:
+            found.append((position, book.move(position)))
+    return found
+
+
+def test_a_fresh_compiled_solver_confirms_a_sample_of_the_shipped_white_book(native):
+    sample = white_book_descents(24, (5, 7, 9, 11), seed=7)
+    assert all(move is not None for position, move in sample)
+    for position, move in sample:
+        assert not native.wins(position.play_point(move)), position
 
 
 def sample_of_shipped_positions(count, plies, seed):
@@ -318,6 +436,21 @@ def test_the_bundled_agent_opens_2_2_from_the_book(tmp_path):
                           universal_newlines=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert (out / "output.txt").read_text().strip() == "2,2"
+
+
+def test_the_bundled_agent_answers_a_losing_first_move_from_the_white_book(tmp_path):
+    out = tmp_path / "submission"
+    done = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "bundle", str(out)], cwd=ROOT,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    assert done.returncode == 0, done.stdout
+    after = Position.initial().play_point(6)                     # Black opened 1,1, which loses
+    (out / "input.txt").write_text("2\n" + "00000\n" * 5 + "00000\n01000\n" + "00000\n" * 2 + "00000")
+    done = subprocess.run([sys.executable, "my_player3.py"], cwd=str(out), stderr=subprocess.PIPE,
+                          universal_newlines=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    move = shipped_book().move(after)
+    assert (out / "output.txt").read_text().strip() == "{},{}".format(*divmod(move, 5))
+    assert not done.stderr
 
 
 def _another_games_book():

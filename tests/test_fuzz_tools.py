@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from engine.book import Book, BookError
 from engine.constants import BLACK, WHITE
-from engine.native.book import book_positions
+from engine.native.sections import book_positions
 from engine.play.game import play_game
 from engine.play.sgf import SgfError, game_sgf, read_game
 from engine.players.base import Reason

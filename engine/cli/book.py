@@ -10,29 +10,40 @@ from engine.cli.arguments import (
 )
 from engine.common.pools import cpu_with_children
 from engine.common.progress import counter
-from engine.native.book import build_book, check_book, extend_book, read_any_book
+from engine.native.book import build_book, build_white_book, extend_book, merge_books, read_any_book
+from engine.native.sections import book_sections, check_book, describe_start
 from engine.native.solver import NativeSolver
 from engine.protocol import write_atomic
 from engine.ui.board import describe
 
 _LAST_PLY = integer_range(0, MAX_MOVES - 2)
+_SIDES = ("black", "white")
 
 
 def register(commands):
-    actions = group(commands, "book", "build, extend, upgrade or check the opening book (book.json)", "ACTION")
+    actions = group(commands, "book", "build, extend, merge, upgrade or check the opening book (book.json)", "ACTION")
     build = command(actions, "build", _build)
+    build.add_argument("--side", choices=_SIDES, default="black",
+                       help="black: from the empty board; white: after each of Black's losing first moves "
+                            "(default %(default)s)")
     build.add_argument("--max-ply", type=_LAST_PLY, default=8, help="the last ply with book moves (default %(default)s)")
     build.add_argument("--out", default="book.json", help="file to write (default: %(default)s)")
     add_table_bits(build)
     build.add_argument("--jobs", type=positive_int, default=1,
-                       help="solver processes: more than 1 proves the first move's replies in parallel, one "
-                            "process each (default %(default)s)")
+                       help="solver processes: more than 1 proves the first move's replies (for White: the "
+                            "first moves) in parallel, one process each (default %(default)s)")
     extend = command(actions, "extend", _extend)
     extend.add_argument("book", help="book file to extend")
     extend.add_argument("--max-ply", type=_LAST_PLY, required=True, help="the new last ply with book moves")
+    extend.add_argument("--side", choices=_SIDES, help="deepen only this side's sections (default: all)")
     extend.add_argument("--out", help="file to write (default: BOOK)")
     add_table_bits(extend)
     extend.add_argument("--jobs", type=positive_int, default=1, help="solver processes (default %(default)s)")
+    merge = command(actions, "merge", _merge)
+    merge.add_argument("books", nargs="+", metavar="BOOK", help="book files, the first one's moves first")
+    merge.add_argument("--out", required=True, help="file to write (one of the BOOKs is allowed)")
+    add_table_bits(merge)
+    merge.add_argument("--jobs", type=positive_int, default=1, help="solver processes (default %(default)s)")
     upgrade = command(actions, "upgrade", _upgrade)
     upgrade.add_argument("book", help="book file to rewrite")
     upgrade.add_argument("--out", help="file to write (default: BOOK)")
@@ -51,10 +62,12 @@ def _build(args):
     """compute the opening book with the compiled exact solver
 
     Solve the opening with the compiled solver (engine/native/solve.c, compiled once with
-    the machine's C compiler) and write a book of one winning Black move for every position,
-    up to --max-ply, that a Black following the book can meet whatever White plays, one
-    entry per symmetry class. The agent plays the book's move where it has one, and solves
-    exactly from its params' solve_from ply on.
+    the machine's C compiler) and write a book of one winning move for every position, up to
+    --max-ply, that a side following the book can meet whatever the other plays, one entry
+    per symmetry class. For Black, from the empty board; for White (--side white), after each
+    of Black's first moves that lose (all but 2,2, one per symmetry class, a pass included),
+    one section each. 'littlego book merge' puts both in one file; the agent plays the book's
+    move where it has one, and solves exactly from its params' solve_from ply on.
     """
     file_to_write(args.out, "--out", "book.json")          # found out now, not after hours of solving
     started = cpu_with_children()
@@ -64,10 +77,17 @@ def _build(args):
         if count[0] % 1000 == 0:
             _say("  {:,} positions (ply {})".format(count[0], position.moves_played))
 
-    book = build_book(args.max_ply, args.table_bits, progress, jobs=args.jobs, report=_say)
+    if args.side == "white":
+        _say("the White book: each losing first move, {} at a time".format(args.jobs))
+        book = build_white_book(args.max_ply, args.table_bits, args.jobs, report=_say)
+        nodes = book.info["provenance"]["nodes"]
+    else:
+        book = build_book(args.max_ply, args.table_bits, progress, jobs=args.jobs, report=_say)
+        nodes = book_sections(book)[0].provenance["nodes"]
     write_atomic(args.out, book.to_json())
-    print("{}: {:,} positions up to ply {}, {:,} solver nodes, {:.0f} s of CPU (the solver's included)".format(
-        args.out, len(book), args.max_ply, book.info["provenance"]["nodes"], cpu_with_children() - started))
+    print("{}: {:,} positions up to ply {} ({} section{}), {:,} solver nodes, {:.0f} s of CPU (the solver's "
+          "included)".format(args.out, len(book), args.max_ply, len(book_sections(book)),
+                             "" if len(book_sections(book)) == 1 else "s", nodes, cpu_with_children() - started))
     return 0
 
 
@@ -75,26 +95,48 @@ def _extend(args):
     """add deeper plies to a book with the compiled exact solver
 
     Find, with the compiled solver, a winning move for every position up to --max-ply that a
-    Black following BOOK can meet and that has no book move yet, one ply of Black's at a
-    time, and write the deeper book (BOOK itself unless --out). Positions are solved in
-    chunks, --jobs processes at a time. Fails, writing nothing, if a position met is lost.
+    side following BOOK can meet and that has no book move yet, one layer at a time, and
+    write the deeper book (BOOK itself unless --out). Every section shallower than --max-ply
+    is deepened (only --side's, when given). Positions are solved in chunks, --jobs processes
+    at a time. Fails, writing nothing, if a position met is lost.
     """
     out = args.out or args.book
     file_to_write(out, "--out", "book.json")
     book = load_book(args.book)
-    if args.max_ply <= book.info.get("max_ply", 0):
-        raise ValueError("{} already reaches ply {}: --max-ply must be deeper".format(
-            args.book, book.info.get("max_ply", 0)))
+    if not any(args.side in (None, s.side) and s.max_ply < args.max_ply for s in book_sections(book)):
+        raise ValueError("{} already reaches ply {}{}: --max-ply must be deeper".format(
+            args.book, max(s.max_ply for s in book_sections(book) if args.side in (None, s.side)),
+            " for " + args.side if args.side else ""))
     started = cpu_with_children()
-
-    def progress(done, total, ply):
-        _say("  ply {}: {:,} of {:,} positions solved".format(ply, done, total))
-
-    grown, nodes = extend_book(book, args.max_ply, args.table_bits, args.jobs, progress)
+    grown, nodes = extend_book(book, args.max_ply, args.table_bits, args.jobs, _layer_progress, side=args.side)
     write_atomic(out, grown.to_json())
     print("{}: {:,} positions up to ply {} ({:,} added), {:,} solver nodes, {:.0f} s of CPU (the solver's "
-          "included)".format(out, len(grown), grown.info["max_ply"], len(grown) - len(book), nodes,
+          "included)".format(out, len(grown), args.max_ply, len(grown) - len(book), nodes,
                              cpu_with_children() - started))
+    return 0
+
+
+def _layer_progress(done, total, ply):
+    _say("  from ply {}: {:,} of {:,} positions solved".format(ply, done, total))
+
+
+def _merge(args):
+    """put books together in one file
+
+    Write one book serving every section of the BOOKs (the Black book and the White book, for
+    the file the agent reads): where two books have a move for the same position the first
+    one's is kept, and any position a section then meets without a move is solved with the
+    compiled solver, so that every section stays complete.
+    """
+    file_to_write(args.out, "--out", "book.json")
+    books = [load_book(path) for path in args.books]
+    started = cpu_with_children()
+    merged, filled, nodes = merge_books(books, args.table_bits, args.jobs, _layer_progress)
+    merged.info["provenance"] = {"command": "littlego book merge {} --out {}".format(" ".join(args.books), args.out),
+                                 "filled": filled, "nodes": nodes}
+    write_atomic(args.out, merged.to_json())
+    print("{}: {:,} positions in {} sections ({:,} solved to fill what the books' moves left open), {:.0f} s "
+          "of CPU".format(args.out, len(merged), len(book_sections(merged)), filled, cpu_with_children() - started))
     return 0
 
 
@@ -115,26 +157,35 @@ def _upgrade(args):
 
 
 def _check(args):
-    """check that a book covers every position a Black following it can meet
+    """check that a book covers every position a side following it can meet
 
-    Walk every position up to the book's last ply that a Black following the book can meet,
-    whatever White plays, and report those without a book move; with --solve, also ask the
-    compiled solver whether each book move keeps the win. Exit status 1 when any fails.
+    Walk, for each of the book's sections (Black from the empty board, White after a losing
+    first move...), every position up to its last ply that the side following the book can
+    meet, whatever the other side plays, and report those without a book move; with --solve,
+    also ask the compiled solver whether each book move keeps the win. Exit status 1 when any
+    fails.
     """
     book = load_book(args.book)
+    sections = book_sections(book)
     solver = NativeSolver(args.table_bits) if args.solve else None
     progress = counter("checking " + args.book, "position")
+    failed = False
     try:
-        met, missing, wrong = check_book(book, solver, args.max_ply, progress)
+        print("{}: {:,} entries, {} section{}".format(args.book, len(book), len(sections),
+                                                      "" if len(sections) == 1 else "s"))
+        for section in sections:
+            last = args.max_ply if args.max_ply is not None else section.max_ply
+            met, missing, wrong = check_book(book, solver, last, progress, start=section.start)
+            print("{} {}: meets {:,} positions up to ply {}: {} without a move{}".format(
+                section.side, describe_start(section.start), met, last, len(missing),
+                ", {} moves that lose the win".format(len(wrong)) if args.solve else ""))
+            for position in missing[:5]:
+                print("no move for:\n{}".format(position))
+            for position, move in wrong[:5]:
+                print("{} loses the win in:\n{}".format(describe(move), position))
+            failed = failed or bool(missing or wrong)
     finally:
         progress.close()
         if solver:
             solver.close()
-    print("{}: {:,} entries; a Black following it meets {:,} positions up to ply {}: {} without a move{}".format(
-        args.book, len(book), met, args.max_ply if args.max_ply is not None else book.info.get("max_ply"),
-        len(missing), ", {} moves that lose the win".format(len(wrong)) if args.solve else ""))
-    for position in missing[:5]:
-        print("no move for:\n{}".format(position))
-    for position, move in wrong[:5]:
-        print("{} loses the win in:\n{}".format(describe(move), position))
-    return 1 if missing or wrong else 0
+    return 1 if failed else 0

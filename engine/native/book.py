@@ -1,9 +1,10 @@
-"""The opening book built, extended and checked with the compiled exact solver.
+"""The opening book built, extended and merged with the compiled exact solver.
 
 ``build_book`` proves the opening with ``NativeSolver.book_lines`` (the first move's replies
-in parallel, one process each, with ``jobs``); ``extend_book`` adds a deeper layer of
-positions at a time; ``book_positions`` walks every position a book-following side meets,
-and ``check_book`` reports where the book has no move or (with a solver) loses the win.
+in parallel, one process each, with ``jobs``); ``build_white_book`` does the same for White
+after each of Black's losing first moves, one section each (``engine.native.sections``);
+``extend_book`` adds a deeper layer of positions at a time; ``merge_books`` puts books
+together in one file, solving any position their sections then meet without a move.
 """
 
 import json
@@ -17,6 +18,9 @@ from engine.coords import move_to_text as describe_move
 from engine.position import Position
 from engine.common.pools import process_pool
 from engine.native.compiler import DEFAULT_TABLE_BITS
+from engine.native.sections import (
+    BookSection, book_positions, book_sections, describe_start, losing_first_moves, with_sections,
+)
 from engine.native.solver import NativeSolver, describe_position, position_from_text
 
 def _subtree_lines(job):
@@ -62,12 +66,12 @@ def build_book(max_ply, table_bits=DEFAULT_TABLE_BITS, progress=None, start=None
             nodes = solver.nodes
     else:
         nodes = _parallel_book(origin, max_ply, table_bits, jobs, add, report or (lambda text: None))
-    info = {"side": "black" if start is None else colour_word(start.player), "max_ply": max_ply, "positions": len(moves),
-            "start": describe_position(origin),
-            "provenance": {"command": "littlego book build --max-ply {} --table-bits {}{}".format(
-                               max_ply, table_bits, " --jobs {}".format(jobs) if jobs > 1 else ""),
-                           "solver": "engine/native/solve.c", "nodes": nodes,
-                           "python": sys.version.split()[0]}}
+    section = BookSection(colour_word(origin.player), origin, max_ply, {
+        "command": "littlego book build --max-ply {} --table-bits {}{}".format(
+            max_ply, table_bits, " --jobs {}".format(jobs) if jobs > 1 else ""),
+        "solver": "engine/native/solve.c", "nodes": nodes, "python": sys.version.split()[0]})
+    info = with_sections({}, [section])
+    info["positions"] = len(moves)
     return Book(moves, info)
 
 
@@ -130,23 +134,73 @@ def _winning_moves(job):
         return found, solver.nodes
 
 
-def extend_book(book, max_ply, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=None, chunk=200):
-    """``book`` with a winning move added for every position up to ``max_ply`` that a Black
-    following it can meet and that has none yet (a deeper book, one layer at a time), and the
-    solver nodes that took; the new book's provenance records the extension. The positions of a
-    layer are solved in chunks, ``jobs`` processes at a time; ``progress(done, total, ply)``
-    hears of each chunk. BookError when a position met is lost: then a move already in the book
-    gave the win away."""
-    start = book_start(book)
-    grown = Book(dict(book.moves), dict(book.info))
-    nodes = 0
+def build_white_book(max_ply, table_bits=DEFAULT_TABLE_BITS, jobs=1, report=None, starts=None):
+    """The White book: after each of Black's losing first moves (``starts``, by default all of
+    them), a winning White move for every position up to ``max_ply`` that a White following the
+    book can meet, whatever Black plays; one section per first move, built ``jobs`` at a time
+    (one compiled solver each). ``report(text)`` hears of each finished section. Positions two
+    sections share get one move, so the sections are then walked again and any position left
+    without a move solved (``fill_book``)."""
+    report = report or (lambda text: None)
+    starts = losing_first_moves() if starts is None else starts
+    work = [(describe_position(start), max_ply, table_bits) for start in starts]
+    moves, sections, nodes = {}, [], 0
+    results, begun = {}, time.time()
+    with process_pool(min(jobs, len(work)), "spawn") as pool:
+        for text, lines, used in pool.imap_unordered(_subtree_lines, work):
+            if not lines:
+                raise BookError("White has no winning move {}: the solver contradicts the solved game".format(
+                    describe_start(position_from_text(text))))
+            results[text] = lines, used
+            report("{}: {:,} positions, {:,} solver nodes ({:.0f} s)".format(
+                describe_start(position_from_text(text)), len(lines), used, time.time() - begun))
+        pool.close()                    # workers that end normally count their CPU to this process
+        pool.join()
+    for text, _, _ in work:                         # in the order of the starts, whatever finished first
+        lines, used = results[text]
+        nodes += used
+        for line, move in lines:
+            key, index = book_key(position_from_text(line))
+            moves.setdefault(key, turn_move(move, index))
+        sections.append(BookSection("white", position_from_text(text), max_ply, {
+            "command": "littlego book build --side white --max-ply {} --table-bits {}".format(max_ply, table_bits),
+            "solver": "engine/native/solve.c", "nodes": used, "python": sys.version.split()[0]}))
+    book = Book(moves, with_sections({}, sections))
+    filled, used = fill_book(book, table_bits, jobs)
+    book.info["positions"] = len(book.moves)
+    book.info["provenance"] = {"filled": filled, "nodes": nodes + used}
+    return book
+
+
+def merge_books(books, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=None):
+    """One book serving every section of ``books`` (the first book's move where two have one for
+    the same position), with the positions a section then meets without a move solved; (the
+    book, positions so filled, solver nodes)."""
+    moves, sections = {}, []
+    for book in books:
+        for key, move in book.moves.items():
+            moves.setdefault(key, move)
+        sections += book_sections(book)
+    merged = Book(moves, with_sections({}, sections))
+    filled, nodes = fill_book(merged, table_bits, jobs, progress)
+    merged.info["positions"] = len(merged.moves)
+    return merged, filled, nodes
+
+
+def fill_book(book, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=None, chunk=200):
+    """Add to ``book`` a winning move for every position its sections meet without one, one
+    layer at a time (a position is met only once the moves before it are in the book); (positions
+    added, solver nodes). The positions of a layer are solved in chunks, ``jobs`` processes at a
+    time; ``progress(done, total, ply)`` hears of each chunk. BookError when a position met is
+    lost: then a move already in the book gave the win away."""
+    before, nodes = len(book.moves), 0
     pool = process_pool(jobs, "spawn") if jobs > 1 else None
     try:
         while True:
-            frontier = [position for position, move in book_positions(grown, max_ply, start) if move is None]
+            frontier = [position for position, move in book_positions(book) if move is None]
             if not frontier:
                 break
-            nodes += _solve_layer(grown, frontier, pool, table_bits, chunk, progress)
+            nodes += _solve_layer(book, frontier, pool, table_bits, chunk, progress)
         if pool is not None:            # workers that end normally count their CPU (their solvers'
             pool.close()                # too) to this process
             pool.join()
@@ -155,18 +209,32 @@ def extend_book(book, max_ply, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=N
         if pool is not None:
             pool.terminate()
             pool.join()
-    grown.info["max_ply"] = max(max_ply, book.info.get("max_ply", 0))
+    return len(book.moves) - before, nodes
+
+
+def extend_book(book, max_ply, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=None, chunk=200, side=None):
+    """``book`` with its sections (those of ``side`` when given) taken to ``max_ply``: a winning
+    move added for every position up to it that a side following the book can meet and that has
+    none yet (``fill_book``), and the solver nodes that took; each deepened section's provenance
+    records the extension."""
+    command = "littlego book extend --max-ply {} --table-bits {} --jobs {}{}".format(
+        max_ply, table_bits, jobs, " --side " + side if side else "")
+    sections = [section._replace(max_ply=max_ply) if side in (None, section.side) and section.max_ply < max_ply
+                else section for section in book_sections(book)]
+    grown = Book(dict(book.moves), with_sections(book.info, sections))
+    added, nodes = fill_book(grown, table_bits, jobs, progress, chunk)
+    record = {"command": command, "nodes": nodes, "positions_added": added}
+    deepened = [section._replace(provenance=dict(section.provenance, extended=list(
+                    section.provenance.get("extended", [])) + [record]))
+                if section.max_ply != old.max_ply else section
+                for section, old in zip(sections, book_sections(book))]
+    grown.info = with_sections(grown.info, deepened)
     grown.info["positions"] = len(grown.moves)
-    provenance = dict(grown.info.get("provenance") or {})
-    provenance["extended"] = list(provenance.get("extended", [])) + [{
-        "command": "littlego book extend --max-ply {} --table-bits {} --jobs {}".format(max_ply, table_bits, jobs),
-        "nodes": nodes, "positions_added": len(grown) - len(book)}]
-    grown.info["provenance"] = provenance
     return grown, nodes
 
 
 def _solve_layer(grown, frontier, pool, table_bits, chunk, progress):
-    """Add to ``grown`` a winning move for each frontier position of the lowest ply; the solver's nodes."""
+    """Add to ``grown`` a winning move for each frontier position; the solver's nodes."""
     ply = min(position.moves_played for position in frontier)
     by_text = {describe_position(position): position for position in frontier}   # walk order kept
     texts = list(by_text)
@@ -186,60 +254,6 @@ def _solve_layer(grown, frontier, pool, table_bits, chunk, progress):
         if progress:
             progress(done, len(texts), ply)
     return nodes
-
-
-def book_positions(book, max_ply=None, start=None):
-    """Every position up to ``max_ply`` (the book's own, by default) that a Black following the
-    book can meet (or the side to move at ``start``), once per symmetry class: (position, the
-    book's move or None where it has none)."""
-    max_ply = book.info.get("max_ply", 0) if max_ply is None else max_ply
-    if start is None:
-        start = book_start(book)
-    seen = set()
-    frontier = [start or Position.initial()]
-    while frontier:
-        position = frontier.pop()
-        if position.is_over or position.moves_played > max_ply:
-            continue
-        key = book_key(position)[0]
-        if key in seen:
-            continue
-        seen.add(key)
-        move = book.move(position)
-        yield position, move
-        if move is None:
-            continue
-        after = position.play_point(move)
-        if after.is_over:
-            continue
-        for reply in after.legal_points() + [PASS]:
-            frontier.append(after.play_point(reply))
-
-
-def book_start(book):
-    """The position a book was built from (its ``start``; the empty board when it has none)."""
-    text = book.info.get("start")
-    if not text:
-        return Position.initial()
-    try:
-        return position_from_text(text)
-    except ValueError as error:
-        raise BookError("{}: the book's start {!r} is not a position: {}".format(book.path, text, error))
-
-
-def check_book(book, solver=None, max_ply=None, progress=None, start=None):
-    """(positions met, missing, wrong): where a book-following Black finds no move, and (with a
-    ``NativeSolver``, or any object with ``wins(position)``) the book moves that do not keep the win."""
-    met, missing, wrong = 0, [], []
-    for position, move in book_positions(book, max_ply, start):
-        met += 1
-        if move is None:
-            missing.append(position)
-        elif solver is not None and solver.wins(position.play_point(move)):
-            wrong.append((position, move))
-        if progress:
-            progress(met)
-    return met, missing, wrong
 
 
 def read_first_format(path):

@@ -14,7 +14,7 @@ from engine.book import load_book
 from engine.params import load_params
 from engine.solver import Solver
 from engine.data import SHIPPED_PARAMS
-from engine.native.book import book_positions
+from engine.native.sections import book_positions
 from engine.native.solver import NativeSolver
 
 book_path, count, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
