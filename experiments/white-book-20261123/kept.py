@@ -1,8 +1,8 @@
 """Where a player keeps and where it gives away won positions: for each game record in
-SGF_DIR, every turn of the player named AGENT (default champion) from ply FROM on (default 1):
-was the position won for it, and did its move keep the win? A position the shipped book
-answers (and the book's move was played) is won and kept by the book's proof; any other is
-judged by the compiled solver. Prints, per ply, the won positions met and kept, with how they
+SGF_DIR, every turn of the player named AGENT (default champion): was the position won for it,
+and did its move keep the win? A position the shipped book answers (and the book's move was
+played) is won and kept by the book's proof; any other from ply FROM on (default 5: earlier
+ones take the solver minutes) is judged by the compiled solver, and earlier ones are left out. Prints, per ply, the won positions met and kept, with how they
 were judged, then each game where a won position was given away: the ply and the move.
 
 Usage (from the repository root):
@@ -21,7 +21,7 @@ from engine.play.sgf import read_game
 
 folder = sys.argv[1]
 agent = sys.argv[2] if len(sys.argv) > 2 else "champion"
-first_ply = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+first_ply = int(sys.argv[3]) if len(sys.argv) > 3 else 5
 book = load_book(sys.argv[4] if len(sys.argv) > 4 else "book.json")
 met, kept, by_book = Counter(), Counter(), Counter()
 given_away, games, started = [], 0, time.time()
@@ -34,11 +34,13 @@ with NativeSolver(24) as solver:
         games += 1
         colour = 1 if replay.black == agent else 2
         for position, move in zip(replay.positions, replay.moves):
-            if position.player != colour or position.is_over or position.moves_played < first_ply:
+            if position.player != colour or position.is_over:
                 continue
             if book.move(position) == move:
                 won = keeps = True
                 by_book[position.moves_played] += 1
+            elif position.moves_played < first_ply:
+                continue
             else:
                 won = solver.wins(position)
                 keeps = won and not solver.wins(position.play_point(move))

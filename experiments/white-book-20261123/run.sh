@@ -1,0 +1,27 @@
+#!/bin/sh
+# The White book and what it does (issue 25), on the 2-core machine, 2026-11-23. Run from the
+# repository root. Black's first moves other than 2,2 lose with perfect play: the book answers
+# each of them to ply 11; the agent solves exactly from ply 12.
+set -e
+out=experiments/white-book-20261123
+# the book: 11 minutes on 2 cores, then one file with the Black book (the walk of the merge: 31 s)
+littlego book build --side white --max-ply 11 --table-bits 25 --jobs 2 --out book-white.json
+littlego book merge book.json book-white.json --out book.json
+littlego book check book.json
+# as White after a random first move (seed 2801: 200 losing first moves and 6 of 2,2 in 206 games)
+littlego match champion gnugo --colour white --random-opening 1 --games 206 --seed 2801 --jobs 2 \
+    --sgf $out/white-gnugo-sgf --resume $out/white-gnugo.journal --json > $out/white-gnugo.json
+python3 $out/kept.py $out/white-gnugo-sgf champion > $out/white-gnugo-kept.txt
+# the same against the agent itself as Black (seed 2802: 200 losing first moves and 9 of 2,2 in 209 games)
+littlego match champion champion --colour white --random-opening 1 --games 209 --seed 2802 --jobs 2 \
+    --sgf $out/white-champion-sgf --resume $out/white-champion.journal --json > $out/white-champion.json
+python3 $out/kept.py $out/white-champion-sgf "champion #1" > $out/white-champion-kept.txt
+# as Black from the empty board
+littlego match champion gnugo --colour black --games 200 --seed 2803 --jobs 2 \
+    --sgf $out/black-gnugo-sgf --resume $out/black-gnugo.journal --json > $out/black-gnugo.json
+# what the book's plies buy: won positions a book-following White meets (Black at random), played
+# by the agent without the book, judged by the compiled solver
+python3 $out/gap.py book.json 7,9,11 60 1 > $out/gap.txt
+python3 $out/gap.py book.json 5 60 2 >> $out/gap.txt
+# from which ply the Python solver settles book-following positions within its share of a move
+python3 $out/settle.py $out/white-gnugo-sgf 10,11,12,13 30 1 > $out/settle-white.txt
