@@ -1,5 +1,6 @@
 """Where a player keeps and where it gives away won positions: for each game record in
-SGF_DIR, every turn of the player named AGENT (default champion): was the position won for it,
+SGF_DIR, every turn of the player named AGENT (default champion; "black" or "white" for a
+colour, when both players have one name): was the position won for it,
 and did its move keep the win? A position the shipped book answers (and the book's move was
 played) is won and kept by the book's proof; any other from ply FROM on (default 5: earlier
 ones take the solver minutes) is judged by the compiled solver, and earlier ones are left out. Prints, per ply, the won positions met and kept, with how they
@@ -29,10 +30,13 @@ with NativeSolver(24) as solver:
     for path in sorted(glob.glob(os.path.join(folder, "*.sgf"))):
         with open(path, "rb") as handle:
             replay = read_game(handle.read(), path)
-        if agent not in (replay.black, replay.white):
+        if agent in ("black", "white"):          # a game of a player against itself: name the colour
+            colour = 1 if agent == "black" else 2
+        elif agent in (replay.black, replay.white):
+            colour = 1 if replay.black == agent else 2
+        else:
             continue
         games += 1
-        colour = 1 if replay.black == agent else 2
         for position, move in zip(replay.positions, replay.moves):
             if position.player != colour or position.is_over:
                 continue

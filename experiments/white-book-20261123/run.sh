@@ -15,7 +15,7 @@ python3 $out/kept.py $out/white-gnugo-sgf champion > $out/white-gnugo-kept.txt
 # the same against the agent itself as Black (seed 2802: 200 losing first moves and 9 of 2,2 in 209 games)
 littlego match champion champion --colour white --random-opening 1 --games 209 --seed 2802 --jobs 2 \
     --sgf $out/white-champion-sgf --resume $out/white-champion.journal --json > $out/white-champion.json
-python3 $out/kept.py $out/white-champion-sgf "champion #1" > $out/white-champion-kept.txt
+python3 $out/kept.py $out/white-champion-sgf white > $out/white-champion-kept.txt
 # as Black from the empty board
 littlego match champion gnugo --colour black --games 200 --seed 2803 --jobs 2 \
     --sgf $out/black-gnugo-sgf --resume $out/black-gnugo.journal --json > $out/black-gnugo.json
