@@ -86,6 +86,7 @@ def book_positions(book, max_ply=None, start=None):
         walks = [(start, max_ply if max_ply is not None else max(s.max_ply for s in book_sections(book)))]
     else:
         walks = [(s.start, s.max_ply if max_ply is None else max_ply) for s in book_sections(book)]
+    book.moves              # the table of every entry, built once: a walk asks for every position
     seen = set()
     for origin, last in walks:
         frontier = [origin]
