@@ -25,3 +25,8 @@ python3 $out/gap.py book.json 7,9,11 60 1 > $out/gap.txt
 python3 $out/gap.py book.json 5 60 2 >> $out/gap.txt
 # from which ply the Python solver settles book-following positions within its share of a move
 python3 $out/settle.py $out/white-gnugo-sgf 10,11,12,13 30 1 > $out/settle-white.txt
+# as Black from the empty board against the four scripted opponents (resumable journals)
+for opponent in random greedy aggressive alphabeta; do
+    littlego match champion $opponent --colour black --games 200 --seed 2806 --jobs 2 \
+        --resume $out/black-$opponent.journal --json > $out/black-$opponent.json
+done
