@@ -30,3 +30,12 @@ for opponent in random greedy aggressive alphabeta; do
     littlego match champion $opponent --colour black --games 200 --seed 2806 --jobs 2 \
         --resume $out/black-$opponent.journal --json > $out/black-$opponent.json
 done
+# as Black from the empty board against itself (resumable: started 2026-11-23 22:31, resume with the same command)
+littlego match champion champion --colour black --games 200 --seed 2807 --jobs 2 \
+    --resume $out/black-champion.journal --json > $out/black-champion.json
+# random 2-ply openings against GNU Go, both colours from each opening (resumable), and which
+# side each opening left won (earlier solves, the Black book, else the compiled solver)
+littlego match champion gnugo --games 200 --random-opening 2 --seed 2808 --jobs 2 \
+    --resume $out/openings-gnugo.journal --sgf $out/openings-gnugo-sgf --json > $out/openings-gnugo.json
+python3 $out/openings.py solve 2808 200 $out/openings-2808.json 2
+python3 $out/openings.py report $out/openings-gnugo-sgf $out/openings-2808.json > $out/openings-gnugo.txt
