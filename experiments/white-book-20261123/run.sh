@@ -38,4 +38,4 @@ littlego match champion champion --colour black --games 200 --seed 2807 --jobs 2
 littlego match champion gnugo --games 200 --random-opening 2 --seed 2808 --jobs 2 \
     --resume $out/openings-gnugo.journal --sgf $out/openings-gnugo-sgf --json > $out/openings-gnugo.json
 python3 $out/openings.py solve 2808 200 $out/openings-2808.json 2
-python3 $out/openings.py report $out/openings-gnugo-sgf $out/openings-2808.json > $out/openings-gnugo.txt
+python3 experiments/random-openings-20261122/openings.py report $out/openings-gnugo-sgf $out/openings-2808.json > $out/openings-gnugo.txt
