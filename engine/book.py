@@ -84,6 +84,11 @@ def _split_key(key):
     return int(ply), board + ("." + marks if marks else "")
 
 
+def key_ply(key):
+    """The ply of a book key (its mover: Black at even plies, White at odd)."""
+    return _split_key(key)[0]
+
+
 def _join_key(ply, entry):
     board, _, marks = entry.partition(".")
     return "{}.{}{}".format(board, ply, marks)

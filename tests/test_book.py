@@ -13,12 +13,14 @@ import pytest
 
 from engine import BLACK, PASS, WHITE, Position
 from engine.agent import choose_move
-from engine.book import Book, BookError, book_key, load_book
+from engine.book import Book, BookError, book_key, key_ply, load_book
 from engine.symmetry import SYMMETRIES, turn_move, unturn_move
 from engine.params import default_params
 from engine.solver import Solver
 from engine.data import SHIPPED_BOOK
-from engine.native.book import build_book, build_white_book, extend_book, merge_books, read_any_book
+from engine.native.book import (
+    build_book, build_white_book, extend_book, merge_books, read_any_book, trim_book,
+)
 from engine.native.sections import (
     book_positions, book_sections, check_book, losing_first_moves, with_sections,
 )
@@ -237,6 +239,41 @@ def test_littlego_book_merge_and_check_say_what_each_section_holds(small_book, w
     assert all(line.endswith("0 without a move, 0 moves that lose the win") for line in lines)
     done = littlego("extend", "white.json", "--max-ply", "17", "--side", "white")
     assert done.returncode == 2 and "already reaches ply 17 for white" in done.stdout
+
+
+def test_a_trimmed_book_keeps_the_sides_moves_to_the_new_ply_and_stays_complete(small_book, white_book):
+    (_, black), (_, white) = small_book, white_book
+    both, _, _ = merge_books([black, white], table_bits=18)
+    trimmed = trim_book(both, 15, side="white")
+    white_plies = sorted({key_ply(key) for key in trimmed.moves if key_ply(key) % 2})
+    assert white_plies and max(white_plies) == 15
+    assert {k for k in trimmed.moves if key_ply(k) % 2 == 0} == {k for k in both.moves if key_ply(k) % 2 == 0}
+    assert all(both.moves[key] == move for key, move in trimmed.moves.items())
+    assert len(trimmed) < len(both) and trimmed.info["positions"] == len(trimmed)
+    sections = book_sections(trimmed)
+    assert [(s.side, s.max_ply) for s in sections] == [("black", 18), ("white", 15), ("white", 15)]
+    assert all("--max-ply 15 --side white" in s.provenance["trimmed"] for s in sections[1:])
+    met, missing, wrong = check_book(trimmed, Solver())
+    assert met > 0 and not missing and not wrong
+    # a section that starts after the new last ply goes
+    assert [s.side for s in book_sections(trim_book(both, 12, side="white"))] == ["black"]
+
+
+def test_littlego_book_trim_writes_a_smaller_book_and_refuses_a_deeper_target(white_book, tmp_path):
+    (tmp_path / "white.json").write_text(white_book[1].to_json())
+
+    def trim(*args):
+        return subprocess.run([sys.executable, "-m", "engine.cli.littlego", "book", "trim", "white.json"] + list(args),
+                              cwd=str(tmp_path), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              universal_newlines=True, timeout=120)
+    done = trim("--max-ply", "15", "--out", "small.json")
+    assert done.returncode == 0, done.stdout
+    assert (tmp_path / "small.json").stat().st_size < (tmp_path / "white.json").stat().st_size
+    assert "to ply 15" in done.stdout
+    assert all(key_ply(key) <= 15 for key in load_book(str(tmp_path / "small.json")).moves)
+    done = trim("--max-ply", "17", "--out", "same.json")
+    assert done.returncode == 2 and "must be shallower" in done.stdout and "Traceback" not in done.stdout
+    assert not (tmp_path / "same.json").exists()
 
 
 # -- a book in use ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""``littlego book``: build, extend, upgrade and check the opening book with the compiled solver."""
+"""``littlego book``: build, extend, merge, trim, upgrade and check the opening book with the compiled solver."""
 
 import os
 import sys
@@ -10,7 +10,7 @@ from engine.cli.arguments import (
 )
 from engine.common.pools import cpu_with_children
 from engine.common.progress import counter
-from engine.native.book import build_book, build_white_book, extend_book, merge_books, read_any_book
+from engine.native.book import build_book, build_white_book, extend_book, merge_books, read_any_book, trim_book
 from engine.native.sections import book_sections, check_book, describe_start
 from engine.native.solver import NativeSolver
 from engine.protocol import write_atomic
@@ -21,7 +21,7 @@ _SIDES = ("black", "white")
 
 
 def register(commands):
-    actions = group(commands, "book", "build, extend, merge, upgrade or check the opening book (book.json)", "ACTION")
+    actions = group(commands, "book", "build, extend, merge, trim, upgrade or check the opening book (book.json)", "ACTION")
     build = command(actions, "build", _build)
     build.add_argument("--side", choices=_SIDES, default="black",
                        help="black: from the empty board; white: after each of Black's losing first moves "
@@ -44,6 +44,11 @@ def register(commands):
     merge.add_argument("--out", required=True, help="file to write (one of the BOOKs is allowed)")
     add_table_bits(merge)
     merge.add_argument("--jobs", type=positive_int, default=1, help="solver processes (default %(default)s)")
+    trim = command(actions, "trim", _trim)
+    trim.add_argument("book", help="book file to trim")
+    trim.add_argument("--max-ply", type=_LAST_PLY, required=True, help="the new last ply with book moves")
+    trim.add_argument("--side", choices=_SIDES, help="trim only this side's sections (default: all)")
+    trim.add_argument("--out", required=True, help="file to write (BOOK itself is allowed)")
     upgrade = command(actions, "upgrade", _upgrade)
     upgrade.add_argument("book", help="book file to rewrite")
     upgrade.add_argument("--out", help="file to write (default: BOOK)")
@@ -137,6 +142,29 @@ def _merge(args):
     write_atomic(args.out, merged.to_json())
     print("{}: {:,} positions in {} sections ({:,} solved to fill what the books' moves left open), {:.0f} s "
           "of CPU".format(args.out, len(merged), len(book_sections(merged)), filled, cpu_with_children() - started))
+    return 0
+
+
+def _trim(args):
+    """write a smaller book that stops at an earlier ply
+
+    Keep BOOK's moves up to --max-ply for the sections of --side (both sides by default) and
+    drop the deeper ones: a smaller file, for a submission where size matters. Nothing is
+    solved; every move kept still keeps the win, and past the new last ply the agent searches
+    (and solves exactly from its solve_from ply) instead of reading the book.
+    """
+    file_to_write(args.out, "--out", "book.json")
+    book = load_book(args.book)
+    if not any(args.side in (None, s.side) and s.max_ply > args.max_ply for s in book_sections(book)):
+        raise ValueError("{} stops at ply {}{} already: --max-ply must be shallower".format(
+            args.book, max((s.max_ply for s in book_sections(book) if args.side in (None, s.side)), default=0),
+            " for " + args.side if args.side else ""))
+    before = os.path.getsize(args.book)
+    trimmed = trim_book(book, args.max_ply, args.side)
+    write_atomic(args.out, trimmed.to_json())
+    print("{}: {:,} positions, {:,} bytes (was {:,} positions, {:,} bytes); {}".format(
+        args.out, len(trimmed), os.path.getsize(args.out), len(book), before, "; ".join(
+            "{} {} to ply {}".format(s.side, describe_start(s.start), s.max_ply) for s in book_sections(trimmed))))
     return 0
 
 

@@ -4,14 +4,15 @@
 in parallel, one process each, with ``jobs``); ``build_white_book`` does the same for White
 after each of Black's losing first moves, one section each (``engine.native.sections``);
 ``extend_book`` adds a deeper layer of positions at a time; ``merge_books`` puts books
-together in one file, solving any position their sections then meet without a move.
+together in one file, solving any position their sections then meet without a move;
+``trim_book`` keeps a side's moves only to a shallower ply (a smaller file).
 """
 
 import json
 import sys
 import time
 
-from engine.book import FIRST_FORMAT, Book, BookError, book_info, book_key, check_move, load_book
+from engine.book import FIRST_FORMAT, Book, BookError, book_info, book_key, check_move, key_ply, load_book
 from engine.symmetry import turn_move
 from engine.constants import BOARD_SIZE, NUM_POINTS, PASS, colour_word
 from engine.coords import move_to_text as describe_move
@@ -231,6 +232,24 @@ def extend_book(book, max_ply, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=N
     grown.info = with_sections(grown.info, deepened)
     grown.info["positions"] = len(grown.moves)
     return grown, nodes
+
+
+def trim_book(book, max_ply, side=None):
+    """``book`` with the moves of ``side`` (both when None) kept only up to ``max_ply``: the
+    deeper entries dropped and each such section ending at ``max_ply``, its provenance saying so.
+    A section of ``side`` starting after ``max_ply`` is dropped. Every move kept is one the book had, so
+    the trimmed book keeps the win wherever the book did, and stops earlier."""
+    movers = {"black": 0, "white": 1} if side is None else {side: 0 if side == "black" else 1}
+    kept = {key: move for key, move in book.moves.items()
+            if key_ply(key) <= max_ply or key_ply(key) % 2 not in movers.values()}
+    command = "littlego book trim --max-ply {}{}".format(max_ply, " --side " + side if side else "")
+    sections = [section._replace(max_ply=max_ply, provenance=dict(section.provenance, trimmed=command))
+                if section.side in movers and section.max_ply > max_ply else section
+                for section in book_sections(book)
+                if section.side not in movers or section.start.moves_played <= max_ply]
+    trimmed = Book(kept, with_sections(book.info, sections))
+    trimmed.info["positions"] = len(kept)
+    return trimmed
 
 
 def _solve_layer(grown, frontier, pool, table_bits, chunk, progress):

@@ -39,3 +39,6 @@ littlego match champion gnugo --games 200 --random-opening 2 --seed 2808 --jobs 
     --resume $out/openings-gnugo.journal --sgf $out/openings-gnugo-sgf --json > $out/openings-gnugo.json
 python3 $out/openings.py solve 2808 200 $out/openings-2808.json 2
 python3 experiments/random-openings-20261122/openings.py report $out/openings-gnugo-sgf $out/openings-2808.json > $out/openings-gnugo.txt
+# where the 8 games lost from won openings gave the win away (compiled solver, walking back from ply 12)
+(cd $out/openings-gnugo-sgf && python3 ../../random-openings-20261122/mistake.py game-0008.sgf game-0014.sgf game-0026.sgf game-0031.sgf > ../mistakes-a.txt)
+(cd $out/openings-gnugo-sgf && python3 ../../random-openings-20261122/mistake.py game-0104.sgf game-0108.sgf game-0157.sgf game-0166.sgf > ../mistakes-b.txt)
