@@ -240,8 +240,8 @@ def test_progress_in_a_log_is_a_line_every_tenth_or_every_few_seconds(monkeypatc
 def test_littlego_help_names_every_book_action(capsys):
     with pytest.raises(SystemExit):
         littlego(["--help"])
-    assert "build, extend, merge, upgrade or check" in capsys.readouterr().out
+    assert "build, extend, merge, trim, upgrade or check" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         littlego(["book", "--help"])
     out = capsys.readouterr().out
-    assert all(action in out for action in ("build", "extend", "merge", "upgrade", "check"))
+    assert all(action in out for action in ("build", "extend", "merge", "trim", "upgrade", "check"))
