@@ -19,16 +19,17 @@ import json
 import multiprocessing
 import os
 import sys
-import time
 
 from engine.book import book_key, load_book
 from engine.common.seeds import derive_seed
-from engine.native.solver import NativeSolver, describe_position, position_from_text
+from engine.native.solver import describe_position
 from engine.playout import random_opening
 from engine.protocol import write_atomic
 
 PLIES = 2
 EARLIER = "experiments/random-openings-20261122/gnugo-openings.json"
+sys.path.insert(0, os.path.dirname(EARLIER))
+from openings import _solve     # noqa: E402  the earlier script's worker (spawned workers import it by name too)
 
 
 def openings(seed, games):
@@ -38,14 +39,6 @@ def openings(seed, games):
         position, _ = random_opening(PLIES, derive_seed(seed, pair))
         found.setdefault(book_key(position)[0], position)
     return found
-
-
-def _solve(job):
-    key, text = job
-    started = time.time()
-    with NativeSolver(24) as solver:
-        won = solver.wins(position_from_text(text))
-        return key, won, solver.nodes, time.time() - started
 
 
 def _save(out, results):
