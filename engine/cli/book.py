@@ -108,10 +108,9 @@ def _extend(args):
     out = args.out or args.book
     file_to_write(out, "--out", "book.json")
     book = load_book(args.book)
-    if not any(args.side in (None, s.side) and s.max_ply < args.max_ply for s in book_sections(book)):
-        raise ValueError("{} already reaches ply {}{}: --max-ply must be deeper".format(
-            args.book, max(s.max_ply for s in book_sections(book) if args.side in (None, s.side)),
-            " for " + args.side if args.side else ""))
+    if not any(s.max_ply < args.max_ply for s in _sections_of(book, args.side)):
+        raise ValueError("{} already reaches ply {}: --max-ply must be deeper".format(
+            args.book, _reach(book, args.side)))
     started = cpu_with_children()
     grown, nodes = extend_book(book, args.max_ply, args.table_bits, args.jobs, _layer_progress, side=args.side)
     write_atomic(out, grown.to_json())
@@ -119,6 +118,17 @@ def _extend(args):
           "included)".format(out, len(grown), args.max_ply, len(grown) - len(book), nodes,
                              cpu_with_children() - started))
     return 0
+
+
+def _sections_of(book, side):
+    """The book's sections of ``side`` (all of them when None)."""
+    return [section for section in book_sections(book) if side in (None, section.side)]
+
+
+def _reach(book, side):
+    """The last ply of the book's sections of ``side``, in words: "12", "11 for white"."""
+    return "{}{}".format(max((s.max_ply for s in _sections_of(book, side)), default=0),
+                         " for " + side if side else "")
 
 
 def _layer_progress(done, total, ply):
@@ -155,10 +165,9 @@ def _trim(args):
     """
     file_to_write(args.out, "--out", "book.json")
     book = load_book(args.book)
-    if not any(args.side in (None, s.side) and s.max_ply > args.max_ply for s in book_sections(book)):
-        raise ValueError("{} stops at ply {}{} already: --max-ply must be shallower".format(
-            args.book, max((s.max_ply for s in book_sections(book) if args.side in (None, s.side)), default=0),
-            " for " + args.side if args.side else ""))
+    if not any(s.max_ply > args.max_ply for s in _sections_of(book, args.side)):
+        raise ValueError("{} stops at ply {} already: --max-ply must be shallower".format(
+            args.book, _reach(book, args.side)))
     before = os.path.getsize(args.book)
     trimmed = trim_book(book, args.max_ply, args.side)
     write_atomic(args.out, trimmed.to_json())

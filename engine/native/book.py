@@ -220,18 +220,21 @@ def extend_book(book, max_ply, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=N
     records the extension."""
     command = "littlego book extend --max-ply {} --table-bits {} --jobs {}{}".format(
         max_ply, table_bits, jobs, " --side " + side if side else "")
-    sections = [section._replace(max_ply=max_ply) if side in (None, section.side) and section.max_ply < max_ply
-                else section for section in book_sections(book)]
+    deepen = [side in (None, section.side) and section.max_ply < max_ply for section in book_sections(book)]
+    sections = [section._replace(max_ply=max_ply) if deeper else section
+                for section, deeper in zip(book_sections(book), deepen)]
     grown = Book(dict(book.moves), with_sections(book.info, sections))
     added, nodes = fill_book(grown, table_bits, jobs, progress, chunk)
     record = {"command": command, "nodes": nodes, "positions_added": added}
     deepened = [section._replace(provenance=dict(section.provenance, extended=list(
-                    section.provenance.get("extended", [])) + [record]))
-                if section.max_ply != old.max_ply else section
-                for section, old in zip(sections, book_sections(book))]
+                    section.provenance.get("extended", [])) + [record])) if deeper else section
+                for section, deeper in zip(sections, deepen)]
     grown.info = with_sections(grown.info, deepened)
     grown.info["positions"] = len(grown.moves)
     return grown, nodes
+
+
+_MOVER_BY_PARITY = ("black", "white")      # Black moves at even plies, White at odd
 
 
 def trim_book(book, max_ply, side=None):
@@ -239,14 +242,14 @@ def trim_book(book, max_ply, side=None):
     deeper entries dropped and each such section ending at ``max_ply``, its provenance saying so.
     A section of ``side`` starting after ``max_ply`` is dropped. Every move kept is one the book had, so
     the trimmed book keeps the win wherever the book did, and stops earlier."""
-    movers = {"black": 0, "white": 1} if side is None else {side: 0 if side == "black" else 1}
+    sides = _MOVER_BY_PARITY if side is None else (side,)
     kept = {key: move for key, move in book.moves.items()
-            if key_ply(key) <= max_ply or key_ply(key) % 2 not in movers.values()}
+            if key_ply(key) <= max_ply or _MOVER_BY_PARITY[key_ply(key) % 2] not in sides}
     command = "littlego book trim --max-ply {}{}".format(max_ply, " --side " + side if side else "")
     sections = [section._replace(max_ply=max_ply, provenance=dict(section.provenance, trimmed=command))
-                if section.side in movers and section.max_ply > max_ply else section
+                if section.side in sides and section.max_ply > max_ply else section
                 for section in book_sections(book)
-                if section.side not in movers or section.start.moves_played <= max_ply]
+                if section.side not in sides or section.start.moves_played <= max_ply]
     trimmed = Book(kept, with_sections(book.info, sections))
     trimmed.info["positions"] = len(kept)
     return trimmed
