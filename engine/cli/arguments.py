@@ -15,7 +15,8 @@ from engine.constants import MAX_DEPTH, MAX_MOVES
 from engine.native.compiler import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
 from engine.play.executors import check_scheduler
 from engine.players.program import ProgramPlayer
-from engine.players.sandbox import DEFAULT_LIMITS, MODES, Limits, SandboxError, isolation, warning
+from engine.sandbox.isolation import isolation, warning
+from engine.sandbox.limits import DEFAULT_LIMITS, MODES, Limits, SandboxError
 from engine.players.specs import make_player
 
 SCHEDULER_HELP = ("where games run: a Dask scheduler, tcp://HOST:PORT, or local:N for a Dask cluster of N "
@@ -105,26 +106,32 @@ def add_search_settings(parser, defaults):
 
 
 def add_sandbox(parser):
-    """--sandbox, --memory, --processes and --file-size, for every command that can run a program player
-    (cmd:, agent folders); ``program_limits`` or ``player_with_sandbox`` reads them."""
+    """--sandbox and the limits (--memory, --processes, --file-size, --folder-size), for every command that
+    can run a program player (cmd:, agent folders); ``program_limits`` or ``player_with_sandbox`` reads them."""
     parser.add_argument("--sandbox", choices=MODES, default=DEFAULT_LIMITS.mode,
-                        help="program players' moves run in a bubblewrap sandbox (their own folder copy the only "
-                             "writable place, no other player's copy, no home folder, no network, every process "
-                             "ended with the move): auto (default) where bwrap works, else limits only with a "
-                             "warning; strict refuses to run without it; off: limits only")
+                        help="program players' moves and agents' builds run in a bubblewrap sandbox (their own "
+                             "folder copy the only writable place, no other player's copy, no home folder, no "
+                             "network, none of your environment variables, every process ended with the move): "
+                             "auto (default) where bwrap works, else limits only with a warning; strict refuses "
+                             "to run without it; off: limits only")
     parser.add_argument("--memory", type=positive_int, default=DEFAULT_LIMITS.memory_mb, metavar="MIB",
-                        help="data memory a program player's process may use (default %(default)s MiB)")
+                        help="memory of a move (default %(default)s MiB): all its processes together, shared "
+                             "memory and memfd included, where cgroups can be had (`littlego sandbox` says); "
+                             "elsewhere each process's data memory")
     parser.add_argument("--processes", type=positive_int, default=DEFAULT_LIMITS.processes, metavar="N",
-                        help="processes and threads a sandboxed move may run (default %(default)s; no limit "
-                             "without the sandbox)")
+                        help="processes and threads a move may run (default %(default)s; without the sandbox "
+                             "and without a pids cgroup, no limit)")
     parser.add_argument("--file-size", type=positive_int, default=DEFAULT_LIMITS.file_mb, metavar="MIB",
                         help="the largest file a program player may write (default %(default)s MiB)")
+    parser.add_argument("--folder-size", type=positive_int, default=DEFAULT_LIMITS.folder_mb, metavar="MIB",
+                        help="the most an agent folder may hold, its files' bytes counted as copied, sparse "
+                             "files at full size (default %(default)s MiB); a bigger folder cannot play")
 
 
 def sandbox_limits(args):
     """The Limits the sandbox options ask for; the one-line warning on stderr where program players
     will not be isolated, SandboxError where --sandbox strict cannot be honoured."""
-    limits = Limits(args.sandbox, args.memory, args.processes, args.file_size)
+    limits = Limits(args.sandbox, args.memory, args.processes, args.file_size, args.folder_size)
     if limits.mode == "strict" and not isolation()[0]:
         raise SandboxError("--sandbox strict: program players cannot be isolated here: {}".format(isolation()[1]))
     line = warning(limits)

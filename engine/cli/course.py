@@ -16,6 +16,11 @@ from engine.course.report import format_grade, format_tournament, tournament_csv
 from engine.course.tournament import MINI_MATCH_GAMES, play_tournament
 from engine.protocol import write_atomic
 from engine.players.specs import KNOWN
+from engine.sandbox import accounting
+from engine.sandbox.files import excerpt
+from engine.sandbox.isolation import environment, isolation
+
+NAME_CHARACTERS = 40             # of an agent folder's name in the table
 
 
 def register(commands):
@@ -39,6 +44,7 @@ def register(commands):
     grading.add_argument("--json", action="store_true", help="print the report as one JSON object")
     add_sandbox(grading)
     _register_tournament(commands)
+    command(commands, "sandbox", _sandbox)
 
 
 def _register_tournament(commands):
@@ -74,11 +80,11 @@ def _grade(args):
     refuse_remote_builds(folders, args.scheduler)
     # A bad spec fails here, before any game.
     limits = program_limits(args, [args.championship] + ([] if folders else [args.agent]), folders)
-    with built_agents(folders) as built:
+    with built_agents(folders, limits) as built:
         agent, broken, notes = args.agent, {}, []
         for one in built:
             agent = one.spec
-            notes.append("{}: {}, {}".format(one.folder, one.language or "no agent file",
+            notes.append("{}: {}, {}".format(excerpt(one.folder, 200), one.language or "no agent file",
                                              "cannot play: " + one.error if one.error else "built as build.sh does"))
             if one.error:
                 broken[agent] = one.error
@@ -102,12 +108,12 @@ def tournament_agents(arguments):
     where two share one)."""
     if len(arguments) == 1 and os.path.isdir(arguments[0]) and recognise(arguments[0]) is None:
         inside = sorted(os.path.join(arguments[0], name) for name in os.listdir(arguments[0]))
-        arguments = [path for path in inside if os.path.isdir(path)]
+        arguments = [path for path in inside if os.path.isdir(path)]     # a link among them is refused at its build
     agents, names = [], []
     for argument in arguments:
         if os.path.isdir(argument):
             agents.append(os.path.abspath(argument))
-            name = os.path.basename(os.path.abspath(argument))
+            name = excerpt(os.path.basename(os.path.abspath(argument)), NAME_CHARACTERS)   # a newline shown as \n
         else:
             agents.append(argument)
             name = argument
@@ -133,7 +139,7 @@ def _tournament(args):
     refuse_remote_builds(folders, args.scheduler)
     # A bad spec fails here, before any game.
     limits = program_limits(args, [a for a in agents if a not in folders], folders)
-    with built_agents(folders) as built:
+    with built_agents(folders, limits) as built:
         by_folder = {b.folder: b for b in built}
         specs = [by_folder[a].spec if a in by_folder else a for a in agents]
         broken = {b.spec: b.error for b in built if b.error}
@@ -156,4 +162,19 @@ def _tournament(args):
     if args.csv:
         write_atomic(args.csv, tournament_csv(report))
     print(json.dumps(report.to_json(), indent=2) if args.json else format_tournament(report))
+    return 0
+
+
+def _sandbox(args):
+    """say how untrusted agents run on this machine: isolation, what the limits count, the environment
+
+    Whether bubblewrap isolates a move here (and why not), which cgroups count a move's CPU,
+    memory and tasks over all of its processes (else the rlimits bound each process alone),
+    and the whole environment an agent gets. The options of every command that runs agents
+    (--sandbox, --memory, --processes, --file-size, --folder-size) apply these.
+    """
+    isolated, why = isolation()
+    print("isolation: {}".format("bubblewrap" if isolated else "none ({})".format(why)))
+    print("limits: {}".format(accounting.describe()))
+    print("environment: {}".format(" ".join("{}={}".format(k, v) for k, v in sorted(environment("FOLDER").items()))))
     return 0

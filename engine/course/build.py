@@ -2,94 +2,164 @@
 
 ``build.sh`` looks in the folder for the files of ``LANGUAGES``, in that order, and plays the
 first it finds; a compiled language is built in the folder first. Here each folder is copied
-into a workspace and built there, so the original is never touched; an agent that cannot be
-built (no agent file, no compiler, a failed build) is a ``Built`` with the reason, and
-``course_game`` makes each of its games a loss with that reason, so that everything else goes on.
+into a workspace as untrusted input (``sandbox.files``: regular files and folders only, under
+the folder limit) and built there, inside the same sandbox and limits as its games, with an
+argument list in which no file name can be read as an option; the original is never touched.
+An agent that cannot be built (no agent file, no compiler, a refused copy, a failed build) is a
+``Built`` with the reason, and ``course_game`` makes each of its games a loss with that reason,
+so that everything else goes on. A folder's name never reaches a spec: its copy is named by its
+place in the list.
 """
 
 import os
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
-from collections import namedtuple
 from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Callable, List, Optional
 
 from engine.constants import BLACK, WHITE, colour_word, opponent
 from engine.play.match import GameJob, MatchGame, game_job
 from engine.players.base import Reason
-from engine.players.program import NOT_COPIED
+from engine.sandbox.files import copy_folder, excerpt
+from engine.sandbox.isolation import prepare_folder, wrap
+from engine.sandbox.limits import DEFAULT_LIMITS, MIB, SandboxError, UntrustedFolderError
+from engine.sandbox.process import run
 
-Language = namedtuple("Language", "source name build run")
-Language.__doc__ = """An agent language as build.sh knows it: the file it looks for, its name, the command
-that builds it in the folder (None: nothing to build) and the command that plays a move."""
 
-# build.sh's order. It runs my_player3.py with python3; here with this Python (3.8 or later),
-# which has what a course agent's standard library needs. In the sandbox, ``python`` is the
-# interpreter it starts here (sandbox.resolve_launcher).
+def _sources(folder):
+    """The C++ sources of ``folder`` (its regular ``*.cpp`` files, as ``*.cpp`` finds them), each as ``./NAME``
+    so that a file named like an option (``@opts.cpp``, ``-wrapper.cpp``) stays a file name."""
+    return ["./" + name for name in sorted(os.listdir(folder))
+            if name.endswith(".cpp") and not name.startswith(".") and os.path.isfile(os.path.join(folder, name))
+            and not os.path.islink(os.path.join(folder, name))]
+
+
+@dataclass(frozen=True)
+class Language:
+    """An agent language as build.sh knows it: the file it looks for, its name, the build (the argv
+    that builds it in a folder, from the folder; None: nothing to build), the build as build.sh
+    writes it, and the command that plays a move (fixed: no file name of the agent's in it)."""
+
+    source: str
+    name: str
+    build: Optional[Callable[[str], List[str]]]
+    build_words: Optional[str]
+    run: str
+
+
+# build.sh's order. It runs my_player3.py with python3; here with this Python (3.8 or later), which has
+# what a course agent's standard library needs. In the sandbox, ``python`` is the interpreter it starts
+# here (isolation.resolve_program). javac runs no annotation processor (-proc:none: a processor shipped in
+# the folder would run at build time) and finds the agent's other classes as sources only.
 LANGUAGES = (
-    Language("my_player.py", "Python (python)", None, "python my_player.py"),
-    Language("my_player3.py", "Python 3", None, shlex.quote(sys.executable) + " my_player3.py"),
-    Language("my_player.cpp", "C++", "g++ -O2 *.cpp -o exe", "./exe"),
-    Language("my_player.java", "Java", "javac my_player.java", "java my_player"),
-    Language("my_player11.cpp", "C++11", "g++ -std=c++0x -O2 *.cpp -o exe", "./exe"),
+    Language("my_player.py", "Python (python)", None, None, "python my_player.py"),
+    Language("my_player3.py", "Python 3", None, None, shlex.quote(sys.executable) + " my_player3.py"),
+    Language("my_player.cpp", "C++", lambda folder: ["g++", "-O2"] + _sources(folder) + ["-o", "exe"],
+             "g++ -O2 *.cpp -o exe", "./exe"),
+    Language("my_player.java", "Java",
+             lambda folder: ["javac", "-proc:none", "-cp", "", "-sourcepath", ".", "-encoding", "UTF-8",
+                             "./my_player.java"], "javac my_player.java", "java my_player"),
+    Language("my_player11.cpp", "C++11", lambda folder: ["g++", "-std=c++0x", "-O2"] + _sources(folder) + ["-o", "exe"],
+             "g++ -std=c++0x -O2 *.cpp -o exe", "./exe"),
 )
-BUILD_SECONDS = 300              # a build still running after this long has failed
+BUILD_SECONDS = 300              # a build still running after this long (wall clock or CPU) has failed
+BUILD_OUTPUT_SHOWN = 300         # characters of a failed build's output in its fault
 INSTALL_HINT = {"g++": "apt-get install g++", "javac": "apt-get install default-jdk-headless",
                 "java": "apt-get install default-jre-headless", "python": "apt-get install python-is-python3"}
 
-Built = namedtuple("Built", "folder name language spec error")
-Built.__doc__ = """An agent folder after its build: the folder as given, a short name, its Language's
-name (None when none was found), the player spec that plays it and, when it cannot play, why (else None)."""
+
+@dataclass(frozen=True)
+class Built:
+    """An agent folder after its build: the folder as given, a short name (shown escaped), its Language's
+    name (None when none was found), the player spec that plays it and, when it cannot play, why (else None)."""
+
+    folder: str
+    name: str
+    language: Optional[str]
+    spec: str
+    error: Optional[str]
 
 
 def recognise(folder):
     """The Language build.sh would play in ``folder``, or None when it holds no agent file."""
     for language in LANGUAGES:
-        if os.path.isfile(os.path.join(folder, language.source)):
+        path = os.path.join(folder, language.source)
+        if os.path.isfile(path) or os.path.islink(path):
             return language
     return None
 
 
 def _missing_tool(language):
     """The first program a language needs that is not installed, or None."""
-    for command in (language.build, language.run):
-        if command:
-            program = command.split()[0]
-            if not program.startswith(("./", "/")) and shutil.which(program) is None:
-                return program
+    programs = [language.build_words.split()[0]] if language.build else []
+    programs.append(language.run.split()[0])
+    for program in programs:
+        if not program.startswith(("./", "/")) and shutil.which(program) is None:
+            return program
     return None
 
 
-def build_agent(folder, workspace):
-    """``folder``'s agent built in a copy under ``workspace``; a Built (never raises for the agent's fault)."""
+def _compile(language, copy, log_path, limits):
+    """None when ``language``'s build succeeds in ``copy`` under ``limits`` (in the sandbox), else why not."""
+    argv = language.build(copy)
+    try:
+        wrapped = wrap(argv, copy, limits)
+    except SandboxError as error:
+        return str(error)
+    with open(log_path, "wb") as log:
+        try:
+            finished = run(wrapped, copy, limits, BUILD_SECONDS, BUILD_SECONDS, stdout=log, stderr=log)
+        except OSError as error:
+            return "{!r} could not start: {}".format(language.build_words, error.strerror or error)
+    if finished.timed_out or finished.over_cpu:
+        return "{!r} ran past {} s".format(language.build_words, BUILD_SECONDS)
+    if finished.status != 0:
+        with open(log_path, "rb") as log:
+            log.seek(0, os.SEEK_END)
+            log.seek(max(0, log.tell() - 4 * BUILD_OUTPUT_SHOWN))
+            output = log.read().decode("utf-8", "replace").strip().replace("\n", " | ")
+        memory = " (killed at the memory limit, {} MiB)".format(limits.memory_mb) if finished.out_of_memory else ""
+        code = os.WEXITSTATUS(finished.status) if os.WIFEXITED(finished.status) else -os.WTERMSIG(finished.status)
+        return "{!r} failed with status {}{}: {}".format(language.build_words, code, memory,
+                                                          excerpt(output[-BUILD_OUTPUT_SHOWN:], BUILD_OUTPUT_SHOWN))
+    return None
+
+
+def build_agent(folder, workspace, index=0, limits=DEFAULT_LIMITS):
+    """``folder``'s agent built in a copy under ``workspace`` (named by ``index``); a Built (never raises for
+    the agent's fault)."""
     folder = os.path.abspath(folder)
-    name = os.path.basename(folder.rstrip(os.sep))
-    spec = "cmd:" + folder                                  # how it is named while it cannot play
+    name = excerpt(os.path.basename(folder.rstrip(os.sep)), 80)
+    copy = os.path.join(workspace, "agent-{}".format(index))
+    spec = "cmd:" + copy                                    # how it is named while it cannot play
+    shown = excerpt(folder, 200)
     if not os.path.isdir(folder):
-        return Built(folder, name, None, spec, "{} is not a folder".format(folder))
+        return Built(folder, name, None, spec, "{} is not a folder".format(shown))
+    if os.path.islink(folder):
+        return Built(folder, name, None, spec, "{} is a symbolic link (an agent folder is copied only as a real "
+                                               "folder)".format(shown))
     language = recognise(folder)
     if language is None:
         return Built(folder, name, None, spec, "no agent file in {} (build.sh looks for {})".format(
-            folder, ", ".join(language.source for language in LANGUAGES)))
+            shown, ", ".join(language.source for language in LANGUAGES)))
     missing = _missing_tool(language)
     if missing:
         return Built(folder, name, language.name, spec, "{} needs {}, which is not installed{}".format(
             language.source, missing, " ({})".format(INSTALL_HINT[missing]) if missing in INSTALL_HINT else ""))
-    copy = tempfile.mkdtemp(prefix=name[:40] + "-", dir=workspace)
-    shutil.rmtree(copy)
-    shutil.copytree(folder, copy, symlinks=True, ignore=NOT_COPIED)
+    try:
+        copy_folder(folder, copy, limits.folder_mb * MIB)
+    except (UntrustedFolderError, OSError) as error:
+        return Built(folder, name, language.name, spec, "cannot be copied: {}".format(error))
+    if not os.path.isfile(os.path.join(copy, language.source)):
+        return Built(folder, name, language.name, spec, "{} is not a regular file".format(language.source))
     if language.build:
-        try:
-            done = subprocess.run(language.build, shell=True, cwd=copy, stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=BUILD_SECONDS)
-        except subprocess.TimeoutExpired:
-            return Built(folder, name, language.name, spec, "{!r} ran past {} s".format(language.build, BUILD_SECONDS))
-        if done.returncode != 0:
-            output = done.stdout.decode("utf-8", "replace").strip().replace("\n", " | ")
-            return Built(folder, name, language.name, spec, "{!r} failed with status {}: {}".format(
-                language.build, done.returncode, output[-300:]))
+        prepare_folder(copy, limits)
+        error = _compile(language, copy, os.path.join(workspace, "build-{}.log".format(index)), limits)
+        if error:
+            return Built(folder, name, language.name, spec, error)
     return Built(folder, name, language.name, "cmd:{}::{}".format(copy, language.run), None)
 
 
@@ -104,11 +174,17 @@ def refuse_remote_builds(folders, scheduler):
 
 
 @contextmanager
-def built_agents(folders):
-    """[Built] for each folder, built in a workspace that lasts as long as the ``with``."""
+def built_agents(folders, limits=None, progress=None):
+    """[Built] for each folder, built under ``limits`` (None: the defaults) in a workspace that lasts as
+    long as the ``with``; ``progress(done, total)`` hears of each build."""
     workspace = tempfile.mkdtemp(prefix="littlego-build-")
+    built = []
     try:
-        yield [build_agent(folder, workspace) for folder in folders]
+        for index, folder in enumerate(folders):
+            built.append(build_agent(folder, workspace, index, limits or DEFAULT_LIMITS))
+            if progress:
+                progress(index + 1, len(folders))
+        yield built
     finally:
         shutil.rmtree(workspace, ignore_errors=True)
 

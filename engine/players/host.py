@@ -5,6 +5,7 @@ import re
 
 from engine.constants import BOARD_SIZE, PASS
 from engine.protocol import write_atomic
+from engine.sandbox.files import READ_LIMIT, excerpt, read_untrusted
 
 _FIRST_LINE = re.compile(r"[^\r\n]*")      # up to the first LF, CR or CRLF, as text files read
 
@@ -40,21 +41,24 @@ def parse_output(text):
     if fields[0] == PASS:
         return PASS
     if len(fields) < 2:
-        raise OutputFormatError("{!r} is not a move: expected 'i,j' or 'PASS'".format(fields[0]))
+        raise OutputFormatError("'{}' is not a move: expected 'i,j' or 'PASS'".format(excerpt(fields[0])))
     try:
         return int(fields[0]), int(fields[1])
     except ValueError:
-        raise OutputFormatError("{!r} is not a move: expected 'i,j' or 'PASS'".format(",".join(fields)))
+        raise OutputFormatError("'{}' is not a move: expected 'i,j' or 'PASS'".format(excerpt(",".join(fields))))
 
 
 def read_output(path="output.txt"):
-    """The move in an output file (see parse_output); OSError when missing, OutputFormatError when unparsable.
+    """The move in an output file (see parse_output); OSError when missing, UntrustedFileError (an OSError)
+    when it is not a regular file (a link, a FIFO), OutputFormatError when unparsable or longer than READ_LIMIT.
 
     The host decodes the whole file as UTF-8 before it reads a line, so a file that is not
-    UTF-8 anywhere is unreadable to it, whatever its first line says.
+    UTF-8 anywhere is unreadable to it, whatever its first line says. An agent's file is
+    untrusted: never followed through a link, never waited on, never read past READ_LIMIT.
     """
-    with open(path, "rb") as handle:
-        raw = handle.read()
+    raw, more = read_untrusted(path)
+    if more:
+        raise OutputFormatError("output.txt holds more than {} bytes (a move is a few)".format(READ_LIMIT))
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:

@@ -6,23 +6,22 @@ written the course way, ``output.txt`` read the course way. A move over the CPU 
 point off the board is a ``PlayerFault`` naming the reason; a player that hangs is killed.
 """
 
-import math
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
-import time
 
 from engine.constants import COURSE_CPU_LIMIT, PASS
 from engine.coords import on_board, to_point
-from engine.players.host import OutputFormatError, write_input, read_output
+from engine.players.host import OutputFormatError, format_input, read_output
 from engine.players.base import Player, PlayerFault, Reason
-from engine.players.sandbox import DEFAULT_LIMITS, SandboxError, prepare_folder, starter, wrap
+from engine.sandbox.files import UntrustedFileError, copy_folder, excerpt, write_new
+from engine.sandbox.isolation import prepare_folder, wrap
+from engine.sandbox.limits import DEFAULT_LIMITS, MIB, SandboxError, UntrustedFolderError
+from engine.sandbox.process import run
 
-# Version control, caches and evolution runs are no part of a player: not copied per game.
-NOT_COPIED = shutil.ignore_patterns(".git", "__pycache__", ".hypothesis", ".pytest_cache", "runs", "*.egg-info")
+STDERR_SHOWN = 300                 # characters of an agent's stderr in a fault
 
 
 class ProgramPlayer(Player):
@@ -30,10 +29,12 @@ class ProgramPlayer(Player):
 
     def __init__(self, directory, command=None, cpu_limit=COURSE_CPU_LIMIT, spec=None, wall_limit=None,
                  limits=DEFAULT_LIMITS):
+        """``command``: a shell command line (a user's own ``cmd:DIR::COMMAND``) or an argv list (a built
+        agent's, which no file name can turn into options); default: this Python on ``my_player3.py``."""
         if not os.path.isdir(directory):
             raise ValueError("player directory {!r} does not exist".format(directory))
         self.source = os.path.abspath(directory)
-        self.command = command or "{} my_player3.py".format(sys.executable)
+        self.command = command or [sys.executable, "my_player3.py"]
         self.cpu_limit = cpu_limit
         # A player that sleeps uses no CPU: past this much wall time it is killed.
         self.wall_limit = wall_limit or max(3 * cpu_limit, cpu_limit + 5)
@@ -44,9 +45,12 @@ class ProgramPlayer(Player):
     def new_game(self, colour, seed):
         Player.new_game(self, colour, seed)
         self.close()
-        self.workdir = tempfile.mkdtemp(prefix="littlego-player-")
-        shutil.copytree(self.source, os.path.join(self.workdir, "play"), symlinks=True, ignore=NOT_COPIED)
-        self.workdir = os.path.join(self.workdir, "play")
+        self.workdir = os.path.join(tempfile.mkdtemp(prefix="littlego-player-"), "play")
+        try:
+            copy_folder(self.source, self.workdir, self.limits.folder_mb * MIB)
+        except (UntrustedFolderError, OSError) as error:
+            self.close()
+            raise PlayerFault(Reason.CRASH, "its folder cannot be copied: {}".format(error))
         prepare_folder(self.workdir, self.limits)
 
     def close(self):
@@ -61,52 +65,45 @@ class ProgramPlayer(Player):
         for name in ("input.txt", "output.txt"):
             try:
                 os.unlink(os.path.join(self.workdir, name))
-            except OSError:
+            except FileNotFoundError:
                 pass
-        write_input(os.path.join(self.workdir, "input.txt"), position.player,
-                    position.previous_string(), position.board_string())
+            except OSError as error:       # a folder the agent put there
+                raise PlayerFault(Reason.BAD_OUTPUT, "{} cannot be replaced: {}".format(name, error.strerror))
+        write_new(os.path.join(self.workdir, "input.txt"),
+                  format_input(position.player, position.previous_string(), position.board_string()))
         stderr_path = os.path.join(os.path.dirname(self.workdir), "stderr.txt")
         try:
             argv = wrap(self.command, self.workdir, self.limits)
         except SandboxError as error:
             raise PlayerFault(Reason.CRASH, str(error))
-        # The kernel stops a runaway at the limit plus a second; the host judges the exact figure.
-        start = starter(self.limits, int(math.ceil(self.cpu_limit)) + 1)
         with open(stderr_path, "wb") as stderr:
-            process = subprocess.Popen(argv, cwd=self.workdir, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                       stderr=stderr, preexec_fn=start)
-        wall_limit = self.wall_limit
-        started = time.monotonic()
-        status = usage = None
-        while True:
-            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
-            if pid:
-                process.returncode = status
-                _end_group(process.pid)          # what the move left running ends with it
-                break
-            if time.monotonic() - started > wall_limit:
-                try:
-                    os.killpg(process.pid, signal.SIGKILL)
-                except OSError:
-                    pass
-                _, status, usage = os.wait4(process.pid, 0)
-                process.returncode = status
-                raise PlayerFault(Reason.TIMEOUT, "no answer in {:.0f} s of wall time (killed)".format(wall_limit))
-            time.sleep(0.002)
-        cpu = usage.ru_utime + usage.ru_stime
-        if cpu > self.cpu_limit or (os.WIFSIGNALED(status) and os.WTERMSIG(status) in (signal.SIGXCPU, signal.SIGKILL)
-                                    and cpu >= self.cpu_limit):
+            try:
+                finished = run(argv, self.workdir, self.limits, self.cpu_limit, self.wall_limit, stderr=stderr)
+            except OSError as error:       # no such program (without the sandbox, an argv runs directly)
+                raise PlayerFault(Reason.CRASH, "cannot start {}: {}".format(excerpt(" ".join(self.command) if isinstance(
+                    self.command, list) else self.command, 100), error.strerror or error))
+        status, cpu = finished.status, finished.cpu
+        if finished.timed_out:
+            raise PlayerFault(Reason.TIMEOUT, "no answer in {:.0f} s of wall time (killed)".format(self.wall_limit))
+        if cpu > self.cpu_limit or finished.over_cpu or (
+                os.WIFSIGNALED(status) and os.WTERMSIG(status) in (signal.SIGXCPU, signal.SIGKILL)
+                and cpu >= self.cpu_limit):
             raise PlayerFault(Reason.TIMEOUT, "{:.2f} s of CPU, over the {:.1f} s limit".format(cpu, self.cpu_limit))
+        if finished.out_of_memory:
+            raise PlayerFault(Reason.CRASH, "killed at the memory limit ({} MiB, all its processes): {}".format(
+                self.limits.memory_mb, _tail(stderr_path)))
         output = os.path.join(self.workdir, "output.txt")
-        if not os.path.exists(output):
+        try:
+            move = read_output(output)
+        except FileNotFoundError:
             if os.WIFSIGNALED(status) or os.WEXITSTATUS(status) != 0:
                 raise PlayerFault(Reason.CRASH, "exited with {} and wrote no output.txt: {}".format(
                     _describe_status(status), _tail(stderr_path)))
             raise PlayerFault(Reason.BAD_OUTPUT, "no output.txt")
-        try:
-            move = read_output(output)
-        except (OutputFormatError, OSError) as error:
+        except (OutputFormatError, UntrustedFileError) as error:
             raise PlayerFault(Reason.BAD_OUTPUT, str(error))
+        except OSError as error:
+            raise PlayerFault(Reason.BAD_OUTPUT, "output.txt cannot be read: {}".format(error.strerror or error))
         if move == PASS:
             return PASS, cpu
         if not on_board(*move):
@@ -116,13 +113,6 @@ class ProgramPlayer(Player):
 
 _SIGNAL_MEANING = {signal.SIGXFSZ: "over the file size limit", signal.SIGXCPU: "over the CPU limit",
                    signal.SIGKILL: "killed", signal.SIGSEGV: "a memory fault"}
-
-
-def _end_group(group):
-    try:
-        os.killpg(group, signal.SIGKILL)
-    except OSError:
-        pass
 
 
 def _describe_status(status):
@@ -135,10 +125,13 @@ def _describe_status(status):
     return "status {}{}".format(code, " (signal {} in the sandbox: {})".format(code - 128, meaning) if meaning else "")
 
 
-def _tail(path, limit=300):
+def _tail(path, limit=STDERR_SHOWN):
+    """The end of an agent's stderr, read no further back than needed and shown safely."""
     try:
         with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - 4 * limit))
             text = handle.read().decode("utf-8", "replace").strip()
     except OSError:
         return ""
-    return text[-limit:].replace("\n", " | ")
+    return excerpt(text[-limit:].replace("\n", " | "), limit)

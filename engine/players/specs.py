@@ -30,7 +30,7 @@ from engine.players.gtp import gtp_player
 from engine.players.scripted import AggressivePlayer, AlphaBetaPlayer, GreedyPlayer, RandomPlayer
 from engine.players.searcher import AgentPlayer
 from engine.players.program import ProgramPlayer
-from engine.players.sandbox import DEFAULT_LIMITS
+from engine.sandbox.limits import DEFAULT_LIMITS
 from engine.players.qlearning import QLearningPlayer, QTableError, load_table
 
 SCRIPTED = {"random": RandomPlayer, "greedy": GreedyPlayer, "aggressive": AggressivePlayer,

@@ -1,25 +1,24 @@
-"""Where a program player's move runs: a bubblewrap sandbox around its own folder copy, with limits.
+"""Where an untrusted program runs: a bubblewrap sandbox around its own folder copy.
 
-With ``bwrap`` (Debian's ``bubblewrap``) working, each move's process sees a root made of the
-system's read-only folders (``/usr``, ``/etc``, the Python it runs on, the ``engine`` package),
-its own folder copy as the only writable place (nothing else of ``/tmp``, no home folder, so no
-other player's copy, no user's file, no ``~/.cache``), no network, its own process tree (every
-descendant ends when the move ends) and, when littlego runs as root, the unprivileged user
-``nobody``. Limits on memory and file size apply in any case (``setrlimit``); the limit on
-processes only in the sandbox, where the move runs in a user namespace of its own: there, from
-Linux 5.14, the kernel counts RLIMIT_NPROC against the namespace's own tasks, so that the limit
-is the move's alone (``prlimit``, set inside). Where no isolation can be had, ``auto`` plays
-with the other limits only, after a one-line warning, and ``strict`` refuses (SandboxError).
+With ``bwrap`` (Debian's ``bubblewrap``) working, the program sees a root made of the system's
+read-only folders (``/usr``, ``/etc``, the Python it runs on, the ``engine`` package), its own
+folder copy as the only writable place (a small private ``/tmp`` and ``/dev/shm`` besides; no
+other player's copy, no home folder, no ``~/.cache``), no network, its own process tree (every
+descendant ends when it ends), the stated ``environment`` and nothing of the host's, and, when
+littlego runs as root, the unprivileged user ``nobody``. The process limit is set inside, in a
+user namespace of the program's own, where from Linux 5.14 the kernel counts RLIMIT_NPROC
+against the namespace's own tasks (``prlimit``). Where no isolation can be had, ``auto`` runs
+with the limits only, after a one-line warning, and ``strict`` refuses (SandboxError).
 
 What this machine offers is tried once a process (``support``, cached: ``support.cache_clear()``
 tries again).
 """
 
+
 import functools
 import os
 import platform
 import pwd
-import resource
 import shlex
 import shutil
 import subprocess
@@ -27,40 +26,28 @@ import sys
 from dataclasses import dataclass
 
 import engine
+from engine.sandbox import accounting
+from engine.sandbox.limits import DEFAULT_LIMITS, MIB, SandboxError
 
-MODES = ("auto", "strict", "off")
 ISOLATION_TOOL = "bwrap"
 # util-linux, all three: under root the sandboxed command becomes nobody (setpriv) in a user namespace of
 # its own (unshare); the process limit is set inside that namespace (prlimit), where the kernel counts it.
 SWITCH_USER, OWN_USER_NAMESPACE, PROCESS_LIMIT = "setpriv", "unshare", "prlimit"
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
-_MIB = 2 ** 20
 UNPRIVILEGED_USER = "nobody"
 # Linux 5.14 (ucounts) counts RLIMIT_NPROC per user namespace: a task's own namespace against its limit.
 COUNTED_PER_NAMESPACE_SINCE = (5, 14)
+# The whole environment of an untrusted program, isolated or not: nothing of the host's (no tokens, no
+# keys, no PYTHONPATH). PATH also holds the folder of the Python running littlego; HOME is its own copy.
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+LANGUAGE = "C.UTF-8"
 
 
-class SandboxError(ValueError):
-    """A sandbox that cannot be had where ``strict`` asks for one; the message says why (a setting
-    this machine cannot honour, reported as the user's mistake)."""
-
-
-@dataclass(frozen=True)
-class Limits:
-    """How a program player's moves run: the isolation mode and the limits of each move's processes."""
-
-    mode: str = "auto"             # auto: isolated where bwrap works, else limits only (warned); strict; off
-    memory_mb: int = 1024          # data memory of each process (RLIMIT_DATA)
-    processes: int = 128           # tasks (processes and threads) of a sandboxed move (RLIMIT_NPROC)
-    file_mb: int = 64              # the largest file it may write (RLIMIT_FSIZE)
-
-    def describe_unisolated(self):
-        """The limits that hold without the sandbox (the process limit needs its user namespace)."""
-        return "memory {} MiB a process, files up to {} MiB, CPU; no limit on processes".format(
-            self.memory_mb, self.file_mb)
-
-
-DEFAULT_LIMITS = Limits()
+def environment(folder):
+    """The stated environment of a program run in ``folder``: PATH, HOME (the folder), LANG, TMPDIR."""
+    python_folder = os.path.dirname(sys.executable)
+    path = SYSTEM_PATH if python_folder in SYSTEM_PATH.split(":") else python_folder + ":" + SYSTEM_PATH
+    return {"PATH": path, "HOME": folder, "LANG": LANGUAGE, "TMPDIR": "/tmp"}
 
 
 @dataclass(frozen=True)
@@ -142,23 +129,30 @@ def _interpreter(launcher):
     return found.stdout.strip() if found.returncode == 0 else None
 
 
+def resolve_program(argv):
+    """``argv`` with its program made absolute: a Python launcher (``python``, ``python3``: maybe a pyenv
+    shim, a script that would not run inside the sandbox) replaced by the interpreter it starts, and a bare
+    name found on the host's PATH by its path (the program's own PATH is the stated one)."""
+    program = argv[0]
+    if program in ("python", "python3", "python2"):
+        found = _interpreter(program)
+    elif os.sep not in program:
+        found = shutil.which(program)
+    else:
+        found = None
+    return [found or program] + list(argv[1:])
+
+
 def resolve_launcher(shell_command):
-    """``shell_command`` with a Python launcher in front (``python``, ``python3``: maybe a pyenv shim,
-    a script that would not run inside the sandbox) replaced by the interpreter it starts."""
+    """``shell_command`` with its first word made absolute as ``resolve_program`` does."""
     program, _, rest = shell_command.partition(" ")
-    if program not in ("python", "python3", "python2"):
-        return shell_command
-    executable = _interpreter(program)
-    return "{} {}".format(shlex.quote(executable), rest) if executable else shell_command
+    resolved = resolve_program([program])[0]
+    return "{} {}".format(shlex.quote(resolved), rest) if resolved != program else shell_command
 
 
-def program_folder(shell_command):
-    """The installation a command's program lives in (the folder above its ``bin``, else its own
-    folder), where it is an absolute path or found on PATH; None for ``./exe`` and the like."""
-    try:
-        program = shlex.split(shell_command)[0]
-    except (ValueError, IndexError):
-        return None
+def program_folder(program):
+    """The installation ``program`` (a path, or a name on PATH) lives in (the folder above its ``bin``,
+    else its own folder); None for ``./exe`` and the like."""
     if program.startswith("./") or (os.sep not in program and shutil.which(program) is None):
         return None
     where = os.path.dirname(os.path.realpath(shutil.which(program) or program))
@@ -209,7 +203,7 @@ def bwrap_argv(chdir, command, writable, tmp_mb=DEFAULT_LIMITS.file_mb, extra=()
     """
     argv = [shutil.which(ISOLATION_TOOL) or ISOLATION_TOOL]
     # A private /tmp first (small: files beyond the copy are no place to fill), then the folders on it.
-    argv += ["--size", str(tmp_mb * _MIB), "--tmpfs", "/tmp"]
+    argv += ["--size", str(tmp_mb * MIB), "--tmpfs", "/tmp"]
     for folder in SYSTEM_FOLDERS:
         if os.path.islink(folder):
             argv += ["--symlink", os.readlink(folder), folder]
@@ -222,8 +216,11 @@ def bwrap_argv(chdir, command, writable, tmp_mb=DEFAULT_LIMITS.file_mb, extra=()
         argv += ["--bind", writable, writable]
     # --as-pid-1: the command is the namespace's first process, so that its CPU (children included) reaches
     # the host's wait4, and everything it leaves ends when it does.
-    argv += ["--proc", "/proc", "--dev", "/dev", "--die-with-parent", "--new-session", "--as-pid-1", "--chdir", chdir,
-             "--setenv", "HOME", chdir]
+    # /dev/shm as small as /tmp: shared memory no bigger than a file may be.
+    argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(tmp_mb * MIB), "--tmpfs", "/dev/shm",
+             "--die-with-parent", "--new-session", "--as-pid-1", "--chdir", chdir, "--clearenv"]
+    for name, value in sorted(environment(chdir).items()):
+        argv += ["--setenv", name, value]
     if _unprivileged_ids():
         argv += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
                  "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--"]
@@ -254,18 +251,6 @@ def process_allowance(limits):
     return limits.processes + _tasks_of(ids[0] if ids else os.getuid())
 
 
-def starter(limits, cpu_seconds):
-    """The function that a move's process runs before the program (a preexec_fn): its own session and
-    the limits on CPU, memory and file size (the process limit is set inside the sandbox: ``_inside``)."""
-    def start():
-        os.setsid()
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
-        resource.setrlimit(resource.RLIMIT_DATA, (limits.memory_mb * _MIB,) * 2)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mb * _MIB,) * 2)
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    return start
-
-
 def prepare_folder(folder, limits):
     """Give a player's folder copy to the user its moves run as (``nobody`` under root, when isolated)."""
     ids = _unprivileged_ids()
@@ -276,27 +261,47 @@ def prepare_folder(folder, limits):
             os.lchown(name, *ids)
 
 
-def wrap(shell_command, folder, limits):
-    """The argv of one move of ``shell_command`` in ``folder`` under ``limits``; SandboxError where
-    ``strict`` asks for isolation that cannot be had."""
+def wrap(command, folder, limits):
+    """The argv of ``command`` (an argv list, or a shell command line) run in ``folder`` under ``limits``:
+    in the sandbox where it can be had; SandboxError where ``strict`` asks for isolation that cannot be."""
     found = support() if limits.mode != "off" else Support(False)
     if not found.isolated:
         if limits.mode == "strict":
             raise SandboxError("--sandbox strict: no isolation for program players here: {}".format(found.why))
-        return ["/bin/sh", "-c", shell_command]
-    shell_command = resolve_launcher(shell_command)
-    program = program_folder(shell_command)
-    inside = _inside(["/bin/sh", "-c", shell_command], process_allowance(limits), found.nested)
-    return bwrap_argv(folder, inside, folder, limits.file_mb, [program] if program else [])
+        return ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
+    if isinstance(command, str):
+        command = resolve_launcher(command)
+        try:
+            program = shlex.split(command)[0]
+        except (ValueError, IndexError):
+            program = ""
+        argv = ["/bin/sh", "-c", command]
+    else:
+        argv = resolve_program(command)
+        program = argv[0]
+    installation = program_folder(program) if program else None
+    inside = _inside(argv, process_allowance(limits), found.nested)
+    return bwrap_argv(folder, inside, folder, limits.file_mb, [installation] if installation else [])
+
+
+def describe_unisolated(limits):
+    """In words, the limits that hold without the sandbox: what the cgroups here count over all of a run's
+    processes, else what the rlimits bound in each process alone."""
+    counted = accounting.hierarchies()
+    together = " (all its processes)"
+    return "memory {} MiB{}, {}, files up to {} MiB, folders up to {} MiB, CPU{}".format(
+        limits.memory_mb, together if accounting.MEMORY in counted else " a process",
+        "processes {}{}".format(limits.processes, together) if accounting.TASKS in counted else "no limit on processes",
+        limits.file_mb, limits.folder_mb, together if accounting.CPU in counted else "")
 
 
 def warning(limits):
     """The one line to print before program players run without isolation (None when they are isolated)."""
     if limits.mode == "off":
         return "program players run without a sandbox (--sandbox off): limits only ({})".format(
-            limits.describe_unisolated())
+            describe_unisolated(limits))
     isolated, why = isolation()
     if isolated:
         return None
     return ("program players are not isolated ({}): they can read and write the other players' folders and your "
-            "files; only their resources are limited ({})".format(why, limits.describe_unisolated()))
+            "files; only their resources are limited ({})".format(why, describe_unisolated(limits)))

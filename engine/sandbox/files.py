@@ -1,0 +1,160 @@
+"""An agent's files as untrusted input: its folder copied, its ``output.txt`` read, its text shown.
+
+An agent folder is copied as regular files and folders only. A symbolic link to a regular file
+inside the folder is copied as that file's bytes; any other link (outside the folder, to a folder,
+dangling), a FIFO, a socket or a device is refused with its name. Bytes are counted as they are
+written, so a sparse file counts at its full size, and a copy past the folder limit stops there.
+A file the agent leaves for the host is opened without following a link and without blocking,
+only when it is a regular file, and only its first ``READ_LIMIT`` bytes are read; what the host
+shows of an agent's text is a short excerpt with everything unprintable escaped.
+"""
+
+import errno
+import os
+import shutil
+import stat
+
+from engine.sandbox.limits import MIB, UntrustedFolderError
+
+READ_LIMIT = 4096                  # bytes of an agent's answer the host reads (a move is a few)
+EXCERPT_CHARACTERS = 60            # of an agent's text in a fault
+_CHUNK = 1 << 20
+# Version control, caches and evolution runs are no part of a player: not copied.
+NOT_COPIED = frozenset((".git", "__pycache__", ".hypothesis", ".pytest_cache", "runs"))
+NOT_COPIED_SUFFIXES = (".egg-info",)
+
+
+class UntrustedFileError(OSError):
+    """A file an agent left that the host will not read (a link, a FIFO, a device: not a regular file);
+    ``kind`` says what it is ("a FIFO")."""
+
+    def __init__(self, path, kind):
+        OSError.__init__(self, errno.EINVAL, "{} is {}".format(os.path.basename(path), kind), path)
+        self.kind = kind
+
+
+def excerpt(text, limit=EXCERPT_CHARACTERS):
+    """``text`` (str or bytes) shown safely: unprintable characters escaped, at most ``limit`` characters."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    shown = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+    return shown if len(shown) <= limit else shown[:limit] + "..."
+
+
+def _kind(mode):
+    for test, word in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"),
+                       (stat.S_ISBLK, "a device"), (stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return word
+    return "not a regular file"
+
+
+def open_regular(path, flags=os.O_RDONLY):
+    """A descriptor of the regular file at ``path``, opened without following a link at its last step and
+    without blocking; UntrustedFileError naming what it is instead (FileNotFoundError when missing)."""
+    try:
+        handle = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise UntrustedFileError(path, "a symbolic link")
+        raise
+    mode = os.fstat(handle).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(handle)
+        raise UntrustedFileError(path, _kind(mode))
+    return handle
+
+
+def read_untrusted(path, limit=READ_LIMIT):
+    """The first ``limit`` bytes of the regular file at ``path`` and whether there were more."""
+    handle = open_regular(path)
+    try:
+        data = b""
+        while len(data) <= limit:
+            chunk = os.read(handle, limit + 1 - len(data))
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(handle)
+    return data[:limit], len(data) > limit
+
+
+def write_new(path, text):
+    """Write ``text`` to ``path``, which must not exist (never through a link or a FIFO left there)."""
+    handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    with os.fdopen(handle, "w") as out:
+        out.write(text)
+
+
+def _ignored(name):
+    return name in NOT_COPIED or name.endswith(NOT_COPIED_SUFFIXES)
+
+
+def _inside(path, root):
+    return path == root or path.startswith(root + os.sep)
+
+
+class _Copy:
+    """One folder copy under way: the bytes written so far against the cap."""
+
+    def __init__(self, source, cap_bytes):
+        self.source, self.root, self.cap, self.written = source, os.path.realpath(source), cap_bytes, 0
+
+    def refuse(self, path, why):
+        raise UntrustedFolderError("agent folder {}: {} {}".format(
+            excerpt(self.source, 200), excerpt(os.path.relpath(path, self.source), 120), why))
+
+    def file(self, path, destination):
+        try:
+            handle = open_regular(path)
+        except UntrustedFileError as error:
+            self.refuse(path, "is {} (only regular files and folders are copied)".format(error.kind))
+        try:
+            with open(destination, "xb") as out:
+                while True:
+                    chunk = os.read(handle, _CHUNK)
+                    if not chunk:
+                        break
+                    self.written += len(chunk)
+                    if self.written > self.cap:
+                        self.refuse(path, "takes the folder past its limit of {} MiB (--folder-size)".format(
+                            self.cap // MIB))
+                    out.write(chunk)
+            os.chmod(destination, stat.S_IMODE(os.fstat(handle).st_mode) & 0o755 | 0o600)
+        finally:
+            os.close(handle)
+
+    def link(self, path, destination):
+        target = os.path.realpath(path)
+        if not _inside(target, self.root):
+            self.refuse(path, "is a symbolic link to outside the folder")
+        if not os.path.isfile(target) or os.path.islink(target):
+            self.refuse(path, "is a symbolic link to something other than a regular file")
+        self.file(target, destination)
+
+    def folder(self, path, destination):
+        os.mkdir(destination, 0o755)
+        with os.scandir(path) as entries:
+            for entry in sorted(entries, key=lambda e: e.name):
+                if _ignored(entry.name):
+                    continue
+                inner, outer = entry.path, os.path.join(destination, entry.name)
+                if entry.is_symlink():
+                    self.link(inner, outer)
+                elif entry.is_dir(follow_symlinks=False):
+                    self.folder(inner, outer)
+                else:
+                    self.file(inner, outer)   # refused there unless a regular file
+
+
+def copy_folder(source, destination, cap_bytes):
+    """Copy the agent folder ``source`` to ``destination`` (which must not exist) as untrusted input; the
+    bytes written. UntrustedFolderError naming the first entry refused; nothing is left of a refused copy."""
+    copy = _Copy(source, cap_bytes)
+    try:
+        copy.folder(source, destination)
+    except BaseException:
+        shutil.rmtree(destination, ignore_errors=True)
+        raise
+    return copy.written

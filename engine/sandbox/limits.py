@@ -1,0 +1,35 @@
+"""The settings an untrusted program runs under: the isolation mode and its limits, one record."""
+
+from dataclasses import dataclass
+
+MODES = ("auto", "strict", "off")
+MIB = 2 ** 20
+
+
+class SandboxError(ValueError):
+    """A sandbox that cannot be had where ``strict`` asks for one; the message says why (a setting
+    this machine cannot honour, reported as the user's mistake)."""
+
+
+class UntrustedFolderError(ValueError):
+    """An agent folder that is not copied: it holds something other than regular files and folders,
+    or more than the folder limit; the message names the entry and why."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How a program player's moves (and an agent's build) run: the isolation mode and the limits.
+
+    Where this machine gives littlego cgroups (``accounting.hierarchies``), ``memory_mb`` and
+    ``processes`` bound all of a move's processes together, shared memory and memfd included,
+    and CPU is counted over every one of them; elsewhere the rlimits bound each process alone.
+    """
+
+    mode: str = "auto"             # auto: isolated where bwrap works, else limits only (warned); strict; off
+    memory_mb: int = 1024          # memory of a move: all its processes (cgroup), else each one's data (RLIMIT_DATA)
+    processes: int = 128           # tasks (processes and threads) of a move (cgroup pids, RLIMIT_NPROC in the sandbox)
+    file_mb: int = 64              # the largest file it may write (RLIMIT_FSIZE); also the private /tmp's size
+    folder_mb: int = 100           # the bytes of an agent folder's files, counted as they are copied
+
+
+DEFAULT_LIMITS = Limits()

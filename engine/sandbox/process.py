@@ -1,0 +1,156 @@
+"""One untrusted run (a move, a build): started under the limits, watched, ended with everything it started.
+
+``run`` starts the argv that ``isolation.wrap`` made, in a session of its own, with the stated
+environment and the rlimits, inside the run's cgroups (``accounting``), and waits for it. CPU is
+counted over every process the run had: by the cgroup where there is one; elsewhere by sampling
+the run's processes while it runs (so a child that is never reaped is charged up to the last
+sample) besides the first process's own account of those it reaped. A run over its CPU (the
+limit and a second) or past its wall-clock limit is killed, as is everything it left running.
+"""
+
+import os
+import resource
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+
+from engine.sandbox.accounting import CPU, MEMORY, Accounting
+from engine.sandbox.isolation import environment
+from engine.sandbox.limits import MIB
+
+# Without a memory cgroup, memory-backed files (memfd, /dev/shm) are bounded by their size times the
+# files a process may hold open: this many, each at most the memory limit over this many.
+FILES_WITHOUT_CGROUP = 64
+SAMPLE_SECONDS = 0.05              # how often the run's processes are sampled where no cgroup counts CPU
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass(frozen=True)
+class Finished:
+    """How a run ended: its first process's wait status, the CPU of all its processes, the wall time,
+    and whether it was killed past its wall-clock limit, over its CPU, or at its memory limit."""
+
+    status: int
+    cpu: float
+    wall: float
+    timed_out: bool = False
+    over_cpu: bool = False
+    out_of_memory: bool = False
+
+
+def file_limits(limits, accounting):
+    """(the largest file, files open at once) of a run's processes: the limits' file size where a memory
+    cgroup counts memory-backed files; else no more than FILES_WITHOUT_CGROUP files of memory/N each."""
+    if accounting.counts(MEMORY):
+        return limits.file_mb * MIB, None
+    return min(limits.file_mb, max(1, limits.memory_mb // FILES_WITHOUT_CGROUP)) * MIB, FILES_WITHOUT_CGROUP
+
+
+def starter(limits, cpu_seconds, accounting):
+    """The function the run's first process runs before the program (a preexec_fn): a session of its own,
+    the run's cgroups, and the rlimits on CPU, data memory, file size and (without cgroups) open files."""
+    file_size, open_files = file_limits(limits, accounting)
+
+    def start():
+        os.setsid()
+        accounting.join()
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+        resource.setrlimit(resource.RLIMIT_DATA, (limits.memory_mb * MIB,) * 2)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_size,) * 2)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if open_files:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (open_files,) * 2)
+    return start
+
+
+def _process_table():
+    """{pid: (parent pid, start time, CPU seconds)} of every process now (zombies included)."""
+    table = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/{}/stat".format(name), "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue               # ended meanwhile
+        # After the command's name: state, ppid, ... utime (the 12th), stime, ..., starttime (the 20th).
+        table[int(name)] = (int(fields[1]), int(fields[19]), (int(fields[11]) + int(fields[12])) / _TICK)
+    return table
+
+
+class _Samples:
+    """CPU of a run's processes as sampled: each process's latest figure, summed over all it ever had."""
+
+    def __init__(self, top):
+        self.top, self.seen, self.next_at = top, {}, 0.0
+
+    def take(self, now):
+        if now < self.next_at:
+            return
+        self.next_at = now + SAMPLE_SECONDS
+        table = _process_table()
+        children = {}
+        for pid, (parent, _, _) in table.items():
+            children.setdefault(parent, []).append(pid)
+        stack = [self.top]
+        while stack:
+            pid = stack.pop()
+            if pid in table:
+                self.seen[(pid, table[pid][1])] = table[pid][2]
+            stack.extend(children.get(pid, ()))
+
+    def total(self):
+        return sum(self.seen.values())
+
+
+def _kill_group(group):
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def run(argv, folder, limits, cpu_limit, wall_limit, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
+    """Run ``argv`` (from ``isolation.wrap``) in ``folder`` under ``limits``; a Finished.
+
+    The kernel stops a single runaway at ``cpu_limit`` and a second (RLIMIT_CPU); the run as a whole
+    is killed once its processes together pass that, or after ``wall_limit`` seconds; the caller
+    judges the exact figure.
+    """
+    accounting = Accounting(limits)
+    hard_cpu = int(cpu_limit) + 1
+    try:
+        process = subprocess.Popen(argv, cwd=folder, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
+                                   env=environment(folder), preexec_fn=starter(limits, hard_cpu, accounting))
+        samples = None if accounting.counts(CPU) else _Samples(process.pid)
+        started = time.monotonic()
+        pause, timed_out, over_cpu = 0.001, False, False
+        while True:
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            now = time.monotonic()
+            if samples:
+                samples.take(now)
+            used = accounting.cpu_seconds() if accounting.counts(CPU) else samples.total()
+            if now - started > wall_limit or (used or 0.0) > hard_cpu:
+                timed_out, over_cpu = now - started > wall_limit, not now - started > wall_limit
+                _kill_group(process.pid)
+                accounting.kill()
+                _, status, usage = os.wait4(process.pid, 0)
+                break
+            time.sleep(pause)
+            pause = min(2 * pause, 0.02)       # quick answers are seen at once, long runs cost little
+        process.returncode = status
+        wall = time.monotonic() - started
+        _kill_group(process.pid)           # what the run left running ends with it
+        accounting.kill()
+        reaped = usage.ru_utime + usage.ru_stime
+        counted = accounting.cpu_seconds()
+        cpu = max(reaped, counted if counted is not None else samples.total())
+        return Finished(status, cpu, wall, timed_out, over_cpu, accounting.out_of_memory())
+    finally:
+        accounting.close()
+

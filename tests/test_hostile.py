@@ -1,0 +1,304 @@
+"""Hostile entrants against the grader: their builds, their folders and their answers.
+
+Each attack is one entrant or agent, bounded in itself; each ends as that entrant's loss (or
+refused with a message naming it) with the grader's files, environment and the other entrants
+untouched. The build attacks run in the sandbox where bwrap isolates (CI installs it); those
+that the host itself stops (the copy, ``output.txt``, the environment) run in every mode.
+"""
+
+import dataclasses
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+
+from engine.cli.littlego import main
+from engine.constants import BLACK
+from engine.course.build import built_agents
+from engine.players.base import PlayerFault, Reason
+from engine.players.program import ProgramPlayer
+from engine.position import Position
+from engine.sandbox import accounting
+from engine.sandbox.files import READ_LIMIT, copy_folder
+from engine.sandbox.isolation import isolation
+from engine.sandbox.limits import MIB, Limits, UntrustedFolderError
+
+from tests.test_course_build import PASS_CPP, PASS_JAVA, PASS_PY
+
+LIMITS = Limits(mode="strict", memory_mb=256, processes=64, file_mb=16, folder_mb=8)
+isolated = pytest.mark.skipif(not isolation()[0], reason="no isolation here: {}".format(isolation()[1]))
+needs_gpp = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+needs_jdk = pytest.mark.skipif(shutil.which("javac") is None or shutil.which("jar") is None, reason="needs a JDK")
+SECRET = "TOKEN-3f9a1c-of-the-grader"
+
+
+def folder_of(root, name, files):
+    folder = root / name
+    folder.mkdir()
+    for file_name, text in files.items():
+        (folder / file_name).write_text(text)
+    return folder
+
+
+def grader_secret(tmp_path):
+    """A file of the grader's, outside every entrant folder, whose first line is the secret."""
+    secret = tmp_path / "grader" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text(SECRET + "\nmore\n")
+    return secret
+
+
+def one_move(folder, limits=LIMITS, cpu_limit=5.0, moves=1):
+    """The result of a program player's ``moves`` first moves as Black (the last one), or its PlayerFault."""
+    player = ProgramPlayer(str(folder), cpu_limit=cpu_limit, limits=limits)
+    try:
+        player.new_game(BLACK, 1)
+        result = None
+        for _ in range(moves):
+            result = player.timed_move(Position.initial())
+        return result
+    except PlayerFault as fault:
+        return fault
+    finally:
+        player.close()
+
+
+# --- builds -------------------------------------------------------------------------------------
+
+def copy_of(built):
+    """The folder a Built agent plays from (its workspace copy)."""
+    return built.spec[len("cmd:"):].partition("::")[0]
+
+
+@isolated
+@needs_gpp
+def test_a_cpp_file_named_like_an_option_stays_a_file_name(tmp_path):
+    folder = folder_of(tmp_path, "options", {"my_player.cpp": PASS_CPP,
+                                             "@opts.cpp": "-wrapper /bin/sh,-c,touch wrapper-ran\n"})
+    with built_agents([str(folder)], LIMITS) as (built,):
+        assert built.error and "'g++ -O2 *.cpp -o exe' failed" in built.error and "@opts.cpp" in built.error
+        assert not os.path.exists(os.path.join(copy_of(built), "wrapper-ran"))
+
+
+@isolated
+@needs_gpp
+def test_a_build_cannot_include_a_graders_file_through_a_link_or_a_path(tmp_path):
+    secret = grader_secret(tmp_path)
+    linked = folder_of(tmp_path, "linked", {"my_player.cpp": '#include "secret.h"\n' + PASS_CPP})
+    os.symlink(str(secret), str(linked / "secret.h"))
+    direct = folder_of(tmp_path, "direct", {"my_player.cpp": '#include "{}"\n'.format(secret) + PASS_CPP})
+    binary = folder_of(tmp_path, "binary", {"my_player.cpp": PASS_CPP + 'asm(".incbin \\"{}\\"");\n'.format(secret)})
+    with built_agents([str(linked), str(direct), str(binary)], LIMITS) as built:
+        errors = [b.error for b in built]
+    assert "secret.h is a symbolic link to outside the folder" in errors[0]
+    assert all(error and SECRET not in error for error in errors)
+    assert "No such file" in errors[1] and "failed" in errors[2]
+
+
+@isolated
+@needs_jdk
+def test_a_java_entrants_annotation_processor_never_runs(tmp_path):
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / "Evil.java").write_text(
+        "import java.util.*; import javax.annotation.processing.*; import javax.lang.model.element.*;\n"
+        "@SupportedAnnotationTypes(\"*\") public class Evil extends AbstractProcessor {\n"
+        "  public boolean process(Set<? extends TypeElement> a, RoundEnvironment r) {\n"
+        "    try { new java.io.File(\"processor-ran\").createNewFile(); } catch (Exception e) {}\n"
+        "    return false; } }\n")
+    subprocess.run(["javac", "-d", str(tools), str(tools / "Evil.java")], check=True, capture_output=True)
+    folder = folder_of(tmp_path, "java", {"my_player.java": PASS_JAVA})
+    (folder / "META-INF" / "services").mkdir(parents=True)
+    (folder / "META-INF" / "services" / "javax.annotation.processing.Processor").write_text("Evil\n")
+    shutil.copy(str(tools / "Evil.class"), str(folder / "Evil.class"))
+    with built_agents([str(folder)], LIMITS) as (built,):
+        assert built.error is None and os.path.exists(os.path.join(copy_of(built), "my_player.class"))
+        assert not os.path.exists(os.path.join(copy_of(built), "processor-ran"))
+
+
+@isolated
+@needs_gpp
+def test_a_build_that_never_ends_or_eats_memory_is_its_own_fault(tmp_path, monkeypatch):
+    import engine.course.build as build
+    monkeypatch.setattr(build, "BUILD_SECONDS", 20)
+    zero = folder_of(tmp_path, "zero", {"my_player.cpp": '#include "/dev/zero"\n'})
+    good = folder_of(tmp_path, "good", {"my_player.cpp": PASS_CPP})
+    started = time.monotonic()
+    with built_agents([str(zero), str(good)], LIMITS) as built:
+        assert built[0].error and ("failed" in built[0].error or "ran past" in built[0].error), built[0].error
+        assert built[1].error is None                  # the build's trouble is its own
+    assert time.monotonic() - started < 60
+
+
+# --- the folder copy ----------------------------------------------------------------------------
+
+def test_a_folder_holding_a_fifo_a_link_out_or_too_much_is_refused_by_name(tmp_path):
+    secret = grader_secret(tmp_path)
+    fifo = folder_of(tmp_path, "fifo", {"my_player3.py": PASS_PY})
+    os.mkfifo(str(fifo / "pipe"))
+    linked = folder_of(tmp_path, "linked", {"my_player3.py": PASS_PY})
+    os.symlink(str(secret), str(linked / "notes.txt"))
+    sparse = folder_of(tmp_path, "sparse", {"my_player3.py": PASS_PY})
+    with open(str(sparse / "big.bin"), "wb") as handle:
+        handle.truncate(200 * MIB)                      # a sparse file: no disk used, 200 MiB to copy
+    expected = {fifo: "pipe is a FIFO", linked: "notes.txt is a symbolic link to outside the folder",
+                sparse: "big.bin takes the folder past its limit of 8 MiB"}
+    for folder, words in expected.items():
+        destination = tmp_path / (folder.name + "-copy")
+        with pytest.raises(UntrustedFolderError, match=words):
+            copy_folder(str(folder), str(destination), 8 * MIB)
+        assert not destination.exists()
+
+
+def test_a_link_inside_the_folder_is_copied_as_its_bytes(tmp_path):
+    folder = folder_of(tmp_path, "inner", {"my_player3.py": PASS_PY, "data.txt": "weights"})
+    os.symlink("data.txt", str(folder / "alias.txt"))
+    written = copy_folder(str(folder), str(tmp_path / "copy"), 8 * MIB)
+    assert written == len(PASS_PY) + 2 * len("weights")
+    assert not os.path.islink(str(tmp_path / "copy" / "alias.txt"))
+    assert (tmp_path / "copy" / "alias.txt").read_text() == "weights"
+
+
+# --- the answer: output.txt and input.txt -------------------------------------------------------
+
+AGENT_WRITES = """import os
+{body}
+"""
+
+
+def hostile(tmp_path, name, body):
+    return folder_of(tmp_path, name, {"my_player3.py": AGENT_WRITES.format(body=body)})
+
+
+@pytest.mark.parametrize("mode", [pytest.param("strict", marks=isolated), "off"])
+def test_output_txt_is_never_followed_waited_on_or_read_whole(tmp_path, mode):
+    limits = dataclasses.replace(LIMITS, mode=mode)
+    secret = grader_secret(tmp_path)
+    attacks = {
+        "link": ("os.symlink({!r}, 'output.txt')".format(str(secret)), "output.txt is a symbolic link"),
+        "zero": ("os.symlink('/dev/zero', 'output.txt')", "output.txt is a symbolic link"),
+        "fifo": ("os.mkfifo('output.txt')", "output.txt is a FIFO"),
+        "huge": ("open('output.txt', 'w').write('2,2' + 'x' * 5000)", "more than {} bytes".format(READ_LIMIT)),
+        "noise": ("open('output.txt', 'w').write('\\x1b[2J' * 200 + SECRETISH)".replace(
+            "SECRETISH", "'\\n'"), "is not a move"),
+    }
+    for name, (body, words) in attacks.items():
+        started = time.monotonic()
+        fault = one_move(hostile(tmp_path, name, body), limits)
+        assert isinstance(fault, PlayerFault) and fault.reason == Reason.BAD_OUTPUT, (name, fault)
+        assert words in fault.detail and SECRET not in fault.detail and "\x1b" not in fault.detail, fault.detail
+        assert len(fault.detail) < 200 and time.monotonic() - started < 30, name
+
+
+@pytest.mark.parametrize("mode", [pytest.param("strict", marks=isolated), "off"])
+def test_input_txt_is_never_written_through_a_link_the_agent_left(tmp_path, mode):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the grader's file")
+    body = "os.path.lexists('input.txt') and os.unlink('input.txt')\nos.symlink({!r}, 'input.txt')\n" \
+           "open('output.txt', 'w').write('PASS')".format(str(victim))
+    assert one_move(hostile(tmp_path, "linker", body), dataclasses.replace(LIMITS, mode=mode), moves=2)[0] == "PASS"
+    assert victim.read_text() == "the grader's file"
+
+
+@pytest.mark.parametrize("mode", [pytest.param("strict", marks=isolated), "off"])
+def test_none_of_the_hosts_environment_reaches_an_agent(tmp_path, monkeypatch, mode):
+    monkeypatch.setenv("LITTLEGO_TEST_TOKEN", SECRET)
+    body = "import json\nopen('env.json', 'w').write(json.dumps(sorted(os.environ)))\n" \
+           "open('output.txt', 'w').write('9,9' if any({!r} in v for v in os.environ.values()) else 'PASS')".format(SECRET)
+    player = ProgramPlayer(str(hostile(tmp_path, "reader", body)), limits=dataclasses.replace(LIMITS, mode=mode))
+    player.new_game(BLACK, 1)
+    try:
+        assert player.timed_move(Position.initial())[0] == "PASS"
+        names = set(__import__("json").load(open(os.path.join(player.workdir, "env.json"))))
+    finally:
+        player.close()
+    assert names <= {"PATH", "HOME", "LANG", "TMPDIR", "PWD"}          # PWD: the shell's own
+
+
+# --- limits that count every process -----------------------------------------------------------
+
+MEMFD = """import os
+out = open("output.txt", "w")          # opened first: every other file may be taken
+held = 0                               # MiB held in memory-backed files, at most 1.5 times the limit
+handles = []
+while held < {memory} * 3 // 2:
+    try:
+        handles.append(os.memfd_create("hoard"))
+    except OSError:
+        break
+    try:
+        for _ in range({file_mb}):    # each file as big as a file may be
+            os.write(handles[-1], b"x" * (1 << 20))
+            held += 1
+    except OSError:
+        pass
+out.write("9,9" if held > {memory} else "PASS")
+"""
+
+
+# Each limit with the cgroups this machine gives, and as a machine without them has it.
+CGROUPS = ["here", "none"]
+
+
+def cgroups(monkeypatch, which):
+    if which == "none":
+        monkeypatch.setattr(accounting, "hierarchies", lambda: {})
+
+
+@pytest.mark.parametrize("which", CGROUPS)
+@pytest.mark.parametrize("mode", [pytest.param("strict", marks=isolated), "off"])
+def test_memory_held_in_memfd_counts_against_the_memory_limit(tmp_path, monkeypatch, mode, which):
+    cgroups(monkeypatch, which)
+    limits = dataclasses.replace(LIMITS, mode=mode)
+    result = one_move(folder_of(tmp_path, "hoarder", {"my_player3.py": MEMFD.format(memory=limits.memory_mb, file_mb=limits.file_mb)}), limits)
+    if accounting.MEMORY in accounting.hierarchies():
+        assert isinstance(result, PlayerFault) and "memory limit" in result.detail, result
+    else:                                   # files of at most memory/64 MiB, 64 of them open
+        assert result[0] == "PASS", result
+
+
+BURNERS = """import os, time
+for _ in range(3):                     # three children burning 2 s of CPU each, never reaped
+    if os.fork() == 0:
+        end = time.process_time() + 2.0
+        while time.process_time() < end:
+            pass
+        os._exit(0)
+time.sleep(3.0)
+open("output.txt", "w").write("PASS")
+"""
+
+
+@pytest.mark.parametrize("which", CGROUPS)
+@pytest.mark.parametrize("mode", [pytest.param("strict", marks=isolated), "off"])
+def test_cpu_of_children_never_reaped_is_charged_to_the_move(tmp_path, monkeypatch, mode, which):
+    cgroups(monkeypatch, which)
+    limits = dataclasses.replace(LIMITS, mode=mode)
+    player = ProgramPlayer(str(folder_of(tmp_path, "burner", {"my_player3.py": BURNERS})), cpu_limit=1.0,
+                           wall_limit=10, limits=limits)
+    player.new_game(BLACK, 1)
+    try:
+        with pytest.raises(PlayerFault) as fault:
+            player.timed_move(Position.initial())
+    finally:
+        player.close()
+    assert fault.value.reason == Reason.TIMEOUT and "over the 1.0 s limit" in fault.value.detail
+
+
+# --- a class of hostile entrants ----------------------------------------------------------------
+
+def test_a_tournament_of_hostile_entrants_ends_with_a_complete_table(tmp_path, capsys):
+    root = tmp_path / "class"
+    root.mkdir()
+    marker = tmp_path / "chosen-command-ran"
+    folder_of(root, "plain", {"my_player3.py": PASS_PY})
+    folder_of(root, "evil::/bin/sh -c 'touch {}'".format(marker).replace("/", "_"), {"my_player3.py": PASS_PY})
+    folder_of(root, "new\nline", {"my_player3.py": PASS_PY})
+    os.mkfifo(str(folder_of(root, "fifo", {"my_player3.py": PASS_PY}) / "pipe"))
+    assert main(["tournament", str(root), "--games", "1", "--jobs", "1", "--sandbox", "auto", "--json"]) == 0
+    report = __import__("json").loads(capsys.readouterr().out)
+    assert len(report["standings"]) == 4 and len(report["matches"]) == 6
+    assert "new\\nline" in report["agents"] and not marker.exists()
+    assert any(f["agent"] == "fifo" and "pipe is a FIFO" in f["detail"] for f in report["faults"])
