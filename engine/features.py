@@ -1,33 +1,58 @@
 """Evaluation features: named numbers about a position, from the side to move.
 
-Each feature is "own minus opponent" unless its name says whose it is. They run at
-every leaf of the search, so each is a few bitboard operations or table look-ups, and
-``feature_values`` computes them all at once, in ``FEATURES`` order: the one place where
-each feature is defined. The terms, in that order:
+``FEATURE_TABLE`` declares each feature once: its name, what it measures, its hand-set default
+weight and the bounds evolution searches by default. Everything else derives from it: the
+order of ``FEATURES`` (of a genome, of ``feature_values``, of the compiled twin's array, whose
+indices the C gets from this table as it gets the game's numbers), the default weights
+(``engine.params``) and the default bounds (``evolve.config``). Each feature is "own minus
+opponent" unless its name says whose it is. They run at every leaf of the search, so each is
+a few bitboard operations or table look-ups; ``feature_values`` computes them all at once.
 
-- ``margin``: the stone margin if the game ended now, komi included;
-- ``margin_late``: the margin scaled by how far the game has gone (0 at ply 0, 1 at ply 24);
-- ``liberties``: distinct empty points next to the mover's stones, minus the opponent's;
-- ``atari_own``: the mover's stones in groups with one liberty (the opponent threatens them);
-- ``atari_opp``: the opponent's stones in atari (the mover can capture them now);
-- ``two_liberty``: stones in two-liberty groups, mover minus opponent;
-- ``euler``: Euler number (components minus holes) of the mover's stones minus the opponent's;
-- ``edge``, ``corner``: stones on the first line, on the four corners, mover minus opponent;
-- ``eyes``: real eyes of the mover minus the opponent's;
-- ``captures``: the mover's net captures since the search root (the search supplies it).
+Adding a feature: its row here, its Python computation in ``feature_values`` and its C
+computation in ``engine/native/search_features.h`` (``f[FEATURE_NAME] = ...``). The guide
+``docs/add-a-feature.md`` walks through it.
 """
 
-from operator import mul
+from operator import itemgetter, mul
+from typing import NamedTuple, Tuple
 
 from engine.bitboard import (
     FULL, BIT, EDGE, CORNERS, DIAGONALS, neighbours, groups, count, points_of,
 )
 from engine.constants import BOARD_SIZE, MAX_MOVES
 
-FEATURES = (
-    "margin", "margin_late", "liberties", "atari_own", "atari_opp", "two_liberty",
-    "euler", "edge", "corner", "eyes", "captures",
+
+class Feature(NamedTuple):
+    """One evaluation feature: its name, what it measures (one line), its hand-set default weight
+    (a sensible start, not evolved) and the [low, high] bounds evolution searches by default."""
+
+    name: str
+    meaning: str
+    default: float
+    bounds: Tuple[float, float]
+
+
+# Material dominates the defaults; stones in danger and liberties refine it.
+FEATURE_TABLE = (
+    Feature("margin", "the stone margin if the game ended now, komi included", 10.0, (0.0, 20.0)),
+    Feature("margin_late", "the margin scaled by how far the game has gone (0 at ply 0, 1 at ply 24)",
+            4.0, (-10.0, 10.0)),
+    Feature("liberties", "distinct empty points next to the mover's stones, minus the opponent's", 1.0, (-5.0, 5.0)),
+    Feature("atari_own", "the mover's stones in groups with one liberty (the opponent threatens them)",
+            -3.0, (-10.0, 5.0)),
+    Feature("atari_opp", "the opponent's stones in atari (the mover can capture them now)", 1.5, (-5.0, 10.0)),
+    Feature("two_liberty", "stones in two-liberty groups, mover minus opponent", 0.5, (-5.0, 5.0)),
+    Feature("euler", "Euler number (components minus holes) of the mover's stones minus the opponent's",
+            -1.0, (-5.0, 5.0)),
+    Feature("edge", "stones on the first line, mover minus opponent", -0.5, (-5.0, 5.0)),
+    Feature("corner", "stones on the four corners, mover minus opponent", -0.5, (-5.0, 5.0)),
+    Feature("eyes", "real eyes of the mover minus the opponent's", 2.0, (-5.0, 10.0)),
+    Feature("captures", "the mover's net captures since the search root (the search supplies it)", 1.0, (-5.0, 10.0)),
 )
+FEATURES = tuple(feature.name for feature in FEATURE_TABLE)
+_IN_ORDER = itemgetter(*FEATURES)          # a computation's values by name -> their tuple in FEATURES order
+# The one feature that depends on the search's path, not the position: the evaluator adds it apart.
+PATH_FEATURE = "captures"
 
 
 def group_risk(stones, empty):
@@ -101,19 +126,20 @@ def feature_values(position, captured=0):
     own_atari, own_two = group_risk(own, empty)
     opp_atari, opp_two = group_risk(opp, empty)
     stone_margin = position.margin()
-    return (
-        stone_margin,
-        stone_margin * position.moves_played / MAX_MOVES,
-        count(neighbours(own) & empty) - count(neighbours(opp) & empty),
-        own_atari,
-        opp_atari,
-        own_two - opp_two,
-        euler_number(own) - euler_number(opp),
-        count(own & EDGE) - count(opp & EDGE),
-        count(own & CORNERS) - count(opp & CORNERS),
-        real_eyes(own, opp) - real_eyes(opp, own),
-        captured,
-    )
+    values = {
+        "margin": stone_margin,
+        "margin_late": stone_margin * position.moves_played / MAX_MOVES,
+        "liberties": count(neighbours(own) & empty) - count(neighbours(opp) & empty),
+        "atari_own": own_atari,
+        "atari_opp": opp_atari,
+        "two_liberty": own_two - opp_two,
+        "euler": euler_number(own) - euler_number(opp),
+        "edge": count(own & EDGE) - count(opp & EDGE),
+        "corner": count(own & CORNERS) - count(opp & CORNERS),
+        "eyes": real_eyes(own, opp) - real_eyes(opp, own),
+        "captures": captured,
+    }
+    return _IN_ORDER(values)
 
 
 _EVALUATION_CACHE = 300000       # positions remembered by one evaluator before it starts afresh
@@ -132,8 +158,9 @@ def make_evaluator(weights):
     # Every term but the captures depends on the position alone, and a search meets the same
     # positions again and again (each deepening iteration, transpositions): that part is
     # remembered, the captures term (the path's) added each time.
-    captures_weight = vector[FEATURES.index("captures")]
-    static = vector[:FEATURES.index("captures")] + (0.0,) + vector[FEATURES.index("captures") + 1:]
+    path = FEATURES.index(PATH_FEATURE)
+    captures_weight = vector[path]
+    static = vector[:path] + (0.0,) + vector[path + 1:]
     cache = {}
 
     def evaluate(position, captured=0):

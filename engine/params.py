@@ -16,18 +16,16 @@ import sys
 from collections import namedtuple
 
 from engine.constants import MAX_CPU_BUDGET, MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
-from engine.features import FEATURES
+from engine.features import FEATURE_TABLE, FEATURES
 from engine.protocol import read_file, write_atomic
 
 FORMAT_VERSION = 1
 
-# Hand-set defaults: a sensible starting point, not evolved. Material dominates;
-# stones in danger and liberties refine it.
-DEFAULT_WEIGHTS = {
-    "margin": 10.0, "margin_late": 4.0, "liberties": 1.0, "atari_own": -3.0,
-    "atari_opp": 1.5, "two_liberty": 0.5, "euler": -1.0, "edge": -0.5, "corner": -0.5,
-    "eyes": 2.0, "captures": 1.0,
-}
+# Hand-set defaults (the feature table's): a sensible starting point, not evolved.
+DEFAULT_WEIGHTS = {feature.name: feature.default for feature in FEATURE_TABLE}
+# A file from before a feature was added plays without it: its weight is this, and provenance says so.
+ABSENT_WEIGHT = 0.0
+ADDED_AT_ZERO = "features_added_at_zero"
 DEFAULT_SEARCH = {"depth": 4, "cpu_budget": 5.0, "cpu_cap": None, "solve_from": MAX_MOVES}
 DEFAULT_PROVENANCE = {"source": "hand-set defaults"}
 
@@ -100,8 +98,10 @@ def params_from_dict(data, source="params", warn=_warn_on_stderr):
         raise ParamsError("{}: weights: unknown feature {!r} (known: {})"
                           .format(source, unknown[0], ", ".join(FEATURES)))
     missing = [name for name in FEATURES if name not in weights]
-    if missing:
-        raise ParamsError("{}: weights: missing weight for feature {!r}".format(source, missing[0]))
+    if missing:                # a file older than these features: it plays as it was evolved, without them
+        warn("{}: no weight for {} (added after this file was written): weight {:g}, the evaluation it was "
+             "made with".format(source, ", ".join(repr(name) for name in missing), ABSENT_WEIGHT))
+        weights = dict(weights, **{name: ABSENT_WEIGHT for name in missing})
     checked = _tame(dict((name, _number(weights[name], "{}: weights.{}".format(source, name)))
                          for name in FEATURES), source, warn)
     search = data.get("search", {})
@@ -131,6 +131,8 @@ def params_from_dict(data, source="params", warn=_warn_on_stderr):
     provenance = data.get("provenance", {})
     if not isinstance(provenance, dict):
         raise ParamsError("{}: 'provenance' must be an object".format(source))
+    if missing:
+        provenance = dict(provenance, **{ADDED_AT_ZERO: sorted(set(provenance.get(ADDED_AT_ZERO, [])) | set(missing))})
     return Params(checked, depth, budget, cap, solve_from, provenance)
 
 

@@ -18,11 +18,11 @@ from engine.players.searcher import ENGINES
 from engine.players.specs import make_player
 from evolve.bench import bench_games
 from evolve.checkpoint import CHECKPOINT, RunError
-from evolve.config import ConfigError
+from evolve.config import ConfigError, load_config
 from evolve.fitness import GameJobError
 from evolve.fit import fit_labels, fitted_params
 from evolve.labels import LabelsError, build_labels, load_many
-from evolve.loop import Evolution
+from evolve.loop import Evolution, engine_for
 from evolve.runs import export_best, format_table, plot_run, read_generations
 
 
@@ -32,6 +32,7 @@ def _run(args):
     Create runs/<name>-<time>/ and evolve; a checkpoint is written after every generation,
     so 'evolve resume' can continue a stopped run.
     """
+    engine_for(load_config(args.config)["fitness"]["engine"])       # a config it cannot honour makes no run folder
     evolution = Evolution.create(args.config, runs_dir=args.runs_dir, workers=args.workers,
                                  progress=not args.no_progress and sys.stderr.isatty(), scheduler=args.scheduler)
     args.run = [evolution.run_dir]             # what a failure's message can point to

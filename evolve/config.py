@@ -9,7 +9,7 @@ try:
 except ImportError:                  # Python < 3.11
     import tomli as tomllib
 
-from engine.features import FEATURES
+from engine.features import FEATURE_TABLE, FEATURES
 from engine.params import ParamsError, load_params
 from engine.constants import MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
 from engine.play.executors import SCHEDULER_FORMS, check_scheduler
@@ -17,12 +17,7 @@ from engine.players.searcher import ENGINES
 from engine.players.specs import make_player
 
 # Per-feature bounds on the weights: the genome lives inside this box.
-DEFAULT_BOUNDS = {
-    "margin": (0.0, 20.0), "margin_late": (-10.0, 10.0), "liberties": (-5.0, 5.0),
-    "atari_own": (-10.0, 5.0), "atari_opp": (-5.0, 10.0), "two_liberty": (-5.0, 5.0),
-    "euler": (-5.0, 5.0), "edge": (-5.0, 5.0), "corner": (-5.0, 5.0), "eyes": (-5.0, 10.0),
-    "captures": (-5.0, 10.0),
-}
+DEFAULT_BOUNDS = {feature.name: feature.bounds for feature in FEATURE_TABLE}
 
 # The schema: key -> (type, default, check, description). None default = required.
 _TOP = {
@@ -75,10 +70,11 @@ def _scheduler(value):
         return False
 
 
+FITNESS_ENGINES = ("auto",) + ENGINES      # auto: native where it can be built, python (warned) where not
 _FITNESS = {
-    "engine": (str, "native", lambda v: v in ENGINES,
-               "'native' (the compiled twin of the searcher: the same moves, tens of times faster; the Python "
-               "searcher where no C compiler is found) or 'python'"),
+    "engine": (str, "auto", lambda v: v in FITNESS_ENGINES,
+               "'auto' (the compiled twin of the searcher where a C compiler is found, else the Python searcher, "
+               "said), 'native' (the compiled twin or nothing: the same moves, tens of times faster) or 'python'"),
     # Successive halving: the games of each panel entry in `rounds` parts; after each part but the
     # last only the best `keep` share of the individuals still playing plays on.
     "rounds": (int, 1, lambda v: 1 <= v <= 64, "1 (every game for everyone) to 64"),

@@ -30,9 +30,9 @@ from tqdm import tqdm
 from engine.features import FEATURES
 from engine.params import make_params, save_params
 from engine.protocol import write_atomic
-from engine.native.searcher import NativeSearcher
+from engine.native.compiler import NativeError, NoCompiler
+from engine.native.searcher import native_library
 from engine.play.executors import check_scheduler, executor
-from engine.players.searcher import searcher_for
 from evolve import genome
 from evolve.checkpoint import (CHECKPOINT, RunError, RunLock, load_checkpoint, load_start_weights, save_checkpoint,
                                save_start_weights)
@@ -76,14 +76,25 @@ def rate_text(value):
     return "-" if value is None else "{:.3f}".format(value)
 
 
-def _engine(asked):
-    """The engine fitness games use: the one asked for, or "python" where the compiled searcher
-    cannot be built (said in the log and on stderr, once)."""
-    if asked == "native" and searcher_for("native") is not NativeSearcher:
-        log.warning("the native engine was asked for but cannot be built here: the games search in Python "
-                    "(the same moves, slower)")
+def engine_for(asked):
+    """The engine fitness games use: "python" or "native" as asked; for "auto", the compiled searcher
+    where it can be built, else "python" (said in the log and on stderr). NativeError, naming why, where
+    "native" is asked for and cannot be had: a run never silently searches slower than its config says."""
+    if asked == "python":
         return "python"
-    return asked
+    try:
+        native_library()
+    except NativeError as error:        # a failed build or a mismatch with the Python raises whatever was asked
+        reason = str(error).splitlines()[0]
+        if asked == "native" or not isinstance(error, NoCompiler):
+            raise NativeError("fitness.engine = \"native\", but the compiled searcher cannot be built here: {} "
+                              "(engine = \"auto\" searches in Python instead: the same moves, slower)".format(reason))
+        log.warning("fitness.engine = \"auto\": the compiled searcher cannot be built here (%s); the games search "
+                    "in Python (the same moves, slower)", reason)
+        print("warning: searching in Python, the compiled searcher cannot be built here: {}".format(reason),
+              file=sys.stderr)
+        return "python"
+    return "native"
 
 
 def _where(description):
@@ -211,7 +222,7 @@ class Evolution(object):
         if stop_after is not None:
             last = min(last, self.generation + stop_after)
         try:
-            self.engine = _engine(self.config["fitness"]["engine"])
+            self.engine = engine_for(self.config["fitness"]["engine"])
             with executor(self.scheduler, self.workers) as games:
                 self.where = games.describe()
                 log.info("run %s: %s, generations %d..%d; games run on %s, searched by the %s engine", self.run_dir,

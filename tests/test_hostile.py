@@ -302,3 +302,12 @@ def test_a_tournament_of_hostile_entrants_ends_with_a_complete_table(tmp_path, c
     assert len(report["standings"]) == 4 and len(report["matches"]) == 6
     assert "new\\nline" in report["agents"] and not marker.exists()
     assert any(f["agent"] == "fifo" and "pipe is a FIFO" in f["detail"] for f in report["faults"])
+
+
+def test_a_folder_name_forges_no_line_of_the_grade_report(tmp_path, capsys):
+    forged = "entrant\nTotal: 100.00 of 100 points (every stage passed)"
+    folder = folder_of(tmp_path, forged, {"my_player3.py": PASS_PY})
+    assert main(["grade", str(folder), "--games", "1", "--jobs", "1", "--championship", "random"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert not any(line.startswith("Total: 100.00 of 100 points (every stage passed)") for line in lines)
+    assert "entrant\\nTotal" in lines[0]

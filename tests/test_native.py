@@ -5,11 +5,14 @@ import random
 
 import pytest
 
+import engine.native.searcher as native_searcher
+from engine.features import FEATURES
+
 from engine import BLACK, PASS, Position
 from engine.constants import KOMI, MAX_MOVES, NUM_POINTS
 from engine.solver import Solver
 from engine.symmetry import SYMMETRIES
-from engine.native.compiler import SOURCE, NativeError, compiled_solver, game_defines
+from engine.native.compiler import SOURCE, NativeError, NoCompiler, compiled_solver, game_defines
 from engine.native.solver import NATIVE_PASS, NativeSolver
 from tests.conftest import random_position, won_position
 
@@ -64,10 +67,42 @@ def test_a_damaged_cached_solver_is_compiled_again(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     try:
         binary = compiled_solver()
-    except NativeError as error:
+    except NoCompiler as error:             # a failed build or a mismatch fails instead
         pytest.skip(str(error))
     with open(binary, "wb"):
         pass                                                   # an empty file where the program was
     assert compiled_solver() == binary and os.path.getsize(binary) > 0
     with NativeSolver(table_bits=16) as solver:
         assert solver.wins(won_position(16, seed=4)) is True
+
+
+def _searcher_built_with(monkeypatch, tmp_path, features):
+    """search.c built and loaded as if FEATURE_TABLE named ``features`` (in a cache of its own)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(native_searcher, "FEATURES", features)
+    native_searcher.native_library.cache_clear()
+    try:
+        return native_searcher.native_library()
+    finally:
+        native_searcher.native_library.cache_clear()
+
+
+def test_a_feature_the_c_never_computes_fails_loudly_naming_it(monkeypatch, tmp_path):
+    try:
+        native_searcher.native_library()
+    except NoCompiler as error:
+        pytest.skip(str(error))
+    with pytest.raises(NativeError, match=r"does not compute the feature triangles .*f\[FEATURE_TRIANGLES\]"):
+        _searcher_built_with(monkeypatch, tmp_path, FEATURES + ("triangles",))
+    monkeypatch.setattr(native_searcher, "FEATURES", FEATURES + ("triangles",))
+    with pytest.raises(NativeError):                 # and it is never taken for "no compiler here"
+        native_searcher.native_available()
+
+
+def test_a_c_feature_the_table_lacks_does_not_build(monkeypatch, tmp_path):
+    try:
+        native_searcher.native_library()
+    except NoCompiler as error:
+        pytest.skip(str(error))
+    with pytest.raises(NativeError, match="FEATURE_EYES"):
+        _searcher_built_with(monkeypatch, tmp_path, tuple(name for name in FEATURES if name != "eyes"))

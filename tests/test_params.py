@@ -1,11 +1,18 @@
 """params.json: validated on load, with errors that say precisely what is wrong."""
 
+import glob
 import json
+import os
 
 import pytest
 
+import engine.params
+import evolve.config
 from engine.features import FEATURES, make_evaluator
-from engine.params import ParamsError, load_params, save_params, default_params, params_to_dict
+from engine.params import ADDED_AT_ZERO, ParamsError, load_params, save_params, default_params, params_to_dict
+from evolve.config import load_config
+
+from tests.conftest import ROOT
 
 
 def write(tmp_path, data):
@@ -32,7 +39,6 @@ def test_round_trip(tmp_path):
 
 @pytest.mark.parametrize("change, words", [
     (lambda d: d["weights"].update(speed=1.0), "unknown feature 'speed'"),
-    (lambda d: d["weights"].pop("euler"), "missing weight for feature 'euler'"),
     (lambda d: d["weights"].update(margin="ten"), "weights.margin: expected a number"),
     (lambda d: d["weights"].update(margin=True), "weights.margin: expected a number"),
     (lambda d: d["search"].update(depth=0), "search.depth"),
@@ -66,3 +72,45 @@ def test_evaluator_from_names_or_genome_agrees():
     assert by_name(position, 1) == by_genome(position, 1)
     with pytest.raises(ValueError):
         make_evaluator([1.0, 2.0])
+
+
+def test_a_file_older_than_a_feature_plays_it_at_zero_says_so_once_and_keeps_the_record(tmp_path):
+    data = good()
+    del data["weights"]["euler"]
+    heard = []
+    params = load_params(write(tmp_path, data), warn=heard.append)
+    assert params.weights["euler"] == 0.0 and len(heard) == 1 and "'euler'" in heard[0]
+    assert params.provenance[ADDED_AT_ZERO] == ["euler"]
+    again = str(tmp_path / "again.json")
+    save_params(again, params)                  # re-exported: the record stays, and nothing more is missing
+    heard.clear()
+    assert load_params(again, warn=heard.append).provenance[ADDED_AT_ZERO] == ["euler"] and not heard
+
+
+EXPERIMENT_FILES = sorted(
+    path for path in glob.glob(os.path.join(ROOT, "experiments", "**", "*.json"), recursive=True)
+    if '"weights"' in open(path).read(2000)) + sorted(
+    glob.glob(os.path.join(ROOT, "experiments", "**", "*.toml"), recursive=True))
+
+
+@pytest.fixture(params=["today's features", "a feature added since"])
+def features(request, monkeypatch):
+    """The features as they are, and with one more (which no file under experiments/ knows)."""
+    if request.param == "a feature added since":
+        added = FEATURES + ("triangles",)
+        monkeypatch.setattr(engine.params, "FEATURES", added)
+        monkeypatch.setattr(evolve.config, "FEATURES", added)
+        monkeypatch.setattr(evolve.config, "DEFAULT_BOUNDS", dict(evolve.config.DEFAULT_BOUNDS, triangles=(-1.0, 1.0)))
+    return request.param
+
+
+@pytest.mark.parametrize("path", EXPERIMENT_FILES, ids=lambda p: os.path.relpath(p, ROOT))
+def test_every_params_file_and_config_under_experiments_loads(path, features):
+    assert len(EXPERIMENT_FILES) >= 10
+    heard = []
+    if path.endswith(".json"):
+        params = load_params(path, warn=heard.append)
+        assert set(params.weights) == set(engine.params.FEATURES)
+        assert (params.weights.get("triangles") == 0.0) == (features == "a feature added since")
+    else:
+        load_config(path)

@@ -124,7 +124,7 @@ def _compile(language, copy, log_path, limits):
         memory = " (killed at the memory limit, {} MiB)".format(limits.memory_mb) if finished.out_of_memory else ""
         code = os.WEXITSTATUS(finished.status) if os.WIFEXITED(finished.status) else -os.WTERMSIG(finished.status)
         return "{!r} failed with status {}{}: {}".format(language.build_words, code, memory,
-                                                          excerpt(output[-BUILD_OUTPUT_SHOWN:], BUILD_OUTPUT_SHOWN))
+                                                          excerpt(output, BUILD_OUTPUT_SHOWN, end=True))
     return None
 
 

@@ -26,6 +26,11 @@ class NativeError(RuntimeError):
     """A compiled program cannot be built or stopped answering; the message says why."""
 
 
+class NoCompiler(NativeError):
+    """No C compiler on this machine: the one NativeError a caller may meet with the Python fallback
+    (or a test with a skip); any other is a defect to fix (a failed build, a mismatch with the Python)."""
+
+
 def game_defines():
     """{name: value} of the game's numbers as the C sources read them."""
     if KOMI == math.floor(KOMI):
@@ -79,7 +84,7 @@ def _compiled(source, flags, suffix=""):
         return binary
     compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     if not compiler:
-        raise NativeError("no C compiler found (set CC, or install gcc): {} is compiled C".format(
+        raise NoCompiler("no C compiler found (set CC, or install gcc): {} is compiled C".format(
             os.path.basename(source)))
     os.makedirs(folder, exist_ok=True)
     handle, staging = tempfile.mkstemp(prefix="." + name + "-", dir=folder)

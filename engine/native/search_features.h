@@ -1,9 +1,11 @@
-/* Part of search.c (included once, there): the eleven features of engine/features.py, in FEATURES order. */
+/* Part of search.c (included once, there): the features of engine/features.py.
+ *
+ * Their order is FEATURE_TABLE's: the build passes FEATURE_COUNT and each feature's index as
+ * FEATURE_<NAME> (engine/native/searcher.py), as it passes the game's numbers, so that a C
+ * computation of a feature the table lacks does not compile, and one the table has but the C
+ * never computes is found when the library loads (its slot stays unwritten). */
 
 /* ---- the features and the evaluation: engine/features.py ---- */
-
-enum { MARGIN, MARGIN_LATE, LIBERTIES, ATARI_OWN, ATARI_OPP, TWO_LIBERTY, EULER, EDGE_STONES,
-       CORNER_STONES, EYES, CAPTURES, FEATURE_COUNT };
 
 static void group_risk(bb stones, bb empty, int *in_atari, int *in_two) {
     *in_atari = *in_two = 0;
@@ -54,22 +56,22 @@ static int real_eyes(bb stones, bb other) {
     return eyes;
 }
 
-/* feature_values(position, 0), in FEATURES order */
+/* feature_values(position, 0), each at its FEATURE_<NAME> index */
 static void feature_values(const pos_t *p, double *f) {
     bb own = p->own, opp = p->opp, empty = FULL ^ own ^ opp;
     int own_atari, own_two, opp_atari, opp_two;
     group_risk(own, empty, &own_atari, &own_two);
     group_risk(opp, empty, &opp_atari, &opp_two);
     double stone_margin = margin(p);
-    f[MARGIN] = stone_margin;
-    f[MARGIN_LATE] = stone_margin * (double)p->moves_played / (double)MAX_MOVES;
-    f[LIBERTIES] = count(nbrs(own) & empty) - count(nbrs(opp) & empty);
-    f[ATARI_OWN] = own_atari;
-    f[ATARI_OPP] = opp_atari;
-    f[TWO_LIBERTY] = own_two - opp_two;
-    f[EULER] = euler_number(own) - euler_number(opp);
-    f[EDGE_STONES] = count(own & EDGE) - count(opp & EDGE);
-    f[CORNER_STONES] = count(own & CORNERS) - count(opp & CORNERS);
-    f[EYES] = real_eyes(own, opp) - real_eyes(opp, own);
-    f[CAPTURES] = 0;
+    f[FEATURE_MARGIN] = stone_margin;
+    f[FEATURE_MARGIN_LATE] = stone_margin * (double)p->moves_played / (double)MAX_MOVES;
+    f[FEATURE_LIBERTIES] = count(nbrs(own) & empty) - count(nbrs(opp) & empty);
+    f[FEATURE_ATARI_OWN] = own_atari;
+    f[FEATURE_ATARI_OPP] = opp_atari;
+    f[FEATURE_TWO_LIBERTY] = own_two - opp_two;
+    f[FEATURE_EULER] = euler_number(own) - euler_number(opp);
+    f[FEATURE_EDGE] = count(own & EDGE) - count(opp & EDGE);
+    f[FEATURE_CORNER] = count(own & CORNERS) - count(opp & CORNERS);
+    f[FEATURE_EYES] = real_eyes(own, opp) - real_eyes(opp, own);
+    f[FEATURE_CAPTURES] = 0;
 }

@@ -13,19 +13,19 @@ searcher where a C compiler is found, the Python one (with a warning) where not.
 
 import ctypes
 import functools
+import math
 import os
 import sys
 
 from engine.constants import BLACK, KOMI, NUM_POINTS, PASS, WHITE
 from engine.features import FEATURES
+from engine.position import Position
 from engine.search import _TABLE_LIMIT, TIE, WIN, Searcher, SearchTimeout
-from engine.native.compiler import FOLDER, NativeError, compiled_library, game_defines
+from engine.native.compiler import FOLDER, NativeError, NoCompiler, compiled_library, game_defines
 
 SOURCE = os.path.join(FOLDER, "search.c")
 NATIVE_PASS = NUM_POINTS        # search.c's number for a pass (its PASS define)
 # The features in the order search.c computes them: a feature added in Python must be added there.
-NATIVE_FEATURES = ("margin", "margin_late", "liberties", "atari_own", "atari_opp", "two_liberty",
-                   "euler", "edge", "corner", "eyes", "captures")
 # Python 3.12 sums floats with Neumaier's compensation; the evaluator's sum() must be copied exactly.
 COMPENSATED_SUM = sum([1e100, 1.0, -1e100]) == 1.0
 _LIMIT_REACHED, _OUT_OF_MEMORY = 1, 2     # why search.c stopped a search early
@@ -44,10 +44,29 @@ def native_position(position):
 
 def _flags():
     # -ffp-contract=off: no fused multiply-add, whose single rounding Python never does.
-    defines = {"KOMI": float(KOMI), "BLACK": BLACK, "WHITE": WHITE, "WIN": WIN, "TIE": TIE}
+    defines = {"KOMI": float(KOMI), "BLACK": BLACK, "WHITE": WHITE, "WIN": WIN, "TIE": TIE,
+               "FEATURE_COUNT": len(FEATURES)}
+    defines.update(feature_defines())
     given = game_defines()              # those compiler.py passes every source already
     return ["-ffp-contract=off"] + ["-D{}=({!r})".format(name, value) for name, value in sorted(defines.items())
                                     if name not in given]
+
+
+def feature_defines():
+    """{FEATURE_<NAME>: its index}: the features' order, as search.c gets it from FEATURE_TABLE."""
+    return {"FEATURE_" + name.upper(): index for index, name in enumerate(FEATURES)}
+
+
+def _uncomputed(library):
+    """The features search.c leaves unwritten (its slot still NaN) on the empty board and a few others."""
+    missing = set()
+    position = Position.initial()
+    for point in (12, 6, 7, 13, 18, 0):
+        out = (ctypes.c_double * len(FEATURES))(*([math.nan] * len(FEATURES)))
+        library.ls_features(ctypes.byref(native_position(position)), out)
+        missing.update(name for name, value in zip(FEATURES, out) if math.isnan(value))
+        position = position.play_point(point)
+    return sorted(missing, key=FEATURES.index)
 
 
 def _declare(library):
@@ -73,8 +92,12 @@ def _declare(library):
     for name, (result, arguments) in signatures.items():
         function = getattr(library, name)
         function.restype, function.argtypes = result, arguments
-    if NATIVE_FEATURES != FEATURES or library.ls_feature_count() != len(FEATURES):
-        raise NativeError("search.c computes the features {}, engine.features has {}".format(NATIVE_FEATURES, FEATURES))
+    missing = _uncomputed(library)
+    if library.ls_feature_count() != len(FEATURES) or missing:
+        raise NativeError("search.c does not compute the feature{} {} of engine.features' FEATURE_TABLE: add {} "
+                          "to feature_values in engine/native/search_features.h".format(
+                              "s" if len(missing) > 1 else "", ", ".join(missing),
+                              ", ".join("f[FEATURE_{}] = ...".format(name.upper()) for name in missing)))
     return library
 
 
@@ -96,10 +119,11 @@ def native_library():
 
 
 def native_available():
-    """Whether the compiled searcher can be built and loaded here."""
+    """Whether the compiled searcher can be built here: False without a C compiler; a failed build or a
+    mismatch with the Python features raises (NativeError), never reads as "unavailable"."""
     try:
         native_library()
-    except NativeError:
+    except NoCompiler:
         return False
     return True
 
@@ -112,7 +136,7 @@ def searcher_class(stream=None):
     slower) with a one-line warning on ``stream`` (stderr), once in a process."""
     try:
         native_library()
-    except NativeError as error:
+    except NoCompiler as error:         # anything else (a failed build, a mismatch) is a defect: it raises
         if not _WARNED:
             _WARNED.append(True)
             (stream or sys.stderr).write("littlego: searching in Python, the compiled searcher is unavailable: "

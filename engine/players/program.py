@@ -100,7 +100,9 @@ class ProgramPlayer(Player):
                 raise PlayerFault(Reason.CRASH, "exited with {} and wrote no output.txt: {}".format(
                     _describe_status(status), _tail(stderr_path)))
             raise PlayerFault(Reason.BAD_OUTPUT, "no output.txt")
-        except (OutputFormatError, UntrustedFileError) as error:
+        except UntrustedFileError as error:
+            raise PlayerFault(Reason.BAD_OUTPUT, error.strerror)
+        except OutputFormatError as error:
             raise PlayerFault(Reason.BAD_OUTPUT, str(error))
         except OSError as error:
             raise PlayerFault(Reason.BAD_OUTPUT, "output.txt cannot be read: {}".format(error.strerror or error))
@@ -134,4 +136,4 @@ def _tail(path, limit=STDERR_SHOWN):
             text = handle.read().decode("utf-8", "replace").strip()
     except OSError:
         return ""
-    return excerpt(text[-limit:].replace("\n", " | "), limit)
+    return excerpt(text.replace("\n", " | "), limit, end=True)

@@ -33,12 +33,15 @@ class UntrustedFileError(OSError):
         self.kind = kind
 
 
-def excerpt(text, limit=EXCERPT_CHARACTERS):
-    """``text`` (str or bytes) shown safely: unprintable characters escaped, at most ``limit`` characters."""
+def excerpt(text, limit=EXCERPT_CHARACTERS, end=False):
+    """``text`` (str or bytes) shown safely: unprintable characters escaped, at most ``limit`` characters
+    of it (its beginning, or with ``end`` its end, where the news of a crash is)."""
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
     shown = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
-    return shown if len(shown) <= limit else shown[:limit] + "..."
+    if len(shown) <= limit:
+        return shown
+    return "..." + shown[-limit:] if end else shown[:limit] + "..."
 
 
 def _kind(mode):
