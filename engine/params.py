@@ -98,6 +98,8 @@ def params_from_dict(data, source="params", warn=_warn_on_stderr):
         raise ParamsError("{}: weights: unknown feature {!r} (known: {})"
                           .format(source, unknown[0], ", ".join(FEATURES)))
     missing = [name for name in FEATURES if name not in weights]
+    if len(missing) == len(FEATURES):
+        raise ParamsError("{}: weights: no weight for any feature (known: {})".format(source, ", ".join(FEATURES)))
     if missing:                # a file older than these features: it plays as it was evolved, without them
         warn("{}: no weight for {} (added after this file was written): weight {:g}, the evaluation it was "
              "made with".format(source, ", ".join(repr(name) for name in missing), ABSENT_WEIGHT))

@@ -19,10 +19,10 @@ from engine.players.specs import make_player
 from evolve.bench import bench_games
 from evolve.checkpoint import CHECKPOINT, RunError
 from evolve.config import ConfigError, load_config
-from evolve.fitness import GameJobError
+from evolve.fitness import GameJobError, engine_for
 from evolve.fit import fit_labels, fitted_params
 from evolve.labels import LabelsError, build_labels, load_many
-from evolve.loop import Evolution, engine_for
+from evolve.loop import Evolution
 from evolve.runs import export_best, format_table, plot_run, read_generations
 
 

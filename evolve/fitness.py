@@ -8,10 +8,13 @@ panel's opponents (and self-play, if any).
 
 import logging
 import random
+import sys
 import traceback
 from collections import namedtuple
 
 from engine.constants import BLACK, WHITE
+from engine.native.compiler import NativeError, NoCompiler
+from engine.native.searcher import native_library
 from engine.params import make_params
 from engine.play.game import play_game
 from engine.players.searcher import AgentPlayer
@@ -190,3 +193,24 @@ def self_play_opponents(config, halloffame, population, generation_seed):
     chooser = random.Random(generation_seed)          # a private stream: the evolution's is untouched
     sample = chooser.sample(range(len(population)), min(self_play["opponents"], len(population)))
     return [list(population[k]) for k in sample]
+
+
+def engine_for(asked):
+    """The engine fitness games use: "python" or "native" as asked; for "auto", the compiled searcher
+    where it can be built, else "python" (said in the log and on stderr). NativeError, naming why, where
+    "native" is asked for and cannot be had: a run never silently searches slower than its config says."""
+    if asked == "python":
+        return "python"
+    try:
+        native_library()
+    except NativeError as error:        # a failed build or a mismatch with the Python raises whatever was asked
+        reason = str(error).splitlines()[0]
+        if asked == "native" or not isinstance(error, NoCompiler):
+            raise NativeError("fitness.engine = \"native\", but the compiled searcher cannot be built here: {} "
+                              "(engine = \"auto\" searches in Python instead: the same moves, slower)".format(reason))
+        log.warning("fitness.engine = \"auto\": the compiled searcher cannot be built here (%s); the games search "
+                    "in Python (the same moves, slower)", reason)
+        print("warning: searching in Python, the compiled searcher cannot be built here: {}".format(reason),
+              file=sys.stderr)
+        return "python"
+    return "native"

@@ -30,14 +30,12 @@ from tqdm import tqdm
 from engine.features import FEATURES
 from engine.params import make_params, save_params
 from engine.protocol import write_atomic
-from engine.native.compiler import NativeError, NoCompiler
-from engine.native.searcher import native_library
 from engine.play.executors import check_scheduler, executor
 from evolve import genome
 from evolve.checkpoint import (CHECKPOINT, RunError, RunLock, load_checkpoint, load_start_weights, save_checkpoint,
                                save_start_weights)
 from evolve.config import load_config
-from evolve.fitness import evaluate_in_rounds, make_jobs, self_play_opponents
+from evolve.fitness import engine_for, evaluate_in_rounds, make_jobs, self_play_opponents
 from engine.common.seeds import derive_seed
 from engine.common.runfolder import CONFIG_COPY, FOLDER_TIME, GENERATIONS, LOG_FILE
 
@@ -74,27 +72,6 @@ def _by_colour(individual):
 def rate_text(value):
     """A win rate or its standard error as the log and the table write it; ``-`` where there is none."""
     return "-" if value is None else "{:.3f}".format(value)
-
-
-def engine_for(asked):
-    """The engine fitness games use: "python" or "native" as asked; for "auto", the compiled searcher
-    where it can be built, else "python" (said in the log and on stderr). NativeError, naming why, where
-    "native" is asked for and cannot be had: a run never silently searches slower than its config says."""
-    if asked == "python":
-        return "python"
-    try:
-        native_library()
-    except NativeError as error:        # a failed build or a mismatch with the Python raises whatever was asked
-        reason = str(error).splitlines()[0]
-        if asked == "native" or not isinstance(error, NoCompiler):
-            raise NativeError("fitness.engine = \"native\", but the compiled searcher cannot be built here: {} "
-                              "(engine = \"auto\" searches in Python instead: the same moves, slower)".format(reason))
-        log.warning("fitness.engine = \"auto\": the compiled searcher cannot be built here (%s); the games search "
-                    "in Python (the same moves, slower)", reason)
-        print("warning: searching in Python, the compiled searcher cannot be built here: {}".format(reason),
-              file=sys.stderr)
-        return "python"
-    return "native"
 
 
 def _where(description):

@@ -378,16 +378,16 @@ def test_start_weights_outside_the_bounds_are_refused(tmp_path):
 
 def test_native_asked_for_without_a_compiler_refuses_and_auto_falls_back_saying_so(tmp_path, monkeypatch, capsys):
     import evolve.cli
-    import evolve.loop
+    import evolve.fitness
     from engine.native.compiler import NoCompiler
 
     def no_compiler():
         raise NoCompiler("no C compiler found (set CC, or install gcc): search.c is compiled C")
-    monkeypatch.setattr(evolve.loop, "native_library", no_compiler)
+    monkeypatch.setattr(evolve.fitness, "native_library", no_compiler)
     native = write_config(tmp_path, TINY + '\n[fitness]\nengine = "native"\n', "native.toml")
     assert evolve.cli.main(["run", native, "--runs-dir", str(tmp_path / "runs")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and 'fitness.engine = "native"' in err and "no C compiler" in err
     assert not (tmp_path / "runs").exists()                   # refused before any run folder is made
-    assert evolve.loop.engine_for("auto") == "python" and "searching in Python" in capsys.readouterr().err
-    assert evolve.loop.engine_for("python") == "python"
+    assert evolve.fitness.engine_for("auto") == "python" and "searching in Python" in capsys.readouterr().err
+    assert evolve.fitness.engine_for("python") == "python"
