@@ -23,7 +23,7 @@ from typing import Callable, List, Optional
 from engine.constants import BLACK, WHITE, colour_word, opponent
 from engine.play.match import GameJob, MatchGame, game_job
 from engine.players.base import Reason
-from engine.sandbox.files import copy_folder, excerpt
+from engine.sandbox.files import copy_folder, excerpt, tail
 from engine.sandbox.isolation import prepare_folder, wrap
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB, SandboxError, UntrustedFolderError
 from engine.sandbox.process import run
@@ -33,8 +33,7 @@ def _sources(folder):
     """The C++ sources of ``folder`` (its regular ``*.cpp`` files, as ``*.cpp`` finds them), each as ``./NAME``
     so that a file named like an option (``@opts.cpp``, ``-wrapper.cpp``) stays a file name."""
     return ["./" + name for name in sorted(os.listdir(folder))
-            if name.endswith(".cpp") and not name.startswith(".") and os.path.isfile(os.path.join(folder, name))
-            and not os.path.islink(os.path.join(folder, name))]
+            if name.endswith(".cpp") and not name.startswith(".") and os.path.isfile(os.path.join(folder, name))]
 
 
 @dataclass(frozen=True)
@@ -117,14 +116,10 @@ def _compile(language, copy, log_path, limits):
     if finished.timed_out or finished.over_cpu:
         return "{!r} ran past {} s".format(language.build_words, BUILD_SECONDS)
     if finished.status != 0:
-        with open(log_path, "rb") as log:
-            log.seek(0, os.SEEK_END)
-            log.seek(max(0, log.tell() - 4 * BUILD_OUTPUT_SHOWN))
-            output = log.read().decode("utf-8", "replace").strip().replace("\n", " | ")
         memory = " (killed at the memory limit, {} MiB)".format(limits.memory_mb) if finished.out_of_memory else ""
         code = os.WEXITSTATUS(finished.status) if os.WIFEXITED(finished.status) else -os.WTERMSIG(finished.status)
         return "{!r} failed with status {}{}: {}".format(language.build_words, code, memory,
-                                                          excerpt(output, BUILD_OUTPUT_SHOWN, end=True))
+                                                          tail(log_path, BUILD_OUTPUT_SHOWN))
     return None
 
 

@@ -16,7 +16,7 @@ from engine.constants import COURSE_CPU_LIMIT, PASS
 from engine.coords import on_board, to_point
 from engine.players.host import OutputFormatError, format_input, read_output
 from engine.players.base import Player, PlayerFault, Reason
-from engine.sandbox.files import UntrustedFileError, copy_folder, excerpt, write_new
+from engine.sandbox.files import UntrustedFileError, copy_folder, excerpt, tail, write_new
 from engine.sandbox.isolation import prepare_folder, wrap
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB, SandboxError, UntrustedFolderError
 from engine.sandbox.process import run
@@ -91,14 +91,14 @@ class ProgramPlayer(Player):
             raise PlayerFault(Reason.TIMEOUT, "{:.2f} s of CPU, over the {:.1f} s limit".format(cpu, self.cpu_limit))
         if finished.out_of_memory:
             raise PlayerFault(Reason.CRASH, "killed at the memory limit ({} MiB, all its processes): {}".format(
-                self.limits.memory_mb, _tail(stderr_path)))
+                self.limits.memory_mb, tail(stderr_path, STDERR_SHOWN)))
         output = os.path.join(self.workdir, "output.txt")
         try:
             move = read_output(output)
         except FileNotFoundError:
             if os.WIFSIGNALED(status) or os.WEXITSTATUS(status) != 0:
                 raise PlayerFault(Reason.CRASH, "exited with {} and wrote no output.txt: {}".format(
-                    _describe_status(status), _tail(stderr_path)))
+                    _describe_status(status), tail(stderr_path, STDERR_SHOWN)))
             raise PlayerFault(Reason.BAD_OUTPUT, "no output.txt")
         except UntrustedFileError as error:
             raise PlayerFault(Reason.BAD_OUTPUT, error.strerror)
@@ -125,15 +125,3 @@ def _describe_status(status):
     code = os.WEXITSTATUS(status)
     meaning = _SIGNAL_MEANING.get(code - 128)         # the sandbox reports a signal as 128 + its number
     return "status {}{}".format(code, " (signal {} in the sandbox: {})".format(code - 128, meaning) if meaning else "")
-
-
-def _tail(path, limit=STDERR_SHOWN):
-    """The end of an agent's stderr, read no further back than needed and shown safely."""
-    try:
-        with open(path, "rb") as handle:
-            handle.seek(0, os.SEEK_END)
-            handle.seek(max(0, handle.tell() - 4 * limit))
-            text = handle.read().decode("utf-8", "replace").strip()
-    except OSError:
-        return ""
-    return excerpt(text.replace("\n", " | "), limit, end=True)

@@ -153,12 +153,12 @@ class Accounting:
 
     _made = 0
 
-    def __init__(self, limits, enabled=True):
+    def __init__(self, limits):
         Accounting._made += 1
         name = "{}{}-{}".format(PREFIX, os.getpid(), Accounting._made)
         self.folders: Dict[str, str] = {}          # resource -> the run's cgroup folder
         self._versions: Dict[str, int] = {}
-        for resource, hierarchy in (hierarchies().items() if enabled else ()):
+        for resource, hierarchy in hierarchies().items():
             folder = os.path.join(hierarchy.parent, name)
             try:
                 if folder not in self.folders.values():

@@ -44,6 +44,19 @@ def excerpt(text, limit=EXCERPT_CHARACTERS, end=False):
     return "..." + shown[-limit:] if end else shown[:limit] + "..."
 
 
+def tail(path, limit):
+    """The end of a log the host wrote for an agent (its stderr, its build's output), newlines shown as
+    `` | ``, at most ``limit`` characters, shown safely; "" when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - 4 * limit))
+            text = handle.read().decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+    return excerpt(text.replace("\n", " | "), limit, end=True)
+
+
 def _kind(mode):
     for test, word in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"),
                        (stat.S_ISBLK, "a device"), (stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a folder")):
