@@ -116,7 +116,7 @@ def decide_move(position, params, rng=None, book=None):
                 pass
             return Decision(winning, "solver", None, None)
     left = max(cap_deadline - time.process_time(), 0.05)
-    searcher = Searcher(make_evaluator(params.weights), rng=rng)
+    searcher = Searcher(make_evaluator(params.weights, params.endgame), rng=rng)
     found = searcher.iterative(position, params.depth, min(params.cpu_budget, left), left)
     return Decision(found.move, "search", found.depth, found.value)
 

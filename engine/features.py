@@ -145,32 +145,55 @@ def feature_values(position, captured=0):
 _EVALUATION_CACHE = 300000       # positions remembered by one evaluator before it starts afresh
 
 
-def make_evaluator(weights):
-    """An evaluator ``evaluate(position, captured) -> float`` from weights by feature name
-    (a mapping) or a sequence in FEATURES order (a genome)."""
+def _vector(weights):
+    """Weights by feature name (a mapping) or a sequence in FEATURES order, as a tuple of floats."""
     if isinstance(weights, dict):
-        vector = tuple(float(weights[name]) for name in FEATURES)
-    else:
-        vector = tuple(float(w) for w in weights)
-        if len(vector) != len(FEATURES):
-            raise ValueError("expected {} weights, got {}".format(len(FEATURES), len(vector)))
+        return tuple(float(weights[name]) for name in FEATURES)
+    vector = tuple(float(w) for w in weights)
+    if len(vector) != len(FEATURES):
+        raise ValueError("expected {} weights, got {}".format(len(FEATURES), len(vector)))
+    return vector
+
+
+def weights_by_ply(weights, endgame=None):
+    """The weight vector the evaluation uses at each ply 0..MAX_MOVES (FEATURES order).
+
+    Flat weights are the same at every ply. Tapered weights go in a straight line from
+    ``weights`` at ply 0 (the opening's) to ``endgame`` at ply MAX_MOVES: at ply p each weight
+    is ``opening + (p / MAX_MOVES) * (endgame - opening)``. The compiled twin is given this
+    table, so both evaluate with the very same numbers."""
+    opening = _vector(weights)
+    if endgame is None:
+        return (opening,) * (MAX_MOVES + 1)
+    end = _vector(endgame)
+    return tuple(tuple(o + (ply / MAX_MOVES) * (e - o) for o, e in zip(opening, end))
+                 for ply in range(MAX_MOVES + 1))
+
+
+def make_evaluator(weights, endgame=None):
+    """An evaluator ``evaluate(position, captured) -> float`` from weights by feature name
+    (a mapping) or a sequence in FEATURES order (a genome); with ``endgame`` weights too,
+    tapered: each weight interpolated by ply between the two (``weights_by_ply``)."""
+    table = weights_by_ply(weights, endgame)
 
     # Every term but the captures depends on the position alone, and a search meets the same
     # positions again and again (each deepening iteration, transpositions): that part is
     # remembered, the captures term (the path's) added each time.
     path = FEATURES.index(PATH_FEATURE)
-    captures_weight = vector[path]
-    static = vector[:path] + (0.0,) + vector[path + 1:]
+    statics = tuple(vector[:path] + (0.0,) + vector[path + 1:] for vector in table)
+    captures_weights = tuple(vector[path] for vector in table)
     cache = {}
 
     def evaluate(position, captured=0):
+        ply = min(position.moves_played, MAX_MOVES)
         key = (position.own, position.opp, position.player, position.moves_played)
         value = cache.get(key)
         if value is None:
             if len(cache) > _EVALUATION_CACHE:
                 cache.clear()
-            value = cache[key] = sum(map(mul, static, feature_values(position, 0)))
-        return value + captures_weight * captured
+            value = cache[key] = sum(map(mul, statics[ply], feature_values(position, 0)))
+        return value + captures_weights[ply] * captured
 
-    evaluate.weights = vector
+    evaluate.weights = table[0]
+    evaluate.by_ply = table
     return evaluate

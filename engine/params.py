@@ -4,6 +4,8 @@ Format (version 1)::
 
     {"format": 1,
      "weights": {"margin": 10.0, ...},          # one number per feature in FEATURES
+     "endgame_weights": {"margin": 12.0, ...},  # optional, tapered: the weights at ply 24, "weights" being
+                                                #   those at ply 0, each interpolated linearly in between
      "search": {"depth": 4, "cpu_budget": 5.0,   # deepest plies; CPU seconds a move is meant to take
                 "cpu_cap": 5.0,                  # CPU seconds no move may pass (default: cpu_budget)
                 "solve_from": 24},               # from this ply on, solve the game exactly (24: never)
@@ -35,10 +37,12 @@ class ParamsError(ValueError):
     """A params file or object that cannot be used; the message says what and where."""
 
 
-Params = namedtuple("Params", "weights depth cpu_budget cpu_cap solve_from provenance")
+Params = namedtuple("Params", "weights depth cpu_budget cpu_cap solve_from provenance endgame")
+Params.__new__.__defaults__ = (None,)
 Params.__doc__ = """Validated parameters: weights (dict in FEATURES order); the search's deepest depth, the CPU
 seconds a move is meant to take and the most it may take, the ply from which the game is
-solved exactly; provenance."""
+solved exactly; provenance; endgame: None (flat weights), or tapered, the weights at ply
+MAX_MOVES (dict in FEATURES order), ``weights`` being those at ply 0."""
 
 
 def _number(value, where):
@@ -77,6 +81,35 @@ def _tame(weights, source, warn):
     return dict((name, w * factor) for name, w in weights.items())
 
 
+def _weights(weights, key, source, warn, missing):
+    """One weights object (``key``: weights or endgame_weights) checked, in FEATURES order; the
+    features it lacks (a file older than them) load at ABSENT_WEIGHT, said once and added to
+    ``missing``."""
+    if not isinstance(weights, dict):
+        raise ParamsError("{}: {!r} must be an object of feature: number".format(source, key))
+    unknown = sorted(set(weights) - set(FEATURES))
+    if unknown:
+        raise ParamsError("{}: {}: unknown feature {!r} (known: {})"
+                          .format(source, key, unknown[0], ", ".join(FEATURES)))
+    absent = [name for name in FEATURES if name not in weights]
+    if len(absent) == len(FEATURES):
+        raise ParamsError("{}: {}: no weight for any feature (known: {})".format(source, key, ", ".join(FEATURES)))
+    if absent and not missing:       # a file older than these features: it plays as it was evolved, without them
+        warn("{}: no weight for {} (added after this file was written): weight {:g}, the evaluation it was "
+             "made with".format(source, ", ".join(repr(name) for name in absent), ABSENT_WEIGHT))
+    missing.update(absent)
+    return dict((name, _number(weights[name], "{}: {}.{}".format(source, key, name)) if name in weights
+                 else ABSENT_WEIGHT) for name in FEATURES)
+
+
+def _tame_both(opening, endgame, source, warn):
+    """Tapered weights tamed together: one factor for both, so that every ply's evaluation is scaled alike."""
+    tamed = _tame(dict([(("o", k), v) for k, v in opening.items()] + [(("e", k), v) for k, v in endgame.items()]),
+                  source, warn)
+    return (dict((name, tamed[("o", name)]) for name in FEATURES),
+            dict((name, tamed[("e", name)]) for name in FEATURES))
+
+
 def params_from_dict(data, source="params", warn=_warn_on_stderr):
     """Params from a decoded params.json object; ParamsError naming the bad key.
 
@@ -84,28 +117,20 @@ def params_from_dict(data, source="params", warn=_warn_on_stderr):
     """
     if not isinstance(data, dict):
         raise ParamsError("{}: expected a JSON object at the top level".format(source))
-    unknown = sorted(set(data) - {"format", "weights", "search", "provenance"})
+    unknown = sorted(set(data) - {"format", "weights", "endgame_weights", "search", "provenance"})
     if unknown:
         raise ParamsError("{}: unknown key {!r}".format(source, unknown[0]))
     if data.get("format", FORMAT_VERSION) != FORMAT_VERSION:
         raise ParamsError("{}: format {!r} is not supported (expected {})"
                           .format(source, data.get("format"), FORMAT_VERSION))
-    weights = data.get("weights")
-    if not isinstance(weights, dict):
-        raise ParamsError("{}: 'weights' must be an object of feature: number".format(source))
-    unknown = sorted(set(weights) - set(FEATURES))
-    if unknown:
-        raise ParamsError("{}: weights: unknown feature {!r} (known: {})"
-                          .format(source, unknown[0], ", ".join(FEATURES)))
-    missing = [name for name in FEATURES if name not in weights]
-    if len(missing) == len(FEATURES):
-        raise ParamsError("{}: weights: no weight for any feature (known: {})".format(source, ", ".join(FEATURES)))
-    if missing:                # a file older than these features: it plays as it was evolved, without them
-        warn("{}: no weight for {} (added after this file was written): weight {:g}, the evaluation it was "
-             "made with".format(source, ", ".join(repr(name) for name in missing), ABSENT_WEIGHT))
-        weights = dict(weights, **{name: ABSENT_WEIGHT for name in missing})
-    checked = _tame(dict((name, _number(weights[name], "{}: weights.{}".format(source, name)))
-                         for name in FEATURES), source, warn)
+    missing = set()
+    checked = _weights(data.get("weights"), "weights", source, warn, missing)
+    endgame = data.get("endgame_weights")
+    if endgame is not None:
+        endgame = _weights(endgame, "endgame_weights", source, warn, missing)
+        checked, endgame = _tame_both(checked, endgame, source, warn)
+    else:
+        checked = _tame(checked, source, warn)
     search = data.get("search", {})
     if not isinstance(search, dict):
         raise ParamsError("{}: 'search' must be an object".format(source))
@@ -135,26 +160,36 @@ def params_from_dict(data, source="params", warn=_warn_on_stderr):
         raise ParamsError("{}: 'provenance' must be an object".format(source))
     if missing:
         provenance = dict(provenance, **{ADDED_AT_ZERO: sorted(set(provenance.get(ADDED_AT_ZERO, [])) | set(missing))})
-    return Params(checked, depth, budget, cap, solve_from, provenance)
+    return Params(checked, depth, budget, cap, solve_from, provenance, endgame)
 
 
 def make_params(weights, depth=None, cpu_budget=None, provenance=None, source="params", cpu_cap=None,
-                solve_from=None):
-    """Validated Params from weights (by feature name, or a sequence in FEATURES order).
+                solve_from=None, endgame=None):
+    """Validated Params from weights (by feature name, or a sequence in FEATURES order) and, for
+    tapered weights, ``endgame`` weights likewise; a sequence of twice FEATURES (a tapered genome:
+    the opening's weights, then the endgame's) gives both.
 
     The one way to build Params: every check of params.json applies; depth and CPU
     budget default to DEFAULT_SEARCH's.
     """
     if not isinstance(weights, dict):
         weights = list(weights)
+        if len(weights) == 2 * len(FEATURES) and endgame is None:
+            weights, endgame = weights[:len(FEATURES)], weights[len(FEATURES):]
         if len(weights) != len(FEATURES):
-            raise ParamsError("{}: expected {} weights, got {}".format(source, len(FEATURES), len(weights)))
+            raise ParamsError("{}: expected {} weights (or {}, tapered), got {}".format(
+                source, len(FEATURES), 2 * len(FEATURES), len(weights)))
         weights = dict(zip(FEATURES, weights))
+    if endgame is not None and not isinstance(endgame, dict):
+        endgame = dict(zip(FEATURES, endgame))
     search = {"depth": DEFAULT_SEARCH["depth"] if depth is None else depth,
               "cpu_budget": DEFAULT_SEARCH["cpu_budget"] if cpu_budget is None else cpu_budget,
               "cpu_cap": cpu_cap, "solve_from": DEFAULT_SEARCH["solve_from"] if solve_from is None else solve_from}
-    return params_from_dict({"weights": weights, "search": search,
-                             "provenance": DEFAULT_PROVENANCE if provenance is None else provenance}, source)
+    data = {"weights": weights, "search": search,
+            "provenance": DEFAULT_PROVENANCE if provenance is None else provenance}
+    if endgame is not None:
+        data["endgame_weights"] = endgame
+    return params_from_dict(data, source)
 
 
 def load_params(path, warn=_warn_on_stderr):
@@ -180,11 +215,19 @@ def default_params():
 
 def params_to_dict(params):
     """The params.json object for Params."""
-    return {"format": FORMAT_VERSION,
-            "weights": dict((name, params.weights[name]) for name in FEATURES),
-            "search": {"depth": params.depth, "cpu_budget": params.cpu_budget, "cpu_cap": params.cpu_cap,
-                       "solve_from": params.solve_from},
-            "provenance": params.provenance}
+    data = {"format": FORMAT_VERSION, "weights": dict((name, params.weights[name]) for name in FEATURES)}
+    if params.endgame is not None:
+        data["endgame_weights"] = dict((name, params.endgame[name]) for name in FEATURES)
+    data.update({"search": {"depth": params.depth, "cpu_budget": params.cpu_budget, "cpu_cap": params.cpu_cap,
+                            "solve_from": params.solve_from},
+                 "provenance": params.provenance})
+    return data
+
+
+def genome_of(params):
+    """Params' weights as a genome: FEATURES order, then the endgame's for tapered weights."""
+    vector = [params.weights[name] for name in FEATURES]
+    return vector + ([params.endgame[name] for name in FEATURES] if params.endgame is not None else [])
 
 
 def save_params(path, params):

@@ -6,19 +6,20 @@ import math
 import os
 import sys
 
-from engine.params import ParamsError, load_params, save_params
+from engine.params import ParamsError, genome_of, load_params, save_params
 from engine.cli.arguments import (
     SCHEDULER_HELP, add_json, add_search_settings, add_table_bits, command, depth, file_to_write, folder_to_write, integer_range, positive_int, reporter, run_command, scheduler, subcommands,
 )
 from engine.constants import MAX_MOVES, MAX_WEIGHT
 from engine.data import SHIPPED_PARAMS
+from engine.features import FEATURES
 from engine.play.executors import SCHEDULER_FORMS, ExecutorError
 from engine.native.compiler import NativeError
 from engine.players.searcher import ENGINES
 from engine.players.specs import make_player
 from evolve.bench import bench_games
 from evolve.checkpoint import CHECKPOINT, RunError
-from evolve.config import ConfigError, load_config
+from evolve.config import ConfigError, genes, load_config
 from evolve.fitness import GameJobError, engine_for
 from evolve.fit import fit_labels, fitted_params
 from evolve.labels import LabelsError, build_labels, load_many
@@ -150,9 +151,12 @@ def _fit(args):
     file_to_write(args.out, "--out", "params.json")
     start = load_params(args.start)
     positions, labels, info = load_many(args.labels)
-    weights = dict(start.weights)
+    weights = genome_of(start)
+    if args.tapered and start.endgame is None:
+        weights += weights                      # flat weights: the same at both ends of the game
+    names = genes(len(weights) > len(FEATURES))
     if args.captures is not None:
-        weights["captures"] = args.captures
+        weights = [args.captures if name.split(".")[-1] == "captures" else w for name, w in zip(names, weights)]
     fitted, figures = fit_labels(positions, labels, weights, limit=args.bound, generations=args.generations,
                                  population=args.population, seed=args.seed)
     settings = start._replace(**dict((name, value) for name, value in (
@@ -174,7 +178,8 @@ def _fit(args):
     if figures["on_bound"]:
         print("on the bound (+-{:g}): {}; a wider --bound lets them go further".format(
             args.bound, ", ".join(figures["on_bound"])))
-    print("wrote {}: {}".format(args.out, ", ".join("{} {:.3g}".format(k, v) for k, v in fitted.items())))
+    print("wrote {}{}: {}".format(args.out, " (tapered)" if params.endgame else "",
+                                  ", ".join("{} {:.3g}".format(k, v) for k, v in fitted.items())))
     return 0
 
 
@@ -287,6 +292,9 @@ def _register_fit(commands):
                      help="every weight within +-BOUND (the margin's from 0; default 100)")
     fit.add_argument("--captures", type=_weight, default=None,
                      help="the captures weight, which positions alone cannot fit (default: --start's)")
+    fit.add_argument("--tapered", action="store_true",
+                     help="fit tapered weights, an opening's and an endgame's (interpolated by ply), even from flat "
+                          "--start weights (tapered --start weights are always fitted tapered)")
     add_search_settings(fit, "--start's")
 
 

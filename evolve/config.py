@@ -10,7 +10,7 @@ except ImportError:                  # Python < 3.11
     import tomli as tomllib
 
 from engine.features import FEATURE_TABLE, FEATURES
-from engine.params import ParamsError, load_params
+from engine.params import ParamsError, genome_of, load_params
 from engine.constants import MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
 from engine.play.executors import SCHEDULER_FORMS, check_scheduler
 from engine.players.searcher import ENGINES
@@ -30,7 +30,10 @@ _TOP = {
     "depth": (int, 2, lambda v: 1 <= v <= MAX_DEPTH, "1 to {}".format(MAX_DEPTH)),
     "workers": (int, 0, lambda v: 0 <= v <= 4096, "0 (all cores) to 4096"),
     "black_weight": (float, 1.0, lambda v: 0 < v <= 100, "positive, at most 100 (how many times a game as Black counts)"),
+    "tapered": (bool, False, None, ""),
 }
+# A tapered genome's second half: the weights at the game's last ply (engine.features.weights_by_ply).
+ENDGAME = "endgame."
 # A random opening leaves at least two plies of the 24-ply game to play.
 _OPENING = (int, 2, lambda v: 0 <= v <= MAX_MOVES - 2, "0 to {} plies".format(MAX_MOVES - 2))
 _GA = {
@@ -115,9 +118,10 @@ def _check_table(table, schema, where, path):
         value = table[key]
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
-        if not isinstance(value, kind) or isinstance(value, bool):
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
             raise ConfigError("{}: {!r} must be {}, found {!r}".format(
-                path, name, {int: "an integer", float: "a number", str: "a string"}[kind], value))
+                path, name, {int: "an integer", float: "a number", str: "a string", bool: "true or false"}[kind],
+                value))
         if kind is float and not math.isfinite(value):
             raise ConfigError("{}: {!r} must be a finite number, found {!r}".format(path, name, value))
         if check is not None and not check(value):
@@ -164,7 +168,8 @@ def validate(data, path="config", start_weights=None):
                               "untimed, so that runs replay exactly); name a depth, e.g. agent@4"
                               .format(path, where, checked["opponent"], opponent.depth))
         config["panel"].append(checked)
-    config["bounds"] = _bounds(data.get("bounds", {}), path)
+    config["genes"] = genes(config["tapered"])
+    config["bounds"] = _bounds(data.get("bounds", {}), path, config["genes"])
     config["start"] = _start(config, params_files, path, start_weights)
     rounds = config["fitness"]["rounds"]
     for entry in config["panel"] + ([config["self_play"]] if config["self_play"]["weight"] > 0 else []):
@@ -184,23 +189,40 @@ def validate(data, path="config", start_weights=None):
     return config
 
 
-def _bounds(bounds, path):
-    """Per-feature [low, high] bounds: the table's, else the default of each feature."""
+def genes(tapered):
+    """The names of a genome's numbers, in order: the features' weights; tapered, the opening's
+    (ply 0) then the endgame's (ply MAX_MOVES, named ``endgame.<feature>``)."""
+    return list(FEATURES) + ([ENDGAME + name for name in FEATURES] if tapered else [])
+
+
+def _bounds(bounds, path, names):
+    """Per-gene [low, high] bounds: the table's, else the default of each feature. A feature's
+    bounds hold for both its tapered weights unless ``endgame.<feature>`` names its own."""
     if not isinstance(bounds, dict):
         raise ConfigError("{}: 'bounds' must be a table of feature = [low, high]".format(path))
+    endgame = bounds.get(ENDGAME.rstrip("."), {})
+    if not isinstance(endgame, dict):
+        raise ConfigError("{}: 'bounds.endgame' must be a table of feature = [low, high]".format(path))
     checked = {}
-    for feature in FEATURES:
+    for name in names:
+        feature = name[len(ENDGAME):] if name.startswith(ENDGAME) else name
         pair = bounds.get(feature, DEFAULT_BOUNDS[feature])
+        if name != feature:
+            pair = endgame.get(feature, pair)
         if (not isinstance(pair, (list, tuple)) or len(pair) != 2
                 or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
                            and -MAX_WEIGHT <= x <= MAX_WEIGHT for x in pair)
                 or not pair[0] < pair[1]):
             raise ConfigError("{}: 'bounds.{}' must be [low, high] with low < high, both finite and within "
-                              "+-{:g}, found {!r}".format(path, feature, MAX_WEIGHT, pair))
-        checked[feature] = [float(pair[0]), float(pair[1])]
-    unknown = sorted(set(bounds) - set(FEATURES))
+                              "+-{:g}, found {!r}".format(path, name, MAX_WEIGHT, pair))
+        checked[name] = [float(pair[0]), float(pair[1])]
+    unknown = sorted(set(bounds) - set(FEATURES) - {ENDGAME.rstrip(".")}) or sorted(
+        ENDGAME + name for name in set(endgame) - set(FEATURES))
     if unknown:
         raise ConfigError("{}: 'bounds.{}' is not a feature (known: {})".format(path, unknown[0], ", ".join(FEATURES)))
+    if endgame and ENDGAME + FEATURES[0] not in names:
+        raise ConfigError("{}: 'bounds.endgame' bounds tapered weights, and the config is not tapered "
+                          "(tapered = true)".format(path))
     return checked
 
 
@@ -215,9 +237,10 @@ def _start(config, files, path, recorded=None):
         raise ConfigError("{}: 'start.params' names {} files, more than the population ({})".format(
             path, len(files), config["population"]))
     start = dict(config["start"], params=list(files), weights=[])
+    names = config["genes"]
     if recorded is not None:
         if len(recorded) != len(files) or not all(
-                isinstance(row, list) and len(row) == len(FEATURES) and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in row) for row in recorded):
+                isinstance(row, list) and len(row) == len(names) and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in row) for row in recorded):
             raise ConfigError("{}: the recorded start weights do not match 'start.params' ({} files)".format(
                 path, len(files)))
         start["weights"] = [[float(x) for x in row] for row in recorded]
@@ -228,14 +251,18 @@ def _start(config, files, path, recorded=None):
             params = load_params(name, warn=lambda message: None)
         except ParamsError as error:
             raise ConfigError("{}: {!r}: {}".format(path, where, error))
-        for feature in FEATURES:
-            value = params.weights[feature]
-            low, high = config["bounds"][feature]
+        row = genome_of(params)
+        if len(row) > len(names):
+            raise ConfigError("{}: {!r} ({}) has tapered weights and the config is not tapered: set tapered = true "
+                              "to start from them".format(path, where, name))
+        row += row[:len(names) - len(row)]          # flat weights start a tapered genome the same at every ply
+        for gene, value in zip(names, row):
+            low, high = config["bounds"][gene]
             if not low <= value <= high:
                 raise ConfigError("{}: {!r} ({}): weight {} = {:g} is outside 'bounds.{}' = [{:g}, {:g}]; widen "
-                                  "the bounds to start from it".format(path, where, name, feature, value, feature,
+                                  "the bounds to start from it".format(path, where, name, gene, value, gene,
                                                                        low, high))
-        start["weights"].append([float(params.weights[feature]) for feature in FEATURES])
+        start["weights"].append([float(value) for value in row])
     return start
 
 

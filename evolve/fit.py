@@ -27,10 +27,11 @@ import numpy
 from deap import algorithms, base, cma, creator, tools
 
 from engine.book import book_key
-from engine.constants import MAX_WEIGHT
+from engine.constants import MAX_MOVES, MAX_WEIGHT
 from engine.features import FEATURES, feature_values
 from engine.params import make_params
 from engine.common.progress import counter
+from evolve.config import ENDGAME, genes
 from evolve.genome import clip
 
 TEMPERATURE = 10.0           # evaluation units per logit of the mover's chance to win
@@ -43,9 +44,22 @@ if not hasattr(creator, "FitIndividual"):
     creator.create("FitIndividual", list, fitness=creator.LogLoss)
 
 
-def feature_matrix(positions):
-    """One row of feature values per position (FEATURES order; no captures along a line)."""
-    return numpy.array([feature_values(position, 0) for position in positions], dtype=float)
+def feature_matrix(positions, tapered=False):
+    """One row of feature values per position (FEATURES order; no captures along a line).
+
+    Tapered, twice as many columns: each feature times (1 - t), then times t, where t is the
+    position's ply over MAX_MOVES. Their weights are the opening's and the endgame's: the sum
+    is the tapered evaluation's, whose weight at ply p is opening + t * (endgame - opening)."""
+    rows = numpy.array([feature_values(position, 0) for position in positions], dtype=float)
+    if not tapered:
+        return rows
+    share = numpy.array([min(p.moves_played, MAX_MOVES) / MAX_MOVES for p in positions])[:, None]
+    return numpy.hstack([rows * (1.0 - share), rows * share])
+
+
+def _fixed(name):
+    """Whether a gene (a feature's weight, or its endgame weight) is one the fit leaves alone."""
+    return (name[len(ENDGAME):] if name.startswith(ENDGAME) else name) in FIXED
 
 
 def held_out_mask(positions):
@@ -126,7 +140,7 @@ def fit_weights(features, labels, plies, start, bounds, generations=300, populat
     ``bounds``: (low, high) per feature; ``sigma``: the first step, a share of each range;
     ``names``: the features' names, the columns of ``features`` (FEATURES, or more to try some).
     """
-    free = [k for k, name in enumerate(names) if name not in FIXED]
+    free = [k for k, name in enumerate(names) if not _fixed(name)]
     base_weights = numpy.asarray(start, dtype=float)
     columns, present = ply_columns(plies)
     limit = max(high for _, high in bounds)
@@ -170,27 +184,32 @@ def fit_weights(features, labels, plies, start, bounds, generations=300, populat
     return full(best[0]), logbook
 
 
-def on_bounds(weights, bounds):
-    """The features whose weight ended within 1% of the range from a bound."""
-    names = []
-    for name, weight, (low, high) in zip(FEATURES, weights, bounds):
-        if name not in FIXED and min(weight - low, high - weight) <= 0.01 * (high - low):
-            names.append(name)
-    return names
+def on_bounds(weights, bounds, names=FEATURES):
+    """The genes whose weight ended within 1% of the range from a bound."""
+    ended = []
+    for name, weight, (low, high) in zip(names, weights, bounds):
+        if not _fixed(name) and min(weight - low, high - weight) <= 0.01 * (high - low):
+            ended.append(name)
+    return ended
 
 
 def default_bounds(limit, names=FEATURES):
     """Every weight in [-limit, limit], the margin's at least 0 (more stones never hurt)."""
-    return [(0.0, limit) if name == "margin" else (-limit, limit) for name in names]
+    return [(0.0, limit) if name in ("margin", ENDGAME + "margin") else (-limit, limit) for name in names]
 
 
 def fit_labels(positions, labels, start, limit=100.0, generations=300, population=24, seed=1, report=print):
-    """Fit weights to labelled positions; (weights by name, figures) where the figures compare the
-    fitted weights with ``start`` on the positions fitted and on those held out."""
+    """Fit weights to labelled positions; (weights by gene name, figures) where the figures compare
+    the fitted weights with ``start`` on the positions fitted and on those held out.
+
+    ``start``: a genome (``engine.params.genome_of``): FEATURES' weights, or twice as many for
+    tapered weights (the opening's, then the endgame's), which the fit then is."""
     if not 0 < limit <= MAX_WEIGHT:
         raise ValueError("the weights' bound must be in (0, {:g}], not {!r}".format(MAX_WEIGHT, limit))
-    start = [start[name] for name in FEATURES]
-    features = feature_matrix(positions)
+    tapered = len(start) == 2 * len(FEATURES)
+    names = genes(tapered)
+    start = [float(w) for w in start]
+    features = feature_matrix(positions, tapered)
     labels = numpy.asarray(labels, dtype=float)
     plies = numpy.array([p.moves_played for p in positions])
     held = held_out_mask(positions)
@@ -200,25 +219,25 @@ def fit_labels(positions, labels, start, limit=100.0, generations=300, populatio
         if ranking_accuracy(start, features[chosen], labels[chosen], plies[chosen]) is None:
             raise ValueError("no ply of the {} positions has both won and lost ones: nothing to rank"
                              .format(name))
-    bounds = default_bounds(limit)
+    bounds = default_bounds(limit, names)
     report("fitting {} positions ({} held out), {} generations of {}".format(
         int((~held).sum()), int(held.sum()), generations, population))
     weights, _ = fit_weights(features[~held], labels[~held], plies[~held], start, bounds, generations, population,
-                             seed=seed, report=report)
+                             seed=seed, report=report, names=names)
     figures = {"temperature": TEMPERATURE, "bound": limit, "generations": generations, "population": population,
-               "seed": seed, "on_bound": on_bounds(weights, bounds)}
+               "seed": seed, "tapered": tapered, "on_bound": on_bounds(weights, bounds, names)}
     for name, chosen in (("fitted", ~held), ("held_out", held)):
         figures[name] = {"new": describe(weights, features[chosen], labels[chosen], plies[chosen]),
                          "start": describe(start, features[chosen], labels[chosen], plies[chosen])}
-    return dict(zip(FEATURES, (float(w) for w in weights))), figures
+    return dict(zip(names, (float(w) for w in weights))), figures
 
 
 def fitted_params(weights, figures, labels_path, labels_info, settings):
-    """Validated Params for fitted weights: the search ``settings`` (a Params) and provenance;
-    ``labels_path``: the labels files fitted."""
+    """Validated Params for fitted weights (by gene name, as ``fit_labels`` gives them): the search
+    ``settings`` (a Params) and provenance; ``labels_path``: the labels files fitted."""
     provenance = {"source": "fitted to solver labels",
                   "labels": [os.path.basename(path) for path in labels_path],
                   "labels_info": labels_info, "strategy": "cmaes", "fit": figures,
                   "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()}
-    return make_params(weights, settings.depth, settings.cpu_budget, provenance, source="fitted weights",
+    return make_params(list(weights.values()), settings.depth, settings.cpu_budget, provenance, source="fitted weights",
                        cpu_cap=settings.cpu_cap, solve_from=settings.solve_from)

@@ -1,7 +1,8 @@
 """DEAP types and variation operators for weight genomes.
 
-An individual is a list of weights in ``FEATURES`` order; its fitness is (win rate,
-mean stone margin), compared lexicographically so the margin only breaks ties.
+An individual is a list of numbers named by the config's ``genes`` (the weights in ``FEATURES``
+order; tapered, the endgame's after them); its fitness is (win rate, mean stone margin),
+compared lexicographically so the margin only breaks ties.
 The ``creator`` classes are made once, here, at import, so pool workers can unpickle
 individuals.
 """
@@ -28,9 +29,14 @@ if not hasattr(creator, "Individual"):
     creator.create("Individual", list, fitness=creator.WinThenMargin)
 
 
-def named(individual):
-    """The weights of an individual by feature name."""
-    return dict(zip(FEATURES, (float(w) for w in individual)))
+def named(individual, genes=FEATURES):
+    """The numbers of an individual by gene name (the config's ``genes``)."""
+    return dict(zip(genes, (float(w) for w in individual)))
+
+
+def gene_bounds(config):
+    """The [low, high] of each of the config's genes, in genome order."""
+    return [tuple(config["bounds"][name]) for name in config.get("genes", FEATURES)]
 
 
 def clip(bounds):
@@ -81,7 +87,7 @@ def make_toolbox(config, strategy=None):
     ``strategy``: a CMA-ES state to continue (from a checkpoint) instead of a new one. A new one
     is centred on the mean of the config's start weights, or on the centre of the bounds.
     """
-    bounds = [tuple(config["bounds"][name]) for name in FEATURES]
+    bounds = gene_bounds(config)
     toolbox = base.Toolbox()
     if config["strategy"] == "ga":
         ga = config["ga"]

@@ -118,7 +118,7 @@ class Evolution(object):
         self.lock = None
         self.progress = progress
         self.out = out
-        self.bounds = [tuple(config["bounds"][name]) for name in FEATURES]
+        self.bounds = genome.gene_bounds(config)
         self.toolbox, self.strategy = genome.make_toolbox(config, strategy)
         self.population, self.halloffame, self.logbook = [], None, tools.Logbook()
         self.logbook.header = ["gen", "evals", "games", "best", "mean", "std", "min", "seconds"]
@@ -171,6 +171,8 @@ class Evolution(object):
             config["fitness"].setdefault("rounds", 1)
             config["fitness"].setdefault("keep", 0.5)
             config.setdefault("black_weight", 1.0)                  # and from before colour weighting
+            config.setdefault("tapered", False)                     # and from before tapered weights
+            config.setdefault("genes", list(FEATURES))
             evolution = cls(run_dir, config, workers, progress, out, strategy=state["strategy"], scheduler=scheduler)
         except BaseException:
             lock.release()
@@ -277,7 +279,7 @@ class Evolution(object):
                  "executor": dict((k, v) for k, v in self.where.items() if k != "dashboard"),
                  "games_per_second_per_worker": round(rate / max(self.where.get("workers", 1), 1), 2),
                  "diversity": genome.diversity(self.population, self.bounds),
-                 "best_fitness": list(best.fitness.values), "best_weights": genome.named(best),
+                 "best_fitness": list(best.fitness.values), "best_weights": genome.named(best, self.config["genes"]),
                  "best_by_colour": _by_colour(best)}
         entry.update(_stats(evaluated))
         errors = [ind.report["standard_error"] for ind in evaluated if getattr(ind, "report", None)]
@@ -322,7 +324,7 @@ class Evolution(object):
 
 def best_params(run_dir, config, generation, best, depth=None, cpu_budget=None, cpu_cap=None, solve_from=None):
     """Validated Params of an evolved individual, with where it came from, and the search settings given."""
-    return make_params(genome.named(best), depth, cpu_budget,
+    return make_params([float(w) for w in best], depth, cpu_budget,
                        provenance(run_dir, config, generation, best.fitness.values),
                        source="{} generation {}".format(run_dir, generation), cpu_cap=cpu_cap, solve_from=solve_from)
 

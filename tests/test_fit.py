@@ -133,7 +133,8 @@ def test_the_fit_recovers_weights_that_explain_the_labels(late_positions):
     values = features.dot(hidden) + numpy.where(plies % 2 == 0, -3.0, 3.0)
     labels = (values > 0).astype(float)
     start = dict(load_params(os.path.join(ROOT, "params.json")).weights)
-    weights, figures = fit.fit_labels(positions, labels, start, generations=120, seed=3, report=lambda line: None)
+    weights, figures = fit.fit_labels(positions, labels, [start[name] for name in FEATURES], generations=120, seed=3,
+                                      report=lambda line: None)
     held = fit.held_out_mask(positions)
     vector = [weights[name] for name in FEATURES]
     new = fit.ranking_accuracy(vector, features[held], labels[held], plies[held])
@@ -141,7 +142,8 @@ def test_the_fit_recovers_weights_that_explain_the_labels(late_positions):
     assert new > 0.97 and old < 0.9
     assert figures["held_out"]["new"]["ranking_accuracy"] == pytest.approx(new, abs=1e-4)
     assert weights["captures"] == start["captures"]          # fixed: a position cannot show it
-    again, _ = fit.fit_labels(positions, labels, start, generations=120, seed=3, report=lambda line: None)
+    again, _ = fit.fit_labels(positions, labels, [start[name] for name in FEATURES], generations=120, seed=3,
+                              report=lambda line: None)
     assert again == weights                                   # no noise: the same seed, the same weights
 
 

@@ -88,12 +88,13 @@ def sample_positions(count, seed, vector_games):
     return positions
 
 
-def difference(position, weights, depth, seed, tie_break=True, shape_depth=None):
-    """None when both searchers answer alike (value, move, nodes, random draws, table); else both answers."""
+def difference(position, weights, depth, seed, tie_break=True, shape_depth=None, endgame=None):
+    """None when both searchers answer alike (value, move, nodes, random draws, table); else both answers.
+    With ``endgame`` weights, tapered."""
     answers = []
     for searcher_type in (Searcher, NativeSearcher):
         rng = random.Random(seed) if tie_break else None
-        searcher = searcher_type(make_evaluator(weights), rng=rng, shape_depth=shape_depth)
+        searcher = searcher_type(make_evaluator(weights, endgame), rng=rng, shape_depth=shape_depth)
         result = searcher.iterative(position, depth)
         table = len(searcher.table) if searcher_type is Searcher else searcher.table_size()
         answers.append((result.move, result.value, result.depth, result.nodes, searcher.nodes, table,
@@ -106,10 +107,12 @@ def compare_searches(positions, depths, seed):
     kinds = {"capture": 0, "ko": 0, "passed": 0}
     differences = []
     for index, position in enumerate(positions):
-        weights = (SHIPPED, DEFAULT_WEIGHTS, random_weights(rng))[index % 3]
+        # the shipped, the hand-set, random flat weights, and random tapered ones
+        weights, endgame = ((SHIPPED, None), (DEFAULT_WEIGHTS, None), (random_weights(rng), None),
+                            (random_weights(rng), random_weights(rng)))[index % 4]
         depth = depths[index % len(depths)]
         found = difference(position, weights, depth, seed=index, tie_break=index % 4 != 3,
-                           shape_depth=3 if index % 5 == 4 else None)
+                           shape_depth=3 if index % 5 == 4 else None, endgame=endgame)
         if found:
             differences.append((str(position), depth, found))
         kinds["capture"] += position.mover_lost_stones()
@@ -199,7 +202,8 @@ def compare_games(count, depths, seed):
     differing = []
     for index in range(count // 2):
         pair = [(shipped, handset), (shipped, make_params(random_weights(rng))),
-                (make_params(random_weights(rng)), handset)][index % 3]
+                (make_params(random_weights(rng)), handset),
+                (make_params(random_weights(rng) + random_weights(rng)), shipped)][index % 4]      # tapered
         depth, opening = depths[index % len(depths)], rng.randint(0, 6)
         for first, second in (pair, pair[::-1]):         # each weight vector with either colour
             python, compiled = play_both(first, second, depth, seed=1000 * seed + index, opening_plies=opening)
@@ -210,7 +214,7 @@ def compare_games(count, depths, seed):
 
 
 def test_seeded_games_are_the_same_move_for_move(library):
-    assert compare_games(6, (3, 4, 2), seed=6) == []
+    assert compare_games(8, (3, 4, 2), seed=6) == []
 
 
 @pytest.mark.slow

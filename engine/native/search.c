@@ -59,8 +59,10 @@ enum { RUNNING, LIMIT_REACHED, OUT_OF_MEMORY };     /* why a search stopped earl
 #define INITIAL_SLOTS (1u << 16)
 
 typedef struct {
-    double weights[FEATURE_COUNT];  /* the static weights: the captures weight there is 0.0 */
-    double captures_weight;
+    /* the static weights at each ply (make_evaluator's table: flat ones repeat, tapered ones move
+     * from the opening's to the endgame's); the captures weight there is 0.0 and kept apart */
+    double weights[MAX_MOVES + 1][FEATURE_COUNT];
+    double captures_weight[MAX_MOVES + 1];
     int compensated;                /* sum() as Python 3.12+ does it (Neumaier) */
     int shape_depth;                /* -1: never order quiet moves by shape */
     entry_t *slots;
@@ -79,9 +81,11 @@ typedef struct {
 static double evaluate(const searcher_t *s, const pos_t *p, int captured) {
     double f[FEATURE_COUNT];
     feature_values(p, f);
-    double total = 0.0 + s->weights[0] * f[0], compensation = 0.0;
+    int ply = p->moves_played < MAX_MOVES ? p->moves_played : MAX_MOVES;
+    const double *w = s->weights[ply];
+    double total = 0.0 + w[0] * f[0], compensation = 0.0;
     for (int i = 1; i < FEATURE_COUNT; i++) {
-        double x = s->weights[i] * f[i];
+        double x = w[i] * f[i];
         if (!s->compensated) {
             total += x;
             continue;
@@ -91,7 +95,7 @@ static double evaluate(const searcher_t *s, const pos_t *p, int captured) {
         total = t;
     }
     if (s->compensated && compensation != 0.0 && isfinite(compensation)) total += compensation;
-    return total + s->captures_weight * (double)captured;
+    return total + s->captures_weight[ply] * (double)captured;
 }
 
 /* terminal_value: +-WIN plus the stone margin */
@@ -244,14 +248,15 @@ uint32_t ls_legal_mask(const pos_t *p) { return legal_mask(p); }
 
 void ls_play(const pos_t *p, int move, pos_t *out) { play(p, move, out); }
 
-/* a searcher with these weights (the static ones, the captures weight apart) whose table is
- * cleared when a search starts with more than `table_limit` entries; NULL: out of memory */
-searcher_t *ls_new(const double *weights, double captures_weight, int compensated, int shape_depth,
+/* a searcher with these weights by ply ((MAX_MOVES + 1) rows of FEATURE_COUNT static weights, then
+ * MAX_MOVES + 1 captures weights) whose table is cleared when a search starts with more than
+ * `table_limit` entries; NULL: out of memory */
+searcher_t *ls_new(const double *weights, const double *captures_weight, int compensated, int shape_depth,
                    uint64_t table_limit) {
     searcher_t *s = calloc(1, sizeof(searcher_t));
     if (!s) return NULL;
     memcpy(s->weights, weights, sizeof(s->weights));
-    s->captures_weight = captures_weight;
+    memcpy(s->captures_weight, captures_weight, sizeof(s->captures_weight));
     s->compensated = compensated;
     s->shape_depth = shape_depth;
     s->table_limit = table_limit;

@@ -76,8 +76,8 @@ def _declare(library):
         "ls_features": (None, [position, ctypes.POINTER(ctypes.c_double)]),
         "ls_legal_mask": (ctypes.c_uint32, [position]),
         "ls_play": (None, [position, ctypes.c_int, position]),
-        "ls_new": (pointer, [ctypes.POINTER(ctypes.c_double), ctypes.c_double, ctypes.c_int, ctypes.c_int,
-                             ctypes.c_uint64]),
+        "ls_new": (pointer, [ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double), ctypes.c_int,
+                             ctypes.c_int, ctypes.c_uint64]),
         "ls_free": (None, [pointer]),
         "ls_nodes": (ctypes.c_int64, [pointer]),
         "ls_set_nodes": (None, [pointer, ctypes.c_int64]),
@@ -155,14 +155,16 @@ class NativeSearcher(Searcher):
     """
 
     def __init__(self, evaluate, rng=None, shape_depth=None, table_limit=_TABLE_LIMIT):
-        weights = getattr(evaluate, "weights", None)
-        if weights is None or len(weights) != len(FEATURES):
+        table = getattr(evaluate, "by_ply", None)
+        if table is None or len(table[0]) != len(FEATURES):
             raise ValueError("the compiled searcher needs an evaluator from engine.features.make_evaluator")
         library = native_library()
-        # make_evaluator's split: the captures term apart, a 0.0 in its place in the static sum
+        # make_evaluator's split, at every ply: the captures term apart, a 0.0 in its place in the static sum
         captures = FEATURES.index("captures")
-        static = tuple(weights[:captures]) + (0.0,) + tuple(weights[captures + 1:])
-        handle = library.ls_new((ctypes.c_double * len(static))(*static), weights[captures], COMPENSATED_SUM,
+        static = [w for vector in table for w in vector[:captures] + (0.0,) + vector[captures + 1:]]
+        captures_weights = [vector[captures] for vector in table]
+        handle = library.ls_new((ctypes.c_double * len(static))(*static),
+                                (ctypes.c_double * len(captures_weights))(*captures_weights), COMPENSATED_SUM,
                                 -1 if shape_depth is None else shape_depth, table_limit)
         if not handle:
             raise MemoryError("the compiled searcher could not allocate its transposition table")

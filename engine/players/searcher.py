@@ -32,7 +32,7 @@ class AgentPlayer(Player):
         self.book = book                # the opening book, played first when timed (as my_player3.py does)
         self.depth = self.params.depth
         self.timed = timed
-        self.evaluate = make_evaluator(params.weights)
+        self.evaluate = make_evaluator(params.weights, params.endgame)
         self.spec = spec
         self.searcher_type = Searcher if timed else searcher_for(engine)
 

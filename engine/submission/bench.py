@@ -95,7 +95,8 @@ def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), repo
     """Nodes/s and seconds per move at each depth, the depth reached within CPU budgets, and the
     CPU of whole games of the shipped agent."""
     params_path = params_path or SHIPPED_PARAMS
-    evaluate = make_evaluator(load_params(params_path).weights)
+    params = load_params(params_path)
+    evaluate = make_evaluator(params.weights, params.endgame)
     phases = search_positions()
     rows = []
     report("{:>5} {:>10} {:>10} {:>10} {:>12}".format("depth", "median s", "max s", "nodes", "nodes/s"))

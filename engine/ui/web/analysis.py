@@ -116,7 +116,7 @@ def search_job(moves, seconds):
     deeper at a time while ``seconds`` of CPU last (depth 1 at least)."""
     position = position_after(moves)
     params = shipped_params()
-    searcher = Searcher(make_evaluator(params.weights))
+    searcher = Searcher(make_evaluator(params.weights, params.endgame))
     deadline = time.process_time() + seconds
     children = {move: position.play_point(move) for move in position.legal_points() + [PASS]}
     found, depth = {}, 0
