@@ -2,18 +2,21 @@
 
 import argparse
 import json
-import math
 import os
 import sys
 
 from engine.params import ParamsError, genome_of, load_params, save_params
 from engine.cli.arguments import (
-    SCHEDULER_HELP, add_json, add_search_settings, add_table_bits, command, depth, file_to_write, folder_to_write, integer_range, positive_int, reporter, run_command, scheduler, subcommands,
+    SCHEDULER_HELP, add_json, add_sandbox, add_search_settings, add_table_bits, command, depth, elo_pair,
+    file_to_write, folder_to_write, integer_range, ply_range, positive_int, positive_seconds, program_limits,
+    reporter, run_command, scheduler, search_settings, subcommands, weight, weight_bound,
 )
-from engine.constants import MAX_MOVES, MAX_WEIGHT
+from engine.cli.match import match_lines
+from engine.constants import COURSE_CPU_LIMIT, MAX_MOVES
 from engine.data import SHIPPED_PARAMS
 from engine.features import FEATURES
 from engine.play.executors import SCHEDULER_FORMS, ExecutorError
+from engine.play.match import format_report
 from engine.native.compiler import NativeError
 from engine.players.searcher import ENGINES
 from engine.players.specs import make_player
@@ -25,6 +28,7 @@ from evolve.fit import fit_labels, fitted_params
 from evolve.labels import LabelsError, build_labels, load_many
 from evolve.loop import Evolution
 from evolve.runs import export_best, format_table, plot_run, read_generations
+from evolve.ship import DEFAULT_GAMES, DEFAULT_OPENING, DEFAULT_SPRT, SHIP_FOLDER, describe, prepare, ship
 
 
 def _run(args):
@@ -39,7 +43,7 @@ def _run(args):
     args.run = [evolution.run_dir]             # what a failure's message can point to
     print("run folder: {}".format(evolution.run_dir))
     evolution.run()
-    print("finished: {run}\nnext: evolve log {run} | evolve plot {run} | evolve export {run} --to params.json"
+    print("finished: {run}\nnext: evolve log {run} | evolve plot {run} | evolve ship {run}"
           .format(run=evolution.run_dir))
     return 0
 
@@ -97,15 +101,45 @@ def _plot(args):
 
 
 def _export(args):
-    """write a run's best weights as params.json, with provenance"""
+    """write a run's best weights as params.json, with provenance
+
+    The search settings (depth, CPU budget and cap, the ply solving starts) are those of the
+    file --to replaces, else those of the shipped params.json, unless given: the weights play
+    as the agent they would join plays. 'evolve ship' exports, then tests before replacing.
+    """
     run = _one_run(args.run)
-    params = export_best(run, file_to_write(args.to, "--to", "params.json"), depth=args.depth, cpu_budget=args.cpu_budget,
-                         cpu_cap=args.cpu_cap, solve_from=args.solve_from)
+    file_to_write(args.to, "--to", "params.json")
+    settings = load_params(args.to if os.path.isfile(args.to) else SHIPPED_PARAMS, warn=lambda message: None)
+    params = export_best(run, args.to, **search_settings(args, settings))
     fitness = params.provenance["fitness"]
-    print("wrote {}: generation {} of {}, win rate {:.3f}, margin {:+.2f}, playing depth {}".format(
+    print("wrote {}: generation {} of {}, win rate {:.3f}, margin {:+.2f}, playing depth {}{}".format(
         args.to, params.provenance["generation"], params.provenance["run"], fitness["win_rate"],
-        fitness["mean_stone_margin"], params.depth))
+        fitness["mean_stone_margin"], params.depth, ", tapered" if params.endgame else ""))
     return 0
+
+
+def _ship(args):
+    """export a run's best weights and replace params.json only if they win a test at the playing budget
+
+    Export the best individual of RUN with the search settings of --to (the candidate), bundle
+    it and --to as two course agents (the same code and book, each move a process under the
+    course's CPU limit) and play them from random openings, both colours from each, until a
+    sequential probability ratio test (alpha = beta = 0.05) accepts H0 (the candidate is ELO0
+    Elo stronger) or H1 (ELO1), or --games pass. Only H1 writes --to, with the test in its
+    provenance. Everything lives in RUN/ship/; the same command continues a stopped test.
+    Exit status: 0 shipped, 1 not shipped (H0, or undecided), 130 interrupted.
+    """
+    run = _one_run(args.run)
+    file_to_write(args.to, "--to", "params.json")
+    plan = prepare(run, args.to, games=args.games, sprt=args.sprt, seed=args.seed,
+                   random_opening=args.random_opening, cpu_limit=args.cpu_limit, book=not args.no_book)
+    print(describe(run, args.to, plan), flush=True)
+    progress = True if sys.stderr.isatty() and not args.no_progress else match_lines("candidate", plan.games)
+    limits = program_limits(args, ["cmd:" + os.path.join(run, SHIP_FOLDER, "candidate")])
+    result = ship(run, args.to, plan, jobs=args.jobs, progress=progress, limits=limits)
+    print(format_report(result.summary))
+    print(("shipped: " if result.shipped else "not shipped: ") + result.reason)
+    return 0 if result.shipped else 130 if result.summary.interrupted else 1
 
 
 def _bench(args):
@@ -159,11 +193,7 @@ def _fit(args):
         weights = [args.captures if name.split(".")[-1] == "captures" else w for name, w in zip(names, weights)]
     fitted, figures = fit_labels(positions, labels, weights, limit=args.bound, generations=args.generations,
                                  population=args.population, seed=args.seed)
-    settings = start._replace(**dict((name, value) for name, value in (
-        ("depth", args.depth), ("cpu_budget", args.cpu_budget), ("cpu_cap", args.cpu_cap),
-        ("solve_from", args.solve_from)) if value is not None))
-    if args.cpu_budget is not None and args.cpu_cap is None:
-        settings = settings._replace(cpu_cap=max(settings.cpu_budget, start.cpu_cap))
+    settings = start._replace(**search_settings(args, start))
     params = fitted_params(fitted, figures, args.labels, info, settings)
     save_params(args.out, params)
     for name in ("fitted", "held_out"):
@@ -181,41 +211,6 @@ def _fit(args):
     print("wrote {}{}: {}".format(args.out, " (tapered)" if params.endgame else "",
                                   ", ".join("{} {:.3g}".format(k, v) for k, v in fitted.items())))
     return 0
-
-
-def _bound(text):
-    """A positive bound on the weights, at most MAX_WEIGHT."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("expected a number, got {!r}".format(text))
-    if not 0 < value <= MAX_WEIGHT:
-        raise argparse.ArgumentTypeError("expected a bound above 0 and at most {:g}, got {}".format(MAX_WEIGHT, text))
-    return value
-
-
-def _weight(text):
-    """A weight: a finite number of at most MAX_WEIGHT in size (a larger one the params file would rescale)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("expected a number, got {!r}".format(text))
-    if not math.isfinite(value) or abs(value) > MAX_WEIGHT:
-        raise argparse.ArgumentTypeError("expected a finite weight from {:g} to {:g}, got {}".format(
-            -MAX_WEIGHT, MAX_WEIGHT, text))
-    return value
-
-
-def _plies(text):
-    low, _, high = text.partition("-")
-    try:
-        low, high = int(low), int(high or low)
-    except ValueError:
-        raise argparse.ArgumentTypeError("expected plies as LOW-HIGH (e.g. 6-14), got {!r}".format(text))
-    if not 2 <= low <= high <= MAX_MOVES - 1:
-        raise argparse.ArgumentTypeError("expected plies from 2 to {} with LOW <= HIGH, got {!r}".format(
-            MAX_MOVES - 1, text))
-    return low, high
 
 
 def build_parser():
@@ -252,7 +247,26 @@ def _register_reading(commands):
     export = command(commands, "export", _export)
     export.add_argument("run", nargs="+", help="run folder (one)")
     export.add_argument("--to", required=True, help="params file to write (e.g. params.json)")
-    add_search_settings(export, "the built-in setting")
+    add_search_settings(export, "--to's where it exists, else the shipped params.json's")
+    ship_ = command(commands, "ship", _ship)
+    ship_.add_argument("run", nargs="+", help="run folder (one)")
+    ship_.add_argument("--to", default="params.json",
+                       help="the params file the candidate is tested against and replaces (default params.json)")
+    ship_.add_argument("--games", type=positive_int, default=DEFAULT_GAMES,
+                       help="the most games the test plays (default %(default)s)")
+    ship_.add_argument("--sprt", type=elo_pair, default=DEFAULT_SPRT, metavar="ELO0,ELO1",
+                       help="the test's hypotheses in Elo over --to (default 0,20)")
+    ship_.add_argument("--seed", type=int, default=None,
+                       help="the games' seed (default: from the run's seed, the same for every attempt)")
+    ship_.add_argument("--random-opening", type=integer_range(0, MAX_MOVES - 2), default=DEFAULT_OPENING,
+                       metavar="K", help="each pair of games starts from the same K random plies (default %(default)s)")
+    ship_.add_argument("--cpu-limit", type=positive_seconds, default=COURSE_CPU_LIMIT, metavar="SECONDS",
+                       help="CPU seconds a move (default %(default)s, as the course)")
+    ship_.add_argument("--no-book", action="store_true", help="bundle both without the opening book (quicker, to try "
+                                                               "ship out; the agent ships with it)")
+    ship_.add_argument("--jobs", type=positive_int, default=None, help="parallel games (default: all cores)")
+    ship_.add_argument("--no-progress", action="store_true", help="progress as lines, not a bar")
+    add_sandbox(ship_)
 
 
 def _register_bench(commands):
@@ -271,7 +285,7 @@ def _register_bench(commands):
 def _register_label(commands):
     label = command(commands, "label", _label)
     label.add_argument("--positions", type=positive_int, required=True, help="how many positions")
-    label.add_argument("--plies", type=_plies, default=(6, 14), help="plies to sample, LOW-HIGH (default 6-14)")
+    label.add_argument("--plies", type=ply_range, default=(6, 14), help="plies to sample, LOW-HIGH (default 6-14)")
     label.add_argument("--seed", type=int, default=1, help="the games' seed (default 1)")
     label.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1,
                        help="processes for sampling and solving (default: all cores)")
@@ -288,9 +302,9 @@ def _register_fit(commands):
     fit.add_argument("--generations", type=positive_int, default=300, help="CMA-ES generations (default 300)")
     fit.add_argument("--population", type=integer_range(4, 10000), default=24, help="CMA-ES offspring a generation (default 24)")
     fit.add_argument("--seed", type=int, default=1, help="CMA-ES seed (default 1)")
-    fit.add_argument("--bound", type=_bound, default=100.0,
+    fit.add_argument("--bound", type=weight_bound, default=100.0,
                      help="every weight within +-BOUND (the margin's from 0; default 100)")
-    fit.add_argument("--captures", type=_weight, default=None,
+    fit.add_argument("--captures", type=weight, default=None,
                      help="the captures weight, which positions alone cannot fit (default: --start's)")
     fit.add_argument("--tapered", action="store_true",
                      help="fit tapered weights, an opening's and an endgame's (interpolated by ply), even from flat "

@@ -11,7 +11,7 @@ import math
 import os
 import sys
 
-from engine.constants import MAX_DEPTH, MAX_MOVES
+from engine.constants import MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
 from engine.native.compiler import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
 from engine.play.executors import check_scheduler
 from engine.players.program import ProgramPlayer
@@ -85,6 +85,42 @@ def elo_pair(text):
     return elo0, elo1
 
 
+def weight_bound(text):
+    """A positive bound on the weights, at most MAX_WEIGHT."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected a number, got {!r}".format(text))
+    if not 0 < value <= MAX_WEIGHT:
+        raise argparse.ArgumentTypeError("expected a bound above 0 and at most {:g}, got {}".format(MAX_WEIGHT, text))
+    return value
+
+
+def weight(text):
+    """A weight: a finite number of at most MAX_WEIGHT in size (a larger one the params file would rescale)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected a number, got {!r}".format(text))
+    if not math.isfinite(value) or abs(value) > MAX_WEIGHT:
+        raise argparse.ArgumentTypeError("expected a finite weight from {:g} to {:g}, got {}".format(
+            -MAX_WEIGHT, MAX_WEIGHT, text))
+    return value
+
+
+def ply_range(text):
+    """Plies LOW-HIGH (or one ply) inside a game that still has a move to play."""
+    low, _, high = text.partition("-")
+    try:
+        low, high = int(low), int(high or low)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected plies as LOW-HIGH (e.g. 6-14), got {!r}".format(text))
+    if not 2 <= low <= high <= MAX_MOVES - 1:
+        raise argparse.ArgumentTypeError("expected plies from 2 to {} with LOW <= HIGH, got {!r}".format(
+            MAX_MOVES - 1, text))
+    return low, high
+
+
 def add_table_bits(parser, what="each solver process's"):
     """The --table-bits option of every command that runs the compiled solver."""
     parser.add_argument("--table-bits", type=integer_range(MIN_TABLE_BITS, MAX_TABLE_BITS), default=DEFAULT_TABLE_BITS,
@@ -103,6 +139,17 @@ def add_search_settings(parser, defaults):
     parser.add_argument("--solve-from", type=integer_range(0, MAX_MOVES), default=None,
                         help="the ply from which the agent solves exactly ({}: never; default: {})".format(
                             MAX_MOVES, defaults))
+
+
+def search_settings(args, settings):
+    """The search settings of ``add_search_settings``' options, each one left out taken from ``settings``
+    (a Params; the CPU cap at least the budget chosen)."""
+    chosen = {"depth": settings.depth if args.depth is None else args.depth,
+              "cpu_budget": settings.cpu_budget if args.cpu_budget is None else args.cpu_budget,
+              "solve_from": settings.solve_from if args.solve_from is None else args.solve_from}
+    chosen["cpu_cap"] = (args.cpu_cap if args.cpu_cap is not None else
+                         max(settings.cpu_cap, chosen["cpu_budget"]))
+    return chosen
 
 
 def add_sandbox(parser):

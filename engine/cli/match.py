@@ -56,7 +56,7 @@ def _match(args):
     limits = program_limits(args, (args.a, args.b))
     summary, _ = run_match(args.a, args.b, args.games, jobs=args.jobs, seed=args.seed,
                            opening_plies=args.random_opening, cpu_limit=args.cpu_limit,
-                           progress=True if not args.json and sys.stderr.isatty() else _match_lines(args.a, args.games),
+                           progress=True if not args.json and sys.stderr.isatty() else match_lines(args.a, args.games),
                            sgf_dir=args.sgf,
                            scheduler=args.scheduler, sprt=args.sprt,
                            a_colour={"black": BLACK, "white": WHITE}.get(args.colour), journal=args.resume,
@@ -70,7 +70,7 @@ def _match(args):
     return 0
 
 
-def _match_lines(name_a, games):
+def match_lines(name_a, games):
     """Progress for a match whose stderr is no terminal (a log file, or beside --json): a line
     every twentieth of the games with A's score so far, and the SPRT's state when there is one."""
     step = max(1, games // 20)

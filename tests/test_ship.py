@@ -1,0 +1,92 @@
+"""evolve ship: export, bundle, test at the playing budget, and replace params.json only on H1."""
+
+import json
+import os
+
+import pytest
+
+from engine.params import DEFAULT_WEIGHTS, load_params, make_params, save_params
+from evolve.cli import main as evolve
+from evolve.loop import Evolution
+from tests.test_evolve import TINY, write_config
+
+# Quick agents: depth 1, a tenth of a second a move; no book, so that a move is a process start
+# and a search. The run's weights keep the margin high; the current file's throw stones away, so
+# the candidate wins nearly every game (H1); a run whose margin must be negative loses them (H0).
+QUICK = dict(depth=1, cpu_budget=0.1, cpu_cap=0.2)
+SHIP = ["--games", "8", "--sprt", "0,400", "--random-opening", "2", "--jobs", "2", "--no-book", "--no-progress"]
+
+
+def evolved(tmp_path, margin, name):
+    text = TINY.replace("generations = 4", "generations = 1").replace('name = "tiny"', 'name = "{}"'.format(name))
+    text += "\n[bounds]\nmargin = [{}, {}]\n".format(*margin)
+    return Evolution.create(write_config(tmp_path, text, name + ".toml"), runs_dir=str(tmp_path / "runs"), workers=2,
+                            progress=False, out=open(os.devnull, "w")).run()
+
+
+def current_file(tmp_path, margin):
+    path = str(tmp_path / "params.json")
+    save_params(path, make_params(dict(DEFAULT_WEIGHTS, margin=margin), provenance={"source": "the test's current"},
+                                  **QUICK))
+    return path
+
+
+def test_a_candidate_the_test_accepts_replaces_params_json_with_the_test_in_its_provenance(tmp_path, capsys):
+    run = evolved(tmp_path, (10, 20), "strong")
+    current = current_file(tmp_path, -20.0)
+    assert evolve(["ship", run, "--to", current] + SHIP) == 0
+    out = capsys.readouterr().out
+    assert "shipped: the SPRT accepted H1" in out
+    shipped = load_params(current)
+    candidate = load_params(os.path.join(run, "ship", "candidate-params.json"))
+    assert shipped.weights == candidate.weights and shipped.weights["margin"] >= 10
+    assert (shipped.depth, shipped.cpu_budget, shipped.cpu_cap) == (1, 0.1, 0.2)   # the replaced file's settings
+    test = shipped.provenance["shipped_after"]
+    assert test["elo1"] == 400 and test["replaced"] == {"source": "the test's current"}
+    assert test["candidate_wins"] <= test["games"] <= 8 and test["llr"] >= 2.94
+    assert shipped.provenance["exported_by"].startswith("evolve ship {} --to {} --games 8".format(run, current))
+    report = json.load(open(os.path.join(run, "ship", "sprt.json")))
+    assert report["sprt"]["decision"] == "H1"
+
+
+def test_a_rejected_candidate_leaves_params_json_as_it_was_and_the_same_command_replays_the_test(tmp_path, capsys):
+    run = evolved(tmp_path, (-20, -10), "weak")
+    current = current_file(tmp_path, 10.0)
+    before = open(current, "rb").read()
+    assert evolve(["ship", run, "--to", current] + SHIP) == 1
+    out = capsys.readouterr().out
+    assert "not shipped: the SPRT accepted H0" in out and "left as it was" in out
+    assert open(current, "rb").read() == before
+    journal = open(os.path.join(run, "ship", "sprt.journal")).read()
+    assert evolve(["ship", run, "--to", current] + SHIP) == 1        # from the journal: no game played again
+    assert open(os.path.join(run, "ship", "sprt.journal")).read() == journal
+    assert "accepted H0" in capsys.readouterr().out
+    # another test in the same folder is refused, naming what changed
+    assert evolve(["ship", run, "--to", current] + SHIP[:1] + ["10"] + SHIP[2:]) == 2
+    assert "games changed" in capsys.readouterr().err
+
+
+def test_ship_refuses_a_missing_params_file_before_anything_is_written(tmp_path, capsys):
+    run = evolved(tmp_path, (0, 20), "any")
+    assert evolve(["ship", run, "--to", str(tmp_path / "none.json")] + SHIP) == 2
+    assert "no params file there" in capsys.readouterr().err
+    assert not os.path.exists(os.path.join(run, "ship"))
+
+
+def test_export_takes_its_search_settings_from_the_file_it_replaces(tmp_path, capsys):
+    run = evolved(tmp_path, (0, 20), "export")
+    current = current_file(tmp_path, 10.0)
+    assert evolve(["export", run, "--to", current]) == 0
+    assert load_params(current)[1:5] == (1, 0.1, 0.2, 24)
+    fresh = str(tmp_path / "fresh.json")
+    assert evolve(["export", run, "--to", fresh, "--depth", "3"]) == 0
+    shipped = load_params(os.path.join(os.path.dirname(os.path.dirname(__file__)), "params.json"))
+    assert load_params(fresh)[1:5] == (3, shipped.cpu_budget, shipped.cpu_cap, shipped.solve_from)
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("bad", [["--sprt", "20,0"], ["--games", "0"], ["--random-opening", "30"]])
+def test_bad_ship_options_are_one_line(tmp_path, capsys, bad):
+    with pytest.raises(SystemExit) as stop:
+        evolve(["ship", str(tmp_path)] + bad)
+    assert stop.value.code == 2
