@@ -11,10 +11,12 @@ except ImportError:                  # Python < 3.11
 
 from engine.features import FEATURE_TABLE, FEATURES
 from engine.params import ParamsError, genome_of, load_params
-from engine.constants import MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
+from engine.constants import COURSE_CPU_LIMIT, MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
 from engine.play.executors import SCHEDULER_FORMS, check_scheduler
 from engine.players.searcher import ENGINES
 from engine.players.specs import make_player
+from engine.sandbox.limits import MODES
+from evolve.program import fingerprint, folder_problem, name_problem, read_agent_weights, start_row
 
 # Per-feature bounds on the weights: the genome lives inside this box.
 DEFAULT_BOUNDS = {feature.name: feature.bounds for feature in FEATURE_TABLE}
@@ -90,6 +92,16 @@ _START = {
 _EXECUTOR = {
     "scheduler": (str, "", _scheduler, "'' (the local process pool), " + SCHEDULER_FORMS),
 }
+# A course agent whose own weights file holds the genome (evolve.program); [individual.bounds] name the genes.
+_INDIVIDUAL = {
+    "program": (str, None, lambda v: v.strip() and "\0" not in v, "an agent folder, relative to where evolve runs"),
+    "weights_file": (str, "weights.json", None, ""),
+    "sandbox": (str, "auto", lambda v: v in MODES, "'auto', 'strict' or 'off', as littlego grade's --sandbox"),
+    "cpu_limit": (float, COURSE_CPU_LIMIT, lambda v: 0 < v <= COURSE_CPU_LIMIT,
+                  "CPU seconds a move, above 0 and at most the course's {:g}".format(COURSE_CPU_LIMIT)),
+}
+# The most a program's weight may be: any number an agent's JSON reader takes, but a finite box to search.
+PROGRAM_WEIGHT = 1e9
 
 
 # Panel players search to a fixed depth; past this a single game takes minutes.
@@ -145,6 +157,7 @@ def validate(data, path="config", start_weights=None):
     start = data.pop("start", {})
     params_files = start.pop("params", []) if isinstance(start, dict) else []
     data["start"] = start
+    individual = data.pop("individual", None)
     top = dict((k, v) for k, v in data.items() if k not in ("panel", "bounds") and k not in tables)
     config = _check_table(top, _TOP, "", path)
     for name, schema in tables.items():
@@ -168,9 +181,12 @@ def validate(data, path="config", start_weights=None):
                               "untimed, so that runs replay exactly); name a depth, e.g. agent@4"
                               .format(path, where, checked["opponent"], opponent.depth))
         config["panel"].append(checked)
-    config["genes"] = genes(config["tapered"])
-    config["bounds"] = _bounds(data.get("bounds", {}), path, config["genes"])
-    config["start"] = _start(config, params_files, path, start_weights)
+    if individual is None:
+        config["genes"] = genes(config["tapered"])
+        config["bounds"] = _bounds(data.get("bounds", {}), path, config["genes"])
+        config["start"] = _start(config, params_files, path, start_weights)
+    else:
+        _individual(config, individual, data, params_files, path, start_weights)
     rounds = config["fitness"]["rounds"]
     for entry in config["panel"] + ([config["self_play"]] if config["self_play"]["weight"] > 0 else []):
         if entry["games"] // 2 < rounds:
@@ -209,10 +225,7 @@ def _bounds(bounds, path, names):
         pair = bounds.get(feature, DEFAULT_BOUNDS[feature])
         if name != feature:
             pair = endgame.get(feature, pair)
-        if (not isinstance(pair, (list, tuple)) or len(pair) != 2
-                or not all(isinstance(x, (int, float)) and not isinstance(x, bool)
-                           and -MAX_WEIGHT <= x <= MAX_WEIGHT for x in pair)
-                or not pair[0] < pair[1]):
+        if not _pair(pair, MAX_WEIGHT):
             raise ConfigError("{}: 'bounds.{}' must be [low, high] with low < high, both finite and within "
                               "+-{:g}, found {!r}".format(path, name, MAX_WEIGHT, pair))
         checked[name] = [float(pair[0]), float(pair[1])]
@@ -224,6 +237,58 @@ def _bounds(bounds, path, names):
         raise ConfigError("{}: 'bounds.endgame' bounds tapered weights, and the config is not tapered "
                           "(tapered = true)".format(path))
     return checked
+
+
+def _pair(pair, limit):
+    """Whether ``pair`` is [low, high], two numbers within +-``limit`` with low < high."""
+    return (isinstance(pair, (list, tuple)) and len(pair) == 2
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) and -limit <= x <= limit for x in pair)
+            and pair[0] < pair[1])
+
+
+def _individual(config, table, data, files, path, recorded):
+    """The config's ``individual``, ``genes``, ``bounds`` and ``start`` from an [individual] table: a course
+    agent whose weights file holds the genome; the file's weights, where it has them, start the run."""
+    where = "{}: [individual] evolves a program's weights: ".format(path)
+    for conflict, why in (("depth", "'depth' is our searcher's (a program searches as its code says)"),
+                          ("bounds", "its genes' bounds are [individual.bounds], not [bounds]"),
+                          ("tapered", "'tapered' weights are our searcher's")):
+        if conflict in data and data[conflict] is not False:
+            raise ConfigError(where + why)
+    if files:
+        raise ConfigError(where + "'start.params' are our searcher's params files (the program's own weights "
+                                  "file starts the run)")
+    if config["executor"]["scheduler"].startswith("tcp://"):
+        raise ConfigError(where + "it is built on this machine, which the workers of 'executor.scheduler' = {!r} "
+                                  "cannot see".format(config["executor"]["scheduler"]))
+    table = dict(table) if isinstance(table, dict) else table
+    bounds = table.pop("bounds", None) if isinstance(table, dict) else None
+    individual = _check_table(table, _INDIVIDUAL, "individual", path)
+    folder, name = os.path.abspath(individual["program"]), individual["weights_file"]
+    problem = folder_problem(folder)
+    if problem:
+        raise ConfigError("{}: 'individual.program' = {!r}: {}".format(path, individual["program"], problem))
+    if name_problem(name):
+        raise ConfigError("{}: 'individual.weights_file' = {!r} {}".format(path, name, name_problem(name)))
+    if not isinstance(bounds, dict) or not bounds:
+        raise ConfigError("{}: 'individual.bounds' must name each weight evolved: name = [low, high]".format(path))
+    for gene, pair in bounds.items():
+        if not _pair(pair, PROGRAM_WEIGHT):
+            raise ConfigError("{}: 'individual.bounds.{}' must be [low, high] with low < high, both finite and "
+                              "within +-{:g}, found {!r}".format(path, gene, PROGRAM_WEIGHT, pair))
+    config["genes"] = list(bounds)
+    config["bounds"] = {gene: [float(low), float(high)] for gene, (low, high) in bounds.items()}
+    shown = os.path.join(individual["program"], name)
+    try:
+        current = read_agent_weights(folder, name, shown)
+        row = [] if current is None or recorded is not None else start_row(current, config["bounds"], shown)
+    except ValueError as error:
+        raise ConfigError("{}: {}".format(path, error))
+    config["individual"] = dict(individual, folder=folder, base=current or {}, fingerprint=fingerprint(folder, name))
+    if recorded is not None:
+        config["start"] = _start(config, [shown] if recorded else [], path, recorded)
+        return
+    config["start"] = dict(config["start"], params=[shown] if row else [], weights=[row] if row else [])
 
 
 def _start(config, files, path, recorded=None):

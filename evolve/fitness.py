@@ -17,18 +17,23 @@ from engine.native.compiler import NativeError, NoCompiler
 from engine.native.searcher import native_library
 from engine.params import make_params
 from engine.play.game import play_game
+from engine.players.base import Reason
 from engine.players.searcher import AgentPlayer
 from engine.players.specs import make_player
 from engine.common.seeds import derive_seed
+from evolve.program import program_player
 
 log = logging.getLogger("evolve.fitness")
 
-GameJob = namedtuple("GameJob", "individual weights opponent group game seed opening_seed opening_plies depth engine")
-GameJob.__new__.__defaults__ = ("python",)
+GameJob = namedtuple("GameJob", "individual weights opponent group game seed opening_seed opening_plies depth engine "
+                               "program")
+GameJob.__new__.__defaults__ = ("python", None)
 GameJob.__doc__ = """One fitness game. ``individual``: its index in the batch; ``weights``: its genome;
 ``opponent``: a player spec, or a tuple of weights for self-play; ``group``: the index of the
 panel entry (self-play last); ``game``: even = the individual plays Black, odd = White;
-``engine``: the searcher of our players, "native" or "python" (the same moves)."""
+``engine``: the searcher of our players, "native" or "python" (the same moves); ``program``:
+None where the individual is our searcher, else the BuiltProgram whose weights the genome is
+(``evolve.program``; ``depth`` then plays no part)."""
 
 
 class GameJobError(RuntimeError):
@@ -40,13 +45,20 @@ def weights_player(weights, depth, label, engine="python"):
     return AgentPlayer(make_params(weights, depth, source=label), spec=label, timed=False, engine=engine)
 
 
+def genome_player(job, weights, label):
+    """The player of a genome in ``job``: the program individual with these weights, else our searcher."""
+    if job.program is not None:
+        return program_player(job.program, weights, label)
+    return weights_player(weights, job.depth, label, job.engine)
+
+
 def play_job(job):
     """Worker: play one fitness game; (win 1/0, stone margin) for the individual."""
-    me = weights_player(job.weights, job.depth, "individual {}".format(job.individual), job.engine)
+    me = genome_player(job, job.weights, "individual {}".format(job.individual))
     if isinstance(job.opponent, str):
         other = make_player(job.opponent, timed=False, engine=job.engine)
     else:
-        other = weights_player(job.opponent, job.depth, "self-play opponent", job.engine)
+        other = genome_player(job, job.opponent, "self-play opponent")
     plays_black = job.game % 2 == 0
     black, white = (me, other) if plays_black else (other, me)
     record = play_game(black, white, seed=job.seed, opening_plies=job.opening_plies,
@@ -56,6 +68,10 @@ def play_job(job):
     log.debug("individual %d vs %s game %d seed %d: %s (%s)", job.individual,
               job.opponent if isinstance(job.opponent, str) else "self-play",
               job.game, job.seed, "won" if won else "lost", record.reason)
+    if job.program is not None and not won and record.reason != Reason.END:
+        # A program can lose by its own fault (a crash, a move past the CPU limit): said, never silent.
+        log.warning("individual %d lost game %d (seed %d) by its fault: %s", job.individual, job.game, job.seed,
+                    record.detail)
     return (1.0 if won else 0.0), float(margin if plays_black else -margin)
 
 
@@ -69,8 +85,9 @@ def safe_play_job(job):
         return text
 
 
-def make_jobs(individuals, config, generation_seed, self_play_opponents, engine="python"):
-    """The game jobs of a batch of individuals for one generation's seeds, searched by ``engine``."""
+def make_jobs(individuals, config, generation_seed, self_play_opponents, engine="python", program=None):
+    """The game jobs of a batch of individuals for one generation's seeds, searched by ``engine``; the
+    individuals are ``program`` (a BuiltProgram) with their weights where it is given."""
     groups = [(entry["opponent"], entry["games"], entry["random_opening"]) for entry in config["panel"]]
     self_play = config["self_play"]
     if self_play["weight"] > 0 and self_play_opponents:
@@ -85,17 +102,17 @@ def make_jobs(individuals, config, generation_seed, self_play_opponents, engine=
                 seed = derive_seed(generation_seed, group, game)
                 opening_seed = derive_seed(generation_seed, group, game // 2, 1)
                 jobs.append(GameJob(index, weights, opponent, group, game, seed, opening_seed,
-                                    opening, config["depth"], engine))
+                                    opening, config["depth"], engine, program))
     return jobs
 
 
-def evaluate_in_rounds(individuals, config, generation_seed, opponents, engine, play, progress=None):
+def evaluate_in_rounds(individuals, config, generation_seed, opponents, engine, play, progress=None, program=None):
     """(fold's per-individual fitness and report, the games played): every individual plays the
     first part of every panel entry's games; after each part but the last, only the best
     ``keep`` share of those still playing (at least the hall of fame's size, and two) plays the
-    next ([fitness] rounds and keep; one round plays every game, as before)."""
+    next ([fitness] rounds and keep; one round plays every game, as before). ``program``: as make_jobs."""
     rounds, keep = config["fitness"]["rounds"], config["fitness"]["keep"]
-    every = make_jobs(individuals, config, generation_seed, opponents, engine)
+    every = make_jobs(individuals, config, generation_seed, opponents, engine, program)
     sizes = {}
     for job in every:
         sizes[job.group] = max(sizes.get(job.group, 0), job.game // 2 + 1)          # pairs of games per group

@@ -36,6 +36,7 @@ from evolve.checkpoint import (CHECKPOINT, RunError, RunLock, load_checkpoint, l
                                save_start_weights)
 from evolve.config import load_config
 from evolve.fitness import engine_for, evaluate_in_rounds, make_jobs, self_play_opponents
+from evolve.program import best_file, program_built, save_agent_weights
 from engine.common.seeds import derive_seed
 from engine.common.runfolder import CONFIG_COPY, FOLDER_TIME, GENERATIONS, LOG_FILE
 
@@ -115,6 +116,7 @@ class Evolution(object):
         self.scheduler = check_scheduler(scheduler) if scheduler else config["executor"]["scheduler"] or None
         self.where = {}
         self.engine = None         # the searcher the games use, settled when the run starts
+        self.program = None        # a program individual's build (evolve.program), while the run runs
         self.lock = None
         self.progress = progress
         self.out = out
@@ -202,7 +204,8 @@ class Evolution(object):
             last = min(last, self.generation + stop_after)
         try:
             self.engine = engine_for(self.config["fitness"]["engine"])
-            with executor(self.scheduler, self.workers) as games:
+            with program_built(self.config, self.scheduler, self.out) as self.program, \
+                    executor(self.scheduler, self.workers) as games:
                 self.where = games.describe()
                 log.info("run %s: %s, generations %d..%d; games run on %s, searched by the %s engine", self.run_dir,
                          self.config["name"], self.generation + 1, self.config["generations"], _where(self.where),
@@ -251,7 +254,7 @@ class Evolution(object):
         # libraries might draw from it while the games run.
         numpy_state = numpy.random.get_state()
         folded, games = evaluate_in_rounds(invalid, self.config, seed, opponents, self.engine, self.toolbox.map,
-                                           bar.update if bar else None)
+                                           bar.update if bar else None, self.program)
         numpy.random.set_state(numpy_state)
         if bar:
             bar.close()
@@ -311,8 +314,12 @@ class Evolution(object):
         write_atomic(os.path.join(self.run_dir, GENERATIONS), lines)
 
     def _write_best(self):
-        save_params(os.path.join(self.run_dir, BEST_PARAMS),
-                    best_params(self.run_dir, self.config, self.generation, self.halloffame[0]))
+        best = self.halloffame[0]
+        if self.config.get("individual"):      # a program's weights: in its own file's format
+            return save_agent_weights(os.path.join(self.run_dir, best_file(self.config)), self.config, best,
+                                      provenance(self.run_dir, self.config, self.generation, best.fitness.values))
+        params = best_params(self.run_dir, self.config, self.generation, best)
+        save_params(os.path.join(self.run_dir, BEST_PARAMS), params)
 
     def _checkpoint(self):
         save_checkpoint(self.run_dir, {

@@ -6,7 +6,8 @@ import os
 from engine.common.runfolder import read_generations
 from engine.params import save_params
 from evolve.checkpoint import load_checkpoint
-from evolve.loop import best_params, rate_text
+from evolve.loop import best_params, provenance, rate_text
+from evolve.program import refuse_search_settings, save_agent_weights
 
 
 def format_table(records):
@@ -65,9 +66,21 @@ def plot_run(run_dir, out_dir=None):
 
 
 def export_best(run_dir, destination, depth=None, cpu_budget=None, cpu_cap=None, solve_from=None):
-    """Write the run's best weights to a params.json with their provenance; the Params written."""
+    """Write the run's best weights to a params.json with their provenance; the Params written. For a
+    program individual, the agent's own weights file and its provenance's sidecar (search settings refused:
+    a program has none); the AgentWeights written."""
     state = load_checkpoint(run_dir)
+    if state["config"].get("individual"):
+        refuse_search_settings(depth=depth, cpu_budget=cpu_budget, cpu_cap=cpu_cap, solve_from=solve_from)
+        best = state["halloffame"][0]
+        return save_agent_weights(destination, state["config"], best,
+                                  provenance(run_dir, state["config"], state["generation"], best.fitness.values))
     params = best_params(run_dir, state["config"], state["generation"], state["halloffame"][0],
                          depth, cpu_budget, cpu_cap, solve_from)
     save_params(destination, params)
     return params
+
+
+def program_of(run_dir):
+    """The run's [individual] (its program, weights file and bounds) where it evolves a program's weights, else None."""
+    return load_checkpoint(run_dir)["config"].get("individual")

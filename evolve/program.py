@@ -1,0 +1,271 @@
+"""A program individual: a course agent of any language whose own weights file holds the genome.
+
+A config's ``[individual]`` names an agent folder and the file the agent reads its weights
+from (a JSON object of named numbers). A run builds the folder once when it starts or
+resumes, as ``littlego grade`` builds it (a copy, in the sandbox), and every fitness game
+plays that build with the individual's weights written into the player's own private copy
+of it (``WeightedProgram``): a copy per game, made when the game starts and removed when it
+ends, so no two games, and no two workers, share one, and the agent's own folder is never
+written. The keys of the agent's file that the genome does not name are written with it as
+they were, so the agent reads the file it knows.
+
+A game's moves depend on (weights, opponent, seed) as long as the agent's do: an agent that
+draws from an unseeded generator or stops its search by the clock plays differently each
+time, and no run of it replays exactly. Each move is held to ``individual.cpu_limit`` (the
+course's limit unless the config sets a lower one), as the course holds it: a move past it
+loses the game, on any machine; an agent that searches to a fixed depth stays far below it
+and replays the same on every machine.
+"""
+
+import hashlib
+import json
+import logging
+import math
+import os
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Dict, Tuple
+
+from engine.constants import BLACK
+from engine.common.runfolder import RunError
+from engine.course.build import LANGUAGES, built_agents, recognise
+from engine.position import Position
+from engine.players.base import PlayerFault
+from engine.players.program import ProgramPlayer
+from engine.protocol import write_atomic
+from engine.sandbox.files import NOT_COPIED, UntrustedFileError, read_untrusted, write_new
+from engine.sandbox.isolation import prepare_folder, warning
+from engine.sandbox.limits import Limits
+from evolve.genome import named
+
+log = logging.getLogger("evolve.program")
+
+WEIGHTS_BYTES = 2 ** 20            # a weights file of a few named numbers is far smaller
+# Names a weights file may not take: the host's files, the agents' sources, what a copy leaves out.
+RESERVED = frozenset(("input.txt", "output.txt") + tuple(language.source for language in LANGUAGES)) | NOT_COPIED
+SIDECAR = ".provenance.json"       # beside an exported weights file: where its weights came from
+
+
+@dataclass(frozen=True)
+class BuiltProgram:
+    """A program individual as its games play it: the built folder (copied again for every game), the
+    command that plays a move there, the genome's names, the weights file and its other keys, and the
+    sandbox limits and CPU limit a move runs under."""
+
+    folder: str
+    command: str
+    genes: Tuple[str, ...]
+    weights_file: str
+    base: Dict[str, object]
+    limits: Limits
+    cpu_limit: float
+
+
+@dataclass(frozen=True)
+class AgentWeights:
+    """Weights written in an agent's own format: the file, its provenance's sidecar, the object written
+    and the provenance (the run, generation and fitness, as a params file's)."""
+
+    path: str
+    sidecar: str
+    weights: Dict[str, object]
+    provenance: Dict[str, object]
+
+
+def name_problem(name):
+    """Why ``name`` cannot be an agent's weights file (a plain file name inside its folder), or None."""
+    if not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name or name != name.strip():
+        return "must be a plain file name inside the agent's folder, such as weights.json"
+    if name in RESERVED or name.endswith(".egg-info"):
+        return "is a name the host or the agent's build uses (or a copy leaves out): choose another"
+    return None
+
+
+def folder_problem(folder):
+    """Why ``folder`` cannot be a program individual, or None."""
+    if not os.path.isdir(folder):
+        return "no such folder"
+    if recognise(folder) is None:
+        return "holds no course agent (build.sh looks for {})".format(", ".join(l.source for l in LANGUAGES))
+    return None
+
+
+def read_agent_weights(folder, name, shown=None):
+    """The JSON object in ``folder``'s weights file ``name`` (``shown`` in messages), or None where there is
+    none; ValueError saying why one that is there cannot be used."""
+    shown = shown or name
+    try:
+        data, more = read_untrusted(os.path.join(folder, name), WEIGHTS_BYTES)
+    except FileNotFoundError:
+        return None
+    except UntrustedFileError as error:
+        raise ValueError("{} is {} (a weights file is a regular file)".format(shown, error.kind))
+    except OSError as error:
+        raise ValueError("{} cannot be read: {}".format(shown, error.strerror or error))
+    if more:
+        raise ValueError("{} is larger than {} MiB".format(shown, WEIGHTS_BYTES // 2 ** 20))
+    try:
+        weights = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as error:
+        raise ValueError("{} is not JSON: {}".format(shown, error))
+    if not isinstance(weights, dict):
+        raise ValueError("{} is not a JSON object of named numbers".format(shown))
+    return weights
+
+
+def start_row(current, bounds, shown):
+    """The weights of the agent's file ``shown`` (decoded: ``current``) in genome order (``bounds``, gene ->
+    [low, high]); ValueError naming a gene the file lacks or holds outside its bounds."""
+    row = []
+    for gene, (low, high) in bounds.items():
+        value = current.get(gene)
+        if gene not in current:
+            raise ValueError("'individual.bounds.{}' is not in {} (it names {}): the agent would never read it"
+                             .format(gene, shown, ", ".join(sorted(current)) or "nothing"))
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise ValueError("{}: {} = {!r} is not a finite number".format(shown, gene, value))
+        if not low <= value <= high:
+            raise ValueError("{}: weight {} = {:g} is outside 'individual.bounds.{}' = [{:g}, {:g}]; widen the "
+                             "bounds to start from it".format(shown, gene, value, gene, low, high))
+        row.append(float(value))
+    return row
+
+
+def fingerprint(folder, weights_file):
+    """A digest of the agent's files as a copy takes them, its weights file aside: whether it changed."""
+    digest = hashlib.sha256()
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d not in NOT_COPIED and not d.endswith(".egg-info"))
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            relative = os.path.relpath(path, folder)
+            if relative == weights_file or not os.path.isfile(path):
+                continue
+            digest.update(relative.encode("utf-8", "surrogateescape") + b"\0")
+            with open(path, "rb") as handle:
+                digest.update(hashlib.sha256(handle.read()).digest())
+    return digest.hexdigest()
+
+
+def agent_weights(genes, weights, base):
+    """The object an agent reads: its file's other keys as they were, then each named weight."""
+    return dict(base, **named(weights, genes))
+
+
+class WeightedProgram(ProgramPlayer):
+    """A built program individual playing with one genome: its weights file written into the private
+    copy of its folder that each game gets, before the game's first move."""
+
+    def __init__(self, program, weights, label):
+        ProgramPlayer.__init__(self, program.folder, program.command, cpu_limit=program.cpu_limit, spec=label,
+                               limits=program.limits)
+        self.weights_file = program.weights_file
+        self.text = json.dumps(agent_weights(program.genes, weights, program.base), indent=1) + "\n"
+
+    def new_game(self, colour, seed):
+        ProgramPlayer.new_game(self, colour, seed)
+        path = os.path.join(self.workdir, self.weights_file)
+        if os.path.lexists(path):
+            os.unlink(path)                   # the build's copy of the agent's own file
+        write_new(path, self.text)
+        prepare_folder(self.workdir, self.limits)    # the new file, too, belongs to the user moves run as
+
+
+def program_player(program, weights, label):
+    """A player of the BuiltProgram ``program`` with the genome ``weights``."""
+    return WeightedProgram(program, [float(w) for w in weights], label)
+
+
+def _say(line, out=sys.stderr):
+    log.warning(line)
+    print("warning: " + line, file=out)
+
+
+def _first_move(program, weights):
+    """RunError, with the agent's words, where the build cannot play a first move with ``weights``: a
+    broken agent stops the run at once instead of losing every game."""
+    player = program_player(program, weights, "the individual's program")
+    try:
+        player.new_game(BLACK, 0)
+        player.timed_move(Position.initial())
+    except PlayerFault as fault:
+        raise RunError("individual.program: the built agent cannot play a first move with the weights {}: {}"
+                       .format(json.dumps(named(weights, program.genes)), fault))
+    finally:
+        player.close()
+
+
+@contextmanager
+def program_built(config, scheduler=None, out=None):
+    """The config's BuiltProgram while the ``with`` lasts (None where the individual is our searcher): built
+    once, as ``littlego grade`` builds an agent, and checked with one move; RunError where it cannot be.
+    What was built is said on ``out`` (a file, if given) and in the log."""
+    individual = config.get("individual")
+    if not individual:
+        yield None
+        return
+    folder = individual["folder"]
+    if scheduler and scheduler.startswith("tcp://"):
+        raise RunError("individual.program: the agent is built in a temporary folder on this machine, which the "
+                       "workers of {} cannot see; play on the local pool or --scheduler local:N".format(scheduler))
+    problem = folder_problem(folder)
+    if problem:
+        raise RunError("individual.program: {}: {}".format(folder, problem))
+    if fingerprint(folder, individual["weights_file"]) != individual["fingerprint"]:
+        _say("individual.program: {} changed since the run began: its games from here on may differ from those "
+             "recorded".format(folder))
+    limits = Limits(mode=individual["sandbox"])
+    line = warning(limits)
+    if line:
+        _say(line)
+    with built_agents([folder], limits) as (built,):
+        if built.error:
+            raise RunError("individual.program: {} cannot be built: {}".format(folder, built.error))
+        copy, _, command = built.spec[len("cmd:"):].partition("::")
+        genes = tuple(config["genes"])
+        program = BuiltProgram(copy, command, genes, individual["weights_file"], dict(individual["base"]), limits,
+                               individual["cpu_limit"])
+        start = config["start"]["weights"]
+        _first_move(program, start[0] if start else [sum(config["bounds"][g]) / 2 for g in genes])
+        line = "the individual: {} ({}, built once), its weights written to {} in each game's own copy".format(
+            individual["program"], built.language, individual["weights_file"])
+        log.info(line)
+        if out is not None:
+            print(line, file=out)
+        yield program
+
+
+def sidecar_of(path):
+    """Where an exported weights file's provenance goes: ``weights.json`` -> ``weights.provenance.json``."""
+    return os.path.splitext(path)[0] + SIDECAR
+
+
+def save_agent_weights(path, config, weights, provenance):
+    """Write ``weights`` (a genome of the config's program individual) as the agent reads them, its other keys
+    as they were, and their provenance beside it (``sidecar_of``), so the agent's file holds only what it
+    knows; the AgentWeights written."""
+    individual = config["individual"]
+    provenance = dict(provenance, program=individual["program"], weights_file=individual["weights_file"],
+                      genes=list(config["genes"]))
+    provenance.pop("evolved_at_depth", None)          # a program searches as its code says
+    record = AgentWeights(path, sidecar_of(path), agent_weights(config["genes"], weights, individual["base"]),
+                          provenance)
+    write_atomic(record.path, json.dumps(record.weights, indent=1) + "\n")
+    write_atomic(record.sidecar, json.dumps({"provenance": provenance, "weights_file": os.path.basename(path)},
+                                            indent=1) + "\n")
+    return record
+
+
+def best_file(config):
+    """The name of a run folder's best weights in the agent's format: ``best-`` and the agent's file name."""
+    return "best-" + config["individual"]["weights_file"]
+
+
+def refuse_search_settings(**settings):
+    """ValueError naming the search settings given (not None) to the export of a program individual, which
+    searches as its code says: its weights file holds its weights alone."""
+    given = sorted(name for name, value in settings.items() if value is not None)
+    if given:
+        raise ValueError("{} set our searcher's play; this run evolved a program's weights, and its export is the "
+                         "program's own weights file alone".format(", ".join(given)))

@@ -1,0 +1,231 @@
+"""A program individual: the example student agent's own weights evolved, played and exported.
+
+The example is ``examples/student-agent`` (a Python agent reading ``weights.json``); the config
+tests use copies of it so that each can break one thing.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from engine.constants import BLACK
+from engine.coords import to_point
+from engine.position import Position
+from engine.players.host import format_input
+from evolve.config import ConfigError, load_config, validate
+from evolve.fitness import GameJob, play_job
+from engine.common.runfolder import RunError
+from evolve.program import program_built, program_player, sidecar_of
+from evolve.runs import export_best, program_of, read_generations
+
+from tests.conftest import ROOT
+
+EXAMPLE = os.path.join(ROOT, "examples", "student-agent")
+WEIGHTS = {"liberties": 0.2, "atari": 1.0, "edge": -0.3, "centre": 0.3}
+
+TINY = """
+name = "tiny-program"
+seed = 11
+population = 3
+generations = 1
+strategy = "ga"
+workers = 2
+
+[ga]
+hall_of_fame = 1
+
+[start]
+random = 1.0
+
+[individual]
+program = "{program}"
+weights_file = "weights.json"
+
+[individual.bounds]
+liberties = [-1.0, 1.0]
+atari = [-3.0, 3.0]
+edge = [-1.0, 1.0]
+centre = [-1.0, 1.0]
+
+[[panel]]
+opponent = "greedy"
+games = 2
+random_opening = 2
+"""
+
+
+def agent_copy(tmp_path, weights=WEIGHTS):
+    """A copy of the example agent, with ``weights`` (None: no weights file) in its weights.json."""
+    folder = tmp_path / "agent"
+    shutil.copytree(EXAMPLE, str(folder))
+    os.unlink(str(folder / "weights.json"))
+    if weights is not None:
+        (folder / "weights.json").write_text(json.dumps(weights))
+    return folder
+
+
+def write_config(tmp_path, text=TINY, program=None):
+    path = tmp_path / "tiny.toml"
+    path.write_text(text.replace("{program}", str(program or EXAMPLE)))
+    return str(path)
+
+
+def first_move(program, weights):
+    """The course text of the agent's first move on the empty board with ``weights``."""
+    player = program_player(program, weights, "test")
+    try:
+        player.new_game(BLACK, 0)
+        point = player.move(Position.initial())
+    finally:
+        player.close()
+    return divmod(point, 5)
+
+
+def test_the_example_config_is_valid_and_starts_from_the_agents_own_file():
+    config = load_config(os.path.join(EXAMPLE, "evolve.toml"))
+    assert config["genes"] == ["liberties", "atari", "edge", "centre"]          # in the order written
+    assert config["start"]["weights"] == [[WEIGHTS[name] for name in config["genes"]]]
+    assert config["individual"]["base"] == WEIGHTS
+
+
+def test_each_game_writes_its_weights_into_its_own_copy_and_they_are_played(tmp_path):
+    config = load_config(write_config(tmp_path))
+    before = open(os.path.join(EXAMPLE, "weights.json")).read()
+    with program_built(config) as program:
+        # Sabotage: a centre worth far less than the edge sends the first stone to the edge.
+        assert first_move(program, [0.2, 1.0, -0.3, 0.3]) == (1, 1)
+        assert first_move(program, [0.0, 0.0, 1.0, -1.0]) in [(0, j) for j in range(5)] + [(i, 0) for i in range(5)]
+        one, two = program_player(program, [0.5, 1, 0, 0], "one"), program_player(program, [-0.5, 2, 0, 0], "two")
+        try:
+            one.new_game(BLACK, 0)
+            two.new_game(BLACK, 0)
+            assert one.workdir != two.workdir and program.folder not in (one.workdir, two.workdir)
+            assert json.load(open(os.path.join(one.workdir, "weights.json")))["liberties"] == 0.5
+            assert json.load(open(os.path.join(two.workdir, "weights.json")))["liberties"] == -0.5
+        finally:
+            one.close()
+            two.close()
+        job = GameJob(0, (0.2, 1.0, -0.3, 0.3), "greedy", 0, 0, 5, 6, 2, 2, "python", program)
+        assert play_job(job) == play_job(job)                   # the same weights, opponent and seed: the same game
+    assert open(os.path.join(EXAMPLE, "weights.json")).read() == before          # the source is never written
+
+
+def test_evolve_run_and_export_the_example_agents_weights(tmp_path):
+    config = write_config(tmp_path)
+    process = subprocess.run([sys.executable, "-m", "evolve.cli", "run", config, "--runs-dir", str(tmp_path / "runs"),
+                              "--no-progress"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             universal_newlines=True, timeout=300)
+    assert process.returncode == 0, process.stderr
+    assert "the individual: " in process.stdout
+    run = os.path.join(str(tmp_path / "runs"), os.listdir(str(tmp_path / "runs"))[0])
+    records = read_generations(run)
+    assert [r["generation"] for r in records] == [0, 1]
+    first = [tuple(ind["weights"]) for ind in records[0]["individuals"]]
+    assert first[0] == tuple(WEIGHTS[name] for name in ["liberties", "atari", "edge", "centre"])
+    assert len(set(first)) == len(first)                         # every individual its own weights
+    assert set(records[-1]["best_weights"]) == set(WEIGHTS)
+    assert program_of(run)["weights_file"] == "weights.json"
+    assert json.load(open(os.path.join(run, "best-weights.json"))) == records[-1]["best_weights"]
+    with pytest.raises(ValueError, match="depth"):
+        export_best(run, str(tmp_path / "nope.json"), depth=4)
+    folder = agent_copy(tmp_path)
+    written = export_best(run, str(folder / "weights.json"))
+    assert written.sidecar == str(folder / "weights.provenance.json")
+    provenance = json.load(open(written.sidecar))["provenance"]
+    assert provenance["generation"] == 1 and provenance["program"] == str(EXAMPLE)
+    loaded = subprocess.run([sys.executable, "-c", "import json, my_player3; print(json.dumps(my_player3.load_weights()))"],
+                            cwd=str(folder), stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout
+    assert json.loads(loaded) == records[-1]["best_weights"]
+    position = Position.initial().play_point(to_point(2, 2))
+    (folder / "input.txt").write_text(format_input(position.player, position.previous_string(),
+                                                   position.board_string()))
+    subprocess.run([sys.executable, "my_player3.py"], cwd=str(folder), check=True, timeout=60)
+    i, j = map(int, (folder / "output.txt").read_text().split(","))
+    assert to_point(i, j) in position.legal_points()
+
+
+def test_a_broken_agent_stops_the_run_before_any_game(tmp_path):
+    folder = agent_copy(tmp_path)
+    (folder / "my_player3.py").write_text("raise SystemExit('no board for me')\n")
+    config = load_config(write_config(tmp_path, program=folder))
+    with pytest.raises(RunError, match="cannot play a first move.*no board for me"):
+        with program_built(config):
+            pass
+
+
+def test_without_a_weights_file_the_run_starts_at_random(tmp_path):
+    config = load_config(write_config(tmp_path, program=agent_copy(tmp_path, None)))
+    assert config["start"]["weights"] == [] and config["individual"]["base"] == {}
+
+
+@pytest.mark.parametrize("change, weights, words", [
+    (("program = \"{program}\"", "program = \"{program}/nothing\""), WEIGHTS, "individual.program.*no such folder"),
+    (("weights_file = \"weights.json\"", "weights_file = \"../weights.json\""), WEIGHTS, "plain file name"),
+    (("weights_file = \"weights.json\"", "weights_file = \"my_player3.py\""), WEIGHTS, "the host or the agent"),
+    (("weights_file = \"weights.json\"", "weights_file = \"weights.json\"\nspeed = 2"), WEIGHTS,
+     "unknown key 'individual.speed'"),
+    ((TINY[TINY.index("[individual.bounds]"):TINY.index("[[panel]]")], ""), WEIGHTS,
+     "individual.bounds' must name each weight"),
+    (("atari = [-3.0, 3.0]", "atari = [3.0, -3.0]"), WEIGHTS, "individual.bounds.atari' must be \\[low, high\\]"),
+    (("workers = 2", "workers = 2\ntapered = true"), WEIGHTS, "'tapered'"),
+    (("workers = 2", "workers = 2\ndepth = 3"), WEIGHTS, "'depth' is our searcher's"),
+    (("[start]", "[executor]\nscheduler = \"tcp://127.0.0.1:8786\"\n\n[start]"), WEIGHTS, "executor.scheduler"),
+    (("random = 1.0", "random = 1.0\nparams = [\"params.json\"]"), WEIGHTS, "start.params"),
+    (("", ""), dict(WEIGHTS, atari=9.0), "atari = 9 is outside 'individual.bounds.atari'"),
+    (("", ""), dict(WEIGHTS, edge="low"), "edge = 'low' is not a finite number"),
+    (("centre = [-1.0, 1.0]", "centre = [-1.0, 1.0]\ncenter = [-1.0, 1.0]"), WEIGHTS,
+     "'individual.bounds.center' is not in .*weights.json.*would never read it"),
+    (("", ""), [1, 2, 3], "not a JSON object"),
+])
+def test_bad_program_configs_name_the_key(tmp_path, change, weights, words):
+    folder = agent_copy(tmp_path, weights)
+    path = write_config(tmp_path, TINY.replace(*change), program=folder)
+    with pytest.raises(ConfigError, match=words):
+        load_config(path)
+
+
+def test_a_folder_without_a_course_agent_is_refused(tmp_path):
+    folder = tmp_path / "empty"
+    folder.mkdir()
+    (folder / "weights.json").write_text(json.dumps(WEIGHTS))
+    with pytest.raises(ConfigError, match="holds no course agent"):
+        load_config(write_config(tmp_path, program=folder))
+
+
+def test_a_weights_file_that_is_not_json_is_refused(tmp_path):
+    folder = agent_copy(tmp_path)
+    (folder / "weights.json").write_text("liberties: 0.2\n")
+    with pytest.raises(ConfigError, match="weights.json is not JSON"):
+        load_config(write_config(tmp_path, program=folder))
+
+
+def test_the_sidecar_sits_beside_the_weights_file():
+    assert sidecar_of("a/weights.json") == "a/weights.provenance.json"
+    assert sidecar_of("best-weights.json") == "best-weights.provenance.json"
+
+
+scalars = st.integers() | st.floats() | st.booleans() | st.text(max_size=8) | st.sampled_from(
+    ["examples/student-agent", "weights.json", "output.txt", "", ".", "..", "auto", "off"])
+individual_tables = st.dictionaries(
+    st.sampled_from(["program", "weights_file", "sandbox", "cpu_limit", "bounds", "x"]),
+    scalars | st.dictionaries(st.sampled_from(["liberties", "atari", "edge", "speed", ""]),
+                              st.lists(st.floats() | st.integers(), max_size=3) | scalars, max_size=4),
+    max_size=5) | scalars
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(individual_tables, st.fixed_dictionaries({}, optional={"depth": scalars, "tapered": st.booleans()}))
+def test_any_individual_table_loads_or_names_the_problem(table, top):
+    data = dict(name="fuzz", seed=1, population=2, generations=1, individual=table,
+                panel=[{"opponent": "random", "games": 2}], **top)
+    try:
+        config = validate(data, "fuzz.toml")
+    except ConfigError as error:
+        assert "fuzz.toml" in str(error)
+        return
+    assert config["genes"] == list(table["bounds"]) and config["individual"]["folder"] == EXAMPLE
