@@ -6,6 +6,7 @@ import signal
 import time
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from engine.constants import PASS
 from engine.position import Position
@@ -15,6 +16,19 @@ from engine.native.compiler import NoCompiler, compiled_solver
 from engine.native.solver import NativeSolver
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# Fuzzing (tests/test_fuzz*.py): every property runs briefly in the default run ("quick") and at
+# length with `python3 -m pytest tests/test_fuzz.py tests/test_fuzz_tools.py --hypothesis-profile=long`.
+FUZZ = dict(deadline=None, suppress_health_check=list(HealthCheck))
+settings.register_profile("quick", max_examples=25, **FUZZ)
+settings.register_profile("long", max_examples=1500, **FUZZ)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
+
+
+def examples(share):
+    """Settings that try ``share`` of the profile's examples (at least 2): for properties whose examples
+    are slow (a game, a process). Read when a test module is collected, after the profile is loaded."""
+    return settings(max_examples=max(2, int(round(settings.default.max_examples * share))))
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,7 @@ The agent must answer a legal move whatever params.json and its state file hold 
 exit 2, writing nothing, when input.txt itself is not a game); experiment configs must
 load or fail with ConfigError; the two command-line tools must end with a status and at
 most a clean message, never a traceback. Each property runs briefly in the default test
-run and at length under ``-m slow``.
+run and at length under ``--hypothesis-profile=long`` (the profiles: ``tests/conftest.py``).
 """
 
 import io
@@ -13,18 +13,17 @@ import os
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import given, settings, strategies as st
 
 from engine import PASS
 from engine.agent import STATE_FILE, main as agent_main
 from engine.features import FEATURES
 from engine.playout import random_opening
 from engine.players.host import format_input, read_output
-from tests.conftest import ROOT
+from tests.conftest import ROOT, examples
 from evolve.config import ConfigError, load_config, validate
 
-QUICK = settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-LONG = settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+COMMAND_LINES = examples(0.4)          # each a command run in-process
 
 # -- the agent -------------------------------------------------------------------------------------
 
@@ -79,18 +78,9 @@ def agent_always_answers(tmp_path, params_bytes, state_bytes, plies, seed):
 agent_args = (params_files, state_files, st.integers(0, 20), st.integers(0, 10 ** 6))
 
 
-@QUICK
 @given(*agent_args)
 def test_the_agent_always_answers(tmp_path_factory, params_bytes, state_bytes, plies, seed):
     agent_always_answers(tmp_path_factory.mktemp("agent"), params_bytes, state_bytes, plies, seed)
-
-
-@pytest.mark.slow
-@LONG
-@given(*agent_args)
-def test_the_agent_always_answers_long(tmp_path_factory, params_bytes, state_bytes, plies, seed):
-    agent_always_answers(tmp_path_factory.mktemp("agent"), params_bytes, state_bytes, plies, seed)
-
 
 def bad_input_is_refused(tmp_path, input_bytes):
     status, move, _ = agent_case(tmp_path, b"{}", b"", 0, 0, input_bytes)
@@ -105,18 +95,9 @@ input_files = st.binary(max_size=80) | st.lists(st.sampled_from(["1", "2", "0", 
     lambda parts: "".join(parts).encode())
 
 
-@QUICK
 @given(input_files)
 def test_input_that_is_not_a_game_is_refused_cleanly(tmp_path_factory, input_bytes):
     bad_input_is_refused(tmp_path_factory.mktemp("input"), input_bytes)
-
-
-@pytest.mark.slow
-@LONG
-@given(input_files)
-def test_input_that_is_not_a_game_is_refused_cleanly_long(tmp_path_factory, input_bytes):
-    bad_input_is_refused(tmp_path_factory.mktemp("input"), input_bytes)
-
 
 # -- experiment configs ----------------------------------------------------------------------------
 
@@ -145,18 +126,9 @@ def config_loads_or_names_the_problem(data):
     assert config["population"] >= 2 and config["panel"]
 
 
-@QUICK
 @given(config_objects)
 def test_configs_load_or_fail_with_config_error(data):
     config_loads_or_names_the_problem(data)
-
-
-@pytest.mark.slow
-@LONG
-@given(config_objects)
-def test_configs_load_or_fail_with_config_error_long(data):
-    config_loads_or_names_the_problem(data)
-
 
 def config_file_loads_or_names_the_problem(tmp_path, raw):
     path = tmp_path / "fuzz.toml"
@@ -174,18 +146,9 @@ config_files = st.binary(max_size=200) | st.lists(st.sampled_from(
                                                                                                           "surrogateescape"))
 
 
-@QUICK
 @given(config_files)
 def test_config_files_load_or_fail_with_config_error(tmp_path_factory, raw):
     config_file_loads_or_names_the_problem(tmp_path_factory.mktemp("config"), raw)
-
-
-@pytest.mark.slow
-@LONG
-@given(config_files)
-def test_config_files_load_or_fail_with_config_error_long(tmp_path_factory, raw):
-    config_file_loads_or_names_the_problem(tmp_path_factory.mktemp("config"), raw)
-
 
 # -- the command lines ------------------------------------------------------------------------------
 
@@ -235,25 +198,16 @@ cli_args = st.one_of(
     st.tuples(st.just("evolve"), st.lists(st.sampled_from(EVOLVE_WORDS), max_size=6)))
 
 
-@QUICK
+@COMMAND_LINES
 @given(cli_args)
 def test_command_lines_end_cleanly(tmp_path_factory, case):
     tool, words = case
     cli_case(tmp_path_factory.mktemp("cli"), words, tool)
 
-
-@pytest.mark.slow
-@settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
-@given(cli_args)
-def test_command_lines_end_cleanly_long(tmp_path_factory, case):
-    tool, words = case
-    cli_case(tmp_path_factory.mktemp("cli"), words, tool)
-
-
 # -- the bundled submission, run as the course runs it ---------------------------------------------
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=60)
 @given(params_files, state_files, st.integers(0, 20), st.integers(0, 10 ** 6))
 def test_the_bundle_always_answers(tmp_path_factory, params_bytes, state_bytes, plies, seed):
     import subprocess

@@ -1,6 +1,6 @@
 """Fuzzing the newer parts: GTP engines that misbehave at any step (set-up included), book
 files and headers, training folders, generation logs, SGF records with set-up stones and
-off-board moves. Each property runs briefly in the default run and at length under ``-m slow``.
+off-board moves. Each property runs briefly in the default run and at length under ``--hypothesis-profile=long``.
 
 Every case must end in a result or in the tool's own error naming the problem: never a
 traceback, never a hang (a hanging engine costs its wall-clock limit and loses).
@@ -10,8 +10,7 @@ import json
 import pickle
 import sys
 
-import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 from engine.book import Book, BookError
 from engine.constants import BLACK, WHITE
@@ -25,12 +24,11 @@ from engine.training.qlearning import CHECKPOINT, SETTINGS, Training, TrainingEr
 from evolve.checkpoint import RunError
 from evolve.runs import format_table, read_generations
 
+from tests.conftest import examples
 from tests.test_fuzz import json_values
 
-QUICK = settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
-LONG = settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
-FEW = settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))          # engines: slow
-MANY = settings(max_examples=120, deadline=None, suppress_health_check=list(HealthCheck))
+FILES = examples(0.6)          # a file read and written back
+ENGINES = examples(0.24)       # a game against a GTP engine process
 
 # -- GTP engines that misbehave at any step --------------------------------------------------------
 
@@ -65,18 +63,10 @@ def misbehaving_engine_loses_or_plays(folder, steps, black):
     return record
 
 
-@FEW
+@ENGINES
 @given(st.lists(STEPS, max_size=8), st.booleans())
 def test_a_misbehaving_gtp_engine_loses_its_game_or_plays_it(tmp_path_factory, steps, black):
     misbehaving_engine_loses_or_plays(tmp_path_factory.mktemp("gtp"), steps, black)
-
-
-@pytest.mark.slow
-@MANY
-@given(st.lists(STEPS, max_size=12), st.booleans())
-def test_a_misbehaving_gtp_engine_loses_its_game_or_plays_it_long(tmp_path_factory, steps, black):
-    misbehaving_engine_loses_or_plays(tmp_path_factory.mktemp("gtp"), steps, black)
-
 
 # -- book files and headers -------------------------------------------------------------------------
 
@@ -103,18 +93,10 @@ def book_reads_or_names_the_problem(text):
         assert "fuzz.json" in str(error)
 
 
-@QUICK
+@FILES
 @given(book_texts)
 def test_a_book_file_reads_or_names_the_problem(text):
     book_reads_or_names_the_problem(text)
-
-
-@pytest.mark.slow
-@LONG
-@given(book_texts)
-def test_a_book_file_reads_or_names_the_problem_long(text):
-    book_reads_or_names_the_problem(text)
-
 
 # -- training folders -------------------------------------------------------------------------------
 
@@ -137,18 +119,10 @@ training_settings = (json_values.map(json.dumps) | st.text(max_size=40)
                                                            "horizon": json_values, "seed": json_values}).map(json.dumps))
 
 
-@QUICK
+@FILES
 @given(training_settings, st.none() | checkpoints)
 def test_a_training_folder_resumes_or_names_the_problem(tmp_path_factory, settings_text, checkpoint):
     training_resumes_or_names_the_problem(tmp_path_factory.mktemp("training"), settings_text, checkpoint)
-
-
-@pytest.mark.slow
-@LONG
-@given(training_settings, st.none() | checkpoints)
-def test_a_training_folder_resumes_or_names_the_problem_long(tmp_path_factory, settings_text, checkpoint):
-    training_resumes_or_names_the_problem(tmp_path_factory.mktemp("training"), settings_text, checkpoint)
-
 
 # -- generation logs --------------------------------------------------------------------------------
 
@@ -169,18 +143,10 @@ def generations_read_or_name_the_line(folder, lines):
         assert "generations.jsonl" in str(error)
 
 
-@QUICK
+@FILES
 @given(st.lists(generation_lines, max_size=4))
 def test_a_generation_log_reads_or_names_the_line(tmp_path_factory, lines):
     generations_read_or_name_the_line(tmp_path_factory.mktemp("run"), lines)
-
-
-@pytest.mark.slow
-@LONG
-@given(st.lists(generation_lines, max_size=6))
-def test_a_generation_log_reads_or_names_the_line_long(tmp_path_factory, lines):
-    generations_read_or_name_the_line(tmp_path_factory.mktemp("run"), lines)
-
 
 # -- SGF with set-up stones and off-board moves -----------------------------------------------------
 
@@ -205,18 +171,10 @@ def sgf_reads_and_writes_back_or_names_the_problem(text):
     assert again.positions == replay.positions and again.moves == replay.moves
 
 
-@QUICK
+@FILES
 @given(sgf_records)
 def test_an_sgf_record_reads_and_writes_back_or_names_the_problem(text):
     sgf_reads_and_writes_back_or_names_the_problem(text)
-
-
-@pytest.mark.slow
-@LONG
-@given(sgf_records)
-def test_an_sgf_record_reads_and_writes_back_or_names_the_problem_long(text):
-    sgf_reads_and_writes_back_or_names_the_problem(text)
-
 
 def test_the_fuzzed_engine_script_behaves_when_told_to(tmp_path):
     """The engine model itself: with no misbehaviour it plays a whole game to its end."""
