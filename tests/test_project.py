@@ -52,6 +52,28 @@ def test_evolve_bench_reports_games_per_second():
     assert set(figures["games_per_second"]) == {"1", "2"} and "2" in figures["speedup"]
 
 
+def make_venv_seeing_this_environment(venv):
+    """A fresh venv at ``venv`` that also sees the packages of the interpreter running the tests; its python.
+
+    ``venv --system-site-packages`` would see the base interpreter's packages, which are not this
+    environment's when the tests themselves run in a venv (``sys.prefix != sys.base_prefix``): a
+    ``.pth`` file adds this interpreter's site folders instead, after the venv's own, so that what is
+    installed into the venv comes first and the dependencies come from here.
+    """
+    import site
+    import sysconfig
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    ours = list(site.getsitepackages()) + ([site.getusersitepackages()] if site.ENABLE_USER_SITE else [])
+    purelib = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                             stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout.strip()
+    assert purelib != sysconfig.get_path("purelib")
+    with open(os.path.join(purelib, "outer-environment.pth"), "w") as pth:
+        pth.writelines("import site; site.addsitedir({!r})\n".format(folder) for folder in ours
+                       if os.path.isdir(folder))
+    return python
+
+
 def test_a_non_editable_install_works_from_any_folder(tmp_path):
     """pip install . (not editable), then the tools run from an empty folder on their package data."""
     import shutil
@@ -60,8 +82,7 @@ def test_a_non_editable_install_works_from_any_folder(tmp_path):
                     ignore=shutil.ignore_patterns(".git", "runs", "build", "*.egg-info", "__pycache__",
                                                   ".pytest_cache", ".hypothesis", "experiments"))
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
-    python = str(venv / "bin" / "python")
+    python = make_venv_seeing_this_environment(venv)
     installed = subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps",
                                 str(source)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                universal_newlines=True)
@@ -77,6 +98,9 @@ def test_a_non_editable_install_works_from_any_folder(tmp_path):
         assert result.returncode == 0, result.stderr
         return result.stdout
 
+    where = subprocess.run([python, "-c", "import engine; print(engine.__file__)"], cwd=str(empty),
+                           stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout
+    assert os.path.realpath(where).startswith(os.path.realpath(str(venv))), where   # the installed copy
     assert json.loads(littlego("bench", "rules", "--repeats", "1", "--playout-games", "2",
                                "--json"))["positions"] == 10786
     assert "Games: 2" in littlego("match", "champion", "random", "--games", "2", "--jobs", "1")
