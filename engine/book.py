@@ -19,6 +19,7 @@ with a message naming ``littlego book upgrade``, which rewrites it.
 import json
 import re
 
+from engine.errors import UserError
 from engine.bitboard import points_of
 from engine.constants import MAX_MOVES, NUM_POINTS, PASS
 from engine.coords import is_move
@@ -60,7 +61,7 @@ def book_key(position):
     return key, index
 
 
-class BookError(ValueError):
+class BookError(UserError, ValueError):
     """A book file that cannot be used; the message names the file and the problem."""
 
 

@@ -1,5 +1,6 @@
 """Conversions between the engine's flat points and the course's (i, j) / "i,j" forms."""
 
+from engine.errors import InvalidInput
 from engine.constants import BOARD_SIZE, NUM_POINTS, PASS
 
 
@@ -16,7 +17,7 @@ def is_move(value):
 def to_point(i, j):
     """Flat point of row ``i``, column ``j``; ValueError when off the board."""
     if not on_board(i, j):
-        raise ValueError("({}, {}) is off the {}x{} board".format(i, j, BOARD_SIZE, BOARD_SIZE))
+        raise InvalidInput("({}, {}) is off the {}x{} board".format(i, j, BOARD_SIZE, BOARD_SIZE))
     return BOARD_SIZE * i + j
 
 
@@ -32,9 +33,9 @@ def move_from_public(move):
     try:
         i, j = move
     except (TypeError, ValueError):
-        raise ValueError("a move is (i, j) or PASS, not {!r}".format(move))
+        raise InvalidInput("a move is (i, j) or PASS, not {!r}".format(move))
     if not isinstance(i, int) or not isinstance(j, int):
-        raise ValueError("a move's coordinates are integers, not {!r}".format(move))
+        raise InvalidInput("a move's coordinates are integers, not {!r}".format(move))
     return to_point(i, j)
 
 
@@ -53,6 +54,6 @@ def move_from_text(text):
         return PASS
     parts = text.split(",")
     if len(parts) != 2 or not all(p.strip().lstrip("-").isdigit() for p in parts):
-        raise ValueError("{!r} is not a move: expected 'i,j' or 'PASS'".format(text))
+        raise InvalidInput("{!r} is not a move: expected 'i,j' or 'PASS'".format(text))
     return to_point(int(parts[0]), int(parts[1]))
 

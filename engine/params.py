@@ -17,6 +17,7 @@ import math
 import sys
 from collections import namedtuple
 
+from engine.errors import UserError
 from engine.constants import MAX_CPU_BUDGET, MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
 from engine.features import FEATURE_TABLE, FEATURES
 from engine.protocol import read_file, write_atomic
@@ -33,7 +34,7 @@ DEFAULT_PROVENANCE = {"source": "hand-set defaults"}
 
 
 
-class ParamsError(ValueError):
+class ParamsError(UserError, ValueError):
     """A params file or object that cannot be used; the message says what and where."""
 
 

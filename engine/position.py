@@ -10,6 +10,7 @@ always legal and only the few enclosed points need the capture and KO test.
 
 from collections import namedtuple
 
+from engine.errors import InvalidInput, UserError
 from engine.bitboard import (
     BIT, FULL, NEIGHBOURS, neighbours, grow, count, ij_list, points_of, zobrist,
     ZOBRIST_WHITE_TO_MOVE,
@@ -20,7 +21,7 @@ from engine.constants import (
 from engine.coords import move_from_public, move_to_text
 
 
-class IllegalMove(ValueError):
+class IllegalMove(UserError, ValueError):
     """A move the course judge would reject (the mover would lose the game)."""
 
 
@@ -46,10 +47,10 @@ def _parse_board(board, what):
                     raise ValueError
                 cells.extend(row)
         except (TypeError, ValueError):
-            raise ValueError("{} board: expected a 25-digit string or {} rows of {} values"
+            raise InvalidInput("{} board: expected a 25-digit string or {} rows of {} values"
                              .format(what, BOARD_SIZE, BOARD_SIZE))
     if len(cells) != NUM_POINTS:
-        raise ValueError("{} board: expected {} points, got {}".format(what, NUM_POINTS, len(cells)))
+        raise InvalidInput("{} board: expected {} points, got {}".format(what, NUM_POINTS, len(cells)))
     black = white = 0
     for point, cell in enumerate(cells):
         value = str(cell)
@@ -58,7 +59,7 @@ def _parse_board(board, what):
         elif value == "2":
             white |= BIT[point]
         elif value != "0":
-            raise ValueError("{} board: point {} (row {}, column {}) is {!r}, expected 0, 1 or 2"
+            raise InvalidInput("{} board: point {} (row {}, column {}) is {!r}, expected 0, 1 or 2"
                              .format(what, point, point // BOARD_SIZE, point % BOARD_SIZE, cell))
     return black, white
 
@@ -95,9 +96,9 @@ class Position(namedtuple("Position", "own opp prev_own prev_opp player moves_pl
         lists. ``moves_played`` is the ply count, which the input file does not carry.
         """
         if player not in (BLACK, WHITE):
-            raise ValueError("player must be {} (Black) or {} (White), not {!r}".format(BLACK, WHITE, player))
+            raise InvalidInput("player must be {} (Black) or {} (White), not {!r}".format(BLACK, WHITE, player))
         if not isinstance(moves_played, int) or moves_played < 0:
-            raise ValueError("moves_played must be a non-negative integer, not {!r}".format(moves_played))
+            raise InvalidInput("moves_played must be a non-negative integer, not {!r}".format(moves_played))
         prev_black, prev_white = _parse_board(previous, "previous")
         black, white = _parse_board(current, "current")
         empty = FULL ^ (black | white)
@@ -292,8 +293,8 @@ def _digits(black, white):
 def _picture_digits(picture):
     rows = [line.strip().replace(" ", "") for line in picture.strip().splitlines() if line.strip()]
     if len(rows) != BOARD_SIZE or any(len(row) != BOARD_SIZE for row in rows):
-        raise ValueError("a board picture is {} lines of {} symbols:\n{}".format(BOARD_SIZE, BOARD_SIZE, picture))
+        raise InvalidInput("a board picture is {} lines of {} symbols:\n{}".format(BOARD_SIZE, BOARD_SIZE, picture))
     try:
         return "".join(str(_FROM_SYMBOL[c]) for row in rows for c in row)
     except KeyError as error:
-        raise ValueError("unknown symbol {} in board picture (use X, O, .)".format(error))
+        raise InvalidInput("unknown symbol {} in board picture (use X, O, .)".format(error))

@@ -10,13 +10,14 @@ import os
 import tempfile
 from collections import namedtuple
 
+from engine.errors import UserError
 from engine.constants import BLACK, WHITE, BOARD_SIZE, PASS
 from engine.coords import move_to_text
 
 INPUT_LINES = 1 + 2 * BOARD_SIZE
 
 
-class InputFormatError(ValueError):
+class InputFormatError(UserError, ValueError):
     """An input file that is not a Little-Go input; the message names file, line and column."""
 
     def __init__(self, path, line, column, problem):

@@ -5,7 +5,8 @@ import json
 import os
 import sys
 
-from engine.params import ParamsError, genome_of, load_params, save_params
+from engine.errors import InvalidInput, UserError
+from engine.params import genome_of, load_params, save_params
 from engine.cli.arguments import (
     SCHEDULER_HELP, add_json, add_sandbox, add_search_settings, add_table_bits, command, depth, elo_pair,
     file_to_write, folder_to_write, integer_range, ply_range, positive_int, positive_seconds, program_limits,
@@ -17,15 +18,14 @@ from engine.data import SHIPPED_PARAMS
 from engine.features import FEATURES
 from engine.play.executors import SCHEDULER_FORMS, ExecutorError
 from engine.play.match import format_report
-from engine.native.compiler import NativeError
 from engine.players.searcher import ENGINES
 from engine.players.specs import make_player
 from evolve.bench import bench_games
-from evolve.checkpoint import CHECKPOINT, RunError
-from evolve.config import ConfigError, genes, load_config
+from evolve.checkpoint import CHECKPOINT
+from evolve.config import genes, load_config
 from evolve.fitness import GameJobError, engine_for
 from evolve.fit import fit_labels, fitted_params
-from evolve.labels import LabelsError, build_labels, load_many
+from evolve.labels import build_labels, load_many
 from evolve.loop import Evolution
 from evolve.runs import export_best, format_table, plot_run, read_generations
 from evolve.ship import DEFAULT_GAMES, DEFAULT_OPENING, DEFAULT_SPRT, SHIP_FOLDER, describe, prepare, ship
@@ -52,7 +52,7 @@ def _one_run(runs):
     """The one run folder a command that changes or exports a run was given; ValueError naming
     them when there are several (a pattern such as runs/smoke-* that matched more than one)."""
     if len(runs) > 1:
-        raise ValueError("give one run folder, not {}: {} (the newest by name is {})".format(
+        raise InvalidInput("give one run folder, not {}: {} (the newest by name is {})".format(
             len(runs), ", ".join(runs), max(runs)))
     return runs[0]
 
@@ -317,7 +317,7 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     evolving = args.command in ("run", "resume")
     try:
-        return run_command("evolve", args, (ConfigError, RunError, ParamsError, LabelsError, NativeError, ValueError),
+        return run_command("evolve", args, (UserError,), passed_on=(GameJobError, ExecutorError),
                            on_interrupt=lambda: "interrupted" + (": " + _where_it_stands(args) if evolving else ""),
                            on_os_error=lambda: _where_it_stands(args) if evolving else "")
     except (GameJobError, ExecutorError) as error:

@@ -9,6 +9,7 @@ try:
 except ImportError:                  # Python < 3.11
     import tomli as tomllib
 
+from engine.errors import UserError
 from engine.features import FEATURE_TABLE, FEATURES
 from engine.params import ParamsError, genome_of, load_params
 from engine.constants import COURSE_CPU_LIMIT, MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
@@ -108,7 +109,7 @@ PROGRAM_WEIGHT = 1e9
 MAX_PANEL_DEPTH = 8
 
 
-class ConfigError(ValueError):
+class ConfigError(UserError, ValueError):
     """An experiment config that cannot be run; the message names the file and the key."""
 
 

@@ -26,6 +26,7 @@ import zlib
 import numpy
 from deap import algorithms, base, cma, creator, tools
 
+from engine.errors import InvalidInput
 from engine.book import book_key
 from engine.constants import MAX_MOVES, MAX_WEIGHT
 from engine.features import FEATURES, feature_values
@@ -205,7 +206,7 @@ def fit_labels(positions, labels, start, limit=100.0, generations=300, populatio
     ``start``: a genome (``engine.params.genome_of``): FEATURES' weights, or twice as many for
     tapered weights (the opening's, then the endgame's), which the fit then is."""
     if not 0 < limit <= MAX_WEIGHT:
-        raise ValueError("the weights' bound must be in (0, {:g}], not {!r}".format(MAX_WEIGHT, limit))
+        raise InvalidInput("the weights' bound must be in (0, {:g}], not {!r}".format(MAX_WEIGHT, limit))
     tapered = len(start) == 2 * len(FEATURES)
     names = genes(tapered)
     start = [float(w) for w in start]
@@ -214,10 +215,10 @@ def fit_labels(positions, labels, start, limit=100.0, generations=300, populatio
     plies = numpy.array([p.moves_played for p in positions])
     held = held_out_mask(positions)
     if held.all() or not held.any():
-        raise ValueError("too few positions to hold a fifth out ({} positions)".format(len(positions)))
+        raise InvalidInput("too few positions to hold a fifth out ({} positions)".format(len(positions)))
     for name, chosen in (("fitted", ~held), ("held-out", held)):
         if ranking_accuracy(start, features[chosen], labels[chosen], plies[chosen]) is None:
-            raise ValueError("no ply of the {} positions has both won and lost ones: nothing to rank"
+            raise InvalidInput("no ply of the {} positions has both won and lost ones: nothing to rank"
                              .format(name))
     bounds = default_bounds(limit, names)
     report("fitting {} positions ({} held out), {} generations of {}".format(

@@ -25,6 +25,7 @@ import os
 import random
 
 
+from engine.errors import UserError
 from engine.book import book_key
 from engine.params import load_params
 from engine.playout import random_opening, random_point
@@ -41,7 +42,7 @@ from engine.common.progress import counter
 LABELS_FORMAT = "littlego-labels 1"
 
 
-class LabelsError(ValueError):
+class LabelsError(UserError, ValueError):
     """A labels file that cannot be used; the message names the file and what is wrong."""
 
 

@@ -27,6 +27,7 @@ import numpy
 from deap import algorithms, tools
 from tqdm import tqdm
 
+from engine.errors import InvalidInput
 from engine.features import FEATURES
 from engine.params import make_params, save_params
 from engine.protocol import write_atomic
@@ -108,7 +109,7 @@ class Evolution(object):
     def __init__(self, run_dir, config, workers=None, progress=True, out=sys.stdout, strategy=None,
                  scheduler=None):
         if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-            raise ValueError("workers must be a positive integer, not {!r}".format(workers))
+            raise InvalidInput("workers must be a positive integer, not {!r}".format(workers))
         self.run_dir = run_dir
         self.config = config
         self.workers = workers or config["workers"] or os.cpu_count() or 1

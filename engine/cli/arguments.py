@@ -10,7 +10,9 @@ import argparse
 import math
 import os
 import sys
+import traceback
 
+from engine.errors import UserError
 from engine.constants import MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
 from engine.native.compiler import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
 from engine.play.executors import check_scheduler
@@ -268,16 +270,25 @@ def file_to_write(path, option, example):
     return path
 
 
-def run_command(prog, args, user_errors, on_interrupt="interrupted", on_os_error=""):
+BUG = ("{}: this is a bug in littlego, not a mistake of yours: please report it with the command line and the "
+       "traceback above (python3 -m pip show littlego says which version ran)")
+BUG_STATUS = 70                  # EX_SOFTWARE: an internal error
+
+
+def run_command(prog, args, user_errors=(UserError,), on_interrupt="interrupted", on_os_error="", passed_on=()):
     """Run ``args.handler(args)``; the exit status, with every expected failure as one clear line.
 
-    ``user_errors``: exception classes whose message is the whole story. ``on_os_error``:
+    ``user_errors``: exception classes whose message is the whole story (every ``UserError``). ``on_os_error``:
     a line to add after a file-system failure (for example that a run can be resumed), and
-    ``on_interrupt`` the line after Ctrl-C; either may be a function that says it then.
+    ``on_interrupt`` the line after Ctrl-C; either may be a function that says it then. ``passed_on``:
+    exceptions the caller handles itself. Anything else is a bug: its traceback, a line saying so, and
+    exit status BUG_STATUS.
     """
     command = " ".join(part for part in (prog, args.command, getattr(args, "target", None)) if part)
     try:
         return args.handler(args)
+    except passed_on:
+        raise
     except user_errors as error:
         print("{}: {}".format(command, error), file=sys.stderr)
         return 2
@@ -294,3 +305,7 @@ def run_command(prog, args, user_errors, on_interrupt="interrupted", on_os_error
     except KeyboardInterrupt:
         print("\n" + (on_interrupt() if callable(on_interrupt) else on_interrupt), file=sys.stderr)
         return 130
+    except Exception:
+        traceback.print_exc()
+        print(BUG.format(command), file=sys.stderr)
+        return BUG_STATUS

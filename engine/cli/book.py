@@ -3,6 +3,7 @@
 import os
 import sys
 
+from engine.errors import InvalidInput
 from engine.constants import MAX_MOVES
 from engine.book import load_book
 from engine.cli.arguments import (
@@ -109,7 +110,7 @@ def _extend(args):
     file_to_write(out, "--out", "book.json")
     book = load_book(args.book)
     if not any(s.max_ply < args.max_ply for s in _sections_of(book, args.side)):
-        raise ValueError("{} already reaches ply {}: --max-ply must be deeper".format(
+        raise InvalidInput("{} already reaches ply {}: --max-ply must be deeper".format(
             args.book, _reach(book, args.side)))
     started = cpu_with_children()
     grown, nodes = extend_book(book, args.max_ply, args.table_bits, args.jobs, _layer_progress, side=args.side)
@@ -166,7 +167,7 @@ def _trim(args):
     file_to_write(args.out, "--out", "book.json")
     book = load_book(args.book)
     if not any(s.max_ply > args.max_ply for s in _sections_of(book, args.side)):
-        raise ValueError("{} stops at ply {} already: --max-ply must be shallower".format(
+        raise InvalidInput("{} stops at ply {} already: --max-ply must be shallower".format(
             args.book, _reach(book, args.side)))
     before = os.path.getsize(args.book)
     trimmed = trim_book(book, args.max_ply, args.side)

@@ -5,19 +5,15 @@ live in its own module here."""
 import argparse
 import sys
 
-from engine.book import BookError
-from engine.params import ParamsError
 from engine.cli import bench, book, bundle, course, engines, match, play, serve, solve, train
 from engine.cli.arguments import run_command, subcommands
-from engine.data import DataError
-from engine.native.compiler import NativeError
+from engine.errors import UserError
 from engine.play.executors import ExecutorError
-from engine.play.sgf import SgfError
-from engine.training.qlearning import TrainingError
 
 GROUPS = (bench, bundle, match, course, engines, play, solve, book, train, serve)
-# A user's mistake in any command: bad params, data, books, player specs or settings, each named in the message.
-USER_ERRORS = (ParamsError, DataError, SgfError, ExecutorError, TrainingError, NativeError, BookError, ValueError)
+# A user's mistake in any command (bad params, data, books, player specs or settings, each named in the
+# message), or a Dask scheduler that cannot be reached or goes away: one line, exit status 2.
+USER_ERRORS = (UserError, ExecutorError)
 
 
 def build_parser():

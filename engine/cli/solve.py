@@ -2,6 +2,7 @@
 
 import time
 
+from engine.errors import InvalidInput
 from engine.constants import MAX_MOVES, PASS, colour_word
 from engine.common.progress import counter
 from engine.cli.arguments import command, integer_range, positive_seconds
@@ -36,7 +37,7 @@ def _solve(args):
     elif args.position is not None:
         position = read_position(args.position, args.plies)
     else:
-        raise ValueError("give a position: an SGF file, an input.txt (with --plies), or --moves")
+        raise InvalidInput("give a position: an SGF file, an input.txt (with --plies), or --moves")
     if position.is_over:
         print("the game is over: {}".format(verdict(position)))
         return 0

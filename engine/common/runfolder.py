@@ -15,6 +15,8 @@ import os
 import struct
 import sys
 
+from engine.errors import UserError
+
 # evolve names a run folder NAME-TIME, or NAME-TIME-N when that folder exists already.
 FOLDER_TIME = "%Y%m%d-%H%M%S"
 GENERATIONS = "generations.jsonl"
@@ -24,7 +26,7 @@ LOG_FILE = "run.log"
 LOCK = "run.lock"
 
 
-class RunError(ValueError):
+class RunError(UserError, ValueError):
     """A run folder that cannot be used; the message names the folder and the problem."""
 
 

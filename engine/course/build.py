@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Callable, List, Optional
 
+from engine.errors import InvalidInput
 from engine.constants import BLACK, WHITE, colour_word, opponent
 from engine.play.match import GameJob, MatchGame, game_job
 from engine.players.base import Reason
@@ -162,7 +163,7 @@ def refuse_remote_builds(folders, scheduler):
     """ValueError where agent ``folders`` would be played through a Dask scheduler at ``tcp://``: they are
     built in a temporary workspace on this machine (``built_agents``), which its workers cannot see."""
     if folders and scheduler and scheduler.startswith("tcp://"):
-        raise ValueError("--scheduler {}: agent folders are built in a temporary copy on this machine, which the "
+        raise InvalidInput("--scheduler {}: agent folders are built in a temporary copy on this machine, which the "
                          "workers of a remote scheduler cannot see; play them here (--jobs N or --scheduler "
                          "local:N), or build them yourself and name them as cmd:DIR::COMMAND, DIR at the same "
                          "path on every worker".format(scheduler))

@@ -9,6 +9,7 @@ other mode, and the report says the figure was assumed.
 
 from collections import namedtuple
 
+from engine.errors import InvalidInput
 from engine.constants import MAX_MOVES
 
 TOP_RATE = 0.9              # a win rate at least this earns the column's full points
@@ -70,7 +71,7 @@ def edition(key):
     for candidate in EDITIONS:
         if candidate.key == wanted:
             return candidate
-    raise ValueError("unknown edition {!r} (known: {})".format(key, ", ".join(
+    raise InvalidInput("unknown edition {!r} (known: {})".format(key, ", ".join(
         [e.key for e in EDITIONS] + sorted(ALIASES))))
 
 
@@ -95,7 +96,7 @@ def stage_budget(chosen, stage, submit=False):
     for candidate, assumed in ((stage, False), (other[number] if number < len(other) else None, True)):
         if candidate is not None and candidate.budget is not None:
             return candidate.budget / (len(candidate.opponents) * candidate.games), assumed
-    raise ValueError("edition {}: no budget for {} in either mode".format(chosen.key, stage.name))
+    raise InvalidInput("edition {}: no budget for {} in either mode".format(chosen.key, stage.name))
 
 
 def tightest_rate(chosen):

@@ -12,6 +12,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Dict, List, Optional
 
+from engine.errors import InvalidInput
 from engine.constants import BLACK, COURSE_CPU_LIMIT, WHITE, colour_word
 from engine.common.seeds import derive_seed
 from engine.course.build import course_game
@@ -127,9 +128,9 @@ def play_tournament(agents, specs, broken=None, games=MINI_MATCH_GAMES, seed=1, 
     ``limits``: how program players run (a sandbox.Limits; None: the defaults).
     """
     if len(agents) < 2 or len(set(agents)) != len(agents):
-        raise ValueError("a tournament needs at least two agents of distinct names, got {}".format(agents))
+        raise InvalidInput("a tournament needs at least two agents of distinct names, got {}".format(agents))
     if games % 2 == 0:
-        raise ValueError("a mini-match plays an odd number of games (the extra one decides), got {}".format(games))
+        raise InvalidInput("a mini-match plays an odd number of games (the extra one decides), got {}".format(games))
     names = dict(zip(specs, agents))
     work = tournament_jobs(specs, names, broken or {}, games, seed, cpu_limit, limits)
     if journal is not None:

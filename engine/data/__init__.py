@@ -8,6 +8,8 @@ import gzip
 import json
 import os
 
+from engine.errors import UserError
+
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 SHIPPED_PARAMS = os.path.join(_HERE, "params.json")
@@ -16,7 +18,7 @@ RULES_VECTORS = os.path.join(_HERE, "host-reference.jsonl.gz")
 SHIPPED_QTABLE = os.path.join(_HERE, "qtable.json.gz")
 
 
-class DataError(ValueError):
+class DataError(UserError, ValueError):
     """A data file that cannot be read; the message names it."""
 
 

@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import tempfile
 
+from engine.errors import UserError
 from engine.constants import BLACK, BOARD_SIZE, KOMI, MAX_MOVES, NUM_POINTS, WHITE
 from engine.symmetry import SYMMETRIES
 
@@ -22,7 +23,7 @@ OPTIMISE = ["-O2"]
 DEFAULT_TABLE_BITS, MIN_TABLE_BITS, MAX_TABLE_BITS = 22, 16, 28
 
 
-class NativeError(RuntimeError):
+class NativeError(UserError, RuntimeError):
     """A compiled program cannot be built or stopped answering; the message says why."""
 
 

@@ -9,6 +9,7 @@ tested against ``engine.position`` (tests/test_native.py).
 
 import subprocess
 
+from engine.errors import InvalidInput
 from engine.constants import PASS
 from engine.position import Position
 from engine.native.compiler import DEFAULT_TABLE_BITS, NativeError, compiled_solver, game_defines
@@ -26,7 +27,7 @@ def position_from_text(text):
     """The position a ``describe_position`` text names; ValueError when it names none."""
     fields = text.split()
     if len(fields) != 4 or not (fields[0].isdigit() and fields[1].isdigit()):
-        raise ValueError("expected 'PLAYER PLY PREVIOUS CURRENT' (a colour, a ply and two boards of digits)")
+        raise InvalidInput("expected 'PLAYER PLY PREVIOUS CURRENT' (a colour, a ply and two boards of digits)")
     player, ply, previous, current = fields
     return Position.from_boards(int(player), previous, current, int(ply))
 

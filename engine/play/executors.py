@@ -20,6 +20,7 @@ import os
 import re
 
 import engine
+from engine.errors import InvalidInput
 from engine.common.pools import process_pool
 
 MAX_LOCAL_WORKERS = 256
@@ -35,16 +36,16 @@ class ExecutorError(RuntimeError):
 def check_scheduler(text):
     """``text`` if it is a scheduler spec Dask can use; ValueError saying what the forms are."""
     if not isinstance(text, str):
-        raise ValueError("{!r} is not a scheduler: expected {}".format(text, SCHEDULER_FORMS))
+        raise InvalidInput("{!r} is not a scheduler: expected {}".format(text, SCHEDULER_FORMS))
     if text.startswith("tls://"):
-        raise ValueError("{!r}: a tls:// scheduler needs certificates, which littlego does not pass; "
+        raise InvalidInput("{!r}: a tls:// scheduler needs certificates, which littlego does not pass; "
                          "use tcp:// inside a trusted network".format(text))
     local, tcp = _LOCAL.match(text), _TCP.match(text)
     if local and 1 <= int(local.group(1)) <= MAX_LOCAL_WORKERS:
         return text
     if tcp and 1 <= int(tcp.group(2)) <= 65535:
         return text
-    raise ValueError("{!r} is not a scheduler: expected {}".format(text, SCHEDULER_FORMS))
+    raise InvalidInput("{!r} is not a scheduler: expected {}".format(text, SCHEDULER_FORMS))
 
 
 def project_fingerprint():

@@ -9,12 +9,13 @@ the journal holds the first games of the match; a line cut off by a kill is drop
 import json
 import os
 
+from engine.errors import UserError
 from engine.players.base import Reason
 
 FORMAT = "littlego-match 1"
 
 
-class JournalError(ValueError):
+class JournalError(UserError, ValueError):
     """A journal that cannot be continued; the message names the file and why."""
 
 

@@ -16,6 +16,7 @@ from typing import Dict, List, Optional
 
 from tqdm import tqdm
 
+from engine.errors import InvalidInput
 from engine.constants import BLACK, WHITE, COURSE_CPU_LIMIT, colour_word
 from engine.protocol import write_atomic
 from engine.play.game import GameRecord, play_game
@@ -149,7 +150,7 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
     for spec in (spec_a, spec_b):
         make_player(spec).close()            # a bad spec fails here, before any worker starts
     if sprt and a_colour:
-        raise ValueError("the SPRT compares colour-swapped pairs: it needs alternating colours")
+        raise InvalidInput("the SPRT compares colour-swapped pairs: it needs alternating colours")
     jobs = jobs or os.cpu_count() or 1
     if journal is not None:
         journal = Journal.open(journal, _settings(spec_a, spec_b, games, seed, opening_plies, cpu_limit, a_colour,

@@ -6,6 +6,7 @@ from collections import namedtuple
 
 from sgfmill import sgf
 
+from engine.errors import UserError
 from engine.constants import BLACK, BOARD_SIZE, KOMI, PASS, WHITE, colour_word, opponent
 from engine.coords import move_to_text, to_ij, to_point
 from engine.position import IllegalMove, Position
@@ -13,7 +14,7 @@ from engine.position import IllegalMove, Position
 _COLOUR = {BLACK: "b", WHITE: "w"}
 
 
-class SgfError(ValueError):
+class SgfError(UserError, ValueError):
     """A file that is not a Little-Go game record; the message names the file and, for a move, which."""
 
 

@@ -6,6 +6,7 @@ Its answers are judged by our rules like anyone's (see ``engine.players.gtp``).
 import os
 import shutil
 
+from engine.errors import InvalidInput
 from engine.players.gtp import GtpPlayer
 
 GNUGO = "/usr/games/gnugo"
@@ -23,7 +24,7 @@ def gnugo_player(level=None, spec=None):
     """GNU Go at a level (0..MAX_LEVEL; its default, 10, when None), a fresh process per game."""
     binary = gnugo_path()
     if not binary:
-        raise ValueError("GNU Go is not installed (apt-get install gnugo)")
+        raise InvalidInput("GNU Go is not installed (apt-get install gnugo)")
 
     def argv(seed):
         command = [binary, "--mode", "gtp", "--seed", str(seed % 2 ** 31 or 1)]

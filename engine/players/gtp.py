@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import time
 
+from engine.errors import InvalidInput
 from engine.bitboard import points_of
 from engine.constants import BLACK, BOARD_SIZE, KOMI, PASS, colour_word, opponent
 from engine.position import IllegalMove, Position
@@ -39,7 +40,7 @@ def vertex_to_point(text):
         return PASS
     if len(word) >= 2 and word[0] in COLUMNS and word[1:].isdigit() and 1 <= int(word[1:]) <= BOARD_SIZE:
         return BOARD_SIZE * (BOARD_SIZE - int(word[1:])) + COLUMNS.index(word[0])
-    raise ValueError("{!r} is not a vertex of the {}x{} board (A1 to {}{}, or pass)".format(
+    raise InvalidInput("{!r} is not a vertex of the {}x{} board (A1 to {}{}, or pass)".format(
         text, BOARD_SIZE, BOARD_SIZE, COLUMNS[-1], BOARD_SIZE))
 
 
@@ -182,9 +183,9 @@ def gtp_player(command, spec=None, wall_limit=60.0):
     try:
         argv = shlex.split(command)
     except ValueError as error:
-        raise ValueError("player {!r}: {}".format(spec or "gtp:" + command, error))
+        raise InvalidInput("player {!r}: {}".format(spec or "gtp:" + command, error))
     if not argv:
-        raise ValueError("player {!r}: expected gtp:COMMAND".format(spec or "gtp:"))
+        raise InvalidInput("player {!r}: expected gtp:COMMAND".format(spec or "gtp:"))
     if shutil.which(argv[0]) is None:
-        raise ValueError("player {!r}: {!r} is not a program on the PATH".format(spec or "gtp:" + command, argv[0]))
+        raise InvalidInput("player {!r}: {!r} is not a program on the PATH".format(spec or "gtp:" + command, argv[0]))
     return GtpPlayer(lambda seed: argv, spec or "gtp:" + command, wall_limit)

@@ -12,6 +12,7 @@ import signal
 import sys
 import tempfile
 
+from engine.errors import InvalidInput
 from engine.constants import COURSE_CPU_LIMIT, PASS
 from engine.coords import on_board, to_point
 from engine.players.host import OutputFormatError, format_input, read_output
@@ -32,7 +33,7 @@ class ProgramPlayer(Player):
         """``command``: a shell command line (a user's own ``cmd:DIR::COMMAND``) or an argv list (a built
         agent's, which no file name can turn into options); default: this Python on ``my_player3.py``."""
         if not os.path.isdir(directory):
-            raise ValueError("player directory {!r} does not exist".format(directory))
+            raise InvalidInput("player directory {!r} does not exist".format(directory))
         self.source = os.path.abspath(directory)
         self.command = command or [sys.executable, "my_player3.py"]
         self.cpu_limit = cpu_limit

@@ -12,6 +12,7 @@ the learner and any opponent and updates the learner at each of its decisions.
 import gzip
 import json
 
+from engine.errors import UserError
 from engine.bitboard import points_of
 from engine.constants import MAX_MOVES, NUM_POINTS, PASS
 from engine.position import Position
@@ -162,7 +163,7 @@ class LittleGo(object):
 
 # -- the table on disk --------------------------------------------------------------------------------
 
-class QTableError(ValueError):
+class QTableError(UserError, ValueError):
     """A Q-table file that cannot be used; the message names it."""
 
 

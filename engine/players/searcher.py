@@ -1,5 +1,6 @@
 """Our agent as a player: the search with a set of Params, timed as the course plays or at a fixed depth."""
 
+from engine.errors import InvalidInput
 from engine.agent import choose_move
 from engine.constants import MAX_MOVES
 from engine.features import make_evaluator
@@ -14,7 +15,7 @@ def searcher_for(engine):
     """The searcher class of an engine: ``python`` is ``engine.search.Searcher``, ``native`` its
     compiled twin (the Python one, with a warning, where none can be built)."""
     if engine not in ENGINES:
-        raise ValueError("unknown search engine {!r} (known: {})".format(engine, ", ".join(ENGINES)))
+        raise InvalidInput("unknown search engine {!r} (known: {})".format(engine, ", ".join(ENGINES)))
     return Searcher if engine == "python" else searcher_class()
 
 

@@ -21,6 +21,7 @@
 
 import os
 
+from engine.errors import InvalidInput
 from engine.constants import MAX_DEPTH, MAX_MOVES
 from engine.params import ParamsError, default_params, load_params
 from engine.book import BookError, load_book
@@ -48,7 +49,7 @@ def runs_a_command(spec):
 def _depth(spec, text):
     """The depth after '@' in a spec; ValueError naming the spec when it is not 1..MAX_DEPTH."""
     if not text.isdigit() or not 1 <= int(text) <= MAX_DEPTH:
-        raise ValueError("player {!r}: the depth after '@' is an integer from 1 to {}".format(spec, MAX_DEPTH))
+        raise InvalidInput("player {!r}: the depth after '@' is an integer from 1 to {}".format(spec, MAX_DEPTH))
     return int(text)
 
 
@@ -56,7 +57,7 @@ def _load(spec, path):
     try:
         return load_params(path)
     except ParamsError as error:
-        raise ValueError("player {!r}: {}".format(spec, error))
+        raise InvalidInput("player {!r}: {}".format(spec, error))
 
 
 def make_player(spec, cpu_limit=None, timed=True, engine="python", limits=None):
@@ -72,13 +73,13 @@ def make_player(spec, cpu_limit=None, timed=True, engine="python", limits=None):
     name, _, argument = spec.partition(":")
     if name in SCRIPTED:
         if argument:
-            raise ValueError("player {!r} takes no argument (got {!r})".format(name, argument))
+            raise InvalidInput("player {!r} takes no argument (got {!r})".format(name, argument))
         return SCRIPTED[name]()
     if spec == "champion":
         try:                            # an installation without the book plays without it
             book = load_book(SHIPPED_BOOK) if os.path.exists(SHIPPED_BOOK) else None
         except BookError as error:
-            raise ValueError("player 'champion': {}".format(error))
+            raise InvalidInput("player 'champion': {}".format(error))
         return AgentPlayer(_load(spec, SHIPPED_PARAMS), spec=spec, timed=timed, book=book)
     if spec == "handset" or spec.startswith("handset@"):
         depth = _depth(spec, spec[len("handset@"):]) if "@" in spec else None
@@ -92,26 +93,26 @@ def make_player(spec, cpu_limit=None, timed=True, engine="python", limits=None):
         params = _load(spec, rest[1:] or SHIPPED_PARAMS)
         if base == "native":
             if depth is None:
-                raise ValueError("player {!r}: the compiled searcher plays at a fixed depth: native[:PARAMS]@DEPTH"
+                raise InvalidInput("player {!r}: the compiled searcher plays at a fixed depth: native[:PARAMS]@DEPTH"
                                  .format(spec))
             return AgentPlayer(params, depth, spec=spec, timed=False, engine="native")
         return AgentPlayer(params, depth, spec=spec, timed=timed, engine=engine)
     if name == "cmd":
         directory, _, command = argument.partition("::")
         if not directory:
-            raise ValueError("player {!r}: expected cmd:DIR[::COMMAND]".format(spec))
+            raise InvalidInput("player {!r}: expected cmd:DIR[::COMMAND]".format(spec))
         return ProgramPlayer(directory, command or None, spec=spec, limits=limits or DEFAULT_LIMITS,
                              **({"cpu_limit": cpu_limit} if cpu_limit else {}))
     if name == "gnugo":
         if argument and not (argument.isdigit() and 0 <= int(argument) <= MAX_LEVEL):
-            raise ValueError("player {!r}: the GNU Go level is an integer 0..{}".format(spec, MAX_LEVEL))
+            raise InvalidInput("player {!r}: the GNU Go level is an integer 0..{}".format(spec, MAX_LEVEL))
         return gnugo_player(int(argument) if argument else None, spec=spec)
     if name == "qlearning":
         try:
             values, meta = load_table(argument or SHIPPED_QTABLE)
         except QTableError as error:
-            raise ValueError("player {!r}: {}".format(spec, error))
+            raise InvalidInput("player {!r}: {}".format(spec, error))
         return QLearningPlayer(values, spec, meta.get("horizon", MAX_MOVES))
     if name == "gtp":
         return gtp_player(argument, spec)
-    raise ValueError("unknown player {!r} (known: {})".format(spec, KNOWN))
+    raise InvalidInput("unknown player {!r} (known: {})".format(spec, KNOWN))

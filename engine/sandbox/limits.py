@@ -2,16 +2,18 @@
 
 from dataclasses import dataclass
 
+from engine.errors import UserError
+
 MODES = ("auto", "strict", "off")
 MIB = 2 ** 20
 
 
-class SandboxError(ValueError):
+class SandboxError(UserError, ValueError):
     """A sandbox that cannot be had where ``strict`` asks for one; the message says why (a setting
     this machine cannot honour, reported as the user's mistake)."""
 
 
-class UntrustedFolderError(ValueError):
+class UntrustedFolderError(UserError, ValueError):
     """An agent folder that is not copied: it holds something other than regular files and folders,
     or more than the folder limit; the message names the entry and why."""
 

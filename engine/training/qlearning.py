@@ -16,6 +16,7 @@ import random
 
 from tqdm import tqdm
 
+from engine.errors import UserError
 from engine.constants import BLACK, MAX_MOVES, WHITE, opponent as other_colour
 from engine.protocol import write_atomic
 from engine.play.game import play_game
@@ -35,7 +36,7 @@ DEFAULTS = {
 }
 
 
-class TrainingError(ValueError):
+class TrainingError(UserError, ValueError):
     """Settings or a training folder that cannot be used; the message says which and why."""
 
 

@@ -3,6 +3,7 @@ typed or shown, the verdict, and a position named by moves or by a file."""
 
 import os
 
+from engine.errors import InvalidInput
 from engine.bitboard import count
 from engine.constants import BLACK, BOARD_SIZE, KOMI, MAX_MOVES, PASS, WHITE, colour_word
 from engine.agent import infer_moves_played
@@ -25,7 +26,7 @@ def parse_human_move(text):
     try:
         return vertex_to_point(word)
     except ValueError:
-        raise ValueError("{!r} is not a move: {}".format(word, HELP))
+        raise InvalidInput("{!r} is not a move: {}".format(word, HELP))
 
 
 def board_diagram(position):
@@ -71,7 +72,7 @@ def position_from_moves(text, option="--moves"):
         try:
             position = position.play_point(parse_human_move(word))
         except (ValueError, IllegalMove) as error:
-            raise ValueError("{}: move {} ({}): {}".format(option, number, word, error))
+            raise InvalidInput("{}: move {} ({}): {}".format(option, number, word, error))
     return position
 
 

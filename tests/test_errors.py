@@ -1,0 +1,68 @@
+"""User errors against bugs: one line and exit 2 for what the user gave; a traceback and the bug line
+for anything else."""
+
+import pytest
+
+import engine.cli.match
+import evolve.cli as evolve_cli
+from engine.book import BookError
+from engine.cli.arguments import BUG_STATUS
+from engine.cli.littlego import main as littlego
+from engine.common.runfolder import RunError
+from engine.data import DataError
+from engine.errors import InvalidInput, UserError
+from engine.native.compiler import NativeError
+from engine.params import ParamsError
+from engine.play.journal import JournalError
+from engine.play.sgf import SgfError
+from engine.players.qlearning import QTableError
+from engine.position import IllegalMove
+from engine.protocol import InputFormatError
+from engine.sandbox.limits import SandboxError, UntrustedFolderError
+from engine.training.qlearning import TrainingError
+from evolve.cli import main as evolve
+from evolve.config import ConfigError
+from evolve.labels import LabelsError
+from evolve.ship import ShipError
+
+
+def test_every_error_a_user_causes_is_a_user_error():
+    for kind in (BookError, RunError, DataError, InvalidInput, NativeError, ParamsError, JournalError, SgfError,
+                 QTableError, IllegalMove, InputFormatError, SandboxError, UntrustedFolderError, TrainingError,
+                 ConfigError, LabelsError, ShipError):
+        assert issubclass(kind, UserError), kind
+
+
+@pytest.mark.parametrize("words, says", [
+    (["match", "nosuchplayer", "random", "--games", "2"], "unknown player 'nosuchplayer'"),
+    (["solve"], "give a position"),
+])
+def test_a_user_error_in_littlego_is_one_line_and_exit_2(capsys, words, says):
+    assert littlego(words) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_user_error_in_evolve_is_one_line_and_exit_2(tmp_path, capsys):
+    assert evolve(["log", str(tmp_path / "none")]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_bug_in_a_littlego_command_shows_its_traceback_and_says_it_is_a_bug(monkeypatch, capsys):
+    def broken(*args, **kwargs):
+        raise ValueError("a deliberate bug")
+    monkeypatch.setattr(engine.cli.match, "run_match", broken)
+    assert littlego(["match", "random", "greedy", "--games", "2"]) == BUG_STATUS
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "ValueError: a deliberate bug" in err
+    assert "littlego match: this is a bug in littlego" in err
+
+
+def test_a_bug_in_an_evolve_command_shows_its_traceback_and_says_it_is_a_bug(monkeypatch, capsys, tmp_path):
+    def broken(*args, **kwargs):
+        raise KeyError("a deliberate bug")
+    monkeypatch.setattr(evolve_cli, "read_generations", broken)
+    assert evolve(["log", str(tmp_path)]) == BUG_STATUS
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "KeyError: 'a deliberate bug'" in err and "evolve log: this is a bug" in err
