@@ -177,9 +177,9 @@ def program_player(program, weights, label):
     return WeightedProgram(program, [float(w) for w in weights], label)
 
 
-def _say(line, out=sys.stderr):
+def _say(line):
     log.warning(line)
-    print("warning: " + line, file=out)
+    print("warning: " + line, file=sys.stderr)
 
 
 def _first_move(program, weights):

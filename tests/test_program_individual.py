@@ -158,6 +158,26 @@ def test_a_broken_agent_stops_the_run_before_any_game(tmp_path):
             pass
 
 
+def test_a_game_lost_by_the_agents_fault_is_a_loss_and_said(tmp_path, caplog):
+    folder = agent_copy(tmp_path)
+    script = (folder / "my_player3.py").read_text()
+    # Fine on the empty board (the run's first move), a crash on any other.
+    (folder / "my_player3.py").write_text(script.replace("    colour, previous, current = read_input()\n", (
+        "    colour, previous, current = read_input()\n    if any(current):\n        raise SystemExit('lost')\n")))
+    config = load_config(write_config(tmp_path, program=folder))
+    with program_built(config) as program:
+        assert play_job(GameJob(0, (0.2, 1.0, -0.3, 0.3), "greedy", 0, 0, 5, 6, 2, 2, "python", program))[0] == 0.0
+    assert "individual 0 lost game 0 (seed 5) by its fault" in caplog.text and "lost" in caplog.text
+
+
+def test_a_resume_warns_when_the_agent_changed_since_the_run_began(tmp_path, capsys):
+    config = load_config(write_config(tmp_path))
+    config["individual"]["fingerprint"] = "as the run began"
+    with program_built(config):
+        pass
+    assert "changed since the run began" in capsys.readouterr().err
+
+
 def test_without_a_weights_file_the_run_starts_at_random(tmp_path):
     config = load_config(write_config(tmp_path, program=agent_copy(tmp_path, None)))
     assert config["start"]["weights"] == [] and config["individual"]["base"] == {}

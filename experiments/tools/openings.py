@@ -1,37 +1,55 @@
 """Which side each random opening of a match left won, by the compiled solver, and how many
 of the games where the agent had the won side it won.
 
-Usage (from the repository root):
-  python3 experiments/random-openings-20261122/openings.py solve SGF_DIR OUT.json [JOBS]
-  python3 experiments/random-openings-20261122/openings.py report SGF_DIR OUT.json [AGENT]
+Usage (from the repository root; SOURCE: the match's records, see records.py):
+  python3 experiments/tools/openings.py solve SOURCE OUT.json [JOBS]
+  python3 experiments/tools/openings.py solve-seed SEED GAMES OUT.json [JOBS [EARLIER.json]]
+  python3 experiments/tools/openings.py report SOURCE OUT.json [AGENT]
 
-``solve`` gives every distinct opening (the position after the games' first two plies, one
-per symmetry class) to the compiled solver, JOBS processes at a time, and writes
-{key: true when Black to move wins} to OUT.json after each answer (so a cut-off run keeps
-what it has). ``report`` counts, for the player named AGENT (default champion) in the
-records, the games whose opening left its colour a won position and how many of them it won.
+``solve`` gives every distinct opening of the records (the position after the games' first two
+plies, one per symmetry class, the book's key) to the compiled solver, JOBS processes at a
+time, and writes {key: true when Black to move wins} to OUT.json after each answer (so a
+cut-off run keeps what it has).
+
+``solve-seed`` settles the openings of a match before or while it is played: it draws them
+exactly as ``littlego match --random-opening 2 --seed SEED`` does (game i opens from
+derive_seed(SEED, i // 2): both colours from each opening) and settles each distinct one:
+  - already in EARLIER.json (default experiments/random-openings-20261122/gnugo-openings.json,
+    the compiled solver's answers from that experiment): taken from there;
+  - Black to move at a position the shipped book (book.json) holds (the Black section: a
+    proven win): Black wins;
+  - otherwise the compiled solver, JOBS at a time.
+It writes OUT.json as ``solve`` does.
+
+``report`` counts, for the player named AGENT (default champion) in the records, the games
+whose opening left its colour a won position and how many of them it won.
 Little-Go has no draws (komi 2.5), so from each opening exactly one colour is won.
 """
-import glob
 import json
 import multiprocessing
 import os
 import sys
 import time
 
-from engine.book import book_key
+from engine.book import book_key, load_book
+from engine.common.seeds import derive_seed
 from engine.native.solver import NativeSolver, describe_position, position_from_text
 from engine.play.sgf import read_game
+from engine.playout import random_opening
 from engine.protocol import write_atomic
 
+from records import default_folder, games as records
+
 PLIES = 2
+EARLIER = "experiments/random-openings-20261122/gnugo-openings.json"
 
 
-def games(folder):
-    """(path, replay, the opening position, its key) of every record in ``folder``."""
-    for path in sorted(glob.glob(os.path.join(folder, "*.sgf"))):
-        with open(path, "rb") as handle:
-            replay = read_game(handle.read(), path)
+def games(source):
+    """(path, replay, the opening position, its key) of every record in ``source``."""
+    folder = default_folder(source)
+    for name, data in records(source):
+        path = os.path.join(folder, name)
+        replay = read_game(data, path)
         opening = replay.positions[PLIES]
         yield path, replay, opening, book_key(opening)[0]
 
@@ -44,25 +62,62 @@ def _solve(job):
         return key, won, solver.nodes, time.time() - started
 
 
-def solve(folder, out, jobs):
-    results = json.load(open(out)) if os.path.exists(out) else {}
-    todo = {}
-    for _, _, opening, key in games(folder):
-        if key not in results:
-            todo[key] = describe_position(opening)
-    print(len(todo), "openings to solve", flush=True)
+def _save(out, results):
+    write_atomic(out, json.dumps(results, indent=1, sort_keys=True) + "\n")
+
+
+def _solve_all(todo, out, results, jobs):
     with multiprocessing.get_context("spawn").Pool(jobs) as pool:
         for key, won, nodes, seconds in pool.imap_unordered(_solve, sorted(todo.items())):
             results[key] = won
-            write_atomic(out, json.dumps(results, indent=1, sort_keys=True) + "\n")
+            _save(out, results)
             print("{} black {} ({:,} nodes, {:.0f} s)".format(key, "wins" if won else "loses", nodes, seconds),
                   flush=True)
 
 
-def report(folder, out, agent):
+def solve(source, out, jobs):
+    results = json.load(open(out)) if os.path.exists(out) else {}
+    todo = {}
+    for _, _, opening, key in games(source):
+        if key not in results:
+            todo[key] = describe_position(opening)
+    print(len(todo), "openings to solve", flush=True)
+    _solve_all(todo, out, results, jobs)
+
+
+def openings(seed, count):
+    """{key: position} of the distinct openings of a match of ``count`` games."""
+    found = {}
+    for pair in range((count + 1) // 2):
+        position, _ = random_opening(PLIES, derive_seed(seed, pair))
+        found.setdefault(book_key(position)[0], position)
+    return found
+
+
+def solve_seed(seed, count, out, jobs, earlier_path=EARLIER):
+    results = json.load(open(out)) if os.path.exists(out) else {}
+    earlier = json.load(open(earlier_path))
+    book = load_book("book.json")
+    todo, by = {}, {"earlier": 0, "book": 0}
+    for key, position in sorted(openings(seed, count).items()):
+        if key in results:
+            continue
+        if key in earlier:
+            results[key], by["earlier"] = earlier[key], by["earlier"] + 1
+        elif book.move(position) is not None:
+            results[key], by["book"] = True, by["book"] + 1
+        else:
+            todo[key] = describe_position(position)
+    _save(out, results)
+    print("{} openings: {} settled already ({} from the earlier experiment, {} by the book), {} to solve".format(
+        len(results) + len(todo), len(results), by["earlier"], by["book"], len(todo)), flush=True)
+    _solve_all(todo, out, results, jobs)
+
+
+def report(source, out, agent):
     results = json.load(open(out))
     won_side, kept, unknown, lost_side, saved = {}, {}, 0, {}, {}
-    for path, replay, opening, key in games(folder):
+    for path, replay, opening, key in games(source):
         black = replay.black == agent
         colour = "black" if black else "white"
         if key not in results:
@@ -88,8 +143,12 @@ def report(folder, out, agent):
 
 
 if __name__ == "__main__":
-    action, folder, out = sys.argv[1:4]
-    if action == "solve":
-        solve(folder, out, int(sys.argv[4]) if len(sys.argv) > 4 else 2)
+    action, rest = (sys.argv[1], sys.argv[2:]) if len(sys.argv) > 1 else (None, [])
+    if action == "solve" and len(rest) in (2, 3):
+        solve(rest[0], rest[1], int(rest[2]) if len(rest) > 2 else 2)
+    elif action == "solve-seed" and len(rest) in (3, 4, 5):
+        solve_seed(int(rest[0]), int(rest[1]), rest[2], int(rest[3]) if len(rest) > 3 else 2, *rest[4:])
+    elif action == "report" and len(rest) in (2, 3):
+        report(rest[0], rest[1], rest[2] if len(rest) > 2 else "champion")
     else:
-        report(folder, out, sys.argv[4] if len(sys.argv) > 4 else "champion")
+        sys.exit(__doc__)
