@@ -1,7 +1,11 @@
 """Play again the games of the playing-budget SPRT that a fault of the machine ended, not a player.
 
 Usage (from the repository root, with the two bundles of SUMMARY.md rebuilt):
-  python3 experiments/seeded6-20261123-151627/replay_faults.py budget-sprt.journal OUT.jsonl
+  python3 experiments/seeded6-20261123-151627/replay_faults.py JOURNAL OUT.jsonl
+as run (JOURNAL may be the plain journal or the kept budget-sprt.journal.xz):
+  run=experiments/seeded6-20261123-151627
+  python3 $run/replay_faults.py $run/budget-sprt.journal.xz $run/replayed-faults.jsonl > $run/replay.txt
+  xz -9e $run/replayed-faults.jsonl         # kept compressed, as the journal
 
 A game whose move process could not start ("setpriv: failed to execute /bin/sh: Resource
 temporarily unavailable", "Cannot fork": the sandbox's old process limit counted every thread
@@ -11,6 +15,7 @@ the sandbox as it is now, and written to OUT.jsonl; then the SPRT is reported ov
 games with the replays in place of the faulted ones.
 """
 import json
+import lzma
 import os
 import sys
 
@@ -22,7 +27,8 @@ FAULTS = ("Resource temporarily unavailable", "Cannot fork")
 
 
 def main(journal_path, out_path):
-    lines = [json.loads(line) for line in open(journal_path) if line.strip()]
+    with (lzma.open(journal_path, "rt") if journal_path.endswith(".xz") else open(journal_path)) as handle:
+        lines = [json.loads(line) for line in handle if line.strip()]
     header, games = lines[0], lines[1:]
     faulted = [g for g in games if g["reason"] == "crash" and any(f in g["detail"] for f in FAULTS)]
     print("{} games, {} ended by the machine's fault".format(len(games), len(faulted)), flush=True)
