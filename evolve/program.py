@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Dict, Tuple
 
 from engine.constants import BLACK
+from engine.errors import InvalidInput
 from engine.common.runfolder import RunError
 from engine.course.build import LANGUAGES, built_agents, recognise
 from engine.position import Position
@@ -93,40 +94,40 @@ def folder_problem(folder):
 
 def read_agent_weights(folder, name, shown=None):
     """The JSON object in ``folder``'s weights file ``name`` (``shown`` in messages), or None where there is
-    none; ValueError saying why one that is there cannot be used."""
+    none; InvalidInput saying why one that is there cannot be used."""
     shown = shown or name
     try:
         data, more = read_untrusted(os.path.join(folder, name), WEIGHTS_BYTES)
     except FileNotFoundError:
         return None
     except UntrustedFileError as error:
-        raise ValueError("{} is {} (a weights file is a regular file)".format(shown, error.kind))
+        raise InvalidInput("{} is {} (a weights file is a regular file)".format(shown, error.kind))
     except OSError as error:
-        raise ValueError("{} cannot be read: {}".format(shown, error.strerror or error))
+        raise InvalidInput("{} cannot be read: {}".format(shown, error.strerror or error))
     if more:
-        raise ValueError("{} is larger than {} MiB".format(shown, WEIGHTS_BYTES // 2 ** 20))
+        raise InvalidInput("{} is larger than {} MiB".format(shown, WEIGHTS_BYTES // 2 ** 20))
     try:
         weights = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as error:
-        raise ValueError("{} is not JSON: {}".format(shown, error))
+        raise InvalidInput("{} is not JSON: {}".format(shown, error))
     if not isinstance(weights, dict):
-        raise ValueError("{} is not a JSON object of named numbers".format(shown))
+        raise InvalidInput("{} is not a JSON object of named numbers".format(shown))
     return weights
 
 
 def start_row(current, bounds, shown):
     """The weights of the agent's file ``shown`` (decoded: ``current``) in genome order (``bounds``, gene ->
-    [low, high]); ValueError naming a gene the file lacks or holds outside its bounds."""
+    [low, high]); InvalidInput naming a gene the file lacks or holds outside its bounds."""
     row = []
     for gene, (low, high) in bounds.items():
         value = current.get(gene)
         if gene not in current:
-            raise ValueError("'individual.bounds.{}' is not in {} (it names {}): the agent would never read it"
+            raise InvalidInput("'individual.bounds.{}' is not in {} (it names {}): the agent would never read it"
                              .format(gene, shown, ", ".join(sorted(current)) or "nothing"))
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise ValueError("{}: {} = {!r} is not a finite number".format(shown, gene, value))
+            raise InvalidInput("{}: {} = {!r} is not a finite number".format(shown, gene, value))
         if not low <= value <= high:
-            raise ValueError("{}: weight {} = {:g} is outside 'individual.bounds.{}' = [{:g}, {:g}]; widen the "
+            raise InvalidInput("{}: weight {} = {:g} is outside 'individual.bounds.{}' = [{:g}, {:g}]; widen the "
                              "bounds to start from it".format(shown, gene, value, gene, low, high))
         row.append(float(value))
     return row
@@ -263,9 +264,9 @@ def best_file(config):
 
 
 def refuse_search_settings(**settings):
-    """ValueError naming the search settings given (not None) to the export of a program individual, which
+    """InvalidInput naming the search settings given (not None) to the export of a program individual, which
     searches as its code says: its weights file holds its weights alone."""
-    given = sorted(name for name, value in settings.items() if value is not None)
+    given = ["--" + name.replace("_", "-") for name, value in sorted(settings.items()) if value is not None]
     if given:
-        raise ValueError("{} set our searcher's play; this run evolved a program's weights, and its export is the "
-                         "program's own weights file alone".format(", ".join(given)))
+        raise InvalidInput("{} {} our searcher's: this run evolved a program's weights, and their export is the "
+                           "program's own weights file alone".format(", ".join(given), "is" if len(given) == 1 else "are"))

@@ -131,7 +131,7 @@ def test_evolve_run_and_export_the_example_agents_weights(tmp_path):
     assert set(records[-1]["best_weights"]) == set(WEIGHTS)
     assert program_of(run)["weights_file"] == "weights.json"
     assert json.load(open(os.path.join(run, "best-weights.json"))) == records[-1]["best_weights"]
-    with pytest.raises(ValueError, match="depth"):
+    with pytest.raises(ValueError, match="--depth is our searcher.s"):
         export_best(run, str(tmp_path / "nope.json"), depth=4)
     folder = agent_copy(tmp_path)
     written = export_best(run, str(folder / "weights.json"))
