@@ -50,7 +50,7 @@ class ShipPlan:
     run: str
     generation: int
     candidate_sha256: str
-    current: str                     # the params file the candidate would replace
+    current: str                     # the params file the candidate would replace, as the command named it
     current_sha256: str
     games: int
     sprt: Tuple[float, float]
@@ -95,7 +95,7 @@ def prepare(run, current, games=DEFAULT_GAMES, sprt=DEFAULT_SPRT, seed=None, ran
     folder = os.path.join(run, SHIP_FOLDER)
     candidate_path, plan_path = os.path.join(folder, CANDIDATE), os.path.join(folder, PLAN)
     generation = load_checkpoint(run)["generation"]
-    asked = dict(current=os.path.abspath(current), games=games, sprt=tuple(float(x) for x in sprt),
+    asked = dict(current=os.path.normpath(current), games=games, sprt=tuple(float(x) for x in sprt),
                  seed=default_seed(run) if seed is None else seed, random_opening=random_opening,
                  cpu_limit=float(cpu_limit), book=bool(book))
     if os.path.exists(plan_path):                 # a test under way: the same one, or none
@@ -125,6 +125,8 @@ def prepare(run, current, games=DEFAULT_GAMES, sprt=DEFAULT_SPRT, seed=None, ran
         plan = ShipPlan(run=os.path.basename(os.path.normpath(run)), generation=candidate.provenance["generation"],
                         candidate_sha256=_sha256(candidate_path), current_sha256=_sha256(current), **asked)
         write_atomic(plan_path, json.dumps(asdict(plan), indent=2) + "\n")
+    # the bundles are made again from the files whenever the test goes on: git need not keep them
+    write_atomic(os.path.join(folder, ".gitignore"), "/candidate/\n/current/\n")
     for name, params in (("candidate", candidate_path), ("current", current)):
         write_bundle(os.path.join(folder, name), params, force=True, book_path=SHIPPED_BOOK if plan.book else None)
     return plan
