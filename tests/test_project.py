@@ -1,10 +1,13 @@
-"""The project's promises about itself: CI runs the README's test command; the benchmarks run."""
+"""The project's promises about itself: CI runs the README's test command; the docs build; the benchmarks run."""
 
+import argparse
 import json
 import os
 import re
 import subprocess
 import sys
+
+import pytest
 
 from tests.conftest import ROOT
 
@@ -15,6 +18,41 @@ def test_ci_runs_the_readmes_test_command_verbatim():
     test_command = [b for b in blocks if "pytest" in b][0]
     ci_lines = open(os.path.join(ROOT, ".ci", "run")).read().splitlines()
     assert test_command in ci_lines
+
+
+def test_the_documentation_site_builds_strictly(tmp_path):
+    """mkdocs build --strict: every page in the nav, every link and anchor, the API reference's modules."""
+    try:
+        import mkdocs  # noqa: F401
+    except ImportError:
+        pytest.skip("mkdocs is not installed (python3 -m pip install -e '.[docs]')")
+    site = tmp_path / "site"
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                            timeout=120, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+    assert result.returncode == 0, result.stderr
+    assert "engine.position" in (site / "api" / "core" / "index.html").read_text()
+
+
+def test_the_docs_name_every_command():
+    """Every command of littlego and evolve has its place in the docs."""
+    from engine.cli.littlego import build_parser as littlego_parser
+    from evolve.cli import build_parser as evolve_parser
+    docs = os.path.join(ROOT, "docs")
+    text = "".join(open(os.path.join(folder, name)).read() for folder, _, names in os.walk(docs)
+                   for name in names if name.endswith(".md"))
+    for tool, parser in (("littlego", littlego_parser()), ("evolve", evolve_parser())):
+        commands = [action for action in parser._actions if isinstance(action, argparse._SubParsersAction)][0]
+        for command in commands.choices:
+            assert "{} {}".format(tool, command) in text, "no docs page names `{} {}`".format(tool, command)
+
+
+def test_the_readme_and_results_link_only_to_files_that_exist():
+    for name in ("README.md", "RESULTS.md"):
+        text = open(os.path.join(ROOT, name)).read()
+        for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text):
+            if "://" not in target:
+                assert os.path.exists(os.path.join(ROOT, target)), "{} links to {}: not there".format(name, target)
 
 
 def run_command(module, *args):
