@@ -86,11 +86,13 @@ def first_move(program, weights):
     return divmod(point, 5)
 
 
-def test_the_example_config_is_valid_and_starts_from_the_agents_own_file():
+def test_the_example_configs_are_valid_and_start_from_the_agents_own_file(monkeypatch):
+    monkeypatch.chdir(ROOT)                 # their paths are relative to where evolve runs: the root
     config = load_config(os.path.join(EXAMPLE, "evolve.toml"))
     assert config["genes"] == ["liberties", "atari", "edge", "centre"]          # in the order written
     assert config["start"]["weights"] == [[WEIGHTS[name] for name in config["genes"]]]
     assert config["individual"]["base"] == WEIGHTS
+    assert load_config(os.path.join(EXAMPLE, "bench.toml"))["genes"] == config["genes"]
 
 
 def test_each_game_writes_its_weights_into_its_own_copy_and_they_are_played(tmp_path):
