@@ -53,7 +53,8 @@ def genome_player(job, weights, label):
 
 
 def play_job(job):
-    """Worker: play one fitness game; (win 1/0, stone margin) for the individual."""
+    """Worker: play one fitness game; (win 1/0, stone margin) for the individual, and for a program
+    individual whether it lost by its own fault (1/0)."""
     me = genome_player(job, job.weights, "individual {}".format(job.individual))
     if isinstance(job.opponent, str):
         other = make_player(job.opponent, timed=False, engine=job.engine)
@@ -68,11 +69,14 @@ def play_job(job):
     log.debug("individual %d vs %s game %d seed %d: %s (%s)", job.individual,
               job.opponent if isinstance(job.opponent, str) else "self-play",
               job.game, job.seed, "won" if won else "lost", record.reason)
-    if job.program is not None and not won and record.reason != Reason.END:
-        # A program can lose by its own fault (a crash, a move past the CPU limit): said, never silent.
+    outcome = (1.0 if won else 0.0), float(margin if plays_black else -margin)
+    if job.program is None:
+        return outcome
+    fault = not won and record.reason != Reason.END
+    if fault:         # a program can lose by its own fault (a crash, a move past the CPU limit): said, never silent
         log.warning("individual %d lost game %d (seed %d) by its fault: %s", job.individual, job.game, job.seed,
                     record.detail)
-    return (1.0 if won else 0.0), float(margin if plays_black else -margin)
+    return outcome + (1.0 if fault else 0.0,)
 
 
 def safe_play_job(job):
@@ -128,7 +132,13 @@ def evaluate_in_rounds(individuals, config, generation_seed, opponents, engine, 
             fitness = fold(jobs, outcomes, len(individuals), weights, config["black_weight"])
             ranked = sorted(playing, key=lambda k: fitness[k][0], reverse=True)
             playing = set(ranked[:max(least, int(round(len(playing) * keep)))])
-    return fold(jobs, outcomes, len(individuals), weights, config["black_weight"]), len(jobs)
+    folded = fold(jobs, outcomes, len(individuals), weights, config["black_weight"])
+    faults = sum(report.get("faults", 0) for _, report in folded)
+    if faults:
+        log.warning("%d of %d games lost by the program's own fault (run.log names each)", faults, len(jobs))
+        print("warning: {} of {} games lost by the program's own fault (a crash, a timeout, a bad or illegal move; "
+              "run.log names each)".format(faults, len(jobs)), file=sys.stderr)
+    return folded, len(jobs)
 
 
 def group_weights(config, self_play_count):
@@ -166,11 +176,15 @@ def fold(jobs, outcomes, count, weights, black_weight=1.0):
     Within a group a game as Black counts ``black_weight`` times (Black is where strength is
     hard to find); groups count by their weights. The report holds the win rates as Black
     and as White (unweighted) and the standard error of the weighted win rate, so that the
-    noise of the fitness can be set beside the spread selection acts on.
+    noise of the fitness can be set beside the spread selection acts on; for a program
+    individual, also the games it lost by its own fault.
     """
-    sums = {}
+    sums, faults = {}, {}
     colours = [[0, 0, 0, 0] for _ in range(count)]          # Black wins, Black games, White wins, White games
-    for job, (win, margin) in zip(jobs, outcomes):
+    for job, outcome in zip(jobs, outcomes):
+        win, margin = outcome[:2]
+        if len(outcome) > 2:                                  # a program individual's: lost by its fault?
+            faults[job.individual] = faults.get(job.individual, 0) + int(outcome[2])
         as_black = job.game % 2 == 0
         share = black_weight if as_black else 1.0
         entry = sums.setdefault((job.individual, job.group), [0.0, 0.0, 0.0, 0.0])
@@ -196,6 +210,8 @@ def fold(jobs, outcomes, count, weights, black_weight=1.0):
         report = {"black_win_rate": black_wins / black_games if black_games else None,
                   "white_win_rate": white_wins / white_games if white_games else None,
                   "standard_error": variance ** 0.5 / total}
+        if individual in faults:
+            report["faults"] = faults[individual]
         results.append(((win_rate / total, margin / total), report))
     return results
 

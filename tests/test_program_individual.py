@@ -18,7 +18,7 @@ from engine.coords import to_point
 from engine.position import Position
 from engine.players.host import format_input
 from evolve.config import ConfigError, load_config, validate
-from evolve.fitness import GameJob, play_job
+from evolve.fitness import GameJob, fold, play_job
 from engine.common.runfolder import RunError
 from evolve.program import program_built, program_player, sidecar_of
 from evolve.runs import export_best, program_of, read_generations
@@ -168,8 +168,13 @@ def test_a_game_lost_by_the_agents_fault_is_a_loss_and_said(tmp_path, caplog):
         "    colour, previous, current = read_input()\n    if any(current):\n        raise SystemExit('lost')\n")))
     config = load_config(write_config(tmp_path, program=folder))
     with program_built(config) as program:
-        assert play_job(GameJob(0, (0.2, 1.0, -0.3, 0.3), "greedy", 0, 0, 5, 6, 2, 2, "python", program))[0] == 0.0
-    assert "individual 0 lost game 0 (seed 5) by its fault" in caplog.text and "lost" in caplog.text
+        win, _, fault = play_job(GameJob(0, (0.2, 1.0, -0.3, 0.3), "greedy", 0, 0, 5, 6, 2, 2, "python", program))
+    assert (win, fault) == (0.0, 1.0)
+    assert "individual 0 lost game 0 (seed 5) by its fault: Black exited with status 1" in caplog.text
+    jobs = [GameJob(k // 2, (0.0,) * 4, "greedy", 0, k % 2, 5, 6, 2, 2, "python", program) for k in range(4)]
+    reports = [report for _, report in fold(jobs, [(0.0, -3.0, 1.0), (0.0, -1.0, 1.0), (1.0, 2.0, 0.0),
+                                                   (0.0, -1.0, 0.0)], 2, [1.0])]
+    assert [report["faults"] for report in reports] == [2, 0]
 
 
 def test_a_resume_warns_when_the_agent_changed_since_the_run_began(tmp_path, capsys):
