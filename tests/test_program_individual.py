@@ -4,6 +4,7 @@ The example is ``examples/student-agent`` (a Python agent reading ``weights.json
 tests use copies of it so that each can break one thing.
 """
 
+import io
 import json
 import os
 import shutil
@@ -19,6 +20,7 @@ from engine.position import Position
 from engine.players.host import format_input
 from evolve.config import ConfigError, load_config, validate
 from evolve.fitness import GameJob, fold, play_job
+from evolve.loop import Evolution
 from engine.common.runfolder import RunError
 from evolve.program import program_built, program_player, sidecar_of
 from evolve.runs import export_best, program_of, read_generations
@@ -256,3 +258,18 @@ def test_any_individual_table_loads_or_names_the_problem(table, top):
         assert "fuzz.toml" in str(error)
         return
     assert config["genes"] == list(table["bounds"]) and config["individual"]["folder"] == EXAMPLE
+
+
+@pytest.mark.slow
+def test_a_stopped_program_run_resumes_to_the_same_generations_whatever_the_workers(tmp_path):
+    config = write_config(tmp_path)
+    stopped = Evolution.create(config, str(tmp_path / "a"), workers=2, progress=False, out=io.StringIO())
+    stopped.run(stop_after=1)
+    process = subprocess.run([sys.executable, "-m", "evolve.cli", "resume", stopped.run_dir, "--no-progress"],
+                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    assert process.returncode == 0, process.stderr
+    whole = Evolution.create(config, str(tmp_path / "b"), workers=1, progress=False, out=io.StringIO())
+    whole.run()
+    keys = ("generation", "best_fitness", "best_weights", "individuals")
+    assert [{k: r[k] for k in keys} for r in read_generations(stopped.run_dir)] == \
+        [{k: r[k] for k in keys} for r in read_generations(whole.run_dir)]
