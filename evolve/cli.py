@@ -10,7 +10,7 @@ from engine.params import genome_of, load_params, save_params
 from engine.cli.arguments import (
     SCHEDULER_HELP, add_json, add_sandbox, add_search_settings, add_table_bits, command, depth, elo_pair,
     file_to_write, folder_to_write, integer_range, ply_range, positive_int, positive_seconds, program_limits,
-    reporter, run_command, scheduler, search_settings, subcommands, weight, weight_bound,
+    reporter, run_command, scheduler, SEARCH_SETTINGS, search_settings, subcommands, weight, weight_bound,
 )
 from engine.cli.match import match_lines
 from engine.constants import COURSE_CPU_LIMIT, MAX_MOVES
@@ -27,7 +27,7 @@ from evolve.fitness import GameJobError, engine_for
 from evolve.fit import fit_labels, fitted_params
 from evolve.labels import build_labels, load_many
 from evolve.loop import Evolution
-from evolve.runs import export_best, format_table, plot_run, read_generations
+from evolve.runs import export_best, format_table, plot_run, program_of, read_generations
 from evolve.ship import DEFAULT_GAMES, DEFAULT_OPENING, DEFAULT_SPRT, SHIP_FOLDER, describe, prepare, ship
 
 
@@ -43,8 +43,10 @@ def _run(args):
     args.run = [evolution.run_dir]             # what a failure's message can point to
     print("run folder: {}".format(evolution.run_dir))
     evolution.run()
-    print("finished: {run}\nnext: evolve log {run} | evolve plot {run} | evolve ship {run}"
-          .format(run=evolution.run_dir))
+    program = evolution.config.get("individual")
+    print("finished: {run}\nnext: evolve log {run} | evolve plot {run} | {last}".format(
+        run=evolution.run_dir, last="evolve export {} --to {}".format(evolution.run_dir, os.path.join(
+            program["program"], program["weights_file"])) if program else "evolve ship " + evolution.run_dir))
     return 0
 
 
@@ -103,18 +105,24 @@ def _plot(args):
 def _export(args):
     """write a run's best weights as params.json, with provenance
 
-    The search settings (depth, CPU budget and cap, the ply solving starts) are those of the
-    file --to replaces, else those of the shipped params.json, unless given: the weights play
-    as the agent they would join plays. 'evolve ship' exports, then tests before replacing.
+    The search settings are those of the file --to replaces, else the shipped params.json's,
+    unless given ('evolve ship' exports, then tests before replacing). A run that evolved a
+    program's weights ([individual]) writes its weights file, the provenance beside it
+    (weights.json -> weights.provenance.json); the search settings are refused there.
     """
     run = _one_run(args.run)
     file_to_write(args.to, "--to", "params.json")
-    settings = load_params(args.to if os.path.isfile(args.to) else SHIPPED_PARAMS, warn=lambda message: None)
-    params = export_best(run, args.to, **search_settings(args, settings))
-    fitness = params.provenance["fitness"]
-    print("wrote {}: generation {} of {}, win rate {:.3f}, margin {:+.2f}, playing depth {}{}".format(
-        args.to, params.provenance["generation"], params.provenance["run"], fitness["win_rate"],
-        fitness["mean_stone_margin"], params.depth, ", tapered" if params.endgame else ""))
+    if program_of(run):
+        written = export_best(run, args.to, **{name: getattr(args, name) for name in SEARCH_SETTINGS})
+        what = "{}'s weights; provenance in {}".format(written.provenance["program"], written.sidecar)
+    else:
+        settings = load_params(args.to if os.path.isfile(args.to) else SHIPPED_PARAMS, warn=lambda message: None)
+        written = export_best(run, args.to, **search_settings(args, settings))
+        what = "playing depth {}{}".format(written.depth, ", tapered" if written.endgame else "")
+    fitness = written.provenance["fitness"]
+    print("wrote {} ({}): generation {} of {}, win rate {:.3f}, margin {:+.2f}".format(
+        args.to, what, written.provenance["generation"], written.provenance["run"], fitness["win_rate"],
+        fitness["mean_stone_margin"]))
     return 0
 
 
@@ -246,7 +254,8 @@ def _register_reading(commands):
     plot.add_argument("--out", default=None, help="folder for the images (default: the run folder)")
     export = command(commands, "export", _export)
     export.add_argument("run", nargs="+", help="run folder (one)")
-    export.add_argument("--to", required=True, help="params file to write (e.g. params.json)")
+    export.add_argument("--to", required=True, help="params file to write (e.g. params.json; for a run that evolved a "
+                                                    "program's weights, the agent's weights file)")
     add_search_settings(export, "--to's where it exists, else the shipped params.json's")
     ship_ = command(commands, "ship", _ship)
     ship_.add_argument("run", nargs="+", help="run folder (one)")

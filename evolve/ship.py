@@ -25,7 +25,7 @@ from engine.protocol import write_atomic
 from engine.common.seeds import derive_seed
 from engine.submission.bundle import write_bundle
 from evolve.checkpoint import RunError, load_checkpoint
-from evolve.runs import export_best
+from evolve.runs import export_best, program_of
 
 SHIP_FOLDER = "ship"
 CANDIDATE = "candidate-params.json"
@@ -89,6 +89,11 @@ def prepare(run, current, games=DEFAULT_GAMES, sprt=DEFAULT_SPRT, seed=None, ran
     ``current``'s search settings and both bundled under RUN/ship/. A plan already there (a test
     under way) must be this one, or ShipError says what differs; the bundles are written anew
     from its files."""
+    program = program_of(run)
+    if program:
+        raise ShipError("{} evolved the weights of {}: evolve ship ships this project's agent; 'evolve export {} --to "
+                        "{}' writes them".format(run, program["program"], run,
+                                                 os.path.join(program["program"], program["weights_file"])))
     if not os.path.isfile(current):
         raise ShipError("{}: no params file there to compare the candidate with (--to names the one it "
                         "would replace)".format(current))

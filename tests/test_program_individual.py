@@ -138,6 +138,14 @@ def test_evolve_run_and_export_the_example_agents_weights(tmp_path):
     with pytest.raises(ValueError, match="--depth is our searcher.s"):
         export_best(run, str(tmp_path / "nope.json"), depth=4)
     folder = agent_copy(tmp_path)
+    assert "| evolve export {} --to ".format(run) in process.stdout                  # the next step it names
+    cli = [sys.executable, "-m", "evolve.cli"]
+    refused = subprocess.run(cli + ["ship", run], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             universal_newlines=True)
+    assert refused.returncode == 2 and "evolve ship ships this project's agent" in refused.stderr
+    exported = subprocess.run(cli + ["export", run, "--to", str(folder / "weights.json")], cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    assert exported.returncode == 0 and "weights.provenance.json" in exported.stdout, exported.stderr
     written = export_best(run, str(folder / "weights.json"))
     assert written.sidecar == str(folder / "weights.provenance.json")
     provenance = json.load(open(written.sidecar))["provenance"]

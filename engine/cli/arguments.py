@@ -143,6 +143,9 @@ def add_search_settings(parser, defaults):
                             MAX_MOVES, defaults))
 
 
+SEARCH_SETTINGS = ("depth", "cpu_budget", "cpu_cap", "solve_from")     # add_search_settings' options
+
+
 def search_settings(args, settings):
     """The search settings of ``add_search_settings``' options, each one left out taken from ``settings``
     (a Params; the CPU cap at least the budget chosen)."""
