@@ -13,6 +13,7 @@ from engine.position import Position
 from engine.solver import Solver
 from engine.data import load_rules_vectors
 from engine.native.compiler import NoCompiler, compiled_solver
+from engine.native.searcher import native_library
 from engine.native.solver import NativeSolver
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -57,6 +58,16 @@ def kill_when_journal_holds(process, journal, lines, seconds):
     process.send_signal(signal.SIGKILL)
     process.communicate()
     return sum(1 for _ in open(str(journal))) - 1
+
+
+@pytest.fixture(scope="session")
+def library():
+    """The compiled searcher's library; a test needing it is skipped only where no C compiler is found
+    (a failed build, or C that disagrees with the Python's features, fails it)."""
+    try:
+        return native_library()
+    except NoCompiler as error:
+        pytest.skip(str(error))
 
 
 @pytest.fixture(scope="module")

@@ -26,20 +26,11 @@ from engine.players.base import Reason
 from engine.players.searcher import AgentPlayer
 from engine.position import Position
 from engine.search import Searcher, SearchTimeout
-from engine.native.compiler import NoCompiler
 from engine.native import searcher as native
 from engine.native.searcher import NATIVE_PASS, NativeSearcher, compiled_search, native_position, searcher_class
 from tests.conftest import random_position
 
 SHIPPED = load_params(SHIPPED_PARAMS).weights
-
-
-@pytest.fixture(scope="module")
-def library():
-    try:
-        return native.native_library()
-    except NoCompiler as error:             # a failed build or a mismatch fails instead
-        pytest.skip(str(error))
 
 
 def vector_position(ply):
