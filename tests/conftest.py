@@ -3,6 +3,8 @@
 import os
 import random
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
@@ -17,6 +19,28 @@ from engine.native.searcher import native_library
 from engine.native.solver import NativeSolver
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# -- running the command-line tools as a user would ------------------------------------------------
+
+TOOLS = {"littlego": "engine.cli.littlego", "evolve": "evolve.cli"}
+
+
+def _command(tool, args):
+    return [sys.executable, "-m", TOOLS.get(tool, tool)] + [str(arg) for arg in args]
+
+
+def cli(tool, *args, cwd=ROOT, timeout=300, stdin=None):
+    """Run ``littlego`` or ``evolve`` (or any module with a main) as a user would, from ``cwd``; the
+    CompletedProcess, with text stdout and stderr."""
+    return subprocess.run(_command(tool, args), cwd=str(cwd), input=stdin, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True, timeout=timeout)
+
+
+def start_cli(tool, *args, cwd=ROOT, **options):
+    """The same, started and left running: the Popen (to stop, kill or wait for)."""
+    return subprocess.Popen(_command(tool, args), cwd=str(cwd), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            universal_newlines=True, **options)
+
 
 # Fuzzing (tests/test_fuzz*.py): every property runs briefly in the default run ("quick") and at
 # length with `python3 -m pytest tests/test_fuzz.py tests/test_fuzz_tools.py --hypothesis-profile=long`.

@@ -2,8 +2,6 @@
 
 import os
 import signal
-import subprocess
-import sys
 import time
 
 import pytest
@@ -16,7 +14,7 @@ from engine.features import FEATURES
 from engine.params import default_params, load_params, save_params
 from evolve.genome import make_toolbox
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, start_cli
 
 TINY = """
 name = "tiny"
@@ -61,8 +59,7 @@ def stable(records):
 
 
 def evolve_cli(*args, **kwargs):
-    return subprocess.Popen([sys.executable, "-m", "evolve.cli"] + list(args), cwd=kwargs.pop("cwd", ROOT),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, **kwargs)
+    return start_cli("evolve", *args, **kwargs)
 
 
 def test_shipped_experiments_are_valid():

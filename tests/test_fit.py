@@ -3,8 +3,6 @@
 import gzip
 import json
 import os
-import subprocess
-import sys
 
 import numpy
 import pytest
@@ -21,12 +19,11 @@ from evolve import fit
 from evolve.labels import LabelsError, label_positions, load_labels, load_many, sample_positions, save_labels
 from tests.conftest import turn
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, cli
 
 
 def evolve_cli(*args):
-    return subprocess.run([sys.executable, "-m", "evolve.cli"] + list(args), cwd=ROOT, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, universal_newlines=True)
+    return cli("evolve", *args)
 
 
 @pytest.fixture(scope="module")

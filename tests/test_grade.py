@@ -3,8 +3,6 @@ verdicts, and grades of cheap agents played through the match machinery."""
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -18,7 +16,7 @@ from engine.course.report import format_grade
 from engine.data import SHIPPED_PARAMS
 from engine.params import default_params, load_params, save_params
 
-from tests.conftest import ROOT
+from tests.conftest import cli
 
 
 def stage1_points(key, wins, games):
@@ -136,8 +134,7 @@ def _program_agent(folder, depth=1):
 
 
 def littlego(*args, timeout=600):
-    return subprocess.run([sys.executable, "-m", "engine.cli.littlego"] + list(args), cwd=ROOT,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=timeout)
+    return cli("littlego", *args, timeout=timeout)
 
 
 def test_grade_a_folder_on_the_submit_stages_as_json(tmp_path):

@@ -13,7 +13,7 @@ from engine.players.gtp import point_to_vertex, vertex_to_point
 from engine.play.match import run_match
 from engine.play.sgf import read_game
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, cli
 LITTLEGO = [sys.executable, "-m", "engine.cli.littlego"]
 
 
@@ -231,8 +231,7 @@ def test_a_failing_gtp_engine_loses_with_the_reason(tmp_path, name, reason, word
 # -- a person in the terminal -----------------------------------------------------------------------
 
 def littlego(*args, stdin=""):
-    result = subprocess.run(LITTLEGO + list(args), cwd=ROOT, input=stdin, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+    result = cli("littlego", *args, stdin=stdin, timeout=120)
     return result.returncode, result.stdout, result.stderr
 
 

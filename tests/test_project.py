@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, cli
 
 
 def test_ci_runs_the_readmes_test_command_verbatim():
@@ -56,8 +56,7 @@ def test_the_readme_and_results_link_only_to_files_that_exist():
 
 
 def run_command(module, *args):
-    result = subprocess.run([sys.executable, "-m", module] + list(args), cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
+    result = cli(module, *args)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 

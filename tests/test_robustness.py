@@ -31,16 +31,14 @@ from evolve.config import ConfigError, load_config
 from evolve.loop import Evolution
 from evolve.runs import read_generations
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, cli as run_cli
 EMPTY = "0" * 25
 MIDGAME = ("1122100000" + "0" * 15, "1122102000" + "0" * 15)   # previous, current: White just played
 
 
 def cli(module, *args, **kwargs):
     """Run a command-line tool as a user would; (exit status, stdout, stderr)."""
-    result = subprocess.run([sys.executable, "-m", module] + [str(a) for a in args], cwd=kwargs.pop("cwd", ROOT),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                            timeout=kwargs.pop("timeout", 300), **kwargs)
+    result = run_cli(module, *args, **kwargs)
     return result.returncode, result.stdout, result.stderr
 
 
