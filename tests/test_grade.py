@@ -154,7 +154,7 @@ def test_grade_refuses_a_bad_championship_or_edition_in_one_line():
     result = littlego("grade", "greedy", "--championship", "bogus")
     assert result.returncode == 2 and "unknown player 'bogus'" in result.stderr and "Traceback" not in result.stderr
     result = littlego("grade", "greedy", "--edition", "fall1999")
-    assert result.returncode == 2 and "invalid choice" in result.stderr
+    assert result.returncode == 2 and "unknown edition 'fall1999' (known: fall2023" in result.stderr
 
 
 def test_grade_refuses_an_agent_folder_on_a_remote_scheduler(tmp_path, capsys):
@@ -190,3 +190,13 @@ def test_grade_the_bundled_agent_fitted_to_the_earlier_edition(tmp_path):
     assert 0 < report["cpu_per_move_max"] <= cap + STARTUP_CPU           # every move within its fitted cap
     assert stage["cpu_total"] <= BUDGET_SHARE * stage["budget"]
     assert "stage 2" not in [s["name"] for s in report["stages"]] and "tournament" in report["stage2_note"]
+
+
+def test_an_editions_alias_names_it_on_the_command_line(capsys):
+    from engine.cli.littlego import build_parser
+    parser = build_parser()
+    assert parser.parse_args(["grade", "x", "--edition", "latest"]).edition == "fall2023"
+    assert parser.parse_args(["bundle", "x", "--edition", "spring2022"]).edition == "fall2023"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["grade", "x", "--edition", "fall1999"])
+    assert "unknown edition 'fall1999' (known: fall2023" in capsys.readouterr().err

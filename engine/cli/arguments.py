@@ -12,7 +12,8 @@ import os
 import sys
 import traceback
 
-from engine.errors import UserError
+from engine.errors import InvalidInput, UserError
+from engine.course.editions import ALIASES, EDITIONS, edition
 from engine.constants import MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
 from engine.native.compiler import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
 from engine.play.executors import check_scheduler
@@ -121,6 +122,18 @@ def ply_range(text):
         raise argparse.ArgumentTypeError("expected plies from 2 to {} with LOW <= HIGH, got {!r}".format(
             MAX_MOVES - 1, text))
     return low, high
+
+
+def edition_key(text):
+    """A course edition's key, from its key or an alias (spring2022, latest)."""
+    try:
+        return edition(text).key
+    except InvalidInput as error:
+        raise argparse.ArgumentTypeError(str(error))
+
+
+EDITION_NAMES = "{} (or {})".format(", ".join(e.key for e in EDITIONS), ", ".join(
+    "{} for {}".format(alias, key) for alias, key in sorted(ALIASES.items())))
 
 
 def add_table_bits(parser, what="each solver process's"):

@@ -3,8 +3,8 @@
 import os
 
 from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS
-from engine.cli.arguments import command
-from engine.course.editions import EDITIONS, edition, fitted_search, fitting_cap, tightest_rate
+from engine.cli.arguments import EDITION_NAMES, command, edition_key
+from engine.course.editions import edition, fitted_search, fitting_cap, tightest_rate
 from engine.submission.bundle import write_bundle
 
 
@@ -17,9 +17,10 @@ def register(commands):
     which_book.add_argument("--book", help="the opening book (littlego book build) to ship beside it as book.json "
                                            "(default: the shipped book.json, where there is one)")
     which_book.add_argument("--no-book", action="store_true", help="ship no opening book")
-    bundle.add_argument("--edition", choices=[e.key for e in EDITIONS],
+    bundle.add_argument("--edition", type=edition_key, metavar="EDITION",
                         help="fit the agent's time to this edition's CPU budgets: a move's cap (and its budget, in "
-                             "proportion) lowered so that a game of capped moves stays within the budget's rate")
+                             "proportion) lowered so that a game of capped moves stays within the budget's rate; "
+                             "one of " + EDITION_NAMES)
 
 
 def _bundle(args):

@@ -6,11 +6,12 @@ import os
 import sys
 
 from engine.cli.arguments import (
-    SCHEDULER_HELP, add_sandbox, command, file_to_write, positive_int, program_limits, scheduler,
+    EDITION_NAMES, SCHEDULER_HELP, add_sandbox, command, edition_key, file_to_write, positive_int, program_limits,
+    scheduler,
 )
 from engine.common.progress import counter
 from engine.course.build import LANGUAGES, built_agents, recognise, refuse_remote_builds
-from engine.course.editions import EDITIONS, LATEST
+from engine.course.editions import LATEST
 from engine.course.grade import grade, total_games
 from engine.course.report import format_grade, format_tournament, tournament_csv
 from engine.course.tournament import MINI_MATCH_GAMES, play_tournament
@@ -28,8 +29,9 @@ def register(commands):
     grading.add_argument("agent", metavar="AGENT",
                          help="an agent folder (built and run as the course's build.sh does: the first of {} in "
                               "it) or a player spec: {}".format(", ".join(l.source for l in LANGUAGES), KNOWN))
-    grading.add_argument("--edition", choices=[e.key for e in EDITIONS], default=LATEST,
-                         help="the edition whose rubric, games and budgets apply (default: the latest, %(default)s)")
+    grading.add_argument("--edition", type=edition_key, default=LATEST, metavar="EDITION",
+                         help="the edition whose rubric, games and budgets apply: " + EDITION_NAMES +
+                              " (default: the latest, %(default)s)")
     grading.add_argument("--submit", action="store_true",
                          help="play what the edition's Submit button plays instead of the real grading")
     grading.add_argument("--games", type=positive_int, default=None, metavar="N",
