@@ -194,6 +194,5 @@ def make_evaluator(weights, endgame=None):
             value = cache[key] = sum(map(mul, statics[ply], feature_values(position, 0)))
         return value + captures_weights[ply] * captured
 
-    evaluate.weights = table[0]
-    evaluate.by_ply = table
+    evaluate.by_ply = table           # what the compiled twin evaluates with
     return evaluate

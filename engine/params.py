@@ -67,19 +67,20 @@ def _warn_on_stderr(message):
     sys.stderr.write("params: {}\n".format(message))
 
 
-def _tame(weights, source, warn):
-    """Weights scaled down so that none exceeds MAX_WEIGHT in size, with a warning if any did.
+def _tame(sets, source, warn):
+    """Weight sets (the flat weights, or a tapered file's two) scaled down by one factor so that none
+    exceeds MAX_WEIGHT in size, with a warning if any did.
 
     Scaling every weight by one positive factor changes no move the search chooses, and
     keeps every evaluation far below the value of a won game.
     """
-    largest = max(abs(w) for w in weights.values())
+    largest = max(abs(w) for weights in sets for w in weights.values())
     if largest <= MAX_WEIGHT:
-        return weights
+        return sets
     factor = MAX_WEIGHT / largest
     warn("{}: weights up to {:g} would swamp the value of a won game; all scaled by {:.3g} "
          "(the same moves, largest weight {:g})".format(source, largest, factor, MAX_WEIGHT))
-    return dict((name, w * factor) for name, w in weights.items())
+    return [dict((name, w * factor) for name, w in weights.items()) for weights in sets]
 
 
 def _weights(weights, key, source, warn, missing):
@@ -103,14 +104,6 @@ def _weights(weights, key, source, warn, missing):
                  else ABSENT_WEIGHT) for name in FEATURES)
 
 
-def _tame_both(opening, endgame, source, warn):
-    """Tapered weights tamed together: one factor for both, so that every ply's evaluation is scaled alike."""
-    tamed = _tame(dict([(("o", k), v) for k, v in opening.items()] + [(("e", k), v) for k, v in endgame.items()]),
-                  source, warn)
-    return (dict((name, tamed[("o", name)]) for name in FEATURES),
-            dict((name, tamed[("e", name)]) for name in FEATURES))
-
-
 def params_from_dict(data, source="params", warn=_warn_on_stderr):
     """Params from a decoded params.json object; ParamsError naming the bad key.
 
@@ -125,13 +118,11 @@ def params_from_dict(data, source="params", warn=_warn_on_stderr):
         raise ParamsError("{}: format {!r} is not supported (expected {})"
                           .format(source, data.get("format"), FORMAT_VERSION))
     missing = set()
-    checked = _weights(data.get("weights"), "weights", source, warn, missing)
-    endgame = data.get("endgame_weights")
-    if endgame is not None:
-        endgame = _weights(endgame, "endgame_weights", source, warn, missing)
-        checked, endgame = _tame_both(checked, endgame, source, warn)
-    else:
-        checked = _tame(checked, source, warn)
+    sets = [_weights(data.get("weights"), "weights", source, warn, missing)]
+    if data.get("endgame_weights") is not None:
+        sets.append(_weights(data["endgame_weights"], "endgame_weights", source, warn, missing))
+    sets = _tame(sets, source, warn)
+    checked, endgame = sets[0], sets[1] if len(sets) > 1 else None
     search = data.get("search", {})
     if not isinstance(search, dict):
         raise ParamsError("{}: 'search' must be an object".format(source))

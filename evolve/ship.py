@@ -25,7 +25,7 @@ from engine.protocol import write_atomic
 from engine.common.seeds import derive_seed
 from engine.submission.bundle import write_bundle
 from evolve.checkpoint import RunError, load_checkpoint
-from evolve.runs import export_best, program_of
+from evolve.runs import export_best
 
 SHIP_FOLDER = "ship"
 CANDIDATE = "candidate-params.json"
@@ -77,10 +77,10 @@ def _sha256(path):
         return hashlib.sha256(handle.read()).hexdigest()
 
 
-def default_seed(run):
-    """The SPRT's seed when none is given: the run's own seed, taken further (fresh openings for
-    every run, the same for every attempt to ship one run)."""
-    return derive_seed(load_checkpoint(run)["config"]["seed"], _SHIP_STREAM) % (2 ** 31)
+def default_seed(config):
+    """The SPRT's seed when none is given: the run's own seed (its ``config``'s), taken further
+    (fresh openings for every run, the same for every attempt to ship one run)."""
+    return derive_seed(config["seed"], _SHIP_STREAM) % (2 ** 31)
 
 
 def prepare(run, current, games=DEFAULT_GAMES, sprt=DEFAULT_SPRT, seed=None, random_opening=DEFAULT_OPENING,
@@ -89,7 +89,8 @@ def prepare(run, current, games=DEFAULT_GAMES, sprt=DEFAULT_SPRT, seed=None, ran
     ``current``'s search settings and both bundled under RUN/ship/. A plan already there (a test
     under way) must be this one, or ShipError says what differs; the bundles are written anew
     from its files."""
-    program = program_of(run)
+    state = load_checkpoint(run)
+    program = state["config"].get("individual")
     if program:
         raise ShipError("{} evolved the weights of {}: evolve ship ships this project's agent; 'evolve export {} --to "
                         "{}' writes them".format(run, program["program"], run,
@@ -99,9 +100,9 @@ def prepare(run, current, games=DEFAULT_GAMES, sprt=DEFAULT_SPRT, seed=None, ran
                         "would replace)".format(current))
     folder = os.path.join(run, SHIP_FOLDER)
     candidate_path, plan_path = os.path.join(folder, CANDIDATE), os.path.join(folder, PLAN)
-    generation = load_checkpoint(run)["generation"]
+    generation = state["generation"]
     asked = dict(current=os.path.normpath(current), games=games, sprt=tuple(float(x) for x in sprt),
-                 seed=default_seed(run) if seed is None else seed, random_opening=random_opening,
+                 seed=default_seed(state["config"]) if seed is None else seed, random_opening=random_opening,
                  cpu_limit=float(cpu_limit), book=bool(book))
     if os.path.exists(plan_path):                 # a test under way: the same one, or none
         try:
