@@ -10,13 +10,13 @@ import pytest
 
 from engine import BLACK, WHITE
 from engine.agent import STATE_FILE, infer_moves_played, main
-from engine.submission.bundle import core_modules, write_bundle
 from engine.play.game import play_game
+from engine.players.host import format_input, read_output
 from engine.players.specs import make_player
 from engine.protocol import GameInput
-from engine.players.host import format_input, read_output
-
+from engine.submission.bundle import core_modules, write_bundle
 from tests.conftest import ROOT
+
 EMPTY = "0" * 25
 
 
@@ -39,8 +39,13 @@ def agent_dir(tmp_path):
 
 def run_agent(folder, input_text):
     (folder / "input.txt").write_text(input_text)
-    return subprocess.run([sys.executable, "my_player3.py"], cwd=str(folder),
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "my_player3.py"],
+        cwd=str(folder),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 @pytest.mark.parametrize("agent_colour", [BLACK, WHITE])
@@ -49,7 +54,7 @@ def test_plays_whole_games_one_process_per_move(agent_dir, agent_colour):
     opponent = make_player("random")
     black, white = (agent, opponent) if agent_colour == BLACK else (opponent, agent)
     record = play_game(black, white, seed=11)
-    assert record.reason == "end", record.detail          # no illegal move, crash or timeout
+    assert record.reason == "end", record.detail  # no illegal move, crash or timeout
     assert record.winner in (BLACK, WHITE) and len(record.moves) >= 12
 
 
@@ -81,6 +86,7 @@ def test_a_failing_search_falls_back_to_a_legal_move(tmp_path, monkeypatch):
 
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
+
     monkeypatch.setattr(engine.agent, "choose_move", broken)
     (tmp_path / "input.txt").write_text(format_input(BLACK, EMPTY, EMPTY))
     assert main(os.path.join(ROOT, "params.json"), str(tmp_path)) == 0
@@ -101,17 +107,19 @@ def test_ply_count_survives_games_in_an_uncleaned_folder(tmp_path):
     stranger = GameInput(BLACK, "1122" + "0" * 21, "11221" + "0" * 20)
     assert infer_moves_played(stranger, state) % 2 == 0
     crowded = GameInput(BLACK, "1" * 12 + "2" * 12 + "0", "1" * 12 + "2" * 12 + "0")
-    assert infer_moves_played(crowded, state) == 22          # Black's last ply, even
+    assert infer_moves_played(crowded, state) == 22  # Black's last ply, even
     assert infer_moves_played(crowded._replace(player=WHITE), state) == 23
 
 
 def test_the_agent_keeps_the_ply_count_over_two_games_in_one_folder(tmp_path, monkeypatch):
     """Driven move by move as the host drives it; the folder is never cleaned between games."""
     import random
+
     import engine.agent
-    from engine import Position, PASS
+    from engine import PASS, Position
     from engine.params import default_params
     from engine.players.host import write_input
+
     fast = default_params()._replace(depth=2)
     monkeypatch.setattr(engine.agent, "load_params", lambda path: fast)
     rng = random.Random(4)
@@ -119,12 +127,13 @@ def test_the_agent_keeps_the_ply_count_over_two_games_in_one_folder(tmp_path, mo
         position = Position.initial()
         while not position.is_over:
             if position.player == agent_colour:
-                write_input(str(tmp_path / "input.txt"), position.player, position.previous_string(),
-                            position.board_string())
+                write_input(
+                    str(tmp_path / "input.txt"), position.player, position.previous_string(), position.board_string()
+                )
                 assert main("unused", str(tmp_path)) == 0
                 answer = read_output(str(tmp_path / "output.txt"))
                 state = (tmp_path / STATE_FILE).read_text().split()
-                assert int(state[3]) == position.moves_played + 1      # the agent knew the ply
+                assert int(state[3]) == position.moves_played + 1  # the agent knew the ply
                 position = position.play(answer)
             else:
                 legal = position.legal_moves()
@@ -142,9 +151,12 @@ def test_bundle_plays_a_whole_game_from_an_empty_folder(tmp_path):
 def test_bundle_refuses_bad_params(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
-    result = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "bundle", str(tmp_path / "out"),
-                             "--params", str(bad)], cwd=ROOT, stderr=subprocess.PIPE,
-                            universal_newlines=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "engine.cli.littlego", "bundle", str(tmp_path / "out"), "--params", str(bad)],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     assert result.returncode == 2 and "weights" in result.stderr and "Traceback" not in result.stderr
 
 
@@ -153,9 +165,12 @@ def test_everything_the_agent_runs_parses_under_python_37(tmp_path):
     files = [os.path.join(ROOT, "engine", name + ".py") for name in core_modules()]
     files += [os.path.join(ROOT, "my_player3.py"), str(tmp_path / "my_player3.py")]
     runner = "import sys, vermin; sys.exit(vermin.main())"
-    result = subprocess.run([sys.executable, "-c", runner, "--no-tips", "--violations",
-                             "-t=3.7-"] + files, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            universal_newlines=True)
+    result = subprocess.run(
+        [sys.executable, "-c", runner, "--no-tips", "--violations", "-t=3.7-"] + files,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     assert result.returncode == 0, result.stdout
 
 
@@ -163,8 +178,12 @@ def _python37():
     candidates = [shutil.which("python3.7"), "/root/.pyenv/versions/3.7.16/bin/python3.7"]
     for candidate in candidates:
         if candidate and os.path.exists(candidate):
-            probe = subprocess.run([candidate, "-c", "import sys; print(sys.version_info[:2])"],
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True)
+            probe = subprocess.run(
+                [candidate, "-c", "import sys; print(sys.version_info[:2])"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                text=True,
+            )
             if probe.returncode == 0 and probe.stdout.strip() == "(3, 7)":
                 return candidate
     return None
@@ -174,7 +193,7 @@ def _python37():
 def test_bundle_plays_under_python_37_as_the_course_server_runs(tmp_path):
     out = tmp_path / "submission"
     write_bundle(str(out), os.path.join(ROOT, "params.json"))
-    agent = make_player("cmd:{}::{} my_player3.py".format(out, _python37()))
+    agent = make_player(f"cmd:{out}::{_python37()} my_player3.py")
     record = play_game(agent, make_player("random"), seed=8)
     assert record.reason == "end", record.detail
     assert record.winner in (BLACK, WHITE) and len(record.moves) >= 12

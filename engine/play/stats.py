@@ -9,7 +9,7 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Optional
 
-Z95 = 1.959963984540054          # the two-sided 95% quantile of the normal distribution
+Z95 = 1.959963984540054  # the two-sided 95% quantile of the normal distribution
 
 
 def wilson_interval(wins, games, z=Z95):
@@ -62,7 +62,7 @@ class SprtState:
     lower: float
     upper: float
     games: int
-    decision: Optional[str]          # "H1", "H0" or None
+    decision: Optional[str]  # "H1", "H0" or None
 
     def to_json(self):
         return asdict(self)

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from engine.errors import UserError
 
 MODES = ("auto", "strict", "off")
-MIB = 2 ** 20
+MIB = 2**20
 
 
 class SandboxError(UserError, ValueError):
@@ -27,11 +27,11 @@ class Limits:
     and CPU is counted over every one of them; elsewhere the rlimits bound each process alone.
     """
 
-    mode: str = "auto"             # auto: isolated where bwrap works, else limits only (warned); strict; off
-    memory_mb: int = 1024          # memory of a move: all its processes (cgroup), else each one's data (RLIMIT_DATA)
-    processes: int = 128           # tasks (processes and threads) of a move (cgroup pids, RLIMIT_NPROC in the sandbox)
-    file_mb: int = 64              # the largest file it may write (RLIMIT_FSIZE); also the private /tmp's size
-    folder_mb: int = 100           # the bytes of an agent folder's files, counted as they are copied
+    mode: str = "auto"  # auto: isolated where bwrap works, else limits only (warned); strict; off
+    memory_mb: int = 1024  # memory of a move: all its processes (cgroup), else each one's data (RLIMIT_DATA)
+    processes: int = 128  # tasks (processes and threads) of a move (cgroup pids, RLIMIT_NPROC in the sandbox)
+    file_mb: int = 64  # the largest file it may write (RLIMIT_FSIZE); also the private /tmp's size
+    folder_mb: int = 100  # the bytes of an agent folder's files, counted as they are copied
 
 
 DEFAULT_LIMITS = Limits()

@@ -25,11 +25,15 @@ It writes OUT.json as ``solve`` does.
 whose opening left its colour a won position and how many of them it won.
 Little-Go has no draws (komi 2.5), so from each opening exactly one colour is won.
 """
+
 import json
 import multiprocessing
 import os
 import sys
 import time
+
+from records import default_folder
+from records import games as records
 
 from engine.book import book_key, load_book
 from engine.common.seeds import derive_seed
@@ -37,8 +41,6 @@ from engine.native.solver import NativeSolver, describe_position, position_from_
 from engine.play.sgf import read_game
 from engine.playout import random_opening
 from engine.protocol import write_atomic
-
-from records import default_folder, games as records
 
 PLIES = 2
 EARLIER = "experiments/random-openings-20261122/gnugo-openings.json"
@@ -71,8 +73,9 @@ def _solve_all(todo, out, results, jobs):
         for key, won, nodes, seconds in pool.imap_unordered(_solve, sorted(todo.items())):
             results[key] = won
             _save(out, results)
-            print("{} black {} ({:,} nodes, {:.0f} s)".format(key, "wins" if won else "loses", nodes, seconds),
-                  flush=True)
+            print(
+                "{} black {} ({:,} nodes, {:.0f} s)".format(key, "wins" if won else "loses", nodes, seconds), flush=True
+            )
 
 
 def solve(source, out, jobs):
@@ -109,22 +112,26 @@ def solve_seed(seed, count, out, jobs, earlier_path=EARLIER):
         else:
             todo[key] = describe_position(position)
     _save(out, results)
-    print("{} openings: {} settled already ({} from the earlier experiment, {} by the book), {} to solve".format(
-        len(results) + len(todo), len(results), by["earlier"], by["book"], len(todo)), flush=True)
+    print(
+        "{} openings: {} settled already ({} from the earlier experiment, {} by the book), {} to solve".format(
+            len(results) + len(todo), len(results), by["earlier"], by["book"], len(todo)
+        ),
+        flush=True,
+    )
     _solve_all(todo, out, results, jobs)
 
 
 def report(source, out, agent):
     results = json.load(open(out))
     won_side, kept, unknown, lost_side, saved = {}, {}, 0, {}, {}
-    for path, replay, opening, key in games(source):
+    for path, replay, _opening, key in games(source):
         black = replay.black == agent
         colour = "black" if black else "white"
         if key not in results:
             unknown += 1
             continue
         won = replay.result.startswith("B" if black else "W")
-        if results[key] == black:          # the agent's colour is the won side here
+        if results[key] == black:  # the agent's colour is the won side here
             won_side[colour] = won_side.get(colour, 0) + 1
             kept[colour] = kept.get(colour, 0) + won
             if not won:
@@ -133,13 +140,31 @@ def report(source, out, agent):
             lost_side[colour] = lost_side.get(colour, 0) + 1
             saved[colour] = saved.get(colour, 0) + won
     total, kept_all = sum(won_side.values()), sum(kept.values())
-    print("{}: won {} of {} games whose opening left it the won side ({:.1%}): as Black {} of {}, as White "
-          "{} of {}".format(agent, kept_all, total, kept_all / total if total else 0, kept.get("black", 0),
-                            won_side.get("black", 0), kept.get("white", 0), won_side.get("white", 0)))
-    print("  and {} of {} games from openings lost for it (as Black {} of {}, as White {} of {}); {} games "
-          "with unsolved openings".format(sum(saved.values()), sum(lost_side.values()), saved.get("black", 0),
-                                          lost_side.get("black", 0), saved.get("white", 0),
-                                          lost_side.get("white", 0), unknown))
+    print(
+        "{}: won {} of {} games whose opening left it the won side ({:.1%}): as Black {} of {}, as White "
+        "{} of {}".format(
+            agent,
+            kept_all,
+            total,
+            kept_all / total if total else 0,
+            kept.get("black", 0),
+            won_side.get("black", 0),
+            kept.get("white", 0),
+            won_side.get("white", 0),
+        )
+    )
+    print(
+        "  and {} of {} games from openings lost for it (as Black {} of {}, as White {} of {}); {} games "
+        "with unsolved openings".format(
+            sum(saved.values()),
+            sum(lost_side.values()),
+            saved.get("black", 0),
+            lost_side.get("black", 0),
+            saved.get("white", 0),
+            lost_side.get("white", 0),
+            unknown,
+        )
+    )
 
 
 if __name__ == "__main__":

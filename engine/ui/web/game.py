@@ -10,8 +10,8 @@ from collections import namedtuple
 
 from engine.constants import BLACK, MAX_MOVES, NUM_POINTS, colour_word
 from engine.coords import is_move
-from engine.position import IllegalMove, Position
 from engine.play.sgf import game_sgf, read_game
+from engine.position import IllegalMove, Position
 from engine.ui.board import describe, game_result, verdict
 
 
@@ -29,13 +29,12 @@ opening book's move here (None where it has none)."""
 def read_moves(value, what="moves"):
     """The moves of a request (a list of points and "PASS"); BadRequest naming the bad one."""
     if not isinstance(value, list):
-        raise BadRequest("{} must be a list of moves (points 0..{} or \"PASS\")".format(what, NUM_POINTS - 1))
+        raise BadRequest(f'{what} must be a list of moves (points 0..{NUM_POINTS - 1} or "PASS")')
     if len(value) > MAX_MOVES:
-        raise BadRequest("{}: a game has at most {} moves, not {}".format(what, MAX_MOVES, len(value)))
+        raise BadRequest(f"{what}: a game has at most {MAX_MOVES} moves, not {len(value)}")
     for number, move in enumerate(value, 1):
         if not is_move(move):
-            raise BadRequest("{}: move {} is {!r}, not a point 0..{} or \"PASS\"".format(
-                what, number, move, NUM_POINTS - 1))
+            raise BadRequest(f'{what}: move {number} is {move!r}, not a point 0..{NUM_POINTS - 1} or "PASS"')
     return list(value)
 
 
@@ -46,14 +45,14 @@ def position_after(moves):
         try:
             position = position.play_point(move)
         except IllegalMove as error:
-            raise BadRequest("move {} ({}): {}".format(number, describe(move), error))
+            raise BadRequest(f"move {number} ({describe(move)}): {error}")
     return position
 
 
 def play(moves, move):
     """The moves with ``move`` played after them; IllegalMove with the rule that forbids it."""
     if not is_move(move):
-        raise BadRequest("move must be a point 0..{} or \"PASS\", not {!r}".format(NUM_POINTS - 1, move))
+        raise BadRequest(f'move must be a point 0..{NUM_POINTS - 1} or "PASS", not {move!r}')
     position_after(moves).play_point(move)
     return moves + [move]
 
@@ -63,11 +62,18 @@ def view(moves, book=None):
     position = position_after(moves)
     black, white = position.score()
     return PositionView(
-        moves=moves, ply=position.moves_played, player=colour_word(position.player), over=position.is_over,
-        points=[position.colour_at(point) for point in range(NUM_POINTS)], legal=position.legal_points(),
-        last=moves[-1] if moves else None, score={"black": black, "white": white},
-        plies_left=MAX_MOVES - position.moves_played, verdict=verdict(position) if position.is_over else None,
-        book=book.move(position) if book is not None else None)
+        moves=moves,
+        ply=position.moves_played,
+        player=colour_word(position.player),
+        over=position.is_over,
+        points=[position.colour_at(point) for point in range(NUM_POINTS)],
+        legal=position.legal_points(),
+        last=moves[-1] if moves else None,
+        score={"black": black, "white": white},
+        plies_left=MAX_MOVES - position.moves_played,
+        verdict=verdict(position) if position.is_over else None,
+        book=book.move(position) if book is not None else None,
+    )
 
 
 def sgf_of(moves, black, white):
