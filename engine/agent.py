@@ -9,7 +9,7 @@ import os
 import random
 import sys
 import time
-from collections import namedtuple
+from typing import NamedTuple, Optional
 
 from engine.book import BookError, load_book
 from engine.constants import BLACK, MAX_MOVES, PASS, WINNING_FIRST_POINT
@@ -76,10 +76,15 @@ def fallback_move(position):
 SOLVE_SHARE = 0.7
 
 
-Decision = namedtuple("Decision", "move how depth value")
-Decision.__doc__ = """The agent's move and how it chose it: ``how`` is "first" (the solved game's winning
-first move), "book", "solver" (a winning move; ``value`` its exact stone margin where the solver
-settled it in time, else None) or "search" (the evaluation search to ``depth``, with its ``value``)."""
+class Decision(NamedTuple):
+    """The agent's move and how it chose it: ``how`` is "first" (the solved game's winning
+    first move), "book", "solver" (a winning move; ``value`` its exact stone margin where the solver
+    settled it in time, else None) or "search" (the evaluation search to ``depth``, with its ``value``)."""
+
+    move: int
+    how: str
+    depth: Optional[int]
+    value: Optional[float]
 
 
 def decide_move(position, params, rng=None, book=None):

@@ -15,7 +15,7 @@ Format (version 1)::
 import json
 import math
 import sys
-from collections import namedtuple
+from typing import Dict, NamedTuple, Optional
 
 from engine.constants import MAX_CPU_BUDGET, MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
 from engine.errors import UserError
@@ -37,12 +37,19 @@ class ParamsError(UserError, ValueError):
     """A params file or object that cannot be used; the message says what and where."""
 
 
-Params = namedtuple("Params", "weights depth cpu_budget cpu_cap solve_from provenance endgame")
-Params.__new__.__defaults__ = (None,)
-Params.__doc__ = """Validated parameters: weights (dict in FEATURES order); the search's deepest depth, the CPU
-seconds a move is meant to take and the most it may take, the ply from which the game is
-solved exactly; provenance; endgame: None (flat weights), or tapered, the weights at ply
-MAX_MOVES (dict in FEATURES order), ``weights`` being those at ply 0."""
+class Params(NamedTuple):
+    """Validated parameters: weights (dict in FEATURES order); the search's deepest depth, the CPU
+    seconds a move is meant to take and the most it may take, the ply from which the game is
+    solved exactly; provenance; endgame: None (flat weights), or tapered, the weights at ply
+    MAX_MOVES (dict in FEATURES order), ``weights`` being those at ply 0."""
+
+    weights: Dict[str, float]
+    depth: int
+    cpu_budget: float
+    cpu_cap: float
+    solve_from: int
+    provenance: Optional[dict]
+    endgame: Optional[Dict[str, float]] = None
 
 
 def _number(value, where):

@@ -8,7 +8,7 @@ is the same rule for every point, fast because a point with an empty neighbour i
 always legal and only the few enclosed points need the capture and KO test.
 """
 
-from collections import namedtuple
+from typing import NamedTuple
 
 from engine.bitboard import (
     BIT,
@@ -86,7 +86,7 @@ def _every_group_breathes(stones, empty):
     return grow(stones & neighbours(empty), stones) == stones
 
 
-class Position(namedtuple("Position", "own opp prev_own prev_opp player moves_played is_over regular")):
+class Position(NamedTuple):
     """A Little-Go position from the side to move's point of view.
 
     ``own``/``opp``: bitboards of the mover's and the other side's stones.
@@ -98,7 +98,14 @@ class Position(namedtuple("Position", "own opp prev_own prev_opp player moves_pl
     searched over the whole board exactly as the judge does.
     """
 
-    __slots__ = ()
+    own: int
+    opp: int
+    prev_own: int
+    prev_opp: int
+    player: int
+    moves_played: int
+    is_over: bool
+    regular: bool
 
     # -- construction --------------------------------------------------------------------
     @classmethod

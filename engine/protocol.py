@@ -8,7 +8,7 @@ final newline, blank lines at the end); anything that cannot be a Little-Go inpu
 
 import os
 import tempfile
-from collections import namedtuple
+from typing import NamedTuple
 
 from engine.constants import BLACK, BOARD_SIZE, PASS, WHITE
 from engine.coords import move_to_text
@@ -26,8 +26,12 @@ class InputFormatError(UserError, ValueError):
         super().__init__(f"{where}: {problem}")
 
 
-GameInput = namedtuple("GameInput", "player previous current")
-GameInput.__doc__ = "What input.txt holds: colour to move and two 25-digit boards."
+class GameInput(NamedTuple):
+    "What input.txt holds: colour to move and two 25-digit boards."
+
+    player: int
+    previous: str
+    current: str
 
 
 def parse_input(text, path="input.txt"):

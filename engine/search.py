@@ -8,7 +8,7 @@ depth the last plies are played perfectly. Depth and time limits are the caller'
 """
 
 import time
-from collections import namedtuple
+from typing import NamedTuple
 
 from engine.bitboard import FULL, count, groups, grow, neighbours, points_of
 from engine.bitboard import NEIGHBOURS as POINT_NEIGHBOURS
@@ -22,10 +22,15 @@ TIE = 1e-9  # values this close count as equal for the random tie-break
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _TABLE_LIMIT = 1000000
 
-SearchResult = namedtuple("SearchResult", "move value depth nodes seconds")
-SearchResult.__doc__ = (
+
+class SearchResult(NamedTuple):
     "The chosen move (point or PASS), its value for the mover, the depth completed, nodes, CPU seconds."
-)
+
+    move: int
+    value: float
+    depth: int
+    nodes: int
+    seconds: float
 
 
 class SearchTimeout(Exception):

@@ -10,7 +10,7 @@ from engine.features import FEATURES
 from engine.params import DEFAULT_WEIGHTS
 from engine.play.executors import executor
 from evolve.config import DEFAULT_BOUNDS
-from evolve.fitness import GameJob, run_jobs
+from evolve.fitness import FitnessGame, run_jobs
 
 
 def bench_jobs(games, depth, opponent="greedy", seed=5, engine="python"):
@@ -20,7 +20,7 @@ def bench_jobs(games, depth, opponent="greedy", seed=5, engine="python"):
     for game in range(games):
         weights = tuple(DEFAULT_WEIGHTS[name] if game == 0 else rng.uniform(*DEFAULT_BOUNDS[name]) for name in FEATURES)
         jobs.append(
-            GameJob(
+            FitnessGame(
                 game,
                 weights,
                 opponent,

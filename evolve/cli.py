@@ -44,7 +44,7 @@ from evolve.bench import bench_games
 from evolve.checkpoint import CHECKPOINT
 from evolve.config import genes, load_config
 from evolve.fit import fit_labels, fitted_params
-from evolve.fitness import GameJobError, engine_for
+from evolve.fitness import FitnessGameError, engine_for
 from evolve.labels import build_labels, load_many
 from evolve.loop import Evolution
 from evolve.runs import export_best, format_table, plot_run, program_of, read_generations
@@ -478,11 +478,11 @@ def main(argv=None):
             "evolve",
             args,
             (UserError,),
-            passed_on=(GameJobError, ExecutorError),
+            passed_on=(FitnessGameError, ExecutorError),
             on_interrupt=lambda: "interrupted" + (": " + _where_it_stands(args) if evolving else ""),
             on_os_error=lambda: _where_it_stands(args) if evolving else "",
         )
-    except (GameJobError, ExecutorError) as error:
+    except (FitnessGameError, ExecutorError) as error:
         print(
             "evolve {}: {}\n{}".format(args.command, error, _where_it_stands(args) if evolving else ""), file=sys.stderr
         )

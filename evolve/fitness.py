@@ -10,7 +10,7 @@ import logging
 import random
 import sys
 import traceback
-from collections import namedtuple
+from typing import NamedTuple, Optional, Tuple, Union
 
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, WHITE
@@ -21,23 +21,33 @@ from engine.play.game import play_game
 from engine.players.base import Reason
 from engine.players.searcher import AgentPlayer
 from engine.players.specs import make_player
-from evolve.program import program_player
+from evolve.program import BuiltProgram, program_player
 
 log = logging.getLogger("evolve.fitness")
 
-GameJob = namedtuple(
-    "GameJob", "individual weights opponent group game seed opening_seed opening_plies depth engine program"
-)
-GameJob.__new__.__defaults__ = ("python", None)
-GameJob.__doc__ = """One fitness game. ``individual``: its index in the batch; ``weights``: its genome;
-``opponent``: a player spec, or a tuple of weights for self-play; ``group``: the index of the
-panel entry (self-play last); ``game``: even = the individual plays Black, odd = White;
-``engine``: the searcher of our players, "native" or "python" (the same moves); ``program``:
-None where the individual is our searcher, else the BuiltProgram whose weights the genome is
-(``evolve.program``; ``depth`` then plays no part)."""
+
+class FitnessGame(NamedTuple):
+    """One fitness game. ``individual``: its index in the batch; ``weights``: its genome;
+    ``opponent``: a player spec, or a tuple of weights for self-play; ``group``: the index of the
+    panel entry (self-play last); ``game``: even = the individual plays Black, odd = White;
+    ``engine``: the searcher of our players, "native" or "python" (the same moves); ``program``:
+    None where the individual is our searcher, else the BuiltProgram whose weights the genome is
+    (``evolve.program``; ``depth`` then plays no part)."""
+
+    individual: int
+    weights: Tuple[float, ...]
+    opponent: Union[str, Tuple[float, ...]]
+    group: int
+    game: int
+    seed: int
+    opening_seed: int
+    opening_plies: int
+    depth: int
+    engine: str = "python"
+    program: Optional[BuiltProgram] = None
 
 
-class GameJobError(RuntimeError):
+class FitnessGameError(RuntimeError):
     """A game job failed twice; the message names the individual and the seed."""
 
 
@@ -113,7 +123,7 @@ def make_jobs(individuals, config, generation_seed, self_play_opponents, engine=
                 seed = derive_seed(generation_seed, group, game)
                 opening_seed = derive_seed(generation_seed, group, game // 2, 1)
                 jobs.append(
-                    GameJob(
+                    FitnessGame(
                         index,
                         weights,
                         opponent,
@@ -174,7 +184,7 @@ def group_weights(config, self_play_count):
 
 
 def run_jobs(map_function, jobs, progress=None):
-    """Play every job through ``map_function``; a failed job is retried once, then GameJobError."""
+    """Play every job through ``map_function``; a failed job is retried once, then FitnessGameError."""
     outcomes = []
     for outcome in map_function(safe_play_job, jobs):
         outcomes.append(outcome)
@@ -187,7 +197,7 @@ def run_jobs(map_function, jobs, progress=None):
         for k, outcome in zip(failed, retried):
             if isinstance(outcome, str):
                 job = jobs[k]
-                raise GameJobError(
+                raise FitnessGameError(
                     "game job failed twice: individual {} ({}), opponent {}, game {}, seed {}:\n{}".format(
                         job.individual,
                         list(job.weights),

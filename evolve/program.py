@@ -24,8 +24,7 @@ import math
 import os
 import sys
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Dict, Tuple
+from typing import Dict, NamedTuple, Tuple
 
 from engine.common.runfolder import RunError
 from engine.constants import BLACK
@@ -48,8 +47,7 @@ RESERVED = frozenset(("input.txt", "output.txt") + tuple(language.source for lan
 SIDECAR = ".provenance.json"  # beside an exported weights file: where its weights came from
 
 
-@dataclass(frozen=True)
-class BuiltProgram:
+class BuiltProgram(NamedTuple):
     """A program individual as its games play it: the built folder (copied again for every game), the
     command that plays a move there, the genome's names, the weights file and its other keys, and the
     sandbox limits and CPU limit a move runs under."""
@@ -63,8 +61,7 @@ class BuiltProgram:
     cpu_limit: float
 
 
-@dataclass(frozen=True)
-class AgentWeights:
+class AgentWeights(NamedTuple):
     """Weights written in an agent's own format: the file, its provenance's sidecar, the object written
     and the provenance (the run, generation and fitness, as a params file's)."""
 

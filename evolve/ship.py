@@ -14,8 +14,7 @@ import datetime
 import hashlib
 import json
 import os
-from dataclasses import asdict, dataclass
-from typing import Optional, Tuple
+from typing import NamedTuple, Optional, Tuple
 
 from engine.common.seeds import derive_seed
 from engine.constants import COURSE_CPU_LIMIT
@@ -42,8 +41,7 @@ class ShipError(RunError):
     """A ship that cannot start or continue as asked; the message says why and what to do."""
 
 
-@dataclass(frozen=True)
-class ShipPlan:
+class ShipPlan(NamedTuple):
     """What a ship compares and how, fixed before its first game: the run and generation the
     candidate comes from, the two params files (by content), and the test."""
 
@@ -60,8 +58,7 @@ class ShipPlan:
     book: bool  # both bundles with the shipped opening book (as the agent ships)
 
 
-@dataclass(frozen=True)
-class ShipResult:
+class ShipResult(NamedTuple):
     """How a ship ended: the test's decision (``H1`` ships), the match's figures, whether the
     params file was written, and why (or why not) in words."""
 
@@ -161,7 +158,7 @@ def prepare(
             current_sha256=_sha256(current),
             **asked,
         )
-        write_atomic(plan_path, json.dumps(asdict(plan), indent=2) + "\n")
+        write_atomic(plan_path, json.dumps(plan._asdict(), indent=2) + "\n")
     # the bundles are made again from the files whenever the test goes on: git need not keep them
     write_atomic(os.path.join(folder, ".gitignore"), "/candidate/\n/current/\n")
     for name, params in (("candidate", candidate_path), ("current", current)):

@@ -1,5 +1,6 @@
 """Shared test helpers: the repository's root, the rules vectors, the compiled solver, positions turned."""
 
+import json
 import os
 import random
 import signal
@@ -15,6 +16,7 @@ from engine.data import load_rules_vectors
 from engine.native.compiler import NoCompiler, compiled_solver
 from engine.native.searcher import native_library
 from engine.native.solver import NativeSolver
+from engine.params import default_params, params_to_dict
 from engine.position import Position
 from engine.solver import Solver
 
@@ -54,12 +56,20 @@ def start_cli(tool, *args, cwd=ROOT, **options):
     )
 
 
-# Fuzzing (tests/test_fuzz*.py): every property runs briefly in the default run ("quick") and at
-# length with `python3 -m pytest tests/test_fuzz.py tests/test_fuzz_tools.py --hypothesis-profile=long`.
+# Fuzzing (tests/test_agent.py, tests/test_fuzz*.py): every property runs briefly in the default run
+# ("quick") and at length with `--hypothesis-profile=long` (docs/development.md names the files).
 FUZZ = dict(deadline=None, suppress_health_check=list(HealthCheck))
 settings.register_profile("quick", max_examples=25, **FUZZ)
 settings.register_profile("long", max_examples=1500, **FUZZ)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
+
+
+def fast_params(**weights):
+    """A params.json's bytes: the shipped defaults searched to depth 2 in at most a second, ``weights`` changed."""
+    data = params_to_dict(default_params())
+    data["search"] = {"depth": 2, "cpu_budget": 1.0}
+    data["weights"].update(weights)
+    return json.dumps(data).encode()
 
 
 def examples(share):

@@ -1,21 +1,28 @@
 """The shipped agent as the course runs it: one process per move, never losing by crashing."""
 
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
+from contextlib import redirect_stderr
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
-from engine import BLACK, WHITE
+from engine import BLACK, PASS, WHITE
 from engine.agent import STATE_FILE, infer_moves_played, main
+from engine.features import FEATURES
+from engine.params import load_params
 from engine.play.game import play_game
 from engine.players.host import format_input, read_output
 from engine.players.specs import make_player
+from engine.playout import random_opening
 from engine.protocol import GameInput
 from engine.submission.bundle import core_modules, write_bundle
-from tests.conftest import ROOT
+from tests.conftest import ROOT, fast_params
 
 EMPTY = "0" * 25
 
@@ -66,19 +73,77 @@ def test_bad_input_gives_a_clear_message_and_nonzero_exit(agent_dir):
     assert not (agent_dir / "output.txt").exists()
 
 
-@pytest.mark.parametrize("params_text", ["{not json", json.dumps({"weights": {}}), ""])
-def test_bad_params_never_stop_the_agent(agent_dir, params_text):
-    (agent_dir / "params.json").write_text(params_text)
-    result = run_agent(agent_dir, format_input(BLACK, EMPTY, EMPTY))
-    assert result.returncode == 0
-    assert "built-in defaults" in result.stderr and "Traceback" not in result.stderr
-    assert read_output(str(agent_dir / "output.txt")) != "PASS"
+# -- whatever params.json and the state file hold, the agent answers --------------------------------
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=12,
+)
+
+weights = st.fixed_dictionaries(
+    {name: st.floats(allow_nan=True, allow_infinity=True) | st.integers() | st.just(10**400) for name in FEATURES}
+)
+
+params_objects = st.fixed_dictionaries(
+    {
+        "weights": weights | json_values,
+        "search": st.fixed_dictionaries(
+            {"depth": st.integers(-3, 3) | json_values, "cpu_budget": st.floats(-1, 0.3) | json_values}
+        )
+        | json_values,
+    },
+    optional={"format": st.integers(0, 2) | json_values, "provenance": json_values, "extra": json_values},
+)
+
+params_files = (
+    st.binary(max_size=300)
+    | params_objects.map(lambda obj: json.dumps(obj).encode())
+    | json_values.map(lambda obj: json.dumps(obj).encode())
+)
+
+state_files = st.binary(max_size=200) | st.tuples(
+    st.sampled_from(["littlego-state 1", "littlego-state 2", ""]),
+    st.sampled_from(["1", "2", "x"]),
+    st.integers(-30, 40) | st.just(10**30),
+    st.text("012", min_size=25, max_size=25),
+).map(lambda parts: "\n".join(str(p) for p in parts).encode())
 
 
-def test_missing_params_never_stop_the_agent(agent_dir):
-    (agent_dir / "params.json").unlink()
-    result = run_agent(agent_dir, format_input(WHITE, EMPTY, "0" * 12 + "1" + "0" * 12))
-    assert result.returncode == 0 and "built-in defaults" in result.stderr
+@given(params_files | st.none(), state_files | st.none(), st.integers(0, 20), st.integers(0, 10**6))
+@example(b"{not json", None, 0, 0)
+@example(json.dumps({"weights": {}}).encode(), None, 0, 0)
+@example(b"", None, 1, 0)
+@example(None, None, 1, 0)  # no params.json at all
+@example(b"\xff\xfe{not utf-8}", b"", 4, 1)
+@example(fast_params(margin=10**400), None, 4, 2)  # too large for a float
+@example(fast_params(margin=float("inf")), None, 4, 3)  # written as Infinity, which Python reads
+@example(b"[" * 100000 + b"]" * 100000, None, 4, 4)  # nested deeper than the parser's recursion
+@example(b'{"weights": ' * 5000 + b"1" + b"}" * 5000, None, 4, 5)
+@example(b"null", None, 4, 6)
+def test_the_agent_answers_whatever_params_json_and_its_state_file_hold(
+    tmp_path_factory, params_bytes, state_bytes, plies, seed
+):
+    """Exit 0 and a legal move (PASS at worst); a params.json it cannot use (or none) is named in a
+    warning, and the agent plays with the built-in defaults."""
+    folder = tmp_path_factory.mktemp("agent")
+    position, _ = random_opening(plies, seed)
+    for name, content in (("params.json", params_bytes), (STATE_FILE, state_bytes)):
+        if content is not None:
+            (folder / name).write_bytes(content)
+    (folder / "input.txt").write_text(
+        format_input(position.player, position.previous_string(), position.board_string())
+    )
+    with redirect_stderr(io.StringIO()) as err:
+        status = main(str(folder / "params.json"), str(folder))
+    assert status == 0
+    if not position.is_over:
+        move = read_output(str(folder / "output.txt"))
+        assert move == PASS or position.is_legal(move), (move, position)
+    try:
+        load_params(str(folder / "params.json"))
+    except Exception:
+        assert "built-in defaults" in err.getvalue() and "Traceback" not in err.getvalue()
 
 
 def test_a_failing_search_falls_back_to_a_legal_move(tmp_path, monkeypatch):

@@ -18,7 +18,7 @@ from engine.play.executors import ExecutorError, executor  # noqa: E402
 from engine.play.match import run_match  # noqa: E402
 from evolve.checkpoint import CHECKPOINT  # noqa: E402
 from evolve.config import ConfigError, load_config  # noqa: E402
-from evolve.fitness import GameJob, safe_play_job  # noqa: E402
+from evolve.fitness import FitnessGame, safe_play_job  # noqa: E402
 from evolve.loop import Evolution  # noqa: E402
 from evolve.runs import read_generations  # noqa: E402
 from tests.conftest import ROOT, wait_for_run_file  # noqa: E402
@@ -97,7 +97,7 @@ def test_a_run_resumed_on_another_executor_continues_exactly(tmp_path):
 
 def worker_jobs(count):
     return [
-        GameJob(
+        FitnessGame(
             k, (10.0, 4.0, 1.0, -3.0, 1.5, 0.5, -1.0, -0.5, -0.5, 2.0, 1.0), "greedy", 0, k, 100 + k, 200 + k // 2, 2, 3
         )
         for k in range(count)

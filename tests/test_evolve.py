@@ -9,7 +9,7 @@ import pytest
 from engine.features import FEATURES
 from engine.params import default_params, load_params, save_params
 from evolve.config import ConfigError, load_config
-from evolve.fitness import GameJob, GameJobError, make_jobs, run_jobs, safe_play_job
+from evolve.fitness import FitnessGame, FitnessGameError, make_jobs, run_jobs, safe_play_job
 from evolve.genome import make_toolbox
 from evolve.loop import GENERATIONS, Evolution
 from evolve.runs import export_best, format_table, plot_run, read_generations
@@ -168,7 +168,7 @@ def test_a_killed_run_resumes_to_the_same_generations(tmp_path):
 
 
 def test_a_failing_job_is_retried_once():
-    job = GameJob(0, tuple([1.0] * 11), "random", 0, 0, 3, 4, 0, 1)
+    job = FitnessGame(0, tuple([1.0] * 11), "random", 0, 0, 3, 4, 0, 1)
     calls = []
 
     def flaky_map(function, jobs):
@@ -183,8 +183,8 @@ def test_a_failing_job_is_retried_once():
 
 
 def test_a_job_failing_twice_stops_the_run_naming_individual_and_seed():
-    job = GameJob(4, tuple([1.0] * 11), "cmd:/no/such/player", 0, 1, 12345, 4, 0, 1)
-    with pytest.raises(GameJobError) as error:
+    job = FitnessGame(4, tuple([1.0] * 11), "cmd:/no/such/player", 0, 1, 12345, 4, 0, 1)
+    with pytest.raises(FitnessGameError) as error:
         run_jobs(lambda function, jobs: [function(j) for j in jobs], [job])
     assert "individual 4" in str(error.value) and "seed 12345" in str(error.value)
     assert isinstance(safe_play_job(job), str)
@@ -201,7 +201,7 @@ def test_after_a_failed_generation_the_checkpoint_still_resumes(tmp_path, monkey
         raise RuntimeError("disk on fire")
 
     monkeypatch.setattr(evolve.fitness, "play_job", broken)
-    with pytest.raises(GameJobError, match="disk on fire"):
+    with pytest.raises(FitnessGameError, match="disk on fire"):
         Evolution.resume(evolution.run_dir, workers=1, progress=False, out=quiet).run()
     monkeypatch.undo()
     assert len(read_generations(evolution.run_dir)) == 1

@@ -6,7 +6,6 @@ untouched. The build attacks run in the sandbox where bwrap isolates (CI install
 that the host itself stops (the copy, ``output.txt``, the environment) run in every mode.
 """
 
-import dataclasses
 import os
 import shutil
 import subprocess
@@ -181,7 +180,7 @@ def hostile(tmp_path, name, body):
 
 @pytest.mark.parametrize("mode", [pytest.param("strict", marks=isolated), "off"])
 def test_output_txt_is_never_followed_waited_on_or_read_whole(tmp_path, mode):
-    limits = dataclasses.replace(LIMITS, mode=mode)
+    limits = LIMITS._replace(mode=mode)
     secret = grader_secret(tmp_path)
     attacks = {
         "link": (f"os.symlink({str(secret)!r}, 'output.txt')", "output.txt is a symbolic link"),
@@ -209,7 +208,7 @@ def test_input_txt_is_never_written_through_a_link_the_agent_left(tmp_path, mode
         f"os.path.lexists('input.txt') and os.unlink('input.txt')\nos.symlink({str(victim)!r}, 'input.txt')\n"
         "open('output.txt', 'w').write('PASS')"
     )
-    assert one_move(hostile(tmp_path, "linker", body), dataclasses.replace(LIMITS, mode=mode), moves=2)[0] == "PASS"
+    assert one_move(hostile(tmp_path, "linker", body), LIMITS._replace(mode=mode), moves=2)[0] == "PASS"
     assert victim.read_text() == "the grader's file"
 
 
@@ -220,7 +219,7 @@ def test_none_of_the_hosts_environment_reaches_an_agent(tmp_path, monkeypatch, m
         "import json\nopen('env.json', 'w').write(json.dumps(sorted(os.environ)))\n"
         f"open('output.txt', 'w').write('9,9' if any({SECRET!r} in v for v in os.environ.values()) else 'PASS')"
     )
-    player = ProgramPlayer(str(hostile(tmp_path, "reader", body)), limits=dataclasses.replace(LIMITS, mode=mode))
+    player = ProgramPlayer(str(hostile(tmp_path, "reader", body)), limits=LIMITS._replace(mode=mode))
     player.new_game(BLACK, 1)
     try:
         assert player.timed_move(Position.initial())[0] == "PASS"
@@ -264,7 +263,7 @@ def cgroups(monkeypatch, which):
 @pytest.mark.parametrize("mode", [pytest.param("strict", marks=isolated), "off"])
 def test_memory_held_in_memfd_counts_against_the_memory_limit(tmp_path, monkeypatch, mode, which):
     cgroups(monkeypatch, which)
-    limits = dataclasses.replace(LIMITS, mode=mode)
+    limits = LIMITS._replace(mode=mode)
     result = one_move(
         folder_of(
             tmp_path, "hoarder", {"my_player3.py": MEMFD.format(memory=limits.memory_mb, file_mb=limits.file_mb)}
@@ -293,7 +292,7 @@ open("output.txt", "w").write("PASS")
 @pytest.mark.parametrize("mode", [pytest.param("strict", marks=isolated), "off"])
 def test_cpu_of_children_never_reaped_is_charged_to_the_move(tmp_path, monkeypatch, mode, which):
     cgroups(monkeypatch, which)
-    limits = dataclasses.replace(LIMITS, mode=mode)
+    limits = LIMITS._replace(mode=mode)
     player = ProgramPlayer(
         str(folder_of(tmp_path, "burner", {"my_player3.py": BURNERS})), cpu_limit=1.0, wall_limit=10, limits=limits
     )

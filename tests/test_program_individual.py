@@ -21,7 +21,7 @@ from engine.coords import to_point
 from engine.players.host import format_input
 from engine.position import Position
 from evolve.config import ConfigError, load_config, validate
-from evolve.fitness import GameJob, fold, play_job
+from evolve.fitness import FitnessGame, fold, play_job
 from evolve.loop import Evolution
 from evolve.program import program_built, program_player, sidecar_of
 from evolve.runs import export_best, program_of, read_generations
@@ -114,7 +114,7 @@ def test_each_game_writes_its_weights_into_its_own_copy_and_they_are_played(tmp_
         finally:
             one.close()
             two.close()
-        job = GameJob(0, (0.2, 1.0, -0.3, 0.3), "greedy", 0, 0, 5, 6, 2, 2, "python", program)
+        job = FitnessGame(0, (0.2, 1.0, -0.3, 0.3), "greedy", 0, 0, 5, 6, 2, 2, "python", program)
         assert play_job(job) == play_job(job)  # the same weights, opponent and seed: the same game
     assert open(os.path.join(EXAMPLE, "weights.json")).read() == before  # the source is never written
 
@@ -195,10 +195,10 @@ def test_a_game_lost_by_the_agents_fault_is_a_loss_and_said(tmp_path, caplog):
     )
     config = load_config(write_config(tmp_path, program=folder))
     with program_built(config) as program:
-        win, _, fault = play_job(GameJob(0, (0.2, 1.0, -0.3, 0.3), "greedy", 0, 0, 5, 6, 2, 2, "python", program))
+        win, _, fault = play_job(FitnessGame(0, (0.2, 1.0, -0.3, 0.3), "greedy", 0, 0, 5, 6, 2, 2, "python", program))
     assert (win, fault) == (0.0, 1.0)
     assert "individual 0 lost game 0 (seed 5) by its fault: Black exited with status 1" in caplog.text
-    jobs = [GameJob(k // 2, (0.0,) * 4, "greedy", 0, k % 2, 5, 6, 2, 2, "python", program) for k in range(4)]
+    jobs = [FitnessGame(k // 2, (0.0,) * 4, "greedy", 0, k % 2, 5, 6, 2, 2, "python", program) for k in range(4)]
     reports = [
         report
         for _, report in fold(jobs, [(0.0, -3.0, 1.0), (0.0, -1.0, 1.0), (1.0, 2.0, 0.0), (0.0, -1.0, 0.0)], 2, [1.0])

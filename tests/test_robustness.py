@@ -23,7 +23,7 @@ from engine.agent import STATE_FILE
 from engine.agent import main as agent_main
 from engine.constants import MAX_WEIGHT
 from engine.features import make_evaluator
-from engine.params import default_params, load_params, params_to_dict
+from engine.params import default_params, load_params
 from engine.players.host import OutputFormatError, format_input, parse_output, read_output
 from engine.search import Searcher
 from engine.submission.bundle import write_bundle
@@ -31,7 +31,7 @@ from evolve.checkpoint import CHECKPOINT, LOCK, RunLock
 from evolve.config import ConfigError, load_config
 from evolve.loop import Evolution
 from evolve.runs import read_generations
-from tests.conftest import ROOT, wait_for_run_file
+from tests.conftest import ROOT, fast_params, wait_for_run_file
 from tests.conftest import cli as run_cli
 
 EMPTY = "0" * 25
@@ -75,32 +75,6 @@ def play_once(folder, params_bytes=None, state_bytes=None, player=BLACK, boards=
 def assert_legal(move, player, boards):
     position = Position.from_boards(player, boards[0], boards[1], 2)
     assert move == PASS or position.is_legal(move), move
-
-
-def fast_params(**weights):
-    data = params_to_dict(default_params())
-    data["search"] = {"depth": 2, "cpu_budget": 1.0}
-    data["weights"].update(weights)
-    return json.dumps(data).encode()
-
-
-@pytest.mark.parametrize(
-    "params_bytes",
-    [
-        b"\xff\xfe{not utf-8}",
-        fast_params(margin=10**400),  # too large for a float
-        fast_params(margin=float("inf")),  # written as Infinity, which Python reads
-        b"[" * 100000 + b"]" * 100000,  # nested deeper than the parser's recursion
-        b'{"weights": ' * 5000 + b"1" + b"}" * 5000,
-        b"",
-        b"null",
-    ],
-)
-def test_the_agent_answers_whatever_params_json_holds(tmp_path, params_bytes, capsys):
-    status, move = play_once(tmp_path, params_bytes, boards=MIDGAME, player=BLACK)
-    assert status == 0 and move is not None
-    assert_legal(move, BLACK, MIDGAME)
-    assert "built-in defaults" in capsys.readouterr().err
 
 
 def test_extreme_weights_are_scaled_with_a_warning_and_change_no_move(tmp_path):

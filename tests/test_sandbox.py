@@ -4,7 +4,6 @@ attacks succeed, which shows that the tests can tell. Each attack is bounded in 
 that a failing sandbox cannot take the machine down; the sandboxed runs happen only where bwrap
 isolates (CI installs it)."""
 
-import dataclasses
 import io
 import os
 import pwd
@@ -60,7 +59,7 @@ def one_move(folder, limits=LIMITS, wall_limit=None):
 
 
 def limits_of(mode):
-    return dataclasses.replace(LIMITS, mode=mode)
+    return LIMITS._replace(mode=mode)
 
 
 def had_effect(result):
@@ -217,7 +216,7 @@ def test_a_move_starts_processes_up_to_its_limit_whatever_else_its_user_runs(tmp
         pytest.skip("this kernel counts a user's tasks all together (before Linux 5.14)")
     if counted != "apart":
         found = sandbox.support()
-        monkeypatch.setattr(sandbox, "support", lambda: dataclasses.replace(found, own_count=False, nested=False))
+        monkeypatch.setattr(sandbox, "support", lambda: found._replace(own_count=False, nested=False))
     # Counted with the user's, the allowance moves as the user's other tasks come and go (those of the
     # test before, still being reaped, say): stopped short of the bound is what holds.
     stop = LIMITS.processes if counted == "apart" else 2 * LIMITS.processes

@@ -159,7 +159,7 @@ def _grade(args):
         finally:
             progress.close()
         if folders:
-            report.agent = excerpt(args.agent, 200)  # a newline in a folder's name forges no line
+            report = report._replace(agent=excerpt(args.agent, 200))  # a newline in a folder's name forges no line
     print(json.dumps(report.to_json(), indent=2) if args.json else format_grade(report))
     return 0
 

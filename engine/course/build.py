@@ -17,8 +17,7 @@ import shutil
 import sys
 import tempfile
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Callable, List, Optional
+from typing import Callable, List, NamedTuple, Optional
 
 from engine.constants import BLACK, WHITE, colour_word, opponent
 from engine.errors import InvalidInput
@@ -40,8 +39,7 @@ def _sources(folder):
     ]
 
 
-@dataclass(frozen=True)
-class Language:
+class Language(NamedTuple):
     """An agent language as build.sh knows it: the file it looks for, its name, the build (the argv
     that builds it in a folder, from the folder; None: nothing to build), the build as build.sh
     writes it, and the command that plays a move (fixed: no file name of the agent's in it)."""
@@ -92,8 +90,7 @@ INSTALL_HINT = {
 }
 
 
-@dataclass(frozen=True)
-class Built:
+class Built(NamedTuple):
     """An agent folder after its build: the folder as given, a short name (shown escaped), its Language's
     name (None when none was found), the player spec that plays it and, when it cannot play, why (else None)."""
 

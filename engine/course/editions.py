@@ -7,7 +7,7 @@ not state is ``None``: it is then held to the rate (CPU seconds a game) of the s
 other mode, and the report says the figure was assumed.
 """
 
-from collections import namedtuple
+from typing import Dict, NamedTuple, Optional, Tuple
 
 from engine.constants import MAX_MOVES
 from engine.errors import InvalidInput
@@ -21,18 +21,39 @@ BUDGET_SHARE = 0.9
 STARTUP_CPU = 0.25
 MOVES_PER_SIDE = MAX_MOVES // 2  # the most moves either side makes in a game
 
-Column = namedtuple("Column", "full middle low")
-Column.__doc__ = """One opponent's rubric: points at >= TOP_RATE, the multiplier of the win rate at
->= MIDDLE_RATE, and the multiplier below it."""
 
-Stage = namedtuple("Stage", "name opponents games budget")
-Stage.__doc__ = """A stage: its name, the opponents it plays (rubric names), games against each (half as
-Black: the first of each pair), and its CPU budget in seconds for the whole stage (None: not stated)."""
+class Column(NamedTuple):
+    """One opponent's rubric: points at >= TOP_RATE, the multiplier of the win rate at
+    >= MIDDLE_RATE, and the multiplier below it."""
 
-Edition = namedtuple("Edition", "key title rubric graded submit budget_note stage2_note")
-Edition.__doc__ = """An edition of the assignment: its key, its title, its rubric ({opponent: Column}), its
-stages as graded and as the Submit button plays them, how binding its budgets are, and what
-its second stage is where grade does not play it (None where it does)."""
+    full: float
+    middle: float
+    low: float
+
+
+class Stage(NamedTuple):
+    """A stage: its name, the opponents it plays (rubric names), games against each (half as
+    Black: the first of each pair), and its CPU budget in seconds for the whole stage (None: not stated)."""
+
+    name: str
+    opponents: Tuple[str, ...]
+    games: int
+    budget: Optional[float]
+
+
+class Edition(NamedTuple):
+    """An edition of the assignment: its key, its title, its rubric ({opponent: Column}), its
+    stages as graded and as the Submit button plays them, how binding its budgets are, and what
+    its second stage is where grade does not play it (None where it does)."""
+
+    key: str
+    title: str
+    rubric: Dict[str, Column]
+    graded: Tuple[Stage, ...]
+    submit: Tuple[Stage, ...]
+    budget_note: str
+    stage2_note: Optional[str]
+
 
 OPPONENTS = ("random", "greedy", "aggressive", "alphabeta", "qlearning", "championship")
 

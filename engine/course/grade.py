@@ -6,8 +6,7 @@ summary, its win rate the rubric's points, and the agent's CPU per stage the bud
 """
 
 import time
-from dataclasses import asdict, dataclass, field
-from typing import List, Optional
+from typing import List, NamedTuple, Optional, Tuple
 
 from engine.common.seeds import derive_seed
 from engine.constants import COURSE_CPU_LIMIT
@@ -23,8 +22,7 @@ STANDS_IN = {
 }
 
 
-@dataclass
-class OpponentResult:
+class OpponentResult(NamedTuple):
     """The agent's games against one opponent of a stage, and the rubric's points for them."""
 
     opponent: str  # the rubric's name
@@ -44,8 +42,7 @@ class OpponentResult:
     faults: List[str]  # each game the agent lost by a fault, with the reason
 
 
-@dataclass
-class StageResult:
+class StageResult(NamedTuple):
     """One stage: its opponents, points, and the agent's CPU against the stage's budget."""
 
     name: str
@@ -59,8 +56,7 @@ class StageResult:
     over_budget: bool
 
 
-@dataclass
-class GradeReport:
+class GradeReport(NamedTuple):
     """A grade: the agent, the edition, each stage, the total out of the most it could be."""
 
     agent: str
@@ -76,12 +72,17 @@ class GradeReport:
     seed: int
     jobs: int
     seconds: float = 0.0
-    notes: List[str] = field(default_factory=list)
+    notes: Tuple[str, ...] = ()
     budget_note: str = ""
     stage2_note: Optional[str] = None
 
     def to_json(self):
-        return asdict(self)
+        """The report as JSON-ready dicts and lists, the stages' and opponents' records included."""
+        stages = [
+            dict(stage._asdict(), opponents=[dict(result._asdict()) for result in stage.opponents])
+            for stage in self.stages
+        ]
+        return dict(self._asdict(), stages=stages, notes=list(self.notes))
 
 
 def total_games(edition_key, submit=False, games=None):
@@ -200,7 +201,7 @@ def grade(
         seed=seed,
         jobs=jobs,
         seconds=time.time() - started,
-        notes=list(notes) + [f"{name} ({specs[name]}) stands in for {STANDS_IN[name]}" for name in used],
+        notes=tuple(notes) + tuple(f"{name} ({specs[name]}) stands in for {STANDS_IN[name]}" for name in used),
         budget_note=chosen.budget_note,
         stage2_note=None if submit else chosen.stage2_note,
     )

@@ -9,8 +9,7 @@ each finished game, so a killed tournament continues to the table an uninterrupt
 
 import random
 import time
-from dataclasses import asdict, dataclass
-from typing import Dict, List, Optional
+from typing import Dict, List, NamedTuple, Optional
 
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, COURSE_CPU_LIMIT, WHITE, colour_word
@@ -24,8 +23,7 @@ MINI_MATCH_GAMES = 11
 TIE_BREAK = "WINs, then games won, then head to head (WINs among the agents still tied); still tied: a shared rank"
 
 
-@dataclass
-class MiniMatch:
+class MiniMatch(NamedTuple):
     """One pair's games: who played Black in the extra game, games won by each, the winner (None on a tie)."""
 
     a: str
@@ -36,8 +34,7 @@ class MiniMatch:
     winner: Optional[str]
 
 
-@dataclass
-class Standing:
+class Standing(NamedTuple):
     """An agent's line of the table."""
 
     rank: int
@@ -48,8 +45,7 @@ class Standing:
     faults: int  # games it lost by a fault (a crash, a timeout, an illegal move, a failed build)
 
 
-@dataclass
-class Fault:
+class Fault(NamedTuple):
     """A game lost by a fault: the mini-match, the game's number in it, the agent it cost, as which
     colour, how (a Reason's value) and why."""
 
@@ -62,8 +58,7 @@ class Fault:
     detail: str
 
 
-@dataclass
-class TournamentReport:
+class TournamentReport(NamedTuple):
     """The tournament: standings, every mini-match, the crosstable (games won by row against column), faults."""
 
     agents: List[str]
@@ -80,7 +75,13 @@ class TournamentReport:
     notes: Optional[List[str]] = None
 
     def to_json(self):
-        return asdict(self)
+        """The report as JSON-ready dicts and lists, its standings, matches and faults included."""
+        return dict(
+            self._asdict(),
+            standings=[dict(standing._asdict()) for standing in self.standings],
+            matches=[dict(match._asdict()) for match in self.matches],
+            faults=[dict(fault._asdict()) for fault in self.faults],
+        )
 
 
 def pairs(count):
@@ -151,8 +152,7 @@ def play_tournament(
     started = time.time()
     played = play_all(work, jobs, scheduler, journal, function=tournament_game, progress=progress)
     report = tally(agents, played, games, seed)
-    report.jobs, report.resumed_games, report.seconds, report.notes = jobs, resumed, time.time() - started, notes
-    return report
+    return report._replace(jobs=jobs, resumed_games=resumed, seconds=time.time() - started, notes=notes)
 
 
 def tally(agents, played, games, seed):

@@ -7,7 +7,7 @@ walks every position a book-following side meets, and ``check_book`` reports whe
 no move or (with a solver) loses the win.
 """
 
-from collections import namedtuple
+from typing import NamedTuple, Optional
 
 from engine.book import BookError, book_key
 from engine.constants import PASS, WINNING_FIRST_POINT, colour_word
@@ -15,10 +15,16 @@ from engine.coords import move_to_text as describe_move
 from engine.native.solver import describe_position, position_from_text
 from engine.position import Position
 
-BookSection = namedtuple("BookSection", "side start max_ply provenance")
-BookSection.__doc__ = """A line a book serves: the ``side`` ("black" or "white") that follows it from the
-``start`` position, with a move for every position it can meet up to ``max_ply``; ``provenance``:
-how it was made (the commands, the solver's nodes)."""
+
+class BookSection(NamedTuple):
+    """A line a book serves: the ``side`` ("black" or "white") that follows it from the
+    ``start`` position, with a move for every position it can meet up to ``max_ply``; ``provenance``:
+    how it was made (the commands, the solver's nodes)."""
+
+    side: str
+    start: Position
+    max_ply: int
+    provenance: Optional[dict]
 
 
 def book_sections(book):

@@ -6,7 +6,7 @@ the board), an exception inside an in-process player, a move over the CPU limit 
 illegal placement loses the game for that player, with the reason in the record.
 """
 
-from collections import namedtuple
+from typing import List, NamedTuple, Optional, Tuple
 
 from engine.bitboard import count
 from engine.common.seeds import derive_seed
@@ -16,9 +16,20 @@ from engine.players.base import PlayerFault, Reason
 from engine.playout import random_opening
 from engine.position import IllegalMove
 
-GameRecord = namedtuple("GameRecord", "black white winner reason detail moves black_stones white_stones cpu")
-GameRecord.__doc__ = """One game: specs, winner colour, how it ended (a Reason) and why,
-the moves as course text, final stones, and CPU seconds per move as (colour, seconds)."""
+
+class GameRecord(NamedTuple):
+    """One game: specs, winner colour, how it ended (a Reason) and why,
+    the moves as course text, final stones, and CPU seconds per move as (colour, seconds)."""
+
+    black: str
+    white: str
+    winner: Optional[int]
+    reason: Reason
+    detail: str
+    moves: List[str]
+    black_stones: int
+    white_stones: int
+    cpu: List[Tuple[int, float]]
 
 
 def play_game(black, white, seed=0, opening_plies=0, opening_seed=None, cpu_limit=COURSE_CPU_LIMIT):

@@ -10,9 +10,8 @@ seed, game index, colours), so a match replays exactly.
 import math
 import os
 import time
-from collections import Counter, namedtuple
-from dataclasses import dataclass
-from typing import Dict, List, Optional
+from collections import Counter
+from typing import Dict, List, NamedTuple, Optional
 
 from tqdm import tqdm
 
@@ -27,22 +26,38 @@ from engine.play.stats import SprtState, elo_with_margin, sprt_state, wilson_int
 from engine.players.base import Reason
 from engine.players.specs import make_player
 from engine.protocol import write_atomic
+from engine.sandbox.limits import Limits
+
+# A MatchGame's fields: a GameRecord's, then the match's own two.
+_MatchGameFields = NamedTuple(
+    "_MatchGameFields", [*GameRecord.__annotations__.items(), ("index", int), ("a_colour", int)]
+)
 
 
-class MatchGame(namedtuple("MatchGame", GameRecord._fields + ("index", "a_colour"))):
+class MatchGame(_MatchGameFields):
     """One game of a match: its GameRecord's fields, the game's index and A's colour in it."""
 
     __slots__ = ()
 
     @property
     def a_won(self):
+        """Whether A (the match's first player) won this game."""
         return self.winner == self.a_colour
 
 
-GameJob = namedtuple("GameJob", "index spec_a spec_b seed opening_plies cpu_limit fixed limits", defaults=(None,))
-GameJob.__doc__ = """One game of a match: its index, the specs, the match seed, random opening plies, the CPU
-limit a move, A's colour in every game (``fixed``; None: alternating) and the program players'
-sandbox Limits (None: the defaults)."""
+class GameJob(NamedTuple):
+    """One game of a match: its index, the specs, the match seed, random opening plies, the CPU
+    limit a move, A's colour in every game (``fixed``; None: alternating) and the program players'
+    sandbox Limits (None: the defaults)."""
+
+    index: int
+    spec_a: str
+    spec_b: str
+    seed: int
+    opening_plies: int
+    cpu_limit: float
+    fixed: Optional[int]
+    limits: Optional[Limits] = None
 
 
 def game_job(job):
@@ -62,8 +77,7 @@ def game_job(job):
     return MatchGame(*record, index=job.index, a_colour=a_colour)
 
 
-@dataclass
-class MatchSummary:
+class MatchSummary(NamedTuple):
     """A match's figures, by player name (``a`` and ``b``: the specs, numbered when they are equal)."""
 
     a: str
@@ -89,7 +103,7 @@ class MatchSummary:
 
     def to_json(self):
         """The summary as one JSON-ready object (no ``sprt``/``interrupted`` where there are none)."""
-        document = {name: value for name, value in vars(self).items() if value is not None}
+        document = {name: value for name, value in self._asdict().items() if value is not None}
         if self.sprt is not None:
             document["sprt"] = self.sprt.to_json()
         return document
@@ -199,17 +213,17 @@ def run_match(
             bar.close()
     results.sort(key=lambda r: r.index)
     summary = summarise(spec_a, spec_b, results)
-    summary.seconds, summary.seed, summary.random_opening, summary.jobs = (
-        time.time() - started,
-        seed,
-        opening_plies,
-        jobs,
+    summary = summary._replace(
+        seconds=time.time() - started,
+        seed=seed,
+        random_opening=opening_plies,
+        jobs=jobs,
+        a_colour=colour_word(a_colour) if a_colour else "alternating",
     )
-    summary.a_colour = colour_word(a_colour) if a_colour else "alternating"
     if sprt:
-        summary.sprt = test or match_sprt(results, *sprt)
+        summary = summary._replace(sprt=test or match_sprt(results, *sprt))
     if interrupted:
-        summary.interrupted = f"after {len(results)} of {games} games"
+        summary = summary._replace(interrupted=f"after {len(results)} of {games} games")
     if sgf_dir:
         write_sgf_games(sgf_dir, results)
     return summary, results

@@ -2,7 +2,7 @@
 ``littlego replay`` and the GTP engine's ``loadsgf``, and judged by our rules on the way in.
 """
 
-from collections import namedtuple
+from typing import List, NamedTuple, Optional
 
 from sgfmill import sgf
 
@@ -18,9 +18,15 @@ class SgfError(UserError, ValueError):
     """A file that is not a Little-Go game record; the message names the file and, for a move, which."""
 
 
-Replay = namedtuple("Replay", "positions moves black white result")
-Replay.__doc__ = """A game read back: ``positions[k]`` is the position before ``moves[k]`` (the last
-one after the last move); ``moves`` are points or PASS; player names and the recorded result."""
+class Replay(NamedTuple):
+    """A game read back: ``positions[k]`` is the position before ``moves[k]`` (the last
+    one after the last move); ``moves`` are points or PASS; player names and the recorded result."""
+
+    positions: List[Position]
+    moves: List[int]
+    black: Optional[str]
+    white: Optional[str]
+    result: Optional[str]
 
 
 def result_text(winner, black_stones, white_stones, by_fault=False):

@@ -15,8 +15,7 @@ import functools
 import os
 import signal
 import time
-from dataclasses import dataclass
-from typing import Dict, Optional
+from typing import Dict, NamedTuple, Optional
 
 from engine.sandbox.limits import MIB
 
@@ -33,8 +32,7 @@ SANDBOX_TASKS = 2
 PREFIX = "littlego-"
 
 
-@dataclass(frozen=True)
-class Hierarchy:
+class Hierarchy(NamedTuple):
     """Where a resource is counted: the cgroup under which runs get theirs, and its version (1 or 2)."""
 
     parent: str

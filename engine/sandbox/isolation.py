@@ -22,7 +22,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import engine
 from engine.sandbox import accounting
@@ -49,8 +49,7 @@ def environment(folder):
     return {"PATH": path, "HOME": folder, "LANG": LANGUAGE, "TMPDIR": "/tmp"}
 
 
-@dataclass(frozen=True)
-class Support:
+class Support(NamedTuple):
     """What this machine offers a program player's moves (``support()``)."""
 
     isolated: bool  # bwrap isolates a move here

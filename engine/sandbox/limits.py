@@ -1,6 +1,6 @@
 """The settings an untrusted program runs under: the isolation mode and its limits, one record."""
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.errors import UserError
 
@@ -18,8 +18,7 @@ class UntrustedFolderError(UserError, ValueError):
     or more than the folder limit; the message names the entry and why."""
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(NamedTuple):
     """How a program player's moves (and an agent's build) run: the isolation mode and the limits.
 
     Where this machine gives littlego cgroups (``accounting.hierarchies``), ``memory_mb`` and

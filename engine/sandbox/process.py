@@ -13,7 +13,7 @@ import resource
 import signal
 import subprocess
 import time
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.sandbox.accounting import CPU, MEMORY, Accounting
 from engine.sandbox.isolation import environment
@@ -26,8 +26,7 @@ SAMPLE_SECONDS = 0.05  # how often the run's processes are sampled where no cgro
 _TICK = os.sysconf("SC_CLK_TCK")
 
 
-@dataclass(frozen=True)
-class Finished:
+class Finished(NamedTuple):
     """How a run ended: its first process's wait status, the CPU of all its processes, the wall time,
     and whether it was killed past its wall-clock limit, over its CPU, or at its memory limit."""
 

@@ -34,7 +34,13 @@ def main(journal_path, out_path):
     print(f"{len(games)} games, {len(faulted)} ended by the machine's fault", flush=True)
     jobs = [
         GameJob(
-            g["index"], header["a"], header["b"], header["seed"], header["random_opening"], header["cpu_limit"], None
+            index=g["index"],
+            spec_a=header["a"],
+            spec_b=header["b"],
+            seed=header["seed"],
+            opening_plies=header["random_opening"],
+            cpu_limit=header["cpu_limit"],
+            fixed=None,
         )
         for g in faulted
     ]

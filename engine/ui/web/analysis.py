@@ -16,7 +16,7 @@ import logging
 import os
 import threading
 import time
-from collections import namedtuple
+from typing import List, NamedTuple, Optional
 
 from engine.agent import decide_move
 from engine.book import BookError, load_book
@@ -32,21 +32,48 @@ from engine.solver import Solver
 from engine.ui.web.game import BadRequest, position_after
 from engine.ui.web.workers import WorkerLost, WorkerTimeout
 
-MoveValue = namedtuple("MoveValue", "move wins margin value")
-MoveValue.__doc__ = """One legal move's value for the mover: ``wins`` (True, False, or None when not
-solved), ``margin`` the exact final stone margin with perfect play after it (komi included;
-None when not settled in time), ``value`` the agent's search value where nothing is exact."""
 
-Values = namedtuple("Values", "exact moves depth seconds note more")
-Values.__doc__ = """Every legal move's MoveValue (PASS included); ``exact`` whether they come from the
-solvers, ``depth`` the search depth where they do not, ``seconds`` the time taken, ``note``
-what the page should say about them, ``more`` whether asking for the margins may add them."""
+class MoveValue(NamedTuple):
+    """One legal move's value for the mover: ``wins`` (True, False, or None when not
+    solved), ``margin`` the exact final stone margin with perfect play after it (komi included;
+    None when not settled in time), ``value`` the agent's search value where nothing is exact."""
 
-AgentChoice = namedtuple("AgentChoice", "move how depth value seconds")
-AgentChoice.__doc__ = """The shipped agent's move and how it chose it (``engine.agent.Decision``'s fields:
-``how`` "first", "book", "solver" or "search"), with ``seconds`` the CPU time it took."""
+    move: str
+    wins: Optional[bool]
+    margin: Optional[float]
+    value: Optional[float]
 
-Reply = namedtuple("Reply", "move seconds")
+
+class Values(NamedTuple):
+    """Every legal move's MoveValue (PASS included); ``exact`` whether they come from the
+    solvers, ``depth`` the search depth where they do not, ``seconds`` the time taken, ``note``
+    what the page should say about them, ``more`` whether asking for the margins may add them."""
+
+    exact: bool
+    moves: List[MoveValue]
+    depth: Optional[int]
+    seconds: float
+    note: str
+    more: bool
+
+
+class AgentChoice(NamedTuple):
+    """The shipped agent's move and how it chose it (``engine.agent.Decision``'s fields:
+    ``how`` "first", "book", "solver" or "search"), with ``seconds`` the CPU time it took."""
+
+    move: str
+    how: str
+    depth: Optional[int]
+    value: Optional[float]
+    seconds: float
+
+
+class Reply(NamedTuple):
+    """A scripted opponent's reply and the CPU seconds it took."""
+
+    move: str
+    seconds: float
+
 
 log = logging.getLogger("littlego.serve")
 

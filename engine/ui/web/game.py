@@ -6,7 +6,7 @@ with every request, so the server holds no game state: each answer is a function
 moves alone. The rules are ``engine.position``'s: a refused move carries its reason.
 """
 
-from collections import namedtuple
+from typing import List, NamedTuple, Optional
 
 from engine.constants import BLACK, MAX_MOVES, NUM_POINTS, colour_word
 from engine.coords import is_move
@@ -19,11 +19,23 @@ class BadRequest(ValueError):
     """A request the page never sends: the message says what is wrong with it."""
 
 
-PositionView = namedtuple("PositionView", "moves ply player over points legal last score plies_left verdict book")
-PositionView.__doc__ = """A position as the page draws it: ``points`` the colour on each point (0 empty, 1
-Black, 2 White), ``legal`` the legal placements, ``last`` the last move, ``score`` (Black's,
-White's with komi), ``verdict`` the result in words once the game is over, ``book`` the
-opening book's move here (None where it has none)."""
+class PositionView(NamedTuple):
+    """A position as the page draws it: ``points`` the colour on each point (0 empty, 1
+    Black, 2 White), ``legal`` the legal placements, ``last`` the last move, ``score`` (Black's,
+    White's with komi), ``verdict`` the result in words once the game is over, ``book`` the
+    opening book's move here (None where it has none)."""
+
+    moves: List[str]
+    ply: int
+    player: str
+    over: bool
+    points: List[int]
+    legal: List[int]
+    last: Optional[str]
+    score: List[float]
+    plies_left: int
+    verdict: Optional[str]
+    book: Optional[str]
 
 
 def read_moves(value, what="moves"):
@@ -81,7 +93,13 @@ def sgf_of(moves, black, white):
     return game_sgf(moves, str(black)[:100], str(white)[:100], game_result(position_after(moves))).decode("utf-8")
 
 
-OpenedGame = namedtuple("OpenedGame", "moves black white result")
+class OpenedGame(NamedTuple):
+    """An SGF record opened for the page: its moves as course text, the players' names and the result."""
+
+    moves: List[str]
+    black: Optional[str]
+    white: Optional[str]
+    result: Optional[str]
 
 
 def open_sgf(data):

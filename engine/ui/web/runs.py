@@ -10,7 +10,7 @@ saying so; the others are unaffected.
 import json
 import math
 import os
-from collections import namedtuple
+from typing import Dict, NamedTuple, Optional
 
 try:
     import tomllib
@@ -28,14 +28,37 @@ from engine.common.runfolder import (
     read_generations,
 )
 
-RunSummary = namedtuple("RunSummary", "name experiment state generations planned best_fitness executor started problem")
-RunSummary.__doc__ = """A line of the runs list: ``state`` is "running" (a live process holds its lock),
-"finished" (all its planned generations recorded), "stopped", or "not a run"; ``problem`` the
-message when its files cannot be read (None when they can)."""
 
-MatchReport = namedtuple("MatchReport", "file a b games wins elo elo_margin sprt interrupted")
-MatchReport.__doc__ = """A ``littlego match --json`` report found in a run folder; ``sprt`` its test's
-state (llr, lower, upper, elo0, elo1, decision) or None."""
+class RunSummary(NamedTuple):
+    """A line of the runs list: ``state`` is "running" (a live process holds its lock),
+    "finished" (all its planned generations recorded), "stopped", or "not a run"; ``problem`` the
+    message when its files cannot be read (None when they can)."""
+
+    name: str
+    experiment: Optional[str]
+    state: str
+    generations: int
+    planned: Optional[int]
+    best_fitness: Optional[float]
+    executor: Optional[str]
+    started: Optional[str]
+    problem: Optional[str]
+
+
+class MatchReport(NamedTuple):
+    """A ``littlego match --json`` report found in a run folder; ``sprt`` its test's
+    state (llr, lower, upper, elo0, elo1, decision) or None."""
+
+    file: str
+    a: Optional[str]
+    b: Optional[str]
+    games: Optional[int]
+    wins: Optional[Dict[str, int]]
+    elo: Optional[float]
+    elo_margin: Optional[float]
+    sprt: Optional[dict]
+    interrupted: Optional[str]
+
 
 # What the page shows of the bigger files: their ends, not all of them.
 LOG_TAIL_BYTES = 64 * 1024

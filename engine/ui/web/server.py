@@ -5,7 +5,7 @@ import ipaddress
 import socket
 import threading
 import time
-from collections import namedtuple
+from typing import NamedTuple
 
 import uvicorn
 
@@ -13,7 +13,14 @@ from engine.ui.web.analysis import Analyst
 from engine.ui.web.app import LOOPBACK_NAMES, create_app
 from engine.ui.web.workers import Workers
 
-Served = namedtuple("Served", "url server thread analyst")
+
+class Served(NamedTuple):
+    """A running ``littlego serve``: its URL, the uvicorn server, the thread serving it and its Analyst."""
+
+    url: str
+    server: uvicorn.Server
+    thread: threading.Thread
+    analyst: Analyst
 
 
 def is_loopback(host):
