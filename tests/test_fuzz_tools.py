@@ -25,7 +25,7 @@ from engine.training.qlearning import CHECKPOINT, SETTINGS, Training, TrainingEr
 from evolve.checkpoint import RunError
 from evolve.runs import format_table, read_generations
 from tests.conftest import examples
-from tests.test_fuzz import json_values
+from tests.test_agent import json_values
 
 FILES = examples(0.6)  # a file read and written back
 ENGINES = examples(0.24)  # a game against a GTP engine process
