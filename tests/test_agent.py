@@ -22,7 +22,7 @@ from engine.players.specs import make_player
 from engine.playout import random_opening
 from engine.protocol import GameInput
 from engine.submission.bundle import core_modules, write_bundle
-from tests.conftest import ROOT, fast_params
+from tests.conftest import ROOT, cli, fast_params
 
 EMPTY = "0" * 25
 
@@ -216,12 +216,7 @@ def test_bundle_plays_a_whole_game_from_an_empty_folder(tmp_path):
 def test_bundle_refuses_bad_params(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
-    result = subprocess.run(
-        [sys.executable, "-m", "engine.cli.littlego", "bundle", str(tmp_path / "out"), "--params", str(bad)],
-        cwd=ROOT,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    result = cli("littlego", "bundle", tmp_path / "out", "--params", bad)
     assert result.returncode == 2 and "weights" in result.stderr and "Traceback" not in result.stderr
 
 

@@ -34,7 +34,7 @@ from engine.native.solver import describe_position
 from engine.params import default_params
 from engine.solver import Solver
 from engine.symmetry import SYMMETRIES, turn_move, unturn_move
-from tests.conftest import ROOT, random_position, turn, won_position
+from tests.conftest import cli, random_position, turn, won_position
 
 
 def test_a_book_built_from_a_won_position_keeps_the_win_against_every_reply(native):
@@ -167,15 +167,8 @@ def test_littlego_book_upgrade_rewrites_a_first_format_book_with_the_same_moves(
     document = {"format": "littlego-book 1", "moves": book.moves}
     document.update(book.info)
     old.write_text(json.dumps(document, indent=0))
-    done = subprocess.run(
-        [sys.executable, "-m", "engine.cli.littlego", "book", "upgrade", str(old), "--out", str(tmp_path / "new.json")],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stdout
+    done = cli("littlego", "book", "upgrade", old, "--out", tmp_path / "new.json", timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
     new = load_book(str(tmp_path / "new.json"))
     assert new.moves == book.moves and new.info == book.info and "littlego-book 1" in old.read_text()
 
@@ -250,26 +243,18 @@ def test_littlego_book_merge_and_check_say_what_each_section_holds(small_book, w
     (tmp_path / "black.json").write_text(black.to_json())
     (tmp_path / "white.json").write_text(white.to_json())
 
-    def littlego(*args):
-        return subprocess.run(
-            [sys.executable, "-m", "engine.cli.littlego", "book"] + list(args),
-            cwd=str(tmp_path),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            timeout=120,
-        )
-
-    done = littlego("merge", "black.json", "white.json", "--out", "both.json", "--table-bits", "18")
-    assert done.returncode == 0, done.stdout
-    assert "in 3 sections" in done.stdout
-    done = littlego("check", "both.json", "--solve", "--table-bits", "18")
-    assert done.returncode == 0, done.stdout
-    lines = [line for line in done.stdout.splitlines() if "meets" in line]
+    merge = ("merge", "black.json", "white.json", "--out", "both.json", "--table-bits", "18")
+    done = cli("littlego", "book", *merge, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "in 3 sections" in done.stdout + done.stderr
+    done = cli("littlego", "book", "check", "both.json", "--solve", "--table-bits", "18", cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = [line for line in done.stdout.splitlines() if "meets" in line]  # the report is on stdout
     assert [line.split()[0] for line in lines] == ["black", "white", "white"]
     assert all(line.endswith("0 without a move, 0 moves that lose the win") for line in lines)
-    done = littlego("extend", "white.json", "--max-ply", "17", "--side", "white")
-    assert done.returncode == 2 and "already reaches ply 17 for white" in done.stdout
+    extend = ("extend", "white.json", "--max-ply", "17", "--side", "white")
+    done = cli("littlego", "book", *extend, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2 and "already reaches ply 17 for white" in done.stdout + done.stderr
 
 
 def test_a_trimmed_book_keeps_the_sides_moves_to_the_new_ply_and_stays_complete(small_book, white_book):
@@ -293,23 +278,18 @@ def test_a_trimmed_book_keeps_the_sides_moves_to_the_new_ply_and_stays_complete(
 def test_littlego_book_trim_writes_a_smaller_book_and_refuses_a_deeper_target(white_book, tmp_path):
     (tmp_path / "white.json").write_text(white_book[1].to_json())
 
-    def trim(*args):
-        return subprocess.run(
-            [sys.executable, "-m", "engine.cli.littlego", "book", "trim", "white.json"] + list(args),
-            cwd=str(tmp_path),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            timeout=120,
-        )
-
-    done = trim("--max-ply", "15", "--out", "small.json")
-    assert done.returncode == 0, done.stdout
+    done = cli(
+        "littlego", "book", "trim", "white.json", "--max-ply", "15", "--out", "small.json", cwd=tmp_path, timeout=120
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
     assert (tmp_path / "small.json").stat().st_size < (tmp_path / "white.json").stat().st_size
-    assert "to ply 15" in done.stdout
+    assert "to ply 15" in done.stdout + done.stderr
     assert all(key_ply(key) <= 15 for key in load_book(str(tmp_path / "small.json")).moves)
-    done = trim("--max-ply", "17", "--out", "same.json")
-    assert done.returncode == 2 and "must be shallower" in done.stdout and "Traceback" not in done.stdout
+    done = cli(
+        "littlego", "book", "trim", "white.json", "--max-ply", "17", "--out", "same.json", cwd=tmp_path, timeout=120
+    )
+    output = done.stdout + done.stderr
+    assert done.returncode == 2 and "must be shallower" in output and "Traceback" not in output
     assert not (tmp_path / "same.json").exists()
 
 
@@ -333,14 +313,8 @@ def test_the_bundled_agent_reads_the_book_beside_it(small_book, tmp_path):
     path = tmp_path / "book.json"
     path.write_text(book.to_json())
     out = tmp_path / "bundle"
-    done = subprocess.run(
-        [sys.executable, "-m", "engine.cli.littlego", "bundle", str(out), "--book", str(path)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert done.returncode == 0, done.stdout
+    done = cli("littlego", "bundle", out, "--book", path)
+    assert done.returncode == 0, done.stdout + done.stderr
     assert Book.from_json((out / "book.json").read_text()).moves == book.moves
     # The host's input for the start position, and the state file that tells the ply count.
     (out / "input.txt").write_text(
@@ -365,14 +339,9 @@ def test_bundle_refuses_a_damaged_book_before_writing_anything(tmp_path):
     path = tmp_path / "book.json"
     path.write_text("{")
     out = tmp_path / "bundle"
-    done = subprocess.run(
-        [sys.executable, "-m", "engine.cli.littlego", "bundle", str(out), "--book", str(path)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert done.returncode == 2 and "not JSON" in done.stdout and "Traceback" not in done.stdout
+    done = cli("littlego", "bundle", out, "--book", path)
+    output = done.stdout + done.stderr
+    assert done.returncode == 2 and "not JSON" in output and "Traceback" not in output
     assert not (out / "my_player3.py").exists()
 
 
@@ -388,33 +357,12 @@ def test_littlego_book_check_walks_from_the_books_start_and_says_what_it_found(s
     start, book = small_book
     path = tmp_path / "book.json"
     path.write_text(book.to_json())
-    done = subprocess.run(
-        [sys.executable, "-m", "engine.cli.littlego", "book", "check", str(path), "--solve", "--table-bits", "18"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout
-    assert "0 without a move, 0 moves that lose the win" in done.stdout
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "engine.cli.littlego",
-            "book",
-            "build",
-            "--out",
-            str(tmp_path / "missing" / "book.json"),
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 2 and "no such folder" in done.stdout and "Traceback" not in done.stdout
+    done = cli("littlego", "book", "check", path, "--solve", "--table-bits", "18", timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 without a move, 0 moves that lose the win" in done.stdout + done.stderr
+    done = cli("littlego", "book", "build", "--out", tmp_path / "missing" / "book.json", timeout=60)
+    output = done.stdout + done.stderr
+    assert done.returncode == 2 and "no such folder" in output and "Traceback" not in output
 
 
 def test_littlego_book_extend_adds_the_next_plies_and_refuses_a_shallower_target(small_book, tmp_path):
@@ -430,21 +378,13 @@ def test_littlego_book_extend_adds_the_next_plies_and_refuses_a_shallower_target
     path = tmp_path / "book.json"
     path.write_text(shallow.to_json())
 
-    def extend(*args):
-        return subprocess.run(
-            [sys.executable, "-m", "engine.cli.littlego", "book", "extend", str(path)] + list(args),
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            timeout=120,
-        )
-
-    done = extend("--max-ply", "16")
-    assert done.returncode == 2 and "must be deeper" in done.stdout and "Traceback" not in done.stdout
-    done = extend("--max-ply", "18", "--jobs", "2", "--table-bits", "18", "--out", str(tmp_path / "deep.json"))
-    assert done.returncode == 0, done.stdout
-    assert "up to ply 18" in done.stdout
+    done = cli("littlego", "book", "extend", path, "--max-ply", "16", timeout=120)
+    output = done.stdout + done.stderr
+    assert done.returncode == 2 and "must be deeper" in output and "Traceback" not in output
+    deeper = ("--max-ply", "18", "--jobs", "2", "--table-bits", "18", "--out", tmp_path / "deep.json")
+    done = cli("littlego", "book", "extend", path, *deeper, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "up to ply 18" in done.stdout + done.stderr
     deep = load_book(str(tmp_path / "deep.json"))
     met, missing, wrong = check_book(deep, Solver(), start=start)
     assert not missing and not wrong and len(deep) > len(shallow)
@@ -539,32 +479,18 @@ def test_the_python_solver_confirms_shipped_book_moves_at_plies_8_and_10():
 
 
 def test_bundle_ships_the_shipped_book_unless_told_not_to(tmp_path):
-    def bundle(*args):
-        done = subprocess.run(
-            [sys.executable, "-m", "engine.cli.littlego", "bundle"] + list(args),
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        assert done.returncode == 0, done.stdout
-
-    bundle(str(tmp_path / "with"))
+    done = cli("littlego", "bundle", tmp_path / "with")
+    assert done.returncode == 0, done.stdout + done.stderr
     assert Book.from_json((tmp_path / "with" / "book.json").read_text()).moves == shipped_book().moves
-    bundle(str(tmp_path / "without"), "--no-book")
+    done = cli("littlego", "bundle", tmp_path / "without", "--no-book")
+    assert done.returncode == 0, done.stdout + done.stderr
     assert sorted(os.listdir(str(tmp_path / "without"))) == ["my_player3.py", "params.json"]
 
 
 def test_the_bundled_agent_opens_2_2_from_the_book(tmp_path):
     out = tmp_path / "submission"
-    done = subprocess.run(
-        [sys.executable, "-m", "engine.cli.littlego", "bundle", str(out)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert done.returncode == 0, done.stdout
+    done = cli("littlego", "bundle", out)
+    assert done.returncode == 0, done.stdout + done.stderr
     (out / "input.txt").write_text("1\n" + "00000\n" * 9 + "00000")
     done = subprocess.run(
         [sys.executable, "my_player3.py"], cwd=str(out), stderr=subprocess.PIPE, text=True, timeout=60
@@ -575,14 +501,8 @@ def test_the_bundled_agent_opens_2_2_from_the_book(tmp_path):
 
 def test_the_bundled_agent_answers_a_losing_first_move_from_the_white_book(tmp_path):
     out = tmp_path / "submission"
-    done = subprocess.run(
-        [sys.executable, "-m", "engine.cli.littlego", "bundle", str(out)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert done.returncode == 0, done.stdout
+    done = cli("littlego", "bundle", out)
+    assert done.returncode == 0, done.stdout + done.stderr
     after = Position.initial().play_point(6)  # Black opened 1,1, which loses
     (out / "input.txt").write_text("2\n" + "00000\n" * 5 + "00000\n01000\n" + "00000\n" * 2 + "00000")
     done = subprocess.run(
@@ -605,14 +525,8 @@ def _another_games_book():
 )
 def test_the_agent_opens_2_2_whatever_the_book_file_holds(tmp_path, book_text):
     out = tmp_path / "submission"
-    done = subprocess.run(
-        [sys.executable, "-m", "engine.cli.littlego", "bundle", str(out), "--no-book"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    assert done.returncode == 0, done.stdout
+    done = cli("littlego", "bundle", out, "--no-book")
+    assert done.returncode == 0, done.stdout + done.stderr
     if book_text is not None:
         (out / "book.json").write_text(book_text)
     (out / "input.txt").write_text("1\n" + "00000\n" * 9 + "00000")

@@ -21,7 +21,7 @@ from evolve.config import ConfigError, load_config  # noqa: E402
 from evolve.fitness import FitnessGame, safe_play_job  # noqa: E402
 from evolve.loop import Evolution  # noqa: E402
 from evolve.runs import read_generations  # noqa: E402
-from tests.conftest import ROOT, wait_for_run_file  # noqa: E402
+from tests.conftest import ROOT, cli, start_cli, wait_for_run_file  # noqa: E402
 
 TINY = """
 name = "tiny"
@@ -208,23 +208,8 @@ def test_a_lost_scheduler_stops_the_run_with_a_message_and_it_resumes(tmp_path, 
         TINY.replace("generations = 2", "generations = 30").replace("depth = 2", "depth = 3"),
         "reference.toml",
     )
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "evolve.cli",
-            "run",
-            config,
-            "--runs-dir",
-            str(tmp_path / "runs"),
-            "--scheduler",
-            cluster.address,
-            "--no-progress",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        universal_newlines=True,
+    process = start_cli(
+        "evolve", "run", config, "--runs-dir", tmp_path / "runs", "--scheduler", cluster.address, "--no-progress"
     )
     run_dir = wait_for_run_file(tmp_path / "runs", CHECKPOINT, seconds=180)
     os.killpg(cluster.scheduler.pid, signal.SIGKILL)
@@ -263,13 +248,7 @@ def test_a_worker_with_another_version_is_refused_at_the_start(tmp_path, cluster
     with pytest.raises(ExecutorError, match="runs another version of littlego"):
         with executor(cluster.address):
             pass
-    status = subprocess.run(
-        [sys.executable, "-m", "evolve.cli", "bench", "--games", "2", "--workers", "1", "--scheduler", cluster.address],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    status = cli("evolve", "bench", "--games", "2", "--workers", "1", "--scheduler", cluster.address, timeout=120)
     assert status.returncode == 3 and "another version" in status.stderr and "Traceback" not in status.stderr
 
 
@@ -286,23 +265,8 @@ def test_a_worker_that_cannot_import_the_project_is_refused_at_the_start(tmp_pat
 
 
 def test_an_unreachable_scheduler_is_one_clear_line(tmp_path):
-    status = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "engine.cli.littlego",
-            "match",
-            "random",
-            "random",
-            "--games",
-            "2",
-            "--scheduler",
-            "tcp://127.0.0.1:9",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    status = cli(
+        "littlego", "match", "random", "random", "--games", "2", "--scheduler", "tcp://127.0.0.1:9", timeout=120
     )
     assert status.returncode == 2 and "cannot reach the Dask scheduler" in status.stderr
     assert "Traceback" not in status.stderr

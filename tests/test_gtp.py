@@ -12,23 +12,14 @@ from engine.play.match import run_match
 from engine.play.sgf import read_game
 from engine.players.gnugo import gnugo_path
 from engine.players.gtp import point_to_vertex, vertex_to_point
-from tests.conftest import ROOT, cli
-
-LITTLEGO = [sys.executable, "-m", "engine.cli.littlego"]
+from tests.conftest import cli, start_cli
 
 
 class Engine:
     """``littlego gtp`` in a subprocess, one command at a time."""
 
     def __init__(self, *args):
-        self.process = subprocess.Popen(
-            LITTLEGO + ["gtp"] + list(args),
-            cwd=ROOT,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            universal_newlines=True,
-        )
+        self.process = start_cli("littlego", "gtp", *args, stdin=subprocess.PIPE)
 
     def raw(self, text):
         """Send text; the next response (lines up to the blank line), as the engine wrote it."""
@@ -200,14 +191,7 @@ def test_the_engine_ends_quietly_at_the_end_of_input():
 
 
 def test_a_bad_player_spec_is_one_clear_line():
-    result = subprocess.run(
-        LITTLEGO + ["gtp", "--player", "nobody"],
-        cwd=ROOT,
-        input="name\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = cli("littlego", "gtp", "--player", "nobody", stdin="name\n", timeout=60)
     assert result.returncode == 2 and "unknown player 'nobody'" in result.stderr and "Traceback" not in result.stderr
 
 

@@ -2,8 +2,6 @@
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -11,7 +9,7 @@ from engine.constants import BLACK, WHITE
 from engine.play.match import format_report, run_match
 from engine.play.stats import elo_with_margin, wilson_interval
 from engine.players.gnugo import gnugo_path
-from tests.conftest import ROOT, cli, kill_when_journal_holds
+from tests.conftest import cli, kill_when_journal_holds, start_cli
 
 
 def test_statistics_match_textbook_values():
@@ -155,9 +153,6 @@ def test_a_match_continued_from_its_journal_ends_as_an_uninterrupted_one(tmp_pat
 def test_a_killed_match_continues_with_the_same_command(tmp_path):
     journal = tmp_path / "match.jsonl"
     command = [
-        sys.executable,
-        "-m",
-        "engine.cli.littlego",
         "match",
         "agent@2",
         "handset@2",
@@ -173,12 +168,12 @@ def test_a_killed_match_continues_with_the_same_command(tmp_path):
         "--resume",
         str(journal),
     ]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = start_cli("littlego", *command)
     done = kill_when_journal_holds(process, journal, 6, 120)
     assert 5 <= done < 40
-    resumed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    resumed = cli("littlego", *command, timeout=600)
     assert resumed.returncode == 0, resumed.stderr
-    whole = subprocess.run(command[:-2], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    whole = cli("littlego", *command[:-2], timeout=600)
     first, second = json.loads(resumed.stdout), json.loads(whole.stdout)
     for key in ("games", "wins", "wins_by_colour", "end", "a_mean_stone_margin"):
         assert first[key] == second[key]

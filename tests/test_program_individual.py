@@ -25,7 +25,7 @@ from evolve.fitness import FitnessGame, fold, play_job
 from evolve.loop import Evolution
 from evolve.program import program_built, program_player, sidecar_of
 from evolve.runs import export_best, program_of, read_generations
-from tests.conftest import ROOT
+from tests.conftest import ROOT, cli
 
 EXAMPLE = os.path.join(ROOT, "examples", "student-agent")
 WEIGHTS = {"liberties": 0.2, "atari": 1.0, "edge": -0.3, "centre": 0.3}
@@ -121,13 +121,7 @@ def test_each_game_writes_its_weights_into_its_own_copy_and_they_are_played(tmp_
 
 def test_evolve_run_and_export_the_example_agents_weights(tmp_path):
     config = write_config(tmp_path)
-    process = subprocess.run(
-        [sys.executable, "-m", "evolve.cli", "run", config, "--runs-dir", str(tmp_path / "runs"), "--no-progress"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    process = cli("evolve", "run", config, "--runs-dir", tmp_path / "runs", "--no-progress", timeout=300)
     assert process.returncode == 0, process.stderr
     assert "the individual: " in process.stdout
     run = os.path.join(str(tmp_path / "runs"), os.listdir(str(tmp_path / "runs"))[0])
@@ -143,15 +137,9 @@ def test_evolve_run_and_export_the_example_agents_weights(tmp_path):
         export_best(run, str(tmp_path / "nope.json"), depth=4)
     folder = agent_copy(tmp_path)
     assert f"| evolve export {run} --to " in process.stdout  # the next step it names
-    cli = [sys.executable, "-m", "evolve.cli"]
-    refused = subprocess.run(cli + ["ship", run], cwd=ROOT, capture_output=True, text=True)
+    refused = cli("evolve", "ship", run)
     assert refused.returncode == 2 and "evolve ship ships this project's agent" in refused.stderr
-    exported = subprocess.run(
-        cli + ["export", run, "--to", str(folder / "weights.json")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
+    exported = cli("evolve", "export", run, "--to", folder / "weights.json")
     assert exported.returncode == 0 and "weights.provenance.json" in exported.stdout, exported.stderr
     written = export_best(run, str(folder / "weights.json"))
     assert written.sidecar == str(folder / "weights.provenance.json")
@@ -324,12 +312,7 @@ def test_a_stopped_program_run_resumes_to_the_same_generations_whatever_the_work
     config = write_config(tmp_path)
     stopped = Evolution.create(config, str(tmp_path / "a"), workers=2, progress=False, out=io.StringIO())
     stopped.run(stop_after=1)
-    process = subprocess.run(
-        [sys.executable, "-m", "evolve.cli", "resume", stopped.run_dir, "--no-progress"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
+    process = cli("evolve", "resume", stopped.run_dir, "--no-progress", timeout=600)
     assert process.returncode == 0, process.stderr
     whole = Evolution.create(config, str(tmp_path / "b"), workers=1, progress=False, out=io.StringIO())
     whole.run()

@@ -78,41 +78,28 @@ def test_the_readme_and_results_link_only_to_files_that_exist():
                 assert os.path.exists(os.path.join(ROOT, target)), f"{name} links to {target}: not there"
 
 
-def run_command(module, *args):
-    result = cli(module, *args)
+def run_command(tool, *args):
+    """The JSON that ``tool`` (littlego or evolve) prints when run with ``args``, having succeeded."""
+    result = cli(tool, *args)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
 
 def test_bench_rules_reports_what_it_measured():
-    figures = run_command("engine.cli.littlego", "bench", "rules", "--repeats", "1", "--playout-games", "5", "--json")
+    figures = run_command("littlego", "bench", "rules", "--repeats", "1", "--playout-games", "5", "--json")
     assert figures["positions"] == 10786 and figures["legal_moves_positions_per_s"] > 0
     assert figures["playout_moves_per_s"] > 0 and len(figures["playout_runs"]) == 1
 
 
 def test_bench_rules_refuses_missing_vectors_rather_than_measure_something_else(tmp_path):
-    result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "engine.cli.littlego",
-            "bench",
-            "rules",
-            "--vectors",
-            str(tmp_path / "nowhere.jsonl.gz"),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    result = cli("littlego", "bench", "rules", "--vectors", tmp_path / "nowhere.jsonl.gz", timeout=60)
     assert result.returncode == 2 and result.stdout == ""
     assert "nowhere.jsonl.gz" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_bench_search_reports_each_depth():
     figures = run_command(
-        "engine.cli.littlego", "bench", "search", "--max-depth", "2", "--games", "0", "--budgets", "0.05", "--json"
+        "littlego", "bench", "search", "--max-depth", "2", "--games", "0", "--budgets", "0.05", "--json"
     )
     assert [row["cpu_budget"] for row in figures["depth_within_budget"]] == [0.05]
     assert figures["depth_within_budget"][0]["min_depth"] >= 1
@@ -121,7 +108,7 @@ def test_bench_search_reports_each_depth():
 
 
 def test_evolve_bench_reports_games_per_second():
-    figures = run_command("evolve.cli", "bench", "--workers", "1", "2", "--games", "4", "--depth", "1", "--json")
+    figures = run_command("evolve", "bench", "--workers", "1", "2", "--games", "4", "--depth", "1", "--json")
     assert set(figures["games_per_second"]) == {"1", "2"} and "2" in figures["speedup"]
 
 

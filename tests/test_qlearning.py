@@ -4,8 +4,6 @@
 import os
 import random
 import signal
-import subprocess
-import sys
 import time
 
 import pytest
@@ -25,7 +23,7 @@ from engine.players.specs import make_player
 from engine.playout import random_opening
 from engine.symmetry import SYMMETRIES, turn
 from engine.training.qlearning import CHECKPOINT, TABLE, Training, TrainingError
-from tests.conftest import ROOT
+from tests.conftest import cli, start_cli
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 
@@ -180,35 +178,28 @@ def test_training_writes_a_table_a_curve_and_a_plot(tmp_path):
 def test_a_killed_training_resumes_to_the_same_table(tmp_path):
     reference = Training.create(str(tmp_path / "reference"), settings()).run(report=lambda line: None)
     folder = str(tmp_path / "killed")
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "engine.cli.littlego",
-            "train",
-            "qlearning",
-            "--out",
-            folder,
-            "--games",
-            "400",
-            "--seed",
-            "3",
-            "--eval-every",
-            "100",
-            "--eval-games",
-            "4",
-            "--opponent",
-            "random",
-            "--opponent",
-            "greedy",
-            "--opponent",
-            "self",
-            "--panel",
-            "random",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+    process = start_cli(
+        "littlego",
+        "train",
+        "qlearning",
+        "--out",
+        folder,
+        "--games",
+        "400",
+        "--seed",
+        "3",
+        "--eval-every",
+        "100",
+        "--eval-games",
+        "4",
+        "--opponent",
+        "random",
+        "--opponent",
+        "greedy",
+        "--opponent",
+        "self",
+        "--panel",
+        "random",
         start_new_session=True,
     )
     for _ in range(600):
@@ -218,13 +209,7 @@ def test_a_killed_training_resumes_to_the_same_table(tmp_path):
     os.killpg(process.pid, signal.SIGKILL)
     process.communicate()
     assert Training.resume(folder).done < 400  # it was cut off
-    status = subprocess.run(
-        [sys.executable, "-m", "engine.cli.littlego", "train", "qlearning", "--resume", folder],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    status = cli("littlego", "train", "qlearning", "--resume", folder, timeout=300)
     assert status.returncode == 0, status.stderr
     assert load_table(os.path.join(folder, TABLE))[0] == load_table(os.path.join(reference, TABLE))[0]
     assert Training.resume(folder).curve == Training.resume(reference).curve
@@ -249,11 +234,5 @@ def test_bad_settings_are_refused(tmp_path, change, words):
 def test_a_bad_table_is_one_clear_line(tmp_path):
     bad = tmp_path / "bad.json.gz"
     bad.write_bytes(b"not gzip")
-    status = subprocess.run(
-        [sys.executable, "-m", "engine.cli.littlego", "match", "qlearning:" + str(bad), "random", "--games", "2"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    status = cli("littlego", "match", "qlearning:" + str(bad), "random", "--games", "2", timeout=60)
     assert status.returncode == 2 and "not a Q-table" in status.stderr and "Traceback" not in status.stderr

@@ -11,8 +11,6 @@ import json
 import os
 import pickle
 import signal
-import subprocess
-import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -31,20 +29,15 @@ from evolve.checkpoint import CHECKPOINT, LOCK, RunLock
 from evolve.config import ConfigError, load_config
 from evolve.loop import Evolution
 from evolve.runs import read_generations
-from tests.conftest import ROOT, fast_params, wait_for_run_file
-from tests.conftest import cli as run_cli
+from tests.conftest import ROOT, cli, fast_params, start_cli, wait_for_run_file
 
 EMPTY = "0" * 25
 MIDGAME = ("1122100000" + "0" * 15, "1122102000" + "0" * 15)  # previous, current: White just played
 
 
-def cli(module, *args, **kwargs):
-    """Run a command-line tool as a user would; (exit status, stdout, stderr)."""
-    result = run_cli(module, *args, **kwargs)
-    return result.returncode, result.stdout, result.stderr
-
-
-def assert_one_clear_line(status, err, *words):
+def assert_one_clear_line(result, *words):
+    """``result`` (a tool run by conftest's cli) failed with status 2 and one line on stderr naming ``words``."""
+    status, err = result.returncode, result.stderr
     assert status == 2, err
     assert "Traceback" not in err
     lines = [
@@ -247,8 +240,7 @@ def test_configs_with_nonsense_are_refused_naming_the_key(tmp_path, change, word
 def test_a_config_that_is_not_utf8_is_one_clear_line(tmp_path):
     path = tmp_path / "latin1.toml"
     path.write_bytes(TINY.replace('"tiny"', '"t\xefny"').encode("latin-1"))
-    status, _, err = cli("evolve.cli", "run", path, "--runs-dir", tmp_path / "runs")
-    assert_one_clear_line(status, err, str(path), "UTF-8")
+    assert_one_clear_line(cli("evolve", "run", path, "--runs-dir", tmp_path / "runs"), str(path), "UTF-8")
     assert not (tmp_path / "runs").exists()
 
 
@@ -264,8 +256,8 @@ def test_a_config_that_is_not_utf8_is_one_clear_line(tmp_path):
     ],
 )
 def test_littlego_refuses_nonsense_arguments(args, words):
-    status, _, err = cli("engine.cli.littlego", *args)
-    assert status == 2 and words in err and "Traceback" not in err
+    result = cli("littlego", *args)
+    assert result.returncode == 2 and words in result.stderr and "Traceback" not in result.stderr
 
 
 @pytest.mark.parametrize(
@@ -277,8 +269,8 @@ def test_littlego_refuses_nonsense_arguments(args, words):
     ],
 )
 def test_evolve_refuses_nonsense_arguments(args, words, tmp_path):
-    status, _, err = cli("evolve.cli", *args, cwd=ROOT)
-    assert status == 2 and words in err and "Traceback" not in err
+    result = cli("evolve", *args, cwd=ROOT)
+    assert result.returncode == 2 and words in result.stderr and "Traceback" not in result.stderr
     assert not os.path.exists(os.path.join(ROOT, "runs", "never"))
 
 
@@ -321,8 +313,7 @@ def test_a_damaged_checkpoint_is_one_clear_line(finished_run, tmp_path, damage, 
     data = open(path, "rb").read()
     open(path, "wb").write(damage(data))
     extra = ["--to", str(tmp_path / "p.json")] if command == "export" else []
-    status, _, err = cli("evolve.cli", command, run, *extra)
-    assert_one_clear_line(status, err, CHECKPOINT, words)
+    assert_one_clear_line(cli("evolve", command, run, *extra), CHECKPOINT, words)
 
 
 def test_run_folder_arguments_that_name_the_wrong_kind_of_thing(finished_run, tmp_path):
@@ -330,26 +321,18 @@ def test_run_folder_arguments_that_name_the_wrong_kind_of_thing(finished_run, tm
     a_file.write_text("")
     config = tmp_path / "tiny.toml"
     config.write_text(TINY)
-    status, _, err = cli("evolve.cli", "run", config, "--runs-dir", a_file)
-    assert_one_clear_line(status, err, "a-file", "not a folder")
-    status, _, err = cli("evolve.cli", "export", finished_run, "--to", tmp_path)
-    assert_one_clear_line(status, err, "--to names a folder")
-    status, _, err = cli("evolve.cli", "plot", finished_run, "--out", a_file)
-    assert_one_clear_line(status, err, "--out names a file")
-    status, _, err = cli("engine.cli.littlego", "match", "random", "random", "--games", "2", "--sgf", a_file)
-    assert_one_clear_line(status, err, "--sgf names a file")
+    assert_one_clear_line(cli("evolve", "run", config, "--runs-dir", a_file), "a-file", "not a folder")
+    assert_one_clear_line(cli("evolve", "export", finished_run, "--to", tmp_path), "--to names a folder")
+    assert_one_clear_line(cli("evolve", "plot", finished_run, "--out", a_file), "--out names a file")
+    match = cli("littlego", "match", "random", "random", "--games", "2", "--sgf", a_file)
+    assert_one_clear_line(match, "--sgf names a file")
 
 
 def test_a_closed_pipe_is_not_an_error(finished_run):
-    process = subprocess.Popen(
-        [sys.executable, "-m", "evolve.cli", "log", finished_run, "--json"],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    process = start_cli("evolve", "log", finished_run, "--json")
     process.stdout.read(10)
     process.stdout.close()  # as `| head -c 10` does
-    err = process.stderr.read().decode()
+    err = process.stderr.read()
     process.wait(timeout=60)
     assert "Traceback" not in err and "Error" not in err
 
@@ -396,23 +379,15 @@ def interruptible():
 def test_ctrl_c_leaves_a_clean_message_no_worker_traceback_and_a_resumable_run(tmp_path):
     config = tmp_path / "tiny.toml"
     config.write_text(TINY.replace("generations = 2", "generations = 40").replace("depth = 1", "depth = 2"))
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "evolve.cli",
-            "run",
-            str(config),
-            "--runs-dir",
-            str(tmp_path / "runs"),
-            "--workers",
-            "2",
-            "--no-progress",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        universal_newlines=True,
+    process = start_cli(
+        "evolve",
+        "run",
+        config,
+        "--runs-dir",
+        tmp_path / "runs",
+        "--workers",
+        "2",
+        "--no-progress",
         start_new_session=True,
         preexec_fn=interruptible,
     )
@@ -423,8 +398,7 @@ def test_ctrl_c_leaves_a_clean_message_no_worker_traceback_and_a_resumable_run(t
     assert "interrupted" in err and "Traceback" not in err
     done = len(read_generations(run_dir))
     assert 1 <= done < 41
-    status, _, err = cli("evolve.cli", "log", run_dir)
-    assert status == 0
+    assert cli("evolve", "log", run_dir).returncode == 0
 
 
 # -- one writer per run -----------------------------------------------------------------------------
@@ -440,11 +414,11 @@ def test_a_resume_is_refused_while_another_process_holds_the_run(tmp_path):
     before = read_generations(run_dir)
     holder = RunLock(run_dir).acquire()  # this process plays the other writer
     try:
-        status, _, err = cli("evolve.cli", "resume", run_dir, "--workers", "1", "--no-progress")
+        result = cli("evolve", "resume", run_dir, "--workers", "1", "--no-progress")
     finally:
         holder.release()
-    assert status == 2
-    assert f"in use by process {os.getpid()}" in err and "Traceback" not in err
+    assert result.returncode == 2
+    assert f"in use by process {os.getpid()}" in result.stderr and "Traceback" not in result.stderr
     assert read_generations(run_dir) == before
 
 
@@ -457,16 +431,7 @@ def test_two_concurrent_resumes_write_each_generation_once(tmp_path):
         str(config), runs_dir=str(tmp_path / "runs"), workers=1, progress=False, out=open(os.devnull, "w")
     )
     run_dir = evolution.run(stop_after=1)
-    resumes = [
-        subprocess.Popen(
-            [sys.executable, "-m", "evolve.cli", "resume", run_dir, "--workers", "1", "--no-progress"],
-            cwd=ROOT,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            universal_newlines=True,
-        )
-        for _ in range(2)
-    ]
+    resumes = [start_cli("evolve", "resume", run_dir, "--workers", "1", "--no-progress") for _ in range(2)]
     results = [(p.wait(timeout=300), p.stderr.read()) for p in resumes]
     statuses = sorted(status for status, _ in results)
     assert statuses in ([0, 0], [0, 2]), results
@@ -481,30 +446,23 @@ def test_two_concurrent_resumes_write_each_generation_once(tmp_path):
 def test_a_lock_left_by_a_killed_process_is_taken_over(tmp_path):
     config = tmp_path / "tiny.toml"
     config.write_text(TINY)
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "evolve.cli",
-            "run",
-            str(config),
-            "--runs-dir",
-            str(tmp_path / "runs"),
-            "--workers",
-            "1",
-            "--no-progress",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+    process = start_cli(
+        "evolve",
+        "run",
+        config,
+        "--runs-dir",
+        tmp_path / "runs",
+        "--workers",
+        "1",
+        "--no-progress",
         start_new_session=True,
     )
     run_dir = wait_for_run_file(tmp_path / "runs", LOCK)
     os.killpg(process.pid, signal.SIGKILL)
     process.communicate()
     assert f"process {process.pid}" in open(os.path.join(run_dir, LOCK)).read()
-    status, _, err = cli("evolve.cli", "resume", run_dir, "--workers", "1", "--no-progress")
-    assert status == 0, err
+    result = cli("evolve", "resume", run_dir, "--workers", "1", "--no-progress")
+    assert result.returncode == 0, result.stderr
     assert [r["generation"] for r in read_generations(run_dir)] == [0, 1, 2]
 
 
@@ -529,11 +487,10 @@ def test_the_bundle_refuses_to_overwrite_unless_forced(tmp_path):
     out = tmp_path / "submission"
     write_bundle(str(out), os.path.join(ROOT, "params.json"))
     (out / "params.json").write_text("mine")
-    status, _, err = cli("engine.cli.littlego", "bundle", out)
-    assert_one_clear_line(status, err, "already there", "--force")
+    assert_one_clear_line(cli("littlego", "bundle", out), "already there", "--force")
     assert (out / "params.json").read_text() == "mine"
-    status, _, err = cli("engine.cli.littlego", "bundle", out, "--force")
-    assert status == 0, err
+    result = cli("littlego", "bundle", out, "--force")
+    assert result.returncode == 0, result.stderr
     assert json.loads((out / "params.json").read_text())["weights"]
     assert sorted(os.listdir(str(out))) == ["book.json", "my_player3.py", "params.json"]  # the shipped book too
 
@@ -541,6 +498,5 @@ def test_the_bundle_refuses_to_overwrite_unless_forced(tmp_path):
 def test_the_bundle_leaves_nothing_half_written(tmp_path):
     out = tmp_path / "submission"
     (out / "params.json").mkdir(parents=True)  # a target that is a folder
-    status, _, err = cli("engine.cli.littlego", "bundle", out, "--force")
-    assert_one_clear_line(status, err, "params.json", "is a folder")
+    assert_one_clear_line(cli("littlego", "bundle", out, "--force"), "params.json", "is a folder")
     assert sorted(os.listdir(str(out))) == ["params.json"]  # no player, no stray temporary file

@@ -28,6 +28,7 @@ from engine.ui.web.app import create_app
 from engine.ui.web.workers import Workers, WorkerTimeout
 from evolve.loop import Evolution
 from evolve.runs import read_generations
+from tests.conftest import start_cli
 
 with warnings.catch_warnings():  # Starlette 1.0 would rather have httpx2, which works the same
     warnings.simplefilter("ignore")
@@ -467,12 +468,7 @@ def test_the_command_refuses_a_busy_port_and_a_file_as_runs_folder(tmp_path, cap
 
 
 def test_the_command_serves_at_the_address_it_prints_and_ctrl_c_stops_it(tmp_path):
-    server = subprocess.Popen(
-        [sys.executable, "-m", "engine.cli.littlego", "serve", "--runs", str(tmp_path), "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        universal_newlines=True,
-    )
+    server = start_cli("littlego", "serve", "--runs", tmp_path, "--port", "0")
     try:
         line = server.stdout.readline()
         url = line.split(" the board at ")[1].split()[0]

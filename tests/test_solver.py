@@ -2,8 +2,6 @@
 limits (CPU cap, node budget), and the SPRT of matches."""
 
 import math
-import subprocess
-import sys
 import time
 
 import pytest
@@ -19,7 +17,7 @@ from engine.play.stats import sprt_bounds, sprt_llr
 from engine.playout import random_opening
 from engine.search import Searcher, terminal_value
 from engine.solver import Solver, settled_win_loss
-from tests.conftest import ROOT
+from tests.conftest import cli
 
 
 def minimax_margin(position):
@@ -150,13 +148,7 @@ def test_a_match_stops_when_the_sprt_decides():
 
 def test_solve_prints_every_moves_exact_value():
     moves = "2,2 1,2 2,1 1,1 3,2 2,3 1,3 3,3 2,4 0,3 3,1 4,3 1,4 0,1 4,2 0,2 0,0 1,0"
-    result = subprocess.run(
-        [sys.executable, "-m", "engine.cli.littlego", "solve", "--moves", moves],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    result = cli("littlego", "solve", "--moves", moves, timeout=300)
     assert result.returncode == 0, result.stderr
     position = Position.initial()
     for text in moves.split():

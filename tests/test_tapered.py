@@ -23,7 +23,7 @@ from engine.params import (
 from evolve.config import ConfigError, load_config
 from evolve.loop import Evolution
 from evolve.runs import export_best, read_generations
-from tests.conftest import ROOT, random_position
+from tests.conftest import ROOT, cli, random_position
 from tests.test_evolve import TINY, evolve_cli, write_config
 
 SHIPPED = os.path.join(ROOT, "params.json")
@@ -129,12 +129,7 @@ def test_a_tapered_run_exports_params_that_a_bundled_agent_plays(tmp_path):
     assert params.endgame is not None
     assert params.endgame["margin"] == best["best_weights"]["endgame.margin"]
     bundle = str(tmp_path / "bundle")
-    done = subprocess.run(
-        [sys.executable, "-m", "engine.cli.littlego", "bundle", bundle, "--params", target],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
+    done = cli("littlego", "bundle", bundle, "--params", target)
     assert done.returncode == 0, done.stderr
     assert load_params(os.path.join(bundle, "params.json")).endgame == params.endgame
     with open(os.path.join(bundle, "input.txt"), "w") as handle:

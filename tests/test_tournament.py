@@ -4,15 +4,13 @@ tournament that resumes to the table an uninterrupted one ends with."""
 import csv
 import json
 import shutil
-import subprocess
-import sys
 
 import pytest
 
 from engine.cli.littlego import main
 from engine.course.tournament import MiniMatch, extra_black_is_a, pairs, play_tournament, rank
 from engine.params import default_params, save_params
-from tests.conftest import ROOT, kill_when_journal_holds
+from tests.conftest import kill_when_journal_holds, start_cli
 from tests.test_course_build import PASS_CPP
 
 SCRIPTED_AGENT = """import sys
@@ -128,17 +126,6 @@ def test_agent_folders_are_refused_on_a_remote_scheduler_whose_workers_cannot_se
     assert "agent folders are built in a temporary copy on this machine" in err and "--scheduler local:N" in err
 
 
-def littlego(*args, **kwargs):
-    return subprocess.Popen(
-        [sys.executable, "-m", "engine.cli.littlego"] + list(args),
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        universal_newlines=True,
-        **kwargs,
-    )
-
-
 def comparable(report):
     return {key: report[key] for key in ("standings", "matches", "crosstable", "faults")}
 
@@ -147,7 +134,9 @@ def comparable(report):
 def test_a_killed_tournament_of_six_folders_resumes_to_the_uninterrupted_table(tmp_path):
     folders = agent_folders(tmp_path / "class")
     # One game a pair keeps the test's CPU modest (the colours of longer mini-matches: the test above).
-    whole = littlego("tournament", folders, "--games", "1", "--jobs", "2", "--json", "--csv", str(tmp_path / "t.csv"))
+    whole = start_cli(
+        "littlego", "tournament", folders, "--games", "1", "--jobs", "2", "--json", "--csv", tmp_path / "t.csv"
+    )
     out, err = whole.communicate(timeout=600)
     assert whole.returncode == 0, err
     expected = json.loads(out)
@@ -158,10 +147,10 @@ def test_a_killed_tournament_of_six_folders_resumes_to_the_uninterrupted_table(t
     assert rows[0][:3] == ["rank", "agent", "WINs"] and len(rows) == 7
     journal = tmp_path / "t.jsonl"
     command = ["tournament", folders, "--games", "1", "--jobs", "1", "--json", "--resume", str(journal)]
-    first = littlego(*command)
+    first = start_cli("littlego", *command)
     done = kill_when_journal_holds(first, journal, 7, 300)
     assert 6 <= done < 15
-    again = littlego(*command)
+    again = start_cli("littlego", *command)
     out, err = again.communicate(timeout=600)
     assert again.returncode == 0, err
     report = json.loads(out)
