@@ -3,7 +3,7 @@ of the games where the agent had the won side it won.
 
 Usage (from the repository root; SOURCE: the match's records, see records.py):
   python3 experiments/tools/openings.py solve SOURCE OUT.json [JOBS]
-  python3 experiments/tools/openings.py solve-seed SEED GAMES OUT.json [JOBS [EARLIER.json]]
+  python3 experiments/tools/openings.py solve-seed SEED GAMES OUT.json [JOBS [EARLIER.json ...]]
   python3 experiments/tools/openings.py report SOURCE OUT.json [AGENT]
 
 ``solve`` gives every distinct opening of the records (the position after the games' first two
@@ -14,8 +14,9 @@ cut-off run keeps what it has).
 ``solve-seed`` settles the openings of a match before or while it is played: it draws them
 exactly as ``littlego match --random-opening 2 --seed SEED`` does (game i opens from
 derive_seed(SEED, i // 2): both colours from each opening) and settles each distinct one:
-  - already in EARLIER.json (default experiments/random-openings-20261122/gnugo-openings.json,
-    the compiled solver's answers from that experiment): taken from there;
+  - already in one of the EARLIER.json files (default: the compiled solver's answers of earlier
+    experiments, experiments/random-openings-20261122/gnugo-openings.json and
+    experiments/white-book-20261123/openings-2808.json): taken from there;
   - Black to move at a position the shipped book (book.json) holds (the Black section: a
     proven win): Black wins;
   - otherwise the compiled solver, JOBS at a time.
@@ -37,13 +38,18 @@ from records import games as records
 
 from engine.book import book_key, load_book
 from engine.common.seeds import derive_seed
+from engine.data import SHIPPED_BOOK
 from engine.native.solver import NativeSolver, describe_position, position_from_text
 from engine.play.sgf import read_game
 from engine.playout import random_opening
 from engine.protocol import write_atomic
 
 PLIES = 2
-EARLIER = "experiments/random-openings-20261122/gnugo-openings.json"
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EARLIER = tuple(
+    os.path.join(ROOT, "experiments", path)
+    for path in ("random-openings-20261122/gnugo-openings.json", "white-book-20261123/openings-2808.json")
+)
 
 
 def games(source):
@@ -97,10 +103,12 @@ def openings(seed, count):
     return found
 
 
-def solve_seed(seed, count, out, jobs, earlier_path=EARLIER):
+def solve_seed(seed, count, out, jobs, earlier_paths=EARLIER):
     results = json.load(open(out)) if os.path.exists(out) else {}
-    earlier = json.load(open(earlier_path))
-    book = load_book("book.json")
+    earlier = {}
+    for path in earlier_paths:
+        earlier.update(json.load(open(path)))
+    book = load_book(SHIPPED_BOOK)
     todo, by = {}, {"earlier": 0, "book": 0}
     for key, position in sorted(openings(seed, count).items()):
         if key in results:
@@ -171,8 +179,8 @@ if __name__ == "__main__":
     action, rest = (sys.argv[1], sys.argv[2:]) if len(sys.argv) > 1 else (None, [])
     if action == "solve" and len(rest) in (2, 3):
         solve(rest[0], rest[1], int(rest[2]) if len(rest) > 2 else 2)
-    elif action == "solve-seed" and len(rest) in (3, 4, 5):
-        solve_seed(int(rest[0]), int(rest[1]), rest[2], int(rest[3]) if len(rest) > 3 else 2, *rest[4:])
+    elif action == "solve-seed" and len(rest) >= 3:
+        solve_seed(int(rest[0]), int(rest[1]), rest[2], int(rest[3]) if len(rest) > 3 else 2, rest[4:] or EARLIER)
     elif action == "report" and len(rest) in (2, 3):
         report(rest[0], rest[1], rest[2] if len(rest) > 2 else "champion")
     else:
