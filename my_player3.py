@@ -1,4 +1,5 @@
 """Little-Go agent for the course host: reads input.txt, writes output.txt (engine/agent.py)."""
+
 import os
 import sys
 

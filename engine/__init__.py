@@ -35,11 +35,28 @@ Vocabulary (read this first):
 """
 
 from engine.constants import (
-    BLACK, WHITE, EMPTY, BOARD_SIZE, NUM_POINTS, KOMI, MAX_MOVES, PASS, opponent,
+    BLACK,
+    BOARD_SIZE,
+    EMPTY,
+    KOMI,
+    MAX_MOVES,
+    NUM_POINTS,
+    PASS,
+    WHITE,
+    opponent,
 )
-from engine.position import Position, IllegalMove
+from engine.position import IllegalMove, Position
 
 __all__ = [
-    "BLACK", "WHITE", "EMPTY", "BOARD_SIZE", "NUM_POINTS", "KOMI", "MAX_MOVES", "PASS",
-    "opponent", "Position", "IllegalMove",
+    "BLACK",
+    "WHITE",
+    "EMPTY",
+    "BOARD_SIZE",
+    "NUM_POINTS",
+    "KOMI",
+    "MAX_MOVES",
+    "PASS",
+    "opponent",
+    "Position",
+    "IllegalMove",
 ]

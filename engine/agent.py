@@ -9,15 +9,15 @@ import os
 import random
 import sys
 import time
-from collections import namedtuple
+from typing import NamedTuple, Optional
 
 from engine.book import BookError, load_book
-from engine.constants import BLACK, PASS, MAX_MOVES, WINNING_FIRST_POINT
+from engine.constants import BLACK, MAX_MOVES, PASS, WINNING_FIRST_POINT
 from engine.features import make_evaluator
 from engine.params import ParamsError, default_params, load_params
 from engine.playout import random_point
 from engine.position import Position
-from engine.protocol import InputFormatError, read_input, write_output, write_atomic
+from engine.protocol import InputFormatError, read_input, write_atomic, write_output
 from engine.search import Searcher, SearchTimeout
 from engine.solver import Solver
 
@@ -26,7 +26,7 @@ STATE_HEADER = "littlego-state 1"
 
 
 def _warn(message):
-    sys.stderr.write("my_player3: {}\n".format(message))
+    sys.stderr.write(f"my_player3: {message}\n")
 
 
 def _stones(board):
@@ -40,8 +40,7 @@ def plausible_plies(game, plies):
     every placement adds one stone and captures only remove, so the stones bound the plies.
     """
     last = MAX_MOVES - 2 if game.player == BLACK else MAX_MOVES - 1
-    return (0 <= plies <= last and (plies % 2 == 0) == (game.player == BLACK)
-            and _stones(game.current) <= plies)
+    return 0 <= plies <= last and (plies % 2 == 0) == (game.player == BLACK) and _stones(game.current) <= plies
 
 
 def infer_moves_played(game, state_path):
@@ -56,7 +55,7 @@ def infer_moves_played(game, state_path):
         if header == STATE_HEADER and colour == game.player and board == game.previous:
             if plausible_plies(game, plies_after + 1):
                 return plies_after + 1
-            _warn("the state file's ply count {} does not fit the boards".format(plies_after + 1))
+            _warn(f"the state file's ply count {plies_after + 1} does not fit the boards")
     except (OSError, ValueError, IndexError):
         pass
     # The fewest plies that fit: the stones on the board, of the mover's parity.
@@ -64,7 +63,7 @@ def infer_moves_played(game, state_path):
     if (estimate % 2 == 0) != (game.player == BLACK):
         estimate += 1
     estimate = min(estimate, MAX_MOVES - 2 if game.player == BLACK else MAX_MOVES - 1)
-    _warn("no matching state file: estimating {} plies played".format(estimate))
+    _warn(f"no matching state file: estimating {estimate} plies played")
     return estimate
 
 
@@ -77,10 +76,15 @@ def fallback_move(position):
 SOLVE_SHARE = 0.7
 
 
-Decision = namedtuple("Decision", "move how depth value")
-Decision.__doc__ = """The agent's move and how it chose it: ``how`` is "first" (the solved game's winning
-first move), "book", "solver" (a winning move; ``value`` its exact stone margin where the solver
-settled it in time, else None) or "search" (the evaluation search to ``depth``, with its ``value``)."""
+class Decision(NamedTuple):
+    """The agent's move and how it chose it: ``how`` is "first" (the solved game's winning
+    first move), "book", "solver" (a winning move; ``value`` its exact stone margin where the solver
+    settled it in time, else None) or "search" (the evaluation search to ``depth``, with its ``value``)."""
+
+    move: int
+    how: str
+    depth: Optional[int]
+    value: Optional[float]
 
 
 def decide_move(position, params, rng=None, book=None):
@@ -131,9 +135,9 @@ def _params(path):
     try:
         return load_params(path, warn=_warn)
     except ParamsError as error:
-        _warn("{}; playing with the built-in defaults".format(error))
-    except Exception as error:                 # whatever the file holds, the agent plays
-        _warn("{}: unusable ({}: {}); playing with the built-in defaults".format(path, type(error).__name__, error))
+        _warn(f"{error}; playing with the built-in defaults")
+    except Exception as error:  # whatever the file holds, the agent plays
+        _warn(f"{path}: unusable ({type(error).__name__}: {error}); playing with the built-in defaults")
     return default_params()
 
 
@@ -143,10 +147,10 @@ def _book(path):
         return load_book(path)
     except BookError as error:
         if os.path.exists(path):
-            _warn("{}; playing without the opening book".format(error))
+            _warn(f"{error}; playing without the opening book")
         return None
-    except Exception as error:                 # whatever the file holds, the agent plays
-        _warn("{}: unusable ({}: {}); playing without the book".format(path, type(error).__name__, error))
+    except Exception as error:  # whatever the file holds, the agent plays
+        _warn(f"{path}: unusable ({type(error).__name__}: {error}); playing without the book")
         return None
 
 
@@ -155,26 +159,29 @@ def _move(position, params, book=None):
     try:
         move = choose_move(position, params, book=book)
         if move != PASS:
-            position.play_point(move)          # the judge must accept it
+            position.play_point(move)  # the judge must accept it
         return move
-    except Exception as error:                 # never lose a game by crashing
-        _warn("search failed ({}: {}); playing a legal move".format(type(error).__name__, error))
+    except Exception as error:  # never lose a game by crashing
+        _warn(f"search failed ({type(error).__name__}: {error}); playing a legal move")
         return fallback_move(position)
 
 
 def main(params_path, workdir=".", book_path=None):
-    """Play one move in ``workdir`` (with the opening book at ``book_path`` if given); the exit status: 0, 2 for a bad input.txt, 3 when output.txt cannot be written."""
+    """Play one move in ``workdir`` (with the opening book at ``book_path`` if given).
+
+    The exit status: 0, 2 for a bad input.txt, 3 when output.txt cannot be written.
+    """
     input_path = os.path.join(workdir, "input.txt")
     try:
         game = read_input(input_path)
     except InputFormatError as error:
-        _warn("bad input: {}".format(error))
+        _warn(f"bad input: {error}")
         return 2
     state_path = os.path.join(workdir, STATE_FILE)
     try:
         moves_played = infer_moves_played(game, state_path)
     except Exception as error:
-        _warn("cannot tell the ply count ({}); assuming the fewest that fit".format(error))
+        _warn(f"cannot tell the ply count ({error}); assuming the fewest that fit")
         moves_played = 0 if game.player == BLACK else 1
     position = Position.from_boards(game.player, game.previous, game.current, moves_played)
     if position.is_over:
@@ -187,12 +194,11 @@ def main(params_path, workdir=".", book_path=None):
     try:
         write_output(os.path.join(workdir, "output.txt"), move)
     except OSError as error:
-        _warn("cannot write output.txt: {}".format(error))
+        _warn(f"cannot write output.txt: {error}")
         return 3
     try:
         after = position.play_point(move) if not position.is_over else position
-        write_atomic(state_path, "{}\n{}\n{}\n{}\n".format(
-            STATE_HEADER, game.player, moves_played + 1, after.board_string()))
+        write_atomic(state_path, f"{STATE_HEADER}\n{game.player}\n{moves_played + 1}\n{after.board_string()}\n")
     except Exception as error:
-        _warn("could not save the state file: {}".format(error))
+        _warn(f"could not save the state file: {error}")
     return 0

@@ -16,22 +16,24 @@ _COLUMN_LAST = _COLUMN_0 << (BOARD_SIZE - 1)
 NOT_COLUMN_0 = FULL ^ _COLUMN_0
 NOT_COLUMN_LAST = FULL ^ _COLUMN_LAST
 
-EDGE = FULL ^ sum(BIT[BOARD_SIZE * i + j] for i in range(1, BOARD_SIZE - 1)
-                  for j in range(1, BOARD_SIZE - 1))
+EDGE = FULL ^ sum(BIT[BOARD_SIZE * i + j] for i in range(1, BOARD_SIZE - 1) for j in range(1, BOARD_SIZE - 1))
 CORNERS = BIT[0] | BIT[BOARD_SIZE - 1] | BIT[NUM_POINTS - BOARD_SIZE] | BIT[NUM_POINTS - 1]
 
 
 def neighbours(mask):
     """Points orthogonally next to some point of ``mask`` (may include ``mask`` itself)."""
-    return (((mask << 1) & NOT_COLUMN_0) | ((mask >> 1) & NOT_COLUMN_LAST)
-            | (mask << BOARD_SIZE) | (mask >> BOARD_SIZE)) & FULL
+    return (
+        ((mask << 1) & NOT_COLUMN_0) | ((mask >> 1) & NOT_COLUMN_LAST) | (mask << BOARD_SIZE) | (mask >> BOARD_SIZE)
+    ) & FULL
 
 
 def _diagonals(point):
     i, j = divmod(point, BOARD_SIZE)
-    return sum(BIT[BOARD_SIZE * a + b] for a, b in ((i - 1, j - 1), (i - 1, j + 1),
-                                                    (i + 1, j - 1), (i + 1, j + 1))
-               if 0 <= a < BOARD_SIZE and 0 <= b < BOARD_SIZE)
+    return sum(
+        BIT[BOARD_SIZE * a + b]
+        for a, b in ((i - 1, j - 1), (i - 1, j + 1), (i + 1, j - 1), (i + 1, j + 1))
+        if 0 <= a < BOARD_SIZE and 0 <= b < BOARD_SIZE
+    )
 
 
 NEIGHBOURS = tuple(neighbours(BIT[p]) for p in range(NUM_POINTS))
@@ -42,8 +44,13 @@ def grow(seed, stones):
     """All points of ``stones`` connected to ``seed`` (the groups that ``seed`` touches)."""
     group = seed
     while True:
-        grown = (group | ((group << 1) & NOT_COLUMN_0) | ((group >> 1) & NOT_COLUMN_LAST)
-                 | (group << BOARD_SIZE) | (group >> BOARD_SIZE)) & stones
+        grown = (
+            group
+            | ((group << 1) & NOT_COLUMN_0)
+            | ((group >> 1) & NOT_COLUMN_LAST)
+            | (group << BOARD_SIZE)
+            | (group >> BOARD_SIZE)
+        ) & stones
         if grown == group:
             return group
         group = grown
@@ -78,16 +85,19 @@ _ROW_COUNT = tuple(bin(m).count("1") for m in range(1 << BOARD_SIZE))
 
 def count(mask):
     """Number of points in ``mask``."""
-    return (_ROW_COUNT[mask & _ROW_MASK] + _ROW_COUNT[(mask >> 5) & _ROW_MASK]
-            + _ROW_COUNT[(mask >> 10) & _ROW_MASK] + _ROW_COUNT[(mask >> 15) & _ROW_MASK]
-            + _ROW_COUNT[mask >> 20])
+    return (
+        _ROW_COUNT[mask & _ROW_MASK]
+        + _ROW_COUNT[(mask >> 5) & _ROW_MASK]
+        + _ROW_COUNT[(mask >> 10) & _ROW_MASK]
+        + _ROW_COUNT[(mask >> 15) & _ROW_MASK]
+        + _ROW_COUNT[mask >> 20]
+    )
 
 
 # Zobrist keys from a fixed seed, combined per 5-bit row so a whole board hashes in
 # ten look-ups: ZOBRIST_ROWS[colour_index][row][bits] is the XOR of that row's keys.
 _ZOBRIST_RANDOM = random.Random(0x5A5A)
-ZOBRIST_POINT = tuple(tuple(_ZOBRIST_RANDOM.getrandbits(64) for _ in range(NUM_POINTS))
-                      for _colour in range(2))
+ZOBRIST_POINT = tuple(tuple(_ZOBRIST_RANDOM.getrandbits(64) for _ in range(NUM_POINTS)) for _colour in range(2))
 ZOBRIST_WHITE_TO_MOVE = _ZOBRIST_RANDOM.getrandbits(64)
 
 
@@ -102,26 +112,34 @@ def _row_table(keys, row):
     return tuple(table)
 
 
-ZOBRIST_ROWS = tuple(tuple(_row_table(keys, row) for row in range(BOARD_SIZE))
-                     for keys in ZOBRIST_POINT)
+ZOBRIST_ROWS = tuple(tuple(_row_table(keys, row) for row in range(BOARD_SIZE)) for keys in ZOBRIST_POINT)
 
 
 def zobrist(mask, colour_index):
     """Zobrist hash of the stones ``mask`` of one colour (0 Black, 1 White)."""
     rows = ZOBRIST_ROWS[colour_index]
-    return (rows[0][mask & _ROW_MASK] ^ rows[1][(mask >> 5) & _ROW_MASK]
-            ^ rows[2][(mask >> 10) & _ROW_MASK] ^ rows[3][(mask >> 15) & _ROW_MASK]
-            ^ rows[4][mask >> 20])
+    return (
+        rows[0][mask & _ROW_MASK]
+        ^ rows[1][(mask >> 5) & _ROW_MASK]
+        ^ rows[2][(mask >> 10) & _ROW_MASK]
+        ^ rows[3][(mask >> 15) & _ROW_MASK]
+        ^ rows[4][mask >> 20]
+    )
 
 
 # Public (i, j) lists from a mask, by 5-bit rows.
-_ROW_MOVES = tuple(tuple(tuple((row, j) for j in range(BOARD_SIZE) if bits >> j & 1)
-                         for bits in range(1 << BOARD_SIZE))
-                   for row in range(BOARD_SIZE))
+_ROW_MOVES = tuple(
+    tuple(tuple((row, j) for j in range(BOARD_SIZE) if bits >> j & 1) for bits in range(1 << BOARD_SIZE))
+    for row in range(BOARD_SIZE)
+)
 
 
 def ij_list(mask):
     """The points of ``mask`` as (i, j) pairs, row-major."""
-    return list(_ROW_MOVES[0][mask & _ROW_MASK] + _ROW_MOVES[1][(mask >> 5) & _ROW_MASK]
-                + _ROW_MOVES[2][(mask >> 10) & _ROW_MASK] + _ROW_MOVES[3][(mask >> 15) & _ROW_MASK]
-                + _ROW_MOVES[4][mask >> 20])
+    return list(
+        _ROW_MOVES[0][mask & _ROW_MASK]
+        + _ROW_MOVES[1][(mask >> 5) & _ROW_MASK]
+        + _ROW_MOVES[2][(mask >> 10) & _ROW_MASK]
+        + _ROW_MOVES[3][(mask >> 15) & _ROW_MASK]
+        + _ROW_MOVES[4][mask >> 20]
+    )

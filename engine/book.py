@@ -19,16 +19,16 @@ with a message naming ``littlego book upgrade``, which rewrites it.
 import json
 import re
 
-from engine.errors import UserError
 from engine.bitboard import points_of
 from engine.constants import MAX_MOVES, NUM_POINTS, PASS
 from engine.coords import is_move
+from engine.errors import UserError
 from engine.position import LEGAL
 from engine.protocol import read_file
 from engine.symmetry import canonical, unturn_move
 
 BOOK_FORMAT = "littlego-book 2"
-FIRST_FORMAT = "littlego-book 1"       # one "moves" object of full keys: only ``littlego book upgrade`` reads it
+FIRST_FORMAT = "littlego-book 1"  # one "moves" object of full keys: only ``littlego book upgrade`` reads it
 
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
@@ -56,8 +56,9 @@ def book_key(position):
     forbids: everything the rest of the game depends on.
     """
     (value, ko_image), index = canonical(position.black, position.white, _ko_point(position))
-    key = "{}.{}{}{}".format(_base36(value), position.moves_played, "p" if position.passed else "",
-                             "" if ko_image < 0 else "k{}".format(ko_image))
+    key = "{}.{}{}{}".format(
+        _base36(value), position.moves_played, "p" if position.passed else "", "" if ko_image < 0 else f"k{ko_image}"
+    )
     return key, index
 
 
@@ -69,10 +70,10 @@ def check_move(value):
     """``value`` if it is a move (a point or PASS); ValueError otherwise."""
     if is_move(value):
         return value
-    raise ValueError("a move is a point 0..{} or {!r}, not {!r}".format(NUM_POINTS - 1, PASS, value))
+    raise ValueError(f"a move is a point 0..{NUM_POINTS - 1} or {PASS!r}, not {value!r}")
 
 
-_KEY = re.compile(r"([0-9a-z]+)\.([0-9]+)([pk0-9]*)\Z")     # board, ply, pass and KO marks
+_KEY = re.compile(r"([0-9a-z]+)\.([0-9]+)([pk0-9]*)\Z")  # board, ply, pass and KO marks
 
 
 def _split_key(key):
@@ -80,7 +81,7 @@ def _split_key(key):
     marks when there are any."""
     match = _KEY.match(key)
     if not match:
-        raise ValueError("not a book key: {!r}".format(key))
+        raise ValueError(f"not a book key: {key!r}")
     board, ply, marks = match.groups()
     return int(ply), board + ("." + marks if marks else "")
 
@@ -92,14 +93,14 @@ def key_ply(key):
 
 def _join_key(ply, entry):
     board, _, marks = entry.partition(".")
-    return "{}.{}{}".format(board, ply, marks)
+    return f"{board}.{ply}{marks}"
 
 
 def _points_then_pass(move):
     return NUM_POINTS if move == PASS else move
 
 
-class Book(object):
+class Book:
     """Moves by canonical key. ``move(position)`` is the book's legal move there, or None.
 
     A book read from a file keeps the file's strings and answers from them; ``moves`` (the
@@ -108,8 +109,8 @@ class Book(object):
     """
 
     def __init__(self, moves, info=None, plies=None, path="book"):
-        self._moves = moves              # None while the book answers from ``plies``:
-        self._plies = plies              # {ply: [(move, " key key ... ")]}, as the file groups them
+        self._moves = moves  # None while the book answers from ``plies``:
+        self._plies = plies  # {ply: [(move, " key key ... ")]}, as the file groups them
         self.path = path
         self.info = info or {}
 
@@ -122,8 +123,11 @@ class Book(object):
                     for entry in entries.split():
                         key = _join_key(ply, entry)
                         if key in moves or not _KEY.match(key):
-                            raise BookError("{}: ply {}: {} key {!r}".format(
-                                self.path, ply, "a second move for" if key in moves else "not a", entry))
+                            raise BookError(
+                                "{}: ply {}: {} key {!r}".format(
+                                    self.path, ply, "a second move for" if key in moves else "not a", entry
+                                )
+                            )
                         moves[key] = move
             self._moves, self._plies = moves, None
         return self._moves
@@ -152,7 +156,7 @@ class Book(object):
             return None
         move = unturn_move(stored, index)
         if move != PASS and position.verdict(move) != LEGAL:
-            return None          # a damaged book never makes the agent lose by an illegal move
+            return None  # a damaged book never makes the agent lose by an illegal move
         return move
 
     def to_json(self):
@@ -162,10 +166,15 @@ class Book(object):
             ply, entry = _split_key(key)
             grouped.setdefault(ply, {}).setdefault(move, []).append(entry)
         document = {"format": BOOK_FORMAT}
-        document.update((name, self.info[name]) for name in sorted(self.info) if name not in ("format", "moves", "plies"))
-        document["plies"] = {str(ply): {str(move): " ".join(sorted(grouped[ply][move]))
-                                        for move in sorted(grouped[ply], key=_points_then_pass)}
-                             for ply in sorted(grouped)}
+        document.update(
+            (name, self.info[name]) for name in sorted(self.info) if name not in ("format", "moves", "plies")
+        )
+        document["plies"] = {
+            str(ply): {
+                str(move): " ".join(sorted(grouped[ply][move])) for move in sorted(grouped[ply], key=_points_then_pass)
+            }
+            for ply in sorted(grouped)
+        }
         return json.dumps(document, indent=0) + "\n"
 
     @classmethod
@@ -174,28 +183,30 @@ class Book(object):
         try:
             document = json.loads(text)
         except (ValueError, RecursionError) as error:
-            raise BookError("{}: not JSON ({})".format(path, error))
+            raise BookError(f"{path}: not JSON ({error})")
         form = document.get("format") if isinstance(document, dict) else None
         if form == FIRST_FORMAT:
-            raise BookError("{}: a book of the first format ({}): 'littlego book upgrade {}' rewrites it in "
-                            "the current one".format(path, FIRST_FORMAT, path))
+            raise BookError(
+                f"{path}: a book of the first format ({FIRST_FORMAT}): 'littlego book upgrade {path}' rewrites it in "
+                "the current one"
+            )
         if form != BOOK_FORMAT:
-            raise BookError("{}: not a book (expected \"format\": \"{}\")".format(path, BOOK_FORMAT))
+            raise BookError(f'{path}: not a book (expected "format": "{BOOK_FORMAT}")')
         plies = document.get("plies")
         if not isinstance(plies, dict):
-            raise BookError("{}: \"plies\" must be an object of ply: {{move: keys}}".format(path))
+            raise BookError(f'{path}: "plies" must be an object of ply: {{move: keys}}')
         checked = {}
         for ply, groups in plies.items():
             if not (isinstance(ply, str) and ply.isdigit() and isinstance(groups, dict)):
-                raise BookError("{}: ply {!r}: expected a ply number and an object of move: keys".format(path, ply))
+                raise BookError(f"{path}: ply {ply!r}: expected a ply number and an object of move: keys")
             entries = []
             for move, keys in groups.items():
                 try:
                     value = check_move(move if move == PASS else int(move) if move.isdigit() else move)
                 except ValueError as error:
-                    raise BookError("{}: ply {}: {}".format(path, ply, error))
+                    raise BookError(f"{path}: ply {ply}: {error}")
                 if not isinstance(keys, str):
-                    raise BookError("{}: ply {}, move {}: the keys must be one string".format(path, ply, move))
+                    raise BookError(f"{path}: ply {ply}, move {move}: the keys must be one string")
                 entries.append((value, " " + keys + " "))
             checked[int(ply)] = entries
         return cls(None, book_info(document, path), plies=checked, path=path)
@@ -209,11 +220,19 @@ def _check_fields(fields, kinds, path, where=""):
     for name, types in kinds.items():
         value = fields.get(name)
         if name in fields and (not isinstance(value, types) or isinstance(value, bool)):
-            raise BookError("{}: {}\"{}\" must be {}, not {!r}".format(path, where, name, {
-                (int,): "a number", (str,): "text", (dict,): "an object"}.get(types, "a list"), value))
+            raise BookError(
+                '{}: {}"{}" must be {}, not {!r}'.format(
+                    path,
+                    where,
+                    name,
+                    {(int,): "a number", (str,): "text", (dict,): "an object"}.get(types, "a list"),
+                    value,
+                )
+            )
     if "max_ply" in fields and not 0 <= fields["max_ply"] <= MAX_MOVES:
-        raise BookError("{}: {}\"max_ply\" must be a ply from 0 to {}, not {}".format(
-            path, where, MAX_MOVES, fields["max_ply"]))
+        raise BookError(
+            '{}: {}"max_ply" must be a ply from 0 to {}, not {}'.format(path, where, MAX_MOVES, fields["max_ply"])
+        )
 
 
 def book_info(document, path="book.json"):
@@ -225,8 +244,8 @@ def book_info(document, path="book.json"):
     _check_fields(info, _INFO, path)
     for number, section in enumerate(info.get("sections", ()), 1):
         if not isinstance(section, dict):
-            raise BookError("{}: section {} must be an object, not {!r}".format(path, number, section))
-        _check_fields(section, _SECTION, path, "section {}: ".format(number))
+            raise BookError(f"{path}: section {number} must be an object, not {section!r}")
+        _check_fields(section, _SECTION, path, f"section {number}: ")
     return info
 
 
@@ -235,5 +254,5 @@ def load_book(path):
     try:
         text = read_file(path, BookError).decode("utf-8")
     except UnicodeDecodeError as error:
-        raise BookError("{}: not UTF-8 text (byte {})".format(path, error.start))
+        raise BookError(f"{path}: not UTF-8 text (byte {error.start})")
     return Book.from_json(text, path)

@@ -2,8 +2,8 @@
 
 BOARD_SIZE = 5
 NUM_POINTS = BOARD_SIZE * BOARD_SIZE
-MAX_MOVES = NUM_POINTS - 1      # the judge ends the game after 24 plies
-KOMI = BOARD_SIZE / 2           # 2.5, added to White's score
+MAX_MOVES = NUM_POINTS - 1  # the judge ends the game after 24 plies
+KOMI = BOARD_SIZE / 2  # 2.5, added to White's score
 
 EMPTY = 0
 BLACK = 1
@@ -16,13 +16,13 @@ PASS = "PASS"
 # is Black's only winning first move.
 WINNING_FIRST_POINT = (BOARD_SIZE // 2) * BOARD_SIZE + BOARD_SIZE // 2
 
-COURSE_CPU_LIMIT = 10.0         # CPU seconds a move may take before the course forfeits it
-MAX_CPU_BUDGET = 9.5            # the most a params file may ask for: some margin below the limit
-MAX_DEPTH = 12                  # the deepest fixed search depth anything may ask for
-MAX_WEIGHT = 1000.0             # the largest evaluation weight: evaluations stay far below a won game
+COURSE_CPU_LIMIT = 10.0  # CPU seconds a move may take before the course forfeits it
+MAX_CPU_BUDGET = 9.5  # the most a params file may ask for: some margin below the limit
+MAX_DEPTH = 12  # the deepest fixed search depth anything may ask for
+MAX_WEIGHT = 1000.0  # the largest evaluation weight: evaluations stay far below a won game
 
 _OPPONENT = {BLACK: WHITE, WHITE: BLACK}
-COLOUR_WORDS = {BLACK: "black", WHITE: "white"}     # as people, GTP and SGF tools write them
+COLOUR_WORDS = {BLACK: "black", WHITE: "white"}  # as people, GTP and SGF tools write them
 
 
 def opponent(colour):

@@ -1,7 +1,7 @@
 """Conversions between the engine's flat points and the course's (i, j) / "i,j" forms."""
 
-from engine.errors import InvalidInput
 from engine.constants import BOARD_SIZE, NUM_POINTS, PASS
+from engine.errors import InvalidInput
 
 
 def on_board(i, j):
@@ -17,7 +17,7 @@ def is_move(value):
 def to_point(i, j):
     """Flat point of row ``i``, column ``j``; ValueError when off the board."""
     if not on_board(i, j):
-        raise InvalidInput("({}, {}) is off the {}x{} board".format(i, j, BOARD_SIZE, BOARD_SIZE))
+        raise InvalidInput(f"({i}, {j}) is off the {BOARD_SIZE}x{BOARD_SIZE} board")
     return BOARD_SIZE * i + j
 
 
@@ -33,9 +33,9 @@ def move_from_public(move):
     try:
         i, j = move
     except (TypeError, ValueError):
-        raise InvalidInput("a move is (i, j) or PASS, not {!r}".format(move))
+        raise InvalidInput(f"a move is (i, j) or PASS, not {move!r}")
     if not isinstance(i, int) or not isinstance(j, int):
-        raise InvalidInput("a move's coordinates are integers, not {!r}".format(move))
+        raise InvalidInput(f"a move's coordinates are integers, not {move!r}")
     return to_point(i, j)
 
 
@@ -44,7 +44,7 @@ def move_to_text(move):
     if move == PASS:
         return PASS
     i, j = divmod(move, BOARD_SIZE)
-    return "{},{}".format(i, j)
+    return f"{i},{j}"
 
 
 def move_from_text(text):
@@ -54,6 +54,5 @@ def move_from_text(text):
         return PASS
     parts = text.split(",")
     if len(parts) != 2 or not all(p.strip().lstrip("-").isdigit() for p in parts):
-        raise InvalidInput("{!r} is not a move: expected 'i,j' or 'PASS'".format(text))
+        raise InvalidInput(f"{text!r} is not a move: expected 'i,j' or 'PASS'")
     return to_point(int(parts[0]), int(parts[1]))
-

@@ -17,7 +17,15 @@ from operator import itemgetter, mul
 from typing import NamedTuple, Tuple
 
 from engine.bitboard import (
-    FULL, BIT, EDGE, CORNERS, DIAGONALS, neighbours, groups, count, points_of,
+    BIT,
+    CORNERS,
+    DIAGONALS,
+    EDGE,
+    FULL,
+    count,
+    groups,
+    neighbours,
+    points_of,
 )
 from engine.constants import BOARD_SIZE, MAX_MOVES
 
@@ -35,22 +43,25 @@ class Feature(NamedTuple):
 # Material dominates the defaults; stones in danger and liberties refine it.
 FEATURE_TABLE = (
     Feature("margin", "the stone margin if the game ended now, komi included", 10.0, (0.0, 20.0)),
-    Feature("margin_late", "the margin scaled by how far the game has gone (0 at ply 0, 1 at ply 24)",
-            4.0, (-10.0, 10.0)),
+    Feature(
+        "margin_late", "the margin scaled by how far the game has gone (0 at ply 0, 1 at ply 24)", 4.0, (-10.0, 10.0)
+    ),
     Feature("liberties", "distinct empty points next to the mover's stones, minus the opponent's", 1.0, (-5.0, 5.0)),
-    Feature("atari_own", "the mover's stones in groups with one liberty (the opponent threatens them)",
-            -3.0, (-10.0, 5.0)),
+    Feature(
+        "atari_own", "the mover's stones in groups with one liberty (the opponent threatens them)", -3.0, (-10.0, 5.0)
+    ),
     Feature("atari_opp", "the opponent's stones in atari (the mover can capture them now)", 1.5, (-5.0, 10.0)),
     Feature("two_liberty", "stones in two-liberty groups, mover minus opponent", 0.5, (-5.0, 5.0)),
-    Feature("euler", "Euler number (components minus holes) of the mover's stones minus the opponent's",
-            -1.0, (-5.0, 5.0)),
+    Feature(
+        "euler", "Euler number (components minus holes) of the mover's stones minus the opponent's", -1.0, (-5.0, 5.0)
+    ),
     Feature("edge", "stones on the first line, mover minus opponent", -0.5, (-5.0, 5.0)),
     Feature("corner", "stones on the four corners, mover minus opponent", -0.5, (-5.0, 5.0)),
     Feature("eyes", "real eyes of the mover minus the opponent's", 2.0, (-5.0, 10.0)),
     Feature("captures", "the mover's net captures since the search root (the search supplies it)", 1.0, (-5.0, 10.0)),
 )
 FEATURES = tuple(feature.name for feature in FEATURE_TABLE)
-_IN_ORDER = itemgetter(*FEATURES)          # a computation's values by name -> their tuple in FEATURES order
+_IN_ORDER = itemgetter(*FEATURES)  # a computation's values by name -> their tuple in FEATURES order
 # The one feature that depends on the search's path, not the position: the evaluator adds it apart.
 PATH_FEATURE = "captures"
 
@@ -77,8 +88,11 @@ def group_risk(stones, empty):
 def _quad_row(upper, lower):
     total = 0
     for left in range(-1, BOARD_SIZE):
-        cells = [(row >> column) & 1 if 0 <= column < BOARD_SIZE else 0
-                 for row in (upper, lower) for column in (left, left + 1)]
+        cells = [
+            (row >> column) & 1 if 0 <= column < BOARD_SIZE else 0
+            for row in (upper, lower)
+            for column in (left, left + 1)
+        ]
         top_left, top_right, bottom_left, bottom_right = cells
         stones = sum(cells)
         if stones == 1:
@@ -91,8 +105,9 @@ def _quad_row(upper, lower):
 
 
 _ROW_BITS = (1 << BOARD_SIZE) - 1
-_QUAD_ROWS = tuple(tuple(_quad_row(upper, lower) for lower in range(1 << BOARD_SIZE))
-                   for upper in range(1 << BOARD_SIZE))
+_QUAD_ROWS = tuple(
+    tuple(_quad_row(upper, lower) for lower in range(1 << BOARD_SIZE)) for upper in range(1 << BOARD_SIZE)
+)
 
 
 def euler_number(stones):
@@ -142,7 +157,7 @@ def feature_values(position, captured=0):
     return _IN_ORDER(values)
 
 
-_EVALUATION_CACHE = 300000       # positions remembered by one evaluator before it starts afresh
+_EVALUATION_CACHE = 300000  # positions remembered by one evaluator before it starts afresh
 
 
 def _vector(weights):
@@ -151,7 +166,7 @@ def _vector(weights):
         return tuple(float(weights[name]) for name in FEATURES)
     vector = tuple(float(w) for w in weights)
     if len(vector) != len(FEATURES):
-        raise ValueError("expected {} weights, got {}".format(len(FEATURES), len(vector)))
+        raise ValueError(f"expected {len(FEATURES)} weights, got {len(vector)}")
     return vector
 
 
@@ -166,8 +181,7 @@ def weights_by_ply(weights, endgame=None):
     if endgame is None:
         return (opening,) * (MAX_MOVES + 1)
     end = _vector(endgame)
-    return tuple(tuple(o + (ply / MAX_MOVES) * (e - o) for o, e in zip(opening, end))
-                 for ply in range(MAX_MOVES + 1))
+    return tuple(tuple(o + (ply / MAX_MOVES) * (e - o) for o, e in zip(opening, end)) for ply in range(MAX_MOVES + 1))
 
 
 def make_evaluator(weights, endgame=None):
@@ -180,7 +194,7 @@ def make_evaluator(weights, endgame=None):
     # positions again and again (each deepening iteration, transpositions): that part is
     # remembered, the captures term (the path's) added each time.
     path = FEATURES.index(PATH_FEATURE)
-    statics = tuple(vector[:path] + (0.0,) + vector[path + 1:] for vector in table)
+    statics = tuple(vector[:path] + (0.0,) + vector[path + 1 :] for vector in table)
     captures_weights = tuple(vector[path] for vector in table)
     cache = {}
 
@@ -194,5 +208,5 @@ def make_evaluator(weights, endgame=None):
             value = cache[key] = sum(map(mul, statics[ply], feature_values(position, 0)))
         return value + captures_weights[ply] * captured
 
-    evaluate.by_ply = table           # what the compiled twin evaluates with
+    evaluate.by_ply = table  # what the compiled twin evaluates with
     return evaluate

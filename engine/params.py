@@ -15,10 +15,10 @@ Format (version 1)::
 import json
 import math
 import sys
-from collections import namedtuple
+from typing import Dict, NamedTuple, Optional
 
-from engine.errors import UserError
 from engine.constants import MAX_CPU_BUDGET, MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
+from engine.errors import UserError
 from engine.features import FEATURE_TABLE, FEATURES
 from engine.protocol import read_file, write_atomic
 
@@ -33,28 +33,34 @@ DEFAULT_SEARCH = {"depth": 4, "cpu_budget": 5.0, "cpu_cap": None, "solve_from": 
 DEFAULT_PROVENANCE = {"source": "hand-set defaults"}
 
 
-
 class ParamsError(UserError, ValueError):
     """A params file or object that cannot be used; the message says what and where."""
 
 
-Params = namedtuple("Params", "weights depth cpu_budget cpu_cap solve_from provenance endgame")
-Params.__new__.__defaults__ = (None,)
-Params.__doc__ = """Validated parameters: weights (dict in FEATURES order); the search's deepest depth, the CPU
-seconds a move is meant to take and the most it may take, the ply from which the game is
-solved exactly; provenance; endgame: None (flat weights), or tapered, the weights at ply
-MAX_MOVES (dict in FEATURES order), ``weights`` being those at ply 0."""
+class Params(NamedTuple):
+    """Validated parameters: weights (dict in FEATURES order); the search's deepest depth, the CPU
+    seconds a move is meant to take and the most it may take, the ply from which the game is
+    solved exactly; provenance; endgame: None (flat weights), or tapered, the weights at ply
+    MAX_MOVES (dict in FEATURES order), ``weights`` being those at ply 0."""
+
+    weights: Dict[str, float]
+    depth: int
+    cpu_budget: float
+    cpu_cap: float
+    solve_from: int
+    provenance: Optional[dict]
+    endgame: Optional[Dict[str, float]] = None
 
 
 def _number(value, where):
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ParamsError("{}: expected a number, found {!r}".format(where, _short(value)))
+        raise ParamsError(f"{where}: expected a number, found {_short(value)!r}")
     try:
         number = float(value)
     except OverflowError:
         number = math.inf
     if not math.isfinite(number):
-        raise ParamsError("{}: expected a finite number, found {}".format(where, _short(value)))
+        raise ParamsError(f"{where}: expected a finite number, found {_short(value)}")
     return number
 
 
@@ -64,7 +70,7 @@ def _short(value, limit=60):
 
 
 def _warn_on_stderr(message):
-    sys.stderr.write("params: {}\n".format(message))
+    sys.stderr.write(f"params: {message}\n")
 
 
 def _tame(sets, source, warn):
@@ -78,8 +84,10 @@ def _tame(sets, source, warn):
     if largest <= MAX_WEIGHT:
         return sets
     factor = MAX_WEIGHT / largest
-    warn("{}: weights up to {:g} would swamp the value of a won game; all scaled by {:.3g} "
-         "(the same moves, largest weight {:g})".format(source, largest, factor, MAX_WEIGHT))
+    warn(
+        f"{source}: weights up to {largest:g} would swamp the value of a won game; all scaled by {factor:.3g} "
+        f"(the same moves, largest weight {MAX_WEIGHT:g})"
+    )
     return [dict((name, w * factor) for name, w in weights.items()) for weights in sets]
 
 
@@ -88,20 +96,25 @@ def _weights(weights, key, source, warn, missing):
     features it lacks (a file older than them) load at ABSENT_WEIGHT, said once and added to
     ``missing``."""
     if not isinstance(weights, dict):
-        raise ParamsError("{}: {!r} must be an object of feature: number".format(source, key))
+        raise ParamsError(f"{source}: {key!r} must be an object of feature: number")
     unknown = sorted(set(weights) - set(FEATURES))
     if unknown:
-        raise ParamsError("{}: {}: unknown feature {!r} (known: {})"
-                          .format(source, key, unknown[0], ", ".join(FEATURES)))
+        raise ParamsError(
+            "{}: {}: unknown feature {!r} (known: {})".format(source, key, unknown[0], ", ".join(FEATURES))
+        )
     absent = [name for name in FEATURES if name not in weights]
     if len(absent) == len(FEATURES):
         raise ParamsError("{}: {}: no weight for any feature (known: {})".format(source, key, ", ".join(FEATURES)))
-    if absent and not missing:       # a file older than these features: it plays as it was evolved, without them
-        warn("{}: no weight for {} (added after this file was written): weight {:g}, the evaluation it was "
-             "made with".format(source, ", ".join(repr(name) for name in absent), ABSENT_WEIGHT))
+    if absent and not missing:  # a file older than these features: it plays as it was evolved, without them
+        warn(
+            "{}: no weight for {} (added after this file was written): weight {:g}, the evaluation it was "
+            "made with".format(source, ", ".join(repr(name) for name in absent), ABSENT_WEIGHT)
+        )
     missing.update(absent)
-    return dict((name, _number(weights[name], "{}: {}.{}".format(source, key, name)) if name in weights
-                 else ABSENT_WEIGHT) for name in FEATURES)
+    return dict(
+        (name, _number(weights[name], f"{source}: {key}.{name}") if name in weights else ABSENT_WEIGHT)
+        for name in FEATURES
+    )
 
 
 def params_from_dict(data, source="params", warn=_warn_on_stderr):
@@ -110,13 +123,14 @@ def params_from_dict(data, source="params", warn=_warn_on_stderr):
     Weights larger than MAX_WEIGHT are scaled down, and ``warn`` is told.
     """
     if not isinstance(data, dict):
-        raise ParamsError("{}: expected a JSON object at the top level".format(source))
+        raise ParamsError(f"{source}: expected a JSON object at the top level")
     unknown = sorted(set(data) - {"format", "weights", "endgame_weights", "search", "provenance"})
     if unknown:
-        raise ParamsError("{}: unknown key {!r}".format(source, unknown[0]))
+        raise ParamsError(f"{source}: unknown key {unknown[0]!r}")
     if data.get("format", FORMAT_VERSION) != FORMAT_VERSION:
-        raise ParamsError("{}: format {!r} is not supported (expected {})"
-                          .format(source, data.get("format"), FORMAT_VERSION))
+        raise ParamsError(
+            "{}: format {!r} is not supported (expected {})".format(source, data.get("format"), FORMAT_VERSION)
+        )
     missing = set()
     sets = [_weights(data.get("weights"), "weights", source, warn, missing)]
     if data.get("endgame_weights") is not None:
@@ -125,38 +139,39 @@ def params_from_dict(data, source="params", warn=_warn_on_stderr):
     checked, endgame = sets[0], sets[1] if len(sets) > 1 else None
     search = data.get("search", {})
     if not isinstance(search, dict):
-        raise ParamsError("{}: 'search' must be an object".format(source))
+        raise ParamsError(f"{source}: 'search' must be an object")
     unknown = sorted(set(search) - set(DEFAULT_SEARCH))
     if unknown:
-        raise ParamsError("{}: search: unknown setting {!r}".format(source, unknown[0]))
+        raise ParamsError(f"{source}: search: unknown setting {unknown[0]!r}")
     depth = search.get("depth", DEFAULT_SEARCH["depth"])
     if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH:
-        raise ParamsError("{}: search.depth: expected an integer from 1 to {}, found {}"
-                          .format(source, MAX_DEPTH, _short(depth)))
-    budget = _number(search.get("cpu_budget", DEFAULT_SEARCH["cpu_budget"]),
-                     "{}: search.cpu_budget".format(source))
+        raise ParamsError(f"{source}: search.depth: expected an integer from 1 to {MAX_DEPTH}, found {_short(depth)}")
+    budget = _number(search.get("cpu_budget", DEFAULT_SEARCH["cpu_budget"]), f"{source}: search.cpu_budget")
     if not 0 < budget <= MAX_CPU_BUDGET:
-        raise ParamsError("{}: search.cpu_budget: expected seconds in (0, {}], found {!r}"
-                          .format(source, MAX_CPU_BUDGET, budget))
+        raise ParamsError(f"{source}: search.cpu_budget: expected seconds in (0, {MAX_CPU_BUDGET}], found {budget!r}")
     cap = search.get("cpu_cap")
-    cap = budget if cap is None else _number(cap, "{}: search.cpu_cap".format(source))
+    cap = budget if cap is None else _number(cap, f"{source}: search.cpu_cap")
     if not budget <= cap <= MAX_CPU_BUDGET:
-        raise ParamsError("{}: search.cpu_cap: expected seconds from cpu_budget ({}) to {}, found {!r}"
-                          .format(source, budget, MAX_CPU_BUDGET, cap))
+        raise ParamsError(
+            f"{source}: search.cpu_cap: expected seconds from cpu_budget ({budget}) to {MAX_CPU_BUDGET}, found {cap!r}"
+        )
     solve_from = search.get("solve_from", MAX_MOVES)
     if isinstance(solve_from, bool) or not isinstance(solve_from, int) or not 0 <= solve_from <= MAX_MOVES:
-        raise ParamsError("{}: search.solve_from: expected a ply from 0 to {} ({}: never), found {}"
-                          .format(source, MAX_MOVES, MAX_MOVES, _short(solve_from)))
+        raise ParamsError(
+            f"{source}: search.solve_from: expected a ply from 0 to {MAX_MOVES} ({MAX_MOVES}: never), "
+            f"found {_short(solve_from)}"
+        )
     provenance = data.get("provenance", {})
     if not isinstance(provenance, dict):
-        raise ParamsError("{}: 'provenance' must be an object".format(source))
+        raise ParamsError(f"{source}: 'provenance' must be an object")
     if missing:
         provenance = dict(provenance, **{ADDED_AT_ZERO: sorted(set(provenance.get(ADDED_AT_ZERO, [])) | set(missing))})
     return Params(checked, depth, budget, cap, solve_from, provenance, endgame)
 
 
-def make_params(weights, depth=None, cpu_budget=None, provenance=None, source="params", cpu_cap=None,
-                solve_from=None, endgame=None):
+def make_params(
+    weights, depth=None, cpu_budget=None, provenance=None, source="params", cpu_cap=None, solve_from=None, endgame=None
+):
     """Validated Params from weights (by feature name, or a sequence in FEATURES order) and, for
     tapered weights, ``endgame`` weights likewise; a sequence of twice FEATURES (a tapered genome:
     the opening's weights, then the endgame's) gives both.
@@ -167,18 +182,25 @@ def make_params(weights, depth=None, cpu_budget=None, provenance=None, source="p
     if not isinstance(weights, dict):
         weights = list(weights)
         if len(weights) == 2 * len(FEATURES) and endgame is None:
-            weights, endgame = weights[:len(FEATURES)], weights[len(FEATURES):]
+            weights, endgame = weights[: len(FEATURES)], weights[len(FEATURES) :]
         if len(weights) != len(FEATURES):
-            raise ParamsError("{}: expected {} weights (or {}, tapered), got {}".format(
-                source, len(FEATURES), 2 * len(FEATURES), len(weights)))
+            raise ParamsError(
+                f"{source}: expected {len(FEATURES)} weights (or {2 * len(FEATURES)}, tapered), got {len(weights)}"
+            )
         weights = dict(zip(FEATURES, weights))
     if endgame is not None and not isinstance(endgame, dict):
         endgame = dict(zip(FEATURES, endgame))
-    search = {"depth": DEFAULT_SEARCH["depth"] if depth is None else depth,
-              "cpu_budget": DEFAULT_SEARCH["cpu_budget"] if cpu_budget is None else cpu_budget,
-              "cpu_cap": cpu_cap, "solve_from": DEFAULT_SEARCH["solve_from"] if solve_from is None else solve_from}
-    data = {"weights": weights, "search": search,
-            "provenance": DEFAULT_PROVENANCE if provenance is None else provenance}
+    search = {
+        "depth": DEFAULT_SEARCH["depth"] if depth is None else depth,
+        "cpu_budget": DEFAULT_SEARCH["cpu_budget"] if cpu_budget is None else cpu_budget,
+        "cpu_cap": cpu_cap,
+        "solve_from": DEFAULT_SEARCH["solve_from"] if solve_from is None else solve_from,
+    }
+    data = {
+        "weights": weights,
+        "search": search,
+        "provenance": DEFAULT_PROVENANCE if provenance is None else provenance,
+    }
     if endgame is not None:
         data["endgame_weights"] = endgame
     return params_from_dict(data, source)
@@ -190,13 +212,13 @@ def load_params(path, warn=_warn_on_stderr):
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise ParamsError("{}: not UTF-8 text (byte {} is {:#x})".format(path, error.start, raw[error.start]))
+        raise ParamsError(f"{path}: not UTF-8 text (byte {error.start} is {raw[error.start]:#x})")
     try:
         data = json.loads(text)
     except ValueError as error:
-        raise ParamsError("{}: not valid JSON: {}".format(path, error))
+        raise ParamsError(f"{path}: not valid JSON: {error}")
     except RecursionError:
-        raise ParamsError("{}: not usable JSON: nested too deeply".format(path))
+        raise ParamsError(f"{path}: not usable JSON: nested too deeply")
     return params_from_dict(data, path, warn)
 
 
@@ -210,9 +232,17 @@ def params_to_dict(params):
     data = {"format": FORMAT_VERSION, "weights": dict((name, params.weights[name]) for name in FEATURES)}
     if params.endgame is not None:
         data["endgame_weights"] = dict((name, params.endgame[name]) for name in FEATURES)
-    data.update({"search": {"depth": params.depth, "cpu_budget": params.cpu_budget, "cpu_cap": params.cpu_cap,
-                            "solve_from": params.solve_from},
-                 "provenance": params.provenance})
+    data.update(
+        {
+            "search": {
+                "depth": params.depth,
+                "cpu_budget": params.cpu_budget,
+                "cpu_cap": params.cpu_cap,
+                "solve_from": params.solve_from,
+            },
+            "provenance": params.provenance,
+        }
+    )
     return data
 
 

@@ -8,17 +8,34 @@ is the same rule for every point, fast because a point with an empty neighbour i
 always legal and only the few enclosed points need the capture and KO test.
 """
 
-from collections import namedtuple
+from typing import NamedTuple
 
-from engine.errors import InvalidInput, UserError
 from engine.bitboard import (
-    BIT, FULL, NEIGHBOURS, neighbours, grow, count, ij_list, points_of, zobrist,
+    BIT,
+    FULL,
+    NEIGHBOURS,
     ZOBRIST_WHITE_TO_MOVE,
+    count,
+    grow,
+    ij_list,
+    neighbours,
+    points_of,
+    zobrist,
 )
 from engine.constants import (
-    BLACK, WHITE, EMPTY, BOARD_SIZE, NUM_POINTS, KOMI, MAX_MOVES, PASS, colour_word, opponent,
+    BLACK,
+    BOARD_SIZE,
+    EMPTY,
+    KOMI,
+    MAX_MOVES,
+    NUM_POINTS,
+    PASS,
+    WHITE,
+    colour_word,
+    opponent,
 )
 from engine.coords import move_from_public, move_to_text
+from engine.errors import InvalidInput, UserError
 
 
 class IllegalMove(UserError, ValueError):
@@ -27,7 +44,7 @@ class IllegalMove(UserError, ValueError):
 
 LEGAL, OCCUPIED, SUICIDE, KO = "legal", "occupied", "suicide", "KO recapture"
 
-SYMBOLS = {EMPTY: ".", BLACK: "X", WHITE: "O"}      # the board as pictures and the course host draw it
+SYMBOLS = {EMPTY: ".", BLACK: "X", WHITE: "O"}  # the board as pictures and the course host draw it
 _FROM_SYMBOL = {".": EMPTY, "+": EMPTY, "X": BLACK, "x": BLACK, "O": WHITE, "o": WHITE}
 
 
@@ -47,10 +64,9 @@ def _parse_board(board, what):
                     raise ValueError
                 cells.extend(row)
         except (TypeError, ValueError):
-            raise InvalidInput("{} board: expected a 25-digit string or {} rows of {} values"
-                             .format(what, BOARD_SIZE, BOARD_SIZE))
+            raise InvalidInput(f"{what} board: expected a 25-digit string or {BOARD_SIZE} rows of {BOARD_SIZE} values")
     if len(cells) != NUM_POINTS:
-        raise InvalidInput("{} board: expected {} points, got {}".format(what, NUM_POINTS, len(cells)))
+        raise InvalidInput(f"{what} board: expected {NUM_POINTS} points, got {len(cells)}")
     black = white = 0
     for point, cell in enumerate(cells):
         value = str(cell)
@@ -59,8 +75,10 @@ def _parse_board(board, what):
         elif value == "2":
             white |= BIT[point]
         elif value != "0":
-            raise InvalidInput("{} board: point {} (row {}, column {}) is {!r}, expected 0, 1 or 2"
-                             .format(what, point, point // BOARD_SIZE, point % BOARD_SIZE, cell))
+            raise InvalidInput(
+                f"{what} board: point {point} (row {point // BOARD_SIZE}, column {point % BOARD_SIZE}) is "
+                f"{cell!r}, expected 0, 1 or 2"
+            )
     return black, white
 
 
@@ -68,7 +86,7 @@ def _every_group_breathes(stones, empty):
     return grow(stones & neighbours(empty), stones) == stones
 
 
-class Position(namedtuple("Position", "own opp prev_own prev_opp player moves_played is_over regular")):
+class Position(NamedTuple):
     """A Little-Go position from the side to move's point of view.
 
     ``own``/``opp``: bitboards of the mover's and the other side's stones.
@@ -80,7 +98,14 @@ class Position(namedtuple("Position", "own opp prev_own prev_opp player moves_pl
     searched over the whole board exactly as the judge does.
     """
 
-    __slots__ = ()
+    own: int
+    opp: int
+    prev_own: int
+    prev_opp: int
+    player: int
+    moves_played: int
+    is_over: bool
+    regular: bool
 
     # -- construction --------------------------------------------------------------------
     @classmethod
@@ -96,18 +121,16 @@ class Position(namedtuple("Position", "own opp prev_own prev_opp player moves_pl
         lists. ``moves_played`` is the ply count, which the input file does not carry.
         """
         if player not in (BLACK, WHITE):
-            raise InvalidInput("player must be {} (Black) or {} (White), not {!r}".format(BLACK, WHITE, player))
+            raise InvalidInput(f"player must be {BLACK} (Black) or {WHITE} (White), not {player!r}")
         if not isinstance(moves_played, int) or moves_played < 0:
-            raise InvalidInput("moves_played must be a non-negative integer, not {!r}".format(moves_played))
+            raise InvalidInput(f"moves_played must be a non-negative integer, not {moves_played!r}")
         prev_black, prev_white = _parse_board(previous, "previous")
         black, white = _parse_board(current, "current")
         empty = FULL ^ (black | white)
         regular = _every_group_breathes(black, empty) and _every_group_breathes(white, empty)
         if player == BLACK:
-            return cls(black, white, prev_black, prev_white, player, moves_played,
-                       moves_played >= MAX_MOVES, regular)
-        return cls(white, black, prev_white, prev_black, player, moves_played,
-                   moves_played >= MAX_MOVES, regular)
+            return cls(black, white, prev_black, prev_white, player, moves_played, moves_played >= MAX_MOVES, regular)
+        return cls(white, black, prev_white, prev_black, player, moves_played, moves_played >= MAX_MOVES, regular)
 
     @classmethod
     def from_picture(cls, picture, player=BLACK, previous=None, moves_played=0):
@@ -116,8 +139,7 @@ class Position(namedtuple("Position", "own opp prev_own prev_opp player moves_pl
         ``previous`` is drawn the same way; by default it equals the current board.
         """
         current = _picture_digits(picture)
-        return cls.from_boards(player, _picture_digits(previous) if previous else current,
-                               current, moves_played)
+        return cls.from_boards(player, _picture_digits(previous) if previous else current, current, moves_played)
 
     # -- the board -------------------------------------------------------------------------
     @property
@@ -234,27 +256,28 @@ class Position(namedtuple("Position", "own opp prev_own prev_opp player moves_pl
         if point == PASS:
             # Two passes in a row end the game, and so does Black's pass on ply 1: the
             # judge ends it whenever the passer's previous and current boards are equal.
-            return Position(opp, own, opp, own, opponent(player), moves_played,
-                            moves_played >= MAX_MOVES or self.passed,
-                            regular)
+            return Position(
+                opp, own, opp, own, opponent(player), moves_played, moves_played >= MAX_MOVES or self.passed, regular
+            )
         bit = BIT[point]
         if (own | opp) & bit:
-            raise IllegalMove("{} is occupied".format(move_to_text(point)))
+            raise IllegalMove(f"{move_to_text(point)} is occupied")
         own_after = own | bit
         empty = FULL ^ own_after ^ opp
         if regular and not NEIGHBOURS[point] & opp:
-            dead = 0   # in a regular position only a neighbouring group can be captured
+            dead = 0  # in a regular position only a neighbouring group can be captured
         else:
             dead = opp ^ grow(opp & neighbours(empty), opp)
         if not NEIGHBOURS[point] & empty:
             liberties = neighbours(grow(bit, own_after))
             if not liberties & empty:
                 if not liberties & dead:
-                    raise IllegalMove("{} is suicide".format(move_to_text(point)))
+                    raise IllegalMove(f"{move_to_text(point)} is suicide")
                 if prev_own & ~own and own_after == prev_own and opp ^ dead == prev_opp:
-                    raise IllegalMove("{} is a KO recapture".format(move_to_text(point)))
-        return Position(opp ^ dead, own_after, opp, own, opponent(player), moves_played,
-                        moves_played >= MAX_MOVES, regular)
+                    raise IllegalMove(f"{move_to_text(point)} is a KO recapture")
+        return Position(
+            opp ^ dead, own_after, opp, own, opponent(player), moves_played, moves_played >= MAX_MOVES, regular
+        )
 
     # -- scoring ---------------------------------------------------------------------------
     def score(self):
@@ -278,12 +301,15 @@ class Position(namedtuple("Position", "own opp prev_own prev_opp player moves_pl
     def picture(self):
         """The board as 5 lines of X (Black), O (White) and . (empty)."""
         cells = [SYMBOLS[self.colour_at(p)] for p in range(NUM_POINTS)]
-        return "\n".join("".join(cells[r * BOARD_SIZE:(r + 1) * BOARD_SIZE]) for r in range(BOARD_SIZE))
+        return "\n".join("".join(cells[r * BOARD_SIZE : (r + 1) * BOARD_SIZE]) for r in range(BOARD_SIZE))
 
     def __str__(self):
         return "{}\n{} to move, {} plies played{}".format(
-            self.picture(), colour_word(self.player).capitalize(), self.moves_played,
-            ", game over" if self.is_over else "")
+            self.picture(),
+            colour_word(self.player).capitalize(),
+            self.moves_played,
+            ", game over" if self.is_over else "",
+        )
 
 
 def _digits(black, white):
@@ -293,8 +319,8 @@ def _digits(black, white):
 def _picture_digits(picture):
     rows = [line.strip().replace(" ", "") for line in picture.strip().splitlines() if line.strip()]
     if len(rows) != BOARD_SIZE or any(len(row) != BOARD_SIZE for row in rows):
-        raise InvalidInput("a board picture is {} lines of {} symbols:\n{}".format(BOARD_SIZE, BOARD_SIZE, picture))
+        raise InvalidInput(f"a board picture is {BOARD_SIZE} lines of {BOARD_SIZE} symbols:\n{picture}")
     try:
         return "".join(str(_FROM_SYMBOL[c]) for row in rows for c in row)
     except KeyError as error:
-        raise InvalidInput("unknown symbol {} in board picture (use X, O, .)".format(error))
+        raise InvalidInput(f"unknown symbol {error} in board picture (use X, O, .)")

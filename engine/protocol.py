@@ -8,11 +8,11 @@ final newline, blank lines at the end); anything that cannot be a Little-Go inpu
 
 import os
 import tempfile
-from collections import namedtuple
+from typing import NamedTuple
 
-from engine.errors import UserError
-from engine.constants import BLACK, WHITE, BOARD_SIZE, PASS
+from engine.constants import BLACK, BOARD_SIZE, PASS, WHITE
 from engine.coords import move_to_text
+from engine.errors import UserError
 
 INPUT_LINES = 1 + 2 * BOARD_SIZE
 
@@ -22,12 +22,16 @@ class InputFormatError(UserError, ValueError):
 
     def __init__(self, path, line, column, problem):
         self.path, self.line, self.column, self.problem = path, line, column, problem
-        where = "{}:{}".format(path, line) + (":{}".format(column) if column else "")
-        super(InputFormatError, self).__init__("{}: {}".format(where, problem))
+        where = f"{path}:{line}" + (f":{column}" if column else "")
+        super().__init__(f"{where}: {problem}")
 
 
-GameInput = namedtuple("GameInput", "player previous current")
-GameInput.__doc__ = "What input.txt holds: colour to move and two 25-digit boards."
+class GameInput(NamedTuple):
+    "What input.txt holds: colour to move and two 25-digit boards."
+
+    player: int
+    previous: str
+    current: str
 
 
 def parse_input(text, path="input.txt"):
@@ -37,25 +41,27 @@ def parse_input(text, path="input.txt"):
     while lines and lines[-1] == "":
         lines.pop()
     if len(lines) != INPUT_LINES:
-        raise InputFormatError(path, min(len(lines), INPUT_LINES) or 1, 0,
-                               "expected {} lines (colour, then two {}x{} boards), found {}"
-                               .format(INPUT_LINES, BOARD_SIZE, BOARD_SIZE, len(lines)))
+        raise InputFormatError(
+            path,
+            min(len(lines), INPUT_LINES) or 1,
+            0,
+            f"expected {INPUT_LINES} lines (colour, then two {BOARD_SIZE}x{BOARD_SIZE} boards), found {len(lines)}",
+        )
     colour = lines[0].strip()
     if colour not in (str(BLACK), str(WHITE)):
-        raise InputFormatError(path, 1, 1, "colour must be {} (Black) or {} (White), found {!r}"
-                               .format(BLACK, WHITE, lines[0]))
+        raise InputFormatError(path, 1, 1, f"colour must be {BLACK} (Black) or {WHITE} (White), found {lines[0]!r}")
     boards = []
     for first in (2, 2 + BOARD_SIZE):
         digits = []
         for number in range(first, first + BOARD_SIZE):
             row = lines[number - 1]
             if len(row) != BOARD_SIZE:
-                raise InputFormatError(path, number, min(len(row), BOARD_SIZE) + 1,
-                                       "a board row is {} digits, found {!r}".format(BOARD_SIZE, row))
+                raise InputFormatError(
+                    path, number, min(len(row), BOARD_SIZE) + 1, f"a board row is {BOARD_SIZE} digits, found {row!r}"
+                )
             for column, cell in enumerate(row, 1):
                 if cell not in "012":
-                    raise InputFormatError(path, number, column,
-                                           "expected 0, 1 or 2, found {!r}".format(cell))
+                    raise InputFormatError(path, number, column, f"expected 0, 1 or 2, found {cell!r}")
             digits.append(row)
         boards.append("".join(digits))
     return GameInput(int(colour), boards[0], boards[1])
@@ -67,12 +73,12 @@ def read_input(path="input.txt"):
         with open(path, "rb") as handle:
             raw = handle.read()
     except OSError as error:
-        raise InputFormatError(path, 0, 0, "cannot read: {}".format(error.strerror or error))
+        raise InputFormatError(path, 0, 0, f"cannot read: {error.strerror or error}")
     try:
         text = raw.decode("ascii")
     except UnicodeDecodeError as error:
-        line = raw[:error.start].count(b"\n") + 1
-        raise InputFormatError(path, line, 0, "not plain ASCII text (byte {:#x})".format(raw[error.start]))
+        line = raw[: error.start].count(b"\n") + 1
+        raise InputFormatError(path, line, 0, f"not plain ASCII text (byte {raw[error.start]:#x})")
     return parse_input(text, path)
 
 
@@ -83,7 +89,7 @@ def read_file(path, error):
         with open(path, "rb") as handle:
             return handle.read()
     except OSError as failure:
-        raise error("{}: cannot read: {}".format(path, failure.strerror or failure))
+        raise error(f"{path}: cannot read: {failure.strerror or failure}")
 
 
 def write_atomic(path, data):
@@ -97,7 +103,7 @@ def write_atomic(path, data):
             os.fsync(out.fileno())
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(temporary, 0o666 & ~umask)   # mkstemp's 0600 would hide the file from others
+        os.chmod(temporary, 0o666 & ~umask)  # mkstemp's 0600 would hide the file from others
         os.replace(temporary, path)
     except BaseException:
         try:
@@ -121,5 +127,13 @@ def write_output(path, move):
             out.write(text)
 
 
-__all__ = ["InputFormatError", "GameInput", "parse_input", "read_input", "read_file", "write_output", "write_atomic",
-           "PASS"]
+__all__ = [
+    "InputFormatError",
+    "GameInput",
+    "parse_input",
+    "read_input",
+    "read_file",
+    "write_output",
+    "write_atomic",
+    "PASS",
+]

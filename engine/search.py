@@ -8,21 +8,29 @@ depth the last plies are played perfectly. Depth and time limits are the caller'
 """
 
 import time
-from collections import namedtuple
+from typing import NamedTuple
 
-from engine.bitboard import FULL, NEIGHBOURS as POINT_NEIGHBOURS, neighbours, grow, groups, count, points_of
+from engine.bitboard import FULL, count, groups, grow, neighbours, points_of
+from engine.bitboard import NEIGHBOURS as POINT_NEIGHBOURS
 from engine.constants import PASS
 
 # Above any evaluation (features are at most a few hundred, weights at most MAX_WEIGHT):
 # a finished game's value is +-WIN + margin.
 WIN = 1e7
 INFINITY = float("inf")
-TIE = 1e-9                     # values this close count as equal for the random tie-break
+TIE = 1e-9  # values this close count as equal for the random tie-break
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _TABLE_LIMIT = 1000000
 
-SearchResult = namedtuple("SearchResult", "move value depth nodes seconds")
-SearchResult.__doc__ = "The chosen move (point or PASS), its value for the mover, the depth completed, nodes, CPU seconds."
+
+class SearchResult(NamedTuple):
+    "The chosen move (point or PASS), its value for the mover, the depth completed, nodes, CPU seconds."
+
+    move: int
+    value: float
+    depth: int
+    nodes: int
+    seconds: float
 
 
 class SearchTimeout(Exception):
@@ -64,24 +72,24 @@ def capturing_points(position):
     return gains
 
 
-class Searcher(object):
+class Searcher:
     """Alpha-beta search state: transposition table, killer moves, history, counters."""
 
     def __init__(self, evaluate, rng=None, terminal=terminal_value, settle=None, shape_depth=None):
         self.evaluate = evaluate
-        self.terminal = terminal        # the value of a finished game for the side to move
-        self.settle = settle            # settle(position): its exact value known without search, or None
+        self.terminal = terminal  # the value of a finished game for the side to move
+        self.settle = settle  # settle(position): its exact value known without search, or None
         # At this depth left and more, quiet moves are ordered by shape too: a move that puts an
         # opponent group in atari first, one leaving its own group in atari last, more
         # liberties before fewer (too dear near the leaves: worth it only high in the tree).
         self.shape_depth = shape_depth
-        self.rng = rng                  # when set, ties at the root are broken at random
+        self.rng = rng  # when set, ties at the root are broken at random
         self.table = {}
         self.killers = {}
         self.history = {}
         self.nodes = 0
         self.deadline = None
-        self.node_stop = None           # abandon the search past this node count (set by iterative)
+        self.node_stop = None  # abandon the search past this node count (set by iterative)
 
     # -- the entry points -------------------------------------------------------------------
     def search(self, position, depth, deadline=None):
@@ -96,7 +104,7 @@ class Searcher(object):
         return SearchResult(move, value, depth, self.nodes - start_nodes, time.process_time() - start)
 
     def value(self, position, depth, alpha, beta, deadline=None):
-        """The negamax value of a position within the window (alpha, beta), fail-hard; SearchTimeout past ``deadline``."""
+        """The negamax value of a position within (alpha, beta), fail-hard; SearchTimeout past ``deadline``."""
         if len(self.table) > _TABLE_LIMIT:
             self.table.clear()
         self.deadline = deadline
@@ -132,7 +140,7 @@ class Searcher(object):
                 changed = result is not None and found.move != result.move
                 result, last_seconds = found, found.seconds
                 if abs(result.value) >= WIN / 2:
-                    break               # the game's result is decided: deeper cannot change it
+                    break  # the game's result is decided: deeper cannot change it
         finally:
             self.node_stop = None
         return result
@@ -170,7 +178,7 @@ class Searcher(object):
                 value += 1e7 * min(liberties, 3) - (4e7 if liberties <= 1 else 0)
                 touching = POINT_NEIGHBOURS[point] & opp
                 if touching and count(neighbours(grow(touching, opp)) & after) == 1:
-                    value += 5e7                # puts a group in atari
+                    value += 5e7  # puts a group in atari
             return value
 
         legal.sort(key=priority, reverse=True)
@@ -231,8 +239,9 @@ class Searcher(object):
         opp_stones = count(position.opp)
         for move in self._ordered_moves(position, table_move, ply, depth):
             child = position.play_point(move)
-            value = -self._negamax(child, depth - 1, -beta, -alpha, ply + 1,
-                                   -(captured + opp_stones - count(child.own)))
+            value = -self._negamax(
+                child, depth - 1, -beta, -alpha, ply + 1, -(captured + opp_stones - count(child.own))
+            )
             if value > best_value:
                 best_value, best_move = value, move
                 if value > alpha:

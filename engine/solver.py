@@ -21,7 +21,7 @@ def safe_stones(stones, empty, plies):
     """The stones in groups with more liberties than ``plies``: a move takes at most one
     liberty from a group (a capture only gives some back), so nothing captures them in time."""
     if count(neighbours(stones) & empty) <= plies:
-        return 0                         # not even all the groups' liberties together are enough
+        return 0  # not even all the groups' liberties together are enough
     safe = 0
     for group in groups(stones):
         if count(neighbours(group) & empty) > plies:
@@ -72,7 +72,7 @@ def margin_of(value):
     return value - WIN if value > 0 else value + WIN
 
 
-class Solver(object):
+class Solver:
     """Exact results, with transposition tables kept across calls (one game's positions share them)."""
 
     def __init__(self):
@@ -105,7 +105,7 @@ class Solver(object):
         entry = self.win_loss.table.get(table_key(position))
         if entry is not None and entry[3] is not None and not self.wins(position.play_point(entry[3]), deadline):
             return entry[3]
-        for move in [PASS] + points_of(position.legal_mask()):    # settled without a search: any move
+        for move in [PASS] + points_of(position.legal_mask()):  # settled without a search: any move
             if not self.wins(position.play_point(move), deadline):
                 return move
         return None

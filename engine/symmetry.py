@@ -38,13 +38,20 @@ _ROW = (1 << BOARD_SIZE) - 1
 
 def _row_tables(weight):
     """[t][row][bits of the row]: the sum of ``weight(image)`` over the row's set points' images."""
-    return tuple(tuple(tuple(sum(weight(image[BOARD_SIZE * row + j]) for j in range(BOARD_SIZE) if bits >> j & 1)
-                             for bits in range(1 << BOARD_SIZE)) for row in range(BOARD_SIZE))
-                 for image in SYMMETRIES)
+    return tuple(
+        tuple(
+            tuple(
+                sum(weight(image[BOARD_SIZE * row + j]) for j in range(BOARD_SIZE) if bits >> j & 1)
+                for bits in range(1 << BOARD_SIZE)
+            )
+            for row in range(BOARD_SIZE)
+        )
+        for image in SYMMETRIES
+    )
 
 
 _TURN = _row_tables(lambda point: 1 << point)
-_DIGIT = _row_tables(lambda point: 3 ** (NUM_POINTS - 1 - point))     # a stone's base-3 digit place
+_DIGIT = _row_tables(lambda point: 3 ** (NUM_POINTS - 1 - point))  # a stone's base-3 digit place
 
 
 def _by_rows(tables, mask):
@@ -73,8 +80,7 @@ def canonical(black, white, ko=None):
     """((the canonical board as a base-3 number, the KO point's image or -1), the symmetry that gives it)."""
     best = None
     for t in range(8):
-        form = (_by_rows(_DIGIT[t], black) + 2 * _by_rows(_DIGIT[t], white),
-                -1 if ko is None else SYMMETRIES[t][ko])
+        form = (_by_rows(_DIGIT[t], black) + 2 * _by_rows(_DIGIT[t], white), -1 if ko is None else SYMMETRIES[t][ko])
         if best is None or form < best[0]:
             best = (form, t)
     return best

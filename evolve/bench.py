@@ -5,12 +5,12 @@ overhead against the pool of as many workers."""
 import random
 import time
 
+from engine.common.seeds import derive_seed
 from engine.features import FEATURES
 from engine.params import DEFAULT_WEIGHTS
 from engine.play.executors import executor
-from engine.common.seeds import derive_seed
 from evolve.config import DEFAULT_BOUNDS
-from evolve.fitness import GameJob, run_jobs
+from evolve.fitness import FitnessGame, run_jobs
 
 
 def bench_jobs(games, depth, opponent="greedy", seed=5, engine="python"):
@@ -18,23 +18,35 @@ def bench_jobs(games, depth, opponent="greedy", seed=5, engine="python"):
     rng = random.Random(seed)
     jobs = []
     for game in range(games):
-        weights = tuple(DEFAULT_WEIGHTS[name] if game == 0 else rng.uniform(*DEFAULT_BOUNDS[name])
-                        for name in FEATURES)
-        jobs.append(GameJob(game, weights, opponent, 0, game, derive_seed(seed, game), derive_seed(seed, game // 2, 1),
-                            2, depth, engine))
+        weights = tuple(DEFAULT_WEIGHTS[name] if game == 0 else rng.uniform(*DEFAULT_BOUNDS[name]) for name in FEATURES)
+        jobs.append(
+            FitnessGame(
+                game,
+                weights,
+                opponent,
+                0,
+                game,
+                derive_seed(seed, game),
+                derive_seed(seed, game // 2, 1),
+                2,
+                depth,
+                engine,
+            )
+        )
     return jobs
 
 
 def _rate(games_executor, jobs, warm_up):
     """Games per second of ``jobs`` on an executor already started and warmed up."""
-    run_jobs(games_executor.map, warm_up)                  # workers up and the project imported
+    run_jobs(games_executor.map, warm_up)  # workers up and the project imported
     start = time.perf_counter()
     run_jobs(games_executor.map, jobs)
     return len(jobs) / (time.perf_counter() - start)
 
 
-def bench_games(worker_counts=(1, 2), games=40, depths=(2,), opponent="greedy", scheduler=None, engines=("native",),
-                report=print):
+def bench_games(
+    worker_counts=(1, 2), games=40, depths=(2,), opponent="greedy", scheduler=None, engines=("native",), report=print
+):
     """Games per second for each engine, depth and worker count (and the Dask cluster); the figures,
     the speed-ups with more workers and of the native engine over the Python one."""
     runs = []
@@ -45,27 +57,43 @@ def bench_games(worker_counts=(1, 2), games=40, depths=(2,), opponent="greedy", 
                 with executor(None, workers) as pool:
                     rate = _rate(pool, jobs, bench_jobs(workers, 1, "random", seed=99, engine=engine))
                 runs.append({"engine": engine, "depth": depth, "workers": workers, "games_per_second": rate})
-                report("{} engine, depth {}, {} worker{}: {:.1f} games/s ({} games against {})".format(
-                    engine, depth, workers, "" if workers == 1 else "s", rate, games, opponent))
+                report(
+                    "{} engine, depth {}, {} worker{}: {:.1f} games/s ({} games against {})".format(
+                        engine, depth, workers, "" if workers == 1 else "s", rate, games, opponent
+                    )
+                )
     first = [run for run in runs if run["engine"] == engines[0] and run["depth"] == depths[0]]
     rates = {run["workers"]: run["games_per_second"] for run in first}
     base = rates[worker_counts[0]]
     for workers in worker_counts[1:]:
-        report("speed-up with {} workers: {:.2f}x".format(workers, rates[workers] / base))
-    result = {"games": games, "depth": depths[0], "engine": engines[0], "opponent": opponent, "runs": runs,
-              "games_per_second": {str(k): v for k, v in rates.items()},
-              "speedup": {str(k): rates[k] / base for k in worker_counts[1:]}}
+        report(f"speed-up with {workers} workers: {rates[workers] / base:.2f}x")
+    result = {
+        "games": games,
+        "depth": depths[0],
+        "engine": engines[0],
+        "opponent": opponent,
+        "runs": runs,
+        "games_per_second": {str(k): v for k, v in rates.items()},
+        "speedup": {str(k): rates[k] / base for k in worker_counts[1:]},
+    }
     if "native" in engines and "python" in engines:
         result["native_over_python"] = {}
         for depth in depths:
-            rate = {run["engine"]: run["games_per_second"] for run in runs
-                    if run["depth"] == depth and run["workers"] == worker_counts[0]}
+            rate = {
+                run["engine"]: run["games_per_second"]
+                for run in runs
+                if run["depth"] == depth and run["workers"] == worker_counts[0]
+            }
             result["native_over_python"][str(depth)] = rate["native"] / rate["python"]
-            report("depth {}: the native engine plays {:.1f}x the Python engine's games/s".format(
-                depth, rate["native"] / rate["python"]))
+            report(
+                "depth {}: the native engine plays {:.1f}x the Python engine's games/s".format(
+                    depth, rate["native"] / rate["python"]
+                )
+            )
     if scheduler:
-        result["dask"] = _dask_figures(scheduler, bench_jobs(games, depths[0], opponent, engine=engines[0]), rates,
-                                       engines[0], report)
+        result["dask"] = _dask_figures(
+            scheduler, bench_jobs(games, depths[0], opponent, engine=engines[0]), rates, engines[0], report
+        )
     return result
 
 
@@ -74,11 +102,18 @@ def _dask_figures(scheduler, jobs, rates, engine, report):
     with executor(scheduler) as cluster:
         where = cluster.describe()
         dask_rate = _rate(cluster, jobs, bench_jobs(where["workers"], 1, "random", seed=99, engine=engine))
-    figures = {"scheduler": scheduler, "workers": where["workers"], "threads": where["threads"],
-               "games_per_second": dask_rate}
+    figures = {
+        "scheduler": scheduler,
+        "workers": where["workers"],
+        "threads": where["threads"],
+        "games_per_second": dask_rate,
+    }
     report("Dask at {} ({} workers): {:.1f} games/s".format(scheduler, where["workers"], dask_rate))
     if where["workers"] in rates:
         figures["overhead_vs_local_pool"] = 1 - dask_rate / rates[where["workers"]]
-        report("Dask overhead against the local pool with {} workers: {:.1%} fewer games/s".format(
-            where["workers"], figures["overhead_vs_local_pool"]))
+        report(
+            "Dask overhead against the local pool with {} workers: {:.1%} fewer games/s".format(
+                where["workers"], figures["overhead_vs_local_pool"]
+            )
+        )
     return figures

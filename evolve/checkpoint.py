@@ -19,8 +19,17 @@ from engine.protocol import write_atomic
 CHECKPOINT = "checkpoint.pkl"
 
 # What a checkpoint holds; a file without all of these is not one of ours.
-STATE_KEYS = ("config", "generation", "population", "halloffame", "logbook", "records", "strategy",
-              "random_state", "numpy_state")
+STATE_KEYS = (
+    "config",
+    "generation",
+    "population",
+    "halloffame",
+    "logbook",
+    "records",
+    "strategy",
+    "random_state",
+    "numpy_state",
+)
 
 
 def save_checkpoint(run_dir, state):
@@ -31,27 +40,29 @@ def save_checkpoint(run_dir, state):
 def load_checkpoint(run_dir):
     """The state a run's last checkpoint holds; RunError saying what is wrong with the folder or file."""
     if not os.path.isdir(run_dir):
-        raise RunError("{}: no such run folder".format(run_dir))
+        raise RunError(f"{run_dir}: no such run folder")
     path = os.path.join(run_dir, CHECKPOINT)
     if not os.path.exists(path):
-        raise RunError("{}: no checkpoint (not a run folder, or the run never finished generation 0)".format(run_dir))
+        raise RunError(f"{run_dir}: no checkpoint (not a run folder, or the run never finished generation 0)")
     try:
         with open(path, "rb") as handle:
             state = pickle.load(handle)
     except OSError as error:
-        raise RunError("{}: cannot read: {}".format(path, error.strerror or error))
-    except Exception as error:          # unpickling can raise almost anything on a damaged file
-        raise RunError("{}: not a readable checkpoint ({}: {})".format(path, type(error).__name__, error))
+        raise RunError(f"{path}: cannot read: {error.strerror or error}")
+    except Exception as error:  # unpickling can raise almost anything on a damaged file
+        raise RunError(f"{path}: not a readable checkpoint ({type(error).__name__}: {error})")
     if not isinstance(state, dict) or any(key not in state for key in STATE_KEYS):
-        raise RunError("{}: not an evolve checkpoint (it lacks the run's state)".format(path))
+        raise RunError(f"{path}: not an evolve checkpoint (it lacks the run's state)")
     return state
 
 
 def save_start_weights(run_dir, start):
     """Keep the weights ``[start] params`` named as they were read, so that a resume before the
     first checkpoint starts from them and not from the files as they are by then."""
-    write_atomic(os.path.join(run_dir, START_WEIGHTS),
-                 json.dumps({"params": start["params"], "weights": start["weights"]}, indent=1) + "\n")
+    write_atomic(
+        os.path.join(run_dir, START_WEIGHTS),
+        json.dumps({"params": start["params"], "weights": start["weights"]}, indent=1) + "\n",
+    )
 
 
 def load_start_weights(run_dir):
@@ -63,10 +74,10 @@ def load_start_weights(run_dir):
         with open(path, encoding="utf-8") as handle:
             return json.load(handle)["weights"]
     except (OSError, ValueError, KeyError, TypeError) as error:
-        raise RunError("{}: cannot read the start weights the run kept: {}".format(path, error))
+        raise RunError(f"{path}: cannot read the start weights the run kept: {error}")
 
 
-class RunLock(object):
+class RunLock:
     """The exclusive right to write a run folder, held until ``release`` or the process ends."""
 
     def __init__(self, run_dir):
@@ -81,23 +92,28 @@ class RunLock(object):
             fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             holder = ""
-            for _ in range(20):                 # the holder may be writing its name this very moment
+            for _ in range(20):  # the holder may be writing its name this very moment
                 holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
                 if holder:
                     break
                 time.sleep(0.05)
             os.close(fd)
             holder = holder or "another process"
-            raise RunError("{}: the run is in use by {}; wait for it to finish or stop it first"
-                           .format(os.path.dirname(self.path) or ".", holder))
+            raise RunError(
+                "{}: the run is in use by {}; wait for it to finish or stop it first".format(
+                    os.path.dirname(self.path) or ".", holder
+                )
+            )
         os.ftruncate(fd, 0)
-        os.write(fd, "process {} on {} since {}\n".format(
-            os.getpid(), socket.gethostname(),
-            datetime.datetime.now().replace(microsecond=0).isoformat()).encode("utf-8"))
+        since = datetime.datetime.now().replace(microsecond=0).isoformat()
+        os.write(
+            fd,
+            f"process {os.getpid()} on {socket.gethostname()} since {since}\n".encode(),
+        )
         self.fd = fd
         return self
 
     def release(self):
         if self.fd is not None:
-            os.close(self.fd)          # closing drops the record lock
+            os.close(self.fd)  # closing drops the record lock
             self.fd = None

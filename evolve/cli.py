@@ -5,17 +5,37 @@ import json
 import os
 import sys
 
-from engine.errors import InvalidInput, UserError
-from engine.params import genome_of, load_params, save_params
 from engine.cli.arguments import (
-    SCHEDULER_HELP, add_json, add_sandbox, add_search_settings, add_table_bits, command, depth, elo_pair,
-    file_to_write, folder_to_write, integer_range, ply_range, positive_int, positive_seconds, program_limits,
-    reporter, run_command, scheduler, SEARCH_SETTINGS, search_settings, subcommands, weight, weight_bound,
+    SCHEDULER_HELP,
+    SEARCH_SETTINGS,
+    add_json,
+    add_sandbox,
+    add_search_settings,
+    add_table_bits,
+    command,
+    depth,
+    elo_pair,
+    file_to_write,
+    folder_to_write,
+    integer_range,
+    ply_range,
+    positive_int,
+    positive_seconds,
+    program_limits,
+    reporter,
+    run_command,
+    scheduler,
+    search_settings,
+    subcommands,
+    weight,
+    weight_bound,
 )
 from engine.cli.match import match_lines
 from engine.constants import COURSE_CPU_LIMIT, MAX_MOVES
 from engine.data import SHIPPED_PARAMS
+from engine.errors import InvalidInput, UserError
 from engine.features import FEATURES
+from engine.params import genome_of, load_params, save_params
 from engine.play.executors import SCHEDULER_FORMS, ExecutorError
 from engine.play.match import format_report
 from engine.players.searcher import ENGINES
@@ -23,8 +43,8 @@ from engine.players.specs import make_player
 from evolve.bench import bench_games
 from evolve.checkpoint import CHECKPOINT
 from evolve.config import genes, load_config
-from evolve.fitness import GameJobError, engine_for
 from evolve.fit import fit_labels, fitted_params
+from evolve.fitness import FitnessGameError, engine_for
 from evolve.labels import build_labels, load_many
 from evolve.loop import Evolution
 from evolve.runs import export_best, format_table, plot_run, program_of, read_generations
@@ -37,16 +57,28 @@ def _run(args):
     Create runs/<name>-<time>/ and evolve; a checkpoint is written after every generation,
     so 'evolve resume' can continue a stopped run.
     """
-    engine_for(load_config(args.config)["fitness"]["engine"])       # a config it cannot honour makes no run folder
-    evolution = Evolution.create(args.config, runs_dir=args.runs_dir, workers=args.workers,
-                                 progress=not args.no_progress and sys.stderr.isatty(), scheduler=args.scheduler)
-    args.run = [evolution.run_dir]             # what a failure's message can point to
-    print("run folder: {}".format(evolution.run_dir))
+    engine_for(load_config(args.config)["fitness"]["engine"])  # a config it cannot honour makes no run folder
+    evolution = Evolution.create(
+        args.config,
+        runs_dir=args.runs_dir,
+        workers=args.workers,
+        progress=not args.no_progress and sys.stderr.isatty(),
+        scheduler=args.scheduler,
+    )
+    args.run = [evolution.run_dir]  # what a failure's message can point to
+    print(f"run folder: {evolution.run_dir}")
     evolution.run()
     program = evolution.config.get("individual")
-    print("finished: {run}\nnext: evolve log {run} | evolve plot {run} | {last}".format(
-        run=evolution.run_dir, last="evolve export {} --to {}".format(evolution.run_dir, os.path.join(
-            program["program"], program["weights_file"])) if program else "evolve ship " + evolution.run_dir))
+    print(
+        "finished: {run}\nnext: evolve log {run} | evolve plot {run} | {last}".format(
+            run=evolution.run_dir,
+            last="evolve export {} --to {}".format(
+                evolution.run_dir, os.path.join(program["program"], program["weights_file"])
+            )
+            if program
+            else "evolve ship " + evolution.run_dir,
+        )
+    )
     return 0
 
 
@@ -54,28 +86,30 @@ def _one_run(runs):
     """The one run folder a command that changes or exports a run was given; ValueError naming
     them when there are several (a pattern such as runs/smoke-* that matched more than one)."""
     if len(runs) > 1:
-        raise InvalidInput("give one run folder, not {}: {} (the newest by name is {})".format(
-            len(runs), ", ".join(runs), max(runs)))
+        raise InvalidInput(
+            "give one run folder, not {}: {} (the newest by name is {})".format(len(runs), ", ".join(runs), max(runs))
+        )
     return runs[0]
 
 
 def _resume(args):
     """continue a stopped or killed run from its last checkpoint"""
     run = _one_run(args.run)
-    evolution = Evolution.resume(run, workers=args.workers,
-                                 progress=not args.no_progress and sys.stderr.isatty(), scheduler=args.scheduler)
+    evolution = Evolution.resume(
+        run, workers=args.workers, progress=not args.no_progress and sys.stderr.isatty(), scheduler=args.scheduler
+    )
     if evolution.generation >= evolution.config["generations"]:
-        print("{}: already finished ({} generations)".format(run, evolution.generation))
+        print(f"{run}: already finished ({evolution.generation} generations)")
         return 0
-    print("resuming {} after generation {}".format(run, evolution.generation))
+    print(f"resuming {run} after generation {evolution.generation}")
     evolution.run()
-    print("finished: {}".format(run))
+    print(f"finished: {run}")
     return 0
 
 
 def _log(args):
     """print the generation table of one or more runs"""
-    tables = [(run, read_generations(run)) for run in args.run]       # every folder checked before printing
+    tables = [(run, read_generations(run)) for run in args.run]  # every folder checked before printing
     if args.json:
         print(json.dumps(tables[0][1] if len(tables) == 1 else dict(tables), indent=2))
         return 0
@@ -95,10 +129,10 @@ def _plot(args):
         _one_run(args.run)
         folder_to_write(args.out, "--out")
     for run in args.run:
-        read_generations(run)                  # every folder checked before any image is written
+        read_generations(run)  # every folder checked before any image is written
     for run in args.run:
         for path in plot_run(run, args.out):
-            print("wrote {}".format(path))
+            print(f"wrote {path}")
     return 0
 
 
@@ -120,9 +154,16 @@ def _export(args):
         written = export_best(run, args.to, **search_settings(args, settings))
         what = "playing depth {}{}".format(written.depth, ", tapered" if written.endgame else "")
     fitness = written.provenance["fitness"]
-    print("wrote {} ({}): generation {} of {}, win rate {:.3f}, margin {:+.2f}".format(
-        args.to, what, written.provenance["generation"], written.provenance["run"], fitness["win_rate"],
-        fitness["mean_stone_margin"]))
+    print(
+        "wrote {} ({}): generation {} of {}, win rate {:.3f}, margin {:+.2f}".format(
+            args.to,
+            what,
+            written.provenance["generation"],
+            written.provenance["run"],
+            fitness["win_rate"],
+            fitness["mean_stone_margin"],
+        )
+    )
     return 0
 
 
@@ -139,8 +180,16 @@ def _ship(args):
     """
     run = _one_run(args.run)
     file_to_write(args.to, "--to", "params.json")
-    plan = prepare(run, args.to, games=args.games, sprt=args.sprt, seed=args.seed,
-                   random_opening=args.random_opening, cpu_limit=args.cpu_limit, book=not args.no_book)
+    plan = prepare(
+        run,
+        args.to,
+        games=args.games,
+        sprt=args.sprt,
+        seed=args.seed,
+        random_opening=args.random_opening,
+        cpu_limit=args.cpu_limit,
+        book=not args.no_book,
+    )
     print(describe(run, args.to, plan), flush=True)
     progress = True if sys.stderr.isatty() and not args.no_progress else match_lines("candidate", plan.games)
     limits = program_limits(args, ["cmd:" + os.path.join(run, SHIP_FOLDER, "candidate")])
@@ -158,10 +207,16 @@ def _bench(args):
     both engines, how many times the native engine's games/s the Python one's are. For
     example: evolve bench --engine native python --depth 4 6 --workers 1
     """
-    make_player(args.opponent).close()              # a bad spec fails before any pool starts
-    result = bench_games(worker_counts=tuple(args.workers), games=args.games, depths=tuple(args.depth),
-                         engines=tuple(dict.fromkeys(args.engine)),
-                         opponent=args.opponent, scheduler=args.scheduler, report=reporter(args))
+    make_player(args.opponent).close()  # a bad spec fails before any pool starts
+    result = bench_games(
+        worker_counts=tuple(args.workers),
+        games=args.games,
+        depths=tuple(args.depth),
+        engines=tuple(dict.fromkeys(args.engine)),
+        opponent=args.opponent,
+        scheduler=args.scheduler,
+        report=reporter(args),
+    )
     if args.json:
         print(json.dumps(result, indent=2))
     return 0
@@ -177,8 +232,9 @@ def _label(args):
     second a position at plies 6-14; needs a C compiler.
     """
     file_to_write(args.out, "--out", "labels.json.gz")
-    build_labels(args.out, args.positions, tuple(args.plies), seed=args.seed, jobs=args.jobs,
-                 table_bits=args.table_bits)
+    build_labels(
+        args.out, args.positions, tuple(args.plies), seed=args.seed, jobs=args.jobs, table_bits=args.table_bits
+    )
     return 0
 
 
@@ -195,37 +251,66 @@ def _fit(args):
     positions, labels, info = load_many(args.labels)
     weights = genome_of(start)
     if args.tapered and start.endgame is None:
-        weights += weights                      # flat weights: the same at both ends of the game
+        weights += weights  # flat weights: the same at both ends of the game
     names = genes(len(weights) > len(FEATURES))
     if args.captures is not None:
         weights = [args.captures if name.split(".")[-1] == "captures" else w for name, w in zip(names, weights)]
-    fitted, figures = fit_labels(positions, labels, weights, limit=args.bound, generations=args.generations,
-                                 population=args.population, seed=args.seed)
+    fitted, figures = fit_labels(
+        positions,
+        labels,
+        weights,
+        limit=args.bound,
+        generations=args.generations,
+        population=args.population,
+        seed=args.seed,
+    )
     settings = start._replace(**search_settings(args, start))
     params = fitted_params(fitted, figures, args.labels, info, settings)
     save_params(args.out, params)
     for name in ("fitted", "held_out"):
         for who in ("start", "new"):
             figure = figures[name][who]
-            print("{:<9} {:<5} weights: {} positions, ranking accuracy {:.3f}, sign right {:.3f}, log loss {:.4f} "
-                  "(at scale {:g})".format(name.replace("_", " "), who, figure["positions"], figure["ranking_accuracy"],
-                                          figure["accuracy"], figure["log_loss"], figure["scale"]))
-    print("ranking accuracy by ply, held out (start -> new): " + ", ".join(
-        "{} {:.2f}->{:.2f}".format(ply, figures["held_out"]["start"]["ranking_accuracy_by_ply"][ply], value)
-        for ply, value in figures["held_out"]["new"]["ranking_accuracy_by_ply"].items() if value is not None))
+            print(
+                "{:<9} {:<5} weights: {} positions, ranking accuracy {:.3f}, sign right {:.3f}, log loss {:.4f} "
+                "(at scale {:g})".format(
+                    name.replace("_", " "),
+                    who,
+                    figure["positions"],
+                    figure["ranking_accuracy"],
+                    figure["accuracy"],
+                    figure["log_loss"],
+                    figure["scale"],
+                )
+            )
+    print(
+        "ranking accuracy by ply, held out (start -> new): "
+        + ", ".join(
+            "{} {:.2f}->{:.2f}".format(ply, figures["held_out"]["start"]["ranking_accuracy_by_ply"][ply], value)
+            for ply, value in figures["held_out"]["new"]["ranking_accuracy_by_ply"].items()
+            if value is not None
+        )
+    )
     if figures["on_bound"]:
-        print("on the bound (+-{:g}): {}; a wider --bound lets them go further".format(
-            args.bound, ", ".join(figures["on_bound"])))
-    print("wrote {}{}: {}".format(args.out, " (tapered)" if params.endgame else "",
-                                  ", ".join("{} {:.3g}".format(k, v) for k, v in fitted.items())))
+        print(
+            "on the bound (+-{:g}): {}; a wider --bound lets them go further".format(
+                args.bound, ", ".join(figures["on_bound"])
+            )
+        )
+    print(
+        "wrote {}{}: {}".format(
+            args.out, " (tapered)" if params.endgame else "", ", ".join(f"{k} {v:.3g}" for k, v in fitted.items())
+        )
+    )
     return 0
 
 
 def build_parser():
     """The argument parser of ``evolve``."""
     parser = argparse.ArgumentParser(
-        prog="evolve", description="Evolve Little-Go evaluation weights with DEAP: run an experiment "
-                                   "config, watch it, resume it, inspect it, export the best weights.")
+        prog="evolve",
+        description="Evolve Little-Go evaluation weights with DEAP: run an experiment "
+        "config, watch it, resume it, inspect it, export the best weights.",
+    )
     commands = subcommands(parser, "command", "COMMAND")
     for register in (_register_runs, _register_reading, _register_bench, _register_label, _register_fit):
         register(commands)
@@ -239,8 +324,12 @@ def _register_runs(commands):
     resume = command(commands, "resume", _resume)
     resume.add_argument("run", nargs="+", help="run folder (one)")
     for parser in (run, resume):
-        parser.add_argument("--workers", type=positive_int, default=None,
-                            help="worker processes (default: the config's, else all cores)")
+        parser.add_argument(
+            "--workers",
+            type=positive_int,
+            default=None,
+            help="worker processes (default: the config's, else all cores)",
+        )
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
         parser.add_argument("--scheduler", type=scheduler, default=None, help=SCHEDULER_HELP)
 
@@ -254,25 +343,55 @@ def _register_reading(commands):
     plot.add_argument("--out", default=None, help="folder for the images (default: the run folder)")
     export = command(commands, "export", _export)
     export.add_argument("run", nargs="+", help="run folder (one)")
-    export.add_argument("--to", required=True, help="params file to write (e.g. params.json; for a run that evolved a "
-                                                    "program's weights, the agent's weights file)")
+    export.add_argument(
+        "--to",
+        required=True,
+        help="params file to write (e.g. params.json; for a run that evolved a "
+        "program's weights, the agent's weights file)",
+    )
     add_search_settings(export, "--to's where it exists, else the shipped params.json's")
     ship_ = command(commands, "ship", _ship)
     ship_.add_argument("run", nargs="+", help="run folder (one)")
-    ship_.add_argument("--to", default="params.json",
-                       help="the params file the candidate is tested against and replaces (default params.json)")
-    ship_.add_argument("--games", type=positive_int, default=DEFAULT_GAMES,
-                       help="the most games the test plays (default %(default)s)")
-    ship_.add_argument("--sprt", type=elo_pair, default=DEFAULT_SPRT, metavar="ELO0,ELO1",
-                       help="the test's hypotheses in Elo over --to (default 0,20)")
-    ship_.add_argument("--seed", type=int, default=None,
-                       help="the games' seed (default: from the run's seed, the same for every attempt)")
-    ship_.add_argument("--random-opening", type=integer_range(0, MAX_MOVES - 2), default=DEFAULT_OPENING,
-                       metavar="K", help="each pair of games starts from the same K random plies (default %(default)s)")
-    ship_.add_argument("--cpu-limit", type=positive_seconds, default=COURSE_CPU_LIMIT, metavar="SECONDS",
-                       help="CPU seconds a move (default %(default)s, as the course)")
-    ship_.add_argument("--no-book", action="store_true", help="bundle both without the opening book (quicker, to try "
-                                                               "ship out; the agent ships with it)")
+    ship_.add_argument(
+        "--to",
+        default="params.json",
+        help="the params file the candidate is tested against and replaces (default params.json)",
+    )
+    ship_.add_argument(
+        "--games", type=positive_int, default=DEFAULT_GAMES, help="the most games the test plays (default %(default)s)"
+    )
+    ship_.add_argument(
+        "--sprt",
+        type=elo_pair,
+        default=DEFAULT_SPRT,
+        metavar="ELO0,ELO1",
+        help="the test's hypotheses in Elo over --to (default 0,20)",
+    )
+    ship_.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="the games' seed (default: from the run's seed, the same for every attempt)",
+    )
+    ship_.add_argument(
+        "--random-opening",
+        type=integer_range(0, MAX_MOVES - 2),
+        default=DEFAULT_OPENING,
+        metavar="K",
+        help="each pair of games starts from the same K random plies (default %(default)s)",
+    )
+    ship_.add_argument(
+        "--cpu-limit",
+        type=positive_seconds,
+        default=COURSE_CPU_LIMIT,
+        metavar="SECONDS",
+        help="CPU seconds a move (default %(default)s, as the course)",
+    )
+    ship_.add_argument(
+        "--no-book",
+        action="store_true",
+        help="bundle both without the opening book (quicker, to try ship out; the agent ships with it)",
+    )
     ship_.add_argument("--jobs", type=positive_int, default=None, help="parallel games (default: all cores)")
     ship_.add_argument("--no-progress", action="store_true", help="progress as lines, not a bar")
     add_sandbox(ship_)
@@ -283,11 +402,20 @@ def _register_bench(commands):
     bench.add_argument("--workers", type=positive_int, nargs="+", default=[1, 2], help="worker counts (default: 1 2)")
     bench.add_argument("--games", type=positive_int, default=40, help="games per measurement (default 40)")
     bench.add_argument("--depth", type=depth, nargs="+", default=[2], help="search depths (default: 2)")
-    bench.add_argument("--engine", choices=ENGINES, nargs="+", default=["native"],
-                       help="search engines, the same moves at different speeds (default: native)")
+    bench.add_argument(
+        "--engine",
+        choices=ENGINES,
+        nargs="+",
+        default=["native"],
+        help="search engines, the same moves at different speeds (default: native)",
+    )
     bench.add_argument("--opponent", default="greedy", help="opponent spec (default greedy)")
-    bench.add_argument("--scheduler", type=scheduler, default=None,
-                       help="also measure a Dask cluster (" + SCHEDULER_FORMS + ") against the local pool")
+    bench.add_argument(
+        "--scheduler",
+        type=scheduler,
+        default=None,
+        help="also measure a Dask cluster (" + SCHEDULER_FORMS + ") against the local pool",
+    )
     add_json(bench)
 
 
@@ -296,8 +424,12 @@ def _register_label(commands):
     label.add_argument("--positions", type=positive_int, required=True, help="how many positions")
     label.add_argument("--plies", type=ply_range, default=(6, 14), help="plies to sample, LOW-HIGH (default 6-14)")
     label.add_argument("--seed", type=int, default=1, help="the games' seed (default 1)")
-    label.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1,
-                       help="processes for sampling and solving (default: all cores)")
+    label.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=os.cpu_count() or 1,
+        help="processes for sampling and solving (default: all cores)",
+    )
     add_table_bits(label)
     label.add_argument("--out", required=True, help="labels file to write (gzipped JSON, e.g. labels.json.gz)")
 
@@ -306,18 +438,34 @@ def _register_fit(commands):
     fit = command(commands, "fit", _fit)
     fit.add_argument("labels", nargs="+", help="labels files from 'evolve label' (a position in several counts once)")
     fit.add_argument("--out", required=True, help="params file to write")
-    fit.add_argument("--start", default=SHIPPED_PARAMS, help="params to start from and compare with "
-                                                             "(default: the shipped params.json)")
+    fit.add_argument(
+        "--start",
+        default=SHIPPED_PARAMS,
+        help="params to start from and compare with (default: the shipped params.json)",
+    )
     fit.add_argument("--generations", type=positive_int, default=300, help="CMA-ES generations (default 300)")
-    fit.add_argument("--population", type=integer_range(4, 10000), default=24, help="CMA-ES offspring a generation (default 24)")
+    fit.add_argument(
+        "--population", type=integer_range(4, 10000), default=24, help="CMA-ES offspring a generation (default 24)"
+    )
     fit.add_argument("--seed", type=int, default=1, help="CMA-ES seed (default 1)")
-    fit.add_argument("--bound", type=weight_bound, default=100.0,
-                     help="every weight within +-BOUND (the margin's from 0; default 100)")
-    fit.add_argument("--captures", type=weight, default=None,
-                     help="the captures weight, which positions alone cannot fit (default: --start's)")
-    fit.add_argument("--tapered", action="store_true",
-                     help="fit tapered weights, an opening's and an endgame's (interpolated by ply), even from flat "
-                          "--start weights (tapered --start weights are always fitted tapered)")
+    fit.add_argument(
+        "--bound",
+        type=weight_bound,
+        default=100.0,
+        help="every weight within +-BOUND (the margin's from 0; default 100)",
+    )
+    fit.add_argument(
+        "--captures",
+        type=weight,
+        default=None,
+        help="the captures weight, which positions alone cannot fit (default: --start's)",
+    )
+    fit.add_argument(
+        "--tapered",
+        action="store_true",
+        help="fit tapered weights, an opening's and an endgame's (interpolated by ply), even from flat "
+        "--start weights (tapered --start weights are always fitted tapered)",
+    )
     add_search_settings(fit, "--start's")
 
 
@@ -326,12 +474,18 @@ def main(argv=None):
     args = build_parser().parse_args(argv)
     evolving = args.command in ("run", "resume")
     try:
-        return run_command("evolve", args, (UserError,), passed_on=(GameJobError, ExecutorError),
-                           on_interrupt=lambda: "interrupted" + (": " + _where_it_stands(args) if evolving else ""),
-                           on_os_error=lambda: _where_it_stands(args) if evolving else "")
-    except (GameJobError, ExecutorError) as error:
-        print("evolve {}: {}\n{}".format(args.command, error, _where_it_stands(args) if evolving else ""),
-              file=sys.stderr)
+        return run_command(
+            "evolve",
+            args,
+            (UserError,),
+            passed_on=(FitnessGameError, ExecutorError),
+            on_interrupt=lambda: "interrupted" + (": " + _where_it_stands(args) if evolving else ""),
+            on_os_error=lambda: _where_it_stands(args) if evolving else "",
+        )
+    except (FitnessGameError, ExecutorError) as error:
+        print(
+            "evolve {}: {}\n{}".format(args.command, error, _where_it_stands(args) if evolving else ""), file=sys.stderr
+        )
         return 3
 
 
@@ -341,8 +495,7 @@ def _where_it_stands(args):
     if not runs or len(runs) != 1:
         return "no run folder was made"
     if os.path.exists(os.path.join(runs[0], CHECKPOINT)):
-        return "the last finished generation is checkpointed: fix the cause, then 'evolve resume {}' continues".format(
-            runs[0])
+        return f"the last finished generation is checkpointed: fix the cause, then 'evolve resume {runs[0]}' continues"
     return "no generation finished, so there is no checkpoint to resume from: fix the cause and run again"
 
 

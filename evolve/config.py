@@ -6,13 +6,13 @@ import os
 
 try:
     import tomllib
-except ImportError:                  # Python < 3.11
+except ImportError:  # Python < 3.11
     import tomli as tomllib
 
+from engine.constants import COURSE_CPU_LIMIT, MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
 from engine.errors import UserError
 from engine.features import FEATURE_TABLE, FEATURES
 from engine.params import ParamsError, genome_of, load_params
-from engine.constants import COURSE_CPU_LIMIT, MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
 from engine.play.executors import SCHEDULER_FORMS, check_scheduler
 from engine.players.searcher import ENGINES
 from engine.players.specs import make_player
@@ -30,15 +30,20 @@ _TOP = {
     "population": (int, None, lambda v: 2 <= v <= 10000, "2 to 10000"),
     "generations": (int, None, lambda v: 1 <= v <= 100000, "1 to 100000"),
     "strategy": (str, "ga", lambda v: v in ("ga", "cmaes"), "'ga' or 'cmaes'"),
-    "depth": (int, 2, lambda v: 1 <= v <= MAX_DEPTH, "1 to {}".format(MAX_DEPTH)),
+    "depth": (int, 2, lambda v: 1 <= v <= MAX_DEPTH, f"1 to {MAX_DEPTH}"),
     "workers": (int, 0, lambda v: 0 <= v <= 4096, "0 (all cores) to 4096"),
-    "black_weight": (float, 1.0, lambda v: 0 < v <= 100, "positive, at most 100 (how many times a game as Black counts)"),
+    "black_weight": (
+        float,
+        1.0,
+        lambda v: 0 < v <= 100,
+        "positive, at most 100 (how many times a game as Black counts)",
+    ),
     "tapered": (bool, False, None, ""),
 }
 # A tapered genome's second half: the weights at the game's last ply (engine.features.weights_by_ply).
 ENDGAME = "endgame."
 # A random opening leaves at least two plies of the 24-ply game to play.
-_OPENING = (int, 2, lambda v: 0 <= v <= MAX_MOVES - 2, "0 to {} plies".format(MAX_MOVES - 2))
+_OPENING = (int, 2, lambda v: 0 <= v <= MAX_MOVES - 2, f"0 to {MAX_MOVES - 2} plies")
 _GA = {
     "tournament_size": (int, 3, lambda v: v >= 2, "at least 2 (and at most the population)"),
     "crossover_probability": (float, 0.6, lambda v: 0 <= v <= 1, "in [0, 1]"),
@@ -54,14 +59,17 @@ _CMAES = {
 }
 _PANEL = {
     "opponent": (str, None, None, ""),
-    "games": (int, None, lambda v: 2 <= v <= 10000 and v % 2 == 0,
-              "an even number from 2 to 10000 (each opening as Black and White)"),
+    "games": (
+        int,
+        None,
+        lambda v: 2 <= v <= 10000 and v % 2 == 0,
+        "an even number from 2 to 10000 (each opening as Black and White)",
+    ),
     "weight": (float, 1.0, lambda v: 0 < v <= 1e6, "positive (at most 1e6)"),
     "random_opening": _OPENING,
 }
 _SELF_PLAY = {
-    "against": (str, "hall_of_fame", lambda v: v in ("hall_of_fame", "population"),
-                "'hall_of_fame' or 'population'"),
+    "against": (str, "hall_of_fame", lambda v: v in ("hall_of_fame", "population"), "'hall_of_fame' or 'population'"),
     "opponents": (int, 2, lambda v: 1 <= v <= 1000, "1 to 1000"),
     "games": (int, 2, lambda v: 2 <= v <= 10000 and v % 2 == 0, "an even number from 2 to 10000"),
     "weight": (float, 1.0, lambda v: 0 <= v <= 1e6, "zero or more, at most 1e6 (its share of the fitness)"),
@@ -76,19 +84,27 @@ def _scheduler(value):
         return False
 
 
-FITNESS_ENGINES = ("auto",) + ENGINES      # auto: native where it can be built, python (warned) where not
+FITNESS_ENGINES = ("auto",) + ENGINES  # auto: native where it can be built, python (warned) where not
 _FITNESS = {
-    "engine": (str, "auto", lambda v: v in FITNESS_ENGINES,
-               "'auto' (the compiled twin of the searcher where a C compiler is found, else the Python searcher, "
-               "said), 'native' (the compiled twin or nothing: the same moves, tens of times faster) or 'python'"),
+    "engine": (
+        str,
+        "auto",
+        lambda v: v in FITNESS_ENGINES,
+        "'auto' (the compiled twin of the searcher where a C compiler is found, else the Python searcher, "
+        "said), 'native' (the compiled twin or nothing: the same moves, tens of times faster) or 'python'",
+    ),
     # Successive halving: the games of each panel entry in `rounds` parts; after each part but the
     # last only the best `keep` share of the individuals still playing plays on.
     "rounds": (int, 1, lambda v: 1 <= v <= 64, "1 (every game for everyone) to 64"),
     "keep": (float, 0.5, lambda v: 0 < v < 1, "in (0, 1): the share of individuals that plays the next round"),
 }
 _START = {
-    "random": (float, 0.0, lambda v: 0 <= v <= 1,
-               "in [0, 1]: the share of the population beyond the start weights drawn at random from the bounds"),
+    "random": (
+        float,
+        0.0,
+        lambda v: 0 <= v <= 1,
+        "in [0, 1]: the share of the population beyond the start weights drawn at random from the bounds",
+    ),
 }
 _EXECUTOR = {
     "scheduler": (str, "", _scheduler, "'' (the local process pool), " + SCHEDULER_FORMS),
@@ -98,8 +114,12 @@ _INDIVIDUAL = {
     "program": (str, None, lambda v: v.strip() and "\0" not in v, "an agent folder, relative to where evolve runs"),
     "weights_file": (str, "weights.json", None, ""),
     "sandbox": (str, "auto", lambda v: v in MODES, "'auto', 'strict' or 'off', as littlego grade's --sandbox"),
-    "cpu_limit": (float, COURSE_CPU_LIMIT, lambda v: 0 < v <= COURSE_CPU_LIMIT,
-                  "CPU seconds a move, above 0 and at most the course's {:g}".format(COURSE_CPU_LIMIT)),
+    "cpu_limit": (
+        float,
+        COURSE_CPU_LIMIT,
+        lambda v: 0 < v <= COURSE_CPU_LIMIT,
+        f"CPU seconds a move, above 0 and at most the course's {COURSE_CPU_LIMIT:g}",
+    ),
 }
 # The most a program's weight may be: any number an agent's JSON reader takes, but a finite box to search.
 PROGRAM_WEIGHT = 1e9
@@ -118,33 +138,39 @@ def _check_table(table, schema, where, path):
         raise ConfigError("{}: {} must be a table".format(path, where or "the config"))
     unknown = sorted(set(table) - set(schema))
     if unknown:
-        raise ConfigError("{}: unknown key {!r}{} (known: {})".format(
-            path, _join(where, unknown[0]), "", ", ".join(sorted(schema))))
+        raise ConfigError(
+            "{}: unknown key {!r}{} (known: {})".format(path, _join(where, unknown[0]), "", ", ".join(sorted(schema)))
+        )
     result = {}
     for key, (kind, default, check, words) in schema.items():
         name = _join(where, key)
         if key not in table:
             if default is None:
-                raise ConfigError("{}: missing key {!r}".format(path, name))
+                raise ConfigError(f"{path}: missing key {name!r}")
             result[key] = default
             continue
         value = table[key]
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
         if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-            raise ConfigError("{}: {!r} must be {}, found {!r}".format(
-                path, name, {int: "an integer", float: "a number", str: "a string", bool: "true or false"}[kind],
-                value))
+            raise ConfigError(
+                "{}: {!r} must be {}, found {!r}".format(
+                    path,
+                    name,
+                    {int: "an integer", float: "a number", str: "a string", bool: "true or false"}[kind],
+                    value,
+                )
+            )
         if kind is float and not math.isfinite(value):
-            raise ConfigError("{}: {!r} must be a finite number, found {!r}".format(path, name, value))
+            raise ConfigError(f"{path}: {name!r} must be a finite number, found {value!r}")
         if check is not None and not check(value):
-            raise ConfigError("{}: {!r} = {!r} is out of range: {}".format(path, name, value, words))
+            raise ConfigError(f"{path}: {name!r} = {value!r} is out of range: {words}")
         result[key] = value
     return result
 
 
 def _join(where, key):
-    return "{}.{}".format(where, key) if where else key
+    return f"{where}.{key}" if where else key
 
 
 def validate(data, path="config", start_weights=None):
@@ -153,8 +179,14 @@ def validate(data, path="config", start_weights=None):
     ``start_weights``: the weights of ``[start] params`` as a run recorded them when it began
     (its START_WEIGHTS file), used instead of reading the files again."""
     data = copy.deepcopy(data)
-    tables = {"ga": _GA, "cmaes": _CMAES, "self_play": _SELF_PLAY, "executor": _EXECUTOR, "fitness": _FITNESS,
-              "start": _START}
+    tables = {
+        "ga": _GA,
+        "cmaes": _CMAES,
+        "self_play": _SELF_PLAY,
+        "executor": _EXECUTOR,
+        "fitness": _FITNESS,
+        "start": _START,
+    }
     start = data.pop("start", {})
     params_files = start.pop("params", []) if isinstance(start, dict) else []
     data["start"] = start
@@ -167,20 +199,23 @@ def validate(data, path="config", start_weights=None):
         config["self_play"]["weight"] = 0.0
     panel = data.get("panel")
     if not isinstance(panel, list) or not panel:
-        raise ConfigError("{}: 'panel' must list at least one [[panel]] opponent".format(path))
+        raise ConfigError(f"{path}: 'panel' must list at least one [[panel]] opponent")
     config["panel"] = []
     for index, entry in enumerate(panel):
-        where = "panel[{}]".format(index)
+        where = f"panel[{index}]"
         checked = _check_table(entry, _PANEL, where, path)
         try:
             opponent = make_player(checked["opponent"], timed=False)
             opponent.close()
         except ValueError as error:
-            raise ConfigError("{}: {}.opponent: {}".format(path, where, error))
+            raise ConfigError(f"{path}: {where}.opponent: {error}")
         if getattr(opponent, "depth", 0) > MAX_PANEL_DEPTH:
-            raise ConfigError("{}: {}.opponent: {!r} would search to depth {} in every game (a panel plays "
-                              "untimed, so that runs replay exactly); name a depth, e.g. agent@4"
-                              .format(path, where, checked["opponent"], opponent.depth))
+            raise ConfigError(
+                "{}: {}.opponent: {!r} would search to depth {} in every game (a panel plays "
+                "untimed, so that runs replay exactly); name a depth, e.g. agent@4".format(
+                    path, where, checked["opponent"], opponent.depth
+                )
+            )
         config["panel"].append(checked)
     if individual is None:
         config["genes"] = genes(config["tapered"])
@@ -191,18 +226,27 @@ def validate(data, path="config", start_weights=None):
     rounds = config["fitness"]["rounds"]
     for entry in config["panel"] + ([config["self_play"]] if config["self_play"]["weight"] > 0 else []):
         if entry["games"] // 2 < rounds:
-            raise ConfigError("{}: 'fitness.rounds' = {} needs at least {} games in every panel entry and in "
-                              "self-play (a pair of games, one each colour, a round); {} has {}".format(
-                                  path, rounds, 2 * rounds, entry.get("opponent", "self_play"), entry["games"]))
+            raise ConfigError(
+                "{}: 'fitness.rounds' = {} needs at least {} games in every panel entry and in "
+                "self-play (a pair of games, one each colour, a round); {} has {}".format(
+                    path, rounds, 2 * rounds, entry.get("opponent", "self_play"), entry["games"]
+                )
+            )
     if config["strategy"] == "ga":
         population, ga = config["population"], config["ga"]
         if ga["hall_of_fame"] >= population:
-            raise ConfigError("{}: 'ga.hall_of_fame' = {} must be less than the population ({}): "
-                              "elites take that many places and selection would have none"
-                              .format(path, ga["hall_of_fame"], population))
+            raise ConfigError(
+                "{}: 'ga.hall_of_fame' = {} must be less than the population ({}): "
+                "elites take that many places and selection would have none".format(
+                    path, ga["hall_of_fame"], population
+                )
+            )
         if ga["tournament_size"] > population:
-            raise ConfigError("{}: 'ga.tournament_size' = {} is larger than the population ({})"
-                              .format(path, ga["tournament_size"], population))
+            raise ConfigError(
+                "{}: 'ga.tournament_size' = {} is larger than the population ({})".format(
+                    path, ga["tournament_size"], population
+                )
+            )
     return config
 
 
@@ -216,52 +260,66 @@ def _bounds(bounds, path, names):
     """Per-gene [low, high] bounds: the table's, else the default of each feature. A feature's
     bounds hold for both its tapered weights unless ``endgame.<feature>`` names its own."""
     if not isinstance(bounds, dict):
-        raise ConfigError("{}: 'bounds' must be a table of feature = [low, high]".format(path))
+        raise ConfigError(f"{path}: 'bounds' must be a table of feature = [low, high]")
     endgame = bounds.get(ENDGAME.rstrip("."), {})
     if not isinstance(endgame, dict):
-        raise ConfigError("{}: 'bounds.endgame' must be a table of feature = [low, high]".format(path))
+        raise ConfigError(f"{path}: 'bounds.endgame' must be a table of feature = [low, high]")
     checked = {}
     for name in names:
-        feature = name[len(ENDGAME):] if name.startswith(ENDGAME) else name
+        feature = name[len(ENDGAME) :] if name.startswith(ENDGAME) else name
         pair = bounds.get(feature, DEFAULT_BOUNDS[feature])
         if name != feature:
             pair = endgame.get(feature, pair)
         if not _pair(pair, MAX_WEIGHT):
-            raise ConfigError("{}: 'bounds.{}' must be [low, high] with low < high, both finite and within "
-                              "+-{:g}, found {!r}".format(path, name, MAX_WEIGHT, pair))
+            raise ConfigError(
+                f"{path}: 'bounds.{name}' must be [low, high] with low < high, both finite and within "
+                f"+-{MAX_WEIGHT:g}, found {pair!r}"
+            )
         checked[name] = [float(pair[0]), float(pair[1])]
     unknown = sorted(set(bounds) - set(FEATURES) - {ENDGAME.rstrip(".")}) or sorted(
-        ENDGAME + name for name in set(endgame) - set(FEATURES))
+        ENDGAME + name for name in set(endgame) - set(FEATURES)
+    )
     if unknown:
         raise ConfigError("{}: 'bounds.{}' is not a feature (known: {})".format(path, unknown[0], ", ".join(FEATURES)))
     if endgame and ENDGAME + FEATURES[0] not in names:
-        raise ConfigError("{}: 'bounds.endgame' bounds tapered weights, and the config is not tapered "
-                          "(tapered = true)".format(path))
+        raise ConfigError(
+            f"{path}: 'bounds.endgame' bounds tapered weights, and the config is not tapered (tapered = true)"
+        )
     return checked
 
 
 def _pair(pair, limit):
     """Whether ``pair`` is [low, high], two numbers within +-``limit`` with low < high."""
-    return (isinstance(pair, (list, tuple)) and len(pair) == 2
-            and all(isinstance(x, (int, float)) and not isinstance(x, bool) and -limit <= x <= limit for x in pair)
-            and pair[0] < pair[1])
+    return (
+        isinstance(pair, (list, tuple))
+        and len(pair) == 2
+        and all(isinstance(x, (int, float)) and not isinstance(x, bool) and -limit <= x <= limit for x in pair)
+        and pair[0] < pair[1]
+    )
 
 
 def _individual(config, table, data, files, path, recorded):
     """The config's ``individual``, ``genes``, ``bounds`` and ``start`` from an [individual] table: a course
     agent whose weights file holds the genome; the file's weights, where it has them, start the run."""
-    where = "{}: [individual] evolves a program's weights: ".format(path)
-    for conflict, why in (("depth", "'depth' is our searcher's (a program searches as its code says)"),
-                          ("bounds", "its genes' bounds are [individual.bounds], not [bounds]"),
-                          ("tapered", "'tapered' weights are our searcher's")):
+    where = f"{path}: [individual] evolves a program's weights: "
+    for conflict, why in (
+        ("depth", "'depth' is our searcher's (a program searches as its code says)"),
+        ("bounds", "its genes' bounds are [individual.bounds], not [bounds]"),
+        ("tapered", "'tapered' weights are our searcher's"),
+    ):
         if conflict in data and data[conflict] is not False:
             raise ConfigError(where + why)
     if files:
-        raise ConfigError(where + "'start.params' are our searcher's params files (the program's own weights "
-                                  "file starts the run)")
+        raise ConfigError(
+            where + "'start.params' are our searcher's params files (the program's own weights file starts the run)"
+        )
     if config["executor"]["scheduler"].startswith("tcp://"):
-        raise ConfigError(where + "it is built on this machine, which the workers of 'executor.scheduler' = {!r} "
-                                  "cannot see".format(config["executor"]["scheduler"]))
+        raise ConfigError(
+            where
+            + "it is built on this machine, which the workers of 'executor.scheduler' = {!r} cannot see".format(
+                config["executor"]["scheduler"]
+            )
+        )
     table = dict(table) if isinstance(table, dict) else table
     bounds = table.pop("bounds", None) if isinstance(table, dict) else None
     individual = _check_table(table, _INDIVIDUAL, "individual", path)
@@ -270,13 +328,15 @@ def _individual(config, table, data, files, path, recorded):
     if problem:
         raise ConfigError("{}: 'individual.program' = {!r}: {}".format(path, individual["program"], problem))
     if name_problem(name):
-        raise ConfigError("{}: 'individual.weights_file' = {!r} {}".format(path, name, name_problem(name)))
+        raise ConfigError(f"{path}: 'individual.weights_file' = {name!r} {name_problem(name)}")
     if not isinstance(bounds, dict) or not bounds:
-        raise ConfigError("{}: 'individual.bounds' must name each weight evolved: name = [low, high]".format(path))
+        raise ConfigError(f"{path}: 'individual.bounds' must name each weight evolved: name = [low, high]")
     for gene, pair in bounds.items():
         if not _pair(pair, PROGRAM_WEIGHT):
-            raise ConfigError("{}: 'individual.bounds.{}' must be [low, high] with low < high, both finite and "
-                              "within +-{:g}, found {!r}".format(path, gene, PROGRAM_WEIGHT, pair))
+            raise ConfigError(
+                f"{path}: 'individual.bounds.{gene}' must be [low, high] with low < high, both finite and "
+                f"within +-{PROGRAM_WEIGHT:g}, found {pair!r}"
+            )
     config["genes"] = list(bounds)
     config["bounds"] = {gene: [float(low), float(high)] for gene, (low, high) in bounds.items()}
     shown = os.path.join(individual["program"], name)
@@ -284,7 +344,7 @@ def _individual(config, table, data, files, path, recorded):
         current = read_agent_weights(folder, name, shown)
         row = [] if current is None or recorded is not None else start_row(current, config["bounds"], shown)
     except ValueError as error:
-        raise ConfigError("{}: {}".format(path, error))
+        raise ConfigError(f"{path}: {error}")
     config["individual"] = dict(individual, folder=folder, base=current or {}, fingerprint=fingerprint(folder, name))
     if recorded is not None:
         config["start"] = _start(config, [shown] if recorded else [], path, recorded)
@@ -298,36 +358,46 @@ def _start(config, files, path, recorded=None):
     folder evolve runs in, as the panel's player specs are. ``recorded``: the weights a run read
     when it began, which stand for the files from then on."""
     if not isinstance(files, list) or not all(isinstance(name, str) and name for name in files):
-        raise ConfigError("{}: 'start.params' must be a list of params.json paths, found {!r}".format(path, files))
+        raise ConfigError(f"{path}: 'start.params' must be a list of params.json paths, found {files!r}")
     if len(files) > config["population"]:
-        raise ConfigError("{}: 'start.params' names {} files, more than the population ({})".format(
-            path, len(files), config["population"]))
+        raise ConfigError(
+            "{}: 'start.params' names {} files, more than the population ({})".format(
+                path, len(files), config["population"]
+            )
+        )
     start = dict(config["start"], params=list(files), weights=[])
     names = config["genes"]
     if recorded is not None:
         if len(recorded) != len(files) or not all(
-                isinstance(row, list) and len(row) == len(names) and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in row) for row in recorded):
-            raise ConfigError("{}: the recorded start weights do not match 'start.params' ({} files)".format(
-                path, len(files)))
+            isinstance(row, list)
+            and len(row) == len(names)
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in row)
+            for row in recorded
+        ):
+            raise ConfigError(f"{path}: the recorded start weights do not match 'start.params' ({len(files)} files)")
         start["weights"] = [[float(x) for x in row] for row in recorded]
         return start
     for index, name in enumerate(files):
-        where = "start.params[{}]".format(index)
+        where = f"start.params[{index}]"
         try:
             params = load_params(name, warn=lambda message: None)
         except ParamsError as error:
-            raise ConfigError("{}: {!r}: {}".format(path, where, error))
+            raise ConfigError(f"{path}: {where!r}: {error}")
         row = genome_of(params)
         if len(row) > len(names):
-            raise ConfigError("{}: {!r} ({}) has tapered weights and the config is not tapered: set tapered = true "
-                              "to start from them".format(path, where, name))
-        row += row[:len(names) - len(row)]          # flat weights start a tapered genome the same at every ply
+            raise ConfigError(
+                f"{path}: {where!r} ({name}) has tapered weights and the config is not tapered: set tapered = true "
+                "to start from them"
+            )
+        row += row[: len(names) - len(row)]  # flat weights start a tapered genome the same at every ply
         for gene, value in zip(names, row):
             low, high = config["bounds"][gene]
             if not low <= value <= high:
-                raise ConfigError("{}: {!r} ({}): weight {} = {:g} is outside 'bounds.{}' = [{:g}, {:g}]; widen "
-                                  "the bounds to start from it".format(path, where, name, gene, value, gene,
-                                                                       low, high))
+                raise ConfigError(
+                    f"{path}: {where!r} ({name}): weight {gene} = {value:g} is outside 'bounds.{gene}' = "
+                    f"[{low:g}, {high:g}]; widen "
+                    "the bounds to start from it"
+                )
         start["weights"].append([float(value) for value in row])
     return start
 
@@ -338,11 +408,11 @@ def load_config(path, start_weights=None):
         with open(path, "rb") as handle:
             data = tomllib.load(handle)
     except OSError as error:
-        raise ConfigError("{}: cannot read: {}".format(path, error.strerror or error))
+        raise ConfigError(f"{path}: cannot read: {error.strerror or error}")
     except UnicodeDecodeError as error:
-        raise ConfigError("{}: not UTF-8 text (byte {})".format(path, error.start))
+        raise ConfigError(f"{path}: not UTF-8 text (byte {error.start})")
     except tomllib.TOMLDecodeError as error:
-        raise ConfigError("{}: not valid TOML: {}".format(path, error))
+        raise ConfigError(f"{path}: not valid TOML: {error}")
     except RecursionError:
-        raise ConfigError("{}: not usable TOML: nested too deeply".format(path))
+        raise ConfigError(f"{path}: not usable TOML: nested too deeply")
     return validate(data, os.fspath(path), start_weights)

@@ -26,18 +26,18 @@ import zlib
 import numpy
 from deap import algorithms, base, cma, creator, tools
 
-from engine.errors import InvalidInput
 from engine.book import book_key
+from engine.common.progress import counter
 from engine.constants import MAX_MOVES, MAX_WEIGHT
+from engine.errors import InvalidInput
 from engine.features import FEATURES, feature_values
 from engine.params import make_params
-from engine.common.progress import counter
 from evolve.config import ENDGAME, genes
 from evolve.genome import clip
 
-TEMPERATURE = 10.0           # evaluation units per logit of the mover's chance to win
-HELD_OUT = 5                 # one position in HELD_OUT (by its key) is kept out of the fit
-FIXED = ("captures",)        # weights a static position cannot tell anything about
+TEMPERATURE = 10.0  # evaluation units per logit of the mover's chance to win
+HELD_OUT = 5  # one position in HELD_OUT (by its key) is kept out of the fit
+FIXED = ("captures",)  # weights a static position cannot tell anything about
 
 if not hasattr(creator, "LogLoss"):
     creator.create("LogLoss", base.Fitness, weights=(-1.0,))
@@ -60,7 +60,7 @@ def feature_matrix(positions, tapered=False):
 
 def _fixed(name):
     """Whether a gene (a feature's weight, or its endgame weight) is one the fit leaves alone."""
-    return (name[len(ENDGAME):] if name.startswith(ENDGAME) else name) in FIXED
+    return (name[len(ENDGAME) :] if name.startswith(ENDGAME) else name) in FIXED
 
 
 def held_out_mask(positions):
@@ -127,13 +127,29 @@ def describe(weights, features, labels, plies):
         chosen = plies == ply
         figure = ranking_accuracy(weights, features[chosen], labels[chosen], plies[chosen])
         by_ply[str(ply)] = None if figure is None else round(figure, 4)
-    return {"positions": int(len(labels)), "ranking_accuracy": round(ranking_accuracy(weights, features, labels, plies), 4),
-            "accuracy": round(accuracy(weights, features, labels), 4),
-            "log_loss": round(loss, 4), "scale": factor, "ranking_accuracy_by_ply": by_ply}
+    return {
+        "positions": int(len(labels)),
+        "ranking_accuracy": round(ranking_accuracy(weights, features, labels, plies), 4),
+        "accuracy": round(accuracy(weights, features, labels), 4),
+        "log_loss": round(loss, 4),
+        "scale": factor,
+        "ranking_accuracy_by_ply": by_ply,
+    }
 
 
-def fit_weights(features, labels, plies, start, bounds, generations=300, population=24, sigma=0.3, seed=1,
-                report=None, names=FEATURES):
+def fit_weights(
+    features,
+    labels,
+    plies,
+    start,
+    bounds,
+    generations=300,
+    population=24,
+    sigma=0.3,
+    seed=1,
+    report=None,
+    names=FEATURES,
+):
     """CMA-ES over the free weights and a constant per ply; (best weights in FEATURES order,
     DEAP logbook).
 
@@ -148,16 +164,16 @@ def fit_weights(features, labels, plies, start, bounds, generations=300, populat
     free_bounds = [bounds[k] for k in free] + [(-limit, limit)] * len(present)
     ranges = numpy.array([high - low for low, high in free_bounds])
     centre = [min(max(base_weights[k], low), high) for k, (low, high) in zip(free, free_bounds)] + [0.0] * len(present)
-    numpy.random.seed(seed % (2 ** 32))           # DEAP's CMA-ES draws from numpy's generator
-    strategy = cma.Strategy(centroid=centre, sigma=sigma, lambda_=population, cmatrix=numpy.diag(ranges ** 2))
+    numpy.random.seed(seed % (2**32))  # DEAP's CMA-ES draws from numpy's generator
+    strategy = cma.Strategy(centroid=centre, sigma=sigma, lambda_=population, cmatrix=numpy.diag(ranges**2))
 
     def full(individual):
         weights = base_weights.copy()
-        weights[free] = individual[:len(free)]
+        weights[free] = individual[: len(free)]
         return weights
 
     def evaluate(individual):
-        return (log_loss(full(individual), features, labels, numpy.asarray(individual[len(free):]), columns),)
+        return (log_loss(full(individual), features, labels, numpy.asarray(individual[len(free) :]), columns),)
 
     toolbox = base.Toolbox()
     toolbox.register("generate", strategy.generate, creator.FitIndividual)
@@ -169,6 +185,7 @@ def fit_weights(features, labels, plies, start, bounds, generations=300, populat
         if progress:
             update.done += 1
             progress(update.done)
+
     update.done = 0
     toolbox.register("update", update)
     toolbox.register("evaluate", evaluate)
@@ -176,12 +193,13 @@ def fit_weights(features, labels, plies, start, bounds, generations=300, populat
     stats = tools.Statistics(lambda ind: ind.fitness.values[0])
     stats.register("best", numpy.min)
     stats.register("mean", numpy.mean)
-    _, logbook = algorithms.eaGenerateUpdate(toolbox, ngen=generations, stats=stats, halloffame=best,
-                                             verbose=False)
+    _, logbook = algorithms.eaGenerateUpdate(toolbox, ngen=generations, stats=stats, halloffame=best, verbose=False)
     if report:
         for record in logbook:
             if record["gen"] % max(1, generations // 10) == 0 or record["gen"] == generations - 1:
-                report("gen {gen:>4}  log loss with a constant per ply: best {best:.4f}, mean {mean:.4f}".format(**record))
+                report(
+                    "gen {gen:>4}  log loss with a constant per ply: best {best:.4f}, mean {mean:.4f}".format(**record)
+                )
     return full(best[0]), logbook
 
 
@@ -206,7 +224,7 @@ def fit_labels(positions, labels, start, limit=100.0, generations=300, populatio
     ``start``: a genome (``engine.params.genome_of``): FEATURES' weights, or twice as many for
     tapered weights (the opening's, then the endgame's), which the fit then is."""
     if not 0 < limit <= MAX_WEIGHT:
-        raise InvalidInput("the weights' bound must be in (0, {:g}], not {!r}".format(MAX_WEIGHT, limit))
+        raise InvalidInput(f"the weights' bound must be in (0, {MAX_WEIGHT:g}], not {limit!r}")
     tapered = len(start) == 2 * len(FEATURES)
     names = genes(tapered)
     start = [float(w) for w in start]
@@ -215,30 +233,61 @@ def fit_labels(positions, labels, start, limit=100.0, generations=300, populatio
     plies = numpy.array([p.moves_played for p in positions])
     held = held_out_mask(positions)
     if held.all() or not held.any():
-        raise InvalidInput("too few positions to hold a fifth out ({} positions)".format(len(positions)))
+        raise InvalidInput(f"too few positions to hold a fifth out ({len(positions)} positions)")
     for name, chosen in (("fitted", ~held), ("held-out", held)):
         if ranking_accuracy(start, features[chosen], labels[chosen], plies[chosen]) is None:
-            raise InvalidInput("no ply of the {} positions has both won and lost ones: nothing to rank"
-                             .format(name))
+            raise InvalidInput(f"no ply of the {name} positions has both won and lost ones: nothing to rank")
     bounds = default_bounds(limit, names)
-    report("fitting {} positions ({} held out), {} generations of {}".format(
-        int((~held).sum()), int(held.sum()), generations, population))
-    weights, _ = fit_weights(features[~held], labels[~held], plies[~held], start, bounds, generations, population,
-                             seed=seed, report=report, names=names)
-    figures = {"temperature": TEMPERATURE, "bound": limit, "generations": generations, "population": population,
-               "seed": seed, "tapered": tapered, "on_bound": on_bounds(weights, bounds, names)}
+    report(
+        f"fitting {int((~held).sum())} positions ({int(held.sum())} held out), {generations} "
+        f"generations of {population}"
+    )
+    weights, _ = fit_weights(
+        features[~held],
+        labels[~held],
+        plies[~held],
+        start,
+        bounds,
+        generations,
+        population,
+        seed=seed,
+        report=report,
+        names=names,
+    )
+    figures = {
+        "temperature": TEMPERATURE,
+        "bound": limit,
+        "generations": generations,
+        "population": population,
+        "seed": seed,
+        "tapered": tapered,
+        "on_bound": on_bounds(weights, bounds, names),
+    }
     for name, chosen in (("fitted", ~held), ("held_out", held)):
-        figures[name] = {"new": describe(weights, features[chosen], labels[chosen], plies[chosen]),
-                         "start": describe(start, features[chosen], labels[chosen], plies[chosen])}
+        figures[name] = {
+            "new": describe(weights, features[chosen], labels[chosen], plies[chosen]),
+            "start": describe(start, features[chosen], labels[chosen], plies[chosen]),
+        }
     return dict(zip(names, (float(w) for w in weights))), figures
 
 
 def fitted_params(weights, figures, labels_path, labels_info, settings):
     """Validated Params for fitted weights (by gene name, as ``fit_labels`` gives them): the search
     ``settings`` (a Params) and provenance; ``labels_path``: the labels files fitted."""
-    provenance = {"source": "fitted to solver labels",
-                  "labels": [os.path.basename(path) for path in labels_path],
-                  "labels_info": labels_info, "strategy": "cmaes", "fit": figures,
-                  "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()}
-    return make_params(list(weights.values()), settings.depth, settings.cpu_budget, provenance, source="fitted weights",
-                       cpu_cap=settings.cpu_cap, solve_from=settings.solve_from)
+    provenance = {
+        "source": "fitted to solver labels",
+        "labels": [os.path.basename(path) for path in labels_path],
+        "labels_info": labels_info,
+        "strategy": "cmaes",
+        "fit": figures,
+        "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
+    }
+    return make_params(
+        list(weights.values()),
+        settings.depth,
+        settings.cpu_budget,
+        provenance,
+        source="fitted weights",
+        cpu_cap=settings.cpu_cap,
+        solve_from=settings.solve_from,
+    )

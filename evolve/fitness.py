@@ -10,8 +10,9 @@ import logging
 import random
 import sys
 import traceback
-from collections import namedtuple
+from typing import NamedTuple, Optional, Tuple, Union
 
+from engine.common.seeds import derive_seed
 from engine.constants import BLACK, WHITE
 from engine.native.compiler import NativeError, NoCompiler
 from engine.native.searcher import native_library
@@ -20,23 +21,33 @@ from engine.play.game import play_game
 from engine.players.base import Reason
 from engine.players.searcher import AgentPlayer
 from engine.players.specs import make_player
-from engine.common.seeds import derive_seed
-from evolve.program import program_player
+from evolve.program import BuiltProgram, program_player
 
 log = logging.getLogger("evolve.fitness")
 
-GameJob = namedtuple("GameJob", "individual weights opponent group game seed opening_seed opening_plies depth engine "
-                               "program")
-GameJob.__new__.__defaults__ = ("python", None)
-GameJob.__doc__ = """One fitness game. ``individual``: its index in the batch; ``weights``: its genome;
-``opponent``: a player spec, or a tuple of weights for self-play; ``group``: the index of the
-panel entry (self-play last); ``game``: even = the individual plays Black, odd = White;
-``engine``: the searcher of our players, "native" or "python" (the same moves); ``program``:
-None where the individual is our searcher, else the BuiltProgram whose weights the genome is
-(``evolve.program``; ``depth`` then plays no part)."""
+
+class FitnessGame(NamedTuple):
+    """One fitness game. ``individual``: its index in the batch; ``weights``: its genome;
+    ``opponent``: a player spec, or a tuple of weights for self-play; ``group``: the index of the
+    panel entry (self-play last); ``game``: even = the individual plays Black, odd = White;
+    ``engine``: the searcher of our players, "native" or "python" (the same moves); ``program``:
+    None where the individual is our searcher, else the BuiltProgram whose weights the genome is
+    (``evolve.program``; ``depth`` then plays no part)."""
+
+    individual: int
+    weights: Tuple[float, ...]
+    opponent: Union[str, Tuple[float, ...]]
+    group: int
+    game: int
+    seed: int
+    opening_seed: int
+    opening_plies: int
+    depth: int
+    engine: str = "python"
+    program: Optional[BuiltProgram] = None
 
 
-class GameJobError(RuntimeError):
+class FitnessGameError(RuntimeError):
     """A game job failed twice; the message names the individual and the seed."""
 
 
@@ -55,27 +66,33 @@ def genome_player(job, weights, label):
 def play_job(job):
     """Worker: play one fitness game; (win 1/0, stone margin) for the individual, and for a program
     individual whether it lost by its own fault (1/0)."""
-    me = genome_player(job, job.weights, "individual {}".format(job.individual))
+    me = genome_player(job, job.weights, f"individual {job.individual}")
     if isinstance(job.opponent, str):
         other = make_player(job.opponent, timed=False, engine=job.engine)
     else:
         other = genome_player(job, job.opponent, "self-play opponent")
     plays_black = job.game % 2 == 0
     black, white = (me, other) if plays_black else (other, me)
-    record = play_game(black, white, seed=job.seed, opening_plies=job.opening_plies,
-                       opening_seed=job.opening_seed)
+    record = play_game(black, white, seed=job.seed, opening_plies=job.opening_plies, opening_seed=job.opening_seed)
     margin = record.black_stones - record.white_stones
     won = record.winner == (BLACK if plays_black else WHITE)
-    log.debug("individual %d vs %s game %d seed %d: %s (%s)", job.individual,
-              job.opponent if isinstance(job.opponent, str) else "self-play",
-              job.game, job.seed, "won" if won else "lost", record.reason)
+    log.debug(
+        "individual %d vs %s game %d seed %d: %s (%s)",
+        job.individual,
+        job.opponent if isinstance(job.opponent, str) else "self-play",
+        job.game,
+        job.seed,
+        "won" if won else "lost",
+        record.reason,
+    )
     outcome = (1.0 if won else 0.0), float(margin if plays_black else -margin)
     if job.program is None:
         return outcome
     fault = not won and record.reason != Reason.END
-    if fault:         # a program can lose by its own fault (a crash, a move past the CPU limit): said, never silent
-        log.warning("individual %d lost game %d (seed %d) by its fault: %s", job.individual, job.game, job.seed,
-                    record.detail)
+    if fault:  # a program can lose by its own fault (a crash, a move past the CPU limit): said, never silent
+        log.warning(
+            "individual %d lost game %d (seed %d) by its fault: %s", job.individual, job.game, job.seed, record.detail
+        )
     return outcome + (1.0 if fault else 0.0,)
 
 
@@ -105,8 +122,21 @@ def make_jobs(individuals, config, generation_seed, self_play_opponents, engine=
             for game in range(games):
                 seed = derive_seed(generation_seed, group, game)
                 opening_seed = derive_seed(generation_seed, group, game // 2, 1)
-                jobs.append(GameJob(index, weights, opponent, group, game, seed, opening_seed,
-                                    opening, config["depth"], engine, program))
+                jobs.append(
+                    FitnessGame(
+                        index,
+                        weights,
+                        opponent,
+                        group,
+                        game,
+                        seed,
+                        opening_seed,
+                        opening,
+                        config["depth"],
+                        engine,
+                        program,
+                    )
+                )
     return jobs
 
 
@@ -119,7 +149,7 @@ def evaluate_in_rounds(individuals, config, generation_seed, opponents, engine, 
     every = make_jobs(individuals, config, generation_seed, opponents, engine, program)
     sizes = {}
     for job in every:
-        sizes[job.group] = max(sizes.get(job.group, 0), job.game // 2 + 1)          # pairs of games per group
+        sizes[job.group] = max(sizes.get(job.group, 0), job.game // 2 + 1)  # pairs of games per group
     part = {id(job): (job.game // 2) * rounds // sizes[job.group] for job in every}
     weights = group_weights(config, len(opponents))
     least = max(2, config["ga" if config["strategy"] == "ga" else "cmaes"]["hall_of_fame"])
@@ -131,13 +161,17 @@ def evaluate_in_rounds(individuals, config, generation_seed, opponents, engine, 
         if number < rounds - 1 and len(playing) > least:
             fitness = fold(jobs, outcomes, len(individuals), weights, config["black_weight"])
             ranked = sorted(playing, key=lambda k: fitness[k][0], reverse=True)
-            playing = set(ranked[:max(least, int(round(len(playing) * keep)))])
+            playing = set(ranked[: max(least, int(round(len(playing) * keep)))])
     folded = fold(jobs, outcomes, len(individuals), weights, config["black_weight"])
     faults = sum(report.get("faults", 0) for _, report in folded)
     if faults:
         log.warning("%d of %d games lost by the program's own fault (run.log names each)", faults, len(jobs))
-        print("warning: {} of {} games lost by the program's own fault (a crash, a timeout, a bad or illegal move; "
-              "run.log names each)".format(faults, len(jobs)), file=sys.stderr)
+        print(
+            f"warning: {faults} of {len(jobs)} games lost by the program's own fault (a crash, a timeout, "
+            "a bad or illegal move; "
+            "run.log names each)",
+            file=sys.stderr,
+        )
     return folded, len(jobs)
 
 
@@ -150,7 +184,7 @@ def group_weights(config, self_play_count):
 
 
 def run_jobs(map_function, jobs, progress=None):
-    """Play every job through ``map_function``; a failed job is retried once, then GameJobError."""
+    """Play every job through ``map_function``; a failed job is retried once, then FitnessGameError."""
     outcomes = []
     for outcome in map_function(safe_play_job, jobs):
         outcomes.append(outcome)
@@ -163,9 +197,16 @@ def run_jobs(map_function, jobs, progress=None):
         for k, outcome in zip(failed, retried):
             if isinstance(outcome, str):
                 job = jobs[k]
-                raise GameJobError("game job failed twice: individual {} ({}), opponent {}, game {}, seed {}:\n{}"
-                                   .format(job.individual, list(job.weights), job.opponent if isinstance(job.opponent, str)
-                                           else "self-play", job.game, job.seed, outcome))
+                raise FitnessGameError(
+                    "game job failed twice: individual {} ({}), opponent {}, game {}, seed {}:\n{}".format(
+                        job.individual,
+                        list(job.weights),
+                        job.opponent if isinstance(job.opponent, str) else "self-play",
+                        job.game,
+                        job.seed,
+                        outcome,
+                    )
+                )
             outcomes[k] = outcome
     return outcomes
 
@@ -180,10 +221,10 @@ def fold(jobs, outcomes, count, weights, black_weight=1.0):
     individual, also the games it lost by its own fault.
     """
     sums, faults = {}, {}
-    colours = [[0, 0, 0, 0] for _ in range(count)]          # Black wins, Black games, White wins, White games
+    colours = [[0, 0, 0, 0] for _ in range(count)]  # Black wins, Black games, White wins, White games
     for job, outcome in zip(jobs, outcomes):
         win, margin = outcome[:2]
-        if len(outcome) > 2:                                  # a program individual's: lost by its fault?
+        if len(outcome) > 2:  # a program individual's: lost by its fault?
             faults[job.individual] = faults.get(job.individual, 0) + int(outcome[2])
         as_black = job.game % 2 == 0
         share = black_weight if as_black else 1.0
@@ -207,9 +248,11 @@ def fold(jobs, outcomes, count, weights, black_weight=1.0):
                 variance += weight * weight * rate * (1 - rate) * squares / (shares * shares)
                 total += weight
         black_wins, black_games, white_wins, white_games = colours[individual]
-        report = {"black_win_rate": black_wins / black_games if black_games else None,
-                  "white_win_rate": white_wins / white_games if white_games else None,
-                  "standard_error": variance ** 0.5 / total}
+        report = {
+            "black_win_rate": black_wins / black_games if black_games else None,
+            "white_win_rate": white_wins / white_games if white_games else None,
+            "standard_error": variance**0.5 / total,
+        }
         if individual in faults:
             report["faults"] = faults[individual]
         results.append(((win_rate / total, margin / total), report))
@@ -222,8 +265,8 @@ def self_play_opponents(config, halloffame, population, generation_seed):
     if self_play["weight"] <= 0:
         return []
     if self_play["against"] == "hall_of_fame" and len(halloffame):
-        return [list(ind) for ind in halloffame][:self_play["opponents"]]
-    chooser = random.Random(generation_seed)          # a private stream: the evolution's is untouched
+        return [list(ind) for ind in halloffame][: self_play["opponents"]]
+    chooser = random.Random(generation_seed)  # a private stream: the evolution's is untouched
     sample = chooser.sample(range(len(population)), min(self_play["opponents"], len(population)))
     return [list(population[k]) for k in sample]
 
@@ -236,14 +279,18 @@ def engine_for(asked):
         return "python"
     try:
         native_library()
-    except NativeError as error:        # a failed build or a mismatch with the Python raises whatever was asked
+    except NativeError as error:  # a failed build or a mismatch with the Python raises whatever was asked
         reason = str(error).splitlines()[0]
         if asked == "native" or not isinstance(error, NoCompiler):
-            raise NativeError("fitness.engine = \"native\", but the compiled searcher cannot be built here: {} "
-                              "(engine = \"auto\" searches in Python instead: the same moves, slower)".format(reason))
-        log.warning("fitness.engine = \"auto\": the compiled searcher cannot be built here (%s); the games search "
-                    "in Python (the same moves, slower)", reason)
-        print("warning: searching in Python, the compiled searcher cannot be built here: {}".format(reason),
-              file=sys.stderr)
+            raise NativeError(
+                f'fitness.engine = "native", but the compiled searcher cannot be built here: {reason} '
+                '(engine = "auto" searches in Python instead: the same moves, slower)'
+            )
+        log.warning(
+            'fitness.engine = "auto": the compiled searcher cannot be built here (%s); the games search '
+            "in Python (the same moves, slower)",
+            reason,
+        )
+        print(f"warning: searching in Python, the compiled searcher cannot be built here: {reason}", file=sys.stderr)
         return "python"
     return "native"

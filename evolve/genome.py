@@ -51,7 +51,9 @@ def clip(bounds):
                 for k, value in enumerate(child):
                     child[k] = min(max(value, lows[k]), highs[k])
             return offspring
+
         return wrapper
+
     return decorator
 
 
@@ -76,7 +78,7 @@ def _first_population(toolbox, start, n):
     randoms = n - len(starts) if not starts else int(round(start["random"] * (n - len(starts))))
     population = list(starts)
     while len(population) < n - randoms:
-        child, = toolbox.mutate(toolbox.clone(starts[len(population) % len(starts)]))
+        (child,) = toolbox.mutate(toolbox.clone(starts[len(population) % len(starts)]))
         population.append(child)
     return population + [toolbox.individual() for _ in range(randoms)]
 
@@ -97,9 +99,13 @@ def make_toolbox(config, strategy=None):
 
         toolbox.register("individual", tools.initIterate, creator.Individual, random_weights)
         toolbox.register("mate", tools.cxBlend, alpha=ga["blend_alpha"])
-        toolbox.register("mutate", tools.mutGaussian, mu=0.0,
-                         sigma=[ga["mutation_sigma"] * (high - low) for low, high in bounds],
-                         indpb=ga["gene_mutation_probability"])
+        toolbox.register(
+            "mutate",
+            tools.mutGaussian,
+            mu=0.0,
+            sigma=[ga["mutation_sigma"] * (high - low) for low, high in bounds],
+            indpb=ga["gene_mutation_probability"],
+        )
         toolbox.decorate("mate", clip(bounds))
         toolbox.decorate("mutate", clip(bounds))
         toolbox.register("select", tools.selTournament, tournsize=ga["tournament_size"])
@@ -110,10 +116,12 @@ def make_toolbox(config, strategy=None):
     if strategy is None:
         ranges = numpy.array([high - low for low, high in bounds])
         starts = config.get("start", NO_START)["weights"]
-        centre = ([float(x) for x in numpy.mean(starts, axis=0)] if starts
-                  else [(low + high) / 2 for low, high in bounds])
-        strategy = cma.Strategy(centroid=centre, sigma=config["cmaes"]["sigma"],
-                                lambda_=config["population"], cmatrix=numpy.diag(ranges ** 2))
+        centre = (
+            [float(x) for x in numpy.mean(starts, axis=0)] if starts else [(low + high) / 2 for low, high in bounds]
+        )
+        strategy = cma.Strategy(
+            centroid=centre, sigma=config["cmaes"]["sigma"], lambda_=config["population"], cmatrix=numpy.diag(ranges**2)
+        )
     toolbox.register("generate", strategy.generate, creator.Individual)
     toolbox.register("update", strategy.update)
     toolbox.decorate("generate", clip(bounds))

@@ -24,20 +24,19 @@ import json
 import os
 import random
 
-
-from engine.errors import UserError
 from engine.book import book_key
-from engine.params import load_params
-from engine.playout import random_opening, random_point
-from engine.data import SHIPPED_PARAMS
-from engine.native.compiler import DEFAULT_TABLE_BITS
-from engine.native.solver import NativeSolver, describe_position, position_from_text
-from engine.players.scripted import AggressivePlayer, GreedyPlayer
-from engine.players.searcher import AgentPlayer
-from engine.protocol import write_atomic
-from engine.common.seeds import derive_seed
 from engine.common.pools import process_pool
 from engine.common.progress import counter
+from engine.common.seeds import derive_seed
+from engine.data import SHIPPED_PARAMS
+from engine.errors import UserError
+from engine.native.compiler import DEFAULT_TABLE_BITS
+from engine.native.solver import NativeSolver, describe_position, position_from_text
+from engine.params import load_params
+from engine.players.scripted import AggressivePlayer, GreedyPlayer
+from engine.players.searcher import AgentPlayer
+from engine.playout import random_opening, random_point
+from engine.protocol import write_atomic
 
 LABELS_FORMAT = "littlego-labels 1"
 
@@ -50,7 +49,7 @@ def _sampling_players(seed):
     """The players whose games the positions come from: the shipped weights at depths 1-3 and
     two of the course's scripted opponents (each mixed with random moves by the caller)."""
     params = load_params(SHIPPED_PARAMS)
-    players = [AgentPlayer(params, depth, spec="agent@{}".format(depth), timed=False) for depth in (1, 2, 3)]
+    players = [AgentPlayer(params, depth, spec=f"agent@{depth}", timed=False) for depth in (1, 2, 3)]
     players += [GreedyPlayer(), AggressivePlayer()]
     for index, player in enumerate(players):
         player.new_game(1, derive_seed(seed, index))
@@ -77,7 +76,7 @@ def sample_game(seed, plies, per_game, epsilon=0.25, opening_plies=2):
     return [(describe_position(p), book_key(p)[0]) for p in chosen]
 
 
-STALE_BATCHES = 20          # batches of games in a row that find nothing new: the plies hold no more
+STALE_BATCHES = 20  # batches of games in a row that find nothing new: the plies hold no more
 
 
 def sample_positions(count, plies=(6, 14), seed=1, per_game=2, epsilon=0.25, progress=None, jobs=1):
@@ -158,24 +157,34 @@ def load_labels(path):
         with gzip.open(path, "rt", encoding="utf-8") as handle:
             data = json.load(handle)
     except OSError as error:
-        raise LabelsError("{}: cannot read as a gzipped labels file: {}".format(path, getattr(error, "strerror", None) or error))
+        raise LabelsError(
+            "{}: cannot read as a gzipped labels file: {}".format(path, getattr(error, "strerror", None) or error)
+        )
     except (ValueError, EOFError) as error:
-        raise LabelsError("{}: not a labels file (gzipped JSON): {}".format(path, error))
+        raise LabelsError(f"{path}: not a labels file (gzipped JSON): {error}")
     if not isinstance(data, dict) or data.get("format") != LABELS_FORMAT:
-        raise LabelsError("{}: not a labels file: expected \"format\": {!r}".format(path, LABELS_FORMAT))
+        raise LabelsError(f'{path}: not a labels file: expected "format": {LABELS_FORMAT!r}')
     entries = data.get("positions")
     if not isinstance(entries, list) or not entries:
-        raise LabelsError("{}: 'positions' must be a non-empty list".format(path))
+        raise LabelsError(f"{path}: 'positions' must be a non-empty list")
     positions, labels = [], []
     for index, entry in enumerate(entries):
-        if (not isinstance(entry, list) or len(entry) != 2 or not isinstance(entry[0], str)
-                or entry[1] not in (0, 1) or isinstance(entry[1], bool)):
-            raise LabelsError("{}: positions[{}]: expected [\"<position>\", 0 or 1], found {!r}"
-                              .format(path, index, entry if len(repr(entry)) < 80 else repr(entry)[:80] + "..."))
+        if (
+            not isinstance(entry, list)
+            or len(entry) != 2
+            or not isinstance(entry[0], str)
+            or entry[1] not in (0, 1)
+            or isinstance(entry[1], bool)
+        ):
+            raise LabelsError(
+                '{}: positions[{}]: expected ["<position>", 0 or 1], found {!r}'.format(
+                    path, index, entry if len(repr(entry)) < 80 else repr(entry)[:80] + "..."
+                )
+            )
         try:
             positions.append(position_from_text(entry[0]))
         except ValueError as error:
-            raise LabelsError("{}: positions[{}]: not a position: {}".format(path, index, error))
+            raise LabelsError(f"{path}: positions[{index}]: not a position: {error}")
         labels.append(entry[1])
     info = data.get("info") if isinstance(data.get("info"), dict) else {}
     return positions, labels, info
@@ -192,8 +201,10 @@ def load_many(paths):
             key = book_key(position)[0]
             if key in where:
                 if labels[where[key]] != label:
-                    raise LabelsError("{}: a position is labelled {} here and {} in an earlier file: {}".format(
-                        path, label, labels[where[key]], describe_position(position)))
+                    raise LabelsError(
+                        f"{path}: a position is labelled {label} here and {labels[where[key]]} in an earlier file: "
+                        f"{describe_position(position)}"
+                    )
                 continue
             where[key] = len(positions)
             positions.append(position)
@@ -201,25 +212,44 @@ def load_many(paths):
     return positions, labels, infos
 
 
-def build_labels(path, count, plies=(6, 14), seed=1, jobs=1, table_bits=DEFAULT_TABLE_BITS, per_game=2, epsilon=0.25,
-                 report=print):
+def build_labels(
+    path, count, plies=(6, 14), seed=1, jobs=1, table_bits=DEFAULT_TABLE_BITS, per_game=2, epsilon=0.25, report=print
+):
     """Sample, label and save ``count`` positions; the info written with them."""
     started = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     texts, games = sample_positions(count, plies, seed, per_game, epsilon, counter("sampling", "position", count), jobs)
-    report("sampled {} positions from {} games (plies {}-{}){}".format(
-        len(texts), games, plies[0], plies[1], "" if len(texts) == count else
-        ": no more distinct ones turned up in {} batches of games".format(STALE_BATCHES)))
+    report(
+        "sampled {} positions from {} games (plies {}-{}){}".format(
+            len(texts),
+            games,
+            plies[0],
+            plies[1],
+            "" if len(texts) == count else f": no more distinct ones turned up in {STALE_BATCHES} batches of games",
+        )
+    )
     labelled, nodes, interrupted = label_positions(texts, jobs, table_bits, counter("solving", "position", len(texts)))
     if interrupted:
-        report("interrupted: keeping the {} positions solved so far (of {})".format(len(labelled), len(texts)))
+        report(f"interrupted: keeping the {len(labelled)} positions solved so far (of {len(texts)})")
         if not labelled:
             raise KeyboardInterrupt
     wins = sum(won for _, won in labelled)
-    info = {"seed": seed, "plies": list(plies), "games": games, "per_game": per_game, "epsilon": epsilon,
-            "opening_plies": 2, "players": "the shipped weights at depths 1-3, greedy, aggressive",
-            "mover_wins": wins, "solver_nodes": nodes, "created": started.isoformat(),
-            "sampled": len(texts), "stopped_early": interrupted}
+    info = {
+        "seed": seed,
+        "plies": list(plies),
+        "games": games,
+        "per_game": per_game,
+        "epsilon": epsilon,
+        "opening_plies": 2,
+        "players": "the shipped weights at depths 1-3, greedy, aggressive",
+        "mover_wins": wins,
+        "solver_nodes": nodes,
+        "created": started.isoformat(),
+        "sampled": len(texts),
+        "stopped_early": interrupted,
+    }
     save_labels(path, labelled, info)
-    report("solved {}: {} won for the side to move, {} lost ({} solver nodes); wrote {}"
-           .format(len(labelled), wins, len(labelled) - wins, nodes, path))
+    report(
+        f"solved {len(labelled)}: {wins} won for the side to move, {len(labelled) - wins} lost "
+        f"({nodes} solver nodes); wrote {path}"
+    )
     return info

@@ -27,19 +27,26 @@ import numpy
 from deap import algorithms, tools
 from tqdm import tqdm
 
+from engine.common.runfolder import CONFIG_COPY, FOLDER_TIME, GENERATIONS, LOG_FILE
+from engine.common.seeds import derive_seed
 from engine.errors import InvalidInput
 from engine.features import FEATURES
 from engine.params import make_params, save_params
-from engine.protocol import write_atomic
 from engine.play.executors import check_scheduler, executor
+from engine.protocol import write_atomic
 from evolve import genome
-from evolve.checkpoint import (CHECKPOINT, RunError, RunLock, load_checkpoint, load_start_weights, save_checkpoint,
-                               save_start_weights)
+from evolve.checkpoint import (
+    CHECKPOINT,
+    RunError,
+    RunLock,
+    load_checkpoint,
+    load_start_weights,
+    save_checkpoint,
+    save_start_weights,
+)
 from evolve.config import load_config
 from evolve.fitness import engine_for, evaluate_in_rounds, make_jobs, self_play_opponents
 from evolve.program import best_file, program_built, save_agent_weights
-from engine.common.seeds import derive_seed
-from engine.common.runfolder import CONFIG_COPY, FOLDER_TIME, GENERATIONS, LOG_FILE
 
 log = logging.getLogger("evolve")
 
@@ -48,13 +55,13 @@ BEST_PARAMS = "best-params.json"
 
 def generation_seed(config, generation):
     """The seed of a generation's games: from the config seed and the generation alone."""
-    return derive_seed(config["seed"], generation) % (2 ** 31)
+    return derive_seed(config["seed"], generation) % (2**31)
 
 
 def _setup_logging(run_dir, verbose=False):
     logger = logging.getLogger("evolve")
     logger.setLevel(logging.DEBUG if verbose else logging.INFO)
-    for handler in list(logger.handlers):      # a previous run in this process
+    for handler in list(logger.handlers):  # a previous run in this process
         logger.removeHandler(handler)
         handler.close()
     handler = logging.FileHandler(os.path.join(run_dir, LOG_FILE))
@@ -73,7 +80,7 @@ def _by_colour(individual):
 
 def rate_text(value):
     """A win rate or its standard error as the log and the table write it; ``-`` where there is none."""
-    return "-" if value is None else "{:.3f}".format(value)
+    return "-" if value is None else f"{value:.3f}"
 
 
 def _where(description):
@@ -87,7 +94,7 @@ def _new_folder(parent, name):
     """Create a fresh folder ``parent/name`` (or ``name-2``, ``-3``...): exclusive even against a concurrent run."""
     suffix = 1
     while True:
-        path = os.path.join(parent, name if suffix == 1 else "{}-{}".format(name, suffix))
+        path = os.path.join(parent, name if suffix == 1 else f"{name}-{suffix}")
         try:
             os.mkdir(path)
             return path
@@ -98,26 +105,31 @@ def _new_folder(parent, name):
 def _stats(population):
     wins = numpy.array([ind.fitness.values[0] for ind in population])
     margins = numpy.array([ind.fitness.values[1] for ind in population])
-    return {"win_rate": {"best": float(wins.max()), "mean": float(wins.mean()), "std": float(wins.std()),
-                         "min": float(wins.min())},
-            "margin": {"best": float(margins.max()), "mean": float(margins.mean()), "std": float(margins.std())}}
+    return {
+        "win_rate": {
+            "best": float(wins.max()),
+            "mean": float(wins.mean()),
+            "std": float(wins.std()),
+            "min": float(wins.min()),
+        },
+        "margin": {"best": float(margins.max()), "mean": float(margins.mean()), "std": float(margins.std())},
+    }
 
 
-class Evolution(object):
+class Evolution:
     """One run: its folder, config, DEAP state, and the pool that plays its games."""
 
-    def __init__(self, run_dir, config, workers=None, progress=True, out=sys.stdout, strategy=None,
-                 scheduler=None):
+    def __init__(self, run_dir, config, workers=None, progress=True, out=sys.stdout, strategy=None, scheduler=None):
         if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-            raise InvalidInput("workers must be a positive integer, not {!r}".format(workers))
+            raise InvalidInput(f"workers must be a positive integer, not {workers!r}")
         self.run_dir = run_dir
         self.config = config
         self.workers = workers or config["workers"] or os.cpu_count() or 1
         # Where the games run: the command line's choice, else the experiment's, else the local pool.
         self.scheduler = check_scheduler(scheduler) if scheduler else config["executor"]["scheduler"] or None
         self.where = {}
-        self.engine = None         # the searcher the games use, settled when the run starts
-        self.program = None        # a program individual's build (evolve.program), while the run runs
+        self.engine = None  # the searcher the games use, settled when the run starts
+        self.program = None  # a program individual's build (evolve.program), while the run runs
         self.lock = None
         self.progress = progress
         self.out = out
@@ -125,7 +137,7 @@ class Evolution(object):
         self.toolbox, self.strategy = genome.make_toolbox(config, strategy)
         self.population, self.halloffame, self.logbook = [], None, tools.Logbook()
         self.logbook.header = ["gen", "evals", "games", "best", "mean", "std", "min", "seconds"]
-        self.records = []          # the full per-generation records behind generations.jsonl
+        self.records = []  # the full per-generation records behind generations.jsonl
         self.generation = -1
 
     # -- creating and resuming ------------------------------------------------------------------
@@ -133,9 +145,9 @@ class Evolution(object):
     def create(cls, config_path, runs_dir="runs", workers=None, progress=True, out=sys.stdout, scheduler=None):
         """A new run folder for a config file (config and arguments checked first: nothing is created for bad ones)."""
         config = load_config(config_path)
-        cls(None, config, workers, scheduler=scheduler)   # the arguments are checked before any folder exists
+        cls(None, config, workers, scheduler=scheduler)  # the arguments are checked before any folder exists
         if os.path.exists(runs_dir) and not os.path.isdir(runs_dir):
-            raise RunError("{}: not a folder (--runs-dir names where run folders go)".format(runs_dir))
+            raise RunError(f"{runs_dir}: not a folder (--runs-dir names where run folders go)")
         os.makedirs(runs_dir, exist_ok=True)
         run_dir = _new_folder(runs_dir, "{}-{}".format(config["name"], datetime.datetime.now().strftime(FOLDER_TIME)))
         evolution = cls(run_dir, config, workers, progress, out, scheduler=scheduler)
@@ -149,32 +161,40 @@ class Evolution(object):
     def _start(self):
         """Generation -1: the random streams seeded from the config, an empty hall of fame."""
         genome.STREAM.seed(self.config["seed"])
-        numpy.random.seed(self.config["seed"] % (2 ** 32))
+        numpy.random.seed(self.config["seed"] % (2**32))
         self.halloffame = tools.HallOfFame(self._hof_size())
 
     @classmethod
     def resume(cls, run_dir, workers=None, progress=True, out=sys.stdout, scheduler=None):
         """The run in ``run_dir`` as its last checkpoint left it (or from its start, if it has none yet)."""
         if not os.path.isdir(run_dir):
-            raise RunError("{}: no such run folder".format(run_dir))
+            raise RunError(f"{run_dir}: no such run folder")
         lock = RunLock(run_dir).acquire()
         try:
-            if not os.path.exists(os.path.join(run_dir, CHECKPOINT)) and os.path.exists(os.path.join(run_dir, CONFIG_COPY)):
+            if not os.path.exists(os.path.join(run_dir, CHECKPOINT)) and os.path.exists(
+                os.path.join(run_dir, CONFIG_COPY)
+            ):
                 # Stopped before its first checkpoint: start again, exactly as the run would have.
-                evolution = cls(run_dir, load_config(os.path.join(run_dir, CONFIG_COPY), load_start_weights(run_dir)),
-                                workers, progress, out, scheduler=scheduler)
+                evolution = cls(
+                    run_dir,
+                    load_config(os.path.join(run_dir, CONFIG_COPY), load_start_weights(run_dir)),
+                    workers,
+                    progress,
+                    out,
+                    scheduler=scheduler,
+                )
                 evolution.lock = lock
                 evolution._start()
                 evolution._rewrite_generations()
                 return evolution
             state = load_checkpoint(run_dir)
             config = state["config"]
-            config.setdefault("executor", {"scheduler": ""})      # checkpoints from before executors existed
-            config.setdefault("fitness", {"engine": "python"})     # and from before the compiled searcher
+            config.setdefault("executor", {"scheduler": ""})  # checkpoints from before executors existed
+            config.setdefault("fitness", {"engine": "python"})  # and from before the compiled searcher
             config["fitness"].setdefault("rounds", 1)
             config["fitness"].setdefault("keep", 0.5)
-            config.setdefault("black_weight", 1.0)                  # and from before colour weighting
-            config.setdefault("tapered", False)                     # and from before tapered weights
+            config.setdefault("black_weight", 1.0)  # and from before colour weighting
+            config.setdefault("tapered", False)  # and from before tapered weights
             config.setdefault("genes", list(FEATURES))
             evolution = cls(run_dir, config, workers, progress, out, strategy=state["strategy"], scheduler=scheduler)
         except BaseException:
@@ -205,19 +225,28 @@ class Evolution(object):
             last = min(last, self.generation + stop_after)
         try:
             self.engine = engine_for(self.config["fitness"]["engine"])
-            with program_built(self.config, self.scheduler, self.out) as self.program, \
-                    executor(self.scheduler, self.workers) as games:
+            with program_built(self.config, self.scheduler, self.out) as self.program, executor(
+                self.scheduler, self.workers
+            ) as games:
                 self.where = games.describe()
-                log.info("run %s: %s, generations %d..%d; games run on %s, searched by the %s engine", self.run_dir,
-                         self.config["name"], self.generation + 1, self.config["generations"], _where(self.where),
-                         self.engine)
-                print("games run on {}, searched by the {} engine".format(_where(self.where), self.engine),
-                      file=self.out)
+                log.info(
+                    "run %s: %s, generations %d..%d; games run on %s, searched by the %s engine",
+                    self.run_dir,
+                    self.config["name"],
+                    self.generation + 1,
+                    self.config["generations"],
+                    _where(self.where),
+                    self.engine,
+                )
+                print(f"games run on {_where(self.where)}, searched by the {self.engine} engine", file=self.out)
                 self.toolbox.register("map", games.map)
                 start = self.config.get("start", genome.NO_START)
                 if self.generation < 0 and start["params"]:
-                    log.info("generation 0 starts from %s, mutated copies of them and %.0f%% of the rest at random",
-                             ", ".join(start["params"]), 100 * start["random"])
+                    log.info(
+                        "generation 0 starts from %s, mutated copies of them and %.0f%% of the rest at random",
+                        ", ".join(start["params"]),
+                        100 * start["random"],
+                    )
                 while self.generation < last:
                     self._generation(self.generation + 1)
         finally:
@@ -241,21 +270,35 @@ class Evolution(object):
             ga = self.config["ga"]
             elites = [self.toolbox.clone(ind) for ind in self.halloffame]
             chosen = self.toolbox.select(self.population, len(self.population) - len(elites))
-            candidates = algorithms.varAnd(chosen, self.toolbox, ga["crossover_probability"],
-                                           ga["mutation_probability"]) + elites
+            candidates = (
+                algorithms.varAnd(chosen, self.toolbox, ga["crossover_probability"], ga["mutation_probability"])
+                + elites
+            )
         # Fresh seeds this generation: every fitness, the elites' too, is measured anew.
         for individual in candidates:
             del individual.fitness.values
         invalid = [ind for ind in candidates if not ind.fitness.valid]
         bar = None
         if self.progress:
-            bar = tqdm(total=len(make_jobs(invalid, self.config, seed, opponents)), unit="game",
-                       desc="generation {}".format(number), leave=False)
+            bar = tqdm(
+                total=len(make_jobs(invalid, self.config, seed, opponents)),
+                unit="game",
+                desc=f"generation {number}",
+                leave=False,
+            )
         # CMA-ES draws from numpy's global generator: kept as it was whatever the executor's
         # libraries might draw from it while the games run.
         numpy_state = numpy.random.get_state()
-        folded, games = evaluate_in_rounds(invalid, self.config, seed, opponents, self.engine, self.toolbox.map,
-                                           bar.update if bar else None, self.program)
+        folded, games = evaluate_in_rounds(
+            invalid,
+            self.config,
+            seed,
+            opponents,
+            self.engine,
+            self.toolbox.map,
+            bar.update if bar else None,
+            self.program,
+        )
         numpy.random.set_state(numpy_state)
         if bar:
             bar.close()
@@ -278,34 +321,61 @@ class Evolution(object):
     def _record(self, number, evaluated, games, seconds):
         best = self.halloffame[0]
         rate = games / max(seconds, 1e-9)
-        entry = {"generation": number, "evaluated": len(evaluated), "games": games, "engine": self.engine,
-                 "seconds": round(seconds, 3), "games_per_second": round(rate, 2),
-                 "executor": dict((k, v) for k, v in self.where.items() if k != "dashboard"),
-                 "games_per_second_per_worker": round(rate / max(self.where.get("workers", 1), 1), 2),
-                 "diversity": genome.diversity(self.population, self.bounds),
-                 "best_fitness": list(best.fitness.values), "best_weights": genome.named(best, self.config["genes"]),
-                 "best_by_colour": _by_colour(best)}
+        entry = {
+            "generation": number,
+            "evaluated": len(evaluated),
+            "games": games,
+            "engine": self.engine,
+            "seconds": round(seconds, 3),
+            "games_per_second": round(rate, 2),
+            "executor": dict((k, v) for k, v in self.where.items() if k != "dashboard"),
+            "games_per_second_per_worker": round(rate / max(self.where.get("workers", 1), 1), 2),
+            "diversity": genome.diversity(self.population, self.bounds),
+            "best_fitness": list(best.fitness.values),
+            "best_weights": genome.named(best, self.config["genes"]),
+            "best_by_colour": _by_colour(best),
+        }
         entry.update(_stats(evaluated))
         errors = [ind.report["standard_error"] for ind in evaluated if getattr(ind, "report", None)]
         entry["win_rate"]["standard_error"] = float(numpy.mean(errors)) if errors else None
-        entry["individuals"] = [dict({"weights": [float(w) for w in ind], "fitness": list(ind.fitness.values)},
-                                     **getattr(ind, "report", {})) for ind in evaluated]
+        entry["individuals"] = [
+            dict(
+                {"weights": [float(w) for w in ind], "fitness": list(ind.fitness.values)}, **getattr(ind, "report", {})
+            )
+            for ind in evaluated
+        ]
         self.records.append(entry)
-        self.logbook.record(gen=number, evals=len(evaluated), games=games, best=best.fitness.values[0],
-                            mean=entry["win_rate"]["mean"], std=entry["win_rate"]["std"],
-                            min=entry["win_rate"]["min"], seconds=entry["seconds"])
+        self.logbook.record(
+            gen=number,
+            evals=len(evaluated),
+            games=games,
+            best=best.fitness.values[0],
+            mean=entry["win_rate"]["mean"],
+            std=entry["win_rate"]["std"],
+            min=entry["win_rate"]["min"],
+            seconds=entry["seconds"],
+        )
         with open(os.path.join(self.run_dir, GENERATIONS), "a") as handle:
             handle.write(json.dumps(entry) + "\n")
         self._write_best()
         colour = entry["best_by_colour"]
-        line = ("gen {generation:>3}  best {win:.3f} ({margin:+.2f}; Black {black}, White {white})  mean {mean:.3f}  "
-                "spread {std:.3f} (noise: SE {se:.3f})  diversity {diversity:.3f}  {games} games  "
-                "{rate:.1f} games/s".format(
-                    generation=number, win=best.fitness.values[0], margin=best.fitness.values[1],
-                    black=rate_text(colour["black"]), white=rate_text(colour["white"]),
-                    mean=entry["win_rate"]["mean"], std=entry["win_rate"]["std"],
-                    se=entry["win_rate"]["standard_error"] or 0.0,
-                    diversity=entry["diversity"], games=games, rate=entry["games_per_second"]))
+        line = (
+            "gen {generation:>3}  best {win:.3f} ({margin:+.2f}; Black {black}, White {white})  mean {mean:.3f}  "
+            "spread {std:.3f} (noise: SE {se:.3f})  diversity {diversity:.3f}  {games} games  "
+            "{rate:.1f} games/s".format(
+                generation=number,
+                win=best.fitness.values[0],
+                margin=best.fitness.values[1],
+                black=rate_text(colour["black"]),
+                white=rate_text(colour["white"]),
+                mean=entry["win_rate"]["mean"],
+                std=entry["win_rate"]["std"],
+                se=entry["win_rate"]["standard_error"] or 0.0,
+                diversity=entry["diversity"],
+                games=games,
+                rate=entry["games_per_second"],
+            )
+        )
         print(line, file=self.out)
         self.out.flush()
         log.info(line)
@@ -316,32 +386,56 @@ class Evolution(object):
 
     def _write_best(self):
         best = self.halloffame[0]
-        if self.config.get("individual"):      # a program's weights: in its own file's format
-            return save_agent_weights(os.path.join(self.run_dir, best_file(self.config)), self.config, best,
-                                      provenance(self.run_dir, self.config, self.generation, best.fitness.values))
+        if self.config.get("individual"):  # a program's weights: in its own file's format
+            return save_agent_weights(
+                os.path.join(self.run_dir, best_file(self.config)),
+                self.config,
+                best,
+                provenance(self.run_dir, self.config, self.generation, best.fitness.values),
+            )
         params = best_params(self.run_dir, self.config, self.generation, best)
         save_params(os.path.join(self.run_dir, BEST_PARAMS), params)
 
     def _checkpoint(self):
-        save_checkpoint(self.run_dir, {
-            "config": self.config, "generation": self.generation, "population": self.population,
-            "halloffame": self.halloffame, "logbook": self.logbook, "records": self.records,
-            "strategy": self.strategy,
-            "random_state": genome.STREAM.getstate(), "numpy_state": numpy.random.get_state()})
+        save_checkpoint(
+            self.run_dir,
+            {
+                "config": self.config,
+                "generation": self.generation,
+                "population": self.population,
+                "halloffame": self.halloffame,
+                "logbook": self.logbook,
+                "records": self.records,
+                "strategy": self.strategy,
+                "random_state": genome.STREAM.getstate(),
+                "numpy_state": numpy.random.get_state(),
+            },
+        )
 
 
 def best_params(run_dir, config, generation, best, depth=None, cpu_budget=None, cpu_cap=None, solve_from=None):
     """Validated Params of an evolved individual, with where it came from, and the search settings given."""
-    return make_params([float(w) for w in best], depth, cpu_budget,
-                       provenance(run_dir, config, generation, best.fitness.values),
-                       source="{} generation {}".format(run_dir, generation), cpu_cap=cpu_cap, solve_from=solve_from)
+    return make_params(
+        [float(w) for w in best],
+        depth,
+        cpu_budget,
+        provenance(run_dir, config, generation, best.fitness.values),
+        source=f"{run_dir} generation {generation}",
+        cpu_cap=cpu_cap,
+        solve_from=solve_from,
+    )
 
 
 def provenance(run_dir, config, generation, fitness):
     """Where a set of evolved weights came from."""
-    return {"source": "evolved", "run": os.path.basename(os.path.normpath(run_dir)),
-            "experiment": config["name"], "generation": generation,
-            "fitness": {"win_rate": fitness[0], "mean_stone_margin": fitness[1]},
-            "evolved_at_depth": config["depth"], "strategy": config["strategy"],
-            "panel": [entry["opponent"] for entry in config["panel"]],
-            "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()}
+    return {
+        "source": "evolved",
+        "run": os.path.basename(os.path.normpath(run_dir)),
+        "experiment": config["name"],
+        "generation": generation,
+        "fitness": {"win_rate": fitness[0], "mean_stone_margin": fitness[1]},
+        "evolved_at_depth": config["depth"],
+        "strategy": config["strategy"],
+        "panel": [entry["opponent"] for entry in config["panel"]],
+        "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
+    }

@@ -24,16 +24,15 @@ import math
 import os
 import sys
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Dict, Tuple
+from typing import Dict, NamedTuple, Tuple
 
-from engine.constants import BLACK
-from engine.errors import InvalidInput
 from engine.common.runfolder import RunError
+from engine.constants import BLACK
 from engine.course.build import LANGUAGES, built_agents, recognise
-from engine.position import Position
+from engine.errors import InvalidInput
 from engine.players.base import PlayerFault
 from engine.players.program import ProgramPlayer
+from engine.position import Position
 from engine.protocol import write_atomic
 from engine.sandbox.files import NOT_COPIED, UntrustedFileError, read_untrusted, write_new
 from engine.sandbox.isolation import prepare_folder, warning
@@ -42,14 +41,13 @@ from evolve.genome import named
 
 log = logging.getLogger("evolve.program")
 
-WEIGHTS_BYTES = 2 ** 20            # a weights file of a few named numbers is far smaller
+WEIGHTS_BYTES = 2**20  # a weights file of a few named numbers is far smaller
 # Names a weights file may not take: the host's files, the agents' sources, what a copy leaves out.
 RESERVED = frozenset(("input.txt", "output.txt") + tuple(language.source for language in LANGUAGES)) | NOT_COPIED
-SIDECAR = ".provenance.json"       # beside an exported weights file: where its weights came from
+SIDECAR = ".provenance.json"  # beside an exported weights file: where its weights came from
 
 
-@dataclass(frozen=True)
-class BuiltProgram:
+class BuiltProgram(NamedTuple):
     """A program individual as its games play it: the built folder (copied again for every game), the
     command that plays a move there, the genome's names, the weights file and its other keys, and the
     sandbox limits and CPU limit a move runs under."""
@@ -63,8 +61,7 @@ class BuiltProgram:
     cpu_limit: float
 
 
-@dataclass(frozen=True)
-class AgentWeights:
+class AgentWeights(NamedTuple):
     """Weights written in an agent's own format: the file, its provenance's sidecar, the object written
     and the provenance (the run, generation and fitness, as a params file's)."""
 
@@ -88,7 +85,8 @@ def folder_problem(folder):
     if not os.path.isdir(folder):
         return "no such folder"
     if recognise(folder) is None:
-        return "holds no course agent (build.sh looks for {})".format(", ".join(l.source for l in LANGUAGES))
+        sources = ", ".join(language.source for language in LANGUAGES)
+        return f"holds no course agent (build.sh looks for {sources})"
     return None
 
 
@@ -101,17 +99,17 @@ def read_agent_weights(folder, name, shown=None):
     except FileNotFoundError:
         return None
     except UntrustedFileError as error:
-        raise InvalidInput("{} is {} (a weights file is a regular file)".format(shown, error.kind))
+        raise InvalidInput(f"{shown} is {error.kind} (a weights file is a regular file)")
     except OSError as error:
-        raise InvalidInput("{} cannot be read: {}".format(shown, error.strerror or error))
+        raise InvalidInput(f"{shown} cannot be read: {error.strerror or error}")
     if more:
-        raise InvalidInput("{} is larger than {} MiB".format(shown, WEIGHTS_BYTES // 2 ** 20))
+        raise InvalidInput(f"{shown} is larger than {WEIGHTS_BYTES // 2**20} MiB")
     try:
         weights = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as error:
-        raise InvalidInput("{} is not JSON: {}".format(shown, error))
+        raise InvalidInput(f"{shown} is not JSON: {error}")
     if not isinstance(weights, dict):
-        raise InvalidInput("{} is not a JSON object of named numbers".format(shown))
+        raise InvalidInput(f"{shown} is not a JSON object of named numbers")
     return weights
 
 
@@ -122,13 +120,19 @@ def start_row(current, bounds, shown):
     for gene, (low, high) in bounds.items():
         value = current.get(gene)
         if gene not in current:
-            raise InvalidInput("'individual.bounds.{}' is not in {} (it names {}): the agent would never read it"
-                             .format(gene, shown, ", ".join(sorted(current)) or "nothing"))
+            raise InvalidInput(
+                "'individual.bounds.{}' is not in {} (it names {}): the agent would never read it".format(
+                    gene, shown, ", ".join(sorted(current)) or "nothing"
+                )
+            )
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            raise InvalidInput("{}: {} = {!r} is not a finite number".format(shown, gene, value))
+            raise InvalidInput(f"{shown}: {gene} = {value!r} is not a finite number")
         if not low <= value <= high:
-            raise InvalidInput("{}: weight {} = {:g} is outside 'individual.bounds.{}' = [{:g}, {:g}]; widen the "
-                             "bounds to start from it".format(shown, gene, value, gene, low, high))
+            raise InvalidInput(
+                f"{shown}: weight {gene} = {value:g} is outside 'individual.bounds.{gene}' = [{low:g}, "
+                f"{high:g}]; widen the "
+                "bounds to start from it"
+            )
         row.append(float(value))
     return row
 
@@ -159,8 +163,9 @@ class WeightedProgram(ProgramPlayer):
     copy of its folder that each game gets, before the game's first move."""
 
     def __init__(self, program, weights, label):
-        ProgramPlayer.__init__(self, program.folder, program.command, cpu_limit=program.cpu_limit, spec=label,
-                               limits=program.limits)
+        ProgramPlayer.__init__(
+            self, program.folder, program.command, cpu_limit=program.cpu_limit, spec=label, limits=program.limits
+        )
         self.weights_file = program.weights_file
         self.text = json.dumps(agent_weights(program.genes, weights, program.base), indent=1) + "\n"
 
@@ -168,9 +173,9 @@ class WeightedProgram(ProgramPlayer):
         ProgramPlayer.new_game(self, colour, seed)
         path = os.path.join(self.workdir, self.weights_file)
         if os.path.lexists(path):
-            os.unlink(path)                   # the build's copy of the agent's own file
+            os.unlink(path)  # the build's copy of the agent's own file
         write_new(path, self.text)
-        prepare_folder(self.workdir, self.limits)    # the new file, too, belongs to the user moves run as
+        prepare_folder(self.workdir, self.limits)  # the new file, too, belongs to the user moves run as
 
 
 def program_player(program, weights, label):
@@ -191,8 +196,10 @@ def _first_move(program, weights):
         player.new_game(BLACK, 0)
         player.timed_move(Position.initial())
     except PlayerFault as fault:
-        raise RunError("individual.program: the built agent cannot play a first move with the weights {}: {}"
-                       .format(json.dumps(named(weights, program.genes)), fault))
+        raise RunError(
+            "individual.program: the built agent cannot play a first move with the weights "
+            f"{json.dumps(named(weights, program.genes))}: {fault}"
+        )
     finally:
         player.close()
 
@@ -208,29 +215,35 @@ def program_built(config, scheduler=None, out=None):
         return
     folder = individual["folder"]
     if scheduler and scheduler.startswith("tcp://"):
-        raise RunError("individual.program: the agent is built in a temporary folder on this machine, which the "
-                       "workers of {} cannot see; play on the local pool or --scheduler local:N".format(scheduler))
+        raise RunError(
+            "individual.program: the agent is built in a temporary folder on this machine, which the "
+            f"workers of {scheduler} cannot see; play on the local pool or --scheduler local:N"
+        )
     problem = folder_problem(folder)
     if problem:
-        raise RunError("individual.program: {}: {}".format(folder, problem))
+        raise RunError(f"individual.program: {folder}: {problem}")
     if fingerprint(folder, individual["weights_file"]) != individual["fingerprint"]:
-        _say("individual.program: {} changed since the run began: its games from here on may differ from those "
-             "recorded".format(folder))
+        _say(
+            f"individual.program: {folder} changed since the run began: its games from here on may differ from those "
+            "recorded"
+        )
     limits = Limits(mode=individual["sandbox"])
     line = warning(limits)
     if line:
         _say(line)
     with built_agents([folder], limits) as (built,):
         if built.error:
-            raise RunError("individual.program: {} cannot be built: {}".format(folder, built.error))
-        copy, _, command = built.spec[len("cmd:"):].partition("::")
+            raise RunError(f"individual.program: {folder} cannot be built: {built.error}")
+        copy, _, command = built.spec[len("cmd:") :].partition("::")
         genes = tuple(config["genes"])
-        program = BuiltProgram(copy, command, genes, individual["weights_file"], dict(individual["base"]), limits,
-                               individual["cpu_limit"])
+        program = BuiltProgram(
+            copy, command, genes, individual["weights_file"], dict(individual["base"]), limits, individual["cpu_limit"]
+        )
         start = config["start"]["weights"]
         _first_move(program, start[0] if start else [sum(config["bounds"][g]) / 2 for g in genes])
         line = "the individual: {} ({}, built once), its weights written to {} in each game's own copy".format(
-            individual["program"], built.language, individual["weights_file"])
+            individual["program"], built.language, individual["weights_file"]
+        )
         log.info(line)
         if out is not None:
             print(line, file=out)
@@ -247,14 +260,17 @@ def save_agent_weights(path, config, weights, provenance):
     as they were, and their provenance beside it (``sidecar_of``), so the agent's file holds only what it
     knows; the AgentWeights written."""
     individual = config["individual"]
-    provenance = dict(provenance, program=individual["program"], weights_file=individual["weights_file"],
-                      genes=list(config["genes"]))
-    provenance.pop("evolved_at_depth", None)          # a program searches as its code says
-    record = AgentWeights(path, sidecar_of(path), agent_weights(config["genes"], weights, individual["base"]),
-                          provenance)
+    provenance = dict(
+        provenance, program=individual["program"], weights_file=individual["weights_file"], genes=list(config["genes"])
+    )
+    provenance.pop("evolved_at_depth", None)  # a program searches as its code says
+    record = AgentWeights(
+        path, sidecar_of(path), agent_weights(config["genes"], weights, individual["base"]), provenance
+    )
     write_atomic(record.path, json.dumps(record.weights, indent=1) + "\n")
-    write_atomic(record.sidecar, json.dumps({"provenance": provenance, "weights_file": os.path.basename(path)},
-                                            indent=1) + "\n")
+    write_atomic(
+        record.sidecar, json.dumps({"provenance": provenance, "weights_file": os.path.basename(path)}, indent=1) + "\n"
+    )
     return record
 
 
@@ -268,5 +284,7 @@ def refuse_search_settings(**settings):
     searches as its code says: its weights file holds its weights alone."""
     given = ["--" + name.replace("_", "-") for name, value in sorted(settings.items()) if value is not None]
     if given:
-        raise InvalidInput("{} {} our searcher's: this run evolved a program's weights, and their export is the "
-                           "program's own weights file alone".format(", ".join(given), "is" if len(given) == 1 else "are"))
+        raise InvalidInput(
+            "{} {} our searcher's: this run evolved a program's weights, and their export is the "
+            "program's own weights file alone".format(", ".join(given), "is" if len(given) == 1 else "are")
+        )

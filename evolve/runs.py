@@ -12,24 +12,50 @@ from evolve.program import refuse_search_settings, save_agent_weights
 
 def format_table(records):
     """The generation table."""
-    rows = ["{:>4} {:>9} {:>8} {:>7} {:>7} {:>8} {:>7} {:>7} {:>9} {:>6} {:>8} {:>8}".format(
-        "gen", "best win", "margin", "Black", "White", "mean win", "spread", "SE", "diversity", "games", "seconds",
-        "games/s")]
+    rows = [
+        "{:>4} {:>9} {:>8} {:>7} {:>7} {:>8} {:>7} {:>7} {:>9} {:>6} {:>8} {:>8}".format(
+            "gen",
+            "best win",
+            "margin",
+            "Black",
+            "White",
+            "mean win",
+            "spread",
+            "SE",
+            "diversity",
+            "games",
+            "seconds",
+            "games/s",
+        )
+    ]
     for r in records:
         colour = r.get("best_by_colour", {})
-        rows.append("{:>4} {:>9.3f} {:>+8.2f} {:>7} {:>7} {:>8.3f} {:>7.3f} {:>7} {:>9.3f} {:>6} {:>8.1f} {:>8.1f}".format(
-            r["generation"], r["best_fitness"][0], r["best_fitness"][1], rate_text(colour.get("black")),
-            rate_text(colour.get("white")), r["win_rate"]["mean"], r["win_rate"]["std"],
-            rate_text(r["win_rate"].get("standard_error")), r["diversity"], r["games"], r["seconds"],
-            r["games_per_second"]))
+        rows.append(
+            "{:>4} {:>9.3f} {:>+8.2f} {:>7} {:>7} {:>8.3f} {:>7.3f} {:>7} {:>9.3f} {:>6} {:>8.1f} {:>8.1f}".format(
+                r["generation"],
+                r["best_fitness"][0],
+                r["best_fitness"][1],
+                rate_text(colour.get("black")),
+                rate_text(colour.get("white")),
+                r["win_rate"]["mean"],
+                r["win_rate"]["std"],
+                rate_text(r["win_rate"].get("standard_error")),
+                r["diversity"],
+                r["games"],
+                r["seconds"],
+                r["games_per_second"],
+            )
+        )
     return "\n".join(rows)
 
 
 def plot_run(run_dir, out_dir=None):
     """Write fitness.png and weights.png; their paths."""
-    import matplotlib                   # slow to import, and only plots need it
+    import matplotlib  # slow to import, and only plots need it
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     records = read_generations(run_dir)
     out_dir = out_dir or run_dir
     generations = [r["generation"] for r in records]
@@ -39,8 +65,13 @@ def plot_run(run_dir, out_dir=None):
     figure, axes = plt.subplots(figsize=(7, 4))
     axes.plot(generations, best, marker="o", label="best (hall of fame)")
     axes.plot(generations, mean, marker=".", label="population mean")
-    axes.fill_between(generations, [m - s for m, s in zip(mean, std)], [m + s for m, s in zip(mean, std)],
-                      alpha=0.2, label="mean +/- 1 std")
+    axes.fill_between(
+        generations,
+        [m - s for m, s in zip(mean, std)],
+        [m + s for m, s in zip(mean, std)],
+        alpha=0.2,
+        label="mean +/- 1 std",
+    )
     axes.set_xlabel("generation")
     axes.set_ylabel("win rate against the panel")
     axes.set_ylim(-0.05, 1.05)
@@ -53,8 +84,13 @@ def plot_run(run_dir, out_dir=None):
     figure, axes = plt.subplots(figsize=(7, 4.5))
     for k, name in enumerate(records[0]["best_weights"]):
         # The default colour cycle has ten colours: later lines are dashed to stay distinct.
-        axes.plot(generations, [r["best_weights"].get(name, math.nan) for r in records], marker=".", label=name,
-                  linestyle="-" if k < 10 else "--")
+        axes.plot(
+            generations,
+            [r["best_weights"].get(name, math.nan) for r in records],
+            marker=".",
+            label=name,
+            linestyle="-" if k < 10 else "--",
+        )
     axes.set_xlabel("generation")
     axes.set_ylabel("weight of the best individual")
     axes.legend(fontsize="small", ncol=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
@@ -73,10 +109,15 @@ def export_best(run_dir, destination, depth=None, cpu_budget=None, cpu_cap=None,
     if state["config"].get("individual"):
         refuse_search_settings(depth=depth, cpu_budget=cpu_budget, cpu_cap=cpu_cap, solve_from=solve_from)
         best = state["halloffame"][0]
-        return save_agent_weights(destination, state["config"], best,
-                                  provenance(run_dir, state["config"], state["generation"], best.fitness.values))
-    params = best_params(run_dir, state["config"], state["generation"], state["halloffame"][0],
-                         depth, cpu_budget, cpu_cap, solve_from)
+        return save_agent_weights(
+            destination,
+            state["config"],
+            best,
+            provenance(run_dir, state["config"], state["generation"], best.fitness.values),
+        )
+    params = best_params(
+        run_dir, state["config"], state["generation"], state["halloffame"][0], depth, cpu_budget, cpu_cap, solve_from
+    )
     save_params(destination, params)
     return params
 

@@ -14,15 +14,14 @@ import datetime
 import hashlib
 import json
 import os
-from dataclasses import asdict, dataclass
-from typing import Optional, Tuple
+from typing import NamedTuple, Optional, Tuple
 
+from engine.common.seeds import derive_seed
 from engine.constants import COURSE_CPU_LIMIT
 from engine.data import SHIPPED_BOOK
 from engine.params import load_params, save_params
 from engine.play.match import run_match
 from engine.protocol import write_atomic
-from engine.common.seeds import derive_seed
 from engine.submission.bundle import write_bundle
 from evolve.checkpoint import RunError, load_checkpoint
 from evolve.runs import export_best
@@ -35,33 +34,31 @@ REPORT = "sprt.json"
 DEFAULT_GAMES = 800
 DEFAULT_SPRT = (0.0, 20.0)
 DEFAULT_OPENING = 2
-_SHIP_STREAM = 5                # derive_seed's extra number for a run's default SPRT seed
+_SHIP_STREAM = 5  # derive_seed's extra number for a run's default SPRT seed
 
 
 class ShipError(RunError):
     """A ship that cannot start or continue as asked; the message says why and what to do."""
 
 
-@dataclass(frozen=True)
-class ShipPlan:
+class ShipPlan(NamedTuple):
     """What a ship compares and how, fixed before its first game: the run and generation the
     candidate comes from, the two params files (by content), and the test."""
 
     run: str
     generation: int
     candidate_sha256: str
-    current: str                     # the params file the candidate would replace, as the command named it
+    current: str  # the params file the candidate would replace, as the command named it
     current_sha256: str
     games: int
     sprt: Tuple[float, float]
     seed: int
     random_opening: int
     cpu_limit: float
-    book: bool                       # both bundles with the shipped opening book (as the agent ships)
+    book: bool  # both bundles with the shipped opening book (as the agent ships)
 
 
-@dataclass(frozen=True)
-class ShipResult:
+class ShipResult(NamedTuple):
     """How a ship ended: the test's decision (``H1`` ships), the match's figures, whether the
     params file was written, and why (or why not) in words."""
 
@@ -80,11 +77,19 @@ def _sha256(path):
 def default_seed(config):
     """The SPRT's seed when none is given: the run's own seed (its ``config``'s), taken further
     (fresh openings for every run, the same for every attempt to ship one run)."""
-    return derive_seed(config["seed"], _SHIP_STREAM) % (2 ** 31)
+    return derive_seed(config["seed"], _SHIP_STREAM) % (2**31)
 
 
-def prepare(run, current, games=DEFAULT_GAMES, sprt=DEFAULT_SPRT, seed=None, random_opening=DEFAULT_OPENING,
-            cpu_limit=COURSE_CPU_LIMIT, book=True):
+def prepare(
+    run,
+    current,
+    games=DEFAULT_GAMES,
+    sprt=DEFAULT_SPRT,
+    seed=None,
+    random_opening=DEFAULT_OPENING,
+    cpu_limit=COURSE_CPU_LIMIT,
+    book=True,
+):
     """The plan of shipping ``run``'s best weights over ``current``: the candidate exported with
     ``current``'s search settings and both bundled under RUN/ship/. A plan already there (a test
     under way) must be this one, or ShipError says what differs; the bundles are written anew
@@ -92,45 +97,68 @@ def prepare(run, current, games=DEFAULT_GAMES, sprt=DEFAULT_SPRT, seed=None, ran
     state = load_checkpoint(run)
     program = state["config"].get("individual")
     if program:
-        raise ShipError("{} evolved the weights of {}: evolve ship ships this project's agent; 'evolve export {} --to "
-                        "{}' writes them".format(run, program["program"], run,
-                                                 os.path.join(program["program"], program["weights_file"])))
+        raise ShipError(
+            "{} evolved the weights of {}: evolve ship ships this project's agent; 'evolve export {} --to "
+            "{}' writes them".format(
+                run, program["program"], run, os.path.join(program["program"], program["weights_file"])
+            )
+        )
     if not os.path.isfile(current):
-        raise ShipError("{}: no params file there to compare the candidate with (--to names the one it "
-                        "would replace)".format(current))
+        raise ShipError(
+            f"{current}: no params file there to compare the candidate with (--to names the one it would replace)"
+        )
     folder = os.path.join(run, SHIP_FOLDER)
     candidate_path, plan_path = os.path.join(folder, CANDIDATE), os.path.join(folder, PLAN)
     generation = state["generation"]
-    asked = dict(current=os.path.normpath(current), games=games, sprt=tuple(float(x) for x in sprt),
-                 seed=default_seed(state["config"]) if seed is None else seed, random_opening=random_opening,
-                 cpu_limit=float(cpu_limit), book=bool(book))
-    if os.path.exists(plan_path):                 # a test under way: the same one, or none
+    asked = dict(
+        current=os.path.normpath(current),
+        games=games,
+        sprt=tuple(float(x) for x in sprt),
+        seed=default_seed(state["config"]) if seed is None else seed,
+        random_opening=random_opening,
+        cpu_limit=float(cpu_limit),
+        book=bool(book),
+    )
+    if os.path.exists(plan_path):  # a test under way: the same one, or none
         try:
             with open(plan_path) as handle:
                 recorded = json.load(handle)
             plan = ShipPlan(**dict(recorded, sprt=tuple(recorded["sprt"])))
         except (ValueError, TypeError, KeyError) as error:
-            raise ShipError("{}: not a plan this version wrote ({}): remove {} to start a new test".format(
-                plan_path, error, folder))
+            raise ShipError(
+                f"{plan_path}: not a plan this version wrote ({error}): remove {folder} to start a new test"
+            )
         changed = [name for name, value in asked.items() if getattr(plan, name) != value]
         if generation != plan.generation:
-            changed.append("the run's generation ({} then, {} now)".format(plan.generation, generation))
+            changed.append(f"the run's generation ({plan.generation} then, {generation} now)")
         if _sha256(current) != plan.current_sha256:
-            changed.append("{}'s content".format(current))
+            changed.append(f"{current}'s content")
         if _sha256(candidate_path) != plan.candidate_sha256:
-            changed.append("{}'s content".format(candidate_path))
+            changed.append(f"{candidate_path}'s content")
         if changed:
-            raise ShipError("{} holds a test started with other settings ({} changed): ship with those it was "
-                            "started with, or remove {} to start a new test".format(
-                                plan_path, ", ".join(changed), folder))
+            raise ShipError(
+                "{} holds a test started with other settings ({} changed): ship with those it was "
+                "started with, or remove {} to start a new test".format(plan_path, ", ".join(changed), folder)
+            )
     else:
         settings = load_params(current)
         os.makedirs(folder, exist_ok=True)
-        candidate = export_best(run, candidate_path, depth=settings.depth, cpu_budget=settings.cpu_budget,
-                                cpu_cap=settings.cpu_cap, solve_from=settings.solve_from)
-        plan = ShipPlan(run=os.path.basename(os.path.normpath(run)), generation=candidate.provenance["generation"],
-                        candidate_sha256=_sha256(candidate_path), current_sha256=_sha256(current), **asked)
-        write_atomic(plan_path, json.dumps(asdict(plan), indent=2) + "\n")
+        candidate = export_best(
+            run,
+            candidate_path,
+            depth=settings.depth,
+            cpu_budget=settings.cpu_budget,
+            cpu_cap=settings.cpu_cap,
+            solve_from=settings.solve_from,
+        )
+        plan = ShipPlan(
+            run=os.path.basename(os.path.normpath(run)),
+            generation=candidate.provenance["generation"],
+            candidate_sha256=_sha256(candidate_path),
+            current_sha256=_sha256(current),
+            **asked,
+        )
+        write_atomic(plan_path, json.dumps(plan._asdict(), indent=2) + "\n")
     # the bundles are made again from the files whenever the test goes on: git need not keep them
     write_atomic(os.path.join(folder, ".gitignore"), "/candidate/\n/current/\n")
     for name, params in (("candidate", candidate_path), ("current", current)):
@@ -141,52 +169,105 @@ def prepare(run, current, games=DEFAULT_GAMES, sprt=DEFAULT_SPRT, seed=None, ran
 def command_line(run, current, plan):
     """The ``evolve ship`` command that plays this plan (for provenance)."""
     return "evolve ship {} --to {} --games {} --sprt {:g},{:g} --seed {} --random-opening {} --cpu-limit {:g}{}".format(
-        run, current, plan.games, plan.sprt[0], plan.sprt[1], plan.seed, plan.random_opening, plan.cpu_limit,
-        "" if plan.book else " --no-book")
+        run,
+        current,
+        plan.games,
+        plan.sprt[0],
+        plan.sprt[1],
+        plan.seed,
+        plan.random_opening,
+        plan.cpu_limit,
+        "" if plan.book else " --no-book",
+    )
 
 
 def describe(run, current, plan):
     """The plan in one line: what is compared, under which test, and where the games are kept."""
-    return ("candidate: generation {} of {} ({}); against {}; up to {} games, SPRT [{:g}, {:g}], seed {}, random "
-            "openings of {} plies; journal {}".format(
-                plan.generation, plan.run, os.path.join(run, SHIP_FOLDER, CANDIDATE), current, plan.games,
-                plan.sprt[0], plan.sprt[1], plan.seed, plan.random_opening, os.path.join(run, SHIP_FOLDER, JOURNAL)))
+    return (
+        f"candidate: generation {plan.generation} of {plan.run} "
+        f"({os.path.join(run, SHIP_FOLDER, CANDIDATE)}); against {current}; up to {plan.games} games, "
+        f"SPRT [{plan.sprt[0]:g}, {plan.sprt[1]:g}], seed {plan.seed}, random "
+        f"openings of {plan.random_opening} plies; journal {os.path.join(run, SHIP_FOLDER, JOURNAL)}"
+    )
 
 
 def ship(run, current, plan, jobs=None, progress=True, limits=None):
     """Play the plan's test; when it accepts H1, write the candidate over ``current`` with the
     test in its provenance. The ShipResult."""
     folder = os.path.join(run, SHIP_FOLDER)
-    summary, _ = run_match("cmd:" + os.path.join(folder, "candidate"), "cmd:" + os.path.join(folder, "current"),
-                           plan.games, jobs=jobs, seed=plan.seed, opening_plies=plan.random_opening,
-                           cpu_limit=plan.cpu_limit, progress=progress, sprt=plan.sprt,
-                           journal=os.path.join(folder, JOURNAL), limits=limits)
+    summary, _ = run_match(
+        "cmd:" + os.path.join(folder, "candidate"),
+        "cmd:" + os.path.join(folder, "current"),
+        plan.games,
+        jobs=jobs,
+        seed=plan.seed,
+        opening_plies=plan.random_opening,
+        cpu_limit=plan.cpu_limit,
+        progress=progress,
+        sprt=plan.sprt,
+        journal=os.path.join(folder, JOURNAL),
+        limits=limits,
+    )
     write_atomic(os.path.join(folder, REPORT), json.dumps(summary.to_json(), indent=2) + "\n")
     test = summary.sprt
     wins = summary.wins[summary.a]
-    figures = "{} of {} games won ({:.1%}), LLR {:.2f} in ({:.2f}, {:.2f})".format(
-        wins, summary.games, summary.a_win_rate, test.llr, test.lower, test.upper)
+    figures = (
+        f"{wins} of {summary.games} games won ({summary.a_win_rate:.1%}), LLR {test.llr:.2f} in "
+        f"({test.lower:.2f}, {test.upper:.2f})"
+    )
     if summary.interrupted:
-        return ShipResult(plan, None, False, "interrupted {}: {}; the same command continues the test".format(
-            summary.interrupted, figures), summary)
+        return ShipResult(
+            plan,
+            None,
+            False,
+            f"interrupted {summary.interrupted}: {figures}; the same command continues the test",
+            summary,
+        )
     if test.decision != "H1":
-        why = ("the SPRT accepted H0 (Elo {:g} rather than {:g})".format(*plan.sprt) if test.decision == "H0" else
-               "{} games ended the test undecided".format(summary.games))
-        return ShipResult(plan, test.decision, False, "{}: {}; {} left as it was".format(why, figures, current),
-                          summary)
+        why = (
+            "the SPRT accepted H0 (Elo {:g} rather than {:g})".format(*plan.sprt)
+            if test.decision == "H0"
+            else f"{summary.games} games ended the test undecided"
+        )
+        return ShipResult(plan, test.decision, False, f"{why}: {figures}; {current} left as it was", summary)
     if _sha256(current) != plan.current_sha256:
-        return ShipResult(plan, "H1", False, "the SPRT accepted H1 ({}), but {} changed while the test ran: "
-                          "not replaced".format(figures, current), summary)
+        return ShipResult(
+            plan,
+            "H1",
+            False,
+            f"the SPRT accepted H1 ({figures}), but {current} changed while the test ran: not replaced",
+            summary,
+        )
     candidate = load_params(os.path.join(folder, CANDIDATE))
     previous = load_params(current)
-    provenance = dict(candidate.provenance, exported_by=command_line(run, current, plan), shipped_after={
-        "test": "SPRT, alpha = beta = 0.05, course bundles at the playing budget",
-        "elo0": plan.sprt[0], "elo1": plan.sprt[1], "games": summary.games, "candidate_wins": wins,
-        "llr": round(test.llr, 3), "seed": plan.seed, "random_opening": plan.random_opening,
-        "cpu_limit": plan.cpu_limit, "book": plan.book, "journal": os.path.join(plan.run, SHIP_FOLDER, JOURNAL),
-        "replaced": {key: previous.provenance.get(key) for key in ("source", "run", "generation")
-                     if key in previous.provenance},
-        "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat()})
+    provenance = dict(
+        candidate.provenance,
+        exported_by=command_line(run, current, plan),
+        shipped_after={
+            "test": "SPRT, alpha = beta = 0.05, course bundles at the playing budget",
+            "elo0": plan.sprt[0],
+            "elo1": plan.sprt[1],
+            "games": summary.games,
+            "candidate_wins": wins,
+            "llr": round(test.llr, 3),
+            "seed": plan.seed,
+            "random_opening": plan.random_opening,
+            "cpu_limit": plan.cpu_limit,
+            "book": plan.book,
+            "journal": os.path.join(plan.run, SHIP_FOLDER, JOURNAL),
+            "replaced": {
+                key: previous.provenance.get(key)
+                for key in ("source", "run", "generation")
+                if key in previous.provenance
+            },
+            "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
+        },
+    )
     save_params(current, candidate._replace(provenance=provenance))
-    return ShipResult(plan, "H1", True, "the SPRT accepted H1 (Elo {:g} over the current weights): {}; wrote {}"
-                      .format(plan.sprt[1], figures, current), summary)
+    return ShipResult(
+        plan,
+        "H1",
+        True,
+        f"the SPRT accepted H1 (Elo {plan.sprt[1]:g} over the current weights): {figures}; wrote {current}",
+        summary,
+    )

@@ -1,5 +1,6 @@
 """Shared test helpers: the repository's root, the rules vectors, the compiled solver, positions turned."""
 
+import json
 import os
 import random
 import signal
@@ -11,12 +12,13 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from engine.constants import PASS
-from engine.position import Position
-from engine.solver import Solver
 from engine.data import load_rules_vectors
 from engine.native.compiler import NoCompiler, compiled_solver
 from engine.native.searcher import native_library
 from engine.native.solver import NativeSolver
+from engine.params import default_params, params_to_dict
+from engine.position import Position
+from engine.solver import Solver
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -32,22 +34,42 @@ def _command(tool, args):
 def cli(tool, *args, cwd=ROOT, timeout=300, stdin=None):
     """Run ``littlego`` or ``evolve`` (or any module with a main) as a user would, from ``cwd``; the
     CompletedProcess, with text stdout and stderr."""
-    return subprocess.run(_command(tool, args), cwd=str(cwd), input=stdin, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, universal_newlines=True, timeout=timeout)
+    return subprocess.run(
+        _command(tool, args),
+        cwd=str(cwd),
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def start_cli(tool, *args, cwd=ROOT, **options):
     """The same, started and left running: the Popen (to stop, kill or wait for)."""
-    return subprocess.Popen(_command(tool, args), cwd=str(cwd), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            universal_newlines=True, **options)
+    return subprocess.Popen(
+        _command(tool, args),
+        cwd=str(cwd),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        universal_newlines=True,
+        **options,
+    )
 
 
-# Fuzzing (tests/test_fuzz*.py): every property runs briefly in the default run ("quick") and at
-# length with `python3 -m pytest tests/test_fuzz.py tests/test_fuzz_tools.py --hypothesis-profile=long`.
+# Fuzzing (tests/test_agent.py, tests/test_fuzz*.py): every property runs briefly in the default run
+# ("quick") and at length with `--hypothesis-profile=long` (docs/development.md names the files).
 FUZZ = dict(deadline=None, suppress_health_check=list(HealthCheck))
 settings.register_profile("quick", max_examples=25, **FUZZ)
 settings.register_profile("long", max_examples=1500, **FUZZ)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
+
+
+def fast_params(**weights):
+    """A params.json's bytes: the shipped defaults searched to depth 2 in at most a second, ``weights`` changed."""
+    data = params_to_dict(default_params())
+    data["search"] = {"depth": 2, "cpu_budget": 1.0}
+    data["weights"].update(weights)
+    return json.dumps(data).encode()
 
 
 def examples(share):
@@ -64,13 +86,14 @@ def vector_games():
 def wait_for_run_file(runs_dir, name, seconds=120.0):
     """The run folder under ``runs_dir`` once it holds ``name`` (a run started by another process)."""
     import time
+
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         found = os.listdir(str(runs_dir)) if os.path.isdir(str(runs_dir)) else []
         if found and os.path.exists(os.path.join(str(runs_dir), found[0], name)):
             return os.path.join(str(runs_dir), found[0])
         time.sleep(0.05)
-    raise AssertionError("no run folder with {} appeared under {}".format(name, runs_dir))
+    raise AssertionError(f"no run folder with {name} appeared under {runs_dir}")
 
 
 def kill_when_journal_holds(process, journal, lines, seconds):
@@ -98,7 +121,7 @@ def library():
 def native():
     try:
         compiled_solver()
-    except NoCompiler as error:             # a failed build or a mismatch fails instead
+    except NoCompiler as error:  # a failed build or a mismatch fails instead
         pytest.skip(str(error))
     with NativeSolver(table_bits=18) as solver:
         yield solver
@@ -106,13 +129,16 @@ def native():
 
 def turn(position, table):
     """``position`` turned by the point permutation ``table`` (both boards)."""
+
     def turned(board):
         cells = ["0"] * 25
         for point, cell in enumerate(board):
             cells[table[point]] = cell
         return "".join(cells)
-    return Position.from_boards(position.player, turned(position.previous_string()),
-                                turned(position.board_string()), position.moves_played)
+
+    return Position.from_boards(
+        position.player, turned(position.previous_string()), turned(position.board_string()), position.moves_played
+    )
 
 
 def random_position(rng, low, high, pass_rate=0.08):
@@ -152,12 +178,13 @@ def pytest_collection_modifyitems(config, items):
     wanted = _fast_tests()
     found = set()
     for item in items:
-        name = "{}::{}".format(os.path.basename(str(item.fspath)), item.originalname)
+        name = f"{os.path.basename(str(item.fspath))}::{item.originalname}"
         if name in wanted:
             item.add_marker(pytest.mark.fast)
             found.add(name)
     collected = {os.path.basename(str(item.fspath)) for item in items}
     stale = sorted(name for name in wanted - found if name.split("::")[0] in collected)
     if stale:
-        raise pytest.UsageError("tests/fast.txt names tests that do not exist (renamed or removed?): "
-                                + ", ".join(stale))
+        raise pytest.UsageError(
+            "tests/fast.txt names tests that do not exist (renamed or removed?): " + ", ".join(stale)
+        )

@@ -18,24 +18,32 @@ import pytest
 from engine.constants import BLACK, NUM_POINTS, WHITE
 from engine.players.host import format_input, read_output
 from engine.position import Position
-
 from tests.conftest import ROOT
 
 # The new feature: empty points that touch the mover's stones and none of the opponent's, minus
 # the opponent's such points. A few bitboard operations in both languages, and not a sum of others.
 NAME, BOUNDS = "influence", (-5.0, 5.0)
-ROW = ('    Feature("influence", "empty points next to the mover\'s stones and none of the opponent\'s, '
-       'minus the opponent\'s", 0.0, {!r}),\n'.format(BOUNDS))
-PYTHON = ('        "influence": count(empty & neighbours(own) & ~neighbours(opp))'
-          ' - count(empty & neighbours(opp) & ~neighbours(own)),\n')
-C = '    f[FEATURE_INFLUENCE] = count(empty & nbrs(own) & ~nbrs(opp)) - count(empty & nbrs(opp) & ~nbrs(own));\n'
+ROW = (
+    '    Feature("influence", "empty points next to the mover\'s stones and none of the opponent\'s, '
+    f"minus the opponent's\", 0.0, {BOUNDS!r}),\n"
+)
+PYTHON = (
+    '        "influence": count(empty & neighbours(own) & ~neighbours(opp))'
+    " - count(empty & neighbours(opp) & ~neighbours(own)),\n"
+)
+C = "    f[FEATURE_INFLUENCE] = count(empty & nbrs(own) & ~nbrs(opp)) - count(empty & nbrs(opp) & ~nbrs(own));\n"
 
 # What the commands need; experiments/ (megabytes of past runs) is left out.
 COPIED = ("engine", "evolve", "tests", "pyproject.toml", "params.json", "book.json", "my_player3.py")
 # The guide's checks less the one long search comparison (16 s): the features on every ply of the
 # rules vectors and the searches on random weights (the new one among them) stay.
-GUIDE_TESTS = ["tests/test_features.py", "tests/test_native.py", "tests/test_native_search.py",
-               "-k", "not few_hundred_positions"]
+GUIDE_TESTS = [
+    "tests/test_features.py",
+    "tests/test_native.py",
+    "tests/test_native_search.py",
+    "-k",
+    "not few_hundred_positions",
+]
 TINY_RUN = """
 name = "feature"
 seed = 5
@@ -78,14 +86,16 @@ def insert(tree, name, step, after, text, before_line=None):
         source = handle.read()
     where = source.find(after)
     if where < 0 or source.find(after, where + 1) >= 0:
-        pytest.fail("docs/add-a-feature.md step {} is stale: {} no longer holds the line {!r} once".format(
-            step, name, after.strip()))
+        pytest.fail(
+            f"docs/add-a-feature.md step {step} is stale: {name} no longer holds the line {after.strip()!r} once"
+        )
     where += len(after)
     if before_line is not None:
         end = source.find("\n" + before_line + "\n", where - 1)
         if end < 0:
-            pytest.fail("docs/add-a-feature.md step {} is stale: no line {!r} after {!r} in {}".format(
-                step, before_line, after.strip(), name))
+            pytest.fail(
+                f"docs/add-a-feature.md step {step} is stale: no line {before_line!r} after {after.strip()!r} in {name}"
+            )
         where = end + 1
     with open(path, "w") as handle:
         handle.write(source[:where] + text + source[where:])
@@ -95,16 +105,21 @@ def follow_the_guides_edits(tree):
     """The guide's three edits: the table's row, the Python computation, the C computation."""
     insert(tree, "engine/features.py", "1 (one row in FEATURE_TABLE)", "FEATURE_TABLE = (\n", ROW, before_line=")")
     insert(tree, "engine/features.py", "2 (its Python computation in feature_values)", "    values = {\n", PYTHON)
-    insert(tree, "engine/native/search_features.h", "3 (its C computation in feature_values)",
-           "static void feature_values(const pos_t *p, double *f) {\n", C, before_line="}")
+    insert(
+        tree,
+        "engine/native/search_features.h",
+        "3 (its C computation in feature_values)",
+        "static void feature_values(const pos_t *p, double *f) {\n",
+        C,
+        before_line="}",
+    )
 
 
 def run(tree, cache, *command):
     """A command run in ``tree``, first on the path; its result, or a failure showing its output."""
     env = dict(os.environ, PYTHONPATH=tree, XDG_CACHE_HOME=cache)
     env.pop("PYTEST_ADDOPTS", None)
-    done = subprocess.run(list(command), cwd=tree, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
+    done = subprocess.run(list(command), cwd=tree, env=env, capture_output=True, text=True, timeout=300)
     if done.returncode != 0:
         pytest.fail("{} failed ({}):\n{}\n{}".format(" ".join(command), done.returncode, done.stdout, done.stderr))
     return done
@@ -142,10 +157,10 @@ def test_the_guide_adds_a_feature_that_evolves_and_ships(library, tmp_path):
     alone = str(tmp_path / "agent")
     shutil.copytree(submission, alone)
     empty, centre = "0" * NUM_POINTS, NUM_POINTS // 2
-    black_first = empty[:centre] + str(BLACK) + empty[centre + 1:]
+    black_first = empty[:centre] + str(BLACK) + empty[centre + 1 :]
     with open(os.path.join(alone, "input.txt"), "w") as handle:
         handle.write(format_input(WHITE, empty, black_first))
     played = run(alone, cache, python, "my_player3.py")
-    assert played.stderr == ""                    # no weight missing, no search failed
+    assert played.stderr == ""  # no weight missing, no search failed
     position = Position.from_boards(WHITE, empty, black_first, 1)
     assert read_output(os.path.join(alone, "output.txt")) in position.legal_moves()

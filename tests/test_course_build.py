@@ -14,8 +14,10 @@ from engine.play.match import game_job
 from engine.players.base import Reason
 
 PASS_CPP = '#include <fstream>\nint main() { std::ofstream out("output.txt"); out << "PASS"; return 0; }\n'
-PASS_JAVA = ('import java.io.*;\npublic class my_player { public static void main(String[] a) throws Exception {\n'
-             '  try (PrintWriter w = new PrintWriter("output.txt")) { w.print("PASS"); } } }\n')
+PASS_JAVA = (
+    "import java.io.*;\npublic class my_player { public static void main(String[] a) throws Exception {\n"
+    '  try (PrintWriter w = new PrintWriter("output.txt")) { w.print("PASS"); } } }\n'
+)
 PASS_PY = 'open("output.txt", "w").write("PASS")\n'
 needs_gpp = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 
@@ -29,8 +31,13 @@ def agent_folder(root, name, files):
 
 
 def test_the_first_agent_file_in_build_sh_order_is_played(tmp_path):
-    assert [l.source for l in LANGUAGES] == ["my_player.py", "my_player3.py", "my_player.cpp", "my_player.java",
-                                             "my_player11.cpp"]
+    assert [language.source for language in LANGUAGES] == [
+        "my_player.py",
+        "my_player3.py",
+        "my_player.cpp",
+        "my_player.java",
+        "my_player11.cpp",
+    ]
     both = agent_folder(tmp_path, "both", {"my_player3.py": PASS_PY, "my_player.cpp": PASS_CPP})
     assert recognise(both).source == "my_player3.py"
     cpp = agent_folder(tmp_path, "cpp", {"my_player11.cpp": PASS_CPP, "my_player.java": PASS_JAVA})
@@ -43,10 +50,10 @@ def test_a_cpp_agent_is_built_once_in_a_copy_and_plays(tmp_path):
     folder = agent_folder(tmp_path, "cpp", {"my_player.cpp": PASS_CPP, "helper.cpp": "int helper() { return 1; }\n"})
     with built_agents([folder]) as (built,):
         assert built.error is None and built.language == "C++" and built.spec.endswith("::./exe")
-        assert sorted(os.listdir(folder)) == ["helper.cpp", "my_player.cpp"]          # the original untouched
+        assert sorted(os.listdir(folder)) == ["helper.cpp", "my_player.cpp"]  # the original untouched
         record = game_job((0, built.spec, "random", 1, 0, 10.0, BLACK))
         assert record.reason == Reason.END and record.moves[0] == "PASS"
-    assert not os.path.exists(built.spec[4:].partition("::")[0])          # the workspace goes with the ``with``
+    assert not os.path.exists(built.spec[4:].partition("::")[0])  # the workspace goes with the ``with``
 
 
 @needs_gpp
@@ -72,14 +79,15 @@ def test_an_agent_that_cannot_play_loses_each_game_with_the_reason():
     as_white = course_game(((1, "cmd:/x", "random", 1, 0, 10.0, None), broken))
     assert as_white.white == "cmd:/x" and as_white.winner == BLACK
     both = course_game(((0, "cmd:/x", "cmd:/x", 1, 0, 10.0, None), broken))
-    assert both.winner == WHITE                                           # Black fails first
+    assert both.winner == WHITE  # Black fails first
 
 
 def test_a_grade_of_an_agent_that_cannot_play_is_zero_with_the_reason(tmp_path):
     report = grade("cmd:/x", "fall2023", games=1, championship="random", broken={"cmd:/x": "no agent file in /x"})
     assert report.points == 0
-    assert all(r.faults == ["game 0: crash Black cannot play: no agent file in /x"]
-               for s in report.stages for r in s.opponents)
+    assert all(
+        r.faults == ["game 0: crash Black cannot play: no agent file in /x"] for s in report.stages for r in s.opponents
+    )
 
 
 @pytest.mark.skipif(shutil.which("javac") is None or shutil.which("java") is None, reason="needs a JDK")

@@ -14,16 +14,14 @@ import pytest
 
 distributed = pytest.importorskip("distributed")
 
-from tests.conftest import wait_for_run_file                             # noqa: E402
-from engine.play.executors import ExecutorError, executor          # noqa: E402
-from engine.play.match import run_match                            # noqa: E402
-from evolve.checkpoint import CHECKPOINT                            # noqa: E402
-from evolve.config import ConfigError, load_config                  # noqa: E402
-from evolve.fitness import GameJob, safe_play_job                   # noqa: E402
-from evolve.loop import Evolution                      # noqa: E402
-from evolve.runs import read_generations                            # noqa: E402
-
-from tests.conftest import ROOT
+from engine.play.executors import ExecutorError, executor  # noqa: E402
+from engine.play.match import run_match  # noqa: E402
+from evolve.checkpoint import CHECKPOINT  # noqa: E402
+from evolve.config import ConfigError, load_config  # noqa: E402
+from evolve.fitness import FitnessGame, safe_play_job  # noqa: E402
+from evolve.loop import Evolution  # noqa: E402
+from evolve.runs import read_generations  # noqa: E402
+from tests.conftest import ROOT, cli, start_cli, wait_for_run_file  # noqa: E402
 
 TINY = """
 name = "tiny"
@@ -69,7 +67,7 @@ def test_the_executor_table_is_validated(tmp_path):
     assert load_config(write(tmp_path, TINY))["executor"]["scheduler"] == ""
     for bad in ('"local:0"', '"http://x:1"', '"tcp://host"', "3"):
         with pytest.raises(ConfigError, match="executor.scheduler"):
-            load_config(write(tmp_path, TINY + "\n[executor]\nscheduler = {}\n".format(bad)))
+            load_config(write(tmp_path, TINY + f"\n[executor]\nscheduler = {bad}\n"))
     with pytest.raises(ConfigError, match="executor.workers"):
         load_config(write(tmp_path, TINY + "\n[executor]\nworkers = 2\n"))
 
@@ -77,8 +75,9 @@ def test_the_executor_table_is_validated(tmp_path):
 def test_dask_and_the_local_pool_give_identical_generations(tmp_path):
     config = write(tmp_path, TINY)
     local = Evolution.create(config, runs_dir=str(tmp_path / "local"), workers=2, progress=False, out=quiet()).run()
-    dask = Evolution.create(config, runs_dir=str(tmp_path / "dask"), progress=False, out=quiet(),
-                            scheduler="local:2").run()
+    dask = Evolution.create(
+        config, runs_dir=str(tmp_path / "dask"), progress=False, out=quiet(), scheduler="local:2"
+    ).run()
     assert stable(read_generations(dask)) == stable(read_generations(local))
     record = read_generations(dask)[-1]
     assert record["executor"] == {"executor": "dask", "scheduler": "local:2", "workers": 2, "threads": 2}
@@ -89,17 +88,20 @@ def test_dask_and_the_local_pool_give_identical_generations(tmp_path):
 
 def test_a_run_resumed_on_another_executor_continues_exactly(tmp_path):
     config = write(tmp_path, TINY.replace("generations = 2", "generations = 3"))
-    reference = Evolution.create(config, runs_dir=str(tmp_path / "ref"), workers=1, progress=False,
-                                 out=quiet()).run()
+    reference = Evolution.create(config, runs_dir=str(tmp_path / "ref"), workers=1, progress=False, out=quiet()).run()
     first = Evolution.create(config, runs_dir=str(tmp_path / "mixed"), workers=2, progress=False, out=quiet())
-    run_dir = first.run(stop_after=2)                       # generations 0 and 1 on the local pool
+    run_dir = first.run(stop_after=2)  # generations 0 and 1 on the local pool
     Evolution.resume(run_dir, progress=False, out=quiet(), scheduler="local:2").run()
     assert stable(read_generations(run_dir)) == stable(read_generations(reference))
 
 
 def worker_jobs(count):
-    return [GameJob(k, (10.0, 4.0, 1.0, -3.0, 1.5, 0.5, -1.0, -0.5, -0.5, 2.0, 1.0), "greedy", 0, k, 100 + k,
-                    200 + k // 2, 2, 3) for k in range(count)]
+    return [
+        FitnessGame(
+            k, (10.0, 4.0, 1.0, -3.0, 1.5, 0.5, -1.0, -0.5, -0.5, 2.0, 1.0), "greedy", 0, k, 100 + k, 200 + k // 2, 2, 3
+        )
+        for k in range(count)
+    ]
 
 
 def test_a_worker_killed_mid_generation_costs_retries_not_results():
@@ -111,10 +113,10 @@ def test_a_worker_killed_mid_generation_costs_retries_not_results():
         for k, result in enumerate(cluster.map(safe_play_job, jobs)):
             results.append(result)
             if k == 1:
-                os.kill(pids[0], signal.SIGKILL)            # a worker dies with games in hand
+                os.kill(pids[0], signal.SIGKILL)  # a worker dies with games in hand
         after = sorted(cluster.client.run(os.getpid).values())
     assert results == expected
-    assert pids[0] not in after                              # it really died (its nanny started another)
+    assert pids[0] not in after  # it really died (its nanny started another)
 
 
 def test_matches_run_on_dask_too():
@@ -124,15 +126,26 @@ def test_matches_run_on_dask_too():
         assert getattr(dask, key) == getattr(local, key)
 
 
-class Cluster(object):
+class Cluster:
     """A Dask scheduler and workers as separate programs on the loopback address, as users run them."""
 
     def __init__(self, tmp_path):
         self.tmp_path = tmp_path
         self.file = str(tmp_path / "scheduler.json")
         self.processes = []
-        self.scheduler = self.start(["scheduler", "--host", "127.0.0.1", "--port", "0", "--dashboard-address",
-                                     "127.0.0.1:0", "--scheduler-file", self.file])
+        self.scheduler = self.start(
+            [
+                "scheduler",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--dashboard-address",
+                "127.0.0.1:0",
+                "--scheduler-file",
+                self.file,
+            ]
+        )
         for _ in range(300):
             if os.path.exists(self.file):
                 try:
@@ -145,16 +158,22 @@ class Cluster(object):
             raise AssertionError("the scheduler did not start")
 
     def start(self, args, env=None):
-        process = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_" + args[0]] + args[1:],
-                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
-                                   cwd=str(self.tmp_path), start_new_session=True)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_" + args[0]] + args[1:],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+            cwd=str(self.tmp_path),
+            start_new_session=True,
+        )
         self.processes.append(process)
         return process
 
     def worker(self, env=None):
         before = self.count_workers()
-        self.start(["worker", self.address, "--host", "127.0.0.1", "--nthreads", "1", "--nworkers", "1",
-                    "--no-dashboard"], env)
+        self.start(
+            ["worker", self.address, "--host", "127.0.0.1", "--nthreads", "1", "--nworkers", "1", "--no-dashboard"], env
+        )
         for _ in range(300):
             if self.count_workers() > before:
                 return
@@ -184,23 +203,27 @@ def cluster(tmp_path):
 def test_a_lost_scheduler_stops_the_run_with_a_message_and_it_resumes(tmp_path, cluster):
     cluster.worker()
     config = write(tmp_path, TINY.replace("generations = 2", "generations = 30").replace("depth = 2", "depth = 3"))
-    reference_config = write(tmp_path, TINY.replace("generations = 2", "generations = 30")
-                             .replace("depth = 2", "depth = 3"), "reference.toml")
-    process = subprocess.Popen([sys.executable, "-m", "evolve.cli", "run", config, "--runs-dir",
-                                str(tmp_path / "runs"), "--scheduler", cluster.address, "--no-progress"],
-                               cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    reference_config = write(
+        tmp_path,
+        TINY.replace("generations = 2", "generations = 30").replace("depth = 2", "depth = 3"),
+        "reference.toml",
+    )
+    process = start_cli(
+        "evolve", "run", config, "--runs-dir", tmp_path / "runs", "--scheduler", cluster.address, "--no-progress"
+    )
     run_dir = wait_for_run_file(tmp_path / "runs", CHECKPOINT, seconds=180)
     os.killpg(cluster.scheduler.pid, signal.SIGKILL)
     out, err = process.communicate(timeout=180)
     assert process.returncode == 3, err
-    assert "Dask scheduler at {} went away".format(cluster.address) in err
+    assert f"Dask scheduler at {cluster.address} went away" in err
     assert "evolve resume" in err and "Traceback" not in err
     done = len(read_generations(run_dir))
     assert 1 <= done < 31
     # Later, on the local pool: the run goes on as if nothing had happened (checked on its first generations).
     Evolution.resume(run_dir, workers=2, progress=False, out=quiet()).run(stop_after=1)
-    reference = Evolution.create(reference_config, runs_dir=str(tmp_path / "ref"), workers=2, progress=False,
-                                 out=quiet()).run(stop_after=done + 1)
+    reference = Evolution.create(
+        reference_config, runs_dir=str(tmp_path / "ref"), workers=2, progress=False, out=quiet()
+    ).run(stop_after=done + 1)
     assert stable(read_generations(run_dir)) == stable(read_generations(reference))
 
 
@@ -208,8 +231,9 @@ def copy_of_the_project(tmp_path, change):
     """A copy of the engine and evolve sources with ``change(folder)`` applied; its PYTHONPATH environment."""
     folder = tmp_path / "other"
     for package in ("engine", "evolve"):
-        shutil.copytree(os.path.join(ROOT, package), str(folder / package),
-                        ignore=shutil.ignore_patterns("__pycache__", "data"))
+        shutil.copytree(
+            os.path.join(ROOT, package), str(folder / package), ignore=shutil.ignore_patterns("__pycache__", "data")
+        )
     change(folder)
     env = dict(os.environ, PYTHONPATH=str(folder))
     return env
@@ -219,20 +243,21 @@ def test_a_worker_with_another_version_is_refused_at_the_start(tmp_path, cluster
     def edit(folder):
         with open(str(folder / "engine" / "constants.py"), "a") as handle:
             handle.write("\n# a local change\n")
+
     cluster.worker(copy_of_the_project(tmp_path, edit))
     with pytest.raises(ExecutorError, match="runs another version of littlego"):
         with executor(cluster.address):
             pass
-    status = subprocess.run([sys.executable, "-m", "evolve.cli", "bench", "--games", "2", "--workers", "1",
-                             "--scheduler", cluster.address], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+    status = cli("evolve", "bench", "--games", "2", "--workers", "1", "--scheduler", cluster.address, timeout=120)
     assert status.returncode == 3 and "another version" in status.stderr and "Traceback" not in status.stderr
 
 
 def test_a_worker_that_cannot_import_the_project_is_refused_at_the_start(tmp_path, cluster):
     """As a worker without the project fails: the function that probes it cannot be imported there."""
+
     def break_it(folder):
         (folder / "engine" / "play" / "executors.py").write_text("import a_module_this_worker_lacks\n")
+
     cluster.worker(copy_of_the_project(tmp_path, break_it))
     with pytest.raises(ExecutorError, match="cannot run littlego"):
         with executor(cluster.address):
@@ -240,8 +265,8 @@ def test_a_worker_that_cannot_import_the_project_is_refused_at_the_start(tmp_pat
 
 
 def test_an_unreachable_scheduler_is_one_clear_line(tmp_path):
-    status = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "match", "random", "random", "--games", "2",
-                             "--scheduler", "tcp://127.0.0.1:9"], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, universal_newlines=True, timeout=120)
+    status = cli(
+        "littlego", "match", "random", "random", "--games", "2", "--scheduler", "tcp://127.0.0.1:9", timeout=120
+    )
     assert status.returncode == 2 and "cannot reach the Dask scheduler" in status.stderr
     assert "Traceback" not in status.stderr

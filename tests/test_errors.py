@@ -27,16 +27,35 @@ from evolve.ship import ShipError
 
 
 def test_every_error_a_user_causes_is_a_user_error():
-    for kind in (BookError, RunError, DataError, InvalidInput, NativeError, ParamsError, JournalError, SgfError,
-                 QTableError, IllegalMove, InputFormatError, SandboxError, UntrustedFolderError, TrainingError,
-                 ConfigError, LabelsError, ShipError):
+    for kind in (
+        BookError,
+        RunError,
+        DataError,
+        InvalidInput,
+        NativeError,
+        ParamsError,
+        JournalError,
+        SgfError,
+        QTableError,
+        IllegalMove,
+        InputFormatError,
+        SandboxError,
+        UntrustedFolderError,
+        TrainingError,
+        ConfigError,
+        LabelsError,
+        ShipError,
+    ):
         assert issubclass(kind, UserError), kind
 
 
-@pytest.mark.parametrize("words, says", [
-    (["match", "nosuchplayer", "random", "--games", "2"], "unknown player 'nosuchplayer'"),
-    (["solve"], "give a position"),
-])
+@pytest.mark.parametrize(
+    "words, says",
+    [
+        (["match", "nosuchplayer", "random", "--games", "2"], "unknown player 'nosuchplayer'"),
+        (["solve"], "give a position"),
+    ],
+)
 def test_a_user_error_in_littlego_is_one_line_and_exit_2(capsys, words, says):
     assert littlego(words) == 2
     err = capsys.readouterr().err
@@ -52,6 +71,7 @@ def test_a_user_error_in_evolve_is_one_line_and_exit_2(tmp_path, capsys):
 def test_a_bug_in_a_littlego_command_shows_its_traceback_and_says_it_is_a_bug(monkeypatch, capsys):
     def broken(*args, **kwargs):
         raise ValueError("a deliberate bug")
+
     monkeypatch.setattr(engine.cli.match, "run_match", broken)
     assert littlego(["match", "random", "greedy", "--games", "2"]) == BUG_STATUS
     err = capsys.readouterr().err
@@ -62,6 +82,7 @@ def test_a_bug_in_a_littlego_command_shows_its_traceback_and_says_it_is_a_bug(mo
 def test_a_bug_in_an_evolve_command_shows_its_traceback_and_says_it_is_a_bug(monkeypatch, capsys, tmp_path):
     def broken(*args, **kwargs):
         raise KeyError("a deliberate bug")
+
     monkeypatch.setattr(evolve_cli, "read_generations", broken)
     assert evolve(["log", str(tmp_path)]) == BUG_STATUS
     err = capsys.readouterr().err

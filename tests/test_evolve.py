@@ -6,14 +6,13 @@ import time
 
 import pytest
 
-from evolve.config import load_config, ConfigError
-from evolve.fitness import GameJob, GameJobError, make_jobs, run_jobs, safe_play_job
-from evolve.loop import Evolution, GENERATIONS
-from evolve.runs import read_generations, format_table, plot_run, export_best
 from engine.features import FEATURES
 from engine.params import default_params, load_params, save_params
+from evolve.config import ConfigError, load_config
+from evolve.fitness import FitnessGame, FitnessGameError, make_jobs, run_jobs, safe_play_job
 from evolve.genome import make_toolbox
-
+from evolve.loop import GENERATIONS, Evolution
+from evolve.runs import export_best, format_table, plot_run, read_generations
 from tests.conftest import ROOT, start_cli
 
 TINY = """
@@ -44,8 +43,17 @@ games = 2
 """
 
 # What a run records that must not depend on timing or the number of workers.
-STABLE = ("generation", "evaluated", "games", "best_fitness", "best_weights", "win_rate", "margin", "diversity",
-          "individuals")
+STABLE = (
+    "generation",
+    "evaluated",
+    "games",
+    "best_fitness",
+    "best_weights",
+    "win_rate",
+    "margin",
+    "diversity",
+    "individuals",
+)
 
 
 def write_config(tmp_path, text=TINY, name="tiny.toml"):
@@ -68,20 +76,26 @@ def test_shipped_experiments_are_valid():
         assert config["name"] == name and config["panel"]
 
 
-@pytest.mark.parametrize("change, words", [
-    (lambda t: t.replace("seed = 7", "seed = 7\ncolour = 1"), "unknown key 'colour'"),
-    (lambda t: t.replace("population = 6", "population = 'six'"), "'population' must be an integer"),
-    (lambda t: t.replace("population = 6", "population = 1"), "'population' = 1 is out of range"),
-    (lambda t: t.replace("depth = 2\n", "depth = 13\n"), "'depth' = 13"),
-    (lambda t: t.replace("seed = 7\n", ""), "missing key 'seed'"),
-    (lambda t: t.replace('opponent = "greedy"', 'opponent = "grumpy"'), "panel[0].opponent: unknown player 'grumpy'"),
-    (lambda t: t.replace("games = 2\nrandom_opening = 2", "games = 3\nrandom_opening = 2"), "'panel[0].games' = 3"),
-    (lambda t: t.replace("hall_of_fame = 2", "hall_of_fame = 2\nelitism = 1"), "unknown key 'ga.elitism'"),
-    (lambda t: t + "\n[bounds]\nmargin = [5, 1]\n", "'bounds.margin' must be [low, high]"),
-    (lambda t: t + "\n[bounds]\nspeed = [0, 1]\n", "'bounds.speed' is not a feature"),
-    (lambda t: t.replace("[ga]", "[ga\n"), "not valid TOML"),
-    (lambda t: t.replace('opponent = "greedy"', 'opponent = "agent@12"'), "would search to depth 12"),
-])
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda t: t.replace("seed = 7", "seed = 7\ncolour = 1"), "unknown key 'colour'"),
+        (lambda t: t.replace("population = 6", "population = 'six'"), "'population' must be an integer"),
+        (lambda t: t.replace("population = 6", "population = 1"), "'population' = 1 is out of range"),
+        (lambda t: t.replace("depth = 2\n", "depth = 13\n"), "'depth' = 13"),
+        (lambda t: t.replace("seed = 7\n", ""), "missing key 'seed'"),
+        (
+            lambda t: t.replace('opponent = "greedy"', 'opponent = "grumpy"'),
+            "panel[0].opponent: unknown player 'grumpy'",
+        ),
+        (lambda t: t.replace("games = 2\nrandom_opening = 2", "games = 3\nrandom_opening = 2"), "'panel[0].games' = 3"),
+        (lambda t: t.replace("hall_of_fame = 2", "hall_of_fame = 2\nelitism = 1"), "unknown key 'ga.elitism'"),
+        (lambda t: t + "\n[bounds]\nmargin = [5, 1]\n", "'bounds.margin' must be [low, high]"),
+        (lambda t: t + "\n[bounds]\nspeed = [0, 1]\n", "'bounds.speed' is not a feature"),
+        (lambda t: t.replace("[ga]", "[ga\n"), "not valid TOML"),
+        (lambda t: t.replace('opponent = "greedy"', 'opponent = "agent@12"'), "would search to depth 12"),
+    ],
+)
 def test_bad_configs_name_the_key_and_the_file(tmp_path, change, words):
     path = write_config(tmp_path, change(TINY))
     with pytest.raises(ConfigError) as error:
@@ -112,8 +126,9 @@ def test_same_seed_same_run_whatever_the_workers(tmp_path):
     config = write_config(tmp_path, TINY.replace("generations = 4", "generations = 2"))
     runs = []
     for workers in (1, 2):
-        evolution = Evolution.create(config, runs_dir=str(tmp_path / "w{}".format(workers)), workers=workers,
-                                     progress=False, out=open(os.devnull, "w"))
+        evolution = Evolution.create(
+            config, runs_dir=str(tmp_path / f"w{workers}"), workers=workers, progress=False, out=open(os.devnull, "w")
+        )
         runs.append(stable(read_generations(evolution.run())))
     assert runs[0] == runs[1]
 
@@ -121,13 +136,15 @@ def test_same_seed_same_run_whatever_the_workers(tmp_path):
 def test_a_killed_run_resumes_to_the_same_generations(tmp_path):
     # The Python searcher: slow enough for the kill to land in the middle of the run.
     config = write_config(tmp_path, TINY + '\n[fitness]\nengine = "python"\n')
-    reference = Evolution.create(config, runs_dir=str(tmp_path / "reference"), workers=1, progress=False,
-                                 out=open(os.devnull, "w")).run()
+    reference = Evolution.create(
+        config, runs_dir=str(tmp_path / "reference"), workers=1, progress=False, out=open(os.devnull, "w")
+    ).run()
     expected = stable(read_generations(reference))
     assert len(expected) == 5
 
-    process = evolve_cli("run", config, "--runs-dir", str(tmp_path / "killed"), "--workers", "2",
-                         "--no-progress", start_new_session=True)
+    process = evolve_cli(
+        "run", config, "--runs-dir", str(tmp_path / "killed"), "--workers", "2", "--no-progress", start_new_session=True
+    )
     deadline = time.time() + 120
     run_dir = None
     while time.time() < deadline:
@@ -138,11 +155,11 @@ def test_a_killed_run_resumes_to_the_same_generations(tmp_path):
             if os.path.exists(path) and len(open(path).read().splitlines()) >= 2:
                 break
         time.sleep(0.02)
-    time.sleep(0.3)                                   # into the next generation's games
-    os.killpg(process.pid, signal.SIGKILL)            # the run and its workers, without warning
+    time.sleep(0.3)  # into the next generation's games
+    os.killpg(process.pid, signal.SIGKILL)  # the run and its workers, without warning
     process.communicate()
     done = read_generations(run_dir)
-    assert 2 <= len(done) < 5                         # it really was cut off
+    assert 2 <= len(done) < 5  # it really was cut off
 
     resumed = evolve_cli("resume", run_dir, "--workers", "2", "--no-progress")
     out, err = resumed.communicate(timeout=120)
@@ -151,7 +168,7 @@ def test_a_killed_run_resumes_to_the_same_generations(tmp_path):
 
 
 def test_a_failing_job_is_retried_once():
-    job = GameJob(0, tuple([1.0] * 11), "random", 0, 0, 3, 4, 0, 1)
+    job = FitnessGame(0, tuple([1.0] * 11), "random", 0, 0, 3, 4, 0, 1)
     calls = []
 
     def flaky_map(function, jobs):
@@ -166,8 +183,8 @@ def test_a_failing_job_is_retried_once():
 
 
 def test_a_job_failing_twice_stops_the_run_naming_individual_and_seed():
-    job = GameJob(4, tuple([1.0] * 11), "cmd:/no/such/player", 0, 1, 12345, 4, 0, 1)
-    with pytest.raises(GameJobError) as error:
+    job = FitnessGame(4, tuple([1.0] * 11), "cmd:/no/such/player", 0, 1, 12345, 4, 0, 1)
+    with pytest.raises(FitnessGameError) as error:
         run_jobs(lambda function, jobs: [function(j) for j in jobs], [job])
     assert "individual 4" in str(error.value) and "seed 12345" in str(error.value)
     assert isinstance(safe_play_job(job), str)
@@ -177,13 +194,14 @@ def test_after_a_failed_generation_the_checkpoint_still_resumes(tmp_path, monkey
     config = write_config(tmp_path, TINY.replace("generations = 4", "generations = 2"))
     quiet = open(os.devnull, "w")
     evolution = Evolution.create(config, runs_dir=str(tmp_path / "runs"), workers=1, progress=False, out=quiet)
-    evolution.run(stop_after=1)                       # generation 0 only
+    evolution.run(stop_after=1)  # generation 0 only
     import evolve.fitness
 
     def broken(job):
         raise RuntimeError("disk on fire")
+
     monkeypatch.setattr(evolve.fitness, "play_job", broken)
-    with pytest.raises(GameJobError, match="disk on fire"):
+    with pytest.raises(FitnessGameError, match="disk on fire"):
         Evolution.resume(evolution.run_dir, workers=1, progress=False, out=quiet).run()
     monkeypatch.undo()
     assert len(read_generations(evolution.run_dir)) == 1
@@ -193,8 +211,9 @@ def test_after_a_failed_generation_the_checkpoint_still_resumes(tmp_path, monkey
 
 def test_log_plot_and_export_a_run(tmp_path):
     config = write_config(tmp_path, TINY.replace("generations = 4", "generations = 1"))
-    run_dir = Evolution.create(config, runs_dir=str(tmp_path / "runs"), workers=2, progress=False,
-                               out=open(os.devnull, "w")).run()
+    run_dir = Evolution.create(
+        config, runs_dir=str(tmp_path / "runs"), workers=2, progress=False, out=open(os.devnull, "w")
+    ).run()
     table = format_table(read_generations(run_dir))
     assert table.splitlines()[0].split()[:3] == ["gen", "best", "win"] and len(table.splitlines()) == 3
     images = plot_run(run_dir)
@@ -212,17 +231,18 @@ def test_log_plot_and_export_a_run(tmp_path):
 
 def test_log_shows_the_finished_generations_while_one_is_being_written(tmp_path):
     config = write_config(tmp_path, TINY.replace("generations = 4", "generations = 1"))
-    run_dir = Evolution.create(config, runs_dir=str(tmp_path / "runs"), workers=1, progress=False,
-                               out=open(os.devnull, "w")).run()
+    run_dir = Evolution.create(
+        config, runs_dir=str(tmp_path / "runs"), workers=1, progress=False, out=open(os.devnull, "w")
+    ).run()
     path = os.path.join(run_dir, GENERATIONS)
     whole = open(path).read()
-    with open(path, "a") as handle:                        # a writer in the middle of its line
+    with open(path, "a") as handle:  # a writer in the middle of its line
         handle.write(whole.splitlines()[-1][:40])
     process = evolve_cli("log", run_dir)
     out, err = process.communicate(timeout=60)
     assert process.returncode == 0, err
     assert [line.split()[0] for line in out.splitlines()[1:]] == ["0", "1"]
-    with open(path, "w") as handle:                        # damage before the last line stays an error
+    with open(path, "w") as handle:  # damage before the last line stays an error
         handle.write("{not json\n" + whole)
     process = evolve_cli("log", run_dir)
     _, err = process.communicate(timeout=60)
@@ -267,17 +287,19 @@ def test_cmaes_stopped_and_resumed_matches_an_uninterrupted_run(tmp_path):
 def test_the_same_seed_gives_the_same_generations_on_either_search_engine(tmp_path):
     """The compiled searcher plays the same moves: a run is the same run on either engine."""
     from engine.native.searcher import native_available
+
     if not native_available():
         pytest.skip("no C compiler: the native engine falls back to Python")
     runs = {}
     for engine in ("native", "python"):
         text = TINY.replace("depth = 2", "depth = 3").replace("generations = 4", "generations = 2")
-        config = write_config(tmp_path, text + '\n[fitness]\nengine = "{}"\n'.format(engine), engine + ".toml")
-        run_dir = Evolution.create(config, runs_dir=str(tmp_path / engine), workers=1, progress=False,
-                                   out=open(os.devnull, "w")).run()
+        config = write_config(tmp_path, text + f'\n[fitness]\nengine = "{engine}"\n', engine + ".toml")
+        run_dir = Evolution.create(
+            config, runs_dir=str(tmp_path / engine), workers=1, progress=False, out=open(os.devnull, "w")
+        ).run()
         runs[engine] = read_generations(run_dir)
         assert [record["engine"] for record in runs[engine]] == [engine] * 3
-        assert "searched by the {} engine".format(engine) in open(os.path.join(run_dir, "run.log")).read()
+        assert f"searched by the {engine} engine" in open(os.path.join(run_dir, "run.log")).read()
     assert stable(runs["native"]) == stable(runs["python"])
 
 
@@ -288,34 +310,49 @@ def test_an_unknown_engine_is_a_config_error(tmp_path):
 
 def test_games_in_rounds_stop_spending_on_the_individuals_already_behind(tmp_path):
     with pytest.raises(ConfigError, match="fitness.rounds"):
-        load_config(write_config(tmp_path, TINY + "\n[fitness]\nrounds = 2\n"))      # greedy has 2 games only
-    text = TINY.replace("games = 2\nrandom_opening = 2", "games = 8\nrandom_opening = 2").replace(
-        "generations = 4", "generations = 1").replace("opponents = 1\ngames = 2", "opponents = 1\ngames = 8")
+        load_config(write_config(tmp_path, TINY + "\n[fitness]\nrounds = 2\n"))  # greedy has 2 games only
+    text = (
+        TINY.replace("games = 2\nrandom_opening = 2", "games = 8\nrandom_opening = 2")
+        .replace("generations = 4", "generations = 1")
+        .replace("opponents = 1\ngames = 2", "opponents = 1\ngames = 8")
+    )
     played = {}
     for rounds in (1, 4):
-        config = write_config(tmp_path, text + "\n[fitness]\nrounds = {}\nkeep = 0.5\n".format(rounds),
-                              "rounds{}.toml".format(rounds))
-        runs = [read_generations(Evolution.create(config, runs_dir=str(tmp_path / "r{}-{}".format(rounds, k)),
-                                                  workers=1, progress=False, out=open(os.devnull, "w")).run())
-                for k in range(2)]
-        assert stable(runs[0]) == stable(runs[1])                       # reproducible
+        config = write_config(tmp_path, text + f"\n[fitness]\nrounds = {rounds}\nkeep = 0.5\n", f"rounds{rounds}.toml")
+        runs = [
+            read_generations(
+                Evolution.create(
+                    config,
+                    runs_dir=str(tmp_path / f"r{rounds}-{k}"),
+                    workers=1,
+                    progress=False,
+                    out=open(os.devnull, "w"),
+                ).run()
+            )
+            for k in range(2)
+        ]
+        assert stable(runs[0]) == stable(runs[1])  # reproducible
         played[rounds] = [record["games"] for record in runs[0]]
     # 6 individuals, 8 + 8 panel games and 8 of self-play each: all of them in one round; in four
     # rounds, a quarter each, 6 then 3 then 2 then 2 individuals play.
-    assert played[1][1] == 6 * 24 and played[4][1] == (6 + 3 + 2 + 2) * 6        # generation 1: self-play too
+    assert played[1][1] == 6 * 24 and played[4][1] == (6 + 3 + 2 + 2) * 6  # generation 1: self-play too
 
 
 def test_a_population_can_start_from_params_files(tmp_path):
     shipped = os.path.join(ROOT, "params.json")
     handset = tmp_path / "handset.json"
     save_params(str(handset), default_params())
-    text = TINY + '\n[start]\nparams = ["{}", "{}"]\nrandom = 0.25\n'.format(
-        shipped, handset)
+    text = TINY + f'\n[start]\nparams = ["{shipped}", "{handset}"]\nrandom = 0.25\n'
     config = load_config(write_config(tmp_path, text))
     starts = [[load_params(name).weights[f] for f in FEATURES] for name in (shipped, str(handset))]
     assert config["start"]["weights"] == starts
-    run_dir = Evolution.create(write_config(tmp_path, text), runs_dir=str(tmp_path / "runs"), workers=1,
-                               progress=False, out=open(os.devnull, "w")).run(stop_after=1)
+    run_dir = Evolution.create(
+        write_config(tmp_path, text),
+        runs_dir=str(tmp_path / "runs"),
+        workers=1,
+        progress=False,
+        out=open(os.devnull, "w"),
+    ).run(stop_after=1)
     first = [individual["weights"] for individual in read_generations(run_dir)[0]["individuals"]]
     assert first[:2] == starts
     # 6 individuals: the two start weights, three mutated copies of them in turn, one at random.
@@ -323,10 +360,11 @@ def test_a_population_can_start_from_params_files(tmp_path):
         changed = [a != b for a, b in zip(first[k], starts[k % 2])]
         assert any(changed) and not all(changed), (k, changed)
     assert all(a != b for a, b in zip(first[5], starts[0])) and all(a != b for a, b in zip(first[5], starts[1]))
-    assert "generation 0 starts from {}, {}".format(shipped, handset) in open(os.path.join(run_dir, "run.log")).read()
+    assert f"generation 0 starts from {shipped}, {handset}" in open(os.path.join(run_dir, "run.log")).read()
     # CMA-ES samples around their mean.
-    toolbox, strategy = make_toolbox(load_config(write_config(tmp_path, CMAES + text[text.index("[start]"):],
-                                                              "cma.toml")))
+    toolbox, strategy = make_toolbox(
+        load_config(write_config(tmp_path, CMAES + text[text.index("[start]") :], "cma.toml"))
+    )
     assert list(strategy.centroid) == pytest.approx([(a + b) / 2 for a, b in zip(*starts)])
 
 
@@ -344,22 +382,25 @@ def test_start_weights_are_read_once_relative_to_the_working_folder(tmp_path, mo
     out = open(os.devnull, "w")
     evolution = Evolution.create(path, runs_dir="runs", workers=1, progress=False, out=out)
     run_dir = os.path.abspath(evolution.run_dir)
-    evolution.lock.release()                               # stopped before generation 0 was played
+    evolution.lock.release()  # stopped before generation 0 was played
     changed = default_params()
     changed.weights["margin"] += 1.0
     save_params("weights/start.json", changed)
-    monkeypatch.chdir(config_dir)                          # where weights/start.json does not exist
+    monkeypatch.chdir(config_dir)  # where weights/start.json does not exist
     Evolution.resume(run_dir, workers=1, progress=False, out=out).run(stop_after=1)
     assert read_generations(run_dir)[0]["individuals"][0]["weights"] == began
 
 
-@pytest.mark.parametrize("start, words", [
-    ('params = "params.json"', "'start.params' must be a list"),
-    ('params = ["no-such.json"]', "'start.params[0]': no-such.json"),
-    ('params = ["params.json"]\nmargin = 2', "unknown key 'start.margin'"),
-    ('params = ["params.json"]\nrandom = 2.0', "'start.random' = 2.0 is out of range"),
-    ('params = ["{0}", "{0}", "{0}", "{0}", "{0}", "{0}", "{0}"]', "names 7 files, more than the population (6)"),
-])
+@pytest.mark.parametrize(
+    "start, words",
+    [
+        ('params = "params.json"', "'start.params' must be a list"),
+        ('params = ["no-such.json"]', "'start.params[0]': no-such.json"),
+        ('params = ["params.json"]\nmargin = 2', "unknown key 'start.margin'"),
+        ('params = ["params.json"]\nrandom = 2.0', "'start.random' = 2.0 is out of range"),
+        ('params = ["{0}", "{0}", "{0}", "{0}", "{0}", "{0}", "{0}"]', "names 7 files, more than the population (6)"),
+    ],
+)
 def test_bad_start_weights_name_the_key(tmp_path, start, words):
     path = write_config(tmp_path, TINY + "\n[start]\n" + start.format(os.path.join(ROOT, "params.json")) + "\n")
     with pytest.raises(ConfigError) as error:
@@ -380,11 +421,12 @@ def test_native_asked_for_without_a_compiler_refuses_and_auto_falls_back_saying_
 
     def no_compiler():
         raise NoCompiler("no C compiler found (set CC, or install gcc): search.c is compiled C")
+
     monkeypatch.setattr(evolve.fitness, "native_library", no_compiler)
     native = write_config(tmp_path, TINY + '\n[fitness]\nengine = "native"\n', "native.toml")
     assert evolve.cli.main(["run", native, "--runs-dir", str(tmp_path / "runs")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and 'fitness.engine = "native"' in err and "no C compiler" in err
-    assert not (tmp_path / "runs").exists()                   # refused before any run folder is made
+    assert not (tmp_path / "runs").exists()  # refused before any run folder is made
     assert evolve.fitness.engine_for("auto") == "python" and "searching in Python" in capsys.readouterr().err
     assert evolve.fitness.engine_for("python") == "python"

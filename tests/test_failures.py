@@ -8,7 +8,6 @@ is wrong, several run folders where one is expected, SGF set-up stones, progress
 import io
 import json
 import os
-import subprocess
 import sys
 
 import pytest
@@ -24,9 +23,10 @@ from engine.players.scripted import RandomPlayer
 from engine.players.specs import make_player
 from engine.training.qlearning import TrainingError, check_settings
 from evolve.checkpoint import CHECKPOINT, RunError
-from evolve.cli import _where_it_stands, main as evolve
+from evolve.cli import _where_it_stands
+from evolve.cli import main as evolve
 from evolve.runs import read_generations
-from tests.conftest import ROOT
+from tests.conftest import ROOT, cli
 
 # Engines that fail while they are set up: one exits at once, one answers with the wrong words,
 # one refuses every command.
@@ -37,7 +37,7 @@ REFUSER = "import sys\nfor line in sys.stdin:\n    sys.stdout.write('? no\\n\\n'
 def refuser(tmp_path):
     path = tmp_path / "refuser.py"
     path.write_text(REFUSER)
-    return "gtp:{} {}".format(sys.executable, path)
+    return f"gtp:{sys.executable} {path}"
 
 
 def run(tool, args, capsys):
@@ -48,6 +48,7 @@ def run(tool, args, capsys):
 
 
 # -- an engine that fails at set-up loses its game, with the reason --------------------------------
+
 
 @pytest.mark.parametrize("spec", ["gtp:false", "gtp:echo hi"])
 def test_an_engine_that_closes_at_set_up_loses_the_game_with_the_reason(spec):
@@ -60,36 +61,46 @@ def test_an_engine_that_closes_at_set_up_loses_the_game_with_the_reason(spec):
 def test_an_engine_that_refuses_every_command_loses_in_a_match_and_at_the_gtp(refuser, capsys):
     status, out, err = run(littlego, ["match", refuser, "random", "--games", "2", "--jobs", "1"], capsys)
     assert status == 0 and "bad-output 2" in out and "at set-up" in out
-    process = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "gtp", "--player", refuser],
-                             input="genmove b\nquit\n", stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             universal_newlines=True, cwd=ROOT, timeout=60)
+    process = cli("littlego", "gtp", "--player", refuser, stdin="genmove b\nquit\n", timeout=60)
     assert process.returncode == 0 and "= resign" in process.stdout and "failed at set-up" in process.stderr
-    process = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "play", "gtp:false"], input="quit\n",
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, cwd=ROOT,
-                             timeout=60)
+    process = cli("littlego", "play", "gtp:false", stdin="quit\n", timeout=60)
     assert process.returncode == 0 and "loses before the game starts" in process.stdout
     assert "Traceback" not in process.stderr
 
 
 # -- what a long command writes is checked before it works -----------------------------------------
 
+
 def test_an_output_folder_that_does_not_exist_is_refused_before_any_work(tmp_path, capsys):
     missing = str(tmp_path / "missing" / "out.json")
     status, _, err = run(evolve, ["label", "--positions", "5", "--out", missing], capsys)
     assert status == 2 and "no such folder to write out.json into" in err
-    status, _, err = run(littlego, ["book", "extend", os.path.join(ROOT, "book.json"), "--max-ply", "11",
-                                    "--out", missing], capsys)
+    status, _, err = run(
+        littlego, ["book", "extend", os.path.join(ROOT, "book.json"), "--max-ply", "11", "--out", missing], capsys
+    )
     assert status == 2 and "no such folder" in err
     status, _, err = run(littlego, ["book", "build", "--out", str(tmp_path)], capsys)
-    assert status == 2 and os.path.join(str(tmp_path), "book.json") in err        # the hint names a book
+    assert status == 2 and os.path.join(str(tmp_path), "book.json") in err  # the hint names a book
     status, _, err = run(evolve, ["label", "--positions", "5", "--out", str(tmp_path)], capsys)
     assert status == 2 and "labels.json.gz" in err
 
 
 # -- settings and files of the wrong shape are refused where they are read -------------------------
 
-@pytest.mark.parametrize("text", ["local:0", "local:9999", "tcp://host:0", "tcp://host:70000", "tls://host:8786",
-                                  "tcp://a b:1", "tcp://host", "udp://host:1"])
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "local:0",
+        "local:9999",
+        "tcp://host:0",
+        "tcp://host:70000",
+        "tls://host:8786",
+        "tcp://a b:1",
+        "tcp://host",
+        "udp://host:1",
+    ],
+)
 def test_a_scheduler_dask_cannot_use_is_refused(text):
     with pytest.raises(ValueError, match="scheduler"):
         check_scheduler(text)
@@ -103,18 +114,25 @@ def test_good_schedulers_pass():
 def test_a_failed_start_does_not_promise_a_checkpoint(tmp_path):
     class Args:
         run = [str(tmp_path)]
+
     assert "no checkpoint" in _where_it_stands(Args)
     (tmp_path / CHECKPOINT).write_bytes(b"x")
-    assert "evolve resume {}".format(tmp_path) in _where_it_stands(Args)
+    assert f"evolve resume {tmp_path}" in _where_it_stands(Args)
     Args.run = None
     assert "no run folder" in _where_it_stands(Args)
 
 
-@pytest.mark.parametrize("field, value, words", [
-    ("max_ply", "ten", '"max_ply" must be a number'), ("max_ply", 99, "a ply from 0 to 24"),
-    ("max_ply", None, '"max_ply" must be a number'),               # found by the long fuzz run
-    ("start", 5, '"start" must be text'), ("provenance", [], '"provenance" must be an object'),
-    ("side", True, '"side" must be text')])
+@pytest.mark.parametrize(
+    "field, value, words",
+    [
+        ("max_ply", "ten", '"max_ply" must be a number'),
+        ("max_ply", 99, "a ply from 0 to 24"),
+        ("max_ply", None, '"max_ply" must be a number'),  # found by the long fuzz run
+        ("start", 5, '"start" must be text'),
+        ("provenance", [], '"provenance" must be an object'),
+        ("side", True, '"side" must be text'),
+    ],
+)
 def test_a_book_header_of_the_wrong_type_is_named(tmp_path, capsys, field, value, words):
     document = {"format": "littlego-book 2", "plies": {}, field: value}
     with pytest.raises(BookError, match=words):
@@ -133,12 +151,19 @@ def test_a_book_start_that_is_no_position_is_named(tmp_path, capsys):
     assert status == 2 and str(path) in err and "PLAYER PLY PREVIOUS CURRENT" in err
 
 
-@pytest.mark.parametrize("settings, words", [
-    ([], "must be an object"), ({"opponents": "random"}, "opponents must be a list"),
-    ({"panel": [3]}, "panel must be a list"), ({"rewards": {"win": "1"}}, "rewards must be"),
-    ({"rewards": {"win": float("nan"), "loss": -1, "draw": 0}}, "rewards must be"),
-    ({"seed": "x"}, "seed must be an integer"), ({"horizon": 99}, "horizon must be at most"),
-    ({"games": 1.5}, "games must be a positive integer")])
+@pytest.mark.parametrize(
+    "settings, words",
+    [
+        ([], "must be an object"),
+        ({"opponents": "random"}, "opponents must be a list"),
+        ({"panel": [3]}, "panel must be a list"),
+        ({"rewards": {"win": "1"}}, "rewards must be"),
+        ({"rewards": {"win": float("nan"), "loss": -1, "draw": 0}}, "rewards must be"),
+        ({"seed": "x"}, "seed must be an integer"),
+        ({"horizon": 99}, "horizon must be at most"),
+        ({"games": 1.5}, "games must be a positive integer"),
+    ],
+)
 def test_training_settings_of_the_wrong_shape_are_named(settings, words):
     with pytest.raises(TrainingError, match=words):
         check_settings(settings)
@@ -150,16 +175,30 @@ def test_a_training_folder_with_damaged_settings_is_refused_on_resume(tmp_path, 
     assert status == 2 and "not a training folder" in err and "opponents must be a list" in err
 
 
-GENERATION = {"generation": 0, "best_fitness": [0.5, 1.0], "win_rate": {"mean": 0.4, "std": 0.1,
-              "standard_error": 0.05}, "best_by_colour": {"black": 0.5, "white": None}, "diversity": 0.2,
-              "games": 10, "seconds": 1.0, "games_per_second": 10.0, "best_weights": {"margin": 1.0}}
+GENERATION = {
+    "generation": 0,
+    "best_fitness": [0.5, 1.0],
+    "win_rate": {"mean": 0.4, "std": 0.1, "standard_error": 0.05},
+    "best_by_colour": {"black": 0.5, "white": None},
+    "diversity": 0.2,
+    "games": 10,
+    "seconds": 1.0,
+    "games_per_second": 10.0,
+    "best_weights": {"margin": 1.0},
+}
 
 
-@pytest.mark.parametrize("change, words", [
-    (lambda r: [], "must be an object"), (lambda r: dict(r, generation="0"), "generation must be an integer"),
-    (lambda r: dict(r, best_fitness=[1]), "best_fitness must be two numbers"),
-    (lambda r: dict(r, win_rate=None), "win_rate must be"), (lambda r: dict(r, games="ten"), "games must be a number"),
-    (lambda r: dict(r, best_weights={}), "best_weights must be")])
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda r: [], "must be an object"),
+        (lambda r: dict(r, generation="0"), "generation must be an integer"),
+        (lambda r: dict(r, best_fitness=[1]), "best_fitness must be two numbers"),
+        (lambda r: dict(r, win_rate=None), "win_rate must be"),
+        (lambda r: dict(r, games="ten"), "games must be a number"),
+        (lambda r: dict(r, best_weights={}), "best_weights must be"),
+    ],
+)
 def test_a_generation_line_that_is_json_but_not_a_generation_is_named(tmp_path, capsys, change, words):
     lines = [json.dumps(GENERATION), json.dumps(change(dict(GENERATION)))]
     (tmp_path / "generations.jsonl").write_text("\n".join(lines) + "\n")
@@ -179,6 +218,7 @@ def test_fit_refuses_a_captures_weight_the_file_would_rescale_or_cannot_hold(tmp
 
 # -- several run folders where one is expected -----------------------------------------------------
 
+
 def test_log_takes_several_runs_and_export_says_which_to_pick(tmp_path, capsys):
     for name in ("run-a", "run-b"):
         (tmp_path / name).mkdir()
@@ -191,6 +231,7 @@ def test_log_takes_several_runs_and_export_says_which_to_pick(tmp_path, capsys):
 
 
 # -- messages that say what is wrong ---------------------------------------------------------------
+
 
 def test_an_off_board_sgf_move_and_set_up_stone_are_named(tmp_path, capsys):
     (tmp_path / "off.sgf").write_text("(;GM[1]FF[4]SZ[5];B[zz])")
@@ -208,12 +249,11 @@ def test_a_python_solve_that_runs_out_of_time_names_the_compiled_solver(capsys):
 
 # -- records ---------------------------------------------------------------------------------------
 
+
 def test_printsgf_after_loading_set_up_stones_writes_a_record_sgfmill_reads(tmp_path):
     (tmp_path / "setup.sgf").write_text("(;GM[1]FF[4]SZ[5]AB[cc][dd]AW[ee]PL[W];W[aa])")
-    process = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "gtp", "--player", "random"],
-                             input="loadsgf {}\nprintsgf\nquit\n".format(tmp_path / "setup.sgf"),
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, cwd=ROOT,
-                             timeout=60)
+    commands = "loadsgf {}\nprintsgf\nquit\n".format(tmp_path / "setup.sgf")
+    process = cli("littlego", "gtp", "--player", "random", stdin=commands, timeout=60)
     answers = process.stdout.split("\n\n")
     assert answers[0] == "= black" and answers[1].startswith("= (;")
     game = sgf.Sgf_game.from_bytes(answers[1][2:].encode())
@@ -222,6 +262,7 @@ def test_printsgf_after_loading_set_up_stones_writes_a_record_sgfmill_reads(tmp_
 
 
 # -- progress in a log -----------------------------------------------------------------------------
+
 
 def test_progress_in_a_log_is_a_line_every_tenth_or_every_few_seconds(monkeypatch):
     stream = io.StringIO()

@@ -4,8 +4,8 @@
 by name, so every term the search uses is checked here.
 """
 
-from engine import Position, BLACK, WHITE, KOMI, MAX_MOVES
-from engine.features import FEATURES, feature_values, euler_number, real_eyes, group_risk
+from engine import BLACK, KOMI, MAX_MOVES, WHITE, Position
+from engine.features import FEATURES, euler_number, feature_values, group_risk, real_eyes
 
 
 def board(picture, player=BLACK, moves_played=0):
@@ -73,12 +73,17 @@ def test_two_liberty_counts_stones_one_move_from_atari():
     assert terms(board(corner_stone))["two_liberty"] == 1
     assert terms(board(corner_stone, player=WHITE))["two_liberty"] == -1
     # A pair on the edge has three liberties: not counted.
-    assert terms(board("""
+    assert (
+        terms(
+            board("""
         XX...
         .....
         .....
         .....
-        ....."""))["two_liberty"] == 0
+        .....""")
+        )["two_liberty"]
+        == 0
+    )
 
 
 def test_group_risk_splits_groups_by_liberties():
@@ -98,7 +103,7 @@ def test_group_risk_splits_groups_by_liberties():
 
 
 def test_euler_number_is_components_minus_holes():
-    assert euler_number(RING.own) == 0               # one component with one hole
+    assert euler_number(RING.own) == 0  # one component with one hole
     assert euler_number(RING.opp) == 1
     two_stones = board("""
         X.X..
@@ -113,7 +118,7 @@ def test_euler_number_is_components_minus_holes():
         .....
         .....
         .....""")
-    assert euler_number(diagonal.own) == 2           # 4-connectivity: diagonal is not connected
+    assert euler_number(diagonal.own) == 2  # 4-connectivity: diagonal is not connected
     assert terms(RING)["euler"] == 0 - 1
 
 
@@ -129,12 +134,14 @@ def test_edge_and_corner_stones():
     assert terms(board(EDGES))["edge"] == 2 - 0
     assert terms(board(EDGES))["corner"] == 2 - 0
     assert terms(board(EDGES, player=WHITE))["edge"] == -2
-    side = terms(board("""
+    side = terms(
+        board("""
         .X...
         .....
         O....
         .....
-        O...."""))
+        O....""")
+    )
     assert side["edge"] == 1 - 2 and side["corner"] == 0 - 1
 
 
@@ -148,7 +155,7 @@ def test_real_and_false_eyes():
         .....""")
     # (1,1) has one white diagonal of four: still real in the centre. On the edge one
     # enemy diagonal makes an eye false:
-    assert real_eyes(false_eye.own, false_eye.opp) == 2     # (0,0) corner eye and (1,1)
+    assert real_eyes(false_eye.own, false_eye.opp) == 2  # (0,0) corner eye and (1,1)
     edge_false = board("""
         X.X..
         OX...

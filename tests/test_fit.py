@@ -9,17 +9,15 @@ import pytest
 
 from engine import Position
 from engine.book import book_key
-from engine.symmetry import SYMMETRIES
 from engine.features import FEATURES
-from engine.params import load_params
-from engine.solver import Solver
 from engine.native.compiler import NativeError, compiled_solver
 from engine.native.solver import describe_position
+from engine.params import load_params
+from engine.solver import Solver
+from engine.symmetry import SYMMETRIES
 from evolve import fit
 from evolve.labels import LabelsError, label_positions, load_labels, load_many, sample_positions, save_labels
-from tests.conftest import turn
-
-from tests.conftest import ROOT, cli
+from tests.conftest import ROOT, cli, turn
 
 
 def evolve_cli(*args):
@@ -39,7 +37,7 @@ def test_sampled_positions_are_distinct_under_symmetry_and_in_the_plies_asked(la
     assert all(16 <= p.moves_played <= 19 and not p.is_over for p in positions)
     assert len(set(book_key(p)[0] for p in positions)) == len(positions)
     again, _ = sample_positions(24, plies=(16, 19), seed=5)
-    assert again == late_positions                       # the seed decides the games
+    assert again == late_positions  # the seed decides the games
 
 
 def _fields(text):
@@ -58,7 +56,7 @@ def test_the_compiled_labels_agree_with_the_python_solver(late_positions):
     for text, won in labelled:
         position = Position.from_boards(*_fields(text))
         assert won == (1 if python.wins(position) else 0), text
-    assert 0 < sum(won for _, won in labelled) < len(labelled)   # both outcomes occur
+    assert 0 < sum(won for _, won in labelled) < len(labelled)  # both outcomes occur
 
 
 def test_a_labels_file_round_trips_and_bad_ones_are_named(tmp_path, late_positions):
@@ -80,8 +78,9 @@ def test_a_labels_file_round_trips_and_bad_ones_are_named(tmp_path, late_positio
     assert "gzipped" in broken(None, raw=b"not gzip at all")
     assert "format" in broken({"format": "something else", "positions": []})
     assert "non-empty" in broken({"format": "littlego-labels 1", "positions": []})
-    assert "positions[1]" in broken({"format": "littlego-labels 1", "positions": [[late_positions[0], 1],
-                                                                                 [late_positions[1], 2]]})
+    assert "positions[1]" in broken(
+        {"format": "littlego-labels 1", "positions": [[late_positions[0], 1], [late_positions[1], 2]]}
+    )
     assert "positions[0]: not a position" in broken({"format": "littlego-labels 1", "positions": [["1 2 x y", 0]]})
     with pytest.raises(LabelsError) as error:
         load_labels(str(tmp_path / "missing.json.gz"))
@@ -125,29 +124,31 @@ def test_the_fit_recovers_weights_that_explain_the_labels(late_positions):
     texts, _ = sample_positions(600, plies=(8, 14), seed=9)
     positions = [Position.from_boards(*_fields(text)) for text in texts]
     features = fit.feature_matrix(positions)
-    hidden = numpy.array([2.0, 1.0, 8.0, 3.0, -2.0, 4.0, -6.0, 7.0, 5.0, -3.0, 0.0])   # unlike the shipped
+    hidden = numpy.array([2.0, 1.0, 8.0, 3.0, -2.0, 4.0, -6.0, 7.0, 5.0, -3.0, 0.0])  # unlike the shipped
     plies = numpy.array([p.moves_played for p in positions])
     values = features.dot(hidden) + numpy.where(plies % 2 == 0, -3.0, 3.0)
     labels = (values > 0).astype(float)
     start = dict(load_params(os.path.join(ROOT, "params.json")).weights)
-    weights, figures = fit.fit_labels(positions, labels, [start[name] for name in FEATURES], generations=120, seed=3,
-                                      report=lambda line: None)
+    weights, figures = fit.fit_labels(
+        positions, labels, [start[name] for name in FEATURES], generations=120, seed=3, report=lambda line: None
+    )
     held = fit.held_out_mask(positions)
     vector = [weights[name] for name in FEATURES]
     new = fit.ranking_accuracy(vector, features[held], labels[held], plies[held])
     old = fit.ranking_accuracy([start[name] for name in FEATURES], features[held], labels[held], plies[held])
     assert new > 0.97 and old < 0.9
     assert figures["held_out"]["new"]["ranking_accuracy"] == pytest.approx(new, abs=1e-4)
-    assert weights["captures"] == start["captures"]          # fixed: a position cannot show it
-    again, _ = fit.fit_labels(positions, labels, [start[name] for name in FEATURES], generations=120, seed=3,
-                              report=lambda line: None)
-    assert again == weights                                   # no noise: the same seed, the same weights
+    assert weights["captures"] == start["captures"]  # fixed: a position cannot show it
+    again, _ = fit.fit_labels(
+        positions, labels, [start[name] for name in FEATURES], generations=120, seed=3, report=lambda line: None
+    )
+    assert again == weights  # no noise: the same seed, the same weights
 
 
 def test_evolve_fit_writes_params_with_provenance(tmp_path, late_positions):
     texts, _ = sample_positions(150, plies=(10, 14), seed=4)
     positions = [Position.from_boards(*_fields(text)) for text in texts]
-    labels = [k % 3 % 2 for k in range(len(positions))]          # any labels will do for the plumbing
+    labels = [k % 3 % 2 for k in range(len(positions))]  # any labels will do for the plumbing
     path, out = str(tmp_path / "l.json.gz"), str(tmp_path / "fitted.json")
     save_labels(path, list(zip(texts, labels)), {"seed": 4})
     done = evolve_cli("fit", path, "--out", out, "--generations", "20", "--captures", "1.5", "--depth", "5")
@@ -162,12 +163,14 @@ def test_evolve_fit_writes_params_with_provenance(tmp_path, late_positions):
 def test_evolve_label_and_fit_refuse_bad_arguments_in_one_line(tmp_path, late_positions):
     one_outcome = str(tmp_path / "one.json.gz")
     save_labels(one_outcome, [(text, 1) for text in late_positions], {})
-    for args, words in ((["label", "--positions", "0", "--out", "x"], "--positions"),
-                        (["label", "--positions", "5", "--plies", "9-3", "--out", "x"], "--plies"),
-                        (["fit", str(tmp_path / "none.json.gz"), "--out", str(tmp_path / "p.json")], "none.json.gz"),
-                        (["fit", str(tmp_path), "--out", str(tmp_path)], "--out"),
-                        (["fit", "x.json.gz", "--out", "p.json", "--bound", "inf"], "--bound"),
-                        (["fit", one_outcome, "--out", str(tmp_path / "p.json")], "both won and lost")):
+    for args, words in (
+        (["label", "--positions", "0", "--out", "x"], "--positions"),
+        (["label", "--positions", "5", "--plies", "9-3", "--out", "x"], "--plies"),
+        (["fit", str(tmp_path / "none.json.gz"), "--out", str(tmp_path / "p.json")], "none.json.gz"),
+        (["fit", str(tmp_path), "--out", str(tmp_path)], "--out"),
+        (["fit", "x.json.gz", "--out", "p.json", "--bound", "inf"], "--bound"),
+        (["fit", one_outcome, "--out", str(tmp_path / "p.json")], "both won and lost"),
+    ):
         done = evolve_cli(*args)
         assert done.returncode == 2, (args, done.stderr)
         assert words in done.stderr and "Traceback" not in done.stderr
@@ -175,5 +178,5 @@ def test_evolve_label_and_fit_refuse_bad_arguments_in_one_line(tmp_path, late_po
 
 def test_sampling_stops_when_the_plies_hold_no_more_positions():
     texts, games = sample_positions(500, plies=(2, 2), seed=2)
-    assert 60 <= len(texts) <= 85                     # 85 two-placement positions up to symmetry
+    assert 60 <= len(texts) <= 85  # 85 two-placement positions up to symmetry
     assert all(text.split()[1] == "2" for text in texts)

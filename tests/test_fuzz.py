@@ -1,120 +1,106 @@
 """Fuzzing with hypothesis: random bytes and random structures where users put files and arguments.
 
-The agent must answer a legal move whatever params.json and its state file hold (and
-exit 2, writing nothing, when input.txt itself is not a game); experiment configs must
+The agent must exit 2, writing nothing, when input.txt itself is not a game (that it answers
+whatever params.json and its state file hold is tests/test_agent.py's property, whose
+strategies the bundle's slow test here borrows); experiment configs must
 load or fail with ConfigError; the two command-line tools must end with a status and at
 most a clean message, never a traceback. Each property runs briefly in the default test
 run and at length under ``--hypothesis-profile=long`` (the profiles: ``tests/conftest.py``).
 """
 
 import io
-import json
 import os
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import PASS
-from engine.agent import STATE_FILE, main as agent_main
+from engine.agent import STATE_FILE
+from engine.agent import main as agent_main
 from engine.features import FEATURES
-from engine.playout import random_opening
 from engine.players.host import format_input, read_output
-from tests.conftest import ROOT, examples
+from engine.playout import random_opening
 from evolve.config import ConfigError, load_config, validate
+from tests.conftest import ROOT, examples
+from tests.test_agent import params_files, state_files
 
-COMMAND_LINES = examples(0.4)          # each a command run in-process
+COMMAND_LINES = examples(0.4)  # each a command run in-process
 
 # -- the agent -------------------------------------------------------------------------------------
 
-json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
-    max_leaves=12)
 
-weights = st.fixed_dictionaries({name: st.floats(allow_nan=True, allow_infinity=True) | st.integers()
-                                 | st.just(10 ** 400) for name in FEATURES})
-
-params_objects = st.fixed_dictionaries({
-    "weights": weights | json_values,
-    "search": st.fixed_dictionaries({"depth": st.integers(-3, 3) | json_values,
-                                     "cpu_budget": st.floats(-1, 0.3) | json_values}) | json_values,
-}, optional={"format": st.integers(0, 2) | json_values, "provenance": json_values, "extra": json_values})
-
-params_files = (st.binary(max_size=300)
-                | params_objects.map(lambda obj: json.dumps(obj).encode())
-                | json_values.map(lambda obj: json.dumps(obj).encode()))
-
-state_files = (st.binary(max_size=200)
-               | st.tuples(st.sampled_from(["littlego-state 1", "littlego-state 2", ""]),
-                           st.sampled_from(["1", "2", "x"]), st.integers(-30, 40) | st.just(10 ** 30),
-                           st.text("012", min_size=25, max_size=25))
-               .map(lambda parts: "\n".join(str(p) for p in parts).encode()))
-
-
-def agent_case(tmp_path, params_bytes, state_bytes, plies, seed, input_bytes=None):
-    """Write the files, run the agent in-process; (status, move or None, the position asked)."""
-    position, _ = random_opening(plies, seed)
-    (tmp_path / "params.json").write_bytes(params_bytes)
-    (tmp_path / STATE_FILE).write_bytes(state_bytes)
-    if input_bytes is None:
-        input_bytes = format_input(position.player, position.previous_string(), position.board_string()).encode()
+def agent_case(tmp_path, input_bytes):
+    """Run the agent in-process on ``input_bytes`` with an empty params.json; (status, move or None)."""
+    (tmp_path / "params.json").write_bytes(b"{}")
     (tmp_path / "input.txt").write_bytes(input_bytes)
     if (tmp_path / "output.txt").exists():
         (tmp_path / "output.txt").unlink()
     with redirect_stderr(io.StringIO()):
         status = agent_main(str(tmp_path / "params.json"), str(tmp_path))
-    move = read_output(str(tmp_path / "output.txt")) if (tmp_path / "output.txt").exists() else None
-    return status, move, position
+    return status, read_output(str(tmp_path / "output.txt")) if (tmp_path / "output.txt").exists() else None
 
-
-def agent_always_answers(tmp_path, params_bytes, state_bytes, plies, seed):
-    status, move, position = agent_case(tmp_path, params_bytes, state_bytes, plies, seed)
-    assert status == 0
-    if not position.is_over:
-        assert move == PASS or position.is_legal(move), (move, position)
-
-
-agent_args = (params_files, state_files, st.integers(0, 20), st.integers(0, 10 ** 6))
-
-
-@given(*agent_args)
-def test_the_agent_always_answers(tmp_path_factory, params_bytes, state_bytes, plies, seed):
-    agent_always_answers(tmp_path_factory.mktemp("agent"), params_bytes, state_bytes, plies, seed)
 
 def bad_input_is_refused(tmp_path, input_bytes):
-    status, move, _ = agent_case(tmp_path, b"{}", b"", 0, 0, input_bytes)
-    if status == 0:                                  # the random bytes happened to be a game
+    status, move = agent_case(tmp_path, input_bytes)
+    if status == 0:  # the random bytes happened to be a game
         assert move is not None
     else:
         assert status == 2 and move is None
 
 
-input_files = st.binary(max_size=80) | st.lists(st.sampled_from(["1", "2", "0", "00000", "12012", "3", "\n",
-                                                                 "\r\n", " ", "x"]), max_size=16).map(
-    lambda parts: "".join(parts).encode())
+input_files = st.binary(max_size=80) | st.lists(
+    st.sampled_from(["1", "2", "0", "00000", "12012", "3", "\n", "\r\n", " ", "x"]), max_size=16
+).map(lambda parts: "".join(parts).encode())
 
 
 @given(input_files)
 def test_input_that_is_not_a_game_is_refused_cleanly(tmp_path_factory, input_bytes):
     bad_input_is_refused(tmp_path_factory.mktemp("input"), input_bytes)
 
+
 # -- experiment configs ----------------------------------------------------------------------------
 
-toml_scalars = (st.integers() | st.floats() | st.booleans() | st.text(max_size=6)
-                | st.sampled_from(["greedy", "random", "handset@1", "ga", "cmaes", "hall_of_fame"]))
-config_objects = st.fixed_dictionaries({}, optional={
-    "name": toml_scalars, "seed": toml_scalars, "population": st.integers(-2, 6) | toml_scalars,
-    "generations": st.integers(-1, 3) | toml_scalars, "depth": st.integers(-1, 14) | toml_scalars,
-    "strategy": toml_scalars, "workers": toml_scalars,
-    "ga": st.dictionaries(st.sampled_from(["tournament_size", "hall_of_fame", "mutation_sigma", "blend_alpha",
-                                           "crossover_probability", "speed"]), toml_scalars, max_size=4),
-    "panel": st.lists(st.dictionaries(st.sampled_from(["opponent", "games", "weight", "random_opening", "x"]),
-                                      toml_scalars, max_size=5), max_size=3) | toml_scalars,
-    "self_play": st.dictionaries(st.sampled_from(["against", "opponents", "games", "weight"]), toml_scalars),
-    "bounds": st.dictionaries(st.sampled_from(list(FEATURES) + ["speed"]),
-                              st.lists(st.floats() | st.integers(), max_size=3) | toml_scalars, max_size=3),
-})
+toml_scalars = (
+    st.integers()
+    | st.floats()
+    | st.booleans()
+    | st.text(max_size=6)
+    | st.sampled_from(["greedy", "random", "handset@1", "ga", "cmaes", "hall_of_fame"])
+)
+config_objects = st.fixed_dictionaries(
+    {},
+    optional={
+        "name": toml_scalars,
+        "seed": toml_scalars,
+        "population": st.integers(-2, 6) | toml_scalars,
+        "generations": st.integers(-1, 3) | toml_scalars,
+        "depth": st.integers(-1, 14) | toml_scalars,
+        "strategy": toml_scalars,
+        "workers": toml_scalars,
+        "ga": st.dictionaries(
+            st.sampled_from(
+                ["tournament_size", "hall_of_fame", "mutation_sigma", "blend_alpha", "crossover_probability", "speed"]
+            ),
+            toml_scalars,
+            max_size=4,
+        ),
+        "panel": st.lists(
+            st.dictionaries(
+                st.sampled_from(["opponent", "games", "weight", "random_opening", "x"]), toml_scalars, max_size=5
+            ),
+            max_size=3,
+        )
+        | toml_scalars,
+        "self_play": st.dictionaries(st.sampled_from(["against", "opponents", "games", "weight"]), toml_scalars),
+        "bounds": st.dictionaries(
+            st.sampled_from(list(FEATURES) + ["speed"]),
+            st.lists(st.floats() | st.integers(), max_size=3) | toml_scalars,
+            max_size=3,
+        ),
+    },
+)
 
 
 def config_loads_or_names_the_problem(data):
@@ -130,6 +116,7 @@ def config_loads_or_names_the_problem(data):
 def test_configs_load_or_fail_with_config_error(data):
     config_loads_or_names_the_problem(data)
 
+
 def config_file_loads_or_names_the_problem(tmp_path, raw):
     path = tmp_path / "fuzz.toml"
     path.write_bytes(raw)
@@ -139,28 +126,103 @@ def config_file_loads_or_names_the_problem(tmp_path, raw):
         assert str(path) in str(error)
 
 
-config_files = st.binary(max_size=200) | st.lists(st.sampled_from(
-    ['name = "x"\n', "seed = 1\n", "population = 4\n", "generations = 1\n", "[[panel]]\n",
-     'opponent = "greedy"\n', "games = 2\n", "weight = inf\n", "[ga]\n", "hall_of_fame = 9\n", "[bounds]\n",
-     "margin = [0, nan]\n", "\xff", "[[[\n", "= =\n"]), max_size=12).map(lambda parts: "".join(parts).encode("utf-8",
-                                                                                                          "surrogateescape"))
+config_files = st.binary(max_size=200) | st.lists(
+    st.sampled_from(
+        [
+            'name = "x"\n',
+            "seed = 1\n",
+            "population = 4\n",
+            "generations = 1\n",
+            "[[panel]]\n",
+            'opponent = "greedy"\n',
+            "games = 2\n",
+            "weight = inf\n",
+            "[ga]\n",
+            "hall_of_fame = 9\n",
+            "[bounds]\n",
+            "margin = [0, nan]\n",
+            "\xff",
+            "[[[\n",
+            "= =\n",
+        ]
+    ),
+    max_size=12,
+).map(lambda parts: "".join(parts).encode("utf-8", "surrogateescape"))
 
 
 @given(config_files)
 def test_config_files_load_or_fail_with_config_error(tmp_path_factory, raw):
     config_file_loads_or_names_the_problem(tmp_path_factory.mktemp("config"), raw)
 
+
 # -- the command lines ------------------------------------------------------------------------------
 
 # Words that make commands fail, or succeed fast: nothing here starts a long job.
-LITTLEGO_WORDS = ["match", "bundle", "judge", "bench", "rules", "search", "random", "greedy", "agent@0",
-                  "cmd:", "gnugo:99", "bogus", "--games", "--jobs", "--seed", "--random-opening", "--cpu-limit",
-                  "--sgf", "--json", "--params", "--force", "-m", "--dir", "--max-depth", "--vectors",
-                  "--repeats", "0", "-1", "1", "2", "99", "nan", "inf", "x", "", "/nonexistent", "/dev/null",
-                  "--help"]
-EVOLVE_WORDS = ["run", "resume", "log", "plot", "export", "bench", "--workers", "--runs-dir", "--to", "--out",
-                "--depth", "--games", "--opponent", "--json", "--no-progress", "/nonexistent", "/dev/null", "0",
-                "-1", "x", "", "bogus", "--help"]
+LITTLEGO_WORDS = [
+    "match",
+    "bundle",
+    "judge",
+    "bench",
+    "rules",
+    "search",
+    "random",
+    "greedy",
+    "agent@0",
+    "cmd:",
+    "gnugo:99",
+    "bogus",
+    "--games",
+    "--jobs",
+    "--seed",
+    "--random-opening",
+    "--cpu-limit",
+    "--sgf",
+    "--json",
+    "--params",
+    "--force",
+    "-m",
+    "--dir",
+    "--max-depth",
+    "--vectors",
+    "--repeats",
+    "0",
+    "-1",
+    "1",
+    "2",
+    "99",
+    "nan",
+    "inf",
+    "x",
+    "",
+    "/nonexistent",
+    "/dev/null",
+    "--help",
+]
+EVOLVE_WORDS = [
+    "run",
+    "resume",
+    "log",
+    "plot",
+    "export",
+    "bench",
+    "--workers",
+    "--runs-dir",
+    "--to",
+    "--out",
+    "--depth",
+    "--games",
+    "--opponent",
+    "--json",
+    "--no-progress",
+    "/nonexistent",
+    "/dev/null",
+    "0",
+    "-1",
+    "x",
+    "",
+    "bogus",
+    "--help",
+]
 
 
 def ends_cleanly(main, argv, workdir):
@@ -168,7 +230,7 @@ def ends_cleanly(main, argv, workdir):
     if "match" in argv and "--games" not in argv:
         argv = argv + ["--games", "2"]
     if "bench" in argv and ("rules" in argv or "search" in argv or main.__module__ == "evolve.cli"):
-        return                                         # a real benchmark takes too long for a fuzz case
+        return  # a real benchmark takes too long for a fuzz case
     if "bundle" in argv or "export" in argv or "plot" in argv or "--sgf" in argv:
         argv = [os.path.join(workdir, a) if a in ("x", "1", "2") else a for a in argv]
     out, err = io.StringIO(), io.StringIO()
@@ -184,6 +246,7 @@ def ends_cleanly(main, argv, workdir):
 def cli_case(tmp_path, words, tool):
     from engine.cli.littlego import main as littlego
     from evolve.cli import main as evolve
+
     main = littlego if tool == "littlego" else evolve
     cwd = os.getcwd()
     os.chdir(str(tmp_path))
@@ -195,7 +258,8 @@ def cli_case(tmp_path, words, tool):
 
 cli_args = st.one_of(
     st.tuples(st.just("littlego"), st.lists(st.sampled_from(LITTLEGO_WORDS), max_size=7)),
-    st.tuples(st.just("evolve"), st.lists(st.sampled_from(EVOLVE_WORDS), max_size=6)))
+    st.tuples(st.just("evolve"), st.lists(st.sampled_from(EVOLVE_WORDS), max_size=6)),
+)
 
 
 @COMMAND_LINES
@@ -204,24 +268,34 @@ def test_command_lines_end_cleanly(tmp_path_factory, case):
     tool, words = case
     cli_case(tmp_path_factory.mktemp("cli"), words, tool)
 
+
 # -- the bundled submission, run as the course runs it ---------------------------------------------
+
 
 @pytest.mark.slow
 @settings(max_examples=60)
-@given(params_files, state_files, st.integers(0, 20), st.integers(0, 10 ** 6))
+@given(params_files, state_files, st.integers(0, 20), st.integers(0, 10**6))
 def test_the_bundle_always_answers(tmp_path_factory, params_bytes, state_bytes, plies, seed):
     import subprocess
     import sys
+
     from engine.submission.bundle import write_bundle
+
     folder = tmp_path_factory.mktemp("bundle")
     write_bundle(str(folder), os.path.join(ROOT, "params.json"))
     position, _ = random_opening(plies, seed)
     (folder / "params.json").write_bytes(params_bytes)
     (folder / STATE_FILE).write_bytes(state_bytes)
-    (folder / "input.txt").write_text(format_input(position.player, position.previous_string(),
-                                                   position.board_string()))
-    result = subprocess.run([sys.executable, "my_player3.py"], cwd=str(folder), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    (folder / "input.txt").write_text(
+        format_input(position.player, position.previous_string(), position.board_string())
+    )
+    result = subprocess.run(
+        [sys.executable, "my_player3.py"],
+        cwd=str(folder),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
     move = read_output(str(folder / "output.txt"))
     assert position.is_over or move == PASS or position.is_legal(move)

@@ -8,21 +8,30 @@ import pytest
 
 from engine.cli.littlego import main
 from engine.course.editions import (
-    EDITIONS, MOVES_PER_SIDE, STARTUP_CPU, BUDGET_SHARE, edition, fitted_search, points, stage_budget, stages,
+    BUDGET_SHARE,
+    EDITIONS,
+    MOVES_PER_SIDE,
+    STARTUP_CPU,
+    edition,
+    fitted_search,
+    points,
+    stage_budget,
+    stages,
     tightest_rate,
 )
 from engine.course.grade import OpponentResult, grade, stage_result, total_games
 from engine.course.report import format_grade
 from engine.data import SHIPPED_PARAMS
 from engine.params import default_params, load_params, save_params
-
 from tests.conftest import cli
 
 
 def stage1_points(key, wins, games):
     chosen = edition(key)
-    return sum(points(chosen.rubric[name], won / games)
-               for name, won in zip(("random", "greedy", "aggressive", "alphabeta"), wins))
+    return sum(
+        points(chosen.rubric[name], won / games)
+        for name, won in zip(("random", "greedy", "aggressive", "alphabeta"), wins)
+    )
 
 
 def test_the_worked_examples_of_every_edition():
@@ -35,19 +44,32 @@ def test_the_worked_examples_of_every_edition():
 # (edition, opponent, games won, games, points): the rubric tables of shared/seeds/editions.md worked
 # out by hand, at each band's edges (90%, 70%) and inside each band.
 HAND_WORKED = [
-    ("fall2023", "random", 18, 20, 25), ("fall2023", "random", 14, 20, 10.5), ("fall2023", "random", 13, 20, 0),
-    ("fall2023", "greedy", 20, 20, 25), ("fall2023", "greedy", 16, 20, 12), ("fall2023", "greedy", 6, 20, 0),
-    ("fall2023", "aggressive", 19, 20, 25), ("fall2023", "aggressive", 14, 20, 14),
-    ("fall2023", "aggressive", 13, 20, 6.5), ("fall2023", "aggressive", 0, 20, 0),
-    ("fall2023", "alphabeta", 18, 20, 15), ("fall2023", "alphabeta", 14, 20, 7),
+    ("fall2023", "random", 18, 20, 25),
+    ("fall2023", "random", 14, 20, 10.5),
+    ("fall2023", "random", 13, 20, 0),
+    ("fall2023", "greedy", 20, 20, 25),
+    ("fall2023", "greedy", 16, 20, 12),
+    ("fall2023", "greedy", 6, 20, 0),
+    ("fall2023", "aggressive", 19, 20, 25),
+    ("fall2023", "aggressive", 14, 20, 14),
+    ("fall2023", "aggressive", 13, 20, 6.5),
+    ("fall2023", "aggressive", 0, 20, 0),
+    ("fall2023", "alphabeta", 18, 20, 15),
+    ("fall2023", "alphabeta", 14, 20, 7),
     ("fall2023", "alphabeta", 11, 20, 2.75),
-    ("fall2023", "qlearning", 18, 20, 5), ("fall2023", "qlearning", 15, 20, 3.75), ("fall2023", "qlearning", 13, 20, 0),
-    ("fall2023", "championship", 20, 20, 5), ("fall2023", "championship", 14, 20, 3.5),
+    ("fall2023", "qlearning", 18, 20, 5),
+    ("fall2023", "qlearning", 15, 20, 3.75),
+    ("fall2023", "qlearning", 13, 20, 0),
+    ("fall2023", "championship", 20, 20, 5),
+    ("fall2023", "championship", 14, 20, 3.5),
     ("fall2023", "championship", 10, 20, 1),
-    ("fall2020", "aggressive", 39, 50, 15.6), ("fall2020", "alphabeta", 33, 50, 3.3),
+    ("fall2020", "aggressive", 39, 50, 15.6),
+    ("fall2020", "alphabeta", 33, 50, 3.3),
     ("fall2020", "qlearning", 34, 50, 0),
-    ("earlier", "greedy", 85, 100, 12.75), ("earlier", "aggressive", 80, 100, 16),
-    ("earlier", "alphabeta", 67, 100, 6.7), ("earlier", "alphabeta", 90, 100, 25),
+    ("earlier", "greedy", 85, 100, 12.75),
+    ("earlier", "aggressive", 80, 100, 16),
+    ("earlier", "alphabeta", 67, 100, 6.7),
+    ("earlier", "alphabeta", 90, 100, 25),
 ]
 
 
@@ -66,7 +88,7 @@ def test_budgets_are_the_editions_rates_and_say_when_assumed():
     assert tightest_rate(edition("fall2023")) == 90 and tightest_rate(edition("fall2020")) == 36
     assert tightest_rate(edition("earlier")) == 12
     earlier = edition("earlier")
-    assert stage_budget(earlier, earlier.graded[0]) == (12.0, True)           # not stated: the Submit's rate
+    assert stage_budget(earlier, earlier.graded[0]) == (12.0, True)  # not stated: the Submit's rate
     fall2020 = edition("fall2020")
     assert stage_budget(fall2020, fall2020.submit[1], submit=True) == (36.0, True)
     assert stage_budget(fall2020, fall2020.graded[0]) == (36.0, False)
@@ -77,8 +99,23 @@ def test_budgets_are_the_editions_rates_and_say_when_assumed():
 
 def _result(name, games, wins, cpu):
     column = edition("fall2023").rubric[name]
-    return OpponentResult(name, name, games, wins, wins, 0, wins / games, [0, 1], points(column, wins / games),
-                          column.full, cpu / games, cpu / games, cpu, 0, [])
+    return OpponentResult(
+        name,
+        name,
+        games,
+        wins,
+        wins,
+        0,
+        wins / games,
+        [0, 1],
+        points(column, wins / games),
+        column.full,
+        cpu / games,
+        cpu / games,
+        cpu,
+        0,
+        [],
+    )
 
 
 def test_a_stage_over_its_budget_loses_all_its_points():
@@ -103,8 +140,14 @@ def test_a_fitted_bundle_fits_every_game_at_its_cap(key):
 
 # Fall 2023's points for 0, 1 or 2 games won out of 2, worked out by hand from its rubric: 2 of 2 is
 # 100% (full points); 1 of 2 is 50%, in the lowest band.
-POINTS_OF_TWO_GAMES = {"random": (0, 0, 25), "greedy": (0, 0, 25), "aggressive": (0, 10 * 0.5, 25),
-                       "alphabeta": (0, 5 * 0.5, 15), "qlearning": (0, 0, 5), "championship": (0, 2 * 0.5, 5)}
+POINTS_OF_TWO_GAMES = {
+    "random": (0, 0, 25),
+    "greedy": (0, 0, 25),
+    "aggressive": (0, 10 * 0.5, 25),
+    "alphabeta": (0, 5 * 0.5, 15),
+    "qlearning": (0, 0, 5),
+    "championship": (0, 2 * 0.5, 5),
+}
 
 
 def test_a_grade_plays_every_opponent_of_every_stage_through_the_match_machinery():
@@ -121,7 +164,7 @@ def test_a_grade_plays_every_opponent_of_every_stage_through_the_match_machinery
     text = format_grade(report)
     assert "championship  random" in text and "stands in for the course's hidden championship agent" in text
     again = grade("greedy", "fall2023", games=2, championship="random", jobs=1)
-    assert again.points == report.points          # the same games whatever the jobs
+    assert again.points == report.points  # the same games whatever the jobs
 
 
 def _program_agent(folder, depth=1):
@@ -129,7 +172,8 @@ def _program_agent(folder, depth=1):
     os.makedirs(str(folder))
     save_params(str(folder / "params.json"), default_params()._replace(depth=depth, cpu_budget=1.0, cpu_cap=1.0))
     (folder / "my_player3.py").write_text(
-        "import sys\nfrom engine.agent import main\nsys.exit(main(params_path='params.json'))\n")
+        "import sys\nfrom engine.agent import main\nsys.exit(main(params_path='params.json'))\n"
+    )
     return folder
 
 
@@ -139,15 +183,29 @@ def littlego(*args, timeout=600):
 
 def test_grade_a_folder_on_the_submit_stages_as_json(tmp_path):
     agent = _program_agent(tmp_path / "agent")
-    result = littlego("grade", str(agent), "--edition", "fall2020", "--submit", "--games", "1", "--json",
-                      "--championship", "random", "--jobs", "2")
+    result = littlego(
+        "grade",
+        str(agent),
+        "--edition",
+        "fall2020",
+        "--submit",
+        "--games",
+        "1",
+        "--json",
+        "--championship",
+        "random",
+        "--jobs",
+        "2",
+    )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["submit"] and report["edition"] == "fall2020"
     assert [[o["opponent"] for o in s["opponents"]] for s in report["stages"]] == [
-        ["random", "greedy", "aggressive"], ["qlearning", "championship"]]
+        ["random", "greedy", "aggressive"],
+        ["qlearning", "championship"],
+    ]
     assert report["stages"][1]["budget_assumed"] and report["stages"][1]["budget"] == 2 * 36
-    assert 0 < report["cpu_per_move_mean"] <= report["cpu_per_move_max"] < 10   # a process a move, counted
+    assert 0 < report["cpu_per_move_mean"] <= report["cpu_per_move_max"] < 10  # a process a move, counted
 
 
 def test_grade_refuses_a_bad_championship_or_edition_in_one_line():
@@ -183,17 +241,18 @@ def test_grade_the_bundled_agent_fitted_to_the_earlier_edition(tmp_path):
     result = littlego("grade", str(bundle), "--edition", "earlier", "--games", "1", "--jobs", "2", "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    stage, = report["stages"]
+    (stage,) = report["stages"]
     assert [o["games"] for o in stage["opponents"]] == [1, 1, 1, 1] and report["max_points"] == 100
     assert all(not o["faults"] for o in stage["opponents"]) and not stage["over_budget"]
     cap = load_params(str(bundle / "params.json")).cpu_cap
-    assert 0 < report["cpu_per_move_max"] <= cap + STARTUP_CPU           # every move within its fitted cap
+    assert 0 < report["cpu_per_move_max"] <= cap + STARTUP_CPU  # every move within its fitted cap
     assert stage["cpu_total"] <= BUDGET_SHARE * stage["budget"]
     assert "stage 2" not in [s["name"] for s in report["stages"]] and "tournament" in report["stage2_note"]
 
 
 def test_an_editions_alias_names_it_on_the_command_line(capsys):
     from engine.cli.littlego import build_parser
+
     parser = build_parser()
     assert parser.parse_args(["grade", "x", "--edition", "latest"]).edition == "fall2023"
     assert parser.parse_args(["bundle", "x", "--edition", "spring2022"]).edition == "fall2023"

@@ -8,21 +8,18 @@ import pytest
 
 from engine import BLACK, PASS
 from engine.coords import move_from_text
-from engine.players.gnugo import gnugo_path
-from engine.players.gtp import point_to_vertex, vertex_to_point
 from engine.play.match import run_match
 from engine.play.sgf import read_game
+from engine.players.gnugo import gnugo_path
+from engine.players.gtp import point_to_vertex, vertex_to_point
+from tests.conftest import cli, start_cli
 
-from tests.conftest import ROOT, cli
-LITTLEGO = [sys.executable, "-m", "engine.cli.littlego"]
 
-
-class Engine(object):
+class Engine:
     """``littlego gtp`` in a subprocess, one command at a time."""
 
     def __init__(self, *args):
-        self.process = subprocess.Popen(LITTLEGO + ["gtp"] + list(args), cwd=ROOT, stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+        self.process = start_cli("littlego", "gtp", *args, stdin=subprocess.PIPE)
 
     def raw(self, text):
         """Send text; the next response (lines up to the blank line), as the engine wrote it."""
@@ -74,8 +71,24 @@ def test_the_required_commands(engine):
     assert engine.ok("name") == "littlego"
     assert "handset@2" in engine.ok("version")
     commands = engine.ok("list_commands").split()
-    for name in ("protocol_version", "name", "version", "known_command", "list_commands", "quit", "boardsize",
-                 "clear_board", "komi", "play", "genmove", "undo", "showboard", "final_score", "loadsgf", "printsgf"):
+    for name in (
+        "protocol_version",
+        "name",
+        "version",
+        "known_command",
+        "list_commands",
+        "quit",
+        "boardsize",
+        "clear_board",
+        "komi",
+        "play",
+        "genmove",
+        "undo",
+        "showboard",
+        "final_score",
+        "loadsgf",
+        "printsgf",
+    ):
         assert name in commands
         assert engine.ok("known_command " + name) == "true"
     assert engine.ok("known_command fly") == "false"
@@ -84,14 +97,14 @@ def test_the_required_commands(engine):
     assert engine.ok("komi 6.5") == "" and "komi" in engine.error("komi many")
     engine.ok("play b C3")
     engine.ok("clear_board")
-    assert ". . . . ." in engine.ok("showboard")           # cleared
+    assert ". . . . ." in engine.ok("showboard")  # cleared
 
 
 def test_ids_empty_lines_comments_and_malformed_input(engine):
     assert engine.raw("7 name\n") == "=7 littlego\n"
     assert engine.raw("\n\n   \n# only a comment\n12 protocol_version # and a comment\n") == "=12 2\n"
     assert engine.raw("3 fly\n").startswith("?3 unknown command")
-    assert engine.raw("na\x01me\n") == "= littlego\n"                 # control characters are dropped
+    assert engine.raw("na\x01me\n") == "= littlego\n"  # control characters are dropped
     assert engine.raw("\tname\t\n") == "= littlego\n"
     assert engine.raw("5\n").startswith("?5")
     assert engine.raw("play\n").startswith("? syntax error")
@@ -101,14 +114,14 @@ def test_ids_empty_lines_comments_and_malformed_input(engine):
     assert engine.raw("genmove\n").startswith("? syntax error")
     assert engine.raw("boardsize five\n").startswith("? syntax error")
     assert engine.raw("\xe9\xe9 \xff\n").startswith("? unknown command")
-    assert engine.ok("name") == "littlego"                             # still alive
+    assert engine.ok("name") == "littlego"  # still alive
 
 
 def test_illegal_plays_are_errors_and_change_nothing(engine):
     engine.ok("play b C3")
     before = engine.ok("showboard")
     assert "occupied" in engine.error("play w C3")
-    assert "turn" in engine.error("play b D3")                         # Little-Go alternates
+    assert "turn" in engine.error("play b D3")  # Little-Go alternates
     assert engine.ok("showboard") == before
     # Suicide: Black into a corner White holds both sides of.
     for move in ("w B5", "b D3", "w A4"):
@@ -124,11 +137,15 @@ def test_the_ko_rule_is_the_courses(engine, vector_games):
             break
     k = banned[0]
     for ply in plies[:k]:
-        engine.ok("play {} {}".format("b" if ply["player"] == BLACK else "w", point_to_vertex(
-            PASS if ply["move"] == "PASS" else move_from_text(ply["move"]))))
+        engine.ok(
+            "play {} {}".format(
+                "b" if ply["player"] == BLACK else "w",
+                point_to_vertex(PASS if ply["move"] == "PASS" else move_from_text(ply["move"])),
+            )
+        )
     colour = "b" if plies[k]["player"] == BLACK else "w"
     point = move_from_text(plies[k]["ko"][0])
-    assert "KO" in engine.error("play {} {}".format(colour, point_to_vertex(point)))
+    assert "KO" in engine.error(f"play {colour} {point_to_vertex(point)}")
 
 
 def test_a_whole_game_then_pass_and_score_undo_and_sgf(engine, tmp_path):
@@ -152,9 +169,9 @@ def test_a_whole_game_then_pass_and_score_undo_and_sgf(engine, tmp_path):
     assert replayed.positions[-1].is_over and len(replayed.moves) == moves
     engine.ok("undo")
     assert "game over" not in engine.ok("showboard")
-    assert engine.ok("loadsgf {}".format(path)) in ("black", "white")
+    assert engine.ok(f"loadsgf {path}") in ("black", "white")
     assert "game over" in engine.ok("showboard")
-    assert engine.ok("loadsgf {} 3".format(path)) == "black"            # the position before move 3
+    assert engine.ok(f"loadsgf {path} 3") == "black"  # the position before move 3
     assert "ply 2 of 24" in engine.ok("showboard")
     assert "cannot load" in engine.error("loadsgf /no/such/file.sgf")
     engine.ok("quit")
@@ -174,61 +191,68 @@ def test_the_engine_ends_quietly_at_the_end_of_input():
 
 
 def test_a_bad_player_spec_is_one_clear_line():
-    result = subprocess.run(LITTLEGO + ["gtp", "--player", "nobody"], cwd=ROOT, input="name\n",
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    result = cli("littlego", "gtp", "--player", "nobody", stdin="name\n", timeout=60)
     assert result.returncode == 2 and "unknown player 'nobody'" in result.stderr and "Traceback" not in result.stderr
 
 
 # -- any GTP engine as a player ----------------------------------------------------------------------
 
+
 def test_littlego_gtp_plays_a_match_through_the_gtp_player():
-    summary, games = run_match("champion", "gtp:littlego gtp --player handset@4", 2, jobs=1, progress=False,
-                               opening_plies=2, seed=5)
+    summary, games = run_match(
+        "champion", "gtp:littlego gtp --player handset@4", 2, jobs=1, progress=False, opening_plies=2, seed=5
+    )
     assert summary.end["end"] == 2, summary.faults
     assert all(g.white.startswith("gtp:") or g.black.startswith("gtp:") for g in games)
 
 
 @pytest.mark.skipif(not gnugo_path(), reason="GNU Go is not installed")
 def test_gnu_go_plays_through_the_gtp_player():
-    summary, _ = run_match("champion", "gtp:{} --mode gtp --level 1".format(gnugo_path()), 2, jobs=1,
-                           progress=False, opening_plies=2)
+    summary, _ = run_match(
+        "champion", f"gtp:{gnugo_path()} --mode gtp --level 1", 2, jobs=1, progress=False, opening_plies=2
+    )
     assert summary.end["end"] == 2, summary.faults
 
 
 FAKE_ENGINES = {
     "crasher": "import sys\nfor line in sys.stdin:\n    if line.startswith('genmove'):\n        sys.exit(3)\n"
-               "    print('= \\n', flush=True)\n",
+    "    print('= \\n', flush=True)\n",
     "hanger": "import sys, time\nfor line in sys.stdin:\n    if line.startswith('genmove'):\n        time.sleep(60)\n"
-              "    print('= \\n', flush=True)\n",
+    "    print('= \\n', flush=True)\n",
     "refuser": "import sys\nfor line in sys.stdin:\n    print(('? no' if line.startswith('genmove') else '= ') + '\\n',"
-               " flush=True)\n",
+    " flush=True)\n",
     "rambler": "import sys\nfor line in sys.stdin:\n    print(('= Z9' if line.startswith('genmove') else '= ') + '\\n',"
-               " flush=True)\n",
-    "occupier": "import sys\nfor line in sys.stdin:\n    print(('= C3' if line.startswith('genmove') else '= ') + '\\n',"
-                " flush=True)\n",
+    " flush=True)\n",
+    "occupier": "import sys\nfor line in sys.stdin:\n    print(('= C3' if line.startswith('genmove') else '= ')"
+    " + '\\n', flush=True)\n",
 }
 
 
-@pytest.mark.parametrize("name, reason, words", [
-    ("crasher", "crash", "closed its output"),
-    ("hanger", "timeout", "wall time"),
-    ("refuser", "bad-output", "? no"),
-    ("rambler", "bad-output", "Z9"),
-    ("occupier", "illegal", "occupied"),
-])
+@pytest.mark.parametrize(
+    "name, reason, words",
+    [
+        ("crasher", "crash", "closed its output"),
+        ("hanger", "timeout", "wall time"),
+        ("refuser", "bad-output", "? no"),
+        ("rambler", "bad-output", "Z9"),
+        ("occupier", "illegal", "occupied"),
+    ],
+)
 def test_a_failing_gtp_engine_loses_with_the_reason(tmp_path, name, reason, words):
     from engine.play.game import play_game
     from engine.players.gtp import gtp_player
     from engine.players.specs import make_player
+
     script = tmp_path / (name + ".py")
     script.write_text(FAKE_ENGINES[name])
-    player = gtp_player("{} {}".format(sys.executable, script), wall_limit=2)
+    player = gtp_player(f"{sys.executable} {script}", wall_limit=2)
     record = play_game(make_player("random"), player, seed=3)
     assert record.reason == reason and record.winner == BLACK, record.detail
     assert words in record.detail
 
 
 # -- a person in the terminal -----------------------------------------------------------------------
+
 
 def littlego(*args, stdin=""):
     result = cli("littlego", *args, stdin=stdin, timeout=120)
@@ -250,11 +274,11 @@ def test_a_person_is_refused_illegal_and_malformed_moves_and_can_undo(tmp_path):
     status, out, err = littlego("play", "handset@1", stdin=stdin)
     assert status == 0, err
     refusals = [line for line in out.splitlines() if "refused" in line]
-    assert len(refusals) == 5                          # 2,2 and C3 occupied; foo, 9,9 and Z9 malformed
+    assert len(refusals) == 5  # 2,2 and C3 occupied; foo, 9,9 and Z9 malformed
     assert "occupied" in refusals[0] and "occupied" in refusals[1] and "not a move" in refusals[2]
-    assert "nothing to undo" in out                    # the second undo: back at the start already
+    assert "nothing to undo" in out  # the second undo: back at the start already
     assert out.count("ply 2 of 24") >= 2 and out.rstrip().endswith("quit.")
-    assert "save the game" not in out                  # quitting saves nothing
+    assert "save the game" not in out  # quitting saves nothing
 
 
 def test_the_end_of_input_stops_a_game_cleanly():
@@ -269,10 +293,11 @@ def test_play_refuses_an_unknown_opponent():
 
 # -- replay -------------------------------------------------------------------------------------------
 
+
 def test_replay_shows_the_games_a_match_wrote(tmp_path):
     _, games = run_match("greedy", "random", 2, jobs=1, progress=False, sgf_dir=str(tmp_path), opening_plies=2)
     for game in games:
-        path = tmp_path / "game-{:04d}.sgf".format(game.index)
+        path = tmp_path / f"game-{game.index:04d}.sgf"
         status, out, err = littlego("replay", str(path))
         assert status == 0, err
         assert out.count("\nmove ") == len(game.moves)
@@ -282,12 +307,15 @@ def test_replay_shows_the_games_a_match_wrote(tmp_path):
         assert winner in verdict and verdict.count("\n") == 1
 
 
-@pytest.mark.parametrize("content, words", [
-    (b"hello", "not an SGF"),
-    (b"(;FF[4]SZ[9];B[aa])", "9x9"),
-    (b"(;FF[4]SZ[5];B[cc];W[cc])", "move 2 (White 2,2): illegal under Little-Go rules: 2,2 is occupied"),
-    (b"(;FF[4]SZ[5];B[cc];B[dd])", "move 2 (Black 3,3): it was White's turn"),
-])
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        (b"hello", "not an SGF"),
+        (b"(;FF[4]SZ[9];B[aa])", "9x9"),
+        (b"(;FF[4]SZ[5];B[cc];W[cc])", "move 2 (White 2,2): illegal under Little-Go rules: 2,2 is occupied"),
+        (b"(;FF[4]SZ[5];B[cc];B[dd])", "move 2 (Black 3,3): it was White's turn"),
+    ],
+)
 def test_replay_names_what_is_wrong(tmp_path, content, words):
     path = tmp_path / "bad.sgf"
     path.write_bytes(content)

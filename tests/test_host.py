@@ -6,11 +6,11 @@ import pytest
 
 from engine import BLACK, WHITE
 from engine.play.game import play_game
+from engine.players.host import format_input
 from engine.players.program import ProgramPlayer
-from engine.ui.judge import judge
 from engine.players.specs import make_player
 from engine.protocol import read_input
-from engine.players.host import format_input
+from engine.ui.judge import judge
 
 BROKEN = {
     "crash": "raise SystemExit('I give up')",
@@ -19,9 +19,11 @@ BROKEN = {
     "silent": "pass",
     "sleeper": "import time; time.sleep(60)",
     "burner": "while True: pass",
-    "slow-then-move": ("import time\nstart = time.process_time()\n"
-                       "while time.process_time() - start < 1.2: pass\n"
-                       "open('output.txt', 'w').write('PASS')"),
+    "slow-then-move": (
+        "import time\nstart = time.process_time()\n"
+        "while time.process_time() - start < 1.2: pass\n"
+        "open('output.txt', 'w').write('PASS')"
+    ),
     "occupier": "open('output.txt', 'w').write('0,0')",
     "off-board": "open('output.txt', 'w').write('9,9')",
     "traceback": "import json; json.loads('{')",
@@ -37,18 +39,21 @@ def broken_player(tmp_path, name, cpu_limit=0.5):
     return ProgramPlayer(str(folder), cpu_limit=cpu_limit, wall_limit=3 if name == "sleeper" else 300)
 
 
-@pytest.mark.parametrize("name, reason, words", [
-    ("crash", "crash", "I give up"),
-    ("traceback", "crash", "JSONDecodeError"),
-    ("garbage", "bad-output", "hello"),
-    ("lowercase", "bad-output", "pass"),
-    ("silent", "bad-output", "no output.txt"),
-    ("sleeper", "timeout", "wall time"),
-    ("burner", "timeout", "CPU"),
-    ("slow-then-move", "timeout", "over the 0.5 s limit"),
-    ("occupier", "illegal", "occupied"),
-    ("off-board", "illegal", "9,9 is off the board"),
-])
+@pytest.mark.parametrize(
+    "name, reason, words",
+    [
+        ("crash", "crash", "I give up"),
+        ("traceback", "crash", "JSONDecodeError"),
+        ("garbage", "bad-output", "hello"),
+        ("lowercase", "bad-output", "pass"),
+        ("silent", "bad-output", "no output.txt"),
+        ("sleeper", "timeout", "wall time"),
+        ("burner", "timeout", "CPU"),
+        ("slow-then-move", "timeout", "over the 0.5 s limit"),
+        ("occupier", "illegal", "occupied"),
+        ("off-board", "illegal", "9,9 is off the board"),
+    ],
+)
 def test_broken_players_lose_for_the_right_reason(tmp_path, name, reason, words):
     player = broken_player(tmp_path, name)
     record = play_game(player, make_player("random"), seed=1)
@@ -103,7 +108,8 @@ def test_judge_reports_a_bad_input_without_crashing(tmp_path):
 
 
 def test_every_kind_of_player_answers_a_flat_point_or_pass(tmp_path):
-    from engine import Position, PASS
+    from engine import PASS, Position
+
     folder = tmp_path / "corner"
     folder.mkdir()
     (folder / "my_player3.py").write_text("open('output.txt', 'w').write('1,2')\n")
@@ -111,7 +117,7 @@ def test_every_kind_of_player_answers_a_flat_point_or_pass(tmp_path):
     program = ProgramPlayer(str(folder))
     program.new_game(BLACK, 1)
     try:
-        assert program.move(position) == 7                       # row 1, column 2
+        assert program.move(position) == 7  # row 1, column 2
     finally:
         program.close()
     for spec in ("random", "greedy", "aggressive", "alphabeta", "handset@1", "champion"):

@@ -6,7 +6,6 @@ untouched. The build attacks run in the sandbox where bwrap isolates (CI install
 that the host itself stops (the copy, ``output.txt``, the environment) run in every mode.
 """
 
-import dataclasses
 import os
 import shutil
 import subprocess
@@ -24,11 +23,10 @@ from engine.sandbox import accounting
 from engine.sandbox.files import READ_LIMIT, copy_folder
 from engine.sandbox.isolation import isolation
 from engine.sandbox.limits import MIB, Limits, UntrustedFolderError
-
 from tests.test_course_build import PASS_CPP, PASS_JAVA, PASS_PY
 
 LIMITS = Limits(mode="strict", memory_mb=256, processes=64, file_mb=16, folder_mb=8)
-isolated = pytest.mark.skipif(not isolation()[0], reason="no isolation here: {}".format(isolation()[1]))
+isolated = pytest.mark.skipif(not isolation()[0], reason=f"no isolation here: {isolation()[1]}")
 needs_gpp = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 needs_jdk = pytest.mark.skipif(shutil.which("javac") is None or shutil.which("jar") is None, reason="needs a JDK")
 SECRET = "TOKEN-3f9a1c-of-the-grader"
@@ -67,16 +65,18 @@ def one_move(folder, limits=LIMITS, cpu_limit=5.0, moves=1):
 
 # --- builds -------------------------------------------------------------------------------------
 
+
 def copy_of(built):
     """The folder a Built agent plays from (its workspace copy)."""
-    return built.spec[len("cmd:"):].partition("::")[0]
+    return built.spec[len("cmd:") :].partition("::")[0]
 
 
 @isolated
 @needs_gpp
 def test_a_cpp_file_named_like_an_option_stays_a_file_name(tmp_path):
-    folder = folder_of(tmp_path, "options", {"my_player.cpp": PASS_CPP,
-                                             "@opts.cpp": "-wrapper /bin/sh,-c,touch wrapper-ran\n"})
+    folder = folder_of(
+        tmp_path, "options", {"my_player.cpp": PASS_CPP, "@opts.cpp": "-wrapper /bin/sh,-c,touch wrapper-ran\n"}
+    )
     with built_agents([str(folder)], LIMITS) as (built,):
         assert built.error and "'g++ -O2 *.cpp -o exe' failed" in built.error and "@opts.cpp" in built.error
         assert not os.path.exists(os.path.join(copy_of(built), "wrapper-ran"))
@@ -88,8 +88,8 @@ def test_a_build_cannot_include_a_graders_file_through_a_link_or_a_path(tmp_path
     secret = grader_secret(tmp_path)
     linked = folder_of(tmp_path, "linked", {"my_player.cpp": '#include "secret.h"\n' + PASS_CPP})
     os.symlink(str(secret), str(linked / "secret.h"))
-    direct = folder_of(tmp_path, "direct", {"my_player.cpp": '#include "{}"\n'.format(secret) + PASS_CPP})
-    binary = folder_of(tmp_path, "binary", {"my_player.cpp": PASS_CPP + 'asm(".incbin \\"{}\\"");\n'.format(secret)})
+    direct = folder_of(tmp_path, "direct", {"my_player.cpp": f'#include "{secret}"\n' + PASS_CPP})
+    binary = folder_of(tmp_path, "binary", {"my_player.cpp": PASS_CPP + f'asm(".incbin \\"{secret}\\"");\n'})
     with built_agents([str(linked), str(direct), str(binary)], LIMITS) as built:
         errors = [b.error for b in built]
     assert "secret.h is a symbolic link to outside the folder" in errors[0]
@@ -104,10 +104,11 @@ def test_a_java_entrants_annotation_processor_never_runs(tmp_path):
     tools.mkdir()
     (tools / "Evil.java").write_text(
         "import java.util.*; import javax.annotation.processing.*; import javax.lang.model.element.*;\n"
-        "@SupportedAnnotationTypes(\"*\") public class Evil extends AbstractProcessor {\n"
+        '@SupportedAnnotationTypes("*") public class Evil extends AbstractProcessor {\n'
         "  public boolean process(Set<? extends TypeElement> a, RoundEnvironment r) {\n"
-        "    try { new java.io.File(\"processor-ran\").createNewFile(); } catch (Exception e) {}\n"
-        "    return false; } }\n")
+        '    try { new java.io.File("processor-ran").createNewFile(); } catch (Exception e) {}\n'
+        "    return false; } }\n"
+    )
     subprocess.run(["javac", "-d", str(tools), str(tools / "Evil.java")], check=True, capture_output=True)
     folder = folder_of(tmp_path, "java", {"my_player.java": PASS_JAVA})
     (folder / "META-INF" / "services").mkdir(parents=True)
@@ -122,17 +123,19 @@ def test_a_java_entrants_annotation_processor_never_runs(tmp_path):
 @needs_gpp
 def test_a_build_that_never_ends_or_eats_memory_is_its_own_fault(tmp_path, monkeypatch):
     import engine.course.build as build
+
     monkeypatch.setattr(build, "BUILD_SECONDS", 20)
     zero = folder_of(tmp_path, "zero", {"my_player.cpp": '#include "/dev/zero"\n'})
     good = folder_of(tmp_path, "good", {"my_player.cpp": PASS_CPP})
     started = time.monotonic()
     with built_agents([str(zero), str(good)], LIMITS) as built:
         assert built[0].error and ("failed" in built[0].error or "ran past" in built[0].error), built[0].error
-        assert built[1].error is None                  # the build's trouble is its own
+        assert built[1].error is None  # the build's trouble is its own
     assert time.monotonic() - started < 60
 
 
 # --- the folder copy ----------------------------------------------------------------------------
+
 
 def test_a_folder_holding_a_fifo_a_link_out_or_too_much_is_refused_by_name(tmp_path):
     secret = grader_secret(tmp_path)
@@ -142,9 +145,12 @@ def test_a_folder_holding_a_fifo_a_link_out_or_too_much_is_refused_by_name(tmp_p
     os.symlink(str(secret), str(linked / "notes.txt"))
     sparse = folder_of(tmp_path, "sparse", {"my_player3.py": PASS_PY})
     with open(str(sparse / "big.bin"), "wb") as handle:
-        handle.truncate(200 * MIB)                      # a sparse file: no disk used, 200 MiB to copy
-    expected = {fifo: "pipe is a FIFO", linked: "notes.txt is a symbolic link to outside the folder",
-                sparse: "big.bin takes the folder past its limit of 8 MiB"}
+        handle.truncate(200 * MIB)  # a sparse file: no disk used, 200 MiB to copy
+    expected = {
+        fifo: "pipe is a FIFO",
+        linked: "notes.txt is a symbolic link to outside the folder",
+        sparse: "big.bin takes the folder past its limit of 8 MiB",
+    }
     for folder, words in expected.items():
         destination = tmp_path / (folder.name + "-copy")
         with pytest.raises(UntrustedFolderError, match=words):
@@ -174,15 +180,17 @@ def hostile(tmp_path, name, body):
 
 @pytest.mark.parametrize("mode", [pytest.param("strict", marks=isolated), "off"])
 def test_output_txt_is_never_followed_waited_on_or_read_whole(tmp_path, mode):
-    limits = dataclasses.replace(LIMITS, mode=mode)
+    limits = LIMITS._replace(mode=mode)
     secret = grader_secret(tmp_path)
     attacks = {
-        "link": ("os.symlink({!r}, 'output.txt')".format(str(secret)), "output.txt is a symbolic link"),
+        "link": (f"os.symlink({str(secret)!r}, 'output.txt')", "output.txt is a symbolic link"),
         "zero": ("os.symlink('/dev/zero', 'output.txt')", "output.txt is a symbolic link"),
         "fifo": ("os.mkfifo('output.txt')", "output.txt is a FIFO"),
-        "huge": ("open('output.txt', 'w').write('2,2' + 'x' * 5000)", "more than {} bytes".format(READ_LIMIT)),
-        "noise": ("open('output.txt', 'w').write('\\x1b[2J' * 200 + SECRETISH)".replace(
-            "SECRETISH", "'\\n'"), "is not a move"),
+        "huge": ("open('output.txt', 'w').write('2,2' + 'x' * 5000)", f"more than {READ_LIMIT} bytes"),
+        "noise": (
+            "open('output.txt', 'w').write('\\x1b[2J' * 200 + SECRETISH)".replace("SECRETISH", "'\\n'"),
+            "is not a move",
+        ),
     }
     for name, (body, words) in attacks.items():
         started = time.monotonic()
@@ -196,25 +204,29 @@ def test_output_txt_is_never_followed_waited_on_or_read_whole(tmp_path, mode):
 def test_input_txt_is_never_written_through_a_link_the_agent_left(tmp_path, mode):
     victim = tmp_path / "victim.txt"
     victim.write_text("the grader's file")
-    body = "os.path.lexists('input.txt') and os.unlink('input.txt')\nos.symlink({!r}, 'input.txt')\n" \
-           "open('output.txt', 'w').write('PASS')".format(str(victim))
-    assert one_move(hostile(tmp_path, "linker", body), dataclasses.replace(LIMITS, mode=mode), moves=2)[0] == "PASS"
+    body = (
+        f"os.path.lexists('input.txt') and os.unlink('input.txt')\nos.symlink({str(victim)!r}, 'input.txt')\n"
+        "open('output.txt', 'w').write('PASS')"
+    )
+    assert one_move(hostile(tmp_path, "linker", body), LIMITS._replace(mode=mode), moves=2)[0] == "PASS"
     assert victim.read_text() == "the grader's file"
 
 
 @pytest.mark.parametrize("mode", [pytest.param("strict", marks=isolated), "off"])
 def test_none_of_the_hosts_environment_reaches_an_agent(tmp_path, monkeypatch, mode):
     monkeypatch.setenv("LITTLEGO_TEST_TOKEN", SECRET)
-    body = "import json\nopen('env.json', 'w').write(json.dumps(sorted(os.environ)))\n" \
-           "open('output.txt', 'w').write('9,9' if any({!r} in v for v in os.environ.values()) else 'PASS')".format(SECRET)
-    player = ProgramPlayer(str(hostile(tmp_path, "reader", body)), limits=dataclasses.replace(LIMITS, mode=mode))
+    body = (
+        "import json\nopen('env.json', 'w').write(json.dumps(sorted(os.environ)))\n"
+        f"open('output.txt', 'w').write('9,9' if any({SECRET!r} in v for v in os.environ.values()) else 'PASS')"
+    )
+    player = ProgramPlayer(str(hostile(tmp_path, "reader", body)), limits=LIMITS._replace(mode=mode))
     player.new_game(BLACK, 1)
     try:
         assert player.timed_move(Position.initial())[0] == "PASS"
         names = set(__import__("json").load(open(os.path.join(player.workdir, "env.json"))))
     finally:
         player.close()
-    assert names <= {"PATH", "HOME", "LANG", "TMPDIR", "PWD"}          # PWD: the shell's own
+    assert names <= {"PATH", "HOME", "LANG", "TMPDIR", "PWD"}  # PWD: the shell's own
 
 
 # --- limits that count every process -----------------------------------------------------------
@@ -251,11 +263,16 @@ def cgroups(monkeypatch, which):
 @pytest.mark.parametrize("mode", [pytest.param("strict", marks=isolated), "off"])
 def test_memory_held_in_memfd_counts_against_the_memory_limit(tmp_path, monkeypatch, mode, which):
     cgroups(monkeypatch, which)
-    limits = dataclasses.replace(LIMITS, mode=mode)
-    result = one_move(folder_of(tmp_path, "hoarder", {"my_player3.py": MEMFD.format(memory=limits.memory_mb, file_mb=limits.file_mb)}), limits)
+    limits = LIMITS._replace(mode=mode)
+    result = one_move(
+        folder_of(
+            tmp_path, "hoarder", {"my_player3.py": MEMFD.format(memory=limits.memory_mb, file_mb=limits.file_mb)}
+        ),
+        limits,
+    )
     if accounting.MEMORY in accounting.hierarchies():
         assert isinstance(result, PlayerFault) and "memory limit" in result.detail, result
-    else:                                   # files of at most memory/64 MiB, 64 of them open
+    else:  # files of at most memory/64 MiB, 64 of them open
         assert result[0] == "PASS", result
 
 
@@ -275,9 +292,10 @@ open("output.txt", "w").write("PASS")
 @pytest.mark.parametrize("mode", [pytest.param("strict", marks=isolated), "off"])
 def test_cpu_of_children_never_reaped_is_charged_to_the_move(tmp_path, monkeypatch, mode, which):
     cgroups(monkeypatch, which)
-    limits = dataclasses.replace(LIMITS, mode=mode)
-    player = ProgramPlayer(str(folder_of(tmp_path, "burner", {"my_player3.py": BURNERS})), cpu_limit=1.0,
-                           wall_limit=10, limits=limits)
+    limits = LIMITS._replace(mode=mode)
+    player = ProgramPlayer(
+        str(folder_of(tmp_path, "burner", {"my_player3.py": BURNERS})), cpu_limit=1.0, wall_limit=10, limits=limits
+    )
     player.new_game(BLACK, 1)
     try:
         with pytest.raises(PlayerFault) as fault:
@@ -289,12 +307,13 @@ def test_cpu_of_children_never_reaped_is_charged_to_the_move(tmp_path, monkeypat
 
 # --- a class of hostile entrants ----------------------------------------------------------------
 
+
 def test_a_tournament_of_hostile_entrants_ends_with_a_complete_table(tmp_path, capsys):
     root = tmp_path / "class"
     root.mkdir()
     marker = tmp_path / "chosen-command-ran"
     folder_of(root, "plain", {"my_player3.py": PASS_PY})
-    folder_of(root, "evil::/bin/sh -c 'touch {}'".format(marker).replace("/", "_"), {"my_player3.py": PASS_PY})
+    folder_of(root, f"evil::/bin/sh -c 'touch {marker}'".replace("/", "_"), {"my_player3.py": PASS_PY})
     folder_of(root, "new\nline", {"my_player3.py": PASS_PY})
     os.mkfifo(str(folder_of(root, "fifo", {"my_player3.py": PASS_PY}) / "pipe"))
     assert main(["tournament", str(root), "--games", "1", "--jobs", "1", "--sandbox", "auto", "--json"]) == 0

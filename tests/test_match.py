@@ -2,17 +2,14 @@
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
+from engine.constants import BLACK, WHITE
 from engine.play.match import format_report, run_match
 from engine.play.stats import elo_with_margin, wilson_interval
 from engine.players.gnugo import gnugo_path
-from engine.constants import BLACK, WHITE
-
-from tests.conftest import ROOT, kill_when_journal_holds
+from tests.conftest import cli, kill_when_journal_holds, start_cli
 
 
 def test_statistics_match_textbook_values():
@@ -43,10 +40,9 @@ def test_pairs_share_their_opening_and_swap_colours():
 
 
 def test_a_side_can_take_one_colour_in_every_game():
-    summary, games = run_match("greedy", "random", 4, jobs=1, seed=9, opening_plies=4, progress=False,
-                               a_colour=BLACK)
+    summary, games = run_match("greedy", "random", 4, jobs=1, seed=9, opening_plies=4, progress=False, a_colour=BLACK)
     assert [g.black for g in games] == ["greedy"] * 4
-    assert len({tuple(g.moves[:4]) for g in games}) == 4          # an opening of its own each
+    assert len({tuple(g.moves[:4]) for g in games}) == 4  # an opening of its own each
     assert summary.a_colour == "black"
     assert summary.wins_by_colour["greedy"]["white"] == summary.wins_by_colour["random"]["black"] == 0
     with pytest.raises(ValueError, match="alternating"):
@@ -55,6 +51,7 @@ def test_a_side_can_take_one_colour_in_every_game():
 
 def test_sgf_records_open_in_sgfmill(tmp_path):
     from sgfmill import sgf
+
     _, games = run_match("greedy", "random", 2, jobs=1, progress=False, sgf_dir=str(tmp_path))
     files = sorted(os.listdir(str(tmp_path)))
     assert files == ["game-0000.sgf", "game-0001.sgf"]
@@ -66,23 +63,22 @@ def test_sgf_records_open_in_sgfmill(tmp_path):
 
 
 def test_cli_json_and_errors():
-    run = lambda *args: subprocess.run([sys.executable, "-m", "engine.cli.littlego"] + list(args), cwd=ROOT,
-                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
-    result = run("match", "greedy", "random", "--games", "2", "--jobs", "1", "--json")
+    result = cli("littlego", "match", "greedy", "random", "--games", "2", "--jobs", "1", "--json")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     for key in ("games", "wins", "wins_by_colour", "end"):
         assert key in data
     assert set(data["end"]) == {"end", "illegal", "timeout", "crash", "bad-output"}
-    bad = run("match", "greedy", "nobody")
+    bad = cli("littlego", "match", "greedy", "nobody")
     assert bad.returncode == 2 and "unknown player 'nobody'" in bad.stderr and "Traceback" not in bad.stderr
 
 
 def test_a_match_logged_to_a_file_says_how_far_it_is_with_the_sprt_state(capsys):
     from engine.cli.littlego import main
+
     assert main(["match", "greedy", "random", "--games", "40", "--jobs", "1", "--sprt", "0,20", "--json"]) == 0
     out, err = capsys.readouterr()
-    summary = json.loads(out)                               # stdout stays one JSON object
+    summary = json.loads(out)  # stdout stays one JSON object
     lines = err.splitlines()
     assert lines[0].startswith("2 of 40 games played") and "SPRT LLR" in lines[0]
     assert lines[-1].startswith("{} of 40 games played".format(summary["games"]))
@@ -99,6 +95,7 @@ def test_gnugo_plays_a_match_against_the_champion():
 def interrupt_after(monkeypatch, count):
     """Make a match's games raise KeyboardInterrupt (Ctrl-C) after ``count`` of them; the real game job."""
     import engine.play.match as match_module
+
     real_game, played = match_module.game_job, []
 
     def interrupted(job):
@@ -106,6 +103,7 @@ def interrupt_after(monkeypatch, count):
             raise KeyboardInterrupt
         played.append(job[0])
         return real_game(job)
+
     monkeypatch.setattr(match_module, "game_job", interrupted)
     return real_game
 
@@ -113,6 +111,7 @@ def interrupt_after(monkeypatch, count):
 def test_ctrl_c_ends_the_match_with_the_games_finished(monkeypatch, capsys):
     import engine.play.match as match_module
     from engine.cli.littlego import main
+
     interrupt_after(monkeypatch, 4)
     status = main(["match", "greedy", "random", "--games", "10", "--jobs", "1", "--json"])
     out, err = capsys.readouterr()
@@ -120,26 +119,32 @@ def test_ctrl_c_ends_the_match_with_the_games_finished(monkeypatch, capsys):
     assert status == 130 and summary["games"] == 4 and summary["interrupted"] == "after 4 of 10 games"
     assert "interrupted after 4 of 10 games" in err
     monkeypatch.setattr(match_module, "game_job", lambda job: (_ for _ in ()).throw(KeyboardInterrupt))
-    assert main(["match", "greedy", "random", "--games", "10", "--jobs", "1"]) == 130   # nothing played
+    assert main(["match", "greedy", "random", "--games", "10", "--jobs", "1"]) == 130  # nothing played
     assert "interrupted" in capsys.readouterr().err
 
 
 def test_a_match_continued_from_its_journal_ends_as_an_uninterrupted_one(tmp_path, monkeypatch):
     import engine.play.match as match_module
-    whole, whole_games = run_match("greedy", "random", 60, jobs=1, seed=5, opening_plies=2, progress=False,
-                                   sprt=(0, 150))
+
+    whole, whole_games = run_match(
+        "greedy", "random", 60, jobs=1, seed=5, opening_plies=2, progress=False, sprt=(0, 150)
+    )
     journal = str(tmp_path / "match.jsonl")
     real_game = interrupt_after(monkeypatch, 7)
-    first, _ = run_match("greedy", "random", 60, jobs=1, seed=5, opening_plies=2, progress=False, sprt=(0, 150),
-                         journal=journal)
+    first, _ = run_match(
+        "greedy", "random", 60, jobs=1, seed=5, opening_plies=2, progress=False, sprt=(0, 150), journal=journal
+    )
     assert first.interrupted == "after 7 of 60 games"
     monkeypatch.setattr(match_module, "game_job", real_game)
     with open(journal, "a") as handle:
-        handle.write('{"black": "gre')                       # a line cut off by a kill
-    again, again_games = run_match("greedy", "random", 60, jobs=2, seed=5, opening_plies=2, progress=False,
-                                   sprt=(0, 150), journal=journal)
-    def without_cpu(games):                                  # CPU seconds differ from run to run
+        handle.write('{"black": "gre')  # a line cut off by a kill
+    again, again_games = run_match(
+        "greedy", "random", 60, jobs=2, seed=5, opening_plies=2, progress=False, sprt=(0, 150), journal=journal
+    )
+
+    def without_cpu(games):  # CPU seconds differ from run to run
         return [game._replace(cpu=len(game.cpu)) for game in games]
+
     assert again.interrupted is None and without_cpu(again_games) == without_cpu(whole_games)
     assert again.sprt == whole.sprt and again.wins == whole.wins and again.end == whole.end
     assert sum(1 for _ in open(journal)) == 1 + len(whole_games)
@@ -147,14 +152,28 @@ def test_a_match_continued_from_its_journal_ends_as_an_uninterrupted_one(tmp_pat
 
 def test_a_killed_match_continues_with_the_same_command(tmp_path):
     journal = tmp_path / "match.jsonl"
-    command = [sys.executable, "-m", "engine.cli.littlego", "match", "agent@2", "handset@2", "--games", "40", "--jobs",
-               "1", "--seed", "3", "--random-opening", "2", "--json", "--resume", str(journal)]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    command = [
+        "match",
+        "agent@2",
+        "handset@2",
+        "--games",
+        "40",
+        "--jobs",
+        "1",
+        "--seed",
+        "3",
+        "--random-opening",
+        "2",
+        "--json",
+        "--resume",
+        str(journal),
+    ]
+    process = start_cli("littlego", *command)
     done = kill_when_journal_holds(process, journal, 6, 120)
     assert 5 <= done < 40
-    resumed = subprocess.run(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    resumed = cli("littlego", *command, timeout=600)
     assert resumed.returncode == 0, resumed.stderr
-    whole = subprocess.run(command[:-2], cwd=ROOT, stdout=subprocess.PIPE, universal_newlines=True)
+    whole = cli("littlego", *command[:-2], timeout=600)
     first, second = json.loads(resumed.stdout), json.loads(whole.stdout)
     for key in ("games", "wins", "wins_by_colour", "end", "a_mean_stone_margin"):
         assert first[key] == second[key]
@@ -162,6 +181,7 @@ def test_a_killed_match_continues_with_the_same_command(tmp_path):
 
 def test_a_journal_of_another_match_is_refused(tmp_path, capsys):
     from engine.cli.littlego import main
+
     journal = str(tmp_path / "match.jsonl")
     assert main(["match", "greedy", "random", "--games", "2", "--jobs", "1", "--json", "--resume", journal]) == 0
     capsys.readouterr()

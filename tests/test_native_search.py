@@ -20,14 +20,14 @@ import engine.search
 from engine.constants import NUM_POINTS, PASS
 from engine.data import SHIPPED_PARAMS
 from engine.features import FEATURES, feature_values, make_evaluator
+from engine.native import searcher as native
+from engine.native.searcher import NATIVE_PASS, NativeSearcher, compiled_search, native_position, searcher_class
 from engine.params import DEFAULT_WEIGHTS, load_params, make_params
 from engine.play.game import play_game
 from engine.players.base import Reason
 from engine.players.searcher import AgentPlayer
 from engine.position import Position
 from engine.search import Searcher, SearchTimeout
-from engine.native import searcher as native
-from engine.native.searcher import NATIVE_PASS, NativeSearcher, compiled_search, native_position, searcher_class
 from tests.conftest import random_position
 
 SHIPPED = load_params(SHIPPED_PARAMS).weights
@@ -44,6 +44,7 @@ def random_weights(rng):
 
 # -- (a) the rules and the features ------------------------------------------------------------
 
+
 def test_the_features_and_the_rules_equal_the_pythons_on_every_ply_of_the_rules_vectors(library, vector_games):
     values = (ctypes.c_double * len(FEATURES))()
     after = native.NativePosition()
@@ -57,13 +58,16 @@ def test_the_features_and_the_rules_equal_the_pythons_on_every_ply_of_the_rules_
             assert legal == position.legal_mask(), position
             for move in position.legal_points() + [PASS]:
                 library.ls_play(native_position(position), NATIVE_PASS if move == PASS else move, after)
-                assert tuple(getattr(after, name) for name, _ in after._fields_) == position.play_point(move), \
-                    (position, move)
+                assert tuple(getattr(after, name) for name, _ in after._fields_) == position.play_point(move), (
+                    position,
+                    move,
+                )
             checked += 1
     assert checked > 10000
 
 
 # -- (b) the same search on many positions ----------------------------------------------------
+
 
 def sample_positions(count, seed, vector_games):
     """``count`` positions of plies 0-22, half from the host's games (all their KO bans among the
@@ -71,7 +75,7 @@ def sample_positions(count, seed, vector_games):
     rng = random.Random(seed)
     plies = [ply for game in vector_games for ply in game["plies"] if ply["n_move"] <= 22]
     bans = [ply for ply in plies if ply["ko"]]
-    chosen = bans[:count // 10] + rng.sample(plies, count // 2 - min(len(bans), count // 10))
+    chosen = bans[: count // 10] + rng.sample(plies, count // 2 - min(len(bans), count // 10))
     positions = [vector_position(ply) for ply in chosen]
     while len(positions) < count:
         positions.append(random_position(rng, 0, 22, pass_rate=0.1))
@@ -88,8 +92,17 @@ def difference(position, weights, depth, seed, tie_break=True, shape_depth=None,
         searcher = searcher_type(make_evaluator(weights, endgame), rng=rng, shape_depth=shape_depth)
         result = searcher.iterative(position, depth)
         table = len(searcher.table) if searcher_type is Searcher else searcher.table_size()
-        answers.append((result.move, result.value, result.depth, result.nodes, searcher.nodes, table,
-                        rng.random() if rng else None))
+        answers.append(
+            (
+                result.move,
+                result.value,
+                result.depth,
+                result.nodes,
+                searcher.nodes,
+                table,
+                rng.random() if rng else None,
+            )
+        )
     return None if answers[0] == answers[1] else answers
 
 
@@ -99,11 +112,22 @@ def compare_searches(positions, depths, seed):
     differences = []
     for index, position in enumerate(positions):
         # the shipped, the hand-set, random flat weights, and random tapered ones
-        weights, endgame = ((SHIPPED, None), (DEFAULT_WEIGHTS, None), (random_weights(rng), None),
-                            (random_weights(rng), random_weights(rng)))[index % 4]
+        weights, endgame = (
+            (SHIPPED, None),
+            (DEFAULT_WEIGHTS, None),
+            (random_weights(rng), None),
+            (random_weights(rng), random_weights(rng)),
+        )[index % 4]
         depth = depths[index % len(depths)]
-        found = difference(position, weights, depth, seed=index, tie_break=index % 4 != 3,
-                           shape_depth=3 if index % 5 == 4 else None, endgame=endgame)
+        found = difference(
+            position,
+            weights,
+            depth,
+            seed=index,
+            tie_break=index % 4 != 3,
+            shape_depth=3 if index % 5 == 4 else None,
+            endgame=endgame,
+        )
         if found:
             differences.append((str(position), depth, found))
         kinds["capture"] += position.mover_lost_stones()
@@ -123,7 +147,7 @@ def test_the_same_values_moves_and_nodes_on_a_few_hundred_positions(library, vec
 def test_the_same_values_moves_and_nodes_on_two_thousand_positions(library, vector_games):
     positions = sample_positions(2100, 2, vector_games)
     kinds, differences = compare_searches(positions, (1, 2, 3, 4, 5, 6), seed=2)
-    assert differences == [], "{} of {} searches differ".format(len(differences), len(positions))
+    assert differences == [], f"{len(differences)} of {len(positions)} searches differ"
     assert all(count >= 30 for count in kinds.values()), kinds
 
 
@@ -145,7 +169,7 @@ def test_a_node_budget_stops_both_at_the_same_node_and_the_next_search_agrees(li
         for searcher_type in (Searcher, NativeSearcher):
             searcher = searcher_type(make_evaluator(SHIPPED), rng=random.Random(index))
             stopped = searcher.iterative(position, 8, node_budget=700 + 300 * index)
-            again = searcher.iterative(position, 3)     # on the tables the stopped search left
+            again = searcher.iterative(position, 3)  # on the tables the stopped search left
             answers.append((stopped, again.move, again.value, again.nodes, searcher.nodes))
         assert answers[0][0][:4] == answers[1][0][:4] and answers[0][1:] == answers[1][1:], position
 
@@ -164,6 +188,7 @@ def test_value_in_a_window_and_a_deadline(library):
 
 # -- (c) the same games -------------------------------------------------------------------------
 
+
 class NativeAgentPlayer(AgentPlayer):
     """Our agent at a fixed depth, searching with the compiled twin."""
 
@@ -179,8 +204,10 @@ class NativeAgentPlayer(AgentPlayer):
 def play_both(first, second, depth, seed, opening_plies, **native_options):
     """The record of one game with the Python searchers and with the compiled ones, and the nodes each searched."""
     games = []
-    for make in (lambda params: AgentPlayer(params, depth=depth, timed=False),
-                 lambda params: NativeAgentPlayer(params, depth, **native_options)):
+    for make in (
+        lambda params: AgentPlayer(params, depth=depth, timed=False),
+        lambda params: NativeAgentPlayer(params, depth, **native_options),
+    ):
         black, white = make(first), make(second)
         record = play_game(black, white, seed=seed, opening_plies=opening_plies, cpu_limit=math.inf)
         games.append((record._replace(cpu=None), black.searcher.nodes, white.searcher.nodes))
@@ -192,11 +219,14 @@ def compare_games(count, depths, seed):
     shipped, handset = make_params(SHIPPED), make_params(DEFAULT_WEIGHTS)
     differing = []
     for index in range(count // 2):
-        pair = [(shipped, handset), (shipped, make_params(random_weights(rng))),
-                (make_params(random_weights(rng)), handset),
-                (make_params(random_weights(rng) + random_weights(rng)), shipped)][index % 4]      # tapered
+        pair = [
+            (shipped, handset),
+            (shipped, make_params(random_weights(rng))),
+            (make_params(random_weights(rng)), handset),
+            (make_params(random_weights(rng) + random_weights(rng)), shipped),
+        ][index % 4]  # tapered
         depth, opening = depths[index % len(depths)], rng.randint(0, 6)
-        for first, second in (pair, pair[::-1]):         # each weight vector with either colour
+        for first, second in (pair, pair[::-1]):  # each weight vector with either colour
             python, compiled = play_both(first, second, depth, seed=1000 * seed + index, opening_plies=opening)
             assert python[0].reason == Reason.END, python[0]
             if python != compiled:
@@ -211,17 +241,19 @@ def test_seeded_games_are_the_same_move_for_move(library):
 @pytest.mark.slow
 def test_two_hundred_seeded_games_are_the_same_move_for_move(library):
     differing = compare_games(200, (2, 3, 4, 5), seed=7)
-    assert differing == [], "{} of 200 games differ".format(len(differing))
+    assert differing == [], f"{len(differing)} of 200 games differ"
 
 
 def test_games_that_fill_the_transposition_table_clear_it_as_the_python_does(library, monkeypatch):
     monkeypatch.setattr(engine.search, "_TABLE_LIMIT", 400)
-    python, compiled = play_both(make_params(SHIPPED), make_params(DEFAULT_WEIGHTS), 3, seed=8, opening_plies=2,
-                                 table_limit=400)
+    python, compiled = play_both(
+        make_params(SHIPPED), make_params(DEFAULT_WEIGHTS), 3, seed=8, opening_plies=2, table_limit=400
+    )
     assert python == compiled
 
 
 # -- building, and the fallback --------------------------------------------------------------
+
 
 @pytest.fixture
 def fresh_library():
@@ -240,7 +272,7 @@ def test_without_a_compiler_the_python_searcher_with_one_warning(fresh_library, 
     assert searcher_class(warning) is Searcher
     assert not native.native_available()
     assert warning.getvalue().count("\n") == 1 and "no C compiler" in warning.getvalue()
-    assert searcher_class(warning) is Searcher and warning.getvalue().count("\n") == 1     # once a process
+    assert searcher_class(warning) is Searcher and warning.getvalue().count("\n") == 1  # once a process
 
 
 def test_a_damaged_cached_library_is_compiled_again(library, fresh_library, tmp_path, monkeypatch):

@@ -10,9 +10,8 @@ import engine.params
 import evolve.config
 from engine.common.runfolder import START_WEIGHTS
 from engine.features import FEATURES, make_evaluator
-from engine.params import ADDED_AT_ZERO, ParamsError, load_params, save_params, default_params, params_to_dict
+from engine.params import ADDED_AT_ZERO, ParamsError, default_params, load_params, params_to_dict, save_params
 from evolve.config import load_config
-
 from tests.conftest import ROOT
 
 
@@ -38,16 +37,19 @@ def test_round_trip(tmp_path):
     assert load_params(path) == default_params()
 
 
-@pytest.mark.parametrize("change, words", [
-    (lambda d: d["weights"].update(speed=1.0), "unknown feature 'speed'"),
-    (lambda d: d["weights"].update(margin="ten"), "weights.margin: expected a number"),
-    (lambda d: d["weights"].update(margin=True), "weights.margin: expected a number"),
-    (lambda d: d["search"].update(depth=0), "search.depth"),
-    (lambda d: d["search"].update(depth=2.5), "search.depth"),
-    (lambda d: d["search"].update(cpu_budget=30), "search.cpu_budget"),
-    (lambda d: d.update(format=9), "format 9"),
-    (lambda d: d.update(colour="blue"), "unknown key 'colour'"),
-])
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda d: d["weights"].update(speed=1.0), "unknown feature 'speed'"),
+        (lambda d: d["weights"].update(margin="ten"), "weights.margin: expected a number"),
+        (lambda d: d["weights"].update(margin=True), "weights.margin: expected a number"),
+        (lambda d: d["search"].update(depth=0), "search.depth"),
+        (lambda d: d["search"].update(depth=2.5), "search.depth"),
+        (lambda d: d["search"].update(cpu_budget=30), "search.cpu_budget"),
+        (lambda d: d.update(format=9), "format 9"),
+        (lambda d: d.update(colour="blue"), "unknown key 'colour'"),
+    ],
+)
 def test_bad_params_say_what_is_wrong(tmp_path, change, words):
     data = good()
     change(data)
@@ -66,6 +68,7 @@ def test_not_json_and_missing_file(tmp_path):
 
 def test_evaluator_from_names_or_genome_agrees():
     from engine import Position
+
     position = Position.initial().play((2, 2)).play((0, 0))
     weights = default_params().weights
     by_name = make_evaluator(weights)
@@ -83,16 +86,17 @@ def test_a_file_older_than_a_feature_plays_it_at_zero_says_so_once_and_keeps_the
     assert params.weights["euler"] == 0.0 and len(heard) == 1 and "'euler'" in heard[0]
     assert params.provenance[ADDED_AT_ZERO] == ["euler"]
     again = str(tmp_path / "again.json")
-    save_params(again, params)                  # re-exported: the record stays, and nothing more is missing
+    save_params(again, params)  # re-exported: the record stays, and nothing more is missing
     heard.clear()
     assert load_params(again, warn=heard.append).provenance[ADDED_AT_ZERO] == ["euler"] and not heard
 
 
 # Every params file (a run's start.json, the start weights it read, is a list of genomes, not one)
 EXPERIMENT_FILES = sorted(
-    path for path in glob.glob(os.path.join(ROOT, "experiments", "**", "*.json"), recursive=True)
-    if '"weights"' in open(path).read(2000) and os.path.basename(path) != START_WEIGHTS) + sorted(
-    glob.glob(os.path.join(ROOT, "experiments", "**", "*.toml"), recursive=True))
+    path
+    for path in glob.glob(os.path.join(ROOT, "experiments", "**", "*.json"), recursive=True)
+    if '"weights"' in open(path).read(2000) and os.path.basename(path) != START_WEIGHTS
+) + sorted(glob.glob(os.path.join(ROOT, "experiments", "**", "*.toml"), recursive=True))
 
 
 @pytest.fixture(params=["today's features", "a feature added since"])

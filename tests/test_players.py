@@ -2,13 +2,13 @@
 
 import pytest
 
-from engine import Position, PASS, BLACK, WHITE
+from engine import BLACK, PASS, WHITE, Position
 from engine.bitboard import points_of
 from engine.coords import to_point
 from engine.players.qlearning import QLearningPlayer
-from engine.players.specs import make_player
-from engine.players.scripted import AlphaBetaPlayer, RandomPlayer, GreedyPlayer, AggressivePlayer
+from engine.players.scripted import AggressivePlayer, AlphaBetaPlayer, GreedyPlayer, RandomPlayer
 from engine.players.searcher import AgentPlayer
+from engine.players.specs import make_player
 
 
 def ready(player, colour=BLACK, seed=0):
@@ -17,12 +17,15 @@ def ready(player, colour=BLACK, seed=0):
 
 
 def test_greedy_takes_the_biggest_capture():
-    position = Position.from_picture("""
+    position = Position.from_picture(
+        """
         O.OOX
         X.XX.
         .....
         .....
-        .....""", player=BLACK)
+        .....""",
+        player=BLACK,
+    )
     # (0,1) captures the lone stone at (0,0) and the pair (0,2)-(0,3): three stones.
     for seed in range(5):
         assert ready(GreedyPlayer(), seed=seed).move(position) == to_point(0, 1)
@@ -34,17 +37,20 @@ def test_greedy_breaks_ties_at_random():
 
 
 def test_aggressive_sees_the_reply_two_plies_ahead():
-    position = Position.from_picture("""
+    position = Position.from_picture(
+        """
         XX...
         OO...
         .....
         .....
-        .....""", player=BLACK)
+        .....""",
+        player=BLACK,
+    )
     # No capture now; only (0,2) stops White taking two stones in reply.
     for seed in range(5):
         assert ready(AggressivePlayer(), seed=seed).move(position) == to_point(0, 2)
     greedy_moves = {ready(GreedyPlayer(), seed=seed).move(position) for seed in range(10)}
-    assert len(greedy_moves) > 1                   # greedy does not look ahead
+    assert len(greedy_moves) > 1  # greedy does not look ahead
 
 
 def test_alphabeta_obeys_its_depth_and_branching(monkeypatch):
@@ -67,38 +73,53 @@ def test_alphabeta_obeys_its_depth_and_branching(monkeypatch):
     move = player.move(Position.initial().play((2, 2)))
     assert move in points_of(Position.initial().play((2, 2)).legal_mask())
     assert max(n for kind, n in calls if kind == "candidates") == 10
-    assert {d for kind, d in calls if kind == "depth"} == {0, 1}   # two plies: root move + reply
+    assert {d for kind, d in calls if kind == "depth"} == {0, 1}  # two plies: root move + reply
 
 
 def test_alphabeta_grabs_material():
-    position = Position.from_picture("""
+    position = Position.from_picture(
+        """
         .OX..
         OX...
         X....
         .....
-        .....""", player=BLACK)
+        .....""",
+        player=BLACK,
+    )
     assert ready(AlphaBetaPlayer()).move(position) == to_point(0, 0)
 
 
 def test_random_plays_legal_moves_and_passes_only_when_it_must():
-    position = Position.from_picture("""
+    position = Position.from_picture(
+        """
         .XXXX
         XXXXX
         XXXXX
         XXXXX
-        XXXX.""", player=WHITE)
-    assert ready(RandomPlayer(), WHITE).move(position) == PASS   # both points are suicide
+        XXXX.""",
+        player=WHITE,
+    )
+    assert ready(RandomPlayer(), WHITE).move(position) == PASS  # both points are suicide
     player = ready(RandomPlayer())
     start = Position.initial().play((2, 2))
     for _ in range(50):
         assert player.move(start) in points_of(start.legal_mask())
 
 
-@pytest.mark.parametrize("spec, kind", [
-    ("random", RandomPlayer), ("greedy", GreedyPlayer), ("aggressive", AggressivePlayer),
-    ("alphabeta", AlphaBetaPlayer), ("agent", AgentPlayer), ("agent@2", AgentPlayer),
-    ("agent:params.json@3", AgentPlayer), ("champion", AgentPlayer), ("qlearning", QLearningPlayer),
-])
+@pytest.mark.parametrize(
+    "spec, kind",
+    [
+        ("random", RandomPlayer),
+        ("greedy", GreedyPlayer),
+        ("aggressive", AggressivePlayer),
+        ("alphabeta", AlphaBetaPlayer),
+        ("agent", AgentPlayer),
+        ("agent@2", AgentPlayer),
+        ("agent:params.json@3", AgentPlayer),
+        ("champion", AgentPlayer),
+        ("qlearning", QLearningPlayer),
+    ],
+)
 def test_specs_build_players(spec, kind):
     player = make_player(spec)
     assert isinstance(player, kind) and player.spec == spec
@@ -106,11 +127,18 @@ def test_specs_build_players(spec, kind):
         assert player.depth == 2
 
 
-@pytest.mark.parametrize("spec, words", [
-    ("bogus", "unknown player"), ("random:3", "takes no argument"), ("agent@0", "depth"),
-    ("agent:missing.json", "cannot read"), ("cmd:", "cmd:DIR"), ("cmd:/no/such/dir", "does not exist"),
-    ("gnugo:99", "level"),
-])
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("bogus", "unknown player"),
+        ("random:3", "takes no argument"),
+        ("agent@0", "depth"),
+        ("agent:missing.json", "cannot read"),
+        ("cmd:", "cmd:DIR"),
+        ("cmd:/no/such/dir", "does not exist"),
+        ("gnugo:99", "level"),
+    ],
+)
 def test_bad_specs_say_what_is_wrong(spec, words):
     with pytest.raises(ValueError, match=words):
         make_player(spec)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from engine import Position, PASS, IllegalMove, BLACK, WHITE, MAX_MOVES
+from engine import BLACK, MAX_MOVES, PASS, WHITE, IllegalMove, Position
 
 
 def test_initial_position():
@@ -13,71 +13,86 @@ def test_initial_position():
 
 
 def test_ko_fight():
-    position = Position.from_picture("""
+    position = Position.from_picture(
+        """
         .XO..
         XO.O.
         .XO..
         .....
-        .....""", player=BLACK)
-    taken = position.play((1, 2))                      # Black captures the white stone
+        .....""",
+        player=BLACK,
+    )
+    taken = position.play((1, 2))  # Black captures the white stone
     assert taken.picture().splitlines()[1] == "X.XO."
-    assert not taken.is_legal((1, 1))                  # White may not retake at once
+    assert not taken.is_legal((1, 1))  # White may not retake at once
     with pytest.raises(IllegalMove, match="KO"):
         taken.play((1, 1))
     assert (1, 1) not in taken.legal_moves()
-    later = taken.play((4, 4)).play((4, 0))           # a ko threat and its answer
-    assert later.is_legal((1, 1))                      # now White may retake
+    later = taken.play((4, 4)).play((4, 0))  # a ko threat and its answer
+    assert later.is_legal((1, 1))  # now White may retake
     retaken = later.play((1, 1))
     assert retaken.picture().splitlines()[1] == "XO.O."
-    assert not retaken.is_legal((1, 2))                # and Black is banned in turn
+    assert not retaken.is_legal((1, 2))  # and Black is banned in turn
 
 
 def test_snapback():
-    position = Position.from_picture("""
+    position = Position.from_picture(
+        """
         ..OX.
         OOOX.
         XXXX.
         .....
-        .....""", player=BLACK)
-    throw_in = position.play((0, 1))                   # Black's stone can be taken...
+        .....""",
+        player=BLACK,
+    )
+    throw_in = position.play((0, 1))  # Black's stone can be taken...
     taken = throw_in.play((0, 0))
     assert taken.picture().splitlines()[0] == "O.OX."
-    recaptured = taken.play((0, 1))                    # ...but retaking is no KO: 5 stones fall
+    recaptured = taken.play((0, 1))  # ...but retaking is no KO: 5 stones fall
     assert recaptured.picture() == "\n".join([".X.X.", "...X.", "XXXX.", ".....", "....."])
     assert recaptured.score() == (7, 0 + 2.5)
 
 
 def test_one_move_captures_two_groups():
-    position = Position.from_picture("""
+    position = Position.from_picture(
+        """
         O.OX.
         X.X..
         .....
         .....
-        .....""", player=BLACK)
+        .....""",
+        player=BLACK,
+    )
     after = position.play((0, 1))
     assert after.picture().splitlines()[0] == ".X.X."
     assert after.score() == (4, 2.5)
 
 
 def test_capture_that_looks_like_suicide_is_legal():
-    position = Position.from_picture("""
+    position = Position.from_picture(
+        """
         .OX..
         OX...
         X....
         .....
-        .....""", player=BLACK)
+        .....""",
+        player=BLACK,
+    )
     assert position.is_legal((0, 0))
     after = position.play((0, 0))
     assert after.picture().splitlines()[:2] == ["X.X..", ".X..."]
 
 
 def test_suicide_is_illegal():
-    position = Position.from_picture("""
+    position = Position.from_picture(
+        """
         .OX..
         O....
         .....
         .....
-        .....""", player=BLACK)
+        .....""",
+        player=BLACK,
+    )
     assert not position.is_legal((0, 0))
     assert (0, 0) not in position.legal_moves()
     with pytest.raises(IllegalMove, match="suicide"):
@@ -100,7 +115,7 @@ def test_two_passes_end_the_game_and_one_does_not():
     one = position.play(PASS)
     assert not one.is_over
     two = one.play(PASS)
-    assert two.is_over and two.winner == WHITE        # 1 stone against komi 2.5
+    assert two.is_over and two.winner == WHITE  # 1 stone against komi 2.5
 
 
 def test_pass_after_a_move_is_not_the_end():
@@ -128,31 +143,42 @@ def test_the_24th_ply_ends_the_game():
 
 
 def test_black_needs_three_stones_more_than_white():
-    wins = Position.from_picture("""
+    wins = Position.from_picture(
+        """
         XXXXX
         XXX..
         OOOO.
         OOO..
-        .....""", player=WHITE, moves_played=MAX_MOVES - 1).play(PASS)
+        .....""",
+        player=WHITE,
+        moves_played=MAX_MOVES - 1,
+    ).play(PASS)
     assert wins.score() == (8, 9.5) and wins.winner == WHITE
-    black_wins = Position.from_picture("""
+    black_wins = Position.from_picture(
+        """
         XXXXX
         XXXXX
         OOOO.
         OOO..
-        .....""", player=WHITE, moves_played=MAX_MOVES - 1).play(PASS)
+        .....""",
+        player=WHITE,
+        moves_played=MAX_MOVES - 1,
+    ).play(PASS)
     assert black_wins.winner == BLACK
 
 
 def test_impossible_boards_are_accepted_and_judged_as_the_host_does():
     # A white group without liberties (no real game reaches this): Black's move far away
     # removes it, because the judge removes every dead opponent group after a placement.
-    position = Position.from_picture("""
+    position = Position.from_picture(
+        """
         OX...
         X....
         .....
         .....
-        .....""", player=BLACK)
+        .....""",
+        player=BLACK,
+    )
     assert not position.regular
     after = position.play((4, 4))
     assert after.picture().splitlines()[0] == ".X..."

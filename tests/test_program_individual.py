@@ -12,20 +12,20 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from engine.common.runfolder import RunError
 from engine.constants import BLACK
 from engine.coords import to_point
-from engine.position import Position
 from engine.players.host import format_input
+from engine.position import Position
 from evolve.config import ConfigError, load_config, validate
-from evolve.fitness import GameJob, fold, play_job
+from evolve.fitness import FitnessGame, fold, play_job
 from evolve.loop import Evolution
-from engine.common.runfolder import RunError
 from evolve.program import program_built, program_player, sidecar_of
 from evolve.runs import export_best, program_of, read_generations
-
-from tests.conftest import ROOT
+from tests.conftest import ROOT, cli
 
 EXAMPLE = os.path.join(ROOT, "examples", "student-agent")
 WEIGHTS = {"liberties": 0.2, "atari": 1.0, "edge": -0.3, "centre": 0.3}
@@ -89,9 +89,9 @@ def first_move(program, weights):
 
 
 def test_the_example_configs_are_valid_and_start_from_the_agents_own_file(monkeypatch):
-    monkeypatch.chdir(ROOT)                 # their paths are relative to where evolve runs: the root
+    monkeypatch.chdir(ROOT)  # their paths are relative to where evolve runs: the root
     config = load_config(os.path.join(EXAMPLE, "evolve.toml"))
-    assert config["genes"] == ["liberties", "atari", "edge", "centre"]          # in the order written
+    assert config["genes"] == ["liberties", "atari", "edge", "centre"]  # in the order written
     assert config["start"]["weights"] == [[WEIGHTS[name] for name in config["genes"]]]
     assert config["individual"]["base"] == WEIGHTS
     assert load_config(os.path.join(EXAMPLE, "bench.toml"))["genes"] == config["genes"]
@@ -114,16 +114,14 @@ def test_each_game_writes_its_weights_into_its_own_copy_and_they_are_played(tmp_
         finally:
             one.close()
             two.close()
-        job = GameJob(0, (0.2, 1.0, -0.3, 0.3), "greedy", 0, 0, 5, 6, 2, 2, "python", program)
-        assert play_job(job) == play_job(job)                   # the same weights, opponent and seed: the same game
-    assert open(os.path.join(EXAMPLE, "weights.json")).read() == before          # the source is never written
+        job = FitnessGame(0, (0.2, 1.0, -0.3, 0.3), "greedy", 0, 0, 5, 6, 2, 2, "python", program)
+        assert play_job(job) == play_job(job)  # the same weights, opponent and seed: the same game
+    assert open(os.path.join(EXAMPLE, "weights.json")).read() == before  # the source is never written
 
 
 def test_evolve_run_and_export_the_example_agents_weights(tmp_path):
     config = write_config(tmp_path)
-    process = subprocess.run([sys.executable, "-m", "evolve.cli", "run", config, "--runs-dir", str(tmp_path / "runs"),
-                              "--no-progress"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             universal_newlines=True, timeout=300)
+    process = cli("evolve", "run", config, "--runs-dir", tmp_path / "runs", "--no-progress", timeout=300)
     assert process.returncode == 0, process.stderr
     assert "the individual: " in process.stdout
     run = os.path.join(str(tmp_path / "runs"), os.listdir(str(tmp_path / "runs"))[0])
@@ -131,31 +129,34 @@ def test_evolve_run_and_export_the_example_agents_weights(tmp_path):
     assert [r["generation"] for r in records] == [0, 1]
     first = [tuple(ind["weights"]) for ind in records[0]["individuals"]]
     assert first[0] == tuple(WEIGHTS[name] for name in ["liberties", "atari", "edge", "centre"])
-    assert len(set(first)) == len(first)                         # every individual its own weights
+    assert len(set(first)) == len(first)  # every individual its own weights
     assert set(records[-1]["best_weights"]) == set(WEIGHTS)
     assert program_of(run)["weights_file"] == "weights.json"
     assert json.load(open(os.path.join(run, "best-weights.json"))) == records[-1]["best_weights"]
     with pytest.raises(ValueError, match="--depth is our searcher.s"):
         export_best(run, str(tmp_path / "nope.json"), depth=4)
     folder = agent_copy(tmp_path)
-    assert "| evolve export {} --to ".format(run) in process.stdout                  # the next step it names
-    cli = [sys.executable, "-m", "evolve.cli"]
-    refused = subprocess.run(cli + ["ship", run], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             universal_newlines=True)
+    assert f"| evolve export {run} --to " in process.stdout  # the next step it names
+    refused = cli("evolve", "ship", run)
     assert refused.returncode == 2 and "evolve ship ships this project's agent" in refused.stderr
-    exported = subprocess.run(cli + ["export", run, "--to", str(folder / "weights.json")], cwd=ROOT,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    exported = cli("evolve", "export", run, "--to", folder / "weights.json")
     assert exported.returncode == 0 and "weights.provenance.json" in exported.stdout, exported.stderr
     written = export_best(run, str(folder / "weights.json"))
     assert written.sidecar == str(folder / "weights.provenance.json")
     provenance = json.load(open(written.sidecar))["provenance"]
     assert provenance["generation"] == 1 and provenance["program"] == str(EXAMPLE)
-    loaded = subprocess.run([sys.executable, "-c", "import json, my_player3; print(json.dumps(my_player3.load_weights()))"],
-                            cwd=str(folder), stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import json, my_player3; print(json.dumps(my_player3.load_weights()))"],
+        cwd=str(folder),
+        stdout=subprocess.PIPE,
+        text=True,
+        check=True,
+    ).stdout
     assert json.loads(loaded) == records[-1]["best_weights"]
     position = Position.initial().play_point(to_point(2, 2))
-    (folder / "input.txt").write_text(format_input(position.player, position.previous_string(),
-                                                   position.board_string()))
+    (folder / "input.txt").write_text(
+        format_input(position.player, position.previous_string(), position.board_string())
+    )
     subprocess.run([sys.executable, "my_player3.py"], cwd=str(folder), check=True, timeout=60)
     i, j = map(int, (folder / "output.txt").read_text().split(","))
     assert to_point(i, j) in position.legal_points()
@@ -174,16 +175,22 @@ def test_a_game_lost_by_the_agents_fault_is_a_loss_and_said(tmp_path, caplog):
     folder = agent_copy(tmp_path)
     script = (folder / "my_player3.py").read_text()
     # Fine on the empty board (the run's first move), a crash on any other.
-    (folder / "my_player3.py").write_text(script.replace("    colour, previous, current = read_input()\n", (
-        "    colour, previous, current = read_input()\n    if any(current):\n        raise SystemExit('lost')\n")))
+    (folder / "my_player3.py").write_text(
+        script.replace(
+            "    colour, previous, current = read_input()\n",
+            ("    colour, previous, current = read_input()\n    if any(current):\n        raise SystemExit('lost')\n"),
+        )
+    )
     config = load_config(write_config(tmp_path, program=folder))
     with program_built(config) as program:
-        win, _, fault = play_job(GameJob(0, (0.2, 1.0, -0.3, 0.3), "greedy", 0, 0, 5, 6, 2, 2, "python", program))
+        win, _, fault = play_job(FitnessGame(0, (0.2, 1.0, -0.3, 0.3), "greedy", 0, 0, 5, 6, 2, 2, "python", program))
     assert (win, fault) == (0.0, 1.0)
     assert "individual 0 lost game 0 (seed 5) by its fault: Black exited with status 1" in caplog.text
-    jobs = [GameJob(k // 2, (0.0,) * 4, "greedy", 0, k % 2, 5, 6, 2, 2, "python", program) for k in range(4)]
-    reports = [report for _, report in fold(jobs, [(0.0, -3.0, 1.0), (0.0, -1.0, 1.0), (1.0, 2.0, 0.0),
-                                                   (0.0, -1.0, 0.0)], 2, [1.0])]
+    jobs = [FitnessGame(k // 2, (0.0,) * 4, "greedy", 0, k % 2, 5, 6, 2, 2, "python", program) for k in range(4)]
+    reports = [
+        report
+        for _, report in fold(jobs, [(0.0, -3.0, 1.0), (0.0, -1.0, 1.0), (1.0, 2.0, 0.0), (0.0, -1.0, 0.0)], 2, [1.0])
+    ]
     assert [report["faults"] for report in reports] == [2, 0]
 
 
@@ -200,25 +207,37 @@ def test_without_a_weights_file_the_run_starts_at_random(tmp_path):
     assert config["start"]["weights"] == [] and config["individual"]["base"] == {}
 
 
-@pytest.mark.parametrize("change, weights, words", [
-    (("program = \"{program}\"", "program = \"{program}/nothing\""), WEIGHTS, "individual.program.*no such folder"),
-    (("weights_file = \"weights.json\"", "weights_file = \"../weights.json\""), WEIGHTS, "plain file name"),
-    (("weights_file = \"weights.json\"", "weights_file = \"my_player3.py\""), WEIGHTS, "the host or the agent"),
-    (("weights_file = \"weights.json\"", "weights_file = \"weights.json\"\nspeed = 2"), WEIGHTS,
-     "unknown key 'individual.speed'"),
-    ((TINY[TINY.index("[individual.bounds]"):TINY.index("[[panel]]")], ""), WEIGHTS,
-     "individual.bounds' must name each weight"),
-    (("atari = [-3.0, 3.0]", "atari = [3.0, -3.0]"), WEIGHTS, "individual.bounds.atari' must be \\[low, high\\]"),
-    (("workers = 2", "workers = 2\ntapered = true"), WEIGHTS, "'tapered'"),
-    (("workers = 2", "workers = 2\ndepth = 3"), WEIGHTS, "'depth' is our searcher's"),
-    (("[start]", "[executor]\nscheduler = \"tcp://127.0.0.1:8786\"\n\n[start]"), WEIGHTS, "executor.scheduler"),
-    (("random = 1.0", "random = 1.0\nparams = [\"params.json\"]"), WEIGHTS, "start.params"),
-    (("", ""), dict(WEIGHTS, atari=9.0), "atari = 9 is outside 'individual.bounds.atari'"),
-    (("", ""), dict(WEIGHTS, edge="low"), "edge = 'low' is not a finite number"),
-    (("centre = [-1.0, 1.0]", "centre = [-1.0, 1.0]\ncenter = [-1.0, 1.0]"), WEIGHTS,
-     "'individual.bounds.center' is not in .*weights.json.*would never read it"),
-    (("", ""), [1, 2, 3], "not a JSON object"),
-])
+@pytest.mark.parametrize(
+    "change, weights, words",
+    [
+        (('program = "{program}"', 'program = "{program}/nothing"'), WEIGHTS, "individual.program.*no such folder"),
+        (('weights_file = "weights.json"', 'weights_file = "../weights.json"'), WEIGHTS, "plain file name"),
+        (('weights_file = "weights.json"', 'weights_file = "my_player3.py"'), WEIGHTS, "the host or the agent"),
+        (
+            ('weights_file = "weights.json"', 'weights_file = "weights.json"\nspeed = 2'),
+            WEIGHTS,
+            "unknown key 'individual.speed'",
+        ),
+        (
+            (TINY[TINY.index("[individual.bounds]") : TINY.index("[[panel]]")], ""),
+            WEIGHTS,
+            "individual.bounds' must name each weight",
+        ),
+        (("atari = [-3.0, 3.0]", "atari = [3.0, -3.0]"), WEIGHTS, "individual.bounds.atari' must be \\[low, high\\]"),
+        (("workers = 2", "workers = 2\ntapered = true"), WEIGHTS, "'tapered'"),
+        (("workers = 2", "workers = 2\ndepth = 3"), WEIGHTS, "'depth' is our searcher's"),
+        (("[start]", '[executor]\nscheduler = "tcp://127.0.0.1:8786"\n\n[start]'), WEIGHTS, "executor.scheduler"),
+        (("random = 1.0", 'random = 1.0\nparams = ["params.json"]'), WEIGHTS, "start.params"),
+        (("", ""), dict(WEIGHTS, atari=9.0), "atari = 9 is outside 'individual.bounds.atari'"),
+        (("", ""), dict(WEIGHTS, edge="low"), "edge = 'low' is not a finite number"),
+        (
+            ("centre = [-1.0, 1.0]", "centre = [-1.0, 1.0]\ncenter = [-1.0, 1.0]"),
+            WEIGHTS,
+            "'individual.bounds.center' is not in .*weights.json.*would never read it",
+        ),
+        (("", ""), [1, 2, 3], "not a JSON object"),
+    ],
+)
 def test_bad_program_configs_name_the_key(tmp_path, change, weights, words):
     folder = agent_copy(tmp_path, weights)
     path = write_config(tmp_path, TINY.replace(*change), program=folder)
@@ -246,20 +265,40 @@ def test_the_sidecar_sits_beside_the_weights_file():
     assert sidecar_of("best-weights.json") == "best-weights.provenance.json"
 
 
-scalars = st.integers() | st.floats() | st.booleans() | st.text(max_size=8) | st.sampled_from(
-    ["examples/student-agent", "weights.json", "output.txt", "", ".", "..", "auto", "off"])
-individual_tables = st.dictionaries(
-    st.sampled_from(["program", "weights_file", "sandbox", "cpu_limit", "bounds", "x"]),
-    scalars | st.dictionaries(st.sampled_from(["liberties", "atari", "edge", "speed", ""]),
-                              st.lists(st.floats() | st.integers(), max_size=3) | scalars, max_size=4),
-    max_size=5) | scalars
+scalars = (
+    st.integers()
+    | st.floats()
+    | st.booleans()
+    | st.text(max_size=8)
+    | st.sampled_from(["examples/student-agent", "weights.json", "output.txt", "", ".", "..", "auto", "off"])
+)
+individual_tables = (
+    st.dictionaries(
+        st.sampled_from(["program", "weights_file", "sandbox", "cpu_limit", "bounds", "x"]),
+        scalars
+        | st.dictionaries(
+            st.sampled_from(["liberties", "atari", "edge", "speed", ""]),
+            st.lists(st.floats() | st.integers(), max_size=3) | scalars,
+            max_size=4,
+        ),
+        max_size=5,
+    )
+    | scalars
+)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(individual_tables, st.fixed_dictionaries({}, optional={"depth": scalars, "tapered": st.booleans()}))
 def test_any_individual_table_loads_or_names_the_problem(table, top):
-    data = dict(name="fuzz", seed=1, population=2, generations=1, individual=table,
-                panel=[{"opponent": "random", "games": 2}], **top)
+    data = dict(
+        name="fuzz",
+        seed=1,
+        population=2,
+        generations=1,
+        individual=table,
+        panel=[{"opponent": "random", "games": 2}],
+        **top,
+    )
     try:
         config = validate(data, "fuzz.toml")
     except ConfigError as error:
@@ -273,11 +312,11 @@ def test_a_stopped_program_run_resumes_to_the_same_generations_whatever_the_work
     config = write_config(tmp_path)
     stopped = Evolution.create(config, str(tmp_path / "a"), workers=2, progress=False, out=io.StringIO())
     stopped.run(stop_after=1)
-    process = subprocess.run([sys.executable, "-m", "evolve.cli", "resume", stopped.run_dir, "--no-progress"],
-                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    process = cli("evolve", "resume", stopped.run_dir, "--no-progress", timeout=600)
     assert process.returncode == 0, process.stderr
     whole = Evolution.create(config, str(tmp_path / "b"), workers=1, progress=False, out=io.StringIO())
     whole.run()
     keys = ("generation", "best_fitness", "best_weights", "individuals")
-    assert [{k: r[k] for k in keys} for r in read_generations(stopped.run_dir)] == \
-        [{k: r[k] for k in keys} for r in read_generations(whole.run_dir)]
+    assert [{k: r[k] for k in keys} for r in read_generations(stopped.run_dir)] == [
+        {k: r[k] for k in keys} for r in read_generations(whole.run_dir)
+    ]

@@ -20,6 +20,19 @@ def test_ci_runs_the_readmes_test_command_verbatim():
     assert test_command in ci_lines
 
 
+@pytest.mark.parametrize("check", [["check"], ["format", "--check"]], ids=["lint", "format"])
+def test_the_code_passes_ruff(check):
+    """ruff, as pyproject.toml configures it (120-character lines, the rules it selects)."""
+    try:
+        import ruff  # noqa: F401
+    except ImportError:
+        pytest.skip("ruff is not installed (python3 -m pip install -e '.[test]')")
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", *check, "--no-cache", "."], cwd=ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_the_documentation_site_builds_strictly(tmp_path):
     """mkdocs build --strict: every page in the nav, every link and anchor, the API reference's modules."""
     try:
@@ -27,9 +40,14 @@ def test_the_documentation_site_builds_strictly(tmp_path):
     except ImportError:
         pytest.skip("mkdocs is not installed (python3 -m pip install -e '.[docs]')")
     site = tmp_path / "site"
-    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                            timeout=120, env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
+    )
     assert result.returncode == 0, result.stderr
     assert "engine.position" in (site / "api" / "core" / "index.html").read_text()
 
@@ -38,13 +56,18 @@ def test_the_docs_name_every_command():
     """Every command of littlego and evolve has its place in the docs."""
     from engine.cli.littlego import build_parser as littlego_parser
     from evolve.cli import build_parser as evolve_parser
+
     docs = os.path.join(ROOT, "docs")
-    text = "".join(open(os.path.join(folder, name)).read() for folder, _, names in os.walk(docs)
-                   for name in names if name.endswith(".md"))
+    text = "".join(
+        open(os.path.join(folder, name)).read()
+        for folder, _, names in os.walk(docs)
+        for name in names
+        if name.endswith(".md")
+    )
     for tool, parser in (("littlego", littlego_parser()), ("evolve", evolve_parser())):
         commands = [action for action in parser._actions if isinstance(action, argparse._SubParsersAction)][0]
         for command in commands.choices:
-            assert "{} {}".format(tool, command) in text, "no docs page names `{} {}`".format(tool, command)
+            assert f"{tool} {command}" in text, f"no docs page names `{tool} {command}`"
 
 
 def test_the_readme_and_results_link_only_to_files_that_exist():
@@ -52,32 +75,32 @@ def test_the_readme_and_results_link_only_to_files_that_exist():
         text = open(os.path.join(ROOT, name)).read()
         for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", text):
             if "://" not in target:
-                assert os.path.exists(os.path.join(ROOT, target)), "{} links to {}: not there".format(name, target)
+                assert os.path.exists(os.path.join(ROOT, target)), f"{name} links to {target}: not there"
 
 
-def run_command(module, *args):
-    result = cli(module, *args)
+def run_command(tool, *args):
+    """The JSON that ``tool`` (littlego or evolve) prints when run with ``args``, having succeeded."""
+    result = cli(tool, *args)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
 
 def test_bench_rules_reports_what_it_measured():
-    figures = run_command("engine.cli.littlego", "bench", "rules", "--repeats", "1", "--playout-games", "5", "--json")
+    figures = run_command("littlego", "bench", "rules", "--repeats", "1", "--playout-games", "5", "--json")
     assert figures["positions"] == 10786 and figures["legal_moves_positions_per_s"] > 0
     assert figures["playout_moves_per_s"] > 0 and len(figures["playout_runs"]) == 1
 
 
 def test_bench_rules_refuses_missing_vectors_rather_than_measure_something_else(tmp_path):
-    result = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "bench", "rules", "--vectors",
-                             str(tmp_path / "nowhere.jsonl.gz")], cwd=ROOT, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    result = cli("littlego", "bench", "rules", "--vectors", tmp_path / "nowhere.jsonl.gz", timeout=60)
     assert result.returncode == 2 and result.stdout == ""
     assert "nowhere.jsonl.gz" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_bench_search_reports_each_depth():
-    figures = run_command("engine.cli.littlego", "bench", "search", "--max-depth", "2", "--games", "0",
-                          "--budgets", "0.05", "--json")
+    figures = run_command(
+        "littlego", "bench", "search", "--max-depth", "2", "--games", "0", "--budgets", "0.05", "--json"
+    )
     assert [row["cpu_budget"] for row in figures["depth_within_budget"]] == [0.05]
     assert figures["depth_within_budget"][0]["min_depth"] >= 1
     assert [row["depth"] for row in figures["depths"]] == [1, 2]
@@ -85,7 +108,7 @@ def test_bench_search_reports_each_depth():
 
 
 def test_evolve_bench_reports_games_per_second():
-    figures = run_command("evolve.cli", "bench", "--workers", "1", "2", "--games", "4", "--depth", "1", "--json")
+    figures = run_command("evolve", "bench", "--workers", "1", "2", "--games", "4", "--depth", "1", "--json")
     assert set(figures["games_per_second"]) == {"1", "2"} and "2" in figures["speedup"]
 
 
@@ -99,47 +122,70 @@ def make_venv_seeing_this_environment(venv):
     """
     import site
     import sysconfig
+
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = str(venv / "bin" / "python")
     ours = list(site.getsitepackages()) + ([site.getusersitepackages()] if site.ENABLE_USER_SITE else [])
-    purelib = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                             stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout.strip()
+    purelib = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        stdout=subprocess.PIPE,
+        text=True,
+        check=True,
+    ).stdout.strip()
     assert purelib != sysconfig.get_path("purelib")
     with open(os.path.join(purelib, "outer-environment.pth"), "w") as pth:
-        pth.writelines("import site; site.addsitedir({!r})\n".format(folder) for folder in ours
-                       if os.path.isdir(folder))
+        pth.writelines(f"import site; site.addsitedir({folder!r})\n" for folder in ours if os.path.isdir(folder))
     return python
 
 
 def test_a_non_editable_install_works_from_any_folder(tmp_path):
     """pip install . (not editable), then the tools run from an empty folder on their package data."""
     import shutil
+
     source = tmp_path / "source"
-    shutil.copytree(ROOT, str(source), symlinks=True,
-                    ignore=shutil.ignore_patterns(".git", "runs", "build", "*.egg-info", "__pycache__",
-                                                  ".pytest_cache", ".hypothesis", "experiments"))
+    shutil.copytree(
+        ROOT,
+        str(source),
+        symlinks=True,
+        ignore=shutil.ignore_patterns(
+            ".git", "runs", "build", "*.egg-info", "__pycache__", ".pytest_cache", ".hypothesis", "experiments"
+        ),
+    )
     venv = tmp_path / "venv"
     python = make_venv_seeing_this_environment(venv)
-    installed = subprocess.run([python, "-m", "pip", "install", "-q", "--no-deps",
-                                str(source)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               universal_newlines=True)
+    installed = subprocess.run(
+        [python, "-m", "pip", "install", "-q", "--no-deps", str(source)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     assert installed.returncode == 0, installed.stdout
-    shutil.rmtree(str(source))                       # nothing may still read the source tree
+    shutil.rmtree(str(source))  # nothing may still read the source tree
     empty = tmp_path / "elsewhere"
     empty.mkdir()
 
     def littlego(*args):
-        result = subprocess.run([str(venv / "bin" / "littlego")] + list(args), cwd=str(empty),
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                                timeout=300)
+        result = subprocess.run(
+            [str(venv / "bin" / "littlego")] + list(args),
+            cwd=str(empty),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert result.returncode == 0, result.stderr
         return result.stdout
 
-    where = subprocess.run([python, "-c", "import engine; print(engine.__file__)"], cwd=str(empty),
-                           stdout=subprocess.PIPE, universal_newlines=True, check=True).stdout
-    assert os.path.realpath(where).startswith(os.path.realpath(str(venv))), where   # the installed copy
-    assert json.loads(littlego("bench", "rules", "--repeats", "1", "--playout-games", "2",
-                               "--json"))["positions"] == 10786
+    where = subprocess.run(
+        [python, "-c", "import engine; print(engine.__file__)"],
+        cwd=str(empty),
+        stdout=subprocess.PIPE,
+        text=True,
+        check=True,
+    ).stdout
+    assert os.path.realpath(where).startswith(os.path.realpath(str(venv))), where  # the installed copy
+    assert (
+        json.loads(littlego("bench", "rules", "--repeats", "1", "--playout-games", "2", "--json"))["positions"] == 10786
+    )
     assert "Games: 2" in littlego("match", "champion", "random", "--games", "2", "--jobs", "1")
     littlego("bundle", "submission")
     shipped = json.load(open(os.path.join(ROOT, "params.json")))

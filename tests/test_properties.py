@@ -3,15 +3,16 @@
 import os
 import tempfile
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from engine import Position, PASS, BLACK, WHITE, IllegalMove
-from engine.bitboard import FULL, grow, neighbours, count
+from engine import BLACK, PASS, WHITE, IllegalMove, Position
+from engine.bitboard import FULL, count, grow, neighbours
 from engine.coords import move_from_public
-from engine.protocol import parse_input, write_output
 from engine.players.host import format_input, read_output
+from engine.protocol import parse_input, write_output
 
-choices = st.lists(st.integers(min_value=0, max_value=10 ** 6), max_size=30)
+choices = st.lists(st.integers(min_value=0, max_value=10**6), max_size=30)
 
 
 def play_out(picks):
@@ -30,10 +31,12 @@ def play_out(picks):
 
 def swap_colours(position):
     swap = str.maketrans("12", "21")
-    return Position.from_boards(WHITE if position.player == BLACK else BLACK,
-                                position.previous_string().translate(swap),
-                                position.board_string().translate(swap),
-                                position.moves_played)
+    return Position.from_boards(
+        WHITE if position.player == BLACK else BLACK,
+        position.previous_string().translate(swap),
+        position.board_string().translate(swap),
+        position.moves_played,
+    )
 
 
 @given(choices)
@@ -75,7 +78,7 @@ def test_stone_counts_after_a_placement(picks):
     positions = play_out(picks)
     for before, after in zip(positions, positions[1:]):
         if after.black | after.white == before.black | before.white and after.own == before.opp:
-            continue   # a pass
+            continue  # a pass
         mover_before, mover_after = count(before.own), count(after.opp)
         assert mover_after == mover_before + 1
         assert count(after.own) <= count(before.opp)
@@ -84,14 +87,20 @@ def test_stone_counts_after_a_placement(picks):
 @given(choices)
 def test_zobrist_follows_the_board_and_the_side(picks):
     for position in play_out(picks):
-        same = Position.from_boards(position.player, position.previous_string(),
-                                    position.board_string(), position.moves_played)
+        same = Position.from_boards(
+            position.player, position.previous_string(), position.board_string(), position.moves_played
+        )
         assert same.zobrist() == position.zobrist()
         assert swap_colours(position).zobrist() != position.zobrist() or position.own == position.opp == 0
 
 
-@given(st.sampled_from([BLACK, WHITE]), st.text("012", min_size=25, max_size=25),
-       st.text("012", min_size=25, max_size=25), st.sampled_from(["\n", "\r\n"]), st.booleans())
+@given(
+    st.sampled_from([BLACK, WHITE]),
+    st.text("012", min_size=25, max_size=25),
+    st.text("012", min_size=25, max_size=25),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+)
 def test_input_round_trip(player, previous, current, newline, final_newline):
     text = format_input(player, previous, current).replace("\n", newline)
     if final_newline:

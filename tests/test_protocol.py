@@ -5,8 +5,8 @@ import os
 import pytest
 
 from engine import PASS
-from engine.protocol import InputFormatError, read_input, write_output, write_atomic
 from engine.players.host import parse_output
+from engine.protocol import InputFormatError, read_input, write_atomic, write_output
 
 GOOD = "2\n00110\n00210\n00200\n02000\n00000\n00110\n00210\n00200\n02010\n00000"
 
@@ -27,21 +27,30 @@ def test_reads_the_assignments_example(tmp_path):
     assert game.current == "0011000210002000201000000"
 
 
-@pytest.mark.parametrize("variant", [
-    GOOD.replace("\n", "\r\n"), GOOD + "\n", GOOD + "\n\n", GOOD.replace("\n", "  \n"),
-])
+@pytest.mark.parametrize(
+    "variant",
+    [
+        GOOD.replace("\n", "\r\n"),
+        GOOD + "\n",
+        GOOD + "\n\n",
+        GOOD.replace("\n", "  \n"),
+    ],
+)
 def test_tolerates_crlf_trailing_blanks_and_final_newlines(tmp_path, variant):
     assert read_input(write(tmp_path, variant)) == read_input(write(tmp_path, GOOD))
 
 
-@pytest.mark.parametrize("text, line, column, words", [
-    ("3" + GOOD[1:], 1, 1, "colour"),
-    (GOOD.replace("00210", "0021", 1), 3, 5, "5 digits"),
-    (GOOD.replace("02000", "02300", 1), 5, 3, "0, 1 or 2"),
-    ("\n".join(GOOD.split("\n")[:9]), 9, 0, "11 lines"),
-    (GOOD + "\n00000", 11, 0, "11 lines"),
-    (GOOD.replace("02010", "0201x"), 10, 5, "0, 1 or 2"),
-])
+@pytest.mark.parametrize(
+    "text, line, column, words",
+    [
+        ("3" + GOOD[1:], 1, 1, "colour"),
+        (GOOD.replace("00210", "0021", 1), 3, 5, "5 digits"),
+        (GOOD.replace("02000", "02300", 1), 5, 3, "0, 1 or 2"),
+        ("\n".join(GOOD.split("\n")[:9]), 9, 0, "11 lines"),
+        (GOOD + "\n00000", 11, 0, "11 lines"),
+        (GOOD.replace("02010", "0201x"), 10, 5, "0, 1 or 2"),
+    ],
+)
 def test_rejects_what_cannot_be_an_input_naming_file_line_and_column(tmp_path, text, line, column, words):
     path = write(tmp_path, text)
     with pytest.raises(InputFormatError) as error:
@@ -61,8 +70,8 @@ def test_output_is_read_as_the_host_reads_it():
     assert parse_output("2,3") == (2, 3)
     assert parse_output("PASS\n") == PASS
     assert parse_output("1,4\ngarbage") == (1, 4)
-    assert parse_output(" 2,3,4 ") == (2, 3)          # the host ignores later fields
-    assert parse_output("5,-1") == (5, -1)            # parsable, but off the board: illegal
+    assert parse_output(" 2,3,4 ") == (2, 3)  # the host ignores later fields
+    assert parse_output("5,-1") == (5, -1)  # parsable, but off the board: illegal
     for bad in ["pass", "", "2;3", "a,b", "2", "Pass,1"]:
         with pytest.raises(ValueError):
             parse_output(bad)
@@ -75,8 +84,9 @@ def test_writes_are_atomic(tmp_path, monkeypatch):
 
     def broken_replace(source, destination):
         raise OSError("disk full")
+
     monkeypatch.setattr(os, "replace", broken_replace)
     with pytest.raises(OSError):
         write_atomic(path, "PASS")
-    assert open(path).read() == "2,3"                  # the old file is intact
+    assert open(path).read() == "2,3"  # the old file is intact
     assert os.listdir(str(tmp_path)) == ["output.txt"]  # and no temporary is left

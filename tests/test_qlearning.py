@@ -4,28 +4,31 @@
 import os
 import random
 import signal
-import subprocess
-import sys
 import time
 
 import pytest
 
-from engine import BLACK, Position, PASS
+from engine import BLACK, PASS, Position
 from engine.bitboard import points_of
-from engine.playout import random_opening
 from engine.play.game import play_game
-from engine.symmetry import SYMMETRIES, turn
 from engine.players.qlearning import (
-    LittleGo, QLearner, QLearningPlayer, canonical, load_table, play_episode,
+    LittleGo,
+    QLearner,
+    QLearningPlayer,
+    canonical,
+    load_table,
+    play_episode,
 )
 from engine.players.specs import make_player
+from engine.playout import random_opening
+from engine.symmetry import SYMMETRIES, turn
 from engine.training.qlearning import CHECKPOINT, TABLE, Training, TrainingError
+from tests.conftest import cli, start_cli
 
-from tests.conftest import ROOT
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 
 
-class TicTacToe(object):
+class TicTacToe:
     """Tic-tac-toe as a game for the learner: a state is (board tuple, side to move)."""
 
     @staticmethod
@@ -55,7 +58,7 @@ class TicTacToe(object):
     @staticmethod
     def play(state, cell):
         board, side = state
-        return board[:cell] + (side,) + board[cell + 1:], 3 - side
+        return board[:cell] + (side,) + board[cell + 1 :], 3 - side
 
     @staticmethod
     def observe(state):
@@ -91,18 +94,18 @@ def test_tic_tac_toe_against_random_play_is_never_lost_after_training():
     test_rng = random.Random(99)
     results = [(greedy_game(learner, test_rng, 1 + game % 2), 1 + game % 2) for game in range(1000)]
     assert sum(1 for winner, side in results if winner is not None and winner != side) == 0
-    assert sum(1 for winner, side in results if winner == side) > 800      # and it wins most of them
+    assert sum(1 for winner, side in results if winner == side) > 800  # and it wins most of them
 
 
 def test_the_update_is_the_one_step_rule():
     learner = QLearner(alpha=0.5, gamma=0.9)
     learner.update("s", "a", 0.0, "t", ["x", "y"])
     assert learner.value("s", "a") == 0.0
-    learner.update("t", "x", 1.0)                                  # a last action: no future
+    learner.update("t", "x", 1.0)  # a last action: no future
     assert learner.value("t", "x") == 0.5
     learner.update("s", "a", 0.0, "t", ["x", "y"])
     assert learner.value("s", "a") == pytest.approx(0.5 * (0.9 * 0.5))
-    assert learner.table["s"]["a"][1] == 2                         # updates counted
+    assert learner.table["s"]["a"][1] == 2  # updates counted
 
 
 def test_the_symmetries_are_the_eight_of_the_square():
@@ -147,8 +150,14 @@ def test_the_player_uses_the_table_and_falls_back_where_it_learned_nothing():
 
 
 def settings(**changes):
-    base = {"games": 400, "opponents": ["random", "greedy", "self"], "seed": 3, "eval_every": 100,
-            "eval_games": 4, "panel": ["random"]}
+    base = {
+        "games": 400,
+        "opponents": ["random", "greedy", "self"],
+        "seed": 3,
+        "eval_every": 100,
+        "eval_games": 4,
+        "panel": ["random"],
+    }
     base.update(changes)
     return base
 
@@ -169,30 +178,54 @@ def test_training_writes_a_table_a_curve_and_a_plot(tmp_path):
 def test_a_killed_training_resumes_to_the_same_table(tmp_path):
     reference = Training.create(str(tmp_path / "reference"), settings()).run(report=lambda line: None)
     folder = str(tmp_path / "killed")
-    process = subprocess.Popen([sys.executable, "-m", "engine.cli.littlego", "train", "qlearning", "--out", folder,
-                                "--games", "400", "--seed", "3", "--eval-every", "100", "--eval-games", "4",
-                                "--opponent", "random", "--opponent", "greedy", "--opponent", "self",
-                                "--panel", "random"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               start_new_session=True)
+    process = start_cli(
+        "littlego",
+        "train",
+        "qlearning",
+        "--out",
+        folder,
+        "--games",
+        "400",
+        "--seed",
+        "3",
+        "--eval-every",
+        "100",
+        "--eval-games",
+        "4",
+        "--opponent",
+        "random",
+        "--opponent",
+        "greedy",
+        "--opponent",
+        "self",
+        "--panel",
+        "random",
+        start_new_session=True,
+    )
     for _ in range(600):
         if os.path.exists(os.path.join(folder, CHECKPOINT)):
             break
         time.sleep(0.05)
     os.killpg(process.pid, signal.SIGKILL)
     process.communicate()
-    assert Training.resume(folder).done < 400                      # it was cut off
-    status = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "train", "qlearning", "--resume", folder],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                            timeout=300)
+    assert Training.resume(folder).done < 400  # it was cut off
+    status = cli("littlego", "train", "qlearning", "--resume", folder, timeout=300)
     assert status.returncode == 0, status.stderr
     assert load_table(os.path.join(folder, TABLE))[0] == load_table(os.path.join(reference, TABLE))[0]
     assert Training.resume(folder).curve == Training.resume(reference).curve
 
 
-@pytest.mark.parametrize("change, words", [
-    ({"games": 0}, "games"), ({"alpha": 0}, "alpha"), ({"gamma": 2}, "gamma"), ({"speed": 1}, "speed"),
-    ({"opponents": ["nobody"]}, "unknown player"), ({"panel": []}, "panel"),
-])
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({"games": 0}, "games"),
+        ({"alpha": 0}, "alpha"),
+        ({"gamma": 2}, "gamma"),
+        ({"speed": 1}, "speed"),
+        ({"opponents": ["nobody"]}, "unknown player"),
+        ({"panel": []}, "panel"),
+    ],
+)
 def test_bad_settings_are_refused(tmp_path, change, words):
     with pytest.raises((TrainingError, ValueError), match=words):
         Training.create(str(tmp_path / "t"), settings(**change))
@@ -201,7 +234,5 @@ def test_bad_settings_are_refused(tmp_path, change, words):
 def test_a_bad_table_is_one_clear_line(tmp_path):
     bad = tmp_path / "bad.json.gz"
     bad.write_bytes(b"not gzip")
-    status = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "match", "qlearning:" + str(bad), "random",
-                             "--games", "2"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            universal_newlines=True, timeout=60)
+    status = cli("littlego", "match", "qlearning:" + str(bad), "random", "--games", "2", timeout=60)
     assert status.returncode == 2 and "not a Q-table" in status.stderr and "Traceback" not in status.stderr

@@ -11,18 +11,17 @@ import json
 import os
 import pickle
 import signal
-import subprocess
-import sys
 
 import pytest
-from tests.conftest import wait_for_run_file
-from hypothesis import given, settings, strategies as st, HealthCheck
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from engine import BLACK, Position, PASS
-from engine.agent import STATE_FILE, main as agent_main
+from engine import BLACK, PASS, Position
+from engine.agent import STATE_FILE
+from engine.agent import main as agent_main
 from engine.constants import MAX_WEIGHT
 from engine.features import make_evaluator
-from engine.params import load_params, params_to_dict, default_params
+from engine.params import default_params, load_params
 from engine.players.host import OutputFormatError, format_input, parse_output, read_output
 from engine.search import Searcher
 from engine.submission.bundle import write_bundle
@@ -30,29 +29,27 @@ from evolve.checkpoint import CHECKPOINT, LOCK, RunLock
 from evolve.config import ConfigError, load_config
 from evolve.loop import Evolution
 from evolve.runs import read_generations
+from tests.conftest import ROOT, cli, fast_params, start_cli, wait_for_run_file
 
-from tests.conftest import ROOT, cli as run_cli
 EMPTY = "0" * 25
-MIDGAME = ("1122100000" + "0" * 15, "1122102000" + "0" * 15)   # previous, current: White just played
+MIDGAME = ("1122100000" + "0" * 15, "1122102000" + "0" * 15)  # previous, current: White just played
 
 
-def cli(module, *args, **kwargs):
-    """Run a command-line tool as a user would; (exit status, stdout, stderr)."""
-    result = run_cli(module, *args, **kwargs)
-    return result.returncode, result.stdout, result.stderr
-
-
-def assert_one_clear_line(status, err, *words):
+def assert_one_clear_line(result, *words):
+    """``result`` (a tool run by conftest's cli) failed with status 2 and one line on stderr naming ``words``."""
+    status, err = result.returncode, result.stderr
     assert status == 2, err
     assert "Traceback" not in err
-    lines = [line for line in err.splitlines() if line.strip() and not line.startswith("usage:")
-             and not line.startswith(" ")]
+    lines = [
+        line for line in err.splitlines() if line.strip() and not line.startswith("usage:") and not line.startswith(" ")
+    ]
     assert len(lines) == 1, err
     for word in words:
         assert word in lines[0], err
 
 
 # -- the agent always answers --------------------------------------------------------------------
+
 
 def play_once(folder, params_bytes=None, state_bytes=None, player=BLACK, boards=(EMPTY, EMPTY)):
     """Run the agent in-process in ``folder``; (exit status, the move written or None)."""
@@ -73,29 +70,6 @@ def assert_legal(move, player, boards):
     assert move == PASS or position.is_legal(move), move
 
 
-def fast_params(**weights):
-    data = params_to_dict(default_params())
-    data["search"] = {"depth": 2, "cpu_budget": 1.0}
-    data["weights"].update(weights)
-    return json.dumps(data).encode()
-
-
-@pytest.mark.parametrize("params_bytes", [
-    b"\xff\xfe{not utf-8}",
-    fast_params(margin=10 ** 400),                            # too large for a float
-    fast_params(margin=float("inf")),                          # written as Infinity, which Python reads
-    b"[" * 100000 + b"]" * 100000,                             # nested deeper than the parser's recursion
-    b'{"weights": ' * 5000 + b"1" + b"}" * 5000,
-    b"",
-    b"null",
-])
-def test_the_agent_answers_whatever_params_json_holds(tmp_path, params_bytes, capsys):
-    status, move = play_once(tmp_path, params_bytes, boards=MIDGAME, player=BLACK)
-    assert status == 0 and move is not None
-    assert_legal(move, BLACK, MIDGAME)
-    assert "built-in defaults" in capsys.readouterr().err
-
-
 def test_extreme_weights_are_scaled_with_a_warning_and_change_no_move(tmp_path):
     path = tmp_path / "params.json"
     path.write_bytes(fast_params(**{name: w * 1e6 for name, w in default_params().weights.items()}))
@@ -106,22 +80,25 @@ def test_extreme_weights_are_scaled_with_a_warning_and_change_no_move(tmp_path):
     position = Position.from_boards(BLACK, *MIDGAME, moves_played=4)
     original = Searcher(make_evaluator(default_params().weights)).iterative(position, 4)
     tamed = Searcher(make_evaluator(scaled.weights)).iterative(position, 4)
-    assert tamed.depth == 4 and tamed.move == original.move      # the search no longer stops at depth 1
+    assert tamed.depth == 4 and tamed.move == original.move  # the search no longer stops at depth 1
 
 
-@pytest.mark.parametrize("state", [
-    "littlego-state 1\n1\n-7\n" + MIDGAME[0] + "\n",              # negative ply count
-    "littlego-state 1\n1\n21\n" + MIDGAME[0] + "\n",              # more plies than the game allows here
-    "littlego-state 1\n1\n1\n" + MIDGAME[0] + "\n",               # fewer plies than stones on the board
-    "littlego-state 1\n1\n4\n" + MIDGAME[0] + "\n",               # Black's move on an odd ply
-    "littlego-state 1\n1\n" + "9" * 5000 + "\n" + MIDGAME[0] + "\n",
-])
+@pytest.mark.parametrize(
+    "state",
+    [
+        "littlego-state 1\n1\n-7\n" + MIDGAME[0] + "\n",  # negative ply count
+        "littlego-state 1\n1\n21\n" + MIDGAME[0] + "\n",  # more plies than the game allows here
+        "littlego-state 1\n1\n1\n" + MIDGAME[0] + "\n",  # fewer plies than stones on the board
+        "littlego-state 1\n1\n4\n" + MIDGAME[0] + "\n",  # Black's move on an odd ply
+        "littlego-state 1\n1\n" + "9" * 5000 + "\n" + MIDGAME[0] + "\n",
+    ],
+)
 def test_a_state_file_that_contradicts_the_boards_is_not_trusted(tmp_path, state, capsys):
     status, move = play_once(tmp_path, fast_params(), state.encode(), BLACK, MIDGAME)
     assert status == 0
     assert_legal(move, BLACK, MIDGAME)
     plies = int((tmp_path / STATE_FILE).read_text().split()[3]) - 1
-    assert plies % 2 == 0 and 6 <= plies <= 22                    # 6 stones: at least 6 plies, Black's parity
+    assert plies % 2 == 0 and 6 <= plies <= 22  # 6 stones: at least 6 plies, Black's parity
 
 
 def test_a_state_file_that_agrees_is_trusted(tmp_path):
@@ -133,12 +110,14 @@ def test_output_is_written_where_no_temporary_file_can_be_made(tmp_path, monkeyp
     """A read-only folder with a writable output.txt from the previous game (root ignores
     permissions, so the failure to create a temporary file is simulated)."""
     import tempfile
-    (tmp_path / "output.txt").write_text("4,4")                    # the previous game's answer
+
+    (tmp_path / "output.txt").write_text("4,4")  # the previous game's answer
     (tmp_path / "params.json").write_bytes(fast_params())
     (tmp_path / "input.txt").write_text(format_input(BLACK, EMPTY, EMPTY))
 
     def refuse(*args, **kwargs):
         raise PermissionError(errno.EACCES, "Permission denied")
+
     monkeypatch.setattr(tempfile, "mkstemp", refuse)
     assert agent_main(str(tmp_path / "params.json"), str(tmp_path)) == 0
     monkeypatch.undo()
@@ -147,9 +126,10 @@ def test_output_is_written_where_no_temporary_file_can_be_made(tmp_path, monkeyp
 
 # -- the judge reads output.txt as the course's host does ------------------------------------------
 
+
 def course_read_output(path):
     """The course host's reading of output.txt, as its read.py does it: text mode, first line."""
-    with open(path, "r", encoding="utf-8") as handle:
+    with open(path, encoding="utf-8") as handle:
         position = handle.readline().strip().split(",")
         if position[0] == "PASS":
             return PASS
@@ -157,15 +137,44 @@ def course_read_output(path):
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(st.binary(max_size=12) | st.lists(st.sampled_from(
-    ["1", "2", "0", "-1", ",", " ", "\t", "\r", "\n", "\r\n", "PASS", "pass", "_", "+", "x", "\xa0", "\u0663",
-     "\x0b", "\x0c", "\x1c", "\u2028", "\x85"]), max_size=8).map(lambda parts: "".join(parts).encode("utf-8")))
+@given(
+    st.binary(max_size=12)
+    | st.lists(
+        st.sampled_from(
+            [
+                "1",
+                "2",
+                "0",
+                "-1",
+                ",",
+                " ",
+                "\t",
+                "\r",
+                "\n",
+                "\r\n",
+                "PASS",
+                "pass",
+                "_",
+                "+",
+                "x",
+                "\xa0",
+                "\u0663",
+                "\x0b",
+                "\x0c",
+                "\x1c",
+                "\u2028",
+                "\x85",
+            ]
+        ),
+        max_size=8,
+    ).map(lambda parts: "".join(parts).encode("utf-8"))
+)
 def test_output_txt_is_read_exactly_as_the_course_reads_it(tmp_path, raw):
     path = tmp_path / "output.txt"
     path.write_bytes(raw)
     try:
         expected = course_read_output(str(path))
-    except (ValueError, IndexError):              # UnicodeDecodeError is a ValueError
+    except (ValueError, IndexError):  # UnicodeDecodeError is a ValueError
         expected = "unreadable"
     try:
         ours = read_output(str(path))
@@ -201,19 +210,25 @@ random_opening = 2
 """
 
 
-@pytest.mark.parametrize("change, words", [
-    (lambda t: t.replace('games = 2\n', 'games = 2\nweight = inf\n'), "'panel[0].weight' must be a finite number"),
-    (lambda t: t.replace('games = 2\n', 'games = 2\nweight = nan\n'), "'panel[0].weight' must be a finite number"),
-    (lambda t: t + "\n[self_play]\nweight = inf\n", "'self_play.weight' must be a finite number"),
-    (lambda t: t + "\n[bounds]\nmargin = [0, inf]\n", "'bounds.margin'"),
-    (lambda t: t + "\n[bounds]\nmargin = [-1e9, 0]\n", "'bounds.margin'"),
-    (lambda t: t.replace("hall_of_fame = 1", "hall_of_fame = 4"), "'ga.hall_of_fame' = 4 must be less than the population"),
-    (lambda t: t.replace("tournament_size = 2", "tournament_size = 5"), "'ga.tournament_size' = 5"),
-    (lambda t: t.replace("random_opening = 2", "random_opening = 30"), "'panel[0].random_opening' = 30"),
-    (lambda t: t.replace("random_opening = 2", "random_opening = -1"), "'panel[0].random_opening' = -1"),
-    (lambda t: t.replace("population = 4", "population = 100000000000"), "'population'"),
-    (lambda t: t.replace("workers = 1", "workers = -1"), "'workers' = -1"),
-])
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda t: t.replace("games = 2\n", "games = 2\nweight = inf\n"), "'panel[0].weight' must be a finite number"),
+        (lambda t: t.replace("games = 2\n", "games = 2\nweight = nan\n"), "'panel[0].weight' must be a finite number"),
+        (lambda t: t + "\n[self_play]\nweight = inf\n", "'self_play.weight' must be a finite number"),
+        (lambda t: t + "\n[bounds]\nmargin = [0, inf]\n", "'bounds.margin'"),
+        (lambda t: t + "\n[bounds]\nmargin = [-1e9, 0]\n", "'bounds.margin'"),
+        (
+            lambda t: t.replace("hall_of_fame = 1", "hall_of_fame = 4"),
+            "'ga.hall_of_fame' = 4 must be less than the population",
+        ),
+        (lambda t: t.replace("tournament_size = 2", "tournament_size = 5"), "'ga.tournament_size' = 5"),
+        (lambda t: t.replace("random_opening = 2", "random_opening = 30"), "'panel[0].random_opening' = 30"),
+        (lambda t: t.replace("random_opening = 2", "random_opening = -1"), "'panel[0].random_opening' = -1"),
+        (lambda t: t.replace("population = 4", "population = 100000000000"), "'population'"),
+        (lambda t: t.replace("workers = 1", "workers = -1"), "'workers' = -1"),
+    ],
+)
 def test_configs_with_nonsense_are_refused_naming_the_key(tmp_path, change, words):
     path = tmp_path / "bad.toml"
     path.write_text(change(TINY))
@@ -225,36 +240,42 @@ def test_configs_with_nonsense_are_refused_naming_the_key(tmp_path, change, word
 def test_a_config_that_is_not_utf8_is_one_clear_line(tmp_path):
     path = tmp_path / "latin1.toml"
     path.write_bytes(TINY.replace('"tiny"', '"t\xefny"').encode("latin-1"))
-    status, _, err = cli("evolve.cli", "run", path, "--runs-dir", tmp_path / "runs")
-    assert_one_clear_line(status, err, str(path), "UTF-8")
+    assert_one_clear_line(cli("evolve", "run", path, "--runs-dir", tmp_path / "runs"), str(path), "UTF-8")
     assert not (tmp_path / "runs").exists()
 
 
-@pytest.mark.parametrize("args, words", [
-    (["match", "random", "random", "--random-opening", "23"], "--random-opening"),
-    (["match", "random", "random", "--random-opening", "-1"], "--random-opening"),
-    (["match", "random", "random", "--cpu-limit", "0"], "--cpu-limit"),
-    (["match", "random", "random", "--cpu-limit", "nan"], "--cpu-limit"),
-    (["match", "random", "random", "--games", "0"], "--games"),
-    (["bench", "search", "--max-depth", "99"], "--max-depth"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["match", "random", "random", "--random-opening", "23"], "--random-opening"),
+        (["match", "random", "random", "--random-opening", "-1"], "--random-opening"),
+        (["match", "random", "random", "--cpu-limit", "0"], "--cpu-limit"),
+        (["match", "random", "random", "--cpu-limit", "nan"], "--cpu-limit"),
+        (["match", "random", "random", "--games", "0"], "--games"),
+        (["bench", "search", "--max-depth", "99"], "--max-depth"),
+    ],
+)
 def test_littlego_refuses_nonsense_arguments(args, words):
-    status, _, err = cli("engine.cli.littlego", *args)
-    assert status == 2 and words in err and "Traceback" not in err
+    result = cli("littlego", *args)
+    assert result.returncode == 2 and words in result.stderr and "Traceback" not in result.stderr
 
 
-@pytest.mark.parametrize("args, words", [
-    (["run", "experiments/smoke.toml", "--workers", "-1"], "--workers"),
-    (["bench", "--games", "0"], "--games"),
-    (["export", "RUN", "--to", "x.json", "--depth", "0"], "--depth"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["run", "experiments/smoke.toml", "--workers", "-1"], "--workers"),
+        (["bench", "--games", "0"], "--games"),
+        (["export", "RUN", "--to", "x.json", "--depth", "0"], "--depth"),
+    ],
+)
 def test_evolve_refuses_nonsense_arguments(args, words, tmp_path):
-    status, _, err = cli("evolve.cli", *args, cwd=ROOT)
-    assert status == 2 and words in err and "Traceback" not in err
+    result = cli("evolve", *args, cwd=ROOT)
+    assert result.returncode == 2 and words in result.stderr and "Traceback" not in result.stderr
     assert not os.path.exists(os.path.join(ROOT, "runs", "never"))
 
 
 # -- user errors around runs: one clear line ----------------------------------------------------------
+
 
 @pytest.fixture(scope="module")
 def finished_run(tmp_path_factory):
@@ -262,24 +283,29 @@ def finished_run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("run")
     config = folder / "tiny.toml"
     config.write_text(TINY)
-    evolution = Evolution.create(str(config), runs_dir=str(folder / "runs"), workers=1, progress=False,
-                                 out=open(os.devnull, "w"))
+    evolution = Evolution.create(
+        str(config), runs_dir=str(folder / "runs"), workers=1, progress=False, out=open(os.devnull, "w")
+    )
     return evolution.run()
 
 
 def copy_run(run_dir, tmp_path):
     import shutil
+
     target = str(tmp_path / "run")
     shutil.copytree(run_dir, target)
     return target
 
 
-@pytest.mark.parametrize("damage, words", [
-    (lambda data: data[:len(data) // 2], "not a readable checkpoint"),
-    (lambda data: b"", "not a readable checkpoint"),
-    (lambda data: pickle.dumps(["a", "list"]), "not an evolve checkpoint"),
-    (lambda data: pickle.dumps({"config": {}}), "not an evolve checkpoint"),
-])
+@pytest.mark.parametrize(
+    "damage, words",
+    [
+        (lambda data: data[: len(data) // 2], "not a readable checkpoint"),
+        (lambda data: b"", "not a readable checkpoint"),
+        (lambda data: pickle.dumps(["a", "list"]), "not an evolve checkpoint"),
+        (lambda data: pickle.dumps({"config": {}}), "not an evolve checkpoint"),
+    ],
+)
 @pytest.mark.parametrize("command", ["resume", "export"])
 def test_a_damaged_checkpoint_is_one_clear_line(finished_run, tmp_path, damage, words, command):
     run = copy_run(finished_run, tmp_path)
@@ -287,8 +313,7 @@ def test_a_damaged_checkpoint_is_one_clear_line(finished_run, tmp_path, damage, 
     data = open(path, "rb").read()
     open(path, "wb").write(damage(data))
     extra = ["--to", str(tmp_path / "p.json")] if command == "export" else []
-    status, _, err = cli("evolve.cli", command, run, *extra)
-    assert_one_clear_line(status, err, CHECKPOINT, words)
+    assert_one_clear_line(cli("evolve", command, run, *extra), CHECKPOINT, words)
 
 
 def test_run_folder_arguments_that_name_the_wrong_kind_of_thing(finished_run, tmp_path):
@@ -296,22 +321,18 @@ def test_run_folder_arguments_that_name_the_wrong_kind_of_thing(finished_run, tm
     a_file.write_text("")
     config = tmp_path / "tiny.toml"
     config.write_text(TINY)
-    status, _, err = cli("evolve.cli", "run", config, "--runs-dir", a_file)
-    assert_one_clear_line(status, err, "a-file", "not a folder")
-    status, _, err = cli("evolve.cli", "export", finished_run, "--to", tmp_path)
-    assert_one_clear_line(status, err, "--to names a folder")
-    status, _, err = cli("evolve.cli", "plot", finished_run, "--out", a_file)
-    assert_one_clear_line(status, err, "--out names a file")
-    status, _, err = cli("engine.cli.littlego", "match", "random", "random", "--games", "2", "--sgf", a_file)
-    assert_one_clear_line(status, err, "--sgf names a file")
+    assert_one_clear_line(cli("evolve", "run", config, "--runs-dir", a_file), "a-file", "not a folder")
+    assert_one_clear_line(cli("evolve", "export", finished_run, "--to", tmp_path), "--to names a folder")
+    assert_one_clear_line(cli("evolve", "plot", finished_run, "--out", a_file), "--out names a file")
+    match = cli("littlego", "match", "random", "random", "--games", "2", "--sgf", a_file)
+    assert_one_clear_line(match, "--sgf names a file")
 
 
 def test_a_closed_pipe_is_not_an_error(finished_run):
-    process = subprocess.Popen([sys.executable, "-m", "evolve.cli", "log", finished_run, "--json"], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = start_cli("evolve", "log", finished_run, "--json")
     process.stdout.read(10)
-    process.stdout.close()                                      # as `| head -c 10` does
-    err = process.stderr.read().decode()
+    process.stdout.close()  # as `| head -c 10` does
+    err = process.stderr.read()
     process.wait(timeout=60)
     assert "Traceback" not in err and "Error" not in err
 
@@ -319,10 +340,14 @@ def test_a_closed_pipe_is_not_an_error(finished_run):
 def test_a_full_disk_stops_the_run_cleanly_and_it_resumes(tmp_path, monkeypatch, capsys):
     import evolve.loop
     from evolve.cli import main
+
     config = tmp_path / "tiny.toml"
     config.write_text(TINY)
-    reference = read_generations(Evolution.create(str(config), runs_dir=str(tmp_path / "reference"), workers=1,
-                                                  progress=False, out=open(os.devnull, "w")).run())
+    reference = read_generations(
+        Evolution.create(
+            str(config), runs_dir=str(tmp_path / "reference"), workers=1, progress=False, out=open(os.devnull, "w")
+        ).run()
+    )
     real_save = evolve.loop.save_checkpoint
     saved = []
 
@@ -331,6 +356,7 @@ def test_a_full_disk_stops_the_run_cleanly_and_it_resumes(tmp_path, monkeypatch,
             raise OSError(errno.ENOSPC, "No space left on device", os.path.join(run_dir, CHECKPOINT))
         saved.append(run_dir)
         real_save(run_dir, state)
+
     monkeypatch.setattr(evolve.loop, "save_checkpoint", disk_fills_after_one)
     assert main(["run", str(config), "--runs-dir", str(tmp_path / "runs"), "--no-progress", "--workers", "1"]) == 2
     err = capsys.readouterr().err
@@ -338,7 +364,10 @@ def test_a_full_disk_stops_the_run_cleanly_and_it_resumes(tmp_path, monkeypatch,
     monkeypatch.undo()
     run = saved[0]
     assert main(["resume", run, "--no-progress", "--workers", "1"]) == 0
-    strip = lambda records: [(r["generation"], r["best_fitness"], r["individuals"]) for r in records]
+
+    def strip(records):
+        return [(r["generation"], r["best_fitness"], r["individuals"]) for r in records]
+
     assert strip(read_generations(run)) == strip(reference)
 
 
@@ -350,37 +379,46 @@ def interruptible():
 def test_ctrl_c_leaves_a_clean_message_no_worker_traceback_and_a_resumable_run(tmp_path):
     config = tmp_path / "tiny.toml"
     config.write_text(TINY.replace("generations = 2", "generations = 40").replace("depth = 1", "depth = 2"))
-    process = subprocess.Popen([sys.executable, "-m", "evolve.cli", "run", str(config), "--runs-dir",
-                                str(tmp_path / "runs"), "--workers", "2", "--no-progress"], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
-                               start_new_session=True, preexec_fn=interruptible)
-    run_dir = wait_for_run_file(tmp_path / "runs", CHECKPOINT)   # the first generation is checkpointed
-    os.killpg(process.pid, signal.SIGINT)                      # a terminal sends it to the whole group
+    process = start_cli(
+        "evolve",
+        "run",
+        config,
+        "--runs-dir",
+        tmp_path / "runs",
+        "--workers",
+        "2",
+        "--no-progress",
+        start_new_session=True,
+        preexec_fn=interruptible,
+    )
+    run_dir = wait_for_run_file(tmp_path / "runs", CHECKPOINT)  # the first generation is checkpointed
+    os.killpg(process.pid, signal.SIGINT)  # a terminal sends it to the whole group
     out, err = process.communicate(timeout=120)
     assert process.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
     done = len(read_generations(run_dir))
     assert 1 <= done < 41
-    status, _, err = cli("evolve.cli", "log", run_dir)
-    assert status == 0
+    assert cli("evolve", "log", run_dir).returncode == 0
 
 
 # -- one writer per run -----------------------------------------------------------------------------
 
+
 def test_a_resume_is_refused_while_another_process_holds_the_run(tmp_path):
     config = tmp_path / "tiny.toml"
     config.write_text(TINY.replace("generations = 2", "generations = 6"))
-    evolution = Evolution.create(str(config), runs_dir=str(tmp_path / "runs"), workers=1, progress=False,
-                                 out=open(os.devnull, "w"))
+    evolution = Evolution.create(
+        str(config), runs_dir=str(tmp_path / "runs"), workers=1, progress=False, out=open(os.devnull, "w")
+    )
     run_dir = evolution.run(stop_after=1)
     before = read_generations(run_dir)
-    holder = RunLock(run_dir).acquire()            # this process plays the other writer
+    holder = RunLock(run_dir).acquire()  # this process plays the other writer
     try:
-        status, _, err = cli("evolve.cli", "resume", run_dir, "--workers", "1", "--no-progress")
+        result = cli("evolve", "resume", run_dir, "--workers", "1", "--no-progress")
     finally:
         holder.release()
-    assert status == 2
-    assert "in use by process {}".format(os.getpid()) in err and "Traceback" not in err
+    assert result.returncode == 2
+    assert f"in use by process {os.getpid()}" in result.stderr and "Traceback" not in result.stderr
     assert read_generations(run_dir) == before
 
 
@@ -388,13 +426,12 @@ def test_two_concurrent_resumes_write_each_generation_once(tmp_path):
     # Whether the second resume is refused or finds the run already finished depends on timing;
     # either way no generation may be written twice.
     config = tmp_path / "tiny.toml"
-    config.write_text(TINY.replace("generations = 2", "generations = 6") + "\n[fitness]\nengine = \"python\"\n")
-    evolution = Evolution.create(str(config), runs_dir=str(tmp_path / "runs"), workers=1, progress=False,
-                                 out=open(os.devnull, "w"))
+    config.write_text(TINY.replace("generations = 2", "generations = 6") + '\n[fitness]\nengine = "python"\n')
+    evolution = Evolution.create(
+        str(config), runs_dir=str(tmp_path / "runs"), workers=1, progress=False, out=open(os.devnull, "w")
+    )
     run_dir = evolution.run(stop_after=1)
-    resumes = [subprocess.Popen([sys.executable, "-m", "evolve.cli", "resume", run_dir, "--workers", "1",
-                                 "--no-progress"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                universal_newlines=True) for _ in range(2)]
+    resumes = [start_cli("evolve", "resume", run_dir, "--workers", "1", "--no-progress") for _ in range(2)]
     results = [(p.wait(timeout=300), p.stderr.read()) for p in resumes]
     statuses = sorted(status for status, _ in results)
     assert statuses in ([0, 0], [0, 2]), results
@@ -409,23 +446,35 @@ def test_two_concurrent_resumes_write_each_generation_once(tmp_path):
 def test_a_lock_left_by_a_killed_process_is_taken_over(tmp_path):
     config = tmp_path / "tiny.toml"
     config.write_text(TINY)
-    process = subprocess.Popen([sys.executable, "-m", "evolve.cli", "run", str(config), "--runs-dir",
-                                str(tmp_path / "runs"), "--workers", "1", "--no-progress"], cwd=ROOT,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    process = start_cli(
+        "evolve",
+        "run",
+        config,
+        "--runs-dir",
+        tmp_path / "runs",
+        "--workers",
+        "1",
+        "--no-progress",
+        start_new_session=True,
+    )
     run_dir = wait_for_run_file(tmp_path / "runs", LOCK)
     os.killpg(process.pid, signal.SIGKILL)
     process.communicate()
-    assert "process {}".format(process.pid) in open(os.path.join(run_dir, LOCK)).read()
-    status, _, err = cli("evolve.cli", "resume", run_dir, "--workers", "1", "--no-progress")
-    assert status == 0, err
+    assert f"process {process.pid}" in open(os.path.join(run_dir, LOCK)).read()
+    result = cli("evolve", "resume", run_dir, "--workers", "1", "--no-progress")
+    assert result.returncode == 0, result.stderr
     assert [r["generation"] for r in read_generations(run_dir)] == [0, 1, 2]
 
 
 def test_runs_started_together_never_share_a_folder(tmp_path):
     config = tmp_path / "tiny.toml"
     config.write_text(TINY.replace("generations = 2", "generations = 1"))
-    runs = [Evolution.create(str(config), runs_dir=str(tmp_path / "runs"), workers=1, progress=False,
-                             out=open(os.devnull, "w")) for _ in range(3)]
+    runs = [
+        Evolution.create(
+            str(config), runs_dir=str(tmp_path / "runs"), workers=1, progress=False, out=open(os.devnull, "w")
+        )
+        for _ in range(3)
+    ]
     assert len({run.run_dir for run in runs}) == 3
     for run in runs:
         run.lock.release()
@@ -433,22 +482,21 @@ def test_runs_started_together_never_share_a_folder(tmp_path):
 
 # -- the bundle ---------------------------------------------------------------------------------------
 
+
 def test_the_bundle_refuses_to_overwrite_unless_forced(tmp_path):
     out = tmp_path / "submission"
     write_bundle(str(out), os.path.join(ROOT, "params.json"))
     (out / "params.json").write_text("mine")
-    status, _, err = cli("engine.cli.littlego", "bundle", out)
-    assert_one_clear_line(status, err, "already there", "--force")
+    assert_one_clear_line(cli("littlego", "bundle", out), "already there", "--force")
     assert (out / "params.json").read_text() == "mine"
-    status, _, err = cli("engine.cli.littlego", "bundle", out, "--force")
-    assert status == 0, err
+    result = cli("littlego", "bundle", out, "--force")
+    assert result.returncode == 0, result.stderr
     assert json.loads((out / "params.json").read_text())["weights"]
-    assert sorted(os.listdir(str(out))) == ["book.json", "my_player3.py", "params.json"]   # the shipped book too
+    assert sorted(os.listdir(str(out))) == ["book.json", "my_player3.py", "params.json"]  # the shipped book too
 
 
 def test_the_bundle_leaves_nothing_half_written(tmp_path):
     out = tmp_path / "submission"
-    (out / "params.json").mkdir(parents=True)                   # a target that is a folder
-    status, _, err = cli("engine.cli.littlego", "bundle", out, "--force")
-    assert_one_clear_line(status, err, "params.json", "is a folder")
-    assert sorted(os.listdir(str(out))) == ["params.json"]       # no player, no stray temporary file
+    (out / "params.json").mkdir(parents=True)  # a target that is a folder
+    assert_one_clear_line(cli("littlego", "bundle", out, "--force"), "params.json", "is a folder")
+    assert sorted(os.listdir(str(out))) == ["params.json"]  # no player, no stray temporary file

@@ -20,7 +20,7 @@ def test_legal_moves_match_the_host_on_every_ply(vector_games):
     mismatches = []
     for game in vector_games:
         for ply in game["plies"]:
-            legal = ["{},{}".format(i, j) for i, j in _position(ply).legal_moves()]
+            legal = [f"{i},{j}" for i, j in _position(ply).legal_moves()]
             if legal != ply["legal"]:
                 mismatches.append((game["seed"], ply["n_move"], legal, ply["legal"]))
     assert mismatches == []

@@ -4,7 +4,6 @@ attacks succeed, which shows that the tests can tell. Each attack is bounded in 
 that a failing sandbox cannot take the machine down; the sandboxed runs happen only where bwrap
 isolates (CI installs it)."""
 
-import dataclasses
 import io
 import os
 import pwd
@@ -19,17 +18,17 @@ from contextlib import contextmanager
 import pytest
 
 import engine.sandbox.isolation as sandbox
-from engine.sandbox import accounting
 from engine.cli.littlego import main
 from engine.constants import BLACK
 from engine.players.base import PlayerFault, Reason
 from engine.players.program import ProgramPlayer
+from engine.position import Position
+from engine.sandbox import accounting
 from engine.sandbox.isolation import isolation, warning
 from engine.sandbox.limits import Limits
-from engine.position import Position
 
 LIMITS = Limits(mode="strict", memory_mb=256, processes=64, file_mb=16)
-isolated = pytest.mark.skipif(not isolation()[0], reason="no isolation here: {}".format(isolation()[1]))
+isolated = pytest.mark.skipif(not isolation()[0], reason=f"no isolation here: {isolation()[1]}")
 # Each attack in the sandbox (where it must fail) and without it (where it must succeed).
 SANDBOXED, UNSANDBOXED = "strict", "off"
 BOTH = [pytest.param(SANDBOXED, marks=isolated), UNSANDBOXED]
@@ -60,7 +59,7 @@ def one_move(folder, limits=LIMITS, wall_limit=None):
 
 
 def limits_of(mode):
-    return dataclasses.replace(LIMITS, mode=mode)
+    return LIMITS._replace(mode=mode)
 
 
 def had_effect(result):
@@ -85,10 +84,10 @@ def test_an_agent_cannot_read_or_rewrite_its_opponents_copy_nor_the_users_files(
     user_file = tmp_path / "notes.txt"
     user_file.write_text("the user's notes")
     opponent = ProgramPlayer(str(victim), limits=limits_of(mode))
-    opponent.new_game(BLACK, 1)                         # its copy exists while the attacker moves
-    body = """
-found = [p for p in glob.glob("/tmp/littlego-player-*/play/secret.txt") + [{victim!r} + "/secret.txt", {notes!r}]
-         if os.path.exists(p)]
+    opponent.new_game(BLACK, 1)  # its copy exists while the attacker moves
+    body = f"""
+candidates = glob.glob("/tmp/littlego-player-*/play/secret.txt") + [{str(victim)!r} + "/secret.txt", {str(user_file)!r}]
+found = [p for p in candidates if os.path.exists(p)]
 changed = []
 for path in found:
     try:
@@ -97,7 +96,7 @@ for path in found:
     except OSError:
         pass
 answer(not found and not changed)
-""".format(victim=str(victim), notes=str(user_file))
+"""
     try:
         attacked = had_effect(one_move(agent(tmp_path, "thief", body), limits_of(mode)))
         copy = open(os.path.join(opponent.workdir, "secret.txt")).read()
@@ -113,9 +112,12 @@ answer(not found and not changed)
 @pytest.mark.parametrize("mode", BOTH)
 def test_an_agent_cannot_write_into_the_home_folder_or_the_tools_cache(tmp_path, mode):
     marker = "pwned-" + uuid.uuid4().hex
-    targets = [os.path.join(home_cache(), marker), os.path.join(pwd.getpwuid(os.getuid()).pw_dir, marker),
-               os.path.join(os.path.expanduser("~"), marker)]
-    body = """
+    targets = [
+        os.path.join(home_cache(), marker),
+        os.path.join(pwd.getpwuid(os.getuid()).pw_dir, marker),
+        os.path.join(os.path.expanduser("~"), marker),
+    ]
+    body = f"""
 wrote = []
 for path in {targets!r}:
     try:
@@ -125,7 +127,7 @@ for path in {targets!r}:
     except OSError:
         pass
 answer(not wrote)
-""".format(targets=targets)
+"""
     try:
         attacked = had_effect(one_move(agent(tmp_path, "squatter", body), limits_of(mode)))
         assert attacked == (mode == UNSANDBOXED)
@@ -142,7 +144,7 @@ def _sleepers():
     left = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            if open("/proc/{}/cmdline".format(pid), "rb").read() == b"sleep\x0031.4159\x00":
+            if open(f"/proc/{pid}/cmdline", "rb").read() == b"sleep\x0031.4159\x00":
                 left.append(pid)
         except OSError:
             pass
@@ -165,8 +167,10 @@ for _ in range({bound}):               # bounded: a failing sandbox cannot take 
 
 @pytest.mark.parametrize("mode", BOTH)
 def test_a_fork_bomb_is_stopped_at_the_process_limit_and_ends_with_the_move(tmp_path, mode):
-    body = FORKS.format(bound=3 * LIMITS.processes, child='os.execv("/bin/sleep", ["sleep", "31.4159"])') + \
-        "answer(children < {})\n".format(LIMITS.processes)
+    body = (
+        FORKS.format(bound=3 * LIMITS.processes, child='os.execv("/bin/sleep", ["sleep", "31.4159"])')
+        + f"answer(children < {LIMITS.processes})\n"
+    )
     assert had_effect(one_move(agent(tmp_path, "forker", body), limits_of(mode))) == (mode == UNSANDBOXED)
     time.sleep(0.5)
     assert not _sleepers()
@@ -178,7 +182,7 @@ def user_running(tasks):
     threads meanwhile, in a process of its own."""
     ready, told = os.pipe()
     pid = os.fork()
-    if pid == 0:                        # the child: become that user, start the threads, wait to be killed
+    if pid == 0:  # the child: become that user, start the threads, wait to be killed
         try:
             ids = sandbox._unprivileged_ids()
             if ids:
@@ -212,12 +216,14 @@ def test_a_move_starts_processes_up_to_its_limit_whatever_else_its_user_runs(tmp
         pytest.skip("this kernel counts a user's tasks all together (before Linux 5.14)")
     if counted != "apart":
         found = sandbox.support()
-        monkeypatch.setattr(sandbox, "support", lambda: dataclasses.replace(found, own_count=False, nested=False))
+        monkeypatch.setattr(sandbox, "support", lambda: found._replace(own_count=False, nested=False))
     # Counted with the user's, the allowance moves as the user's other tasks come and go (those of the
     # test before, still being reaped, say): stopped short of the bound is what holds.
     stop = LIMITS.processes if counted == "apart" else 2 * LIMITS.processes
-    body = FORKS.format(bound=3 * LIMITS.processes, child="time.sleep(5); os._exit(0)") + \
-        "answer({} // 2 <= children < {})      # PASS: stopped at the limit, not before\n".format(LIMITS.processes, stop)
+    body = (
+        FORKS.format(bound=3 * LIMITS.processes, child="time.sleep(5); os._exit(0)")
+        + f"answer({LIMITS.processes} // 2 <= children < {stop})      # PASS: stopped at the limit, not before\n"
+    )
     with user_running(2 * LIMITS.processes):
         result = one_move(agent(tmp_path, "parent", body))
     assert not isinstance(result, PlayerFault) and result[0] == "PASS", result
@@ -231,7 +237,7 @@ for _ in range(48):                    # at most 3 GiB, in 64 MiB steps
     blocks.append(b"x" * (64 << 20))
 answer(False)
 """
-    fault = one_move(agent(tmp_path, "glutton", body), limits_of(mode))      # a limit that holds either way
+    fault = one_move(agent(tmp_path, "glutton", body), limits_of(mode))  # a limit that holds either way
     assert isinstance(fault, PlayerFault) and fault.reason == Reason.CRASH and "MemoryError" in fault.detail
 
 
@@ -243,7 +249,7 @@ with open("huge.bin", "wb") as handle:
         handle.write(b"x" * (1 << 20))
 answer(False)
 """
-    fault = one_move(agent(tmp_path, "filler", body), limits_of(mode))      # a limit that holds either way
+    fault = one_move(agent(tmp_path, "filler", body), limits_of(mode))  # a limit that holds either way
     assert isinstance(fault, PlayerFault) and fault.reason == Reason.CRASH
     assert "File too large" in fault.detail or "file size" in fault.detail
 
@@ -261,15 +267,16 @@ def test_an_agent_has_no_network(tmp_path, mode):
             accepted.append(server.accept())
         except OSError:
             pass
+
     thread = threading.Thread(target=listen)
     thread.start()
-    body = """
+    body = f"""
 try:
-    socket.create_connection(("127.0.0.1", {port}), timeout=2).sendall(b"pwned")
+    socket.create_connection(("127.0.0.1", {server.getsockname()[1]}), timeout=2).sendall(b"pwned")
     answer(False)
 except OSError:
     answer(True)
-""".format(port=server.getsockname()[1])
+"""
     try:
         attacked = had_effect(one_move(agent(tmp_path, "caller", body), limits_of(mode)))
     finally:
@@ -313,7 +320,7 @@ def test_without_isolation_a_warning_says_what_is_not_isolated_and_strict_refuse
     assert "not isolated" in line and "other players' folders and your files" in line and "bwrap" in line
     assert warning(Limits(mode="off")).startswith("program players run without a sandbox")
     folder = agent(tmp_path, "plain", "answer(True)\n")
-    assert one_move(folder, limits=Limits(mode="auto"))[0] == "PASS"           # limits only, still plays
+    assert one_move(folder, limits=Limits(mode="auto"))[0] == "PASS"  # limits only, still plays
     fault = one_move(folder, limits=Limits(mode="strict"))
     assert isinstance(fault, PlayerFault) and "--sandbox strict" in fault.detail
     assert main(["match", "cmd:" + folder, "random", "--games", "1", "--jobs", "1", "--sandbox", "strict"]) == 2
@@ -323,8 +330,9 @@ def test_without_isolation_a_warning_says_what_is_not_isolated_and_strict_refuse
 
 
 def no_isolation(monkeypatch):
-    monkeypatch.setattr(sandbox, "support", lambda: sandbox.Support(False, "bwrap is not installed (apt-get install "
-                                                                      "bubblewrap)"))
+    monkeypatch.setattr(
+        sandbox, "support", lambda: sandbox.Support(False, "bwrap is not installed (apt-get install bubblewrap)")
+    )
 
 
 # Every command that can run a program player, with one in it (a spec with spaces around is one too).
@@ -353,10 +361,11 @@ def test_serve_takes_the_sandbox_options_and_strict_refuses_before_it_listens(tm
 
 def test_the_board_runs_a_program_opponent_under_the_servers_limits(tmp_path, monkeypatch):
     from engine.ui.web.analysis import PlayerTrouble, reply_job
+
     no_isolation(monkeypatch)
     folder = agent(tmp_path, "plain", "answer(True)\n")
-    reply_job("cmd:" + folder, [], 1, Limits(mode="auto"))            # limits only: it plays
-    with pytest.raises(PlayerTrouble, match="--sandbox strict"):        # the server's strict reaches the player
+    reply_job("cmd:" + folder, [], 1, Limits(mode="auto"))  # limits only: it plays
+    with pytest.raises(PlayerTrouble, match="--sandbox strict"):  # the server's strict reaches the player
         reply_job("cmd:" + folder, [], 1, Limits(mode="strict"))
 
 
@@ -366,7 +375,7 @@ def test_play_and_gtp_warn_before_a_program_player_moves_unisolated_and_only_the
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
     assert main(PROGRAM_COMMANDS[name]("cmd:" + agent(tmp_path, "plain", "answer(True)\n"))) == 0
     err = capsys.readouterr().err
-    limited = "processes {} (all its processes)".format(Limits().processes)
+    limited = f"processes {Limits().processes} (all its processes)"
     assert "warning: program players are not isolated" in err
     assert (limited if accounting.TASKS in accounting.hierarchies() else "no limit on processes") in err
     monkeypatch.setattr(sys, "stdin", io.StringIO("quit\n"))
@@ -377,10 +386,10 @@ def test_play_and_gtp_warn_before_a_program_player_moves_unisolated_and_only_the
 @isolated
 def test_a_command_naming_python_plays_in_the_sandbox_whatever_launcher_starts_it(tmp_path):
     folder = agent(tmp_path, "plain", "answer(True)\n")
-    for command in ("python3 my_player3.py", "{} my_player3.py".format(sys.executable)):
+    for command in ("python3 my_player3.py", f"{sys.executable} my_player3.py"):
         player = ProgramPlayer(folder, command=command, limits=LIMITS)
         player.new_game(BLACK, 1)
         try:
-            assert player.timed_move(Position.initial())[0] == "PASS"       # a pyenv shim is not run inside
+            assert player.timed_move(Position.initial())[0] == "PASS"  # a pyenv shim is not run inside
         finally:
             player.close()

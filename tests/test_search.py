@@ -3,14 +3,15 @@
 import random
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from engine import Position, PASS, BLACK, MAX_MOVES
+from engine import BLACK, MAX_MOVES, PASS, Position
 from engine.bitboard import points_of
-from engine.playout import random_opening
 from engine.features import make_evaluator
 from engine.params import DEFAULT_WEIGHTS
-from engine.search import Searcher, terminal_value, WIN
+from engine.playout import random_opening
+from engine.search import WIN, Searcher, terminal_value
 
 # Path-independent weights (no captures-since-root term), so the table cannot change values.
 WEIGHTS = dict(DEFAULT_WEIGHTS, captures=0.0)
@@ -23,12 +24,11 @@ def minimax(position, depth):
         return terminal_value(position)
     if depth == 0:
         return EVALUATE(position, 0)
-    return max(-minimax(position.play_point(move), depth - 1)
-               for move in points_of(position.legal_mask()) + [PASS])
+    return max(-minimax(position.play_point(move), depth - 1) for move in points_of(position.legal_mask()) + [PASS])
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(0, 10 ** 6), st.integers(0, 20), st.integers(1, 3))
+@given(st.integers(0, 10**6), st.integers(0, 20), st.integers(1, 3))
 def test_alphabeta_value_equals_minimax(seed, plies, depth):
     position, _ = random_opening(plies, seed)
     if position.is_over:
@@ -39,13 +39,16 @@ def test_alphabeta_value_equals_minimax(seed, plies, depth):
 
 
 def test_takes_a_winning_capture():
-    position = Position.from_picture("""
+    position = Position.from_picture(
+        """
         .OX..
         OX...
         X....
         .....
-        .....""", player=BLACK)
-    assert Searcher(EVALUATE).search(position, 1).move == 0      # (0,0) captures two
+        .....""",
+        player=BLACK,
+    )
+    assert Searcher(EVALUATE).search(position, 1).move == 0  # (0,0) captures two
 
 
 def test_last_plies_are_played_perfectly():
@@ -53,13 +56,13 @@ def test_last_plies_are_played_perfectly():
         position, _ = random_opening(MAX_MOVES - 3, seed)
         if position.is_over:
             continue
-        result = Searcher(EVALUATE).search(position, 3)          # sees the 24-ply end
+        result = Searcher(EVALUATE).search(position, 3)  # sees the 24-ply end
         assert abs(result.value) > WIN / 2
         assert result.value == pytest.approx(minimax(position, 3))
 
 
 def test_a_finished_game_outweighs_any_evaluation():
-    lost = Position.initial().play(PASS)                          # White wins at once
+    lost = Position.initial().play(PASS)  # White wins at once
     assert lost.is_over and terminal_value(lost) > WIN
     assert Searcher(EVALUATE).search(Position.initial(), 1).move != PASS
 
@@ -69,7 +72,7 @@ def test_random_tie_break_is_reproducible_and_varied():
     moves = [Searcher(EVALUATE, rng=random.Random(seed)).search(start, 2).move for seed in range(12)]
     again = [Searcher(EVALUATE, rng=random.Random(seed)).search(start, 2).move for seed in range(12)]
     assert moves == again
-    assert len(set(moves)) > 1                                    # the board's symmetry gives ties
+    assert len(set(moves)) > 1  # the board's symmetry gives ties
     assert Searcher(EVALUATE).search(start, 2).move == Searcher(EVALUATE).search(start, 2).move
 
 

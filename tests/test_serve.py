@@ -25,11 +25,12 @@ from engine.position import KO, SUICIDE, Position
 from engine.solver import Solver
 from engine.ui.web.analysis import Analyst, NativeValues
 from engine.ui.web.app import create_app
-from engine.ui.web.workers import WorkerTimeout, Workers
+from engine.ui.web.workers import Workers, WorkerTimeout
 from evolve.loop import Evolution
 from evolve.runs import read_generations
+from tests.conftest import start_cli
 
-with warnings.catch_warnings():         # Starlette 1.0 would rather have httpx2, which works the same
+with warnings.catch_warnings():  # Starlette 1.0 would rather have httpx2, which works the same
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
@@ -59,8 +60,9 @@ def evolve_run(folder, generations=1):
     config = os.path.join(str(folder), "tiny.toml")
     with open(config, "w") as handle:
         handle.write(TINY)
-    return Evolution.create(config, runs_dir=os.path.join(str(folder), "runs"), workers=1, progress=False,
-                            out=open(os.devnull, "w")).run(stop_after=generations)
+    return Evolution.create(
+        config, runs_dir=os.path.join(str(folder), "runs"), workers=1, progress=False, out=open(os.devnull, "w")
+    ).run(stop_after=generations)
 
 
 def match_report(run_dir):
@@ -118,7 +120,7 @@ def test_the_runs_list_shows_a_run_made_by_evolve(client, runs):
     name = os.path.basename(runs[1])
     last = read_generations(runs[1])[-1]
     assert listed[name]["experiment"] == "tiny" and listed[name]["state"] == "stopped"
-    assert listed[name]["generations"] == 1 and listed[name]["planned"] == 3        # generation 0 of 0..3
+    assert listed[name]["generations"] == 1 and listed[name]["planned"] == 3  # generation 0 of 0..3
     assert listed[name]["best_fitness"] == last["best_fitness"] and listed[name]["executor"]["executor"] == "local pool"
     assert listed[name]["started"][:4].isdigit() and listed[name]["problem"] is None
     assert listed["notes"]["state"] == "not a run" and "escape" not in listed
@@ -130,12 +132,12 @@ def test_a_run_page_holds_its_generations_config_and_log_and_what_is_new(client,
     assert page["total"] == 1 and [g["generation"] for g in page["generations"]] == [0]
     assert "individuals" not in page["generations"][0] and "best_weights" in page["generations"][0]
     assert 'name = "tiny"' in page["config"] and "evolve" in page["log"]
-    report, = page["reports"]
+    (report,) = page["reports"]
     assert (report["file"], report["a"], report["b"], report["games"]) == ("vs-random.json", "greedy", "random", 4)
     assert report["sprt"]["lower"] < 0 < report["sprt"]["upper"] and report["sprt"]["elo1"] == 20
-    assert client.get("/api/runs/{}?after=1".format(name)).json()["generations"] == []
-    assert client.get("/api/runs/{}?after=9".format(name)).json()["restart"] is True
-    assert client.get("/api/runs/{}?after=x".format(name)).status_code == 400
+    assert client.get(f"/api/runs/{name}?after=1").json()["generations"] == []
+    assert client.get(f"/api/runs/{name}?after=9").json()["restart"] is True
+    assert client.get(f"/api/runs/{name}?after=x").status_code == 400
 
 
 def test_numbers_json_cannot_carry_are_shown_as_missing(client, tmp_path):
@@ -143,7 +145,8 @@ def test_numbers_json_cannot_carry_are_shown_as_missing(client, tmp_path):
     with open(os.path.join(run_dir, "all-won.json"), "w") as handle:
         handle.write('{"a": "champion", "b": "random", "games": 10, "wins": {"champion": 10}, "elo": Infinity}')
     page = TestClient(create_app(os.path.dirname(run_dir), None), base_url="http://127.0.0.1").get(
-        "/api/runs/" + os.path.basename(run_dir))
+        "/api/runs/" + os.path.basename(run_dir)
+    )
     assert page.status_code == 200 and page.json()["reports"][0]["elo"] is None
 
 
@@ -160,16 +163,20 @@ def test_the_runs_list_is_newest_first_across_experiments(tmp_path):
         (tmp_path / name / "config.toml").write_text('name = "{}"\n'.format(name.split("-")[0]))
         if log:
             (tmp_path / name / "run.log").write_text(log)
+
     run("zeta-20260301-120000")
     run("alpha-20260302-090000")
-    run("alpha-20260302-090000-2")                                   # a second run begun in the same second
-    run("beta-20260101-000000", log="2026-03-03 08:00:00,123 MainProcess INFO evolve: started\n")   # its log says
+    run("alpha-20260302-090000-2")  # a second run begun in the same second
+    run("beta-20260101-000000", log="2026-03-03 08:00:00,123 MainProcess INFO evolve: started\n")  # its log says
     run("notes")
     listed = TestClient(create_app(str(tmp_path), None), base_url="http://127.0.0.1").get("/api/runs").json()["runs"]
     assert [(r["name"], r["started"]) for r in listed] == [
-        ("beta-20260101-000000", "2026-03-03 08:00:00"), ("alpha-20260302-090000-2", "2026-03-02 09:00:00"),
-        ("alpha-20260302-090000", "2026-03-02 09:00:00"), ("zeta-20260301-120000", "2026-03-01 12:00:00"),
-        ("notes", None)]
+        ("beta-20260101-000000", "2026-03-03 08:00:00"),
+        ("alpha-20260302-090000-2", "2026-03-02 09:00:00"),
+        ("alpha-20260302-090000", "2026-03-02 09:00:00"),
+        ("zeta-20260301-120000", "2026-03-01 12:00:00"),
+        ("notes", None),
+    ]
 
 
 def copied_run(runs_dir, name, generations):
@@ -185,14 +192,16 @@ def copied_run(runs_dir, name, generations):
 
 def test_a_line_being_appended_is_left_out_and_a_damaged_line_before_the_last_is_named(runs, tmp_path):
     with open(os.path.join(runs[1], "generations.jsonl"), "rb") as handle:
-        line = handle.read()                             # generation 0's record and its newline
+        line = handle.read()  # generation 0's record and its newline
     second = line.replace(b'"generation": 0', b'"generation": 1')
-    half = second[:len(second) // 2]
+    half = second[: len(second) // 2]
     client = TestClient(create_app(str(tmp_path), None), base_url="http://127.0.0.1")
-    cases = [("writing-20260101-000000", line + half, [0], None),
-             ("first-20260101-000000", half, [], None),                    # its first generation being written
-             ("whole-20260101-000000", line + second[:-1], [0, 1], None),  # a last line complete but for its newline
-             ("torn-20260101-000000", line + half + b"\n" + second, [], ":2: not a JSON line")]
+    cases = [
+        ("writing-20260101-000000", line + half, [0], None),
+        ("first-20260101-000000", half, [], None),  # its first generation being written
+        ("whole-20260101-000000", line + second[:-1], [0, 1], None),  # a last line complete but for its newline
+        ("torn-20260101-000000", line + half + b"\n" + second, [], ":2: not a JSON line"),
+    ]
     for name, generations, numbers, problem in cases:
         path = copied_run(tmp_path, name, generations)
         page = client.get("/api/runs/" + name).json()
@@ -203,10 +212,18 @@ def test_a_line_being_appended_is_left_out_and_a_damaged_line_before_the_last_is
 
 def test_a_run_is_running_while_a_live_process_holds_its_lock(tmp_path):
     run_dir = evolve_run(tmp_path)
-    holder = subprocess.Popen([sys.executable, "-c", "import fcntl, os, sys, time\n"
-                               "fd = os.open(sys.argv[1], os.O_RDWR)\nfcntl.lockf(fd, fcntl.LOCK_EX)\n"
-                               "print('held', flush=True)\ntime.sleep(60)", os.path.join(run_dir, "run.lock")],
-                              stdout=subprocess.PIPE, universal_newlines=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys, time\n"
+            "fd = os.open(sys.argv[1], os.O_RDWR)\nfcntl.lockf(fd, fcntl.LOCK_EX)\n"
+            "print('held', flush=True)\ntime.sleep(60)",
+            os.path.join(run_dir, "run.lock"),
+        ],
+        stdout=subprocess.PIPE,
+        universal_newlines=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "held"
         assert lock_holder(run_dir) == holder.pid
@@ -216,13 +233,25 @@ def test_a_run_is_running_while_a_live_process_holds_its_lock(tmp_path):
         holder.kill()
         holder.wait()
     assert lock_holder(run_dir) is None
-    evolve_more(run_dir, 3)                        # looking never took the lock: the run goes on to its end
+    evolve_more(run_dir, 3)  # looking never took the lock: the run goes on to its end
     assert client.get("/api/runs").json()["runs"][0]["state"] == "finished"
 
 
-@pytest.mark.parametrize("path", ["/api/runs/..", "/api/runs/%2e%2e", "/api/runs/..%2fsecret.txt",
-                                  "/api/runs/escape", "/api/runs/.hidden", "/api/runs/%2Fetc", "/api/runs/nothing",
-                                  "/static/..%2fapp.py", "/static/%2e%2e/app.py", "/static/../../secret.txt"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/runs/..",
+        "/api/runs/%2e%2e",
+        "/api/runs/..%2fsecret.txt",
+        "/api/runs/escape",
+        "/api/runs/.hidden",
+        "/api/runs/%2Fetc",
+        "/api/runs/nothing",
+        "/static/..%2fapp.py",
+        "/static/%2e%2e/app.py",
+        "/static/../../secret.txt",
+    ],
+)
 def test_no_request_reaches_outside_the_runs_folder_and_the_assets(client, path):
     answer = client.get(path)
     assert answer.status_code == 404 and "not for the browser" not in answer.text
@@ -232,25 +261,31 @@ def test_no_request_reaches_outside_the_runs_folder_and_the_assets(client, path)
 def test_requests_it_does_not_expect_get_a_4xx_with_a_message(client):
     def post(path, body, **headers):
         return client.post(path, content=body, headers=dict({"content-type": "application/json"}, **headers))
-    cases = [(client.get("/admin"), 404, "nothing here"), (client.delete("/api/runs"), 405, "not answered"),
-             (client.post("/api/board/view", content=b"{}", headers={"content-type": "text/plain"}), 415, "JSON"),
-             (post("/api/board/view", b"{moves"), 400, "not JSON"), (post("/api/board/view", b"[]"), 400, "object"),
-             (post("/api/board/view", b'{"moves": [12, 12]}'), 400, "occupied"),
-             (post("/api/board/view", b'{"moves": [25]}'), 400, "not a point"),
-             (post("/api/board/view", json.dumps({"moves": [PASS] * 30}).encode()), 400, "at most 24"),
-             (post("/api/board/view", b"{}", host="attacker.example"), 403, "127.0.0.1"),
-             (post("/api/board/view", b"{}", origin="http://attacker.example"), 403, "another site"),
-             (post("/api/board/view", b"{}", **{"content-length": str(2 ** 21)}), 413, "bytes"),
-             (post("/api/board/reply", b'{"moves": [], "opponent": 3}'), 400, "player spec"),
-             (post("/api/board/open", b'{"sgf": "(;GM[1]SZ[9])"}'), 400, "9x9")]
+
+    cases = [
+        (client.get("/admin"), 404, "nothing here"),
+        (client.delete("/api/runs"), 405, "not answered"),
+        (client.post("/api/board/view", content=b"{}", headers={"content-type": "text/plain"}), 415, "JSON"),
+        (post("/api/board/view", b"{moves"), 400, "not JSON"),
+        (post("/api/board/view", b"[]"), 400, "object"),
+        (post("/api/board/view", b'{"moves": [12, 12]}'), 400, "occupied"),
+        (post("/api/board/view", b'{"moves": [25]}'), 400, "not a point"),
+        (post("/api/board/view", json.dumps({"moves": [PASS] * 30}).encode()), 400, "at most 24"),
+        (post("/api/board/view", b"{}", host="attacker.example"), 403, "127.0.0.1"),
+        (post("/api/board/view", b"{}", origin="http://attacker.example"), 403, "another site"),
+        (post("/api/board/view", b"{}", **{"content-length": str(2**21)}), 413, "bytes"),
+        (post("/api/board/reply", b'{"moves": [], "opponent": 3}'), 400, "player spec"),
+        (post("/api/board/open", b'{"sgf": "(;GM[1]SZ[9])"}'), 400, "9x9"),
+    ]
     for answer, status, words in cases:
         assert answer.status_code == status and words in answer.json()["error"], answer.text
 
 
 def test_a_failure_inside_is_a_500_with_a_message_not_a_traceback(runs):
-    class Broken(object):
+    class Broken:
         def values(self, moves, margins=True):
             raise ZeroDivisionError("a bug")
+
     client = TestClient(create_app(runs[0], Broken()), base_url="http://127.0.0.1", raise_server_exceptions=False)
     answer = client.post("/api/board/values", json={"moves": []})
     assert answer.status_code == 500 and "ZeroDivisionError" in answer.json()["error"]
@@ -283,8 +318,12 @@ def test_an_illegal_move_is_refused_with_the_rule_that_forbids_it(client, verdic
 def test_the_board_values_are_the_solvers(client):
     exact = Solver().move_values(position_of(PLY14))
     quick = client.post("/api/board/values", json={"moves": PLY14, "margins": False}).json()
-    assert quick["exact"] and quick["more"] and {v["move"]: v["wins"] for v in quick["moves"]} == {
-        move: margin > 0 for move, margin in exact.items()} and all(v["margin"] is None for v in quick["moves"])
+    assert (
+        quick["exact"]
+        and quick["more"]
+        and {v["move"]: v["wins"] for v in quick["moves"]} == {move: margin > 0 for move, margin in exact.items()}
+        and all(v["margin"] is None for v in quick["moves"])
+    )
     values = client.post("/api/board/values", json={"moves": PLY14}).json()
     assert values["exact"] and not values["more"] and {v["move"]: v["margin"] for v in values["moves"]} == exact
     assert all(v["wins"] == (v["margin"] > 0) for v in values["moves"])
@@ -308,32 +347,40 @@ def test_past_its_time_the_solver_is_stopped_and_the_search_values_shown(analyst
     assert all(v.value is not None and v.wins is None for v in values.moves)
     native = NativeValues(0.2)
     try:
-        assert native.results(position_of([12, 7])) is None                  # the empty-ish board: far too long
+        assert native.results(position_of([12, 7])) is None  # the empty-ish board: far too long
         native.seconds = 60
-        assert native.results(position_of(PLY14)) is not None                # and the next question is answered
+        assert native.results(position_of(PLY14)) is not None  # and the next question is answered
     finally:
         native.close()
 
 
 def test_the_agent_move_with_how_it_chose_it(client):
     first = client.post("/api/board/agent", json={"moves": []}).json()
-    assert (first["move"], first["how"]) == (WINNING_FIRST_POINT, "first") and WINNING_FIRST_POINT == 12   # 2,2
+    assert (first["move"], first["how"]) == (WINNING_FIRST_POINT, "first") and WINNING_FIRST_POINT == 12  # 2,2
     book = client.post("/api/board/agent", json={"moves": [12, 7]}).json()
-    assert book["how"] == "book" and book["move"] == client.post("/api/board/view", json={"moves": [12, 7]}).json()["book"]
+    assert (
+        book["how"] == "book" and book["move"] == client.post("/api/board/view", json={"moves": [12, 7]}).json()["book"]
+    )
     searched = client.post("/api/board/agent", json={"moves": [12, 7, 17]}).json()
-    assert searched["how"] == "search" and searched["depth"] >= 1 and searched["move"] in position_of(
-        [12, 7, 17]).legal_points() + [PASS]
+    assert (
+        searched["how"] == "search"
+        and searched["depth"] >= 1
+        and searched["move"] in position_of([12, 7, 17]).legal_points() + [PASS]
+    )
 
 
 def test_from_its_solving_ply_the_agent_keeps_a_won_game_won_and_searches_a_lost_one(client):
     margins = Solver().move_values(position_of(PLY14))
     won = client.post("/api/board/agent", json={"moves": PLY14}).json()
     assert won["how"] == "solver" and margins[won["move"]] > 0 and won["seconds"] >= 0
-    assert won["value"] in (None, max(margins.values()))            # the margin, where settled within its budget
-    lost_moves = PLY14 + [won["move"]]                                # White to move, every move losing
+    assert won["value"] in (None, max(margins.values()))  # the margin, where settled within its budget
+    lost_moves = PLY14 + [won["move"]]  # White to move, every move losing
     lost = client.post("/api/board/agent", json={"moves": lost_moves}).json()
-    assert lost["how"] == "search" and lost["depth"] >= 1 and lost["move"] in position_of(
-        lost_moves).legal_points() + [PASS]
+    assert (
+        lost["how"] == "search"
+        and lost["depth"] >= 1
+        and lost["move"] in position_of(lost_moves).legal_points() + [PASS]
+    )
 
 
 def killed_job():
@@ -344,7 +391,7 @@ def test_a_crashing_or_hanging_player_leaves_the_server_up(client, tmp_path):
     agent = tmp_path / "agent"
     agent.mkdir()
     (agent / "my_player3.py").write_text("raise SystemExit('I crash')\n")
-    crashed = client.post("/api/board/reply", json={"moves": [12], "opponent": "cmd:{}".format(agent)})
+    crashed = client.post("/api/board/reply", json={"moves": [12], "opponent": f"cmd:{agent}"})
     assert crashed.status_code == 502 and "gave no legal move" in crashed.json()["error"]
     workers = Workers(1)
     try:
@@ -357,9 +404,14 @@ def test_a_crashing_or_hanging_player_leaves_the_server_up(client, tmp_path):
     assert answer["view"]["moves"] == [12, answer["reply"]["move"]]
 
 
-@pytest.mark.parametrize("spec, words", [("grandmaster", "unknown player 'grandmaster' (known: random,"),
-                                         ("handset@99", "player 'handset@99': the depth after '@' is an integer"),
-                                         ("gnugo:11", "player 'gnugo:11': the GNU Go level is an integer 0..10")])
+@pytest.mark.parametrize(
+    "spec, words",
+    [
+        ("grandmaster", "unknown player 'grandmaster' (known: random,"),
+        ("handset@99", "player 'handset@99': the depth after '@' is an integer"),
+        ("gnugo:11", "player 'gnugo:11': the GNU Go level is an integer 0..10"),
+    ],
+)
 def test_a_spec_the_parser_refuses_is_the_users_mistake_with_the_parsers_message(client, spec, words):
     answer = client.post("/api/board/reply", json={"moves": [12], "opponent": spec})
     assert answer.status_code == 400 and words in answer.json()["error"], answer.text
@@ -368,15 +420,16 @@ def test_a_spec_the_parser_refuses_is_the_users_mistake_with_the_parsers_message
 def test_a_killed_worker_is_answered_at_once_and_replaced_for_the_next_request(runs):
     workers = Workers(1)
 
-    class Killed(object):
+    class Killed:
         def agent(self, moves):
             return workers.call("the shipped agent", killed_job, (), 60)
+
     client = TestClient(create_app(runs[0], Killed()), base_url="http://127.0.0.1", raise_server_exceptions=False)
     try:
         start = time.time()
         answer = client.post("/api/board/agent", json={"moves": [12]})
         assert answer.status_code == 503 and "the shipped agent was killed or crashed" in answer.json()["error"]
-        assert time.time() - start < 30                        # not the job's 60 s
+        assert time.time() - start < 30  # not the job's 60 s
         assert workers.call("a sum", sum, ([1, 2],), 60) == 3  # a fresh pool
     finally:
         workers.close()
@@ -395,7 +448,7 @@ def test_sgf_out_and_back_in(client):
     for moves, result in (([12, PASS, PASS], "W+1.5"), ([12, PASS, 7, PASS, 17, PASS, PASS], "B+0.5")):
         finished = client.post("/api/board/sgf", json={"moves": moves}).json()["sgf"]
         assert client.post("/api/board/open", json={"sgf": finished}).json()["result"] == result
-        assert client.post("/api/board/view", json={"moves": moves}).json()["verdict"].endswith("({})".format(result))
+        assert client.post("/api/board/view", json={"moves": moves}).json()["verdict"].endswith(f"({result})")
     setup = client.post("/api/board/open", json={"sgf": "(;GM[1]FF[4]SZ[5]AB[cc]PL[W];W[bb])"})
     assert setup.status_code == 400 and "set-up stones" in setup.json()["error"]
 
@@ -415,13 +468,12 @@ def test_the_command_refuses_a_busy_port_and_a_file_as_runs_folder(tmp_path, cap
 
 
 def test_the_command_serves_at_the_address_it_prints_and_ctrl_c_stops_it(tmp_path):
-    server = subprocess.Popen([sys.executable, "-m", "engine.cli.littlego", "serve", "--runs", str(tmp_path),
-                               "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    server = start_cli("littlego", "serve", "--runs", tmp_path, "--port", "0")
     try:
         line = server.stdout.readline()
         url = line.split(" the board at ")[1].split()[0]
         assert url.startswith("http://127.0.0.1:")
-        for _ in range(100):                     # the socket listens before uvicorn answers
+        for _ in range(100):  # the socket listens before uvicorn answers
             try:
                 with urllib.request.urlopen(url + "api/runs", timeout=10) as answer:
                     assert json.loads(answer.read().decode("utf-8"))["runs"] == []

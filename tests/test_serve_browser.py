@@ -18,21 +18,30 @@ from tests.test_serve import PLY14, damaged_run, evolve_more, evolve_run, match_
 
 CHROMIUM = "/usr/bin/chromium"
 # Headless, and nothing that reaches for the network on its own (this machine has none).
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 try:
-    from playwright.sync_api import Error as PlaywrightError, sync_playwright
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import sync_playwright
 except ImportError:
     pytest.skip("the playwright package is not installed (pip install -e '.[test]')", allow_module_level=True)
 if not os.path.exists(CHROMIUM):
-    pytest.skip("no Chromium at {} (apt-get install chromium)".format(CHROMIUM), allow_module_level=True)
+    pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install chromium)", allow_module_level=True)
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     folder = tmp_path_factory.mktemp("browser")
-    run_dir = evolve_run(folder, generations=3)           # generations 0, 1 and 2 of 0..3
+    run_dir = evolve_run(folder, generations=3)  # generations 0, 1 and 2 of 0..3
     match_report(run_dir)
     damaged_run(os.path.dirname(run_dir))
     served = serve_in_thread(os.path.dirname(run_dir), solve_seconds=5.0)
@@ -46,7 +55,7 @@ def browser():
         try:
             chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         except PlaywrightError as error:
-            pytest.skip("Chromium at {} does not start: {}".format(CHROMIUM, str(error).splitlines()[0]))
+            pytest.skip(f"Chromium at {CHROMIUM} does not start: {str(error).splitlines()[0]}")
         yield chromium
         chromium.close()
 
@@ -58,7 +67,7 @@ def page(browser):
     page.on("pageerror", lambda error: errors.append(str(error)))
     yield page
     page.close()
-    assert not errors, "the page's scripts failed: {}".format(errors)
+    assert not errors, f"the page's scripts failed: {errors}"
 
 
 def screenshot(page, name):
@@ -70,7 +79,7 @@ def screenshot(page, name):
 def test_the_runs_list_shows_the_run_and_the_damaged_one(site, page):
     url, run_dir = site
     page.goto(url + "#/runs")
-    row = page.locator('tr.run[data-run="{}"]'.format(os.path.basename(run_dir)))
+    row = page.locator(f'tr.run[data-run="{os.path.basename(run_dir)}"]')
     row.wait_for()
     assert "tiny" in row.inner_text() and "stopped" in row.inner_text()
     assert "not a JSON line" in page.locator("td.problem").inner_text()
@@ -84,7 +93,7 @@ def test_a_run_page_shows_a_new_generation_without_a_reload(site, page):
     assert page.locator("svg.chart").count() == 5 and "tiny" in page.locator("#run-config").inner_text()
     assert "LLR" in page.locator("#run-reports").inner_text()
     page.evaluate("window.stillThisPage = true")
-    evolve_more(run_dir)                               # evolve writes generation 3 while the page is open
+    evolve_more(run_dir)  # evolve writes generation 3 while the page is open
     page.wait_for_function("document.getElementById('run-generations').textContent === '4'", timeout=15000)
     assert "finished" in page.locator("#run-head").inner_text()
     assert page.evaluate("window.stillThisPage") is True
@@ -120,8 +129,11 @@ def test_a_whole_game_against_random_by_clicks(site, page):
             legal.first.click()
         else:
             page.click("#pass")
-        page.wait_for_function("(before) => document.getElementById('status').textContent !== before "
-                               "&& !/thinking/.test(document.getElementById('message').textContent)", arg=ply)
+        page.wait_for_function(
+            "(before) => document.getElementById('status').textContent !== before "
+            "&& !/thinking/.test(document.getElementById('message').textContent)",
+            arg=ply,
+        )
     assert page.locator("#verdict").inner_text().startswith("Result: ")
     assert "wins" in page.locator("#verdict").inner_text() and "game over" in page.locator("#status").inner_text()
 
@@ -146,9 +158,14 @@ def test_on_the_empty_board_the_agent_shown_plays_2_2(site, page):
 
 def sgf_file(folder, moves):
     record = folder / "game.sgf"
-    record.write_text("(;GM[1]FF[4]SZ[5]KM[2.5]" + "".join(
-        ";{}[{}]".format("BW"[k % 2], "" if move == PASS else "abcde"[move % 5] + "abcde"[move // 5])
-        for k, move in enumerate(moves)) + ")")
+    record.write_text(
+        "(;GM[1]FF[4]SZ[5]KM[2.5]"
+        + "".join(
+            ";{}[{}]".format("BW"[k % 2], "" if move == PASS else "abcde"[move % 5] + "abcde"[move // 5])
+            for k, move in enumerate(moves)
+        )
+        + ")"
+    )
     return record
 
 
@@ -159,7 +176,7 @@ def test_an_sgf_opened_stepped_through_and_saved(site, page, tmp_path):
     page.wait_for_function("document.getElementById('status').textContent.includes('record move 6 of 6')")
     page.click("#back")
     page.wait_for_function("document.getElementById('status').textContent.includes('record move 5 of 6')")
-    assert page.locator('#board .point[data-point="{}"]'.format(PLY14[5])).get_attribute("data-colour") == "0"
+    assert page.locator(f'#board .point[data-point="{PLY14[5]}"]').get_attribute("data-colour") == "0"
     page.click("#forward")
     page.wait_for_function("document.getElementById('status').textContent.includes('record move 6 of 6')")
     with page.expect_download() as download:
@@ -173,10 +190,15 @@ def test_the_values_shown_are_the_solvers(site, page, tmp_path):
     record = sgf_file(tmp_path, PLY14)
     board(page, url, "", values=True)
     page.set_input_files("#open", str(record))
-    page.wait_for_function("(document.getElementById('values-note')?.textContent || '').startsWith('exact: the final')",
-                           timeout=60000)
-    shown = {(PASS if row.get_attribute("data-move") == PASS else int(row.get_attribute("data-move"))):
-             float(row.get_attribute("data-margin")) for row in page.locator("table.values tbody tr").all()}
+    page.wait_for_function(
+        "(document.getElementById('values-note')?.textContent || '').startsWith('exact: the final')", timeout=60000
+    )
+    shown = {
+        (PASS if row.get_attribute("data-move") == PASS else int(row.get_attribute("data-move"))): float(
+            row.get_attribute("data-margin")
+        )
+        for row in page.locator("table.values tbody tr").all()
+    }
     assert shown == Solver().move_values(position_of(PLY14))
     page.locator("#agent-move").wait_for(timeout=60000)
     time.sleep(0.2)

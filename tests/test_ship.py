@@ -18,16 +18,22 @@ SHIP = ["--games", "8", "--sprt", "0,400", "--random-opening", "2", "--jobs", "2
 
 
 def evolved(tmp_path, margin, name):
-    text = TINY.replace("generations = 4", "generations = 1").replace('name = "tiny"', 'name = "{}"'.format(name))
+    text = TINY.replace("generations = 4", "generations = 1").replace('name = "tiny"', f'name = "{name}"')
     text += "\n[bounds]\nmargin = [{}, {}]\n".format(*margin)
-    return Evolution.create(write_config(tmp_path, text, name + ".toml"), runs_dir=str(tmp_path / "runs"), workers=2,
-                            progress=False, out=open(os.devnull, "w")).run()
+    return Evolution.create(
+        write_config(tmp_path, text, name + ".toml"),
+        runs_dir=str(tmp_path / "runs"),
+        workers=2,
+        progress=False,
+        out=open(os.devnull, "w"),
+    ).run()
 
 
 def current_file(tmp_path, margin):
     path = str(tmp_path / "params.json")
-    save_params(path, make_params(dict(DEFAULT_WEIGHTS, margin=margin), provenance={"source": "the test's current"},
-                                  **QUICK))
+    save_params(
+        path, make_params(dict(DEFAULT_WEIGHTS, margin=margin), provenance={"source": "the test's current"}, **QUICK)
+    )
     return path
 
 
@@ -40,11 +46,11 @@ def test_a_candidate_the_test_accepts_replaces_params_json_with_the_test_in_its_
     shipped = load_params(current)
     candidate = load_params(os.path.join(run, "ship", "candidate-params.json"))
     assert shipped.weights == candidate.weights and shipped.weights["margin"] >= 10
-    assert (shipped.depth, shipped.cpu_budget, shipped.cpu_cap) == (1, 0.1, 0.2)   # the replaced file's settings
+    assert (shipped.depth, shipped.cpu_budget, shipped.cpu_cap) == (1, 0.1, 0.2)  # the replaced file's settings
     test = shipped.provenance["shipped_after"]
     assert test["elo1"] == 400 and test["replaced"] == {"source": "the test's current"}
     assert test["candidate_wins"] <= test["games"] <= 8 and test["llr"] >= 2.94
-    assert shipped.provenance["exported_by"].startswith("evolve ship {} --to {} --games 8".format(run, current))
+    assert shipped.provenance["exported_by"].startswith(f"evolve ship {run} --to {current} --games 8")
     report = json.load(open(os.path.join(run, "ship", "sprt.json")))
     assert report["sprt"]["decision"] == "H1"
 
@@ -58,7 +64,7 @@ def test_a_rejected_candidate_leaves_params_json_as_it_was_and_the_same_command_
     assert "not shipped: the SPRT accepted H0" in out and "left as it was" in out
     assert open(current, "rb").read() == before
     journal = open(os.path.join(run, "ship", "sprt.journal")).read()
-    assert evolve(["ship", run, "--to", current] + SHIP) == 1        # from the journal: no game played again
+    assert evolve(["ship", run, "--to", current] + SHIP) == 1  # from the journal: no game played again
     assert open(os.path.join(run, "ship", "sprt.journal")).read() == journal
     assert "accepted H0" in capsys.readouterr().out
     # another test in the same folder is refused, naming what changed

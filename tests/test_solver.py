@@ -2,8 +2,6 @@
 limits (CPU cap, node budget), and the SPRT of matches."""
 
 import math
-import subprocess
-import sys
 import time
 
 import pytest
@@ -11,17 +9,15 @@ import pytest
 from engine import PASS, Position
 from engine.agent import choose_move
 from engine.bitboard import points_of
+from engine.constants import WHITE
 from engine.features import make_evaluator
 from engine.params import default_params
-from engine.playout import random_opening
-from engine.search import Searcher
-from engine.solver import Solver, settled_win_loss
-from engine.constants import WHITE
-from engine.search import terminal_value
 from engine.play.match import run_match
 from engine.play.stats import sprt_bounds, sprt_llr
-
-from tests.conftest import ROOT
+from engine.playout import random_opening
+from engine.search import Searcher, terminal_value
+from engine.solver import Solver, settled_win_loss
+from tests.conftest import cli
 
 
 def minimax_margin(position):
@@ -56,7 +52,8 @@ def test_the_solver_agrees_with_plain_minimax(plies):
         if exact > 0:
             assert minimax_margin(position.play_point(winning)) < 0
             assert set(solver.winning_moves(position)) == {
-                m for m in points_of(position.legal_mask()) + [PASS] if minimax_margin(position.play_point(m)) < 0}
+                m for m in points_of(position.legal_mask()) + [PASS] if minimax_margin(position.play_point(m)) < 0
+            }
         else:
             assert winning is None and solver.winning_moves(position) == []
 
@@ -112,8 +109,8 @@ def test_no_move_passes_the_cpu_cap():
     for position in late_positions(4, 2) + late_positions(10, 2):
         start = time.process_time()
         move = choose_move(position, params)
-        assert time.process_time() - start < 0.3 + 0.25          # one node-check interval past the cap at most
-        position.play_point(move)                                 # legal: IllegalMove otherwise
+        assert time.process_time() - start < 0.3 + 0.25  # one node-check interval past the cap at most
+        position.play_point(move)  # legal: IllegalMove otherwise
 
 
 def test_a_node_budget_gives_the_same_move_on_any_machine():
@@ -151,21 +148,23 @@ def test_a_match_stops_when_the_sprt_decides():
 
 def test_solve_prints_every_moves_exact_value():
     moves = "2,2 1,2 2,1 1,1 3,2 2,3 1,3 3,3 2,4 0,3 3,1 4,3 1,4 0,1 4,2 0,2 0,0 1,0"
-    result = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "solve", "--moves", moves], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=300)
+    result = cli("littlego", "solve", "--moves", moves, timeout=300)
     assert result.returncode == 0, result.stderr
     position = Position.initial()
     for text in moves.split():
         i, j = (int(x) for x in text.split(","))
         position = position.play_point(5 * i + j)
     exact = minimax_margin(position)
-    assert "Black to move {} with perfect play, by {:g}".format("wins" if exact > 0 else "loses", abs(exact)) \
+    assert (
+        "Black to move {} with perfect play, by {:g}".format("wins" if exact > 0 else "loses", abs(exact))
         in result.stdout
+    )
     assert result.stdout.count("  win ") + result.stdout.count("  loss") == len(points_of(position.legal_mask())) + 1
 
 
 def test_bench_solve_reports_the_nodes_it_counted():
     from engine.submission.bench import bench_solve
+
     lines = []
     result = bench_solve(plies=(18,), positions=2, seed=3, report=lines.append)
     (row,) = result["plies"]

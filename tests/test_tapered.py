@@ -11,12 +11,19 @@ import pytest
 
 from engine.constants import MAX_MOVES
 from engine.features import FEATURES, feature_values, make_evaluator, weights_by_ply
-from engine.params import (ParamsError, genome_of, load_params, make_params, params_from_dict,
-                           params_to_dict, save_params)
+from engine.params import (
+    ParamsError,
+    genome_of,
+    load_params,
+    make_params,
+    params_from_dict,
+    params_to_dict,
+    save_params,
+)
 from evolve.config import ConfigError, load_config
 from evolve.loop import Evolution
 from evolve.runs import export_best, read_generations
-from tests.conftest import ROOT, random_position
+from tests.conftest import ROOT, cli, random_position
 from tests.test_evolve import TINY, evolve_cli, write_config
 
 SHIPPED = os.path.join(ROOT, "params.json")
@@ -35,7 +42,7 @@ def test_the_weights_go_in_a_straight_line_from_the_opening_to_the_endgame():
     assert table[MAX_MOVES] == pytest.approx(tuple(endgame[name] for name in FEATURES))
     middle = MAX_MOVES // 2
     assert table[middle] == pytest.approx(tuple((opening[n] + endgame[n]) / 2 for n in FEATURES))
-    assert weights_by_ply(opening) == (table[0],) * (MAX_MOVES + 1)       # flat: the same at every ply
+    assert weights_by_ply(opening) == (table[0],) * (MAX_MOVES + 1)  # flat: the same at every ply
 
 
 def test_a_tapered_evaluator_weighs_each_ply_with_that_plys_weights():
@@ -64,7 +71,7 @@ def test_a_tapered_params_file_round_trips_and_a_flat_one_stays_flat(tmp_path):
     assert set(data["endgame_weights"]) == set(FEATURES)
     again = load_params(path)
     assert again == params and genome_of(again) == [opening[n] for n in FEATURES] + [endgame[n] for n in FEATURES]
-    assert make_params(genome_of(again)).endgame == again.endgame            # a genome of twice FEATURES: tapered
+    assert make_params(genome_of(again)).endgame == again.endgame  # a genome of twice FEATURES: tapered
     shipped = load_params(SHIPPED)
     assert shipped.endgame is None and "endgame_weights" not in params_to_dict(shipped)
 
@@ -82,15 +89,14 @@ def test_tapered_files_are_checked_as_flat_ones_are():
     assert params.endgame["eyes"] == 0.0 and params.provenance["features_added_at_zero"] == ["eyes"]
     assert len(warnings) == 1
     # one factor tames both ends: the phases keep their proportions
-    big = params_from_dict({"weights": dict(opening, margin=4000.0), "endgame_weights": endgame},
-                           warn=warnings.append)
+    big = params_from_dict({"weights": dict(opening, margin=4000.0), "endgame_weights": endgame}, warn=warnings.append)
     factor = big.weights["margin"] / 4000.0
     assert big.endgame["edge"] == pytest.approx(endgame["edge"] * factor)
 
 
 def test_a_tapered_config_has_twice_the_genes_and_starts_flat_files_alike_at_both_ends(tmp_path):
     text = TINY.replace("depth = 2", "depth = 2\ntapered = true")
-    text += '\n[start]\nparams = ["{}"]\n\n[bounds.endgame]\nmargin = [0, 30]\n'.format(SHIPPED)
+    text += f'\n[start]\nparams = ["{SHIPPED}"]\n\n[bounds.endgame]\nmargin = [0, 30]\n'
     config = load_config(write_config(tmp_path, text))
     assert config["genes"] == list(FEATURES) + ["endgame." + name for name in FEATURES]
     assert config["bounds"]["endgame.margin"] == [0.0, 30.0]
@@ -102,15 +108,20 @@ def test_a_tapered_config_has_twice_the_genes_and_starts_flat_files_alike_at_bot
     tapered_file = str(tmp_path / "tapered.json")
     save_params(tapered_file, make_params(*opening_and_endgame(6)[:1], endgame=opening_and_endgame(6)[1]))
     with pytest.raises(ConfigError, match="set tapered = true"):
-        load_config(write_config(tmp_path, TINY + '\n[start]\nparams = ["{}"]\n'.format(tapered_file), "f2.toml"))
+        load_config(write_config(tmp_path, TINY + f'\n[start]\nparams = ["{tapered_file}"]\n', "f2.toml"))
     with pytest.raises(ConfigError, match="true or false"):
         load_config(write_config(tmp_path, TINY.replace("depth = 2", "depth = 2\ntapered = 1"), "bad.toml"))
 
 
 def test_a_tapered_run_exports_params_that_a_bundled_agent_plays(tmp_path):
     text = TINY.replace("generations = 4", "generations = 1").replace("depth = 2", "depth = 2\ntapered = true")
-    run_dir = Evolution.create(write_config(tmp_path, text), runs_dir=str(tmp_path / "runs"), workers=1,
-                               progress=False, out=open(os.devnull, "w")).run()
+    run_dir = Evolution.create(
+        write_config(tmp_path, text),
+        runs_dir=str(tmp_path / "runs"),
+        workers=1,
+        progress=False,
+        out=open(os.devnull, "w"),
+    ).run()
     best = read_generations(run_dir)[-1]
     assert len(best["best_weights"]) == 2 * len(FEATURES) and "endgame.margin" in best["best_weights"]
     target = str(tmp_path / "params.json")
@@ -118,21 +129,26 @@ def test_a_tapered_run_exports_params_that_a_bundled_agent_plays(tmp_path):
     assert params.endgame is not None
     assert params.endgame["margin"] == best["best_weights"]["endgame.margin"]
     bundle = str(tmp_path / "bundle")
-    done = subprocess.run([sys.executable, "-m", "engine.cli.littlego", "bundle", bundle, "--params", target],
-                          cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+    done = cli("littlego", "bundle", bundle, "--params", target)
     assert done.returncode == 0, done.stderr
     assert load_params(os.path.join(bundle, "params.json")).endgame == params.endgame
     with open(os.path.join(bundle, "input.txt"), "w") as handle:
         handle.write("1\n" + "00000\n" * 10)
-    played = subprocess.run([sys.executable, "my_player3.py"], cwd=bundle, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    played = subprocess.run(
+        [sys.executable, "my_player3.py"],
+        cwd=bundle,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert played.returncode == 0 and played.stderr == "", played.stderr
-    assert open(os.path.join(bundle, "output.txt")).read().strip() == "2,2"      # the book's one winning move
+    assert open(os.path.join(bundle, "output.txt")).read().strip() == "2,2"  # the book's one winning move
 
 
 def test_evolve_fit_tapered_from_flat_weights(tmp_path):
-    from tests.test_fit import sample_positions
     from evolve.labels import save_labels
+    from tests.test_fit import sample_positions
+
     texts, _ = sample_positions(150, plies=(8, 14), seed=4)
     labels = [k % 3 % 2 for k in range(len(texts))]
     path, out = str(tmp_path / "l.json.gz"), str(tmp_path / "fitted.json")

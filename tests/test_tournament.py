@@ -4,16 +4,13 @@ tournament that resumes to the table an uninterrupted one ends with."""
 import csv
 import json
 import shutil
-import subprocess
-import sys
 
 import pytest
 
 from engine.cli.littlego import main
 from engine.course.tournament import MiniMatch, extra_black_is_a, pairs, play_tournament, rank
 from engine.params import default_params, save_params
-
-from tests.conftest import ROOT, kill_when_journal_holds
+from tests.conftest import kill_when_journal_holds, start_cli
 from tests.test_course_build import PASS_CPP
 
 SCRIPTED_AGENT = """import sys
@@ -34,11 +31,12 @@ write_output("output.txt", player.move(Position.from_boards(game.player, game.pr
 def agent_folders(root):
     """Six agent folders: our agent at depths 1 and 2, greedy and aggressive as programs, a C++ agent, a broken one."""
     for depth in (1, 2):
-        folder = root / "depth{}".format(depth)
+        folder = root / f"depth{depth}"
         folder.mkdir(parents=True)
         save_params(str(folder / "params.json"), default_params()._replace(depth=depth, cpu_budget=2.0, cpu_cap=2.0))
         (folder / "my_player3.py").write_text(
-            "import sys\nfrom engine.agent import main\nsys.exit(main(params_path='params.json'))\n")
+            "import sys\nfrom engine.agent import main\nsys.exit(main(params_path='params.json'))\n"
+        )
     for name, cls in (("greedy", "GreedyPlayer"), ("aggressive", "AggressivePlayer")):
         (root / name).mkdir()
         (root / name / "my_player3.py").write_text(SCRIPTED_AGENT.format(cls=cls))
@@ -57,17 +55,30 @@ def test_pairs_and_the_extra_black_game_drawn_from_the_seed():
 
 def test_ranking_by_wins_then_games_won_then_head_to_head():
     agents = ["a", "b", "c", "d"]
-    matches = [MiniMatch("a", "b", "a", 5, 6, "b"), MiniMatch("a", "c", "a", 6, 5, "a"),
-               MiniMatch("a", "d", "a", 6, 5, "a"), MiniMatch("b", "c", "b", 5, 6, "c"),
-               MiniMatch("b", "d", "b", 6, 5, "b"), MiniMatch("c", "d", "c", 11, 0, "c")]
+    matches = [
+        MiniMatch("a", "b", "a", 5, 6, "b"),
+        MiniMatch("a", "c", "a", 6, 5, "a"),
+        MiniMatch("a", "d", "a", 6, 5, "a"),
+        MiniMatch("b", "c", "b", 5, 6, "c"),
+        MiniMatch("b", "d", "b", 6, 5, "b"),
+        MiniMatch("c", "d", "c", 11, 0, "c"),
+    ]
     table = {x: {} for x in agents}
     for m in matches:
         table[m.a][m.b], table[m.b][m.a] = m.a_games, m.b_games
     standings = rank(agents, matches, table, dict.fromkeys(agents, 0))
     # a, b and c have 2 WINs each; c won most games; a and b tie on games won: b beat a
     assert [(s.agent, s.rank, s.wins, s.games_won) for s in standings] == [
-        ("c", 1, 2, 22), ("b", 2, 2, 17), ("a", 3, 2, 17), ("d", 4, 0, 10)]
-    cycle = [MiniMatch("a", "b", "a", 6, 5, "a"), MiniMatch("a", "c", "a", 5, 6, "c"), MiniMatch("b", "c", "b", 6, 5, "b")]
+        ("c", 1, 2, 22),
+        ("b", 2, 2, 17),
+        ("a", 3, 2, 17),
+        ("d", 4, 0, 10),
+    ]
+    cycle = [
+        MiniMatch("a", "b", "a", 6, 5, "a"),
+        MiniMatch("a", "c", "a", 5, 6, "c"),
+        MiniMatch("b", "c", "b", 6, 5, "b"),
+    ]
     table = {"a": {"b": 6, "c": 5}, "b": {"a": 5, "c": 6}, "c": {"a": 6, "b": 5}}
     assert [s.rank for s in rank(["a", "b", "c"], cycle, table, dict.fromkeys("abc", 0))] == [1, 1, 1]
 
@@ -81,6 +92,7 @@ def test_a_tournament_refuses_even_games_and_too_few_agents():
 
 def test_an_interrupted_tournament_resumes_to_the_same_table(tmp_path, monkeypatch):
     import engine.course.tournament as tournament_module
+
     names = specs = ["greedy", "random", "aggressive", "agent@1"]
     whole = play_tournament(names, specs, games=3, seed=4, jobs=2)
     assert [m.a_games + m.b_games for m in whole.matches] == [3] * 6
@@ -92,6 +104,7 @@ def test_an_interrupted_tournament_resumes_to_the_same_table(tmp_path, monkeypat
             raise KeyboardInterrupt
         played.append(job)
         return real(job)
+
     monkeypatch.setattr(tournament_module, "tournament_game", interrupted)
     journal = str(tmp_path / "t.jsonl")
     with pytest.raises(KeyboardInterrupt):
@@ -113,11 +126,6 @@ def test_agent_folders_are_refused_on_a_remote_scheduler_whose_workers_cannot_se
     assert "agent folders are built in a temporary copy on this machine" in err and "--scheduler local:N" in err
 
 
-def littlego(*args, **kwargs):
-    return subprocess.Popen([sys.executable, "-m", "engine.cli.littlego"] + list(args), cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, **kwargs)
-
-
 def comparable(report):
     return {key: report[key] for key in ("standings", "matches", "crosstable", "faults")}
 
@@ -126,7 +134,9 @@ def comparable(report):
 def test_a_killed_tournament_of_six_folders_resumes_to_the_uninterrupted_table(tmp_path):
     folders = agent_folders(tmp_path / "class")
     # One game a pair keeps the test's CPU modest (the colours of longer mini-matches: the test above).
-    whole = littlego("tournament", folders, "--games", "1", "--jobs", "2", "--json", "--csv", str(tmp_path / "t.csv"))
+    whole = start_cli(
+        "littlego", "tournament", folders, "--games", "1", "--jobs", "2", "--json", "--csv", tmp_path / "t.csv"
+    )
     out, err = whole.communicate(timeout=600)
     assert whole.returncode == 0, err
     expected = json.loads(out)
@@ -137,10 +147,10 @@ def test_a_killed_tournament_of_six_folders_resumes_to_the_uninterrupted_table(t
     assert rows[0][:3] == ["rank", "agent", "WINs"] and len(rows) == 7
     journal = tmp_path / "t.jsonl"
     command = ["tournament", folders, "--games", "1", "--jobs", "1", "--json", "--resume", str(journal)]
-    first = littlego(*command)
+    first = start_cli("littlego", *command)
     done = kill_when_journal_holds(first, journal, 7, 300)
     assert 6 <= done < 15
-    again = littlego(*command)
+    again = start_cli("littlego", *command)
     out, err = again.communicate(timeout=600)
     assert again.returncode == 0, err
     report = json.loads(out)

@@ -12,27 +12,29 @@ import os
 import sys
 import traceback
 
-from engine.errors import InvalidInput, UserError
-from engine.course.editions import ALIASES, EDITIONS, edition
 from engine.constants import MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
+from engine.course.editions import ALIASES, EDITIONS, edition
+from engine.errors import InvalidInput, UserError
 from engine.native.compiler import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
 from engine.play.executors import check_scheduler
 from engine.players.program import ProgramPlayer
+from engine.players.specs import make_player
 from engine.sandbox.isolation import isolation, warning
 from engine.sandbox.limits import DEFAULT_LIMITS, MODES, Limits, SandboxError
-from engine.players.specs import make_player
 
-SCHEDULER_HELP = ("where games run: a Dask scheduler, tcp://HOST:PORT, or local:N for a Dask cluster of N "
-                  "processes on this machine (default: the experiment's [executor], else the local process pool)")
+SCHEDULER_HELP = (
+    "where games run: a Dask scheduler, tcp://HOST:PORT, or local:N for a Dask cluster of N "
+    "processes on this machine (default: the experiment's [executor], else the local process pool)"
+)
 
 
 def _integer(text, low, high, words):
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError("expected {}, got {!r}".format(words, text))
+        raise argparse.ArgumentTypeError(f"expected {words}, got {text!r}")
     if not low <= value <= high:
-        raise argparse.ArgumentTypeError("expected {}, got {}".format(words, value))
+        raise argparse.ArgumentTypeError(f"expected {words}, got {value}")
     return value
 
 
@@ -48,13 +50,15 @@ def count(text):
 
 def depth(text):
     """A search depth, 1 to MAX_DEPTH."""
-    return _integer(text, 1, MAX_DEPTH, "a search depth from 1 to {}".format(MAX_DEPTH))
+    return _integer(text, 1, MAX_DEPTH, f"a search depth from 1 to {MAX_DEPTH}")
 
 
 def integer_range(low, high):
     """An argument type for an integer from ``low`` to ``high``."""
+
     def parse(text):
-        return _integer(text, low, high, "an integer from {} to {}".format(low, high))
+        return _integer(text, low, high, f"an integer from {low} to {high}")
+
     return parse
 
 
@@ -71,9 +75,9 @@ def positive_seconds(text):
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError("expected seconds, got {!r}".format(text))
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}")
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError("expected a positive, finite number of seconds, got {}".format(text))
+        raise argparse.ArgumentTypeError(f"expected a positive, finite number of seconds, got {text}")
     return value
 
 
@@ -82,9 +86,9 @@ def elo_pair(text):
     try:
         elo0, elo1 = (float(part) for part in text.split(","))
     except ValueError:
-        raise argparse.ArgumentTypeError("expected ELO0,ELO1 such as 0,20, got {!r}".format(text))
+        raise argparse.ArgumentTypeError(f"expected ELO0,ELO1 such as 0,20, got {text!r}")
     if not (math.isfinite(elo0) and math.isfinite(elo1) and elo0 < elo1):
-        raise argparse.ArgumentTypeError("expected ELO0 < ELO1, both finite, got {!r}".format(text))
+        raise argparse.ArgumentTypeError(f"expected ELO0 < ELO1, both finite, got {text!r}")
     return elo0, elo1
 
 
@@ -93,9 +97,9 @@ def weight_bound(text):
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError("expected a number, got {!r}".format(text))
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}")
     if not 0 < value <= MAX_WEIGHT:
-        raise argparse.ArgumentTypeError("expected a bound above 0 and at most {:g}, got {}".format(MAX_WEIGHT, text))
+        raise argparse.ArgumentTypeError(f"expected a bound above 0 and at most {MAX_WEIGHT:g}, got {text}")
     return value
 
 
@@ -104,10 +108,9 @@ def weight(text):
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError("expected a number, got {!r}".format(text))
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}")
     if not math.isfinite(value) or abs(value) > MAX_WEIGHT:
-        raise argparse.ArgumentTypeError("expected a finite weight from {:g} to {:g}, got {}".format(
-            -MAX_WEIGHT, MAX_WEIGHT, text))
+        raise argparse.ArgumentTypeError(f"expected a finite weight from {-MAX_WEIGHT:g} to {MAX_WEIGHT:g}, got {text}")
     return value
 
 
@@ -117,10 +120,9 @@ def ply_range(text):
     try:
         low, high = int(low), int(high or low)
     except ValueError:
-        raise argparse.ArgumentTypeError("expected plies as LOW-HIGH (e.g. 6-14), got {!r}".format(text))
+        raise argparse.ArgumentTypeError(f"expected plies as LOW-HIGH (e.g. 6-14), got {text!r}")
     if not 2 <= low <= high <= MAX_MOVES - 1:
-        raise argparse.ArgumentTypeError("expected plies from 2 to {} with LOW <= HIGH, got {!r}".format(
-            MAX_MOVES - 1, text))
+        raise argparse.ArgumentTypeError(f"expected plies from 2 to {MAX_MOVES - 1} with LOW <= HIGH, got {text!r}")
     return low, high
 
 
@@ -132,65 +134,108 @@ def edition_key(text):
         raise argparse.ArgumentTypeError(str(error))
 
 
-EDITION_NAMES = "{} (or {})".format(", ".join(e.key for e in EDITIONS), ", ".join(
-    "{} for {}".format(alias, key) for alias, key in sorted(ALIASES.items())))
+EDITION_NAMES = "{} (or {})".format(
+    ", ".join(e.key for e in EDITIONS), ", ".join(f"{alias} for {key}" for alias, key in sorted(ALIASES.items()))
+)
 
 
 def add_table_bits(parser, what="each solver process's"):
     """The --table-bits option of every command that runs the compiled solver."""
-    parser.add_argument("--table-bits", type=integer_range(MIN_TABLE_BITS, MAX_TABLE_BITS), default=DEFAULT_TABLE_BITS,
-                        help="log2 of {} table buckets (32 bytes each; default %(default)s: {} MiB)".format(
-                            what, 2 ** DEFAULT_TABLE_BITS * 32 // 2 ** 20))
+    parser.add_argument(
+        "--table-bits",
+        type=integer_range(MIN_TABLE_BITS, MAX_TABLE_BITS),
+        default=DEFAULT_TABLE_BITS,
+        help=(
+            f"log2 of {what} table buckets (32 bytes each; default %(default)s: "
+            f"{2**DEFAULT_TABLE_BITS * 32 // 2**20} MiB)"
+        ),
+    )
 
 
 def add_search_settings(parser, defaults):
     """--depth, --cpu-budget, --cpu-cap and --solve-from for commands that write a params file;
     ``defaults`` says in words what an option left out gives."""
-    parser.add_argument("--depth", type=depth, default=None, help="the agent's deepest depth (default: {})".format(defaults))
-    parser.add_argument("--cpu-budget", type=positive_seconds, default=None,
-                        help="CPU seconds a move is meant to take (default: {})".format(defaults))
-    parser.add_argument("--cpu-cap", type=positive_seconds, default=None,
-                        help="CPU seconds no move may pass (default: {}, at least the budget)".format(defaults))
-    parser.add_argument("--solve-from", type=integer_range(0, MAX_MOVES), default=None,
-                        help="the ply from which the agent solves exactly ({}: never; default: {})".format(
-                            MAX_MOVES, defaults))
+    parser.add_argument("--depth", type=depth, default=None, help=f"the agent's deepest depth (default: {defaults})")
+    parser.add_argument(
+        "--cpu-budget",
+        type=positive_seconds,
+        default=None,
+        help=f"CPU seconds a move is meant to take (default: {defaults})",
+    )
+    parser.add_argument(
+        "--cpu-cap",
+        type=positive_seconds,
+        default=None,
+        help=f"CPU seconds no move may pass (default: {defaults}, at least the budget)",
+    )
+    parser.add_argument(
+        "--solve-from",
+        type=integer_range(0, MAX_MOVES),
+        default=None,
+        help=f"the ply from which the agent solves exactly ({MAX_MOVES}: never; default: {defaults})",
+    )
 
 
-SEARCH_SETTINGS = ("depth", "cpu_budget", "cpu_cap", "solve_from")     # add_search_settings' options
+SEARCH_SETTINGS = ("depth", "cpu_budget", "cpu_cap", "solve_from")  # add_search_settings' options
 
 
 def search_settings(args, settings):
     """The search settings of ``add_search_settings``' options, each one left out taken from ``settings``
     (a Params; the CPU cap at least the budget chosen)."""
-    chosen = {"depth": settings.depth if args.depth is None else args.depth,
-              "cpu_budget": settings.cpu_budget if args.cpu_budget is None else args.cpu_budget,
-              "solve_from": settings.solve_from if args.solve_from is None else args.solve_from}
-    chosen["cpu_cap"] = (args.cpu_cap if args.cpu_cap is not None else
-                         max(settings.cpu_cap, chosen["cpu_budget"]))
+    chosen = {
+        "depth": settings.depth if args.depth is None else args.depth,
+        "cpu_budget": settings.cpu_budget if args.cpu_budget is None else args.cpu_budget,
+        "solve_from": settings.solve_from if args.solve_from is None else args.solve_from,
+    }
+    chosen["cpu_cap"] = args.cpu_cap if args.cpu_cap is not None else max(settings.cpu_cap, chosen["cpu_budget"])
     return chosen
 
 
 def add_sandbox(parser):
     """--sandbox and the limits (--memory, --processes, --file-size, --folder-size), for every command that
     can run a program player (cmd:, agent folders); ``program_limits`` or ``player_with_sandbox`` reads them."""
-    parser.add_argument("--sandbox", choices=MODES, default=DEFAULT_LIMITS.mode,
-                        help="program players' moves and agents' builds run in a bubblewrap sandbox (their own "
-                             "folder copy the only writable place, no other player's copy, no home folder, no "
-                             "network, none of your environment variables, every process ended with the move): "
-                             "auto (default) where bwrap works, else limits only with a warning; strict refuses "
-                             "to run without it; off: limits only")
-    parser.add_argument("--memory", type=positive_int, default=DEFAULT_LIMITS.memory_mb, metavar="MIB",
-                        help="memory of a move (default %(default)s MiB): all its processes together, shared "
-                             "memory and memfd included, where cgroups can be had (`littlego sandbox` says); "
-                             "elsewhere each process's data memory")
-    parser.add_argument("--processes", type=positive_int, default=DEFAULT_LIMITS.processes, metavar="N",
-                        help="processes and threads a move may run (default %(default)s; without the sandbox "
-                             "and without a pids cgroup, no limit)")
-    parser.add_argument("--file-size", type=positive_int, default=DEFAULT_LIMITS.file_mb, metavar="MIB",
-                        help="the largest file a program player may write (default %(default)s MiB)")
-    parser.add_argument("--folder-size", type=positive_int, default=DEFAULT_LIMITS.folder_mb, metavar="MIB",
-                        help="the most an agent folder may hold, its files' bytes counted as copied, sparse "
-                             "files at full size (default %(default)s MiB); a bigger folder cannot play")
+    parser.add_argument(
+        "--sandbox",
+        choices=MODES,
+        default=DEFAULT_LIMITS.mode,
+        help="program players' moves and agents' builds run in a bubblewrap sandbox (their own "
+        "folder copy the only writable place, no other player's copy, no home folder, no "
+        "network, none of your environment variables, every process ended with the move): "
+        "auto (default) where bwrap works, else limits only with a warning; strict refuses "
+        "to run without it; off: limits only",
+    )
+    parser.add_argument(
+        "--memory",
+        type=positive_int,
+        default=DEFAULT_LIMITS.memory_mb,
+        metavar="MIB",
+        help="memory of a move (default %(default)s MiB): all its processes together, shared "
+        "memory and memfd included, where cgroups can be had (`littlego sandbox` says); "
+        "elsewhere each process's data memory",
+    )
+    parser.add_argument(
+        "--processes",
+        type=positive_int,
+        default=DEFAULT_LIMITS.processes,
+        metavar="N",
+        help="processes and threads a move may run (default %(default)s; without the sandbox "
+        "and without a pids cgroup, no limit)",
+    )
+    parser.add_argument(
+        "--file-size",
+        type=positive_int,
+        default=DEFAULT_LIMITS.file_mb,
+        metavar="MIB",
+        help="the largest file a program player may write (default %(default)s MiB)",
+    )
+    parser.add_argument(
+        "--folder-size",
+        type=positive_int,
+        default=DEFAULT_LIMITS.folder_mb,
+        metavar="MIB",
+        help="the most an agent folder may hold, its files' bytes counted as copied, sparse "
+        "files at full size (default %(default)s MiB); a bigger folder cannot play",
+    )
 
 
 def sandbox_limits(args):
@@ -198,7 +243,7 @@ def sandbox_limits(args):
     will not be isolated, SandboxError where --sandbox strict cannot be honoured."""
     limits = Limits(args.sandbox, args.memory, args.processes, args.file_size, args.folder_size)
     if limits.mode == "strict" and not isolation()[0]:
-        raise SandboxError("--sandbox strict: program players cannot be isolated here: {}".format(isolation()[1]))
+        raise SandboxError(f"--sandbox strict: program players cannot be isolated here: {isolation()[1]}")
     line = warning(limits)
     if line:
         print("warning: " + line, file=sys.stderr)
@@ -231,7 +276,7 @@ def player_with_sandbox(args, spec, **options):
 
 
 def add_json(parser, what="the figures"):
-    parser.add_argument("--json", action="store_true", help="print {} as JSON".format(what))
+    parser.add_argument("--json", action="store_true", help=f"print {what} as JSON")
 
 
 def reporter(args):
@@ -265,7 +310,7 @@ def group(choices, name, summary, metavar):
 def folder_to_write(path, option):
     """``path`` as a folder that exists (created if missing); OSError naming ``option`` when it is a file."""
     if os.path.exists(path) and not os.path.isdir(path):
-        raise NotADirectoryError(20, "{} names a file, not a folder".format(option), path)
+        raise NotADirectoryError(20, f"{option} names a file, not a folder", path)
     os.makedirs(path, exist_ok=True)
     return path
 
@@ -275,20 +320,24 @@ def file_to_write(path, option, example):
     ``option`` when it is a folder (suggesting ``example`` in it), when its folder does not
     exist, or when that folder cannot be written."""
     if os.path.isdir(path):
-        raise IsADirectoryError(21, "{} names a folder; give a file name (for example {})".format(
-            option, os.path.join(path, example)), path)
+        raise IsADirectoryError(
+            21, f"{option} names a folder; give a file name (for example {os.path.join(path, example)})", path
+        )
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
-        raise FileNotFoundError(2, "{}: no such folder to write {} into (create it first)".format(
-            option, os.path.basename(path)), folder)
+        raise FileNotFoundError(
+            2, f"{option}: no such folder to write {os.path.basename(path)} into (create it first)", folder
+        )
     if not os.access(folder, os.W_OK | os.X_OK):
-        raise PermissionError(13, "{}: cannot write into this folder".format(option), folder)
+        raise PermissionError(13, f"{option}: cannot write into this folder", folder)
     return path
 
 
-BUG = ("{}: this is a bug in littlego, not a mistake of yours: please report it with the command line and the "
-       "traceback above (python3 -m pip show littlego says which version ran)")
-BUG_STATUS = 70                  # EX_SOFTWARE: an internal error
+BUG = (
+    "{}: this is a bug in littlego, not a mistake of yours: please report it with the command line and the "
+    "traceback above (python3 -m pip show littlego says which version ran)"
+)
+BUG_STATUS = 70  # EX_SOFTWARE: an internal error
 
 
 def run_command(prog, args, user_errors=(UserError,), on_interrupt="interrupted", on_os_error="", passed_on=()):
@@ -306,17 +355,18 @@ def run_command(prog, args, user_errors=(UserError,), on_interrupt="interrupted"
     except passed_on:
         raise
     except user_errors as error:
-        print("{}: {}".format(command, error), file=sys.stderr)
+        print(f"{command}: {error}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # The reader went away (``| head``): nothing more to say, and nothing to say it to.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except OSError as error:
-        where = "{}: ".format(error.filename) if error.filename else ""
+        where = f"{error.filename}: " if error.filename else ""
         after = on_os_error() if callable(on_os_error) else on_os_error
-        print("{}: {}{}{}".format(command, where, error.strerror or error, "\n" + after if after else ""),
-              file=sys.stderr)
+        print(
+            "{}: {}{}{}".format(command, where, error.strerror or error, "\n" + after if after else ""), file=sys.stderr
+        )
         return 2
     except KeyboardInterrupt:
         print("\n" + (on_interrupt() if callable(on_interrupt) else on_interrupt), file=sys.stderr)

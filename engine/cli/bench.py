@@ -2,8 +2,18 @@
 
 import json
 
+from engine.cli.arguments import (
+    add_json,
+    command,
+    count,
+    depth,
+    group,
+    integer_range,
+    positive_int,
+    positive_seconds,
+    reporter,
+)
 from engine.constants import MAX_MOVES
-from engine.cli.arguments import add_json, command, count, depth, group, integer_range, positive_int, positive_seconds, reporter
 from engine.data import RULES_VECTORS
 from engine.submission.bench import bench_rules, bench_search, bench_solve
 
@@ -13,18 +23,32 @@ def register(commands):
     rules = command(targets, "rules", _bench_rules)
     rules.add_argument("--vectors", default=RULES_VECTORS, help="rules-vectors file (.jsonl.gz); default: %(default)s")
     rules.add_argument("--repeats", type=positive_int, default=5, help="runs per figure (default 5)")
-    rules.add_argument("--playout-games", type=positive_int, default=2000, help="random games per playout run (default 2000)")
+    rules.add_argument(
+        "--playout-games", type=positive_int, default=2000, help="random games per playout run (default 2000)"
+    )
     rules.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     search = command(targets, "search", _bench_search)
     search.add_argument("--params", default=None, help="params file (default: the shipped params.json)")
     search.add_argument("--max-depth", type=depth, default=5, help="deepest depth (default 5)")
-    search.add_argument("--games", type=count, default=1,
-                        help="whole-game pairs (agent as Black and as White) to time (default 1)")
-    search.add_argument("--budgets", type=positive_seconds, nargs="*", default=[0.5, 2.5], metavar="SECONDS",
-                        help="CPU budgets to report the depth reached within (default: 0.5 2.5)")
+    search.add_argument(
+        "--games", type=count, default=1, help="whole-game pairs (agent as Black and as White) to time (default 1)"
+    )
+    search.add_argument(
+        "--budgets",
+        type=positive_seconds,
+        nargs="*",
+        default=[0.5, 2.5],
+        metavar="SECONDS",
+        help="CPU budgets to report the depth reached within (default: 0.5 2.5)",
+    )
     solve = command(targets, "solve", _bench_solve)
-    solve.add_argument("--plies", type=integer_range(6, MAX_MOVES - 1), nargs="+", default=[12, 10],
-                       help="plies to solve at (default: 12 10)")
+    solve.add_argument(
+        "--plies",
+        type=integer_range(6, MAX_MOVES - 1),
+        nargs="+",
+        default=[12, 10],
+        help="plies to solve at (default: 12 10)",
+    )
     solve.add_argument("--positions", type=count, default=6, help="positions at each ply (default 6)")
     solve.add_argument("--seed", type=int, default=11, help="seed of the random moves (default 11)")
     for target in (rules, search, solve):
@@ -44,8 +68,16 @@ def _bench_rules(args):
     shipped with the package, by default) and random playouts from the empty board; each
     figure is the median of --repeats runs on one core.
     """
-    return _print_result(bench_rules(vectors=args.vectors, repeats=args.repeats, playout_games=args.playout_games,
-                                     seed=args.seed, report=reporter(args)), args)
+    return _print_result(
+        bench_rules(
+            vectors=args.vectors,
+            repeats=args.repeats,
+            playout_games=args.playout_games,
+            seed=args.seed,
+            report=reporter(args),
+        ),
+        args,
+    )
 
 
 def _bench_search(args):
@@ -55,9 +87,16 @@ def _bench_search(args):
     core), then play whole games of the shipped agent against random, one process per move
     as the course runs it, and report the agent's CPU.
     """
-    return _print_result(bench_search(depths=range(1, args.max_depth + 1), params_path=args.params,
-                                      game_seeds=range(1, args.games + 1), report=reporter(args),
-                                      budgets=args.budgets), args)
+    return _print_result(
+        bench_search(
+            depths=range(1, args.max_depth + 1),
+            params_path=args.params,
+            game_seeds=range(1, args.games + 1),
+            report=reporter(args),
+            budgets=args.budgets,
+        ),
+        args,
+    )
 
 
 def _bench_solve(args):
@@ -67,5 +106,6 @@ def _bench_solve(args):
     Solver().winning_move there, as the agent does from its solve_from ply; report the nodes
     (the same on any machine) and the CPU seconds.
     """
-    return _print_result(bench_solve(plies=args.plies, positions=args.positions, seed=args.seed,
-                                     report=reporter(args)), args)
+    return _print_result(
+        bench_solve(plies=args.plies, positions=args.positions, seed=args.seed, report=reporter(args)), args
+    )

@@ -3,14 +3,19 @@
 import os
 import sys
 
-from engine.errors import InvalidInput
-from engine.constants import MAX_MOVES
 from engine.book import load_book
 from engine.cli.arguments import (
-    add_table_bits, command, file_to_write, group, integer_range, positive_int,
+    add_table_bits,
+    command,
+    file_to_write,
+    group,
+    integer_range,
+    positive_int,
 )
 from engine.common.pools import cpu_with_children
 from engine.common.progress import counter
+from engine.constants import MAX_MOVES
+from engine.errors import InvalidInput
 from engine.native.book import build_book, build_white_book, extend_book, merge_books, read_any_book, trim_book
 from engine.native.sections import book_sections, check_book, describe_start
 from engine.native.solver import NativeSolver
@@ -22,17 +27,28 @@ _SIDES = ("black", "white")
 
 
 def register(commands):
-    actions = group(commands, "book", "build, extend, merge, trim, upgrade or check the opening book (book.json)", "ACTION")
+    actions = group(
+        commands, "book", "build, extend, merge, trim, upgrade or check the opening book (book.json)", "ACTION"
+    )
     build = command(actions, "build", _build)
-    build.add_argument("--side", choices=_SIDES, default="black",
-                       help="black: from the empty board; white: after each of Black's losing first moves "
-                            "(default %(default)s)")
-    build.add_argument("--max-ply", type=_LAST_PLY, default=8, help="the last ply with book moves (default %(default)s)")
+    build.add_argument(
+        "--side",
+        choices=_SIDES,
+        default="black",
+        help="black: from the empty board; white: after each of Black's losing first moves (default %(default)s)",
+    )
+    build.add_argument(
+        "--max-ply", type=_LAST_PLY, default=8, help="the last ply with book moves (default %(default)s)"
+    )
     build.add_argument("--out", default="book.json", help="file to write (default: %(default)s)")
     add_table_bits(build)
-    build.add_argument("--jobs", type=positive_int, default=1,
-                       help="solver processes: more than 1 proves the first move's replies (for White: the "
-                            "first moves) in parallel, one process each (default %(default)s)")
+    build.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=1,
+        help="solver processes: more than 1 proves the first move's replies (for White: the "
+        "first moves) in parallel, one process each (default %(default)s)",
+    )
     extend = command(actions, "extend", _extend)
     extend.add_argument("book", help="book file to extend")
     extend.add_argument("--max-ply", type=_LAST_PLY, required=True, help="the new last ply with book moves")
@@ -75,25 +91,36 @@ def _build(args):
     one section each. 'littlego book merge' puts both in one file; the agent plays the book's
     move where it has one, and solves exactly from its params' solve_from ply on.
     """
-    file_to_write(args.out, "--out", "book.json")          # found out now, not after hours of solving
+    file_to_write(args.out, "--out", "book.json")  # found out now, not after hours of solving
     started = cpu_with_children()
 
-    def progress(position, count=[0]):
+    count = [0]
+
+    def progress(position):
         count[0] += 1
         if count[0] % 1000 == 0:
-            _say("  {:,} positions (ply {})".format(count[0], position.moves_played))
+            _say(f"  {count[0]:,} positions (ply {position.moves_played})")
 
     if args.side == "white":
-        _say("the White book: each losing first move, {} at a time".format(args.jobs))
+        _say(f"the White book: each losing first move, {args.jobs} at a time")
         book = build_white_book(args.max_ply, args.table_bits, args.jobs, report=_say)
         nodes = book.info["provenance"]["nodes"]
     else:
         book = build_book(args.max_ply, args.table_bits, progress, jobs=args.jobs, report=_say)
         nodes = book_sections(book)[0].provenance["nodes"]
     write_atomic(args.out, book.to_json())
-    print("{}: {:,} positions up to ply {} ({} section{}), {:,} solver nodes, {:.0f} s of CPU (the solver's "
-          "included)".format(args.out, len(book), args.max_ply, len(book_sections(book)),
-                             "" if len(book_sections(book)) == 1 else "s", nodes, cpu_with_children() - started))
+    print(
+        "{}: {:,} positions up to ply {} ({} section{}), {:,} solver nodes, {:.0f} s of CPU (the solver's "
+        "included)".format(
+            args.out,
+            len(book),
+            args.max_ply,
+            len(book_sections(book)),
+            "" if len(book_sections(book)) == 1 else "s",
+            nodes,
+            cpu_with_children() - started,
+        )
+    )
     return 0
 
 
@@ -110,14 +137,15 @@ def _extend(args):
     file_to_write(out, "--out", "book.json")
     book = load_book(args.book)
     if not any(s.max_ply < args.max_ply for s in _sections_of(book, args.side)):
-        raise InvalidInput("{} already reaches ply {}: --max-ply must be deeper".format(
-            args.book, _reach(book, args.side)))
+        raise InvalidInput(f"{args.book} already reaches ply {_reach(book, args.side)}: --max-ply must be deeper")
     started = cpu_with_children()
     grown, nodes = extend_book(book, args.max_ply, args.table_bits, args.jobs, _layer_progress, side=args.side)
     write_atomic(out, grown.to_json())
-    print("{}: {:,} positions up to ply {} ({:,} added), {:,} solver nodes, {:.0f} s of CPU (the solver's "
-          "included)".format(out, len(grown), args.max_ply, len(grown) - len(book), nodes,
-                             cpu_with_children() - started))
+    print(
+        f"{out}: {len(grown):,} positions up to ply {args.max_ply} ({len(grown) - len(book):,} "
+        f"added), {nodes:,} solver nodes, {cpu_with_children() - started:.0f} s of CPU (the solver's "
+        "included)"
+    )
     return 0
 
 
@@ -128,12 +156,11 @@ def _sections_of(book, side):
 
 def _reach(book, side):
     """The last ply of the book's sections of ``side``, in words: "12", "11 for white"."""
-    return "{}{}".format(max((s.max_ply for s in _sections_of(book, side)), default=0),
-                         " for " + side if side else "")
+    return "{}{}".format(max((s.max_ply for s in _sections_of(book, side)), default=0), " for " + side if side else "")
 
 
 def _layer_progress(done, total, ply):
-    _say("  from ply {}: {:,} of {:,} positions solved".format(ply, done, total))
+    _say(f"  from ply {ply}: {done:,} of {total:,} positions solved")
 
 
 def _merge(args):
@@ -148,11 +175,17 @@ def _merge(args):
     books = [load_book(path) for path in args.books]
     started = cpu_with_children()
     merged, filled, nodes = merge_books(books, args.table_bits, args.jobs, _layer_progress)
-    merged.info["provenance"] = {"command": "littlego book merge {} --out {}".format(" ".join(args.books), args.out),
-                                 "filled": filled, "nodes": nodes}
+    merged.info["provenance"] = {
+        "command": "littlego book merge {} --out {}".format(" ".join(args.books), args.out),
+        "filled": filled,
+        "nodes": nodes,
+    }
     write_atomic(args.out, merged.to_json())
-    print("{}: {:,} positions in {} sections ({:,} solved to fill what the books' moves left open), {:.0f} s "
-          "of CPU".format(args.out, len(merged), len(book_sections(merged)), filled, cpu_with_children() - started))
+    print(
+        f"{args.out}: {len(merged):,} positions in {len(book_sections(merged))} sections ({filled:,} "
+        f"solved to fill what the books' moves left open), {cpu_with_children() - started:.0f} s "
+        "of CPU"
+    )
     return 0
 
 
@@ -167,14 +200,20 @@ def _trim(args):
     file_to_write(args.out, "--out", "book.json")
     book = load_book(args.book)
     if not any(s.max_ply > args.max_ply for s in _sections_of(book, args.side)):
-        raise InvalidInput("{} stops at ply {} already: --max-ply must be shallower".format(
-            args.book, _reach(book, args.side)))
+        raise InvalidInput(f"{args.book} stops at ply {_reach(book, args.side)} already: --max-ply must be shallower")
     before = os.path.getsize(args.book)
     trimmed = trim_book(book, args.max_ply, args.side)
     write_atomic(args.out, trimmed.to_json())
-    print("{}: {:,} positions, {:,} bytes (was {:,} positions, {:,} bytes); {}".format(
-        args.out, len(trimmed), os.path.getsize(args.out), len(book), before, "; ".join(
-            "{} {} to ply {}".format(s.side, describe_start(s.start), s.max_ply) for s in book_sections(trimmed))))
+    print(
+        "{}: {:,} positions, {:,} bytes (was {:,} positions, {:,} bytes); {}".format(
+            args.out,
+            len(trimmed),
+            os.path.getsize(args.out),
+            len(book),
+            before,
+            "; ".join(f"{s.side} {describe_start(s.start)} to ply {s.max_ply}" for s in book_sections(trimmed)),
+        )
+    )
     return 0
 
 
@@ -188,9 +227,9 @@ def _upgrade(args):
     file_to_write(out, "--out", "book.json")
     book = read_any_book(args.book)
     before = os.path.getsize(args.book)
-    size = len(book.moves)                       # every key read and checked before anything is written
+    size = len(book.moves)  # every key read and checked before anything is written
     write_atomic(out, book.to_json())
-    print("{}: {:,} positions, {:,} bytes (was {:,})".format(out, size, os.path.getsize(out), before))
+    print(f"{out}: {size:,} positions, {os.path.getsize(out):,} bytes (was {before:,})")
     return 0
 
 
@@ -209,18 +248,28 @@ def _check(args):
     progress = counter("checking " + args.book, "position")
     failed = False
     try:
-        print("{}: {:,} entries, {} section{}".format(args.book, len(book), len(sections),
-                                                      "" if len(sections) == 1 else "s"))
+        print(
+            "{}: {:,} entries, {} section{}".format(
+                args.book, len(book), len(sections), "" if len(sections) == 1 else "s"
+            )
+        )
         for section in sections:
             last = args.max_ply if args.max_ply is not None else section.max_ply
             met, missing, wrong = check_book(book, solver, last, progress, start=section.start)
-            print("{} {}: meets {:,} positions up to ply {}: {} without a move{}".format(
-                section.side, describe_start(section.start), met, last, len(missing),
-                ", {} moves that lose the win".format(len(wrong)) if args.solve else ""))
+            print(
+                "{} {}: meets {:,} positions up to ply {}: {} without a move{}".format(
+                    section.side,
+                    describe_start(section.start),
+                    met,
+                    last,
+                    len(missing),
+                    f", {len(wrong)} moves that lose the win" if args.solve else "",
+                )
+            )
             for position in missing[:5]:
-                print("no move for:\n{}".format(position))
+                print(f"no move for:\n{position}")
             for position, move in wrong[:5]:
-                print("{} loses the win in:\n{}".format(describe(move), position))
+                print(f"{describe(move)} loses the win in:\n{position}")
             failed = failed or bool(missing or wrong)
     finally:
         progress.close()

@@ -2,9 +2,9 @@
 
 import os
 
-from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS
 from engine.cli.arguments import EDITION_NAMES, command, edition_key
 from engine.course.editions import edition, fitted_search, fitting_cap, tightest_rate
+from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS
 from engine.submission.bundle import write_bundle
 
 
@@ -14,13 +14,20 @@ def register(commands):
     bundle.add_argument("--params", default=SHIPPED_PARAMS, help="params file (default: %(default)s)")
     bundle.add_argument("--force", action="store_true", help="replace a submission already in OUTDIR")
     which_book = bundle.add_mutually_exclusive_group()
-    which_book.add_argument("--book", help="the opening book (littlego book build) to ship beside it as book.json "
-                                           "(default: the shipped book.json, where there is one)")
+    which_book.add_argument(
+        "--book",
+        help="the opening book (littlego book build) to ship beside it as book.json "
+        "(default: the shipped book.json, where there is one)",
+    )
     which_book.add_argument("--no-book", action="store_true", help="ship no opening book")
-    bundle.add_argument("--edition", type=edition_key, metavar="EDITION",
-                        help="fit the agent's time to this edition's CPU budgets: a move's cap (and its budget, in "
-                             "proportion) lowered so that a game of capped moves stays within the budget's rate; "
-                             "one of " + EDITION_NAMES)
+    bundle.add_argument(
+        "--edition",
+        type=edition_key,
+        metavar="EDITION",
+        help="fit the agent's time to this edition's CPU budgets: a move's cap (and its budget, in "
+        "proportion) lowered so that a game of capped moves stays within the budget's rate; "
+        "one of " + EDITION_NAMES,
+    )
 
 
 def _bundle(args):
@@ -35,7 +42,7 @@ def _bundle(args):
         book = SHIPPED_BOOK
     adjust = _fitted(args.edition) if args.edition else None
     for path in write_bundle(args.outdir, args.params, force=args.force, book_path=book, adjust=adjust):
-        print("wrote {}".format(path))
+        print(f"wrote {path}")
     return 0
 
 
@@ -47,11 +54,16 @@ def _fitted(key):
         budget, cap = fitted_search(chosen, params.cpu_budget, params.cpu_cap)
         rate = tightest_rate(chosen)
         if (budget, cap) == (params.cpu_budget, params.cpu_cap):
-            print("{}: the agent's CPU cap of {:g} s a move already fits {:g} s a game".format(key, cap, rate))
+            print(f"{key}: the agent's CPU cap of {cap:g} s a move already fits {rate:g} s a game")
             return params
-        print("{}: a move's CPU budget {:g} s -> {:g} s, cap {:g} s -> {:g} s, so that a game fits {:g} s".format(
-            key, params.cpu_budget, budget, params.cpu_cap, cap, rate))
-        note = "cpu_budget and cpu_cap fitted to the {} edition's {:g} s of CPU a game (cap {:g} s a move)".format(
-            key, rate, fitting_cap(chosen))
+        print(
+            f"{key}: a move's CPU budget {params.cpu_budget:g} s -> {budget:g} s, cap {params.cpu_cap:g} "
+            f"s -> {cap:g} s, so that a game fits {rate:g} s"
+        )
+        note = (
+            f"cpu_budget and cpu_cap fitted to the {key} edition's {rate:g} s of CPU a game (cap "
+            f"{fitting_cap(chosen):g} s a move)"
+        )
         return params._replace(cpu_budget=budget, cpu_cap=cap, provenance=dict(params.provenance, time_fitted=note))
+
     return adjust

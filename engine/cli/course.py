@@ -6,7 +6,14 @@ import os
 import sys
 
 from engine.cli.arguments import (
-    EDITION_NAMES, SCHEDULER_HELP, add_sandbox, command, edition_key, file_to_write, positive_int, program_limits,
+    EDITION_NAMES,
+    SCHEDULER_HELP,
+    add_sandbox,
+    command,
+    edition_key,
+    file_to_write,
+    positive_int,
+    program_limits,
     scheduler,
 )
 from engine.common.progress import counter
@@ -15,34 +22,57 @@ from engine.course.editions import LATEST
 from engine.course.grade import grade, total_games
 from engine.course.report import format_grade, format_tournament, tournament_csv
 from engine.course.tournament import MINI_MATCH_GAMES, play_tournament
-from engine.protocol import write_atomic
 from engine.players.specs import KNOWN
+from engine.protocol import write_atomic
 from engine.sandbox import accounting
 from engine.sandbox.files import excerpt
 from engine.sandbox.isolation import environment, isolation
 
-NAME_CHARACTERS = 40             # of an agent folder's name in the table
+NAME_CHARACTERS = 40  # of an agent folder's name in the table
 
 
 def register(commands):
     grading = command(commands, "grade", _grade)
-    grading.add_argument("agent", metavar="AGENT",
-                         help="an agent folder (built and run as the course's build.sh does: the first of {} in "
-                              "it) or a player spec: {}".format(", ".join(l.source for l in LANGUAGES), KNOWN))
-    grading.add_argument("--edition", type=edition_key, default=LATEST, metavar="EDITION",
-                         help="the edition whose rubric, games and budgets apply: " + EDITION_NAMES +
-                              " (default: the latest, %(default)s)")
-    grading.add_argument("--submit", action="store_true",
-                         help="play what the edition's Submit button plays instead of the real grading")
-    grading.add_argument("--games", type=positive_int, default=None, metavar="N",
-                         help="N games against each opponent instead of the edition's, for a quick look (the "
-                              "budgets scale with the games)")
-    grading.add_argument("--championship", default="champion", metavar="SPEC",
-                         help="the player standing in for the course's championship agent (default %(default)s)")
+    grading.add_argument(
+        "agent",
+        metavar="AGENT",
+        help="an agent folder (built and run as the course's build.sh does: the first of {} in "
+        "it) or a player spec: {}".format(", ".join(language.source for language in LANGUAGES), KNOWN),
+    )
+    grading.add_argument(
+        "--edition",
+        type=edition_key,
+        default=LATEST,
+        metavar="EDITION",
+        help="the edition whose rubric, games and budgets apply: "
+        + EDITION_NAMES
+        + " (default: the latest, %(default)s)",
+    )
+    grading.add_argument(
+        "--submit", action="store_true", help="play what the edition's Submit button plays instead of the real grading"
+    )
+    grading.add_argument(
+        "--games",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="N games against each opponent instead of the edition's, for a quick look (the "
+        "budgets scale with the games)",
+    )
+    grading.add_argument(
+        "--championship",
+        default="champion",
+        metavar="SPEC",
+        help="the player standing in for the course's championship agent (default %(default)s)",
+    )
     grading.add_argument("--seed", type=int, default=1, help="seed of the games (default 1)")
     grading.add_argument("--jobs", type=positive_int, default=None, help="parallel games (default: all cores)")
-    grading.add_argument("--scheduler", type=scheduler, default=None, help=SCHEDULER_HELP.replace(
-        "the experiment's [executor], else ", ""))
+    grading.add_argument(
+        "--scheduler",
+        type=scheduler,
+        default=None,
+        help=SCHEDULER_HELP.replace("the experiment's [executor], else ", ""),
+    )
     grading.add_argument("--json", action="store_true", help="print the report as one JSON object")
     add_sandbox(grading)
     _register_tournament(commands)
@@ -51,19 +81,34 @@ def register(commands):
 
 def _register_tournament(commands):
     round_robin = command(commands, "tournament", _tournament)
-    round_robin.add_argument("agents", metavar="AGENT", nargs="+",
-                             help="agent folders (each built as build.sh does), one folder of agent folders, or "
-                                  "player specs")
-    round_robin.add_argument("--games", type=positive_int, default=MINI_MATCH_GAMES,
-                             help="games a mini-match, odd (default %(default)s, as the course)")
-    round_robin.add_argument("--seed", type=int, default=1, help="seed of the games and of who plays the extra "
-                                                                  "Black game (default 1)")
+    round_robin.add_argument(
+        "agents",
+        metavar="AGENT",
+        nargs="+",
+        help="agent folders (each built as build.sh does), one folder of agent folders, or player specs",
+    )
+    round_robin.add_argument(
+        "--games",
+        type=positive_int,
+        default=MINI_MATCH_GAMES,
+        help="games a mini-match, odd (default %(default)s, as the course)",
+    )
+    round_robin.add_argument(
+        "--seed", type=int, default=1, help="seed of the games and of who plays the extra Black game (default 1)"
+    )
     round_robin.add_argument("--jobs", type=positive_int, default=None, help="parallel games (default: all cores)")
-    round_robin.add_argument("--scheduler", type=scheduler, default=None, help=SCHEDULER_HELP.replace(
-        "the experiment's [executor], else ", ""))
-    round_robin.add_argument("--resume", metavar="FILE",
-                             help="keep every finished game in FILE; when FILE holds games of this same tournament "
-                                  "(stopped or killed), continue after them, to the table it would have had")
+    round_robin.add_argument(
+        "--scheduler",
+        type=scheduler,
+        default=None,
+        help=SCHEDULER_HELP.replace("the experiment's [executor], else ", ""),
+    )
+    round_robin.add_argument(
+        "--resume",
+        metavar="FILE",
+        help="keep every finished game in FILE; when FILE holds games of this same tournament "
+        "(stopped or killed), continue after them, to the table it would have had",
+    )
     round_robin.add_argument("--csv", metavar="FILE", help="also write the standings and crosstable as CSV")
     round_robin.add_argument("--json", action="store_true", help="print the report as one JSON object")
     add_sandbox(round_robin)
@@ -86,20 +131,35 @@ def _grade(args):
         agent, broken, notes = args.agent, {}, []
         for one in built:
             agent = one.spec
-            notes.append("{}: {}, {}".format(excerpt(one.folder, 200), one.language or "no agent file",
-                                             "cannot play: " + one.error if one.error else "built as build.sh does"))
+            notes.append(
+                "{}: {}, {}".format(
+                    excerpt(one.folder, 200),
+                    one.language or "no agent file",
+                    "cannot play: " + one.error if one.error else "built as build.sh does",
+                )
+            )
             if one.error:
                 broken[agent] = one.error
         progress = counter("grade", "game", total_games(args.edition, args.submit, args.games))
         try:
-            report = grade(agent, args.edition, submit=args.submit, games=args.games,
-                           championship=args.championship, seed=args.seed, jobs=args.jobs or os.cpu_count() or 1,
-                           scheduler=args.scheduler, progress=lambda done, total: progress(done), broken=broken,
-                           notes=notes, limits=limits)
+            report = grade(
+                agent,
+                args.edition,
+                submit=args.submit,
+                games=args.games,
+                championship=args.championship,
+                seed=args.seed,
+                jobs=args.jobs or os.cpu_count() or 1,
+                scheduler=args.scheduler,
+                progress=lambda done, total: progress(done),
+                broken=broken,
+                notes=notes,
+                limits=limits,
+            )
         finally:
             progress.close()
         if folders:
-            report.agent = excerpt(args.agent, 200)      # a newline in a folder's name forges no line
+            report = report._replace(agent=excerpt(args.agent, 200))  # a newline in a folder's name forges no line
     print(json.dumps(report.to_json(), indent=2) if args.json else format_grade(report))
     return 0
 
@@ -110,16 +170,16 @@ def tournament_agents(arguments):
     where two share one)."""
     if len(arguments) == 1 and os.path.isdir(arguments[0]) and recognise(arguments[0]) is None:
         inside = sorted(os.path.join(arguments[0], name) for name in os.listdir(arguments[0]))
-        arguments = [path for path in inside if os.path.isdir(path)]     # a link among them is refused at its build
+        arguments = [path for path in inside if os.path.isdir(path)]  # a link among them is refused at its build
     agents, names = [], []
     for argument in arguments:
         if os.path.isdir(argument):
             agents.append(os.path.abspath(argument))
-            name = excerpt(os.path.basename(os.path.abspath(argument)), NAME_CHARACTERS)   # a newline shown as \n
+            name = excerpt(os.path.basename(os.path.abspath(argument)), NAME_CHARACTERS)  # a newline shown as \n
         else:
             agents.append(argument)
             name = argument
-        names.append(name if name not in names else "{}#{}".format(name, names.count(name) + 1))
+        names.append(name if name not in names else f"{name}#{names.count(name) + 1}")
     return names, agents
 
 
@@ -145,19 +205,34 @@ def _tournament(args):
         by_folder = {b.folder: b for b in built}
         specs = [by_folder[a].spec if a in by_folder else a for a in agents]
         broken = {b.spec: b.error for b in built if b.error}
-        notes = ["{}: {}".format(name, by_folder[a].error) for name, a in zip(names, agents)
-                 if a in by_folder and by_folder[a].error]
+        notes = [
+            f"{name}: {by_folder[a].error}" for name, a in zip(names, agents) if a in by_folder and by_folder[a].error
+        ]
         total = len(agents) * (len(agents) - 1) // 2 * args.games
         progress = counter("tournament", "game", total)
         try:
-            report = play_tournament(names, specs, broken, games=args.games, seed=args.seed,
-                                     jobs=args.jobs or os.cpu_count() or 1, scheduler=args.scheduler,
-                                     journal=args.resume, progress=lambda done, _: progress(done), notes=notes,
-                                     limits=limits)
+            report = play_tournament(
+                names,
+                specs,
+                broken,
+                games=args.games,
+                seed=args.seed,
+                jobs=args.jobs or os.cpu_count() or 1,
+                scheduler=args.scheduler,
+                journal=args.resume,
+                progress=lambda done, _: progress(done),
+                notes=notes,
+                limits=limits,
+            )
         except KeyboardInterrupt:
-            print("\ninterrupted: {}".format("the same command continues the tournament from " + args.resume
-                                             if args.resume else "--resume FILE keeps the games, so that it can "
-                                                                 "continue"), file=sys.stderr)
+            print(
+                "\ninterrupted: {}".format(
+                    "the same command continues the tournament from " + args.resume
+                    if args.resume
+                    else "--resume FILE keeps the games, so that it can continue"
+                ),
+                file=sys.stderr,
+            )
             return 130
         finally:
             progress.close()
@@ -176,7 +251,7 @@ def _sandbox(args):
     (--sandbox, --memory, --processes, --file-size, --folder-size) apply these.
     """
     isolated, why = isolation()
-    print("isolation: {}".format("bubblewrap" if isolated else "none ({})".format(why)))
-    print("limits: {}".format(accounting.describe()))
-    print("environment: {}".format(" ".join("{}={}".format(k, v) for k, v in sorted(environment("FOLDER").items()))))
+    print("isolation: {}".format("bubblewrap" if isolated else f"none ({why})"))
+    print(f"limits: {accounting.describe()}")
+    print("environment: {}".format(" ".join(f"{k}={v}" for k, v in sorted(environment("FOLDER").items()))))
     return 0

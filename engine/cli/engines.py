@@ -2,8 +2,8 @@
 
 import sys
 
-from engine.constants import MAX_MOVES
 from engine.cli.arguments import add_sandbox, command, count, player_with_sandbox
+from engine.constants import MAX_MOVES
 from engine.ui.gtp import serve
 from engine.ui.judge import judge
 
@@ -14,8 +14,13 @@ def register(commands):
     gtp.add_argument("--seed", type=int, default=1, help="seed of the player's random choices (default 1)")
     add_sandbox(gtp)
     referee = command(commands, "judge", _judge)
-    referee.add_argument("-m", "--moves", type=count, required=True,
-                         help="plies played, this one included (the game ends at %d)" % MAX_MOVES)
+    referee.add_argument(
+        "-m",
+        "--moves",
+        type=count,
+        required=True,
+        help=f"plies played, this one included (the game ends at {MAX_MOVES})",
+    )
     referee.add_argument("-v", "--verbose", action="store_true", help="print the board")
     referee.add_argument("--dir", default=".", help="the player's folder (default: current)")
 

@@ -19,7 +19,8 @@ USER_ERRORS = (UserError, ExecutorError)
 def build_parser():
     """The argument parser of ``littlego``."""
     parser = argparse.ArgumentParser(
-        prog="littlego", description="Little-Go (5x5 Go of the USC CSCI-561 course): engine tools.")
+        prog="littlego", description="Little-Go (5x5 Go of the USC CSCI-561 course): engine tools."
+    )
     commands = subcommands(parser, "command", "COMMAND")
     for group in GROUPS:
         group.register(commands)

@@ -4,11 +4,20 @@ import json
 import sys
 import time
 
-from engine.constants import BLACK, COURSE_CPU_LIMIT, MAX_MOVES, WHITE
 from engine.cli.arguments import (
-    SCHEDULER_HELP, add_sandbox, command, elo_pair, file_to_write, folder_to_write, integer_range, positive_int,
-    positive_seconds, program_limits, scheduler,
+    SCHEDULER_HELP,
+    add_sandbox,
+    command,
+    elo_pair,
+    file_to_write,
+    folder_to_write,
+    integer_range,
+    positive_int,
+    positive_seconds,
+    program_limits,
+    scheduler,
 )
+from engine.constants import BLACK, COURSE_CPU_LIMIT, MAX_MOVES, WHITE
 from engine.play.match import format_report, run_match
 from engine.players.specs import KNOWN
 
@@ -20,25 +29,53 @@ def register(commands):
     match.add_argument("--games", type=positive_int, default=20, help="games to play (default 20)")
     match.add_argument("--jobs", type=positive_int, default=None, help="parallel games (default: all cores)")
     match.add_argument("--seed", type=int, default=1, help="match seed (default 1)")
-    match.add_argument("--random-opening", type=integer_range(0, MAX_MOVES - 2), default=0, metavar="K",
-                       help="start each colour-swapped pair from the same K random plies")
-    match.add_argument("--cpu-limit", type=positive_seconds, default=COURSE_CPU_LIMIT, metavar="SECONDS",
-                       help="CPU seconds per move for program players (default %(default)s, as the course)")
-    match.add_argument("--colour", choices=("alternate", "black", "white"), default="alternate",
-                       help="A's colour: alternating (default; pairs share an opening), or the same in every "
-                            "game, each game with its own opening (to measure A as Black, say)")
+    match.add_argument(
+        "--random-opening",
+        type=integer_range(0, MAX_MOVES - 2),
+        default=0,
+        metavar="K",
+        help="start each colour-swapped pair from the same K random plies",
+    )
+    match.add_argument(
+        "--cpu-limit",
+        type=positive_seconds,
+        default=COURSE_CPU_LIMIT,
+        metavar="SECONDS",
+        help="CPU seconds per move for program players (default %(default)s, as the course)",
+    )
+    match.add_argument(
+        "--colour",
+        choices=("alternate", "black", "white"),
+        default="alternate",
+        help="A's colour: alternating (default; pairs share an opening), or the same in every "
+        "game, each game with its own opening (to measure A as Black, say)",
+    )
     match.add_argument("--sgf", metavar="DIR", help="write every game as SGF into DIR")
-    match.add_argument("--resume", metavar="FILE",
-                       help="keep every finished game in FILE; when FILE holds games of this same match (one "
-                            "stopped or killed), continue after them, to the result the match would have had")
-    match.add_argument("--sprt", type=elo_pair, metavar="ELO0,ELO1",
-                       help="stop when a sequential probability ratio test (alpha = beta = 0.05) accepts H0 (A is "
-                            "ELO0 Elo stronger than B) or H1 (ELO1); --games is then the most to play")
-    match.add_argument("--scheduler", type=scheduler, default=None, help=SCHEDULER_HELP.replace(
-        "the experiment's [executor], else ", ""))
-    match.add_argument("--json", action="store_true",
-                       help="print one JSON object instead of the table (progress: lines on stderr, as whenever "
-                            "stderr is not a terminal)")
+    match.add_argument(
+        "--resume",
+        metavar="FILE",
+        help="keep every finished game in FILE; when FILE holds games of this same match (one "
+        "stopped or killed), continue after them, to the result the match would have had",
+    )
+    match.add_argument(
+        "--sprt",
+        type=elo_pair,
+        metavar="ELO0,ELO1",
+        help="stop when a sequential probability ratio test (alpha = beta = 0.05) accepts H0 (A is "
+        "ELO0 Elo stronger than B) or H1 (ELO1); --games is then the most to play",
+    )
+    match.add_argument(
+        "--scheduler",
+        type=scheduler,
+        default=None,
+        help=SCHEDULER_HELP.replace("the experiment's [executor], else ", ""),
+    )
+    match.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object instead of the table (progress: lines on stderr, as whenever "
+        "stderr is not a terminal)",
+    )
     add_sandbox(match)
 
 
@@ -50,22 +87,39 @@ def _match(args):
     finished (exit status 130). A and B are player specs (listed under A below).
     """
     if args.sgf:
-        folder_to_write(args.sgf, "--sgf")          # before any game is played
+        folder_to_write(args.sgf, "--sgf")  # before any game is played
     if args.resume:
         file_to_write(args.resume, "--resume", "match.jsonl")
     limits = program_limits(args, (args.a, args.b))
-    summary, _ = run_match(args.a, args.b, args.games, jobs=args.jobs, seed=args.seed,
-                           opening_plies=args.random_opening, cpu_limit=args.cpu_limit,
-                           progress=True if not args.json and sys.stderr.isatty() else match_lines(args.a, args.games),
-                           sgf_dir=args.sgf,
-                           scheduler=args.scheduler, sprt=args.sprt,
-                           a_colour={"black": BLACK, "white": WHITE}.get(args.colour), journal=args.resume,
-                           limits=limits)
+    summary, _ = run_match(
+        args.a,
+        args.b,
+        args.games,
+        jobs=args.jobs,
+        seed=args.seed,
+        opening_plies=args.random_opening,
+        cpu_limit=args.cpu_limit,
+        progress=True if not args.json and sys.stderr.isatty() else match_lines(args.a, args.games),
+        sgf_dir=args.sgf,
+        scheduler=args.scheduler,
+        sprt=args.sprt,
+        a_colour={"black": BLACK, "white": WHITE}.get(args.colour),
+        journal=args.resume,
+        limits=limits,
+    )
     print(json.dumps(summary.to_json(), indent=2) if args.json else format_report(summary))
     if summary.interrupted:
-        print("interrupted {}: the figures are for those{}".format(summary.interrupted, (
-            "; the same command continues the match from {}".format(args.resume) if args.resume else
-            " (--resume FILE keeps a match's games, so that it can continue)")), file=sys.stderr)
+        print(
+            "interrupted {}: the figures are for those{}".format(
+                summary.interrupted,
+                (
+                    f"; the same command continues the match from {args.resume}"
+                    if args.resume
+                    else " (--resume FILE keeps a match's games, so that it can continue)"
+                ),
+            ),
+            file=sys.stderr,
+        )
         return 130
     return 0
 
@@ -78,9 +132,10 @@ def match_lines(name_a, games):
 
     def report(done, total, test, a_wins):
         if done % step == 0 or done == total or (test and test.decision):
-            line = "{} of {} games played ({:.0f} s): {} won {}, lost {}".format(
-                done, total, time.time() - started, name_a, a_wins, done - a_wins)
+            elapsed = time.time() - started
+            line = f"{done} of {total} games played ({elapsed:.0f} s): {name_a} won {a_wins}, lost {done - a_wins}"
             if test:
-                line += ", SPRT LLR {:.2f} in ({:.2f}, {:.2f})".format(test.llr, test.lower, test.upper)
+                line += f", SPRT LLR {test.llr:.2f} in ({test.lower:.2f}, {test.upper:.2f})"
             print(line, file=sys.stderr, flush=True)
+
     return report

@@ -2,16 +2,21 @@
 
 import sys
 
-from engine.constants import BLACK, WHITE
 from engine.cli.arguments import add_sandbox, command, player_with_sandbox
+from engine.constants import BLACK, WHITE
 from engine.ui.terminal import offer_sgf, play_in_terminal, replay
 
 
 def register(commands):
     play = command(commands, "play", _play)
     play.add_argument("opponent", nargs="?", default="champion", help="player spec (default: %(default)s)")
-    play.add_argument("--colour", "--color", choices=("black", "white"), default="black",
-                      help="the colour you play (default: black, who moves first)")
+    play.add_argument(
+        "--colour",
+        "--color",
+        choices=("black", "white"),
+        default="black",
+        help="the colour you play (default: black, who moves first)",
+    )
     play.add_argument("--seed", type=int, default=1, help="seed of the opponent's random choices (default 1)")
     add_sandbox(play)
     watch = command(commands, "replay", _replay)

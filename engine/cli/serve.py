@@ -9,13 +9,21 @@ from engine.ui.web.server import is_loopback, serve
 def register(commands):
     parser = command(commands, "serve", _serve)
     parser.add_argument("--runs", default="runs", help="the folder of run folders to show (default: %(default)s)")
-    parser.add_argument("--host", default="127.0.0.1",
-                        help="the address to listen on (default: %(default)s, this machine only; from elsewhere, "
-                             "use an SSH tunnel rather than another address)")
-    parser.add_argument("--port", type=integer_range(0, 65535), default=8561,
-                        help="the port (default %(default)s; 0: any free one)")
-    parser.add_argument("--solve-seconds", type=positive_seconds, default=2.0,
-                        help="the time each solver may take on a position of the board (default %(default)s)")
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="the address to listen on (default: %(default)s, this machine only; from elsewhere, "
+        "use an SSH tunnel rather than another address)",
+    )
+    parser.add_argument(
+        "--port", type=integer_range(0, 65535), default=8561, help="the port (default %(default)s; 0: any free one)"
+    )
+    parser.add_argument(
+        "--solve-seconds",
+        type=positive_seconds,
+        default=2.0,
+        help="the time each solver may take on a position of the board (default %(default)s)",
+    )
     add_sandbox(parser)
 
 
@@ -31,14 +39,20 @@ def _serve(args):
     if os.path.exists(args.runs) and not os.path.isdir(args.runs):
         raise NotADirectoryError(20, "--runs names a file, not a folder of runs", args.runs)
     if not is_loopback(args.host):
-        print("warning: listening on {} lets other machines reach this server (players that run commands are "
-              "refused); an SSH tunnel to 127.0.0.1 is safer".format(args.host))
+        print(
+            f"warning: listening on {args.host} lets other machines reach this server (players that run commands are "
+            "refused); an SSH tunnel to 127.0.0.1 is safer"
+        )
 
-    limits = sandbox_limits(args)       # how a cmd: opponent on the board runs (the warning where it is not isolated)
+    limits = sandbox_limits(args)  # how a cmd: opponent on the board runs (the warning where it is not isolated)
 
     def announce(url):
-        print("serving the runs in {}{} and the board at {} (Ctrl-C stops)".format(
-            args.runs, "" if os.path.isdir(args.runs) else " (none yet)", url), flush=True)
+        print(
+            "serving the runs in {}{} and the board at {} (Ctrl-C stops)".format(
+                args.runs, "" if os.path.isdir(args.runs) else " (none yet)", url
+            ),
+            flush=True,
+        )
 
     serve(args.runs, args.host, args.port, args.solve_seconds, announce, limits)
     return 0

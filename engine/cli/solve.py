@@ -2,10 +2,10 @@
 
 import time
 
-from engine.errors import InvalidInput
-from engine.constants import MAX_MOVES, PASS, colour_word
-from engine.common.progress import counter
 from engine.cli.arguments import command, integer_range, positive_seconds
+from engine.common.progress import counter
+from engine.constants import MAX_MOVES, PASS, colour_word
+from engine.errors import InvalidInput
 from engine.native.solver import NativeSolver
 from engine.search import SearchTimeout
 from engine.solver import Solver
@@ -17,10 +17,14 @@ def register(commands):
     solve.add_argument("position", nargs="?", help="SGF file or input.txt")
     solve.add_argument("--moves", help="moves from the empty board, as i,j or C3 or pass, separated by spaces")
     solve.add_argument("--plies", type=integer_range(0, MAX_MOVES), help="plies played before an input.txt")
-    solve.add_argument("--seconds", type=positive_seconds, default=120.0,
-                       help="CPU seconds to give up after (default %(default)s)")
-    solve.add_argument("--native", action="store_true",
-                       help="use the compiled solver (needs a C compiler): any position, win or loss of every move")
+    solve.add_argument(
+        "--seconds", type=positive_seconds, default=120.0, help="CPU seconds to give up after (default %(default)s)"
+    )
+    solve.add_argument(
+        "--native",
+        action="store_true",
+        help="use the compiled solver (needs a C compiler): any position, win or loss of every move",
+    )
 
 
 def _solve(args):
@@ -39,7 +43,7 @@ def _solve(args):
     else:
         raise InvalidInput("give a position: an SGF file, an input.txt (with --plies), or --moves")
     if position.is_over:
-        print("the game is over: {}".format(verdict(position)))
+        print(f"the game is over: {verdict(position)}")
         return 0
     print(board_diagram(position))
     return _solve_native(position) if args.native else _solve_python(position, args.seconds)
@@ -52,12 +56,18 @@ def _solve_python(position, seconds):
         values = solver.move_values(position, time.process_time() + seconds, lambda done, total: progress(done))
     except SearchTimeout:
         progress.close()
-        print("not solved within {:g} s of CPU ({:,} nodes): try a later position, more --seconds, or --native "
-              "(the compiled solver)".format(seconds, solver.nodes))
+        print(
+            f"not solved within {seconds:g} s of CPU ({solver.nodes:,} nodes): try a later position, more "
+            "--seconds, or --native "
+            "(the compiled solver)"
+        )
         return 1
     best = max(values.values())
-    print("{} to move {} with perfect play, by {:g} (komi included); {:,} nodes".format(
-        colour_word(position.player).capitalize(), "wins" if best > 0 else "loses", abs(best), solver.nodes))
+    print(
+        "{} to move {} with perfect play, by {:g} (komi included); {:,} nodes".format(
+            colour_word(position.player).capitalize(), "wins" if best > 0 else "loses", abs(best), solver.nodes
+        )
+    )
     for move, margin in sorted(values.items(), key=lambda item: -item[1]):
         print("  {:<12} {}  {:+g}".format(describe(move), "win " if margin > 0 else "loss", margin))
     return 0
@@ -68,13 +78,16 @@ def _solve_native(position):
     progress = counter("solving", "move", len(moves))
     results = {}
     with NativeSolver() as solver:
-        for move in moves:                   # a move wins when the position it leads to is lost for the other side
+        for move in moves:  # a move wins when the position it leads to is lost for the other side
             results[move] = not solver.wins(position.play_point(move))
             progress(len(results))
         nodes = solver.nodes
     progress.close()
-    print("{} to move {} with perfect play; {:,} nodes (compiled solver: win or loss only)".format(
-        colour_word(position.player).capitalize(), "wins" if any(results.values()) else "loses", nodes))
+    print(
+        "{} to move {} with perfect play; {:,} nodes (compiled solver: win or loss only)".format(
+            colour_word(position.player).capitalize(), "wins" if any(results.values()) else "loses", nodes
+        )
+    )
     for move, wins in sorted(results.items(), key=lambda item: not item[1]):
         print("  {:<12} {}".format(describe(move), "win " if wins else "loss"))
     return 0

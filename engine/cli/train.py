@@ -2,12 +2,23 @@
 
 import sys
 
-from engine.constants import MAX_MOVES
 from engine.cli.arguments import command, group, integer_range, positive_int
+from engine.constants import MAX_MOVES
 from engine.training.qlearning import PLOT, TABLE, Training
 
-_SETTINGS = ("games", "seed", "alpha", "gamma", "eval_every", "eval_games", "epsilon_start", "epsilon_end",
-             "epsilon_games", "horizon", "min_updates")
+_SETTINGS = (
+    "games",
+    "seed",
+    "alpha",
+    "gamma",
+    "eval_every",
+    "eval_games",
+    "epsilon_start",
+    "epsilon_end",
+    "epsilon_games",
+    "horizon",
+    "min_updates",
+)
 
 
 def register(commands):
@@ -17,22 +28,33 @@ def register(commands):
     option("--out", default="qlearning", help="training folder (default: %(default)s)")
     option("--resume", metavar="OUT", help="continue the training in this folder")
     option("--games", type=positive_int, help="training games (default 20000)")
-    option("--opponent", action="append", metavar="SPEC",
-           help="an opponent, taken in turn (repeatable; default: random, greedy, aggressive, self)")
+    option(
+        "--opponent",
+        action="append",
+        metavar="SPEC",
+        help="an opponent, taken in turn (repeatable; default: random, greedy, aggressive, self)",
+    )
     option("--seed", type=int, help="seed (default 1)")
     option("--alpha", type=float, help="learning rate (default 0.2)")
     option("--gamma", type=float, help="discount (default 0.95)")
     option("--epsilon-start", type=float, help="exploration rate at the start (default 0.3)")
     option("--epsilon-end", type=float, help="exploration rate at the end (default 0.02)")
-    option("--epsilon-games", type=positive_int,
-           help="games over which exploration falls linearly from start to end (default: 3/4 of the games)")
-    option("--horizon", type=integer_range(1, MAX_MOVES),
-           help="plies the table covers; later moves are the fallback's (default 10)")
+    option(
+        "--epsilon-games",
+        type=positive_int,
+        help="games over which exploration falls linearly from start to end (default: 3/4 of the games)",
+    )
+    option(
+        "--horizon",
+        type=integer_range(1, MAX_MOVES),
+        help="plies the table covers; later moves are the fallback's (default 10)",
+    )
     option("--min-updates", type=positive_int, help="updates a state needs to be kept in the saved table (default 2)")
     option("--eval-every", type=positive_int, help="games between evaluations (default 2000)")
     option("--eval-games", type=positive_int, help="games against each panel player (default 40)")
-    option("--panel", action="append", metavar="SPEC",
-           help="an evaluation opponent (repeatable; default: random, greedy)")
+    option(
+        "--panel", action="append", metavar="SPEC", help="an evaluation opponent (repeatable; default: random, greedy)"
+    )
 
 
 def _train(args):
@@ -53,8 +75,9 @@ def _train(args):
         if args.panel:
             settings["panel"] = args.panel
         training = Training.create(args.out, settings)
-    print("training folder: {} ({} of {} games done)".format(training.folder, training.done,
-                                                             training.settings["games"]))
+    print(
+        "training folder: {} ({} of {} games done)".format(training.folder, training.done, training.settings["games"])
+    )
     training.run(progress=sys.stderr.isatty())
-    print("finished: {} (table {}, curve {})".format(training.folder, TABLE, PLOT))
+    print(f"finished: {training.folder} (table {TABLE}, curve {PLOT})")
     return 0

@@ -21,8 +21,7 @@ def process_pool(workers, start="fork", initializer=None, initargs=()):
     """A pool of ``workers`` processes started by ``start`` ("fork" or "spawn") that leave Ctrl-C
     to the parent, each first running ``initializer(*initargs)`` if given; use it in a ``with``,
     or terminate it."""
-    return multiprocessing.get_context(start).Pool(workers, initializer=_start_worker,
-                                                   initargs=(initializer, initargs))
+    return multiprocessing.get_context(start).Pool(workers, initializer=_start_worker, initargs=(initializer, initargs))
 
 
 def cpu_with_children():

@@ -5,7 +5,7 @@ import time
 
 from tqdm import tqdm
 
-LINE_SECONDS = 10.0          # a log line at least this often when the total is not known
+LINE_SECONDS = 10.0  # a log line at least this often when the total is not known
 
 
 def counter(what, unit, total=None, stream=None):
@@ -22,6 +22,7 @@ def counter(what, unit, total=None, stream=None):
             state[0] = done
             if total is not None and done >= total:
                 bar.close()
+
         update.close = bar.close
         return update
     started, marks = time.time(), set()
@@ -30,9 +31,17 @@ def counter(what, unit, total=None, stream=None):
         mark = done * 10 // total if total else int((time.time() - started) // LINE_SECONDS)
         if mark > 0 and mark not in marks:
             marks.add(mark)
-            stream.write("{}: {:,} {}{} {} ({:.0f} s)\n".format(
-                what, done, "" if total is None else "of {:,} ".format(total), unit + "s" if done != 1 else unit,
-                "done", time.time() - started))
+            stream.write(
+                "{}: {:,} {}{} {} ({:.0f} s)\n".format(
+                    what,
+                    done,
+                    "" if total is None else f"of {total:,} ",
+                    unit + "s" if done != 1 else unit,
+                    "done",
+                    time.time() - started,
+                )
+            )
             stream.flush()
+
     line.close = lambda: None
     return line

@@ -21,7 +21,7 @@ from engine.errors import UserError
 FOLDER_TIME = "%Y%m%d-%H%M%S"
 GENERATIONS = "generations.jsonl"
 CONFIG_COPY = "config.toml"
-START_WEIGHTS = "start.json"       # the weights of [start] params as read when the run began
+START_WEIGHTS = "start.json"  # the weights of [start] params as read when the run began
 LOG_FILE = "run.log"
 LOCK = "run.lock"
 
@@ -40,7 +40,7 @@ def folder_time(name):
     for end in (len(parts), len(parts) - 1):
         if end >= 3:
             try:
-                return datetime.datetime.strptime("-".join(parts[end - 2:end]), FOLDER_TIME)
+                return datetime.datetime.strptime("-".join(parts[end - 2 : end]), FOLDER_TIME)
             except ValueError:
                 pass
     return None
@@ -55,24 +55,27 @@ def read_generations(run_dir):
     """
     path = os.path.join(run_dir, GENERATIONS)
     if not os.path.isdir(run_dir):
-        raise RunError("{}: no such run folder".format(run_dir))
+        raise RunError(f"{run_dir}: no such run folder")
     if not os.path.exists(path):
-        raise NoGenerations("{}: no {} (not a run folder, or no generation finished yet)".format(run_dir, GENERATIONS))
+        raise NoGenerations(f"{run_dir}: no {GENERATIONS} (not a run folder, or no generation finished yet)")
     with open(path, "rb") as handle:
         lines = handle.read().split(b"\n")
     # After the last newline: b"" when the file ends with one, else a line still being written.
     unfinished = lines.pop()
-    records = [_checked_generation(_parsed(line, path, number), "{}:{}".format(path, number))
-               for number, line in enumerate(lines, 1) if line.strip()]
+    records = [
+        _checked_generation(_parsed(line, path, number), f"{path}:{number}")
+        for number, line in enumerate(lines, 1)
+        if line.strip()
+    ]
     if unfinished.strip():
         try:
             record = json.loads(unfinished.decode("utf-8"))
         except (ValueError, RecursionError):
-            pass                         # still being written
+            pass  # still being written
         else:
-            records.append(_checked_generation(record, "{}:{}".format(path, len(lines) + 1)))
+            records.append(_checked_generation(record, f"{path}:{len(lines) + 1}"))
     if not records:
-        raise NoGenerations("{}: no generation recorded yet".format(path))
+        raise NoGenerations(f"{path}: no generation recorded yet")
     return records
 
 
@@ -80,7 +83,7 @@ def _parsed(line, path, number):
     try:
         return json.loads(line.decode("utf-8"))
     except (ValueError, RecursionError):
-        raise RunError("{}:{}: not a JSON line".format(path, number))
+        raise RunError(f"{path}:{number}: not a JSON line")
 
 
 def _number(value):
@@ -89,27 +92,44 @@ def _number(value):
 
 def _checked_generation(record, where):
     """``record`` if it holds what the table and the plots read; RunError naming the field otherwise."""
+
     def need(ok, field, words):
         if not ok:
-            raise RunError("{}: not a generation's record: {} must be {}".format(where, field, words))
+            raise RunError(f"{where}: not a generation's record: {field} must be {words}")
+
     need(isinstance(record, dict), "the line", "an object")
-    need(isinstance(record.get("generation"), int) and not isinstance(record["generation"], bool), "generation",
-         "an integer")
+    need(
+        isinstance(record.get("generation"), int) and not isinstance(record["generation"], bool),
+        "generation",
+        "an integer",
+    )
     best = record.get("best_fitness")
     need(isinstance(best, list) and len(best) == 2 and all(map(_number, best)), "best_fitness", "two numbers")
     rates = record.get("win_rate")
-    need(isinstance(rates, dict) and _number(rates.get("mean")) and _number(rates.get("std")), "win_rate",
-         "an object with a mean and a std")
-    need(rates.get("standard_error") is None or _number(rates["standard_error"]), "win_rate.standard_error",
-         "a number or null")
+    need(
+        isinstance(rates, dict) and _number(rates.get("mean")) and _number(rates.get("std")),
+        "win_rate",
+        "an object with a mean and a std",
+    )
+    need(
+        rates.get("standard_error") is None or _number(rates["standard_error"]),
+        "win_rate.standard_error",
+        "a number or null",
+    )
     colours = record.get("best_by_colour", {})
-    need(isinstance(colours, dict) and all(v is None or _number(v) for v in colours.values()), "best_by_colour",
-         "an object of numbers")
+    need(
+        isinstance(colours, dict) and all(v is None or _number(v) for v in colours.values()),
+        "best_by_colour",
+        "an object of numbers",
+    )
     for field in ("diversity", "games", "seconds", "games_per_second"):
         need(_number(record.get(field)), field, "a number")
     weights = record.get("best_weights")
-    need(isinstance(weights, dict) and weights and all(map(_number, weights.values())), "best_weights",
-         "an object of numbers")
+    need(
+        isinstance(weights, dict) and weights and all(map(_number, weights.values())),
+        "best_weights",
+        "an object of numbers",
+    )
     return record
 
 

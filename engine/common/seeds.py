@@ -1,8 +1,8 @@
 """One way to derive the seed of a part of the work (a game, a player, an opening) from a
 parent seed, so that every part depends only on its own numbers and replays exactly."""
 
-_MIX = 1000003          # a prime larger than any count of parts at one level
-_RANGE = 2 ** 63
+_MIX = 1000003  # a prime larger than any count of parts at one level
+_RANGE = 2**63
 
 
 def derive_seed(seed, *parts):

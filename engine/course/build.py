@@ -17,11 +17,10 @@ import shutil
 import sys
 import tempfile
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Callable, List, Optional
+from typing import Callable, List, NamedTuple, Optional
 
-from engine.errors import InvalidInput
 from engine.constants import BLACK, WHITE, colour_word, opponent
+from engine.errors import InvalidInput
 from engine.play.match import GameJob, MatchGame, game_job
 from engine.players.base import Reason
 from engine.sandbox.files import copy_folder, excerpt, tail
@@ -33,12 +32,14 @@ from engine.sandbox.process import run
 def _sources(folder):
     """The C++ sources of ``folder`` (its regular ``*.cpp`` files, as ``*.cpp`` finds them), each as ``./NAME``
     so that a file named like an option (``@opts.cpp``, ``-wrapper.cpp``) stays a file name."""
-    return ["./" + name for name in sorted(os.listdir(folder))
-            if name.endswith(".cpp") and not name.startswith(".") and os.path.isfile(os.path.join(folder, name))]
+    return [
+        "./" + name
+        for name in sorted(os.listdir(folder))
+        if name.endswith(".cpp") and not name.startswith(".") and os.path.isfile(os.path.join(folder, name))
+    ]
 
 
-@dataclass(frozen=True)
-class Language:
+class Language(NamedTuple):
     """An agent language as build.sh knows it: the file it looks for, its name, the build (the argv
     that builds it in a folder, from the folder; None: nothing to build), the build as build.sh
     writes it, and the command that plays a move (fixed: no file name of the agent's in it)."""
@@ -57,22 +58,39 @@ class Language:
 LANGUAGES = (
     Language("my_player.py", "Python (python)", None, None, "python my_player.py"),
     Language("my_player3.py", "Python 3", None, None, shlex.quote(sys.executable) + " my_player3.py"),
-    Language("my_player.cpp", "C++", lambda folder: ["g++", "-O2"] + _sources(folder) + ["-o", "exe"],
-             "g++ -O2 *.cpp -o exe", "./exe"),
-    Language("my_player.java", "Java",
-             lambda folder: ["javac", "-proc:none", "-cp", "", "-sourcepath", ".", "-encoding", "UTF-8",
-                             "./my_player.java"], "javac my_player.java", "java my_player"),
-    Language("my_player11.cpp", "C++11", lambda folder: ["g++", "-std=c++0x", "-O2"] + _sources(folder) + ["-o", "exe"],
-             "g++ -std=c++0x -O2 *.cpp -o exe", "./exe"),
+    Language(
+        "my_player.cpp",
+        "C++",
+        lambda folder: ["g++", "-O2"] + _sources(folder) + ["-o", "exe"],
+        "g++ -O2 *.cpp -o exe",
+        "./exe",
+    ),
+    Language(
+        "my_player.java",
+        "Java",
+        lambda folder: ["javac", "-proc:none", "-cp", "", "-sourcepath", ".", "-encoding", "UTF-8", "./my_player.java"],
+        "javac my_player.java",
+        "java my_player",
+    ),
+    Language(
+        "my_player11.cpp",
+        "C++11",
+        lambda folder: ["g++", "-std=c++0x", "-O2"] + _sources(folder) + ["-o", "exe"],
+        "g++ -std=c++0x -O2 *.cpp -o exe",
+        "./exe",
+    ),
 )
-BUILD_SECONDS = 300              # a build still running after this long (wall clock or CPU) has failed
-BUILD_OUTPUT_SHOWN = 300         # characters of a failed build's output in its fault
-INSTALL_HINT = {"g++": "apt-get install g++", "javac": "apt-get install default-jdk-headless",
-                "java": "apt-get install default-jre-headless", "python": "apt-get install python-is-python3"}
+BUILD_SECONDS = 300  # a build still running after this long (wall clock or CPU) has failed
+BUILD_OUTPUT_SHOWN = 300  # characters of a failed build's output in its fault
+INSTALL_HINT = {
+    "g++": "apt-get install g++",
+    "javac": "apt-get install default-jdk-headless",
+    "java": "apt-get install default-jre-headless",
+    "python": "apt-get install python-is-python3",
+}
 
 
-@dataclass(frozen=True)
-class Built:
+class Built(NamedTuple):
     """An agent folder after its build: the folder as given, a short name (shown escaped), its Language's
     name (None when none was found), the player spec that plays it and, when it cannot play, why (else None)."""
 
@@ -113,14 +131,13 @@ def _compile(language, copy, log_path, limits):
         try:
             finished = run(wrapped, copy, limits, BUILD_SECONDS, BUILD_SECONDS, stdout=log, stderr=log)
         except OSError as error:
-            return "{!r} could not start: {}".format(language.build_words, error.strerror or error)
+            return f"{language.build_words!r} could not start: {error.strerror or error}"
     if finished.timed_out or finished.over_cpu:
-        return "{!r} ran past {} s".format(language.build_words, BUILD_SECONDS)
+        return f"{language.build_words!r} ran past {BUILD_SECONDS} s"
     if finished.status != 0:
-        memory = " (killed at the memory limit, {} MiB)".format(limits.memory_mb) if finished.out_of_memory else ""
+        memory = f" (killed at the memory limit, {limits.memory_mb} MiB)" if finished.out_of_memory else ""
         code = os.WEXITSTATUS(finished.status) if os.WIFEXITED(finished.status) else -os.WTERMSIG(finished.status)
-        return "{!r} failed with status {}{}: {}".format(language.build_words, code, memory,
-                                                          tail(log_path, BUILD_OUTPUT_SHOWN))
+        return f"{language.build_words!r} failed with status {code}{memory}: {tail(log_path, BUILD_OUTPUT_SHOWN)}"
     return None
 
 
@@ -129,44 +146,61 @@ def build_agent(folder, workspace, index=0, limits=DEFAULT_LIMITS):
     the agent's fault)."""
     folder = os.path.abspath(folder)
     name = excerpt(os.path.basename(folder.rstrip(os.sep)), 80)
-    copy = os.path.join(workspace, "agent-{}".format(index))
-    spec = "cmd:" + copy                                    # how it is named while it cannot play
+    copy = os.path.join(workspace, f"agent-{index}")
+    spec = "cmd:" + copy  # how it is named while it cannot play
     shown = excerpt(folder, 200)
     if not os.path.isdir(folder):
-        return Built(folder, name, None, spec, "{} is not a folder".format(shown))
+        return Built(folder, name, None, spec, f"{shown} is not a folder")
     if os.path.islink(folder):
-        return Built(folder, name, None, spec, "{} is a symbolic link (an agent folder is copied only as a real "
-                                               "folder)".format(shown))
+        return Built(
+            folder, name, None, spec, f"{shown} is a symbolic link (an agent folder is copied only as a real folder)"
+        )
     language = recognise(folder)
     if language is None:
-        return Built(folder, name, None, spec, "no agent file in {} (build.sh looks for {})".format(
-            shown, ", ".join(language.source for language in LANGUAGES)))
+        return Built(
+            folder,
+            name,
+            None,
+            spec,
+            "no agent file in {} (build.sh looks for {})".format(
+                shown, ", ".join(language.source for language in LANGUAGES)
+            ),
+        )
     missing = _missing_tool(language)
     if missing:
-        return Built(folder, name, language.name, spec, "{} needs {}, which is not installed{}".format(
-            language.source, missing, " ({})".format(INSTALL_HINT[missing]) if missing in INSTALL_HINT else ""))
+        return Built(
+            folder,
+            name,
+            language.name,
+            spec,
+            "{} needs {}, which is not installed{}".format(
+                language.source, missing, f" ({INSTALL_HINT[missing]})" if missing in INSTALL_HINT else ""
+            ),
+        )
     try:
         copy_folder(folder, copy, limits.folder_mb * MIB)
     except (UntrustedFolderError, OSError) as error:
-        return Built(folder, name, language.name, spec, "cannot be copied: {}".format(error))
+        return Built(folder, name, language.name, spec, f"cannot be copied: {error}")
     if not os.path.isfile(os.path.join(copy, language.source)):
-        return Built(folder, name, language.name, spec, "{} is not a regular file".format(language.source))
+        return Built(folder, name, language.name, spec, f"{language.source} is not a regular file")
     if language.build:
         prepare_folder(copy, limits)
-        error = _compile(language, copy, os.path.join(workspace, "build-{}.log".format(index)), limits)
+        error = _compile(language, copy, os.path.join(workspace, f"build-{index}.log"), limits)
         if error:
             return Built(folder, name, language.name, spec, error)
-    return Built(folder, name, language.name, "cmd:{}::{}".format(copy, language.run), None)
+    return Built(folder, name, language.name, f"cmd:{copy}::{language.run}", None)
 
 
 def refuse_remote_builds(folders, scheduler):
     """ValueError where agent ``folders`` would be played through a Dask scheduler at ``tcp://``: they are
     built in a temporary workspace on this machine (``built_agents``), which its workers cannot see."""
     if folders and scheduler and scheduler.startswith("tcp://"):
-        raise InvalidInput("--scheduler {}: agent folders are built in a temporary copy on this machine, which the "
-                         "workers of a remote scheduler cannot see; play them here (--jobs N or --scheduler "
-                         "local:N), or build them yourself and name them as cmd:DIR::COMMAND, DIR at the same "
-                         "path on every worker".format(scheduler))
+        raise InvalidInput(
+            f"--scheduler {scheduler}: agent folders are built in a temporary copy on this machine, which the "
+            "workers of a remote scheduler cannot see; play them here (--jobs N or --scheduler "
+            "local:N), or build them yourself and name them as cmd:DIR::COMMAND, DIR at the same "
+            "path on every worker"
+        )
 
 
 @contextmanager
@@ -195,5 +229,5 @@ def course_game(job):
     index, a_colour = game.index, game.fixed or (BLACK if game.index % 2 == 0 else WHITE)
     black, white = (game.spec_a, game.spec_b) if a_colour == BLACK else (game.spec_b, game.spec_a)
     loser = BLACK if black in broken else WHITE
-    detail = "{} cannot play: {}".format(colour_word(loser).capitalize(), broken[black if loser == BLACK else white])
+    detail = f"{colour_word(loser).capitalize()} cannot play: {broken[black if loser == BLACK else white]}"
     return MatchGame(black, white, opponent(loser), Reason.CRASH, detail, [], 0, 0, [], index=index, a_colour=a_colour)

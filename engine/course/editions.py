@@ -7,59 +7,104 @@ not state is ``None``: it is then held to the rate (CPU seconds a game) of the s
 other mode, and the report says the figure was assumed.
 """
 
-from collections import namedtuple
+from typing import Dict, NamedTuple, Optional, Tuple
 
-from engine.errors import InvalidInput
 from engine.constants import MAX_MOVES
+from engine.errors import InvalidInput
 
-TOP_RATE = 0.9              # a win rate at least this earns the column's full points
-MIDDLE_RATE = 0.7           # at least this: the middle multiplier times the rate; below: the low one
+TOP_RATE = 0.9  # a win rate at least this earns the column's full points
+MIDDLE_RATE = 0.7  # at least this: the middle multiplier times the rate; below: the low one
 # A bundle fitted to an edition: every game, at each move's cap, within this share of the budget's rate.
 BUDGET_SHARE = 0.9
 # CPU seconds the bundled agent spends on a move outside its search (start-up, reading the book);
 # 0.1-0.15 s measured, with a margin.
 STARTUP_CPU = 0.25
-MOVES_PER_SIDE = MAX_MOVES // 2            # the most moves either side makes in a game
+MOVES_PER_SIDE = MAX_MOVES // 2  # the most moves either side makes in a game
 
-Column = namedtuple("Column", "full middle low")
-Column.__doc__ = """One opponent's rubric: points at >= TOP_RATE, the multiplier of the win rate at
->= MIDDLE_RATE, and the multiplier below it."""
 
-Stage = namedtuple("Stage", "name opponents games budget")
-Stage.__doc__ = """A stage: its name, the opponents it plays (rubric names), games against each (half as
-Black: the first of each pair), and its CPU budget in seconds for the whole stage (None: not stated)."""
+class Column(NamedTuple):
+    """One opponent's rubric: points at >= TOP_RATE, the multiplier of the win rate at
+    >= MIDDLE_RATE, and the multiplier below it."""
 
-Edition = namedtuple("Edition", "key title rubric graded submit budget_note stage2_note")
-Edition.__doc__ = """An edition of the assignment: its key, its title, its rubric ({opponent: Column}), its
-stages as graded and as the Submit button plays them, how binding its budgets are, and what
-its second stage is where grade does not play it (None where it does)."""
+    full: float
+    middle: float
+    low: float
+
+
+class Stage(NamedTuple):
+    """A stage: its name, the opponents it plays (rubric names), games against each (half as
+    Black: the first of each pair), and its CPU budget in seconds for the whole stage (None: not stated)."""
+
+    name: str
+    opponents: Tuple[str, ...]
+    games: int
+    budget: Optional[float]
+
+
+class Edition(NamedTuple):
+    """An edition of the assignment: its key, its title, its rubric ({opponent: Column}), its
+    stages as graded and as the Submit button plays them, how binding its budgets are, and what
+    its second stage is where grade does not play it (None where it does)."""
+
+    key: str
+    title: str
+    rubric: Dict[str, Column]
+    graded: Tuple[Stage, ...]
+    submit: Tuple[Stage, ...]
+    budget_note: str
+    stage2_note: Optional[str]
+
 
 OPPONENTS = ("random", "greedy", "aggressive", "alphabeta", "qlearning", "championship")
 
-_LATER = {"random": Column(25, 15, 0), "greedy": Column(25, 15, 0), "aggressive": Column(25, 20, 10),
-          "alphabeta": Column(15, 10, 5), "qlearning": Column(5, 5, 0), "championship": Column(5, 5, 2)}
+_LATER = {
+    "random": Column(25, 15, 0),
+    "greedy": Column(25, 15, 0),
+    "aggressive": Column(25, 20, 10),
+    "alphabeta": Column(15, 10, 5),
+    "qlearning": Column(5, 5, 0),
+    "championship": Column(5, 5, 2),
+}
 # The earlier edition gives stage 1 100 points; its table is not given. Its worked example
 # (alpha-beta at 67%: 10 x rate) fits alpha-beta scored like aggressive, which sums to 100.
-_EARLIER = {"random": Column(25, 15, 0), "greedy": Column(25, 15, 0), "aggressive": Column(25, 20, 10),
-            "alphabeta": Column(25, 20, 10)}
+_EARLIER = {
+    "random": Column(25, 15, 0),
+    "greedy": Column(25, 15, 0),
+    "aggressive": Column(25, 20, 10),
+    "alphabeta": Column(25, 20, 10),
+}
 _SCRIPTED = ("random", "greedy", "aggressive")
 _STAGE1 = _SCRIPTED + ("alphabeta",)
 _STAGE2 = ("qlearning", "championship")
 
 EDITIONS = (
-    Edition("fall2023", "Fall 2023 (and Spring 2022)", _LATER,
-            graded=(Stage("stage 1", _STAGE1, 20, 7200), Stage("stage 2", _STAGE2, 20, 3600)),
-            submit=(Stage("stage 1", _SCRIPTED, 20, 5400), Stage("stage 2", _STAGE2, 10, 1800)),
-            budget_note="running out of a stage's budget loses all of its points", stage2_note=None),
-    Edition("fall2020", "Fall 2020", _LATER,
-            graded=(Stage("stage 1", _STAGE1, 50, 7200), Stage("stage 2", _STAGE2, 50, 3600)),
-            submit=(Stage("stage 1", _SCRIPTED, 50, 5400), Stage("stage 2", _STAGE2, 10, None)),
-            budget_note="running out of a stage's budget loses all of its points", stage2_note=None),
-    Edition("earlier", "an earlier edition (stage 1 for 100 points)", _EARLIER,
-            graded=(Stage("stage 1", _STAGE1, 100, None),),
-            submit=(Stage("stage 1", _SCRIPTED, 100, 3600),),
-            budget_note="the budget is 'suggested': running out 'may' lose all of the stage's points",
-            stage2_note="the class tournament (littlego tournament), for agents with at least 80 points"),
+    Edition(
+        "fall2023",
+        "Fall 2023 (and Spring 2022)",
+        _LATER,
+        graded=(Stage("stage 1", _STAGE1, 20, 7200), Stage("stage 2", _STAGE2, 20, 3600)),
+        submit=(Stage("stage 1", _SCRIPTED, 20, 5400), Stage("stage 2", _STAGE2, 10, 1800)),
+        budget_note="running out of a stage's budget loses all of its points",
+        stage2_note=None,
+    ),
+    Edition(
+        "fall2020",
+        "Fall 2020",
+        _LATER,
+        graded=(Stage("stage 1", _STAGE1, 50, 7200), Stage("stage 2", _STAGE2, 50, 3600)),
+        submit=(Stage("stage 1", _SCRIPTED, 50, 5400), Stage("stage 2", _STAGE2, 10, None)),
+        budget_note="running out of a stage's budget loses all of its points",
+        stage2_note=None,
+    ),
+    Edition(
+        "earlier",
+        "an earlier edition (stage 1 for 100 points)",
+        _EARLIER,
+        graded=(Stage("stage 1", _STAGE1, 100, None),),
+        submit=(Stage("stage 1", _SCRIPTED, 100, 3600),),
+        budget_note="the budget is 'suggested': running out 'may' lose all of the stage's points",
+        stage2_note="the class tournament (littlego tournament), for agents with at least 80 points",
+    ),
 )
 ALIASES = {"spring2022": "fall2023", "latest": "fall2023"}
 LATEST = EDITIONS[0].key
@@ -71,8 +116,9 @@ def edition(key):
     for candidate in EDITIONS:
         if candidate.key == wanted:
             return candidate
-    raise InvalidInput("unknown edition {!r} (known: {})".format(key, ", ".join(
-        [e.key for e in EDITIONS] + sorted(ALIASES))))
+    raise InvalidInput(
+        "unknown edition {!r} (known: {})".format(key, ", ".join([e.key for e in EDITIONS] + sorted(ALIASES)))
+    )
 
 
 def points(column, win_rate):
@@ -96,7 +142,7 @@ def stage_budget(chosen, stage, submit=False):
     for candidate, assumed in ((stage, False), (other[number] if number < len(other) else None, True)):
         if candidate is not None and candidate.budget is not None:
             return candidate.budget / (len(candidate.opponents) * candidate.games), assumed
-    raise InvalidInput("edition {}: no budget for {} in either mode".format(chosen.key, stage.name))
+    raise InvalidInput(f"edition {chosen.key}: no budget for {stage.name} in either mode")
 
 
 def tightest_rate(chosen):

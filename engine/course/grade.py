@@ -6,26 +6,27 @@ summary, its win rate the rubric's points, and the agent's CPU per stage the bud
 """
 
 import time
-from dataclasses import asdict, dataclass, field
-from typing import List, Optional
+from typing import List, NamedTuple, Optional, Tuple
 
-from engine.constants import COURSE_CPU_LIMIT
 from engine.common.seeds import derive_seed
+from engine.constants import COURSE_CPU_LIMIT
 from engine.course.build import course_game
 from engine.course.editions import OPPONENTS, edition, points, stage_budget, stages
 from engine.play.match import GameJob, play_all, summarise
 from engine.players.base import Reason
 
-STANDS_IN = {"qlearning": "the course's hidden Q-learning agent", "championship": "the course's hidden championship agent",
-             "alphabeta": "the course's alpha-beta agent (reserved for grading; ours follows the assignment's text)"}
+STANDS_IN = {
+    "qlearning": "the course's hidden Q-learning agent",
+    "championship": "the course's hidden championship agent",
+    "alphabeta": "the course's alpha-beta agent (reserved for grading; ours follows the assignment's text)",
+}
 
 
-@dataclass
-class OpponentResult:
+class OpponentResult(NamedTuple):
     """The agent's games against one opponent of a stage, and the rubric's points for them."""
 
-    opponent: str                  # the rubric's name
-    spec: str                      # the player that played it
+    opponent: str  # the rubric's name
+    spec: str  # the player that played it
     games: int
     wins: int
     wins_as_black: int
@@ -34,30 +35,28 @@ class OpponentResult:
     win_rate_95ci: List[float]
     points: float
     max_points: float
-    cpu_per_move_mean: float       # the agent's CPU seconds a move
+    cpu_per_move_mean: float  # the agent's CPU seconds a move
     cpu_per_move_max: float
-    cpu_total: float               # the agent's CPU over these games
-    timeouts: int                  # the agent's games lost to a move over the CPU limit
-    faults: List[str]              # each game the agent lost by a fault, with the reason
+    cpu_total: float  # the agent's CPU over these games
+    timeouts: int  # the agent's games lost to a move over the CPU limit
+    faults: List[str]  # each game the agent lost by a fault, with the reason
 
 
-@dataclass
-class StageResult:
+class StageResult(NamedTuple):
     """One stage: its opponents, points, and the agent's CPU against the stage's budget."""
 
     name: str
     opponents: List[OpponentResult]
-    points_earned: float           # the rubric's sum, before the budget's verdict
-    points: float                  # what the stage gives: 0 when over its budget
+    points_earned: float  # the rubric's sum, before the budget's verdict
+    points: float  # what the stage gives: 0 when over its budget
     max_points: float
     cpu_total: float
-    budget: float                  # CPU seconds for the games played (the edition's rate times them)
-    budget_assumed: bool           # the edition states no budget here: the other mode's rate
+    budget: float  # CPU seconds for the games played (the edition's rate times them)
+    budget_assumed: bool  # the edition states no budget here: the other mode's rate
     over_budget: bool
 
 
-@dataclass
-class GradeReport:
+class GradeReport(NamedTuple):
     """A grade: the agent, the edition, each stage, the total out of the most it could be."""
 
     agent: str
@@ -73,12 +72,17 @@ class GradeReport:
     seed: int
     jobs: int
     seconds: float = 0.0
-    notes: List[str] = field(default_factory=list)
+    notes: Tuple[str, ...] = ()
     budget_note: str = ""
     stage2_note: Optional[str] = None
 
     def to_json(self):
-        return asdict(self)
+        """The report as JSON-ready dicts and lists, the stages' and opponents' records included."""
+        stages = [
+            dict(stage._asdict(), opponents=[dict(result._asdict()) for result in stage.opponents])
+            for stage in self.stages
+        ]
+        return dict(self._asdict(), stages=stages, notes=list(self.notes))
 
 
 def total_games(edition_key, submit=False, games=None):
@@ -93,8 +97,9 @@ def grade_jobs(agent, chosen, submit, games, opponent_specs, seed, cpu_limit, li
         for name in stage.opponents:
             opponent_seed = derive_seed(seed, OPPONENTS.index(name))
             count = games or stage.games
-            work = [GameJob(k, agent, opponent_specs[name], opponent_seed, 0, cpu_limit, None, limits)
-                    for k in range(count)]
+            work = [
+                GameJob(k, agent, opponent_specs[name], opponent_seed, 0, cpu_limit, None, limits) for k in range(count)
+            ]
             plan.append((stage, name, work))
     return plan
 
@@ -107,15 +112,22 @@ def opponent_result(name, spec, column, games):
     cpu = [seconds for g in games for colour, seconds in g.cpu if colour == g.a_colour]
     lost_by_fault = [g for g in games if not g.a_won and g.reason != Reason.END]
     return OpponentResult(
-        opponent=name, spec=spec, games=summary.games, wins=wins,
+        opponent=name,
+        spec=spec,
+        games=summary.games,
+        wins=wins,
         wins_as_black=summary.wins_by_colour[agent_name]["black"],
         wins_as_white=summary.wins_by_colour[agent_name]["white"],
-        win_rate=summary.a_win_rate, win_rate_95ci=summary.a_win_rate_95ci,
-        points=points(column, summary.a_win_rate), max_points=float(column.full),
+        win_rate=summary.a_win_rate,
+        win_rate_95ci=summary.a_win_rate_95ci,
+        points=points(column, summary.a_win_rate),
+        max_points=float(column.full),
         cpu_per_move_mean=summary.cpu_per_move[agent_name]["mean"],
-        cpu_per_move_max=summary.cpu_per_move[agent_name]["max"], cpu_total=sum(cpu),
+        cpu_per_move_max=summary.cpu_per_move[agent_name]["max"],
+        cpu_total=sum(cpu),
         timeouts=sum(1 for g in lost_by_fault if g.reason == Reason.TIMEOUT),
-        faults=["game {}: {} {}".format(g.index, g.reason.value, g.detail) for g in lost_by_fault])
+        faults=[f"game {g.index}: {g.reason.value} {g.detail}" for g in lost_by_fault],
+    )
 
 
 def stage_result(chosen, submit, stage, results):
@@ -124,13 +136,34 @@ def stage_result(chosen, submit, stage, results):
     budget = rate * sum(r.games for r in results)
     cpu = sum(r.cpu_total for r in results)
     earned = sum(r.points for r in results)
-    return StageResult(name=stage.name, opponents=results, points_earned=earned,
-                       points=0.0 if cpu > budget else earned, max_points=sum(r.max_points for r in results),
-                       cpu_total=cpu, budget=budget, budget_assumed=assumed, over_budget=cpu > budget)
+    return StageResult(
+        name=stage.name,
+        opponents=results,
+        points_earned=earned,
+        points=0.0 if cpu > budget else earned,
+        max_points=sum(r.max_points for r in results),
+        cpu_total=cpu,
+        budget=budget,
+        budget_assumed=assumed,
+        over_budget=cpu > budget,
+    )
 
 
-def grade(agent, edition_key, submit=False, games=None, championship="champion", seed=1, jobs=1,
-          scheduler=None, cpu_limit=COURSE_CPU_LIMIT, progress=None, broken=None, notes=(), limits=None):
+def grade(
+    agent,
+    edition_key,
+    submit=False,
+    games=None,
+    championship="champion",
+    seed=1,
+    jobs=1,
+    scheduler=None,
+    cpu_limit=COURSE_CPU_LIMIT,
+    progress=None,
+    broken=None,
+    notes=(),
+    limits=None,
+):
     """Grade ``agent`` (a player spec) as the edition does; a GradeReport.
 
     ``games``: games against each opponent instead of the edition's (budgets scale with them).
@@ -148,15 +181,27 @@ def grade(agent, edition_key, submit=False, games=None, championship="champion",
     for stage, name, jobs_of in plan:
         column = chosen.rubric[name]
         results.setdefault(stage, []).append(
-            opponent_result(name, specs[name], column, played[position:position + len(jobs_of)]))
+            opponent_result(name, specs[name], column, played[position : position + len(jobs_of)])
+        )
         position += len(jobs_of)
     stage_results = [stage_result(chosen, submit, stage, results[stage]) for stage in stages(chosen, submit)]
     cpu = [seconds for g in played for colour, seconds in g.cpu if colour == g.a_colour]
     used = sorted({name for _, name, _ in plan if name in STANDS_IN})
     return GradeReport(
-        agent=agent, edition=chosen.key, title=chosen.title, submit=submit, stages=stage_results,
-        points=sum(s.points for s in stage_results), max_points=sum(s.max_points for s in stage_results),
-        cpu_per_move_mean=sum(cpu) / len(cpu) if cpu else 0.0, cpu_per_move_max=max(cpu) if cpu else 0.0,
-        cpu_limit=cpu_limit, seed=seed, jobs=jobs, seconds=time.time() - started,
-        notes=list(notes) + ["{} ({}) stands in for {}".format(name, specs[name], STANDS_IN[name]) for name in used],
-        budget_note=chosen.budget_note, stage2_note=None if submit else chosen.stage2_note)
+        agent=agent,
+        edition=chosen.key,
+        title=chosen.title,
+        submit=submit,
+        stages=stage_results,
+        points=sum(s.points for s in stage_results),
+        max_points=sum(s.max_points for s in stage_results),
+        cpu_per_move_mean=sum(cpu) / len(cpu) if cpu else 0.0,
+        cpu_per_move_max=max(cpu) if cpu else 0.0,
+        cpu_limit=cpu_limit,
+        seed=seed,
+        jobs=jobs,
+        seconds=time.time() - started,
+        notes=tuple(notes) + tuple(f"{name} ({specs[name]}) stands in for {STANDS_IN[name]}" for name in used),
+        budget_note=chosen.budget_note,
+        stage2_note=None if submit else chosen.stage2_note,
+    )

@@ -9,13 +9,12 @@ each finished game, so a killed tournament continues to the table an uninterrupt
 
 import random
 import time
-from dataclasses import asdict, dataclass
-from typing import Dict, List, Optional
+from typing import Dict, List, NamedTuple, Optional
 
-from engine.errors import InvalidInput
-from engine.constants import BLACK, COURSE_CPU_LIMIT, WHITE, colour_word
 from engine.common.seeds import derive_seed
+from engine.constants import BLACK, COURSE_CPU_LIMIT, WHITE, colour_word
 from engine.course.build import course_game
+from engine.errors import InvalidInput
 from engine.play.journal import Journal
 from engine.play.match import GameJob, MatchGame, play_all
 from engine.players.base import Reason
@@ -24,8 +23,7 @@ MINI_MATCH_GAMES = 11
 TIE_BREAK = "WINs, then games won, then head to head (WINs among the agents still tied); still tied: a shared rank"
 
 
-@dataclass
-class MiniMatch:
+class MiniMatch(NamedTuple):
     """One pair's games: who played Black in the extra game, games won by each, the winner (None on a tie)."""
 
     a: str
@@ -36,20 +34,18 @@ class MiniMatch:
     winner: Optional[str]
 
 
-@dataclass
-class Standing:
+class Standing(NamedTuple):
     """An agent's line of the table."""
 
     rank: int
     agent: str
-    wins: int                   # WINs: mini-matches won
+    wins: int  # WINs: mini-matches won
     games_won: int
     games_lost: int
-    faults: int                 # games it lost by a fault (a crash, a timeout, an illegal move, a failed build)
+    faults: int  # games it lost by a fault (a crash, a timeout, an illegal move, a failed build)
 
 
-@dataclass
-class Fault:
+class Fault(NamedTuple):
     """A game lost by a fault: the mini-match, the game's number in it, the agent it cost, as which
     colour, how (a Reason's value) and why."""
 
@@ -62,8 +58,7 @@ class Fault:
     detail: str
 
 
-@dataclass
-class TournamentReport:
+class TournamentReport(NamedTuple):
     """The tournament: standings, every mini-match, the crosstable (games won by row against column), faults."""
 
     agents: List[str]
@@ -80,7 +75,13 @@ class TournamentReport:
     notes: Optional[List[str]] = None
 
     def to_json(self):
-        return asdict(self)
+        """The report as JSON-ready dicts and lists, its standings, matches and faults included."""
+        return dict(
+            self._asdict(),
+            standings=[dict(standing._asdict()) for standing in self.standings],
+            matches=[dict(match._asdict()) for match in self.matches],
+            faults=[dict(fault._asdict()) for fault in self.faults],
+        )
 
 
 def pairs(count):
@@ -119,8 +120,20 @@ def settings(agents, games, seed, cpu_limit):
     return {"tournament": list(agents), "games": games, "seed": seed, "cpu_limit": cpu_limit}
 
 
-def play_tournament(agents, specs, broken=None, games=MINI_MATCH_GAMES, seed=1, jobs=1, scheduler=None,
-                    cpu_limit=COURSE_CPU_LIMIT, journal=None, progress=None, notes=None, limits=None):
+def play_tournament(
+    agents,
+    specs,
+    broken=None,
+    games=MINI_MATCH_GAMES,
+    seed=1,
+    jobs=1,
+    scheduler=None,
+    cpu_limit=COURSE_CPU_LIMIT,
+    journal=None,
+    progress=None,
+    notes=None,
+    limits=None,
+):
     """Play the round-robin of ``agents`` (names; ``specs`` the players, in the same order); a TournamentReport.
 
     ``broken``: {spec: why it cannot play}. ``journal``: a file keeping every game; a tournament
@@ -128,9 +141,9 @@ def play_tournament(agents, specs, broken=None, games=MINI_MATCH_GAMES, seed=1, 
     ``limits``: how program players run (a sandbox.Limits; None: the defaults).
     """
     if len(agents) < 2 or len(set(agents)) != len(agents):
-        raise InvalidInput("a tournament needs at least two agents of distinct names, got {}".format(agents))
+        raise InvalidInput(f"a tournament needs at least two agents of distinct names, got {agents}")
     if games % 2 == 0:
-        raise InvalidInput("a mini-match plays an odd number of games (the extra one decides), got {}".format(games))
+        raise InvalidInput(f"a mini-match plays an odd number of games (the extra one decides), got {games}")
     names = dict(zip(specs, agents))
     work = tournament_jobs(specs, names, broken or {}, games, seed, cpu_limit, limits)
     if journal is not None:
@@ -139,8 +152,7 @@ def play_tournament(agents, specs, broken=None, games=MINI_MATCH_GAMES, seed=1, 
     started = time.time()
     played = play_all(work, jobs, scheduler, journal, function=tournament_game, progress=progress)
     report = tally(agents, played, games, seed)
-    report.jobs, report.resumed_games, report.seconds, report.notes = jobs, resumed, time.time() - started, notes
-    return report
+    return report._replace(jobs=jobs, resumed_games=resumed, seconds=time.time() - started, notes=notes)
 
 
 def tally(agents, played, games, seed):
@@ -149,23 +161,34 @@ def tally(agents, played, games, seed):
     faults, fault_count = [], dict.fromkeys(agents, 0)
     for number, (i, j) in enumerate(pairs(len(agents))):
         a, b = agents[i], agents[j]
-        mine = played[number * games:(number + 1) * games]
+        mine = played[number * games : (number + 1) * games]
         a_games = sum(1 for g in mine if g.a_won)
         crosstable[a][b], crosstable[b][a] = a_games, len(mine) - a_games
         winner = a if a_games * 2 > games else b if (len(mine) - a_games) * 2 > games else None
-        matches.append(MiniMatch(a, b, a if extra_black_is_a(seed, number) else b, a_games, len(mine) - a_games,
-                                 winner))
+        matches.append(
+            MiniMatch(a, b, a if extra_black_is_a(seed, number) else b, a_games, len(mine) - a_games, winner)
+        )
         for g in mine:
             if g.reason != Reason.END:
                 colour = WHITE if g.winner == BLACK else BLACK
                 loser = g.black if colour == BLACK else g.white
                 fault_count[loser] += 1
-                detail = g.detail.split(" ", 1)[1] if " " in g.detail else g.detail   # without the colour
-                faults.append(Fault(a, b, g.index - number * games + 1, loser, colour_word(colour), g.reason.value,
-                                    detail))
+                detail = g.detail.split(" ", 1)[1] if " " in g.detail else g.detail  # without the colour
+                faults.append(
+                    Fault(a, b, g.index - number * games + 1, loser, colour_word(colour), g.reason.value, detail)
+                )
     standings = rank(agents, matches, crosstable, fault_count)
-    return TournamentReport(agents=list(agents), standings=standings, matches=matches, crosstable=crosstable,
-                            faults=faults, games_per_match=games, seed=seed, tie_break=TIE_BREAK, jobs=1)
+    return TournamentReport(
+        agents=list(agents),
+        standings=standings,
+        matches=matches,
+        crosstable=crosstable,
+        faults=faults,
+        games_per_match=games,
+        seed=seed,
+        tie_break=TIE_BREAK,
+        jobs=1,
+    )
 
 
 def rank(agents, matches, crosstable, fault_count):
@@ -177,11 +200,20 @@ def rank(agents, matches, crosstable, fault_count):
     def head_to_head(agent):
         tied = [b for b in agents if (wins[b], won[b]) == (wins[agent], won[agent])]
         return sum(1 for m in matches if m.winner == agent and m.a in tied and m.b in tied)
+
     key = {a: (wins[a], won[a], head_to_head(a)) for a in agents}
     order = sorted(agents, key=lambda a: (tuple(-x for x in key[a]), a))
     standings = []
     for position, agent in enumerate(order):
         shared = standings and key[standings[-1].agent] == key[agent]
-        standings.append(Standing(standings[-1].rank if shared else position + 1, agent, wins[agent], won[agent],
-                                  lost[agent], fault_count[agent]))
+        standings.append(
+            Standing(
+                standings[-1].rank if shared else position + 1,
+                agent,
+                wins[agent],
+                won[agent],
+                lost[agent],
+                fault_count[agent],
+            )
+        )
     return standings

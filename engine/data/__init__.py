@@ -13,7 +13,7 @@ from engine.errors import UserError
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 SHIPPED_PARAMS = os.path.join(_HERE, "params.json")
-SHIPPED_BOOK = os.path.join(_HERE, "book.json")           # a link to the top-level book.json, like params.json
+SHIPPED_BOOK = os.path.join(_HERE, "book.json")  # a link to the top-level book.json, like params.json
 RULES_VECTORS = os.path.join(_HERE, "host-reference.jsonl.gz")
 SHIPPED_QTABLE = os.path.join(_HERE, "qtable.json.gz")
 
@@ -28,4 +28,4 @@ def load_rules_vectors(path=RULES_VECTORS):
         with gzip.open(path, "rt") as lines:
             return [json.loads(line) for line in lines if line.strip()]
     except (OSError, EOFError, ValueError) as error:
-        raise DataError("{}: cannot read the rules vectors: {}".format(path, error))
+        raise DataError(f"{path}: cannot read the rules vectors: {error}")

@@ -13,16 +13,22 @@ import sys
 import time
 
 from engine.book import FIRST_FORMAT, Book, BookError, book_info, book_key, check_move, key_ply, load_book
-from engine.symmetry import turn_move
+from engine.common.pools import process_pool
 from engine.constants import BOARD_SIZE, NUM_POINTS, PASS, colour_word
 from engine.coords import move_to_text as describe_move
-from engine.position import Position
-from engine.common.pools import process_pool
 from engine.native.compiler import DEFAULT_TABLE_BITS
 from engine.native.sections import (
-    BookSection, book_positions, book_sections, describe_start, losing_first_moves, with_sections,
+    BookSection,
+    book_positions,
+    book_sections,
+    describe_start,
+    losing_first_moves,
+    with_sections,
 )
 from engine.native.solver import NativeSolver, describe_position, position_from_text
+from engine.position import Position
+from engine.symmetry import turn_move
+
 
 def _subtree_lines(job):
     """Worker: the book lines from one position (nothing when its mover has lost), with the
@@ -37,8 +43,10 @@ def _subtree_lines(job):
 def _first_move_candidates(position):
     """The start's moves, most likely winners first (the centre outwards: 2,2 wins the empty board)."""
     centre = NUM_POINTS // 2
+
     def distance(point):
         return abs(point // BOARD_SIZE - centre // BOARD_SIZE) + abs(point % BOARD_SIZE - centre % BOARD_SIZE)
+
     return sorted(position.legal_points(), key=distance) + [PASS]
 
 
@@ -67,10 +75,19 @@ def build_book(max_ply, table_bits=DEFAULT_TABLE_BITS, progress=None, start=None
             nodes = solver.nodes
     else:
         nodes = _parallel_book(origin, max_ply, table_bits, jobs, add, report or (lambda text: None))
-    section = BookSection(colour_word(origin.player), origin, max_ply, {
-        "command": "littlego book build --max-ply {} --table-bits {}{}".format(
-            max_ply, table_bits, " --jobs {}".format(jobs) if jobs > 1 else ""),
-        "solver": "engine/native/solve.c", "nodes": nodes, "python": sys.version.split()[0]})
+    section = BookSection(
+        colour_word(origin.player),
+        origin,
+        max_ply,
+        {
+            "command": "littlego book build --max-ply {} --table-bits {}{}".format(
+                max_ply, table_bits, f" --jobs {jobs}" if jobs > 1 else ""
+            ),
+            "solver": "engine/native/solve.c",
+            "nodes": nodes,
+            "python": sys.version.split()[0],
+        },
+    )
     info = with_sections({}, [section])
     info["positions"] = len(moves)
     return Book(moves, info)
@@ -95,16 +112,19 @@ def _parallel_book(origin, max_ply, table_bits, jobs, add, report):
                 replies.append(position)
         finished = [position for position in replies if position.is_over]
         if any(position.margin() < 0 for position in finished):
-            continue                       # a reply ends the game lost for the first mover
+            continue  # a reply ends the game lost for the first mover
         work = [(describe_position(p), max_ply, table_bits) for p in replies if not p.is_over]
-        report("{} first: {} replies to prove, {} at a time".format(describe_move(first), len(work), jobs))
+        report(f"{describe_move(first)} first: {len(work)} replies to prove, {jobs} at a time")
         pool = process_pool(min(jobs, len(work)), "spawn")
         try:
             found, lost, begun = [], False, time.time()
-            for text, lines, used in pool.imap_unordered(_subtree_lines, work):
+            for _text, lines, used in pool.imap_unordered(_subtree_lines, work):
                 nodes += used
-                report("  reply {} of {}: {} ({:,} nodes, {} book positions, {:.0f} s)".format(
-                    len(found) + 1, len(work), "won" if lines else "LOST", used, len(lines), time.time() - begun))
+                report(
+                    "  reply {} of {}: {} ({:,} nodes, {} book positions, {:.0f} s)".format(
+                        len(found) + 1, len(work), "won" if lines else "LOST", used, len(lines), time.time() - begun
+                    )
+                )
                 if not lines:
                     lost = True
                     break
@@ -150,22 +170,36 @@ def build_white_book(max_ply, table_bits=DEFAULT_TABLE_BITS, jobs=1, report=None
     with process_pool(min(jobs, len(work)), "spawn") as pool:
         for text, lines, used in pool.imap_unordered(_subtree_lines, work):
             if not lines:
-                raise BookError("White has no winning move {}: the solver contradicts the solved game".format(
-                    describe_start(position_from_text(text))))
+                raise BookError(
+                    f"White has no winning move {describe_start(position_from_text(text))}: the solver "
+                    "contradicts the solved game"
+                )
             results[text] = lines, used
-            report("{}: {:,} positions, {:,} solver nodes ({:.0f} s)".format(
-                describe_start(position_from_text(text)), len(lines), used, time.time() - begun))
-        pool.close()                    # workers that end normally count their CPU to this process
+            report(
+                f"{describe_start(position_from_text(text))}: {len(lines):,} positions, {used:,} solver nodes "
+                f"({time.time() - begun:.0f} s)"
+            )
+        pool.close()  # workers that end normally count their CPU to this process
         pool.join()
-    for text, _, _ in work:                         # in the order of the starts, whatever finished first
+    for text, _, _ in work:  # in the order of the starts, whatever finished first
         lines, used = results[text]
         nodes += used
         for line, move in lines:
             key, index = book_key(position_from_text(line))
             moves.setdefault(key, turn_move(move, index))
-        sections.append(BookSection("white", position_from_text(text), max_ply, {
-            "command": "littlego book build --side white --max-ply {} --table-bits {}".format(max_ply, table_bits),
-            "solver": "engine/native/solve.c", "nodes": used, "python": sys.version.split()[0]}))
+        sections.append(
+            BookSection(
+                "white",
+                position_from_text(text),
+                max_ply,
+                {
+                    "command": f"littlego book build --side white --max-ply {max_ply} --table-bits {table_bits}",
+                    "solver": "engine/native/solve.c",
+                    "nodes": used,
+                    "python": sys.version.split()[0],
+                },
+            )
+        )
     book = Book(moves, with_sections({}, sections))
     filled, used = fill_book(book, table_bits, jobs)
     book.info["positions"] = len(book.moves)
@@ -202,8 +236,8 @@ def fill_book(book, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=None, chunk=
             if not frontier:
                 break
             nodes += _solve_layer(book, frontier, pool, table_bits, chunk, progress)
-        if pool is not None:            # workers that end normally count their CPU (their solvers'
-            pool.close()                # too) to this process
+        if pool is not None:  # workers that end normally count their CPU (their solvers'
+            pool.close()  # too) to this process
             pool.join()
             pool = None
     finally:
@@ -219,22 +253,29 @@ def extend_book(book, max_ply, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=N
     none yet (``fill_book``), and the solver nodes that took; each deepened section's provenance
     records the extension."""
     command = "littlego book extend --max-ply {} --table-bits {} --jobs {}{}".format(
-        max_ply, table_bits, jobs, " --side " + side if side else "")
+        max_ply, table_bits, jobs, " --side " + side if side else ""
+    )
     deepen = [side in (None, section.side) and section.max_ply < max_ply for section in book_sections(book)]
-    sections = [section._replace(max_ply=max_ply) if deeper else section
-                for section, deeper in zip(book_sections(book), deepen)]
+    sections = [
+        section._replace(max_ply=max_ply) if deeper else section for section, deeper in zip(book_sections(book), deepen)
+    ]
     grown = Book(dict(book.moves), with_sections(book.info, sections))
     added, nodes = fill_book(grown, table_bits, jobs, progress, chunk)
     record = {"command": command, "nodes": nodes, "positions_added": added}
-    deepened = [section._replace(provenance=dict(section.provenance, extended=list(
-                    section.provenance.get("extended", [])) + [record])) if deeper else section
-                for section, deeper in zip(sections, deepen)]
+    deepened = [
+        section._replace(
+            provenance=dict(section.provenance, extended=list(section.provenance.get("extended", [])) + [record])
+        )
+        if deeper
+        else section
+        for section, deeper in zip(sections, deepen)
+    ]
     grown.info = with_sections(grown.info, deepened)
     grown.info["positions"] = len(grown.moves)
     return grown, nodes
 
 
-_MOVER_BY_PARITY = ("black", "white")      # Black moves at even plies, White at odd
+_MOVER_BY_PARITY = ("black", "white")  # Black moves at even plies, White at odd
 
 
 def trim_book(book, max_ply, side=None):
@@ -243,13 +284,19 @@ def trim_book(book, max_ply, side=None):
     A section of ``side`` starting after ``max_ply`` is dropped. Every move kept is one the book had, so
     the trimmed book keeps the win wherever the book did, and stops earlier."""
     sides = _MOVER_BY_PARITY if side is None else (side,)
-    kept = {key: move for key, move in book.moves.items()
-            if key_ply(key) <= max_ply or _MOVER_BY_PARITY[key_ply(key) % 2] not in sides}
+    kept = {
+        key: move
+        for key, move in book.moves.items()
+        if key_ply(key) <= max_ply or _MOVER_BY_PARITY[key_ply(key) % 2] not in sides
+    }
     command = "littlego book trim --max-ply {}{}".format(max_ply, " --side " + side if side else "")
-    sections = [section._replace(max_ply=max_ply, provenance=dict(section.provenance, trimmed=command))
-                if section.side in sides and section.max_ply > max_ply else section
-                for section in book_sections(book)
-                if section.side not in sides or section.start.moves_played <= max_ply]
+    sections = [
+        section._replace(max_ply=max_ply, provenance=dict(section.provenance, trimmed=command))
+        if section.side in sides and section.max_ply > max_ply
+        else section
+        for section in book_sections(book)
+        if section.side not in sides or section.start.moves_played <= max_ply
+    ]
     trimmed = Book(kept, with_sections(book.info, sections))
     trimmed.info["positions"] = len(kept)
     return trimmed
@@ -258,9 +305,9 @@ def trim_book(book, max_ply, side=None):
 def _solve_layer(grown, frontier, pool, table_bits, chunk, progress):
     """Add to ``grown`` a winning move for each frontier position; the solver's nodes."""
     ply = min(position.moves_played for position in frontier)
-    by_text = {describe_position(position): position for position in frontier}   # walk order kept
+    by_text = {describe_position(position): position for position in frontier}  # walk order kept
     texts = list(by_text)
-    work = [(texts[i:i + chunk], table_bits) for i in range(0, len(texts), chunk)]
+    work = [(texts[i : i + chunk], table_bits) for i in range(0, len(texts), chunk)]
     results = pool.imap_unordered(_winning_moves, work) if pool else map(_winning_moves, work)
     done = nodes = 0
     for found, used in results:
@@ -268,8 +315,11 @@ def _solve_layer(grown, frontier, pool, table_bits, chunk, progress):
         for text, move in found:
             position = by_text[text]
             if move is None:
-                raise BookError("no winning move at ply {} in:\n{}\nthe book's earlier moves gave the "
-                                "win away".format(position.moves_played, position))
+                raise BookError(
+                    f"no winning move at ply {position.moves_played} in:\n{position}\nthe book's earlier moves "
+                    "gave the "
+                    "win away"
+                )
             key, index = book_key(position)
             grown.moves.setdefault(key, turn_move(move, index))
         done += len(found)
@@ -285,20 +335,20 @@ def read_first_format(path):
         with open(path, "rb") as handle:
             document = json.loads(handle.read().decode("utf-8"))
     except FileNotFoundError:
-        raise BookError("{}: no such book file".format(path))
+        raise BookError(f"{path}: no such book file")
     except (OSError, ValueError, RecursionError) as error:
-        raise BookError("{}: not a readable JSON book ({})".format(path, error))
+        raise BookError(f"{path}: not a readable JSON book ({error})")
     if not isinstance(document, dict) or document.get("format") != FIRST_FORMAT:
         return None
     moves = document.get("moves")
     if not isinstance(moves, dict):
-        raise BookError("{}: \"moves\" must be an object of key: move".format(path))
+        raise BookError(f'{path}: "moves" must be an object of key: move')
     checked = {}
     for key, value in moves.items():
         try:
             checked[key] = check_move(value)
         except ValueError as error:
-            raise BookError("{}: entry {!r}: {}".format(path, key, error))
+            raise BookError(f"{path}: entry {key!r}: {error}")
     return Book(checked, book_info(document, path), path=path)
 
 

@@ -12,8 +12,8 @@ import shutil
 import subprocess
 import tempfile
 
-from engine.errors import UserError
 from engine.constants import BLACK, BOARD_SIZE, KOMI, MAX_MOVES, NUM_POINTS, WHITE
+from engine.errors import UserError
 from engine.symmetry import SYMMETRIES
 
 FOLDER = os.path.dirname(os.path.abspath(__file__))
@@ -35,19 +35,26 @@ class NoCompiler(NativeError):
 def game_defines():
     """{name: value} of the game's numbers as the C sources read them."""
     if KOMI == math.floor(KOMI):
-        raise NativeError("the C sources assume a komi with a half point (no draws); KOMI is {}".format(KOMI))
+        raise NativeError(f"the C sources assume a komi with a half point (no draws); KOMI is {KOMI}")
     return {
-        "BOARD_SIZE": BOARD_SIZE, "N": NUM_POINTS, "PASS": NUM_POINTS, "MAX_MOVES": MAX_MOVES,
-        "BLACK": BLACK, "WHITE": WHITE, "MIN_TABLE_BITS": MIN_TABLE_BITS, "MAX_TABLE_BITS": MAX_TABLE_BITS,
+        "BOARD_SIZE": BOARD_SIZE,
+        "N": NUM_POINTS,
+        "PASS": NUM_POINTS,
+        "MAX_MOVES": MAX_MOVES,
+        "BLACK": BLACK,
+        "WHITE": WHITE,
+        "MIN_TABLE_BITS": MIN_TABLE_BITS,
+        "MAX_TABLE_BITS": MAX_TABLE_BITS,
         # The side to move wins a finished game when its stones minus the other's reach this:
         # Black must be more than komi ahead, White may be up to komi behind.
-        "BLACK_WINS_FROM": math.floor(KOMI) + 1, "WHITE_WINS_FROM": -math.floor(KOMI),
+        "BLACK_WINS_FROM": math.floor(KOMI) + 1,
+        "WHITE_WINS_FROM": -math.floor(KOMI),
         "SYMMETRY_POINTS": "{" + ",".join("{" + ",".join(map(str, image)) + "}" for image in SYMMETRIES) + "}",
     }
 
 
 def _flags():
-    return OPTIMISE + ["-D{}={}".format(name, value) for name, value in sorted(game_defines().items())]
+    return OPTIMISE + [f"-D{name}={value}" for name, value in sorted(game_defines().items())]
 
 
 def _cache_dir():
@@ -75,26 +82,26 @@ def _compiled(source, flags, suffix=""):
     flags = ["-I" + FOLDER] + flags
     digest = hashlib.sha256()
     for path in [source] + sorted(os.path.join(FOLDER, name) for name in os.listdir(FOLDER) if name.endswith(".h")):
-        with open(path, "rb") as handle:              # the headers it may include change it too
+        with open(path, "rb") as handle:  # the headers it may include change it too
             digest.update(handle.read())
     digest.update(" ".join(flags).encode())
     folder = _cache_dir()
     name = os.path.splitext(os.path.basename(source))[0]
-    binary = os.path.join(folder, "{}-{}{}".format(name, digest.hexdigest()[:16], suffix))
+    binary = os.path.join(folder, f"{name}-{digest.hexdigest()[:16]}{suffix}")
     if _usable(binary):
         return binary
     compiler = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
     if not compiler:
-        raise NoCompiler("no C compiler found (set CC, or install gcc): {} is compiled C".format(
-            os.path.basename(source)))
+        raise NoCompiler(f"no C compiler found (set CC, or install gcc): {os.path.basename(source)} is compiled C")
     os.makedirs(folder, exist_ok=True)
     handle, staging = tempfile.mkstemp(prefix="." + name + "-", dir=folder)
     os.close(handle)
     try:
-        done = subprocess.run([compiler] + flags + ["-o", staging, source], stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, universal_newlines=True)
+        done = subprocess.run(
+            [compiler] + flags + ["-o", staging, source], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
         if done.returncode != 0:
-            raise NativeError("compiling {} with {} failed:\n{}".format(source, compiler, done.stdout))
+            raise NativeError(f"compiling {source} with {compiler} failed:\n{done.stdout}")
         os.replace(staging, binary)
     finally:
         if os.path.exists(staging):

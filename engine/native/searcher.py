@@ -19,22 +19,24 @@ import sys
 
 from engine.constants import BLACK, KOMI, NUM_POINTS, PASS, WHITE
 from engine.features import FEATURES
+from engine.native.compiler import FOLDER, NativeError, NoCompiler, compiled_library, game_defines
 from engine.position import Position
 from engine.search import _TABLE_LIMIT, TIE, WIN, Searcher, SearchTimeout
-from engine.native.compiler import FOLDER, NativeError, NoCompiler, compiled_library, game_defines
 
 SOURCE = os.path.join(FOLDER, "search.c")
-NATIVE_PASS = NUM_POINTS        # search.c's number for a pass (its PASS define)
+NATIVE_PASS = NUM_POINTS  # search.c's number for a pass (its PASS define)
 # The features in the order search.c computes them: a feature added in Python must be added there.
 # Python 3.12 sums floats with Neumaier's compensation; the evaluator's sum() must be copied exactly.
 COMPENSATED_SUM = sum([1e100, 1.0, -1e100]) == 1.0
-_LIMIT_REACHED, _OUT_OF_MEMORY = 1, 2     # why search.c stopped a search early
+_LIMIT_REACHED, _OUT_OF_MEMORY = 1, 2  # why search.c stopped a search early
 
 
 class NativePosition(ctypes.Structure):
     """search.c's ``pos_t``: ``engine.position.Position``, field for field."""
-    _fields_ = [(name, ctypes.c_uint32) for name in ("own", "opp", "prev_own", "prev_opp")] + \
-               [(name, ctypes.c_int32) for name in ("player", "moves_played", "is_over", "regular")]
+
+    _fields_ = [(name, ctypes.c_uint32) for name in ("own", "opp", "prev_own", "prev_opp")] + [
+        (name, ctypes.c_int32) for name in ("player", "moves_played", "is_over", "regular")
+    ]
 
 
 def native_position(position):
@@ -44,12 +46,19 @@ def native_position(position):
 
 def _flags():
     # -ffp-contract=off: no fused multiply-add, whose single rounding Python never does.
-    defines = {"KOMI": float(KOMI), "BLACK": BLACK, "WHITE": WHITE, "WIN": WIN, "TIE": TIE,
-               "FEATURE_COUNT": len(FEATURES)}
+    defines = {
+        "KOMI": float(KOMI),
+        "BLACK": BLACK,
+        "WHITE": WHITE,
+        "WIN": WIN,
+        "TIE": TIE,
+        "FEATURE_COUNT": len(FEATURES),
+    }
     defines.update(feature_defines())
-    given = game_defines()              # those compiler.py passes every source already
-    return ["-ffp-contract=off"] + ["-D{}=({!r})".format(name, value) for name, value in sorted(defines.items())
-                                    if name not in given]
+    given = game_defines()  # those compiler.py passes every source already
+    return ["-ffp-contract=off"] + [
+        f"-D{name}=({value!r})" for name, value in sorted(defines.items()) if name not in given
+    ]
 
 
 def feature_defines():
@@ -76,28 +85,63 @@ def _declare(library):
         "ls_features": (None, [position, ctypes.POINTER(ctypes.c_double)]),
         "ls_legal_mask": (ctypes.c_uint32, [position]),
         "ls_play": (None, [position, ctypes.c_int, position]),
-        "ls_new": (pointer, [ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_double), ctypes.c_int,
-                             ctypes.c_int, ctypes.c_uint64]),
+        "ls_new": (
+            pointer,
+            [
+                ctypes.POINTER(ctypes.c_double),
+                ctypes.POINTER(ctypes.c_double),
+                ctypes.c_int,
+                ctypes.c_int,
+                ctypes.c_uint64,
+            ],
+        ),
         "ls_free": (None, [pointer]),
         "ls_nodes": (ctypes.c_int64, [pointer]),
         "ls_set_nodes": (None, [pointer, ctypes.c_int64]),
         "ls_table_size": (ctypes.c_uint64, [pointer]),
-        "ls_root": (ctypes.c_int, [pointer, position, ctypes.c_int, ctypes.c_int, ctypes.c_double, ctypes.c_int64,
-                                   ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_double)]),
+        "ls_root": (
+            ctypes.c_int,
+            [
+                pointer,
+                position,
+                ctypes.c_int,
+                ctypes.c_int,
+                ctypes.c_double,
+                ctypes.c_int64,
+                ctypes.POINTER(ctypes.c_int),
+                ctypes.POINTER(ctypes.c_double),
+            ],
+        ),
         "ls_store_root": (ctypes.c_int, [pointer, ctypes.c_int]),
-        "ls_value": (ctypes.c_double, [pointer, position, ctypes.c_int, ctypes.c_double, ctypes.c_double,
-                                       ctypes.c_int, ctypes.c_int, ctypes.c_double, ctypes.c_int64,
-                                       ctypes.POINTER(ctypes.c_int)]),
+        "ls_value": (
+            ctypes.c_double,
+            [
+                pointer,
+                position,
+                ctypes.c_int,
+                ctypes.c_double,
+                ctypes.c_double,
+                ctypes.c_int,
+                ctypes.c_int,
+                ctypes.c_double,
+                ctypes.c_int64,
+                ctypes.POINTER(ctypes.c_int),
+            ],
+        ),
     }
     for name, (result, arguments) in signatures.items():
         function = getattr(library, name)
         function.restype, function.argtypes = result, arguments
     missing = _uncomputed(library)
     if library.ls_feature_count() != len(FEATURES) or missing:
-        raise NativeError("search.c does not compute the feature{} {} of engine.features' FEATURE_TABLE: add {} "
-                          "to feature_values in engine/native/search_features.h".format(
-                              "s" if len(missing) > 1 else "", ", ".join(missing),
-                              ", ".join("f[FEATURE_{}] = ...".format(name.upper()) for name in missing)))
+        raise NativeError(
+            "search.c does not compute the feature{} {} of engine.features' FEATURE_TABLE: add {} "
+            "to feature_values in engine/native/search_features.h".format(
+                "s" if len(missing) > 1 else "",
+                ", ".join(missing),
+                ", ".join(f"f[FEATURE_{name.upper()}] = ..." for name in missing),
+            )
+        )
     return library
 
 
@@ -114,7 +158,7 @@ def native_library():
     try:
         return _declare(ctypes.CDLL(path))
     except OSError:
-        os.unlink(path)                 # a damaged cached library: compile it again
+        os.unlink(path)  # a damaged cached library: compile it again
         return _declare(ctypes.CDLL(compiled_search()))
 
 
@@ -128,7 +172,7 @@ def native_available():
     return True
 
 
-_WARNED = []        # a process warns once that it searches in Python
+_WARNED = []  # a process warns once that it searches in Python
 
 
 def searcher_class(stream=None):
@@ -136,11 +180,12 @@ def searcher_class(stream=None):
     slower) with a one-line warning on ``stream`` (stderr), once in a process."""
     try:
         native_library()
-    except NoCompiler as error:         # anything else (a failed build, a mismatch) is a defect: it raises
+    except NoCompiler as error:  # anything else (a failed build, a mismatch) is a defect: it raises
         if not _WARNED:
             _WARNED.append(True)
-            (stream or sys.stderr).write("littlego: searching in Python, the compiled searcher is unavailable: "
-                                         "{}\n".format(str(error).splitlines()[0]))
+            (stream or sys.stderr).write(
+                f"littlego: searching in Python, the compiled searcher is unavailable: {str(error).splitlines()[0]}\n"
+            )
         return Searcher
     return NativeSearcher
 
@@ -161,11 +206,15 @@ class NativeSearcher(Searcher):
         library = native_library()
         # make_evaluator's split, at every ply: the captures term apart, a 0.0 in its place in the static sum
         captures = FEATURES.index("captures")
-        static = [w for vector in table for w in vector[:captures] + (0.0,) + vector[captures + 1:]]
+        static = [w for vector in table for w in vector[:captures] + (0.0,) + vector[captures + 1 :]]
         captures_weights = [vector[captures] for vector in table]
-        handle = library.ls_new((ctypes.c_double * len(static))(*static),
-                                (ctypes.c_double * len(captures_weights))(*captures_weights), COMPENSATED_SUM,
-                                -1 if shape_depth is None else shape_depth, table_limit)
+        handle = library.ls_new(
+            (ctypes.c_double * len(static))(*static),
+            (ctypes.c_double * len(captures_weights))(*captures_weights),
+            COMPENSATED_SUM,
+            -1 if shape_depth is None else shape_depth,
+            table_limit,
+        )
         if not handle:
             raise MemoryError("the compiled searcher could not allocate its transposition table")
         self._library, self._handle = library, handle
@@ -189,8 +238,7 @@ class NativeSearcher(Searcher):
         return self._library.ls_table_size(self._handle)
 
     def _limits(self):
-        return (-1.0 if self.deadline is None else self.deadline,
-                -1 if self.node_stop is None else self.node_stop)
+        return (-1.0 if self.deadline is None else self.deadline, -1 if self.node_stop is None else self.node_stop)
 
     def _stopped(self, reason):
         if reason == _LIMIT_REACHED:
@@ -200,8 +248,15 @@ class NativeSearcher(Searcher):
     def _root(self, position, depth):
         best = (ctypes.c_int * (NUM_POINTS + 1))()
         value = ctypes.c_double()
-        found = self._library.ls_root(self._handle, native_position(position), depth, self.rng is not None,
-                                      *self._limits(), best, ctypes.byref(value))
+        found = self._library.ls_root(
+            self._handle,
+            native_position(position),
+            depth,
+            self.rng is not None,
+            *self._limits(),
+            best,
+            ctypes.byref(value),
+        )
         if found < 0:
             self._stopped(-found)
         best_moves = [PASS if move == NATIVE_PASS else move for move in best[:found]]
@@ -212,8 +267,17 @@ class NativeSearcher(Searcher):
 
     def _negamax(self, position, depth, alpha, beta, ply, captured):
         stopped = ctypes.c_int()
-        value = self._library.ls_value(self._handle, native_position(position), depth, alpha, beta, ply, captured,
-                                       *self._limits(), ctypes.byref(stopped))
+        value = self._library.ls_value(
+            self._handle,
+            native_position(position),
+            depth,
+            alpha,
+            beta,
+            ply,
+            captured,
+            *self._limits(),
+            ctypes.byref(stopped),
+        )
         if stopped.value:
             self._stopped(stopped.value)
         return value

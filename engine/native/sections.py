@@ -7,19 +7,24 @@ walks every position a book-following side meets, and ``check_book`` reports whe
 no move or (with a solver) loses the win.
 """
 
-from collections import namedtuple
+from typing import NamedTuple, Optional
 
 from engine.book import BookError, book_key
 from engine.constants import PASS, WINNING_FIRST_POINT, colour_word
 from engine.coords import move_to_text as describe_move
-from engine.position import Position
 from engine.native.solver import describe_position, position_from_text
+from engine.position import Position
 
 
-BookSection = namedtuple("BookSection", "side start max_ply provenance")
-BookSection.__doc__ = """A line a book serves: the ``side`` ("black" or "white") that follows it from the
-``start`` position, with a move for every position it can meet up to ``max_ply``; ``provenance``:
-how it was made (the commands, the solver's nodes)."""
+class BookSection(NamedTuple):
+    """A line a book serves: the ``side`` ("black" or "white") that follows it from the
+    ``start`` position, with a move for every position it can meet up to ``max_ply``; ``provenance``:
+    how it was made (the commands, the solver's nodes)."""
+
+    side: str
+    start: Position
+    max_ply: int
+    provenance: Optional[dict]
 
 
 def book_sections(book):
@@ -35,21 +40,35 @@ def book_sections(book):
         try:
             start = position_from_text(text) if text else Position.initial()
         except ValueError as error:
-            raise BookError("{}: {}the book's start {!r} is not a position: {}".format(
-                book.path, "section {}: ".format(number) if len(fields) > 1 else "", text, error))
-        sections.append(BookSection(colour_word(start.player), start, field.get("max_ply", 0),
-                                    dict(field.get("provenance") or {})))
+            raise BookError(
+                "{}: {}the book's start {!r} is not a position: {}".format(
+                    book.path, f"section {number}: " if len(fields) > 1 else "", text, error
+                )
+            )
+        sections.append(
+            BookSection(colour_word(start.player), start, field.get("max_ply", 0), dict(field.get("provenance") or {}))
+        )
     return sections
 
 
 def with_sections(info, sections):
     """``info`` (a book's header) describing ``sections``: a "sections" list, written in the order
     given, in place of any one section's fields at the top."""
-    legacy = "sections" not in info         # its provenance at the top was its one section's
-    info = {name: value for name, value in info.items()
-            if name not in ("side", "start", "max_ply", "sections") and not (legacy and name == "provenance")}
-    info["sections"] = [{"side": section.side, "start": describe_position(section.start),
-                         "max_ply": section.max_ply, "provenance": section.provenance} for section in sections]
+    legacy = "sections" not in info  # its provenance at the top was its one section's
+    info = {
+        name: value
+        for name, value in info.items()
+        if name not in ("side", "start", "max_ply", "sections") and not (legacy and name == "provenance")
+    }
+    info["sections"] = [
+        {
+            "side": section.side,
+            "start": describe_position(section.start),
+            "max_ply": section.max_ply,
+            "provenance": section.provenance,
+        }
+        for section in sections
+    ]
     return info
 
 
@@ -86,7 +105,7 @@ def book_positions(book, max_ply=None, start=None):
         walks = [(start, max_ply if max_ply is not None else max(s.max_ply for s in book_sections(book)))]
     else:
         walks = [(s.start, s.max_ply if max_ply is None else max_ply) for s in book_sections(book)]
-    book.moves              # the table of every entry, built once: a walk asks for every position
+    _ = book.moves  # the table of every entry, built once: a walk asks for every position
     seen = set()
     for origin, last in walks:
         frontier = [origin]

@@ -9,18 +9,17 @@ tested against ``engine.position`` (tests/test_native.py).
 
 import subprocess
 
-from engine.errors import InvalidInput
 from engine.constants import PASS
-from engine.position import Position
+from engine.errors import InvalidInput
 from engine.native.compiler import DEFAULT_TABLE_BITS, NativeError, compiled_solver, game_defines
+from engine.position import Position
 
-NATIVE_PASS = game_defines()["PASS"]      # the C program's number for a pass
+NATIVE_PASS = game_defines()["PASS"]  # the C program's number for a pass
 
 
 def describe_position(position):
     """The C program's text of a position: colour, ply, previous board, current board."""
-    return "{} {} {} {}".format(position.player, position.moves_played, position.previous_string(),
-                                position.board_string())
+    return f"{position.player} {position.moves_played} {position.previous_string()} {position.board_string()}"
 
 
 def position_from_text(text):
@@ -36,7 +35,7 @@ def _move_of(number):
     return PASS if number == NATIVE_PASS else number
 
 
-class NativeSolver(object):
+class NativeSolver:
     """A running compiled solver; its transposition table lasts as long as the process.
 
     ``table_bits``: log2 of the table's buckets of four entries (8 bytes each): 22 takes
@@ -44,9 +43,14 @@ class NativeSolver(object):
     """
 
     def __init__(self, table_bits=DEFAULT_TABLE_BITS):
-        self.process = subprocess.Popen([compiled_solver(), str(table_bits)], stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                        universal_newlines=True, bufsize=1)
+        self.process = subprocess.Popen(
+            [compiled_solver(), str(table_bits)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            universal_newlines=True,
+            bufsize=1,
+        )
         self.nodes = 0
 
     def _ask(self, line):
@@ -54,14 +58,14 @@ class NativeSolver(object):
             self.process.stdin.write(line + "\n")
             self.process.stdin.flush()
         except (BrokenPipeError, OSError) as error:
-            raise NativeError("the compiled solver stopped ({})".format(error))
+            raise NativeError(f"the compiled solver stopped ({error})")
         answer = self.process.stdout.readline()
         if answer and not answer.startswith("error"):
             self._read_stats()
         if not answer:
-            raise NativeError("the compiled solver stopped without answering {!r}".format(line))
+            raise NativeError(f"the compiled solver stopped without answering {line!r}")
         if answer.startswith("error"):
-            raise NativeError("the compiled solver refused {!r}: {}".format(line, answer.strip()))
+            raise NativeError(f"the compiled solver refused {line!r}: {answer.strip()}")
         return answer.strip()
 
     def _read_stats(self):
@@ -93,11 +97,12 @@ class NativeSolver(object):
         """(position, winning move) for every position up to ``max_ply`` that the side to move at
         ``start`` (Black at the empty board by default) meets if it plays these moves."""
         try:
-            self.process.stdin.write("book {}{}\n".format(
-                max_ply, " " + describe_position(start) if start is not None else ""))
+            self.process.stdin.write(
+                "book {}{}\n".format(max_ply, " " + describe_position(start) if start is not None else "")
+            )
             self.process.stdin.flush()
         except (BrokenPipeError, OSError) as error:
-            raise NativeError("the compiled solver stopped ({})".format(error))
+            raise NativeError(f"the compiled solver stopped ({error})")
         while True:
             line = self.process.stdout.readline()
             if not line:

@@ -20,11 +20,11 @@ import os
 import re
 
 import engine
-from engine.errors import InvalidInput
 from engine.common.pools import process_pool
+from engine.errors import InvalidInput
 
 MAX_LOCAL_WORKERS = 256
-SCHEDULER_FORMS = "local:N (N from 1 to {}) or tcp://HOST:PORT (PORT from 1 to 65535)".format(MAX_LOCAL_WORKERS)
+SCHEDULER_FORMS = f"local:N (N from 1 to {MAX_LOCAL_WORKERS}) or tcp://HOST:PORT (PORT from 1 to 65535)"
 _LOCAL = re.compile(r"^local:([0-9]{1,9})$")
 _TCP = re.compile(r"^tcp://([A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]):([0-9]{1,9})$")
 
@@ -36,16 +36,18 @@ class ExecutorError(RuntimeError):
 def check_scheduler(text):
     """``text`` if it is a scheduler spec Dask can use; ValueError saying what the forms are."""
     if not isinstance(text, str):
-        raise InvalidInput("{!r} is not a scheduler: expected {}".format(text, SCHEDULER_FORMS))
+        raise InvalidInput(f"{text!r} is not a scheduler: expected {SCHEDULER_FORMS}")
     if text.startswith("tls://"):
-        raise InvalidInput("{!r}: a tls:// scheduler needs certificates, which littlego does not pass; "
-                         "use tcp:// inside a trusted network".format(text))
+        raise InvalidInput(
+            f"{text!r}: a tls:// scheduler needs certificates, which littlego does not pass; "
+            "use tcp:// inside a trusted network"
+        )
     local, tcp = _LOCAL.match(text), _TCP.match(text)
     if local and 1 <= int(local.group(1)) <= MAX_LOCAL_WORKERS:
         return text
     if tcp and 1 <= int(tcp.group(2)) <= 65535:
         return text
-    raise InvalidInput("{!r} is not a scheduler: expected {}".format(text, SCHEDULER_FORMS))
+    raise InvalidInput(f"{text!r} is not a scheduler: expected {SCHEDULER_FORMS}")
 
 
 def project_fingerprint():
@@ -75,7 +77,7 @@ def apply_all(function, items):
     return [function(item) for item in items]
 
 
-class LocalPool(object):
+class LocalPool:
     """The local process pool: ``workers`` forked processes."""
 
     def __init__(self, workers):
@@ -97,7 +99,7 @@ class LocalPool(object):
         return {"executor": "local pool", "workers": self.workers, "threads": self.workers}
 
 
-class DaskExecutor(object):
+class DaskExecutor:
     """A Dask cluster through ``distributed.Client``: tasks are rescheduled when a worker dies."""
 
     def __init__(self, scheduler):
@@ -105,21 +107,27 @@ class DaskExecutor(object):
         self.client = self.cluster = None
 
     def __enter__(self):
-        import distributed           # only the Dask executor needs it, and it is slow to import
+        import distributed  # only the Dask executor needs it, and it is slow to import
+
         # Dask's own log would print tracebacks for what ends here as one clear ExecutorError.
         for name in ["distributed"] + [n for n in logging.root.manager.loggerDict if n.startswith("distributed.")]:
             logging.getLogger(name).setLevel(logging.CRITICAL)
         try:
             if self.scheduler.startswith("local:"):
                 self.cluster = distributed.LocalCluster(
-                    n_workers=int(self.scheduler[6:]), threads_per_worker=1, processes=True,
-                    host="127.0.0.1", dashboard_address="127.0.0.1:0", silence_logs=logging.CRITICAL)
+                    n_workers=int(self.scheduler[6:]),
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address="127.0.0.1:0",
+                    silence_logs=logging.CRITICAL,
+                )
                 self.client = distributed.Client(self.cluster)
             else:
                 self.client = distributed.Client(self.scheduler, timeout="20s")
         except (OSError, TimeoutError) as error:
             self.__exit__(None, None, None)
-            raise ExecutorError("cannot reach the Dask scheduler at {}: {}".format(self.scheduler, error))
+            raise ExecutorError(f"cannot reach the Dask scheduler at {self.scheduler}: {error}")
         self._check_workers()
         return self
 
@@ -131,16 +139,20 @@ class DaskExecutor(object):
         try:
             theirs = self.client.run(project_fingerprint, on_error="return")
         except Exception as error:
-            raise ExecutorError("cannot check the workers of {}: {}".format(self.scheduler, error))
+            raise ExecutorError(f"cannot check the workers of {self.scheduler}: {error}")
         for address, fingerprint in sorted(theirs.items()):
             if isinstance(fingerprint, BaseException):
-                raise ExecutorError("Dask worker {} cannot run littlego ({}: {}); install this project there "
-                                    "(pip install .) and restart the worker".format(
-                                        address, type(fingerprint).__name__, fingerprint))
+                raise ExecutorError(
+                    f"Dask worker {address} cannot run littlego ({type(fingerprint).__name__}: {fingerprint}); "
+                    "install this project there "
+                    "(pip install .) and restart the worker"
+                )
             if fingerprint != mine:
-                raise ExecutorError("Dask worker {} runs another version of littlego (sources {} here, {} there); "
-                                    "install this version there and restart the worker".format(
-                                        address, mine, fingerprint))
+                raise ExecutorError(
+                    f"Dask worker {address} runs another version of littlego (sources {mine} here, {fingerprint} "
+                    "there); "
+                    "install this version there and restart the worker"
+                )
 
     def __exit__(self, *exc):
         for thing in (self.client, self.cluster):
@@ -159,22 +171,22 @@ class DaskExecutor(object):
         the scheduler's cost one by one; a chunk lost with its worker is run again elsewhere.
         """
         import distributed
+
         items = list(items)
         workers = max(len(self.client.scheduler_info()["workers"]), 1)
         size = max(1, -(-len(items) // (workers * CHUNKS_PER_WORKER)))
-        chunks = [items[k:k + size] for k in range(0, len(items), size)]
+        chunks = [items[k : k + size] for k in range(0, len(items), size)]
         try:
             futures = self.client.map(apply_all, [function] * len(chunks), chunks, pure=False)
         except Exception as error:
-            raise ExecutorError("the Dask scheduler at {} went away: {}".format(self.scheduler, error))
+            raise ExecutorError(f"the Dask scheduler at {self.scheduler} went away: {error}")
         try:
             for future in futures:
-                for result in future.result():
-                    yield result
+                yield from future.result()
         except distributed.client.FutureCancelledError as error:
-            raise ExecutorError("the Dask scheduler at {} went away: {}".format(self.scheduler, error))
+            raise ExecutorError(f"the Dask scheduler at {self.scheduler} went away: {error}")
         except (OSError, TimeoutError, distributed.comm.CommClosedError) as error:
-            raise ExecutorError("the Dask scheduler at {} went away: {}".format(self.scheduler, error))
+            raise ExecutorError(f"the Dask scheduler at {self.scheduler} went away: {error}")
         finally:
             for future in futures:
                 future.release()
@@ -182,8 +194,13 @@ class DaskExecutor(object):
     def describe(self):
         info = self.client.scheduler_info()
         threads = sum(worker.get("nthreads", 1) for worker in info["workers"].values())
-        return {"executor": "dask", "scheduler": self.scheduler, "workers": len(info["workers"]),
-                "threads": threads, "dashboard": self.client.dashboard_link}
+        return {
+            "executor": "dask",
+            "scheduler": self.scheduler,
+            "workers": len(info["workers"]),
+            "threads": threads,
+            "dashboard": self.client.dashboard_link,
+        }
 
 
 def executor(scheduler=None, workers=1):

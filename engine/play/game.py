@@ -6,19 +6,30 @@ the board), an exception inside an in-process player, a move over the CPU limit 
 illegal placement loses the game for that player, with the reason in the record.
 """
 
-from collections import namedtuple
+from typing import List, NamedTuple, Optional, Tuple
 
 from engine.bitboard import count
-from engine.constants import BLACK, WHITE, COURSE_CPU_LIMIT, colour_word, opponent
+from engine.common.seeds import derive_seed
+from engine.constants import BLACK, COURSE_CPU_LIMIT, WHITE, colour_word, opponent
 from engine.coords import is_move, move_to_text
+from engine.players.base import PlayerFault, Reason
 from engine.playout import random_opening
 from engine.position import IllegalMove
-from engine.players.base import PlayerFault, Reason
-from engine.common.seeds import derive_seed
 
-GameRecord = namedtuple("GameRecord", "black white winner reason detail moves black_stones white_stones cpu")
-GameRecord.__doc__ = """One game: specs, winner colour, how it ended (a Reason) and why,
-the moves as course text, final stones, and CPU seconds per move as (colour, seconds)."""
+
+class GameRecord(NamedTuple):
+    """One game: specs, winner colour, how it ended (a Reason) and why,
+    the moves as course text, final stones, and CPU seconds per move as (colour, seconds)."""
+
+    black: str
+    white: str
+    winner: Optional[int]
+    reason: Reason
+    detail: str
+    moves: List[str]
+    black_stones: int
+    white_stones: int
+    cpu: List[Tuple[int, float]]
 
 
 def play_game(black, white, seed=0, opening_plies=0, opening_seed=None, cpu_limit=COURSE_CPU_LIMIT):
@@ -51,9 +62,17 @@ def play_game(black, white, seed=0, opening_plies=0, opening_seed=None, cpu_limi
         white.close()
     reason, detail, loser = fault or (Reason.END, "", None)
     winner = opponent(loser) if loser else position.winner
-    return GameRecord(black.spec, white.spec, winner, reason,
-                      "{} {}".format(colour_word(loser).capitalize(), detail) if loser else "",
-                      moves, count(position.black), count(position.white), cpu)
+    return GameRecord(
+        black.spec,
+        white.spec,
+        winner,
+        reason,
+        f"{colour_word(loser).capitalize()} {detail}" if loser else "",
+        moves,
+        count(position.black),
+        count(position.white),
+        cpu,
+    )
 
 
 def _start(player, colour, seed):
@@ -62,8 +81,8 @@ def _start(player, colour, seed):
         player.new_game(colour, derive_seed(seed, colour))
     except PlayerFault as fault:
         return fault.reason, "at set-up: " + fault.detail, colour
-    except Exception as error:          # an in-process player's bug loses its game only
-        return Reason.CRASH, "at set-up: {}: {}".format(type(error).__name__, error), colour
+    except Exception as error:  # an in-process player's bug loses its game only
+        return Reason.CRASH, f"at set-up: {type(error).__name__}: {error}", colour
     return None
 
 
@@ -74,10 +93,10 @@ def _ask(player, colour, position, cpu_limit):
         move, seconds = player.timed_move(position)
     except PlayerFault as fault:
         return None, (fault.reason, fault.detail, colour)
-    except Exception as error:          # an in-process player's bug loses its game only
-        return None, (Reason.CRASH, "{}: {}".format(type(error).__name__, error), colour)
+    except Exception as error:  # an in-process player's bug loses its game only
+        return None, (Reason.CRASH, f"{type(error).__name__}: {error}", colour)
     if seconds > cpu_limit:
-        return None, (Reason.TIMEOUT, "{:.2f} s of CPU".format(seconds), colour)
+        return None, (Reason.TIMEOUT, f"{seconds:.2f} s of CPU", colour)
     if not is_move(move):
-        return None, (Reason.BAD_OUTPUT, "{!r} is not a point or PASS".format(move), colour)
+        return None, (Reason.BAD_OUTPUT, f"{move!r} is not a point or PASS", colour)
     return (move, seconds), None

@@ -19,7 +19,7 @@ class JournalError(UserError, ValueError):
     """A journal that cannot be continued; the message names the file and why."""
 
 
-class Journal(object):
+class Journal:
     """The games of a match so far (``games``), and a way to add the next one (``append``)."""
 
     def __init__(self, path, settings, games):
@@ -37,13 +37,15 @@ class Journal(object):
             lines = handle.read().split(b"\n")
         header = _line(lines[0], path, 1)
         if not isinstance(header, dict) or header.pop("format", None) != FORMAT:
-            raise JournalError("{}: not a match journal ({})".format(path, FORMAT))
+            raise JournalError(f"{path}: not a match journal ({FORMAT})")
         for name in sorted(set(header) | set(settings)):
             if header.get(name) != settings.get(name):
-                raise JournalError("{}: a match with {} {!r}, not {!r}: continue it with the settings it was "
-                                   "started with, or name a new file".format(path, name, header.get(name),
-                                                                             settings.get(name)))
-        games, kept = [], len(lines[0]) + 1                 # bytes of the lines kept
+                raise JournalError(
+                    f"{path}: a match with {name} {header.get(name)!r}, not {settings.get(name)!r}: continue it "
+                    "with the settings it was "
+                    "started with, or name a new file"
+                )
+        games, kept = [], len(lines[0]) + 1  # bytes of the lines kept
         for number, line in enumerate(lines[1:], 2):
             try:
                 if line.strip():
@@ -51,9 +53,9 @@ class Journal(object):
             except JournalError:
                 if any(rest.strip() for rest in lines[number:]):
                     raise
-                break                                       # the last line, cut off by a kill
+                break  # the last line, cut off by a kill
             kept += len(line) + 1
-        with open(path, "r+b") as handle:                   # a cut-off line goes before the next game comes
+        with open(path, "r+b") as handle:  # a cut-off line goes before the next game comes
             handle.truncate(min(kept, os.path.getsize(path)))
         return cls(path, settings, games)
 
@@ -71,7 +73,7 @@ def _line(raw, path, number):
     try:
         return json.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError):
-        raise JournalError("{}:{}: not a JSON line".format(path, number))
+        raise JournalError(f"{path}:{number}: not a JSON line")
 
 
 def _game(record, game_type, index, path, number):
@@ -79,7 +81,7 @@ def _game(record, game_type, index, path, number):
     try:
         game = game_type(**dict(record, reason=Reason(record["reason"]), cpu=[tuple(c) for c in record["cpu"]]))
     except (TypeError, KeyError, ValueError) as error:
-        raise JournalError("{}:{}: not a game of this match ({})".format(path, number, error))
+        raise JournalError(f"{path}:{number}: not a game of this match ({error})")
     if game.index != index:
-        raise JournalError("{}:{}: game {} where game {} was due".format(path, number, game.index, index))
+        raise JournalError(f"{path}:{number}: game {game.index} where game {index} was due")
     return game

@@ -10,38 +10,54 @@ seed, game index, colours), so a match replays exactly.
 import math
 import os
 import time
-from collections import Counter, namedtuple
-from dataclasses import dataclass
-from typing import Dict, List, Optional
+from collections import Counter
+from typing import Dict, List, NamedTuple, Optional
 
 from tqdm import tqdm
 
+from engine.common.seeds import derive_seed
+from engine.constants import BLACK, COURSE_CPU_LIMIT, WHITE, colour_word
 from engine.errors import InvalidInput
-from engine.constants import BLACK, WHITE, COURSE_CPU_LIMIT, colour_word
-from engine.protocol import write_atomic
+from engine.play.executors import executor
 from engine.play.game import GameRecord, play_game
 from engine.play.journal import Journal
+from engine.play.sgf import game_sgf, result_text
 from engine.play.stats import SprtState, elo_with_margin, sprt_state, wilson_interval
 from engine.players.base import Reason
-from engine.play.executors import executor
-from engine.play.sgf import game_sgf, result_text
 from engine.players.specs import make_player
-from engine.common.seeds import derive_seed
+from engine.protocol import write_atomic
+from engine.sandbox.limits import Limits
 
-class MatchGame(namedtuple("MatchGame", GameRecord._fields + ("index", "a_colour"))):
+# A MatchGame's fields: a GameRecord's, then the match's own two.
+_MatchGameFields = NamedTuple(
+    "_MatchGameFields", [*GameRecord.__annotations__.items(), ("index", int), ("a_colour", int)]
+)
+
+
+class MatchGame(_MatchGameFields):
     """One game of a match: its GameRecord's fields, the game's index and A's colour in it."""
 
     __slots__ = ()
 
     @property
     def a_won(self):
+        """Whether A (the match's first player) won this game."""
         return self.winner == self.a_colour
 
 
-GameJob = namedtuple("GameJob", "index spec_a spec_b seed opening_plies cpu_limit fixed limits", defaults=(None,))
-GameJob.__doc__ = """One game of a match: its index, the specs, the match seed, random opening plies, the CPU
-limit a move, A's colour in every game (``fixed``; None: alternating) and the program players'
-sandbox Limits (None: the defaults)."""
+class GameJob(NamedTuple):
+    """One game of a match: its index, the specs, the match seed, random opening plies, the CPU
+    limit a move, A's colour in every game (``fixed``; None: alternating) and the program players'
+    sandbox Limits (None: the defaults)."""
+
+    index: int
+    spec_a: str
+    spec_b: str
+    seed: int
+    opening_plies: int
+    cpu_limit: float
+    fixed: Optional[int]
+    limits: Optional[Limits] = None
 
 
 def game_job(job):
@@ -50,14 +66,18 @@ def game_job(job):
     a_colour = job.fixed or (BLACK if job.index % 2 == 0 else WHITE)
     black_spec, white_spec = (job.spec_a, job.spec_b) if a_colour == BLACK else (job.spec_b, job.spec_a)
     black, white = (make_player(spec, job.cpu_limit, limits=job.limits) for spec in (black_spec, white_spec))
-    record = play_game(black, white, seed=derive_seed(job.seed, job.index), opening_plies=job.opening_plies,
-                       opening_seed=derive_seed(job.seed, job.index if job.fixed else job.index // 2),
-                       cpu_limit=job.cpu_limit)
+    record = play_game(
+        black,
+        white,
+        seed=derive_seed(job.seed, job.index),
+        opening_plies=job.opening_plies,
+        opening_seed=derive_seed(job.seed, job.index if job.fixed else job.index // 2),
+        cpu_limit=job.cpu_limit,
+    )
     return MatchGame(*record, index=job.index, a_colour=a_colour)
 
 
-@dataclass
-class MatchSummary:
+class MatchSummary(NamedTuple):
     """A match's figures, by player name (``a`` and ``b``: the specs, numbered when they are equal)."""
 
     a: str
@@ -67,11 +87,11 @@ class MatchSummary:
     wins_by_colour: Dict[str, Dict[str, int]]
     a_win_rate: float
     a_win_rate_95ci: List[float]
-    elo: Optional[float]                     # None where one-sided results leave it unbounded
+    elo: Optional[float]  # None where one-sided results leave it unbounded
     elo_95_margin: Optional[float]
     a_mean_stone_margin: float
     cpu_per_move: Dict[str, Dict[str, float]]
-    end: Dict[str, int]                      # games by how they ended (every Reason)
+    end: Dict[str, int]  # games by how they ended (every Reason)
     faults: List[str]
     seconds: float = 0.0
     seed: int = 1
@@ -79,11 +99,11 @@ class MatchSummary:
     jobs: int = 1
     a_colour: str = "alternating"
     sprt: Optional[SprtState] = None
-    interrupted: Optional[str] = None        # "after N of M games" when Ctrl-C ended it
+    interrupted: Optional[str] = None  # "after N of M games" when Ctrl-C ended it
 
     def to_json(self):
         """The summary as one JSON-ready object (no ``sprt``/``interrupted`` where there are none)."""
-        document = {name: value for name, value in vars(self).items() if value is not None}
+        document = {name: value for name, value in self._asdict().items() if value is not None}
         if self.sprt is not None:
             document["sprt"] = self.sprt.to_json()
         return document
@@ -106,16 +126,23 @@ def summarise(spec_a, spec_b, results):
     elo, elo_margin = elo_with_margin(a_wins, games) if games else (math.nan, math.nan)
     ends = Counter(r.reason for r in results)
     return MatchSummary(
-        a=name_a, b=name_b, games=games, wins={name_a: a_wins, name_b: games - a_wins},
-        wins_by_colour=by_colour, a_win_rate=a_wins / games if games else 0.0, a_win_rate_95ci=[low, high],
+        a=name_a,
+        b=name_b,
+        games=games,
+        wins={name_a: a_wins, name_b: games - a_wins},
+        wins_by_colour=by_colour,
+        a_win_rate=a_wins / games if games else 0.0,
+        a_win_rate_95ci=[low, high],
         # JSON has no infinity: an Elo difference that one-sided results leave unbounded is None.
         elo=elo if math.isfinite(elo) else None,
         elo_95_margin=elo_margin if math.isfinite(elo_margin) else None,
         a_mean_stone_margin=sum(margins) / games if games else 0.0,
-        cpu_per_move={name: {"mean": (sum(s) / len(s)) if s else 0.0, "max": max(s) if s else 0.0}
-                      for name, s in cpu.items()},
+        cpu_per_move={
+            name: {"mean": (sum(s) / len(s)) if s else 0.0, "max": max(s) if s else 0.0} for name, s in cpu.items()
+        },
         end={reason.value: ends.get(reason, 0) for reason in Reason},
-        faults=[r.detail for r in results if r.reason != Reason.END][:20])
+        faults=[r.detail for r in results if r.reason != Reason.END][:20],
+    )
 
 
 def match_sprt(results, elo0, elo1):
@@ -124,9 +151,22 @@ def match_sprt(results, elo0, elo1):
     return sprt_state(wins, len(results) - wins, elo0, elo1)
 
 
-def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
-              cpu_limit=COURSE_CPU_LIMIT, progress=True, sgf_dir=None, scheduler=None, sprt=None,
-              a_colour=None, journal=None, limits=None):
+def run_match(
+    spec_a,
+    spec_b,
+    games,
+    jobs=None,
+    seed=1,
+    opening_plies=0,
+    cpu_limit=COURSE_CPU_LIMIT,
+    progress=True,
+    sgf_dir=None,
+    scheduler=None,
+    sprt=None,
+    a_colour=None,
+    journal=None,
+    limits=None,
+):
     """Play the match; (MatchSummary, the MatchGames in game order).
 
     ``a_colour``: BLACK or WHITE gives A that colour in every game (default: alternating).
@@ -148,13 +188,14 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
     ``limits``: how program players run (a sandbox.Limits; None: the defaults).
     """
     for spec in (spec_a, spec_b):
-        make_player(spec).close()            # a bad spec fails here, before any worker starts
+        make_player(spec).close()  # a bad spec fails here, before any worker starts
     if sprt and a_colour:
         raise InvalidInput("the SPRT compares colour-swapped pairs: it needs alternating colours")
     jobs = jobs or os.cpu_count() or 1
     if journal is not None:
-        journal = Journal.open(journal, _settings(spec_a, spec_b, games, seed, opening_plies, cpu_limit, a_colour,
-                                                  sprt), MatchGame)
+        journal = Journal.open(
+            journal, _settings(spec_a, spec_b, games, seed, opening_plies, cpu_limit, a_colour, sprt), MatchGame
+        )
     work = [GameJob(k, spec_a, spec_b, seed, opening_plies, cpu_limit, a_colour, limits) for k in range(games)]
     progress, bar = _bar(spec_a, spec_b, games) if progress is True else (progress, None)
     started = time.time()
@@ -165,19 +206,24 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
     except KeyboardInterrupt:
         if not results:
             raise
-        interrupted = True                  # Ctrl-C: the games finished so far are the match
+        interrupted = True  # Ctrl-C: the games finished so far are the match
     finally:
-        stream.close()                      # an SPRT's decision leaves games unplayed: the workers end
+        stream.close()  # an SPRT's decision leaves games unplayed: the workers end
         if bar:
             bar.close()
     results.sort(key=lambda r: r.index)
     summary = summarise(spec_a, spec_b, results)
-    summary.seconds, summary.seed, summary.random_opening, summary.jobs = time.time() - started, seed, opening_plies, jobs
-    summary.a_colour = colour_word(a_colour) if a_colour else "alternating"
+    summary = summary._replace(
+        seconds=time.time() - started,
+        seed=seed,
+        random_opening=opening_plies,
+        jobs=jobs,
+        a_colour=colour_word(a_colour) if a_colour else "alternating",
+    )
     if sprt:
-        summary.sprt = test or match_sprt(results, *sprt)
+        summary = summary._replace(sprt=test or match_sprt(results, *sprt))
     if interrupted:
-        summary.interrupted = "after {} of {} games".format(len(results), games)
+        summary = summary._replace(interrupted=f"after {len(results)} of {games} games")
     if sgf_dir:
         write_sgf_games(sgf_dir, results)
     return summary, results
@@ -185,18 +231,27 @@ def run_match(spec_a, spec_b, games, jobs=None, seed=1, opening_plies=0,
 
 def _bar(spec_a, spec_b, games):
     """(a progress function drawing a bar with A's score, the bar)."""
-    bar = tqdm(total=games, unit="game", desc="{} vs {}".format(spec_a, spec_b), leave=False)
+    bar = tqdm(total=games, unit="game", desc=f"{spec_a} vs {spec_b}", leave=False)
 
     def progress(done, total, test, a_wins):
-        bar.set_postfix_str("{} {}-{}".format(spec_a, a_wins, done - a_wins), refresh=False)
+        bar.set_postfix_str(f"{spec_a} {a_wins}-{done - a_wins}", refresh=False)
         bar.update(1)
+
     return progress, bar
 
 
 def _settings(spec_a, spec_b, games, seed, opening_plies, cpu_limit, a_colour, sprt):
     """What makes a match the match it is, as its journal records it."""
-    return {"a": spec_a, "b": spec_b, "games": games, "seed": seed, "random_opening": opening_plies,
-            "cpu_limit": cpu_limit, "a_colour": a_colour, "sprt": list(sprt) if sprt else None}
+    return {
+        "a": spec_a,
+        "b": spec_b,
+        "games": games,
+        "seed": seed,
+        "random_opening": opening_plies,
+        "cpu_limit": cpu_limit,
+        "a_colour": a_colour,
+        "sprt": list(sprt) if sprt else None,
+    }
 
 
 def stream_games(work, jobs=1, scheduler=None, journal=None, function=None):
@@ -205,16 +260,15 @@ def stream_games(work, jobs=1, scheduler=None, journal=None, function=None):
     ``jobs`` is 1 and there is no scheduler), each kept in the journal as it comes. Every caller
     that plays many games plays them through here."""
     played = list(journal.games) if journal is not None else []
-    for game in played:
-        yield game
-    rest = work[len(played):]
+    yield from played
+    rest = work[len(played) :]
     if not rest:
         return
-    function = function or game_job             # looked up when called: tests replace it
+    function = function or game_job  # looked up when called: tests replace it
     if jobs == 1 and scheduler is None:
         yield from _kept(map(function, rest), journal)
     else:
-        with executor(scheduler, jobs) as games_executor:        # results come in game order
+        with executor(scheduler, jobs) as games_executor:  # results come in game order
             yield from _kept(games_executor.map(function, rest), journal)
 
 
@@ -262,45 +316,58 @@ def write_sgf_games(directory, results):
     if not os.path.isdir(directory):
         os.makedirs(directory)
     for r in results:
-        record = game_sgf(r.moves, r.black, r.white,
-                          result_text(r.winner, r.black_stones, r.white_stones, r.reason != Reason.END),
-                          r.detail or None)
-        write_atomic(os.path.join(directory, "game-{:04d}.sgf".format(r.index)), record)
+        record = game_sgf(
+            r.moves,
+            r.black,
+            r.white,
+            result_text(r.winner, r.black_stones, r.white_stones, r.reason != Reason.END),
+            r.detail or None,
+        )
+        write_atomic(os.path.join(directory, f"game-{r.index:04d}.sgf"), record)
 
 
 def format_report(summary):
     """The match as a cutechess-style table."""
     a, b = summary.a, summary.b
     width = max(len(a), len(b), 6)
-    lines = ["{:<{w}} {:>6} {:>8} {:>8} {:>11} {:>10}".format(
-        "player", "wins", "as Black", "as White", "CPU/move", "worst CPU", w=width)]
+    lines = [
+        "{:<{w}} {:>6} {:>8} {:>8} {:>11} {:>10}".format(
+            "player", "wins", "as Black", "as White", "CPU/move", "worst CPU", w=width
+        )
+    ]
     for name in (a, b):
         colour = summary.wins_by_colour[name]
         cpu = summary.cpu_per_move[name]
-        lines.append("{:<{w}} {:>6} {:>8} {:>8} {:>10.3f}s {:>9.3f}s".format(
-            name, summary.wins[name], colour["black"], colour["white"], cpu["mean"], cpu["max"], w=width))
+        lines.append(
+            "{:<{w}} {:>6} {:>8} {:>8} {:>10.3f}s {:>9.3f}s".format(
+                name, summary.wins[name], colour["black"], colour["white"], cpu["mean"], cpu["max"], w=width
+            )
+        )
     low, high = summary.a_win_rate_95ci
     lines.append("")
-    lines.append("Games: {}   {} win rate: {:.1%} (95% CI {:.1%} to {:.1%})".format(
-        summary.games, a, summary.a_win_rate, low, high))
+    lines.append(f"Games: {summary.games}   {a} win rate: {summary.a_win_rate:.1%} (95% CI {low:.1%} to {high:.1%})")
     elo, margin = summary.elo, summary.elo_95_margin
     if elo is None:
         lines.append("Elo difference: unbounded (one side won every game)")
     elif margin is None:
-        lines.append("Elo difference: {:+.1f} (error margin unbounded: too few games lost)".format(elo))
+        lines.append(f"Elo difference: {elo:+.1f} (error margin unbounded: too few games lost)")
     else:
-        lines.append("Elo difference: {:+.1f} +/- {:.1f}".format(elo, margin))
-    lines.append("Mean stone margin for {}: {:+.2f} (stones, no komi)".format(a, summary.a_mean_stone_margin))
-    ends = ", ".join("{} {}".format(k, v) for k, v in summary.end.items() if v)
-    lines.append("Game ends: {}".format(ends))
+        lines.append(f"Elo difference: {elo:+.1f} +/- {margin:.1f}")
+    lines.append(f"Mean stone margin for {a}: {summary.a_mean_stone_margin:+.2f} (stones, no komi)")
+    ends = ", ".join(f"{k} {v}" for k, v in summary.end.items() if v)
+    lines.append(f"Game ends: {ends}")
     for fault in summary.faults:
-        lines.append("  fault: {}".format(fault))
+        lines.append(f"  fault: {fault}")
     test = summary.sprt
     if test:
-        verdict = {"H1": "H1 accepted: {} is at least {:+g} Elo stronger".format(a, test.elo1),
-                   "H0": "H0 accepted: {} is not {:+g} Elo stronger (at most {:+g})".format(a, test.elo1, test.elo0),
-                   None: "inconclusive after {} games".format(test.games)}[test.decision]
-        lines.append("SPRT [{:+g}, {:+g}] (alpha {:g}, beta {:g}): LLR {:.2f} in ({:.2f}, {:.2f}): {}".format(
-            test.elo0, test.elo1, test.alpha, test.beta, test.llr, test.lower, test.upper, verdict))
-    lines.append("Time: {:.1f} s with {} jobs".format(summary.seconds, summary.jobs))
+        verdict = {
+            "H1": f"H1 accepted: {a} is at least {test.elo1:+g} Elo stronger",
+            "H0": f"H0 accepted: {a} is not {test.elo1:+g} Elo stronger (at most {test.elo0:+g})",
+            None: f"inconclusive after {test.games} games",
+        }[test.decision]
+        lines.append(
+            f"SPRT [{test.elo0:+g}, {test.elo1:+g}] (alpha {test.alpha:g}, beta {test.beta:g}): LLR "
+            f"{test.llr:.2f} in ({test.lower:.2f}, {test.upper:.2f}): {verdict}"
+        )
+    lines.append(f"Time: {summary.seconds:.1f} s with {summary.jobs} jobs")
     return "\n".join(lines)

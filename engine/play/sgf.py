@@ -2,13 +2,13 @@
 ``littlego replay`` and the GTP engine's ``loadsgf``, and judged by our rules on the way in.
 """
 
-from collections import namedtuple
+from typing import List, NamedTuple, Optional
 
 from sgfmill import sgf
 
-from engine.errors import UserError
 from engine.constants import BLACK, BOARD_SIZE, KOMI, PASS, WHITE, colour_word, opponent
 from engine.coords import move_to_text, to_ij, to_point
+from engine.errors import UserError
 from engine.position import IllegalMove, Position
 
 _COLOUR = {BLACK: "b", WHITE: "w"}
@@ -18,9 +18,15 @@ class SgfError(UserError, ValueError):
     """A file that is not a Little-Go game record; the message names the file and, for a move, which."""
 
 
-Replay = namedtuple("Replay", "positions moves black white result")
-Replay.__doc__ = """A game read back: ``positions[k]`` is the position before ``moves[k]`` (the last
-one after the last move); ``moves`` are points or PASS; player names and the recorded result."""
+class Replay(NamedTuple):
+    """A game read back: ``positions[k]`` is the position before ``moves[k]`` (the last
+    one after the last move); ``moves`` are points or PASS; player names and the recorded result."""
+
+    positions: List[Position]
+    moves: List[int]
+    black: Optional[str]
+    white: Optional[str]
+    result: Optional[str]
 
 
 def result_text(winner, black_stones, white_stones, by_fault=False):
@@ -43,8 +49,10 @@ def game_sgf(moves, black="Black", white="White", result=None, comment=None, sta
         root.set("GC", comment)
     position = start or Position.initial()
     if position.black or position.white:
-        root.set_setup_stones([_sgf_point(p) for p in range(BOARD_SIZE * BOARD_SIZE) if position.colour_at(p) == BLACK],
-                              [_sgf_point(p) for p in range(BOARD_SIZE * BOARD_SIZE) if position.colour_at(p) == WHITE])
+        root.set_setup_stones(
+            [_sgf_point(p) for p in range(BOARD_SIZE * BOARD_SIZE) if position.colour_at(p) == BLACK],
+            [_sgf_point(p) for p in range(BOARD_SIZE * BOARD_SIZE) if position.colour_at(p) == WHITE],
+        )
         root.set("PL", _COLOUR[position.player])
     colour = position.player
     for move in moves:
@@ -58,7 +66,7 @@ def game_sgf(moves, black="Black", white="White", result=None, comment=None, sta
 
 def _sgf_point(point):
     i, j = to_ij(point)
-    return BOARD_SIZE - 1 - i, j            # sgfmill counts rows from the bottom
+    return BOARD_SIZE - 1 - i, j  # sgfmill counts rows from the bottom
 
 
 def read_game(data, name="game"):
@@ -66,10 +74,9 @@ def read_game(data, name="game"):
     try:
         game = sgf.Sgf_game.from_bytes(data)
     except ValueError as error:
-        raise SgfError("{}: not an SGF game record ({})".format(name, error))
+        raise SgfError(f"{name}: not an SGF game record ({error})")
     if game.get_size() != BOARD_SIZE:
-        raise SgfError("{}: a {}x{} board; Little-Go is {}x{}".format(
-            name, game.get_size(), game.get_size(), BOARD_SIZE, BOARD_SIZE))
+        raise SgfError(f"{name}: a {game.get_size()}x{game.get_size()} board; Little-Go is {BOARD_SIZE}x{BOARD_SIZE}")
     root = game.get_root()
     position = _setup(root, name)
     positions, moves = [position], []
@@ -77,23 +84,28 @@ def read_game(data, name="game"):
         try:
             colour, point = node.get_move()
         except ValueError as error:
-            raise SgfError("{}: move {}: {}".format(name, number, str(error) or "{!r} is not a point of the {}x{} board".format(
-                _raw_move(node), BOARD_SIZE, BOARD_SIZE)))
+            raise SgfError(
+                "{}: move {}: {}".format(
+                    name,
+                    number,
+                    str(error) or f"{_raw_move(node)!r} is not a point of the {BOARD_SIZE}x{BOARD_SIZE} board",
+                )
+            )
         if colour is None:
-            continue                                    # a node without a move (comments, setup)
+            continue  # a node without a move (comments, setup)
         mover = BLACK if colour == "b" else WHITE
-        where = "{}: move {} ({} {})".format(name, number, colour_word(mover).capitalize(),
-                                             "pass" if point is None else move_to_text(_our_point(point)))
+        where = "{}: move {} ({} {})".format(
+            name, number, colour_word(mover).capitalize(), "pass" if point is None else move_to_text(_our_point(point))
+        )
         if position.is_over:
-            raise SgfError("{}: the game was already over (after ply {})".format(where, position.moves_played))
+            raise SgfError(f"{where}: the game was already over (after ply {position.moves_played})")
         if mover != position.player:
-            raise SgfError("{}: it was {}'s turn (Little-Go alternates)".format(
-                where, colour_word(position.player).capitalize()))
+            raise SgfError(f"{where}: it was {colour_word(position.player).capitalize()}'s turn (Little-Go alternates)")
         move = PASS if point is None else _our_point(point)
         try:
             position = position.play_point(move)
         except IllegalMove as error:
-            raise SgfError("{}: illegal under Little-Go rules: {}".format(where, error))
+            raise SgfError(f"{where}: illegal under Little-Go rules: {error}")
         positions.append(position)
         moves.append(move)
     return Replay(positions, moves, _text(root, "PB"), _text(root, "PW"), _text(root, "RE"))
@@ -109,9 +121,11 @@ def _raw_move(node):
 
 def _raw_setup(root):
     """The root's set-up properties as the file has them: ``AB[cc][dd] AW[zz]``."""
-    return " ".join(identifier + "".join("[{}]".format(value.decode("utf-8", "replace"))
-                                         for value in root.get_raw_list(identifier))
-                    for identifier in ("AB", "AW", "AE") if root.has_property(identifier))
+    return " ".join(
+        identifier + "".join("[{}]".format(value.decode("utf-8", "replace")) for value in root.get_raw_list(identifier))
+        for identifier in ("AB", "AW", "AE")
+        if root.has_property(identifier)
+    )
 
 
 def _our_point(sgf_point):
@@ -131,8 +145,11 @@ def _setup(root, name):
     try:
         black, white, empty = root.get_setup_stones()
     except ValueError as error:
-        raise SgfError("{}: bad setup stones: {}".format(name, str(error) or "a point off the {}x{} board in {}".format(
-            BOARD_SIZE, BOARD_SIZE, _raw_setup(root))))
+        raise SgfError(
+            "{}: bad setup stones: {}".format(
+                name, str(error) or f"a point off the {BOARD_SIZE}x{BOARD_SIZE} board in {_raw_setup(root)}"
+            )
+        )
     if not black and not white:
         return Position.initial()
     cells = ["0"] * (BOARD_SIZE * BOARD_SIZE)

@@ -6,10 +6,9 @@ lost games (as fishtest and OpenBench run it, with a binomial model: no draws in
 """
 
 import math
-from dataclasses import asdict, dataclass
-from typing import Optional
+from typing import NamedTuple, Optional
 
-Z95 = 1.959963984540054          # the two-sided 95% quantile of the normal distribution
+Z95 = 1.959963984540054  # the two-sided 95% quantile of the normal distribution
 
 
 def wilson_interval(wins, games, z=Z95):
@@ -50,8 +49,7 @@ def sprt_llr(wins, losses, elo0, elo1):
     return wins * math.log(p1 / p0) + losses * math.log((1 - p1) / (1 - p0))
 
 
-@dataclass(frozen=True)
-class SprtState:
+class SprtState(NamedTuple):
     """The test after some games: its hypotheses, LLR, bounds and decision (None while it goes on)."""
 
     elo0: float
@@ -62,10 +60,11 @@ class SprtState:
     lower: float
     upper: float
     games: int
-    decision: Optional[str]          # "H1", "H0" or None
+    decision: Optional[str]  # "H1", "H0" or None
 
     def to_json(self):
-        return asdict(self)
+        """The state as a JSON-ready dict."""
+        return dict(self._asdict())
 
 
 def sprt_state(wins, losses, elo0, elo1, alpha=0.05, beta=0.05):

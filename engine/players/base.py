@@ -12,24 +12,25 @@ import time
 class Reason(str, enum.Enum):
     """How a game ended: by the rules (``END``), or by a player's fault that lost it."""
 
-    END = "end"                  # the game's own end: two passes or the last ply
-    ILLEGAL = "illegal"          # a placement the rules refuse
-    TIMEOUT = "timeout"          # over the CPU limit of a move, or no answer in time
-    CRASH = "crash"              # the player's process or code failed
-    BAD_OUTPUT = "bad-output"    # an answer that is no move at all
+    END = "end"  # the game's own end: two passes or the last ply
+    ILLEGAL = "illegal"  # a placement the rules refuse
+    TIMEOUT = "timeout"  # over the CPU limit of a move, or no answer in time
+    CRASH = "crash"  # the player's process or code failed
+    BAD_OUTPUT = "bad-output"  # an answer that is no move at all
 
     def __str__(self):
         return self.value
+
 
 class PlayerFault(Exception):
     """A player failed to produce a legal move; ``reason`` is TIMEOUT, CRASH, BAD_OUTPUT or ILLEGAL."""
 
     def __init__(self, reason, detail):
-        super(PlayerFault, self).__init__("{}: {}".format(reason, detail))
+        super().__init__(f"{reason}: {detail}")
         self.reason, self.detail = reason, detail
 
 
-class Player(object):
+class Player:
     """Base player: subclasses implement ``move``; ``timed_move`` adds the CPU seconds used."""
 
     spec = "player"

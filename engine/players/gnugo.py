@@ -27,6 +27,7 @@ def gnugo_player(level=None, spec=None):
         raise InvalidInput("GNU Go is not installed (apt-get install gnugo)")
 
     def argv(seed):
-        command = [binary, "--mode", "gtp", "--seed", str(seed % 2 ** 31 or 1)]
+        command = [binary, "--mode", "gtp", "--seed", str(seed % 2**31 or 1)]
         return command + (["--level", str(level)] if level is not None else [])
-    return GtpPlayer(argv, spec or ("gnugo" if level is None else "gnugo:{}".format(level)))
+
+    return GtpPlayer(argv, spec or ("gnugo" if level is None else f"gnugo:{level}"))

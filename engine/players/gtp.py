@@ -12,13 +12,13 @@ import shutil
 import subprocess
 import time
 
-from engine.errors import InvalidInput
 from engine.bitboard import points_of
 from engine.constants import BLACK, BOARD_SIZE, KOMI, PASS, colour_word, opponent
-from engine.position import IllegalMove, Position
+from engine.errors import InvalidInput
 from engine.players.base import Player, PlayerFault, Reason
+from engine.position import IllegalMove, Position
 
-COLUMNS = "ABCDEFGHJKLMNOPQRST"[:BOARD_SIZE]       # GTP skips the letter I
+COLUMNS = "ABCDEFGHJKLMNOPQRST"[:BOARD_SIZE]  # GTP skips the letter I
 
 
 class GtpError(Exception):
@@ -30,7 +30,7 @@ def point_to_vertex(move):
     if move == PASS:
         return "pass"
     i, j = divmod(move, BOARD_SIZE)
-    return "{}{}".format(COLUMNS[j], BOARD_SIZE - i)
+    return f"{COLUMNS[j]}{BOARD_SIZE - i}"
 
 
 def vertex_to_point(text):
@@ -40,19 +40,21 @@ def vertex_to_point(text):
         return PASS
     if len(word) >= 2 and word[0] in COLUMNS and word[1:].isdigit() and 1 <= int(word[1:]) <= BOARD_SIZE:
         return BOARD_SIZE * (BOARD_SIZE - int(word[1:])) + COLUMNS.index(word[0])
-    raise InvalidInput("{!r} is not a vertex of the {}x{} board (A1 to {}{}, or pass)".format(
-        text, BOARD_SIZE, BOARD_SIZE, COLUMNS[-1], BOARD_SIZE))
+    raise InvalidInput(
+        f"{text!r} is not a vertex of the {BOARD_SIZE}x{BOARD_SIZE} board (A1 to {COLUMNS[-1]}{BOARD_SIZE}, or pass)"
+    )
 
 
-class GtpClient(object):
+class GtpClient:
     """Another GTP engine over a pipe; every answer within ``wall_limit`` seconds or a TIMEOUT fault."""
 
     def __init__(self, argv, wall_limit=60.0):
         self.argv = argv
         self.wall_limit = wall_limit
         try:
-            self.process = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                            stderr=subprocess.DEVNULL, start_new_session=True)
+            self.process = subprocess.Popen(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True
+            )
         except OSError as error:
             raise PlayerFault(Reason.CRASH, "cannot start {!r}: {}".format(" ".join(argv), error.strerror or error))
         self.buffer = b""
@@ -63,17 +65,17 @@ class GtpClient(object):
             self.process.stdin.write((line + "\n").encode("utf-8"))
             self.process.stdin.flush()
         except OSError as error:
-            raise PlayerFault(Reason.CRASH, "the engine stopped reading ({}) at {!r}".format(error.strerror or error, line))
+            raise PlayerFault(Reason.CRASH, f"the engine stopped reading ({error.strerror or error}) at {line!r}")
         deadline = time.monotonic() + self.wall_limit
         while b"\n\n" not in self.buffer.replace(b"\r", b""):
             left = deadline - time.monotonic()
             if left <= 0:
-                raise PlayerFault(Reason.TIMEOUT, "no answer to {!r} in {:.0f} s of wall time".format(line, self.wall_limit))
+                raise PlayerFault(Reason.TIMEOUT, f"no answer to {line!r} in {self.wall_limit:.0f} s of wall time")
             ready, _, _ = select.select([self.process.stdout], [], [], left)
             if ready:
                 chunk = os.read(self.process.stdout.fileno(), 65536)
                 if not chunk:
-                    raise PlayerFault(Reason.CRASH, "the engine closed its output after {!r}".format(line))
+                    raise PlayerFault(Reason.CRASH, f"the engine closed its output after {line!r}")
                 self.buffer += chunk
         self.buffer = self.buffer.replace(b"\r", b"")
         answer, self.buffer = self.buffer.split(b"\n\n", 1)
@@ -82,12 +84,12 @@ class GtpClient(object):
             return text[1:].lstrip("0123456789").strip()
         if text.startswith("?"):
             raise GtpError(text[1:].lstrip("0123456789").strip())
-        raise PlayerFault(Reason.BAD_OUTPUT, "not a GTP answer to {!r}: {!r}".format(line, text[:100]))
+        raise PlayerFault(Reason.BAD_OUTPUT, f"not a GTP answer to {line!r}: {text[:100]!r}")
 
     def cpu_seconds(self):
         """CPU seconds the engine has used so far (from /proc; 0 where that is not available)."""
         try:
-            with open("/proc/{}/stat".format(self.process.pid)) as handle:
+            with open(f"/proc/{self.process.pid}/stat") as handle:
                 fields = handle.read().rsplit(")", 1)[1].split()
             return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
         except (OSError, ValueError, IndexError):
@@ -123,7 +125,7 @@ class GtpPlayer(Player):
         Player.new_game(self, colour, seed)
         self.close()
         self.client = GtpClient(self.argv_for_seed(seed), self.wall_limit)
-        for line in ("boardsize {}".format(BOARD_SIZE), "clear_board", "komi {}".format(KOMI)):
+        for line in (f"boardsize {BOARD_SIZE}", "clear_board", f"komi {KOMI}"):
             self._ask(line)
         self.shown = Position.initial()
 
@@ -131,14 +133,14 @@ class GtpPlayer(Player):
         try:
             return self.client.command(line)
         except GtpError as error:
-            raise PlayerFault(Reason.BAD_OUTPUT, "{!r} answered ? {}".format(line, error))
+            raise PlayerFault(Reason.BAD_OUTPUT, f"{line!r} answered ? {error}")
 
     def _sync(self, position):
         """Tell the engine the moves since it last knew the game, or set the board up anew."""
         if self.shown is not None and self.shown.moves_played + 1 == position.moves_played:
             for move in points_of(self.shown.legal_mask()) + [PASS]:
                 if self.shown.play_point(move) == position:
-                    self._ask("play {} {}".format(colour_word(self.shown.player), point_to_vertex(move)))
+                    self._ask(f"play {colour_word(self.shown.player)} {point_to_vertex(move)}")
                     return
         if self.shown == position:
             return
@@ -148,13 +150,13 @@ class GtpPlayer(Player):
         while black or white or colour != position.player:
             stones = black if colour == BLACK else white
             vertex = point_to_vertex(stones.pop(0)) if stones else "pass"
-            self._ask("play {} {}".format(colour_word(colour), vertex))
+            self._ask(f"play {colour_word(colour)} {vertex}")
             colour = opponent(colour)
 
     def timed_move(self, position):
         before = self.client.cpu_seconds()
         self._sync(position)
-        answer = self._ask("genmove {}".format(colour_word(position.player)))
+        answer = self._ask(f"genmove {colour_word(position.player)}")
         seconds = self.client.cpu_seconds() - before
         if answer.strip().lower() == "resign":
             move = PASS
@@ -162,11 +164,11 @@ class GtpPlayer(Player):
             try:
                 move = vertex_to_point(answer)
             except ValueError:
-                raise PlayerFault(Reason.BAD_OUTPUT, "genmove answered {!r}".format(answer))
+                raise PlayerFault(Reason.BAD_OUTPUT, f"genmove answered {answer!r}")
         try:
             self.shown = position.play_point(move)
         except IllegalMove:
-            self.shown = None          # the host judges it; the game ends there
+            self.shown = None  # the host judges it; the game ends there
         return move, seconds
 
     def move(self, position):

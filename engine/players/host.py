@@ -7,7 +7,7 @@ from engine.constants import BOARD_SIZE, PASS
 from engine.protocol import write_atomic
 from engine.sandbox.files import READ_LIMIT, excerpt, read_untrusted
 
-_FIRST_LINE = re.compile(r"[^\r\n]*")      # up to the first LF, CR or CRLF, as text files read
+_FIRST_LINE = re.compile(r"[^\r\n]*")  # up to the first LF, CR or CRLF, as text files read
 
 
 class OutputFormatError(ValueError):
@@ -18,7 +18,7 @@ def format_input(player, previous, current):
     """The text the host writes into input.txt: LF line ends, no final newline."""
     rows = [str(player)]
     for board in (previous, current):
-        rows.extend(board[r * BOARD_SIZE:(r + 1) * BOARD_SIZE] for r in range(BOARD_SIZE))
+        rows.extend(board[r * BOARD_SIZE : (r + 1) * BOARD_SIZE] for r in range(BOARD_SIZE))
     return "\n".join(rows)
 
 
@@ -41,7 +41,7 @@ def parse_output(text):
     if fields[0] == PASS:
         return PASS
     if len(fields) < 2:
-        raise OutputFormatError("'{}' is not a move: expected 'i,j' or 'PASS'".format(excerpt(fields[0])))
+        raise OutputFormatError(f"'{excerpt(fields[0])}' is not a move: expected 'i,j' or 'PASS'")
     try:
         return int(fields[0]), int(fields[1])
     except ValueError:
@@ -58,9 +58,9 @@ def read_output(path="output.txt"):
     """
     raw, more = read_untrusted(path)
     if more:
-        raise OutputFormatError("output.txt holds more than {} bytes (a move is a few)".format(READ_LIMIT))
+        raise OutputFormatError(f"output.txt holds more than {READ_LIMIT} bytes (a move is a few)")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
-        raise OutputFormatError("not UTF-8 text (byte {} is {:#x})".format(error.start, raw[error.start]))
+        raise OutputFormatError(f"not UTF-8 text (byte {error.start} is {raw[error.start]:#x})")
     return parse_output(text)

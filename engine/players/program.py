@@ -12,34 +12,35 @@ import signal
 import sys
 import tempfile
 
-from engine.errors import InvalidInput
 from engine.constants import COURSE_CPU_LIMIT, PASS
 from engine.coords import on_board, to_point
-from engine.players.host import OutputFormatError, format_input, read_output
+from engine.errors import InvalidInput
 from engine.players.base import Player, PlayerFault, Reason
+from engine.players.host import OutputFormatError, format_input, read_output
 from engine.sandbox.files import UntrustedFileError, copy_folder, excerpt, tail, write_new
 from engine.sandbox.isolation import prepare_folder, wrap
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB, SandboxError, UntrustedFolderError
 from engine.sandbox.process import run
 
-STDERR_SHOWN = 300                 # characters of an agent's stderr in a fault
+STDERR_SHOWN = 300  # characters of an agent's stderr in a fault
 
 
 class ProgramPlayer(Player):
     """A program speaking the course file protocol, run once per move in a private copy of its folder."""
 
-    def __init__(self, directory, command=None, cpu_limit=COURSE_CPU_LIMIT, spec=None, wall_limit=None,
-                 limits=DEFAULT_LIMITS):
+    def __init__(
+        self, directory, command=None, cpu_limit=COURSE_CPU_LIMIT, spec=None, wall_limit=None, limits=DEFAULT_LIMITS
+    ):
         """``command``: a shell command line (a user's own ``cmd:DIR::COMMAND``) or an argv list (a built
         agent's, which no file name can turn into options); default: this Python on ``my_player3.py``."""
         if not os.path.isdir(directory):
-            raise InvalidInput("player directory {!r} does not exist".format(directory))
+            raise InvalidInput(f"player directory {directory!r} does not exist")
         self.source = os.path.abspath(directory)
         self.command = command or [sys.executable, "my_player3.py"]
         self.cpu_limit = cpu_limit
         # A player that sleeps uses no CPU: past this much wall time it is killed.
         self.wall_limit = wall_limit or max(3 * cpu_limit, cpu_limit + 5)
-        self.spec = spec or "cmd:{}".format(directory)
+        self.spec = spec or f"cmd:{directory}"
         self.limits = limits
         self.workdir = None
 
@@ -51,7 +52,7 @@ class ProgramPlayer(Player):
             copy_folder(self.source, self.workdir, self.limits.folder_mb * MIB)
         except (UntrustedFolderError, OSError) as error:
             self.close()
-            raise PlayerFault(Reason.CRASH, "its folder cannot be copied: {}".format(error))
+            raise PlayerFault(Reason.CRASH, f"its folder cannot be copied: {error}")
         prepare_folder(self.workdir, self.limits)
 
     def close(self):
@@ -68,10 +69,12 @@ class ProgramPlayer(Player):
                 os.unlink(os.path.join(self.workdir, name))
             except FileNotFoundError:
                 pass
-            except OSError as error:       # a folder the agent put there
-                raise PlayerFault(Reason.BAD_OUTPUT, "{} cannot be replaced: {}".format(name, error.strerror))
-        write_new(os.path.join(self.workdir, "input.txt"),
-                  format_input(position.player, position.previous_string(), position.board_string()))
+            except OSError as error:  # a folder the agent put there
+                raise PlayerFault(Reason.BAD_OUTPUT, f"{name} cannot be replaced: {error.strerror}")
+        write_new(
+            os.path.join(self.workdir, "input.txt"),
+            format_input(position.player, position.previous_string(), position.board_string()),
+        )
         stderr_path = os.path.join(os.path.dirname(self.workdir), "stderr.txt")
         try:
             argv = wrap(self.command, self.workdir, self.limits)
@@ -80,33 +83,50 @@ class ProgramPlayer(Player):
         with open(stderr_path, "wb") as stderr:
             try:
                 finished = run(argv, self.workdir, self.limits, self.cpu_limit, self.wall_limit, stderr=stderr)
-            except OSError as error:       # no such program (without the sandbox, an argv runs directly)
-                raise PlayerFault(Reason.CRASH, "cannot start {}: {}".format(excerpt(" ".join(self.command) if isinstance(
-                    self.command, list) else self.command, 100), error.strerror or error))
+            except OSError as error:  # no such program (without the sandbox, an argv runs directly)
+                raise PlayerFault(
+                    Reason.CRASH,
+                    "cannot start {}: {}".format(
+                        excerpt(" ".join(self.command) if isinstance(self.command, list) else self.command, 100),
+                        error.strerror or error,
+                    ),
+                )
         status, cpu = finished.status, finished.cpu
         if finished.timed_out:
-            raise PlayerFault(Reason.TIMEOUT, "no answer in {:.0f} s of wall time (killed)".format(self.wall_limit))
-        if cpu > self.cpu_limit or finished.over_cpu or (
-                os.WIFSIGNALED(status) and os.WTERMSIG(status) in (signal.SIGXCPU, signal.SIGKILL)
-                and cpu >= self.cpu_limit):
-            raise PlayerFault(Reason.TIMEOUT, "{:.2f} s of CPU, over the {:.1f} s limit".format(cpu, self.cpu_limit))
+            raise PlayerFault(Reason.TIMEOUT, f"no answer in {self.wall_limit:.0f} s of wall time (killed)")
+        if (
+            cpu > self.cpu_limit
+            or finished.over_cpu
+            or (
+                os.WIFSIGNALED(status)
+                and os.WTERMSIG(status) in (signal.SIGXCPU, signal.SIGKILL)
+                and cpu >= self.cpu_limit
+            )
+        ):
+            raise PlayerFault(Reason.TIMEOUT, f"{cpu:.2f} s of CPU, over the {self.cpu_limit:.1f} s limit")
         if finished.out_of_memory:
-            raise PlayerFault(Reason.CRASH, "killed at the memory limit ({} MiB, all its processes): {}".format(
-                self.limits.memory_mb, tail(stderr_path, STDERR_SHOWN)))
+            raise PlayerFault(
+                Reason.CRASH,
+                f"killed at the memory limit ({self.limits.memory_mb} MiB, all its processes): "
+                f"{tail(stderr_path, STDERR_SHOWN)}",
+            )
         output = os.path.join(self.workdir, "output.txt")
         try:
             move = read_output(output)
         except FileNotFoundError:
             if os.WIFSIGNALED(status) or os.WEXITSTATUS(status) != 0:
-                raise PlayerFault(Reason.CRASH, "exited with {} and wrote no output.txt: {}".format(
-                    _describe_status(status), tail(stderr_path, STDERR_SHOWN)))
+                raise PlayerFault(
+                    Reason.CRASH,
+                    f"exited with {_describe_status(status)} and wrote no output.txt: "
+                    f"{tail(stderr_path, STDERR_SHOWN)}",
+                )
             raise PlayerFault(Reason.BAD_OUTPUT, "no output.txt")
         except UntrustedFileError as error:
             raise PlayerFault(Reason.BAD_OUTPUT, error.strerror)
         except OutputFormatError as error:
             raise PlayerFault(Reason.BAD_OUTPUT, str(error))
         except OSError as error:
-            raise PlayerFault(Reason.BAD_OUTPUT, "output.txt cannot be read: {}".format(error.strerror or error))
+            raise PlayerFault(Reason.BAD_OUTPUT, f"output.txt cannot be read: {error.strerror or error}")
         if move == PASS:
             return PASS, cpu
         if not on_board(*move):
@@ -114,15 +134,19 @@ class ProgramPlayer(Player):
         return to_point(*move), cpu
 
 
-_SIGNAL_MEANING = {signal.SIGXFSZ: "over the file size limit", signal.SIGXCPU: "over the CPU limit",
-                   signal.SIGKILL: "killed", signal.SIGSEGV: "a memory fault"}
+_SIGNAL_MEANING = {
+    signal.SIGXFSZ: "over the file size limit",
+    signal.SIGXCPU: "over the CPU limit",
+    signal.SIGKILL: "killed",
+    signal.SIGSEGV: "a memory fault",
+}
 
 
 def _describe_status(status):
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
         meaning = _SIGNAL_MEANING.get(number)
-        return "signal {}{}".format(number, " ({})".format(meaning) if meaning else "")
+        return "signal {}{}".format(number, f" ({meaning})" if meaning else "")
     code = os.WEXITSTATUS(status)
-    meaning = _SIGNAL_MEANING.get(code - 128)         # the sandbox reports a signal as 128 + its number
-    return "status {}{}".format(code, " (signal {} in the sandbox: {})".format(code - 128, meaning) if meaning else "")
+    meaning = _SIGNAL_MEANING.get(code - 128)  # the sandbox reports a signal as 128 + its number
+    return "status {}{}".format(code, f" (signal {code - 128} in the sandbox: {meaning})" if meaning else "")

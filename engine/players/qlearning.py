@@ -12,21 +12,22 @@ the learner and any opponent and updates the learner at each of its decisions.
 import gzip
 import json
 
-from engine.errors import UserError
+from engine import symmetry
 from engine.bitboard import points_of
 from engine.constants import MAX_MOVES, NUM_POINTS, PASS
-from engine.position import Position
-from engine import symmetry
-from engine.protocol import read_file, write_atomic
+from engine.errors import UserError
 from engine.players.base import Player
 from engine.players.scripted import GreedyPlayer
+from engine.position import Position
+from engine.protocol import read_file, write_atomic
 
-TABLE_FORMAT = 2                  # 1: keyed by an earlier canonical form; retrain or re-key such a table
+TABLE_FORMAT = 2  # 1: keyed by an earlier canonical form; retrain or re-key such a table
 
 
 # -- the learner ----------------------------------------------------------------------------------
 
-class QLearner(object):
+
+class QLearner:
     """A table of action values with the one-step Q-learning update and epsilon-greedy choice.
 
     ``table[key][action] = [value, updates]``. Unseen actions are worth ``initial``.
@@ -97,8 +98,8 @@ def play_episode(game, learner, opponent_move, learner_side, epsilon, rng, rewar
 
 # -- Little-Go under the 8 symmetries ---------------------------------------------------------------
 
-PASS_ACTION = NUM_POINTS           # the canonical name of a pass
-_KEY_PLAYER = 40                   # bits of a key below the colour to move: the board (3 ** 25 < 2 ** 40)
+PASS_ACTION = NUM_POINTS  # the canonical name of a pass
+_KEY_PLAYER = 40  # bits of a key below the colour to move: the board (3 ** 25 < 2 ** 40)
 
 
 def canonical(position):
@@ -114,7 +115,7 @@ def canonical(position):
     return key, turned
 
 
-class LittleGo(object):
+class LittleGo:
     """Little-Go as a game for the learner: sides BLACK and WHITE, actions points or PASS.
 
     The table covers the first ``horizon`` plies, where positions recur often enough to be
@@ -163,6 +164,7 @@ class LittleGo(object):
 
 # -- the table on disk --------------------------------------------------------------------------------
 
+
 class QTableError(UserError, ValueError):
     """A Q-table file that cannot be used; the message names it."""
 
@@ -174,8 +176,9 @@ def save_table(path, learner, meta, min_updates=1):
         if sum(updates for _, updates in actions.values()) >= min_updates:
             states[format(key, "x")] = dict((str(action), round(value, 4)) for action, (value, _) in actions.items())
     data = {"format": TABLE_FORMAT, "meta": meta, "states": states}
-    write_atomic(path, gzip.compress(json.dumps(data, separators=(",", ":"), sort_keys=True).encode("utf-8"), 9,
-                                     mtime=0))
+    write_atomic(
+        path, gzip.compress(json.dumps(data, separators=(",", ":"), sort_keys=True).encode("utf-8"), 9, mtime=0)
+    )
     return len(states)
 
 
@@ -184,22 +187,27 @@ def load_table(path):
     raw = read_file(path, QTableError)
     try:
         data = json.loads(gzip.decompress(raw).decode("utf-8"))
-    except (OSError, ValueError, EOFError, RecursionError) as error:     # BadGzipFile is an OSError
-        raise QTableError("{}: not a Q-table (gzip JSON): {}".format(path, error))
+    except (OSError, ValueError, EOFError, RecursionError) as error:  # BadGzipFile is an OSError
+        raise QTableError(f"{path}: not a Q-table (gzip JSON): {error}")
     if isinstance(data, dict) and data.get("format") == 1:
-        raise QTableError("{}: a Q-table of format 1, keyed by an earlier version's canonical boards: train it "
-                          "again ('littlego train qlearning')".format(path))
+        raise QTableError(
+            f"{path}: a Q-table of format 1, keyed by an earlier version's canonical boards: train it "
+            "again ('littlego train qlearning')"
+        )
     if not isinstance(data, dict) or data.get("format") != TABLE_FORMAT or not isinstance(data.get("states"), dict):
-        raise QTableError("{}: not a Q-table of format {}".format(path, TABLE_FORMAT))
+        raise QTableError(f"{path}: not a Q-table of format {TABLE_FORMAT}")
     try:
-        values = dict((int(key, 16), dict((int(action), float(value)) for action, value in actions.items()))
-                      for key, actions in data["states"].items())
+        values = dict(
+            (int(key, 16), dict((int(action), float(value)) for action, value in actions.items()))
+            for key, actions in data["states"].items()
+        )
     except (ValueError, TypeError, AttributeError) as error:
-        raise QTableError("{}: a state that is not a table of action values: {}".format(path, error))
+        raise QTableError(f"{path}: a state that is not a table of action values: {error}")
     return values, data.get("meta", {})
 
 
 # -- the player -------------------------------------------------------------------------------------
+
 
 class QLearningPlayer(Player):
     """Greedy on learned values; in a position it never saw, the one-ply capture rule (``greedy``)."""
@@ -233,7 +241,7 @@ def learner_player(learner, horizon, spec="qlearning (training)"):
     return QLearningPlayer(_LiveValues(learner.table), spec, horizon)
 
 
-class _LiveValues(object):
+class _LiveValues:
     """The learner's table seen as {key: {action: value}}, without copying it."""
 
     def __init__(self, table):

@@ -10,8 +10,9 @@
 
 from engine.bitboard import count, points_of
 from engine.constants import PASS
-from engine.playout import random_point
 from engine.players.base import Player
+from engine.playout import random_point
+
 
 def _captures(position, point):
     """Stones captured by placing at ``point`` (a legal placement)."""
@@ -79,10 +80,10 @@ class AlphaBetaPlayer(Player):
     def _candidates(self, position):
         """Up to ``branching`` (move, child) pairs, the best one-ply material first."""
         children = [(point, position.play_point(point)) for point in points_of(position.legal_mask())]
-        self.rng.shuffle(children)                   # random among equal material
+        self.rng.shuffle(children)  # random among equal material
         # the child's margin is the opponent's: the smallest is the best material for us
         children.sort(key=lambda pair: pair[1].margin())
-        return children[:self.branching] or [(PASS, position.play_point(PASS))]
+        return children[: self.branching] or [(PASS, position.play_point(PASS))]
 
     def _value(self, position, depth, alpha, beta):
         if position.is_over or depth == 0:

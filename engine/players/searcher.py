@@ -1,14 +1,14 @@
 """Our agent as a player: the search with a set of Params, timed as the course plays or at a fixed depth."""
 
-from engine.errors import InvalidInput
 from engine.agent import choose_move
 from engine.constants import MAX_MOVES
+from engine.errors import InvalidInput
 from engine.features import make_evaluator
-from engine.search import Searcher
 from engine.native.searcher import searcher_class
 from engine.players.base import Player
+from engine.search import Searcher
 
-ENGINES = ("native", "python")      # how an untimed agent searches: the same moves either way
+ENGINES = ("native", "python")  # how an untimed agent searches: the same moves either way
 
 
 def searcher_for(engine):
@@ -30,7 +30,7 @@ class AgentPlayer(Player):
     def __init__(self, params, depth=None, spec="agent", timed=True, book=None, engine="python"):
         # A depth given means a plain search to that depth: no exact solving late in the game.
         self.params = params if depth is None else params._replace(depth=depth, solve_from=MAX_MOVES)
-        self.book = book                # the opening book, played first when timed (as my_player3.py does)
+        self.book = book  # the opening book, played first when timed (as my_player3.py does)
         self.depth = self.params.depth
         self.timed = timed
         self.evaluate = make_evaluator(params.weights, params.endgame)

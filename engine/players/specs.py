@@ -21,24 +21,30 @@
 
 import os
 
-from engine.errors import InvalidInput
-from engine.constants import MAX_DEPTH, MAX_MOVES
-from engine.params import ParamsError, default_params, load_params
 from engine.book import BookError, load_book
+from engine.constants import MAX_DEPTH, MAX_MOVES
 from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS, SHIPPED_QTABLE
+from engine.errors import InvalidInput
+from engine.params import ParamsError, default_params, load_params
 from engine.players.gnugo import MAX_LEVEL, gnugo_player
 from engine.players.gtp import gtp_player
+from engine.players.program import ProgramPlayer
+from engine.players.qlearning import QLearningPlayer, QTableError, load_table
 from engine.players.scripted import AggressivePlayer, AlphaBetaPlayer, GreedyPlayer, RandomPlayer
 from engine.players.searcher import AgentPlayer
-from engine.players.program import ProgramPlayer
 from engine.sandbox.limits import DEFAULT_LIMITS
-from engine.players.qlearning import QLearningPlayer, QTableError, load_table
 
-SCRIPTED = {"random": RandomPlayer, "greedy": GreedyPlayer, "aggressive": AggressivePlayer,
-            "alphabeta": AlphaBetaPlayer}
-KNOWN = ("random, greedy, aggressive, alphabeta, agent[:PARAMS][@DEPTH], native[:PARAMS]@DEPTH, champion, "
-         "handset[@DEPTH], qlearning[:TABLE], cmd:DIR[::COMMAND], gtp:COMMAND, gnugo[:LEVEL]")
-COMMAND_KINDS = ("cmd", "gtp")            # the specs that run a command they name
+SCRIPTED = {
+    "random": RandomPlayer,
+    "greedy": GreedyPlayer,
+    "aggressive": AggressivePlayer,
+    "alphabeta": AlphaBetaPlayer,
+}
+KNOWN = (
+    "random, greedy, aggressive, alphabeta, agent[:PARAMS][@DEPTH], native[:PARAMS]@DEPTH, champion, "
+    "handset[@DEPTH], qlearning[:TABLE], cmd:DIR[::COMMAND], gtp:COMMAND, gnugo[:LEVEL]"
+)
+COMMAND_KINDS = ("cmd", "gtp")  # the specs that run a command they name
 
 
 def runs_a_command(spec):
@@ -49,7 +55,7 @@ def runs_a_command(spec):
 def _depth(spec, text):
     """The depth after '@' in a spec; ValueError naming the spec when it is not 1..MAX_DEPTH."""
     if not text.isdigit() or not 1 <= int(text) <= MAX_DEPTH:
-        raise InvalidInput("player {!r}: the depth after '@' is an integer from 1 to {}".format(spec, MAX_DEPTH))
+        raise InvalidInput(f"player {spec!r}: the depth after '@' is an integer from 1 to {MAX_DEPTH}")
     return int(text)
 
 
@@ -57,7 +63,7 @@ def _load(spec, path):
     try:
         return load_params(path)
     except ParamsError as error:
-        raise InvalidInput("player {!r}: {}".format(spec, error))
+        raise InvalidInput(f"player {spec!r}: {error}")
 
 
 def make_player(spec, cpu_limit=None, timed=True, engine="python", limits=None):
@@ -73,46 +79,52 @@ def make_player(spec, cpu_limit=None, timed=True, engine="python", limits=None):
     name, _, argument = spec.partition(":")
     if name in SCRIPTED:
         if argument:
-            raise InvalidInput("player {!r} takes no argument (got {!r})".format(name, argument))
+            raise InvalidInput(f"player {name!r} takes no argument (got {argument!r})")
         return SCRIPTED[name]()
     if spec == "champion":
-        try:                            # an installation without the book plays without it
+        try:  # an installation without the book plays without it
             book = load_book(SHIPPED_BOOK) if os.path.exists(SHIPPED_BOOK) else None
         except BookError as error:
-            raise InvalidInput("player 'champion': {}".format(error))
+            raise InvalidInput(f"player 'champion': {error}")
         return AgentPlayer(_load(spec, SHIPPED_PARAMS), spec=spec, timed=timed, book=book)
     if spec == "handset" or spec.startswith("handset@"):
-        depth = _depth(spec, spec[len("handset@"):]) if "@" in spec else None
+        depth = _depth(spec, spec[len("handset@") :]) if "@" in spec else None
         return AgentPlayer(default_params(), depth, spec=spec, timed=timed, engine=engine)
     if name in ("agent", "native") or spec.startswith(("agent@", "native@")):
         base = "native" if spec.startswith("native") else "agent"
-        rest, depth = spec[len(base):], None
+        rest, depth = spec[len(base) :], None
         if "@" in rest:
             rest, _, depth_text = rest.rpartition("@")
             depth = _depth(spec, depth_text)
         params = _load(spec, rest[1:] or SHIPPED_PARAMS)
         if base == "native":
             if depth is None:
-                raise InvalidInput("player {!r}: the compiled searcher plays at a fixed depth: native[:PARAMS]@DEPTH"
-                                 .format(spec))
+                raise InvalidInput(
+                    f"player {spec!r}: the compiled searcher plays at a fixed depth: native[:PARAMS]@DEPTH"
+                )
             return AgentPlayer(params, depth, spec=spec, timed=False, engine="native")
         return AgentPlayer(params, depth, spec=spec, timed=timed, engine=engine)
     if name == "cmd":
         directory, _, command = argument.partition("::")
         if not directory:
-            raise InvalidInput("player {!r}: expected cmd:DIR[::COMMAND]".format(spec))
-        return ProgramPlayer(directory, command or None, spec=spec, limits=limits or DEFAULT_LIMITS,
-                             **({"cpu_limit": cpu_limit} if cpu_limit else {}))
+            raise InvalidInput(f"player {spec!r}: expected cmd:DIR[::COMMAND]")
+        return ProgramPlayer(
+            directory,
+            command or None,
+            spec=spec,
+            limits=limits or DEFAULT_LIMITS,
+            **({"cpu_limit": cpu_limit} if cpu_limit else {}),
+        )
     if name == "gnugo":
         if argument and not (argument.isdigit() and 0 <= int(argument) <= MAX_LEVEL):
-            raise InvalidInput("player {!r}: the GNU Go level is an integer 0..{}".format(spec, MAX_LEVEL))
+            raise InvalidInput(f"player {spec!r}: the GNU Go level is an integer 0..{MAX_LEVEL}")
         return gnugo_player(int(argument) if argument else None, spec=spec)
     if name == "qlearning":
         try:
             values, meta = load_table(argument or SHIPPED_QTABLE)
         except QTableError as error:
-            raise InvalidInput("player {!r}: {}".format(spec, error))
+            raise InvalidInput(f"player {spec!r}: {error}")
         return QLearningPlayer(values, spec, meta.get("horizon", MAX_MOVES))
     if name == "gtp":
         return gtp_player(argument, spec)
-    raise InvalidInput("unknown player {!r} (known: {})".format(spec, KNOWN))
+    raise InvalidInput(f"unknown player {spec!r} (known: {KNOWN})")

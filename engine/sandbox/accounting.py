@@ -15,24 +15,24 @@ import functools
 import os
 import signal
 import time
-from dataclasses import dataclass
-from typing import Dict, Optional
+from typing import Dict, NamedTuple, Optional
 
 from engine.sandbox.limits import MIB
 
 CPU, MEMORY, TASKS = "cpu", "memory", "tasks"
 # The file a child cgroup must have for the hierarchy to count the resource, by version.
-COUNTING_FILE = {2: {CPU: "cpu.stat", MEMORY: "memory.max", TASKS: "pids.max"},
-                 1: {CPU: "cpuacct.usage", MEMORY: "memory.limit_in_bytes", TASKS: "pids.max"}}
+COUNTING_FILE = {
+    2: {CPU: "cpu.stat", MEMORY: "memory.max", TASKS: "pids.max"},
+    1: {CPU: "cpuacct.usage", MEMORY: "memory.limit_in_bytes", TASKS: "pids.max"},
+}
 V1_CONTROLLER = {CPU: "cpuacct", MEMORY: "memory", TASKS: "pids"}
-V2_CONTROLLER = {MEMORY: "memory", TASKS: "pids"}      # cpu.stat's usage needs no controller
+V2_CONTROLLER = {MEMORY: "memory", TASKS: "pids"}  # cpu.stat's usage needs no controller
 # Tasks of a run that are the sandbox's own (bwrap's monitor and the namespace's first process).
 SANDBOX_TASKS = 2
 PREFIX = "littlego-"
 
 
-@dataclass(frozen=True)
-class Hierarchy:
+class Hierarchy(NamedTuple):
     """Where a resource is counted: the cgroup under which runs get theirs, and its version (1 or 2)."""
 
     parent: str
@@ -86,7 +86,7 @@ def _write(path, text):
 
 def _counts(hierarchy, resource):
     """Whether a run's cgroup under ``hierarchy`` can be made, joined and made to count ``resource``."""
-    probe = os.path.join(hierarchy.parent, "{}probe-{}".format(PREFIX, os.getpid()))
+    probe = os.path.join(hierarchy.parent, f"{PREFIX}probe-{os.getpid()}")
     try:
         os.mkdir(probe)
     except OSError:
@@ -94,7 +94,7 @@ def _counts(hierarchy, resource):
     try:
         wanted = os.path.join(probe, COUNTING_FILE[hierarchy.version][resource])
         if not os.path.exists(wanted) and hierarchy.version == 2 and resource in V2_CONTROLLER:
-            try:                   # the controller may be had for children, where the parent holds no process
+            try:  # the controller may be had for children, where the parent holds no process
                 _write(os.path.join(hierarchy.parent, "cgroup.subtree_control"), "+" + V2_CONTROLLER[resource])
             except OSError:
                 return False
@@ -111,16 +111,16 @@ def _counts(hierarchy, resource):
 def _sweep(parent):
     """Remove the empty cgroups that a littlego process which has ended (killed mid-move) left under ``parent``."""
     try:
-        names = [n for n in os.listdir(parent) if n.startswith(PREFIX) and n[len(PREFIX):].split("-")[0].isdigit()]
+        names = [n for n in os.listdir(parent) if n.startswith(PREFIX) and n[len(PREFIX) :].split("-")[0].isdigit()]
     except OSError:
         return
     for name in names:
-        owner = int(name[len(PREFIX):].split("-")[0])
-        if not os.path.exists("/proc/{}".format(owner)):
+        owner = int(name[len(PREFIX) :].split("-")[0])
+        if not os.path.exists(f"/proc/{owner}"):
             try:
                 os.rmdir(os.path.join(parent, name))
             except OSError:
-                pass               # still holding a process: left for its own owner or a later sweep
+                pass  # still holding a process: left for its own owner or a later sweep
 
 
 @functools.lru_cache(maxsize=None)
@@ -143,8 +143,9 @@ def describe():
         return "no cgroups here: each process alone is held to the rlimits"
     words = {CPU: "CPU", MEMORY: "memory", TASKS: "tasks"}
     return "cgroups count a move's {} over all its processes{}".format(
-        ", ".join("{} (v{})".format(words[r], counted[r].version) for r in (CPU, MEMORY, TASKS) if r in counted),
-        "" if len(counted) == 3 else "; not " + ", ".join(words[r] for r in (CPU, MEMORY, TASKS) if r not in counted))
+        ", ".join(f"{words[r]} (v{counted[r].version})" for r in (CPU, MEMORY, TASKS) if r in counted),
+        "" if len(counted) == 3 else "; not " + ", ".join(words[r] for r in (CPU, MEMORY, TASKS) if r not in counted),
+    )
 
 
 class Accounting:
@@ -155,8 +156,8 @@ class Accounting:
 
     def __init__(self, limits):
         Accounting._made += 1
-        name = "{}{}-{}".format(PREFIX, os.getpid(), Accounting._made)
-        self.folders: Dict[str, str] = {}          # resource -> the run's cgroup folder
+        name = f"{PREFIX}{os.getpid()}-{Accounting._made}"
+        self.folders: Dict[str, str] = {}  # resource -> the run's cgroup folder
         self._versions: Dict[str, int] = {}
         for resource, hierarchy in hierarchies().items():
             folder = os.path.join(hierarchy.parent, name)
@@ -165,7 +166,7 @@ class Accounting:
                     os.mkdir(folder)
                 self._limit(resource, hierarchy.version, folder, limits)
             except OSError:
-                continue           # this hierarchy fails now: the rlimits still hold
+                continue  # this hierarchy fails now: the rlimits still hold
             self.folders[resource] = folder
             self._versions[resource] = hierarchy.version
         self._cpu_at_start = 0.0
@@ -242,7 +243,7 @@ class Accounting:
                     _write(os.path.join(folder, "cgroup.kill"), "1")
                 except OSError:
                     pass
-        for _ in range(200):       # a process forking meanwhile is caught on a later round
+        for _ in range(200):  # a process forking meanwhile is caught on a later round
             members = self._members()
             if not members:
                 return
@@ -257,7 +258,7 @@ class Accounting:
         """Kill what is left and remove the run's cgroups."""
         self.kill()
         for folder in set(self.folders.values()):
-            for _ in range(100):       # killed processes leave the cgroup once the kernel has reaped them
+            for _ in range(100):  # killed processes leave the cgroup once the kernel has reaped them
                 try:
                     os.rmdir(folder)
                     break

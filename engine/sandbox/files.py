@@ -16,8 +16,8 @@ import stat
 
 from engine.sandbox.limits import MIB, UntrustedFolderError
 
-READ_LIMIT = 4096                  # bytes of an agent's answer the host reads (a move is a few)
-EXCERPT_CHARACTERS = 60            # of an agent's text in a fault
+READ_LIMIT = 4096  # bytes of an agent's answer the host reads (a move is a few)
+EXCERPT_CHARACTERS = 60  # of an agent's text in a fault
 _CHUNK = 1 << 20
 # Version control, caches and evolution runs are no part of a player: not copied.
 NOT_COPIED = frozenset((".git", "__pycache__", ".hypothesis", ".pytest_cache", "runs"))
@@ -29,7 +29,7 @@ class UntrustedFileError(OSError):
     ``kind`` says what it is ("a FIFO")."""
 
     def __init__(self, path, kind):
-        OSError.__init__(self, errno.EINVAL, "{} is {}".format(os.path.basename(path), kind), path)
+        OSError.__init__(self, errno.EINVAL, f"{os.path.basename(path)} is {kind}", path)
         self.kind = kind
 
 
@@ -58,8 +58,14 @@ def tail(path, limit):
 
 
 def _kind(mode):
-    for test, word in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a device"),
-                       (stat.S_ISBLK, "a device"), (stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a folder")):
+    for test, word in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a device"),
+        (stat.S_ISBLK, "a device"),
+        (stat.S_ISLNK, "a symbolic link"),
+        (stat.S_ISDIR, "a folder"),
+    ):
         if test(mode):
             return word
     return "not a regular file"
@@ -118,14 +124,15 @@ class _Copy:
         self.source, self.root, self.cap, self.written = source, os.path.realpath(source), cap_bytes, 0
 
     def refuse(self, path, why):
-        raise UntrustedFolderError("agent folder {}: {} {}".format(
-            excerpt(self.source, 200), excerpt(os.path.relpath(path, self.source), 120), why))
+        raise UntrustedFolderError(
+            f"agent folder {excerpt(self.source, 200)}: {excerpt(os.path.relpath(path, self.source), 120)} {why}"
+        )
 
     def file(self, path, destination):
         try:
             handle = open_regular(path)
         except UntrustedFileError as error:
-            self.refuse(path, "is {} (only regular files and folders are copied)".format(error.kind))
+            self.refuse(path, f"is {error.kind} (only regular files and folders are copied)")
         try:
             with open(destination, "xb") as out:
                 while True:
@@ -134,8 +141,7 @@ class _Copy:
                         break
                     self.written += len(chunk)
                     if self.written > self.cap:
-                        self.refuse(path, "takes the folder past its limit of {} MiB (--folder-size)".format(
-                            self.cap // MIB))
+                        self.refuse(path, f"takes the folder past its limit of {self.cap // MIB} MiB (--folder-size)")
                     out.write(chunk)
             os.chmod(destination, stat.S_IMODE(os.fstat(handle).st_mode) & 0o755 | 0o600)
         finally:
@@ -161,7 +167,7 @@ class _Copy:
                 elif entry.is_dir(follow_symlinks=False):
                     self.folder(inner, outer)
                 else:
-                    self.file(inner, outer)   # refused there unless a regular file
+                    self.file(inner, outer)  # refused there unless a regular file
 
 
 def copy_folder(source, destination, cap_bytes):

@@ -14,7 +14,6 @@ What this machine offers is tried once a process (``support``, cached: ``support
 tries again).
 """
 
-
 import functools
 import os
 import platform
@@ -23,7 +22,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import engine
 from engine.sandbox import accounting
@@ -50,14 +49,13 @@ def environment(folder):
     return {"PATH": path, "HOME": folder, "LANG": LANGUAGE, "TMPDIR": "/tmp"}
 
 
-@dataclass(frozen=True)
-class Support:
+class Support(NamedTuple):
     """What this machine offers a program player's moves (``support()``)."""
 
-    isolated: bool                 # bwrap isolates a move here
-    why: str = ""                  # why not, when it does not
-    own_count: bool = False        # the process limit counts the move's own tasks, not all of its user's
-    nested: bool = False           # under root: the move enters a user namespace of its own (unshare), as nobody
+    isolated: bool  # bwrap isolates a move here
+    why: str = ""  # why not, when it does not
+    own_count: bool = False  # the process limit counts the move's own tasks, not all of its user's
+    nested: bool = False  # under root: the move enters a user namespace of its own (unshare), as nobody
 
 
 def _unprivileged_ids():
@@ -84,10 +82,14 @@ def _trial(nested):
     """(ran, why not, the user namespace it ran in) of a sandboxed move that only names its namespace."""
     inside = _inside(["readlink", "/proc/self/ns/user"], DEFAULT_LIMITS.processes, nested)
     try:
-        done = subprocess.run(bwrap_argv("/", inside, writable=None), stdin=subprocess.DEVNULL,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=30)
+        done = subprocess.run(
+            bwrap_argv("/", inside, writable=None),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=30,
+        )
     except (OSError, subprocess.TimeoutExpired) as error:
-        return False, "{} fails here: {}".format(ISOLATION_TOOL, error), None
+        return False, f"{ISOLATION_TOOL} fails here: {error}", None
     if done.returncode != 0:
         return False, "{} fails here: {}".format(ISOLATION_TOOL, done.stderr.decode("utf-8", "replace").strip()), None
     return True, "", done.stdout.decode("utf-8", "replace").strip()
@@ -100,14 +102,19 @@ def support():
     needed = (ISOLATION_TOOL, PROCESS_LIMIT) + ((SWITCH_USER,) if root else ())
     missing = [tool for tool in needed if shutil.which(tool) is None]
     if missing:
-        return Support(False, "{} is not installed (apt-get install {})".format(
-            missing[0], "bubblewrap" if missing[0] == ISOLATION_TOOL else "util-linux"))
+        return Support(
+            False,
+            "{} is not installed (apt-get install {})".format(
+                missing[0], "bubblewrap" if missing[0] == ISOLATION_TOOL else "util-linux"
+            ),
+        )
     ran, why, namespace = _trial(nested=root)
     nested = root and ran
-    if root and not ran:           # no user namespace for nobody: isolated still, the count shared by nobody's tasks
+    if root and not ran:  # no user namespace for nobody: isolated still, the count shared by nobody's tasks
         ran, why, namespace = _trial(nested=False)
-    own_count = (ran and namespace != os.readlink("/proc/self/ns/user")
-                 and _kernel_version() >= COUNTED_PER_NAMESPACE_SINCE)
+    own_count = (
+        ran and namespace != os.readlink("/proc/self/ns/user") and _kernel_version() >= COUNTED_PER_NAMESPACE_SINCE
+    )
     return Support(ran, why, own_count, nested)
 
 
@@ -121,9 +128,14 @@ def isolation():
 def _interpreter(launcher):
     """The Python that ``launcher`` (``python``, ``python3``, maybe a pyenv shim) starts, or None."""
     try:
-        found = subprocess.run([launcher, "-c", "import sys; print(sys.executable)"], stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, universal_newlines=True,
-                               timeout=60)
+        found = subprocess.run(
+            [launcher, "-c", "import sys; print(sys.executable)"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            timeout=60,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return found.stdout.strip() if found.returncode == 0 else None
@@ -147,7 +159,7 @@ def resolve_launcher(shell_command):
     """``shell_command`` with its first word made absolute as ``resolve_program`` does."""
     program, _, rest = shell_command.partition(" ")
     resolved = resolve_program([program])[0]
-    return "{} {}".format(shlex.quote(resolved), rest) if resolved != program else shell_command
+    return f"{shlex.quote(resolved)} {rest}" if resolved != program else shell_command
 
 
 def program_folder(program):
@@ -164,7 +176,9 @@ def _visible_folders(extra=()):
     package, and ``extra`` (the installation of the player's own program)."""
     folders = [f for f in SYSTEM_FOLDERS if os.path.isdir(f) and not os.path.islink(f)]
     package = os.path.dirname(os.path.abspath(engine.__file__))
-    for folder in (sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable)), package) + tuple(extra):
+    for folder in (sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable)), package) + tuple(
+        extra
+    ):
         if os.path.isdir(folder) and not any(folder == f or folder.startswith(f + os.sep) for f in folders):
             folders.append(folder)
     return folders
@@ -187,11 +201,20 @@ def _inside(command, allowance, nested):
     chain = []
     ids = _unprivileged_ids()
     if ids:
-        chain += [shutil.which(SWITCH_USER) or SWITCH_USER, "--reuid={}".format(ids[0]), "--regid={}".format(ids[1]),
-                  "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--"]
+        chain += [
+            shutil.which(SWITCH_USER) or SWITCH_USER,
+            f"--reuid={ids[0]}",
+            f"--regid={ids[1]}",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--bounding-set=-all",
+            "--",
+        ]
         if nested:
             chain += [shutil.which(OWN_USER_NAMESPACE) or OWN_USER_NAMESPACE, "--user", "--"]
-    return chain + [shutil.which(PROCESS_LIMIT) or PROCESS_LIMIT, "--nproc={0}:{0}".format(allowance), "--"] + list(command)
+    return (
+        chain + [shutil.which(PROCESS_LIMIT) or PROCESS_LIMIT, f"--nproc={allowance}:{allowance}", "--"] + list(command)
+    )
 
 
 def bwrap_argv(chdir, command, writable, tmp_mb=DEFAULT_LIMITS.file_mb, extra=()):
@@ -217,13 +240,37 @@ def bwrap_argv(chdir, command, writable, tmp_mb=DEFAULT_LIMITS.file_mb, extra=()
     # --as-pid-1: the command is the namespace's first process, so that its CPU (children included) reaches
     # the host's wait4, and everything it leaves ends when it does.
     # /dev/shm as small as /tmp: shared memory no bigger than a file may be.
-    argv += ["--proc", "/proc", "--dev", "/dev", "--size", str(tmp_mb * MIB), "--tmpfs", "/dev/shm",
-             "--die-with-parent", "--new-session", "--as-pid-1", "--chdir", chdir, "--clearenv"]
+    argv += [
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--size",
+        str(tmp_mb * MIB),
+        "--tmpfs",
+        "/dev/shm",
+        "--die-with-parent",
+        "--new-session",
+        "--as-pid-1",
+        "--chdir",
+        chdir,
+        "--clearenv",
+    ]
     for name, value in sorted(environment(chdir).items()):
         argv += ["--setenv", name, value]
     if _unprivileged_ids():
-        argv += ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
-                 "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--"]
+        argv += [
+            "--unshare-ipc",
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--cap-add",
+            "CAP_SETUID",
+            "--cap-add",
+            "CAP_SETGID",
+            "--",
+        ]
     else:
         argv += ["--unshare-all", "--"]
     return argv + list(command)
@@ -234,11 +281,11 @@ def _tasks_of(uid):
     count = 0
     for name in filter(str.isdigit, os.listdir("/proc")):
         try:
-            with open("/proc/{}/status".format(name)) as status:
+            with open(f"/proc/{name}/status") as status:
                 fields = dict(line.split(":", 1) for line in status if ":" in line)
             count += int(fields["Threads"]) if int(fields["Uid"].split()[0]) == uid else 0
         except (OSError, KeyError, ValueError):
-            pass                   # a process that ended meanwhile
+            pass  # a process that ended meanwhile
     return count
 
 
@@ -267,7 +314,7 @@ def wrap(command, folder, limits):
     found = support() if limits.mode != "off" else Support(False)
     if not found.isolated:
         if limits.mode == "strict":
-            raise SandboxError("--sandbox strict: no isolation for program players here: {}".format(found.why))
+            raise SandboxError(f"--sandbox strict: no isolation for program players here: {found.why}")
         return ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
     if isinstance(command, str):
         command = resolve_launcher(command)
@@ -290,18 +337,23 @@ def describe_unisolated(limits):
     counted = accounting.hierarchies()
     together = " (all its processes)"
     return "memory {} MiB{}, {}, files up to {} MiB, folders up to {} MiB, CPU{}".format(
-        limits.memory_mb, together if accounting.MEMORY in counted else " a process",
-        "processes {}{}".format(limits.processes, together) if accounting.TASKS in counted else "no limit on processes",
-        limits.file_mb, limits.folder_mb, together if accounting.CPU in counted else "")
+        limits.memory_mb,
+        together if accounting.MEMORY in counted else " a process",
+        f"processes {limits.processes}{together}" if accounting.TASKS in counted else "no limit on processes",
+        limits.file_mb,
+        limits.folder_mb,
+        together if accounting.CPU in counted else "",
+    )
 
 
 def warning(limits):
     """The one line to print before program players run without isolation (None when they are isolated)."""
     if limits.mode == "off":
-        return "program players run without a sandbox (--sandbox off): limits only ({})".format(
-            describe_unisolated(limits))
+        return f"program players run without a sandbox (--sandbox off): limits only ({describe_unisolated(limits)})"
     isolated, why = isolation()
     if isolated:
         return None
-    return ("program players are not isolated ({}): they can read and write the other players' folders and your "
-            "files; only their resources are limited ({})".format(why, describe_unisolated(limits)))
+    return (
+        f"program players are not isolated ({why}): they can read and write the other players' folders and your "
+        f"files; only their resources are limited ({describe_unisolated(limits)})"
+    )

@@ -1,11 +1,11 @@
 """The settings an untrusted program runs under: the isolation mode and its limits, one record."""
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.errors import UserError
 
 MODES = ("auto", "strict", "off")
-MIB = 2 ** 20
+MIB = 2**20
 
 
 class SandboxError(UserError, ValueError):
@@ -18,8 +18,7 @@ class UntrustedFolderError(UserError, ValueError):
     or more than the folder limit; the message names the entry and why."""
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(NamedTuple):
     """How a program player's moves (and an agent's build) run: the isolation mode and the limits.
 
     Where this machine gives littlego cgroups (``accounting.hierarchies``), ``memory_mb`` and
@@ -27,11 +26,11 @@ class Limits:
     and CPU is counted over every one of them; elsewhere the rlimits bound each process alone.
     """
 
-    mode: str = "auto"             # auto: isolated where bwrap works, else limits only (warned); strict; off
-    memory_mb: int = 1024          # memory of a move: all its processes (cgroup), else each one's data (RLIMIT_DATA)
-    processes: int = 128           # tasks (processes and threads) of a move (cgroup pids, RLIMIT_NPROC in the sandbox)
-    file_mb: int = 64              # the largest file it may write (RLIMIT_FSIZE); also the private /tmp's size
-    folder_mb: int = 100           # the bytes of an agent folder's files, counted as they are copied
+    mode: str = "auto"  # auto: isolated where bwrap works, else limits only (warned); strict; off
+    memory_mb: int = 1024  # memory of a move: all its processes (cgroup), else each one's data (RLIMIT_DATA)
+    processes: int = 128  # tasks (processes and threads) of a move (cgroup pids, RLIMIT_NPROC in the sandbox)
+    file_mb: int = 64  # the largest file it may write (RLIMIT_FSIZE); also the private /tmp's size
+    folder_mb: int = 100  # the bytes of an agent folder's files, counted as they are copied
 
 
 DEFAULT_LIMITS = Limits()

@@ -13,7 +13,7 @@ import resource
 import signal
 import subprocess
 import time
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from engine.sandbox.accounting import CPU, MEMORY, Accounting
 from engine.sandbox.isolation import environment
@@ -22,12 +22,11 @@ from engine.sandbox.limits import MIB
 # Without a memory cgroup, memory-backed files (memfd, /dev/shm) are bounded by their size times the
 # files a process may hold open: this many, each at most the memory limit over this many.
 FILES_WITHOUT_CGROUP = 64
-SAMPLE_SECONDS = 0.05              # how often the run's processes are sampled where no cgroup counts CPU
+SAMPLE_SECONDS = 0.05  # how often the run's processes are sampled where no cgroup counts CPU
 _TICK = os.sysconf("SC_CLK_TCK")
 
 
-@dataclass(frozen=True)
-class Finished:
+class Finished(NamedTuple):
     """How a run ended: its first process's wait status, the CPU of all its processes, the wall time,
     and whether it was killed past its wall-clock limit, over its CPU, or at its memory limit."""
 
@@ -61,6 +60,7 @@ def starter(limits, cpu_seconds, accounting):
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if open_files:
             resource.setrlimit(resource.RLIMIT_NOFILE, (open_files,) * 2)
+
     return start
 
 
@@ -71,10 +71,10 @@ def _process_table():
         if not name.isdigit():
             continue
         try:
-            with open("/proc/{}/stat".format(name), "rb") as stat:
+            with open(f"/proc/{name}/stat", "rb") as stat:
                 fields = stat.read().rsplit(b")", 1)[1].split()
         except (OSError, IndexError):
-            continue               # ended meanwhile
+            continue  # ended meanwhile
         # After the command's name: state, ppid, ... utime (the 12th), stime, ..., starttime (the 20th).
         table[int(name)] = (int(fields[1]), int(fields[19]), (int(fields[11]) + int(fields[12])) / _TICK)
     return table
@@ -122,8 +122,15 @@ def run(argv, folder, limits, cpu_limit, wall_limit, stdout=subprocess.DEVNULL, 
     accounting = Accounting(limits)
     hard_cpu = int(cpu_limit) + 1
     try:
-        process = subprocess.Popen(argv, cwd=folder, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr,
-                                   env=environment(folder), preexec_fn=starter(limits, hard_cpu, accounting))
+        process = subprocess.Popen(
+            argv,
+            cwd=folder,
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stderr,
+            env=environment(folder),
+            preexec_fn=starter(limits, hard_cpu, accounting),
+        )
         samples = None if accounting.counts(CPU) else _Samples(process.pid)
         started = time.monotonic()
         pause, timed_out, over_cpu = 0.001, False, False
@@ -142,10 +149,10 @@ def run(argv, folder, limits, cpu_limit, wall_limit, stdout=subprocess.DEVNULL, 
                 _, status, usage = os.wait4(process.pid, 0)
                 break
             time.sleep(pause)
-            pause = min(2 * pause, 0.02)       # quick answers are seen at once, long runs cost little
+            pause = min(2 * pause, 0.02)  # quick answers are seen at once, long runs cost little
         process.returncode = status
         wall = time.monotonic() - started
-        _kill_group(process.pid)           # what the run left running ends with it
+        _kill_group(process.pid)  # what the run left running ends with it
         accounting.kill()
         reaped = usage.ru_utime + usage.ru_stime
         counted = accounting.cpu_seconds()
@@ -153,4 +160,3 @@ def run(argv, folder, limits, cpu_limit, wall_limit, stdout=subprocess.DEVNULL, 
         return Finished(status, cpu, wall, timed_out, over_cpu, accounting.out_of_memory())
     finally:
         accounting.close()
-

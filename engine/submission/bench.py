@@ -7,24 +7,27 @@ import statistics
 import tempfile
 import time
 
+from engine.common.seeds import derive_seed
 from engine.constants import BLACK, MAX_DEPTH, WHITE, colour_word
+from engine.data import RULES_VECTORS, SHIPPED_BOOK, SHIPPED_PARAMS, load_rules_vectors
 from engine.features import make_evaluator
 from engine.params import load_params
+from engine.play.game import play_game
+from engine.players.specs import make_player
 from engine.playout import random_opening, random_playout
 from engine.position import Position
 from engine.search import Searcher
 from engine.solver import Solver
 from engine.submission.bundle import write_bundle
-from engine.data import RULES_VECTORS, SHIPPED_BOOK, SHIPPED_PARAMS, load_rules_vectors
-from engine.play.game import play_game
-from engine.players.specs import make_player
-from engine.common.seeds import derive_seed
 
 
 def vector_positions(path=RULES_VECTORS):
     """Every position the rules vectors ask a player to move in."""
-    return [Position.from_boards(ply["player"], ply["previous"], ply["current"], ply["n_move"])
-            for game in load_rules_vectors(path) for ply in game["plies"]]
+    return [
+        Position.from_boards(ply["player"], ply["previous"], ply["current"], ply["n_move"])
+        for game in load_rules_vectors(path)
+        for ply in game["plies"]
+    ]
 
 
 def median_rate(work, items, repeats):
@@ -40,7 +43,7 @@ def median_rate(work, items, repeats):
 def bench_rules(vectors=RULES_VECTORS, repeats=5, playout_games=2000, seed=1, report=print):
     """Legal-move generation (positions/s) and random playouts (moves/s), medians of repeats."""
     positions = vector_positions(vectors)
-    source = "the rules vectors ({})".format(os.path.basename(vectors))
+    source = f"the rules vectors ({os.path.basename(vectors)})"
 
     def generate():
         for position in positions:
@@ -63,17 +66,25 @@ def bench_rules(vectors=RULES_VECTORS, repeats=5, playout_games=2000, seed=1, re
     playout_rate *= moves
     playout_rates = [r * p for r, p in zip(playout_rates, plies)]
     result = {
-        "positions": len(positions), "source": source, "repeats": repeats,
+        "positions": len(positions),
+        "source": source,
+        "repeats": repeats,
         "legal_moves_positions_per_s": round(legal_rate),
         "legal_moves_runs": [round(r) for r in legal_rates],
         "playout_games_per_run": playout_games,
         "playout_moves_per_s": round(statistics.median(playout_rates)),
         "playout_runs": [round(r) for r in playout_rates],
     }
-    report("legal-move generation: {:,} positions/s (median of {} runs over {} positions from {})"
-           .format(result["legal_moves_positions_per_s"], repeats, len(positions), source))
-    report("random playouts:       {:,} moves/s (median of {} runs of {} games from the empty board)"
-           .format(result["playout_moves_per_s"], repeats, playout_games))
+    report(
+        "legal-move generation: {:,} positions/s (median of {} runs over {} positions from {})".format(
+            result["legal_moves_positions_per_s"], repeats, len(positions), source
+        )
+    )
+    report(
+        "random playouts:       {:,} moves/s (median of {} runs of {} games from the empty board)".format(
+            result["playout_moves_per_s"], repeats, playout_games
+        )
+    )
     return result
 
 
@@ -107,18 +118,34 @@ def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), repo
                 result = Searcher(evaluate).search(position, depth)
                 seconds.append(result.seconds)
                 nodes += result.nodes
-        row = {"depth": depth, "median_s": statistics.median(seconds), "max_s": max(seconds),
-               "nodes": nodes, "nodes_per_s": nodes / max(sum(seconds), 1e-9)}
+        row = {
+            "depth": depth,
+            "median_s": statistics.median(seconds),
+            "max_s": max(seconds),
+            "nodes": nodes,
+            "nodes_per_s": nodes / max(sum(seconds), 1e-9),
+        }
         rows.append(row)
         report("{depth:>5} {median_s:>10.4f} {max_s:>10.4f} {nodes:>10} {nodes_per_s:>12,.0f}".format(**row))
     reached = []
     for budget in budgets:
-        found = [Searcher(evaluate).iterative(position, MAX_DEPTH, cpu_budget=budget, cpu_cap=budget).depth
-                 for _, positions in phases for position in positions]
-        reached.append({"cpu_budget": budget, "median_depth": statistics.median(found), "min_depth": min(found),
-                        "max_depth": max(found)})
-        report("depth completed within {:g} s of CPU: median {:g}, from {} to {}".format(
-            budget, statistics.median(found), min(found), max(found)))
+        found = [
+            Searcher(evaluate).iterative(position, MAX_DEPTH, cpu_budget=budget, cpu_cap=budget).depth
+            for _, positions in phases
+            for position in positions
+        ]
+        reached.append(
+            {
+                "cpu_budget": budget,
+                "median_depth": statistics.median(found),
+                "min_depth": min(found),
+                "max_depth": max(found),
+            }
+        )
+        report(
+            f"depth completed within {budget:g} s of CPU: median {statistics.median(found):g}, from "
+            f"{min(found)} to {max(found)}"
+        )
     games = []
     # The whole game is timed on the bundle a course submission holds (the shipped book with
     # it, read on every move before exact solving), run as the course runs it.
@@ -131,16 +158,27 @@ def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), repo
             record = play_game(black, white, seed=seed)
             cpu = sum(s for colour, s in record.cpu if colour == colour_of_agent)
             moves = sum(1 for colour, _ in record.cpu if colour == colour_of_agent)
-            games.append({"agent_colour": colour_of_agent, "cpu_s": cpu, "moves": moves,
-                          "max_move_cpu_s": max(s for c, s in record.cpu if c == colour_of_agent),
-                          "result": record.reason})
-            report("whole game as {}: {} moves, {:.2f} s CPU (max {:.2f} s a move), bundled agent, one process per move"
-                   .format(colour_word(colour_of_agent).capitalize(), moves, cpu,
-                           games[-1]["max_move_cpu_s"]))
+            games.append(
+                {
+                    "agent_colour": colour_of_agent,
+                    "cpu_s": cpu,
+                    "moves": moves,
+                    "max_move_cpu_s": max(s for c, s in record.cpu if c == colour_of_agent),
+                    "result": record.reason,
+                }
+            )
+            report(
+                f"whole game as {colour_word(colour_of_agent)}: {moves} moves, {cpu:.2f} s CPU "
+                f"(max {games[-1]['max_move_cpu_s']:.2f} s a move), bundled agent, one process per move"
+            )
     shutil.rmtree(submission, ignore_errors=True)
-    return {"positions": {name: len(p) for name, p in phases}, "depths": rows, "depth_within_budget": reached,
-            "games": games,
-            "params": params_path}
+    return {
+        "positions": {name: len(p) for name, p in phases},
+        "depths": rows,
+        "depth_within_budget": reached,
+        "games": games,
+        "params": params_path,
+    }
 
 
 def bench_solve(plies=(12, 10), positions=6, seed=11, report=print):
@@ -159,8 +197,17 @@ def bench_solve(plies=(12, 10), positions=6, seed=11, report=print):
             solver.winning_move(position)
             seconds.append(time.process_time() - start)
             nodes.append(solver.nodes)
-        results.append({"ply": ply, "positions": positions, "nodes": sum(nodes),
-                        "median_seconds": statistics.median(seconds), "max_seconds": max(seconds)})
-        report("ply {:>2}: {:,} nodes for {} positions; CPU median {:.2f} s, max {:.2f} s".format(
-            ply, sum(nodes), positions, statistics.median(seconds), max(seconds)))
+        results.append(
+            {
+                "ply": ply,
+                "positions": positions,
+                "nodes": sum(nodes),
+                "median_seconds": statistics.median(seconds),
+                "max_seconds": max(seconds),
+            }
+        )
+        report(
+            f"ply {ply:>2}: {sum(nodes):,} nodes for {positions} positions; CPU median "
+            f"{statistics.median(seconds):.2f} s, max {max(seconds):.2f} s"
+        )
     return {"seed": seed, "plies": results}

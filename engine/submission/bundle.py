@@ -24,6 +24,7 @@ def core_modules():
     """The playing core's module names (the .py files directly in the engine folder), sorted."""
     return sorted(name[:-3] for name in os.listdir(CORE_DIR) if name.endswith(".py"))
 
+
 _BOOTSTRAP = '''
 import importlib.abc
 import importlib.util
@@ -61,12 +62,14 @@ if __name__ == "__main__":
 
 def bundle_source():
     """The text of the self-contained my_player3.py."""
-    parts = ['"""Little-Go agent (littlego bundle): reads input.txt, writes output.txt.\n\n'
-             'Self-contained: the engine\'s modules are carried below as text. Standard library only.\n"""\n',
-             "_SOURCES = {}\n"]
+    parts = [
+        '"""Little-Go agent (littlego bundle): reads input.txt, writes output.txt.\n\n'
+        'Self-contained: the engine\'s modules are carried below as text. Standard library only.\n"""\n',
+        "_SOURCES = {}\n",
+    ]
     for name in core_modules():
         with open(os.path.join(CORE_DIR, name + ".py")) as handle:
-            parts.append("_SOURCES[{!r}] = {!r}\n".format(name, handle.read()))
+            parts.append(f"_SOURCES[{name!r}] = {handle.read()!r}\n")
     parts.append(_BOOTSTRAP)
     return "".join(parts)
 

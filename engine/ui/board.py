@@ -3,17 +3,20 @@ typed or shown, the verdict, and a position named by moves or by a file."""
 
 import os
 
-from engine.errors import InvalidInput
+from engine.agent import infer_moves_played
 from engine.bitboard import count
 from engine.constants import BLACK, BOARD_SIZE, KOMI, MAX_MOVES, PASS, WHITE, colour_word
-from engine.agent import infer_moves_played
 from engine.coords import move_from_text, move_to_text
-from engine.position import SYMBOLS, IllegalMove, Position
-from engine.protocol import read_input
+from engine.errors import InvalidInput
 from engine.play.sgf import read_game, result_text
 from engine.players.gtp import COLUMNS, point_to_vertex, vertex_to_point
+from engine.position import SYMBOLS, IllegalMove, Position
+from engine.protocol import read_input
 
-HELP = "type a move as i,j (row, column from the top left, as the course writes it), a GTP vertex such as C3, or pass; undo; quit"
+HELP = (
+    "type a move as i,j (row, column from the top left, as the course writes it), a GTP vertex "
+    "such as C3, or pass; undo; quit"
+)
 
 
 def parse_human_move(text):
@@ -26,35 +29,40 @@ def parse_human_move(text):
     try:
         return vertex_to_point(word)
     except ValueError:
-        raise InvalidInput("{!r} is not a move: {}".format(word, HELP))
+        raise InvalidInput(f"{word!r} is not a move: {HELP}")
 
 
 def board_diagram(position):
     """The board with the course's (i, j) and GTP's coordinates, and the state of the game."""
-    lines = ["       j  " + " ".join(str(j) for j in range(BOARD_SIZE)),
-             "          " + " ".join(COLUMNS)]
+    lines = ["       j  " + " ".join(str(j) for j in range(BOARD_SIZE)), "          " + " ".join(COLUMNS)]
     for i in range(BOARD_SIZE):
         row = " ".join(SYMBOLS[position.colour_at(BOARD_SIZE * i + j)] for j in range(BOARD_SIZE))
-        lines.append("  i {}  {}  {}  {}".format(i, BOARD_SIZE - i, row, BOARD_SIZE - i))
+        lines.append(f"  i {i}  {BOARD_SIZE - i}  {row}  {BOARD_SIZE - i}")
     black, white = position.score()
-    lines.append("ply {} of {}, {} left; {}".format(
-        position.moves_played, MAX_MOVES, MAX_MOVES - position.moves_played,
-        "game over" if position.is_over else colour_word(position.player).capitalize() + " to move"))
-    lines.append("score: Black (X) {:g}, White (O) {:g} with komi {:g}".format(black, white, KOMI))
+    lines.append(
+        "ply {} of {}, {} left; {}".format(
+            position.moves_played,
+            MAX_MOVES,
+            MAX_MOVES - position.moves_played,
+            "game over" if position.is_over else colour_word(position.player).capitalize() + " to move",
+        )
+    )
+    lines.append(f"score: Black (X) {black:g}, White (O) {white:g} with komi {KOMI:g}")
     return "\n".join(lines)
 
 
 def describe(move):
-    return "pass" if move == PASS else "{} ({})".format(move_to_text(move), point_to_vertex(move))
+    return "pass" if move == PASS else f"{move_to_text(move)} ({point_to_vertex(move)})"
 
 
 def verdict(position):
     """The result as the judge counts it, in words."""
     black, white = position.score()
     winner = BLACK if black > white else WHITE
-    return "{} wins: Black {:g} stones, White {:g} + {:g} komi = {:g} ({})".format(
-        colour_word(winner).capitalize(), black, white - KOMI, KOMI, white,
-        result_text(winner, black, white - KOMI))
+    return (
+        f"{colour_word(winner).capitalize()} wins: Black {black:g} stones, White {white - KOMI:g} + "
+        f"{KOMI:g} komi = {white:g} ({result_text(winner, black, white - KOMI)})"
+    )
 
 
 def game_result(position):
@@ -72,7 +80,7 @@ def position_from_moves(text, option="--moves"):
         try:
             position = position.play_point(parse_human_move(word))
         except (ValueError, IllegalMove) as error:
-            raise InvalidInput("{}: move {} ({}): {}".format(option, number, word, error))
+            raise InvalidInput(f"{option}: move {number} ({word}): {error}")
     return position
 
 

@@ -6,11 +6,11 @@
 
 import sys
 
-from engine.constants import BLACK, BOARD_SIZE, KOMI, WHITE, colour_word
-from engine.position import IllegalMove, Position
-from engine.play.sgf import SgfError, game_sgf, read_game, result_text
 from engine.common.seeds import derive_seed
+from engine.constants import BLACK, BOARD_SIZE, KOMI, WHITE, colour_word
+from engine.play.sgf import SgfError, game_sgf, read_game, result_text
 from engine.players.gtp import GtpError, point_to_vertex, vertex_to_point
+from engine.position import IllegalMove, Position
 from engine.ui.board import board_diagram
 
 PROTOCOL_VERSION = "2"
@@ -25,7 +25,7 @@ def preprocess(line):
     return line.split("#", 1)[0].strip()
 
 
-class GtpEngine(object):
+class GtpEngine:
     """A Little-Go game behind GTP commands, ``genmove`` answered by a player."""
 
     def __init__(self, player, seed=1):
@@ -42,9 +42,9 @@ class GtpEngine(object):
         self.fault = None
         try:
             self.player.new_game(BLACK, derive_seed(self.seed, self.games))
-        except Exception as error:     # a player that cannot start resigns every genmove of this game
-            self.fault = "{}: {}".format(type(error).__name__, error)
-            sys.stderr.write("littlego gtp: {} failed at set-up: {}\n".format(self.player.spec, self.fault))
+        except Exception as error:  # a player that cannot start resigns every genmove of this game
+            self.fault = f"{type(error).__name__}: {error}"
+            sys.stderr.write(f"littlego gtp: {self.player.spec} failed at set-up: {self.fault}\n")
         self.games += 1
 
     @property
@@ -61,7 +61,7 @@ class GtpEngine(object):
         if words[0].isdigit():
             ident = words.pop(0)
             if not words:
-                return "?{} no command\n\n".format(ident)
+                return f"?{ident} no command\n\n"
         name, arguments = words[0], words[1:]
         command = self._commands.get(name)
         try:
@@ -69,9 +69,9 @@ class GtpEngine(object):
                 raise GtpError("unknown command")
             result = command(arguments)
         except GtpError as error:
-            return "?{} {}\n\n".format(ident, error)
-        except Exception as error:            # the engine never dies on input
-            return "?{} internal error: {}: {}\n\n".format(ident, type(error).__name__, error)
+            return f"?{ident} {error}\n\n"
+        except Exception as error:  # the engine never dies on input
+            return f"?{ident} internal error: {type(error).__name__}: {error}\n\n"
         return "={}{}\n\n".format(ident, " " + result if result else "")
 
     # -- the required commands ------------------------------------------------------------------------
@@ -82,7 +82,7 @@ class GtpEngine(object):
         return ENGINE_NAME
 
     def cmd_version(self, arguments):
-        return "{} (player {})".format(ENGINE_VERSION, self.player.spec)
+        return f"{ENGINE_VERSION} (player {self.player.spec})"
 
     def cmd_known_command(self, arguments):
         return "true" if len(arguments) == 1 and arguments[0] in self._commands else "false"
@@ -97,7 +97,7 @@ class GtpEngine(object):
     def cmd_boardsize(self, arguments):
         size = self._integer(arguments, "boardsize SIZE")
         if size != BOARD_SIZE:
-            raise GtpError("unacceptable size (Little-Go is played on {}x{})".format(BOARD_SIZE, BOARD_SIZE))
+            raise GtpError(f"unacceptable size (Little-Go is played on {BOARD_SIZE}x{BOARD_SIZE})")
         self._new_game()
         return ""
 
@@ -111,8 +111,8 @@ class GtpEngine(object):
         try:
             self.komi = float(arguments[0])
         except ValueError:
-            raise GtpError("syntax error: komi {!r} is not a number".format(arguments[0]))
-        return ""          # accepted; Little-Go's scoring keeps its komi of 2.5 (see final_score)
+            raise GtpError(f"syntax error: komi {arguments[0]!r} is not a number")
+        return ""  # accepted; Little-Go's scoring keeps its komi of 2.5 (see final_score)
 
     def cmd_play(self, arguments):
         if len(arguments) != 2:
@@ -122,7 +122,7 @@ class GtpEngine(object):
         try:
             self._push(move)
         except IllegalMove as error:
-            raise GtpError("illegal move: {}".format(error))
+            raise GtpError(f"illegal move: {error}")
         return ""
 
     def cmd_genmove(self, arguments):
@@ -130,16 +130,16 @@ class GtpEngine(object):
             raise GtpError("syntax error: genmove COLOUR")
         colour = self._colour(arguments[0])
         if self.position.is_over:
-            return "pass"              # after the 24th ply or the ending pass, nothing more is played
+            return "pass"  # after the 24th ply or the ending pass, nothing more is played
         self._turn(colour)
         if self.fault:
-            sys.stderr.write("littlego gtp: {} cannot play (set-up failed: {})\n".format(self.player.spec, self.fault))
+            sys.stderr.write(f"littlego gtp: {self.player.spec} cannot play (set-up failed: {self.fault})\n")
             return "resign"
         try:
             move, _ = self.player.timed_move(self.position)
             self._push(move)
-        except Exception as error:     # a player that fails or answers an illegal move gives up
-            sys.stderr.write("littlego gtp: {} failed: {}: {}\n".format(self.player.spec, type(error).__name__, error))
+        except Exception as error:  # a player that fails or answers an illegal move gives up
+            sys.stderr.write(f"littlego gtp: {self.player.spec} failed: {type(error).__name__}: {error}\n")
             return "resign"
         return point_to_vertex(move)
 
@@ -170,15 +170,15 @@ class GtpEngine(object):
             with open(arguments[0], "rb") as handle:
                 replay = read_game(handle.read(), arguments[0])
         except OSError as error:
-            raise GtpError("cannot load file: {}".format(error.strerror or error))
+            raise GtpError(f"cannot load file: {error.strerror or error}")
         except SgfError as error:
-            raise GtpError("cannot load file: {}".format(error))
+            raise GtpError(f"cannot load file: {error}")
         keep = len(replay.moves)
         if len(arguments) == 2:
             # GTP's move number: the position before that move is set up.
             keep = min(max(self._integer(arguments[1:], "loadsgf FILE MOVE_NUMBER") - 1, 0), keep)
         self._new_game()
-        self.positions = replay.positions[:keep + 1]
+        self.positions = replay.positions[: keep + 1]
         self.moves = replay.moves[:keep]
         return colour_word(self.position.player)
 
@@ -192,26 +192,26 @@ class GtpEngine(object):
         if position.is_over:
             raise GtpError("illegal move: the game is over")
         if colour != position.player:
-            raise GtpError("illegal move: it is {}'s turn (Little-Go alternates)".format(colour_word(position.player)))
+            raise GtpError(f"illegal move: it is {colour_word(position.player)}'s turn (Little-Go alternates)")
 
     @staticmethod
     def _colour(word):
         try:
             return _COLOUR_WORDS[word.lower()]
         except KeyError:
-            raise GtpError("syntax error: {!r} is not a colour".format(word))
+            raise GtpError(f"syntax error: {word!r} is not a colour")
 
     @staticmethod
     def _vertex(word):
         try:
             return vertex_to_point(word)
         except ValueError as error:
-            raise GtpError("syntax error: {}".format(error))
+            raise GtpError(f"syntax error: {error}")
 
     @staticmethod
     def _integer(arguments, usage):
         if len(arguments) != 1 or not arguments[0].lstrip("-").isdigit():
-            raise GtpError("syntax error: {}".format(usage))
+            raise GtpError(f"syntax error: {usage}")
         return int(arguments[0])
 
 

@@ -12,11 +12,11 @@ import sys
 
 from engine.constants import MAX_MOVES, PASS, opponent
 from engine.coords import on_board, to_point
+from engine.players.host import OutputFormatError, read_output, write_input
 from engine.position import SYMBOLS, IllegalMove, Position
 from engine.protocol import InputFormatError, read_input
-from engine.players.host import OutputFormatError, read_output, write_input
 
-BAD_INPUT = 4       # not one of the course's codes: our input.txt itself is unusable
+BAD_INPUT = 4  # not one of the course's codes: our input.txt itself is unusable
 
 
 def judge(moves, workdir=".", verbose=False, out=sys.stdout):
@@ -24,7 +24,7 @@ def judge(moves, workdir=".", verbose=False, out=sys.stdout):
     try:
         game = read_input(os.path.join(workdir, "input.txt"))
     except InputFormatError as error:
-        out.write("judge: {}\n".format(error))
+        out.write(f"judge: {error}\n")
         return BAD_INPUT
     before = min(max(moves - 1, 0), MAX_MOVES - 1)
     position = Position.from_boards(game.player, game.previous, game.current, before)
@@ -38,12 +38,12 @@ def judge(moves, workdir=".", verbose=False, out=sys.stdout):
             raise IllegalMove("{},{} is off the board".format(*answer))
         after = position.play_point(answer if answer == PASS else to_point(*answer))
     except IllegalMove as error:
-        out.write("Invalid move: {}\nGame end.\nThe winner is {}\n".format(error, SYMBOLS[opponent(game.player)]))
+        out.write(f"Invalid move: {error}\nGame end.\nThe winner is {SYMBOLS[opponent(game.player)]}\n")
         return opponent(game.player)
     if verbose:
         out.write(after.picture() + "\n\n")
     if after.is_over:
-        out.write("Game end.\nThe winner is {}\n".format(SYMBOLS[after.winner]))
+        out.write(f"Game end.\nThe winner is {SYMBOLS[after.winner]}\n")
         return after.winner
     write_input(os.path.join(workdir, "input.txt"), after.player, after.previous_string(), after.board_string())
     return 0

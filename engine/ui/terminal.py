@@ -3,11 +3,12 @@
 """
 
 from engine.bitboard import count
-from engine.constants import BLACK, MAX_MOVES, colour_word, opponent as other_colour
-from engine.position import SYMBOLS, IllegalMove, Position
-from engine.protocol import write_atomic
+from engine.constants import BLACK, MAX_MOVES, colour_word
+from engine.constants import opponent as other_colour
 from engine.play.sgf import game_sgf, read_game
 from engine.players.base import PlayerFault
+from engine.position import SYMBOLS, IllegalMove, Position
+from engine.protocol import write_atomic
 from engine.ui.board import HELP, board_diagram, describe, game_result, parse_human_move, verdict
 
 
@@ -19,11 +20,10 @@ def play_in_terminal(opponent, human_colour, read_line, write, seed=1):
     positions, moves = [Position.initial()], []
     try:
         opponent.new_game(other_colour(human_colour), seed)
-    except Exception as error:          # an opponent that cannot start loses before its first move
-        write("{} loses before the game starts: {}: {}\n".format(opponent.spec, type(error).__name__, error))
+    except Exception as error:  # an opponent that cannot start loses before its first move
+        write(f"{opponent.spec} loses before the game starts: {type(error).__name__}: {error}\n")
         return moves, positions[-1], True
-    write("You play {} ({}) against {}. {}.\n".format(
-        colour_word(human_colour), SYMBOLS[human_colour], opponent.spec, HELP))
+    write(f"You play {colour_word(human_colour)} ({SYMBOLS[human_colour]}) against {opponent.spec}. {HELP}.\n")
     forfeit = None
     try:
         while not positions[-1].is_over:
@@ -36,7 +36,7 @@ def play_in_terminal(opponent, human_colour, read_line, write, seed=1):
                 moves.append(move)
                 continue
             write("\n" + board_diagram(position) + "\n")
-            line = read_line("{} to move> ".format(colour_word(human_colour)))
+            line = read_line(f"{colour_word(human_colour)} to move> ")
             if line is None or line.strip().lower() == "quit":
                 write("quit.\n")
                 return moves, positions[-1], True
@@ -53,7 +53,7 @@ def play_in_terminal(opponent, human_colour, read_line, write, seed=1):
                 move = parse_human_move(line)
                 after = position.play_point(move)
             except (ValueError, IllegalMove) as error:
-                write("refused: {}; nothing changed\n".format(error))
+                write(f"refused: {error}; nothing changed\n")
                 continue
             positions.append(after)
             moves.append(move)
@@ -72,8 +72,8 @@ def _opponent_moves(opponent, position, write):
         move, seconds = opponent.timed_move(position)
         after = position.play_point(move)
     except (PlayerFault, IllegalMove, ValueError, TypeError, IndexError) as error:
-        return None, None, "{} loses: {}".format(opponent.spec, error)
-    write("{} plays {} ({:.2f} s of CPU)\n".format(opponent.spec, describe(move), seconds))
+        return None, None, f"{opponent.spec} loses: {error}"
+    write(f"{opponent.spec} plays {describe(move)} ({seconds:.2f} s of CPU)\n")
     return move, after, None
 
 
@@ -83,7 +83,7 @@ def _undo(positions, moves, human_colour, write):
     if last is None:
         write("nothing to undo\n")
     else:
-        del positions[last + 1:], moves[last:]
+        del positions[last + 1 :], moves[last:]
 
 
 def offer_sgf(moves, human_colour, opponent_spec, final, read_line, write):
@@ -96,9 +96,9 @@ def offer_sgf(moves, human_colour, opponent_spec, final, read_line, write):
     try:
         write_atomic(path, game_sgf(moves, black, white, game_result(final)))
     except OSError as error:
-        write("could not save {}: {}\n".format(path, error.strerror or error))
+        write(f"could not save {path}: {error.strerror or error}\n")
         return None
-    write("saved {}\n".format(path))
+    write(f"saved {path}\n")
     return path
 
 
@@ -108,21 +108,31 @@ def replay(path, write, verdict_only=False, read_line=None):
         game = read_game(handle.read(), path)
     final = game.positions[-1]
     if not verdict_only:
-        write("{}: Black {}, White {}{}\n".format(path, game.black or "?", game.white or "?",
-                                                 ", recorded result {}".format(game.result) if game.result else ""))
+        write(
+            "{}: Black {}, White {}{}\n".format(
+                path, game.black or "?", game.white or "?", f", recorded result {game.result}" if game.result else ""
+            )
+        )
         write(board_diagram(game.positions[0]) + "\n")
         for number, (before, move, after) in enumerate(zip(game.positions, game.moves, game.positions[1:]), 1):
             if read_line is not None and read_line("[Enter] next move, q to stop> ") in ("q", "Q", None):
                 break
             captured = count(before.opp) - count(after.own)
-            write("\nmove {}: {} plays {}{}; {} plies left\n".format(
-                number, colour_word(before.player).capitalize(), describe(move),
-                ", capturing {} stone{}".format(captured, "" if captured == 1 else "s") if captured else "",
-                MAX_MOVES - after.moves_played))
+            write(
+                "\nmove {}: {} plays {}{}; {} plies left\n".format(
+                    number,
+                    colour_word(before.player).capitalize(),
+                    describe(move),
+                    ", capturing {} stone{}".format(captured, "" if captured == 1 else "s") if captured else "",
+                    MAX_MOVES - after.moves_played,
+                )
+            )
             write(board_diagram(after) + "\n")
     if final.is_over:
-        write("result under Little-Go rules: {}\n".format(verdict(final)))
+        write(f"result under Little-Go rules: {verdict(final)}\n")
     else:
-        write("result under Little-Go rules: not finished after {} plies; if it ended now, {}\n".format(
-            final.moves_played, verdict(final)))
+        write(
+            f"result under Little-Go rules: not finished after {final.moves_played} plies; if it ended "
+            f"now, {verdict(final)}\n"
+        )
     return game

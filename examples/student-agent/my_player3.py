@@ -28,9 +28,15 @@ WEIGHTS_FILE = os.path.join(HERE, "weights.json")
 DEFAULT_WEIGHTS = {"liberties": 0.2, "atari": 1.0, "edge": -0.3, "centre": 0.3}
 
 # Precomputed once: each point's neighbours, the edge and the centre.
-NEIGHBOURS = [[(i + di) * SIZE + j + dj for di, dj in ((-1, 0), (1, 0), (0, -1), (0, 1))
-               if 0 <= i + di < SIZE and 0 <= j + dj < SIZE]
-              for i in range(SIZE) for j in range(SIZE)]
+NEIGHBOURS = [
+    [
+        (i + di) * SIZE + j + dj
+        for di, dj in ((-1, 0), (1, 0), (0, -1), (0, 1))
+        if 0 <= i + di < SIZE and 0 <= j + dj < SIZE
+    ]
+    for i in range(SIZE)
+    for j in range(SIZE)
+]
 EDGE = [i in (0, SIZE - 1) or j in (0, SIZE - 1) for i in range(SIZE) for j in range(SIZE)]
 CENTRE = [0 < i < SIZE - 1 and 0 < j < SIZE - 1 for i in range(SIZE) for j in range(SIZE)]
 
@@ -43,12 +49,12 @@ def load_weights(path=WEIGHTS_FILE):
     with open(path) as handle:
         found = json.load(handle)
     if not isinstance(found, dict):
-        raise ValueError("{}: not a JSON object".format(path))
+        raise ValueError(f"{path}: not a JSON object")
     for name in weights:
         if name in found:
             value = found[name]
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError("{}: {} is not a number".format(path, name))
+                raise ValueError(f"{path}: {name} is not a number")
             weights[name] = float(value)
     return weights
 
@@ -58,8 +64,8 @@ def read_input(path="input.txt"):
     with open(path) as handle:
         lines = [line.strip() for line in handle.read().split("\n") if line.strip()]
     colour = int(lines[0])
-    previous = tuple(int(c) for line in lines[1:1 + SIZE] for c in line)
-    current = tuple(int(c) for line in lines[1 + SIZE:1 + 2 * SIZE] for c in line)
+    previous = tuple(int(c) for line in lines[1 : 1 + SIZE] for c in line)
+    current = tuple(int(c) for line in lines[1 + SIZE : 1 + 2 * SIZE] for c in line)
     return colour, previous, current
 
 
@@ -131,11 +137,11 @@ def choose_move(colour, previous, current, weights):
     mine.sort(key=lambda move: (-evaluate(move[1], colour, weights), move[0]))
     best_point, best_value = None, None
     for point, after in mine:
-        worst = evaluate(after, colour, weights)          # the opponent may pass
+        worst = evaluate(after, colour, weights)  # the opponent may pass
         for _, reply in legal_moves(after, current, 3 - colour):
             worst = min(worst, evaluate(reply, colour, weights))
             if best_value is not None and worst <= best_value:
-                break                                     # no better than a move already found
+                break  # no better than a move already found
         if best_value is None or worst > best_value:
             best_point, best_value = point, worst
     return best_point
@@ -144,7 +150,7 @@ def choose_move(colour, previous, current, weights):
 def main():
     colour, previous, current = read_input()
     point = choose_move(colour, previous, current, load_weights())
-    answer = "PASS" if point is None else "{},{}".format(point // SIZE, point % SIZE)
+    answer = "PASS" if point is None else f"{point // SIZE},{point % SIZE}"
     with open("output.txt", "w") as handle:
         handle.write(answer)
 

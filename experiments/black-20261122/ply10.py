@@ -5,17 +5,18 @@ MODE: agent (the shipped params), solve10 (the same, solving from ply 10), solve
 exact solver alone). Every position a book-following Black meets at ply 10 is won; a
 sample of COUNT is played and each move checked by the compiled solver.
 """
+
 import random
 import sys
 import time
 
 from engine.agent import choose_move
 from engine.book import load_book
-from engine.params import load_params
-from engine.solver import Solver
 from engine.data import SHIPPED_PARAMS
 from engine.native.sections import book_positions
 from engine.native.solver import NativeSolver
+from engine.params import load_params
+from engine.solver import Solver
 
 book_path, count, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 seed = int(sys.argv[4]) if len(sys.argv) > 4 else 7
@@ -34,6 +35,6 @@ with NativeSolver(22) as checker:
         times.append(time.process_time() - start)
         won = not checker.wins(position.play_point(move))
         kept += won
-        print("%s %.2f s" % ("kept" if won else "LOST", times[-1]), flush=True)
+        print("{} {:.2f} s".format("kept" if won else "LOST", times[-1]), flush=True)
 times.sort()
-print(mode, "kept %d/%d; CPU median %.2f s, max %.2f s" % (kept, count, times[len(times) // 2], times[-1]))
+print(mode, f"kept {kept}/{count}; CPU median {times[len(times) // 2]:.2f} s, max {times[-1]:.2f} s")

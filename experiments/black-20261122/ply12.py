@@ -6,6 +6,7 @@ reply or pass at each turn) to Black's first position past the book (ply 12 for 
 book), lets the shipped agent choose there as my_player3.py would, and has the compiled
 solver check that the move keeps the win. Prints each result, then the tally and the CPU.
 """
+
 import random
 import sys
 import time
@@ -13,9 +14,9 @@ import time
 from engine import PASS, Position
 from engine.agent import choose_move
 from engine.book import load_book
-from engine.params import load_params
 from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS
 from engine.native.solver import NativeSolver
+from engine.params import load_params
 
 count = int(sys.argv[1])
 rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 12)
@@ -30,7 +31,7 @@ with NativeSolver(22) as checker:
             if not position.is_over:
                 position = position.play_point(rng.choice(position.legal_points() + [PASS]))
         if position.is_over:
-            over += 1                      # White's random play ended the game inside the book
+            over += 1  # White's random play ended the game inside the book
             continue
         done += 1
         assert checker.wins(position), position
@@ -39,7 +40,9 @@ with NativeSolver(22) as checker:
         times.append(time.process_time() - started)
         won = not checker.wins(position.play_point(move))
         kept += won
-        print("ply %d: %s %.2f s" % (position.moves_played, "kept" if won else "LOST", times[-1]), flush=True)
+        print(f"ply {position.moves_played}: {'kept' if won else 'LOST'} {times[-1]:.2f} s", flush=True)
 times.sort()
-print("kept %d/%d (%d walks ended inside the book); CPU median %.2f s, max %.2f s" % (
-    kept, count, over, times[len(times) // 2], times[-1]))
+print(
+    f"kept {kept}/{count} ({over} walks ended inside the book); "
+    f"CPU median {times[len(times) // 2]:.2f} s, max {times[-1]:.2f} s"
+)

@@ -5,6 +5,7 @@ plies 6-9, another for 10-14. Run from the repository root:
 
   python3 experiments/labels-20261123/features.py experiments/labels-20261123/labels-*.json.gz
 """
+
 import sys
 
 import numpy
@@ -41,14 +42,16 @@ def best_capture(position):
     """The most stones one move of the mover captures now."""
     if position is None:
         return 0
-    return max([count(position.opp) - count(position.play_point(p).own) for p in points_of(position.legal_mask())]
-               or [0])
+    return max(
+        [count(position.opp) - count(position.play_point(p).own) for p in points_of(position.legal_mask())] or [0]
+    )
 
 
 CANDIDATES = {
     "single-colour regions": single_colour_regions,
-    "legal moves, mover minus opponent": lambda p: count(p.legal_mask()) - (
-        count(after_pass(p).legal_mask()) if after_pass(p) else 0),
+    "legal moves, mover minus opponent": lambda p: (
+        count(p.legal_mask()) - (count(after_pass(p).legal_mask()) if after_pass(p) else 0)
+    ),
     "best capture now": best_capture,
     "the opponent's best capture": lambda p: best_capture(after_pass(p)),
     "the mover's stones": lambda p: count(p.own),
@@ -63,32 +66,46 @@ def main(paths):
     base = fit.feature_matrix(positions)
     shipped = load_params("params.json").weights
     start = [shipped[name] for name in FEATURES]
-    print("{} positions, {} held out".format(len(positions), int(held.sum())))
+    print(f"{len(positions)} positions, {int(held.sum())} held out")
 
     def refit(extra, names):
         features = numpy.column_stack([base] + extra) if extra else base
         names = tuple(FEATURES) + tuple(names)
-        weights, _ = fit.fit_weights(features[~held], labels[~held], plies[~held], start + [0.0] * len(extra),
-                                     fit.default_bounds(100.0, names), generations=300, names=names)
+        weights, _ = fit.fit_weights(
+            features[~held],
+            labels[~held],
+            plies[~held],
+            start + [0.0] * len(extra),
+            fit.default_bounds(100.0, names),
+            generations=300,
+            names=names,
+        )
         return fit.ranking_accuracy(weights, features[held], labels[held], plies[held]), weights
 
-    print("the shipped weights: {:.4f}".format(fit.ranking_accuracy(start, base[held], labels[held], plies[held])))
+    print(f"the shipped weights: {fit.ranking_accuracy(start, base[held], labels[held], plies[held]):.4f}")
     alone, _ = refit([], [])
-    print("the eleven features, fitted: {:.4f}".format(alone))
+    print(f"the eleven features, fitted: {alone:.4f}")
     columns = {}
     for name, function in CANDIDATES.items():
         columns[name] = numpy.array([function(p) for p in positions], dtype=float)
         accuracy, weights = refit([columns[name]], [name])
-        print("  + {:<36} {:.4f} ({:+.4f}), its weight {:.2f}".format(name, accuracy, accuracy - alone, weights[-1]))
+        print(f"  + {name:<36} {accuracy:.4f} ({accuracy - alone:+.4f}), its weight {weights[-1]:.2f}")
     accuracy, _ = refit(list(columns.values()), list(columns))
-    print("  + all five: {:.4f} ({:+.4f})".format(accuracy, accuracy - alone))
+    print(f"  + all five: {accuracy:.4f} ({accuracy - alone:+.4f})")
     early = (plies <= 9).astype(float)[:, None]
     phased = numpy.column_stack([base * early, base * (1 - early)])
     names = tuple(name if name == "captures" else name + when for when in ("@6-9", "@10-14") for name in FEATURES)
-    weights, _ = fit.fit_weights(phased[~held], labels[~held], plies[~held], start + start,
-                                 fit.default_bounds(100.0, names), generations=300, names=names)
+    weights, _ = fit.fit_weights(
+        phased[~held],
+        labels[~held],
+        plies[~held],
+        start + start,
+        fit.default_bounds(100.0, names),
+        generations=300,
+        names=names,
+    )
     accuracy = fit.ranking_accuracy(weights, phased[held], labels[held], plies[held])
-    print("weights by phase (plies 6-9, 10-14): {:.4f} ({:+.4f})".format(accuracy, accuracy - alone))
+    print(f"weights by phase (plies 6-9, 10-14): {accuracy:.4f} ({accuracy - alone:+.4f})")
 
 
 if __name__ == "__main__":

@@ -19,9 +19,21 @@ import sys
 import time
 
 SECRET_TOKEN = "SECRET-TOKEN-XYZ"
-OPPONENTS = 6                       # fall2023: four in stage 1, two in stage 2
-COMMAND = ["littlego", "grade", None, "--games", "1", "--jobs", "2", "--sandbox", "strict",
-           "--championship", "random", "--json"]
+OPPONENTS = 6  # fall2023: four in stage 1, two in stage 2
+COMMAND = [
+    "littlego",
+    "grade",
+    None,
+    "--games",
+    "1",
+    "--jobs",
+    "2",
+    "--sandbox",
+    "strict",
+    "--championship",
+    "random",
+    "--json",
+]
 
 
 def generic(fault):
@@ -37,8 +49,12 @@ def grade(name, outdir):
     done = subprocess.run(argv, cwd=outdir, capture_output=True, check=False)
     wall = time.time() - started
     printed = done.stdout + done.stderr
-    record = {"entrant": name, "status": done.returncode, "wall_s": round(wall, 1),
-              "token_printed": SECRET_TOKEN.encode() in printed}
+    record = {
+        "entrant": name,
+        "status": done.returncode,
+        "wall_s": round(wall, 1),
+        "token_printed": SECRET_TOKEN.encode() in printed,
+    }
     try:
         report = json.loads(done.stdout)
     except ValueError:
@@ -46,11 +62,15 @@ def grade(name, outdir):
         return record
     opponents = [o for stage in report["stages"] for o in stage["opponents"]]
     faults = collections.Counter(generic(f) for o in opponents for f in o["faults"])
-    record.update(points=report["points"], max_points=report["max_points"],
-                  complete=len(report["stages"]) == 2 and len(opponents) == OPPONENTS,
-                  games=sum(o["games"] for o in opponents), wins=sum(o["wins"] for o in opponents),
-                  faults=[{"count": n, "fault": f[:400]} for f, n in faults.most_common()],
-                  notes=[n[:400] for n in report.get("notes") or []])
+    record.update(
+        points=report["points"],
+        max_points=report["max_points"],
+        complete=len(report["stages"]) == 2 and len(opponents) == OPPONENTS,
+        games=sum(o["games"] for o in opponents),
+        wins=sum(o["wins"] for o in opponents),
+        faults=[{"count": n, "fault": f[:400]} for f, n in faults.most_common()],
+        notes=[n[:400] for n in report.get("notes") or []],
+    )
     return record
 
 
@@ -64,8 +84,9 @@ def main():
     for name in sorted(os.listdir(outdir)):
         record = grade(name, outdir)
         records.append(record)
-        print("{!r}: status {status}, {wall_s} s, points {}".format(name, record.get("points"), **record),
-              file=sys.stderr)
+        print(
+            "{!r}: status {status}, {wall_s} s, points {}".format(name, record.get("points"), **record), file=sys.stderr
+        )
     with open(args.results, "w") as out:
         json.dump(records, out, indent=1)
 

@@ -19,11 +19,11 @@ import sys
 
 SECRET_TOKEN = "SECRET-TOKEN-XYZ"
 SECRET_FILE = "grader-secret.txt"
-FORK_BOUND = 300                    # forks the fork bomb tries at most
-MEMFD_MIB, MEMFD_PIECE_MIB = 1536, 48   # memfd memory it tries to hold, in files small enough for RLIMIT_FSIZE
-BURNERS, BURN_SECONDS = 3, 3        # children left burning CPU, never reaped
+FORK_BOUND = 300  # forks the fork bomb tries at most
+MEMFD_MIB, MEMFD_PIECE_MIB = 1536, 48  # memfd memory it tries to hold, in files small enough for RLIMIT_FSIZE
+BURNERS, BURN_SECONDS = 3, 3  # children left burning CPU, never reaped
 SPARSE_MIB = 200
-BURNER_MARKER = "class-burner-marker"   # in the burners' argv, so that `ps` finds any left running
+BURNER_MARKER = "class-burner-marker"  # in the burners' argv, so that `ps` finds any left running
 
 # --- Python agents: one reader, one writer, a strategy each ------------------------------------------------
 PYTHON_COMMON = '''"""A tiny course agent ({what})."""
@@ -50,17 +50,25 @@ def write_move(move):
 '''
 
 PYTHON_STRATEGIES = {
-    "first": ("the first empty point", '''
+    "first": (
+        "the first empty point",
+        """
 def choose(colour, previous, board):
     points = empty_points(board)
     return points[0] if points else None
-'''),
-    "last": ("the last empty point", '''
+""",
+    ),
+    "last": (
+        "the last empty point",
+        """
 def choose(colour, previous, board):
     points = empty_points(board)
     return points[-1] if points else None
-'''),
-    "random": ("a random empty point, seeded by the position", '''
+""",
+    ),
+    "random": (
+        "a random empty point, seeded by the position",
+        """
 SEED = {seed}
 
 
@@ -68,18 +76,22 @@ def choose(colour, previous, board):
     points = empty_points(board)
     generator = random.Random(SEED * 1000003 + zlib.crc32("".join(board).encode()))
     return generator.choice(points) if points else None
-'''),
-    "pass": ("always PASS", '''
+""",
+    ),
+    "pass": (
+        "always PASS",
+        """
 def choose(colour, previous, board):
     return None
-'''),
+""",
+    ),
 }
 
-PYTHON_MAIN = '''
+PYTHON_MAIN = """
 
 if __name__ == "__main__":
     write_move(choose(*read_input()))
-'''
+"""
 
 
 def python_agent(strategy, seed=0):
@@ -91,9 +103,10 @@ def python_agent(strategy, seed=0):
 def hostile_python(what, attack, then_move=True):
     """An agent that runs ``attack`` (code at module level, may use SECRET_PATH) and then plays the first
     empty point (unless ``then_move`` is False: the attack writes output.txt itself)."""
-    tail = "\n\nif __name__ == \"__main__\":\n    attack()\n" + (
-        "    write_move(choose(*read_input()))\n" if then_move else "")
-    return (PYTHON_COMMON.format(what=what) + PYTHON_STRATEGIES["first"][1] + "\n\n" + attack.strip("\n") + tail)
+    tail = '\n\nif __name__ == "__main__":\n    attack()\n' + (
+        "    write_move(choose(*read_input()))\n" if then_move else ""
+    )
+    return PYTHON_COMMON.format(what=what) + PYTHON_STRATEGIES["first"][1] + "\n\n" + attack.strip("\n") + tail
 
 
 OUTPUT_SYMLINK = '''
@@ -159,7 +172,7 @@ def attack():
 '''
 
 # --- C++ and Java agents -----------------------------------------------------------------------------------
-CPP_READ = r'''#include <fstream>
+CPP_READ = r"""#include <fstream>
 #include <string>
 
 // A tiny course agent (%s).
@@ -178,15 +191,18 @@ static void write_move(int i, int j) {
     std::ofstream out("output.txt");
     if (i < 0) out << "PASS"; else out << i << "," << j;
 }
-'''
+"""
 
 CPP_ORDERS = {
     "first": ("the first empty point", "for (int k = 0; k < SIZE * SIZE; ++k)"),
     "last": ("the last empty point", "for (int k = SIZE * SIZE - 1; k >= 0; --k)"),
-    "column": ("the first empty point by columns", "for (int c = 0; c < SIZE * SIZE; ++c) for (int k = (c % SIZE) * SIZE + c / SIZE; k >= 0; k = -1)"),
+    "column": (
+        "the first empty point by columns",
+        "for (int c = 0; c < SIZE * SIZE; ++c) for (int k = (c % SIZE) * SIZE + c / SIZE; k >= 0; k = -1)",
+    ),
 }
 
-CPP_MAIN = r'''
+CPP_MAIN = r"""
 int main() {
     int colour;
     std::string board[SIZE];
@@ -197,7 +213,7 @@ int main() {
     write_move(-1, -1);
     return 0;
 }
-'''
+"""
 
 
 def cpp_agent(order):
@@ -205,7 +221,9 @@ def cpp_agent(order):
     return CPP_READ % what + CPP_MAIN % loop
 
 
-CPP_TWO_FILES_MAIN = CPP_READ % "the empty point nearest the centre, chosen in pick.cpp" + r'''
+CPP_TWO_FILES_MAIN = (
+    CPP_READ % "the empty point nearest the centre, chosen in pick.cpp"
+    + r"""
 int pick(const std::string board[SIZE]);     // pick.cpp
 
 int main() {
@@ -216,9 +234,10 @@ int main() {
     write_move(k < 0 ? -1 : k / SIZE, k < 0 ? -1 : k % SIZE);
     return 0;
 }
-'''
+"""
+)
 
-CPP_TWO_FILES_PICK = r'''#include <cstdlib>
+CPP_TWO_FILES_PICK = r"""#include <cstdlib>
 #include <string>
 
 // The empty point nearest the centre (row-major index), or -1.
@@ -230,9 +249,9 @@ int pick(const std::string board[5]) {
     }
     return best;
 }
-'''
+"""
 
-CPP11_AGENT = r'''#include <array>
+CPP11_AGENT = r"""#include <array>
 #include <fstream>
 #include <random>
 #include <string>
@@ -256,19 +275,23 @@ int main() {
     out << move.first << "," << move.second;
     return 0;
 }
-'''
+"""
 
 CPP11_CHOICES = {
-    "random": ("a random empty point, seeded by the position",
-               ("std::string rows;\n"
-                "    for (const auto &row : board) rows += row;\n"
-                "    std::seed_seq seed(rows.begin(), rows.end());\n"
-                "    std::mt19937 generator(seed);\n"
-                "    auto move = empty[generator() % empty.size()];")),
+    "random": (
+        "a random empty point, seeded by the position",
+        (
+            "std::string rows;\n"
+            "    for (const auto &row : board) rows += row;\n"
+            "    std::seed_seq seed(rows.begin(), rows.end());\n"
+            "    std::mt19937 generator(seed);\n"
+            "    auto move = empty[generator() % empty.size()];"
+        ),
+    ),
     "middle": ("the middle one of the empty points", "auto move = empty[empty.size() / 2];"),
 }
 
-JAVA_AGENT = r'''import java.io.*;
+JAVA_AGENT = r"""import java.io.*;
 import java.nio.file.*;
 import java.util.*;
 
@@ -291,20 +314,24 @@ public class my_player {
         Files.write(Paths.get("output.txt"), answer.getBytes("UTF-8"));
     }
 }
-'''
+"""
 
 JAVA_CHOICES = {
     "first": ("the first empty point", "int[] move = empty.get(0);"),
     "last": ("the last empty point", "int[] move = empty.get(empty.size() - 1);"),
-    "random": ("a random empty point, seeded by the position",
-               "int[] move = empty.get(new Random(String.join(\"\", board).hashCode()).nextInt(empty.size()));"),
+    "random": (
+        "a random empty point, seeded by the position",
+        'int[] move = empty.get(new Random(String.join("", board).hashCode()).nextInt(empty.size()));',
+    ),
 }
 
 # The name a hostile folder would need to run its own command if a folder's name were ever read as a player
 # spec (cmd:DIR::COMMAND): DIR is an honest entrant beside it, COMMAND marks the fault and writes a file.
 # No '/' can be in a name: the path is built from os.sep.
-SPEC_NAME_COMMAND = ('python3 -c "import os,sys; open(os.sep.join([\'\', \'tmp\', \'PWNED-colon\']), \'w\'); '
-                     'sys.exit(\'PWNED-colon: the folder name ran as a command\')"')
+SPEC_NAME_COMMAND = (
+    "python3 -c \"import os,sys; open(os.sep.join(['', 'tmp', 'PWNED-colon']), 'w'); "
+    "sys.exit('PWNED-colon: the folder name ran as a command')\""
+)
 
 
 def entrants(secret_path):
@@ -321,8 +348,11 @@ def entrants(secret_path):
         ("cpp-first", {"my_player.cpp": cpp_agent("first")}, "C++, first empty point"),
         ("cpp-last", {"my_player.cpp": cpp_agent("last")}, "C++, last empty point"),
         ("cpp-column", {"my_player.cpp": cpp_agent("column")}, "C++, first empty point by columns"),
-        ("cpp-two-files", {"my_player.cpp": CPP_TWO_FILES_MAIN, "pick.cpp": CPP_TWO_FILES_PICK},
-         "C++ in two files, nearest the centre"),
+        (
+            "cpp-two-files",
+            {"my_player.cpp": CPP_TWO_FILES_MAIN, "pick.cpp": CPP_TWO_FILES_PICK},
+            "C++ in two files, nearest the centre",
+        ),
         ("cpp11-random", {"my_player11.cpp": CPP11_AGENT % CPP11_CHOICES["random"]}, "C++11, seeded random"),
         ("cpp11-middle", {"my_player11.cpp": CPP11_AGENT % CPP11_CHOICES["middle"]}, "C++11, middle empty point"),
         ("java-first", {"my_player.java": JAVA_AGENT % JAVA_CHOICES["first"]}, "Java, first empty point"),
@@ -331,35 +361,75 @@ def entrants(secret_path):
     ]
     first = python_agent("first")
     hostile = [
-        ("x-cpp-opts-wrapper", {"my_player.cpp": cpp_agent("first"),
-                                "@opts.cpp": "-wrapper /bin/sh,-c,touch /tmp/PWNED-wrapper\n"},
-         "C++ with @opts.cpp: g++ reading it as an option file would run touch /tmp/PWNED-wrapper"),
-        ("x-cpp-include-secret", {"my_player.cpp": f'#include "{secret_path}"\n' + cpp_agent("first")},
-         "C++ including the grader's secret file (its text would show in the compiler's error)"),
-        ("x-symlink-secret", {"my_player3.py": first, "notes.txt": ("symlink", secret_path)},
-         "Python with notes.txt a symbolic link to the grader's secret"),
-        ("x-fifo-in-folder", {"my_player3.py": first, "pipe": ("fifo",)},
-         "Python with a FIFO in its folder (a copy that opens it blocks)"),
-        ("x-sparse-200mib", {"my_player3.py": first, "weights.bin": ("sparse", SPARSE_MIB)},
-         f"Python with a {SPARSE_MIB} MiB sparse file"),
-        ("cmd:py-first-1::" + SPEC_NAME_COMMAND, {"my_player3.py": first},
-         "an honest Python agent whose folder name, read as a spec, runs its own command"),
+        (
+            "x-cpp-opts-wrapper",
+            {"my_player.cpp": cpp_agent("first"), "@opts.cpp": "-wrapper /bin/sh,-c,touch /tmp/PWNED-wrapper\n"},
+            "C++ with @opts.cpp: g++ reading it as an option file would run touch /tmp/PWNED-wrapper",
+        ),
+        (
+            "x-cpp-include-secret",
+            {"my_player.cpp": f'#include "{secret_path}"\n' + cpp_agent("first")},
+            "C++ including the grader's secret file (its text would show in the compiler's error)",
+        ),
+        (
+            "x-symlink-secret",
+            {"my_player3.py": first, "notes.txt": ("symlink", secret_path)},
+            "Python with notes.txt a symbolic link to the grader's secret",
+        ),
+        (
+            "x-fifo-in-folder",
+            {"my_player3.py": first, "pipe": ("fifo",)},
+            "Python with a FIFO in its folder (a copy that opens it blocks)",
+        ),
+        (
+            "x-sparse-200mib",
+            {"my_player3.py": first, "weights.bin": ("sparse", SPARSE_MIB)},
+            f"Python with a {SPARSE_MIB} MiB sparse file",
+        ),
+        (
+            "cmd:py-first-1::" + SPEC_NAME_COMMAND,
+            {"my_player3.py": first},
+            "an honest Python agent whose folder name, read as a spec, runs its own command",
+        ),
         ("x-newline\nin-name", {"my_player3.py": first}, "an honest Python agent with a newline in its folder name"),
-        ("x-output-symlink", {"my_player3.py": hostile_python("output.txt a link to the secret",
-                                                              OUTPUT_SYMLINK.format(secret=secret_path), False)},
-         "Python making output.txt a symbolic link to the grader's secret"),
-        ("x-output-fifo", {"my_player3.py": hostile_python("output.txt a FIFO", OUTPUT_FIFO, False)},
-         "Python making output.txt a FIFO"),
-        ("x-env-spy", {"my_player3.py": hostile_python("environment spy", ENVIRONMENT_SPY.format(token=SECRET_TOKEN))},
-         "Python printing its environment to stderr, answering 9,9 if the grader's token is there"),
-        ("x-fork-bomb", {"my_player3.py": hostile_python("fork bomb", FORK_BOMB.format(bound=FORK_BOUND))},
-         f"Python forking up to {FORK_BOUND} sleeping children a move"),
-        ("x-memfd-hog", {"my_player3.py": hostile_python("memfd hog", MEMFD_HOG.format(
-            total=MEMFD_MIB, piece=MEMFD_PIECE_MIB))},
-         f"Python holding {MEMFD_MIB} MiB in memfd files a move"),
-        ("x-cpu-burners", {"my_player3.py": hostile_python("CPU burners", CPU_BURNERS.format(
-            burners=BURNERS, seconds=BURN_SECONDS, marker=BURNER_MARKER))},
-         f"Python leaving {BURNERS} children burning {BURN_SECONDS} s of CPU each, never reaped"),
+        (
+            "x-output-symlink",
+            {
+                "my_player3.py": hostile_python(
+                    "output.txt a link to the secret", OUTPUT_SYMLINK.format(secret=secret_path), False
+                )
+            },
+            "Python making output.txt a symbolic link to the grader's secret",
+        ),
+        (
+            "x-output-fifo",
+            {"my_player3.py": hostile_python("output.txt a FIFO", OUTPUT_FIFO, False)},
+            "Python making output.txt a FIFO",
+        ),
+        (
+            "x-env-spy",
+            {"my_player3.py": hostile_python("environment spy", ENVIRONMENT_SPY.format(token=SECRET_TOKEN))},
+            "Python printing its environment to stderr, answering 9,9 if the grader's token is there",
+        ),
+        (
+            "x-fork-bomb",
+            {"my_player3.py": hostile_python("fork bomb", FORK_BOMB.format(bound=FORK_BOUND))},
+            f"Python forking up to {FORK_BOUND} sleeping children a move",
+        ),
+        (
+            "x-memfd-hog",
+            {"my_player3.py": hostile_python("memfd hog", MEMFD_HOG.format(total=MEMFD_MIB, piece=MEMFD_PIECE_MIB))},
+            f"Python holding {MEMFD_MIB} MiB in memfd files a move",
+        ),
+        (
+            "x-cpu-burners",
+            {
+                "my_player3.py": hostile_python(
+                    "CPU burners", CPU_BURNERS.format(burners=BURNERS, seconds=BURN_SECONDS, marker=BURNER_MARKER)
+                )
+            },
+            f"Python leaving {BURNERS} children burning {BURN_SECONDS} s of CPU each, never reaped",
+        ),
     ]
     return honest + hostile
 
@@ -374,7 +444,7 @@ def make_file(path, content):
         os.mkfifo(path)
     elif content[0] == "sparse":
         with open(path, "wb") as handle:
-            handle.truncate(content[1] * 2 ** 20)
+            handle.truncate(content[1] * 2**20)
     else:
         raise ValueError(f"unknown file kind {content!r}")
 
@@ -389,7 +459,7 @@ def main():
     os.makedirs(outdir)
     with open(secret_path, "w") as handle:
         handle.write(SECRET_TOKEN + "\n")
-    os.chmod(secret_path, 0o644)                        # readable by anyone: only the sandbox hides it
+    os.chmod(secret_path, 0o644)  # readable by anyone: only the sandbox hides it
     chosen = entrants(secret_path)
     if args.sample:
         chosen = [chosen[index * len(chosen) // args.sample] for index in range(min(args.sample, len(chosen)))]

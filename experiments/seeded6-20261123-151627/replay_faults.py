@@ -14,9 +14,9 @@ had started) is played again as the same GameJob (the same seed, opening and col
 the sandbox as it is now, and written to OUT.jsonl; then the SPRT is reported over the finished
 games with the replays in place of the faulted ones.
 """
+
 import json
 import lzma
-import os
 import sys
 
 from engine.common.pools import process_pool
@@ -27,13 +27,23 @@ FAULTS = ("Resource temporarily unavailable", "Cannot fork")
 
 
 def main(journal_path, out_path):
-    with (lzma.open(journal_path, "rt") if journal_path.endswith(".xz") else open(journal_path)) as handle:
+    with lzma.open(journal_path, "rt") if journal_path.endswith(".xz") else open(journal_path) as handle:
         lines = [json.loads(line) for line in handle if line.strip()]
     header, games = lines[0], lines[1:]
     faulted = [g for g in games if g["reason"] == "crash" and any(f in g["detail"] for f in FAULTS)]
-    print("{} games, {} ended by the machine's fault".format(len(games), len(faulted)), flush=True)
-    jobs = [GameJob(g["index"], header["a"], header["b"], header["seed"], header["random_opening"],
-                    header["cpu_limit"], None) for g in faulted]
+    print(f"{len(games)} games, {len(faulted)} ended by the machine's fault", flush=True)
+    jobs = [
+        GameJob(
+            index=g["index"],
+            spec_a=header["a"],
+            spec_b=header["b"],
+            seed=header["seed"],
+            opening_plies=header["random_opening"],
+            cpu_limit=header["cpu_limit"],
+            fixed=None,
+        )
+        for g in faulted
+    ]
     replayed = {}
     pool = process_pool(2)
     try:
@@ -43,7 +53,7 @@ def main(journal_path, out_path):
                 record = dict(game._asdict(), reason=game.reason.value)
                 out.write(json.dumps(record) + "\n")
                 out.flush()
-                print("game {}: {} ({})".format(game.index, game.reason.value, len(replayed)), flush=True)
+                print(f"game {game.index}: {game.reason.value} ({len(replayed)})", flush=True)
     finally:
         pool.close()
         pool.join()
@@ -51,13 +61,16 @@ def main(journal_path, out_path):
     for g in games:
         if g["index"] in replayed:
             game = replayed[g["index"]]
-            black, winner, reason = game.black, game.winner, game.reason.value
+            black, winner, _reason = game.black, game.winner, game.reason.value
         else:
-            black, winner, reason = g["black"], g["winner"], g["reason"]
+            black, winner, _reason = g["black"], g["winner"], g["reason"]
         a_won = (winner == 1) == (black == header["a"])
         wins, losses = wins + a_won, losses + (not a_won)
-    print("with the replays: {} games, A won {}, lost {}: {}".format(wins + losses, wins, losses,
-                                                                   sprt_state(wins, losses, *header["sprt"])))
+    print(
+        "with the replays: {} games, A won {}, lost {}: {}".format(
+            wins + losses, wins, losses, sprt_state(wins, losses, *header["sprt"])
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ ply-11 move only. For a sample of ply-11 positions that the labels say the mover
 wins, the agent's move under each setting, judged by the compiled solver: kept (K) or lost (L),
 and its CPU seconds. Run from the repository root:
   python3 experiments/solve-from-20261123/ply11.py [COUNT [SEED]]   (default 60 positions, seed 1)"""
+
 import random
 import sys
 import time
@@ -38,5 +39,7 @@ with NativeSolver(22) as solver:
 done = min(count, len(sample))
 for name, _ in settings:
     times = sorted(cpu[name])
-    print("{}: kept the win in {} of {}; CPU median {:.2f} s, max {:.2f} s".format(
-        name, kept[name], done, times[len(times) // 2], times[-1]))
+    print(
+        f"{name}: kept the win in {kept[name]} of {done}; CPU median {times[len(times) // 2]:.2f} s, "
+        f"max {times[-1]:.2f} s"
+    )

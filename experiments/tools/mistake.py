@@ -6,14 +6,15 @@ where the agent's move lost the win (it solves exactly from ply 12 on).
 Usage (from the repository root):
   python3 experiments/tools/mistake.py SOURCE game-0006.sgf ...
 """
+
 import sys
 import time
+
+from records import games
 
 from engine.constants import BLACK
 from engine.native.solver import NativeSolver
 from engine.play.sgf import read_game
-
-from records import games
 
 if len(sys.argv) < 3:
     sys.exit(__doc__)
@@ -38,5 +39,13 @@ with NativeSolver(24) as s:
                 found = p
                 break
         i = r.positions.index(found) if found else None
-        print(path, "colour", "black" if black else "white", "mistake at ply", found.moves_played if found else None,
-              "move", r.moves[i] if found else None, flush=True)
+        print(
+            path,
+            "colour",
+            "black" if black else "white",
+            "mistake at ply",
+            found.moves_played if found else None,
+            "move",
+            r.moves[i] if found else None,
+            flush=True,
+        )

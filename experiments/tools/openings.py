@@ -3,7 +3,7 @@ of the games where the agent had the won side it won.
 
 Usage (from the repository root; SOURCE: the match's records, see records.py):
   python3 experiments/tools/openings.py solve SOURCE OUT.json [JOBS]
-  python3 experiments/tools/openings.py solve-seed SEED GAMES OUT.json [JOBS [EARLIER.json]]
+  python3 experiments/tools/openings.py solve-seed SEED GAMES OUT.json [JOBS [EARLIER.json ...]]
   python3 experiments/tools/openings.py report SOURCE OUT.json [AGENT]
 
 ``solve`` gives every distinct opening of the records (the position after the games' first two
@@ -14,8 +14,9 @@ cut-off run keeps what it has).
 ``solve-seed`` settles the openings of a match before or while it is played: it draws them
 exactly as ``littlego match --random-opening 2 --seed SEED`` does (game i opens from
 derive_seed(SEED, i // 2): both colours from each opening) and settles each distinct one:
-  - already in EARLIER.json (default experiments/random-openings-20261122/gnugo-openings.json,
-    the compiled solver's answers from that experiment): taken from there;
+  - already in one of the EARLIER.json files (default: the compiled solver's answers of earlier
+    experiments, experiments/random-openings-20261122/gnugo-openings.json and
+    experiments/white-book-20261123/openings-2808.json): taken from there;
   - Black to move at a position the shipped book (book.json) holds (the Black section: a
     proven win): Black wins;
   - otherwise the compiled solver, JOBS at a time.
@@ -25,23 +26,30 @@ It writes OUT.json as ``solve`` does.
 whose opening left its colour a won position and how many of them it won.
 Little-Go has no draws (komi 2.5), so from each opening exactly one colour is won.
 """
+
 import json
 import multiprocessing
 import os
 import sys
 import time
 
+from records import default_folder
+from records import games as records
+
 from engine.book import book_key, load_book
 from engine.common.seeds import derive_seed
+from engine.data import SHIPPED_BOOK
 from engine.native.solver import NativeSolver, describe_position, position_from_text
 from engine.play.sgf import read_game
 from engine.playout import random_opening
 from engine.protocol import write_atomic
 
-from records import default_folder, games as records
-
 PLIES = 2
-EARLIER = "experiments/random-openings-20261122/gnugo-openings.json"
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EARLIER = tuple(
+    os.path.join(ROOT, "experiments", path)
+    for path in ("random-openings-20261122/gnugo-openings.json", "white-book-20261123/openings-2808.json")
+)
 
 
 def games(source):
@@ -71,8 +79,9 @@ def _solve_all(todo, out, results, jobs):
         for key, won, nodes, seconds in pool.imap_unordered(_solve, sorted(todo.items())):
             results[key] = won
             _save(out, results)
-            print("{} black {} ({:,} nodes, {:.0f} s)".format(key, "wins" if won else "loses", nodes, seconds),
-                  flush=True)
+            print(
+                "{} black {} ({:,} nodes, {:.0f} s)".format(key, "wins" if won else "loses", nodes, seconds), flush=True
+            )
 
 
 def solve(source, out, jobs):
@@ -94,10 +103,12 @@ def openings(seed, count):
     return found
 
 
-def solve_seed(seed, count, out, jobs, earlier_path=EARLIER):
+def solve_seed(seed, count, out, jobs, earlier_paths=EARLIER):
     results = json.load(open(out)) if os.path.exists(out) else {}
-    earlier = json.load(open(earlier_path))
-    book = load_book("book.json")
+    earlier = {}
+    for path in earlier_paths:
+        earlier.update(json.load(open(path)))
+    book = load_book(SHIPPED_BOOK)
     todo, by = {}, {"earlier": 0, "book": 0}
     for key, position in sorted(openings(seed, count).items()):
         if key in results:
@@ -109,22 +120,26 @@ def solve_seed(seed, count, out, jobs, earlier_path=EARLIER):
         else:
             todo[key] = describe_position(position)
     _save(out, results)
-    print("{} openings: {} settled already ({} from the earlier experiment, {} by the book), {} to solve".format(
-        len(results) + len(todo), len(results), by["earlier"], by["book"], len(todo)), flush=True)
+    print(
+        "{} openings: {} settled already ({} from the earlier experiment, {} by the book), {} to solve".format(
+            len(results) + len(todo), len(results), by["earlier"], by["book"], len(todo)
+        ),
+        flush=True,
+    )
     _solve_all(todo, out, results, jobs)
 
 
 def report(source, out, agent):
     results = json.load(open(out))
     won_side, kept, unknown, lost_side, saved = {}, {}, 0, {}, {}
-    for path, replay, opening, key in games(source):
+    for path, replay, _opening, key in games(source):
         black = replay.black == agent
         colour = "black" if black else "white"
         if key not in results:
             unknown += 1
             continue
         won = replay.result.startswith("B" if black else "W")
-        if results[key] == black:          # the agent's colour is the won side here
+        if results[key] == black:  # the agent's colour is the won side here
             won_side[colour] = won_side.get(colour, 0) + 1
             kept[colour] = kept.get(colour, 0) + won
             if not won:
@@ -133,21 +148,39 @@ def report(source, out, agent):
             lost_side[colour] = lost_side.get(colour, 0) + 1
             saved[colour] = saved.get(colour, 0) + won
     total, kept_all = sum(won_side.values()), sum(kept.values())
-    print("{}: won {} of {} games whose opening left it the won side ({:.1%}): as Black {} of {}, as White "
-          "{} of {}".format(agent, kept_all, total, kept_all / total if total else 0, kept.get("black", 0),
-                            won_side.get("black", 0), kept.get("white", 0), won_side.get("white", 0)))
-    print("  and {} of {} games from openings lost for it (as Black {} of {}, as White {} of {}); {} games "
-          "with unsolved openings".format(sum(saved.values()), sum(lost_side.values()), saved.get("black", 0),
-                                          lost_side.get("black", 0), saved.get("white", 0),
-                                          lost_side.get("white", 0), unknown))
+    print(
+        "{}: won {} of {} games whose opening left it the won side ({:.1%}): as Black {} of {}, as White "
+        "{} of {}".format(
+            agent,
+            kept_all,
+            total,
+            kept_all / total if total else 0,
+            kept.get("black", 0),
+            won_side.get("black", 0),
+            kept.get("white", 0),
+            won_side.get("white", 0),
+        )
+    )
+    print(
+        "  and {} of {} games from openings lost for it (as Black {} of {}, as White {} of {}); {} games "
+        "with unsolved openings".format(
+            sum(saved.values()),
+            sum(lost_side.values()),
+            saved.get("black", 0),
+            lost_side.get("black", 0),
+            saved.get("white", 0),
+            lost_side.get("white", 0),
+            unknown,
+        )
+    )
 
 
 if __name__ == "__main__":
     action, rest = (sys.argv[1], sys.argv[2:]) if len(sys.argv) > 1 else (None, [])
     if action == "solve" and len(rest) in (2, 3):
         solve(rest[0], rest[1], int(rest[2]) if len(rest) > 2 else 2)
-    elif action == "solve-seed" and len(rest) in (3, 4, 5):
-        solve_seed(int(rest[0]), int(rest[1]), rest[2], int(rest[3]) if len(rest) > 3 else 2, *rest[4:])
+    elif action == "solve-seed" and len(rest) >= 3:
+        solve_seed(int(rest[0]), int(rest[1]), rest[2], int(rest[3]) if len(rest) > 3 else 2, rest[4:] or EARLIER)
     elif action == "report" and len(rest) in (2, 3):
         report(rest[0], rest[1], rest[2] if len(rest) > 2 else "champion")
     else:

@@ -19,6 +19,7 @@ as one reproducible tar.xz (default ``DIR.tar.xz``: sorted, no times or owners).
 Other tools in this folder read a SOURCE directly with ``games(SOURCE)``, and name a record
 ``os.path.join(default_folder(SOURCE), name)``: the path it had in the folder the match wrote.
 """
+
 import glob
 import gzip
 import io
@@ -41,8 +42,10 @@ def games(source):
                 yield os.path.basename(path), handle.read()
     elif tarfile.is_tarfile(source):
         with tarfile.open(source) as archive:
-            members = sorted((m for m in archive.getmembers() if m.isfile() and m.name.endswith(".sgf")),
-                             key=lambda m: os.path.basename(m.name))
+            members = sorted(
+                (m for m in archive.getmembers() if m.isfile() and m.name.endswith(".sgf")),
+                key=lambda m: os.path.basename(m.name),
+            )
             for member in members:
                 yield os.path.basename(member.name), archive.extractfile(member).read()
     else:
@@ -56,16 +59,19 @@ def journal_games(path):
         lines = [line for line in handle if line.strip()]
     header = json.loads(lines[0]) if lines else {}
     if not isinstance(header, dict) or header.get("format") != JOURNAL_FORMAT:
-        raise ValueError("{}: neither a folder of SGF records, a tar archive of one, nor a match journal".format(path))
+        raise ValueError(f"{path}: neither a folder of SGF records, a tar archive of one, nor a match journal")
     return [json.loads(line) for line in lines[1:]]
 
 
 def journal_sgf(record):
     """A journal's game as the SGF record ``littlego match --sgf`` writes (engine.play.match.write_sgf_games)."""
-    return game_sgf(record["moves"], record["black"], record["white"],
-                    result_text(record["winner"], record["black_stones"], record["white_stones"],
-                                record["reason"] != "end"),
-                    record["detail"] or None)
+    return game_sgf(
+        record["moves"],
+        record["black"],
+        record["white"],
+        result_text(record["winner"], record["black_stones"], record["white_stones"], record["reason"] != "end"),
+        record["detail"] or None,
+    )
 
 
 def _open_text(path):
@@ -83,7 +89,7 @@ def default_folder(source):
         return base
     for suffix in (".xz", ".gz", ".tar", ".journal"):
         if base.endswith(suffix):
-            base = base[:-len(suffix)]
+            base = base[: -len(suffix)]
     return base if base.endswith("-sgf") else base + "-sgf"
 
 
@@ -95,7 +101,7 @@ def unpack(source, folder=None):
         with open(os.path.join(folder, name), "wb") as out:
             out.write(data)
         count += 1
-    print("{} records from {} in {}".format(count, source, folder))
+    print(f"{count} records from {source} in {folder}")
 
 
 def pack(folder, archive=None):
@@ -104,12 +110,12 @@ def pack(folder, archive=None):
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
         for name, data in games(folder):
-            info = tarfile.TarInfo("{}/{}".format(top, name))
+            info = tarfile.TarInfo(f"{top}/{name}")
             info.size, info.mode, info.mtime = len(data), 0o644, 0
             tar.addfile(info, io.BytesIO(data))
     with open(archive, "wb") as out:
         out.write(lzma.compress(buffer.getvalue(), preset=9 | lzma.PRESET_EXTREME))
-    print("{} -> {} ({:,} bytes)".format(folder, archive, os.path.getsize(archive)))
+    print(f"{folder} -> {archive} ({os.path.getsize(archive):,} bytes)")
 
 
 if __name__ == "__main__":

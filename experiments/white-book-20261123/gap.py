@@ -7,6 +7,7 @@ Usage (from the repository root):
   python3 experiments/white-book-20261123/gap.py BOOK PLIES COUNT [SEED]
   e.g. gap.py /work/wbook/white11.json 7,9,11 60 1
 """
+
 import random
 import sys
 import time
@@ -44,7 +45,7 @@ with NativeSolver(24) as solver:
         kept, cpu, how, lost = 0, [], {}, []
         done = tries = 0
         while done < count:
-            tries += 1                  # after a pass White's book passes too, and the game is over
+            tries += 1  # after a pass White's book passes too, and the game is over
             position = descend(sections[tries % len(sections)].start, ply)
             if position is None:
                 continue
@@ -58,8 +59,11 @@ with NativeSolver(24) as solver:
                 lost.append(position.board_string())
             done += 1
         cpu.sort()
-        print("ply {}: kept {} of {} won positions without the book ({}); CPU median {:.2f} s, max {:.2f} s".format(
-            ply, kept, count, ", ".join("{} {}".format(k, v) for k, v in sorted(how.items())), cpu[len(cpu) // 2],
-            cpu[-1]), flush=True)
+        print(
+            "ply {}: kept {} of {} won positions without the book ({}); CPU median {:.2f} s, max {:.2f} s".format(
+                ply, kept, count, ", ".join(f"{k} {v}" for k, v in sorted(how.items())), cpu[len(cpu) // 2], cpu[-1]
+            ),
+            flush=True,
+        )
         for board in lost:
             print("  lost the win in", board)

@@ -3,12 +3,14 @@ SGF_DIR, every turn of the player named AGENT (default champion; "black" or "whi
 colour, when both players have one name): was the position won for it,
 and did its move keep the win? A position the shipped book answers (and the book's move was
 played) is won and kept by the book's proof; any other from ply FROM on (default 5: earlier
-ones take the solver minutes) is judged by the compiled solver, and earlier ones are left out. Prints, per ply, the won positions met and kept, with how they
-were judged, then each game where a won position was given away: the ply and the move.
+ones take the solver minutes) is judged by the compiled solver, and earlier ones are left out.
+Prints, per ply, the won positions met and kept, with how they were judged, then each game
+where a won position was given away: the ply and the move.
 
 Usage (from the repository root):
   python3 experiments/white-book-20261123/kept.py SGF_DIR [AGENT [FROM [BOOK]]]
 """
+
 import glob
 import os
 import sys
@@ -30,7 +32,7 @@ with NativeSolver(24) as solver:
     for path in sorted(glob.glob(os.path.join(folder, "*.sgf"))):
         with open(path, "rb") as handle:
             replay = read_game(handle.read(), path)
-        if agent in ("black", "white"):          # a game of a player against itself: name the colour
+        if agent in ("black", "white"):  # a game of a player against itself: name the colour
             colour = 1 if agent == "black" else 2
         elif agent in (replay.black, replay.white):
             colour = 1 if replay.black == agent else 2
@@ -53,10 +55,10 @@ with NativeSolver(24) as solver:
                 kept[position.moves_played] += keeps
                 if not keeps:
                     given_away.append((os.path.basename(path), position.moves_played, move_to_text(move)))
-print("{} games of {} in {} ({:.0f} s)".format(games, agent, folder, time.time() - started))
+print(f"{games} games of {agent} in {folder} ({time.time() - started:.0f} s)")
 print("ply  won positions  kept  (by the book)")
 for ply in sorted(met):
-    print("{:3d}  {:13d}  {:4d}  ({})".format(ply, met[ply], kept[ply], by_book[ply]))
-print("all  {:13d}  {:4d}".format(sum(met.values()), sum(kept.values())))
+    print(f"{ply:3d}  {met[ply]:13d}  {kept[ply]:4d}  ({by_book[ply]})")
+print(f"all  {sum(met.values()):13d}  {sum(kept.values()):4d}")
 for name, ply, move in given_away:
-    print("given away: {} at ply {} with {}".format(name, ply, move))
+    print(f"given away: {name} at ply {ply} with {move}")

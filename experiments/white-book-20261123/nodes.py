@@ -5,6 +5,7 @@ to say so (a fresh solver each; the Python one with a 20 s CPU limit), and the P
 Usage (from the repository root):
   python3 experiments/white-book-20261123/nodes.py SGF_DIR PLY
 """
+
 import glob
 import os
 import random
@@ -31,6 +32,15 @@ for position in random.Random(1).sample(found, min(12, len(found))):
     except SearchTimeout:
         python_won = "timeout"
     seconds = time.process_time() - started
-    print("ply {}: {} | compiled {:,} nodes | Python {:,} nodes ({:.2f}x), {:.1f} s, {:,.0f} nodes/s".format(
-        ply, "won" if won else "lost", native_nodes, solver.nodes, solver.nodes / native_nodes, seconds,
-        solver.nodes / max(seconds, 1e-9)), flush=True)
+    print(
+        "ply {}: {} | compiled {:,} nodes | Python {:,} nodes ({:.2f}x), {:.1f} s, {:,.0f} nodes/s".format(
+            ply,
+            "won" if won else "lost",
+            native_nodes,
+            solver.nodes,
+            solver.nodes / native_nodes,
+            seconds,
+            solver.nodes / max(seconds, 1e-9),
+        ),
+        flush=True,
+    )

@@ -7,6 +7,7 @@ Usage (from the repository root):
   python3 experiments/white-book-20261123/settle.py SGF_DIR PLIES COUNT [SEED]
   e.g. settle.py experiments/white-book-20261123/gnugo-sgf 9,10,11,12 40 1
 """
+
 import glob
 import os
 import random
@@ -29,7 +30,7 @@ for path in sorted(glob.glob(os.path.join(folder, "*.sgf"))):
     for position in replay.positions:
         if position.moves_played in found and not position.is_over:
             found[position.moves_played].append(position)
-print("solver share {:.2f} s of CPU; positions from {}, seed {}".format(share, folder, seed))
+print(f"solver share {share:.2f} s of CPU; positions from {folder}, seed {seed}")
 for ply in plies:
     sample = random.Random(seed).sample(found[ply], min(count, len(found[ply])))
     times = []
@@ -41,7 +42,14 @@ for ply in plies:
         except SearchTimeout:
             times.append(None)
     settled = sorted(t for t in times if t is not None)
-    print("ply {}: {} of {} settled within the share ({:.0f}%), median {} s; {}".format(
-        ply, len(settled), len(times), 100.0 * len(settled) / max(len(times), 1),
-        "{:.2f}".format(settled[len(settled) // 2]) if settled else "-",
-        " ".join("-" if t is None else "{:.2f}".format(t) for t in times)), flush=True)
+    print(
+        "ply {}: {} of {} settled within the share ({:.0f}%), median {} s; {}".format(
+            ply,
+            len(settled),
+            len(times),
+            100.0 * len(settled) / max(len(times), 1),
+            f"{settled[len(settled) // 2]:.2f}" if settled else "-",
+            " ".join("-" if t is None else f"{t:.2f}" for t in times),
+        ),
+        flush=True,
+    )

@@ -16,37 +16,64 @@ import logging
 import os
 import threading
 import time
-from collections import namedtuple
+from typing import List, NamedTuple, Optional
 
 from engine.agent import decide_move
 from engine.book import BookError, load_book
 from engine.constants import PASS
-from engine.features import make_evaluator
-from engine.params import load_params
-from engine.search import SearchTimeout, Searcher, terminal_value
-from engine.solver import Solver
 from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS
+from engine.features import make_evaluator
 from engine.native.compiler import DEFAULT_TABLE_BITS, NativeError
 from engine.native.solver import NativeSolver
+from engine.params import load_params
 from engine.players.specs import make_player
+from engine.search import Searcher, SearchTimeout, terminal_value
+from engine.solver import Solver
 from engine.ui.web.game import BadRequest, position_after
 from engine.ui.web.workers import WorkerLost, WorkerTimeout
 
-MoveValue = namedtuple("MoveValue", "move wins margin value")
-MoveValue.__doc__ = """One legal move's value for the mover: ``wins`` (True, False, or None when not
-solved), ``margin`` the exact final stone margin with perfect play after it (komi included;
-None when not settled in time), ``value`` the agent's search value where nothing is exact."""
 
-Values = namedtuple("Values", "exact moves depth seconds note more")
-Values.__doc__ = """Every legal move's MoveValue (PASS included); ``exact`` whether they come from the
-solvers, ``depth`` the search depth where they do not, ``seconds`` the time taken, ``note``
-what the page should say about them, ``more`` whether asking for the margins may add them."""
+class MoveValue(NamedTuple):
+    """One legal move's value for the mover: ``wins`` (True, False, or None when not
+    solved), ``margin`` the exact final stone margin with perfect play after it (komi included;
+    None when not settled in time), ``value`` the agent's search value where nothing is exact."""
 
-AgentChoice = namedtuple("AgentChoice", "move how depth value seconds")
-AgentChoice.__doc__ = """The shipped agent's move and how it chose it (``engine.agent.Decision``'s fields:
-``how`` "first", "book", "solver" or "search"), with ``seconds`` the CPU time it took."""
+    move: str
+    wins: Optional[bool]
+    margin: Optional[float]
+    value: Optional[float]
 
-Reply = namedtuple("Reply", "move seconds")
+
+class Values(NamedTuple):
+    """Every legal move's MoveValue (PASS included); ``exact`` whether they come from the
+    solvers, ``depth`` the search depth where they do not, ``seconds`` the time taken, ``note``
+    what the page should say about them, ``more`` whether asking for the margins may add them."""
+
+    exact: bool
+    moves: List[MoveValue]
+    depth: Optional[int]
+    seconds: float
+    note: str
+    more: bool
+
+
+class AgentChoice(NamedTuple):
+    """The shipped agent's move and how it chose it (``engine.agent.Decision``'s fields:
+    ``how`` "first", "book", "solver" or "search"), with ``seconds`` the CPU time it took."""
+
+    move: str
+    how: str
+    depth: Optional[int]
+    value: Optional[float]
+    seconds: float
+
+
+class Reply(NamedTuple):
+    """A scripted opponent's reply and the CPU seconds it took."""
+
+    move: str
+    seconds: float
+
 
 log = logging.getLogger("littlego.serve")
 
@@ -77,16 +104,16 @@ def reply_job(spec, moves, seed, limits=None):
     position = position_after(moves)
     try:
         player = make_player(spec, limits=limits)
-    except ValueError as error:         # the user's mistake: make_player names what is wrong with the spec
+    except ValueError as error:  # the user's mistake: make_player names what is wrong with the spec
         raise BadRequest(str(error))
-    except Exception as error:          # a player that cannot start
-        raise PlayerTrouble("player {!r}: {}".format(spec, error))
+    except Exception as error:  # a player that cannot start
+        raise PlayerTrouble(f"player {spec!r}: {error}")
     try:
         player.new_game(position.player, seed)
         move, seconds = player.timed_move(position)
         position.play_point(move)
-    except Exception as error:          # whatever a player does, the page gets a message
-        raise PlayerTrouble("{} gave no legal move: {}".format(spec, error))
+    except Exception as error:  # whatever a player does, the page gets a message
+        raise PlayerTrouble(f"{spec} gave no legal move: {error}")
     finally:
         player.close()
     return Reply(move, seconds)
@@ -122,16 +149,19 @@ def search_job(moves, seconds):
     found, depth = {}, 0
     for next_depth in range(1, params.depth + 1):
         try:
-            values = {move: -terminal_value(child) if child.is_over else
-                      -searcher.search(child, next_depth, deadline if next_depth > 1 else None).value
-                      for move, child in children.items()}
+            values = {
+                move: -terminal_value(child)
+                if child.is_over
+                else -searcher.search(child, next_depth, deadline if next_depth > 1 else None).value
+                for move, child in children.items()
+            }
         except SearchTimeout:
             break
         found, depth = values, next_depth
     return depth, found
 
 
-class NativeValues(object):
+class NativeValues:
     """The compiled solver kept running between positions (its table helps the next position
     of the same game), asked one position at a time, stopped past ``seconds`` of wall-clock
     time or when a newer position is asked for."""
@@ -139,11 +169,11 @@ class NativeValues(object):
     def __init__(self, seconds, table_bits=DEFAULT_TABLE_BITS):
         self.seconds = seconds
         self.table_bits = table_bits
-        self.lock = threading.Lock()          # one question at a time
+        self.lock = threading.Lock()  # one question at a time
         self.tickets = itertools.count(1)
         self.latest = 0
         self.solver = None
-        self.current = None                   # (solver, its stop event) while a question runs
+        self.current = None  # (solver, its stop event) while a question runs
 
     def results(self, position):
         """{move: whether it wins}; None when it took too long or a newer position was asked for;
@@ -151,7 +181,7 @@ class NativeValues(object):
         ticket = self.latest = next(self.tickets)
         busy = self.current
         if busy is not None:
-            _stop(*busy)                          # an older position's question: this one matters now
+            _stop(*busy)  # an older position's question: this one matters now
         with self.lock:
             for attempt in (1, 2):
                 if ticket != self.latest:
@@ -165,7 +195,7 @@ class NativeValues(object):
                 try:
                     return solver.move_results(position)
                 except NativeError:
-                    self.solver = None            # stopped or failed: its table goes with it
+                    self.solver = None  # stopped or failed: its table goes with it
                     solver.close()
                     if stopped.is_set():
                         return None
@@ -187,12 +217,12 @@ def _stop(solver, stopped):
     solver.process.kill()
 
 
-class Analyst(object):
+class Analyst:
     """The board's analysis for the web app: values, the agent's move, an opponent's reply."""
 
     def __init__(self, workers, seconds=2.0, reply_seconds=60.0, limits=None):
         self.workers = workers
-        self.limits = limits            # how program players' moves run (None: the sandbox's defaults)
+        self.limits = limits  # how program players' moves run (None: the sandbox's defaults)
         self.seconds = seconds
         self.reply_seconds = reply_seconds
         self.native = NativeValues(seconds)
@@ -205,25 +235,47 @@ class Analyst(object):
             return Values(True, [], None, 0.0, "the game is over", False)
         start = time.time()
         try:
-            wins, why = self.native.results(position), "not solved within {:g} s".format(self.seconds)
+            wins, why = self.native.results(position), f"not solved within {self.seconds:g} s"
         except NativeError as error:
-            wins, why = None, "no compiled solver ({})".format(error)
+            wins, why = None, f"no compiled solver ({error})"
         if wins is not None and not margins:
-            return Values(True, [MoveValue(move, won, None, None) for move, won in wins.items()], None,
-                          time.time() - start, "exact win or loss; the margins are being solved", True)
+            return Values(
+                True,
+                [MoveValue(move, won, None, None) for move, won in wins.items()],
+                None,
+                time.time() - start,
+                "exact win or loss; the margins are being solved",
+                True,
+            )
         if wins is not None or why.startswith("no compiled"):
             found = self.workers.call("the exact solver", margins_job, (moves, self.seconds), self.seconds + 30)
             if found is not None:
-                return Values(True, [MoveValue(move, margin > 0, margin, None) for move, margin in found.items()],
-                              None, time.time() - start, "exact: the final stone margin of each move", False)
+                return Values(
+                    True,
+                    [MoveValue(move, margin > 0, margin, None) for move, margin in found.items()],
+                    None,
+                    time.time() - start,
+                    "exact: the final stone margin of each move",
+                    False,
+                )
         if wins is not None:
-            return Values(True, [MoveValue(move, won, None, None) for move, won in wins.items()], None,
-                          time.time() - start, "exact win or loss; the margins were not settled within {:g} s".format(
-                              self.seconds), False)
+            return Values(
+                True,
+                [MoveValue(move, won, None, None) for move, won in wins.items()],
+                None,
+                time.time() - start,
+                f"exact win or loss; the margins were not settled within {self.seconds:g} s",
+                False,
+            )
         depth, searched = self.workers.call("the agent's search", search_job, (moves, self.seconds), self.seconds + 30)
-        return Values(False, [MoveValue(move, None, None, value) for move, value in searched.items()], depth,
-                      time.time() - start, "{}: the agent's evaluation search at depth {}, not exact".format(why, depth),
-                      False)
+        return Values(
+            False,
+            [MoveValue(move, None, None, value) for move, value in searched.items()],
+            depth,
+            time.time() - start,
+            f"{why}: the agent's evaluation search at depth {depth}, not exact",
+            False,
+        )
 
     def agent(self, moves):
         return self.workers.call("the shipped agent", agent_job, (moves,), 60)
@@ -232,11 +284,11 @@ class Analyst(object):
         if not isinstance(spec, str) or not spec.strip():
             raise BadRequest("opponent must be a player spec such as champion, random or gnugo")
         try:
-            return self.workers.call("player {!r}".format(spec), reply_job, (spec, moves, seed, self.limits),
-                                     self.reply_seconds)
-        except (WorkerTimeout, WorkerLost) as error:        # a player that hangs or takes its process down
+            return self.workers.call(
+                f"player {spec!r}", reply_job, (spec, moves, seed, self.limits), self.reply_seconds
+            )
+        except (WorkerTimeout, WorkerLost) as error:  # a player that hangs or takes its process down
             raise PlayerTrouble(str(error))
 
     def close(self):
         self.native.close()
-

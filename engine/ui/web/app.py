@@ -20,9 +20,9 @@ from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from engine.position import IllegalMove
 from engine.play.sgf import SgfError
 from engine.players.specs import COMMAND_KINDS, runs_a_command
+from engine.position import IllegalMove
 from engine.ui.web import game
 from engine.ui.web.analysis import PlayerTrouble, shipped_book
 from engine.ui.web.game import BadRequest
@@ -31,13 +31,20 @@ from engine.ui.web.workers import WorkerLost, WorkerTimeout
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
-MAX_BODY = 1024 * 1024                  # an SGF file is a few kB; a request is a few hundred bytes
+MAX_BODY = 1024 * 1024  # an SGF file is a few kB; a request is a few hundred bytes
 
 log = logging.getLogger("littlego.serve")
 
 # Exceptions that answer a request with their message and a status.
-STATUS = ((NoSuchRun, 404), (IllegalMove, 422), (BadRequest, 400), (SgfError, 400), (PlayerTrouble, 502),
-          (WorkerLost, 503), (WorkerTimeout, 504))
+STATUS = (
+    (NoSuchRun, 404),
+    (IllegalMove, 422),
+    (BadRequest, 400),
+    (SgfError, 400),
+    (PlayerTrouble, 502),
+    (WorkerLost, 503),
+    (WorkerTimeout, 504),
+)
 
 
 def error(status, message, **extra):
@@ -51,7 +58,7 @@ def host_name(header):
     return header.rpartition(":")[0] if header.count(":") == 1 else header
 
 
-class LocalRequests(object):
+class LocalRequests:
     """ASGI middleware: the Host must be one of ``hosts`` (None: any), and a POST must come from
     the server's own pages (same origin) as JSON of a bounded size."""
 
@@ -71,17 +78,18 @@ class LocalRequests(object):
         headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
         host = headers.get("host", "")
         if self.hosts is not None and host_name(host) not in self.hosts:
-            return error(403, "this server answers requests addressed to {} only, not {!r}".format(
-                " or ".join(self.hosts), host))
+            return error(
+                403, "this server answers requests addressed to {} only, not {!r}".format(" or ".join(self.hosts), host)
+            )
         if scope["method"] != "POST":
-            return None                         # only POST routes compute: the others answer 404 or 405
+            return None  # only POST routes compute: the others answer 404 or 405
         origin = headers.get("origin")
         if origin is not None and origin != "{}://{}".format(scope.get("scheme", "http"), host):
-            return error(403, "a request from another site ({}) is refused".format(origin))
+            return error(403, f"a request from another site ({origin}) is refused")
         if headers.get("content-type", "").split(";")[0].strip() != "application/json":
             return error(415, "send JSON (Content-Type: application/json)")
         if int(headers.get("content-length") or 0) > MAX_BODY:
-            return error(413, "a request of more than {} bytes is refused".format(MAX_BODY))
+            return error(413, f"a request of more than {MAX_BODY} bytes is refused")
         return None
 
 
@@ -91,7 +99,7 @@ async def read_json(request):
     async for chunk in request.stream():
         body += chunk
         if len(body) > MAX_BODY:
-            raise BadRequest("a request of more than {} bytes is refused".format(MAX_BODY))
+            raise BadRequest(f"a request of more than {MAX_BODY} bytes is refused")
     try:
         document = json.loads(body.decode("utf-8"))
     except (ValueError, RecursionError):
@@ -111,37 +119,49 @@ def create_app(runs_dir, analyst, hosts=LOOPBACK_NAMES, allow_programs=True):
         return FileResponse(os.path.join(STATIC, "index.html"))
 
     def runs(request):
-        return JSONResponse({"runs_dir": os.path.abspath(runs_dir), "exists": os.path.isdir(runs_dir),
-                             "runs": [run._asdict() for run in list_runs(runs_dir, cache)]})
+        return JSONResponse(
+            {
+                "runs_dir": os.path.abspath(runs_dir),
+                "exists": os.path.isdir(runs_dir),
+                "runs": [run._asdict() for run in list_runs(runs_dir, cache)],
+            }
+        )
 
     def run(request):
         after = request.query_params.get("after", "0")
         if not after.isdigit():
-            raise BadRequest("after must be a count of generations, not {!r}".format(after))
+            raise BadRequest(f"after must be a count of generations, not {after!r}")
         return JSONResponse(run_page(runs_dir, request.path_params["name"], cache, int(after)))
 
     board = board_routes(analyst, allow_programs)
-    routes = [Route("/", index), Route("/api/runs", runs), Route("/api/runs/{name}", run)] + board + [
-        Mount("/static", StaticFiles(directory=STATIC), name="static")]
+    routes = (
+        [Route("/", index), Route("/api/runs", runs), Route("/api/runs/{name}", run)]
+        + board
+        + [Mount("/static", StaticFiles(directory=STATIC), name="static")]
+    )
     handlers = {exception: _answer(status) for exception, status in STATUS}
     handlers.update({HTTPException: _http_error, Exception: _unexpected})
-    return Starlette(routes=routes, exception_handlers=handlers,
-                     middleware=[Middleware(LocalRequests, hosts=hosts)])
+    return Starlette(routes=routes, exception_handlers=handlers, middleware=[Middleware(LocalRequests, hosts=hosts)])
 
 
 def board_routes(analyst, allow_programs):
     """The board's JSON routes: each takes the game's moves and answers about their position."""
+
     def post(path, answer):
         async def endpoint(request):
             document = await read_json(request)
             return JSONResponse(await run_in_threadpool(answer, document, game.read_moves(document.get("moves"))))
+
         return Route(path, endpoint, methods=["POST"])
 
     def reply(document, moves):
         spec = document.get("opponent")
         if not allow_programs and isinstance(spec, str) and runs_a_command(spec):
-            raise BadRequest("players that run a command ({}) are refused while the server listens beyond this "
-                             "machine".format(", ".join(kind + ":" for kind in COMMAND_KINDS)))
+            raise BadRequest(
+                "players that run a command ({}) are refused while the server listens beyond this machine".format(
+                    ", ".join(kind + ":" for kind in COMMAND_KINDS)
+                )
+            )
         seed = document.get("seed", 1)
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise BadRequest("seed must be an integer")
@@ -155,15 +175,23 @@ def board_routes(analyst, allow_programs):
         found = analyst.values(moves, margins)
         return dict(found._asdict(), moves=[value._asdict() for value in found.moves])
 
-    return [post("/api/board/view", lambda document, moves: game.view(moves, shipped_book())._asdict()),
-            post("/api/board/play", lambda document, moves: game.view(game.play(moves, document.get("move")),
-                                                                      shipped_book())._asdict()),
-            post("/api/board/reply", reply),
-            post("/api/board/values", values),
-            post("/api/board/agent", lambda document, moves: analyst.agent(moves)._asdict()),
-            post("/api/board/sgf", lambda document, moves: {"sgf": game.sgf_of(moves, document.get("black", "Black"),
-                                                                               document.get("white", "White"))}),
-            Route("/api/board/open", _open, methods=["POST"])]
+    return [
+        post("/api/board/view", lambda document, moves: game.view(moves, shipped_book())._asdict()),
+        post(
+            "/api/board/play",
+            lambda document, moves: game.view(game.play(moves, document.get("move")), shipped_book())._asdict(),
+        ),
+        post("/api/board/reply", reply),
+        post("/api/board/values", values),
+        post("/api/board/agent", lambda document, moves: analyst.agent(moves)._asdict()),
+        post(
+            "/api/board/sgf",
+            lambda document, moves: {
+                "sgf": game.sgf_of(moves, document.get("black", "Black"), document.get("white", "White"))
+            },
+        ),
+        Route("/api/board/open", _open, methods=["POST"]),
+    ]
 
 
 async def _open(request):
@@ -178,18 +206,19 @@ def _answer(status):
     async def handler(request, exc):
         extra = {"illegal": True} if isinstance(exc, IllegalMove) else {}
         return error(status, str(exc), **extra)
+
     return handler
 
 
 async def _http_error(request, exc):
     if exc.status_code == 404:
-        return error(404, "nothing here: {}".format(request.url.path))
+        return error(404, f"nothing here: {request.url.path}")
     if exc.status_code == 405:
-        return error(405, "{} is not answered at {}".format(request.method, request.url.path))
+        return error(405, f"{request.method} is not answered at {request.url.path}")
     return error(exc.status_code, str(exc.detail))
 
 
 async def _unexpected(request, exc):
     # The server's log gets the traceback (Starlette raises the exception on to it).
     log.error("%s %s failed: %s: %s", request.method, request.url.path, type(exc).__name__, exc)
-    return error(500, "the server failed on this request ({}); its log says more".format(type(exc).__name__))
+    return error(500, f"the server failed on this request ({type(exc).__name__}); its log says more")

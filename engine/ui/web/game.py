@@ -6,12 +6,12 @@ with every request, so the server holds no game state: each answer is a function
 moves alone. The rules are ``engine.position``'s: a refused move carries its reason.
 """
 
-from collections import namedtuple
+from typing import List, NamedTuple, Optional
 
 from engine.constants import BLACK, MAX_MOVES, NUM_POINTS, colour_word
 from engine.coords import is_move
-from engine.position import IllegalMove, Position
 from engine.play.sgf import game_sgf, read_game
+from engine.position import IllegalMove, Position
 from engine.ui.board import describe, game_result, verdict
 
 
@@ -19,23 +19,34 @@ class BadRequest(ValueError):
     """A request the page never sends: the message says what is wrong with it."""
 
 
-PositionView = namedtuple("PositionView", "moves ply player over points legal last score plies_left verdict book")
-PositionView.__doc__ = """A position as the page draws it: ``points`` the colour on each point (0 empty, 1
-Black, 2 White), ``legal`` the legal placements, ``last`` the last move, ``score`` (Black's,
-White's with komi), ``verdict`` the result in words once the game is over, ``book`` the
-opening book's move here (None where it has none)."""
+class PositionView(NamedTuple):
+    """A position as the page draws it: ``points`` the colour on each point (0 empty, 1
+    Black, 2 White), ``legal`` the legal placements, ``last`` the last move, ``score`` (Black's,
+    White's with komi), ``verdict`` the result in words once the game is over, ``book`` the
+    opening book's move here (None where it has none)."""
+
+    moves: List[str]
+    ply: int
+    player: str
+    over: bool
+    points: List[int]
+    legal: List[int]
+    last: Optional[str]
+    score: List[float]
+    plies_left: int
+    verdict: Optional[str]
+    book: Optional[str]
 
 
 def read_moves(value, what="moves"):
     """The moves of a request (a list of points and "PASS"); BadRequest naming the bad one."""
     if not isinstance(value, list):
-        raise BadRequest("{} must be a list of moves (points 0..{} or \"PASS\")".format(what, NUM_POINTS - 1))
+        raise BadRequest(f'{what} must be a list of moves (points 0..{NUM_POINTS - 1} or "PASS")')
     if len(value) > MAX_MOVES:
-        raise BadRequest("{}: a game has at most {} moves, not {}".format(what, MAX_MOVES, len(value)))
+        raise BadRequest(f"{what}: a game has at most {MAX_MOVES} moves, not {len(value)}")
     for number, move in enumerate(value, 1):
         if not is_move(move):
-            raise BadRequest("{}: move {} is {!r}, not a point 0..{} or \"PASS\"".format(
-                what, number, move, NUM_POINTS - 1))
+            raise BadRequest(f'{what}: move {number} is {move!r}, not a point 0..{NUM_POINTS - 1} or "PASS"')
     return list(value)
 
 
@@ -46,14 +57,14 @@ def position_after(moves):
         try:
             position = position.play_point(move)
         except IllegalMove as error:
-            raise BadRequest("move {} ({}): {}".format(number, describe(move), error))
+            raise BadRequest(f"move {number} ({describe(move)}): {error}")
     return position
 
 
 def play(moves, move):
     """The moves with ``move`` played after them; IllegalMove with the rule that forbids it."""
     if not is_move(move):
-        raise BadRequest("move must be a point 0..{} or \"PASS\", not {!r}".format(NUM_POINTS - 1, move))
+        raise BadRequest(f'move must be a point 0..{NUM_POINTS - 1} or "PASS", not {move!r}')
     position_after(moves).play_point(move)
     return moves + [move]
 
@@ -63,11 +74,18 @@ def view(moves, book=None):
     position = position_after(moves)
     black, white = position.score()
     return PositionView(
-        moves=moves, ply=position.moves_played, player=colour_word(position.player), over=position.is_over,
-        points=[position.colour_at(point) for point in range(NUM_POINTS)], legal=position.legal_points(),
-        last=moves[-1] if moves else None, score={"black": black, "white": white},
-        plies_left=MAX_MOVES - position.moves_played, verdict=verdict(position) if position.is_over else None,
-        book=book.move(position) if book is not None else None)
+        moves=moves,
+        ply=position.moves_played,
+        player=colour_word(position.player),
+        over=position.is_over,
+        points=[position.colour_at(point) for point in range(NUM_POINTS)],
+        legal=position.legal_points(),
+        last=moves[-1] if moves else None,
+        score={"black": black, "white": white},
+        plies_left=MAX_MOVES - position.moves_played,
+        verdict=verdict(position) if position.is_over else None,
+        book=book.move(position) if book is not None else None,
+    )
 
 
 def sgf_of(moves, black, white):
@@ -75,7 +93,13 @@ def sgf_of(moves, black, white):
     return game_sgf(moves, str(black)[:100], str(white)[:100], game_result(position_after(moves))).decode("utf-8")
 
 
-OpenedGame = namedtuple("OpenedGame", "moves black white result")
+class OpenedGame(NamedTuple):
+    """An SGF record opened for the page: its moves as course text, the players' names and the result."""
+
+    moves: List[str]
+    black: Optional[str]
+    white: Optional[str]
+    result: Optional[str]
 
 
 def open_sgf(data):

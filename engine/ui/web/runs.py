@@ -10,24 +10,55 @@ saying so; the others are unaffected.
 import json
 import math
 import os
-from collections import namedtuple
+from typing import Dict, NamedTuple, Optional
 
 try:
     import tomllib
-except ImportError:                  # Python < 3.11
+except ImportError:  # Python < 3.11
     import tomli as tomllib
 
-from engine.common.runfolder import (CONFIG_COPY, GENERATIONS, LOG_FILE, NoGenerations, RunError, folder_time,
-                                     lock_holder, read_generations)
+from engine.common.runfolder import (
+    CONFIG_COPY,
+    GENERATIONS,
+    LOG_FILE,
+    NoGenerations,
+    RunError,
+    folder_time,
+    lock_holder,
+    read_generations,
+)
 
-RunSummary = namedtuple("RunSummary", "name experiment state generations planned best_fitness executor started problem")
-RunSummary.__doc__ = """A line of the runs list: ``state`` is "running" (a live process holds its lock),
-"finished" (all its planned generations recorded), "stopped", or "not a run"; ``problem`` the
-message when its files cannot be read (None when they can)."""
 
-MatchReport = namedtuple("MatchReport", "file a b games wins elo elo_margin sprt interrupted")
-MatchReport.__doc__ = """A ``littlego match --json`` report found in a run folder; ``sprt`` its test's
-state (llr, lower, upper, elo0, elo1, decision) or None."""
+class RunSummary(NamedTuple):
+    """A line of the runs list: ``state`` is "running" (a live process holds its lock),
+    "finished" (all its planned generations recorded), "stopped", or "not a run"; ``problem`` the
+    message when its files cannot be read (None when they can)."""
+
+    name: str
+    experiment: Optional[str]
+    state: str
+    generations: int
+    planned: Optional[int]
+    best_fitness: Optional[float]
+    executor: Optional[str]
+    started: Optional[str]
+    problem: Optional[str]
+
+
+class MatchReport(NamedTuple):
+    """A ``littlego match --json`` report found in a run folder; ``sprt`` its test's
+    state (llr, lower, upper, elo0, elo1, decision) or None."""
+
+    file: str
+    a: Optional[str]
+    b: Optional[str]
+    games: Optional[int]
+    wins: Optional[Dict[str, int]]
+    elo: Optional[float]
+    elo_margin: Optional[float]
+    sprt: Optional[dict]
+    interrupted: Optional[str]
+
 
 # What the page shows of the bigger files: their ends, not all of them.
 LOG_TAIL_BYTES = 64 * 1024
@@ -48,11 +79,11 @@ def run_folder(runs_dir, name):
         names = []
     path = os.path.join(runs_dir, name)
     if name not in names or name.startswith(".") or os.path.islink(path) or not os.path.isdir(path):
-        raise NoSuchRun("no run {!r} in {}".format(name, runs_dir))
+        raise NoSuchRun(f"no run {name!r} in {runs_dir}")
     return path
 
 
-class FileCache(object):
+class FileCache:
     """What was read from a file, read again only when the file changes (its size or time):
     the pages ask every two seconds, and most files have not changed since."""
 
@@ -81,7 +112,7 @@ def _generations(path):
     try:
         return [_light(record) for record in read_generations(os.path.dirname(path))], None
     except NoGenerations:
-        return [], None                  # a run that has not finished its first generation yet
+        return [], None  # a run that has not finished its first generation yet
     except RunError as error:
         return [], str(error)
 
@@ -146,16 +177,24 @@ def _summary(name, run_dir, generations, config_file):
     planned = config.get("generations") if isinstance(config.get("generations"), int) else None
     last = records[-1] if records else None
     if not is_run:
-        state, problem = "not a run", "{}: not a run folder (no {} nor {})".format(name, CONFIG_COPY, GENERATIONS)
+        state, problem = "not a run", f"{name}: not a run folder (no {CONFIG_COPY} nor {GENERATIONS})"
     elif lock_holder(run_dir) is not None:
         state = "running"
     elif last is not None and planned is not None and last["generation"] >= planned:
         state = "finished"
     else:
         state = "stopped"
-    return RunSummary(name, config.get("name") if isinstance(config.get("name"), str) else None, state,
-                      len(records), planned, last["best_fitness"] if last else None,
-                      last.get("executor") if last else None, _started(run_dir), problem)
+    return RunSummary(
+        name,
+        config.get("name") if isinstance(config.get("name"), str) else None,
+        state,
+        len(records),
+        planned,
+        last["best_fitness"] if last else None,
+        last.get("executor") if last else None,
+        _started(run_dir),
+        problem,
+    )
 
 
 def list_runs(runs_dir, cache):
@@ -165,9 +204,13 @@ def list_runs(runs_dir, cache):
         names = os.listdir(runs_dir)
     except OSError:
         return []
-    found = [summary(runs_dir, name, cache) for name in names
-             if not name.startswith(".") and os.path.isdir(os.path.join(runs_dir, name))
-             and not os.path.islink(os.path.join(runs_dir, name))]
+    found = [
+        summary(runs_dir, name, cache)
+        for name in names
+        if not name.startswith(".")
+        and os.path.isdir(os.path.join(runs_dir, name))
+        and not os.path.islink(os.path.join(runs_dir, name))
+    ]
     return sorted(found, key=lambda run: (run.started or "", run.name), reverse=True)
 
 
@@ -199,8 +242,17 @@ def _report(path):
     sprt = document.get("sprt") if isinstance(document.get("sprt"), dict) else None
     if sprt is not None:
         sprt = {key: sprt.get(key) for key in ("llr", "lower", "upper", "elo0", "elo1", "decision")}
-    return MatchReport(os.path.basename(path), document.get("a"), document.get("b"), document.get("games"), document.get("wins"),
-                       document.get("elo"), document.get("elo_95_margin"), sprt, document.get("interrupted"))
+    return MatchReport(
+        os.path.basename(path),
+        document.get("a"),
+        document.get("b"),
+        document.get("games"),
+        document.get("wins"),
+        document.get("elo"),
+        document.get("elo_95_margin"),
+        sprt,
+        document.get("interrupted"),
+    )
 
 
 def reports(run_dir, cache):
@@ -222,7 +274,12 @@ def run_page(runs_dir, name, cache, after=0):
     generations, config_file = cache.generations(run_dir), _config(run_dir)
     records, text = generations[0], config_file[0]
     head = _summary(name, run_dir, generations, config_file)
-    return {"summary": head._asdict(), "total": len(records),
-            "generations": records[after:] if after <= len(records) else records,
-            "restart": after > len(records), "config": text, "log": _log_tail(run_dir),
-            "reports": [report._asdict() for report in reports(run_dir, cache)]}
+    return {
+        "summary": head._asdict(),
+        "total": len(records),
+        "generations": records[after:] if after <= len(records) else records,
+        "restart": after > len(records),
+        "config": text,
+        "log": _log_tail(run_dir),
+        "reports": [report._asdict() for report in reports(run_dir, cache)],
+    }

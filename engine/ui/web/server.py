@@ -5,7 +5,7 @@ import ipaddress
 import socket
 import threading
 import time
-from collections import namedtuple
+from typing import NamedTuple
 
 import uvicorn
 
@@ -13,7 +13,14 @@ from engine.ui.web.analysis import Analyst
 from engine.ui.web.app import LOOPBACK_NAMES, create_app
 from engine.ui.web.workers import Workers
 
-Served = namedtuple("Served", "url server thread analyst")
+
+class Served(NamedTuple):
+    """A running ``littlego serve``: its URL, the uvicorn server, the thread serving it and its Analyst."""
+
+    url: str
+    server: uvicorn.Server
+    thread: threading.Thread
+    analyst: Analyst
 
 
 def is_loopback(host):
@@ -42,7 +49,7 @@ def bind(host, port):
 
 def url_of(sock):
     host, port = sock.getsockname()[:2]
-    return "http://{}:{}/".format("[{}]".format(host) if ":" in host else host, port)
+    return "http://{}:{}/".format(f"[{host}]" if ":" in host else host, port)
 
 
 def make_server(runs_dir, host, port, solve_seconds, limits=None):
@@ -73,7 +80,7 @@ def serve(runs_dir, host, port, solve_seconds, announce=print, limits=None):
 def serve_in_thread(runs_dir, solve_seconds=2.0, host="127.0.0.1"):
     """The app on a free local port, in a daemon thread; a Served (stop it with ``stop``)."""
     server, sock, analyst = make_server(runs_dir, host, 0, solve_seconds)
-    server.install_signal_handlers = lambda: None          # not the main thread: no signals here
+    server.install_signal_handlers = lambda: None  # not the main thread: no signals here
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.time() + 30

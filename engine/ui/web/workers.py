@@ -12,7 +12,8 @@ process dies (BrokenProcessPool), where ``multiprocessing.Pool`` would wait out 
 import multiprocessing
 import signal
 import threading
-from concurrent.futures import ProcessPoolExecutor, TimeoutError as FutureTimeout
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 
 
@@ -24,7 +25,7 @@ class WorkerLost(RuntimeError):
     """A worker process that died (killed, or crashed) while it worked; the message says on what."""
 
 
-class Workers(object):
+class Workers:
     """A small pool of spawned processes, started on first use, replaced after a timeout or a death."""
 
     def __init__(self, processes=2):
@@ -40,8 +41,12 @@ class Workers(object):
         with self.lock:
             if self.pool is None:
                 # The workers leave Ctrl-C to the server, which stops them with the pool.
-                self.pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"),
-                                                initializer=signal.signal, initargs=(signal.SIGINT, signal.SIG_IGN))
+                self.pool = ProcessPoolExecutor(
+                    self.processes,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=signal.signal,
+                    initargs=(signal.SIGINT, signal.SIG_IGN),
+                )
             return self.pool
 
     def call(self, what, function, args, seconds):
@@ -53,11 +58,10 @@ class Workers(object):
             return pool.submit(function, *args).result(seconds)
         except FutureTimeout:
             self._replace(pool)
-            raise WorkerTimeout("{} gave no answer within {:g} s (stopped)".format(what, seconds))
+            raise WorkerTimeout(f"{what} gave no answer within {seconds:g} s (stopped)")
         except BrokenProcessPool:
             self._replace(pool)
-            raise WorkerLost("the process working on {} was killed or crashed; the next request gets a fresh "
-                             "one".format(what))
+            raise WorkerLost(f"the process working on {what} was killed or crashed; the next request gets a fresh one")
 
     def _replace(self, pool):
         with self.lock:
@@ -74,11 +78,11 @@ class Workers(object):
 
 def _stop(pool):
     """End the pool's processes now, a job still running included (``shutdown`` alone waits for it)."""
-    terminate = getattr(pool, "terminate_workers", None)          # Python 3.14 and later
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14 and later
     if terminate is not None:
         terminate()
         return
-    processes = list((pool._processes or {}).values())           # before 3.14, only the pool's own table has them
+    processes = list((pool._processes or {}).values())  # before 3.14, only the pool's own table has them
     pool.shutdown(wait=False)
     for process in processes:
         process.terminate()
