@@ -96,7 +96,7 @@ def match_game(index, moves, a_colour, winner):
     return MatchGame(black, white, winner, Reason.END, "", moves, 0, 0, [], index=index, a_colour=a_colour)
 
 
-STUDY = argparse.Namespace(seed=5, agent="champion", against="gnugo", jobs=1)
+STUDY = argparse.Namespace(seed=5, agent="champion", against="gnugo", jobs=1, table_bits=18)
 
 
 def study_games(giveaways):
@@ -130,7 +130,8 @@ def test_a_study_run_again_examines_only_the_games_not_answered_yet(giveaways, m
     results, answers = study_games(giveaways)
     examined = []
 
-    def examine(game):
+    def examine(game, table_bits):
+        assert table_bits == STUDY.table_bits
         examined.append(game.index)
         return giveaways.GiveAway(game.index, giveaways.record_name(game.index), "black", game.end, ply=2)
 

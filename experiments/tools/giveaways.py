@@ -24,7 +24,7 @@ Run it from anywhere with the project importable (installed, or PYTHONPATH at th
 The summary printed at the end: the won openings kept, by colour; each give-away's ply and move
 (ply: the plies played before it, so Black's first move after the opening is ply 2); a histogram
 by ply. The compiled solver (a C compiler) settles positions of the first plies in minutes each
-(512 MiB of memory a process); GNU Go: ``apt-get install gnugo``.
+(--table-bits sets its table: 128 MiB a process by default, 512 MiB at 24); GNU Go: ``apt-get install gnugo``.
 """
 
 import argparse
@@ -35,6 +35,7 @@ import random
 import sys
 import time
 from collections import Counter
+from functools import partial
 from typing import Dict, List, NamedTuple, Optional
 
 from openings import PLIES, solve_seed
@@ -42,7 +43,7 @@ from openings import PLIES, solve_seed
 from engine.agent import decide_move
 from engine.bitboard import count
 from engine.book import book_key
-from engine.cli.arguments import positive_int, run_command
+from engine.cli.arguments import add_table_bits, positive_int, run_command
 from engine.cli.match import match_lines
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, PASS, colour_word
@@ -57,8 +58,6 @@ from engine.players.searcher import AgentPlayer
 from engine.players.specs import KNOWN, make_player
 from engine.position import Position
 from engine.protocol import write_atomic
-
-TABLE_BITS = 24  # the compiled solver's table: 512 MiB, as the other tools here use
 
 
 class LostGame(NamedTuple):
@@ -217,7 +216,7 @@ def examine(game, solver, player, start=PLIES, progress=None):
     )
 
 
-def _examine(game):
+def _examine(game, table_bits):
     """Worker: the GiveAway of a LostGame, the compiled solver's answers printed as they come."""
 
     def progress(line):
@@ -225,7 +224,7 @@ def _examine(game):
 
     player = make_player(game.agent)
     try:
-        with NativeSolver(TABLE_BITS) as solver:
+        with NativeSolver(table_bits) as solver:
             return examine(game, solver, player, progress=progress)
     finally:
         player.close()
@@ -305,7 +304,7 @@ def examine_all(args, out, results, answers):
         done = {record["game"]: GiveAway(**record) for record in json.load(open(path))["giveaways"]}
     todo = [game for game in lost_games(args, results, answers) if game.index not in done]
     print(f"{len(done) + len(todo)} games lost from won openings: {len(todo)} to examine", flush=True)
-    for giveaway in answered(_examine, todo, args.jobs):
+    for giveaway in answered(partial(_examine, table_bits=args.table_bits), todo, args.jobs):
         done[giveaway.game] = giveaway
         write_atomic(path, json.dumps(tally(args, results, answers, done).to_json(), indent=1) + "\n")
         where = f"ply {giveaway.ply}, {giveaway.played}" if giveaway.ply is not None else f"no move ({giveaway.end})"
@@ -399,6 +398,7 @@ def build_parser():
         default=os.cpu_count() or 1,
         help="parallel games, then parallel solver processes (default: all cores)",
     )
+    add_table_bits(parser, "each give-away solver process's")
     parser.set_defaults(handler=run_study, command=None)
     return parser
 
