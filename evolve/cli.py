@@ -42,7 +42,7 @@ from engine.players.searcher import ENGINES
 from engine.players.specs import make_player
 from evolve.bench import bench_games
 from evolve.checkpoint import CHECKPOINT
-from evolve.config import genes, load_config
+from evolve.config import feature_of, genes, load_config
 from evolve.fit import fit_labels, fitted_params
 from evolve.fitness import FitnessGameError, engine_for
 from evolve.labels import build_labels, load_many
@@ -254,7 +254,7 @@ def _fit(args):
         weights += weights  # flat weights: the same at both ends of the game
     names = genes(len(weights) > len(FEATURES))
     if args.captures is not None:
-        weights = [args.captures if name.split(".")[-1] == "captures" else w for name, w in zip(names, weights)]
+        weights = [args.captures if feature_of(name) == "captures" else w for name, w in zip(names, weights)]
     fitted, figures = fit_labels(
         positions,
         labels,

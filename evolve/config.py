@@ -256,6 +256,11 @@ def genes(tapered):
     return list(FEATURES) + ([ENDGAME + name for name in FEATURES] if tapered else [])
 
 
+def feature_of(gene):
+    """The feature a gene weighs: ``margin`` for both ``margin`` and ``endgame.margin``."""
+    return gene[len(ENDGAME) :] if gene.startswith(ENDGAME) else gene
+
+
 def _bounds(bounds, path, names):
     """Per-gene [low, high] bounds: the table's, else the default of each feature. A feature's
     bounds hold for both its tapered weights unless ``endgame.<feature>`` names its own."""
@@ -266,7 +271,7 @@ def _bounds(bounds, path, names):
         raise ConfigError(f"{path}: 'bounds.endgame' must be a table of feature = [low, high]")
     checked = {}
     for name in names:
-        feature = name[len(ENDGAME) :] if name.startswith(ENDGAME) else name
+        feature = feature_of(name)
         pair = bounds.get(feature, DEFAULT_BOUNDS[feature])
         if name != feature:
             pair = endgame.get(feature, pair)

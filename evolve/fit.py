@@ -32,7 +32,7 @@ from engine.constants import MAX_MOVES, MAX_WEIGHT
 from engine.errors import InvalidInput
 from engine.features import FEATURES, feature_values
 from engine.params import make_params
-from evolve.config import ENDGAME, genes
+from evolve.config import feature_of, genes
 from evolve.genome import clip
 
 TEMPERATURE = 10.0  # evaluation units per logit of the mover's chance to win
@@ -60,7 +60,7 @@ def feature_matrix(positions, tapered=False):
 
 def _fixed(name):
     """Whether a gene (a feature's weight, or its endgame weight) is one the fit leaves alone."""
-    return (name[len(ENDGAME) :] if name.startswith(ENDGAME) else name) in FIXED
+    return feature_of(name) in FIXED
 
 
 def held_out_mask(positions):
@@ -214,7 +214,7 @@ def on_bounds(weights, bounds, names=FEATURES):
 
 def default_bounds(limit, names=FEATURES):
     """Every weight in [-limit, limit], the margin's at least 0 (more stones never hurt)."""
-    return [(0.0, limit) if name in ("margin", ENDGAME + "margin") else (-limit, limit) for name in names]
+    return [(0.0, limit) if feature_of(name) == "margin" else (-limit, limit) for name in names]
 
 
 def fit_labels(positions, labels, start, limit=100.0, generations=300, population=24, seed=1, report=print):
