@@ -64,6 +64,20 @@ settings.register_profile("long", max_examples=1500, **FUZZ)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "quick"))
 
 
+# A line of generations.jsonl as a run writes it, for the tests that break or fuzz one.
+GENERATION = {
+    "generation": 0,
+    "best_fitness": [0.5, 1.0],
+    "win_rate": {"mean": 0.4, "std": 0.1, "standard_error": 0.05},
+    "best_by_colour": {"black": 0.5, "white": None},
+    "diversity": 0.2,
+    "games": 10,
+    "seconds": 1.0,
+    "games_per_second": 10.0,
+    "best_weights": {"margin": 1.0},
+}
+
+
 def fast_params(**weights):
     """A params.json's bytes: the shipped defaults searched to depth 2 in at most a second, ``weights`` changed."""
     data = params_to_dict(default_params())

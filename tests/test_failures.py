@@ -26,7 +26,7 @@ from evolve.checkpoint import CHECKPOINT, RunError
 from evolve.cli import _where_it_stands
 from evolve.cli import main as evolve
 from evolve.runs import read_generations
-from tests.conftest import ROOT, cli
+from tests.conftest import GENERATION, ROOT, cli
 
 # Engines that fail while they are set up: one exits at once, one answers with the wrong words,
 # one refuses every command.
@@ -173,19 +173,6 @@ def test_a_training_folder_with_damaged_settings_is_refused_on_resume(tmp_path, 
     (tmp_path / "settings.json").write_text(json.dumps({"opponents": "random"}))
     status, _, err = run(littlego, ["train", "qlearning", "--resume", str(tmp_path)], capsys)
     assert status == 2 and "not a training folder" in err and "opponents must be a list" in err
-
-
-GENERATION = {
-    "generation": 0,
-    "best_fitness": [0.5, 1.0],
-    "win_rate": {"mean": 0.4, "std": 0.1, "standard_error": 0.05},
-    "best_by_colour": {"black": 0.5, "white": None},
-    "diversity": 0.2,
-    "games": 10,
-    "seconds": 1.0,
-    "games_per_second": 10.0,
-    "best_weights": {"margin": 1.0},
-}
 
 
 @pytest.mark.parametrize(

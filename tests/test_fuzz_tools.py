@@ -24,7 +24,7 @@ from engine.players.scripted import RandomPlayer
 from engine.training.qlearning import CHECKPOINT, SETTINGS, Training, TrainingError
 from evolve.checkpoint import RunError
 from evolve.runs import format_table, read_generations
-from tests.conftest import examples
+from tests.conftest import GENERATION, examples
 from tests.test_agent import json_values
 
 FILES = examples(0.6)  # a file read and written back
@@ -158,17 +158,6 @@ def test_a_training_folder_resumes_or_names_the_problem(tmp_path_factory, settin
 
 # -- generation logs --------------------------------------------------------------------------------
 
-GENERATION = {
-    "generation": 0,
-    "best_fitness": [0.5, 1.0],
-    "win_rate": {"mean": 0.4, "std": 0.1, "standard_error": 0.05},
-    "best_by_colour": {"black": 0.5, "white": None},
-    "diversity": 0.2,
-    "games": 10,
-    "seconds": 1.0,
-    "games_per_second": 10.0,
-    "best_weights": {"margin": 1.0},
-}
 generation_lines = (
     st.binary(max_size=80)
     | st.dictionaries(st.sampled_from(sorted(GENERATION)), json_values, max_size=4).map(
