@@ -13,7 +13,7 @@ from typing import NamedTuple, Optional
 
 from engine.book import BookError, load_book
 from engine.constants import BLACK, MAX_MOVES, PASS, WINNING_FIRST_POINT
-from engine.features import make_evaluator
+from engine.features import make_evaluator, stone_weight
 from engine.params import ParamsError, default_params, load_params
 from engine.playout import random_point
 from engine.position import Position
@@ -94,7 +94,11 @@ def decide_move(position, params, rng=None, book=None):
     From the solving ply, a won position is kept won (the move of the largest winning
     margin if that search ends in time, else the first winning move found); a lost one,
     or one the solver cannot settle within its share of the cap, is played by the
-    evaluation search, which hopes for the opponent's mistakes. No move passes ``cpu_cap``.
+    evaluation search, which hopes for the opponent's mistakes. Out of book before the solving
+    ply the evaluation alone decides, and a won game given away there stays lost: with
+    ``params.close_stones`` set, a move there is unclear when its best move changed between depths
+    or another move is within that many stones (of the margin weight) of the best, and an unclear
+    move may plan its depths up to the cap, not only to the budget. No move passes ``cpu_cap``.
     On the empty board Black plays the solved game's only winning first move, book or none.
     """
     if position.player == BLACK and not (position.own | position.opp):
@@ -120,8 +124,14 @@ def decide_move(position, params, rng=None, book=None):
                 pass
             return Decision(winning, "solver", None, None)
     left = max(cap_deadline - time.process_time(), 0.05)
-    searcher = Searcher(make_evaluator(params.weights, params.endgame), rng=rng)
-    found = searcher.iterative(position, params.depth, min(params.cpu_budget, left), left)
+    evaluate = make_evaluator(params.weights, params.endgame)
+    searcher = Searcher(evaluate, rng=rng)
+    budget = min(params.cpu_budget, left)
+    if params.close_stones is not None and position.moves_played < params.solve_from:
+        close = params.close_stones * stone_weight(evaluate, position.moves_played)
+        found = searcher.iterative(position, params.depth, budget, left, hard_budget=max(2 * budget, left), close=close)
+    else:
+        found = searcher.iterative(position, params.depth, budget, left)
     return Decision(found.move, "search", found.depth, found.value)
 
 

@@ -210,3 +210,9 @@ def make_evaluator(weights, endgame=None):
 
     evaluate.by_ply = table  # what the compiled twin evaluates with
     return evaluate
+
+
+def stone_weight(evaluate, ply):
+    """What one stone of margin is worth to an evaluator from ``make_evaluator`` at ``ply``: the
+    ``margin`` weight there, the evaluation's natural unit."""
+    return abs(evaluate.by_ply[min(ply, MAX_MOVES)][FEATURES.index("margin")])

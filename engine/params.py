@@ -8,7 +8,10 @@ Format (version 1)::
                                                 #   those at ply 0, each interpolated linearly in between
      "search": {"depth": 4, "cpu_budget": 5.0,   # deepest plies; CPU seconds a move is meant to take
                 "cpu_cap": 5.0,                  # CPU seconds no move may pass (default: cpu_budget)
-                "solve_from": 24},               # from this ply on, solve the game exactly (24: never)
+                "solve_from": 24,                # from this ply on, solve the game exactly (24: never)
+                "close_stones": 0.5},            # optional: before solve_from, a move whose best move
+                                                 #   changed between depths or whose runner-up is within
+                                                 #   this many stones of the best may plan to cpu_cap
      "provenance": {"source": "evolved", "run": ..., "generation": ..., "fitness": ..., "date": ...}}
 """
 
@@ -29,7 +32,8 @@ DEFAULT_WEIGHTS = {feature.name: feature.default for feature in FEATURE_TABLE}
 # A file from before a feature was added plays without it: its weight is this, and provenance says so.
 ABSENT_WEIGHT = 0.0
 ADDED_AT_ZERO = "features_added_at_zero"
-DEFAULT_SEARCH = {"depth": 4, "cpu_budget": 5.0, "cpu_cap": None, "solve_from": MAX_MOVES}
+DEFAULT_SEARCH = {"depth": 4, "cpu_budget": 5.0, "cpu_cap": None, "solve_from": MAX_MOVES, "close_stones": None}
+MAX_CLOSE_STONES = 25.0  # a runner-up within the whole board's stones: every move unclear
 DEFAULT_PROVENANCE = {"source": "hand-set defaults"}
 
 
@@ -41,7 +45,9 @@ class Params(NamedTuple):
     """Validated parameters: weights (dict in FEATURES order); the search's deepest depth, the CPU
     seconds a move is meant to take and the most it may take, the ply from which the game is
     solved exactly; provenance; endgame: None (flat weights), or tapered, the weights at ply
-    MAX_MOVES (dict in FEATURES order), ``weights`` being those at ply 0."""
+    MAX_MOVES (dict in FEATURES order), ``weights`` being those at ply 0; close_stones: None, or
+    how close (in stones of the margin weight) a runner-up makes a move before the solving ply
+    unclear, so that it may plan its depths up to the cap (``engine.agent``)."""
 
     weights: Dict[str, float]
     depth: int
@@ -50,6 +56,7 @@ class Params(NamedTuple):
     solve_from: int
     provenance: Optional[dict]
     endgame: Optional[Dict[str, float]] = None
+    close_stones: Optional[float] = None
 
 
 def _number(value, where):
@@ -161,16 +168,32 @@ def params_from_dict(data, source="params", warn=_warn_on_stderr):
             f"{source}: search.solve_from: expected a ply from 0 to {MAX_MOVES} ({MAX_MOVES}: never), "
             f"found {_short(solve_from)}"
         )
+    close = search.get("close_stones")
+    if close is not None:
+        close = _number(close, f"{source}: search.close_stones")
+        if not 0 <= close <= MAX_CLOSE_STONES:
+            raise ParamsError(
+                f"{source}: search.close_stones: expected stones from 0 to {MAX_CLOSE_STONES:g} (or null: off), "
+                f"found {close!r}"
+            )
     provenance = data.get("provenance", {})
     if not isinstance(provenance, dict):
         raise ParamsError(f"{source}: 'provenance' must be an object")
     if missing:
         provenance = dict(provenance, **{ADDED_AT_ZERO: sorted(set(provenance.get(ADDED_AT_ZERO, [])) | set(missing))})
-    return Params(checked, depth, budget, cap, solve_from, provenance, endgame)
+    return Params(checked, depth, budget, cap, solve_from, provenance, endgame, close)
 
 
 def make_params(
-    weights, depth=None, cpu_budget=None, provenance=None, source="params", cpu_cap=None, solve_from=None, endgame=None
+    weights,
+    depth=None,
+    cpu_budget=None,
+    provenance=None,
+    source="params",
+    cpu_cap=None,
+    solve_from=None,
+    endgame=None,
+    close_stones=None,
 ):
     """Validated Params from weights (by feature name, or a sequence in FEATURES order) and, for
     tapered weights, ``endgame`` weights likewise; a sequence of twice FEATURES (a tapered genome:
@@ -195,6 +218,7 @@ def make_params(
         "cpu_budget": DEFAULT_SEARCH["cpu_budget"] if cpu_budget is None else cpu_budget,
         "cpu_cap": cpu_cap,
         "solve_from": DEFAULT_SEARCH["solve_from"] if solve_from is None else solve_from,
+        "close_stones": close_stones,
     }
     data = {
         "weights": weights,
@@ -243,6 +267,8 @@ def params_to_dict(params):
             "provenance": params.provenance,
         }
     )
+    if params.close_stones is not None:
+        data["search"]["close_stones"] = params.close_stones
     return data
 
 

@@ -8,7 +8,7 @@ depth the last plies are played perfectly. Depth and time limits are the caller'
 """
 
 import time
-from typing import NamedTuple
+from typing import NamedTuple, Optional
 
 from engine.bitboard import FULL, count, groups, grow, neighbours, points_of
 from engine.bitboard import NEIGHBOURS as POINT_NEIGHBOURS
@@ -24,13 +24,16 @@ _TABLE_LIMIT = 1000000
 
 
 class SearchResult(NamedTuple):
-    "The chosen move (point or PASS), its value for the mover, the depth completed, nodes, CPU seconds."
+    """The chosen move (point or PASS), its value for the mover, the depth completed, nodes, CPU
+    seconds, and ``runner_up``: the best value of another root move where the search was asked
+    to tell one within ``close`` of the best (``Searcher.close``), else None."""
 
     move: int
     value: float
     depth: int
     nodes: int
     seconds: float
+    runner_up: Optional[float] = None
 
 
 class SearchTimeout(Exception):
@@ -90,6 +93,9 @@ class Searcher:
         self.nodes = 0
         self.deadline = None
         self.node_stop = None  # abandon the search past this node count (set by iterative)
+        # When set, root moves within this much of the best are searched to their exact values,
+        # so that a result says how close the runner-up is (set by iterative; None: plain pruning).
+        self.close = None
 
     # -- the entry points -------------------------------------------------------------------
     def search(self, position, depth, deadline=None):
@@ -100,8 +106,8 @@ class Searcher:
             self.table.clear()
         self.deadline = deadline
         start_nodes, start = self.nodes, time.process_time()
-        move, value = self._root(position, depth)
-        return SearchResult(move, value, depth, self.nodes - start_nodes, time.process_time() - start)
+        move, value, runner_up = self._root(position, depth)
+        return SearchResult(move, value, depth, self.nodes - start_nodes, time.process_time() - start, runner_up)
 
     def value(self, position, depth, alpha, beta, deadline=None):
         """The negamax value of a position within (alpha, beta), fail-hard; SearchTimeout past ``deadline``."""
@@ -110,26 +116,31 @@ class Searcher:
         self.deadline = deadline
         return self._negamax(position, depth, alpha, beta, 1, 0)
 
-    def iterative(self, position, max_depth, cpu_budget=None, cpu_cap=None, node_budget=None):
+    def iterative(
+        self, position, max_depth, cpu_budget=None, cpu_cap=None, node_budget=None, hard_budget=None, close=None
+    ):
         """Search depths 1..max_depth; the move of the deepest depth completed within the limits.
 
         The limits are the caller's choice. ``node_budget``: a search past that many nodes is
         abandoned (the same seed gives the same moves on any machine). ``cpu_budget``: the
         CPU seconds the move is meant to take: a depth is begun only if it looks likely to
-        end within it (twice as long when the best move has just changed: the position is
-        hard). ``cpu_cap``: a search running past that many seconds (default: the budget) is
-        abandoned at once.
+        end within it, or within ``hard_budget`` (default: twice the budget) when the position
+        is unclear: the best move has just changed, or (given ``close``, in evaluation units)
+        another move's value is within ``close`` of the best. ``cpu_cap``: a search running
+        past that many seconds (default: the budget) is abandoned at once.
         """
         start = time.process_time()
         cap = cpu_cap or cpu_budget
         deadline = start + cap if cap else None
+        hard = hard_budget if hard_budget is not None else 2 * (cpu_budget or 0)
         self.node_stop = self.nodes + node_budget if node_budget else None
-        result, changed, last_seconds, growth = None, False, 0.0, 4.0
+        self.close = close
+        result, unclear, last_seconds, growth = None, False, 0.0, 4.0
         try:
             for depth in range(1, max_depth + 1):
                 if result is not None and cpu_budget:
                     spent = time.process_time() - start
-                    if spent + last_seconds * growth > cpu_budget * (2 if changed else 1):
+                    if spent + last_seconds * growth > (hard if unclear else cpu_budget):
                         break
                 try:
                     found = self.search(position, depth, deadline if depth > 1 else None)
@@ -137,12 +148,13 @@ class Searcher:
                     break
                 if result is not None and last_seconds > 0.005:
                     growth = min(max(found.seconds / last_seconds, 2.0), 8.0)
-                changed = result is not None and found.move != result.move
+                unclear = (result is not None and found.move != result.move) or found.runner_up is not None
                 result, last_seconds = found, found.seconds
                 if abs(result.value) >= WIN / 2:
                     break  # the game's result is decided: deeper cannot change it
         finally:
             self.node_stop = None
+            self.close = None
         return result
 
     # -- the search ---------------------------------------------------------------------------
@@ -189,23 +201,32 @@ class Searcher:
         return legal
 
     def _root(self, position, depth):
+        """(move, value, runner_up) at ``depth``: runner_up is the best value of another move when
+        one lies within ``self.close`` of the best (each such move searched exactly), else None."""
         key = table_key(position)
         entry = self.table.get(key)
         moves = self._ordered_moves(position, entry[3] if entry else None, 0, depth)
-        best_value, best_moves = -INFINITY, []
+        best_value, best_moves, values = -INFINITY, [], []
+        slack = TIE if self.rng is not None else 0.0
+        if self.close is not None:
+            slack = max(slack, self.close)
         opp_stones = count(position.opp)
         for move in moves:
             child = position.play_point(move)
             captured = opp_stones - count(child.own)
-            floor = best_value - TIE if self.rng is not None else best_value
-            value = -self._negamax(child, depth - 1, -INFINITY, -floor, 1, -captured)
+            value = -self._negamax(child, depth - 1, -INFINITY, -(best_value - slack), 1, -captured)
+            values.append((value, move))
             if value > best_value + TIE or not best_moves:
                 best_value, best_moves = value, [move]
             elif self.rng is not None and value >= best_value - TIE:
                 best_moves.append(move)
         move = best_moves[0] if self.rng is None else self.rng.choice(best_moves)
         self.table[key] = (depth, _EXACT, best_value, move)
-        return move, best_value
+        runner_up = None
+        if self.close is not None:
+            others = [value for value, other in values if other != move and value > best_value - self.close]
+            runner_up = max(others) if others else None
+        return move, best_value, runner_up
 
     def _negamax(self, position, depth, alpha, beta, ply, captured):
         self.nodes += 1

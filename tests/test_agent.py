@@ -257,3 +257,25 @@ def test_bundle_plays_under_python_37_as_the_course_server_runs(tmp_path):
     record = play_game(agent, make_player("random"), seed=8)
     assert record.reason == "end", record.detail
     assert record.winner in (BLACK, WHITE) and len(record.moves) >= 12
+
+
+@pytest.mark.parametrize("plies, close_stones", [(3, 0.5), (13, 0.5), (3, None)])
+def test_with_close_stones_an_unclear_move_before_the_solving_ply_may_plan_to_the_cap(plies, close_stones, monkeypatch):
+    from engine import agent
+    from engine.search import Searcher
+
+    asked = {}
+
+    def spy(self, position, max_depth, cpu_budget=None, cpu_cap=None, node_budget=None, **unclear):
+        asked.update(unclear, budget=cpu_budget, cap=cpu_cap)
+        return Searcher.search(self, position, 1)
+
+    monkeypatch.setattr(Searcher, "iterative", spy)
+    monkeypatch.setattr(agent.Solver, "winning_move", lambda self, position, deadline: None)  # lost: search
+    params = load_params(os.path.join(ROOT, "params.json"))._replace(close_stones=close_stones)
+    position, _ = random_opening(plies, 7)
+    assert agent.decide_move(position, params).how == "search"
+    if close_stones is not None and plies < params.solve_from:
+        assert asked["close"] > 0 and asked["hard_budget"] >= asked["cap"] > asked["budget"]
+    else:
+        assert "close" not in asked and "hard_budget" not in asked

@@ -35,6 +35,9 @@ def test_round_trip(tmp_path):
     path = str(tmp_path / "p.json")
     save_params(path, default_params())
     assert load_params(path) == default_params()
+    unclear = default_params()._replace(close_stones=0.5)
+    save_params(path, unclear)
+    assert load_params(path) == unclear and load_params(path).close_stones == 0.5
 
 
 @pytest.mark.parametrize(
@@ -46,6 +49,8 @@ def test_round_trip(tmp_path):
         (lambda d: d["search"].update(depth=0), "search.depth"),
         (lambda d: d["search"].update(depth=2.5), "search.depth"),
         (lambda d: d["search"].update(cpu_budget=30), "search.cpu_budget"),
+        (lambda d: d["search"].update(close_stones=-1), "search.close_stones"),
+        (lambda d: d["search"].update(close_stones="half"), "search.close_stones: expected a number"),
         (lambda d: d.update(format=9), "format 9"),
         (lambda d: d.update(colour="blue"), "unknown key 'colour'"),
     ],

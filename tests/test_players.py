@@ -9,6 +9,7 @@ from engine.players.qlearning import QLearningPlayer
 from engine.players.scripted import AggressivePlayer, AlphaBetaPlayer, GreedyPlayer, RandomPlayer
 from engine.players.searcher import AgentPlayer
 from engine.players.specs import make_player
+from tests.conftest import fast_params
 
 
 def ready(player, colour=BLACK, seed=0):
@@ -127,6 +128,16 @@ def test_specs_build_players(spec, kind):
         assert player.depth == 2
 
 
+def test_champion_with_another_params_file_keeps_the_shipped_book(tmp_path):
+    path = tmp_path / "candidate.json"
+    path.write_bytes(fast_params(margin=12.5))
+    shipped, candidate = make_player("champion"), make_player(f"champion:{path}")
+    assert candidate.spec == f"champion:{path}"
+    assert candidate.params.weights["margin"] == 12.5 != shipped.params.weights["margin"]
+    after_a_corner = Position.initial().play_point(0)  # a losing first move: the White book answers
+    assert candidate.book.move(after_a_corner) == shipped.book.move(after_a_corner) is not None
+
+
 @pytest.mark.parametrize(
     "spec, words",
     [
@@ -134,6 +145,7 @@ def test_specs_build_players(spec, kind):
         ("random:3", "takes no argument"),
         ("agent@0", "depth"),
         ("agent:missing.json", "cannot read"),
+        ("champion:missing.json", "cannot read"),
         ("cmd:", "cmd:DIR"),
         ("cmd:/no/such/dir", "does not exist"),
         ("gnugo:99", "level"),

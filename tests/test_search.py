@@ -86,3 +86,35 @@ def test_cpu_budget_answers_from_the_deepest_completed_depth():
 def test_search_refuses_a_finished_game():
     with pytest.raises(ValueError):
         Searcher(EVALUATE).search(Position.initial().play(PASS), 2)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.integers(0, 10**6), st.integers(0, 14), st.integers(1, 2))
+def test_the_runner_up_is_the_best_other_root_move_within_close(seed, plies, depth):
+    position, _ = random_opening(plies, seed)
+    if position.is_over:
+        return
+    values = {
+        move: -minimax(position.play_point(move), depth - 1) for move in points_of(position.legal_mask()) + [PASS]
+    }
+    searcher = Searcher(EVALUATE)
+    searcher.close = 30.0
+    result = searcher.search(position, depth)
+    best = max(values.values())
+    assert result.value == pytest.approx(best)
+    within = [value for move, value in values.items() if move != result.move and value > best - 30.0 + 1e-6]
+    if within:
+        assert result.runner_up == pytest.approx(max(within))
+    elif result.runner_up is not None:  # only a move right at the edge of the window
+        assert result.runner_up == pytest.approx(best - 30.0)
+    searcher.close = None
+    assert Searcher(EVALUATE).search(position, depth).runner_up is None
+
+
+def test_an_unclear_position_may_plan_its_depths_to_the_hard_budget():
+    # From the empty board every move has symmetric twins of the same value: always unclear.
+    start = Position.initial()
+    plain = Searcher(EVALUATE).iterative(start, 12, cpu_budget=0.01, cpu_cap=2.0, hard_budget=0.01, close=1.0)
+    longer = Searcher(EVALUATE).iterative(start, 12, cpu_budget=0.01, cpu_cap=2.0, hard_budget=1.0, close=1.0)
+    assert longer.runner_up is not None
+    assert longer.depth > plain.depth

@@ -246,6 +246,8 @@ class NativeSearcher(Searcher):
         raise MemoryError("the compiled searcher's transposition table ran out of memory")
 
     def _root(self, position, depth):
+        if self.close is not None:
+            raise ValueError("the compiled searcher cannot tell the runner-up: search without close")
         best = (ctypes.c_int * (NUM_POINTS + 1))()
         value = ctypes.c_double()
         found = self._library.ls_root(
@@ -263,7 +265,7 @@ class NativeSearcher(Searcher):
         move = best_moves[0] if self.rng is None else self.rng.choice(best_moves)
         if self._library.ls_store_root(self._handle, NATIVE_PASS if move == PASS else move):
             self._stopped(_OUT_OF_MEMORY)
-        return move, value.value
+        return move, value.value, None
 
     def _negamax(self, position, depth, alpha, beta, ply, captured):
         stopped = ctypes.c_int()

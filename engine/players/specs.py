@@ -7,8 +7,9 @@
 - ``native[:PARAMS]@DEPTH``: the same player as ``agent:PARAMS`` searching to DEPTH, on the
   compiled twin of the searcher (the same moves, tens of times faster; the Python searcher,
   with a warning, where no C compiler is found);
-- ``champion``: the shipped agent at its configured depth and CPU budget, with the shipped
-  opening book (``book.json``) where there is one;
+- ``champion[:PARAMS]``: the shipped agent at its configured depth and CPU budget, with the
+  shipped opening book (``book.json``) where there is one; with PARAMS, another params file
+  with the same book (a candidate measured as it would play when shipped);
 - ``handset[@DEPTH]``: our search with the built-in hand-set default weights, a fixed
   reference that does not change when ``params.json`` does;
 - ``cmd:DIR[::COMMAND]``: a program speaking the course file protocol, run once per move
@@ -41,7 +42,7 @@ SCRIPTED = {
     "alphabeta": AlphaBetaPlayer,
 }
 KNOWN = (
-    "random, greedy, aggressive, alphabeta, agent[:PARAMS][@DEPTH], native[:PARAMS]@DEPTH, champion, "
+    "random, greedy, aggressive, alphabeta, agent[:PARAMS][@DEPTH], native[:PARAMS]@DEPTH, champion[:PARAMS], "
     "handset[@DEPTH], qlearning[:TABLE], cmd:DIR[::COMMAND], gtp:COMMAND, gnugo[:LEVEL]"
 )
 COMMAND_KINDS = ("cmd", "gtp")  # the specs that run a command they name
@@ -81,12 +82,12 @@ def make_player(spec, cpu_limit=None, timed=True, engine="python", limits=None):
         if argument:
             raise InvalidInput(f"player {name!r} takes no argument (got {argument!r})")
         return SCRIPTED[name]()
-    if spec == "champion":
+    if name == "champion":
         try:  # an installation without the book plays without it
             book = load_book(SHIPPED_BOOK) if os.path.exists(SHIPPED_BOOK) else None
         except BookError as error:
-            raise InvalidInput(f"player 'champion': {error}")
-        return AgentPlayer(_load(spec, SHIPPED_PARAMS), spec=spec, timed=timed, book=book)
+            raise InvalidInput(f"player {spec!r}: {error}")
+        return AgentPlayer(_load(spec, argument or SHIPPED_PARAMS), spec=spec, timed=timed, book=book)
     if spec == "handset" or spec.startswith("handset@"):
         depth = _depth(spec, spec[len("handset@") :]) if "@" in spec else None
         return AgentPlayer(default_params(), depth, spec=spec, timed=timed, engine=engine)
