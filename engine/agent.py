@@ -129,7 +129,7 @@ def decide_move(position, params, rng=None, book=None):
     budget = min(params.cpu_budget, left)
     if params.close_stones is not None and position.moves_played < params.solve_from:
         close = params.close_stones * stone_weight(evaluate, position.moves_played)
-        found = searcher.iterative(position, params.depth, budget, left, hard_budget=max(2 * budget, left), close=close)
+        found = searcher.iterative(position, params.depth, budget, left, hard_budget=left, close=close)
     else:
         found = searcher.iterative(position, params.depth, budget, left)
     return Decision(found.move, "search", found.depth, found.value)

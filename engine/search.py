@@ -25,8 +25,8 @@ _TABLE_LIMIT = 1000000
 
 class SearchResult(NamedTuple):
     """The chosen move (point or PASS), its value for the mover, the depth completed, nodes, CPU
-    seconds, and ``runner_up``: the best value of another root move where the search was asked
-    to tell one within ``close`` of the best (``Searcher.close``), else None."""
+    seconds, and ``runner_up``: where the search was asked whether another root move comes within
+    ``Searcher.close`` of the best, a value one is proved to reach there, else None."""
 
     move: int
     value: float
@@ -93,8 +93,8 @@ class Searcher:
         self.nodes = 0
         self.deadline = None
         self.node_stop = None  # abandon the search past this node count (set by iterative)
-        # When set, root moves within this much of the best are searched to their exact values,
-        # so that a result says how close the runner-up is (set by iterative; None: plain pruning).
+        # When set, each search also asks whether another root move comes within this much of the
+        # best (SearchResult.runner_up; set by iterative; None: not asked).
         self.close = None
 
     # -- the entry points -------------------------------------------------------------------
@@ -201,21 +201,18 @@ class Searcher:
         return legal
 
     def _root(self, position, depth):
-        """(move, value, runner_up) at ``depth``: runner_up is the best value of another move when
-        one lies within ``self.close`` of the best (each such move searched exactly), else None."""
+        """(move, value, runner_up) at ``depth``; with ``self.close`` set, runner_up is a value that
+        another move is proved to reach within ``close`` of the best (None where none does)."""
         key = table_key(position)
         entry = self.table.get(key)
         moves = self._ordered_moves(position, entry[3] if entry else None, 0, depth)
-        best_value, best_moves, values = -INFINITY, [], []
-        slack = TIE if self.rng is not None else 0.0
-        if self.close is not None:
-            slack = max(slack, self.close)
+        best_value, best_moves = -INFINITY, []
         opp_stones = count(position.opp)
         for move in moves:
             child = position.play_point(move)
             captured = opp_stones - count(child.own)
-            value = -self._negamax(child, depth - 1, -INFINITY, -(best_value - slack), 1, -captured)
-            values.append((value, move))
+            floor = best_value - TIE if self.rng is not None else best_value
+            value = -self._negamax(child, depth - 1, -INFINITY, -floor, 1, -captured)
             if value > best_value + TIE or not best_moves:
                 best_value, best_moves = value, [move]
             elif self.rng is not None and value >= best_value - TIE:
@@ -224,9 +221,25 @@ class Searcher:
         self.table[key] = (depth, _EXACT, best_value, move)
         runner_up = None
         if self.close is not None:
-            others = [value for value, other in values if other != move and value > best_value - self.close]
-            runner_up = max(others) if others else None
+            try:
+                runner_up = self._contender(position, depth, moves, move, best_value - self.close)
+            except SearchTimeout:  # the depth is done: keep it, unasked
+                pass
         return move, best_value, runner_up
+
+    def _contender(self, position, depth, moves, chosen, threshold):
+        """A value above ``threshold`` that a root move other than ``chosen`` is proved to reach,
+        else None: one null-window search a move (on the table the search just filled), stopping
+        at the first that reaches it."""
+        opp_stones = count(position.opp)
+        for move in moves:
+            if move == chosen:
+                continue
+            child = position.play_point(move)
+            value = -self._negamax(child, depth - 1, -threshold - TIE, -threshold, 1, -(opp_stones - count(child.own)))
+            if value > threshold:
+                return value
+        return None
 
     def _negamax(self, position, depth, alpha, beta, ply, captured):
         self.nodes += 1

@@ -8,6 +8,7 @@ import sys
 from engine.cli.arguments import (
     SCHEDULER_HELP,
     SEARCH_SETTINGS,
+    add_close_stones,
     add_json,
     add_sandbox,
     add_search_settings,
@@ -189,6 +190,7 @@ def _ship(args):
         random_opening=args.random_opening,
         cpu_limit=args.cpu_limit,
         book=not args.no_book,
+        close_stones=args.close_stones,
     )
     print(describe(run, args.to, plan), flush=True)
     progress = True if sys.stderr.isatty() and not args.no_progress else match_lines("candidate", plan.games)
@@ -392,6 +394,7 @@ def _register_reading(commands):
         action="store_true",
         help="bundle both without the opening book (quicker, to try ship out; the agent ships with it)",
     )
+    add_close_stones(ship_, "--to's: the candidate differs from it in its weights alone")
     ship_.add_argument("--jobs", type=positive_int, default=None, help="parallel games (default: all cores)")
     ship_.add_argument("--no-progress", action="store_true", help="progress as lines, not a bar")
     add_sandbox(ship_)

@@ -14,6 +14,7 @@ from engine.errors import UserError
 from engine.features import FEATURE_TABLE, FEATURES
 from engine.params import ParamsError, genome_of, load_params
 from engine.play.executors import SCHEDULER_FORMS, check_scheduler
+from engine.play.openings import OpeningsError, load_openings
 from engine.players.searcher import ENGINES
 from engine.players.specs import make_player
 from engine.sandbox.limits import MODES
@@ -67,6 +68,8 @@ _PANEL = {
     ),
     "weight": (float, 1.0, lambda v: 0 < v <= 1e6, "positive (at most 1e6)"),
     "random_opening": _OPENING,
+    # each game from its own opening, the individual in the colour the opening leaves won
+    "won_side": (bool, False, None, ""),
 }
 _SELF_PLAY = {
     "against": (str, "hall_of_fame", lambda v: v in ("hall_of_fame", "population"), "'hall_of_fame' or 'population'"),
@@ -216,6 +219,8 @@ def validate(data, path="config", start_weights=None):
                     path, where, checked["opponent"], opponent.depth
                 )
             )
+        if checked["won_side"]:
+            _check_won_side(checked, where, path)
         config["panel"].append(checked)
     if individual is None:
         config["genes"] = genes(config["tapered"])
@@ -259,6 +264,19 @@ def genes(tapered):
 def feature_of(gene):
     """The feature a gene weighs: ``margin`` for both ``margin`` and ``endgame.margin``."""
     return gene[len(ENDGAME) :] if gene.startswith(ENDGAME) else gene
+
+
+def _check_won_side(entry, where, path):
+    """A won-side panel entry needs the solved openings of its random_opening plies."""
+    try:
+        table = load_openings()
+    except OpeningsError as error:
+        raise ConfigError(f"{path}: {where}.won_side: {error}")
+    if entry["random_opening"] != table.plies:
+        raise ConfigError(
+            f"{path}: {where}.won_side needs random_opening = {table.plies} (the plies {table.path} solves), "
+            f"found {entry['random_opening']}"
+        )
 
 
 def _bounds(bounds, path, names):

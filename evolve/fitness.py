@@ -2,8 +2,10 @@
 
 All individuals of a generation meet the same opponents, openings and seeds, so their
 fitnesses are comparable; every opponent is met as Black and as White from the same
-random opening. Fitness is (win rate, mean stone margin), each a weighted mean over the
-panel's opponents (and self-play, if any).
+random opening, or, for a panel entry with ``won_side``, each game from its own opening
+with the colour that opening leaves won (``engine.play.openings``): every such game then
+asks only whether the individual keeps a won game. Fitness is (win rate, mean stone
+margin), each a weighted mean over the panel's opponents (and self-play, if any).
 """
 
 import logging
@@ -18,6 +20,7 @@ from engine.native.compiler import NativeError, NoCompiler
 from engine.native.searcher import native_library
 from engine.params import make_params
 from engine.play.game import play_game
+from engine.play.openings import load_openings
 from engine.players.base import Reason
 from engine.players.searcher import AgentPlayer
 from engine.players.specs import make_player
@@ -29,7 +32,8 @@ log = logging.getLogger("evolve.fitness")
 class FitnessGame(NamedTuple):
     """One fitness game. ``individual``: its index in the batch; ``weights``: its genome;
     ``opponent``: a player spec, or a tuple of weights for self-play; ``group``: the index of the
-    panel entry (self-play last); ``game``: even = the individual plays Black, odd = White;
+    panel entry (self-play last); ``game``: even = the individual plays Black, odd = White, unless
+    ``colour`` says (a won-side game: the colour its opening leaves won);
     ``engine``: the searcher of our players, "native" or "python" (the same moves); ``program``:
     None where the individual is our searcher, else the BuiltProgram whose weights the genome is
     (``evolve.program``; ``depth`` then plays no part)."""
@@ -45,6 +49,12 @@ class FitnessGame(NamedTuple):
     depth: int
     engine: str = "python"
     program: Optional[BuiltProgram] = None
+    colour: Optional[int] = None
+
+    @property
+    def plays_black(self):
+        """Whether the individual plays Black in this game."""
+        return self.colour == BLACK if self.colour is not None else self.game % 2 == 0
 
 
 class FitnessGameError(RuntimeError):
@@ -71,7 +81,7 @@ def play_job(job):
         other = make_player(job.opponent, timed=False, engine=job.engine)
     else:
         other = genome_player(job, job.opponent, "self-play opponent")
-    plays_black = job.game % 2 == 0
+    plays_black = job.plays_black
     black, white = (me, other) if plays_black else (other, me)
     record = play_game(black, white, seed=job.seed, opening_plies=job.opening_plies, opening_seed=job.opening_seed)
     margin = record.black_stones - record.white_stones
@@ -109,19 +119,20 @@ def safe_play_job(job):
 def make_jobs(individuals, config, generation_seed, self_play_opponents, engine="python", program=None):
     """The game jobs of a batch of individuals for one generation's seeds, searched by ``engine``; the
     individuals are ``program`` (a BuiltProgram) with their weights where it is given."""
-    groups = [(entry["opponent"], entry["games"], entry["random_opening"]) for entry in config["panel"]]
+    groups = [
+        (entry["opponent"], entry["games"], entry["random_opening"], entry["won_side"]) for entry in config["panel"]
+    ]
     self_play = config["self_play"]
     if self_play["weight"] > 0 and self_play_opponents:
         per_opponent = self_play["games"]
         for weights in self_play_opponents:
-            groups.append((tuple(weights), per_opponent, self_play["random_opening"]))
+            groups.append((tuple(weights), per_opponent, self_play["random_opening"], False))
+    games_of = [_games(generation_seed, group, *entry[1:]) for group, entry in enumerate(groups)]
     jobs = []
     for index, individual in enumerate(individuals):
         weights = tuple(float(w) for w in individual)
-        for group, (opponent, games, opening) in enumerate(groups):
-            for game in range(games):
-                seed = derive_seed(generation_seed, group, game)
-                opening_seed = derive_seed(generation_seed, group, game // 2, 1)
+        for group, (opponent, _, opening, _) in enumerate(groups):
+            for game, (seed, opening_seed, colour) in enumerate(games_of[group]):
                 jobs.append(
                     FitnessGame(
                         index,
@@ -135,9 +146,27 @@ def make_jobs(individuals, config, generation_seed, self_play_opponents, engine=
                         config["depth"],
                         engine,
                         program,
+                        colour,
                     )
                 )
     return jobs
+
+
+def _games(generation_seed, group, games, opening, won_side):
+    """(seed, opening seed, colour) of each game of a job group: pairs of games from one opening,
+    colours by parity (colour None); or, won side, each game from its own opening in the colour
+    that opening leaves won."""
+    if not won_side:
+        return [
+            (derive_seed(generation_seed, group, game), derive_seed(generation_seed, group, game // 2, 1), None)
+            for game in range(games)
+        ]
+    table = load_openings()
+    found = []
+    for game in range(games):
+        opening_seed = derive_seed(generation_seed, group, game, 2)
+        found.append((derive_seed(generation_seed, group, game), opening_seed, table.won_side(opening_seed)))
+    return found
 
 
 def evaluate_in_rounds(individuals, config, generation_seed, opponents, engine, play, progress=None, program=None):
@@ -226,7 +255,7 @@ def fold(jobs, outcomes, count, weights, black_weight=1.0):
         win, margin = outcome[:2]
         if len(outcome) > 2:  # a program individual's: lost by its fault?
             faults[job.individual] = faults.get(job.individual, 0) + int(outcome[2])
-        as_black = job.game % 2 == 0
+        as_black = job.plays_black
         share = black_weight if as_black else 1.0
         entry = sums.setdefault((job.individual, job.group), [0.0, 0.0, 0.0, 0.0])
         entry[0] += share * win

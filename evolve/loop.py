@@ -196,6 +196,8 @@ class Evolution:
             config.setdefault("black_weight", 1.0)  # and from before colour weighting
             config.setdefault("tapered", False)  # and from before tapered weights
             config.setdefault("genes", list(FEATURES))
+            for entry in config["panel"]:
+                entry.setdefault("won_side", False)  # and from before won-side games
             evolution = cls(run_dir, config, workers, progress, out, strategy=state["strategy"], scheduler=scheduler)
         except BaseException:
             lock.release()
@@ -413,7 +415,9 @@ class Evolution:
         )
 
 
-def best_params(run_dir, config, generation, best, depth=None, cpu_budget=None, cpu_cap=None, solve_from=None):
+def best_params(
+    run_dir, config, generation, best, depth=None, cpu_budget=None, cpu_cap=None, solve_from=None, close_stones=None
+):
     """Validated Params of an evolved individual, with where it came from, and the search settings given."""
     return make_params(
         [float(w) for w in best],
@@ -423,6 +427,7 @@ def best_params(run_dir, config, generation, best, depth=None, cpu_budget=None, 
         source=f"{run_dir} generation {generation}",
         cpu_cap=cpu_cap,
         solve_from=solve_from,
+        close_stones=close_stones,
     )
 
 

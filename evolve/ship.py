@@ -56,6 +56,7 @@ class ShipPlan(NamedTuple):
     random_opening: int
     cpu_limit: float
     book: bool  # both bundles with the shipped opening book (as the agent ships)
+    close_stones: Optional[float] = None  # the candidate's search.close_stones where asked, else --to's
 
 
 class ShipResult(NamedTuple):
@@ -89,6 +90,7 @@ def prepare(
     random_opening=DEFAULT_OPENING,
     cpu_limit=COURSE_CPU_LIMIT,
     book=True,
+    close_stones=None,
 ):
     """The plan of shipping ``run``'s best weights over ``current``: the candidate exported with
     ``current``'s search settings and both bundled under RUN/ship/. A plan already there (a test
@@ -118,6 +120,7 @@ def prepare(
         random_opening=random_opening,
         cpu_limit=float(cpu_limit),
         book=bool(book),
+        close_stones=close_stones,
     )
     if os.path.exists(plan_path):  # a test under way: the same one, or none
         try:
@@ -150,6 +153,7 @@ def prepare(
             cpu_budget=settings.cpu_budget,
             cpu_cap=settings.cpu_cap,
             solve_from=settings.solve_from,
+            close_stones=settings.close_stones if close_stones is None else close_stones,
         )
         plan = ShipPlan(
             run=os.path.basename(os.path.normpath(run)),

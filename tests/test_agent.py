@@ -276,6 +276,6 @@ def test_with_close_stones_an_unclear_move_before_the_solving_ply_may_plan_to_th
     position, _ = random_opening(plies, 7)
     assert agent.decide_move(position, params).how == "search"
     if close_stones is not None and plies < params.solve_from:
-        assert asked["close"] > 0 and asked["hard_budget"] >= asked["cap"] > asked["budget"]
+        assert asked["close"] > 0 and asked["hard_budget"] == asked["cap"] > asked["budget"]
     else:
         assert "close" not in asked and "hard_budget" not in asked

@@ -6,10 +6,13 @@ import time
 
 import pytest
 
+from engine.constants import BLACK, WHITE
 from engine.features import FEATURES
 from engine.params import default_params, load_params, save_params
+from engine.play.openings import load_openings
+from engine.playout import random_opening
 from evolve.config import ConfigError, load_config
-from evolve.fitness import FitnessGame, FitnessGameError, make_jobs, run_jobs, safe_play_job
+from evolve.fitness import FitnessGame, FitnessGameError, fold, make_jobs, run_jobs, safe_play_job
 from evolve.genome import make_toolbox
 from evolve.loop import GENERATIONS, Evolution
 from evolve.runs import export_best, format_table, plot_run, read_generations
@@ -94,6 +97,13 @@ def test_shipped_experiments_are_valid():
         (lambda t: t + "\n[bounds]\nspeed = [0, 1]\n", "'bounds.speed' is not a feature"),
         (lambda t: t.replace("[ga]", "[ga\n"), "not valid TOML"),
         (lambda t: t.replace('opponent = "greedy"', 'opponent = "agent@12"'), "would search to depth 12"),
+        (
+            lambda t: t.replace(
+                "weight = 2.0\nrandom_opening = 3", "weight = 2.0\nrandom_opening = 3\nwon_side = true"
+            ),
+            "panel[1].won_side needs random_opening = 2",
+        ),
+        (lambda t: t.replace("random_opening = 2", "random_opening = 2\nwon_side = 1"), "must be true or false"),
     ],
 )
 def test_bad_configs_name_the_key_and_the_file(tmp_path, change, words):
@@ -120,6 +130,25 @@ def test_all_individuals_of_a_generation_meet_the_same_games(tmp_path):
     # Each opening is met as Black (even game) and as White (odd game).
     for a, b in zip(first[::2], first[1::2]):
         assert a[3] == b[3] and a[1] % 2 == 0 and b[1] == a[1] + 1
+
+
+def test_a_won_side_panel_plays_each_opening_in_the_colour_it_leaves_won(tmp_path):
+    config = load_config(
+        write_config(
+            tmp_path, TINY.replace("games = 2\nrandom_opening = 2", "games = 40\nrandom_opening = 2\nwon_side = true")
+        )
+    )
+    jobs = [j for j in make_jobs([[1.0] * 11], config, generation_seed=5, self_play_opponents=[]) if j.group == 0]
+    table = load_openings()
+    assert len(jobs) == 40 and len({j.opening_seed for j in jobs}) == 40  # an opening a game
+    for job in jobs:
+        position, _ = random_opening(2, job.opening_seed)
+        assert job.colour == table.winner(position) and job.plays_black == (job.colour == BLACK)
+    assert {j.colour for j in jobs} == {BLACK, WHITE}  # 40 openings: both sides are won somewhere
+    # fold counts each game in the colour played
+    outcomes = [(1.0, 1.0)] * len(jobs)
+    ((_, report),) = fold(jobs, outcomes, 1, [1.0])
+    assert report["black_win_rate"] == report["white_win_rate"] == 1.0
 
 
 def test_same_seed_same_run_whatever_the_workers(tmp_path):
@@ -430,3 +459,19 @@ def test_native_asked_for_without_a_compiler_refuses_and_auto_falls_back_saying_
     assert not (tmp_path / "runs").exists()  # refused before any run folder is made
     assert evolve.fitness.engine_for("auto") == "python" and "searching in Python" in capsys.readouterr().err
     assert evolve.fitness.engine_for("python") == "python"
+
+
+def test_a_checkpoint_from_before_won_side_games_resumes_to_the_same_jobs(tmp_path):
+    run = tmp_path / "seeded6"
+    source = os.path.join(ROOT, "experiments", "seeded6-20261123-151627")
+    run.mkdir()
+    for name in ("checkpoint.pkl", "config.toml", "generations.jsonl", "start.json"):
+        if os.path.exists(os.path.join(source, name)):
+            (run / name).write_bytes(open(os.path.join(source, name), "rb").read())
+    evolution = Evolution.resume(str(run), workers=1, progress=False)
+    try:
+        assert all(entry["won_side"] is False for entry in evolution.config["panel"])
+        jobs = make_jobs([[1.0] * 11], evolution.config, generation_seed=3, self_play_opponents=[])
+        assert jobs and all(job.colour is None for job in jobs)
+    finally:
+        evolution.lock.release()

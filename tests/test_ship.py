@@ -40,13 +40,15 @@ def current_file(tmp_path, margin):
 def test_a_candidate_the_test_accepts_replaces_params_json_with_the_test_in_its_provenance(tmp_path, capsys):
     run = evolved(tmp_path, (10, 20), "strong")
     current = current_file(tmp_path, -20.0)
-    assert evolve(["ship", run, "--to", current] + SHIP) == 0
+    assert evolve(["ship", run, "--to", current, "--close-stones", "0.5"] + SHIP) == 0
     out = capsys.readouterr().out
     assert "shipped: the SPRT accepted H1" in out
     shipped = load_params(current)
     candidate = load_params(os.path.join(run, "ship", "candidate-params.json"))
     assert shipped.weights == candidate.weights and shipped.weights["margin"] >= 10
     assert (shipped.depth, shipped.cpu_budget, shipped.cpu_cap) == (1, 0.1, 0.2)  # the replaced file's settings
+    assert shipped.close_stones == candidate.close_stones == 0.5  # asked for the candidate alone
+    assert json.load(open(os.path.join(run, "ship", "plan.json")))["close_stones"] == 0.5
     test = shipped.provenance["shipped_after"]
     assert test["elo1"] == 400 and test["replaced"] == {"source": "the test's current"}
     assert test["candidate_wins"] <= test["games"] <= 8 and test["llr"] >= 2.94
@@ -83,7 +85,11 @@ def test_export_takes_its_search_settings_from_the_file_it_replaces(tmp_path, ca
     run = evolved(tmp_path, (0, 20), "export")
     current = current_file(tmp_path, 10.0)
     assert evolve(["export", run, "--to", current]) == 0
-    assert load_params(current)[1:5] == (1, 0.1, 0.2, 24)
+    assert load_params(current)[1:5] == (1, 0.1, 0.2, 24) and load_params(current).close_stones is None
+    assert evolve(["export", run, "--to", current, "--close-stones", "0.5"]) == 0
+    assert load_params(current).close_stones == 0.5
+    assert evolve(["export", run, "--to", current]) == 0  # kept: the file it replaces has it
+    assert load_params(current).close_stones == 0.5
     fresh = str(tmp_path / "fresh.json")
     assert evolve(["export", run, "--to", fresh, "--depth", "3"]) == 0
     shipped = load_params(os.path.join(os.path.dirname(os.path.dirname(__file__)), "params.json"))
@@ -91,7 +97,9 @@ def test_export_takes_its_search_settings_from_the_file_it_replaces(tmp_path, ca
     capsys.readouterr()
 
 
-@pytest.mark.parametrize("bad", [["--sprt", "20,0"], ["--games", "0"], ["--random-opening", "30"]])
+@pytest.mark.parametrize(
+    "bad", [["--sprt", "20,0"], ["--games", "0"], ["--random-opening", "30"], ["--close-stones", "-1"]]
+)
 def test_bad_ship_options_are_one_line(tmp_path, capsys, bad):
     with pytest.raises(SystemExit) as stop:
         evolve(["ship", str(tmp_path)] + bad)

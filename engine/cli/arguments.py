@@ -16,6 +16,7 @@ from engine.constants import MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
 from engine.course.editions import ALIASES, EDITIONS, edition
 from engine.errors import InvalidInput, UserError
 from engine.native.compiler import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
+from engine.params import MAX_CLOSE_STONES
 from engine.play.executors import check_scheduler
 from engine.players.program import ProgramPlayer
 from engine.players.specs import make_player
@@ -153,7 +154,7 @@ def add_table_bits(parser, what="each solver process's"):
 
 
 def add_search_settings(parser, defaults):
-    """--depth, --cpu-budget, --cpu-cap and --solve-from for commands that write a params file;
+    """--depth, --cpu-budget, --cpu-cap, --solve-from and --close-stones for commands that write a params file;
     ``defaults`` says in words what an option left out gives."""
     parser.add_argument("--depth", type=depth, default=None, help=f"the agent's deepest depth (default: {defaults})")
     parser.add_argument(
@@ -174,9 +175,33 @@ def add_search_settings(parser, defaults):
         default=None,
         help=f"the ply from which the agent solves exactly ({MAX_MOVES}: never; default: {defaults})",
     )
+    add_close_stones(parser, defaults)
 
 
-SEARCH_SETTINGS = ("depth", "cpu_budget", "cpu_cap", "solve_from")  # add_search_settings' options
+def add_close_stones(parser, defaults):
+    """--close-stones: the params file's search.close_stones (``engine.agent.decide_move``)."""
+    parser.add_argument(
+        "--close-stones",
+        type=non_negative_stones,
+        default=None,
+        metavar="STONES",
+        help="before the solving ply, a move whose best move changed between depths or whose runner-up is "
+        f"within STONES (of the margin weight) of the best may plan its depths to the CPU cap (default: {defaults})",
+    )
+
+
+def non_negative_stones(text):
+    """argparse type: stones from 0 to the params file's limit."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of stones, found {text!r}")
+    if not 0 <= value <= MAX_CLOSE_STONES:
+        raise argparse.ArgumentTypeError(f"expected stones from 0 to {MAX_CLOSE_STONES:g}, found {text}")
+    return value
+
+
+SEARCH_SETTINGS = ("depth", "cpu_budget", "cpu_cap", "solve_from", "close_stones")  # add_search_settings' options
 
 
 def search_settings(args, settings):
@@ -186,6 +211,7 @@ def search_settings(args, settings):
         "depth": settings.depth if args.depth is None else args.depth,
         "cpu_budget": settings.cpu_budget if args.cpu_budget is None else args.cpu_budget,
         "solve_from": settings.solve_from if args.solve_from is None else args.solve_from,
+        "close_stones": settings.close_stones if args.close_stones is None else args.close_stones,
     }
     chosen["cpu_cap"] = args.cpu_cap if args.cpu_cap is not None else max(settings.cpu_cap, chosen["cpu_budget"])
     return chosen

@@ -16,6 +16,7 @@ SHIPPED_PARAMS = os.path.join(_HERE, "params.json")
 SHIPPED_BOOK = os.path.join(_HERE, "book.json")  # a link to the top-level book.json, like params.json
 RULES_VECTORS = os.path.join(_HERE, "host-reference.jsonl.gz")
 SHIPPED_QTABLE = os.path.join(_HERE, "qtable.json.gz")
+SOLVED_OPENINGS = os.path.join(_HERE, "openings.json")  # who wins each 2-ply opening (engine.play.openings)
 
 
 class DataError(UserError, ValueError):

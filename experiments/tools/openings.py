@@ -5,6 +5,7 @@ Usage (from the repository root; SOURCE: the match's records, see records.py):
   python3 experiments/tools/openings.py solve SOURCE OUT.json [JOBS]
   python3 experiments/tools/openings.py solve-seed SEED GAMES OUT.json [JOBS [EARLIER.json ...]]
   python3 experiments/tools/openings.py report SOURCE OUT.json [AGENT]
+  python3 experiments/tools/openings.py table OUT.json [JOBS]
 
 ``solve`` gives every distinct opening of the records (the position after the games' first two
 plies, one per symmetry class, the book's key) to the compiled solver, JOBS processes at a
@@ -14,13 +15,19 @@ cut-off run keeps what it has).
 ``solve-seed`` settles the openings of a match before or while it is played: it draws them
 exactly as ``littlego match --random-opening 2 --seed SEED`` does (game i opens from
 derive_seed(SEED, i // 2): both colours from each opening) and settles each distinct one:
-  - already in one of the EARLIER.json files (default: the compiled solver's answers of earlier
-    experiments, experiments/random-openings-20261122/gnugo-openings.json and
+  - in the shipped table of every 2-ply opening (engine/data/openings.json) or in one of the
+    EARLIER.json files (default: the compiled solver's answers of earlier experiments,
+    experiments/random-openings-20261122/gnugo-openings.json and
     experiments/white-book-20261123/openings-2808.json): taken from there;
   - Black to move at a position the shipped book (book.json) holds (the Black section: a
     proven win): Black wins;
   - otherwise the compiled solver, JOBS at a time.
 It writes OUT.json as ``solve`` does.
+
+``table`` settles every distinct opening of two plies (85 symmetry classes) as ``solve-seed``
+does (the shipped table, the EARLIER files, else the compiled solver, its answers kept in
+OUT.json.work as they come) and writes them as an openings file (``engine.play.openings``):
+``engine/data/openings.json`` is its output.
 
 ``report`` counts, for the player named AGENT (default champion) in the records, the games
 whose opening left its colour a won position and how many of them it won.
@@ -40,6 +47,7 @@ from engine.book import book_key, load_book
 from engine.common.seeds import derive_seed
 from engine.data import SHIPPED_BOOK
 from engine.native.solver import NativeSolver, describe_position, position_from_text
+from engine.play.openings import OpeningsError, every_opening, load_openings, openings_json
 from engine.play.sgf import read_game
 from engine.playout import random_opening
 from engine.protocol import write_atomic
@@ -103,11 +111,20 @@ def openings(seed, count):
     return found
 
 
+def _known(earlier_paths):
+    """{key: black wins} from the shipped table (where there is one) and the EARLIER files."""
+    try:
+        known = dict(load_openings().black_wins)
+    except OpeningsError:
+        known = {}
+    for path in earlier_paths:
+        known.update(json.load(open(path)))
+    return known
+
+
 def solve_seed(seed, count, out, jobs, earlier_paths=EARLIER):
     results = json.load(open(out)) if os.path.exists(out) else {}
-    earlier = {}
-    for path in earlier_paths:
-        earlier.update(json.load(open(path)))
+    earlier = _known(earlier_paths)
     book = load_book(SHIPPED_BOOK)
     todo, by = {}, {"earlier": 0, "book": 0}
     for key, position in sorted(openings(seed, count).items()):
@@ -127,6 +144,28 @@ def solve_seed(seed, count, out, jobs, earlier_paths=EARLIER):
         flush=True,
     )
     _solve_all(todo, out, results, jobs)
+
+
+def table(out, jobs):
+    work = out + ".work"
+    results = json.load(open(work)) if os.path.exists(work) else {}
+    known = _known(EARLIER)
+    todo = {}
+    for key, position in sorted(every_opening(PLIES).items()):
+        if key in results:
+            continue
+        if key in known:
+            results[key] = known[key]
+        else:
+            todo[key] = describe_position(position)
+    _save(work, results)
+    print(
+        f"{len(results) + len(todo)} openings of {PLIES} plies: {len(results)} known, {len(todo)} to solve", flush=True
+    )
+    _solve_all(todo, work, results, jobs)
+    write_atomic(out, openings_json(PLIES, results))
+    os.remove(work)
+    print(f"wrote {out}: Black wins {sum(results.values())} of {len(results)}")
 
 
 def report(source, out, agent):
@@ -181,6 +220,8 @@ if __name__ == "__main__":
         solve(rest[0], rest[1], int(rest[2]) if len(rest) > 2 else 2)
     elif action == "solve-seed" and len(rest) >= 3:
         solve_seed(int(rest[0]), int(rest[1]), rest[2], int(rest[3]) if len(rest) > 3 else 2, rest[4:] or EARLIER)
+    elif action == "table" and len(rest) in (1, 2):
+        table(rest[0], int(rest[1]) if len(rest) > 1 else 2)
     elif action == "report" and len(rest) in (2, 3):
         report(rest[0], rest[1], rest[2] if len(rest) > 2 else "champion")
     else:
