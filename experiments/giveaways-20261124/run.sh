@@ -1,0 +1,25 @@
+#!/bin/sh
+# Issue 37: where the agent gives won games away out of book, at scale, and what buys them back.
+# Run from the repository root with the project installed (pip install -e .); GNU Go installed.
+set -e
+out=experiments/giveaways-20261124
+# 1. the study before any change (the code of 06f5d2b, the shipped params.json and book.json):
+#    400 games against GNU Go level 10 from 200 random 2-ply openings, both colours from each;
+#    each opening settled; each won opening given away found by the compiled solver
+python3 experiments/tools/giveaways.py $out/before-3801 --seed 3801 --openings 200 --jobs 2 > $out/before-3801.log 2>&1
+xz -9e -k $out/before-3801/match.journal    # what is kept: the journal compressed
+#    the give-away positions searched again: with a centre term of several weights, and with
+#    search.close_stones 0.5 (three tie-break seeds)
+python3 $out/centre.py $out/before-3801 0 5 10 20 > $out/centre-3801.txt
+python3 $out/retry.py $out/before-3801 0.5 3 > $out/retry-3801.txt
+# 2. search.close_stones (item 3): CPU, depth and move on 40 early out-of-book positions, as
+#    shipped and with close_stones 0.5
+python3 $out/unclear.py 40 3802 0.5 > $out/unclear-3802.txt
+# 3. the solved table of every 2-ply opening (engine/data/openings.json): the 80 answers of the
+#    earlier experiments and 5 solved here by the compiled solver
+python3 experiments/tools/openings.py table engine/data/openings.json 1
+# 4. the same study for a bundle whose book is Black's alone (every move a process, as the course runs it)
+littlego book trim book.json --side white --max-ply 0 --out /tmp/book-black.json
+littlego bundle /work/bundle-black --book /tmp/book-black.json
+python3 experiments/tools/giveaways.py $out/black-book-3803 --seed 3803 --openings 200 --agent cmd:/work/bundle-black \
+    --jobs 2 > $out/black-book-3803.log 2>&1
