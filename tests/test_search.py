@@ -24,7 +24,12 @@ def minimax(position, depth):
         return terminal_value(position)
     if depth == 0:
         return EVALUATE(position, 0)
-    return max(-minimax(position.play_point(move), depth - 1) for move in points_of(position.legal_mask()) + [PASS])
+    return max(root_values(position, depth).values())
+
+
+def root_values(position, depth):
+    """{move: its minimax value for the mover} of every move at ``position``."""
+    return {move: -minimax(position.play_point(move), depth - 1) for move in points_of(position.legal_mask()) + [PASS]}
 
 
 @settings(max_examples=25, deadline=None)
@@ -94,9 +99,7 @@ def test_the_runner_up_is_proved_within_close_of_the_best_exactly_when_another_m
     position, _ = random_opening(plies, seed)
     if position.is_over:
         return
-    values = {
-        move: -minimax(position.play_point(move), depth - 1) for move in points_of(position.legal_mask()) + [PASS]
-    }
+    values = root_values(position, depth)
     close = 30.0
     searcher = Searcher(EVALUATE)
     searcher.close = close

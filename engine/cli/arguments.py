@@ -39,6 +39,18 @@ def _integer(text, low, high, words):
     return value
 
 
+def _float(text, fits, what, expected):
+    """``text`` as a number; ArgumentTypeError saying ``what`` was expected when it is none, and
+    ``expected`` when ``fits(value)`` is false."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+    if not fits(value):
+        raise argparse.ArgumentTypeError(f"expected {expected}, got {text}")
+    return value
+
+
 def positive_int(text):
     """An integer of at least 1."""
     return _integer(text, 1, sys.maxsize, "a positive integer")
@@ -73,13 +85,7 @@ def scheduler(text):
 
 def positive_seconds(text):
     """A finite, positive number of seconds."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}")
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive, finite number of seconds, got {text}")
-    return value
+    return _float(text, lambda v: math.isfinite(v) and v > 0, "seconds", "a positive, finite number of seconds")
 
 
 def elo_pair(text):
@@ -95,24 +101,17 @@ def elo_pair(text):
 
 def weight_bound(text):
     """A positive bound on the weights, at most MAX_WEIGHT."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}")
-    if not 0 < value <= MAX_WEIGHT:
-        raise argparse.ArgumentTypeError(f"expected a bound above 0 and at most {MAX_WEIGHT:g}, got {text}")
-    return value
+    return _float(text, lambda v: 0 < v <= MAX_WEIGHT, "a number", f"a bound above 0 and at most {MAX_WEIGHT:g}")
 
 
 def weight(text):
     """A weight: a finite number of at most MAX_WEIGHT in size (a larger one the params file would rescale)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}")
-    if not math.isfinite(value) or abs(value) > MAX_WEIGHT:
-        raise argparse.ArgumentTypeError(f"expected a finite weight from {-MAX_WEIGHT:g} to {MAX_WEIGHT:g}, got {text}")
-    return value
+    return _float(
+        text,
+        lambda v: math.isfinite(v) and abs(v) <= MAX_WEIGHT,
+        "a number",
+        f"a finite weight from {-MAX_WEIGHT:g} to {MAX_WEIGHT:g}",
+    )
 
 
 def ply_range(text):
@@ -191,14 +190,10 @@ def add_close_stones(parser, defaults):
 
 
 def non_negative_stones(text):
-    """argparse type: stones from 0 to the params file's limit."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of stones, found {text!r}")
-    if not 0 <= value <= MAX_CLOSE_STONES:
-        raise argparse.ArgumentTypeError(f"expected stones from 0 to {MAX_CLOSE_STONES:g}, found {text}")
-    return value
+    """Stones from 0 to the params file's limit."""
+    return _float(
+        text, lambda v: 0 <= v <= MAX_CLOSE_STONES, "a number of stones", f"stones from 0 to {MAX_CLOSE_STONES:g}"
+    )
 
 
 SEARCH_SETTINGS = ("depth", "cpu_budget", "cpu_cap", "solve_from", "close_stones")  # add_search_settings' options
