@@ -18,6 +18,7 @@ NOT_COLUMN_LAST = FULL ^ _COLUMN_LAST
 
 EDGE = FULL ^ sum(BIT[BOARD_SIZE * i + j] for i in range(1, BOARD_SIZE - 1) for j in range(1, BOARD_SIZE - 1))
 CORNERS = BIT[0] | BIT[BOARD_SIZE - 1] | BIT[NUM_POINTS - BOARD_SIZE] | BIT[NUM_POINTS - 1]
+CENTRE = BIT[NUM_POINTS // 2]
 
 
 def neighbours(mask):

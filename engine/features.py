@@ -18,6 +18,7 @@ from typing import NamedTuple, Tuple
 
 from engine.bitboard import (
     BIT,
+    CENTRE,
     CORNERS,
     DIAGONALS,
     EDGE,
@@ -59,6 +60,9 @@ FEATURE_TABLE = (
     Feature("corner", "stones on the four corners, mover minus opponent", -0.5, (-5.0, 5.0)),
     Feature("eyes", "real eyes of the mover minus the opponent's", 2.0, (-5.0, 10.0)),
     Feature("captures", "the mover's net captures since the search root (the search supplies it)", 1.0, (-5.0, 10.0)),
+    # Added after the study of won openings given away (experiments/giveaways-20261124): the centre
+    # point is the winning move of every Black give-away there, and no other feature tells it apart.
+    Feature("centre", "a stone on the centre point, the mover's (1), the opponent's (-1) or none", 0.0, (-5.0, 20.0)),
 )
 FEATURES = tuple(feature.name for feature in FEATURE_TABLE)
 _IN_ORDER = itemgetter(*FEATURES)  # a computation's values by name -> their tuple in FEATURES order
@@ -153,6 +157,7 @@ def feature_values(position, captured=0):
         "corner": count(own & CORNERS) - count(opp & CORNERS),
         "eyes": real_eyes(own, opp) - real_eyes(opp, own),
         "captures": captured,
+        "centre": count(own & CENTRE) - count(opp & CENTRE),
     }
     return _IN_ORDER(values)
 

@@ -114,7 +114,7 @@ def _weights(weights, key, source, warn, missing):
         raise ParamsError("{}: {}: no weight for any feature (known: {})".format(source, key, ", ".join(FEATURES)))
     if absent and not missing:  # a file older than these features: it plays as it was evolved, without them
         warn(
-            "{}: no weight for {} (added after this file was written): weight {:g}, the evaluation it was "
+            "{}: no weight for {} (added after these weights were made): weight {:g}, the evaluation they were "
             "made with".format(source, ", ".join(repr(name) for name in absent), ABSENT_WEIGHT)
         )
     missing.update(absent)

@@ -15,6 +15,7 @@ import time
 
 from engine.common.runfolder import LOCK, START_WEIGHTS, RunError
 from engine.protocol import write_atomic
+from evolve.genome import UNRECORDED_GENES
 
 CHECKPOINT = "checkpoint.pkl"
 
@@ -53,26 +54,48 @@ def load_checkpoint(run_dir):
         raise RunError(f"{path}: not a readable checkpoint ({type(error).__name__}: {error})")
     if not isinstance(state, dict) or any(key not in state for key in STATE_KEYS):
         raise RunError(f"{path}: not an evolve checkpoint (it lacks the run's state)")
+    _upgrade(state["config"])
     return state
 
 
-def save_start_weights(run_dir, start):
-    """Keep the weights ``[start] params`` named as they were read, so that a resume before the
-    first checkpoint starts from them and not from the files as they are by then."""
+def _upgrade(config):
+    """A checkpoint's config with what older runs lack, as those runs played it."""
+    config.setdefault("executor", {"scheduler": ""})  # checkpoints from before executors existed
+    config.setdefault("fitness", {"engine": "python"})  # and from before the compiled searcher
+    config["fitness"].setdefault("rounds", 1)
+    config["fitness"].setdefault("keep", 0.5)
+    config.setdefault("black_weight", 1.0)  # and from before colour weighting
+    config.setdefault("tapered", False)  # and from before tapered weights
+    config.setdefault("genes", list(UNRECORDED_GENES))  # and from before the genes' names were kept
+    for entry in config["panel"]:
+        entry.setdefault("won_side", False)  # and from before won-side games
+
+
+def save_start_weights(run_dir, start, genes):
+    """Keep the weights ``[start] params`` named as they were read, and the names of their genes,
+    so that a resume before the first checkpoint starts from them and not from the files as they
+    are by then."""
     write_atomic(
         os.path.join(run_dir, START_WEIGHTS),
-        json.dumps({"params": start["params"], "weights": start["weights"]}, indent=1) + "\n",
+        json.dumps({"params": start["params"], "genes": list(genes), "weights": start["weights"]}, indent=1) + "\n",
     )
 
 
 def load_start_weights(run_dir):
-    """The start weights a run kept when it began (None: it names no params files)."""
+    """The start weights a run kept when it began (None: it names no params files): each row by
+    gene name, or, from a run that kept no names, the list it kept."""
     path = os.path.join(run_dir, START_WEIGHTS)
     if not os.path.exists(path):
         return None
     try:
         with open(path, encoding="utf-8") as handle:
-            return json.load(handle)["weights"]
+            data = json.load(handle)
+        rows, genes = data["weights"], data.get("genes")
+        if genes is None:
+            return rows
+        if not all(isinstance(row, list) and len(row) == len(genes) for row in rows):
+            raise ValueError(f"rows of other lengths than its {len(genes)} genes")
+        return [dict(zip(genes, row)) for row in rows]
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise RunError(f"{path}: cannot read the start weights the run kept: {error}")
 

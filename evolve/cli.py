@@ -43,9 +43,10 @@ from engine.players.searcher import ENGINES
 from engine.players.specs import make_player
 from evolve.bench import bench_games
 from evolve.checkpoint import CHECKPOINT
-from evolve.config import feature_of, genes, load_config
+from evolve.config import load_config
 from evolve.fit import fit_labels, fitted_params
 from evolve.fitness import FitnessGameError, engine_for
+from evolve.genome import feature_of, genes
 from evolve.labels import build_labels, load_many
 from evolve.loop import Evolution
 from evolve.runs import export_best, format_table, plot_run, program_of, read_generations

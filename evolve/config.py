@@ -12,12 +12,13 @@ except ImportError:  # Python < 3.11
 from engine.constants import COURSE_CPU_LIMIT, MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
 from engine.errors import UserError
 from engine.features import FEATURE_TABLE, FEATURES
-from engine.params import ParamsError, genome_of, load_params
+from engine.params import ABSENT_WEIGHT, ParamsError, genome_of, load_params
 from engine.play.executors import SCHEDULER_FORMS, check_scheduler
 from engine.play.openings import OpeningsError, load_openings
 from engine.players.searcher import ENGINES
 from engine.players.specs import make_player
 from engine.sandbox.limits import MODES
+from evolve.genome import ENDGAME, UNRECORDED_GENES, feature_of, genes, named
 from evolve.program import fingerprint, folder_problem, name_problem, read_agent_weights, start_row
 
 # Per-feature bounds on the weights: the genome lives inside this box.
@@ -41,8 +42,6 @@ _TOP = {
     ),
     "tapered": (bool, False, None, ""),
 }
-# A tapered genome's second half: the weights at the game's last ply (engine.features.weights_by_ply).
-ENDGAME = "endgame."
 # A random opening leaves at least two plies of the 24-ply game to play.
 _OPENING = (int, 2, lambda v: 0 <= v <= MAX_MOVES - 2, f"0 to {MAX_MOVES - 2} plies")
 _GA = {
@@ -255,17 +254,6 @@ def validate(data, path="config", start_weights=None):
     return config
 
 
-def genes(tapered):
-    """The names of a genome's numbers, in order: the features' weights; tapered, the opening's
-    (ply 0) then the endgame's (ply MAX_MOVES, named ``endgame.<feature>``)."""
-    return list(FEATURES) + ([ENDGAME + name for name in FEATURES] if tapered else [])
-
-
-def feature_of(gene):
-    """The feature a gene weighs: ``margin`` for both ``margin`` and ``endgame.margin``."""
-    return gene[len(ENDGAME) :] if gene.startswith(ENDGAME) else gene
-
-
 def _check_won_side(entry, where, path):
     """A won-side panel entry needs the solved openings of its random_opening plies."""
     try:
@@ -391,14 +379,21 @@ def _start(config, files, path, recorded=None):
     start = dict(config["start"], params=list(files), weights=[])
     names = config["genes"]
     if recorded is not None:
-        if len(recorded) != len(files) or not all(
-            isinstance(row, list)
-            and len(row) == len(names)
-            and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in row)
-            for row in recorded
+        try:
+            rows = [_in_gene_order(row, names) for row in recorded]
+        except (ValueError, TypeError):
+            rows = None
+        if (
+            rows is None
+            or len(rows) != len(files)
+            or not all(
+                len(row) == len(names)
+                and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in row)
+                for row in rows
+            )
         ):
             raise ConfigError(f"{path}: the recorded start weights do not match 'start.params' ({len(files)} files)")
-        start["weights"] = [[float(x) for x in row] for row in recorded]
+        start["weights"] = [[float(x) for x in row] for row in rows]
         return start
     for index, name in enumerate(files):
         where = f"start.params[{index}]"
@@ -423,6 +418,18 @@ def _start(config, files, path, recorded=None):
                 )
         start["weights"].append([float(value) for value in row])
     return start
+
+
+def _in_gene_order(row, names):
+    """A recorded start row in the order of the config's genes: a row kept by gene name, or one kept
+    as a list before names were (named by UNRECORDED_GENES when it is not of the config's length); a
+    gene the row lacks (a feature added since) starts at ABSENT_WEIGHT."""
+    if isinstance(row, list) and len(row) != len(names):
+        tapered = len(row) == 2 * len(UNRECORDED_GENES)
+        row = named(row, UNRECORDED_GENES + (tuple(ENDGAME + gene for gene in UNRECORDED_GENES) if tapered else ()))
+    if isinstance(row, dict):
+        row = [row.get(name, ABSENT_WEIGHT) for name in names]
+    return row
 
 
 def load_config(path, start_weights=None):

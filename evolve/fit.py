@@ -32,8 +32,7 @@ from engine.constants import MAX_MOVES, MAX_WEIGHT
 from engine.errors import InvalidInput
 from engine.features import FEATURES, feature_values
 from engine.params import make_params
-from evolve.config import feature_of, genes
-from evolve.genome import clip
+from evolve.genome import clip, feature_of, genes
 
 TEMPERATURE = 10.0  # evaluation units per logit of the mover's chance to win
 HELD_OUT = 5  # one position in HELD_OUT (by its key) is kept out of the fit

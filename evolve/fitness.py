@@ -24,14 +24,16 @@ from engine.play.openings import load_openings
 from engine.players.base import Reason
 from engine.players.searcher import AgentPlayer
 from engine.players.specs import make_player
+from evolve.genome import as_features
 from evolve.program import BuiltProgram, program_player
 
 log = logging.getLogger("evolve.fitness")
 
 
 class FitnessGame(NamedTuple):
-    """One fitness game. ``individual``: its index in the batch; ``weights``: its genome;
-    ``opponent``: a player spec, or a tuple of weights for self-play; ``group``: the index of the
+    """One fitness game. ``individual``: its index in the batch; ``weights``: its genome, or for our
+    searcher its weights by feature (``genome.as_features``); ``opponent``: a player spec, or a
+    tuple of weights for self-play, likewise; ``group``: the index of the
     panel entry (self-play last); ``game``: even = the individual plays Black, odd = White, unless
     ``colour`` says (a won-side game: the colour its opening leaves won);
     ``engine``: the searcher of our players, "native" or "python" (the same moves); ``program``:
@@ -127,10 +129,14 @@ def make_jobs(individuals, config, generation_seed, self_play_opponents, engine=
         per_opponent = self_play["games"]
         for weights in self_play_opponents:
             groups.append((tuple(weights), per_opponent, self_play["random_opening"], False))
+    if program is None:  # the searcher takes its weights by feature, whatever genes the run has
+        groups = [(_features(group[0], config), *group[1:]) for group in groups]
     games_of = [_games(generation_seed, group, *entry[1:]) for group, entry in enumerate(groups)]
     jobs = []
     for index, individual in enumerate(individuals):
-        weights = tuple(float(w) for w in individual)
+        weights = (
+            tuple(float(w) for w in individual) if program is not None else as_features(individual, config["genes"])
+        )
         for group, (opponent, _, opening, _) in enumerate(groups):
             for game, (seed, opening_seed, colour) in enumerate(games_of[group]):
                 jobs.append(
@@ -150,6 +156,12 @@ def make_jobs(individuals, config, generation_seed, self_play_opponents, engine=
                     )
                 )
     return jobs
+
+
+def _features(opponent, config):
+    """A panel opponent as the searcher's jobs take it: a player spec as it is, a self-play genome
+    as weights by feature (``as_features``)."""
+    return opponent if isinstance(opponent, str) else as_features(opponent, config["genes"])
 
 
 def _games(generation_seed, group, games, opening, won_side):

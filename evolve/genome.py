@@ -1,8 +1,11 @@
 """DEAP types and variation operators for weight genomes.
 
 An individual is a list of numbers named by the config's ``genes`` (the weights in ``FEATURES``
-order; tapered, the endgame's after them); its fitness is (win rate, mean stone margin),
-compared lexicographically so the margin only breaks ties.
+order when its run began; tapered, the endgame's after them); its fitness is (win rate, mean
+stone margin), compared lexicographically so the margin only breaks ties. A run keeps the gene
+names it began with, so that a feature added later does not shift its genomes: the evaluation
+gets them by name (``as_features``), the new feature at the weight a params file without it
+plays (``ABSENT_WEIGHT``).
 The ``creator`` classes are made once, here, at import, so pool workers can unpickle
 individuals.
 """
@@ -14,6 +17,7 @@ from deap import algorithms, base, cma, creator, tools
 from deap.tools import crossover, emo, mutation, selection
 
 from engine.features import FEATURES
+from engine.params import ABSENT_WEIGHT
 
 # The evolution's own random stream. DEAP's operators draw from the module-level functions
 # of ``random``, which anything else in the process may draw from too (a Dask scheduler
@@ -29,14 +33,69 @@ if not hasattr(creator, "Individual"):
     creator.create("Individual", list, fitness=creator.WinThenMargin)
 
 
-def named(individual, genes=FEATURES):
+# A tapered genome's second half: the weights at the game's last ply (engine.features.weights_by_ply).
+ENDGAME = "endgame."
+# The genes of a run whose checkpoint records none (runs from before tapered weights): the
+# features there were then, in their order. A fact about old files, not about FEATURES today.
+UNRECORDED_GENES = (
+    "margin",
+    "margin_late",
+    "liberties",
+    "atari_own",
+    "atari_opp",
+    "two_liberty",
+    "euler",
+    "edge",
+    "corner",
+    "eyes",
+    "captures",
+)
+
+
+def genes(tapered):
+    """The names of a new run's genes, in order: the features' weights; tapered, the opening's
+    (ply 0) then the endgame's (ply MAX_MOVES, named ``endgame.<feature>``)."""
+    return list(FEATURES) + ([ENDGAME + name for name in FEATURES] if tapered else [])
+
+
+def feature_of(gene):
+    """The feature a gene weighs: ``margin`` for both ``margin`` and ``endgame.margin``."""
+    return gene[len(ENDGAME) :] if gene.startswith(ENDGAME) else gene
+
+
+def named(individual, genes):
     """The numbers of an individual by gene name (the config's ``genes``)."""
+    if len(individual) != len(genes):
+        raise ValueError(f"an individual of {len(individual)} numbers for {len(genes)} genes")
     return dict(zip(genes, (float(w) for w in individual)))
+
+
+def by_feature(individual, genes):
+    """An individual's weights by feature name: (the flat or opening weights, the endgame's or None).
+    A feature its genes do not name (added after its run began) is absent from both."""
+    opening, endgame = {}, {}
+    for gene, value in named(individual, genes).items():
+        if gene.startswith(ENDGAME):
+            endgame[feature_of(gene)] = value
+        else:
+            opening[gene] = value
+    return opening, endgame or None
+
+
+def as_features(individual, genes):
+    """An individual's weights as the evaluation takes them (``engine.params.make_params``): FEATURES
+    order, then the endgame's in FEATURES order when tapered; a feature its genes do not name
+    weighs ABSENT_WEIGHT, as in a params file from before it."""
+    opening, endgame = by_feature(individual, genes)
+    vector = [opening.get(name, ABSENT_WEIGHT) for name in FEATURES]
+    if endgame is not None:
+        vector += [endgame.get(name, ABSENT_WEIGHT) for name in FEATURES]
+    return tuple(vector)
 
 
 def gene_bounds(config):
     """The [low, high] of each of the config's genes, in genome order."""
-    return [tuple(config["bounds"][name]) for name in config.get("genes", FEATURES)]
+    return [tuple(config["bounds"][name]) for name in config["genes"]]
 
 
 def clip(bounds):

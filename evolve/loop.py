@@ -30,7 +30,6 @@ from tqdm import tqdm
 from engine.common.runfolder import CONFIG_COPY, FOLDER_TIME, GENERATIONS, LOG_FILE
 from engine.common.seeds import derive_seed
 from engine.errors import InvalidInput
-from engine.features import FEATURES
 from engine.params import make_params, save_params
 from engine.play.executors import check_scheduler, executor
 from engine.protocol import write_atomic
@@ -154,7 +153,7 @@ class Evolution:
         evolution.lock = RunLock(run_dir).acquire()
         shutil.copyfile(config_path, os.path.join(run_dir, CONFIG_COPY))
         if config["start"]["params"]:
-            save_start_weights(run_dir, config["start"])
+            save_start_weights(run_dir, config["start"], config["genes"])
         evolution._start()
         return evolution
 
@@ -188,17 +187,9 @@ class Evolution:
                 evolution._rewrite_generations()
                 return evolution
             state = load_checkpoint(run_dir)
-            config = state["config"]
-            config.setdefault("executor", {"scheduler": ""})  # checkpoints from before executors existed
-            config.setdefault("fitness", {"engine": "python"})  # and from before the compiled searcher
-            config["fitness"].setdefault("rounds", 1)
-            config["fitness"].setdefault("keep", 0.5)
-            config.setdefault("black_weight", 1.0)  # and from before colour weighting
-            config.setdefault("tapered", False)  # and from before tapered weights
-            config.setdefault("genes", list(FEATURES))
-            for entry in config["panel"]:
-                entry.setdefault("won_side", False)  # and from before won-side games
-            evolution = cls(run_dir, config, workers, progress, out, strategy=state["strategy"], scheduler=scheduler)
+            evolution = cls(
+                run_dir, state["config"], workers, progress, out, strategy=state["strategy"], scheduler=scheduler
+            )
         except BaseException:
             lock.release()
             raise
@@ -419,8 +410,9 @@ def best_params(
     run_dir, config, generation, best, depth=None, cpu_budget=None, cpu_cap=None, solve_from=None, close_stones=None
 ):
     """Validated Params of an evolved individual, with where it came from, and the search settings given."""
+    weights, endgame = genome.by_feature(best, config["genes"])
     return make_params(
-        [float(w) for w in best],
+        weights,
         depth,
         cpu_budget,
         provenance(run_dir, config, generation, best.fitness.values),
@@ -428,6 +420,7 @@ def best_params(
         cpu_cap=cpu_cap,
         solve_from=solve_from,
         close_stones=close_stones,
+        endgame=endgame,
     )
 
 

@@ -1,5 +1,6 @@
 """Evolution: validated configs, reproducible runs, kill-and-resume, retries, inspection."""
 
+import json
 import os
 import signal
 import time
@@ -123,7 +124,12 @@ def test_a_bad_config_creates_nothing_and_prints_no_traceback(tmp_path):
 
 def test_all_individuals_of_a_generation_meet_the_same_games(tmp_path):
     config = load_config(write_config(tmp_path))
-    jobs = make_jobs([[1.0] * 11, [2.0] * 11], config, generation_seed=99, self_play_opponents=[[0.5] * 11])
+    jobs = make_jobs(
+        [[1.0] * len(FEATURES), [2.0] * len(FEATURES)],
+        config,
+        generation_seed=99,
+        self_play_opponents=[[0.5] * len(FEATURES)],
+    )
     first = [(j.opponent, j.game, j.seed, j.opening_seed) for j in jobs if j.individual == 0]
     second = [(j.opponent, j.game, j.seed, j.opening_seed) for j in jobs if j.individual == 1]
     assert first == second
@@ -138,7 +144,9 @@ def test_a_won_side_panel_plays_each_opening_in_the_colour_it_leaves_won(tmp_pat
             tmp_path, TINY.replace("games = 2\nrandom_opening = 2", "games = 40\nrandom_opening = 2\nwon_side = true")
         )
     )
-    jobs = [j for j in make_jobs([[1.0] * 11], config, generation_seed=5, self_play_opponents=[]) if j.group == 0]
+    jobs = [
+        j for j in make_jobs([[1.0] * len(FEATURES)], config, generation_seed=5, self_play_opponents=[]) if j.group == 0
+    ]
     table = load_openings()
     assert len(jobs) == 40 and len({j.opening_seed for j in jobs}) == 40  # an opening a game
     for job in jobs:
@@ -197,7 +205,7 @@ def test_a_killed_run_resumes_to_the_same_generations(tmp_path):
 
 
 def test_a_failing_job_is_retried_once():
-    job = FitnessGame(0, tuple([1.0] * 11), "random", 0, 0, 3, 4, 0, 1)
+    job = FitnessGame(0, tuple([1.0] * len(FEATURES)), "random", 0, 0, 3, 4, 0, 1)
     calls = []
 
     def flaky_map(function, jobs):
@@ -212,7 +220,7 @@ def test_a_failing_job_is_retried_once():
 
 
 def test_a_job_failing_twice_stops_the_run_naming_individual_and_seed():
-    job = FitnessGame(4, tuple([1.0] * 11), "cmd:/no/such/player", 0, 1, 12345, 4, 0, 1)
+    job = FitnessGame(4, tuple([1.0] * len(FEATURES)), "cmd:/no/such/player", 0, 1, 12345, 4, 0, 1)
     with pytest.raises(FitnessGameError) as error:
         run_jobs(lambda function, jobs: [function(j) for j in jobs], [job])
     assert "individual 4" in str(error.value) and "seed 12345" in str(error.value)
@@ -461,14 +469,66 @@ def test_native_asked_for_without_a_compiler_refuses_and_auto_falls_back_saying_
     assert evolve.fitness.engine_for("python") == "python"
 
 
-def test_a_checkpoint_from_before_won_side_games_resumes_to_the_same_jobs(tmp_path):
-    run = tmp_path / "seeded6"
-    source = os.path.join(ROOT, "experiments", "seeded6-20261123-151627")
+def copy_run(tmp_path, name):
+    """A committed run folder's state files, copied to be resumed or exported."""
+    run = tmp_path / name.split("-")[0]
+    source = os.path.join(ROOT, "experiments", name)
     run.mkdir()
-    for name in ("checkpoint.pkl", "config.toml", "generations.jsonl", "start.json"):
-        if os.path.exists(os.path.join(source, name)):
-            (run / name).write_bytes(open(os.path.join(source, name), "rb").read())
-    evolution = Evolution.resume(str(run), workers=1, progress=False)
+    for file in ("checkpoint.pkl", "config.toml", "generations.jsonl", "start.json"):
+        if os.path.exists(os.path.join(source, file)):
+            (run / file).write_bytes(open(os.path.join(source, file), "rb").read())
+    return str(run)
+
+
+@pytest.mark.parametrize("name", ["seeded6-20261123-151627", "tapered6-20261124-042140"])
+def test_a_run_begun_before_a_feature_was_added_keeps_its_genes_by_name(tmp_path, capsys, name):
+    # seeded6's checkpoint records no gene names (the 11 features of its day); tapered6's records
+    # 22. Features added since (centre) play at 0 in its games and in what it exports, by name.
+    run = copy_run(tmp_path, name)
+    evolution = Evolution.resume(run, workers=1, progress=False)
+    try:
+        genes = evolution.config["genes"]
+        best = evolution.halloffame[0]
+        assert len(best) == len(genes) < len(FEATURES) * (2 if evolution.config["tapered"] else 1)
+        assert "centre" not in genes and FEATURES[-1] == "centre"
+        (job,) = make_jobs([best], dict(evolution.config, panel=evolution.config["panel"][:1]), 3, [])[:1]
+        by_gene = dict(zip(genes, best))
+        assert job.weights[: len(FEATURES)] == tuple(by_gene.get(f, 0.0) for f in FEATURES)
+        if evolution.config["tapered"]:
+            assert job.weights[len(FEATURES) :] == tuple(by_gene.get("endgame." + f, 0.0) for f in FEATURES)
+    finally:
+        evolution.lock.release()
+    params = export_best(run, str(tmp_path / "exported.json"))
+    assert params.weights == {f: by_gene.get(f, 0.0) for f in FEATURES}
+    assert params.provenance["features_added_at_zero"] == ["centre"]
+    assert "no weight for 'centre'" in capsys.readouterr().err
+
+
+def test_start_weights_kept_by_gene_name_resume_after_a_feature_is_added(tmp_path, monkeypatch):
+    # A run stopped before its first checkpoint resumes from the start weights it kept, by name,
+    # even when the features have grown since (the new one starting at 0).
+    monkeypatch.chdir(tmp_path)
+    save_params("start.json", default_params())
+    path = write_config(tmp_path, TINY + '\n[start]\nparams = ["start.json"]\n')
+    out = open(os.devnull, "w")
+    evolution = Evolution.create(path, runs_dir="runs", workers=1, progress=False, out=out)
+    run_dir = os.path.abspath(evolution.run_dir)
+    evolution.lock.release()
+    kept = json.load(open(os.path.join(run_dir, "start.json")))
+    assert kept["genes"] == list(FEATURES)
+    # as if kept before centre existed: its names without it, its row one shorter
+    kept["genes"], kept["weights"] = kept["genes"][:-1], [row[:-1] for row in kept["weights"]]
+    open(os.path.join(run_dir, "start.json"), "w").write(json.dumps(kept))
+    resumed = Evolution.resume(run_dir, workers=1, progress=False, out=out)
+    try:
+        row = resumed.config["start"]["weights"][0]
+        assert row == [default_params().weights[f] for f in FEATURES[:-1]] + [0.0]
+    finally:
+        resumed.lock.release()
+
+
+def test_a_checkpoint_from_before_won_side_games_resumes_to_the_same_jobs(tmp_path):
+    evolution = Evolution.resume(copy_run(tmp_path, "seeded6-20261123-151627"), workers=1, progress=False)
     try:
         assert all(entry["won_side"] is False for entry in evolution.config["panel"])
         jobs = make_jobs([[1.0] * 11], evolution.config, generation_seed=3, self_play_opponents=[])

@@ -8,6 +8,7 @@ import pytest
 
 import engine.params
 import evolve.config
+import evolve.genome
 from engine.common.runfolder import START_WEIGHTS
 from engine.features import FEATURES, make_evaluator
 from engine.params import ADDED_AT_ZERO, ParamsError, default_params, load_params, params_to_dict, save_params
@@ -111,6 +112,7 @@ def features(request, monkeypatch):
         added = FEATURES + ("triangles",)
         monkeypatch.setattr(engine.params, "FEATURES", added)
         monkeypatch.setattr(evolve.config, "FEATURES", added)
+        monkeypatch.setattr(evolve.genome, "FEATURES", added)
         monkeypatch.setattr(evolve.config, "DEFAULT_BOUNDS", dict(evolve.config.DEFAULT_BOUNDS, triangles=(-1.0, 1.0)))
     return request.param
 

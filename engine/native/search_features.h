@@ -74,4 +74,5 @@ static void feature_values(const pos_t *p, double *f) {
     f[FEATURE_CORNER] = count(own & CORNERS) - count(opp & CORNERS);
     f[FEATURE_EYES] = real_eyes(own, opp) - real_eyes(opp, own);
     f[FEATURE_CAPTURES] = 0;
+    f[FEATURE_CENTRE] = count(own & CENTRE) - count(opp & CENTRE);
 }
