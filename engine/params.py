@@ -76,8 +76,13 @@ def _short(value, limit=60):
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+_SAID = set()  # the warnings this process has written: a file loaded for every game says it once
+
+
 def _warn_on_stderr(message):
-    sys.stderr.write(f"params: {message}\n")
+    if message not in _SAID:
+        _SAID.add(message)
+        sys.stderr.write(f"params: {message}\n")
 
 
 def _tame(sets, source, warn):
