@@ -266,6 +266,7 @@ def _fit(args):
         generations=args.generations,
         population=args.population,
         seed=args.seed,
+        only=args.only,
     )
     settings = start._replace(**search_settings(args, start))
     params = fitted_params(fitted, figures, args.labels, info, settings)
@@ -463,6 +464,13 @@ def _register_fit(commands):
         type=weight,
         default=None,
         help="the captures weight, which positions alone cannot fit (default: --start's)",
+    )
+    fit.add_argument(
+        "--only",
+        action="append",
+        metavar="FEATURE",
+        help="fit this feature's weight alone (repeat for more), every other weight kept as --start's: "
+        "a feature added to an evaluation that plays well, weighed in its units",
     )
     fit.add_argument(
         "--tapered",

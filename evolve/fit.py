@@ -37,6 +37,7 @@ from evolve.genome import clip, feature_of, genes
 TEMPERATURE = 10.0  # evaluation units per logit of the mover's chance to win
 HELD_OUT = 5  # one position in HELD_OUT (by its key) is kept out of the fit
 FIXED = ("captures",)  # weights a static position cannot tell anything about
+SCALE_OCTAVES = 6.0  # fitting some weights only: the factor on the others is within 2**+-6
 
 if not hasattr(creator, "LogLoss"):
     creator.create("LogLoss", base.Fitness, weights=(-1.0,))
@@ -148,31 +149,44 @@ def fit_weights(
     seed=1,
     report=None,
     names=FEATURES,
+    only=None,
 ):
     """CMA-ES over the free weights and a constant per ply; (best weights in FEATURES order,
     DEAP logbook).
 
     ``start``: weights (FEATURES order) to start from, which also gives the fixed ones;
     ``bounds``: (low, high) per feature; ``sigma``: the first step, a share of each range;
-    ``names``: the features' names, the columns of ``features`` (FEATURES, or more to try some).
+    ``names``: the features' names, the columns of ``features`` (FEATURES, or more to try some);
+    ``only``: features whose weights alone are fitted, with one factor scaling all of ``start``
+    (which changes no move): the others come back exactly as ``start`` has them, the fitted ones
+    in its units.
     """
-    free = [k for k, name in enumerate(names) if not _fixed(name)]
+    free = [k for k, name in enumerate(names) if not _fixed(name) and (only is None or feature_of(name) in only)]
     base_weights = numpy.asarray(start, dtype=float)
     columns, present = ply_columns(plies)
     limit = max(high for _, high in bounds)
-    free_bounds = [bounds[k] for k in free] + [(-limit, limit)] * len(present)
+    scaled = [(-SCALE_OCTAVES, SCALE_OCTAVES)] if only is not None else []  # log2 of the factor on start
+    free_bounds = [bounds[k] for k in free] + scaled + [(-limit, limit)] * len(present)
     ranges = numpy.array([high - low for low, high in free_bounds])
-    centre = [min(max(base_weights[k], low), high) for k, (low, high) in zip(free, free_bounds)] + [0.0] * len(present)
+    centre = [min(max(base_weights[k], low), high) for k, (low, high) in zip(free, free_bounds)]
+    centre += [0.0] * (len(scaled) + len(present))
     numpy.random.seed(seed % (2**32))  # DEAP's CMA-ES draws from numpy's generator
     strategy = cma.Strategy(centroid=centre, sigma=sigma, lambda_=population, cmatrix=numpy.diag(ranges**2))
+    first_offset = len(free) + len(scaled)
 
     def full(individual):
-        weights = base_weights.copy()
+        weights = base_weights * (2.0 ** individual[len(free)] if scaled else 1.0)
         weights[free] = individual[: len(free)]
         return weights
 
+    def unscaled(individual):
+        """The weights in start's units: the fitted ones divided by the factor, the rest as start."""
+        weights = base_weights.copy()
+        weights[free] = numpy.asarray(individual[: len(free)]) / (2.0 ** individual[len(free)] if scaled else 1.0)
+        return weights
+
     def evaluate(individual):
-        return (log_loss(full(individual), features, labels, numpy.asarray(individual[len(free) :]), columns),)
+        return (log_loss(full(individual), features, labels, numpy.asarray(individual[first_offset:]), columns),)
 
     toolbox = base.Toolbox()
     toolbox.register("generate", strategy.generate, creator.FitIndividual)
@@ -199,7 +213,7 @@ def fit_weights(
                 report(
                     "gen {gen:>4}  log loss with a constant per ply: best {best:.4f}, mean {mean:.4f}".format(**record)
                 )
-    return full(best[0]), logbook
+    return unscaled(best[0]), logbook
 
 
 def on_bounds(weights, bounds, names=FEATURES):
@@ -216,14 +230,22 @@ def default_bounds(limit, names=FEATURES):
     return [(0.0, limit) if feature_of(name) == "margin" else (-limit, limit) for name in names]
 
 
-def fit_labels(positions, labels, start, limit=100.0, generations=300, population=24, seed=1, report=print):
+def fit_labels(positions, labels, start, limit=100.0, generations=300, population=24, seed=1, report=print, only=None):
     """Fit weights to labelled positions; (weights by gene name, figures) where the figures compare
     the fitted weights with ``start`` on the positions fitted and on those held out.
 
     ``start``: a genome (``engine.params.genome_of``): FEATURES' weights, or twice as many for
-    tapered weights (the opening's, then the endgame's), which the fit then is."""
+    tapered weights (the opening's, then the endgame's), which the fit then is. ``only``: feature
+    names whose weights alone are fitted, the others kept as ``start`` has them (``fit_weights``)."""
     if not 0 < limit <= MAX_WEIGHT:
         raise InvalidInput(f"the weights' bound must be in (0, {MAX_WEIGHT:g}], not {limit!r}")
+    if only is not None:
+        unknown = sorted(set(only) - set(FEATURES)) or sorted(set(only) & set(FIXED))
+        if unknown:
+            raise InvalidInput(
+                f"--only {unknown[0]!r}: not a feature the fit can weigh (features: "
+                f"{', '.join(name for name in FEATURES if name not in FIXED)})"
+            )
     tapered = len(start) == 2 * len(FEATURES)
     names = genes(tapered)
     start = [float(w) for w in start]
@@ -252,6 +274,7 @@ def fit_labels(positions, labels, start, limit=100.0, generations=300, populatio
         seed=seed,
         report=report,
         names=names,
+        only=only,
     )
     figures = {
         "temperature": TEMPERATURE,
@@ -260,7 +283,8 @@ def fit_labels(positions, labels, start, limit=100.0, generations=300, populatio
         "population": population,
         "seed": seed,
         "tapered": tapered,
-        "on_bound": on_bounds(weights, bounds, names),
+        "only": None if only is None else sorted(only),
+        "on_bound": on_bounds(weights, bounds, names) if only is None else [],
     }
     for name, chosen in (("fitted", ~held), ("held_out", held)):
         figures[name] = {

@@ -9,6 +9,7 @@ import pytest
 
 from engine import Position
 from engine.book import book_key
+from engine.errors import InvalidInput
 from engine.features import FEATURES
 from engine.native.compiler import NativeError, compiled_solver
 from engine.native.solver import describe_position
@@ -124,7 +125,7 @@ def test_the_fit_recovers_weights_that_explain_the_labels(late_positions):
     texts, _ = sample_positions(600, plies=(8, 14), seed=9)
     positions = [Position.from_boards(*_fields(text)) for text in texts]
     features = fit.feature_matrix(positions)
-    hidden = numpy.array([2.0, 1.0, 8.0, 3.0, -2.0, 4.0, -6.0, 7.0, 5.0, -3.0, 0.0])  # unlike the shipped
+    hidden = numpy.array([2.0, 1.0, 8.0, 3.0, -2.0, 4.0, -6.0, 7.0, 5.0, -3.0, 0.0, 4.0])  # unlike the shipped
     plies = numpy.array([p.moves_played for p in positions])
     values = features.dot(hidden) + numpy.where(plies % 2 == 0, -3.0, 3.0)
     labels = (values > 0).astype(float)
@@ -143,6 +144,33 @@ def test_the_fit_recovers_weights_that_explain_the_labels(late_positions):
         positions, labels, [start[name] for name in FEATURES], generations=120, seed=3, report=lambda line: None
     )
     assert again == weights  # no noise: the same seed, the same weights
+
+
+def test_fitting_one_feature_alone_keeps_every_other_weight_as_it_was(late_positions):
+    """Labels made by the shipped weights with a centre term, on another scale: fitting centre
+    alone from the shipped weights finds a positive weight for it, leaves every other weight
+    exactly as shipped, and guesses the held-out positions better."""
+    texts, _ = sample_positions(600, plies=(6, 12), seed=9)
+    positions = [Position.from_boards(*_fields(text)) for text in texts]
+    features = fit.feature_matrix(positions)
+    start = dict(load_params(os.path.join(ROOT, "params.json")).weights)
+    shipped = numpy.array([start[name] for name in FEATURES])
+    hidden = 0.5 * shipped + numpy.array([8.0 if name == "centre" else 0.0 for name in FEATURES])
+    plies = numpy.array([p.moves_played for p in positions])
+    labels = (features.dot(hidden) + numpy.where(plies % 2 == 0, -2.0, 2.0) > 0).astype(float)
+    weights, figures = fit.fit_labels(
+        positions, labels, list(shipped), generations=80, seed=3, report=lambda line: None, only=["centre"]
+    )
+    assert {name: w for name, w in weights.items() if name != "centre"} == {
+        name: start[name] for name in FEATURES if name != "centre"
+    }
+    assert weights["centre"] > 5.0 and start["centre"] == 0.0
+    held = figures["held_out"]
+    assert held["new"]["log_loss"] < held["start"]["log_loss"]
+    assert held["new"]["ranking_accuracy"] >= held["start"]["ranking_accuracy"]
+    assert figures["only"] == ["centre"]
+    with pytest.raises(InvalidInput, match="--only 'captures'"):
+        fit.fit_labels(positions, labels, list(shipped), generations=2, report=lambda line: None, only=["captures"])
 
 
 def test_evolve_fit_writes_params_with_provenance(tmp_path, late_positions):
