@@ -401,6 +401,20 @@ def test_ctrl_c_leaves_a_clean_message_no_worker_traceback_and_a_resumable_run(t
     assert cli("evolve", "log", run_dir).returncode == 0
 
 
+def test_a_kill_stops_a_run_as_ctrl_c_does(tmp_path):
+    # SIGTERM to the main process alone (kill PID, a batch system's stop): the same message and
+    # status as Ctrl-C, no traceback from the workers left behind, the run resumable.
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY.replace("generations = 2", "generations = 40").replace("depth = 1", "depth = 2"))
+    process = start_cli("evolve", "run", config, "--runs-dir", tmp_path / "runs", "--workers", "2", "--no-progress")
+    run_dir = wait_for_run_file(tmp_path / "runs", CHECKPOINT)
+    process.terminate()
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert "interrupted" in err and "evolve resume" in err and "Traceback" not in err
+    assert 1 <= len(read_generations(run_dir)) < 41
+
+
 # -- one writer per run -----------------------------------------------------------------------------
 
 

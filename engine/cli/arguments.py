@@ -9,7 +9,9 @@ ends quietly.
 import argparse
 import math
 import os
+import signal
 import sys
+import threading
 import traceback
 
 from engine.constants import MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
@@ -371,6 +373,7 @@ def run_command(prog, args, user_errors=(UserError,), on_interrupt="interrupted"
     exit status BUG_STATUS.
     """
     command = " ".join(part for part in (prog, args.command, getattr(args, "target", None)) if part)
+    previous = _stop_on_sigterm()
     try:
         return args.handler(args)
     except passed_on:
@@ -396,3 +399,19 @@ def run_command(prog, args, user_errors=(UserError,), on_interrupt="interrupted"
         traceback.print_exc()
         print(BUG.format(command), file=sys.stderr)
         return BUG_STATUS
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _stop_on_sigterm():
+    """Make SIGTERM (``kill``, a scheduler ending a job) stop a command as Ctrl-C does: the same
+    message, a run left resumable, no worker tracebacks (``engine.common.pools`` gives workers the
+    default back). The handler it replaces, to restore; None off the main thread, where none can be set."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _interrupt)

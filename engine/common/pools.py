@@ -1,6 +1,7 @@
 """The one way the tools make a process pool.
 
-Workers ignore Ctrl-C: the interrupt is the main process's to handle, and the workers end
+Workers ignore Ctrl-C and die quietly on SIGTERM: an interrupt (or a ``kill`` of the command,
+which the command line turns into one) is the main process's to handle, and the workers end
 with the pool, without printing tracebacks of their own. Games run in forked workers (they
 share what the parent imported, and ``multiprocessing-logging`` reaches them); the compiled
 solver's workers are spawned, so that each starts small beside its large table.
@@ -13,6 +14,7 @@ import signal
 
 def _start_worker(initializer, initargs):
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the pool ends its workers so; the parent's stop is its own
     if initializer is not None:
         initializer(*initargs)
 
