@@ -50,7 +50,7 @@ from evolve.genome import feature_of, genes
 from evolve.labels import build_labels, load_many
 from evolve.loop import Evolution
 from evolve.runs import export_best, format_table, plot_run, program_of, read_generations
-from evolve.ship import DEFAULT_GAMES, DEFAULT_OPENING, DEFAULT_SPRT, SHIP_FOLDER, describe, prepare, ship
+from evolve.ship import DEFAULT_GAMES, DEFAULT_OPENING, DEFAULT_SPRT, describe, prepare, ship, ship_folder
 
 
 def _run(args):
@@ -178,7 +178,8 @@ def _ship(args):
     sequential probability ratio test (alpha = beta = 0.05) accepts H0 (the candidate is ELO0
     Elo stronger) or H1 (ELO1), or --games pass. Only H1 writes --to, with the test in its
     provenance. Everything lives in RUN/ship/; the same command continues a stopped test.
-    Exit status: 0 shipped, 1 not shipped (H0, or undecided), 130 interrupted.
+    Given a params file instead of a run (evolve fit --out's), its weights are the candidate and
+    the test lives in ship/ beside it. Exit status: 0 shipped, 1 not shipped (H0, or undecided), 130 interrupted.
     """
     run = _one_run(args.run)
     file_to_write(args.to, "--to", "params.json")
@@ -195,7 +196,7 @@ def _ship(args):
     )
     print(describe(run, args.to, plan), flush=True)
     progress = True if sys.stderr.isatty() and not args.no_progress else match_lines("candidate", plan.games)
-    limits = program_limits(args, ["cmd:" + os.path.join(run, SHIP_FOLDER, "candidate")])
+    limits = program_limits(args, ["cmd:" + os.path.join(ship_folder(run), "candidate")])
     result = ship(run, args.to, plan, jobs=args.jobs, progress=progress, limits=limits)
     print(format_report(result.summary))
     print(("shipped: " if result.shipped else "not shipped: ") + result.reason)
@@ -355,7 +356,7 @@ def _register_reading(commands):
     )
     add_search_settings(export, "--to's where it exists, else the shipped params.json's")
     ship_ = command(commands, "ship", _ship)
-    ship_.add_argument("run", nargs="+", help="run folder (one)")
+    ship_.add_argument("run", nargs="+", help="run folder (one), or a params file to ship (evolve fit's, say)")
     ship_.add_argument(
         "--to",
         default="params.json",

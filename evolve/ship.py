@@ -43,10 +43,11 @@ class ShipError(RunError):
 
 class ShipPlan(NamedTuple):
     """What a ship compares and how, fixed before its first game: the run and generation the
-    candidate comes from, the two params files (by content), and the test."""
+    candidate comes from (or the params file, generation None), the two params files (by
+    content), and the test."""
 
     run: str
-    generation: int
+    generation: Optional[int]
     candidate_sha256: str
     current: str  # the params file the candidate would replace, as the command named it
     current_sha256: str
@@ -81,6 +82,30 @@ def default_seed(config):
     return derive_seed(config["seed"], _SHIP_STREAM) % (2**31)
 
 
+def is_params_file(candidate):
+    """Whether ``evolve ship`` was given a params file (a fit's, a hand's) rather than a run folder."""
+    return os.path.isfile(candidate)
+
+
+def ship_folder(candidate):
+    """Where a ship keeps its plan, bundles and games: RUN/ship/, or ship/ beside a params file."""
+    return os.path.join(os.path.dirname(candidate) if is_params_file(candidate) else candidate, SHIP_FOLDER)
+
+
+def _from_file(path, candidate_path, settings, close_stones):
+    """A params file as the candidate: its weights with ``settings``' search (the current file's),
+    written to ``candidate_path``; the Params written."""
+    candidate = load_params(path)._replace(
+        depth=settings.depth,
+        cpu_budget=settings.cpu_budget,
+        cpu_cap=settings.cpu_cap,
+        solve_from=settings.solve_from,
+        close_stones=close_stones,
+    )
+    save_params(candidate_path, candidate)
+    return candidate
+
+
 def prepare(
     run,
     current,
@@ -93,11 +118,13 @@ def prepare(
     close_stones=None,
 ):
     """The plan of shipping ``run``'s best weights over ``current``: the candidate exported with
-    ``current``'s search settings and both bundled under RUN/ship/. A plan already there (a test
-    under way) must be this one, or ShipError says what differs; the bundles are written anew
-    from its files."""
-    state = load_checkpoint(run)
-    program = state["config"].get("individual")
+    ``current``'s search settings and both bundled under RUN/ship/. ``run`` may be a params file
+    instead (``evolve fit``'s, say): its weights are the candidate, and the test lives in ship/
+    beside it. A plan already there (a test under way) must be this one, or ShipError says what
+    differs; the bundles are written anew from its files."""
+    from_file = is_params_file(run)
+    state = None if from_file else load_checkpoint(run)
+    program = None if from_file else state["config"].get("individual")
     if program:
         raise ShipError(
             "{} evolved the weights of {}: evolve ship ships this project's agent; 'evolve export {} --to "
@@ -109,14 +136,22 @@ def prepare(
         raise ShipError(
             f"{current}: no params file there to compare the candidate with (--to names the one it would replace)"
         )
-    folder = os.path.join(run, SHIP_FOLDER)
+    folder = ship_folder(run)
     candidate_path, plan_path = os.path.join(folder, CANDIDATE), os.path.join(folder, PLAN)
-    generation = state["generation"]
+    if (
+        from_file
+        and os.path.basename(run) == CANDIDATE
+        and os.path.basename(os.path.dirname(os.path.abspath(run))) == (SHIP_FOLDER)
+    ):
+        raise ShipError(f"{run} is the copy a ship makes of its candidate: name the params file it came from")
+    generation = None if from_file else state["generation"]
+    if seed is None:  # a params file's own seed is its content's
+        seed = int(_sha256(run)[:8], 16) % (2**31) if from_file else default_seed(state["config"])
     asked = dict(
         current=os.path.normpath(current),
         games=games,
         sprt=tuple(float(x) for x in sprt),
-        seed=default_seed(state["config"]) if seed is None else seed,
+        seed=seed,
         random_opening=random_opening,
         cpu_limit=float(cpu_limit),
         book=bool(book),
@@ -134,6 +169,8 @@ def prepare(
         changed = [name for name, value in asked.items() if getattr(plan, name) != value]
         if generation != plan.generation:
             changed.append(f"the run's generation ({plan.generation} then, {generation} now)")
+        if from_file and os.path.normpath(run) != plan.run:
+            changed.append(f"the candidate file ({plan.run} then, {os.path.normpath(run)} now)")
         if _sha256(current) != plan.current_sha256:
             changed.append(f"{current}'s content")
         if _sha256(candidate_path) != plan.candidate_sha256:
@@ -145,19 +182,23 @@ def prepare(
             )
     else:
         settings = load_params(current)
+        close = settings.close_stones if close_stones is None else close_stones
         os.makedirs(folder, exist_ok=True)
-        candidate = export_best(
-            run,
-            candidate_path,
-            depth=settings.depth,
-            cpu_budget=settings.cpu_budget,
-            cpu_cap=settings.cpu_cap,
-            solve_from=settings.solve_from,
-            close_stones=settings.close_stones if close_stones is None else close_stones,
-        )
+        if from_file:
+            candidate = _from_file(run, candidate_path, settings, close)
+        else:
+            candidate = export_best(
+                run,
+                candidate_path,
+                depth=settings.depth,
+                cpu_budget=settings.cpu_budget,
+                cpu_cap=settings.cpu_cap,
+                solve_from=settings.solve_from,
+                close_stones=close,
+            )
         plan = ShipPlan(
-            run=os.path.basename(os.path.normpath(run)),
-            generation=candidate.provenance["generation"],
+            run=os.path.normpath(run) if from_file else os.path.basename(os.path.normpath(run)),
+            generation=None if from_file else candidate.provenance["generation"],
             candidate_sha256=_sha256(candidate_path),
             current_sha256=_sha256(current),
             **asked,
@@ -187,18 +228,19 @@ def command_line(run, current, plan):
 
 def describe(run, current, plan):
     """The plan in one line: what is compared, under which test, and where the games are kept."""
+    origin = plan.run if plan.generation is None else f"generation {plan.generation} of {plan.run}"
     return (
-        f"candidate: generation {plan.generation} of {plan.run} "
-        f"({os.path.join(run, SHIP_FOLDER, CANDIDATE)}); against {current}; up to {plan.games} games, "
+        f"candidate: {origin} "
+        f"({os.path.join(ship_folder(run), CANDIDATE)}); against {current}; up to {plan.games} games, "
         f"SPRT [{plan.sprt[0]:g}, {plan.sprt[1]:g}], seed {plan.seed}, random "
-        f"openings of {plan.random_opening} plies; journal {os.path.join(run, SHIP_FOLDER, JOURNAL)}"
+        f"openings of {plan.random_opening} plies; journal {os.path.join(ship_folder(run), JOURNAL)}"
     )
 
 
 def ship(run, current, plan, jobs=None, progress=True, limits=None):
     """Play the plan's test; when it accepts H1, write the candidate over ``current`` with the
     test in its provenance. The ShipResult."""
-    folder = os.path.join(run, SHIP_FOLDER)
+    folder = ship_folder(run)
     summary, _ = run_match(
         "cmd:" + os.path.join(folder, "candidate"),
         "cmd:" + os.path.join(folder, "current"),
@@ -258,7 +300,7 @@ def ship(run, current, plan, jobs=None, progress=True, limits=None):
             "random_opening": plan.random_opening,
             "cpu_limit": plan.cpu_limit,
             "book": plan.book,
-            "journal": os.path.join(plan.run, SHIP_FOLDER, JOURNAL),
+            "journal": os.path.join(folder, JOURNAL),
             "replaced": {
                 key: previous.provenance.get(key)
                 for key in ("source", "run", "generation")

@@ -74,6 +74,30 @@ def test_a_rejected_candidate_leaves_params_json_as_it_was_and_the_same_command_
     assert "games changed" in capsys.readouterr().err
 
 
+def test_a_params_file_ships_as_a_run_does_with_its_test_beside_it(tmp_path, capsys):
+    # evolve fit's output (here any params file) is a candidate too: its weights, the current
+    # file's search settings, the test in ship/ beside it, the same command continuing it.
+    fitted = tmp_path / "fit"
+    fitted.mkdir()
+    candidate_file = str(fitted / "fitted-params.json")
+    save_params(candidate_file, make_params(dict(DEFAULT_WEIGHTS, margin=15.0), provenance={"source": "a fit"}))
+    current = str(tmp_path / "params.json")  # every default weight turned round: it plays to lose
+    backwards = {name: -weight for name, weight in DEFAULT_WEIGHTS.items()}
+    save_params(current, make_params(dict(backwards, margin=0.0), provenance={"source": "backwards"}, **QUICK))
+    assert evolve(["ship", candidate_file] + ["--to", current] + SHIP) == 0
+    out = capsys.readouterr().out
+    assert f"candidate: {candidate_file} " in out and "shipped: the SPRT accepted H1" in out
+    shipped = load_params(current)
+    assert shipped.weights["margin"] == 15.0 and (shipped.depth, shipped.cpu_budget) == (1, 0.1)
+    assert shipped.provenance["source"] == "a fit"
+    assert shipped.provenance["shipped_after"]["journal"] == os.path.join(str(fitted), "ship", "sprt.journal")
+    plan = json.load(open(fitted / "ship" / "plan.json"))
+    assert plan["generation"] is None and plan["run"] == candidate_file
+    # the ship's own copy of the candidate is not a candidate
+    assert evolve(["ship", str(fitted / "ship" / "candidate-params.json"), "--to", current] + SHIP) == 2
+    assert "name the params file it came from" in capsys.readouterr().err
+
+
 def test_ship_refuses_a_missing_params_file_before_anything_is_written(tmp_path, capsys):
     run = evolved(tmp_path, (0, 20), "any")
     assert evolve(["ship", run, "--to", str(tmp_path / "none.json")] + SHIP) == 2
