@@ -23,3 +23,6 @@ littlego book trim book.json --side white --max-ply 0 --out /tmp/book-black.json
 littlego bundle /work/bundle-black --book /tmp/book-black.json
 python3 experiments/tools/giveaways.py $out/black-book-3803 --seed 3803 --openings 200 --agent cmd:/work/bundle-black \
     --jobs 2 > $out/black-book-3803.log 2>&1
+# 5. after the centre weights shipped (2026-11-24 14:06 UTC, experiments/centre-20261124): the study
+#    again on a fresh seed (the same command resumes a cut study from its folder)
+python3 experiments/tools/giveaways.py $out/after-3841 --seed 3841 --openings 200 --jobs 2 > $out/after-3841.log 2>&1
