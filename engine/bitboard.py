@@ -38,6 +38,7 @@ def _diagonals(point):
 
 
 NEIGHBOURS = tuple(neighbours(BIT[p]) for p in range(NUM_POINTS))
+CROSS = NEIGHBOURS[NUM_POINTS // 2]  # the four points next to the centre
 DIAGONALS = tuple(_diagonals(p) for p in range(NUM_POINTS))
 
 

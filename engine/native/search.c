@@ -237,6 +237,7 @@ __attribute__((constructor)) static void init_tables(void) {
     }
     CORNERS = ((bb)1 << 0) | ((bb)1 << (BOARD_SIZE - 1)) | ((bb)1 << (N - BOARD_SIZE)) | ((bb)1 << (N - 1));
     CENTRE = (bb)1 << (N / 2);
+    CROSS = NEIGHBOURS[N / 2];
     for (int upper = 0; upper <= (int)ROW; upper++)
         for (int lower = 0; lower <= (int)ROW; lower++) QUAD_ROWS[upper][lower] = quad_row(upper, lower);
 }

@@ -75,4 +75,5 @@ static void feature_values(const pos_t *p, double *f) {
     f[FEATURE_EYES] = real_eyes(own, opp) - real_eyes(opp, own);
     f[FEATURE_CAPTURES] = 0;
     f[FEATURE_CENTRE] = count(own & CENTRE) - count(opp & CENTRE);
+    f[FEATURE_CROSS] = count(own & CROSS) - count(opp & CROSS);
 }

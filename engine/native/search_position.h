@@ -7,7 +7,7 @@ typedef struct {            /* engine.position.Position, field for field */
     int32_t player, moves_played, is_over, regular;
 } pos_t;
 
-static bb EDGE, CORNERS, CENTRE, NEIGHBOURS[N], DIAGONALS[N];
+static bb EDGE, CORNERS, CENTRE, CROSS, NEIGHBOURS[N], DIAGONALS[N];
 static int QUAD_ROWS[ROW + 1][ROW + 1];
 
 static inline int count(bb m) { return __builtin_popcount(m); }
