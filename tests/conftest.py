@@ -202,3 +202,46 @@ def pytest_collection_modifyitems(config, items):
         raise pytest.UsageError(
             "tests/fast.txt names tests that do not exist (renamed or removed?): " + ", ".join(stale)
         )
+
+
+# -- the checkout under test is the one installed --------------------------------------------------
+
+
+INSTALL_HERE = "run `pip install -e '.[test]'` in this checkout"
+
+
+def _installed_elsewhere():
+    """What is wrong when a process started outside this folder, with none of the environment (as a
+    sandboxed agent is), does not import this checkout's engine; None when it does."""
+    environment = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+    found = subprocess.run(
+        [sys.executable, "-c", "import engine, os; print(os.path.dirname(os.path.dirname(engine.__file__)))"],
+        cwd=os.path.dirname(ROOT) or "/",
+        env=environment,
+        capture_output=True,
+        text=True,
+    )
+    where = found.stdout.strip()
+    if found.returncode != 0:
+        return f"{sys.executable} cannot import engine outside {ROOT}: littlego is not installed"
+    if os.path.realpath(where) != os.path.realpath(ROOT):
+        return f"{sys.executable} imports engine from {where}, another checkout than {ROOT}"
+    return None
+
+
+def pytest_configure(config):
+    config._littlego_install = _installed_elsewhere()
+
+
+def pytest_report_header(config):
+    problem = config._littlego_install
+    if problem:
+        return [f"WARNING: {problem}", f"  the sandboxed agents' tests will fail: first {INSTALL_HERE}"]
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    problem = config._littlego_install
+    if problem and exitstatus == pytest.ExitCode.TESTS_FAILED:
+        terminalreporter.write_sep("=", "littlego is not installed from this checkout", yellow=True)
+        terminalreporter.write_line(f"{problem}: the sandboxed agents import it from there (every move a fault).")
+        terminalreporter.write_line(f"Test again, first {INSTALL_HERE} (the README's test command does).")
