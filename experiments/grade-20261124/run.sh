@@ -2,9 +2,12 @@
 # The grade report of the shipped bundle under each edition (issue 37: CPU against every budget):
 # the default bundle, and the bundle fitted to that edition (bundle --edition), 4 games against
 # each opponent (the editions play 20-100), one job, on the 2-core machine. Run from the
-# repository root; the bundles are written to $B (default /tmp/grade-bundles).
+# repository root; the bundles are written to $B (default /tmp/grade-bundles), the reports to
+# $OUT (default experiments/grade-20261124: the weights before the centre ship; the shipped centre
+# weights' reports are in experiments/grade-20261124-centre, OUT=experiments/grade-20261124-centre).
 set -e
-out=experiments/grade-20261124
+out=${OUT:-experiments/grade-20261124}
+mkdir -p $out
 B=${B:-/tmp/grade-bundles}
 littlego bundle $B/b-default --force
 for e in fall2023 fall2020 earlier; do
