@@ -211,19 +211,25 @@ INSTALL_HERE = "run `pip install -e '.[test]'` in this checkout"
 
 
 def _installed_elsewhere():
-    """What is wrong when a process started outside this folder, with none of the environment (as a
-    sandboxed agent is), does not import this checkout's engine; None when it does."""
-    environment = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
-    found = subprocess.run(
-        [sys.executable, "-c", "import engine, os; print(os.path.dirname(os.path.dirname(engine.__file__)))"],
-        cwd=os.path.dirname(ROOT) or "/",
-        env=environment,
-        capture_output=True,
-        text=True,
-    )
+    """What is wrong when a process started outside this folder with a sandboxed agent's environment
+    does not import this checkout's engine; None when it does."""
+    import tempfile
+
+    from engine.sandbox.isolation import environment
+
+    with tempfile.TemporaryDirectory() as home:
+        found = subprocess.run(
+            [sys.executable, "-c", "import engine, os; print(os.path.dirname(os.path.dirname(engine.__file__)))"],
+            cwd=home,
+            env=environment(home),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     where = found.stdout.strip()
     if found.returncode != 0:
-        return f"{sys.executable} cannot import engine outside {ROOT}: littlego is not installed"
+        last = (found.stderr.strip().splitlines() or ["no message"])[-1]
+        return f"{sys.executable} cannot import engine outside {ROOT} ({last})"
     if os.path.realpath(where) != os.path.realpath(ROOT):
         return f"{sys.executable} imports engine from {where}, another checkout than {ROOT}"
     return None
