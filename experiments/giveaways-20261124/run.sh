@@ -26,3 +26,15 @@ python3 experiments/tools/giveaways.py $out/black-book-3803 --seed 3803 --openin
 # 5. after the centre weights shipped (2026-11-24 14:06 UTC, experiments/centre-20261124): the study
 #    again on a fresh seed (the same command resumes a cut study from its folder)
 python3 experiments/tools/giveaways.py $out/after-3841 --seed 3841 --openings 200 --jobs 2 > $out/after-3841.log 2>&1
+xz -9e -k $out/after-3841/match.journal
+# 6. the Black-book bundle with the shipped centre weights, on a fresh seed
+littlego book trim book.json --side white --max-ply 0 --out /tmp/book-black.json
+littlego bundle /work/bundle-black --book /tmp/book-black.json --force
+python3 experiments/tools/giveaways.py $out/black-book-3843 --seed 3843 --openings 200 --agent cmd:/work/bundle-black \
+    --jobs 2 > $out/black-book-3843.log 2>&1
+xz -9e -k $out/black-book-3843/match.journal
+# 7. the give-away positions of seeds 3841 and 3843 decided again with the cross candidate, and
+#    searched with a term on the four points next to the centre (section 7)
+python3 $out/picks.py $out/after-3841 params.json experiments/cross-20261124/candidate-params.json > $out/picks-3841-cross.txt
+python3 $out/picks.py $out/black-book-3843 params.json experiments/cross-20261124/candidate-params.json > $out/picks-3843-cross.txt
+python3 $out/centre.py $out/after-3841 --points 1,2 2,1 2,3 3,2 0 2 5 10 > $out/cross-3841.txt
