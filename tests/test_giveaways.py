@@ -4,6 +4,7 @@ with the Python solver; the study's tally by colour; its one-line errors."""
 
 import argparse
 import importlib
+import json
 import os
 import random
 import sys
@@ -139,6 +140,32 @@ def test_a_study_run_again_examines_only_the_games_not_answered_yet(giveaways, m
     first = giveaways.examine_all(STUDY, str(tmp_path), results, answers)
     again = giveaways.examine_all(STUDY, str(tmp_path), results, answers)
     assert examined == [0] and first == again and again.giveaways[0].ply == 2
+
+
+def test_the_study_keeps_its_summary_beside_its_records(giveaways, monkeypatch, tmp_path, capsys):
+    # The summary is OUT/report.txt as well as what is printed: a lost log loses nothing.
+    results, answers = study_games(giveaways)
+
+    class Quiet:
+        def close(self):
+            pass
+
+    def solve_seed(seed, count, path, jobs):
+        with open(path, "w") as handle:
+            json.dump(answers, handle)
+
+    def examine(game, table_bits):
+        return giveaways.GiveAway(game.index, giveaways.record_name(game.index), "black", game.end, ply=2)
+
+    monkeypatch.setattr(giveaways, "make_player", lambda spec: Quiet())
+    monkeypatch.setattr(giveaways, "play", lambda args, out: results)
+    monkeypatch.setattr(giveaways, "solve_seed", solve_seed)
+    monkeypatch.setattr(giveaways, "_examine", examine)
+    args = argparse.Namespace(**dict(vars(STUDY), out=str(tmp_path / "study"), openings=2))
+    assert giveaways.run_study(args) == 0
+    kept = (tmp_path / "study" / "report.txt").read_text()
+    assert "won openings kept: 0 of 1" in kept and capsys.readouterr().out.endswith("\n" + kept)
+    assert sorted(os.listdir(str(tmp_path / "study"))) == ["giveaways.json", "openings.json", "report.txt"]
 
 
 def test_without_gnu_go_the_study_says_how_to_install_it_in_one_line(giveaways, monkeypatch, tmp_path, capsys):

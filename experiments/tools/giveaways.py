@@ -21,10 +21,11 @@ Three steps, each resumed from OUT when the same command runs again (a cut run k
 Run it from anywhere with the project importable (installed, or PYTHONPATH at the repository):
   python3 experiments/tools/giveaways.py OUT --seed SEED [--openings N] [--jobs JOBS]
 
-The summary printed at the end: the won openings kept, by colour; each give-away's ply and move
-(ply: the plies played before it, so Black's first move after the opening is ply 2); a histogram
-by ply. The compiled solver (a C compiler) settles positions of the first plies in minutes each
-(--table-bits sets its table: 128 MiB a process by default, 512 MiB at 24); GNU Go: ``apt-get install gnugo``.
+The summary printed at the end (and kept as OUT/report.txt): the won openings kept, by colour;
+each give-away's ply and move (ply: the plies played before it, so Black's first move after the
+opening is ply 2); a histogram by ply. The compiled solver (a C compiler) settles positions of
+the first plies in minutes each (--table-bits sets its table: 128 MiB a process by default,
+512 MiB at 24); GNU Go: ``apt-get install gnugo``.
 """
 
 import argparse
@@ -118,6 +119,9 @@ class Study(NamedTuple):
         document = self._asdict()
         document["giveaways"] = [giveaway._asdict() for giveaway in self.giveaways]
         return document
+
+
+REPORT = "report.txt"  # the summary, in OUT as printed
 
 
 def record_name(index):
@@ -377,7 +381,12 @@ def run_study(args):
     answers_path = os.path.join(out, "openings.json")
     solve_seed(args.seed, 2 * args.openings, answers_path, args.jobs)
     answers = json.load(open(answers_path))
-    print("\n".join(report(examine_all(args, out, results, answers))))
+    text = "\n".join(report(examine_all(args, out, results, answers)))
+    print(text)
+    staging = os.path.join(out, REPORT + ".partial")
+    with open(staging, "w") as handle:
+        handle.write(text + "\n")
+    os.replace(staging, os.path.join(out, REPORT))  # whole or not at all
     return 0
 
 
