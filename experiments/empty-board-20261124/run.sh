@@ -14,7 +14,8 @@ littlego match champion gnugo --colour black --games 200 --seed 3861 --jobs 2 \
 # (a first move of 2,2 leaves White lost; kept.py says which games those are and what was kept)
 littlego match champion gnugo --colour white --random-opening 1 --games 210 --seed 3862 --jobs 2 \
     --sgf $out/white-gnugo-sgf --resume $out/white-gnugo.journal --json > $out/white-gnugo.json
-python3 experiments/white-book-20261123/kept.py $out/white-gnugo-sgf champion > $out/white-gnugo-kept.txt
+# (every game won, so the counts by first move came from the journal instead: SUMMARY.md)
+# python3 experiments/white-book-20261123/kept.py $out/white-gnugo-sgf champion > $out/white-gnugo-kept.txt
 littlego match champion champion --colour black --games 200 --seed 3863 --jobs 2 \
     --resume $out/black-champion.journal --json > $out/black-champion.json
 littlego match champion champion --colour white --random-opening 1 --games 210 --seed 3864 --jobs 2 \
