@@ -4,7 +4,7 @@ for anything else."""
 import pytest
 
 import engine.cli.match
-import evolve.cli as evolve_cli
+import evolve.cli.runs as evolve_runs
 from engine.book import BookError
 from engine.cli.arguments import BUG_STATUS
 from engine.cli.littlego import main as littlego
@@ -83,7 +83,7 @@ def test_a_bug_in_an_evolve_command_shows_its_traceback_and_says_it_is_a_bug(mon
     def broken(*args, **kwargs):
         raise KeyError("a deliberate bug")
 
-    monkeypatch.setattr(evolve_cli, "read_generations", broken)
+    monkeypatch.setattr(evolve_runs, "read_generations", broken)
     assert evolve(["log", str(tmp_path)]) == BUG_STATUS
     err = capsys.readouterr().err
     assert "Traceback" in err and "KeyError: 'a deliberate bug'" in err and "evolve log: this is a bug" in err

@@ -1,0 +1,60 @@
+"""The ``evolve`` command: run, resume, log, plot, export and ship runs; bench; label and fit.
+Each group's parser and handlers live in its own module here."""
+
+import argparse
+import os
+import sys
+
+from engine.cli.arguments import run_command, subcommands
+from engine.errors import UserError
+from engine.play.executors import ExecutorError
+from evolve.checkpoint import CHECKPOINT
+from evolve.cli import bench, fit, runs, ship
+from evolve.fitness import FitnessGameError
+
+GROUPS = (runs, ship, bench, fit)
+
+
+def build_parser():
+    """The argument parser of ``evolve``."""
+    parser = argparse.ArgumentParser(
+        prog="evolve",
+        description="Evolve Little-Go evaluation weights with DEAP: run an experiment "
+        "config, watch it, resume it, inspect it, export the best weights, ship them through a "
+        "test at the playing budget; fit weights to the exact solver's labels.",
+    )
+    commands = subcommands(parser, "command", "COMMAND")
+    for group in GROUPS:
+        group.register(commands)
+    return parser
+
+
+def main(argv=None):
+    """Entry point of the ``evolve`` console script."""
+    args = build_parser().parse_args(argv)
+    evolving = args.command in ("run", "resume")
+    try:
+        return run_command(
+            "evolve",
+            args,
+            (UserError,),
+            passed_on=(FitnessGameError, ExecutorError),
+            on_interrupt=lambda: "interrupted" + (": " + _where_it_stands(args) if evolving else ""),
+            on_os_error=lambda: _where_it_stands(args) if evolving else "",
+        )
+    except (FitnessGameError, ExecutorError) as error:
+        print(
+            "evolve {}: {}\n{}".format(args.command, error, _where_it_stands(args) if evolving else ""), file=sys.stderr
+        )
+        return 3
+
+
+def _where_it_stands(args):
+    """What a stopped run or resume can do next: resume from its checkpoint, or start again if it has none."""
+    folders = getattr(args, "run", None)
+    if not folders or len(folders) != 1:
+        return "no run folder was made"
+    run = folders[0]
+    if os.path.exists(os.path.join(run, CHECKPOINT)):
+        return f"the last finished generation is checkpointed: fix the cause, then 'evolve resume {run}' continues"
+    return "no generation finished, so there is no checkpoint to resume from: fix the cause and run again"

@@ -1,0 +1,54 @@
+"""``evolve bench``: fitness games per second, by worker count, engine and depth."""
+
+import json
+
+from engine.cli.arguments import add_json, command, depth, positive_int, reporter, scheduler
+from engine.play.executors import SCHEDULER_FORMS
+from engine.players.searcher import ENGINES
+from engine.players.specs import make_player
+from evolve.bench import bench_games
+
+
+def register(commands):
+    bench = command(commands, "bench", _bench)
+    bench.add_argument("--workers", type=positive_int, nargs="+", default=[1, 2], help="worker counts (default: 1 2)")
+    bench.add_argument("--games", type=positive_int, default=40, help="games per measurement (default 40)")
+    bench.add_argument("--depth", type=depth, nargs="+", default=[2], help="search depths (default: 2)")
+    bench.add_argument(
+        "--engine",
+        choices=ENGINES,
+        nargs="+",
+        default=["native"],
+        help="search engines, the same moves at different speeds (default: native)",
+    )
+    bench.add_argument("--opponent", default="greedy", help="opponent spec (default greedy)")
+    bench.add_argument(
+        "--scheduler",
+        type=scheduler,
+        default=None,
+        help="also measure a Dask cluster (" + SCHEDULER_FORMS + ") against the local pool",
+    )
+    add_json(bench)
+
+
+def _bench(args):
+    """fitness games per second with 1 and 2 workers, for each search engine and depth
+
+    Play a fixed batch of fitness games (varied weights against --opponent) on the local pool
+    with each worker count, for each --engine and --depth, and report games per second; with
+    both engines, how many times the native engine's games/s the Python one's are. For
+    example: evolve bench --engine native python --depth 4 6 --workers 1
+    """
+    make_player(args.opponent).close()  # a bad spec fails before any pool starts
+    result = bench_games(
+        worker_counts=tuple(args.workers),
+        games=args.games,
+        depths=tuple(args.depth),
+        engines=tuple(dict.fromkeys(args.engine)),
+        opponent=args.opponent,
+        scheduler=args.scheduler,
+        report=reporter(args),
+    )
+    if args.json:
+        print(json.dumps(result, indent=2))
+    return 0

@@ -1,0 +1,159 @@
+"""``evolve label`` and ``evolve fit``: exact labels from the compiled solver, and weights fitted to them."""
+
+import os
+
+from engine.cli.arguments import (
+    add_search_settings,
+    add_table_bits,
+    command,
+    file_to_write,
+    integer_range,
+    ply_range,
+    positive_int,
+    search_settings,
+    weight,
+    weight_bound,
+)
+from engine.data import SHIPPED_PARAMS
+from engine.features import FEATURES
+from engine.params import genome_of, load_params, save_params
+from evolve.fit import fit_labels, fitted_params
+from evolve.genome import feature_of, genes
+from evolve.labels import build_labels, load_many
+
+
+def register(commands):
+    label = command(commands, "label", _label)
+    label.add_argument("--positions", type=positive_int, required=True, help="how many positions")
+    label.add_argument("--plies", type=ply_range, default=(6, 14), help="plies to sample, LOW-HIGH (default 6-14)")
+    label.add_argument("--seed", type=int, default=1, help="the games' seed (default 1)")
+    label.add_argument(
+        "--jobs",
+        type=positive_int,
+        default=os.cpu_count() or 1,
+        help="processes for sampling and solving (default: all cores)",
+    )
+    add_table_bits(label)
+    label.add_argument("--out", required=True, help="labels file to write (gzipped JSON, e.g. labels.json.gz)")
+    fit = command(commands, "fit", _fit)
+    fit.add_argument("labels", nargs="+", help="labels files from 'evolve label' (a position in several counts once)")
+    fit.add_argument("--out", required=True, help="params file to write")
+    fit.add_argument(
+        "--start",
+        default=SHIPPED_PARAMS,
+        help="params to start from and compare with (default: the shipped params.json)",
+    )
+    fit.add_argument("--generations", type=positive_int, default=300, help="CMA-ES generations (default 300)")
+    fit.add_argument(
+        "--population", type=integer_range(4, 10000), default=24, help="CMA-ES offspring a generation (default 24)"
+    )
+    fit.add_argument("--seed", type=int, default=1, help="CMA-ES seed (default 1)")
+    fit.add_argument(
+        "--bound",
+        type=weight_bound,
+        default=100.0,
+        help="every weight within +-BOUND (the margin's from 0; default 100)",
+    )
+    fit.add_argument(
+        "--captures",
+        type=weight,
+        default=None,
+        help="the captures weight, which positions alone cannot fit (default: --start's)",
+    )
+    fit.add_argument(
+        "--only",
+        action="append",
+        metavar="FEATURE",
+        help="fit this feature's weight alone (repeat for more), every other weight kept as --start's: "
+        "a feature added to an evaluation that plays well, weighed in its units",
+    )
+    fit.add_argument(
+        "--tapered",
+        action="store_true",
+        help="fit tapered weights, an opening's and an endgame's (interpolated by ply), even from flat "
+        "--start weights (tapered --start weights are always fitted tapered)",
+    )
+    add_search_settings(fit, "--start's")
+
+
+def _label(args):
+    """sample positions from quick games and label each with the exact solver
+
+    Play quick games from random 2-ply openings (the shipped weights at depths 1-3, greedy
+    and aggressive, a quarter of the moves random), keep distinct positions (under the
+    board's symmetries) at the plies given, and have the compiled solver say whether the
+    side to move wins in each. The file is what 'evolve fit' tunes on. About half a CPU
+    second a position at plies 6-14; needs a C compiler.
+    """
+    file_to_write(args.out, "--out", "labels.json.gz")
+    build_labels(
+        args.out, args.positions, tuple(args.plies), seed=args.seed, jobs=args.jobs, table_bits=args.table_bits
+    )
+    return 0
+
+
+def _fit(args):
+    """fit evaluation weights to labelled positions with CMA-ES (no games, no noise)
+
+    Minimise the log loss of the evaluation's guess (logistic in the evaluation) that the
+    side to move wins, over the positions of a labels file ('evolve label'), with DEAP's
+    CMA-ES; a fifth of the positions are held out and reported. Writes a params file whose
+    search settings are those of --start unless given.
+    """
+    file_to_write(args.out, "--out", "params.json")
+    start = load_params(args.start)
+    positions, labels, info = load_many(args.labels)
+    weights = genome_of(start)
+    if args.tapered and start.endgame is None:
+        weights += weights  # flat weights: the same at both ends of the game
+    names = genes(len(weights) > len(FEATURES))
+    if args.captures is not None:
+        weights = [args.captures if feature_of(name) == "captures" else w for name, w in zip(names, weights)]
+    fitted, figures = fit_labels(
+        positions,
+        labels,
+        weights,
+        limit=args.bound,
+        generations=args.generations,
+        population=args.population,
+        seed=args.seed,
+        only=args.only,
+    )
+    settings = start._replace(**search_settings(args, start))
+    params = fitted_params(fitted, figures, args.labels, info, settings)
+    save_params(args.out, params)
+    for name in ("fitted", "held_out"):
+        for who in ("start", "new"):
+            figure = figures[name][who]
+            print(
+                "{:<9} {:<5} weights: {} positions, ranking accuracy {:.3f}, sign right {:.3f}, log loss {:.4f} "
+                "(at scale {:g})".format(
+                    name.replace("_", " "),
+                    who,
+                    figure["positions"],
+                    figure["ranking_accuracy"],
+                    figure["accuracy"],
+                    figure["log_loss"],
+                    figure["scale"],
+                )
+            )
+    print(
+        "ranking accuracy by ply, held out (start -> new): "
+        + ", ".join(
+            "{} {:.2f}->{:.2f}".format(ply, figures["held_out"]["start"]["ranking_accuracy_by_ply"][ply], value)
+            for ply, value in figures["held_out"]["new"]["ranking_accuracy_by_ply"].items()
+            if value is not None
+        )
+    )
+    if figures["on_bound"]:
+        print(
+            "on the bound (+-{:g}): {}; a wider --bound lets them go further".format(
+                args.bound, ", ".join(figures["on_bound"])
+            )
+        )
+    print(
+        "wrote {}{}: {}".format(
+            args.out, " (tapered)" if params.endgame else "", ", ".join(f"{k} {v:.3g}" for k, v in fitted.items())
+        )
+    )
+    return 0

@@ -1,0 +1,174 @@
+"""``evolve run``, ``resume``, ``log``, ``plot`` and ``export``: start and continue a run, read it,
+export its best weights."""
+
+import json
+import os
+import sys
+
+from engine.cli.arguments import (
+    SCHEDULER_HELP,
+    SEARCH_SETTINGS,
+    add_json,
+    add_search_settings,
+    command,
+    file_to_write,
+    folder_to_write,
+    positive_int,
+    scheduler,
+    search_settings,
+)
+from engine.data import SHIPPED_PARAMS
+from engine.errors import InvalidInput
+from engine.params import load_params
+from evolve.config import load_config
+from evolve.fitness import engine_for
+from evolve.loop import Evolution
+from evolve.runs import export_best, format_table, plot_run, program_of, read_generations
+
+
+def register(commands):
+    run = command(commands, "run", _run)
+    run.add_argument("config", help="experiment config (TOML)")
+    run.add_argument("--runs-dir", default="runs", help="where run folders go (default: runs)")
+    resume = command(commands, "resume", _resume)
+    resume.add_argument("run", nargs="+", help="run folder (one)")
+    for parser in (run, resume):
+        parser.add_argument(
+            "--workers",
+            type=positive_int,
+            default=None,
+            help="worker processes (default: the config's, else all cores)",
+        )
+        parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+        parser.add_argument("--scheduler", type=scheduler, default=None, help=SCHEDULER_HELP)
+    log = command(commands, "log", _log)
+    log.add_argument("run", nargs="+", help="run folders (one or more)")
+    add_json(log, "the records")
+    plot = command(commands, "plot", _plot)
+    plot.add_argument("run", nargs="+", help="run folders (one or more)")
+    plot.add_argument("--out", default=None, help="folder for the images (default: the run folder)")
+    export = command(commands, "export", _export)
+    export.add_argument("run", nargs="+", help="run folder (one)")
+    export.add_argument(
+        "--to",
+        required=True,
+        help="params file to write (e.g. params.json; for a run that evolved a "
+        "program's weights, the agent's weights file)",
+    )
+    add_search_settings(export, "--to's where it exists, else the shipped params.json's")
+
+
+def _run(args):
+    """start a run from an experiment config (experiments/*.toml)
+
+    Create runs/<name>-<time>/ and evolve; a checkpoint is written after every generation,
+    so 'evolve resume' can continue a stopped run.
+    """
+    engine_for(load_config(args.config)["fitness"]["engine"])  # a config it cannot honour makes no run folder
+    evolution = Evolution.create(
+        args.config,
+        runs_dir=args.runs_dir,
+        workers=args.workers,
+        progress=not args.no_progress and sys.stderr.isatty(),
+        scheduler=args.scheduler,
+    )
+    args.run = [evolution.run_dir]  # what a failure's message can point to
+    print(f"run folder: {evolution.run_dir}")
+    evolution.run()
+    program = evolution.config.get("individual")
+    print(
+        "finished: {run}\nnext: evolve log {run} | evolve plot {run} | {last}".format(
+            run=evolution.run_dir,
+            last="evolve export {} --to {}".format(
+                evolution.run_dir, os.path.join(program["program"], program["weights_file"])
+            )
+            if program
+            else "evolve ship " + evolution.run_dir,
+        )
+    )
+    return 0
+
+
+def one_run(runs):
+    """The one run folder a command that changes or exports a run was given; ValueError naming
+    them when there are several (a pattern such as runs/smoke-* that matched more than one)."""
+    if len(runs) > 1:
+        raise InvalidInput(
+            "give one run folder, not {}: {} (the newest by name is {})".format(len(runs), ", ".join(runs), max(runs))
+        )
+    return runs[0]
+
+
+def _resume(args):
+    """continue a stopped or killed run from its last checkpoint"""
+    run = one_run(args.run)
+    evolution = Evolution.resume(
+        run, workers=args.workers, progress=not args.no_progress and sys.stderr.isatty(), scheduler=args.scheduler
+    )
+    if evolution.generation >= evolution.config["generations"]:
+        print(f"{run}: already finished ({evolution.generation} generations)")
+        return 0
+    print(f"resuming {run} after generation {evolution.generation}")
+    evolution.run()
+    print(f"finished: {run}")
+    return 0
+
+
+def _log(args):
+    """print the generation table of one or more runs"""
+    tables = [(run, read_generations(run)) for run in args.run]  # every folder checked before printing
+    if args.json:
+        print(json.dumps(tables[0][1] if len(tables) == 1 else dict(tables), indent=2))
+        return 0
+    for number, (run, records) in enumerate(tables):
+        if len(tables) > 1:
+            print("{}{}".format("\n" if number else "", run))
+        print(format_table(records))
+    return 0
+
+
+def _plot(args):
+    """write fitness.png and weights.png for each run given
+
+    The images go into each run's folder, or with --out into that folder (one run only).
+    """
+    if args.out:
+        one_run(args.run)
+        folder_to_write(args.out, "--out")
+    for run in args.run:
+        read_generations(run)  # every folder checked before any image is written
+    for run in args.run:
+        for path in plot_run(run, args.out):
+            print(f"wrote {path}")
+    return 0
+
+
+def _export(args):
+    """write a run's best weights as params.json, with provenance
+
+    The search settings are those of the file --to replaces, else the shipped params.json's,
+    unless given ('evolve ship' exports, then tests before replacing). A run that evolved a
+    program's weights ([individual]) writes its weights file, the provenance beside it
+    (weights.json -> weights.provenance.json); the search settings are refused there.
+    """
+    run = one_run(args.run)
+    file_to_write(args.to, "--to", "params.json")
+    if program_of(run):
+        written = export_best(run, args.to, **{name: getattr(args, name) for name in SEARCH_SETTINGS})
+        what = "{}'s weights; provenance in {}".format(written.provenance["program"], written.sidecar)
+    else:
+        settings = load_params(args.to if os.path.isfile(args.to) else SHIPPED_PARAMS, warn=lambda message: None)
+        written = export_best(run, args.to, **search_settings(args, settings))
+        what = "playing depth {}{}".format(written.depth, ", tapered" if written.endgame else "")
+    fitness = written.provenance["fitness"]
+    print(
+        "wrote {} ({}): generation {} of {}, win rate {:.3f}, margin {:+.2f}".format(
+            args.to,
+            what,
+            written.provenance["generation"],
+            written.provenance["run"],
+            fitness["win_rate"],
+            fitness["mean_stone_margin"],
+        )
+    )
+    return 0
