@@ -6,7 +6,8 @@ import argparse
 import sys
 
 from engine.cli import bench, book, bundle, course, engines, match, play, serve, solve, train
-from engine.cli.arguments import run_command, subcommands
+from engine.cli.arguments import subcommands
+from engine.cli.exits import run_command
 from engine.errors import UserError
 from engine.play.executors import ExecutorError
 

@@ -5,7 +5,8 @@ import argparse
 import os
 import sys
 
-from engine.cli.arguments import run_command, subcommands
+from engine.cli.arguments import subcommands
+from engine.cli.exits import run_command
 from engine.errors import UserError
 from engine.play.executors import ExecutorError
 from evolve.checkpoint import CHECKPOINT

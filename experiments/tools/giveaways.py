@@ -44,7 +44,8 @@ from openings import PLIES, solve_seed
 from engine.agent import decide_move
 from engine.bitboard import count
 from engine.book import book_key
-from engine.cli.arguments import add_table_bits, positive_int, run_command
+from engine.cli.arguments import add_table_bits, positive_int
+from engine.cli.exits import run_command
 from engine.cli.match import match_lines
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, PASS, colour_word
