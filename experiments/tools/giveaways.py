@@ -384,10 +384,7 @@ def run_study(args):
     answers = json.load(open(answers_path))
     text = "\n".join(report(examine_all(args, out, results, answers)))
     print(text)
-    staging = os.path.join(out, REPORT + ".partial")
-    with open(staging, "w") as handle:
-        handle.write(text + "\n")
-    os.replace(staging, os.path.join(out, REPORT))  # whole or not at all
+    write_atomic(os.path.join(out, REPORT), text + "\n")
     return 0
 
 
