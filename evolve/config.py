@@ -17,7 +17,7 @@ from engine.play.executors import SCHEDULER_FORMS, check_scheduler
 from engine.play.openings import OpeningsError, load_openings
 from engine.players.searcher import ENGINES
 from engine.players.specs import make_player
-from engine.sandbox.limits import MODES
+from engine.sandbox.limits import MODES, UntrustedFolderError
 from evolve.genome import ENDGAME, UNRECORDED_GENES, feature_of, genes, named
 from evolve.program import fingerprint, folder_problem, name_problem, read_agent_weights, start_row
 
@@ -356,7 +356,11 @@ def _individual(config, table, data, files, path, recorded):
         row = [] if current is None or recorded is not None else start_row(current, config["bounds"], shown)
     except ValueError as error:
         raise ConfigError(f"{path}: {error}")
-    config["individual"] = dict(individual, folder=folder, base=current or {}, fingerprint=fingerprint(folder, name))
+    try:
+        digest = fingerprint(folder, name)
+    except UntrustedFolderError as error:
+        raise ConfigError(f"{path}: 'individual.program': {error}")
+    config["individual"] = dict(individual, folder=folder, base=current or {}, fingerprint=digest)
     if recorded is not None:
         config["start"] = _start(config, [shown] if recorded else [], path, recorded)
         return

@@ -23,6 +23,7 @@ import logging
 import math
 import os
 import sys
+import tempfile
 from contextlib import contextmanager
 from typing import Dict, NamedTuple, Tuple
 
@@ -34,9 +35,9 @@ from engine.players.base import PlayerFault
 from engine.players.program import ProgramPlayer
 from engine.position import Position
 from engine.protocol import write_atomic
-from engine.sandbox.files import NOT_COPIED, UntrustedFileError, read_untrusted, write_new
+from engine.sandbox.files import NOT_COPIED, UntrustedFileError, copy_folder, read_untrusted, remove_tree, write_new
 from engine.sandbox.isolation import prepare_folder, warning
-from engine.sandbox.limits import Limits
+from engine.sandbox.limits import DEFAULT_LIMITS, MIB, Limits, UntrustedFolderError
 from evolve.genome import named
 
 log = logging.getLogger("evolve.program")
@@ -137,20 +138,28 @@ def start_row(current, bounds, shown):
     return row
 
 
-def fingerprint(folder, weights_file):
-    """A digest of the agent's files as a copy takes them, its weights file aside: whether it changed."""
-    digest = hashlib.sha256()
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if d not in NOT_COPIED and not d.endswith(".egg-info"))
-        for name in sorted(files):
-            path = os.path.join(root, name)
-            relative = os.path.relpath(path, folder)
-            if relative == weights_file or not os.path.isfile(path):
-                continue
-            digest.update(relative.encode("utf-8", "surrogateescape") + b"\0")
-            with open(path, "rb") as handle:
-                digest.update(hashlib.sha256(handle.read()).digest())
-    return digest.hexdigest()
+def fingerprint(folder, weights_file, limits=DEFAULT_LIMITS):
+    """A digest of the agent's files as the games' copy takes them, its weights file aside: whether it
+    changed. The folder is read only through that copy (regular files, no link out, the size, depth and
+    entry caps): UntrustedFolderError names what it refuses."""
+    staging = tempfile.mkdtemp(prefix="littlego-fingerprint-")
+    try:
+        copy = os.path.join(staging, "copy")
+        copy_folder(folder, copy, limits.folder_mb * MIB)
+        digest = hashlib.sha256()
+        for root, dirs, files in os.walk(copy):
+            dirs.sort()
+            for name in sorted(files):
+                path = os.path.join(root, name)
+                relative = os.path.relpath(path, copy)
+                if relative == weights_file:
+                    continue
+                digest.update(relative.encode("utf-8", "surrogateescape") + b"\0")
+                with open(path, "rb") as handle:
+                    digest.update(hashlib.sha256(handle.read()).digest())
+        return digest.hexdigest()
+    finally:
+        remove_tree(staging)
 
 
 def agent_weights(genes, weights, base):
@@ -222,7 +231,11 @@ def program_built(config, scheduler=None, out=None):
     problem = folder_problem(folder)
     if problem:
         raise RunError(f"individual.program: {folder}: {problem}")
-    if fingerprint(folder, individual["weights_file"]) != individual["fingerprint"]:
+    try:
+        changed = fingerprint(folder, individual["weights_file"]) != individual["fingerprint"]
+    except UntrustedFolderError as error:
+        raise RunError(f"individual.program: {error}")
+    if changed:
         _say(
             f"individual.program: {folder} changed since the run began: its games from here on may differ from those "
             "recorded"

@@ -254,16 +254,19 @@ out.write("9,9" if held > {memory} else "PASS")
 CGROUPS = ["here", "none"]
 
 
-def cgroups(monkeypatch, which):
+def cgroups(monkeypatch, which, mode):
+    """The limits of a test in ``mode`` with the cgroups ``which`` names: where none count CPU, isolated
+    moves run in auto (strict refuses them: ``test_strict_refuses_...``)."""
     if which == "none":
         monkeypatch.setattr(accounting, "hierarchies", lambda: {})
+        return LIMITS._replace(mode="auto" if mode == "strict" else mode)
+    return LIMITS._replace(mode=mode)
 
 
 @pytest.mark.parametrize("which", CGROUPS)
 @pytest.mark.parametrize("mode", [pytest.param("strict", marks=isolated), "off"])
 def test_memory_held_in_memfd_counts_against_the_memory_limit(tmp_path, monkeypatch, mode, which):
-    cgroups(monkeypatch, which)
-    limits = LIMITS._replace(mode=mode)
+    limits = cgroups(monkeypatch, which, mode)
     result = one_move(
         folder_of(
             tmp_path, "hoarder", {"my_player3.py": MEMFD.format(memory=limits.memory_mb, file_mb=limits.file_mb)}
@@ -291,8 +294,7 @@ open("output.txt", "w").write("PASS")
 @pytest.mark.parametrize("which", CGROUPS)
 @pytest.mark.parametrize("mode", [pytest.param("strict", marks=isolated), "off"])
 def test_cpu_of_children_never_reaped_is_charged_to_the_move(tmp_path, monkeypatch, mode, which):
-    cgroups(monkeypatch, which)
-    limits = LIMITS._replace(mode=mode)
+    limits = cgroups(monkeypatch, which, mode)
     player = ProgramPlayer(
         str(folder_of(tmp_path, "burner", {"my_player3.py": BURNERS})), cpu_limit=1.0, wall_limit=10, limits=limits
     )
@@ -303,6 +305,49 @@ def test_cpu_of_children_never_reaped_is_charged_to_the_move(tmp_path, monkeypat
     finally:
         player.close()
     assert fault.value.reason == Reason.TIMEOUT and "over the 1.0 s limit" in fault.value.detail
+
+
+HIDDEN = """import os, time
+if os.fork() == 0:                     # a child that reaps 60 short burners itself and is never reaped
+    for _ in range(60):
+        pid = os.fork()
+        if pid == 0:
+            end = time.process_time() + 0.04
+            while time.process_time() < end:
+                pass
+            os._exit(0)
+        os.waitpid(pid, 0)
+    os._exit(0)
+time.sleep(4.0)
+open("output.txt", "w").write("PASS")
+"""
+
+
+@pytest.mark.skipif(accounting.CPU not in accounting.hierarchies(), reason="no CPU cgroup here")
+@isolated
+def test_cpu_hidden_in_grandchildren_that_a_child_reaped_is_charged_to_the_move(tmp_path):
+    player = ProgramPlayer(
+        str(folder_of(tmp_path, "hider", {"my_player3.py": HIDDEN})), cpu_limit=1.0, wall_limit=10, limits=LIMITS
+    )
+    player.new_game(BLACK, 1)
+    try:
+        with pytest.raises(PlayerFault) as fault:
+            player.timed_move(Position.initial())
+    finally:
+        player.close()
+    assert fault.value.reason == Reason.TIMEOUT and "over the 1.0 s limit" in fault.value.detail
+
+
+@isolated
+def test_strict_refuses_where_no_cgroup_counts_the_cpu_of_every_process(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(accounting, "hierarchies", lambda: {})
+    folder = folder_of(tmp_path, "plain", {"my_player3.py": PASS_PY})
+    assert main(["match", f"cmd:{folder}", "random", "--games", "1", "--sandbox", "strict"]) == 2
+    error = capsys.readouterr().err
+    assert "--sandbox strict: no cgroup littlego may make counts the CPU of all of a move's processes" in error
+    assert "isolate requires cgroups too" in error
+    result = one_move(folder, LIMITS)
+    assert isinstance(result, PlayerFault) and "--sandbox strict: no cgroup" in result.detail
 
 
 # --- a class of hostile entrants ----------------------------------------------------------------

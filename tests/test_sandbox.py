@@ -85,8 +85,9 @@ def test_an_agent_cannot_read_or_rewrite_its_opponents_copy_nor_the_users_files(
     user_file.write_text("the user's notes")
     opponent = ProgramPlayer(str(victim), limits=limits_of(mode))
     opponent.new_game(BLACK, 1)  # its copy exists while the attacker moves
+    copies = os.path.join(os.path.dirname(opponent.workspace.top), "littlego-player-*", "play", "secret.txt")
     body = f"""
-candidates = glob.glob("/tmp/littlego-player-*/play/secret.txt") + [{str(victim)!r} + "/secret.txt", {str(user_file)!r}]
+candidates = glob.glob({copies!r}) + [{str(victim)!r} + "/secret.txt", {str(user_file)!r}]
 found = [p for p in candidates if os.path.exists(p)]
 changed = []
 for path in found:

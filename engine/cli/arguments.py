@@ -15,7 +15,7 @@ from engine.params import MAX_CLOSE_STONES
 from engine.play.executors import check_scheduler
 from engine.players.program import ProgramPlayer
 from engine.players.specs import make_player
-from engine.sandbox.isolation import isolation, warning
+from engine.sandbox.isolation import strict_refusal, warning
 from engine.sandbox.limits import DEFAULT_LIMITS, MODES, Limits, SandboxError
 
 SCHEDULER_HELP = (
@@ -258,8 +258,9 @@ def sandbox_limits(args):
     """The Limits the sandbox options ask for; the one-line warning on stderr where program players
     will not be isolated, SandboxError where --sandbox strict cannot be honoured."""
     limits = Limits(args.sandbox, args.memory, args.processes, args.file_size, args.folder_size)
-    if limits.mode == "strict" and not isolation()[0]:
-        raise SandboxError(f"--sandbox strict: program players cannot be isolated here: {isolation()[1]}")
+    refusal = strict_refusal() if limits.mode == "strict" else None
+    if refusal:
+        raise SandboxError(f"--sandbox strict: {refusal}")
     line = warning(limits)
     if line:
         print("warning: " + line, file=sys.stderr)

@@ -3,7 +3,8 @@
 Every player answers a flat point or PASS; ``play_game`` judges it by the rules and never
 raises for a player's fault: a ``PlayerFault`` (timeout, crash, bad output, a point off
 the board), an exception inside an in-process player, a move over the CPU limit or an
-illegal placement loses the game for that player, with the reason in the record.
+illegal placement loses the game for that player, with the reason in the record. A failure of
+the host itself (``HostError``: its disk full) is charged to no one: it ends the game unscored.
 """
 
 from typing import List, NamedTuple, Optional, Tuple
@@ -15,6 +16,7 @@ from engine.coords import is_move, move_to_text
 from engine.players.base import PlayerFault, Reason
 from engine.playout import random_opening
 from engine.position import IllegalMove
+from engine.sandbox.limits import HostError
 
 
 class GameRecord(NamedTuple):
@@ -81,6 +83,8 @@ def _start(player, colour, seed):
         player.new_game(colour, derive_seed(seed, colour))
     except PlayerFault as fault:
         return fault.reason, "at set-up: " + fault.detail, colour
+    except HostError:
+        raise  # the host failed, not the player: no game is scored
     except Exception as error:  # an in-process player's bug loses its game only
         return Reason.CRASH, f"at set-up: {type(error).__name__}: {error}", colour
     return None
@@ -93,6 +97,8 @@ def _ask(player, colour, position, cpu_limit):
         move, seconds = player.timed_move(position)
     except PlayerFault as fault:
         return None, (fault.reason, fault.detail, colour)
+    except HostError:
+        raise  # the host failed, not the player: no game is scored
     except Exception as error:  # an in-process player's bug loses its game only
         return None, (Reason.CRASH, f"{type(error).__name__}: {error}", colour)
     if seconds > cpu_limit:

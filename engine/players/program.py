@@ -1,26 +1,28 @@
 """Any course agent as a player, run as the course runs it.
 
-A fresh process per move in a private copy of the player's folder, ``input.txt``
-written the course way, ``output.txt`` read the course way. A move over the CPU limit
+A fresh process per move in a private copy of the player's folder (a workspace with a quota,
+``workspace``), ``input.txt`` written the course way, ``output.txt`` read the course way. Where
+the sandbox can have it, each move is forked from a move server that the game's one sandbox
+starts (``gamebox``); elsewhere each move is a process in a sandbox of its own. A move over the CPU limit
 (user + sys, as ``time`` counts it), a crash, a missing or unparsable ``output.txt`` or a
 point off the board is a ``PlayerFault`` naming the reason; a player that hangs is killed.
 """
 
 import os
-import shutil
 import signal
 import sys
-import tempfile
 
 from engine.constants import COURSE_CPU_LIMIT, PASS
 from engine.coords import on_board, to_point
 from engine.errors import InvalidInput
 from engine.players.base import Player, PlayerFault, Reason
 from engine.players.host import OutputFormatError, format_input, read_output
+from engine.sandbox import gamebox
 from engine.sandbox.files import UntrustedFileError, copy_folder, excerpt, tail, write_new
 from engine.sandbox.isolation import prepare_folder, wrap
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB, SandboxError, UntrustedFolderError
 from engine.sandbox.process import run
+from engine.sandbox.workspace import FULL, Workspace
 
 STDERR_SHOWN = 300  # characters of an agent's stderr in a fault
 
@@ -42,23 +44,63 @@ class ProgramPlayer(Player):
         self.wall_limit = wall_limit or max(3 * cpu_limit, cpu_limit + 5)
         self.spec = spec or f"cmd:{directory}"
         self.limits = limits
-        self.workdir = None
+        self.workspace = self.workdir = self.box = None
+
+    def _key(self):
+        """What a sandbox kept between games serves: this player's folder, command and limits."""
+        command = tuple(self.command) if isinstance(self.command, list) else self.command
+        return self.source, command, self.limits, self.cpu_limit, self.wall_limit
 
     def new_game(self, colour, seed):
         Player.new_game(self, colour, seed)
         self.close()
-        self.workdir = os.path.join(tempfile.mkdtemp(prefix="littlego-player-"), "play")
+        self.workspace, self.box = gamebox.lease(self._key())
+        if self.workspace is None:
+            self.workspace = Workspace(self.limits)
+        self.workdir = self.workspace.folder
         try:
             copy_folder(self.source, self.workdir, self.limits.folder_mb * MIB)
         except (UntrustedFolderError, OSError) as error:
+            workspace = self.workspace
+            if isinstance(error, OSError) and error.errno in FULL:  # HostError unless its own quota
+                try:
+                    error = workspace.host_write_failed("the copy of its folder", error)
+                finally:
+                    self.close()
             self.close()
             raise PlayerFault(Reason.CRASH, f"its folder cannot be copied: {error}")
         prepare_folder(self.workdir, self.limits)
+        if self.box is None and gamebox.available(self.limits):
+            self.box = gamebox.GameBox(
+                self.workdir,
+                self.command,
+                self.limits,
+                self.cpu_limit,
+                self.wall_limit,
+                self._stderr_path(),
+                self.workspace.scratch,
+            )
 
     def close(self):
-        if self.workdir:
-            shutil.rmtree(os.path.dirname(self.workdir), ignore_errors=True)
-            self.workdir = None
+        if self.workspace:
+            gamebox.give_back(self._key(), self.workspace, self.box)
+        self.workspace = self.workdir = self.box = None
+
+    def _stderr_path(self):
+        return os.path.join(self.workspace.top, "stderr.txt")
+
+    def _write_input(self, position):
+        """``input.txt`` written into the copy for the next move; a PlayerFault where the agent filled its
+        own workspace, HostError where the host's disk failed the write (no player is charged)."""
+        try:
+            write_new(
+                os.path.join(self.workdir, "input.txt"),
+                format_input(position.player, position.previous_string(), position.board_string()),
+            )
+        except OSError as error:
+            if error.errno not in FULL:
+                raise
+            raise PlayerFault(Reason.CRASH, self.workspace.host_write_failed("input.txt", error))
 
     def move(self, position):
         return self.timed_move(position)[0]
@@ -71,26 +113,9 @@ class ProgramPlayer(Player):
                 pass
             except OSError as error:  # a folder the agent put there
                 raise PlayerFault(Reason.BAD_OUTPUT, f"{name} cannot be replaced: {error.strerror}")
-        write_new(
-            os.path.join(self.workdir, "input.txt"),
-            format_input(position.player, position.previous_string(), position.board_string()),
-        )
-        stderr_path = os.path.join(os.path.dirname(self.workdir), "stderr.txt")
-        try:
-            argv = wrap(self.command, self.workdir, self.limits)
-        except SandboxError as error:
-            raise PlayerFault(Reason.CRASH, str(error))
-        with open(stderr_path, "wb") as stderr:
-            try:
-                finished = run(argv, self.workdir, self.limits, self.cpu_limit, self.wall_limit, stderr=stderr)
-            except OSError as error:  # no such program (without the sandbox, an argv runs directly)
-                raise PlayerFault(
-                    Reason.CRASH,
-                    "cannot start {}: {}".format(
-                        excerpt(" ".join(self.command) if isinstance(self.command, list) else self.command, 100),
-                        error.strerror or error,
-                    ),
-                )
+        self._write_input(position)
+        stderr_path = self._stderr_path()
+        finished = self._run_move(stderr_path)
         status, cpu = finished.status, finished.cpu
         if finished.timed_out:
             raise PlayerFault(Reason.TIMEOUT, f"no answer in {self.wall_limit:.0f} s of wall time (killed)")
@@ -132,6 +157,31 @@ class ProgramPlayer(Player):
         if not on_board(*move):
             raise PlayerFault(Reason.ILLEGAL, "{},{} is off the board".format(*move))
         return to_point(*move), cpu
+
+    def _run_move(self, stderr_path):
+        """A Finished: the move run in the game's sandbox where its moves are served, else in its own."""
+        try:
+            if self.box:
+                if os.path.exists(stderr_path):
+                    os.truncate(stderr_path, 0)  # the tail shown in a fault is this move's
+                finished = self.box.run_move()
+                if finished is not None:
+                    return finished
+                self.box = None  # no namespaces for moves here: a sandbox a move from now on
+            argv = wrap(self.command, self.workdir, self.limits)
+        except SandboxError as error:
+            raise PlayerFault(Reason.CRASH, str(error))
+        with open(stderr_path, "wb") as stderr:
+            try:
+                return run(argv, self.workdir, self.limits, self.cpu_limit, self.wall_limit, stderr=stderr)
+            except OSError as error:  # no such program (without the sandbox, an argv runs directly)
+                raise PlayerFault(
+                    Reason.CRASH,
+                    "cannot start {}: {}".format(
+                        excerpt(" ".join(self.command) if isinstance(self.command, list) else self.command, 100),
+                        error.strerror or error,
+                    ),
+                )
 
 
 _SIGNAL_MEANING = {

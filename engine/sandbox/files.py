@@ -7,11 +7,14 @@ written, so a sparse file counts at its full size, and a copy past the folder li
 A file the agent leaves for the host is opened without following a link and without blocking,
 only when it is a regular file, and only its first ``READ_LIMIT`` bytes are read; what the host
 shows of an agent's text is a short excerpt with everything unprintable escaped.
+
+No folder an agent makes or submits can crash the host by its shape: a copy is refused past
+``FOLDER_DEPTH`` levels or ``FOLDER_ENTRIES`` entries, naming the entry, and ``remove_tree``
+removes a folder of any depth without recursion and without following a link.
 """
 
 import errno
 import os
-import shutil
 import stat
 
 from engine.sandbox.limits import MIB, UntrustedFolderError
@@ -19,6 +22,8 @@ from engine.sandbox.limits import MIB, UntrustedFolderError
 READ_LIMIT = 4096  # bytes of an agent's answer the host reads (a move is a few)
 EXCERPT_CHARACTERS = 60  # of an agent's text in a fault
 _CHUNK = 1 << 20
+FOLDER_DEPTH = 64  # levels of folders in a copy: far beyond any agent's, far below a recursion limit
+FOLDER_ENTRIES = 10_000  # files and folders in a copy: the host's time to copy it stays small
 # Version control, caches and evolution runs are no part of a player: not copied.
 NOT_COPIED = frozenset((".git", "__pycache__", ".hypothesis", ".pytest_cache", "runs"))
 NOT_COPIED_SUFFIXES = (".egg-info",)
@@ -118,15 +123,21 @@ def _inside(path, root):
 
 
 class _Copy:
-    """One folder copy under way: the bytes written so far against the cap."""
+    """One folder copy under way: the bytes written and the entries made so far against the caps."""
 
     def __init__(self, source, cap_bytes):
         self.source, self.root, self.cap, self.written = source, os.path.realpath(source), cap_bytes, 0
+        self.entries = 0
 
     def refuse(self, path, why):
         raise UntrustedFolderError(
             f"agent folder {excerpt(self.source, 200)}: {excerpt(os.path.relpath(path, self.source), 120)} {why}"
         )
+
+    def count(self, path):
+        self.entries += 1
+        if self.entries > FOLDER_ENTRIES:
+            self.refuse(path, f"is past the {FOLDER_ENTRIES:,} files and folders a copy may hold")
 
     def file(self, path, destination):
         try:
@@ -155,28 +166,95 @@ class _Copy:
             self.refuse(path, "is a symbolic link to something other than a regular file")
         self.file(target, destination)
 
-    def folder(self, path, destination):
-        os.mkdir(destination, 0o755)
-        with os.scandir(path) as entries:
-            for entry in sorted(entries, key=lambda e: e.name):
+    def tree(self, top, destination):
+        """Copy the folder ``top`` level by level (a stack, not recursion), refusing past FOLDER_DEPTH."""
+        pending = [(top, destination, 0)]
+        while pending:
+            path, made, depth = pending.pop()
+            if depth > FOLDER_DEPTH:
+                self.refuse(path, f"is more than {FOLDER_DEPTH} folders deep")
+            if depth or not os.path.isdir(made) or os.listdir(made):
+                os.mkdir(made, 0o755)  # the top may be a workspace's empty mount point
+            with os.scandir(path) as found:
+                entries = sorted(found, key=lambda e: e.name)
+            for entry in entries:
                 if _ignored(entry.name):
                     continue
-                inner, outer = entry.path, os.path.join(destination, entry.name)
+                self.count(entry.path)
+                inner, outer = entry.path, os.path.join(made, entry.name)
                 if entry.is_symlink():
                     self.link(inner, outer)
                 elif entry.is_dir(follow_symlinks=False):
-                    self.folder(inner, outer)
+                    pending.append((inner, outer, depth + 1))
                 else:
                     self.file(inner, outer)  # refused there unless a regular file
 
 
 def copy_folder(source, destination, cap_bytes):
-    """Copy the agent folder ``source`` to ``destination`` (which must not exist) as untrusted input; the
-    bytes written. UntrustedFolderError naming the first entry refused; nothing is left of a refused copy."""
+    """Copy the agent folder ``source`` to ``destination`` (which must not exist, or an empty folder that
+    is a mount point: a workspace) as untrusted input; the bytes written. UntrustedFolderError naming the
+    first entry refused; nothing is left of a refused copy."""
     copy = _Copy(source, cap_bytes)
     try:
-        copy.folder(source, destination)
+        copy.tree(source, destination)
     except BaseException:
-        shutil.rmtree(destination, ignore_errors=True)
+        remove_tree(destination)
         raise
     return copy.written
+
+
+_DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def remove_tree(path):
+    """Remove the folder ``path`` and all it holds, however deep, never following a link; what cannot be
+    removed is left (a missing ``path`` is no error). Iterative: one open folder at a time, the names of
+    the folders above kept in a list, so no depth reaches a recursion or descriptor limit."""
+    try:
+        handle = os.open(path, _DIRECTORY)
+    except OSError:
+        try:
+            os.unlink(path)  # a file or a link where a folder was expected
+        except OSError:
+            pass
+        return
+    names = []  # the folder names from ``path`` down to the open one
+    stuck = set()  # the inodes of folders that could not be removed: not entered again
+    while True:
+        below = None
+        with os.scandir(handle) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.inode() not in stuck:
+                        below = entry.name
+                        break
+                    continue
+                try:
+                    os.unlink(entry.name, dir_fd=handle)
+                except OSError:
+                    pass
+        if below is not None:
+            try:
+                inner = os.open(below, _DIRECTORY, dir_fd=handle)
+            except OSError:
+                stuck.add(os.stat(below, dir_fd=handle, follow_symlinks=False).st_ino)
+                continue
+            os.close(handle)
+            handle = inner
+            names.append(below)
+            continue
+        if not names:
+            os.close(handle)
+            break
+        parent = os.open("..", _DIRECTORY, dir_fd=handle)
+        os.close(handle)
+        handle = parent
+        name = names.pop()
+        try:
+            os.rmdir(name, dir_fd=handle)
+        except OSError:
+            stuck.add(os.stat(name, dir_fd=handle, follow_symlinks=False).st_ino)
+    try:
+        os.rmdir(path)
+    except OSError:
+        pass

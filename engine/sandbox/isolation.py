@@ -40,6 +40,7 @@ COUNTED_PER_NAMESPACE_SINCE = (5, 14)
 # keys, no PYTHONPATH). PATH also holds the folder of the Python running littlego; HOME is its own copy.
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 LANGUAGE = "C.UTF-8"
+PRIVATE_TMP_MODE = "01777"  # of the private /tmp and /dev/shm
 
 
 def environment(folder):
@@ -124,6 +125,23 @@ def isolation():
     return found.isolated, found.why
 
 
+UNCOUNTED_CPU = (
+    "no cgroup littlego may make counts the CPU of all of a move's processes here: the host sees each "
+    "process's own CPU only, and misses CPU spent in children that another of the move's processes reaped"
+)
+
+
+def strict_refusal():
+    """Why ``--sandbox strict`` cannot be honoured here, or None: no isolation, or no cgroup that counts
+    the CPU of all of a move's processes (isolate requires cgroups for the same reason)."""
+    isolated, why = isolation()
+    if not isolated:
+        return f"program players cannot be isolated here: {why}"
+    if accounting.CPU not in accounting.hierarchies():
+        return f"{UNCOUNTED_CPU} (isolate requires cgroups too; --sandbox auto runs with a warning)"
+    return None
+
+
 @functools.lru_cache(maxsize=None)
 def _interpreter(launcher):
     """The Python that ``launcher`` (``python``, ``python3``, maybe a pyenv shim) starts, or None."""
@@ -195,30 +213,45 @@ def _ancestors(folders):
     return sorted(set(made), key=lambda f: f.count(os.sep))
 
 
+def _as_unprivileged():
+    """The start of what runs inside bwrap under root: becoming ``nobody``, no capability kept; [] otherwise."""
+    ids = _unprivileged_ids()
+    if not ids:
+        return []
+    return [
+        shutil.which(SWITCH_USER) or SWITCH_USER,
+        f"--reuid={ids[0]}",
+        f"--regid={ids[1]}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--",
+    ]
+
+
 def _inside(command, allowance, nested):
     """What runs inside bwrap: under root, ``nobody`` (in a user namespace of its own where
     ``nested``), then RLIMIT_NPROC at ``allowance``, then ``command`` (a list)."""
-    chain = []
-    ids = _unprivileged_ids()
-    if ids:
-        chain += [
-            shutil.which(SWITCH_USER) or SWITCH_USER,
-            f"--reuid={ids[0]}",
-            f"--regid={ids[1]}",
-            "--clear-groups",
-            "--inh-caps=-all",
-            "--bounding-set=-all",
-            "--",
-        ]
-        if nested:
-            chain += [shutil.which(OWN_USER_NAMESPACE) or OWN_USER_NAMESPACE, "--user", "--"]
+    chain = _as_unprivileged()
+    if chain and nested:
+        chain += [shutil.which(OWN_USER_NAMESPACE) or OWN_USER_NAMESPACE, "--user", "--"]
     return (
         chain + [shutil.which(PROCESS_LIMIT) or PROCESS_LIMIT, f"--nproc={allowance}:{allowance}", "--"] + list(command)
     )
 
 
-def bwrap_argv(chdir, command, writable, tmp_mb=DEFAULT_LIMITS.file_mb, extra=()):
-    """The argv running ``command`` (a list) in a sandbox whose only writable folder is ``writable``.
+def _private(place, size_mb, scratch):
+    """The bwrap arguments of the private ``place`` (/tmp, /dev/shm): the scratch folder bound there, else
+    a tmpfs of ``size_mb``."""
+    if scratch:
+        return ["--bind", scratch[place], place]
+    return ["--perms", PRIVATE_TMP_MODE, "--size", str(size_mb * MIB), "--tmpfs", place]
+
+
+def bwrap_argv(chdir, command, writable, tmp_mb=DEFAULT_LIMITS.file_mb, extra=(), scratch=None):
+    """The argv running ``command`` (a list) in a sandbox whose only writable folder is ``writable``,
+    beside /tmp and /dev/shm: tmpfs of ``tmp_mb`` each, or the host's folders ``scratch`` names
+    ({"/tmp": folder, "/dev/shm": folder}: a workspace's, within its quota).
 
     Under root, bwrap runs privileged, with no user namespace, and the command (``_inside``) turns
     itself into ``nobody`` (the kernel never holds root's processes to a limit); otherwise bwrap
@@ -226,7 +259,8 @@ def bwrap_argv(chdir, command, writable, tmp_mb=DEFAULT_LIMITS.file_mb, extra=()
     """
     argv = [shutil.which(ISOLATION_TOOL) or ISOLATION_TOOL]
     # A private /tmp first (small: files beyond the copy are no place to fill), then the folders on it.
-    argv += ["--size", str(tmp_mb * MIB), "--tmpfs", "/tmp"]
+    # Open to every user with the sticky bit, as a system's /tmp is: the move's user (nobody) writes there.
+    argv += _private("/tmp", tmp_mb, scratch)
     for folder in SYSTEM_FOLDERS:
         if os.path.islink(folder):
             argv += ["--symlink", os.readlink(folder), folder]
@@ -245,10 +279,7 @@ def bwrap_argv(chdir, command, writable, tmp_mb=DEFAULT_LIMITS.file_mb, extra=()
         "/proc",
         "--dev",
         "/dev",
-        "--size",
-        str(tmp_mb * MIB),
-        "--tmpfs",
-        "/dev/shm",
+        *_private("/dev/shm", tmp_mb, scratch),
         "--die-with-parent",
         "--new-session",
         "--as-pid-1",
@@ -312,10 +343,19 @@ def wrap(command, folder, limits):
     """The argv of ``command`` (an argv list, or a shell command line) run in ``folder`` under ``limits``:
     in the sandbox where it can be had; SandboxError where ``strict`` asks for isolation that cannot be."""
     found = support() if limits.mode != "off" else Support(False)
+    refusal = strict_refusal() if limits.mode == "strict" else None
+    if refusal:
+        raise SandboxError(f"--sandbox strict: {refusal}")
     if not found.isolated:
-        if limits.mode == "strict":
-            raise SandboxError(f"--sandbox strict: no isolation for program players here: {found.why}")
         return ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
+    argv, installation = resolve_command(command)
+    inside = _inside(argv, process_allowance(limits), found.nested)
+    return bwrap_argv(folder, inside, folder, limits.file_mb, [installation] if installation else [])
+
+
+def resolve_command(command):
+    """(the argv that runs ``command``, an argv list or a shell command line, with its program made absolute
+    as ``resolve_program`` does; the installation folder that program needs in the sandbox, or None)."""
     if isinstance(command, str):
         command = resolve_launcher(command)
         try:
@@ -326,9 +366,25 @@ def wrap(command, folder, limits):
     else:
         argv = resolve_program(command)
         program = argv[0]
-    installation = program_folder(program) if program else None
-    inside = _inside(argv, process_allowance(limits), found.nested)
-    return bwrap_argv(folder, inside, folder, limits.file_mb, [installation] if installation else [])
+    return argv, program_folder(program) if program else None
+
+
+def serves_moves(limits):
+    """Whether a game's moves may be forked from one sandbox's move server (``gamebox``): where they are
+    isolated and the process limit counts a move's own tasks (the server checks the rest when it starts)."""
+    found = support() if limits.mode != "off" else Support(False)
+    return found.isolated and found.own_count
+
+
+def server_sandbox(server, folder, limits, installation=None, scratch=None):
+    """The argv of a player's sandbox whose first process is ``server`` (an argv list), as the user moves
+    run as; the moves it forks take their own namespaces and limits (``forkserver``). ``scratch``: as
+    ``bwrap_argv`` takes it."""
+    refusal = strict_refusal() if limits.mode == "strict" else None
+    if refusal:
+        raise SandboxError(f"--sandbox strict: {refusal}")
+    inside = _as_unprivileged() + list(server)
+    return bwrap_argv(folder, inside, folder, limits.file_mb, [installation] if installation else [], scratch)
 
 
 def describe_unisolated(limits):
@@ -352,7 +408,7 @@ def warning(limits):
         return f"program players run without a sandbox (--sandbox off): limits only ({describe_unisolated(limits)})"
     isolated, why = isolation()
     if isolated:
-        return None
+        return None if accounting.CPU in accounting.hierarchies() else f"program players' CPU: {UNCOUNTED_CPU}"
     return (
         f"program players are not isolated ({why}): they can read and write the other players' folders and your "
         f"files; only their resources are limited ({describe_unisolated(limits)})"

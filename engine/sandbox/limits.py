@@ -18,6 +18,11 @@ class UntrustedFolderError(UserError, ValueError):
     or more than the folder limit; the message names the entry and why."""
 
 
+class HostError(UserError, OSError):
+    """The host itself failed where a player plays (its disk full): no player is charged with it; the
+    message says what failed and where."""
+
+
 class Limits(NamedTuple):
     """How a program player's moves (and an agent's build) run: the isolation mode and the limits.
 
@@ -31,6 +36,11 @@ class Limits(NamedTuple):
     processes: int = 128  # tasks (processes and threads) of a move (cgroup pids, RLIMIT_NPROC in the sandbox)
     file_mb: int = 64  # the largest file it may write (RLIMIT_FSIZE); also the private /tmp's size
     folder_mb: int = 100  # the bytes of an agent folder's files, counted as they are copied
+
+    @property
+    def workspace_mb(self):
+        """The quota of a copy's workspace (``workspace.py``): the copy, and one more file as large as allowed."""
+        return self.folder_mb + self.file_mb
 
 
 DEFAULT_LIMITS = Limits()

@@ -1,0 +1,280 @@
+"""One sandbox a game for a program player: its moves forked from a move server inside it.
+
+Starting bwrap and an interpreter at every move cost about 0.1 s; here the sandbox and its move
+server (``forkserver``) start once, at the game's first move, and each move is a fresh process
+forked from the server: it sees the same files, runs under the same limits and ends with the
+same faults as a process started for it alone (``process.run``). The game's cgroups
+(``accounting``) count CPU and memory over every process of the sandbox; a move is charged the
+CPU they counted while it ran (or, without them, what the server reaped and the samples saw),
+and a move over its CPU or its wall-clock limit ends the whole sandbox: the game is lost anyway.
+
+A server that finds no namespaces for its moves (``unsupported``) is not asked again in this
+process: ``available`` then says no, and moves run one sandbox each.
+"""
+
+import atexit
+import marshal
+import os
+import select
+import shlex
+import subprocess
+import sys
+import threading
+import time
+
+from engine.sandbox import forkserver
+from engine.sandbox.accounting import CPU, Accounting
+from engine.sandbox.isolation import environment, process_allowance, resolve_command, server_sandbox, serves_moves
+from engine.sandbox.limits import MIB
+from engine.sandbox.process import Finished, _kill_group, _Samples, file_limits, starter
+
+SERVER_MEMORY_MB = 32  # beside a move's own memory in the game's cgroup: the server's interpreter
+SERVER_TASKS = 2  # the server, and the process of a move that waits for the move's first process
+SERVER_CPU_SECONDS = 60  # the server's own CPU over a game (it starts once and forks): far above its use
+START_SECONDS = 30  # of wall time for the server to start (its interpreter, the namespace trial)
+POLL_SECONDS = 0.02
+SHELL_CHARACTERS = set("|&;<>()$`\\\"'*?[]#~=%{}\n")
+_unsupported = []  # why a server found no namespaces for moves here, once found
+
+
+class ServerLost(Exception):
+    """The move server ended or broke its protocol; the sandbox is gone."""
+
+
+def available(limits):
+    """Whether a program player's moves are served from one sandbox a game here."""
+    return serves_moves(limits) and not _unsupported
+
+
+def python_script(argv):
+    """(script, arguments) where ``argv`` (resolved) runs a Python script on the interpreter running
+    littlego, which the server can run itself; else None."""
+    if argv[:2] == ["/bin/sh", "-c"]:
+        if SHELL_CHARACTERS & set(argv[2]):
+            return None
+        argv = shlex.split(argv[2])
+    if len(argv) < 2 or not argv[1].endswith(".py") or argv[1].startswith("-"):
+        return None
+    if os.path.realpath(argv[0]) != os.path.realpath(sys.executable):
+        return None
+    return argv[1], argv[2:]
+
+
+class GameBox:
+    """The sandbox of one program player for one game, started at its first move (``run_move``)."""
+
+    def __init__(self, folder, command, limits, cpu_limit, wall_limit, stderr_path, scratch=None):
+        self.folder, self.limits, self.cpu_limit, self.wall_limit = folder, limits, cpu_limit, wall_limit
+        self.command, self.stderr_path, self.scratch = command, stderr_path, scratch
+        self.process = self.accounting = self.samples = None
+        self.buffer = b""
+
+    def _move_settings(self):
+        argv, installation = resolve_command(self.command)
+        file_size, open_files = file_limits(self.limits, self.accounting)
+        found = python_script(argv)
+        move = {
+            "argv": argv,
+            "script": found[0] if found else None,
+            "arguments": found[1] if found else [],
+            "limits": {
+                "cpu": int(self.cpu_limit) + 1,
+                "data": self.limits.memory_mb * MIB,
+                "fsize": file_size,
+                "nofile": open_files,
+                "nproc": process_allowance(self.limits),
+            },
+        }
+        return move, installation
+
+    def _start(self):
+        """Start the sandbox and its server; False where the server finds no namespaces for moves."""
+        game_limits = self.limits._replace(
+            memory_mb=self.limits.memory_mb + SERVER_MEMORY_MB, processes=self.limits.processes + SERVER_TASKS
+        )
+        self.accounting = Accounting(game_limits)
+        move, installation = self._move_settings()
+        server = [sys.executable, os.path.abspath(forkserver.__file__), marshal.dumps(move).hex()]
+        argv = server_sandbox(server, self.folder, self.limits, installation, self.scratch)
+        with open(self.stderr_path, "ab") as stderr:
+            self.process = subprocess.Popen(
+                argv,
+                cwd=self.folder,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                env=environment(self.folder),
+                preexec_fn=starter(game_limits, SERVER_CPU_SECONDS, self.accounting),
+            )
+        self.samples = None if self.accounting.counts(CPU) else _Samples(self.process.pid)
+        line = self._line(time.monotonic() + START_SECONDS)
+        if line.startswith("unsupported"):
+            _unsupported.append(line)
+            self.close()
+            return False
+        if line != "ready":
+            raise ServerLost(f"the move server did not start: {line!r}")
+        return True
+
+    def _line(self, deadline, check=None):
+        """The next line the server writes (without its newline), waiting until ``deadline``; ``check``
+        is called while it waits and may end the wait by returning a Finished."""
+        handle = self.process.stdout.fileno()
+        while b"\n" not in self.buffer:
+            ready, _, _ = select.select([handle], [], [], POLL_SECONDS)
+            if ready:
+                chunk = os.read(handle, 4096)
+                if not chunk:
+                    raise ServerLost("the move server ended")
+                self.buffer += chunk
+                continue
+            if time.monotonic() > deadline:
+                raise ServerLost("the move server does not answer")
+            if check:
+                stop = check()
+                if stop:
+                    return stop
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        return line.decode("ascii", "replace").strip()
+
+    def _cpu(self):
+        if self.accounting.counts(CPU):
+            return self.accounting.cpu_seconds() or 0.0
+        self.samples.next_at = 0.0
+        self.samples.take(time.monotonic())
+        return self.samples.total()
+
+    def run_move(self):
+        """Run one move in the game's sandbox (starting it at the first); a Finished, or None where moves
+        cannot be served here (the caller runs this one as a process of its own)."""
+        if self.process is None and not self._start():
+            return None
+        hard_cpu = int(self.cpu_limit) + 1
+        before, started = self._cpu(), time.monotonic()
+
+        def over_limit():
+            used, now = self._cpu() - before, time.monotonic()
+            if now - started > self.wall_limit or used > hard_cpu:
+                timed_out = now - started > self.wall_limit
+                self.close()
+                return Finished(-1, used, now - started, timed_out, not timed_out, False)
+            return None
+
+        try:
+            self.process.stdin.write(b"move\n")
+            self.process.stdin.flush()
+            answer = self._line(float("inf"), over_limit)
+        except (OSError, ServerLost):
+            return self._lost(before, started)
+        if isinstance(answer, Finished):
+            return answer
+        try:
+            word, status, reaped = answer.split()
+            assert word == "done"
+            status, reaped = int(status), float(reaped)
+        except (ValueError, AssertionError):
+            return self._lost(before, started)
+        used = self._cpu() - before
+        return Finished(status, max(reaped, used), time.monotonic() - started, False, False, self._oom())
+
+    def _oom(self):
+        return self.accounting.out_of_memory() if self.accounting else False
+
+    def _lost(self, before, started):
+        """The Finished of a move during which the sandbox ended (its memory limit, say)."""
+        used = self._cpu() - before if self.accounting else 0.0
+        out_of_memory = self._oom()
+        code = self.process.poll() if self.process else None
+        self.close()
+        # As a wait status: the sandbox's own end where it ended, else an exit with status 1.
+        status = -code if code is not None and code < 0 else (code or 1) << 8
+        return Finished(status, used, time.monotonic() - started, False, False, out_of_memory)
+
+    def healthy(self):
+        """Whether the sandbox can serve another game: its server waits for a move, and nothing of it was
+        killed at its memory limit."""
+        return self.process is not None and self.process.poll() is None and not self._oom()
+
+    def close(self):
+        """End the sandbox and everything in it."""
+        if self.process is not None:
+            _kill_group(self.process.pid)
+            try:
+                self.process.kill()
+            except OSError:
+                pass
+            if self.accounting:
+                self.accounting.kill()
+            self.process.wait()
+            for stream in (self.process.stdin, self.process.stdout):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+            self.process = None
+        if self.accounting:
+            self.accounting.close()
+            self.accounting = None
+
+
+# --- sandboxes kept between games ---------------------------------------------------------------
+
+IDLE_PER_PLAYER = 2  # sandboxes kept for one player (two for a game against itself)
+IDLE_AT_MOST = 8  # sandboxes kept by one process
+_idle = {}  # key -> [(Workspace, GameBox)], this process's own, oldest first
+_lock = threading.Lock()
+
+
+def _forget_in_child():
+    _idle.clear()  # a forked worker's copies of its parent's sandboxes are its parent's to use
+
+
+os.register_at_fork(after_in_child=_forget_in_child)
+
+
+def lease(key):
+    """(a Workspace, emptied, and its GameBox with the server waiting, or None) kept for ``key`` from an
+    earlier game of the same player; (None, None) where none is kept."""
+    with _lock:
+        kept = _idle.get(key)
+        if not kept:
+            return None, None
+        workspace, box = kept.pop()
+    try:
+        workspace.reset()
+        return workspace, box
+    except OSError:
+        box.close()
+        workspace.close()
+        return None, None
+
+
+def give_back(key, workspace, box):
+    """Keep ``workspace`` and ``box`` for the player's next game where the sandbox is healthy and its
+    scratch places are the workspace's (emptied with it); else end both."""
+    if box is not None and workspace.scratch and box.scratch == workspace.scratch and box.healthy():
+        with _lock:
+            kept = _idle.setdefault(key, [])
+            kept.append((workspace, box))
+            evicted = kept.pop(0) if len(kept) > IDLE_PER_PLAYER else None
+            if evicted is None and sum(len(k) for k in _idle.values()) > IDLE_AT_MOST:
+                oldest = next(k for k in _idle.values() if k)
+                evicted = oldest.pop(0)
+        if evicted:
+            evicted[1].close()
+            evicted[0].close()
+        return
+    if box is not None:
+        box.close()
+    workspace.close()
+
+
+@atexit.register
+def close_idle():
+    """End every sandbox this process keeps (at its exit)."""
+    with _lock:
+        kept = [pair for pairs in _idle.values() for pair in pairs]
+        _idle.clear()
+    for workspace, box in kept:
+        box.close()
+        workspace.close()

@@ -1,0 +1,144 @@
+"""Where a player's copy lives for a game: a private folder with a disk and a file quota, removed whole.
+
+Where littlego may mount (as root: a grading machine, CI, a container), each workspace is a tmpfs
+of its own: the folder copy (``folder``) and the sandbox's ``/tmp`` and ``/dev/shm``
+(``scratch``) share its quota (``Limits.workspace_mb`` bytes, ``WORKSPACE_ENTRIES`` files and
+folders), so the agent can fill it, but only it: the host's own files and the opponent's copy
+never run out of room. ``reset`` empties it for the next game (its entries are bounded, so the
+time is too) and removing it is one unmount, whatever the agent left in it. Elsewhere the
+copy is a folder on the host's disk, bounded by the copy's caps and each file's size limit and
+removed by ``remove_tree``; a write of the host's that fails there (a full disk) is the host's
+``HostError``, never a player's fault.
+
+A littlego process that is killed mid-game leaves its mounts; the next one to make a workspace
+unmounts those whose process has ended (``_sweep``), as the cgroups are swept.
+"""
+
+import ctypes
+import errno
+import functools
+import os
+import tempfile
+
+from engine.sandbox.files import FOLDER_ENTRIES, remove_tree
+from engine.sandbox.limits import MIB, HostError
+
+# Files and folders a workspace holds: the copy's own and as many again that the agent makes.
+WORKSPACE_ENTRIES = 2 * FOLDER_ENTRIES
+PREFIX = "littlego-player-"  # of the temporary folders, and (with the process id) the mounts' source
+# Where workspaces with a quota are made: outside /tmp, where a sandbox binds its own scratch /tmp.
+QUOTA_ROOTS = ("/run/littlego", "/var/tmp/littlego")
+_MNT_DETACH = 2  # umount2: detach now, free once nothing uses it
+FULL = (errno.ENOSPC, errno.EDQUOT)
+
+
+def _libc():
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _mount_tmpfs(folder, size_bytes):
+    """Mount a tmpfs of ``size_bytes`` and WORKSPACE_ENTRIES inodes on ``folder``; False where refused."""
+    options = f"size={size_bytes},nr_inodes={WORKSPACE_ENTRIES},mode=0755".encode()
+    source = f"{PREFIX}{os.getpid()}".encode()
+    try:
+        return _libc().mount(source, folder.encode(), b"tmpfs", 0, options) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _unmount(folder):
+    try:
+        _libc().umount2(folder.encode(), _MNT_DETACH)
+    except (OSError, AttributeError):
+        pass
+
+
+def _sweep():
+    """Unmount and remove the workspaces that littlego processes which have ended left mounted."""
+    try:
+        with open("/proc/self/mountinfo") as mountinfo:
+            lines = mountinfo.read().splitlines()
+    except OSError:
+        return
+    for line in lines:
+        fields, _, after = line.partition(" - ")
+        parts = after.split(" ")
+        if len(parts) < 2 or parts[0] != "tmpfs" or not parts[1].startswith(PREFIX):
+            continue
+        owner = parts[1][len(PREFIX) :]
+        point = fields.split(" ")[4]
+        if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
+            _unmount(point)
+            remove_tree(point)
+
+
+@functools.lru_cache(maxsize=None)
+def quota_root():
+    """The folder that workspaces with a quota are made in, where littlego may mount a tmpfs there;
+    None where it may not (tried once a process)."""
+    for root in QUOTA_ROOTS:
+        try:
+            os.makedirs(root, 0o755, exist_ok=True)
+            probe = tempfile.mkdtemp(prefix=PREFIX, dir=root)
+        except OSError:
+            continue
+        try:
+            if not _mount_tmpfs(probe, MIB):
+                return None
+            _unmount(probe)
+            _sweep()
+            return root
+        finally:
+            remove_tree(probe)
+    return None
+
+
+SCRATCH = {"/tmp": "tmp", "/dev/shm": "shm"}  # a sandbox's writable places beside the copy: the folder of each
+SCRATCH_MODE = 0o1777  # open to every user, the sticky bit set, as a system's /tmp
+
+
+class Workspace:
+    """One player's folder for a game: ``folder`` (empty until the copy) and, where ``quota``, the
+    ``scratch`` folders the sandbox binds as its /tmp and /dev/shm ({place: folder}; else None)."""
+
+    def __init__(self, limits):
+        root = quota_root()
+        self.top = tempfile.mkdtemp(prefix=PREFIX, dir=root)
+        self.limits = limits
+        self.quota = root is not None and _mount_tmpfs(self.top, limits.workspace_mb * MIB)
+        self.folder = os.path.join(self.top, "play")
+        os.mkdir(self.folder, 0o755)
+        self.scratch = None
+        if self.quota:
+            self.scratch = {place: os.path.join(self.top, name) for place, name in SCRATCH.items()}
+            for folder in self.scratch.values():
+                os.mkdir(folder)
+                os.chmod(folder, SCRATCH_MODE)
+
+    def reset(self):
+        """Empty the folder and the scratch folders for another game."""
+        for folder in [self.folder] + list((self.scratch or {}).values()):
+            with os.scandir(folder) as entries:
+                for entry in list(entries):
+                    remove_tree(entry.path)
+            if os.listdir(folder):
+                raise OSError(errno.ENOTEMPTY, "cannot be emptied", folder)
+
+    def describe_full(self):
+        """The words of a fault where the agent filled its own workspace."""
+        quota = f"{self.limits.workspace_mb} MiB, {WORKSPACE_ENTRIES:,} files and folders"
+        return f"its folder is full (the copy's quota: {quota})"
+
+    def host_write_failed(self, name, error):
+        """The error to raise where the host's write of ``name`` failed with ``error``: the player's fault
+        (returned as a message) only where the agent filled its own quota; else HostError (raised)."""
+        if self.quota and error.errno in FULL:
+            return self.describe_full()
+        raise HostError(f"the host cannot write {name} into {self.folder}: {error.strerror or error}") from error
+
+    def close(self):
+        """Remove the folder and whatever the agent left in it."""
+        if self.quota:
+            _unmount(self.top)
+            self.quota = False
+        remove_tree(self.top)
