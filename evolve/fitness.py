@@ -14,6 +14,7 @@ import sys
 import traceback
 from typing import NamedTuple, Optional, Tuple, Union
 
+from engine.common.runfolder import RunError
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, WHITE
 from engine.native.compiler import NativeError, NoCompiler
@@ -205,6 +206,11 @@ def evaluate_in_rounds(individuals, config, generation_seed, opponents, engine, 
             playing = set(ranked[: max(least, int(round(len(playing) * keep)))])
     folded = fold(jobs, outcomes, len(individuals), weights, config["black_weight"])
     faults = sum(report.get("faults", 0) for _, report in folded)
+    if faults and faults == len(jobs):
+        raise RunError(
+            f"every one of the {len(jobs)} games of this generation was lost by the program's own fault (a crash, "
+            "a timeout, a bad or illegal move): the agent cannot play as it is tuned; run.log names each fault"
+        )
     if faults:
         log.warning("%d of %d games lost by the program's own fault (run.log names each)", faults, len(jobs))
         print(

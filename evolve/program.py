@@ -4,7 +4,7 @@ A config's ``[individual]`` names an agent folder and the file the agent reads i
 from (a JSON object of named numbers). A run builds the folder once when it starts or
 resumes, as ``littlego grade`` builds it (a copy, in the sandbox), and every fitness game
 plays that build with the individual's weights written into the player's own private copy
-of it (``WeightedProgram``): a copy per game, made when the game starts and removed when it
+of it (``program_player``): a copy per game, made when the game starts and removed when it
 ends, so no two games, and no two workers, share one, and the agent's own folder is never
 written. The keys of the agent's file that the genome does not name are written with it as
 they were, so the agent reads the file it knows.
@@ -33,10 +33,11 @@ from engine.course.build import LANGUAGES, built_agents, recognise
 from engine.errors import InvalidInput
 from engine.players.base import PlayerFault
 from engine.players.program import ProgramPlayer
+from engine.playout import random_opening
 from engine.position import Position
 from engine.protocol import write_atomic
-from engine.sandbox.files import NOT_COPIED, UntrustedFileError, copy_folder, read_untrusted, remove_tree, write_new
-from engine.sandbox.isolation import prepare_folder, warning
+from engine.sandbox.files import NOT_COPIED, UntrustedFileError, copy_folder, read_untrusted, remove_tree
+from engine.sandbox.isolation import warning
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB, Limits, UntrustedFolderError
 from evolve.genome import named
 
@@ -167,29 +168,51 @@ def agent_weights(genes, weights, base):
     return dict(base, **named(weights, genes))
 
 
-class WeightedProgram(ProgramPlayer):
-    """A built program individual playing with one genome: its weights file written into the private
-    copy of its folder that each game gets, before the game's first move."""
-
-    def __init__(self, program, weights, label):
-        ProgramPlayer.__init__(
-            self, program.folder, program.command, cpu_limit=program.cpu_limit, spec=label, limits=program.limits
-        )
-        self.weights_file = program.weights_file
-        self.text = json.dumps(agent_weights(program.genes, weights, program.base), indent=1) + "\n"
-
-    def new_game(self, colour, seed):
-        ProgramPlayer.new_game(self, colour, seed)
-        path = os.path.join(self.workdir, self.weights_file)
-        if os.path.lexists(path):
-            os.unlink(path)  # the build's copy of the agent's own file
-        write_new(path, self.text)
-        prepare_folder(self.workdir, self.limits)  # the new file, too, belongs to the user moves run as
-
-
 def program_player(program, weights, label):
-    """A player of the BuiltProgram ``program`` with the genome ``weights``."""
-    return WeightedProgram(program, [float(w) for w in weights], label)
+    """A player of the BuiltProgram ``program`` with the genome ``weights``: its weights file written into
+    the private copy of its folder that each game gets, before the game's first move."""
+    text = json.dumps(agent_weights(program.genes, [float(w) for w in weights], program.base), indent=1) + "\n"
+    return ProgramPlayer(
+        program.folder,
+        program.command,
+        cpu_limit=program.cpu_limit,
+        spec=label,
+        limits=program.limits,
+        files={program.weights_file: text},
+    )
+
+
+# The probe positions of the sensitivity check: a random opening of each of these plies, its own seed.
+PROBE_PLIES = (2, 3, 4, 5, 6, 8)
+
+
+def _probe_moves(program, weights, positions):
+    """The agent's answer with ``weights`` on each of ``positions``, each a game of its own (so that no
+    state an agent keeps in its folder carries from one probe to the next); a fault is an answer too."""
+    player = program_player(program, weights, "the probe")
+    answers = []
+    for position in positions:
+        try:
+            player.new_game(position.player, 0)
+            answers.append(player.timed_move(position)[0])
+        except PlayerFault as fault:
+            answers.append(str(fault))
+        finally:
+            player.close()
+    return answers
+
+
+def insensitive_genes(program, start, bounds):
+    """The genes of ``program`` whose value, moved from ``start`` to either end of its ``bounds``, changes
+    none of the agent's moves on the probe positions (``PROBE_PLIES``): weights its code may never read."""
+    positions = [random_opening(plies, seed)[0] for seed, plies in enumerate(PROBE_PLIES)]
+    base = _probe_moves(program, start, positions)
+    quiet = []
+    for index, gene in enumerate(program.genes):
+        moved = [list(start[:index]) + [end] + list(start[index + 1 :]) for end in bounds[gene]]
+        if all(_probe_moves(program, weights, positions) == base for weights in moved):
+            quiet.append(gene)
+    return quiet
 
 
 def _say(line):
@@ -253,7 +276,14 @@ def program_built(config, scheduler=None, out=None):
             copy, command, genes, individual["weights_file"], dict(individual["base"]), limits, individual["cpu_limit"]
         )
         start = config["start"]["weights"]
-        _first_move(program, start[0] if start else [sum(config["bounds"][g]) / 2 for g in genes])
+        first = start[0] if start else [sum(config["bounds"][g]) / 2 for g in genes]
+        _first_move(program, first)
+        for gene in insensitive_genes(program, first, config["bounds"]):
+            _say(
+                f"individual.program: your agent's moves do not depend on '{gene}': moving it to either end of "
+                f"its bounds changed none of its moves on {len(PROBE_PLIES)} probe positions; check that its code "
+                f"reads '{gene}' from {individual['weights_file']}"
+            )
         line = "the individual: {} ({}, built once), its weights written to {} in each game's own copy".format(
             individual["program"], built.language, individual["weights_file"]
         )

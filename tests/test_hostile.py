@@ -6,6 +6,7 @@ untouched. The build attacks run in the sandbox where bwrap isolates (CI install
 that the host itself stops (the copy, ``output.txt``, the environment) run in every mode.
 """
 
+import errno
 import os
 import shutil
 import subprocess
@@ -16,13 +17,18 @@ import pytest
 from engine.cli.littlego import main
 from engine.constants import BLACK
 from engine.course.build import built_agents
+from engine.play.game import play_game
+from engine.players import program
 from engine.players.base import PlayerFault, Reason
 from engine.players.program import ProgramPlayer
 from engine.position import Position
-from engine.sandbox import accounting
-from engine.sandbox.files import READ_LIMIT, copy_folder
+from engine.sandbox import accounting, gamebox, workspace
+from engine.sandbox.files import FOLDER_DEPTH, FOLDER_ENTRIES, READ_LIMIT, copy_folder, remove_tree
 from engine.sandbox.isolation import isolation
-from engine.sandbox.limits import MIB, Limits, UntrustedFolderError
+from engine.sandbox.limits import MIB, HostError, Limits, UntrustedFolderError
+from engine.sandbox.workspace import quota_root
+from evolve.config import ConfigError, load_config
+from evolve.program import fingerprint
 from tests.test_course_build import PASS_CPP, PASS_JAVA, PASS_PY
 
 LIMITS = Limits(mode="strict", memory_mb=256, processes=64, file_mb=16, folder_mb=8)
@@ -350,6 +356,190 @@ def test_strict_refuses_where_no_cgroup_counts_the_cpu_of_every_process(tmp_path
     assert isinstance(result, PlayerFault) and "--sandbox strict: no cgroup" in result.detail
 
 
+# --- folders and disks --------------------------------------------------------------------------
+
+DEEP = 1100  # levels: past Python's recursion limit, as the finding had it
+quota = pytest.mark.skipif(quota_root() is None, reason="littlego may not mount a workspace's tmpfs here")
+
+
+def nest(folder, levels):
+    """Make ``levels`` folders named d, each inside the last, under ``folder`` (by descriptors: no path
+    grows past PATH_MAX)."""
+    handle = os.open(str(folder), os.O_RDONLY)
+    for _ in range(levels):
+        os.mkdir("d", dir_fd=handle)
+        inner = os.open("d", os.O_RDONLY, dir_fd=handle)
+        os.close(handle)
+        handle = inner
+    os.close(handle)
+
+
+def test_a_folder_too_deep_is_refused_by_name_and_any_depth_is_removed(tmp_path):
+    folder = folder_of(tmp_path, "deep", {"my_player3.py": PASS_PY})
+    nest(folder, DEEP)
+    result = one_move(folder)
+    assert isinstance(result, PlayerFault) and result.reason == Reason.CRASH
+    assert f"is more than {FOLDER_DEPTH} folders deep" in result.detail and "d/d/d" in result.detail
+    remove_tree(str(folder))  # a recursive removal raises RecursionError here
+    assert not folder.exists()
+
+
+MAKES_DEPTH = """import os
+if not os.path.exists("deep"):         # its first move: a folder 3,000 levels deep in its own copy
+    os.mkdir("deep")
+    here = os.open("deep", os.O_RDONLY)
+    for _ in range(3000):
+        os.mkdir("d", dir_fd=here)
+        inner = os.open("d", os.O_RDONLY, dir_fd=here)
+        os.close(here)
+        here = inner
+open("output.txt", "w").write("PASS")
+"""
+
+
+@pytest.mark.parametrize("mode", [pytest.param("strict", marks=isolated), "off"])
+def test_a_folder_made_deep_during_a_move_ends_with_the_game(tmp_path, mode):
+    player = ProgramPlayer(
+        str(folder_of(tmp_path, "digger", {"my_player3.py": MAKES_DEPTH})), limits=LIMITS._replace(mode=mode)
+    )
+    for _ in range(2):  # the second game may reuse the sandbox: its folder starts empty again
+        player.new_game(BLACK, 1)
+        top = player.workspace.top
+        try:
+            assert player.timed_move(Position.initial())[0] == "PASS"
+            assert player.timed_move(Position.initial())[0] == "PASS"
+        finally:
+            player.close()
+    gamebox.close_idle()
+    assert not os.path.exists(top)
+
+
+def test_a_folder_of_too_many_files_is_refused_before_it_costs_the_host(tmp_path):
+    folder = folder_of(tmp_path, "crowd", {"my_player3.py": PASS_PY})
+    for index in range(FOLDER_ENTRIES + 1):
+        os.close(os.open(str(folder / f"f{index}"), os.O_CREAT | os.O_WRONLY, 0o644))
+    result = one_move(folder)
+    assert isinstance(result, PlayerFault) and f"past the {FOLDER_ENTRIES:,} files and folders" in result.detail
+
+
+FILLER = """import os
+open("output.txt", "w").write("PASS")  # its answer first, then every byte and every inode it can take
+try:
+    with open("ballast", "wb") as ballast:
+        while True:
+            ballast.write(b"x" * (1 << 20))
+except OSError:
+    pass
+try:
+    os.mkdir("many")
+    for index in range(100000):
+        os.close(os.open(f"many/{index}", os.O_CREAT | os.O_WRONLY))
+except OSError:
+    pass
+"""
+
+
+@quota
+@isolated
+def test_an_agent_that_fills_its_disk_never_harms_its_opponent(tmp_path):
+    filler = ProgramPlayer(str(folder_of(tmp_path, "filler", {"my_player3.py": FILLER})), limits=LIMITS)
+    plain = ProgramPlayer(str(folder_of(tmp_path, "plain", {"my_player3.py": PASS_PY})), limits=LIMITS)
+    record = play_game(filler, plain, seed=1)
+    assert record.reason == Reason.END and record.detail == "", record  # two passes: nobody charged
+    assert all(seconds < 5 for _, seconds in record.cpu)
+
+
+@quota
+def test_a_workspace_the_agent_filled_is_its_own_fault(tmp_path):
+    player = ProgramPlayer(str(folder_of(tmp_path, "plain", {"my_player3.py": PASS_PY})), limits=LIMITS)
+    player.new_game(BLACK, 1)
+    try:
+        with open(os.path.join(player.workdir, "ballast"), "wb", buffering=0) as ballast:  # as a move would
+            with pytest.raises(OSError):
+                while True:
+                    ballast.write(b"x" * (1 << 20))
+        with pytest.raises(PlayerFault) as fault:
+            player.timed_move(Position.initial())
+    finally:
+        player.close()
+    assert fault.value.reason == Reason.CRASH and "its folder is full (the copy's quota" in fault.value.detail
+
+
+def test_a_host_write_that_fails_on_a_full_disk_is_charged_to_nobody(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(workspace, "quota_root", lambda: None)  # a copy on the host's disk
+
+    def full(path, text):
+        raise OSError(errno.ENOSPC, "No space left on device", path)
+
+    monkeypatch.setattr(program, "write_new", full)
+    folder = folder_of(tmp_path, "plain", {"my_player3.py": PASS_PY})
+    with pytest.raises(HostError, match="the host cannot write input.txt"):
+        play_game(ProgramPlayer(str(folder), limits=LIMITS), ProgramPlayer(str(folder), limits=LIMITS))
+    assert main(["match", f"cmd:{folder}", "random", "--games", "2", "--jobs", "1"]) == 2
+    assert "the host cannot write input.txt into" in capsys.readouterr().err
+
+
+@isolated
+def test_a_moves_tmp_is_private_writable_and_empty_at_each_game(tmp_path):
+    body = """import os
+seen = os.path.exists("/tmp/left-by-a-move") or os.path.exists("/dev/shm/left-by-a-move")
+open("/tmp/left-by-a-move", "w").write("x")
+open("/dev/shm/left-by-a-move", "w").write("x")
+open("output.txt", "w").write("9,9" if seen else "PASS")
+"""
+    player = ProgramPlayer(str(folder_of(tmp_path, "tidy", {"my_player3.py": body})), limits=LIMITS)
+    outcomes = []
+    for _ in range(2):
+        player.new_game(BLACK, 1)
+        try:
+            outcomes.append(player.timed_move(Position.initial())[0])  # a game's first move sees none
+            with pytest.raises(PlayerFault, match="9,9 is off the board"):
+                player.timed_move(Position.initial())  # its second sees the first's: one game, one /tmp
+        finally:
+            player.close()
+    assert outcomes == ["PASS", "PASS"]
+
+
+def test_evolve_reads_an_agent_folder_only_through_the_safe_copy(tmp_path):
+    folder = agent_folder(tmp_path)
+    os.symlink("/proc/kmsg", str(folder / "kmsg"))
+    with pytest.raises(UntrustedFolderError, match="kmsg is a symbolic link to outside the folder"):
+        fingerprint(str(folder), "weights.json")
+    os.unlink(str(folder / "kmsg"))
+    with open(str(folder / "sparse.bin"), "wb") as sparse:
+        sparse.truncate(8 << 30)  # 8 GiB, no block written
+    with pytest.raises(UntrustedFolderError, match="sparse.bin takes the folder past its limit"):
+        fingerprint(str(folder), "weights.json")
+    config = tmp_path / "run.toml"
+    config.write_text(EVOLVE_CONFIG.format(folder=folder))
+    with pytest.raises(ConfigError, match="'individual.program': agent folder .*sparse.bin takes the folder"):
+        load_config(str(config))
+
+
+EVOLVE_CONFIG = """name = "hostile"
+seed = 1
+population = 2
+generations = 1
+
+[individual]
+program = "{folder}"
+weights_file = "weights.json"
+
+[individual.bounds]
+centre = [-1.0, 1.0]
+
+[[panel]]
+opponent = "greedy"
+games = 2
+"""
+
+
+def agent_folder(tmp_path):
+    folder = tmp_path / "agent"
+    shutil.copytree(os.path.join(os.path.dirname(os.path.dirname(__file__)), "examples", "student-agent"), str(folder))
+    return folder
+
+
 # --- a class of hostile entrants ----------------------------------------------------------------
 
 
@@ -366,6 +556,32 @@ def test_a_tournament_of_hostile_entrants_ends_with_a_complete_table(tmp_path, c
     assert len(report["standings"]) == 4 and len(report["matches"]) == 6
     assert "new\\nline" in report["agents"] and not marker.exists()
     assert any(f["agent"] == "fifo" and "pipe is a FIFO" in f["detail"] for f in report["faults"])
+
+
+def test_a_tournament_with_a_deep_folder_a_disk_filler_and_a_crowd_ends_with_a_complete_table(tmp_path, capsys):
+    root = tmp_path / "class"
+    root.mkdir()
+    folder_of(root, "plain", {"my_player3.py": PASS_PY})
+    deep = folder_of(root, "deep", {"my_player3.py": PASS_PY})
+    nest(deep, DEEP)
+    folder_of(root, "filler", {"my_player3.py": FILLER})
+    crowd = folder_of(root, "crowd", {"my_player3.py": PASS_PY})
+    for index in range(100_000):
+        os.close(os.open(str(crowd / f"f{index}"), os.O_CREAT | os.O_WRONLY, 0o644))
+    journal = str(tmp_path / "tournament.jsonl")
+    arguments = ["tournament", str(root), "--games", "1", "--jobs", "1", "--json", "--resume", journal]
+    try:
+        assert main(arguments) == 0
+        report = __import__("json").loads(capsys.readouterr().out)
+        assert main(arguments) == 0  # a rerun with --resume finishes too
+        assert __import__("json").loads(capsys.readouterr().out)["standings"] == report["standings"]
+    finally:
+        remove_tree(str(deep / "d"))  # pytest's own removal of old temporary folders would recurse
+    assert len(report["standings"]) == 4 and len(report["matches"]) == 6
+    faults = {f["agent"]: f["detail"] for f in report["faults"]}
+    assert f"more than {FOLDER_DEPTH} folders deep" in faults["deep"]
+    assert f"past the {FOLDER_ENTRIES:,} files and folders" in faults["crowd"]
+    assert "plain" not in faults  # the filler's games harmed no one else
 
 
 def test_a_folder_name_forges_no_line_of_the_grade_report(tmp_path, capsys):

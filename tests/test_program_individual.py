@@ -7,6 +7,7 @@ tests use copies of it so that each can break one thing.
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -15,10 +16,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine.cli.littlego import main
 from engine.common.runfolder import RunError
 from engine.constants import BLACK
 from engine.coords import to_point
 from engine.players.host import format_input
+from engine.players.specs import make_player
 from engine.position import Position
 from evolve.config import ConfigError, load_config, validate
 from evolve.fitness import FitnessGame, fold, play_job
@@ -192,6 +195,59 @@ def test_a_game_lost_by_the_agents_fault_is_a_loss_and_said(tmp_path, caplog):
         for _, report in fold(jobs, [(0.0, -3.0, 1.0), (0.0, -1.0, 1.0), (1.0, 2.0, 0.0), (0.0, -1.0, 0.0)], 2, [1.0])
     ]
     assert [report["faults"] for report in reports] == [2, 0]
+
+
+def test_a_weight_the_agents_code_never_reads_is_named_at_the_start(tmp_path, capsys):
+    folder = agent_copy(tmp_path)
+    script = (folder / "my_player3.py").read_text()
+    (folder / "my_player3.py").write_text(script.replace('"centre"', '"center"'))  # a typo in the code
+    config = load_config(write_config(tmp_path, program=folder))
+    with program_built(config):
+        pass
+    said = capsys.readouterr().err
+    assert "your agent's moves do not depend on 'centre'" in said and "reads 'centre' from weights.json" in said
+    for gene in ("liberties", "atari", "edge"):
+        assert f"do not depend on '{gene}'" not in said
+
+
+def test_a_run_whose_every_game_is_the_agents_fault_stops_with_a_clear_message(tmp_path):
+    folder = agent_copy(tmp_path)
+    script = (folder / "my_player3.py").read_text()
+    (folder / "my_player3.py").write_text(  # fine on the empty board (the checks), a crash on any other
+        script.replace(
+            "    colour, previous, current = read_input()\n",
+            ("    colour, previous, current = read_input()\n    if any(current):\n        raise SystemExit('lost')\n"),
+        )
+    )
+    process = cli(
+        "evolve", "run", write_config(tmp_path, program=folder), "--runs-dir", tmp_path / "runs", "--no-progress"
+    )
+    assert process.returncode == 2, process.stderr
+    assert "every one of the 6 games of this generation was lost by the program's own fault" in process.stderr
+    assert "Traceback" not in process.stderr and "evolve export" not in process.stdout
+
+
+def test_a_program_spec_plays_an_agent_with_a_weights_file_of_its_own(tmp_path, capsys):
+    for name, weights in (("edge.json", [0.0, 0.0, 1.0, -1.0]), ("centre.json", [0.2, 1.0, -0.3, 0.3])):
+        (tmp_path / name).write_text(json.dumps(dict(zip(["liberties", "atari", "edge", "centre"], weights))))
+    edge = make_player(f"program:{EXAMPLE}:{tmp_path / 'edge.json'}:weights.json")
+    centre = make_player(f"program:{EXAMPLE}:{tmp_path / 'centre.json'}:weights.json")
+    for player, allowed in ((edge, lambda i, j: 0 in (i, j) or 4 in (i, j)), (centre, lambda i, j: (i, j) == (1, 1))):
+        player.new_game(BLACK, 0)
+        try:
+            assert allowed(*divmod(player.move(Position.initial()), 5))
+        finally:
+            player.close()
+    spec = f"program:{EXAMPLE}:{tmp_path / 'edge.json'}:weights.json"
+    assert main(["match", spec, f"program:{EXAMPLE}:{tmp_path / 'centre.json'}:weights.json", "--games", "2"]) == 0
+    assert "Games: 2" in capsys.readouterr().out
+    for bad, words in (
+        (f"program:{EXAMPLE}", "expected program:DIR:WEIGHTS[:NAME]"),
+        (f"program:{EXAMPLE}:{tmp_path / 'missing.json'}", "cannot be read"),
+        (f"program:{EXAMPLE}:{tmp_path / 'edge.json'}:input.txt", "cannot name the agent's weights file"),
+    ):
+        with pytest.raises(ValueError, match=re.escape(words)):
+            make_player(bad)
 
 
 def test_a_resume_warns_when_the_agent_changed_since_the_run_began(tmp_path, capsys):

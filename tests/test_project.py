@@ -97,6 +97,18 @@ def test_bench_rules_refuses_missing_vectors_rather_than_measure_something_else(
     assert "nowhere.jsonl.gz" in result.stderr and "Traceback" not in result.stderr
 
 
+def test_bench_moves_reports_a_moves_cost_in_parts(tmp_path):
+    folder = os.path.join(ROOT, "examples", "student-agent")
+    done = cli("littlego", "bench", "moves", folder, "--repeats", "3", "--games", "2", "--json", timeout=300)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["language"] == "Python 3" and report["games"] == 2 and report["games_per_second"] > 0
+    for part in ("outside", "interpreter", "own_sandbox"):
+        assert report[part]["samples"] == 3 and report[part]["wall"] > 0 and report[part]["cpu"] > 0
+    if report["served"]:
+        assert report["served_move"]["cpu"] > 0 and report["server_start"]["samples"] == 3
+
+
 def test_bench_search_reports_each_depth():
     figures = run_command(
         "littlego", "bench", "search", "--max-depth", "2", "--games", "0", "--budgets", "0.05", "--json"

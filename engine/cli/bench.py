@@ -14,12 +14,23 @@ from engine.cli.arguments import (
     reporter,
 )
 from engine.constants import MAX_MOVES
+from engine.course.build import built_agents
 from engine.data import RULES_VECTORS
+from engine.errors import InvalidInput
+from engine.sandbox.limits import DEFAULT_LIMITS
 from engine.submission.bench import bench_rules, bench_search, bench_solve
+from engine.submission.movecost import format_cost, measure
 
 
 def register(commands):
     targets = group(commands, "bench", "measure the engine's speed on one core", "TARGET")
+    moves = command(targets, "moves", _bench_moves)
+    moves.add_argument("folder", metavar="DIR", help="a course agent's folder (built first, as grade builds it)")
+    moves.add_argument("--repeats", type=positive_int, default=20, help="samples per figure (default 20)")
+    moves.add_argument(
+        "--games", type=positive_int, default=40, help="games against greedy for games/s, one worker (default 40)"
+    )
+    add_json(moves)
     rules = command(targets, "rules", _bench_rules)
     rules.add_argument("--vectors", default=RULES_VECTORS, help="rules-vectors file (.jsonl.gz); default: %(default)s")
     rules.add_argument("--repeats", type=positive_int, default=5, help="runs per figure (default 5)")
@@ -109,3 +120,20 @@ def _bench_solve(args):
     return _print_result(
         bench_solve(plies=args.plies, positions=args.positions, seed=args.seed, report=reporter(args)), args
     )
+
+
+def _bench_moves(args):
+    """What a move of the agent in DIR costs in the sandbox, in parts: the move outside it, a sandbox
+    a move, the game's sandbox and move server started, a move forked from it, and games/s."""
+    with built_agents([args.folder], DEFAULT_LIMITS) as (built,):
+        if built.error:
+            raise InvalidInput(f"{args.folder} cannot be built: {built.error}")
+        copy, _, shell_command = built.spec[len("cmd:") :].partition("::")
+        cost = measure(copy, shell_command or None, args.repeats, args.games)
+    if args.json:
+        print(json.dumps(dict(cost.to_json(), folder=args.folder, language=built.language), indent=1))
+        return 0
+    print(f"{args.folder} ({built.language}); moves {'served' if cost.served else 'a sandbox each'} here")
+    for part, figure in format_cost(cost).items():
+        print(f"  {part}: {figure}")
+    return 0

@@ -14,6 +14,7 @@ from engine.course.build import course_game
 from engine.course.editions import OPPONENTS, edition, points, stage_budget, stages
 from engine.play.match import GameJob, play_all, summarise
 from engine.players.base import Reason
+from engine.sandbox.limits import DEFAULT_LIMITS
 
 STANDS_IN = {
     "qlearning": "the course's hidden Q-learning agent",
@@ -169,9 +170,11 @@ def grade(
     ``games``: games against each opponent instead of the edition's (budgets scale with them).
     ``progress(done, total)`` hears of each game. ``broken``: {spec: why it cannot play} (an
     agent whose build failed loses every game with the reason). ``notes``: lines the report adds.
-    ``limits``: how program players run (a sandbox.Limits; None: the defaults).
+    ``limits``: how program players run (a sandbox.Limits; None: the defaults). Every move of a program
+    runs in a process started afresh (never served), so that its CPU is what the course's host counts.
     """
     chosen = edition(edition_key)
+    limits = (limits or DEFAULT_LIMITS)._replace(served=False)
     specs = dict(zip(OPPONENTS, OPPONENTS), qlearning="qlearning", championship=championship)
     plan = grade_jobs(agent, chosen, submit, games, specs, seed, cpu_limit, limits)
     work = [(job, broken or {}) for _, _, jobs_of in plan for job in jobs_of]

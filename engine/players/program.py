@@ -31,10 +31,18 @@ class ProgramPlayer(Player):
     """A program speaking the course file protocol, run once per move in a private copy of its folder."""
 
     def __init__(
-        self, directory, command=None, cpu_limit=COURSE_CPU_LIMIT, spec=None, wall_limit=None, limits=DEFAULT_LIMITS
+        self,
+        directory,
+        command=None,
+        cpu_limit=COURSE_CPU_LIMIT,
+        spec=None,
+        wall_limit=None,
+        limits=DEFAULT_LIMITS,
+        files=None,
     ):
         """``command``: a shell command line (a user's own ``cmd:DIR::COMMAND``) or an argv list (a built
-        agent's, which no file name can turn into options); default: this Python on ``my_player3.py``."""
+        agent's, which no file name can turn into options); default: this Python on ``my_player3.py``.
+        ``files``: {name: text} written into each game's copy in place of the folder's own (a weights file)."""
         if not os.path.isdir(directory):
             raise InvalidInput(f"player directory {directory!r} does not exist")
         self.source = os.path.abspath(directory)
@@ -44,6 +52,7 @@ class ProgramPlayer(Player):
         self.wall_limit = wall_limit or max(3 * cpu_limit, cpu_limit + 5)
         self.spec = spec or f"cmd:{directory}"
         self.limits = limits
+        self.files = dict(files or {})
         self.workspace = self.workdir = self.box = None
 
     def _key(self):
@@ -69,6 +78,11 @@ class ProgramPlayer(Player):
                     self.close()
             self.close()
             raise PlayerFault(Reason.CRASH, f"its folder cannot be copied: {error}")
+        for name, text in self.files.items():
+            path = os.path.join(self.workdir, name)
+            if os.path.lexists(path):
+                os.unlink(path)  # the folder's own file
+            write_new(path, text)
         prepare_folder(self.workdir, self.limits)
         if self.box is None and gamebox.available(self.limits):
             self.box = gamebox.GameBox(

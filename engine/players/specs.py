@@ -14,12 +14,16 @@
   reference that does not change when ``params.json`` does;
 - ``cmd:DIR[::COMMAND]``: a program speaking the course file protocol, run once per move
   in a private copy of DIR (default command: ``python3 my_player3.py``);
+- ``program:DIR:WEIGHTS[:NAME]``: the agent in DIR (run as ``cmd:DIR``) with the JSON weights
+  file WEIGHTS written into each game's copy as NAME (default: WEIGHTS's own name), so that two
+  weight files of one agent meet in a match;
 - ``qlearning[:TABLE]``: the tabular Q-learner's table (default: the shipped one), greedy on
   its values, the one-ply capture rule where it never learned anything;
 - ``gtp:COMMAND``: any engine speaking GTP, such as ``gtp:littlego gtp --player handset@4``;
 - ``gnugo[:LEVEL]``: GNU Go (a GTP engine) at a level, 0 to 10.
 """
 
+import json
 import os
 
 from engine.book import BookError, load_book
@@ -33,6 +37,7 @@ from engine.players.program import ProgramPlayer
 from engine.players.qlearning import QLearningPlayer, QTableError, load_table
 from engine.players.scripted import AggressivePlayer, AlphaBetaPlayer, GreedyPlayer, RandomPlayer
 from engine.players.searcher import AgentPlayer
+from engine.sandbox.files import read_untrusted
 from engine.sandbox.limits import DEFAULT_LIMITS
 
 SCRIPTED = {
@@ -43,9 +48,11 @@ SCRIPTED = {
 }
 KNOWN = (
     "random, greedy, aggressive, alphabeta, agent[:PARAMS][@DEPTH], native[:PARAMS]@DEPTH, champion[:PARAMS], "
-    "handset[@DEPTH], qlearning[:TABLE], cmd:DIR[::COMMAND], gtp:COMMAND, gnugo[:LEVEL]"
+    "handset[@DEPTH], qlearning[:TABLE], cmd:DIR[::COMMAND], program:DIR:WEIGHTS[:NAME], gtp:COMMAND, gnugo[:LEVEL]"
 )
-COMMAND_KINDS = ("cmd", "gtp")  # the specs that run a command they name
+COMMAND_KINDS = ("cmd", "program", "gtp")  # the specs that run a command they name
+WEIGHTS_BYTES = 2**20  # a weights file of named numbers is far smaller
+NOT_A_WEIGHTS_NAME = ("input.txt", "output.txt")  # the host's files in a copy
 
 
 def runs_a_command(spec):
@@ -116,6 +123,8 @@ def make_player(spec, cpu_limit=None, timed=True, engine="python", limits=None):
             limits=limits or DEFAULT_LIMITS,
             **({"cpu_limit": cpu_limit} if cpu_limit else {}),
         )
+    if name == "program":
+        return _weighted_program(spec, argument, cpu_limit, limits)
     if name == "gnugo":
         if argument and not (argument.isdigit() and 0 <= int(argument) <= MAX_LEVEL):
             raise InvalidInput(f"player {spec!r}: the GNU Go level is an integer 0..{MAX_LEVEL}")
@@ -129,3 +138,28 @@ def make_player(spec, cpu_limit=None, timed=True, engine="python", limits=None):
     if name == "gtp":
         return gtp_player(argument, spec)
     raise InvalidInput(f"unknown player {spec!r} (known: {KNOWN})")
+
+
+def _weighted_program(spec, argument, cpu_limit, limits):
+    """The ProgramPlayer of ``program:DIR:WEIGHTS[:NAME]``; InvalidInput naming what is wrong."""
+    parts = argument.split(":")
+    if len(parts) not in (2, 3) or not all(parts):
+        raise InvalidInput(f"player {spec!r}: expected program:DIR:WEIGHTS[:NAME]")
+    directory, weights = parts[:2]
+    file_name = parts[2] if len(parts) == 3 else os.path.basename(weights)
+    if os.sep in file_name or file_name in NOT_A_WEIGHTS_NAME or file_name.startswith("."):
+        raise InvalidInput(f"player {spec!r}: {file_name!r} cannot name the agent's weights file in its folder")
+    try:
+        data, more = read_untrusted(weights, WEIGHTS_BYTES)
+        found = json.loads(data.decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise InvalidInput(f"player {spec!r}: the weights file {weights!r} cannot be read: {error}")
+    if more or not isinstance(found, dict):
+        raise InvalidInput(f"player {spec!r}: {weights!r} is not a JSON object of at most 1 MiB")
+    return ProgramPlayer(
+        directory,
+        spec=spec,
+        limits=limits or DEFAULT_LIMITS,
+        files={file_name: data.decode("utf-8")},
+        **({"cpu_limit": cpu_limit} if cpu_limit else {}),
+    )

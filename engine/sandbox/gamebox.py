@@ -14,6 +14,7 @@ process: ``available`` then says no, and moves run one sandbox each.
 
 import atexit
 import marshal
+import multiprocessing.util
 import os
 import select
 import shlex
@@ -269,7 +270,6 @@ def give_back(key, workspace, box):
     workspace.close()
 
 
-@atexit.register
 def close_idle():
     """End every sandbox this process keeps (at its exit)."""
     with _lock:
@@ -278,3 +278,8 @@ def close_idle():
     for workspace, box in kept:
         box.close()
         workspace.close()
+
+
+atexit.register(close_idle)
+# A worker of a multiprocessing pool ends without atexit, but with the finalizers it inherited.
+multiprocessing.util.Finalize(None, close_idle, exitpriority=0)

@@ -372,7 +372,7 @@ def resolve_command(command):
 def serves_moves(limits):
     """Whether a game's moves may be forked from one sandbox's move server (``gamebox``): where they are
     isolated and the process limit counts a move's own tasks (the server checks the rest when it starts)."""
-    found = support() if limits.mode != "off" else Support(False)
+    found = support() if limits.mode != "off" and limits.served else Support(False)
     return found.isolated and found.own_count
 
 

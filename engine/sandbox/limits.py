@@ -36,6 +36,9 @@ class Limits(NamedTuple):
     processes: int = 128  # tasks (processes and threads) of a move (cgroup pids, RLIMIT_NPROC in the sandbox)
     file_mb: int = 64  # the largest file it may write (RLIMIT_FSIZE); also the private /tmp's size
     folder_mb: int = 100  # the bytes of an agent folder's files, counted as they are copied
+    # Moves forked from a game's move server (gamebox) where it can be had; False: a process started afresh
+    # for every move, the interpreter's start and the script's compiling included, as the course's host counts.
+    served: bool = True
 
     @property
     def workspace_mb(self):

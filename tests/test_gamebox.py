@@ -1,0 +1,131 @@
+"""A program player's moves forked from one sandbox's move server: the course's semantics kept.
+
+The limits and faults of a served move are those of a move in a sandbox of its own: every test of
+``test_sandbox`` and ``test_hostile`` runs through the move server where it is available (the
+first test here checks that it is). These tests check what a fresh interpreter would have done,
+and that a match plays the same games either way.
+"""
+
+import pytest
+
+from engine.constants import BLACK, WHITE
+from engine.play.game import play_game
+from engine.players.base import PlayerFault, Reason
+from engine.players.program import ProgramPlayer
+from engine.players.specs import make_player
+from engine.position import Position
+from engine.sandbox import gamebox
+from engine.sandbox.limits import Limits
+from tests.conftest import ROOT
+
+LIMITS = Limits(mode="auto", memory_mb=256, processes=64, file_mb=16, folder_mb=8)
+served = pytest.mark.skipif(not gamebox.available(LIMITS), reason="no move server here (needs bwrap)")
+STUDENT = f"{ROOT}/examples/student-agent"
+
+
+def folder_of(tmp_path, name, script):
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "my_player3.py").write_text(script)
+    return str(folder)
+
+
+def moves(player, count, position=None):
+    """The first ``count`` answers of ``player`` in one game (a PlayerFault ends them)."""
+    player.new_game(BLACK, 1)
+    answers = []
+    try:
+        for _ in range(count):
+            answers.append(player.timed_move(position or Position.initial())[0])
+    finally:
+        player.close()
+    return answers
+
+
+@served
+def test_a_match_plays_the_same_games_served_or_a_sandbox_a_move(monkeypatch):
+    player = ProgramPlayer(STUDENT, limits=LIMITS)
+    player.new_game(BLACK, 1)
+    assert player.box is not None  # the move server plays here: the sandbox tests run through it
+    player.close()
+
+    def games():
+        records = []
+        for seed in range(4):
+            pair = [ProgramPlayer(STUDENT, limits=LIMITS), make_player("greedy")]
+            black, white = pair if seed % 2 == 0 else pair[::-1]
+            records.append(play_game(black, white, seed=seed, opening_plies=2))
+        return [(r.moves, r.winner, r.reason) for r in records]
+
+    served_games = games()
+    monkeypatch.setattr(gamebox, "available", lambda limits: False)
+    assert games() == served_games
+    assert all(reason == Reason.END for _, _, reason in served_games)
+
+
+FRESH = """import random, sys
+assert __name__ == "__main__" and sys.argv == ["my_player3.py"] and __file__.endswith("/my_player3.py")
+with open("draws.txt", "a") as draws:
+    draws.write(f"{random.random()}\\n")
+answer = open("output.txt", "w")       # never closed: the interpreter's end flushes it
+answer.write("PASS")
+exit(0)                                 # site's exit(), as a fresh interpreter has it
+"""
+
+
+@served
+def test_a_python_agent_runs_as_a_fresh_interpreter_would(tmp_path):
+    player = ProgramPlayer(folder_of(tmp_path, "fresh", FRESH), limits=LIMITS)
+    player.new_game(BLACK, 1)
+    try:
+        assert [player.timed_move(Position.initial())[0] for _ in range(3)] == ["PASS"] * 3
+        with open(f"{player.workdir}/draws.txt") as draws:
+            values = draws.read().split()
+    finally:
+        player.close()
+    assert len(set(values)) == 3  # random seeded afresh at every move, as a new process seeds it
+
+
+@served
+@pytest.mark.parametrize(
+    "ending, words",
+    [
+        ("raise ValueError('boom')", "ValueError: boom"),
+        ("import sys; sys.exit('bye from the agent')", "bye from the agent"),
+        ("import ctypes; ctypes.string_at(0)", "signal 11"),  # a memory fault
+    ],
+)
+def test_a_python_agents_end_reads_as_a_fresh_interpreters(tmp_path, ending, words):
+    with pytest.raises(PlayerFault) as raised:
+        moves(ProgramPlayer(folder_of(tmp_path, "ending", ending + "\n"), limits=LIMITS), 1)
+    assert raised.value.reason == Reason.CRASH and words in raised.value.detail, raised.value.detail
+    assert "forkserver" not in raised.value.detail  # the script's own frames only
+
+
+@served
+def test_any_other_program_is_executed_in_the_served_move(tmp_path):
+    folder = tmp_path / "shell"
+    folder.mkdir()
+    (folder / "move.sh").write_text("test -f input.txt && printf PASS > output.txt\n")
+    assert moves(ProgramPlayer(str(folder), command="sh move.sh", limits=LIMITS), 2) == ["PASS", "PASS"]
+
+
+@served
+def test_a_kept_sandbox_starts_each_game_from_a_fresh_copy(tmp_path):
+    script = """import os
+seen = os.path.exists("note.txt")
+open("note.txt", "w").write("left by a move")
+open("output.txt", "w").write("9,9" if seen else "PASS")
+"""
+    player = ProgramPlayer(folder_of(tmp_path, "notes", script), limits=LIMITS)
+    servers = []
+    for colour in (BLACK, WHITE):
+        player.new_game(colour, 1)
+        try:
+            servers.append(player.box.process.pid if player.box.process else None)
+            assert player.timed_move(Position.initial())[0] == "PASS"
+            servers[-1] = player.box.process.pid
+        finally:
+            player.close()
+    assert servers[0] == servers[1]  # the same sandbox served both games
+    gamebox.close_idle()
