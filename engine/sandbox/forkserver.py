@@ -15,8 +15,9 @@ a session of its own, /dev/null as stdin and stdout, and then either runs a Pyth
 itself, on the interpreter this server started (what a fresh ``python script.py`` does, without
 paying for the interpreter's start at every move), or executes any other command.
 
-The server imports the standard modules that course agents import (``PRELOADED``) once, so that a
-move finds them loaded as a fresh interpreter finds its built-in ones; ``random`` is seeded again
+The server starts as ``python`` does (``site`` and all). It imports the standard modules that
+course agents import (``PRELOADED``) once, so that a move finds them loaded as a fresh
+interpreter finds its built-in ones; ``random`` is seeded again
 at every move, as a fresh process seeds it. A Python agent's script is compiled once and again
 only when its text changes. A move also takes an IPC namespace of its own, so that nothing of
 one move (System V shared memory, say) outlives it, as with a sandbox a move.
@@ -27,6 +28,7 @@ Standard library only, and none of ``engine``.
 import ctypes
 import marshal
 import os
+import platform
 import resource
 import signal
 import sys
@@ -34,6 +36,7 @@ import sys
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWIPC = 0x10000000, 0x20000000, 0x08000000
 NAMESPACES = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWIPC  # a move's own
 PR_SET_DUMPABLE = 4
+CLONE_SYSCALL = {"x86_64": 56, "aarch64": 220}  # clone's number; with a null stack, the same arguments
 EXEC_FAILED = 127  # the shell's status for a command that cannot be started
 # Signals Python ignores at its start that a fresh program would not: restored before an exec.
 RESTORED = tuple(getattr(signal, name) for name in ("SIGPIPE", "SIGXFSZ") if hasattr(signal, name))
@@ -42,8 +45,7 @@ PRELOADED = ("json", "math", "collections", "itertools", "functools", "copy", "t
 _compiled = {}  # (the agent script's path, its text) -> its code: the last one only
 
 
-def _libc():
-    return ctypes.CDLL(None, use_errno=True)
+_LIBC = ctypes.CDLL(None, use_errno=True)  # loaded once: a move forked from the server finds it loaded
 
 
 def _limit(name, value):
@@ -119,7 +121,7 @@ def _first_process(move):
     exec); never returns."""
     try:
         os.setsid()
-        _libc().prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # its own /proc files are its own again
+        _LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # its own /proc files are its own again
         limits = move["limits"]
         resource.setrlimit(resource.RLIMIT_CPU, (limits["cpu"], limits["cpu"] + 1))
         _limit("RLIMIT_DATA", limits["data"])
@@ -131,8 +133,9 @@ def _first_process(move):
         os.dup2(null, 0)
         os.dup2(null, 1)
         os.closerange(3, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
-        sys.stdin = open(0, closefd=False)
-        sys.stdout = open(1, "w", closefd=False)
+        encoding = sys.stdout.encoding  # the interpreter's own choice, looked up once
+        sys.stdin = open(0, encoding=encoding, closefd=False)
+        sys.stdout = open(1, "w", encoding=encoding, closefd=False)
         if move["script"]:
             _run_script(move["script"], move["arguments"])
         for number in RESTORED:
@@ -148,7 +151,7 @@ def _move(move):
     """The forked process of one move: user, PID and IPC namespaces of its own, its first process, and
     that process's end passed on as its own; never returns."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    if _libc().unshare(NAMESPACES) != 0:
+    if _LIBC.unshare(NAMESPACES) != 0:
         print(f"the move cannot have namespaces of its own: {os.strerror(ctypes.get_errno())}", file=sys.stderr)
         os._exit(EXEC_FAILED)
     first = os.fork()
@@ -167,11 +170,34 @@ def _move(move):
         os._exit(EXEC_FAILED)
 
 
+def _clone_into_namespaces():
+    """Fork the move's first process straight into NAMESPACES (a raw clone: one fork, not two): its pid
+    here, 0 in it; None where this machine's clone is not known or refuses (the caller forks twice).
+    glibc's own fork bookkeeping is not run; this server has one thread, and a process's own signals
+    reach it by its real thread id since glibc 2.34."""
+    number = CLONE_SYSCALL.get(platform.machine())
+    if number is None:
+        return None
+    pid = _LIBC.syscall(number, NAMESPACES | signal.SIGCHLD, 0, 0, 0, 0)
+    return pid if pid >= 0 else None
+
+
+def _clone_works():
+    """Whether a raw clone into NAMESPACES gives a child that runs and ends as a forked one would."""
+    child = _clone_into_namespaces()
+    if child == 0:
+        os._exit(0 if os.getpid() == 1 else 1)
+    if child is None:
+        return False
+    _, status, _ = os.wait4(child, 0)
+    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
 def _namespaces_problem():
     """Why a move cannot enter namespaces of its own here (a forked trial), or None where it can."""
     child = os.fork()
     if child == 0:
-        os._exit(0 if _libc().unshare(NAMESPACES) == 0 else ctypes.get_errno() or 1)
+        os._exit(0 if _LIBC.unshare(NAMESPACES) == 0 else ctypes.get_errno() or 1)
     _, status, _ = os.wait4(child, 0)
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
     return None if code == 0 else f"unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWIPC) fails: {os.strerror(code)}"
@@ -180,7 +206,7 @@ def _namespaces_problem():
 def serve(move):
     """Answer each ``move`` line on stdin with a move run and its result, until stdin ends; the first line
     written says ``ready``, or ``unsupported WHY`` (and the server ends)."""
-    _libc().prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    _LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     requests = sys.stdin.buffer
     answers = sys.stdout
     problem = _namespaces_problem()
@@ -188,12 +214,17 @@ def serve(move):
     answers.flush()
     if problem:
         return
+    cloning = _clone_works()
     for line in requests:
         if line.strip() != b"move":
             break
-        child = os.fork()
+        child = _clone_into_namespaces() if cloning else None
         if child == 0:
-            _move(move)
+            _first_process(move)
+        if child is None:
+            child = os.fork()
+            if child == 0:
+                _move(move)
         _, status, usage = os.wait4(child, 0)
         answers.write(f"done {status} {usage.ru_utime + usage.ru_stime:.6f}\n")
         answers.flush()
