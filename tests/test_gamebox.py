@@ -8,6 +8,7 @@ and that a match plays the same games either way.
 
 import pytest
 
+from engine.cli.littlego import main
 from engine.constants import BLACK, WHITE
 from engine.play.game import play_game
 from engine.players.base import PlayerFault, Reason
@@ -16,6 +17,7 @@ from engine.players.specs import make_player
 from engine.position import Position
 from engine.sandbox import gamebox
 from engine.sandbox.limits import Limits
+from engine.sandbox.workspace import quota_root
 from tests.conftest import ROOT
 
 LIMITS = Limits(mode="auto", memory_mb=256, processes=64, file_mb=16, folder_mb=8)
@@ -129,3 +131,12 @@ open("output.txt", "w").write("9,9" if seen else "PASS")
             player.close()
     assert servers[0] == servers[1]  # the same sandbox served both games
     gamebox.close_idle()
+
+
+def test_littlego_sandbox_says_how_copies_and_moves_run_here(capsys):
+    assert main(["sandbox"]) == 0
+    lines = dict(line.split(": ", 1) for line in capsys.readouterr().out.splitlines())
+    assert lines["disk"].startswith(
+        f"each copy a tmpfs of its own under {quota_root()}" if quota_root() else "no quota"
+    )
+    assert lines["moves"].startswith("forked from" if gamebox.available(Limits()) else "a sandbox and a process each")

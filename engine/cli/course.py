@@ -24,9 +24,10 @@ from engine.course.report import format_grade, format_tournament, tournament_csv
 from engine.course.tournament import MINI_MATCH_GAMES, play_tournament
 from engine.players.specs import KNOWN
 from engine.protocol import write_atomic
-from engine.sandbox import accounting
+from engine.sandbox import accounting, gamebox, workspace
 from engine.sandbox.files import excerpt
 from engine.sandbox.isolation import environment, isolation
+from engine.sandbox.limits import DEFAULT_LIMITS
 
 NAME_CHARACTERS = 40  # of an agent folder's name in the table
 
@@ -253,5 +254,21 @@ def _sandbox(args):
     isolated, why = isolation()
     print("isolation: {}".format("bubblewrap" if isolated else f"none ({why})"))
     print(f"limits: {accounting.describe()}")
+    root = workspace.quota_root()
+    print(
+        "disk: {}".format(
+            f"each copy a tmpfs of its own under {root} (--folder-size plus --file-size MiB, "
+            f"{workspace.WORKSPACE_ENTRIES:,} files and folders), its /tmp and /dev/shm inside"
+            if root
+            else "no quota (littlego may not mount here): copies on the host's disk, each file bounded"
+        )
+    )
+    print(
+        "moves: {}".format(
+            "forked from one sandbox's move server a game (the sandbox kept for the player's next game)"
+            if gamebox.available(DEFAULT_LIMITS)
+            else "a sandbox and a process each"
+        )
+    )
     print("environment: {}".format(" ".join(f"{k}={v}" for k, v in sorted(environment("FOLDER").items()))))
     return 0
