@@ -6,12 +6,9 @@ Format (version 1)::
      "weights": {"margin": 10.0, ...},          # one number per feature in FEATURES
      "endgame_weights": {"margin": 12.0, ...},  # optional, tapered: the weights at ply 24, "weights" being
                                                 #   those at ply 0, each interpolated linearly in between
-     "search": {"depth": 4, "cpu_budget": 5.0,   # deepest plies; CPU seconds a move is meant to take
-                "cpu_cap": 5.0,                  # CPU seconds no move may pass (default: cpu_budget)
-                "solve_from": 24,                # from this ply on, solve the game exactly (24: never)
-                "close_stones": 0.5},            # optional: before solve_from, a move whose best move
-                                                 #   changed between depths or whose runner-up is within
-                                                 #   this many stones of the best may plan to cpu_cap
+     "search": {"depth": 4, "cpu_budget": 5.0,   # the search settings: SEARCH_TABLE below says what
+                "cpu_cap": 5.0, "solve_from": 24,  #   each means, its default and its range
+                "close_stones": 0.5},
      "provenance": {"source": "evolved", "run": ..., "generation": ..., "fitness": ..., "date": ...}}
 """
 
@@ -32,7 +29,6 @@ DEFAULT_WEIGHTS = {feature.name: feature.default for feature in FEATURE_TABLE}
 # A file from before a feature was added plays without it: its weight is this, and provenance says so.
 ABSENT_WEIGHT = 0.0
 ADDED_AT_ZERO = "features_added_at_zero"
-DEFAULT_SEARCH = {"depth": 4, "cpu_budget": 5.0, "cpu_cap": None, "solve_from": MAX_MOVES, "close_stones": None}
 MAX_CLOSE_STONES = 25.0  # a runner-up within the whole board's stones: every move unclear
 DEFAULT_PROVENANCE = {"source": "hand-set defaults"}
 
@@ -41,22 +37,97 @@ class ParamsError(UserError, ValueError):
     """A params file or object that cannot be used; the message says what and where."""
 
 
-class Params(NamedTuple):
-    """Validated parameters: weights (dict in FEATURES order); the search's deepest depth, the CPU
-    seconds a move is meant to take and the most it may take, the ply from which the game is
-    solved exactly; provenance; endgame: None (flat weights), or tapered, the weights at ply
-    MAX_MOVES (dict in FEATURES order), ``weights`` being those at ply 0; close_stones: None, or
-    how close (in stones of the margin weight) a runner-up makes a move before the solving ply
-    unclear, so that it may plan its depths up to the cap (``engine.agent``)."""
+class SearchSetting(NamedTuple):
+    """One setting of params.json's ``search`` object, declared once, as a feature is in the feature
+    table: the Params field, the file's check, the command-line option (``--`` and the name with
+    dashes) and its help derive from it."""
 
-    weights: Dict[str, float]
-    depth: int
-    cpu_budget: float
-    cpu_cap: float
-    solve_from: int
-    provenance: Optional[dict]
-    endgame: Optional[Dict[str, float]] = None
-    close_stones: Optional[float] = None
+    name: str  # the key in "search", the Params field
+    kind: type  # int or float
+    default: Optional[float]  # None: off where ``nullable``, else the value of ``at_least``
+    low: float
+    high: float
+    unit: str  # in words and as the option's metavar: "plies", "seconds", "stones"
+    meaning: str  # what it does
+    low_open: bool = False  # ``low`` itself excluded
+    nullable: bool = False  # null is a value: the setting off
+    at_least: str = ""  # another setting this one may not be below, and its default
+
+    def range_words(self):
+        """The values allowed, in words, as an error states them."""
+        kind = "an integer" if self.kind is int else self.unit
+        low = f"({self.low:g}" if self.low_open else f"from {self.low:g}"
+        if self.at_least:
+            low = f"from {self.at_least}"
+        span = f"{low}, {self.high:g}]" if self.low_open and not self.at_least else f"{low} to {self.high:g}"
+        return f"{kind} {span}" + (" (or null: off)" if self.nullable else "")
+
+    def check(self, value, source, floor=None):
+        """``value`` (from a file or a caller) as this setting holds it; ParamsError naming it and the range.
+        ``floor``: the value of ``at_least``."""
+        where = f"{source}: search.{self.name}"
+        if value is None and self.nullable:
+            return None
+        if self.kind is int:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ParamsError(f"{where}: expected {self.range_words()}, found {_short(value)}")
+        else:
+            value = _number(value, where)
+        low = floor if floor is not None else self.low
+        if value < low or value > self.high or (self.low_open and floor is None and value == low):
+            raise ParamsError(f"{where}: expected {self.range_words()}, found {value!r}")
+        return value
+
+
+SEARCH_TABLE = (
+    SearchSetting("depth", int, 4, 1, MAX_DEPTH, "plies", "the agent's deepest depth"),
+    SearchSetting("cpu_budget", float, 5.0, 0, MAX_CPU_BUDGET, "seconds", "CPU seconds a move is meant to take", True),
+    SearchSetting(
+        "cpu_cap", float, None, 0, MAX_CPU_BUDGET, "seconds", "CPU seconds no move may pass", True, False, "cpu_budget"
+    ),
+    SearchSetting(
+        "solve_from",
+        int,
+        MAX_MOVES,
+        0,
+        MAX_MOVES,
+        "plies",
+        f"the ply from which the agent solves the game exactly ({MAX_MOVES}: never)",
+    ),
+    SearchSetting(
+        "close_stones",
+        float,
+        None,
+        0,
+        MAX_CLOSE_STONES,
+        "stones",
+        "before the solving ply, a move whose best move changed between depths or whose runner-up is within "
+        "this many stones (of the margin weight) of the best may plan its depths to the CPU cap",
+        nullable=True,
+    ),
+)
+SEARCH_SETTINGS = {setting.name: setting for setting in SEARCH_TABLE}
+DEFAULT_SEARCH = {setting.name: setting.default for setting in SEARCH_TABLE}
+
+_ParamsFields = NamedTuple(
+    "_ParamsFields",
+    [("weights", Dict[str, float])]
+    + [(setting.name, Optional[setting.kind]) for setting in SEARCH_TABLE]
+    + [("provenance", Optional[dict]), ("endgame", Optional[Dict[str, float]])],
+)
+
+
+class Params(_ParamsFields):
+    """Validated parameters: weights (dict in FEATURES order); one field for each search setting of
+    SEARCH_TABLE (depth, cpu_budget, cpu_cap, solve_from, close_stones: their meanings are there);
+    provenance; endgame: None (flat weights), or tapered, the weights at ply MAX_MOVES (dict in
+    FEATURES order), ``weights`` being those at ply 0."""
+
+    __slots__ = ()
+
+    def search(self):
+        """{setting name: value} of the search settings, in SEARCH_TABLE's order."""
+        return {setting.name: getattr(self, setting.name) for setting in SEARCH_TABLE}
 
 
 def _number(value, where):
@@ -149,64 +220,44 @@ def params_from_dict(data, source="params", warn=_warn_on_stderr):
         sets.append(_weights(data["endgame_weights"], "endgame_weights", source, warn, missing))
     sets = _tame(sets, source, warn)
     checked, endgame = sets[0], sets[1] if len(sets) > 1 else None
-    search = data.get("search", {})
-    if not isinstance(search, dict):
-        raise ParamsError(f"{source}: 'search' must be an object")
-    unknown = sorted(set(search) - set(DEFAULT_SEARCH))
-    if unknown:
-        raise ParamsError(f"{source}: search: unknown setting {unknown[0]!r}")
-    depth = search.get("depth", DEFAULT_SEARCH["depth"])
-    if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH:
-        raise ParamsError(f"{source}: search.depth: expected an integer from 1 to {MAX_DEPTH}, found {_short(depth)}")
-    budget = _number(search.get("cpu_budget", DEFAULT_SEARCH["cpu_budget"]), f"{source}: search.cpu_budget")
-    if not 0 < budget <= MAX_CPU_BUDGET:
-        raise ParamsError(f"{source}: search.cpu_budget: expected seconds in (0, {MAX_CPU_BUDGET}], found {budget!r}")
-    cap = search.get("cpu_cap")
-    cap = budget if cap is None else _number(cap, f"{source}: search.cpu_cap")
-    if not budget <= cap <= MAX_CPU_BUDGET:
-        raise ParamsError(
-            f"{source}: search.cpu_cap: expected seconds from cpu_budget ({budget}) to {MAX_CPU_BUDGET}, found {cap!r}"
-        )
-    solve_from = search.get("solve_from", MAX_MOVES)
-    if isinstance(solve_from, bool) or not isinstance(solve_from, int) or not 0 <= solve_from <= MAX_MOVES:
-        raise ParamsError(
-            f"{source}: search.solve_from: expected a ply from 0 to {MAX_MOVES} ({MAX_MOVES}: never), "
-            f"found {_short(solve_from)}"
-        )
-    close = search.get("close_stones")
-    if close is not None:
-        close = _number(close, f"{source}: search.close_stones")
-        if not 0 <= close <= MAX_CLOSE_STONES:
-            raise ParamsError(
-                f"{source}: search.close_stones: expected stones from 0 to {MAX_CLOSE_STONES:g} (or null: off), "
-                f"found {close!r}"
-            )
+    settings = search_settings(data.get("search", {}), source)
     provenance = data.get("provenance", {})
     if not isinstance(provenance, dict):
         raise ParamsError(f"{source}: 'provenance' must be an object")
     if missing:
         provenance = dict(provenance, **{ADDED_AT_ZERO: sorted(set(provenance.get(ADDED_AT_ZERO, [])) | set(missing))})
-    return Params(checked, depth, budget, cap, solve_from, provenance, endgame, close)
+    return Params(weights=checked, provenance=provenance, endgame=endgame, **settings)
 
 
-def make_params(
-    weights,
-    depth=None,
-    cpu_budget=None,
-    provenance=None,
-    source="params",
-    cpu_cap=None,
-    solve_from=None,
-    endgame=None,
-    close_stones=None,
-):
+def search_settings(search, source="params"):
+    """{name: value} of every search setting from a params file's ``search`` object (each one left out
+    at its default, one bounded by another at least that one); ParamsError naming a bad or unknown one."""
+    if not isinstance(search, dict):
+        raise ParamsError(f"{source}: 'search' must be an object")
+    unknown = sorted(set(search) - set(SEARCH_SETTINGS))
+    if unknown:
+        raise ParamsError(f"{source}: search: unknown setting {unknown[0]!r}")
+    chosen = {}
+    for setting in SEARCH_TABLE:
+        value = search.get(setting.name)
+        floor = chosen[setting.at_least] if setting.at_least else None
+        if value is None and not setting.nullable:
+            value = floor if setting.at_least else setting.default
+        chosen[setting.name] = setting.check(value, source, floor)
+    return chosen
+
+
+def make_params(weights, provenance=None, source="params", endgame=None, **settings):
     """Validated Params from weights (by feature name, or a sequence in FEATURES order) and, for
     tapered weights, ``endgame`` weights likewise; a sequence of twice FEATURES (a tapered genome:
-    the opening's weights, then the endgame's) gives both.
+    the opening's weights, then the endgame's) gives both. ``settings``: search settings by name
+    (SEARCH_TABLE); one left out, or None, takes its default.
 
-    The one way to build Params: every check of params.json applies; depth and CPU
-    budget default to DEFAULT_SEARCH's.
+    The one way to build Params: every check of params.json applies.
     """
+    unknown = sorted(set(settings) - set(SEARCH_SETTINGS))
+    if unknown:
+        raise TypeError(f"make_params: no search setting {unknown[0]!r}")
     if not isinstance(weights, dict):
         weights = list(weights)
         if len(weights) == 2 * len(FEATURES) and endgame is None:
@@ -218,16 +269,9 @@ def make_params(
         weights = dict(zip(FEATURES, weights))
     if endgame is not None and not isinstance(endgame, dict):
         endgame = dict(zip(FEATURES, endgame))
-    search = {
-        "depth": DEFAULT_SEARCH["depth"] if depth is None else depth,
-        "cpu_budget": DEFAULT_SEARCH["cpu_budget"] if cpu_budget is None else cpu_budget,
-        "cpu_cap": cpu_cap,
-        "solve_from": DEFAULT_SEARCH["solve_from"] if solve_from is None else solve_from,
-        "close_stones": close_stones,
-    }
     data = {
         "weights": weights,
-        "search": search,
+        "search": {name: value for name, value in settings.items() if value is not None},
         "provenance": DEFAULT_PROVENANCE if provenance is None else provenance,
     }
     if endgame is not None:
@@ -261,19 +305,8 @@ def params_to_dict(params):
     data = {"format": FORMAT_VERSION, "weights": dict((name, params.weights[name]) for name in FEATURES)}
     if params.endgame is not None:
         data["endgame_weights"] = dict((name, params.endgame[name]) for name in FEATURES)
-    data.update(
-        {
-            "search": {
-                "depth": params.depth,
-                "cpu_budget": params.cpu_budget,
-                "cpu_cap": params.cpu_cap,
-                "solve_from": params.solve_from,
-            },
-            "provenance": params.provenance,
-        }
-    )
-    if params.close_stones is not None:
-        data["search"]["close_stones"] = params.close_stones
+    search = {name: value for name, value in params.search().items() if value is not None}  # null: off
+    data.update({"search": search, "provenance": params.provenance})
     return data
 
 

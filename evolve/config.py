@@ -9,10 +9,10 @@ try:
 except ImportError:  # Python < 3.11
     import tomli as tomllib
 
-from engine.constants import COURSE_CPU_LIMIT, MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
+from engine.constants import COURSE_CPU_LIMIT, MAX_MOVES, MAX_WEIGHT
 from engine.errors import UserError
 from engine.features import FEATURE_TABLE, FEATURES
-from engine.params import ABSENT_WEIGHT, ParamsError, genome_of, load_params
+from engine.params import ABSENT_WEIGHT, SEARCH_SETTINGS, ParamsError, genome_of, load_params
 from engine.play.executors import SCHEDULER_FORMS, check_scheduler
 from engine.play.openings import OpeningsError, load_openings
 from engine.players.searcher import ENGINES
@@ -20,6 +20,8 @@ from engine.players.specs import make_player
 from engine.sandbox.limits import MODES, UntrustedFolderError
 from evolve.genome import ENDGAME, UNRECORDED_GENES, feature_of, genes, named
 from evolve.program import fingerprint, folder_problem, name_problem, read_agent_weights, start_row
+
+_DEPTH = SEARCH_SETTINGS["depth"]  # the fitness games' depth takes the search setting's range
 
 # Per-feature bounds on the weights: the genome lives inside this box.
 DEFAULT_BOUNDS = {feature.name: feature.bounds for feature in FEATURE_TABLE}
@@ -32,7 +34,7 @@ _TOP = {
     "population": (int, None, lambda v: 2 <= v <= 10000, "2 to 10000"),
     "generations": (int, None, lambda v: 1 <= v <= 100000, "1 to 100000"),
     "strategy": (str, "ga", lambda v: v in ("ga", "cmaes"), "'ga' or 'cmaes'"),
-    "depth": (int, 2, lambda v: 1 <= v <= MAX_DEPTH, f"1 to {MAX_DEPTH}"),
+    "depth": (int, 2, lambda v: _DEPTH.low <= v <= _DEPTH.high, f"{_DEPTH.low} to {_DEPTH.high}"),
     "workers": (int, 0, lambda v: 0 <= v <= 4096, "0 (all cores) to 4096"),
     "black_weight": (
         float,

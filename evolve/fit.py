@@ -305,12 +305,4 @@ def fitted_params(weights, figures, labels_path, labels_info, settings):
         "fit": figures,
         "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
     }
-    return make_params(
-        list(weights.values()),
-        settings.depth,
-        settings.cpu_budget,
-        provenance,
-        source="fitted weights",
-        cpu_cap=settings.cpu_cap,
-        solve_from=settings.solve_from,
-    )
+    return make_params(list(weights.values()), provenance, source="fitted weights", **settings.search())

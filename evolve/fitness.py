@@ -66,7 +66,7 @@ class FitnessGameError(RuntimeError):
 
 def weights_player(weights, depth, label, engine="python"):
     """Our searcher with a genome's weights, untimed (results must not depend on the machine)."""
-    return AgentPlayer(make_params(weights, depth, source=label), spec=label, timed=False, engine=engine)
+    return AgentPlayer(make_params(weights, source=label, depth=depth), spec=label, timed=False, engine=engine)
 
 
 def genome_player(job, weights, label):

@@ -406,21 +406,16 @@ class Evolution:
         )
 
 
-def best_params(
-    run_dir, config, generation, best, depth=None, cpu_budget=None, cpu_cap=None, solve_from=None, close_stones=None
-):
-    """Validated Params of an evolved individual, with where it came from, and the search settings given."""
+def best_params(run_dir, config, generation, best, **settings):
+    """Validated Params of an evolved individual, with where it came from, and the search ``settings``
+    given (by name; engine.params.SEARCH_TABLE)."""
     weights, endgame = genome.by_feature(best, config["genes"])
     return make_params(
         weights,
-        depth,
-        cpu_budget,
         provenance(run_dir, config, generation, best.fitness.values),
         source=f"{run_dir} generation {generation}",
-        cpu_cap=cpu_cap,
-        solve_from=solve_from,
-        close_stones=close_stones,
         endgame=endgame,
+        **settings,
     )
 
 

@@ -101,15 +101,13 @@ def plot_run(run_dir, out_dir=None):
     return [fitness_path, weights_path]
 
 
-def export_best(run_dir, destination, depth=None, cpu_budget=None, cpu_cap=None, solve_from=None, close_stones=None):
+def export_best(run_dir, destination, **settings):
     """Write the run's best weights to a params.json with their provenance; the Params written. For a
     program individual, the agent's own weights file and its provenance's sidecar (search settings refused:
-    a program has none); the AgentWeights written."""
+    a program has none); the AgentWeights written. ``settings``: search settings by name (SEARCH_TABLE)."""
     state = load_checkpoint(run_dir)
     if state["config"].get("individual"):
-        refuse_search_settings(
-            depth=depth, cpu_budget=cpu_budget, cpu_cap=cpu_cap, solve_from=solve_from, close_stones=close_stones
-        )
+        refuse_search_settings(**settings)
         best = state["halloffame"][0]
         return save_agent_weights(
             destination,
@@ -117,17 +115,7 @@ def export_best(run_dir, destination, depth=None, cpu_budget=None, cpu_cap=None,
             best,
             provenance(run_dir, state["config"], state["generation"], best.fitness.values),
         )
-    params = best_params(
-        run_dir,
-        state["config"],
-        state["generation"],
-        state["halloffame"][0],
-        depth,
-        cpu_budget,
-        cpu_cap,
-        solve_from,
-        close_stones,
-    )
+    params = best_params(run_dir, state["config"], state["generation"], state["halloffame"][0], **settings)
     save_params(destination, params)
     return params
 

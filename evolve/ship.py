@@ -92,16 +92,10 @@ def ship_folder(candidate):
     return os.path.join(os.path.dirname(candidate) if is_params_file(candidate) else candidate, SHIP_FOLDER)
 
 
-def _from_file(path, candidate_path, settings, close_stones):
-    """A params file as the candidate: its weights with ``settings``' search (the current file's),
-    written to ``candidate_path``; the Params written."""
-    candidate = load_params(path)._replace(
-        depth=settings.depth,
-        cpu_budget=settings.cpu_budget,
-        cpu_cap=settings.cpu_cap,
-        solve_from=settings.solve_from,
-        close_stones=close_stones,
-    )
+def _from_file(path, candidate_path, search):
+    """A params file as the candidate: its weights with the search settings ``search`` (by name: the
+    current file's), written to ``candidate_path``; the Params written."""
+    candidate = load_params(path)._replace(**search)
     save_params(candidate_path, candidate)
     return candidate
 
@@ -181,21 +175,14 @@ def prepare(
                 "started with, or remove {} to start a new test".format(plan_path, ", ".join(changed), folder)
             )
     else:
-        settings = load_params(current)
-        close = settings.close_stones if close_stones is None else close_stones
+        search = load_params(current).search()
+        if close_stones is not None:
+            search["close_stones"] = close_stones
         os.makedirs(folder, exist_ok=True)
         if from_file:
-            candidate = _from_file(run, candidate_path, settings, close)
+            candidate = _from_file(run, candidate_path, search)
         else:
-            candidate = export_best(
-                run,
-                candidate_path,
-                depth=settings.depth,
-                cpu_budget=settings.cpu_budget,
-                cpu_cap=settings.cpu_cap,
-                solve_from=settings.solve_from,
-                close_stones=close,
-            )
+            candidate = export_best(run, candidate_path, **search)
         plan = ShipPlan(
             run=os.path.normpath(run) if from_file else os.path.basename(os.path.normpath(run)),
             generation=None if from_file else candidate.provenance["generation"],

@@ -180,11 +180,14 @@ def test_evolve_fit_writes_params_with_provenance(tmp_path, late_positions):
     labels = [k % 3 % 2 for k in range(len(positions))]  # any labels will do for the plumbing
     path, out = str(tmp_path / "l.json.gz"), str(tmp_path / "fitted.json")
     save_labels(path, list(zip(texts, labels)), {"seed": 4})
-    done = evolve_cli("fit", path, "--out", out, "--generations", "20", "--captures", "1.5", "--depth", "5")
+    done = evolve_cli(
+        "fit", path, "--out", out, "--generations", "20", "--captures", "1.5", "--depth", "5", "--close-stones", "0.5"
+    )
     assert done.returncode == 0, done.stderr
     assert "held out" in done.stdout and "ranking accuracy" in done.stdout
     params = load_params(out)
     assert params.depth == 5 and params.weights["captures"] == 1.5
+    assert params.close_stones == 0.5  # every search setting kept, this one too (it was dropped once)
     assert params.provenance["source"] == "fitted to solver labels" and params.provenance["labels"] == ["l.json.gz"]
     assert params.provenance["fit"]["held_out"]["new"]["positions"] > 0
 

@@ -9,9 +9,22 @@ import pytest
 import engine.params
 import evolve.config
 import evolve.genome
+from engine.cli.arguments import search_settings
 from engine.common.runfolder import START_WEIGHTS
+from engine.constants import MAX_CPU_BUDGET
 from engine.features import FEATURES, make_evaluator
-from engine.params import ADDED_AT_ZERO, ParamsError, default_params, load_params, params_to_dict, save_params
+from engine.params import (
+    ADDED_AT_ZERO,
+    DEFAULT_WEIGHTS,
+    SEARCH_TABLE,
+    ParamsError,
+    default_params,
+    load_params,
+    make_params,
+    params_to_dict,
+    save_params,
+)
+from evolve.cli import build_parser
 from evolve.config import load_config
 from tests.conftest import ROOT
 
@@ -127,3 +140,30 @@ def test_every_params_file_and_config_under_experiments_loads(path, features):
         assert (params.weights.get("triangles") == 0.0) == (features == "a feature added since")
     else:
         load_config(path)
+
+
+def _parsed(parser, words):
+    """The namespace ``parser`` makes of ``words`` (a sub-command's arguments)."""
+    return parser.parse_args(words)
+
+
+def test_each_search_setting_is_one_row_that_reaches_the_options_the_file_and_params(tmp_path):
+    """Every row of SEARCH_TABLE is a Params field, a key of params.json kept through a save and a load,
+    a make_params keyword, and an option of `evolve fit` and `evolve export` whose value reaches the
+    settings written; a new setting is one row."""
+    parser = build_parser()
+    for setting in SEARCH_TABLE:
+        value = setting.high if not setting.at_least else MAX_CPU_BUDGET  # a value no default has
+        params = make_params(DEFAULT_WEIGHTS, **dict({"cpu_budget": 1.0}, **{setting.name: value}))
+        assert getattr(params, setting.name) == value
+        path = str(tmp_path / f"{setting.name}.json")
+        save_params(path, params)
+        assert getattr(load_params(path), setting.name) == value
+        assert json.load(open(path))["search"][setting.name] == value
+        option = "--" + setting.name.replace("_", "-")
+        for command in (["fit", "labels.json.gz", "--out", "p.json"], ["export", "run", "--to", "p.json"]):
+            args = _parsed(parser, command + [option, str(value)])
+            assert search_settings(args, default_params())[setting.name] == value
+        with pytest.raises(SystemExit):
+            _parsed(parser, ["fit", "labels.json.gz", "--out", "p.json", option, str(setting.high + 1)])
+    assert set(default_params().search()) == {setting.name for setting in SEARCH_TABLE}

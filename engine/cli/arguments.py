@@ -7,11 +7,11 @@ import math
 import os
 import sys
 
-from engine.constants import MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
+from engine.constants import MAX_MOVES, MAX_WEIGHT
 from engine.course.editions import ALIASES, EDITIONS, edition
 from engine.errors import InvalidInput
 from engine.native.compiler import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
-from engine.params import MAX_CLOSE_STONES
+from engine.params import SEARCH_SETTINGS, SEARCH_TABLE, ParamsError
 from engine.play.executors import check_scheduler
 from engine.players.program import ProgramPlayer
 from engine.players.specs import make_player
@@ -57,8 +57,9 @@ def count(text):
 
 
 def depth(text):
-    """A search depth, 1 to MAX_DEPTH."""
-    return _integer(text, 1, MAX_DEPTH, f"a search depth from 1 to {MAX_DEPTH}")
+    """A search depth, in the depth setting's range."""
+    setting = SEARCH_SETTINGS["depth"]
+    return _integer(text, setting.low, setting.high, f"a search depth from {setting.low} to {setting.high}")
 
 
 def integer_range(low, high):
@@ -147,63 +148,49 @@ def add_table_bits(parser, what="each solver process's"):
     )
 
 
-def add_search_settings(parser, defaults):
-    """--depth, --cpu-budget, --cpu-cap, --solve-from and --close-stones for commands that write a params file;
-    ``defaults`` says in words what an option left out gives."""
-    parser.add_argument("--depth", type=depth, default=None, help=f"the agent's deepest depth (default: {defaults})")
-    parser.add_argument(
-        "--cpu-budget",
-        type=positive_seconds,
-        default=None,
-        help=f"CPU seconds a move is meant to take (default: {defaults})",
-    )
-    parser.add_argument(
-        "--cpu-cap",
-        type=positive_seconds,
-        default=None,
-        help=f"CPU seconds no move may pass (default: {defaults}, at least the budget)",
-    )
-    parser.add_argument(
-        "--solve-from",
-        type=integer_range(0, MAX_MOVES),
-        default=None,
-        help=f"the ply from which the agent solves exactly ({MAX_MOVES}: never; default: {defaults})",
-    )
-    add_close_stones(parser, defaults)
+def setting_type(setting):
+    """The argparse type of the search setting ``setting`` (a SearchSetting): its kind within its range;
+    a setting bounded by another (the CPU cap by the budget) is checked against it once both are known."""
+
+    def parse(text):
+        try:
+            value = setting.kind(text)
+            return setting.check(value, "option")
+        except (ValueError, ParamsError):
+            raise argparse.ArgumentTypeError(f"expected {setting.range_words()}, got {text!r}")
+
+    parse.__name__ = setting.name  # argparse names the type in its errors
+    return parse
 
 
-def add_close_stones(parser, defaults):
-    """--close-stones: the params file's search.close_stones (``engine.agent.decide_move``)."""
-    parser.add_argument(
-        "--close-stones",
-        type=non_negative_stones,
-        default=None,
-        metavar="STONES",
-        help="before the solving ply, a move whose best move changed between depths or whose runner-up is "
-        f"within STONES (of the margin weight) of the best may plan its depths to the CPU cap (default: {defaults})",
-    )
-
-
-def non_negative_stones(text):
-    """Stones from 0 to the params file's limit."""
-    return _float(
-        text, lambda v: 0 <= v <= MAX_CLOSE_STONES, "a number of stones", f"stones from 0 to {MAX_CLOSE_STONES:g}"
-    )
-
-
-SEARCH_SETTINGS = ("depth", "cpu_budget", "cpu_cap", "solve_from", "close_stones")  # add_search_settings' options
+def add_search_settings(parser, defaults, names=None):
+    """An option for each search setting of SEARCH_TABLE (or of those ``names`` names), for commands that
+    write a params file: ``--depth``, ``--cpu-budget``...; ``defaults`` says in words what one left out
+    gives. ``search_settings`` reads them."""
+    for setting in SEARCH_TABLE:
+        if names is None or setting.name in names:
+            floor = f", at least --{setting.at_least.replace('_', '-')}" if setting.at_least else ""
+            parser.add_argument(
+                "--" + setting.name.replace("_", "-"),
+                type=setting_type(setting),
+                default=None,
+                metavar=setting.unit.upper(),
+                help=f"{setting.meaning} ({setting.range_words()}; default: {defaults}{floor})",
+            )
 
 
 def search_settings(args, settings):
-    """The search settings of ``add_search_settings``' options, each one left out taken from ``settings``
-    (a Params; the CPU cap at least the budget chosen)."""
-    chosen = {
-        "depth": settings.depth if args.depth is None else args.depth,
-        "cpu_budget": settings.cpu_budget if args.cpu_budget is None else args.cpu_budget,
-        "solve_from": settings.solve_from if args.solve_from is None else args.solve_from,
-        "close_stones": settings.close_stones if args.close_stones is None else args.close_stones,
-    }
-    chosen["cpu_cap"] = args.cpu_cap if args.cpu_cap is not None else max(settings.cpu_cap, chosen["cpu_budget"])
+    """{name: value} of every search setting: the option given, else ``settings``' (a Params); a setting
+    bounded by another at least the value chosen for that one."""
+    chosen = {}
+    for setting in SEARCH_TABLE:
+        given, kept = getattr(args, setting.name, None), getattr(settings, setting.name)
+        if given is not None:
+            chosen[setting.name] = given
+        elif setting.at_least:
+            chosen[setting.name] = max(kept, chosen[setting.at_least])
+        else:
+            chosen[setting.name] = kept
     return chosen
 
 

@@ -27,10 +27,10 @@ import json
 import os
 
 from engine.book import BookError, load_book
-from engine.constants import MAX_DEPTH, MAX_MOVES
+from engine.constants import MAX_MOVES
 from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS, SHIPPED_QTABLE
 from engine.errors import InvalidInput
-from engine.params import ParamsError, default_params, load_params
+from engine.params import SEARCH_SETTINGS, ParamsError, default_params, load_params
 from engine.players.gnugo import MAX_LEVEL, gnugo_player
 from engine.players.gtp import gtp_player
 from engine.players.program import ProgramPlayer
@@ -61,9 +61,10 @@ def runs_a_command(spec):
 
 
 def _depth(spec, text):
-    """The depth after '@' in a spec; ValueError naming the spec when it is not 1..MAX_DEPTH."""
-    if not text.isdigit() or not 1 <= int(text) <= MAX_DEPTH:
-        raise InvalidInput(f"player {spec!r}: the depth after '@' is an integer from 1 to {MAX_DEPTH}")
+    """The depth after '@' in a spec; ValueError naming the spec when it is outside the depth setting's range."""
+    setting = SEARCH_SETTINGS["depth"]
+    if not text.isdigit() or not setting.low <= int(text) <= setting.high:
+        raise InvalidInput(f"player {spec!r}: the depth after '@' is {setting.range_words()}")
     return int(text)
 
 

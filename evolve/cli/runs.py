@@ -7,7 +7,6 @@ import sys
 
 from engine.cli.arguments import (
     SCHEDULER_HELP,
-    SEARCH_SETTINGS,
     add_json,
     add_search_settings,
     command,
@@ -19,7 +18,7 @@ from engine.cli.arguments import (
 )
 from engine.data import SHIPPED_PARAMS
 from engine.errors import InvalidInput
-from engine.params import load_params
+from engine.params import SEARCH_TABLE, load_params
 from evolve.config import load_config
 from evolve.fitness import engine_for
 from evolve.loop import Evolution
@@ -154,7 +153,7 @@ def _export(args):
     run = one_run(args.run)
     file_to_write(args.to, "--to", "params.json")
     if program_of(run):
-        written = export_best(run, args.to, **{name: getattr(args, name) for name in SEARCH_SETTINGS})
+        written = export_best(run, args.to, **{setting.name: getattr(args, setting.name) for setting in SEARCH_TABLE})
         what = "{}'s weights; provenance in {}".format(written.provenance["program"], written.sidecar)
     else:
         settings = load_params(args.to if os.path.isfile(args.to) else SHIPPED_PARAMS, warn=lambda message: None)

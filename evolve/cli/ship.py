@@ -4,8 +4,8 @@ import os
 import sys
 
 from engine.cli.arguments import (
-    add_close_stones,
     add_sandbox,
+    add_search_settings,
     command,
     elo_pair,
     file_to_write,
@@ -64,7 +64,7 @@ def register(commands):
         action="store_true",
         help="bundle both without the opening book (quicker, to try ship out; the agent ships with it)",
     )
-    add_close_stones(ship_, "--to's: the candidate differs from it in its weights alone")
+    add_search_settings(ship_, "--to's: the candidate differs from it in its weights alone", names=("close_stones",))
     ship_.add_argument("--jobs", type=positive_int, default=None, help="parallel games (default: all cores)")
     ship_.add_argument("--no-progress", action="store_true", help="progress as lines, not a bar")
     add_sandbox(ship_)
