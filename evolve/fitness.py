@@ -329,9 +329,11 @@ def engine_for(asked):
     except NativeError as error:  # a failed build or a mismatch with the Python raises whatever was asked
         reason = str(error).splitlines()[0]
         if asked == "native" or not isinstance(error, NoCompiler):
+            # "auto" falls back to Python only where there is no compiler; a failed build is a defect.
+            other = "auto" if isinstance(error, NoCompiler) else "python"
             raise NativeError(
-                f'fitness.engine = "native", but the compiled searcher cannot be built here: {reason} '
-                '(engine = "auto" searches in Python instead: the same moves, slower)'
+                f'fitness.engine = "{asked}", but the compiled searcher cannot be built here: {reason} '
+                f'(engine = "{other}" searches in Python instead: the same moves, slower)'
             )
         log.warning(
             'fitness.engine = "auto": the compiled searcher cannot be built here (%s); the games search '

@@ -28,6 +28,7 @@ from engine.players.base import Reason
 from engine.players.searcher import AgentPlayer
 from engine.position import Position
 from engine.search import Searcher, SearchTimeout
+from evolve.cli import main as evolve_main
 from tests.conftest import random_position
 
 SHIPPED = load_params(SHIPPED_PARAMS).weights
@@ -283,3 +284,25 @@ def test_a_damaged_cached_library_is_compiled_again(library, fresh_library, tmp_
     assert searcher_class(io.StringIO()) is NativeSearcher
     assert os.path.getsize(path) > 1000
     assert difference(Position.initial(), SHIPPED, 2, seed=9) is None
+
+
+def test_a_feature_computed_otherwise_in_c_stops_evolve_run_with_its_name(fresh_library, tmp_path, monkeypatch, capsys):
+    def centre_off_by_one(position):
+        values = list(feature_values(position))
+        values[FEATURES.index("centre")] += 1.0
+        return tuple(values)
+
+    assert native.differing_feature(native.native_library()) is None  # the shipped C agrees
+    name, position, compiled, expected = native.differing_feature(native.native_library(), centre_off_by_one)
+    assert name == "centre" and expected == compiled + 1.0
+    native.native_library.cache_clear()
+    monkeypatch.setattr(native, "feature_values", centre_off_by_one)  # as a C twin gone wrong would differ
+    config = tmp_path / "tiny.toml"
+    config.write_text(
+        'name = "tiny"\nseed = 1\npopulation = 4\ngenerations = 1\ndepth = 1\nworkers = 1\n'
+        '[fitness]\nengine = "auto"\n[[panel]]\nopponent = "random"\ngames = 2\n'
+    )
+    assert evolve_main(["run", str(config), "--runs-dir", str(tmp_path / "runs"), "--no-progress"]) == 2
+    said = capsys.readouterr().err
+    assert "search.c computes the feature 'centre' otherwise than engine/features.py" in said
+    assert 'fitness.engine = "auto"' in said and 'engine = "python"' in said

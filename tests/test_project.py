@@ -1,6 +1,7 @@
 """The project's promises about itself: CI runs the README's test command; the docs build; the benchmarks run."""
 
 import argparse
+import io
 import json
 import os
 import re
@@ -9,6 +10,9 @@ import sys
 
 import pytest
 
+from engine.cli.littlego import build_parser as littlego_parser
+from engine.common.progress import counter
+from evolve.cli import build_parser as evolve_parser
 from tests.conftest import ROOT, cli
 
 
@@ -203,3 +207,34 @@ def test_a_non_editable_install_works_from_any_folder(tmp_path):
     shipped = json.load(open(os.path.join(ROOT, "params.json")))
     assert json.load(open(str(empty / "submission" / "params.json")))["weights"] == shipped["weights"]
     assert json.load(open(str(empty / "submission" / "book.json"))) == json.load(open(os.path.join(ROOT, "book.json")))
+
+
+LONG_COMMANDS = [
+    ("littlego", ["match", "random", "greedy"]),
+    ("littlego", ["grade", "folder"]),
+    ("littlego", ["tournament", "class"]),
+    ("littlego", ["book", "check", "book.json"]),
+    ("littlego", ["solve", "game.sgf"]),
+    ("littlego", ["train", "qlearning"]),
+    ("evolve", ["run", "config.toml"]),
+    ("evolve", ["resume", "runs/x"]),
+    ("evolve", ["ship", "runs/x"]),
+]
+
+
+@pytest.mark.parametrize("tool, words", LONG_COMMANDS, ids=[" ".join(w[:2]) for _, w in LONG_COMMANDS])
+def test_every_long_command_takes_no_progress(tool, words):
+    parser = (littlego_parser if tool == "littlego" else evolve_parser)()
+    assert parser.parse_args(words + ["--no-progress"]).no_progress
+
+
+def test_no_progress_writes_lines_where_a_bar_would_be_drawn():
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Terminal()
+    update = counter("playing", "game", 10, stream=stream, bar=False)
+    for done in range(1, 11):
+        update(done)
+    assert stream.getvalue().count("\n") == 10 and "playing: 10 of 10 games done" in stream.getvalue()

@@ -279,6 +279,21 @@ def player_with_sandbox(args, spec, **options):
     return player
 
 
+def add_progress(parser):
+    """--no-progress, for every command that shows progress: lines on stderr instead of a bar
+    (``progress_bar``), as whenever stderr is not a terminal."""
+    parser.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="progress as lines on stderr, not a bar (as whenever stderr is not a terminal)",
+    )
+
+
+def progress_bar(args):
+    """Whether a command with ``add_progress``' option draws a bar: stderr a terminal, and no --no-progress."""
+    return sys.stderr.isatty() and not getattr(args, "no_progress", False)
+
+
 def add_json(parser, what="the figures"):
     parser.add_argument("--json", action="store_true", help=f"print {what} as JSON")
 

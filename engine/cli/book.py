@@ -5,12 +5,14 @@ import sys
 
 from engine.book import load_book
 from engine.cli.arguments import (
+    add_progress,
     add_table_bits,
     command,
     file_to_write,
     group,
     integer_range,
     positive_int,
+    progress_bar,
 )
 from engine.common.pools import cpu_with_children
 from engine.common.progress import counter
@@ -71,6 +73,7 @@ def register(commands):
     upgrade.add_argument("--out", help="file to write (default: BOOK)")
     check = command(actions, "check", _check)
     check.add_argument("book", help="book file")
+    add_progress(check)
     check.add_argument("--max-ply", type=_LAST_PLY, help="walk to this ply (default: the book's)")
     check.add_argument("--solve", action="store_true", help="check every move with the compiled solver")
     add_table_bits(check, "the solver's")
@@ -245,7 +248,7 @@ def _check(args):
     book = load_book(args.book)
     sections = book_sections(book)
     solver = NativeSolver(args.table_bits) if args.solve else None
-    progress = counter("checking " + args.book, "position")
+    progress = counter("checking " + args.book, "position", bar=progress_bar(args))
     failed = False
     try:
         print(

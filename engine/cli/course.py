@@ -8,12 +8,14 @@ import sys
 from engine.cli.arguments import (
     EDITION_NAMES,
     SCHEDULER_HELP,
+    add_progress,
     add_sandbox,
     command,
     edition_key,
     file_to_write,
     positive_int,
     program_limits,
+    progress_bar,
     scheduler,
 )
 from engine.common.progress import counter
@@ -75,6 +77,7 @@ def register(commands):
         help=SCHEDULER_HELP.replace("the experiment's [executor], else ", ""),
     )
     grading.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    add_progress(grading)
     add_sandbox(grading)
     _register_tournament(commands)
     command(commands, "sandbox", _sandbox)
@@ -112,6 +115,7 @@ def _register_tournament(commands):
     )
     round_robin.add_argument("--csv", metavar="FILE", help="also write the standings and crosstable as CSV")
     round_robin.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    add_progress(round_robin)
     add_sandbox(round_robin)
 
 
@@ -141,7 +145,7 @@ def _grade(args):
             )
             if one.error:
                 broken[agent] = one.error
-        progress = counter("grade", "game", total_games(args.edition, args.submit, args.games))
+        progress = counter("grade", "game", total_games(args.edition, args.submit, args.games), bar=progress_bar(args))
         try:
             report = grade(
                 agent,
@@ -210,7 +214,7 @@ def _tournament(args):
             f"{name}: {by_folder[a].error}" for name, a in zip(names, agents) if a in by_folder and by_folder[a].error
         ]
         total = len(agents) * (len(agents) - 1) // 2 * args.games
-        progress = counter("tournament", "game", total)
+        progress = counter("tournament", "game", total, bar=progress_bar(args))
         try:
             report = play_tournament(
                 names,

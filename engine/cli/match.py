@@ -6,6 +6,7 @@ import time
 
 from engine.cli.arguments import (
     SCHEDULER_HELP,
+    add_progress,
     add_sandbox,
     command,
     elo_pair,
@@ -15,6 +16,7 @@ from engine.cli.arguments import (
     positive_int,
     positive_seconds,
     program_limits,
+    progress_bar,
     scheduler,
 )
 from engine.constants import BLACK, COURSE_CPU_LIMIT, MAX_MOVES, WHITE
@@ -76,6 +78,7 @@ def register(commands):
         help="print one JSON object instead of the table (progress: lines on stderr, as whenever "
         "stderr is not a terminal)",
     )
+    add_progress(match)
     add_sandbox(match)
 
 
@@ -99,7 +102,7 @@ def _match(args):
         seed=args.seed,
         opening_plies=args.random_opening,
         cpu_limit=args.cpu_limit,
-        progress=True if not args.json and sys.stderr.isatty() else match_lines(args.a, args.games),
+        progress=True if not args.json and progress_bar(args) else match_lines(args.a, args.games),
         sgf_dir=args.sgf,
         scheduler=args.scheduler,
         sprt=args.sprt,

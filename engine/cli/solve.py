@@ -2,7 +2,7 @@
 
 import time
 
-from engine.cli.arguments import command, integer_range, positive_seconds
+from engine.cli.arguments import add_progress, command, integer_range, positive_seconds, progress_bar
 from engine.common.progress import counter
 from engine.constants import MAX_MOVES, PASS, colour_word
 from engine.errors import InvalidInput
@@ -25,6 +25,7 @@ def register(commands):
         action="store_true",
         help="use the compiled solver (needs a C compiler): any position, win or loss of every move",
     )
+    add_progress(solve)
 
 
 def _solve(args):
@@ -46,12 +47,13 @@ def _solve(args):
         print(f"the game is over: {verdict(position)}")
         return 0
     print(board_diagram(position))
-    return _solve_native(position) if args.native else _solve_python(position, args.seconds)
+    bar = progress_bar(args)
+    return _solve_native(position, bar) if args.native else _solve_python(position, args.seconds, bar)
 
 
-def _solve_python(position, seconds):
+def _solve_python(position, seconds, bar=True):
     solver = Solver()
-    progress = counter("solving", "move", len(position.legal_points()) + 1)
+    progress = counter("solving", "move", len(position.legal_points()) + 1, bar=bar)
     try:
         values = solver.move_values(position, time.process_time() + seconds, lambda done, total: progress(done))
     except SearchTimeout:
@@ -73,9 +75,9 @@ def _solve_python(position, seconds):
     return 0
 
 
-def _solve_native(position):
+def _solve_native(position, bar=True):
     moves = position.legal_points() + [PASS]
-    progress = counter("solving", "move", len(moves))
+    progress = counter("solving", "move", len(moves), bar=bar)
     results = {}
     with NativeSolver() as solver:
         for move in moves:  # a move wins when the position it leads to is lost for the other side

@@ -1,8 +1,6 @@
 """``littlego train``: train a learning player (the tabular Q-learner)."""
 
-import sys
-
-from engine.cli.arguments import command, group, integer_range, positive_int
+from engine.cli.arguments import add_progress, command, group, integer_range, positive_int, progress_bar
 from engine.constants import MAX_MOVES
 from engine.training.qlearning import PLOT, TABLE, Training
 
@@ -35,6 +33,7 @@ def register(commands):
         help="an opponent, taken in turn (repeatable; default: random, greedy, aggressive, self)",
     )
     option("--seed", type=int, help="seed (default 1)")
+    add_progress(qlearning)
     option("--alpha", type=float, help="learning rate (default 0.2)")
     option("--gamma", type=float, help="discount (default 0.95)")
     option("--epsilon-start", type=float, help="exploration rate at the start (default 0.3)")
@@ -78,6 +77,6 @@ def _train(args):
     print(
         "training folder: {} ({} of {} games done)".format(training.folder, training.done, training.settings["games"])
     )
-    training.run(progress=sys.stderr.isatty())
+    training.run(progress=progress_bar(args))
     print(f"finished: {training.folder} (table {TABLE}, curve {PLOT})")
     return 0

@@ -8,12 +8,13 @@ from tqdm import tqdm
 LINE_SECONDS = 10.0  # a log line at least this often when the total is not known
 
 
-def counter(what, unit, total=None, stream=None):
+def counter(what, unit, total=None, stream=None, bar=True):
     """A function ``update(done)`` told how many of ``total`` (None: not known beforehand) are
-    done: it draws a bar when ``stream`` (stderr) is a terminal, else writes a line every tenth
-    of the total, or every LINE_SECONDS when there is none; ``update.close()`` ends it."""
+    done: it draws a bar when ``stream`` (stderr) is a terminal and ``bar`` (a command's
+    --no-progress says no), else writes a line every tenth of the total, or every LINE_SECONDS
+    when there is none; ``update.close()`` ends it."""
     stream = stream or sys.stderr
-    if stream.isatty():
+    if stream.isatty() and bar:
         bar = tqdm(total=total, unit=unit, desc=what, leave=False, file=stream)
         state = [0]
 

@@ -17,9 +17,10 @@ import math
 import os
 import sys
 
-from engine.constants import BLACK, KOMI, NUM_POINTS, PASS, WHITE
-from engine.features import FEATURES
+from engine.constants import BLACK, KOMI, MAX_MOVES, NUM_POINTS, PASS, WHITE
+from engine.features import FEATURES, feature_values
 from engine.native.compiler import FOLDER, NativeError, NoCompiler, compiled_library, game_defines
+from engine.playout import random_opening
 from engine.position import Position
 from engine.search import _TABLE_LIMIT, TIE, WIN, Searcher, SearchTimeout
 
@@ -76,6 +77,33 @@ def _uncomputed(library):
         missing.update(name for name, value in zip(FEATURES, out) if math.isnan(value))
         position = position.play_point(point)
     return sorted(missing, key=FEATURES.index)
+
+
+# The check positions of the compiled features: seeded random games, every other ply to the last.
+CHECK_GAMES, CHECK_SEED = 4, 561
+
+
+def check_positions():
+    """Positions from CHECK_GAMES seeded random games, every second ply: the board filling up."""
+    found = []
+    for game in range(CHECK_GAMES):
+        for plies in range(0, MAX_MOVES - 1, 2):
+            found.append(random_opening(plies, CHECK_SEED + game)[0])
+    return found
+
+
+def differing_feature(library, reference=None):
+    """(name, position, its value in C, in Python) of the first feature that the compiled ``library``
+    computes otherwise than ``reference`` (engine.features.feature_values) on the check positions; None
+    where every one agrees."""
+    reference = reference or feature_values
+    out = (ctypes.c_double * len(FEATURES))()
+    for position in check_positions():
+        library.ls_features(ctypes.byref(native_position(position)), out)
+        for name, compiled, expected in zip(FEATURES, out, reference(position)):
+            if compiled != expected:
+                return name, position, compiled, expected
+    return None
 
 
 def _declare(library):
@@ -141,6 +169,14 @@ def _declare(library):
                 ", ".join(missing),
                 ", ".join(f"f[FEATURE_{name.upper()}] = ..." for name in missing),
             )
+        )
+    differing = differing_feature(library)
+    if differing:
+        name, position, compiled, expected = differing
+        raise NativeError(
+            f"search.c computes the feature {name!r} otherwise than engine/features.py: {compiled!r} against "
+            f"{expected!r} at ply {position.moves_played} (board {position.board_string()!r}); mend "
+            f"f[FEATURE_{name.upper()}] in engine/native/search_features.h"
         )
     return library
 

@@ -3,16 +3,17 @@ export its best weights."""
 
 import json
 import os
-import sys
 
 from engine.cli.arguments import (
     SCHEDULER_HELP,
     add_json,
+    add_progress,
     add_search_settings,
     command,
     file_to_write,
     folder_to_write,
     positive_int,
+    progress_bar,
     scheduler,
     search_settings,
 )
@@ -38,7 +39,7 @@ def register(commands):
             default=None,
             help="worker processes (default: the config's, else all cores)",
         )
-        parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+        add_progress(parser)
         parser.add_argument("--scheduler", type=scheduler, default=None, help=SCHEDULER_HELP)
     log = command(commands, "log", _log)
     log.add_argument("run", nargs="+", help="run folders (one or more)")
@@ -68,7 +69,7 @@ def _run(args):
         args.config,
         runs_dir=args.runs_dir,
         workers=args.workers,
-        progress=not args.no_progress and sys.stderr.isatty(),
+        progress=progress_bar(args),
         scheduler=args.scheduler,
     )
     args.run = [evolution.run_dir]  # what a failure's message can point to
@@ -101,9 +102,7 @@ def one_run(runs):
 def _resume(args):
     """continue a stopped or killed run from its last checkpoint"""
     run = one_run(args.run)
-    evolution = Evolution.resume(
-        run, workers=args.workers, progress=not args.no_progress and sys.stderr.isatty(), scheduler=args.scheduler
-    )
+    evolution = Evolution.resume(run, workers=args.workers, progress=progress_bar(args), scheduler=args.scheduler)
     if evolution.generation >= evolution.config["generations"]:
         print(f"{run}: already finished ({evolution.generation} generations)")
         return 0

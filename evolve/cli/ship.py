@@ -1,9 +1,9 @@
 """``evolve ship``: replace params.json only with weights that win a test at the playing budget."""
 
 import os
-import sys
 
 from engine.cli.arguments import (
+    add_progress,
     add_sandbox,
     add_search_settings,
     command,
@@ -13,6 +13,7 @@ from engine.cli.arguments import (
     positive_int,
     positive_seconds,
     program_limits,
+    progress_bar,
 )
 from engine.cli.match import match_lines
 from engine.constants import COURSE_CPU_LIMIT, MAX_MOVES
@@ -66,7 +67,7 @@ def register(commands):
     )
     add_search_settings(ship_, "--to's: the candidate differs from it in its weights alone", names=("close_stones",))
     ship_.add_argument("--jobs", type=positive_int, default=None, help="parallel games (default: all cores)")
-    ship_.add_argument("--no-progress", action="store_true", help="progress as lines, not a bar")
+    add_progress(ship_)
     add_sandbox(ship_)
 
 
@@ -96,7 +97,7 @@ def _ship(args):
         close_stones=args.close_stones,
     )
     print(describe(run, args.to, plan), flush=True)
-    progress = True if sys.stderr.isatty() and not args.no_progress else match_lines("candidate", plan.games)
+    progress = True if progress_bar(args) else match_lines("candidate", plan.games)
     limits = program_limits(args, ["cmd:" + os.path.join(ship_folder(run), "candidate")])
     result = ship(run, args.to, plan, jobs=args.jobs, progress=progress, limits=limits)
     print(format_report(result.summary))
