@@ -1,6 +1,7 @@
 """The project's promises about itself: CI runs the README's test command; the docs build; the benchmarks run."""
 
 import argparse
+import doctest
 import io
 import json
 import os
@@ -238,3 +239,13 @@ def test_no_progress_writes_lines_where_a_bar_would_be_drawn():
     for done in range(1, 11):
         update(done)
     assert stream.getvalue().count("\n") == 10 and "playing: 10 of 10 games done" in stream.getvalue()
+
+
+def test_the_python_quickstart_runs_as_written():
+    """docs/quickstart.md, its code fences read as the blank lines that end a doctest's output."""
+    path = os.path.join(ROOT, "docs", "quickstart.md")
+    text = "\n".join("" if line.startswith("```") else line for line in open(path).read().splitlines())
+    test = doctest.DocTestParser().get_doctest(text, {}, "quickstart.md", path, 0)
+    runner = doctest.DocTestRunner()
+    runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0 and len(test.examples) >= 15
