@@ -300,10 +300,12 @@ open("output.txt", "w").write("PASS")
 @pytest.mark.parametrize("which", CGROUPS)
 @pytest.mark.parametrize("mode", [pytest.param("strict", marks=isolated), "off"])
 def test_cpu_of_children_never_reaped_is_charged_to_the_move(tmp_path, monkeypatch, mode, which):
-    limits = cgroups(monkeypatch, which, mode)
-    player = ProgramPlayer(
-        str(folder_of(tmp_path, "burner", {"my_player3.py": BURNERS})), cpu_limit=1.0, wall_limit=10, limits=limits
-    )
+    assert_over_one_second(folder_of(tmp_path, "burner", {"my_player3.py": BURNERS}), cgroups(monkeypatch, which, mode))
+
+
+def assert_over_one_second(folder, limits):
+    """The first move of the agent in ``folder``, held to 1 s of CPU, loses on time."""
+    player = ProgramPlayer(str(folder), cpu_limit=1.0, wall_limit=10, limits=limits)
     player.new_game(BLACK, 1)
     try:
         with pytest.raises(PlayerFault) as fault:
@@ -332,16 +334,7 @@ open("output.txt", "w").write("PASS")
 @pytest.mark.skipif(accounting.CPU not in accounting.hierarchies(), reason="no CPU cgroup here")
 @isolated
 def test_cpu_hidden_in_grandchildren_that_a_child_reaped_is_charged_to_the_move(tmp_path):
-    player = ProgramPlayer(
-        str(folder_of(tmp_path, "hider", {"my_player3.py": HIDDEN})), cpu_limit=1.0, wall_limit=10, limits=LIMITS
-    )
-    player.new_game(BLACK, 1)
-    try:
-        with pytest.raises(PlayerFault) as fault:
-            player.timed_move(Position.initial())
-    finally:
-        player.close()
-    assert fault.value.reason == Reason.TIMEOUT and "over the 1.0 s limit" in fault.value.detail
+    assert_over_one_second(folder_of(tmp_path, "hider", {"my_player3.py": HIDDEN}), LIMITS)
 
 
 @isolated
