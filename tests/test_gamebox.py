@@ -140,3 +140,19 @@ def test_littlego_sandbox_says_how_copies_and_moves_run_here(capsys):
         f"each copy a tmpfs of its own under {quota_root()}" if quota_root() else "no quota"
     )
     assert lines["moves"].startswith("forked from" if gamebox.available(Limits()) else "a sandbox and a process each")
+
+
+@served
+def test_a_kept_sandbox_is_ended_after_its_games(tmp_path, monkeypatch):
+    monkeypatch.setattr(gamebox, "GAMES_PER_SANDBOX", 2)
+    player = ProgramPlayer(folder_of(tmp_path, "plain", 'open("output.txt", "w").write("PASS")\n'), limits=LIMITS)
+    servers = []
+    for _ in range(3):
+        player.new_game(BLACK, 1)
+        try:
+            player.timed_move(Position.initial())
+            servers.append(player.box.process.pid)
+        finally:
+            player.close()
+    gamebox.close_idle()
+    assert servers[0] == servers[1] != servers[2]  # the third game is served by a new sandbox

@@ -31,7 +31,10 @@ from engine.sandbox.process import Finished, _kill_group, _Samples, file_limits,
 
 SERVER_MEMORY_MB = 32  # beside a move's own memory in the game's cgroup: the server's interpreter
 SERVER_TASKS = 2  # the server, and the process of a move that waits for the move's first process
-SERVER_CPU_SECONDS = 60  # the server's own CPU over a game (it starts once and forks): far above its use
+# The server's own CPU over its life (RLIMIT_CPU: its start, and a clone a move, about 1 ms each) and the
+# games a kept sandbox serves before it is ended: GAMES_PER_SANDBOX keeps its CPU far below the limit.
+SERVER_CPU_SECONDS = 600
+GAMES_PER_SANDBOX = 1000
 START_SECONDS = 30  # of wall time for the server to start (its interpreter, the namespace trial)
 POLL_SECONDS = 0.02
 SHELL_CHARACTERS = set("|&;<>()$`\\\"'*?[]#~=%{}\n")
@@ -69,6 +72,7 @@ class GameBox:
         self.command, self.stderr_path, self.scratch = command, stderr_path, scratch
         self.process = self.accounting = self.samples = None
         self.buffer = b""
+        self.games = 0  # games this sandbox has served (``give_back`` counts them)
 
     def _move_settings(self):
         argv, installation = resolve_command(self.command)
@@ -192,9 +196,14 @@ class GameBox:
         return Finished(status, used, time.monotonic() - started, False, False, out_of_memory)
 
     def healthy(self):
-        """Whether the sandbox can serve another game: its server waits for a move, and nothing of it was
-        killed at its memory limit."""
-        return self.process is not None and self.process.poll() is None and not self._oom()
+        """Whether the sandbox can serve another game: its server waits for a move, nothing of it was killed
+        at its memory limit, and it has served fewer than GAMES_PER_SANDBOX."""
+        return (
+            self.process is not None
+            and self.process.poll() is None
+            and not self._oom()
+            and self.games < GAMES_PER_SANDBOX
+        )
 
     def close(self):
         """End the sandbox and everything in it."""
@@ -253,6 +262,8 @@ def lease(key):
 def give_back(key, workspace, box):
     """Keep ``workspace`` and ``box`` for the player's next game where the sandbox is healthy and its
     scratch places are the workspace's (emptied with it); else end both."""
+    if box is not None:
+        box.games += 1
     if box is not None and workspace.scratch and box.scratch == workspace.scratch and box.healthy():
         with _lock:
             kept = _idle.setdefault(key, [])
