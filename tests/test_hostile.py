@@ -6,10 +6,13 @@ untouched. The build attacks run in the sandbox where bwrap isolates (CI install
 that the host itself stops (the copy, ``output.txt``, the environment) run in every mode.
 """
 
+import ctypes
 import errno
 import os
+import platform
 import shutil
 import subprocess
+import sys
 import time
 
 import pytest
@@ -584,3 +587,50 @@ def test_a_folder_name_forges_no_line_of_the_grade_report(tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert not any(line.startswith("Total: 100.00 of 100 points (every stage passed)") for line in lines)
     assert "entrant\\nTotal" in lines[0]
+
+
+# --- what one game of a kept sandbox could leave to the next --------------------------------------
+
+KEYS = {"x86_64": (248, 250), "aarch64": (217, 219)}  # add_key's and keyctl's system call numbers
+KEY_SPEC_SESSION_KEYRING, KEYCTL_SEARCH = -3, 10
+keys_known = pytest.mark.skipif(platform.machine() not in KEYS, reason="add_key's number is not known here")
+
+LEAVER = """import ctypes, glob, os, platform
+libc = ctypes.CDLL(None, use_errno=True)
+add_key, keyctl = {keys}[platform.machine()]
+found = libc.syscall(keyctl, {search}, {session}, b"user", b"littlego-left-by-a-move", 0) >= 0
+libc.syscall(add_key, b"user", b"littlego-left-by-a-move", b"x", 1, {session})
+try:
+    mark = os.getxattr(".", "user.left-by-a-move")
+except OSError:
+    mark = None
+os.setxattr(".", "user.left-by-a-move", b"x")
+os.chmod(".", 0o700)
+pth = glob.glob("/tmp/pth-ran-*")
+open("output.txt", "w").write("9,9" if found or mark or pth else "PASS")
+"""
+
+
+@isolated
+@keys_known
+def test_a_kept_sandbox_gives_the_next_game_no_key_no_attribute_and_no_hook(tmp_path):
+    script = LEAVER.format(keys=KEYS, search=KEYCTL_SEARCH, session=KEY_SPEC_SESSION_KEYRING)
+    folder = folder_of(tmp_path, "leaver", {"my_player3.py": script})
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    site = folder / ".local" / "lib" / version / "site-packages"
+    site.mkdir(parents=True)  # a user site in the agent's folder (HOME): never run by the host's server
+    (site / "hook.pth").write_text('import os; open("/tmp/pth-ran-%d" % os.getpid(), "w").close()\n')
+    player = ProgramPlayer(str(folder), limits=LIMITS)
+    answers = []
+    for _ in range(2):
+        player.new_game(BLACK, 1)
+        try:
+            answers.append(player.timed_move(Position.initial())[0])
+        finally:
+            player.close()
+    gamebox.close_idle()
+    assert answers == ["PASS", "PASS"]  # the second game found nothing of the first
+    add_key, keyctl = KEYS[platform.machine()]
+    libc = ctypes.CDLL(None, use_errno=True)
+    host = libc.syscall(keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING, b"user", b"littlego-left-by-a-move", 0)
+    assert host < 0  # nor did the host's session keyring get the key

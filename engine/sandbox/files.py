@@ -154,7 +154,8 @@ class _Copy:
                     if self.written > self.cap:
                         self.refuse(path, f"takes the folder past its limit of {self.cap // MIB} MiB (--folder-size)")
                     out.write(chunk)
-            os.chmod(destination, stat.S_IMODE(os.fstat(handle).st_mode) & 0o755 | 0o600)
+                # By the descriptor: no name the copy's place holds can redirect it (a link put there).
+                os.fchmod(out.fileno(), stat.S_IMODE(os.fstat(handle).st_mode) & 0o755 | 0o600)
         finally:
             os.close(handle)
 

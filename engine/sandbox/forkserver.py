@@ -37,6 +37,8 @@ CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWIPC = 0x10000000, 0x20000000, 0x08000000
 NAMESPACES = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWIPC  # a move's own
 PR_SET_DUMPABLE = 4
 CLONE_SYSCALL = {"x86_64": 56, "aarch64": 220}  # clone's number; with a null stack, the same arguments
+KEYCTL_SYSCALL = {"x86_64": 250, "aarch64": 219}  # keyctl's, and its request for a new session keyring
+KEYCTL_JOIN_SESSION_KEYRING = 1
 EXEC_FAILED = 127  # the shell's status for a command that cannot be started
 # Signals Python ignores at its start that a fresh program would not: restored before an exec.
 RESTORED = tuple(getattr(signal, name) for name in ("SIGPIPE", "SIGXFSZ") if hasattr(signal, name))
@@ -122,6 +124,8 @@ def _first_process(move):
     try:
         os.setsid()
         _LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # its own /proc files are its own again
+        if platform.machine() in KEYCTL_SYSCALL:  # a session keyring of its own: no key outlives the move
+            _LIBC.syscall(KEYCTL_SYSCALL[platform.machine()], KEYCTL_JOIN_SESSION_KEYRING, None)
         limits = move["limits"]
         resource.setrlimit(resource.RLIMIT_CPU, (limits["cpu"], limits["cpu"] + 1))
         _limit("RLIMIT_DATA", limits["data"])

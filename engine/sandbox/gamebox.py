@@ -27,7 +27,7 @@ from engine.sandbox import forkserver
 from engine.sandbox.accounting import CPU, Accounting
 from engine.sandbox.isolation import environment, process_allowance, resolve_command, server_sandbox, serves_moves
 from engine.sandbox.limits import MIB
-from engine.sandbox.process import Finished, _kill_group, _Samples, file_limits, starter
+from engine.sandbox.process import Finished, _kill_group, _process_table, _Samples, file_limits, starter
 
 SERVER_MEMORY_MB = 32  # beside a move's own memory in the game's cgroup: the server's interpreter
 SERVER_TASKS = 2  # the server, and the process of a move that waits for the move's first process
@@ -37,6 +37,7 @@ SERVER_CPU_SECONDS = 600
 GAMES_PER_SANDBOX = 1000
 START_SECONDS = 30  # of wall time for the server to start (its interpreter, the namespace trial)
 POLL_SECONDS = 0.02
+ANSWER_BYTES = 256  # the longest line of the server's protocol, and more
 SHELL_CHARACTERS = set("|&;<>()$`\\\"'*?[]#~=%{}\n")
 _unsupported = []  # why a server found no namespaces for moves here, once found
 
@@ -99,7 +100,9 @@ class GameBox:
         )
         self.accounting = Accounting(game_limits)
         move, installation = self._move_settings()
-        server = [sys.executable, os.path.abspath(forkserver.__file__), marshal.dumps(move).hex()]
+        # -s: no user site-packages (HOME is the agent's folder: its .pth files would run in the server);
+        # -E: no PYTHON* variable (the environment is the stated one anyway).
+        server = [sys.executable, "-s", "-E", os.path.abspath(forkserver.__file__), marshal.dumps(move).hex()]
         argv = server_sandbox(server, self.folder, self.limits, installation, self.scratch)
         with open(self.stderr_path, "ab") as stderr:
             self.process = subprocess.Popen(
@@ -126,16 +129,17 @@ class GameBox:
         is called while it waits and may end the wait by returning a Finished."""
         handle = self.process.stdout.fileno()
         while b"\n" not in self.buffer:
+            if len(self.buffer) > ANSWER_BYTES:
+                raise ServerLost("the move server's answer is no line of its protocol")
             ready, _, _ = select.select([handle], [], [], POLL_SECONDS)
             if ready:
-                chunk = os.read(handle, 4096)
+                chunk = os.read(handle, ANSWER_BYTES)
                 if not chunk:
                     raise ServerLost("the move server ended")
                 self.buffer += chunk
-                continue
             if time.monotonic() > deadline:
                 raise ServerLost("the move server does not answer")
-            if check:
+            if check:  # every turn, data or not: nothing written to the pipe can hold the limits off
                 stop = check()
                 if stop:
                     return stop
@@ -195,14 +199,25 @@ class GameBox:
         status = -code if code is not None and code < 0 else (code or 1) << 8
         return Finished(status, used, time.monotonic() - started, False, False, out_of_memory)
 
+    def quiet(self):
+        """Whether the sandbox runs its server alone between moves (bwrap's one child, nothing in its cgroups
+        but the two): anything else is a process that outlived a move, and the sandbox is not used again."""
+        table = _process_table()
+        children = [pid for pid, (parent, _, _) in table.items() if parent == self.process.pid]
+        if len(children) != 1 or any(parent == children[0] for parent, _, _ in table.values()):
+            return False
+        members = self.accounting._members() if self.accounting else set()
+        return members <= {self.process.pid, children[0]}
+
     def healthy(self):
-        """Whether the sandbox can serve another game: its server waits for a move, nothing of it was killed
-        at its memory limit, and it has served fewer than GAMES_PER_SANDBOX."""
+        """Whether the sandbox can serve another game: its server waits for a move alone, nothing of it was
+        killed at its memory limit, and it has served fewer than GAMES_PER_SANDBOX."""
         return (
             self.process is not None
             and self.process.poll() is None
             and not self._oom()
             and self.games < GAMES_PER_SANDBOX
+            and self.quiet()
         )
 
     def close(self):

@@ -8,7 +8,9 @@ sample) besides the first process's own account of those it reaped. A run over i
 limit and a second) or past its wall-clock limit is killed, as is everything it left running.
 """
 
+import ctypes
 import os
+import platform
 import resource
 import signal
 import subprocess
@@ -16,6 +18,7 @@ import time
 from typing import NamedTuple
 
 from engine.sandbox.accounting import CPU, MEMORY, Accounting
+from engine.sandbox.forkserver import KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_SYSCALL
 from engine.sandbox.isolation import environment
 from engine.sandbox.limits import MIB
 
@@ -46,6 +49,14 @@ def file_limits(limits, accounting):
     return min(limits.file_mb, max(1, limits.memory_mb // FILES_WITHOUT_CGROUP)) * MIB, FILES_WITHOUT_CGROUP
 
 
+def own_session_keyring():
+    """Give the calling process a new, empty session keyring of its own (where the machine is known), so
+    that nothing a run adds to "its session keyring" reaches the host's."""
+    number = KEYCTL_SYSCALL.get(platform.machine())
+    if number is not None:
+        ctypes.CDLL(None, use_errno=True).syscall(number, KEYCTL_JOIN_SESSION_KEYRING, None)
+
+
 def starter(limits, cpu_seconds, accounting):
     """The function the run's first process runs before the program (a preexec_fn): a session of its own,
     the run's cgroups, and the rlimits on CPU, data memory, file size and (without cgroups) open files."""
@@ -53,6 +64,7 @@ def starter(limits, cpu_seconds, accounting):
 
     def start():
         os.setsid()
+        own_session_keyring()
         accounting.join()
         resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
         resource.setrlimit(resource.RLIMIT_DATA, (limits.memory_mb * MIB,) * 2)

@@ -116,13 +116,20 @@ class Workspace:
                 os.chmod(folder, SCRATCH_MODE)
 
     def reset(self):
-        """Empty the folder and the scratch folders for another game."""
-        for folder in [self.folder] + list((self.scratch or {}).values()):
+        """Empty the folder and the scratch folders for another game, and give each back its first owner,
+        mode, times and no extended attribute: nothing a game left on them reaches the next."""
+        first = dict({folder: SCRATCH_MODE for folder in (self.scratch or {}).values()}, **{self.folder: 0o755})
+        for folder, mode in first.items():
             with os.scandir(folder) as entries:
                 for entry in list(entries):
                     remove_tree(entry.path)
             if os.listdir(folder):
                 raise OSError(errno.ENOTEMPTY, "cannot be emptied", folder)
+            os.chown(folder, os.geteuid(), os.getegid())  # the host's, as made (prepare_folder gives it away)
+            os.chmod(folder, mode)
+            for name in os.listxattr(folder):
+                os.removexattr(folder, name)
+            os.utime(folder)
 
     def describe_full(self):
         """The words of a fault where the agent filled its own workspace."""
