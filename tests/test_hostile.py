@@ -634,3 +634,20 @@ def test_a_kept_sandbox_gives_the_next_game_no_key_no_attribute_and_no_hook(tmp_
     libc = ctypes.CDLL(None, use_errno=True)
     host = libc.syscall(keyctl, KEYCTL_SEARCH, KEY_SPEC_SESSION_KEYRING, b"user", b"littlego-left-by-a-move", 0)
     assert host < 0  # nor did the host's session keyring get the key
+
+
+SEEKER = """import os
+offset = os.lseek(2, 0, os.SEEK_CUR)   # what a move before it may have left on its stderr
+os.lseek(2, 99357415, os.SEEK_SET)
+open("output.txt", "w").write("PASS" if offset < 99357415 else "9,9")
+"""
+
+
+@isolated
+def test_a_moves_stderr_is_its_own(tmp_path):
+    player = ProgramPlayer(str(folder_of(tmp_path, "seeker", {"my_player3.py": SEEKER})), limits=LIMITS)
+    player.new_game(BLACK, 1)
+    try:
+        assert [player.timed_move(Position.initial())[0] for _ in range(2)] == ["PASS", "PASS"]
+    finally:
+        player.close()

@@ -185,7 +185,7 @@ def user_running(tasks):
     pid = os.fork()
     if pid == 0:  # the child: become that user, start the threads, wait to be killed
         try:
-            ids = sandbox._unprivileged_ids()
+            ids = sandbox.unprivileged_ids()
             if ids:
                 os.setgroups([])
                 os.setgid(ids[1])

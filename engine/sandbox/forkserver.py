@@ -136,6 +136,11 @@ def _first_process(move):
         null = os.open(os.devnull, os.O_RDWR)
         os.dup2(null, 0)
         os.dup2(null, 1)
+        try:  # stderr opened afresh: an offset and flags of its own, nothing a move set on it lasts
+            fresh = os.open("/proc/self/fd/2", os.O_WRONLY | os.O_APPEND)
+            os.dup2(fresh, 2)
+        except OSError:
+            pass  # the server's own, shared: the stderr still reaches the host
         os.closerange(3, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
         encoding = sys.stdout.encoding  # the interpreter's own choice, looked up once
         sys.stdin = open(0, encoding=encoding, closefd=False)

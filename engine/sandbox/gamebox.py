@@ -25,7 +25,14 @@ import time
 
 from engine.sandbox import forkserver
 from engine.sandbox.accounting import CPU, Accounting
-from engine.sandbox.isolation import environment, process_allowance, resolve_command, server_sandbox, serves_moves
+from engine.sandbox.isolation import (
+    environment,
+    process_allowance,
+    resolve_command,
+    server_sandbox,
+    serves_moves,
+    unprivileged_ids,
+)
 from engine.sandbox.limits import MIB
 from engine.sandbox.process import Finished, _kill_group, _process_table, _Samples, file_limits, starter
 
@@ -105,6 +112,9 @@ class GameBox:
         server = [sys.executable, "-s", "-E", os.path.abspath(forkserver.__file__), marshal.dumps(move).hex()]
         argv = server_sandbox(server, self.folder, self.limits, installation, self.scratch)
         with open(self.stderr_path, "ab") as stderr:
+            ids = unprivileged_ids()
+            if ids:  # the moves' user opens it afresh (forkserver): its stderr, and no other file of the host's
+                os.fchown(stderr.fileno(), *ids)
             self.process = subprocess.Popen(
                 argv,
                 cwd=self.folder,

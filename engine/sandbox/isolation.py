@@ -59,7 +59,7 @@ class Support(NamedTuple):
     nested: bool = False  # under root: the move enters a user namespace of its own (unshare), as nobody
 
 
-def _unprivileged_ids():
+def unprivileged_ids():
     """(uid, gid) of the user a sandboxed move runs as: ``nobody`` when littlego runs as root, else None."""
     if os.geteuid() != 0:
         return None
@@ -99,7 +99,7 @@ def _trial(nested):
 @functools.lru_cache(maxsize=None)
 def support():
     """What this machine offers program players' moves (a Support), tried once a process."""
-    root = _unprivileged_ids() is not None
+    root = unprivileged_ids() is not None
     needed = (ISOLATION_TOOL, PROCESS_LIMIT) + ((SWITCH_USER,) if root else ())
     missing = [tool for tool in needed if shutil.which(tool) is None]
     if missing:
@@ -215,7 +215,7 @@ def _ancestors(folders):
 
 def _as_unprivileged():
     """The start of what runs inside bwrap under root: becoming ``nobody``, no capability kept; [] otherwise."""
-    ids = _unprivileged_ids()
+    ids = unprivileged_ids()
     if not ids:
         return []
     return [
@@ -289,7 +289,7 @@ def bwrap_argv(chdir, command, writable, tmp_mb=DEFAULT_LIMITS.file_mb, extra=()
     ]
     for name, value in sorted(environment(chdir).items()):
         argv += ["--setenv", name, value]
-    if _unprivileged_ids():
+    if unprivileged_ids():
         argv += [
             "--unshare-ipc",
             "--unshare-pid",
@@ -325,13 +325,13 @@ def process_allowance(limits):
     tasks; else (before Linux 5.14, or no user namespace for nobody) that many beyond those its user runs now."""
     if support().own_count:
         return limits.processes
-    ids = _unprivileged_ids()
+    ids = unprivileged_ids()
     return limits.processes + _tasks_of(ids[0] if ids else os.getuid())
 
 
 def prepare_folder(folder, limits):
     """Give a player's folder copy to the user its moves run as (``nobody`` under root, when isolated)."""
-    ids = _unprivileged_ids()
+    ids = unprivileged_ids()
     if limits.mode == "off" or ids is None or not support().isolated:
         return
     for root, dirs, files in os.walk(folder):
