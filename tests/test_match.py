@@ -6,8 +6,8 @@ import os
 import pytest
 
 from engine.constants import BLACK, WHITE
-from engine.play.match import format_report, run_match
-from engine.play.stats import elo_with_margin, wilson_interval
+from engine.play.match import format_report, match_sprt, run_match
+from engine.play.stats import elo_with_margin, expected_score, pair_sprt_llr, sprt_llr, wilson_interval
 from engine.players.gnugo import gnugo_path
 from tests.conftest import cli, kill_when_journal_holds, start_cli
 
@@ -188,3 +188,26 @@ def test_a_journal_of_another_match_is_refused(tmp_path, capsys):
     assert main(["match", "greedy", "random", "--games", "4", "--jobs", "1", "--resume", journal]) == 2
     err = capsys.readouterr().err
     assert "a match with games 2, not 4" in err and "Traceback" not in err
+
+
+def test_the_pair_sprt_is_the_generalised_sprt_of_colour_pairs():
+    elo0, elo1 = 0, 20
+    s0, s1 = expected_score(elo0), expected_score(elo1)
+    counts = (300, 1000, 400)  # pairs of A's score 0, 1/2, 1
+    n = sum(counts)
+    mean = (0.5 * counts[1] + counts[2]) / n
+    variance = (0.25 * counts[1] + counts[2]) / n - mean * mean
+    normal = n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance)  # its normal approximation, small Elo
+    assert pair_sprt_llr(counts, elo0, elo1) == pytest.approx(normal, rel=0.05)
+    assert pair_sprt_llr((10, 80, 10), elo0, elo1) < 0 < pair_sprt_llr((10, 70, 20), elo0, elo1)
+    assert pair_sprt_llr((10, 70, 20), elo0, elo1) < pair_sprt_llr((10, 60, 30), elo0, elo1)
+    # Split pairs (each colour wins once) carry less noise than two independent games: the same score
+    # decides sooner as pairs.
+    assert pair_sprt_llr((0, 60, 40), elo0, elo1) > sprt_llr(140, 60, elo0, elo1)
+
+
+def test_an_alternating_match_tests_its_pairs_and_a_fixed_colour_its_games():
+    paired, _ = run_match("greedy", "random", 20, jobs=1, progress=False, sprt=(0, 150), seed=3)
+    assert paired.sprt.model == "pairs" and paired.sprt.games % 2 == 0
+    games = [g._replace(a_colour=BLACK) for g in run_match("greedy", "random", 6, jobs=1, progress=False)[1]]
+    assert match_sprt(games, 0, 20).model == "games"

@@ -14,7 +14,7 @@ from tests.test_evolve import TINY, write_config
 # and a search. The run's weights keep the margin high; the current file's throw stones away, so
 # the candidate wins nearly every game (H1); a run whose margin must be negative loses them (H0).
 QUICK = dict(depth=1, cpu_budget=0.1, cpu_cap=0.2)
-SHIP = ["--games", "8", "--sprt", "0,400", "--random-opening", "2", "--jobs", "2", "--no-book", "--no-progress"]
+SHIP = ["--games", "12", "--sprt", "0,400", "--random-opening", "2", "--jobs", "2", "--no-book", "--no-progress"]
 
 
 def evolved(tmp_path, margin, name):
@@ -51,8 +51,8 @@ def test_a_candidate_the_test_accepts_replaces_params_json_with_the_test_in_its_
     assert json.load(open(os.path.join(run, "ship", "plan.json")))["close_stones"] == 0.5
     test = shipped.provenance["shipped_after"]
     assert test["elo1"] == 400 and test["replaced"] == {"source": "the test's current"}
-    assert test["candidate_wins"] <= test["games"] <= 8 and test["llr"] >= 2.94
-    assert shipped.provenance["exported_by"].startswith(f"evolve ship {run} --to {current} --games 8")
+    assert test["candidate_wins"] <= test["games"] <= 12 and test["llr"] >= 2.94
+    assert shipped.provenance["exported_by"].startswith(f"evolve ship {run} --to {current} --games 12")
     report = json.load(open(os.path.join(run, "ship", "sprt.json")))
     assert report["sprt"]["decision"] == "H1"
 

@@ -22,7 +22,7 @@ from engine.play.executors import executor
 from engine.play.game import GameRecord, play_game
 from engine.play.journal import Journal
 from engine.play.sgf import game_sgf, result_text
-from engine.play.stats import SprtState, elo_with_margin, sprt_state, wilson_interval
+from engine.play.stats import SprtState, elo_with_margin, pair_sprt_state, sprt_state, wilson_interval
 from engine.players.base import Reason
 from engine.players.specs import make_player
 from engine.protocol import write_atomic
@@ -146,7 +146,15 @@ def summarise(spec_a, spec_b, results):
 
 
 def match_sprt(results, elo0, elo1):
-    """The SPRT's state after these games."""
+    """The SPRT's state after these games: on the scores of colour pairs where the games come in pairs
+    of one opening (games 2k and 2k + 1, A Black in one and White in the other; a game whose pair is not
+    complete waits for it), else on won and lost games."""
+    pairs = list(zip(results[0::2], results[1::2]))
+    if pairs and all(first.a_colour != second.a_colour for first, second in pairs):
+        counts = [0, 0, 0]
+        for first, second in pairs:
+            counts[first.a_won + second.a_won] += 1
+        return pair_sprt_state(counts, elo0, elo1)
     wins = sum(1 for r in results if r.a_won)
     return sprt_state(wins, len(results) - wins, elo0, elo1)
 
@@ -365,8 +373,9 @@ def format_report(summary):
             "H0": f"H0 accepted: {a} is not {test.elo1:+g} Elo stronger (at most {test.elo0:+g})",
             None: f"inconclusive after {test.games} games",
         }[test.decision]
+        model = "colour pairs" if test.model == "pairs" else "games"
         lines.append(
-            f"SPRT [{test.elo0:+g}, {test.elo1:+g}] (alpha {test.alpha:g}, beta {test.beta:g}): LLR "
+            f"SPRT [{test.elo0:+g}, {test.elo1:+g}] (alpha {test.alpha:g}, beta {test.beta:g}, on {model}): LLR "
             f"{test.llr:.2f} in ({test.lower:.2f}, {test.upper:.2f}): {verdict}"
         )
     lines.append(f"Time: {summary.seconds:.1f} s with {summary.jobs} jobs")
