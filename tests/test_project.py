@@ -249,3 +249,14 @@ def test_the_python_quickstart_runs_as_written():
     runner = doctest.DocTestRunner()
     runner.run(test)
     assert runner.summarize(verbose=False).failed == 0 and len(test.examples) >= 15
+
+
+def test_the_sites_home_page_includes_the_readme_instead_of_copying_it():
+    index = open(os.path.join(ROOT, "docs", "index.md")).read()
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    start = re.search(r'start="([^"]+)"', index).group(1)
+    end = re.search(r'end="([^"]+)"', index).group(1)
+    assert 'include-markdown "../README.md"' in index and start in readme and end in readme
+    included = readme.split(start)[1].split(end)[0]
+    assert "## Two commands" in included
+    assert not [line for line in included.splitlines() if len(line) > 30 and line in index]  # nothing copied
