@@ -260,3 +260,23 @@ def test_the_sites_home_page_includes_the_readme_instead_of_copying_it():
     included = readme.split(start)[1].split(end)[0]
     assert "## Two commands" in included
     assert not [line for line in included.splitlines() if len(line) > 30 and line in index]  # nothing copied
+
+
+GAME_COMMANDS = [("littlego", ["match", "a", "b"]), ("littlego", ["grade", "f"]), ("littlego", ["tournament", "c"])]
+
+
+@pytest.mark.parametrize("tool, words", GAME_COMMANDS + [("evolve", ["ship", "runs/x"])])
+def test_the_commands_that_play_games_take_one_declaration_of_how(tool, words):
+    """--seed, --jobs, --no-progress, the sandbox's options (and --scheduler where games may run on a
+    cluster) come from one function, add_game_options, for match, grade, tournament and ship."""
+    parser = (littlego_parser if tool == "littlego" else evolve_parser)()
+    how = ["--seed", "7", "--jobs", "1", "--no-progress", "--sandbox", "off", "--memory", "512"]
+    args = parser.parse_args(words + how)
+    assert (args.seed, args.jobs, args.no_progress, args.sandbox, args.memory) == (7, 1, True, "off", 512)
+    if words[0] != "ship":
+        assert parser.parse_args(words + ["--scheduler", "local:2"]).scheduler == "local:2"
+    sources = [os.path.join(ROOT, "engine", "cli", name) for name in ("match.py", "course.py")]
+    sources.append(os.path.join(ROOT, "evolve", "cli", "ship.py"))
+    for path in sources:
+        text = open(path).read()
+        assert '"--seed"' not in text and '"--jobs"' not in text and ".replace(" not in text, path

@@ -7,7 +7,7 @@ import math
 import os
 import sys
 
-from engine.constants import MAX_MOVES, MAX_WEIGHT
+from engine.constants import COURSE_CPU_LIMIT, MAX_MOVES, MAX_WEIGHT
 from engine.course.editions import ALIASES, EDITIONS, edition
 from engine.errors import InvalidInput
 from engine.native.compiler import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
@@ -18,10 +18,11 @@ from engine.players.specs import make_player
 from engine.sandbox.isolation import strict_refusal, warning
 from engine.sandbox.limits import DEFAULT_LIMITS, MODES, Limits, SandboxError
 
-SCHEDULER_HELP = (
-    "where games run: a Dask scheduler, tcp://HOST:PORT, or local:N for a Dask cluster of N "
-    "processes on this machine (default: the experiment's [executor], else the local process pool)"
+_SCHEDULERS = (
+    "where games run: a Dask scheduler, tcp://HOST:PORT, or local:N for a Dask cluster of N processes on this machine"
 )
+SCHEDULER_HELP = _SCHEDULERS + " (default: the experiment's [executor], else the local process pool)"
+GAMES_SCHEDULER_HELP = _SCHEDULERS + " (default: the local process pool)"  # commands without an experiment
 
 
 def _integer(text, low, high, words):
@@ -277,6 +278,28 @@ def player_with_sandbox(args, spec, **options):
     if isinstance(player, ProgramPlayer):
         player = make_player(spec, limits=sandbox_limits(args), **options)
     return player
+
+
+def add_game_options(parser, seed_help="seed of the games", seed_default=1, remote=True, cpu_limit=True):
+    """How a command plays its games, declared once for every command that plays them (match, grade,
+    tournament, ship): --seed (``seed_help``; default ``seed_default``), --jobs, --scheduler (where
+    ``remote``: the games may run on a Dask cluster), --cpu-limit (where ``cpu_limit``), --no-progress and
+    the sandbox's options."""
+    default = "" if seed_default is None else f" (default {seed_default})"
+    parser.add_argument("--seed", type=int, default=seed_default, help=seed_help + default)
+    parser.add_argument("--jobs", type=positive_int, default=None, help="parallel games (default: all cores)")
+    if remote:
+        parser.add_argument("--scheduler", type=scheduler, default=None, help=GAMES_SCHEDULER_HELP)
+    if cpu_limit:
+        parser.add_argument(
+            "--cpu-limit",
+            type=positive_seconds,
+            default=COURSE_CPU_LIMIT,
+            metavar="SECONDS",
+            help="CPU seconds a move of a program player may take (default %(default)s, as the course)",
+        )
+    add_progress(parser)
+    add_sandbox(parser)
 
 
 def add_progress(parser):

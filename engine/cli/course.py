@@ -7,16 +7,13 @@ import sys
 
 from engine.cli.arguments import (
     EDITION_NAMES,
-    SCHEDULER_HELP,
-    add_progress,
-    add_sandbox,
+    add_game_options,
     command,
     edition_key,
     file_to_write,
     positive_int,
     program_limits,
     progress_bar,
-    scheduler,
 )
 from engine.common.progress import counter
 from engine.course.build import LANGUAGES, built_agents, recognise, refuse_remote_builds
@@ -68,17 +65,8 @@ def register(commands):
         metavar="SPEC",
         help="the player standing in for the course's championship agent (default %(default)s)",
     )
-    grading.add_argument("--seed", type=int, default=1, help="seed of the games (default 1)")
-    grading.add_argument("--jobs", type=positive_int, default=None, help="parallel games (default: all cores)")
-    grading.add_argument(
-        "--scheduler",
-        type=scheduler,
-        default=None,
-        help=SCHEDULER_HELP.replace("the experiment's [executor], else ", ""),
-    )
     grading.add_argument("--json", action="store_true", help="print the report as one JSON object")
-    add_progress(grading)
-    add_sandbox(grading)
+    add_game_options(grading, cpu_limit=False)
     _register_tournament(commands)
     command(commands, "sandbox", _sandbox)
 
@@ -98,16 +86,6 @@ def _register_tournament(commands):
         help="games a mini-match, odd (default %(default)s, as the course)",
     )
     round_robin.add_argument(
-        "--seed", type=int, default=1, help="seed of the games and of who plays the extra Black game (default 1)"
-    )
-    round_robin.add_argument("--jobs", type=positive_int, default=None, help="parallel games (default: all cores)")
-    round_robin.add_argument(
-        "--scheduler",
-        type=scheduler,
-        default=None,
-        help=SCHEDULER_HELP.replace("the experiment's [executor], else ", ""),
-    )
-    round_robin.add_argument(
         "--resume",
         metavar="FILE",
         help="keep every finished game in FILE; when FILE holds games of this same tournament "
@@ -115,8 +93,7 @@ def _register_tournament(commands):
     )
     round_robin.add_argument("--csv", metavar="FILE", help="also write the standings and crosstable as CSV")
     round_robin.add_argument("--json", action="store_true", help="print the report as one JSON object")
-    add_progress(round_robin)
-    add_sandbox(round_robin)
+    add_game_options(round_robin, "seed of the games and of who plays the extra Black game", cpu_limit=False)
 
 
 def _grade(args):

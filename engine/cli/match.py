@@ -5,21 +5,17 @@ import sys
 import time
 
 from engine.cli.arguments import (
-    SCHEDULER_HELP,
-    add_progress,
-    add_sandbox,
+    add_game_options,
     command,
     elo_pair,
     file_to_write,
     folder_to_write,
     integer_range,
     positive_int,
-    positive_seconds,
     program_limits,
     progress_bar,
-    scheduler,
 )
-from engine.constants import BLACK, COURSE_CPU_LIMIT, MAX_MOVES, WHITE
+from engine.constants import BLACK, MAX_MOVES, WHITE
 from engine.play.match import format_report, run_match
 from engine.players.specs import KNOWN
 
@@ -29,21 +25,12 @@ def register(commands):
     match.add_argument("a", metavar="A", help="first player spec: " + KNOWN)
     match.add_argument("b", metavar="B", help="second player spec")
     match.add_argument("--games", type=positive_int, default=20, help="games to play (default 20)")
-    match.add_argument("--jobs", type=positive_int, default=None, help="parallel games (default: all cores)")
-    match.add_argument("--seed", type=int, default=1, help="match seed (default 1)")
     match.add_argument(
         "--random-opening",
         type=integer_range(0, MAX_MOVES - 2),
         default=0,
         metavar="K",
         help="start each colour-swapped pair from the same K random plies",
-    )
-    match.add_argument(
-        "--cpu-limit",
-        type=positive_seconds,
-        default=COURSE_CPU_LIMIT,
-        metavar="SECONDS",
-        help="CPU seconds per move for program players (default %(default)s, as the course)",
     )
     match.add_argument(
         "--colour",
@@ -67,19 +54,12 @@ def register(commands):
         "ELO0 Elo stronger than B) or H1 (ELO1); --games is then the most to play",
     )
     match.add_argument(
-        "--scheduler",
-        type=scheduler,
-        default=None,
-        help=SCHEDULER_HELP.replace("the experiment's [executor], else ", ""),
-    )
-    match.add_argument(
         "--json",
         action="store_true",
         help="print one JSON object instead of the table (progress: lines on stderr, as whenever "
         "stderr is not a terminal)",
     )
-    add_progress(match)
-    add_sandbox(match)
+    add_game_options(match, "match seed")
 
 
 def _match(args):

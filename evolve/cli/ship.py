@@ -3,20 +3,18 @@
 import os
 
 from engine.cli.arguments import (
-    add_progress,
-    add_sandbox,
+    add_game_options,
     add_search_settings,
     command,
     elo_pair,
     file_to_write,
     integer_range,
     positive_int,
-    positive_seconds,
     program_limits,
     progress_bar,
 )
 from engine.cli.match import match_lines
-from engine.constants import COURSE_CPU_LIMIT, MAX_MOVES
+from engine.constants import MAX_MOVES
 from engine.play.match import format_report
 from evolve.cli.runs import one_run
 from evolve.ship import DEFAULT_GAMES, DEFAULT_OPENING, DEFAULT_SPRT, describe, prepare, ship, ship_folder
@@ -41,12 +39,6 @@ def register(commands):
         help="the test's hypotheses in Elo over --to (default 0,20)",
     )
     ship_.add_argument(
-        "--seed",
-        type=int,
-        default=None,
-        help="the games' seed (default: from the run's seed, the same for every attempt)",
-    )
-    ship_.add_argument(
         "--random-opening",
         type=integer_range(0, MAX_MOVES - 2),
         default=DEFAULT_OPENING,
@@ -54,21 +46,14 @@ def register(commands):
         help="each pair of games starts from the same K random plies (default %(default)s)",
     )
     ship_.add_argument(
-        "--cpu-limit",
-        type=positive_seconds,
-        default=COURSE_CPU_LIMIT,
-        metavar="SECONDS",
-        help="CPU seconds a move (default %(default)s, as the course)",
-    )
-    ship_.add_argument(
         "--no-book",
         action="store_true",
         help="bundle both without the opening book (quicker, to try ship out; the agent ships with it)",
     )
     add_search_settings(ship_, "--to's: the candidate differs from it in its weights alone", names=("close_stones",))
-    ship_.add_argument("--jobs", type=positive_int, default=None, help="parallel games (default: all cores)")
-    add_progress(ship_)
-    add_sandbox(ship_)
+    add_game_options(
+        ship_, "the games' seed (default: from the run's seed, the same for every attempt)", None, remote=False
+    )
 
 
 def _ship(args):
