@@ -156,3 +156,23 @@ def test_a_kept_sandbox_is_ended_after_its_games(tmp_path, monkeypatch):
             player.close()
     gamebox.close_idle()
     assert servers[0] == servers[1] != servers[2]  # the third game is served by a new sandbox
+
+
+@served
+def test_a_program_installed_under_tmp_plays_every_game_of_a_kept_sandbox(tmp_path):
+    """The sandbox's /tmp is its workspace's folder, emptied between games: what bwrap mounted there (a
+    program's installation under /tmp, littlego's own checkout in a CI clone) stays."""
+    installation = tmp_path / "installed"
+    (installation / "bin").mkdir(parents=True)
+    program = installation / "bin" / "agent"
+    program.write_text("#!/bin/sh\nprintf PASS > output.txt\n")
+    program.chmod(0o755)
+    folder = tmp_path / "agent"
+    folder.mkdir()
+    player = ProgramPlayer(str(folder), command=str(program), limits=LIMITS)
+    assert str(tmp_path).startswith("/tmp/")  # pytest's temporary folders: under /tmp, as a CI clone is
+    answers = []
+    for _ in range(3):
+        answers.append(moves(player, 1))
+    gamebox.close_idle()
+    assert answers == [["PASS"]] * 3

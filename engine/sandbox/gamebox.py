@@ -27,6 +27,7 @@ from engine.sandbox import forkserver
 from engine.sandbox.accounting import CPU, Accounting
 from engine.sandbox.isolation import (
     environment,
+    made_in,
     process_allowance,
     resolve_command,
     server_sandbox,
@@ -78,6 +79,7 @@ class GameBox:
     def __init__(self, folder, command, limits, cpu_limit, wall_limit, stderr_path, scratch=None):
         self.folder, self.limits, self.cpu_limit, self.wall_limit = folder, limits, cpu_limit, wall_limit
         self.command, self.stderr_path, self.scratch = command, stderr_path, scratch
+        self.sandbox_own = ()  # the entries of the scratch /tmp that bwrap made: kept when it is emptied
         self.process = self.accounting = self.samples = None
         self.buffer = b""
         self.games = 0  # games this sandbox has served (``give_back`` counts them)
@@ -111,6 +113,7 @@ class GameBox:
         # -E: no PYTHON* variable (the environment is the stated one anyway).
         server = [sys.executable, "-s", "-E", os.path.abspath(forkserver.__file__), marshal.dumps(move).hex()]
         argv = server_sandbox(server, self.folder, self.limits, installation, self.scratch)
+        self.sandbox_own = made_in("/tmp", [installation] if installation else [])
         with open(self.stderr_path, "ab") as stderr:
             ids = unprivileged_ids()
             if ids:  # the moves' user opens it afresh (forkserver): its stderr, and no other file of the host's
@@ -276,7 +279,7 @@ def lease(key):
             return None, None
         workspace, box = kept.pop()
     try:
-        workspace.reset()
+        workspace.reset(keep_in_tmp=box.sandbox_own)
         return workspace, box
     except OSError:
         box.close()

@@ -202,6 +202,14 @@ def _visible_folders(extra=()):
     return folders
 
 
+def made_in(place, extra=()):
+    """The names of the entries that bwrap makes in the sandbox's ``place`` (/tmp) for the read-only
+    folders it shows there (littlego's own checkout or a Python under /tmp, say): where ``place`` is a
+    host's folder (a workspace's scratch), they are the sandbox's own and stay when it is emptied."""
+    prefix = place.rstrip(os.sep) + os.sep
+    return sorted({f[len(prefix) :].split(os.sep)[0] for f in _visible_folders(extra) if f.startswith(prefix)})
+
+
 def _ancestors(folders):
     """The folders above ``folders`` that none of them holds: bwrap makes them, open to every user."""
     made = []

@@ -115,15 +115,19 @@ class Workspace:
                 os.mkdir(folder)
                 os.chmod(folder, SCRATCH_MODE)
 
-    def reset(self):
+    def reset(self, keep_in_tmp=()):
         """Empty the folder and the scratch folders for another game, and give each back its first owner,
-        mode, times and no extended attribute: nothing a game left on them reaches the next."""
+        mode, times and no extended attribute: nothing a game left on them reaches the next. ``keep_in_tmp``:
+        the entries of the scratch /tmp that the sandbox itself made (``isolation.made_in``: root's, with
+        read-only folders mounted in them), which stay."""
         first = dict({folder: SCRATCH_MODE for folder in (self.scratch or {}).values()}, **{self.folder: 0o755})
         for folder, mode in first.items():
+            kept = set(keep_in_tmp) if self.scratch and folder == self.scratch.get("/tmp") else set()
             with os.scandir(folder) as entries:
                 for entry in list(entries):
-                    remove_tree(entry.path)
-            if os.listdir(folder):
+                    if entry.name not in kept:
+                        remove_tree(entry.path)
+            if set(os.listdir(folder)) - kept:
                 raise OSError(errno.ENOTEMPTY, "cannot be emptied", folder)
             os.chown(folder, os.geteuid(), os.getegid())  # the host's, as made (prepare_folder gives it away)
             os.chmod(folder, mode)
