@@ -245,6 +245,7 @@ def test_a_program_spec_plays_an_agent_with_a_weights_file_of_its_own(tmp_path, 
         (f"program:{EXAMPLE}", "expected program:DIR:WEIGHTS[:NAME]"),
         (f"program:{EXAMPLE}:{tmp_path / 'missing.json'}", "cannot be read"),
         (f"program:{EXAMPLE}:{tmp_path / 'edge.json'}:input.txt", "cannot name the agent's weights file"),
+        (f"program:{EXAMPLE}:{tmp_path / 'edge.json'}", "holds no 'edge.json', so the agent would not read"),
     ):
         with pytest.raises(ValueError, match=re.escape(words)):
             make_player(bad)

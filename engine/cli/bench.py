@@ -26,7 +26,13 @@ def register(commands):
     targets = group(commands, "bench", "measure the engine's speed on one core", "TARGET")
     moves = command(targets, "moves", _bench_moves)
     moves.add_argument("folder", metavar="DIR", help="a course agent's folder (built first, as grade builds it)")
-    moves.add_argument("--repeats", type=positive_int, default=20, help="samples per figure (default 20)")
+    moves.add_argument(
+        "--repeats",
+        type=positive_int,
+        default=20,
+        help="samples of each figure outside the move server (default 20); its start is sampled at least 3 "
+        "times and its moves REPEATS/3 times for each start",
+    )
     moves.add_argument(
         "--games", type=positive_int, default=40, help="games against greedy for games/s, one worker (default 40)"
     )

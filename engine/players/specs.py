@@ -157,6 +157,11 @@ def _weighted_program(spec, argument, cpu_limit, limits):
         raise InvalidInput(f"player {spec!r}: the weights file {weights!r} cannot be read: {error}")
     if more or not isinstance(found, dict):
         raise InvalidInput(f"player {spec!r}: {weights!r} is not a JSON object of at most 1 MiB")
+    if not os.path.isfile(os.path.join(directory, file_name)):  # a name the agent never reads: its own weights
+        raise InvalidInput(
+            f"player {spec!r}: {directory} holds no {file_name!r}, so the agent would not read the weights written "
+            f"there; name the file the agent reads: program:DIR:WEIGHTS:NAME (weights.json, say)"
+        )
     return ProgramPlayer(
         directory,
         spec=spec,
