@@ -15,8 +15,8 @@ from engine.params import SEARCH_SETTINGS, SEARCH_TABLE, ParamsError
 from engine.play.executors import check_scheduler
 from engine.players.program import ProgramPlayer
 from engine.players.specs import make_player
-from engine.sandbox.isolation import strict_refusal, warning
-from engine.sandbox.limits import DEFAULT_LIMITS, MODES, Limits, SandboxError
+from engine.sandbox.isolation import refuse_strict, warning
+from engine.sandbox.limits import DEFAULT_LIMITS, MODES, Limits
 
 _SCHEDULERS = (
     "where games run: a Dask scheduler, tcp://HOST:PORT, or local:N for a Dask cluster of N processes on this machine"
@@ -246,9 +246,7 @@ def sandbox_limits(args):
     """The Limits the sandbox options ask for; the one-line warning on stderr where program players
     will not be isolated, SandboxError where --sandbox strict cannot be honoured."""
     limits = Limits(args.sandbox, args.memory, args.processes, args.file_size, args.folder_size)
-    refusal = strict_refusal() if limits.mode == "strict" else None
-    if refusal:
-        raise SandboxError(f"--sandbox strict: {refusal}")
+    refuse_strict(limits)
     line = warning(limits)
     if line:
         print("warning: " + line, file=sys.stderr)

@@ -131,6 +131,13 @@ UNCOUNTED_CPU = (
 )
 
 
+def refuse_strict(limits):
+    """SandboxError where ``limits`` ask for ``strict`` and this machine cannot honour it (``strict_refusal``)."""
+    refusal = strict_refusal() if limits.mode == "strict" else None
+    if refusal:
+        raise SandboxError(f"--sandbox strict: {refusal}")
+
+
 def strict_refusal():
     """Why ``--sandbox strict`` cannot be honoured here, or None: no isolation, or no cgroup that counts
     the CPU of all of a move's processes (isolate requires cgroups for the same reason)."""
@@ -351,9 +358,7 @@ def wrap(command, folder, limits):
     """The argv of ``command`` (an argv list, or a shell command line) run in ``folder`` under ``limits``:
     in the sandbox where it can be had; SandboxError where ``strict`` asks for isolation that cannot be."""
     found = support() if limits.mode != "off" else Support(False)
-    refusal = strict_refusal() if limits.mode == "strict" else None
-    if refusal:
-        raise SandboxError(f"--sandbox strict: {refusal}")
+    refuse_strict(limits)
     if not found.isolated:
         return ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
     argv, installation = resolve_command(command)
@@ -388,9 +393,7 @@ def server_sandbox(server, folder, limits, installation=None, scratch=None):
     """The argv of a player's sandbox whose first process is ``server`` (an argv list), as the user moves
     run as; the moves it forks take their own namespaces and limits (``forkserver``). ``scratch``: as
     ``bwrap_argv`` takes it."""
-    refusal = strict_refusal() if limits.mode == "strict" else None
-    if refusal:
-        raise SandboxError(f"--sandbox strict: {refusal}")
+    refuse_strict(limits)
     inside = _as_unprivileged() + list(server)
     return bwrap_argv(folder, inside, folder, limits.file_mb, [installation] if installation else [], scratch)
 
