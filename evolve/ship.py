@@ -21,6 +21,7 @@ from engine.constants import COURSE_CPU_LIMIT
 from engine.data import SHIPPED_BOOK
 from engine.params import load_params, save_params
 from engine.play.match import run_match
+from engine.play.settings import DEFAULT_GAME_SETTINGS
 from engine.protocol import write_atomic
 from engine.submission.bundle import write_bundle
 from evolve.checkpoint import RunError, load_checkpoint
@@ -224,22 +225,18 @@ def describe(run, current, plan):
     )
 
 
-def ship(run, current, plan, jobs=None, progress=True, limits=None):
+def ship(run, current, plan, settings=DEFAULT_GAME_SETTINGS):
     """Play the plan's test; when it accepts H1, write the candidate over ``current`` with the
-    test in its provenance. The ShipResult."""
+    test in its provenance. The ShipResult. ``settings``: how the games are played (a GameSettings:
+    its jobs, progress and limits; the plan's seed and CPU limit, and the journal in RUN/ship/)."""
     folder = ship_folder(run)
     summary, _ = run_match(
         "cmd:" + os.path.join(folder, "candidate"),
         "cmd:" + os.path.join(folder, "current"),
         plan.games,
-        jobs=jobs,
-        seed=plan.seed,
+        settings._replace(seed=plan.seed, cpu_limit=plan.cpu_limit, journal=os.path.join(folder, JOURNAL)),
         opening_plies=plan.random_opening,
-        cpu_limit=plan.cpu_limit,
-        progress=progress,
         sprt=plan.sprt,
-        journal=os.path.join(folder, JOURNAL),
-        limits=limits,
     )
     write_atomic(os.path.join(folder, REPORT), json.dumps(summary.to_json(), indent=2) + "\n")
     test = summary.sprt

@@ -16,6 +16,7 @@ distributed = pytest.importorskip("distributed")
 
 from engine.play.executors import ExecutorError, executor  # noqa: E402
 from engine.play.match import run_match  # noqa: E402
+from engine.play.settings import GameSettings  # noqa: E402
 from evolve.checkpoint import CHECKPOINT  # noqa: E402
 from evolve.config import ConfigError, load_config  # noqa: E402
 from evolve.fitness import FitnessGame, safe_play_job  # noqa: E402
@@ -120,8 +121,10 @@ def test_a_worker_killed_mid_generation_costs_retries_not_results():
 
 
 def test_matches_run_on_dask_too():
-    local, _ = run_match("greedy", "random", 6, jobs=2, seed=4, opening_plies=2, progress=False)
-    dask, _ = run_match("greedy", "random", 6, seed=4, opening_plies=2, progress=False, scheduler="local:2")
+    local, _ = run_match("greedy", "random", 6, GameSettings(jobs=2, seed=4, progress=False), opening_plies=2)
+    dask, _ = run_match(
+        "greedy", "random", 6, GameSettings(seed=4, progress=False, scheduler="local:2"), opening_plies=2
+    )
     for key in ("wins", "wins_by_colour", "a_mean_stone_margin", "end"):
         assert getattr(dask, key) == getattr(local, key)
 

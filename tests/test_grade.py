@@ -23,6 +23,7 @@ from engine.course.grade import OpponentResult, grade, stage_result, total_games
 from engine.course.report import format_grade
 from engine.data import SHIPPED_PARAMS
 from engine.params import default_params, load_params, save_params
+from engine.play.settings import GameSettings
 from tests.conftest import cli
 
 
@@ -151,7 +152,7 @@ POINTS_OF_TWO_GAMES = {
 
 
 def test_a_grade_plays_every_opponent_of_every_stage_through_the_match_machinery():
-    report = grade("greedy", "fall2023", games=2, championship="random", jobs=2)
+    report = grade("greedy", "fall2023", games=2, championship="random", settings=GameSettings(jobs=2))
     assert total_games("fall2023", games=2) == 12
     assert [s.name for s in report.stages] == ["stage 1", "stage 2"]
     for stage in report.stages:
@@ -163,7 +164,7 @@ def test_a_grade_plays_every_opponent_of_every_stage_through_the_match_machinery
     assert report.stages[1].opponents[1].spec == "random"
     text = format_grade(report)
     assert "championship  random" in text and "stands in for the course's hidden championship agent" in text
-    again = grade("greedy", "fall2023", games=2, championship="random", jobs=1)
+    again = grade("greedy", "fall2023", games=2, championship="random", settings=GameSettings(jobs=1))
     assert again.points == report.points  # the same games whatever the jobs
 
 

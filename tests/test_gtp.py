@@ -9,6 +9,7 @@ import pytest
 from engine import BLACK, PASS
 from engine.coords import move_from_text
 from engine.play.match import run_match
+from engine.play.settings import GameSettings
 from engine.play.sgf import read_game
 from engine.players.gnugo import gnugo_path
 from engine.players.gtp import point_to_vertex, vertex_to_point
@@ -200,7 +201,11 @@ def test_a_bad_player_spec_is_one_clear_line():
 
 def test_littlego_gtp_plays_a_match_through_the_gtp_player():
     summary, games = run_match(
-        "champion", "gtp:littlego gtp --player handset@4", 2, jobs=1, progress=False, opening_plies=2, seed=5
+        "champion",
+        "gtp:littlego gtp --player handset@4",
+        2,
+        GameSettings(jobs=1, progress=False, seed=5),
+        opening_plies=2,
     )
     assert summary.end["end"] == 2, summary.faults
     assert all(g.white.startswith("gtp:") or g.black.startswith("gtp:") for g in games)
@@ -209,7 +214,7 @@ def test_littlego_gtp_plays_a_match_through_the_gtp_player():
 @pytest.mark.skipif(not gnugo_path(), reason="GNU Go is not installed")
 def test_gnu_go_plays_through_the_gtp_player():
     summary, _ = run_match(
-        "champion", f"gtp:{gnugo_path()} --mode gtp --level 1", 2, jobs=1, progress=False, opening_plies=2
+        "champion", f"gtp:{gnugo_path()} --mode gtp --level 1", 2, GameSettings(jobs=1, progress=False), opening_plies=2
     )
     assert summary.end["end"] == 2, summary.faults
 
@@ -295,7 +300,9 @@ def test_play_refuses_an_unknown_opponent():
 
 
 def test_replay_shows_the_games_a_match_wrote(tmp_path):
-    _, games = run_match("greedy", "random", 2, jobs=1, progress=False, sgf_dir=str(tmp_path), opening_plies=2)
+    _, games = run_match(
+        "greedy", "random", 2, GameSettings(jobs=1, progress=False), sgf_dir=str(tmp_path), opening_plies=2
+    )
     for game in games:
         path = tmp_path / f"game-{game.index:04d}.sgf"
         status, out, err = littlego("replay", str(path))

@@ -7,6 +7,7 @@ import pytest
 
 from engine.constants import BLACK, WHITE
 from engine.play.match import format_report, match_sprt, run_match
+from engine.play.settings import GameSettings
 from engine.play.stats import elo_with_margin, expected_score, pair_sprt_llr, sprt_llr, wilson_interval
 from engine.players.gnugo import gnugo_path
 from tests.conftest import cli, kill_when_journal_holds, start_cli
@@ -21,14 +22,14 @@ def test_statistics_match_textbook_values():
 
 
 def test_matches_replay_exactly_whatever_the_jobs():
-    one, games_one = run_match("agent@2", "random", 6, jobs=1, seed=4, opening_plies=3, progress=False)
-    two, games_two = run_match("agent@2", "random", 6, jobs=2, seed=4, opening_plies=3, progress=False)
+    one, games_one = run_match("agent@2", "random", 6, GameSettings(jobs=1, seed=4, progress=False), opening_plies=3)
+    two, games_two = run_match("agent@2", "random", 6, GameSettings(jobs=2, seed=4, progress=False), opening_plies=3)
     assert [g.moves for g in games_one] == [g.moves for g in games_two]
     assert one.wins == two.wins
 
 
 def test_pairs_share_their_opening_and_swap_colours():
-    summary, games = run_match("greedy", "random", 4, jobs=1, seed=9, opening_plies=4, progress=False)
+    summary, games = run_match("greedy", "random", 4, GameSettings(jobs=1, seed=9, progress=False), opening_plies=4)
     assert games[0].moves[:4] == games[1].moves[:4]
     assert games[0].moves[:4] != games[2].moves[:4]
     assert games[0].black == "greedy" and games[1].black == "random"
@@ -40,19 +41,21 @@ def test_pairs_share_their_opening_and_swap_colours():
 
 
 def test_a_side_can_take_one_colour_in_every_game():
-    summary, games = run_match("greedy", "random", 4, jobs=1, seed=9, opening_plies=4, progress=False, a_colour=BLACK)
+    summary, games = run_match(
+        "greedy", "random", 4, GameSettings(jobs=1, seed=9, progress=False), opening_plies=4, a_colour=BLACK
+    )
     assert [g.black for g in games] == ["greedy"] * 4
     assert len({tuple(g.moves[:4]) for g in games}) == 4  # an opening of its own each
     assert summary.a_colour == "black"
     assert summary.wins_by_colour["greedy"]["white"] == summary.wins_by_colour["random"]["black"] == 0
     with pytest.raises(ValueError, match="alternating"):
-        run_match("greedy", "random", 4, jobs=1, progress=False, a_colour=WHITE, sprt=(0, 20))
+        run_match("greedy", "random", 4, GameSettings(jobs=1, progress=False), a_colour=WHITE, sprt=(0, 20))
 
 
 def test_sgf_records_open_in_sgfmill(tmp_path):
     from sgfmill import sgf
 
-    _, games = run_match("greedy", "random", 2, jobs=1, progress=False, sgf_dir=str(tmp_path))
+    _, games = run_match("greedy", "random", 2, GameSettings(jobs=1, progress=False), sgf_dir=str(tmp_path))
     files = sorted(os.listdir(str(tmp_path)))
     assert files == ["game-0000.sgf", "game-0001.sgf"]
     for name, record in zip(files, games):
@@ -88,7 +91,7 @@ def test_a_match_logged_to_a_file_says_how_far_it_is_with_the_sprt_state(capsys)
 
 @pytest.mark.skipif(not gnugo_path(), reason="GNU Go is not installed")
 def test_gnugo_plays_a_match_against_the_champion():
-    summary, games = run_match("champion", "gnugo:1", 2, jobs=1, progress=False)
+    summary, games = run_match("champion", "gnugo:1", 2, GameSettings(jobs=1, progress=False))
     assert summary.end["end"] == 2, summary.faults
 
 
@@ -127,19 +130,29 @@ def test_a_match_continued_from_its_journal_ends_as_an_uninterrupted_one(tmp_pat
     import engine.play.match as match_module
 
     whole, whole_games = run_match(
-        "greedy", "random", 60, jobs=1, seed=5, opening_plies=2, progress=False, sprt=(0, 150)
+        "greedy", "random", 60, GameSettings(jobs=1, seed=5, progress=False), opening_plies=2, sprt=(0, 150)
     )
     journal = str(tmp_path / "match.jsonl")
     real_game = interrupt_after(monkeypatch, 7)
     first, _ = run_match(
-        "greedy", "random", 60, jobs=1, seed=5, opening_plies=2, progress=False, sprt=(0, 150), journal=journal
+        "greedy",
+        "random",
+        60,
+        GameSettings(jobs=1, seed=5, progress=False, journal=journal),
+        opening_plies=2,
+        sprt=(0, 150),
     )
     assert first.interrupted == "after 7 of 60 games"
     monkeypatch.setattr(match_module, "game_job", real_game)
     with open(journal, "a") as handle:
         handle.write('{"black": "gre')  # a line cut off by a kill
     again, again_games = run_match(
-        "greedy", "random", 60, jobs=2, seed=5, opening_plies=2, progress=False, sprt=(0, 150), journal=journal
+        "greedy",
+        "random",
+        60,
+        GameSettings(jobs=2, seed=5, progress=False, journal=journal),
+        opening_plies=2,
+        sprt=(0, 150),
     )
 
     def without_cpu(games):  # CPU seconds differ from run to run
@@ -207,7 +220,51 @@ def test_the_pair_sprt_is_the_generalised_sprt_of_colour_pairs():
 
 
 def test_an_alternating_match_tests_its_pairs_and_a_fixed_colour_its_games():
-    paired, _ = run_match("greedy", "random", 20, jobs=1, progress=False, sprt=(0, 150), seed=3)
+    paired, _ = run_match("greedy", "random", 20, GameSettings(jobs=1, progress=False, seed=3), sprt=(0, 150))
     assert paired.sprt.model == "pairs" and paired.sprt.games % 2 == 0
-    games = [g._replace(a_colour=BLACK) for g in run_match("greedy", "random", 6, jobs=1, progress=False)[1]]
+    games = [
+        g._replace(a_colour=BLACK) for g in run_match("greedy", "random", 6, GameSettings(jobs=1, progress=False))[1]
+    ]
     assert match_sprt(games, 0, 20).model == "games"
+
+
+def test_each_game_setting_is_one_row_that_reaches_every_command_and_the_record(tmp_path):
+    """Every row of GAME_TABLE is a GameSettings field, and an option of each command that plays games
+    (but those it leaves out) whose value reaches the record the command passes on; a new setting is one
+    row."""
+    from engine.cli.arguments import game_settings
+    from engine.cli.littlego import build_parser
+    from engine.play.settings import GAME_TABLE
+    from evolve.cli import build_parser as evolve_parser
+
+    assert GameSettings._fields == tuple(setting.name for setting in GAME_TABLE)
+    assert GameSettings() == tuple(setting.default for setting in GAME_TABLE)
+    given = {
+        "seed": ("7", 7),
+        "jobs": ("3", 3),
+        "scheduler": ("local:2", "local:2"),
+        "cpu_limit": ("2.5", 2.5),
+        "journal": ("games.jsonl", "games.jsonl"),
+        "progress": (None, False),
+        "limits": None,  # the sandbox's options: the limits of the players a command plays
+    }
+    assert set(given) == set(GameSettings._fields)  # a new row needs a value here: the test names it
+    commands = {
+        "match": (build_parser(), ["match", "greedy", "random"], ()),
+        "tournament": (build_parser(), ["tournament", "greedy", "random"], ("cpu_limit",)),
+        "grade": (build_parser(), ["grade", "greedy"], ("cpu_limit", "journal")),
+        "ship": (evolve_parser(), ["ship", "run", "--to", "p.json"], ("scheduler", "journal")),
+    }
+    for name, (parser, words, omitted) in commands.items():
+        for setting in GAME_TABLE:
+            if given[setting.name] is None:
+                continue
+            text, value = given[setting.name]
+            option = [setting.option] + ([text] if text is not None else [])
+            if setting.name in omitted:
+                with pytest.raises(SystemExit):
+                    parser.parse_args(words + option)
+                continue
+            settings = game_settings(parser.parse_args(words + option))
+            assert getattr(settings, setting.name) == value, (name, setting.name)
+        assert parser.parse_args(words).sandbox == "auto"  # the limits' options are there

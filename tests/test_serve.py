@@ -21,6 +21,7 @@ from engine.cli.littlego import main as littlego
 from engine.common.runfolder import lock_holder
 from engine.constants import PASS, WINNING_FIRST_POINT
 from engine.play.match import run_match
+from engine.play.settings import GameSettings
 from engine.position import KO, SUICIDE, Position
 from engine.solver import Solver
 from engine.ui.web.analysis import Analyst, NativeValues
@@ -67,7 +68,7 @@ def evolve_run(folder, generations=1):
 
 def match_report(run_dir):
     """A real ``littlego match --json`` report (greedy against random, with an SPRT) in the run folder."""
-    summary, _ = run_match("greedy", "random", 4, jobs=1, progress=False, sprt=(0.0, 20.0))
+    summary, _ = run_match("greedy", "random", 4, GameSettings(jobs=1, progress=False), sprt=(0.0, 20.0))
     with open(os.path.join(run_dir, "vs-random.json"), "w") as handle:
         json.dump(summary.to_json(), handle)
 

@@ -13,6 +13,7 @@ from engine.constants import WHITE
 from engine.features import make_evaluator
 from engine.params import default_params
 from engine.play.match import run_match
+from engine.play.settings import GameSettings
 from engine.play.stats import sprt_bounds, sprt_llr
 from engine.playout import random_opening
 from engine.search import Searcher, terminal_value
@@ -138,11 +139,11 @@ def test_the_sprt_ratio_and_bounds():
 
 
 def test_a_match_stops_when_the_sprt_decides():
-    summary, games = run_match("greedy", "random", 400, jobs=1, progress=False, sprt=(0, 150))
+    summary, games = run_match("greedy", "random", 400, GameSettings(jobs=1, progress=False), sprt=(0, 150))
     test = summary.sprt
     assert test.decision == "H1" and len(games) < 400 and len(games) % 2 == 0
     assert test.llr >= test.upper
-    summary, games = run_match("random", "random", 600, jobs=2, progress=False, sprt=(100, 200), seed=2)
+    summary, games = run_match("random", "random", 600, GameSettings(jobs=2, progress=False, seed=2), sprt=(100, 200))
     assert summary.sprt.decision == "H0" and len(games) < 600
 
 

@@ -10,6 +10,7 @@ import pytest
 from engine.cli.littlego import main
 from engine.course.tournament import MiniMatch, extra_black_is_a, pairs, play_tournament, rank
 from engine.params import default_params, save_params
+from engine.play.settings import GameSettings
 from tests.conftest import kill_when_journal_holds, start_cli
 from tests.test_course_build import PASS_CPP
 
@@ -94,7 +95,7 @@ def test_an_interrupted_tournament_resumes_to_the_same_table(tmp_path, monkeypat
     import engine.course.tournament as tournament_module
 
     names = specs = ["greedy", "random", "aggressive", "agent@1"]
-    whole = play_tournament(names, specs, games=3, seed=4, jobs=2)
+    whole = play_tournament(names, specs, games=3, settings=GameSettings(seed=4, jobs=2))
     assert [m.a_games + m.b_games for m in whole.matches] == [3] * 6
     assert sum(s.wins for s in whole.standings) == 6
     real, played = tournament_module.tournament_game, []
@@ -108,13 +109,13 @@ def test_an_interrupted_tournament_resumes_to_the_same_table(tmp_path, monkeypat
     monkeypatch.setattr(tournament_module, "tournament_game", interrupted)
     journal = str(tmp_path / "t.jsonl")
     with pytest.raises(KeyboardInterrupt):
-        play_tournament(names, specs, games=3, seed=4, jobs=1, journal=journal)
+        play_tournament(names, specs, games=3, settings=GameSettings(seed=4, jobs=1, journal=journal))
     monkeypatch.setattr(tournament_module, "tournament_game", real)
-    again = play_tournament(names, specs, games=3, seed=4, jobs=2, journal=journal)
+    again = play_tournament(names, specs, games=3, settings=GameSettings(seed=4, jobs=2, journal=journal))
     assert again.resumed_games == 7
     assert (again.standings, again.matches, again.crosstable) == (whole.standings, whole.matches, whole.crosstable)
     with pytest.raises(ValueError, match="seed"):
-        play_tournament(names, specs, games=3, seed=5, journal=journal)
+        play_tournament(names, specs, games=3, settings=GameSettings(seed=5, journal=journal))
 
 
 def test_agent_folders_are_refused_on_a_remote_scheduler_whose_workers_cannot_see_their_builds(tmp_path, capsys):

@@ -7,22 +7,19 @@ import math
 import os
 import sys
 
-from engine.constants import COURSE_CPU_LIMIT, MAX_MOVES, MAX_WEIGHT
+from engine.constants import MAX_MOVES, MAX_WEIGHT
 from engine.course.editions import ALIASES, EDITIONS, edition
 from engine.errors import InvalidInput
 from engine.native.compiler import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
 from engine.params import SEARCH_SETTINGS, SEARCH_TABLE, ParamsError
 from engine.play.executors import check_scheduler
+from engine.play.settings import GAME_TABLE, WHERE_GAMES_RUN, GameSettings
 from engine.players.program import ProgramPlayer
 from engine.players.specs import make_player
 from engine.sandbox.isolation import refuse_strict, warning
 from engine.sandbox.limits import DEFAULT_LIMITS, MODES, Limits
 
-_SCHEDULERS = (
-    "where games run: a Dask scheduler, tcp://HOST:PORT, or local:N for a Dask cluster of N processes on this machine"
-)
-SCHEDULER_HELP = _SCHEDULERS + " (default: the experiment's [executor], else the local process pool)"
-GAMES_SCHEDULER_HELP = _SCHEDULERS + " (default: the local process pool)"  # commands without an experiment
+SCHEDULER_HELP = WHERE_GAMES_RUN + " (default: the experiment's [executor], else the local process pool)"
 
 
 def _integer(text, low, high, words):
@@ -278,26 +275,45 @@ def player_with_sandbox(args, spec, **options):
     return player
 
 
-def add_game_options(parser, seed_help="seed of the games", seed_default=1, remote=True, cpu_limit=True):
-    """How a command plays its games, declared once for every command that plays them (match, grade,
-    tournament, ship): --seed (``seed_help``; default ``seed_default``), --jobs, --scheduler (where
-    ``remote``: the games may run on a Dask cluster), --cpu-limit (where ``cpu_limit``), --no-progress and
-    the sandbox's options."""
-    default = "" if seed_default is None else f" (default {seed_default})"
-    parser.add_argument("--seed", type=int, default=seed_default, help=seed_help + default)
-    parser.add_argument("--jobs", type=positive_int, default=None, help="parallel games (default: all cores)")
-    if remote:
-        parser.add_argument("--scheduler", type=scheduler, default=None, help=GAMES_SCHEDULER_HELP)
-    if cpu_limit:
-        parser.add_argument(
-            "--cpu-limit",
-            type=positive_seconds,
-            default=COURSE_CPU_LIMIT,
-            metavar="SECONDS",
-            help="CPU seconds a move of a program player may take (default %(default)s, as the course)",
-        )
-    add_progress(parser)
-    add_sandbox(parser)
+_OPTION_TYPES = {"int": int, "count": positive_int, "seconds": positive_seconds, "scheduler": scheduler}
+
+
+def add_game_options(parser, seed_help="seed of the games", seed_default=1, omit=()):
+    """How a command plays its games, one option for each row of GAME_TABLE (engine.play.settings) but
+    those ``omit`` names: --seed (``seed_help``; default ``seed_default``), --jobs, --scheduler, --cpu-limit,
+    --resume, --no-progress and the sandbox's options. ``game_settings`` reads them."""
+    for setting in GAME_TABLE:
+        if setting.name in omit:
+            continue
+        if setting.kind == "sandbox":
+            add_sandbox(parser)
+        elif setting.kind == "off":
+            parser.add_argument(setting.option, action="store_true", help=setting.meaning)
+        elif setting.kind == "file":
+            parser.add_argument(setting.option, metavar="FILE", help=setting.meaning)
+        elif setting.name == "seed":
+            shown = "" if seed_default is None else f" (default {seed_default})"
+            parser.add_argument(setting.option, type=int, default=seed_default, help=seed_help + shown)
+        else:
+            parser.add_argument(
+                setting.option, type=_OPTION_TYPES[setting.kind], default=setting.default, help=setting.meaning
+            )
+
+
+def game_settings(args, **chosen):
+    """The GameSettings of a command with ``add_game_options``' options: each option the command takes as
+    given, a row's default where it takes none, and ``chosen`` (the limits its players need, its progress)
+    over them. Progress left to the options: a bar unless --no-progress or stderr is no terminal."""
+    values = {}
+    for setting in GAME_TABLE:
+        dest = setting.option.lstrip("-").replace("-", "_")
+        if setting.name in chosen:
+            values[setting.name] = chosen[setting.name]
+        elif setting.kind == "off":
+            values[setting.name] = progress_bar(args)
+        elif setting.kind != "sandbox" and hasattr(args, dest):
+            values[setting.name] = getattr(args, dest)
+    return GameSettings(**values)
 
 
 def add_progress(parser):

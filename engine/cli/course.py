@@ -11,6 +11,7 @@ from engine.cli.arguments import (
     command,
     edition_key,
     file_to_write,
+    game_settings,
     positive_int,
     program_limits,
     progress_bar,
@@ -66,7 +67,7 @@ def register(commands):
         help="the player standing in for the course's championship agent (default %(default)s)",
     )
     grading.add_argument("--json", action="store_true", help="print the report as one JSON object")
-    add_game_options(grading, cpu_limit=False)
+    add_game_options(grading, omit=("cpu_limit", "journal"))
     _register_tournament(commands)
     command(commands, "sandbox", _sandbox)
 
@@ -85,15 +86,9 @@ def _register_tournament(commands):
         default=MINI_MATCH_GAMES,
         help="games a mini-match, odd (default %(default)s, as the course)",
     )
-    round_robin.add_argument(
-        "--resume",
-        metavar="FILE",
-        help="keep every finished game in FILE; when FILE holds games of this same tournament "
-        "(stopped or killed), continue after them, to the table it would have had",
-    )
     round_robin.add_argument("--csv", metavar="FILE", help="also write the standings and crosstable as CSV")
     round_robin.add_argument("--json", action="store_true", help="print the report as one JSON object")
-    add_game_options(round_robin, "seed of the games and of who plays the extra Black game", cpu_limit=False)
+    add_game_options(round_robin, "seed of the games and of who plays the extra Black game", omit=("cpu_limit",))
 
 
 def _grade(args):
@@ -130,13 +125,11 @@ def _grade(args):
                 submit=args.submit,
                 games=args.games,
                 championship=args.championship,
-                seed=args.seed,
-                jobs=args.jobs or os.cpu_count() or 1,
-                scheduler=args.scheduler,
-                progress=lambda done, total: progress(done),
+                settings=game_settings(
+                    args, jobs=args.jobs or os.cpu_count() or 1, progress=lambda done, _: progress(done), limits=limits
+                ),
                 broken=broken,
                 notes=notes,
-                limits=limits,
             )
         finally:
             progress.close()
@@ -198,13 +191,10 @@ def _tournament(args):
                 specs,
                 broken,
                 games=args.games,
-                seed=args.seed,
-                jobs=args.jobs or os.cpu_count() or 1,
-                scheduler=args.scheduler,
-                journal=args.resume,
-                progress=lambda done, _: progress(done),
+                settings=game_settings(
+                    args, jobs=args.jobs or os.cpu_count() or 1, progress=lambda done, _: progress(done), limits=limits
+                ),
                 notes=notes,
-                limits=limits,
             )
         except KeyboardInterrupt:
             print(

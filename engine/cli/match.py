@@ -10,6 +10,7 @@ from engine.cli.arguments import (
     elo_pair,
     file_to_write,
     folder_to_write,
+    game_settings,
     integer_range,
     positive_int,
     program_limits,
@@ -41,12 +42,6 @@ def register(commands):
     )
     match.add_argument("--sgf", metavar="DIR", help="write every game as SGF into DIR")
     match.add_argument(
-        "--resume",
-        metavar="FILE",
-        help="keep every finished game in FILE; when FILE holds games of this same match (one "
-        "stopped or killed), continue after them, to the result the match would have had",
-    )
-    match.add_argument(
         "--sprt",
         type=elo_pair,
         metavar="ELO0,ELO1",
@@ -73,22 +68,20 @@ def _match(args):
         folder_to_write(args.sgf, "--sgf")  # before any game is played
     if args.resume:
         file_to_write(args.resume, "--resume", "match.jsonl")
-    limits = program_limits(args, (args.a, args.b))
+    settings = game_settings(
+        args,
+        limits=program_limits(args, (args.a, args.b)),
+        progress=True if not args.json and progress_bar(args) else match_lines(args.a, args.games),
+    )
     summary, _ = run_match(
         args.a,
         args.b,
         args.games,
-        jobs=args.jobs,
-        seed=args.seed,
+        settings,
         opening_plies=args.random_opening,
-        cpu_limit=args.cpu_limit,
-        progress=True if not args.json and progress_bar(args) else match_lines(args.a, args.games),
         sgf_dir=args.sgf,
-        scheduler=args.scheduler,
         sprt=args.sprt,
         a_colour={"black": BLACK, "white": WHITE}.get(args.colour),
-        journal=args.resume,
-        limits=limits,
     )
     print(json.dumps(summary.to_json(), indent=2) if args.json else format_report(summary))
     if summary.interrupted:

@@ -9,10 +9,10 @@ import time
 from typing import List, NamedTuple, Optional, Tuple
 
 from engine.common.seeds import derive_seed
-from engine.constants import COURSE_CPU_LIMIT
 from engine.course.build import course_game
 from engine.course.editions import OPPONENTS, edition, points, stage_budget, stages
 from engine.play.match import GameJob, play_all, summarise
+from engine.play.settings import DEFAULT_GAME_SETTINGS
 from engine.players.base import Reason
 from engine.sandbox.limits import DEFAULT_LIMITS
 
@@ -156,30 +156,25 @@ def grade(
     submit=False,
     games=None,
     championship="champion",
-    seed=1,
-    jobs=1,
-    scheduler=None,
-    cpu_limit=COURSE_CPU_LIMIT,
-    progress=None,
+    settings=DEFAULT_GAME_SETTINGS,
     broken=None,
     notes=(),
-    limits=None,
 ):
     """Grade ``agent`` (a player spec) as the edition does; a GradeReport.
 
     ``games``: games against each opponent instead of the edition's (budgets scale with them).
-    ``progress(done, total)`` hears of each game. ``broken``: {spec: why it cannot play} (an
-    agent whose build failed loses every game with the reason). ``notes``: lines the report adds.
-    ``limits``: how program players run (a sandbox.Limits; None: the defaults). Every move of a program
-    runs in a process started afresh (never served), so that its CPU is what the course's host counts.
+    ``settings``: how the games are played (a GameSettings; jobs None: one); its ``progress(done, total)``
+    hears of each game. ``broken``: {spec: why it cannot play} (an agent whose build failed loses every
+    game with the reason). ``notes``: lines the report adds. Every move of a program runs in a process
+    started afresh (never served), so that its CPU is what the course's host counts.
     """
     chosen = edition(edition_key)
-    limits = (limits or DEFAULT_LIMITS)._replace(served=False)
+    limits = (settings.limits or DEFAULT_LIMITS)._replace(served=False)
     specs = dict(zip(OPPONENTS, OPPONENTS), qlearning="qlearning", championship=championship)
-    plan = grade_jobs(agent, chosen, submit, games, specs, seed, cpu_limit, limits)
+    plan = grade_jobs(agent, chosen, submit, games, specs, settings.seed, settings.cpu_limit, limits)
     work = [(job, broken or {}) for _, _, jobs_of in plan for job in jobs_of]
     started = time.time()
-    played = play_all(work, jobs, scheduler, function=course_game, progress=progress)
+    played = play_all(work, settings.jobs or 1, settings.scheduler, function=course_game, progress=settings.progress)
     results, position = {}, 0
     for stage, name, jobs_of in plan:
         column = chosen.rubric[name]
@@ -200,9 +195,9 @@ def grade(
         max_points=sum(s.max_points for s in stage_results),
         cpu_per_move_mean=sum(cpu) / len(cpu) if cpu else 0.0,
         cpu_per_move_max=max(cpu) if cpu else 0.0,
-        cpu_limit=cpu_limit,
-        seed=seed,
-        jobs=jobs,
+        cpu_limit=settings.cpu_limit,
+        seed=settings.seed,
+        jobs=settings.jobs or 1,
         seconds=time.time() - started,
         notes=tuple(notes) + tuple(f"{name} ({specs[name]}) stands in for {STANDS_IN[name]}" for name in used),
         budget_note=chosen.budget_note,

@@ -12,11 +12,12 @@ import time
 from typing import Dict, List, NamedTuple, Optional
 
 from engine.common.seeds import derive_seed
-from engine.constants import BLACK, COURSE_CPU_LIMIT, WHITE, colour_word
+from engine.constants import BLACK, WHITE, colour_word
 from engine.course.build import course_game
 from engine.errors import InvalidInput
 from engine.play.journal import Journal
 from engine.play.match import GameJob, MatchGame, play_all
+from engine.play.settings import DEFAULT_GAME_SETTINGS
 from engine.players.base import Reason
 
 MINI_MATCH_GAMES = 11
@@ -115,42 +116,30 @@ def tournament_game(job):
     return record._replace(black=names[record.black], white=names[record.white])
 
 
-def settings(agents, games, seed, cpu_limit):
+def journal_header(agents, games, seed, cpu_limit):
     """What makes a tournament the one it is, as its journal records it."""
     return {"tournament": list(agents), "games": games, "seed": seed, "cpu_limit": cpu_limit}
 
 
-def play_tournament(
-    agents,
-    specs,
-    broken=None,
-    games=MINI_MATCH_GAMES,
-    seed=1,
-    jobs=1,
-    scheduler=None,
-    cpu_limit=COURSE_CPU_LIMIT,
-    journal=None,
-    progress=None,
-    notes=None,
-    limits=None,
-):
+def play_tournament(agents, specs, broken=None, games=MINI_MATCH_GAMES, settings=DEFAULT_GAME_SETTINGS, notes=None):
     """Play the round-robin of ``agents`` (names; ``specs`` the players, in the same order); a TournamentReport.
 
-    ``broken``: {spec: why it cannot play}. ``journal``: a file keeping every game; a tournament
-    it holds (stopped or killed) continues after its games. ``progress(done, total)`` hears of each game.
-    ``limits``: how program players run (a sandbox.Limits; None: the defaults).
+    ``broken``: {spec: why it cannot play}. ``settings``: how the games are played (a GameSettings); its
+    ``journal`` keeps every game, and a tournament it holds (stopped or killed) continues after its games;
+    its ``progress(done, total)`` hears of each game.
     """
+    seed, cpu_limit, journal, jobs = settings.seed, settings.cpu_limit, settings.journal, settings.jobs or 1
     if len(agents) < 2 or len(set(agents)) != len(agents):
         raise InvalidInput(f"a tournament needs at least two agents of distinct names, got {agents}")
     if games % 2 == 0:
         raise InvalidInput(f"a mini-match plays an odd number of games (the extra one decides), got {games}")
     names = dict(zip(specs, agents))
-    work = tournament_jobs(specs, names, broken or {}, games, seed, cpu_limit, limits)
+    work = tournament_jobs(specs, names, broken or {}, games, seed, cpu_limit, settings.limits)
     if journal is not None:
-        journal = Journal.open(journal, settings(agents, games, seed, cpu_limit), MatchGame)
+        journal = Journal.open(journal, journal_header(agents, games, seed, cpu_limit), MatchGame)
     resumed = len(journal.games) if journal else 0
     started = time.time()
-    played = play_all(work, jobs, scheduler, journal, function=tournament_game, progress=progress)
+    played = play_all(work, jobs, settings.scheduler, journal, function=tournament_game, progress=settings.progress)
     report = tally(agents, played, games, seed)
     return report._replace(jobs=jobs, resumed_games=resumed, seconds=time.time() - started, notes=notes)
 

@@ -16,11 +16,12 @@ from typing import Dict, List, NamedTuple, Optional
 from tqdm import tqdm
 
 from engine.common.seeds import derive_seed
-from engine.constants import BLACK, COURSE_CPU_LIMIT, WHITE, colour_word
+from engine.constants import BLACK, WHITE, colour_word
 from engine.errors import InvalidInput
 from engine.play.executors import executor
 from engine.play.game import GameRecord, play_game
 from engine.play.journal import Journal
+from engine.play.settings import DEFAULT_GAME_SETTINGS
 from engine.play.sgf import game_sgf, result_text
 from engine.play.stats import SprtState, elo_with_margin, pair_sprt_state, sprt_state, wilson_interval
 from engine.players.base import Reason
@@ -160,20 +161,7 @@ def match_sprt(results, elo0, elo1):
 
 
 def run_match(
-    spec_a,
-    spec_b,
-    games,
-    jobs=None,
-    seed=1,
-    opening_plies=0,
-    cpu_limit=COURSE_CPU_LIMIT,
-    progress=True,
-    sgf_dir=None,
-    scheduler=None,
-    sprt=None,
-    a_colour=None,
-    journal=None,
-    limits=None,
+    spec_a, spec_b, games, settings=DEFAULT_GAME_SETTINGS, opening_plies=0, sgf_dir=None, sprt=None, a_colour=None
 ):
     """Play the match; (MatchSummary, the MatchGames in game order).
 
@@ -183,32 +171,32 @@ def run_match(
     = 0.05) accepts either hypothesis about A's Elo over B, checked after each pair of games
     (the same opening with colours swapped); ``games`` is then the most it plays.
 
-    ``progress``: True draws a bar; a function hears ``(games done, games, the SPRT's state or
-    None, A's wins so far)`` after each game.
+    ``settings``: how the games are played (a GameSettings: seed, jobs, scheduler, cpu_limit, journal,
+    progress, limits). Its ``progress``: True draws a bar; a function hears ``(games done, games, the
+    SPRT's state or None, A's wins so far)`` after each game.
 
     A KeyboardInterrupt (Ctrl-C) after some games ends the match there: the summary covers
     the games finished, and says ``interrupted``; before the first game ends, it propagates.
 
-    ``journal``: a file that keeps every finished game; when it already holds games of this
-    match (stopped or killed), the match continues after them, to the same result as a match
+    The settings' ``journal``: a file that keeps every finished game; when it already holds games of
+    this match (stopped or killed), the match continues after them, to the same result as a match
     never stopped (JournalError when it holds another match).
-
-    ``limits``: how program players run (a sandbox.Limits; None: the defaults).
     """
+    seed, cpu_limit, journal, progress = settings.seed, settings.cpu_limit, settings.journal, settings.progress
     for spec in (spec_a, spec_b):
         make_player(spec).close()  # a bad spec fails here, before any worker starts
     if sprt and a_colour:
         raise InvalidInput("the SPRT compares colour-swapped pairs: it needs alternating colours")
-    jobs = jobs or os.cpu_count() or 1
+    jobs = settings.jobs or os.cpu_count() or 1
     if journal is not None:
         journal = Journal.open(
             journal, _settings(spec_a, spec_b, games, seed, opening_plies, cpu_limit, a_colour, sprt), MatchGame
         )
-    work = [GameJob(k, spec_a, spec_b, seed, opening_plies, cpu_limit, a_colour, limits) for k in range(games)]
+    work = [GameJob(k, spec_a, spec_b, seed, opening_plies, cpu_limit, a_colour, settings.limits) for k in range(games)]
     progress, bar = _bar(spec_a, spec_b, games) if progress is True else (progress, None)
     started = time.time()
     results, test, interrupted = [], None, False
-    stream = stream_games(work, jobs, scheduler, journal)
+    stream = stream_games(work, jobs, settings.scheduler, journal)
     try:
         test = _collect(stream, results, games, sprt, progress)
     except KeyboardInterrupt:
@@ -282,13 +270,13 @@ def stream_games(work, jobs=1, scheduler=None, journal=None, function=None):
 
 def play_all(work, jobs=1, scheduler=None, journal=None, function=None, progress=None):
     """Every game of ``work`` as ``stream_games`` plays them, in a list; ``progress(done, total)``
-    after each."""
+    after each (where it is a function)."""
     played = []
     stream = stream_games(work, jobs, scheduler, journal, function)
     try:
         for game in stream:
             played.append(game)
-            if progress:
+            if callable(progress):
                 progress(len(played), len(work))
     finally:
         stream.close()

@@ -8,6 +8,7 @@ from engine.cli.arguments import (
     command,
     elo_pair,
     file_to_write,
+    game_settings,
     integer_range,
     positive_int,
     program_limits,
@@ -52,7 +53,10 @@ def register(commands):
     )
     add_search_settings(ship_, "--to's: the candidate differs from it in its weights alone", names=("close_stones",))
     add_game_options(
-        ship_, "the games' seed (default: from the run's seed, the same for every attempt)", None, remote=False
+        ship_,
+        "the games' seed (default: from the run's seed, the same for every attempt)",
+        None,
+        omit=("scheduler", "journal"),
     )
 
 
@@ -82,9 +86,12 @@ def _ship(args):
         close_stones=args.close_stones,
     )
     print(describe(run, args.to, plan), flush=True)
-    progress = True if progress_bar(args) else match_lines("candidate", plan.games)
-    limits = program_limits(args, ["cmd:" + os.path.join(ship_folder(run), "candidate")])
-    result = ship(run, args.to, plan, jobs=args.jobs, progress=progress, limits=limits)
+    settings = game_settings(
+        args,
+        progress=True if progress_bar(args) else match_lines("candidate", plan.games),
+        limits=program_limits(args, ["cmd:" + os.path.join(ship_folder(run), "candidate")]),
+    )
+    result = ship(run, args.to, plan, settings)
     print(format_report(result.summary))
     print(("shipped: " if result.shipped else "not shipped: ") + result.reason)
     return 0 if result.shipped else 130 if result.summary.interrupted else 1

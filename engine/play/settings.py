@@ -1,0 +1,70 @@
+"""How games are played, declared once: GAME_TABLE's rows make the GameSettings record that match,
+grade, tournament, ship and the evolution's fitness pass whole, and the command-line options of every
+command that plays games (``engine.cli.arguments.add_game_options`` reads the rows; a new setting is one
+row here)."""
+
+from typing import Any, NamedTuple, Optional
+
+from engine.constants import COURSE_CPU_LIMIT
+
+WHERE_GAMES_RUN = (
+    "where games run: a Dask scheduler, tcp://HOST:PORT, or local:N for a Dask cluster of N processes on this machine"
+)
+
+
+class GameSetting(NamedTuple):
+    """One setting of how games are played: the GameSettings field, its default, and its option."""
+
+    name: str  # the GameSettings field
+    default: Any
+    option: str  # the command-line option
+    kind: str  # how the option reads: "int", "count" (at least 1), "seconds" (positive), "scheduler",
+    #   "file" (a path), "off" (a flag that sets False), "sandbox" (the sandbox's options, a Limits)
+    meaning: str  # the option's help
+
+
+GAME_TABLE = (
+    GameSetting("seed", 1, "--seed", "int", "seed of the games"),
+    GameSetting("jobs", None, "--jobs", "count", "parallel games (default: all cores)"),
+    GameSetting("scheduler", None, "--scheduler", "scheduler", WHERE_GAMES_RUN + " (default: the local process pool)"),
+    GameSetting(
+        "cpu_limit",
+        COURSE_CPU_LIMIT,
+        "--cpu-limit",
+        "seconds",
+        f"CPU seconds a move of a program player may take (default {COURSE_CPU_LIMIT:g}, as the course)",
+    ),
+    GameSetting(
+        "journal",
+        None,
+        "--resume",
+        "file",
+        "keep every finished game in FILE; when FILE holds games of this same command (stopped or killed), "
+        "continue after them, to the result it would have had",
+    ),
+    GameSetting(
+        "progress",
+        True,
+        "--no-progress",
+        "off",
+        "progress as lines on stderr, not a bar (as whenever stderr is not a terminal)",
+    ),
+    GameSetting("limits", None, "--sandbox", "sandbox", "how program players run (None: the defaults)"),
+)
+GAME_SETTINGS = {setting.name: setting for setting in GAME_TABLE}
+
+_GameFields = NamedTuple("_GameFields", [(setting.name, Optional[Any]) for setting in GAME_TABLE])
+_GameFields.__new__.__defaults__ = tuple(setting.default for setting in GAME_TABLE)
+
+
+class GameSettings(_GameFields):
+    """How a command plays its games, one field for each row of GAME_TABLE: ``seed`` (the games' seed),
+    ``jobs`` (parallel games; None: all cores), ``scheduler`` (a Dask scheduler; None: the local process
+    pool), ``cpu_limit`` (a program player's CPU seconds a move), ``journal`` (a file that keeps finished
+    games, so that a stopped run continues; None: none), ``progress`` (True draws a bar, False nothing, a
+    function hears of each game), ``limits`` (a sandbox.Limits for program players; None: the defaults)."""
+
+    __slots__ = ()
+
+
+DEFAULT_GAME_SETTINGS = GameSettings()
