@@ -275,7 +275,13 @@ def player_with_sandbox(args, spec, **options):
     return player
 
 
-_OPTION_TYPES = {"int": int, "count": positive_int, "seconds": positive_seconds, "scheduler": scheduler}
+# How a game setting's option reads, by its row's kind: (the argument type, the metavar).
+_OPTION_TYPES = {
+    "int": (int, "N"),
+    "count": (positive_int, "N"),
+    "seconds": (positive_seconds, "SECONDS"),
+    "scheduler": (scheduler, "SCHEDULER"),
+}
 
 
 def add_game_options(parser, seed_help="seed of the games", seed_default=1, omit=()):
@@ -293,10 +299,11 @@ def add_game_options(parser, seed_help="seed of the games", seed_default=1, omit
             parser.add_argument(setting.option, metavar="FILE", help=setting.meaning)
         elif setting.name == "seed":
             shown = "" if seed_default is None else f" (default {seed_default})"
-            parser.add_argument(setting.option, type=int, default=seed_default, help=seed_help + shown)
+            parser.add_argument(setting.option, type=int, default=seed_default, metavar="N", help=seed_help + shown)
         else:
+            kind, metavar = _OPTION_TYPES[setting.kind]
             parser.add_argument(
-                setting.option, type=_OPTION_TYPES[setting.kind], default=setting.default, help=setting.meaning
+                setting.option, type=kind, default=setting.default, metavar=metavar, help=setting.meaning
             )
 
 
