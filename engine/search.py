@@ -131,27 +131,66 @@ class Searcher:
         """
         start = time.process_time()
         cap = cpu_cap or cpu_budget
-        deadline = start + cap if cap else None
-        hard = hard_budget if hard_budget is not None else 2 * (cpu_budget or 0)
         self.node_stop = self.nodes + node_budget if node_budget else None
+        return self._deepen(
+            position,
+            max_depth,
+            cpu_budget,
+            hard_budget,
+            close,
+            spent=lambda: time.process_time() - start,
+            cost=lambda found: found.seconds,
+            least=0.005,
+            deadline=start + cap if cap else None,
+        )
+
+    def iterative_nodes(self, position, max_depth, node_budget, node_cap, hard_budget=None, close=None):
+        """``iterative`` with nodes for CPU seconds: a depth is begun only if it looks likely to end within
+        ``node_budget`` nodes (``hard_budget``, default twice that, when the position is unclear), and a
+        search past ``node_cap`` nodes in all is abandoned; depth 1 always ends. The same position and seed
+        give the same move on any machine, at about the cost a CPU budget buys on the machine that measured
+        how many nodes it searches."""
+        start, self.close = self.nodes, close
+        result = self.search(position, 1)
+        self.node_stop = start + node_cap
+        deeper = self._deepen(
+            position,
+            max_depth,
+            node_budget,
+            hard_budget,
+            close,
+            spent=lambda: self.nodes - start,
+            cost=lambda found: found.nodes,
+            least=1,
+            deadline=None,
+            first=result,
+        )
+        return deeper or result
+
+    def _deepen(self, position, max_depth, budget, hard_budget, close, spent, cost, least, deadline, first=None):
+        """The iterative deepening of ``iterative`` and ``iterative_nodes``: ``spent()`` the budget's units
+        used so far, ``cost(found)`` a depth's, ``least`` the cost below which a depth's growth is noise;
+        ``first``: depth 1, already searched."""
+        hard = hard_budget if hard_budget is not None else 2 * (budget or 0)
         self.close = close
-        result, unclear, last_seconds, growth = None, False, 0.0, 4.0
+        result, unclear, last_cost, growth = None, False, 0.0, 4.0
+        if first is not None:
+            result, last_cost, unclear = first, cost(first), first.runner_up is not None
         try:
-            for depth in range(1, max_depth + 1):
-                if result is not None and cpu_budget:
-                    spent = time.process_time() - start
-                    if spent + last_seconds * growth > (hard if unclear else cpu_budget):
+            for depth in range(2 if first is not None else 1, max_depth + 1):
+                if result is not None and abs(result.value) >= WIN / 2:
+                    break  # the game's result is decided: deeper cannot change it
+                if result is not None and budget:
+                    if spent() + last_cost * growth > (hard if unclear else budget):
                         break
                 try:
                     found = self.search(position, depth, deadline if depth > 1 else None)
                 except SearchTimeout:
                     break
-                if result is not None and last_seconds > 0.005:
-                    growth = min(max(found.seconds / last_seconds, 2.0), 8.0)
+                if result is not None and last_cost > least:
+                    growth = min(max(cost(found) / last_cost, 2.0), 8.0)
                 unclear = (result is not None and found.move != result.move) or found.runner_up is not None
-                result, last_seconds = found, found.seconds
-                if abs(result.value) >= WIN / 2:
-                    break  # the game's result is decided: deeper cannot change it
+                result, last_cost = found, cost(found)
         finally:
             self.node_stop = None
             self.close = None

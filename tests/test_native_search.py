@@ -306,3 +306,43 @@ def test_a_feature_computed_otherwise_in_c_stops_evolve_run_with_its_name(fresh_
     said = capsys.readouterr().err
     assert "search.c computes the feature 'centre' otherwise than engine/features.py" in said
     assert 'fitness.engine = "auto"' in said and 'engine = "python"' in said
+
+
+def test_a_node_planned_search_is_the_same_in_both_and_stays_within_its_cap(library, vector_games):
+    """iterative_nodes: the same move, value, depth and nodes from the Python and the compiled searcher,
+    and no more nodes than the cap allows (plus the 1,024 between two checks of it) after depth 1."""
+    for index, position in enumerate(sample_positions(10, 4, vector_games)):
+        budget, cap = 2000 + 500 * index, 5000 + 500 * index
+        answers = []
+        for searcher_type in (Searcher, NativeSearcher):
+            searcher = searcher_type(make_evaluator(SHIPPED), rng=random.Random(index))
+            first = searcher.search(position, 1).nodes
+            searcher = searcher_type(make_evaluator(SHIPPED), rng=random.Random(index))
+            found = searcher.iterative_nodes(position, 12, budget, cap, hard_budget=cap if index % 2 else None)
+            assert searcher.nodes <= max(cap, first) + 1024 + first
+            answers.append((found.move, found.value, found.depth, searcher.nodes))
+        assert answers[0] == answers[1], position
+
+
+def test_the_shipped_player_replays_and_keeps_a_won_endgame_won(library):
+    """ShippedPlayer: the same game from the same seed; from solve_from on, a won position gets a
+    winning move (a solver of its own confirms it)."""
+    from engine.native.solver import NativeSolver
+    from engine.players.shipped import ShippedPlayer
+
+    params = load_params(SHIPPED_PARAMS)
+    player = lambda: ShippedPlayer(params, nodes_per_second=4000)  # noqa: E731 - a small budget: a quick test
+    first = play_game(player(), player(), seed=3, opening_plies=2)
+    assert first.moves == play_game(player(), player(), seed=3, opening_plies=2).moves
+    rng, solver, checked = random.Random(8), NativeSolver(18), 0
+    while checked < 3:
+        position = random_position(rng, params.solve_from + 1, params.solve_from + 6)
+        if position.is_over or not solver.wins(position):
+            continue
+        shipped = player()
+        shipped.new_game(position.player, 1)
+        move = shipped.move(position)
+        after = position.play_point(move)
+        assert after.is_over and after.margin() < 0 or not after.is_over and not solver.wins(after), position
+        checked += 1
+    solver.close()

@@ -10,6 +10,9 @@
 - ``champion[:PARAMS]``: the shipped agent at its configured depth and CPU budget, with the
   shipped opening book (``book.json``) where there is one; with PARAMS, another params file
   with the same book (a candidate measured as it would play when shipped);
+- ``shipped[:PARAMS]``: ``champion[:PARAMS]`` with its CPU budget and cap counted in nodes
+  (``engine.players.shipped``): the same book, search and exact play, on the compiled searcher and
+  solver, a move depending on the position and the seed alone (evolution's ``play = "as-shipped"``);
 - ``handset[@DEPTH]``: our search with the built-in hand-set default weights, a fixed
   reference that does not change when ``params.json`` does;
 - ``cmd:DIR[::COMMAND]``: a program speaking the course file protocol, run once per move
@@ -37,6 +40,7 @@ from engine.players.program import ProgramPlayer
 from engine.players.qlearning import QLearningPlayer, QTableError, load_table
 from engine.players.scripted import AggressivePlayer, AlphaBetaPlayer, GreedyPlayer, RandomPlayer
 from engine.players.searcher import AgentPlayer
+from engine.players.shipped import ShippedPlayer
 from engine.sandbox.files import read_untrusted
 from engine.sandbox.limits import DEFAULT_LIMITS
 
@@ -48,7 +52,8 @@ SCRIPTED = {
 }
 KNOWN = (
     "random, greedy, aggressive, alphabeta, agent[:PARAMS][@DEPTH], native[:PARAMS]@DEPTH, champion[:PARAMS], "
-    "handset[@DEPTH], qlearning[:TABLE], cmd:DIR[::COMMAND], program:DIR:WEIGHTS[:NAME], gtp:COMMAND, gnugo[:LEVEL]"
+    "shipped[:PARAMS], handset[@DEPTH], qlearning[:TABLE], cmd:DIR[::COMMAND], program:DIR:WEIGHTS[:NAME], "
+    "gtp:COMMAND, gnugo[:LEVEL]"
 )
 COMMAND_KINDS = ("cmd", "program", "gtp")  # the specs that run a command they name
 WEIGHTS_BYTES = 2**20  # a weights file of named numbers is far smaller
@@ -90,12 +95,15 @@ def make_player(spec, cpu_limit=None, timed=True, engine="python", limits=None):
         if argument:
             raise InvalidInput(f"player {name!r} takes no argument (got {argument!r})")
         return SCRIPTED[name]()
-    if name == "champion":
+    if name in ("champion", "shipped"):
         try:  # an installation without the book plays without it
             book = load_book(SHIPPED_BOOK) if os.path.exists(SHIPPED_BOOK) else None
         except BookError as error:
             raise InvalidInput(f"player {spec!r}: {error}")
-        return AgentPlayer(_load(spec, argument or SHIPPED_PARAMS), spec=spec, timed=timed, book=book)
+        params = _load(spec, argument or SHIPPED_PARAMS)
+        if name == "shipped":
+            return ShippedPlayer(params, book, spec=spec)
+        return AgentPlayer(params, spec=spec, timed=timed, book=book)
     if spec == "handset" or spec.startswith("handset@"):
         depth = _depth(spec, spec[len("handset@") :]) if "@" in spec else None
         return AgentPlayer(default_params(), depth, spec=spec, timed=timed, engine=engine)

@@ -1,0 +1,86 @@
+"""Our agent as it ships, at a node budget: the player evolution's fitness trusts.
+
+``engine.agent.decide_move`` plays the course's games: the opening book, the evaluation search at
+a CPU budget, exact play from ``solve_from`` on. CPU seconds differ from machine to machine and
+run to run, so a fitness cannot use them and replay. ``ShippedPlayer`` makes the same choices in
+the same order with nodes for seconds: the book's move where the book has the position; before
+``solve_from`` the evaluation search with the budget, cap and ``close_stones`` of the params, each
+in nodes (``NODES_PER_SECOND`` of the shipped agent's search on the machine that measured it);
+from ``solve_from`` on a winning move from the compiled solver where the position is won, else the
+evaluation search. Both searches are compiled (``engine.native``) where a C compiler is found: the
+same moves as the Python searcher, tens of times sooner.
+"""
+
+import os
+
+from engine.constants import BLACK, PASS, WINNING_FIRST_POINT
+from engine.features import make_evaluator, stone_weight
+from engine.native.solver import NativeSolver
+from engine.players.base import Player
+from engine.players.searcher import searcher_for
+
+# Nodes the shipped agent's Python search visits in a CPU second (params.json as shipped, 30 positions
+# out of the book at plies 2-11, the 2-core development machine of 2026-11-25, 57,977 measured:
+# experiments/node-budget-20261125). A params file's cpu_budget and cpu_cap, times this, are the
+# node budget and cap its player searches with.
+NODES_PER_SECOND = 58_000
+SOLVER_TABLE_BITS = 18  # the solver's table from ply 12 on: 8 MiB a process is plenty there
+
+_solver = None  # this process's compiled solver, started at its first exact move
+
+
+def _process_solver():
+    """The compiled solver of this process (a pool's worker keeps one for all its games)."""
+    global _solver
+    if _solver is None or _solver.pid != os.getpid():
+        _solver = NativeSolver(SOLVER_TABLE_BITS)
+        _solver.pid = os.getpid()
+    return _solver
+
+
+def node_plan(params, nodes_per_second=NODES_PER_SECOND):
+    """(node budget, node cap) of a move: the params' CPU budget and cap in nodes."""
+    budget = max(int(params.cpu_budget * nodes_per_second), 1)
+    return budget, max(int(params.cpu_cap * nodes_per_second), budget)
+
+
+class ShippedPlayer(Player):
+    """The agent of ``params`` as it ships (book, evaluation search, exact from ``solve_from``), each
+    move's search bounded in nodes, not seconds: a move depends on the position and the seed alone."""
+
+    def __init__(self, params, book=None, spec="shipped", engine="native", nodes_per_second=NODES_PER_SECOND):
+        self.params = params
+        self.book = book
+        self.spec = spec
+        self.evaluate = make_evaluator(params.weights, params.endgame)
+        # The compiled searcher cannot tell the runner-up that close_stones asks for: those params search in Python.
+        self.searcher_type = searcher_for("python" if params.close_stones is not None else engine)
+        self.budget, self.cap = node_plan(params, nodes_per_second)
+
+    def new_game(self, colour, seed):
+        Player.new_game(self, colour, seed)
+        self.searcher = self.searcher_type(self.evaluate, rng=self.rng)
+
+    def move(self, position):
+        if position.player == BLACK and not (position.own | position.opp):
+            return WINNING_FIRST_POINT
+        if self.book is not None:
+            move = self.book.move(position)
+            if move is not None:
+                return move
+        if position.moves_played >= self.params.solve_from:
+            winning = [move for move, wins in _process_solver().move_results(position).items() if wins]
+            if winning:
+                return min(winning, key=lambda move: (move == PASS, move))  # any keeps the win: the first
+        close = None
+        if self.params.close_stones is not None and position.moves_played < self.params.solve_from:
+            close = self.params.close_stones * stone_weight(self.evaluate, position.moves_played)
+        found = self.searcher.iterative_nodes(
+            position,
+            self.params.depth,
+            self.budget,
+            self.cap,
+            hard_budget=self.cap if close is not None else None,
+            close=close,
+        )
+        return found.move
