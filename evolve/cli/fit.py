@@ -1,8 +1,11 @@
 """``evolve label`` and ``evolve fit``: exact labels from the compiled solver, and weights fitted to them."""
 
+import json
 import os
 
 from engine.cli.arguments import (
+    add_json,
+    add_progress,
     add_search_settings,
     add_table_bits,
     command,
@@ -10,16 +13,20 @@ from engine.cli.arguments import (
     integer_range,
     ply_range,
     positive_int,
+    progress_bar,
     search_settings,
     weight,
     weight_bound,
 )
+from engine.common.progress import counter
 from engine.data import SHIPPED_PARAMS
 from engine.features import FEATURES
 from engine.params import genome_of, load_params, save_params
+from engine.players.shipped import NODES_PER_SECOND
 from evolve.fit import fit_labels, fitted_params
 from evolve.genome import feature_of, genes
 from evolve.labels import build_labels, load_many
+from evolve.regret import DEFAULT_PLIES, build_positions, load_positions, regret_score
 
 
 def register(commands):
@@ -74,6 +81,30 @@ def register(commands):
         "--start weights (tapered --start weights are always fitted tapered)",
     )
     add_search_settings(fit, "--start's")
+    positions = command(commands, "positions", _positions)
+    positions.add_argument("out", help="positions file to write (gzipped JSON, e.g. positions.json.gz)")
+    positions.add_argument(
+        "--per-ply", type=positive_int, default=40, help="positions at each ply (default %(default)s)"
+    )
+    positions.add_argument(
+        "--plies", type=ply_range, default=DEFAULT_PLIES, help="plies to draw, LOW-HIGH (default 2-11)"
+    )
+    positions.add_argument("--seed", type=int, default=1, help="the drawing's seed (default 1)")
+    positions.add_argument(
+        "--jobs", type=positive_int, default=os.cpu_count() or 1, help="solving processes (default: all cores)"
+    )
+    add_table_bits(positions)
+    add_progress(positions)
+    regret = command(commands, "regret", _regret)
+    regret.add_argument("params", nargs="+", help="params files to score")
+    regret.add_argument("--positions", required=True, help="a positions file from 'evolve positions'")
+    regret.add_argument(
+        "--nodes-per-second",
+        type=positive_int,
+        default=NODES_PER_SECOND,
+        help="the nodes a CPU second of the params' budget buys (default %(default)s, measured)",
+    )
+    add_json(regret, "the scores")
 
 
 def _label(args):
@@ -89,6 +120,63 @@ def _label(args):
     build_labels(
         args.out, args.positions, tuple(args.plies), seed=args.seed, jobs=args.jobs, table_bits=args.table_bits
     )
+    return 0
+
+
+def _positions(args):
+    """draw positions out of the book and solve every legal move of each: the regret fitness's set
+
+    Draw --per-ply positions at each ply of --plies (half from uniform random legal play, half
+    from games of mixed strength), none in the shipped book, each distinct under the board's
+    symmetries, and have the compiled solver settle every legal move of each, on --jobs
+    processes. A fifth of them (by canonical key) is held out. Every answer is kept in OUT.journal
+    as it comes: the same command continues a stopped build. Needs a C compiler; early plies take
+    the solver minutes a position.
+    """
+    file_to_write(args.out, "out", "positions.json.gz")
+    built = build_positions(
+        args.out,
+        args.per_ply,
+        tuple(args.plies),
+        seed=args.seed,
+        jobs=args.jobs,
+        table_bits=args.table_bits,
+        progress=lambda total: counter("solving", "position", total, bar=progress_bar(args)),
+    )
+    info = built.info
+    print(
+        f"wrote {args.out}: {info['positions']} positions at plies {info['plies'][0]}-{info['plies'][1]}, "
+        f"{info['won']} won for the side to move, {info['critical']} of them where at most a third of the moves win"
+    )
+    return 0
+
+
+def _regret(args):
+    """score params by the share of won positions where their move keeps the win
+
+    For each won position of --positions, search it alone with the params' weights at their
+    depth, CPU budget and cap counted in nodes (as 'play = "as-shipped"' does), and count the
+    moves that keep the win; for the fitness split and the held-out one, by ply. The same params
+    score the same on every machine.
+    """
+    found = load_positions(args.positions)
+    rows = []
+    for path in args.params:
+        params = load_params(path)
+        row = {"params": path}
+        for name, held_out in (("fitness", False), ("held_out", True)):
+            score = regret_score(params, found.split(held_out), args.nodes_per_second)
+            row[name] = {"kept": score.kept, "won": score.won, "share": round(score.share, 4), "by_ply": score.by_ply}
+        rows.append(row)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    for row in rows:
+        print(row["params"])
+        for name in ("fitness", "held_out"):
+            score = row[name]
+            plies = " ".join(f"{ply}:{kept}/{won}" for ply, (kept, won) in score["by_ply"].items())
+            print(f"  {name}: kept {score['kept']} of {score['won']} won positions ({score['share']:.1%}); {plies}")
     return 0
 
 

@@ -1,0 +1,70 @@
+"""The regret fitness's positions (evolve/regret.py): drawn out of the book, every legal move solved,
+kept with a journal that a stopped build continues from, scored the same by either searcher."""
+
+import gzip
+import json
+
+import pytest
+
+from engine.data import SHIPPED_PARAMS
+from engine.native.solver import position_from_text
+from engine.params import load_params
+from evolve.regret import (
+    RegretError,
+    _journal_line,
+    build_positions,
+    draw_positions,
+    load_positions,
+    regret_score,
+)
+from tests.conftest import cli
+
+
+def test_a_built_set_holds_each_legal_moves_result_and_continues_from_its_journal(library, tmp_path):
+    out = str(tmp_path / "positions.json.gz")
+    drawn = draw_positions(2, (10, 11), seed=3)
+    assert [position_from_text(text).moves_played for text, _ in drawn] == [10, 10, 11, 11]
+    first_text = drawn[0][0]
+    position = position_from_text(first_text)
+    forged = {move: True for move in position.legal_points()}  # a journal line the build must not redo
+    from engine.constants import PASS
+
+    forged[PASS] = True
+    with open(out + ".journal", "w") as handle:
+        handle.write(_journal_line(first_text, forged))
+        handle.write('{"position": "1 10')  # a line cut off by a kill
+    built = build_positions(out, 2, (10, 11), seed=3, table_bits=18)
+    assert built == load_positions(out)
+    assert [p.text for p in built.positions] == [text for text, _ in drawn]
+    assert built.positions[0].moves == forged  # read from the journal, not solved again
+    assert not (tmp_path / "positions.json.gz.journal").exists()
+    for solved in built.positions:
+        assert set(solved.moves) == set(position_from_text(solved.text).legal_points()) | {PASS}
+    assert built.info["seed"] == 3 and built.info["solver"].startswith("solve-")
+
+
+def test_the_score_is_the_same_with_either_searcher_and_in_any_order(library, tmp_path):
+    out = str(tmp_path / "positions.json.gz")
+    found = build_positions(out, 3, (9, 11), seed=5, table_bits=18)
+    params = load_params(SHIPPED_PARAMS)
+    native = regret_score(params, found.positions, nodes_per_second=2000)
+    python = regret_score(params, found.positions, nodes_per_second=2000, engine="python")
+    assert native == python and native.won == sum(p.won for p in found.positions)
+    backwards = regret_score(params, found.positions[::-1], nodes_per_second=2000)
+    assert backwards == native
+    result = cli("evolve", "regret", SHIPPED_PARAMS, "--positions", out, "--nodes-per-second", "2000", "--json")
+    assert result.returncode == 0, result.stderr
+    row = json.loads(result.stdout)[0]
+    assert row["fitness"]["won"] + row["held_out"]["won"] == native.won
+
+
+def test_a_damaged_positions_file_is_refused_by_name(tmp_path):
+    path = tmp_path / "bad.json.gz"
+    path.write_bytes(gzip.compress(b'{"format": "littlego-regret 1", "positions": [{"position": "1 3"}]}'))
+    with pytest.raises(RegretError, match=r"positions\[0\]"):
+        load_positions(str(path))
+    path.write_bytes(gzip.compress(b'{"format": "littlego-labels 1"}')[:20])
+    with pytest.raises(RegretError, match="bad.json.gz"):
+        load_positions(str(path))
+    result = cli("evolve", "regret", SHIPPED_PARAMS, "--positions", str(path))
+    assert result.returncode == 2 and "Traceback" not in result.stderr and "bad.json.gz" in result.stderr
