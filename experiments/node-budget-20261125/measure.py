@@ -41,4 +41,8 @@ for ply in range(2, 12):
         rows.append({"ply": ply, "nodes": searcher.nodes, "cpu": round(seconds, 3), "depth": result.depth})
         print(json.dumps(rows[-1]), flush=True)
 nodes, cpu = sum(r["nodes"] for r in rows), sum(r["cpu"] for r in rows)
-print(json.dumps({"positions": len(rows), "nodes": nodes, "cpu": round(cpu, 2), "nodes_per_cpu_second": round(nodes / cpu)}))
+print(
+    json.dumps(
+        {"positions": len(rows), "nodes": nodes, "cpu": round(cpu, 2), "nodes_per_cpu_second": round(nodes / cpu)}
+    )
+)
