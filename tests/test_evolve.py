@@ -77,7 +77,7 @@ def evolve_cli(*args, **kwargs):
 def test_shipped_experiments_are_valid():
     for name in ("smoke", "baseline", "cluster", "strong"):
         config = load_config(os.path.join(ROOT, "experiments", name + ".toml"))
-        assert config["name"] == name and config["panel"]
+        assert config.name == name and config.panel
 
 
 @pytest.mark.parametrize(
@@ -388,7 +388,7 @@ def test_a_population_can_start_from_params_files(tmp_path):
     text = TINY + f'\n[start]\nparams = ["{shipped}", "{handset}"]\nrandom = 0.25\n'
     config = load_config(write_config(tmp_path, text))
     starts = [[load_params(name).weights[f] for f in FEATURES] for name in (shipped, str(handset))]
-    assert config["start"]["weights"] == starts
+    assert config.start.weights == tuple(tuple(row) for row in starts)
     run_dir = Evolution.create(
         write_config(tmp_path, text),
         runs_dir=str(tmp_path / "runs"),
@@ -494,14 +494,14 @@ def test_a_run_begun_before_a_feature_was_added_keeps_its_genes_by_name(tmp_path
     run = copy_run(tmp_path, name)
     evolution = Evolution.resume(run, workers=1, progress=False)
     try:
-        genes = evolution.config["genes"]
+        genes = evolution.config.genes
         best = evolution.halloffame[0]
-        assert len(best) == len(genes) < len(FEATURES) * (2 if evolution.config["tapered"] else 1)
+        assert len(best) == len(genes) < len(FEATURES) * (2 if evolution.config.tapered else 1)
         assert not set(added) & set(genes) and list(FEATURES[-len(added) :]) == added
-        (job,) = make_jobs([best], dict(evolution.config, panel=evolution.config["panel"][:1]), 3, [])[:1]
+        (job,) = make_jobs([best], evolution.config._replace(panel=evolution.config.panel[:1]), 3, [])[:1]
         by_gene = dict(zip(genes, best))
         assert job.weights[: len(FEATURES)] == tuple(by_gene.get(f, 0.0) for f in FEATURES)
-        if evolution.config["tapered"]:
+        if evolution.config.tapered:
             assert job.weights[len(FEATURES) :] == tuple(by_gene.get("endgame." + f, 0.0) for f in FEATURES)
     finally:
         evolution.lock.release()
@@ -528,8 +528,8 @@ def test_start_weights_kept_by_gene_name_resume_after_a_feature_is_added(tmp_pat
     open(os.path.join(run_dir, "start.json"), "w").write(json.dumps(kept))
     resumed = Evolution.resume(run_dir, workers=1, progress=False, out=out)
     try:
-        row = resumed.config["start"]["weights"][0]
-        assert row == [default_params().weights[f] for f in FEATURES[:-1]] + [0.0]
+        row = resumed.config.start.weights[0]
+        assert row == tuple(default_params().weights[f] for f in FEATURES[:-1]) + (0.0,)
     finally:
         resumed.lock.release()
 
@@ -537,7 +537,7 @@ def test_start_weights_kept_by_gene_name_resume_after_a_feature_is_added(tmp_pat
 def test_a_checkpoint_from_before_won_side_games_resumes_to_the_same_jobs(tmp_path):
     evolution = Evolution.resume(copy_run(tmp_path, "seeded6-20261123-151627"), workers=1, progress=False)
     try:
-        assert all(entry["won_side"] is False for entry in evolution.config["panel"])
+        assert all(entry.won_side is False for entry in evolution.config.panel)
         jobs = make_jobs([[1.0] * 11], evolution.config, generation_seed=3, self_play_opponents=[])
         assert jobs and all(job.colour is None for job in jobs)
     finally:
