@@ -1,4 +1,8 @@
-"""Experiment configs (TOML), validated on load: errors name the key and the file."""
+"""Experiment configs (TOML), validated once, on load, into a Config: errors name the key and the file.
+
+Each key is one row of its table's schema (``_TOP``, ``_GA``, ...: its type, default, check and range
+in words); the records (``Config``, ``GaSettings``, ``PanelEntry``, ...) take their fields from those rows.
+"""
 
 import copy
 import math
@@ -27,7 +31,8 @@ _DEPTH = SEARCH_SETTINGS["depth"]  # the fitness games' depth takes the search s
 # Per-feature bounds on the weights: the genome lives inside this box.
 DEFAULT_BOUNDS = {feature.name: feature.bounds for feature in FEATURE_TABLE}
 
-# The schema: key -> (type, default, check, description). None default = required.
+# The schema: key -> (type, default, check, description). None default = required. Each row is also a
+# field of its table's record (``_record`` below).
 _TOP = {
     "name": (str, None, lambda v: v and all(c.isalnum() or c in "-_" for c in v), "letters, digits, - or _"),
     "description": (str, "", None, ""),

@@ -1,7 +1,9 @@
 """Evolution: validated configs, reproducible runs, kill-and-resume, retries, inspection."""
 
+import glob
 import json
 import os
+import pickle
 import signal
 import time
 
@@ -12,7 +14,9 @@ from engine.features import FEATURES
 from engine.params import default_params, load_params, save_params
 from engine.play.openings import load_openings
 from engine.playout import random_opening
-from evolve.config import ConfigError, load_config
+from evolve import config as schema
+from evolve.checkpoint import CHECKPOINT, _upgrade, load_checkpoint, save_checkpoint
+from evolve.config import Config, ConfigError, load_config
 from evolve.fitness import FitnessGame, FitnessGameError, fold, make_jobs, run_jobs, safe_play_job
 from evolve.genome import make_toolbox
 from evolve.loop import GENERATIONS, Evolution
@@ -78,6 +82,70 @@ def test_shipped_experiments_are_valid():
     for name in ("smoke", "baseline", "cluster", "strong"):
         config = load_config(os.path.join(ROOT, "experiments", name + ".toml"))
         assert config.name == name and config.panel
+
+
+# Only the keys without a default, and every table present but empty.
+BARE = """
+name = "bare"
+seed = 1
+population = 4
+generations = 1
+
+[ga]
+[cmaes]
+[self_play]
+[executor]
+[fitness]
+[start]
+
+[[panel]]
+opponent = "greedy"
+games = 2
+"""
+
+
+def test_a_config_key_is_one_row_of_its_schema_and_its_default_reaches_the_record(tmp_path):
+    config = load_config(write_config(tmp_path, BARE))
+    tables = [(config, schema._TOP), (config.start, schema._START), (config.panel[0], schema._PANEL)]
+    tables += [(getattr(config, name), table) for name, (table, _) in schema._TABLES.items()]
+    for record, table in tables:
+        assert record._fields[: len(table)] == tuple(table), type(record).__name__  # the fields are the rows
+        for key, (kind, default, _, _) in table.items():
+            if default is not None:
+                assert getattr(record, key) == default and type(getattr(record, key)) is kind, key
+    assert schema.ProgramIndividual._fields[: len(schema._INDIVIDUAL)] == tuple(schema._INDIVIDUAL)
+    assert config.self_play.weight == 1.0  # the row's default where [self_play] is there; none without it
+    assert load_config(write_config(tmp_path, BARE.replace("[self_play]\n", ""))).self_play.weight == 0.0
+
+
+def test_a_checkpoint_keeps_the_config_as_plain_data_that_reads_back_as_the_record(tmp_path):
+    config = load_config(write_config(tmp_path))
+    save_checkpoint(
+        str(tmp_path),
+        dict(
+            dict.fromkeys(("generation", "population", "halloffame")),
+            config=config,
+            logbook=None,
+            records=[],
+            strategy=None,
+            random_state=None,
+            numpy_state=None,
+        ),
+    )
+    data = open(tmp_path / CHECKPOINT, "rb").read()
+    kept = pickle.loads(data)["config"]
+    assert b"evolve.config" not in data and json.loads(json.dumps(kept)) == kept  # no class of ours: JSON's types
+    assert load_checkpoint(str(tmp_path))["config"] == config == Config.from_json(config.to_json())
+
+
+@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(ROOT, "experiments", "*", CHECKPOINT))))
+def test_every_kept_checkpoint_reads_back_its_config_as_it_was(path):
+    # Checkpoints of runs from before the record kept the config as a dict (some from before keys it
+    # has now, which _upgrade supplies): each reads back as a Config holding exactly what was kept.
+    with open(path, "rb") as handle:
+        kept = _upgrade(pickle.load(handle)["config"])
+    config = load_checkpoint(os.path.dirname(path))["config"]
+    assert isinstance(config, Config) and config.to_json() == kept
 
 
 @pytest.mark.parametrize(
