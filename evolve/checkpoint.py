@@ -1,8 +1,12 @@
 """A run folder's state: its checkpoint (the whole evolution after a generation) and its lock.
 
-The checkpoint is written and read here only. The lock makes one process at a time the
-writer of a run folder: a POSIX record lock on ``run.lock``, which the kernel drops when
-its process dies, so a lock left by a killed run is simply taken over.
+The checkpoint is written and read here only. It keeps the config as plain data (``Config.to_json``),
+never as a pickle of the record's classes, so that it stays readable when they change; the config of
+an older run's checkpoint is brought up to date (``_upgrade``) before it becomes a Config.
+
+The lock makes one process at a time the writer of a run folder: a POSIX record lock on
+``run.lock``, which the kernel drops when its process dies, so a lock left by a killed run is
+simply taken over.
 """
 
 import datetime
@@ -15,6 +19,7 @@ import time
 
 from engine.common.runfolder import LOCK, START_WEIGHTS, RunError
 from engine.protocol import write_atomic
+from evolve.config import Config
 from evolve.genome import UNRECORDED_GENES
 
 CHECKPOINT = "checkpoint.pkl"
@@ -34,12 +39,15 @@ STATE_KEYS = (
 
 
 def save_checkpoint(run_dir, state):
-    """Write the state (a dict with STATE_KEYS) atomically: a kill leaves the previous checkpoint whole."""
+    """Write the state (a dict with STATE_KEYS, its config a Config) atomically: a kill leaves the previous
+    checkpoint whole."""
+    state = dict(state, config=state["config"].to_json())
     write_atomic(os.path.join(run_dir, CHECKPOINT), pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def load_checkpoint(run_dir):
-    """The state a run's last checkpoint holds; RunError saying what is wrong with the folder or file."""
+    """The state a run's last checkpoint holds, its config a Config; RunError saying what is wrong with the
+    folder or file."""
     if not os.path.isdir(run_dir):
         raise RunError(f"{run_dir}: no such run folder")
     path = os.path.join(run_dir, CHECKPOINT)
@@ -54,12 +62,15 @@ def load_checkpoint(run_dir):
         raise RunError(f"{path}: not a readable checkpoint ({type(error).__name__}: {error})")
     if not isinstance(state, dict) or any(key not in state for key in STATE_KEYS):
         raise RunError(f"{path}: not an evolve checkpoint (it lacks the run's state)")
-    _upgrade(state["config"])
+    try:
+        state["config"] = Config.from_json(_upgrade(state["config"]))
+    except (AttributeError, KeyError, TypeError, ValueError) as error:
+        raise RunError(f"{path}: not an evolve checkpoint (its config is not one: {type(error).__name__}: {error})")
     return state
 
 
 def _upgrade(config):
-    """A checkpoint's config with what older runs lack, as those runs played it."""
+    """A checkpoint's config (plain data) with what older runs lack, as those runs played it; the config."""
     config.setdefault("executor", {"scheduler": ""})  # checkpoints from before executors existed
     config.setdefault("fitness", {"engine": "python"})  # and from before the compiled searcher
     config["fitness"].setdefault("rounds", 1)
@@ -67,17 +78,23 @@ def _upgrade(config):
     config.setdefault("black_weight", 1.0)  # and from before colour weighting
     config.setdefault("tapered", False)  # and from before tapered weights
     config.setdefault("genes", list(UNRECORDED_GENES))  # and from before the genes' names were kept
+    config.setdefault("start", {"random": 0.0, "params": [], "weights": []})  # and from before [start]
     for entry in config["panel"]:
         entry.setdefault("won_side", False)  # and from before won-side games
+    return config
 
 
 def save_start_weights(run_dir, start, genes):
-    """Keep the weights ``[start] params`` named as they were read, and the names of their genes,
-    so that a resume before the first checkpoint starts from them and not from the files as they
-    are by then."""
+    """Keep the weights ``[start] params`` named as they were read (``start``: the config's Start), and
+    the names of their genes, so that a resume before the first checkpoint starts from them and not
+    from the files as they are by then."""
     write_atomic(
         os.path.join(run_dir, START_WEIGHTS),
-        json.dumps({"params": start["params"], "genes": list(genes), "weights": start["weights"]}, indent=1) + "\n",
+        json.dumps(
+            {"params": list(start.params), "genes": list(genes), "weights": [list(row) for row in start.weights]},
+            indent=1,
+        )
+        + "\n",
     )
 
 

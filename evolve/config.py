@@ -1,8 +1,13 @@
-"""Experiment configs (TOML), validated on load: errors name the key and the file."""
+"""Experiment configs (TOML), validated once, on load, into a Config: errors name the key and the file.
+
+Each key is one row of its table's schema (``_TOP``, ``_GA``, ...: its type, default, check and range
+in words); the records (``Config``, ``GaSettings``, ``PanelEntry``, ...) take their fields from those rows.
+"""
 
 import copy
 import math
 import os
+from typing import Dict, NamedTuple, Optional, Tuple
 
 try:
     import tomllib
@@ -26,7 +31,8 @@ _DEPTH = SEARCH_SETTINGS["depth"]  # the fitness games' depth takes the search s
 # Per-feature bounds on the weights: the genome lives inside this box.
 DEFAULT_BOUNDS = {feature.name: feature.bounds for feature in FEATURE_TABLE}
 
-# The schema: key -> (type, default, check, description). None default = required.
+# The schema: key -> (type, default, check, description). None default = required. Each row is also a
+# field of its table's record (``_record`` below).
 _TOP = {
     "name": (str, None, lambda v: v and all(c.isalnum() or c in "-_" for c in v), "letters, digits, - or _"),
     "description": (str, "", None, ""),
@@ -133,6 +139,139 @@ PROGRAM_WEIGHT = 1e9
 MAX_PANEL_DEPTH = 8
 
 
+def _record(name, schema, *more):
+    """A NamedTuple with a field for each key of ``schema``, typed as declared there, then the ``more``
+    (name, type) fields that validation derives: a key added to a schema is a field of its record."""
+    return NamedTuple(name, [(key, kind) for key, (kind, _, _, _) in schema.items()] + list(more))
+
+
+class GaSettings(_record("_GaFields", _GA)):
+    """The [ga] table: the genetic algorithm's operators (``_GA`` declares each key)."""
+
+    __slots__ = ()
+
+
+class CmaesSettings(_record("_CmaesFields", _CMAES)):
+    """The [cmaes] table: CMA-ES's step and hall of fame (``_CMAES`` declares each key)."""
+
+    __slots__ = ()
+
+
+class SelfPlay(_record("_SelfPlayFields", _SELF_PLAY)):
+    """The [self_play] table: the games against the run's own genomes (``_SELF_PLAY``); weight 0 where the
+    config has no such table."""
+
+    __slots__ = ()
+
+
+class ExecutorSettings(_record("_ExecutorFields", _EXECUTOR)):
+    """The [executor] table: where the games run (``_EXECUTOR``)."""
+
+    __slots__ = ()
+
+
+class FitnessSettings(_record("_FitnessFields", _FITNESS)):
+    """The [fitness] table: the engine and the successive halving of the games (``_FITNESS``)."""
+
+    __slots__ = ()
+
+
+class PanelEntry(_record("_PanelFields", _PANEL)):
+    """One [[panel]] opponent and its games (``_PANEL``)."""
+
+    __slots__ = ()
+
+
+class Start(_record("_StartFields", _START, ("params", Tuple[str, ...]), ("weights", Tuple[Tuple[float, ...], ...]))):
+    """The [start] table (``_START``), with the files ``params`` named (for a program individual, its own
+    weights file where it holds the genes) and their ``weights``, read once, in the genes' order."""
+
+    __slots__ = ()
+
+
+class ProgramIndividual(
+    _record("_IndividualFields", _INDIVIDUAL, ("folder", str), ("base", Dict[str, object]), ("fingerprint", str))
+):
+    """The [individual] table (``_INDIVIDUAL``), with the agent's ``folder`` (absolute), the ``base`` its
+    weights file held when the run began (what it keeps beside the genes) and the ``fingerprint`` of its
+    code then (``evolve.program.fingerprint``)."""
+
+    __slots__ = ()
+
+
+# The config's tables of keys, beside the top level's: name -> (schema, record), in the order checked.
+_TABLES = {
+    "ga": (_GA, GaSettings),
+    "cmaes": (_CMAES, CmaesSettings),
+    "self_play": (_SELF_PLAY, SelfPlay),
+    "executor": (_EXECUTOR, ExecutorSettings),
+    "fitness": (_FITNESS, FitnessSettings),
+}
+
+_ConfigFields = _record(
+    "_ConfigFields",
+    _TOP,
+    *[(name, record) for name, (_, record) in _TABLES.items()],
+    ("start", Start),
+    ("panel", Tuple[PanelEntry, ...]),
+    ("genes", Tuple[str, ...]),
+    ("bounds", Dict[str, Tuple[float, float]]),
+    ("individual", Optional[ProgramIndividual]),
+)
+
+
+class Config(_ConfigFields):
+    """A validated experiment config: a field for each top-level key (``_TOP``), a record for each table,
+    the panel's entries, the names of the genes in genome order and their (low, high) bounds, and the
+    program individual (None where the genome is our searcher's weights).
+
+    ``to_json`` and ``from_json`` convert it to and from plain data, the form a checkpoint keeps."""
+
+    __slots__ = ()
+
+    def hall_of_fame_size(self):
+        """How many elites the strategy keeps: [ga]'s or [cmaes]'s hall_of_fame."""
+        return (self.ga if self.strategy == "ga" else self.cmaes).hall_of_fame
+
+    def to_json(self):
+        """The config as plain data (dicts, lists, strings, numbers), as a checkpoint keeps it: readable
+        whatever becomes of these classes."""
+        data = {key: getattr(self, key) for key in _TOP}
+        data.update((name, dict(getattr(self, name)._asdict())) for name in _TABLES)
+        data["start"] = dict(
+            self.start._asdict(), params=list(self.start.params), weights=[list(row) for row in self.start.weights]
+        )
+        data["panel"] = [dict(entry._asdict()) for entry in self.panel]
+        data["genes"] = list(self.genes)
+        data["bounds"] = {gene: list(pair) for gene, pair in self.bounds.items()}
+        if self.individual is not None:
+            data["individual"] = dict(self.individual._asdict(), base=copy.deepcopy(self.individual.base))
+        return data
+
+    @classmethod
+    def from_json(cls, data):
+        """The record of plain data as ``to_json`` writes it (a checkpoint's config, which
+        ``evolve.checkpoint`` brings up to date first); a key no field names is ignored."""
+        start = data["start"]
+        individual = data.get("individual")
+        return cls(
+            **{key: data[key] for key in _TOP},
+            **{name: _from_table(record, data[name]) for name, (_, record) in _TABLES.items()},
+            start=_from_table(Start, start)._replace(
+                params=tuple(start["params"]), weights=tuple(tuple(float(x) for x in row) for row in start["weights"])
+            ),
+            panel=tuple(_from_table(PanelEntry, entry) for entry in data["panel"]),
+            genes=tuple(data["genes"]),
+            bounds={gene: (float(low), float(high)) for gene, (low, high) in data["bounds"].items()},
+            individual=None if individual is None else _from_table(ProgramIndividual, individual),
+        )
+
+
+def _from_table(record, table):
+    """A record of a table of plain data: its fields' values, whatever else the table holds."""
+    return record(**{field: table[field] for field in record._fields})
+
+
 class ConfigError(UserError, ValueError):
     """An experiment config that cannot be run; the message names the file and the key."""
 
@@ -178,82 +317,89 @@ def _join(where, key):
 
 
 def validate(data, path="config", start_weights=None):
-    """A complete, checked config dict from decoded TOML; ConfigError naming the key.
+    """The Config of decoded TOML, every key checked; ConfigError naming the file and the key.
 
     ``start_weights``: the weights of ``[start] params`` as a run recorded them when it began
     (its START_WEIGHTS file), used instead of reading the files again."""
     data = copy.deepcopy(data)
-    tables = {
-        "ga": _GA,
-        "cmaes": _CMAES,
-        "self_play": _SELF_PLAY,
-        "executor": _EXECUTOR,
-        "fitness": _FITNESS,
-        "start": _START,
-    }
     start = data.pop("start", {})
     params_files = start.pop("params", []) if isinstance(start, dict) else []
-    data["start"] = start
     individual = data.pop("individual", None)
-    top = dict((k, v) for k, v in data.items() if k not in ("panel", "bounds") and k not in tables)
-    config = _check_table(top, _TOP, "", path)
-    for name, schema in tables.items():
-        config[name] = _check_table(data.get(name, {}), schema, name, path)
+    top = dict((k, v) for k, v in data.items() if k not in ("panel", "bounds") and k not in _TABLES)
+    checked = _check_table(top, _TOP, "", path)
+    tables = {
+        name: record(**_check_table(data.get(name, {}), schema, name, path))
+        for name, (schema, record) in _TABLES.items()
+    }
     if "self_play" not in data:
-        config["self_play"]["weight"] = 0.0
-    panel = data.get("panel")
+        tables["self_play"] = tables["self_play"]._replace(weight=0.0)
+    start = Start(**_check_table(start, _START, "start", path), params=(), weights=())
+    # the genes, their bounds and the start weights are settled below, from [bounds] or [individual]
+    config = Config(
+        **checked, **tables, start=start, panel=_panel(data.get("panel"), path), genes=(), bounds={}, individual=None
+    )
+    if individual is None:
+        names = tuple(genes(config.tapered))
+        config = config._replace(genes=names, bounds=_bounds(data.get("bounds", {}), path, names))
+        config = config._replace(start=_start(config, params_files, path, start_weights))
+    else:
+        config = _individual(config, individual, data, params_files, path, start_weights)
+    _check_rounds(config, path)
+    if config.strategy == "ga":
+        _check_ga(config, path)
+    return config
+
+
+def _panel(panel, path):
+    """The [[panel]] entries, each checked, its opponent a player that can be made and searches no deeper
+    than MAX_PANEL_DEPTH."""
     if not isinstance(panel, list) or not panel:
         raise ConfigError(f"{path}: 'panel' must list at least one [[panel]] opponent")
-    config["panel"] = []
-    for index, entry in enumerate(panel):
+    entries = []
+    for index, table in enumerate(panel):
         where = f"panel[{index}]"
-        checked = _check_table(entry, _PANEL, where, path)
+        entry = PanelEntry(**_check_table(table, _PANEL, where, path))
         try:
-            opponent = make_player(checked["opponent"], timed=False)
+            opponent = make_player(entry.opponent, timed=False)
             opponent.close()
         except ValueError as error:
             raise ConfigError(f"{path}: {where}.opponent: {error}")
         if getattr(opponent, "depth", 0) > MAX_PANEL_DEPTH:
             raise ConfigError(
-                "{}: {}.opponent: {!r} would search to depth {} in every game (a panel plays "
-                "untimed, so that runs replay exactly); name a depth, e.g. agent@4".format(
-                    path, where, checked["opponent"], opponent.depth
-                )
+                f"{path}: {where}.opponent: {entry.opponent!r} would search to depth {opponent.depth} in every "
+                "game (a panel plays untimed, so that runs replay exactly); name a depth, e.g. agent@4"
             )
-        if checked["won_side"]:
-            _check_won_side(checked, where, path)
-        config["panel"].append(checked)
-    if individual is None:
-        config["genes"] = genes(config["tapered"])
-        config["bounds"] = _bounds(data.get("bounds", {}), path, config["genes"])
-        config["start"] = _start(config, params_files, path, start_weights)
-    else:
-        _individual(config, individual, data, params_files, path, start_weights)
-    rounds = config["fitness"]["rounds"]
-    for entry in config["panel"] + ([config["self_play"]] if config["self_play"]["weight"] > 0 else []):
-        if entry["games"] // 2 < rounds:
+        if entry.won_side:
+            _check_won_side(entry, where, path)
+        entries.append(entry)
+    return tuple(entries)
+
+
+def _check_rounds(config, path):
+    """ConfigError where a panel entry, or self-play, has fewer pairs of games than [fitness] has rounds."""
+    rounds = config.fitness.rounds
+    for entry in config.panel + ((config.self_play,) if config.self_play.weight > 0 else ()):
+        if entry.games // 2 < rounds:
             raise ConfigError(
                 "{}: 'fitness.rounds' = {} needs at least {} games in every panel entry and in "
                 "self-play (a pair of games, one each colour, a round); {} has {}".format(
-                    path, rounds, 2 * rounds, entry.get("opponent", "self_play"), entry["games"]
+                    path, rounds, 2 * rounds, getattr(entry, "opponent", "self_play"), entry.games
                 )
             )
-    if config["strategy"] == "ga":
-        population, ga = config["population"], config["ga"]
-        if ga["hall_of_fame"] >= population:
-            raise ConfigError(
-                "{}: 'ga.hall_of_fame' = {} must be less than the population ({}): "
-                "elites take that many places and selection would have none".format(
-                    path, ga["hall_of_fame"], population
-                )
-            )
-        if ga["tournament_size"] > population:
-            raise ConfigError(
-                "{}: 'ga.tournament_size' = {} is larger than the population ({})".format(
-                    path, ga["tournament_size"], population
-                )
-            )
-    return config
+
+
+def _check_ga(config, path):
+    """ConfigError where the GA's hall of fame or tournament does not fit in the population."""
+    population, ga = config.population, config.ga
+    if ga.hall_of_fame >= population:
+        raise ConfigError(
+            f"{path}: 'ga.hall_of_fame' = {ga.hall_of_fame} must be less than the population ({population}): "
+            "elites take that many places and selection would have none"
+        )
+    if ga.tournament_size > population:
+        raise ConfigError(
+            f"{path}: 'ga.tournament_size' = {ga.tournament_size} is larger than the population ({population})"
+        )
 
 
 def _check_won_side(entry, where, path):
@@ -262,15 +408,15 @@ def _check_won_side(entry, where, path):
         table = load_openings()
     except OpeningsError as error:
         raise ConfigError(f"{path}: {where}.won_side: {error}")
-    if entry["random_opening"] != table.plies:
+    if entry.random_opening != table.plies:
         raise ConfigError(
             f"{path}: {where}.won_side needs random_opening = {table.plies} (the plies {table.path} solves), "
-            f"found {entry['random_opening']}"
+            f"found {entry.random_opening}"
         )
 
 
 def _bounds(bounds, path, names):
-    """Per-gene [low, high] bounds: the table's, else the default of each feature. A feature's
+    """Per-gene (low, high) bounds: the table's, else the default of each feature. A feature's
     bounds hold for both its tapered weights unless ``endgame.<feature>`` names its own."""
     if not isinstance(bounds, dict):
         raise ConfigError(f"{path}: 'bounds' must be a table of feature = [low, high]")
@@ -288,7 +434,7 @@ def _bounds(bounds, path, names):
                 f"{path}: 'bounds.{name}' must be [low, high] with low < high, both finite and within "
                 f"+-{MAX_WEIGHT:g}, found {pair!r}"
             )
-        checked[name] = [float(pair[0]), float(pair[1])]
+        checked[name] = (float(pair[0]), float(pair[1]))
     unknown = sorted(set(bounds) - set(FEATURES) - {ENDGAME.rstrip(".")}) or sorted(
         ENDGAME + name for name in set(endgame) - set(FEATURES)
     )
@@ -312,8 +458,8 @@ def _pair(pair, limit):
 
 
 def _individual(config, table, data, files, path, recorded):
-    """The config's ``individual``, ``genes``, ``bounds`` and ``start`` from an [individual] table: a course
-    agent whose weights file holds the genome; the file's weights, where it has them, start the run."""
+    """``config`` with its ``individual``, ``genes``, ``bounds`` and ``start`` from an [individual] table: a
+    course agent whose weights file holds the genome; the file's weights, where it has them, start the run."""
     where = f"{path}: [individual] evolves a program's weights: "
     for conflict, why in (
         ("depth", "'depth' is our searcher's (a program searches as its code says)"),
@@ -326,20 +472,19 @@ def _individual(config, table, data, files, path, recorded):
         raise ConfigError(
             where + "'start.params' are our searcher's params files (the program's own weights file starts the run)"
         )
-    if config["executor"]["scheduler"].startswith("tcp://"):
+    if config.executor.scheduler.startswith("tcp://"):
         raise ConfigError(
             where
-            + "it is built on this machine, which the workers of 'executor.scheduler' = {!r} cannot see".format(
-                config["executor"]["scheduler"]
-            )
+            + "it is built on this machine, which the workers of 'executor.scheduler' = "
+            + f"{config.executor.scheduler!r} cannot see"
         )
     table = dict(table) if isinstance(table, dict) else table
     bounds = table.pop("bounds", None) if isinstance(table, dict) else None
-    individual = _check_table(table, _INDIVIDUAL, "individual", path)
-    folder, name = os.path.abspath(individual["program"]), individual["weights_file"]
+    checked = _check_table(table, _INDIVIDUAL, "individual", path)
+    folder, name = os.path.abspath(checked["program"]), checked["weights_file"]
     problem = folder_problem(folder)
     if problem:
-        raise ConfigError("{}: 'individual.program' = {!r}: {}".format(path, individual["program"], problem))
+        raise ConfigError("{}: 'individual.program' = {!r}: {}".format(path, checked["program"], problem))
     if name_problem(name):
         raise ConfigError(f"{path}: 'individual.weights_file' = {name!r} {name_problem(name)}")
     if not isinstance(bounds, dict) or not bounds:
@@ -350,40 +495,41 @@ def _individual(config, table, data, files, path, recorded):
                 f"{path}: 'individual.bounds.{gene}' must be [low, high] with low < high, both finite and "
                 f"within +-{PROGRAM_WEIGHT:g}, found {pair!r}"
             )
-    config["genes"] = list(bounds)
-    config["bounds"] = {gene: [float(low), float(high)] for gene, (low, high) in bounds.items()}
-    shown = os.path.join(individual["program"], name)
+    config = config._replace(
+        genes=tuple(bounds), bounds={gene: (float(low), float(high)) for gene, (low, high) in bounds.items()}
+    )
+    shown = os.path.join(checked["program"], name)
     try:
         current = read_agent_weights(folder, name, shown)
-        row = [] if current is None or recorded is not None else start_row(current, config["bounds"], shown)
+        row = [] if current is None or recorded is not None else start_row(current, config.bounds, shown)
     except ValueError as error:
         raise ConfigError(f"{path}: {error}")
     try:
         digest = fingerprint(folder, name)
     except UntrustedFolderError as error:
         raise ConfigError(f"{path}: 'individual.program': {error}")
-    config["individual"] = dict(individual, folder=folder, base=current or {}, fingerprint=digest)
+    config = config._replace(
+        individual=ProgramIndividual(**checked, folder=folder, base=current or {}, fingerprint=digest)
+    )
     if recorded is not None:
-        config["start"] = _start(config, [shown] if recorded else [], path, recorded)
-        return
-    config["start"] = dict(config["start"], params=[shown] if row else [], weights=[row] if row else [])
+        return config._replace(start=_start(config, [shown] if recorded else [], path, recorded))
+    return config._replace(
+        start=config.start._replace(params=(shown,) if row else (), weights=(tuple(row),) if row else ())
+    )
 
 
 def _start(config, files, path, recorded=None):
-    """The [start] table with the weights of its params files read in (FEATURES order), so a run
+    """The config's Start with the weights of its params files read in (the genes' order), so a run
     carries them in its checkpoint and never rereads the files. The paths are relative to the
     folder evolve runs in, as the panel's player specs are. ``recorded``: the weights a run read
     when it began, which stand for the files from then on."""
     if not isinstance(files, list) or not all(isinstance(name, str) and name for name in files):
         raise ConfigError(f"{path}: 'start.params' must be a list of params.json paths, found {files!r}")
-    if len(files) > config["population"]:
+    if len(files) > config.population:
         raise ConfigError(
-            "{}: 'start.params' names {} files, more than the population ({})".format(
-                path, len(files), config["population"]
-            )
+            f"{path}: 'start.params' names {len(files)} files, more than the population ({config.population})"
         )
-    start = dict(config["start"], params=list(files), weights=[])
-    names = config["genes"]
+    names = config.genes
     if recorded is not None:
         try:
             rows = [_in_gene_order(row, names) for row in recorded]
@@ -399,8 +545,8 @@ def _start(config, files, path, recorded=None):
             )
         ):
             raise ConfigError(f"{path}: the recorded start weights do not match 'start.params' ({len(files)} files)")
-        start["weights"] = [[float(x) for x in row] for row in rows]
-        return start
+        return config.start._replace(params=tuple(files), weights=tuple(tuple(float(x) for x in row) for row in rows))
+    weights = []
     for index, name in enumerate(files):
         where = f"start.params[{index}]"
         try:
@@ -415,15 +561,15 @@ def _start(config, files, path, recorded=None):
             )
         row += row[: len(names) - len(row)]  # flat weights start a tapered genome the same at every ply
         for gene, value in zip(names, row):
-            low, high = config["bounds"][gene]
+            low, high = config.bounds[gene]
             if not low <= value <= high:
                 raise ConfigError(
                     f"{path}: {where!r} ({name}): weight {gene} = {value:g} is outside 'bounds.{gene}' = "
                     f"[{low:g}, {high:g}]; widen "
                     "the bounds to start from it"
                 )
-        start["weights"].append([float(value) for value in row])
-    return start
+        weights.append(tuple(float(value) for value in row))
+    return config.start._replace(params=tuple(files), weights=tuple(weights))
 
 
 def _in_gene_order(row, names):
@@ -439,7 +585,7 @@ def _in_gene_order(row, names):
 
 
 def load_config(path, start_weights=None):
-    """The validated config of a TOML file; ConfigError for any problem, naming the file."""
+    """The Config of a TOML file; ConfigError for any problem, naming the file."""
     try:
         with open(path, "rb") as handle:
             data = tomllib.load(handle)

@@ -122,22 +122,17 @@ def safe_play_job(job):
 def make_jobs(individuals, config, generation_seed, self_play_opponents, engine="python", program=None):
     """The game jobs of a batch of individuals for one generation's seeds, searched by ``engine``; the
     individuals are ``program`` (a BuiltProgram) with their weights where it is given."""
-    groups = [
-        (entry["opponent"], entry["games"], entry["random_opening"], entry["won_side"]) for entry in config["panel"]
-    ]
-    self_play = config["self_play"]
-    if self_play["weight"] > 0 and self_play_opponents:
-        per_opponent = self_play["games"]
+    groups = [(entry.opponent, entry.games, entry.random_opening, entry.won_side) for entry in config.panel]
+    self_play = config.self_play
+    if self_play.weight > 0 and self_play_opponents:
         for weights in self_play_opponents:
-            groups.append((tuple(weights), per_opponent, self_play["random_opening"], False))
+            groups.append((tuple(weights), self_play.games, self_play.random_opening, False))
     if program is None:  # the searcher takes its weights by feature, whatever genes the run has
         groups = [(_features(group[0], config), *group[1:]) for group in groups]
     games_of = [_games(generation_seed, group, *entry[1:]) for group, entry in enumerate(groups)]
     jobs = []
     for index, individual in enumerate(individuals):
-        weights = (
-            tuple(float(w) for w in individual) if program is not None else as_features(individual, config["genes"])
-        )
+        weights = tuple(float(w) for w in individual) if program is not None else as_features(individual, config.genes)
         for group, (opponent, _, opening, _) in enumerate(groups):
             for game, (seed, opening_seed, colour) in enumerate(games_of[group]):
                 jobs.append(
@@ -150,7 +145,7 @@ def make_jobs(individuals, config, generation_seed, self_play_opponents, engine=
                         seed,
                         opening_seed,
                         opening,
-                        config["depth"],
+                        config.depth,
                         engine,
                         program,
                         colour,
@@ -162,7 +157,7 @@ def make_jobs(individuals, config, generation_seed, self_play_opponents, engine=
 def _features(opponent, config):
     """A panel opponent as the searcher's jobs take it: a player spec as it is, a self-play genome
     as weights by feature (``as_features``)."""
-    return opponent if isinstance(opponent, str) else as_features(opponent, config["genes"])
+    return opponent if isinstance(opponent, str) else as_features(opponent, config.genes)
 
 
 def _games(generation_seed, group, games, opening, won_side):
@@ -187,24 +182,24 @@ def evaluate_in_rounds(individuals, config, generation_seed, opponents, engine, 
     first part of every panel entry's games; after each part but the last, only the best
     ``keep`` share of those still playing (at least the hall of fame's size, and two) plays the
     next ([fitness] rounds and keep; one round plays every game, as before). ``program``: as make_jobs."""
-    rounds, keep = config["fitness"]["rounds"], config["fitness"]["keep"]
+    rounds, keep = config.fitness.rounds, config.fitness.keep
     every = make_jobs(individuals, config, generation_seed, opponents, engine, program)
     sizes = {}
     for job in every:
         sizes[job.group] = max(sizes.get(job.group, 0), job.game // 2 + 1)  # pairs of games per group
     part = {id(job): (job.game // 2) * rounds // sizes[job.group] for job in every}
     weights = group_weights(config, len(opponents))
-    least = max(2, config["ga" if config["strategy"] == "ga" else "cmaes"]["hall_of_fame"])
+    least = max(2, config.hall_of_fame_size())
     playing, jobs, outcomes = set(range(len(individuals))), [], []
     for number in range(rounds):
         batch = [job for job in every if part[id(job)] == number and job.individual in playing]
         outcomes += run_jobs(play, batch, progress)
         jobs += batch
         if number < rounds - 1 and len(playing) > least:
-            fitness = fold(jobs, outcomes, len(individuals), weights, config["black_weight"])
+            fitness = fold(jobs, outcomes, len(individuals), weights, config.black_weight)
             ranked = sorted(playing, key=lambda k: fitness[k][0], reverse=True)
             playing = set(ranked[: max(least, int(round(len(playing) * keep)))])
-    folded = fold(jobs, outcomes, len(individuals), weights, config["black_weight"])
+    folded = fold(jobs, outcomes, len(individuals), weights, config.black_weight)
     faults = sum(report.get("faults", 0) for _, report in folded)
     if faults and faults == len(jobs):
         raise RunError(
@@ -224,9 +219,9 @@ def evaluate_in_rounds(individuals, config, generation_seed, opponents, engine, 
 
 def group_weights(config, self_play_count):
     """The fitness weight of each job group (panel entries, then self-play opponents)."""
-    weights = [entry["weight"] for entry in config["panel"]]
-    if config["self_play"]["weight"] > 0 and self_play_count:
-        weights += [config["self_play"]["weight"] / self_play_count] * self_play_count
+    weights = [entry.weight for entry in config.panel]
+    if config.self_play.weight > 0 and self_play_count:
+        weights += [config.self_play.weight / self_play_count] * self_play_count
     return weights
 
 
@@ -308,13 +303,13 @@ def fold(jobs, outcomes, count, weights, black_weight=1.0):
 
 def self_play_opponents(config, halloffame, population, generation_seed):
     """The genomes every individual meets in self-play this generation (the same for all)."""
-    self_play = config["self_play"]
-    if self_play["weight"] <= 0:
+    self_play = config.self_play
+    if self_play.weight <= 0:
         return []
-    if self_play["against"] == "hall_of_fame" and len(halloffame):
-        return [list(ind) for ind in halloffame][: self_play["opponents"]]
+    if self_play.against == "hall_of_fame" and len(halloffame):
+        return [list(ind) for ind in halloffame][: self_play.opponents]
     chooser = random.Random(generation_seed)  # a private stream: the evolution's is untouched
-    sample = chooser.sample(range(len(population)), min(self_play["opponents"], len(population)))
+    sample = chooser.sample(range(len(population)), min(self_play.opponents, len(population)))
     return [list(population[k]) for k in sample]
 
 

@@ -94,8 +94,8 @@ def as_features(individual, genes):
 
 
 def gene_bounds(config):
-    """The [low, high] of each of the config's genes, in genome order."""
-    return [tuple(config["bounds"][name]) for name in config["genes"]]
+    """The (low, high) of each of the config's genes, in genome order."""
+    return [config.bounds[name] for name in config.genes]
 
 
 def clip(bounds):
@@ -125,16 +125,12 @@ def diversity(population, bounds):
     return float(numpy.mean(spreads))
 
 
-# The [start] of a config from before it had one (a checkpoint of an older run).
-NO_START = {"params": [], "weights": [], "random": 0.0}
-
-
 def _first_population(toolbox, start, n):
     """Generation 0 of a GA: the start weights as they are, then mutated copies of them in turn,
     then the ``random`` share of what is left drawn uniformly from the bounds (all of it random
     when the config names no start weights)."""
-    starts = [creator.Individual(weights) for weights in start["weights"]]
-    randoms = n - len(starts) if not starts else int(round(start["random"] * (n - len(starts))))
+    starts = [creator.Individual(weights) for weights in start.weights]
+    randoms = n - len(starts) if not starts else int(round(start.random * (n - len(starts))))
     population = list(starts)
     while len(population) < n - randoms:
         (child,) = toolbox.mutate(toolbox.clone(starts[len(population) % len(starts)]))
@@ -150,36 +146,36 @@ def make_toolbox(config, strategy=None):
     """
     bounds = gene_bounds(config)
     toolbox = base.Toolbox()
-    if config["strategy"] == "ga":
-        ga = config["ga"]
+    if config.strategy == "ga":
+        ga = config.ga
 
         def random_weights():
             return [STREAM.uniform(low, high) for low, high in bounds]
 
         toolbox.register("individual", tools.initIterate, creator.Individual, random_weights)
-        toolbox.register("mate", tools.cxBlend, alpha=ga["blend_alpha"])
+        toolbox.register("mate", tools.cxBlend, alpha=ga.blend_alpha)
         toolbox.register(
             "mutate",
             tools.mutGaussian,
             mu=0.0,
-            sigma=[ga["mutation_sigma"] * (high - low) for low, high in bounds],
-            indpb=ga["gene_mutation_probability"],
+            sigma=[ga.mutation_sigma * (high - low) for low, high in bounds],
+            indpb=ga.gene_mutation_probability,
         )
         toolbox.decorate("mate", clip(bounds))
         toolbox.decorate("mutate", clip(bounds))
-        toolbox.register("select", tools.selTournament, tournsize=ga["tournament_size"])
-        toolbox.register("population", _first_population, toolbox, config.get("start", NO_START))
+        toolbox.register("select", tools.selTournament, tournsize=ga.tournament_size)
+        toolbox.register("population", _first_population, toolbox, config.start)
         return toolbox, None
     # CMA-ES samples around the centre of the box with a step of sigma times each range:
     # the initial covariance is diagonal in the ranges squared.
     if strategy is None:
         ranges = numpy.array([high - low for low, high in bounds])
-        starts = config.get("start", NO_START)["weights"]
+        starts = config.start.weights
         centre = (
             [float(x) for x in numpy.mean(starts, axis=0)] if starts else [(low + high) / 2 for low, high in bounds]
         )
         strategy = cma.Strategy(
-            centroid=centre, sigma=config["cmaes"]["sigma"], lambda_=config["population"], cmatrix=numpy.diag(ranges**2)
+            centroid=centre, sigma=config.cmaes.sigma, lambda_=config.population, cmatrix=numpy.diag(ranges**2)
         )
     toolbox.register("generate", strategy.generate, creator.Individual)
     toolbox.register("update", strategy.update)

@@ -54,7 +54,7 @@ BEST_PARAMS = "best-params.json"
 
 def generation_seed(config, generation):
     """The seed of a generation's games: from the config seed and the generation alone."""
-    return derive_seed(config["seed"], generation) % (2**31)
+    return derive_seed(config.seed, generation) % (2**31)
 
 
 def _setup_logging(run_dir, verbose=False):
@@ -123,9 +123,9 @@ class Evolution:
             raise InvalidInput(f"workers must be a positive integer, not {workers!r}")
         self.run_dir = run_dir
         self.config = config
-        self.workers = workers or config["workers"] or os.cpu_count() or 1
+        self.workers = workers or config.workers or os.cpu_count() or 1
         # Where the games run: the command line's choice, else the experiment's, else the local pool.
-        self.scheduler = check_scheduler(scheduler) if scheduler else config["executor"]["scheduler"] or None
+        self.scheduler = check_scheduler(scheduler) if scheduler else config.executor.scheduler or None
         self.where = {}
         self.engine = None  # the searcher the games use, settled when the run starts
         self.program = None  # a program individual's build (evolve.program), while the run runs
@@ -148,20 +148,20 @@ class Evolution:
         if os.path.exists(runs_dir) and not os.path.isdir(runs_dir):
             raise RunError(f"{runs_dir}: not a folder (--runs-dir names where run folders go)")
         os.makedirs(runs_dir, exist_ok=True)
-        run_dir = _new_folder(runs_dir, "{}-{}".format(config["name"], datetime.datetime.now().strftime(FOLDER_TIME)))
+        run_dir = _new_folder(runs_dir, f"{config.name}-{datetime.datetime.now().strftime(FOLDER_TIME)}")
         evolution = cls(run_dir, config, workers, progress, out, scheduler=scheduler)
         evolution.lock = RunLock(run_dir).acquire()
         shutil.copyfile(config_path, os.path.join(run_dir, CONFIG_COPY))
-        if config["start"]["params"]:
-            save_start_weights(run_dir, config["start"], config["genes"])
+        if config.start.params:
+            save_start_weights(run_dir, config.start, config.genes)
         evolution._start()
         return evolution
 
     def _start(self):
         """Generation -1: the random streams seeded from the config, an empty hall of fame."""
-        genome.STREAM.seed(self.config["seed"])
-        numpy.random.seed(self.config["seed"] % (2**32))
-        self.halloffame = tools.HallOfFame(self._hof_size())
+        genome.STREAM.seed(self.config.seed)
+        numpy.random.seed(self.config.seed % (2**32))
+        self.halloffame = tools.HallOfFame(self.config.hall_of_fame_size())
 
     @classmethod
     def resume(cls, run_dir, workers=None, progress=True, out=sys.stdout, scheduler=None):
@@ -205,19 +205,15 @@ class Evolution:
         evolution._rewrite_generations()
         return evolution
 
-    def _hof_size(self):
-        strategy = self.config["strategy"]
-        return self.config["ga" if strategy == "ga" else "cmaes"]["hall_of_fame"]
-
     # -- the loop -------------------------------------------------------------------------------
     def run(self, stop_after=None):
         """Evolve until the configured number of generations (or ``stop_after`` more); the run folder."""
         _setup_logging(self.run_dir)
-        last = self.config["generations"]
+        last = self.config.generations
         if stop_after is not None:
             last = min(last, self.generation + stop_after)
         try:
-            self.engine = engine_for(self.config["fitness"]["engine"])
+            self.engine = engine_for(self.config.fitness.engine)
             with program_built(self.config, self.scheduler, self.out) as self.program, executor(
                 self.scheduler, self.workers
             ) as games:
@@ -225,20 +221,20 @@ class Evolution:
                 log.info(
                     "run %s: %s, generations %d..%d; games run on %s, searched by the %s engine",
                     self.run_dir,
-                    self.config["name"],
+                    self.config.name,
                     self.generation + 1,
-                    self.config["generations"],
+                    self.config.generations,
                     _where(self.where),
                     self.engine,
                 )
                 print(f"games run on {_where(self.where)}, searched by the {self.engine} engine", file=self.out)
                 self.toolbox.register("map", games.map)
-                start = self.config.get("start", genome.NO_START)
-                if self.generation < 0 and start["params"]:
+                start = self.config.start
+                if self.generation < 0 and start.params:
                     log.info(
                         "generation 0 starts from %s, mutated copies of them and %.0f%% of the rest at random",
-                        ", ".join(start["params"]),
-                        100 * start["random"],
+                        ", ".join(start.params),
+                        100 * start.random,
                     )
                 while self.generation < last:
                     self._generation(self.generation + 1)
@@ -258,14 +254,13 @@ class Evolution:
             elites = [self.toolbox.clone(ind) for ind in self.halloffame]
             candidates = sampled + elites
         elif number == 0:
-            candidates = self.toolbox.population(n=self.config["population"])
+            candidates = self.toolbox.population(n=self.config.population)
         else:
-            ga = self.config["ga"]
+            ga = self.config.ga
             elites = [self.toolbox.clone(ind) for ind in self.halloffame]
             chosen = self.toolbox.select(self.population, len(self.population) - len(elites))
             candidates = (
-                algorithms.varAnd(chosen, self.toolbox, ga["crossover_probability"], ga["mutation_probability"])
-                + elites
+                algorithms.varAnd(chosen, self.toolbox, ga.crossover_probability, ga.mutation_probability) + elites
             )
         # Fresh seeds this generation: every fitness, the elites' too, is measured anew.
         for individual in candidates:
@@ -325,7 +320,7 @@ class Evolution:
             "games_per_second_per_worker": round(rate / max(self.where.get("workers", 1), 1), 2),
             "diversity": genome.diversity(self.population, self.bounds),
             "best_fitness": list(best.fitness.values),
-            "best_weights": genome.named(best, self.config["genes"]),
+            "best_weights": genome.named(best, self.config.genes),
             "best_by_colour": _by_colour(best),
         }
         entry.update(_stats(evaluated))
@@ -379,7 +374,7 @@ class Evolution:
 
     def _write_best(self):
         best = self.halloffame[0]
-        if self.config.get("individual"):  # a program's weights: in its own file's format
+        if self.config.individual is not None:  # a program's weights: in its own file's format
             return save_agent_weights(
                 os.path.join(self.run_dir, best_file(self.config)),
                 self.config,
@@ -409,7 +404,7 @@ class Evolution:
 def best_params(run_dir, config, generation, best, **settings):
     """Validated Params of an evolved individual, with where it came from, and the search ``settings``
     given (by name; engine.params.SEARCH_TABLE)."""
-    weights, endgame = genome.by_feature(best, config["genes"])
+    weights, endgame = genome.by_feature(best, config.genes)
     return make_params(
         weights,
         provenance(run_dir, config, generation, best.fitness.values),
@@ -424,11 +419,11 @@ def provenance(run_dir, config, generation, fitness):
     return {
         "source": "evolved",
         "run": os.path.basename(os.path.normpath(run_dir)),
-        "experiment": config["name"],
+        "experiment": config.name,
         "generation": generation,
         "fitness": {"win_rate": fitness[0], "mean_stone_margin": fitness[1]},
-        "evolved_at_depth": config["depth"],
-        "strategy": config["strategy"],
-        "panel": [entry["opponent"] for entry in config["panel"]],
+        "evolved_at_depth": config.depth,
+        "strategy": config.strategy,
+        "panel": [entry.opponent for entry in config.panel],
         "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
     }

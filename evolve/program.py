@@ -241,11 +241,11 @@ def program_built(config, scheduler=None, out=None):
     """The config's BuiltProgram while the ``with`` lasts (None where the individual is our searcher): built
     once, as ``littlego grade`` builds an agent, and checked with one move; RunError where it cannot be.
     What was built is said on ``out`` (a file, if given) and in the log."""
-    individual = config.get("individual")
-    if not individual:
+    individual = config.individual
+    if individual is None:
         yield None
         return
-    folder = individual["folder"]
+    folder = individual.folder
     if scheduler and scheduler.startswith("tcp://"):
         raise RunError(
             "individual.program: the agent is built in a temporary folder on this machine, which the "
@@ -255,7 +255,7 @@ def program_built(config, scheduler=None, out=None):
     if problem:
         raise RunError(f"individual.program: {folder}: {problem}")
     try:
-        changed = fingerprint(folder, individual["weights_file"]) != individual["fingerprint"]
+        changed = fingerprint(folder, individual.weights_file) != individual.fingerprint
     except UntrustedFolderError as error:
         raise RunError(f"individual.program: {error}")
     if changed:
@@ -263,7 +263,7 @@ def program_built(config, scheduler=None, out=None):
             f"individual.program: {folder} changed since the run began: its games from here on may differ from those "
             "recorded"
         )
-    limits = Limits(mode=individual["sandbox"])
+    limits = Limits(mode=individual.sandbox)
     line = warning(limits)
     if line:
         _say(line)
@@ -271,21 +271,22 @@ def program_built(config, scheduler=None, out=None):
         if built.error:
             raise RunError(f"individual.program: {folder} cannot be built: {built.error}")
         copy, _, command = built.spec[len("cmd:") :].partition("::")
-        genes = tuple(config["genes"])
+        genes = config.genes
         program = BuiltProgram(
-            copy, command, genes, individual["weights_file"], dict(individual["base"]), limits, individual["cpu_limit"]
+            copy, command, genes, individual.weights_file, dict(individual.base), limits, individual.cpu_limit
         )
-        start = config["start"]["weights"]
-        first = start[0] if start else [sum(config["bounds"][g]) / 2 for g in genes]
+        start = config.start.weights
+        first = start[0] if start else [sum(config.bounds[g]) / 2 for g in genes]
         _first_move(program, first)
-        for gene in insensitive_genes(program, first, config["bounds"]):
+        for gene in insensitive_genes(program, first, config.bounds):
             _say(
                 f"individual.program: your agent's moves do not depend on '{gene}': moving it to either end of "
                 f"its bounds changed none of its moves on {len(PROBE_PLIES)} probe positions; check that its code "
-                f"reads '{gene}' from {individual['weights_file']}"
+                f"reads '{gene}' from {individual.weights_file}"
             )
-        line = "the individual: {} ({}, built once), its weights written to {} in each game's own copy".format(
-            individual["program"], built.language, individual["weights_file"]
+        line = (
+            f"the individual: {individual.program} ({built.language}, built once), its weights written to "
+            f"{individual.weights_file} in each game's own copy"
         )
         log.info(line)
         if out is not None:
@@ -302,14 +303,12 @@ def save_agent_weights(path, config, weights, provenance):
     """Write ``weights`` (a genome of the config's program individual) as the agent reads them, its other keys
     as they were, and their provenance beside it (``sidecar_of``), so the agent's file holds only what it
     knows; the AgentWeights written."""
-    individual = config["individual"]
+    individual = config.individual
     provenance = dict(
-        provenance, program=individual["program"], weights_file=individual["weights_file"], genes=list(config["genes"])
+        provenance, program=individual.program, weights_file=individual.weights_file, genes=list(config.genes)
     )
     provenance.pop("evolved_at_depth", None)  # a program searches as its code says
-    record = AgentWeights(
-        path, sidecar_of(path), agent_weights(config["genes"], weights, individual["base"]), provenance
-    )
+    record = AgentWeights(path, sidecar_of(path), agent_weights(config.genes, weights, individual.base), provenance)
     write_atomic(record.path, json.dumps(record.weights, indent=1) + "\n")
     write_atomic(
         record.sidecar, json.dumps({"provenance": provenance, "weights_file": os.path.basename(path)}, indent=1) + "\n"
@@ -319,7 +318,7 @@ def save_agent_weights(path, config, weights, provenance):
 
 def best_file(config):
     """The name of a run folder's best weights in the agent's format: ``best-`` and the agent's file name."""
-    return "best-" + config["individual"]["weights_file"]
+    return "best-" + config.individual.weights_file
 
 
 def refuse_search_settings(**settings):

@@ -106,7 +106,7 @@ def export_best(run_dir, destination, **settings):
     program individual, the agent's own weights file and its provenance's sidecar (search settings refused:
     a program has none); the AgentWeights written. ``settings``: search settings by name (SEARCH_TABLE)."""
     state = load_checkpoint(run_dir)
-    if state["config"].get("individual"):
+    if state["config"].individual is not None:
         refuse_search_settings(**settings)
         best = state["halloffame"][0]
         return save_agent_weights(
@@ -121,5 +121,5 @@ def export_best(run_dir, destination, **settings):
 
 
 def program_of(run_dir):
-    """The run's [individual] (its program, weights file and bounds) where it evolves a program's weights, else None."""
-    return load_checkpoint(run_dir)["config"].get("individual")
+    """The run's ProgramIndividual (its program, weights file...) where it evolves a program's weights, else None."""
+    return load_checkpoint(run_dir)["config"].individual

@@ -80,7 +80,7 @@ def _sha256(path):
 def default_seed(config):
     """The SPRT's seed when none is given: the run's own seed (its ``config``'s), taken further
     (fresh openings for every run, the same for every attempt to ship one run)."""
-    return derive_seed(config["seed"], _SHIP_STREAM) % (2**31)
+    return derive_seed(config.seed, _SHIP_STREAM) % (2**31)
 
 
 def is_params_file(candidate):
@@ -119,13 +119,11 @@ def prepare(
     differs; the bundles are written anew from its files."""
     from_file = is_params_file(run)
     state = None if from_file else load_checkpoint(run)
-    program = None if from_file else state["config"].get("individual")
-    if program:
+    program = None if from_file else state["config"].individual
+    if program is not None:
         raise ShipError(
-            "{} evolved the weights of {}: evolve ship ships this project's agent; 'evolve export {} --to "
-            "{}' writes them".format(
-                run, program["program"], run, os.path.join(program["program"], program["weights_file"])
-            )
+            f"{run} evolved the weights of {program.program}: evolve ship ships this project's agent; "
+            f"'evolve export {run} --to {os.path.join(program.program, program.weights_file)}' writes them"
         )
     if not os.path.isfile(current):
         raise ShipError(

@@ -64,8 +64,8 @@ def quiet():
 
 def test_the_executor_table_is_validated(tmp_path):
     config = load_config(write(tmp_path, TINY + '\n[executor]\nscheduler = "local:2"\n'))
-    assert config["executor"]["scheduler"] == "local:2"
-    assert load_config(write(tmp_path, TINY))["executor"]["scheduler"] == ""
+    assert config.executor.scheduler == "local:2"
+    assert load_config(write(tmp_path, TINY)).executor.scheduler == ""
     for bad in ('"local:0"', '"http://x:1"', '"tcp://host"', "3"):
         with pytest.raises(ConfigError, match="executor.scheduler"):
             load_config(write(tmp_path, TINY + f"\n[executor]\nscheduler = {bad}\n"))

@@ -1,7 +1,9 @@
 """Evolution: validated configs, reproducible runs, kill-and-resume, retries, inspection."""
 
+import glob
 import json
 import os
+import pickle
 import signal
 import time
 
@@ -12,7 +14,9 @@ from engine.features import FEATURES
 from engine.params import default_params, load_params, save_params
 from engine.play.openings import load_openings
 from engine.playout import random_opening
-from evolve.config import ConfigError, load_config
+from evolve import config as schema
+from evolve.checkpoint import CHECKPOINT, _upgrade, load_checkpoint, save_checkpoint
+from evolve.config import Config, ConfigError, load_config
 from evolve.fitness import FitnessGame, FitnessGameError, fold, make_jobs, run_jobs, safe_play_job
 from evolve.genome import make_toolbox
 from evolve.loop import GENERATIONS, Evolution
@@ -77,7 +81,71 @@ def evolve_cli(*args, **kwargs):
 def test_shipped_experiments_are_valid():
     for name in ("smoke", "baseline", "cluster", "strong"):
         config = load_config(os.path.join(ROOT, "experiments", name + ".toml"))
-        assert config["name"] == name and config["panel"]
+        assert config.name == name and config.panel
+
+
+# Only the keys without a default, and every table present but empty.
+BARE = """
+name = "bare"
+seed = 1
+population = 4
+generations = 1
+
+[ga]
+[cmaes]
+[self_play]
+[executor]
+[fitness]
+[start]
+
+[[panel]]
+opponent = "greedy"
+games = 2
+"""
+
+
+def test_a_config_key_is_one_row_of_its_schema_and_its_default_reaches_the_record(tmp_path):
+    config = load_config(write_config(tmp_path, BARE))
+    tables = [(config, schema._TOP), (config.start, schema._START), (config.panel[0], schema._PANEL)]
+    tables += [(getattr(config, name), table) for name, (table, _) in schema._TABLES.items()]
+    for record, table in tables:
+        assert record._fields[: len(table)] == tuple(table), type(record).__name__  # the fields are the rows
+        for key, (kind, default, _, _) in table.items():
+            if default is not None:
+                assert getattr(record, key) == default and type(getattr(record, key)) is kind, key
+    assert schema.ProgramIndividual._fields[: len(schema._INDIVIDUAL)] == tuple(schema._INDIVIDUAL)
+    assert config.self_play.weight == 1.0  # the row's default where [self_play] is there; none without it
+    assert load_config(write_config(tmp_path, BARE.replace("[self_play]\n", ""))).self_play.weight == 0.0
+
+
+def test_a_checkpoint_keeps_the_config_as_plain_data_that_reads_back_as_the_record(tmp_path):
+    config = load_config(write_config(tmp_path))
+    save_checkpoint(
+        str(tmp_path),
+        dict(
+            dict.fromkeys(("generation", "population", "halloffame")),
+            config=config,
+            logbook=None,
+            records=[],
+            strategy=None,
+            random_state=None,
+            numpy_state=None,
+        ),
+    )
+    data = open(tmp_path / CHECKPOINT, "rb").read()
+    kept = pickle.loads(data)["config"]
+    assert b"evolve.config" not in data and json.loads(json.dumps(kept)) == kept  # no class of ours: JSON's types
+    assert load_checkpoint(str(tmp_path))["config"] == config == Config.from_json(config.to_json())
+
+
+@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(ROOT, "experiments", "*", CHECKPOINT))))
+def test_every_kept_checkpoint_reads_back_its_config_as_it_was(path):
+    # Checkpoints of runs from before the record kept the config as a dict (some from before keys it
+    # has now, which _upgrade supplies): each reads back as a Config holding exactly what was kept.
+    with open(path, "rb") as handle:
+        kept = _upgrade(pickle.load(handle)["config"])
+    config = load_checkpoint(os.path.dirname(path))["config"]
+    assert isinstance(config, Config) and config.to_json() == kept
 
 
 @pytest.mark.parametrize(
@@ -388,7 +456,7 @@ def test_a_population_can_start_from_params_files(tmp_path):
     text = TINY + f'\n[start]\nparams = ["{shipped}", "{handset}"]\nrandom = 0.25\n'
     config = load_config(write_config(tmp_path, text))
     starts = [[load_params(name).weights[f] for f in FEATURES] for name in (shipped, str(handset))]
-    assert config["start"]["weights"] == starts
+    assert config.start.weights == tuple(tuple(row) for row in starts)
     run_dir = Evolution.create(
         write_config(tmp_path, text),
         runs_dir=str(tmp_path / "runs"),
@@ -494,14 +562,14 @@ def test_a_run_begun_before_a_feature_was_added_keeps_its_genes_by_name(tmp_path
     run = copy_run(tmp_path, name)
     evolution = Evolution.resume(run, workers=1, progress=False)
     try:
-        genes = evolution.config["genes"]
+        genes = evolution.config.genes
         best = evolution.halloffame[0]
-        assert len(best) == len(genes) < len(FEATURES) * (2 if evolution.config["tapered"] else 1)
+        assert len(best) == len(genes) < len(FEATURES) * (2 if evolution.config.tapered else 1)
         assert not set(added) & set(genes) and list(FEATURES[-len(added) :]) == added
-        (job,) = make_jobs([best], dict(evolution.config, panel=evolution.config["panel"][:1]), 3, [])[:1]
+        (job,) = make_jobs([best], evolution.config._replace(panel=evolution.config.panel[:1]), 3, [])[:1]
         by_gene = dict(zip(genes, best))
         assert job.weights[: len(FEATURES)] == tuple(by_gene.get(f, 0.0) for f in FEATURES)
-        if evolution.config["tapered"]:
+        if evolution.config.tapered:
             assert job.weights[len(FEATURES) :] == tuple(by_gene.get("endgame." + f, 0.0) for f in FEATURES)
     finally:
         evolution.lock.release()
@@ -528,8 +596,8 @@ def test_start_weights_kept_by_gene_name_resume_after_a_feature_is_added(tmp_pat
     open(os.path.join(run_dir, "start.json"), "w").write(json.dumps(kept))
     resumed = Evolution.resume(run_dir, workers=1, progress=False, out=out)
     try:
-        row = resumed.config["start"]["weights"][0]
-        assert row == [default_params().weights[f] for f in FEATURES[:-1]] + [0.0]
+        row = resumed.config.start.weights[0]
+        assert row == tuple(default_params().weights[f] for f in FEATURES[:-1]) + (0.0,)
     finally:
         resumed.lock.release()
 
@@ -537,7 +605,7 @@ def test_start_weights_kept_by_gene_name_resume_after_a_feature_is_added(tmp_pat
 def test_a_checkpoint_from_before_won_side_games_resumes_to_the_same_jobs(tmp_path):
     evolution = Evolution.resume(copy_run(tmp_path, "seeded6-20261123-151627"), workers=1, progress=False)
     try:
-        assert all(entry["won_side"] is False for entry in evolution.config["panel"])
+        assert all(entry.won_side is False for entry in evolution.config.panel)
         jobs = make_jobs([[1.0] * 11], evolution.config, generation_seed=3, self_play_opponents=[])
         assert jobs and all(job.colour is None for job in jobs)
     finally:

@@ -109,7 +109,7 @@ def config_loads_or_names_the_problem(data):
     except ConfigError as error:
         assert "fuzz.toml" in str(error)
         return
-    assert config["population"] >= 2 and config["panel"]
+    assert config.population >= 2 and config.panel
 
 
 @given(config_objects)

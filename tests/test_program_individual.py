@@ -94,10 +94,10 @@ def first_move(program, weights):
 def test_the_example_configs_are_valid_and_start_from_the_agents_own_file(monkeypatch):
     monkeypatch.chdir(ROOT)  # their paths are relative to where evolve runs: the root
     config = load_config(os.path.join(EXAMPLE, "evolve.toml"))
-    assert config["genes"] == ["liberties", "atari", "edge", "centre"]  # in the order written
-    assert config["start"]["weights"] == [[WEIGHTS[name] for name in config["genes"]]]
-    assert config["individual"]["base"] == WEIGHTS
-    assert load_config(os.path.join(EXAMPLE, "bench.toml"))["genes"] == config["genes"]
+    assert config.genes == ("liberties", "atari", "edge", "centre")  # in the order written
+    assert config.start.weights == (tuple(WEIGHTS[name] for name in config.genes),)
+    assert config.individual.base == WEIGHTS
+    assert load_config(os.path.join(EXAMPLE, "bench.toml")).genes == config.genes
 
 
 def test_each_game_writes_its_weights_into_its_own_copy_and_they_are_played(tmp_path):
@@ -134,7 +134,7 @@ def test_evolve_run_and_export_the_example_agents_weights(tmp_path):
     assert first[0] == tuple(WEIGHTS[name] for name in ["liberties", "atari", "edge", "centre"])
     assert len(set(first)) == len(first)  # every individual its own weights
     assert set(records[-1]["best_weights"]) == set(WEIGHTS)
-    assert program_of(run)["weights_file"] == "weights.json"
+    assert program_of(run).weights_file == "weights.json"
     assert json.load(open(os.path.join(run, "best-weights.json"))) == records[-1]["best_weights"]
     with pytest.raises(ValueError, match="--depth is our searcher.s"):
         export_best(run, str(tmp_path / "nope.json"), depth=4)
@@ -253,7 +253,7 @@ def test_a_program_spec_plays_an_agent_with_a_weights_file_of_its_own(tmp_path, 
 
 def test_a_resume_warns_when_the_agent_changed_since_the_run_began(tmp_path, capsys):
     config = load_config(write_config(tmp_path))
-    config["individual"]["fingerprint"] = "as the run began"
+    config = config._replace(individual=config.individual._replace(fingerprint="as the run began"))
     with program_built(config):
         pass
     assert "changed since the run began" in capsys.readouterr().err
@@ -261,7 +261,7 @@ def test_a_resume_warns_when_the_agent_changed_since_the_run_began(tmp_path, cap
 
 def test_without_a_weights_file_the_run_starts_at_random(tmp_path):
     config = load_config(write_config(tmp_path, program=agent_copy(tmp_path, None)))
-    assert config["start"]["weights"] == [] and config["individual"]["base"] == {}
+    assert config.start.weights == () and config.individual.base == {}
 
 
 @pytest.mark.parametrize(
@@ -361,7 +361,7 @@ def test_any_individual_table_loads_or_names_the_problem(table, top):
     except ConfigError as error:
         assert "fuzz.toml" in str(error)
         return
-    assert config["genes"] == list(table["bounds"]) and config["individual"]["folder"] == EXAMPLE
+    assert config.genes == tuple(table["bounds"]) and config.individual.folder == EXAMPLE
 
 
 @pytest.mark.slow

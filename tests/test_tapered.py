@@ -98,11 +98,11 @@ def test_a_tapered_config_has_twice_the_genes_and_starts_flat_files_alike_at_bot
     text = TINY.replace("depth = 2", "depth = 2\ntapered = true")
     text += f'\n[start]\nparams = ["{SHIPPED}"]\n\n[bounds.endgame]\nmargin = [0, 30]\n'
     config = load_config(write_config(tmp_path, text))
-    assert config["genes"] == list(FEATURES) + ["endgame." + name for name in FEATURES]
-    assert config["bounds"]["endgame.margin"] == [0.0, 30.0]
-    assert config["bounds"]["endgame.edge"] == config["bounds"]["edge"]
+    assert config.genes == tuple(FEATURES) + tuple("endgame." + name for name in FEATURES)
+    assert config.bounds["endgame.margin"] == (0.0, 30.0)
+    assert config.bounds["endgame.edge"] == config.bounds["edge"]
     shipped = genome_of(load_params(SHIPPED))
-    assert config["start"]["weights"] == [shipped + shipped]
+    assert config.start.weights == (tuple(shipped + shipped),)
     with pytest.raises(ConfigError, match="tapered = true"):
         load_config(write_config(tmp_path, TINY + "\n[bounds.endgame]\nmargin = [0, 30]\n", "flat.toml"))
     tapered_file = str(tmp_path / "tapered.json")

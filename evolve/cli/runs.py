@@ -64,7 +64,7 @@ def _run(args):
     Create runs/<name>-<time>/ and evolve; a checkpoint is written after every generation,
     so 'evolve resume' can continue a stopped run.
     """
-    engine_for(load_config(args.config)["fitness"]["engine"])  # a config it cannot honour makes no run folder
+    engine_for(load_config(args.config).fitness.engine)  # a config it cannot honour makes no run folder
     evolution = Evolution.create(
         args.config,
         runs_dir=args.runs_dir,
@@ -75,14 +75,12 @@ def _run(args):
     args.run = [evolution.run_dir]  # what a failure's message can point to
     print(f"run folder: {evolution.run_dir}")
     evolution.run()
-    program = evolution.config.get("individual")
+    program = evolution.config.individual
     print(
         "finished: {run}\nnext: evolve log {run} | evolve plot {run} | {last}".format(
             run=evolution.run_dir,
-            last="evolve export {} --to {}".format(
-                evolution.run_dir, os.path.join(program["program"], program["weights_file"])
-            )
-            if program
+            last=f"evolve export {evolution.run_dir} --to {os.path.join(program.program, program.weights_file)}"
+            if program is not None
             else "evolve ship " + evolution.run_dir,
         )
     )
@@ -103,7 +101,7 @@ def _resume(args):
     """continue a stopped or killed run from its last checkpoint"""
     run = one_run(args.run)
     evolution = Evolution.resume(run, workers=args.workers, progress=progress_bar(args), scheduler=args.scheduler)
-    if evolution.generation >= evolution.config["generations"]:
+    if evolution.generation >= evolution.config.generations:
         print(f"{run}: already finished ({evolution.generation} generations)")
         return 0
     print(f"resuming {run} after generation {evolution.generation}")
@@ -151,7 +149,7 @@ def _export(args):
     """
     run = one_run(args.run)
     file_to_write(args.to, "--to", "params.json")
-    if program_of(run):
+    if program_of(run) is not None:
         written = export_best(run, args.to, **{setting.name: getattr(args, setting.name) for setting in SEARCH_TABLE})
         what = "{}'s weights; provenance in {}".format(written.provenance["program"], written.sidecar)
     else:
