@@ -75,6 +75,9 @@ def _upgrade(config):
     config.setdefault("fitness", {"engine": "python"})  # and from before the compiled searcher
     config["fitness"].setdefault("rounds", 1)
     config["fitness"].setdefault("keep", 0.5)
+    config["fitness"].setdefault("play", "depth")  # and from before fitness as shipped
+    config["fitness"].setdefault("settings", "")
+    config["fitness"].setdefault("search", None)
     config.setdefault("black_weight", 1.0)  # and from before colour weighting
     config.setdefault("tapered", False)  # and from before tapered weights
     config.setdefault("genes", list(UNRECORDED_GENES))  # and from before the genes' names were kept

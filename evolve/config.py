@@ -5,6 +5,7 @@ in words); the records (``Config``, ``GaSettings``, ``PanelEntry``, ...) take th
 """
 
 import copy
+import hashlib
 import math
 import os
 from typing import Dict, NamedTuple, Optional, Tuple
@@ -15,6 +16,7 @@ except ImportError:  # Python < 3.11
     import tomli as tomllib
 
 from engine.constants import COURSE_CPU_LIMIT, MAX_MOVES, MAX_WEIGHT
+from engine.data import SHIPPED_PARAMS
 from engine.errors import UserError
 from engine.features import FEATURE_TABLE, FEATURES
 from engine.params import ABSENT_WEIGHT, SEARCH_SETTINGS, ParamsError, genome_of, load_params
@@ -25,6 +27,7 @@ from engine.players.specs import make_player
 from engine.sandbox.limits import MODES, UntrustedFolderError
 from evolve.genome import ENDGAME, UNRECORDED_GENES, feature_of, genes, named
 from evolve.program import fingerprint, folder_problem, name_problem, read_agent_weights, start_row
+from evolve.regret import RegretError, load_positions
 
 _DEPTH = SEARCH_SETTINGS["depth"]  # the fitness games' depth takes the search setting's range
 
@@ -94,6 +97,11 @@ def _scheduler(value):
         return False
 
 
+PLAYS = ("depth", "as-shipped")
+AS_SHIPPED = (
+    "(the book, the evaluation search with the depth, CPU budget, cap and close_stones of 'fitness.settings' "
+    "counted in nodes, exact play from its solve_from: engine.players.shipped)"
+)
 FITNESS_ENGINES = ("auto",) + ENGINES  # auto: native where it can be built, python (warned) where not
 _FITNESS = {
     "engine": (
@@ -107,6 +115,14 @@ _FITNESS = {
     # last only the best `keep` share of the individuals still playing plays on.
     "rounds": (int, 1, lambda v: 1 <= v <= 64, "1 (every game for everyone) to 64"),
     "keep": (float, 0.5, lambda v: 0 < v < 1, "in (0, 1): the share of individuals that plays the next round"),
+    # How our searcher's individuals play: a plain search to `depth`, or as the agent ships (PLAYS).
+    "play": (str, "depth", lambda v: v in PLAYS, "'depth' (a plain search to 'depth') or 'as-shipped' " + AS_SHIPPED),
+    "settings": (str, "", lambda v: "\0" not in v, "a params file ('': the shipped params.json)"),
+}
+# The exact regret fitness: the share of a positions file's won positions where the individual keeps the win.
+_REGRET = {
+    "positions": (str, None, lambda v: v.strip() and "\0" not in v, "a positions file from 'evolve positions'"),
+    "weight": (float, 1.0, lambda v: 0 < v <= 1e6, "positive, at most 1e6 (its share of the fitness)"),
 }
 _START = {
     "random": (
@@ -142,7 +158,9 @@ MAX_PANEL_DEPTH = 8
 def _record(name, schema, *more):
     """A NamedTuple with a field for each key of ``schema``, typed as declared there, then the ``more``
     (name, type) fields that validation derives: a key added to a schema is a field of its record."""
-    return NamedTuple(name, [(key, kind) for key, (kind, _, _, _) in schema.items()] + list(more))
+    record = NamedTuple(name, [(key, kind) for key, (kind, _, _, _) in schema.items()] + list(more))
+    record.__new__.__defaults__ = (None,) * len(more)  # derived fields: None until validation derives them
+    return record
 
 
 class GaSettings(_record("_GaFields", _GA)):
@@ -170,8 +188,17 @@ class ExecutorSettings(_record("_ExecutorFields", _EXECUTOR)):
     __slots__ = ()
 
 
-class FitnessSettings(_record("_FitnessFields", _FITNESS)):
-    """The [fitness] table: the engine and the successive halving of the games (``_FITNESS``)."""
+class FitnessSettings(_record("_FitnessFields", _FITNESS, ("search", Optional[Dict[str, float]]))):
+    """The [fitness] table: the engine, the successive halving of the games and how our searcher's
+    individuals play (``_FITNESS``); ``search``: for play = "as-shipped", the search settings of the
+    ``settings`` params file as read when the run began (None otherwise)."""
+
+    __slots__ = ()
+
+
+class RegretSettings(_record("_RegretFields", _REGRET, ("digest", str), ("won", int))):
+    """The [regret] table (``_REGRET``): the positions file, its weight in the fitness, the SHA-256 of the
+    file as the run began (a changed file is refused) and how many of its fitness positions are won."""
 
     __slots__ = ()
 
@@ -217,6 +244,7 @@ _ConfigFields = _record(
     ("genes", Tuple[str, ...]),
     ("bounds", Dict[str, Tuple[float, float]]),
     ("individual", Optional[ProgramIndividual]),
+    ("regret", Optional[RegretSettings]),
 )
 
 
@@ -246,6 +274,8 @@ class Config(_ConfigFields):
         data["bounds"] = {gene: list(pair) for gene, pair in self.bounds.items()}
         if self.individual is not None:
             data["individual"] = dict(self.individual._asdict(), base=copy.deepcopy(self.individual.base))
+        if self.regret is not None:
+            data["regret"] = dict(self.regret._asdict())
         return data
 
     @classmethod
@@ -264,6 +294,7 @@ class Config(_ConfigFields):
             genes=tuple(data["genes"]),
             bounds={gene: (float(low), float(high)) for gene, (low, high) in data["bounds"].items()},
             individual=None if individual is None else _from_table(ProgramIndividual, individual),
+            regret=None if data.get("regret") is None else _from_table(RegretSettings, data["regret"]),
         )
 
 
@@ -325,6 +356,7 @@ def validate(data, path="config", start_weights=None):
     start = data.pop("start", {})
     params_files = start.pop("params", []) if isinstance(start, dict) else []
     individual = data.pop("individual", None)
+    regret = data.pop("regret", None)
     top = dict((k, v) for k, v in data.items() if k not in ("panel", "bounds") and k not in _TABLES)
     checked = _check_table(top, _TOP, "", path)
     tables = {
@@ -335,26 +367,35 @@ def validate(data, path="config", start_weights=None):
         tables["self_play"] = tables["self_play"]._replace(weight=0.0)
     start = Start(**_check_table(start, _START, "start", path), params=(), weights=())
     # the genes, their bounds and the start weights are settled below, from [bounds] or [individual]
-    config = Config(
-        **checked, **tables, start=start, panel=_panel(data.get("panel"), path), genes=(), bounds={}, individual=None
-    )
+    regret = None if regret is None else _regret(regret, path)
+    shipped = tables["fitness"].play == "as-shipped"
+    panel = _panel(data.get("panel"), path, optional=regret is not None, as_shipped=shipped)
+    config = Config(**checked, **tables, start=start, panel=panel, genes=(), bounds={}, individual=None, regret=regret)
     if individual is None:
         names = tuple(genes(config.tapered))
         config = config._replace(genes=names, bounds=_bounds(data.get("bounds", {}), path, names))
         config = config._replace(start=_start(config, params_files, path, start_weights))
     else:
         config = _individual(config, individual, data, params_files, path, start_weights)
+    if config.individual is not None and (config.fitness.play == "as-shipped" or config.regret is not None):
+        what = "'fitness.play' = \"as-shipped\"" if config.fitness.play == "as-shipped" else "[regret]"
+        raise ConfigError(f"{path}: [individual] evolves a program's weights: {what} is our searcher's")
+    if config.fitness.play == "as-shipped":
+        config = _as_shipped(config, path)
     _check_rounds(config, path)
     if config.strategy == "ga":
         _check_ga(config, path)
     return config
 
 
-def _panel(panel, path):
+def _panel(panel, path, optional=False, as_shipped=False):
     """The [[panel]] entries, each checked, its opponent a player that can be made and searches no deeper
-    than MAX_PANEL_DEPTH."""
+    than MAX_PANEL_DEPTH (``champion`` may where fitness plays ``as_shipped``: it plays at a node budget
+    then); none where ``optional`` (a [regret] fitness alone) and the config names none."""
+    if optional and panel is None:
+        return ()
     if not isinstance(panel, list) or not panel:
-        raise ConfigError(f"{path}: 'panel' must list at least one [[panel]] opponent")
+        raise ConfigError(f"{path}: 'panel' must list at least one [[panel]] opponent (or [regret] positions)")
     entries = []
     for index, table in enumerate(panel):
         where = f"panel[{index}]"
@@ -364,7 +405,8 @@ def _panel(panel, path):
             opponent.close()
         except ValueError as error:
             raise ConfigError(f"{path}: {where}.opponent: {error}")
-        if getattr(opponent, "depth", 0) > MAX_PANEL_DEPTH:
+        shipped = as_shipped and entry.opponent.partition(":")[0] == "champion"
+        if getattr(opponent, "depth", 0) > MAX_PANEL_DEPTH and not shipped:
             raise ConfigError(
                 f"{path}: {where}.opponent: {entry.opponent!r} would search to depth {opponent.depth} in every "
                 "game (a panel plays untimed, so that runs replay exactly); name a depth, e.g. agent@4"
@@ -373,6 +415,33 @@ def _panel(panel, path):
             _check_won_side(entry, where, path)
         entries.append(entry)
     return tuple(entries)
+
+
+def _regret(table, path):
+    """The [regret] table, its positions file read and checked (RegretError named as the key's)."""
+    settings = _check_table(table, _REGRET, "regret", path)
+    try:
+        with open(settings["positions"], "rb") as handle:
+            digest = hashlib.sha256(handle.read()).hexdigest()
+        found = load_positions(settings["positions"])
+    except OSError as error:
+        raise ConfigError(f"{path}: 'regret.positions' = {settings['positions']!r}: cannot read: {error.strerror}")
+    except RegretError as error:
+        raise ConfigError(f"{path}: 'regret.positions': {error}")
+    won = sum(1 for position in found.split(False) if position.won)
+    if not won:
+        raise ConfigError(f"{path}: 'regret.positions' holds no won position outside the held-out ones")
+    return RegretSettings(**settings, digest=digest, won=won)
+
+
+def _as_shipped(config, path):
+    """The config with the [fitness] search settings of 'fitness.settings' (play = "as-shipped")."""
+    where = config.fitness.settings or SHIPPED_PARAMS
+    try:
+        params = load_params(where, warn=lambda message: None)
+    except ParamsError as error:
+        raise ConfigError(f"{path}: 'fitness.settings': {error}")
+    return config._replace(fitness=config.fitness._replace(search=params.search()))
 
 
 def _check_rounds(config, path):

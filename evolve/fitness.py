@@ -8,11 +8,12 @@ asks only whether the individual keeps a won game. Fitness is (win rate, mean st
 margin), each a weighted mean over the panel's opponents (and self-play, if any).
 """
 
+import hashlib
 import logging
 import random
 import sys
 import traceback
-from typing import NamedTuple, Optional, Tuple, Union
+from typing import Dict, NamedTuple, Optional, Tuple, Union
 
 from engine.common.runfolder import RunError
 from engine.common.seeds import derive_seed
@@ -24,9 +25,11 @@ from engine.play.game import play_game
 from engine.play.openings import load_openings
 from engine.players.base import Reason
 from engine.players.searcher import AgentPlayer
+from engine.players.shipped import ShippedPlayer, shipped_book
 from engine.players.specs import make_player
 from evolve.genome import as_features
 from evolve.program import BuiltProgram, program_player
+from evolve.regret import RegretJob, load_positions, regret_job, regret_jobs
 
 log = logging.getLogger("evolve.fitness")
 
@@ -39,7 +42,9 @@ class FitnessGame(NamedTuple):
     ``colour`` says (a won-side game: the colour its opening leaves won);
     ``engine``: the searcher of our players, "native" or "python" (the same moves); ``program``:
     None where the individual is our searcher, else the BuiltProgram whose weights the genome is
-    (``evolve.program``; ``depth`` then plays no part)."""
+    (``evolve.program``; ``depth`` then plays no part); ``search``: where fitness plays as shipped
+    (``[fitness] play``), the search settings our players play with (``engine.players.shipped``), and
+    ``champion`` opponents play so too."""
 
     individual: int
     weights: Tuple[float, ...]
@@ -53,6 +58,7 @@ class FitnessGame(NamedTuple):
     engine: str = "python"
     program: Optional[BuiltProgram] = None
     colour: Optional[int] = None
+    search: Optional[Dict[str, float]] = None  # play = "as-shipped": the search settings (else None: depth)
 
     @property
     def plays_black(self):
@@ -64,8 +70,11 @@ class FitnessGameError(RuntimeError):
     """A game job failed twice; the message names the individual and the seed."""
 
 
-def weights_player(weights, depth, label, engine="python"):
-    """Our searcher with a genome's weights, untimed (results must not depend on the machine)."""
+def weights_player(weights, depth, label, engine="python", search=None):
+    """Our searcher with a genome's weights, untimed (results must not depend on the machine): a plain
+    search to ``depth``, or given ``search`` (settings by name), the agent as it ships at a node budget."""
+    if search is not None:
+        return ShippedPlayer(make_params(weights, source=label, **search), shipped_book(), spec=label, engine=engine)
     return AgentPlayer(make_params(weights, source=label, depth=depth), spec=label, timed=False, engine=engine)
 
 
@@ -73,7 +82,16 @@ def genome_player(job, weights, label):
     """The player of a genome in ``job``: the program individual with these weights, else our searcher."""
     if job.program is not None:
         return program_player(job.program, weights, label)
-    return weights_player(weights, job.depth, label, job.engine)
+    return weights_player(weights, job.depth, label, job.engine, job.search)
+
+
+def opponent_player(job):
+    """A panel opponent of ``job`` by its spec; where fitness plays as shipped, ``champion[:PARAMS]`` plays
+    as ``shipped[:PARAMS]`` (the same agent at a node budget: a fitness never depends on the machine)."""
+    spec = job.opponent
+    if job.search is not None and spec.partition(":")[0] == "champion":
+        spec = "shipped" + spec[len("champion") :]
+    return make_player(spec, timed=False, engine=job.engine)
 
 
 def play_job(job):
@@ -81,7 +99,7 @@ def play_job(job):
     individual whether it lost by its own fault (1/0)."""
     me = genome_player(job, job.weights, f"individual {job.individual}")
     if isinstance(job.opponent, str):
-        other = make_player(job.opponent, timed=False, engine=job.engine)
+        other = opponent_player(job)
     else:
         other = genome_player(job, job.opponent, "self-play opponent")
     plays_black = job.plays_black
@@ -149,6 +167,7 @@ def make_jobs(individuals, config, generation_seed, self_play_opponents, engine=
                         engine,
                         program,
                         colour,
+                        config.fitness.search,
                     )
                 )
     return jobs
@@ -183,6 +202,9 @@ def evaluate_in_rounds(individuals, config, generation_seed, opponents, engine, 
     ``keep`` share of those still playing (at least the hall of fame's size, and two) plays the
     next ([fitness] rounds and keep; one round plays every game, as before). ``program``: as make_jobs."""
     rounds, keep = config.fitness.rounds, config.fitness.keep
+    regret = None
+    if config.regret is not None:
+        regret = (config.regret.weight, regret_kept(individuals, config, engine, play, progress))
     every = make_jobs(individuals, config, generation_seed, opponents, engine, program)
     sizes = {}
     for job in every:
@@ -196,10 +218,10 @@ def evaluate_in_rounds(individuals, config, generation_seed, opponents, engine, 
         outcomes += run_jobs(play, batch, progress)
         jobs += batch
         if number < rounds - 1 and len(playing) > least:
-            fitness = fold(jobs, outcomes, len(individuals), weights, config.black_weight)
+            fitness = fold(jobs, outcomes, len(individuals), weights, config.black_weight, regret)
             ranked = sorted(playing, key=lambda k: fitness[k][0], reverse=True)
             playing = set(ranked[: max(least, int(round(len(playing) * keep)))])
-    folded = fold(jobs, outcomes, len(individuals), weights, config.black_weight)
+    folded = fold(jobs, outcomes, len(individuals), weights, config.black_weight, regret)
     faults = sum(report.get("faults", 0) for _, report in folded)
     if faults and faults == len(jobs):
         raise RunError(
@@ -217,6 +239,37 @@ def evaluate_in_rounds(individuals, config, generation_seed, opponents, engine, 
     return folded, len(jobs)
 
 
+def regret_kept(individuals, config, engine, play, progress=None):
+    """{individual: (won positions kept, won positions)} on the fitness positions of [regret] (not the
+    held-out ones), each individual's moves searched as its games play (``[fitness] play``); RunError
+    where the file is not the one the run began with."""
+    path = config.regret.positions
+    try:
+        with open(path, "rb") as handle:
+            digest = hashlib.sha256(handle.read()).hexdigest()
+    except OSError as error:
+        raise RunError(f"regret.positions = {path!r}: cannot read: {error.strerror}")
+    if digest != config.regret.digest:
+        raise RunError(f"regret.positions = {path!r} has changed since the run began: restore it to resume")
+    positions = load_positions(path).split(False)
+    genomes = [as_features(individual, config.genes) for individual in individuals]
+    jobs = regret_jobs(genomes, positions, config.depth, config.fitness.search, engine)
+    kept = {index: 0 for index in range(len(individuals))}
+    for job, flags in zip(jobs, run_jobs(play, jobs, progress, safe_regret_job)):
+        kept[job.individual] += sum(flags)
+    return {index: (count, config.regret.won) for index, count in kept.items()}
+
+
+def safe_regret_job(job):
+    """regret_job, with an exception turned into a value the main process can retry."""
+    try:
+        return regret_job(job)
+    except Exception:
+        text = traceback.format_exc()
+        log.warning("regret job failed (individual %d):\n%s", job.individual, text)
+        return text
+
+
 def group_weights(config, self_play_count):
     """The fitness weight of each job group (panel entries, then self-play opponents)."""
     weights = [entry.weight for entry in config.panel]
@@ -225,20 +278,26 @@ def group_weights(config, self_play_count):
     return weights
 
 
-def run_jobs(map_function, jobs, progress=None):
-    """Play every job through ``map_function``; a failed job is retried once, then FitnessGameError."""
+def run_jobs(map_function, jobs, progress=None, function=None):
+    """Play every job through ``map_function`` (with ``function``, default ``safe_play_job``); a failed job
+    is retried once, then FitnessGameError."""
+    function = function or safe_play_job
     outcomes = []
-    for outcome in map_function(safe_play_job, jobs):
+    for outcome in map_function(function, jobs):
         outcomes.append(outcome)
         if progress:
             progress(1)
     failed = [k for k, outcome in enumerate(outcomes) if isinstance(outcome, str)]
     if failed:
         log.warning("retrying %d failed game job(s)", len(failed))
-        retried = list(map_function(safe_play_job, [jobs[k] for k in failed]))
+        retried = list(map_function(function, [jobs[k] for k in failed]))
         for k, outcome in zip(failed, retried):
             if isinstance(outcome, str):
                 job = jobs[k]
+                if isinstance(job, RegretJob):
+                    raise FitnessGameError(
+                        f"regret job failed twice: individual {job.individual} ({list(job.weights)}):\n{outcome}"
+                    )
                 raise FitnessGameError(
                     "game job failed twice: individual {} ({}), opponent {}, game {}, seed {}:\n{}".format(
                         job.individual,
@@ -253,8 +312,11 @@ def run_jobs(map_function, jobs, progress=None):
     return outcomes
 
 
-def fold(jobs, outcomes, count, weights, black_weight=1.0):
+def fold(jobs, outcomes, count, weights, black_weight=1.0, regret=None):
     """Per individual: ((weighted win rate, weighted mean margin), report).
+
+    ``regret``: (its weight, {individual: (won positions kept, won positions)}): the share kept counts
+    in the win rate as a group of that weight would (exact: no standard error; no margin).
 
     Within a group a game as Black counts ``black_weight`` times (Black is where strength is
     hard to find); groups count by their weights. The report holds the win rates as Black
@@ -289,15 +351,22 @@ def fold(jobs, outcomes, count, weights, black_weight=1.0):
                 margin += weight * margins / shares
                 variance += weight * weight * rate * (1 - rate) * squares / (shares * shares)
                 total += weight
+        games_total = total
         black_wins, black_games, white_wins, white_games = colours[individual]
         report = {
             "black_win_rate": black_wins / black_games if black_games else None,
             "white_win_rate": white_wins / white_games if white_games else None,
-            "standard_error": variance**0.5 / total,
         }
+        if regret is not None:
+            weight, scores = regret
+            kept, won = scores[individual]
+            report["regret_kept"] = kept / won
+            win_rate += weight * kept / won
+            total += weight
+        report["standard_error"] = variance**0.5 / total
         if individual in faults:
             report["faults"] = faults[individual]
-        results.append(((win_rate / total, margin / total), report))
+        results.append(((win_rate / total, margin / games_total if games_total else 0.0), report))
     return results
 
 

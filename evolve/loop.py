@@ -46,6 +46,7 @@ from evolve.checkpoint import (
 from evolve.config import load_config
 from evolve.fitness import engine_for, evaluate_in_rounds, make_jobs, self_play_opponents
 from evolve.program import best_file, program_built, save_agent_weights
+from evolve.regret import REGRET_PER_JOB, load_positions, regret_job, regret_jobs
 
 log = logging.getLogger("evolve")
 
@@ -227,7 +228,10 @@ class Evolution:
                     _where(self.where),
                     self.engine,
                 )
-                print(f"games run on {_where(self.where)}, searched by the {self.engine} engine", file=self.out)
+                play = (
+                    "as shipped (at a node budget)" if self.config.fitness.play == "as-shipped" else "to a fixed depth"
+                )
+                print(f"games run on {_where(self.where)}, searched by the {self.engine} engine, {play}", file=self.out)
                 self.toolbox.register("map", games.map)
                 start = self.config.start
                 if self.generation < 0 and start.params:
@@ -269,7 +273,7 @@ class Evolution:
         bar = None
         if self.progress:
             bar = tqdm(
-                total=len(make_jobs(invalid, self.config, seed, opponents)),
+                total=len(make_jobs(invalid, self.config, seed, opponents)) + self._regret_jobs(len(invalid)),
                 unit="game",
                 desc=f"generation {number}",
                 leave=False,
@@ -306,6 +310,27 @@ class Evolution:
         self._checkpoint()
 
     # -- records --------------------------------------------------------------------------------
+    def _regret_jobs(self, individuals):
+        """How many regret jobs ``individuals`` individuals take this generation (none without [regret])."""
+        if self.config.regret is None:
+            return 0
+        return individuals * -(-self.config.regret.won // REGRET_PER_JOB)
+
+    def _held_out(self, best):
+        """The best individual's share of the held-out won positions kept (None without [regret])."""
+        if self.config.regret is None:
+            return None
+        held_out = load_positions(self.config.regret.positions).split(True)
+        jobs = regret_jobs(
+            [genome.as_features(best, self.config.genes)],
+            held_out,
+            self.config.depth,
+            self.config.fitness.search,
+            self.engine,
+        )
+        flags = [flag for outcome in self.toolbox.map(regret_job, jobs) for flag in outcome]
+        return {"kept": sum(flags), "won": len(flags), "share": sum(flags) / len(flags) if flags else None}
+
     def _record(self, number, evaluated, games, seconds):
         best = self.halloffame[0]
         rate = games / max(seconds, 1e-9)
@@ -322,7 +347,11 @@ class Evolution:
             "best_fitness": list(best.fitness.values),
             "best_weights": genome.named(best, self.config.genes),
             "best_by_colour": _by_colour(best),
+            "play": self.config.fitness.play,
         }
+        if self.config.regret is not None:
+            entry["best_regret_kept"] = best.report.get("regret_kept") if getattr(best, "report", None) else None
+            entry["best_held_out"] = self._held_out(best)
         entry.update(_stats(evaluated))
         errors = [ind.report["standard_error"] for ind in evaluated if getattr(ind, "report", None)]
         entry["win_rate"]["standard_error"] = float(numpy.mean(errors)) if errors else None
@@ -350,7 +379,7 @@ class Evolution:
         line = (
             "gen {generation:>3}  best {win:.3f} ({margin:+.2f}; Black {black}, White {white})  mean {mean:.3f}  "
             "spread {std:.3f} (noise: SE {se:.3f})  diversity {diversity:.3f}  {games} games  "
-            "{rate:.1f} games/s".format(
+            "{rate:.1f} games/s{regret}".format(
                 generation=number,
                 win=best.fitness.values[0],
                 margin=best.fitness.values[1],
@@ -362,6 +391,13 @@ class Evolution:
                 diversity=entry["diversity"],
                 games=games,
                 rate=entry["games_per_second"],
+                regret=(
+                    "  regret: kept {:.3f}, held out {:.3f}".format(
+                        entry["best_regret_kept"] or 0.0, (entry["best_held_out"] or {}).get("share") or 0.0
+                    )
+                    if self.config.regret is not None
+                    else ""
+                ),
             )
         )
         print(line, file=self.out)

@@ -28,7 +28,7 @@ import gzip
 import json
 import os
 import random
-from typing import Dict, NamedTuple, Tuple
+from typing import Dict, FrozenSet, NamedTuple, Optional, Tuple
 
 from engine.book import book_key, load_book
 from engine.common.pools import process_pool
@@ -39,6 +39,7 @@ from engine.errors import UserError
 from engine.features import make_evaluator
 from engine.native.compiler import compiled_solver
 from engine.native.solver import NATIVE_PASS, NativeSolver, describe_position, position_from_text
+from engine.params import make_params
 from engine.players.searcher import searcher_for
 from engine.players.shipped import NODES_PER_SECOND, node_plan
 from engine.playout import random_point
@@ -311,23 +312,59 @@ class RegretScore(NamedTuple):
         return self.kept / self.won if self.won else 0.0
 
 
-def chosen_move(weights, endgame, text, depth, budget, cap, engine="native"):
-    """The move the evaluation search with these weights plays in the position ``text``, alone, at a
-    node budget: a fresh searcher seeded by the text, so that the answer depends neither on what
-    else a worker searched nor on the order."""
-    searcher = searcher_for(engine)(make_evaluator(weights, endgame), rng=random.Random(text))
+def chosen_move(params, text, engine="native", nodes_per_second=NODES_PER_SECOND, plain=False):
+    """The move the evaluation search of ``params`` plays in the position ``text``, alone: a fresh searcher
+    seeded by the text, so that the answer depends neither on what else a worker searched nor on the
+    order; at the params' CPU budget and cap counted in nodes, or where ``plain``, to their depth."""
+    searcher = searcher_for(engine)(make_evaluator(params.weights, params.endgame), rng=random.Random(text))
     position = position_from_text(text)
-    return searcher.iterative_nodes(position, depth, budget, cap).move
+    if plain:
+        return searcher.iterative(position, params.depth).move
+    budget, cap = node_plan(params, nodes_per_second)
+    return searcher.iterative_nodes(position, params.depth, budget, cap).move
+
+
+class RegretJob(NamedTuple):
+    """The won positions one worker searches for one individual: ``weights`` by feature (tapered: twice),
+    ``positions`` (text, the winning moves) pairs, ``search`` the search settings by name (None: a plain
+    search to ``depth``)."""
+
+    individual: int
+    weights: Tuple[float, ...]
+    positions: Tuple[Tuple[str, FrozenSet], ...]
+    depth: int
+    search: Optional[Dict[str, float]]
+    engine: str = "native"
+
+
+def regret_job(job):
+    """Worker: 1 or 0 for each position of ``job``, whether the individual's move keeps the win."""
+    settings = job.search if job.search is not None else {"depth": job.depth}
+    params = make_params(job.weights, source=f"individual {job.individual}", **settings)
+    plain = job.search is None
+    return tuple(int(chosen_move(params, text, job.engine, plain=plain) in wins) for text, wins in job.positions)
+
+
+REGRET_PER_JOB = 25  # won positions a regret job searches
+
+
+def regret_jobs(individuals, positions, depth, search, engine, per_job=REGRET_PER_JOB):
+    """The RegretJobs of ``individuals`` (weights by feature) on the won ``positions``, ``per_job`` a job."""
+    won = [(p.text, frozenset(move for move, wins in p.moves.items() if wins)) for p in positions if p.won]
+    return [
+        RegretJob(index, tuple(weights), tuple(won[start : start + per_job]), depth, search, engine)
+        for index, weights in enumerate(individuals)
+        for start in range(0, len(won), per_job)
+    ]
 
 
 def regret_score(params, positions, nodes_per_second=NODES_PER_SECOND, engine="native"):
     """The RegretScore of ``params`` (weights, depth, CPU budget and cap: nodes at ``nodes_per_second``)
     on ``positions`` (SolvedPositions; lost ones are skipped)."""
-    budget, cap = node_plan(params, nodes_per_second)
     kept, by_ply = 0, {}
     won = [p for p in positions if p.won]
     for solved in won:
-        move = chosen_move(params.weights, params.endgame, solved.text, params.depth, budget, cap, engine)
+        move = chosen_move(params, solved.text, engine, nodes_per_second)
         good = solved.moves.get(move, False)
         kept += good
         ply_kept, ply_won = by_ply.get(solved.ply, (0, 0))

@@ -68,3 +68,72 @@ def test_a_damaged_positions_file_is_refused_by_name(tmp_path):
         load_positions(str(path))
     result = cli("evolve", "regret", SHIPPED_PARAMS, "--positions", str(path))
     assert result.returncode == 2 and "Traceback" not in result.stderr and "bad.json.gz" in result.stderr
+
+
+SHIPPED_RUN = """
+name = "as-shipped"
+seed = 7
+population = 4
+generations = 1
+strategy = "cmaes"
+depth = 2
+workers = {workers}
+
+[cmaes]
+sigma = 0.2
+hall_of_fame = 2
+
+[fitness]
+play = "as-shipped"
+settings = "{settings}"
+
+[regret]
+positions = "{positions}"
+
+[[panel]]
+opponent = "champion"
+games = 2
+random_opening = 2
+"""
+
+
+def _run(tmp_path, workers, positions, settings):
+    from evolve.loop import Evolution
+
+    config = tmp_path / f"run{workers}.toml"
+    config.write_text(SHIPPED_RUN.format(workers=workers, positions=positions, settings=settings))
+    run = Evolution.create(str(config), runs_dir=str(tmp_path / f"runs{workers}"), workers=workers, progress=False)
+    run.run()
+    lines = (tmp_path / f"runs{workers}").glob("*/generations.jsonl")
+    return [json.loads(line) for line in next(lines).read_text().splitlines()]
+
+
+def test_a_run_as_shipped_with_the_regret_fitness_replays_with_any_workers(library, tmp_path):
+    """[fitness] play = "as-shipped" and [regret]: the same generations with one worker and two; each
+    record says how it played, the regret kept and the held-out share."""
+    from engine.params import make_params, save_params
+
+    settings = str(tmp_path / "quick.json")
+    save_params(settings, make_params(load_params(SHIPPED_PARAMS).weights, depth=6, cpu_budget=0.05, solve_from=14))
+    positions = str(tmp_path / "positions.json.gz")
+    build_positions(positions, 3, (10, 11), seed=2, table_bits=18)
+    one, two = (_run(tmp_path, workers, positions, settings) for workers in (1, 2))
+    keys = ("best_fitness", "best_weights", "best_regret_kept", "best_held_out")
+    assert [{k: r[k] for k in keys} for r in one] == [{k: r[k] for k in keys} for r in two]
+    assert all(r["play"] == "as-shipped" and r["best_held_out"]["won"] >= 0 for r in one)
+    assert all(0 <= ind["regret_kept"] <= 1 for r in one for ind in r["individuals"])
+
+
+def test_the_regret_table_is_checked_by_key(tmp_path):
+    from evolve.config import ConfigError, load_config
+
+    missing = tmp_path / "missing.toml"
+    missing.write_text(SHIPPED_RUN.format(workers=1, positions=tmp_path / "none.json.gz", settings=""))
+    with pytest.raises(ConfigError, match=r"'regret.positions' = .*none.json.gz.*cannot read"):
+        load_config(str(missing))
+    bad = tmp_path / "bad.toml"
+    bad.write_text(
+        SHIPPED_RUN.format(workers=1, positions="x", settings="").replace('play = "as-shipped"', 'play = "fast"')
+    )
+    with pytest.raises(ConfigError, match="'fitness.play' = 'fast' is out of range"):
+        load_config(str(bad))

@@ -13,7 +13,9 @@ same moves as the Python searcher, tens of times sooner.
 
 import os
 
+from engine.book import load_book
 from engine.constants import BLACK, PASS, WINNING_FIRST_POINT
+from engine.data import SHIPPED_BOOK
 from engine.features import make_evaluator, stone_weight
 from engine.native.solver import NativeSolver
 from engine.players.base import Player
@@ -27,6 +29,7 @@ NODES_PER_SECOND = 58_000
 SOLVER_TABLE_BITS = 18  # the solver's table from ply 12 on: 8 MiB a process is plenty there
 
 _solver = None  # this process's compiled solver, started at its first exact move
+_book = []  # this process's shipped book, read at its first use: [the Book or None]
 
 
 def _process_solver():
@@ -36,6 +39,13 @@ def _process_solver():
         _solver = NativeSolver(SOLVER_TABLE_BITS)
         _solver.pid = os.getpid()
     return _solver
+
+
+def shipped_book():
+    """The shipped opening book (None where the installation has none), read once a process."""
+    if not _book:
+        _book.append(load_book(SHIPPED_BOOK) if os.path.exists(SHIPPED_BOOK) else None)
+    return _book[0]
 
 
 def node_plan(params, nodes_per_second=NODES_PER_SECOND):
