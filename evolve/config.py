@@ -36,13 +36,14 @@ DEFAULT_BOUNDS = {feature.name: feature.bounds for feature in FEATURE_TABLE}
 
 # The schema: key -> (type, default, check, description). None default = required. Each row is also a
 # field of its table's record (``_record`` below).
+STRATEGIES = ("ga", "cmaes", "spsa")
 _TOP = {
     "name": (str, None, lambda v: v and all(c.isalnum() or c in "-_" for c in v), "letters, digits, - or _"),
     "description": (str, "", None, ""),
     "seed": (int, None, None, ""),
     "population": (int, None, lambda v: 2 <= v <= 10000, "2 to 10000"),
     "generations": (int, None, lambda v: 1 <= v <= 100000, "1 to 100000"),
-    "strategy": (str, "ga", lambda v: v in ("ga", "cmaes"), "'ga' or 'cmaes'"),
+    "strategy": (str, "ga", lambda v: v in STRATEGIES, "'ga', 'cmaes' or 'spsa'"),
     "depth": (int, 2, lambda v: _DEPTH.low <= v <= _DEPTH.high, f"{_DEPTH.low} to {_DEPTH.high}"),
     "workers": (int, 0, lambda v: 0 <= v <= 4096, "0 (all cores) to 4096"),
     "black_weight": (
@@ -63,6 +64,16 @@ _GA = {
     "gene_mutation_probability": (float, 0.3, lambda v: 0 < v <= 1, "in (0, 1]"),
     "mutation_sigma": (float, 0.1, lambda v: 0 < v <= 1, "in (0, 1]: a share of each feature's range"),
     "hall_of_fame": (int, 2, lambda v: v >= 1, "at least 1 (and less than the population)"),
+}
+_SPSA = {
+    "c": (float, 0.05, lambda v: 0 < v <= 0.5, "in (0, 0.5]: the first perturbation, a share of each weight's range"),
+    "step": (
+        float,
+        0.02,
+        lambda v: 0 < v <= 1,
+        "in (0, 1]: the first step for a gradient of 1, a share of each weight's range",
+    ),
+    "hall_of_fame": (int, 2, lambda v: v >= 1, "at least 1"),
 }
 _CMAES = {
     "sigma": (float, 0.2, lambda v: 0 < v <= 1, "in (0, 1]: a share of the bounds' range"),
@@ -169,6 +180,12 @@ class GaSettings(_record("_GaFields", _GA)):
     __slots__ = ()
 
 
+class SpsaSettings(_record("_SpsaFields", _SPSA)):
+    """The [spsa] table: SPSA's gains and hall of fame (``_SPSA``; evolve.spsa says what each means)."""
+
+    __slots__ = ()
+
+
 class CmaesSettings(_record("_CmaesFields", _CMAES)):
     """The [cmaes] table: CMA-ES's step and hall of fame (``_CMAES`` declares each key)."""
 
@@ -230,6 +247,7 @@ class ProgramIndividual(
 _TABLES = {
     "ga": (_GA, GaSettings),
     "cmaes": (_CMAES, CmaesSettings),
+    "spsa": (_SPSA, SpsaSettings),
     "self_play": (_SELF_PLAY, SelfPlay),
     "executor": (_EXECUTOR, ExecutorSettings),
     "fitness": (_FITNESS, FitnessSettings),
@@ -258,8 +276,8 @@ class Config(_ConfigFields):
     __slots__ = ()
 
     def hall_of_fame_size(self):
-        """How many elites the strategy keeps: [ga]'s or [cmaes]'s hall_of_fame."""
-        return (self.ga if self.strategy == "ga" else self.cmaes).hall_of_fame
+        """How many elites the strategy keeps: [ga]'s, [cmaes]'s or [spsa]'s hall_of_fame."""
+        return getattr(self, self.strategy).hall_of_fame
 
     def to_json(self):
         """The config as plain data (dicts, lists, strings, numbers), as a checkpoint keeps it: readable
@@ -286,7 +304,10 @@ class Config(_ConfigFields):
         individual = data.get("individual")
         return cls(
             **{key: data[key] for key in _TOP},
-            **{name: _from_table(record, data[name]) for name, (_, record) in _TABLES.items()},
+            **{
+                name: _from_table(record, data[name] if name in data else _defaults(schema))
+                for name, (schema, record) in _TABLES.items()
+            },
             start=_from_table(Start, start)._replace(
                 params=tuple(start["params"]), weights=tuple(tuple(float(x) for x in row) for row in start["weights"])
             ),
@@ -296,6 +317,11 @@ class Config(_ConfigFields):
             individual=None if individual is None else _from_table(ProgramIndividual, individual),
             regret=None if data.get("regret") is None else _from_table(RegretSettings, data["regret"]),
         )
+
+
+def _defaults(schema):
+    """A table of ``schema``'s defaults: what a config written before the table existed had."""
+    return {key: default for key, (_, default, _, _) in schema.items()}
 
 
 def _from_table(record, table):

@@ -18,6 +18,7 @@ from deap.tools import crossover, emo, mutation, selection
 
 from engine.features import FEATURES
 from engine.params import ABSENT_WEIGHT
+from evolve.spsa import Spsa
 
 # The evolution's own random stream. DEAP's operators draw from the module-level functions
 # of ``random``, which anything else in the process may draw from too (a Dask scheduler
@@ -138,11 +139,17 @@ def _first_population(toolbox, start, n):
     return population + [toolbox.individual() for _ in range(randoms)]
 
 
-def make_toolbox(config, strategy=None):
-    """A DEAP toolbox for the config's strategy; for CMA-ES, also its ``cma.Strategy``.
+def spsa_pairs(population):
+    """SPSA's perturbation pairs a step for a population: its individuals but the centre, in pairs."""
+    return max(1, (population - 1) // 2)
 
-    ``strategy``: a CMA-ES state to continue (from a checkpoint) instead of a new one. A new one
-    is centred on the mean of the config's start weights, or on the centre of the bounds.
+
+def make_toolbox(config, strategy=None):
+    """A DEAP toolbox for the config's strategy; for CMA-ES, also its ``cma.Strategy``, for SPSA its
+    ``evolve.spsa.Spsa``.
+
+    ``strategy``: a CMA-ES or SPSA state to continue (from a checkpoint) instead of a new one. A new
+    one is centred on the mean of the config's start weights, or on the centre of the bounds.
     """
     bounds = gene_bounds(config)
     toolbox = base.Toolbox()
@@ -166,14 +173,22 @@ def make_toolbox(config, strategy=None):
         toolbox.register("select", tools.selTournament, tournsize=ga.tournament_size)
         toolbox.register("population", _first_population, toolbox, config.start)
         return toolbox, None
+    starts = config.start.weights
+    centre = [float(x) for x in numpy.mean(starts, axis=0)] if starts else [(low + high) / 2 for low, high in bounds]
+    if config.strategy == "spsa":
+        if strategy is None:
+            spsa = config.spsa
+            strategy = Spsa(
+                centre, bounds, spsa_pairs(config.population), config.generations, spsa.c, spsa.step, seed=config.seed
+            )
+        toolbox.register("generate", strategy.generate, creator.Individual)
+        toolbox.register("update", strategy.update)
+        toolbox.decorate("generate", clip(bounds))
+        return toolbox, strategy
     # CMA-ES samples around the centre of the box with a step of sigma times each range:
     # the initial covariance is diagonal in the ranges squared.
     if strategy is None:
         ranges = numpy.array([high - low for low, high in bounds])
-        starts = config.start.weights
-        centre = (
-            [float(x) for x in numpy.mean(starts, axis=0)] if starts else [(low + high) / 2 for low, high in bounds]
-        )
         strategy = cma.Strategy(
             centroid=centre, sigma=config.cmaes.sigma, lambda_=config.population, cmatrix=numpy.diag(ranges**2)
         )

@@ -310,6 +310,21 @@ class Evolution:
         self._checkpoint()
 
     # -- records --------------------------------------------------------------------------------
+    def extend(self, generations):
+        """Go on to generation ``generations`` (more than the config's, or than done): kept in the next
+        checkpoint and said in the run's log."""
+        _setup_logging(self.run_dir)
+        log.info("run extended from %d to %d generations", self.config.generations, generations)
+        self.config = self.config._replace(generations=generations)
+
+    def _centre(self, evaluated):
+        """Where the strategy stands: SPSA's centre, CMA-ES's mean, the GA population's mean weights."""
+        if self.config.strategy == "spsa":
+            return self.strategy.centre
+        if self.config.strategy == "cmaes":
+            return [float(x) for x in self.strategy.centroid]
+        return [float(x) for x in numpy.mean([list(ind) for ind in self.population], axis=0)]
+
     def _regret_jobs(self, individuals):
         """How many regret jobs ``individuals`` individuals take this generation (none without [regret])."""
         if self.config.regret is None:
@@ -347,6 +362,7 @@ class Evolution:
             "best_fitness": list(best.fitness.values),
             "best_weights": genome.named(best, self.config.genes),
             "best_by_colour": _by_colour(best),
+            "centre": genome.named(self._centre(evaluated), self.config.genes),
             "play": self.config.fitness.play,
         }
         if self.config.regret is not None:

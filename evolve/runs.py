@@ -82,17 +82,21 @@ def plot_run(run_dir, out_dir=None):
     figure.savefig(fitness_path, dpi=100)
     plt.close(figure)
     figure, axes = plt.subplots(figsize=(7, 4.5))
-    for k, name in enumerate(records[0]["best_weights"]):
+    # Each weight's trajectory: where the strategy stands (SPSA's centre, CMA-ES's mean, the GA's population
+    # mean); a run from before that was recorded, its best individual's.
+    key = "centre" if all("centre" in r for r in records) else "best_weights"
+    for k, name in enumerate(records[0][key]):
         # The default colour cycle has ten colours: later lines are dashed to stay distinct.
         axes.plot(
             generations,
-            [r["best_weights"].get(name, math.nan) for r in records],
+            [r[key].get(name, math.nan) for r in records],
             marker=".",
             label=name,
             linestyle="-" if k < 10 else "--",
         )
     axes.set_xlabel("generation")
-    axes.set_ylabel("weight of the best individual")
+    strategy = "the strategy's centre (SPSA: its centre; CMA-ES: its mean; GA: the population's mean)"
+    axes.set_ylabel("weight of " + (strategy if key == "centre" else "the best individual"), fontsize="small")
     axes.legend(fontsize="small", ncol=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     figure.tight_layout()
     weights_path = os.path.join(out_dir, "weights.png")

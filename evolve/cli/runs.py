@@ -32,6 +32,13 @@ def register(commands):
     run.add_argument("--runs-dir", default="runs", help="where run folders go (default: runs)")
     resume = command(commands, "resume", _resume)
     resume.add_argument("run", nargs="+", help="run folder (one)")
+    resume.add_argument(
+        "--generations",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="go on to generation N instead of the config's (extends a finished run)",
+    )
     for parser in (run, resume):
         parser.add_argument(
             "--workers",
@@ -98,11 +105,25 @@ def one_run(runs):
 
 
 def _resume(args):
-    """continue a stopped or killed run from its last checkpoint"""
+    """continue a stopped or killed run from its last checkpoint, or extend a finished one
+
+    The run goes on exactly as it would have without the stop. With --generations N a run
+    (finished or not) goes on to generation N instead of its config's: its strategy's state
+    (CMA-ES's, SPSA's gains) carries on as it stands.
+    """
     run = one_run(args.run)
     evolution = Evolution.resume(run, workers=args.workers, progress=progress_bar(args), scheduler=args.scheduler)
+    if args.generations is not None:
+        if args.generations <= evolution.generation:
+            raise InvalidInput(
+                f"--generations {args.generations}: {run} has already run {evolution.generation} generations"
+            )
+        evolution.extend(args.generations)
+        print(f"{run}: extended to {args.generations} generations")
     if evolution.generation >= evolution.config.generations:
-        print(f"{run}: already finished ({evolution.generation} generations)")
+        print(
+            f"{run}: already finished ({evolution.generation} generations; --generations N extends it to generation N)"
+        )
         return 0
     print(f"resuming {run} after generation {evolution.generation}")
     evolution.run()
