@@ -22,6 +22,7 @@ from evolve.genome import make_toolbox
 from evolve.loop import GENERATIONS, Evolution
 from evolve.runs import export_best, format_table, plot_run, read_generations
 from tests.conftest import ROOT, start_cli
+from tests.fixtures.old_runs import old_run
 
 TINY = """
 name = "tiny"
@@ -544,14 +545,8 @@ def test_native_asked_for_without_a_compiler_refuses_and_auto_falls_back_saying_
 
 
 def copy_run(tmp_path, name):
-    """A committed run folder's state files, copied to be resumed or exported."""
-    run = tmp_path / name.split("-")[0]
-    source = os.path.join(ROOT, "experiments", name)
-    run.mkdir()
-    for file in ("checkpoint.pkl", "config.toml", "generations.jsonl", "start.json"):
-        if os.path.exists(os.path.join(source, file)):
-            (run / file).write_bytes(open(os.path.join(source, file), "rb").read())
-    return str(run)
+    """A run folder as the committed run ``name`` left it, from its kept state (tests/fixtures/old_runs.py)."""
+    return old_run(str(tmp_path / name.split("-")[0]), name)
 
 
 @pytest.mark.parametrize("name", ["seeded6-20261123-151627", "tapered6-20261124-042140"])
