@@ -67,3 +67,5 @@ littlego study mistakes $out/openings-gnugo-sgf game-0104.sgf game-0108.sgf game
 # what is kept: the journals, compressed; not the SGF folders (the journals' games, see above)
 for journal in $out/*.journal; do xz -9e "$journal"; done
 rm -r $out/*-sgf
+# kept since as one file, a section a match: each match's progress lines (its stderr, NAME.log),
+# `cd $out && tail -n +1 NAME.log ... > matches.log`
