@@ -14,6 +14,7 @@ from engine.cli.littlego import main
 from engine.constants import BLACK, WHITE
 from engine.coords import move_to_text
 from engine.play.match import MatchGame
+from engine.play.settings import GameSettings
 from engine.play.sgf import game_sgf, read_game
 from engine.players.base import Reason
 from engine.players.specs import make_player
@@ -90,7 +91,7 @@ def match_game(index, moves, a_colour, winner):
 
 
 def study_plan(tmp_path):
-    return StudyPlan(str(tmp_path / "study"), seed=5, openings=2, jobs=1, table_bits=18)
+    return StudyPlan(str(tmp_path / "study"), openings=2, table_bits=18, settings=GameSettings(seed=5, jobs=1))
 
 
 def study_games():
@@ -153,7 +154,7 @@ def test_the_study_keeps_its_summary_beside_its_records(monkeypatch, tmp_path, c
         return GiveAway(game.index, giveaways.sgf_name(game.index), "black", game.end, ply=2)
 
     monkeypatch.setattr(giveaways, "make_player", lambda spec: Quiet())
-    monkeypatch.setattr(giveaways, "play", lambda plan, progress: results)
+    monkeypatch.setattr(giveaways, "play", lambda plan: results)
     monkeypatch.setattr(giveaways, "solve_seed", solve_seed)
     monkeypatch.setattr(giveaways, "_examine", examine)
     lines = giveaways.run_study(plan)
@@ -166,11 +167,14 @@ def test_the_study_keeps_its_summary_beside_its_records(monkeypatch, tmp_path, c
 def test_the_command_plays_the_match_it_is_given(monkeypatch, tmp_path):
     # littlego study giveaways: the options reach the study's plan, the game options included.
     plans = []
-    monkeypatch.setattr("engine.cli.study.run_study", lambda plan, progress: plans.append(plan))
+    monkeypatch.setattr("engine.cli.study.run_study", lambda plan: plans.append(plan))
     out = str(tmp_path / "out")
     words = ["--seed", "3801", "--openings", "3", "--agent", "random", "--against", "greedy", "--jobs", "1"]
     assert main(["study", "giveaways", out, *words, "--cpu-limit", "2", "--table-bits", "18", "--no-progress"]) == 0
-    assert plans == [StudyPlan(out, 3801, 3, "random", "greedy", 1, 18, 2.0, None, None)]
+    (plan,) = plans
+    assert plan[:5] == (out, 3, "random", "greedy", 18) and (plan.seed, plan.jobs) == (3801, 1)
+    assert plan.settings._replace(progress=None) == GameSettings(seed=3801, jobs=1, cpu_limit=2.0, progress=None)
+    assert callable(plan.settings.progress)  # --no-progress: a line every twentieth of the games
 
 
 @pytest.mark.parametrize(

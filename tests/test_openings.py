@@ -16,6 +16,7 @@ from engine.data import SHIPPED_BOOK, SOLVED_OPENINGS
 from engine.native.solver import NativeSolver
 from engine.play.match import run_match
 from engine.play.openings import OpeningsError, every_opening, load_openings, match_openings, openings_json
+from engine.play.settings import GameSettings
 from engine.playout import random_opening
 from engine.position import Position
 from engine.study.examine import replay
@@ -81,7 +82,7 @@ def opening(game):
 
 
 def test_the_openings_a_seed_draws_are_the_ones_its_match_plays():
-    _, played = run_match("random", "greedy", 12, jobs=1, seed=11, opening_plies=2, progress=False)
+    _, played = run_match("random", "greedy", 12, GameSettings(seed=11, jobs=1, progress=False), opening_plies=2)
     keys = {book_key(opening(game))[0] for game in played}
     assert keys == set(match_openings(2, 11, 12)) and len(keys) > 1
 
@@ -105,7 +106,7 @@ def test_the_table_built_from_the_answers_known_is_the_shipped_file(tmp_path, ca
 
 def test_the_report_counts_the_games_kept_from_won_openings_by_colour(tmp_path, capsys):
     sgf, table = str(tmp_path / "match-sgf"), load_openings()
-    _, played = run_match("greedy", "random", 8, jobs=1, seed=11, opening_plies=2, progress=False, sgf_dir=sgf)
+    _, played = run_match("greedy", "random", 8, GameSettings(seed=11, jobs=1, progress=False), 2, sgf)
     answers = tmp_path / "answers.json"
     answers.write_text(json.dumps(table.black_wins))
     assert main(["openings", "report", sgf, str(answers), "--agent", "greedy"]) == 0

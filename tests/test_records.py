@@ -12,6 +12,7 @@ import pytest
 from engine.cli.littlego import main
 from engine.play.match import run_match
 from engine.play.records import default_folder, games, pack, unpack
+from engine.play.settings import GameSettings
 
 
 @pytest.fixture(scope="module")
@@ -19,7 +20,8 @@ def played(tmp_path_factory):
     """(its --sgf folder, its journal) of a small match from random openings."""
     folder = tmp_path_factory.mktemp("match")
     sgf, journal = str(folder / "match-sgf"), str(folder / "match.journal")
-    run_match("greedy", "random", 4, jobs=1, seed=3, opening_plies=2, progress=False, sgf_dir=sgf, journal=journal)
+    settings = GameSettings(seed=3, jobs=1, journal=journal, progress=False)
+    run_match("greedy", "random", 4, settings, opening_plies=2, sgf_dir=sgf)
     return sgf, journal
 
 

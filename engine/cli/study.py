@@ -10,6 +10,7 @@ from engine.cli.arguments import (
     add_table_bits,
     command,
     file_to_write,
+    game_settings,
     group,
     positive_int,
     program_limits,
@@ -168,7 +169,9 @@ def _register_study(commands):
         "--agent", default="champion", help=f"the agent's player spec (default %(default)s; {KNOWN})"
     )
     add_table_bits(giveaways, "each give-away solver process's")
-    add_game_options(giveaways, "the match's seed, required (its openings follow from it)", seed_default=None)
+    add_game_options(
+        giveaways, "the match's seed, required (its openings follow from it)", seed_default=None, omit=("journal",)
+    )
     mistakes = command(actions, "mistakes", _mistakes)
     mistakes.add_argument("source", metavar="SOURCE", help=SOURCE_HELP)
     mistakes.add_argument("records", nargs="+", metavar="NAME", help="records of games to walk back (game-0006.sgf)")
@@ -208,22 +211,14 @@ def _giveaways(args):
     """
     if args.seed is None:
         raise InvalidInput("give --seed: the match's seed (its openings follow from it)")
-    limits = program_limits(args, (args.agent, args.against))
-    plan = StudyPlan(
-        args.out,
-        args.seed,
-        args.openings,
-        args.agent,
-        args.against,
-        args.jobs or os.cpu_count() or 1,
-        args.table_bits,
-        args.cpu_limit,
-        args.scheduler,
-        limits,
+    settings = game_settings(
+        args,
+        limits=program_limits(args, (args.agent, args.against)),
+        progress=True if progress_bar(args) else match_lines(args.agent, 2 * args.openings),
     )
-    games = 2 * args.openings
+    plan = StudyPlan(args.out, args.openings, args.agent, args.against, args.table_bits, settings)
     try:
-        run_study(plan, True if progress_bar(args) else match_lines(args.agent, games))
+        run_study(plan)
     except KeyboardInterrupt:
         print("\n" + RESUMED, file=sys.stderr)
         return 130

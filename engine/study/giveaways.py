@@ -30,40 +30,46 @@ import multiprocessing
 import os
 from collections import Counter
 from functools import partial
-from typing import Dict, List, NamedTuple, Optional
+from typing import Dict, List, NamedTuple
 
 from engine.book import book_key
 from engine.common.seeds import derive_seed
-from engine.constants import BLACK, COURSE_CPU_LIMIT, colour_word
+from engine.constants import BLACK, colour_word
 from engine.coords import move_from_text
 from engine.errors import InvalidInput
 from engine.native.compiler import DEFAULT_TABLE_BITS
 from engine.native.solver import NativeSolver
 from engine.play.match import run_match, sgf_name
+from engine.play.settings import DEFAULT_GAME_SETTINGS, GameSettings
 from engine.players.specs import make_player
 from engine.protocol import write_atomic
-from engine.sandbox.limits import Limits
 from engine.study import say_now
 from engine.study.examine import GiveAway, LostGame, examine, replay
 from engine.study.settle import PLIES, solve_seed
 
 
 class StudyPlan(NamedTuple):
-    """What a study plays and where it keeps it: its folder ``out``; the match's seed, openings (two games
-    each), agent and opponent (player specs), parallel games (then solver processes), solver table bits,
-    the CPU limit of a program player's move, the Dask scheduler (None: the local pool) and the sandbox
-    Limits of program players (None: the defaults)."""
+    """What a study plays and where it keeps it: its folder ``out``; the random openings (two games
+    each); the agent's and the opponent's player specs; the solver's table bits; and how the match's
+    games are played (a GameSettings: its seed is the study's, and its jobs the solver processes too;
+    its journal is always OUT/match.journal, which the study resumes from)."""
 
     out: str
-    seed: int
     openings: int = 200
     agent: str = "champion"
     against: str = "gnugo"
-    jobs: int = 1
     table_bits: int = DEFAULT_TABLE_BITS
-    cpu_limit: float = COURSE_CPU_LIMIT
-    scheduler: Optional[str] = None
-    limits: Optional[Limits] = None
+    settings: GameSettings = DEFAULT_GAME_SETTINGS
+
+    @property
+    def seed(self):
+        """The match's seed: its openings follow from it."""
+        return self.settings.seed
+
+    @property
+    def jobs(self):
+        """Parallel games, then parallel solver processes."""
+        return self.settings.jobs or os.cpu_count() or 1
 
 
 class Study(NamedTuple):
@@ -105,24 +111,13 @@ def _examine(game, table_bits):
         player.close()
 
 
-def play(plan, progress=None):
-    """Step 1: the match (continued from its journal in OUT); its MatchGames in game order. ``progress``:
-    as ``run_match`` takes it (True: a bar)."""
+def play(plan):
+    """Step 1: the match (continued from its journal in OUT); its MatchGames in game order."""
     games = 2 * plan.openings
     say_now(f"{plan.agent} against {plan.against}: {games} games from seed {plan.seed}")
+    settings = plan.settings._replace(jobs=plan.jobs, journal=os.path.join(plan.out, "match.journal"))
     summary, results = run_match(
-        plan.agent,
-        plan.against,
-        games,
-        jobs=plan.jobs,
-        seed=plan.seed,
-        opening_plies=PLIES,
-        cpu_limit=plan.cpu_limit,
-        progress=progress,
-        sgf_dir=os.path.join(plan.out, "match-sgf"),
-        scheduler=plan.scheduler,
-        journal=os.path.join(plan.out, "match.journal"),
-        limits=plan.limits,
+        plan.agent, plan.against, games, settings, opening_plies=PLIES, sgf_dir=os.path.join(plan.out, "match-sgf")
     )
     write_atomic(os.path.join(plan.out, "match.json"), json.dumps(summary.to_json(), indent=2) + "\n")
     if summary.interrupted:
@@ -246,15 +241,15 @@ def report(study):
     return lines
 
 
-def run_study(plan, progress=None):
+def run_study(plan):
     """Run (or resume) the study ``plan`` asks for, in its folder; the lines of its summary, which it prints
-    and keeps in OUT/report.txt. ``progress``: the match's, as ``run_match`` takes it."""
+    and keeps in OUT/report.txt."""
     if plan.agent == plan.against:
         raise InvalidInput("the agent and its opponent must differ (the games tell them apart by name)")
     for spec in (plan.agent, plan.against):
         make_player(spec).close()  # a bad spec, or no GNU Go, fails before any work
     os.makedirs(plan.out, exist_ok=True)
-    results = play(plan, progress)
+    results = play(plan)
     answers_path = os.path.join(plan.out, "openings.json")
     solve_seed(plan.seed, 2 * plan.openings, answers_path, plan.jobs)
     with open(answers_path) as handle:
