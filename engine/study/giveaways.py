@@ -26,13 +26,13 @@ opening is ply 2); a histogram by ply.
 """
 
 import json
-import multiprocessing
 import os
 from collections import Counter
 from functools import partial
 from typing import Dict, List, NamedTuple
 
 from engine.book import book_key
+from engine.common.pools import process_pool
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, colour_word
 from engine.coords import move_from_text
@@ -166,7 +166,7 @@ def answered(function, items, jobs):
     if jobs == 1 or len(items) < 2:
         yield from map(function, items)
         return
-    with multiprocessing.get_context("spawn").Pool(min(jobs, len(items))) as pool:
+    with process_pool(min(jobs, len(items)), "spawn") as pool:
         yield from pool.imap_unordered(function, items)
 
 

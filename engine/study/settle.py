@@ -19,11 +19,11 @@ Little-Go has no draws (komi 2.5), so from each opening exactly one colour is wo
 """
 
 import json
-import multiprocessing
 import os
 import time
 
 from engine.book import book_key, load_book
+from engine.common.pools import process_pool
 from engine.data import SHIPPED_BOOK
 from engine.native.solver import NativeSolver, describe_position, position_from_text
 from engine.play.openings import OpeningsError, every_opening, load_openings, match_openings, openings_json
@@ -72,7 +72,7 @@ def solve_all(todo, out, answers, jobs, table_bits=SOLVER_TABLE_BITS, say=say_no
     """Solve the openings ``todo`` ({key: position}), ``jobs`` at a time, each answer added to
     ``answers`` and saved to ``out`` as it comes."""
     work = [(key, describe_position(position), table_bits) for key, position in sorted(todo.items())]
-    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+    with process_pool(jobs, "spawn") as pool:
         for key, won, nodes, seconds in pool.imap_unordered(_solve, work):
             answers[key] = won
             _save(out, answers)
