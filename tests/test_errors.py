@@ -14,6 +14,8 @@ from engine.errors import InvalidInput, UserError
 from engine.native.compiler import NativeError
 from engine.params import ParamsError
 from engine.play.journal import JournalError
+from engine.play.openings import OpeningsError
+from engine.play.records import RecordsError
 from engine.play.sgf import SgfError
 from engine.players.qlearning import QTableError
 from engine.position import IllegalMove
@@ -35,6 +37,8 @@ def test_every_error_a_user_causes_is_a_user_error():
         NativeError,
         ParamsError,
         JournalError,
+        OpeningsError,
+        RecordsError,
         SgfError,
         QTableError,
         IllegalMove,

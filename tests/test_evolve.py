@@ -1,6 +1,5 @@
 """Evolution: validated configs, reproducible runs, kill-and-resume, retries, inspection."""
 
-import glob
 import json
 import os
 import pickle
@@ -22,6 +21,7 @@ from evolve.genome import make_toolbox
 from evolve.loop import GENERATIONS, Evolution
 from evolve.runs import export_best, format_table, plot_run, read_generations
 from tests.conftest import ROOT, start_cli
+from tests.fixtures.old_runs import old_run, old_runs
 
 TINY = """
 name = "tiny"
@@ -138,16 +138,20 @@ def test_a_checkpoint_keeps_the_config_as_plain_data_that_reads_back_as_the_reco
     assert load_checkpoint(str(tmp_path))["config"] == config == Config.from_json(config.to_json())
 
 
-@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(ROOT, "experiments", "*", CHECKPOINT))))
-def test_every_kept_checkpoint_reads_back_its_config_as_it_was(path):
+@pytest.mark.parametrize("name", sorted(old_runs()))
+def test_every_kept_checkpoint_reads_back_its_config_as_it_was(tmp_path, name):
     # Checkpoints of runs from before the record kept the config as a dict (some from before keys it
     # has now, which _upgrade supplies): each reads back as a Config holding exactly what was kept.
-    with open(path, "rb") as handle:
+    path = old_run(str(tmp_path / "run"), name)
+    with open(os.path.join(path, CHECKPOINT), "rb") as handle:
         kept = _upgrade(pickle.load(handle)["config"])
-    config = load_checkpoint(os.path.dirname(path))["config"]
+    assert kept == _upgrade(old_runs()[name]["config"])
+    config = load_checkpoint(path)["config"]
     data = config.to_json()
     assert isinstance(config, Config) and {key: data[key] for key in kept} == kept
-    assert all(data[name] == schema._defaults(table) for name, (table, _) in schema._TABLES.items() if name not in kept)
+    assert all(
+        data[table] == schema._defaults(keys) for table, (keys, _) in schema._TABLES.items() if table not in kept
+    )
 
 
 @pytest.mark.parametrize(
@@ -546,14 +550,8 @@ def test_native_asked_for_without_a_compiler_refuses_and_auto_falls_back_saying_
 
 
 def copy_run(tmp_path, name):
-    """A committed run folder's state files, copied to be resumed or exported."""
-    run = tmp_path / name.split("-")[0]
-    source = os.path.join(ROOT, "experiments", name)
-    run.mkdir()
-    for file in ("checkpoint.pkl", "config.toml", "generations.jsonl", "start.json"):
-        if os.path.exists(os.path.join(source, file)):
-            (run / file).write_bytes(open(os.path.join(source, file), "rb").read())
-    return str(run)
+    """A run folder as the committed run ``name`` left it, from its kept state (tests/fixtures/old_runs.py)."""
+    return old_run(str(tmp_path / name.split("-")[0]), name)
 
 
 @pytest.mark.parametrize("name", ["seeded6-20261123-151627", "tapered6-20261124-042140"])

@@ -8,6 +8,7 @@ that the host itself stops (the copy, ``output.txt``, the environment) run in ev
 
 import ctypes
 import errno
+import json
 import os
 import platform
 import shutil
@@ -32,6 +33,8 @@ from engine.sandbox.limits import MIB, HostError, Limits, UntrustedFolderError
 from engine.sandbox.workspace import quota_root
 from evolve.config import ConfigError, load_config
 from evolve.program import fingerprint
+from tests.conftest import cli
+from tests.fixtures import make_class
 from tests.test_course_build import PASS_CPP, PASS_JAVA, PASS_PY
 
 LIMITS = Limits(mode="strict", memory_mb=256, processes=64, file_mb=16, folder_mb=8)
@@ -552,6 +555,34 @@ def test_a_tournament_of_hostile_entrants_ends_with_a_complete_table(tmp_path, c
     assert len(report["standings"]) == 4 and len(report["matches"]) == 6
     assert "new\\nline" in report["agents"] and not marker.exists()
     assert any(f["agent"] == "fifo" and "pipe is a FIFO" in f["detail"] for f in report["faults"])
+
+
+CLASS_PYTHON = ["py-first-1", "py-pass-1", "x-symlink-secret", "x-output-symlink", "x-output-fifo", "x-env-spy"]
+
+
+@isolated
+def test_the_class_of_honest_and_hostile_python_entrants_leaks_nothing_and_names_each_attack(tmp_path, monkeypatch):
+    # The class of experiments/sandbox-class-20261124 (tests/fixtures/make_class.py), its Python entrants:
+    # the grader's token reaches no entrant and no output, no folder name runs as a command.
+    planted = "/tmp/PWNED-colon"
+    assert not os.path.exists(planted)
+    named_as_spec = "cmd:py-first-1::" + make_class.SPEC_NAME_COMMAND
+    made = make_class.make_class(str(tmp_path / "class"), names=set(CLASS_PYTHON) | {named_as_spec})
+    assert sorted(name for name, _ in made) == sorted(CLASS_PYTHON + [named_as_spec])
+    monkeypatch.setenv("GRADER_TOKEN", make_class.SECRET_TOKEN)
+    words = ["tournament", ".", "--games", "1", "--jobs", "2", "--sandbox", "strict", "--json"]
+    result = cli("littlego", *words, cwd=tmp_path / "class")
+    assert result.returncode == 0, result.stderr
+    assert make_class.SECRET_TOKEN not in result.stdout + result.stderr and not os.path.exists(planted)
+    report = json.loads(result.stdout)
+    assert len(report["standings"]) == len(made) and len(report["matches"]) == len(made) * (len(made) - 1) // 2
+    faults = {}
+    for fault in report["faults"]:
+        faults.setdefault(fault["agent"], set()).add(fault["detail"])
+    assert {"notes.txt is a symbolic link to outside the folder" in d for d in faults["x-symlink-secret"]} == {True}
+    assert faults["x-output-symlink"] == {"output.txt is a symbolic link"}
+    assert {"output.txt" in detail for detail in faults["x-output-fifo"]} == {True}
+    assert not any("9,9" in detail for detail in faults.get("x-env-spy", ()))  # it never saw the token
 
 
 def test_a_tournament_with_a_deep_folder_a_disk_filler_and_a_crowd_ends_with_a_complete_table(tmp_path, capsys):

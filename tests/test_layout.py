@@ -1,15 +1,20 @@
-"""The architecture as the folders show it: imports flow core <- tools <- evolve, never back.
+"""The architecture as the folders show it: imports flow core <- tools <- evolve, never back, and
+nothing reaches into experiments/.
 
 Read from the source with ``ast``: the playing core (the modules directly in ``engine/``,
 what a course submission holds) imports only the standard library and itself; the tools
 (the subpackages of ``engine/``) import the core and libraries, never ``evolve``; nothing
 imports a project module inside a function (the way a cycle hides); there is no cycle
-between modules nor between the tools' subpackages; and the tree stays readable (no folder
-above 12 modules, no module above 350 lines, C and web sources included, no function above 60).
+between modules nor between the tools' subpackages. experiments/ holds one-off work apart from
+the product: no module of the package or of the tests imports one of its scripts (by name, or
+through ``sys.path`` or a loader), and it stays under MAX_EXPERIMENT_FILES files and
+MAX_EXPERIMENT_BYTES bytes. The size aims for folders, modules and functions are in
+docs/development.md: aims, which no test checks.
 """
 
 import ast
 import os
+import subprocess
 import sys
 
 import pytest
@@ -189,3 +194,102 @@ def test_the_agent_entry_point_imports_only_the_core():
     for name, line, _ in imports(os.path.join(ROOT, "my_player3.py")):
         target = resolve(name, MODULES)
         assert target is None or layer(target) == "core", f"my_player3.py:{line} imports {name}"
+
+
+# -- experiments/: one-off work, apart from the product ------------------------------------------------
+
+EXPERIMENTS = os.path.join(ROOT, "experiments")
+MAX_EXPERIMENT_FILES = 300
+MAX_EXPERIMENT_BYTES = 3_000_000
+# Calls that put a folder on the import path or load a module from a file.
+PATH_CALLS = {"insert", "append", "extend", "import_module", "spec_from_file_location", "run_path", "load_source"}
+
+
+def experiment_files():
+    """{path: bytes} of experiments/: the files git tracks there in a git checkout, else those on disk."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z", "--", "experiments"], cwd=ROOT, capture_output=True, check=True
+        ).stdout
+        paths = [os.path.join(ROOT, name) for name in listed.decode().split("\0") if name]
+    except (OSError, subprocess.CalledProcessError):  # no git, or not a git checkout
+        paths = [os.path.join(folder, name) for folder, _, names in os.walk(EXPERIMENTS) for name in names]
+    return {path: os.lstat(path).st_size for path in paths if os.path.lexists(path)}
+
+
+@pytest.mark.skipif(not os.path.isdir(EXPERIMENTS), reason="no experiments/ here (an installed copy)")
+def test_experiments_stay_under_300_files_and_3_mb():
+    files = experiment_files()
+    largest = sorted(files, key=files.get, reverse=True)[:3]
+    where = ", ".join(f"{os.path.relpath(path, ROOT)} {files[path]:,}" for path in largest)
+    assert len(files) < MAX_EXPERIMENT_FILES, f"experiments/ holds {len(files)} files (largest: {where})"
+    assert sum(files.values()) < MAX_EXPERIMENT_BYTES, f"experiments/ holds {sum(files.values()):,} bytes ({where})"
+
+
+def experiment_modules():
+    """The names a script of experiments/ is imported by (its file name without .py), and ``experiments``."""
+    names = {"experiments"}
+    for _, _, files in os.walk(EXPERIMENTS):
+        names.update(name[:-3] for name in files if name.endswith(".py"))
+    return names
+
+
+def reaches_into_experiments(source, path, names):
+    """Each way the Python ``source`` imports a module of experiments/: an import of one of ``names``,
+    or a call that puts a folder on the import path or loads a file (``sys.path.insert``,
+    ``importlib.import_module``, ``runpy.run_path``...) in a file that names experiments/ in a string."""
+    tree = ast.parse(source, path)
+    found = []
+    names_folder = any(
+        isinstance(node, ast.Constant) and isinstance(node.value, str) and "experiments" in node.value
+        for node in ast.walk(tree)
+    )
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            modules = [node.module]
+        else:
+            modules = []
+        found += [f"{path}:{node.lineno}: imports {m}" for m in modules if m.split(".")[0] in names]
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in PATH_CALLS:
+            on_sys_path = _is_sys_path(node.func.value)
+            if names_folder and (on_sys_path or node.func.attr not in ("insert", "append", "extend")):
+                call = ("sys.path." if on_sys_path else "") + node.func.attr
+                found.append(f"{path}:{node.lineno}: {call}(...) in a file that names experiments/")
+    return found
+
+
+def _is_sys_path(node):
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "path"
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "sys"
+    )
+
+
+def test_the_check_for_reaching_into_experiments_finds_the_ways_it_was_done():
+    names = {"experiments", "giveaways", "records"}
+    old_test = (
+        'import sys\nTOOLS = os.path.join(ROOT, "experiments", "tools")\nsys.path.insert(0, TOOLS)\n'
+        'module = importlib.import_module("giveaways")\n'
+    )
+    assert len(reaches_into_experiments(old_test, "old.py", names)) == 2
+    assert reaches_into_experiments("from records import games\n", "tool.py", names) == ["tool.py:1: imports records"]
+    assert reaches_into_experiments("import experiments.tools.records\n", "x.py", names)
+    clean = 'import sys\nsys.path[0] = os.getcwd()\nwords.append("experiments")\nfrom engine.play import records\n'
+    assert reaches_into_experiments(clean, "clean.py", names) == []
+
+
+@pytest.mark.skipif(not os.path.isdir(EXPERIMENTS), reason="no experiments/ here (an installed copy)")
+def test_no_module_of_the_package_or_the_tests_imports_from_experiments():
+    names = experiment_modules()
+    sources = list(MODULES.values()) + [os.path.join(ROOT, "my_player3.py")]
+    for folder, _, files in os.walk(os.path.join(ROOT, "tests")):
+        sources += [os.path.join(folder, name) for name in files if name.endswith(".py")]
+    found = []
+    for path in sources:
+        with open(path) as handle:
+            found += reaches_into_experiments(handle.read(), os.path.relpath(path, ROOT), names)
+    assert not found, "\n".join(found)

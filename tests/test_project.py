@@ -217,6 +217,7 @@ LONG_COMMANDS = [
     ("littlego", ["book", "check", "book.json"]),
     ("littlego", ["solve", "game.sgf"]),
     ("littlego", ["train", "qlearning"]),
+    ("littlego", ["study", "giveaways", "out"]),
     ("evolve", ["run", "config.toml"]),
     ("evolve", ["resume", "runs/x"]),
     ("evolve", ["ship", "runs/x"]),
@@ -262,13 +263,19 @@ def test_the_sites_home_page_includes_the_readme_instead_of_copying_it():
     assert not [line for line in included.splitlines() if len(line) > 30 and line in index]  # nothing copied
 
 
-GAME_COMMANDS = [("littlego", ["match", "a", "b"]), ("littlego", ["grade", "f"]), ("littlego", ["tournament", "c"])]
+GAME_COMMANDS = [
+    ("littlego", ["match", "a", "b"]),
+    ("littlego", ["grade", "f"]),
+    ("littlego", ["tournament", "c"]),
+    ("littlego", ["study", "giveaways", "out"]),
+]
 
 
 @pytest.mark.parametrize("tool, words", GAME_COMMANDS + [("evolve", ["ship", "runs/x"])])
 def test_the_commands_that_play_games_take_one_declaration_of_how(tool, words):
     """--seed, --jobs, --no-progress, the sandbox's options (and --scheduler where games may run on a
-    cluster) come from one function, add_game_options, for match, grade, tournament and ship."""
+    cluster) come from one function, add_game_options, for match, grade, tournament, the give-away study
+    and ship."""
     parser = (littlego_parser if tool == "littlego" else evolve_parser)()
     how = ["--seed", "7", "--jobs", "1", "--no-progress", "--sandbox", "off", "--memory", "512"]
     args = parser.parse_args(words + how)

@@ -133,16 +133,13 @@ EDITION_NAMES = "{} (or {})".format(
 )
 
 
-def add_table_bits(parser, what="each solver process's"):
+def add_table_bits(parser, what="each solver process's", default=DEFAULT_TABLE_BITS):
     """The --table-bits option of every command that runs the compiled solver."""
     parser.add_argument(
         "--table-bits",
         type=integer_range(MIN_TABLE_BITS, MAX_TABLE_BITS),
-        default=DEFAULT_TABLE_BITS,
-        help=(
-            f"log2 of {what} table buckets (32 bytes each; default %(default)s: "
-            f"{2**DEFAULT_TABLE_BITS * 32 // 2**20} MiB)"
-        ),
+        default=default,
+        help=f"log2 of {what} table buckets (32 bytes each; default %(default)s: {2**default * 32 // 2**20} MiB)",
     )
 
 

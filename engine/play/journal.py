@@ -6,7 +6,9 @@ games are the games an uninterrupted match would have played. Games finish in ga
 the journal holds the first games of the match; a line cut off by a kill is dropped.
 """
 
+import gzip
 import json
+import lzma
 import os
 
 from engine.errors import UserError
@@ -34,27 +36,7 @@ class Journal:
                 handle.write(json.dumps(dict(settings, format=FORMAT), sort_keys=True) + "\n")
             return cls(path, settings, [])
         with open(path, "rb") as handle:
-            lines = handle.read().split(b"\n")
-        header = _line(lines[0], path, 1)
-        if not isinstance(header, dict) or header.pop("format", None) != FORMAT:
-            raise JournalError(f"{path}: not a match journal ({FORMAT})")
-        for name in sorted(set(header) | set(settings)):
-            if header.get(name) != settings.get(name):
-                raise JournalError(
-                    f"{path}: a match with {name} {header.get(name)!r}, not {settings.get(name)!r}: continue it "
-                    "with the settings it was "
-                    "started with, or name a new file"
-                )
-        games, kept = [], len(lines[0]) + 1  # bytes of the lines kept
-        for number, line in enumerate(lines[1:], 2):
-            try:
-                if line.strip():
-                    games.append(_game(_line(line, path, number), game_type, len(games), path, number))
-            except JournalError:
-                if any(rest.strip() for rest in lines[number:]):
-                    raise
-                break  # the last line, cut off by a kill
-            kept += len(line) + 1
+            _, games, kept = _read(handle.read(), path, game_type, settings)
         with open(path, "r+b") as handle:  # a cut-off line goes before the next game comes
             handle.truncate(min(kept, os.path.getsize(path)))
         return cls(path, settings, games)
@@ -67,6 +49,50 @@ class Journal:
             handle.flush()
             os.fsync(handle.fileno())
         self.games.append(game)
+
+
+def read_journal(path, game_type):
+    """(the match's settings, its games as ``game_type`` records) of the journal at ``path``, plain or
+    compressed (``.xz``, ``.gz``: a finished match's journal, kept), read only; JournalError when it is
+    not a journal."""
+    opener = {".xz": lzma.open, ".gz": gzip.open}.get(os.path.splitext(path)[1], open)
+    with opener(path, "rb") as handle:
+        header, games, _ = _read(handle.read(), path, game_type)
+    return header, games
+
+
+def _read(data, path, game_type, settings=None):
+    """(settings, games, the bytes of the lines kept) of a journal's bytes: a last line cut off by a kill is
+    left out; JournalError when the first line is no journal's (or, given ``settings``, another match's) or
+    a later one no game of the match."""
+    lines = data.split(b"\n")
+    header = _line(lines[0], path, 1)
+    if not isinstance(header, dict) or header.pop("format", None) != FORMAT:
+        raise JournalError(f"{path}: not a match journal ({FORMAT})")
+    if settings is not None:
+        _same_match(header, settings, path)
+    games, kept = [], len(lines[0]) + 1
+    for number, line in enumerate(lines[1:], 2):
+        try:
+            if line.strip():
+                games.append(_game(_line(line, path, number), game_type, len(games), path, number))
+        except JournalError:
+            if any(rest.strip() for rest in lines[number:]):
+                raise
+            break  # the last line, cut off by a kill
+        kept += len(line) + 1
+    return header, games, kept
+
+
+def _same_match(header, settings, path):
+    """JournalError unless the journal's settings (``header``) are ``settings``: a match continues only as itself."""
+    for name in sorted(set(header) | set(settings)):
+        if header.get(name) != settings.get(name):
+            raise JournalError(
+                f"{path}: a match with {name} {header.get(name)!r}, not {settings.get(name)!r}: continue it "
+                "with the settings it was "
+                "started with, or name a new file"
+            )
 
 
 def _line(raw, path, number):

@@ -311,15 +311,20 @@ def write_sgf_games(directory, results):
     """Every game as an SGF file in ``directory``."""
     if not os.path.isdir(directory):
         os.makedirs(directory)
-    for r in results:
-        record = game_sgf(
-            r.moves,
-            r.black,
-            r.white,
-            result_text(r.winner, r.black_stones, r.white_stones, r.reason != Reason.END),
-            r.detail or None,
-        )
-        write_atomic(os.path.join(directory, f"game-{r.index:04d}.sgf"), record)
+    for game in results:
+        write_atomic(os.path.join(directory, sgf_name(game.index)), game_record_sgf(game))
+
+
+def sgf_name(index):
+    """The name ``--sgf`` gives game ``index``'s record."""
+    return f"game-{index:04d}.sgf"
+
+
+def game_record_sgf(game):
+    """A MatchGame as the SGF record ``--sgf`` writes: players, result (a forfeit as ``+F``) and the
+    detail of how it ended."""
+    result = result_text(game.winner, game.black_stones, game.white_stones, game.reason != Reason.END)
+    return game_sgf(game.moves, game.black, game.white, result, game.detail or None)
 
 
 def format_report(summary):

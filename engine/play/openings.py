@@ -4,8 +4,8 @@ random openings.
 Little-Go has no draws (komi 2.5), so exactly one colour wins from every position with perfect
 play. There are only 85 distinct positions after two random plies (one per symmetry class, the
 book's key), and ``engine/data/openings.json`` holds the compiled solver's answer for each
-(``experiments/tools/openings.py table`` builds it). With it a game from a random opening can be
-played from the won side only: what keeping a won game means.
+(``littlego openings table`` builds it: ``engine.study.settle``). With it a game from a random
+opening can be played from the won side only: what keeping a won game means.
 
 The file::
 
@@ -18,6 +18,7 @@ from typing import Dict, NamedTuple
 
 from engine.bitboard import points_of
 from engine.book import book_key
+from engine.common.seeds import derive_seed
 from engine.constants import BLACK, PASS, WHITE
 from engine.data import SOLVED_OPENINGS
 from engine.errors import UserError
@@ -83,6 +84,17 @@ def every_opening(plies):
             following += [position.play_point(point) for point in points or [PASS]]
         frontier = list({book_key(position)[0]: position for position in following}.values())
     for position in frontier:
+        found.setdefault(book_key(position)[0], position)
+    return found
+
+
+def match_openings(plies, seed, games):
+    """{key: position} of the distinct openings a match of ``games`` games from ``plies`` random plies
+    draws with ``seed``, colours alternating: game i opens from ``derive_seed(seed, i // 2)``, both
+    colours from each opening (``engine.play.match.game_job``)."""
+    found = {}
+    for pair in range((games + 1) // 2):
+        position, _ = random_opening(plies, derive_seed(seed, pair))
         found.setdefault(book_key(position)[0], position)
     return found
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The shipped agent (params.json + book.json) as Black from the empty board, every game,
 # against each opponent (issue 13: "100% wins as Black"). Run from the repository root.
-# Each SGF folder is kept packed (the last lines); `python3 experiments/tools/records.py unpack
+# Each SGF folder is kept packed (the last lines); `littlego records unpack
 # $out/NAME-sgf.tar.xz` gives it back.
 set -e
 out=experiments/black-20261122
@@ -21,5 +21,5 @@ python3 experiments/black-20261122/ply12.py 100 31 > $out/ply12-agent.txt
 # the headline: 200 games against itself as White, with the ply-10 book, games kept
 littlego match champion champion --colour black --games 200 --seed 1605 --jobs 2 --json --sgf $out/champion-1605-sgf > $out/champion-1605.json
 for folder in gnugo-sgf champion-1504-sgf champion-1605-sgf; do
-    python3 experiments/tools/records.py pack $out/$folder && rm -r $out/$folder
+    littlego records pack $out/$folder && rm -r $out/$folder
 done

@@ -23,3 +23,5 @@ littlego match champion champion --colour white --random-opening 1 --games 210 -
 python3 experiments/white-book-20261123/kept.py $out/white-champion-sgf white > $out/white-champion-kept.txt
 for journal in $out/*.journal; do xz -9e "$journal"; done
 rm -r $out/*-sgf
+# kept since as one file, a section a match: each match's progress lines (its stderr, NAME.log),
+# `cd $out && tail -n +1 NAME.log ... > matches.log`

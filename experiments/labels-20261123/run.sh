@@ -13,16 +13,16 @@ evolve fit $out/labels-11.json.gz $out/labels-101.json.gz --out $out/fitted-para
 python3 $out/features.py $out/labels-*.json.gz > $out/features.txt
 # 4. the eight positions where the shipped agent gave a won game away against GNU Go, searched
 #    with the fitted weights at depths 2-7, each pick judged by the compiled solver
-python3 experiments/tools/depth.py $out/fitted-params.json 7 > $out/depth-fitted.txt
+littlego study depth experiments/random-openings-20261122/gnugo-sgf.tar.xz game-0006.sgf:2 game-0008.sgf:2 game-0019.sgf:3 game-0074.sgf:4 game-0112.sgf:4 game-0152.sgf:4 game-0190.sgf:2 game-0099.sgf:3 --params $out/fitted-params.json --deepest 7 > $out/depth-fitted.txt
 # 5. on the 16-core device machine: the shipped agent (book included) with the fitted weights
 #    copied over params.json, against GNU Go on the same 200 games' openings as the shipped
 #    weights' measurement (seed 1601), then which openings were won (their solutions reused)
 cp $out/fitted-params.json params.json      # on the device machine's copy only
 littlego match champion gnugo --games 200 --random-opening 2 --seed 1601 --jobs 16 --sgf $out/gnugo-sgf --json > $out/vs-gnugo.json
 git checkout params.json
-#    (the games kept packed: `python3 experiments/tools/records.py unpack $out/gnugo-sgf.tar.xz` gives the folder back)
-python3 experiments/tools/records.py pack $out/gnugo-sgf && rm -r $out/gnugo-sgf
-python3 experiments/tools/openings.py report $out/gnugo-sgf.tar.xz experiments/random-openings-20261122/gnugo-openings.json > $out/gnugo-openings.txt
+#    (the games kept packed: `littlego records unpack $out/gnugo-sgf.tar.xz` gives the folder back)
+littlego records pack $out/gnugo-sgf && rm -r $out/gnugo-sgf
+littlego openings report $out/gnugo-sgf.tar.xz experiments/random-openings-20261122/gnugo-openings.json > $out/gnugo-openings.txt
 #    and against the shipped weights at the playing settings, until `timeout -s INT` stopped it
 timeout -s INT 220 littlego match agent:$out/fitted-params.json agent:params.json --games 400 --random-opening 2 --seed 2101 --jobs 16 --json > $out/vs-shipped.json
 # 6. on the 2-core machine: the SPRT against the shipped weights at the playing settings

@@ -1,4 +1,4 @@
-"""Grade every entrant of a class made by make_class.py, one ``littlego grade`` each, and record what came back.
+"""Grade every entrant of a class (tests/fixtures/make_class.py), one ``littlego grade`` each; record what came back.
 
     GRADER_TOKEN=SECRET-TOKEN-XYZ python3 experiments/sandbox-class-20261124/grade_class.py OUTDIR RESULTS.json
 

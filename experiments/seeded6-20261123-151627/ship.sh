@@ -24,9 +24,9 @@ mkdir -p $out
 # openings, which the compiled solver settled in experiments/random-openings-20261122), so the
 # won-opening share is known; GNU Go's own randomness makes the games new.
 littlego match champion gnugo --games 200 --random-opening 2 --seed 1601 --jobs 2 --sgf $out/gnugo-sgf --json > $out/vs-gnugo.json
-# the games kept packed (`python3 experiments/tools/records.py unpack $out/gnugo-sgf.tar.xz` gives the folder back)
-python3 experiments/tools/records.py pack $out/gnugo-sgf && rm -r $out/gnugo-sgf
-python3 experiments/tools/openings.py report $out/gnugo-sgf.tar.xz experiments/random-openings-20261122/gnugo-openings.json > $out/gnugo-openings.txt
+# the games kept packed (`littlego records unpack $out/gnugo-sgf.tar.xz` gives the folder back)
+littlego records pack $out/gnugo-sgf && rm -r $out/gnugo-sgf
+littlego openings report $out/gnugo-sgf.tar.xz experiments/random-openings-20261122/gnugo-openings.json > $out/gnugo-openings.txt
 # as Black from the empty board (fresh seeds)
 littlego match champion gnugo --colour black --games 50 --seed 2702 --jobs 2 --json > $out/black-gnugo.json
 littlego match champion champion --colour black --games 50 --seed 2703 --jobs 2 --json > $out/black-champion.json

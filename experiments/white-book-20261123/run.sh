@@ -7,7 +7,7 @@
 # the SGF folders the matches wrote (--sgf) are not kept, since they are the journals' games.
 # From the repository, before the scripts below that read a folder:
 #   for m in white-gnugo white-champion black-gnugo empty-white-gnugo openings-gnugo; do
-#       python3 experiments/tools/records.py unpack $out/$m.journal.xz; done
+#       littlego records unpack $out/$m.journal.xz; done
 # gives back $out/NAME-sgf/, byte for byte what the match wrote. A match's command continues
 # (or, when the journal is complete, reports again without playing) after
 # `xz -dk $out/NAME.journal.xz`. The commands marked (reconstructed) were run but not written
@@ -59,11 +59,13 @@ littlego match champion champion --colour black --games 200 --seed 2807 --jobs 2
 # side each opening left won (earlier solves, the Black book, else the compiled solver)
 littlego match champion gnugo --games 200 --random-opening 2 --seed 2808 --jobs 2 \
     --resume $out/openings-gnugo.journal --sgf $out/openings-gnugo-sgf --json > $out/openings-gnugo.json
-python3 experiments/tools/openings.py solve-seed 2808 200 $out/openings-2808.json 2
-python3 experiments/tools/openings.py report $out/openings-gnugo-sgf $out/openings-2808.json > $out/openings-gnugo.txt
+littlego openings solve-seed 2808 200 $out/openings-2808.json --jobs 2 --earlier experiments/random-openings-20261122/gnugo-openings.json
+littlego openings report $out/openings-gnugo-sgf $out/openings-2808.json > $out/openings-gnugo.txt
 # where the 8 games lost from won openings gave the win away (compiled solver, walking back from ply 12)
-python3 experiments/tools/mistake.py $out/openings-gnugo-sgf game-0008.sgf game-0014.sgf game-0026.sgf game-0031.sgf > $out/mistakes-a.txt
-python3 experiments/tools/mistake.py $out/openings-gnugo-sgf game-0104.sgf game-0108.sgf game-0157.sgf game-0166.sgf > $out/mistakes-b.txt
+littlego study mistakes $out/openings-gnugo-sgf game-0008.sgf game-0014.sgf game-0026.sgf game-0031.sgf > $out/mistakes-a.txt
+littlego study mistakes $out/openings-gnugo-sgf game-0104.sgf game-0108.sgf game-0157.sgf game-0166.sgf > $out/mistakes-b.txt
 # what is kept: the journals, compressed; not the SGF folders (the journals' games, see above)
 for journal in $out/*.journal; do xz -9e "$journal"; done
 rm -r $out/*-sgf
+# kept since as one file, a section a match: each match's progress lines (its stderr, NAME.log),
+# `cd $out && tail -n +1 NAME.log ... > matches.log`

@@ -1,0 +1,9 @@
+"""Studies of where games are won and lost, each position judged by the compiled solver: which side
+each random opening leaves won (``settle``), where the agent gave a won game away and what a deeper
+search would have played (``mistakes``), and the whole study of a match from random openings, resumable
+(``giveaways``). The commands are ``littlego openings`` and ``littlego study``."""
+
+
+def say_now(line):
+    """Print a line at once: a study's lines come minutes apart, often into a log."""
+    print(line, flush=True)
