@@ -22,9 +22,10 @@ from engine.features import FEATURE_TABLE, FEATURES
 from engine.params import ABSENT_WEIGHT, SEARCH_SETTINGS, ParamsError, genome_of, load_params
 from engine.play.executors import SCHEDULER_FORMS, check_scheduler
 from engine.play.openings import OpeningsError, load_openings
+from engine.play.settings import GameSettings
 from engine.players.searcher import ENGINES
 from engine.players.specs import make_player
-from engine.sandbox.limits import MODES, UntrustedFolderError
+from engine.sandbox.limits import MODES, Limits, UntrustedFolderError
 from evolve.genome import ENDGAME, UNRECORDED_GENES, feature_of, genes, named
 from evolve.program import fingerprint, folder_problem, name_problem, read_agent_weights, start_row
 from evolve.regret import RegretError, load_positions
@@ -274,6 +275,21 @@ class Config(_ConfigFields):
     ``to_json`` and ``from_json`` convert it to and from plain data, the form a checkpoint keeps."""
 
     __slots__ = ()
+
+    def games(self, jobs=None, scheduler=None, progress=True):
+        """How the run's fitness games are played, as every command that plays games says it (a GameSettings,
+        engine.play.settings): ``jobs`` workers (None: the config's, else all cores), ``scheduler`` (None: the
+        config's [executor], else the local pool), the run's seed, and for a program individual its CPU limit
+        and sandbox. Each game's own seed derives from the seed."""
+        individual = self.individual
+        return GameSettings(
+            seed=self.seed,
+            jobs=jobs or self.workers or os.cpu_count() or 1,
+            scheduler=scheduler or self.executor.scheduler or None,
+            cpu_limit=individual.cpu_limit if individual is not None else COURSE_CPU_LIMIT,
+            limits=Limits(mode=individual.sandbox) if individual is not None else None,
+            progress=progress,
+        )
 
     def hall_of_fame_size(self):
         """How many elites the strategy keeps: [ga]'s, [cmaes]'s or [spsa]'s hall_of_fame."""

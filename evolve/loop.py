@@ -124,9 +124,8 @@ class Evolution:
             raise InvalidInput(f"workers must be a positive integer, not {workers!r}")
         self.run_dir = run_dir
         self.config = config
-        self.workers = workers or config.workers or os.cpu_count() or 1
-        # Where the games run: the command line's choice, else the experiment's, else the local pool.
-        self.scheduler = check_scheduler(scheduler) if scheduler else config.executor.scheduler or None
+        # How the fitness games are played: the command line's workers and scheduler over the experiment's.
+        self.games = config.games(workers, check_scheduler(scheduler) if scheduler else None, progress)
         self.where = {}
         self.engine = None  # the searcher the games use, settled when the run starts
         self.program = None  # a program individual's build (evolve.program), while the run runs
@@ -215,8 +214,8 @@ class Evolution:
             last = min(last, self.generation + stop_after)
         try:
             self.engine = engine_for(self.config.fitness.engine)
-            with program_built(self.config, self.scheduler, self.out) as self.program, executor(
-                self.scheduler, self.workers
+            with program_built(self.config, self.games, self.out) as self.program, executor(
+                self.games.scheduler, self.games.jobs
             ) as games:
                 self.where = games.describe()
                 log.info(

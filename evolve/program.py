@@ -237,14 +237,17 @@ def _first_move(program, weights):
 
 
 @contextmanager
-def program_built(config, scheduler=None, out=None):
+def program_built(config, games=None, out=None):
     """The config's BuiltProgram while the ``with`` lasts (None where the individual is our searcher): built
-    once, as ``littlego grade`` builds an agent, and checked with one move; RunError where it cannot be.
-    What was built is said on ``out`` (a file, if given) and in the log."""
+    once, as ``littlego grade`` builds an agent, under ``games``' limits and CPU limit (a GameSettings: the
+    run's; None: the config's), and checked with one move; RunError where it cannot be. What was built is
+    said on ``out`` (a file, if given) and in the log."""
     individual = config.individual
     if individual is None:
         yield None
         return
+    games = games or config.games()
+    scheduler = games.scheduler
     folder = individual.folder
     if scheduler and scheduler.startswith("tcp://"):
         raise RunError(
@@ -263,7 +266,7 @@ def program_built(config, scheduler=None, out=None):
             f"individual.program: {folder} changed since the run began: its games from here on may differ from those "
             "recorded"
         )
-    limits = Limits(mode=individual.sandbox)
+    limits = games.limits or Limits(mode=individual.sandbox)
     line = warning(limits)
     if line:
         _say(line)
@@ -273,7 +276,7 @@ def program_built(config, scheduler=None, out=None):
         copy, _, command = built.spec[len("cmd:") :].partition("::")
         genes = config.genes
         program = BuiltProgram(
-            copy, command, genes, individual.weights_file, dict(individual.base), limits, individual.cpu_limit
+            copy, command, genes, individual.weights_file, dict(individual.base), limits, games.cpu_limit
         )
         start = config.start.weights
         first = start[0] if start else [sum(config.bounds[g]) / 2 for g in genes]

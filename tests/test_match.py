@@ -268,3 +268,19 @@ def test_each_game_setting_is_one_row_that_reaches_every_command_and_the_record(
             settings = game_settings(parser.parse_args(words + option))
             assert getattr(settings, setting.name) == value, (name, setting.name)
         assert parser.parse_args(words).sandbox == "auto"  # the limits' options are there
+
+
+def test_an_experiment_config_plays_its_fitness_games_by_the_same_record(tmp_path):
+    """The fitness's games: the config's seed, workers and scheduler, a program individual's CPU limit and
+    sandbox, reach a GameSettings as the commands' options do."""
+    from evolve.config import load_config
+
+    path = tmp_path / "run.toml"
+    path.write_text(
+        'name = "x"\nseed = 5\npopulation = 4\ngenerations = 1\nworkers = 3\n[executor]\nscheduler = "local:2"\n'
+        '[[panel]]\nopponent = "greedy"\ngames = 2\n'
+    )
+    settings = load_config(str(path)).games()
+    assert isinstance(settings, GameSettings)
+    assert (settings.seed, settings.jobs, settings.scheduler, settings.limits) == (5, 3, "local:2", None)
+    assert load_config(str(path)).games(jobs=1, scheduler="local:4").jobs == 1
