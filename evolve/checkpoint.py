@@ -19,8 +19,8 @@ import time
 
 from engine.common.runfolder import LOCK, START_WEIGHTS, RunError
 from engine.protocol import write_atomic
-from evolve.config import Config
 from evolve.genome import UNRECORDED_GENES
+from evolve.schema import Config
 
 CHECKPOINT = "checkpoint.pkl"
 

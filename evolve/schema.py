@@ -1,0 +1,321 @@
+"""The experiment config's keys and records: each key one row of its table's schema (``_TOP``, ``_GA``,
+...: its type, default, check and range in words), each record (``Config``, ``GaSettings``,
+``PanelEntry``, ...) with a field for each row. ``evolve.config`` validates a TOML file into them.
+"""
+
+import copy
+import os
+from typing import Dict, NamedTuple, Optional, Tuple
+
+from engine.constants import COURSE_CPU_LIMIT, MAX_MOVES
+from engine.params import SEARCH_SETTINGS
+from engine.play.executors import SCHEDULER_FORMS, check_scheduler
+from engine.play.settings import GameSettings
+from engine.players.searcher import ENGINES
+from engine.sandbox.limits import MODES, Limits
+
+_DEPTH = SEARCH_SETTINGS["depth"]  # the fitness games' depth takes the search setting's range
+
+
+# The schema: key -> (type, default, check, description). None default = required. Each row is also a
+# field of its table's record (``_record`` below).
+STRATEGIES = ("ga", "cmaes", "spsa")
+_TOP = {
+    "name": (str, None, lambda v: v and all(c.isalnum() or c in "-_" for c in v), "letters, digits, - or _"),
+    "description": (str, "", None, ""),
+    "seed": (int, None, None, ""),
+    "population": (int, None, lambda v: 2 <= v <= 10000, "2 to 10000"),
+    "generations": (int, None, lambda v: 1 <= v <= 100000, "1 to 100000"),
+    "strategy": (str, "ga", lambda v: v in STRATEGIES, "'ga', 'cmaes' or 'spsa'"),
+    "depth": (int, 2, lambda v: _DEPTH.low <= v <= _DEPTH.high, f"{_DEPTH.low} to {_DEPTH.high}"),
+    "workers": (int, 0, lambda v: 0 <= v <= 4096, "0 (all cores) to 4096"),
+    "black_weight": (
+        float,
+        1.0,
+        lambda v: 0 < v <= 100,
+        "positive, at most 100 (how many times a game as Black counts)",
+    ),
+    "tapered": (bool, False, None, ""),
+}
+# A random opening leaves at least two plies of the 24-ply game to play.
+_OPENING = (int, 2, lambda v: 0 <= v <= MAX_MOVES - 2, f"0 to {MAX_MOVES - 2} plies")
+_GA = {
+    "tournament_size": (int, 3, lambda v: v >= 2, "at least 2 (and at most the population)"),
+    "crossover_probability": (float, 0.6, lambda v: 0 <= v <= 1, "in [0, 1]"),
+    "blend_alpha": (float, 0.3, lambda v: 0 <= v <= 1, "in [0, 1]"),
+    "mutation_probability": (float, 0.4, lambda v: 0 <= v <= 1, "in [0, 1]"),
+    "gene_mutation_probability": (float, 0.3, lambda v: 0 < v <= 1, "in (0, 1]"),
+    "mutation_sigma": (float, 0.1, lambda v: 0 < v <= 1, "in (0, 1]: a share of each feature's range"),
+    "hall_of_fame": (int, 2, lambda v: v >= 1, "at least 1 (and less than the population)"),
+}
+_SPSA = {
+    "c": (float, 0.05, lambda v: 0 < v <= 0.5, "in (0, 0.5]: the first perturbation, a share of each weight's range"),
+    "step": (
+        float,
+        0.02,
+        lambda v: 0 < v <= 1,
+        "in (0, 1]: the first step for a gradient of 1, a share of each weight's range",
+    ),
+    "hall_of_fame": (int, 2, lambda v: v >= 1, "at least 1"),
+}
+_CMAES = {
+    "sigma": (float, 0.2, lambda v: 0 < v <= 1, "in (0, 1]: a share of the bounds' range"),
+    "hall_of_fame": (int, 2, lambda v: v >= 1, "at least 1"),
+}
+_PANEL = {
+    "opponent": (str, None, None, ""),
+    "games": (
+        int,
+        None,
+        lambda v: 2 <= v <= 10000 and v % 2 == 0,
+        "an even number from 2 to 10000 (each opening as Black and White)",
+    ),
+    "weight": (float, 1.0, lambda v: 0 < v <= 1e6, "positive (at most 1e6)"),
+    "random_opening": _OPENING,
+    # each game from its own opening, the individual in the colour the opening leaves won
+    "won_side": (bool, False, None, ""),
+}
+_SELF_PLAY = {
+    "against": (str, "hall_of_fame", lambda v: v in ("hall_of_fame", "population"), "'hall_of_fame' or 'population'"),
+    "opponents": (int, 2, lambda v: 1 <= v <= 1000, "1 to 1000"),
+    "games": (int, 2, lambda v: 2 <= v <= 10000 and v % 2 == 0, "an even number from 2 to 10000"),
+    "weight": (float, 1.0, lambda v: 0 <= v <= 1e6, "zero or more, at most 1e6 (its share of the fitness)"),
+    "random_opening": _OPENING,
+}
+
+
+def _scheduler(value):
+    try:
+        return value == "" or bool(check_scheduler(value))
+    except ValueError:
+        return False
+
+
+PLAYS = ("depth", "as-shipped")
+AS_SHIPPED = (
+    "(the book, the evaluation search with the depth, CPU budget, cap and close_stones of 'fitness.settings' "
+    "counted in nodes, exact play from its solve_from: engine.players.shipped)"
+)
+FITNESS_ENGINES = ("auto",) + ENGINES  # auto: native where it can be built, python (warned) where not
+_FITNESS = {
+    "engine": (
+        str,
+        "auto",
+        lambda v: v in FITNESS_ENGINES,
+        "'auto' (the compiled twin of the searcher where a C compiler is found, else the Python searcher, "
+        "said), 'native' (the compiled twin or nothing: the same moves, tens of times faster) or 'python'",
+    ),
+    # Successive halving: the games of each panel entry in `rounds` parts; after each part but the
+    # last only the best `keep` share of the individuals still playing plays on.
+    "rounds": (int, 1, lambda v: 1 <= v <= 64, "1 (every game for everyone) to 64"),
+    "keep": (float, 0.5, lambda v: 0 < v < 1, "in (0, 1): the share of individuals that plays the next round"),
+    # How our searcher's individuals play: a plain search to `depth`, or as the agent ships (PLAYS).
+    "play": (str, "depth", lambda v: v in PLAYS, "'depth' (a plain search to 'depth') or 'as-shipped' " + AS_SHIPPED),
+    "settings": (str, "", lambda v: "\0" not in v, "a params file ('': the shipped params.json)"),
+}
+# The exact regret fitness: the share of a positions file's won positions where the individual keeps the win.
+_REGRET = {
+    "positions": (str, None, lambda v: v.strip() and "\0" not in v, "a positions file from 'evolve positions'"),
+    "weight": (float, 1.0, lambda v: 0 < v <= 1e6, "positive, at most 1e6 (its share of the fitness)"),
+}
+_START = {
+    "random": (
+        float,
+        0.0,
+        lambda v: 0 <= v <= 1,
+        "in [0, 1]: the share of the population beyond the start weights drawn at random from the bounds",
+    ),
+}
+_EXECUTOR = {
+    "scheduler": (str, "", _scheduler, "'' (the local process pool), " + SCHEDULER_FORMS),
+}
+# A course agent whose own weights file holds the genome (evolve.program); [individual.bounds] name the genes.
+_INDIVIDUAL = {
+    "program": (str, None, lambda v: v.strip() and "\0" not in v, "an agent folder, relative to where evolve runs"),
+    "weights_file": (str, "weights.json", None, ""),
+    "sandbox": (str, "auto", lambda v: v in MODES, "'auto', 'strict' or 'off', as littlego grade's --sandbox"),
+    "cpu_limit": (
+        float,
+        COURSE_CPU_LIMIT,
+        lambda v: 0 < v <= COURSE_CPU_LIMIT,
+        f"CPU seconds a move, above 0 and at most the course's {COURSE_CPU_LIMIT:g}",
+    ),
+}
+
+
+def _record(name, schema, *more):
+    """A NamedTuple with a field for each key of ``schema``, typed as declared there, then the ``more``
+    (name, type) fields that validation derives: a key added to a schema is a field of its record."""
+    record = NamedTuple(name, [(key, kind) for key, (kind, _, _, _) in schema.items()] + list(more))
+    record.__new__.__defaults__ = (None,) * len(more)  # derived fields: None until validation derives them
+    return record
+
+
+class GaSettings(_record("_GaFields", _GA)):
+    """The [ga] table: the genetic algorithm's operators (``_GA`` declares each key)."""
+
+    __slots__ = ()
+
+
+class SpsaSettings(_record("_SpsaFields", _SPSA)):
+    """The [spsa] table: SPSA's gains and hall of fame (``_SPSA``; evolve.spsa says what each means)."""
+
+    __slots__ = ()
+
+
+class CmaesSettings(_record("_CmaesFields", _CMAES)):
+    """The [cmaes] table: CMA-ES's step and hall of fame (``_CMAES`` declares each key)."""
+
+    __slots__ = ()
+
+
+class SelfPlay(_record("_SelfPlayFields", _SELF_PLAY)):
+    """The [self_play] table: the games against the run's own genomes (``_SELF_PLAY``); weight 0 where the
+    config has no such table."""
+
+    __slots__ = ()
+
+
+class ExecutorSettings(_record("_ExecutorFields", _EXECUTOR)):
+    """The [executor] table: where the games run (``_EXECUTOR``)."""
+
+    __slots__ = ()
+
+
+class FitnessSettings(_record("_FitnessFields", _FITNESS, ("search", Optional[Dict[str, float]]))):
+    """The [fitness] table: the engine, the successive halving of the games and how our searcher's
+    individuals play (``_FITNESS``); ``search``: for play = "as-shipped", the search settings of the
+    ``settings`` params file as read when the run began (None otherwise)."""
+
+    __slots__ = ()
+
+
+class RegretSettings(_record("_RegretFields", _REGRET, ("digest", str), ("won", int))):
+    """The [regret] table (``_REGRET``): the positions file, its weight in the fitness, the SHA-256 of the
+    file as the run began (a changed file is refused) and how many of its fitness positions are won."""
+
+    __slots__ = ()
+
+
+class PanelEntry(_record("_PanelFields", _PANEL)):
+    """One [[panel]] opponent and its games (``_PANEL``)."""
+
+    __slots__ = ()
+
+
+class Start(_record("_StartFields", _START, ("params", Tuple[str, ...]), ("weights", Tuple[Tuple[float, ...], ...]))):
+    """The [start] table (``_START``), with the files ``params`` named (for a program individual, its own
+    weights file where it holds the genes) and their ``weights``, read once, in the genes' order."""
+
+    __slots__ = ()
+
+
+class ProgramIndividual(
+    _record("_IndividualFields", _INDIVIDUAL, ("folder", str), ("base", Dict[str, object]), ("fingerprint", str))
+):
+    """The [individual] table (``_INDIVIDUAL``), with the agent's ``folder`` (absolute), the ``base`` its
+    weights file held when the run began (what it keeps beside the genes) and the ``fingerprint`` of its
+    code then (``evolve.program.fingerprint``)."""
+
+    __slots__ = ()
+
+
+# The config's tables of keys, beside the top level's: name -> (schema, record), in the order checked.
+_TABLES = {
+    "ga": (_GA, GaSettings),
+    "cmaes": (_CMAES, CmaesSettings),
+    "spsa": (_SPSA, SpsaSettings),
+    "self_play": (_SELF_PLAY, SelfPlay),
+    "executor": (_EXECUTOR, ExecutorSettings),
+    "fitness": (_FITNESS, FitnessSettings),
+}
+
+_ConfigFields = _record(
+    "_ConfigFields",
+    _TOP,
+    *[(name, record) for name, (_, record) in _TABLES.items()],
+    ("start", Start),
+    ("panel", Tuple[PanelEntry, ...]),
+    ("genes", Tuple[str, ...]),
+    ("bounds", Dict[str, Tuple[float, float]]),
+    ("individual", Optional[ProgramIndividual]),
+    ("regret", Optional[RegretSettings]),
+)
+
+
+class Config(_ConfigFields):
+    """A validated experiment config: a field for each top-level key (``_TOP``), a record for each table,
+    the panel's entries, the names of the genes in genome order and their (low, high) bounds, and the
+    program individual (None where the genome is our searcher's weights).
+
+    ``to_json`` and ``from_json`` convert it to and from plain data, the form a checkpoint keeps."""
+
+    __slots__ = ()
+
+    def games(self, jobs=None, scheduler=None, progress=True):
+        """How the run's fitness games are played, as every command that plays games says it (a GameSettings,
+        engine.play.settings): ``jobs`` workers (None: the config's, else all cores), ``scheduler`` (None: the
+        config's [executor], else the local pool), the run's seed, and for a program individual its CPU limit
+        and sandbox. Each game's own seed derives from the seed."""
+        individual = self.individual
+        return GameSettings(
+            seed=self.seed,
+            jobs=jobs or self.workers or os.cpu_count() or 1,
+            scheduler=scheduler or self.executor.scheduler or None,
+            cpu_limit=individual.cpu_limit if individual is not None else COURSE_CPU_LIMIT,
+            limits=Limits(mode=individual.sandbox) if individual is not None else None,
+            progress=progress,
+        )
+
+    def hall_of_fame_size(self):
+        """How many elites the strategy keeps: [ga]'s, [cmaes]'s or [spsa]'s hall_of_fame."""
+        return getattr(self, self.strategy).hall_of_fame
+
+    def to_json(self):
+        """The config as plain data (dicts, lists, strings, numbers), as a checkpoint keeps it: readable
+        whatever becomes of these classes."""
+        data = {key: getattr(self, key) for key in _TOP}
+        data.update((name, dict(getattr(self, name)._asdict())) for name in _TABLES)
+        data["start"] = dict(
+            self.start._asdict(), params=list(self.start.params), weights=[list(row) for row in self.start.weights]
+        )
+        data["panel"] = [dict(entry._asdict()) for entry in self.panel]
+        data["genes"] = list(self.genes)
+        data["bounds"] = {gene: list(pair) for gene, pair in self.bounds.items()}
+        if self.individual is not None:
+            data["individual"] = dict(self.individual._asdict(), base=copy.deepcopy(self.individual.base))
+        if self.regret is not None:
+            data["regret"] = dict(self.regret._asdict())
+        return data
+
+    @classmethod
+    def from_json(cls, data):
+        """The record of plain data as ``to_json`` writes it (a checkpoint's config, which
+        ``evolve.checkpoint`` brings up to date first); a key no field names is ignored."""
+        start = data["start"]
+        individual = data.get("individual")
+        return cls(
+            **{key: data[key] for key in _TOP},
+            **{
+                name: _from_table(record, data[name] if name in data else _defaults(schema))
+                for name, (schema, record) in _TABLES.items()
+            },
+            start=_from_table(Start, start)._replace(
+                params=tuple(start["params"]), weights=tuple(tuple(float(x) for x in row) for row in start["weights"])
+            ),
+            panel=tuple(_from_table(PanelEntry, entry) for entry in data["panel"]),
+            genes=tuple(data["genes"]),
+            bounds={gene: (float(low), float(high)) for gene, (low, high) in data["bounds"].items()},
+            individual=None if individual is None else _from_table(ProgramIndividual, individual),
+            regret=None if data.get("regret") is None else _from_table(RegretSettings, data["regret"]),
+        )
+
+
+def _defaults(schema):
+    """A table of ``schema``'s defaults: what a config written before the table existed had."""
+    return {key: default for key, (_, default, _, _) in schema.items()}
+
+
+def _from_table(record, table):
+    """A record of a table of plain data: its fields' values, whatever else the table holds."""
+    return record(**{field: table[field] for field in record._fields})
