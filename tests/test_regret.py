@@ -137,3 +137,31 @@ def test_the_regret_table_is_checked_by_key(tmp_path):
     )
     with pytest.raises(ConfigError, match="'fitness.play' = 'fast' is out of range"):
         load_config(str(bad))
+
+
+def test_exploitability_a_perfect_player_closes_the_gap_and_a_random_one_keeps_little(library, tmp_path):
+    """evolve/exploit.py: a player that plays the solver's winning moves keeps every won position against
+    the exact adversary (the whole gap closed); the report sums by ply and colour to the won positions."""
+    from engine.native.solver import NativeSolver
+    from engine.players.base import Player
+    from evolve.exploit import RandomMover, exploitability
+
+    out = str(tmp_path / "positions.json.gz")
+    found = build_positions(out, 3, (10, 11), seed=4, table_bits=18)
+    solver = NativeSolver(18)
+
+    class Perfect(Player):
+        spec = "perfect"
+
+        def move(self, position):
+            return min((m for m, wins in solver.move_results(position).items() if wins), key=str)
+
+    perfect = exploitability(Perfect, "perfect", found.positions, table_bits=18)
+    solver.close()
+    assert perfect.won == sum(p.won for p in found.positions) > 0 and perfect.kept == perfect.won
+    assert sum(won for _, won in perfect.by_ply_colour.values()) == perfect.won
+    assert perfect.gap_closed in (1.0, None)
+    random_mover = exploitability(RandomMover, "random", found.positions, table_bits=18)
+    assert random_mover.kept < perfect.kept and random_mover.random_kept < perfect.kept
+    result = cli("evolve", "exploit", "greedy", "--positions", out, "--json", "--no-progress")
+    assert result.returncode == 0 and json.loads(result.stdout)[0]["won"] == perfect.won, result.stderr

@@ -22,7 +22,9 @@ from engine.common.progress import counter
 from engine.data import SHIPPED_PARAMS
 from engine.features import FEATURES
 from engine.params import genome_of, load_params, save_params
-from engine.players.shipped import NODES_PER_SECOND
+from engine.players.shipped import NODES_PER_SECOND, ShippedPlayer, shipped_book
+from engine.players.specs import make_player
+from evolve.exploit import exploitability, format_exploitability
 from evolve.fit import fit_labels, fitted_params
 from evolve.genome import feature_of, genes
 from evolve.labels import build_labels, load_many
@@ -105,6 +107,17 @@ def register(commands):
         help="the nodes a CPU second of the params' budget buys (default %(default)s, measured)",
     )
     add_json(regret, "the scores")
+    exploit = command(commands, "exploit", _exploit)
+    exploit.add_argument(
+        "player",
+        nargs="+",
+        help="params files (each played as shipped: the book, its search in nodes, the exact endgame) or player "
+        "specs (champion, cmd:BUNDLE_FOLDER, ...)",
+    )
+    exploit.add_argument("--positions", required=True, help="a positions file from 'evolve positions'")
+    add_table_bits(exploit, "the adversary's solver's")
+    add_progress(exploit)
+    add_json(exploit, "the reports")
 
 
 def _label(args):
@@ -178,6 +191,41 @@ def _regret(args):
             plies = " ".join(f"{ply}:{kept}/{won}" for ply, (kept, won) in score["by_ply"].items())
             print(f"  {name}: kept {score['kept']} of {score['won']} won positions ({score['share']:.1%}); {plies}")
     return 0
+
+
+def _exploit(args):
+    """play won positions against the exact adversary: what a player keeps, by ply and colour
+
+    From every won position of --positions, the player plays on against an adversary that asks the
+    compiled solver about each of its replies and plays the one that leaves the player the fewest
+    winning moves. Prints the positions kept by ply and colour, a random mover's on the same
+    positions, and the share of the gap to perfect play closed. A params file plays as 'play =
+    "as-shipped"' does (deterministic); a player spec plays as it is (a timed one, at its CPU budget).
+    """
+    found = load_positions(args.positions)
+    reports = []
+    for player in args.player:
+        make = _exploit_player(player)
+        update = counter(f"exploit {player}", "position", sum(p.won for p in found.positions), bar=progress_bar(args))
+        try:
+            reports.append(exploitability(make, player, found.positions, args.table_bits, update))
+        finally:
+            update.close()
+    if args.json:
+        print(json.dumps([report.to_json() for report in reports], indent=2))
+        return 0
+    for report in reports:
+        print(format_exploitability(report))
+    return 0
+
+
+def _exploit_player(player):
+    """A function making a fresh player of a params file (as shipped) or a player spec; ValueError for neither."""
+    if os.path.isfile(player) and player.endswith(".json"):
+        params = load_params(player)
+        return lambda: ShippedPlayer(params, shipped_book(), spec=player)
+    make_player(player).close()  # a bad spec fails here, naming itself
+    return lambda: make_player(player)
 
 
 def _fit(args):
