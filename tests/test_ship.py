@@ -8,6 +8,7 @@ import pytest
 from engine.params import DEFAULT_WEIGHTS, load_params, make_params, save_params
 from evolve.cli import main as evolve
 from evolve.loop import Evolution
+from evolve.regret import build_positions
 from tests.test_evolve import TINY, write_config
 
 # Quick agents: depth 1, a tenth of a second a move; no book, so that a move is a process start
@@ -15,6 +16,7 @@ from tests.test_evolve import TINY, write_config
 # the candidate wins nearly every game (H1); a run whose margin must be negative loses them (H0).
 QUICK = dict(depth=1, cpu_budget=0.1, cpu_cap=0.2)
 SHIP = ["--games", "12", "--sprt", "0,400", "--random-opening", "2", "--jobs", "2", "--no-book", "--no-progress"]
+SHIP += ["--exploit", "none"]
 
 
 def evolved(tmp_path, margin, name):
@@ -40,9 +42,12 @@ def current_file(tmp_path, margin):
 def test_a_candidate_the_test_accepts_replaces_params_json_with_the_test_in_its_provenance(tmp_path, capsys):
     run = evolved(tmp_path, (10, 20), "strong")
     current = current_file(tmp_path, -20.0)
-    assert evolve(["ship", run, "--to", current, "--close-stones", "0.5"] + SHIP) == 0
+    positions = str(tmp_path / "positions.json.gz")
+    build_positions(positions, 2, (10, 11), seed=6, table_bits=18)
+    assert evolve(["ship", run, "--to", current, "--close-stones", "0.5"] + SHIP[:-1] + [positions]) == 0
     out = capsys.readouterr().out
     assert "shipped: the SPRT accepted H1" in out
+    assert "candidate (" in out and "current (" in out and "won positions against the exact adversary" in out
     shipped = load_params(current)
     candidate = load_params(os.path.join(run, "ship", "candidate-params.json"))
     assert shipped.weights == candidate.weights and shipped.weights["margin"] >= 10

@@ -17,6 +17,8 @@ SHIPPED_BOOK = os.path.join(_HERE, "book.json")  # a link to the top-level book.
 RULES_VECTORS = os.path.join(_HERE, "host-reference.jsonl.gz")
 SHIPPED_QTABLE = os.path.join(_HERE, "qtable.json.gz")
 SOLVED_OPENINGS = os.path.join(_HERE, "openings.json")  # who wins each 2-ply opening (engine.play.openings)
+# Won and lost positions out of the book with every move solved (evolve.regret): evolve ship's exploitability.
+SHIPPED_POSITIONS = os.path.join(_HERE, "positions.json.gz")
 
 
 class DataError(UserError, ValueError):

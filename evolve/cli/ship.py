@@ -1,5 +1,6 @@
 """``evolve ship``: replace params.json only with weights that win a test at the playing budget."""
 
+import functools
 import os
 
 from engine.cli.arguments import (
@@ -15,10 +16,16 @@ from engine.cli.arguments import (
     progress_bar,
 )
 from engine.cli.match import match_lines
+from engine.common.progress import counter
 from engine.constants import MAX_MOVES
+from engine.data import SHIPPED_POSITIONS
+from engine.params import load_params
 from engine.play.match import format_report
+from engine.players.shipped import ShippedPlayer, shipped_book
 from evolve.cli.runs import one_run
-from evolve.ship import DEFAULT_GAMES, DEFAULT_OPENING, DEFAULT_SPRT, describe, prepare, ship, ship_folder
+from evolve.exploit import exploitability, format_exploitability
+from evolve.regret import load_positions
+from evolve.ship import CANDIDATE, DEFAULT_GAMES, DEFAULT_OPENING, DEFAULT_SPRT, describe, prepare, ship, ship_folder
 
 
 def register(commands):
@@ -52,12 +59,37 @@ def register(commands):
         help="bundle both without the opening book (quicker, to try ship out; the agent ships with it)",
     )
     add_search_settings(ship_, "--to's: the candidate differs from it in its weights alone", names=("close_stones",))
+    ship_.add_argument(
+        "--exploit",
+        default=SHIPPED_POSITIONS,
+        metavar="POSITIONS",
+        help="a positions file whose won positions the candidate and --to each play against the exact adversary, "
+        "reported beside the test ('none': no report; default: the positions the package ships)",
+    )
     add_game_options(
         ship_,
         "the games' seed (default: from the run's seed, the same for every attempt)",
         None,
         omit=("scheduler", "journal"),
     )
+
+
+def _exploitability(args, run):
+    """The candidate's and --to's Exploitability on --exploit's positions (none with --exploit none)."""
+    if args.exploit == "none" or (args.exploit == SHIPPED_POSITIONS and not os.path.exists(SHIPPED_POSITIONS)):
+        return []
+    found = load_positions(args.exploit)
+    reports = []
+    for name, path in (("candidate", os.path.join(ship_folder(run), CANDIDATE)), ("current", args.to)):
+        params = load_params(path)
+        make = functools.partial(ShippedPlayer, params, shipped_book(), spec=name)
+        won = sum(p.won for p in found.positions)
+        update = counter(f"exploitability of the {name}", "position", won, bar=progress_bar(args))
+        try:
+            reports.append(exploitability(make, f"{name} ({path})", found.positions, progress=update))
+        finally:
+            update.close()
+    return reports
 
 
 def _ship(args):
@@ -91,7 +123,10 @@ def _ship(args):
         progress=True if progress_bar(args) else match_lines("candidate", plan.games),
         limits=program_limits(args, ["cmd:" + os.path.join(ship_folder(run), "candidate")]),
     )
+    exploited = _exploitability(args, run)  # before the test: a shipped candidate replaces --to
     result = ship(run, args.to, plan, settings)
     print(format_report(result.summary))
     print(("shipped: " if result.shipped else "not shipped: ") + result.reason)
+    for report in exploited:
+        print(format_exploitability(report))
     return 0 if result.shipped else 130 if result.summary.interrupted else 1
