@@ -30,7 +30,7 @@ from tqdm import tqdm
 from engine.common.runfolder import CONFIG_COPY, FOLDER_TIME, GENERATIONS, LOG_FILE
 from engine.common.seeds import derive_seed
 from engine.errors import InvalidInput
-from engine.params import make_params, save_params
+from engine.params import save_params
 from engine.play.executors import check_scheduler, executor
 from engine.protocol import write_atomic
 from evolve import genome
@@ -45,8 +45,10 @@ from evolve.checkpoint import (
 )
 from evolve.config import load_config
 from evolve.fitness import engine_for, evaluate_in_rounds, make_jobs, self_play_opponents
+from evolve.generations import by_colour, generation_line, population_figures
 from evolve.program import best_file, program_built, save_agent_weights
 from evolve.regret import REGRET_PER_JOB, load_positions, regret_job, regret_jobs
+from evolve.runs import best_params, provenance
 
 log = logging.getLogger("evolve")
 
@@ -72,17 +74,6 @@ def _setup_logging(run_dir, verbose=False):
     return logger
 
 
-def _by_colour(individual):
-    """The win rates of an individual as Black and as White in its last evaluation."""
-    report = getattr(individual, "report", {}) or {}
-    return {"black": report.get("black_win_rate"), "white": report.get("white_win_rate")}
-
-
-def rate_text(value):
-    """A win rate or its standard error as the log and the table write it; ``-`` where there is none."""
-    return "-" if value is None else f"{value:.3f}"
-
-
 def _where(description):
     """Where games run, in words, for the log: executor, workers, threads, and the dashboard if any."""
     words = description["executor"] + (" at {}".format(description["scheduler"]) if "scheduler" in description else "")
@@ -100,20 +91,6 @@ def _new_folder(parent, name):
             return path
         except FileExistsError:
             suffix += 1
-
-
-def _stats(population):
-    wins = numpy.array([ind.fitness.values[0] for ind in population])
-    margins = numpy.array([ind.fitness.values[1] for ind in population])
-    return {
-        "win_rate": {
-            "best": float(wins.max()),
-            "mean": float(wins.mean()),
-            "std": float(wins.std()),
-            "min": float(wins.min()),
-        },
-        "margin": {"best": float(margins.max()), "mean": float(margins.mean()), "std": float(margins.std())},
-    }
 
 
 class Evolution:
@@ -360,22 +337,14 @@ class Evolution:
             "diversity": genome.diversity(self.population, self.bounds),
             "best_fitness": list(best.fitness.values),
             "best_weights": genome.named(best, self.config.genes),
-            "best_by_colour": _by_colour(best),
+            "best_by_colour": by_colour(best),
             "centre": genome.named(self._centre(evaluated), self.config.genes),
             "play": self.config.fitness.play,
         }
         if self.config.regret is not None:
             entry["best_regret_kept"] = best.report.get("regret_kept") if getattr(best, "report", None) else None
             entry["best_held_out"] = self._held_out(best)
-        entry.update(_stats(evaluated))
-        errors = [ind.report["standard_error"] for ind in evaluated if getattr(ind, "report", None)]
-        entry["win_rate"]["standard_error"] = float(numpy.mean(errors)) if errors else None
-        entry["individuals"] = [
-            dict(
-                {"weights": [float(w) for w in ind], "fitness": list(ind.fitness.values)}, **getattr(ind, "report", {})
-            )
-            for ind in evaluated
-        ]
+        entry.update(population_figures(evaluated))
         self.records.append(entry)
         self.logbook.record(
             gen=number,
@@ -390,31 +359,7 @@ class Evolution:
         with open(os.path.join(self.run_dir, GENERATIONS), "a") as handle:
             handle.write(json.dumps(entry) + "\n")
         self._write_best()
-        colour = entry["best_by_colour"]
-        line = (
-            "gen {generation:>3}  best {win:.3f} ({margin:+.2f}; Black {black}, White {white})  mean {mean:.3f}  "
-            "spread {std:.3f} (noise: SE {se:.3f})  diversity {diversity:.3f}  {games} games  "
-            "{rate:.1f} games/s{regret}".format(
-                generation=number,
-                win=best.fitness.values[0],
-                margin=best.fitness.values[1],
-                black=rate_text(colour["black"]),
-                white=rate_text(colour["white"]),
-                mean=entry["win_rate"]["mean"],
-                std=entry["win_rate"]["std"],
-                se=entry["win_rate"]["standard_error"] or 0.0,
-                diversity=entry["diversity"],
-                games=games,
-                rate=entry["games_per_second"],
-                regret=(
-                    "  regret: kept {:.3f}, held out {:.3f}".format(
-                        entry["best_regret_kept"] or 0.0, (entry["best_held_out"] or {}).get("share") or 0.0
-                    )
-                    if self.config.regret is not None
-                    else ""
-                ),
-            )
-        )
+        line = generation_line(entry)
         print(line, file=self.out)
         self.out.flush()
         log.info(line)
@@ -450,31 +395,3 @@ class Evolution:
                 "numpy_state": numpy.random.get_state(),
             },
         )
-
-
-def best_params(run_dir, config, generation, best, **settings):
-    """Validated Params of an evolved individual, with where it came from, and the search ``settings``
-    given (by name; engine.params.SEARCH_TABLE)."""
-    weights, endgame = genome.by_feature(best, config.genes)
-    return make_params(
-        weights,
-        provenance(run_dir, config, generation, best.fitness.values),
-        source=f"{run_dir} generation {generation}",
-        endgame=endgame,
-        **settings,
-    )
-
-
-def provenance(run_dir, config, generation, fitness):
-    """Where a set of evolved weights came from."""
-    return {
-        "source": "evolved",
-        "run": os.path.basename(os.path.normpath(run_dir)),
-        "experiment": config.name,
-        "generation": generation,
-        "fitness": {"win_rate": fitness[0], "mean_stone_margin": fitness[1]},
-        "evolved_at_depth": config.depth,
-        "strategy": config.strategy,
-        "panel": [entry.opponent for entry in config.panel],
-        "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
-    }

@@ -1,12 +1,14 @@
 """Reading a run folder back: the generation table, plots, and exporting the best weights."""
 
+import datetime
 import math
 import os
 
 from engine.common.runfolder import read_generations
-from engine.params import save_params
+from engine.params import make_params, save_params
+from evolve import genome
 from evolve.checkpoint import load_checkpoint
-from evolve.loop import best_params, provenance, rate_text
+from evolve.generations import rate_text
 from evolve.program import refuse_search_settings, save_agent_weights
 
 
@@ -127,3 +129,31 @@ def export_best(run_dir, destination, **settings):
 def program_of(run_dir):
     """The run's ProgramIndividual (its program, weights file...) where it evolves a program's weights, else None."""
     return load_checkpoint(run_dir)["config"].individual
+
+
+def best_params(run_dir, config, generation, best, **settings):
+    """Validated Params of an evolved individual, with where it came from, and the search ``settings``
+    given (by name; engine.params.SEARCH_TABLE)."""
+    weights, endgame = genome.by_feature(best, config.genes)
+    return make_params(
+        weights,
+        provenance(run_dir, config, generation, best.fitness.values),
+        source=f"{run_dir} generation {generation}",
+        endgame=endgame,
+        **settings,
+    )
+
+
+def provenance(run_dir, config, generation, fitness):
+    """Where a set of evolved weights came from."""
+    return {
+        "source": "evolved",
+        "run": os.path.basename(os.path.normpath(run_dir)),
+        "experiment": config.name,
+        "generation": generation,
+        "fitness": {"win_rate": fitness[0], "mean_stone_margin": fitness[1]},
+        "evolved_at_depth": config.depth,
+        "strategy": config.strategy,
+        "panel": [entry.opponent for entry in config.panel],
+        "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
+    }

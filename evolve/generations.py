@@ -1,0 +1,71 @@
+"""What a generation records: its entry in ``generations.jsonl`` (the figures of its population and
+of its best individual) and its line in the log and on the terminal."""
+
+import numpy
+
+
+def by_colour(individual):
+    """The win rates of an individual as Black and as White in its last evaluation."""
+    report = getattr(individual, "report", {}) or {}
+    return {"black": report.get("black_win_rate"), "white": report.get("white_win_rate")}
+
+
+def rate_text(value):
+    """A win rate or its standard error as the log and the table write it; ``-`` where there is none."""
+    return "-" if value is None else f"{value:.3f}"
+
+
+def population_figures(evaluated):
+    """The win rates' and margins' statistics of the individuals evaluated, the mean standard error of a
+    fitness, and every individual with its weights, fitness and report."""
+    figures = _stats(evaluated)
+    errors = [ind.report["standard_error"] for ind in evaluated if getattr(ind, "report", None)]
+    figures["win_rate"]["standard_error"] = float(numpy.mean(errors)) if errors else None
+    figures["individuals"] = [
+        dict({"weights": [float(w) for w in ind], "fitness": list(ind.fitness.values)}, **getattr(ind, "report", {}))
+        for ind in evaluated
+    ]
+    return figures
+
+
+def _stats(population):
+    wins = numpy.array([ind.fitness.values[0] for ind in population])
+    margins = numpy.array([ind.fitness.values[1] for ind in population])
+    return {
+        "win_rate": {
+            "best": float(wins.max()),
+            "mean": float(wins.mean()),
+            "std": float(wins.std()),
+            "min": float(wins.min()),
+        },
+        "margin": {"best": float(margins.max()), "mean": float(margins.mean()), "std": float(margins.std())},
+    }
+
+
+def generation_line(entry):
+    """A generation's line: the best's fitness and win rates by colour, the population's mean and spread beside
+    the noise of a fitness, diversity, games and games/s, and the regret fitness's figures where it has them."""
+    colour = entry["best_by_colour"]
+    regret = ""
+    if "best_held_out" in entry:
+        regret = "  regret: kept {:.3f}, held out {:.3f}".format(
+            entry["best_regret_kept"] or 0.0, (entry["best_held_out"] or {}).get("share") or 0.0
+        )
+    return (
+        "gen {generation:>3}  best {win:.3f} ({margin:+.2f}; Black {black}, White {white})  mean {mean:.3f}  "
+        "spread {std:.3f} (noise: SE {se:.3f})  diversity {diversity:.3f}  {games} games  "
+        "{rate:.1f} games/s{regret}".format(
+            generation=entry["generation"],
+            win=entry["best_fitness"][0],
+            margin=entry["best_fitness"][1],
+            black=rate_text(colour["black"]),
+            white=rate_text(colour["white"]),
+            mean=entry["win_rate"]["mean"],
+            std=entry["win_rate"]["std"],
+            se=entry["win_rate"]["standard_error"] or 0.0,
+            diversity=entry["diversity"],
+            games=entry["games"],
+            rate=entry["games_per_second"],
+            regret=regret,
+        )
+    )
