@@ -215,7 +215,7 @@ def _installed_elsewhere():
     does not import this checkout's engine; None when it does."""
     import tempfile
 
-    from engine.sandbox.isolation import environment
+    from engine.sandbox.bwrap import environment
 
     with tempfile.TemporaryDirectory() as home:
         found = subprocess.run(

@@ -25,8 +25,9 @@ from engine.course.tournament import MINI_MATCH_GAMES, play_tournament
 from engine.players.specs import KNOWN
 from engine.protocol import write_atomic
 from engine.sandbox import accounting, gamebox, workspace
+from engine.sandbox.bwrap import environment
 from engine.sandbox.files import excerpt
-from engine.sandbox.isolation import environment, isolation
+from engine.sandbox.isolation import isolation
 from engine.sandbox.limits import DEFAULT_LIMITS
 
 NAME_CHARACTERS = 40  # of an agent folder's name in the table

@@ -1,7 +1,10 @@
 """Untrusted programs (course agents and their builds) run so that they cannot touch the grader.
 
 - ``limits``: the ``Limits`` record (mode and sizes) every untrusted run is given;
-- ``isolation``: the bubblewrap sandbox around a run's own folder copy, and its clean environment;
+- ``isolation``: whether this machine can isolate a run, and the argv of one (``wrap``): in the sandbox
+  where it works, else with a warning (``auto``) or not at all (``strict``);
+- ``bwrap``: the bubblewrap sandbox around a run's own folder copy, its clean environment, and what runs
+  inside it before the program (``nobody``, its own user namespace, the process limit);
 - ``accounting``: the cgroups that count CPU, memory and tasks over all of a run's processes;
 - ``process``: ``run``, one untrusted run started, watched and ended with everything it started;
 - ``gamebox``: one sandbox a program player's game, kept between games, its moves forked from

@@ -25,15 +25,8 @@ import time
 
 from engine.sandbox import forkserver
 from engine.sandbox.accounting import CPU, Accounting
-from engine.sandbox.isolation import (
-    environment,
-    made_in,
-    process_allowance,
-    resolve_command,
-    server_sandbox,
-    serves_moves,
-    unprivileged_ids,
-)
+from engine.sandbox.bwrap import environment, made_in, unprivileged_ids
+from engine.sandbox.isolation import process_allowance, resolve_command, server_sandbox, serves_moves
 from engine.sandbox.limits import MIB
 from engine.sandbox.process import Finished, _kill_group, _process_table, _Samples, file_limits, starter
 

@@ -18,8 +18,8 @@ import time
 from typing import NamedTuple
 
 from engine.sandbox.accounting import CPU, MEMORY, Accounting
+from engine.sandbox.bwrap import environment
 from engine.sandbox.forkserver import KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_SYSCALL
-from engine.sandbox.isolation import environment
 from engine.sandbox.limits import MIB
 
 # Without a memory cgroup, memory-backed files (memfd, /dev/shm) are bounded by their size times the

@@ -118,7 +118,7 @@ class Workspace:
     def reset(self, keep_in_tmp=()):
         """Empty the folder and the scratch folders for another game, and give each back its first owner,
         mode, times and no extended attribute: nothing a game left on them reaches the next. ``keep_in_tmp``:
-        the entries of the scratch /tmp that the sandbox itself made (``isolation.made_in``: root's, with
+        the entries of the scratch /tmp that the sandbox itself made (``bwrap.made_in``: root's, with
         read-only folders mounted in them), which stay."""
         first = dict({folder: SCRATCH_MODE for folder in (self.scratch or {}).values()}, **{self.folder: 0o755})
         for folder, mode in first.items():

@@ -1,0 +1,179 @@
+"""The bubblewrap command: what a sandboxed program sees, and what runs inside before it.
+
+``bwrap_argv`` builds the sandbox. The program sees a root made of the system's read-only folders
+(``/usr``, ``/etc``, the Python it runs on, the ``engine`` package, its own program's installation),
+its own folder copy as the only writable place (a small private ``/tmp`` and ``/dev/shm`` besides;
+no other player's copy, no home folder, no ``~/.cache``), no network, its own process tree (every
+descendant ends when it ends), and the stated ``environment``, nothing of the host's (the same
+environment a run gets without the sandbox).
+
+``inner_command`` is what runs inside it: when littlego runs as root, the switch to the
+unprivileged user ``nobody`` (``as_unprivileged``), in a user namespace of its own where one can be
+had, then the process limit (``prlimit``), set inside that namespace, where from Linux 5.14 the
+kernel counts RLIMIT_NPROC against the namespace's own tasks. Whether this machine can run any of
+it, and when to, is ``engine.sandbox.isolation``.
+"""
+
+import os
+import pwd
+import shutil
+import sys
+
+import engine
+from engine.sandbox.limits import DEFAULT_LIMITS, MIB
+
+ISOLATION_TOOL = "bwrap"
+# util-linux, all three: under root the sandboxed command becomes nobody (setpriv) in a user namespace of
+# its own (unshare); the process limit is set inside that namespace (prlimit), where the kernel counts it.
+SWITCH_USER, OWN_USER_NAMESPACE, PROCESS_LIMIT = "setpriv", "unshare", "prlimit"
+SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+UNPRIVILEGED_USER = "nobody"
+# The whole environment of an untrusted program, isolated or not: nothing of the host's (no tokens, no
+# keys, no PYTHONPATH). PATH also holds the folder of the Python running littlego; HOME is its own copy.
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+LANGUAGE = "C.UTF-8"
+PRIVATE_TMP_MODE = "01777"  # of the private /tmp and /dev/shm
+
+
+def environment(folder):
+    """The stated environment of a program run in ``folder``: PATH, HOME (the folder), LANG, TMPDIR."""
+    python_folder = os.path.dirname(sys.executable)
+    path = SYSTEM_PATH if python_folder in SYSTEM_PATH.split(":") else python_folder + ":" + SYSTEM_PATH
+    return {"PATH": path, "HOME": folder, "LANG": LANGUAGE, "TMPDIR": "/tmp"}
+
+
+def unprivileged_ids():
+    """(uid, gid) of the user a sandboxed move runs as: ``nobody`` when littlego runs as root, else None."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        entry = pwd.getpwnam(UNPRIVILEGED_USER)
+    except KeyError:
+        return None
+    return entry.pw_uid, entry.pw_gid
+
+
+def _visible_folders(extra=()):
+    """The read-only folders of a sandbox: the system's, the Python running littlego, the engine
+    package, and ``extra`` (the installation of the player's own program)."""
+    folders = [f for f in SYSTEM_FOLDERS if os.path.isdir(f) and not os.path.islink(f)]
+    package = os.path.dirname(os.path.abspath(engine.__file__))
+    for folder in (sys.base_prefix, sys.prefix, os.path.dirname(os.path.realpath(sys.executable)), package) + tuple(
+        extra
+    ):
+        if os.path.isdir(folder) and not any(folder == f or folder.startswith(f + os.sep) for f in folders):
+            folders.append(folder)
+    return folders
+
+
+def made_in(place, extra=()):
+    """The names of the entries that bwrap makes in the sandbox's ``place`` (/tmp) for the read-only
+    folders it shows there (littlego's own checkout or a Python under /tmp, say): where ``place`` is a
+    host's folder (a workspace's scratch), they are the sandbox's own and stay when it is emptied."""
+    prefix = place.rstrip(os.sep) + os.sep
+    return sorted({f[len(prefix) :].split(os.sep)[0] for f in _visible_folders(extra) if f.startswith(prefix)})
+
+
+def _ancestors(folders):
+    """The folders above ``folders`` that none of them holds: bwrap makes them, open to every user."""
+    made = []
+    for folder in folders:
+        parent = os.path.dirname(folder)
+        while parent not in ("/", "") and not any(parent == f or parent.startswith(f + os.sep) for f in folders):
+            made.append(parent)
+            parent = os.path.dirname(parent)
+    return sorted(set(made), key=lambda f: f.count(os.sep))
+
+
+def as_unprivileged():
+    """The start of what runs inside bwrap under root: becoming ``nobody``, no capability kept; [] otherwise."""
+    ids = unprivileged_ids()
+    if not ids:
+        return []
+    return [
+        shutil.which(SWITCH_USER) or SWITCH_USER,
+        f"--reuid={ids[0]}",
+        f"--regid={ids[1]}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--bounding-set=-all",
+        "--",
+    ]
+
+
+def inner_command(command, allowance, nested):
+    """What runs inside bwrap: under root, ``nobody`` (in a user namespace of its own where
+    ``nested``), then RLIMIT_NPROC at ``allowance``, then ``command`` (a list)."""
+    chain = as_unprivileged()
+    if chain and nested:
+        chain += [shutil.which(OWN_USER_NAMESPACE) or OWN_USER_NAMESPACE, "--user", "--"]
+    return (
+        chain + [shutil.which(PROCESS_LIMIT) or PROCESS_LIMIT, f"--nproc={allowance}:{allowance}", "--"] + list(command)
+    )
+
+
+def _private(place, size_mb, scratch):
+    """The bwrap arguments of the private ``place`` (/tmp, /dev/shm): the scratch folder bound there, else
+    a tmpfs of ``size_mb``."""
+    if scratch:
+        return ["--bind", scratch[place], place]
+    return ["--perms", PRIVATE_TMP_MODE, "--size", str(size_mb * MIB), "--tmpfs", place]
+
+
+def bwrap_argv(chdir, command, writable, tmp_mb=DEFAULT_LIMITS.file_mb, extra=(), scratch=None):
+    """The argv running ``command`` (a list) in a sandbox whose only writable folder is ``writable``,
+    beside /tmp and /dev/shm: tmpfs of ``tmp_mb`` each, or the host's folders ``scratch`` names
+    ({"/tmp": folder, "/dev/shm": folder}: a workspace's, within its quota).
+
+    Under root, bwrap runs privileged, with no user namespace, and the command (``inner_command``) turns
+    itself into ``nobody`` (the kernel never holds root's processes to a limit); otherwise bwrap
+    runs unprivileged in a user namespace of its own.
+    """
+    argv = [shutil.which(ISOLATION_TOOL) or ISOLATION_TOOL]
+    # A private /tmp first (small: files beyond the copy are no place to fill), then the folders on it.
+    # Open to every user with the sticky bit, as a system's /tmp is: the move's user (nobody) writes there.
+    argv += _private("/tmp", tmp_mb, scratch)
+    for folder in SYSTEM_FOLDERS:
+        if os.path.islink(folder):
+            argv += ["--symlink", os.readlink(folder), folder]
+    visible = _visible_folders(extra)
+    for folder in _ancestors(visible + ([writable] if writable else [])):
+        argv += ["--perms", "0755", "--dir", folder]
+    for folder in visible:
+        argv += ["--ro-bind", folder, folder]
+    if writable:
+        argv += ["--bind", writable, writable]
+    # --as-pid-1: the command is the namespace's first process, so that its CPU (children included) reaches
+    # the host's wait4, and everything it leaves ends when it does.
+    # /dev/shm as small as /tmp: shared memory no bigger than a file may be.
+    argv += [
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        *_private("/dev/shm", tmp_mb, scratch),
+        "--die-with-parent",
+        "--new-session",
+        "--as-pid-1",
+        "--chdir",
+        chdir,
+        "--clearenv",
+    ]
+    for name, value in sorted(environment(chdir).items()):
+        argv += ["--setenv", name, value]
+    if unprivileged_ids():
+        argv += [
+            "--unshare-ipc",
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--cap-add",
+            "CAP_SETUID",
+            "--cap-add",
+            "CAP_SETGID",
+            "--",
+        ]
+    else:
+        argv += ["--unshare-all", "--"]
+    return argv + list(command)
