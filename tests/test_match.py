@@ -6,9 +6,10 @@ import os
 import pytest
 
 from engine.constants import BLACK, WHITE
-from engine.play.match import format_report, match_sprt, run_match
+from engine.play.match import match_sprt, run_match
 from engine.play.settings import GameSettings
 from engine.play.stats import elo_with_margin, expected_score, pair_sprt_llr, sprt_llr, wilson_interval
+from engine.play.summary import format_report
 from engine.players.gnugo import gnugo_path
 from tests.conftest import cli, kill_when_journal_holds, start_cli
 

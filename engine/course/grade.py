@@ -11,8 +11,9 @@ from typing import List, NamedTuple, Optional, Tuple
 from engine.common.seeds import derive_seed
 from engine.course.build import course_game
 from engine.course.editions import OPPONENTS, edition, points, stage_budget, stages
-from engine.play.match import GameJob, play_all, summarise
+from engine.play.match import GameJob, play_all
 from engine.play.settings import DEFAULT_GAME_SETTINGS
+from engine.play.summary import summarise
 from engine.players.base import Reason
 from engine.sandbox.limits import DEFAULT_LIMITS
 

@@ -2,6 +2,6 @@
 
 Reading guide: ``game`` plays one game as the course's host does and returns a
 ``GameRecord``; ``match`` plays many between two players (on an ``executors`` pool or a
-Dask cluster) and sums them up in a ``MatchSummary``; ``stats`` is the pure statistics
-(Wilson interval, Elo, SPRT); ``sgf`` writes and reads game records.
+Dask cluster), and ``summary`` sums them up in a ``MatchSummary`` and its report; ``stats`` is
+the pure statistics (Wilson interval, Elo, SPRT); ``sgf`` writes and reads game records.
 """

@@ -1,4 +1,5 @@
-"""Matches between two players: parallel, reproducible, reported as tournament players expect.
+"""Matches between two players: parallel, reproducible, summed up as tournament players expect
+(``engine.play.summary``).
 
 Game ``k`` of a match gives Black to player A when ``k`` is even, to B when odd; the two
 games of a pair start from the same random opening and differ only in colours. A match may
@@ -7,11 +8,9 @@ measured); each game then has an opening of its own. Every game depends only on 
 seed, game index, colours), so a match replays exactly.
 """
 
-import math
 import os
 import time
-from collections import Counter
-from typing import Dict, List, NamedTuple, Optional
+from typing import NamedTuple, Optional
 
 from tqdm import tqdm
 
@@ -22,11 +21,13 @@ from engine.play.executors import executor
 from engine.play.game import GameRecord, play_game
 from engine.play.journal import Journal
 from engine.play.settings import DEFAULT_GAME_SETTINGS
-from engine.play.sgf import game_sgf, result_text
-from engine.play.stats import SprtState, elo_with_margin, pair_sprt_state, sprt_state, wilson_interval
-from engine.players.base import Reason
+from engine.play.sgf import write_sgf_games
+from engine.play.stats import pair_sprt_state, sprt_state
+from engine.play.summary import (
+    format_report,  # noqa: F401 (evolve.cli.ship imports it from here)
+    summarise,
+)
 from engine.players.specs import make_player
-from engine.protocol import write_atomic
 from engine.sandbox.limits import Limits
 
 # A MatchGame's fields: a GameRecord's, then the match's own two.
@@ -78,74 +79,6 @@ def game_job(job):
     return MatchGame(*record, index=job.index, a_colour=a_colour)
 
 
-class MatchSummary(NamedTuple):
-    """A match's figures, by player name (``a`` and ``b``: the specs, numbered when they are equal)."""
-
-    a: str
-    b: str
-    games: int
-    wins: Dict[str, int]
-    wins_by_colour: Dict[str, Dict[str, int]]
-    a_win_rate: float
-    a_win_rate_95ci: List[float]
-    elo: Optional[float]  # None where one-sided results leave it unbounded
-    elo_95_margin: Optional[float]
-    a_mean_stone_margin: float
-    cpu_per_move: Dict[str, Dict[str, float]]
-    end: Dict[str, int]  # games by how they ended (every Reason)
-    faults: List[str]
-    seconds: float = 0.0
-    seed: int = 1
-    random_opening: int = 0
-    jobs: int = 1
-    a_colour: str = "alternating"
-    sprt: Optional[SprtState] = None
-    interrupted: Optional[str] = None  # "after N of M games" when Ctrl-C ended it
-
-    def to_json(self):
-        """The summary as one JSON-ready object (no ``sprt``/``interrupted`` where there are none)."""
-        document = {name: value for name, value in self._asdict().items() if value is not None}
-        if self.sprt is not None:
-            document["sprt"] = self.sprt.to_json()
-        return document
-
-
-def summarise(spec_a, spec_b, results):
-    """The MatchSummary of these MatchGames."""
-    name_a, name_b = (spec_a, spec_b) if spec_a != spec_b else (spec_a + " #1", spec_b + " #2")
-    games = len(results)
-    a_wins = sum(1 for r in results if r.a_won)
-    by_colour = {name_a: {"black": 0, "white": 0}, name_b: {"black": 0, "white": 0}}
-    margins, cpu = [], {name_a: [], name_b: []}
-    for r in results:
-        by_colour[name_a if r.a_won else name_b][colour_word(r.winner)] += 1
-        a_margin = r.black_stones - r.white_stones
-        margins.append(a_margin if r.a_colour == BLACK else -a_margin)
-        for colour, seconds in r.cpu:
-            cpu[name_a if colour == r.a_colour else name_b].append(seconds)
-    low, high = wilson_interval(a_wins, games)
-    elo, elo_margin = elo_with_margin(a_wins, games) if games else (math.nan, math.nan)
-    ends = Counter(r.reason for r in results)
-    return MatchSummary(
-        a=name_a,
-        b=name_b,
-        games=games,
-        wins={name_a: a_wins, name_b: games - a_wins},
-        wins_by_colour=by_colour,
-        a_win_rate=a_wins / games if games else 0.0,
-        a_win_rate_95ci=[low, high],
-        # JSON has no infinity: an Elo difference that one-sided results leave unbounded is None.
-        elo=elo if math.isfinite(elo) else None,
-        elo_95_margin=elo_margin if math.isfinite(elo_margin) else None,
-        a_mean_stone_margin=sum(margins) / games if games else 0.0,
-        cpu_per_move={
-            name: {"mean": (sum(s) / len(s)) if s else 0.0, "max": max(s) if s else 0.0} for name, s in cpu.items()
-        },
-        end={reason.value: ends.get(reason, 0) for reason in Reason},
-        faults=[r.detail for r in results if r.reason != Reason.END][:20],
-    )
-
-
 def match_sprt(results, elo0, elo1):
     """The SPRT's state after these games: on the scores of colour pairs where the games come in pairs
     of one opening (games 2k and 2k + 1, A Black in one and White in the other; a game whose pair is not
@@ -182,7 +115,7 @@ def run_match(
     this match (stopped or killed), the match continues after them, to the same result as a match
     never stopped (JournalError when it holds another match).
     """
-    seed, cpu_limit, journal, progress = settings.seed, settings.cpu_limit, settings.journal, settings.progress
+    seed, cpu_limit, journal = settings.seed, settings.cpu_limit, settings.journal
     for spec in (spec_a, spec_b):
         make_player(spec).close()  # a bad spec fails here, before any worker starts
     if sprt and a_colour:
@@ -193,33 +126,25 @@ def run_match(
             journal, _settings(spec_a, spec_b, games, seed, opening_plies, cpu_limit, a_colour, sprt), MatchGame
         )
     work = [GameJob(k, spec_a, spec_b, seed, opening_plies, cpu_limit, a_colour, settings.limits) for k in range(games)]
-    progress, bar = _bar(spec_a, spec_b, games) if progress is True else (progress, None)
+    progress, bar = _bar(spec_a, spec_b, games) if settings.progress is True else (settings.progress, None)
     started = time.time()
-    results, test, interrupted = [], None, False
-    stream = stream_games(work, jobs, settings.scheduler, journal)
     try:
-        test = _collect(stream, results, games, sprt, progress)
-    except KeyboardInterrupt:
-        if not results:
-            raise
-        interrupted = True  # Ctrl-C: the games finished so far are the match
+        results, test, interrupted = _collect(
+            stream_games(work, jobs, settings.scheduler, journal), games, sprt, progress
+        )
     finally:
-        stream.close()  # an SPRT's decision leaves games unplayed: the workers end
         if bar:
             bar.close()
     results.sort(key=lambda r: r.index)
-    summary = summarise(spec_a, spec_b, results)
-    summary = summary._replace(
+    summary = summarise(spec_a, spec_b, results)._replace(
         seconds=time.time() - started,
         seed=seed,
         random_opening=opening_plies,
         jobs=jobs,
         a_colour=colour_word(a_colour) if a_colour else "alternating",
+        sprt=(test or match_sprt(results, *sprt)) if sprt else None,
+        interrupted=f"after {len(results)} of {games} games" if interrupted else None,
     )
-    if sprt:
-        summary = summary._replace(sprt=test or match_sprt(results, *sprt))
-    if interrupted:
-        summary = summary._replace(interrupted=f"after {len(results)} of {games} games")
     if sgf_dir:
         write_sgf_games(sgf_dir, results)
     return summary, results
@@ -291,85 +216,25 @@ def _kept(new_games, journal):
         yield game
 
 
-def _collect(stream, results, games, sprt, progress):
-    """Append the games of ``stream`` to ``results`` until it ends or the SPRT decides; the SPRT's
-    last state (None without one). ``results`` keeps what came before a Ctrl-C."""
-    test, a_wins = None, 0
-    for result in stream:
-        results.append(result)
-        a_wins += result.a_won
-        if sprt and len(results) % 2 == 0:
-            test = match_sprt(results, *sprt)
-        if progress:
-            progress(len(results), games, test, a_wins)
-        if test and test.decision:
-            break
-    return test
-
-
-def write_sgf_games(directory, results):
-    """Every game as an SGF file in ``directory``."""
-    if not os.path.isdir(directory):
-        os.makedirs(directory)
-    for game in results:
-        write_atomic(os.path.join(directory, sgf_name(game.index)), game_record_sgf(game))
-
-
-def sgf_name(index):
-    """The name ``--sgf`` gives game ``index``'s record."""
-    return f"game-{index:04d}.sgf"
-
-
-def game_record_sgf(game):
-    """A MatchGame as the SGF record ``--sgf`` writes: players, result (a forfeit as ``+F``) and the
-    detail of how it ended."""
-    result = result_text(game.winner, game.black_stones, game.white_stones, game.reason != Reason.END)
-    return game_sgf(game.moves, game.black, game.white, result, game.detail or None)
-
-
-def format_report(summary):
-    """The match as a cutechess-style table."""
-    a, b = summary.a, summary.b
-    width = max(len(a), len(b), 6)
-    lines = [
-        "{:<{w}} {:>6} {:>8} {:>8} {:>11} {:>10}".format(
-            "player", "wins", "as Black", "as White", "CPU/move", "worst CPU", w=width
-        )
-    ]
-    for name in (a, b):
-        colour = summary.wins_by_colour[name]
-        cpu = summary.cpu_per_move[name]
-        lines.append(
-            "{:<{w}} {:>6} {:>8} {:>8} {:>10.3f}s {:>9.3f}s".format(
-                name, summary.wins[name], colour["black"], colour["white"], cpu["mean"], cpu["max"], w=width
-            )
-        )
-    low, high = summary.a_win_rate_95ci
-    lines.append("")
-    lines.append(f"Games: {summary.games}   {a} win rate: {summary.a_win_rate:.1%} (95% CI {low:.1%} to {high:.1%})")
-    elo, margin = summary.elo, summary.elo_95_margin
-    if elo is None:
-        lines.append("Elo difference: unbounded (one side won every game)")
-    elif margin is None:
-        lines.append(f"Elo difference: {elo:+.1f} (error margin unbounded: too few games lost)")
-    else:
-        lines.append(f"Elo difference: {elo:+.1f} +/- {margin:.1f}")
-    lines.append(f"Mean stone margin for {a}: {summary.a_mean_stone_margin:+.2f} (stones, no komi)")
-    ends = ", ".join(f"{k} {v}" for k, v in summary.end.items() if v)
-    lines.append(f"Game ends: {ends}")
-    for fault in summary.faults:
-        lines.append(f"  fault: {fault}")
-    test = summary.sprt
-    if test:
-        verdict = {
-            "H1": f"H1 accepted: {a} is at least {test.elo1:+g} Elo stronger",
-            "H0": f"H0 accepted: {a} is not {test.elo1:+g} Elo stronger (at most {test.elo0:+g})",
-            None: f"inconclusive after {test.games} games",
-        }[test.decision]
-        model = "colour pairs" if test.model == "pairs" else "games"
-        lines.append(
-            f"SPRT [{test.elo0:+g}, {test.elo1:+g}] (alpha {test.alpha:g}, beta {test.beta:g}, on {model}): LLR "
-            f"{test.llr:.2f} in ({test.lower:.2f}, {test.upper:.2f}): {verdict}"
-        )
-    lines.append(f"Time: {summary.seconds:.1f} s with {summary.jobs} jobs")
-    return "\n".join(lines)
+def _collect(stream, games, sprt, progress):
+    """(the games of ``stream`` until it ends or the SPRT decides, the SPRT's last state (None without
+    one), whether a Ctrl-C ended them); a Ctrl-C before the first game ends propagates. The stream is
+    closed: an SPRT's decision leaves games unplayed, and the workers end."""
+    results, test, a_wins = [], None, 0
+    try:
+        for result in stream:
+            results.append(result)
+            a_wins += result.a_won
+            if sprt and len(results) % 2 == 0:
+                test = match_sprt(results, *sprt)
+            if progress:
+                progress(len(results), games, test, a_wins)
+            if test and test.decision:
+                break
+    except KeyboardInterrupt:
+        if not results:
+            raise
+        return results, None, True  # Ctrl-C: the games finished so far are the match
+    finally:
+        stream.close()
+    return results, test, False

@@ -21,7 +21,8 @@ import tarfile
 
 from engine.errors import UserError
 from engine.play.journal import JournalError, read_journal
-from engine.play.match import MatchGame, game_record_sgf, sgf_name
+from engine.play.match import MatchGame
+from engine.play.sgf import game_record_sgf, sgf_name
 
 PACK_PRESET = 9 | lzma.PRESET_EXTREME  # xz -9e: records are kept once and read rarely
 

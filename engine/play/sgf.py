@@ -1,7 +1,9 @@
-"""Games as SGF (FF[4], through sgfmill): written by matches and ``littlego play``, read by
-``littlego replay`` and the GTP engine's ``loadsgf``, and judged by our rules on the way in.
+"""Games as SGF (FF[4], through sgfmill): written by matches (``--sgf``: ``write_sgf_games``) and
+``littlego play``, read by ``littlego replay`` and the GTP engine's ``loadsgf``, and judged by our rules
+on the way in.
 """
 
+import os
 from typing import List, NamedTuple, Optional
 
 from sgfmill import sgf
@@ -9,7 +11,9 @@ from sgfmill import sgf
 from engine.constants import BLACK, BOARD_SIZE, KOMI, PASS, WHITE, colour_word, opponent
 from engine.coords import move_to_text, to_ij, to_point
 from engine.errors import UserError
+from engine.players.base import Reason
 from engine.position import IllegalMove, Position
+from engine.protocol import write_atomic
 
 _COLOUR = {BLACK: "b", WHITE: "w"}
 
@@ -62,6 +66,26 @@ def game_sgf(moves, black="Black", white="White", result=None, comment=None, sta
         game.extend_main_sequence().set_move(_COLOUR[colour], None if move == PASS else _sgf_point(move))
         colour = opponent(colour)
     return game.serialise()
+
+
+def sgf_name(index):
+    """The name ``--sgf`` gives game ``index``'s record."""
+    return f"game-{index:04d}.sgf"
+
+
+def game_record_sgf(game):
+    """A MatchGame as the SGF record ``--sgf`` writes: players, result (a forfeit as ``+F``) and the
+    detail of how it ended."""
+    result = result_text(game.winner, game.black_stones, game.white_stones, game.reason != Reason.END)
+    return game_sgf(game.moves, game.black, game.white, result, game.detail or None)
+
+
+def write_sgf_games(directory, results):
+    """Every game (MatchGames) as an SGF file in ``directory``, named by ``sgf_name``."""
+    if not os.path.isdir(directory):
+        os.makedirs(directory)
+    for game in results:
+        write_atomic(os.path.join(directory, sgf_name(game.index)), game_record_sgf(game))
 
 
 def _sgf_point(point):

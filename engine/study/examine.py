@@ -16,7 +16,7 @@ from engine.coords import move_from_text, move_to_text
 from engine.data import SHIPPED_PARAMS
 from engine.features import make_evaluator
 from engine.params import load_params
-from engine.play.match import sgf_name
+from engine.play.sgf import sgf_name
 from engine.players.searcher import AgentPlayer
 from engine.position import Position
 from engine.study.settle import PLIES

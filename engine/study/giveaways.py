@@ -39,8 +39,9 @@ from engine.coords import move_from_text
 from engine.errors import InvalidInput
 from engine.native.compiler import DEFAULT_TABLE_BITS
 from engine.native.solver import NativeSolver
-from engine.play.match import run_match, sgf_name
+from engine.play.match import run_match
 from engine.play.settings import DEFAULT_GAME_SETTINGS, GameSettings
+from engine.play.sgf import sgf_name
 from engine.players.specs import make_player
 from engine.protocol import write_atomic
 from engine.study import say_now
