@@ -1,6 +1,8 @@
 """The command lines: ``littlego`` (one module per command group) and what ``evolve`` shares with it.
 
-Reading guide: ``arguments`` holds the argument types and the one way a command ends
-(a clear line and exit 2 for a user's mistake); ``littlego`` assembles the parser from
-the command modules, each of which owns its parser and a thin handler.
+Reading guide: ``littlego`` assembles the parser from the command modules, each of which owns its
+parser and a thin handler. ``argument_types`` holds the values an argument may take (a user's mistake
+in one is a clear line and exit 2), ``arguments`` the options several commands share and the command
+tree's pieces, and ``exits`` the one way a command ends (one line for a user's mistake, a traceback for
+a bug).
 """

@@ -1,18 +1,28 @@
-"""What both command-line tools share: argument types that refuse nonsense (a user's mistake in an
-argument is one line naming it, from argparse, and exit status 2) and the options several commands
-take. How a command ends is ``engine.cli.exits``."""
+"""What both command-line tools share: the options several commands take, each group added by one
+function and read back by another (``add_game_options`` and ``game_settings``), and the command tree's
+pieces (``command``: a subcommand whose docstring is its help). The values an argument may take are
+``engine.cli.argument_types``; how a command ends is ``engine.cli.exits``."""
 
-import argparse
-import math
-import os
 import sys
 
-from engine.constants import MAX_MOVES, MAX_WEIGHT
-from engine.course.editions import ALIASES, EDITIONS, edition
-from engine.errors import InvalidInput
+# depth, elo_pair, file_to_write, folder_to_write, ply_range, weight and weight_bound only for evolve.cli, which
+# imports them from here; the engine's commands import them from argument_types.
+from engine.cli.argument_types import (  # noqa: F401
+    depth,
+    elo_pair,
+    file_to_write,
+    folder_to_write,
+    integer_range,
+    ply_range,
+    positive_int,
+    positive_seconds,
+    scheduler,
+    setting_type,
+    weight,
+    weight_bound,
+)
 from engine.native.compiler import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
-from engine.params import SEARCH_SETTINGS, SEARCH_TABLE, ParamsError
-from engine.play.executors import check_scheduler
+from engine.params import SEARCH_TABLE
 from engine.play.settings import GAME_TABLE, WHERE_GAMES_RUN, GameSettings
 from engine.players.program import ProgramPlayer
 from engine.players.specs import make_player
@@ -20,117 +30,6 @@ from engine.sandbox.isolation import refuse_strict, warning
 from engine.sandbox.limits import DEFAULT_LIMITS, MODES, Limits
 
 SCHEDULER_HELP = WHERE_GAMES_RUN + " (default: the experiment's [executor], else the local process pool)"
-
-
-def _integer(text, low, high, words):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected {words}, got {text!r}")
-    if not low <= value <= high:
-        raise argparse.ArgumentTypeError(f"expected {words}, got {value}")
-    return value
-
-
-def _float(text, fits, what, expected):
-    """``text`` as a number; ArgumentTypeError saying ``what`` was expected when it is none, and
-    ``expected`` when ``fits(value)`` is false."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
-    if not fits(value):
-        raise argparse.ArgumentTypeError(f"expected {expected}, got {text}")
-    return value
-
-
-def positive_int(text):
-    """An integer of at least 1."""
-    return _integer(text, 1, sys.maxsize, "a positive integer")
-
-
-def count(text):
-    """An integer of at least 0."""
-    return _integer(text, 0, sys.maxsize, "an integer of at least 0")
-
-
-def depth(text):
-    """A search depth, in the depth setting's range."""
-    setting = SEARCH_SETTINGS["depth"]
-    return _integer(text, setting.low, setting.high, f"a search depth from {setting.low} to {setting.high}")
-
-
-def integer_range(low, high):
-    """An argument type for an integer from ``low`` to ``high``."""
-
-    def parse(text):
-        return _integer(text, low, high, f"an integer from {low} to {high}")
-
-    return parse
-
-
-def scheduler(text):
-    """A Dask scheduler spec: local:N or tcp://HOST:PORT."""
-    try:
-        return check_scheduler(text)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error))
-
-
-def positive_seconds(text):
-    """A finite, positive number of seconds."""
-    return _float(text, lambda v: math.isfinite(v) and v > 0, "seconds", "a positive, finite number of seconds")
-
-
-def elo_pair(text):
-    """ELO0,ELO1 for --sprt: two numbers, the first below the second."""
-    try:
-        elo0, elo1 = (float(part) for part in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected ELO0,ELO1 such as 0,20, got {text!r}")
-    if not (math.isfinite(elo0) and math.isfinite(elo1) and elo0 < elo1):
-        raise argparse.ArgumentTypeError(f"expected ELO0 < ELO1, both finite, got {text!r}")
-    return elo0, elo1
-
-
-def weight_bound(text):
-    """A positive bound on the weights, at most MAX_WEIGHT."""
-    return _float(text, lambda v: 0 < v <= MAX_WEIGHT, "a number", f"a bound above 0 and at most {MAX_WEIGHT:g}")
-
-
-def weight(text):
-    """A weight: a finite number of at most MAX_WEIGHT in size (a larger one the params file would rescale)."""
-    return _float(
-        text,
-        lambda v: math.isfinite(v) and abs(v) <= MAX_WEIGHT,
-        "a number",
-        f"a finite weight from {-MAX_WEIGHT:g} to {MAX_WEIGHT:g}",
-    )
-
-
-def ply_range(text):
-    """Plies LOW-HIGH (or one ply) inside a game that still has a move to play."""
-    low, _, high = text.partition("-")
-    try:
-        low, high = int(low), int(high or low)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected plies as LOW-HIGH (e.g. 6-14), got {text!r}")
-    if not 2 <= low <= high <= MAX_MOVES - 1:
-        raise argparse.ArgumentTypeError(f"expected plies from 2 to {MAX_MOVES - 1} with LOW <= HIGH, got {text!r}")
-    return low, high
-
-
-def edition_key(text):
-    """A course edition's key, from its key or an alias (spring2022, latest)."""
-    try:
-        return edition(text).key
-    except InvalidInput as error:
-        raise argparse.ArgumentTypeError(str(error))
-
-
-EDITION_NAMES = "{} (or {})".format(
-    ", ".join(e.key for e in EDITIONS), ", ".join(f"{alias} for {key}" for alias, key in sorted(ALIASES.items()))
-)
 
 
 def add_table_bits(parser, what="each solver process's", default=DEFAULT_TABLE_BITS):
@@ -141,21 +40,6 @@ def add_table_bits(parser, what="each solver process's", default=DEFAULT_TABLE_B
         default=default,
         help=f"log2 of {what} table buckets (32 bytes each; default %(default)s: {2**default * 32 // 2**20} MiB)",
     )
-
-
-def setting_type(setting):
-    """The argparse type of the search setting ``setting`` (a SearchSetting): its kind within its range;
-    a setting bounded by another (the CPU cap by the budget) is checked against it once both are known."""
-
-    def parse(text):
-        try:
-            value = setting.kind(text)
-            return setting.check(value, "option")
-        except (ValueError, ParamsError):
-            raise argparse.ArgumentTypeError(f"expected {setting.range_words()}, got {text!r}")
-
-    parse.__name__ = setting.name  # argparse names the type in its errors
-    return parse
 
 
 def add_search_settings(parser, defaults, names=None):
@@ -365,29 +249,3 @@ def command(choices, name, handler):
 def group(choices, name, summary, metavar):
     """A command ``name`` whose own subcommands (``metavar``) are chosen next: ``littlego book build``."""
     return subcommands(choices.add_parser(name, help=summary, description=summary), "target", metavar)
-
-
-def folder_to_write(path, option):
-    """``path`` as a folder that exists (created if missing); OSError naming ``option`` when it is a file."""
-    if os.path.exists(path) and not os.path.isdir(path):
-        raise NotADirectoryError(20, f"{option} names a file, not a folder", path)
-    os.makedirs(path, exist_ok=True)
-    return path
-
-
-def file_to_write(path, option, example):
-    """``path`` as a file that can be written, checked before any long work: OSError naming
-    ``option`` when it is a folder (suggesting ``example`` in it), when its folder does not
-    exist, or when that folder cannot be written."""
-    if os.path.isdir(path):
-        raise IsADirectoryError(
-            21, f"{option} names a folder; give a file name (for example {os.path.join(path, example)})", path
-        )
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise FileNotFoundError(
-            2, f"{option}: no such folder to write {os.path.basename(path)} into (create it first)", folder
-        )
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise PermissionError(13, f"{option}: cannot write into this folder", folder)
-    return path

@@ -2,17 +2,8 @@
 
 import json
 
-from engine.cli.arguments import (
-    add_json,
-    command,
-    count,
-    depth,
-    group,
-    integer_range,
-    positive_int,
-    positive_seconds,
-    reporter,
-)
+from engine.cli.argument_types import count, depth, integer_range, positive_int, positive_seconds
+from engine.cli.arguments import add_json, command, group, reporter
 from engine.constants import MAX_MOVES
 from engine.course.build import built_agents
 from engine.data import RULES_VECTORS

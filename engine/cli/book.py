@@ -4,16 +4,8 @@ import os
 import sys
 
 from engine.book import load_book
-from engine.cli.arguments import (
-    add_progress,
-    add_table_bits,
-    command,
-    file_to_write,
-    group,
-    integer_range,
-    positive_int,
-    progress_bar,
-)
+from engine.cli.argument_types import file_to_write, integer_range, positive_int
+from engine.cli.arguments import add_progress, add_table_bits, command, group, progress_bar
 from engine.common.pools import cpu_with_children
 from engine.common.progress import counter
 from engine.constants import MAX_MOVES

@@ -2,7 +2,8 @@
 
 import os
 
-from engine.cli.arguments import EDITION_NAMES, command, edition_key
+from engine.cli.argument_types import EDITION_NAMES, edition_key
+from engine.cli.arguments import command
 from engine.course.editions import edition, fitted_search, fitting_cap, tightest_rate
 from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS
 from engine.submission.bundle import write_bundle

@@ -5,17 +5,8 @@ import json
 import os
 import sys
 
-from engine.cli.arguments import (
-    EDITION_NAMES,
-    add_game_options,
-    command,
-    edition_key,
-    file_to_write,
-    game_settings,
-    positive_int,
-    program_limits,
-    progress_bar,
-)
+from engine.cli.argument_types import EDITION_NAMES, edition_key, file_to_write, positive_int
+from engine.cli.arguments import add_game_options, command, game_settings, program_limits, progress_bar
 from engine.common.progress import counter
 from engine.course.build import LANGUAGES, built_agents, recognise, refuse_remote_builds
 from engine.course.editions import LATEST

@@ -2,7 +2,8 @@
 
 import sys
 
-from engine.cli.arguments import add_sandbox, command, count, player_with_sandbox
+from engine.cli.argument_types import count
+from engine.cli.arguments import add_sandbox, command, player_with_sandbox
 from engine.constants import MAX_MOVES
 from engine.ui.gtp import serve
 from engine.ui.judge import judge

@@ -4,20 +4,11 @@ import json
 import sys
 import time
 
-from engine.cli.arguments import (
-    add_game_options,
-    command,
-    elo_pair,
-    file_to_write,
-    folder_to_write,
-    game_settings,
-    integer_range,
-    positive_int,
-    program_limits,
-    progress_bar,
-)
+from engine.cli.argument_types import elo_pair, file_to_write, folder_to_write, integer_range, positive_int
+from engine.cli.arguments import add_game_options, command, game_settings, program_limits, progress_bar
 from engine.constants import BLACK, MAX_MOVES, WHITE
-from engine.play.match import format_report, run_match
+from engine.play.match import run_match
+from engine.play.summary import format_report
 from engine.players.specs import KNOWN
 
 

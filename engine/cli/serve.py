@@ -2,7 +2,8 @@
 
 import os
 
-from engine.cli.arguments import add_sandbox, command, integer_range, positive_seconds, sandbox_limits
+from engine.cli.argument_types import integer_range, positive_seconds
+from engine.cli.arguments import add_sandbox, command, sandbox_limits
 from engine.ui.web.server import is_loopback, serve
 
 

@@ -2,7 +2,8 @@
 
 import time
 
-from engine.cli.arguments import add_progress, command, integer_range, positive_seconds, progress_bar
+from engine.cli.argument_types import integer_range, positive_seconds
+from engine.cli.arguments import add_progress, command, progress_bar
 from engine.common.progress import counter
 from engine.constants import MAX_MOVES, PASS, colour_word
 from engine.errors import InvalidInput

@@ -5,14 +5,13 @@ import argparse
 import os
 import sys
 
+from engine.cli.argument_types import file_to_write, positive_int
 from engine.cli.arguments import (
     add_game_options,
     add_table_bits,
     command,
-    file_to_write,
     game_settings,
     group,
-    positive_int,
     program_limits,
     progress_bar,
 )

@@ -1,6 +1,7 @@
 """``littlego train``: train a learning player (the tabular Q-learner)."""
 
-from engine.cli.arguments import add_progress, command, group, integer_range, positive_int, progress_bar
+from engine.cli.argument_types import integer_range, positive_int
+from engine.cli.arguments import add_progress, command, group, progress_bar
 from engine.constants import MAX_MOVES
 from engine.training.qlearning import PLOT, TABLE, Training
 
