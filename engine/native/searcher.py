@@ -106,60 +106,71 @@ def differing_feature(library, reference=None):
     return None
 
 
-def _declare(library):
-    pointer, position = ctypes.c_void_p, ctypes.POINTER(NativePosition)
-    signatures = {
-        "ls_feature_count": (ctypes.c_int, []),
-        "ls_features": (None, [position, ctypes.POINTER(ctypes.c_double)]),
-        "ls_legal_mask": (ctypes.c_uint32, [position]),
-        "ls_play": (None, [position, ctypes.c_int, position]),
-        "ls_new": (
-            pointer,
-            [
-                ctypes.POINTER(ctypes.c_double),
-                ctypes.POINTER(ctypes.c_double),
-                ctypes.c_int,
-                ctypes.c_int,
-                ctypes.c_uint64,
-            ],
-        ),
-        "ls_free": (None, [pointer]),
-        "ls_nodes": (ctypes.c_int64, [pointer]),
-        "ls_set_nodes": (None, [pointer, ctypes.c_int64]),
-        "ls_table_size": (ctypes.c_uint64, [pointer]),
-        "ls_root": (
+# search.c's entry points: (result type, argument types), pointers to a search state and to pos_t.
+_POINTER, _POSITION = ctypes.c_void_p, ctypes.POINTER(NativePosition)
+_SIGNATURES = {
+    "ls_feature_count": (ctypes.c_int, []),
+    "ls_features": (None, [_POSITION, ctypes.POINTER(ctypes.c_double)]),
+    "ls_legal_mask": (ctypes.c_uint32, [_POSITION]),
+    "ls_play": (None, [_POSITION, ctypes.c_int, _POSITION]),
+    "ls_new": (
+        _POINTER,
+        [
+            ctypes.POINTER(ctypes.c_double),
+            ctypes.POINTER(ctypes.c_double),
             ctypes.c_int,
-            [
-                pointer,
-                position,
-                ctypes.c_int,
-                ctypes.c_int,
-                ctypes.c_double,
-                ctypes.c_int64,
-                ctypes.POINTER(ctypes.c_int),
-                ctypes.POINTER(ctypes.c_double),
-            ],
-        ),
-        "ls_store_root": (ctypes.c_int, [pointer, ctypes.c_int]),
-        "ls_value": (
+            ctypes.c_int,
+            ctypes.c_uint64,
+        ],
+    ),
+    "ls_free": (None, [_POINTER]),
+    "ls_nodes": (ctypes.c_int64, [_POINTER]),
+    "ls_set_nodes": (None, [_POINTER, ctypes.c_int64]),
+    "ls_table_size": (ctypes.c_uint64, [_POINTER]),
+    "ls_root": (
+        ctypes.c_int,
+        [
+            _POINTER,
+            _POSITION,
+            ctypes.c_int,
+            ctypes.c_int,
             ctypes.c_double,
-            [
-                pointer,
-                position,
-                ctypes.c_int,
-                ctypes.c_double,
-                ctypes.c_double,
-                ctypes.c_int,
-                ctypes.c_int,
-                ctypes.c_double,
-                ctypes.c_int64,
-                ctypes.POINTER(ctypes.c_int),
-            ],
-        ),
-    }
-    for name, (result, arguments) in signatures.items():
+            ctypes.c_int64,
+            ctypes.POINTER(ctypes.c_int),
+            ctypes.POINTER(ctypes.c_double),
+        ],
+    ),
+    "ls_store_root": (ctypes.c_int, [_POINTER, ctypes.c_int]),
+    "ls_value": (
+        ctypes.c_double,
+        [
+            _POINTER,
+            _POSITION,
+            ctypes.c_int,
+            ctypes.c_double,
+            ctypes.c_double,
+            ctypes.c_int,
+            ctypes.c_int,
+            ctypes.c_double,
+            ctypes.c_int64,
+            ctypes.POINTER(ctypes.c_int),
+        ],
+    ),
+}
+
+
+def _declare(library):
+    """``library`` (search.c loaded) with its entry points typed, once its features are checked."""
+    for name, (result, arguments) in _SIGNATURES.items():
         function = getattr(library, name)
         function.restype, function.argtypes = result, arguments
+    _check_features(library)
+    return library
+
+
+def _check_features(library):
+    """NativeError naming the feature of engine.features' FEATURE_TABLE that search.c leaves uncomputed, or
+    computes otherwise than engine/features.py on the check positions, and where to mend it."""
     missing = _uncomputed(library)
     if library.ls_feature_count() != len(FEATURES) or missing:
         raise NativeError(
@@ -178,7 +189,6 @@ def _declare(library):
             f"{expected!r} at ply {position.moves_played} (board {position.board_string()!r}); mend "
             f"f[FEATURE_{name.upper()}] in engine/native/search_features.h"
         )
-    return library
 
 
 def compiled_search():
