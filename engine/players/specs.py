@@ -96,31 +96,12 @@ def make_player(spec, cpu_limit=None, timed=True, engine="python", limits=None):
             raise InvalidInput(f"player {name!r} takes no argument (got {argument!r})")
         return SCRIPTED[name]()
     if name in ("champion", "shipped"):
-        try:  # an installation without the book plays without it
-            book = load_book(SHIPPED_BOOK) if os.path.exists(SHIPPED_BOOK) else None
-        except BookError as error:
-            raise InvalidInput(f"player {spec!r}: {error}")
-        params = _load(spec, argument or SHIPPED_PARAMS)
-        if name == "shipped":
-            return ShippedPlayer(params, book, spec=spec)
-        return AgentPlayer(params, spec=spec, timed=timed, book=book)
+        return _champion(spec, name, argument, timed)
     if spec == "handset" or spec.startswith("handset@"):
         depth = _depth(spec, spec[len("handset@") :]) if "@" in spec else None
         return AgentPlayer(default_params(), depth, spec=spec, timed=timed, engine=engine)
     if name in ("agent", "native") or spec.startswith(("agent@", "native@")):
-        base = "native" if spec.startswith("native") else "agent"
-        rest, depth = spec[len(base) :], None
-        if "@" in rest:
-            rest, _, depth_text = rest.rpartition("@")
-            depth = _depth(spec, depth_text)
-        params = _load(spec, rest[1:] or SHIPPED_PARAMS)
-        if base == "native":
-            if depth is None:
-                raise InvalidInput(
-                    f"player {spec!r}: the compiled searcher plays at a fixed depth: native[:PARAMS]@DEPTH"
-                )
-            return AgentPlayer(params, depth, spec=spec, timed=False, engine="native")
-        return AgentPlayer(params, depth, spec=spec, timed=timed, engine=engine)
+        return _agent(spec, timed, engine)
     if name == "cmd":
         directory, _, command = argument.partition("::")
         if not directory:
@@ -147,6 +128,34 @@ def make_player(spec, cpu_limit=None, timed=True, engine="python", limits=None):
     if name == "gtp":
         return gtp_player(argument, spec)
     raise InvalidInput(f"unknown player {spec!r} (known: {KNOWN})")
+
+
+def _champion(spec, name, argument, timed):
+    """The player of ``champion[:PARAMS]`` or ``shipped[:PARAMS]``: the shipped book (where the installation
+    has one) with the shipped params or PARAMS; InvalidInput naming what is wrong."""
+    try:  # an installation without the book plays without it
+        book = load_book(SHIPPED_BOOK) if os.path.exists(SHIPPED_BOOK) else None
+    except BookError as error:
+        raise InvalidInput(f"player {spec!r}: {error}")
+    params = _load(spec, argument or SHIPPED_PARAMS)
+    if name == "shipped":
+        return ShippedPlayer(params, book, spec=spec)
+    return AgentPlayer(params, spec=spec, timed=timed, book=book)
+
+
+def _agent(spec, timed, engine):
+    """The player of ``agent[:PARAMS][@DEPTH]`` or ``native[:PARAMS]@DEPTH``; InvalidInput naming what is wrong."""
+    base = "native" if spec.startswith("native") else "agent"
+    rest, depth = spec[len(base) :], None
+    if "@" in rest:
+        rest, _, depth_text = rest.rpartition("@")
+        depth = _depth(spec, depth_text)
+    params = _load(spec, rest[1:] or SHIPPED_PARAMS)
+    if base == "native":
+        if depth is None:
+            raise InvalidInput(f"player {spec!r}: the compiled searcher plays at a fixed depth: native[:PARAMS]@DEPTH")
+        return AgentPlayer(params, depth, spec=spec, timed=False, engine="native")
+    return AgentPlayer(params, depth, spec=spec, timed=timed, engine=engine)
 
 
 def _weighted_program(spec, argument, cpu_limit, limits):
