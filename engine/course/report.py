@@ -88,8 +88,6 @@ def _games(count):
 def format_tournament(report):
     """The tournament as text: the standings with the crosstable beside them, the mini-matches, the faults."""
     agents = [s.agent for s in report.standings]
-    width = max(len(a) for a in agents + ["agent"])
-    short = {a: str(n + 1) for n, a in enumerate(agents)}
     lines = [
         (
             f"Round-robin of {len(agents)} agents, {report.games_per_match} games a pair (the extra Black "
@@ -97,25 +95,7 @@ def format_tournament(report):
         ),
         "",
     ]
-    lines.append(
-        "{:>4}  {:<{w}} {:>5} {:>6} {:>6} {:>7}   {}".format(
-            "rank", "agent", "WINs", "won", "lost", "faults", " ".join(f"{short[a]:>5}" for a in agents), w=width
-        )
-    )
-    for _n, standing in enumerate(report.standings):
-        cells = ["{:>5}".format("-" if b == standing.agent else report.crosstable[standing.agent][b]) for b in agents]
-        lines.append(
-            "{:>4}  {:<{w}} {:>5} {:>6} {:>6} {:>7}   {}".format(
-                standing.rank,
-                f"{standing.agent}",
-                standing.wins,
-                standing.games_won,
-                standing.games_lost,
-                standing.faults,
-                " ".join(cells),
-                w=width,
-            )
-        )
+    lines.extend(_standings(report, agents))
     lines.append("(the crosstable's columns follow the ranking: games won by the row's agent against the column's)")
     lines.append("")
     for match in report.matches:
@@ -129,22 +109,10 @@ def format_tournament(report):
                 match.extra_black,
             )
         )
-    faults = {}  # the same fault of an agent in many games is one line
-    for fault in report.faults:
-        faults.setdefault((fault.agent, fault.reason, fault.detail), []).append(fault)
+    faults = _tournament_faults(report.faults)
     if faults:
         lines.append("")
-    for (agent, reason, detail), games in faults.items():
-        lines.append(
-            "  {} lost {} by fault ({}): {} ({}{})".format(
-                agent,
-                _games(len(games)),
-                reason,
-                detail,
-                "; ".join(f"{f.a} vs {f.b} game {f.game} as {f.colour}" for f in games[:2]),
-                "; ..." if len(games) > 2 else "",
-            )
-        )
+    lines.extend(faults)
     for note in report.notes or ():
         lines.append("Note: " + note)
     lines.append(
@@ -155,6 +123,50 @@ def format_tournament(report):
         )
     )
     return "\n".join(lines)
+
+
+def _standings(report, agents):
+    """The lines of the standings table, a row an agent in rank order, with its row of the crosstable beside it."""
+    width = max(len(a) for a in agents + ["agent"])
+    short = {a: str(n + 1) for n, a in enumerate(agents)}
+    lines = [
+        "{:>4}  {:<{w}} {:>5} {:>6} {:>6} {:>7}   {}".format(
+            "rank", "agent", "WINs", "won", "lost", "faults", " ".join(f"{short[a]:>5}" for a in agents), w=width
+        )
+    ]
+    for standing in report.standings:
+        cells = ["{:>5}".format("-" if b == standing.agent else report.crosstable[standing.agent][b]) for b in agents]
+        lines.append(
+            "{:>4}  {:<{w}} {:>5} {:>6} {:>6} {:>7}   {}".format(
+                standing.rank,
+                f"{standing.agent}",
+                standing.wins,
+                standing.games_won,
+                standing.games_lost,
+                standing.faults,
+                " ".join(cells),
+                w=width,
+            )
+        )
+    return lines
+
+
+def _tournament_faults(faults):
+    """A line for each agent's fault (its reason and detail): the same fault in many games is one line."""
+    games_of = {}
+    for fault in faults:
+        games_of.setdefault((fault.agent, fault.reason, fault.detail), []).append(fault)
+    return [
+        "  {} lost {} by fault ({}): {} ({}{})".format(
+            agent,
+            _games(len(games)),
+            reason,
+            detail,
+            "; ".join(f"{f.a} vs {f.b} game {f.game} as {f.colour}" for f in games[:2]),
+            "; ..." if len(games) > 2 else "",
+        )
+        for (agent, reason, detail), games in games_of.items()
+    ]
 
 
 def tournament_csv(report):
