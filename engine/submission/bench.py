@@ -109,6 +109,18 @@ def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), repo
     params = load_params(params_path)
     evaluate = make_evaluator(params.weights, params.endgame)
     phases = search_positions()
+    return {
+        "positions": {name: len(p) for name, p in phases},
+        "depths": _search_depths(evaluate, phases, depths, report),
+        "depth_within_budget": _depth_within_budgets(evaluate, phases, budgets, report),
+        "games": _bundled_games(params_path, game_seeds, report),
+        "params": params_path,
+    }
+
+
+def _search_depths(evaluate, phases, depths, report):
+    """A row for each depth: the median and the most seconds a search of the ``phases``' positions takes, its
+    nodes and nodes/s."""
     rows = []
     report("{:>5} {:>10} {:>10} {:>10} {:>12}".format("depth", "median s", "max s", "nodes", "nodes/s"))
     for depth in depths:
@@ -127,6 +139,11 @@ def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), repo
         }
         rows.append(row)
         report("{depth:>5} {median_s:>10.4f} {max_s:>10.4f} {nodes:>10} {nodes_per_s:>12,.0f}".format(**row))
+    return rows
+
+
+def _depth_within_budgets(evaluate, phases, budgets, report):
+    """For each CPU budget, the depths that iterative deepening completes within it on the ``phases``' positions."""
     reached = []
     for budget in budgets:
         found = [
@@ -146,6 +163,11 @@ def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), repo
             f"depth completed within {budget:g} s of CPU: median {statistics.median(found):g}, from "
             f"{min(found)} to {max(found)}"
         )
+    return reached
+
+
+def _bundled_games(params_path, game_seeds, report):
+    """The CPU of whole games against random, as Black and as White, of the agent a course submission holds."""
     games = []
     # The whole game is timed on the bundle a course submission holds (the shipped book with
     # it, read on every move before exact solving), run as the course runs it.
@@ -172,13 +194,7 @@ def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), repo
                 f"(max {games[-1]['max_move_cpu_s']:.2f} s a move), bundled agent, one process per move"
             )
     shutil.rmtree(submission, ignore_errors=True)
-    return {
-        "positions": {name: len(p) for name, p in phases},
-        "depths": rows,
-        "depth_within_budget": reached,
-        "games": games,
-        "params": params_path,
-    }
+    return games
 
 
 def bench_solve(plies=(12, 10), positions=6, seed=11, report=print):
