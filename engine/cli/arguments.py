@@ -5,22 +5,7 @@ pieces (``command``: a subcommand whose docstring is its help). The values an ar
 
 import sys
 
-# depth, elo_pair, file_to_write, folder_to_write, ply_range, weight and weight_bound only for evolve.cli, which
-# imports them from here; the engine's commands import them from argument_types.
-from engine.cli.argument_types import (  # noqa: F401
-    depth,
-    elo_pair,
-    file_to_write,
-    folder_to_write,
-    integer_range,
-    ply_range,
-    positive_int,
-    positive_seconds,
-    scheduler,
-    setting_type,
-    weight,
-    weight_bound,
-)
+from engine.cli.argument_types import integer_range, positive_int, positive_seconds, scheduler, setting_type
 from engine.native.compiler import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
 from engine.params import SEARCH_TABLE
 from engine.play.settings import GAME_TABLE, WHERE_GAMES_RUN, GameSettings

@@ -23,10 +23,7 @@ from engine.play.journal import Journal
 from engine.play.settings import DEFAULT_GAME_SETTINGS
 from engine.play.sgf import write_sgf_games
 from engine.play.stats import pair_sprt_state, sprt_state
-from engine.play.summary import (
-    format_report,  # noqa: F401 (evolve.cli.ship imports it from here)
-    summarise,
-)
+from engine.play.summary import summarise
 from engine.players.specs import make_player
 from engine.sandbox.limits import Limits
 

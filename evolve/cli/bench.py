@@ -2,7 +2,8 @@
 
 import json
 
-from engine.cli.arguments import add_json, command, depth, positive_int, reporter, scheduler
+from engine.cli.argument_types import depth, positive_int, scheduler
+from engine.cli.arguments import add_json, command, reporter
 from engine.play.executors import SCHEDULER_FORMS
 from engine.players.searcher import ENGINES
 from engine.players.specs import make_player

@@ -3,20 +3,15 @@
 import json
 import os
 
+from engine.cli.argument_types import file_to_write, integer_range, ply_range, positive_int, weight, weight_bound
 from engine.cli.arguments import (
     add_json,
     add_progress,
     add_search_settings,
     add_table_bits,
     command,
-    file_to_write,
-    integer_range,
-    ply_range,
-    positive_int,
     progress_bar,
     search_settings,
-    weight,
-    weight_bound,
 )
 from engine.common.progress import counter
 from engine.data import SHIPPED_PARAMS

@@ -4,17 +4,14 @@ export its best weights."""
 import json
 import os
 
+from engine.cli.argument_types import file_to_write, folder_to_write, positive_int, scheduler
 from engine.cli.arguments import (
     SCHEDULER_HELP,
     add_json,
     add_progress,
     add_search_settings,
     command,
-    file_to_write,
-    folder_to_write,
-    positive_int,
     progress_bar,
-    scheduler,
     search_settings,
 )
 from engine.data import SHIPPED_PARAMS

@@ -3,15 +3,12 @@
 import functools
 import os
 
+from engine.cli.argument_types import elo_pair, file_to_write, integer_range, positive_int
 from engine.cli.arguments import (
     add_game_options,
     add_search_settings,
     command,
-    elo_pair,
-    file_to_write,
     game_settings,
-    integer_range,
-    positive_int,
     program_limits,
     progress_bar,
 )
@@ -20,7 +17,7 @@ from engine.common.progress import counter
 from engine.constants import MAX_MOVES
 from engine.data import SHIPPED_POSITIONS
 from engine.params import load_params
-from engine.play.match import format_report
+from engine.play.summary import format_report
 from engine.players.shipped import ShippedPlayer, shipped_book
 from evolve.cli.runs import one_run
 from evolve.exploit import exploitability, format_exploitability
