@@ -101,6 +101,55 @@ def _from_file(path, candidate_path, search):
     return candidate
 
 
+def _plan_under_way(plan_path, asked, run, current, candidate_path, generation, from_file):
+    """The plan of the test under way in ``plan_path``; ShipError where it is not the one ``asked`` for
+    (settings, the run's generation, the candidate file, or either params file's content changed)."""
+    folder = os.path.dirname(plan_path)
+    try:
+        with open(plan_path) as handle:
+            recorded = json.load(handle)
+        plan = ShipPlan(**dict(recorded, sprt=tuple(recorded["sprt"])))
+    except (ValueError, TypeError, KeyError) as error:
+        raise ShipError(f"{plan_path}: not a plan this version wrote ({error}): remove {folder} to start a new test")
+    changed = [name for name, value in asked.items() if getattr(plan, name) != value]
+    if generation != plan.generation:
+        changed.append(f"the run's generation ({plan.generation} then, {generation} now)")
+    if from_file and os.path.normpath(run) != plan.run:
+        changed.append(f"the candidate file ({plan.run} then, {os.path.normpath(run)} now)")
+    if _sha256(current) != plan.current_sha256:
+        changed.append(f"{current}'s content")
+    if _sha256(candidate_path) != plan.candidate_sha256:
+        changed.append(f"{candidate_path}'s content")
+    if changed:
+        raise ShipError(
+            "{} holds a test started with other settings ({} changed): ship with those it was "
+            "started with, or remove {} to start a new test".format(plan_path, ", ".join(changed), folder)
+        )
+    return plan
+
+
+def _new_plan(run, current, candidate_path, plan_path, asked, from_file, close_stones):
+    """A new test's plan, written to ``plan_path`` with the candidate exported beside it: the run's best (or
+    the params file's weights) with ``current``'s search settings (``close_stones`` the candidate's own)."""
+    search = load_params(current).search()
+    if close_stones is not None:
+        search["close_stones"] = close_stones
+    os.makedirs(os.path.dirname(plan_path), exist_ok=True)
+    if from_file:
+        candidate = _from_file(run, candidate_path, search)
+    else:
+        candidate = export_best(run, candidate_path, **search)
+    plan = ShipPlan(
+        run=os.path.normpath(run) if from_file else os.path.basename(os.path.normpath(run)),
+        generation=None if from_file else candidate.provenance["generation"],
+        candidate_sha256=_sha256(candidate_path),
+        current_sha256=_sha256(current),
+        **asked,
+    )
+    write_atomic(plan_path, json.dumps(plan._asdict(), indent=2) + "\n")
+    return plan
+
+
 def prepare(
     run,
     current,
@@ -151,45 +200,9 @@ def prepare(
         close_stones=close_stones,
     )
     if os.path.exists(plan_path):  # a test under way: the same one, or none
-        try:
-            with open(plan_path) as handle:
-                recorded = json.load(handle)
-            plan = ShipPlan(**dict(recorded, sprt=tuple(recorded["sprt"])))
-        except (ValueError, TypeError, KeyError) as error:
-            raise ShipError(
-                f"{plan_path}: not a plan this version wrote ({error}): remove {folder} to start a new test"
-            )
-        changed = [name for name, value in asked.items() if getattr(plan, name) != value]
-        if generation != plan.generation:
-            changed.append(f"the run's generation ({plan.generation} then, {generation} now)")
-        if from_file and os.path.normpath(run) != plan.run:
-            changed.append(f"the candidate file ({plan.run} then, {os.path.normpath(run)} now)")
-        if _sha256(current) != plan.current_sha256:
-            changed.append(f"{current}'s content")
-        if _sha256(candidate_path) != plan.candidate_sha256:
-            changed.append(f"{candidate_path}'s content")
-        if changed:
-            raise ShipError(
-                "{} holds a test started with other settings ({} changed): ship with those it was "
-                "started with, or remove {} to start a new test".format(plan_path, ", ".join(changed), folder)
-            )
+        plan = _plan_under_way(plan_path, asked, run, current, candidate_path, generation, from_file)
     else:
-        search = load_params(current).search()
-        if close_stones is not None:
-            search["close_stones"] = close_stones
-        os.makedirs(folder, exist_ok=True)
-        if from_file:
-            candidate = _from_file(run, candidate_path, search)
-        else:
-            candidate = export_best(run, candidate_path, **search)
-        plan = ShipPlan(
-            run=os.path.normpath(run) if from_file else os.path.basename(os.path.normpath(run)),
-            generation=None if from_file else candidate.provenance["generation"],
-            candidate_sha256=_sha256(candidate_path),
-            current_sha256=_sha256(current),
-            **asked,
-        )
-        write_atomic(plan_path, json.dumps(plan._asdict(), indent=2) + "\n")
+        plan = _new_plan(run, current, candidate_path, plan_path, asked, from_file, close_stones)
     # the bundles are made again from the files whenever the test goes on: git need not keep them
     write_atomic(os.path.join(folder, ".gitignore"), "/candidate/\n/current/\n")
     for name, params in (("candidate", candidate_path), ("current", current)):
@@ -221,6 +234,27 @@ def describe(run, current, plan):
         f"SPRT [{plan.sprt[0]:g}, {plan.sprt[1]:g}], seed {plan.seed}, random "
         f"openings of {plan.random_opening} plies; journal {os.path.join(ship_folder(run), JOURNAL)}"
     )
+
+
+def _shipped_after(plan, summary, previous, journal):
+    """The test a shipped candidate passed, as its provenance keeps it, with what it replaced."""
+    return {
+        "test": "SPRT, alpha = beta = 0.05, course bundles at the playing budget",
+        "elo0": plan.sprt[0],
+        "elo1": plan.sprt[1],
+        "games": summary.games,
+        "candidate_wins": summary.wins[summary.a],
+        "llr": round(summary.sprt.llr, 3),
+        "seed": plan.seed,
+        "random_opening": plan.random_opening,
+        "cpu_limit": plan.cpu_limit,
+        "book": plan.book,
+        "journal": journal,
+        "replaced": {
+            key: previous.provenance.get(key) for key in ("source", "run", "generation") if key in previous.provenance
+        },
+        "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
+    }
 
 
 def ship(run, current, plan, settings=DEFAULT_GAME_SETTINGS):
@@ -267,29 +301,10 @@ def ship(run, current, plan, settings=DEFAULT_GAME_SETTINGS):
             summary,
         )
     candidate = load_params(os.path.join(folder, CANDIDATE))
-    previous = load_params(current)
     provenance = dict(
         candidate.provenance,
         exported_by=command_line(run, current, plan),
-        shipped_after={
-            "test": "SPRT, alpha = beta = 0.05, course bundles at the playing budget",
-            "elo0": plan.sprt[0],
-            "elo1": plan.sprt[1],
-            "games": summary.games,
-            "candidate_wins": wins,
-            "llr": round(test.llr, 3),
-            "seed": plan.seed,
-            "random_opening": plan.random_opening,
-            "cpu_limit": plan.cpu_limit,
-            "book": plan.book,
-            "journal": os.path.join(folder, JOURNAL),
-            "replaced": {
-                key: previous.provenance.get(key)
-                for key in ("source", "run", "generation")
-                if key in previous.provenance
-            },
-            "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
-        },
+        shipped_after=_shipped_after(plan, summary, load_params(current), os.path.join(folder, JOURNAL)),
     )
     save_params(current, candidate._replace(provenance=provenance))
     return ShipResult(
