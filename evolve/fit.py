@@ -188,9 +188,16 @@ def fit_weights(
     def evaluate(individual):
         return (log_loss(full(individual), features, labels, numpy.asarray(individual[first_offset:]), columns),)
 
+    best, logbook = _minimise(strategy, evaluate, free_bounds, generations, report)
+    return unscaled(best), logbook
+
+
+def _minimise(strategy, evaluate, bounds, generations, report=None):
+    """Run the CMA-ES ``strategy`` on ``evaluate`` (to be minimised) within ``bounds`` for ``generations``;
+    (the best individual, DEAP's logbook), with a progress counter and ten lines to ``report`` if given."""
     toolbox = base.Toolbox()
     toolbox.register("generate", strategy.generate, creator.FitIndividual)
-    toolbox.decorate("generate", clip(free_bounds))
+    toolbox.decorate("generate", clip(bounds))
     progress = counter("fitting", "generation", generations) if report else None
 
     def update(population):
@@ -213,7 +220,7 @@ def fit_weights(
                 report(
                     "gen {gen:>4}  log loss with a constant per ply: best {best:.4f}, mean {mean:.4f}".format(**record)
                 )
-    return unscaled(best[0]), logbook
+    return best[0], logbook
 
 
 def on_bounds(weights, bounds, names=FEATURES):
