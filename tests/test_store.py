@@ -8,7 +8,7 @@ import pytest
 
 import engine.native.store as store_module
 from engine.native.solver import NativeSolver, describe_position, position_from_text
-from engine.native.store import SolvedStore, StoreError, StoredSolver, store_key
+from engine.native.store import SolvedStore, StoredSolver, StoreError, store_key
 from engine.symmetry import SYMMETRIES
 from evolve.exploit import adversary_move
 from evolve.labels import label_positions
@@ -186,7 +186,9 @@ def test_several_processes_writing_overlapping_positions_at_once_keep_the_store_
     with NativeSolver(16) as native:
         for share in answers:
             for text, results in share.items():
-                assert store.results(position_from_text(text)) == results == native.move_results(position_from_text(text))
+                assert (
+                    store.results(position_from_text(text)) == results == native.move_results(position_from_text(text))
+                )
 
 
 def _moves_text(position_moves):
@@ -211,3 +213,35 @@ def test_littlego_solve_native_answers_a_stored_position_from_the_store(tmp_path
     (tmp_path / "broken.sqlite").write_bytes(b"not a database at all, but long enough to look like one" * 10)
     broken = cli("littlego", "solve", "--native", "--moves", _moves_text(moves), "--store", tmp_path / "broken.sqlite")
     assert broken.returncode == 2 and "broken.sqlite" in broken.stderr and "Traceback" not in broken.stderr
+
+
+LATE_MOVES = "2,2 1,2 2,1 1,1 1,3 2,3 3,2 0,2 3,3 2,4 1,4 3,4 0,3 0,1"  # a ply-14 position with a dozen replies
+
+
+def test_positions_to_grow_are_those_reached_distinct_under_the_symmetries():
+    from engine.native.grow import positions_to_grow
+    from engine.position import Position
+
+    every = positions_to_grow(Position.initial(), (0, 2))
+    assert {ply: len(found) for ply, found in every.items()} == {0: 1, 1: 6, 2: 91}  # 85 placements, 6 after a pass
+    sampled = positions_to_grow(Position.initial(), (2, 3), sample=20, seed=4)
+    assert [len(found) for found in sampled.values()] == [20, 20]
+    assert all(len({store_key(p)[0] for p in found}) == 20 for found in sampled.values())
+
+
+def test_littlego_store_grow_is_resumable_and_info_and_check_describe_it(tmp_path):
+    store = tmp_path / "solved.sqlite"
+    grow = ["store", "grow", "--plies", "14-15", "--moves", LATE_MOVES, "--jobs", "2", "--table-bits", "16"]
+    first = cli("littlego", *grow, "--store", store, "--no-progress")
+    assert first.returncode == 0, first.stderr
+    assert "ply 14: 1 solved, 0 held already" in first.stdout
+    again = cli("littlego", *grow, "--store", store, "--no-progress")
+    assert "ply 14: 0 solved, 1 held already" in again.stdout and "ply 15: 0 solved" in again.stdout
+    info = cli("littlego", "store", "info", "--store", store)
+    assert "ply 14: 1 with every move" in info.stdout and "rules" in info.stdout, info.stderr
+    assert cli("littlego", "store", "check", "--store", store).stdout.strip().endswith("whole")
+    store.write_bytes(store.read_bytes()[:3000])
+    broken = cli("littlego", "store", "check", "--store", store)
+    assert broken.returncode == 2 and str(store) in broken.stderr and len(broken.stderr.strip().splitlines()) == 1
+    missing = cli("littlego", "store", "info", "--store", tmp_path / "none.sqlite")
+    assert missing.returncode == 2 and "no store" in missing.stderr
