@@ -22,6 +22,7 @@ from engine.solver import Solver
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+
 @pytest.fixture(autouse=True)
 def private_store(tmp_path_factory, monkeypatch):
     """Every test's own store of solved positions (the tools read and grow one by default): never the

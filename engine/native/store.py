@@ -249,6 +249,7 @@ class SolvedStore:
                 "SELECT ply, count(*), count(legal) FROM positions GROUP BY ply ORDER BY ply"
             )
         }
+        self._execute("PRAGMA wal_checkpoint(PASSIVE)")  # the log's pages into the file, as far as no reader holds them
         size = sum(os.path.getsize(p) for p in (self.path, self.path + "-wal") if os.path.exists(p))
         return {
             "path": self.path,
