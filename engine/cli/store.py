@@ -4,16 +4,8 @@ import argparse
 import json
 import os
 
-from engine.cli.arguments import (
-    add_progress,
-    add_store,
-    add_table_bits,
-    command,
-    group,
-    positive_int,
-    progress_bar,
-    store_path,
-)
+from engine.cli.argument_types import positive_int
+from engine.cli.arguments import add_progress, add_store, add_table_bits, command, group, progress_bar, store_path
 from engine.common.progress import counter
 from engine.constants import MAX_MOVES
 from engine.errors import InvalidInput
