@@ -4,6 +4,9 @@ BOARD_SIZE = 5
 NUM_POINTS = BOARD_SIZE * BOARD_SIZE
 MAX_MOVES = NUM_POINTS - 1  # the judge ends the game after 24 plies
 KOMI = BOARD_SIZE / 2  # 2.5, added to White's score
+# Bump when the rules change (capture, suicide, KO, passes, scoring): solved results kept on disk
+# (engine.native.store) carry it, and a store of other rules is refused.
+RULES_VERSION = 1
 
 EMPTY = 0
 BLACK = 1

@@ -31,7 +31,8 @@ from engine.common.seeds import derive_seed
 from engine.data import SHIPPED_PARAMS
 from engine.errors import UserError
 from engine.native.compiler import DEFAULT_TABLE_BITS
-from engine.native.solver import NativeSolver, describe_position, position_from_text
+from engine.native.solver import describe_position, position_from_text
+from engine.native.store import StoredSolver
 from engine.params import load_params
 from engine.players.scripted import AggressivePlayer, GreedyPlayer
 from engine.players.searcher import AgentPlayer
@@ -108,9 +109,9 @@ def sample_positions(count, plies=(6, 14), seed=1, per_game=2, epsilon=0.25, pro
 _SOLVER = None
 
 
-def _start_solver(table_bits):
+def _start_solver(table_bits, store=None):
     global _SOLVER
-    _SOLVER = NativeSolver(table_bits)
+    _SOLVER = StoredSolver(store, table_bits)
 
 
 def _label(text):
@@ -120,17 +121,18 @@ def _label(text):
     return text, 1 if won else 0, _SOLVER.nodes - before
 
 
-def label_positions(texts, jobs=1, table_bits=DEFAULT_TABLE_BITS, progress=None):
+def label_positions(texts, jobs=1, table_bits=DEFAULT_TABLE_BITS, progress=None, store=None):
     """([(text, 1 if the side to move wins else 0)] in the order given, the solver's node count,
     whether it was interrupted).
 
     Each worker process keeps one compiled solver (and its transposition table) for all the
     positions it is sent, so positions that share continuations are settled faster. Ctrl-C
     (SIGINT) stops it with the positions settled so far. ``progress`` hears how many are
-    settled after each one.
+    settled after each one. Positions the store of solved positions at ``store`` (a path; None: none)
+    holds are not solved again, and the others go into it.
     """
     labelled, nodes, interrupted = {}, 0, False
-    pool = process_pool(jobs, initializer=_start_solver, initargs=(table_bits,))
+    pool = process_pool(jobs, initializer=_start_solver, initargs=(table_bits, store))
     try:
         for text, won, spent in pool.imap_unordered(_label, texts, chunksize=4):
             labelled[text] = won
@@ -213,9 +215,19 @@ def load_many(paths):
 
 
 def build_labels(
-    path, count, plies=(6, 14), seed=1, jobs=1, table_bits=DEFAULT_TABLE_BITS, per_game=2, epsilon=0.25, report=print
+    path,
+    count,
+    plies=(6, 14),
+    seed=1,
+    jobs=1,
+    table_bits=DEFAULT_TABLE_BITS,
+    per_game=2,
+    epsilon=0.25,
+    report=print,
+    store=None,
 ):
-    """Sample, label and save ``count`` positions; the info written with them."""
+    """Sample, label and save ``count`` positions, reading and growing the store at ``store``; the info
+    written with them."""
     started = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     texts, games = sample_positions(count, plies, seed, per_game, epsilon, counter("sampling", "position", count), jobs)
     report(
@@ -227,7 +239,9 @@ def build_labels(
             "" if len(texts) == count else f": no more distinct ones turned up in {STALE_BATCHES} batches of games",
         )
     )
-    labelled, nodes, interrupted = label_positions(texts, jobs, table_bits, counter("solving", "position", len(texts)))
+    labelled, nodes, interrupted = label_positions(
+        texts, jobs, table_bits, counter("solving", "position", len(texts)), store
+    )
     if interrupted:
         report(f"interrupted: keeping the {len(labelled)} positions solved so far (of {len(texts)})")
         if not labelled:

@@ -38,7 +38,8 @@ from engine.data import SHIPPED_BOOK
 from engine.errors import UserError
 from engine.features import make_evaluator
 from engine.native.compiler import compiled_solver
-from engine.native.solver import NATIVE_PASS, NativeSolver, describe_position, position_from_text
+from engine.native.solver import NATIVE_PASS, describe_position, position_from_text
+from engine.native.store import SolvedStore, StoredSolver
 from engine.params import make_params
 from engine.players.searcher import searcher_for
 from engine.players.shipped import NODES_PER_SECOND, node_plan
@@ -138,9 +139,9 @@ def draw_positions(per_ply, plies=DEFAULT_PLIES, seed=1, book=None):
 _SOLVER = None
 
 
-def _start_solver(table_bits):
+def _start_solver(table_bits, store=None):
     global _SOLVER
-    _SOLVER = NativeSolver(table_bits)
+    _SOLVER = StoredSolver(store, table_bits)
 
 
 def _solve(text):
@@ -178,18 +179,26 @@ def _read_journal(path):
     return done
 
 
-def solve_positions(texts, journal, jobs=1, table_bits=SOLVER_TABLE_BITS, progress=None):
+def solve_positions(texts, journal, jobs=1, table_bits=SOLVER_TABLE_BITS, progress=None, store=None):
     """({text: {move: wins}} for every text, the solver's nodes this time). Each answer is appended to
-    ``journal`` as it comes; texts the journal already holds are not solved again. Ctrl-C stops it
-    with the answers kept (KeyboardInterrupt propagates)."""
+    ``journal`` as it comes; texts the journal or the store of solved positions at ``store`` (a path,
+    None for none) already holds are not solved again, and what is solved goes into the store. Ctrl-C
+    stops it with the answers kept (KeyboardInterrupt propagates)."""
     done = _read_journal(journal)
-    todo = [text for text in texts if text not in done]
     nodes = 0
+    if store is not None:
+        with SolvedStore(store) as stored, open(journal, "a", encoding="utf-8") as handle:
+            for text in texts:
+                known = None if text in done else stored.results(position_from_text(text))
+                if known is not None:
+                    handle.write(_journal_line(text, known))
+                    done[text] = known
+    todo = [text for text in texts if text not in done]
     if progress:
         progress(len(texts) - len(todo))
     if not todo:
         return done, nodes
-    pool = process_pool(jobs, start="spawn", initializer=_start_solver, initargs=(table_bits,))
+    pool = process_pool(jobs, start="spawn", initializer=_start_solver, initargs=(table_bits, store))
     try:
         with open(journal, "a", encoding="utf-8") as handle:
             for text, results, spent in pool.imap_unordered(_solve, todo):
@@ -204,17 +213,20 @@ def solve_positions(texts, journal, jobs=1, table_bits=SOLVER_TABLE_BITS, progre
     return done, nodes
 
 
-def build_positions(path, per_ply, plies=DEFAULT_PLIES, seed=1, jobs=1, table_bits=SOLVER_TABLE_BITS, progress=None):
-    """Draw, solve and write a positions file at ``path`` (its journal beside it until it is written);
-    the PositionSet written. ``progress(total)``: a function ``update(done)`` for the solving, told how
-    many of ``total`` are settled (``counter``'s)."""
+def build_positions(
+    path, per_ply, plies=DEFAULT_PLIES, seed=1, jobs=1, table_bits=SOLVER_TABLE_BITS, progress=None, store=None
+):
+    """Draw, solve and write a positions file at ``path`` (its journal beside it until it is written),
+    reading and growing the store of solved positions at ``store`` (a path; None: none); the PositionSet
+    written. ``progress(total)``: a function ``update(done)`` for the solving, told how many of ``total``
+    are settled (``counter``'s)."""
     started = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     book = load_book(SHIPPED_BOOK) if os.path.exists(SHIPPED_BOOK) else None
     drawn = draw_positions(per_ply, plies, seed, book)
     journal = path + ".journal"
     update = progress(len(drawn)) if progress else None
     try:
-        solved, nodes = solve_positions([text for text, _ in drawn], journal, jobs, table_bits, update)
+        solved, nodes = solve_positions([text for text, _ in drawn], journal, jobs, table_bits, update, store)
     finally:
         if update is not None and hasattr(update, "close"):
             update.close()

@@ -22,6 +22,16 @@ from engine.solver import Solver
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+
+@pytest.fixture(autouse=True)
+def private_store(tmp_path_factory, monkeypatch):
+    """Every test's own store of solved positions (the tools read and grow one by default): never the
+    user's, and never one another test filled; the path, for the tests that look into it."""
+    path = tmp_path_factory.mktemp("store") / "solved.sqlite"
+    monkeypatch.setenv("LITTLEGO_STORE", str(path))
+    return path
+
+
 # -- running the command-line tools as a user would ------------------------------------------------
 
 TOOLS = {"littlego": "engine.cli.littlego", "evolve": "evolve.cli"}

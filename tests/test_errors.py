@@ -12,6 +12,7 @@ from engine.common.runfolder import RunError
 from engine.data import DataError
 from engine.errors import InvalidInput, UserError
 from engine.native.compiler import NativeError
+from engine.native.store import StoreError
 from engine.params import ParamsError
 from engine.play.journal import JournalError
 from engine.play.openings import OpeningsError
@@ -49,6 +50,7 @@ def test_every_error_a_user_causes_is_a_user_error():
         ConfigError,
         LabelsError,
         ShipError,
+        StoreError,
     ):
         assert issubclass(kind, UserError), kind
 

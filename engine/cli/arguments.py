@@ -7,6 +7,7 @@ import sys
 
 from engine.cli.argument_types import integer_range, positive_int, positive_seconds, scheduler, setting_type
 from engine.native.compiler import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
+from engine.native.store import STORE_ENV, default_store_path
 from engine.params import SEARCH_TABLE
 from engine.play.settings import GAME_TABLE, WHERE_GAMES_RUN, GameSettings
 from engine.players.program import ProgramPlayer
@@ -187,6 +188,21 @@ def game_settings(args, **chosen):
         elif setting.kind != "sandbox" and hasattr(args, dest):
             values[setting.name] = getattr(args, dest)
     return GameSettings(**values)
+
+
+def add_store(parser):
+    """--store and --no-store, for every command that solves: the store of solved positions it reads and grows."""
+    parser.add_argument(
+        "--store",
+        metavar="FILE",
+        help=f"the store of solved positions to read and grow (default: ${STORE_ENV}, else {default_store_path()})",
+    )
+    parser.add_argument("--no-store", action="store_true", help="neither read nor grow a store of solved positions")
+
+
+def store_path(args):
+    """The store a command with ``add_store``'s options uses: a path, or None for none."""
+    return None if args.no_store else args.store or default_store_path()
 
 
 def add_progress(parser):

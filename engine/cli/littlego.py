@@ -5,13 +5,13 @@ parser and handlers live in its own module here."""
 import argparse
 import sys
 
-from engine.cli import bench, book, bundle, course, engines, match, play, serve, solve, study, train
+from engine.cli import bench, book, bundle, course, engines, match, play, serve, solve, store, study, train
 from engine.cli.arguments import subcommands
 from engine.cli.exits import run_command
 from engine.errors import UserError
 from engine.play.executors import ExecutorError
 
-GROUPS = (bench, bundle, match, course, engines, play, solve, book, study, train, serve)
+GROUPS = (bench, bundle, match, course, engines, play, solve, store, book, study, train, serve)
 # A user's mistake in any command (bad params, data, books, player specs or settings, each named in the
 # message), or a Dask scheduler that cannot be reached or goes away: one line, exit status 2.
 USER_ERRORS = (UserError, ExecutorError)

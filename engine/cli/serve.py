@@ -3,7 +3,7 @@
 import os
 
 from engine.cli.argument_types import integer_range, positive_seconds
-from engine.cli.arguments import add_sandbox, command, sandbox_limits
+from engine.cli.arguments import add_sandbox, add_store, command, sandbox_limits, store_path
 from engine.ui.web.server import is_loopback, serve
 
 
@@ -26,6 +26,7 @@ def register(commands):
         help="the time each solver may take on a position of the board (default %(default)s)",
     )
     add_sandbox(parser)
+    add_store(parser)
 
 
 def _serve(args):
@@ -55,5 +56,5 @@ def _serve(args):
             flush=True,
         )
 
-    serve(args.runs, args.host, args.port, args.solve_seconds, announce, limits)
+    serve(args.runs, args.host, args.port, args.solve_seconds, announce, limits, store_path(args))
     return 0

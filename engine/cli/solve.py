@@ -3,11 +3,11 @@
 import time
 
 from engine.cli.argument_types import integer_range, positive_seconds
-from engine.cli.arguments import add_progress, command, progress_bar
+from engine.cli.arguments import add_progress, add_store, command, progress_bar, store_path
 from engine.common.progress import counter
 from engine.constants import MAX_MOVES, PASS, colour_word
 from engine.errors import InvalidInput
-from engine.native.solver import NativeSolver
+from engine.native.store import StoredSolver
 from engine.search import SearchTimeout
 from engine.solver import Solver
 from engine.ui.board import board_diagram, describe, position_from_moves, read_position, verdict
@@ -26,6 +26,7 @@ def register(commands):
         action="store_true",
         help="use the compiled solver (needs a C compiler): any position, win or loss of every move",
     )
+    add_store(solve)
     add_progress(solve)
 
 
@@ -49,7 +50,7 @@ def _solve(args):
         return 0
     print(board_diagram(position))
     bar = progress_bar(args)
-    return _solve_native(position, bar) if args.native else _solve_python(position, args.seconds, bar)
+    return _solve_native(position, bar, store_path(args)) if args.native else _solve_python(position, args.seconds, bar)
 
 
 def _solve_python(position, seconds, bar=True):
@@ -76,19 +77,26 @@ def _solve_python(position, seconds, bar=True):
     return 0
 
 
-def _solve_native(position, bar=True):
+def _solve_native(position, bar=True, store=None):
     moves = position.legal_points() + [PASS]
     progress = counter("solving", "move", len(moves), bar=bar)
-    results = {}
-    with NativeSolver() as solver:
-        for move in moves:  # a move wins when the position it leads to is lost for the other side
-            results[move] = not solver.wins(position.play_point(move))
-            progress(len(results))
+    with StoredSolver(store) as solver:
+        results = solver.store.results(position) if solver.store is not None else None
+        stored = results is not None
+        if not stored:
+            results = {}
+            for move in moves:  # a move wins when the position it leads to is lost for the other side
+                results[move] = not solver.wins(position.play_point(move))
+                progress(len(results))
+            if solver.store is not None:
+                solver.store.record(position, results)
         nodes = solver.nodes
     progress.close()
     print(
-        "{} to move {} with perfect play; {:,} nodes (compiled solver: win or loss only)".format(
-            colour_word(position.player).capitalize(), "wins" if any(results.values()) else "loses", nodes
+        "{} to move {} with perfect play; {} (compiled solver: win or loss only)".format(
+            colour_word(position.player).capitalize(),
+            "wins" if any(results.values()) else "loses",
+            f"from the store {store}" if stored else f"{nodes:,} nodes",
         )
     )
     for move, wins in sorted(results.items(), key=lambda item: not item[1]):

@@ -8,10 +8,12 @@ from engine.cli.arguments import (
     add_json,
     add_progress,
     add_search_settings,
+    add_store,
     add_table_bits,
     command,
     progress_bar,
     search_settings,
+    store_path,
 )
 from engine.common.progress import counter
 from engine.data import SHIPPED_PARAMS
@@ -38,6 +40,7 @@ def register(commands):
         help="processes for sampling and solving (default: all cores)",
     )
     add_table_bits(label)
+    add_store(label)
     label.add_argument("--out", required=True, help="labels file to write (gzipped JSON, e.g. labels.json.gz)")
     fit = command(commands, "fit", _fit)
     fit.add_argument("labels", nargs="+", help="labels files from 'evolve label' (a position in several counts once)")
@@ -91,6 +94,7 @@ def register(commands):
         "--jobs", type=positive_int, default=os.cpu_count() or 1, help="solving processes (default: all cores)"
     )
     add_table_bits(positions)
+    add_store(positions)
     add_progress(positions)
     regret = command(commands, "regret", _regret)
     regret.add_argument("params", nargs="+", help="params files to score")
@@ -111,6 +115,7 @@ def register(commands):
     )
     exploit.add_argument("--positions", required=True, help="a positions file from 'evolve positions'")
     add_table_bits(exploit, "the adversary's solver's")
+    add_store(exploit)
     add_progress(exploit)
     add_json(exploit, "the reports")
 
@@ -126,7 +131,13 @@ def _label(args):
     """
     file_to_write(args.out, "--out", "labels.json.gz")
     build_labels(
-        args.out, args.positions, tuple(args.plies), seed=args.seed, jobs=args.jobs, table_bits=args.table_bits
+        args.out,
+        args.positions,
+        tuple(args.plies),
+        seed=args.seed,
+        jobs=args.jobs,
+        table_bits=args.table_bits,
+        store=store_path(args),
     )
     return 0
 
@@ -150,6 +161,7 @@ def _positions(args):
         jobs=args.jobs,
         table_bits=args.table_bits,
         progress=lambda total: counter("solving", "position", total, bar=progress_bar(args)),
+        store=store_path(args),
     )
     info = built.info
     print(
@@ -203,7 +215,7 @@ def _exploit(args):
         make = _exploit_player(player)
         update = counter(f"exploit {player}", "position", sum(p.won for p in found.positions), bar=progress_bar(args))
         try:
-            reports.append(exploitability(make, player, found.positions, args.table_bits, update))
+            reports.append(exploitability(make, player, found.positions, args.table_bits, update, store_path(args)))
         finally:
             update.close()
     if args.json:

@@ -25,6 +25,7 @@ from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS
 from engine.features import make_evaluator
 from engine.native.compiler import DEFAULT_TABLE_BITS, NativeError
 from engine.native.solver import NativeSolver
+from engine.native.store import open_store
 from engine.params import load_params
 from engine.players.specs import make_player
 from engine.search import Searcher, SearchTimeout, terminal_value
@@ -164,11 +165,13 @@ def search_job(moves, seconds):
 class NativeValues:
     """The compiled solver kept running between positions (its table helps the next position
     of the same game), asked one position at a time, stopped past ``seconds`` of wall-clock
-    time or when a newer position is asked for."""
+    time or when a newer position is asked for; positions the store of solved positions at
+    ``store`` (a path; None: none) holds are answered from it, and every answer goes into it."""
 
-    def __init__(self, seconds, table_bits=DEFAULT_TABLE_BITS):
+    def __init__(self, seconds, table_bits=DEFAULT_TABLE_BITS, store=None):
         self.seconds = seconds
         self.table_bits = table_bits
+        self.store = open_store(store)  # solved positions: read first, and every answer kept
         self.lock = threading.Lock()  # one question at a time
         self.tickets = itertools.count(1)
         self.latest = 0
@@ -178,6 +181,9 @@ class NativeValues:
     def results(self, position):
         """{move: whether it wins}; None when it took too long or a newer position was asked for;
         NativeError when there is no compiled solver, or it fails twice running."""
+        known = None if self.store is None else self.store.results(position)
+        if known is not None:
+            return known
         ticket = self.latest = next(self.tickets)
         busy = self.current
         if busy is not None:
@@ -193,7 +199,10 @@ class NativeValues:
                 timer = threading.Timer(self.seconds, _stop, (solver, stopped))
                 timer.start()
                 try:
-                    return solver.move_results(position)
+                    results = solver.move_results(position)
+                    if self.store is not None:
+                        self.store.record(position, results)
+                    return results
                 except NativeError:
                     self.solver = None  # stopped or failed: its table goes with it
                     solver.close()
@@ -210,6 +219,8 @@ class NativeValues:
             if self.solver is not None:
                 self.solver.close()
                 self.solver = None
+            if self.store is not None:
+                self.store.close()
 
 
 def _stop(solver, stopped):
@@ -220,12 +231,12 @@ def _stop(solver, stopped):
 class Analyst:
     """The board's analysis for the web app: values, the agent's move, an opponent's reply."""
 
-    def __init__(self, workers, seconds=2.0, reply_seconds=60.0, limits=None):
+    def __init__(self, workers, seconds=2.0, reply_seconds=60.0, limits=None, store=None):
         self.workers = workers
         self.limits = limits  # how program players' moves run (None: the sandbox's defaults)
         self.seconds = seconds
         self.reply_seconds = reply_seconds
-        self.native = NativeValues(seconds)
+        self.native = NativeValues(seconds, store=store)
 
     def values(self, moves, margins=True):
         """The Values of every legal move after ``moves``; without ``margins``, the compiled solver's

@@ -52,22 +52,22 @@ def url_of(sock):
     return "http://{}:{}/".format(f"[{host}]" if ":" in host else host, port)
 
 
-def make_server(runs_dir, host, port, solve_seconds, limits=None):
+def make_server(runs_dir, host, port, solve_seconds, limits=None, store=None):
     """(uvicorn server, bound socket, Analyst) for the app on (host, port); ``limits``: the sandbox
-    Limits of program players (None: the defaults)."""
+    Limits of program players (None: the defaults); ``store``: the store of solved positions (a path; None: none)."""
     local = is_loopback(host)
     workers = Workers()
     workers.start()
-    analyst = Analyst(workers, seconds=solve_seconds, limits=limits)
+    analyst = Analyst(workers, seconds=solve_seconds, limits=limits, store=store)
     app = create_app(runs_dir, analyst, hosts=LOOPBACK_NAMES if local else None, allow_programs=local)
     sock = bind(host, port)
     config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2)
     return uvicorn.Server(config), sock, analyst
 
 
-def serve(runs_dir, host, port, solve_seconds, announce=print, limits=None):
+def serve(runs_dir, host, port, solve_seconds, announce=print, limits=None, store=None):
     """Serve until Ctrl-C; ``announce(url)`` is called once the socket listens."""
-    server, sock, analyst = make_server(runs_dir, host, port, solve_seconds, limits)
+    server, sock, analyst = make_server(runs_dir, host, port, solve_seconds, limits, store)
     try:
         announce(url_of(sock))
         server.run(sockets=[sock])

@@ -1,0 +1,118 @@
+"""``littlego store``: grow, describe and check the store of solved positions that the solving tools share."""
+
+import argparse
+import json
+import os
+
+from engine.cli.argument_types import positive_int
+from engine.cli.arguments import add_progress, add_store, add_table_bits, command, group, progress_bar, store_path
+from engine.common.progress import counter
+from engine.constants import MAX_MOVES
+from engine.errors import InvalidInput
+from engine.native.grow import grow_store, positions_to_grow
+from engine.native.store import RULES_FINGERPRINT, SolvedStore, StoreError
+from engine.position import Position
+from engine.ui.board import position_from_moves
+
+
+def plies(text):
+    """Plies LOW-HIGH (or one ply) from 0 to the last that has a move to play."""
+    low, _, high = text.partition("-")
+    try:
+        low, high = int(low), int(high or low)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected plies as LOW-HIGH (e.g. 0-4), got {text!r}")
+    if not 0 <= low <= high <= MAX_MOVES - 1:
+        raise argparse.ArgumentTypeError(f"expected plies from 0 to {MAX_MOVES - 1} with LOW <= HIGH, got {text!r}")
+    return low, high
+
+
+def register(commands):
+    actions = group(commands, "store", "grow, describe and check the store of solved positions", "ACTION")
+    grow = command(actions, "grow", _grow)
+    grow.add_argument("--plies", type=plies, required=True, help="the plies to fill, LOW-HIGH (e.g. 0-4)")
+    grow.add_argument(
+        "--moves", help="start from the position after these moves (i,j or C3 or pass), not the empty board"
+    )
+    grow.add_argument(
+        "--sample", type=positive_int, help="this many positions a ply, by random legal play (default: all)"
+    )
+    grow.add_argument("--seed", type=int, default=1, help="the sample's seed (default %(default)s)")
+    grow.add_argument(
+        "--jobs", type=positive_int, default=os.cpu_count() or 1, help="solving processes (default: all cores)"
+    )
+    add_table_bits(grow)
+    add_store(grow)
+    add_progress(grow)
+    info = command(actions, "info", _info)
+    add_store(info)
+    info.add_argument("--json", action="store_true", help="print the figures as JSON")
+    check = command(actions, "check", _check)
+    add_store(check)
+
+
+def _existing(args):
+    path = store_path(args)
+    if path is None:
+        raise InvalidInput("--no-store leaves no store to read")
+    if not os.path.exists(path):
+        raise StoreError(f"{path}: no store of solved positions here (littlego store grow makes one)")
+    return path
+
+
+def _grow(args):
+    """solve the positions up to a ply into the store, on a process pool; a rerun skips what is stored
+
+    List the positions at each ply of --plies reached from the empty board (or from --moves),
+    distinct under the board's symmetries: all of them, or --sample of them a ply by random legal
+    play; have the compiled solver settle every legal move of each that the store does not hold yet,
+    on --jobs processes, each answer stored as it comes. Ctrl-C stops it with the answers kept; the
+    same command goes on. Prints, by ply, the positions solved, those held already, and the time.
+    """
+    path = store_path(args)
+    if path is None:
+        raise InvalidInput("--no-store leaves no store to grow")
+    start = position_from_moves(args.moves) if args.moves else Position.initial()
+    by_ply = positions_to_grow(start, args.plies, args.sample, args.seed)
+    total = sum(len(positions) for positions in by_ply.values())
+    update = counter("solving", "position", total, bar=progress_bar(args))
+    try:
+        grown = grow_store(path, by_ply, args.jobs, args.table_bits, update)
+    finally:
+        update.close()
+    for ply in grown:
+        mean = f"{ply.seconds / ply.solved:.2f} s a position" if ply.solved else "-"
+        print(f"ply {ply.ply:>2}: {ply.solved} solved, {ply.held} held already; {mean}, {ply.nodes:,} nodes")
+    summary = SolvedStore(path).summary()
+    print(f"{path}: {summary['positions']} positions, {summary['bytes']:,} bytes")
+    return 0
+
+
+def _info(args):
+    """the store's size, rules and positions by ply"""
+    summary = SolvedStore(_existing(args)).summary()
+    if args.json:
+        summary["by_ply"] = {
+            ply: {"moves": moves, "value_only": value} for ply, (moves, value) in summary["by_ply"].items()
+        }
+        print(json.dumps(summary, indent=2))
+        return 0
+    per = summary["bytes"] / summary["positions"] if summary["positions"] else 0
+    print(f"{summary['path']}: {summary['format']}, rules {summary['rules']} (this littlego's: {RULES_FINGERPRINT})")
+    print(f"{summary['positions']} positions in {summary['bytes']:,} bytes ({per:.0f} bytes a position)")
+    for ply, (moves, value) in summary["by_ply"].items():
+        print(f"  ply {ply:>2}: {moves} with every move{f', {value} value only' if value else ''}")
+    return 0
+
+
+def _check(args):
+    """read every entry of the store and run SQLite's full integrity check; exit 1 on a problem"""
+    path = _existing(args)
+    problems = SolvedStore(path).check()
+    for problem in problems[:20]:
+        print(problem)
+    if problems:
+        print(f"{path}: {len(problems)} problems: remove it or use another store")
+        return 1
+    print(f"{path}: whole")
+    return 0

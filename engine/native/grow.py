@@ -1,0 +1,120 @@
+"""Growing the store of solved positions ahead of need: every position (or a sample at each ply) up
+to a ply, each solved once on a pool of processes.
+
+``positions_to_grow`` lists the positions, distinct under the symmetries, reached from a start (the
+empty board by default): all of them at each ply, or ``sample`` drawn by random legal play. Their
+number grows about tenfold a ply, and an early position costs the compiled solver seconds to minutes,
+so all of them is for a late start or the first few plies. ``grow_store`` solves those the store
+does not hold yet (a rerun goes on where a stopped one ended) and tells how long each ply took.
+"""
+
+import random
+import time
+from typing import NamedTuple
+
+from engine.common.pools import process_pool
+from engine.common.seeds import derive_seed
+from engine.constants import PASS
+from engine.native.compiler import DEFAULT_TABLE_BITS
+from engine.native.solver import describe_position, position_from_text
+from engine.native.store import SolvedStore, StoredSolver, store_key
+from engine.playout import random_point
+
+STALE_DRAWS = 200  # random games in a row that find no new position: the ply holds no more
+
+
+def _children(position):
+    for move in position.legal_points() + [PASS]:
+        child = position.play_point(move)
+        if not child.is_over:
+            yield child
+
+
+def positions_to_grow(start, plies, sample=None, seed=1):
+    """{ply: [position]} for each ply of ``plies`` (low, high) reached from ``start``, distinct under the
+    symmetries: every one, or ``sample`` at each ply from uniformly random legal play (fewer where the
+    ply holds fewer)."""
+    low, high = plies
+    if sample is None:
+        found, level = {}, {store_key(start)[0]: start} if not start.is_over else {}
+        for ply in range(start.moves_played, high + 1):
+            if ply >= low:
+                found[ply] = list(level.values())
+            if ply < high:
+                level = {store_key(child)[0]: child for position in level.values() for child in _children(position)}
+        return found
+    found = {}
+    for ply in range(max(low, start.moves_played), high + 1):
+        keys, positions, attempt, stale = set(), [], 0, 0
+        while len(positions) < sample and stale < STALE_DRAWS:
+            rng = random.Random(derive_seed(seed, ply * 1_000_003 + attempt))
+            attempt += 1
+            position = start
+            while position.moves_played < ply and not position.is_over:
+                position = position.play_point(random_point(position, rng))
+            key = store_key(position)[0]
+            if position.is_over or key in keys:
+                stale += 1
+                continue
+            keys.add(key)
+            positions.append(position)
+            stale = 0
+        found[ply] = positions
+    return found
+
+
+class PlyGrowth(NamedTuple):
+    """One ply of a growth: positions solved now, those the store held already, their wall seconds
+    (summed over the workers) and the solver's nodes."""
+
+    ply: int
+    solved: int
+    held: int
+    seconds: float
+    nodes: int
+
+
+_SOLVER = None
+
+
+def _start(path, table_bits):
+    global _SOLVER
+    _SOLVER = StoredSolver(path, table_bits)
+
+
+def _solve(text):
+    """Worker: (ply, wall seconds, nodes) of solving every move of ``text`` into the store."""
+    started, before = time.perf_counter(), _SOLVER.nodes
+    position = position_from_text(text)
+    _SOLVER.move_results(position)
+    return position.moves_played, time.perf_counter() - started, _SOLVER.nodes - before
+
+
+def grow_store(path, by_ply, jobs=1, table_bits=DEFAULT_TABLE_BITS, progress=None):
+    """[PlyGrowth] after solving into the store at ``path`` every position of ``by_ply`` ({ply:
+    [position]}) it does not hold, on ``jobs`` processes. ``progress(done)`` hears how many of all the
+    positions are settled. Ctrl-C stops it; what was solved stays stored."""
+    todo, held = [], dict.fromkeys(by_ply, 0)
+    with SolvedStore(path) as store:
+        for ply, positions in sorted(by_ply.items()):
+            for position in positions:
+                if store.holds(position):
+                    held[ply] += 1
+                else:
+                    todo.append(describe_position(position))
+    counts = {ply: [0, 0.0, 0] for ply in by_ply}
+    done = sum(held.values())
+    if progress:
+        progress(done)
+    if todo:
+        pool = process_pool(jobs, initializer=_start, initargs=(path, table_bits))
+        try:
+            for ply, seconds, nodes in pool.imap_unordered(_solve, todo):
+                tally = counts[ply]
+                tally[0], tally[1], tally[2] = tally[0] + 1, tally[1] + seconds, tally[2] + nodes
+                done += 1
+                if progress:
+                    progress(done)
+        finally:
+            pool.terminate()
+    return [PlyGrowth(ply, counts[ply][0], held[ply], counts[ply][1], counts[ply][2]) for ply in sorted(by_ply)]

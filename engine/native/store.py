@@ -1,0 +1,379 @@
+"""One store of solved positions on disk, shared by every tool that asks the compiled solver.
+
+A position solved once is solved for good: the opening book builder, the labels, the regret
+positions, the exploitability report's adversary, ``littlego solve --native`` and the browser
+board all read it first and write what they solve. ``StoredSolver`` is the compiled solver behind
+the store: it answers from the store where it can and asks ``NativeSolver`` (started on the first
+question it cannot answer) otherwise, storing the answer.
+
+Why SQLite: it is in the standard library; the store is one file; several processes write to it at
+once (a pool of solvers, a web board and a labelling run on one machine) through its write-ahead log,
+each waiting its turn (a busy timeout) instead of failing or interleaving bytes; and it checks its own
+pages (``PRAGMA quick_check`` on open, ``integrity_check`` in ``littlego store check``), so a damaged
+or truncated file is refused by name, never read as wrong values.
+
+The schema::
+
+    meta(name TEXT PRIMARY KEY, value TEXT)          -- "format" and "rules" (RULES_FINGERPRINT)
+    positions(key TEXT PRIMARY KEY,                  -- "<colour>:<book_key>": canonical under the 8 symmetries
+              ply INTEGER, won INTEGER,              -- whether the side to move wins
+              legal INTEGER, wins INTEGER,           -- move bitmasks in the canonical orientation
+              margins BLOB,                          -- 26 signed bytes, twice each move's margin
+              checksum INTEGER)                      -- CRC-32 of the entry: a flipped bit is refused
+
+Key: the colour to move, then ``engine.book.book_key`` (the canonical board, the ply, whether the
+last move passed, the KO point's image): everything the rest of the game depends on. Moves are kept
+turned into the canonical orientation (bit ``p`` for point ``p``, bit 25 for PASS) and turned back to
+the caller's on read. ``legal``/``wins`` are NULL where only the position's value is known (a ``wins``
+question); ``margins`` is NULL where no margin is known, and holds MARGIN_UNKNOWN for a move without one.
+"""
+
+import hashlib
+import os
+import sqlite3
+import threading
+import zlib
+
+from engine.book import book_key
+from engine.constants import BOARD_SIZE, KOMI, MAX_MOVES, NUM_POINTS, PASS, RULES_VERSION
+from engine.errors import UserError
+from engine.native.compiler import DEFAULT_TABLE_BITS, _cache_dir
+from engine.native.solver import NativeSolver
+from engine.symmetry import SYMMETRIES, turn
+
+STORE_FORMAT = "littlego-store 1"
+RULES_FINGERPRINT = hashlib.sha256(
+    f"rules {RULES_VERSION} size {BOARD_SIZE} komi {KOMI} plies {MAX_MOVES}".encode()
+).hexdigest()[:16]
+STORE_ENV = "LITTLEGO_STORE"  # the store every tool uses unless told otherwise
+BUSY_SECONDS = 60.0  # how long a writer waits for another's transaction before giving up
+PASS_BIT = NUM_POINTS  # the pass's bit in the move masks
+SLOTS = NUM_POINTS + 1  # the points, then PASS
+MARGIN_UNKNOWN = -128  # a margins byte with no margin known
+SQLITE_HEADER = b"SQLite format 3\x00"
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS positions (key TEXT PRIMARY KEY, ply INTEGER NOT NULL, won INTEGER NOT NULL, "
+    "legal INTEGER, wins INTEGER, margins BLOB, checksum INTEGER NOT NULL) WITHOUT ROWID",
+)
+_COLUMNS = "key, ply, won, legal, wins, margins, checksum"
+
+
+class StoreError(UserError, ValueError):
+    """A store file that cannot be used: damaged, not a store, or from other rules; the message names it."""
+
+
+def default_store_path():
+    """The store the tools share: $LITTLEGO_STORE, else solved.sqlite in littlego's cache folder."""
+    return os.environ.get(STORE_ENV) or os.path.join(_cache_dir(), "solved.sqlite")
+
+
+def store_key(position):
+    """(key, symmetry): the store's key of ``position`` and the symmetry that turns it canonical."""
+    key, symmetry = book_key(position)
+    return f"{position.player}:{key}", symmetry
+
+
+def _slot(move, symmetry):
+    return PASS_BIT if move == PASS else SYMMETRIES[symmetry][move]
+
+
+def _moves(position):
+    return position.legal_points() + [PASS]
+
+
+def _legal_mask(position, symmetry):
+    return turn(position.legal_mask(), symmetry) | 1 << PASS_BIT
+
+
+def _encode_margins(margins, symmetry):
+    slots = [MARGIN_UNKNOWN] * SLOTS
+    for move, margin in margins.items():
+        slots[_slot(move, symmetry)] = int(round(2 * margin))
+    return bytes(value & 0xFF for value in slots)
+
+
+def _checksum(key, ply, won, legal, wins, margins):
+    """The CRC-32 an entry is written with: SQLite checks its pages' structure, not the values in them."""
+    return zlib.crc32(f"{key}|{ply}|{won}|{legal}|{wins}|".encode() + (margins or b""))
+
+
+def _signed(byte):
+    return byte - 256 if byte > 127 else byte
+
+
+class SolvedStore:
+    """The store at ``path`` (created when missing), checked on open; usable from threads and, after a
+    fork, from the child (each process opens its own connection)."""
+
+    def __init__(self, path):
+        self.path = os.fspath(path)
+        self._lock = threading.RLock()
+        self._connection = None
+        self._pid = None
+        self._connect()
+
+    def _refuse(self, why):
+        raise StoreError(f"{self.path}: {why}")
+
+    def _connect(self):
+        if os.path.isdir(self.path):
+            self._refuse("is a folder, not a store of solved positions")
+        if os.path.exists(self.path) and os.path.getsize(self.path) > 0:
+            with open(self.path, "rb") as handle:
+                if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
+                    self._refuse("not a store of solved positions (not an SQLite file)")
+        folder = os.path.dirname(os.path.abspath(self.path))
+        os.makedirs(folder, exist_ok=True)
+        try:
+            connection = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
+            try:
+                self._open(connection)
+            except BaseException:
+                connection.close()
+                raise
+        except sqlite3.DatabaseError as error:
+            self._refuse(f"damaged or not a store of solved positions ({error}); remove it or use another store")
+        self._connection, self._pid = connection, os.getpid()
+
+    def _open(self, connection):
+        connection.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
+        check = connection.execute("PRAGMA quick_check").fetchone()[0]
+        if check != "ok":
+            self._refuse(f"damaged ({check}); remove it or use another store")
+        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if tables and "meta" not in tables:
+            self._refuse("an SQLite file, but not a store of solved positions (no meta table)")
+        if "positions" not in tables:
+            connection.execute("PRAGMA journal_mode = WAL")  # persistent: once, by whoever creates the file
+            connection.execute("BEGIN IMMEDIATE")
+            for statement in _SCHEMA:
+                connection.execute(statement)
+            connection.executemany(
+                "INSERT OR IGNORE INTO meta VALUES (?, ?)", [("format", STORE_FORMAT), ("rules", RULES_FINGERPRINT)]
+            )
+            connection.execute("COMMIT")
+        meta = dict(connection.execute("SELECT name, value FROM meta"))
+        if meta.get("format") != STORE_FORMAT:
+            self._refuse(f"a store of format {meta.get('format')!r}; this littlego reads {STORE_FORMAT!r}")
+        if meta.get("rules") != RULES_FINGERPRINT:
+            self._refuse(
+                f"solved under other rules (rules {meta.get('rules')}, this littlego's {RULES_FINGERPRINT}): "
+                "its values would be wrong here; remove it or use another store"
+            )
+
+    def _execute(self, statement, parameters=()):
+        with self._lock:
+            if self._pid != os.getpid():  # a forked child: never share the parent's connection
+                self._connect()
+            try:
+                return self._connection.execute(statement, parameters).fetchall()
+            except sqlite3.DatabaseError as error:
+                self._refuse(f"damaged or unreadable ({error}); remove it or use another store")
+
+    def _row(self, position):
+        key, symmetry = store_key(position)
+        rows = self._execute(f"SELECT {_COLUMNS} FROM positions WHERE key = ?", (key,))
+        if not rows:
+            return None, symmetry
+        if _checksum(*rows[0][:-1]) != rows[0][-1]:
+            self._refuse(f"damaged: the entry of {key} fails its checksum; remove the store or use another")
+        return rows[0][2:6], symmetry
+
+    def value(self, position):
+        """Whether the side to move wins, where the store knows; else None."""
+        row, _ = self._row(position)
+        return None if row is None else bool(row[0])
+
+    def results(self, position):
+        """{move: whether it wins} for every legal move and PASS, where the store holds them; else None."""
+        row, symmetry = self._row(position)
+        if row is None or row[1] is None:
+            return None
+        won, legal, wins, _ = row
+        if legal != _legal_mask(position, symmetry) or bool(won) != bool(wins) or wins & ~legal:
+            self._refuse(f"damaged: the entry of {store_key(position)[0]} does not fit the position")
+        return {move: bool(wins >> _slot(move, symmetry) & 1) for move in _moves(position)}
+
+    def margins(self, position):
+        """{move: its margin for the side to move} for the moves whose margin the store holds; else None."""
+        row, symmetry = self._row(position)
+        if row is None or row[3] is None:
+            return None
+        stored = row[3]
+        found = {move: _signed(stored[_slot(move, symmetry)]) for move in _moves(position)}
+        return {move: value / 2 for move, value in found.items() if value != MARGIN_UNKNOWN}
+
+    def record(self, position, results=None, won=None, margins=None):
+        """Keep what is known of ``position``: every move's result (``results``, {move: wins}), or only
+        its value (``won``), and margins ({move: margin}) where known; what is there already stays."""
+        key, symmetry = store_key(position)
+        legal = wins = None
+        if results is not None:
+            legal = _legal_mask(position, symmetry)
+            wins = sum(1 << _slot(move, symmetry) for move, good in results.items() if good)
+            won = bool(wins)
+        if won is None:
+            raise ValueError("record needs results or won")
+        packed = None if margins is None else _encode_margins(margins, symmetry)
+        with self._lock:
+            self._execute("BEGIN IMMEDIATE")  # read, merge and write as one: other writers wait
+            try:
+                found, _ = self._row(position)
+                if found is not None:  # what is known already stays
+                    legal = found[1] if legal is None else legal
+                    wins = found[2] if wins is None else wins
+                    packed = found[3] if packed is None else packed
+                entry = (key, position.moves_played, int(won), legal, wins, packed)
+                self._execute(
+                    f"INSERT OR REPLACE INTO positions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    entry + (_checksum(*entry),),
+                )
+            except BaseException:
+                self._execute("ROLLBACK")
+                raise
+            self._execute("COMMIT")
+
+    def holds(self, position):
+        """Whether the store holds every move's result of ``position``."""
+        row, _ = self._row(position)
+        return row is not None and row[1] is not None
+
+    def summary(self):
+        """{"format", "rules", "bytes", "positions", "by_ply": {ply: (with every move, value only)}}."""
+        meta = dict(self._execute("SELECT name, value FROM meta"))
+        by_ply = {
+            ply: (moves, total - moves)
+            for ply, total, moves in self._execute(
+                "SELECT ply, count(*), count(legal) FROM positions GROUP BY ply ORDER BY ply"
+            )
+        }
+        self._execute("PRAGMA wal_checkpoint(PASSIVE)")  # the log's pages into the file, as far as no reader holds them
+        size = sum(os.path.getsize(p) for p in (self.path, self.path + "-wal") if os.path.exists(p))
+        return {
+            "path": self.path,
+            "format": meta.get("format"),
+            "rules": meta.get("rules"),
+            "bytes": size,
+            "positions": sum(sum(counts) for counts in by_ply.values()),
+            "by_ply": by_ply,
+        }
+
+    def check(self):
+        """The problems found by SQLite's full integrity check and by reading every entry ([] when none)."""
+        problems = [row[0] for row in self._execute("PRAGMA integrity_check") if row[0] != "ok"]
+        for entry in self._execute(f"SELECT {_COLUMNS} FROM positions"):
+            why = "fails its checksum" if _checksum(*entry[:-1]) != entry[-1] else _entry_problem(*entry[:-1])
+            key = entry[0]
+            if why:
+                problems.append(f"{key}: {why}")
+        return problems
+
+    def close(self):
+        with self._lock:
+            if self._connection is not None and self._pid == os.getpid():
+                self._connection.close()
+            self._connection = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+def _board_of_key(key):
+    """(black, white) bitboards of a key's canonical board; None when the key is not one."""
+    try:
+        colour, rest = key.split(":", 1)
+        number = int(rest.split(".", 1)[0], 36)
+    except ValueError:
+        return None
+    black = white = 0
+    for point in reversed(range(NUM_POINTS)):
+        number, digit = divmod(number, 3)
+        black |= (digit == 1) << point
+        white |= (digit == 2) << point
+    return None if number or colour not in ("1", "2") else (black, white)
+
+
+def _entry_problem(key, ply, won, legal, wins, margins):
+    board = _board_of_key(key)
+    if board is None or f".{ply}" not in key:
+        return "not a key of this store"
+    if won not in (0, 1) or (legal is None) != (wins is None):
+        return "its value or move masks are malformed"
+    if legal is not None:
+        if not legal >> PASS_BIT & 1 or legal & (board[0] | board[1]) or wins & ~legal or bool(wins) != bool(won):
+            return "its moves do not fit its board"
+    if margins is not None and (not isinstance(margins, bytes) or len(margins) != SLOTS):
+        return "its margins are malformed"
+    return None
+
+
+def open_store(path):
+    """The SolvedStore at ``path``; None for None (no store)."""
+    return None if path is None else SolvedStore(path)
+
+
+class StoredSolver:
+    """The compiled solver behind the store: ``wins`` and ``move_results`` answer from ``store`` (a
+    SolvedStore, a path, or None for none) where it holds the position, and otherwise ask a
+    ``NativeSolver`` (started on the first such question) and store its answer. ``asked`` counts the
+    questions the compiled solver was asked."""
+
+    def __init__(self, store, table_bits=DEFAULT_TABLE_BITS, solver=None):
+        self.store = store if store is None or isinstance(store, SolvedStore) else SolvedStore(store)
+        self.table_bits = table_bits
+        self._solver = solver
+        self.asked = 0
+
+    @property
+    def solver(self):
+        """The compiled solver, started when first needed."""
+        if self._solver is None:
+            self._solver = NativeSolver(self.table_bits)
+        return self._solver
+
+    @property
+    def nodes(self):
+        """The compiled solver's nodes so far (0 while every answer came from the store)."""
+        return 0 if self._solver is None else self._solver.nodes
+
+    def wins(self, position):
+        """Whether the side to move wins with perfect play."""
+        if position.is_over:
+            return position.margin() > 0
+        known = None if self.store is None else self.store.value(position)
+        if known is not None:
+            return known
+        self.asked += 1
+        won = self.solver.wins(position)
+        if self.store is not None:
+            self.store.record(position, won=won)
+        return won
+
+    def move_results(self, position):
+        """{move: whether it wins} for every legal move and PASS."""
+        known = None if self.store is None else self.store.results(position)
+        if known is not None:
+            return known
+        self.asked += 1
+        results = self.solver.move_results(position)
+        if self.store is not None:
+            self.store.record(position, results)
+        return results
+
+    def close(self):
+        if self._solver is not None:
+            self._solver.close()
+            self._solver = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False

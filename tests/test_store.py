@@ -1,0 +1,247 @@
+"""The store of solved positions (engine/native/store.py): what one tool solves, another reads back."""
+
+import multiprocessing
+import random
+import sqlite3
+
+import pytest
+
+import engine.native.store as store_module
+from engine.native.solver import NativeSolver, describe_position, position_from_text
+from engine.native.store import SolvedStore, StoredSolver, StoreError, store_key
+from engine.symmetry import SYMMETRIES
+from evolve.exploit import adversary_move
+from evolve.labels import label_positions
+from evolve.regret import solve_positions
+from tests.conftest import cli, random_position, turn
+
+
+def _positions(seed, count, low=14, high=17):
+    rng = random.Random(seed)
+    return [random_position(rng, low, high) for _ in range(count)]
+
+
+class CountingSolver:
+    """Stands in for NativeSolver: counts the solvers started and the questions asked, answering truly."""
+
+    started = 0
+    questions = 0
+
+    def __init__(self, table_bits=16):
+        CountingSolver.started += 1
+        self.real = NativeSolver(16)
+
+    def wins(self, position):
+        CountingSolver.questions += 1
+        return self.real.wins(position)
+
+    def move_results(self, position):
+        CountingSolver.questions += 1
+        return self.real.move_results(position)
+
+    @property
+    def nodes(self):
+        return self.real.nodes
+
+    def close(self):
+        self.real.close()
+
+
+class RefusingSolver:
+    """Stands in for NativeSolver where nothing may be solved again (in a worker process too)."""
+
+    def __init__(self, *args, **kwargs):
+        raise AssertionError("the compiled solver was started for a position the store holds")
+
+
+def test_a_position_stored_in_one_orientation_reads_back_in_all_eight(native, tmp_path):
+    store = SolvedStore(tmp_path / "solved.sqlite")
+    for position in _positions(3, 4):
+        results = native.move_results(position)
+        margins = {move: (2.5 if wins else -0.5) + index for index, (move, wins) in enumerate(results.items())}
+        store.record(position, results, margins=margins)
+        for table in SYMMETRIES:
+            image = turn(position, table)
+            assert store.results(image) == native.move_results(image)
+            assert store.value(image) == native.wins(image) == any(results.values())
+            assert store.margins(image) == {
+                move if move == "PASS" else table[move]: margin for move, margin in margins.items()
+            }
+    assert store.check() == []
+
+
+def test_keys_tell_apart_the_colour_to_move():
+    position = _positions(5, 1)[0]
+    other = position_from_text(describe_position(position).replace(str(position.player), str(3 - position.player), 1))
+    assert store_key(position)[0] != store_key(other)[0]
+
+
+def test_a_value_alone_is_kept_and_the_moves_added_later(native, tmp_path):
+    store = SolvedStore(tmp_path / "solved.sqlite")
+    position = _positions(7, 1)[0]
+    store.record(position, won=native.wins(position))
+    assert store.value(position) == native.wins(position) and store.results(position) is None
+    store.record(position, native.move_results(position))
+    assert store.results(position) == native.move_results(position)
+    assert store.summary()["by_ply"] == {position.moves_played: (1, 0)}
+
+
+def _damage(path, how):
+    data = bytearray(path.read_bytes())
+    if how == "truncated":
+        path.write_bytes(bytes(data[: len(data) // 2 + 100]))
+    elif how == "overwritten":
+        for offset in range(4096, len(data), 997):  # past the header: the pages themselves
+            data[offset] ^= 0x5A
+        path.write_bytes(bytes(data))
+    elif how == "not sqlite":
+        path.write_bytes(b'{"format": "littlego-book 2"}\n' + bytes(data[100:200]))
+
+
+@pytest.mark.parametrize("how", ["truncated", "overwritten", "not sqlite"])
+def test_a_damaged_store_is_refused_with_its_name_never_read(native, tmp_path, how):
+    path = tmp_path / "solved.sqlite"
+    with SolvedStore(path) as store:
+        for position in _positions(11, 30, 10, 18):
+            store.record(position, native.move_results(position))
+        store._execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    _damage(path, how)
+    with pytest.raises(StoreError, match=str(path)):
+        store = SolvedStore(path)
+        for position in _positions(11, 30, 10, 18):  # a damage quick_check missed is found on read, never served
+            store.results(position)
+        assert store.check() == []
+
+
+def test_an_entry_whose_value_changed_under_sqlite_is_refused_not_served(native, tmp_path):
+    path = tmp_path / "solved.sqlite"
+    position = _positions(29, 1)[0]
+    SolvedStore(path).record(position, native.move_results(position))
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE positions SET won = 1 - won")  # a flipped bit: the pages stay well formed
+    store = SolvedStore(path)
+    with pytest.raises(StoreError, match="checksum"):
+        store.results(position)
+    assert len(store.check()) == 1
+
+
+def test_a_store_of_other_rules_or_format_is_refused(tmp_path):
+    path = tmp_path / "solved.sqlite"
+    SolvedStore(path).close()
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE meta SET value = 'older-rules' WHERE name = 'rules'")
+    with pytest.raises(StoreError, match="other rules"):
+        SolvedStore(path)
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as connection:
+        connection.execute("CREATE TABLE games (moves TEXT)")
+    with pytest.raises(StoreError, match="not a store"):
+        SolvedStore(other)
+
+
+def test_what_the_adversary_solved_is_not_solved_again_by_the_regret_positions(monkeypatch, tmp_path):
+    """Two tools over the same positions: the exploit report's adversary, then 'evolve positions'."""
+    path = tmp_path / "solved.sqlite"
+    monkeypatch.setattr(store_module, "NativeSolver", CountingSolver)
+    parents = _positions(13, 3, 12, 14)
+    with StoredSolver(path) as adversary:
+        moves = [adversary_move(adversary, position) for position in parents]
+        first_questions = CountingSolver.questions
+    assert first_questions > 0 and CountingSolver.started == 1
+    children = [p.play_point(m) for p in parents for m in p.legal_points()]
+    children = [describe_position(child) for child in children if not child.is_over]
+    assert moves and children
+    solved, nodes = solve_positions(children, str(tmp_path / "positions.journal"), store=path)
+    assert CountingSolver.questions == first_questions and CountingSolver.started == 1 and nodes == 0
+    with NativeSolver(16) as native:
+        assert all(solved[text] == native.move_results(position_from_text(text)) for text in children)
+
+
+def test_what_the_regret_positions_solved_the_labels_read_without_the_solver(monkeypatch, tmp_path):
+    """'evolve positions' then 'evolve label' over the same positions: the labels' workers start no solver."""
+    path = tmp_path / "solved.sqlite"
+    texts = [describe_position(p) for p in _positions(17, 6)]
+    solved, nodes = solve_positions(texts, str(tmp_path / "positions.journal"), store=path)
+    assert nodes > 0
+    monkeypatch.setattr(store_module, "NativeSolver", RefusingSolver)  # the forked workers inherit it
+    labelled, nodes, interrupted = label_positions(texts, jobs=2, store=path)
+    assert nodes == 0 and not interrupted
+    assert dict(labelled) == {text: int(any(solved[text].values())) for text in texts}
+
+
+def _solve_share(path, texts):
+    with StoredSolver(path, table_bits=16) as solver:
+        return {text: solver.move_results(position_from_text(text)) for text in texts}
+
+
+def test_several_processes_writing_overlapping_positions_at_once_keep_the_store_whole(tmp_path):
+    path = str(tmp_path / "solved.sqlite")
+    texts = [describe_position(p) for p in _positions(19, 24, 13, 16)]
+    shares = [texts[start : start + 12] for start in range(0, 24, 4)]  # each position in two or three shares
+    with multiprocessing.get_context("fork").Pool(4) as pool:
+        answers = pool.starmap(_solve_share, [(path, share) for share in shares])
+    store = SolvedStore(path)
+    assert store.check() == []
+    assert store.summary()["positions"] == len({store_key(position_from_text(text))[0] for text in texts})
+    with NativeSolver(16) as native:
+        for share in answers:
+            for text, results in share.items():
+                assert (
+                    store.results(position_from_text(text)) == results == native.move_results(position_from_text(text))
+                )
+
+
+def _moves_text(position_moves):
+    return " ".join("pass" if move == "PASS" else f"{move // 5},{move % 5}" for move in position_moves)
+
+
+def test_littlego_solve_native_answers_a_stored_position_from_the_store(tmp_path):
+    rng, position, moves = random.Random(23), None, []
+    from engine.position import Position
+
+    position = Position.initial()
+    while position.moves_played < 15:
+        move = rng.choice(position.legal_points())
+        moves.append(move)
+        position = position.play_point(move)
+    store = tmp_path / "solved.sqlite"
+    first = cli("littlego", "solve", "--native", "--moves", _moves_text(moves), "--store", store, "--no-progress")
+    second = cli("littlego", "solve", "--native", "--moves", _moves_text(moves), "--store", store, "--no-progress")
+    assert first.returncode == second.returncode == 0, first.stderr + second.stderr
+    assert "nodes" in first.stdout and f"from the store {store}" in second.stdout
+    assert first.stdout.splitlines()[-5:] == second.stdout.splitlines()[-5:]
+    (tmp_path / "broken.sqlite").write_bytes(b"not a database at all, but long enough to look like one" * 10)
+    broken = cli("littlego", "solve", "--native", "--moves", _moves_text(moves), "--store", tmp_path / "broken.sqlite")
+    assert broken.returncode == 2 and "broken.sqlite" in broken.stderr and "Traceback" not in broken.stderr
+
+
+LATE_MOVES = "2,2 1,2 2,1 1,1 1,3 2,3 3,2 0,2 3,3 2,4 1,4 3,4 0,3 0,1"  # a ply-14 position with a dozen replies
+
+
+def test_positions_to_grow_are_those_reached_distinct_under_the_symmetries():
+    from engine.native.grow import positions_to_grow
+    from engine.position import Position
+
+    every = positions_to_grow(Position.initial(), (0, 2))
+    assert {ply: len(found) for ply, found in every.items()} == {0: 1, 1: 6, 2: 91}  # 85 placements, 6 after a pass
+    sampled = positions_to_grow(Position.initial(), (2, 3), sample=20, seed=4)
+    assert [len(found) for found in sampled.values()] == [20, 20]
+    assert all(len({store_key(p)[0] for p in found}) == 20 for found in sampled.values())
+
+
+def test_littlego_store_grow_is_resumable_and_info_and_check_describe_it(tmp_path):
+    store = tmp_path / "solved.sqlite"
+    grow = ["store", "grow", "--plies", "14-15", "--moves", LATE_MOVES, "--jobs", "2", "--table-bits", "16"]
+    first = cli("littlego", *grow, "--store", store, "--no-progress")
+    assert first.returncode == 0, first.stderr
+    assert "ply 14: 1 solved, 0 held already" in first.stdout
+    again = cli("littlego", *grow, "--store", store, "--no-progress")
+    assert "ply 14: 0 solved, 1 held already" in again.stdout and "ply 15: 0 solved" in again.stdout
+    info = cli("littlego", "store", "info", "--store", store)
+    assert "ply 14: 1 with every move" in info.stdout and "rules" in info.stdout, info.stderr
+    assert cli("littlego", "store", "check", "--store", store).stdout.strip().endswith("whole")
+    store.write_bytes(store.read_bytes()[:3000])
+    broken = cli("littlego", "store", "check", "--store", store)
+    assert broken.returncode == 2 and str(store) in broken.stderr and len(broken.stderr.strip().splitlines()) == 1
+    missing = cli("littlego", "store", "info", "--store", tmp_path / "none.sqlite")
+    assert missing.returncode == 2 and "no store" in missing.stderr
