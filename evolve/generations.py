@@ -48,8 +48,10 @@ def generation_line(entry):
     colour = entry["best_by_colour"]
     regret = ""
     if "best_held_out" in entry:
-        regret = "  regret: kept {:.3f}, held out {:.3f}".format(
-            entry["best_regret_kept"] or 0.0, (entry["best_held_out"] or {}).get("share") or 0.0
+        regret = "  regret: kept {:.3f}, held out {:.3f} ({} positions searched)".format(
+            entry["best_regret_kept"] or 0.0,
+            (entry["best_held_out"] or {}).get("share") or 0.0,
+            entry.get("positions", "?"),
         )
     return (
         "gen {generation:>3}  best {win:.3f} ({margin:+.2f}; Black {black}, White {white})  mean {mean:.3f}  "

@@ -344,6 +344,7 @@ class Evolution:
         if self.config.regret is not None:
             entry["best_regret_kept"] = best.report.get("regret_kept") if getattr(best, "report", None) else None
             entry["best_held_out"] = self._held_out(best)
+            entry["positions"] = len(evaluated) * self.config.regret.won  # won positions searched this generation
         entry.update(population_figures(evaluated))
         self.records.append(entry)
         self.logbook.record(
