@@ -1,31 +1,22 @@
 """``evolve label`` and ``evolve fit``: exact labels from the compiled solver, and weights fitted to them."""
 
-import json
 import os
 
 from engine.cli.argument_types import file_to_write, integer_range, ply_range, positive_int, weight, weight_bound
 from engine.cli.arguments import (
-    add_json,
-    add_progress,
     add_search_settings,
     add_store,
     add_table_bits,
     command,
-    progress_bar,
     search_settings,
     store_path,
 )
-from engine.common.progress import counter
 from engine.data import SHIPPED_PARAMS
 from engine.features import FEATURES
 from engine.params import genome_of, load_params, save_params
-from engine.players.shipped import NODES_PER_SECOND, ShippedPlayer, shipped_book
-from engine.players.specs import make_player
-from evolve.exploit import exploitability, format_exploitability
 from evolve.fit import fit_labels, fitted_params
 from evolve.genome import feature_of, genes
 from evolve.labels import build_labels, load_many
-from evolve.regret import DEFAULT_PLIES, build_positions, load_positions, regret_score
 
 
 def register(commands):
@@ -81,43 +72,6 @@ def register(commands):
         "--start weights (tapered --start weights are always fitted tapered)",
     )
     add_search_settings(fit, "--start's")
-    positions = command(commands, "positions", _positions)
-    positions.add_argument("out", help="positions file to write (gzipped JSON, e.g. positions.json.gz)")
-    positions.add_argument(
-        "--per-ply", type=positive_int, default=40, help="positions at each ply (default %(default)s)"
-    )
-    positions.add_argument(
-        "--plies", type=ply_range, default=DEFAULT_PLIES, help="plies to draw, LOW-HIGH (default 2-11)"
-    )
-    positions.add_argument("--seed", type=int, default=1, help="the drawing's seed (default 1)")
-    positions.add_argument(
-        "--jobs", type=positive_int, default=os.cpu_count() or 1, help="solving processes (default: all cores)"
-    )
-    add_table_bits(positions)
-    add_store(positions)
-    add_progress(positions)
-    regret = command(commands, "regret", _regret)
-    regret.add_argument("params", nargs="+", help="params files to score")
-    regret.add_argument("--positions", required=True, help="a positions file from 'evolve positions'")
-    regret.add_argument(
-        "--nodes-per-second",
-        type=positive_int,
-        default=NODES_PER_SECOND,
-        help="the nodes a CPU second of the params' budget buys (default %(default)s, measured)",
-    )
-    add_json(regret, "the scores")
-    exploit = command(commands, "exploit", _exploit)
-    exploit.add_argument(
-        "player",
-        nargs="+",
-        help="params files (each played as shipped: the book, its search in nodes, the exact endgame) or player "
-        "specs (champion, cmd:BUNDLE_FOLDER, ...)",
-    )
-    exploit.add_argument("--positions", required=True, help="a positions file from 'evolve positions'")
-    add_table_bits(exploit, "the adversary's solver's")
-    add_store(exploit)
-    add_progress(exploit)
-    add_json(exploit, "the reports")
 
 
 def _label(args):
@@ -140,99 +94,6 @@ def _label(args):
         store=store_path(args),
     )
     return 0
-
-
-def _positions(args):
-    """draw positions out of the book and solve every legal move of each: the regret fitness's set
-
-    Draw --per-ply positions at each ply of --plies (half from uniform random legal play, half
-    from games of mixed strength), none in the shipped book, each distinct under the board's
-    symmetries, and have the compiled solver settle every legal move of each, on --jobs
-    processes. A fifth of them (by canonical key) is held out. Every answer is kept in OUT.journal
-    as it comes: the same command continues a stopped build. Needs a C compiler; early plies take
-    the solver minutes a position.
-    """
-    file_to_write(args.out, "out", "positions.json.gz")
-    built = build_positions(
-        args.out,
-        args.per_ply,
-        tuple(args.plies),
-        seed=args.seed,
-        jobs=args.jobs,
-        table_bits=args.table_bits,
-        progress=lambda total: counter("solving", "position", total, bar=progress_bar(args)),
-        store=store_path(args),
-    )
-    info = built.info
-    print(
-        f"wrote {args.out}: {info['positions']} positions at plies {info['plies'][0]}-{info['plies'][1]}, "
-        f"{info['won']} won for the side to move, {info['critical']} of them where at most a third of the moves win"
-    )
-    return 0
-
-
-def _regret(args):
-    """score params by the share of won positions where their move keeps the win
-
-    For each won position of --positions, search it alone with the params' weights at their
-    depth, CPU budget and cap counted in nodes (as 'play = "as-shipped"' does), and count the
-    moves that keep the win; for the fitness split and the held-out one, by ply. The same params
-    score the same on every machine.
-    """
-    found = load_positions(args.positions)
-    rows = []
-    for path in args.params:
-        params = load_params(path)
-        row = {"params": path}
-        for name, held_out in (("fitness", False), ("held_out", True)):
-            score = regret_score(params, found.split(held_out), args.nodes_per_second)
-            row[name] = {"kept": score.kept, "won": score.won, "share": round(score.share, 4), "by_ply": score.by_ply}
-        rows.append(row)
-    if args.json:
-        print(json.dumps(rows, indent=2))
-        return 0
-    for row in rows:
-        print(row["params"])
-        for name in ("fitness", "held_out"):
-            score = row[name]
-            plies = " ".join(f"{ply}:{kept}/{won}" for ply, (kept, won) in score["by_ply"].items())
-            print(f"  {name}: kept {score['kept']} of {score['won']} won positions ({score['share']:.1%}); {plies}")
-    return 0
-
-
-def _exploit(args):
-    """play won positions against the exact adversary: what a player keeps, by ply and colour
-
-    From every won position of --positions, the player plays on against an adversary that asks the
-    compiled solver about each of its replies and plays the one that leaves the player the fewest
-    winning moves. Prints the positions kept by ply and colour, a random mover's on the same
-    positions, and the share of the gap to perfect play closed. A params file plays as 'play =
-    "as-shipped"' does (deterministic); a player spec plays as it is (a timed one, at its CPU budget).
-    """
-    found = load_positions(args.positions)
-    reports = []
-    for player in args.player:
-        make = _exploit_player(player)
-        update = counter(f"exploit {player}", "position", sum(p.won for p in found.positions), bar=progress_bar(args))
-        try:
-            reports.append(exploitability(make, player, found.positions, args.table_bits, update, store_path(args)))
-        finally:
-            update.close()
-    if args.json:
-        print(json.dumps([report.to_json() for report in reports], indent=2))
-        return 0
-    for report in reports:
-        print(format_exploitability(report))
-    return 0
-
-
-def _exploit_player(player):
-    """A function making a fresh player of a params file (as shipped) or a player spec; ValueError for neither."""
-    if os.path.isfile(player) and player.endswith(".json"):
-        params = load_params(player)
-        return lambda: ShippedPlayer(params, shipped_book(), spec=player)
-    make_player(player).close()  # a bad spec fails here, naming itself
-    return lambda: make_player(player)
 
 
 def _fit(args):
