@@ -165,3 +165,5 @@ def test_exploitability_a_perfect_player_closes_the_gap_and_a_random_one_keeps_l
     assert random_mover.kept < perfect.kept and random_mover.random_kept < perfect.kept
     result = cli("evolve", "exploit", "greedy", "--positions", out, "--json", "--no-progress")
     assert result.returncode == 0 and json.loads(result.stdout)[0]["won"] == perfect.won, result.stderr
+    held_out = cli("evolve", "exploit", "greedy", "--positions", out, "--json", "--no-progress", "--split", "held-out")
+    assert json.loads(held_out.stdout)[0]["won"] == sum(p.won for p in found.split(True)), held_out.stderr

@@ -57,6 +57,12 @@ def register(commands):
         "specs (champion, cmd:BUNDLE_FOLDER, ...)",
     )
     exploit.add_argument("--positions", required=True, help="a positions file from 'evolve positions'")
+    exploit.add_argument(
+        "--split",
+        choices=("all", "fitness", "held-out"),
+        default="all",
+        help="the positions played: all (default), the regret fitness's, or the held-out fifth",
+    )
     add_table_bits(exploit, "the adversary's solver's")
     add_store(exploit)
     add_progress(exploit)
@@ -131,12 +137,13 @@ def _exploit(args):
     "as-shipped"' does (deterministic); a player spec plays as it is (a timed one, at its CPU budget).
     """
     found = load_positions(args.positions)
+    positions = found.positions if args.split == "all" else found.split(args.split == "held-out")
     reports = []
     for player in args.player:
         make = _exploit_player(player)
-        update = counter(f"exploit {player}", "position", sum(p.won for p in found.positions), bar=progress_bar(args))
+        update = counter(f"exploit {player}", "position", sum(p.won for p in positions), bar=progress_bar(args))
         try:
-            reports.append(exploitability(make, player, found.positions, args.table_bits, update, store_path(args)))
+            reports.append(exploitability(make, player, positions, args.table_bits, update, store_path(args)))
         finally:
             update.close()
     if args.json:
