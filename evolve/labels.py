@@ -32,7 +32,7 @@ from engine.data import SHIPPED_PARAMS
 from engine.errors import UserError
 from engine.native.compiler import DEFAULT_TABLE_BITS
 from engine.native.solver import describe_position, position_from_text
-from engine.native.store import StoredSolver
+from engine.native.store import start_worker_solver, worker_solver
 from engine.params import load_params
 from engine.players.scripted import AggressivePlayer, GreedyPlayer
 from engine.players.searcher import AgentPlayer
@@ -106,19 +106,12 @@ def sample_positions(count, plies=(6, 14), seed=1, per_game=2, epsilon=0.25, pro
     return texts, game
 
 
-_SOLVER = None
-
-
-def _start_solver(table_bits, store=None):
-    global _SOLVER
-    _SOLVER = StoredSolver(store, table_bits)
-
-
 def _label(text):
     """Worker: (text, 1 if the side to move wins, the solver's nodes for it)."""
-    before = _SOLVER.nodes
-    won = _SOLVER.wins(position_from_text(text))
-    return text, 1 if won else 0, _SOLVER.nodes - before
+    solver = worker_solver()
+    before = solver.nodes
+    won = solver.wins(position_from_text(text))
+    return text, 1 if won else 0, solver.nodes - before
 
 
 def label_positions(texts, jobs=1, table_bits=DEFAULT_TABLE_BITS, progress=None, store=None):
@@ -132,7 +125,7 @@ def label_positions(texts, jobs=1, table_bits=DEFAULT_TABLE_BITS, progress=None,
     holds are not solved again, and the others go into it.
     """
     labelled, nodes, interrupted = {}, 0, False
-    pool = process_pool(jobs, initializer=_start_solver, initargs=(table_bits, store))
+    pool = process_pool(jobs, initializer=start_worker_solver, initargs=(table_bits, store))
     try:
         for text, won, spent in pool.imap_unordered(_label, texts, chunksize=4):
             labelled[text] = won

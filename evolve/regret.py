@@ -39,7 +39,7 @@ from engine.errors import UserError
 from engine.features import make_evaluator
 from engine.native.compiler import compiled_solver
 from engine.native.solver import NATIVE_PASS, describe_position, position_from_text
-from engine.native.store import SolvedStore, StoredSolver
+from engine.native.store import SolvedStore, start_worker_solver, worker_solver
 from engine.params import make_params
 from engine.players.searcher import searcher_for
 from engine.players.shipped import NODES_PER_SECOND, node_plan
@@ -136,19 +136,12 @@ def draw_positions(per_ply, plies=DEFAULT_PLIES, seed=1, book=None):
     return drawn
 
 
-_SOLVER = None
-
-
-def _start_solver(table_bits, store=None):
-    global _SOLVER
-    _SOLVER = StoredSolver(store, table_bits)
-
-
 def _solve(text):
     """Worker: (text, {move: wins}, the solver's nodes for it)."""
-    before = _SOLVER.nodes
-    results = _SOLVER.move_results(position_from_text(text))
-    return text, results, _SOLVER.nodes - before
+    solver = worker_solver()
+    before = solver.nodes
+    results = solver.move_results(position_from_text(text))
+    return text, results, solver.nodes - before
 
 
 def _move_key(move):
@@ -198,7 +191,7 @@ def solve_positions(texts, journal, jobs=1, table_bits=SOLVER_TABLE_BITS, progre
         progress(len(texts) - len(todo))
     if not todo:
         return done, nodes
-    pool = process_pool(jobs, start="spawn", initializer=_start_solver, initargs=(table_bits, store))
+    pool = process_pool(jobs, start="spawn", initializer=start_worker_solver, initargs=(table_bits, store))
     try:
         with open(journal, "a", encoding="utf-8") as handle:
             for text, results, spent in pool.imap_unordered(_solve, todo):

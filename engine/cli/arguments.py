@@ -3,6 +3,7 @@ function and read back by another (``add_game_options`` and ``game_settings``), 
 pieces (``command``: a subcommand whose docstring is its help). The values an argument may take are
 ``engine.cli.argument_types``; how a command ends is ``engine.cli.exits``."""
 
+import os
 import sys
 
 from engine.cli.argument_types import integer_range, positive_int, positive_seconds, scheduler, setting_type
@@ -188,6 +189,16 @@ def game_settings(args, **chosen):
         elif setting.kind != "sandbox" and hasattr(args, dest):
             values[setting.name] = getattr(args, dest)
     return GameSettings(**values)
+
+
+def add_solving(parser, jobs="solving processes", progress=True):
+    """How a command that solves many positions on a pool solves them: --jobs (``jobs`` says what they do;
+    default all cores), the solvers' --table-bits, the store's options and (where ``progress``) --no-progress."""
+    parser.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, help=f"{jobs} (default: all cores)")
+    add_table_bits(parser)
+    add_store(parser)
+    if progress:
+        add_progress(parser)
 
 
 def add_store(parser):

@@ -5,7 +5,14 @@ import json
 import os
 
 from engine.cli.argument_types import positive_int
-from engine.cli.arguments import add_progress, add_store, add_table_bits, command, group, progress_bar, store_path
+from engine.cli.arguments import (
+    add_solving,
+    add_store,
+    command,
+    group,
+    progress_bar,
+    store_path,
+)
 from engine.common.progress import counter
 from engine.constants import MAX_MOVES
 from engine.errors import InvalidInput
@@ -38,12 +45,7 @@ def register(commands):
         "--sample", type=positive_int, help="this many positions a ply, by random legal play (default: all)"
     )
     grow.add_argument("--seed", type=int, default=1, help="the sample's seed (default %(default)s)")
-    grow.add_argument(
-        "--jobs", type=positive_int, default=os.cpu_count() or 1, help="solving processes (default: all cores)"
-    )
-    add_table_bits(grow)
-    add_store(grow)
-    add_progress(grow)
+    add_solving(grow)
     info = command(actions, "info", _info)
     add_store(info)
     info.add_argument("--json", action="store_true", help="print the figures as JSON")

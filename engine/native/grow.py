@@ -17,7 +17,7 @@ from engine.common.seeds import derive_seed
 from engine.constants import PASS
 from engine.native.compiler import DEFAULT_TABLE_BITS
 from engine.native.solver import describe_position, position_from_text
-from engine.native.store import SolvedStore, StoredSolver, store_key
+from engine.native.store import SolvedStore, start_worker_solver, store_key, worker_solver
 from engine.playout import random_point
 
 STALE_DRAWS = 200  # random games in a row that find no new position: the ply holds no more
@@ -74,20 +74,13 @@ class PlyGrowth(NamedTuple):
     nodes: int
 
 
-_SOLVER = None
-
-
-def _start(path, table_bits):
-    global _SOLVER
-    _SOLVER = StoredSolver(path, table_bits)
-
-
 def _solve(text):
     """Worker: (ply, wall seconds, nodes) of solving every move of ``text`` into the store."""
-    started, before = time.perf_counter(), _SOLVER.nodes
+    solver = worker_solver()
+    started, before = time.perf_counter(), solver.nodes
     position = position_from_text(text)
-    _SOLVER.move_results(position)
-    return position.moves_played, time.perf_counter() - started, _SOLVER.nodes - before
+    solver.move_results(position)
+    return position.moves_played, time.perf_counter() - started, solver.nodes - before
 
 
 def grow_store(path, by_ply, jobs=1, table_bits=DEFAULT_TABLE_BITS, progress=None):
@@ -107,7 +100,7 @@ def grow_store(path, by_ply, jobs=1, table_bits=DEFAULT_TABLE_BITS, progress=Non
     if progress:
         progress(done)
     if todo:
-        pool = process_pool(jobs, initializer=_start, initargs=(path, table_bits))
+        pool = process_pool(jobs, initializer=start_worker_solver, initargs=(table_bits, path))
         try:
             for ply, seconds, nodes in pool.imap_unordered(_solve, todo):
                 tally = counts[ply]

@@ -377,3 +377,17 @@ class StoredSolver:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+_WORKER = []  # a pool worker's StoredSolver, kept for every position the worker is sent
+
+
+def start_worker_solver(table_bits, store=None):
+    """A pool's initializer: this process's StoredSolver (``store`` a path, or None for none), which
+    ``worker_solver`` gives to every task the worker runs, so that its table serves them all."""
+    _WORKER[:] = [StoredSolver(store, table_bits)]
+
+
+def worker_solver():
+    """The StoredSolver ``start_worker_solver`` started in this process."""
+    return _WORKER[0]

@@ -1,12 +1,9 @@
 """``evolve label`` and ``evolve fit``: exact labels from the compiled solver, and weights fitted to them."""
 
-import os
-
 from engine.cli.argument_types import file_to_write, integer_range, ply_range, positive_int, weight, weight_bound
 from engine.cli.arguments import (
     add_search_settings,
-    add_store,
-    add_table_bits,
+    add_solving,
     command,
     search_settings,
     store_path,
@@ -24,14 +21,7 @@ def register(commands):
     label.add_argument("--positions", type=positive_int, required=True, help="how many positions")
     label.add_argument("--plies", type=ply_range, default=(6, 14), help="plies to sample, LOW-HIGH (default 6-14)")
     label.add_argument("--seed", type=int, default=1, help="the games' seed (default 1)")
-    label.add_argument(
-        "--jobs",
-        type=positive_int,
-        default=os.cpu_count() or 1,
-        help="processes for sampling and solving (default: all cores)",
-    )
-    add_table_bits(label)
-    add_store(label)
+    add_solving(label, "processes for sampling and solving", progress=False)
     label.add_argument("--out", required=True, help="labels file to write (gzipped JSON, e.g. labels.json.gz)")
     fit = command(commands, "fit", _fit)
     fit.add_argument("labels", nargs="+", help="labels files from 'evolve label' (a position in several counts once)")

@@ -9,6 +9,7 @@ from engine.cli.argument_types import file_to_write, ply_range, positive_int
 from engine.cli.arguments import (
     add_json,
     add_progress,
+    add_solving,
     add_store,
     add_table_bits,
     command,
@@ -33,12 +34,7 @@ def register(commands):
         "--plies", type=ply_range, default=DEFAULT_PLIES, help="plies to draw, LOW-HIGH (default 2-11)"
     )
     positions.add_argument("--seed", type=int, default=1, help="the drawing's seed (default 1)")
-    positions.add_argument(
-        "--jobs", type=positive_int, default=os.cpu_count() or 1, help="solving processes (default: all cores)"
-    )
-    add_table_bits(positions)
-    add_store(positions)
-    add_progress(positions)
+    add_solving(positions)
     regret = command(commands, "regret", _regret)
     regret.add_argument("params", nargs="+", help="params files to score")
     regret.add_argument("--positions", required=True, help="a positions file from 'evolve positions'")
