@@ -126,4 +126,6 @@ def _ship(args):
     print(("shipped: " if result.shipped else "not shipped: ") + result.reason)
     for report in exploited:
         print(format_exploitability(report))
+    if not exploited and args.exploit != "none":
+        print("exploitability: not measured (this installation ships no positions file: --exploit POSITIONS)")
     return 0 if result.shipped else 130 if result.summary.interrupted else 1
