@@ -17,6 +17,7 @@ SHIPPED_BOOK = os.path.join(_HERE, "book.json")  # a link to the top-level book.
 RULES_VECTORS = os.path.join(_HERE, "host-reference.jsonl.gz")
 SHIPPED_QTABLE = os.path.join(_HERE, "qtable.json.gz")
 SOLVED_OPENINGS = os.path.join(_HERE, "openings.json")  # who wins each 2-ply opening (engine.play.openings)
+SOLVER_POSITIONS = os.path.join(_HERE, "solver-positions.json")  # the compiled solver's benchmark (engine.native.bench)
 
 
 class DataError(UserError, ValueError):
