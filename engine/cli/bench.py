@@ -1,13 +1,18 @@
 """``littlego bench``: the engine's speed on one core (rules, search, the exact solver)."""
 
+import argparse
 import json
 
-from engine.cli.argument_types import count, depth, integer_range, positive_int, positive_seconds
-from engine.cli.arguments import add_json, command, group, reporter
+from engine.cli.argument_types import count, depth, file_to_write, integer_range, positive_int, positive_seconds
+from engine.cli.arguments import add_json, add_progress, command, group, progress_bar, reporter
+from engine.common.progress import counter
 from engine.constants import MAX_MOVES
 from engine.course.build import built_agents
 from engine.data import RULES_VECTORS
 from engine.errors import InvalidInput
+from engine.native.bench import BENCH_TABLE_BITS, bench_solver, compare_results, load_position_set, load_result
+from engine.native.compiler import MAX_TABLE_BITS, MIN_TABLE_BITS
+from engine.protocol import write_atomic
 from engine.sandbox.limits import DEFAULT_LIMITS
 from engine.submission.bench import bench_rules, bench_search, bench_solve
 from engine.submission.movecost import format_cost, measure
@@ -61,6 +66,43 @@ def register(commands):
     solve.add_argument("--seed", type=int, default=11, help="seed of the random moves (default 11)")
     for target in (rules, search, solve):
         add_json(target)
+    solver = command(targets, "solver", _bench_solver)
+    solver.add_argument(
+        "--plies",
+        type=_plies,
+        default=DEFAULT_SOLVER_PLIES,
+        help="plies of the set to solve, as 4,6 or 4-12 (default: {}; the set has 0-16)".format(
+            ",".join(map(str, DEFAULT_SOLVER_PLIES))
+        ),
+    )
+    solver.add_argument(
+        "--table-bits",
+        type=integer_range(MIN_TABLE_BITS, MAX_TABLE_BITS),
+        default=BENCH_TABLE_BITS,
+        help="log2 of the solver's table buckets (32 bytes each; default %(default)s: 512 MiB)",
+    )
+    solver.add_argument("--save", metavar="FILE", help="write the result (JSON) to FILE")
+    solver.add_argument("--compare", metavar="FILE", help="a result saved earlier with --save, to set beside this one")
+    add_json(solver)
+    add_progress(solver)
+
+
+DEFAULT_SOLVER_PLIES = tuple(range(4, 17))  # plies 0-3 take minutes a position: ask for them
+
+
+def _plies(text):
+    """Plies as 4,6 or 4-12 or a mix (2,4-6)."""
+    plies = []
+    for part in text.split(","):
+        low, _, high = part.partition("-")
+        try:
+            low, high = int(low), int(high or low)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected plies such as 4,6 or 4-12, got {text!r}")
+        if not 0 <= low <= high < MAX_MOVES:
+            raise argparse.ArgumentTypeError(f"expected plies from 0 to {MAX_MOVES - 1}, got {text!r}")
+        plies.extend(range(low, high + 1))
+    return tuple(dict.fromkeys(plies))
 
 
 def _print_result(result, args):
@@ -117,6 +159,36 @@ def _bench_solve(args):
     return _print_result(
         bench_solve(plies=args.plies, positions=args.positions, seed=args.seed, report=reporter(args)), args
     )
+
+
+def _bench_solver(args):
+    """the compiled solver's nodes and CPU per ply on the committed position set
+
+    Solve every legal move of each position of the set (engine/data/solver-positions.json: random
+    positions at each ply) at the chosen plies, each position in a fresh solver process, one at a
+    time; print the nodes and the CPU seconds (user + system) per ply, and how many positions'
+    results differ from those the set records (the solver before issue 48). --save keeps the
+    result; --compare sets it beside one saved earlier.
+    """
+    earlier = load_result(args.compare) if args.compare else None
+    if args.save:
+        file_to_write(args.save, "--save", "solver-bench.json")
+    positions = load_position_set()
+    total = sum(len(positions.by_ply.get(ply, ())) for ply in args.plies)
+    progress = counter("solving", "position", total, bar=progress_bar(args))
+    report = reporter(args)
+    result = bench_solver(args.plies, args.table_bits, report=report, progress=progress)
+    progress.close()
+    if args.save:
+        write_atomic(args.save, json.dumps(result, indent=1) + "\n")
+    if earlier is not None:
+        report("")
+        compare_results(result, earlier, report)
+    differ = sum(len(row["differ"]) for row in result["plies"])
+    if differ:
+        report(f"{differ} positions' results differ from those the set records: a defect of the solver")
+    _print_result(result, args)
+    return 1 if differ else 0
 
 
 def _bench_moves(args):

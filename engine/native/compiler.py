@@ -8,6 +8,7 @@ key covers the source and those flags, so a change on either side compiles afres
 import hashlib
 import math
 import os
+import platform
 import shutil
 import subprocess
 import tempfile
@@ -18,7 +19,9 @@ from engine.symmetry import SYMMETRIES
 
 FOLDER = os.path.dirname(os.path.abspath(__file__))
 SOURCE = os.path.join(FOLDER, "solve.c")
-OPTIMISE = ["-O2"]
+# every x86-64 processor since 2008 counts bits in one instruction; without -mpopcnt the compiler calls
+# a library function instead (the solver counts stones at every node: 20% of its time)
+OPTIMISE = ["-O2"] + (["-mpopcnt"] if platform.machine().lower() in ("x86_64", "amd64") else [])
 # log2 of a compiled program's transposition-table buckets (four 8-byte entries each): 22 takes 128 MiB
 DEFAULT_TABLE_BITS, MIN_TABLE_BITS, MAX_TABLE_BITS = 22, 16, 28
 

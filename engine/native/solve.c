@@ -6,6 +6,9 @@
  * negamax: a position is won when some move leads to a lost position for the other
  * side; the transposition table stores exact results, keyed by the board under the 8
  * symmetries, ply, colour to move, the KO point and whether the last move was a pass.
+ * Each position's children are all made and settled where no search is needed (a game
+ * over, a static bound, the table) before any is searched, and the rest are searched in
+ * an order that finds the winning move first (RESULTS.md, 2026-11-25, has the figures).
  *
  * Protocol (stdin -> stdout, one line each):
  *   wins  PLAYER PLY PREVIOUS CURRENT  ->  "1" or "0"       (side to move wins)
@@ -84,79 +87,161 @@ static int terminal_win(const pos_t *s) {
 
 #include "solve_keys.h"
 
-/* ---- transposition table: 4-way buckets, exact results ---- */
+/* ---- transposition table: exact results ----
+ * A key (62 bits) is mixed by a bijection of 64-bit words; the low bits of the mix choose the
+ * bucket and an entry keeps the rest, so an entry names its position exactly (no two keys share
+ * one) in fewer bits than the key, leaving room for the result and the work it cost (log2 of the
+ * nodes searched under it). A full bucket gives up its entry that cost the least work. The table
+ * starts small and doubles while more than half full, up to the size asked for: a small solve
+ * never touches (and the system never clears) the memory of a large table. */
+#define BUCKET 4                             /* entries of 8 bytes */
+#define TAG_SHIFT MIN_TABLE_BITS             /* the bucket index holds at least this many low bits */
+#define TAG_MASK ((~(uint64_t)0) >> TAG_SHIFT)
+#define RESULT_BIT ((uint64_t)1 << (64 - TAG_SHIFT))
+#define WORK_SHIFT (65 - TAG_SHIFT)
+#define WORK_MASK ((uint64_t)63 << WORK_SHIFT)
+#if WORK_SHIFT + 6 > 63
+#error "the table's entries need MIN_TABLE_BITS of at least 8"
+#endif
 #define VALID ((uint64_t)1 << 63)
-#define RESULT ((uint64_t)1 << 62)
-#define KEYMASK (RESULT - 1)
 static uint64_t *table;
-static uint64_t table_mask;   /* bucket count - 1 */
+static uint64_t table_mask, largest_mask;   /* bucket count - 1, now and at most */
+static uint64_t filled;                     /* entries in use */
 
+/* a bijection of 64-bit words (the finaliser of MurmurHash3): each step can be undone */
 static inline uint64_t hash64(uint64_t k) {
     k ^= k >> 33; k *= 0xff51afd7ed558ccdULL; k ^= k >> 33; k *= 0xc4ceb9fe1a85ec53ULL; k ^= k >> 33;
     return k;
 }
+static inline uint64_t *bucket_of(uint64_t mixed) { return table + BUCKET * (mixed & table_mask); }
+
 static int probe(uint64_t key, int *result) {
-    uint64_t *b = table + 4 * (hash64(key) & table_mask);
-    for (int i = 0; i < 4; i++)
-        if ((b[i] & VALID) && (b[i] & KEYMASK) == key) { *result = (b[i] & RESULT) != 0; return 1; }
+    uint64_t mixed = hash64(key), tag = mixed >> TAG_SHIFT, *b = bucket_of(mixed);
+    for (int i = 0; i < BUCKET; i++)
+        if ((b[i] & VALID) && (b[i] & TAG_MASK) == tag) { *result = (b[i] & RESULT_BIT) != 0; return 1; }
     return 0;
 }
-static void store(uint64_t key, int result) {
-    uint64_t *b = table + 4 * (hash64(key) & table_mask);
-    int victim = 0, worst = -1;
-    for (int i = 0; i < 4; i++) {
-        if (!(b[i] & VALID)) { victim = i; break; }
-        int p = (int)((b[i] >> 56) & 31);
-        if (p > worst) { worst = p; victim = i; }
+
+/* twice the buckets: an entry whose mix has the new index bit set moves to the new half */
+static void double_table(void) {
+    uint64_t half = table_mask + 1, bit = (uint64_t)1 << (__builtin_ctzll(half) - TAG_SHIFT);
+    for (uint64_t i = 0; i < half; i++) {
+        uint64_t *b = table + BUCKET * i, *moved = table + BUCKET * (i + half);
+        int kept = 0, gone = 0;
+        for (int j = 0; j < BUCKET; j++) {
+            uint64_t entry = b[j];
+            if (!(entry & VALID)) continue;
+            if (entry & bit) moved[gone++] = entry;
+            else b[kept++] = entry;
+        }
+        for (int j = kept; j < BUCKET; j++) b[j] = 0;
     }
-    b[victim] = VALID | key | (result ? RESULT : 0);
+    table_mask = 2 * half - 1;
+}
+
+/* keep ``result`` for ``key``, whose search visited ``work`` nodes */
+static void store(uint64_t key, int result, uint64_t work) {
+    if (filled > (table_mask + 1) * BUCKET / 2 && table_mask < largest_mask) double_table();
+    uint64_t mixed = hash64(key), *b = bucket_of(mixed);
+    uint64_t cost = work ? 64 - __builtin_clzll(work) : 0;
+    int victim = -1;
+    uint64_t least = ~(uint64_t)0;
+    for (int i = 0; i < BUCKET; i++) {
+        if (!(b[i] & VALID)) { victim = i; filled++; break; }
+        uint64_t w = b[i] & WORK_MASK;
+        if (w < least) { least = w; victim = i; }
+    }
+    b[victim] = VALID | (mixed >> TAG_SHIFT) | (result ? RESULT_BIT : 0) | (cost << WORK_SHIFT);
+}
+
+/* ---- bounds that need no search ---- */
+
+/* The stones of ``stones`` in groups with more liberties than ``moves``: a move takes at most
+ * one liberty from a group (a capture only gives some back), so ``moves`` moves of the other
+ * side alone cannot capture them. */
+static bb safe_stones(bb stones, bb empty, int moves) {
+    bb safe = 0, rest = stones;
+    while (rest) {
+        bb g = grow(rest & (~rest + 1), stones);
+        rest &= ~g;
+        if (popcount(nbrs(g) & empty) > moves) safe |= g;
+    }
+    return safe;
+}
+
+/* 1 when the side to move wins whatever the other side plays, 0 when it loses whatever it
+ * plays, -1 otherwise. Each side has a strategy that needs no search: passing on every move.
+ * Against it the other side plays its moves alone: it adds at most a stone a move (and no
+ * more than the empty points and the stones it can capture make room for) and captures only
+ * the groups with no more liberties than its moves. When even its best outcome against that
+ * loses, the passing side wins. Against the bound it replaced (a group safe with more
+ * liberties than plies left, a side adding a stone a move) it took twelve positions at plies
+ * 6-8 from 47M nodes to 30M. */
+static int static_bound(const pos_t *s) {
+    int left = MAX_MOVES - s->ply, mine = (left + 1) / 2, theirs = left / 2;
+    int need = s->player == BLACK ? BLACK_WINS_FROM : WHITE_WINS_FROM;
+    int own = popcount(s->own), opp = popcount(s->opp);
+    bb empty = FULL ^ s->own ^ s->opp;
+    int holes = popcount(empty);
+    /* the other side's moves alone against a passing mover */
+    if (own - opp - (theirs < holes ? theirs : holes) >= need) {
+        int kept = popcount(safe_stones(s->own, empty, theirs)), lost = own - kept;
+        int added = theirs < holes + lost ? theirs : holes + lost;
+        if (kept - opp - added >= need) return 1;
+    }
+    /* the mover's moves alone against a passing other side */
+    if (own + (mine < holes ? mine : holes) - opp < need) {
+        int kept = popcount(safe_stones(s->opp, empty, mine)), lost = opp - kept;
+        int added = mine < holes + lost ? mine : holes + lost;
+        if (own + added - kept < need) return 0;
+    }
+    return -1;
 }
 
 /* ---- the search ---- */
 static uint64_t nodes;
-static int history[MAX_MOVES + 1][N + 1];
 
-/* The legal moves and the positions they make, in the order most likely to win at once:
- * a pass first when the opponent just passed (it ends the game), then by a score: captures
- * by size, a move putting stones in atari, the two killer moves of this ply (the last that
- * won here), the points near the opponent's last stone (replies are mostly local), the
- * liberties of the new stone's group (a group left in atari last), the line from the edge;
- * ties broken by the history of winning moves. Measured on a ply-6 position: the killers
- * and locality took the search from 33M nodes to 19M. */
-#define KILLER_BONUS 1024
-#define LOCAL_BONUS 256
-#define LINE_BONUS 64
-static int killer[MAX_MOVES + 1][2];
-static const int LINE[N] = {0,0,0,0,0, 0,1,1,1,0, 0,1,2,1,0, 0,1,1,1,0, 0,0,0,0,0};
+/* The order in which moves are tried, the one most likely to win first: captures, the largest
+ * first; then every other point by its closeness to the centre (each step nearer counts twice,
+ * each ring nearer once), ties broken by the enemy groups it takes a liberty from; a move that leaves
+ * its own group in atari without capturing after those; the pass last. Against the order it
+ * replaced (captures, ataris, killers, the points near the last move, liberties, history) it
+ * took the benchmark's 16 positions at plies 4 and 6-8 from 100M nodes to 23M; a bonus for
+ * ataris or for saving a group in atari, a killer move, or the enemy groups touched weighing
+ * as much as a step to the centre each cost nodes. */
+static int CENTRE[N];
 
+static void init_centre(void) {
+    int c = BOARD_SIZE / 2;
+    for (int p = 0; p < N; p++) {
+        int di = abs(p / BOARD_SIZE - c), dj = abs(p % BOARD_SIZE - c), ring = di > dj ? di : dj;
+        CENTRE[p] = 2 * (2 * c - di - dj) + (c - ring);
+    }
+}
+
+static int move_score(const pos_t *s, int p, const pos_t *child) {
+    if (p == PASS) return -(1 << 30);
+    bb bit = (bb)1 << p;
+    int captured = popcount(s->opp) - popcount(child->own);
+    if (captured) return (1 << 20) + 64 * captured + CENTRE[p];
+    int touched = 0;
+    bb enemies = nbrs(bit) & s->opp;
+    while (enemies) {
+        enemies &= ~grow(enemies & (~enemies + 1), s->opp);
+        touched++;
+    }
+    int score = 8 * CENTRE[p] + touched;
+    bb empty = FULL ^ child->own ^ child->opp;
+    if (popcount(nbrs(grow(bit, child->opp)) & empty) <= 1) score -= 1 << 20;
+    return score;
+}
+
+/* the legal moves and the positions they make, best first (``move_score``) */
 static int children_of(const pos_t *s, int *moves, pos_t *children) {
     int n = 0, score[N + 1];
-    bb last = s->opp & ~s->prev_opp;
-    bb near_last = nbrs(last | nbrs(last));
     for (int p = 0; p <= PASS; p++) {
         if (!play(s, p, &children[n])) continue;
-        int sc;
-        if (p == PASS) {
-            sc = passed(s) ? 1 << 30 : -(1 << 30);
-        } else {
-            const pos_t *c = &children[n];
-            bb bit = (bb)1 << p, empty = FULL ^ c->own ^ c->opp;
-            int captured = popcount(s->opp) - popcount(c->own);
-            int libs = popcount(nbrs(grow(bit, c->opp)) & empty);
-            int atari = 0;
-            if (!captured && (nbrs(bit) & c->own)) {
-                bb touched = grow(nbrs(bit) & c->own, c->own);
-                atari = popcount(nbrs(touched) & empty) == 1;
-            }
-            sc = 4096 * captured + 512 * atari + 64 * (libs > 3 ? 3 : libs) - (libs <= 1 ? 2048 : 0);
-            if (bit & near_last) sc += LOCAL_BONUS;
-            sc += LINE_BONUS * LINE[p];
-            if (p == killer[s->ply][0]) sc += KILLER_BONUS;
-            else if (p == killer[s->ply][1]) sc += KILLER_BONUS / 2;
-            int h = history[s->ply][p] >> 8;
-            sc = sc * 64 + (h > 63 ? 63 : h);
-        }
-        score[n] = sc;
+        score[n] = move_score(s, p, &children[n]);
         moves[n++] = p;
     }
     for (int i = 1; i < n; i++) {
@@ -170,67 +255,56 @@ static int children_of(const pos_t *s, int *moves, pos_t *children) {
     return n;
 }
 
-/* ---- bounds that need no search ---- */
-
-/* The stones of ``stones`` in groups with more liberties than plies left: a move takes at
- * most one liberty from a group (a capture only gives some back), so nothing captures them. */
-static bb safe_stones(bb stones, bb empty, int left) {
-    bb safe = 0, rest = stones;
-    while (rest) {
-        bb g = grow(rest & (~rest + 1), stones);
-        rest &= ~g;
-        if (popcount(nbrs(g) & empty) > left) safe |= g;
-    }
-    return safe;
-}
-
-/* 1 when the side to move wins whatever both sides play, 0 when it cannot win whatever
- * they play, -1 otherwise. At the end the mover has at most its stones now plus one per
- * move left, the opponent at least its safe stones (and the other way round). Measured on
- * four ply-6 positions from games against GNU Go: it took the search from 108M nodes /
- * 45.8 s to 34M / 12.4 s
- * (with enhanced transposition cut-offs down to ply 20). */
-static int static_bound(const pos_t *s) {
-    int left = MAX_MOVES - s->ply, mine = (left + 1) / 2, theirs = left / 2;
-    int need = s->player == BLACK ? BLACK_WINS_FROM : WHITE_WINS_FROM;
-    int own = popcount(s->own), opp = popcount(s->opp);
-    bb empty = FULL ^ s->own ^ s->opp;
-    if (own - opp - theirs >= need && popcount(safe_stones(s->own, empty, left)) - opp - theirs >= need) return 1;
-    if (own + mine - opp < need && own + mine - popcount(safe_stones(s->opp, empty, left)) < need) return 0;
-    return -1;
-}
-
-static int wins(const pos_t *s) {
+/* Whether the side to move wins ``s`` (not over, not settled by the static bound; ``key`` its
+ * table key). Every child is made first: one that ends the game won, that the static bound says
+ * is lost for the other side, or that the table holds as lost settles the position at once; one
+ * the bound or the table says the other side wins is a losing move and is not searched. The
+ * table is asked about the children in a loop of its own, so that the processor waits for their
+ * entries together. The rest are searched best first, and the first that wins settles it. */
+static int search(const pos_t *s, uint64_t key) {
     if (++nodes % 100000000 == 0) fprintf(stderr, "progress %llu nodes\n", (unsigned long long)nodes);
+    int r;
+    if (probe(key, &r)) return r;
+    uint64_t start = nodes;
+    pos_t children[N + 1];
+    uint64_t keys[N + 1];
+    int moves[N + 1], score[N + 1], order[N + 1], n = 0;
+    for (int p = 0; p <= PASS; p++) {
+        pos_t *c = &children[n];
+        if (!play(s, p, c)) continue;
+        if (c->over) {
+            if (!terminal_win(c)) { store(key, 1, 0); return 1; }
+            continue;
+        }
+        int bound = static_bound(c);
+        if (bound == 0) { store(key, 1, 0); return 1; }
+        if (bound == 1) continue;
+        keys[n] = key_of(c, NULL);
+        moves[n++] = p;
+    }
+    int open = 0;
+    for (int i = 0; i < n; i++) {
+        if (!probe(keys[i], &r)) order[open++] = i;
+        else if (!r) { store(key, 1, 0); return 1; }
+    }
+    for (int i = 0; i < open; i++) score[order[i]] = move_score(s, moves[order[i]], &children[order[i]]);
+    for (int i = 1; i < open; i++) {
+        int o = order[i], j = i - 1;
+        while (j >= 0 && score[order[j]] < score[o]) { order[j + 1] = order[j]; j--; }
+        order[j + 1] = o;
+    }
+    int result = 0;
+    for (int i = 0; i < open && !result; i++) result = !search(&children[order[i]], keys[order[i]]);
+    store(key, result, nodes - start);
+    return result;
+}
+
+/* whether the side to move wins ``s``, with perfect play by both sides */
+static int wins(const pos_t *s) {
     if (s->over) return terminal_win(s);
     int bound = static_bound(s);
     if (bound >= 0) return bound;
-    uint64_t key = key_of(s, NULL);
-    int r;
-    if (probe(key, &r)) return r;
-    int moves[N + 1];
-    pos_t children[N + 1];
-    int n = children_of(s, moves, children);
-    /* a finished game won, or (near the root) a child already known lost, settles this node at once */
-    for (int i = 0; i < n; i++) {
-        int cr;
-        if (children[i].over ? !terminal_win(&children[i])
-            : (s->ply < ETC_PLIES && probe(key_of(&children[i], NULL), &cr) && !cr)) {
-            store(key, 1); history[s->ply][moves[i]] += 4; return 1;
-        }
-    }
-    int result = 0;
-    for (int i = 0; i < n; i++) {
-        if (children[i].over) continue;
-        if (!wins(&children[i])) {
-            result = 1;
-            history[s->ply][moves[i]] += (MAX_MOVES - s->ply) * (MAX_MOVES - s->ply);
-            if (killer[s->ply][0] != moves[i]) { killer[s->ply][1] = killer[s->ply][0]; killer[s->ply][0] = moves[i]; }
-            break;
-        }
-    }
-    store(key, result);
-    return result;
+    return search(s, key_of(s, NULL));
 }
 
 #include "solve_book.h"
@@ -260,7 +334,8 @@ static int parse_position(const char *line, pos_t *s) {
 }
 
 /* a zeroed table, on huge pages where the system allows it: the probes land anywhere in
- * gigabytes, and with 4 KiB pages most of them would miss the TLB */
+ * gigabytes, and with 4 KiB pages most of them would miss the TLB. The system clears a page
+ * when it is first touched. */
 static uint64_t *big_zeroed(size_t words) {
     size_t bytes = words * sizeof(uint64_t);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
@@ -280,8 +355,10 @@ int main(int argc, char **argv) {
         return 2;
     }
     init_tables();
-    table_mask = ((uint64_t)1 << log2_buckets) - 1;
-    table = big_zeroed((size_t)4 << log2_buckets);
+    init_centre();
+    largest_mask = ((uint64_t)1 << log2_buckets) - 1;
+    table_mask = ((uint64_t)1 << MIN_TABLE_BITS) - 1;
+    table = big_zeroed((size_t)BUCKET << log2_buckets);
     seen_mask = ((uint64_t)1 << 24) - 1;
     seen = calloc(seen_mask + 1, sizeof(uint64_t));
     if (!table || !seen) { fprintf(stderr, "solve: out of memory\n"); return 2; }

@@ -40,8 +40,10 @@ static int ko_point(const pos_t *s) {
 
 static inline int passed(const pos_t *s) { return s->own == s->prev_own && s->opp == s->prev_opp; }
 
-#define ETC_PLIES 20   /* children are looked up in the table before any is searched */
-#define SYM_PLIES 12   /* positions before this ply are keyed under the 8 symmetries */
+/* Positions before this ply are keyed under the 8 symmetries: a key costs 8 images of the board,
+ * and later positions are seldom met turned. Up to ply 20 (rather than 12) it proved 2,2 from the
+ * empty board in 31M nodes instead of 44M. */
+#define SYM_PLIES 20
 
 static uint64_t key_of(const pos_t *s, int *which) {
     int ko = ko_point(s);

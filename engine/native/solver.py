@@ -35,6 +35,17 @@ def _move_of(number):
     return PASS if number == NATIVE_PASS else number
 
 
+def parse_move_results(text):
+    """{move: whether it wins} from the C program's answer to "moves" ("P:v P:v ...")."""
+    results = {}
+    for item in text.split():
+        move, won = item.split(":")
+        if won not in ("0", "1"):
+            raise ValueError(f"not a move's result: {item!r}")
+        results[_move_of(int(move))] = won == "1"
+    return results
+
+
 class NativeSolver:
     """A running compiled solver; its transposition table lasts as long as the process.
 
@@ -86,12 +97,7 @@ class NativeSolver:
 
     def move_results(self, position):
         """{move: whether it wins} for every legal move and PASS."""
-        answer = self._ask("moves " + describe_position(position))
-        results = {}
-        for item in answer.split():
-            move, won = item.split(":")
-            results[_move_of(int(move))] = won == "1"
-        return results
+        return parse_move_results(self._ask("moves " + describe_position(position)))
 
     def book_lines(self, max_ply, start=None, progress=None):
         """(position, winning move) for every position up to ``max_ply`` that the side to move at
