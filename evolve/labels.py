@@ -145,23 +145,28 @@ def save_labels(path, labelled, info):
     write_atomic(path, gzip.compress(json.dumps(data, separators=(",", ":")).encode("utf-8"), mtime=0))
 
 
-def load_labels(path):
-    """(positions, labels, info) from a labels file: Position objects and 1/0 per position;
-    LabelsError naming the file and the entry for anything wrong."""
+def read_document(path, expected, what, error):
+    """(the document, its non-empty "positions" list) of a gzipped JSON file whose "format" is ``expected``
+    (a ``what`` file: labels, positions); ``error`` (an exception class) naming the file otherwise."""
     try:
         with gzip.open(path, "rt", encoding="utf-8") as handle:
             data = json.load(handle)
-    except OSError as error:
-        raise LabelsError(
-            "{}: cannot read as a gzipped labels file: {}".format(path, getattr(error, "strerror", None) or error)
-        )
-    except (ValueError, EOFError) as error:
-        raise LabelsError(f"{path}: not a labels file (gzipped JSON): {error}")
-    if not isinstance(data, dict) or data.get("format") != LABELS_FORMAT:
-        raise LabelsError(f'{path}: not a labels file: expected "format": {LABELS_FORMAT!r}')
+    except OSError as problem:
+        raise error(f"{path}: cannot read as a gzipped {what} file: {getattr(problem, 'strerror', None) or problem}")
+    except (ValueError, EOFError) as problem:
+        raise error(f"{path}: not a {what} file (gzipped JSON): {problem}")
+    if not isinstance(data, dict) or data.get("format") != expected:
+        raise error(f'{path}: not a {what} file: expected "format": {expected!r}')
     entries = data.get("positions")
     if not isinstance(entries, list) or not entries:
-        raise LabelsError(f"{path}: 'positions' must be a non-empty list")
+        raise error(f"{path}: 'positions' must be a non-empty list")
+    return data, entries
+
+
+def load_labels(path):
+    """(positions, labels, info) from a labels file: Position objects and 1/0 per position;
+    LabelsError naming the file and the entry for anything wrong."""
+    data, entries = read_document(path, LABELS_FORMAT, "labels", LabelsError)
     positions, labels = [], []
     for index, entry in enumerate(entries):
         if (

@@ -46,7 +46,7 @@ from engine.players.shipped import NODES_PER_SECOND, node_plan
 from engine.playout import random_point
 from engine.position import Position
 from engine.protocol import write_atomic
-from evolve.labels import sample_game
+from evolve.labels import read_document, sample_game
 
 REGRET_FORMAT = "littlego-regret 1"
 DEFAULT_PLIES = (2, 11)  # out of the book, before the shipped agent solves exactly (ply 12)
@@ -270,20 +270,7 @@ def save_positions(path, positions):
 
 def load_positions(path):
     """The PositionSet of a positions file; RegretError naming the file and the entry for anything wrong."""
-    try:
-        with gzip.open(path, "rt", encoding="utf-8") as handle:
-            data = json.load(handle)
-    except OSError as error:
-        raise RegretError(
-            f"{path}: cannot read as a gzipped positions file: {getattr(error, 'strerror', None) or error}"
-        )
-    except (ValueError, EOFError) as error:
-        raise RegretError(f"{path}: not a positions file (gzipped JSON): {error}")
-    if not isinstance(data, dict) or data.get("format") != REGRET_FORMAT:
-        raise RegretError(f'{path}: not a positions file: expected "format": {REGRET_FORMAT!r}')
-    entries = data.get("positions")
-    if not isinstance(entries, list) or not entries:
-        raise RegretError(f"{path}: 'positions' must be a non-empty list")
+    data, entries = read_document(path, REGRET_FORMAT, "positions", RegretError)
     positions = []
     for index, entry in enumerate(entries):
         where = f"{path}: positions[{index}]"
