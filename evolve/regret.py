@@ -25,6 +25,7 @@ The file (gzipped JSON)::
 
 import datetime
 import gzip
+import hashlib
 import json
 import os
 import random
@@ -41,6 +42,8 @@ from engine.native.compiler import compiled_solver
 from engine.native.solver import NATIVE_PASS, describe_position, position_from_text
 from engine.native.store import SolvedStore, start_worker_solver, worker_solver
 from engine.params import make_params
+from engine.play.records import games as recorded_games
+from engine.play.sgf import read_game
 from engine.players.searcher import searcher_for
 from engine.players.shipped import NODES_PER_SECOND, node_plan
 from engine.playout import random_point
@@ -50,7 +53,8 @@ from evolve.labels import read_document, sample_game
 
 REGRET_FORMAT = "littlego-regret 1"
 DEFAULT_PLIES = (2, 11)  # out of the book, before the shipped agent solves exactly (ply 12)
-SOURCES = ("random", "games")  # uniform random legal play; games of mixed strength (evolve.labels)
+# uniform random legal play; games of mixed strength (evolve.labels); recorded games (a match, a study)
+SOURCES = ("random", "games", "recorded")
 HELD_OUT_SHARE = 5  # one position in this many (by its canonical key) is held out
 SOLVER_TABLE_BITS = 24  # 512 MiB a solving process: early plies need a large table
 
@@ -136,6 +140,72 @@ def draw_positions(per_ply, plies=DEFAULT_PLIES, seed=1, book=None):
     return drawn
 
 
+def recorded_positions(sources, plies=DEFAULT_PLIES, seed=1, per_ply=None, book=None):
+    """[(text, "recorded")]: positions of the game records in ``sources`` (match journals, SGF folders or
+    archives: ``engine.play.records``) at plies ``plies`` (low, high), none over, none in ``book``, each
+    distinct under the board's symmetries; at each ply all of them, or ``per_ply`` drawn by ``seed``.
+    These are the positions real games meet: a study's or a shipping test's games from random openings."""
+    by_ply = {ply: [] for ply in range(plies[0], plies[1] + 1)}
+    keys = set()
+    for source in sources:
+        for name, data in recorded_games(source):
+            for position in read_game(data, f"{source}: {name}").positions:
+                ply = position.moves_played
+                if ply not in by_ply or position.is_over or (book is not None and book.move(position) is not None):
+                    continue
+                key = book_key(position)[0]
+                if key not in keys:
+                    keys.add(key)
+                    by_ply[ply].append(describe_position(position))
+    drawn = []
+    for ply, texts in by_ply.items():
+        if per_ply is not None and len(texts) > per_ply:
+            texts = random.Random(derive_seed(seed, ply)).sample(texts, per_ply)
+        drawn.extend((text, "recorded") for text in texts)
+    return drawn
+
+
+def _file_digest(path):
+    """SHA-256 of a file, or of a folder's records (their names and bytes, in order)."""
+    digest = hashlib.sha256()
+    if os.path.isdir(path):
+        for name, data in recorded_games(path):
+            digest.update(name.encode("utf-8") + b"\0" + data)
+    else:
+        with open(path, "rb") as handle:
+            digest.update(handle.read())
+    return digest.hexdigest()
+
+
+def merge_positions(path, sources):
+    """Write at ``path`` the positions of the files ``sources`` in one set (a position met twice, under
+    the board's symmetries, is kept once: its first), with each source's provenance; the PositionSet."""
+    positions, keys, merged = [], set(), []
+    for source in sources:
+        found = load_positions(source)
+        kept = 0
+        for p in found.positions:
+            key = (p.text.split()[0], book_key(position_from_text(p.text))[0])
+            if key not in keys:
+                keys.add(key)
+                positions.append(p)
+                kept += 1
+        merged.append({"file": source, "sha256": _file_digest(source), "kept": kept, "info": found.info})
+    plies = [p.ply for p in positions]
+    info = {
+        "merged": merged,
+        "plies": [min(plies), max(plies)] if plies else [],
+        "held_out": f"one in {HELD_OUT_SHARE} by canonical key",
+        "created": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
+        "won": sum(1 for p in positions if p.won),
+        "critical": sum(1 for p in positions if p.critical),
+        "positions": len(positions),
+    }
+    built = PositionSet(info, tuple(positions))
+    save_positions(path, built)
+    return built
+
+
 def _solve(text):
     """Worker: (text, {move: wins}, the solver's nodes for it)."""
     solver = worker_solver()
@@ -207,15 +277,32 @@ def solve_positions(texts, journal, jobs=1, table_bits=SOLVER_TABLE_BITS, progre
 
 
 def build_positions(
-    path, per_ply, plies=DEFAULT_PLIES, seed=1, jobs=1, table_bits=SOLVER_TABLE_BITS, progress=None, store=None
+    path,
+    per_ply,
+    plies=DEFAULT_PLIES,
+    seed=1,
+    jobs=1,
+    table_bits=SOLVER_TABLE_BITS,
+    progress=None,
+    store=None,
+    records=(),
 ):
     """Draw, solve and write a positions file at ``path`` (its journal beside it until it is written),
     reading and growing the store of solved positions at ``store`` (a path; None: none); the PositionSet
-    written. ``progress(total)``: a function ``update(done)`` for the solving, told how many of ``total``
-    are settled (``counter``'s)."""
+    written. With ``records`` (game records: ``recorded_positions``) the positions are drawn from those
+    games instead of random play. ``progress(total)``: a function ``update(done)`` for the solving, told
+    how many of ``total`` are settled (``counter``'s)."""
     started = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     book = load_book(SHIPPED_BOOK) if os.path.exists(SHIPPED_BOOK) else None
-    drawn = draw_positions(per_ply, plies, seed, book)
+    if records:
+        drawn = recorded_positions(records, plies, seed, per_ply, book)
+        how = "from the game records listed in 'records' (every position at the plies, none over), "
+    else:
+        drawn = draw_positions(per_ply, plies, seed, book)
+        how = (
+            "half uniform random legal play, half games of mixed strength (evolve.labels: the shipped "
+            "weights at depths 1-3, greedy, aggressive, a quarter of the moves random, from 2-ply random openings); "
+        )
     journal = path + ".journal"
     update = progress(len(drawn)) if progress else None
     try:
@@ -231,10 +318,9 @@ def build_positions(
         "seed": seed,
         "plies": list(plies),
         "per_ply": per_ply,
-        "drawn": "half uniform random legal play, half games of mixed strength (evolve.labels: the shipped "
-        "weights at depths 1-3, greedy, aggressive, a quarter of the moves random, from 2-ply random openings); "
-        "none in the shipped book, distinct under the symmetries",
+        "drawn": how + "none in the shipped book, distinct under the symmetries",
         "book": os.path.basename(SHIPPED_BOOK) if book is not None else None,
+        **({"records": [{"file": r, "sha256": _file_digest(r)} for r in records]} if records else {}),
         "solver": os.path.basename(compiled_solver()),
         "solver_nodes_this_build": nodes,
         "held_out": f"one in {HELD_OUT_SHARE} by canonical key",

@@ -167,3 +167,38 @@ def test_exploitability_a_perfect_player_closes_the_gap_and_a_random_one_keeps_l
     assert result.returncode == 0 and json.loads(result.stdout)[0]["won"] == perfect.won, result.stderr
     held_out = cli("evolve", "exploit", "greedy", "--positions", out, "--json", "--no-progress", "--split", "held-out")
     assert json.loads(held_out.stdout)[0]["won"] == sum(p.won for p in found.split(True)), held_out.stderr
+
+
+def _record_games(folder, games):
+    """An SGF folder of ``games`` (lists of course move texts), as a match writes one."""
+    from engine.play.sgf import game_sgf, sgf_name
+
+    folder.mkdir()
+    for index, moves in enumerate(games):
+        (folder / sgf_name(index)).write_bytes(game_sgf(moves))
+    return str(folder)
+
+
+def test_positions_drawn_from_records_are_the_games_positions_once_each(library, tmp_path):
+    from evolve.regret import merge_positions, recorded_positions
+
+    moves = ["0,0", "4,4", "0,4", "4,0", "1,1", "3,3", "1,3", "3,1", "2,0", "2,4", "0,2", "4,2"]
+    turned = ["4,4", "0,0", "4,0", "0,4", "3,3", "1,1", "3,1", "1,3", "2,4", "2,0", "4,2", "0,2"]  # the same game, turned
+    records = _record_games(tmp_path / "games-sgf", [moves, turned])
+    drawn = recorded_positions([records], (10, 11))
+    assert [position_from_text(text).moves_played for text, _ in drawn] == [10, 11]  # the turned game adds none
+    assert {source for _, source in drawn} == {"recorded"}
+    out = str(tmp_path / "recorded.json.gz")
+    built = build_positions(out, 5, (10, 11), table_bits=18, records=(records,))
+    assert [p.text for p in built.positions] == [text for text, _ in drawn]
+    assert built.info["records"][0]["file"] == records and len(built.info["records"][0]["sha256"]) == 64
+    other = str(tmp_path / "random.json.gz")
+    random_set = build_positions(other, 1, (11, 11), seed=3, table_bits=18)
+    merged = merge_positions(str(tmp_path / "merged.json.gz"), [out, other, out])
+    assert merged == load_positions(str(tmp_path / "merged.json.gz"))
+    assert len(merged.positions) == len(built.positions) + sum(
+        p.text not in {q.text for q in built.positions} for p in random_set.positions
+    )
+    assert [m["kept"] for m in merged.info["merged"]][2] == 0  # a file merged twice adds nothing
+    result = cli("evolve", "positions", str(tmp_path / "x.json.gz"), "--from-records", str(tmp_path / "missing"))
+    assert result.returncode == 2 and "missing" in result.stderr and "Traceback" not in result.stderr

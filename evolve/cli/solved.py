@@ -17,11 +17,12 @@ from engine.cli.arguments import (
     store_path,
 )
 from engine.common.progress import counter
+from engine.errors import UserError
 from engine.params import load_params
 from engine.players.shipped import NODES_PER_SECOND, ShippedPlayer, shipped_book
 from engine.players.specs import make_player
 from evolve.exploit import exploitability, format_exploitability
-from evolve.regret import DEFAULT_PLIES, build_positions, load_positions, regret_score
+from evolve.regret import DEFAULT_PLIES, build_positions, load_positions, merge_positions, regret_score
 
 
 def register(commands):
@@ -34,6 +35,22 @@ def register(commands):
         "--plies", type=ply_range, default=DEFAULT_PLIES, help="plies to draw, LOW-HIGH (default 2-11)"
     )
     positions.add_argument("--seed", type=int, default=1, help="the drawing's seed (default 1)")
+    positions.add_argument(
+        "--from-records",
+        nargs="+",
+        metavar="SOURCE",
+        default=(),
+        help="draw the positions from these game records instead of random play (match journals, plain or "
+        ".xz; SGF folders or archives): the positions real games met, e.g. a give-away study's or a shipping "
+        "test's; --per-ply of them at each ply",
+    )
+    positions.add_argument(
+        "--merge",
+        nargs="+",
+        metavar="FILE",
+        help="write OUT as the positions of these positions files in one set (a position met twice kept once), "
+        "with each file's provenance; nothing is drawn or solved",
+    )
     add_solving(positions)
     regret = command(commands, "regret", _regret)
     regret.add_argument("params", nargs="+", help="params files to score")
@@ -76,6 +93,16 @@ def _positions(args):
     the solver minutes a position.
     """
     file_to_write(args.out, "out", "positions.json.gz")
+    if args.merge:
+        if args.from_records:
+            raise UserError("--merge and --from-records: merge files, or draw from records, not both")
+        built = merge_positions(args.out, args.merge)
+        info = built.info
+        print(
+            f"wrote {args.out}: {info['positions']} positions from {len(args.merge)} files, "
+            f"{info['won']} won for the side to move, {info['critical']} of them critical"
+        )
+        return 0
     built = build_positions(
         args.out,
         args.per_ply,
@@ -85,6 +112,7 @@ def _positions(args):
         table_bits=args.table_bits,
         progress=lambda total: counter("solving", "position", total, bar=progress_bar(args)),
         store=store_path(args),
+        records=tuple(args.from_records),
     )
     info = built.info
     print(
