@@ -10,7 +10,7 @@ opening book (``littlego book``): ``check --solve`` reads and writes it as the o
 of a position, and ``build`` keeps the values its lines prove (each book position won, the one after
 its move lost) but cannot start its search from the store (``engine.native.book`` says why). Not
 the store's: the benchmark (``littlego bench solver`` measures the solver, so it must solve) and the
-shipped player's exact moves in games (``engine.players.shipped``, from ply 12 on, milliseconds a
+``shipped`` player's exact moves in games (``engine.players.shipped``, from ply 12 on, milliseconds a
 move). ``StoredSolver`` is the compiled solver behind the store: it answers from the store where it
 can and asks ``NativeSolver`` (started on the first question it cannot answer) otherwise, storing
 the answer.
