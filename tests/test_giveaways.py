@@ -126,7 +126,7 @@ def test_a_study_run_again_examines_only_the_games_not_answered_yet(monkeypatch,
     os.makedirs(plan.out)
     examined = []
 
-    def examine(game, table_bits):
+    def examine(game, table_bits, store=None):
         assert table_bits == plan.table_bits
         examined.append(game.index)
         return GiveAway(game.index, giveaways.sgf_name(game.index), "black", game.end, ply=2)
@@ -145,12 +145,12 @@ def test_the_study_keeps_its_summary_beside_its_records(monkeypatch, tmp_path, c
         def close(self):
             pass
 
-    def solve_seed(seed, count, path, jobs):
+    def solve_seed(seed, count, path, jobs, store=None):
         assert (seed, count, jobs) == (plan.seed, 2 * plan.openings, plan.jobs)
         with open(path, "w") as handle:
             json.dump(answers, handle)
 
-    def examine(game, table_bits):
+    def examine(game, table_bits, store=None):
         return GiveAway(game.index, giveaways.sgf_name(game.index), "black", game.end, ply=2)
 
     monkeypatch.setattr(giveaways, "make_player", lambda spec: Quiet())

@@ -355,6 +355,37 @@ def test_past_its_time_the_solver_is_stopped_and_the_search_values_shown(analyst
         native.close()
 
 
+class InProcessWorkers:
+    """Workers that run each call in this process, keeping what each was for."""
+
+    def __init__(self):
+        self.calls = []
+
+    def call(self, what, function, args, seconds):
+        self.calls.append(what)
+        return function(*args)
+
+
+def test_the_margins_a_board_solved_are_shown_from_the_store_without_solving_them_again(native, tmp_path):
+    path = str(tmp_path / "solved.sqlite")
+    first, again = InProcessWorkers(), InProcessWorkers()
+    board = Analyst(first, seconds=20.0, store=path)
+    try:
+        solved = board.values(PLY14)
+    finally:
+        board.close()
+    assert first.calls == ["the exact solver"] and solved.note == "exact: the final stone margin of each move"
+    board = Analyst(again, seconds=20.0, store=path)
+    try:
+        stored = board.values(PLY14)
+        assert board.native.solver is None  # the wins and losses came from the store too
+    finally:
+        board.close()
+    assert again.calls == [] and stored.note == solved.note
+    assert sorted(stored.moves, key=str) == sorted(solved.moves, key=str)
+    assert sum(value.wins for value in stored.moves) == 5  # as PLY14 is described
+
+
 def test_the_agent_move_with_how_it_chose_it(client):
     first = client.post("/api/board/agent", json={"moves": []}).json()
     assert (first["move"], first["how"]) == (WINNING_FIRST_POINT, "first") and WINNING_FIRST_POINT == 12  # 2,2

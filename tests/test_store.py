@@ -7,6 +7,7 @@ import sqlite3
 import pytest
 
 import engine.native.store as store_module
+from engine.constants import PASS
 from engine.native.solver import NativeSolver, describe_position, position_from_text
 from engine.native.store import SolvedStore, StoredSolver, StoreError, store_key
 from engine.symmetry import SYMMETRIES
@@ -245,3 +246,102 @@ def test_littlego_store_grow_is_resumable_and_info_and_check_describe_it(tmp_pat
     assert broken.returncode == 2 and str(store) in broken.stderr and len(broken.stderr.strip().splitlines()) == 1
     missing = cli("littlego", "store", "info", "--store", tmp_path / "none.sqlite")
     assert missing.returncode == 2 and "no store" in missing.stderr
+
+
+# -- one tool's answers, every other tool's: the compiled solver is asked each position once ----------
+
+
+@pytest.fixture
+def native_questions(monkeypatch):
+    """The questions put to any NativeSolver in this process from now on ("wins", "moves", "book")."""
+    asked = []
+    ask, lines = NativeSolver._ask, NativeSolver.book_lines
+
+    def counted_ask(self, line):
+        asked.append(line.split()[0])
+        return ask(self, line)
+
+    def counted_lines(self, max_ply, start=None, progress=None):
+        asked.append("book")
+        return lines(self, max_ply, start, progress)
+
+    monkeypatch.setattr(NativeSolver, "_ask", counted_ask)
+    monkeypatch.setattr(NativeSolver, "book_lines", counted_lines)
+    return asked
+
+
+def test_what_littlego_solve_solved_the_board_openings_study_and_book_read_without_the_solver(
+    native, native_questions, tmp_path, capsys
+):
+    """``littlego solve --native`` settles a ply-14 position; then the board's analysis, the openings'
+    settling, ``study depth`` and the book's filling and checking use it and ask the solver nothing."""
+    from engine.book import Book, book_key
+    from engine.cli.littlego import main
+    from engine.constants import colour_word
+    from engine.native.book import fill_book
+    from engine.native.sections import BookSection, check_book, with_sections
+    from engine.play.sgf import game_sgf
+    from engine.study.settle import solve_all
+    from engine.ui.board import position_from_moves
+    from engine.ui.web.analysis import NativeValues
+
+    path = str(tmp_path / "solved.sqlite")
+    assert main(["solve", "--native", "--moves", LATE_MOVES, "--store", path, "--no-progress"]) == 0
+    assert "nodes" in capsys.readouterr().out and native_questions  # solved: nothing was stored before
+    solved = len(native_questions)
+    position = position_from_moves(LATE_MOVES)
+    results = SolvedStore(path).results(position)
+    children = {move: position.play_point(move) for move in results}
+
+    board = NativeValues(5.0, store=path)
+    assert board.results(position) == results and board.solver is None
+    board.close()
+
+    answers, said = {}, []
+    todo = {book_key(child)[0]: child for child in children.values() if not child.is_over}
+    solve_all(todo, str(tmp_path / "answers.json"), answers, jobs=2, table_bits=16, say=said.append, store=path)
+    assert answers == {book_key(c)[0]: not results[m] for m, c in children.items() if not c.is_over}
+    assert said == [f"{len(todo)} openings from the store {path}"]
+
+    folder = tmp_path / "match-sgf"
+    folder.mkdir()
+    moves = LATE_MOVES.split() + [PASS, PASS]
+    (folder / "game-0000.sgf").write_bytes(game_sgf(moves, "champion", "gnugo", "W+F"))
+    assert main(["study", "depth", str(folder), "game-0000.sgf:14", "--deepest", "2", "--store", path]) == 0
+    (line,) = capsys.readouterr().out.splitlines()
+    assert line.split()[4] == ("W" if results[int(line.split()[3])] else "L")
+
+    section = BookSection(colour_word(position.player), position, position.moves_played, {})
+    book = Book({}, with_sections({}, [section]))
+    assert fill_book(book, table_bits=16, store=path) == (1, 0)
+    with StoredSolver(path, table_bits=16) as checker:
+        assert check_book(book, checker, start=position) == (1, [], [])
+        assert checker.asked == 0
+
+    assert len(native_questions) == solved  # not one question more after the first tool
+
+
+def test_what_the_book_builder_proved_book_check_and_the_openings_read_without_the_solver(
+    native, native_questions, tmp_path, capsys
+):
+    """``build_book`` keeps the values its lines prove; ``littlego book check --solve`` and the openings'
+    settling then read every one of them from the store."""
+    from engine.book import book_key
+    from engine.cli.littlego import main
+    from engine.native.book import build_book, line_values
+    from engine.native.sections import book_positions
+    from engine.study.settle import solve_all
+    from tests.conftest import won_position
+
+    path, start = str(tmp_path / "solved.sqlite"), won_position(14, seed=3)
+    book = build_book(17, table_bits=16, start=start, store=path)
+    assert native_questions == ["book"]
+    (tmp_path / "book.json").write_text(book.to_json())
+    assert main(["book", "check", str(tmp_path / "book.json"), "--solve", "--store", path, "--no-progress"]) == 0
+    assert "0 without a move, 0 moves that lose the win" in capsys.readouterr().out
+    values = line_values(book_positions(book))
+    answers = {}
+    todo = {book_key(position)[0]: position for position in values}
+    solve_all(todo, str(tmp_path / "answers.json"), answers, jobs=1, table_bits=16, say=lambda line: None, store=path)
+    assert answers == {book_key(position)[0]: won for position, won in values.items()}
+    assert native_questions == ["book"]

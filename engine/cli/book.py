@@ -5,14 +5,14 @@ import sys
 
 from engine.book import load_book
 from engine.cli.argument_types import file_to_write, integer_range, positive_int
-from engine.cli.arguments import add_progress, add_table_bits, command, group, progress_bar
+from engine.cli.arguments import add_progress, add_store, add_table_bits, command, group, progress_bar, store_path
 from engine.common.pools import cpu_with_children
 from engine.common.progress import counter
 from engine.constants import MAX_MOVES
 from engine.errors import InvalidInput
 from engine.native.book import build_book, build_white_book, extend_book, merge_books, read_any_book, trim_book
 from engine.native.sections import book_sections, check_book, describe_start
-from engine.native.solver import NativeSolver
+from engine.native.store import StoredSolver
 from engine.protocol import write_atomic
 from engine.ui.board import describe
 
@@ -43,6 +43,7 @@ def register(commands):
         help="solver processes: more than 1 proves the first move's replies (for White: the "
         "first moves) in parallel, one process each (default %(default)s)",
     )
+    add_store(build)
     extend = command(actions, "extend", _extend)
     extend.add_argument("book", help="book file to extend")
     extend.add_argument("--max-ply", type=_LAST_PLY, required=True, help="the new last ply with book moves")
@@ -50,11 +51,13 @@ def register(commands):
     extend.add_argument("--out", help="file to write (default: BOOK)")
     add_table_bits(extend)
     extend.add_argument("--jobs", type=positive_int, default=1, help="solver processes (default %(default)s)")
+    add_store(extend)
     merge = command(actions, "merge", _merge)
     merge.add_argument("books", nargs="+", metavar="BOOK", help="book files, the first one's moves first")
     merge.add_argument("--out", required=True, help="file to write (one of the BOOKs is allowed)")
     add_table_bits(merge)
     merge.add_argument("--jobs", type=positive_int, default=1, help="solver processes (default %(default)s)")
+    add_store(merge)
     trim = command(actions, "trim", _trim)
     trim.add_argument("book", help="book file to trim")
     trim.add_argument("--max-ply", type=_LAST_PLY, required=True, help="the new last ply with book moves")
@@ -67,8 +70,13 @@ def register(commands):
     check.add_argument("book", help="book file")
     add_progress(check)
     check.add_argument("--max-ply", type=_LAST_PLY, help="walk to this ply (default: the book's)")
-    check.add_argument("--solve", action="store_true", help="check every move with the compiled solver")
+    check.add_argument(
+        "--solve",
+        action="store_true",
+        help="check every move with the compiled solver (or the store, where it holds the position)",
+    )
     add_table_bits(check, "the solver's")
+    add_store(check)
 
 
 def _say(text):
@@ -84,7 +92,9 @@ def _build(args):
     per symmetry class. For Black, from the empty board; for White (--side white), after each
     of Black's first moves that lose (all but 2,2, one per symmetry class, a pass included),
     one section each. 'littlego book merge' puts both in one file; the agent plays the book's
-    move where it has one, and solves exactly from its params' solve_from ply on.
+    move where it has one, and solves exactly from its params' solve_from ply on. The values the
+    book's lines prove (each position won, the one after its move lost) go into the store of solved
+    positions (--store); the solver's own search cannot start from what the store holds.
     """
     file_to_write(args.out, "--out", "book.json")  # found out now, not after hours of solving
     started = cpu_with_children()
@@ -98,10 +108,10 @@ def _build(args):
 
     if args.side == "white":
         _say(f"the White book: each losing first move, {args.jobs} at a time")
-        book = build_white_book(args.max_ply, args.table_bits, args.jobs, report=_say)
+        book = build_white_book(args.max_ply, args.table_bits, args.jobs, report=_say, store=store_path(args))
         nodes = book.info["provenance"]["nodes"]
     else:
-        book = build_book(args.max_ply, args.table_bits, progress, jobs=args.jobs, report=_say)
+        book = build_book(args.max_ply, args.table_bits, progress, jobs=args.jobs, report=_say, store=store_path(args))
         nodes = book_sections(book)[0].provenance["nodes"]
     write_atomic(args.out, book.to_json())
     print(
@@ -126,7 +136,9 @@ def _extend(args):
     side following BOOK can meet and that has no book move yet, one layer at a time, and
     write the deeper book (BOOK itself unless --out). Every section shallower than --max-ply
     is deepened (only --side's, when given). Positions are solved in chunks, --jobs processes
-    at a time. Fails, writing nothing, if a position met is lost.
+    at a time. Fails, writing nothing, if a position met is lost. A position whose every move the
+    store of solved positions (--store) holds takes a winning move from there, unsolved; the values
+    solved go into the store.
     """
     out = args.out or args.book
     file_to_write(out, "--out", "book.json")
@@ -134,7 +146,9 @@ def _extend(args):
     if not any(s.max_ply < args.max_ply for s in _sections_of(book, args.side)):
         raise InvalidInput(f"{args.book} already reaches ply {_reach(book, args.side)}: --max-ply must be deeper")
     started = cpu_with_children()
-    grown, nodes = extend_book(book, args.max_ply, args.table_bits, args.jobs, _layer_progress, side=args.side)
+    grown, nodes = extend_book(
+        book, args.max_ply, args.table_bits, args.jobs, _layer_progress, side=args.side, store=store_path(args)
+    )
     write_atomic(out, grown.to_json())
     print(
         f"{out}: {len(grown):,} positions up to ply {args.max_ply} ({len(grown) - len(book):,} "
@@ -164,12 +178,13 @@ def _merge(args):
     Write one book serving every section of the BOOKs (the Black book and the White book, for
     the file the agent reads): where two books have a move for the same position the first
     one's is kept, and any position a section then meets without a move is solved with the
-    compiled solver, so that every section stays complete.
+    compiled solver (or taken from the store of solved positions, --store, as 'book extend' does),
+    so that every section stays complete.
     """
     file_to_write(args.out, "--out", "book.json")
     books = [load_book(path) for path in args.books]
     started = cpu_with_children()
-    merged, filled, nodes = merge_books(books, args.table_bits, args.jobs, _layer_progress)
+    merged, filled, nodes = merge_books(books, args.table_bits, args.jobs, _layer_progress, store_path(args))
     merged.info["provenance"] = {
         "command": "littlego book merge {} --out {}".format(" ".join(args.books), args.out),
         "filled": filled,
@@ -239,7 +254,7 @@ def _check(args):
     """
     book = load_book(args.book)
     sections = book_sections(book)
-    solver = NativeSolver(args.table_bits) if args.solve else None
+    solver = StoredSolver(store_path(args), args.table_bits) if args.solve else None
     progress = counter("checking " + args.book, "position", bar=progress_bar(args))
     failed = False
     try:

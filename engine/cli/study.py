@@ -8,12 +8,14 @@ import sys
 from engine.cli.argument_types import file_to_write, positive_int
 from engine.cli.arguments import (
     add_game_options,
+    add_store,
     add_table_bits,
     command,
     game_settings,
     group,
     program_limits,
     progress_bar,
+    store_path,
 )
 from engine.cli.match import match_lines
 from engine.data import SHIPPED_PARAMS
@@ -89,6 +91,7 @@ def _register_openings(commands):
             "--jobs", type=positive_int, default=2, help="solver processes at a time (default %(default)s)"
         )
         add_table_bits(action, default=SOLVER_TABLE_BITS)
+        add_store(action)
     for action in (seed, table):
         action.add_argument(
             "--earlier",
@@ -107,11 +110,12 @@ def _solve(args):
     """solve every distinct opening of a match's records with the compiled solver
 
     Give every distinct opening of SOURCE (the position after the games' first two plies, one per
-    symmetry class: the book's key) to the compiled solver, --jobs processes at a time, and write
+    symmetry class: the book's key) to the compiled solver, --jobs processes at a time (those the
+    store of solved positions, --store, holds are read from it, and every answer kept there), and write
     {key: true when Black to move wins} to OUT after each answer, so that a cut-off run keeps what
     it has and the same command continues.
     """
-    solve_records(args.source, args.out, args.jobs, args.table_bits)
+    solve_records(args.source, args.out, args.jobs, args.table_bits, store=store_path(args))
     return 0
 
 
@@ -121,10 +125,11 @@ def _solve_seed(args):
     Draw the openings exactly as 'littlego match --random-opening 2 --seed SEED' does for GAMES
     games (both colours from each opening) and settle each distinct one: from the shipped table
     (engine/data/openings.json) or an --earlier answers file; Black to move at a position of the
-    shipped book's Black section (a proven win): Black wins; otherwise the compiled solver. OUT
+    shipped book's Black section (a proven win): Black wins; otherwise the store of solved positions
+    (--store) or the compiled solver. OUT
     is written as 'openings solve' writes it.
     """
-    solve_seed(args.seed, args.games, args.out, args.jobs, args.earlier, args.table_bits)
+    solve_seed(args.seed, args.games, args.out, args.jobs, args.earlier, args.table_bits, store=store_path(args))
     return 0
 
 
@@ -132,12 +137,12 @@ def _table(args):
     """build the table of every 2-ply opening's winner (engine/data/openings.json)
 
     Settle every distinct opening of two plies (85 symmetry classes) as 'openings solve-seed' does
-    (the shipped table, the --earlier files, else the compiled solver, its answers kept in OUT.work
+    (the shipped table, the --earlier files, else the store or the compiled solver, its answers kept in OUT.work
     as they come) and write them as an openings file, the one evolve's won_side games and the give-away
     study read.
     """
     file_to_write(args.out, "OUT", "openings.json")
-    build_table(args.out, args.jobs, args.earlier, args.table_bits)
+    build_table(args.out, args.jobs, args.earlier, args.table_bits, store=store_path(args))
     return 0
 
 
@@ -168,6 +173,7 @@ def _register_study(commands):
         "--agent", default="champion", help=f"the agent's player spec (default %(default)s; {KNOWN})"
     )
     add_table_bits(giveaways, "each give-away solver process's")
+    add_store(giveaways)
     add_game_options(
         giveaways, "the match's seed, required (its openings follow from it)", seed_default=None, omit=("journal",)
     )
@@ -176,6 +182,7 @@ def _register_study(commands):
     mistakes.add_argument("records", nargs="+", metavar="NAME", help="records of games to walk back (game-0006.sgf)")
     mistakes.add_argument("--agent", default="champion", help="the agent's name in the records (default %(default)s)")
     add_table_bits(mistakes, "the solver's", WALK_TABLE_BITS)
+    add_store(mistakes)
     depth = command(actions, "depth", _depth)
     depth.add_argument("source", metavar="SOURCE", help=SOURCE_HELP)
     depth.add_argument(
@@ -186,6 +193,7 @@ def _register_study(commands):
         "--deepest", type=positive_int, default=8, help="the deepest fixed depth to search (default %(default)s)"
     )
     add_table_bits(depth, "the solver's", DEPTH_TABLE_BITS)
+    add_store(depth)
 
 
 def _case(text):
@@ -215,7 +223,7 @@ def _giveaways(args):
         limits=program_limits(args, (args.agent, args.against)),
         progress=True if progress_bar(args) else match_lines(args.agent, 2 * args.openings),
     )
-    plan = StudyPlan(args.out, args.openings, args.agent, args.against, args.table_bits, settings)
+    plan = StudyPlan(args.out, args.openings, args.agent, args.against, args.table_bits, settings, store_path(args))
     try:
         run_study(plan)
     except KeyboardInterrupt:
@@ -229,9 +237,10 @@ def _mistakes(args):
 
     For each named record of SOURCE, walk back from ply 12 over the turns of the agent (the player
     named --agent) and ask the compiled solver whether each position was won; the latest won one is
-    where the agent's move lost the win (it solves exactly from ply 12 on). Moves are points 0..24.
+    where the agent's move lost the win (it solves exactly from ply 12 on). Positions the store of
+    solved positions (--store) holds are read from it, and every answer is kept there. Moves are points 0..24.
     """
-    walk_back(args.source, args.records, args.agent, args.table_bits)
+    walk_back(args.source, args.records, args.agent, args.table_bits, store=store_path(args))
     return 0
 
 
@@ -243,5 +252,7 @@ def _depth(args):
     keeps the win, L when it loses it, and the CPU seconds of that depth (a position stops after a
     depth of over a minute). Moves are points 0..24.
     """
-    depth_picks(args.source, args.cases, load_params(args.params), args.deepest, args.table_bits)
+    depth_picks(
+        args.source, args.cases, load_params(args.params), args.deepest, args.table_bits, store=store_path(args)
+    )
     return 0

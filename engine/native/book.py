@@ -6,6 +6,16 @@ after each of Black's losing first moves, one section each (``engine.native.sect
 ``extend_book`` adds a deeper layer of positions at a time; ``merge_books`` puts books
 together in one file, solving any position their sections then meet without a move;
 ``trim_book`` keeps a side's moves only to a shallower ply (a smaller file).
+
+The store of solved positions (``engine.native.store``, ``store`` a path or None for none): every
+book line the compiled solver prints is a position won for its side to move and, after the book's
+move, one lost for the other side; both values are kept in the store (``book check --solve`` then
+reads them back instead of solving). ``fill_book`` (extend, merge, the White book's filling) asks the
+store first for each position it needs a move for and takes a winning move from the results stored
+there. What the store cannot share is the ``book`` command's own search: it runs inside the C program
+against its own transposition table, which the protocol has no way to seed from the store, and it
+prints only the lines it keeps, not the values it proved on the way (the other side's refuted
+replies' subtrees, the moves it tried that lose), so those are neither read from nor written to it.
 """
 
 import json
@@ -26,6 +36,7 @@ from engine.native.sections import (
     with_sections,
 )
 from engine.native.solver import NativeSolver, describe_position, position_from_text
+from engine.native.store import open_store
 from engine.position import Position
 from engine.symmetry import turn_move
 
@@ -50,21 +61,43 @@ def _first_move_candidates(position):
     return sorted(position.legal_points(), key=distance) + [PASS]
 
 
-def build_book(max_ply, table_bits=DEFAULT_TABLE_BITS, progress=None, start=None, jobs=1, report=None):
+def line_values(lines):
+    """{position: whether its mover wins} that book lines ((position, winning move)) prove: each
+    position won, and the position after its move lost for the other side (unless the game is over)."""
+    values = {}
+    for position, move in lines:
+        values[position] = True
+        after = position.play_point(move)
+        if not after.is_over:
+            values[after] = False
+    return values
+
+
+def store_lines(store, lines):
+    """Keep the values ``lines`` prove in the store at ``store`` (a path; None: nothing)."""
+    if store is None or not lines:
+        return
+    with open_store(store) as stored:
+        stored.record_values(line_values(lines))
+
+
+def build_book(max_ply, table_bits=DEFAULT_TABLE_BITS, progress=None, start=None, jobs=1, report=None, store=None):
     """The opening book for Black: a winning move in every position up to ``max_ply`` that a
     Black playing the book's moves can meet, whatever White plays; stored once per symmetry class.
     (From ``start``, the same for the side to move there.)
 
     ``jobs`` > 1 proves the start's first move in parallel: one process per reply (one per
     symmetry class), each building the book below it; a first move is kept when every reply
-    is won for the side that made it. ``report(text)`` hears of each finished reply.
+    is won for the side that made it. ``report(text)`` hears of each finished reply. Every line's
+    values go into the store at ``store`` (a path; None: none).
     """
     origin = start or Position.initial()
-    moves, nodes = {}, 0
+    moves, nodes, lines = {}, 0, []
 
     def add(position, move):
         key, index = book_key(position)
         moves.setdefault(key, turn_move(move, index))
+        lines.append((position, move))
         if progress:
             progress(position)
 
@@ -75,6 +108,7 @@ def build_book(max_ply, table_bits=DEFAULT_TABLE_BITS, progress=None, start=None
             nodes = solver.nodes
     else:
         nodes = _parallel_book(origin, max_ply, table_bits, jobs, add, report or (lambda text: None))
+    store_lines(store, lines)
     section = BookSection(
         colour_word(origin.player),
         origin,
@@ -155,13 +189,13 @@ def _winning_moves(job):
         return found, solver.nodes
 
 
-def build_white_book(max_ply, table_bits=DEFAULT_TABLE_BITS, jobs=1, report=None, starts=None):
+def build_white_book(max_ply, table_bits=DEFAULT_TABLE_BITS, jobs=1, report=None, starts=None, store=None):
     """The White book: after each of Black's losing first moves (``starts``, by default all of
     them), a winning White move for every position up to ``max_ply`` that a White following the
     book can meet, whatever Black plays; one section per first move, built ``jobs`` at a time
     (one compiled solver each). ``report(text)`` hears of each finished section. Positions two
     sections share get one move, so the sections are then walked again and any position left
-    without a move solved (``fill_book``)."""
+    without a move solved (``fill_book``). Every line's values go into the store at ``store``."""
     report = report or (lambda text: None)
     starts = losing_first_moves() if starts is None else starts
     work = [(describe_position(start), max_ply, table_bits) for start in starts]
@@ -181,12 +215,15 @@ def build_white_book(max_ply, table_bits=DEFAULT_TABLE_BITS, jobs=1, report=None
             )
         pool.close()  # workers that end normally count their CPU to this process
         pool.join()
+    proved = []
     for text, _, _ in work:  # in the order of the starts, whatever finished first
         lines, used = results[text]
         nodes += used
         for line, move in lines:
-            key, index = book_key(position_from_text(line))
+            position = position_from_text(line)
+            key, index = book_key(position)
             moves.setdefault(key, turn_move(move, index))
+            proved.append((position, move))
         sections.append(
             BookSection(
                 "white",
@@ -200,14 +237,15 @@ def build_white_book(max_ply, table_bits=DEFAULT_TABLE_BITS, jobs=1, report=None
                 },
             )
         )
+    store_lines(store, proved)
     book = Book(moves, with_sections({}, sections))
-    filled, used = fill_book(book, table_bits, jobs)
+    filled, used = fill_book(book, table_bits, jobs, store=store)
     book.info["positions"] = len(book.moves)
     book.info["provenance"] = {"filled": filled, "nodes": nodes + used}
     return book
 
 
-def merge_books(books, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=None):
+def merge_books(books, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=None, store=None):
     """One book serving every section of ``books`` (the first book's move where two have one for
     the same position), with the positions a section then meets without a move solved; (the
     book, positions so filled, solver nodes)."""
@@ -217,25 +255,28 @@ def merge_books(books, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=None):
             moves.setdefault(key, move)
         sections += book_sections(book)
     merged = Book(moves, with_sections({}, sections))
-    filled, nodes = fill_book(merged, table_bits, jobs, progress)
+    filled, nodes = fill_book(merged, table_bits, jobs, progress, store=store)
     merged.info["positions"] = len(merged.moves)
     return merged, filled, nodes
 
 
-def fill_book(book, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=None, chunk=200):
+def fill_book(book, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=None, chunk=200, store=None):
     """Add to ``book`` a winning move for every position its sections meet without one, one
     layer at a time (a position is met only once the moves before it are in the book); (positions
     added, solver nodes). The positions of a layer are solved in chunks, ``jobs`` processes at a
     time; ``progress(done, total, ply)`` hears of each chunk. BookError when a position met is
-    lost: then a move already in the book gave the win away."""
+    lost: then a move already in the book gave the win away. A position whose every move the store
+    at ``store`` (a path; None: none) holds takes a winning move from there, unsolved; the values the
+    solver proves go into it."""
     before, nodes = len(book.moves), 0
     pool = process_pool(jobs, "spawn") if jobs > 1 else None
+    stored = open_store(store)
     try:
         while True:
             frontier = [position for position, move in book_positions(book) if move is None]
             if not frontier:
                 break
-            nodes += _solve_layer(book, frontier, pool, table_bits, chunk, progress)
+            nodes += _solve_layer(book, frontier, pool, table_bits, chunk, progress, stored)
         if pool is not None:  # workers that end normally count their CPU (their solvers'
             pool.close()  # too) to this process
             pool.join()
@@ -244,14 +285,16 @@ def fill_book(book, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=None, chunk=
         if pool is not None:
             pool.terminate()
             pool.join()
+        if stored is not None:
+            stored.close()
     return len(book.moves) - before, nodes
 
 
-def extend_book(book, max_ply, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=None, chunk=200, side=None):
+def extend_book(book, max_ply, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=None, chunk=200, side=None, store=None):
     """``book`` with its sections (those of ``side`` when given) taken to ``max_ply``: a winning
     move added for every position up to it that a side following the book can meet and that has
-    none yet (``fill_book``), and the solver nodes that took; each deepened section's provenance
-    records the extension."""
+    none yet (``fill_book``, with the store at ``store``), and the solver nodes that took; each
+    deepened section's provenance records the extension."""
     command = "littlego book extend --max-ply {} --table-bits {} --jobs {}{}".format(
         max_ply, table_bits, jobs, " --side " + side if side else ""
     )
@@ -260,7 +303,7 @@ def extend_book(book, max_ply, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=N
         section._replace(max_ply=max_ply) if deeper else section for section, deeper in zip(book_sections(book), deepen)
     ]
     grown = Book(dict(book.moves), with_sections(book.info, sections))
-    added, nodes = fill_book(grown, table_bits, jobs, progress, chunk)
+    added, nodes = fill_book(grown, table_bits, jobs, progress, chunk, store)
     record = {"command": command, "nodes": nodes, "positions_added": added}
     deepened = [
         section._replace(
@@ -302,29 +345,56 @@ def trim_book(book, max_ply, side=None):
     return trimmed
 
 
-def _solve_layer(grown, frontier, pool, table_bits, chunk, progress):
-    """Add to ``grown`` a winning move for each frontier position; the solver's nodes."""
+def stored_winning_move(store, position):
+    """(whether the store holds every move of ``position``, a winning move there or None): the move the
+    book takes from the store, the likeliest winners first, as ``_first_move_candidates`` orders them."""
+    results = None if store is None else store.results(position)
+    if results is None:
+        return False, None
+    return True, next((move for move in _first_move_candidates(position) if results[move]), None)
+
+
+def _lost_in_book(position):
+    return BookError(
+        f"no winning move at ply {position.moves_played} in:\n{position}\nthe book's earlier moves gave the win away"
+    )
+
+
+def _solve_layer(grown, frontier, pool, table_bits, chunk, progress, store=None):
+    """Add to ``grown`` a winning move for each frontier position (from the SolvedStore ``store``
+    where it holds the position, else solved, the values proved kept there); the solver's nodes."""
     ply = min(position.moves_played for position in frontier)
     by_text = {describe_position(position): position for position in frontier}  # walk order kept
-    texts = list(by_text)
+    texts, done = [], 0
+    for text, position in by_text.items():
+        held, move = stored_winning_move(store, position)
+        if not held:
+            texts.append(text)
+            continue
+        if move is None:
+            raise _lost_in_book(position)
+        key, index = book_key(position)
+        grown.moves.setdefault(key, turn_move(move, index))
+        done += 1
+    if done and progress:
+        progress(done, len(by_text), ply)
     work = [(texts[i : i + chunk], table_bits) for i in range(0, len(texts), chunk)]
     results = pool.imap_unordered(_winning_moves, work) if pool else map(_winning_moves, work)
-    done = nodes = 0
+    nodes = 0
     for found, used in results:
         nodes += used
+        if store is not None:
+            store.record_values(line_values((by_text[text], move) for text, move in found if move is not None))
+            store.record_values({by_text[text]: False for text, move in found if move is None})
         for text, move in found:
             position = by_text[text]
             if move is None:
-                raise BookError(
-                    f"no winning move at ply {position.moves_played} in:\n{position}\nthe book's earlier moves "
-                    "gave the "
-                    "win away"
-                )
+                raise _lost_in_book(position)
             key, index = book_key(position)
             grown.moves.setdefault(key, turn_move(move, index))
         done += len(found)
         if progress:
-            progress(done, len(texts), ply)
+            progress(done, len(by_text), ply)
     return nodes
 
 

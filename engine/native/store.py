@@ -1,10 +1,19 @@
 """One store of solved positions on disk, shared by every tool that asks the compiled solver.
 
-A position solved once is solved for good: the opening book builder, the labels, the regret
-positions, the exploitability report's adversary, ``littlego solve --native`` and the browser
-board all read it first and write what they solve. ``StoredSolver`` is the compiled solver behind
-the store: it answers from the store where it can and asks ``NativeSolver`` (started on the first
-question it cannot answer) otherwise, storing the answer.
+A position solved once is solved for good. Every tool that asks the compiled solver reads the store
+first and writes what it solves: ``littlego solve --native``; the browser board (wins and losses,
+and the Python solver's exact margins); the won-side openings (``littlego openings solve``,
+``solve-seed``, ``table``); the give-away study (``littlego study giveaways``, ``mistakes``,
+``depth``); evolve's labels, regret positions and the exploitability report's adversary; and the
+opening book (``littlego book``): ``check --solve`` reads and writes it as the others do, ``extend``,
+``merge`` and the White book's filling take a winning move from the store where it holds every move
+of a position, and ``build`` keeps the values its lines prove (each book position won, the one after
+its move lost) but cannot start its search from the store (``engine.native.book`` says why). Not
+the store's: the benchmark (``littlego bench solver`` measures the solver, so it must solve) and the
+``shipped`` player's exact moves in games (``engine.players.shipped``, from ply 12 on, milliseconds a
+move). ``StoredSolver`` is the compiled solver behind the store: it answers from the store where it
+can and asks ``NativeSolver`` (started on the first question it cannot answer) otherwise, storing
+the answer.
 
 Why SQLite: it is in the standard library; the store is one file; several processes write to it at
 once (a pool of solvers, a web board and a labelling run on one machine) through its write-ahead log,
@@ -208,6 +217,39 @@ class SolvedStore:
     def record(self, position, results=None, won=None, margins=None):
         """Keep what is known of ``position``: every move's result (``results``, {move: wins}), or only
         its value (``won``), and margins ({move: margin}) where known; what is there already stays."""
+        self.record_many([(position, results, won, margins)])
+
+    def record_values(self, values):
+        """Keep the value of each position of ``values`` ({position: whether the side to move wins}) in
+        one transaction: what a tool learns of many positions at once (a book's lines) costs one write."""
+        self.record_many([(position, None, won, None) for position, won in values.items()])
+
+    def record_many(self, entries):
+        """``record`` for each (position, results, won, margins) of ``entries``, in one transaction."""
+        rows = [self._entry(*entry) for entry in entries]
+        if not rows:
+            return
+        with self._lock:
+            self._execute("BEGIN IMMEDIATE")  # read, merge and write as one: other writers wait
+            try:
+                for position, key, legal, wins, packed, won in rows:
+                    found, _ = self._row(position)
+                    if found is not None:  # what is known already stays
+                        legal = found[1] if legal is None else legal
+                        wins = found[2] if wins is None else wins
+                        packed = found[3] if packed is None else packed
+                    entry = (key, position.moves_played, int(won), legal, wins, packed)
+                    self._execute(
+                        f"INSERT OR REPLACE INTO positions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        entry + (_checksum(*entry),),
+                    )
+            except BaseException:
+                self._execute("ROLLBACK")
+                raise
+            self._execute("COMMIT")
+
+    def _entry(self, position, results=None, won=None, margins=None):
+        """(position, key, legal, wins, margins packed, won) of what ``record`` is told."""
         key, symmetry = store_key(position)
         legal = wins = None
         if results is not None:
@@ -217,23 +259,7 @@ class SolvedStore:
         if won is None:
             raise ValueError("record needs results or won")
         packed = None if margins is None else _encode_margins(margins, symmetry)
-        with self._lock:
-            self._execute("BEGIN IMMEDIATE")  # read, merge and write as one: other writers wait
-            try:
-                found, _ = self._row(position)
-                if found is not None:  # what is known already stays
-                    legal = found[1] if legal is None else legal
-                    wins = found[2] if wins is None else wins
-                    packed = found[3] if packed is None else packed
-                entry = (key, position.moves_played, int(won), legal, wins, packed)
-                self._execute(
-                    f"INSERT OR REPLACE INTO positions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    entry + (_checksum(*entry),),
-                )
-            except BaseException:
-                self._execute("ROLLBACK")
-                raise
-            self._execute("COMMIT")
+        return position, key, legal, wins, packed, won
 
     def holds(self, position):
         """Whether the store holds every move's result of ``position``."""

@@ -4,7 +4,8 @@ random openings.
 Little-Go has no draws (komi 2.5), so exactly one colour wins from every position with perfect
 play. There are only 85 distinct positions after two random plies (one per symmetry class, the
 book's key), and ``engine/data/openings.json`` holds the compiled solver's answer for each
-(``littlego openings table`` builds it: ``engine.study.settle``). With it a game from a random
+(``littlego openings table`` builds it: ``engine.study.settle``, which reads the store of solved
+positions first and keeps what it solves there). With it a game from a random
 opening can be played from the won side only: what keeping a won game means.
 
 The file::

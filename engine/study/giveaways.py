@@ -11,10 +11,11 @@ Three steps, each resumed from OUT when the same study runs again (a cut run kee
    OUT/match.journal.xz`` gives back;
 2. the openings: which side each distinct opening (the position after the two random plies)
    leaves won, answered as ``littlego openings solve-seed`` does (the shipped table, the shipped
-   book, else the compiled solver) into OUT/openings.json;
+   book, the store of solved positions, else the compiled solver) into OUT/openings.json;
 3. the give-aways: in each game the agent lost from an opening won for it, its first move that
    turned a won position into a lost one, checked by the compiled solver on the position after
-   each of its moves in turn; then the winning move there that its static evaluation rates
+   each of its moves in turn (the store of solved positions read first, and every answer kept
+   there: ``engine.native.store.StoredSolver``); then the winning move there that its static evaluation rates
    highest, the agent's Decision there (re-run: a timed search may pick another move than it
    played) and the static evaluation (the agent's params, else the shipped ones) after the move
    played and after the winning move, both for the agent. OUT/giveaways.json holds the figures
@@ -29,7 +30,7 @@ import json
 import os
 from collections import Counter
 from functools import partial
-from typing import Dict, List, NamedTuple
+from typing import Dict, List, NamedTuple, Optional
 
 from engine.book import book_key
 from engine.common.pools import process_pool
@@ -38,7 +39,7 @@ from engine.constants import BLACK, colour_word
 from engine.coords import move_from_text
 from engine.errors import InvalidInput
 from engine.native.compiler import DEFAULT_TABLE_BITS
-from engine.native.solver import NativeSolver
+from engine.native.store import StoredSolver
 from engine.play.match import run_match
 from engine.play.settings import DEFAULT_GAME_SETTINGS, GameSettings
 from engine.play.sgf import sgf_name
@@ -53,7 +54,8 @@ class StudyPlan(NamedTuple):
     """What a study plays and where it keeps it: its folder ``out``; the random openings (two games
     each); the agent's and the opponent's player specs; the solver's table bits; and how the match's
     games are played (a GameSettings: its seed is the study's, and its jobs the solver processes too;
-    its journal is always OUT/match.journal, which the study resumes from)."""
+    its journal is always OUT/match.journal, which the study resumes from); the store of solved
+    positions its solvers read and grow (a path; None: none)."""
 
     out: str
     openings: int = 200
@@ -61,6 +63,7 @@ class StudyPlan(NamedTuple):
     against: str = "gnugo"
     table_bits: int = DEFAULT_TABLE_BITS
     settings: GameSettings = DEFAULT_GAME_SETTINGS
+    store: Optional[str] = None
 
     @property
     def seed(self):
@@ -98,15 +101,16 @@ class Study(NamedTuple):
 REPORT = "report.txt"  # the summary, in OUT as printed
 
 
-def _examine(game, table_bits):
-    """Worker: the GiveAway of a LostGame, the compiled solver's answers printed as they come."""
+def _examine(game, table_bits, store=None):
+    """Worker: the GiveAway of a LostGame, the compiled solver's answers (from the store at ``store``
+    where it holds them) printed as they come."""
 
     def progress(line):
         say_now(f"  {sgf_name(game.index)} ({colour_word(game.colour)}): {line}")
 
     player = make_player(game.agent)
     try:
-        with NativeSolver(table_bits) as solver:
+        with StoredSolver(store, table_bits) as solver:
             return examine(game, solver, player, progress=progress)
     finally:
         player.close()
@@ -180,7 +184,7 @@ def examine_all(plan, results, answers):
             done = {record["game"]: GiveAway(**record) for record in json.load(handle)["giveaways"]}
     todo = [game for game in lost_games(plan, results, answers) if game.index not in done]
     say_now(f"{len(done) + len(todo)} games lost from won openings: {len(todo)} to examine")
-    for giveaway in answered(partial(_examine, table_bits=plan.table_bits), todo, plan.jobs):
+    for giveaway in answered(partial(_examine, table_bits=plan.table_bits, store=plan.store), todo, plan.jobs):
         done[giveaway.game] = giveaway
         write_atomic(path, json.dumps(tally(plan, results, answers, done).to_json(), indent=1) + "\n")
         where = f"ply {giveaway.ply}, {giveaway.played}" if giveaway.ply is not None else f"no move ({giveaway.end})"
@@ -252,7 +256,7 @@ def run_study(plan):
     os.makedirs(plan.out, exist_ok=True)
     results = play(plan)
     answers_path = os.path.join(plan.out, "openings.json")
-    solve_seed(plan.seed, 2 * plan.openings, answers_path, plan.jobs)
+    solve_seed(plan.seed, 2 * plan.openings, answers_path, plan.jobs, store=plan.store)
     with open(answers_path) as handle:
         answers = json.load(handle)
     lines = report(examine_all(plan, results, answers))

@@ -8,6 +8,8 @@ the compiled solver on a match's records (a SOURCE, ``engine.play.records``).
   fixed depths 2, 3, ... and whether it keeps the win, until a depth takes over a minute.
 
 Moves are printed as points (the flat index 0..24, ``engine.coords``), as these lines always were.
+Both ask the store of solved positions at ``store`` (a path; None: none) first and keep what the
+solver answers there (``engine.native.store.StoredSolver``).
 """
 
 import time
@@ -16,7 +18,7 @@ from typing import NamedTuple
 from engine.constants import BLACK
 from engine.errors import InvalidInput
 from engine.features import make_evaluator
-from engine.native.solver import NativeSolver
+from engine.native.store import StoredSolver
 from engine.play.records import games
 from engine.play.sgf import read_game
 from engine.search import Searcher
@@ -53,11 +55,11 @@ def wanted_records(source, names):
     return found
 
 
-def walk_back(source, names, agent="champion", table_bits=WALK_TABLE_BITS, say=say_now):
+def walk_back(source, names, agent="champion", table_bits=WALK_TABLE_BITS, say=say_now, store=None):
     """For each record of ``names`` in ``source``: each of the agent's positions from ply LAST_PLY back,
     won or lost, until a won one, and then the line naming the ply and move that lost it."""
     records = wanted_records(source, names)
-    with NativeSolver(table_bits) as solver:
+    with StoredSolver(store, table_bits) as solver:
         for name in names:
             replay = read_game(records[name], name)
             black = replay.black == agent
@@ -84,14 +86,14 @@ def walk_back(source, names, agent="champion", table_bits=WALK_TABLE_BITS, say=s
             )
 
 
-def depth_picks(source, cases, params, deepest, table_bits=DEPTH_TABLE_BITS, say=say_now):
+def depth_picks(source, cases, params, deepest, table_bits=DEPTH_TABLE_BITS, say=say_now, store=None):
     """At each Case of ``cases`` in ``source``: the move ``params``' evaluation picks at each fixed depth from
     FIRST_DEPTH to ``deepest``, W when it keeps the win (by the compiled solver) and L when it loses it,
     and the CPU seconds of that depth; a case stops after a depth that took over DEPTH_CPU_LIMIT."""
     records = wanted_records(source, sorted({c.record for c in cases}))
     evaluate = make_evaluator(params.weights, params.endgame)
     verdict = {}
-    with NativeSolver(table_bits) as solver:
+    with StoredSolver(store, table_bits) as solver:
         for name, ply in cases:
             replay = read_game(records[name], name)
             at_ply = [p for p in replay.positions if p.moves_played == ply]

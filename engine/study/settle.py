@@ -16,6 +16,9 @@ Little-Go has no draws (komi 2.5), so from each opening exactly one colour is wo
   does, written as the openings file ``engine.play.openings`` reads (``engine/data/openings.json``);
 - ``kept_report``: for a player of the records, the games whose opening left its colour won and
   how many of them it won.
+
+Every opening to solve is looked up in the store of solved positions first (``store``: a path, or
+None for none; ``engine.native.store``), and what the solver answers is kept there.
 """
 
 import json
@@ -25,7 +28,8 @@ import time
 from engine.book import book_key, load_book
 from engine.common.pools import process_pool
 from engine.data import SHIPPED_BOOK
-from engine.native.solver import NativeSolver, describe_position, position_from_text
+from engine.native.solver import describe_position, position_from_text
+from engine.native.store import StoredSolver, open_store
 from engine.play.openings import OpeningsError, every_opening, load_openings, match_openings, openings_json
 from engine.play.records import default_folder, games
 from engine.play.sgf import read_game
@@ -60,31 +64,51 @@ def _save(path, answers):
 
 
 def _solve(job):
-    """Worker: (key, Black wins, the solver's nodes, seconds) of an opening given as (key, its text, table bits)."""
-    key, text, table_bits = job
+    """Worker: (key, Black wins, the solver's nodes, seconds) of an opening given as (key, its text, table
+    bits, the store's path or None); the answer kept in the store."""
+    key, text, table_bits, store = job
     started = time.time()
-    with NativeSolver(table_bits) as solver:
+    with StoredSolver(store, table_bits) as solver:
         won = solver.wins(position_from_text(text))
         return key, won, solver.nodes, time.time() - started
 
 
-def solve_all(todo, out, answers, jobs, table_bits=SOLVER_TABLE_BITS, say=say_now):
-    """Solve the openings ``todo`` ({key: position}), ``jobs`` at a time, each answer added to
+def stored_answers(todo, store):
+    """{key: Black wins} of the openings of ``todo`` ({key: position}) whose value the store at ``store``
+    (a path; None: none) holds."""
+    if store is None or not todo:
+        return {}
+    with open_store(store) as stored:
+        values = {key: stored.value(position) for key, position in todo.items()}
+    return {key: won for key, won in values.items() if won is not None}
+
+
+def solve_all(todo, out, answers, jobs, table_bits=SOLVER_TABLE_BITS, say=say_now, store=None):
+    """Settle the openings ``todo`` ({key: position}): from the store at ``store`` where it holds them,
+    the rest solved ``jobs`` at a time (each answer kept in the store); each answer added to
     ``answers`` and saved to ``out`` as it comes."""
-    work = [(key, describe_position(position), table_bits) for key, position in sorted(todo.items())]
-    with process_pool(jobs, "spawn") as pool:
+    held = stored_answers(todo, store)
+    if held:
+        answers.update(held)
+        _save(out, answers)
+        say(f"{len(held)} openings from the store {store}")
+    work = [(key, describe_position(position), table_bits, store) for key, position in sorted(todo.items())]
+    work = [job for job in work if job[0] not in held]
+    if not work:
+        return
+    with process_pool(min(jobs, len(work)), "spawn") as pool:
         for key, won, nodes, seconds in pool.imap_unordered(_solve, work):
             answers[key] = won
             _save(out, answers)
             say("{} black {} ({:,} nodes, {:.0f} s)".format(key, "wins" if won else "loses", nodes, seconds))
 
 
-def solve_records(source, out, jobs, table_bits=SOLVER_TABLE_BITS, say=say_now):
+def solve_records(source, out, jobs, table_bits=SOLVER_TABLE_BITS, say=say_now, store=None):
     """Settle every distinct opening of the records in ``source`` with the compiled solver, into ``out``."""
     answers = read_answers(out)
     todo = {key: opening for _, _, opening, key in record_openings(source) if key not in answers}
     say(f"{len(todo)} openings to solve")
-    solve_all(todo, out, answers, jobs, table_bits, say)
+    solve_all(todo, out, answers, jobs, table_bits, say, store)
 
 
 def known_answers(earlier=()):
@@ -99,9 +123,9 @@ def known_answers(earlier=()):
     return known
 
 
-def solve_seed(seed, count, out, jobs, earlier=(), table_bits=SOLVER_TABLE_BITS, say=say_now):
+def solve_seed(seed, count, out, jobs, earlier=(), table_bits=SOLVER_TABLE_BITS, say=say_now, store=None):
     """Settle the distinct openings of a match of ``count`` games from ``seed`` into ``out``: from the
-    shipped table or ``earlier``, the shipped book, else the compiled solver."""
+    shipped table or ``earlier``, the shipped book, else the store at ``store`` or the compiled solver."""
     answers = read_answers(out)
     known = known_answers(earlier)
     book = load_book(SHIPPED_BOOK)
@@ -121,12 +145,13 @@ def solve_seed(seed, count, out, jobs, earlier=(), table_bits=SOLVER_TABLE_BITS,
             len(answers) + len(todo), len(answers), by["earlier"], by["book"], len(todo)
         )
     )
-    solve_all(todo, out, answers, jobs, table_bits, say)
+    solve_all(todo, out, answers, jobs, table_bits, say, store)
 
 
-def build_table(out, jobs, earlier=(), table_bits=SOLVER_TABLE_BITS, say=say_now):
+def build_table(out, jobs, earlier=(), table_bits=SOLVER_TABLE_BITS, say=say_now, store=None):
     """Write the openings file ``out`` of every opening of PLIES plies: the shipped table's answers and
-    ``earlier``'s, the rest solved (kept in ``OUT.work`` as they come, so a cut-off build goes on)."""
+    ``earlier``'s, the rest from the store at ``store`` or solved (kept in ``OUT.work`` as they come, so
+    a cut-off build goes on)."""
     work = out + ".work"
     answers = read_answers(work)
     known = known_answers(earlier)
@@ -140,7 +165,7 @@ def build_table(out, jobs, earlier=(), table_bits=SOLVER_TABLE_BITS, say=say_now
             todo[key] = position
     _save(work, answers)
     say(f"{len(answers) + len(todo)} openings of {PLIES} plies: {len(answers)} known, {len(todo)} to solve")
-    solve_all(todo, work, answers, jobs, table_bits, say)
+    solve_all(todo, work, answers, jobs, table_bits, say, store)
     write_atomic(out, openings_json(PLIES, answers))
     os.remove(work)
     say(f"wrote {out}: Black wins {sum(answers.values())} of {len(answers)}")

@@ -5,7 +5,9 @@ Values come from the solvers where they answer in time (``seconds``, a second or
 compiled solver says which moves win (``engine.native.solver``), then the Python solver
 their exact stone margins (``engine.solver.Solver.move_values``), which it settles from
 about ply 12 on. Where neither answers in time, the values are the agent's evaluation
-search, deepened move by move while time lasts, and the page says so. The functions named
+search, deepened move by move while time lasts, and the page says so. The store of solved
+positions (``engine.native.store``) is read before either solver is asked, and both solvers'
+answers (the wins and losses, the margins) are kept in it. The functions named
 ``*_job`` run in worker processes (``workers``); the compiled solver is a process of its
 own, killed when it runs past its time or a newer position is asked for.
 """
@@ -214,6 +216,18 @@ class NativeValues:
                     timer.cancel()
                     self.current = None
 
+    def margins(self, position):
+        """{move: exact margin} of every legal move and PASS where the store holds them all; else None."""
+        found = None if self.store is None else self.store.margins(position)
+        if found is None or len(found) != len(position.legal_points()) + 1:
+            return None
+        return found
+
+    def keep_margins(self, position, margins):
+        """Keep in the store the exact margins ``margins`` ({move: margin}) of every move of ``position``."""
+        if self.store is not None:
+            self.store.record(position, {move: margin > 0 for move, margin in margins.items()}, margins=margins)
+
     def close(self):
         with self.lock:
             if self.solver is not None:
@@ -259,7 +273,11 @@ class Analyst:
                 True,
             )
         if wins is not None or why.startswith("no compiled"):
-            found = self.workers.call("the exact solver", margins_job, (moves, self.seconds), self.seconds + 30)
+            found = self.native.margins(position)
+            if found is None:
+                found = self.workers.call("the exact solver", margins_job, (moves, self.seconds), self.seconds + 30)
+                if found is not None:
+                    self.native.keep_margins(position, found)
             if found is not None:
                 return Values(
                     True,
