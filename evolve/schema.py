@@ -52,9 +52,9 @@ _SPSA = {
     "c": (float, 0.05, lambda v: 0 < v <= 0.5, "in (0, 0.5]: the first perturbation, a share of each weight's range"),
     "step": (
         float,
-        0.02,
+        0.05,
         lambda v: 0 < v <= 1,
-        "in (0, 1]: the first step for a gradient of 1, a share of each weight's range",
+        "in (0, 1]: the first step's move when every pair's difference agrees, a share of each weight's range",
     ),
     "hall_of_fame": (int, 2, lambda v: v >= 1, "at least 1"),
 }

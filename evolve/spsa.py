@@ -9,11 +9,17 @@ seeds for all, or the exact regret positions), so their difference is a paired o
 per gene, so that one gain serves genes of any range.
 
 The gains follow Spall's guidelines, which fishtest's defaults follow too: c_k = c / (k + 1)^gamma,
-a_k = a / (A + k + 1)^alpha with alpha = 0.602, gamma = 0.101 and A a tenth of the planned steps;
-``a`` is set from ``step``, how far (a share of each gene's range) the first step moves a weight when
-a pair's fitnesses differ by twice the perturbation (a gradient of 1 in the scaled box). The centre
-is evaluated each step beside the pairs (the last individual of a generation), so that the run's
-best and its trajectory are the centre's.
+a_k = a / (A + k + 1)^alpha with alpha = 0.602, gamma = 0.101 and A a tenth of the planned steps.
+One change makes the defaults work on any fitness without tuning: a pair's difference is divided by
+the root mean square of every pair's difference so far, so that a step's size does not depend on the
+fitness's scale (the regret fitness's pairs differ by 0.01-0.05, a game score's by 0.1-0.5; with
+Spall's raw gradient the first needs a ``step`` ten times the second's). ``step`` (a_0) is how far,
+as a share of each gene's range, the first step moves a weight when every pair's difference is of
+the usual size and agrees on its direction; a pair that differs by nothing moves nothing. Measured
+on the regret fitness (experiments/tuners-20261125): with the raw gradient and ``step`` 0.02 the
+centre moved by a few thousandths of each range a step and never changed its score in 12 steps. The
+centre is evaluated each step beside the pairs (the last individual of a generation), so that the
+run's best and its trajectory are the centre's.
 """
 
 import random
@@ -24,7 +30,7 @@ class Spsa:
     (``pairs`` pairs, plus, then minus, then the centre), ``update(individuals)`` moves the centre.
     Picklable: a checkpoint keeps it, and a resumed or extended run continues from it."""
 
-    def __init__(self, centre, bounds, pairs, steps, c=0.05, step=0.02, alpha=0.602, gamma=0.101, seed=1):
+    def __init__(self, centre, bounds, pairs, steps, c=0.05, step=0.05, alpha=0.602, gamma=0.101, seed=1):
         self.bounds = [(float(low), float(high)) for low, high in bounds]
         self.theta = [self._scaled(value, gene) for gene, value in enumerate(centre)]
         self.pairs, self.c, self.alpha, self.gamma = pairs, c, alpha, gamma
@@ -33,6 +39,7 @@ class Spsa:
         self.k = 0
         self.rng = random.Random(seed)
         self.signs = []
+        self.squares, self.differences = 0.0, 0  # every pair's squared difference so far, and how many
 
     def _scaled(self, value, gene):
         low, high = self.bounds[gene]
@@ -63,13 +70,21 @@ class Spsa:
         return individuals
 
     def update(self, individuals):
-        """Move the centre by the step's estimate of the fitness's gradient (its first value, maximised)."""
-        a_k, c_k = self.gains()
-        gradient = [0.0] * len(self.theta)
-        for pair, signs in enumerate(self.signs):
-            plus, minus = individuals[2 * pair], individuals[2 * pair + 1]
-            difference = plus.fitness.values[0] - minus.fitness.values[0]
-            for gene, sign in enumerate(signs):
-                gradient[gene] += difference / (2 * c_k) * sign / len(self.signs)
-        self.theta = [min(max(x + a_k * g, 0.0), 1.0) for x, g in zip(self.theta, gradient)]
+        """Move the centre along the step's pairs: each pair's difference in fitness (its first value,
+        maximised) over the root mean square of every difference so far, times its signs, averaged."""
+        a_k, _ = self.gains()
+        differences = [
+            individuals[2 * pair].fitness.values[0] - individuals[2 * pair + 1].fitness.values[0]
+            for pair in range(len(self.signs))
+        ]
+        # a state pickled before the differences were kept (an older checkpoint) starts counting now
+        self.squares = getattr(self, "squares", 0.0) + sum(d * d for d in differences)
+        self.differences = getattr(self, "differences", 0) + len(differences)
+        scale = (self.squares / self.differences) ** 0.5 if self.differences else 0.0
+        if scale > 0:
+            move = [0.0] * len(self.theta)
+            for difference, signs in zip(differences, self.signs):
+                for gene, sign in enumerate(signs):
+                    move[gene] += a_k * difference / scale * sign / len(self.signs)
+            self.theta = [min(max(x + m, 0.0), 1.0) for x, m in zip(self.theta, move)]
         self.k += 1

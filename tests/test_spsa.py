@@ -28,12 +28,12 @@ def _individual(weights):
     return SimpleNamespace(weights=list(weights), fitness=SimpleNamespace(values=None))
 
 
-def _climb(spsa, steps, target):
+def _climb(spsa, steps, target, scale=1.0):
     for _ in range(steps):
         individuals = spsa.generate(_individual)
-        for individual in individuals:  # a smooth fitness in [0, 1] with its peak at ``target``
+        for individual in individuals:  # a smooth fitness in [0, scale] with its peak at ``target``
             distance = sum((w - t) ** 2 for w, t in zip(individual.weights, target))
-            individual.fitness.values = (1.0 / (1.0 + distance / 100.0), 0.0)
+            individual.fitness.values = (scale / (1.0 + distance / 100.0), 0.0)
         spsa.update(individuals)
 
 
@@ -50,6 +50,27 @@ def test_the_default_gains_climb_a_smooth_fitness_and_a_pickled_state_goes_on_th
     individuals = spsa.generate(_individual)
     assert len(individuals) == 9 and individuals[-1].weights == spsa.centre  # the pairs, then the centre
     assert all(low <= w <= high for ind in individuals for w, (low, high) in zip(ind.weights, bounds))
+
+
+def test_the_default_gains_take_the_same_steps_whatever_the_fitness_scale():
+    bounds, target = [(-10.0, 10.0), (0.0, 100.0), (-50.0, 50.0)], [5.0, 70.0, -20.0]
+    runs = []
+    for scale in (1.0, 0.01):  # a game score's differences, and the regret fitness's hundredths
+        spsa = Spsa([0.0, 50.0, 0.0], bounds, pairs=4, steps=12, seed=9)
+        _climb(spsa, 12, target, scale)
+        runs.append(spsa.centre)
+    assert all(abs(a - b) < 1e-9 for a, b in zip(*runs))
+    start = sum((w - t) ** 2 for w, t in zip([0.0, 50.0, 0.0], target)) ** 0.5
+    assert sum((w - t) ** 2 for w, t in zip(runs[1], target)) ** 0.5 < 0.8 * start  # 12 steps climb
+
+
+def test_a_step_whose_pairs_all_tie_moves_nothing():
+    spsa = Spsa([1.0, 2.0], [(0.0, 10.0), (0.0, 10.0)], pairs=2, steps=5, seed=1)
+    individuals = spsa.generate(_individual)
+    for individual in individuals:
+        individual.fitness.values = (0.5, 0.0)
+    spsa.update(individuals)
+    assert spsa.centre == [1.0, 2.0] and spsa.k == 1
 
 
 def test_an_spsa_run_resumes_extends_and_plots_its_centre(tmp_path):
