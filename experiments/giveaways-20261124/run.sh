@@ -37,4 +37,5 @@ xz -9e -k $out/black-book-3843/match.journal
 #    searched with a term on the four points next to the centre (section 7)
 python3 $out/picks.py $out/after-3841 params.json experiments/cross-20261124/candidate-params.json > $out/picks-3841-cross.txt
 python3 $out/picks.py $out/black-book-3843 params.json experiments/cross-20261124/candidate-params.json > $out/picks-3843-cross.txt
+# (the picks-*.txt outputs are kept together in picks.txt, a section each)
 python3 $out/centre.py $out/after-3841 --points 1,2 2,1 2,3 3,2 0 2 5 10 > $out/cross-3841.txt
