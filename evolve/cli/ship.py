@@ -60,8 +60,9 @@ def register(commands):
         "--exploit",
         default=SHIPPED_POSITIONS,
         metavar="POSITIONS",
-        help="a positions file whose won positions the candidate and --to each play against the exact adversary, "
-        "reported beside the test ('none': no report; default: the positions the package ships)",
+        help="a positions file whose held-out won positions (all, where none is held out) the candidate and --to "
+        "each play against the exact adversary, reported beside the test ('none': no report; default: the "
+        "positions the package ships)",
     )
     add_game_options(
         ship_,
@@ -76,14 +77,19 @@ def _exploitability(args, run):
     if args.exploit == "none" or (args.exploit == SHIPPED_POSITIONS and not os.path.exists(SHIPPED_POSITIONS)):
         return []
     found = load_positions(args.exploit)
+    # the held-out fifth (by canonical key, the same in every positions file): never a regret fitness's
+    positions = found.split(True) or found.positions
+    which = "its held-out positions" if found.split(True) else "every position"
     reports = []
     for name, path in (("candidate", os.path.join(ship_folder(run), CANDIDATE)), ("current", args.to)):
         params = load_params(path)
         make = functools.partial(ShippedPlayer, params, shipped_book(), spec=name)
-        won = sum(p.won for p in found.positions)
+        won = sum(p.won for p in positions)
         update = counter(f"exploitability of the {name}", "position", won, bar=progress_bar(args))
         try:
-            reports.append(exploitability(make, f"{name} ({path})", found.positions, progress=update))
+            reports.append(
+                exploitability(make, f"{name} ({path}; {which} of {args.exploit})", positions, progress=update)
+            )
         finally:
             update.close()
     return reports
