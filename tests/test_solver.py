@@ -171,3 +171,26 @@ def test_bench_solve_reports_the_nodes_it_counted():
     (row,) = result["plies"]
     assert row["ply"] == 18 and row["positions"] == 2 and row["nodes"] > 2
     assert "{:,} nodes".format(row["nodes"]) in lines[0]
+
+
+def test_bench_solve_on_recorded_games_counts_what_finishes_within_each_editions_share(tmp_path):
+    from engine.course.editions import EDITIONS
+    from engine.data import SHIPPED_PARAMS
+    from engine.params import load_params
+    from engine.play.sgf import game_sgf, sgf_name
+    from engine.submission.bench import bench_solve, solving_shares
+
+    folder = tmp_path / "games-sgf"
+    folder.mkdir()
+    moves = ["0,0", "4,4", "0,4", "4,0", "1,1", "3,3", "1,3", "3,1", "2,0", "2,4", "0,2", "4,2", "1,2", "3,2"]
+    turned = ["4,4", "0,0", "4,0", "0,4", "3,3", "1,1", "3,1", "1,3", "2,4", "2,0", "4,2", "0,2", "3,2", "1,2"]
+    for index, game in enumerate((moves, turned, moves[:10])):  # the turned game is the same positions
+        (folder / sgf_name(index)).write_bytes(game_sgf(game))
+    lines = []
+    result = bench_solve(plies=(12, 14), positions=5, report=lines.append, records=(str(folder),))
+    assert result["source"] == "records" and [row["positions"] for row in result["plies"]] == [1, 1]
+    shares = solving_shares(load_params(SHIPPED_PARAMS))
+    assert set(shares) == {e.key for e in EDITIONS} and shares["earlier"] < shares["fall2020"] < shares["fall2023"]
+    row = result["plies"][0]
+    assert all(0 <= row["within_solving_share"][key] <= 1 for key in shares)
+    assert all(f"{key} ({share:.2f} s)" in lines[0] for key, share in shares.items())

@@ -64,6 +64,14 @@ def register(commands):
     )
     solve.add_argument("--positions", type=count, default=6, help="positions at each ply (default 6)")
     solve.add_argument("--seed", type=int, default=11, help="seed of the random moves (default 11)")
+    solve.add_argument(
+        "--records",
+        nargs="+",
+        metavar="SOURCE",
+        default=(),
+        help="solve positions of these games (match journals, SGF folders or archives) instead of random play: "
+        "--positions of them at each ply, drawn by --seed",
+    )
     for target in (rules, search, solve):
         add_json(target)
     solver = command(targets, "solver", _bench_solver)
@@ -152,12 +160,17 @@ def _bench_search(args):
 def _bench_solve(args):
     """the exact solver's nodes and CPU to find a winning move, at chosen plies
 
-    Play random moves from the empty board to each ply (reproducibly from --seed), then time
-    Solver().winning_move there, as the agent does from its solve_from ply; report the nodes
-    (the same on any machine) and the CPU seconds.
+    Play random moves from the empty board to each ply (reproducibly from --seed), or take
+    positions of recorded games (--records), then time Solver().winning_move there, as the agent
+    does from its solve_from ply; report the nodes (the same on any machine), the CPU seconds,
+    and for each edition how many finish within the share of the move's CPU cap the agent gives
+    its solver (the cap as 'bundle --edition' fits it).
     """
     return _print_result(
-        bench_solve(plies=args.plies, positions=args.positions, seed=args.seed, report=reporter(args)), args
+        bench_solve(
+            plies=args.plies, positions=args.positions, seed=args.seed, report=reporter(args), records=args.records
+        ),
+        args,
     )
 
 

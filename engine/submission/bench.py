@@ -7,12 +7,17 @@ import statistics
 import tempfile
 import time
 
+from engine.agent import SOLVE_SHARE
+from engine.book import book_key
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, MAX_DEPTH, WHITE, colour_word
+from engine.course.editions import EDITIONS, fitted_search
 from engine.data import RULES_VECTORS, SHIPPED_BOOK, SHIPPED_PARAMS, load_rules_vectors
 from engine.features import make_evaluator
 from engine.params import load_params
 from engine.play.game import play_game
+from engine.play.records import games as recorded_games
+from engine.play.sgf import read_game
 from engine.players.specs import make_player
 from engine.playout import random_opening, random_playout
 from engine.position import Position
@@ -197,33 +202,78 @@ def _bundled_games(params_path, game_seeds, report):
     return games
 
 
-def bench_solve(plies=(12, 10), positions=6, seed=11, report=print):
+def _random_positions(ply, count, rng):
+    found = []
+    for _ in range(count):
+        position = Position.initial()
+        while position.moves_played < ply:
+            position = position.play_point(rng.choice(position.legal_points()))
+        found.append(position)
+    return found
+
+
+def recorded_positions_at(records, ply, count, seed):
+    """``count`` positions at ``ply`` of the games in ``records`` (match journals, SGF folders or archives),
+    none over, distinct under the board's symmetries, drawn by ``seed`` (all where fewer)."""
+    found, keys = [], set()
+    for source in records:
+        for name, data in recorded_games(source):
+            replay = read_game(data, f"{source}: {name}")
+            if len(replay.positions) > ply:
+                position = replay.positions[ply]
+                key = book_key(position)[0]
+                if not position.is_over and key not in keys:
+                    keys.add(key)
+                    found.append(position)
+    if len(found) > count:
+        found = random.Random(derive_seed(seed, ply)).sample(found, count)
+    return found
+
+
+def solving_shares(params):
+    """{edition key: the CPU seconds the agent gives its exact solver a move in that edition}: its share
+    of the CPU cap that ``bundle --edition`` fits to the edition's budget."""
+    return {
+        chosen.key: SOLVE_SHARE * fitted_search(chosen, params.cpu_budget, params.cpu_cap)[1] for chosen in EDITIONS
+    }
+
+
+def bench_solve(plies=(12, 10), positions=6, seed=11, report=print, records=()):
     """Nodes and CPU seconds the exact solver needs to find a winning move (what the agent runs),
-    on ``positions`` random positions at each ply (random moves from ``random.Random(seed)``)."""
+    on ``positions`` positions at each ply: random moves from ``random.Random(seed)``, or positions of
+    the games in ``records``; and at each ply, for every edition, how many finish within the solving
+    share of the agent's CPU cap as ``bundle --edition`` fits it (``solving_shares``)."""
     rng = random.Random(seed)
+    shares = solving_shares(load_params(SHIPPED_PARAMS))
     results = []
     for ply in plies:
         nodes, seconds = [], []
-        for _ in range(positions):
-            position = Position.initial()
-            while position.moves_played < ply:
-                position = position.play_point(rng.choice(position.legal_points()))
+        chosen = (
+            recorded_positions_at(records, ply, positions, seed) if records else _random_positions(ply, positions, rng)
+        )
+        for position in chosen:
             solver = Solver()
             start = time.process_time()
             solver.winning_move(position)
             seconds.append(time.process_time() - start)
             nodes.append(solver.nodes)
+        if not seconds:
+            report(f"ply {ply:>2}: no positions")
+            continue
+        within = {key: sum(1 for s in seconds if s <= share) for key, share in shares.items()}
         results.append(
             {
                 "ply": ply,
-                "positions": positions,
+                "positions": len(seconds),
                 "nodes": sum(nodes),
                 "median_seconds": statistics.median(seconds),
                 "max_seconds": max(seconds),
+                "within_solving_share": within,
             }
         )
         report(
-            f"ply {ply:>2}: {sum(nodes):,} nodes for {positions} positions; CPU median "
-            f"{statistics.median(seconds):.2f} s, max {max(seconds):.2f} s"
+            f"ply {ply:>2}: {sum(nodes):,} nodes for {len(seconds)} positions; CPU median "
+            f"{statistics.median(seconds):.2f} s, max {max(seconds):.2f} s; within the solving share: "
+            + ", ".join(f"{key} ({shares[key]:.2f} s) {within[key]}/{len(seconds)}" for key in shares)
         )
-    return {"seed": seed, "plies": results}
+    return {"seed": seed, "source": "records" if records else "random play", "plies": results}
