@@ -294,7 +294,7 @@ def test_what_littlego_solve_solved_the_board_openings_study_and_book_read_witho
     children = {move: position.play_point(move) for move in results}
 
     board = NativeValues(5.0, store=path)
-    assert board.results(position) == results and board.solver is None
+    assert board.results(position) == (results, False) and board.solver is None
     board.close()
 
     answers, said = {}, []
