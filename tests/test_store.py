@@ -8,6 +8,7 @@ import pytest
 
 import engine.native.store as store_module
 from engine.constants import PASS
+from engine.data import SOLVED_PREFILL
 from engine.native.grow import positions_to_grow, ship_store
 from engine.native.solver import NativeSolver, describe_position, position_from_text
 from engine.native.store import SolvedStore, StoredSolver, StoreError, store_key
@@ -245,6 +246,13 @@ def test_littlego_store_grow_is_resumable_and_info_and_check_describe_it(tmp_pat
     assert broken.returncode == 2 and str(store) in broken.stderr and len(broken.stderr.strip().splitlines()) == 1
     missing = cli("littlego", "store", "info", "--store", tmp_path / "none.sqlite")
     assert missing.returncode == 2 and "no store" in missing.stderr
+    assert "beneath it, read-only, the prefill" in info.stdout
+    out = tmp_path / "prefill.sqlite"
+    shipped = cli("littlego", "store", "ship", "--plies", "0-1", "--store", tmp_path / "fresh.sqlite", "--out", out)
+    assert shipped.returncode == 2 and "no store" in shipped.stderr
+    cli("littlego", "store", "grow", "--plies", "0-1", "--store", tmp_path / "fresh.sqlite", "--no-progress")
+    shipped = cli("littlego", "store", "ship", "--plies", "0-1", "--store", tmp_path / "fresh.sqlite", "--out", out)
+    assert "7 positions (plies 0-1)" in shipped.stdout, shipped.stderr  # the prefill's, beneath the fresh store
 
 
 # -- the prefill: what the package ships, beneath every store ------------------------------------------
@@ -304,6 +312,21 @@ def test_a_damaged_prefill_or_one_of_other_rules_is_refused_by_name(native, tmp_
             connection.execute("UPDATE meta SET value = 'older-rules' WHERE name = 'rules'")
     with pytest.raises(StoreError, match=str(prefill)):
         SolvedStore(tmp_path / "mine.sqlite", prefill=prefill)
+
+
+def test_the_shipped_prefill_holds_every_position_of_its_plies_and_the_empty_boards_one_winning_move(
+    private_store, monkeypatch
+):
+    monkeypatch.setattr(store_module, "NativeSolver", RefusingSolver)
+    with StoredSolver(private_store) as solver:  # the tools' default store, empty: the prefill answers
+        shipped = solver.store.prefill.summary()
+        last = max(shipped["by_ply"])
+        every = positions_to_grow(Position.initial(), (0, last))
+        assert {ply: moves for ply, (moves, _) in shipped["by_ply"].items()} == {p: len(f) for p, f in every.items()}
+        assert all(solver.store.holds(position) for found in every.values() for position in found)
+        first = solver.move_results(Position.initial())
+    assert [move for move, wins in first.items() if wins] == [12]  # the centre, 2,2, alone wins
+    assert solver.store.prefill.path == SOLVED_PREFILL and shipped["bytes"] < MAX_PREFILL_BYTES
 
 
 # -- one tool's answers, every other tool's: the compiled solver is asked each position once ----------
