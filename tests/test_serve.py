@@ -337,22 +337,41 @@ def position_of(moves):
     return position
 
 
-def test_past_its_time_the_solver_is_stopped_and_the_search_values_shown(analyst):
+def test_past_its_time_the_search_values_show_while_the_solver_goes_on_until_its_patience(analyst):
     quick = Analyst(analyst.workers, seconds=0.2)
     try:
         values = quick.values([12, 7, 13])
     finally:
         quick.close()
-    assert not values.exact and values.depth >= 1 and "not solved within 0.2 s" in values.note
+    assert values.pending and not values.exact and values.depth >= 1 and "solving" in values.note
     assert len(values.moves) == len(position_of([12, 7, 13]).legal_points()) + 1
     assert all(v.value is not None and v.wins is None for v in values.moves)
-    native = NativeValues(0.2)
+    native = NativeValues(0.2, patience=1.0)
     try:
-        assert native.results(position_of([12, 7])) is None  # the empty-ish board: far too long
+        assert native.results(position_of([12, 7])) == (None, True)  # the empty-ish board: it goes on
+        time.sleep(1.5)
+        assert native.results(position_of([12, 7])) == (None, False)  # past its patience: given up
         native.seconds = 60
-        assert native.results(position_of(PLY14)) is not None  # and the next question is answered
+        assert native.results(position_of(PLY14))[0] is not None  # and the next question is answered
     finally:
         native.close()
+
+
+def test_a_position_solved_past_the_boards_time_turns_exact_when_asked_again(native):
+    workers = InProcessWorkers()
+    board = Analyst(workers, seconds=0.01)
+    try:
+        values = board.values(PLY14[:6], margins=False)
+        assert values.pending and not values.exact
+        for _ in range(3000):
+            if not values.pending:
+                break
+            values = board.values(PLY14[:6], margins=False)
+    finally:
+        board.close()
+    assert values.exact and not values.pending
+    assert {v.move: v.wins for v in values.moves} == native.move_results(position_of(PLY14[:6]))
+    assert workers.calls == ["the agent's search"]  # searched once while the solver worked, not at each ask
 
 
 class InProcessWorkers:

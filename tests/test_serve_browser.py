@@ -44,7 +44,8 @@ def site(tmp_path_factory):
     run_dir = evolve_run(folder, generations=3)  # generations 0, 1 and 2 of 0..3
     match_report(run_dir)
     damaged_run(os.path.dirname(run_dir))
-    served = serve_in_thread(os.path.dirname(run_dir), solve_seconds=5.0)
+    # A store of its own, the package's prefill beneath it, as `littlego serve` has by default.
+    served = serve_in_thread(os.path.dirname(run_dir), solve_seconds=5.0, store=str(folder / "solved.sqlite"))
     yield served.url, run_dir
     stop(served)
 
@@ -154,6 +155,54 @@ def test_on_the_empty_board_the_agent_shown_plays_2_2(site, page):
     page.locator("#agent-move").wait_for(timeout=60000)
     assert page.locator("#agent-move").inner_text().startswith("2,2 ")
     assert "the solved game's only winning first move" in page.locator("#agent").inner_text()
+
+
+def shown_results(page, ply, seconds=120):
+    """{move: "win" or "loss"} of the values table once the position at ``ply`` shows every legal
+    move exact (each row's result a win or a loss, none "?" nor still solving), within ``seconds``."""
+    page.wait_for_function(f"document.getElementById('status').textContent.startsWith('ply {ply} of 24')")
+    page.wait_for_function(
+        "(() => { const rows = [...document.querySelectorAll('table.values tbody tr')];"
+        " return rows.length && rows.every(row => row.dataset.wins === 'true' || row.dataset.wins === 'false'); })()",
+        timeout=seconds * 1000,
+    )
+    rows = page.locator("table.values tbody tr").all()
+    return {row.get_attribute("data-move"): row.locator("td").nth(1).inner_text() for row in rows}
+
+
+def assert_every_legal_move_exact(page, ply, seconds=120):
+    """Every legal move (and the pass) shown as a win or a loss, in the table and on the board."""
+    results = shown_results(page, ply, seconds)
+    legal = [g.get_attribute("data-point") for g in page.locator('#board .point[data-legal="1"]').all()]
+    assert sorted(results) == sorted(legal + [PASS]) and set(results.values()) <= {"win", "loss"}
+    labels = [text.text_content() for text in page.locator("#board text.value-text").all()]
+    assert len(labels) == len(legal) and "?" not in page.locator("#values").inner_text()
+    assert all(label in ("W", "L") or label[0] in "+-" for label in labels)
+    return results
+
+
+def test_from_the_empty_board_every_legal_move_shows_an_exact_win_or_loss(site, page):
+    url, _ = site
+    board(page, url, "", values=True)
+    first = assert_every_legal_move_exact(page, 0)
+    assert [move for move, result in first.items() if result == "win"] == ["12"]  # 2,2 alone wins
+    page.click('#board .point[data-point="12"]')
+    assert_every_legal_move_exact(page, 1)
+    page.click('#board .point[data-point="7"]')
+    assert_every_legal_move_exact(page, 2)
+
+
+@pytest.mark.slow
+def test_past_the_prefill_the_board_says_solving_and_then_shows_every_move_exact(site, page):
+    url, _ = site
+    board(page, url, "", values=True)
+    for ply, point in enumerate((12, 7, 13), 1):
+        page.click(f'#board .point[data-point="{point}"]')
+        page.wait_for_function(f"document.getElementById('status').textContent.startsWith('ply {ply} of 24')")
+    page.locator("table.values tbody tr").first.wait_for(timeout=60000)
+    first = page.locator("#values").inner_text()  # exact already, or the search's values while solving
+    assert "?" not in first and ("solving…" in first or "exact" in first)
+    assert_every_legal_move_exact(page, 3, seconds=400)  # about 35 CPU s for a fresh solver
 
 
 def sgf_file(folder, moves):

@@ -8,13 +8,18 @@ import pytest
 
 import engine.native.store as store_module
 from engine.constants import PASS
+from engine.data import SOLVED_PREFILL
+from engine.native.grow import positions_to_grow, ship_store
 from engine.native.solver import NativeSolver, describe_position, position_from_text
 from engine.native.store import SolvedStore, StoredSolver, StoreError, store_key
+from engine.position import Position
 from engine.symmetry import SYMMETRIES
 from evolve.exploit import adversary_move
 from evolve.labels import label_positions
 from evolve.regret import solve_positions
 from tests.conftest import cli, random_position, turn
+
+MAX_PREFILL_BYTES = 2 * 1024 * 1024  # the package's prefill stays a small part of a small package
 
 
 def _positions(seed, count, low=14, high=17):
@@ -197,9 +202,7 @@ def _moves_text(position_moves):
 
 
 def test_littlego_solve_native_answers_a_stored_position_from_the_store(tmp_path):
-    rng, position, moves = random.Random(23), None, []
-    from engine.position import Position
-
+    rng, moves = random.Random(23), []
     position = Position.initial()
     while position.moves_played < 15:
         move = rng.choice(position.legal_points())
@@ -220,9 +223,6 @@ LATE_MOVES = "2,2 1,2 2,1 1,1 1,3 2,3 3,2 0,2 3,3 2,4 1,4 3,4 0,3 0,1"  # a ply-
 
 
 def test_positions_to_grow_are_those_reached_distinct_under_the_symmetries():
-    from engine.native.grow import positions_to_grow
-    from engine.position import Position
-
     every = positions_to_grow(Position.initial(), (0, 2))
     assert {ply: len(found) for ply, found in every.items()} == {0: 1, 1: 6, 2: 91}  # 85 placements, 6 after a pass
     sampled = positions_to_grow(Position.initial(), (2, 3), sample=20, seed=4)
@@ -246,6 +246,87 @@ def test_littlego_store_grow_is_resumable_and_info_and_check_describe_it(tmp_pat
     assert broken.returncode == 2 and str(store) in broken.stderr and len(broken.stderr.strip().splitlines()) == 1
     missing = cli("littlego", "store", "info", "--store", tmp_path / "none.sqlite")
     assert missing.returncode == 2 and "no store" in missing.stderr
+    assert "beneath it, read-only, the prefill" in info.stdout
+    out = tmp_path / "prefill.sqlite"
+    shipped = cli("littlego", "store", "ship", "--plies", "0-1", "--store", tmp_path / "fresh.sqlite", "--out", out)
+    assert shipped.returncode == 2 and "no store" in shipped.stderr
+    cli("littlego", "store", "grow", "--plies", "0-1", "--store", tmp_path / "fresh.sqlite", "--no-progress")
+    shipped = cli("littlego", "store", "ship", "--plies", "0-1", "--store", tmp_path / "fresh.sqlite", "--out", out)
+    assert "7 positions (plies 0-1)" in shipped.stdout, shipped.stderr  # the prefill's, beneath the fresh store
+
+
+# -- the prefill: what the package ships, beneath every store ------------------------------------------
+
+
+def _shipped(native, tmp_path, positions):
+    """The path of a prefill of ``positions``, written by ship_store from a store that solved them."""
+    source = tmp_path / "grown.sqlite"
+    with SolvedStore(source, prefill=None) as store:
+        for position in positions:
+            store.record(position, native.move_results(position))
+    by_ply = {}
+    for position in positions:
+        by_ply.setdefault(position.moves_played, []).append(position)
+    ship_store(source, by_ply, tmp_path / "prefill.sqlite")
+    return tmp_path / "prefill.sqlite"
+
+
+def test_a_store_reads_the_prefill_beneath_its_own_file_and_never_writes_it(native, tmp_path):
+    shipped, later = _positions(41, 3), _positions(42, 1)[0]
+    prefill = _shipped(native, tmp_path, shipped)
+    before = prefill.read_bytes()
+    store = SolvedStore(tmp_path / "mine.sqlite", prefill=prefill)
+    for position in shipped:
+        image = turn(position, SYMMETRIES[5])
+        assert store.results(image) == native.move_results(image) and store.holds(position)
+    store.record(later, won=native.wins(later))
+    results = native.move_results(shipped[0])
+    margin = {PASS: 1.5 if results[PASS] else -1.5}
+    store.record(shipped[0], results, margins=margin)  # what it adds to a shipped position goes to its own file
+    assert store.results(shipped[0]) == results and store.margins(shipped[0]) == margin
+    summary = store.summary()
+    assert summary["positions"] == 2 and summary["prefill"]["positions"] == 3
+    assert store.check() == []
+    store.close()
+    assert prefill.read_bytes() == before and not (tmp_path / "prefill.sqlite-wal").exists()
+    with pytest.raises(StoreError, match="reading only"):
+        SolvedStore(prefill, read_only=True).record(later, won=True)
+
+
+def test_ship_refuses_a_store_that_lacks_a_position_and_writes_nothing(native, tmp_path):
+    positions = _positions(43, 2)
+    source = tmp_path / "grown.sqlite"
+    SolvedStore(source, prefill=None).record(positions[0], native.move_results(positions[0]))
+    with pytest.raises(StoreError, match="1 of the 2 positions"):
+        ship_store(source, {0: positions}, tmp_path / "prefill.sqlite")
+    assert not (tmp_path / "prefill.sqlite").exists()
+
+
+@pytest.mark.parametrize("how", ["truncated", "other rules"])
+def test_a_damaged_prefill_or_one_of_other_rules_is_refused_by_name(native, tmp_path, how):
+    prefill = _shipped(native, tmp_path, _positions(44, 30, 10, 18))
+    if how == "truncated":
+        _damage(prefill, how)
+    else:
+        with sqlite3.connect(prefill) as connection:
+            connection.execute("UPDATE meta SET value = 'older-rules' WHERE name = 'rules'")
+    with pytest.raises(StoreError, match=str(prefill)):
+        SolvedStore(tmp_path / "mine.sqlite", prefill=prefill)
+
+
+def test_the_shipped_prefill_holds_every_position_of_its_plies_and_the_empty_boards_one_winning_move(
+    private_store, monkeypatch
+):
+    monkeypatch.setattr(store_module, "NativeSolver", RefusingSolver)
+    with StoredSolver(private_store) as solver:  # the tools' default store, empty: the prefill answers
+        shipped = solver.store.prefill.summary()
+        last = max(shipped["by_ply"])
+        every = positions_to_grow(Position.initial(), (0, last))
+        assert {ply: moves for ply, (moves, _) in shipped["by_ply"].items()} == {p: len(f) for p, f in every.items()}
+        assert all(solver.store.holds(position) for found in every.values() for position in found)
+        first = solver.move_results(Position.initial())
+    assert [move for move, wins in first.items() if wins] == [12]  # the centre, 2,2, alone wins
+    assert solver.store.prefill.path == SOLVED_PREFILL and shipped["bytes"] < MAX_PREFILL_BYTES
 
 
 # -- one tool's answers, every other tool's: the compiled solver is asked each position once ----------
@@ -294,7 +375,7 @@ def test_what_littlego_solve_solved_the_board_openings_study_and_book_read_witho
     children = {move: position.play_point(move) for move in results}
 
     board = NativeValues(5.0, store=path)
-    assert board.results(position) == results and board.solver is None
+    assert board.results(position) == (results, False) and board.solver is None
     board.close()
 
     answers, said = {}, []

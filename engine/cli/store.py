@@ -15,8 +15,9 @@ from engine.cli.arguments import (
 )
 from engine.common.progress import counter
 from engine.constants import MAX_MOVES
+from engine.data import SOLVED_PREFILL
 from engine.errors import InvalidInput
-from engine.native.grow import grow_store, positions_to_grow
+from engine.native.grow import grow_store, positions_to_grow, ship_store
 from engine.native.store import RULES_FINGERPRINT, SolvedStore, StoreError
 from engine.position import Position
 from engine.ui.board import position_from_moves
@@ -51,6 +52,10 @@ def register(commands):
     info.add_argument("--json", action="store_true", help="print the figures as JSON")
     check = command(actions, "check", _check)
     add_store(check)
+    ship = command(actions, "ship", _ship)
+    ship.add_argument("--plies", type=plies, required=True, help="the plies to ship, LOW-HIGH (e.g. 0-2)")
+    ship.add_argument("--out", default=SOLVED_PREFILL, help="the file to write (default: the package's prefill)")
+    add_store(ship)
 
 
 def _existing(args):
@@ -90,6 +95,21 @@ def _grow(args):
     return 0
 
 
+def _ship(args):
+    """write the package's prefill: every position of --plies from the empty board, from the store
+
+    Copy out of the store (over the prefill shipped now) every position of --plies reached from the
+    empty board, distinct under the board's symmetries, each with every move's result and the margins
+    it holds, into --out as one compact read-only file: what every store reads beneath its own. Refused,
+    writing nothing, where the store lacks one of them (littlego store grow --plies the same first).
+    """
+    by_ply = positions_to_grow(Position.initial(), args.plies)
+    summary = ship_store(_existing(args), by_ply, args.out)
+    low, high = args.plies
+    print(f"{args.out}: {summary['positions']} positions (plies {low}-{high}), {summary['bytes']:,} bytes")
+    return 0
+
+
 def _info(args):
     """the store's size, rules and positions by ply"""
     summary = SolvedStore(_existing(args)).summary()
@@ -104,6 +124,10 @@ def _info(args):
     print(f"{summary['positions']} positions in {summary['bytes']:,} bytes ({per:.0f} bytes a position)")
     for ply, (moves, value) in summary["by_ply"].items():
         print(f"  ply {ply:>2}: {moves} with every move{f', {value} value only' if value else ''}")
+    prefill = summary["prefill"]
+    if prefill is not None:
+        shipped = ", ".join(f"ply {ply}: {moves}" for ply, (moves, _) in prefill["by_ply"].items())
+        print(f"beneath it, read-only, the prefill {prefill['path']}: {prefill['positions']} positions ({shipped})")
     return 0
 
 

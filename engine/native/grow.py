@@ -6,8 +6,10 @@ empty board by default): all of them at each ply, or ``sample`` drawn by random 
 number grows about tenfold a ply, and an early position costs the compiled solver seconds to minutes,
 so all of them is for a late start or the first few plies. ``grow_store`` solves those the store
 does not hold yet (a rerun goes on where a stopped one ended) and tells how long each ply took.
+``ship_store`` writes the package's prefill from a grown store: those positions alone, compacted.
 """
 
+import os
 import random
 import time
 from typing import NamedTuple
@@ -17,7 +19,7 @@ from engine.common.seeds import derive_seed
 from engine.constants import PASS
 from engine.native.compiler import DEFAULT_TABLE_BITS
 from engine.native.solver import describe_position, position_from_text
-from engine.native.store import SolvedStore, start_worker_solver, store_key, worker_solver
+from engine.native.store import SolvedStore, StoreError, start_worker_solver, store_key, worker_solver
 from engine.playout import random_point
 
 STALE_DRAWS = 200  # random games in a row that find no new position: the ply holds no more
@@ -111,3 +113,28 @@ def grow_store(path, by_ply, jobs=1, table_bits=DEFAULT_TABLE_BITS, progress=Non
         finally:
             pool.terminate()
     return [PlyGrowth(ply, counts[ply][0], held[ply], counts[ply][1], counts[ply][2]) for ply in sorted(by_ply)]
+
+
+def ship_store(path, by_ply, out):
+    """Write to ``out`` a store of the positions of ``by_ply`` ({ply: [position]}) alone, each with every
+    move as the store at ``path`` (over its prefill) holds it, sealed as the package ships it; the
+    summary of ``out``. StoreError, writing nothing, where the store lacks one of them."""
+    positions = [position for ply in sorted(by_ply) for position in by_ply[ply]]
+    with SolvedStore(path) as store:
+        missing = [position for position in positions if not store.holds(position)]
+        if missing:
+            raise StoreError(
+                f"{path}: {len(missing)} of the {len(positions)} positions are not held with every move "
+                f"(the first at ply {missing[0].moves_played}): grow the store over those plies first"
+            )
+        entries = [(position, store.results(position), None, store.margins(position) or None) for position in positions]
+    partial = f"{out}.partial"
+    for leftover in (partial, partial + "-wal", partial + "-shm"):
+        if os.path.exists(leftover):
+            os.remove(leftover)
+    with SolvedStore(partial, prefill=None) as shipped:
+        shipped.record_many(entries)
+        shipped.seal()
+    os.replace(partial, out)
+    with SolvedStore(out, prefill=None, read_only=True) as shipped:
+        return shipped.summary()

@@ -30,6 +30,14 @@ The schema::
               margins BLOB,                          -- 26 signed bytes, twice each move's margin
               checksum INTEGER)                      -- CRC-32 of the entry: a flipped bit is refused
 
+The prefill: the package ships a store of its own (``engine/data/solved-prefill.sqlite``, every
+position of the first plies with every move; ``littlego store ship`` writes it), read-only beneath
+every store a tool opens. A store answers from its own file first and from the prefill for what its
+file lacks, and writes only to its own file; a user's store made before an upgrade sees the newer
+prefill at once, and none is copied. The prefill passes the same checks as any store on open (an
+SQLite file, whole, of this format and these rules, each entry's checksum on read), so a damaged one
+is refused by name like any other.
+
 Key: the colour to move, then ``engine.book.book_key`` (the canonical board, the ply, whether the
 last move passed, the KO point's image): everything the rest of the game depends on. Moves are kept
 turned into the canonical orientation (bit ``p`` for point ``p``, bit 25 for PASS) and turned back to
@@ -39,12 +47,14 @@ question); ``margins`` is NULL where no margin is known, and holds MARGIN_UNKNOW
 
 import hashlib
 import os
+import pathlib
 import sqlite3
 import threading
 import zlib
 
 from engine.book import book_key
 from engine.constants import BOARD_SIZE, KOMI, MAX_MOVES, NUM_POINTS, PASS, RULES_VERSION
+from engine.data import SOLVED_PREFILL
 from engine.errors import UserError
 from engine.native.compiler import DEFAULT_TABLE_BITS, _cache_dir
 from engine.native.solver import NativeSolver
@@ -112,16 +122,29 @@ def _signed(byte):
     return byte - 256 if byte > 127 else byte
 
 
-class SolvedStore:
-    """The store at ``path`` (created when missing), checked on open; usable from threads and, after a
-    fork, from the child (each process opens its own connection)."""
+def _same_file(one, other):
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return False
 
-    def __init__(self, path):
+
+class SolvedStore:
+    """The store at ``path`` (created when missing), checked on open, over the read-only store
+    ``prefill`` (the package's by default; None or a missing file: none); usable from threads and,
+    after a fork, from the child (each process opens its own connection). ``read_only``: open an
+    existing store for reading only (the prefill is opened so)."""
+
+    def __init__(self, path, prefill=SOLVED_PREFILL, read_only=False):
         self.path = os.fspath(path)
+        self.read_only = read_only
         self._lock = threading.RLock()
         self._connection = None
         self._pid = None
         self._connect()
+        self.prefill = None
+        if prefill is not None and os.path.exists(prefill) and not _same_file(prefill, self.path):
+            self.prefill = SolvedStore(prefill, prefill=None, read_only=True)
 
     def _refuse(self, why):
         raise StoreError(f"{self.path}: {why}")
@@ -133,10 +156,17 @@ class SolvedStore:
             with open(self.path, "rb") as handle:
                 if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
                     self._refuse("not a store of solved positions (not an SQLite file)")
-        folder = os.path.dirname(os.path.abspath(self.path))
-        os.makedirs(folder, exist_ok=True)
+        elif self.read_only:
+            self._refuse("no store of solved positions here (or an empty file)")
+        if self.read_only:  # never written, nor locked: it may lie in a read-only install
+            target = pathlib.Path(os.path.abspath(self.path)).as_uri() + "?mode=ro&immutable=1"
+        else:
+            target = self.path
+            os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
         try:
-            connection = sqlite3.connect(self.path, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False)
+            connection = sqlite3.connect(
+                target, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False, uri=self.read_only
+            )
             try:
                 self._open(connection)
             except BaseException:
@@ -154,6 +184,8 @@ class SolvedStore:
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if tables and "meta" not in tables:
             self._refuse("an SQLite file, but not a store of solved positions (no meta table)")
+        if self.read_only and "positions" not in tables:
+            self._refuse("an SQLite file, but not a store of solved positions (no positions table)")
         if "positions" not in tables:
             connection.execute("PRAGMA journal_mode = WAL")  # persistent: once, by whoever creates the file
             connection.execute("BEGIN IMMEDIATE")
@@ -181,14 +213,24 @@ class SolvedStore:
             except sqlite3.DatabaseError as error:
                 self._refuse(f"damaged or unreadable ({error}); remove it or use another store")
 
-    def _row(self, position):
-        key, symmetry = store_key(position)
+    def _own_row(self, key):
+        """(won, legal, wins, margins) of ``key`` in this store's own file; None when it has none."""
         rows = self._execute(f"SELECT {_COLUMNS} FROM positions WHERE key = ?", (key,))
         if not rows:
-            return None, symmetry
+            return None
         if _checksum(*rows[0][:-1]) != rows[0][-1]:
             self._refuse(f"damaged: the entry of {key} fails its checksum; remove the store or use another")
-        return rows[0][2:6], symmetry
+        return rows[0][2:6]
+
+    def _row(self, position):
+        """((won, legal, wins, margins) or None, symmetry): this file's entry, what it lacks from the prefill."""
+        key, symmetry = store_key(position)
+        row = self._own_row(key)
+        if self.prefill is not None and (row is None or None in row):
+            shipped = self.prefill._own_row(key)
+            if shipped is not None:
+                row = shipped if row is None else tuple(a if a is not None else b for a, b in zip(row, shipped))
+        return row, symmetry
 
     def value(self, position):
         """Whether the side to move wins, where the store knows; else None."""
@@ -229,6 +271,8 @@ class SolvedStore:
         rows = [self._entry(*entry) for entry in entries]
         if not rows:
             return
+        if self.read_only:
+            self._refuse("opened for reading only (the package's prefill is never written)")
         with self._lock:
             self._execute("BEGIN IMMEDIATE")  # read, merge and write as one: other writers wait
             try:
@@ -267,7 +311,8 @@ class SolvedStore:
         return row is not None and row[1] is not None
 
     def summary(self):
-        """{"format", "rules", "bytes", "positions", "by_ply": {ply: (with every move, value only)}}."""
+        """{"path", "format", "rules", "bytes", "positions", "by_ply": {ply: (with every move, value only)},
+        "prefill": the prefill's summary or None}: of this store's own file, and of the prefill beneath it."""
         meta = dict(self._execute("SELECT name, value FROM meta"))
         by_ply = {
             ply: (moves, total - moves)
@@ -275,7 +320,10 @@ class SolvedStore:
                 "SELECT ply, count(*), count(legal) FROM positions GROUP BY ply ORDER BY ply"
             )
         }
-        self._execute("PRAGMA wal_checkpoint(PASSIVE)")  # the log's pages into the file, as far as no reader holds them
+        if not self.read_only:
+            self._execute(
+                "PRAGMA wal_checkpoint(PASSIVE)"
+            )  # the log's pages into the file, as far as no reader holds them
         size = sum(os.path.getsize(p) for p in (self.path, self.path + "-wal") if os.path.exists(p))
         return {
             "path": self.path,
@@ -284,6 +332,7 @@ class SolvedStore:
             "bytes": size,
             "positions": sum(sum(counts) for counts in by_ply.values()),
             "by_ply": by_ply,
+            "prefill": None if self.prefill is None else self.prefill.summary(),
         }
 
     def check(self):
@@ -294,13 +343,23 @@ class SolvedStore:
             key = entry[0]
             if why:
                 problems.append(f"{key}: {why}")
+        if self.prefill is not None:
+            problems += [f"{self.prefill.path}: {problem}" for problem in self.prefill.check()]
         return problems
+
+    def seal(self):
+        """Make the file self-contained and compact, as the package ships it: no write-ahead log, no free pages."""
+        with self._lock:
+            self._execute("PRAGMA journal_mode = DELETE")
+            self._execute("VACUUM")
 
     def close(self):
         with self._lock:
             if self._connection is not None and self._pid == os.getpid():
                 self._connection.close()
             self._connection = None
+        if self.prefill is not None:
+            self.prefill.close()
 
     def __enter__(self):
         return self

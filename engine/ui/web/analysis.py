@@ -1,19 +1,20 @@
 """What the board shows about a position beyond its stones: every legal move's value, the
 shipped agent's move, and an opponent's reply.
 
-Values come from the solvers where they answer in time (``seconds``, a second or two): the
-compiled solver says which moves win (``engine.native.solver``), then the Python solver
-their exact stone margins (``engine.solver.Solver.move_values``), which it settles from
-about ply 12 on. Where neither answers in time, the values are the agent's evaluation
-search, deepened move by move while time lasts, and the page says so. The store of solved
-positions (``engine.native.store``) is read before either solver is asked, and both solvers'
-answers (the wins and losses, the margins) are kept in it. The functions named
-``*_job`` run in worker processes (``workers``); the compiled solver is a process of its
-own, killed when it runs past its time or a newer position is asked for.
+Values come from the store of solved positions (``engine.native.store``; the package's prefill
+holds every position of the first plies) and the solvers: the compiled solver says which moves
+win (``engine.native.solver``), then the Python solver their exact stone margins
+(``engine.solver.Solver.move_values``), which it settles from about ply 12 on. Where the
+compiled solver has not answered within ``seconds`` (a second or two), the page gets the agent's
+evaluation search, marked as such and as pending, while the solver goes on in the background;
+the page asks again until the exact wins and losses come (or the solver's ``patience`` runs
+out, or another position is asked for). Both solvers' answers (the wins and losses, the margins)
+are kept in the store. The functions named ``*_job`` run in worker processes (``workers``); the
+compiled solver is a process of its own, killed past its patience or when a newer position is
+asked for.
 """
 
 import functools
-import itertools
 import logging
 import os
 import threading
@@ -26,7 +27,7 @@ from engine.constants import PASS
 from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS
 from engine.features import make_evaluator
 from engine.native.compiler import DEFAULT_TABLE_BITS, NativeError
-from engine.native.solver import NativeSolver
+from engine.native.solver import NativeSolver, describe_position
 from engine.native.store import open_store
 from engine.params import load_params
 from engine.players.specs import make_player
@@ -50,7 +51,9 @@ class MoveValue(NamedTuple):
 class Values(NamedTuple):
     """Every legal move's MoveValue (PASS included); ``exact`` whether they come from the
     solvers, ``depth`` the search depth where they do not, ``seconds`` the time taken, ``note``
-    what the page should say about them, ``more`` whether asking for the margins may add them."""
+    what the page should say about them, ``more`` whether asking for the margins may add them,
+    ``pending`` whether the compiled solver is still at work on the position (ask again: the
+    exact wins and losses replace the search values when it answers)."""
 
     exact: bool
     moves: List[MoveValue]
@@ -58,6 +61,7 @@ class Values(NamedTuple):
     seconds: float
     note: str
     more: bool
+    pending: bool = False
 
 
 class AgentChoice(NamedTuple):
@@ -164,57 +168,105 @@ def search_job(moves, seconds):
     return depth, found
 
 
-class NativeValues:
-    """The compiled solver kept running between positions (its table helps the next position
-    of the same game), asked one position at a time, stopped past ``seconds`` of wall-clock
-    time or when a newer position is asked for; positions the store of solved positions at
-    ``store`` (a path; None: none) holds are answered from it, and every answer goes into it."""
+SOLVE_PATIENCE = 600.0  # wall seconds the board's compiled solver goes on with a position past its time
 
-    def __init__(self, seconds, table_bits=DEFAULT_TABLE_BITS, store=None):
+
+class _Question:
+    """One position's question to the compiled solver, answered in a thread of its own: ``done`` once
+    it ends, with ``results`` ({move: whether it wins}; None when stopped) or ``error``."""
+
+    def __init__(self, key):
+        self.key = key
+        self.done = threading.Event()
+        self.stopped = threading.Event()
+        self.results = None
+        self.error = None
+        self.solver = None  # the process at work on it, while one is
+
+    def stop(self):
+        self.stopped.set()
+        solver = self.solver
+        if solver is not None:
+            solver.process.kill()
+
+
+class NativeValues:
+    """The compiled solver kept running between positions (its table helps the next position of the
+    same game), asked one position at a time. A question not answered within ``seconds`` (wall
+    clock) goes on in the background until answered, ``patience`` seconds pass, or a newer position
+    is asked for: asking again waits for it anew. Positions the store of solved positions at
+    ``store`` (a path; None: none) holds, the package's prefill included, are answered from it, and
+    every answer goes into it."""
+
+    def __init__(self, seconds, table_bits=DEFAULT_TABLE_BITS, store=None, patience=SOLVE_PATIENCE):
         self.seconds = seconds
+        self.patience = patience
         self.table_bits = table_bits
         self.store = open_store(store)  # solved positions: read first, and every answer kept
-        self.lock = threading.Lock()  # one question at a time
-        self.tickets = itertools.count(1)
-        self.latest = 0
+        self.lock = threading.Lock()  # guards ``question``
+        self.solving = threading.Lock()  # one question at the solver at a time: the stopped one ends first
+        self.question = None  # the latest _Question
+        self.thread = None  # the latest question's thread
         self.solver = None
-        self.current = None  # (solver, its stop event) while a question runs
 
     def results(self, position):
-        """{move: whether it wins}; None when it took too long or a newer position was asked for;
-        NativeError when there is no compiled solver, or it fails twice running."""
+        """({move: whether it wins} or None, pending): None when not answered within ``seconds``, with
+        ``pending`` True while the solver goes on (ask again for its answer), False where it gave up
+        (past ``patience``, or a newer position asked for); NativeError when there is no compiled
+        solver, or it fails twice running."""
         known = None if self.store is None else self.store.results(position)
         if known is not None:
-            return known
-        ticket = self.latest = next(self.tickets)
-        busy = self.current
-        if busy is not None:
-            _stop(*busy)  # an older position's question: this one matters now
+            return known, False
+        key = describe_position(position)
         with self.lock:
-            for attempt in (1, 2):
-                if ticket != self.latest:
-                    return None
-                if self.solver is None:
-                    self.solver = NativeSolver(self.table_bits)
-                solver, stopped = self.solver, threading.Event()
-                self.current = (solver, stopped)
-                timer = threading.Timer(self.seconds, _stop, (solver, stopped))
-                timer.start()
-                try:
-                    results = solver.move_results(position)
-                    if self.store is not None:
-                        self.store.record(position, results)
-                    return results
-                except NativeError:
-                    self.solver = None  # stopped or failed: its table goes with it
-                    solver.close()
-                    if stopped.is_set():
-                        return None
-                    if attempt == 2:
-                        raise
-                finally:
-                    timer.cancel()
-                    self.current = None
+            question = self.question
+            if question is None or question.key != key or question.error is not None:
+                if question is not None:
+                    question.stop()  # an older position's question: this one matters now
+                question = self.question = _Question(key)
+                self.thread = threading.Thread(target=self._answer, args=(question, position), daemon=True)
+                self.thread.start()
+        if not question.done.wait(self.seconds):
+            return None, True
+        if question.error is not None:
+            raise question.error
+        return question.results, False
+
+    def _answer(self, question, position):
+        """Ask the compiled solver ``question`` (a second time if its process fails), until ``patience``."""
+        try:
+            with self.solving:
+                for attempt in (1, 2):
+                    if question.stopped.is_set():
+                        return
+                    try:
+                        if self.solver is None:
+                            self.solver = NativeSolver(self.table_bits)
+                        question.solver = solver = self.solver
+                        if question.stopped.is_set():  # stopped before the solver was named: kill it now
+                            return
+                        timer = threading.Timer(self.patience, question.stop)
+                        timer.start()
+                        try:
+                            question.results = solver.move_results(position)
+                        finally:
+                            timer.cancel()
+                            question.solver = None
+                        if self.store is not None:
+                            self.store.record(position, question.results)
+                        return
+                    except NativeError as error:
+                        if self.solver is not None:
+                            self.solver.close()  # stopped or failed: its table goes with it
+                        self.solver = None
+                        if question.stopped.is_set():
+                            return
+                        if attempt == 2:
+                            question.error = error
+        except Exception as error:  # the request that waits for it gets it
+            question.error = error
+        finally:
+            question.done.set()
 
     def margins(self, position):
         """{move: exact margin} of every legal move and PASS where the store holds them all; else None."""
@@ -230,27 +282,36 @@ class NativeValues:
 
     def close(self):
         with self.lock:
+            if self.question is not None:
+                self.question.stop()
+            thread = self.thread
+        if thread is not None:
+            thread.join(10)
+        with self.solving:
             if self.solver is not None:
                 self.solver.close()
                 self.solver = None
-            if self.store is not None:
-                self.store.close()
-
-
-def _stop(solver, stopped):
-    stopped.set()
-    solver.process.kill()
+        if self.store is not None:
+            self.store.close()
 
 
 class Analyst:
     """The board's analysis for the web app: values, the agent's move, an opponent's reply."""
 
-    def __init__(self, workers, seconds=2.0, reply_seconds=60.0, limits=None, store=None):
+    def __init__(self, workers, seconds=2.0, reply_seconds=60.0, limits=None, store=None, patience=SOLVE_PATIENCE):
         self.workers = workers
         self.limits = limits  # how program players' moves run (None: the sandbox's defaults)
         self.seconds = seconds
         self.reply_seconds = reply_seconds
-        self.native = NativeValues(seconds, store=store)
+        self.native = NativeValues(seconds, store=store, patience=patience)
+        self.searched = None  # (moves, (depth, values)): the last search, shown again while the solver works
+
+    def search(self, moves):
+        """(depth, {move: search value}) after ``moves``: the agent's search, once per position in a row."""
+        if self.searched is None or self.searched[0] != moves:
+            found = self.workers.call("the agent's search", search_job, (moves, self.seconds), self.seconds + 30)
+            self.searched = (list(moves), found)
+        return self.searched[1]
 
     def values(self, moves, margins=True):
         """The Values of every legal move after ``moves``; without ``margins``, the compiled solver's
@@ -259,8 +320,10 @@ class Analyst:
         if position.is_over:
             return Values(True, [], None, 0.0, "the game is over", False)
         start = time.time()
+        pending = False
         try:
-            wins, why = self.native.results(position), f"not solved within {self.seconds:g} s"
+            wins, pending = self.native.results(position)
+            why = "the exact solver is at work" if pending else f"not solved within {self.native.patience:g} s"
         except NativeError as error:
             wins, why = None, f"no compiled solver ({error})"
         if wins is not None and not margins:
@@ -296,14 +359,15 @@ class Analyst:
                 f"exact win or loss; the margins were not settled within {self.seconds:g} s",
                 False,
             )
-        depth, searched = self.workers.call("the agent's search", search_job, (moves, self.seconds), self.seconds + 30)
+        depth, searched = self.search(moves)
         return Values(
             False,
             [MoveValue(move, None, None, value) for move, value in searched.items()],
             depth,
             time.time() - start,
-            f"{why}: the agent's evaluation search at depth {depth}, not exact",
+            f"{why}: the agent's evaluation search at depth {depth}, not exact" + (" (solving…)" if pending else ""),
             False,
+            pending,
         )
 
     def agent(self, moves):

@@ -77,9 +77,10 @@ def serve(runs_dir, host, port, solve_seconds, announce=print, limits=None, stor
         sock.close()
 
 
-def serve_in_thread(runs_dir, solve_seconds=2.0, host="127.0.0.1"):
-    """The app on a free local port, in a daemon thread; a Served (stop it with ``stop``)."""
-    server, sock, analyst = make_server(runs_dir, host, 0, solve_seconds)
+def serve_in_thread(runs_dir, solve_seconds=2.0, host="127.0.0.1", store=None):
+    """The app on a free local port, in a daemon thread, with the store of solved positions at
+    ``store`` (a path; None: none); a Served (stop it with ``stop``)."""
+    server, sock, analyst = make_server(runs_dir, host, 0, solve_seconds, store=store)
     server.install_signal_handlers = lambda: None  # not the main thread: no signals here
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

@@ -55,7 +55,7 @@ function valuesTable(values) {
   return `<p class="note" id="values-note">${escape(values.note)} (${values.seconds.toFixed(2)} s)</p>
     <table class="values"><thead><tr><th>move</th><th>result</th><th>${values.exact ? "margin" : "search value"}</th></tr></thead><tbody>` +
     rows.map(v => `<tr data-move="${v.move}" data-wins="${v.wins}" data-margin="${v.margin ?? ""}"><td>${moveName(v.move)}</td>
-      <td class="${v.wins === true ? "win" : v.wins === false ? "loss" : ""}">${v.wins === true ? "win" : v.wins === false ? "loss" : "?"}</td>
+      <td class="${v.wins === true ? "win" : v.wins === false ? "loss" : values.pending ? "pending" : ""}">${v.wins === true ? "win" : v.wins === false ? "loss" : values.pending ? "solving…" : "?"}</td>
       <td class="num">${v.margin !== null ? (v.margin > 0 ? "+" : "") + v.margin : v.value !== null ? Number(v.value).toFixed(2) : "–"}</td></tr>`).join("") +
     "</tbody></table>";
 }
@@ -111,10 +111,14 @@ export function showBoard(main) {
       draw();
     }).catch(e => { if (asked === state.asked) say(e.message, "error"); });
     // The wins and losses first (quick), then the margins where the solver settles them in time.
-    show("values", postJSON("/api/board/values", {moves, margins: false}).then(found => {
-      if (found.more && asked === state.asked) show("values", postJSON("/api/board/values", {moves, margins: true}));
+    // While the compiled solver is still at work (pending), the search values show and the page asks
+    // again: the server waits for the solver a while each time, so this is no busy loop.
+    const wins = () => postJSON("/api/board/values", {moves, margins: false}).then(found => {
+      if (asked === state.asked && found.pending) show("values", wins());
+      else if (asked === state.asked && found.more) show("values", postJSON("/api/board/values", {moves, margins: true}));
       return found;
-    }));
+    });
+    show("values", wins());
     show("agent", postJSON("/api/board/agent", {moves}));
   }
 
