@@ -183,7 +183,8 @@ def test_positions_drawn_from_records_are_the_games_positions_once_each(library,
     from evolve.regret import merge_positions, recorded_positions
 
     moves = ["0,0", "4,4", "0,4", "4,0", "1,1", "3,3", "1,3", "3,1", "2,0", "2,4", "0,2", "4,2"]
-    turned = ["4,4", "0,0", "4,0", "0,4", "3,3", "1,1", "3,1", "1,3", "2,4", "2,0", "4,2", "0,2"]  # the same game, turned
+    # the same game, turned by 180 degrees
+    turned = ["4,4", "0,0", "4,0", "0,4", "3,3", "1,1", "3,1", "1,3", "2,4", "2,0", "4,2", "0,2"]
     records = _record_games(tmp_path / "games-sgf", [moves, turned])
     drawn = recorded_positions([records], (10, 11))
     assert [position_from_text(text).moves_played for text, _ in drawn] == [10, 11]  # the turned game adds none
