@@ -115,8 +115,9 @@ static inline uint64_t hash64(uint64_t k) {
 }
 static inline uint64_t *bucket_of(uint64_t mixed) { return table + BUCKET * (mixed & table_mask); }
 
-static int probe(uint64_t key, int *result) {
-    uint64_t mixed = hash64(key), tag = mixed >> TAG_SHIFT, *b = bucket_of(mixed);
+/* whether the table holds the key whose mix is ``mixed``, and then its ``result`` */
+static int probe(uint64_t mixed, int *result) {
+    uint64_t tag = mixed >> TAG_SHIFT, *b = bucket_of(mixed);
     for (int i = 0; i < BUCKET; i++)
         if ((b[i] & VALID) && (b[i] & TAG_MASK) == tag) { *result = (b[i] & RESULT_BIT) != 0; return 1; }
     return 0;
@@ -258,16 +259,18 @@ static int children_of(const pos_t *s, int *moves, pos_t *children) {
 /* Whether the side to move wins ``s`` (not over, not settled by the static bound; ``key`` its
  * table key). Every child is made first: one that ends the game won, that the static bound says
  * is lost for the other side, or that the table holds as lost settles the position at once; one
- * the bound or the table says the other side wins is a losing move and is not searched. The
- * table is asked about the children in a loop of its own, so that the processor waits for their
- * entries together. The rest are searched best first, and the first that wins settles it. */
+ * the bound or the table says the other side wins is a losing move and is not searched. A child's
+ * bucket is fetched (prefetch) as soon as its key is known and the table is asked about the
+ * children in a loop of its own, so that the processor fetches their entries while it makes the
+ * other children: the probes' cache misses were a third of the time. The rest are searched best
+ * first, and the first that wins settles it. */
 static int search(const pos_t *s, uint64_t key) {
     if (++nodes % 100000000 == 0) fprintf(stderr, "progress %llu nodes\n", (unsigned long long)nodes);
     int r;
-    if (probe(key, &r)) return r;
+    if (probe(hash64(key), &r)) return r;
     uint64_t start = nodes;
     pos_t children[N + 1];
-    uint64_t keys[N + 1];
+    uint64_t keys[N + 1], mixed[N + 1];
     int moves[N + 1], score[N + 1], order[N + 1], n = 0;
     for (int p = 0; p <= PASS; p++) {
         pos_t *c = &children[n];
@@ -280,11 +283,13 @@ static int search(const pos_t *s, uint64_t key) {
         if (bound == 0) { store(key, 1, 0); return 1; }
         if (bound == 1) continue;
         keys[n] = key_of(c, NULL);
+        mixed[n] = hash64(keys[n]);
+        __builtin_prefetch(bucket_of(mixed[n]));
         moves[n++] = p;
     }
     int open = 0;
     for (int i = 0; i < n; i++) {
-        if (!probe(keys[i], &r)) order[open++] = i;
+        if (!probe(mixed[i], &r)) order[open++] = i;
         else if (!r) { store(key, 1, 0); return 1; }
     }
     for (int i = 0; i < open; i++) score[order[i]] = move_score(s, moves[order[i]], &children[order[i]]);
