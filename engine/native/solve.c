@@ -52,7 +52,7 @@ typedef struct {
 } pos_t;
 
 /* the position after a placement at p, or 0 when the judge rejects it */
-static int play(const pos_t *s, int p, pos_t *out) {
+static inline __attribute__((always_inline)) int play(const pos_t *s, int p, pos_t *out) {
     bb own = s->own, opp = s->opp, bit = (bb)1 << p;
     if (p == PASS) {
         out->own = opp; out->opp = own; out->prev_own = opp; out->prev_opp = own;
@@ -64,7 +64,9 @@ static int play(const pos_t *s, int p, pos_t *out) {
     bb own_after = own | bit;
     bb empty = FULL ^ own_after ^ opp;
     bb dead = 0;
-    if (nbrs(bit) & opp) dead = opp ^ grow(opp & nbrs(empty), opp);
+    /* only an enemy group next to p can lose its last liberty there, and not one whose stone next
+     * to p touches an empty point: most placements need no flood */
+    if (nbrs(bit) & opp & ~nbrs(empty)) dead = opp ^ grow(opp & nbrs(empty), opp);
     if (!(nbrs(bit) & empty)) {
         bb libs = nbrs(grow(bit, own_after));
         if (!(libs & empty)) {
@@ -264,15 +266,18 @@ static int children_of(const pos_t *s, int *moves, pos_t *children) {
  * children in a loop of its own, so that the processor fetches their entries while it makes the
  * other children: the probes' cache misses were a third of the time. The rest are searched best
  * first, and the first that wins settles it. */
-static int search(const pos_t *s, uint64_t key) {
+static int search(const pos_t *s, const images_t *images, uint64_t key) {
     if (++nodes % 100000000 == 0) fprintf(stderr, "progress %llu nodes\n", (unsigned long long)nodes);
     int r;
     if (probe(hash64(key), &r)) return r;
     uint64_t start = nodes;
     pos_t children[N + 1];
     uint64_t keys[N + 1], mixed[N + 1];
+    images_t child[N + 1];
     int moves[N + 1], score[N + 1], order[N + 1], n = 0;
-    for (int p = 0; p <= PASS; p++) {
+    /* the empty points and the pass, in the order of their numbers */
+    for (bb todo = (FULL ^ s->own ^ s->opp) | ((bb)1 << PASS); todo; todo &= todo - 1) {
+        int p = __builtin_ctz(todo);
         pos_t *c = &children[n];
         if (!play(s, p, c)) continue;
         if (c->over) {
@@ -282,7 +287,8 @@ static int search(const pos_t *s, uint64_t key) {
         int bound = static_bound(c);
         if (bound == 0) { store(key, 1, 0); return 1; }
         if (bound == 1) continue;
-        keys[n] = key_of(c, NULL);
+        if (c->ply < SYM_PLIES) child_images(images, s, p, c, &child[n]);
+        keys[n] = key_from(c, &child[n]);
         mixed[n] = hash64(keys[n]);
         __builtin_prefetch(bucket_of(mixed[n]));
         moves[n++] = p;
@@ -299,7 +305,7 @@ static int search(const pos_t *s, uint64_t key) {
         order[j + 1] = o;
     }
     int result = 0;
-    for (int i = 0; i < open && !result; i++) result = !search(&children[order[i]], keys[order[i]]);
+    for (int i = 0; i < open && !result; i++) result = !search(&children[order[i]], &child[order[i]], keys[order[i]]);
     store(key, result, nodes - start);
     return result;
 }
@@ -309,7 +315,9 @@ static int wins(const pos_t *s) {
     if (s->over) return terminal_win(s);
     int bound = static_bound(s);
     if (bound >= 0) return bound;
-    return search(s, key_of(s, NULL));
+    images_t images;
+    if (s->ply < SYM_PLIES) images_of(s, &images);
+    return search(s, &images, key_from(s, &images));
 }
 
 #include "solve_book.h"
