@@ -142,10 +142,10 @@ static void double_table(void) {
     table_mask = 2 * half - 1;
 }
 
-/* keep ``result`` for ``key``, whose search visited ``work`` nodes */
-static void store(uint64_t key, int result, uint64_t work) {
+/* keep ``result`` for the key whose mix is ``mixed``, whose search visited ``work`` nodes */
+static void store(uint64_t mixed, int result, uint64_t work) {
     if (filled > (table_mask + 1) * BUCKET / 2 && table_mask < largest_mask) double_table();
-    uint64_t mixed = hash64(key), *b = bucket_of(mixed);
+    uint64_t *b = bucket_of(mixed);
     uint64_t cost = work ? 64 - __builtin_clzll(work) : 0;
     int victim = -1;
     uint64_t least = ~(uint64_t)0;
@@ -262,21 +262,32 @@ static int children_of(const pos_t *s, int *moves, pos_t *children) {
     return n;
 }
 
-/* Whether the side to move wins ``s`` (not over, not settled by the static bound; ``key`` its
- * table key). Every child is made first: one that ends the game won, that the static bound says
+/* Positions from this ply on are not kept in the table: searching one costs less than the cache
+ * miss of asking the table about it. */
+#define TABLE_PLIES (MAX_MOVES - 1)
+
+/* ``result``, kept for ``s`` (whose key mixed is ``mix``) where the table keeps positions of its ply */
+static inline int keep(const pos_t *s, uint64_t mix, int result, uint64_t work) {
+    if (s->ply < TABLE_PLIES) store(mix, result, work);
+    return result;
+}
+
+/* Whether the side to move wins ``s`` (not over, not settled by the static bound; ``images`` its
+ * images, ``mix`` its table key mixed by hash64; ``unknown`` when the table was just asked about
+ * it in vain and has stored nothing since: the first child searched). Every child is made first: one that ends the game won, that the static bound says
  * is lost for the other side, or that the table holds as lost settles the position at once; one
  * the bound or the table says the other side wins is a losing move and is not searched. A child's
  * bucket is fetched (prefetch) as soon as its key is known and the table is asked about the
  * children in a loop of its own, so that the processor fetches their entries while it makes the
  * other children: the probes' cache misses were a third of the time. The rest are searched best
  * first, and the first that wins settles it. */
-static int search(const pos_t *s, const images_t *images, uint64_t key) {
+static int search(const pos_t *s, const images_t *images, uint64_t mix, int unknown) {
     if (++nodes % 100000000 == 0) fprintf(stderr, "progress %llu nodes\n", (unsigned long long)nodes);
     int r;
-    if (probe(hash64(key), &r)) return r;
+    if (!unknown && s->ply < TABLE_PLIES && probe(mix, &r)) return r;
     uint64_t start = nodes;
     pos_t children[N + 1];
-    uint64_t keys[N + 1], mixed[N + 1];
+    uint64_t mixed[N + 1];
     images_t child[N + 1];
     int moves[N + 1], score[N + 1], order[N + 1], n = 0;
     /* the empty points and the pass, in the order of their numbers */
@@ -285,22 +296,23 @@ static int search(const pos_t *s, const images_t *images, uint64_t key) {
         pos_t *c = &children[n];
         if (!play(s, p, c)) continue;
         if (c->over) {
-            if (!terminal_win(c)) { store(key, 1, 0); return 1; }
+            if (!terminal_win(c)) return keep(s, mix, 1, 0);
             continue;
         }
         int bound = static_bound(c);
-        if (bound == 0) { store(key, 1, 0); return 1; }
+        if (bound == 0) return keep(s, mix, 1, 0);
         if (bound == 1) continue;
         if (c->ply < SYM_PLIES) child_images(images, s, p, c, &child[n]);
-        keys[n] = key_from(c, &child[n]);
-        mixed[n] = hash64(keys[n]);
-        __builtin_prefetch(bucket_of(mixed[n]));
+        if (c->ply < TABLE_PLIES) {
+            mixed[n] = hash64(key_from(c, &child[n]));
+            __builtin_prefetch(bucket_of(mixed[n]));
+        }
         moves[n++] = p;
     }
     int open = 0;
     for (int i = 0; i < n; i++) {
-        if (!probe(mixed[i], &r)) order[open++] = i;
-        else if (!r) { store(key, 1, 0); return 1; }
+        if (children[i].ply >= TABLE_PLIES || !probe(mixed[i], &r)) order[open++] = i;
+        else if (!r) return keep(s, mix, 1, 0);
     }
     for (int i = 0; i < open; i++) score[order[i]] = move_score(s, moves[order[i]], &children[order[i]]);
     for (int i = 1; i < open; i++) {
@@ -309,9 +321,8 @@ static int search(const pos_t *s, const images_t *images, uint64_t key) {
         order[j + 1] = o;
     }
     int result = 0;
-    for (int i = 0; i < open && !result; i++) result = !search(&children[order[i]], &child[order[i]], keys[order[i]]);
-    store(key, result, nodes - start);
-    return result;
+    for (int i = 0; i < open && !result; i++) result = !search(&children[order[i]], &child[order[i]], mixed[order[i]], i == 0);
+    return keep(s, mix, result, nodes - start);
 }
 
 /* whether the side to move wins ``s``, with perfect play by both sides */
@@ -321,7 +332,7 @@ static int wins(const pos_t *s) {
     if (bound >= 0) return bound;
     images_t images;
     if (s->ply < SYM_PLIES) images_of(s, &images);
-    return search(s, &images, key_from(s, &images));
+    return search(s, &images, hash64(key_from(s, &images)), 0);
 }
 
 #include "solve_book.h"
