@@ -54,8 +54,19 @@ typedef struct {
     int player, ply, over;
 } pos_t;
 
-/* the position after a placement at p, or 0 when the judge rejects it */
-static inline __attribute__((always_inline)) int play(const pos_t *s, int p, pos_t *out) {
+static bb NEIGHBOURS[N];   /* the points next to each point */
+
+/* the points with two empty neighbours or more: two of the four directions hold one */
+static inline bb roomy_points(bb empty) {
+    bb right = (empty >> 1) & ~COLUMN_LAST, left = (empty << 1) & ~COLUMN_0;
+    bb below = empty >> BOARD_SIZE, above = (empty << BOARD_SIZE) & FULL;
+    return (right & left) | ((right | left) & (below | above)) | (below & above);
+}
+
+/* The position after a placement at p, or 0 when the judge rejects it; ``roomy`` is
+ * roomy_points of the empty points of ``s``, the same for every p, so that a search makes it
+ * once for all the children. */
+static inline __attribute__((always_inline)) int play_at(const pos_t *s, int p, bb roomy, pos_t *out) {
     bb own = s->own, opp = s->opp, bit = (bb)1 << p;
     if (p == PASS) {
         out->own = opp; out->opp = own; out->prev_own = opp; out->prev_opp = own;
@@ -67,10 +78,11 @@ static inline __attribute__((always_inline)) int play(const pos_t *s, int p, pos
     bb own_after = own | bit;
     bb empty = FULL ^ own_after ^ opp;
     bb dead = 0;
-    /* only an enemy group next to p can lose its last liberty there, and not one whose stone next
-     * to p touches an empty point: most placements need no flood */
-    if (nbrs(bit) & opp & ~nbrs(empty)) dead = opp ^ grow(opp & nbrs(empty), opp);
-    if (!(nbrs(bit) & empty)) {
+    /* Only an enemy group next to p can lose its last liberty there, and not one whose stone
+     * next to p has another empty neighbour (a roomy point, as p is one of its neighbours):
+     * most placements need no flood. */
+    if (NEIGHBOURS[p] & opp & ~roomy) dead = opp ^ grow(opp & nbrs(empty), opp);
+    if (!(NEIGHBOURS[p] & empty)) {
         bb libs = nbrs(grow(bit, own_after));
         if (!(libs & empty)) {
             if (!(libs & dead)) return 0;
@@ -80,6 +92,11 @@ static inline __attribute__((always_inline)) int play(const pos_t *s, int p, pos
     out->own = opp ^ dead; out->opp = own_after; out->prev_own = opp; out->prev_opp = own;
     out->player = OPPONENT(s->player); out->ply = s->ply + 1; out->over = out->ply >= MAX_MOVES;
     return 1;
+}
+
+/* the position after a placement at p, or 0 when the judge rejects it */
+static int play(const pos_t *s, int p, pos_t *out) {
+    return play_at(s, p, roomy_points(FULL ^ s->own ^ s->opp), out);
 }
 
 static int popcount(bb x) { return __builtin_popcount(x); }
@@ -223,9 +240,11 @@ static uint64_t nodes;
  * as much as a step to the centre each cost nodes. */
 static int CENTRE[N];
 
-static void init_centre(void) {
+/* every point's NEIGHBOURS and CENTRE */
+static void init_points(void) {
     int c = BOARD_SIZE / 2;
     for (int p = 0; p < N; p++) {
+        NEIGHBOURS[p] = nbrs((bb)1 << p);
         int di = abs(p / BOARD_SIZE - c), dj = abs(p % BOARD_SIZE - c), ring = di > dj ? di : dj;
         CENTRE[p] = 2 * (2 * c - di - dj) + (c - ring);
     }
@@ -296,10 +315,11 @@ static int search(const pos_t *s, const images_t *images, uint64_t mix, int unkn
     images_t child[N + 1];
     int moves[N + 1], score[N + 1], order[N + 1], n = 0;
     /* the empty points and the pass, in the order of their numbers */
-    for (bb todo = (FULL ^ s->own ^ s->opp) | ((bb)1 << PASS); todo; todo &= todo - 1) {
+    bb empty = FULL ^ s->own ^ s->opp, roomy = roomy_points(empty);
+    for (bb todo = empty | ((bb)1 << PASS); todo; todo &= todo - 1) {
         int p = __builtin_ctz(todo);
         pos_t *c = &children[n];
-        if (!play(s, p, c)) continue;
+        if (!play_at(s, p, roomy, c)) continue;
         if (c->over) {
             if (!terminal_win(c)) return keep(s, mix, 1, 0);
             continue;
@@ -389,7 +409,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     init_tables();
-    init_centre();
+    init_points();
     largest_mask = ((uint64_t)1 << log2_buckets) - 1;
     table_mask = ((uint64_t)1 << MIN_TABLE_BITS) - 1;
     table = big_zeroed((size_t)BUCKET << log2_buckets);
