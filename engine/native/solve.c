@@ -203,10 +203,11 @@ static int lost_stones(bb stones, bb empty, int moves, int budget) {
  * the groups with no more liberties than its moves. When even its best outcome against that
  * loses, the passing side wins. Against the bound it replaced (a group safe with more
  * liberties than plies left, a side adding a stone a move) it took twelve positions at plies
- * 6-8 from 47M nodes to 30M. */
-static inline __attribute__((always_inline)) int static_bound(const pos_t *s) {
-    int left = MAX_MOVES - s->ply, mine = (left + 1) / 2, theirs = left / 2;
-    int need = s->player == BLACK ? BLACK_WINS_FROM : WHITE_WINS_FROM;
+ * 6-8 from 47M nodes to 30M. bound_of takes the moves left to each side (``mine``, ``theirs``)
+ * and the margin the mover ``need``s, the same for all the children of a position. */
+static inline int need_of(int player) { return player == BLACK ? BLACK_WINS_FROM : WHITE_WINS_FROM; }
+
+static inline __attribute__((always_inline)) int bound_of(const pos_t *s, int mine, int theirs, int need) {
     int own = popcount(s->own), opp = popcount(s->opp);
     bb empty = FULL ^ s->own ^ s->opp;
     int holes = popcount(empty);
@@ -225,6 +226,11 @@ static inline __attribute__((always_inline)) int static_bound(const pos_t *s) {
         if (lost <= margin && own + added - kept < need) return 0;
     }
     return -1;
+}
+
+static int static_bound(const pos_t *s) {
+    int left = MAX_MOVES - s->ply;
+    return bound_of(s, (left + 1) / 2, left / 2, need_of(s->player));
 }
 
 /* ---- the search ---- */
@@ -316,6 +322,7 @@ static int search(const pos_t *s, const images_t *images, uint64_t mix, int unkn
     int moves[N + 1], score[N + 1], order[N + 1], n = 0;
     /* the empty points and the pass, in the order of their numbers */
     bb empty = FULL ^ s->own ^ s->opp, roomy = roomy_points(empty);
+    int left = MAX_MOVES - s->ply - 1, mine = (left + 1) / 2, theirs = left / 2, need = need_of(OPPONENT(s->player));
     for (bb todo = empty | ((bb)1 << PASS); todo; todo &= todo - 1) {
         int p = __builtin_ctz(todo);
         pos_t *c = &children[n];
@@ -324,7 +331,7 @@ static int search(const pos_t *s, const images_t *images, uint64_t mix, int unkn
             if (!terminal_win(c)) return keep(s, mix, 1, 0);
             continue;
         }
-        int bound = static_bound(c);
+        int bound = bound_of(c, mine, theirs, need);
         if (bound == 0) return keep(s, mix, 1, 0);
         if (bound == 1) continue;
         if (c->ply < SYM_PLIES) child_images(images, s, p, c, &child[n]);
