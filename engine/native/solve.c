@@ -336,7 +336,7 @@ static int search(const pos_t *s, const images_t *images, uint64_t mix, int unkn
         if (bound == 1) continue;
         if (c->ply < SYM_PLIES) child_images(images, s, p, c, &child[n]);
         if (c->ply < TABLE_PLIES) {
-            mixed[n] = hash64(key_from(c, &child[n]));
+            mixed[n] = hash64(key_from(c, &child[n], p == PASS));
             __builtin_prefetch(bucket_of(mixed[n]));
         }
         moves[n++] = p;
@@ -365,7 +365,7 @@ static int wins(const pos_t *s) {
     if (bound >= 0) return bound;
     images_t images;
     if (s->ply < SYM_PLIES) images_of(s, &images);
-    return search(s, &images, hash64(key_from(s, &images)), 0);
+    return search(s, &images, hash64(key_from(s, &images, passed(s))), 0);
 }
 
 #include "solve_book.h"

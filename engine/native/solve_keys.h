@@ -74,10 +74,11 @@ static inline uint64_t packed(uint64_t image, int ko) {
 }
 
 /* The table's key of ``s`` (its boards, KO point, pass, ply and colour), from its images
- * (``images``; unused from SYM_PLIES on): before SYM_PLIES the least key of its 8 images. */
-static inline uint64_t key_from(const pos_t *s, const images_t *images) {
+ * (``images``; unused from SYM_PLIES on) and whether the last move was a pass (``pass``, which
+ * the search knows without comparing boards): before SYM_PLIES the least key of its 8 images. */
+static inline uint64_t key_from(const pos_t *s, const images_t *images, int pass) {
     int ko = ko_point(s);
-    uint64_t tail = ((uint64_t)passed(s) << 55) | ((uint64_t)s->ply << 56) | ((uint64_t)(s->player - 1) << 61);
+    uint64_t tail = ((uint64_t)pass << 55) | ((uint64_t)s->ply << 56) | ((uint64_t)(s->player - 1) << 61);
     if (s->ply >= SYM_PLIES) return packed(s->own | ((uint64_t)s->opp << HALF), ko) | tail;
     uint64_t best = ~(uint64_t)0;
     if (ko < 0) {
@@ -95,5 +96,5 @@ static inline uint64_t key_from(const pos_t *s, const images_t *images) {
 static uint64_t key_of(const pos_t *s) {
     images_t images;
     if (s->ply < SYM_PLIES) images_of(s, &images);
-    return key_from(s, &images);
+    return key_from(s, &images, passed(s));
 }
