@@ -140,10 +140,10 @@ static inline uint64_t hash64(uint64_t k) {
 static inline uint64_t *bucket_of(uint64_t mixed) { return table + BUCKET * (mixed & table_mask); }
 
 /* whether the table holds the key whose mix is ``mixed``, and then its ``result`` */
-static int probe(uint64_t mixed, int *result) {
-    uint64_t tag = mixed >> TAG_SHIFT, *b = bucket_of(mixed);
+static inline int probe(uint64_t mixed, int *result) {
+    uint64_t tag = VALID | mixed >> TAG_SHIFT, *b = bucket_of(mixed);
     for (int i = 0; i < BUCKET; i++)
-        if ((b[i] & VALID) && (b[i] & TAG_MASK) == tag) { *result = (b[i] & RESULT_BIT) != 0; return 1; }
+        if ((b[i] & (VALID | TAG_MASK)) == tag) { *result = (b[i] & RESULT_BIT) != 0; return 1; }
     return 0;
 }
 
