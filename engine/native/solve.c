@@ -9,7 +9,7 @@
  * Each position's children are all made and settled where no search is needed (a game
  * over, a static bound, the table) before any is searched, and the rest are searched in
  * an order that finds the winning move first (RESULTS.md, 2026-11-25, has the figures).
- * A node costs about 3,200 instructions and, in a large table, a few cache misses: keys are
+ * A node costs about 2,900 instructions and, in a large table, a few cache misses: keys are
  * made from the parent's symmetric images, the children's entries are prefetched, and the
  * last move's positions skip the table (RESULTS.md, 2026-11-27, has the figures).
  *
