@@ -1,6 +1,6 @@
 /* What the compiled programs share: the board as a bitboard of the game's points (the numbers
  * come from engine/native/compiler.py, as in every source here), the colours' turn, and the
- * neighbour and group operations of engine/bitboard.py. Call init_columns() once first. */
+ * neighbour and group operations of engine/bitboard.py. */
 #ifndef LITTLEGO_BITBOARD_H
 #define LITTLEGO_BITBOARD_H
 
@@ -15,15 +15,9 @@ typedef uint32_t bb;
 #define ROW ((1u << BOARD_SIZE) - 1)
 #define OPPONENT(colour) (BLACK + WHITE - (colour))
 
-static bb COLUMN_0, COLUMN_LAST;
-
-static void init_columns(void) {
-    COLUMN_0 = COLUMN_LAST = 0;
-    for (int i = 0; i < BOARD_SIZE; i++) {
-        COLUMN_0 |= (bb)1 << (BOARD_SIZE * i);
-        COLUMN_LAST |= (bb)1 << (BOARD_SIZE * i + BOARD_SIZE - 1);
-    }
-}
+/* the points of the first and the last column: FULL / ROW has a 1 at the start of every row */
+#define COLUMN_0 ((bb)(FULL / ROW))
+#define COLUMN_LAST ((bb)(COLUMN_0 << (BOARD_SIZE - 1)))
 
 /* the points next to those of m */
 static inline bb nbrs(bb m) {

@@ -224,7 +224,6 @@ static double negamax(searcher_t *s, const pos_t *p, int depth, double alpha, do
 /* ---- the entry points ---- */
 
 __attribute__((constructor)) static void init_tables(void) {
-    init_columns();
     for (int point = 0; point < N; point++) {
         int i = point / BOARD_SIZE, j = point % BOARD_SIZE;
         NEIGHBOURS[point] = nbrs((bb)1 << point);

@@ -9,6 +9,9 @@
  * Each position's children are all made and settled where no search is needed (a game
  * over, a static bound, the table) before any is searched, and the rest are searched in
  * an order that finds the winning move first (RESULTS.md, 2026-11-25, has the figures).
+ * A node costs about 2,900 instructions and, in a large table, a few cache misses: keys are
+ * made from the parent's symmetric images, the children's entries are prefetched, and the
+ * last move's positions skip the table (RESULTS.md, 2026-11-27, has the figures).
  *
  * Protocol (stdin -> stdout, one line each):
  *   wins  PLAYER PLY PREVIOUS CURRENT  ->  "1" or "0"       (side to move wins)
@@ -51,8 +54,19 @@ typedef struct {
     int player, ply, over;
 } pos_t;
 
-/* the position after a placement at p, or 0 when the judge rejects it */
-static int play(const pos_t *s, int p, pos_t *out) {
+static bb NEIGHBOURS[N];   /* the points next to each point */
+
+/* the points with two empty neighbours or more: two of the four directions hold one */
+static inline bb roomy_points(bb empty) {
+    bb right = (empty >> 1) & ~COLUMN_LAST, left = (empty << 1) & ~COLUMN_0;
+    bb below = empty >> BOARD_SIZE, above = (empty << BOARD_SIZE) & FULL;
+    return (right & left) | ((right | left) & (below | above)) | (below & above);
+}
+
+/* The position after a placement at p, or 0 when the judge rejects it; ``roomy`` is
+ * roomy_points of the empty points of ``s``, the same for every p, so that a search makes it
+ * once for all the children. */
+static inline __attribute__((always_inline)) int play_at(const pos_t *s, int p, bb roomy, pos_t *out) {
     bb own = s->own, opp = s->opp, bit = (bb)1 << p;
     if (p == PASS) {
         out->own = opp; out->opp = own; out->prev_own = opp; out->prev_opp = own;
@@ -64,8 +78,11 @@ static int play(const pos_t *s, int p, pos_t *out) {
     bb own_after = own | bit;
     bb empty = FULL ^ own_after ^ opp;
     bb dead = 0;
-    if (nbrs(bit) & opp) dead = opp ^ grow(opp & nbrs(empty), opp);
-    if (!(nbrs(bit) & empty)) {
+    /* Only an enemy group next to p can lose its last liberty there, and not one whose stone
+     * next to p has another empty neighbour (a roomy point, as p is one of its neighbours):
+     * most placements need no flood. */
+    if (NEIGHBOURS[p] & opp & ~roomy) dead = opp ^ grow(opp & nbrs(empty), opp);
+    if (!(NEIGHBOURS[p] & empty)) {
         bb libs = nbrs(grow(bit, own_after));
         if (!(libs & empty)) {
             if (!(libs & dead)) return 0;
@@ -75,6 +92,11 @@ static int play(const pos_t *s, int p, pos_t *out) {
     out->own = opp ^ dead; out->opp = own_after; out->prev_own = opp; out->prev_opp = own;
     out->player = OPPONENT(s->player); out->ply = s->ply + 1; out->over = out->ply >= MAX_MOVES;
     return 1;
+}
+
+/* the position after a placement at p, or 0 when the judge rejects it */
+static int play(const pos_t *s, int p, pos_t *out) {
+    return play_at(s, p, roomy_points(FULL ^ s->own ^ s->opp), out);
 }
 
 static int popcount(bb x) { return __builtin_popcount(x); }
@@ -92,8 +114,10 @@ static int terminal_win(const pos_t *s) {
  * bucket and an entry keeps the rest, so an entry names its position exactly (no two keys share
  * one) in fewer bits than the key, leaving room for the result and the work it cost (log2 of the
  * nodes searched under it). A full bucket gives up its entry that cost the least work. The table
- * starts small and doubles while more than half full, up to the size asked for: a small solve
- * never touches (and the system never clears) the memory of a large table. */
+ * starts small and doubles while more than three quarters full, up to the size asked for: a small
+ * solve never touches (and the system never clears) the memory of a large table. Doubling at half
+ * full cost 1% fewer nodes but twice the memory, whose clearing by the system at first touch was
+ * a tenth of the CPU of a 10M-node solve. */
 #define BUCKET 4                             /* entries of 8 bytes */
 #define TAG_SHIFT MIN_TABLE_BITS             /* the bucket index holds at least this many low bits */
 #define TAG_MASK ((~(uint64_t)0) >> TAG_SHIFT)
@@ -115,10 +139,11 @@ static inline uint64_t hash64(uint64_t k) {
 }
 static inline uint64_t *bucket_of(uint64_t mixed) { return table + BUCKET * (mixed & table_mask); }
 
-static int probe(uint64_t key, int *result) {
-    uint64_t mixed = hash64(key), tag = mixed >> TAG_SHIFT, *b = bucket_of(mixed);
+/* whether the table holds the key whose mix is ``mixed``, and then its ``result`` */
+static inline int probe(uint64_t mixed, int *result) {
+    uint64_t tag = VALID | mixed >> TAG_SHIFT, *b = bucket_of(mixed);
     for (int i = 0; i < BUCKET; i++)
-        if ((b[i] & VALID) && (b[i] & TAG_MASK) == tag) { *result = (b[i] & RESULT_BIT) != 0; return 1; }
+        if ((b[i] & (VALID | TAG_MASK)) == tag) { *result = (b[i] & RESULT_BIT) != 0; return 1; }
     return 0;
 }
 
@@ -139,10 +164,10 @@ static void double_table(void) {
     table_mask = 2 * half - 1;
 }
 
-/* keep ``result`` for ``key``, whose search visited ``work`` nodes */
-static void store(uint64_t key, int result, uint64_t work) {
-    if (filled > (table_mask + 1) * BUCKET / 2 && table_mask < largest_mask) double_table();
-    uint64_t mixed = hash64(key), *b = bucket_of(mixed);
+/* keep ``result`` for the key whose mix is ``mixed``, whose search visited ``work`` nodes */
+static void store(uint64_t mixed, int result, uint64_t work) {
+    if (filled > (table_mask + 1) * BUCKET / 4 * 3 && table_mask < largest_mask) double_table();
+    uint64_t *b = bucket_of(mixed);
     uint64_t cost = work ? 64 - __builtin_clzll(work) : 0;
     int victim = -1;
     uint64_t least = ~(uint64_t)0;
@@ -156,17 +181,19 @@ static void store(uint64_t key, int result, uint64_t work) {
 
 /* ---- bounds that need no search ---- */
 
-/* The stones of ``stones`` in groups with more liberties than ``moves``: a move takes at most
- * one liberty from a group (a capture only gives some back), so ``moves`` moves of the other
- * side alone cannot capture them. */
-static bb safe_stones(bb stones, bb empty, int moves) {
-    bb safe = 0, rest = stones;
-    while (rest) {
+/* The stones of ``stones`` in groups with no more liberties than ``moves``, counted until they
+ * pass ``budget``: a move takes at most one liberty from a group (a capture only gives some
+ * back), so ``moves`` moves of the other side alone can capture no others. A count past the
+ * budget already decides the bound, and most calls stop at the first group. */
+static int lost_stones(bb stones, bb empty, int moves, int budget) {
+    if (moves == 0) return popcount(stones & ~grow(stones & nbrs(empty), stones));
+    int lost = 0;
+    for (bb rest = stones; rest && lost <= budget;) {
         bb g = grow(rest & (~rest + 1), stones);
         rest &= ~g;
-        if (popcount(nbrs(g) & empty) > moves) safe |= g;
+        if (popcount(nbrs(g) & empty) <= moves) lost += popcount(g);
     }
-    return safe;
+    return lost;
 }
 
 /* 1 when the side to move wins whatever the other side plays, 0 when it loses whatever it
@@ -176,26 +203,34 @@ static bb safe_stones(bb stones, bb empty, int moves) {
  * the groups with no more liberties than its moves. When even its best outcome against that
  * loses, the passing side wins. Against the bound it replaced (a group safe with more
  * liberties than plies left, a side adding a stone a move) it took twelve positions at plies
- * 6-8 from 47M nodes to 30M. */
-static int static_bound(const pos_t *s) {
-    int left = MAX_MOVES - s->ply, mine = (left + 1) / 2, theirs = left / 2;
-    int need = s->player == BLACK ? BLACK_WINS_FROM : WHITE_WINS_FROM;
+ * 6-8 from 47M nodes to 30M. bound_of takes the moves left to each side (``mine``, ``theirs``)
+ * and the margin the mover ``need``s, the same for all the children of a position. */
+static inline int need_of(int player) { return player == BLACK ? BLACK_WINS_FROM : WHITE_WINS_FROM; }
+
+static inline __attribute__((always_inline)) int bound_of(const pos_t *s, int mine, int theirs, int need) {
     int own = popcount(s->own), opp = popcount(s->opp);
     bb empty = FULL ^ s->own ^ s->opp;
     int holes = popcount(empty);
     /* the other side's moves alone against a passing mover */
-    if (own - opp - (theirs < holes ? theirs : holes) >= need) {
-        int kept = popcount(safe_stones(s->own, empty, theirs)), lost = own - kept;
+    int margin = own - opp - (theirs < holes ? theirs : holes) - need;
+    if (margin >= 0) {
+        int lost = lost_stones(s->own, empty, theirs, margin), kept = own - lost;
         int added = theirs < holes + lost ? theirs : holes + lost;
-        if (kept - opp - added >= need) return 1;
+        if (lost <= margin && kept - opp - added >= need) return 1;
     }
     /* the mover's moves alone against a passing other side */
-    if (own + (mine < holes ? mine : holes) - opp < need) {
-        int kept = popcount(safe_stones(s->opp, empty, mine)), lost = opp - kept;
+    margin = need - 1 - (own + (mine < holes ? mine : holes) - opp);
+    if (margin >= 0) {
+        int lost = lost_stones(s->opp, empty, mine, margin), kept = opp - lost;
         int added = mine < holes + lost ? mine : holes + lost;
-        if (own + added - kept < need) return 0;
+        if (lost <= margin && own + added - kept < need) return 0;
     }
     return -1;
+}
+
+static int static_bound(const pos_t *s) {
+    int left = MAX_MOVES - s->ply;
+    return bound_of(s, (left + 1) / 2, left / 2, need_of(s->player));
 }
 
 /* ---- the search ---- */
@@ -211,9 +246,11 @@ static uint64_t nodes;
  * as much as a step to the centre each cost nodes. */
 static int CENTRE[N];
 
-static void init_centre(void) {
+/* every point's NEIGHBOURS and CENTRE */
+static void init_points(void) {
     int c = BOARD_SIZE / 2;
     for (int p = 0; p < N; p++) {
+        NEIGHBOURS[p] = nbrs((bb)1 << p);
         int di = abs(p / BOARD_SIZE - c), dj = abs(p % BOARD_SIZE - c), ring = di > dj ? di : dj;
         CENTRE[p] = 2 * (2 * c - di - dj) + (c - ring);
     }
@@ -255,48 +292,70 @@ static int children_of(const pos_t *s, int *moves, pos_t *children) {
     return n;
 }
 
-/* Whether the side to move wins ``s`` (not over, not settled by the static bound; ``key`` its
- * table key). Every child is made first: one that ends the game won, that the static bound says
+/* Positions from this ply on are not kept in the table: searching one costs less than the cache
+ * miss of asking the table about it. */
+#define TABLE_PLIES (MAX_MOVES - 1)
+
+/* ``result``, kept for ``s`` (whose key mixed is ``mix``) where the table keeps positions of its ply */
+static inline int keep(const pos_t *s, uint64_t mix, int result, uint64_t work) {
+    if (s->ply < TABLE_PLIES) store(mix, result, work);
+    return result;
+}
+
+/* Whether the side to move wins ``s`` (not over, not settled by the static bound; ``images`` its
+ * images, ``mix`` its table key mixed by hash64; ``unknown`` when the table was just asked about
+ * it in vain and has stored nothing since: the first child searched). Every child is made first: one that ends the game won, that the static bound says
  * is lost for the other side, or that the table holds as lost settles the position at once; one
- * the bound or the table says the other side wins is a losing move and is not searched. The
- * table is asked about the children in a loop of its own, so that the processor waits for their
- * entries together. The rest are searched best first, and the first that wins settles it. */
-static int search(const pos_t *s, uint64_t key) {
+ * the bound or the table says the other side wins is a losing move and is not searched. A child's
+ * bucket is fetched (prefetch) as soon as its key is known and the table is asked about the
+ * children in a loop of its own, so that the processor fetches their entries while it makes the
+ * other children: the probes' cache misses were a third of the time. The rest are searched best
+ * first, and the first that wins settles it. */
+static int search(const pos_t *s, const images_t *images, uint64_t mix, int unknown) {
     if (++nodes % 100000000 == 0) fprintf(stderr, "progress %llu nodes\n", (unsigned long long)nodes);
     int r;
-    if (probe(key, &r)) return r;
+    if (!unknown && s->ply < TABLE_PLIES && probe(mix, &r)) return r;
     uint64_t start = nodes;
     pos_t children[N + 1];
-    uint64_t keys[N + 1];
+    uint64_t mixed[N + 1];
+    images_t child[N + 1];
     int moves[N + 1], score[N + 1], order[N + 1], n = 0;
-    for (int p = 0; p <= PASS; p++) {
+    /* the empty points and the pass, in the order of their numbers */
+    bb empty = FULL ^ s->own ^ s->opp, roomy = roomy_points(empty);
+    int left = MAX_MOVES - s->ply - 1, mine = (left + 1) / 2, theirs = left / 2, need = need_of(OPPONENT(s->player));
+    for (bb todo = empty | ((bb)1 << PASS); todo; todo &= todo - 1) {
+        int p = __builtin_ctz(todo);
         pos_t *c = &children[n];
-        if (!play(s, p, c)) continue;
+        if (!play_at(s, p, roomy, c)) continue;
         if (c->over) {
-            if (!terminal_win(c)) { store(key, 1, 0); return 1; }
+            if (!terminal_win(c)) return keep(s, mix, 1, 0);
             continue;
         }
-        int bound = static_bound(c);
-        if (bound == 0) { store(key, 1, 0); return 1; }
+        int bound = bound_of(c, mine, theirs, need);
+        if (bound == 0) return keep(s, mix, 1, 0);
         if (bound == 1) continue;
-        keys[n] = key_of(c, NULL);
+        if (c->ply < SYM_PLIES) child_images(images, s, p, c, &child[n]);
+        if (c->ply < TABLE_PLIES) {
+            mixed[n] = hash64(key_from(c, &child[n], p == PASS));
+            __builtin_prefetch(bucket_of(mixed[n]));
+        }
         moves[n++] = p;
     }
     int open = 0;
     for (int i = 0; i < n; i++) {
-        if (!probe(keys[i], &r)) order[open++] = i;
-        else if (!r) { store(key, 1, 0); return 1; }
+        if (children[i].ply >= TABLE_PLIES || !probe(mixed[i], &r)) order[open++] = i;
+        else if (!r) return keep(s, mix, 1, 0);
     }
-    for (int i = 0; i < open; i++) score[order[i]] = move_score(s, moves[order[i]], &children[order[i]]);
+    /* one open child needs no order */
+    for (int i = 0; i < open && open > 1; i++) score[order[i]] = move_score(s, moves[order[i]], &children[order[i]]);
     for (int i = 1; i < open; i++) {
         int o = order[i], j = i - 1;
         while (j >= 0 && score[order[j]] < score[o]) { order[j + 1] = order[j]; j--; }
         order[j + 1] = o;
     }
     int result = 0;
-    for (int i = 0; i < open && !result; i++) result = !search(&children[order[i]], keys[order[i]]);
-    store(key, result, nodes - start);
-    return result;
+    for (int i = 0; i < open && !result; i++) result = !search(&children[order[i]], &child[order[i]], mixed[order[i]], i == 0);
+    return keep(s, mix, result, nodes - start);
 }
 
 /* whether the side to move wins ``s``, with perfect play by both sides */
@@ -304,7 +363,9 @@ static int wins(const pos_t *s) {
     if (s->over) return terminal_win(s);
     int bound = static_bound(s);
     if (bound >= 0) return bound;
-    return search(s, key_of(s, NULL));
+    images_t images;
+    if (s->ply < SYM_PLIES) images_of(s, &images);
+    return search(s, &images, hash64(key_from(s, &images, passed(s))), 0);
 }
 
 #include "solve_book.h"
@@ -355,7 +416,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     init_tables();
-    init_centre();
+    init_points();
     largest_mask = ((uint64_t)1 << log2_buckets) - 1;
     table_mask = ((uint64_t)1 << MIN_TABLE_BITS) - 1;
     table = big_zeroed((size_t)BUCKET << log2_buckets);

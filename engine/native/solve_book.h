@@ -35,19 +35,18 @@ static uint64_t book_lines;
 
 static void book(const pos_t *s, int maxply) {
     if (s->over || s->ply > maxply) return;
-    if (!seen_add(key_of(s, NULL))) return;
+    if (!seen_add(key_of(s))) return;
     int moves[N + 1];
     pos_t children[N + 1], child;
     int n = children_of(s, moves, children), chosen = -1;
     for (int i = 0; i < n; i++) {
         int won = children[i].over ? !terminal_win(&children[i]) : !wins(&children[i]);
-        if (won) { chosen = moves[i]; break; }
+        if (won) { chosen = moves[i]; child = children[i]; break; }
     }
     if (chosen < 0) return;   /* a lost position: nothing to keep */
     print_position(s);
     printf(" %d\n", chosen);
     book_lines++;
-    play(s, chosen, &child);
     if (child.over) return;
     pos_t next;
     for (int p = 0; p <= PASS; p++)
