@@ -44,6 +44,7 @@ python3 $out/gap.py book.json 5 60 2 >> $out/gap.txt
 # from which ply the Python solver settles book-following positions within its share of a move
 python3 $out/settle.py $out/white-gnugo-sgf 10,11,12,13 30 1 > $out/settle-white.txt
 python3 $out/settle.py $out/black-gnugo-sgf 10,12 30 1 > $out/settle-black.txt      # (reconstructed)
+# (settle-white.txt and settle-black.txt are kept together in settle.txt, a section each)
 # the Python solver's trees against the compiled solver's, 12 positions a ply (reconstructed)
 python3 $out/nodes.py $out/white-gnugo-sgf 11 > $out/nodes.txt
 python3 $out/nodes.py $out/white-gnugo-sgf 10 >> $out/nodes.txt
