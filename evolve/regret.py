@@ -43,7 +43,7 @@ from engine.native.solver import NATIVE_PASS, describe_position, position_from_t
 from engine.native.store import SolvedStore, start_worker_solver, worker_solver
 from engine.params import make_params
 from engine.play.records import games as recorded_games
-from engine.play.sgf import read_game
+from engine.play.records import recorded_positions as records_by_ply
 from engine.players.searcher import searcher_for
 from engine.players.shipped import NODES_PER_SECOND, node_plan
 from engine.playout import random_point
@@ -141,28 +141,12 @@ def draw_positions(per_ply, plies=DEFAULT_PLIES, seed=1, book=None):
 
 
 def recorded_positions(sources, plies=DEFAULT_PLIES, seed=1, per_ply=None, book=None):
-    """[(text, "recorded")]: positions of the game records in ``sources`` (match journals, SGF folders or
-    archives: ``engine.play.records``) at plies ``plies`` (low, high), none over, none in ``book``, each
-    distinct under the board's symmetries; at each ply all of them, or ``per_ply`` drawn by ``seed``.
-    These are the positions real games meet: a study's or a shipping test's games from random openings."""
-    by_ply = {ply: [] for ply in range(plies[0], plies[1] + 1)}
-    keys = set()
-    for source in sources:
-        for name, data in recorded_games(source):
-            for position in read_game(data, f"{source}: {name}").positions:
-                ply = position.moves_played
-                if ply not in by_ply or position.is_over or (book is not None and book.move(position) is not None):
-                    continue
-                key = book_key(position)[0]
-                if key not in keys:
-                    keys.add(key)
-                    by_ply[ply].append(describe_position(position))
-    drawn = []
-    for ply, texts in by_ply.items():
-        if per_ply is not None and len(texts) > per_ply:
-            texts = random.Random(derive_seed(seed, ply)).sample(texts, per_ply)
-        drawn.extend((text, "recorded") for text in texts)
-    return drawn
+    """[(text, "recorded")]: positions of the game records in ``sources`` (``engine.play.records``) at
+    plies ``plies`` (low, high), none in ``book``; at each ply all of them, or ``per_ply`` drawn by
+    ``seed``. These are the positions real games meet: a study's or a shipping test's games."""
+    skip = None if book is None else (lambda position: book.move(position) is not None)
+    by_ply = records_by_ply(sources, plies, seed, per_ply, skip)
+    return [(describe_position(position), "recorded") for found in by_ply.values() for position in found]
 
 
 def _file_digest(path):

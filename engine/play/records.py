@@ -17,12 +17,15 @@ import glob
 import io
 import lzma
 import os
+import random
 import tarfile
 
+from engine.book import book_key
+from engine.common.seeds import derive_seed
 from engine.errors import UserError
 from engine.play.journal import JournalError, read_journal
 from engine.play.match import MatchGame
-from engine.play.sgf import game_record_sgf, sgf_name
+from engine.play.sgf import game_record_sgf, read_game, sgf_name
 
 PACK_PRESET = 9 | lzma.PRESET_EXTREME  # xz -9e: records are kept once and read rarely
 
@@ -93,3 +96,25 @@ def pack(folder, archive=None):
     with open(archive, "wb") as out:
         out.write(lzma.compress(buffer.getvalue(), preset=PACK_PRESET))
     return archive
+
+
+def recorded_positions(sources, plies, seed=1, per_ply=None, skip=None):
+    """{ply: [Position]}: the positions of the games in ``sources`` (any SOURCE) at each ply of ``plies``
+    (low, high), none over, none that ``skip(position)`` refuses, each distinct under the board's
+    symmetries (its first meeting kept); at each ply all of them, or ``per_ply`` drawn by ``seed``."""
+    by_ply = {ply: [] for ply in range(plies[0], plies[1] + 1)}
+    keys = set()
+    for source in sources:
+        for name, data in games(source):
+            for position in read_game(data, f"{source}: {name}").positions:
+                if position.moves_played not in by_ply or position.is_over or (skip and skip(position)):
+                    continue
+                key = book_key(position)[0]
+                if key not in keys:
+                    keys.add(key)
+                    by_ply[position.moves_played].append(position)
+    if per_ply is not None:
+        for ply, found in by_ply.items():
+            if len(found) > per_ply:
+                by_ply[ply] = random.Random(derive_seed(seed, ply)).sample(found, per_ply)
+    return by_ply

@@ -8,7 +8,6 @@ import tempfile
 import time
 
 from engine.agent import SOLVE_SHARE
-from engine.book import book_key
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, MAX_DEPTH, WHITE, colour_word
 from engine.course.editions import EDITIONS, fitted_search
@@ -16,8 +15,7 @@ from engine.data import RULES_VECTORS, SHIPPED_BOOK, SHIPPED_PARAMS, load_rules_
 from engine.features import make_evaluator
 from engine.params import load_params
 from engine.play.game import play_game
-from engine.play.records import games as recorded_games
-from engine.play.sgf import read_game
+from engine.play.records import recorded_positions
 from engine.players.specs import make_player
 from engine.playout import random_opening, random_playout
 from engine.position import Position
@@ -212,24 +210,6 @@ def _random_positions(ply, count, rng):
     return found
 
 
-def recorded_positions_at(records, ply, count, seed):
-    """``count`` positions at ``ply`` of the games in ``records`` (match journals, SGF folders or archives),
-    none over, distinct under the board's symmetries, drawn by ``seed`` (all where fewer)."""
-    found, keys = [], set()
-    for source in records:
-        for name, data in recorded_games(source):
-            replay = read_game(data, f"{source}: {name}")
-            if len(replay.positions) > ply:
-                position = replay.positions[ply]
-                key = book_key(position)[0]
-                if not position.is_over and key not in keys:
-                    keys.add(key)
-                    found.append(position)
-    if len(found) > count:
-        found = random.Random(derive_seed(seed, ply)).sample(found, count)
-    return found
-
-
 def solving_shares(params):
     """{edition key: the CPU seconds the agent gives its exact solver a move in that edition}: its share
     of the CPU cap that ``bundle --edition`` fits to the edition's budget."""
@@ -248,9 +228,10 @@ def bench_solve(plies=(12, 10), positions=6, seed=11, report=print, records=()):
     results = []
     for ply in plies:
         nodes, seconds = [], []
-        chosen = (
-            recorded_positions_at(records, ply, positions, seed) if records else _random_positions(ply, positions, rng)
-        )
+        if records:
+            chosen = recorded_positions(records, (ply, ply), seed, positions)[ply]
+        else:
+            chosen = _random_positions(ply, positions, rng)
         for position in chosen:
             solver = Solver()
             start = time.process_time()
