@@ -6,10 +6,11 @@ import os
 import pytest
 
 from engine.constants import BLACK, WHITE
-from engine.play.match import match_sprt, run_match
+from engine.play.match import MatchGame, match_sprt, run_match
 from engine.play.settings import GameSettings
 from engine.play.stats import elo_with_margin, expected_score, pair_sprt_llr, sprt_llr, wilson_interval
-from engine.play.summary import format_report
+from engine.play.summary import format_report, openings_kept, summarise
+from engine.players.base import Reason
 from engine.players.gnugo import gnugo_path
 from tests.conftest import cli, kill_when_journal_holds, start_cli
 
@@ -51,6 +52,29 @@ def test_a_side_can_take_one_colour_in_every_game():
     assert summary.wins_by_colour["greedy"]["white"] == summary.wins_by_colour["random"]["black"] == 0
     with pytest.raises(ValueError, match="alternating"):
         run_match("greedy", "random", 4, GameSettings(jobs=1, progress=False), a_colour=WHITE, sprt=(0, 20))
+
+
+def _game(index, a_colour, winner, moves):
+    return MatchGame("b", "w", winner, Reason.END, "", moves, 0, 0, [], index=index, a_colour=a_colour)
+
+
+def test_a_match_from_solved_openings_counts_the_won_openings_each_player_kept():
+    # 2,2 is the only winning first move (the game is solved), so after 2,2 and any reply Black wins:
+    # A holds the won side as Black and keeps it, B holds it as Black and gives it away, then A again
+    games = [
+        _game(0, BLACK, BLACK, ["2,2", "0,0", "1,1"]),
+        _game(1, WHITE, WHITE, ["2,2", "4,4", "1,1"]),
+        _game(2, BLACK, BLACK, ["2,2", "1,2"]),
+        _game(3, BLACK, WHITE, []),  # a player that could not start: no opening to count
+    ]
+    summary = summarise("A", "B", games)
+    assert openings_kept(summary, games, 2) == {"A": [2, 2], "B": [0, 1]}
+    assert openings_kept(summary, games, 3) is None  # the table settles 2-ply openings only
+    report = format_report(summary._replace(won_openings_kept={"A": [2, 2], "B": [0, 1]}))
+    assert "Won openings kept (each opening settled by the solved table): A 2 of 2, B 0 of 1" in report
+    played, _ = run_match("greedy", "random", 4, GameSettings(jobs=1, seed=9, progress=False), opening_plies=2)
+    assert sum(n for _, n in played.won_openings_kept.values()) == 4
+    assert "won_openings_kept" in played.to_json()
 
 
 def test_sgf_records_open_in_sgfmill(tmp_path):

@@ -23,7 +23,7 @@ from engine.play.journal import Journal
 from engine.play.settings import DEFAULT_GAME_SETTINGS
 from engine.play.sgf import write_sgf_games
 from engine.play.stats import pair_sprt_state, sprt_state
-from engine.play.summary import summarise
+from engine.play.summary import openings_kept, summarise
 from engine.players.specs import make_player
 from engine.sandbox.limits import Limits
 
@@ -142,6 +142,7 @@ def run_match(
         sprt=(test or match_sprt(results, *sprt)) if sprt else None,
         interrupted=f"after {len(results)} of {games} games" if interrupted else None,
     )
+    summary = summary._replace(won_openings_kept=openings_kept(summary, results, opening_plies))
     if sgf_dir:
         write_sgf_games(sgf_dir, results)
     return summary, results

@@ -2,7 +2,9 @@
 
 ``summarise`` counts what the games show (wins by colour, the win rate with its Wilson interval,
 the Elo difference, stone margins, CPU a move, how games ended, the faults); ``run_match`` adds
-how the match was played (time, seed, jobs, the SPRT's state). ``format_report`` is the table
+how the match was played (time, seed, jobs, the SPRT's state) and, from random openings the solved
+table holds, the won openings each player kept (``openings_kept``): in a solved game a match
+between two strong players is decided by the wins each gives away, and this counts them. ``format_report`` is the table
 ``littlego match`` prints.
 """
 
@@ -11,8 +13,11 @@ from collections import Counter
 from typing import Dict, List, NamedTuple, Optional
 
 from engine.constants import BLACK, colour_word
+from engine.coords import move_from_text
+from engine.play.openings import OpeningsError, load_openings
 from engine.play.stats import SprtState, elo_with_margin, wilson_interval
 from engine.players.base import Reason
+from engine.position import Position
 
 
 class MatchSummary(NamedTuple):
@@ -38,6 +43,8 @@ class MatchSummary(NamedTuple):
     a_colour: str = "alternating"
     sprt: Optional[SprtState] = None
     interrupted: Optional[str] = None  # "after N of M games" when Ctrl-C ended it
+    # by player: [won openings it kept, won openings it had], where the solved table settles the openings
+    won_openings_kept: Optional[Dict[str, List[int]]] = None
 
     def to_json(self):
         """The summary as one JSON-ready object (no ``sprt``/``interrupted`` where there are none)."""
@@ -83,6 +90,30 @@ def summarise(spec_a, spec_b, results):
     )
 
 
+def openings_kept(summary, results, opening_plies):
+    """{player: [kept, had]}: in how many of the games it began on the side the opening leaves won
+    (by the solved table of ``opening_plies``-ply openings) each player won; None where the table
+    does not settle these openings (another number of plies, or no table)."""
+    try:
+        table = load_openings()
+    except OpeningsError:
+        return None
+    if opening_plies != table.plies:
+        return None
+    kept = {summary.a: [0, 0], summary.b: [0, 0]}
+    for game in results:
+        if len(game.moves) < opening_plies:  # a player that could not start: no opening was played
+            continue
+        position = Position.initial()
+        for text in game.moves[:opening_plies]:
+            position = position.play_point(move_from_text(text))
+        won = table.winner(position)
+        holder = kept[summary.a if won == game.a_colour else summary.b]
+        holder[0] += game.winner == won
+        holder[1] += 1
+    return kept
+
+
 def format_report(summary):
     """The match as a cutechess-style table."""
     a, b = summary.a, summary.b
@@ -113,6 +144,9 @@ def format_report(summary):
     lines.append(f"Mean stone margin for {a}: {summary.a_mean_stone_margin:+.2f} (stones, no komi)")
     ends = ", ".join(f"{k} {v}" for k, v in summary.end.items() if v)
     lines.append(f"Game ends: {ends}")
+    if summary.won_openings_kept:
+        kept = ", ".join(f"{name} {k} of {n}" for name, (k, n) in summary.won_openings_kept.items())
+        lines.append(f"Won openings kept (each opening settled by the solved table): {kept}")
     for fault in summary.faults:
         lines.append(f"  fault: {fault}")
     test = summary.sprt
