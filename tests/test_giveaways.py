@@ -12,7 +12,7 @@ import pytest
 
 from engine.cli.littlego import main
 from engine.constants import BLACK, WHITE
-from engine.coords import move_to_text
+from engine.coords import move_from_text, move_to_text
 from engine.play.match import MatchGame
 from engine.play.settings import GameSettings
 from engine.play.sgf import game_sgf, read_game
@@ -220,7 +220,10 @@ def test_walking_back_names_the_agents_move_that_lost_the_win(given_away_at_ply_
     folder, losing = given_away_at_ply_12
     assert main(["study", "mistakes", folder, "game-0000.sgf", "--table-bits", "18"]) == 0
     walked, found = capsys.readouterr().out.splitlines()
-    assert walked.startswith("  ply 12 won ") and found == f"game-0000.sgf colour black mistake at ply 12 move {losing}"
+    assert (
+        walked.startswith("  ply 12 won ")
+        and found == f"game-0000.sgf colour black mistake at ply 12 move {move_to_text(losing)}"
+    )
 
 
 def test_each_fixed_depths_pick_is_judged_by_the_solver(given_away_at_ply_12, capsys, native):
@@ -230,7 +233,7 @@ def test_each_fixed_depths_pick_is_judged_by_the_solver(given_away_at_ply_12, ca
     assert [line[:3] for line in lines] == [["game-0000.sgf", "12", "d2"], ["game-0000.sgf", "12", "d3"]]
     position = read_game(open(os.path.join(folder, "game-0000.sgf"), "rb").read()).positions[12]
     for _, _, _, move, verdict, _ in lines:
-        assert verdict == ("L" if native.wins(position.play_point(int(move))) else "W")
+        assert verdict == ("L" if native.wins(position.play_point(move_from_text(move))) else "W")
 
 
 @pytest.mark.parametrize(

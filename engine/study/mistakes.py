@@ -7,7 +7,7 @@ the compiled solver on a match's records (a SOURCE, ``engine.play.records``).
 - ``depth_picks`` (``littlego study depth``): at named positions, the move an evaluation picks at
   fixed depths 2, 3, ... and whether it keeps the win, until a depth takes over a minute.
 
-Moves are printed as points (the flat index 0..24, ``engine.coords``), as these lines always were.
+Moves are printed as the course writes them (``i,j``, or PASS).
 Both ask the store of solved positions at ``store`` (a path; None: none) first and keep what the
 solver answers there (``engine.native.store.StoredSolver``).
 """
@@ -16,6 +16,7 @@ import time
 from typing import NamedTuple
 
 from engine.constants import BLACK
+from engine.coords import move_to_text
 from engine.errors import InvalidInput
 from engine.features import make_evaluator
 from engine.native.store import StoredSolver
@@ -81,7 +82,10 @@ def walk_back(source, names, agent="champion", table_bits=WALK_TABLE_BITS, say=s
             move = replay.moves[replay.positions.index(found)] if found else None
             say(
                 "{} colour {} mistake at ply {} move {}".format(
-                    name, "black" if black else "white", found.moves_played if found else None, move
+                    name,
+                    "black" if black else "white",
+                    found.moves_played if found else None,
+                    None if move is None else move_to_text(move),
                 )
             )
 
@@ -106,6 +110,6 @@ def depth_picks(source, cases, params, deepest, table_bits=DEPTH_TABLE_BITS, say
                 if (name, move) not in verdict:
                     verdict[name, move] = not solver.wins(position.play_point(move))
                 seconds = time.process_time() - started
-                say(f"{name} {ply} d{depth} {move} {'W' if verdict[name, move] else 'L'} {seconds:.1f}s")
+                say(f"{name} {ply} d{depth} {move_to_text(move)} {'W' if verdict[name, move] else 'L'} {seconds:.1f}s")
                 if time.process_time() - started > DEPTH_CPU_LIMIT:
                     break
