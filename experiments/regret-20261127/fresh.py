@@ -1,0 +1,46 @@
+"""The share of won out-of-book positions the shipped agent keeps, by ply, on positions no fit has seen
+(issue 49's last done-when): `fresh-3-8.json.gz`, drawn at plies 3-8 with fresh seeds (`evolve positions
+OUT --plies 3-8 --per-ply 30 --seed 4975` and `--per-ply 60 --seed 4976`, merged), less every position
+that is also in another positions file of experiments/ (any fit's set). Each won position is searched
+as the shipped agent plays it (`evolve regret`: its depth, CPU budget and cap in nodes); by how it
+was drawn (uniform random legal play, games of mixed strength) and in all.
+
+    python3 experiments/regret-20261127/fresh.py [PARAMS]     # from the repository root; default params.json
+"""
+
+import glob
+import os
+import sys
+
+from engine.book import book_key
+from engine.native.solver import position_from_text
+from engine.params import load_params
+from evolve.regret import load_positions, regret_score
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FRESH = os.path.join(HERE, "fresh-3-8.json.gz")
+
+
+def _key(position):
+    return book_key(position_from_text(position.text))[0]
+
+
+def main():
+    params = load_params(sys.argv[1] if len(sys.argv) > 1 else "params.json")
+    seen = set()
+    for path in glob.glob(os.path.join(HERE, "..", "regret-*", "*.json.gz")):
+        if os.path.abspath(path) != FRESH:
+            seen |= {_key(p) for p in load_positions(path).positions}
+    fresh = load_positions(FRESH).positions
+    unseen = [p for p in fresh if _key(p) not in seen]
+    won = sum(p.won for p in unseen)
+    print(f"{len(fresh)} positions, {len(fresh) - len(unseen)} also in another set; {won} won unseen")
+    for source in ("random", "games", None):
+        chosen = [p for p in unseen if source is None or p.source == source]
+        score = regret_score(params, chosen)
+        by_ply = ", ".join(f"{ply}: {kept}/{won}" for ply, (kept, won) in score.by_ply.items())
+        print(f"{source or 'all'}: kept {score.kept} of {score.won} ({score.share:.1%}); by ply {by_ply}")
+
+
+if __name__ == "__main__":
+    main()
