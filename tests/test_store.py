@@ -8,6 +8,7 @@ import pytest
 
 import engine.native.store as store_module
 from engine.constants import PASS
+from engine.coords import move_from_text
 from engine.data import SOLVED_PREFILL
 from engine.native.grow import positions_to_grow, ship_store
 from engine.native.solver import NativeSolver, describe_position, position_from_text
@@ -390,7 +391,7 @@ def test_what_littlego_solve_solved_the_board_openings_study_and_book_read_witho
     (folder / "game-0000.sgf").write_bytes(game_sgf(moves, "champion", "gnugo", "W+F"))
     assert main(["study", "depth", str(folder), "game-0000.sgf:14", "--deepest", "2", "--store", path]) == 0
     (line,) = capsys.readouterr().out.splitlines()
-    assert line.split()[4] == ("W" if results[int(line.split()[3])] else "L")
+    assert line.split()[4] == ("W" if results[move_from_text(line.split()[3])] else "L")
 
     section = BookSection(colour_word(position.player), position, position.moves_played, {})
     book = Book({}, with_sections({}, [section]))

@@ -13,12 +13,13 @@ answers kept in `sprts-regret.json`); and the same pair's match played again as 
 
 --regret scores the params again (about 13 CPU minutes) and writes sprts-regret.json; --matches
 plays the matches again (about 3 CPU minutes each) and writes sprts-matches.json; without them the
-kept answers are read. The params: `sprt-params.json` (each candidate and each baseline, named);
+kept answers are read. The params: `sprt-params.json.gz` (each candidate and each baseline, named);
 the journals of the tests whose folders are not committed: `sprt-journals.tar.xz` and
 `leg3-sprt.tar.xz`.
 """
 
 import collections
+import gzip
 import io
 import json
 import lzma
@@ -39,7 +40,7 @@ from evolve.regret import load_positions
 HERE = os.path.dirname(os.path.abspath(__file__))
 POSITIONS = os.path.join(HERE, "..", "regret-20261127", "recorded-all-2-7.json.gz")
 
-# name, where the journal and report are, the candidate's and the baseline's names in sprt-params.json
+# name, where the journal and report are, the candidate's and the baseline's names in sprt-params.json.gz
 TESTS = [
     ("seeded6", "../seeded6-20261123-151627/budget-sprt", "cand-seeded6", "base-seeded6"),
     ("tapered6", "../tapered6-20261124-042140/ship/sprt", "cand-tapered6", "base-tapered6"),
@@ -92,7 +93,7 @@ def _regret(score_again):
     if not score_again:
         with open(kept) as handle:
             return json.load(handle)
-    with open(os.path.join(HERE, "sprt-params.json")) as handle:
+    with gzip.open(os.path.join(HERE, "sprt-params.json.gz"), "rt") as handle:
         params = json.load(handle)
     with tempfile.TemporaryDirectory() as folder:
         paths = []
@@ -115,7 +116,7 @@ def _matches(play_again):
     if not play_again:
         with open(kept) as handle:
             return json.load(handle)
-    with open(os.path.join(HERE, "sprt-params.json")) as handle:
+    with gzip.open(os.path.join(HERE, "sprt-params.json.gz"), "rt") as handle:
         params = json.load(handle)
     reports = {}
     with tempfile.TemporaryDirectory() as folder:
