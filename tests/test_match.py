@@ -59,22 +59,27 @@ def _game(index, a_colour, winner, moves):
 
 
 def test_a_match_from_solved_openings_counts_the_won_openings_each_player_kept():
-    # 2,2 is the only winning first move (the game is solved), so after 2,2 and any reply Black wins:
-    # A holds the won side as Black and keeps it, B holds it as Black and gives it away, then A again
+    # 2,2 is the only winning first move (the game is solved), so after 2,2 and any reply Black wins;
+    # after 0,0 and 2,2 White wins (the solved table). A keeps a won opening as Black and one as White,
+    # B gives one away as Black and keeps one as White.
     games = [
         _game(0, BLACK, BLACK, ["2,2", "0,0", "1,1"]),
         _game(1, WHITE, WHITE, ["2,2", "4,4", "1,1"]),
-        _game(2, BLACK, BLACK, ["2,2", "1,2"]),
-        _game(3, BLACK, WHITE, []),  # a player that could not start: no opening to count
+        _game(2, BLACK, WHITE, ["0,0", "2,2", "1,1"]),
+        _game(3, WHITE, WHITE, ["0,0", "2,2"]),
     ]
     summary = summarise("A", "B", games)
-    assert openings_kept(summary, games, 2) == {"A": [2, 2], "B": [0, 1]}
-    assert openings_kept(summary, games, 3) is None  # the table settles 2-ply openings only
-    report = format_report(summary._replace(won_openings_kept={"A": [2, 2], "B": [0, 1]}))
-    assert "Won openings kept (each opening settled by the solved table): A 2 of 2, B 0 of 1" in report
+    assert openings_kept(("A", "B"), games, 2) == {"A": (2, 2), "B": (1, 2)}
+    assert openings_kept(("A", "B"), games[:2], 2) == {"A": (1, 1), "B": (0, 1)}
+    assert openings_kept(("A", "B"), games, 3) is None  # the table settles 2-ply openings only
+    assert openings_kept(("A", "B"), games, 0) is None
+    report = format_report(summary._replace(won_openings_kept=openings_kept(("A", "B"), games[:2], 2)))
+    assert "Won openings kept (each opening settled by the solved table): A 1 of 1, B 0 of 1" in report
     played, _ = run_match("greedy", "random", 4, GameSettings(jobs=1, seed=9, progress=False), opening_plies=2)
-    assert sum(n for _, n in played.won_openings_kept.values()) == 4
-    assert "won_openings_kept" in played.to_json()
+    assert sum(had for _, had in played.won_openings_kept.values()) == 4
+    assert json.loads(json.dumps(played.to_json()))["won_openings_kept"] == {
+        name: list(kept) for name, kept in played.won_openings_kept.items()
+    }
 
 
 def test_sgf_records_open_in_sgfmill(tmp_path):

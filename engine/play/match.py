@@ -142,7 +142,7 @@ def run_match(
         sprt=(test or match_sprt(results, *sprt)) if sprt else None,
         interrupted=f"after {len(results)} of {games} games" if interrupted else None,
     )
-    summary = summary._replace(won_openings_kept=openings_kept(summary, results, opening_plies))
+    summary = summary._replace(won_openings_kept=openings_kept((summary.a, summary.b), results, opening_plies))
     if sgf_dir:
         write_sgf_games(sgf_dir, results)
     return summary, results

@@ -21,6 +21,7 @@ from engine.bitboard import points_of
 from engine.book import book_key
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, PASS, WHITE
+from engine.coords import move_from_text
 from engine.data import SOLVED_OPENINGS
 from engine.errors import UserError
 from engine.playout import random_opening
@@ -98,6 +99,14 @@ def match_openings(plies, seed, games):
         position, _ = random_opening(plies, derive_seed(seed, pair))
         found.setdefault(book_key(position)[0], position)
     return found
+
+
+def opening_position(moves, plies):
+    """The position after the first ``plies`` of a game's ``moves`` (the course's text): its random opening."""
+    position = Position.initial()
+    for text in moves[:plies]:
+        position = position.play_point(move_from_text(text))
+    return position
 
 
 def openings_json(plies, black_wins):

@@ -13,11 +13,16 @@ from collections import Counter
 from typing import Dict, List, NamedTuple, Optional
 
 from engine.constants import BLACK, colour_word
-from engine.coords import move_from_text
-from engine.play.openings import OpeningsError, load_openings
+from engine.play.openings import load_openings, opening_position
 from engine.play.stats import SprtState, elo_with_margin, wilson_interval
 from engine.players.base import Reason
-from engine.position import Position
+
+
+class OpeningsKept(NamedTuple):
+    """Of the games a player began on the side the opening leaves won, how many it won."""
+
+    kept: int
+    had: int
 
 
 class MatchSummary(NamedTuple):
@@ -43,11 +48,12 @@ class MatchSummary(NamedTuple):
     a_colour: str = "alternating"
     sprt: Optional[SprtState] = None
     interrupted: Optional[str] = None  # "after N of M games" when Ctrl-C ended it
-    # by player: [won openings it kept, won openings it had], where the solved table settles the openings
-    won_openings_kept: Optional[Dict[str, List[int]]] = None
+    # by player, where the solved table settles the openings (random 2-ply ones)
+    won_openings_kept: Optional[Dict[str, OpeningsKept]] = None
 
     def to_json(self):
-        """The summary as one JSON-ready object (no ``sprt``/``interrupted`` where there are none)."""
+        """The summary as one JSON-ready object (no ``sprt``, ``interrupted`` or ``won_openings_kept`` where
+        there are none; each player's OpeningsKept as [kept, had])."""
         document = {name: value for name, value in self._asdict().items() if value is not None}
         if self.sprt is not None:
             document["sprt"] = self.sprt.to_json()
@@ -90,28 +96,22 @@ def summarise(spec_a, spec_b, results):
     )
 
 
-def openings_kept(summary, results, opening_plies):
-    """{player: [kept, had]}: in how many of the games it began on the side the opening leaves won
-    (by the solved table of ``opening_plies``-ply openings) each player won; None where the table
-    does not settle these openings (another number of plies, or no table)."""
-    try:
-        table = load_openings()
-    except OpeningsError:
+def openings_kept(names, results, opening_plies):
+    """{player: OpeningsKept} for the two ``names`` (A's, B's): in how many of the games it began on the
+    side its random opening leaves won (by the solved table of openings) each player won, whatever
+    ended the game; None where the table does not settle the openings (another number of plies)."""
+    if not opening_plies:
         return None
+    table = load_openings()
     if opening_plies != table.plies:
         return None
-    kept = {summary.a: [0, 0], summary.b: [0, 0]}
+    kept, had = Counter(), Counter()
     for game in results:
-        if len(game.moves) < opening_plies:  # a player that could not start: no opening was played
-            continue
-        position = Position.initial()
-        for text in game.moves[:opening_plies]:
-            position = position.play_point(move_from_text(text))
-        won = table.winner(position)
-        holder = kept[summary.a if won == game.a_colour else summary.b]
-        holder[0] += game.winner == won
-        holder[1] += 1
-    return kept
+        won = table.winner(opening_position(game.moves, opening_plies))
+        holder = names[0] if won == game.a_colour else names[1]
+        had[holder] += 1
+        kept[holder] += game.winner == won
+    return {name: OpeningsKept(kept[name], had[name]) for name in names}
 
 
 def format_report(summary):

@@ -36,17 +36,17 @@ from engine.book import book_key
 from engine.common.pools import process_pool
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, colour_word
-from engine.coords import move_from_text
 from engine.errors import InvalidInput
 from engine.native.compiler import DEFAULT_TABLE_BITS
 from engine.native.store import StoredSolver
 from engine.play.match import run_match
+from engine.play.openings import opening_position
 from engine.play.settings import DEFAULT_GAME_SETTINGS, GameSettings
 from engine.play.sgf import sgf_name
 from engine.players.specs import make_player
 from engine.protocol import write_atomic
 from engine.study import say_now
-from engine.study.examine import GiveAway, LostGame, examine, replay
+from engine.study.examine import GiveAway, LostGame, examine
 from engine.study.settle import PLIES, solve_seed
 
 
@@ -132,7 +132,7 @@ def play(plan):
 
 def opening_key(moves):
     """The book key of a game's opening (the position after its PLIES random plies), from its moves' text."""
-    return book_key(replay([move_from_text(text) for text in moves[:PLIES]])[PLIES])[0]
+    return book_key(opening_position(moves, PLIES))[0]
 
 
 def tally(plan, results, answers, giveaways):

@@ -1,7 +1,8 @@
 """The share of won out-of-book positions the shipped agent keeps, by ply, on positions no fit has seen
 (issue 49's last done-when): `fresh-3-8.json.gz`, drawn at plies 3-8 with fresh seeds (`evolve positions
 OUT --plies 3-8 --per-ply 30 --seed 4975` and `--per-ply 60 --seed 4976`, merged), less every position
-that is also in another positions file of experiments/ (any fit's set). Each won position is searched
+that is also in another positions file of experiments/ (the regret fits' sets) or in a labels file
+there (the label fit's). Each won position is searched
 as the shipped agent plays it (`evolve regret`: its depth, CPU budget and cap in nodes); by how it
 was drawn (uniform random legal play, games of mixed strength) and in all.
 
@@ -15,6 +16,7 @@ import sys
 from engine.book import book_key
 from engine.native.solver import position_from_text
 from engine.params import load_params
+from evolve.labels import load_labels
 from evolve.regret import load_positions, regret_score
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -31,6 +33,8 @@ def main():
     for path in glob.glob(os.path.join(HERE, "..", "regret-*", "*.json.gz")):
         if os.path.abspath(path) != FRESH:
             seen |= {_key(p) for p in load_positions(path).positions}
+    for path in glob.glob(os.path.join(HERE, "..", "*", "labels-*.json.gz")):
+        seen |= {book_key(position)[0] for position in load_labels(path)[0]}
     fresh = load_positions(FRESH).positions
     unseen = [p for p in fresh if _key(p) not in seen]
     won = sum(p.won for p in unseen)

@@ -12,7 +12,7 @@ answers kept in `sprts-regret.json`); and the same pair's match played again as 
     python3 experiments/tuners-20261125/sprts.py [--regret] [--matches]   # from the repository root
 
 --regret scores the params again (about 13 CPU minutes) and writes sprts-regret.json; --matches
-plays the matches again (about 3 CPU minutes each) and writes sprts-matches.json; without them the
+plays the matches again (about 80 CPU s each) and writes sprts-matches.json; without them the
 kept answers are read. The params: `sprt-params.json.gz` (each candidate and each baseline, named);
 the journals of the tests whose folders are not committed: `sprt-journals.tar.xz` and
 `leg3-sprt.tar.xz`.
@@ -145,15 +145,16 @@ def main():
         " 400 games as shipped in nodes: score, won openings kept |"
     )
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    rows = []
     with tempfile.TemporaryDirectory() as folder:
         for name, where, candidate, baseline in TESTS:
             games = _games(where, folder)
             try:
                 test = json.load(io.BytesIO(_read(where, ".json")))["sprt"]
-            except KeyError:  # a test stopped before it wrote its report: its state from the games
+            except (KeyError, FileNotFoundError):  # a test stopped before its report: its state from the games
                 test = match_sprt(games, 0, 20).to_json()
             summary = summarise("candidate", "baseline", games)
-            kept = openings_kept(summary, games, 2)
+            kept = openings_kept(("candidate", "baseline"), games, 2)
             given = _giveaways(games, won)
             by_side = {side: sum(n for (s, _), n in given.items() if s == side) for side in ("candidate", "baseline")}
             decision = test.get("decision") or "undecided"
@@ -167,6 +168,43 @@ def main():
                 f" {c[0]}+{c[1]} / {b[0]}+{b[1]} ({sum(c) - sum(b):+d}) |"
                 f" {replay['a_win_rate']:.1%}, {' vs '.join(f'{k}/{n}' for k, n in replayed_kept)} |"
             )
+            rows.append((len(games), summary.a_win_rate, replay["a_win_rate"], sum(c) - sum(b), c[1] - b[1]))
+    _correlations(rows)
+
+
+def _ranks(values):
+    """Each value's rank (1 = smallest), ties sharing their mean rank."""
+    order = sorted(range(len(values)), key=lambda k: values[k])
+    ranks = [0.0] * len(values)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        for k in order[start : end + 1]:
+            ranks[k] = (start + end) / 2 + 1
+        start = end + 1
+    return ranks
+
+
+def _spearman(xs, ys):
+    rx, ry = _ranks(xs), _ranks(ys)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    return cov / (sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry)) ** 0.5
+
+
+def _correlations(rows):
+    """Spearman's rank correlation of each predictor with the tests' scores: over every test, and over
+    the tests of 120 games or more."""
+    print()
+    for label, chosen in (("every test", rows), ("tests of 120 games or more", [r for r in rows if r[0] >= 120])):
+        scores = [r[1] for r in chosen]
+        figures = ", ".join(
+            f"{what} {_spearman([r[column] for r in chosen], scores):.2f}"
+            for what, column in (("the match as shipped", 2), ("the regret gain", 3), ("its held-out part", 4))
+        )
+        print(f"Spearman with the tests' scores, {label} ({len(chosen)}): {figures}")
 
 
 if __name__ == "__main__":
