@@ -88,55 +88,52 @@ def _giveaways(games, won):
     return found
 
 
-def _regret(score_again):
-    kept = os.path.join(HERE, "sprts-regret.json")
-    if not score_again:
-        with open(kept) as handle:
-            return json.load(handle)
+def _params_files(folder):
+    """{name: path}: each params document of sprt-params.json.gz written as a file in ``folder``."""
     with gzip.open(os.path.join(HERE, "sprt-params.json.gz"), "rt") as handle:
         params = json.load(handle)
-    with tempfile.TemporaryDirectory() as folder:
-        paths = []
-        for name, document in params.items():
-            paths.append(os.path.join(folder, name + ".json"))
-            with open(paths[-1], "w") as out:
-                json.dump(document, out)
-        answer = subprocess.run(
-            ["evolve", "regret", "--positions", POSITIONS, "--json", *paths], check=True, capture_output=True
-        ).stdout
-    scores = {os.path.basename(s["params"])[:-5]: s for s in json.loads(answer)}
-    result = {name: [s["fitness"]["kept"], s["held_out"]["kept"]] for name, s in scores.items()}
-    with open(kept, "w") as out:
-        json.dump(result, out, indent=1, sort_keys=True)
-    return result
+    paths = {}
+    for name, document in params.items():
+        paths[name] = os.path.join(folder, name + ".json")
+        with open(paths[name], "w") as out:
+            json.dump(document, out)
+    return paths
 
 
-def _matches(play_again):
-    kept = os.path.join(HERE, "sprts-matches.json")
-    if not play_again:
-        with open(kept) as handle:
-            return json.load(handle)
-    with gzip.open(os.path.join(HERE, "sprt-params.json.gz"), "rt") as handle:
-        params = json.load(handle)
+def _kept(file_name, again, compute):
+    """The answers kept in ``file_name`` beside this script; where ``again``, ``compute(params paths)``'s
+    first, kept there."""
+    path = os.path.join(HERE, file_name)
+    if again:
+        with tempfile.TemporaryDirectory() as folder:
+            answers = compute(_params_files(folder))
+        with open(path, "w") as out:
+            json.dump(answers, out, indent=1, sort_keys=True)
+    with open(path) as handle:
+        return json.load(handle)
+
+
+def _score_regret(paths):
+    """{name: [fitness split kept, held-out kept]} by ``evolve regret`` on the recorded set."""
+    command = ["evolve", "regret", "--positions", POSITIONS, "--json", *paths.values()]
+    scores = json.loads(subprocess.run(command, check=True, capture_output=True).stdout)
+    by_path = {s["params"]: s for s in scores}
+    return {name: [by_path[path]["fitness"]["kept"], by_path[path]["held_out"]["kept"]] for name, path in paths.items()}
+
+
+def _play_matches(paths):
+    """{test: the report of its pair's 400-game match as shipped in nodes}."""
     reports = {}
-    with tempfile.TemporaryDirectory() as folder:
-        for name, _, candidate, baseline in TESTS:
-            specs = []
-            for which in (candidate, baseline):
-                specs.append(os.path.join(folder, which + ".json"))
-                with open(specs[-1], "w") as out:
-                    json.dump(params[which], out)
-            command = ["littlego", "match", *(f"shipped:{spec}" for spec in specs), "--games", "400"]
-            command += ["--random-opening", "2", "--seed", "77", "--jobs", "1", "--json", "--no-progress"]
-            reports[name] = json.loads(subprocess.run(command, check=True, capture_output=True).stdout)
-    with open(kept, "w") as out:
-        json.dump(reports, out, indent=1, sort_keys=True)
+    for name, _, candidate, baseline in TESTS:
+        command = ["littlego", "match", f"shipped:{paths[candidate]}", f"shipped:{paths[baseline]}", "--games", "400"]
+        command += ["--random-opening", "2", "--seed", "77", "--jobs", "1", "--json", "--no-progress"]
+        reports[name] = json.loads(subprocess.run(command, check=True, capture_output=True).stdout)
     return reports
 
 
 def main():
-    regret = _regret("--regret" in sys.argv[1:])
-    matches = _matches("--matches" in sys.argv[1:])
+    regret = _kept("sprts-regret.json", "--regret" in sys.argv[1:], _score_regret)
+    matches = _kept("sprts-matches.json", "--matches" in sys.argv[1:], _play_matches)
     positions = load_positions(POSITIONS)
     won = {book_key(position_from_text(p.text))[0]: p.won for p in positions.positions}
     print(
