@@ -10,6 +10,7 @@ margin), each a weighted mean over the panel's opponents (and self-play, if any)
 
 import hashlib
 import logging
+import os
 import random
 import sys
 import traceback
@@ -196,15 +197,18 @@ def _games(generation_seed, group, games, opening, won_side):
     return found
 
 
-def evaluate_in_rounds(individuals, config, generation_seed, opponents, engine, play, progress=None, program=None):
+def evaluate_in_rounds(
+    individuals, config, generation_seed, opponents, engine, play, progress=None, program=None, meter=None
+):
     """(fold's per-individual fitness and report, the games played): every individual plays the
     first part of every panel entry's games; after each part but the last, only the best
     ``keep`` share of those still playing (at least the hall of fame's size, and two) plays the
-    next ([fitness] rounds and keep; one round plays every game, as before). ``program``: as make_jobs."""
+    next ([fitness] rounds and keep; one round plays every game, as before). ``program``: as make_jobs;
+    ``meter``: as run_jobs."""
     rounds, keep = config.fitness.rounds, config.fitness.keep
     regret = None
     if config.regret is not None:
-        regret = (config.regret.weight, regret_kept(individuals, config, engine, play, progress))
+        regret = (config.regret.weight, regret_kept(individuals, config, engine, play, progress, meter))
     every = make_jobs(individuals, config, generation_seed, opponents, engine, program)
     sizes = {}
     for job in every:
@@ -215,7 +219,7 @@ def evaluate_in_rounds(individuals, config, generation_seed, opponents, engine, 
     playing, jobs, outcomes = set(range(len(individuals))), [], []
     for number in range(rounds):
         batch = [job for job in every if part[id(job)] == number and job.individual in playing]
-        outcomes += run_jobs(play, batch, progress)
+        outcomes += run_jobs(play, batch, progress, meter=meter)
         jobs += batch
         if number < rounds - 1 and len(playing) > least:
             fitness = fold(jobs, outcomes, len(individuals), weights, config.black_weight, regret)
@@ -239,7 +243,7 @@ def evaluate_in_rounds(individuals, config, generation_seed, opponents, engine, 
     return folded, len(jobs)
 
 
-def regret_kept(individuals, config, engine, play, progress=None):
+def regret_kept(individuals, config, engine, play, progress=None, meter=None):
     """{individual: (won positions kept, won positions)} on the fitness positions of [regret] (not the
     held-out ones), each individual's moves searched as its games play (``[fitness] play``); RunError
     where the file is not the one the run began with."""
@@ -255,7 +259,7 @@ def regret_kept(individuals, config, engine, play, progress=None):
     genomes = [as_features(individual, config.genes) for individual in individuals]
     jobs = regret_jobs(genomes, positions, config.depth, config.fitness.search, engine)
     kept = {index: 0 for index in range(len(individuals))}
-    for job, flags in zip(jobs, run_jobs(play, jobs, progress, safe_regret_job)):
+    for job, flags in zip(jobs, run_jobs(play, jobs, progress, safe_regret_job, meter)):
         kept[job.individual] += sum(flags)
     return {index: (count, config.regret.won) for index, count in kept.items()}
 
@@ -278,19 +282,58 @@ def group_weights(config, self_play_count):
     return weights
 
 
-def run_jobs(map_function, jobs, progress=None, function=None):
+class CpuMeter:
+    """The CPU seconds the workers spent on jobs (theirs and their child processes'), summed by run_jobs."""
+
+    def __init__(self):
+        self.seconds = 0.0
+
+
+class Measured(NamedTuple):
+    """A job's outcome (or its failure's text) and the CPU seconds its worker spent on it."""
+
+    outcome: object
+    cpu_seconds: float
+
+
+def _cpu_now():
+    """This process's CPU seconds so far, user and system, its reaped children's included."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
+def measured_call(call):
+    """Worker: ``call`` is (function, job); the function's outcome for the job, with the CPU it took."""
+    function, job = call
+    before = _cpu_now()
+    outcome = function(job)
+    return Measured(outcome, _cpu_now() - before)
+
+
+def _measured(map_function, function, jobs, meter):
+    """The outcomes of ``function`` over ``jobs`` through ``map_function``, their CPU added to ``meter``. An
+    executor that loses a worker answers with a failure's text in place of a Measured: kept as the outcome."""
+    for result in map_function(measured_call, [(function, job) for job in jobs]):
+        if isinstance(result, Measured):
+            meter.seconds += result.cpu_seconds
+            result = result.outcome
+        yield result
+
+
+def run_jobs(map_function, jobs, progress=None, function=None, meter=None):
     """Play every job through ``map_function`` (with ``function``, default ``safe_play_job``); a failed job
-    is retried once, then FitnessGameError."""
+    is retried once, then FitnessGameError. ``meter`` (a CpuMeter), where given, adds up the workers' CPU."""
     function = function or safe_play_job
+    meter = meter or CpuMeter()
     outcomes = []
-    for outcome in map_function(function, jobs):
+    for outcome in _measured(map_function, function, jobs, meter):
         outcomes.append(outcome)
         if progress:
             progress(1)
     failed = [k for k, outcome in enumerate(outcomes) if isinstance(outcome, str)]
     if failed:
         log.warning("retrying %d failed game job(s)", len(failed))
-        retried = list(map_function(function, [jobs[k] for k in failed]))
+        retried = list(_measured(map_function, function, [jobs[k] for k in failed], meter))
         for k, outcome in zip(failed, retried):
             if isinstance(outcome, str):
                 job = jobs[k]

@@ -56,7 +56,7 @@ def generation_line(entry):
     return (
         "gen {generation:>3}  best {win:.3f} ({margin:+.2f}; Black {black}, White {white})  mean {mean:.3f}  "
         "spread {std:.3f} (noise: SE {se:.3f})  diversity {diversity:.3f}  {games} games  "
-        "{rate:.1f} games/s{regret}".format(
+        "{rate:.1f} games/s{cpu}{regret}".format(
             generation=entry["generation"],
             win=entry["best_fitness"][0],
             margin=entry["best_fitness"][1],
@@ -68,6 +68,7 @@ def generation_line(entry):
             diversity=entry["diversity"],
             games=entry["games"],
             rate=entry["games_per_second"],
+            cpu=f"  {entry['cpu_seconds']:.0f} CPU s" if "cpu_seconds" in entry else "",
             regret=regret,
         )
     )

@@ -44,7 +44,7 @@ from evolve.checkpoint import (
     save_start_weights,
 )
 from evolve.config import load_config
-from evolve.fitness import engine_for, evaluate_in_rounds, make_jobs, self_play_opponents
+from evolve.fitness import CpuMeter, engine_for, evaluate_in_rounds, make_jobs, self_play_opponents
 from evolve.generations import by_colour, generation_line, population_figures
 from evolve.program import best_file, program_built, save_agent_weights
 from evolve.regret import REGRET_PER_JOB, load_positions, regret_job, regret_jobs
@@ -257,6 +257,7 @@ class Evolution:
         # CMA-ES draws from numpy's global generator: kept as it was whatever the executor's
         # libraries might draw from it while the games run.
         numpy_state = numpy.random.get_state()
+        meter = CpuMeter()
         folded, games = evaluate_in_rounds(
             invalid,
             self.config,
@@ -266,6 +267,7 @@ class Evolution:
             self.toolbox.map,
             bar.update if bar else None,
             self.program,
+            meter,
         )
         numpy.random.set_state(numpy_state)
         if bar:
@@ -282,7 +284,7 @@ class Evolution:
         self.halloffame.update(candidates)
         seconds = time.time() - started
         self.generation = number
-        self._record(number, candidates, games, seconds)
+        self._record(number, candidates, games, seconds, meter.seconds)
         self._checkpoint()
 
     # -- records --------------------------------------------------------------------------------
@@ -322,7 +324,7 @@ class Evolution:
         flags = [flag for outcome in self.toolbox.map(regret_job, jobs) for flag in outcome]
         return {"kept": sum(flags), "won": len(flags), "share": sum(flags) / len(flags) if flags else None}
 
-    def _record(self, number, evaluated, games, seconds):
+    def _record(self, number, evaluated, games, seconds, cpu_seconds):
         best = self.halloffame[0]
         rate = games / max(seconds, 1e-9)
         entry = {
@@ -331,6 +333,7 @@ class Evolution:
             "games": games,
             "engine": self.engine,
             "seconds": round(seconds, 3),
+            "cpu_seconds": round(cpu_seconds, 3),  # the workers' CPU on this generation's fitness jobs
             "games_per_second": round(rate, 2),
             "executor": dict((k, v) for k, v in self.where.items() if k != "dashboard"),
             "games_per_second_per_worker": round(rate / max(self.where.get("workers", 1), 1), 2),

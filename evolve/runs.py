@@ -15,7 +15,7 @@ from evolve.program import refuse_search_settings, save_agent_weights
 def format_table(records):
     """The generation table."""
     rows = [
-        "{:>4} {:>9} {:>8} {:>7} {:>7} {:>8} {:>7} {:>7} {:>9} {:>6} {:>8} {:>8}".format(
+        "{:>4} {:>9} {:>8} {:>7} {:>7} {:>8} {:>7} {:>7} {:>9} {:>6} {:>8} {:>8} {:>8}".format(
             "gen",
             "best win",
             "margin",
@@ -27,13 +27,15 @@ def format_table(records):
             "diversity",
             "games",
             "seconds",
+            "CPU s",
             "games/s",
         )
     ]
     for r in records:
         colour = r.get("best_by_colour", {})
+        row = "{:>4} {:>9.3f} {:>+8.2f} {:>7} {:>7} {:>8.3f} {:>7.3f} {:>7} {:>9.3f} {:>6} {:>8.1f} {:>8} {:>8.1f}"
         rows.append(
-            "{:>4} {:>9.3f} {:>+8.2f} {:>7} {:>7} {:>8.3f} {:>7.3f} {:>7} {:>9.3f} {:>6} {:>8.1f} {:>8.1f}".format(
+            row.format(
                 r["generation"],
                 r["best_fitness"][0],
                 r["best_fitness"][1],
@@ -45,6 +47,7 @@ def format_table(records):
                 r["diversity"],
                 r["games"],
                 r["seconds"],
+                "-" if r.get("cpu_seconds") is None else f"{r['cpu_seconds']:.1f}",  # runs before CPU was recorded
                 r["games_per_second"],
             )
         )

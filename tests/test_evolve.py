@@ -4,7 +4,10 @@ import json
 import os
 import pickle
 import signal
+import subprocess
+import sys
 import time
+from multiprocessing import Pool
 
 import pytest
 
@@ -16,7 +19,7 @@ from engine.playout import random_opening
 from evolve import schema
 from evolve.checkpoint import CHECKPOINT, _upgrade, load_checkpoint, save_checkpoint
 from evolve.config import ConfigError, load_config
-from evolve.fitness import FitnessGame, FitnessGameError, fold, make_jobs, run_jobs, safe_play_job
+from evolve.fitness import CpuMeter, FitnessGame, FitnessGameError, fold, make_jobs, run_jobs, safe_play_job
 from evolve.genome import make_toolbox
 from evolve.loop import GENERATIONS, Evolution
 from evolve.runs import export_best, format_table, plot_run, read_generations
@@ -243,7 +246,9 @@ def test_same_seed_same_run_whatever_the_workers(tmp_path):
         evolution = Evolution.create(
             config, runs_dir=str(tmp_path / f"w{workers}"), workers=workers, progress=False, out=open(os.devnull, "w")
         )
-        runs.append(stable(read_generations(evolution.run())))
+        records = read_generations(evolution.run())
+        assert all(record["cpu_seconds"] > 0 for record in records)  # the workers' CPU, whatever their number
+        runs.append(stable(records))
     assert runs[0] == runs[1]
 
 
@@ -279,6 +284,25 @@ def test_a_killed_run_resumes_to_the_same_generations(tmp_path):
     out, err = resumed.communicate(timeout=120)
     assert resumed.returncode == 0, err
     assert stable(read_generations(run_dir)) == expected
+
+
+SPIN = "import time\nstart = time.process_time()\nwhile time.process_time() - start < {}: pass\n"
+
+
+def spin_job(seconds):
+    """A job that spends ``seconds`` of CPU in its worker and as much again in a child process it waits for."""
+    exec(SPIN.format(seconds))
+    subprocess.run([sys.executable, "-c", SPIN.format(seconds)], check=True)
+    return (1.0, 0.0)
+
+
+def test_the_meter_adds_up_the_cpu_the_workers_and_their_children_spent():
+    meter = CpuMeter()
+    with Pool(2) as pool:
+        outcomes = run_jobs(pool.imap, [0.3, 0.3, 0.3], function=spin_job, meter=meter)
+    assert outcomes == [(1.0, 0.0)] * 3
+    # 0.6 s a job, half in the worker and half in its child; the interpreters' start-up adds a little
+    assert 1.8 <= meter.seconds < 3.0
 
 
 def test_a_failing_job_is_retried_once():
