@@ -23,8 +23,8 @@ from engine.play.openings import OpeningsError, load_openings
 from engine.players.specs import make_player
 from engine.sandbox.limits import UntrustedFolderError
 from evolve.genome import ENDGAME, UNRECORDED_GENES, feature_of, genes, named
+from evolve.positions import RegretError, load_positions
 from evolve.program import fingerprint, folder_problem, name_problem, read_agent_weights, start_row
-from evolve.regret import RegretError, load_positions
 from evolve.schema import (
     _INDIVIDUAL,
     _PANEL,

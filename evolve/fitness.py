@@ -29,8 +29,9 @@ from engine.players.searcher import AgentPlayer
 from engine.players.shipped import ShippedPlayer, shipped_book
 from engine.players.specs import make_player
 from evolve.genome import as_features
+from evolve.positions import load_positions
 from evolve.program import BuiltProgram, program_player
-from evolve.regret import RegretJob, load_positions, regret_job, regret_jobs
+from evolve.regret import RegretJob, regret_job, regret_jobs
 
 log = logging.getLogger("evolve.fitness")
 

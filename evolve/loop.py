@@ -46,8 +46,9 @@ from evolve.checkpoint import (
 from evolve.config import load_config
 from evolve.fitness import CpuMeter, engine_for, evaluate_in_rounds, make_jobs, self_play_opponents
 from evolve.generations import by_colour, generation_line, population_figures
+from evolve.positions import load_positions
 from evolve.program import best_file, program_built, save_agent_weights
-from evolve.regret import REGRET_PER_JOB, load_positions, regret_job, regret_jobs
+from evolve.regret import REGRET_PER_JOB, regret_job, regret_jobs
 from evolve.runs import best_params, provenance
 
 log = logging.getLogger("evolve")

@@ -1,5 +1,6 @@
-"""The regret fitness's positions (evolve/regret.py): drawn out of the book, every legal move solved,
-kept with a journal that a stopped build continues from, scored the same by either searcher."""
+"""The regret fitness's positions (evolve/positions.py): drawn out of the book, every legal move solved,
+kept with a journal that a stopped build continues from; and the fitness itself (evolve/regret.py),
+scored the same by either searcher."""
 
 import gzip
 import json
@@ -9,14 +10,14 @@ import pytest
 from engine.data import SHIPPED_PARAMS
 from engine.native.solver import position_from_text
 from engine.params import load_params
-from evolve.regret import (
+from evolve.positions import (
     RegretError,
     _journal_line,
     build_positions,
     draw_positions,
     load_positions,
-    regret_score,
 )
+from evolve.regret import regret_score
 from tests.conftest import cli
 
 
@@ -180,7 +181,7 @@ def _record_games(folder, games):
 
 
 def test_positions_drawn_from_records_are_the_games_positions_once_each(library, tmp_path):
-    from evolve.regret import merge_positions, recorded_positions
+    from evolve.positions import merge_positions, recorded_positions
 
     moves = ["0,0", "4,4", "0,4", "4,0", "1,1", "3,3", "1,3", "3,1", "2,0", "2,4", "0,2", "4,2"]
     # the same game, turned by 180 degrees

@@ -8,7 +8,7 @@ import pytest
 from engine.params import DEFAULT_WEIGHTS, load_params, make_params, save_params
 from evolve.cli import main as evolve
 from evolve.loop import Evolution
-from evolve.regret import build_positions
+from evolve.positions import build_positions
 from tests.test_evolve import TINY, write_config
 
 # Quick agents: depth 1, a tenth of a second a move; no book, so that a move is a process start

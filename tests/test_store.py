@@ -17,7 +17,7 @@ from engine.position import Position
 from engine.symmetry import SYMMETRIES
 from evolve.exploit import adversary_move
 from evolve.labels import label_positions
-from evolve.regret import solve_positions
+from evolve.positions import solve_positions
 from tests.conftest import cli, random_position, turn
 
 MAX_PREFILL_BYTES = 2 * 1024 * 1024  # the package's prefill stays a small part of a small package

@@ -17,7 +17,7 @@ SHIPPED_BOOK = os.path.join(_HERE, "book.json")  # a link to the top-level book.
 RULES_VECTORS = os.path.join(_HERE, "host-reference.jsonl.gz")
 SHIPPED_QTABLE = os.path.join(_HERE, "qtable.json.gz")
 SOLVED_OPENINGS = os.path.join(_HERE, "openings.json")  # who wins each 2-ply opening (engine.play.openings)
-# Won and lost positions out of the book with every move solved (evolve.regret): evolve ship's exploitability.
+# Won and lost positions out of the book with every move solved (evolve.positions): evolve ship's exploitability.
 SHIPPED_POSITIONS = os.path.join(_HERE, "positions.json.gz")
 # Every position of the first plies with every move solved (engine.native.store): beneath every store.
 SOLVED_PREFILL = os.path.join(_HERE, "solved-prefill.sqlite")

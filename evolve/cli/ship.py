@@ -21,7 +21,7 @@ from engine.play.summary import format_report
 from engine.players.shipped import ShippedPlayer, shipped_book
 from evolve.cli.runs import one_run
 from evolve.exploit import exploitability, format_exploitability
-from evolve.regret import load_positions
+from evolve.positions import load_positions
 from evolve.ship import CANDIDATE, DEFAULT_GAMES, DEFAULT_OPENING, DEFAULT_SPRT, describe, prepare, ship, ship_folder
 
 

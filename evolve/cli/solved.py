@@ -22,7 +22,8 @@ from engine.params import load_params
 from engine.players.shipped import NODES_PER_SECOND, ShippedPlayer, shipped_book
 from engine.players.specs import make_player
 from evolve.exploit import exploitability, format_exploitability
-from evolve.regret import DEFAULT_PLIES, build_positions, load_positions, merge_positions, regret_score
+from evolve.positions import DEFAULT_PLIES, build_positions, load_positions, merge_positions
+from evolve.regret import regret_score
 
 
 def register(commands):

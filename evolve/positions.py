@@ -1,0 +1,353 @@
+"""Positions with every legal move's exact result: drawn, solved and kept as versioned data.
+
+``draw_positions`` draws positions out of the book at plies 2-11 (both colours), from uniform
+random legal play and from quick games of mixed strength, each distinct under the board's
+symmetries; ``recorded_positions`` takes those that recorded games met (match journals, SGF);
+``solve_positions`` has the compiled solver settle every legal move of each, on a pool of
+processes, keeping each answer in a journal so that a stopped build continues;
+``build_positions`` writes the versioned file with its provenance (seed, how drawn, the solver's
+build) and a held-out split (a fifth of the positions, by their canonical key) that reports
+over-fitting. The regret fitness (``evolve.regret``) and the exploitability report
+(``evolve.exploit``) read these files.
+
+The file (gzipped JSON)::
+
+    {"format": "littlego-regret 1",
+     "info": {"seed": ..., "plies": [2, 11], "solver": "solve-<digest>", ...},
+     "positions": [{"position": "1 4 <previous> <board>", "source": "random", "held_out": false,
+                    "moves": {"12": 1, "7": 0, ...}}, ...]}    # each legal move (25: pass), 1 if it wins
+"""
+
+import datetime
+import gzip
+import hashlib
+import json
+import os
+import random
+from typing import Dict, NamedTuple, Tuple
+
+from engine.book import book_key, load_book
+from engine.common.pools import process_pool
+from engine.common.seeds import derive_seed
+from engine.constants import MAX_MOVES, PASS
+from engine.data import SHIPPED_BOOK
+from engine.errors import UserError
+from engine.native.compiler import compiled_solver
+from engine.native.solver import NATIVE_PASS, describe_position, position_from_text
+from engine.native.store import SolvedStore, start_worker_solver, worker_solver
+from engine.play.records import games as recorded_games
+from engine.play.records import recorded_positions as records_by_ply
+from engine.playout import random_point
+from engine.position import Position
+from engine.protocol import write_atomic
+from evolve.labels import read_document, sample_game
+
+REGRET_FORMAT = "littlego-regret 1"
+DEFAULT_PLIES = (2, 11)  # out of the book, before the shipped agent solves exactly (ply 12)
+# uniform random legal play; games of mixed strength (evolve.labels); recorded games (a match, a study)
+SOURCES = ("random", "games", "recorded")
+HELD_OUT_SHARE = 5  # one position in this many (by its canonical key) is held out
+SOLVER_TABLE_BITS = 24  # 512 MiB a solving process: early plies need a large table
+
+
+class RegretError(UserError, ValueError):
+    """A positions file that cannot be used; the message names the file and the entry."""
+
+
+class SolvedPosition(NamedTuple):
+    """A position with every legal move's exact result: ``moves`` maps a move (a point, or PASS) to
+    whether it wins for the side to move."""
+
+    text: str  # as the compiled solver reads it: colour, ply, previous board, board
+    source: str  # how it was drawn: one of SOURCES
+    held_out: bool
+    moves: Dict[int, bool]
+
+    @property
+    def won(self):
+        """Whether the side to move wins (some move wins)."""
+        return any(self.moves.values())
+
+    @property
+    def critical(self):
+        """Won, and at most a third of the legal moves keep the win: where a weak move gives it away."""
+        return self.won and 3 * sum(self.moves.values()) <= len(self.moves)
+
+    @property
+    def ply(self):
+        return int(self.text.split()[1])
+
+
+class PositionSet(NamedTuple):
+    """A positions file: its provenance and its positions, in the order drawn."""
+
+    info: dict
+    positions: Tuple[SolvedPosition, ...]
+
+    def split(self, held_out):
+        """The positions of one split: the held-out ones, or those the fitness uses."""
+        return tuple(p for p in self.positions if p.held_out == held_out)
+
+
+def _held_out(key):
+    return int.from_bytes(key.encode("utf-8")[-4:], "big") % HELD_OUT_SHARE == 0 if key else False
+
+
+def _random_position(seed, ply):
+    """The position after ``ply`` uniformly random legal moves (passes only where nothing else is legal)."""
+    rng = random.Random(seed)
+    position = Position.initial()
+    while position.moves_played < ply and not position.is_over:
+        position = position.play_point(random_point(position, rng))
+    return position
+
+
+def draw_positions(per_ply, plies=DEFAULT_PLIES, seed=1, book=None):
+    """[(text, source)]: ``per_ply`` positions at each ply of ``plies`` (low, high), half from uniform
+    random legal play, half from games of mixed strength; none in ``book``, none over, each distinct
+    under the board's symmetries. Fewer at a ply that holds fewer (ply 2 has 85 up to symmetry)."""
+    drawn, keys = [], set()
+    for ply in range(plies[0], plies[1] + 1):
+        found, attempt, stale = 0, 0, 0
+        while found < per_ply and stale < 200:
+            source = SOURCES[attempt % 2]
+            attempt_seed = derive_seed(seed, ply * 1_000_003 + attempt)
+            attempt += 1
+            if source == "random":
+                position = _random_position(attempt_seed, ply)
+                texts = [] if position.is_over or position.moves_played != ply else [describe_position(position)]
+            else:
+                texts = [text for text, _ in sample_game(attempt_seed, (ply, ply), 1)]
+            new = False
+            for text in texts:
+                position = position_from_text(text)
+                key = book_key(position)[0]
+                if position.is_over or key in keys or (book is not None and book.move(position) is not None):
+                    continue
+                keys.add(key)
+                drawn.append((text, source))
+                found, new = found + 1, True
+            stale = 0 if new else stale + 1
+    return drawn
+
+
+def recorded_positions(sources, plies=DEFAULT_PLIES, seed=1, per_ply=None, book=None):
+    """[(text, "recorded")]: positions of the game records in ``sources`` (``engine.play.records``) at
+    plies ``plies`` (low, high), none in ``book``; at each ply all of them, or ``per_ply`` drawn by
+    ``seed``. These are the positions real games meet: a study's or a shipping test's games."""
+    skip = None if book is None else (lambda position: book.move(position) is not None)
+    by_ply = records_by_ply(sources, plies, seed, per_ply, skip)
+    return [(describe_position(position), "recorded") for found in by_ply.values() for position in found]
+
+
+def _file_digest(path):
+    """SHA-256 of a file, or of a folder's records (their names and bytes, in order)."""
+    digest = hashlib.sha256()
+    if os.path.isdir(path):
+        for name, data in recorded_games(path):
+            digest.update(name.encode("utf-8") + b"\0" + data)
+    else:
+        with open(path, "rb") as handle:
+            digest.update(handle.read())
+    return digest.hexdigest()
+
+
+def merge_positions(path, sources):
+    """Write at ``path`` the positions of the files ``sources`` in one set (a position met twice, under
+    the board's symmetries, is kept once: its first), with each source's provenance; the PositionSet."""
+    positions, keys, merged = [], set(), []
+    for source in sources:
+        found = load_positions(source)
+        kept = 0
+        for p in found.positions:
+            key = (p.text.split()[0], book_key(position_from_text(p.text))[0])
+            if key not in keys:
+                keys.add(key)
+                positions.append(p)
+                kept += 1
+        merged.append({"file": source, "sha256": _file_digest(source), "kept": kept, "info": found.info})
+    plies = [p.ply for p in positions]
+    info = {
+        "merged": merged,
+        "plies": [min(plies), max(plies)] if plies else [],
+        "held_out": f"one in {HELD_OUT_SHARE} by canonical key",
+        "created": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
+        "won": sum(1 for p in positions if p.won),
+        "critical": sum(1 for p in positions if p.critical),
+        "positions": len(positions),
+    }
+    built = PositionSet(info, tuple(positions))
+    save_positions(path, built)
+    return built
+
+
+def _solve(text):
+    """Worker: (text, {move: wins}, the solver's nodes for it)."""
+    solver = worker_solver()
+    before = solver.nodes
+    results = solver.move_results(position_from_text(text))
+    return text, results, solver.nodes - before
+
+
+def _move_key(move):
+    return str(NATIVE_PASS if move == PASS else move)
+
+
+def _move_of(key):
+    number = int(key)
+    return PASS if number == NATIVE_PASS else number
+
+
+def _journal_line(text, results):
+    return json.dumps({"position": text, "moves": {_move_key(m): int(w) for m, w in results.items()}}) + "\n"
+
+
+def _read_journal(path):
+    """{text: {move: wins}} of a build's journal; a last line cut off by a kill is dropped."""
+    done = {}
+    if not os.path.exists(path):
+        return done
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            try:
+                entry = json.loads(line)
+                done[entry["position"]] = {_move_of(k): bool(v) for k, v in entry["moves"].items()}
+            except (ValueError, KeyError, TypeError, AttributeError):
+                continue
+    return done
+
+
+def solve_positions(texts, journal, jobs=1, table_bits=SOLVER_TABLE_BITS, progress=None, store=None):
+    """({text: {move: wins}} for every text, the solver's nodes this time). Each answer is appended to
+    ``journal`` as it comes; texts the journal or the store of solved positions at ``store`` (a path,
+    None for none) already holds are not solved again, and what is solved goes into the store. Ctrl-C
+    stops it with the answers kept (KeyboardInterrupt propagates)."""
+    done = _read_journal(journal)
+    nodes = 0
+    if store is not None:
+        with SolvedStore(store) as stored, open(journal, "a", encoding="utf-8") as handle:
+            for text in texts:
+                known = None if text in done else stored.results(position_from_text(text))
+                if known is not None:
+                    handle.write(_journal_line(text, known))
+                    done[text] = known
+    todo = [text for text in texts if text not in done]
+    if progress:
+        progress(len(texts) - len(todo))
+    if not todo:
+        return done, nodes
+    pool = process_pool(jobs, start="spawn", initializer=start_worker_solver, initargs=(table_bits, store))
+    try:
+        with open(journal, "a", encoding="utf-8") as handle:
+            for text, results, spent in pool.imap_unordered(_solve, todo):
+                handle.write(_journal_line(text, results))
+                handle.flush()
+                done[text] = results
+                nodes += spent
+                if progress:
+                    progress(len(texts) - len(todo) + sum(1 for t in todo if t in done))
+    finally:
+        pool.terminate()
+    return done, nodes
+
+
+def build_positions(
+    path,
+    per_ply,
+    plies=DEFAULT_PLIES,
+    seed=1,
+    jobs=1,
+    table_bits=SOLVER_TABLE_BITS,
+    progress=None,
+    store=None,
+    records=(),
+):
+    """Draw, solve and write a positions file at ``path`` (its journal beside it until it is written),
+    reading and growing the store of solved positions at ``store`` (a path; None: none); the PositionSet
+    written. With ``records`` (game records: ``recorded_positions``) the positions are drawn from those
+    games instead of random play. ``progress(total)``: a function ``update(done)`` for the solving, told
+    how many of ``total`` are settled (``counter``'s)."""
+    started = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    book = load_book(SHIPPED_BOOK) if os.path.exists(SHIPPED_BOOK) else None
+    if records:
+        drawn = recorded_positions(records, plies, seed, per_ply, book)
+        how = "from the game records listed in 'records' (every position at the plies, none over), "
+    else:
+        drawn = draw_positions(per_ply, plies, seed, book)
+        how = (
+            "half uniform random legal play, half games of mixed strength (evolve.labels: the shipped "
+            "weights at depths 1-3, greedy, aggressive, a quarter of the moves random, from 2-ply random openings); "
+        )
+    journal = path + ".journal"
+    update = progress(len(drawn)) if progress else None
+    try:
+        solved, nodes = solve_positions([text for text, _ in drawn], journal, jobs, table_bits, update, store)
+    finally:
+        if update is not None and hasattr(update, "close"):
+            update.close()
+    positions = tuple(
+        SolvedPosition(text, source, _held_out(book_key(position_from_text(text))[0]), solved[text])
+        for text, source in drawn
+    )
+    info = {
+        "seed": seed,
+        "plies": list(plies),
+        "per_ply": per_ply,
+        "drawn": how + "none in the shipped book, distinct under the symmetries",
+        "book": os.path.basename(SHIPPED_BOOK) if book is not None else None,
+        **({"records": [{"file": r, "sha256": _file_digest(r)} for r in records]} if records else {}),
+        "solver": os.path.basename(compiled_solver()),
+        "solver_nodes_this_build": nodes,
+        "held_out": f"one in {HELD_OUT_SHARE} by canonical key",
+        "created": started.isoformat(),
+        "won": sum(1 for p in positions if p.won),
+        "critical": sum(1 for p in positions if p.critical),
+        "positions": len(positions),
+    }
+    save_positions(path, PositionSet(info, positions))
+    os.remove(journal)
+    return PositionSet(info, positions)
+
+
+def save_positions(path, positions):
+    """Write a positions file atomically."""
+    data = {
+        "format": REGRET_FORMAT,
+        "info": positions.info,
+        "positions": [
+            {
+                "position": p.text,
+                "source": p.source,
+                "held_out": p.held_out,
+                "moves": {
+                    _move_key(m): int(w) for m, w in sorted(p.moves.items(), key=lambda item: int(_move_key(item[0])))
+                },
+            }
+            for p in positions.positions
+        ],
+    }
+    write_atomic(path, gzip.compress(json.dumps(data, separators=(",", ":")).encode("utf-8"), mtime=0))
+
+
+def load_positions(path):
+    """The PositionSet of a positions file; RegretError naming the file and the entry for anything wrong."""
+    data, entries = read_document(path, REGRET_FORMAT, "positions", RegretError)
+    positions = []
+    for index, entry in enumerate(entries):
+        where = f"{path}: positions[{index}]"
+        try:
+            text, source, held_out, moves = entry["position"], entry["source"], entry["held_out"], entry["moves"]
+            position = position_from_text(text)
+            results = {_move_of(k): bool(v) for k, v in moves.items() if v in (0, 1) and not isinstance(v, bool)}
+        except (TypeError, KeyError, AttributeError, ValueError) as error:
+            raise RegretError(f"{where}: expected position, source, held_out and moves: {error}")
+        if source not in SOURCES or not isinstance(held_out, bool) or len(results) != len(moves):
+            raise RegretError(f"{where}: a source of {', '.join(SOURCES)}, held_out true or false, moves 0 or 1")
+        legal = set(position.legal_points()) | {PASS}
+        if set(results) != legal:
+            raise RegretError(f"{where}: the moves do not match the position's legal moves")
+        if not position.moves_played < MAX_MOVES or position.is_over:
+            raise RegretError(f"{where}: the game is over")
+        positions.append(SolvedPosition(text, source, held_out, results))
+    info = data.get("info") if isinstance(data.get("info"), dict) else {}
+    return PositionSet(info, tuple(positions))
