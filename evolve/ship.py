@@ -8,6 +8,11 @@ them against each other from random openings, both colours from each, until a se
 probability ratio test decides. Everything lives in ``RUN/ship/``: the candidate, the two
 bundles, the plan (what is compared, under which test) and the journal of finished games, so
 that the same command continues a stopped test, to the result it would have had.
+
+Before the test, ``screen`` plays the same pairing as shipped with the CPU budget counted in nodes
+(``shipped:`` players: deterministic, about 80 CPU seconds for 400 games): on the eight SPRTs of
+2026-11-25/27 this match put every candidate on the side of 50% its test decided, within 0.3-1.9
+points on the four decided ones (``experiments/tuners-20261125``). It predicts; only the test ships.
 """
 
 import datetime
@@ -32,10 +37,13 @@ CANDIDATE = "candidate-params.json"
 PLAN = "plan.json"
 JOURNAL = "sprt.journal"
 REPORT = "sprt.json"
+SCREEN = "screen.json"
+DEFAULT_SCREEN = 400
 DEFAULT_GAMES = 800
 DEFAULT_SPRT = (0.0, 20.0)
 DEFAULT_OPENING = 2
 _SHIP_STREAM = 5  # derive_seed's extra number for a run's default SPRT seed
+_SCREEN_STREAM = 6  # and for the screen's, from the plan's seed
 
 
 class ShipError(RunError):
@@ -70,6 +78,26 @@ class ShipResult(NamedTuple):
     shipped: bool
     reason: str
     summary: object
+
+
+class Screen(NamedTuple):
+    """The screen's match, as shipped in nodes: the candidate's score over ``games`` from the plan's
+    openings (its seed from the plan's), the 95% interval, and the two params files it played (by
+    content), so that a ship continued later reads it back rather than playing it again."""
+
+    games: int
+    seed: int
+    score: float
+    low: float
+    high: float
+    candidate_sha256: str
+    current_sha256: str
+
+    def line(self):
+        return (
+            f"screen: the candidate scores {self.score:.1%} ({self.low:.1%}-{self.high:.1%}) in {self.games} games "
+            f"as shipped in nodes (seed {self.seed}); the tests so far came out on the same side of 50%"
+        )
 
 
 def _sha256(path):
@@ -255,6 +283,37 @@ def _shipped_after(plan, summary, previous, journal):
         },
         "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
     }
+
+
+def screen(run, current, plan, games=DEFAULT_SCREEN, settings=DEFAULT_GAME_SETTINGS):
+    """The Screen of the plan's candidate against ``current``: kept in RUN/ship/screen.json, played
+    (``games`` games, both colours from each of the plan's random openings) only where none of these
+    files and games is kept; None where Ctrl-C stopped it (nothing kept). ``settings``: its jobs and
+    progress."""
+    folder = ship_folder(run)
+    candidate_path, path = os.path.join(folder, CANDIDATE), os.path.join(folder, SCREEN)
+    seed = derive_seed(plan.seed, _SCREEN_STREAM) % (2**31)
+    wanted = (games, seed, _sha256(candidate_path), _sha256(current))
+    try:
+        with open(path) as handle:
+            kept = Screen(**json.load(handle))
+        if (kept.games, kept.seed, kept.candidate_sha256, kept.current_sha256) == wanted:
+            return kept
+    except (OSError, ValueError, TypeError):
+        pass  # none yet, or one this version cannot read: played again
+    summary, _ = run_match(
+        "shipped:" + candidate_path,
+        "shipped:" + current,
+        games,
+        settings._replace(seed=seed, journal=None),
+        opening_plies=plan.random_opening,
+    )
+    if summary.interrupted:
+        return None
+    low, high = summary.a_win_rate_95ci
+    found = Screen(games, seed, summary.a_win_rate, low, high, wanted[2], wanted[3])
+    write_atomic(path, json.dumps(found._asdict(), indent=2) + "\n")
+    return found
 
 
 def ship(run, current, plan, settings=DEFAULT_GAME_SETTINGS):

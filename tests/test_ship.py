@@ -16,7 +16,7 @@ from tests.test_evolve import TINY, write_config
 # the candidate wins nearly every game (H1); a run whose margin must be negative loses them (H0).
 QUICK = dict(depth=1, cpu_budget=0.1, cpu_cap=0.2)
 SHIP = ["--games", "12", "--sprt", "0,400", "--random-opening", "2", "--jobs", "2", "--no-book", "--no-progress"]
-SHIP += ["--exploit", "none"]
+SHIP += ["--screen", "0", "--exploit", "none"]
 
 
 def evolved(tmp_path, margin, name):
@@ -60,6 +60,25 @@ def test_a_candidate_the_test_accepts_replaces_params_json_with_the_test_in_its_
     assert shipped.provenance["exported_by"].startswith(f"evolve ship {run} --to {current} --games 12")
     report = json.load(open(os.path.join(run, "ship", "sprt.json")))
     assert report["sprt"]["decision"] == "H1"
+
+
+def test_the_screen_predicts_before_the_test_and_min_screen_stops_a_weak_candidate_there(tmp_path, capsys):
+    run = evolved(tmp_path, (-20, -10), "weak")
+    current = current_file(tmp_path, 10.0)
+    before = open(current, "rb").read()
+    asked = ["ship", run, "--to", current] + SHIP[:-4] + ["--screen", "8", "--min-screen", "0.5", "--exploit", "none"]
+    assert evolve(asked) == 1
+    out = capsys.readouterr().out
+    assert "screen: the candidate scores 0.0%" in out and "in 8 games as shipped in nodes" in out
+    assert "not shipped: the screen scored 0.0%, below --min-screen 50.0%: no test played" in out
+    assert open(current, "rb").read() == before
+    assert not os.path.exists(os.path.join(run, "ship", "sprt.journal"))
+    screen = os.path.join(run, "ship", "screen.json")
+    kept = json.load(open(screen))
+    assert kept["games"] == 8 and kept["score"] == 0.0
+    os.utime(screen, (0, 0))
+    assert evolve(asked) == 1  # the screen read back, not played again
+    assert os.stat(screen).st_mtime == 0 and "scores 0.0%" in capsys.readouterr().out
 
 
 def test_a_rejected_candidate_leaves_params_json_as_it_was_and_the_same_command_replays_the_test(tmp_path, capsys):
@@ -127,7 +146,8 @@ def test_export_takes_its_search_settings_from_the_file_it_replaces(tmp_path, ca
 
 
 @pytest.mark.parametrize(
-    "bad", [["--sprt", "20,0"], ["--games", "0"], ["--random-opening", "30"], ["--close-stones", "-1"]]
+    "bad",
+    [["--sprt", "20,0"], ["--games", "0"], ["--random-opening", "30"], ["--close-stones", "-1"], ["--min-screen", "2"]],
 )
 def test_bad_ship_options_are_one_line(tmp_path, capsys, bad):
     with pytest.raises(SystemExit) as stop:

@@ -85,6 +85,11 @@ def elo_pair(text):
     return elo0, elo1
 
 
+def share(text):
+    """A share of games from 0 to 1 (0.5: half of them)."""
+    return _float(text, lambda v: 0 <= v <= 1, "a number", "a share from 0 to 1")
+
+
 def weight_bound(text):
     """A positive bound on the weights, at most MAX_WEIGHT."""
     return _float(text, lambda v: 0 < v <= MAX_WEIGHT, "a number", f"a bound above 0 and at most {MAX_WEIGHT:g}")

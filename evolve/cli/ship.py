@@ -2,8 +2,9 @@
 
 import functools
 import os
+import sys
 
-from engine.cli.argument_types import elo_pair, file_to_write, integer_range, positive_int
+from engine.cli.argument_types import count, elo_pair, file_to_write, integer_range, positive_int, share
 from engine.cli.arguments import (
     add_game_options,
     add_search_settings,
@@ -22,7 +23,18 @@ from engine.players.shipped import ShippedPlayer, shipped_book
 from evolve.cli.runs import one_run
 from evolve.exploit import exploitability, format_exploitability
 from evolve.positions import load_positions
-from evolve.ship import CANDIDATE, DEFAULT_GAMES, DEFAULT_OPENING, DEFAULT_SPRT, describe, prepare, ship, ship_folder
+from evolve.ship import (
+    CANDIDATE,
+    DEFAULT_GAMES,
+    DEFAULT_OPENING,
+    DEFAULT_SCREEN,
+    DEFAULT_SPRT,
+    describe,
+    prepare,
+    screen,
+    ship,
+    ship_folder,
+)
 
 
 def register(commands):
@@ -49,6 +61,23 @@ def register(commands):
         default=DEFAULT_OPENING,
         metavar="K",
         help="each pair of games starts from the same K random plies (default %(default)s)",
+    )
+    ship_.add_argument(
+        "--screen",
+        type=count,
+        default=DEFAULT_SCREEN,
+        metavar="GAMES",
+        help="before the test, play GAMES games of the same pairing as shipped with the CPU budget in nodes "
+        "(deterministic, about 0.2 CPU s a game) and print the candidate's score, which has predicted every "
+        "test's side of 50%% so far; kept in RUN/ship/screen.json (0: none; default %(default)s)",
+    )
+    ship_.add_argument(
+        "--min-screen",
+        type=share,
+        default=None,
+        metavar="SCORE",
+        help="stop before the test, not shipped, when the screen scores below SCORE (0.5, say; default: "
+        "always play the test)",
     )
     ship_.add_argument(
         "--no-book",
@@ -105,7 +134,9 @@ def _ship(args):
     Elo stronger) or H1 (ELO1), or --games pass. Only H1 writes --to, with the test in its
     provenance. Everything lives in RUN/ship/; the same command continues a stopped test.
     Given a params file instead of a run (evolve fit --out's), its weights are the candidate and
-    the test lives in ship/ beside it. Exit status: 0 shipped, 1 not shipped (H0, or undecided), 130 interrupted.
+    the test lives in ship/ beside it. Before the test, --screen plays the pairing as shipped in nodes
+    and prints the candidate's score (a prediction: only the test ships); --min-screen stops there below it.
+    Exit status: 0 shipped, 1 not shipped (H0, undecided, or below --min-screen), 130 interrupted.
     """
     run = one_run(args.run)
     file_to_write(args.to, "--to", "params.json")
@@ -126,6 +157,19 @@ def _ship(args):
         progress=True if progress_bar(args) else match_lines("candidate", plan.games),
         limits=program_limits(args, ["cmd:" + os.path.join(ship_folder(run), "candidate")]),
     )
+    screened = None
+    if args.screen:
+        screened = screen(run, args.to, plan, args.screen, game_settings(args, progress=progress_bar(args)))
+        if screened is None:
+            print("interrupted in the screen: nothing kept; the same command plays it again", file=sys.stderr)
+            return 130
+        print(screened.line(), flush=True)
+    if args.min_screen is not None and screened is not None and screened.score < args.min_screen:
+        print(
+            f"not shipped: the screen scored {screened.score:.1%}, below --min-screen {args.min_screen:.1%}: "
+            f"no test played; {args.to} left as it was"
+        )
+        return 1
     exploited = _exploitability(args, run)  # before the test: a shipped candidate replaces --to
     result = ship(run, args.to, plan, settings)
     print(format_report(result.summary))
