@@ -32,7 +32,7 @@ from engine.data import SHIPPED_PARAMS
 from engine.errors import UserError
 from engine.native.compiler import DEFAULT_TABLE_BITS
 from engine.native.solver import describe_position, position_from_text
-from engine.native.store import start_worker_solver, worker_solver
+from engine.native.stored_solver import start_worker_solver, worker_solver
 from engine.params import load_params
 from engine.players.scripted import AggressivePlayer, GreedyPlayer
 from engine.players.searcher import AgentPlayer

@@ -34,7 +34,8 @@ from engine.data import SHIPPED_BOOK
 from engine.errors import UserError
 from engine.native.compiler import compiled_solver
 from engine.native.solver import NATIVE_PASS, describe_position, position_from_text
-from engine.native.store import SolvedStore, start_worker_solver, worker_solver
+from engine.native.store import SolvedStore
+from engine.native.stored_solver import start_worker_solver, worker_solver
 from engine.play.records import games as recorded_games
 from engine.play.records import recorded_positions as records_by_ply
 from engine.playout import random_point

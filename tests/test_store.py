@@ -6,13 +6,14 @@ import sqlite3
 
 import pytest
 
-import engine.native.store as store_module
+import engine.native.stored_solver as stored_solver_module
 from engine.constants import PASS
 from engine.coords import move_from_text
 from engine.data import SOLVED_PREFILL
 from engine.native.grow import positions_to_grow, ship_store
 from engine.native.solver import NativeSolver, describe_position, position_from_text
-from engine.native.store import SolvedStore, StoredSolver, StoreError, store_key
+from engine.native.store import SolvedStore, StoreError, store_key
+from engine.native.stored_solver import StoredSolver
 from engine.position import Position
 from engine.symmetry import SYMMETRIES
 from evolve.exploit import adversary_move
@@ -149,7 +150,7 @@ def test_a_store_of_other_rules_or_format_is_refused(tmp_path):
 def test_what_the_adversary_solved_is_not_solved_again_by_the_regret_positions(monkeypatch, tmp_path):
     """Two tools over the same positions: the exploit report's adversary, then 'evolve positions'."""
     path = tmp_path / "solved.sqlite"
-    monkeypatch.setattr(store_module, "NativeSolver", CountingSolver)
+    monkeypatch.setattr(stored_solver_module, "NativeSolver", CountingSolver)
     parents = _positions(13, 3, 12, 14)
     with StoredSolver(path) as adversary:
         moves = [adversary_move(adversary, position) for position in parents]
@@ -170,7 +171,7 @@ def test_what_the_regret_positions_solved_the_labels_read_without_the_solver(mon
     texts = [describe_position(p) for p in _positions(17, 6)]
     solved, nodes = solve_positions(texts, str(tmp_path / "positions.journal"), store=path)
     assert nodes > 0
-    monkeypatch.setattr(store_module, "NativeSolver", RefusingSolver)  # the forked workers inherit it
+    monkeypatch.setattr(stored_solver_module, "NativeSolver", RefusingSolver)  # the forked workers inherit it
     labelled, nodes, interrupted = label_positions(texts, jobs=2, store=path)
     assert nodes == 0 and not interrupted
     assert dict(labelled) == {text: int(any(solved[text].values())) for text in texts}
@@ -318,7 +319,7 @@ def test_a_damaged_prefill_or_one_of_other_rules_is_refused_by_name(native, tmp_
 def test_the_shipped_prefill_holds_every_position_of_its_plies_and_the_empty_boards_one_winning_move(
     private_store, monkeypatch
 ):
-    monkeypatch.setattr(store_module, "NativeSolver", RefusingSolver)
+    monkeypatch.setattr(stored_solver_module, "NativeSolver", RefusingSolver)
     with StoredSolver(private_store) as solver:  # the tools' default store, empty: the prefill answers
         shipped = solver.store.prefill.summary()
         last = max(shipped["by_ply"])

@@ -12,7 +12,7 @@ from engine.constants import MAX_MOVES
 from engine.errors import InvalidInput
 from engine.native.book import build_book, build_white_book, extend_book, merge_books, read_any_book, trim_book
 from engine.native.sections import book_sections, check_book, describe_start
-from engine.native.store import StoredSolver
+from engine.native.stored_solver import StoredSolver
 from engine.protocol import write_atomic
 from engine.ui.board import describe
 

@@ -7,7 +7,7 @@ from engine.cli.arguments import add_progress, add_store, command, progress_bar,
 from engine.common.progress import counter
 from engine.constants import MAX_MOVES, PASS, colour_word
 from engine.errors import InvalidInput
-from engine.native.store import StoredSolver
+from engine.native.stored_solver import StoredSolver
 from engine.search import SearchTimeout
 from engine.solver import Solver
 from engine.ui.board import board_diagram, describe, position_from_moves, read_position, verdict

@@ -19,7 +19,8 @@ from engine.common.seeds import derive_seed
 from engine.constants import PASS
 from engine.native.compiler import DEFAULT_TABLE_BITS
 from engine.native.solver import describe_position, position_from_text
-from engine.native.store import SolvedStore, StoreError, start_worker_solver, store_key, worker_solver
+from engine.native.store import SolvedStore, StoreError, store_key
+from engine.native.stored_solver import start_worker_solver, worker_solver
 from engine.playout import random_point
 
 STALE_DRAWS = 200  # random games in a row that find no new position: the ply holds no more

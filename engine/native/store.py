@@ -11,9 +11,7 @@ of a position, and ``build`` keeps the values its lines prove (each book positio
 its move lost) but cannot start its search from the store (``engine.native.book`` says why). Not
 the store's: the benchmark (``littlego bench solver`` measures the solver, so it must solve) and the
 ``shipped`` player's exact moves in games (``engine.players.shipped``, from ply 12 on, milliseconds a
-move). ``StoredSolver`` is the compiled solver behind the store: it answers from the store where it
-can and asks ``NativeSolver`` (started on the first question it cannot answer) otherwise, storing
-the answer.
+move). The compiled solver behind the store is ``engine.native.stored_solver``.
 
 Why SQLite: it is in the standard library; the store is one file; several processes write to it at
 once (a pool of solvers, a web board and a labelling run on one machine) through its write-ahead log,
@@ -56,8 +54,7 @@ from engine.book import book_key
 from engine.constants import BOARD_SIZE, KOMI, MAX_MOVES, NUM_POINTS, PASS, RULES_VERSION
 from engine.data import SOLVED_PREFILL
 from engine.errors import UserError
-from engine.native.compiler import DEFAULT_TABLE_BITS, _cache_dir
-from engine.native.solver import NativeSolver
+from engine.native.compiler import _cache_dir
 from engine.symmetry import SYMMETRIES, turn
 
 STORE_FORMAT = "littlego-store 1"
@@ -401,78 +398,3 @@ def _entry_problem(key, ply, won, legal, wins, margins):
 def open_store(path):
     """The SolvedStore at ``path``; None for None (no store)."""
     return None if path is None else SolvedStore(path)
-
-
-class StoredSolver:
-    """The compiled solver behind the store: ``wins`` and ``move_results`` answer from ``store`` (a
-    SolvedStore, a path, or None for none) where it holds the position, and otherwise ask a
-    ``NativeSolver`` (started on the first such question) and store its answer. ``asked`` counts the
-    questions the compiled solver was asked."""
-
-    def __init__(self, store, table_bits=DEFAULT_TABLE_BITS, solver=None):
-        self.store = store if store is None or isinstance(store, SolvedStore) else SolvedStore(store)
-        self.table_bits = table_bits
-        self._solver = solver
-        self.asked = 0
-
-    @property
-    def solver(self):
-        """The compiled solver, started when first needed."""
-        if self._solver is None:
-            self._solver = NativeSolver(self.table_bits)
-        return self._solver
-
-    @property
-    def nodes(self):
-        """The compiled solver's nodes so far (0 while every answer came from the store)."""
-        return 0 if self._solver is None else self._solver.nodes
-
-    def wins(self, position):
-        """Whether the side to move wins with perfect play."""
-        if position.is_over:
-            return position.margin() > 0
-        known = None if self.store is None else self.store.value(position)
-        if known is not None:
-            return known
-        self.asked += 1
-        won = self.solver.wins(position)
-        if self.store is not None:
-            self.store.record(position, won=won)
-        return won
-
-    def move_results(self, position):
-        """{move: whether it wins} for every legal move and PASS."""
-        known = None if self.store is None else self.store.results(position)
-        if known is not None:
-            return known
-        self.asked += 1
-        results = self.solver.move_results(position)
-        if self.store is not None:
-            self.store.record(position, results)
-        return results
-
-    def close(self):
-        if self._solver is not None:
-            self._solver.close()
-            self._solver = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
-
-
-_WORKER = []  # a pool worker's StoredSolver, kept for every position the worker is sent
-
-
-def start_worker_solver(table_bits, store=None):
-    """A pool's initializer: this process's StoredSolver (``store`` a path, or None for none), which
-    ``worker_solver`` gives to every task the worker runs, so that its table serves them all."""
-    _WORKER[:] = [StoredSolver(store, table_bits)]
-
-
-def worker_solver():
-    """The StoredSolver ``start_worker_solver`` started in this process."""
-    return _WORKER[0]

@@ -15,7 +15,7 @@ Three steps, each resumed from OUT when the same study runs again (a cut run kee
 3. the give-aways: in each game the agent lost from an opening won for it, its first move that
    turned a won position into a lost one, checked by the compiled solver on the position after
    each of its moves in turn (the store of solved positions read first, and every answer kept
-   there: ``engine.native.store.StoredSolver``); then the winning move there that its static evaluation rates
+   there: ``engine.native.stored_solver.StoredSolver``); then the winning move there that its static evaluation rates
    highest, the agent's Decision there (re-run: a timed search may pick another move than it
    played) and the static evaluation (the agent's params, else the shipped ones) after the move
    played and after the winning move, both for the agent. OUT/giveaways.json holds the figures
@@ -38,7 +38,7 @@ from engine.common.seeds import derive_seed
 from engine.constants import BLACK, colour_word
 from engine.errors import InvalidInput
 from engine.native.compiler import DEFAULT_TABLE_BITS
-from engine.native.store import StoredSolver
+from engine.native.stored_solver import StoredSolver
 from engine.play.match import run_match
 from engine.play.openings import opening_position
 from engine.play.settings import DEFAULT_GAME_SETTINGS, GameSettings

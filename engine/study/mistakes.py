@@ -9,7 +9,7 @@ the compiled solver on a match's records (a SOURCE, ``engine.play.records``).
 
 Moves are printed as the course writes them (``i,j``, or PASS).
 Both ask the store of solved positions at ``store`` (a path; None: none) first and keep what the
-solver answers there (``engine.native.store.StoredSolver``).
+solver answers there (``engine.native.stored_solver.StoredSolver``).
 """
 
 import time
@@ -19,7 +19,7 @@ from engine.constants import BLACK
 from engine.coords import move_to_text
 from engine.errors import InvalidInput
 from engine.features import make_evaluator
-from engine.native.store import StoredSolver
+from engine.native.stored_solver import StoredSolver
 from engine.play.records import games
 from engine.play.sgf import read_game
 from engine.search import Searcher

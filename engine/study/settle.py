@@ -29,7 +29,8 @@ from engine.book import book_key, load_book
 from engine.common.pools import process_pool
 from engine.data import SHIPPED_BOOK
 from engine.native.solver import describe_position, position_from_text
-from engine.native.store import StoredSolver, open_store
+from engine.native.store import open_store
+from engine.native.stored_solver import StoredSolver
 from engine.play.openings import OpeningsError, every_opening, load_openings, match_openings, openings_json
 from engine.play.records import default_folder, games
 from engine.play.sgf import read_game

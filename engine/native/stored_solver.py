@@ -1,0 +1,86 @@
+"""The compiled solver behind the store of solved positions (``engine.native.store``).
+
+``StoredSolver`` answers from the store where it can and asks ``NativeSolver`` (started on the first
+question it cannot answer) otherwise, storing the answer; every tool that asks the compiled solver
+about a position goes through it. A pool of solvers starts one in each worker
+(``start_worker_solver``), so that the worker's transposition table serves every task it is sent.
+"""
+
+from engine.native.compiler import DEFAULT_TABLE_BITS
+from engine.native.solver import NativeSolver
+from engine.native.store import SolvedStore
+
+
+class StoredSolver:
+    """The compiled solver behind the store: ``wins`` and ``move_results`` answer from ``store`` (a
+    SolvedStore, a path, or None for none) where it holds the position, and otherwise ask a
+    ``NativeSolver`` (started on the first such question) and store its answer. ``asked`` counts the
+    questions the compiled solver was asked."""
+
+    def __init__(self, store, table_bits=DEFAULT_TABLE_BITS, solver=None):
+        self.store = store if store is None or isinstance(store, SolvedStore) else SolvedStore(store)
+        self.table_bits = table_bits
+        self._solver = solver
+        self.asked = 0
+
+    @property
+    def solver(self):
+        """The compiled solver, started when first needed."""
+        if self._solver is None:
+            self._solver = NativeSolver(self.table_bits)
+        return self._solver
+
+    @property
+    def nodes(self):
+        """The compiled solver's nodes so far (0 while every answer came from the store)."""
+        return 0 if self._solver is None else self._solver.nodes
+
+    def wins(self, position):
+        """Whether the side to move wins with perfect play."""
+        if position.is_over:
+            return position.margin() > 0
+        known = None if self.store is None else self.store.value(position)
+        if known is not None:
+            return known
+        self.asked += 1
+        won = self.solver.wins(position)
+        if self.store is not None:
+            self.store.record(position, won=won)
+        return won
+
+    def move_results(self, position):
+        """{move: whether it wins} for every legal move and PASS."""
+        known = None if self.store is None else self.store.results(position)
+        if known is not None:
+            return known
+        self.asked += 1
+        results = self.solver.move_results(position)
+        if self.store is not None:
+            self.store.record(position, results)
+        return results
+
+    def close(self):
+        if self._solver is not None:
+            self._solver.close()
+            self._solver = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
+_WORKER = []  # a pool worker's StoredSolver, kept for every position the worker is sent
+
+
+def start_worker_solver(table_bits, store=None):
+    """A pool's initializer: this process's StoredSolver (``store`` a path, or None for none), which
+    ``worker_solver`` gives to every task the worker runs, so that its table serves them all."""
+    _WORKER[:] = [StoredSolver(store, table_bits)]
+
+
+def worker_solver():
+    """The StoredSolver ``start_worker_solver`` started in this process."""
+    return _WORKER[0]
