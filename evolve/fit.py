@@ -237,13 +237,8 @@ def default_bounds(limit, names=FEATURES):
     return [(0.0, limit) if feature_of(name) == "margin" else (-limit, limit) for name in names]
 
 
-def fit_labels(positions, labels, start, limit=100.0, generations=300, population=24, seed=1, report=print, only=None):
-    """Fit weights to labelled positions; (weights by gene name, figures) where the figures compare
-    the fitted weights with ``start`` on the positions fitted and on those held out.
-
-    ``start``: a genome (``engine.params.genome_of``): FEATURES' weights, or twice as many for
-    tapered weights (the opening's, then the endgame's), which the fit then is. ``only``: feature
-    names whose weights alone are fitted, the others kept as ``start`` has them (``fit_weights``)."""
+def _check_asked(limit, only):
+    """InvalidInput where the weights' bound or ``only``'s feature names cannot be fitted."""
     if not 0 < limit <= MAX_WEIGHT:
         raise InvalidInput(f"the weights' bound must be in (0, {MAX_WEIGHT:g}], not {limit!r}")
     if only is not None:
@@ -253,18 +248,35 @@ def fit_labels(positions, labels, start, limit=100.0, generations=300, populatio
                 f"--only {unknown[0]!r}: not a feature the fit can weigh (features: "
                 f"{', '.join(name for name in FEATURES if name not in FIXED)})"
             )
-    tapered = len(start) == 2 * len(FEATURES)
-    names = genes(tapered)
-    start = [float(w) for w in start]
-    features = feature_matrix(positions, tapered)
-    labels = numpy.asarray(labels, dtype=float)
-    plies = numpy.array([p.moves_played for p in positions])
+
+
+def _held_out_split(positions, start, features, labels, plies):
+    """The held-out mask of ``positions``; InvalidInput where either side of it is empty or has no ply
+    with both won and lost positions to rank."""
     held = held_out_mask(positions)
     if held.all() or not held.any():
         raise InvalidInput(f"too few positions to hold a fifth out ({len(positions)} positions)")
     for name, chosen in (("fitted", ~held), ("held-out", held)):
         if ranking_accuracy(start, features[chosen], labels[chosen], plies[chosen]) is None:
             raise InvalidInput(f"no ply of the {name} positions has both won and lost ones: nothing to rank")
+    return held
+
+
+def fit_labels(positions, labels, start, limit=100.0, generations=300, population=24, seed=1, report=print, only=None):
+    """Fit weights to labelled positions; (weights by gene name, figures) where the figures compare
+    the fitted weights with ``start`` on the positions fitted and on those held out.
+
+    ``start``: a genome (``engine.params.genome_of``): FEATURES' weights, or twice as many for
+    tapered weights (the opening's, then the endgame's), which the fit then is. ``only``: feature
+    names whose weights alone are fitted, the others kept as ``start`` has them (``fit_weights``)."""
+    _check_asked(limit, only)
+    tapered = len(start) == 2 * len(FEATURES)
+    names = genes(tapered)
+    start = [float(w) for w in start]
+    features = feature_matrix(positions, tapered)
+    labels = numpy.asarray(labels, dtype=float)
+    plies = numpy.array([p.moves_played for p in positions])
+    held = _held_out_split(positions, start, features, labels, plies)
     bounds = default_bounds(limit, names)
     report(
         f"fitting {int((~held).sum())} positions ({int(held.sum())} held out), {generations} "

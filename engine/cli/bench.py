@@ -20,6 +20,11 @@ from engine.submission.movecost import format_cost, measure
 
 def register(commands):
     targets = group(commands, "bench", "measure the engine's speed on one core", "TARGET")
+    for add in (_register_moves, _register_rules, _register_search, _register_solve, _register_solver):
+        add(targets)
+
+
+def _register_moves(targets):
     moves = command(targets, "moves", _bench_moves)
     moves.add_argument("folder", metavar="DIR", help="a course agent's folder (built first, as grade builds it)")
     moves.add_argument(
@@ -33,6 +38,9 @@ def register(commands):
         "--games", type=positive_int, default=40, help="games against greedy for games/s, one worker (default 40)"
     )
     add_json(moves)
+
+
+def _register_rules(targets):
     rules = command(targets, "rules", _bench_rules)
     rules.add_argument("--vectors", default=RULES_VECTORS, help="rules-vectors file (.jsonl.gz); default: %(default)s")
     rules.add_argument("--repeats", type=positive_int, default=5, help="runs per figure (default 5)")
@@ -40,6 +48,10 @@ def register(commands):
         "--playout-games", type=positive_int, default=2000, help="random games per playout run (default 2000)"
     )
     rules.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    add_json(rules)
+
+
+def _register_search(targets):
     search = command(targets, "search", _bench_search)
     search.add_argument("--params", default=None, help="params file (default: the shipped params.json)")
     search.add_argument("--max-depth", type=depth, default=5, help="deepest depth (default 5)")
@@ -54,6 +66,10 @@ def register(commands):
         metavar="SECONDS",
         help="CPU budgets to report the depth reached within (default: 0.5 2.5)",
     )
+    add_json(search)
+
+
+def _register_solve(targets):
     solve = command(targets, "solve", _bench_solve)
     solve.add_argument(
         "--plies",
@@ -72,8 +88,10 @@ def register(commands):
         help="solve positions of these games (match journals, SGF folders or archives) instead of random play: "
         "--positions of them at each ply, drawn by --seed",
     )
-    for target in (rules, search, solve):
-        add_json(target)
+    add_json(solve)
+
+
+def _register_solver(targets):
     solver = command(targets, "solver", _bench_solver)
     solver.add_argument(
         "--plies",

@@ -116,6 +116,18 @@ def _fit(args):
     settings = start._replace(**search_settings(args, start))
     params = fitted_params(fitted, figures, args.labels, info, settings)
     save_params(args.out, params)
+    _print_fit(figures, args.bound)
+    print(
+        "wrote {}{}: {}".format(
+            args.out, " (tapered)" if params.endgame else "", ", ".join(f"{k} {v:.3g}" for k, v in fitted.items())
+        )
+    )
+    return 0
+
+
+def _print_fit(figures, bound):
+    """The fit's figures: the start's and the new weights' on the fitted and held-out positions, the
+    held-out ranking accuracy by ply, and the weights left on the bound."""
     for name in ("fitted", "held_out"):
         for who in ("start", "new"):
             figure = figures[name][who]
@@ -142,12 +154,6 @@ def _fit(args):
     if figures["on_bound"]:
         print(
             "on the bound (+-{:g}): {}; a wider --bound lets them go further".format(
-                args.bound, ", ".join(figures["on_bound"])
+                bound, ", ".join(figures["on_bound"])
             )
         )
-    print(
-        "wrote {}{}: {}".format(
-            args.out, " (tapered)" if params.endgame else "", ", ".join(f"{k} {v:.3g}" for k, v in fitted.items())
-        )
-    )
-    return 0
