@@ -10,12 +10,12 @@ margin), each a weighted mean over the panel's opponents (and self-play, if any)
 
 import hashlib
 import logging
-import os
 import random
 import sys
 import traceback
 from typing import Dict, NamedTuple, Optional, Tuple, Union
 
+from engine.common.pools import cpu_of_process_tree
 from engine.common.runfolder import RunError
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, WHITE
@@ -284,7 +284,7 @@ def group_weights(config, self_play_count):
 
 
 class CpuMeter:
-    """The CPU seconds the workers spent on jobs (theirs and their child processes'), summed by run_jobs."""
+    """The CPU seconds the workers spent on jobs (theirs and the processes under them), summed by run_jobs."""
 
     def __init__(self):
         self.seconds = 0.0
@@ -297,23 +297,18 @@ class Measured(NamedTuple):
     cpu_seconds: float
 
 
-def _cpu_now():
-    """This process's CPU seconds so far, user and system, its reaped children's included."""
-    times = os.times()
-    return times.user + times.system + times.children_user + times.children_system
-
-
 def measured_call(call):
-    """Worker: ``call`` is (function, job); the function's outcome for the job, with the CPU it took."""
+    """Worker: ``call`` is (function, job); the function's outcome for the job, with the CPU its process and
+    the processes under it spent meanwhile (exact where a worker runs one job at a time)."""
     function, job = call
-    before = _cpu_now()
+    before = cpu_of_process_tree()
     outcome = function(job)
-    return Measured(outcome, _cpu_now() - before)
+    return Measured(outcome, cpu_of_process_tree() - before)
 
 
 def _measured(map_function, function, jobs, meter):
-    """The outcomes of ``function`` over ``jobs`` through ``map_function``, their CPU added to ``meter``. An
-    executor that loses a worker answers with a failure's text in place of a Measured: kept as the outcome."""
+    """The outcomes of ``function`` over ``jobs`` through ``map_function``, their CPU added to ``meter``. A
+    result that is no Measured (a map standing in for an executor, in the tests) is kept as the outcome."""
     for result in map_function(measured_call, [(function, job) for job in jobs]):
         if isinstance(result, Measured):
             meter.seconds += result.cpu_seconds

@@ -68,7 +68,7 @@ def generation_line(entry):
             diversity=entry["diversity"],
             games=entry["games"],
             rate=entry["games_per_second"],
-            cpu=f"  {entry['cpu_seconds']:.0f} CPU s" if "cpu_seconds" in entry else "",
+            cpu=f"  {entry['cpu_seconds']:.0f} CPU s" if entry.get("cpu_seconds") is not None else "",
             regret=regret,
         )
     )

@@ -304,6 +304,10 @@ class Evolution:
             return [float(x) for x in self.strategy.centroid]
         return [float(x) for x in numpy.mean([list(ind) for ind in self.population], axis=0)]
 
+    def _one_job_a_process(self):
+        """Whether each worker process runs one job at a time (the local pool; Dask workers of one thread)."""
+        return self.where.get("threads", self.where.get("workers", 1)) <= self.where.get("workers", 1)
+
     def _regret_jobs(self, individuals):
         """How many regret jobs ``individuals`` individuals take this generation (none without [regret])."""
         if self.config.regret is None:
@@ -334,7 +338,9 @@ class Evolution:
             "games": games,
             "engine": self.engine,
             "seconds": round(seconds, 3),
-            "cpu_seconds": round(cpu_seconds, 3),  # the workers' CPU on this generation's fitness jobs
+            # the workers' CPU on this generation's fitness jobs; none where a worker runs several jobs at
+            # once (Dask threads), whose CPU one job's measure cannot tell apart
+            "cpu_seconds": round(cpu_seconds, 3) if self._one_job_a_process() else None,
             "games_per_second": round(rate, 2),
             "executor": dict((k, v) for k, v in self.where.items() if k != "dashboard"),
             "games_per_second_per_worker": round(rate / max(self.where.get("workers", 1), 1), 2),

@@ -30,3 +30,44 @@ def cpu_with_children():
     """CPU seconds of this process and of its finished child processes (the compiled solver's included)."""
     times = os.times()
     return times[0] + times[1] + times[2] + times[3]
+
+
+_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _live_processes():
+    """{pid: (parent pid, CPU seconds of the process and of its finished children)} from /proc; {} where
+    there is no /proc (then only finished children count)."""
+    found = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                text = handle.read().decode("ascii", "replace")
+        except OSError:  # ended meanwhile
+            continue
+        fields = text[text.rindex(")") + 2 :].split()  # after "pid (command) "
+        # fields[1] is the parent pid; [11:15] utime, stime, cutime, cstime in clock ticks
+        found[int(name)] = (int(fields[1]), sum(int(x) for x in fields[11:15]) / _TICK)
+    return found
+
+
+def cpu_of_process_tree():
+    """CPU seconds of this process (every thread), of its finished children, and of every descendant still
+    running (a compiled solver, a sandboxed program kept between games): what work done here has cost so far."""
+    total = cpu_with_children()
+    live = _live_processes()
+    children = {}
+    for pid, (parent, _) in live.items():
+        children.setdefault(parent, []).append(pid)
+    waiting = list(children.get(os.getpid(), []))
+    while waiting:
+        pid = waiting.pop()
+        total += live[pid][1]
+        waiting.extend(children.get(pid, []))
+    return total
