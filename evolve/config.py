@@ -23,7 +23,7 @@ from engine.play.openings import OpeningsError, load_openings
 from engine.players.specs import make_player
 from engine.sandbox.limits import UntrustedFolderError
 from evolve.genome import ENDGAME, UNRECORDED_GENES, feature_of, genes, named
-from evolve.positions import RegretError, load_positions
+from evolve.positions import PositionsError, load_positions
 from evolve.program import fingerprint, folder_problem, name_problem, read_agent_weights, start_row
 from evolve.schema import (
     _INDIVIDUAL,
@@ -162,7 +162,7 @@ def _panel(panel, path, optional=False, as_shipped=False):
 
 
 def _regret(table, path):
-    """The [regret] table, its positions file read and checked (RegretError named as the key's)."""
+    """The [regret] table, its positions file read and checked (PositionsError named as the key's)."""
     settings = _check_table(table, _REGRET, "regret", path)
     try:
         with open(settings["positions"], "rb") as handle:
@@ -170,7 +170,7 @@ def _regret(table, path):
         found = load_positions(settings["positions"])
     except OSError as error:
         raise ConfigError(f"{path}: 'regret.positions' = {settings['positions']!r}: cannot read: {error.strerror}")
-    except RegretError as error:
+    except PositionsError as error:
         raise ConfigError(f"{path}: 'regret.positions': {error}")
     won = sum(1 for position in found.split(False) if position.won)
     if not won:

@@ -237,7 +237,7 @@ def default_bounds(limit, names=FEATURES):
     return [(0.0, limit) if feature_of(name) == "margin" else (-limit, limit) for name in names]
 
 
-def _check_asked(limit, only):
+def _check_bound_and_only(limit, only):
     """InvalidInput where the weights' bound or ``only``'s feature names cannot be fitted."""
     if not 0 < limit <= MAX_WEIGHT:
         raise InvalidInput(f"the weights' bound must be in (0, {MAX_WEIGHT:g}], not {limit!r}")
@@ -250,7 +250,7 @@ def _check_asked(limit, only):
             )
 
 
-def _held_out_split(positions, start, features, labels, plies):
+def _checked_held_out(positions, start, features, labels, plies):
     """The held-out mask of ``positions``; InvalidInput where either side of it is empty or has no ply
     with both won and lost positions to rank."""
     held = held_out_mask(positions)
@@ -269,14 +269,14 @@ def fit_labels(positions, labels, start, limit=100.0, generations=300, populatio
     ``start``: a genome (``engine.params.genome_of``): FEATURES' weights, or twice as many for
     tapered weights (the opening's, then the endgame's), which the fit then is. ``only``: feature
     names whose weights alone are fitted, the others kept as ``start`` has them (``fit_weights``)."""
-    _check_asked(limit, only)
+    _check_bound_and_only(limit, only)
     tapered = len(start) == 2 * len(FEATURES)
     names = genes(tapered)
     start = [float(w) for w in start]
     features = feature_matrix(positions, tapered)
     labels = numpy.asarray(labels, dtype=float)
     plies = numpy.array([p.moves_played for p in positions])
-    held = _held_out_split(positions, start, features, labels, plies)
+    held = _checked_held_out(positions, start, features, labels, plies)
     bounds = default_bounds(limit, names)
     report(
         f"fitting {int((~held).sum())} positions ({int(held.sum())} held out), {generations} "

@@ -43,7 +43,7 @@ from engine.position import Position
 from engine.protocol import write_atomic
 from evolve.labels import read_document, sample_game
 
-REGRET_FORMAT = "littlego-regret 1"
+POSITIONS_FORMAT = "littlego-regret 1"
 DEFAULT_PLIES = (2, 11)  # out of the book, before the shipped agent solves exactly (ply 12)
 # uniform random legal play; games of mixed strength (evolve.labels); recorded games (a match, a study)
 SOURCES = ("random", "games", "recorded")
@@ -51,7 +51,7 @@ HELD_OUT_SHARE = 5  # one position in this many (by its canonical key) is held o
 SOLVER_TABLE_BITS = 24  # 512 MiB a solving process: early plies need a large table
 
 
-class RegretError(UserError, ValueError):
+class PositionsError(UserError, ValueError):
     """A positions file that cannot be used; the message names the file and the entry."""
 
 
@@ -313,7 +313,7 @@ def build_positions(
 def save_positions(path, positions):
     """Write a positions file atomically."""
     data = {
-        "format": REGRET_FORMAT,
+        "format": POSITIONS_FORMAT,
         "info": positions.info,
         "positions": [
             {
@@ -331,8 +331,8 @@ def save_positions(path, positions):
 
 
 def load_positions(path):
-    """The PositionSet of a positions file; RegretError naming the file and the entry for anything wrong."""
-    data, entries = read_document(path, REGRET_FORMAT, "positions", RegretError)
+    """The PositionSet of a positions file; PositionsError naming the file and the entry for anything wrong."""
+    data, entries = read_document(path, POSITIONS_FORMAT, "positions", PositionsError)
     positions = []
     for index, entry in enumerate(entries):
         where = f"{path}: positions[{index}]"
@@ -341,14 +341,14 @@ def load_positions(path):
             position = position_from_text(text)
             results = {_move_of(k): bool(v) for k, v in moves.items() if v in (0, 1) and not isinstance(v, bool)}
         except (TypeError, KeyError, AttributeError, ValueError) as error:
-            raise RegretError(f"{where}: expected position, source, held_out and moves: {error}")
+            raise PositionsError(f"{where}: expected position, source, held_out and moves: {error}")
         if source not in SOURCES or not isinstance(held_out, bool) or len(results) != len(moves):
-            raise RegretError(f"{where}: a source of {', '.join(SOURCES)}, held_out true or false, moves 0 or 1")
+            raise PositionsError(f"{where}: a source of {', '.join(SOURCES)}, held_out true or false, moves 0 or 1")
         legal = set(position.legal_points()) | {PASS}
         if set(results) != legal:
-            raise RegretError(f"{where}: the moves do not match the position's legal moves")
+            raise PositionsError(f"{where}: the moves do not match the position's legal moves")
         if not position.moves_played < MAX_MOVES or position.is_over:
-            raise RegretError(f"{where}: the game is over")
+            raise PositionsError(f"{where}: the game is over")
         positions.append(SolvedPosition(text, source, held_out, results))
     info = data.get("info") if isinstance(data.get("info"), dict) else {}
     return PositionSet(info, tuple(positions))

@@ -81,8 +81,8 @@ class ShipResult(NamedTuple):
 
 
 class Screen(NamedTuple):
-    """The screen's match, as shipped in nodes: the candidate's score over ``games`` from the plan's
-    openings (its seed from the plan's), the 95% interval, and the two params files it played (by
+    """The screen's match, as shipped in nodes: the candidate's score over ``games`` from random openings of
+    the plan's length (their seed derived from the plan's), the 95% interval, and the two params files it played (by
     content), so that a ship continued later reads it back rather than playing it again."""
 
     games: int
@@ -96,7 +96,7 @@ class Screen(NamedTuple):
     def line(self):
         return (
             f"screen: the candidate scores {self.score:.1%} ({self.low:.1%}-{self.high:.1%}) in {self.games} games "
-            f"as shipped in nodes (seed {self.seed}); the tests so far came out on the same side of 50%"
+            f"as shipped in nodes (seed {self.seed}): a prediction; the test decides"
         )
 
 
@@ -287,9 +287,9 @@ def _shipped_after(plan, summary, previous, journal):
 
 def screen(run, current, plan, games=DEFAULT_SCREEN, settings=DEFAULT_GAME_SETTINGS):
     """The Screen of the plan's candidate against ``current``: kept in RUN/ship/screen.json, played
-    (``games`` games, both colours from each of the plan's random openings) only where none of these
-    files and games is kept; None where Ctrl-C stopped it (nothing kept). ``settings``: its jobs and
-    progress."""
+    (``games`` games, both colours from each random opening of the plan's length) only where none of
+    these files and games is kept; None where Ctrl-C stopped it (nothing kept). ``shipped:`` players
+    play it, with the shipped book whatever the plan's ``book``. ``settings``: its jobs and progress."""
     folder = ship_folder(run)
     candidate_path, path = os.path.join(folder, CANDIDATE), os.path.join(folder, SCREEN)
     seed = derive_seed(plan.seed, _SCREEN_STREAM) % (2**31)
@@ -314,6 +314,15 @@ def screen(run, current, plan, games=DEFAULT_SCREEN, settings=DEFAULT_GAME_SETTI
     found = Screen(games, seed, summary.a_win_rate, low, high, wanted[2], wanted[3])
     write_atomic(path, json.dumps(found._asdict(), indent=2) + "\n")
     return found
+
+
+def test_under_way(run):
+    """Whether the test's journal in RUN/ship/ already holds games (its first line is the match's settings)."""
+    try:
+        with open(os.path.join(ship_folder(run), JOURNAL), "rb") as handle:
+            return sum(1 for _ in zip(range(2), handle)) > 1
+    except OSError:
+        return False
 
 
 def ship(run, current, plan, settings=DEFAULT_GAME_SETTINGS):

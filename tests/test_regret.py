@@ -11,7 +11,7 @@ from engine.data import SHIPPED_PARAMS
 from engine.native.solver import position_from_text
 from engine.params import load_params
 from evolve.positions import (
-    RegretError,
+    PositionsError,
     _journal_line,
     build_positions,
     draw_positions,
@@ -62,10 +62,10 @@ def test_the_score_is_the_same_with_either_searcher_and_in_any_order(library, tm
 def test_a_damaged_positions_file_is_refused_by_name(tmp_path):
     path = tmp_path / "bad.json.gz"
     path.write_bytes(gzip.compress(b'{"format": "littlego-regret 1", "positions": [{"position": "1 3"}]}'))
-    with pytest.raises(RegretError, match=r"positions\[0\]"):
+    with pytest.raises(PositionsError, match=r"positions\[0\]"):
         load_positions(str(path))
     path.write_bytes(gzip.compress(b'{"format": "littlego-labels 1"}')[:20])
-    with pytest.raises(RegretError, match="bad.json.gz"):
+    with pytest.raises(PositionsError, match="bad.json.gz"):
         load_positions(str(path))
     result = cli("evolve", "regret", SHIPPED_PARAMS, "--positions", str(path))
     assert result.returncode == 2 and "Traceback" not in result.stderr and "bad.json.gz" in result.stderr

@@ -79,6 +79,8 @@ def test_the_screen_predicts_before_the_test_and_min_screen_stops_a_weak_candida
     os.utime(screen, (0, 0))
     assert evolve(asked) == 1  # the screen read back, not played again
     assert os.stat(screen).st_mtime == 0 and "scores 0.0%" in capsys.readouterr().out
+    assert evolve(["ship", run, "--to", current, "--screen", "0", "--min-screen", "0.5"]) == 2
+    assert "--min-screen needs the screen" in capsys.readouterr().err
 
 
 def test_a_rejected_candidate_leaves_params_json_as_it_was_and_the_same_command_replays_the_test(tmp_path, capsys):
@@ -93,6 +95,10 @@ def test_a_rejected_candidate_leaves_params_json_as_it_was_and_the_same_command_
     assert evolve(["ship", run, "--to", current] + SHIP) == 1  # from the journal: no game played again
     assert open(os.path.join(run, "ship", "sprt.journal")).read() == journal
     assert "accepted H0" in capsys.readouterr().out
+    # a test with games is past its screen: none is played
+    assert evolve(["ship", run, "--to", current] + SHIP[:-4] + ["--screen", "8", "--exploit", "none"]) == 1
+    assert "screen: none, the test is under way" in capsys.readouterr().out
+    assert not os.path.exists(os.path.join(run, "ship", "screen.json"))
     # another test in the same folder is refused, naming what changed
     assert evolve(["ship", run, "--to", current] + SHIP[:1] + ["10"] + SHIP[2:]) == 2
     assert "games changed" in capsys.readouterr().err

@@ -29,11 +29,13 @@ from evolve.ship import (
     DEFAULT_OPENING,
     DEFAULT_SCREEN,
     DEFAULT_SPRT,
+    ShipError,
     describe,
     prepare,
     screen,
     ship,
     ship_folder,
+    test_under_way,
 )
 
 
@@ -67,9 +69,10 @@ def register(commands):
         type=count,
         default=DEFAULT_SCREEN,
         metavar="GAMES",
-        help="before the test, play GAMES games of the same pairing as shipped with the CPU budget in nodes "
-        "(deterministic, about 0.2 CPU s a game) and print the candidate's score, which has predicted every "
-        "test's side of 50%% so far; kept in RUN/ship/screen.json (0: none; default %(default)s)",
+        help="before the test, play GAMES games of the same two weights as shipped with the CPU budget in nodes "
+        "(deterministic, about 0.2 CPU s a game; with the book, from random openings of the test's length) and "
+        "print the candidate's score, which has predicted every test's side of 50%% so far; kept in "
+        "RUN/ship/screen.json; none once the test has games (0: none; default %(default)s)",
     )
     ship_.add_argument(
         "--min-screen",
@@ -139,6 +142,8 @@ def _ship(args):
     Exit status: 0 shipped, 1 not shipped (H0, undecided, or below --min-screen), 130 interrupted.
     """
     run = one_run(args.run)
+    if args.min_screen is not None and not args.screen:
+        raise ShipError("--min-screen needs the screen: --screen GAMES, not 0")
     file_to_write(args.to, "--to", "params.json")
     plan = prepare(
         run,
@@ -158,8 +163,11 @@ def _ship(args):
         limits=program_limits(args, ["cmd:" + os.path.join(ship_folder(run), "candidate")]),
     )
     screened = None
-    if args.screen:
-        screened = screen(run, args.to, plan, args.screen, game_settings(args, progress=progress_bar(args)))
+    if args.screen and test_under_way(run):
+        print("screen: none, the test is under way (its games are in the journal)", flush=True)
+    elif args.screen:
+        progress = True if progress_bar(args) else match_lines("candidate (screen)", args.screen)
+        screened = screen(run, args.to, plan, args.screen, game_settings(args, progress=progress))
         if screened is None:
             print("interrupted in the screen: nothing kept; the same command plays it again", file=sys.stderr)
             return 130
