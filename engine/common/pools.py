@@ -35,39 +35,37 @@ def cpu_with_children():
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def _live_processes():
-    """{pid: (parent pid, CPU seconds of the process and of its finished children)} from /proc; {} where
-    there is no /proc (then only finished children count)."""
-    found = {}
+def _children(pid):
+    """The pids of ``pid``'s running child processes (Linux's /proc/PID/task/TID/children); [] where unknown."""
+    found = []
     try:
-        names = os.listdir("/proc")
-    except OSError:
-        return found
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as handle:
-                text = handle.read().decode("ascii", "replace")
-        except OSError:  # ended meanwhile
-            continue
-        fields = text[text.rindex(")") + 2 :].split()  # after "pid (command) "
-        # fields[1] is the parent pid; [11:15] utime, stime, cutime, cstime in clock ticks
-        found[int(name)] = (int(fields[1]), sum(int(x) for x in fields[11:15]) / _TICK)
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as handle:
+                found.extend(int(child) for child in handle.read().split())
+    except OSError:  # ended meanwhile, or no such files here
+        pass
     return found
+
+
+def _process_cpu(pid):
+    """CPU seconds of a running process and of its finished children (/proc/PID/stat); 0 where it has ended."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            text = handle.read().decode("ascii", "replace")
+    except OSError:
+        return 0.0
+    fields = text[text.rindex(")") + 2 :].split()  # after "pid (command) "
+    return sum(int(x) for x in fields[11:15]) / _TICK  # utime, stime, cutime, cstime in clock ticks
 
 
 def cpu_of_process_tree():
     """CPU seconds of this process (every thread), of its finished children, and of every descendant still
-    running (a compiled solver, a sandboxed program kept between games): what work done here has cost so far."""
+    running (a compiled solver, a sandboxed program kept between games): what work done here has cost so far.
+    Where Linux's /proc does not list children, the running descendants are left out."""
     total = cpu_with_children()
-    live = _live_processes()
-    children = {}
-    for pid, (parent, _) in live.items():
-        children.setdefault(parent, []).append(pid)
-    waiting = list(children.get(os.getpid(), []))
+    waiting = _children(os.getpid())
     while waiting:
         pid = waiting.pop()
-        total += live[pid][1]
-        waiting.extend(children.get(pid, []))
+        total += _process_cpu(pid)
+        waiting.extend(_children(pid))
     return total
