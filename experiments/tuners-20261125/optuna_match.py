@@ -37,13 +37,13 @@ def region(shipped):
     return found
 
 
-def score(weights, run_dir, number, shipped, jobs, seed=SEED):
-    """The weights' score in the match as shipped against params.json (seed ``seed``)."""
+def score(weights, run_dir, number, shipped, jobs, seed=SEED, against="params.json"):
+    """The weights' score in the match as shipped against ``against`` (a params file; seed ``seed``)."""
     path = os.path.join(run_dir, f"trial-{number:03d}.json")
     save_params(path, make_params(weights, source=f"optuna trial {number}", **shipped.search()))
     summary, _ = run_match(
         "shipped:" + path,
-        "shipped:params.json",
+        "shipped:" + against,
         GAMES,
         GameSettings(seed=seed, jobs=jobs, progress=False),
         opening_plies=OPENING_PLIES,
