@@ -64,24 +64,7 @@ def register(commands):
         metavar="K",
         help="each pair of games starts from the same K random plies (default %(default)s)",
     )
-    ship_.add_argument(
-        "--screen",
-        type=count,
-        default=DEFAULT_SCREEN,
-        metavar="GAMES",
-        help="before the test, play GAMES games of the same two weights as shipped with the CPU budget in nodes "
-        "(deterministic, about 0.2 CPU s a game; with the book, from random openings of the test's length) and "
-        "print the candidate's score, which has predicted every test's side of 50%% so far; kept in "
-        "RUN/ship/screen.json; none once the test has games (0: none; default %(default)s)",
-    )
-    ship_.add_argument(
-        "--min-screen",
-        type=share,
-        default=None,
-        metavar="SCORE",
-        help="stop before the test, not shipped, when the screen scores below SCORE (0.5, say; default: "
-        "always play the test)",
-    )
+    _add_screen(ship_)
     ship_.add_argument(
         "--no-book",
         action="store_true",
@@ -101,6 +84,28 @@ def register(commands):
         "the games' seed (default: from the run's seed, the same for every attempt)",
         None,
         omit=("scheduler", "journal"),
+    )
+
+
+def _add_screen(ship_):
+    """The screen's options: the match as shipped that predicts the test, played before it."""
+    ship_.add_argument(
+        "--screen",
+        type=count,
+        default=DEFAULT_SCREEN,
+        metavar="GAMES",
+        help="before the test, play GAMES games of the same two weights as shipped with the CPU budget in nodes "
+        "(deterministic, about 0.2 CPU s a game; with the book, from random openings of the test's length) and "
+        "print the candidate's score, which has predicted every test's side of 50%% so far; kept in "
+        "RUN/ship/screen.json; none once the test has games (0: none; default %(default)s)",
+    )
+    ship_.add_argument(
+        "--min-screen",
+        type=share,
+        default=None,
+        metavar="SCORE",
+        help="stop before the test, not shipped, when the screen scores below SCORE (0.5, say; default: "
+        "always play the test)",
     )
 
 
