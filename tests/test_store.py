@@ -6,6 +6,7 @@ import sqlite3
 
 import pytest
 
+import engine.native.store as store_module
 import engine.native.stored_solver as stored_solver_module
 from engine.constants import PASS
 from engine.coords import move_from_text
@@ -197,6 +198,35 @@ def test_several_processes_writing_overlapping_positions_at_once_keep_the_store_
                 assert (
                     store.results(position_from_text(text)) == results == native.move_results(position_from_text(text))
                 )
+
+
+def test_a_store_another_process_holds_while_it_opens_is_waited_for_not_called_damaged(monkeypatch, tmp_path):
+    """SQLite may answer "database is locked" on open without waiting (a writer creating the file or
+    recovering its log): the store waits and tries again, and past BUSY_SECONDS says busy, not damaged."""
+    path = str(tmp_path / "solved.sqlite")
+    SolvedStore(path).close()
+    opened = store_module.SolvedStore._open
+    locked_tries = []
+
+    def locked_twice(self, connection):
+        if len(locked_tries) < 2:
+            locked_tries.append(1)
+            raise sqlite3.OperationalError("database is locked")
+        return opened(self, connection)
+
+    monkeypatch.setattr(store_module.SolvedStore, "_open", locked_twice)
+    store = SolvedStore(path)
+    assert len(locked_tries) == 2 and store.summary()["positions"] == 0
+    store.close()
+
+    def always_locked(self, connection):
+        raise sqlite3.OperationalError("database is locked")
+
+    monkeypatch.setattr(store_module.SolvedStore, "_open", always_locked)
+    monkeypatch.setattr(store_module, "BUSY_SECONDS", 0.2)
+    with pytest.raises(StoreError, match="busy: another process") as refused:
+        SolvedStore(path)
+    assert "damaged" not in str(refused.value)
 
 
 def _moves_text(position_moves):

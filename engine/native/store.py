@@ -48,6 +48,7 @@ import os
 import pathlib
 import sqlite3
 import threading
+import time
 import zlib
 
 from engine.book import book_key
@@ -63,6 +64,7 @@ RULES_FINGERPRINT = hashlib.sha256(
 ).hexdigest()[:16]
 STORE_ENV = "LITTLEGO_STORE"  # the store every tool uses unless told otherwise
 BUSY_SECONDS = 60.0  # how long a writer waits for another's transaction before giving up
+OPEN_RETRY_SECONDS = 0.05  # the pause between tries to open a store another process holds
 PASS_BIT = NUM_POINTS  # the pass's bit in the move masks
 SLOTS = NUM_POINTS + 1  # the points, then PASS
 MARGIN_UNKNOWN = -128  # a margins byte with no margin known
@@ -74,6 +76,12 @@ _SCHEMA = (
     "legal INTEGER, wins INTEGER, margins BLOB, checksum INTEGER NOT NULL) WITHOUT ROWID",
 )
 _COLUMNS = "key, ply, won, legal, wins, margins, checksum"
+
+
+def _is_busy(error):
+    """Whether an SQLite error is another connection's lock (worth waiting for), not a fault of the file."""
+    message = str(error).lower()
+    return "locked" in message or "busy" in message
 
 
 class StoreError(UserError, ValueError):
@@ -160,17 +168,28 @@ class SolvedStore:
         else:
             target = self.path
             os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
-        try:
-            connection = sqlite3.connect(
-                target, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False, uri=self.read_only
-            )
+        deadline = time.monotonic() + BUSY_SECONDS
+        while True:
             try:
-                self._open(connection)
-            except BaseException:
-                connection.close()
-                raise
-        except sqlite3.DatabaseError as error:
-            self._refuse(f"damaged or not a store of solved positions ({error}); remove it or use another store")
+                connection = sqlite3.connect(
+                    target, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False, uri=self.read_only
+                )
+                try:
+                    self._open(connection)
+                except BaseException:
+                    connection.close()
+                    raise
+                break
+            except sqlite3.OperationalError as error:
+                # SQLite does not always call its busy handler while another process creates the file or
+                # recovers its log, so "locked" on open is contention: wait for it, never call it damage
+                if not _is_busy(error):
+                    self._refuse(f"damaged or not a store of solved positions ({error}); remove it or use another")
+                if time.monotonic() >= deadline:
+                    self._refuse(f"busy: another process has held it for {BUSY_SECONDS:.0f} s ({error}); try again")
+                time.sleep(OPEN_RETRY_SECONDS)
+            except sqlite3.DatabaseError as error:
+                self._refuse(f"damaged or not a store of solved positions ({error}); remove it or use another store")
         self._connection, self._pid = connection, os.getpid()
 
     def _open(self, connection):
