@@ -15,7 +15,7 @@ import sys
 import traceback
 from typing import Dict, NamedTuple, Optional, Tuple, Union
 
-from engine.common.pools import cpu_of_process_tree
+from engine.common.pools import CpuMeter, measured_map
 from engine.common.runfolder import RunError
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, WHITE
@@ -283,53 +283,20 @@ def group_weights(config, self_play_count):
     return weights
 
 
-class CpuMeter:
-    """The CPU seconds the workers spent on jobs (theirs and the processes under them), summed by run_jobs."""
-
-    def __init__(self):
-        self.seconds = 0.0
-
-
-class Measured(NamedTuple):
-    """A job's outcome (or its failure's text) and the CPU seconds its worker spent on it."""
-
-    outcome: object
-    cpu_seconds: float
-
-
-def measured_call(call):
-    """Worker: ``call`` is (function, job); the function's outcome for the job, with the CPU its process and
-    the processes under it spent meanwhile (exact where a worker runs one job at a time)."""
-    function, job = call
-    before = cpu_of_process_tree()
-    outcome = function(job)
-    return Measured(outcome, cpu_of_process_tree() - before)
-
-
-def _measured(map_function, function, jobs, meter):
-    """The outcomes of ``function`` over ``jobs`` through ``map_function``, their CPU added to ``meter``. A
-    result that is no Measured (a map standing in for an executor, in the tests) is kept as the outcome."""
-    for result in map_function(measured_call, [(function, job) for job in jobs]):
-        if isinstance(result, Measured):
-            meter.seconds += result.cpu_seconds
-            result = result.outcome
-        yield result
-
-
 def run_jobs(map_function, jobs, progress=None, function=None, meter=None):
     """Play every job through ``map_function`` (with ``function``, default ``safe_play_job``); a failed job
     is retried once, then FitnessGameError. ``meter`` (a CpuMeter), where given, adds up the workers' CPU."""
     function = function or safe_play_job
     meter = meter or CpuMeter()
     outcomes = []
-    for outcome in _measured(map_function, function, jobs, meter):
+    for outcome in measured_map(map_function, function, jobs, meter):
         outcomes.append(outcome)
         if progress:
             progress(1)
     failed = [k for k, outcome in enumerate(outcomes) if isinstance(outcome, str)]
     if failed:
         log.warning("retrying %d failed game job(s)", len(failed))
-        retried = list(_measured(map_function, function, [jobs[k] for k in failed], meter))
+        retried = list(measured_map(map_function, function, [jobs[k] for k in failed], meter))
         for k, outcome in zip(failed, retried):
             if isinstance(outcome, str):
                 job = jobs[k]

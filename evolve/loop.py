@@ -27,6 +27,7 @@ import numpy
 from deap import algorithms, tools
 from tqdm import tqdm
 
+from engine.common.pools import CpuMeter
 from engine.common.runfolder import CONFIG_COPY, FOLDER_TIME, GENERATIONS, LOG_FILE
 from engine.common.seeds import derive_seed
 from engine.errors import InvalidInput
@@ -44,7 +45,7 @@ from evolve.checkpoint import (
     save_start_weights,
 )
 from evolve.config import load_config
-from evolve.fitness import CpuMeter, engine_for, evaluate_in_rounds, make_jobs, self_play_opponents
+from evolve.fitness import engine_for, evaluate_in_rounds, make_jobs, self_play_opponents
 from evolve.generations import by_colour, generation_line, population_figures
 from evolve.positions import load_positions
 from evolve.program import best_file, program_built, save_agent_weights

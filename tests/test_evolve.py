@@ -11,6 +11,7 @@ from multiprocessing import Pool
 
 import pytest
 
+from engine.common.pools import CpuMeter
 from engine.constants import BLACK, WHITE
 from engine.features import FEATURES
 from engine.params import default_params, load_params, save_params
@@ -19,7 +20,7 @@ from engine.playout import random_opening
 from evolve import schema
 from evolve.checkpoint import CHECKPOINT, _upgrade, load_checkpoint, save_checkpoint
 from evolve.config import ConfigError, load_config
-from evolve.fitness import CpuMeter, FitnessGame, FitnessGameError, fold, make_jobs, run_jobs, safe_play_job
+from evolve.fitness import FitnessGame, FitnessGameError, fold, make_jobs, run_jobs, safe_play_job
 from evolve.genome import make_toolbox
 from evolve.loop import GENERATIONS, Evolution
 from evolve.runs import export_best, format_table, plot_run, read_generations

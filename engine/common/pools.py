@@ -5,11 +5,16 @@ which the command line turns into one) is the main process's to handle, and the 
 with the pool, without printing tracebacks of their own. Games run in forked workers (they
 share what the parent imported, and ``multiprocessing-logging`` reaches them); the compiled
 solver's workers are spawned, so that each starts small beside its large table.
+
+What jobs cost is measured in the workers: ``measured_map`` runs each job under ``measured_call``,
+which reads ``cpu_of_process_tree`` (the worker, its finished children and its live descendants, such
+as the compiled solver it keeps or a program's sandbox) before and after, and adds it to a CpuMeter.
 """
 
 import multiprocessing
 import os
 import signal
+from typing import NamedTuple
 
 
 def _start_worker(initializer, initargs):
@@ -69,3 +74,36 @@ def cpu_of_process_tree():
         total += _process_cpu(pid)
         waiting.extend(_children(pid))
     return total
+
+
+class CpuMeter:
+    """The CPU seconds workers spent on jobs (theirs and the processes under them), summed by measured_map."""
+
+    def __init__(self):
+        self.seconds = 0.0
+
+
+class Measured(NamedTuple):
+    """A job's outcome (or its failure's text) and the CPU seconds its worker spent on it."""
+
+    outcome: object
+    cpu_seconds: float
+
+
+def measured_call(call):
+    """Worker: ``call`` is (function, job); the function's outcome for the job, with the CPU its process and
+    the processes under it spent meanwhile (exact where a worker runs one job at a time)."""
+    function, job = call
+    before = cpu_of_process_tree()
+    outcome = function(job)
+    return Measured(outcome, cpu_of_process_tree() - before)
+
+
+def measured_map(map_function, function, jobs, meter):
+    """The outcomes of ``function`` over ``jobs`` through ``map_function``, their CPU added to ``meter``. A
+    result that is no Measured (a map standing in for an executor, in the tests) is kept as the outcome."""
+    for result in map_function(measured_call, [(function, job) for job in jobs]):
+        if isinstance(result, Measured):
+            meter.seconds += result.cpu_seconds
+            result = result.outcome
+        yield result
