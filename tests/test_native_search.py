@@ -324,6 +324,25 @@ def test_a_node_planned_search_is_the_same_in_both_and_stays_within_its_cap(libr
         assert answers[0] == answers[1], position
 
 
+def test_the_shipped_player_searches_each_move_afresh_as_the_agent_does(library):
+    """The agent runs in a new process a move, so nothing of its last search carries over: nor in the
+    ShippedPlayer. In this game a searcher kept from Black's move at ply 6 chose 13 at ply 8, where a
+    fresh search (and the agent) chooses 3."""
+    from engine.players.shipped import ShippedPlayer
+
+    params = load_params(SHIPPED_PARAMS)
+    position = Position.initial()
+    for move in (18, 5, 7, 6, 9, 8):
+        position = position.play_point(move)
+    later = position.play_point(12).play_point(11)
+    player = ShippedPlayer(params)
+    player.new_game(position.player, 1)
+    assert player.move(position) == 12
+    fresh = ShippedPlayer(params)
+    fresh.new_game(later.player, 1)
+    assert player.move(later) == fresh.move(later) == 3
+
+
 def test_the_shipped_player_replays_and_keeps_a_won_endgame_won(library):
     """ShippedPlayer: the same game from the same seed; from solve_from on, a won position gets a
     winning move (a solver of its own confirms it)."""
