@@ -10,9 +10,11 @@ bundles, the plan (what is compared, under which test) and the journal of finish
 that the same command continues a stopped test, to the result it would have had.
 
 Before the test, ``screen`` plays the same pairing as shipped with the CPU budget counted in nodes
-(``shipped:`` players: deterministic, about 80 CPU seconds for 400 games): on the eight SPRTs of
-2026-11-25/27 this match put every candidate on the side of 50% its test decided, within 0.3-1.9
-points on the four decided ones (``experiments/tuners-20261125``). It predicts; only the test ships.
+(``shipped:`` players, which play a position the same way every time): by default every opening of
+the test's length once with each colour (1,200 games for two plies, about 200 CPU seconds), so its
+score is the match's over random openings, exactly; or a number of games from random openings. On
+the SPRTs of 2026-11-25/27 this match put every candidate but the tapered ones on the side of 50%
+its test decided (``experiments/tuners-20261125``). It predicts; only the test ships.
 """
 
 import datetime
@@ -27,6 +29,7 @@ from engine.data import SHIPPED_BOOK
 from engine.params import load_params, save_params
 from engine.play.match import run_match
 from engine.play.settings import DEFAULT_GAME_SETTINGS
+from engine.playout import every_opening
 from engine.protocol import write_atomic
 from engine.submission.bundle import write_bundle
 from evolve.checkpoint import RunError, load_checkpoint
@@ -38,7 +41,8 @@ PLAN = "plan.json"
 JOURNAL = "sprt.journal"
 REPORT = "sprt.json"
 SCREEN = "screen.json"
-DEFAULT_SCREEN = 400
+EVERY = "every"  # the screen's games: every opening of the test's length, once with each colour
+DEFAULT_SCREEN = EVERY
 DEFAULT_GAMES = 800
 DEFAULT_SPRT = (0.0, 20.0)
 DEFAULT_OPENING = 2
@@ -81,9 +85,10 @@ class ShipResult(NamedTuple):
 
 
 class Screen(NamedTuple):
-    """The screen's match, as shipped in nodes: the candidate's score over ``games`` from random openings of
-    the plan's length (their seed derived from the plan's), the 95% interval, and the two params files it played (by
-    content), so that a ship continued later reads it back rather than playing it again."""
+    """The screen's match, as shipped in nodes: the candidate's score over ``games`` from openings of the
+    plan's length (``every`` one of them with each colour, else random ones, their seed derived from the
+    plan's), the 95% interval, and the two params files it played (by content), so that a ship continued
+    later reads it back rather than playing it again."""
 
     games: int
     seed: int
@@ -92,12 +97,24 @@ class Screen(NamedTuple):
     high: float
     candidate_sha256: str
     current_sha256: str
+    every: bool = False
 
     def line(self):
+        openings = "every opening with each colour" if self.every else f"random openings, seed {self.seed}"
         return (
             f"screen: the candidate scores {self.score:.1%} ({self.low:.1%}-{self.high:.1%}) in {self.games} games "
-            f"as shipped in nodes (seed {self.seed}): a prediction; the test decides"
+            f"as shipped in nodes ({openings}): a prediction; the test decides"
         )
+
+
+def screen_games(plan, games=DEFAULT_SCREEN):
+    """(games, every) of a screen asked for ``games`` (a number, or EVERY): every opening of the plan's
+    length twice, or the two games from the empty board where the plan draws no opening."""
+    if games != EVERY:
+        return games, False
+    if not plan.random_opening:
+        return 2, False
+    return 2 * len(every_opening(plan.random_opening)), True
 
 
 def _sha256(path):
@@ -287,17 +304,19 @@ def _shipped_after(plan, summary, previous, journal):
 
 def screen(run, current, plan, games=DEFAULT_SCREEN, settings=DEFAULT_GAME_SETTINGS):
     """The Screen of the plan's candidate against ``current``: kept in RUN/ship/screen.json, played
-    (``games`` games, both colours from each random opening of the plan's length) only where none of
-    these files and games is kept; None where Ctrl-C stopped it (nothing kept). ``shipped:`` players
-    play it, with the shipped book whatever the plan's ``book``. ``settings``: its jobs and progress."""
+    (``games``: EVERY opening of the plan's length, or that many games, both colours from each random
+    opening) only where none of these files and games is kept; None where Ctrl-C stopped it (nothing
+    kept). ``shipped:`` players play it, with the shipped book whatever the plan's ``book``.
+    ``settings``: its jobs and progress."""
     folder = ship_folder(run)
     candidate_path, path = os.path.join(folder, CANDIDATE), os.path.join(folder, SCREEN)
     seed = derive_seed(plan.seed, _SCREEN_STREAM) % (2**31)
-    wanted = (games, seed, _sha256(candidate_path), _sha256(current))
+    games, every = screen_games(plan, games)
+    wanted = (games, seed, every, _sha256(candidate_path), _sha256(current))
     try:
         with open(path) as handle:
             kept = Screen(**json.load(handle))
-        if (kept.games, kept.seed, kept.candidate_sha256, kept.current_sha256) == wanted:
+        if (kept.games, kept.seed, kept.every, kept.candidate_sha256, kept.current_sha256) == wanted:
             return kept
     except (OSError, ValueError, TypeError):
         pass  # none yet, or one this version cannot read: played again
@@ -307,11 +326,12 @@ def screen(run, current, plan, games=DEFAULT_SCREEN, settings=DEFAULT_GAME_SETTI
         games,
         settings._replace(seed=seed, journal=None),
         opening_plies=plan.random_opening,
+        every_opening=every,
     )
     if summary.interrupted:
         return None
     low, high = summary.a_win_rate_95ci
-    found = Screen(games, seed, summary.a_win_rate, low, high, wanted[2], wanted[3])
+    found = Screen(games, seed, summary.a_win_rate, low, high, wanted[3], wanted[4], every)
     write_atomic(path, json.dumps(found._asdict(), indent=2) + "\n")
     return found
 

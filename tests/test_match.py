@@ -6,12 +6,14 @@ import os
 import pytest
 
 from engine.constants import BLACK, WHITE
+from engine.coords import move_from_text
 from engine.play.match import MatchGame, match_sprt, run_match
 from engine.play.settings import GameSettings
 from engine.play.stats import elo_with_margin, expected_score, pair_sprt_llr, sprt_llr, wilson_interval
 from engine.play.summary import format_report, openings_kept, summarise
 from engine.players.base import Reason
 from engine.players.gnugo import gnugo_path
+from engine.playout import every_opening, random_opening
 from tests.conftest import cli, kill_when_journal_holds, start_cli
 
 
@@ -52,6 +54,23 @@ def test_a_side_can_take_one_colour_in_every_game():
     assert summary.wins_by_colour["greedy"]["white"] == summary.wins_by_colour["random"]["black"] == 0
     with pytest.raises(ValueError, match="alternating"):
         run_match("greedy", "random", 4, GameSettings(jobs=1, progress=False), a_colour=WHITE, sprt=(0, 20))
+
+
+def test_every_opening_is_played_once_with_each_colour():
+    assert len(set(every_opening(1))) == 25 and len(set(every_opening(2))) == 600
+    drawn = {tuple(random_opening(2, seed)[1]) for seed in range(300)}
+    assert drawn <= set(every_opening(2))  # what random openings draw from, all of it
+    summary, games = run_match(
+        "greedy", "random", 4, GameSettings(jobs=2, seed=3, progress=False), opening_plies=1, every_opening=True
+    )
+    assert summary.games == len(games) == 50 and summary.every_opening
+    assert [tuple(g.moves[:1]) for g in games[0::2]] == [tuple(g.moves[:1]) for g in games[1::2]]
+    assert sorted(move_from_text(g.moves[0]) for g in games[0::2]) == list(range(25))
+    assert [g.black for g in games[:2]] == ["greedy", "random"]
+    assert "Openings: every opening of 1 ply, once with each colour" in format_report(summary)
+    for wrong in (dict(opening_plies=0), dict(opening_plies=1, a_colour=BLACK)):
+        with pytest.raises(ValueError, match="random-opening"):
+            run_match("greedy", "random", 4, GameSettings(jobs=1, progress=False), every_opening=True, **wrong)
 
 
 def _game(index, a_colour, winner, moves):

@@ -104,6 +104,19 @@ def test_a_rejected_candidate_leaves_params_json_as_it_was_and_the_same_command_
     assert "games changed" in capsys.readouterr().err
 
 
+def test_the_default_screen_plays_every_opening_once_with_each_colour(tmp_path, capsys):
+    candidate = str(tmp_path / "weak-params.json")  # throws stones away: it loses every game
+    save_params(candidate, make_params(dict(DEFAULT_WEIGHTS, margin=-20.0), provenance={"source": "weak"}))
+    current = current_file(tmp_path, 10.0)
+    quick = SHIP[:-4]
+    quick[quick.index("--random-opening") + 1] = "1"  # openings of one ply: 25 of them, 50 games
+    assert evolve(["ship", candidate, "--to", current] + quick + ["--min-screen", "0.5", "--exploit", "none"]) == 1
+    out = capsys.readouterr().out
+    assert "in 50 games as shipped in nodes (every opening with each colour)" in out
+    kept = json.load(open(tmp_path / "ship" / "screen.json"))
+    assert kept["every"] and kept["games"] == 50 and kept["score"] == 0.0
+
+
 def test_a_params_file_ships_as_a_run_does_with_its_test_beside_it(tmp_path, capsys):
     # evolve fit's output (here any params file) is a candidate too: its weights, the current
     # file's search settings, the test in ship/ beside it, the same command continuing it.

@@ -10,6 +10,7 @@ from engine.constants import BLACK, MAX_MOVES, WHITE
 from engine.play.match import run_match
 from engine.play.summary import format_report
 from engine.players.specs import KNOWN
+from engine.playout import every_opening
 
 
 def register(commands):
@@ -23,6 +24,13 @@ def register(commands):
         default=0,
         metavar="K",
         help="start each colour-swapped pair from the same K random plies",
+    )
+    match.add_argument(
+        "--every-opening",
+        action="store_true",
+        help="instead of --games random openings, play every opening of --random-opening K plies once with "
+        "each colour (50 games for K = 1, 1,200 for K = 2): for players that play a position the same way "
+        "every time (shipped:), the exact score over random openings, with no noise from drawing them",
     )
     match.add_argument(
         "--colour",
@@ -59,20 +67,22 @@ def _match(args):
         folder_to_write(args.sgf, "--sgf")  # before any game is played
     if args.resume:
         file_to_write(args.resume, "--resume", "match.jsonl")
+    games = 2 * len(every_opening(args.random_opening)) if args.every_opening else args.games
     settings = game_settings(
         args,
         limits=program_limits(args, (args.a, args.b)),
-        progress=True if not args.json and progress_bar(args) else match_lines(args.a, args.games),
+        progress=True if not args.json and progress_bar(args) else match_lines(args.a, games),
     )
     summary, _ = run_match(
         args.a,
         args.b,
-        args.games,
+        games,
         settings,
         opening_plies=args.random_opening,
         sgf_dir=args.sgf,
         sprt=args.sprt,
         a_colour={"black": BLACK, "white": WHITE}.get(args.colour),
+        every_opening=args.every_opening,
     )
     print(json.dumps(summary.to_json(), indent=2) if args.json else format_report(summary))
     if summary.interrupted:

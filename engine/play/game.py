@@ -15,7 +15,7 @@ from engine.constants import BLACK, COURSE_CPU_LIMIT, WHITE, colour_word, oppone
 from engine.coords import is_move, move_to_text
 from engine.players.base import PlayerFault, Reason
 from engine.playout import random_opening
-from engine.position import IllegalMove
+from engine.position import IllegalMove, Position
 from engine.sandbox.limits import HostError
 
 
@@ -34,15 +34,21 @@ class GameRecord(NamedTuple):
     cpu: List[Tuple[int, float]]
 
 
-def play_game(black, white, seed=0, opening_plies=0, opening_seed=None, cpu_limit=COURSE_CPU_LIMIT):
+def play_game(black, white, seed=0, opening_plies=0, opening_seed=None, cpu_limit=COURSE_CPU_LIMIT, opening=None):
     """Play one game between two players; a GameRecord. Never raises for a player's fault.
 
     The first ``opening_plies`` plies are random placements drawn from ``opening_seed``
-    (default ``seed``), so a colour-swapped pair of games can share an opening. A player
+    (default ``seed``), so a colour-swapped pair of games can share an opening; ``opening`` (points)
+    gives the opening's moves instead. A player
     that fails to start (an engine that exits or errs while it is set up) loses the game
     before its first move, with the reason.
     """
-    position, opening = random_opening(opening_plies, seed if opening_seed is None else opening_seed)
+    if opening is None:
+        position, opening = random_opening(opening_plies, seed if opening_seed is None else opening_seed)
+    else:
+        position = Position.initial()
+        for point in opening:
+            position = position.play_point(point)
     moves = [move_to_text(m) for m in opening]
     players = {BLACK: black, WHITE: white}
     cpu = []

@@ -4,16 +4,19 @@
 Game ``k`` of a match gives Black to player A when ``k`` is even, to B when odd; the two
 games of a pair start from the same random opening and differ only in colours. A match may
 instead give A one colour in every game (``a_colour``: how a side's strength as Black is
-measured); each game then has an opening of its own. Every game depends only on (specs,
-seed, game index, colours), so a match replays exactly.
+measured); each game then has an opening of its own. Or it may play every opening of its
+length once with each colour (``every_opening``): the exact score over random openings for
+players that play a position the same way every time (``shipped:``), with no draw of openings to
+add noise. Every game depends only on (specs, seed, game index, colours), so a match replays exactly.
 """
 
 import os
 import time
-from typing import NamedTuple, Optional
+from typing import NamedTuple, Optional, Tuple
 
 from tqdm import tqdm
 
+from engine import playout
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, WHITE, colour_word
 from engine.errors import InvalidInput
@@ -57,6 +60,7 @@ class GameJob(NamedTuple):
     cpu_limit: float
     fixed: Optional[int]
     limits: Optional[Limits] = None
+    opening: Optional[Tuple[int, ...]] = None  # the opening's points, where not drawn at random
 
 
 def game_job(job):
@@ -72,6 +76,7 @@ def game_job(job):
         opening_plies=job.opening_plies,
         opening_seed=derive_seed(job.seed, job.index if job.fixed else job.index // 2),
         cpu_limit=job.cpu_limit,
+        opening=job.opening,
     )
     return MatchGame(*record, index=job.index, a_colour=a_colour)
 
@@ -91,11 +96,22 @@ def match_sprt(results, elo0, elo1):
 
 
 def run_match(
-    spec_a, spec_b, games, settings=DEFAULT_GAME_SETTINGS, opening_plies=0, sgf_dir=None, sprt=None, a_colour=None
+    spec_a,
+    spec_b,
+    games,
+    settings=DEFAULT_GAME_SETTINGS,
+    opening_plies=0,
+    sgf_dir=None,
+    sprt=None,
+    a_colour=None,
+    every_opening=False,
 ):
     """Play the match; (MatchSummary, the MatchGames in game order).
 
     ``a_colour``: BLACK or WHITE gives A that colour in every game (default: alternating).
+
+    ``every_opening``: instead of ``games`` random openings, every opening of ``opening_plies`` plies
+    (``engine.playout.every_opening``), each once with each colour (1,200 games for two plies).
 
     ``sprt=(elo0, elo1)``: stop as soon as a sequential probability ratio test (alpha = beta
     = 0.05) accepts either hypothesis about A's Elo over B, checked after each pair of games
@@ -117,12 +133,26 @@ def run_match(
         make_player(spec).close()  # a bad spec fails here, before any worker starts
     if sprt and a_colour:
         raise InvalidInput("the SPRT compares colour-swapped pairs: it needs alternating colours")
+    openings = [None] * ((games + 1) // 2)
+    if every_opening:
+        if a_colour or not opening_plies:
+            raise InvalidInput(
+                "every opening is played once with each colour: it needs random-opening plies (--random-opening K) "
+                "and alternating colours"
+            )
+        openings = playout.every_opening(opening_plies)
+        games = 2 * len(openings)
     jobs = settings.jobs or os.cpu_count() or 1
     if journal is not None:
         journal = Journal.open(
-            journal, _settings(spec_a, spec_b, games, seed, opening_plies, cpu_limit, a_colour, sprt), MatchGame
+            journal,
+            _settings(spec_a, spec_b, games, seed, opening_plies, cpu_limit, a_colour, sprt, every_opening),
+            MatchGame,
         )
-    work = [GameJob(k, spec_a, spec_b, seed, opening_plies, cpu_limit, a_colour, settings.limits) for k in range(games)]
+    work = [
+        GameJob(k, spec_a, spec_b, seed, opening_plies, cpu_limit, a_colour, settings.limits, openings[k // 2])
+        for k in range(games)
+    ]
     progress, bar = _bar(spec_a, spec_b, games) if settings.progress is True else (settings.progress, None)
     started = time.time()
     try:
@@ -137,6 +167,7 @@ def run_match(
         seconds=time.time() - started,
         seed=seed,
         random_opening=opening_plies,
+        every_opening=True if every_opening else None,
         jobs=jobs,
         a_colour=colour_word(a_colour) if a_colour else "alternating",
         sprt=(test or match_sprt(results, *sprt)) if sprt else None,
@@ -159,9 +190,10 @@ def _bar(spec_a, spec_b, games):
     return progress, bar
 
 
-def _settings(spec_a, spec_b, games, seed, opening_plies, cpu_limit, a_colour, sprt):
-    """What makes a match the match it is, as its journal records it."""
-    return {
+def _settings(spec_a, spec_b, games, seed, opening_plies, cpu_limit, a_colour, sprt, every_opening=False):
+    """What makes a match the match it is, as its journal records it (``every_opening`` only where set:
+    the journals of matches before it still continue)."""
+    settings = {
         "a": spec_a,
         "b": spec_b,
         "games": games,
@@ -171,6 +203,9 @@ def _settings(spec_a, spec_b, games, seed, opening_plies, cpu_limit, a_colour, s
         "a_colour": a_colour,
         "sprt": list(sprt) if sprt else None,
     }
+    if every_opening:
+        settings["every_opening"] = True
+    return settings
 
 
 def stream_games(work, jobs=1, scheduler=None, journal=None, function=None):

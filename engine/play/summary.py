@@ -44,6 +44,7 @@ class MatchSummary(NamedTuple):
     seconds: float = 0.0
     seed: int = 1
     random_opening: int = 0
+    every_opening: Optional[bool] = None  # True where every opening of random_opening plies was played
     jobs: int = 1
     a_colour: str = "alternating"
     sprt: Optional[SprtState] = None
@@ -134,6 +135,9 @@ def format_report(summary):
     low, high = summary.a_win_rate_95ci
     lines.append("")
     lines.append(f"Games: {summary.games}   {a} win rate: {summary.a_win_rate:.1%} (95% CI {low:.1%} to {high:.1%})")
+    if summary.every_opening:
+        plies = summary.random_opening
+        lines.append(f"Openings: every opening of {plies} {'ply' if plies == 1 else 'plies'}, once with each colour")
     elo, margin = summary.elo, summary.elo_95_margin
     if elo is None:
         lines.append("Elo difference: unbounded (one side won every game)")

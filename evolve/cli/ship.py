@@ -29,10 +29,12 @@ from evolve.ship import (
     DEFAULT_OPENING,
     DEFAULT_SCREEN,
     DEFAULT_SPRT,
+    EVERY,
     ShipError,
     describe,
     prepare,
     screen,
+    screen_games,
     ship,
     ship_folder,
     test_under_way,
@@ -87,16 +89,22 @@ def register(commands):
     )
 
 
+def _screen_games(text):
+    """--screen's value: 'every', or a number of games."""
+    return EVERY if text == EVERY else count(text)
+
+
 def _add_screen(ship_):
     """The screen's options: the match as shipped that predicts the test, played before it."""
     ship_.add_argument(
         "--screen",
-        type=count,
+        type=_screen_games,
         default=DEFAULT_SCREEN,
         metavar="GAMES",
-        help="before the test, play GAMES games of the same two weights as shipped with the CPU budget in nodes "
-        "(deterministic, about 0.2 CPU s a game; with the book, from random openings of the test's length) and "
-        "print the candidate's score, which has predicted every test's side of 50%% so far; kept in "
+        help="before the test, play the same two weights as shipped with the CPU budget in nodes (a position "
+        "played the same way every time, about 0.2 CPU s a game, with the book) and print the candidate's "
+        "score: 'every' opening of the test's length once with each colour (1,200 games for 2 plies: the "
+        "exact score over random openings), or GAMES games from random openings; kept in "
         "RUN/ship/screen.json; none once the test has games (0: none; default %(default)s)",
     )
     ship_.add_argument(
@@ -148,7 +156,7 @@ def _ship(args):
     """
     run = one_run(args.run)
     if args.min_screen is not None and not args.screen:
-        raise ShipError("--min-screen needs the screen: --screen GAMES, not 0")
+        raise ShipError("--min-screen needs the screen: --screen every or GAMES, not 0")
     file_to_write(args.to, "--to", "params.json")
     plan = prepare(
         run,
@@ -171,7 +179,8 @@ def _ship(args):
     if args.screen and test_under_way(run):
         print("screen: none, the test is under way (its games are in the journal)", flush=True)
     elif args.screen:
-        progress = True if progress_bar(args) else match_lines("candidate (screen)", args.screen)
+        games, _ = screen_games(plan, args.screen)
+        progress = True if progress_bar(args) else match_lines("candidate (screen)", games)
         screened = screen(run, args.to, plan, args.screen, game_settings(args, progress=progress))
         if screened is None:
             print("interrupted in the screen: nothing kept; the same command plays it again", file=sys.stderr)
