@@ -15,6 +15,7 @@ python3 $out/retry.py $out/before-3801 0.5 3 > $out/retry-3801.txt
 # 2. search.close_stones (item 3): CPU, depth and move on 40 early out-of-book positions, as
 #    shipped and with close_stones 0.5
 python3 $out/unclear.py 40 3802 0.5 > $out/unclear-3802.txt
+# (the centre-*, retry-*, unclear-* and cross-* outputs are kept together in probes.txt, a section each)
 # 3. the solved table of every 2-ply opening (engine/data/openings.json): the 80 answers of the
 #    earlier experiments and 5 solved here by the compiled solver
 littlego openings table engine/data/openings.json --jobs 1 --earlier experiments/random-openings-20261122/gnugo-openings.json --earlier experiments/white-book-20261123/openings-2808.json
