@@ -23,11 +23,17 @@ def random_playout(position, rng, max_plies=None):
     return position, moves
 
 
-def every_opening(plies):
+# The longest openings a match plays every one of: up to three plies each is as likely as any other
+# to be drawn at random (from four, a point made suicide by the stones before it makes some likelier),
+# and there are 13,800 of three plies (303,600 of four).
+SEQUENCES_MOST_PLIES = 3
+
+
+def opening_sequences(plies):
     """Every sequence of ``plies`` legal placements from the empty board, in order of the points: the
-    openings ``random_opening`` draws from (25 of one ply, 600 of two, 13,800 of three). Up to three
-    plies every one is as likely as any other to be drawn; from four, a point made suicide by the
-    stones before it makes some likelier."""
+    openings ``random_opening`` draws from (25 of one ply, 600 of two, 13,800 of three). Unlike
+    ``engine.play.openings.every_opening`` (the distinct positions, under symmetry), sequences that
+    reach one position by two orders or turned are each kept."""
     openings = [((), Position.initial())]
     for _ in range(plies):
         openings = [

@@ -5,7 +5,8 @@ moves where a won game is given away are a few among hundreds. Little-Go is solv
 positions can hold every legal move's exact result (``evolve.positions``); an individual's move in a
 won position either keeps the win or gives it away, and the share it keeps is a fitness without
 noise: the same individual scores the same on every machine and with any number of workers (each
-position is searched alone, from a fresh searcher seeded by its text, at a node budget).
+position is searched alone, from a fresh searcher that takes the first of tied moves as the agent
+does, at a node budget).
 """
 
 from typing import Dict, FrozenSet, NamedTuple, Optional, Tuple

@@ -11,10 +11,11 @@ that the same command continues a stopped test, to the result it would have had.
 
 Before the test, ``screen`` plays the same pairing as shipped with the CPU budget counted in nodes
 (``shipped:`` players, which play a position the same way every time): by default every opening of
-the test's length once with each colour (1,200 games for two plies, about 200 CPU seconds), so its
+the test's length once with each colour (1,200 games for two plies, about 4 CPU minutes), so its
 score is the match's over random openings, exactly; or a number of games from random openings. On
-the SPRTs of 2026-11-25/27 this match put every candidate but the tapered ones on the side of 50%
-its test decided (``experiments/tuners-20261125``). It predicts; only the test ships.
+five SPRTs of 2026-11-24/27 this match came within 0.9-2.1 points of each test's score, on the side
+of 50% of both decided ones (``experiments/tuners-20261125``, eighth section). It predicts; only the
+test ships.
 """
 
 import datetime
@@ -29,7 +30,7 @@ from engine.data import SHIPPED_BOOK
 from engine.params import load_params, save_params
 from engine.play.match import run_match
 from engine.play.settings import DEFAULT_GAME_SETTINGS
-from engine.playout import every_opening
+from engine.playout import SEQUENCES_MOST_PLIES, opening_sequences
 from engine.protocol import write_atomic
 from engine.submission.bundle import write_bundle
 from evolve.checkpoint import RunError, load_checkpoint
@@ -100,7 +101,7 @@ class Screen(NamedTuple):
     every: bool = False
 
     def line(self):
-        openings = "every opening with each colour" if self.every else f"random openings, seed {self.seed}"
+        openings = "every opening with each colour" if self.every else f"seed {self.seed}"
         return (
             f"screen: the candidate scores {self.score:.1%} ({self.low:.1%}-{self.high:.1%}) in {self.games} games "
             f"as shipped in nodes ({openings}): a prediction; the test decides"
@@ -109,12 +110,18 @@ class Screen(NamedTuple):
 
 def screen_games(plan, games=DEFAULT_SCREEN):
     """(games, every) of a screen asked for ``games`` (a number, or EVERY): every opening of the plan's
-    length twice, or the two games from the empty board where the plan draws no opening."""
+    length once with each colour, or the two games from the empty board where the plan draws no
+    opening; ShipError where its openings are too many to play every one."""
     if games != EVERY:
         return games, False
     if not plan.random_opening:
         return 2, False
-    return 2 * len(every_opening(plan.random_opening)), True
+    if plan.random_opening > SEQUENCES_MOST_PLIES:
+        raise ShipError(
+            f"--screen every plays every opening of up to {SEQUENCES_MOST_PLIES} plies, not of "
+            f"{plan.random_opening}: --screen GAMES draws that many from random openings"
+        )
+    return 2 * len(opening_sequences(plan.random_opening)), True
 
 
 def _sha256(path):

@@ -13,7 +13,7 @@ from engine.play.stats import elo_with_margin, expected_score, pair_sprt_llr, sp
 from engine.play.summary import format_report, openings_kept, summarise
 from engine.players.base import Reason
 from engine.players.gnugo import gnugo_path
-from engine.playout import every_opening, random_opening
+from engine.playout import opening_sequences, random_opening
 from tests.conftest import cli, kill_when_journal_holds, start_cli
 
 
@@ -57,9 +57,9 @@ def test_a_side_can_take_one_colour_in_every_game():
 
 
 def test_every_opening_is_played_once_with_each_colour():
-    assert len(set(every_opening(1))) == 25 and len(set(every_opening(2))) == 600
+    assert len(set(opening_sequences(1))) == 25 and len(set(opening_sequences(2))) == 600
     drawn = {tuple(random_opening(2, seed)[1]) for seed in range(300)}
-    assert drawn <= set(every_opening(2))  # what random openings draw from, all of it
+    assert drawn <= set(opening_sequences(2))  # what random openings draw from, all of it
     summary, games = run_match(
         "greedy", "random", 4, GameSettings(jobs=2, seed=3, progress=False), opening_plies=1, every_opening=True
     )
@@ -68,8 +68,13 @@ def test_every_opening_is_played_once_with_each_colour():
     assert sorted(move_from_text(g.moves[0]) for g in games[0::2]) == list(range(25))
     assert [g.black for g in games[:2]] == ["greedy", "random"]
     assert "Openings: every opening of 1 ply, once with each colour" in format_report(summary)
-    for wrong in (dict(opening_plies=0), dict(opening_plies=1, a_colour=BLACK)):
-        with pytest.raises(ValueError, match="random-opening"):
+    for wrong, why in (
+        (dict(opening_plies=0), "plies from 1 to 3"),
+        (dict(opening_plies=4), "plies from 1 to 3"),
+        (dict(opening_plies=1, a_colour=BLACK), "alternating"),
+        (dict(opening_plies=1, sprt=(0, 20)), "no SPRT"),
+    ):
+        with pytest.raises(ValueError, match=why):
             run_match("greedy", "random", 4, GameSettings(jobs=1, progress=False), every_opening=True, **wrong)
 
 

@@ -10,7 +10,7 @@ from engine.constants import BLACK, MAX_MOVES, WHITE
 from engine.play.match import run_match
 from engine.play.summary import format_report
 from engine.players.specs import KNOWN
-from engine.playout import every_opening
+from engine.playout import SEQUENCES_MOST_PLIES, opening_sequences
 
 
 def register(commands):
@@ -28,9 +28,10 @@ def register(commands):
     match.add_argument(
         "--every-opening",
         action="store_true",
-        help="instead of --games random openings, play every opening of --random-opening K plies once with "
-        "each colour (50 games for K = 1, 1,200 for K = 2): for players that play a position the same way "
-        "every time (shipped:), the exact score over random openings, with no noise from drawing them",
+        help="instead of --games random openings, play every opening of --random-opening K plies (K from 1 to "
+        "3) once with each colour (50 games for K = 1, 1,200 for K = 2): for players that play a position the "
+        "same way every time (shipped:), the exact score over random openings, with no noise from drawing "
+        "them; no --sprt",
     )
     match.add_argument(
         "--colour",
@@ -67,7 +68,8 @@ def _match(args):
         folder_to_write(args.sgf, "--sgf")  # before any game is played
     if args.resume:
         file_to_write(args.resume, "--resume", "match.jsonl")
-    games = 2 * len(every_opening(args.random_opening)) if args.every_opening else args.games
+    every = args.every_opening and 1 <= args.random_opening <= SEQUENCES_MOST_PLIES  # else run_match says why
+    games = 2 * len(opening_sequences(args.random_opening)) if every else args.games
     settings = game_settings(
         args,
         limits=program_limits(args, (args.a, args.b)),

@@ -80,6 +80,11 @@ _COLUMNS = "key, ply, won, legal, wins, margins, checksum"
 
 def _is_busy(error):
     """Whether an SQLite error is another connection's lock (worth waiting for), not a fault of the file."""
+    if not isinstance(error, sqlite3.OperationalError):
+        return False
+    code = getattr(error, "sqlite_errorcode", None)  # Python 3.11 on; before it, the message says
+    if code is not None:
+        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
     message = str(error).lower()
     return "locked" in message or "busy" in message
 
@@ -180,16 +185,16 @@ class SolvedStore:
                     connection.close()
                     raise
                 break
-            except sqlite3.OperationalError as error:
+            except sqlite3.DatabaseError as error:
                 # SQLite does not always call its busy handler while another process creates the file or
                 # recovers its log, so "locked" on open is contention: wait for it, never call it damage
                 if not _is_busy(error):
-                    self._refuse(f"damaged or not a store of solved positions ({error}); remove it or use another")
+                    self._refuse(
+                        f"damaged or not a store of solved positions ({error}); remove it or use another store"
+                    )
                 if time.monotonic() >= deadline:
                     self._refuse(f"busy: another process has held it for {BUSY_SECONDS:.0f} s ({error}); try again")
                 time.sleep(OPEN_RETRY_SECONDS)
-            except sqlite3.DatabaseError as error:
-                self._refuse(f"damaged or not a store of solved positions ({error}); remove it or use another store")
         self._connection, self._pid = connection, os.getpid()
 
     def _open(self, connection):

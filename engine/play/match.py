@@ -135,12 +135,8 @@ def run_match(
         raise InvalidInput("the SPRT compares colour-swapped pairs: it needs alternating colours")
     openings = [None] * ((games + 1) // 2)
     if every_opening:
-        if a_colour or not opening_plies:
-            raise InvalidInput(
-                "every opening is played once with each colour: it needs random-opening plies (--random-opening K) "
-                "and alternating colours"
-            )
-        openings = playout.every_opening(opening_plies)
+        _check_every_opening(opening_plies, a_colour, sprt)
+        openings = playout.opening_sequences(opening_plies)
         games = 2 * len(openings)
     jobs = settings.jobs or os.cpu_count() or 1
     if journal is not None:
@@ -188,6 +184,20 @@ def _bar(spec_a, spec_b, games):
         bar.update(1)
 
     return progress, bar
+
+
+def _check_every_opening(opening_plies, a_colour, sprt):
+    """InvalidInput where a match cannot play every opening as asked."""
+    if not 1 <= opening_plies <= playout.SEQUENCES_MOST_PLIES:
+        raise InvalidInput(
+            f"every opening needs random-opening plies from 1 to {playout.SEQUENCES_MOST_PLIES} "
+            f"(--random-opening K; got {opening_plies}): with none the only opening is the empty board, and "
+            "past three they grow into the hundreds of thousands"
+        )
+    if a_colour:
+        raise InvalidInput("every opening is played once with each colour: leave the colours alternating")
+    if sprt:
+        raise InvalidInput("every opening gives the exact score over random openings: it takes no SPRT")
 
 
 def _settings(spec_a, spec_b, games, seed, opening_plies, cpu_limit, a_colour, sprt, every_opening=False):

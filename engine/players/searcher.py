@@ -21,8 +21,8 @@ def searcher_for(engine):
 
 class AgentPlayer(Player):
     """Our agent with Params. Timed, it plays as ``my_player3.py`` does (``engine.agent.choose_move``:
-    the opening book's move if it is given one, the exact solver late, the CPU budget), at
-    ``depth`` at most if given. Untimed, it searches
+    the opening book's move if it is given one, the exact solver late, the CPU budget, the first of
+    tied moves), at ``depth`` at most if given. Untimed, it searches
     to a fixed depth, so that a move depends only on the position and the seed, never on the
     machine's speed (as evolution needs), with the ``engine``'s searcher.
     """
@@ -43,5 +43,5 @@ class AgentPlayer(Player):
 
     def move(self, position):
         if self.timed:
-            return choose_move(position, self.params, self.rng, self.book)
+            return choose_move(position, self.params, None, self.book)  # ties as the agent breaks them
         return self.searcher.iterative(position, self.depth).move

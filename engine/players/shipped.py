@@ -61,9 +61,8 @@ class ShippedPlayer(Player):
     As the agent does, each move starts a fresh search (the host runs the agent in a new process a
     move: no table, killers or history carried from the last move) and breaks ties at the root by
     the order of the moves, not at random. A searcher kept for the whole game searched deeper in the
-    same nodes and chose differently about one move in forty; a tapered candidate scored 53.3%
-    against its baseline in the every-opening match that way, 51.1% with a fresh search, and 49.4%
-    in its 800-game test at the playing budget (experiments/tuners-20261125, eighth section)."""
+    same nodes than the agent and chose otherwise in some positions, and matches of it misjudged
+    candidates by up to 4 points (experiments/tuners-20261125, eighth section)."""
 
     def __init__(self, params, book=None, spec="shipped", engine="native", nodes_per_second=NODES_PER_SECOND):
         self.params = params

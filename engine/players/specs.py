@@ -12,7 +12,7 @@
   with the same book (a candidate measured as it would play when shipped);
 - ``shipped[:PARAMS]``: ``champion[:PARAMS]`` with its CPU budget and cap counted in nodes
   (``engine.players.shipped``): the same book, search and exact play, on the compiled searcher and
-  solver, a move depending on the position and the seed alone (evolution's ``play = "as-shipped"``);
+  solver, a move depending on the position alone (evolution's ``play = "as-shipped"``);
 - ``handset[@DEPTH]``: our search with the built-in hand-set default weights, a fixed
   reference that does not change when ``params.json`` does;
 - ``cmd:DIR[::COMMAND]``: a program speaking the course file protocol, run once per move

@@ -5,7 +5,6 @@ agent decides there when asked again, and the evaluation after both moves. The g
 give-away against games built with the Python solver.
 """
 
-import random
 import time
 from typing import List, NamedTuple, Optional
 
@@ -134,7 +133,7 @@ def examine(game, solver, player, start=PLIES, progress=None):
     evaluate = player.evaluate if agent else shipped_evaluator()
     winning = winning_move(position, solver, evaluate, (played,), progress)
     seconds, nodes = time.time() - started, solver.nodes - nodes
-    decision = decide_move(position, player.params, random.Random(game.seed), player.book) if agent else None
+    decision = decide_move(position, player.params, None, player.book) if agent else None  # as the agent decides
     return GiveAway(
         *names,
         ply=position.moves_played,

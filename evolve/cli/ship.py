@@ -1,5 +1,6 @@
 """``evolve ship``: replace params.json only with weights that win a test at the playing budget."""
 
+import argparse
 import functools
 import os
 import sys
@@ -91,7 +92,12 @@ def register(commands):
 
 def _screen_games(text):
     """--screen's value: 'every', or a number of games."""
-    return EVERY if text == EVERY else count(text)
+    if text == EVERY:
+        return EVERY
+    try:
+        return count(text)
+    except argparse.ArgumentTypeError:  # the number's own words would not name 'every'
+        raise argparse.ArgumentTypeError(f"expected 'every' or a number of games (0: none), got {text!r}") from None
 
 
 def _add_screen(ship_):
@@ -100,11 +106,12 @@ def _add_screen(ship_):
         "--screen",
         type=_screen_games,
         default=DEFAULT_SCREEN,
-        metavar="GAMES",
+        metavar="every|GAMES",
         help="before the test, play the same two weights as shipped with the CPU budget in nodes (a position "
         "played the same way every time, about 0.2 CPU s a game, with the book) and print the candidate's "
-        "score: 'every' opening of the test's length once with each colour (1,200 games for 2 plies: the "
-        "exact score over random openings), or GAMES games from random openings; kept in "
+        "score: 'every' opening of the test's length (at most 3 plies) once with each colour (1,200 games for "
+        "2 plies, about 4 CPU minutes: the exact score over random openings), or GAMES games from random "
+        "openings; kept in "
         "RUN/ship/screen.json; none once the test has games (0: none; default %(default)s)",
     )
     ship_.add_argument(
