@@ -486,6 +486,17 @@ def test_a_killed_worker_is_answered_at_once_and_replaced_for_the_next_request(r
         workers.close()
 
 
+def test_closed_workers_leave_no_pool_thread_to_race_the_exit():
+    # The pool's manager thread, left running, closed its wake-up pipe while the interpreter's exit wrote to it:
+    # "Exception ignored in: <module 'threading'> ... OSError: [Errno 9]" when Ctrl-C stopped the server.
+    for _ in range(3):
+        workers = Workers(1)
+        assert workers.call("a sum", sum, ([1, 2],), 60) == 3
+        manager = workers.pool._executor_manager_thread
+        workers.close()
+        assert manager is not None and not manager.is_alive()
+
+
 def test_players_that_run_commands_are_refused_when_others_can_reach_the_server(runs):
     client = TestClient(create_app(runs[0], None, hosts=None, allow_programs=False), base_url="http://192.0.2.1")
     answer = client.post("/api/board/reply", json={"moves": [], "opponent": "gtp:sh -c 'touch /tmp/x'"})

@@ -80,11 +80,23 @@ def _stop(pool):
     """End the pool's processes now, a job still running included (``shutdown`` alone waits for it)."""
     terminate = getattr(pool, "terminate_workers", None)  # Python 3.14 and later
     if terminate is not None:
+        manager = getattr(pool, "_executor_manager_thread", None)
         terminate()
+        _join(manager)
         return
     processes = list((pool._processes or {}).values())  # before 3.14, only the pool's own table has them
+    manager = getattr(pool, "_executor_manager_thread", None)  # ``shutdown`` forgets it
     pool.shutdown(wait=False)
     for process in processes:
         process.terminate()
     for process in processes:
         process.join(5)
+    _join(manager)
+
+
+def _join(manager):
+    """Wait for the pool's manager thread to end. Left running, it races the interpreter's exit: it closes
+    its wake-up pipe while ``concurrent.futures`` writes to it at exit (before Python 3.12, an OSError
+    printed as a traceback when Ctrl-C stops ``littlego serve``)."""
+    if manager is not None:
+        manager.join(10)
