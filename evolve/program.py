@@ -311,6 +311,7 @@ def save_agent_weights(path, config, weights, provenance):
         provenance, program=individual.program, weights_file=individual.weights_file, genes=list(config.genes)
     )
     provenance.pop("evolved_at_depth", None)  # a program searches as its code says
+    provenance.pop("evolved_as_shipped", None)
     record = AgentWeights(path, sidecar_of(path), agent_weights(config.genes, weights, individual.base), provenance)
     write_atomic(record.path, json.dumps(record.weights, indent=1) + "\n")
     write_atomic(

@@ -147,6 +147,15 @@ def best_params(run_dir, config, generation, best, **settings):
     )
 
 
+def _how_played(config):
+    """How the run's individuals played their fitness: as shipped (its search settings, in nodes) or to a depth."""
+    if config.fitness.search is not None:
+        return {
+            "evolved_as_shipped": {name: value for name, value in config.fitness.search.items() if value is not None}
+        }
+    return {"evolved_at_depth": config.depth}
+
+
 def provenance(run_dir, config, generation, fitness):
     """Where a set of evolved weights came from."""
     return {
@@ -155,7 +164,7 @@ def provenance(run_dir, config, generation, fitness):
         "experiment": config.name,
         "generation": generation,
         "fitness": {"win_rate": fitness[0], "mean_stone_margin": fitness[1]},
-        "evolved_at_depth": config.depth,
+        **_how_played(config),
         "strategy": config.strategy,
         "panel": [entry.opponent for entry in config.panel],
         "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),

@@ -303,7 +303,9 @@ def _shipped_after(plan, summary, previous, journal):
         "book": plan.book,
         "journal": journal,
         "replaced": {
-            key: previous.provenance.get(key) for key in ("source", "run", "generation") if key in previous.provenance
+            key: previous.provenance[key]
+            for key in ("source", "run", "generation", "exported_by")
+            if key in previous.provenance
         },
         "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
     }

@@ -28,6 +28,9 @@ from evolve.schema import Config
 from tests.conftest import ROOT, start_cli
 from tests.fixtures.old_runs import old_run, old_runs
 
+# flat weights (those shipped on 2026-11-24), a start file that stays put; params.json may be tapered
+FLAT = os.path.join(ROOT, "experiments", "centre-20261124", "candidate-params.json")
+
 TINY = """
 name = "tiny"
 seed = 7
@@ -489,7 +492,7 @@ def test_games_in_rounds_stop_spending_on_the_individuals_already_behind(tmp_pat
 
 
 def test_a_population_can_start_from_params_files(tmp_path):
-    shipped = os.path.join(ROOT, "params.json")
+    shipped = FLAT
     handset = tmp_path / "handset.json"
     save_params(str(handset), default_params())
     text = TINY + f'\n[start]\nparams = ["{shipped}", "{handset}"]\nrandom = 0.25\n'
@@ -552,14 +555,14 @@ def test_start_weights_are_read_once_relative_to_the_working_folder(tmp_path, mo
     ],
 )
 def test_bad_start_weights_name_the_key(tmp_path, start, words):
-    path = write_config(tmp_path, TINY + "\n[start]\n" + start.format(os.path.join(ROOT, "params.json")) + "\n")
+    path = write_config(tmp_path, TINY + "\n[start]\n" + start.format(FLAT) + "\n")
     with pytest.raises(ConfigError) as error:
         load_config(path)
     assert words in str(error.value) and path in str(error.value)
 
 
 def test_start_weights_outside_the_bounds_are_refused(tmp_path):
-    text = TINY + '\n[start]\nparams = ["{}"]\n\n[bounds]\nmargin = [0, 5]\n'.format(os.path.join(ROOT, "params.json"))
+    text = TINY + f'\n[start]\nparams = ["{FLAT}"]\n\n[bounds]\nmargin = [0, 5]\n'
     with pytest.raises(ConfigError, match=r"weight margin = 18.45.* is outside 'bounds.margin' = \[0, 5\]"):
         load_config(write_config(tmp_path, text))
 

@@ -18,6 +18,7 @@ from evolve.positions import (
     load_positions,
 )
 from evolve.regret import regret_score
+from evolve.runs import export_best
 from tests.conftest import cli
 
 
@@ -123,6 +124,9 @@ def test_a_run_as_shipped_with_the_regret_fitness_replays_with_any_workers(libra
     assert [{k: r[k] for k in keys} for r in one] == [{k: r[k] for k in keys} for r in two]
     assert all(r["play"] == "as-shipped" and r["best_held_out"]["won"] >= 0 for r in one)
     assert all(0 <= ind["regret_kept"] <= 1 for r in one for ind in r["individuals"])
+    exported = export_best(str(next((tmp_path / "runs1").iterdir())), str(tmp_path / "best.json")).provenance
+    assert exported["evolved_as_shipped"] == {"depth": 6, "cpu_budget": 0.05, "cpu_cap": 0.05, "solve_from": 14}
+    assert "evolved_at_depth" not in exported  # the config's depth 2 is not how it played
 
 
 def test_the_regret_table_is_checked_by_key(tmp_path):

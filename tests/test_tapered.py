@@ -26,7 +26,8 @@ from evolve.runs import export_best, read_generations
 from tests.conftest import ROOT, cli, random_position
 from tests.test_evolve import TINY, evolve_cli, write_config
 
-SHIPPED = os.path.join(ROOT, "params.json")
+# flat weights (those shipped on 2026-11-24); params.json may be tapered
+FLAT = os.path.join(ROOT, "experiments", "centre-20261124", "candidate-params.json")
 
 
 def opening_and_endgame(seed=1):
@@ -72,8 +73,8 @@ def test_a_tapered_params_file_round_trips_and_a_flat_one_stays_flat(tmp_path):
     again = load_params(path)
     assert again == params and genome_of(again) == [opening[n] for n in FEATURES] + [endgame[n] for n in FEATURES]
     assert make_params(genome_of(again)).endgame == again.endgame  # a genome of twice FEATURES: tapered
-    shipped = load_params(SHIPPED)
-    assert shipped.endgame is None and "endgame_weights" not in params_to_dict(shipped)
+    flat = load_params(FLAT)
+    assert flat.endgame is None and "endgame_weights" not in params_to_dict(flat)
 
 
 def test_tapered_files_are_checked_as_flat_ones_are():
@@ -96,13 +97,13 @@ def test_tapered_files_are_checked_as_flat_ones_are():
 
 def test_a_tapered_config_has_twice_the_genes_and_starts_flat_files_alike_at_both_ends(tmp_path):
     text = TINY.replace("depth = 2", "depth = 2\ntapered = true")
-    text += f'\n[start]\nparams = ["{SHIPPED}"]\n\n[bounds.endgame]\nmargin = [0, 30]\n'
+    text += f'\n[start]\nparams = ["{FLAT}"]\n\n[bounds.endgame]\nmargin = [0, 30]\n'
     config = load_config(write_config(tmp_path, text))
     assert config.genes == tuple(FEATURES) + tuple("endgame." + name for name in FEATURES)
     assert config.bounds["endgame.margin"] == (0.0, 30.0)
     assert config.bounds["endgame.edge"] == config.bounds["edge"]
-    shipped = genome_of(load_params(SHIPPED))
-    assert config.start.weights == (tuple(shipped + shipped),)
+    flat = genome_of(load_params(FLAT))
+    assert config.start.weights == (tuple(flat + flat),)
     with pytest.raises(ConfigError, match="tapered = true"):
         load_config(write_config(tmp_path, TINY + "\n[bounds.endgame]\nmargin = [0, 30]\n", "flat.toml"))
     tapered_file = str(tmp_path / "tapered.json")
@@ -153,11 +154,11 @@ def test_evolve_fit_tapered_from_flat_weights(tmp_path):
     labels = [k % 3 % 2 for k in range(len(texts))]
     path, out = str(tmp_path / "l.json.gz"), str(tmp_path / "fitted.json")
     save_labels(path, list(zip(texts, labels)), {"seed": 4})
-    done = evolve_cli("fit", path, "--out", out, "--generations", "10", "--tapered")
+    done = evolve_cli("fit", path, "--out", out, "--start", FLAT, "--generations", "10", "--tapered")
     out_text, err = done.communicate()
     assert done.returncode == 0, err
     assert "(tapered)" in out_text
     params = load_params(out)
     assert params.endgame is not None and params.provenance["fit"]["tapered"] is True
-    shipped = load_params(SHIPPED)
-    assert params.weights["captures"] == params.endgame["captures"] == shipped.weights["captures"]
+    flat = load_params(FLAT)
+    assert params.weights["captures"] == params.endgame["captures"] == flat.weights["captures"]
