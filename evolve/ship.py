@@ -28,9 +28,9 @@ from engine.common.seeds import derive_seed
 from engine.constants import COURSE_CPU_LIMIT
 from engine.data import SHIPPED_BOOK
 from engine.params import load_params, save_params
-from engine.play.match import run_match
+from engine.play.match import every_opening_games, run_match
 from engine.play.settings import DEFAULT_GAME_SETTINGS
-from engine.playout import SEQUENCES_MOST_PLIES, opening_sequences
+from engine.playout import SEQUENCES_MOST_PLIES
 from engine.protocol import write_atomic
 from engine.submission.bundle import write_bundle
 from evolve.checkpoint import RunError, load_checkpoint
@@ -121,7 +121,7 @@ def screen_games(plan, games=DEFAULT_SCREEN):
             f"--screen every plays every opening of up to {SEQUENCES_MOST_PLIES} plies, not of "
             f"{plan.random_opening}: --screen GAMES draws that many from random openings"
         )
-    return 2 * len(opening_sequences(plan.random_opening)), True
+    return every_opening_games(plan.random_opening), True
 
 
 def _sha256(path):

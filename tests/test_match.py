@@ -7,7 +7,7 @@ import pytest
 
 from engine.constants import BLACK, WHITE
 from engine.coords import move_from_text
-from engine.play.match import MatchGame, match_sprt, run_match
+from engine.play.match import MatchGame, every_opening_games, match_sprt, run_match
 from engine.play.settings import GameSettings
 from engine.play.stats import elo_with_margin, expected_score, pair_sprt_llr, sprt_llr, wilson_interval
 from engine.play.summary import format_report, openings_kept, summarise
@@ -63,7 +63,8 @@ def test_every_opening_is_played_once_with_each_colour():
     summary, games = run_match(
         "greedy", "random", 4, GameSettings(jobs=2, seed=3, progress=False), opening_plies=1, every_opening=True
     )
-    assert summary.games == len(games) == 50 and summary.every_opening
+    assert summary.games == len(games) == every_opening_games(1) == 50 and summary.every_opening
+    assert every_opening_games(2) == 1200 and every_opening_games(3) == 2 * 13800
     assert [tuple(g.moves[:1]) for g in games[0::2]] == [tuple(g.moves[:1]) for g in games[1::2]]
     assert sorted(move_from_text(g.moves[0]) for g in games[0::2]) == list(range(25))
     assert [g.black for g in games[:2]] == ["greedy", "random"]

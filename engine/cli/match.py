@@ -7,10 +7,9 @@ import time
 from engine.cli.argument_types import elo_pair, file_to_write, folder_to_write, integer_range, positive_int
 from engine.cli.arguments import add_game_options, command, game_settings, program_limits, progress_bar
 from engine.constants import BLACK, MAX_MOVES, WHITE
-from engine.play.match import run_match
+from engine.play.match import every_opening_games, run_match
 from engine.play.summary import format_report
 from engine.players.specs import KNOWN
-from engine.playout import SEQUENCES_MOST_PLIES, opening_sequences
 
 
 def register(commands):
@@ -68,8 +67,7 @@ def _match(args):
         folder_to_write(args.sgf, "--sgf")  # before any game is played
     if args.resume:
         file_to_write(args.resume, "--resume", "match.jsonl")
-    every = args.every_opening and 1 <= args.random_opening <= SEQUENCES_MOST_PLIES  # else run_match says why
-    games = 2 * len(opening_sequences(args.random_opening)) if every else args.games
+    games = every_opening_games(args.random_opening) if args.every_opening else args.games
     settings = game_settings(
         args,
         limits=program_limits(args, (args.a, args.b)),

@@ -110,8 +110,8 @@ def run_match(
 
     ``a_colour``: BLACK or WHITE gives A that colour in every game (default: alternating).
 
-    ``every_opening``: instead of ``games`` random openings, every opening of ``opening_plies`` plies
-    (``engine.playout.every_opening``), each once with each colour (1,200 games for two plies).
+    ``every_opening``: instead of ``games`` games from random openings, every opening of ``opening_plies``
+    plies (``engine.playout.opening_sequences``), each once with each colour (``every_opening_games``).
 
     ``sprt=(elo0, elo1)``: stop as soon as a sequential probability ratio test (alpha = beta
     = 0.05) accepts either hypothesis about A's Elo over B, checked after each pair of games
@@ -133,11 +133,7 @@ def run_match(
         make_player(spec).close()  # a bad spec fails here, before any worker starts
     if sprt and a_colour:
         raise InvalidInput("the SPRT compares colour-swapped pairs: it needs alternating colours")
-    openings = [None] * ((games + 1) // 2)
-    if every_opening:
-        _check_every_opening(opening_plies, a_colour, sprt)
-        openings = playout.opening_sequences(opening_plies)
-        games = 2 * len(openings)
+    openings, games = _openings(games, opening_plies, a_colour, sprt) if every_opening else ([None] * games, games)
     jobs = settings.jobs or os.cpu_count() or 1
     if journal is not None:
         journal = Journal.open(
@@ -146,8 +142,8 @@ def run_match(
             MatchGame,
         )
     work = [
-        GameJob(k, spec_a, spec_b, seed, opening_plies, cpu_limit, a_colour, settings.limits, openings[k // 2])
-        for k in range(games)
+        GameJob(k, spec_a, spec_b, seed, opening_plies, cpu_limit, a_colour, settings.limits, opening)
+        for k, opening in enumerate(openings)
     ]
     progress, bar = _bar(spec_a, spec_b, games) if settings.progress is True else (settings.progress, None)
     started = time.time()
@@ -186,18 +182,28 @@ def _bar(spec_a, spec_b, games):
     return progress, bar
 
 
-def _check_every_opening(opening_plies, a_colour, sprt):
-    """InvalidInput where a match cannot play every opening as asked."""
+def every_opening_games(opening_plies):
+    """How many games a match over every opening of ``opening_plies`` plies plays: each opening once with each
+    colour (50 for one ply, 1,200 for two); InvalidInput where plies are none or past SEQUENCES_MOST_PLIES."""
     if not 1 <= opening_plies <= playout.SEQUENCES_MOST_PLIES:
         raise InvalidInput(
             f"every opening needs random-opening plies from 1 to {playout.SEQUENCES_MOST_PLIES} "
             f"(--random-opening K; got {opening_plies}): with none the only opening is the empty board, and "
             "past three they grow into the hundreds of thousands"
         )
+    return 2 * len(playout.opening_sequences(opening_plies))
+
+
+def _openings(games, opening_plies, a_colour, sprt):
+    """(each game's opening, the games) of a match over every opening of ``opening_plies`` plies, played once
+    with each colour: InvalidInput where a match cannot play so (``games``, the most asked for, gives way)."""
+    every_opening_games(opening_plies)
     if a_colour:
         raise InvalidInput("every opening is played once with each colour: leave the colours alternating")
     if sprt:
         raise InvalidInput("every opening gives the exact score over random openings: it takes no SPRT")
+    openings = [moves for moves in playout.opening_sequences(opening_plies) for _ in range(2)]
+    return openings, len(openings)
 
 
 def _settings(spec_a, spec_b, games, seed, opening_plies, cpu_limit, a_colour, sprt, every_opening=False):
