@@ -82,6 +82,7 @@ def _upgrade(config):
     config.setdefault("tapered", False)  # and from before tapered weights
     config.setdefault("genes", list(UNRECORDED_GENES))  # and from before the genes' names were kept
     config.setdefault("start", {"random": 0.0, "params": [], "weights": []})  # and from before [start]
+    config["start"].setdefault("free", None)  # and from before [start] free
     for entry in config["panel"]:
         entry.setdefault("won_side", False)  # and from before won-side games
     return config

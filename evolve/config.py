@@ -39,6 +39,10 @@ from evolve.schema import (
     Start,
 )
 
+# How far a weight that [start] free leaves out may move from its start weight (the eighth leg of the
+# tuner comparison, experiments/tuners-20261125, held them so: they moved by 0.01 at most).
+HELD_WITHIN = 0.05
+
 # Per-feature bounds on the weights: the genome lives inside this box.
 DEFAULT_BOUNDS = {feature.name: feature.bounds for feature in FEATURE_TABLE}
 # The most a program's weight may be: any number an agent's JSON reader takes, but a finite box to search.
@@ -99,6 +103,7 @@ def validate(data, path="config", start_weights=None):
     data = copy.deepcopy(data)
     start = data.pop("start", {})
     params_files = start.pop("params", []) if isinstance(start, dict) else []
+    free = start.pop("free", None) if isinstance(start, dict) else None
     individual = data.pop("individual", None)
     regret = data.pop("regret", None)
     top = dict((k, v) for k, v in data.items() if k not in ("panel", "bounds") and k not in _TABLES)
@@ -119,7 +124,13 @@ def validate(data, path="config", start_weights=None):
         names = tuple(genes(config.tapered))
         config = config._replace(genes=names, bounds=_bounds(data.get("bounds", {}), path, names))
         config = config._replace(start=_start(config, params_files, path, start_weights))
+        if free is not None:
+            config = _hold(config, free, data.get("bounds", {}), path)
     else:
+        if free is not None:
+            raise ConfigError(
+                f"{path}: 'start.free' holds our searcher's weights; [individual.bounds] names a program's"
+            )
         config = _individual(config, individual, data, params_files, path, start_weights)
     if config.individual is not None and (config.fitness.play == "as-shipped" or config.regret is not None):
         what = "'fitness.play' = \"as-shipped\"" if config.fitness.play == "as-shipped" else "[regret]"
@@ -258,6 +269,37 @@ def _bounds(bounds, path, names):
             f"{path}: 'bounds.endgame' bounds tapered weights, and the config is not tapered (tapered = true)"
         )
     return checked
+
+
+def _hold(config, free, bounds, path):
+    """``config`` where only the genes ``free`` names move: every other gene is bounded to within HELD_WITHIN
+    of its start weights (the lowest and highest of them), so that a step of CMA-ES, a share of each range,
+    leaves it where it starts. ``bounds``: the config's [bounds] table, which may not bound a held gene."""
+    if not isinstance(free, list) or not free or not all(isinstance(name, str) for name in free):
+        raise ConfigError(
+            f"{path}: 'start.free' must be a list of the genes that move (feature names; "
+            f"endgame.<feature> for a tapered endgame weight), found {free!r}"
+        )
+    unknown = [name for name in free if name not in config.genes]
+    if unknown:
+        raise ConfigError(
+            f"{path}: 'start.free' names {unknown[0]!r}, not a gene of this config (genes: {', '.join(config.genes)})"
+        )
+    if not config.start.weights:
+        raise ConfigError(f"{path}: 'start.free' holds the other weights where they start: name 'start.params'")
+    endgame = bounds.get(ENDGAME.rstrip("."), {})
+    held = {}
+    for index, gene in enumerate(config.genes):
+        if gene in free:
+            continue
+        named = endgame if gene.startswith(ENDGAME) else bounds
+        if feature_of(gene) in named:
+            raise ConfigError(
+                f"{path}: 'bounds.{gene}' bounds a weight 'start.free' holds: free it, or drop its bounds"
+            )
+        values = [row[index] for row in config.start.weights]
+        held[gene] = (min(values) - HELD_WITHIN, max(values) + HELD_WITHIN)
+    return config._replace(bounds=dict(config.bounds, **held), start=config.start._replace(free=tuple(free)))
 
 
 def _pair(pair, limit):

@@ -26,7 +26,7 @@ _TOP = {
     "seed": (int, None, None, ""),
     "population": (int, None, lambda v: 2 <= v <= 10000, "2 to 10000"),
     "generations": (int, None, lambda v: 1 <= v <= 100000, "1 to 100000"),
-    "strategy": (str, "ga", lambda v: v in STRATEGIES, "'ga', 'cmaes' or 'spsa'"),
+    "strategy": (str, "cmaes", lambda v: v in STRATEGIES, "'ga', 'cmaes' or 'spsa'"),
     "depth": (int, 2, lambda v: _DEPTH.low <= v <= _DEPTH.high, f"{_DEPTH.low} to {_DEPTH.high}"),
     "workers": (int, 0, lambda v: 0 <= v <= 4096, "0 (all cores) to 4096"),
     "black_weight": (
@@ -59,7 +59,7 @@ _SPSA = {
     "hall_of_fame": (int, 2, lambda v: v >= 1, "at least 1"),
 }
 _CMAES = {
-    "sigma": (float, 0.2, lambda v: 0 < v <= 1, "in (0, 1]: a share of the bounds' range"),
+    "sigma": (float, 0.05, lambda v: 0 < v <= 1, "in (0, 1]: a share of the bounds' range"),
     "hall_of_fame": (int, 2, lambda v: v >= 1, "at least 1"),
 }
 _PANEL = {
@@ -203,9 +203,18 @@ class PanelEntry(_record("_PanelFields", _PANEL)):
     __slots__ = ()
 
 
-class Start(_record("_StartFields", _START, ("params", Tuple[str, ...]), ("weights", Tuple[Tuple[float, ...], ...]))):
+class Start(
+    _record(
+        "_StartFields",
+        _START,
+        ("params", Tuple[str, ...]),
+        ("weights", Tuple[Tuple[float, ...], ...]),
+        ("free", Optional[Tuple[str, ...]]),
+    )
+):
     """The [start] table (``_START``), with the files ``params`` named (for a program individual, its own
-    weights file where it holds the genes) and their ``weights``, read once, in the genes' order."""
+    weights file where it holds the genes) and their ``weights``, read once, in the genes' order; ``free``:
+    the genes that move where the others are held near their start weights (None: every gene moves)."""
 
     __slots__ = ()
 
@@ -277,7 +286,10 @@ class Config(_ConfigFields):
         data = {key: getattr(self, key) for key in _TOP}
         data.update((name, dict(getattr(self, name)._asdict())) for name in _TABLES)
         data["start"] = dict(
-            self.start._asdict(), params=list(self.start.params), weights=[list(row) for row in self.start.weights]
+            self.start._asdict(),
+            params=list(self.start.params),
+            weights=[list(row) for row in self.start.weights],
+            free=None if self.start.free is None else list(self.start.free),
         )
         data["panel"] = [dict(entry._asdict()) for entry in self.panel]
         data["genes"] = list(self.genes)
@@ -301,7 +313,9 @@ class Config(_ConfigFields):
                 for name, (schema, record) in _TABLES.items()
             },
             start=_from_table(Start, start)._replace(
-                params=tuple(start["params"]), weights=tuple(tuple(float(x) for x in row) for row in start["weights"])
+                params=tuple(start["params"]),
+                weights=tuple(tuple(float(x) for x in row) for row in start["weights"]),
+                free=None if start["free"] is None else tuple(start["free"]),
             ),
             panel=tuple(_from_table(PanelEntry, entry) for entry in data["panel"]),
             genes=tuple(data["genes"]),

@@ -49,6 +49,7 @@ name = "feature"
 seed = 5
 population = 2
 generations = 1
+strategy = "ga"
 depth = 1
 workers = 1
 

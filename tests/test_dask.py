@@ -29,6 +29,7 @@ name = "tiny"
 seed = 11
 population = 6
 generations = 2
+strategy = "ga"
 depth = 2
 workers = 2
 

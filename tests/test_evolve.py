@@ -36,6 +36,7 @@ name = "tiny"
 seed = 7
 population = 6
 generations = 4
+strategy = "ga"
 depth = 2
 workers = 2
 

@@ -196,6 +196,7 @@ name = "tiny"
 seed = 3
 population = 4
 generations = 2
+strategy = "ga"
 depth = 1
 workers = 1
 

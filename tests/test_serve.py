@@ -40,6 +40,7 @@ name = "tiny"
 seed = 7
 population = 4
 generations = 3
+strategy = "ga"
 depth = 1
 workers = 1
 

@@ -20,9 +20,11 @@ from engine.params import (
     params_to_dict,
     save_params,
 )
-from evolve.config import ConfigError, load_config
+from evolve.config import DEFAULT_BOUNDS, HELD_WITHIN, ConfigError, load_config
+from evolve.genome import make_toolbox
 from evolve.loop import Evolution
 from evolve.runs import export_best, read_generations
+from evolve.schema import Config
 from tests.conftest import ROOT, cli, random_position
 from tests.test_evolve import TINY, evolve_cli, write_config
 
@@ -93,6 +95,34 @@ def test_tapered_files_are_checked_as_flat_ones_are():
     big = params_from_dict({"weights": dict(opening, margin=4000.0), "endgame_weights": endgame}, warn=warnings.append)
     factor = big.weights["margin"] / 4000.0
     assert big.endgame["edge"] == pytest.approx(endgame["edge"] * factor)
+
+
+def test_start_free_moves_only_the_genes_it_names_and_holds_the_rest_near_the_start(tmp_path):
+    cma = TINY.replace('strategy = "ga"', 'strategy = "cmaes"\ntapered = true').replace("[ga]", "[cmaes]")
+    text = cma + f'\n[start]\nparams = ["{FLAT}"]\nfree = ["liberties", "endgame.centre"]\n'
+    config = load_config(write_config(tmp_path, text))
+    start = dict(zip(config.genes, config.start.weights[0]))
+    assert config.start.free == ("liberties", "endgame.centre")
+    assert config.bounds["liberties"] == DEFAULT_BOUNDS["liberties"]
+    assert config.bounds["endgame.centre"] == DEFAULT_BOUNDS["centre"]
+    for gene in set(config.genes) - {"liberties", "endgame.centre"}:
+        assert config.bounds[gene] == pytest.approx((start[gene] - HELD_WITHIN, start[gene] + HELD_WITHIN)), gene
+    assert Config.from_json(json.loads(json.dumps(config.to_json()))) == config  # as a checkpoint keeps it
+    toolbox, _ = make_toolbox(config)
+    moved = set()
+    for individual in toolbox.generate():
+        moved |= {gene for gene, value in zip(config.genes, individual) if abs(value - start[gene]) > HELD_WITHIN}
+    assert moved == {"liberties", "endgame.centre"}, moved
+    for wrong, words in (
+        ('free = ["shape"]', "'start.free' names 'shape', not a gene"),
+        ('free = "liberties"', "'start.free' must be a list"),
+        ('free = ["liberties"]\n\n[bounds]\nmargin = [0, 30]', "'bounds.margin' bounds a weight 'start.free' holds"),
+    ):
+        bad = cma + f'\n[start]\nparams = ["{FLAT}"]\n{wrong}\n'
+        with pytest.raises(ConfigError, match=words):
+            load_config(write_config(tmp_path, bad, "bad.toml"))
+    with pytest.raises(ConfigError, match="name 'start.params'"):
+        load_config(write_config(tmp_path, cma + '\n[start]\nfree = ["liberties"]\n', "none.toml"))
 
 
 def test_a_tapered_config_has_twice_the_genes_and_starts_flat_files_alike_at_both_ends(tmp_path):
