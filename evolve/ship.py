@@ -30,6 +30,7 @@ from engine.data import SHIPPED_BOOK
 from engine.params import load_params, save_params
 from engine.play.match import every_opening_games, run_match
 from engine.play.settings import DEFAULT_GAME_SETTINGS
+from engine.players.shipped import PLAYS_AS
 from engine.playout import SEQUENCES_MOST_PLIES
 from engine.protocol import write_atomic
 from engine.submission.bundle import write_bundle
@@ -99,6 +100,7 @@ class Screen(NamedTuple):
     candidate_sha256: str
     current_sha256: str
     every: bool = False
+    player: int = 1  # how the shipped player played it (engine.players.shipped.PLAYS_AS): 1 before it was kept
 
     def line(self):
         openings = "every opening with each colour" if self.every else f"seed {self.seed}"
@@ -321,12 +323,12 @@ def screen(run, current, plan, games=DEFAULT_SCREEN, settings=DEFAULT_GAME_SETTI
     candidate_path, path = os.path.join(folder, CANDIDATE), os.path.join(folder, SCREEN)
     seed = derive_seed(plan.seed, _SCREEN_STREAM) % (2**31)
     games, every = screen_games(plan, games)
-    wanted = (games, seed, every, _sha256(candidate_path), _sha256(current))
+    wanted = (games, seed, every, _sha256(candidate_path), _sha256(current), PLAYS_AS)
     try:
         with open(path) as handle:
             kept = Screen(**json.load(handle))
-        if (kept.games, kept.seed, kept.every, kept.candidate_sha256, kept.current_sha256) == wanted:
-            return kept
+        if (kept.games, kept.seed, kept.every, kept.candidate_sha256, kept.current_sha256, kept.player) == wanted:
+            return kept  # the same match, played the same way
     except (OSError, ValueError, TypeError):
         pass  # none yet, or one this version cannot read: played again
     summary, _ = run_match(
@@ -340,7 +342,7 @@ def screen(run, current, plan, games=DEFAULT_SCREEN, settings=DEFAULT_GAME_SETTI
     if summary.interrupted:
         return None
     low, high = summary.a_win_rate_95ci
-    found = Screen(games, seed, summary.a_win_rate, low, high, wanted[3], wanted[4], every)
+    found = Screen(games, seed, summary.a_win_rate, low, high, wanted[3], wanted[4], every, PLAYS_AS)
     write_atomic(path, json.dumps(found._asdict(), indent=2) + "\n")
     return found
 

@@ -6,6 +6,7 @@ import os
 import pytest
 
 from engine.params import DEFAULT_WEIGHTS, load_params, make_params, save_params
+from engine.players.shipped import PLAYS_AS
 from evolve.cli import main as evolve
 from evolve.loop import Evolution
 from evolve.positions import build_positions
@@ -79,6 +80,11 @@ def test_the_screen_predicts_before_the_test_and_min_screen_stops_a_weak_candida
     os.utime(screen, (0, 0))
     assert evolve(asked) == 1  # the screen read back, not played again
     assert os.stat(screen).st_mtime == 0 and "scores 0.0%" in capsys.readouterr().out
+    del kept["player"]  # a screen kept before the player searched afresh each move (2026-11-27)
+    with open(screen, "w") as handle:
+        json.dump(dict(kept, score=0.75), handle)
+    assert evolve(asked) == 1  # played again, as the player now plays
+    assert "scores 0.0%" in capsys.readouterr().out and json.load(open(screen))["player"] == PLAYS_AS
     assert evolve(["ship", run, "--to", current, "--screen", "0", "--min-screen", "0.5"]) == 2
     assert "--min-screen needs the screen" in capsys.readouterr().err
 

@@ -54,6 +54,11 @@ def node_plan(params, nodes_per_second=NODES_PER_SECOND):
     return budget, max(int(params.cpu_cap * nodes_per_second), budget)
 
 
+# How ShippedPlayer plays, for the records its matches keep (evolve ship's screen): 1, until 2026-11-27
+# evening, one searcher a game and ties at random; 2, a fresh search a move and ties by move order.
+PLAYS_AS = 2
+
+
 class ShippedPlayer(Player):
     """The agent of ``params`` as it ships (book, evaluation search, exact from ``solve_from``), each
     move's search bounded in nodes, not seconds: a move depends on the position alone.
