@@ -199,6 +199,21 @@ def _as_shipped(config, path):
     return config._replace(fitness=config.fitness._replace(search=params.search()))
 
 
+def repeated_games(config):
+    """Warnings, in words, for the panel entries whose games repeat one pair: played as shipped, both players
+    play a position the same way every time, so against ``shipped`` or ``champion`` from the empty board
+    (random_opening = 0) every game with one colour is the same game."""
+    if config.fitness.play != "as-shipped":
+        return []
+    return [
+        f"panel entry {entry.opponent!r}: its {entry.games} games start from the empty board (random_opening = 0) and "
+        "both players play as shipped, the same way every time: they are one game with each colour, repeated; "
+        "set random_opening (2, say)"
+        for entry in config.panel
+        if entry.random_opening == 0 and entry.games > 2 and entry.opponent.partition(":")[0] in ("shipped", "champion")
+    ]
+
+
 def _check_rounds(config, path):
     """ConfigError where a panel entry, or self-play, has fewer pairs of games than [fitness] has rounds."""
     rounds = config.fitness.rounds

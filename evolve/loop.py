@@ -44,7 +44,7 @@ from evolve.checkpoint import (
     save_checkpoint,
     save_start_weights,
 )
-from evolve.config import load_config
+from evolve.config import load_config, repeated_games
 from evolve.fitness import engine_for, evaluate_in_rounds, make_jobs, self_play_opponents
 from evolve.generations import by_colour, generation_line, population_figures
 from evolve.positions import load_positions
@@ -210,6 +210,9 @@ class Evolution:
                     "as shipped (at a node budget)" if self.config.fitness.play == "as-shipped" else "to a fixed depth"
                 )
                 print(f"games run on {_where(self.where)}, searched by the {self.engine} engine, {play}", file=self.out)
+                for line in repeated_games(self.config):
+                    log.warning(line)
+                    print("warning: " + line, file=sys.stderr)
                 self.toolbox.register("map", games.map)
                 start = self.config.start
                 if self.generation < 0 and start.params:

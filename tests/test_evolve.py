@@ -19,7 +19,7 @@ from engine.play.openings import load_openings
 from engine.playout import random_opening
 from evolve import schema
 from evolve.checkpoint import CHECKPOINT, _upgrade, load_checkpoint, save_checkpoint
-from evolve.config import ConfigError, load_config
+from evolve.config import ConfigError, load_config, repeated_games
 from evolve.fitness import FitnessGame, FitnessGameError, fold, make_jobs, run_jobs, safe_play_job
 from evolve.genome import make_toolbox
 from evolve.loop import GENERATIONS, Evolution
@@ -647,3 +647,17 @@ def test_a_checkpoint_from_before_won_side_games_resumes_to_the_same_jobs(tmp_pa
         assert jobs and all(job.colour is None for job in jobs)
     finally:
         evolution.lock.release()
+
+
+def test_as_shipped_games_from_the_empty_board_against_the_shipped_agent_are_warned_of(tmp_path):
+    text = TINY.replace("[ga]", '[fitness]\nplay = "as-shipped"\n\n[ga]', 1)
+    text = text.replace(
+        'opponent = "greedy"\ngames = 2\nrandom_opening = 2', 'opponent = "shipped"\ngames = 4\nrandom_opening = 0'
+    )
+    warned = repeated_games(load_config(write_config(tmp_path, text)))
+    assert len(warned) == 1 and "'shipped': its 4 games start from the empty board" in warned[0]
+    assert (
+        repeated_games(load_config(write_config(tmp_path, text.replace("random_opening = 0", "random_opening = 2"))))
+        == []
+    )
+    assert repeated_games(load_config(write_config(tmp_path, TINY))) == []  # a fixed depth: the other player varies
