@@ -205,12 +205,19 @@ def repeated_games(config):
     (random_opening = 0) every game with one colour is the same game."""
     if config.fitness.play != "as-shipped":
         return []
-    return [
-        f"panel entry {entry.opponent!r}: its {entry.games} games start from the empty board (random_opening = 0) and "
-        "both players play as shipped, the same way every time: they are one game with each colour, repeated; "
-        "set random_opening (2, say)"
+    repeated = [
+        (f"panel entry {entry.opponent!r}", entry)
         for entry in config.panel
-        if entry.random_opening == 0 and entry.games > 2 and entry.opponent.partition(":")[0] in ("shipped", "champion")
+        if entry.opponent.partition(":")[0] in ("shipped", "champion")
+    ]
+    if config.self_play.weight > 0:
+        repeated.append(("[self_play]", config.self_play))  # the run's own genomes: as shipped too
+    return [
+        f"{what}: its {entry.games} games start from the empty board (random_opening = 0) and both players play "
+        "as shipped, the same way every time: they are one game with each colour, repeated; set random_opening "
+        "(2, say)"
+        for what, entry in repeated
+        if entry.random_opening == 0 and entry.games > 2
     ]
 
 
@@ -313,7 +320,7 @@ def _hold(config, free, bounds, path):
                 f"{path}: 'bounds.{gene}' bounds a weight 'start.free' holds: free it, or drop its bounds"
             )
         values = [row[index] for row in config.start.weights]
-        held[gene] = (min(values) - HELD_WITHIN, max(values) + HELD_WITHIN)
+        held[gene] = (max(min(values) - HELD_WITHIN, -MAX_WEIGHT), min(max(values) + HELD_WITHIN, MAX_WEIGHT))
     return config._replace(bounds=dict(config.bounds, **held), start=config.start._replace(free=tuple(free)))
 
 

@@ -661,3 +661,8 @@ def test_as_shipped_games_from_the_empty_board_against_the_shipped_agent_are_war
         == []
     )
     assert repeated_games(load_config(write_config(tmp_path, TINY))) == []  # a fixed depth: the other player varies
+    selfish = text.replace("random_opening = 0", "random_opening = 2").replace(
+        "opponents = 1\ngames = 2", "opponents = 1\ngames = 4\nrandom_opening = 0"
+    )
+    warned = repeated_games(load_config(write_config(tmp_path, selfish)))
+    assert len(warned) == 1 and warned[0].startswith("[self_play]: its 4 games")
