@@ -70,6 +70,8 @@ def project_fingerprint():
 
 
 CHUNKS_PER_WORKER = 16
+# How long a Dask scheduler's address is tried before it is called unreachable.
+CONNECT_TIMEOUT = "20s"
 
 
 def apply_all(function, items):
@@ -124,7 +126,7 @@ class DaskExecutor:
                 )
                 self.client = distributed.Client(self.cluster)
             else:
-                self.client = distributed.Client(self.scheduler, timeout="20s")
+                self.client = distributed.Client(self.scheduler, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError) as error:
             self.__exit__(None, None, None)
             raise ExecutorError(f"cannot reach the Dask scheduler at {self.scheduler}: {error}")
