@@ -185,24 +185,30 @@ def _bar(spec_a, spec_b, games):
 def every_opening_games(opening_plies):
     """How many games a match over every opening of ``opening_plies`` plies plays: each opening once with each
     colour (50 for one ply, 1,200 for two); InvalidInput where plies are none or past SEQUENCES_MOST_PLIES."""
+    return 2 * len(_every_opening(opening_plies))
+
+
+def _every_opening(opening_plies):
+    """The openings of ``opening_plies`` plies (``engine.playout.opening_sequences``); InvalidInput where there
+    are none to play every one of."""
     if not 1 <= opening_plies <= playout.SEQUENCES_MOST_PLIES:
         raise InvalidInput(
             f"every opening needs random-opening plies from 1 to {playout.SEQUENCES_MOST_PLIES} "
             f"(--random-opening K; got {opening_plies}): with none the only opening is the empty board, and "
             "past three they grow into the hundreds of thousands"
         )
-    return 2 * len(playout.opening_sequences(opening_plies))
+    return playout.opening_sequences(opening_plies)
 
 
 def _openings(games, opening_plies, a_colour, sprt):
     """(each game's opening, the games) of a match over every opening of ``opening_plies`` plies, played once
     with each colour: InvalidInput where a match cannot play so (``games``, the most asked for, gives way)."""
-    every_opening_games(opening_plies)
+    openings = _every_opening(opening_plies)
     if a_colour:
         raise InvalidInput("every opening is played once with each colour: leave the colours alternating")
     if sprt:
         raise InvalidInput("every opening gives the exact score over random openings: it takes no SPRT")
-    openings = [moves for moves in playout.opening_sequences(opening_plies) for _ in range(2)]
+    openings = [moves for moves in openings for _ in range(2)]
     return openings, len(openings)
 
 

@@ -78,19 +78,17 @@ class Workers:
 
 def _stop(pool):
     """End the pool's processes now, a job still running included (``shutdown`` alone waits for it)."""
+    manager = getattr(pool, "_executor_manager_thread", None)  # ``shutdown`` forgets it
     terminate = getattr(pool, "terminate_workers", None)  # Python 3.14 and later
     if terminate is not None:
-        manager = getattr(pool, "_executor_manager_thread", None)
         terminate()
-        _join(manager)
-        return
-    processes = list((pool._processes or {}).values())  # before 3.14, only the pool's own table has them
-    manager = getattr(pool, "_executor_manager_thread", None)  # ``shutdown`` forgets it
-    pool.shutdown(wait=False)
-    for process in processes:
-        process.terminate()
-    for process in processes:
-        process.join(5)
+    else:
+        processes = list((pool._processes or {}).values())  # before 3.14, only the pool's own table has them
+        pool.shutdown(wait=False)
+        for process in processes:
+            process.terminate()
+        for process in processes:
+            process.join(5)
     _join(manager)
 
 
