@@ -229,6 +229,21 @@ def test_an_off_board_sgf_move_and_set_up_stone_are_named(tmp_path, capsys):
     assert status == 2 and "bad setup stones: a point off the 5x5 board in AB[cc] AW[zz]" in err
 
 
+@pytest.mark.parametrize(
+    "setup, words",
+    [
+        ("AB[cc][dd]AW[cc]", "setup sets 2,2 more than once"),
+        ("AB[cc]AE[cc]", "setup sets 2,2 more than once"),
+        ("AB[aa]AW[ab][ba]", "setup stones with no liberty, which no game reaches: 0,0"),
+        ("AW[aa][ab]AB[ac][ba][bb]", "no liberty, which no game reaches: 0,0 1,0"),
+    ],
+)
+def test_sgf_setups_are_checked_as_positions(tmp_path, capsys, setup, words):
+    (tmp_path / "setup.sgf").write_text(f"(;GM[1]FF[4]SZ[5]{setup})")
+    status, _, err = run(littlego, ["solve", str(tmp_path / "setup.sgf")], capsys)
+    assert status == 2 and words in err, err
+
+
 def test_a_python_solve_that_runs_out_of_time_names_the_compiled_solver(capsys):
     status, out, _ = run(littlego, ["solve", "--moves", "2,2", "--seconds", "0.05"], capsys)
     assert status == 1 and "--native" in out

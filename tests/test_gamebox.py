@@ -113,7 +113,7 @@ def test_any_other_program_is_executed_in_the_served_move(tmp_path):
 
 
 @served
-def test_a_kept_sandbox_starts_each_game_from_a_fresh_copy(tmp_path):
+def test_each_game_is_served_by_a_sandbox_of_its_own(tmp_path):
     script = """import os
 seen = os.path.exists("note.txt")
 open("note.txt", "w").write("left by a move")
@@ -124,13 +124,13 @@ open("output.txt", "w").write("9,9" if seen else "PASS")
     for colour in (BLACK, WHITE):
         player.new_game(colour, 1)
         try:
-            servers.append(player.box.process.pid if player.box.process else None)
             assert player.timed_move(Position.initial())[0] == "PASS"
-            servers[-1] = player.box.process.pid
+            servers.append(player.box.process.pid)
+            box = player.box
         finally:
             player.close()
-    assert servers[0] == servers[1]  # the same sandbox served both games
-    gamebox.close_idle()
+        assert box.process is None  # ended with its game
+    assert servers[0] != servers[1]
 
 
 def test_littlego_sandbox_says_how_copies_and_moves_run_here(capsys):
@@ -143,25 +143,9 @@ def test_littlego_sandbox_says_how_copies_and_moves_run_here(capsys):
 
 
 @served
-def test_a_kept_sandbox_is_ended_after_its_games(tmp_path, monkeypatch):
-    monkeypatch.setattr(gamebox, "GAMES_PER_SANDBOX", 2)
-    player = ProgramPlayer(folder_of(tmp_path, "plain", 'open("output.txt", "w").write("PASS")\n'), limits=LIMITS)
-    servers = []
-    for _ in range(3):
-        player.new_game(BLACK, 1)
-        try:
-            player.timed_move(Position.initial())
-            servers.append(player.box.process.pid)
-        finally:
-            player.close()
-    gamebox.close_idle()
-    assert servers[0] == servers[1] != servers[2]  # the third game is served by a new sandbox
-
-
-@served
-def test_a_program_installed_under_tmp_plays_every_game_of_a_kept_sandbox(tmp_path):
-    """The sandbox's /tmp is its workspace's folder, emptied between games: what bwrap mounted there (a
-    program's installation under /tmp, littlego's own checkout in a CI clone) stays."""
+def test_a_program_installed_under_tmp_plays_every_game(tmp_path):
+    """The sandbox's /tmp is its workspace's folder: what bwrap mounts there (a program's installation
+    under /tmp, littlego's own checkout in a CI clone) is there at every game."""
     installation = tmp_path / "installed"
     (installation / "bin").mkdir(parents=True)
     program = installation / "bin" / "agent"
@@ -174,5 +158,4 @@ def test_a_program_installed_under_tmp_plays_every_game_of_a_kept_sandbox(tmp_pa
     answers = []
     for _ in range(3):
         answers.append(moves(player, 1))
-    gamebox.close_idle()
     assert answers == [["PASS"]] * 3

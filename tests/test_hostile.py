@@ -26,7 +26,7 @@ from engine.players import program
 from engine.players.base import PlayerFault, Reason
 from engine.players.program import ProgramPlayer
 from engine.position import Position
-from engine.sandbox import accounting, gamebox, workspace
+from engine.sandbox import accounting, workspace
 from engine.sandbox.files import FOLDER_DEPTH, FOLDER_ENTRIES, READ_LIMIT, copy_folder, remove_tree
 from engine.sandbox.isolation import isolation
 from engine.sandbox.limits import MIB, HostError, Limits, UntrustedFolderError
@@ -409,7 +409,6 @@ def test_a_folder_made_deep_during_a_move_ends_with_the_game(tmp_path, mode):
             assert player.timed_move(Position.initial())[0] == "PASS"
         finally:
             player.close()
-    gamebox.close_idle()
     assert not os.path.exists(top)
 
 
@@ -620,7 +619,7 @@ def test_a_folder_name_forges_no_line_of_the_grade_report(tmp_path, capsys):
     assert "entrant\\nTotal" in lines[0]
 
 
-# --- what one game of a kept sandbox could leave to the next --------------------------------------
+# --- what one game could leave to the next -------------------------------------------------------
 
 KEYS = {"x86_64": (248, 250), "aarch64": (217, 219)}  # add_key's and keyctl's system call numbers
 KEY_SPEC_SESSION_KEYRING, KEYCTL_SEARCH = -3, 10
@@ -644,7 +643,7 @@ open("output.txt", "w").write("9,9" if found or mark or pth else "PASS")
 
 @isolated
 @keys_known
-def test_a_kept_sandbox_gives_the_next_game_no_key_no_attribute_and_no_hook(tmp_path):
+def test_the_next_game_finds_no_key_no_attribute_and_no_hook(tmp_path):
     script = LEAVER.format(keys=KEYS, search=KEYCTL_SEARCH, session=KEY_SPEC_SESSION_KEYRING)
     folder = folder_of(tmp_path, "leaver", {"my_player3.py": script})
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
@@ -659,7 +658,6 @@ def test_a_kept_sandbox_gives_the_next_game_no_key_no_attribute_and_no_hook(tmp_
             answers.append(player.timed_move(Position.initial())[0])
         finally:
             player.close()
-    gamebox.close_idle()
     assert answers == ["PASS", "PASS"]  # the second game found nothing of the first
     add_key, keyctl = KEYS[platform.machine()]
     libc = ctypes.CDLL(None, use_errno=True)
@@ -682,3 +680,185 @@ def test_a_moves_stderr_is_its_own(tmp_path):
         assert [player.timed_move(Position.initial())[0] for _ in range(2)] == ["PASS", "PASS"]
     finally:
         player.close()
+
+
+# A move that notes, at its game's first move, what an earlier game could have left it (the stderr's
+# attributes and times, the sandbox's process ids, the tmpfs's inode numbers, the folders' attributes),
+# then leaves a mark on each of them for a later game to find.
+CARRIER = """import json, os
+first = not os.path.exists("moved.txt")
+open("moved.txt", "w").close()
+if first:
+    def attributes(path):
+        return sorted(os.listxattr(path))
+    seen = {
+        "stderr attributes": attributes("/proc/self/fd/2"),
+        "stderr times": [int(os.fstat(2).st_atime) == 12345, int(os.fstat(2).st_mtime) == 12345],
+        "folder attributes": attributes("."),
+        "tmp attributes": attributes("/tmp"),
+        "pid in the sandbox": os.readlink("/proc/self"),
+        "processes in the sandbox": sorted(name for name in os.listdir("/proc") if name.isdigit()),
+    }
+    for place in (".", "/tmp", "/dev/shm"):
+        with open(os.path.join(place, "probe"), "w") as probe:
+            seen["inode in " + place] = os.fstat(probe.fileno()).st_ino
+    with open("seen.json", "w") as out:
+        json.dump(seen, out)
+    for path in ("/proc/self/fd/2", ".", "/tmp"):
+        try:
+            os.setxattr(path, "user.left-by-a-game", b"x" * 1000)
+        except OSError:
+            pass
+    os.utime("/proc/self/fd/2", (12345, 12345))
+    for number in range(300):  # the tmpfs's inode count moved on
+        open(f"/tmp/count-{number}", "w").close()
+        os.unlink(f"/tmp/count-{number}")
+    for _ in range(40):  # the sandbox's process ids moved on
+        child = os.fork()
+        if child == 0:
+            os._exit(0)
+        os.waitpid(child, 0)
+open("output.txt", "w").write("PASS")
+"""
+
+
+@isolated
+def test_a_game_finds_nothing_that_a_move_of_an_earlier_game_changed(tmp_path):
+    """Each game is served as if by a new sandbox: what the first game's moves changed (stderr's attributes
+    and times, the sandbox's process ids, the tmpfs's inode numbers) is not there in the second."""
+    player = ProgramPlayer(str(folder_of(tmp_path, "carrier", {"my_player3.py": CARRIER})), limits=LIMITS)
+    seen = []
+    for _ in range(3):
+        player.new_game(BLACK, 1)
+        try:
+            assert [player.timed_move(Position.initial())[0] for _ in range(2)] == ["PASS", "PASS"]
+            with open(os.path.join(player.workdir, "seen.json")) as noted:
+                seen.append(json.load(noted))
+            quota = player.workspace.quota
+        finally:
+            player.close()
+    assert seen[0]["stderr attributes"] == [] and seen[0]["stderr times"] == [False, False]
+    if not quota:  # a copy on the host's disk: inode numbers are the host file system's
+        for noted in seen:
+            for place in (".", "/tmp", "/dev/shm"):
+                noted.pop("inode in " + place)
+    assert seen[1] == seen[0] and seen[2] == seen[0]
+
+
+# Every kind of namespace, tried by a move: first as it is, then after mapping its user (which a move
+# holding its namespace's capabilities could do); each answer noted, with the capabilities it holds.
+NAMESPACE_KINDS = {
+    "user": 0x10000000,
+    "mount": 0x20000,
+    "net": 0x40000000,
+    "ipc": 0x08000000,
+    "pid": 0x20000000,
+    "uts": 0x04000000,
+    "cgroup": 0x02000000,
+    "time": 0x80,
+}
+NAMESPACE_TAKER = """import ctypes, json, os
+libc = ctypes.CDLL(None, use_errno=True)
+KINDS = {kinds}
+def attempt(flag):
+    child = os.fork()
+    if child == 0:
+        os._exit(0 if libc.unshare(flag) == 0 else ctypes.get_errno() or 255)
+    return os.WEXITSTATUS(os.waitpid(child, 0)[1])
+found = {{}}
+with open("/proc/self/status") as status:
+    found["capabilities"] = [line.split()[1] for line in status if line.startswith(("CapEff", "CapPrm"))]
+for name, flag in KINDS.items():
+    found[name] = os.strerror(attempt(flag)) if attempt(flag) else "made"
+try:
+    with open("/proc/self/uid_map", "w") as mapping:
+        mapping.write("1000 %d 1" % os.geteuid())
+    found["user mapped"] = True
+except OSError:
+    found["user mapped"] = False
+for name, flag in KINDS.items():
+    found[name + " once mapped"] = os.strerror(attempt(flag)) if attempt(flag) else "made"
+for name, flag in KINDS.items():  # the same through clone, as fork does it (not time: clone has no bit for it)
+    if name == "time":
+        continue
+    child = libc.syscall({clone}, flag | 17, 0, 0, 0, 0) if {clone} else -1
+    if child == 0:
+        os._exit(0)
+    if child > 0:
+        os.waitpid(child, 0)
+    found[name + " by clone"] = "made" if child > 0 else "refused"
+with open("namespaces.json", "w") as out:
+    json.dump(found, out)
+open("output.txt", "w").write("PASS")
+"""
+CLONE_NUMBER = {"x86_64": 56, "aarch64": 220}.get(platform.machine(), 0)
+
+
+@isolated
+@pytest.mark.parametrize("served", [True, False], ids=["served", "a-sandbox-a-move"])
+@pytest.mark.parametrize("language", ["python", "exec"])
+def test_a_move_holds_no_capability_and_makes_no_namespace_of_any_kind(tmp_path, served, language):
+    script = NAMESPACE_TAKER.format(kinds=NAMESPACE_KINDS, clone=CLONE_NUMBER)
+    folder = folder_of(tmp_path, "taker", {"my_player3.py": script})
+    # "exec": the same script as a program the move executes (not run by the server's own interpreter).
+    command = None if language == "python" else [sys.executable, "-S", "my_player3.py"]
+    player = ProgramPlayer(str(folder), command=command, limits=LIMITS._replace(served=served))
+    player.new_game(BLACK, 1)
+    try:
+        assert player.timed_move(Position.initial())[0] == "PASS"
+        with open(os.path.join(player.workdir, "namespaces.json")) as noted:
+            found = json.load(noted)
+    finally:
+        player.close()
+    assert found.pop("capabilities") == ["0000000000000000"] * 2
+    assert found.pop("user mapped") is False
+    made = sorted(name for name, answer in found.items() if answer == "made")
+    assert made == [], f"a move made namespaces: {made}"
+    assert len(found) == 3 * len(NAMESPACE_KINDS) - 1
+
+
+# Makes and holds as many namespaces of every kind as its moves can (each in a child that waits, at most
+# 200 a move): were that allowed, a hog that went on would leave every other sandbox's moves none (they all
+# run as nobody, whose count the kernel keeps for the whole machine). It passes, and answers off the board
+# wherever it made one, so that the report shows it.
+NAMESPACE_HOG = """import ctypes, os, time
+libc = ctypes.CDLL(None, use_errno=True)
+EVERY_KIND = 0x10000000 | 0x20000 | 0x40000000 | 0x08000000 | 0x20000000 | 0x04000000 | 0x02000000
+try:  # its user mapped in the move's own namespace: a user namespace may then be made in it
+    with open("/proc/self/uid_map", "w") as mapping:
+        mapping.write("1000 %d 1" % os.geteuid())
+except OSError:
+    pass
+made, children = 0, []
+for _ in range(200):
+    ready, done = os.pipe()
+    child = os.fork()
+    if child == 0:
+        taken = libc.unshare(EVERY_KIND) == 0 or libc.unshare(EVERY_KIND & ~0x10000000) == 0
+        os.write(done, b"1" if taken else b"0")
+        time.sleep(1)
+        os._exit(0)
+    answer = os.read(ready, 1)
+    os.close(ready), os.close(done)
+    children.append(child)
+    if answer != b"1":
+        break
+    made += 1
+for child in children:
+    os.kill(child, 9)
+    os.waitpid(child, 0)
+open("output.txt", "w").write("9,9" if made else "PASS")
+"""
+
+
+@isolated
+def test_a_namespace_hog_in_a_tournament_harms_no_other_agents_game(tmp_path, capsys):
+    root = tmp_path / "class"
+    root.mkdir()
+    folder_of(root, "hog", {"my_player3.py": NAMESPACE_HOG})
+    for name in ("honest-a", "honest-b", "honest-c"):
+        shutil.copytree(f"{os.path.dirname(os.path.dirname(__file__))}/examples/student-agent", root / name)
+    assert main(["tournament", str(root), "--games", "1", "--jobs", "2", "--sandbox", "strict", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert len(report["standings"]) == 4 and len(report["matches"]) == 6
+    assert report["faults"] == []  # every game played out, the hog's too: it could make no namespace

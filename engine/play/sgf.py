@@ -4,10 +4,12 @@ on the way in.
 """
 
 import os
+import stat
 from typing import List, NamedTuple, Optional
 
 from sgfmill import sgf
 
+from engine.bitboard import FULL, groups, neighbours, points_of
 from engine.constants import BLACK, BOARD_SIZE, KOMI, PASS, WHITE, colour_word, opponent
 from engine.coords import move_to_text, to_ij, to_point
 from engine.errors import UserError
@@ -20,6 +22,46 @@ _COLOUR = {BLACK: "b", WHITE: "w"}
 
 class SgfError(UserError, ValueError):
     """A file that is not a Little-Go game record; the message names the file and, for a move, which."""
+
+
+class NotARecord(SgfError):
+    """Bytes that hold no SGF game record at all."""
+
+
+class SgfFileError(SgfError):
+    """A named file that is not read as a record: missing or unreadable, not a regular file (a FIFO, a
+    device), or larger than SGF_FILE_BYTES; the message names the file and why."""
+
+
+SGF_FILE_BYTES = 2**20  # the largest record file read: a Little-Go game is a few kB
+_READ_CHUNK = 65536
+
+
+def read_sgf_file(path, limit=SGF_FILE_BYTES):
+    """The bytes of the regular file at ``path`` (a link followed), at most ``limit`` of them; SgfFileError
+    otherwise. Never opens a FIFO or a device for what it is, nor reads past ``limit``."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise SgfFileError(f"{path}: not a regular file")
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | getattr(os, "O_NOCTTY", 0))
+    except OSError as error:
+        raise SgfFileError(f"{path}: cannot be read ({error.strerror or error})")
+    try:
+        if not stat.S_ISREG(os.fstat(handle).st_mode):  # replaced since it was looked at
+            raise SgfFileError(f"{path}: not a regular file")
+        data = b""
+        while len(data) <= limit:
+            chunk = os.read(handle, min(_READ_CHUNK, limit + 1 - len(data)))
+            if not chunk:
+                break
+            data += chunk
+    except OSError as error:
+        raise SgfFileError(f"{path}: cannot be read ({error.strerror or error})")
+    finally:
+        os.close(handle)
+    if len(data) > limit:
+        raise SgfFileError(f"{path}: larger than {limit:,} bytes, which no Little-Go record is")
+    return data
 
 
 class Replay(NamedTuple):
@@ -98,7 +140,7 @@ def read_game(data, name="game"):
     try:
         game = sgf.Sgf_game.from_bytes(data)
     except ValueError as error:
-        raise SgfError(f"{name}: not an SGF game record ({error})")
+        raise NotARecord(f"{name}: not an SGF game record ({error})")
     if game.get_size() != BOARD_SIZE:
         raise SgfError(f"{name}: a {game.get_size()}x{game.get_size()} board; Little-Go is {BOARD_SIZE}x{BOARD_SIZE}")
     root = game.get_root()
@@ -176,10 +218,27 @@ def _setup(root, name):
         )
     if not black and not white:
         return Position.initial()
+    twice = sorted(_our_point(p) for p in (black & white) | ((black | white) & empty))
+    if twice:
+        raise SgfError(f"{name}: setup sets {_points_text(twice)} more than once (in AB, AW or AE): {_raw_setup(root)}")
     cells = ["0"] * (BOARD_SIZE * BOARD_SIZE)
     for stones, digit in ((black, "1"), (white, "2")):
         for point in stones:
             cells[_our_point(point)] = digit
     player = WHITE if _text(root, "PL") == "w" else BLACK
     board = "".join(cells)
-    return Position.from_boards(player, board, board)
+    position = Position.from_boards(player, board, board)
+    if not position.regular:
+        empty_points = FULL ^ (position.own | position.opp)
+        sides = (position.own, position.opp)
+        breathless = [group for side in sides for group in groups(side) if not neighbours(group) & empty_points]
+        raise SgfError(
+            "{}: setup stones with no liberty, which no game reaches: {}".format(
+                name, "; ".join(_points_text(points_of(group)) for group in breathless)
+            )
+        )
+    return position
+
+
+def _points_text(points):
+    return " ".join(move_to_text(point) for point in points)

@@ -55,17 +55,10 @@ class ProgramPlayer(Player):
         self.files = dict(files or {})
         self.workspace = self.workdir = self.box = None
 
-    def _key(self):
-        """What a sandbox kept between games serves: this player's folder, command and limits."""
-        command = tuple(self.command) if isinstance(self.command, list) else self.command
-        return self.source, command, self.limits, self.cpu_limit, self.wall_limit
-
     def new_game(self, colour, seed):
         Player.new_game(self, colour, seed)
         self.close()
-        self.workspace, self.box = gamebox.lease(self._key())
-        if self.workspace is None:
-            self.workspace = Workspace(self.limits)
+        self.workspace = Workspace(self.limits)  # each game a fresh one: nothing of an earlier game reaches it
         self.workdir = self.workspace.folder
         try:
             copy_folder(self.source, self.workdir, self.limits.folder_mb * MIB)
@@ -84,7 +77,7 @@ class ProgramPlayer(Player):
                 os.unlink(path)  # the folder's own file
             write_new(path, text)
         prepare_folder(self.workdir, self.limits)
-        if self.box is None and gamebox.available(self.limits):
+        if gamebox.available(self.limits):
             self.box = gamebox.GameBox(
                 self.workdir,
                 self.command,
@@ -96,8 +89,10 @@ class ProgramPlayer(Player):
             )
 
     def close(self):
+        if self.box:
+            self.box.close()
         if self.workspace:
-            gamebox.give_back(self._key(), self.workspace, self.box)
+            self.workspace.close()
         self.workspace = self.workdir = self.box = None
 
     def _stderr_path(self):

@@ -7,8 +7,8 @@
   inside it before the program (``nobody``, its own user namespace, the process limit);
 - ``accounting``: the cgroups that count CPU, memory and tasks over all of a run's processes;
 - ``process``: ``run``, one untrusted run started, watched and ended with everything it started;
-- ``gamebox``: one sandbox a program player's game, kept between games, its moves forked from
-  ``forkserver``, the move server that runs inside it;
+- ``gamebox``: one sandbox a program player's game, its moves forked from ``forkserver``, the move
+  server that runs inside it and confines each move (no capability, no namespace of its own making);
 - ``workspace``: the folder a copy lives in for a game, with a disk and file quota where it can have one;
 - ``files``: an agent's folder copied and removed, and its ``output.txt`` read, as untrusted input.
 """

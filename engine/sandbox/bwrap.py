@@ -14,9 +14,11 @@ kernel counts RLIMIT_NPROC against the namespace's own tasks. Whether this machi
 it, and when to, is ``engine.sandbox.isolation``.
 """
 
+import functools
 import os
 import pwd
 import shutil
+import subprocess
 import sys
 
 import engine
@@ -66,14 +68,6 @@ def _visible_folders(extra=()):
     return folders
 
 
-def made_in(place, extra=()):
-    """The names of the entries that bwrap makes in the sandbox's ``place`` (/tmp) for the read-only
-    folders it shows there (littlego's own checkout or a Python under /tmp, say): where ``place`` is a
-    host's folder (a workspace's scratch), they are the sandbox's own and stay when it is emptied."""
-    prefix = place.rstrip(os.sep) + os.sep
-    return sorted({f[len(prefix) :].split(os.sep)[0] for f in _visible_folders(extra) if f.startswith(prefix)})
-
-
 def _ancestors(folders):
     """The folders above ``folders`` that none of them holds: bwrap makes them, open to every user."""
     made = []
@@ -120,14 +114,32 @@ def _private(place, size_mb, scratch):
     return ["--perms", PRIVATE_TMP_MODE, "--size", str(size_mb * MIB), "--tmpfs", place]
 
 
-def bwrap_argv(chdir, command, writable, tmp_mb=DEFAULT_LIMITS.file_mb, extra=(), scratch=None):
+@functools.lru_cache(maxsize=None)
+def can_disable_user_namespaces():
+    """Whether this bwrap has ``--disable-userns`` (bubblewrap 0.8 and later)."""
+    try:
+        shown = subprocess.run(
+            [shutil.which(ISOLATION_TOOL) or ISOLATION_TOOL, "--help"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return b"--disable-userns" in shown.stdout + shown.stderr
+
+
+def bwrap_argv(chdir, command, writable, tmp_mb=DEFAULT_LIMITS.file_mb, extra=(), scratch=None, serves_moves=False):
     """The argv running ``command`` (a list) in a sandbox whose only writable folder is ``writable``,
     beside /tmp and /dev/shm: tmpfs of ``tmp_mb`` each, or the host's folders ``scratch`` names
     ({"/tmp": folder, "/dev/shm": folder}: a workspace's, within its quota).
 
     Under root, bwrap runs privileged, with no user namespace, and the command (``inner_command``) turns
-    itself into ``nobody`` (the kernel never holds root's processes to a limit); otherwise bwrap
-    runs unprivileged in a user namespace of its own.
+    itself into ``nobody`` (the kernel never holds root's processes to a limit): unmapped in its own user
+    namespace, it holds no capability after its exec and can make no namespace. Otherwise bwrap runs
+    unprivileged in a user namespace of its own, where the user is mapped: ``--disable-userns`` then
+    keeps the command from making a user namespace (and in it every other kind), unless the command
+    ``serves_moves`` (the move server, which makes each move's own and confines the move itself).
     """
     argv = [shutil.which(ISOLATION_TOOL) or ISOLATION_TOOL]
     # A private /tmp first (small: files beyond the copy are no place to fill), then the folders on it.
@@ -175,5 +187,8 @@ def bwrap_argv(chdir, command, writable, tmp_mb=DEFAULT_LIMITS.file_mb, extra=()
             "--",
         ]
     else:
-        argv += ["--unshare-all", "--"]
+        argv += ["--unshare-all"]
+        if not serves_moves and can_disable_user_namespaces():
+            argv += ["--unshare-user", "--disable-userns"]
+        argv += ["--"]
     return argv + list(command)

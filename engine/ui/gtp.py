@@ -8,7 +8,16 @@ import sys
 
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, BOARD_SIZE, KOMI, WHITE, colour_word
-from engine.play.sgf import SgfError, game_sgf, read_game, result_text
+from engine.play.sgf import (
+    SGF_FILE_BYTES,
+    NotARecord,
+    SgfError,
+    SgfFileError,
+    game_sgf,
+    read_game,
+    read_sgf_file,
+    result_text,
+)
 from engine.players.gtp import GtpError, point_to_vertex, vertex_to_point
 from engine.position import IllegalMove, Position
 from engine.ui.board import board_diagram
@@ -167,10 +176,11 @@ class GtpEngine:
         if not 1 <= len(arguments) <= 2:
             raise GtpError("syntax error: loadsgf FILE [MOVE_NUMBER]")
         try:
-            with open(arguments[0], "rb") as handle:
-                replay = read_game(handle.read(), arguments[0])
-        except OSError as error:
-            raise GtpError(f"cannot load file: {error.strerror or error}")
+            data = read_sgf_file(arguments[0])
+            replay = read_game(data, arguments[0])
+        except (SgfFileError, NotARecord):
+            # One answer for every file refused: a controller learns nothing of files that hold no record.
+            raise GtpError(f"cannot load file: no SGF record there (a regular file of at most {SGF_FILE_BYTES:,} B)")
         except SgfError as error:
             raise GtpError(f"cannot load file: {error}")
         keep = len(replay.moves)

@@ -5,7 +5,7 @@
 from engine.bitboard import count
 from engine.constants import BLACK, MAX_MOVES, colour_word
 from engine.constants import opponent as other_colour
-from engine.play.sgf import game_sgf, read_game
+from engine.play.sgf import game_sgf, read_game, read_sgf_file
 from engine.players.base import PlayerFault
 from engine.position import SYMBOLS, IllegalMove, Position
 from engine.protocol import write_atomic
@@ -104,8 +104,7 @@ def offer_sgf(moves, human_colour, opponent_spec, final, read_line, write):
 
 def replay(path, write, verdict_only=False, read_line=None):
     """Show a recorded game move by move (waiting for Enter when ``read_line`` is given); the Replay."""
-    with open(path, "rb") as handle:
-        game = read_game(handle.read(), path)
+    game = read_game(read_sgf_file(path), path)
     final = game.positions[-1]
     if not verdict_only:
         write(
