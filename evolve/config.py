@@ -19,6 +19,7 @@ from engine.data import SHIPPED_PARAMS
 from engine.errors import UserError
 from engine.features import FEATURE_TABLE, FEATURES
 from engine.params import ABSENT_WEIGHT, ParamsError, genome_of, load_params
+from engine.play.executors import is_remote
 from engine.play.openings import OpeningsError, load_openings
 from engine.players.specs import make_player
 from engine.sandbox.limits import UntrustedFolderError
@@ -349,7 +350,7 @@ def _individual(config, table, data, files, path, recorded):
         raise ConfigError(
             where + "'start.params' are our searcher's params files (the program's own weights file starts the run)"
         )
-    if config.executor.scheduler.startswith("tcp://"):
+    if is_remote(config.executor.scheduler):
         raise ConfigError(
             where
             + "it is built on this machine, which the workers of 'executor.scheduler' = "

@@ -31,6 +31,7 @@ from engine.common.runfolder import RunError
 from engine.constants import BLACK
 from engine.course.build import LANGUAGES, built_agents, recognise
 from engine.errors import InvalidInput
+from engine.play.executors import is_remote
 from engine.players.base import PlayerFault
 from engine.players.program import ProgramPlayer
 from engine.playout import random_opening
@@ -249,7 +250,7 @@ def program_built(config, games=None, out=None):
     games = games or config.games()
     scheduler = games.scheduler
     folder = individual.folder
-    if scheduler and scheduler.startswith("tcp://"):
+    if is_remote(scheduler):
         raise RunError(
             "individual.program: the agent is built in a temporary folder on this machine, which the "
             f"workers of {scheduler} cannot see; play on the local pool or --scheduler local:N"

@@ -134,10 +134,12 @@ def test_matches_run_on_dask_too():
 class Cluster:
     """A Dask scheduler and workers as separate programs on the loopback address, as users run them."""
 
-    def __init__(self, tmp_path):
+    def __init__(self, tmp_path, tls=()):
+        """``tls``: the TLS options of the scheduler and its workers (--tls-ca-file and the rest), for tls://."""
         self.tmp_path = tmp_path
         self.file = str(tmp_path / "scheduler.json")
         self.processes = []
+        self.tls = list(tls)
         self.scheduler = self.start(
             [
                 "scheduler",
@@ -150,6 +152,7 @@ class Cluster:
                 "--scheduler-file",
                 self.file,
             ]
+            + (["--protocol", "tls"] + self.tls if self.tls else [])
         )
         for _ in range(300):
             if os.path.exists(self.file):
@@ -177,7 +180,9 @@ class Cluster:
     def worker(self, env=None):
         before = self.count_workers()
         self.start(
-            ["worker", self.address, "--host", "127.0.0.1", "--nthreads", "1", "--nworkers", "1", "--no-dashboard"], env
+            ["worker", self.address, "--host", "127.0.0.1", "--nthreads", "1", "--nworkers", "1", "--no-dashboard"]
+            + self.tls,
+            env,
         )
         for _ in range(300):
             if self.count_workers() > before:
@@ -186,7 +191,16 @@ class Cluster:
         raise AssertionError("the worker did not join")
 
     def count_workers(self):
-        with distributed.Client(self.address, timeout="10s") as client:
+        security = None
+        if self.tls:
+            files = dict(zip(self.tls[::2], self.tls[1::2]))
+            security = distributed.Security(
+                tls_ca_file=files["--tls-ca-file"],
+                tls_client_cert=files["--tls-cert"],
+                tls_client_key=files["--tls-key"],
+                require_encryption=True,
+            )
+        with distributed.Client(self.address, timeout="10s", security=security) as client:
             return len(client.scheduler_info()["workers"])
 
     def close(self):
@@ -278,3 +292,65 @@ def test_an_unreachable_scheduler_is_one_clear_line(monkeypatch, capsys):
     assert littlego(["match", "random", "random", "--games", "2", "--scheduler", "tcp://127.0.0.1:9"]) == 2
     err = capsys.readouterr().err
     assert "littlego match: cannot reach the Dask scheduler at tcp://127.0.0.1:9" in err and "Traceback" not in err
+
+
+def certificates(folder, name):
+    """(the certificate of a new authority NAME, a certificate it signed, that certificate's key) in ``folder``."""
+    run = lambda *words: subprocess.run(["openssl", *words], cwd=folder, capture_output=True, check=True)  # noqa: E731
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}-ca.key", "-out", f"{name}-ca.pem",
+        "-days", "2", "-subj", f"/CN={name} authority")  # fmt: skip
+    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key", "-out", f"{name}.csr", "-subj", "/CN=node")
+    run("x509", "-req", "-in", f"{name}.csr", "-CA", f"{name}-ca.pem", "-CAkey", f"{name}-ca.key",
+        "-CAcreateserial", "-out", f"{name}.pem", "-days", "2")  # fmt: skip
+    return [str(folder / f"{name}-ca.pem"), str(folder / f"{name}.pem"), str(folder / f"{name}.key")]
+
+
+def tls_options(files):
+    return ["--tls-ca-file", files[0], "--tls-cert", files[1], "--tls-key", files[2]]
+
+
+@pytest.fixture
+def dask_config():
+    """Dask's config as it was before the test: the --tls-* and --plain-tcp options set it for the process."""
+    import copy
+
+    import dask
+
+    saved = copy.deepcopy(dask.config.config)
+    yield
+    dask.config.config.clear()
+    dask.config.config.update(saved)
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl, to make certificates")
+def test_a_tls_cluster_plays_for_its_certificates_holders_only(tmp_path, capsys, dask_config, monkeypatch):
+    from engine.cli.littlego import main as littlego
+
+    monkeypatch.setattr(executors, "CONNECT_TIMEOUT", "5s")  # a refused handshake, not the wait, is under test
+    ours, rogue = certificates(tmp_path, "cluster"), certificates(tmp_path, "rogue")
+    cluster = Cluster(tmp_path, tls=tls_options(ours))
+    try:
+        cluster.worker()
+        words = ["match", "random", "random", "--games", "4", "--json", "--scheduler", cluster.address]
+        assert cluster.address.startswith("tls://")
+        assert littlego(words + tls_options(ours)) == 0
+        assert sum(json.loads(capsys.readouterr().out)["wins"].values()) == 4
+        # a certificate from another authority: the cluster refuses the handshake
+        assert littlego(words + tls_options([ours[0]] + rogue[1:])) == 2
+        assert f"cannot reach the Dask scheduler at {cluster.address}" in capsys.readouterr().err
+    finally:
+        cluster.close()
+
+
+def test_tls_without_certificates_and_plain_tcp_beyond_loopback_are_refused_by_name(capsys, dask_config, monkeypatch):
+    from engine.cli.littlego import main as littlego
+
+    monkeypatch.setattr(executors, "CONNECT_TIMEOUT", "2s")
+    base = ["match", "random", "random", "--games", "2", "--scheduler"]
+    assert littlego(base + ["tls://127.0.0.1:9"]) == 2
+    assert "TLS needs the cluster's authority, this client's certificate and its key" in capsys.readouterr().err
+    assert littlego(base + ["tcp://192.0.2.1:8786"]) == 2
+    err = capsys.readouterr().err
+    assert "a plain tcp:// scheduler has no authentication" in err and "--plain-tcp" in err
+    assert littlego(base + ["tcp://192.0.2.1:8786", "--plain-tcp"]) == 2  # asked for: tried, unreachable here
+    assert "cannot reach the Dask scheduler at tcp://192.0.2.1:8786" in capsys.readouterr().err

@@ -25,7 +25,7 @@ from engine.play.settings import GameSettings
 from engine.position import KO, SUICIDE, Position
 from engine.solver import Solver
 from engine.ui.web.analysis import Analyst, NativeValues
-from engine.ui.web.app import create_app
+from engine.ui.web.app import LOOPBACK_NAMES, NO_TOKEN, TOKEN_HEADER, create_app
 from engine.ui.web.workers import Workers, WorkerTimeout
 from evolve.loop import Evolution
 from evolve.runs import read_generations
@@ -112,9 +112,21 @@ def analyst():
     workers.close()
 
 
+TOKEN = "a-secret-of-the-tests"
+
+
+def board_client(runs_dir, analyst, base_url="http://127.0.0.1", **options):
+    """A client of the app whose requests carry its token, as the page sends it."""
+    client = TestClient(
+        create_app(runs_dir, analyst, token=TOKEN, **options), base_url=base_url, raise_server_exceptions=False
+    )
+    client.headers[TOKEN_HEADER] = TOKEN
+    return client
+
+
 @pytest.fixture(scope="module")
 def client(runs, analyst):
-    return TestClient(create_app(runs[0], analyst), base_url="http://127.0.0.1:8561", raise_server_exceptions=False)
+    return board_client(runs[0], analyst, base_url="http://127.0.0.1:8561", allow_programs=True)
 
 
 def test_the_runs_list_shows_a_run_made_by_evolve(client, runs):
@@ -288,7 +300,7 @@ def test_a_failure_inside_is_a_500_with_a_message_not_a_traceback(runs):
         def values(self, moves, margins=True):
             raise ZeroDivisionError("a bug")
 
-    client = TestClient(create_app(runs[0], Broken()), base_url="http://127.0.0.1", raise_server_exceptions=False)
+    client = board_client(runs[0], Broken())
     answer = client.post("/api/board/values", json={"moves": []})
     assert answer.status_code == 500 and "ZeroDivisionError" in answer.json()["error"]
     assert "Traceback" not in answer.text and "a bug" not in answer.text
@@ -476,7 +488,7 @@ def test_a_killed_worker_is_answered_at_once_and_replaced_for_the_next_request(r
         def agent(self, moves):
             return workers.call("the shipped agent", killed_job, (), 60)
 
-    client = TestClient(create_app(runs[0], Killed()), base_url="http://127.0.0.1", raise_server_exceptions=False)
+    client = board_client(runs[0], Killed())
     try:
         start = time.time()
         answer = client.post("/api/board/agent", json={"moves": [12]})
@@ -498,10 +510,68 @@ def test_closed_workers_leave_no_pool_thread_to_race_the_exit():
         assert manager is not None and not manager.is_alive()
 
 
-def test_players_that_run_commands_are_refused_when_others_can_reach_the_server(runs):
-    client = TestClient(create_app(runs[0], None, hosts=None, allow_programs=False), base_url="http://192.0.2.1")
-    answer = client.post("/api/board/reply", json={"moves": [], "opponent": "gtp:sh -c 'touch /tmp/x'"})
-    assert answer.status_code == 400 and "refused" in answer.json()["error"]
+@pytest.mark.parametrize("hosts, base_url", [(None, "http://192.0.2.1"), (LOOPBACK_NAMES, "http://127.0.0.1")])
+def test_players_that_run_commands_are_refused_unless_the_person_who_started_it_allowed_them(
+    runs, tmp_path, hosts, base_url
+):
+    client = board_client(runs[0], None, base_url=base_url, hosts=hosts)
+    planted = tmp_path / "planted"
+    for spec in (f"gtp:touch {planted}", f"cmd:{tmp_path}::touch {planted}", f"program:{tmp_path}"):
+        answer = client.post("/api/board/reply", json={"moves": [], "opponent": spec})
+        assert answer.status_code == 400 and "--allow-programs" in answer.json()["error"], answer.text
+    assert not planted.exists()
+
+
+def test_a_request_that_plays_without_the_token_is_refused(runs):
+    client = board_client(runs[0], None, allow_programs=True)
+    for headers in ({TOKEN_HEADER: ""}, {TOKEN_HEADER: "a guess"}):
+        answer = client.post("/api/board/view", json={"moves": []}, headers=headers)
+        assert answer.status_code == 403 and answer.json()["error"] == NO_TOKEN
+    assert client.post("/api/board/view", json={"moves": []}).status_code == 200  # with it
+    tokenless = TestClient(create_app(runs[0], None), base_url="http://127.0.0.1")
+    assert tokenless.post("/api/board/view", json={"moves": []}, headers={TOKEN_HEADER: ""}).status_code == 403
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not os.path.exists("/usr/bin/python3"), reason="needs root and a system Python"
+)
+def test_serve_run_by_root_plays_no_command_for_another_local_user(tmp_path):
+    """Another user of the machine reaches the loopback port but not the printed address: with or without
+    --allow-programs, its gtp: opponent is refused and its command never runs."""
+    planted = tmp_path / "planted-by-nobody"
+    os.chmod(tmp_path, 0o777)
+    request = (
+        "import json, sys, urllib.request, urllib.error\n"
+        f"body = json.dumps({{'moves': [], 'opponent': 'gtp:touch {planted}'}}).encode()\n"
+        "req = urllib.request.Request(sys.argv[1] + 'api/board/reply', body, {'Content-Type': 'application/json'})\n"
+        "try:\n    urllib.request.urlopen(req)\nexcept urllib.error.HTTPError as e:\n    print(e.code)\n"
+    )
+    for options in ([], ["--allow-programs"]):
+        server = start_cli("littlego", "serve", "--port", "0", "--runs", str(tmp_path), *options)
+        try:
+            line = server.stdout.readline()
+            url = line.split(" the board at ")[1].split(" ")[0]
+            base = url.split("?")[0]
+            seen = subprocess.run(
+                [
+                    "setpriv",
+                    "--reuid=65534",
+                    "--regid=65534",
+                    "--clear-groups",
+                    "/usr/bin/python3",
+                    "-c",
+                    request,
+                    base,
+                ],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert seen.stdout.strip() == "403", seen.stdout + seen.stderr
+        finally:
+            server.terminate()
+            server.wait(30)
+    assert not planted.exists()
 
 
 def test_sgf_out_and_back_in(client):
@@ -535,10 +605,11 @@ def test_the_command_serves_at_the_address_it_prints_and_ctrl_c_stops_it(tmp_pat
     try:
         line = server.stdout.readline()
         url = line.split(" the board at ")[1].split()[0]
-        assert url.startswith("http://127.0.0.1:")
+        assert url.startswith("http://127.0.0.1:") and "/?token=" in url
+        base = url.split("?")[0]
         for _ in range(100):  # the socket listens before uvicorn answers
             try:
-                with urllib.request.urlopen(url + "api/runs", timeout=10) as answer:
+                with urllib.request.urlopen(base + "api/runs", timeout=10) as answer:
                     assert json.loads(answer.read().decode("utf-8"))["runs"] == []
                 break
             except urllib.error.URLError:

@@ -3,6 +3,7 @@ function and read back by another (``add_game_options`` and ``game_settings``), 
 pieces (``command``: a subcommand whose docstring is its help). The values an argument may take are
 ``engine.cli.argument_types``; how a command ends is ``engine.cli.exits``."""
 
+import argparse
 import os
 import sys
 
@@ -10,6 +11,7 @@ from engine.cli.argument_types import integer_range, positive_int, positive_seco
 from engine.native.compiler import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
 from engine.native.store import STORE_ENV, default_store_path
 from engine.params import SEARCH_TABLE
+from engine.play.executors import PLAIN_TCP_CONFIG, TLS_CONFIG
 from engine.play.settings import GAME_TABLE, WHERE_GAMES_RUN, GameSettings
 from engine.players.program import ProgramPlayer
 from engine.players.specs import make_player
@@ -17,6 +19,46 @@ from engine.sandbox.isolation import refuse_strict, warning
 from engine.sandbox.limits import DEFAULT_LIMITS, MODES, Limits
 
 SCHEDULER_HELP = WHERE_GAMES_RUN + " (default: the experiment's [executor], else the local process pool)"
+
+
+class _DaskSetting(argparse.Action):
+    """An option that sets one key of Dask's config for this process (``distributed.Security()`` and the
+    executor read them when a cluster is reached), as Dask's own command-line tools take them."""
+
+    def __init__(self, option_strings, dest, config_key, value=None, **kwargs):
+        self.config_key, self.value = config_key, value
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        import dask
+
+        chosen = self.value if self.value is not None else values
+        if self.value is None and not os.path.isfile(chosen):
+            parser.error(f"{option_string}: {chosen} is not a file")
+        dask.config.set({self.config_key: os.path.abspath(chosen) if self.value is None else chosen})
+        setattr(namespace, self.dest, chosen)
+
+
+def add_cluster_options(parser):
+    """How a remote Dask scheduler is reached, beside --scheduler: the TLS files of tls:// (else Dask's
+    config gives them) and --plain-tcp, the explicit choice of an unauthenticated tcp:// beyond loopback."""
+    for option, key, what in (
+        ("--tls-ca-file", TLS_CONFIG["tls_ca_file"], "the certificate of the cluster's authority"),
+        ("--tls-cert", TLS_CONFIG["tls_cert"], "this client's certificate"),
+        ("--tls-key", TLS_CONFIG["tls_key"], "this client's private key"),
+    ):
+        parser.add_argument(
+            option, action=_DaskSetting, config_key=key, metavar="FILE", help=f"for tls:// schedulers: {what} ({key})"
+        )
+    parser.add_argument(
+        "--plain-tcp",
+        action=_DaskSetting,
+        config_key=PLAIN_TCP_CONFIG,
+        value=True,
+        nargs=0,
+        help="accept a tcp:// scheduler beyond this machine: no encryption, no authentication, and anyone who "
+        "reaches its port runs code on every worker; only where the network is yours alone",
+    )
 
 
 def add_table_bits(parser, what="each solver process's", default=DEFAULT_TABLE_BITS):
@@ -173,6 +215,8 @@ def add_game_options(parser, seed_help="seed of the games", seed_default=1, omit
             parser.add_argument(
                 setting.option, type=kind, default=setting.default, metavar=metavar, help=setting.meaning
             )
+            if setting.kind == "scheduler":
+                add_cluster_options(parser)
 
 
 def game_settings(args, **chosen):

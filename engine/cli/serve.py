@@ -4,6 +4,7 @@ import os
 
 from engine.cli.argument_types import integer_range, positive_seconds
 from engine.cli.arguments import add_sandbox, add_store, command, sandbox_limits, store_path
+from engine.errors import InvalidInput
 from engine.ui.web.server import is_loopback, serve
 
 
@@ -25,6 +26,12 @@ def register(commands):
         default=2.0,
         help="the time each solver may take on a position of the board (default %(default)s)",
     )
+    parser.add_argument(
+        "--allow-programs",
+        action="store_true",
+        help="let the board play opponents that run a command (cmd:, program:, gtp:); whoever has the printed "
+        "address may then run commands as you (gtp: with no sandbox): loopback only",
+    )
     add_sandbox(parser)
     add_store(parser)
 
@@ -36,11 +43,18 @@ def _serve(args):
     diversity, weights, config, log and match reports, updated while the run writes them),
     and a board to play any player spec on, showing every legal move's exact value from the
     solvers, the opening book's move and the shipped agent's move. Open the address it
-    prints; Ctrl-C stops it.
+    prints: it holds a secret token, without which the server plays nothing, so that other
+    users of this machine cannot make it play. Opponents that run a command (cmd:, program:,
+    gtp:) are played only with --allow-programs. Ctrl-C stops it.
     """
     if os.path.exists(args.runs) and not os.path.isdir(args.runs):
         raise NotADirectoryError(20, "--runs names a file, not a folder of runs", args.runs)
     if not is_loopback(args.host):
+        if args.allow_programs:
+            raise InvalidInput(
+                f"--allow-programs runs commands for whoever has the address: it needs a loopback --host, not "
+                f"{args.host} (use an SSH tunnel to 127.0.0.1)"
+            )
         print(
             f"warning: listening on {args.host} lets other machines reach this server (players that run commands are "
             "refused); an SSH tunnel to 127.0.0.1 is safer"
@@ -56,5 +70,5 @@ def _serve(args):
             flush=True,
         )
 
-    serve(args.runs, args.host, args.port, args.solve_seconds, announce, limits, store_path(args))
+    serve(args.runs, args.host, args.port, args.solve_seconds, announce, limits, store_path(args), args.allow_programs)
     return 0

@@ -21,6 +21,7 @@ from typing import Callable, List, NamedTuple, Optional
 
 from engine.constants import BLACK, WHITE, colour_word, opponent
 from engine.errors import InvalidInput
+from engine.play.executors import is_remote
 from engine.play.match import GameJob, MatchGame, game_job
 from engine.players.base import Reason
 from engine.sandbox.files import copy_folder, excerpt, tail
@@ -192,9 +193,9 @@ def build_agent(folder, workspace, index=0, limits=DEFAULT_LIMITS):
 
 
 def refuse_remote_builds(folders, scheduler):
-    """ValueError where agent ``folders`` would be played through a Dask scheduler at ``tcp://``: they are
+    """ValueError where agent ``folders`` would be played through a remote Dask scheduler (tcp://, tls://): they are
     built in a temporary workspace on this machine (``built_agents``), which its workers cannot see."""
-    if folders and scheduler and scheduler.startswith("tcp://"):
+    if folders and is_remote(scheduler):
         raise InvalidInput(
             f"--scheduler {scheduler}: agent folders are built in a temporary copy on this machine, which the "
             "workers of a remote scheduler cannot see; play them here (--jobs N or --scheduler "

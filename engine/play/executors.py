@@ -5,8 +5,12 @@ A game job depends only on its arguments, so an executor is just an ordered ``ma
 
 - ``None``: the local process pool (``LocalPool``, from ``engine.common.pools``) with ``workers`` processes;
 - ``local:N``: a Dask ``LocalCluster`` of N single-threaded worker processes on this machine;
-- ``tcp://HOST:PORT``: the scheduler of a Dask cluster already running (``tls://`` would need
-  certificates, which littlego does not pass: it is refused with that reason).
+- ``tls://HOST:PORT``: the scheduler of a Dask cluster already running, over TLS, with Dask's own
+  security settings (``distributed.comm.tls.*`` in Dask's config, or the ``--tls-*`` options, which set
+  them): only holders of a certificate the cluster's authority signed can reach it;
+- ``tcp://HOST:PORT``: the same in the clear, with no authentication: anyone who reaches the port can
+  run code on every worker. Loopback only, unless asked for (``--plain-tcp``, or ``littlego.plain-tcp``
+  in Dask's config).
 
 Before any game, every Dask worker is asked for its fingerprint of the project (a hash of
 the ``engine`` and ``evolve`` sources it would run): a worker without the project, or with
@@ -15,6 +19,7 @@ another version of it, stops the command with a message naming the worker.
 
 import hashlib
 import importlib.util
+import ipaddress
 import logging
 import os
 import re
@@ -24,9 +29,20 @@ from engine.common.pools import process_pool
 from engine.errors import InvalidInput
 
 MAX_LOCAL_WORKERS = 256
-SCHEDULER_FORMS = f"local:N (N from 1 to {MAX_LOCAL_WORKERS}) or tcp://HOST:PORT (PORT from 1 to 65535)"
+SCHEDULER_FORMS = (
+    f"local:N (N from 1 to {MAX_LOCAL_WORKERS}), tls://HOST:PORT or tcp://HOST:PORT (PORT from 1 to 65535)"
+)
 _LOCAL = re.compile(r"^local:([0-9]{1,9})$")
-_TCP = re.compile(r"^tcp://([A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]):([0-9]{1,9})$")
+_REMOTE = re.compile(r"^(tcp|tls)://([A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]):([0-9]{1,9})$")
+REMOTE_PROTOCOLS = ("tcp://", "tls://")
+# Dask's config keys of the client's TLS files (what ``distributed.Security()`` reads), by the option that
+# sets each, and littlego's own key for plain tcp:// beyond this machine.
+TLS_CONFIG = {
+    "tls_ca_file": "distributed.comm.tls.ca-file",
+    "tls_cert": "distributed.comm.tls.client.cert",
+    "tls_key": "distributed.comm.tls.client.key",
+}
+PLAIN_TCP_CONFIG = "littlego.plain-tcp"
 
 
 class ExecutorError(RuntimeError):
@@ -37,17 +53,57 @@ def check_scheduler(text):
     """``text`` if it is a scheduler spec Dask can use; ValueError saying what the forms are."""
     if not isinstance(text, str):
         raise InvalidInput(f"{text!r} is not a scheduler: expected {SCHEDULER_FORMS}")
-    if text.startswith("tls://"):
-        raise InvalidInput(
-            f"{text!r}: a tls:// scheduler needs certificates, which littlego does not pass; "
-            "use tcp:// inside a trusted network"
-        )
-    local, tcp = _LOCAL.match(text), _TCP.match(text)
+    local, remote = _LOCAL.match(text), _REMOTE.match(text)
     if local and 1 <= int(local.group(1)) <= MAX_LOCAL_WORKERS:
         return text
-    if tcp and 1 <= int(tcp.group(2)) <= 65535:
+    if remote and 1 <= int(remote.group(3)) <= 65535:
         return text
     raise InvalidInput(f"{text!r} is not a scheduler: expected {SCHEDULER_FORMS}")
+
+
+def is_remote(scheduler):
+    """Whether ``scheduler`` names a cluster already running elsewhere (tcp:// or tls://), whose workers
+    cannot see this machine's folders."""
+    return bool(scheduler) and scheduler.startswith(REMOTE_PROTOCOLS)
+
+
+def _on_loopback(host):
+    host = host.strip("[]")
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def scheduler_security(scheduler):
+    """The ``distributed.Security`` to reach ``scheduler`` with (Dask's config, which the ``--tls-*`` options
+    set), or None for local:N; InvalidInput where the choice is unsafe or incomplete: tls:// without a
+    certificate and key, or plain tcp:// beyond loopback that nobody asked for."""
+    import dask
+    import distributed
+
+    remote = _REMOTE.match(scheduler)
+    if not remote:
+        return None
+    protocol, host = remote.group(1), remote.group(2)
+    security = distributed.Security()
+    if protocol == "tls":
+        missing = [key for key in TLS_CONFIG.values() if not dask.config.get(key, None)]
+        if missing:
+            raise InvalidInput(
+                f"{scheduler}: TLS needs the cluster's authority, this client's certificate and its key "
+                f"(--tls-ca-file, --tls-cert, --tls-key, or {', '.join(missing)} in Dask's config)"
+            )
+        return security
+    if not _on_loopback(host) and not dask.config.get(PLAIN_TCP_CONFIG, False):
+        raise InvalidInput(
+            f"{scheduler}: a plain tcp:// scheduler has no authentication, and anyone who reaches its port can run "
+            "code on every worker (and this machine's games): use tls:// with certificates (--tls-ca-file, "
+            "--tls-cert, --tls-key), or --plain-tcp where the network is yours alone"
+        )
+    return security
 
 
 def project_fingerprint():
@@ -126,7 +182,8 @@ class DaskExecutor:
                 )
                 self.client = distributed.Client(self.cluster)
             else:
-                self.client = distributed.Client(self.scheduler, timeout=CONNECT_TIMEOUT)
+                security = scheduler_security(self.scheduler)
+                self.client = distributed.Client(self.scheduler, timeout=CONNECT_TIMEOUT, security=security)
         except (OSError, TimeoutError) as error:
             self.__exit__(None, None, None)
             raise ExecutorError(f"cannot reach the Dask scheduler at {self.scheduler}: {error}")

@@ -8,7 +8,8 @@ from typing import Any, NamedTuple, Optional
 from engine.constants import COURSE_CPU_LIMIT
 
 WHERE_GAMES_RUN = (
-    "where games run: a Dask scheduler, tcp://HOST:PORT, or local:N for a Dask cluster of N processes on this machine"
+    "where games run: a Dask scheduler, tls://HOST:PORT (tcp:// in the clear: loopback, or with --plain-tcp), "
+    "or local:N for a Dask cluster of N processes on this machine"
 )
 
 

@@ -3,7 +3,7 @@
 import json
 
 from engine.cli.argument_types import depth, positive_int, scheduler
-from engine.cli.arguments import add_json, command, reporter
+from engine.cli.arguments import add_cluster_options, add_json, command, reporter
 from engine.play.executors import SCHEDULER_FORMS
 from engine.players.searcher import ENGINES
 from engine.players.specs import make_player
@@ -29,6 +29,7 @@ def register(commands):
         default=None,
         help="also measure a Dask cluster (" + SCHEDULER_FORMS + ") against the local pool",
     )
+    add_cluster_options(bench)
     add_json(bench)
 
 

@@ -7,6 +7,7 @@ import os
 from engine.cli.argument_types import file_to_write, folder_to_write, positive_int, scheduler
 from engine.cli.arguments import (
     SCHEDULER_HELP,
+    add_cluster_options,
     add_json,
     add_progress,
     add_search_settings,
@@ -45,6 +46,7 @@ def register(commands):
         )
         add_progress(parser)
         parser.add_argument("--scheduler", type=scheduler, default=None, help=SCHEDULER_HELP)
+        add_cluster_options(parser)
     log = command(commands, "log", _log)
     log.add_argument("run", nargs="+", help="run folders (one or more)")
     add_json(log, "the records")

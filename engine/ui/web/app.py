@@ -5,9 +5,13 @@ Every answer that is not the one asked for is JSON ``{"error": message}`` with a
 status (5xx where a player or the server failed): a mistake in a request is named, an
 unexpected failure is logged on the server and never shown as a traceback. Requests must
 name this machine as their host (a web page elsewhere cannot reach the server by a DNS
-name of its own), and requests that change or compute something must be same-origin JSON.
+name of its own), and requests that change or compute something must be same-origin JSON
+carrying the server's secret token (``TOKEN_HEADER``): the address ``littlego serve`` prints
+holds it, and the page sends it, so that another user of the machine, who can reach the
+port but not read that address, cannot make the server play or compute.
 """
 
+import hmac
 import json
 import logging
 import os
@@ -32,6 +36,11 @@ from engine.ui.web.workers import WorkerLost, WorkerTimeout
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 MAX_BODY = 1024 * 1024  # an SGF file is a few kB; a request is a few hundred bytes
+TOKEN_HEADER = "x-littlego-token"
+NO_TOKEN = (
+    "this server plays and computes only for whoever started it: open the address littlego serve printed "
+    "(its ?token=... is the key)"
+)
 
 log = logging.getLogger("littlego.serve")
 
@@ -60,11 +69,13 @@ def host_name(header):
 
 class LocalRequests:
     """ASGI middleware: the Host must be one of ``hosts`` (None: any), and a POST must come from
-    the server's own pages (same origin) as JSON of a bounded size."""
+    the server's own pages (same origin) as JSON of a bounded size, carrying ``token`` (None: every
+    POST is refused)."""
 
-    def __init__(self, app, hosts):
+    def __init__(self, app, hosts, token):
         self.app = app
         self.hosts = hosts
+        self.token = token
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "http":
@@ -83,6 +94,9 @@ class LocalRequests:
             )
         if scope["method"] != "POST":
             return None  # only POST routes compute: the others answer 404 or 405
+        given = headers.get(TOKEN_HEADER, "")
+        if self.token is None or not hmac.compare_digest(given.encode("utf-8"), self.token.encode("utf-8")):
+            return error(403, NO_TOKEN)
         origin = headers.get("origin")
         if origin is not None and origin != "{}://{}".format(scope.get("scheme", "http"), host):
             return error(403, f"a request from another site ({origin}) is refused")
@@ -109,10 +123,11 @@ async def read_json(request):
     return document
 
 
-def create_app(runs_dir, analyst, hosts=LOOPBACK_NAMES, allow_programs=True):
+def create_app(runs_dir, analyst, hosts=LOOPBACK_NAMES, allow_programs=False, token=None):
     """The Starlette app serving ``runs_dir`` and the board (``analyst``: an analysis.Analyst).
     ``hosts``: the host names it answers (None: any); ``allow_programs``: whether the board
-    may play specs that run a command (``cmd:``, ``gtp:``), refused when others can reach it."""
+    may play specs that run a command (``cmd:``, ``program:``, ``gtp:``), which only the person who
+    started the server may allow; ``token``: the secret every POST must carry (None: none may)."""
     cache = FileCache()
 
     async def index(request):
@@ -141,7 +156,8 @@ def create_app(runs_dir, analyst, hosts=LOOPBACK_NAMES, allow_programs=True):
     )
     handlers = {exception: _answer(status) for exception, status in STATUS}
     handlers.update({HTTPException: _http_error, Exception: _unexpected})
-    return Starlette(routes=routes, exception_handlers=handlers, middleware=[Middleware(LocalRequests, hosts=hosts)])
+    middleware = [Middleware(LocalRequests, hosts=hosts, token=token)]
+    return Starlette(routes=routes, exception_handlers=handlers, middleware=middleware)
 
 
 def board_routes(analyst, allow_programs):
@@ -158,9 +174,8 @@ def board_routes(analyst, allow_programs):
         spec = document.get("opponent")
         if not allow_programs and isinstance(spec, str) and runs_a_command(spec):
             raise BadRequest(
-                "players that run a command ({}) are refused while the server listens beyond this machine".format(
-                    ", ".join(kind + ":" for kind in COMMAND_KINDS)
-                )
+                "players that run a command ({}) are refused: start littlego serve with --allow-programs to "
+                "play them (on this machine only)".format(", ".join(kind + ":" for kind in COMMAND_KINDS))
             )
         seed = document.get("seed", 1)
         if not isinstance(seed, int) or isinstance(seed, bool):

@@ -2,6 +2,7 @@
 port of 0 included), uvicorn serving it, in the foreground or, for tests, in a thread."""
 
 import ipaddress
+import secrets
 import socket
 import threading
 import time
@@ -13,9 +14,12 @@ from engine.ui.web.analysis import Analyst
 from engine.ui.web.app import LOOPBACK_NAMES, create_app
 from engine.ui.web.workers import Workers
 
+TOKEN_BYTES = 24  # of the secret in the printed address (32 URL-safe characters)
+
 
 class Served(NamedTuple):
-    """A running ``littlego serve``: its URL, the uvicorn server, the thread serving it and its Analyst."""
+    """A running ``littlego serve``: its URL (the token in it), the uvicorn server, the thread serving it
+    and its Analyst."""
 
     url: str
     server: uvicorn.Server
@@ -47,29 +51,34 @@ def bind(host, port):
     return sock
 
 
-def url_of(sock):
+def url_of(sock, token):
     host, port = sock.getsockname()[:2]
-    return "http://{}:{}/".format(f"[{host}]" if ":" in host else host, port)
+    return "http://{}:{}/?token={}".format(f"[{host}]" if ":" in host else host, port, token)
 
 
-def make_server(runs_dir, host, port, solve_seconds, limits=None, store=None):
-    """(uvicorn server, bound socket, Analyst) for the app on (host, port); ``limits``: the sandbox
-    Limits of program players (None: the defaults); ``store``: the store of solved positions (a path; None: none)."""
+def make_server(runs_dir, host, port, solve_seconds, limits=None, store=None, allow_programs=False):
+    """(uvicorn server, bound socket, Analyst, token) for the app on (host, port); ``limits``: the sandbox
+    Limits of program players (None: the defaults); ``store``: the store of solved positions (a path; None:
+    none); ``allow_programs``: whether the board plays players that run a command (on loopback only)."""
     local = is_loopback(host)
     workers = Workers()
     workers.start()
     analyst = Analyst(workers, seconds=solve_seconds, limits=limits, store=store)
-    app = create_app(runs_dir, analyst, hosts=LOOPBACK_NAMES if local else None, allow_programs=local)
+    token = secrets.token_urlsafe(TOKEN_BYTES)
+    app = create_app(
+        runs_dir, analyst, hosts=LOOPBACK_NAMES if local else None, allow_programs=allow_programs and local, token=token
+    )
     sock = bind(host, port)
     config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=2)
-    return uvicorn.Server(config), sock, analyst
+    return uvicorn.Server(config), sock, analyst, token
 
 
-def serve(runs_dir, host, port, solve_seconds, announce=print, limits=None, store=None):
-    """Serve until Ctrl-C; ``announce(url)`` is called once the socket listens."""
-    server, sock, analyst = make_server(runs_dir, host, port, solve_seconds, limits, store)
+def serve(runs_dir, host, port, solve_seconds, announce=print, limits=None, store=None, allow_programs=False):
+    """Serve until Ctrl-C; ``announce(url)`` is called once the socket listens, with the URL that holds the
+    token."""
+    server, sock, analyst, token = make_server(runs_dir, host, port, solve_seconds, limits, store, allow_programs)
     try:
-        announce(url_of(sock))
+        announce(url_of(sock, token))
         server.run(sockets=[sock])
     finally:
         analyst.close()
@@ -77,17 +86,19 @@ def serve(runs_dir, host, port, solve_seconds, announce=print, limits=None, stor
         sock.close()
 
 
-def serve_in_thread(runs_dir, solve_seconds=2.0, host="127.0.0.1", store=None):
+def serve_in_thread(runs_dir, solve_seconds=2.0, host="127.0.0.1", store=None, allow_programs=False):
     """The app on a free local port, in a daemon thread, with the store of solved positions at
     ``store`` (a path; None: none); a Served (stop it with ``stop``)."""
-    server, sock, analyst = make_server(runs_dir, host, 0, solve_seconds, store=store)
+    server, sock, analyst, token = make_server(
+        runs_dir, host, 0, solve_seconds, store=store, allow_programs=allow_programs
+    )
     server.install_signal_handlers = lambda: None  # not the main thread: no signals here
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.time() + 30
     while not server.started and thread.is_alive() and time.time() < deadline:
         time.sleep(0.02)
-    return Served(url_of(sock), server, thread, analyst)
+    return Served(url_of(sock, token), server, thread, analyst)
 
 
 def stop(served):

@@ -29,10 +29,18 @@ export async function getJSON(url) {
   return answer(response);
 }
 
+// The secret that littlego serve printed in its address (?token=...): kept for this tab only, sent with
+// every request that plays or computes, so that nobody who lacks the address can make the server play.
+const TOKEN_KEY = "littlego-token";
+const given = new URLSearchParams(location.search).get("token");
+if (given) sessionStorage.setItem(TOKEN_KEY, given);
+
 export async function postJSON(url, body) {
   let response;
   try {
-    response = await fetch(url, {method: "POST", headers: {"Content-Type": "application/json"},
+    response = await fetch(url, {method: "POST",
+                                 headers: {"Content-Type": "application/json",
+                                           "X-Littlego-Token": sessionStorage.getItem(TOKEN_KEY) || ""},
                                  body: JSON.stringify(body)});
   } catch (e) {
     throw new ApiError("the server cannot be reached (is littlego serve still running?)", 0);
