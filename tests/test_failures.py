@@ -95,7 +95,7 @@ def test_an_output_folder_that_does_not_exist_is_refused_before_any_work(tmp_pat
         "local:9999",
         "tcp://host:0",
         "tcp://host:70000",
-        "tls://host:8786",
+        "tls://host:0",
         "tcp://a b:1",
         "tcp://host",
         "udp://host:1",
@@ -107,7 +107,14 @@ def test_a_scheduler_dask_cannot_use_is_refused(text):
 
 
 def test_good_schedulers_pass():
-    for text in ("local:1", "local:256", "tcp://127.0.0.1:8786", "tcp://[::1]:1", "tcp://node-3.example.org:65535"):
+    for text in (
+        "local:1",
+        "local:256",
+        "tcp://127.0.0.1:8786",
+        "tcp://[::1]:1",
+        "tcp://node-3.example.org:65535",
+        "tls://node-3.example.org:8786",
+    ):
         assert check_scheduler(text) == text
 
 

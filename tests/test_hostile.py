@@ -26,7 +26,7 @@ from engine.players import program
 from engine.players.base import PlayerFault, Reason
 from engine.players.program import ProgramPlayer
 from engine.position import Position
-from engine.sandbox import accounting, workspace
+from engine.sandbox import accounting, gamebox, workspace
 from engine.sandbox.files import FOLDER_DEPTH, FOLDER_ENTRIES, READ_LIMIT, copy_folder, remove_tree
 from engine.sandbox.isolation import isolation
 from engine.sandbox.limits import MIB, HostError, Limits, UntrustedFolderError
@@ -665,6 +665,37 @@ def test_the_next_game_finds_no_key_no_attribute_and_no_hook(tmp_path):
     assert host < 0  # nor did the host's session keyring get the key
 
 
+KEYRINGS = """import ctypes, json, os, platform
+libc = ctypes.CDLL(None, use_errno=True)
+add_key, keyctl = {keys}[platform.machine()]
+found = {{}}
+for name, ring in (("user", -4), ("user-session", -5), ("session", -3)):
+    found[name] = libc.syscall(keyctl, {search}, ring, b"user", b"left-" + name.encode(), 0) >= 0
+    libc.syscall(add_key, b"user", b"left-" + name.encode(), b"x", 1, ring)
+with open("keys.json", "a") as out:
+    out.write(json.dumps(found) + "\\n")
+open("output.txt", "w").write("PASS")
+"""
+
+
+@isolated
+@keys_known
+@pytest.mark.parametrize("served", [True, False], ids=["served", "a-sandbox-a-move"])
+def test_no_key_a_move_adds_to_any_keyring_reaches_the_next_move(tmp_path, served):
+    script = KEYRINGS.format(keys=KEYS, search=KEYCTL_SEARCH)
+    player = ProgramPlayer(
+        str(folder_of(tmp_path, "keys", {"my_player3.py": script})), limits=LIMITS._replace(served=served)
+    )
+    player.new_game(BLACK, 1)
+    try:
+        assert [player.timed_move(Position.initial())[0] for _ in range(2)] == ["PASS", "PASS"]
+        with open(os.path.join(player.workdir, "keys.json")) as noted:
+            seen = [json.loads(line) for line in noted]
+    finally:
+        player.close()
+    assert seen == [{"user": False, "user-session": False, "session": False}] * 2
+
+
 SEEKER = """import os
 offset = os.lseek(2, 0, os.SEEK_CUR)   # what a move before it may have left on its stderr
 os.lseek(2, 99357415, os.SEEK_SET)
@@ -743,6 +774,27 @@ def test_a_game_finds_nothing_that_a_move_of_an_earlier_game_changed(tmp_path):
             for place in (".", "/tmp", "/dev/shm"):
                 noted.pop("inode in " + place)
     assert seen[1] == seen[0] and seen[2] == seen[0]
+
+
+SERVER_READER = """with open("/proc/1/cmdline", "rb") as server, open("server.txt", "wb") as out:
+    out.write(server.read())
+open("output.txt", "w").write("PASS")
+"""
+
+
+@isolated
+def test_a_move_reads_nothing_of_its_settings_in_the_servers_command_line(tmp_path):
+    if not gamebox.available(LIMITS):
+        pytest.skip("moves are not served here")
+    player = ProgramPlayer(str(folder_of(tmp_path, "reader", {"my_player3.py": SERVER_READER})), limits=LIMITS)
+    player.new_game(BLACK, 1)
+    try:
+        assert player.timed_move(Position.initial())[0] == "PASS"
+        with open(os.path.join(player.workdir, "server.txt"), "rb") as seen:
+            words = seen.read().split(b"\0")
+    finally:
+        player.close()
+    assert words[-2].endswith(b"forkserver.py") and words[-1] == b""  # nothing after the script's name
 
 
 # Every kind of namespace, tried by a move: first as it is, then after mapping its user (which a move

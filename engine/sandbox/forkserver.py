@@ -1,10 +1,10 @@
 """The move server of a program player's sandbox: each move a fresh process forked from it (inside bwrap).
 
 ``gamebox.GameBox`` starts it as the sandbox's first process, as the user moves run as, in the
-player's folder copy, with what a move runs as its argument (a ``marshal``-ed dict, in hex). The
-sandbox serves one game and ends with it. For each line ``move`` on its stdin it runs one move and
-answers ``done STATUS CPU`` on its stdout: the wait status of the move and the CPU of all of its
-processes that were reaped.
+player's folder copy, with what a move runs as the first line of its stdin (a ``marshal``-ed dict,
+in hex: not in its command line, which a move may read). The sandbox serves one game and ends with
+it. For each line ``move`` on its stdin it runs one move and answers ``done STATUS CPU`` on its
+stdout: the wait status of the move and the CPU of all of its processes that were reaped.
 
 A move is a process forked from this server that enters a user and a PID namespace of its own and
 forks the move's first process, PID 1 there: every process the move starts ends when it does,
@@ -16,13 +16,11 @@ the one user every sandbox's moves run as), /dev/null as stdin and stdout, and t
 Python agent's script itself, on the interpreter this server started (what a fresh ``python script.py`` does, without
 paying for the interpreter's start at every move), or executes any other command.
 
-The server starts without ``site`` (``-S``) and gives the agent what ``site`` would give a script
-(``_as_site_would``: the site-packages folders on its path, ``exit``, ``quit``, ``help``), but runs
-no .pth file: neither the host's installation's (an editable install's finder, say: tens of
-milliseconds at every sandbox's start) nor the agent's own. It imports the standard modules that
-course agents import (``PRELOADED``) once, so that a move finds them loaded as a fresh
-interpreter finds its built-in ones; ``random`` is seeded again
-at every move, as a fresh process seeds it. A Python agent's script is compiled once and again
+The server starts as ``python`` does (``site`` and all: an agent may import what this Python has
+installed, an editable install included), without the user site-packages of the agent's folder.
+It imports the standard modules that course agents import (``PRELOADED``) once, so that a move
+finds them loaded as a fresh interpreter finds its built-in ones; ``random`` is seeded again at
+every move, as a fresh process seeds it. A Python agent's script is compiled once and again
 only when its text changes. A move also takes an IPC namespace of its own, so that nothing of
 one move (System V shared memory, say) outlives it, as with a sandbox a move.
 
@@ -329,21 +327,8 @@ def serve(move):
         answers.flush()
 
 
-def _as_site_would(site_packages):
-    """What ``site`` gives a script that course agents use, without running any .pth file: the
-    site-packages folders on the path (``site_packages``, as the host found them), ``exit``, ``quit`` and ``help``."""
-    import _sitebuiltins
-    import builtins
-
-    sys.path.extend(folder for folder in site_packages if folder not in sys.path)
-    builtins.exit = _sitebuiltins.Quitter("exit", "Ctrl-D (i.e. EOF)")
-    builtins.quit = _sitebuiltins.Quitter("quit", "Ctrl-D (i.e. EOF)")
-    builtins.help = _sitebuiltins._Helper()
-
-
 if __name__ == "__main__":
-    settings = marshal.loads(bytes.fromhex(sys.argv[1]))
-    _as_site_would(settings["site_packages"])
+    settings = marshal.loads(bytes.fromhex(sys.stdin.buffer.readline().decode("ascii").strip()))
     for name in PRELOADED:
         __import__(name)
     if settings["script"]:

@@ -19,7 +19,6 @@ import marshal
 import os
 import select
 import shlex
-import site
 import subprocess
 import sys
 import time
@@ -82,7 +81,6 @@ class GameBox:
             "argv": argv,
             "script": found[0] if found else None,
             "arguments": found[1] if found else [],
-            "site_packages": [folder for folder in site.getsitepackages() if os.path.isdir(folder)],
             "limits": {
                 "cpu": int(self.cpu_limit) + 1,
                 "data": self.limits.memory_mb * MIB,
@@ -100,10 +98,9 @@ class GameBox:
         )
         self.accounting = Accounting(game_limits)
         move, installation = self._move_settings()
-        # -S: no site (the server puts the site-packages folders on its path itself, and runs no .pth file,
-        # the host's or the agent's: its HOME's user site-packages would be read otherwise); -E: no PYTHON*
-        # variable (the environment is the stated one anyway).
-        server = [sys.executable, "-S", "-E", os.path.abspath(forkserver.__file__), marshal.dumps(move).hex()]
+        # -s: no user site-packages (HOME is the agent's folder: its .pth files would run in the server);
+        # -E: no PYTHON* variable (the environment is the stated one anyway).
+        server = [sys.executable, "-s", "-E", os.path.abspath(forkserver.__file__)]
         argv = server_sandbox(server, self.folder, self.limits, installation, self.scratch)
         with open(self.stderr_path, "ab") as stderr:
             ids = unprivileged_ids()
@@ -118,6 +115,9 @@ class GameBox:
                 env=environment(self.folder),
                 preexec_fn=starter(game_limits, SERVER_CPU_SECONDS, self.accounting),
             )
+        # What moves run, on the server's stdin: not in its command line, which every process may read.
+        self.process.stdin.write(marshal.dumps(move).hex().encode("ascii") + b"\n")
+        self.process.stdin.flush()
         self.samples = None if self.accounting.counts(CPU) else _Samples(self.process.pid)
         line = self._line(time.monotonic() + START_SECONDS)
         if line.startswith("unsupported"):

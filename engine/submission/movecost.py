@@ -7,7 +7,7 @@ process involved, the host's own included where it does the work):
 - ``interpreter``: for a Python agent, the interpreter's start alone (``python -c pass``);
 - ``own_sandbox``: a move in a sandbox of its own (bwrap, the user switch, the namespaces, the
   interpreter's start, the move), as every move ran before the move server;
-- ``server_start``: a game's sandbox and its move server started (paid once a kept sandbox);
+- ``server_start``: a game's sandbox and its move server started (paid once a game);
 - ``served``: a move forked from the move server (the namespaces, the limits, the move, the
   host's reading of its answer);
 - ``games_per_second``: whole games against ``greedy`` from two random plies, one worker.
