@@ -105,6 +105,18 @@ def test_a_python_agents_end_reads_as_a_fresh_interpreters(tmp_path, ending, wor
 
 
 @served
+def test_a_missing_script_reads_as_the_interpreters_message_not_the_servers_traceback(tmp_path):
+    folder = tmp_path / "cpp-only"
+    folder.mkdir()
+    (folder / "my_player.cpp").write_text("int main() { return 0; }\n")
+    with pytest.raises(PlayerFault) as raised:
+        moves(ProgramPlayer(str(folder), limits=LIMITS), 1)
+    detail = raised.value.detail
+    assert "exited with status 2" in detail and "can't open file" in detail and "my_player3.py" in detail, detail
+    assert "forkserver" not in detail and "Traceback" not in detail
+
+
+@served
 def test_any_other_program_is_executed_in_the_served_move(tmp_path):
     folder = tmp_path / "shell"
     folder.mkdir()

@@ -44,6 +44,7 @@ CLONE_SYSCALL = {"x86_64": 56, "aarch64": 220}  # clone's number; with a null st
 KEYCTL_SYSCALL = {"x86_64": 250, "aarch64": 219}  # keyctl's, and its request for a new session keyring
 KEYCTL_JOIN_SESSION_KEYRING = 1
 EXEC_FAILED = 127  # the shell's status for a command that cannot be started
+EXIT_CANNOT_OPEN = 2  # python's status when its script cannot be opened
 # Signals Python ignores at its start that a fresh program would not: restored before an exec.
 RESTORED = tuple(getattr(signal, name) for name in ("SIGPIPE", "SIGXFSZ") if hasattr(signal, name))
 # Standard modules course agents import, loaded once a sandbox (none holds state a move could leave).
@@ -77,6 +78,13 @@ def _run_script(script, arguments):
     sys.path[0] = os.getcwd()
     sys.modules["random"].seed()  # from os.urandom, as at a fresh interpreter's import of random
     path = os.path.abspath(script)
+    try:
+        _code(path)
+    except OSError as error:  # what a fresh interpreter says of a script it cannot open, and its status
+        print(f"{sys.executable}: can't open file {path!r}: [Errno {error.errno}] {error.strerror}", file=sys.stderr)
+        os._exit(EXIT_CANNOT_OPEN)
+    except (SyntaxError, ValueError):
+        pass  # raised again below, and reported as the interpreter reports it
     before = set(sys.modules)
     main = types.ModuleType("__main__")
     main.__file__, main.__builtins__, main.__cached__ = path, __builtins__, None
