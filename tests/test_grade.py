@@ -260,3 +260,19 @@ def test_an_editions_alias_names_it_on_the_command_line(capsys):
     with pytest.raises(SystemExit):
         parser.parse_args(["grade", "x", "--edition", "fall1999"])
     assert "unknown edition 'fall1999' (known: fall2023" in capsys.readouterr().err
+
+
+def test_grade_refuses_a_class_folder_naming_its_agents_and_a_broken_agent_ends_non_zero(tmp_path):
+    from tests.conftest import cli
+
+    for name in ("alice", "bob"):
+        (tmp_path / "class" / name).mkdir(parents=True)
+        (tmp_path / "class" / name / "my_player3.py").write_text('open("output.txt", "w").write("PASS")\n')
+    refused = cli("littlego", "grade", tmp_path / "class", "--games", "1")
+    assert refused.returncode == 2 and "Total" not in refused.stdout, refused.stdout
+    assert "holds no agent file but 2 agent folders (alice, bob)" in refused.stderr
+    assert f"littlego tournament {tmp_path / 'class'}" in refused.stderr
+    (tmp_path / "empty").mkdir()
+    broken = cli("littlego", "grade", tmp_path / "empty", "--games", "1", "--championship", "random")
+    assert broken.returncode == 1 and "Total: 0.00 / 100" in broken.stdout
+    assert "the agent could not play: no agent file in" in broken.stderr

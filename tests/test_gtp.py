@@ -13,7 +13,7 @@ from engine.play.settings import GameSettings
 from engine.play.sgf import read_game
 from engine.players.gnugo import gnugo_path
 from engine.players.gtp import point_to_vertex, vertex_to_point
-from tests.conftest import cli, start_cli
+from tests.conftest import ROOT, cli, start_cli
 
 
 class Engine:
@@ -89,16 +89,24 @@ def test_the_required_commands(engine):
         "final_score",
         "loadsgf",
         "printsgf",
+        "time_settings",
+        "time_left",
+        "kgs-genmove_cleanup",
     ):
         assert name in commands
         assert engine.ok("known_command " + name) == "true"
     assert engine.ok("known_command fly") == "false"
+    assert engine.ok("time_settings 300 10 1") == "" and "syntax" in engine.error("time_settings 300")
+    assert engine.ok("time_left b 290 0") == "" and "syntax" in engine.error("time_left b soon 0")
     assert "size" in engine.error("boardsize 9")
     assert engine.ok("boardsize 5") == ""
     assert engine.ok("komi 6.5") == "" and "komi" in engine.error("komi many")
     engine.ok("play b C3")
     engine.ok("clear_board")
     assert ". . . . ." in engine.ok("showboard")  # cleared
+    move = engine.ok("kgs-genmove_cleanup b")  # genmove's twin: Little-Go counts every stone anyway
+    assert move == "pass" or vertex_to_point(move) in range(25)
+    assert "white's turn" in engine.error("kgs-genmove_cleanup b")
 
 
 def test_ids_empty_lines_comments_and_malformed_input(engine):
@@ -259,8 +267,8 @@ def test_a_failing_gtp_engine_loses_with_the_reason(tmp_path, name, reason, word
 # -- a person in the terminal -----------------------------------------------------------------------
 
 
-def littlego(*args, stdin=""):
-    result = cli("littlego", *args, stdin=stdin, timeout=120)
+def littlego(*args, stdin="", cwd=ROOT):
+    result = cli("littlego", *args, stdin=stdin, timeout=120, cwd=cwd)
     return result.returncode, result.stdout, result.stderr
 
 
@@ -272,6 +280,12 @@ def test_a_person_plays_a_whole_legal_game_and_saves_it(tmp_path):
     assert "You play white" in out and "wins:" in out and "saved" in out
     game = read_game(path.read_bytes())
     assert game.positions[-1].is_over and game.black == "random" and game.white == "you"
+
+
+def test_quit_at_the_save_prompt_saves_nothing(tmp_path):
+    status, out, err = littlego("play", "random", "--colour", "white", stdin="pass\n" * 12 + "quit\n", cwd=tmp_path)
+    assert status == 0 and "Traceback" not in err, err
+    assert "save the game" in out and "saved" not in out and not (tmp_path / "quit").exists()
 
 
 def test_a_person_is_refused_illegal_and_malformed_moves_and_can_undo(tmp_path):

@@ -8,6 +8,7 @@ import shutil
 import pytest
 
 from engine.cli.littlego import main
+from engine.course.report import format_tournament
 from engine.course.tournament import MiniMatch, extra_black_is_a, pairs, play_tournament, rank
 from engine.params import default_params, save_params
 from engine.play.settings import GameSettings
@@ -82,6 +83,21 @@ def test_ranking_by_wins_then_games_won_then_head_to_head():
     ]
     table = {"a": {"b": 6, "c": 5}, "b": {"a": 5, "c": 6}, "c": {"a": 6, "b": 5}}
     assert [s.rank for s in rank(["a", "b", "c"], cycle, table, dict.fromkeys("abc", 0))] == [1, 1, 1]
+
+
+def test_the_report_names_the_crosstables_columns_and_flags_repeated_games():
+    names = ["agent@1", "handset@1", "random"]
+    report = play_tournament(names, names, games=5, settings=GameSettings(seed=3, jobs=1, progress=False))
+    lines = format_tournament(report).splitlines()
+    header = next(line for line in lines if line.lstrip().startswith("rank"))
+    ranked = [s.agent for s in report.standings]
+    assert header.split()[-3:] == ranked  # the columns, named, in rank order
+    by_pair = {(m.a, m.b): m for m in report.matches}
+    assert by_pair[("agent@1", "handset@1")].distinct_games == 2  # two deterministic agents: a game a colour
+    assert by_pair[("agent@1", "random")].distinct_games > 2
+    repeated = [line for line in lines if "distinct of its 5 games" in line]
+    assert len(repeated) == 1 and repeated[0].lstrip().startswith("agent@1 ") and "handset@1" in repeated[0]
+    assert any(line.startswith("Note: 1 of the 3 mini-matches repeat games") for line in lines)
 
 
 def test_a_tournament_refuses_even_games_and_too_few_agents():

@@ -13,6 +13,7 @@ from engine.course.editions import LATEST
 from engine.course.grade import grade, total_games
 from engine.course.report import format_grade, format_tournament, tournament_csv
 from engine.course.tournament import MINI_MATCH_GAMES, play_tournament
+from engine.errors import InvalidInput
 from engine.players.specs import KNOWN
 from engine.protocol import write_atomic
 from engine.sandbox import accounting, gamebox, workspace
@@ -90,9 +91,13 @@ def _grade(args):
     the hidden ones: the report says which), in parallel, and print per opponent the games,
     wins as Black and as White, the win rate with its 95% interval and the rubric's points;
     per stage the agent's CPU against the stage's budget (over it, the stage loses all its
-    points); CPU per move (a move over 10 s loses its game) and the total out of 100.
+    points); CPU per move (a move over 10 s loses its game) and the total out of 100. A folder
+    of agent folders is refused, naming them (littlego tournament plays a class); an agent that
+    cannot be built or played is graded (every game a fault) and ends with exit status 1.
     """
     folders = [args.agent] if os.path.isdir(args.agent) else []
+    if folders:
+        refuse_a_class(args.agent)
     refuse_remote_builds(folders, args.scheduler)
     # A bad spec fails here, before any game.
     limits = program_limits(args, [args.championship] + ([] if folders else [args.agent]), folders)
@@ -128,7 +133,39 @@ def _grade(args):
         if folders:
             report = report._replace(agent=excerpt(args.agent, 200))  # a newline in a folder's name forges no line
     print(json.dumps(report.to_json(), indent=2) if args.json else format_grade(report))
+    if broken:  # every game a fault: a grade of 0 that says nothing of the agent's play
+        print(f"littlego grade: the agent could not play: {next(iter(broken.values()))}", file=sys.stderr)
+        return 1
     return 0
+
+
+CLASS_NAMES_SHOWN = 5  # agent folders named in the refusal of a class folder
+
+
+def refuse_a_class(folder):
+    """InvalidInput where ``folder`` holds no agent file but folders that do (a class, given to grade by
+    mistake: each of its games would be a fault, and its total 0), naming them."""
+    if recognise(folder) is not None:
+        return
+    try:
+        inside = sorted(os.listdir(folder))
+    except OSError:
+        return
+    agents = [
+        name
+        for name in inside
+        if os.path.isdir(os.path.join(folder, name))
+        and not os.path.islink(os.path.join(folder, name))
+        and recognise(os.path.join(folder, name)) is not None
+    ]
+    if agents:
+        shown = ", ".join(excerpt(name, NAME_CHARACTERS) for name in agents[:CLASS_NAMES_SHOWN])
+        more = f" and {len(agents) - CLASS_NAMES_SHOWN} more" if len(agents) > CLASS_NAMES_SHOWN else ""
+        raise InvalidInput(
+            f"{excerpt(folder, 200)} holds no agent file but {len(agents)} agent folders ({shown}{more}): grade one "
+            f"of them (littlego grade {os.path.join(excerpt(folder, 200), excerpt(agents[0], NAME_CHARACTERS))}), "
+            f"or play the class's round-robin (littlego tournament {excerpt(folder, 200)})"
+        )
 
 
 def tournament_agents(arguments):

@@ -37,7 +37,7 @@ def counter(what, unit, total=None, stream=None, bar=True):
                     what,
                     done,
                     "" if total is None else f"of {total:,} ",
-                    unit + "s" if done != 1 else unit,
+                    unit + "s" if (total if total is not None else done) != 1 else unit,  # "1 of 6 games"
                     "done",
                     time.time() - started,
                 )

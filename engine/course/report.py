@@ -96,18 +96,29 @@ def format_tournament(report):
         "",
     ]
     lines.extend(_standings(report, agents))
-    lines.append("(the crosstable's columns follow the ranking: games won by the row's agent against the column's)")
+    lines.append("(the crosstable: games won by the row's agent against the column's)")
     lines.append("")
+    repeated = 0
     for match in report.matches:
+        games = match.a_games + match.b_games
+        alike = match.distinct_games is not None and match.distinct_games < games
+        repeated += alike
         lines.append(
-            "  {} {}-{} {}: {} (extra Black game: {})".format(
+            "  {} {}-{} {}: {} (extra Black game: {}){}".format(
                 match.a,
                 match.a_games,
                 match.b_games,
                 match.b,
                 "WIN to " + match.winner if match.winner else "tied",
                 match.extra_black,
+                f"; only {match.distinct_games} distinct of its {games} games" if alike else "",
             )
+        )
+    if repeated:
+        lines.append(
+            f"Note: {repeated} of the {len(report.matches)} mini-matches repeat games: agents that play a position "
+            "the same way every time play one game a colour again and again, so the extra Black game decides "
+            "the pair (random openings, as littlego match --random-opening plays them, would tell them apart)"
         )
     faults = _tournament_faults(report.faults)
     if faults:
@@ -128,14 +139,17 @@ def format_tournament(report):
 def _standings(report, agents):
     """The lines of the standings table, a row an agent in rank order, with its row of the crosstable beside it."""
     width = max(len(a) for a in agents + ["agent"])
-    short = {a: str(n + 1) for n, a in enumerate(agents)}
+    column = {a: max(len(a), 5) for a in agents}  # each crosstable column named by its agent, as wide as the name
     lines = [
         "{:>4}  {:<{w}} {:>5} {:>6} {:>6} {:>7}   {}".format(
-            "rank", "agent", "WINs", "won", "lost", "faults", " ".join(f"{short[a]:>5}" for a in agents), w=width
+            "rank", "agent", "WINs", "won", "lost", "faults", " ".join(f"{a:>{column[a]}}" for a in agents), w=width
         )
     ]
     for standing in report.standings:
-        cells = ["{:>5}".format("-" if b == standing.agent else report.crosstable[standing.agent][b]) for b in agents]
+        cells = [
+            "{:>{c}}".format("-" if b == standing.agent else report.crosstable[standing.agent][b], c=column[b])
+            for b in agents
+        ]
         lines.append(
             "{:>4}  {:<{w}} {:>5} {:>6} {:>6} {:>7}   {}".format(
                 standing.rank,

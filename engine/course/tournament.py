@@ -25,7 +25,9 @@ TIE_BREAK = "WINs, then games won, then head to head (WINs among the agents stil
 
 
 class MiniMatch(NamedTuple):
-    """One pair's games: who played Black in the extra game, games won by each, the winner (None on a tie)."""
+    """One pair's games: who played Black in the extra game, games won by each, the winner (None on a tie),
+    and how many of its games differ (by A's colour and the moves): between agents that play a position the
+    same way every time, only two (one a colour), repeated, and the extra Black game decides the pair."""
 
     a: str
     b: str
@@ -33,6 +35,7 @@ class MiniMatch(NamedTuple):
     a_games: int
     b_games: int
     winner: Optional[str]
+    distinct_games: Optional[int] = None
 
 
 class Standing(NamedTuple):
@@ -154,8 +157,9 @@ def tally(agents, played, games, seed):
         a_games = sum(1 for g in mine if g.a_won)
         crosstable[a][b], crosstable[b][a] = a_games, len(mine) - a_games
         winner = a if a_games * 2 > games else b if (len(mine) - a_games) * 2 > games else None
+        distinct = len({(g.a_colour, tuple(g.moves)) for g in mine})
         matches.append(
-            MiniMatch(a, b, a if extra_black_is_a(seed, number) else b, a_games, len(mine) - a_games, winner)
+            MiniMatch(a, b, a if extra_black_is_a(seed, number) else b, a_games, len(mine) - a_games, winner, distinct)
         )
         for g in mine:
             if g.reason != Reason.END:

@@ -43,6 +43,10 @@ class GtpEngine:
         self.komi = KOMI
         self.quit = False
         self._commands = dict((name[4:], getattr(self, name)) for name in dir(self) if name.startswith("cmd_"))
+        # KGS's name for genmove at the game's end, where dead stones would be captured: Little-Go counts every
+        # stone on the board, so the move is the same.
+        self._commands["kgs-genmove_cleanup"] = self.cmd_genmove
+        self.clock = None  # what time_settings last said: (main time, byo-yomi time, stones), in seconds
         self._new_game()
 
     def _new_game(self):
@@ -153,6 +157,20 @@ class GtpEngine:
         return point_to_vertex(move)
 
     # -- the optional commands -------------------------------------------------------------------------
+    def cmd_time_settings(self, arguments):
+        """Acknowledged: every player keeps its own budget (the course's CPU limit a move, or its params')."""
+        if len(arguments) != 3 or not all(word.isdigit() for word in arguments):
+            raise GtpError("syntax error: time_settings MAIN_TIME BYO_YOMI_TIME BYO_YOMI_STONES")
+        self.clock = tuple(int(word) for word in arguments)
+        return ""
+
+    def cmd_time_left(self, arguments):
+        """Acknowledged, as time_settings is."""
+        if len(arguments) != 3 or not arguments[1].isdigit() or not arguments[2].isdigit():
+            raise GtpError("syntax error: time_left COLOUR TIME STONES")
+        self._colour(arguments[0])
+        return ""
+
     def cmd_undo(self, arguments):
         if not self.moves:
             raise GtpError("cannot undo")

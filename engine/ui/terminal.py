@@ -87,9 +87,9 @@ def _undo(positions, moves, human_colour, write):
 
 
 def offer_sgf(moves, human_colour, opponent_spec, final, read_line, write):
-    """Ask for a file name and save the game there as SGF (an empty answer skips it)."""
-    name = read_line("save the game as SGF (file name, empty to skip)> ")
-    if not name or not name.strip():
+    """Ask for a file name and save the game there as SGF (an empty answer, or ``quit``, skips it)."""
+    name = read_line("save the game as SGF (file name; empty or quit to skip)> ")
+    if not name or not name.strip() or name.strip().lower() == "quit":
         return None
     path = name.strip()
     black, white = ("you", opponent_spec) if human_colour == BLACK else (opponent_spec, "you")
