@@ -6,6 +6,7 @@ Set LITTLEGO_SCREENSHOTS=DIR to keep the pages' screenshots there (the README's 
 docs/serve-runs.png, docs/serve-run.png and docs/serve-board.png).
 """
 
+import json
 import os
 import time
 
@@ -273,3 +274,48 @@ def test_as_white_the_opponent_moves_first_and_undo_returns_to_your_turn(site, p
     page.click("#undo")
     page.wait_for_function("document.getElementById('status').textContent.startsWith('ply 1 of 24')")
     assert "White to move" in page.locator("#status").inner_text()
+
+
+def test_a_position_never_shows_another_positions_values(site, page):
+    """While a position's values are asked, its board and table show none: not the previous position's."""
+    url, _ = site
+    board(page, url, "", values=True)
+    assert_every_legal_move_exact(page, 0)
+    page.click('#board .point[data-point="12"]')
+    assert_every_legal_move_exact(page, 1)  # the previous position's markers, all there
+    held = []
+
+    def hold(route):
+        if len(json.loads(route.request.post_data)["moves"]) == 2 and not held:
+            held.append(route)  # the ply-2 values, answered only when the test says
+        else:
+            route.continue_()
+
+    page.route("**/api/board/values", hold)
+    page.click('#board .point[data-point="7"]')
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('ply 2 of 24')")
+    assert page.locator("#board text.value-text").count() == 0  # none of ply 1's W and L
+    assert page.locator("table.values tbody tr").count() == 0 and "solving" in page.locator("#values").inner_text()
+    for route in held:
+        route.continue_()
+    assert_every_legal_move_exact(page, 2)
+
+
+def test_new_game_while_the_opponent_thinks_drops_its_answer(site, page):
+    url, _ = site
+    board(page, url, "random", values=False)
+    held, holding = [], [True]
+    page.route("**/api/board/reply", lambda route: held.append(route) if holding[0] else route.continue_())
+    page.click('#board .point[data-point="12"]')
+    page.wait_for_function("document.getElementById('message').textContent.includes('thinking')")
+    page.click("#new")
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('ply 0 of 24')")
+    assert "thinking" not in page.locator("#message").inner_text()
+    holding[0] = False
+    with page.expect_response("**/api/board/reply"):
+        held[0].continue_()  # the old game's answer arrives now
+    page.wait_for_timeout(500)  # the page's handling of it
+    assert page.locator("#status").inner_text().startswith("ply 0 of 24")  # and is dropped
+    assert page.locator('#board .point[data-colour="1"], #board .point[data-colour="2"]').count() == 0
+    page.click('#board .point[data-point="12"]')  # the new game plays on
+    page.wait_for_function("document.getElementById('status').textContent.startsWith('ply 2 of 24')")

@@ -70,7 +70,9 @@ function agentText(agent) {
 }
 
 export function showBoard(main) {
-  const state = {moves: [], record: null, view: null, values: null, agent: null, asked: 0, busy: false,
+  // asked: the analysis asked last (answers for an earlier one are dropped); game: bumped whenever the
+  // position jumps (New game, Undo, ◀ ▶, Open), so that an opponent's answer for another position is dropped.
+  const state = {moves: [], record: null, view: null, values: null, agent: null, asked: 0, busy: false, game: 0,
                  opponent: localStorage.getItem("opponent") ?? "random", human: "black", seed: 1};
   main.innerHTML = `<div class="board-page"><div id="board-box"></div><div class="side">
     <div class="controls">
@@ -103,6 +105,7 @@ export function showBoard(main) {
   async function analyse() {
     const asked = ++state.asked, moves = state.moves.slice();
     state.values = state.agent = null;
+    draw();  // never another position's values: the board and the table are cleared before anything is asked
     if (!$("analyse").checked || state.view.over) return;
     $("values").innerHTML = `<p class="muted" id="values-wait">solving…</p>`;
     const show = (key, promise) => promise.then(found => {
@@ -123,9 +126,12 @@ export function showBoard(main) {
   }
 
   async function setMoves(moves) {
-    state.view = await postJSON("/api/board/view", {moves});
+    const game = ++state.game;
+    state.busy = false;  // an opponent still thinking about the position left behind is not waited for
+    const view = await postJSON("/api/board/view", {moves});
+    if (game !== state.game) return;
+    state.view = view;
     state.moves = moves;
-    draw();
     analyse();
   }
 
@@ -135,19 +141,21 @@ export function showBoard(main) {
 
   async function reply() {
     if (!opponentToMove()) return;
+    const game = state.game, ply = state.moves.length;
+    const current = () => game === state.game && state.moves.length === ply;  // still the position it was asked
     state.busy = true;
     say(`${state.opponent} is thinking…`);
     try {
       const answer = await postJSON("/api/board/reply", {moves: state.moves, opponent: state.opponent, seed: state.seed + state.moves.length});
+      if (!current()) return;  // New game, Undo or Open meanwhile: the answer is for a position left behind
       say(`${state.opponent} played ${moveName(answer.reply.move)} (${answer.reply.seconds.toFixed(2)} s of CPU)`);
       state.moves = answer.view.moves;
       state.view = answer.view;
-      draw();
       analyse();
     } catch (e) {
-      say(e.message, "error");
+      if (current()) say(e.message, "error");
     } finally {
-      state.busy = false;
+      if (game === state.game) state.busy = false;
     }
   }
 
@@ -161,7 +169,6 @@ export function showBoard(main) {
       state.moves = view.moves;
       state.view = view;
       say("");
-      draw();
       analyse();
       await reply();
     } catch (e) {
@@ -173,13 +180,12 @@ export function showBoard(main) {
   async function newGame() {
     state.record = null;
     state.seed = Math.floor(Math.random() * 1e6);
-    say("");
+    say("");  // an opponent still thinking about the old game is not waited for, nor shown
     await setMoves([]);
     await reply();
   }
 
   async function undo() {
-    if (state.busy) return;
     const moves = state.moves.slice();
     if (!moves.length) return say("nothing to undo");
     moves.pop();
