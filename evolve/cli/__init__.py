@@ -1,5 +1,5 @@
 """The ``evolve`` command: run, resume, log, plot, export and ship runs; bench; label and fit; the solved
-game's positions, regret and exploitability.
+game's positions, regret and exploitability; the tuner benchmark.
 Each group's parser and handlers live in its own module here."""
 
 import argparse
@@ -11,10 +11,10 @@ from engine.cli.exits import run_command
 from engine.errors import UserError
 from engine.play.executors import ExecutorError
 from evolve.checkpoint import CHECKPOINT
-from evolve.cli import bench, fit, runs, ship, solved
+from evolve.cli import bench, fit, runs, ship, solved, tuners
 from evolve.fitness import FitnessGameError
 
-GROUPS = (runs, ship, bench, fit, solved)
+GROUPS = (runs, ship, bench, fit, solved, tuners)
 
 
 def build_parser():

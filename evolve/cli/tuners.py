@@ -1,0 +1,245 @@
+"""``evolve tuners``: the tuner benchmark, every tuner on every fitness it can use, at equal CPU."""
+
+import json
+import multiprocessing
+import os
+import random
+import sys
+import time
+
+from engine.cli.argument_types import positive_int, positive_seconds
+from engine.cli.arguments import add_json, command
+from engine.errors import InvalidInput
+from evolve import tuners
+
+MATCH_GAMES = 60  # the fixed match each final candidate plays for the rank correlations
+
+
+def register(commands):
+    parser = command(commands, "tuners", _tuners)
+    parser.add_argument(
+        "--positions",
+        nargs="+",
+        required=True,
+        metavar="FILE",
+        help="positions files from 'evolve positions': their training splits feed the fitnesses, their held-out "
+        "splits score the candidates",
+    )
+    parser.add_argument("--depth", type=positive_int, default=4, help="the search's depth (default %(default)s)")
+    parser.add_argument("--budget", type=positive_seconds, default=60.0, help="CPU seconds a leg (default %(default)s)")
+    parser.add_argument("--seeds", type=positive_int, default=5, help="seeds a tuner and fitness (default 5)")
+    parser.add_argument("--first-seed", type=int, default=1, help="the first seed (default 1)")
+    parser.add_argument(
+        "--tuners", nargs="+", choices=tuners.TUNERS, default=list(tuners.TUNERS), help="tuners (default: all)"
+    )
+    parser.add_argument(
+        "--fitnesses",
+        nargs="+",
+        choices=tuners.FITNESSES,
+        default=list(tuners.FITNESSES),
+        help="fitnesses (default: all); each tuner runs on each it can use",
+    )
+    parser.add_argument(
+        "--jobs", type=positive_int, default=os.cpu_count() or 1, help="legs run at once (default: all cores)"
+    )
+    parser.add_argument("--out", metavar="DIR", help="write legs.jsonl, summary.json, table.md and curves.png here")
+    add_json(parser, "the summary")
+
+
+def legs_of(args):
+    """Every leg the options ask for: each tuner on each fitness it can use, from each seed."""
+    legs = []
+    for tuner in args.tuners:
+        for fitness in args.fitnesses:
+            if tuner in tuners.GRADIENT_TUNERS and fitness not in tuners.GRADIENT_TUNERS[tuner]:
+                continue
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
+                legs.append(tuners.Leg(tuner, fitness, seed, args.budget))
+    if not legs:
+        raise InvalidInput("no leg: texel tunes the labels fitness only (add --fitnesses labels)")
+    return legs
+
+
+_problem = None  # the problem of this process's legs (set before the pool forks)
+
+
+def _leg_job(leg):
+    return tuners.run_leg(_problem, leg)
+
+
+def _tuners(args):
+    """compare tuners at equal CPU where the evaluation decides alone, on an exact ruler
+
+    Each tuner (random search, GA, CMA-ES, SPSA, Optuna's TPE, and Texel's gradient fit) tunes
+    the evaluation's weights, searched to --depth with no book and no solver, from the hand-set
+    defaults, on each fitness it can use: the exact regret on the positions' training split, the
+    solver's exact labels of their moves, or noisy games against a panel. Each leg (tuner,
+    fitness, seed) runs for --budget CPU seconds; its candidate at each tenth is scored by the
+    share of the held-out split's won positions whose move keeps the win (perfect play: 100%).
+    Prints, for each tuner and fitness, that share at the end and the CPU it took to reach 80%,
+    90%, 95% and 99%; the rank correlations of the final candidates' measures. For example:
+    evolve tuners --positions experiments/regret-20261127/*.json.gz --budget 60 --seeds 5
+    """
+    global _problem
+    legs = legs_of(args)
+    _problem = tuners.load_problem(args.positions, args.depth)
+    if not _problem.train or not _problem.held_out:
+        raise InvalidInput("the positions hold no won position in their training split or none in the held-out one")
+    good, of = tuners.kept(_problem.start, _problem.held_out, args.depth)
+    start_share = good / of
+    print(
+        f"{len(legs)} legs of {args.budget:g} CPU s on {args.jobs} processes (about "
+        f"{len(legs) * args.budget / args.jobs / 60:.0f} min); training {len(_problem.train)} won positions, "
+        f"held out {of}; the hand-set weights keep {good} of {of} ({start_share:.1%}) at depth {args.depth}",
+        file=sys.stderr,
+        flush=True,
+    )
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+    results, started = [], time.time()
+    context = multiprocessing.get_context("fork")
+    with context.Pool(args.jobs, maxtasksperchild=1) as pool:
+        for result in pool.imap_unordered(_leg_job, legs):
+            results.append(result)
+            last = result.marks[-1]
+            print(
+                f"{len(results)} of {len(legs)} legs ({time.time() - started:.0f} s): {result.leg.tuner} on "
+                f"{result.leg.fitness}, seed {result.leg.seed}: held out {last.held_out:.1%} after "
+                f"{last.evaluations} evaluations",
+                file=sys.stderr,
+                flush=True,
+            )
+            if args.out:
+                with open(os.path.join(args.out, "legs.jsonl"), "a") as out:
+                    out.write(json.dumps(_leg_json(result)) + "\n")
+    results.sort(key=lambda r: (r.leg.tuner, r.leg.fitness, r.leg.seed))
+    rows = tuners.summary_rows(results, start_share)
+    correlations = _correlations(results, args.depth)
+    summary = {
+        "depth": args.depth,
+        "budget": args.budget,
+        "positions": args.positions,
+        "train": len(_problem.train),
+        "held_out": of,
+        "start_held_out": start_share,
+        "rows": rows,
+        "correlations": correlations,
+    }
+    table = format_table(summary)
+    if args.out:
+        with open(os.path.join(args.out, "summary.json"), "w") as out:
+            json.dump(summary, out, indent=2)
+        with open(os.path.join(args.out, "table.md"), "w") as out:
+            out.write(table + "\n")
+        plot_curves(results, start_share, os.path.join(args.out, "curves.png"))
+    print(json.dumps(summary, indent=2) if args.json else table)
+    return 0
+
+
+def _leg_json(result):
+    return {
+        "tuner": result.leg.tuner,
+        "fitness": result.leg.fitness,
+        "seed": result.leg.seed,
+        "budget": result.leg.budget,
+        "marks": [mark._asdict() for mark in result.marks],
+        "by_ply": {str(ply): list(pair) for ply, pair in result.by_ply.items()},
+    }
+
+
+def _correlations(results, depth):
+    """Spearman's rank correlations, over the legs' final candidates, of the held-out share with the
+    training regret, the labels fitness, one noisy games draw, and a fixed match of MATCH_GAMES games."""
+    finals = [result.marks[-1] for result in results]
+    if len(finals) < 3:
+        return {}
+    labels = tuners.labels_of(_problem.train)
+    measures = {
+        "held_out": [mark.held_out for mark in finals],
+        "regret": [tuners.kept(mark.weights, _problem.train, depth)[0] for mark in finals],
+        "labels": [-tuners.label_loss(mark.weights, labels) for mark in finals],
+        "games": [tuners.games_score(mark.weights, depth, random.Random(k)) for k, mark in enumerate(finals)],
+        "match": [_match(mark.weights, depth) for mark in finals],
+    }
+    return {name: round(tuners.spearman(measures["held_out"], values), 3) for name, values in measures.items()}
+
+
+def _match(weights, depth):
+    """The share of points in MATCH_GAMES games against the panel from fixed openings: the same for all."""
+    rng, total = random.Random(20261128), 0.0
+    for _ in range(MATCH_GAMES // tuners.GAMES_PER_EVALUATION):
+        total += tuners.games_score(weights, depth, rng)
+    return total / (MATCH_GAMES // tuners.GAMES_PER_EVALUATION)
+
+
+def _cpu(value):
+    return "-" if value is None else f"{value:.0f} s"
+
+
+def format_table(summary):
+    """The summary as a Markdown table, with the correlations under it."""
+    lines = [
+        f"Depth {summary['depth']}, no book, no solver; {summary['budget']:g} CPU s a leg; training "
+        f"{summary['train']} won positions, held out {summary['held_out']}; the hand-set weights keep "
+        f"{summary['start_held_out']:.1%} of the held-out ones (perfect play: 100%).",
+        "",
+        "| tuner | fitness | seeds | held out at the end: median (min-max) | CPU to 80% | 90% | 95% | 99% |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in summary["rows"]:
+        reach = row["cpu_to_reach"]
+        lines.append(
+            f"| {row['tuner']} | {row['fitness']} | {row['seeds']} | {row['final_median']:.1%} "
+            f"({row['final_min']:.1%}-{row['final_max']:.1%}) | "
+            + " | ".join(_cpu(reach[key]) for key in ("0.80", "0.90", "0.95", "0.99"))
+            + " |"
+        )
+    if summary["correlations"]:
+        lines += [
+            "",
+            "Rank correlation (Spearman) of the final candidates' held-out share with: "
+            + ", ".join(
+                f"{name} {value:+.2f}" for name, value in summary["correlations"].items() if name != "held_out"
+            ),
+        ]
+    return "\n".join(lines)
+
+
+def plot_curves(results, start_share, path):
+    """The held-out share against CPU seconds, a panel a fitness, a line a tuner (the median over seeds, the
+    band their range)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    groups, fitnesses = {}, []
+    for result in results:
+        groups.setdefault((result.leg.fitness, result.leg.tuner), []).append(result)
+        if result.leg.fitness not in fitnesses:
+            fitnesses.append(result.leg.fitness)
+    fitnesses = [f for f in tuners.FITNESSES if f in fitnesses]
+    colours = dict(zip(tuners.TUNERS, pyplot.rcParams["axes.prop_cycle"].by_key()["color"]))
+    figure, panels = pyplot.subplots(1, len(fitnesses), figsize=(4.5 * len(fitnesses), 4.5), sharey=True, squeeze=False)
+    for panel, fitness in zip(panels[0], fitnesses):
+        for tuner in tuners.TUNERS:
+            legs = groups.get((fitness, tuner))
+            if not legs:
+                continue
+            cpu = [mark.cpu for mark in legs[0].marks]
+            columns = list(zip(*[[mark.held_out for mark in leg.marks] for leg in legs]))
+            medians = [sorted(column)[len(column) // 2] for column in columns]
+            panel.plot(cpu, medians, marker="o", markersize=3, color=colours[tuner], label=tuner)
+            panel.fill_between(
+                cpu, [min(c) for c in columns], [max(c) for c in columns], alpha=0.12, color=colours[tuner]
+            )
+        panel.axhline(start_share, color="grey", linestyle=":", label="hand-set weights")
+        panel.axhline(1.0, color="black", linewidth=0.8, label="perfect play")
+        panel.set_title(f"fitness: {fitness}")
+        panel.set_xlabel("CPU seconds of the leg")
+        panel.set_ylim(min(start_share, 0.6) - 0.02, 1.01)
+        panel.legend(fontsize=7, loc="lower right")
+    panels[0][0].set_ylabel("held-out won positions kept")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+    pyplot.close(figure)

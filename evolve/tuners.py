@@ -1,0 +1,493 @@
+"""The tuner benchmark: tuners compared at equal CPU where the evaluation decides alone, against an exact ruler.
+
+The problem (``Problem``): the evaluation searched to a fixed depth (4 by default) with no book and no
+solver, started from the hand-set defaults, its weights in the feature table's bounds. The ruler: won
+positions with every legal move solved (``evolve.positions``), where a move keeps the win or gives it
+away. Their training split feeds the fitnesses; their held-out split scores each tuner's candidate, and
+its optimum is known: perfect play keeps every won position (100%).
+
+A leg is one tuner on one fitness from one seed, given a CPU budget (``time.process_time``, the leg's own
+process: the compiled searcher runs in it). At each tenth of the budget the tuner's recommendation is
+noted; after the leg, each noted candidate is scored on the held-out positions (outside the budget).
+
+Fitnesses (``FITNESSES``), each higher-is-better:
+- ``regret``: the share of the training split's won positions whose move keeps the win (exact);
+- ``labels``: minus the cross-entropy of the winning moves of each won training position under a
+  softmax of the one-ply evaluations of its moves (the solver's exact labels, Texel's way: no search);
+- ``games``: the score of games against a panel from random two-ply openings (noisy: fresh seeds at
+  every evaluation), as a user without a solver would tune.
+
+Tuners (``TUNERS``), each an ask/tell object over the weights scaled to [0, 1] a gene: ``random``
+(uniform search, the baseline), ``ga``, ``cmaes`` (DEAP's), ``spsa`` (``evolve.spsa``), ``tpe``
+(Optuna's), and ``texel`` (gradient descent with Adam on the ``labels`` loss: the labels fitness only).
+"""
+
+import math
+import random
+import time
+from typing import Dict, List, NamedTuple, Optional, Tuple
+
+import numpy
+
+from engine.constants import PASS
+from engine.features import FEATURE_TABLE, FEATURES, feature_values
+from engine.native.solver import position_from_text
+from engine.params import default_params
+from evolve.positions import load_positions
+
+MARKS = 10  # the budget's tenths, at which a leg's candidate is noted
+FITNESSES = ("regret", "labels", "games")
+TUNERS = ("random", "ga", "cmaes", "spsa", "tpe", "texel")
+GRADIENT_TUNERS = {"texel": ("labels",)}  # tuners that need a fitness's gradient, and those they take
+LABEL_SCALE = 0.1  # logits per unit of evaluation: a stone of margin (weight 10) is one logit
+GAMES_PANEL = ("greedy", "aggressive", "handset@1")  # the games fitness's opponents, round-robin
+GAMES_PER_EVALUATION = 12  # two a pair of colours for each of the panel, from fresh openings
+THRESHOLDS = (0.80, 0.90, 0.95, 0.99)  # held-out shares whose CPU the summary reports
+
+
+class Problem(NamedTuple):
+    """What every leg tunes: ``train`` and ``held_out``, won positions as (text, winning moves, ply);
+    ``depth``, the search's; ``start`` and ``bounds`` of the weights, in FEATURES order."""
+
+    train: Tuple[Tuple[str, frozenset, int], ...]
+    held_out: Tuple[Tuple[str, frozenset, int], ...]
+    depth: int
+    start: Tuple[float, ...]
+    bounds: Tuple[Tuple[float, float], ...]
+
+
+def load_problem(paths, depth=4):
+    """The Problem of the positions files at ``paths``: each won position once (by its text), in the split
+    its file gives it."""
+    seen, train, held_out = set(), [], []
+    for path in paths:
+        for solved in load_positions(path).positions:
+            if not solved.won or solved.text in seen:
+                continue
+            seen.add(solved.text)
+            entry = (solved.text, frozenset(move for move, wins in solved.moves.items() if wins), solved.ply)
+            (held_out if solved.held_out else train).append(entry)
+    start = tuple(default_params().weights[name] for name in FEATURES)
+    bounds = tuple(tuple(feature.bounds) for feature in FEATURE_TABLE)
+    return Problem(tuple(train), tuple(held_out), depth, start, bounds)
+
+
+# --- the fitnesses -----------------------------------------------------------------------------------
+
+
+def kept(weights, positions, depth):
+    """(kept, of) the won ``positions`` whose move, searched to ``depth`` with ``weights``, keeps the win."""
+    from engine.params import make_params
+    from evolve.regret import chosen_move
+
+    params = make_params(weights, source="a tuner's candidate", depth=depth)
+    good = sum(chosen_move(params, text, plain=True) in wins for text, wins, _ in positions)
+    return good, len(positions)
+
+
+def kept_by_ply(weights, positions, depth):
+    """{ply: (kept, of)} of ``kept``."""
+    by_ply = {}
+    for entry in positions:
+        good, _ = kept(weights, [entry], depth)
+        done, of = by_ply.get(entry[2], (0, 0))
+        by_ply[entry[2]] = (done + good, of + 1)
+    return dict(sorted(by_ply.items()))
+
+
+class Labels(NamedTuple):
+    """The one-ply features of every move of every won training position: ``features`` (moves x FEATURES,
+    from the mover's side after its move), ``wins`` (1 where the move keeps the win), and ``owner`` (the
+    position each row belongs to, 0 to positions - 1)."""
+
+    features: numpy.ndarray
+    wins: numpy.ndarray
+    owner: numpy.ndarray
+    positions: int
+
+
+def move_features(text):
+    """[(move, the mover's features after it)] of every legal move of the position ``text``: the child's
+    features negated (they are from the child's side to move), its captures the mover's."""
+    position = position_from_text(text)
+    rows = []
+    for move in list(position.legal_points()) + [PASS]:
+        child = position.play_point(move)
+        captured = bin(position.opp).count("1") - bin(child.own).count("1")
+        rows.append((move, tuple(-value for value in feature_values(child, -captured))))
+    return rows
+
+
+def labels_of(positions):
+    """The Labels of won ``positions`` ((text, winning moves, ply) entries)."""
+    features, wins, owner = [], [], []
+    for number, (text, winning, _) in enumerate(positions):
+        for move, values in move_features(text):
+            features.append(values)
+            wins.append(1.0 if move in winning else 0.0)
+            owner.append(number)
+    return Labels(numpy.array(features), numpy.array(wins), numpy.array(owner), len(positions))
+
+
+def label_loss(weights, labels, gradient=False):
+    """The mean over positions of minus the log of the probability that a softmax of the moves' one-ply
+    evaluations (times LABEL_SCALE) gives the winning moves; with ``gradient``, (loss, its gradient)."""
+    w = numpy.asarray(weights, dtype=float)
+    logits = LABEL_SCALE * labels.features @ w
+    top = numpy.full(labels.positions, -numpy.inf)
+    numpy.maximum.at(top, labels.owner, logits)
+    shifted = numpy.exp(logits - top[labels.owner])
+    every = numpy.bincount(labels.owner, shifted, labels.positions)
+    good = numpy.bincount(labels.owner, shifted * labels.wins, labels.positions)
+    loss = float(numpy.mean(numpy.log(every) - numpy.log(good)))
+    if not gradient:
+        return loss
+    # d/dw of log(every) - log(good): the features' mean under all moves' softmax minus under the winning ones'.
+    all_share = shifted / every[labels.owner]
+    good_share = shifted * labels.wins / good[labels.owner]
+    grad = LABEL_SCALE * ((all_share - good_share)[:, None] * labels.features).sum(axis=0) / labels.positions
+    return loss, grad
+
+
+def games_score(weights, depth, rng):
+    """The share of points of ``weights`` (searched to ``depth``) in GAMES_PER_EVALUATION games against
+    GAMES_PANEL from random two-ply openings whose seeds ``rng`` draws: a draw of the noisy fitness."""
+    from engine.constants import BLACK, WHITE
+    from engine.params import make_params
+    from engine.play.game import play_game
+    from engine.players.searcher import AgentPlayer
+    from engine.players.specs import make_player
+
+    params = make_params(weights, source="a tuner's candidate", depth=depth)
+    points = 0
+    for game in range(GAMES_PER_EVALUATION):
+        opponent = make_player(GAMES_PANEL[(game // 2) % len(GAMES_PANEL)])
+        ours = AgentPlayer(params, depth, spec="candidate", timed=False, engine="native")
+        seed = rng.randrange(2**31)
+        black, white = (ours, opponent) if game % 2 == 0 else (opponent, ours)
+        record = play_game(black, white, seed=seed, opening_plies=2, opening_seed=seed)
+        ours_colour = BLACK if game % 2 == 0 else WHITE
+        points += record.winner == ours_colour
+    return points / GAMES_PER_EVALUATION
+
+
+# --- the tuners: ask for candidates (weights in [0, 1] a gene), tell their fitnesses ----------------------
+
+
+class RandomSearch:
+    """Uniform draws in the box; recommends the best seen (on a noisy fitness, its luckiest)."""
+
+    batch = 8
+
+    def __init__(self, start, rng, budget_hint):
+        self.rng, self.best, self.best_value, self.first = rng, list(start), -math.inf, [list(start)]
+
+    def ask(self):
+        asked, self.first = self.first + [[self.rng.random() for _ in self.best] for _ in range(self.batch)], []
+        return asked
+
+    def tell(self, asked, values):
+        for point, value in zip(asked, values):
+            if value > self.best_value:
+                self.best, self.best_value = point, value
+
+    def recommend(self):
+        return self.best
+
+
+class Genetic(RandomSearch):
+    """A generational GA: tournaments of 3, blend crossover (0.5), Gaussian mutation (sigma 0.1 of each
+    range, a gene in four), one elite; 16 individuals. Recommends the best of the last generation."""
+
+    size = 16
+
+    def __init__(self, start, rng, budget_hint):
+        super().__init__(start, rng, budget_hint)
+        self.population = [list(start)] + [self._mutated(list(start), 0.3) for _ in range(self.size - 1)]
+        self.values = None
+
+    def _mutated(self, point, sigma=0.1, share=0.25):
+        return [min(max(x + self.rng.gauss(0, sigma), 0.0), 1.0) if self.rng.random() < share else x for x in point]
+
+    def _pick(self):
+        entrants = self.rng.sample(range(self.size), 3)
+        return self.population[max(entrants, key=lambda k: self.values[k])]
+
+    def ask(self):
+        if self.values is None:
+            return self.population
+        elite = self.population[max(range(self.size), key=lambda k: self.values[k])]
+        children = [list(elite)]
+        while len(children) < self.size:
+            a, b = self._pick(), self._pick()
+            mix = [self.rng.uniform(-0.5, 1.5) for _ in a]
+            child = [min(max(x + m * (y - x), 0.0), 1.0) for x, y, m in zip(a, b, mix)]
+            children.append(self._mutated(child))
+        return children
+
+    def tell(self, asked, values):
+        super().tell(asked, values)
+        self.population, self.values = asked, list(values)
+
+    def recommend(self):
+        if self.values is None:
+            return self.population[0]
+        return self.population[max(range(self.size), key=lambda k: self.values[k])]
+
+
+class Cmaes:
+    """DEAP's CMA-ES in the unit box (sigma 0.1, its default population); recommends the centroid."""
+
+    def __init__(self, start, rng, budget_hint):
+        from deap import cma
+
+        numpy.random.seed(rng.randrange(2**31))  # DEAP's sampling draws from numpy's global generator
+        self.strategy = cma.Strategy(centroid=list(start), sigma=0.1)
+
+    def ask(self):
+        return [[min(max(x, 0.0), 1.0) for x in point] for point in self.strategy.generate(list)]
+
+    def tell(self, asked, values):
+        from deap import base, creator
+
+        if not hasattr(creator, "TunerFitness"):
+            creator.create("TunerFitness", base.Fitness, weights=(1.0,))
+            creator.create("TunerPoint", list, fitness=creator.TunerFitness)
+        points = []
+        for point, value in zip(asked, values):
+            individual = creator.TunerPoint(point)
+            individual.fitness.values = (value,)
+            points.append(individual)
+        self.strategy.update(points)
+
+    def recommend(self):
+        return [min(max(x, 0.0), 1.0) for x in self.strategy.centroid]
+
+
+class Perturbation:
+    """SPSA (``evolve.spsa``: two pairs a step, Spall's gains over the planned steps); recommends the centre."""
+
+    def __init__(self, start, rng, budget_hint):
+        from evolve.spsa import Spsa
+
+        self.spsa = Spsa(start, [(0.0, 1.0)] * len(start), 2, budget_hint, seed=rng.randrange(2**31))
+
+    def ask(self):
+        return self.spsa.generate(list)
+
+    def tell(self, asked, values):
+        class Scored(list):
+            pass
+
+        scored = []
+        for point, value in zip(asked, values):
+            individual = Scored(point)
+            individual.fitness = type("Fitness", (), {"values": (value,)})()
+            scored.append(individual)
+        self.spsa.update(scored)
+
+    def recommend(self):
+        return self.spsa.centre
+
+
+class Parzen:
+    """Optuna's TPE sampler (the start enqueued first); recommends the best trial."""
+
+    def __init__(self, start, rng, budget_hint):
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        self.study = optuna.create_study(
+            direction="maximize", sampler=optuna.samplers.TPESampler(seed=rng.randrange(2**31))
+        )
+        self.genes = [f"g{k}" for k in range(len(start))]
+        self.study.enqueue_trial(dict(zip(self.genes, start)))
+        self.trials, self.start = [], list(start)
+
+    def ask(self):
+        self.trials = [self.study.ask()]
+        return [[trial.suggest_float(gene, 0.0, 1.0) for gene in self.genes] for trial in self.trials]
+
+    def tell(self, asked, values):
+        for trial, value in zip(self.trials, values):
+            self.study.tell(trial, value)
+
+    def recommend(self):
+        try:
+            best = self.study.best_trial.params
+        except ValueError:  # no trial completed yet
+            return self.start
+        return [best[gene] for gene in self.genes]
+
+
+TUNER_CLASSES = {
+    "random": RandomSearch,
+    "ga": Genetic,
+    "cmaes": Cmaes,
+    "spsa": Perturbation,
+    "tpe": Parzen,
+}
+
+
+# --- a leg ------------------------------------------------------------------------------------------
+
+
+class Leg(NamedTuple):
+    """One tuner on one fitness from one seed, for ``budget`` CPU seconds."""
+
+    tuner: str
+    fitness: str
+    seed: int
+    budget: float
+
+
+class Mark(NamedTuple):
+    """A leg's candidate at a mark of its budget: the CPU spent, the evaluations done, the weights, and
+    (once scored) the held-out share kept."""
+
+    cpu: float
+    evaluations: int
+    weights: Tuple[float, ...]
+    held_out: Optional[float] = None
+
+
+class LegResult(NamedTuple):
+    leg: Leg
+    marks: List[Mark]
+    by_ply: Dict[int, Tuple[int, int]]  # the last candidate's held-out score by ply
+
+
+def _weights(point, bounds):
+    return tuple(low + min(max(x, 0.0), 1.0) * (high - low) for x, (low, high) in zip(point, bounds))
+
+
+def _unit(weights, bounds):
+    return [min(max((w - low) / (high - low), 0.0), 1.0) for w, (low, high) in zip(weights, bounds)]
+
+
+_LABELS = {}  # the labels of a problem's training split, computed once a process
+
+
+def fitness_function(problem, fitness, rng):
+    """The fitness ``fitness`` of weights (in weight units) on ``problem``: higher is better."""
+    if fitness == "regret":
+        return lambda weights: kept(weights, problem.train, problem.depth)[0] / len(problem.train)
+    if fitness == "labels":
+        labels = _LABELS.setdefault(problem.train, labels_of(problem.train))
+        return lambda weights: -label_loss(weights, labels)
+    if fitness == "games":
+        return lambda weights: games_score(weights, problem.depth, rng)
+    raise ValueError(f"no fitness {fitness!r}: one of {', '.join(FITNESSES)}")
+
+
+def _texel(problem, note):
+    """Adam on the label loss, in unit space (a step of 0.01 of each range); the current point noted."""
+    labels = _LABELS.setdefault(problem.train, labels_of(problem.train))
+    spans = numpy.array([high - low for low, high in problem.bounds])
+    point = numpy.array(_unit(problem.start, problem.bounds))
+    first, second, step = numpy.zeros_like(point), numpy.zeros_like(point), 0
+    while note(step, list(point)):
+        _, grad = label_loss(_weights(point, problem.bounds), labels, gradient=True)
+        grad = grad * spans  # d loss / d unit
+        step += 1
+        first = 0.9 * first + 0.1 * grad
+        second = 0.999 * second + 0.001 * grad * grad
+        point = numpy.clip(
+            point - 0.01 * (first / (1 - 0.9**step)) / (numpy.sqrt(second / (1 - 0.999**step)) + 1e-8), 0.0, 1.0
+        )
+
+
+def run_leg(problem, leg):
+    """The LegResult of ``leg`` on ``problem``: its tuner run until the leg's CPU budget is spent, its
+    candidate noted at each tenth, then each noted candidate scored on the held-out split."""
+    if leg.tuner in GRADIENT_TUNERS and leg.fitness not in GRADIENT_TUNERS[leg.tuner]:
+        raise ValueError(f"{leg.tuner} needs the gradient of {' or '.join(GRADIENT_TUNERS[leg.tuner])}")
+    rng = random.Random(leg.seed)
+    started = time.process_time()
+    marks_at = [leg.budget * (k + 1) / MARKS for k in range(MARKS)]
+    marks = []
+
+    def note(evaluations, point):
+        """Note the candidate at every mark passed; whether budget is left."""
+        used = time.process_time() - started
+        while marks_at and used >= marks_at[0]:
+            marks.append(Mark(marks_at.pop(0), evaluations, _weights(point, problem.bounds)))
+        return bool(marks_at)
+
+    if leg.tuner == "texel":
+        _texel(problem, note)
+    else:
+        start = _unit(problem.start, problem.bounds)
+        tuner = TUNER_CLASSES[leg.tuner](start, rng, budget_hint=100)
+        fitness = fitness_function(problem, leg.fitness, rng)
+        evaluations = 0
+        while note(evaluations, tuner.recommend()):
+            asked = tuner.ask()
+            values = [fitness(_weights(point, problem.bounds)) for point in asked]
+            evaluations += len(values)
+            tuner.tell(asked, values)
+    scored = []
+    for mark in marks:
+        good, of = kept(mark.weights, problem.held_out, problem.depth)
+        scored.append(mark._replace(held_out=good / of))
+    return LegResult(leg, scored, kept_by_ply(scored[-1].weights, problem.held_out, problem.depth))
+
+
+# --- the summary --------------------------------------------------------------------------------------
+
+
+def cpu_to_reach(result, share):
+    """The CPU at the first mark whose candidate keeps ``share`` of the held-out positions, or None."""
+    return next((mark.cpu for mark in result.marks if mark.held_out >= share), None)
+
+
+def summary_rows(results, start_share):
+    """A row for each (tuner, fitness): seeds, the held-out share at the end (median, min, max), and the
+    median CPU to reach each of THRESHOLDS (None where fewer than half the seeds reached it)."""
+    groups = {}
+    for result in results:
+        groups.setdefault((result.leg.tuner, result.leg.fitness), []).append(result)
+    rows = []
+    for (tuner, fitness), legs in sorted(groups.items()):
+        finals = sorted(leg.marks[-1].held_out for leg in legs)
+        reach = {}
+        for share in THRESHOLDS:
+            times = sorted(t for t in (cpu_to_reach(leg, share) for leg in legs) if t is not None)
+            reach[share] = times[len(legs) // 2] if len(times) * 2 > len(legs) else None
+        rows.append(
+            {
+                "tuner": tuner,
+                "fitness": fitness,
+                "seeds": len(legs),
+                "budget": legs[0].leg.budget,
+                "start": start_share,
+                "final_median": finals[len(finals) // 2],
+                "final_min": finals[0],
+                "final_max": finals[-1],
+                "cpu_to_reach": {f"{share:.2f}": reach[share] for share in THRESHOLDS},
+            }
+        )
+    return rows
+
+
+def spearman(xs, ys):
+    """Spearman's rank correlation of two equal-length sequences (ties at their mean rank)."""
+
+    def ranks(values):
+        order = sorted(range(len(values)), key=lambda k: values[k])
+        result = [0.0] * len(values)
+        k = 0
+        while k < len(order):
+            j = k
+            while j + 1 < len(order) and values[order[j + 1]] == values[order[k]]:
+                j += 1
+            for m in range(k, j + 1):
+                result[order[m]] = (k + j) / 2
+            k = j + 1
+        return result
+
+    rx, ry = ranks(list(xs)), ranks(list(ys))
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    num = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    den = math.sqrt(sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry))
+    return num / den if den else 0.0

@@ -1,0 +1,94 @@
+"""The tuner benchmark (evolve/tuners.py, ``evolve tuners``): its exact ruler, its fitnesses, its legs."""
+
+import json
+import random
+
+import numpy
+import pytest
+
+from evolve import tuners
+from evolve.cli import main as evolve
+from tests.conftest import ROOT
+
+POSITIONS = f"{ROOT}/experiments/regret-20261125/positions-4-11.json.gz"
+
+
+@pytest.fixture(scope="module")
+def problem():
+    return tuners.load_problem([POSITIONS], depth=2)
+
+
+def test_the_problem_splits_won_positions_and_starts_from_the_hand_set_weights(problem):
+    assert problem.train and problem.held_out
+    assert not {text for text, _, _ in problem.train} & {text for text, _, _ in problem.held_out}
+    assert all(wins for _, wins, _ in problem.train + problem.held_out)  # won: some move keeps the win
+    assert len(problem.start) == len(problem.bounds) == len(tuners.FEATURES)
+    assert all(low <= weight <= high for weight, (low, high) in zip(problem.start, problem.bounds))
+
+
+def test_the_ruler_counts_the_moves_that_keep_the_win(problem):
+    good, of = tuners.kept(problem.start, problem.held_out, problem.depth)
+    assert of == len(problem.held_out) and 0 < good < of
+    by_ply = tuners.kept_by_ply(problem.start, problem.held_out, problem.depth)
+    assert sum(done for done, _ in by_ply.values()) == good and sum(n for _, n in by_ply.values()) == of
+
+
+def test_the_label_loss_gradient_is_the_losss_derivative(problem):
+    labels = tuners.labels_of(problem.train[:40])
+    weights = numpy.array(problem.start, dtype=float)
+    loss, grad = tuners.label_loss(weights, labels, gradient=True)
+    assert loss == pytest.approx(tuners.label_loss(weights, labels))
+    for gene in (0, 2, 5):
+        step = numpy.zeros_like(weights)
+        step[gene] = 1e-5
+        numeric = (tuners.label_loss(weights + step, labels) - tuners.label_loss(weights - step, labels)) / 2e-5
+        assert grad[gene] == pytest.approx(numeric, rel=1e-4, abs=1e-7)
+    # a position whose every move wins costs nothing: the winning moves hold all the probability
+    assert loss >= 0
+
+
+def test_a_legs_candidates_are_noted_at_each_tenth_and_scored_on_the_held_out_split(problem):
+    result = tuners.run_leg(problem, tuners.Leg("cmaes", "labels", 3, 0.5))
+    assert len(result.marks) == tuners.MARKS
+    cpu = [mark.cpu for mark in result.marks]
+    assert cpu == sorted(cpu) and cpu[-1] == pytest.approx(0.5)
+    assert all(0.0 <= mark.held_out <= 1.0 for mark in result.marks)
+    assert result.marks[-1].evaluations > 0
+    good, of = tuners.kept(result.marks[-1].weights, problem.held_out, problem.depth)
+    assert result.marks[-1].held_out == good / of
+
+
+@pytest.mark.parametrize("tuner", ["random", "ga", "cmaes", "spsa", "tpe"])
+def test_every_tuner_asks_points_in_the_box_and_takes_their_fitnesses(tuner):
+    start = [0.5] * 4
+    made = tuners.TUNER_CLASSES[tuner](start, random.Random(1), budget_hint=10)
+    for _ in range(3):
+        asked = made.ask()
+        assert asked and all(0.0 <= x <= 1.0 for point in asked for x in point)
+        made.tell(asked, [-sum((x - 0.8) ** 2 for x in point) for point in asked])  # best at 0.8 everywhere
+    assert len(made.recommend()) == 4
+
+
+def test_texel_needs_the_labels_and_spearman_ranks():
+    with pytest.raises(ValueError, match="texel needs the gradient of labels"):
+        tuners.run_leg(None, tuners.Leg("texel", "regret", 1, 1.0))
+    assert tuners.spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert tuners.spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    assert tuners.spearman([1, 2, 2, 3], [1, 2, 2, 3]) == pytest.approx(1.0)
+
+
+def test_the_command_writes_its_table_curves_and_legs(tmp_path, capsys):
+    out = tmp_path / "bench"
+    words = ["tuners", "--positions", POSITIONS, "--depth", "2", "--budget", "0.3", "--seeds", "1"]
+    words += ["--tuners", "random", "texel", "--fitnesses", "labels", "regret", "--jobs", "2", "--out", str(out)]
+    assert evolve(words) == 0
+    table = capsys.readouterr().out
+    assert "| random | labels | 1 |" in table and "| texel | labels | 1 |" in table and "| random | regret |" in table
+    assert "| texel | regret" not in table  # texel takes the labels fitness only
+    legs = [json.loads(line) for line in (out / "legs.jsonl").read_text().splitlines()]
+    assert len(legs) == 3 and all(len(leg["marks"]) == tuners.MARKS for leg in legs)
+    summary = json.loads((out / "summary.json").read_text())
+    assert set(summary["correlations"]) == {"held_out", "regret", "labels", "games", "match"}
+    assert (out / "curves.png").stat().st_size > 0 and (out / "table.md").read_text().strip() == table.strip()
+    assert evolve(words[:-2] + ["--tuners", "texel", "--fitnesses", "regret"]) == 2
+    assert "no leg: texel tunes the labels fitness only" in capsys.readouterr().err
