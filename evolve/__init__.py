@@ -8,6 +8,7 @@ fitnesses; ``loop`` is the generation loop in DEAP's idiom; ``checkpoint`` write
 reads its checkpoints and the run's lock; ``runs`` reads a run folder back (log, plot,
 export); ``bench`` measures fitness games per second; ``labels`` samples positions and
 labels them with the compiled solver, ``fit`` fits the weights to those labels with
-CMA-ES; ``cli`` is the ``evolve`` command. It imports the engine and its tools, never the
+CMA-ES; ``tuners`` compares tuners at equal CPU where the evaluation decides alone, on won
+positions whose every move is solved; ``cli`` is the ``evolve`` command. It imports the engine and its tools, never the
 other way round.
 """

@@ -29,11 +29,16 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import numpy
 
-from engine.constants import PASS
+from engine.constants import BLACK, PASS, WHITE
 from engine.features import FEATURE_TABLE, FEATURES, feature_values
 from engine.native.solver import position_from_text
-from engine.params import default_params
+from engine.params import default_params, make_params
+from engine.play.game import play_game
+from engine.players.searcher import AgentPlayer
+from engine.players.specs import make_player
 from evolve.positions import load_positions
+from evolve.regret import chosen_move
+from evolve.spsa import Spsa
 
 MARKS = 10  # the budget's tenths, at which a leg's candidate is noted
 FITNESSES = ("regret", "labels", "games")
@@ -77,9 +82,6 @@ def load_problem(paths, depth=4):
 
 def kept(weights, positions, depth):
     """(kept, of) the won ``positions`` whose move, searched to ``depth`` with ``weights``, keeps the win."""
-    from engine.params import make_params
-    from evolve.regret import chosen_move
-
     params = make_params(weights, source="a tuner's candidate", depth=depth)
     good = sum(chosen_move(params, text, plain=True) in wins for text, wins, _ in positions)
     return good, len(positions)
@@ -152,12 +154,6 @@ def label_loss(weights, labels, gradient=False):
 def games_score(weights, depth, rng):
     """The share of points of ``weights`` (searched to ``depth``) in GAMES_PER_EVALUATION games against
     GAMES_PANEL from random two-ply openings whose seeds ``rng`` draws: a draw of the noisy fitness."""
-    from engine.constants import BLACK, WHITE
-    from engine.params import make_params
-    from engine.play.game import play_game
-    from engine.players.searcher import AgentPlayer
-    from engine.players.specs import make_player
-
     params = make_params(weights, source="a tuner's candidate", depth=depth)
     points = 0
     for game in range(GAMES_PER_EVALUATION):
@@ -268,8 +264,6 @@ class Perturbation:
     """SPSA (``evolve.spsa``: two pairs a step, Spall's gains over the planned steps); recommends the centre."""
 
     def __init__(self, start, rng, budget_hint):
-        from evolve.spsa import Spsa
-
         self.spsa = Spsa(start, [(0.0, 1.0)] * len(start), 2, budget_hint, seed=rng.randrange(2**31))
 
     def ask(self):

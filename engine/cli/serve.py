@@ -4,8 +4,9 @@ import os
 
 from engine.cli.argument_types import integer_range, positive_seconds
 from engine.cli.arguments import add_sandbox, add_store, command, sandbox_limits, store_path
+from engine.common.hosts import is_loopback
 from engine.errors import InvalidInput
-from engine.ui.web.server import is_loopback, serve
+from engine.ui.web.server import serve
 
 
 def register(commands):

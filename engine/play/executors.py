@@ -19,12 +19,12 @@ another version of it, stops the command with a message naming the worker.
 
 import hashlib
 import importlib.util
-import ipaddress
 import logging
 import os
 import re
 
 import engine
+from engine.common.hosts import is_loopback
 from engine.common.pools import process_pool
 from engine.errors import InvalidInput
 
@@ -67,16 +67,6 @@ def is_remote(scheduler):
     return bool(scheduler) and scheduler.startswith(REMOTE_PROTOCOLS)
 
 
-def _on_loopback(host):
-    host = host.strip("[]")
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def scheduler_security(scheduler):
     """The ``distributed.Security`` to reach ``scheduler`` with (Dask's config, which the ``--tls-*`` options
     set), or None for local:N; InvalidInput where the choice is unsafe or incomplete: tls:// without a
@@ -97,7 +87,7 @@ def scheduler_security(scheduler):
                 f"(--tls-ca-file, --tls-cert, --tls-key, or {', '.join(missing)} in Dask's config)"
             )
         return security
-    if not _on_loopback(host) and not dask.config.get(PLAIN_TCP_CONFIG, False):
+    if not is_loopback(host) and not dask.config.get(PLAIN_TCP_CONFIG, False):
         raise InvalidInput(
             f"{scheduler}: a plain tcp:// scheduler has no authentication, and anyone who reaches its port can run "
             "code on every worker (and this machine's games): use tls:// with certificates (--tls-ca-file, "

@@ -1,7 +1,6 @@
 """Starting the web app: a socket bound first (so the address printed is the one served, a
 port of 0 included), uvicorn serving it, in the foreground or, for tests, in a thread."""
 
-import ipaddress
 import secrets
 import socket
 import threading
@@ -10,6 +9,7 @@ from typing import NamedTuple
 
 import uvicorn
 
+from engine.common.hosts import is_loopback
 from engine.ui.web.analysis import Analyst
 from engine.ui.web.app import LOOPBACK_NAMES, create_app
 from engine.ui.web.workers import Workers
@@ -25,16 +25,6 @@ class Served(NamedTuple):
     server: uvicorn.Server
     thread: threading.Thread
     analyst: Analyst
-
-
-def is_loopback(host):
-    """Whether ``host`` (a name or an address) is this machine only."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def bind(host, port):
