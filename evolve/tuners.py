@@ -232,13 +232,20 @@ class Genetic(RandomSearch):
 
 
 class Cmaes:
-    """DEAP's CMA-ES in the unit box (sigma 0.1, its default population); recommends the centroid."""
+    """DEAP's CMA-ES in the unit box (sigma 0.1, its default population); recommends the centroid. Where
+    its covariance degenerates (a long run on a smooth fitness), it starts again from its centroid."""
+
+    sigma = 0.1
 
     def __init__(self, start, rng, budget_hint):
+        numpy.random.seed(rng.randrange(2**31))  # DEAP's sampling draws from numpy's global generator
+        self.restarts = 0
+        self._start(list(start))
+
+    def _start(self, centroid):
         from deap import cma
 
-        numpy.random.seed(rng.randrange(2**31))  # DEAP's sampling draws from numpy's global generator
-        self.strategy = cma.Strategy(centroid=list(start), sigma=0.1)
+        self.strategy = cma.Strategy(centroid=centroid, sigma=self.sigma)
 
     def ask(self):
         return [[min(max(x, 0.0), 1.0) for x in point] for point in self.strategy.generate(list)]
@@ -254,7 +261,15 @@ class Cmaes:
             individual = creator.TunerPoint(point)
             individual.fitness.values = (value,)
             points.append(individual)
-        self.strategy.update(points)
+        centroid = self.recommend()
+        try:
+            self.strategy.update(points)
+            healthy = numpy.all(numpy.isfinite(self.strategy.C)) and self.strategy.sigma > 1e-12
+        except (numpy.linalg.LinAlgError, ValueError):
+            healthy = False
+        if not healthy:  # converged to its numerical end: a fresh start where it stood
+            self.restarts += 1
+            self._start(centroid)
 
     def recommend(self):
         return [min(max(x, 0.0), 1.0) for x in self.strategy.centroid]

@@ -69,6 +69,21 @@ def test_every_tuner_asks_points_in_the_box_and_takes_their_fitnesses(tuner):
     assert len(made.recommend()) == 4
 
 
+def test_cmaes_starts_again_where_its_covariance_breaks(monkeypatch):
+    made = tuners.Cmaes([0.5] * 4, random.Random(1), budget_hint=10)
+    asked = made.ask()
+    made.tell(asked, [float(k) for k in range(len(asked))])
+    centroid = made.recommend()
+
+    def broken(points):
+        raise numpy.linalg.LinAlgError("Eigenvalues did not converge")
+
+    monkeypatch.setattr(made.strategy, "update", broken)
+    made.tell(made.ask(), [0.0] * len(asked))
+    assert made.restarts == 1 and made.recommend() == pytest.approx(centroid)
+    assert made.strategy.sigma == tuners.Cmaes.sigma  # a fresh strategy, where the broken one stood
+
+
 def test_texel_needs_the_labels_and_spearman_ranks():
     with pytest.raises(ValueError, match="texel needs the gradient of labels"):
         tuners.run_leg(None, tuners.Leg("texel", "regret", 1, 1.0))
@@ -92,3 +107,9 @@ def test_the_command_writes_its_table_curves_and_legs(tmp_path, capsys):
     assert (out / "curves.png").stat().st_size > 0 and (out / "table.md").read_text().strip() == table.strip()
     assert evolve(words[:-2] + ["--tuners", "texel", "--fitnesses", "regret"]) == 2
     assert "no leg: texel tunes the labels fitness only" in capsys.readouterr().err
+    # the same command again plays no leg: it reads them back from --out, to the same table
+    assert evolve(words) == 0
+    again = capsys.readouterr()
+    assert "3 legs read back" in again.err and again.out.strip() == table.strip()
+    assert evolve(words[:4] + ["3"] + words[5:]) == 2  # another depth: another problem
+    assert "holds the legs of another problem" in capsys.readouterr().err

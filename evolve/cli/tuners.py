@@ -94,12 +94,17 @@ def _tuners(args):
         file=sys.stderr,
         flush=True,
     )
+    results = []
     if args.out:
         os.makedirs(args.out, exist_ok=True)
-    results, started = [], time.time()
+        results = _legs_done(args, legs)
+        if results:
+            print(f"{len(results)} legs read back from {args.out}/legs.jsonl", file=sys.stderr, flush=True)
+    done = {result.leg for result in results}
+    started = time.time()
     context = multiprocessing.get_context("fork")
     with context.Pool(args.jobs, maxtasksperchild=1) as pool:
-        for result in pool.imap_unordered(_leg_job, legs):
+        for result in pool.imap_unordered(_leg_job, [leg for leg in legs if leg not in done]):
             results.append(result)
             last = result.marks[-1]
             print(
@@ -134,6 +139,38 @@ def _tuners(args):
         plot_curves(results, start_share, os.path.join(args.out, "curves.png"))
     print(json.dumps(summary, indent=2) if args.json else table)
     return 0
+
+
+def _legs_done(args, legs):
+    """The LegResults of ``legs`` that ``--out``'s legs.jsonl already holds, from a run of the same problem
+    (its ``problem.json``, written here when new); InvalidInput where the folder is another problem's."""
+    problem = {"positions": args.positions, "depth": args.depth}
+    path = os.path.join(args.out, "problem.json")
+    if os.path.exists(path):
+        with open(path) as handle:
+            if json.load(handle) != problem:
+                raise InvalidInput(f"{args.out} holds the legs of another problem ({path}): give another --out")
+    else:
+        with open(path, "w") as handle:
+            json.dump(problem, handle)
+    wanted, found = set(legs), []
+    legs_path = os.path.join(args.out, "legs.jsonl")
+    if not os.path.exists(legs_path):
+        return found
+    with open(legs_path) as handle:
+        for line in handle:
+            try:
+                data = json.loads(line)
+                leg = tuners.Leg(data["tuner"], data["fitness"], data["seed"], data["budget"])
+                marks = [
+                    tuners.Mark(m["cpu"], m["evaluations"], tuple(m["weights"]), m["held_out"]) for m in data["marks"]
+                ]
+                by_ply = {int(ply): tuple(pair) for ply, pair in data["by_ply"].items()}
+            except (ValueError, KeyError, TypeError):
+                continue  # a line cut short by a kill: its leg runs again
+            if leg in wanted and leg not in {result.leg for result in found}:
+                found.append(tuners.LegResult(leg, marks, by_ply))
+    return found
 
 
 def _leg_json(result):
