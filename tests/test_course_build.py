@@ -97,3 +97,35 @@ def test_a_java_agent_is_built_and_plays(tmp_path):
         assert built.error is None and built.spec.endswith("::java my_player")
         record = game_job((0, built.spec, "random", 1, 0, 10.0, WHITE))
         assert record.reason == Reason.END and record.moves[1] == "PASS"
+
+
+needs_jdk = pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK")
+
+
+@needs_gpp
+@needs_jdk
+def test_littlego_match_builds_cpp_and_java_agents_named_by_their_folder(tmp_path, capsys):
+    import json
+
+    from engine.cli.littlego import main
+
+    cpp = agent_folder(tmp_path, "cpp", {"my_player.cpp": PASS_CPP})
+    java = agent_folder(tmp_path, "java", {"my_player.java": PASS_JAVA})
+    for a, b in ((f"cmd:{cpp}", "random"), (str(java), "random"), (f"cmd:{cpp}", str(java))):
+        assert main(["match", a, b, "--games", "2", "--json", "--jobs", "2"]) == 0
+        summary = json.loads(capsys.readouterr().out)
+        assert summary["end"]["end"] == 2 and summary["faults"] == [], summary  # played out, no crash
+        assert summary["a"] == a  # named as given, not by the built copy
+
+
+@needs_gpp
+def test_a_failed_build_refuses_the_match_with_the_compilers_own_lines(tmp_path, capsys):
+    from engine.cli.littlego import main
+
+    broken = agent_folder(tmp_path, "broken", {"my_player.cpp": "int main() { this is not C++; }\n"})
+    assert main(["match", f"cmd:{broken}", "random", "--games", "2"]) == 2
+    captured = capsys.readouterr()
+    assert "games played" not in captured.err and "player" not in captured.out
+    lines = captured.err.splitlines()
+    assert "cannot play: 'g++ -O2 *.cpp -o exe' failed with status 1" in lines[0]
+    assert any("error:" in line for line in lines[1:]) and len(lines) > 2  # the compiler's lines, not one

@@ -516,7 +516,7 @@ def test_players_that_run_commands_are_refused_unless_the_person_who_started_it_
 ):
     client = board_client(runs[0], None, base_url=base_url, hosts=hosts)
     planted = tmp_path / "planted"
-    for spec in (f"gtp:touch {planted}", f"cmd:{tmp_path}::touch {planted}", f"program:{tmp_path}"):
+    for spec in (f"gtp:touch {planted}", f"cmd:{tmp_path}::touch {planted}", f"program:{tmp_path}", str(tmp_path)):
         answer = client.post("/api/board/reply", json={"moves": [], "opponent": spec})
         assert answer.status_code == 400 and "--allow-programs" in answer.json()["error"], answer.text
     assert not planted.exists()

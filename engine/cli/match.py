@@ -7,6 +7,7 @@ import time
 from engine.cli.argument_types import elo_pair, file_to_write, folder_to_write, integer_range, positive_int
 from engine.cli.arguments import add_game_options, command, game_settings, program_limits, progress_bar
 from engine.constants import BLACK, MAX_MOVES, WHITE
+from engine.course.build import agents_built
 from engine.play.match import every_opening_games, run_match
 from engine.play.summary import format_report
 from engine.players.specs import KNOWN
@@ -73,17 +74,18 @@ def _match(args):
         limits=program_limits(args, (args.a, args.b)),
         progress=True if not args.json and progress_bar(args) else match_lines(args.a, games),
     )
-    summary, _ = run_match(
-        args.a,
-        args.b,
-        games,
-        settings,
-        opening_plies=args.random_opening,
-        sgf_dir=args.sgf,
-        sprt=args.sprt,
-        a_colour={"black": BLACK, "white": WHITE}.get(args.colour),
-        every_opening=args.every_opening,
-    )
+    with agents_built((args.a, args.b), settings.limits):  # a C++ or Java agent: built once, before any game
+        summary, _ = run_match(
+            args.a,
+            args.b,
+            games,
+            settings,
+            opening_plies=args.random_opening,
+            sgf_dir=args.sgf,
+            sprt=args.sprt,
+            a_colour={"black": BLACK, "white": WHITE}.get(args.colour),
+            every_opening=args.every_opening,
+        )
     print(json.dumps(summary.to_json(), indent=2) if args.json else format_report(summary))
     if summary.interrupted:
         print(

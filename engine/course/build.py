@@ -24,6 +24,7 @@ from engine.errors import InvalidInput
 from engine.play.executors import is_remote
 from engine.play.match import GameJob, MatchGame, game_job
 from engine.players.base import Reason
+from engine.players.specs import KNOWN_NAMES, forget_built, register_built
 from engine.sandbox.files import copy_folder, excerpt, tail
 from engine.sandbox.isolation import prepare_folder, wrap
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB, SandboxError, UntrustedFolderError
@@ -202,6 +203,63 @@ def refuse_remote_builds(folders, scheduler):
             "local:N), or build them yourself and name them as cmd:DIR::COMMAND, DIR at the same "
             "path on every worker"
         )
+
+
+BUILD_LINES_SHOWN = 40  # of a failed build's own output, in the refusal of a command that plays it
+
+
+def _agent_folder(spec):
+    """The agent folder a player ``spec`` names without saying how to run it (``cmd:DIR``, or DIR alone),
+    where its agent is not the default ``my_player3.py`` (a C++ or Java agent, ``my_player.py``); else None."""
+    spec = spec.strip()
+    name, _, argument = spec.partition(":")
+    if name == "cmd" and "::" not in argument:
+        folder = argument
+    elif os.path.isdir(spec) and name not in KNOWN_NAMES:
+        folder = spec
+    else:
+        return None
+    language = recognise(folder) if os.path.isdir(folder) else None
+    return folder if language is not None and language.source != "my_player3.py" else None
+
+
+def build_refusal(built, workspace, index):
+    """The words of a refusal to play the agent ``built`` (a Built with an error): why, and the build's own
+    output as it wrote it, its last BUILD_LINES_SHOWN lines (each unprintable character escaped)."""
+    lines = []
+    log_path = os.path.join(workspace, f"build-{index}.log")
+    if os.path.exists(log_path):
+        with open(log_path, "rb") as log:
+            text = log.read().decode("utf-8", "replace")
+        lines = [excerpt(line, 500) for line in text.splitlines()[-BUILD_LINES_SHOWN:]]
+    reason = built.error.split(": ", 1)[0] if lines else built.error
+    return "{}: cannot play: {}{}".format(excerpt(built.folder, 200), reason, "".join("\n  " + line for line in lines))
+
+
+@contextmanager
+def agents_built(specs, limits=None):
+    """Play every agent folder among the player ``specs`` that needs a build (``cmd:DIR`` or DIR, a C++,
+    Java or ``my_player.py`` agent) as build.sh builds it, for as long as the ``with`` lasts: each is
+    built once, here, in the sandbox, and ``make_player`` plays the built copy under the spec as given
+    (a pool forked inside the ``with`` plays it too). InvalidInput, before any game, where a build
+    fails: the compiler's own lines."""
+    folders = [folder for folder in dict.fromkeys(_agent_folder(spec) for spec in specs) if folder]
+    if not folders:
+        yield
+        return
+    workspace = tempfile.mkdtemp(prefix="littlego-build-")
+    try:
+        for index, folder in enumerate(folders):
+            built = build_agent(folder, workspace, index, limits or DEFAULT_LIMITS)
+            if built.error:
+                raise InvalidInput(build_refusal(built, workspace, index))
+            copy, _, command = built.spec[len("cmd:") :].partition("::")
+            register_built(folder, copy, command)
+        yield
+    finally:
+        for folder in folders:
+            forget_built(folder)
+        shutil.rmtree(workspace, ignore_errors=True)
 
 
 @contextmanager

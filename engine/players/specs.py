@@ -16,7 +16,9 @@
 - ``handset[@DEPTH]``: our search with the built-in hand-set default weights, a fixed
   reference that does not change when ``params.json`` does;
 - ``cmd:DIR[::COMMAND]``: a program speaking the course file protocol, run once per move
-  in a private copy of DIR (default command: ``python3 my_player3.py``);
+  in a private copy of DIR (default command: ``python3 my_player3.py``, or, for an agent folder
+  a command built it for (``register_built``: a C++ or Java agent), its built copy's command);
+  ``DIR`` alone, a folder's path, is the same as ``cmd:DIR``;
 - ``program:DIR:WEIGHTS[:NAME]``: the agent in DIR (run as ``cmd:DIR``) with the JSON weights
   file WEIGHTS written into each game's copy as NAME (default: WEIGHTS's own name), so that two
   weight files of one agent meet in a match;
@@ -53,7 +55,12 @@ SCRIPTED = {
 KNOWN = (
     "random, greedy, aggressive, alphabeta, agent[:PARAMS][@DEPTH], native[:PARAMS]@DEPTH, champion[:PARAMS], "
     "shipped[:PARAMS], handset[@DEPTH], qlearning[:TABLE], cmd:DIR[::COMMAND], program:DIR:WEIGHTS[:NAME], "
-    "gtp:COMMAND, gnugo[:LEVEL]"
+    "gtp:COMMAND, gnugo[:LEVEL], DIR (an agent folder: cmd:DIR)"
+)
+# The names before a spec's ':' or '@': a folder of one of these names is that player, not a folder.
+KNOWN_NAMES = frozenset(
+    ("random", "greedy", "aggressive", "alphabeta", "agent", "native", "champion", "shipped", "handset")
+    + ("qlearning", "cmd", "program", "gtp", "gnugo")
 )
 COMMAND_KINDS = ("cmd", "program", "gtp")  # the specs that run a command they name
 WEIGHTS_BYTES = 2**20  # a weights file of named numbers is far smaller
@@ -61,8 +68,10 @@ NOT_A_WEIGHTS_NAME = ("input.txt", "output.txt")  # the host's files in a copy
 
 
 def runs_a_command(spec):
-    """Whether ``spec`` runs a program that the spec itself names (``cmd:``, ``gtp:``)."""
-    return spec.strip().partition(":")[0] in COMMAND_KINDS
+    """Whether ``spec`` runs a program that the spec itself names (``cmd:``, ``gtp:``, an agent folder)."""
+    spec = spec.strip()
+    name = spec.partition(":")[0]
+    return name in COMMAND_KINDS or (os.path.isdir(spec) and name not in KNOWN_NAMES)
 
 
 def _depth(spec, text):
@@ -80,6 +89,20 @@ def _load(spec, path):
         raise InvalidInput(f"player {spec!r}: {error}")
 
 
+# Agent folders built for this process (``engine.course.build.agents_built``): the folder -> (its built copy,
+# the command that plays a move there). A process forked from this one plays them too.
+_BUILT = {}
+
+
+def register_built(folder, copy, command):
+    """Play ``cmd:FOLDER`` (or FOLDER) as the built ``copy`` run by ``command``, until ``forget_built``."""
+    _BUILT[os.path.abspath(folder)] = (copy, command)
+
+
+def forget_built(folder):
+    _BUILT.pop(os.path.abspath(folder), None)
+
+
 def make_player(spec, cpu_limit=None, timed=True, engine="python", limits=None):
     """A player from its spec string; ValueError naming what is wrong with the spec.
 
@@ -91,6 +114,8 @@ def make_player(spec, cpu_limit=None, timed=True, engine="python", limits=None):
     """
     spec = spec.strip()
     name, _, argument = spec.partition(":")
+    if os.path.isdir(spec) and name not in KNOWN_NAMES:  # an agent folder, as grade and tournament take it
+        name, argument = "cmd", spec
     if name in SCRIPTED:
         if argument:
             raise InvalidInput(f"player {name!r} takes no argument (got {argument!r})")
@@ -106,6 +131,8 @@ def make_player(spec, cpu_limit=None, timed=True, engine="python", limits=None):
         directory, _, command = argument.partition("::")
         if not directory:
             raise InvalidInput(f"player {spec!r}: expected cmd:DIR[::COMMAND]")
+        if not command and os.path.abspath(directory) in _BUILT:
+            directory, command = _BUILT[os.path.abspath(directory)]
         return ProgramPlayer(
             directory,
             command or None,
