@@ -24,6 +24,7 @@ import math
 import os
 import sys
 import tempfile
+import time
 from contextlib import contextmanager
 from typing import Dict, NamedTuple, Tuple
 
@@ -141,9 +142,10 @@ def start_row(current, bounds, shown):
 
 
 def fingerprint(folder, weights_file, limits=DEFAULT_LIMITS):
-    """A digest of the agent's files as the games' copy takes them, its weights file aside: whether it
-    changed. The folder is read only through that copy (regular files, no link out, the size, depth and
-    entry caps): UntrustedFolderError names what it refuses."""
+    """A digest of the agent's files as the games' copy takes them, those an export writes aside (its
+    weights file, their provenance, the previous weights kept): whether its code changed. The folder is
+    read only through that copy (regular files, no link out, the size, depth and entry caps):
+    UntrustedFolderError names what it refuses."""
     staging = tempfile.mkdtemp(prefix="littlego-fingerprint-")
     try:
         copy = os.path.join(staging, "copy")
@@ -154,7 +156,7 @@ def fingerprint(folder, weights_file, limits=DEFAULT_LIMITS):
             for name in sorted(files):
                 path = os.path.join(root, name)
                 relative = os.path.relpath(path, copy)
-                if relative == weights_file:
+                if written_by_export(relative, weights_file):
                     continue
                 digest.update(relative.encode("utf-8", "surrogateescape") + b"\0")
                 with open(path, "rb") as handle:
@@ -301,6 +303,27 @@ def program_built(config, games=None, out=None):
 def sidecar_of(path):
     """Where an exported weights file's provenance goes: ``weights.json`` -> ``weights.provenance.json``."""
     return os.path.splitext(path)[0] + SIDECAR
+
+
+PREVIOUS = ".before-"  # weights.json -> weights.before-20261128-073501.json: what an export replaced
+
+
+def previous_of(path, when):
+    """Where an export keeps the file it replaces: ``weights.json`` -> ``weights.before-TIME.json``."""
+    stem, extension = os.path.splitext(path)
+    return f"{stem}{PREVIOUS}{time.strftime('%Y%m%d-%H%M%S', time.localtime(when))}{extension}"
+
+
+def written_by_export(relative, weights_file):
+    """Whether the folder's file ``relative`` is one an export writes beside the agent's code: its weights
+    file, their provenance, or a previous weights file it kept."""
+    stem, extension = os.path.splitext(weights_file)
+    name = relative.replace(os.sep, "/")
+    return (
+        name == weights_file
+        or name == os.path.basename(sidecar_of(weights_file))
+        or (name.startswith(stem + PREVIOUS) and name.endswith(extension))
+    )
 
 
 def save_agent_weights(path, config, weights, provenance):

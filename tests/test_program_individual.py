@@ -26,7 +26,7 @@ from engine.position import Position
 from evolve.config import ConfigError, load_config, validate
 from evolve.fitness import FitnessGame, fold, play_job
 from evolve.loop import Evolution
-from evolve.program import program_built, program_player, sidecar_of
+from evolve.program import fingerprint, program_built, program_player, sidecar_of
 from evolve.runs import export_best, program_of, read_generations
 from tests.conftest import ROOT, cli
 
@@ -142,8 +142,14 @@ def test_evolve_run_and_export_the_example_agents_weights(tmp_path):
     assert f"| evolve export {run} --to " in process.stdout  # the next step it names
     refused = cli("evolve", "ship", run)
     assert refused.returncode == 2 and "evolve ship ships this project's agent" in refused.stderr
+    before_export = (folder / "weights.json").read_text()
+    signature = fingerprint(str(folder), "weights.json")
     exported = cli("evolve", "export", run, "--to", folder / "weights.json")
     assert exported.returncode == 0 and "weights.provenance.json" in exported.stdout, exported.stderr
+    kept = [name for name in os.listdir(folder) if name.startswith("weights.before-") and name.endswith(".json")]
+    assert len(kept) == 1 and f"the file it replaced is kept as {folder / kept[0]}" in exported.stdout
+    assert (folder / kept[0]).read_text() == before_export  # nothing an export replaces is lost
+    assert fingerprint(str(folder), "weights.json") == signature  # what export wrote is no change of the code
     written = export_best(run, str(folder / "weights.json"))
     assert written.sidecar == str(folder / "weights.provenance.json")
     provenance = json.load(open(written.sidecar))["provenance"]

@@ -3,6 +3,8 @@ export its best weights."""
 
 import json
 import os
+import shutil
+import time
 
 from engine.cli.argument_types import file_to_write, folder_to_write, positive_int, scheduler
 from engine.cli.arguments import (
@@ -21,6 +23,7 @@ from engine.params import SEARCH_TABLE, load_params
 from evolve.config import load_config
 from evolve.fitness import engine_for
 from evolve.loop import Evolution
+from evolve.program import previous_of
 from evolve.runs import export_best, format_table, plot_run, program_of, read_generations
 
 
@@ -165,10 +168,16 @@ def _export(args):
     The search settings are those of the file --to replaces, else the shipped params.json's,
     unless given ('evolve ship' exports, then tests before replacing). A run that evolved a
     program's weights ([individual]) writes its weights file, the provenance beside it
-    (weights.json -> weights.provenance.json); the search settings are refused there.
+    (weights.json -> weights.provenance.json); the search settings are refused there. The file
+    --to replaces is kept beside it (weights.json -> weights.before-TIME.json); a run resumed
+    afterwards does not count what export wrote as a change of the agent's code.
     """
     run = one_run(args.run)
     file_to_write(args.to, "--to", "params.json")
+    kept = None
+    if os.path.isfile(args.to):  # the file replaced stays, beside it: nothing an export overwrites is lost
+        kept = previous_of(args.to, time.time())
+        shutil.copy2(args.to, kept)
     if program_of(run) is not None:
         written = export_best(run, args.to, **{setting.name: getattr(args, setting.name) for setting in SEARCH_TABLE})
         what = "{}'s weights; provenance in {}".format(written.provenance["program"], written.sidecar)
@@ -187,4 +196,6 @@ def _export(args):
             fitness["mean_stone_margin"],
         )
     )
+    if kept:
+        print(f"the file it replaced is kept as {kept}")
     return 0
