@@ -76,10 +76,22 @@ def _setup_logging(run_dir, verbose=False):
     return logger
 
 
+def _count(number, unit):
+    return f"{number} {unit}" + ("" if number == 1 else "s")
+
+
+def _searched_by(config, engine):
+    """How the run's games are searched, in words: by the program's own code (a program individual), else
+    by our searcher on ``engine``."""
+    if config.individual is not None:
+        return "searched by the program's own code"
+    return f"searched by the {engine} engine"
+
+
 def _where(description):
     """Where games run, in words, for the log: executor, workers, threads, and the dashboard if any."""
     words = description["executor"] + (" at {}".format(description["scheduler"]) if "scheduler" in description else "")
-    words += ", {} workers, {} threads".format(description["workers"], description["threads"])
+    words += ", {}, {}".format(_count(description["workers"], "worker"), _count(description["threads"], "thread"))
     return words + (", dashboard {}".format(description["dashboard"]) if description.get("dashboard") else "")
 
 
@@ -117,6 +129,7 @@ class Evolution:
         self.logbook.header = ["gen", "evals", "games", "best", "mean", "std", "min", "seconds"]
         self.records = []  # the full per-generation records behind generations.jsonl
         self.generation = -1
+        self.new = False  # a folder this process made (``create``), not one it resumed
 
     # -- creating and resuming ------------------------------------------------------------------
     @classmethod
@@ -129,6 +142,7 @@ class Evolution:
         os.makedirs(runs_dir, exist_ok=True)
         run_dir = _new_folder(runs_dir, f"{config.name}-{datetime.datetime.now().strftime(FOLDER_TIME)}")
         evolution = cls(run_dir, config, workers, progress, out, scheduler=scheduler)
+        evolution.new = True  # made by this process: removed again if it fails before its first generation
         evolution.lock = RunLock(run_dir).acquire()
         shutil.copyfile(config_path, os.path.join(run_dir, CONFIG_COPY))
         if config.start.params:
@@ -191,25 +205,30 @@ class Evolution:
         last = self.config.generations
         if stop_after is not None:
             last = min(last, self.generation + stop_after)
+        failed_at_start = False  # a failure (not Ctrl-C) of a new run before its first generation finished
         try:
             self.engine = engine_for(self.config.fitness.engine)
             with program_built(self.config, self.games, self.out) as self.program, executor(
                 self.games.scheduler, self.games.jobs
             ) as games:
                 self.where = games.describe()
+                searched = _searched_by(self.config, self.engine)
                 log.info(
-                    "run %s: %s, generations %d..%d; games run on %s, searched by the %s engine",
+                    "run %s: %s, generations %d..%d; games run on %s, %s",
                     self.run_dir,
                     self.config.name,
                     self.generation + 1,
                     self.config.generations,
                     _where(self.where),
-                    self.engine,
+                    searched,
                 )
-                play = (
-                    "as shipped (at a node budget)" if self.config.fitness.play == "as-shipped" else "to a fixed depth"
-                )
-                print(f"games run on {_where(self.where)}, searched by the {self.engine} engine, {play}", file=self.out)
+                if self.config.individual is not None:
+                    play = "each move a process of the agent's, in the sandbox"
+                elif self.config.fitness.play == "as-shipped":
+                    play = "as shipped (at a node budget)"
+                else:
+                    play = "to a fixed depth"
+                print(f"games run on {_where(self.where)}, {searched}, {play}", file=self.out)
                 for line in repeated_games(self.config):
                     log.warning(line)
                     print("warning: " + line, file=sys.stderr)
@@ -223,12 +242,28 @@ class Evolution:
                     )
                 while self.generation < last:
                     self._generation(self.generation + 1)
+        except Exception:
+            failed_at_start = self.new and self.generation < 0
+            raise
         finally:
             if self.lock is not None:
                 self.lock.release()
                 self.lock = None
+            if failed_at_start:
+                self._remove_folder()
         log.info("run finished at generation %d", self.generation)
         return self.run_dir
+
+    def _remove_folder(self):
+        """Remove the folder of a new run that failed before its first generation: it holds nothing to resume
+        (no checkpoint), and a resume of it would start from nothing."""
+        logger = logging.getLogger("evolve")
+        for handler in list(logger.handlers):
+            if getattr(handler, "baseFilename", "").startswith(os.path.abspath(self.run_dir) + os.sep):
+                logger.removeHandler(handler)
+                handler.close()
+        shutil.rmtree(self.run_dir, ignore_errors=True)
+        print(f"no generation finished: {self.run_dir} removed (it holds nothing to resume)", file=sys.stderr)
 
     def _generation(self, number):
         started = time.time()

@@ -127,6 +127,8 @@ def test_evolve_run_and_export_the_example_agents_weights(tmp_path):
     process = cli("evolve", "run", config, "--runs-dir", tmp_path / "runs", "--no-progress", timeout=300)
     assert process.returncode == 0, process.stderr
     assert "the individual: " in process.stdout
+    assert "searched by the program's own code, each move a process of the agent's" in process.stdout
+    assert "native engine" not in process.stdout
     run = os.path.join(str(tmp_path / "runs"), os.listdir(str(tmp_path / "runs"))[0])
     records = read_generations(run)
     assert [r["generation"] for r in records] == [0, 1]
@@ -178,6 +180,16 @@ def test_a_broken_agent_stops_the_run_before_any_game(tmp_path):
     with pytest.raises(RunError, match="cannot play a first move.*no board for me"):
         with program_built(config):
             pass
+
+
+def test_a_run_that_fails_before_its_first_generation_leaves_no_run_folder(tmp_path):
+    folder = agent_copy(tmp_path)
+    (folder / "my_player3.py").write_text("raise SystemExit('no board for me')\n")
+    config = write_config(tmp_path, program=folder)
+    failed = cli("evolve", "run", config, "--runs-dir", tmp_path / "runs", "--no-progress", timeout=300)
+    assert failed.returncode == 2 and "no board for me" in failed.stderr, failed.stderr
+    assert os.listdir(tmp_path / "runs") == []  # no orphan to resume "after generation -1"
+    assert "no generation finished: " in failed.stderr and "removed (it holds nothing to resume)" in failed.stderr
 
 
 def test_a_game_lost_by_the_agents_fault_is_a_loss_and_said(tmp_path, caplog):
@@ -383,3 +395,11 @@ def test_a_stopped_program_run_resumes_to_the_same_generations_whatever_the_work
     assert [{k: r[k] for k in keys} for r in read_generations(stopped.run_dir)] == [
         {k: r[k] for k in keys} for r in read_generations(whole.run_dir)
     ]
+
+
+def test_where_games_ran_counts_in_words():
+    from evolve.loop import _where
+
+    one = _where({"executor": "local pool", "workers": 1, "threads": 1})
+    assert one == "local pool, 1 worker, 1 thread"
+    assert _where({"executor": "local pool", "workers": 2, "threads": 2}) == "local pool, 2 workers, 2 threads"

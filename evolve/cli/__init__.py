@@ -57,6 +57,8 @@ def _where_it_stands(args):
     if not folders or len(folders) != 1:
         return "no run folder was made"
     run = folders[0]
+    if not os.path.isdir(run):
+        return "no generation finished, so its run folder was removed: fix the cause and run again"
     if os.path.exists(os.path.join(run, CHECKPOINT)):
         return f"the last finished generation is checkpointed: fix the cause, then 'evolve resume {run}' continues"
     return "no generation finished, so there is no checkpoint to resume from: fix the cause and run again"
