@@ -72,3 +72,31 @@ def generation_line(entry):
             regret=regret,
         )
     )
+
+
+HARDER_OPPONENTS = "handset@2, champion, or gnugo"  # what a saturated panel may add, hardest last
+
+
+def saturation_warning(entry):
+    """The warning of a generation whose fitness no longer tells its individuals apart, or None: every one
+    at the same win rate (all won, or all lost), or their spread within the noise of one fitness."""
+    rates = entry["win_rate"]
+    noise = rates.get("standard_error")
+    if rates["min"] == rates["best"]:
+        kind = "every individual won every game" if rates["best"] >= 1.0 else "every individual scored the same"
+        if rates["best"] <= 0.0:
+            kind = "every individual lost every game"
+    elif noise and rates["std"] < noise:
+        kind = f"the individuals' spread ({rates['std']:.3f}) is within one fitness's noise ({noise:.3f})"
+    else:
+        return None
+    if rates["best"] <= 0.0:
+        advice = "an easier opponent (random, greedy), or more games"
+    elif rates["min"] >= 1.0:
+        advice = f"a harder opponent ({HARDER_OPPONENTS}) to the panel"
+    else:
+        advice = f"more games an individual, or a harder opponent ({HARDER_OPPONENTS})"
+    return (
+        f"generation {entry['generation']}: {kind}: the panel no longer tells them apart, so selection is "
+        f"blind; add {advice}"
+    )

@@ -46,7 +46,7 @@ from evolve.checkpoint import (
 )
 from evolve.config import load_config, repeated_games
 from evolve.fitness import engine_for, evaluate_in_rounds, make_jobs, self_play_opponents
-from evolve.generations import by_colour, generation_line, population_figures
+from evolve.generations import by_colour, generation_line, population_figures, saturation_warning
 from evolve.positions import load_positions
 from evolve.program import best_file, program_built, save_agent_weights
 from evolve.regret import REGRET_PER_JOB, regret_job, regret_jobs
@@ -130,6 +130,7 @@ class Evolution:
         self.records = []  # the full per-generation records behind generations.jsonl
         self.generation = -1
         self.new = False  # a folder this process made (``create``), not one it resumed
+        self.warned = set()  # the kinds of warning already printed this session (saturation_warning)
 
     # -- creating and resuming ------------------------------------------------------------------
     @classmethod
@@ -413,6 +414,13 @@ class Evolution:
         print(line, file=self.out)
         self.out.flush()
         log.info(line)
+        saturated = saturation_warning(entry)
+        if saturated:  # in the log each time; on the terminal once a run of each kind, not a flood
+            log.warning(saturated)
+            kind = saturated.split(": ")[1].split(" (")[0]
+            if kind not in self.warned:
+                self.warned.add(kind)
+                print(f"warning: {saturated} (said once; the log has every generation it holds for)", file=sys.stderr)
 
     def _rewrite_generations(self):
         lines = "".join(json.dumps(entry) + "\n" for entry in self.records)

@@ -666,3 +666,30 @@ def test_as_shipped_games_from_the_empty_board_against_the_shipped_agent_are_war
     )
     warned = repeated_games(load_config(write_config(tmp_path, selfish)))
     assert len(warned) == 1 and warned[0].startswith("[self_play]: its 4 games")
+
+
+def test_a_generation_whose_fitness_no_longer_separates_individuals_is_warned_once(tmp_path, capsys):
+    from evolve.generations import saturation_warning
+
+    def entry(best, worst, std, noise=0.05):
+        return {"generation": 3, "win_rate": {"best": best, "min": worst, "std": std, "standard_error": noise}}
+
+    assert "every individual won every game" in saturation_warning(entry(1.0, 1.0, 0.0))
+    assert "a harder opponent (handset@2" in saturation_warning(entry(1.0, 1.0, 0.0))
+    assert "every individual lost every game" in saturation_warning(entry(0.0, 0.0, 0.0))
+    assert "within one fitness's noise" in saturation_warning(entry(0.8, 0.6, 0.02))
+    assert saturation_warning(entry(0.9, 0.2, 0.2)) is None  # the panel still tells them apart
+    # A run whose panel every individual beats every game: the warning, once.
+    config = tmp_path / "easy.toml"
+    config.write_text(
+        TINY.replace('opponent = "greedy"\ngames = 2', 'opponent = "random"\ngames = 4')
+        .replace('[[panel]]\nopponent = "handset@2"\ngames = 8\nweight = 2.0\nrandom_opening = 3\n', "")
+        .replace("[self_play]\nopponents = 1\ngames = 2\n", "")
+        .replace("generations = 4", "generations = 3")
+    )
+    with open(os.devnull, "w") as quiet:
+        Evolution.create(str(config), runs_dir=str(tmp_path / "runs"), workers=1, progress=False, out=quiet).run()
+    err = capsys.readouterr().err
+    assert err.count("every individual won every game") == 1 and "no longer tells them apart" in err, err
+    log = open(os.path.join(str(tmp_path / "runs"), os.listdir(str(tmp_path / "runs"))[0], "run.log")).read()
+    assert log.count("no longer tells them apart") >= 2  # the log has each generation it held for
