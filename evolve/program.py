@@ -205,10 +205,23 @@ def _probe_moves(program, weights, positions):
     return answers
 
 
-def insensitive_genes(program, start, bounds):
+def probe_positions():
+    """The positions of the start-of-run checks: a random opening of each of PROBE_PLIES plies."""
+    return [random_opening(plies, seed)[0] for seed, plies in enumerate(PROBE_PLIES)]
+
+
+def unsteady_answers(program, start, positions):
+    """[(ply, first answer, second answer)] where the agent, asked the same position twice with the same
+    ``start`` weights, answered differently: moves drawn from unseeded random numbers, which make every
+    fitness partly chance."""
+    first, second = _probe_moves(program, start, positions), _probe_moves(program, start, positions)
+    return [(p.moves_played, a, b) for p, a, b in zip(positions, first, second) if a != b]
+
+
+def insensitive_genes(program, start, bounds, positions=None):
     """The genes of ``program`` whose value, moved from ``start`` to either end of its ``bounds``, changes
     none of the agent's moves on the probe positions (``PROBE_PLIES``): weights its code may never read."""
-    positions = [random_opening(plies, seed)[0] for seed, plies in enumerate(PROBE_PLIES)]
+    positions = positions or probe_positions()
     base = _probe_moves(program, start, positions)
     quiet = []
     for index, gene in enumerate(program.genes):
@@ -284,11 +297,22 @@ def program_built(config, games=None, out=None):
         start = config.start.weights
         first = start[0] if start else [sum(config.bounds[g]) / 2 for g in genes]
         _first_move(program, first)
-        for gene in insensitive_genes(program, first, config.bounds):
+        positions = probe_positions()
+        unsteady = unsteady_answers(program, first, positions)
+        if unsteady:
+            ply, before, after = unsteady[0]
             _say(
-                f"individual.program: your agent's moves do not depend on '{gene}': moving it to either end of "
-                f"its bounds changed none of its moves on {len(PROBE_PLIES)} probe positions; check that its code "
-                f"reads '{gene}' from {individual.weights_file}"
+                f"individual.program: your agent answered the same position differently when asked twice with the "
+                f"same weights (on {len(unsteady)} of {len(positions)} probe positions; at ply {ply}: {before}, then "
+                f"{after}): seed your agent's random numbers (from the position, say), or every fitness is partly "
+                "chance and the course's games will not replay"
+            )
+        for gene in insensitive_genes(program, first, config.bounds, positions):
+            _say(
+                f"individual.program: your agent's moves do not depend on '{gene}' on these {len(positions)} probe "
+                f"positions (random openings of plies {', '.join(map(str, PROBE_PLIES))}): moving it to either end "
+                f"of its bounds changed none of its moves there; check that its code reads '{gene}' from "
+                f"{individual.weights_file}, or that these positions offer what it scores"
             )
         line = (
             f"the individual: {individual.program} ({built.language}, built once), its weights written to "

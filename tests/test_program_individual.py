@@ -223,9 +223,11 @@ def test_a_weight_the_agents_code_never_reads_is_named_at_the_start(tmp_path, ca
     with program_built(config):
         pass
     said = capsys.readouterr().err
-    assert "your agent's moves do not depend on 'centre'" in said and "reads 'centre' from weights.json" in said
+    assert "your agent's moves do not depend on 'centre' on these 6 probe positions" in said
+    assert "reads 'centre' from weights.json" in said
     for gene in ("liberties", "atari", "edge"):
         assert f"do not depend on '{gene}'" not in said
+    assert "answered the same position differently" not in said  # the example agent is deterministic
 
 
 def test_a_run_whose_every_game_is_the_agents_fault_stops_with_a_clear_message(tmp_path):
@@ -403,3 +405,21 @@ def test_where_games_ran_counts_in_words():
     one = _where({"executor": "local pool", "workers": 1, "threads": 1})
     assert one == "local pool, 1 worker, 1 thread"
     assert _where({"executor": "local pool", "workers": 2, "threads": 2}) == "local pool, 2 workers, 2 threads"
+
+
+RANDOM_AGENT = """import json, random
+weights = json.load(open("weights.json"))   # read, as a tuned agent reads its weights
+board = open("input.txt").read().split()[-5:]
+empty = [f"{i},{j}" for i in range(5) for j in range(5) if board[i][j] == "0"]
+open("output.txt", "w").write(random.choice(empty) if empty else "PASS")   # unseeded: fresh each process
+"""
+
+
+def test_an_agent_with_unseeded_random_moves_is_told_to_seed_them(tmp_path, capsys):
+    folder = agent_copy(tmp_path)
+    (folder / "my_player3.py").write_text(RANDOM_AGENT)
+    config = load_config(write_config(tmp_path, program=folder))
+    with program_built(config):
+        pass
+    said = capsys.readouterr().err
+    assert "answered the same position differently when asked twice" in said and "seed your agent's random" in said
