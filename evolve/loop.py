@@ -28,7 +28,7 @@ from deap import algorithms, tools
 from tqdm import tqdm
 
 from engine.common.pools import CpuMeter
-from engine.common.runfolder import CONFIG_COPY, FOLDER_TIME, GENERATIONS, LOG_FILE
+from engine.common.runfolder import CONFIG_COPY, EXTENDED, FOLDER_TIME, GENERATIONS, LOG_FILE
 from engine.common.seeds import derive_seed
 from engine.errors import InvalidInput
 from engine.params import save_params
@@ -55,6 +55,14 @@ from evolve.runs import best_params, provenance
 log = logging.getLogger("evolve")
 
 BEST_PARAMS = "best-params.json"
+
+
+def load_config_generations(run_dir):
+    """The generations the run's config copy asks for (None where it cannot be read)."""
+    try:
+        return load_config(os.path.join(run_dir, CONFIG_COPY)).generations
+    except Exception:  # a config copy of an older schema: only the count was wanted
+        return None
 
 
 def generation_seed(config, generation):
@@ -215,10 +223,12 @@ class Evolution:
                 self.where = games.describe()
                 searched = _searched_by(self.config, self.engine)
                 log.info(
-                    "run %s: %s, generations %d..%d; games run on %s, %s",
+                    "run %s: %s, generations %d..%d (generation 0 is the first population, then %d of evolution: "
+                    "'generations' counts those); games run on %s, %s",
                     self.run_dir,
                     self.config.name,
                     self.generation + 1,
+                    self.config.generations,
                     self.config.generations,
                     _where(self.where),
                     searched,
@@ -334,6 +344,8 @@ class Evolution:
         checkpoint and said in the run's log."""
         _setup_logging(self.run_dir)
         log.info("run extended from %d to %d generations", self.config.generations, generations)
+        record = {"generations": generations, "configured": load_config_generations(self.run_dir)}
+        write_atomic(os.path.join(self.run_dir, EXTENDED), json.dumps(record) + "\n")  # for whoever reads the folder
         self.config = self.config._replace(generations=generations)
 
     def _centre(self, evaluated):

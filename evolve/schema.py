@@ -25,7 +25,9 @@ _TOP = {
     "description": (str, "", None, ""),
     "seed": (int, None, None, ""),
     "population": (int, None, lambda v: 2 <= v <= 10000, "2 to 10000"),
-    "generations": (int, None, lambda v: 1 <= v <= 100000, "1 to 100000"),
+    # DEAP's count: generation 0 is the first population, then this many generations of evolution (so a
+    # run records generations 0 to N, N + 1 in all; the log's first line says so).
+    "generations": (int, None, lambda v: 1 <= v <= 100000, "1 to 100000 (after generation 0)"),
     "strategy": (str, "cmaes", lambda v: v in STRATEGIES, "'ga', 'cmaes' or 'spsa'"),
     "depth": (int, 2, lambda v: _DEPTH.low <= v <= _DEPTH.high, f"{_DEPTH.low} to {_DEPTH.high}"),
     "workers": (int, 0, lambda v: 0 <= v <= 4096, "0 (all cores) to 4096"),

@@ -693,3 +693,18 @@ def test_a_generation_whose_fitness_no_longer_separates_individuals_is_warned_on
     assert err.count("every individual won every game") == 1 and "no longer tells them apart" in err, err
     log = open(os.path.join(str(tmp_path / "runs"), os.listdir(str(tmp_path / "runs"))[0], "run.log")).read()
     assert log.count("no longer tells them apart") >= 2  # the log has each generation it held for
+
+
+def test_an_extended_run_shows_its_new_target_wherever_it_is_read(tmp_path):
+    from engine.ui.web.runs import FileCache, list_runs, run_page
+
+    config = write_config(tmp_path, TINY.replace("generations = 4", "generations = 1"))
+    with open(os.devnull, "w") as quiet:
+        run_dir = Evolution.create(config, runs_dir=str(tmp_path / "runs"), workers=1, progress=False, out=quiet).run()
+        evolution = Evolution.resume(run_dir, workers=1, progress=False, out=quiet)
+        evolution.extend(2)
+        evolution.run()
+    (summary,) = list_runs(str(tmp_path / "runs"), FileCache())
+    assert summary.generations == 3 and summary.planned == 2 and summary.state == "finished"  # 0..2 of 0..2
+    page = run_page(str(tmp_path / "runs"), os.path.basename(run_dir), FileCache())
+    assert "# extended to 2 generations by evolve resume --generations 2" in page["config"]

@@ -24,6 +24,7 @@ CONFIG_COPY = "config.toml"
 START_WEIGHTS = "start.json"  # the weights of [start] params as read when the run began
 LOG_FILE = "run.log"
 LOCK = "run.lock"
+EXTENDED = "extended.json"  # {"generations": N}: where `evolve resume --generations N` extended the run
 
 
 class RunError(UserError, ValueError):
@@ -159,3 +160,14 @@ def lock_holder(run_dir):
     fields = struct.unpack(_FLOCK, answer)
     kind, pid = (fields[3], fields[2]) if _FLOCK == "qqihh" else (fields[0], fields[4])
     return None if kind == fcntl.F_UNLCK else pid
+
+
+def planned_generations(run_dir, configured):
+    """The generation a run goes on to: its extension's (``EXTENDED``, where `evolve resume --generations N`
+    wrote one), else ``configured`` (its config's)."""
+    try:
+        with open(os.path.join(run_dir, EXTENDED)) as handle:
+            extended = json.load(handle).get("generations")
+    except (OSError, ValueError, AttributeError):
+        return configured
+    return extended if isinstance(extended, int) and not isinstance(extended, bool) else configured

@@ -25,6 +25,7 @@ from engine.common.runfolder import (
     RunError,
     folder_time,
     lock_holder,
+    planned_generations,
     read_generations,
 )
 
@@ -175,6 +176,7 @@ def _summary(name, run_dir, generations, config_file):
     is_run = text is not None or os.path.exists(os.path.join(run_dir, GENERATIONS))
     config = config if isinstance(config, dict) else {}
     planned = config.get("generations") if isinstance(config.get("generations"), int) else None
+    planned = planned_generations(run_dir, planned)
     last = records[-1] if records else None
     if not is_run:
         state, problem = "not a run", f"{name}: not a run folder (no {CONFIG_COPY} nor {GENERATIONS})"
@@ -274,6 +276,9 @@ def run_page(runs_dir, name, cache, after=0):
     generations, config_file = cache.generations(run_dir), _config(run_dir)
     records, text = generations[0], config_file[0]
     head = _summary(name, run_dir, generations, config_file)
+    configured = config_file[1].get("generations") if isinstance(config_file[1], dict) else None
+    if text is not None and head.planned is not None and head.planned != configured:
+        text += f"\n# extended to {head.planned} generations by evolve resume --generations {head.planned}\n"
     return {
         "summary": head._asdict(),
         "total": len(records),
