@@ -4,10 +4,11 @@ import datetime
 import math
 import os
 
-from engine.common.runfolder import read_generations
+from engine.common.runfolder import CONFIG_COPY, read_generations
 from engine.params import make_params, save_params
 from evolve import genome
 from evolve.checkpoint import load_checkpoint
+from evolve.config import load_config
 from evolve.generations import rate_text
 from evolve.program import refuse_search_settings, save_agent_weights
 
@@ -63,51 +64,88 @@ def plot_run(run_dir, out_dir=None):
 
     records = read_generations(run_dir)
     out_dir = out_dir or run_dir
+    try:
+        bounds = load_config(os.path.join(run_dir, CONFIG_COPY)).bounds
+    except Exception:  # a config copy of an older schema: the weights drawn without their bounds
+        bounds = {}
+    paths = []
+    for name, figure in (
+        ("fitness.png", fitness_figure(records, os.path.basename(os.path.normpath(run_dir)))),
+        ("weights.png", weights_figure(records, bounds)),
+    ):
+        paths.append(os.path.join(out_dir, name))
+        figure.savefig(paths[-1], dpi=100, bbox_inches="tight")  # nothing cut off at the edges
+        plt.close(figure)
+    return paths
+
+
+def fitness_figure(records, title):
+    """The best's and the mean's win rate a generation, the mean's band of one standard deviation (within
+    the rate's possible range), a tick a whole generation."""
+    from matplotlib import pyplot
+    from matplotlib.ticker import MaxNLocator
+
     generations = [r["generation"] for r in records]
     best = [r["best_fitness"][0] for r in records]
     mean = [r["win_rate"]["mean"] for r in records]
     std = [r["win_rate"]["std"] for r in records]
-    figure, axes = plt.subplots(figsize=(7, 4))
+    figure, axes = pyplot.subplots(figsize=(7, 4))
     axes.plot(generations, best, marker="o", label="best (hall of fame)")
     axes.plot(generations, mean, marker=".", label="population mean")
     axes.fill_between(
         generations,
-        [m - s for m, s in zip(mean, std)],
-        [m + s for m, s in zip(mean, std)],
+        [max(0.0, m - s) for m, s in zip(mean, std)],
+        [min(1.0, m + s) for m, s in zip(mean, std)],
         alpha=0.2,
-        label="mean +/- 1 std",
+        label="mean +/- 1 std (within 0 and 1)",
     )
-    axes.set_xlabel("generation")
+    axes.set_xlabel("generation (0: the first population)")
     axes.set_ylabel("win rate against the panel")
     axes.set_ylim(-0.05, 1.05)
-    axes.set_title(os.path.basename(os.path.normpath(run_dir)))
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+    axes.set_title(title)
     axes.legend(loc="lower right")
     figure.tight_layout()
-    fitness_path = os.path.join(out_dir, "fitness.png")
-    figure.savefig(fitness_path, dpi=100)
-    plt.close(figure)
-    figure, axes = plt.subplots(figsize=(7, 4.5))
-    # Each weight's trajectory: where the strategy stands (SPSA's centre, CMA-ES's mean, the GA's population
-    # mean); a run from before that was recorded, its best individual's.
+    return figure
+
+
+def weights_figure(records, bounds):
+    """Each weight's trajectory (where the strategy stands: SPSA's centre, CMA-ES's mean, the GA population's
+    mean; a run from before that was recorded, its best individual's), its ``bounds`` ({name: (low, high)})
+    dotted in its colour, a tick a whole generation."""
+    from matplotlib import pyplot
+    from matplotlib.ticker import MaxNLocator
+
+    generations = [r["generation"] for r in records]
     key = "centre" if all("centre" in r for r in records) else "best_weights"
+    figure, axes = pyplot.subplots(figsize=(7, 4.5))
     for k, name in enumerate(records[0][key]):
         # The default colour cycle has ten colours: later lines are dashed to stay distinct.
-        axes.plot(
+        line = axes.plot(
             generations,
             [r[key].get(name, math.nan) for r in records],
             marker=".",
             label=name,
             linestyle="-" if k < 10 else "--",
+        )[0]
+        for end in bounds.get(name, ()):
+            axes.axhline(end, color=line.get_color(), linestyle=":", linewidth=0.8, alpha=0.6)
+    axes.set_xlabel("generation (0: the first population)")
+    axes.set_ylabel("weight")
+    axes.set_title(
+        "each weight where "
+        + (
+            "the strategy stands (SPSA: centre; CMA-ES: mean; GA: population mean)"
+            if key == "centre"
+            else "the best is"
         )
-    axes.set_xlabel("generation")
-    strategy = "the strategy's centre (SPSA: its centre; CMA-ES: its mean; GA: the population's mean)"
-    axes.set_ylabel("weight of " + (strategy if key == "centre" else "the best individual"), fontsize="small")
+        + "; dotted: its bounds",
+        fontsize="small",
+    )
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.legend(fontsize="small", ncol=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     figure.tight_layout()
-    weights_path = os.path.join(out_dir, "weights.png")
-    figure.savefig(weights_path, dpi=100)
-    plt.close(figure)
-    return [fitness_path, weights_path]
+    return figure
 
 
 def export_best(run_dir, destination, **settings):

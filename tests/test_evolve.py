@@ -708,3 +708,25 @@ def test_an_extended_run_shows_its_new_target_wherever_it_is_read(tmp_path):
     assert summary.generations == 3 and summary.planned == 2 and summary.state == "finished"  # 0..2 of 0..2
     page = run_page(str(tmp_path / "runs"), os.path.basename(run_dir), FileCache())
     assert "# extended to 2 generations by evolve resume --generations 2" in page["config"]
+
+
+def test_the_plots_clip_the_band_draw_the_bounds_and_tick_whole_generations(tmp_path):
+    from evolve.config import load_config as load
+    from evolve.runs import fitness_figure, plot_run, weights_figure
+
+    config = write_config(tmp_path, TINY.replace("generations = 4", "generations = 2"))
+    with open(os.devnull, "w") as quiet:
+        run_dir = Evolution.create(config, runs_dir=str(tmp_path / "runs"), workers=1, progress=False, out=quiet).run()
+    records = read_generations(run_dir)
+    records[0]["win_rate"].update(mean=0.95, std=0.2)  # a band that would pass 1
+    figure = fitness_figure(records, "run")
+    band = [c for c in figure.axes[0].collections][0].get_paths()[0].vertices[:, 1]
+    assert band.max() <= 1.0 and band.min() >= 0.0
+    figure.canvas.draw()
+    ticks = [t for t in figure.axes[0].get_xticks() if 0 <= t <= 2]
+    assert all(float(t).is_integer() for t in ticks)
+    bounds = load(config).bounds
+    figure = weights_figure(records, bounds)
+    dotted = {round(line.get_ydata()[0], 6) for line in figure.axes[0].get_lines() if line.get_linestyle() == ":"}
+    assert {round(end, 6) for pair in bounds.values() for end in pair} <= dotted  # every bound drawn
+    assert all(os.path.getsize(path) > 0 for path in plot_run(run_dir, str(tmp_path)))
