@@ -30,7 +30,7 @@ from typing import Dict, NamedTuple, Tuple
 
 from engine.common.runfolder import RunError
 from engine.constants import BLACK
-from engine.course.build import LANGUAGES, built_agents, recognise
+from engine.course.build import LANGUAGES, build_refusal, built_agents, recognise
 from engine.errors import InvalidInput
 from engine.play.executors import is_remote
 from engine.players.base import PlayerFault
@@ -287,8 +287,8 @@ def program_built(config, games=None, out=None):
     if line:
         _say(line)
     with built_agents([folder], limits) as (built,):
-        if built.error:
-            raise RunError(f"individual.program: {folder} cannot be built: {built.error}")
+        if built.error:  # the compiler's own lines, as it wrote them
+            raise RunError(f"individual.program: {build_refusal(built)}")
         copy, _, command = built.spec[len("cmd:") :].partition("::")
         genes = config.genes
         program = BuiltProgram(

@@ -423,3 +423,17 @@ def test_an_agent_with_unseeded_random_moves_is_told_to_seed_them(tmp_path, caps
         pass
     said = capsys.readouterr().err
     assert "answered the same position differently when asked twice" in said and "seed your agent's random" in said
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_a_failed_build_stops_the_run_with_the_compilers_own_lines(tmp_path):
+    folder = tmp_path / "cpp-agent"
+    folder.mkdir()
+    (folder / "my_player.cpp").write_text("int main() { this is not C++; }\n")
+    (folder / "weights.json").write_text(json.dumps(WEIGHTS))
+    failed = cli("evolve", "run", write_config(tmp_path, program=folder), "--runs-dir", tmp_path / "runs", timeout=300)
+    assert failed.returncode == 2, failed.stderr
+    lines = failed.stderr.splitlines()
+    start = next(k for k, line in enumerate(lines) if "cannot play: 'g++ -O2 *.cpp -o exe' failed" in line)
+    assert any("error:" in line for line in lines[start + 1 :])  # the compiler's lines, each its own
+    assert os.listdir(tmp_path / "runs") == []

@@ -94,13 +94,15 @@ INSTALL_HINT = {
 
 class Built(NamedTuple):
     """An agent folder after its build: the folder as given, a short name (shown escaped), its Language's
-    name (None when none was found), the player spec that plays it and, when it cannot play, why (else None)."""
+    name (None when none was found), the player spec that plays it and, when it cannot play, why (else None),
+    and where a compiled language's build wrote its output (while the build's workspace lasts)."""
 
     folder: str
     name: str
     language: Optional[str]
     spec: str
     error: Optional[str]
+    log: Optional[str] = None
 
 
 def recognise(folder):
@@ -187,9 +189,10 @@ def build_agent(folder, workspace, index=0, limits=DEFAULT_LIMITS):
         return Built(folder, name, language.name, spec, f"{language.source} is not a regular file")
     if language.build:
         prepare_folder(copy, limits)
-        error = _compile(language, copy, os.path.join(workspace, f"build-{index}.log"), limits)
+        log = os.path.join(workspace, f"build-{index}.log")
+        error = _compile(language, copy, log, limits)
         if error:
-            return Built(folder, name, language.name, spec, error)
+            return Built(folder, name, language.name, spec, error, log)
     return Built(folder, name, language.name, f"cmd:{copy}::{language.run}", None)
 
 
@@ -223,12 +226,12 @@ def _agent_folder(spec):
     return folder if language is not None and language.source != "my_player3.py" else None
 
 
-def build_refusal(built, workspace, index):
+def build_refusal(built):
     """The words of a refusal to play the agent ``built`` (a Built with an error): why, and the build's own
     output as it wrote it, its last BUILD_LINES_SHOWN lines (each unprintable character escaped)."""
     lines = []
-    log_path = os.path.join(workspace, f"build-{index}.log")
-    if os.path.exists(log_path):
+    log_path = built.log
+    if log_path and os.path.exists(log_path):
         with open(log_path, "rb") as log:
             text = log.read().decode("utf-8", "replace")
         lines = [excerpt(line, 500) for line in text.splitlines()[-BUILD_LINES_SHOWN:]]
@@ -252,7 +255,7 @@ def agents_built(specs, limits=None):
         for index, folder in enumerate(folders):
             built = build_agent(folder, workspace, index, limits or DEFAULT_LIMITS)
             if built.error:
-                raise InvalidInput(build_refusal(built, workspace, index))
+                raise InvalidInput(build_refusal(built))
             copy, _, command = built.spec[len("cmd:") :].partition("::")
             register_built(folder, copy, command)
         yield
