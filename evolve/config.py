@@ -362,7 +362,8 @@ def _individual(config, table, data, files, path, recorded):
     folder, name = os.path.abspath(checked["program"]), checked["weights_file"]
     problem = folder_problem(folder)
     if problem:
-        raise ConfigError("{}: 'individual.program' = {!r}: {}".format(path, checked["program"], problem))
+        relative = "" if os.path.isabs(checked["program"]) else f" (a relative path: from the current folder, {folder})"
+        raise ConfigError("{}: 'individual.program' = {!r}{}: {}".format(path, checked["program"], relative, problem))
     if name_problem(name):
         raise ConfigError(f"{path}: 'individual.weights_file' = {name!r} {name_problem(name)}")
     if not isinstance(bounds, dict) or not bounds:

@@ -437,3 +437,13 @@ def test_a_failed_build_stops_the_run_with_the_compilers_own_lines(tmp_path):
     start = next(k for k, line in enumerate(lines) if "cannot play: 'g++ -O2 *.cpp -o exe' failed" in line)
     assert any("error:" in line for line in lines[start + 1 :])  # the compiler's lines, each its own
     assert os.listdir(tmp_path / "runs") == []
+
+
+def test_a_relative_program_that_is_not_there_says_where_it_was_looked_for(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    config = write_config(tmp_path, program="examples/student-agent")  # relative to the root, not to here
+    with pytest.raises(ConfigError) as raised:
+        load_config(config)
+    message = str(raised.value)
+    assert "'individual.program' = 'examples/student-agent'" in message and "no such folder" in message
+    assert f"a relative path: from the current folder, {tmp_path / 'examples' / 'student-agent'}" in message
