@@ -129,3 +129,6 @@ def test_a_failed_build_refuses_the_match_with_the_compilers_own_lines(tmp_path,
     lines = captured.err.splitlines()
     assert "cannot play: 'g++ -O2 *.cpp -o exe' failed with status 1" in lines[0]
     assert any("error:" in line for line in lines[1:]) and len(lines) > 2  # the compiler's lines, not one
+    cpp = agent_folder(tmp_path, "cpp", {"my_player.cpp": PASS_CPP})
+    assert main(["match", str(cpp), "random", "--games", "2", "--scheduler", "local:2"]) == 2
+    assert "is played by folder only on the local pool" in capsys.readouterr().err

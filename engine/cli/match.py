@@ -74,7 +74,9 @@ def _match(args):
         limits=program_limits(args, (args.a, args.b)),
         progress=True if not args.json and progress_bar(args) else match_lines(args.a, games),
     )
-    with agents_built((args.a, args.b), settings.limits):  # a C++ or Java agent: built once, before any game
+    with agents_built(
+        (args.a, args.b), settings.limits, settings.scheduler
+    ):  # a C++ or Java agent: built once, before any game
         summary, _ = run_match(
             args.a,
             args.b,

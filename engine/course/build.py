@@ -240,16 +240,21 @@ def build_refusal(built):
 
 
 @contextmanager
-def agents_built(specs, limits=None):
+def agents_built(specs, limits=None, scheduler=None):
     """Play every agent folder among the player ``specs`` that needs a build (``cmd:DIR`` or DIR, a C++,
     Java or ``my_player.py`` agent) as build.sh builds it, for as long as the ``with`` lasts: each is
     built once, here, in the sandbox, and ``make_player`` plays the built copy under the spec as given
-    (a pool forked inside the ``with`` plays it too). InvalidInput, before any game, where a build
-    fails: the compiler's own lines."""
+    (a pool forked inside the ``with`` plays it too; a Dask ``scheduler``'s workers would not, so it is
+    refused). InvalidInput, before any game, where a build fails: the compiler's own lines."""
     folders = [folder for folder in dict.fromkeys(_agent_folder(spec) for spec in specs) if folder]
     if not folders:
         yield
         return
+    if scheduler:  # Dask's workers are processes of their own: they would not know what was built here
+        raise InvalidInput(
+            f"--scheduler {scheduler}: {folders[0]} is played by folder only on the local pool (--jobs N); on a "
+            "Dask cluster, build it first and name it as cmd:DIR::COMMAND (DIR at the same path on every worker)"
+        )
     workspace = tempfile.mkdtemp(prefix="littlego-build-")
     try:
         for index, folder in enumerate(folders):
