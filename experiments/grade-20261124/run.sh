@@ -17,3 +17,5 @@ for e in fall2023 fall2020 earlier; do
   littlego grade $B/b-default --edition $e --games 4 --jobs 1 --json > $out/default-$e.json
   littlego grade $B/b-$e --edition $e --games 4 --jobs 1 --json > $out/fitted-$e.json
 done
+# The six JSON reports are kept packed (experiments/ stays small): tar -xJf $out/reports.tar.xz reads them.
+(cd $out && tar -cJf reports.tar.xz default-*.json fitted-*.json && rm default-*.json fitted-*.json)
