@@ -295,3 +295,34 @@ def test_littlego_help_names_every_book_action(capsys):
         littlego(["book", "--help"])
     out = capsys.readouterr().out
     assert all(action in out for action in ("build", "extend", "merge", "trim", "upgrade", "check"))
+
+
+def test_a_setup_stone_record_is_solved_as_the_same_position_reached_by_moves(tmp_path, capsys):
+    from engine.coords import move_from_text, to_ij
+    from engine.position import Position
+
+    moves = "2,2 2,4 0,1 1,4 4,0 3,4 3,1 2,1 4,3 3,2 2,3 0,4"  # 12 plies, no capture
+    position = Position.initial()
+    for word in moves.split():
+        position = position.play_point(move_from_text(word))
+    setup = {"B": [], "W": []}
+    for point in range(25):
+        colour = position.colour_at(point)
+        if colour:
+            i, j = to_ij(point)
+            setup["B" if colour == 1 else "W"].append("[" + "abcde"[j] + "abcde"[i] + "]")  # SGF: column, row
+    record = tmp_path / "setup.sgf"
+    record.write_text("(;GM[1]FF[4]SZ[5]AB{}AW{}PL[B])".format("".join(setup["B"]), "".join(setup["W"])))
+    words = ["solve", "--native", "--no-store", "--no-progress"]
+    assert littlego(words + ["--moves", moves]) == 0
+    by_moves = capsys.readouterr().out
+    assert littlego(words + [str(record)]) == 0  # its plies inferred from its stones: 12
+
+    def results(out):  # every line but the solver's node count (the boards before the last move differ)
+        return [line for line in out.splitlines() if "nodes" not in line]
+
+    assert results(capsys.readouterr().out) == results(by_moves) and "ply 12 of 24" in by_moves
+    assert littlego(words + [str(record), "--plies", "14"]) == 0  # --plies honoured
+    assert "ply 14 of 24" in capsys.readouterr().out
+    assert littlego(words + [str(record), "--plies", "13"]) == 2
+    assert "Black to move after 13 plies" in capsys.readouterr().err

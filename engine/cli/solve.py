@@ -17,7 +17,12 @@ def register(commands):
     solve = command(commands, "solve", _solve)
     solve.add_argument("position", nargs="?", help="SGF file or input.txt")
     solve.add_argument("--moves", help="moves from the empty board, as i,j or C3 or pass, separated by spaces")
-    solve.add_argument("--plies", type=integer_range(0, MAX_MOVES), help="plies played before an input.txt")
+    solve.add_argument(
+        "--plies",
+        type=integer_range(0, MAX_MOVES),
+        help="plies played before an input.txt, or before an SGF record's setup stones (default: the fewest the "
+        "stones fit)",
+    )
     solve.add_argument(
         "--seconds", type=positive_seconds, default=120.0, help="CPU seconds to give up after (default %(default)s)"
     )

@@ -10,7 +10,7 @@ from typing import List, NamedTuple, Optional
 from sgfmill import sgf
 
 from engine.bitboard import FULL, groups, neighbours, points_of
-from engine.constants import BLACK, BOARD_SIZE, KOMI, PASS, WHITE, colour_word, opponent
+from engine.constants import BLACK, BOARD_SIZE, KOMI, MAX_MOVES, PASS, WHITE, colour_word, opponent
 from engine.coords import move_to_text, to_ij, to_point
 from engine.errors import UserError
 from engine.players.base import Reason
@@ -135,8 +135,10 @@ def _sgf_point(point):
     return BOARD_SIZE - 1 - i, j  # sgfmill counts rows from the bottom
 
 
-def read_game(data, name="game"):
-    """A Replay of SGF bytes, every move judged by our rules; SgfError saying what is wrong and where."""
+def read_game(data, name="game", setup_plies=None):
+    """A Replay of SGF bytes, every move judged by our rules; SgfError saying what is wrong and where.
+    A record that starts from setup stones (AB, AW, AE, PL) starts at ``setup_plies`` plies played, or,
+    where that is None, at the fewest plies its stones fit (``setup_plies_of``)."""
     try:
         game = sgf.Sgf_game.from_bytes(data)
     except ValueError as error:
@@ -144,7 +146,7 @@ def read_game(data, name="game"):
     if game.get_size() != BOARD_SIZE:
         raise SgfError(f"{name}: a {game.get_size()}x{game.get_size()} board; Little-Go is {BOARD_SIZE}x{BOARD_SIZE}")
     root = game.get_root()
-    position = _setup(root, name)
+    position = _setup(root, name, setup_plies)
     positions, moves = [position], []
     for number, node in enumerate(game.get_main_sequence()[1:], 1):
         try:
@@ -206,8 +208,16 @@ def _text(node, identifier):
         return None
 
 
-def _setup(root, name):
-    """The starting position: empty, or the root's setup stones with PL to move."""
+def setup_plies_of(stones, player):
+    """The fewest plies a game reaches ``stones`` stones in with ``player`` to move: the stones, of the
+    mover's parity (Black moves at even plies), at most the last ply the mover can have."""
+    plies = stones + ((stones % 2 == 0) != (player == BLACK))
+    return min(plies, MAX_MOVES - 2 if player == BLACK else MAX_MOVES - 1)
+
+
+def _setup(root, name, plies=None):
+    """The starting position: empty, or the root's setup stones with PL to move, ``plies`` plies played
+    (None: the fewest its stones fit)."""
     try:
         black, white, empty = root.get_setup_stones()
     except ValueError as error:
@@ -227,7 +237,14 @@ def _setup(root, name):
             cells[_our_point(point)] = digit
     player = WHITE if _text(root, "PL") == "w" else BLACK
     board = "".join(cells)
-    position = Position.from_boards(player, board, board)
+    if plies is None:
+        plies = setup_plies_of(len(black) + len(white), player)
+    elif plies >= MAX_MOVES or (plies % 2 == 0) != (player == BLACK):
+        whose = colour_word(player).capitalize()
+        raise SgfError(
+            f"{name}: {whose} to move after {plies} plies: Black moves at even plies, and before ply {MAX_MOVES}"
+        )
+    position = Position.from_boards(player, board, board, plies)
     if not position.regular:
         empty_points = FULL ^ (position.own | position.opp)
         sides = (position.own, position.opp)

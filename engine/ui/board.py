@@ -86,11 +86,11 @@ def position_from_moves(text, option="--moves"):
 
 def read_position(path, plies=None):
     """The position a file names: the end of an SGF record, or a course input.txt (``plies``: the
-    plies played before it, estimated from the stones when None)."""
+    plies played before it, or before the record's setup stones; estimated from the stones when None)."""
     with open(path, "rb") as handle:
         head = handle.read(64).lstrip()
-    if head.startswith(b"("):
-        return read_game(read_sgf_file(path), path).positions[-1]
+    if head.startswith(b"("):  # plies: those before its setup stones, where it starts from some
+        return read_game(read_sgf_file(path), path, setup_plies=plies).positions[-1]
     game = read_input(path)
     plies = plies if plies is not None else infer_moves_played(game, os.devnull)
     return Position.from_boards(game.player, game.previous, game.current, plies)
