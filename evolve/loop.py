@@ -44,7 +44,7 @@ from evolve.checkpoint import (
     save_checkpoint,
     save_start_weights,
 )
-from evolve.config import load_config, repeated_games
+from evolve.config import ConfigError, load_config, repeated_games
 from evolve.fitness import engine_for, evaluate_in_rounds, make_jobs, self_play_opponents
 from evolve.generations import by_colour, generation_line, population_figures, saturation_warning
 from evolve.positions import load_positions
@@ -61,7 +61,7 @@ def load_config_generations(run_dir):
     """The generations the run's config copy asks for (None where it cannot be read)."""
     try:
         return load_config(os.path.join(run_dir, CONFIG_COPY)).generations
-    except Exception:  # a config copy of an older schema: only the count was wanted
+    except (ConfigError, OSError):  # a config copy of an older schema: only the count was wanted
         return None
 
 

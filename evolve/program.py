@@ -252,6 +252,28 @@ def _first_move(program, weights):
         player.close()
 
 
+def _check_probes(program, first, bounds, weights_file):
+    """Warn where the agent, on the probe positions, answers one position two ways (unseeded random numbers)
+    or ignores a weight (``insensitive_genes``): the start-of-run checks of ``program_built``."""
+    positions = probe_positions()
+    unsteady = unsteady_answers(program, first, positions)
+    if unsteady:
+        ply, before, after = unsteady[0]
+        _say(
+            f"individual.program: your agent answered the same position differently when asked twice with the "
+            f"same weights (on {len(unsteady)} of {len(positions)} probe positions; at ply {ply}: {before}, then "
+            f"{after}): seed your agent's random numbers (from the position, say), or every fitness is partly "
+            "chance and the course's games will not replay"
+        )
+    for gene in insensitive_genes(program, first, bounds, positions):
+        _say(
+            f"individual.program: your agent's moves do not depend on '{gene}' on these {len(positions)} probe "
+            f"positions (random openings of plies {', '.join(map(str, PROBE_PLIES))}): moving it to either end "
+            f"of its bounds changed none of its moves there; check that its code reads '{gene}' from "
+            f"{weights_file}, or that these positions offer what it scores"
+        )
+
+
 @contextmanager
 def program_built(config, games=None, out=None):
     """The config's BuiltProgram while the ``with`` lasts (None where the individual is our searcher): built
@@ -297,23 +319,7 @@ def program_built(config, games=None, out=None):
         start = config.start.weights
         first = start[0] if start else [sum(config.bounds[g]) / 2 for g in genes]
         _first_move(program, first)
-        positions = probe_positions()
-        unsteady = unsteady_answers(program, first, positions)
-        if unsteady:
-            ply, before, after = unsteady[0]
-            _say(
-                f"individual.program: your agent answered the same position differently when asked twice with the "
-                f"same weights (on {len(unsteady)} of {len(positions)} probe positions; at ply {ply}: {before}, then "
-                f"{after}): seed your agent's random numbers (from the position, say), or every fitness is partly "
-                "chance and the course's games will not replay"
-            )
-        for gene in insensitive_genes(program, first, config.bounds, positions):
-            _say(
-                f"individual.program: your agent's moves do not depend on '{gene}' on these {len(positions)} probe "
-                f"positions (random openings of plies {', '.join(map(str, PROBE_PLIES))}): moving it to either end "
-                f"of its bounds changed none of its moves there; check that its code reads '{gene}' from "
-                f"{individual.weights_file}, or that these positions offer what it scores"
-            )
+        _check_probes(program, first, config.bounds, individual.weights_file)
         line = (
             f"the individual: {individual.program} ({built.language}, built once), its weights written to "
             f"{individual.weights_file} in each game's own copy"

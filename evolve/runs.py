@@ -8,7 +8,7 @@ from engine.common.runfolder import CONFIG_COPY, read_generations
 from engine.params import make_params, save_params
 from evolve import genome
 from evolve.checkpoint import load_checkpoint
-from evolve.config import load_config
+from evolve.config import ConfigError, load_config
 from evolve.generations import rate_text
 from evolve.program import refuse_search_settings, save_agent_weights
 
@@ -66,7 +66,7 @@ def plot_run(run_dir, out_dir=None):
     out_dir = out_dir or run_dir
     try:
         bounds = load_config(os.path.join(run_dir, CONFIG_COPY)).bounds
-    except Exception:  # a config copy of an older schema: the weights drawn without their bounds
+    except (ConfigError, OSError):  # a config copy of an older schema: the weights drawn without their bounds
         bounds = {}
     paths = []
     for name, figure in (

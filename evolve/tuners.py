@@ -80,20 +80,23 @@ def load_problem(paths, depth=4):
 # --- the fitnesses -----------------------------------------------------------------------------------
 
 
+def _keeps(weights, positions, depth):
+    """For each of the won ``positions``, whether its move, searched to ``depth`` with ``weights``, keeps the win."""
+    params = make_params(weights, source="a tuner's candidate", depth=depth)
+    return [chosen_move(params, text, plain=True) in wins for text, wins, _ in positions]
+
+
 def kept(weights, positions, depth):
     """(kept, of) the won ``positions`` whose move, searched to ``depth`` with ``weights``, keeps the win."""
-    params = make_params(weights, source="a tuner's candidate", depth=depth)
-    good = sum(chosen_move(params, text, plain=True) in wins for text, wins, _ in positions)
-    return good, len(positions)
+    return sum(_keeps(weights, positions, depth)), len(positions)
 
 
 def kept_by_ply(weights, positions, depth):
     """{ply: (kept, of)} of ``kept``."""
     by_ply = {}
-    for entry in positions:
-        good, _ = kept(weights, [entry], depth)
-        done, of = by_ply.get(entry[2], (0, 0))
-        by_ply[entry[2]] = (done + good, of + 1)
+    for (_, _, ply), good in zip(positions, _keeps(weights, positions, depth)):
+        done, of = by_ply.get(ply, (0, 0))
+        by_ply[ply] = (done + good, of + 1)
     return dict(sorted(by_ply.items()))
 
 
@@ -231,6 +234,22 @@ class Genetic(RandomSearch):
         return self.population[max(range(self.size), key=lambda k: self.values[k])]
 
 
+def _scored(asked, values):
+    """The points ``asked`` as DEAP individuals with their fitness ``values`` (maximised): what DEAP's CMA-ES
+    and ``evolve.spsa`` update from."""
+    from deap import base, creator
+
+    if not hasattr(creator, "TunerFitness"):
+        creator.create("TunerFitness", base.Fitness, weights=(1.0,))
+        creator.create("TunerPoint", list, fitness=creator.TunerFitness)
+    points = []
+    for point, value in zip(asked, values):
+        individual = creator.TunerPoint(point)
+        individual.fitness.values = (value,)
+        points.append(individual)
+    return points
+
+
 class Cmaes:
     """DEAP's CMA-ES in the unit box (sigma 0.1, its default population); recommends the centroid. Where
     its covariance degenerates (a long run on a smooth fitness), it starts again from its centroid."""
@@ -251,19 +270,9 @@ class Cmaes:
         return [[min(max(x, 0.0), 1.0) for x in point] for point in self.strategy.generate(list)]
 
     def tell(self, asked, values):
-        from deap import base, creator
-
-        if not hasattr(creator, "TunerFitness"):
-            creator.create("TunerFitness", base.Fitness, weights=(1.0,))
-            creator.create("TunerPoint", list, fitness=creator.TunerFitness)
-        points = []
-        for point, value in zip(asked, values):
-            individual = creator.TunerPoint(point)
-            individual.fitness.values = (value,)
-            points.append(individual)
         centroid = self.recommend()
         try:
-            self.strategy.update(points)
+            self.strategy.update(_scored(asked, values))
             healthy = numpy.all(numpy.isfinite(self.strategy.C)) and self.strategy.sigma > 1e-12
         except (numpy.linalg.LinAlgError, ValueError):
             healthy = False
@@ -285,15 +294,7 @@ class Perturbation:
         return self.spsa.generate(list)
 
     def tell(self, asked, values):
-        class Scored(list):
-            pass
-
-        scored = []
-        for point, value in zip(asked, values):
-            individual = Scored(point)
-            individual.fitness = type("Fitness", (), {"values": (value,)})()
-            scored.append(individual)
-        self.spsa.update(scored)
+        self.spsa.update(_scored(asked, values))
 
     def recommend(self):
         return self.spsa.centre

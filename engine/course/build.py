@@ -24,7 +24,7 @@ from engine.errors import InvalidInput
 from engine.play.executors import is_remote
 from engine.play.match import GameJob, MatchGame, game_job
 from engine.players.base import Reason
-from engine.players.specs import KNOWN_NAMES, forget_built, register_built
+from engine.players.specs import folder_without_command, forget_built, register_built
 from engine.sandbox.files import copy_folder, excerpt, tail
 from engine.sandbox.isolation import prepare_folder, wrap
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB, SandboxError, UntrustedFolderError
@@ -214,15 +214,8 @@ BUILD_LINES_SHOWN = 40  # of a failed build's own output, in the refusal of a co
 def _agent_folder(spec):
     """The agent folder a player ``spec`` names without saying how to run it (``cmd:DIR``, or DIR alone),
     where its agent is not the default ``my_player3.py`` (a C++ or Java agent, ``my_player.py``); else None."""
-    spec = spec.strip()
-    name, _, argument = spec.partition(":")
-    if name == "cmd" and "::" not in argument:
-        folder = argument
-    elif os.path.isdir(spec) and name not in KNOWN_NAMES:
-        folder = spec
-    else:
-        return None
-    language = recognise(folder) if os.path.isdir(folder) else None
+    folder = folder_without_command(spec)
+    language = recognise(folder) if folder and os.path.isdir(folder) else None
     return folder if language is not None and language.source != "my_player3.py" else None
 
 

@@ -67,11 +67,26 @@ WEIGHTS_BYTES = 2**20  # a weights file of named numbers is far smaller
 NOT_A_WEIGHTS_NAME = ("input.txt", "output.txt")  # the host's files in a copy
 
 
+def is_folder_spec(spec):
+    """Whether ``spec`` (stripped) is an agent folder's path, as grade and tournament take one: a folder that
+    no player name claims."""
+    return os.path.isdir(spec) and spec.partition(":")[0] not in KNOWN_NAMES
+
+
+def folder_without_command(spec):
+    """The agent folder of a spec that names one without saying how to run it (``cmd:DIR``, or DIR alone),
+    else None."""
+    spec = spec.strip()
+    name, _, argument = spec.partition(":")
+    if name == "cmd" and "::" not in argument:
+        return argument
+    return spec if is_folder_spec(spec) else None
+
+
 def runs_a_command(spec):
     """Whether ``spec`` runs a program that the spec itself names (``cmd:``, ``gtp:``, an agent folder)."""
     spec = spec.strip()
-    name = spec.partition(":")[0]
-    return name in COMMAND_KINDS or (os.path.isdir(spec) and name not in KNOWN_NAMES)
+    return spec.partition(":")[0] in COMMAND_KINDS or is_folder_spec(spec)
 
 
 def _depth(spec, text):
@@ -114,7 +129,7 @@ def make_player(spec, cpu_limit=None, timed=True, engine="python", limits=None):
     """
     spec = spec.strip()
     name, _, argument = spec.partition(":")
-    if os.path.isdir(spec) and name not in KNOWN_NAMES:  # an agent folder, as grade and tournament take it
+    if is_folder_spec(spec):  # an agent folder, as grade and tournament take it
         name, argument = "cmd", spec
     if name in SCRIPTED:
         if argument:

@@ -94,6 +94,34 @@ def _tuners(args):
         file=sys.stderr,
         flush=True,
     )
+    results = _play_legs(args, legs)
+    results.sort(key=lambda r: (r.leg.tuner, r.leg.fitness, r.leg.seed))
+    rows = tuners.summary_rows(results, start_share)
+    correlations = _correlations(results, args.depth)
+    summary = {
+        "depth": args.depth,
+        "budget": args.budget,
+        "positions": args.positions,
+        "train": len(_problem.train),
+        "held_out": of,
+        "start_held_out": start_share,
+        "rows": rows,
+        "correlations": correlations,
+    }
+    table = format_table(summary)
+    if args.out:
+        with open(os.path.join(args.out, "summary.json"), "w") as out:
+            json.dump(summary, out, indent=2)
+        with open(os.path.join(args.out, "table.md"), "w") as out:
+            out.write(table + "\n")
+        plot_curves(results, start_share, os.path.join(args.out, "curves.png"))
+    print(json.dumps(summary, indent=2) if args.json else table)
+    return 0
+
+
+def _play_legs(args, legs):
+    """The LegResults of ``legs``: those ``--out`` holds read back, the others played on ``--jobs`` processes,
+    each said as it ends and kept in ``--out`` at once."""
     results = []
     if args.out:
         os.makedirs(args.out, exist_ok=True)
@@ -117,28 +145,7 @@ def _tuners(args):
             if args.out:
                 with open(os.path.join(args.out, "legs.jsonl"), "a") as out:
                     out.write(json.dumps(_leg_json(result)) + "\n")
-    results.sort(key=lambda r: (r.leg.tuner, r.leg.fitness, r.leg.seed))
-    rows = tuners.summary_rows(results, start_share)
-    correlations = _correlations(results, args.depth)
-    summary = {
-        "depth": args.depth,
-        "budget": args.budget,
-        "positions": args.positions,
-        "train": len(_problem.train),
-        "held_out": of,
-        "start_held_out": start_share,
-        "rows": rows,
-        "correlations": correlations,
-    }
-    table = format_table(summary)
-    if args.out:
-        with open(os.path.join(args.out, "summary.json"), "w") as out:
-            json.dump(summary, out, indent=2)
-        with open(os.path.join(args.out, "table.md"), "w") as out:
-            out.write(table + "\n")
-        plot_curves(results, start_share, os.path.join(args.out, "curves.png"))
-    print(json.dumps(summary, indent=2) if args.json else table)
-    return 0
+    return results
 
 
 def _legs_done(args, legs):
