@@ -16,7 +16,8 @@ except ImportError:  # Python < 3.11
 
 from engine.constants import MAX_WEIGHT
 from engine.data import SHIPPED_PARAMS
-from engine.errors import UserError
+from engine.course.literals import default_bounds, find_constants, select
+from engine.errors import InvalidInput, UserError
 from engine.features import FEATURE_TABLE, FEATURES
 from engine.params import ABSENT_WEIGHT, ParamsError, genome_of, load_params
 from engine.play.executors import is_remote
@@ -358,6 +359,12 @@ def _individual(config, table, data, files, path, recorded):
         )
     table = dict(table) if isinstance(table, dict) else table
     bounds = table.pop("bounds", None) if isinstance(table, dict) else None
+    patterns = table.pop("constants", None) if isinstance(table, dict) else None
+    if patterns is not None and "weights_file" in table:
+        raise ConfigError(
+            f"{path}: 'individual.constants' tunes numbers in the agent's code, 'individual.weights_file' those of "
+            "a file it reads: name one"
+        )
     checked = _check_table(table, _INDIVIDUAL, "individual", path)
     folder, name = os.path.abspath(checked["program"]), checked["weights_file"]
     problem = folder_problem(folder)
@@ -366,14 +373,11 @@ def _individual(config, table, data, files, path, recorded):
         raise ConfigError("{}: 'individual.program' = {!r}{}: {}".format(path, checked["program"], relative, problem))
     if name_problem(name):
         raise ConfigError(f"{path}: 'individual.weights_file' = {name!r} {name_problem(name)}")
+    if patterns is not None:
+        return _constants(config, checked, folder, patterns, bounds, path, recorded)
     if not isinstance(bounds, dict) or not bounds:
         raise ConfigError(f"{path}: 'individual.bounds' must name each weight evolved: name = [low, high]")
-    for gene, pair in bounds.items():
-        if not _pair(pair, PROGRAM_WEIGHT):
-            raise ConfigError(
-                f"{path}: 'individual.bounds.{gene}' must be [low, high] with low < high, both finite and "
-                f"within +-{PROGRAM_WEIGHT:g}, found {pair!r}"
-            )
+    _check_bounds(bounds, path)
     config = config._replace(
         genes=tuple(bounds), bounds={gene: (float(low), float(high)) for gene, (low, high) in bounds.items()}
     )
@@ -388,13 +392,67 @@ def _individual(config, table, data, files, path, recorded):
     except UntrustedFolderError as error:
         raise ConfigError(f"{path}: 'individual.program': {error}")
     config = config._replace(
-        individual=ProgramIndividual(**checked, folder=folder, base=current or {}, fingerprint=digest)
+        individual=ProgramIndividual(**checked, folder=folder, base=current or {}, fingerprint=digest, constants=())
     )
+    return _started(config, shown, row, path, recorded)
+
+
+def _started(config, shown, row, path, recorded):
+    """``config`` whose program individual starts from ``row`` (the weights read from ``shown``; none: at
+    random), or from the weights a resumed run ``recorded``."""
     if recorded is not None:
         return config._replace(start=_start(config, [shown] if recorded else [], path, recorded))
     return config._replace(
         start=config.start._replace(params=(shown,) if row else (), weights=(tuple(row),) if row else ())
     )
+
+
+def _check_bounds(bounds, path):
+    """ConfigError where an [individual.bounds] entry is not [low, high] with low < high, both finite."""
+    for gene, pair in bounds.items():
+        if not _pair(pair, PROGRAM_WEIGHT):
+            raise ConfigError(
+                f"{path}: 'individual.bounds.{gene}' must be [low, high] with low < high, both finite and "
+                f"within +-{PROGRAM_WEIGHT:g}, found {pair!r}"
+            )
+
+
+def _constants(config, checked, folder, patterns, bounds, path, recorded):
+    """``config`` whose genes are the constants of the agent's code that ``patterns`` (names or shell
+    patterns, as ``evolve constants`` lists them) choose, in the order written: each in its
+    [individual.bounds] range where given, else ``default_bounds``; their values start the run."""
+    if not isinstance(patterns, list) or not patterns or not all(isinstance(p, str) and p.strip() for p in patterns):
+        raise ConfigError(
+            f"{path}: 'individual.constants' must be a list of constant names or patterns, such as "
+            f'["evaluate.*", "KOMI"] (see: evolve constants {checked["program"]}), found {patterns!r}'
+        )
+    bounds = {} if bounds is None else bounds
+    if not isinstance(bounds, dict):
+        raise ConfigError(f"{path}: 'individual.bounds' must be a table: name = [low, high]")
+    _check_bounds(bounds, path)
+    try:
+        chosen = select(find_constants(folder), patterns)
+    except (InvalidInput, OSError) as error:
+        raise ConfigError(f"{path}: 'individual.constants': {error}")
+    names = [constant.name for constant in chosen]
+    unknown = [gene for gene in bounds if gene not in names]
+    if unknown:
+        raise ConfigError(
+            f"{path}: 'individual.bounds.{unknown[0]}' names no constant that 'individual.constants' chooses "
+            f"({', '.join(names)})"
+        )
+    ranges = {c.name: tuple(map(float, bounds[c.name])) if c.name in bounds else default_bounds(c) for c in chosen}
+    config = config._replace(genes=tuple(names), bounds=ranges)
+    shown = f"{checked['program']}'s code"
+    try:
+        row = [] if recorded is not None else start_row({c.name: c.value for c in chosen}, ranges, shown)
+        digest = fingerprint(folder, checked["weights_file"])
+    except ValueError as error:
+        raise ConfigError(f"{path}: {error}")
+    except UntrustedFolderError as error:
+        raise ConfigError(f"{path}: 'individual.program': {error}")
+    individual = ProgramIndividual(**checked, folder=folder, base={}, fingerprint=digest, constants=tuple(patterns))
+    return _started(config._replace(individual=individual), shown, row, path, recorded)
 
 
 def _start(config, files, path, recorded=None):

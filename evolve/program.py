@@ -1,7 +1,10 @@
-"""A program individual: a course agent of any language whose own weights file holds the genome.
+"""A program individual: a course agent of any language whose weights file, or own code, holds the genome.
 
-A config's ``[individual]`` names an agent folder and the file the agent reads its weights
-from (a JSON object of named numbers). A run builds the folder once when it starts or
+A config's ``[individual]`` names an agent folder and either the file the agent reads its weights
+from (a JSON object of named numbers) or the constants of its code to tune (``constants``: names
+or patterns of ``engine.course.literals``). With constants, each individual is the agent's code
+with exactly those literals rewritten, built once (``individual_build``: a C++ or Java agent is
+compiled again) and played as any build. A run builds the folder once when it starts or
 resumes, as ``littlego grade`` builds it (a copy, in the sandbox), and every fitness game
 plays that build with the individual's weights written into the player's own private copy
 of it (``program_player``): a copy per game, made when the game starts and removed when it
@@ -17,6 +20,8 @@ loses the game, on any machine; an agent that searches to a fixed depth stays fa
 and replays the same on every machine.
 """
 
+import difflib
+import fcntl
 import hashlib
 import json
 import logging
@@ -25,15 +30,16 @@ import os
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
-from typing import Dict, NamedTuple, Tuple
+from contextlib import ExitStack, contextmanager
+from typing import Dict, NamedTuple, Optional, Sequence, Tuple
 
 from engine.common.runfolder import RunError
 from engine.constants import BLACK
-from engine.course.build import LANGUAGES, build_refusal, built_agents, recognise
+from engine.course.build import LANGUAGES, build_agent, build_refusal, built_agents, recognise
+from engine.course.literals import Constant, find_constants, patched_sources, read_source
 from engine.errors import InvalidInput
 from engine.play.executors import is_remote
-from engine.players.base import PlayerFault
+from engine.players.base import Player, PlayerFault, Reason
 from engine.players.program import ProgramPlayer
 from engine.playout import random_opening
 from engine.position import Position
@@ -54,7 +60,9 @@ SIDECAR = ".provenance.json"  # beside an exported weights file: where its weigh
 class BuiltProgram(NamedTuple):
     """A program individual as its games play it: the built folder (copied again for every game), the
     command that plays a move there, the genome's names, the weights file and its other keys, and the
-    sandbox limits and CPU limit a move runs under."""
+    sandbox limits and CPU limit a move runs under; for constants tuned in the code, the ``constants``
+    (the genes' literals in the built folder's sources) and the folder ``builds`` where each
+    individual's build is made once."""
 
     folder: str
     command: str
@@ -63,6 +71,8 @@ class BuiltProgram(NamedTuple):
     base: Dict[str, object]
     limits: Limits
     cpu_limit: float
+    constants: Tuple[Constant, ...] = ()
+    builds: Optional[str] = None
 
 
 class AgentWeights(NamedTuple):
@@ -171,9 +181,56 @@ def agent_weights(genes, weights, base):
     return dict(base, **named(weights, genes))
 
 
+class UnbuiltProgram(Player):
+    """An individual whose rewritten code did not build: each game it starts is lost by its fault, with the
+    compiler's words."""
+
+    def __init__(self, spec, error):
+        self.spec, self.error = spec, error
+
+    def new_game(self, colour, seed):
+        raise PlayerFault(Reason.CRASH, f"its code with these constants does not build: {self.error}")
+
+
+def individual_build(program, weights):
+    """(folder, None) where ``program``'s code with the constants ``weights`` is built, else (None, why not):
+    the built folder's sources with exactly the genes' literals rewritten, built as the course builds them,
+    once for each distinct code among all workers (a lock in ``program.builds`` keeps two from building it
+    at once)."""
+    texts = patched_sources(program.folder, program.constants, [float(w) for w in weights])
+    digest = hashlib.sha256(json.dumps(sorted(texts.items())).encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    index = f"individual-{digest}"
+    folder, failed = os.path.join(program.builds, f"agent-{index}"), os.path.join(program.builds, f"{index}.error")
+    with open(os.path.join(program.builds, f"{index}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if os.path.isfile(failed):
+            with open(failed) as handle:
+                return None, handle.read()
+        if not os.path.isdir(folder):
+            staging = tempfile.mkdtemp(prefix="source-", dir=program.builds)
+            try:
+                source = os.path.join(staging, "agent")
+                copy_folder(program.folder, source, program.limits.folder_mb * MIB)
+                for name, text in texts.items():
+                    write_atomic(os.path.join(source, name), text.encode("utf-8", "surrogateescape"))
+                built = build_agent(source, program.builds, index, program.limits)
+            finally:
+                remove_tree(staging)
+            if built.error:
+                write_atomic(failed, build_refusal(built))
+                return None, build_refusal(built)
+    return folder, None
+
+
 def program_player(program, weights, label):
     """A player of the BuiltProgram ``program`` with the genome ``weights``: its weights file written into
-    the private copy of its folder that each game gets, before the game's first move."""
+    the private copy of its folder that each game gets, before the game's first move; or, for constants
+    in the code, the build of its code with those constants (``individual_build``)."""
+    if program.constants:
+        folder, error = individual_build(program, weights)
+        if error:
+            return UnbuiltProgram(label, error)
+        return ProgramPlayer(folder, program.command, cpu_limit=program.cpu_limit, spec=label, limits=program.limits)
     text = json.dumps(agent_weights(program.genes, [float(w) for w in weights], program.base), indent=1) + "\n"
     return ProgramPlayer(
         program.folder,
@@ -269,9 +326,40 @@ def _check_probes(program, first, bounds, weights_file):
         _say(
             f"individual.program: your agent's moves do not depend on '{gene}' on these {len(positions)} probe "
             f"positions (random openings of plies {', '.join(map(str, PROBE_PLIES))}): moving it to either end "
-            f"of its bounds changed none of its moves there; check that its code reads '{gene}' from "
-            f"{weights_file}, or that these positions offer what it scores"
+            f"of its bounds changed none of its moves there; "
+            + (
+                f"check that its code uses '{gene}' where these positions reach (or that they offer what it scores)"
+                if program.constants
+                else f"check that its code reads '{gene}' from {weights_file}, or that these positions offer what "
+                "it scores"
+            )
         )
+
+
+def code_constants(folder, genes):
+    """The constants of the agent in ``folder`` that ``genes`` name, in their order; RunError naming a gene
+    its code no longer holds (the code changed since the run began)."""
+    try:
+        found = {constant.name: constant for constant in find_constants(folder)}
+    except InvalidInput as error:
+        raise RunError(f"individual.constants: {error}")
+    missing = [gene for gene in genes if gene not in found]
+    if missing:
+        raise RunError(
+            "individual.constants: the agent's code no longer holds {} (it has {}): it changed since the run "
+            "began".format(", ".join(missing), ", ".join(found) or "none")
+        )
+    return tuple(found[gene] for gene in genes)
+
+
+@contextmanager
+def _builds():
+    """A folder for the individuals' builds while the ``with`` lasts."""
+    folder = tempfile.mkdtemp(prefix="littlego-individuals-")
+    try:
+        yield folder
+    finally:
+        remove_tree(folder)
 
 
 @contextmanager
@@ -308,7 +396,8 @@ def program_built(config, games=None, out=None):
     line = warning(limits)
     if line:
         _say(line)
-    with built_agents([folder], limits) as (built,):
+    with ExitStack() as stack:
+        (built,) = stack.enter_context(built_agents([folder], limits))
         if built.error:  # the compiler's own lines, as it wrote them
             raise RunError(f"individual.program: {build_refusal(built)}")
         copy, _, command = built.spec[len("cmd:") :].partition("::")
@@ -316,14 +405,22 @@ def program_built(config, games=None, out=None):
         program = BuiltProgram(
             copy, command, genes, individual.weights_file, dict(individual.base), limits, games.cpu_limit
         )
+        if individual.constants:
+            program = program._replace(constants=code_constants(copy, genes), builds=stack.enter_context(_builds()))
         start = config.start.weights
         first = start[0] if start else [sum(config.bounds[g]) / 2 for g in genes]
         _first_move(program, first)
         _check_probes(program, first, config.bounds, individual.weights_file)
-        line = (
-            f"the individual: {individual.program} ({built.language}, built once), its weights written to "
-            f"{individual.weights_file} in each game's own copy"
-        )
+        if program.constants:
+            line = (
+                f"the individual: {individual.program} ({built.language}), its code with the constants "
+                f"{', '.join(genes)} rewritten, built once an individual and copied for each game"
+            )
+        else:
+            line = (
+                f"the individual: {individual.program} ({built.language}, built once), its weights written to "
+                f"{individual.weights_file} in each game's own copy"
+            )
         log.info(line)
         if out is not None:
             print(line, file=out)
@@ -366,7 +463,11 @@ def save_agent_weights(path, config, weights, provenance):
     )
     provenance.pop("evolved_at_depth", None)  # a program searches as its code says
     provenance.pop("evolved_as_shipped", None)
-    record = AgentWeights(path, sidecar_of(path), agent_weights(config.genes, weights, individual.base), provenance)
+    if individual.constants:
+        values = as_written(individual.folder, config.genes, weights)
+    else:
+        values = agent_weights(config.genes, weights, individual.base)
+    record = AgentWeights(path, sidecar_of(path), values, provenance)
     write_atomic(record.path, json.dumps(record.weights, indent=1) + "\n")
     write_atomic(
         record.sidecar, json.dumps({"provenance": provenance, "weights_file": os.path.basename(path)}, indent=1) + "\n"
@@ -375,8 +476,66 @@ def save_agent_weights(path, config, weights, provenance):
 
 
 def best_file(config):
-    """The name of a run folder's best weights in the agent's format: ``best-`` and the agent's file name."""
-    return "best-" + config.individual.weights_file
+    """The name of a run folder's best weights in the agent's format: ``best-`` and the agent's file name
+    (``best-constants.json`` where the genes are constants in its code)."""
+    return "best-constants.json" if config.individual.constants else "best-" + config.individual.weights_file
+
+
+def as_written(folder, genes, weights):
+    """{gene: value} of constants ``weights`` as the agent's code in ``folder`` gets them (an integer
+    constant's rounded), in the genes' order."""
+    try:
+        found = {constant.name: constant for constant in find_constants(folder)}
+    except (InvalidInput, OSError):
+        found = {}
+    return {
+        gene: int(round(value)) if gene in found and found[gene].integer else float(format(float(value), ".6g"))
+        for gene, value in zip(genes, weights)
+    }
+
+
+TUNED_DIFF, TUNED_PROVENANCE = "tuned.diff", "tuned.provenance.json"  # in an exported agent's folder
+
+
+def write_tuned_agent(destination, individual, genes, weights, provenance):
+    """Write the agent of ``individual`` (a ProgramIndividual tuning constants) to the new folder
+    ``destination`` with its constants ``genes`` set to ``weights``: a copy of its folder as it is now,
+    exactly those literals rewritten, the changes as a unified diff (``TUNED_DIFF``) and their provenance
+    (``TUNED_PROVENANCE``); all or nothing. InvalidInput where ``destination`` is there already (the
+    agent's own folder is never written) or the code no longer holds a gene. The diff's text."""
+    if os.path.lexists(destination):
+        raise InvalidInput(
+            f"--to {destination} exists: a tuned agent is written to a new folder (the original is never overwritten)"
+        )
+    found = {constant.name: constant for constant in find_constants(individual.folder)}
+    missing = [gene for gene in genes if gene not in found]
+    if missing:
+        raise InvalidInput(
+            f"{individual.program}'s code no longer holds {', '.join(missing)}: it changed since the run"
+        )
+    constants = [found[gene] for gene in genes]
+    texts = patched_sources(individual.folder, constants, [float(w) for w in weights])
+    parent = os.path.dirname(os.path.abspath(destination))
+    staging = tempfile.mkdtemp(prefix=".tuned-", dir=parent)
+    try:
+        agent = os.path.join(staging, "agent")
+        copy_folder(individual.folder, agent, DEFAULT_LIMITS.folder_mb * MIB)
+        diff = []
+        for name, text in sorted(texts.items()):
+            before = read_source(individual.folder, name)
+            diff.extend(difflib.unified_diff(before.splitlines(True), text.splitlines(True), "a/" + name, "b/" + name))
+            with open(os.path.join(agent, name), "wb") as handle:
+                handle.write(text.encode("utf-8", "surrogateescape"))
+        diff_text = "".join(diff)
+        with open(os.path.join(agent, TUNED_DIFF), "w", encoding="utf-8", errors="surrogateescape") as handle:
+            handle.write(diff_text)
+        record = dict(provenance, program=individual.program, constants=as_written(individual.folder, genes, weights))
+        with open(os.path.join(agent, TUNED_PROVENANCE), "w") as handle:
+            handle.write(json.dumps({"provenance": record}, indent=1) + "\n")
+        os.rename(agent, destination)
+    finally:
+        remove_tree(staging)
+    return diff_text
 
 
 def refuse_search_settings(**settings):

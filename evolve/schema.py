@@ -222,11 +222,19 @@ class Start(
 
 
 class ProgramIndividual(
-    _record("_IndividualFields", _INDIVIDUAL, ("folder", str), ("base", Dict[str, object]), ("fingerprint", str))
+    _record(
+        "_IndividualFields",
+        _INDIVIDUAL,
+        ("folder", str),
+        ("base", Dict[str, object]),
+        ("fingerprint", str),
+        ("constants", Tuple[str, ...]),
+    )
 ):
     """The [individual] table (``_INDIVIDUAL``), with the agent's ``folder`` (absolute), the ``base`` its
-    weights file held when the run began (what it keeps beside the genes) and the ``fingerprint`` of its
-    code then (``evolve.program.fingerprint``)."""
+    weights file held when the run began (what it keeps beside the genes), the ``fingerprint`` of its
+    code then (``evolve.program.fingerprint``) and, where the genes are constants in its code rather than
+    a weights file's, the names or patterns ``constants`` chose them by (empty otherwise)."""
 
     __slots__ = ()
 
@@ -297,7 +305,11 @@ class Config(_ConfigFields):
         data["genes"] = list(self.genes)
         data["bounds"] = {gene: list(pair) for gene, pair in self.bounds.items()}
         if self.individual is not None:
-            data["individual"] = dict(self.individual._asdict(), base=copy.deepcopy(self.individual.base))
+            data["individual"] = dict(
+                self.individual._asdict(),
+                base=copy.deepcopy(self.individual.base),
+                constants=list(self.individual.constants or ()),
+            )
         if self.regret is not None:
             data["regret"] = dict(self.regret._asdict())
         return data
@@ -322,7 +334,9 @@ class Config(_ConfigFields):
             panel=tuple(_from_table(PanelEntry, entry) for entry in data["panel"]),
             genes=tuple(data["genes"]),
             bounds={gene: (float(low), float(high)) for gene, (low, high) in data["bounds"].items()},
-            individual=None if individual is None else _from_table(ProgramIndividual, individual),
+            individual=None
+            if individual is None
+            else _from_table(ProgramIndividual, dict(individual, constants=tuple(individual.get("constants") or ()))),
             regret=None if data.get("regret") is None else _from_table(RegretSettings, data["regret"]),
         )
 

@@ -1,5 +1,5 @@
-"""``evolve run``, ``resume``, ``log``, ``plot`` and ``export``: start and continue a run, read it,
-export its best weights."""
+"""``evolve run``, ``resume``, ``log``, ``plot``, ``export`` and ``constants``: start and continue a run,
+read it, export its best weights; list the constants of an agent's code that a run can tune."""
 
 import json
 import os
@@ -17,14 +17,17 @@ from engine.cli.arguments import (
     progress_bar,
     search_settings,
 )
+from engine.course.build import recognise
+from engine.course.literals import default_bounds, find_constants
 from engine.data import SHIPPED_PARAMS
 from engine.errors import InvalidInput
 from engine.params import SEARCH_TABLE, load_params
 from evolve.config import load_config
 from evolve.fitness import engine_for
 from evolve.loop import Evolution
-from evolve.program import previous_of
-from evolve.runs import export_best, format_table, plot_run, program_of, read_generations
+from evolve.program import TUNED_DIFF, previous_of, write_tuned_agent
+from evolve.runs import export_best, format_table, plot_run, program_of, provenance, read_generations
+from evolve.checkpoint import load_checkpoint
 
 
 def register(commands):
@@ -62,9 +65,56 @@ def register(commands):
         "--to",
         required=True,
         help="params file to write (e.g. params.json; for a run that evolved a "
-        "program's weights, the agent's weights file)",
+        "program's weights, the agent's weights file; for one that tuned the constants of its code, a new "
+        "folder for the tuned agent)",
     )
     add_search_settings(export, "--to's where it exists, else the shipped params.json's")
+    constants = command(commands, "constants", _constants)
+    constants.add_argument("folder", help="a course agent's folder (my_player3.py, my_player.cpp, my_player.java...)")
+    add_json(constants, "the constants")
+
+
+def _constants(args):
+    """list the numbers in an agent's code that a run can tune without editing it
+
+    Python: numbers assigned at module, class and function level (qualified: evaluate.weight,
+    Player.bonus), a method's self.NAME and the entries of a dict literal (WEIGHTS.edge); C++:
+    const and constexpr variables and #defines; Java: static final constants and field
+    initialisers. Each with its value, where it lives and the range a run tunes it in unless
+    [individual.bounds] says. Name the ones to tune in the experiment's [individual] table:
+    constants = ["evaluate.*", "KOMI"] (names or shell patterns).
+    """
+    folder = args.folder
+    if not os.path.isdir(folder):
+        raise InvalidInput(f"{folder}: no such folder")
+    if recognise(folder) is None:
+        raise InvalidInput(f"{folder} holds no course agent (my_player3.py, my_player.cpp, my_player.java...)")
+    found = find_constants(folder)
+    if args.json:
+        rows = [
+            dict(c._asdict(), where=c.where, kind="integer" if c.integer else "real", default_bounds=default_bounds(c))
+            for c in found
+        ]
+        print(json.dumps(rows, indent=1))
+        return 0
+    if not found:
+        print(f"{folder}: no constant found (a number assigned to a name, a const, a #define, a static final...)")
+        return 0
+    width = max(len(c.name) for c in found)
+    print(f"{'name':<{width}}  {'value':>10}  {'kind':<7}  {'default range':<22}  where")
+    for constant in found:
+        low, high = default_bounds(constant)
+        value = format(constant.value, "g")
+        kind = "integer" if constant.integer else "real"
+        print(
+            f"{constant.name:<{width}}  {value:>10}  {kind:<7}  [{low:g}, {high:g}]{'':<{20 - len(f'{low:g}, {high:g}')}}  {constant.where}"
+        )
+    print(
+        f"\n{len(found)} constants. To tune some without editing the code, an experiment's [individual] table "
+        f'names them: program = "{folder}", constants = ["NAME", "evaluate.*"] (names, or shell patterns); '
+        "[individual.bounds] may give one a range other than the default."
+    )
+    return 0
 
 
 def _run(args):
@@ -88,7 +138,14 @@ def _run(args):
     print(
         "finished: {run}\nnext: evolve log {run} | evolve plot {run} | {last}".format(
             run=evolution.run_dir,
-            last=f"evolve export {evolution.run_dir} --to {os.path.join(program.program, program.weights_file)}"
+            last=f"evolve export {evolution.run_dir} --to "
+            + (
+                program.program.rstrip("/") + "-tuned"
+                if program is not None and program.constants
+                else os.path.join(program.program, program.weights_file)
+                if program is not None
+                else ""
+            )
             if program is not None
             else "evolve ship " + evolution.run_dir,
         )
@@ -173,6 +230,9 @@ def _export(args):
     afterwards does not count what export wrote as a change of the agent's code.
     """
     run = one_run(args.run)
+    individual = program_of(run)
+    if individual is not None and individual.constants:
+        return _export_tuned(run, args)
     file_to_write(args.to, "--to", "params.json")
     kept = None
     if os.path.isfile(args.to):  # the file replaced stays, beside it: nothing an export overwrites is lost
@@ -198,4 +258,32 @@ def _export(args):
     )
     if kept:
         print(f"the file it replaced is kept as {kept}")
+    return 0
+
+
+def _export_tuned(run, args):
+    """``evolve export`` of a run that tuned the constants of an agent's code: the tuned agent in a new folder."""
+    search_given = [s.name for s in SEARCH_TABLE if getattr(args, s.name, None) is not None]
+    if search_given:
+        raise InvalidInput(
+            f"--{search_given[0].replace('_', '-')} is our searcher's: this run tuned the constants of a program's code"
+        )
+    state = load_checkpoint(run)
+    config, best = state["config"], state["halloffame"][0]
+    where = provenance(run, config, state["generation"], best.fitness.values)
+    diff = write_tuned_agent(args.to, config.individual, config.genes, best, where)
+    changed = sum(1 for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
+    print(
+        "wrote {}: {} with its constants tuned ({} changed, shown in {}): generation {} of {}, win rate "
+        "{:.3f}, margin {:+.2f}; the original is untouched".format(
+            args.to,
+            config.individual.program,
+            f"{changed} line" + ("" if changed == 1 else "s"),
+            os.path.join(args.to, TUNED_DIFF),
+            where["generation"],
+            where["run"],
+            where["fitness"]["win_rate"],
+            where["fitness"]["mean_stone_margin"],
+        )
+    )
     return 0
