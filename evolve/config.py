@@ -15,8 +15,8 @@ except ImportError:  # Python < 3.11
     import tomli as tomllib
 
 from engine.constants import MAX_WEIGHT
-from engine.data import SHIPPED_PARAMS
 from engine.course.literals import default_bounds, find_constants, select
+from engine.data import SHIPPED_PARAMS
 from engine.errors import InvalidInput, UserError
 from engine.features import FEATURE_TABLE, FEATURES
 from engine.params import ABSENT_WEIGHT, ParamsError, genome_of, load_params

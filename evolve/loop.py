@@ -55,6 +55,7 @@ from evolve.runs import best_params, provenance
 log = logging.getLogger("evolve")
 
 BEST_PARAMS = "best-params.json"
+FAULTS = "faults"  # a program individual's faulting moves, each kept with its input.txt and replay.sh
 
 
 def load_config_generations(run_dir):
@@ -217,7 +218,8 @@ class Evolution:
         failed_at_start = False  # a failure (not Ctrl-C) of a new run before its first generation finished
         try:
             self.engine = engine_for(self.config.fitness.engine)
-            with program_built(self.config, self.games, self.out) as self.program, executor(
+            faults = os.path.join(self.run_dir, FAULTS)
+            with program_built(self.config, self.games, self.out, faults) as self.program, executor(
                 self.games.scheduler, self.games.jobs
             ) as games:
                 self.where = games.describe()

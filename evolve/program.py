@@ -31,7 +31,7 @@ import sys
 import tempfile
 import time
 from contextlib import ExitStack, contextmanager
-from typing import Dict, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, NamedTuple, Optional, Tuple
 
 from engine.common.runfolder import RunError
 from engine.constants import BLACK
@@ -62,7 +62,7 @@ class BuiltProgram(NamedTuple):
     command that plays a move there, the genome's names, the weights file and its other keys, and the
     sandbox limits and CPU limit a move runs under; for constants tuned in the code, the ``constants``
     (the genes' literals in the built folder's sources) and the folder ``builds`` where each
-    individual's build is made once."""
+    individual's build is made once; and where faulting moves are kept (None: nowhere)."""
 
     folder: str
     command: str
@@ -73,6 +73,7 @@ class BuiltProgram(NamedTuple):
     cpu_limit: float
     constants: Tuple[Constant, ...] = ()
     builds: Optional[str] = None
+    faults: Optional[str] = None  # where a faulting move is kept (its input.txt, stderr, replay.sh)
 
 
 class AgentWeights(NamedTuple):
@@ -230,7 +231,14 @@ def program_player(program, weights, label):
         folder, error = individual_build(program, weights)
         if error:
             return UnbuiltProgram(label, error)
-        return ProgramPlayer(folder, program.command, cpu_limit=program.cpu_limit, spec=label, limits=program.limits)
+        return ProgramPlayer(
+            folder,
+            program.command,
+            cpu_limit=program.cpu_limit,
+            spec=label,
+            limits=program.limits,
+            keep_faults=program.faults,
+        )
     text = json.dumps(agent_weights(program.genes, [float(w) for w in weights], program.base), indent=1) + "\n"
     return ProgramPlayer(
         program.folder,
@@ -239,6 +247,7 @@ def program_player(program, weights, label):
         spec=label,
         limits=program.limits,
         files={program.weights_file: text},
+        keep_faults=program.faults,
     )
 
 
@@ -363,11 +372,12 @@ def _builds():
 
 
 @contextmanager
-def program_built(config, games=None, out=None):
+def program_built(config, games=None, out=None, faults=None):
     """The config's BuiltProgram while the ``with`` lasts (None where the individual is our searcher): built
     once, as ``littlego grade`` builds an agent, under ``games``' limits and CPU limit (a GameSettings: the
     run's; None: the config's), and checked with one move; RunError where it cannot be. What was built is
-    said on ``out`` (a file, if given) and in the log."""
+    said on ``out`` (a file, if given) and in the log; each move that faults in a game is kept in ``faults``
+    (a folder, if given: ``ProgramPlayer``'s keep_faults)."""
     individual = config.individual
     if individual is None:
         yield None
@@ -411,6 +421,7 @@ def program_built(config, games=None, out=None):
         first = start[0] if start else [sum(config.bounds[g]) / 2 for g in genes]
         _first_move(program, first)
         _check_probes(program, first, config.bounds, individual.weights_file)
+        program = program._replace(faults=faults)
         if program.constants:
             line = (
                 f"the individual: {individual.program} ({built.language}), its code with the constants "

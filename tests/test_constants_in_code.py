@@ -232,7 +232,8 @@ public class my_player {
         String[] lines = new String(Files.readAllBytes(Paths.get("input.txt"))).trim().split("\\\\s+");
         StringBuilder board = new StringBuilder();
         for (int i = 6; i < 11; i++) board.append(lines[i]);
-        int point = (PREFERRED >= 0 && PREFERRED < 25 && board.charAt(PREFERRED) == '0') ? PREFERRED : board.indexOf("0");
+        boolean free = PREFERRED >= 0 && PREFERRED < 25 && board.charAt(PREFERRED) == '0';
+        int point = free ? PREFERRED : board.indexOf("0");
         Files.write(Paths.get("output.txt"), (point / 5 + "," + point % 5).getBytes());
     }
 }

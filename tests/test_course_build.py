@@ -132,3 +132,22 @@ def test_a_failed_build_refuses_the_match_with_the_compilers_own_lines(tmp_path,
     cpp = agent_folder(tmp_path, "cpp", {"my_player.cpp": PASS_CPP})
     assert main(["match", str(cpp), "random", "--games", "2", "--scheduler", "local:2"]) == 2
     assert "is played by folder only on the local pool" in capsys.readouterr().err
+
+
+@needs_gpp
+def test_the_terminal_game_and_the_board_play_cpp_and_java_agents_named_by_their_folder(tmp_path):
+    from engine.ui.web.analysis import reply_job
+    from engine.ui.web.game import BadRequest
+    from tests.conftest import cli
+
+    cpp = agent_folder(tmp_path, "cpp", {"my_player.cpp": PASS_CPP})
+    java = agent_folder(tmp_path, "java", {"my_player.java": PASS_JAVA})
+    for spec in (f"cmd:{cpp}", java):
+        played = cli("littlego", "play", spec, "--colour", "black", stdin="2,2\nquit\n", timeout=120)
+        assert f"{spec} plays pass" in played.stdout, played.stdout + played.stderr
+        assert reply_job(spec, [12], 1).move == "PASS"
+    broken = agent_folder(tmp_path, "broken", {"my_player.cpp": "int main() { this is not C++; }\n"})
+    with pytest.raises(BadRequest, match="cannot play: 'g\\+\\+ -O2 \\*.cpp -o exe' failed with status 1"):
+        reply_job(f"cmd:{broken}", [], 1)
+    refused = cli("littlego", "play", broken, stdin="quit\n")
+    assert refused.returncode == 2 and "error:" in refused.stderr and "Traceback" not in refused.stderr

@@ -8,6 +8,7 @@ import os
 import sys
 
 from engine.cli.argument_types import integer_range, positive_int, positive_seconds, scheduler, setting_type
+from engine.course.build import ensure_built
 from engine.native.compiler import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
 from engine.native.store import STORE_ENV, default_store_path
 from engine.params import SEARCH_TABLE
@@ -178,10 +179,13 @@ def program_limits(args, specs=(), folders=()):
 
 def player_with_sandbox(args, spec, **options):
     """``make_player(spec, **options)`` for a command with ``add_sandbox``'s options: a program player
-    runs under the limits they ask for, after the warning where it will not be isolated."""
+    runs under the limits they ask for, after the warning where it will not be isolated; an agent folder that
+    needs a build (C++, Java) is built first, under those limits, as the course builds it."""
     player = make_player(spec, **options)
     if isinstance(player, ProgramPlayer):
-        player = make_player(spec, limits=sandbox_limits(args), **options)
+        limits = sandbox_limits(args)
+        ensure_built(spec, limits)
+        player = make_player(spec, limits=limits, **options)
     return player
 
 

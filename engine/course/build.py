@@ -11,6 +11,7 @@ so that everything else goes on. A folder's name never reaches a spec: its copy 
 place in the list.
 """
 
+import atexit
 import os
 import shlex
 import shutil
@@ -24,7 +25,7 @@ from engine.errors import InvalidInput
 from engine.play.executors import is_remote
 from engine.play.match import GameJob, MatchGame, game_job
 from engine.players.base import Reason
-from engine.players.specs import folder_without_command, forget_built, register_built
+from engine.players.specs import folder_without_command, forget_built, is_built, register_built
 from engine.sandbox.files import copy_folder, excerpt, tail
 from engine.sandbox.isolation import prepare_folder, wrap
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB, SandboxError, UntrustedFolderError
@@ -261,6 +262,23 @@ def agents_built(specs, limits=None, scheduler=None):
         for folder in folders:
             forget_built(folder)
         shutil.rmtree(workspace, ignore_errors=True)
+
+
+def ensure_built(spec, limits=None):
+    """Build, once in this process, the agent folder that the player ``spec`` names where it needs a build
+    (a C++, Java or ``my_player.py`` agent, as ``agents_built`` builds it), so that ``make_player`` plays the
+    build from then on: for the commands that meet specs one at a time (``play``, the board). InvalidInput,
+    with the compiler's own lines, where it cannot be built. The build lasts as long as the process."""
+    folder = _agent_folder(spec)
+    if folder is None or is_built(folder):
+        return
+    workspace = tempfile.mkdtemp(prefix="littlego-build-")
+    atexit.register(shutil.rmtree, workspace, True)
+    built = build_agent(folder, workspace, 0, limits or DEFAULT_LIMITS)
+    if built.error:
+        raise InvalidInput(build_refusal(built))
+    copy, _, command = built.spec[len("cmd:") :].partition("::")
+    register_built(folder, copy, command)
 
 
 @contextmanager

@@ -9,8 +9,11 @@ point off the board is a ``PlayerFault`` naming the reason; a player that hangs 
 """
 
 import os
+import shlex
+import shutil
 import signal
 import sys
+import tempfile
 
 from engine.constants import COURSE_CPU_LIMIT, PASS
 from engine.coords import on_board, to_point
@@ -25,6 +28,8 @@ from engine.sandbox.process import run
 from engine.sandbox.workspace import FULL, Workspace
 
 STDERR_SHOWN = 300  # characters of an agent's stderr in a fault
+MAX_KEPT = 20  # faulting moves kept in a keep_faults folder: enough to debug, never a disk's worth
+REPLAY = "replay.sh"  # in a kept move's folder: runs the move again
 
 
 class ProgramPlayer(Player):
@@ -39,10 +44,13 @@ class ProgramPlayer(Player):
         wall_limit=None,
         limits=DEFAULT_LIMITS,
         files=None,
+        keep_faults=None,
     ):
         """``command``: a shell command line (a user's own ``cmd:DIR::COMMAND``) or an argv list (a built
         agent's, which no file name can turn into options); default: this Python on ``my_player3.py``.
-        ``files``: {name: text} written into each game's copy in place of the folder's own (a weights file)."""
+        ``files``: {name: text} written into each game's copy in place of the folder's own (a weights file).
+        ``keep_faults``: a folder where each move that faults leaves its copy of the folder as the move saw it
+        (``input.txt`` and all), its stderr and ``replay.sh`` to run it again (``MAX_KEPT`` at most)."""
         if not os.path.isdir(directory):
             raise InvalidInput(f"player directory {directory!r} does not exist")
         self.source = os.path.abspath(directory)
@@ -53,6 +61,7 @@ class ProgramPlayer(Player):
         self.spec = spec or f"cmd:{directory}"
         self.limits = limits
         self.files = dict(files or {})
+        self.keep_faults = keep_faults
         self.workspace = self.workdir = self.box = None
 
     def new_game(self, colour, seed):
@@ -115,6 +124,39 @@ class ProgramPlayer(Player):
         return self.timed_move(position)[0]
 
     def timed_move(self, position):
+        try:
+            return self._timed_move(position)
+        except PlayerFault as fault:
+            kept = self._keep(fault) if self.keep_faults and self.workdir else None
+            if kept:
+                fault.detail += f" (the move is kept in {kept}: sh {os.path.join(kept, REPLAY)} plays it again)"
+                fault.args = (f"{fault.reason}: {fault.detail}",)
+            raise
+
+    def _keep(self, fault):
+        """Where the faulting move's copy of the folder, stderr and replay script were kept, or None (over
+        ``MAX_KEPT``, or the copy failed: a fault is never hidden by its keeping)."""
+        try:
+            os.makedirs(self.keep_faults, exist_ok=True)
+            if len(os.listdir(self.keep_faults)) >= MAX_KEPT:
+                return None
+            kept = tempfile.mkdtemp(prefix="fault-", dir=self.keep_faults)
+            copy_folder(self.workdir, os.path.join(kept, "agent"), self.limits.folder_mb * MIB)
+            stderr = self._stderr_path()
+            if os.path.isfile(stderr):
+                shutil.copyfile(stderr, os.path.join(kept, "stderr.txt"))
+            command = self.command if isinstance(self.command, str) else " ".join(map(shlex.quote, self.command))
+            with open(os.path.join(kept, REPLAY), "w") as script:
+                script.write(
+                    f"#!/bin/sh\n# {self.spec}: {fault.reason}: {fault.detail}\n"
+                    "# The move again, outside the sandbox, in the folder as the move saw it (its input.txt):\n"
+                    f'cd "$(dirname "$0")/agent" && exec {command}\n'
+                )
+            return kept
+        except (OSError, UntrustedFolderError):
+            return None
+
+    def _timed_move(self, position):
         for name in ("input.txt", "output.txt"):
             try:
                 os.unlink(os.path.join(self.workdir, name))

@@ -114,6 +114,11 @@ def register_built(folder, copy, command):
     _BUILT[os.path.abspath(folder)] = (copy, command)
 
 
+def is_built(folder):
+    """Whether ``folder`` is played as a build registered by ``register_built``."""
+    return os.path.abspath(folder) in _BUILT
+
+
 def forget_built(folder):
     _BUILT.pop(os.path.abspath(folder), None)
 

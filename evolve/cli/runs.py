@@ -22,12 +22,12 @@ from engine.course.literals import default_bounds, find_constants
 from engine.data import SHIPPED_PARAMS
 from engine.errors import InvalidInput
 from engine.params import SEARCH_TABLE, load_params
+from evolve.checkpoint import load_checkpoint
 from evolve.config import load_config
 from evolve.fitness import engine_for
 from evolve.loop import Evolution
 from evolve.program import TUNED_DIFF, previous_of, write_tuned_agent
 from evolve.runs import export_best, format_table, plot_run, program_of, provenance, read_generations
-from evolve.checkpoint import load_checkpoint
 
 
 def register(commands):
@@ -106,9 +106,8 @@ def _constants(args):
         low, high = default_bounds(constant)
         value = format(constant.value, "g")
         kind = "integer" if constant.integer else "real"
-        print(
-            f"{constant.name:<{width}}  {value:>10}  {kind:<7}  [{low:g}, {high:g}]{'':<{20 - len(f'{low:g}, {high:g}')}}  {constant.where}"
-        )
+        span = f"[{low:g}, {high:g}]"
+        print(f"{constant.name:<{width}}  {value:>10}  {kind:<7}  {span:<22}  {constant.where}")
     print(
         f"\n{len(found)} constants. To tune some without editing the code, an experiment's [individual] table "
         f'names them: program = "{folder}", constants = ["NAME", "evaluate.*"] (names, or shell patterns); '

@@ -24,6 +24,7 @@ from typing import List, NamedTuple, Optional
 from engine.agent import decide_move
 from engine.book import BookError, load_book
 from engine.constants import PASS
+from engine.course.build import ensure_built
 from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS
 from engine.features import make_evaluator
 from engine.native.compiler import DEFAULT_TABLE_BITS, NativeError
@@ -110,6 +111,7 @@ def reply_job(spec, moves, seed, limits=None):
     parser's message for a spec it refuses, PlayerTrouble saying why a player gave no move."""
     position = position_after(moves)
     try:
+        ensure_built(spec, limits)  # a C++ or Java agent's folder: built once a process, as the course builds it
         player = make_player(spec, limits=limits)
     except ValueError as error:  # the user's mistake: make_player names what is wrong with the spec
         raise BadRequest(str(error))
