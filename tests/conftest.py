@@ -186,34 +186,6 @@ def won_position(plies, seed):
             return position
 
 
-# -- the fast subset: python3 -m pytest -m fast ----------------------------------------------------
-
-FAST_LIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fast.txt")
-
-
-def _fast_tests():
-    with open(FAST_LIST) as handle:
-        return {line.strip() for line in handle if line.strip() and not line.startswith("#")}
-
-
-def pytest_collection_modifyitems(config, items):
-    """Mark the tests that tests/fast.txt names ``fast``; a line naming no test is an error, so the
-    list cannot silently thin out as tests are renamed."""
-    wanted = _fast_tests()
-    found = set()
-    for item in items:
-        name = f"{os.path.basename(str(item.fspath))}::{item.originalname}"
-        if name in wanted:
-            item.add_marker(pytest.mark.fast)
-            found.add(name)
-    collected = {os.path.basename(str(item.fspath)) for item in items}
-    stale = sorted(name for name in wanted - found if name.split("::")[0] in collected)
-    if stale:
-        raise pytest.UsageError(
-            "tests/fast.txt names tests that do not exist (renamed or removed?): " + ", ".join(stale)
-        )
-
-
 # -- the checkout under test is the one installed --------------------------------------------------
 
 

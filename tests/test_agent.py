@@ -65,6 +65,7 @@ def test_plays_whole_games_one_process_per_move(agent_dir, agent_colour):
     assert record.winner in (BLACK, WHITE) and len(record.moves) >= 12
 
 
+@pytest.mark.fast
 def test_bad_input_gives_a_clear_message_and_nonzero_exit(agent_dir):
     result = run_agent(agent_dir, "1\n00000\n00000\n")
     assert result.returncode == 2
@@ -110,6 +111,7 @@ state_files = st.binary(max_size=200) | st.tuples(
 ).map(lambda parts: "\n".join(str(p) for p in parts).encode())
 
 
+@pytest.mark.fast
 @given(params_files | st.none(), state_files | st.none(), st.integers(0, 20), st.integers(0, 10**6))
 @example(b"{not json", None, 0, 0)
 @example(json.dumps({"weights": {}}).encode(), None, 0, 0)
@@ -146,6 +148,7 @@ def test_the_agent_answers_whatever_params_json_and_its_state_file_hold(
         assert "built-in defaults" in err.getvalue() and "Traceback" not in err.getvalue()
 
 
+@pytest.mark.fast
 def test_a_failing_search_falls_back_to_a_legal_move(tmp_path, monkeypatch):
     import engine.agent
 
@@ -159,6 +162,7 @@ def test_a_failing_search_falls_back_to_a_legal_move(tmp_path, monkeypatch):
     assert 0 <= i < 5 and 0 <= j < 5
 
 
+@pytest.mark.fast
 def test_ply_count_survives_games_in_an_uncleaned_folder(tmp_path):
     state = str(tmp_path / STATE_FILE)
     assert infer_moves_played(GameInput(BLACK, EMPTY, EMPTY), state) == 0
@@ -176,6 +180,7 @@ def test_ply_count_survives_games_in_an_uncleaned_folder(tmp_path):
     assert infer_moves_played(crowded._replace(player=WHITE), state) == 23
 
 
+@pytest.mark.fast
 def test_the_agent_keeps_the_ply_count_over_two_games_in_one_folder(tmp_path, monkeypatch):
     """Driven move by move as the host drives it; the folder is never cleaned between games."""
     import random
@@ -213,6 +218,7 @@ def test_bundle_plays_a_whole_game_from_an_empty_folder(tmp_path):
     assert record.reason == "end", record.detail
 
 
+@pytest.mark.fast
 def test_bundle_refuses_bad_params(tmp_path):
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
@@ -220,6 +226,7 @@ def test_bundle_refuses_bad_params(tmp_path):
     assert result.returncode == 2 and "weights" in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.fast
 def test_everything_the_agent_runs_parses_under_python_37(tmp_path):
     write_bundle(str(tmp_path), os.path.join(ROOT, "params.json"))
     files = [os.path.join(ROOT, "engine", name + ".py") for name in core_modules()]
@@ -259,6 +266,7 @@ def test_bundle_plays_under_python_37_as_the_course_server_runs(tmp_path):
     assert record.winner in (BLACK, WHITE) and len(record.moves) >= 12
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("plies, close_stones", [(3, 0.5), (13, 0.5), (3, None)])
 def test_with_close_stones_an_unclear_move_before_the_solving_ply_may_plan_to_the_cap(plies, close_stones, monkeypatch):
     from engine import agent

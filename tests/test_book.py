@@ -82,6 +82,7 @@ def test_extending_a_book_that_gave_the_win_away_fails_and_says_where(native):
         extend_book(Book(dict(book.moves), {"max_ply": 14, "start": describe_position(start)}), 16, table_bits=18)
 
 
+@pytest.mark.fast
 def test_book_keys_are_the_same_under_every_symmetry_and_moves_turn_back():
     rng = random.Random(2)
     for _ in range(40):
@@ -99,6 +100,7 @@ def test_book_keys_are_the_same_under_every_symmetry_and_moves_turn_back():
                 assert back == image or book_key(turned.play_point(back))[0] == book_key(turned.play_point(image))[0]
 
 
+@pytest.mark.fast
 def test_keys_tell_apart_what_changes_the_rest_of_the_game():
     empty = Position.initial()
     after_pass = empty.play_point(12).play_point(PASS)  # Black to move; a pass now ends the game
@@ -111,6 +113,7 @@ def test_keys_tell_apart_what_changes_the_rest_of_the_game():
     assert "p" not in book_key(placed.play_point(1))[0].split(".")[1]
 
 
+@pytest.mark.fast
 def test_a_damaged_book_is_refused_with_its_name(tmp_path):
     for text, problem in (
         ("{", "not JSON"),
@@ -130,6 +133,7 @@ def test_a_damaged_book_is_refused_with_its_name(tmp_path):
         read_any_book(str(path))
 
 
+@pytest.mark.fast
 def test_a_damaged_book_of_the_grouped_format_is_refused_with_what_is_wrong():
     for plies, problem in (
         ("[]", '"plies" must be an object'),
@@ -161,6 +165,7 @@ def test_a_book_file_groups_its_keys_by_ply_and_move_and_reads_back_the_same(sma
         Book.from_json(json.dumps(first))
 
 
+@pytest.mark.fast
 def test_littlego_book_upgrade_rewrites_a_first_format_book_with_the_same_moves(small_book, tmp_path):
     start, book = small_book
     old = tmp_path / "old.json"
@@ -173,6 +178,7 @@ def test_littlego_book_upgrade_rewrites_a_first_format_book_with_the_same_moves(
     assert new.moves == book.moves and new.info == book.info and "littlego-book 1" in old.read_text()
 
 
+@pytest.mark.fast
 def test_a_book_move_that_is_illegal_is_never_played():
     position = Position.initial().play_point(12).play_point(7)
     key, index = book_key(position)
@@ -186,6 +192,7 @@ def test_a_book_move_that_is_illegal_is_never_played():
 # -- sections: the White book and books put together ------------------------------------------
 
 
+@pytest.mark.fast
 def test_the_white_book_starts_after_each_losing_first_move_once_per_symmetry_class():
     starts = losing_first_moves()
     boards = sorted(start.board_string() for start in starts)
@@ -203,6 +210,7 @@ def white_book(native):
     return starts, build_white_book(17, table_bits=18, jobs=2, starts=starts)
 
 
+@pytest.mark.fast
 def test_a_white_book_has_a_section_per_start_each_keeping_the_win(white_book):
     starts, book = white_book
     sections = book_sections(book)
@@ -214,6 +222,7 @@ def test_a_white_book_has_a_section_per_start_each_keeping_the_win(white_book):
     assert all(p.moves_played % 2 == 1 for p, m in book_positions(book))  # White's plies only
 
 
+@pytest.mark.fast
 def test_merged_books_serve_every_section_and_read_back_the_same(small_book, white_book, tmp_path):
     (_, black), (_, white) = small_book, white_book
     merged, filled, nodes = merge_books([black, white], table_bits=18)
@@ -227,6 +236,7 @@ def test_merged_books_serve_every_section_and_read_back_the_same(small_book, whi
     assert again.moves == merged.moves and book_sections(again) == book_sections(merged)
 
 
+@pytest.mark.fast
 def test_a_position_left_without_a_move_is_solved_when_books_are_merged(white_book):
     starts, book = white_book
     key = book_key(starts[1])[0]
@@ -257,6 +267,7 @@ def test_littlego_book_merge_and_check_say_what_each_section_holds(small_book, w
     assert done.returncode == 2 and "already reaches ply 17 for white" in done.stdout + done.stderr
 
 
+@pytest.mark.fast
 def test_a_trimmed_book_keeps_the_sides_moves_to_the_new_ply_and_stays_complete(small_book, white_book):
     (_, black), (_, white) = small_book, white_book
     both, _, _ = merge_books([black, white], table_bits=18)
@@ -302,6 +313,7 @@ def small_book(native):
     return start, build_book(18, table_bits=18, start=start)
 
 
+@pytest.mark.fast
 def test_the_agent_plays_the_book_move_at_once(small_book):
     start, book = small_book
     params = default_params()._replace(cpu_budget=0.01, cpu_cap=0.02)
@@ -345,6 +357,7 @@ def test_bundle_refuses_a_damaged_book_before_writing_anything(tmp_path):
     assert not (out / "my_player3.py").exists()
 
 
+@pytest.mark.fast
 def test_book_check_reports_a_position_without_a_move(small_book, tmp_path):
     start, book = small_book
     key = book_key(start)[0]

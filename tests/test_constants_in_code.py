@@ -89,6 +89,7 @@ def table(constants):
     return {c.name: (c.value, c.integer, c.line) for c in constants}
 
 
+@pytest.mark.fast
 def test_python_constants_are_found_at_every_level_with_their_places(tmp_path):
     found = table(find_constants(folder_with(tmp_path, "my_player3.py", PYTHON_SOURCE)))
     assert found == {
@@ -104,6 +105,7 @@ def test_python_constants_are_found_at_every_level_with_their_places(tmp_path):
     }
 
 
+@pytest.mark.fast
 def test_cpp_constants_are_found_and_comments_and_strings_are_not(tmp_path):
     found = table(find_constants(folder_with(tmp_path, "my_player.cpp", CPP_SOURCE)))
     assert found == {
@@ -117,6 +119,7 @@ def test_cpp_constants_are_found_and_comments_and_strings_are_not(tmp_path):
     }
 
 
+@pytest.mark.fast
 def test_java_static_finals_and_fields_are_found_and_locals_are_not(tmp_path):
     found = table(find_constants(folder_with(tmp_path, "my_player.java", JAVA_SOURCE)))
     assert found == {
@@ -348,6 +351,7 @@ def test_a_resume_after_the_code_lost_a_tuned_constant_says_so(tmp_path):
             pass
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "change, words",
     [

@@ -30,6 +30,7 @@ def agent_folder(root, name, files):
     return str(folder)
 
 
+@pytest.mark.fast
 def test_the_first_agent_file_in_build_sh_order_is_played(tmp_path):
     assert [language.source for language in LANGUAGES] == [
         "my_player.py",
@@ -45,6 +46,7 @@ def test_the_first_agent_file_in_build_sh_order_is_played(tmp_path):
     assert recognise(agent_folder(tmp_path, "none", {"notes.txt": "hello"})) is None
 
 
+@pytest.mark.fast
 @needs_gpp
 def test_a_cpp_agent_is_built_once_in_a_copy_and_plays(tmp_path):
     folder = agent_folder(tmp_path, "cpp", {"my_player.cpp": PASS_CPP, "helper.cpp": "int helper() { return 1; }\n"})
@@ -56,6 +58,7 @@ def test_a_cpp_agent_is_built_once_in_a_copy_and_plays(tmp_path):
     assert not os.path.exists(built.spec[4:].partition("::")[0])  # the workspace goes with the ``with``
 
 
+@pytest.mark.fast
 @needs_gpp
 def test_a_failed_build_or_missing_compiler_or_no_agent_file_is_a_clear_reason(tmp_path, monkeypatch):
     broken = agent_folder(tmp_path, "broken", {"my_player.cpp": "int main() { this is not C++; }\n"})
@@ -71,6 +74,7 @@ def test_a_failed_build_or_missing_compiler_or_no_agent_file_is_a_clear_reason(t
     assert "is not a folder" in reasons[3]
 
 
+@pytest.mark.fast
 def test_an_agent_that_cannot_play_loses_each_game_with_the_reason():
     broken = {"cmd:/x": "no agent file in /x"}
     as_black = course_game(((0, "cmd:/x", "random", 1, 0, 10.0, None), broken))
@@ -82,6 +86,7 @@ def test_an_agent_that_cannot_play_loses_each_game_with_the_reason():
     assert both.winner == WHITE  # Black fails first
 
 
+@pytest.mark.fast
 def test_a_grade_of_an_agent_that_cannot_play_is_zero_with_the_reason(tmp_path):
     report = grade("cmd:/x", "fall2023", games=1, championship="random", broken={"cmd:/x": "no agent file in /x"})
     assert report.points == 0
@@ -118,6 +123,7 @@ def test_littlego_match_builds_cpp_and_java_agents_named_by_their_folder(tmp_pat
         assert summary["a"] == a  # named as given, not by the built copy
 
 
+@pytest.mark.fast
 @needs_gpp
 def test_a_failed_build_refuses_the_match_with_the_compilers_own_lines(tmp_path, capsys):
     from engine.cli.littlego import main

@@ -64,6 +64,7 @@ def quiet():
     return open(os.devnull, "w")
 
 
+@pytest.mark.fast
 def test_the_executor_table_is_validated(tmp_path):
     config = load_config(write(tmp_path, TINY + '\n[executor]\nscheduler = "local:2"\n'))
     assert config.executor.scheduler == "local:2"

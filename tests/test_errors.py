@@ -29,6 +29,7 @@ from evolve.labels import LabelsError
 from evolve.ship import ShipError
 
 
+@pytest.mark.fast
 def test_every_error_a_user_causes_is_a_user_error():
     for kind in (
         BookError,
@@ -55,6 +56,7 @@ def test_every_error_a_user_causes_is_a_user_error():
         assert issubclass(kind, UserError), kind
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "words, says",
     [
@@ -68,12 +70,14 @@ def test_a_user_error_in_littlego_is_one_line_and_exit_2(capsys, words, says):
     assert says in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.fast
 def test_a_user_error_in_evolve_is_one_line_and_exit_2(tmp_path, capsys):
     assert evolve(["log", str(tmp_path / "none")]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
+@pytest.mark.fast
 def test_a_bug_in_a_littlego_command_shows_its_traceback_and_says_it_is_a_bug(monkeypatch, capsys):
     def broken(*args, **kwargs):
         raise ValueError("a deliberate bug")
@@ -85,6 +89,7 @@ def test_a_bug_in_a_littlego_command_shows_its_traceback_and_says_it_is_a_bug(mo
     assert "littlego match: this is a bug in littlego" in err
 
 
+@pytest.mark.fast
 def test_a_bug_in_an_evolve_command_shows_its_traceback_and_says_it_is_a_bug(monkeypatch, capsys, tmp_path):
     def broken(*args, **kwargs):
         raise KeyError("a deliberate bug")

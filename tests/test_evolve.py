@@ -87,6 +87,7 @@ def evolve_cli(*args, **kwargs):
     return start_cli("evolve", *args, **kwargs)
 
 
+@pytest.mark.fast
 def test_shipped_experiments_are_valid():
     for name in ("smoke", "baseline", "cluster", "strong"):
         config = load_config(os.path.join(ROOT, "experiments", name + ".toml"))
@@ -113,6 +114,7 @@ games = 2
 """
 
 
+@pytest.mark.fast
 def test_a_config_key_is_one_row_of_its_schema_and_its_default_reaches_the_record(tmp_path):
     config = load_config(write_config(tmp_path, BARE))
     tables = [(config, schema._TOP), (config.start, schema._START), (config.panel[0], schema._PANEL)]
@@ -127,6 +129,7 @@ def test_a_config_key_is_one_row_of_its_schema_and_its_default_reaches_the_recor
     assert load_config(write_config(tmp_path, BARE.replace("[self_play]\n", ""))).self_play.weight == 0.0
 
 
+@pytest.mark.fast
 def test_a_checkpoint_keeps_the_config_as_plain_data_that_reads_back_as_the_record(tmp_path):
     config = load_config(write_config(tmp_path))
     save_checkpoint(
@@ -165,6 +168,7 @@ def test_every_kept_checkpoint_reads_back_its_config_as_it_was(tmp_path, name):
     )
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "change, words",
     [
@@ -199,6 +203,7 @@ def test_bad_configs_name_the_key_and_the_file(tmp_path, change, words):
     assert words in str(error.value) and path in str(error.value)
 
 
+@pytest.mark.fast
 def test_a_bad_config_creates_nothing_and_prints_no_traceback(tmp_path):
     path = write_config(tmp_path, TINY.replace("depth = 2", "depth = 'deep'"))
     process = evolve_cli("run", path, "--runs-dir", str(tmp_path / "runs"))
@@ -207,6 +212,7 @@ def test_a_bad_config_creates_nothing_and_prints_no_traceback(tmp_path):
     assert not (tmp_path / "runs").exists()
 
 
+@pytest.mark.fast
 def test_all_individuals_of_a_generation_meet_the_same_games(tmp_path):
     config = load_config(write_config(tmp_path))
     jobs = make_jobs(
@@ -223,6 +229,7 @@ def test_all_individuals_of_a_generation_meet_the_same_games(tmp_path):
         assert a[3] == b[3] and a[1] % 2 == 0 and b[1] == a[1] + 1
 
 
+@pytest.mark.fast
 def test_a_won_side_panel_plays_each_opening_in_the_colour_it_leaves_won(tmp_path):
     config = load_config(
         write_config(
@@ -306,6 +313,7 @@ def spin_job(seconds):
     return (1.0, 0.0)
 
 
+@pytest.mark.fast
 def test_the_meter_adds_up_the_cpu_the_workers_and_the_processes_under_them_spent():
     meter = CpuMeter()
     with Pool(2) as pool:
@@ -315,6 +323,7 @@ def test_the_meter_adds_up_the_cpu_the_workers_and_the_processes_under_them_spen
     assert 2.7 <= meter.seconds < 4.5
 
 
+@pytest.mark.fast
 def test_a_failing_job_is_retried_once():
     job = FitnessGame(0, tuple([1.0] * len(FEATURES)), "random", 0, 0, 3, 4, 0, 1)
     calls = []
@@ -330,6 +339,7 @@ def test_a_failing_job_is_retried_once():
     assert calls == [2, 1] and all(isinstance(o, tuple) for o in outcomes)
 
 
+@pytest.mark.fast
 def test_a_job_failing_twice_stops_the_run_naming_individual_and_seed():
     job = FitnessGame(4, tuple([1.0] * len(FEATURES)), "cmd:/no/such/player", 0, 1, 12345, 4, 0, 1)
     with pytest.raises(FitnessGameError) as error:
@@ -338,6 +348,7 @@ def test_a_job_failing_twice_stops_the_run_naming_individual_and_seed():
     assert isinstance(safe_play_job(job), str)
 
 
+@pytest.mark.fast
 def test_after_a_failed_generation_the_checkpoint_still_resumes(tmp_path, monkeypatch):
     config = write_config(tmp_path, TINY.replace("generations = 4", "generations = 2"))
     quiet = open(os.devnull, "w")
@@ -397,6 +408,7 @@ def test_log_shows_the_finished_generations_while_one_is_being_written(tmp_path)
     assert process.returncode == 2 and "generations.jsonl:1: not a JSON line" in err and "Traceback" not in err
 
 
+@pytest.mark.fast
 def test_cli_log_json_and_missing_run(tmp_path):
     process = evolve_cli("log", str(tmp_path / "nothing"))
     _, err = process.communicate(timeout=60)
@@ -421,6 +433,7 @@ games = 4
 """
 
 
+@pytest.mark.fast
 def test_cmaes_stopped_and_resumed_matches_an_uninterrupted_run(tmp_path):
     config = write_config(tmp_path, CMAES, "cma.toml")
     quiet = open(os.devnull, "w")
@@ -457,6 +470,7 @@ def test_the_same_seed_gives_the_same_generations_on_either_search_engine(tmp_pa
     assert stable(runs["native"]) == stable(runs["python"])
 
 
+@pytest.mark.fast
 def test_an_unknown_engine_is_a_config_error(tmp_path):
     with pytest.raises(ConfigError, match="fitness.engine"):
         load_config(write_config(tmp_path, TINY + '\n[fitness]\nengine = "gpu"\n'))
@@ -492,6 +506,7 @@ def test_games_in_rounds_stop_spending_on_the_individuals_already_behind(tmp_pat
     assert played[1][1] == 6 * 24 and played[4][1] == (6 + 3 + 2 + 2) * 6  # generation 1: self-play too
 
 
+@pytest.mark.fast
 def test_a_population_can_start_from_params_files(tmp_path):
     shipped = FLAT
     handset = tmp_path / "handset.json"
@@ -522,6 +537,7 @@ def test_a_population_can_start_from_params_files(tmp_path):
     assert list(strategy.centroid) == pytest.approx([(a + b) / 2 for a, b in zip(*starts)])
 
 
+@pytest.mark.fast
 def test_start_weights_are_read_once_relative_to_the_working_folder(tmp_path, monkeypatch):
     # The params path is relative to the folder evolve runs in (as the panel's specs are), and a
     # run stopped before its first checkpoint resumes from the weights it read when it began,
@@ -545,6 +561,7 @@ def test_start_weights_are_read_once_relative_to_the_working_folder(tmp_path, mo
     assert read_generations(run_dir)[0]["individuals"][0]["weights"] == began
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "start, words",
     [
@@ -562,12 +579,14 @@ def test_bad_start_weights_name_the_key(tmp_path, start, words):
     assert words in str(error.value) and path in str(error.value)
 
 
+@pytest.mark.fast
 def test_start_weights_outside_the_bounds_are_refused(tmp_path):
     text = TINY + f'\n[start]\nparams = ["{FLAT}"]\n\n[bounds]\nmargin = [0, 5]\n'
     with pytest.raises(ConfigError, match=r"weight margin = 18.45.* is outside 'bounds.margin' = \[0, 5\]"):
         load_config(write_config(tmp_path, text))
 
 
+@pytest.mark.fast
 def test_native_asked_for_without_a_compiler_refuses_and_auto_falls_back_saying_so(tmp_path, monkeypatch, capsys):
     import evolve.cli
     import evolve.fitness
@@ -649,6 +668,7 @@ def test_a_checkpoint_from_before_won_side_games_resumes_to_the_same_jobs(tmp_pa
         evolution.lock.release()
 
 
+@pytest.mark.fast
 def test_as_shipped_games_from_the_empty_board_against_the_shipped_agent_are_warned_of(tmp_path):
     text = TINY.replace("[ga]", '[fitness]\nplay = "as-shipped"\n\n[ga]', 1)
     text = text.replace(
@@ -668,6 +688,7 @@ def test_as_shipped_games_from_the_empty_board_against_the_shipped_agent_are_war
     assert len(warned) == 1 and warned[0].startswith("[self_play]: its 4 games")
 
 
+@pytest.mark.fast
 def test_a_generation_whose_fitness_no_longer_separates_individuals_is_warned_once(tmp_path, capsys):
     from evolve.generations import saturation_warning
 
@@ -695,6 +716,7 @@ def test_a_generation_whose_fitness_no_longer_separates_individuals_is_warned_on
     assert log.count("no longer tells them apart") >= 2  # the log has each generation it held for
 
 
+@pytest.mark.fast
 def test_an_extended_run_shows_its_new_target_wherever_it_is_read(tmp_path):
     from engine.ui.web.runs import FileCache, list_runs, run_page
 
@@ -710,6 +732,7 @@ def test_an_extended_run_shows_its_new_target_wherever_it_is_read(tmp_path):
     assert "# extended to 2 generations by evolve resume --generations 2" in page["config"]
 
 
+@pytest.mark.fast
 def test_the_plots_clip_the_band_draw_the_bounds_and_tick_whole_generations(tmp_path):
     from evolve.config import load_config as load
     from evolve.runs import fitness_figure, plot_run, weights_figure

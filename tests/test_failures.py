@@ -50,6 +50,7 @@ def run(tool, args, capsys):
 # -- an engine that fails at set-up loses its game, with the reason --------------------------------
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("spec", ["gtp:false", "gtp:echo hi"])
 def test_an_engine_that_closes_at_set_up_loses_the_game_with_the_reason(spec):
     record = play_game(make_player(spec), RandomPlayer(), seed=3)
@@ -71,6 +72,7 @@ def test_an_engine_that_refuses_every_command_loses_in_a_match_and_at_the_gtp(re
 # -- what a long command writes is checked before it works -----------------------------------------
 
 
+@pytest.mark.fast
 def test_an_output_folder_that_does_not_exist_is_refused_before_any_work(tmp_path, capsys):
     missing = str(tmp_path / "missing" / "out.json")
     status, _, err = run(evolve, ["label", "--positions", "5", "--out", missing], capsys)
@@ -88,6 +90,7 @@ def test_an_output_folder_that_does_not_exist_is_refused_before_any_work(tmp_pat
 # -- settings and files of the wrong shape are refused where they are read -------------------------
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "text",
     [
@@ -106,6 +109,7 @@ def test_a_scheduler_dask_cannot_use_is_refused(text):
         check_scheduler(text)
 
 
+@pytest.mark.fast
 def test_good_schedulers_pass():
     for text in (
         "local:1",
@@ -118,6 +122,7 @@ def test_good_schedulers_pass():
         assert check_scheduler(text) == text
 
 
+@pytest.mark.fast
 def test_a_failed_start_does_not_promise_a_checkpoint(tmp_path):
     class Args:
         run = [str(tmp_path)]
@@ -129,6 +134,7 @@ def test_a_failed_start_does_not_promise_a_checkpoint(tmp_path):
     assert "no run folder" in _where_it_stands(Args)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "field, value, words",
     [
@@ -151,6 +157,7 @@ def test_a_book_header_of_the_wrong_type_is_named(tmp_path, capsys, field, value
         assert status == 2 and words in err and "playing without" not in err
 
 
+@pytest.mark.fast
 def test_a_book_start_that_is_no_position_is_named(tmp_path, capsys):
     path = tmp_path / "b.json"
     path.write_text(json.dumps({"format": "littlego-book 2", "plies": {}, "start": "1 0 garbage"}))
@@ -158,6 +165,7 @@ def test_a_book_start_that_is_no_position_is_named(tmp_path, capsys):
     assert status == 2 and str(path) in err and "PLAYER PLY PREVIOUS CURRENT" in err
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "settings, words",
     [
@@ -176,12 +184,14 @@ def test_training_settings_of_the_wrong_shape_are_named(settings, words):
         check_settings(settings)
 
 
+@pytest.mark.fast
 def test_a_training_folder_with_damaged_settings_is_refused_on_resume(tmp_path, capsys):
     (tmp_path / "settings.json").write_text(json.dumps({"opponents": "random"}))
     status, _, err = run(littlego, ["train", "qlearning", "--resume", str(tmp_path)], capsys)
     assert status == 2 and "not a training folder" in err and "opponents must be a list" in err
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "change, words",
     [
@@ -203,6 +213,7 @@ def test_a_generation_line_that_is_json_but_not_a_generation_is_named(tmp_path, 
         assert status == 2 and "generations.jsonl:2" in err
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("value", ["nan", "inf", "1e9", "-2000"])
 def test_fit_refuses_a_captures_weight_the_file_would_rescale_or_cannot_hold(tmp_path, capsys, value):
     with pytest.raises(SystemExit) as exit_status:
@@ -213,6 +224,7 @@ def test_fit_refuses_a_captures_weight_the_file_would_rescale_or_cannot_hold(tmp
 # -- several run folders where one is expected -----------------------------------------------------
 
 
+@pytest.mark.fast
 def test_log_takes_several_runs_and_export_says_which_to_pick(tmp_path, capsys):
     for name in ("run-a", "run-b"):
         (tmp_path / name).mkdir()
@@ -227,6 +239,7 @@ def test_log_takes_several_runs_and_export_says_which_to_pick(tmp_path, capsys):
 # -- messages that say what is wrong ---------------------------------------------------------------
 
 
+@pytest.mark.fast
 def test_an_off_board_sgf_move_and_set_up_stone_are_named(tmp_path, capsys):
     (tmp_path / "off.sgf").write_text("(;GM[1]FF[4]SZ[5];B[zz])")
     status, _, err = run(littlego, ["replay", str(tmp_path / "off.sgf")], capsys)
@@ -236,6 +249,7 @@ def test_an_off_board_sgf_move_and_set_up_stone_are_named(tmp_path, capsys):
     assert status == 2 and "bad setup stones: a point off the 5x5 board in AB[cc] AW[zz]" in err
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "setup, words",
     [
@@ -251,6 +265,7 @@ def test_sgf_setups_are_checked_as_positions(tmp_path, capsys, setup, words):
     assert status == 2 and words in err, err
 
 
+@pytest.mark.fast
 def test_a_python_solve_that_runs_out_of_time_names_the_compiled_solver(capsys):
     status, out, _ = run(littlego, ["solve", "--moves", "2,2", "--seconds", "0.05"], capsys)
     assert status == 1 and "--native" in out
@@ -259,6 +274,7 @@ def test_a_python_solve_that_runs_out_of_time_names_the_compiled_solver(capsys):
 # -- records ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.fast
 def test_printsgf_after_loading_set_up_stones_writes_a_record_sgfmill_reads(tmp_path):
     (tmp_path / "setup.sgf").write_text("(;GM[1]FF[4]SZ[5]AB[cc][dd]AW[ee]PL[W];W[aa])")
     commands = "loadsgf {}\nprintsgf\nquit\n".format(tmp_path / "setup.sgf")
@@ -273,6 +289,7 @@ def test_printsgf_after_loading_set_up_stones_writes_a_record_sgfmill_reads(tmp_
 # -- progress in a log -----------------------------------------------------------------------------
 
 
+@pytest.mark.fast
 def test_progress_in_a_log_is_a_line_every_tenth_or_every_few_seconds(monkeypatch):
     stream = io.StringIO()
     update = counter("solving", "position", 20, stream)
@@ -287,6 +304,7 @@ def test_progress_in_a_log_is_a_line_every_tenth_or_every_few_seconds(monkeypatc
     assert "checking: 5 positions done" in stream.getvalue()
 
 
+@pytest.mark.fast
 def test_littlego_help_names_every_book_action(capsys):
     with pytest.raises(SystemExit):
         littlego(["--help"])
@@ -297,6 +315,7 @@ def test_littlego_help_names_every_book_action(capsys):
     assert all(action in out for action in ("build", "extend", "merge", "trim", "upgrade", "check"))
 
 
+@pytest.mark.fast
 def test_a_setup_stone_record_is_solved_as_the_same_position_reached_by_moves(tmp_path, capsys):
     from engine.coords import move_from_text, to_ij
     from engine.position import Position

@@ -4,6 +4,8 @@
 by name, so every term the search uses is checked here.
 """
 
+import pytest
+
 from engine import BLACK, KOMI, MAX_MOVES, WHITE, Position
 from engine.features import FEATURES, euler_number, feature_values, group_risk, real_eyes
 
@@ -25,15 +27,18 @@ RING = board("""
     ....O""")
 
 
+@pytest.mark.fast
 def test_every_feature_is_named_once():
     assert len(FEATURES) == len(set(FEATURES)) == len(feature_values(RING))
 
 
+@pytest.mark.fast
 def test_margin_counts_stones_and_komi_for_the_mover():
     assert terms(RING)["margin"] == 8 - 1 - 2.5
     assert terms(board(RING.picture(), player=WHITE))["margin"] == 1 + 2.5 - 8
 
 
+@pytest.mark.fast
 def test_margin_late_grows_with_the_ply_count():
     assert terms(board(RING.picture(), moves_played=0))["margin_late"] == 0
     late = terms(board(RING.picture(), moves_played=12))
@@ -41,6 +46,7 @@ def test_margin_late_grows_with_the_ply_count():
     assert terms(board(RING.picture(), moves_played=24))["margin_late"] == 8 - 1 - 2.5
 
 
+@pytest.mark.fast
 def test_liberties_are_distinct_empty_neighbours():
     # The ring breathes at its hole and six outside points; the corner stone at two.
     assert terms(RING)["liberties"] == 7 - 2
@@ -55,6 +61,7 @@ ATARI = """
     ...XO"""
 
 
+@pytest.mark.fast
 def test_atari_terms_count_stones_in_one_liberty_groups():
     # White's (3,4)-(4,4) pair has one liberty left, (2,4); every Black group has three.
     black_to_move = terms(board(ATARI))
@@ -63,6 +70,7 @@ def test_atari_terms_count_stones_in_one_liberty_groups():
     assert white_to_move["atari_own"] == 2 and white_to_move["atari_opp"] == 0
 
 
+@pytest.mark.fast
 def test_two_liberty_counts_stones_one_move_from_atari():
     corner_stone = """
         X....
@@ -86,6 +94,7 @@ def test_two_liberty_counts_stones_one_move_from_atari():
     )
 
 
+@pytest.mark.fast
 def test_group_risk_splits_groups_by_liberties():
     position = board(ATARI)
     empty = ~(position.own | position.opp) & ((1 << 25) - 1)
@@ -102,6 +111,7 @@ def test_group_risk_splits_groups_by_liberties():
     assert group_risk(squeezed.own, empty) == (1, 0) and group_risk(squeezed.opp, empty) == (0, 1)
 
 
+@pytest.mark.fast
 def test_euler_number_is_components_minus_holes():
     assert euler_number(RING.own) == 0  # one component with one hole
     assert euler_number(RING.opp) == 1
@@ -130,6 +140,7 @@ EDGES = """
     ....."""
 
 
+@pytest.mark.fast
 def test_edge_and_corner_stones():
     assert terms(board(EDGES))["edge"] == 2 - 0
     assert terms(board(EDGES))["corner"] == 2 - 0
@@ -145,6 +156,7 @@ def test_edge_and_corner_stones():
     assert side["edge"] == 1 - 2 and side["corner"] == 0 - 1
 
 
+@pytest.mark.fast
 def test_real_and_false_eyes():
     assert real_eyes(RING.own, RING.opp) == 1
     false_eye = board("""
@@ -174,11 +186,13 @@ def test_real_and_false_eyes():
     assert terms(board(RING.picture(), player=WHITE))["eyes"] == -1
 
 
+@pytest.mark.fast
 def test_captures_is_what_the_search_supplies():
     assert terms(RING, captured=3)["captures"] == 3
     assert terms(RING)["captures"] == 0
 
 
+@pytest.mark.fast
 def test_swapping_colours_and_the_mover_changes_no_term_but_komi():
     swap = str.maketrans("XO", "OX")
     for picture in (RING.picture(), ATARI, EDGES):

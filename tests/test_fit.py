@@ -33,6 +33,7 @@ def late_positions():
     return texts
 
 
+@pytest.mark.fast
 def test_sampled_positions_are_distinct_under_symmetry_and_in_the_plies_asked(late_positions):
     positions = [Position.from_boards(*_fields(text)) for text in late_positions]
     assert all(16 <= p.moves_played <= 19 and not p.is_over for p in positions)
@@ -46,6 +47,7 @@ def _fields(text):
     return int(player), previous, current, int(ply)
 
 
+@pytest.mark.fast
 def test_the_compiled_labels_agree_with_the_python_solver(late_positions):
     try:
         compiled_solver()
@@ -60,6 +62,7 @@ def test_the_compiled_labels_agree_with_the_python_solver(late_positions):
     assert 0 < sum(won for _, won in labelled) < len(labelled)  # both outcomes occur
 
 
+@pytest.mark.fast
 def test_a_labels_file_round_trips_and_bad_ones_are_named(tmp_path, late_positions):
     path = str(tmp_path / "labels.json.gz")
     save_labels(path, [(text, k % 2) for k, text in enumerate(late_positions)], {"seed": 5})
@@ -88,6 +91,7 @@ def test_a_labels_file_round_trips_and_bad_ones_are_named(tmp_path, late_positio
     assert "missing.json.gz" in str(error.value)
 
 
+@pytest.mark.fast
 def test_several_files_count_a_position_once_and_must_agree(tmp_path, late_positions):
     first, second = str(tmp_path / "a.json.gz"), str(tmp_path / "b.json.gz")
     mirrored = describe_position(turn(Position.from_boards(*_fields(late_positions[0])), SYMMETRIES[5]))
@@ -101,12 +105,14 @@ def test_several_files_count_a_position_once_and_must_agree(tmp_path, late_posit
     assert "b.json.gz" in str(error.value) and "labelled 0 here and 1" in str(error.value)
 
 
+@pytest.mark.fast
 def test_the_held_out_fifth_is_decided_by_the_position_not_its_orientation(late_positions):
     positions = [Position.from_boards(*_fields(text)) for text in late_positions]
     for table in SYMMETRIES:
         assert (fit.held_out_mask([turn(p, table) for p in positions]) == fit.held_out_mask(positions)).all()
 
 
+@pytest.mark.fast
 def test_ranking_accuracy_counts_pairs_within_a_ply_only():
     features = numpy.array([[3.0], [1.0], [2.0], [0.0], [5.0], [-5.0]])
     labels = numpy.array([1, 0, 0, 1, 1, 0])

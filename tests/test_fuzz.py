@@ -55,6 +55,7 @@ input_files = st.binary(max_size=80) | st.lists(
 ).map(lambda parts: "".join(parts).encode())
 
 
+@pytest.mark.fast
 @given(input_files)
 def test_input_that_is_not_a_game_is_refused_cleanly(tmp_path_factory, input_bytes):
     bad_input_is_refused(tmp_path_factory.mktemp("input"), input_bytes)
@@ -112,6 +113,7 @@ def config_loads_or_names_the_problem(data):
     assert config.population >= 2 and config.panel
 
 
+@pytest.mark.fast
 @given(config_objects)
 def test_configs_load_or_fail_with_config_error(data):
     config_loads_or_names_the_problem(data)
@@ -150,6 +152,7 @@ config_files = st.binary(max_size=200) | st.lists(
 ).map(lambda parts: "".join(parts).encode("utf-8", "surrogateescape"))
 
 
+@pytest.mark.fast
 @given(config_files)
 def test_config_files_load_or_fail_with_config_error(tmp_path_factory, raw):
     config_file_loads_or_names_the_problem(tmp_path_factory.mktemp("config"), raw)
@@ -262,6 +265,7 @@ cli_args = st.one_of(
 )
 
 
+@pytest.mark.fast
 @COMMAND_LINES
 @given(cli_args)
 def test_command_lines_end_cleanly(tmp_path_factory, case):

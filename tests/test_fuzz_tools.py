@@ -10,6 +10,7 @@ import json
 import pickle
 import sys
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -112,6 +113,7 @@ def book_reads_or_names_the_problem(text):
         assert "fuzz.json" in str(error)
 
 
+@pytest.mark.fast
 @FILES
 @given(book_texts)
 def test_a_book_file_reads_or_names_the_problem(text):
@@ -150,6 +152,7 @@ training_settings = (
 )
 
 
+@pytest.mark.fast
 @FILES
 @given(training_settings, st.none() | checkpoints)
 def test_a_training_folder_resumes_or_names_the_problem(tmp_path_factory, settings_text, checkpoint):
@@ -175,6 +178,7 @@ def generations_read_or_name_the_line(folder, lines):
         assert "generations.jsonl" in str(error)
 
 
+@pytest.mark.fast
 @FILES
 @given(st.lists(generation_lines, max_size=4))
 def test_a_generation_log_reads_or_names_the_line(tmp_path_factory, lines):
@@ -210,6 +214,7 @@ def sgf_reads_and_writes_back_or_names_the_problem(text):
     assert again.positions == replay.positions and again.moves == replay.moves
 
 
+@pytest.mark.fast
 @FILES
 @given(sgf_records)
 def test_an_sgf_record_reads_and_writes_back_or_names_the_problem(text):

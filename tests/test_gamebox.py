@@ -104,6 +104,7 @@ def test_a_python_agents_end_reads_as_a_fresh_interpreters(tmp_path, ending, wor
     assert "forkserver" not in raised.value.detail  # the script's own frames only
 
 
+@pytest.mark.fast
 @served
 def test_a_missing_script_reads_as_the_interpreters_message_not_the_servers_traceback(tmp_path):
     folder = tmp_path / "cpp-only"

@@ -106,6 +106,7 @@ def study_games():
     return results, {giveaways.opening_key(opening): True}
 
 
+@pytest.mark.fast
 def test_the_study_counts_the_games_from_won_openings_by_the_agents_colour(tmp_path):
     plan, (results, answers) = study_plan(tmp_path), study_games()
     lost = giveaways.lost_games(plan, results, answers)
@@ -121,6 +122,7 @@ def test_the_study_counts_the_games_from_won_openings_by_the_agents_colour(tmp_p
     assert any(line.startswith("  game-0000.sgf ply 2: played 0,0 (-), wins with 2,1 (-)") for line in lines)
 
 
+@pytest.mark.fast
 def test_a_study_run_again_examines_only_the_games_not_answered_yet(monkeypatch, tmp_path):
     plan, (results, answers) = study_plan(tmp_path), study_games()
     os.makedirs(plan.out)
@@ -164,6 +166,7 @@ def test_the_study_keeps_its_summary_beside_its_records(monkeypatch, tmp_path, c
     assert sorted(os.listdir(plan.out)) == ["giveaways.json", "openings.json", "report.txt"]
 
 
+@pytest.mark.fast
 def test_the_command_plays_the_match_it_is_given(monkeypatch, tmp_path):
     # littlego study giveaways: the options reach the study's plan, the game options included.
     plans = []
@@ -177,6 +180,7 @@ def test_the_command_plays_the_match_it_is_given(monkeypatch, tmp_path):
     assert callable(plan.settings.progress)  # --no-progress: a line every twentieth of the games
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "words, message",
     [
@@ -216,6 +220,7 @@ def given_away_at_ply_12(tmp_path, native):
     pytest.fail("no game of 50 seeds is won for Black at ply 12 with a losing move")
 
 
+@pytest.mark.fast
 def test_walking_back_names_the_agents_move_that_lost_the_win(given_away_at_ply_12, capsys):
     folder, losing = given_away_at_ply_12
     assert main(["study", "mistakes", folder, "game-0000.sgf", "--table-bits", "18"]) == 0

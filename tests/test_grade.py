@@ -35,6 +35,7 @@ def stage1_points(key, wins, games):
     )
 
 
+@pytest.mark.fast
 def test_the_worked_examples_of_every_edition():
     assert stage1_points("fall2023", (18, 16, 14, 11), 20) == pytest.approx(53.75)
     assert stage1_points("fall2020", (45, 40, 39, 33), 50) == pytest.approx(55.9)
@@ -74,17 +75,20 @@ HAND_WORKED = [
 ]
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("key, opponent, won, games, expected", HAND_WORKED)
 def test_points_by_win_rate_as_worked_out_by_hand(key, opponent, won, games, expected):
     assert points(edition(key).rubric[opponent], won / games) == pytest.approx(expected)
 
 
+@pytest.mark.fast
 def test_every_edition_is_worth_100_points():
     for chosen in EDITIONS:
         full = sum(chosen.rubric[name].full for stage in chosen.graded for name in stage.opponents)
         assert full == 100
 
 
+@pytest.mark.fast
 def test_budgets_are_the_editions_rates_and_say_when_assumed():
     assert tightest_rate(edition("fall2023")) == 90 and tightest_rate(edition("fall2020")) == 36
     assert tightest_rate(edition("earlier")) == 12
@@ -119,6 +123,7 @@ def _result(name, games, wins, cpu):
     )
 
 
+@pytest.mark.fast
 def test_a_stage_over_its_budget_loses_all_its_points():
     chosen = edition("fall2023")
     stage = chosen.graded[1]
@@ -129,6 +134,7 @@ def test_a_stage_over_its_budget_loses_all_its_points():
     assert over.over_budget and over.points == 0 and over.points_earned == pytest.approx(6.0)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("key", [e.key for e in EDITIONS])
 def test_a_fitted_bundle_fits_every_game_at_its_cap(key):
     chosen = edition(key)
@@ -209,6 +215,7 @@ def test_grade_a_folder_on_the_submit_stages_as_json(tmp_path):
     assert 0 < report["cpu_per_move_mean"] <= report["cpu_per_move_max"] < 10  # a process a move, counted
 
 
+@pytest.mark.fast
 def test_grade_refuses_a_bad_championship_or_edition_in_one_line():
     result = littlego("grade", "greedy", "--championship", "bogus")
     assert result.returncode == 2 and "unknown player 'bogus'" in result.stderr and "Traceback" not in result.stderr
@@ -216,6 +223,7 @@ def test_grade_refuses_a_bad_championship_or_edition_in_one_line():
     assert result.returncode == 2 and "unknown edition 'fall1999' (known: fall2023" in result.stderr
 
 
+@pytest.mark.fast
 def test_grade_refuses_an_agent_folder_on_a_remote_scheduler(tmp_path, capsys):
     agent = tmp_path / "agent"
     agent.mkdir()
@@ -225,6 +233,7 @@ def test_grade_refuses_an_agent_folder_on_a_remote_scheduler(tmp_path, capsys):
     assert "cannot see" in err and "--jobs N or --scheduler local:N" in err and "Traceback" not in err
 
 
+@pytest.mark.fast
 def test_bundle_for_an_edition_writes_a_time_budget_that_fits(tmp_path):
     result = littlego("bundle", str(tmp_path / "out"), "--edition", "earlier", "--no-book")
     assert result.returncode == 0, result.stderr
@@ -251,6 +260,7 @@ def test_grade_the_bundled_agent_fitted_to_the_earlier_edition(tmp_path):
     assert "stage 2" not in [s["name"] for s in report["stages"]] and "tournament" in report["stage2_note"]
 
 
+@pytest.mark.fast
 def test_an_editions_alias_names_it_on_the_command_line(capsys):
     from engine.cli.littlego import build_parser
 
@@ -262,6 +272,7 @@ def test_an_editions_alias_names_it_on_the_command_line(capsys):
     assert "unknown edition 'fall1999' (known: fall2023" in capsys.readouterr().err
 
 
+@pytest.mark.fast
 def test_grade_refuses_a_class_folder_naming_its_agents_and_a_broken_agent_ends_non_zero(tmp_path):
     from tests.conftest import cli
 

@@ -57,6 +57,7 @@ def engine():
     gtp.process.wait()
 
 
+@pytest.mark.fast
 def test_vertices_round_trip():
     for point in range(25):
         assert vertex_to_point(point_to_vertex(point)) == point
@@ -67,6 +68,7 @@ def test_vertices_round_trip():
             vertex_to_point(bad)
 
 
+@pytest.mark.fast
 def test_the_required_commands(engine):
     assert engine.ok("protocol_version") == "2"
     assert engine.ok("name") == "littlego"
@@ -109,6 +111,7 @@ def test_the_required_commands(engine):
     assert "white's turn" in engine.error("kgs-genmove_cleanup b")
 
 
+@pytest.mark.fast
 def test_ids_empty_lines_comments_and_malformed_input(engine):
     assert engine.raw("7 name\n") == "=7 littlego\n"
     assert engine.raw("\n\n   \n# only a comment\n12 protocol_version # and a comment\n") == "=12 2\n"
@@ -126,6 +129,7 @@ def test_ids_empty_lines_comments_and_malformed_input(engine):
     assert engine.ok("name") == "littlego"  # still alive
 
 
+@pytest.mark.fast
 def test_illegal_plays_are_errors_and_change_nothing(engine):
     engine.ok("play b C3")
     before = engine.ok("showboard")
@@ -138,6 +142,7 @@ def test_illegal_plays_are_errors_and_change_nothing(engine):
     assert "suicide" in engine.error("play b A5")
 
 
+@pytest.mark.fast
 def test_the_ko_rule_is_the_courses(engine, vector_games):
     for game in vector_games:
         plies = game["plies"]
@@ -157,6 +162,7 @@ def test_the_ko_rule_is_the_courses(engine, vector_games):
     assert "KO" in engine.error(f"play {colour} {point_to_vertex(point)}")
 
 
+@pytest.mark.fast
 def test_a_whole_game_then_pass_and_score_undo_and_sgf(engine, tmp_path):
     moves = 0
     colour = "b"
@@ -187,18 +193,21 @@ def test_a_whole_game_then_pass_and_score_undo_and_sgf(engine, tmp_path):
     assert engine.process.wait(timeout=30) == 0
 
 
+@pytest.mark.fast
 def test_black_passing_first_ends_the_game_as_the_course_does(engine):
     engine.ok("play b pass")
     assert engine.ok("genmove w") == "pass"
     assert engine.ok("final_score") == "W+2.5"
 
 
+@pytest.mark.fast
 def test_the_engine_ends_quietly_at_the_end_of_input():
     gtp = Engine("--player", "random")
     gtp.ok("name")
     assert gtp.close() == 0
 
 
+@pytest.mark.fast
 def test_a_bad_player_spec_is_one_clear_line():
     result = cli("littlego", "gtp", "--player", "nobody", stdin="name\n", timeout=60)
     assert result.returncode == 2 and "unknown player 'nobody'" in result.stderr and "Traceback" not in result.stderr
@@ -272,6 +281,7 @@ def littlego(*args, stdin="", cwd=ROOT):
     return result.returncode, result.stdout, result.stderr
 
 
+@pytest.mark.fast
 def test_a_person_plays_a_whole_legal_game_and_saves_it(tmp_path):
     # Passing at once as White: Black (random) places a stone, White passes, and so on until the end.
     path = tmp_path / "mine.sgf"
@@ -288,6 +298,7 @@ def test_quit_at_the_save_prompt_saves_nothing(tmp_path):
     assert "save the game" in out and "saved" not in out and not (tmp_path / "quit").exists()
 
 
+@pytest.mark.fast
 def test_a_person_is_refused_illegal_and_malformed_moves_and_can_undo(tmp_path):
     stdin = "2,2\n2,2\nC3\nfoo\n9,9\nZ9\nundo\nundo\nB2\nquit\n"
     status, out, err = littlego("play", "handset@1", stdin=stdin)
@@ -300,11 +311,13 @@ def test_a_person_is_refused_illegal_and_malformed_moves_and_can_undo(tmp_path):
     assert "save the game" not in out  # quitting saves nothing
 
 
+@pytest.mark.fast
 def test_the_end_of_input_stops_a_game_cleanly():
     status, out, err = littlego("play", "random", stdin="1,1\n")
     assert status == 0 and "Traceback" not in err and "quit." in out
 
 
+@pytest.mark.fast
 def test_play_refuses_an_unknown_opponent():
     status, _, err = littlego("play", "nobody")
     assert status == 2 and "unknown player" in err and "Traceback" not in err
@@ -313,6 +326,7 @@ def test_play_refuses_an_unknown_opponent():
 # -- replay -------------------------------------------------------------------------------------------
 
 
+@pytest.mark.fast
 def test_replay_shows_the_games_a_match_wrote(tmp_path):
     _, games = run_match(
         "greedy", "random", 2, GameSettings(jobs=1, progress=False), sgf_dir=str(tmp_path), opening_plies=2
@@ -328,6 +342,7 @@ def test_replay_shows_the_games_a_match_wrote(tmp_path):
         assert winner in verdict and verdict.count("\n") == 1
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "content, words",
     [
@@ -344,6 +359,7 @@ def test_replay_names_what_is_wrong(tmp_path, content, words):
     assert status == 2 and words in err and "Traceback" not in err
 
 
+@pytest.mark.fast
 def test_loadsgf_reads_only_a_bounded_regular_file_and_answers_one_way_for_every_refusal(tmp_path):
     """A controller names any path: a device is not read until memory runs out, a FIFO does not hang the
     engine, and the answer does not tell which files exist."""

@@ -62,11 +62,13 @@ def test_broken_players_lose_for_the_right_reason(tmp_path, name, reason, words)
     assert record.detail.startswith("Black") and words in record.detail
 
 
+@pytest.mark.fast
 def test_broken_white_player_loses_too(tmp_path):
     record = play_game(make_player("random"), broken_player(tmp_path, "garbage"), seed=1)
     assert record.reason == "bad-output" and record.winner == BLACK
 
 
+@pytest.mark.fast
 def test_private_copy_leaves_the_players_folder_clean(tmp_path):
     player = broken_player(tmp_path, "occupier")
     play_game(player, make_player("random"), seed=1)
@@ -90,6 +92,7 @@ def test_judge_agrees_with_the_vectors(tmp_path, vector_games):
                 assert written == (following["player"], following["previous"], following["current"])
 
 
+@pytest.mark.fast
 def test_judge_ends_the_game_for_a_bad_answer(tmp_path):
     (tmp_path / "input.txt").write_text(format_input(BLACK, "0" * 25, "0" * 25))
     for answer in ["pass", "9,9", "x"]:
@@ -101,12 +104,14 @@ def test_judge_ends_the_game_for_a_bad_answer(tmp_path):
         assert judge(1, str(tmp_path), out=quiet) == WHITE
 
 
+@pytest.mark.fast
 def test_judge_reports_a_bad_input_without_crashing(tmp_path):
     (tmp_path / "input.txt").write_text("7\n")
     with open(os.devnull, "w") as quiet:
         assert judge(3, str(tmp_path), out=quiet) == 4
 
 
+@pytest.mark.fast
 def test_every_kind_of_player_answers_a_flat_point_or_pass(tmp_path):
     from engine import PASS, Position
 

@@ -83,6 +83,7 @@ def copy_of(built):
     return built.spec[len("cmd:") :].partition("::")[0]
 
 
+@pytest.mark.fast
 @isolated
 @needs_gpp
 def test_a_cpp_file_named_like_an_option_stays_a_file_name(tmp_path):
@@ -94,6 +95,7 @@ def test_a_cpp_file_named_like_an_option_stays_a_file_name(tmp_path):
         assert not os.path.exists(os.path.join(copy_of(built), "wrapper-ran"))
 
 
+@pytest.mark.fast
 @isolated
 @needs_gpp
 def test_a_build_cannot_include_a_graders_file_through_a_link_or_a_path(tmp_path):
@@ -131,6 +133,7 @@ def test_a_java_entrants_annotation_processor_never_runs(tmp_path):
         assert not os.path.exists(os.path.join(copy_of(built), "processor-ran"))
 
 
+@pytest.mark.fast
 @isolated
 @needs_gpp
 def test_a_build_that_never_ends_or_eats_memory_is_its_own_fault(tmp_path, monkeypatch):
@@ -149,6 +152,7 @@ def test_a_build_that_never_ends_or_eats_memory_is_its_own_fault(tmp_path, monke
 # --- the folder copy ----------------------------------------------------------------------------
 
 
+@pytest.mark.fast
 def test_a_folder_holding_a_fifo_a_link_out_or_too_much_is_refused_by_name(tmp_path):
     secret = grader_secret(tmp_path)
     fifo = folder_of(tmp_path, "fifo", {"my_player3.py": PASS_PY})
@@ -170,6 +174,7 @@ def test_a_folder_holding_a_fifo_a_link_out_or_too_much_is_refused_by_name(tmp_p
         assert not destination.exists()
 
 
+@pytest.mark.fast
 def test_a_link_inside_the_folder_is_copied_as_its_bytes(tmp_path):
     folder = folder_of(tmp_path, "inner", {"my_player3.py": PASS_PY, "data.txt": "weights"})
     os.symlink("data.txt", str(folder / "alias.txt"))
@@ -212,6 +217,7 @@ def test_output_txt_is_never_followed_waited_on_or_read_whole(tmp_path, mode):
         assert len(fault.detail) < 200 and time.monotonic() - started < 30, name
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("mode", [pytest.param("strict", marks=isolated), "off"])
 def test_input_txt_is_never_written_through_a_link_the_agent_left(tmp_path, mode):
     victim = tmp_path / "victim.txt"
@@ -224,6 +230,7 @@ def test_input_txt_is_never_written_through_a_link_the_agent_left(tmp_path, mode
     assert victim.read_text() == "the grader's file"
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("mode", [pytest.param("strict", marks=isolated), "off"])
 def test_none_of_the_hosts_environment_reaches_an_agent(tmp_path, monkeypatch, mode):
     monkeypatch.setenv("LITTLEGO_TEST_TOKEN", SECRET)
@@ -275,6 +282,7 @@ def cgroups(monkeypatch, which, mode):
     return LIMITS._replace(mode=mode)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("which", CGROUPS)
 @pytest.mark.parametrize("mode", [pytest.param("strict", marks=isolated), "off"])
 def test_memory_held_in_memfd_counts_against_the_memory_limit(tmp_path, monkeypatch, mode, which):
@@ -541,6 +549,7 @@ def agent_folder(tmp_path):
 # --- a class of hostile entrants ----------------------------------------------------------------
 
 
+@pytest.mark.fast
 def test_a_tournament_of_hostile_entrants_ends_with_a_complete_table(tmp_path, capsys):
     root = tmp_path / "class"
     root.mkdir()
@@ -559,6 +568,7 @@ def test_a_tournament_of_hostile_entrants_ends_with_a_complete_table(tmp_path, c
 CLASS_PYTHON = ["py-first-1", "py-pass-1", "x-symlink-secret", "x-output-symlink", "x-output-fifo", "x-env-spy"]
 
 
+@pytest.mark.fast
 @isolated
 def test_the_class_of_honest_and_hostile_python_entrants_leaks_nothing_and_names_each_attack(tmp_path, monkeypatch):
     # The class of experiments/sandbox-class-20261124 (tests/fixtures/make_class.py), its Python entrants:
@@ -610,6 +620,7 @@ def test_a_tournament_with_a_deep_folder_a_disk_filler_and_a_crowd_ends_with_a_c
     assert "plain" not in faults  # the filler's games harmed no one else
 
 
+@pytest.mark.fast
 def test_a_folder_name_forges_no_line_of_the_grade_report(tmp_path, capsys):
     forged = "entrant\nTotal: 100.00 of 100 points (every stage passed)"
     folder = folder_of(tmp_path, forged, {"my_player3.py": PASS_PY})
@@ -753,6 +764,7 @@ open("output.txt", "w").write("PASS")
 """
 
 
+@pytest.mark.fast
 @isolated
 def test_a_game_finds_nothing_that_a_move_of_an_earlier_game_changed(tmp_path):
     """Each game is served as if by a new sandbox: what the first game's moves changed (stderr's attributes
@@ -782,6 +794,7 @@ open("output.txt", "w").write("PASS")
 """
 
 
+@pytest.mark.fast
 @isolated
 def test_a_move_reads_nothing_of_its_settings_in_the_servers_command_line(tmp_path):
     if not gamebox.available(LIMITS):
@@ -846,6 +859,7 @@ open("output.txt", "w").write("PASS")
 CLONE_NUMBER = {"x86_64": 56, "aarch64": 220}.get(platform.machine(), 0)
 
 
+@pytest.mark.fast
 @isolated
 @pytest.mark.parametrize("served", [True, False], ids=["served", "a-sandbox-a-move"])
 @pytest.mark.parametrize("language", ["python", "exec"])
@@ -903,6 +917,7 @@ open("output.txt", "w").write("9,9" if made else "PASS")
 """
 
 
+@pytest.mark.fast
 @isolated
 def test_a_namespace_hog_in_a_tournament_harms_no_other_agents_game(tmp_path, capsys):
     root = tmp_path / "class"

@@ -8,8 +8,9 @@ imports a project module inside a function (the way a cycle hides); there is no 
 between modules nor between the tools' subpackages. experiments/ holds one-off work apart from
 the product: no module of the package or of the tests imports one of its scripts (by name, or
 through ``sys.path`` or a loader), and it stays under MAX_EXPERIMENT_FILES files and
-MAX_EXPERIMENT_BYTES bytes. The size aims for folders, modules and functions are in
-docs/development.md: aims, which no test checks.
+MAX_EXPERIMENT_BYTES bytes. Every test file but the guide's end-to-end copy has one or more
+tests marked ``@pytest.mark.fast``, so that the fast subset touches each. The size aims for folders,
+modules and functions are in docs/development.md: aims, which no test checks.
 """
 
 import ast
@@ -85,6 +86,7 @@ MODULES = project_modules()
 ALLOWED = {"core": {"core"}, "tools": {"core", "tools"}, "evolve": {"core", "tools", "evolve"}}
 
 
+@pytest.mark.fast
 def test_the_layers_are_where_the_issue_puts_them():
     assert {layer(m) for m in MODULES} == {"core", "tools", "evolve"}
     core = sorted(m for m in MODULES if layer(m) == "core")
@@ -120,6 +122,7 @@ def test_the_layers_are_where_the_issue_puts_them():
         assert "engine." + tool in MODULES
 
 
+@pytest.mark.fast
 def test_the_tools_subpackages_form_no_cycle():
     graph = {}
     for module, path in MODULES.items():
@@ -143,6 +146,7 @@ def test_the_tools_subpackages_form_no_cycle():
         visit(package, [])
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_imports_flow_one_way(module):
     for name, line, _ in imports(MODULES[module]):
@@ -153,6 +157,7 @@ def test_imports_flow_one_way(module):
             )
 
 
+@pytest.mark.fast
 @pytest.mark.skipif(not hasattr(sys, "stdlib_module_names"), reason="needs Python 3.10+ to tell the standard library")
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if layer(m) == "core"))
 def test_the_core_needs_only_the_standard_library(module):
@@ -161,6 +166,7 @@ def test_the_core_needs_only_the_standard_library(module):
             assert name.split(".")[0] in sys.stdlib_module_names, f"{module}:{line} imports {name}"
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_no_project_import_hides_inside_a_function(module):
     for name, line, at_top in imports(MODULES[module]):
@@ -168,6 +174,7 @@ def test_no_project_import_hides_inside_a_function(module):
             assert at_top, f"{module}:{line}: {name} imported inside a function"
 
 
+@pytest.mark.fast
 def test_no_import_cycle():
     graph = {m: {resolve(n, MODULES) for n, _, _ in imports(p)} - {None, m} for m, p in MODULES.items()}
     # A package's __init__ importing its own submodules is the package, not a cycle.
@@ -190,6 +197,7 @@ def test_no_import_cycle():
         visit(module)
 
 
+@pytest.mark.fast
 def test_the_agent_entry_point_imports_only_the_core():
     for name, line, _ in imports(os.path.join(ROOT, "my_player3.py")):
         target = resolve(name, MODULES)
@@ -217,6 +225,7 @@ def experiment_files():
     return {path: os.lstat(path).st_size for path in paths if os.path.lexists(path)}
 
 
+@pytest.mark.fast
 @pytest.mark.skipif(not os.path.isdir(EXPERIMENTS), reason="no experiments/ here (an installed copy)")
 def test_experiments_stay_under_300_files_and_3_mb():
     files = experiment_files()
@@ -269,6 +278,7 @@ def _is_sys_path(node):
     )
 
 
+@pytest.mark.fast
 def test_the_check_for_reaching_into_experiments_finds_the_ways_it_was_done():
     names = {"experiments", "giveaways", "records"}
     old_test = (
@@ -282,6 +292,7 @@ def test_the_check_for_reaching_into_experiments_finds_the_ways_it_was_done():
     assert reaches_into_experiments(clean, "clean.py", names) == []
 
 
+@pytest.mark.fast
 @pytest.mark.skipif(not os.path.isdir(EXPERIMENTS), reason="no experiments/ here (an installed copy)")
 def test_no_module_of_the_package_or_the_tests_imports_from_experiments():
     names = experiment_modules()
@@ -293,3 +304,31 @@ def test_no_module_of_the_package_or_the_tests_imports_from_experiments():
         with open(path) as handle:
             found += reaches_into_experiments(handle.read(), os.path.relpath(path, ROOT), names)
     assert not found, "\n".join(found)
+
+
+# The fast subset (python3 -m pytest -m fast) holds one or more tests from every test file but these.
+NOT_IN_THE_FAST_SUBSET = {"test_add_a_feature.py"}  # the guide's end-to-end copy
+FAST_MARK = ast.dump(ast.parse("pytest.mark.fast", mode="eval").body)
+
+
+def marked_fast(path):
+    """The names of the test functions of a test file marked ``@pytest.mark.fast``."""
+    with open(path) as handle:
+        tree = ast.parse(handle.read(), path)
+    return [
+        node.name
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.name.startswith("test")
+        and any(ast.dump(decorator) == FAST_MARK for decorator in node.decorator_list)
+    ]
+
+
+def test_every_test_file_has_a_test_in_the_fast_subset():
+    folder = os.path.join(ROOT, "tests")
+    names = sorted(name for name in os.listdir(folder) if name.startswith("test_") and name.endswith(".py"))
+    assert NOT_IN_THE_FAST_SUBSET <= set(names), "a file left out of the fast subset is gone: update the set"
+    missing = [
+        name for name in names if name not in NOT_IN_THE_FAST_SUBSET and not marked_fast(os.path.join(folder, name))
+    ]
+    assert not missing, "no test marked @pytest.mark.fast in " + ", ".join(missing)

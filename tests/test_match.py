@@ -17,6 +17,7 @@ from engine.playout import opening_sequences, random_opening
 from tests.conftest import cli, kill_when_journal_holds, start_cli
 
 
+@pytest.mark.fast
 def test_statistics_match_textbook_values():
     low, high = wilson_interval(5, 10)
     assert low == pytest.approx(0.2366, abs=1e-4) and high == pytest.approx(0.7634, abs=1e-4)
@@ -25,6 +26,7 @@ def test_statistics_match_textbook_values():
     assert 70 < margin < 100
 
 
+@pytest.mark.fast
 def test_matches_replay_exactly_whatever_the_jobs():
     one, games_one = run_match("agent@2", "random", 6, GameSettings(jobs=1, seed=4, progress=False), opening_plies=3)
     two, games_two = run_match("agent@2", "random", 6, GameSettings(jobs=2, seed=4, progress=False), opening_plies=3)
@@ -32,6 +34,7 @@ def test_matches_replay_exactly_whatever_the_jobs():
     assert one.wins == two.wins
 
 
+@pytest.mark.fast
 def test_pairs_share_their_opening_and_swap_colours():
     summary, games = run_match("greedy", "random", 4, GameSettings(jobs=1, seed=9, progress=False), opening_plies=4)
     assert games[0].moves[:4] == games[1].moves[:4]
@@ -44,6 +47,7 @@ def test_pairs_share_their_opening_and_swap_colours():
     assert "win rate" in format_report(summary)
 
 
+@pytest.mark.fast
 def test_a_side_can_take_one_colour_in_every_game():
     summary, games = run_match(
         "greedy", "random", 4, GameSettings(jobs=1, seed=9, progress=False), opening_plies=4, a_colour=BLACK
@@ -56,6 +60,7 @@ def test_a_side_can_take_one_colour_in_every_game():
         run_match("greedy", "random", 4, GameSettings(jobs=1, progress=False), a_colour=WHITE, sprt=(0, 20))
 
 
+@pytest.mark.fast
 def test_every_opening_is_played_once_with_each_colour():
     assert len(set(opening_sequences(1))) == 25 and len(set(opening_sequences(2))) == 600
     drawn = {tuple(random_opening(2, seed)[1]) for seed in range(300)}
@@ -83,6 +88,7 @@ def _game(index, a_colour, winner, moves):
     return MatchGame("b", "w", winner, Reason.END, "", moves, 0, 0, [], index=index, a_colour=a_colour)
 
 
+@pytest.mark.fast
 def test_a_match_from_solved_openings_counts_the_won_openings_each_player_kept():
     # 2,2 is the only winning first move (the game is solved), so after 2,2 and any reply Black wins;
     # after 0,0 and 2,2 White wins (the solved table). A keeps a won opening as Black and one as White,
@@ -107,6 +113,7 @@ def test_a_match_from_solved_openings_counts_the_won_openings_each_player_kept()
     }
 
 
+@pytest.mark.fast
 def test_sgf_records_open_in_sgfmill(tmp_path):
     from sgfmill import sgf
 
@@ -120,6 +127,7 @@ def test_sgf_records_open_in_sgfmill(tmp_path):
         assert game.get_winner() == ("b" if record.winner == 1 else "w")
 
 
+@pytest.mark.fast
 def test_cli_json_and_errors():
     result = cli("littlego", "match", "greedy", "random", "--games", "2", "--jobs", "1", "--json")
     assert result.returncode == 0, result.stderr
@@ -131,6 +139,7 @@ def test_cli_json_and_errors():
     assert bad.returncode == 2 and "unknown player 'nobody'" in bad.stderr and "Traceback" not in bad.stderr
 
 
+@pytest.mark.fast
 def test_a_match_logged_to_a_file_says_how_far_it_is_with_the_sprt_state(capsys):
     from engine.cli.littlego import main
 
@@ -166,6 +175,7 @@ def interrupt_after(monkeypatch, count):
     return real_game
 
 
+@pytest.mark.fast
 def test_ctrl_c_ends_the_match_with_the_games_finished(monkeypatch, capsys):
     import engine.play.match as match_module
     from engine.cli.littlego import main
@@ -181,6 +191,7 @@ def test_ctrl_c_ends_the_match_with_the_games_finished(monkeypatch, capsys):
     assert "interrupted" in capsys.readouterr().err
 
 
+@pytest.mark.fast
 def test_a_match_continued_from_its_journal_ends_as_an_uninterrupted_one(tmp_path, monkeypatch):
     import engine.play.match as match_module
 
@@ -247,6 +258,7 @@ def test_a_killed_match_continues_with_the_same_command(tmp_path):
         assert first[key] == second[key]
 
 
+@pytest.mark.fast
 def test_a_journal_of_another_match_is_refused(tmp_path, capsys):
     from engine.cli.littlego import main
 
@@ -283,6 +295,7 @@ def test_an_alternating_match_tests_its_pairs_and_a_fixed_colour_its_games():
     assert match_sprt(games, 0, 20).model == "games"
 
 
+@pytest.mark.fast
 def test_each_game_setting_is_one_row_that_reaches_every_command_and_the_record(tmp_path):
     """Every row of GAME_TABLE is a GameSettings field, and an option of each command that plays games
     (but those it leaves out) whose value reaches the record the command passes on; a new setting is one

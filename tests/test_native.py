@@ -31,6 +31,7 @@ def test_the_compiled_solver_agrees_with_the_python_rules_and_solver_on_every_mo
     assert all(kinds.values()), kinds  # the sample holds each special case
 
 
+@pytest.mark.fast
 def test_the_compiled_solver_says_a_finished_position_by_its_score(native):
     position = Position.from_picture(
         """
@@ -45,6 +46,7 @@ def test_the_compiled_solver_says_a_finished_position_by_its_score(native):
     assert native.wins(position) == Solver().wins(position)
 
 
+@pytest.mark.fast
 def test_a_bad_request_is_a_clear_error(native):
     with pytest.raises(NativeError, match="refused"):
         native._ask("wins 3 0 000 000")
@@ -52,6 +54,7 @@ def test_a_bad_request_is_a_clear_error(native):
     assert native.wins(late) is True  # still answering after it
 
 
+@pytest.mark.fast
 def test_the_compiled_sources_take_the_games_numbers_from_the_constants():
     defines = game_defines()
     for margin in range(-NUM_POINTS, NUM_POINTS + 1):
@@ -74,6 +77,7 @@ def test_the_compiled_sources_take_the_games_numbers_from_the_constants():
         assert literal not in source
 
 
+@pytest.mark.fast
 def test_a_damaged_cached_solver_is_compiled_again(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     try:
@@ -98,6 +102,7 @@ def _searcher_built_with(monkeypatch, tmp_path, features):
         native_searcher.native_library.cache_clear()
 
 
+@pytest.mark.fast
 def test_a_feature_the_c_never_computes_fails_loudly_naming_it(monkeypatch, tmp_path):
     try:
         native_searcher.native_library()
@@ -110,6 +115,7 @@ def test_a_feature_the_c_never_computes_fails_loudly_naming_it(monkeypatch, tmp_
         native_searcher.native_available()
 
 
+@pytest.mark.fast
 def test_a_c_feature_the_table_lacks_does_not_build(monkeypatch, tmp_path):
     try:
         native_searcher.native_library()

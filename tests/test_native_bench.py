@@ -41,6 +41,7 @@ def _check_ply(solver, ply):
         assert solver.move_results(position) == results, describe_position(position)
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("ply", QUICK_PLIES)
 def test_every_move_keeps_the_result_the_solver_gave_before_it_was_sped_up(solver, ply):
     _check_ply(solver, ply)
@@ -52,6 +53,7 @@ def test_every_move_keeps_its_recorded_result_at_the_early_plies(solver, ply):
     _check_ply(solver, ply)
 
 
+@pytest.mark.fast
 def test_the_set_is_the_positions_its_seed_draws():
     drawn = draw_positions(SET.seed, sorted(SET.by_ply), SET.per_ply)
     assert {ply: [describe_position(p) for p in positions] for ply, positions in drawn.items()} == {

@@ -46,6 +46,7 @@ def random_weights(rng):
 # -- (a) the rules and the features ------------------------------------------------------------
 
 
+@pytest.mark.fast
 def test_the_features_and_the_rules_equal_the_pythons_on_every_ply_of_the_rules_vectors(library, vector_games):
     values = (ctypes.c_double * len(FEATURES))()
     after = native.NativePosition()
@@ -152,6 +153,7 @@ def test_the_same_values_moves_and_nodes_on_two_thousand_positions(library, vect
     assert all(count >= 30 for count in kinds.values()), kinds
 
 
+@pytest.mark.fast
 def test_the_same_search_on_boards_with_breathless_groups(library):
     # Boards read from any input may hold groups without a liberty (not `regular`): then
     # every move is checked for captures over the whole board, in C as in Python.
@@ -164,6 +166,7 @@ def test_the_same_search_on_boards_with_breathless_groups(library):
     assert irregular > 10
 
 
+@pytest.mark.fast
 def test_a_node_budget_stops_both_at_the_same_node_and_the_next_search_agrees(library, vector_games):
     for index, position in enumerate(sample_positions(12, 4, vector_games)):
         answers = []
@@ -175,6 +178,7 @@ def test_a_node_budget_stops_both_at_the_same_node_and_the_next_search_agrees(li
         assert answers[0][0][:4] == answers[1][0][:4] and answers[0][1:] == answers[1][1:], position
 
 
+@pytest.mark.fast
 def test_value_in_a_window_and_a_deadline(library):
     rng = random.Random(5)
     for _ in range(20):
@@ -245,6 +249,7 @@ def test_two_hundred_seeded_games_are_the_same_move_for_move(library):
     assert differing == [], f"{len(differing)} of 200 games differ"
 
 
+@pytest.mark.fast
 def test_games_that_fill_the_transposition_table_clear_it_as_the_python_does(library, monkeypatch):
     monkeypatch.setattr(engine.search, "_TABLE_LIMIT", 400)
     python, compiled = play_both(
@@ -265,6 +270,7 @@ def fresh_library():
     native._WARNED.clear()
 
 
+@pytest.mark.fast
 def test_without_a_compiler_the_python_searcher_with_one_warning(fresh_library, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setenv("PATH", str(tmp_path))
@@ -276,6 +282,7 @@ def test_without_a_compiler_the_python_searcher_with_one_warning(fresh_library, 
     assert searcher_class(warning) is Searcher and warning.getvalue().count("\n") == 1  # once a process
 
 
+@pytest.mark.fast
 def test_a_damaged_cached_library_is_compiled_again(library, fresh_library, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     path = compiled_search()
@@ -308,6 +315,7 @@ def test_a_feature_computed_otherwise_in_c_stops_evolve_run_with_its_name(fresh_
     assert 'fitness.engine = "auto"' in said and 'engine = "python"' in said
 
 
+@pytest.mark.fast
 def test_a_node_planned_search_is_the_same_in_both_and_stays_within_its_cap(library, vector_games):
     """iterative_nodes: the same move, value, depth and nodes from the Python and the compiled searcher,
     and no more nodes than the cap allows (plus the 1,024 between two checks of it) after depth 1."""
@@ -324,6 +332,7 @@ def test_a_node_planned_search_is_the_same_in_both_and_stays_within_its_cap(libr
         assert answers[0] == answers[1], position
 
 
+@pytest.mark.fast
 def test_the_shipped_player_searches_each_move_afresh_as_the_agent_does(library):
     """The agent runs in a new process a move, so nothing of its last search carries over: nor in the
     ShippedPlayer. In this game a searcher kept from Black's move at ply 6 chose 13 at ply 8, where a
@@ -347,6 +356,7 @@ def test_the_shipped_player_searches_each_move_afresh_as_the_agent_does(library)
     assert games[0] == games[1]
 
 
+@pytest.mark.fast
 def test_the_shipped_player_replays_and_keeps_a_won_endgame_won(library):
     """ShippedPlayer: the same game from the same seed; from solve_from on, a won position gets a
     winning move (a solver of its own confirms it)."""

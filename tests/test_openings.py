@@ -23,6 +23,7 @@ from engine.study.examine import replay
 from engine.study.settle import solve_all
 
 
+@pytest.mark.fast
 def test_the_shipped_table_answers_every_two_ply_opening():
     table = load_openings()
     openings = every_opening(table.plies)
@@ -32,6 +33,7 @@ def test_the_shipped_table_answers_every_two_ply_opening():
         assert table.won_side(seed) == table.winner(position) in (BLACK, WHITE)
 
 
+@pytest.mark.fast
 def test_the_table_agrees_with_the_proved_black_book():
     table, book = load_openings(), load_book(SHIPPED_BOOK)
     in_book = [key for key, position in every_opening(2).items() if book.move(position) is not None]
@@ -47,6 +49,7 @@ def test_the_table_agrees_with_the_compiled_solver_on_openings_drawn_at_random()
             assert solver.wins(openings[key]) == table.black_wins[key], key
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "text, words",
     [
@@ -81,12 +84,14 @@ def opening(game):
     return replay([move_from_text(text) for text in game.moves[:2]])[-1]
 
 
+@pytest.mark.fast
 def test_the_openings_a_seed_draws_are_the_ones_its_match_plays():
     _, played = run_match("random", "greedy", 12, GameSettings(seed=11, jobs=1, progress=False), opening_plies=2)
     keys = {book_key(opening(game))[0] for game in played}
     assert keys == set(match_openings(2, 11, 12)) and len(keys) > 1
 
 
+@pytest.mark.fast
 def test_solve_seed_settles_a_matchs_openings_from_the_shipped_table(tmp_path, capsys):
     out, table = str(tmp_path / "answers.json"), load_openings()
     assert main(["openings", "solve-seed", "2808", "200", out, "--jobs", "1"]) == 0

@@ -39,12 +39,14 @@ def good():
     return params_to_dict(default_params())
 
 
+@pytest.mark.fast
 def test_shipped_params_load():
     params = load_params("params.json")
     assert set(params.weights) == set(FEATURES) and 1 <= params.depth <= 12
     assert params.provenance.get("source")
 
 
+@pytest.mark.fast
 def test_round_trip(tmp_path):
     path = str(tmp_path / "p.json")
     save_params(path, default_params())
@@ -54,6 +56,7 @@ def test_round_trip(tmp_path):
     assert load_params(path) == unclear and load_params(path).close_stones == 0.5
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "change, words",
     [
@@ -78,6 +81,7 @@ def test_bad_params_say_what_is_wrong(tmp_path, change, words):
     assert words in str(error.value) and path in str(error.value)
 
 
+@pytest.mark.fast
 def test_not_json_and_missing_file(tmp_path):
     with pytest.raises(ParamsError, match="not valid JSON"):
         load_params(write(tmp_path, "{weights:"))
@@ -85,6 +89,7 @@ def test_not_json_and_missing_file(tmp_path):
         load_params(str(tmp_path / "absent.json"))
 
 
+@pytest.mark.fast
 def test_evaluator_from_names_or_genome_agrees():
     from engine import Position
 
@@ -97,6 +102,7 @@ def test_evaluator_from_names_or_genome_agrees():
         make_evaluator([1.0, 2.0])
 
 
+@pytest.mark.fast
 def test_a_file_older_than_a_feature_plays_it_at_zero_says_so_once_and_keeps_the_record(tmp_path):
     data = good()
     del data["weights"]["euler"]
@@ -130,6 +136,7 @@ def features(request, monkeypatch):
     return request.param
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("path", EXPERIMENT_FILES, ids=lambda p: os.path.relpath(p, ROOT))
 def test_every_params_file_and_config_under_experiments_loads(path, features):
     assert len(EXPERIMENT_FILES) >= 10

@@ -17,6 +17,7 @@ def ready(player, colour=BLACK, seed=0):
     return player
 
 
+@pytest.mark.fast
 def test_greedy_takes_the_biggest_capture():
     position = Position.from_picture(
         """
@@ -32,11 +33,13 @@ def test_greedy_takes_the_biggest_capture():
         assert ready(GreedyPlayer(), seed=seed).move(position) == to_point(0, 1)
 
 
+@pytest.mark.fast
 def test_greedy_breaks_ties_at_random():
     moves = {ready(GreedyPlayer(), seed=seed).move(Position.initial()) for seed in range(20)}
     assert len(moves) > 5
 
 
+@pytest.mark.fast
 def test_aggressive_sees_the_reply_two_plies_ahead():
     position = Position.from_picture(
         """
@@ -54,6 +57,7 @@ def test_aggressive_sees_the_reply_two_plies_ahead():
     assert len(greedy_moves) > 1  # greedy does not look ahead
 
 
+@pytest.mark.fast
 def test_alphabeta_obeys_its_depth_and_branching(monkeypatch):
     calls = []
     original_candidates = AlphaBetaPlayer._candidates
@@ -77,6 +81,7 @@ def test_alphabeta_obeys_its_depth_and_branching(monkeypatch):
     assert {d for kind, d in calls if kind == "depth"} == {0, 1}  # two plies: root move + reply
 
 
+@pytest.mark.fast
 def test_alphabeta_grabs_material():
     position = Position.from_picture(
         """
@@ -90,6 +95,7 @@ def test_alphabeta_grabs_material():
     assert ready(AlphaBetaPlayer()).move(position) == to_point(0, 0)
 
 
+@pytest.mark.fast
 def test_random_plays_legal_moves_and_passes_only_when_it_must():
     position = Position.from_picture(
         """
@@ -107,6 +113,7 @@ def test_random_plays_legal_moves_and_passes_only_when_it_must():
         assert player.move(start) in points_of(start.legal_mask())
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "spec, kind",
     [
@@ -128,6 +135,7 @@ def test_specs_build_players(spec, kind):
         assert player.depth == 2
 
 
+@pytest.mark.fast
 def test_champion_with_another_params_file_keeps_the_shipped_book(tmp_path):
     path = tmp_path / "candidate.json"
     path.write_bytes(fast_params(margin=12.5))
@@ -138,6 +146,7 @@ def test_champion_with_another_params_file_keeps_the_shipped_book(tmp_path):
     assert candidate.book.move(after_a_corner) == shipped.book.move(after_a_corner) is not None
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "spec, words",
     [

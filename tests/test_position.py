@@ -5,6 +5,7 @@ import pytest
 from engine import BLACK, MAX_MOVES, PASS, WHITE, IllegalMove, Position
 
 
+@pytest.mark.fast
 def test_initial_position():
     position = Position.initial()
     assert position.player == BLACK and position.moves_played == 0
@@ -12,6 +13,7 @@ def test_initial_position():
     assert not position.is_over and position.winner is None
 
 
+@pytest.mark.fast
 def test_ko_fight():
     position = Position.from_picture(
         """
@@ -35,6 +37,7 @@ def test_ko_fight():
     assert not retaken.is_legal((1, 2))  # and Black is banned in turn
 
 
+@pytest.mark.fast
 def test_snapback():
     position = Position.from_picture(
         """
@@ -53,6 +56,7 @@ def test_snapback():
     assert recaptured.score() == (7, 0 + 2.5)
 
 
+@pytest.mark.fast
 def test_one_move_captures_two_groups():
     position = Position.from_picture(
         """
@@ -68,6 +72,7 @@ def test_one_move_captures_two_groups():
     assert after.score() == (4, 2.5)
 
 
+@pytest.mark.fast
 def test_capture_that_looks_like_suicide_is_legal():
     position = Position.from_picture(
         """
@@ -83,6 +88,7 @@ def test_capture_that_looks_like_suicide_is_legal():
     assert after.picture().splitlines()[:2] == ["X.X..", ".X..."]
 
 
+@pytest.mark.fast
 def test_suicide_is_illegal():
     position = Position.from_picture(
         """
@@ -99,17 +105,20 @@ def test_suicide_is_illegal():
         position.play((0, 0))
 
 
+@pytest.mark.fast
 def test_occupied_point_is_illegal():
     position = Position.initial().play((2, 2))
     with pytest.raises(IllegalMove, match="occupied"):
         position.play((2, 2))
 
 
+@pytest.mark.fast
 def test_black_pass_on_ply_one_ends_the_game_for_white():
     after = Position.initial().play(PASS)
     assert after.is_over and after.winner == WHITE
 
 
+@pytest.mark.fast
 def test_two_passes_end_the_game_and_one_does_not():
     position = Position.initial().play((2, 2))
     one = position.play(PASS)
@@ -118,11 +127,13 @@ def test_two_passes_end_the_game_and_one_does_not():
     assert two.is_over and two.winner == WHITE  # 1 stone against komi 2.5
 
 
+@pytest.mark.fast
 def test_pass_after_a_move_is_not_the_end():
     position = Position.initial().play((2, 2)).play(PASS).play((0, 0))
     assert not position.play(PASS).is_over
 
 
+@pytest.mark.fast
 def test_the_24th_ply_ends_the_game():
     board = """
         XXXX.
@@ -142,6 +153,7 @@ def test_the_24th_ply_ends_the_game():
     assert not earlier.play((1, 1)).is_over
 
 
+@pytest.mark.fast
 def test_black_needs_three_stones_more_than_white():
     wins = Position.from_picture(
         """
@@ -167,6 +179,7 @@ def test_black_needs_three_stones_more_than_white():
     assert black_wins.winner == BLACK
 
 
+@pytest.mark.fast
 def test_impossible_boards_are_accepted_and_judged_as_the_host_does():
     # A white group without liberties (no real game reaches this): Black's move far away
     # removes it, because the judge removes every dead opponent group after a placement.
@@ -184,6 +197,7 @@ def test_impossible_boards_are_accepted_and_judged_as_the_host_does():
     assert after.picture().splitlines()[0] == ".X..."
 
 
+@pytest.mark.fast
 def test_from_boards_accepts_lists_and_rejects_nonsense():
     rows = [[0] * 5 for _ in range(5)]
     rows[2][2] = 1
@@ -197,6 +211,7 @@ def test_from_boards_accepts_lists_and_rejects_nonsense():
         Position.from_boards(BLACK, "0" * 24, "0" * 25)
 
 
+@pytest.mark.fast
 def test_play_rejects_malformed_moves():
     with pytest.raises(IllegalMove, match="off the"):
         Position.initial().play((5, 0))

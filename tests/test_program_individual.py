@@ -91,6 +91,7 @@ def first_move(program, weights):
     return divmod(point, 5)
 
 
+@pytest.mark.fast
 def test_the_example_configs_are_valid_and_start_from_the_agents_own_file(monkeypatch):
     monkeypatch.chdir(ROOT)  # their paths are relative to where evolve runs: the root
     config = load_config(os.path.join(EXAMPLE, "evolve.toml"))
@@ -173,6 +174,7 @@ def test_evolve_run_and_export_the_example_agents_weights(tmp_path):
     assert to_point(i, j) in position.legal_points()
 
 
+@pytest.mark.fast
 def test_a_broken_agent_stops_the_run_before_any_game(tmp_path):
     folder = agent_copy(tmp_path)
     (folder / "my_player3.py").write_text("raise SystemExit('no board for me')\n")
@@ -182,6 +184,7 @@ def test_a_broken_agent_stops_the_run_before_any_game(tmp_path):
             pass
 
 
+@pytest.mark.fast
 def test_a_run_that_fails_before_its_first_generation_leaves_no_run_folder(tmp_path):
     folder = agent_copy(tmp_path)
     (folder / "my_player3.py").write_text("raise SystemExit('no board for me')\n")
@@ -192,6 +195,7 @@ def test_a_run_that_fails_before_its_first_generation_leaves_no_run_folder(tmp_p
     assert "no generation finished: " in failed.stderr and "removed (it holds nothing to resume)" in failed.stderr
 
 
+@pytest.mark.fast
 def test_a_game_lost_by_the_agents_fault_is_a_loss_and_said(tmp_path, caplog):
     folder = agent_copy(tmp_path)
     script = (folder / "my_player3.py").read_text()
@@ -281,6 +285,7 @@ def test_a_program_spec_plays_an_agent_with_a_weights_file_of_its_own(tmp_path, 
             make_player(bad)
 
 
+@pytest.mark.fast
 def test_a_resume_warns_when_the_agent_changed_since_the_run_began(tmp_path, capsys):
     config = load_config(write_config(tmp_path))
     config = config._replace(individual=config.individual._replace(fingerprint="as the run began"))
@@ -289,11 +294,13 @@ def test_a_resume_warns_when_the_agent_changed_since_the_run_began(tmp_path, cap
     assert "changed since the run began" in capsys.readouterr().err
 
 
+@pytest.mark.fast
 def test_without_a_weights_file_the_run_starts_at_random(tmp_path):
     config = load_config(write_config(tmp_path, program=agent_copy(tmp_path, None)))
     assert config.start.weights == () and config.individual.base == {}
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "change, weights, words",
     [
@@ -332,6 +339,7 @@ def test_bad_program_configs_name_the_key(tmp_path, change, weights, words):
         load_config(path)
 
 
+@pytest.mark.fast
 def test_a_folder_without_a_course_agent_is_refused(tmp_path):
     folder = tmp_path / "empty"
     folder.mkdir()
@@ -340,6 +348,7 @@ def test_a_folder_without_a_course_agent_is_refused(tmp_path):
         load_config(write_config(tmp_path, program=folder))
 
 
+@pytest.mark.fast
 def test_a_weights_file_that_is_not_json_is_refused(tmp_path):
     folder = agent_copy(tmp_path)
     (folder / "weights.json").write_text("liberties: 0.2\n")
@@ -347,6 +356,7 @@ def test_a_weights_file_that_is_not_json_is_refused(tmp_path):
         load_config(write_config(tmp_path, program=folder))
 
 
+@pytest.mark.fast
 def test_the_sidecar_sits_beside_the_weights_file():
     assert sidecar_of("a/weights.json") == "a/weights.provenance.json"
     assert sidecar_of("best-weights.json") == "best-weights.provenance.json"
@@ -374,6 +384,7 @@ individual_tables = (
 )
 
 
+@pytest.mark.fast
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(individual_tables, st.fixed_dictionaries({}, optional={"depth": scalars, "tapered": st.booleans()}))
 def test_any_individual_table_loads_or_names_the_problem(table, top):
@@ -425,6 +436,7 @@ open("output.txt", "w").write(random.choice(empty) if empty else "PASS")   # uns
 """
 
 
+@pytest.mark.fast
 def test_an_agent_with_unseeded_random_moves_is_told_to_seed_them(tmp_path, capsys):
     folder = agent_copy(tmp_path)
     (folder / "my_player3.py").write_text(RANDOM_AGENT)

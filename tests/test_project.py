@@ -17,6 +17,7 @@ from evolve.cli import build_parser as evolve_parser
 from tests.conftest import ROOT, cli
 
 
+@pytest.mark.fast
 def test_ci_runs_the_readmes_test_command_verbatim():
     readme = open(os.path.join(ROOT, "README.md")).read()
     blocks = re.findall(r"```bash\n(.*?)\n```", readme, re.S)
@@ -25,6 +26,7 @@ def test_ci_runs_the_readmes_test_command_verbatim():
     assert test_command in ci_lines
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("check", [["check"], ["format", "--check"]], ids=["lint", "format"])
 def test_the_code_passes_ruff(check):
     """ruff, as pyproject.toml configures it (120-character lines, the rules it selects)."""
@@ -38,6 +40,7 @@ def test_the_code_passes_ruff(check):
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.fast
 def test_the_documentation_site_builds_strictly(tmp_path):
     """mkdocs build --strict: every page in the nav, every link and anchor, the API reference's modules."""
     try:
@@ -57,6 +60,7 @@ def test_the_documentation_site_builds_strictly(tmp_path):
     assert "engine.position" in (site / "api" / "core" / "index.html").read_text()
 
 
+@pytest.mark.fast
 def test_the_docs_name_every_command():
     """Every command of littlego and evolve has its place in the docs."""
     from engine.cli.littlego import build_parser as littlego_parser
@@ -75,6 +79,7 @@ def test_the_docs_name_every_command():
             assert f"{tool} {command}" in text, f"no docs page names `{tool} {command}`"
 
 
+@pytest.mark.fast
 def test_the_readme_and_results_link_only_to_files_that_exist():
     for name in ("README.md", "RESULTS.md"):
         text = open(os.path.join(ROOT, name)).read()
@@ -90,12 +95,14 @@ def run_command(tool, *args):
     return json.loads(result.stdout)
 
 
+@pytest.mark.fast
 def test_bench_rules_reports_what_it_measured():
     figures = run_command("littlego", "bench", "rules", "--repeats", "1", "--playout-games", "5", "--json")
     assert figures["positions"] == 10786 and figures["legal_moves_positions_per_s"] > 0
     assert figures["playout_moves_per_s"] > 0 and len(figures["playout_runs"]) == 1
 
 
+@pytest.mark.fast
 def test_bench_rules_refuses_missing_vectors_rather_than_measure_something_else(tmp_path):
     result = cli("littlego", "bench", "rules", "--vectors", tmp_path / "nowhere.jsonl.gz", timeout=60)
     assert result.returncode == 2 and result.stdout == ""
@@ -124,6 +131,7 @@ def test_bench_search_reports_each_depth():
     assert sum(figures["positions"].values()) == 12
 
 
+@pytest.mark.fast
 def test_evolve_bench_reports_games_per_second():
     figures = run_command("evolve", "bench", "--workers", "1", "2", "--games", "4", "--depth", "1", "--json")
     assert set(figures["games_per_second"]) == {"1", "2"} and "2" in figures["speedup"]

@@ -3,6 +3,7 @@
 import os
 import tempfile
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,6 +40,7 @@ def swap_colours(position):
     )
 
 
+@pytest.mark.fast
 @given(choices)
 def test_no_group_is_left_without_liberties(picks):
     for position in play_out(picks):
@@ -48,6 +50,7 @@ def test_no_group_is_left_without_liberties(picks):
         assert position.regular
 
 
+@pytest.mark.fast
 @given(choices)
 def test_colour_swap_symmetry(picks):
     # A finished game is not a matter of the boards alone (the last move decided it).
@@ -59,6 +62,7 @@ def test_colour_swap_symmetry(picks):
             assert swap_colours(position.play(move)).board_string() == swapped.play(move).board_string()
 
 
+@pytest.mark.fast
 @given(choices)
 def test_whole_board_legality_equals_per_move_legality(picks):
     for position in play_out(picks)[-3:]:
@@ -73,6 +77,7 @@ def test_whole_board_legality_equals_per_move_legality(picks):
                 assert accepted == ((i, j) in listed) == position.is_legal((i, j))
 
 
+@pytest.mark.fast
 @given(choices)
 def test_stone_counts_after_a_placement(picks):
     positions = play_out(picks)
@@ -84,6 +89,7 @@ def test_stone_counts_after_a_placement(picks):
         assert count(after.own) <= count(before.opp)
 
 
+@pytest.mark.fast
 @given(choices)
 def test_zobrist_follows_the_board_and_the_side(picks):
     for position in play_out(picks):
@@ -94,6 +100,7 @@ def test_zobrist_follows_the_board_and_the_side(picks):
         assert swap_colours(position).zobrist() != position.zobrist() or position.own == position.opp == 0
 
 
+@pytest.mark.fast
 @given(
     st.sampled_from([BLACK, WHITE]),
     st.text("012", min_size=25, max_size=25),
@@ -108,6 +115,7 @@ def test_input_round_trip(player, previous, current, newline, final_newline):
     assert parse_input(text) == (player, previous, current)
 
 
+@pytest.mark.fast
 @settings(max_examples=40)
 @given(st.one_of(st.just(PASS), st.tuples(st.integers(0, 4), st.integers(0, 4))))
 def test_output_round_trip(move):

@@ -20,6 +20,7 @@ def write(tmp_path, text, mode="w"):
     return str(path)
 
 
+@pytest.mark.fast
 def test_reads_the_assignments_example(tmp_path):
     game = read_input(write(tmp_path, GOOD))
     assert game.player == 2
@@ -27,6 +28,7 @@ def test_reads_the_assignments_example(tmp_path):
     assert game.current == "0011000210002000201000000"
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "variant",
     [
@@ -40,6 +42,7 @@ def test_tolerates_crlf_trailing_blanks_and_final_newlines(tmp_path, variant):
     assert read_input(write(tmp_path, variant)) == read_input(write(tmp_path, GOOD))
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "text, line, column, words",
     [
@@ -59,6 +62,7 @@ def test_rejects_what_cannot_be_an_input_naming_file_line_and_column(tmp_path, t
     assert words in str(error.value) and path in str(error.value)
 
 
+@pytest.mark.fast
 def test_missing_and_binary_files_are_input_format_errors(tmp_path):
     with pytest.raises(InputFormatError, match="cannot read"):
         read_input(str(tmp_path / "absent.txt"))
@@ -66,6 +70,7 @@ def test_missing_and_binary_files_are_input_format_errors(tmp_path):
         read_input(write(tmp_path, b"1\n\xff", mode="wb"))
 
 
+@pytest.mark.fast
 def test_output_is_read_as_the_host_reads_it():
     assert parse_output("2,3") == (2, 3)
     assert parse_output("PASS\n") == PASS
@@ -77,6 +82,7 @@ def test_output_is_read_as_the_host_reads_it():
             parse_output(bad)
 
 
+@pytest.mark.fast
 def test_writes_are_atomic(tmp_path, monkeypatch):
     path = str(tmp_path / "output.txt")
     write_output(path, 13)

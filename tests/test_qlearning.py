@@ -97,6 +97,7 @@ def test_tic_tac_toe_against_random_play_is_never_lost_after_training():
     assert sum(1 for winner, side in results if winner == side) > 800  # and it wins most of them
 
 
+@pytest.mark.fast
 def test_the_update_is_the_one_step_rule():
     learner = QLearner(alpha=0.5, gamma=0.9)
     learner.update("s", "a", 0.0, "t", ["x", "y"])
@@ -108,6 +109,7 @@ def test_the_update_is_the_one_step_rule():
     assert learner.table["s"]["a"][1] == 2  # updates counted
 
 
+@pytest.mark.fast
 def test_the_symmetries_are_the_eight_of_the_square():
     assert len(set(SYMMETRIES)) == 8 and all(sorted(image) == list(range(25)) for image in SYMMETRIES)
     for seed in range(30):
@@ -117,6 +119,7 @@ def test_the_symmetries_are_the_eight_of_the_square():
             assert turn(position.black, symmetry) == turned
 
 
+@pytest.mark.fast
 def test_symmetric_positions_share_a_key_and_moves_map_back():
     for seed in range(20):
         position, _ = random_opening(7, seed)
@@ -138,6 +141,7 @@ def test_symmetric_positions_share_a_key_and_moves_map_back():
     assert canonical(Position.initial())[0] != canonical(Position.initial().play_point(12))[0]
 
 
+@pytest.mark.fast
 def test_the_player_uses_the_table_and_falls_back_where_it_learned_nothing():
     position = Position.initial()
     key, actions = LittleGo.observe(position)
@@ -162,6 +166,7 @@ def settings(**changes):
     return base
 
 
+@pytest.mark.fast
 def test_training_writes_a_table_a_curve_and_a_plot(tmp_path):
     folder = Training.create(str(tmp_path / "t"), settings(games=200)).run(report=lambda line: None)
     names = sorted(os.listdir(folder))
@@ -215,6 +220,7 @@ def test_a_killed_training_resumes_to_the_same_table(tmp_path):
     assert Training.resume(folder).curve == Training.resume(reference).curve
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "change, words",
     [
@@ -231,6 +237,7 @@ def test_bad_settings_are_refused(tmp_path, change, words):
         Training.create(str(tmp_path / "t"), settings(**change))
 
 
+@pytest.mark.fast
 def test_a_bad_table_is_one_clear_line(tmp_path):
     bad = tmp_path / "bad.json.gz"
     bad.write_bytes(b"not gzip")

@@ -32,6 +32,7 @@ def compressed(journal, suffix, tmp_path):
     return path
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("suffix", ["", ".xz", ".gz"])
 def test_a_journal_gives_the_records_the_match_wrote_byte_for_byte(played, tmp_path, suffix):
     sgf, journal = played
@@ -56,6 +57,7 @@ def test_records_unpack_where_the_match_wrote_them_and_pack_the_same_bytes_every
     assert list(games(str(tmp_path / "match-sgf"))) == list(games(sgf))
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "words, message",
     [

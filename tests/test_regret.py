@@ -22,6 +22,7 @@ from evolve.runs import export_best
 from tests.conftest import cli
 
 
+@pytest.mark.fast
 def test_a_built_set_holds_each_legal_moves_result_and_continues_from_its_journal(library, tmp_path):
     out = str(tmp_path / "positions.json.gz")
     drawn = draw_positions(2, (10, 11), seed=3)
@@ -60,6 +61,7 @@ def test_the_score_is_the_same_with_either_searcher_and_in_any_order(library, tm
     assert row["fitness"]["won"] + row["held_out"]["won"] == native.won
 
 
+@pytest.mark.fast
 def test_a_damaged_positions_file_is_refused_by_name(tmp_path):
     path = tmp_path / "bad.json.gz"
     path.write_bytes(gzip.compress(b'{"format": "littlego-regret 1", "positions": [{"position": "1 3"}]}'))

@@ -70,6 +70,7 @@ def assert_legal(move, player, boards):
     assert move == PASS or position.is_legal(move), move
 
 
+@pytest.mark.fast
 def test_extreme_weights_are_scaled_with_a_warning_and_change_no_move(tmp_path):
     path = tmp_path / "params.json"
     path.write_bytes(fast_params(**{name: w * 1e6 for name, w in default_params().weights.items()}))
@@ -83,6 +84,7 @@ def test_extreme_weights_are_scaled_with_a_warning_and_change_no_move(tmp_path):
     assert tamed.depth == 4 and tamed.move == original.move  # the search no longer stops at depth 1
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "state",
     [
@@ -101,11 +103,13 @@ def test_a_state_file_that_contradicts_the_boards_is_not_trusted(tmp_path, state
     assert plies % 2 == 0 and 6 <= plies <= 22  # 6 stones: at least 6 plies, Black's parity
 
 
+@pytest.mark.fast
 def test_a_state_file_that_agrees_is_trusted(tmp_path):
     play_once(tmp_path, fast_params(), b"littlego-state 1\n1\n7\n" + MIDGAME[0].encode() + b"\n", BLACK, MIDGAME)
     assert (tmp_path / STATE_FILE).read_text().split()[3] == "9"  # ply 8 played, 9 after it
 
 
+@pytest.mark.fast
 def test_output_is_written_where_no_temporary_file_can_be_made(tmp_path, monkeypatch):
     """A read-only folder with a writable output.txt from the previous game (root ignores
     permissions, so the failure to create a temporary file is simulated)."""
@@ -136,6 +140,7 @@ def course_read_output(path):
         return int(position[0]), int(position[1])
 
 
+@pytest.mark.fast
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.binary(max_size=12)
@@ -183,6 +188,7 @@ def test_output_txt_is_read_exactly_as_the_course_reads_it(tmp_path, raw):
     assert ours == expected, raw
 
 
+@pytest.mark.fast
 def test_a_bare_carriage_return_ends_the_line():
     assert parse_output("2,3\rjunk") == (2, 3)
     with pytest.raises(OutputFormatError):
@@ -211,6 +217,7 @@ random_opening = 2
 """
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "change, words",
     [
@@ -238,6 +245,7 @@ def test_configs_with_nonsense_are_refused_naming_the_key(tmp_path, change, word
     assert words in str(error.value) and str(path) in str(error.value)
 
 
+@pytest.mark.fast
 def test_a_config_that_is_not_utf8_is_one_clear_line(tmp_path):
     path = tmp_path / "latin1.toml"
     path.write_bytes(TINY.replace('"tiny"', '"t\xefny"').encode("latin-1"))
@@ -261,6 +269,7 @@ def test_littlego_refuses_nonsense_arguments(args, words):
     assert result.returncode == 2 and words in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "args, words",
     [
@@ -329,6 +338,7 @@ def test_run_folder_arguments_that_name_the_wrong_kind_of_thing(finished_run, tm
     assert_one_clear_line(match, "--sgf names a file")
 
 
+@pytest.mark.fast
 def test_a_closed_pipe_is_not_an_error(finished_run):
     process = start_cli("evolve", "log", finished_run, "--json")
     process.stdout.read(10)
@@ -338,6 +348,7 @@ def test_a_closed_pipe_is_not_an_error(finished_run):
     assert "Traceback" not in err and "Error" not in err
 
 
+@pytest.mark.fast
 def test_a_full_disk_stops_the_run_cleanly_and_it_resumes(tmp_path, monkeypatch, capsys):
     import evolve.loop
     from evolve.cli import main
@@ -377,6 +388,7 @@ def interruptible():
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+@pytest.mark.fast
 def test_ctrl_c_leaves_a_clean_message_no_worker_traceback_and_a_resumable_run(tmp_path):
     config = tmp_path / "tiny.toml"
     config.write_text(TINY.replace("generations = 2", "generations = 40").replace("depth = 1", "depth = 2"))
@@ -419,6 +431,7 @@ def test_a_kill_stops_a_run_as_ctrl_c_does(tmp_path):
 # -- one writer per run -----------------------------------------------------------------------------
 
 
+@pytest.mark.fast
 def test_a_resume_is_refused_while_another_process_holds_the_run(tmp_path):
     config = tmp_path / "tiny.toml"
     config.write_text(TINY.replace("generations = 2", "generations = 6"))
@@ -437,6 +450,7 @@ def test_a_resume_is_refused_while_another_process_holds_the_run(tmp_path):
     assert read_generations(run_dir) == before
 
 
+@pytest.mark.fast
 def test_two_concurrent_resumes_write_each_generation_once(tmp_path):
     # Whether the second resume is refused or finds the run already finished depends on timing;
     # either way no generation may be written twice.
@@ -458,6 +472,7 @@ def test_two_concurrent_resumes_write_each_generation_once(tmp_path):
     assert generations == list(range(7))
 
 
+@pytest.mark.fast
 def test_a_lock_left_by_a_killed_process_is_taken_over(tmp_path):
     config = tmp_path / "tiny.toml"
     config.write_text(TINY)
@@ -481,6 +496,7 @@ def test_a_lock_left_by_a_killed_process_is_taken_over(tmp_path):
     assert [r["generation"] for r in read_generations(run_dir)] == [0, 1, 2]
 
 
+@pytest.mark.fast
 def test_runs_started_together_never_share_a_folder(tmp_path):
     config = tmp_path / "tiny.toml"
     config.write_text(TINY.replace("generations = 2", "generations = 1"))
@@ -510,6 +526,7 @@ def test_the_bundle_refuses_to_overwrite_unless_forced(tmp_path):
     assert sorted(os.listdir(str(out))) == ["book.json", "my_player3.py", "params.json"]  # the shipped book too
 
 
+@pytest.mark.fast
 def test_the_bundle_leaves_nothing_half_written(tmp_path):
     out = tmp_path / "submission"
     (out / "params.json").mkdir(parents=True)  # a target that is a folder

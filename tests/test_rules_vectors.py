@@ -1,5 +1,7 @@
 """The engine against the course host's own verdicts, on every ply of 500 games."""
 
+import pytest
+
 from engine import Position
 from engine.bitboard import points_of
 from engine.coords import move_from_text, move_to_text
@@ -9,6 +11,7 @@ def _position(ply):
     return Position.from_boards(ply["player"], ply["previous"], ply["current"], ply["n_move"])
 
 
+@pytest.mark.fast
 def test_vectors_cover_the_interesting_cases(vector_games):
     plies = [ply for game in vector_games for ply in game["plies"]]
     assert len(vector_games) == 500 and len(plies) > 10000
@@ -16,6 +19,7 @@ def test_vectors_cover_the_interesting_cases(vector_games):
     assert sum(1 for ply in plies if ply["move"] == "PASS") > 100
 
 
+@pytest.mark.fast
 def test_legal_moves_match_the_host_on_every_ply(vector_games):
     mismatches = []
     for game in vector_games:
@@ -26,6 +30,7 @@ def test_legal_moves_match_the_host_on_every_ply(vector_games):
     assert mismatches == []
 
 
+@pytest.mark.fast
 def test_ko_banned_points_match_the_host(vector_games):
     mismatches = []
     for game in vector_games:
@@ -36,6 +41,7 @@ def test_ko_banned_points_match_the_host(vector_games):
     assert mismatches == []
 
 
+@pytest.mark.fast
 def test_board_after_every_legal_move_matches_the_host(vector_games):
     mismatches = []
     for game in vector_games:
@@ -48,6 +54,7 @@ def test_board_after_every_legal_move_matches_the_host(vector_games):
     assert mismatches == []
 
 
+@pytest.mark.fast
 def test_end_of_game_verdict_and_winner_match_the_host(vector_games):
     mismatches = []
     for game in vector_games:
@@ -58,6 +65,7 @@ def test_end_of_game_verdict_and_winner_match_the_host(vector_games):
     assert mismatches == []
 
 
+@pytest.mark.fast
 def test_whole_games_replay_to_the_hosts_result(vector_games):
     """Playing each game from the empty board through our own positions ends as the host's did."""
     for game in vector_games:

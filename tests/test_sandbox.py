@@ -75,6 +75,7 @@ def home_cache():
     return os.path.join(pwd.getpwuid(os.getuid()).pw_dir, ".cache", "littlego")
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("mode", BOTH)
 def test_an_agent_cannot_read_or_rewrite_its_opponents_copy_nor_the_users_files(tmp_path, mode):
     victim = tmp_path / "victim"
@@ -110,6 +111,7 @@ answer(not found and not changed)
         assert attacked and contents == {"pwned"}
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("mode", BOTH)
 def test_an_agent_cannot_write_into_the_home_folder_or_the_tools_cache(tmp_path, mode):
     marker = "pwned-" + uuid.uuid4().hex
@@ -166,6 +168,7 @@ for _ in range({bound}):               # bounded: a failing sandbox cannot take 
 """
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("mode", BOTH)
 def test_a_fork_bomb_is_stopped_at_the_process_limit_and_ends_with_the_move(tmp_path, mode):
     body = (
@@ -206,6 +209,7 @@ def user_running(tasks):
         os.close(told)
 
 
+@pytest.mark.fast
 @isolated
 @pytest.mark.parametrize("counted", ["apart", "with the user's"])
 def test_a_move_starts_processes_up_to_its_limit_whatever_else_its_user_runs(tmp_path, monkeypatch, counted):
@@ -230,6 +234,7 @@ def test_a_move_starts_processes_up_to_its_limit_whatever_else_its_user_runs(tmp
     assert not isinstance(result, PlayerFault) and result[0] == "PASS", result
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("mode", [pytest.param(SANDBOXED, marks=isolated), UNSANDBOXED])
 def test_memory_past_the_limit_loses_the_game_with_the_reason(tmp_path, mode):
     body = """
@@ -242,6 +247,7 @@ answer(False)
     assert isinstance(fault, PlayerFault) and fault.reason == Reason.CRASH and "MemoryError" in fault.detail
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("mode", BOTH)
 def test_a_huge_file_is_cut_at_the_limit_and_loses_the_game(tmp_path, mode):
     body = """
@@ -308,6 +314,7 @@ answer(True)
     assert outlived == (mode == UNSANDBOXED and not accounting.hierarchies())
 
 
+@pytest.mark.fast
 def test_a_sleeper_loses_on_time_and_is_killed(tmp_path):
     body = "time.sleep(60)\nanswer(True)\n"
     started = time.monotonic()
@@ -315,6 +322,7 @@ def test_a_sleeper_loses_on_time_and_is_killed(tmp_path):
     assert isinstance(fault, PlayerFault) and fault.reason == Reason.TIMEOUT and time.monotonic() - started < 10
 
 
+@pytest.mark.fast
 def test_without_isolation_a_warning_says_what_is_not_isolated_and_strict_refuses(tmp_path, monkeypatch, capsys):
     no_isolation(monkeypatch)
     line = warning(Limits())
@@ -346,6 +354,7 @@ PROGRAM_COMMANDS = {
 }
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("name", sorted(PROGRAM_COMMANDS))
 def test_every_command_running_a_program_player_refuses_strict_without_isolation(tmp_path, monkeypatch, capsys, name):
     no_isolation(monkeypatch)
@@ -354,12 +363,14 @@ def test_every_command_running_a_program_player_refuses_strict_without_isolation
     assert "--sandbox strict: program players cannot be isolated here: bwrap" in capsys.readouterr().err
 
 
+@pytest.mark.fast
 def test_serve_takes_the_sandbox_options_and_strict_refuses_before_it_listens(tmp_path, monkeypatch, capsys):
     no_isolation(monkeypatch)
     assert main(["serve", "--runs", str(tmp_path), "--port", "0", "--sandbox", "strict"]) == 2
     assert "--sandbox strict: program players cannot be isolated here: bwrap" in capsys.readouterr().err
 
 
+@pytest.mark.fast
 def test_the_board_runs_a_program_opponent_under_the_servers_limits(tmp_path, monkeypatch):
     from engine.ui.web.analysis import PlayerTrouble, reply_job
 
@@ -370,6 +381,7 @@ def test_the_board_runs_a_program_opponent_under_the_servers_limits(tmp_path, mo
         reply_job("cmd:" + folder, [], 1, Limits(mode="strict"))
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("name", ["play", "gtp"])
 def test_play_and_gtp_warn_before_a_program_player_moves_unisolated_and_only_then(tmp_path, monkeypatch, capsys, name):
     no_isolation(monkeypatch)
@@ -384,6 +396,7 @@ def test_play_and_gtp_warn_before_a_program_player_moves_unisolated_and_only_the
     assert "warning" not in capsys.readouterr().err
 
 
+@pytest.mark.fast
 @isolated
 def test_a_command_naming_python_plays_in_the_sandbox_whatever_launcher_starts_it(tmp_path):
     folder = agent(tmp_path, "plain", "answer(True)\n")

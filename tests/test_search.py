@@ -32,6 +32,7 @@ def root_values(position, depth):
     return {move: -minimax(position.play_point(move), depth - 1) for move in points_of(position.legal_mask()) + [PASS]}
 
 
+@pytest.mark.fast
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 10**6), st.integers(0, 20), st.integers(1, 3))
 def test_alphabeta_value_equals_minimax(seed, plies, depth):
@@ -43,6 +44,7 @@ def test_alphabeta_value_equals_minimax(seed, plies, depth):
     assert result.value == pytest.approx(-minimax(position.play_point(result.move), depth - 1))
 
 
+@pytest.mark.fast
 def test_takes_a_winning_capture():
     position = Position.from_picture(
         """
@@ -56,6 +58,7 @@ def test_takes_a_winning_capture():
     assert Searcher(EVALUATE).search(position, 1).move == 0  # (0,0) captures two
 
 
+@pytest.mark.fast
 def test_last_plies_are_played_perfectly():
     for seed in range(30):
         position, _ = random_opening(MAX_MOVES - 3, seed)
@@ -66,12 +69,14 @@ def test_last_plies_are_played_perfectly():
         assert result.value == pytest.approx(minimax(position, 3))
 
 
+@pytest.mark.fast
 def test_a_finished_game_outweighs_any_evaluation():
     lost = Position.initial().play(PASS)  # White wins at once
     assert lost.is_over and terminal_value(lost) > WIN
     assert Searcher(EVALUATE).search(Position.initial(), 1).move != PASS
 
 
+@pytest.mark.fast
 def test_random_tie_break_is_reproducible_and_varied():
     start = Position.initial()
     moves = [Searcher(EVALUATE, rng=random.Random(seed)).search(start, 2).move for seed in range(12)]
@@ -81,6 +86,7 @@ def test_random_tie_break_is_reproducible_and_varied():
     assert Searcher(EVALUATE).search(start, 2).move == Searcher(EVALUATE).search(start, 2).move
 
 
+@pytest.mark.fast
 def test_cpu_budget_answers_from_the_deepest_completed_depth():
     position, _ = random_opening(4, 3)
     result = Searcher(EVALUATE).iterative(position, 12, cpu_budget=0.05)
@@ -88,11 +94,13 @@ def test_cpu_budget_answers_from_the_deepest_completed_depth():
     assert result.move == PASS or position.play_point(result.move)
 
 
+@pytest.mark.fast
 def test_search_refuses_a_finished_game():
     with pytest.raises(ValueError):
         Searcher(EVALUATE).search(Position.initial().play(PASS), 2)
 
 
+@pytest.mark.fast
 @settings(max_examples=20, deadline=None)
 @given(st.integers(0, 10**6), st.integers(0, 14), st.integers(1, 2))
 def test_the_runner_up_is_proved_within_close_of_the_best_exactly_when_another_move_is(seed, plies, depth):

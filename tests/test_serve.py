@@ -129,6 +129,7 @@ def client(runs, analyst):
     return board_client(runs[0], analyst, base_url="http://127.0.0.1:8561", allow_programs=True)
 
 
+@pytest.mark.fast
 def test_the_runs_list_shows_a_run_made_by_evolve(client, runs):
     listed = {run["name"]: run for run in client.get("/api/runs").json()["runs"]}
     name = os.path.basename(runs[1])
@@ -140,6 +141,7 @@ def test_the_runs_list_shows_a_run_made_by_evolve(client, runs):
     assert listed["notes"]["state"] == "not a run" and "escape" not in listed
 
 
+@pytest.mark.fast
 def test_a_run_page_holds_its_generations_config_and_log_and_what_is_new(client, runs):
     name = os.path.basename(runs[1])
     page = client.get("/api/runs/" + name).json()
@@ -154,6 +156,7 @@ def test_a_run_page_holds_its_generations_config_and_log_and_what_is_new(client,
     assert client.get(f"/api/runs/{name}?after=x").status_code == 400
 
 
+@pytest.mark.fast
 def test_numbers_json_cannot_carry_are_shown_as_missing(client, tmp_path):
     run_dir = evolve_run(tmp_path)
     with open(os.path.join(run_dir, "all-won.json"), "w") as handle:
@@ -164,6 +167,7 @@ def test_numbers_json_cannot_carry_are_shown_as_missing(client, tmp_path):
     assert page.status_code == 200 and page.json()["reports"][0]["elo"] is None
 
 
+@pytest.mark.fast
 def test_a_damaged_run_says_what_is_wrong_and_the_others_keep_working(client, runs):
     page = client.get("/api/runs/damaged-20260101-000000").json()
     assert page["summary"]["problem"].endswith("generations.jsonl:1: not a JSON line") and page["generations"] == []
@@ -171,6 +175,7 @@ def test_a_damaged_run_says_what_is_wrong_and_the_others_keep_working(client, ru
     assert listed["damaged-20260101-000000"]["problem"] and listed[os.path.basename(runs[1])]["problem"] is None
 
 
+@pytest.mark.fast
 def test_the_runs_list_is_newest_first_across_experiments(tmp_path):
     def run(name, log=None):
         os.makedirs(str(tmp_path / name))
@@ -204,6 +209,7 @@ def copied_run(runs_dir, name, generations):
     return path
 
 
+@pytest.mark.fast
 def test_a_line_being_appended_is_left_out_and_a_damaged_line_before_the_last_is_named(runs, tmp_path):
     with open(os.path.join(runs[1], "generations.jsonl"), "rb") as handle:
         line = handle.read()  # generation 0's record and its newline
@@ -224,6 +230,7 @@ def test_a_line_being_appended_is_left_out_and_a_damaged_line_before_the_last_is
     assert [r["generation"] for r in read_generations(str(tmp_path / "writing-20260101-000000"))] == [0]
 
 
+@pytest.mark.fast
 def test_a_run_is_running_while_a_live_process_holds_its_lock(tmp_path):
     run_dir = evolve_run(tmp_path)
     holder = subprocess.Popen(
@@ -251,6 +258,7 @@ def test_a_run_is_running_while_a_live_process_holds_its_lock(tmp_path):
     assert client.get("/api/runs").json()["runs"][0]["state"] == "finished"
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "path",
     [
@@ -272,6 +280,7 @@ def test_no_request_reaches_outside_the_runs_folder_and_the_assets(client, path)
     assert "error" in answer.json() and "import" not in answer.text
 
 
+@pytest.mark.fast
 def test_requests_it_does_not_expect_get_a_4xx_with_a_message(client):
     def post(path, body, **headers):
         return client.post(path, content=body, headers=dict({"content-type": "application/json"}, **headers))
@@ -295,6 +304,7 @@ def test_requests_it_does_not_expect_get_a_4xx_with_a_message(client):
         assert answer.status_code == status and words in answer.json()["error"], answer.text
 
 
+@pytest.mark.fast
 def test_a_failure_inside_is_a_500_with_a_message_not_a_traceback(runs):
     class Broken:
         def values(self, moves, margins=True):
@@ -318,6 +328,7 @@ def first_position(rng, verdict):
             position, moves = position.play_point(move), moves + [move]
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("verdict, words", [(SUICIDE, "is suicide"), (KO, "is a KO recapture")])
 def test_an_illegal_move_is_refused_with_the_rule_that_forbids_it(client, verdict, words):
     moves, point = first_position(random.Random(5), verdict)
@@ -350,6 +361,7 @@ def position_of(moves):
     return position
 
 
+@pytest.mark.fast
 def test_past_its_time_the_search_values_show_while_the_solver_goes_on_until_its_patience(analyst):
     quick = Analyst(analyst.workers, seconds=0.2)
     try:
@@ -418,6 +430,7 @@ def test_the_margins_a_board_solved_are_shown_from_the_store_without_solving_the
     assert sum(value.wins for value in stored.moves) == 5  # as PLY14 is described
 
 
+@pytest.mark.fast
 def test_the_agent_move_with_how_it_chose_it(client):
     first = client.post("/api/board/agent", json={"moves": []}).json()
     assert (first["move"], first["how"]) == (WINNING_FIRST_POINT, "first") and WINNING_FIRST_POINT == 12  # 2,2
@@ -451,6 +464,7 @@ def killed_job():
     os.kill(os.getpid(), signal.SIGKILL)
 
 
+@pytest.mark.fast
 def test_a_crashing_or_hanging_player_leaves_the_server_up(client, tmp_path):
     agent = tmp_path / "agent"
     agent.mkdir()
@@ -468,6 +482,7 @@ def test_a_crashing_or_hanging_player_leaves_the_server_up(client, tmp_path):
     assert answer["view"]["moves"] == [12, answer["reply"]["move"]]
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "spec, words",
     [
@@ -481,6 +496,7 @@ def test_a_spec_the_parser_refuses_is_the_users_mistake_with_the_parsers_message
     assert answer.status_code == 400 and words in answer.json()["error"], answer.text
 
 
+@pytest.mark.fast
 def test_a_killed_worker_is_answered_at_once_and_replaced_for_the_next_request(runs):
     workers = Workers(1)
 
@@ -499,6 +515,7 @@ def test_a_killed_worker_is_answered_at_once_and_replaced_for_the_next_request(r
         workers.close()
 
 
+@pytest.mark.fast
 def test_closed_workers_leave_no_pool_thread_to_race_the_exit():
     # The pool's manager thread, left running, closed its wake-up pipe while the interpreter's exit wrote to it:
     # "Exception ignored in: <module 'threading'> ... OSError: [Errno 9]" when Ctrl-C stopped the server.
@@ -510,6 +527,7 @@ def test_closed_workers_leave_no_pool_thread_to_race_the_exit():
         assert manager is not None and not manager.is_alive()
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("hosts, base_url", [(None, "http://192.0.2.1"), (LOOPBACK_NAMES, "http://127.0.0.1")])
 def test_players_that_run_commands_are_refused_unless_the_person_who_started_it_allowed_them(
     runs, tmp_path, hosts, base_url
@@ -522,6 +540,7 @@ def test_players_that_run_commands_are_refused_unless_the_person_who_started_it_
     assert not planted.exists()
 
 
+@pytest.mark.fast
 def test_a_request_that_plays_without_the_token_is_refused(runs):
     client = board_client(runs[0], None, allow_programs=True)
     for headers in ({TOKEN_HEADER: ""}, {TOKEN_HEADER: "a guess"}):
@@ -574,6 +593,7 @@ def test_serve_run_by_root_plays_no_command_for_another_local_user(tmp_path):
     assert not planted.exists()
 
 
+@pytest.mark.fast
 def test_sgf_out_and_back_in(client):
     sgf = client.post("/api/board/sgf", json={"moves": PLY14, "black": "you", "white": "random"}).json()["sgf"]
     opened = client.post("/api/board/open", json={"sgf": sgf}).json()
@@ -586,6 +606,7 @@ def test_sgf_out_and_back_in(client):
     assert setup.status_code == 400 and "set-up stones" in setup.json()["error"]
 
 
+@pytest.mark.fast
 def test_the_command_refuses_a_busy_port_and_a_file_as_runs_folder(tmp_path, capsys):
     busy = socket.socket()
     busy.bind(("127.0.0.1", 0))
@@ -600,6 +621,7 @@ def test_the_command_refuses_a_busy_port_and_a_file_as_runs_folder(tmp_path, cap
     assert "littlego serve: " in err and "in use" in err and "names a file" in err and "Traceback" not in err
 
 
+@pytest.mark.fast
 def test_the_command_serves_at_the_address_it_prints_and_ctrl_c_stops_it(tmp_path):
     server = start_cli("littlego", "serve", "--runs", tmp_path, "--port", "0")
     try:

@@ -108,6 +108,7 @@ def test_a_run_page_shows_a_new_generation_without_a_reload(site, page):
     screenshot(page, "serve-run.png")
 
 
+@pytest.mark.fast
 def test_a_damaged_run_shows_its_message(site, page):
     url, _ = site
     page.goto(url + "#/runs/damaged-20260101-000000")
@@ -146,6 +147,7 @@ def test_a_whole_game_against_random_by_clicks(site, page):
     assert "wins" in page.locator("#verdict").inner_text() and "game over" in page.locator("#status").inner_text()
 
 
+@pytest.mark.fast
 def test_an_illegal_click_shows_the_rule(site, page):
     url, _ = site
     board(page, url, "", values=False)
@@ -156,6 +158,7 @@ def test_an_illegal_click_shows_the_rule(site, page):
     assert page.locator("#message").inner_text() == "refused: 2,2 is occupied"
 
 
+@pytest.mark.fast
 def test_on_the_empty_board_the_agent_shown_plays_2_2(site, page):
     url, _ = site
     board(page, url, "", values=True)
@@ -225,6 +228,7 @@ def sgf_file(folder, moves):
     return record
 
 
+@pytest.mark.fast
 def test_an_sgf_opened_stepped_through_and_saved(site, page, tmp_path):
     url, _ = site
     board(page, url, "", values=False)
@@ -262,6 +266,7 @@ def test_the_values_shown_are_the_solvers(site, page, tmp_path):
     screenshot(page, "serve-board.png")
 
 
+@pytest.mark.fast
 def test_as_white_the_opponent_moves_first_and_undo_returns_to_your_turn(site, page):
     url, _ = site
     board(page, url, "", values=False)
@@ -276,6 +281,7 @@ def test_as_white_the_opponent_moves_first_and_undo_returns_to_your_turn(site, p
     assert "White to move" in page.locator("#status").inner_text()
 
 
+@pytest.mark.fast
 def test_a_position_never_shows_another_positions_values(site, page):
     """While a position's values are asked, its board and table show none: not the previous position's."""
     url, _ = site

@@ -63,6 +63,7 @@ def test_a_candidate_the_test_accepts_replaces_params_json_with_the_test_in_its_
     assert report["sprt"]["decision"] == "H1"
 
 
+@pytest.mark.fast
 def test_the_screen_predicts_before_the_test_and_min_screen_stops_a_weak_candidate_there(tmp_path, capsys):
     run = evolved(tmp_path, (-20, -10), "weak")
     current = current_file(tmp_path, 10.0)
@@ -110,6 +111,7 @@ def test_a_rejected_candidate_leaves_params_json_as_it_was_and_the_same_command_
     assert "games changed" in capsys.readouterr().err
 
 
+@pytest.mark.fast
 def test_the_default_screen_plays_every_opening_once_with_each_colour(tmp_path, capsys):
     candidate = str(tmp_path / "weak-params.json")  # throws stones away: it loses every game
     save_params(candidate, make_params(dict(DEFAULT_WEIGHTS, margin=-20.0), provenance={"source": "weak"}))
@@ -147,6 +149,7 @@ def test_a_params_file_ships_as_a_run_does_with_its_test_beside_it(tmp_path, cap
     assert "name the params file it came from" in capsys.readouterr().err
 
 
+@pytest.mark.fast
 def test_ship_refuses_a_missing_params_file_before_anything_is_written(tmp_path, capsys):
     run = evolved(tmp_path, (0, 20), "any")
     assert evolve(["ship", run, "--to", str(tmp_path / "none.json")] + SHIP) == 2
@@ -154,6 +157,7 @@ def test_ship_refuses_a_missing_params_file_before_anything_is_written(tmp_path,
     assert not os.path.exists(os.path.join(run, "ship"))
 
 
+@pytest.mark.fast
 def test_export_takes_its_search_settings_from_the_file_it_replaces(tmp_path, capsys):
     run = evolved(tmp_path, (0, 20), "export")
     current = current_file(tmp_path, 10.0)
@@ -170,6 +174,7 @@ def test_export_takes_its_search_settings_from_the_file_it_replaces(tmp_path, ca
     capsys.readouterr()
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize(
     "bad",
     [["--sprt", "20,0"], ["--games", "0"], ["--random-opening", "30"], ["--close-stones", "-1"], ["--min-screen", "2"]],

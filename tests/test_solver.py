@@ -67,6 +67,7 @@ WALL = """
     O...O"""
 
 
+@pytest.mark.fast
 def test_a_group_with_more_liberties_than_plies_left_settles_the_game():
     # Black's 12 stones have 5 liberties with 4 plies left: no sequence captures them, and
     # White's 2 stones plus 2 moves cannot come within komi.
@@ -77,6 +78,7 @@ def test_a_group_with_more_liberties_than_plies_left_settles_the_game():
     assert settled_win_loss(Position.from_picture(WALL, player=WHITE, moves_played=19)) is None
 
 
+@pytest.mark.fast
 def test_settled_results_agree_with_search_to_the_end():
     """Every position the static bound settles has that result by a full search (a searcher
     without the bound, itself checked against plain minimax above)."""
@@ -92,6 +94,7 @@ def test_settled_results_agree_with_search_to_the_end():
     assert settled >= 30
 
 
+@pytest.mark.fast
 def test_the_agent_keeps_a_won_position_won_from_the_solving_ply():
     params = default_params()._replace(solve_from=12, cpu_budget=1.0, cpu_cap=4.0)
     checked = 0
@@ -105,6 +108,7 @@ def test_the_agent_keeps_a_won_position_won_from_the_solving_ply():
     assert checked >= 3
 
 
+@pytest.mark.fast
 def test_no_move_passes_the_cpu_cap():
     params = default_params()._replace(depth=12, cpu_budget=0.2, cpu_cap=0.3, solve_from=10)
     for position in late_positions(4, 2) + late_positions(10, 2):
@@ -114,6 +118,7 @@ def test_no_move_passes_the_cpu_cap():
         position.play_point(move)  # legal: IllegalMove otherwise
 
 
+@pytest.mark.fast
 def test_a_node_budget_gives_the_same_move_on_any_machine():
     evaluate = make_evaluator(default_params().weights)
     position = late_positions(6, 1)[0]
@@ -123,6 +128,7 @@ def test_a_node_budget_gives_the_same_move_on_any_machine():
     assert first.depth < 12
 
 
+@pytest.mark.fast
 def test_the_budget_stops_deepening_and_the_cap_stops_a_search():
     evaluate = make_evaluator(default_params().weights)
     position = late_positions(3, 1)[0]
@@ -131,6 +137,7 @@ def test_the_budget_stops_deepening_and_the_cap_stops_a_search():
     assert time.process_time() - start < 0.5 + 0.25 and 1 <= result.depth < 12
 
 
+@pytest.mark.fast
 def test_the_sprt_ratio_and_bounds():
     lower, upper = sprt_bounds(0.05, 0.05)
     assert lower == pytest.approx(math.log(0.05 / 0.95)) and upper == pytest.approx(math.log(0.95 / 0.05))
@@ -138,6 +145,7 @@ def test_the_sprt_ratio_and_bounds():
     assert sprt_llr(30, 20, 0, 20) == pytest.approx(30 * math.log(p1 / p0) + 20 * math.log((1 - p1) / (1 - p0)))
 
 
+@pytest.mark.fast
 def test_a_match_stops_when_the_sprt_decides():
     summary, games = run_match("greedy", "random", 400, GameSettings(jobs=1, progress=False), sprt=(0, 150))
     test = summary.sprt
@@ -147,6 +155,7 @@ def test_a_match_stops_when_the_sprt_decides():
     assert summary.sprt.decision == "H0" and len(games) < 600
 
 
+@pytest.mark.fast
 def test_solve_prints_every_moves_exact_value():
     moves = "2,2 1,2 2,1 1,1 3,2 2,3 1,3 3,3 2,4 0,3 3,1 4,3 1,4 0,1 4,2 0,2 0,0 1,0"
     result = cli("littlego", "solve", "--moves", moves, timeout=300)
@@ -163,6 +172,7 @@ def test_solve_prints_every_moves_exact_value():
     assert result.stdout.count("  win ") + result.stdout.count("  loss") == len(points_of(position.legal_mask())) + 1
 
 
+@pytest.mark.fast
 def test_bench_solve_reports_the_nodes_it_counted():
     from engine.submission.bench import bench_solve
 
@@ -173,6 +183,7 @@ def test_bench_solve_reports_the_nodes_it_counted():
     assert "{:,} nodes".format(row["nodes"]) in lines[0]
 
 
+@pytest.mark.fast
 def test_bench_solve_on_recorded_games_counts_what_finishes_within_each_editions_share(tmp_path):
     from engine.course.editions import EDITIONS
     from engine.data import SHIPPED_PARAMS

@@ -5,6 +5,8 @@ import json
 import pickle
 from types import SimpleNamespace
 
+import pytest
+
 from evolve.spsa import Spsa
 from tests.conftest import cli
 
@@ -37,6 +39,7 @@ def _climb(spsa, steps, target, scale=1.0):
         spsa.update(individuals)
 
 
+@pytest.mark.fast
 def test_the_default_gains_climb_a_smooth_fitness_and_a_pickled_state_goes_on_the_same():
     bounds, target = [(-10.0, 10.0), (0.0, 100.0), (-50.0, 50.0)], [5.0, 70.0, -20.0]
     spsa = Spsa([0.0, 50.0, 0.0], bounds, pairs=4, steps=60, seed=9)
@@ -73,6 +76,7 @@ def test_a_step_whose_pairs_all_tie_moves_nothing():
     assert spsa.centre == [1.0, 2.0] and spsa.k == 1
 
 
+@pytest.mark.fast
 def test_an_spsa_run_resumes_extends_and_plots_its_centre(tmp_path):
     config = tmp_path / "spsa.toml"
     config.write_text(SPSA_RUN)

@@ -63,6 +63,7 @@ class RefusingSolver:
         raise AssertionError("the compiled solver was started for a position the store holds")
 
 
+@pytest.mark.fast
 def test_a_position_stored_in_one_orientation_reads_back_in_all_eight(native, tmp_path):
     store = SolvedStore(tmp_path / "solved.sqlite")
     for position in _positions(3, 4):
@@ -79,12 +80,14 @@ def test_a_position_stored_in_one_orientation_reads_back_in_all_eight(native, tm
     assert store.check() == []
 
 
+@pytest.mark.fast
 def test_keys_tell_apart_the_colour_to_move():
     position = _positions(5, 1)[0]
     other = position_from_text(describe_position(position).replace(str(position.player), str(3 - position.player), 1))
     assert store_key(position)[0] != store_key(other)[0]
 
 
+@pytest.mark.fast
 def test_a_value_alone_is_kept_and_the_moves_added_later(native, tmp_path):
     store = SolvedStore(tmp_path / "solved.sqlite")
     position = _positions(7, 1)[0]
@@ -107,6 +110,7 @@ def _damage(path, how):
         path.write_bytes(b'{"format": "littlego-book 2"}\n' + bytes(data[100:200]))
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("how", ["truncated", "overwritten", "not sqlite"])
 def test_a_damaged_store_is_refused_with_its_name_never_read(native, tmp_path, how):
     path = tmp_path / "solved.sqlite"
@@ -122,6 +126,7 @@ def test_a_damaged_store_is_refused_with_its_name_never_read(native, tmp_path, h
         assert store.check() == []
 
 
+@pytest.mark.fast
 def test_an_entry_whose_value_changed_under_sqlite_is_refused_not_served(native, tmp_path):
     path = tmp_path / "solved.sqlite"
     position = _positions(29, 1)[0]
@@ -134,6 +139,7 @@ def test_an_entry_whose_value_changed_under_sqlite_is_refused_not_served(native,
     assert len(store.check()) == 1
 
 
+@pytest.mark.fast
 def test_a_store_of_other_rules_or_format_is_refused(tmp_path):
     path = tmp_path / "solved.sqlite"
     SolvedStore(path).close()
@@ -148,6 +154,7 @@ def test_a_store_of_other_rules_or_format_is_refused(tmp_path):
         SolvedStore(other)
 
 
+@pytest.mark.fast
 def test_what_the_adversary_solved_is_not_solved_again_by_the_regret_positions(monkeypatch, tmp_path):
     """Two tools over the same positions: the exploit report's adversary, then 'evolve positions'."""
     path = tmp_path / "solved.sqlite"
@@ -166,6 +173,7 @@ def test_what_the_adversary_solved_is_not_solved_again_by_the_regret_positions(m
         assert all(solved[text] == native.move_results(position_from_text(text)) for text in children)
 
 
+@pytest.mark.fast
 def test_what_the_regret_positions_solved_the_labels_read_without_the_solver(monkeypatch, tmp_path):
     """'evolve positions' then 'evolve label' over the same positions: the labels' workers start no solver."""
     path = tmp_path / "solved.sqlite"
@@ -183,6 +191,7 @@ def _solve_share(path, texts):
         return {text: solver.move_results(position_from_text(text)) for text in texts}
 
 
+@pytest.mark.fast
 def test_several_processes_writing_overlapping_positions_at_once_keep_the_store_whole(tmp_path):
     path = str(tmp_path / "solved.sqlite")
     texts = [describe_position(p) for p in _positions(19, 24, 13, 16)]
@@ -200,6 +209,7 @@ def test_several_processes_writing_overlapping_positions_at_once_keep_the_store_
                 )
 
 
+@pytest.mark.fast
 def test_a_store_another_process_holds_while_it_opens_is_waited_for_not_called_damaged(monkeypatch, tmp_path):
     """SQLite may answer "database is locked" on open without waiting (a writer creating the file or
     recovering its log): the store waits and tries again, and past BUSY_SECONDS says busy, not damaged."""
@@ -254,6 +264,7 @@ def test_littlego_solve_native_answers_a_stored_position_from_the_store(tmp_path
 LATE_MOVES = "2,2 1,2 2,1 1,1 1,3 2,3 3,2 0,2 3,3 2,4 1,4 3,4 0,3 0,1"  # a ply-14 position with a dozen replies
 
 
+@pytest.mark.fast
 def test_positions_to_grow_are_those_reached_distinct_under_the_symmetries():
     every = positions_to_grow(Position.initial(), (0, 2))
     assert {ply: len(found) for ply, found in every.items()} == {0: 1, 1: 6, 2: 91}  # 85 placements, 6 after a pass
@@ -383,6 +394,7 @@ def native_questions(monkeypatch):
     return asked
 
 
+@pytest.mark.fast
 def test_what_littlego_solve_solved_the_board_openings_study_and_book_read_without_the_solver(
     native, native_questions, tmp_path, capsys
 ):
@@ -434,6 +446,7 @@ def test_what_littlego_solve_solved_the_board_openings_study_and_book_read_witho
     assert len(native_questions) == solved  # not one question more after the first tool
 
 
+@pytest.mark.fast
 def test_what_the_book_builder_proved_book_check_and_the_openings_read_without_the_solver(
     native, native_questions, tmp_path, capsys
 ):

@@ -37,6 +37,7 @@ def opening_and_endgame(seed=1):
     return ({name: rng.uniform(-5, 5) for name in FEATURES}, {name: rng.uniform(-5, 5) for name in FEATURES})
 
 
+@pytest.mark.fast
 def test_the_weights_go_in_a_straight_line_from_the_opening_to_the_endgame():
     opening, endgame = opening_and_endgame()
     table = weights_by_ply(opening, endgame)
@@ -48,6 +49,7 @@ def test_the_weights_go_in_a_straight_line_from_the_opening_to_the_endgame():
     assert weights_by_ply(opening) == (table[0],) * (MAX_MOVES + 1)  # flat: the same at every ply
 
 
+@pytest.mark.fast
 def test_a_tapered_evaluator_weighs_each_ply_with_that_plys_weights():
     opening, endgame = opening_and_endgame(2)
     tapered = make_evaluator(opening, endgame)
@@ -65,6 +67,7 @@ def test_a_tapered_evaluator_weighs_each_ply_with_that_plys_weights():
         assert flat(position, 1) == same(position, 1)
 
 
+@pytest.mark.fast
 def test_a_tapered_params_file_round_trips_and_a_flat_one_stays_flat(tmp_path):
     opening, endgame = opening_and_endgame(4)
     params = make_params(opening, depth=3, endgame=endgame)
@@ -79,6 +82,7 @@ def test_a_tapered_params_file_round_trips_and_a_flat_one_stays_flat(tmp_path):
     assert flat.endgame is None and "endgame_weights" not in params_to_dict(flat)
 
 
+@pytest.mark.fast
 def test_tapered_files_are_checked_as_flat_ones_are():
     opening, endgame = opening_and_endgame(5)
     with pytest.raises(ParamsError, match=r"endgame_weights: unknown feature 'shape'"):
@@ -97,6 +101,7 @@ def test_tapered_files_are_checked_as_flat_ones_are():
     assert big.endgame["edge"] == pytest.approx(endgame["edge"] * factor)
 
 
+@pytest.mark.fast
 def test_start_free_moves_only_the_genes_it_names_and_holds_the_rest_near_the_start(tmp_path):
     cma = TINY.replace('strategy = "ga"', 'strategy = "cmaes"\ntapered = true').replace("[ga]", "[cmaes]")
     text = cma + f'\n[start]\nparams = ["{FLAT}"]\nfree = ["liberties", "endgame.centre"]\n'
@@ -125,6 +130,7 @@ def test_start_free_moves_only_the_genes_it_names_and_holds_the_rest_near_the_st
         load_config(write_config(tmp_path, cma + '\n[start]\nfree = ["liberties"]\n', "none.toml"))
 
 
+@pytest.mark.fast
 def test_a_tapered_config_has_twice_the_genes_and_starts_flat_files_alike_at_both_ends(tmp_path):
     text = TINY.replace("depth = 2", "depth = 2\ntapered = true")
     text += f'\n[start]\nparams = ["{FLAT}"]\n\n[bounds.endgame]\nmargin = [0, 30]\n'

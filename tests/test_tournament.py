@@ -49,12 +49,14 @@ def agent_folders(root):
     return str(root)
 
 
+@pytest.mark.fast
 def test_pairs_and_the_extra_black_game_drawn_from_the_seed():
     assert pairs(3) == [(0, 1), (0, 2), (1, 2)]
     draws = [extra_black_is_a(seed, 0) for seed in range(40)]
     assert draws == [extra_black_is_a(seed, 0) for seed in range(40)] and 5 < sum(draws) < 35
 
 
+@pytest.mark.fast
 def test_ranking_by_wins_then_games_won_then_head_to_head():
     agents = ["a", "b", "c", "d"]
     matches = [
@@ -85,6 +87,7 @@ def test_ranking_by_wins_then_games_won_then_head_to_head():
     assert [s.rank for s in rank(["a", "b", "c"], cycle, table, dict.fromkeys("abc", 0))] == [1, 1, 1]
 
 
+@pytest.mark.fast
 def test_the_report_names_the_crosstables_columns_and_flags_repeated_games():
     names = ["agent@1", "handset@1", "random"]
     report = play_tournament(names, names, games=5, settings=GameSettings(seed=3, jobs=1, progress=False))
@@ -100,6 +103,7 @@ def test_the_report_names_the_crosstables_columns_and_flags_repeated_games():
     assert any(line.startswith("Note: 1 of the 3 mini-matches repeat games") for line in lines)
 
 
+@pytest.mark.fast
 def test_a_tournament_refuses_even_games_and_too_few_agents():
     with pytest.raises(ValueError, match="odd"):
         play_tournament(["greedy", "random"], ["greedy", "random"], games=4)
@@ -107,6 +111,7 @@ def test_a_tournament_refuses_even_games_and_too_few_agents():
         play_tournament(["greedy"], ["greedy"])
 
 
+@pytest.mark.fast
 def test_an_interrupted_tournament_resumes_to_the_same_table(tmp_path, monkeypatch):
     import engine.course.tournament as tournament_module
 
@@ -134,6 +139,7 @@ def test_an_interrupted_tournament_resumes_to_the_same_table(tmp_path, monkeypat
         play_tournament(names, specs, games=3, settings=GameSettings(seed=5, journal=journal))
 
 
+@pytest.mark.fast
 def test_agent_folders_are_refused_on_a_remote_scheduler_whose_workers_cannot_see_their_builds(tmp_path, capsys):
     folder = tmp_path / "alice"
     folder.mkdir()

@@ -26,6 +26,7 @@ def test_the_problem_splits_won_positions_and_starts_from_the_hand_set_weights(p
     assert all(low <= weight <= high for weight, (low, high) in zip(problem.start, problem.bounds))
 
 
+@pytest.mark.fast
 def test_the_ruler_counts_the_moves_that_keep_the_win(problem):
     good, of = tuners.kept(problem.start, problem.held_out, problem.depth)
     assert of == len(problem.held_out) and 0 < good < of
@@ -33,6 +34,7 @@ def test_the_ruler_counts_the_moves_that_keep_the_win(problem):
     assert sum(done for done, _ in by_ply.values()) == good and sum(n for _, n in by_ply.values()) == of
 
 
+@pytest.mark.fast
 def test_the_label_loss_gradient_is_the_losss_derivative(problem):
     labels = tuners.labels_of(problem.train[:40])
     weights = numpy.array(problem.start, dtype=float)
@@ -92,6 +94,7 @@ def test_texel_needs_the_labels_and_spearman_ranks():
     assert tuners.spearman([1, 2, 2, 3], [1, 2, 2, 3]) == pytest.approx(1.0)
 
 
+@pytest.mark.fast
 def test_the_command_writes_its_table_curves_and_legs(tmp_path, capsys):
     out = tmp_path / "bench"
     words = ["tuners", "--positions", POSITIONS, "--depth", "2", "--budget", "0.3", "--seeds", "1"]
