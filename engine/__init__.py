@@ -8,15 +8,18 @@ terms and ``make_evaluator``), ``params`` (weights and search settings, ``params
 ``search`` (alpha-beta that takes its evaluator, within depth, node or CPU limits),
 ``solver`` (exact play to the end of the game), ``book`` (the opening book), ``playout``
 (random moves), ``protocol`` (the agent's side of ``input.txt``/``output.txt``), ``agent``
-(one move as the course asks). The core uses only the standard library and parses under
+(one move as the course asks), ``errors`` (the errors a user causes, told from bugs). The core uses only the standard library and parses under
 Python 3.7, because the course server runs 3.7.5.
 
 The subpackages are the tools, which import the core and are never imported by it:
 ``players`` (everything that can be asked for a move), ``play`` (games, matches and their
 statistics), ``native`` (compiled C: the exact solver and the book it proves), ``ui`` (the
 terminal, the GTP engine, the course's judge), ``submission`` (bundle and bench),
-``training`` (the Q-learner's trainer), ``common`` (process pools, seeds), ``cli`` (the
-``littlego`` command) and ``data`` (the shipped files).
+``training`` (the Q-learner's trainer), ``sandbox`` (the bubblewrap sandbox every untrusted
+agent runs in), ``course`` (agents built as the course builds them, grades, the class
+tournament, the constants of their code), ``study`` (where games are won and lost, by the
+solver), ``common`` (process pools, seeds, run folders), ``cli`` (the ``littlego`` command)
+and ``data`` (the shipped files).
 
 Vocabulary (read this first):
 

@@ -15,6 +15,7 @@ modules and functions are in docs/development.md: aims, which no test checks.
 
 import ast
 import os
+import re
 import subprocess
 import sys
 
@@ -332,3 +333,31 @@ def test_every_test_file_has_a_test_in_the_fast_subset():
         name for name in names if name not in NOT_IN_THE_FAST_SUBSET and not marked_fast(os.path.join(folder, name))
     ]
     assert not missing, "no test marked @pytest.mark.fast in " + ", ".join(missing)
+
+
+def _package_members(folder):
+    """The modules and subpackages directly in the package ``folder``, by name."""
+    return sorted(
+        name[:-3] if name.endswith(".py") else name
+        for name in os.listdir(folder)
+        if (name.endswith(".py") and name not in ("__init__.py", "__main__.py"))
+        or os.path.isfile(os.path.join(folder, name, "__init__.py"))
+    )
+
+
+PACKAGES = sorted(
+    os.path.relpath(root, ROOT)
+    for top in ("engine", "evolve")
+    for root, _, files in os.walk(os.path.join(ROOT, top))
+    if "__init__.py" in files and "__pycache__" not in root
+)
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("package", PACKAGES)
+def test_each_package_docstring_names_every_module_in_it(package):
+    folder = os.path.join(ROOT, package)
+    with open(os.path.join(folder, "__init__.py")) as handle:
+        words = set(re.findall(r"``([\w.]+)``", ast.get_docstring(ast.parse(handle.read())) or ""))
+    missing = [name for name in _package_members(folder) if name not in words]
+    assert not missing, f"{package}/__init__.py's map leaves out {', '.join(missing)} (name each as ``name``)"

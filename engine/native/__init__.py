@@ -7,5 +7,6 @@ sources share); ``solver`` runs ``solve.c`` and asks it who wins; ``store`` keep
 one SQLite file that every tool reads first (``grow`` fills it; ``stored_solver`` asks the solver
 only what the store lacks); ``book`` builds, extends and checks the opening book with it;
 ``searcher`` loads ``search.c`` as a library (ctypes) and searches as ``engine.search.Searcher``
-does, node for node, falling back to the Python searcher where there is no C compiler.
+does, node for node, falling back to the Python searcher where there is no C compiler;
+``sections`` walks a book's sections and ``bench`` times the solver.
 """

@@ -1,6 +1,8 @@
 """The ``evolve`` command: run, resume, log, plot, export and ship runs; bench; label and fit; the solved
 game's positions, regret and exploitability; the tuner benchmark.
-Each group's parser and handlers live in its own module here."""
+Each group's parser and handlers live in its own module here: ``runs`` (run, resume, log, plot,
+export, constants), ``ship``, ``bench``, ``fit`` (label, fit), ``solved`` (positions, regret,
+exploit) and ``tuners``."""
 
 import argparse
 import os
