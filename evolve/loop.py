@@ -30,9 +30,10 @@ from tqdm import tqdm
 from engine.common.pools import CpuMeter
 from engine.common.runfolder import CONFIG_COPY, EXTENDED, FOLDER_TIME, GENERATIONS, LOG_FILE
 from engine.common.seeds import derive_seed
+from engine.course.build import agents_built
 from engine.errors import InvalidInput
 from engine.params import save_params
-from engine.play.executors import check_scheduler, executor
+from engine.play.executors import check_scheduler, executor, is_remote
 from engine.protocol import write_atomic
 from evolve import genome
 from evolve.checkpoint import (
@@ -219,9 +220,11 @@ class Evolution:
         try:
             self.engine = engine_for(self.config.fitness.engine)
             faults = os.path.join(self.run_dir, FAULTS)
-            with program_built(self.config, self.games, self.out, faults) as self.program, executor(
-                self.games.scheduler, self.games.jobs
-            ) as games:
+            remote = self.games.scheduler if is_remote(self.games.scheduler) else None
+            opponents = [entry.opponent for entry in self.config.panel]  # a C++ or Java folder: built once, here
+            with program_built(self.config, self.games, self.out, faults) as self.program, agents_built(
+                opponents, self.games.limits, remote
+            ), executor(self.games.scheduler, self.games.jobs) as games:
                 self.where = games.describe()
                 searched = _searched_by(self.config, self.engine)
                 log.info(
