@@ -8,7 +8,8 @@ terms and ``make_evaluator``), ``params`` (weights and search settings, ``params
 ``search`` (alpha-beta that takes its evaluator, within depth, node or CPU limits),
 ``solver`` (exact play to the end of the game), ``book`` (the opening book), ``playout``
 (random moves), ``protocol`` (the agent's side of ``input.txt``/``output.txt``), ``agent``
-(one move as the course asks), ``errors`` (the errors a user causes, told from bugs). The core uses only the standard library and parses under
+(one move as the course asks), ``errors`` (the errors a user causes, told from bugs). The core uses
+only the standard library and parses under
 Python 3.7, because the course server runs 3.7.5.
 
 The subpackages are the tools, which import the core and are never imported by it:

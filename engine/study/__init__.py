@@ -1,6 +1,7 @@
 """Studies of where games are won and lost, each position judged by the compiled solver: which side
 each random opening leaves won (``settle``), where the agent gave a won game away and what a deeper
-search would have played (``mistakes``; ``examine`` looks at one such game), and the whole study of a match from random openings, resumable
+search would have played (``mistakes``; ``examine`` looks at one such game), and the whole study of
+a match from random openings, resumable
 (``giveaways``). The commands are ``littlego openings`` and ``littlego study``."""
 
 
