@@ -290,7 +290,7 @@ def test_an_unreachable_scheduler_is_one_clear_line(monkeypatch, capsys):
     from engine.cli.littlego import main as littlego
 
     monkeypatch.setattr(executors, "CONNECT_TIMEOUT", "2s")  # the refusal, not the wait, is under test
-    assert littlego(["match", "random", "random", "--games", "2", "--scheduler", "tcp://127.0.0.1:9"]) == 2
+    assert littlego(["match", "random", "random", "--games", "2", "--scheduler", "tcp://127.0.0.1:9"]) == 3
     err = capsys.readouterr().err
     assert "littlego match: cannot reach the Dask scheduler at tcp://127.0.0.1:9" in err and "Traceback" not in err
 
@@ -337,7 +337,7 @@ def test_a_tls_cluster_plays_for_its_certificates_holders_only(tmp_path, capsys,
         assert littlego(words + tls_options(ours)) == 0
         assert sum(json.loads(capsys.readouterr().out)["wins"].values()) == 4
         # a certificate from another authority: the cluster refuses the handshake
-        assert littlego(words + tls_options([ours[0]] + rogue[1:])) == 2
+        assert littlego(words + tls_options([ours[0]] + rogue[1:])) == 3
         assert f"cannot reach the Dask scheduler at {cluster.address}" in capsys.readouterr().err
     finally:
         cluster.close()
@@ -353,5 +353,5 @@ def test_tls_without_certificates_and_plain_tcp_beyond_loopback_are_refused_by_n
     assert littlego(base + ["tcp://192.0.2.1:8786"]) == 2
     err = capsys.readouterr().err
     assert "a plain tcp:// scheduler has no authentication" in err and "--plain-tcp" in err
-    assert littlego(base + ["tcp://192.0.2.1:8786", "--plain-tcp"]) == 2  # asked for: tried, unreachable here
+    assert littlego(base + ["tcp://192.0.2.1:8786", "--plain-tcp"]) == 3  # asked for: tried, unreachable here
     assert "cannot reach the Dask scheduler at tcp://192.0.2.1:8786" in capsys.readouterr().err

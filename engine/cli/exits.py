@@ -1,8 +1,11 @@
 """How every command of both command-line tools ends, and with which exit status.
 
 A user's mistake ends in one line on stderr naming what is wrong and exit status 2, never
-a traceback; Ctrl-C (or SIGTERM) ends with a short message and status 130; a closed pipe
-(``| head``) ends quietly; anything else is a bug, shown as one with its traceback.
+a traceback; a Dask cluster that cannot be reached, refuses this client or goes away, and
+(``evolve``) a game job that fails twice, end in one line and status 3 (``STOPPED_STATUS``:
+neither the command's mistake nor a bug; a run says how to resume); Ctrl-C (or SIGTERM) ends
+with a short message and status 130; a closed pipe (``| head``) ends quietly; anything else is
+a bug, shown as one with its traceback (``BUG_STATUS``).
 """
 
 import os
@@ -18,6 +21,7 @@ BUG = (
     "traceback above (python3 -m pip show littlego says which version ran)"
 )
 BUG_STATUS = 70  # EX_SOFTWARE: an internal error
+STOPPED_STATUS = 3  # the machines the work ran on stopped it: a lost cluster, a game job that failed twice
 
 
 def run_command(prog, args, user_errors=(UserError,), on_interrupt="interrupted", on_os_error="", passed_on=()):

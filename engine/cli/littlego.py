@@ -7,14 +7,14 @@ import sys
 
 from engine.cli import bench, book, bundle, course, engines, match, play, serve, solve, store, study, train
 from engine.cli.arguments import subcommands
-from engine.cli.exits import run_command
+from engine.cli.exits import STOPPED_STATUS, run_command
 from engine.errors import UserError
 from engine.play.executors import ExecutorError
 
 GROUPS = (bench, bundle, match, course, engines, play, solve, store, book, study, train, serve)
 # A user's mistake in any command (bad params, data, books, player specs or settings, each named in the
-# message), or a Dask scheduler that cannot be reached or goes away: one line, exit status 2.
-USER_ERRORS = (UserError, ExecutorError)
+# message): one line, exit status 2.
+USER_ERRORS = (UserError,)
 
 
 def build_parser():
@@ -30,7 +30,12 @@ def build_parser():
 
 def main(argv=None):
     """Entry point of the ``littlego`` console script."""
-    return run_command("littlego", build_parser().parse_args(argv), USER_ERRORS)
+    args = build_parser().parse_args(argv)
+    try:
+        return run_command("littlego", args, USER_ERRORS, passed_on=(ExecutorError,))
+    except ExecutorError as error:  # a Dask scheduler that cannot be reached or goes away: one line
+        print(f"littlego {args.command}: {error}", file=sys.stderr)
+        return STOPPED_STATUS
 
 
 if __name__ == "__main__":

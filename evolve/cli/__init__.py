@@ -9,7 +9,7 @@ import os
 import sys
 
 from engine.cli.arguments import subcommands
-from engine.cli.exits import run_command
+from engine.cli.exits import STOPPED_STATUS, run_command
 from engine.errors import UserError
 from engine.play.executors import ExecutorError
 from evolve.checkpoint import CHECKPOINT
@@ -50,7 +50,7 @@ def main(argv=None):
         print(
             "evolve {}: {}\n{}".format(args.command, error, _where_it_stands(args) if evolving else ""), file=sys.stderr
         )
-        return 3
+        return STOPPED_STATUS
 
 
 def _where_it_stands(args):
