@@ -17,8 +17,6 @@ SHIPPED_BOOK = os.path.join(_HERE, "book.json")  # a link to the top-level book.
 RULES_VECTORS = os.path.join(_HERE, "host-reference.jsonl.gz")
 SHIPPED_QTABLE = os.path.join(_HERE, "qtable.json.gz")
 SOLVED_OPENINGS = os.path.join(_HERE, "openings.json")  # who wins each 2-ply opening (engine.play.openings)
-# Won and lost positions out of the book with every move solved (evolve.positions): evolve ship's exploitability.
-SHIPPED_POSITIONS = os.path.join(_HERE, "positions.json.gz")
 # Every position of the first plies with every move solved (engine.native.store): beneath every store.
 SOLVED_PREFILL = os.path.join(_HERE, "solved-prefill.sqlite")
 SOLVER_POSITIONS = os.path.join(_HERE, "solver-positions.json")  # the compiled solver's benchmark (engine.native.bench)

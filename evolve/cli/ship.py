@@ -17,7 +17,6 @@ from engine.cli.arguments import (
 from engine.cli.match import match_lines
 from engine.common.progress import counter
 from engine.constants import MAX_MOVES
-from engine.data import SHIPPED_POSITIONS
 from engine.params import load_params
 from engine.play.summary import format_report
 from engine.players.shipped import ShippedPlayer, shipped_book
@@ -76,11 +75,11 @@ def register(commands):
     add_search_settings(ship_, "--to's: the candidate differs from it in its weights alone", names=("close_stones",))
     ship_.add_argument(
         "--exploit",
-        default=SHIPPED_POSITIONS,
+        default="none",
         metavar="POSITIONS",
-        help="a positions file whose held-out won positions (all, where none is held out) the candidate and --to "
-        "each play against the exact adversary, reported beside the test ('none': no report; default: the "
-        "positions the package ships)",
+        help="a positions file from 'evolve positions' whose held-out won positions (all, where none is held out) "
+        "the candidate and --to each play against the exact adversary, reported beside the test (default none: "
+        "no report)",
     )
     add_game_options(
         ship_,
@@ -126,7 +125,7 @@ def _add_screen(ship_):
 
 def _exploitability(args, run):
     """The candidate's and --to's Exploitability on --exploit's positions (none with --exploit none)."""
-    if args.exploit == "none" or (args.exploit == SHIPPED_POSITIONS and not os.path.exists(SHIPPED_POSITIONS)):
+    if args.exploit == "none":
         return []
     found = load_positions(args.exploit)
     # the held-out fifth (by canonical key, the same in every positions file): never a regret fitness's
@@ -205,6 +204,6 @@ def _ship(args):
     print(("shipped: " if result.shipped else "not shipped: ") + result.reason)
     for report in exploited:
         print(format_exploitability(report))
-    if not exploited and args.exploit != "none":
-        print("exploitability: not measured (this installation ships no positions file: --exploit POSITIONS)")
+    if not exploited:
+        print("exploitability: not measured (--exploit POSITIONS, a file from 'evolve positions', measures it)")
     return 0 if result.shipped else 130 if result.summary.interrupted else 1
