@@ -129,6 +129,17 @@ class Params(_ParamsFields):
         """{setting name: value} of the search settings, in SEARCH_TABLE's order."""
         return {setting.name: getattr(self, setting.name) for setting in SEARCH_TABLE}
 
+    def with_settings(self, provenance=None, **settings):
+        """These Params with the search ``settings`` given by name changed (and the ``provenance``, if given),
+        every check of ``make_params`` applied (``_replace`` would skip them); ParamsError naming a value out
+        of its range."""
+        return make_params(
+            self.weights,
+            self.provenance if provenance is None else provenance,
+            endgame=self.endgame,
+            **dict(self.search(), **settings),
+        )
+
 
 def _number(value, where):
     if isinstance(value, bool) or not isinstance(value, (int, float)):

@@ -65,6 +65,6 @@ def _fitted(key):
             f"cpu_budget and cpu_cap fitted to the {key} edition's {rate:g} s of CPU a game (cap "
             f"{fitting_cap(chosen):g} s a move)"
         )
-        return params._replace(cpu_budget=budget, cpu_cap=cap, provenance=dict(params.provenance, time_fitted=note))
+        return params.with_settings(dict(params.provenance, time_fitted=note), cpu_budget=budget, cpu_cap=cap)
 
     return adjust

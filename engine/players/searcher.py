@@ -29,7 +29,7 @@ class AgentPlayer(Player):
 
     def __init__(self, params, depth=None, spec="agent", timed=True, book=None, engine="python"):
         # A depth given means a plain search to that depth: no exact solving late in the game.
-        self.params = params if depth is None else params._replace(depth=depth, solve_from=MAX_MOVES)
+        self.params = params if depth is None else params.with_settings(depth=depth, solve_from=MAX_MOVES)
         self.book = book  # the opening book, played first when timed (as my_player3.py does)
         self.depth = self.params.depth
         self.timed = timed
