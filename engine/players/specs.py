@@ -1,35 +1,16 @@
 """Players from spec strings, as the command line, matches and evolution panels name them.
 
-- ``random``, ``greedy``, ``aggressive``, ``alphabeta``: the course's scripted opponents;
-- ``agent[:PARAMS][@DEPTH]``: our agent with a params file (default: the shipped
-  ``params.json``) at that file's settings, or with ``@DEPTH`` a plain search to that depth
-  (no exact solving: a fixed, quick opponent);
-- ``native[:PARAMS]@DEPTH``: the same player as ``agent:PARAMS`` searching to DEPTH, on the
-  compiled twin of the searcher (the same moves, tens of times faster; the Python searcher,
-  with a warning, where no C compiler is found);
-- ``champion[:PARAMS]``: the shipped agent at its configured depth and CPU budget, with the
-  shipped opening book (``book.json``) where there is one; with PARAMS, another params file
-  with the same book (a candidate measured as it would play when shipped);
-- ``shipped[:PARAMS]``: ``champion[:PARAMS]`` with its CPU budget and cap counted in nodes
-  (``engine.players.shipped``): the same book, search and exact play, on the compiled searcher and
-  solver, a move depending on the position alone (evolution's ``play = "as-shipped"``);
-- ``handset[@DEPTH]``: our search with the built-in hand-set default weights, a fixed
-  reference that does not change when ``params.json`` does;
-- ``cmd:DIR[::COMMAND]``: a program speaking the course file protocol, run once per move
-  in a private copy of DIR (default command: ``python3 my_player3.py``, or, for an agent folder
-  a command built it for (``register_built``: a C++ or Java agent), its built copy's command);
-  ``DIR`` alone, a folder's path, is the same as ``cmd:DIR``;
-- ``program:DIR:WEIGHTS[:NAME]``: the agent in DIR (run as ``cmd:DIR``) with the JSON weights
-  file WEIGHTS written into each game's copy as NAME (default: WEIGHTS's own name), so that two
-  weight files of one agent meet in a match;
-- ``qlearning[:TABLE]``: the tabular Q-learner's table (default: the shipped one), greedy on
-  its values, the one-ply capture rule where it never learned anything;
-- ``gtp:COMMAND``: any engine speaking GTP, such as ``gtp:littlego gtp --player handset@4``;
-- ``gnugo[:LEVEL]``: GNU Go (a GTP engine) at a level, 0 to 10.
+Every form a spec takes is one row of ``SPEC_FORMS``: the word it starts with, how it is written,
+what it plays and the function that makes it. The command lines' help (``KNOWN``), the names a
+folder cannot take (``KNOWN_NAMES``) and ``make_player``'s dispatch all derive from that table,
+and ``docs/players.md`` explains each form at length. A folder's path alone is an agent folder,
+the same as ``cmd:DIR``.
 """
 
 import json
 import os
+import re
+from typing import Callable, NamedTuple
 
 from engine.book import BookError, load_book
 from engine.constants import MAX_MOVES
@@ -52,16 +33,6 @@ SCRIPTED = {
     "aggressive": AggressivePlayer,
     "alphabeta": AlphaBetaPlayer,
 }
-KNOWN = (
-    "random, greedy, aggressive, alphabeta, agent[:PARAMS][@DEPTH], native[:PARAMS]@DEPTH, champion[:PARAMS], "
-    "shipped[:PARAMS], handset[@DEPTH], qlearning[:TABLE], cmd:DIR[::COMMAND], program:DIR:WEIGHTS[:NAME], "
-    "gtp:COMMAND, gnugo[:LEVEL], DIR (an agent folder: cmd:DIR)"
-)
-# The names before a spec's ':' or '@': a folder of one of these names is that player, not a folder.
-KNOWN_NAMES = frozenset(
-    ("random", "greedy", "aggressive", "alphabeta", "agent", "native", "champion", "shipped", "handset")
-    + ("qlearning", "cmd", "program", "gtp", "gnugo")
-)
 COMMAND_KINDS = ("cmd", "program", "gtp")  # the specs that run a command they name
 WEIGHTS_BYTES = 2**20  # a weights file of named numbers is far smaller
 NOT_A_WEIGHTS_NAME = ("input.txt", "output.txt")  # the host's files in a copy
@@ -123,8 +94,145 @@ def forget_built(folder):
     _BUILT.pop(os.path.abspath(folder), None)
 
 
+class SpecForm(NamedTuple):
+    """One form of player spec: the ``word`` a spec of it starts with (before any ``:`` or ``@``), how it is
+    ``written`` (the help's words), what it ``plays``, and ``make(spec, rest, options)``, which builds the
+    player from the whole spec, what follows the word, and make_player's options (a _Options)."""
+
+    word: str
+    written: str
+    plays: str
+    make: Callable
+
+
+class _Options(NamedTuple):
+    cpu_limit: object
+    timed: bool
+    engine: str
+    limits: object
+
+
+def _scripted(kind):
+    def make(spec, rest, options):
+        if rest:
+            raise InvalidInput(f"player {spec!r} takes no argument (got {rest.lstrip(':@')!r})")
+        return kind()
+
+    return make
+
+
+def _handset(spec, rest, options):
+    if rest and not rest.startswith("@"):
+        raise InvalidInput(f"player {spec!r}: expected handset[@DEPTH]")
+    depth = _depth(spec, rest[1:]) if rest else None
+    return AgentPlayer(default_params(), depth, spec=spec, timed=options.timed, engine=options.engine)
+
+
+def _command(spec, rest, options):
+    directory, _, command = rest[1:].partition("::") if rest.startswith(":") else ("", "", "")
+    if not directory:
+        raise InvalidInput(f"player {spec!r}: expected cmd:DIR[::COMMAND]")
+    if not command and os.path.abspath(directory) in _BUILT:
+        directory, command = _BUILT[os.path.abspath(directory)]
+    return ProgramPlayer(
+        directory,
+        command or None,
+        spec=spec,
+        limits=options.limits or DEFAULT_LIMITS,
+        **({"cpu_limit": options.cpu_limit} if options.cpu_limit else {}),
+    )
+
+
+def _gnugo(spec, rest, options):
+    level = rest[1:]
+    if rest and not (rest.startswith(":") and level.isdigit() and 0 <= int(level) <= MAX_LEVEL):
+        raise InvalidInput(f"player {spec!r}: the GNU Go level is an integer 0..{MAX_LEVEL}")
+    return gnugo_player(int(level) if level else None, spec=spec)
+
+
+def _qlearning(spec, rest, options):
+    if rest and not rest.startswith(":"):
+        raise InvalidInput(f"player {spec!r}: expected qlearning[:TABLE]")
+    try:
+        values, meta = load_table(rest[1:] or SHIPPED_QTABLE)
+    except QTableError as error:
+        raise InvalidInput(f"player {spec!r}: {error}")
+    return QLearningPlayer(values, spec, meta.get("horizon", MAX_MOVES))
+
+
+def _gtp(spec, rest, options):
+    if not rest.startswith(":"):
+        raise InvalidInput(f"player {spec!r}: expected gtp:COMMAND")
+    return gtp_player(rest[1:], spec)
+
+
+SPEC_FORMS = tuple(
+    SpecForm(word, word, f"the course's {word} opponent (scripted)", _scripted(kind)) for word, kind in SCRIPTED.items()
+) + (
+    SpecForm(
+        "agent",
+        "agent[:PARAMS][@DEPTH]",
+        "our agent with a params file (default: the shipped params.json) at its settings, or with @DEPTH a plain "
+        "search to that depth (no exact solving)",
+        lambda spec, rest, options: _agent(spec, "agent", rest, options),
+    ),
+    SpecForm(
+        "native",
+        "native[:PARAMS]@DEPTH",
+        "agent:PARAMS searching to DEPTH on the compiled twin of the searcher (the same moves, tens of times faster)",
+        lambda spec, rest, options: _agent(spec, "native", rest, options),
+    ),
+    SpecForm(
+        "champion",
+        "champion[:PARAMS]",
+        "the shipped agent at its depth and CPU budget, with the shipped opening book; with PARAMS, another params "
+        "file with the same book",
+        lambda spec, rest, options: _champion(spec, "champion", rest, options),
+    ),
+    SpecForm(
+        "shipped",
+        "shipped[:PARAMS]",
+        "champion[:PARAMS] with its CPU budget counted in nodes: a move depends on the position alone",
+        lambda spec, rest, options: _champion(spec, "shipped", rest, options),
+    ),
+    SpecForm(
+        "handset",
+        "handset[@DEPTH]",
+        "our search with the built-in hand-set weights: a reference that does not change when params.json does",
+        _handset,
+    ),
+    SpecForm(
+        "qlearning",
+        "qlearning[:TABLE]",
+        "the tabular Q-learner's table (default: the shipped one), greedy on its values",
+        _qlearning,
+    ),
+    SpecForm(
+        "cmd",
+        "cmd:DIR[::COMMAND]",
+        "a course agent run once per move in a private copy of DIR, in the sandbox (default command: python3 "
+        "my_player3.py, or a C++ or Java agent's, built first)",
+        _command,
+    ),
+    SpecForm(
+        "program",
+        "program:DIR:WEIGHTS[:NAME]",
+        "the agent in DIR with the JSON weights file WEIGHTS written into each game's copy as NAME",
+        lambda spec, rest, options: _weighted_program(spec, rest[1:], options.cpu_limit, options.limits),
+    ),
+    SpecForm("gtp", "gtp:COMMAND", "any engine speaking GTP, such as gtp:littlego gtp --player handset@4", _gtp),
+    SpecForm("gnugo", "gnugo[:LEVEL]", f"GNU Go (a GTP engine) at a level, 0 to {MAX_LEVEL}", _gnugo),
+)
+_FORMS = {form.word: form for form in SPEC_FORMS}
+# Every form as the help lists it, then a folder's path alone.
+KNOWN = ", ".join(form.written for form in SPEC_FORMS) + ", DIR (an agent folder: cmd:DIR)"
+# The words before a spec's ':' or '@': a folder of one of these names is that player, not a folder.
+KNOWN_NAMES = frozenset(_FORMS)
+
+
 def make_player(spec, cpu_limit=None, timed=True, engine="python", limits=None):
-    """A player from its spec string; ValueError naming what is wrong with the spec.
+    """A player from its spec string (a form of ``SPEC_FORMS``, or an agent folder's path); ValueError naming
+    what is wrong with the spec.
 
     ``cpu_limit`` (seconds a move) is enforced on program players (``cmd:``), which run under
     ``limits`` (a sandbox.Limits; default: DEFAULT_LIMITS). Untimed, our
@@ -133,53 +241,22 @@ def make_player(spec, cpu_limit=None, timed=True, engine="python", limits=None):
     searcher of ``engine`` ("python" or "native": the same moves).
     """
     spec = spec.strip()
-    name, _, argument = spec.partition(":")
     if is_folder_spec(spec):  # an agent folder, as grade and tournament take it
-        name, argument = "cmd", spec
-    if name in SCRIPTED:
-        if argument:
-            raise InvalidInput(f"player {name!r} takes no argument (got {argument!r})")
-        return SCRIPTED[name]()
-    if name in ("champion", "shipped"):
-        return _champion(spec, name, argument, timed)
-    if spec == "handset" or spec.startswith("handset@"):
-        depth = _depth(spec, spec[len("handset@") :]) if "@" in spec else None
-        return AgentPlayer(default_params(), depth, spec=spec, timed=timed, engine=engine)
-    if name in ("agent", "native") or spec.startswith(("agent@", "native@")):
-        return _agent(spec, timed, engine)
-    if name == "cmd":
-        directory, _, command = argument.partition("::")
-        if not directory:
-            raise InvalidInput(f"player {spec!r}: expected cmd:DIR[::COMMAND]")
-        if not command and os.path.abspath(directory) in _BUILT:
-            directory, command = _BUILT[os.path.abspath(directory)]
-        return ProgramPlayer(
-            directory,
-            command or None,
-            spec=spec,
-            limits=limits or DEFAULT_LIMITS,
-            **({"cpu_limit": cpu_limit} if cpu_limit else {}),
-        )
-    if name == "program":
-        return _weighted_program(spec, argument, cpu_limit, limits)
-    if name == "gnugo":
-        if argument and not (argument.isdigit() and 0 <= int(argument) <= MAX_LEVEL):
-            raise InvalidInput(f"player {spec!r}: the GNU Go level is an integer 0..{MAX_LEVEL}")
-        return gnugo_player(int(argument) if argument else None, spec=spec)
-    if name == "qlearning":
-        try:
-            values, meta = load_table(argument or SHIPPED_QTABLE)
-        except QTableError as error:
-            raise InvalidInput(f"player {spec!r}: {error}")
-        return QLearningPlayer(values, spec, meta.get("horizon", MAX_MOVES))
-    if name == "gtp":
-        return gtp_player(argument, spec)
-    raise InvalidInput(f"unknown player {spec!r} (known: {KNOWN})")
+        spec_for, rest, form = spec, ":" + spec, _FORMS["cmd"]
+    else:
+        word = re.match(r"[a-z]*", spec).group(0)
+        form, rest, spec_for = _FORMS.get(word), spec[len(word) :], spec
+        if form is None or (rest and rest[0] not in ":@"):
+            raise InvalidInput(f"unknown player {spec!r} (known: {KNOWN})")
+    return form.make(spec_for, rest, _Options(cpu_limit, timed, engine, limits))
 
 
-def _champion(spec, name, argument, timed):
+def _champion(spec, name, rest, options):
     """The player of ``champion[:PARAMS]`` or ``shipped[:PARAMS]``: the shipped book (where the installation
     has one) with the shipped params or PARAMS; InvalidInput naming what is wrong."""
+    if rest and not rest.startswith(":"):
+        raise InvalidInput(f"player {spec!r}: expected {name}[:PARAMS]")
+    argument = rest[1:]
     try:  # an installation without the book plays without it
         book = load_book(SHIPPED_BOOK) if os.path.exists(SHIPPED_BOOK) else None
     except BookError as error:
@@ -187,13 +264,12 @@ def _champion(spec, name, argument, timed):
     params = _load(spec, argument or SHIPPED_PARAMS)
     if name == "shipped":
         return ShippedPlayer(params, book, spec=spec)
-    return AgentPlayer(params, spec=spec, timed=timed, book=book)
+    return AgentPlayer(params, spec=spec, timed=options.timed, book=book)
 
 
-def _agent(spec, timed, engine):
+def _agent(spec, base, rest, options):
     """The player of ``agent[:PARAMS][@DEPTH]`` or ``native[:PARAMS]@DEPTH``; InvalidInput naming what is wrong."""
-    base = "native" if spec.startswith("native") else "agent"
-    rest, depth = spec[len(base) :], None
+    depth = None
     if "@" in rest:
         rest, _, depth_text = rest.rpartition("@")
         depth = _depth(spec, depth_text)
@@ -202,7 +278,7 @@ def _agent(spec, timed, engine):
         if depth is None:
             raise InvalidInput(f"player {spec!r}: the compiled searcher plays at a fixed depth: native[:PARAMS]@DEPTH")
         return AgentPlayer(params, depth, spec=spec, timed=False, engine="native")
-    return AgentPlayer(params, depth, spec=spec, timed=timed, engine=engine)
+    return AgentPlayer(params, depth, spec=spec, timed=options.timed, engine=options.engine)
 
 
 def _weighted_program(spec, argument, cpu_limit, limits):
