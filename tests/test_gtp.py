@@ -392,3 +392,66 @@ def test_loadsgf_reads_only_a_bounded_regular_file_and_answers_one_way_for_every
     record = tmp_path / "game.sgf"
     record.write_text("(;FF[4]GM[1]SZ[5];B[cc];W[dd])")
     assert gtp.handle(f"loadsgf {record}") == "= black\n\n"
+
+
+def analysis_items(line):
+    """{vertex: (winrate, visits, order)} of one lz-analyze line."""
+    items = {}
+    for part in line.split("info move ")[1:]:
+        words = part.split()
+        fields = dict(zip(words[1::2], words[2::2]))
+        items[words[0]] = (float(fields["winrate"]), int(fields["visits"]), int(fields["order"]))
+    return items
+
+
+@pytest.mark.fast
+def test_sabakis_analysis_exchange_streams_exact_values_until_the_next_command():
+    # The exchange Sabaki makes: lz-analyze with an interval in centiseconds; "=" and a line of every
+    # move each interval; any next command ends it with a blank line, then is answered as usual.
+    engine = Engine("--player", "handset@2")
+    try:
+        engine.process.stdin.write("lz-analyze B 5\n")
+        engine.process.stdin.flush()
+        assert engine.process.stdout.readline() == "=\n"
+        first, second = engine.process.stdout.readline(), engine.process.stdout.readline()
+        items = analysis_items(first)
+        # the empty board, from the store's prefill: 2,2 (C3) is Black's only winning move
+        assert items["C3"] == (10000.0, 1000, 0) and len(items) == 26
+        assert all(rate == 0.0 and visits == 1000 for vertex, (rate, visits, _) in items.items() if vertex != "C3")
+        assert analysis_items(second) == items
+        engine.process.stdin.write("play b c3\n")
+        engine.process.stdin.flush()
+        rest = []
+        while True:  # more lines may have come before the command was read; then the blank line
+            line = engine.process.stdout.readline()
+            if line == "\n":
+                break
+            assert line.startswith("info move "), line
+            rest.append(line)
+        assert engine.raw("") == "=\n"  # then the play's own answer
+        assert "X" in engine.ok("showboard")  # and it was played
+        answer = engine.raw("kata-analyze w interval 5\nname\n")
+        lines = answer.splitlines()
+        assert lines[0] == "=" and all(line.startswith("info move ") for line in lines[1:])
+        kata = analysis_items(lines[1])
+        assert set(kata) == {point_to_vertex(p) for p in range(25) if p != 12} | {"pass"}
+        assert all(rate == 0.0 for rate, _, _ in kata.values())  # after 2,2 every White move loses
+        assert engine.raw("") == "= littlego\n"  # the command that ended it, answered
+        assert engine.ok("known_command lz-analyze") == "true"
+    finally:
+        engine.process.kill()
+
+
+@pytest.mark.fast
+def test_without_a_solver_the_analysis_shows_the_searchs_estimates_best_first():
+    from engine.position import Position
+    from engine.ui.analyze import Analysis, lz_line
+
+    items = Analysis(solver=None).moves(Position.initial())
+    # a pass on the empty board ends the game, lost by komi: exact; every other move an estimate
+    assert len(items) == 26 and [item.move for item in items if item.exact] == [PASS]
+    assert items[-1].move == PASS and items[-1].winrate == 0.0 and items[-1].margin == -2.5
+    assert [item.winrate for item in items] == sorted((item.winrate for item in items), reverse=True)
+    parsed = analysis_items(lz_line(items))
+    assert [parsed[point_to_vertex(item.move)][2] for item in items] == list(range(26))
+    assert all(visits == 1 and 0 < rate < 10000 for vertex, (rate, visits, _) in parsed.items() if vertex != "pass")

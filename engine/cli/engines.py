@@ -3,10 +3,13 @@
 import sys
 
 from engine.cli.argument_types import count
-from engine.cli.arguments import add_sandbox, command, player_with_sandbox
+from engine.cli.arguments import add_sandbox, add_store, command, player_with_sandbox, store_path
 from engine.constants import MAX_MOVES
 from engine.ui.gtp import serve
 from engine.ui.judge import judge
+from engine.ui.web.analysis import NativeValues
+
+ANALYSIS_WAIT = 0.05  # wall seconds an analysis line waits for the compiled solver before showing the search's
 
 
 def register(commands):
@@ -14,6 +17,7 @@ def register(commands):
     gtp.add_argument("--player", default="champion", help="the player answering genmove (default: %(default)s)")
     gtp.add_argument("--seed", type=int, default=1, help="seed of the player's random choices (default 1)")
     add_sandbox(gtp)
+    add_store(gtp)
     referee = command(commands, "judge", _judge)
     referee.add_argument(
         "-m",
@@ -31,9 +35,16 @@ def _gtp(args):
 
     Answer GTP commands on stdin/stdout under Little-Go rules (5x5, komi 2.5, the course's KO
     rule, 24 plies), playing genmove with any player. A GUI such as Sabaki or GoGui runs it as
-    the command: littlego gtp --player champion
+    the command: littlego gtp --player champion. Sabaki's analysis (lz-analyze, kata-analyze)
+    shows each move's exact result where the compiled solver or the store has it (a win 100%,
+    a loss 0%), else the search's value, until the next command.
     """
-    return serve(player_with_sandbox(args, args.player), sys.stdin, sys.stdout, seed=args.seed)
+    player = player_with_sandbox(args, args.player)
+    solver = NativeValues(ANALYSIS_WAIT, store=store_path(args))
+    try:
+        return serve(player, sys.stdin, sys.stdout, seed=args.seed, solver=solver)
+    finally:
+        solver.close()
 
 
 def _judge(args):

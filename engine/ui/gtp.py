@@ -1,10 +1,14 @@
 """``littlego gtp``: a Little-Go game behind GTP commands, for GUIs and tournament tools.
 
-``GtpEngine`` keeps the game (with undo), plays any player on ``genmove`` and judges every
-``play`` by our rules; ``serve`` answers commands from a stream until ``quit``.
+``GtpEngine`` keeps the game (with undo), plays any player on ``genmove``, judges every
+``play`` by our rules and answers ``lz-analyze`` and ``kata-analyze`` (``engine.ui.analyze``) as
+Sabaki reads them; ``serve`` answers commands from a stream until ``quit``, an analysis going on
+until the next command arrives.
 """
 
+import queue
 import sys
+import threading
 
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, BOARD_SIZE, KOMI, WHITE, colour_word
@@ -20,6 +24,7 @@ from engine.play.sgf import (
 )
 from engine.players.gtp import GtpError, point_to_vertex, vertex_to_point
 from engine.position import IllegalMove, Position
+from engine.ui.analyze import Analysis, analysis_interval, kata_line, lz_line
 from engine.ui.board import board_diagram
 
 PROTOCOL_VERSION = "2"
@@ -37,8 +42,12 @@ def preprocess(line):
 class GtpEngine:
     """A Little-Go game behind GTP commands, ``genmove`` answered by a player."""
 
-    def __init__(self, player, seed=1):
+    def __init__(self, player, seed=1, solver=None):
+        """``solver``: what ``lz-analyze`` asks for exact values (``engine.ui.analyze.Analysis``'s); None: the
+        search's values alone."""
         self.player = player
+        self.analysis = Analysis(solver)
+        self.streaming = None  # while an analysis answers: (the line's form, seconds between lines)
         self.seed, self.games = seed, 0
         self.komi = KOMI
         self.quit = False
@@ -46,6 +55,8 @@ class GtpEngine:
         # KGS's name for genmove at the game's end, where dead stones would be captured: Little-Go counts every
         # stone on the board, so the move is the same.
         self._commands["kgs-genmove_cleanup"] = self.cmd_genmove
+        self._commands["lz-analyze"] = lambda arguments: self._analyze(arguments, lz_line)
+        self._commands["kata-analyze"] = lambda arguments: self._analyze(arguments, kata_line)
         self.clock = None  # what time_settings last said: (main time, byo-yomi time, stones), in seconds
         self._new_game()
 
@@ -85,7 +96,23 @@ class GtpEngine:
             return f"?{ident} {error}\n\n"
         except Exception as error:  # the engine never dies on input
             return f"?{ident} internal error: {type(error).__name__}: {error}\n\n"
+        if self.streaming:  # an analysis: its lines follow, and the next command ends it with a blank line
+            return f"={ident}\n"
         return "={}{}\n\n".format(ident, " " + result if result else "")
+
+    def _analyze(self, arguments, form):
+        """Start an analysis of the position (lz-analyze or kata-analyze): ``serve`` writes its lines."""
+        try:
+            _, interval = analysis_interval(arguments, _COLOUR_WORDS)
+        except ValueError:
+            raise GtpError("syntax error: lz-analyze [COLOUR] [INTERVAL]")
+        self.streaming = (form, interval)
+        return ""
+
+    def analysis_line(self):
+        """The current analysis's next line (with its newline)."""
+        form, _ = self.streaming
+        return form(self.analysis.moves(self.position)) + "\n"
 
     # -- the required commands ------------------------------------------------------------------------
     def cmd_protocol_version(self, arguments):
@@ -243,17 +270,38 @@ class GtpEngine:
         return int(arguments[0])
 
 
-def serve(player, stdin=sys.stdin, stdout=sys.stdout, seed=1):
-    """Answer GTP commands from ``stdin`` until ``quit`` or the end of input."""
-    engine = GtpEngine(player, seed)
-    try:
+def serve(player, stdin=sys.stdin, stdout=sys.stdout, seed=1, solver=None):
+    """Answer GTP commands from ``stdin`` until ``quit`` or the end of input; an analysis (``lz-analyze``)
+    writes a line every interval until the next line arrives. ``solver``: as ``GtpEngine``'s."""
+    engine = GtpEngine(player, seed, solver)
+    lines = queue.Queue()
+
+    def read():  # a thread of its own, so that an analysis hears the next command at once
         for line in stdin:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        while not engine.quit:
+            if engine.streaming:
+                stdout.write(engine.analysis_line())
+                stdout.flush()
+                try:
+                    line = lines.get(timeout=engine.streaming[1])
+                except queue.Empty:
+                    continue
+                engine.streaming = None
+                stdout.write("\n")  # the analysis's answer ends
+                stdout.flush()
+            else:
+                line = lines.get()
+            if line is None:
+                break
             response = engine.handle(line)
             if response is not None:
                 stdout.write(response)
                 stdout.flush()
-            if engine.quit:
-                break
     finally:
         player.close()
     return 0

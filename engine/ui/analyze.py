@@ -1,0 +1,145 @@
+"""GTP analysis for GUIs: ``lz-analyze`` and ``kata-analyze`` answered as Sabaki reads them.
+
+A GUI sends ``lz-analyze [COLOUR] [INTERVAL]`` (``kata-analyze`` likewise); the engine answers
+``=`` and then, every INTERVAL centiseconds until the next command arrives, one line giving each
+legal move (pass included) with its value for the side to move, a visit count, its order and a
+principal variation. Here a value is exact where the compiled solver (or the store of solved
+positions) has settled the position: a win is a win rate of 100%, a loss 0%. Until then, and where
+there is no C compiler, it is our searcher's value at the depth reached (a stone margin, shown as a
+win rate through a logistic curve). The next command ends the answer with a blank line.
+
+Leela Zero's form: ``info move C3 visits 100 winrate 10000 prior 0 lcb 10000 order 0 pv C3`` (win
+rates in ten-thousandths), every move in one line; KataGo's: the same words, win rates as
+fractions, and ``scoreLead``, the exact stone margin where it is known.
+"""
+
+import math
+import time
+from typing import Dict, List, NamedTuple, Optional
+
+from engine.constants import PASS
+from engine.features import make_evaluator
+from engine.native.compiler import NativeError
+from engine.params import default_params
+from engine.players.gtp import point_to_vertex
+from engine.search import WIN, Searcher, SearchTimeout, terminal_value
+
+EXACT_VISITS = 1000  # the visit count of a move whose value is exact: a GUI shows it as settled
+SEARCH_SECONDS = 0.2  # CPU seconds of search for one line's values where nothing is exact yet
+MARGIN_SCALE = 10.0  # a search value of this much reads as a win rate of about 73%: an estimate, no more
+
+
+class MoveAnalysis(NamedTuple):
+    """One move's line item: the ``move`` (a point or PASS), its win rate for the side to move in [0, 1],
+    whether that is ``exact``, and the exact stone margin (``margin``; None where not known)."""
+
+    move: int
+    winrate: float
+    exact: bool
+    margin: Optional[float] = None
+
+
+def win_rate(value):
+    """A search value (the evaluation's, from the side to move) read as a win rate in (0, 1)."""
+    return 1.0 / (1.0 + math.exp(max(-50.0, min(50.0, -value / MARGIN_SCALE))))
+
+
+def searched(move, value):
+    """The MoveAnalysis of a search's ``value`` for ``move``: a forced end of the game within the search's
+    depth (a value past WIN / 2) is exact, with its margin; anything else an estimate."""
+    if abs(value) >= WIN / 2:
+        return MoveAnalysis(move, 1.0 if value > 0 else 0.0, True, value - WIN if value > 0 else value + WIN)
+    return MoveAnalysis(move, win_rate(value), False)
+
+
+class Analysis:
+    """The values ``lz-analyze`` shows, position by position: exact from ``solver`` (an object with
+    ``results(position) -> ({move: wins} or None, pending)``, such as the board's NativeValues; None:
+    none), else from a short search with the hand-set weights."""
+
+    def __init__(self, solver=None):
+        self.solver = solver
+        self.searcher = Searcher(make_evaluator(default_params().weights))
+        self.cache: Dict[str, List[MoveAnalysis]] = {}
+
+    def moves(self, position) -> List[MoveAnalysis]:
+        """Every legal move of ``position`` and PASS, best first for the side to move."""
+        key = position.board_string() + position.previous_string() + str(position.moves_played)
+        if key in self.cache:
+            return self.cache[key]
+        exact = self._exact(position)
+        found = sorted(
+            exact if exact is not None else self._searched(position),
+            key=lambda item: (-item.winrate, item.move == PASS, item.move),
+        )
+        if exact is not None:
+            self.cache[key] = found  # exact: it never changes
+        return found
+
+    def _exact(self, position):
+        if self.solver is None:
+            return None
+        try:
+            results, _ = self.solver.results(position)
+        except NativeError:
+            self.solver = None  # no compiled solver here: the search's values from now on
+            return None
+        if results is None:
+            return None
+        return [MoveAnalysis(move, 1.0 if wins else 0.0, True) for move, wins in results.items()]
+
+    def _searched(self, position):
+        deadline = time.process_time() + SEARCH_SECONDS
+        children = {move: position.play_point(move) for move in position.legal_points() + [PASS]}
+        found = {move: -terminal_value(child) if child.is_over else None for move, child in children.items()}
+        values = {move: value for move, value in found.items() if value is not None}
+        for depth in (1, 2, 3, 4):
+            try:
+                values.update(
+                    {
+                        move: -self.searcher.search(child, depth, deadline if depth > 1 else None).value
+                        for move, child in children.items()
+                        if found[move] is None
+                    }
+                )
+            except SearchTimeout:
+                break
+        return [searched(move, value) for move, value in values.items()]
+
+
+def lz_line(items: List[MoveAnalysis]) -> str:
+    """One ``lz-analyze`` line (Leela Zero's form) for the moves ``items``, best first."""
+    parts = []
+    for order, item in enumerate(items):
+        vertex = point_to_vertex(item.move)
+        rate = int(round(item.winrate * 10000))
+        visits = EXACT_VISITS if item.exact else 1
+        parts.append(f"info move {vertex} visits {visits} winrate {rate} prior 0 lcb {rate} order {order} pv {vertex}")
+    return " ".join(parts)
+
+
+def kata_line(items: List[MoveAnalysis]) -> str:
+    """One ``kata-analyze`` line (KataGo's form) for the moves ``items``, best first."""
+    parts = []
+    for order, item in enumerate(items):
+        vertex = point_to_vertex(item.move)
+        visits = EXACT_VISITS if item.exact else 1
+        lead = "" if item.margin is None else f" scoreLead {item.margin:g}"
+        parts.append(
+            f"info move {vertex} visits {visits} winrate {item.winrate:.4f}{lead} prior 0 lcb {item.winrate:.4f} "
+            f"order {order} pv {vertex}"
+        )
+    return " ".join(parts)
+
+
+def analysis_interval(arguments, colour_words):
+    """(colour word or None, interval in seconds) of ``lz-analyze``'s arguments: ``[COLOUR] [INTERVAL]``
+    and any keyword pairs after them (ignored); ValueError where they cannot be read."""
+    words = list(arguments)
+    colour = words.pop(0) if words and words[0].lower() in colour_words else None
+    centiseconds = 100
+    if words and words[0].isdigit():
+        centiseconds = int(words.pop(0))
+    elif words and words[0] == "interval" and len(words) > 1 and words[1].isdigit():
+        centiseconds = int(words[1])
+    return colour, max(centiseconds, 1) / 100.0
