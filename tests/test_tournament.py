@@ -178,3 +178,49 @@ def test_a_killed_tournament_of_six_folders_resumes_to_the_uninterrupted_table(t
     assert again.returncode == 0, err
     report = json.loads(out)
     assert report["resumed_games"] >= 6 and comparable(report) == comparable(expected)
+
+
+@pytest.mark.fast
+def test_new_entrants_join_a_finished_tournament_and_play_only_their_pairs(tmp_path, monkeypatch):
+    import engine.course.tournament as tournament_module
+
+    journal = str(tmp_path / "class.jsonl")
+    first = ["greedy", "random", "aggressive"]
+    settings = GameSettings(seed=4, jobs=1, journal=journal)
+    play_tournament(first, first, games=3, settings=settings)
+    real, played = tournament_module.tournament_game, []
+
+    def counted(job):
+        played.append(job)
+        return real(job)
+
+    monkeypatch.setattr(tournament_module, "tournament_game", counted)
+    # a new entrant, listed first: the journal's agents keep their order, the newcomer's pairs come after
+    later = ["agent@1"] + first
+    joined = play_tournament(later, later, games=3, settings=settings)
+    assert joined.resumed_games == 9 and len(played) == 9  # 3 old pairs kept, 3 new pairs played
+    assert {frozenset((job[0].spec_a, job[0].spec_b)) for job in played} == {
+        frozenset(("agent@1", other)) for other in first
+    }
+    assert joined.agents == first + ["agent@1"]
+    assert any("agent@1 joined the tournament of its journal" in note for note in joined.notes)
+    monkeypatch.setattr(tournament_module, "tournament_game", real)
+    fresh = play_tournament(first + ["agent@1"], first + ["agent@1"], games=3, settings=GameSettings(seed=4, jobs=2))
+    assert (joined.standings, joined.matches, joined.crosstable) == (fresh.standings, fresh.matches, fresh.crosstable)
+
+
+@pytest.mark.fast
+def test_a_journal_from_before_entrants_could_join_resumes_but_takes_no_new_agent(tmp_path):
+    import json
+
+    from engine.play.journal import FORMAT
+
+    names = ["greedy", "random", "aggressive"]
+    journal = tmp_path / "old.jsonl"  # a journal of the old pair order: its header has no "pairs"
+    header = {"tournament": names, "games": 3, "seed": 4, "cpu_limit": GameSettings(seed=4).cpu_limit}
+    journal.write_text(json.dumps(dict(header, format=FORMAT), sort_keys=True) + "\n")
+    again = play_tournament(names, names, games=3, settings=GameSettings(seed=4, jobs=2, journal=str(journal)))
+    assert again.resumed_games == 0 and sum(m.a_games + m.b_games for m in again.matches) == 9
+    more = names + ["agent@1"]
+    with pytest.raises(ValueError, match="begun before new entrants could join one .agent@1 are new."):
+        play_tournament(more, more, games=3, settings=GameSettings(seed=4, journal=str(journal)))

@@ -5,8 +5,13 @@ ten, and the extra game's Black is drawn from the seed. The pair's winner (more 
 one WIN; agents rank by WINs, then by games won, then head to head (the WINs among the agents
 still tied). Every game is one job of the match machinery, all on one executor; a journal keeps
 each finished game, so a killed tournament continues to the table an uninterrupted one ends with.
+Pairs play in the order the agents entered (each agent's pairs with those before it, then the
+next agent's), so that agents added to a tournament's journal play only their own pairs: the old
+games are the first games of the larger tournament.
 """
 
+import json
+import os
 import random
 import time
 from typing import Dict, List, NamedTuple, Optional
@@ -15,10 +20,11 @@ from engine.common.seeds import derive_seed
 from engine.constants import BLACK, WHITE, colour_word
 from engine.course.build import course_game
 from engine.errors import InvalidInput
-from engine.play.journal import Journal
+from engine.play.journal import FORMAT, Journal, JournalError, read_journal
 from engine.play.match import GameJob, MatchGame, play_all
 from engine.play.settings import DEFAULT_GAME_SETTINGS
 from engine.players.base import Reason
+from engine.protocol import write_atomic
 
 MINI_MATCH_GAMES = 11
 TIE_BREAK = "WINs, then games won, then head to head (WINs among the agents still tied); still tied: a shared rank"
@@ -88,9 +94,17 @@ class TournamentReport(NamedTuple):
         )
 
 
-def pairs(count):
-    """Every pair (i, j), i < j, of ``count`` agents, in the order they play."""
-    return [(i, j) for i in range(count) for j in range(i + 1, count)]
+BY_ENTRANT = "by-entrant"  # the journal's word for the pair order of ``pairs``; journals without it: ROW_ORDER
+ROW_ORDER = "row"  # before 2026-11-28: each agent's pairs with those after it, agent by agent
+
+
+def pairs(count, order=BY_ENTRANT):
+    """Every pair (i, j), i < j, of ``count`` agents, in the order they play: each agent's pairs with the
+    agents before it, agent by agent, so that adding agents adds pairs after the others (``ROW_ORDER``:
+    the order of journals before that)."""
+    if order == ROW_ORDER:
+        return [(i, j) for i in range(count) for j in range(i + 1, count)]
+    return [(i, j) for j in range(count) for i in range(j)]
 
 
 def extra_black_is_a(seed, pair_number):
@@ -98,10 +112,10 @@ def extra_black_is_a(seed, pair_number):
     return random.Random(derive_seed(seed, pair_number)).random() < 0.5
 
 
-def tournament_jobs(specs, names, broken, games, seed, cpu_limit, limits=None):
+def tournament_jobs(specs, names, broken, games, seed, cpu_limit, limits=None, order=BY_ENTRANT):
     """The course_game jobs of every game, pair after pair; game g of the whole tournament has index g."""
     work = []
-    for number, (i, j) in enumerate(pairs(len(specs))):
+    for number, (i, j) in enumerate(pairs(len(specs), order)):
         for k in range(games):
             if k < games - 1:
                 colour = BLACK if k % 2 == 0 else WHITE
@@ -119,9 +133,50 @@ def tournament_game(job):
     return record._replace(black=names[record.black], white=names[record.white])
 
 
-def journal_header(agents, games, seed, cpu_limit):
-    """What makes a tournament the one it is, as its journal records it."""
-    return {"tournament": list(agents), "games": games, "seed": seed, "cpu_limit": cpu_limit}
+def journal_header(agents, games, seed, cpu_limit, order=BY_ENTRANT):
+    """What makes a tournament the one it is, as its journal records it (a journal of ROW_ORDER has no
+    ``pairs``)."""
+    header = {"tournament": list(agents), "games": games, "seed": seed, "cpu_limit": cpu_limit}
+    return header if order == ROW_ORDER else dict(header, pairs=order)
+
+
+def _entrants(path, agents, specs, games, seed, cpu_limit):
+    """(agents, specs, pair order, the agents new to the journal at ``path``): the journal's agents first, in
+    its order, then the others as given, where it holds a tournament of the same games, seed and CPU limit
+    that these agents extend (its header rewritten for them, its games kept); as given otherwise (Journal
+    then says what differs). A journal from before the pair order was by entrant takes no new agent."""
+    try:
+        header, _ = read_journal(path, MatchGame)
+    except (OSError, JournalError):
+        return agents, specs, BY_ENTRANT, []
+    old = header.get("tournament")
+    order = header.get("pairs", ROW_ORDER)
+    if (
+        not isinstance(old, list)
+        or not set(old) <= set(agents)
+        or journal_header(old, games, seed, cpu_limit, order) != header
+    ):
+        return agents, specs, order if isinstance(old, list) and set(old) == set(agents) else BY_ENTRANT, []
+    by_name = dict(zip(agents, specs))
+    new = [agent for agent in agents if agent not in old]
+    agents = old + new
+    if new:
+        if order == ROW_ORDER:
+            raise InvalidInput(
+                f"{path} holds a tournament begun before new entrants could join one ({', '.join(new)} are new): "
+                "play them in a tournament of their own, or start a new journal"
+            )
+        _rewrite_header(path, journal_header(agents, games, seed, cpu_limit, order))
+    return agents, [by_name[agent] for agent in agents], order, new
+
+
+def _rewrite_header(path, header):
+    """The journal at ``path`` with its first line ``header`` (the format added), every game line kept: all or
+    nothing."""
+    with open(path, "rb") as handle:
+        lines = handle.read().split(b"\n", 1)
+    first = json.dumps(dict(header, format=FORMAT), sort_keys=True).encode("utf-8")
+    write_atomic(path, first + b"\n" + (lines[1] if len(lines) > 1 else b""))
 
 
 def play_tournament(agents, specs, broken=None, games=MINI_MATCH_GAMES, settings=DEFAULT_GAME_SETTINGS, notes=None):
@@ -136,22 +191,30 @@ def play_tournament(agents, specs, broken=None, games=MINI_MATCH_GAMES, settings
         raise InvalidInput(f"a tournament needs at least two agents of distinct names, got {agents}")
     if games % 2 == 0:
         raise InvalidInput(f"a mini-match plays an odd number of games (the extra one decides), got {games}")
+    order, new = BY_ENTRANT, []
+    if journal is not None and os.path.exists(journal):
+        agents, specs, order, new = _entrants(journal, list(agents), list(specs), games, seed, cpu_limit)
     names = dict(zip(specs, agents))
-    work = tournament_jobs(specs, names, broken or {}, games, seed, cpu_limit, settings.limits)
+    work = tournament_jobs(specs, names, broken or {}, games, seed, cpu_limit, settings.limits, order)
     if journal is not None:
-        journal = Journal.open(journal, journal_header(agents, games, seed, cpu_limit), MatchGame)
+        journal = Journal.open(journal, journal_header(agents, games, seed, cpu_limit, order), MatchGame)
     resumed = len(journal.games) if journal else 0
+    if new:
+        notes = list(notes or []) + [
+            f"{', '.join(new)} joined the tournament of its journal: {resumed} games were kept and only the new "
+            "pairs (and any unfinished one) were played"
+        ]
     started = time.time()
     played = play_all(work, jobs, settings.scheduler, journal, function=tournament_game, progress=settings.progress)
-    report = tally(agents, played, games, seed)
+    report = tally(agents, played, games, seed, order)
     return report._replace(jobs=jobs, resumed_games=resumed, seconds=time.time() - started, notes=notes)
 
 
-def tally(agents, played, games, seed):
-    """The TournamentReport of the games played, in game order."""
+def tally(agents, played, games, seed, order=BY_ENTRANT):
+    """The TournamentReport of the games played, in game order (pairs in ``order``)."""
     matches, crosstable = [], {a: {b: 0 for b in agents if b != a} for a in agents}
     faults, fault_count = [], dict.fromkeys(agents, 0)
-    for number, (i, j) in enumerate(pairs(len(agents))):
+    for number, (i, j) in enumerate(pairs(len(agents), order)):
         a, b = agents[i], agents[j]
         mine = played[number * games : (number + 1) * games]
         a_games = sum(1 for g in mine if g.a_won)
