@@ -71,6 +71,8 @@ def load_checkpoint(run_dir):
 
 def _upgrade(config):
     """A checkpoint's config (plain data) with what older runs lack, as those runs played it; the config."""
+    if "workers" in config:  # checkpoints from before 'workers' was renamed 'jobs'
+        config["jobs"] = config.pop("workers")
     config.setdefault("executor", {"scheduler": ""})  # checkpoints from before executors existed
     config.setdefault("fitness", {"engine": "python"})  # and from before the compiled searcher
     config["fitness"].setdefault("rounds", 1)

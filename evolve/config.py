@@ -8,6 +8,7 @@ import copy
 import hashlib
 import math
 import os
+import sys
 
 try:
     import tomllib
@@ -49,6 +50,7 @@ HELD_WITHIN = 0.05
 DEFAULT_BOUNDS = {feature.name: feature.bounds for feature in FEATURE_TABLE}
 # The most a program's weight may be: any number an agent's JSON reader takes, but a finite box to search.
 PROGRAM_WEIGHT = 1e9
+RENAMED = {"workers": "jobs"}  # top-level keys renamed: old name -> new
 # Panel players search to a fixed depth; past this a single game takes minutes.
 MAX_PANEL_DEPTH = 8
 
@@ -103,6 +105,12 @@ def validate(data, path="config", start_weights=None):
     ``start_weights``: the weights of ``[start] params`` as a run recorded them when it began
     (its START_WEIGHTS file), used instead of reading the files again."""
     data = copy.deepcopy(data)
+    for old, new in RENAMED.items():  # still read, for one release, with a warning
+        if old in data:
+            if new in data:
+                raise ConfigError(f"{path}: '{old}' and '{new}' are the same key (its old and new names): keep '{new}'")
+            print(f"warning: {path}: '{old}' is now '{new}' (the old name goes in a later release)", file=sys.stderr)
+            data[new] = data.pop(old)
     start = data.pop("start", {})
     params_files = start.pop("params", []) if isinstance(start, dict) else []
     free = start.pop("free", None) if isinstance(start, dict) else None

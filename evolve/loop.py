@@ -120,13 +120,13 @@ def _new_folder(parent, name):
 class Evolution:
     """One run: its folder, config, DEAP state, and the pool that plays its games."""
 
-    def __init__(self, run_dir, config, workers=None, progress=True, out=sys.stdout, strategy=None, scheduler=None):
-        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
-            raise InvalidInput(f"workers must be a positive integer, not {workers!r}")
+    def __init__(self, run_dir, config, jobs=None, progress=True, out=sys.stdout, strategy=None, scheduler=None):
+        if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+            raise InvalidInput(f"jobs must be a positive integer, not {jobs!r}")
         self.run_dir = run_dir
         self.config = config
-        # How the fitness games are played: the command line's workers and scheduler over the experiment's.
-        self.games = config.games(workers, check_scheduler(scheduler) if scheduler else None, progress)
+        # How the fitness games are played: the command line's jobs and scheduler over the experiment's.
+        self.games = config.games(jobs, check_scheduler(scheduler) if scheduler else None, progress)
         self.where = {}
         self.engine = None  # the searcher the games use, settled when the run starts
         self.program = None  # a program individual's build (evolve.program), while the run runs
@@ -144,15 +144,15 @@ class Evolution:
 
     # -- creating and resuming ------------------------------------------------------------------
     @classmethod
-    def create(cls, config_path, runs_dir="runs", workers=None, progress=True, out=sys.stdout, scheduler=None):
+    def create(cls, config_path, runs_dir="runs", jobs=None, progress=True, out=sys.stdout, scheduler=None):
         """A new run folder for a config file (config and arguments checked first: nothing is created for bad ones)."""
         config = load_config(config_path)
-        cls(None, config, workers, scheduler=scheduler)  # the arguments are checked before any folder exists
+        cls(None, config, jobs, scheduler=scheduler)  # the arguments are checked before any folder exists
         if os.path.exists(runs_dir) and not os.path.isdir(runs_dir):
             raise RunError(f"{runs_dir}: not a folder (--runs-dir names where run folders go)")
         os.makedirs(runs_dir, exist_ok=True)
         run_dir = _new_folder(runs_dir, f"{config.name}-{datetime.datetime.now().strftime(FOLDER_TIME)}")
-        evolution = cls(run_dir, config, workers, progress, out, scheduler=scheduler)
+        evolution = cls(run_dir, config, jobs, progress, out, scheduler=scheduler)
         evolution.new = True  # made by this process: removed again if it fails before its first generation
         evolution.lock = RunLock(run_dir).acquire()
         shutil.copyfile(config_path, os.path.join(run_dir, CONFIG_COPY))
@@ -168,7 +168,7 @@ class Evolution:
         self.halloffame = tools.HallOfFame(self.config.hall_of_fame_size())
 
     @classmethod
-    def resume(cls, run_dir, workers=None, progress=True, out=sys.stdout, scheduler=None):
+    def resume(cls, run_dir, jobs=None, progress=True, out=sys.stdout, scheduler=None):
         """The run in ``run_dir`` as its last checkpoint left it (or from its start, if it has none yet)."""
         if not os.path.isdir(run_dir):
             raise RunError(f"{run_dir}: no such run folder")
@@ -181,7 +181,7 @@ class Evolution:
                 evolution = cls(
                     run_dir,
                     load_config(os.path.join(run_dir, CONFIG_COPY), load_start_weights(run_dir)),
-                    workers,
+                    jobs,
                     progress,
                     out,
                     scheduler=scheduler,
@@ -192,7 +192,7 @@ class Evolution:
                 return evolution
             state = load_checkpoint(run_dir)
             evolution = cls(
-                run_dir, state["config"], workers, progress, out, strategy=state["strategy"], scheduler=scheduler
+                run_dir, state["config"], jobs, progress, out, strategy=state["strategy"], scheduler=scheduler
             )
         except BaseException:
             lock.release()

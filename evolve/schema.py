@@ -30,7 +30,7 @@ _TOP = {
     "generations": (int, None, lambda v: 1 <= v <= 100000, "1 to 100000 (after generation 0)"),
     "strategy": (str, "cmaes", lambda v: v in STRATEGIES, "'ga', 'cmaes' or 'spsa'"),
     "depth": (int, 2, lambda v: _DEPTH.low <= v <= _DEPTH.high, f"{_DEPTH.low} to {_DEPTH.high}"),
-    "workers": (int, 0, lambda v: 0 <= v <= 4096, "0 (all cores) to 4096"),
+    "jobs": (int, 0, lambda v: 0 <= v <= 4096, "0 (all cores) to 4096: parallel games"),
     "black_weight": (
         float,
         1.0,
@@ -273,13 +273,13 @@ class Config(_ConfigFields):
 
     def games(self, jobs=None, scheduler=None, progress=True):
         """How the run's fitness games are played, as every command that plays games says it (a GameSettings,
-        engine.play.settings): ``jobs`` workers (None: the config's, else all cores), ``scheduler`` (None: the
+        engine.play.settings): ``jobs`` parallel games (None: the config's, else all cores), ``scheduler`` (None: the
         config's [executor], else the local pool), the run's seed, and for a program individual its CPU limit
         and sandbox. Each game's own seed derives from the seed."""
         individual = self.individual
         return GameSettings(
             seed=self.seed,
-            jobs=jobs or self.workers or os.cpu_count() or 1,
+            jobs=jobs or self.jobs or os.cpu_count() or 1,
             scheduler=scheduler or self.executor.scheduler or None,
             cpu_limit=individual.cpu_limit if individual is not None else COURSE_CPU_LIMIT,
             limits=Limits(mode=individual.sandbox) if individual is not None else None,

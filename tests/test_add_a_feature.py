@@ -51,7 +51,7 @@ population = 2
 generations = 1
 strategy = "ga"
 depth = 1
-workers = 1
+jobs = 1
 
 [ga]
 tournament_size = 2

@@ -250,7 +250,7 @@ seed = 3
 population = 3
 generations = 1
 strategy = "ga"
-workers = 2
+jobs = 2
 
 [ga]
 hall_of_fame = 1

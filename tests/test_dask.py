@@ -32,7 +32,7 @@ population = 6
 generations = 2
 strategy = "ga"
 depth = 2
-workers = 2
+jobs = 2
 
 [ga]
 hall_of_fame = 2
@@ -78,7 +78,7 @@ def test_the_executor_table_is_validated(tmp_path):
 
 def test_dask_and_the_local_pool_give_identical_generations(tmp_path):
     config = write(tmp_path, TINY)
-    local = Evolution.create(config, runs_dir=str(tmp_path / "local"), workers=2, progress=False, out=quiet()).run()
+    local = Evolution.create(config, runs_dir=str(tmp_path / "local"), jobs=2, progress=False, out=quiet()).run()
     dask = Evolution.create(
         config, runs_dir=str(tmp_path / "dask"), progress=False, out=quiet(), scheduler="local:2"
     ).run()
@@ -92,8 +92,8 @@ def test_dask_and_the_local_pool_give_identical_generations(tmp_path):
 
 def test_a_run_resumed_on_another_executor_continues_exactly(tmp_path):
     config = write(tmp_path, TINY.replace("generations = 2", "generations = 3"))
-    reference = Evolution.create(config, runs_dir=str(tmp_path / "ref"), workers=1, progress=False, out=quiet()).run()
-    first = Evolution.create(config, runs_dir=str(tmp_path / "mixed"), workers=2, progress=False, out=quiet())
+    reference = Evolution.create(config, runs_dir=str(tmp_path / "ref"), jobs=1, progress=False, out=quiet()).run()
+    first = Evolution.create(config, runs_dir=str(tmp_path / "mixed"), jobs=2, progress=False, out=quiet())
     run_dir = first.run(stop_after=2)  # generations 0 and 1 on the local pool
     Evolution.resume(run_dir, progress=False, out=quiet(), scheduler="local:2").run()
     assert stable(read_generations(run_dir)) == stable(read_generations(reference))
@@ -242,9 +242,9 @@ def test_a_lost_scheduler_stops_the_run_with_a_message_and_it_resumes(tmp_path, 
     done = len(read_generations(run_dir))
     assert 1 <= done < 31
     # Later, on the local pool: the run goes on as if nothing had happened (checked on its first generations).
-    Evolution.resume(run_dir, workers=2, progress=False, out=quiet()).run(stop_after=1)
+    Evolution.resume(run_dir, jobs=2, progress=False, out=quiet()).run(stop_after=1)
     reference = Evolution.create(
-        reference_config, runs_dir=str(tmp_path / "ref"), workers=2, progress=False, out=quiet()
+        reference_config, runs_dir=str(tmp_path / "ref"), jobs=2, progress=False, out=quiet()
     ).run(stop_after=done + 1)
     assert stable(read_generations(run_dir)) == stable(read_generations(reference))
 
@@ -270,7 +270,7 @@ def test_a_worker_with_another_version_is_refused_at_the_start(tmp_path, cluster
     with pytest.raises(ExecutorError, match="runs another version of littlego"):
         with executor(cluster.address):
             pass
-    status = cli("evolve", "bench", "--games", "2", "--workers", "1", "--scheduler", cluster.address, timeout=120)
+    status = cli("evolve", "bench", "--games", "2", "--jobs", "1", "--scheduler", cluster.address, timeout=120)
     assert status.returncode == 3 and "another version" in status.stderr and "Traceback" not in status.stderr
 
 

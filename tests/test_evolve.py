@@ -25,7 +25,7 @@ from evolve.genome import make_toolbox
 from evolve.loop import GENERATIONS, Evolution
 from evolve.runs import export_best, format_table, plot_run, read_generations
 from evolve.schema import Config
-from tests.conftest import ROOT, start_cli
+from tests.conftest import ROOT, cli, start_cli
 from tests.fixtures.old_runs import old_run, old_runs
 
 # flat weights (those shipped on 2026-11-24), a start file that stays put; params.json may be tapered
@@ -38,7 +38,7 @@ population = 6
 generations = 4
 strategy = "ga"
 depth = 2
-workers = 2
+jobs = 2
 
 [ga]
 hall_of_fame = 2
@@ -256,7 +256,7 @@ def test_same_seed_same_run_whatever_the_workers(tmp_path):
     runs = []
     for workers in (1, 2):
         evolution = Evolution.create(
-            config, runs_dir=str(tmp_path / f"w{workers}"), workers=workers, progress=False, out=open(os.devnull, "w")
+            config, runs_dir=str(tmp_path / f"w{workers}"), jobs=workers, progress=False, out=open(os.devnull, "w")
         )
         records = read_generations(evolution.run())
         assert all(record["cpu_seconds"] > 0 for record in records)  # the workers' CPU, whatever their number
@@ -268,13 +268,13 @@ def test_a_killed_run_resumes_to_the_same_generations(tmp_path):
     # The Python searcher: slow enough for the kill to land in the middle of the run.
     config = write_config(tmp_path, TINY + '\n[fitness]\nengine = "python"\n')
     reference = Evolution.create(
-        config, runs_dir=str(tmp_path / "reference"), workers=1, progress=False, out=open(os.devnull, "w")
+        config, runs_dir=str(tmp_path / "reference"), jobs=1, progress=False, out=open(os.devnull, "w")
     ).run()
     expected = stable(read_generations(reference))
     assert len(expected) == 5
 
     process = evolve_cli(
-        "run", config, "--runs-dir", str(tmp_path / "killed"), "--workers", "2", "--no-progress", start_new_session=True
+        "run", config, "--runs-dir", str(tmp_path / "killed"), "--jobs", "2", "--no-progress", start_new_session=True
     )
     deadline = time.time() + 120
     run_dir = None
@@ -292,7 +292,7 @@ def test_a_killed_run_resumes_to_the_same_generations(tmp_path):
     done = read_generations(run_dir)
     assert 2 <= len(done) < 5  # it really was cut off
 
-    resumed = evolve_cli("resume", run_dir, "--workers", "2", "--no-progress")
+    resumed = evolve_cli("resume", run_dir, "--jobs", "2", "--no-progress")
     out, err = resumed.communicate(timeout=120)
     assert resumed.returncode == 0, err
     assert stable(read_generations(run_dir)) == expected
@@ -352,7 +352,7 @@ def test_a_job_failing_twice_stops_the_run_naming_individual_and_seed():
 def test_after_a_failed_generation_the_checkpoint_still_resumes(tmp_path, monkeypatch):
     config = write_config(tmp_path, TINY.replace("generations = 4", "generations = 2"))
     quiet = open(os.devnull, "w")
-    evolution = Evolution.create(config, runs_dir=str(tmp_path / "runs"), workers=1, progress=False, out=quiet)
+    evolution = Evolution.create(config, runs_dir=str(tmp_path / "runs"), jobs=1, progress=False, out=quiet)
     evolution.run(stop_after=1)  # generation 0 only
     import evolve.fitness
 
@@ -361,17 +361,17 @@ def test_after_a_failed_generation_the_checkpoint_still_resumes(tmp_path, monkey
 
     monkeypatch.setattr(evolve.fitness, "play_job", broken)
     with pytest.raises(FitnessGameError, match="disk on fire"):
-        Evolution.resume(evolution.run_dir, workers=1, progress=False, out=quiet).run()
+        Evolution.resume(evolution.run_dir, jobs=1, progress=False, out=quiet).run()
     monkeypatch.undo()
     assert len(read_generations(evolution.run_dir)) == 1
-    Evolution.resume(evolution.run_dir, workers=1, progress=False, out=quiet).run()
+    Evolution.resume(evolution.run_dir, jobs=1, progress=False, out=quiet).run()
     assert [r["generation"] for r in read_generations(evolution.run_dir)] == [0, 1, 2]
 
 
 def test_log_plot_and_export_a_run(tmp_path):
     config = write_config(tmp_path, TINY.replace("generations = 4", "generations = 1"))
     run_dir = Evolution.create(
-        config, runs_dir=str(tmp_path / "runs"), workers=2, progress=False, out=open(os.devnull, "w")
+        config, runs_dir=str(tmp_path / "runs"), jobs=2, progress=False, out=open(os.devnull, "w")
     ).run()
     table = format_table(read_generations(run_dir))
     assert table.splitlines()[0].split()[:3] == ["gen", "best", "win"] and len(table.splitlines()) == 3
@@ -391,7 +391,7 @@ def test_log_plot_and_export_a_run(tmp_path):
 def test_log_shows_the_finished_generations_while_one_is_being_written(tmp_path):
     config = write_config(tmp_path, TINY.replace("generations = 4", "generations = 1"))
     run_dir = Evolution.create(
-        config, runs_dir=str(tmp_path / "runs"), workers=1, progress=False, out=open(os.devnull, "w")
+        config, runs_dir=str(tmp_path / "runs"), jobs=1, progress=False, out=open(os.devnull, "w")
     ).run()
     path = os.path.join(run_dir, GENERATIONS)
     whole = open(path).read()
@@ -437,11 +437,11 @@ games = 4
 def test_cmaes_stopped_and_resumed_matches_an_uninterrupted_run(tmp_path):
     config = write_config(tmp_path, CMAES, "cma.toml")
     quiet = open(os.devnull, "w")
-    whole = Evolution.create(config, runs_dir=str(tmp_path / "whole"), workers=2, progress=False, out=quiet).run()
-    stopped = Evolution.create(config, runs_dir=str(tmp_path / "stopped"), workers=1, progress=False, out=quiet)
+    whole = Evolution.create(config, runs_dir=str(tmp_path / "whole"), jobs=2, progress=False, out=quiet).run()
+    stopped = Evolution.create(config, runs_dir=str(tmp_path / "stopped"), jobs=1, progress=False, out=quiet)
     stopped.run(stop_after=2)
     assert len(read_generations(stopped.run_dir)) == 2
-    Evolution.resume(stopped.run_dir, workers=2, progress=False, out=quiet).run()
+    Evolution.resume(stopped.run_dir, jobs=2, progress=False, out=quiet).run()
     assert stable(read_generations(stopped.run_dir)) == stable(read_generations(whole))
 
 
@@ -462,7 +462,7 @@ def test_the_same_seed_gives_the_same_generations_on_either_search_engine(tmp_pa
         )
         config = write_config(tmp_path, text + f'\n[fitness]\nengine = "{engine}"\n', engine + ".toml")
         run_dir = Evolution.create(
-            config, runs_dir=str(tmp_path / engine), workers=1, progress=False, out=open(os.devnull, "w")
+            config, runs_dir=str(tmp_path / engine), jobs=1, progress=False, out=open(os.devnull, "w")
         ).run()
         runs[engine] = read_generations(run_dir)
         assert [record["engine"] for record in runs[engine]] == [engine] * 2
@@ -492,7 +492,7 @@ def test_games_in_rounds_stop_spending_on_the_individuals_already_behind(tmp_pat
                 Evolution.create(
                     config,
                     runs_dir=str(tmp_path / f"r{rounds}-{k}"),
-                    workers=1,
+                    jobs=1,
                     progress=False,
                     out=open(os.devnull, "w"),
                 ).run()
@@ -518,7 +518,7 @@ def test_a_population_can_start_from_params_files(tmp_path):
     run_dir = Evolution.create(
         write_config(tmp_path, text),
         runs_dir=str(tmp_path / "runs"),
-        workers=1,
+        jobs=1,
         progress=False,
         out=open(os.devnull, "w"),
     ).run(stop_after=1)
@@ -550,14 +550,14 @@ def test_start_weights_are_read_once_relative_to_the_working_folder(tmp_path, mo
     config_dir.mkdir()
     path = write_config(config_dir, TINY + '\n[start]\nparams = ["weights/start.json"]\n')
     out = open(os.devnull, "w")
-    evolution = Evolution.create(path, runs_dir="runs", workers=1, progress=False, out=out)
+    evolution = Evolution.create(path, runs_dir="runs", jobs=1, progress=False, out=out)
     run_dir = os.path.abspath(evolution.run_dir)
     evolution.lock.release()  # stopped before generation 0 was played
     changed = default_params()
     changed.weights["margin"] += 1.0
     save_params("weights/start.json", changed)
     monkeypatch.chdir(config_dir)  # where weights/start.json does not exist
-    Evolution.resume(run_dir, workers=1, progress=False, out=out).run(stop_after=1)
+    Evolution.resume(run_dir, jobs=1, progress=False, out=out).run(stop_after=1)
     assert read_generations(run_dir)[0]["individuals"][0]["weights"] == began
 
 
@@ -616,7 +616,7 @@ def test_a_run_begun_before_a_feature_was_added_keeps_its_genes_by_name(tmp_path
     # 22. Features added since (centre, cross) play at 0 in its games and in what it exports, by name.
     added = ["centre", "cross"]
     run = copy_run(tmp_path, name)
-    evolution = Evolution.resume(run, workers=1, progress=False)
+    evolution = Evolution.resume(run, jobs=1, progress=False)
     try:
         genes = evolution.config.genes
         best = evolution.halloffame[0]
@@ -642,7 +642,7 @@ def test_start_weights_kept_by_gene_name_resume_after_a_feature_is_added(tmp_pat
     save_params("start.json", default_params())
     path = write_config(tmp_path, TINY + '\n[start]\nparams = ["start.json"]\n')
     out = open(os.devnull, "w")
-    evolution = Evolution.create(path, runs_dir="runs", workers=1, progress=False, out=out)
+    evolution = Evolution.create(path, runs_dir="runs", jobs=1, progress=False, out=out)
     run_dir = os.path.abspath(evolution.run_dir)
     evolution.lock.release()
     kept = json.load(open(os.path.join(run_dir, "start.json")))
@@ -650,7 +650,7 @@ def test_start_weights_kept_by_gene_name_resume_after_a_feature_is_added(tmp_pat
     # as if kept before centre existed: its names without it, its row one shorter
     kept["genes"], kept["weights"] = kept["genes"][:-1], [row[:-1] for row in kept["weights"]]
     open(os.path.join(run_dir, "start.json"), "w").write(json.dumps(kept))
-    resumed = Evolution.resume(run_dir, workers=1, progress=False, out=out)
+    resumed = Evolution.resume(run_dir, jobs=1, progress=False, out=out)
     try:
         row = resumed.config.start.weights[0]
         assert row == tuple(default_params().weights[f] for f in FEATURES[:-1]) + (0.0,)
@@ -659,7 +659,7 @@ def test_start_weights_kept_by_gene_name_resume_after_a_feature_is_added(tmp_pat
 
 
 def test_a_checkpoint_from_before_won_side_games_resumes_to_the_same_jobs(tmp_path):
-    evolution = Evolution.resume(copy_run(tmp_path, "seeded6-20261123-151627"), workers=1, progress=False)
+    evolution = Evolution.resume(copy_run(tmp_path, "seeded6-20261123-151627"), jobs=1, progress=False)
     try:
         assert all(entry.won_side is False for entry in evolution.config.panel)
         jobs = make_jobs([[1.0] * 11], evolution.config, generation_seed=3, self_play_opponents=[])
@@ -709,7 +709,7 @@ def test_a_generation_whose_fitness_no_longer_separates_individuals_is_warned_on
         .replace("generations = 4", "generations = 3")
     )
     with open(os.devnull, "w") as quiet:
-        Evolution.create(str(config), runs_dir=str(tmp_path / "runs"), workers=1, progress=False, out=quiet).run()
+        Evolution.create(str(config), runs_dir=str(tmp_path / "runs"), jobs=1, progress=False, out=quiet).run()
     err = capsys.readouterr().err
     assert err.count("every individual won every game") == 1 and "no longer tells them apart" in err, err
     log = open(os.path.join(str(tmp_path / "runs"), os.listdir(str(tmp_path / "runs"))[0], "run.log")).read()
@@ -722,8 +722,8 @@ def test_an_extended_run_shows_its_new_target_wherever_it_is_read(tmp_path):
 
     config = write_config(tmp_path, TINY.replace("generations = 4", "generations = 1"))
     with open(os.devnull, "w") as quiet:
-        run_dir = Evolution.create(config, runs_dir=str(tmp_path / "runs"), workers=1, progress=False, out=quiet).run()
-        evolution = Evolution.resume(run_dir, workers=1, progress=False, out=quiet)
+        run_dir = Evolution.create(config, runs_dir=str(tmp_path / "runs"), jobs=1, progress=False, out=quiet).run()
+        evolution = Evolution.resume(run_dir, jobs=1, progress=False, out=quiet)
         evolution.extend(2)
         evolution.run()
     (summary,) = list_runs(str(tmp_path / "runs"), FileCache())
@@ -739,7 +739,7 @@ def test_the_plots_clip_the_band_draw_the_bounds_and_tick_whole_generations(tmp_
 
     config = write_config(tmp_path, TINY.replace("generations = 4", "generations = 2"))
     with open(os.devnull, "w") as quiet:
-        run_dir = Evolution.create(config, runs_dir=str(tmp_path / "runs"), workers=1, progress=False, out=quiet).run()
+        run_dir = Evolution.create(config, runs_dir=str(tmp_path / "runs"), jobs=1, progress=False, out=quiet).run()
     records = read_generations(run_dir)
     records[0]["win_rate"].update(mean=0.95, std=0.2)  # a band that would pass 1
     figure = fitness_figure(records, "run")
@@ -753,3 +753,17 @@ def test_the_plots_clip_the_band_draw_the_bounds_and_tick_whole_generations(tmp_
     dotted = {round(line.get_ydata()[0], 6) for line in figure.axes[0].get_lines() if line.get_linestyle() == ":"}
     assert {round(end, 6) for pair in bounds.values() for end in pair} <= dotted  # every bound drawn
     assert all(os.path.getsize(path) > 0 for path in plot_run(run_dir, str(tmp_path)))
+
+
+@pytest.mark.fast
+def test_the_old_name_workers_still_reads_as_jobs_with_a_warning(tmp_path, capsys):
+    path = tmp_path / "old.toml"
+    path.write_text(TINY.replace("jobs = 2", "workers = 2"))
+    assert load_config(str(path)).jobs == 2
+    assert "'workers' is now 'jobs' (the old name goes in a later release)" in capsys.readouterr().err
+    path.write_text(TINY.replace("jobs = 2", "workers = 2\njobs = 1"))
+    with pytest.raises(ConfigError, match="'workers' and 'jobs' are the same key"):
+        load_config(str(path))
+    bench = cli("evolve", "bench", "--workers", "1", "--games", "2", "--depth", "1", "--json")
+    assert bench.returncode == 0 and "--workers is now --jobs" in bench.stderr
+    assert set(json.loads(bench.stdout)["games_per_second"]) == {"1"}

@@ -39,7 +39,7 @@ seed = 11
 population = 3
 generations = 1
 strategy = "ga"
-workers = 2
+jobs = 2
 
 [ga]
 hall_of_fame = 1
@@ -318,8 +318,8 @@ def test_without_a_weights_file_the_run_starts_at_random(tmp_path):
             "individual.bounds' must name each weight",
         ),
         (("atari = [-3.0, 3.0]", "atari = [3.0, -3.0]"), WEIGHTS, "individual.bounds.atari' must be \\[low, high\\]"),
-        (("workers = 2", "workers = 2\ntapered = true"), WEIGHTS, "'tapered'"),
-        (("workers = 2", "workers = 2\ndepth = 3"), WEIGHTS, "'depth' is our searcher's"),
+        (("jobs = 2", "jobs = 2\ntapered = true"), WEIGHTS, "'tapered'"),
+        (("jobs = 2", "jobs = 2\ndepth = 3"), WEIGHTS, "'depth' is our searcher's"),
         (("[start]", '[executor]\nscheduler = "tcp://127.0.0.1:8786"\n\n[start]'), WEIGHTS, "executor.scheduler"),
         (("random = 1.0", 'random = 1.0\nparams = ["params.json"]'), WEIGHTS, "start.params"),
         (("", ""), dict(WEIGHTS, atari=9.0), "atari = 9 is outside 'individual.bounds.atari'"),
@@ -408,11 +408,11 @@ def test_any_individual_table_loads_or_names_the_problem(table, top):
 @pytest.mark.slow
 def test_a_stopped_program_run_resumes_to_the_same_generations_whatever_the_workers(tmp_path):
     config = write_config(tmp_path)
-    stopped = Evolution.create(config, str(tmp_path / "a"), workers=2, progress=False, out=io.StringIO())
+    stopped = Evolution.create(config, str(tmp_path / "a"), jobs=2, progress=False, out=io.StringIO())
     stopped.run(stop_after=1)
     process = cli("evolve", "resume", stopped.run_dir, "--no-progress", timeout=600)
     assert process.returncode == 0, process.stderr
-    whole = Evolution.create(config, str(tmp_path / "b"), workers=1, progress=False, out=io.StringIO())
+    whole = Evolution.create(config, str(tmp_path / "b"), jobs=1, progress=False, out=io.StringIO())
     whole.run()
     keys = ("generation", "best_fitness", "best_weights", "individuals")
     assert [{k: r[k] for k in keys} for r in read_generations(stopped.run_dir)] == [

@@ -133,7 +133,7 @@ def test_bench_search_reports_each_depth():
 
 @pytest.mark.fast
 def test_evolve_bench_reports_games_per_second():
-    figures = run_command("evolve", "bench", "--workers", "1", "2", "--games", "4", "--depth", "1", "--json")
+    figures = run_command("evolve", "bench", "--jobs", "1", "2", "--games", "4", "--depth", "1", "--json")
     assert set(figures["games_per_second"]) == {"1", "2"} and "2" in figures["speedup"]
 
 

@@ -81,7 +81,7 @@ population = 4
 generations = 1
 strategy = "cmaes"
 depth = 2
-workers = {workers}
+jobs = {workers}
 
 [cmaes]
 sigma = 0.2
@@ -106,7 +106,7 @@ def _run(tmp_path, workers, positions, settings):
 
     config = tmp_path / f"run{workers}.toml"
     config.write_text(SHIPPED_RUN.format(workers=workers, positions=positions, settings=settings))
-    run = Evolution.create(str(config), runs_dir=str(tmp_path / f"runs{workers}"), workers=workers, progress=False)
+    run = Evolution.create(str(config), runs_dir=str(tmp_path / f"runs{workers}"), jobs=workers, progress=False)
     run.run()
     lines = (tmp_path / f"runs{workers}").glob("*/generations.jsonl")
     return [json.loads(line) for line in next(lines).read_text().splitlines()]

@@ -204,7 +204,7 @@ population = 4
 generations = 2
 strategy = "ga"
 depth = 1
-workers = 1
+jobs = 1
 
 [ga]
 hall_of_fame = 1
@@ -234,7 +234,7 @@ random_opening = 2
         (lambda t: t.replace("random_opening = 2", "random_opening = 30"), "'panel[0].random_opening' = 30"),
         (lambda t: t.replace("random_opening = 2", "random_opening = -1"), "'panel[0].random_opening' = -1"),
         (lambda t: t.replace("population = 4", "population = 100000000000"), "'population'"),
-        (lambda t: t.replace("workers = 1", "workers = -1"), "'workers' = -1"),
+        (lambda t: t.replace("jobs = 1", "jobs = -1"), "'jobs' = -1"),
     ],
 )
 def test_configs_with_nonsense_are_refused_naming_the_key(tmp_path, change, words):
@@ -294,7 +294,7 @@ def finished_run(tmp_path_factory):
     config = folder / "tiny.toml"
     config.write_text(TINY)
     evolution = Evolution.create(
-        str(config), runs_dir=str(folder / "runs"), workers=1, progress=False, out=open(os.devnull, "w")
+        str(config), runs_dir=str(folder / "runs"), jobs=1, progress=False, out=open(os.devnull, "w")
     )
     return evolution.run()
 
@@ -357,7 +357,7 @@ def test_a_full_disk_stops_the_run_cleanly_and_it_resumes(tmp_path, monkeypatch,
     config.write_text(TINY)
     reference = read_generations(
         Evolution.create(
-            str(config), runs_dir=str(tmp_path / "reference"), workers=1, progress=False, out=open(os.devnull, "w")
+            str(config), runs_dir=str(tmp_path / "reference"), jobs=1, progress=False, out=open(os.devnull, "w")
         ).run()
     )
     real_save = evolve.loop.save_checkpoint
@@ -370,12 +370,12 @@ def test_a_full_disk_stops_the_run_cleanly_and_it_resumes(tmp_path, monkeypatch,
         real_save(run_dir, state)
 
     monkeypatch.setattr(evolve.loop, "save_checkpoint", disk_fills_after_one)
-    assert main(["run", str(config), "--runs-dir", str(tmp_path / "runs"), "--no-progress", "--workers", "1"]) == 2
+    assert main(["run", str(config), "--runs-dir", str(tmp_path / "runs"), "--no-progress", "--jobs", "1"]) == 2
     err = capsys.readouterr().err
     assert "No space left on device" in err and "evolve resume" in err and "Traceback" not in err
     monkeypatch.undo()
     run = saved[0]
-    assert main(["resume", run, "--no-progress", "--workers", "1"]) == 0
+    assert main(["resume", run, "--no-progress", "--jobs", "1"]) == 0
 
     def strip(records):
         return [(r["generation"], r["best_fitness"], r["individuals"]) for r in records]
@@ -419,7 +419,7 @@ def test_a_kill_stops_a_run_as_ctrl_c_does(tmp_path):
     # status as Ctrl-C, no traceback from the workers left behind, the run resumable.
     config = tmp_path / "tiny.toml"
     config.write_text(TINY.replace("generations = 2", "generations = 40").replace("depth = 1", "depth = 2"))
-    process = start_cli("evolve", "run", config, "--runs-dir", tmp_path / "runs", "--workers", "2", "--no-progress")
+    process = start_cli("evolve", "run", config, "--runs-dir", tmp_path / "runs", "--jobs", "2", "--no-progress")
     run_dir = wait_for_run_file(tmp_path / "runs", CHECKPOINT)
     process.terminate()
     out, err = process.communicate(timeout=120)
@@ -436,13 +436,13 @@ def test_a_resume_is_refused_while_another_process_holds_the_run(tmp_path):
     config = tmp_path / "tiny.toml"
     config.write_text(TINY.replace("generations = 2", "generations = 6"))
     evolution = Evolution.create(
-        str(config), runs_dir=str(tmp_path / "runs"), workers=1, progress=False, out=open(os.devnull, "w")
+        str(config), runs_dir=str(tmp_path / "runs"), jobs=1, progress=False, out=open(os.devnull, "w")
     )
     run_dir = evolution.run(stop_after=1)
     before = read_generations(run_dir)
     holder = RunLock(run_dir).acquire()  # this process plays the other writer
     try:
-        result = cli("evolve", "resume", run_dir, "--workers", "1", "--no-progress")
+        result = cli("evolve", "resume", run_dir, "--jobs", "1", "--no-progress")
     finally:
         holder.release()
     assert result.returncode == 2
@@ -457,10 +457,10 @@ def test_two_concurrent_resumes_write_each_generation_once(tmp_path):
     config = tmp_path / "tiny.toml"
     config.write_text(TINY.replace("generations = 2", "generations = 6") + '\n[fitness]\nengine = "python"\n')
     evolution = Evolution.create(
-        str(config), runs_dir=str(tmp_path / "runs"), workers=1, progress=False, out=open(os.devnull, "w")
+        str(config), runs_dir=str(tmp_path / "runs"), jobs=1, progress=False, out=open(os.devnull, "w")
     )
     run_dir = evolution.run(stop_after=1)
-    resumes = [start_cli("evolve", "resume", run_dir, "--workers", "1", "--no-progress") for _ in range(2)]
+    resumes = [start_cli("evolve", "resume", run_dir, "--jobs", "1", "--no-progress") for _ in range(2)]
     results = [(p.wait(timeout=300), p.stderr.read()) for p in resumes]
     statuses = sorted(status for status, _ in results)
     assert statuses in ([0, 0], [0, 2]), results
@@ -491,7 +491,7 @@ def test_a_lock_left_by_a_killed_process_is_taken_over(tmp_path):
     os.killpg(process.pid, signal.SIGKILL)
     process.communicate()
     assert f"process {process.pid}" in open(os.path.join(run_dir, LOCK)).read()
-    result = cli("evolve", "resume", run_dir, "--workers", "1", "--no-progress")
+    result = cli("evolve", "resume", run_dir, "--jobs", "1", "--no-progress")
     assert result.returncode == 0, result.stderr
     assert [r["generation"] for r in read_generations(run_dir)] == [0, 1, 2]
 
@@ -502,7 +502,7 @@ def test_runs_started_together_never_share_a_folder(tmp_path):
     config.write_text(TINY.replace("generations = 2", "generations = 1"))
     runs = [
         Evolution.create(
-            str(config), runs_dir=str(tmp_path / "runs"), workers=1, progress=False, out=open(os.devnull, "w")
+            str(config), runs_dir=str(tmp_path / "runs"), jobs=1, progress=False, out=open(os.devnull, "w")
         )
         for _ in range(3)
     ]

@@ -42,7 +42,7 @@ population = 4
 generations = 3
 strategy = "ga"
 depth = 1
-workers = 1
+jobs = 1
 
 [ga]
 hall_of_fame = 1
@@ -63,7 +63,7 @@ def evolve_run(folder, generations=1):
     with open(config, "w") as handle:
         handle.write(TINY)
     return Evolution.create(
-        config, runs_dir=os.path.join(str(folder), "runs"), workers=1, progress=False, out=open(os.devnull, "w")
+        config, runs_dir=os.path.join(str(folder), "runs"), jobs=1, progress=False, out=open(os.devnull, "w")
     ).run(stop_after=generations)
 
 
@@ -75,7 +75,7 @@ def match_report(run_dir):
 
 
 def evolve_more(run_dir, generations=1):
-    Evolution.resume(run_dir, workers=1, progress=False, out=open(os.devnull, "w")).run(stop_after=generations)
+    Evolution.resume(run_dir, jobs=1, progress=False, out=open(os.devnull, "w")).run(stop_after=generations)
 
 
 def damaged_run(runs_dir, name="damaged-20260101-000000"):

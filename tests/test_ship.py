@@ -26,7 +26,7 @@ def evolved(tmp_path, margin, name):
     return Evolution.create(
         write_config(tmp_path, text, name + ".toml"),
         runs_dir=str(tmp_path / "runs"),
-        workers=2,
+        jobs=2,
         progress=False,
         out=open(os.devnull, "w"),
     ).run()

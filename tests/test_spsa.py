@@ -17,7 +17,7 @@ population = 5
 generations = 3
 strategy = "spsa"
 depth = 1
-workers = 2
+jobs = 2
 
 [[panel]]
 opponent = "greedy"

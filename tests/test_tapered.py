@@ -155,7 +155,7 @@ def test_a_tapered_run_exports_params_that_a_bundled_agent_plays(tmp_path):
     run_dir = Evolution.create(
         write_config(tmp_path, text),
         runs_dir=str(tmp_path / "runs"),
-        workers=1,
+        jobs=1,
         progress=False,
         out=open(os.devnull, "w"),
     ).run()

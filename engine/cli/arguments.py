@@ -40,6 +40,24 @@ class _DaskSetting(argparse.Action):
         setattr(namespace, self.dest, chosen)
 
 
+class _Renamed(argparse.Action):
+    """An option's old name, still accepted for one release: it sets the new one's value and says so."""
+
+    def __init__(self, option_strings, dest, new, **kwargs):
+        self.new = new
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"warning: {option_string} is now {self.new} (the old name goes in a later release)", file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def add_renamed(parser, old, new, **options):
+    """Accept ``old``, an option renamed ``new``, with a warning; ``options`` as ``new`` was added with."""
+    options = {key: value for key, value in options.items() if key not in ("help", "default", "metavar")}
+    parser.add_argument(old, action=_Renamed, new=new, help=argparse.SUPPRESS, **options)
+
+
 def add_cluster_options(parser):
     """How a remote Dask scheduler is reached, beside --scheduler: the TLS files of tls:// (else Dask's
     config gives them) and --plain-tcp, the explicit choice of an unauthenticated tcp:// beyond loopback."""

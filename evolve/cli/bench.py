@@ -3,7 +3,7 @@
 import json
 
 from engine.cli.argument_types import depth, positive_int, scheduler
-from engine.cli.arguments import add_cluster_options, add_json, command, reporter
+from engine.cli.arguments import add_cluster_options, add_json, add_renamed, command, reporter
 from engine.play.executors import SCHEDULER_FORMS
 from engine.players.searcher import ENGINES
 from engine.players.specs import make_player
@@ -12,7 +12,14 @@ from evolve.bench import bench_games
 
 def register(commands):
     bench = command(commands, "bench", _bench)
-    bench.add_argument("--workers", type=positive_int, nargs="+", default=[1, 2], help="worker counts (default: 1 2)")
+    bench.add_argument(
+        "--jobs",
+        type=positive_int,
+        nargs="+",
+        default=[1, 2],
+        help="parallel games, each measured (default: 1 2)",
+    )
+    add_renamed(bench, "--workers", "--jobs", type=positive_int, nargs="+", dest="jobs")
     bench.add_argument("--games", type=positive_int, default=40, help="games per measurement (default 40)")
     bench.add_argument("--depth", type=depth, nargs="+", default=[2], help="search depths (default: 2)")
     bench.add_argument(
@@ -39,11 +46,11 @@ def _bench(args):
     Play a fixed batch of fitness games (varied weights against --opponent) on the local pool
     with each worker count, for each --engine and --depth, and report games per second; with
     both engines, how many times the native engine's games/s the Python one's are. For
-    example: evolve bench --engine native python --depth 4 6 --workers 1
+    example: evolve bench --engine native python --depth 4 6 --jobs 1
     """
     make_player(args.opponent).close()  # a bad spec fails before any pool starts
     result = bench_games(
-        worker_counts=tuple(args.workers),
+        worker_counts=tuple(args.jobs),
         games=args.games,
         depths=tuple(args.depth),
         engines=tuple(dict.fromkeys(args.engine)),

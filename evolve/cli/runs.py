@@ -12,6 +12,7 @@ from engine.cli.arguments import (
     add_cluster_options,
     add_json,
     add_progress,
+    add_renamed,
     add_search_settings,
     command,
     progress_bar,
@@ -45,11 +46,12 @@ def register(commands):
     )
     for parser in (run, resume):
         parser.add_argument(
-            "--workers",
+            "--jobs",
             type=positive_int,
             default=None,
-            help="worker processes (default: the config's, else all cores)",
+            help="parallel games (default: the config's 'jobs', else all cores)",
         )
+        add_renamed(parser, "--workers", "--jobs", type=positive_int, dest="jobs")
         add_progress(parser)
         parser.add_argument("--scheduler", type=scheduler, default=None, help=SCHEDULER_HELP)
         add_cluster_options(parser)
@@ -126,7 +128,7 @@ def _run(args):
     evolution = Evolution.create(
         args.config,
         runs_dir=args.runs_dir,
-        workers=args.workers,
+        jobs=args.jobs,
         progress=progress_bar(args),
         scheduler=args.scheduler,
     )
@@ -170,7 +172,7 @@ def _resume(args):
     (CMA-ES's, SPSA's gains) carries on as it stands.
     """
     run = one_run(args.run)
-    evolution = Evolution.resume(run, workers=args.workers, progress=progress_bar(args), scheduler=args.scheduler)
+    evolution = Evolution.resume(run, jobs=args.jobs, progress=progress_bar(args), scheduler=args.scheduler)
     if args.generations is not None:
         if args.generations <= evolution.generation:
             raise InvalidInput(
