@@ -139,22 +139,22 @@ def _first_population(toolbox, start, n):
     return population + [toolbox.individual() for _ in range(randoms)]
 
 
-def spsa_pairs(population):
-    """SPSA's perturbation pairs a step for a population: its individuals but the centre, in pairs."""
-    return max(1, (population - 1) // 2)
+class GeneticStrategy:
+    """The genetic algorithm in the ask-tell form of CMA-ES and SPSA: ``generate(make)`` gives a generation's
+    new individuals (generation 0's first population, then the tournament's choice of the last generation,
+    varied by blend crossover and Gaussian mutation within the bounds), ``update(individuals)`` keeps the
+    last generation, elites included, to choose from. Picklable (settings and individuals only): a
+    checkpoint keeps it. Its random draws are the ``random`` module's and STREAM's, as before it was one."""
 
+    def __init__(self, ga, bounds, start, size, elites):
+        self.ga, self.bounds, self.start = ga, list(bounds), start
+        self.size, self.elites = size, elites
+        self.population = []
 
-def make_toolbox(config, strategy=None):
-    """A DEAP toolbox for the config's strategy; for CMA-ES, also its ``cma.Strategy``, for SPSA its
-    ``evolve.spsa.Spsa``.
-
-    ``strategy``: a CMA-ES or SPSA state to continue (from a checkpoint) instead of a new one. A new
-    one is centred on the mean of the config's start weights, or on the centre of the bounds.
-    """
-    bounds = gene_bounds(config)
-    toolbox = base.Toolbox()
-    if config.strategy == "ga":
-        ga = config.ga
+    def _toolbox(self):
+        """The operators, built afresh (a toolbox holds closures, which a checkpoint cannot keep)."""
+        ga, bounds = self.ga, self.bounds
+        toolbox = base.Toolbox()
 
         def random_weights():
             return [STREAM.uniform(low, high) for low, high in bounds]
@@ -171,8 +171,47 @@ def make_toolbox(config, strategy=None):
         toolbox.decorate("mate", clip(bounds))
         toolbox.decorate("mutate", clip(bounds))
         toolbox.register("select", tools.selTournament, tournsize=ga.tournament_size)
-        toolbox.register("population", _first_population, toolbox, config.start)
-        return toolbox, None
+        return toolbox
+
+    def generate(self, make):
+        toolbox = self._toolbox()
+        if not self.population:
+            return _first_population(toolbox, self.start, self.size)
+        chosen = toolbox.select(self.population, len(self.population) - min(self.elites, len(self.population)))
+        return algorithms.varAnd(chosen, toolbox, self.ga.crossover_probability, self.ga.mutation_probability)
+
+    def update(self, individuals):
+        self.population = list(individuals)
+
+    @property
+    def centre(self):
+        """The last generation's mean weights."""
+        return [float(x) for x in numpy.mean([list(ind) for ind in self.population], axis=0)]
+
+
+def spsa_pairs(population):
+    """SPSA's perturbation pairs a step for a population: its individuals but the centre, in pairs."""
+    return max(1, (population - 1) // 2)
+
+
+def make_toolbox(config, strategy=None):
+    """A DEAP toolbox and the config's strategy, each in the ask-tell form: ``toolbox.generate()`` gives a
+    generation's new individuals, ``toolbox.update(new, all)`` tells the strategy the evaluated generation
+    (the new individuals, and all of them, elites included) and returns the population to keep. The
+    strategy: ``GeneticStrategy``, CMA-ES's ``cma.Strategy`` or ``evolve.spsa.Spsa``.
+
+    ``strategy``: a state to continue (from a checkpoint) instead of a new one (a GA checkpoint from before
+    the GA was a strategy holds None: a new GeneticStrategy, told the checkpoint's population). A new CMA-ES or
+    SPSA is centred on the mean of the config's start weights, or on the centre of the bounds.
+    """
+    bounds = gene_bounds(config)
+    toolbox = base.Toolbox()
+    if config.strategy == "ga":
+        if strategy is None:
+            strategy = GeneticStrategy(config.ga, bounds, config.start, config.population, config.hall_of_fame_size())
+        toolbox.register("generate", strategy.generate, creator.Individual)
+        toolbox.register("update", _keep_all, strategy)
+        return toolbox, strategy
     starts = config.start.weights
     centre = [float(x) for x in numpy.mean(starts, axis=0)] if starts else [(low + high) / 2 for low, high in bounds]
     if config.strategy == "spsa":
@@ -182,7 +221,7 @@ def make_toolbox(config, strategy=None):
                 centre, bounds, spsa_pairs(config.population), config.generations, spsa.c, spsa.step, seed=config.seed
             )
         toolbox.register("generate", strategy.generate, creator.Individual)
-        toolbox.register("update", strategy.update)
+        toolbox.register("update", _keep_new, strategy)
         toolbox.decorate("generate", clip(bounds))
         return toolbox, strategy
     # CMA-ES samples around the centre of the box with a step of sigma times each range:
@@ -193,6 +232,18 @@ def make_toolbox(config, strategy=None):
             centroid=centre, sigma=config.cmaes.sigma, lambda_=config.population, cmatrix=numpy.diag(ranges**2)
         )
     toolbox.register("generate", strategy.generate, creator.Individual)
-    toolbox.register("update", strategy.update)
+    toolbox.register("update", _keep_new, strategy)
     toolbox.decorate("generate", clip(bounds))
     return toolbox, strategy
+
+
+def _keep_new(strategy, new, everyone):
+    """CMA-ES and SPSA learn from the individuals they drew (never the elites); the population is those."""
+    strategy.update(new)
+    return new
+
+
+def _keep_all(strategy, new, everyone):
+    """The GA chooses the next generation from all of this one, elites included; the population is all."""
+    strategy.update(everyone)
+    return everyone

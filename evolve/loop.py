@@ -24,7 +24,7 @@ import time
 
 import multiprocessing_logging
 import numpy
-from deap import algorithms, tools
+from deap import tools
 from tqdm import tqdm
 
 from engine.common.pools import CpuMeter
@@ -199,6 +199,8 @@ class Evolution:
             raise
         evolution.lock = lock
         evolution.population = state["population"]
+        if state["strategy"] is None:  # a GA checkpoint from before the GA was a strategy: told its population
+            evolution.toolbox.update(evolution.population, evolution.population)
         evolution.halloffame = state["halloffame"]
         evolution.logbook = state["logbook"]
         evolution.records = state["records"]
@@ -285,19 +287,8 @@ class Evolution:
         started = time.time()
         seed = generation_seed(self.config, number)
         opponents = self_play_opponents(self.config, self.halloffame, self.population, seed)
-        if self.strategy is not None:
-            sampled = self.toolbox.generate()
-            elites = [self.toolbox.clone(ind) for ind in self.halloffame]
-            candidates = sampled + elites
-        elif number == 0:
-            candidates = self.toolbox.population(n=self.config.population)
-        else:
-            ga = self.config.ga
-            elites = [self.toolbox.clone(ind) for ind in self.halloffame]
-            chosen = self.toolbox.select(self.population, len(self.population) - len(elites))
-            candidates = (
-                algorithms.varAnd(chosen, self.toolbox, ga.crossover_probability, ga.mutation_probability) + elites
-            )
+        sampled = self.toolbox.generate()  # ask the strategy (GA, CMA-ES or SPSA), then tell it below
+        candidates = sampled + [self.toolbox.clone(ind) for ind in self.halloffame]
         # Fresh seeds this generation: every fitness, the elites' too, is measured anew.
         for individual in candidates:
             del individual.fitness.values
@@ -331,11 +322,7 @@ class Evolution:
         for individual, (fitness, report) in zip(invalid, folded):
             individual.fitness.values = fitness
             individual.report = report
-        if self.strategy is not None:
-            self.toolbox.update(sampled)
-            self.population = sampled
-        else:
-            self.population = candidates
+        self.population = self.toolbox.update(sampled, candidates)
         self.halloffame.clear()
         self.halloffame.update(candidates)
         seconds = time.time() - started
@@ -355,11 +342,9 @@ class Evolution:
 
     def _centre(self, evaluated):
         """Where the strategy stands: SPSA's centre, CMA-ES's mean, the GA population's mean weights."""
-        if self.config.strategy == "spsa":
-            return self.strategy.centre
         if self.config.strategy == "cmaes":
             return [float(x) for x in self.strategy.centroid]
-        return [float(x) for x in numpy.mean([list(ind) for ind in self.population], axis=0)]
+        return list(self.strategy.centre)  # SPSA's centre, the GA's last generation's mean
 
     def _one_job_a_process(self):
         """Whether each worker process runs one job at a time (the local pool; Dask workers of one thread)."""
