@@ -12,10 +12,9 @@ that the same command continues a stopped test, to the result it would have had.
 Before the test, ``screen`` plays the same pairing as shipped with the CPU budget counted in nodes
 (``shipped:`` players, which play a position the same way every time): by default every opening of
 the test's length once with each colour (1,200 games for two plies, about 4 CPU minutes), so its
-score is the match's over random openings, exactly; or a number of games from random openings. On
-five SPRTs of 2026-11-24/27 this match came within 0.9-2.1 points of each test's score, on the side
-of 50% of both decided ones (``experiments/tuners-20261125``, eighth section). It predicts; only the
-test ships.
+score is the match's over random openings, exactly; or a number of games from random openings. How
+well it has predicted the tests is measured in ``experiments/tuners-20261125`` (eighth section). It
+predicts; only the test ships.
 """
 
 import datetime

@@ -21,10 +21,9 @@ from engine.native.solver import NativeSolver
 from engine.players.base import Player
 from engine.players.searcher import searcher_for
 
-# Nodes the shipped agent's Python search visits in a CPU second (params.json as shipped, 30 positions
-# out of the book at plies 2-11, the 2-core development machine of 2026-11-25, 57,977 measured:
-# experiments/node-budget-20261125). A params file's cpu_budget and cpu_cap, times this, are the
-# node budget and cap its player searches with.
+# Nodes the shipped agent's Python search visits in a CPU second, as measured and dated in
+# experiments/node-budget-20261125 (rounded). A params file's cpu_budget and cpu_cap, times this, are
+# the node budget and cap its player searches with.
 NODES_PER_SECOND = 58_000
 SOLVER_TABLE_BITS = 18  # the solver's table from ply 12 on: 8 MiB a process is plenty there
 
