@@ -20,7 +20,6 @@ loses the game, on any machine; an agent that searches to a fixed depth stays fa
 and replays the same on every machine.
 """
 
-import difflib
 import fcntl
 import hashlib
 import json
@@ -36,7 +35,7 @@ from typing import Dict, NamedTuple, Optional, Tuple
 from engine.common.runfolder import RunError
 from engine.constants import BLACK
 from engine.course.build import LANGUAGES, build_agent, build_refusal, built_agents, recognise
-from engine.course.literals import Constant, find_constants, patched_sources, read_source
+from engine.course.literals import Constant, find_constants, literal_diff, patched_sources, read_source
 from engine.errors import InvalidInput
 from engine.play.executors import is_remote
 from engine.players.base import Player, PlayerFault, Reason
@@ -534,7 +533,7 @@ def write_tuned_agent(destination, individual, genes, weights, provenance):
         diff = []
         for name, text in sorted(texts.items()):
             before = read_source(individual.folder, name)
-            diff.extend(difflib.unified_diff(before.splitlines(True), text.splitlines(True), "a/" + name, "b/" + name))
+            diff.append(literal_diff(name, before, text))
             with open(os.path.join(agent, name), "wb") as handle:
                 handle.write(text.encode("utf-8", "surrogateescape"))
         diff_text = "".join(diff)

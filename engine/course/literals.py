@@ -16,6 +16,7 @@ and string literals blanked out, so a number in a comment or a string is never a
 """
 
 import ast
+import difflib
 import fnmatch
 import os
 import re
@@ -352,3 +353,31 @@ def _in_define(text: str, constant: Constant) -> bool:
     so that ``x-NAME`` never reads as ``x--1``)."""
     line_start = text.rfind("\n", 0, constant.start) + 1
     return bool(re.match(r"[ \t]*#[ \t]*define\b", text[line_start : constant.start]))
+
+
+def literal_diff(name: str, before: str, after: str, context: int = 3) -> str:
+    """A unified diff of ``before`` and ``after``, a source whose literals alone were rewritten (so line for
+    line the same length), with exactly the changed lines and ``context`` lines around them: difflib's
+    matcher would take a blank line between two changed ones for a change too."""
+    old, new = before.splitlines(True), after.splitlines(True)
+    if len(old) != len(new):  # not a literal rewrite: difflib's own diff
+        return "".join(difflib.unified_diff(old, new, "a/" + name, "b/" + name))
+    changed = [index for index, (a, b) in enumerate(zip(old, new)) if a != b]
+    if not changed:
+        return ""
+    hunks = [[changed[0], changed[0]]]  # [first, last] changed line of each hunk
+    for index in changed[1:]:
+        if index - hunks[-1][1] > 2 * context:
+            hunks.append([index, index])
+        else:
+            hunks[-1][1] = index
+    out = [f"--- a/{name}\n", f"+++ b/{name}\n"]
+    for first, last in hunks:
+        low, high = max(0, first - context), min(len(old), last + context + 1)
+        out.append(f"@@ -{low + 1},{high - low} +{low + 1},{high - low} @@\n")
+        for index in range(low, high):
+            if old[index] == new[index]:
+                out.append(" " + old[index])
+            else:
+                out.extend(("-" + old[index], "+" + new[index]))
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in out)
