@@ -6,7 +6,8 @@ keys and records ``schema`` declares;
 per-feature bounds; ``fitness`` turns individuals into game jobs, plays them (pure
 functions, run on a process pool or a Dask cluster) and folds the outcomes into
 fitnesses; ``program`` makes a course agent of any language the individual (its weights
-file, or the constants of its code, rewritten); ``spsa`` is the SPSA strategy;
+file, or the constants of its code, rewritten: ``code_individual`` builds each such individual's
+code); ``spsa`` is the SPSA strategy;
 ``loop`` is the generation loop in DEAP's idiom, ``generations`` what each generation records; ``checkpoint`` writes and
 reads its checkpoints and the run's lock; ``runs`` reads a run folder back (log, plot,
 export); ``ship`` replaces params.json only after a test at the playing budget accepts the

@@ -24,10 +24,11 @@ from engine.data import SHIPPED_PARAMS
 from engine.errors import InvalidInput
 from engine.params import SEARCH_TABLE, load_params
 from evolve.checkpoint import load_checkpoint
+from evolve.code_individual import TUNED_DIFF, write_tuned_agent
 from evolve.config import load_config
 from evolve.fitness import engine_for
 from evolve.loop import Evolution
-from evolve.program import TUNED_DIFF, previous_of, write_tuned_agent
+from evolve.program import previous_of
 from evolve.runs import export_best, format_table, plot_run, program_of, provenance, read_generations
 
 

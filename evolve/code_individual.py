@@ -1,0 +1,149 @@
+"""A program individual whose genome is constants of its own code: each individual's code, rewritten and built.
+
+``evolve.program`` plays a program individual; where its genes are constants of the agent's code
+(``[individual] constants``, found by ``engine.course.literals``), ``individual_build`` makes each
+individual's build: the built folder's sources with exactly those literals rewritten, built as the
+course builds them (a C++ or Java agent compiled again), once for each distinct code among all the
+workers, in a folder that lasts as long as the run (``builds``). ``write_tuned_agent`` exports the
+best individual as a new folder with the diff against the agent's code.
+"""
+
+import fcntl
+import hashlib
+import json
+import os
+import tempfile
+from contextlib import contextmanager
+
+from engine.common.runfolder import RunError
+from engine.course.build import build_agent, build_refusal
+from engine.course.literals import find_constants, literal_diff, patched_sources, read_source
+from engine.errors import InvalidInput
+from engine.players.base import Player, PlayerFault, Reason
+from engine.protocol import write_atomic
+from engine.sandbox.files import copy_folder, remove_tree
+from engine.sandbox.limits import DEFAULT_LIMITS, MIB
+
+
+class UnbuiltProgram(Player):
+    """An individual whose rewritten code did not build: each game it starts is lost by its fault, with the
+    compiler's words."""
+
+    def __init__(self, spec, error):
+        self.spec, self.error = spec, error
+
+    def new_game(self, colour, seed):
+        raise PlayerFault(Reason.CRASH, f"its code with these constants does not build: {self.error}")
+
+
+def individual_build(program, weights):
+    """(folder, None) where ``program``'s code with the constants ``weights`` is built, else (None, why not):
+    the built folder's sources with exactly the genes' literals rewritten, built as the course builds them,
+    once for each distinct code among all workers (a lock in ``program.builds`` keeps two from building it
+    at once)."""
+    texts = patched_sources(program.folder, program.constants, [float(w) for w in weights])
+    digest = hashlib.sha256(json.dumps(sorted(texts.items())).encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    index = f"individual-{digest}"
+    folder, failed = os.path.join(program.builds, f"agent-{index}"), os.path.join(program.builds, f"{index}.error")
+    with open(os.path.join(program.builds, f"{index}.lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if os.path.isfile(failed):
+            with open(failed) as handle:
+                return None, handle.read()
+        if not os.path.isdir(folder):
+            staging = tempfile.mkdtemp(prefix="source-", dir=program.builds)
+            try:
+                source = os.path.join(staging, "agent")
+                copy_folder(program.folder, source, program.limits.folder_mb * MIB)
+                for name, text in texts.items():
+                    write_atomic(os.path.join(source, name), text.encode("utf-8", "surrogateescape"))
+                built = build_agent(source, program.builds, index, program.limits)
+            finally:
+                remove_tree(staging)
+            if built.error:
+                write_atomic(failed, build_refusal(built))
+                return None, build_refusal(built)
+    return folder, None
+
+
+def code_constants(folder, genes):
+    """The constants of the agent in ``folder`` that ``genes`` name, in their order; RunError naming a gene
+    its code no longer holds (the code changed since the run began)."""
+    try:
+        found = {constant.name: constant for constant in find_constants(folder)}
+    except InvalidInput as error:
+        raise RunError(f"individual.constants: {error}")
+    missing = [gene for gene in genes if gene not in found]
+    if missing:
+        raise RunError(
+            "individual.constants: the agent's code no longer holds {} (it has {}): it changed since the run "
+            "began".format(", ".join(missing), ", ".join(found) or "none")
+        )
+    return tuple(found[gene] for gene in genes)
+
+
+@contextmanager
+def builds_folder():
+    """A folder for the individuals' builds while the ``with`` lasts."""
+    folder = tempfile.mkdtemp(prefix="littlego-individuals-")
+    try:
+        yield folder
+    finally:
+        remove_tree(folder)
+
+
+def as_written(folder, genes, weights):
+    """{gene: value} of constants ``weights`` as the agent's code in ``folder`` gets them (an integer
+    constant's rounded), in the genes' order."""
+    try:
+        found = {constant.name: constant for constant in find_constants(folder)}
+    except (InvalidInput, OSError):
+        found = {}
+    return {
+        gene: int(round(value)) if gene in found and found[gene].integer else float(format(float(value), ".6g"))
+        for gene, value in zip(genes, weights)
+    }
+
+
+TUNED_DIFF, TUNED_PROVENANCE = "tuned.diff", "tuned.provenance.json"  # in an exported agent's folder
+
+
+def write_tuned_agent(destination, individual, genes, weights, provenance):
+    """Write the agent of ``individual`` (a ProgramIndividual tuning constants) to the new folder
+    ``destination`` with its constants ``genes`` set to ``weights``: a copy of its folder as it is now,
+    exactly those literals rewritten, the changes as a unified diff (``TUNED_DIFF``) and their provenance
+    (``TUNED_PROVENANCE``); all or nothing. InvalidInput where ``destination`` is there already (the
+    agent's own folder is never written) or the code no longer holds a gene. The diff's text."""
+    if os.path.lexists(destination):
+        raise InvalidInput(
+            f"--to {destination} exists: a tuned agent is written to a new folder (the original is never overwritten)"
+        )
+    found = {constant.name: constant for constant in find_constants(individual.folder)}
+    missing = [gene for gene in genes if gene not in found]
+    if missing:
+        raise InvalidInput(
+            f"{individual.program}'s code no longer holds {', '.join(missing)}: it changed since the run"
+        )
+    constants = [found[gene] for gene in genes]
+    texts = patched_sources(individual.folder, constants, [float(w) for w in weights])
+    parent = os.path.dirname(os.path.abspath(destination))
+    staging = tempfile.mkdtemp(prefix=".tuned-", dir=parent)
+    try:
+        agent = os.path.join(staging, "agent")
+        copy_folder(individual.folder, agent, DEFAULT_LIMITS.folder_mb * MIB)
+        diff = []
+        for name, text in sorted(texts.items()):
+            before = read_source(individual.folder, name)
+            diff.append(literal_diff(name, before, text))
+            with open(os.path.join(agent, name), "wb") as handle:
+                handle.write(text.encode("utf-8", "surrogateescape"))
+        diff_text = "".join(diff)
+        with open(os.path.join(agent, TUNED_DIFF), "w", encoding="utf-8", errors="surrogateescape") as handle:
+            handle.write(diff_text)
+        record = dict(provenance, program=individual.program, constants=as_written(individual.folder, genes, weights))
+        with open(os.path.join(agent, TUNED_PROVENANCE), "w") as handle:
+            handle.write(json.dumps({"provenance": record}, indent=1) + "\n")
+        os.rename(agent, destination)
+    finally:
+        remove_tree(staging)
+    return diff_text
