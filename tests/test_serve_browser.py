@@ -325,3 +325,22 @@ def test_new_game_while_the_opponent_thinks_drops_its_answer(site, page):
     assert page.locator('#board .point[data-colour="1"], #board .point[data-colour="2"]').count() == 0
     page.click('#board .point[data-point="12"]')  # the new game plays on
     page.wait_for_function("document.getElementById('status').textContent.startsWith('ply 2 of 24')")
+
+
+@pytest.mark.fast
+def test_the_position_is_in_the_address_and_a_reload_or_a_link_shows_it(site, page):
+    url, _ = site
+    board(page, url, "", values=False)
+    page.click('#board .point[data-point="12"]')
+    page.wait_for_function("location.hash === '#/board?moves=C3'")
+    page.click('#board .point[data-point="6"]')
+    page.wait_for_function("location.hash === '#/board?moves=C3,B4'")
+    page.reload()  # a bookmark, a reload: the same position
+    page.locator('#board .point[data-point="6"][data-colour="2"]').wait_for()
+    assert page.locator('#board .point[data-point="12"][data-colour="1"]').count() == 1
+    page.goto(url + "#/board?moves=C3,pass,D2")  # a shared link
+    page.locator('#board .point[data-point="18"][data-colour="1"]').wait_for()
+    assert "ply 3" in page.locator("#status").inner_text()
+    page.goto(url + "#/board?moves=C3,Z9")
+    page.wait_for_function("document.getElementById('message').textContent.includes('names no move')")
+    assert 'the address names no move "Z9"' in page.locator("#message").inner_text()

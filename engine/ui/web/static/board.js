@@ -12,6 +12,30 @@ function moveName(move) {
   return `${i},${j} (${COLUMNS[j]}${SIZE - i})`;
 }
 
+// The position in the page's address: #/board?moves=C3,B4,pass (GTP vertices), so that a position can be
+// bookmarked, shared or reloaded.
+function vertexOf(move) {
+  return move === PASS ? "pass" : `${COLUMNS[move % SIZE]}${SIZE - Math.floor(move / SIZE)}`;
+}
+
+function movesInAddress() {
+  const query = location.hash.split("?")[1] || "";
+  const text = new URLSearchParams(query).get("moves");
+  if (!text) return [];
+  return text.split(",").map(word => {
+    const vertex = word.trim().toUpperCase();
+    if (vertex === "PASS") return PASS;
+    const j = COLUMNS.indexOf(vertex[0]), row = Number(vertex.slice(1));
+    if (vertex.length !== 2 || j < 0 || !(row >= 1 && row <= SIZE)) throw new Error(`the address names no move ${JSON.stringify(word)} (moves=C3,B4,pass)`);
+    return (SIZE - row) * SIZE + j;
+  });
+}
+
+function showInAddress(moves) {
+  const address = "#/board" + (moves.length ? "?moves=" + moves.map(vertexOf).join(",") : "");
+  if (location.hash !== address) history.replaceState(null, "", address);
+}
+
 function xy(point) {
   return [EDGE + (point % SIZE) * CELL, EDGE + Math.floor(point / SIZE) * CELL];
 }
@@ -132,6 +156,7 @@ export function showBoard(main) {
     if (game !== state.game) return;
     state.view = view;
     state.moves = moves;
+    showInAddress(moves);
     analyse();
   }
 
@@ -151,6 +176,7 @@ export function showBoard(main) {
       say(`${state.opponent} played ${moveName(answer.reply.move)} (${answer.reply.seconds.toFixed(2)} s of CPU)`);
       state.moves = answer.view.moves;
       state.view = answer.view;
+      showInAddress(state.moves);
       analyse();
     } catch (e) {
       if (current()) say(e.message, "error");
@@ -168,6 +194,7 @@ export function showBoard(main) {
       state.record = null;               // a move played leaves the record: play on from here
       state.moves = view.moves;
       state.view = view;
+      showInAddress(state.moves);
       say("");
       analyse();
       await reply();
@@ -240,6 +267,9 @@ export function showBoard(main) {
   $("forward").addEventListener("click", guard(async () => {
     if (state.record && state.moves.length < state.record.length) await setMoves(state.record.slice(0, state.moves.length + 1));
   }));
-  setMoves([]).catch(e => say(e.message, "error"));
+  // The position the address names (a bookmark, a shared link, a reload), else the empty board.
+  let start = [];
+  try { start = movesInAddress(); } catch (e) { say(e.message, "error"); }
+  setMoves(start).catch(e => { say(e.message, "error"); if (start.length) setMoves([]); });
   return () => { state.asked++; };
 }
