@@ -391,3 +391,20 @@ def test_evolve_constants_lists_each_number_with_its_place_and_range(tmp_path):
     assert rows[0]["name"] == "ATARI" and rows[0]["where"] == "my_player.java:2" and rows[0]["kind"] == "real"
     missing = cli("evolve", "constants", str(tmp_path / "nowhere"))
     assert missing.returncode == 2 and "no such folder" in missing.stderr
+
+
+@pytest.mark.parametrize("language", ["python", "cpp", "java"])
+def test_the_plain_examples_name_their_evaluations_constants_and_play_a_clean_game(language):
+    folder = os.path.join(ROOT, "examples", "plain-" + language)
+    if language != "python":
+        needed = {"cpp": "g++", "java": "javac"}[language]
+        if shutil.which(needed) is None:
+            pytest.skip(f"needs {needed}")
+    config = load_config(os.path.join(folder, "evolve.toml"))
+    found = {c.name: c for c in find_constants(folder)}
+    assert set(config.genes) <= set(found) and len(config.genes) >= 5
+    assert not {"SIZE", "KOMI", "MAX_MOVES", "DEPTH", "PASS"} & set(config.genes)  # the rules are left alone
+    assert config.start.weights == (tuple(found[gene].value for gene in config.genes),)
+    played = cli("littlego", "match", folder, "random", "--games", "2", "--json", timeout=300)
+    summary = json.loads(played.stdout)
+    assert played.returncode == 0 and summary["faults"] == [] and summary["end"]["end"] == 2, played.stderr
