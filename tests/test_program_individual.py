@@ -195,7 +195,6 @@ def test_a_run_that_fails_before_its_first_generation_leaves_no_run_folder(tmp_p
     assert "no generation finished: " in failed.stderr and "removed (it holds nothing to resume)" in failed.stderr
 
 
-@pytest.mark.fast
 def test_a_game_lost_by_the_agents_fault_is_a_loss_and_said(tmp_path, caplog):
     folder = agent_copy(tmp_path)
     script = (folder / "my_player3.py").read_text()
@@ -285,7 +284,6 @@ def test_a_program_spec_plays_an_agent_with_a_weights_file_of_its_own(tmp_path, 
             make_player(bad)
 
 
-@pytest.mark.fast
 def test_a_resume_warns_when_the_agent_changed_since_the_run_began(tmp_path, capsys):
     config = load_config(write_config(tmp_path))
     config = config._replace(individual=config.individual._replace(fingerprint="as the run began"))
@@ -436,7 +434,6 @@ open("output.txt", "w").write(random.choice(empty) if empty else "PASS")   # uns
 """
 
 
-@pytest.mark.fast
 def test_an_agent_with_unseeded_random_moves_is_told_to_seed_them(tmp_path, capsys):
     folder = agent_copy(tmp_path)
     (folder / "my_player3.py").write_text(RANDOM_AGENT)

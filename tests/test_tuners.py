@@ -94,7 +94,6 @@ def test_texel_needs_the_labels_and_spearman_ranks():
     assert tuners.spearman([1, 2, 2, 3], [1, 2, 2, 3]) == pytest.approx(1.0)
 
 
-@pytest.mark.fast
 def test_the_command_writes_its_table_curves_and_legs(tmp_path, capsys):
     out = tmp_path / "bench"
     words = ["tuners", "--positions", POSITIONS, "--depth", "2", "--budget", "0.3", "--seeds", "1"]
