@@ -11,6 +11,8 @@ import json
 import os
 import pickle
 import signal
+import subprocess
+import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -532,3 +534,33 @@ def test_the_bundle_leaves_nothing_half_written(tmp_path):
     (out / "params.json").mkdir(parents=True)  # a target that is a folder
     assert_one_clear_line(cli("littlego", "bundle", out, "--force"), "params.json", "is a folder")
     assert sorted(os.listdir(str(out))) == ["params.json"]  # no player, no stray temporary file
+
+
+HANGING_CLEANUP = """
+import sys, threading, time, types
+import engine.cli.exits as exits
+exits.INTERRUPT_GRACE = 1.0
+lock = threading.Lock()
+def handler(args):
+    lock.acquire()
+    try:
+        print("ready", flush=True)
+        time.sleep(60)
+    finally:
+        lock.acquire()  # a lock the interrupt left held: this cleanup waits for ever
+args = types.SimpleNamespace(command="demo", handler=handler)
+sys.exit(exits.run_command("littlego", args, on_interrupt="interrupted: resume it"))
+"""
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_an_interrupt_whose_cleanup_hangs_still_ends_the_process_with_its_message(number):
+    process = subprocess.Popen(
+        [sys.executable, "-c", HANGING_CLEANUP], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert process.stdout.readline() == "ready\n"
+    process.send_signal(number)
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 130
+    assert "interrupted: resume it" in err and "did not end within 1 s of the interrupt: ended" in err

@@ -4,10 +4,12 @@ A user's mistake ends in one line on stderr naming what is wrong and exit status
 a traceback; a Dask cluster that cannot be reached, refuses this client or goes away, and
 (``evolve``) a game job that fails twice, end in one line and status 3 (``STOPPED_STATUS``:
 neither the command's mistake nor a bug; a run says how to resume); Ctrl-C (or SIGTERM) ends
-with a short message and status 130; a closed pipe (``| head``) ends quietly; anything else is
+with a short message and status 130, the process ended if its cleanup has not finished within
+30 s; a closed pipe (``| head``) ends quietly; anything else is
 a bug, shown as one with its traceback (``BUG_STATUS``).
 """
 
+import functools
 import os
 import signal
 import sys
@@ -22,6 +24,8 @@ BUG = (
 )
 BUG_STATUS = 70  # EX_SOFTWARE: an internal error
 STOPPED_STATUS = 3  # the machines the work ran on stopped it: a lost cluster, a game job that failed twice
+INTERRUPT_STATUS = 130  # Ctrl-C or SIGTERM
+INTERRUPT_GRACE = 30.0  # seconds the cleanup after Ctrl-C or SIGTERM has before the process is ended
 
 
 def run_command(prog, args, user_errors=(UserError,), on_interrupt="interrupted", on_os_error="", passed_on=()):
@@ -34,7 +38,7 @@ def run_command(prog, args, user_errors=(UserError,), on_interrupt="interrupted"
     exit status BUG_STATUS.
     """
     command = " ".join(part for part in (prog, args.command, getattr(args, "target", None)) if part)
-    previous = _stop_on_sigterm()
+    previous = _stop_on_signals(on_interrupt)
     try:
         return args.handler(args)
     except passed_on:
@@ -54,25 +58,52 @@ def run_command(prog, args, user_errors=(UserError,), on_interrupt="interrupted"
         )
         return 2
     except KeyboardInterrupt:
-        print("\n" + (on_interrupt() if callable(on_interrupt) else on_interrupt), file=sys.stderr)
-        return 130
+        print("\n" + _words(on_interrupt), file=sys.stderr)
+        _SAID.set()
+        return INTERRUPT_STATUS
     except Exception:
         traceback.print_exc()
         print(BUG.format(command), file=sys.stderr)
         return BUG_STATUS
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
-def _interrupt(signum, frame):
+_SAID = threading.Event()  # the interrupt's message is on stderr
+
+
+def _words(on_interrupt):
+    return on_interrupt() if callable(on_interrupt) else on_interrupt
+
+
+def _interrupt(on_interrupt, signum, frame):
+    """Ctrl-C or SIGTERM: stop the command as Ctrl-C does (KeyboardInterrupt), and end the process if its
+    cleanup has not within INTERRUPT_GRACE: an interrupt can land while a lock is held (a logging
+    handler's, a process pool queue's) that the cleanup then waits for, for ever. Everything a command
+    keeps on disk is written all or nothing (checkpoints, journals), so ending it loses nothing."""
+    if not any(thread.name == "littlego-interrupt" for thread in threading.enumerate()):
+        timer = threading.Timer(INTERRUPT_GRACE, _end, (on_interrupt,))
+        timer.name, timer.daemon = "littlego-interrupt", True
+        timer.start()
     raise KeyboardInterrupt
 
 
-def _stop_on_sigterm():
+def _end(on_interrupt):
+    try:
+        words = "" if _SAID.is_set() else "\n" + _words(on_interrupt)
+    except Exception:  # the message must not be what keeps the process alive
+        words = "\ninterrupted"
+    os.write(2, f"{words}\n(the cleanup did not end within {INTERRUPT_GRACE:g} s of the interrupt: ended)\n".encode())
+    os._exit(INTERRUPT_STATUS)
+
+
+def _stop_on_signals(on_interrupt):
     """Make SIGTERM (``kill``, a scheduler ending a job) stop a command as Ctrl-C does: the same
     message, a run left resumable, no worker tracebacks (``engine.common.pools`` gives workers the
-    default back). The handler it replaces, to restore; None off the main thread, where none can be set."""
+    default back); both end the process if its cleanup hangs (``_interrupt``). {signal: the handler it
+    replaces}, to restore; none off the main thread, where none can be set."""
     if threading.current_thread() is not threading.main_thread():
-        return None
-    return signal.signal(signal.SIGTERM, _interrupt)
+        return {}
+    handler = functools.partial(_interrupt, on_interrupt)
+    return {number: signal.signal(number, handler) for number in (signal.SIGTERM, signal.SIGINT)}
