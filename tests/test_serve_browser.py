@@ -261,7 +261,11 @@ def test_the_values_shown_are_the_solvers(site, page, tmp_path):
         for row in page.locator("table.values tbody tr").all()
     }
     assert shown == Solver().move_values(position_of(PLY14))
+    # every number says what it is: the margins in stones, the time as wall time, the agent's as its CPU
+    assert "final margin (stones, komi included)" in page.locator("table.values thead").inner_text()
+    assert "s of wall time" in page.locator("#values-note").inner_text()
     page.locator("#agent-move").wait_for(timeout=SOLVER_WAIT_MS)
+    assert "s of its CPU" in page.locator("#agent").inner_text()
     time.sleep(0.2)
     screenshot(page, "serve-board.png")
 

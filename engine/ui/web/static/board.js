@@ -76,8 +76,8 @@ function valuesTable(values) {
   if (!values) return "";
   const rows = values.moves.slice().sort((a, b) => (b.wins === true) - (a.wins === true) ||
     ((b.margin ?? b.value ?? 0) - (a.margin ?? a.value ?? 0)));
-  return `<p class="note" id="values-note">${escape(values.note)} (${values.seconds.toFixed(2)} s)</p>
-    <table class="values"><thead><tr><th>move</th><th>result</th><th>${values.exact ? "margin" : "search value"}</th></tr></thead><tbody>` +
+  return `<p class="note" id="values-note">${escape(values.note)} (answered in ${values.seconds.toFixed(2)} s of wall time)</p>
+    <table class="values"><thead><tr><th>move</th><th>result for the side to move</th><th>${values.exact ? "final margin (stones, komi included)" : "search value (the evaluation's units, not stones)"}</th></tr></thead><tbody>` +
     rows.map(v => `<tr data-move="${v.move}" data-wins="${v.wins}" data-margin="${v.margin ?? ""}"><td>${moveName(v.move)}</td>
       <td class="${v.wins === true ? "win" : v.wins === false ? "loss" : values.pending ? "pending" : ""}">${v.wins === true ? "win" : v.wins === false ? "loss" : values.pending ? "solving…" : "?"}</td>
       <td class="num">${v.margin !== null ? (v.margin > 0 ? "+" : "") + v.margin : v.value !== null ? Number(v.value).toFixed(2) : "–"}</td></tr>`).join("") +
@@ -90,7 +90,7 @@ function agentText(agent) {
                solver: agent.value === null ? "by the exact solver: it wins" :
                  `by the exact solver: it wins by ${agent.value} stones`,
                search: `by its search to depth ${agent.depth}, value ${Number(agent.value).toFixed(2)}`}[agent.how];
-  return `The shipped agent plays <b id="agent-move">${moveName(agent.move)}</b> ${how}, in ${agent.seconds.toFixed(2)} s of CPU.`;
+  return `The shipped agent plays <b id="agent-move">${moveName(agent.move)}</b> ${how}, in ${agent.seconds.toFixed(2)} s of its CPU.`;
 }
 
 export function showBoard(main) {
