@@ -643,3 +643,24 @@ def test_the_command_serves_at_the_address_it_prints_and_ctrl_c_stops_it(tmp_pat
         _, err = server.communicate(timeout=60)
     # uvicorn stops gracefully, then (in its newer versions) hands the interrupt back: "interrupted", 130.
     assert server.returncode in (0, 130) and "Traceback" not in err, err
+
+
+LOST14 = [10, 4, 14, 23, 1, 3, 22, 6, 17, 2, 24, 15, 8, 0]  # at ply 14 every move of the side to move loses
+
+
+def test_a_lost_position_names_the_least_bad_move_and_how_hard_each_is_to_answer(client):
+    position = position_of(LOST14)
+    assert all(margin < 0 for margin in Solver().move_values(position).values())
+    expected = {}
+    for move in position.legal_points() + [PASS]:
+        child = position.play_point(move)
+        replies = {} if child.is_over else Solver().move_values(child)
+        expected[move] = (sum(1 for margin in replies.values() if margin > 0), len(replies))
+    found = client.post("/api/board/refutations", json={"moves": LOST14}).json()
+    assert found["lost"] is True and found["complete"]
+    assert {row["move"]: (row["keeping"], row["replies"]) for row in found["moves"]} == expected
+    share = {move: keeping / replies if replies else 1.0 for move, (keeping, replies) in expected.items()}
+    assert share[found["least_bad"]] == min(share.values())
+    assert [row["move"] for row in found["moves"]][0] == found["least_bad"]
+    won = client.post("/api/board/refutations", json={"moves": PLY14}).json()  # the side to move can win here
+    assert won["lost"] is False and won["moves"] == []

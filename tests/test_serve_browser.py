@@ -348,3 +348,16 @@ def test_the_position_is_in_the_address_and_a_reload_or_a_link_shows_it(site, pa
     page.goto(url + "#/board?moves=C3,Z9")
     page.wait_for_function("document.getElementById('message').textContent.includes('names no move')")
     assert 'the address names no move "Z9"' in page.locator("#message").inner_text()
+
+
+def test_a_lost_position_shows_the_least_bad_move(site, page):
+    url, _ = site
+    page.add_init_script("localStorage.setItem('values', 'on')")
+    page.goto(url + "#/board?moves=A3,E5,E3,D1,B5,D5,C1,B4,C2,C5,E1,A2,D4,A5")  # ply 14: every move loses
+    page.locator("#least-bad").wait_for(timeout=SOLVER_WAIT_MS)
+    rows = page.locator("#refutations tbody tr").all()
+    counts = [(int(row.get_attribute("data-keeping")), int(row.get_attribute("data-replies"))) for row in rows]
+    shares = [keeping / replies if replies else 1.0 for keeping, replies in counts]
+    assert shares and shares[0] == min(shares) and len(rows) == 12  # every legal move and pass, fewest first
+    assert page.locator("#least-bad").inner_text().startswith("Every move loses. The least-bad: ")
+    assert "replies keep the win" in page.locator("#refutations").inner_text()

@@ -170,6 +170,29 @@ def search_job(moves, seconds):
     return depth, found
 
 
+REFUTATION_SECONDS = 20.0  # wall seconds the compiled solver has for the replies to every move of a lost position
+
+
+def refutations_job(moves, seconds):
+    """For a position after ``moves``: {move: (the opponent's replies that keep its win, its replies)}, each
+    reply's result from the compiled solver, move by move while ``seconds`` of wall time last (the moves
+    left out were not reached); a move that ends the game has (0, 0): lost with no reply to find."""
+    position = position_after(moves)
+    deadline = time.time() + seconds
+    found = {}
+    with NativeSolver(DEFAULT_TABLE_BITS) as solver:
+        for move in position.legal_points() + [PASS]:
+            if time.time() > deadline:
+                break
+            child = position.play_point(move)
+            if child.is_over:
+                found[move] = (0, 0)
+                continue
+            results = solver.move_results(child)
+            found[move] = (sum(1 for wins in results.values() if wins), len(results))
+    return found
+
+
 SOLVE_PATIENCE = 600.0  # wall seconds the board's compiled solver goes on with a position past its time
 
 
@@ -371,6 +394,37 @@ class Analyst:
             False,
             pending,
         )
+
+    def refutations(self, moves):
+        """How hard each move of a lost position after ``moves`` is to answer: {"lost": whether every move
+        loses (None: not known yet), "moves": [{move, keeping, replies}] (the opponent's replies that keep
+        its win, of all its replies; fewest first), "least_bad": the move whose refutation is hardest to
+        find, "complete": whether every move was reached within REFUTATION_SECONDS}."""
+        position = position_after(moves)
+        if position.is_over:
+            return {"lost": None, "moves": [], "least_bad": None, "complete": True}
+        try:
+            wins, _ = self.native.results(position)
+        except NativeError:
+            wins = None
+        if wins is None or any(wins.values()):
+            return {"lost": None if wins is None else False, "moves": [], "least_bad": None, "complete": True}
+        try:
+            found = self.workers.call(
+                "the exact solver", refutations_job, (moves, REFUTATION_SECONDS), REFUTATION_SECONDS + 60
+            )
+        except (WorkerTimeout, WorkerLost, NativeError):
+            found = {}
+        rows = sorted(
+            ({"move": move, "keeping": keeping, "replies": replies} for move, (keeping, replies) in found.items()),
+            key=lambda row: (row["keeping"] / row["replies"] if row["replies"] else 1.0, row["keeping"]),
+        )
+        return {
+            "lost": True,
+            "moves": rows,
+            "least_bad": rows[0]["move"] if rows else None,
+            "complete": len(rows) == len(wins),
+        }
 
     def agent(self, moves):
         return self.workers.call("the shipped agent", agent_job, (moves,), 60)

@@ -199,6 +199,7 @@ def board_routes(analyst, allow_programs):
         post("/api/board/reply", reply),
         post("/api/board/values", values),
         post("/api/board/agent", lambda document, moves: analyst.agent(moves)._asdict()),
+        post("/api/board/refutations", lambda document, moves: analyst.refutations(moves)),
         post(
             "/api/board/sgf",
             lambda document, moves: {

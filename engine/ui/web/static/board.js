@@ -84,6 +84,19 @@ function valuesTable(values) {
     "</tbody></table>";
 }
 
+// In a lost position, how hard each move is to answer: the least-bad move, then every move with the share
+// of the opponent's replies that keep its win (fewer: harder to find the refutation).
+function refutationsText(found) {
+  if (!found || !found.lost || !found.moves.length) return "";
+  const share = row => row.replies ? `${row.keeping} of ${row.replies} replies keep the win` : "it ends the game, lost";
+  const best = found.moves[0];
+  return `<p id="least-bad">Every move loses. The least-bad: <b>${moveName(best.move)}</b>: the opponent ` +
+    (best.replies ? `keeps its win with only ${best.keeping} of its ${best.replies} replies` : "has nothing to find") + `.</p>
+    <table class="values" id="refutations"><thead><tr><th>move</th><th>the opponent's replies that keep its win</th></tr></thead><tbody>` +
+    found.moves.map(row => `<tr data-move="${row.move}" data-keeping="${row.keeping}" data-replies="${row.replies}"><td>${moveName(row.move)}</td><td class="num">${share(row)}</td></tr>`).join("") +
+    "</tbody></table>" + (found.complete ? "" : `<p class="note">not every move was reached in the solver's time</p>`);
+}
+
 function agentText(agent) {
   if (!agent) return "";
   const how = {first: "as the solved game's only winning first move", book: "from the opening book",
@@ -109,7 +122,7 @@ export function showBoard(main) {
       <button id="save">Save SGF</button><label class="file">Open SGF <input type="file" id="open" accept=".sgf"></label>
     </div>
     <p id="status"></p><p id="message" class="message"></p><p id="verdict"></p>
-    <p id="book"></p><p id="agent"></p><div id="values"></div></div></div>`;
+    <p id="book"></p><p id="agent"></p><div id="values"></div><div id="refutations-box"></div></div></div>`;
   const $ = id => document.getElementById(id);
 
   function say(text, kind = "") { $("message").textContent = text; $("message").className = "message " + kind; }
@@ -123,12 +136,13 @@ export function showBoard(main) {
     $("book").textContent = v.book !== null ? `The opening book plays ${moveName(v.book)} (marked with a square).` : "";
     $("agent").innerHTML = agentText(state.agent);
     $("values").innerHTML = valuesTable(state.values);
+    $("refutations-box").innerHTML = refutationsText(state.refutations);
     for (const g of document.querySelectorAll("#board .point")) g.addEventListener("click", () => click(Number(g.dataset.point)));
   }
 
   async function analyse() {
     const asked = ++state.asked, moves = state.moves.slice();
-    state.values = state.agent = null;
+    state.values = state.agent = state.refutations = null;
     draw();  // never another position's values: the board and the table are cleared before anything is asked
     if (!$("analyse").checked || state.view.over) return;
     $("values").innerHTML = `<p class="muted" id="values-wait">solving…</p>`;
@@ -143,6 +157,10 @@ export function showBoard(main) {
     const wins = () => postJSON("/api/board/values", {moves, margins: false}).then(found => {
       if (asked === state.asked && found.pending) show("values", wins());
       else if (asked === state.asked && found.more) show("values", postJSON("/api/board/values", {moves, margins: true}));
+      // A lost position: how hard each move is to answer, and the least-bad one.
+      if (asked === state.asked && found.exact && found.moves.length && found.moves.every(v => v.wins === false)) {
+        show("refutations", postJSON("/api/board/refutations", {moves}));
+      }
       return found;
     });
     show("values", wins());
