@@ -664,3 +664,28 @@ def test_a_lost_position_names_the_least_bad_move_and_how_hard_each_is_to_answer
     assert [row["move"] for row in found["moves"]][0] == found["least_bad"]
     won = client.post("/api/board/refutations", json={"moves": PLY14}).json()  # the side to move can win here
     assert won["lost"] is False and won["moves"] == []
+
+
+def test_keep_solving_gives_the_margins_the_time_the_board_did_not(native):
+    board = Analyst(InProcessWorkers(), seconds=0.05)
+    moves = PLY14[:13]  # the Python solver needs a few CPU seconds for its margins
+    try:
+        values = board.values(moves)
+        for _ in range(3000):  # the compiled solver's wins and losses first
+            if not values.pending:
+                break
+            values = board.values(moves)
+        assert values.exact and all(v.margin is None for v in values.moves)
+        assert "the margins were not settled within 0.05 s of CPU" in values.note
+        kept = board.values(moves, seconds=60)  # the page's "keep solving"
+    finally:
+        board.close()
+    assert kept.exact and all(v.margin is not None and (v.margin > 0) == v.wins for v in kept.moves)
+    assert {v.move: v.wins for v in kept.moves} == native.move_results(position_of(moves))
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("seconds", [0, -3, True, "ten"])
+def test_keep_solving_refuses_a_time_that_is_not_a_positive_number(client, seconds):
+    answer = client.post("/api/board/values", json={"moves": PLY14, "seconds": seconds})
+    assert answer.status_code == 400 and "seconds must be a positive number" in answer.json()["error"]

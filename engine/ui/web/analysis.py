@@ -170,6 +170,7 @@ def search_job(moves, seconds):
     return depth, found
 
 
+KEEP_SOLVING_SECONDS = 300.0  # CPU seconds the page's "keep solving" gives the margins of one position
 REFUTATION_SECONDS = 20.0  # wall seconds the compiled solver has for the replies to every move of a lost position
 
 
@@ -338,9 +339,12 @@ class Analyst:
             self.searched = (list(moves), found)
         return self.searched[1]
 
-    def values(self, moves, margins=True):
+    def values(self, moves, margins=True, seconds=None):
         """The Values of every legal move after ``moves``; without ``margins``, the compiled solver's
-        wins and losses alone where it has them (quick: the page asks for the margins next)."""
+        wins and losses alone where it has them (quick: the page asks for the margins next). ``seconds``:
+        the margins' CPU time this once, more than the board's (the page's "keep solving"), at most
+        KEEP_SOLVING_SECONDS."""
+        budget = self.seconds if seconds is None else min(max(seconds, self.seconds), KEEP_SOLVING_SECONDS)
         position = position_after(moves)
         if position.is_over:
             return Values(True, [], None, 0.0, "the game is over", False)
@@ -363,7 +367,7 @@ class Analyst:
         if wins is not None or why.startswith("no compiled"):
             found = self.native.margins(position)
             if found is None:
-                found = self.workers.call("the exact solver", margins_job, (moves, self.seconds), self.seconds + 30)
+                found = self.workers.call("the exact solver", margins_job, (moves, budget), budget + 30)
                 if found is not None:
                     self.native.keep_margins(position, found)
             if found is not None:
@@ -381,7 +385,7 @@ class Analyst:
                 [MoveValue(move, won, None, None) for move, won in wins.items()],
                 None,
                 time.time() - start,
-                f"exact win or loss; the margins were not settled within {self.seconds:g} s",
+                f"exact win or loss; the margins were not settled within {budget:g} s of CPU",
                 False,
             )
         depth, searched = self.search(moves)

@@ -184,10 +184,12 @@ def board_routes(analyst, allow_programs):
         return {"reply": answer._asdict(), "view": game.view(moves + [answer.move], shipped_book())._asdict()}
 
     def values(document, moves):
-        margins = document.get("margins", True)
+        margins, seconds = document.get("margins", True), document.get("seconds")
         if not isinstance(margins, bool):
             raise BadRequest("margins must be true or false")
-        found = analyst.values(moves, margins)
+        if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0):
+            raise BadRequest("seconds must be a positive number of CPU seconds for the margins")
+        found = analyst.values(moves, margins, seconds)
         return dict(found._asdict(), moves=[value._asdict() for value in found.moves])
 
     return [

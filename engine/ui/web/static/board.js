@@ -76,7 +76,9 @@ function valuesTable(values) {
   if (!values) return "";
   const rows = values.moves.slice().sort((a, b) => (b.wins === true) - (a.wins === true) ||
     ((b.margin ?? b.value ?? 0) - (a.margin ?? a.value ?? 0)));
-  return `<p class="note" id="values-note">${escape(values.note)} (answered in ${values.seconds.toFixed(2)} s of wall time)</p>
+  const unsettled = values.exact && !values.more && values.moves.some(v => v.margin === null);
+  return `<p class="note" id="values-note">${escape(values.note)} (answered in ${values.seconds.toFixed(2)} s of wall time)` +
+    (unsettled ? ` <button id="keep-solving">keep solving (up to 5 min of CPU)</button>` : "") + `</p>
     <table class="values"><thead><tr><th>move</th><th>result for the side to move</th><th>${values.exact ? "final margin (stones, komi included)" : "search value (the evaluation's units, not stones)"}</th></tr></thead><tbody>` +
     rows.map(v => `<tr data-move="${v.move}" data-wins="${v.wins}" data-margin="${v.margin ?? ""}"><td>${moveName(v.move)}</td>
       <td class="${v.wins === true ? "win" : v.wins === false ? "loss" : values.pending ? "pending" : ""}">${v.wins === true ? "win" : v.wins === false ? "loss" : values.pending ? "solving…" : "?"}</td>
@@ -136,6 +138,7 @@ export function showBoard(main) {
     $("book").textContent = v.book !== null ? `The opening book plays ${moveName(v.book)} (marked with a square).` : "";
     $("agent").innerHTML = agentText(state.agent);
     $("values").innerHTML = valuesTable(state.values);
+    if ($("keep-solving")) $("keep-solving").addEventListener("click", keepSolving);
     $("refutations-box").innerHTML = refutationsText(state.refutations);
     for (const g of document.querySelectorAll("#board .point")) g.addEventListener("click", () => click(Number(g.dataset.point)));
   }
@@ -165,6 +168,18 @@ export function showBoard(main) {
     });
     show("values", wins());
     show("agent", postJSON("/api/board/agent", {moves}));
+  }
+
+  async function keepSolving() {
+    const asked = state.asked, moves = state.moves.slice();
+    $("keep-solving").disabled = true;
+    $("keep-solving").textContent = "solving the margins…";
+    try {
+      const found = await postJSON("/api/board/values", {moves, margins: true, seconds: 300});
+      if (asked === state.asked) { state.values = found; draw(); }
+    } catch (e) {
+      if (asked === state.asked) say(e.message, "error");
+    }
   }
 
   async function setMoves(moves) {
