@@ -307,7 +307,7 @@ def test_requests_it_does_not_expect_get_a_4xx_with_a_message(client):
 @pytest.mark.fast
 def test_a_failure_inside_is_a_500_with_a_message_not_a_traceback(runs):
     class Broken:
-        def values(self, moves, margins=True):
+        def values(self, moves, margins=True, seconds=None):
             raise ZeroDivisionError("a bug")
 
     client = board_client(runs[0], Broken())

@@ -171,7 +171,9 @@ def search_job(moves, seconds):
 
 
 KEEP_SOLVING_SECONDS = 300.0  # CPU seconds the page's "keep solving" gives the margins of one position
-REFUTATION_SECONDS = 20.0  # wall seconds the compiled solver has for the replies to every move of a lost position
+# Wall seconds the compiled solver has for the replies to every move of a lost position: a worker of the
+# board's two is busy meanwhile, so an opponent's reply may wait that long.
+REFUTATION_SECONDS = 8.0
 
 
 def refutations_job(moves, seconds):
