@@ -189,22 +189,17 @@ def program_player(program, weights, label):
         folder, error = individual_build(program, weights)
         if error:
             return UnbuiltProgram(label, error)
-        return ProgramPlayer(
-            folder,
-            program.command,
-            cpu_limit=program.cpu_limit,
-            spec=label,
-            limits=program.limits,
-            keep_faults=program.faults,
-        )
-    text = json.dumps(agent_weights(program.genes, [float(w) for w in weights], program.base), indent=1) + "\n"
+        files = {}
+    else:
+        text = json.dumps(agent_weights(program.genes, [float(w) for w in weights], program.base), indent=1)
+        folder, files = program.folder, {program.weights_file: text + "\n"}
     return ProgramPlayer(
-        program.folder,
+        folder,
         program.command,
         cpu_limit=program.cpu_limit,
         spec=label,
         limits=program.limits,
-        files={program.weights_file: text},
+        files=files,
         keep_faults=program.faults,
     )
 
@@ -342,7 +337,7 @@ def program_built(config, games=None, out=None, faults=None):
         (built,) = stack.enter_context(built_agents([folder], limits))
         if built.error:  # the compiler's own lines, as it wrote them
             raise RunError(f"individual.program: {build_refusal(built)}")
-        copy, _, command = built.spec[len("cmd:") :].partition("::")
+        copy, command = built.copy_and_command()
         genes = config.genes
         program = BuiltProgram(
             copy, command, genes, individual.weights_file, dict(individual.base), limits, games.cpu_limit

@@ -228,7 +228,7 @@ def _bench_moves(args):
     with built_agents([args.folder], DEFAULT_LIMITS) as (built,):
         if built.error:
             raise InvalidInput(f"{args.folder} cannot be built: {built.error}")
-        copy, _, shell_command = built.spec[len("cmd:") :].partition("::")
+        copy, shell_command = built.copy_and_command()
         cost = measure(copy, shell_command or None, args.repeats, args.games)
     if args.json:
         print(json.dumps(dict(cost.to_json(), folder=args.folder, language=built.language), indent=1))

@@ -105,6 +105,11 @@ class Built(NamedTuple):
     error: Optional[str]
     log: Optional[str] = None
 
+    def copy_and_command(self):
+        """(the built copy, the command that plays a move there) of a build that succeeded."""
+        copy, _, command = self.spec[len("cmd:") :].partition("::")
+        return copy, command
+
 
 def recognise(folder):
     """The Language build.sh would play in ``folder``, or None when it holds no agent file."""
@@ -252,11 +257,7 @@ def agents_built(specs, limits=None, scheduler=None):
     workspace = tempfile.mkdtemp(prefix="littlego-build-")
     try:
         for index, folder in enumerate(folders):
-            built = build_agent(folder, workspace, index, limits or DEFAULT_LIMITS)
-            if built.error:
-                raise InvalidInput(build_refusal(built))
-            copy, _, command = built.spec[len("cmd:") :].partition("::")
-            register_built(folder, copy, command)
+            _build_to_play(folder, workspace, index, limits)
         yield
     finally:
         for folder in folders:
@@ -274,11 +275,16 @@ def ensure_built(spec, limits=None):
         return
     workspace = tempfile.mkdtemp(prefix="littlego-build-")
     atexit.register(shutil.rmtree, workspace, True)
-    built = build_agent(folder, workspace, 0, limits or DEFAULT_LIMITS)
+    _build_to_play(folder, workspace, 0, limits)
+
+
+def _build_to_play(folder, workspace, index, limits):
+    """Build ``folder`` in ``workspace`` and have ``make_player`` play the build; InvalidInput, with the
+    compiler's own lines, where it cannot be built."""
+    built = build_agent(folder, workspace, index, limits or DEFAULT_LIMITS)
     if built.error:
         raise InvalidInput(build_refusal(built))
-    copy, _, command = built.spec[len("cmd:") :].partition("::")
-    register_built(folder, copy, command)
+    register_built(folder, *built.copy_and_command())
 
 
 @contextmanager

@@ -323,7 +323,7 @@ def select(constants: Sequence[Constant], patterns: Sequence[str]) -> List[Const
     ``evaluate.*``), in the order found; InvalidInput naming a pattern that matches none."""
     names = [constant.name for constant in constants]
     for pattern in patterns:
-        if not fnmatch.filter(names, pattern):
+        if not any(fnmatch.fnmatchcase(name, pattern) for name in names):
             raise InvalidInput(
                 "{!r} names no constant of the agent (it has {})".format(pattern, ", ".join(names) or "none")
             )

@@ -22,7 +22,7 @@ from engine.features import make_evaluator
 from engine.native.compiler import NativeError
 from engine.params import default_params
 from engine.players.gtp import point_to_vertex
-from engine.search import WIN, Searcher, SearchTimeout, terminal_value
+from engine.search import WIN, Searcher, SearchTimeout, table_key, terminal_value
 
 EXACT_VISITS = 1000  # the visit count of a move whose value is exact: a GUI shows it as settled
 SEARCH_SECONDS = 0.2  # CPU seconds of search for one line's values where nothing is exact yet
@@ -60,11 +60,11 @@ class Analysis:
     def __init__(self, solver=None):
         self.solver = solver
         self.searcher = Searcher(make_evaluator(default_params().weights))
-        self.cache: Dict[str, List[MoveAnalysis]] = {}
+        self.cache: Dict[object, List[MoveAnalysis]] = {}  # exact answers, by the search's position key
 
     def moves(self, position) -> List[MoveAnalysis]:
         """Every legal move of ``position`` and PASS, best first for the side to move."""
-        key = position.board_string() + position.previous_string() + str(position.moves_played)
+        key = table_key(position)
         if key in self.cache:
             return self.cache[key]
         exact = self._exact(position)
