@@ -8,6 +8,8 @@ import random
 
 from engine.constants import BOARD_SIZE, NUM_POINTS
 
+Bitboard = int  # a set of points: bit ``point`` set when present
+
 FULL = (1 << NUM_POINTS) - 1
 BIT = tuple(1 << p for p in range(NUM_POINTS))
 

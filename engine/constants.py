@@ -1,4 +1,6 @@
-"""The game's named numbers and the limits the course sets, defined once."""
+"""The game's named numbers and the limits the course sets, defined once, and the words of its types."""
+
+from typing import Union
 
 BOARD_SIZE = 5
 NUM_POINTS = BOARD_SIZE * BOARD_SIZE
@@ -14,6 +16,11 @@ WHITE = 2
 
 # The one pass sentinel, used by the engine and at every edge (the course writes "PASS").
 PASS = "PASS"
+
+# The types' names for the game's words (``engine``'s vocabulary says what each is).
+Colour = int  # BLACK or WHITE (EMPTY where a point's content is meant)
+Point = int  # a flat index 0..NUM_POINTS-1
+Move = Union[Point, str]  # a point or PASS
 
 # The solved game: with perfect play Black wins by 3 stones, and the centre (2, 2), point 12,
 # is Black's only winning first move.

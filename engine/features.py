@@ -14,7 +14,7 @@ computation in ``engine/native/search_features.h`` (``f[FEATURE_NAME] = ...``). 
 """
 
 from operator import itemgetter, mul
-from typing import NamedTuple, Tuple
+from typing import TYPE_CHECKING, Callable, NamedTuple, Tuple
 
 from engine.bitboard import (
     BIT,
@@ -30,6 +30,26 @@ from engine.bitboard import (
     points_of,
 )
 from engine.constants import BOARD_SIZE, MAX_MOVES
+
+if TYPE_CHECKING:
+    # Read by the type checker alone: typing.Protocol is Python 3.8, and the course runs 3.7.
+    from typing import Protocol  # novermin
+
+    from engine.position import Position
+
+    class Evaluator(Protocol):
+        """What a search calls at a leaf: the position's value for its mover, ``captured`` the
+        mover's net captures since the search's root (the one term that depends on the path)."""
+
+        def __call__(self, position: Position, captured: int = 0) -> float: ...
+
+    class WeightedEvaluator(Evaluator, Protocol):
+        """An evaluator from ``make_evaluator``: its weights at each ply are known (``by_ply``)."""
+
+        by_ply: Tuple[Tuple[float, ...], ...]
+
+else:
+    Evaluator = WeightedEvaluator = Callable
 
 
 class Feature(NamedTuple):
