@@ -15,9 +15,9 @@ import functools
 import os
 import signal
 import time
-from typing import Dict, NamedTuple, Optional
+from typing import Dict, List, NamedTuple, Optional, Set, Tuple
 
-from engine.sandbox.limits import MIB
+from engine.sandbox.limits import MIB, Limits
 
 CPU, MEMORY, TASKS = "cpu", "memory", "tasks"
 # The file a child cgroup must have for the hierarchy to count the resource, by version.
@@ -39,9 +39,9 @@ class Hierarchy(NamedTuple):
     version: int
 
 
-def _mounts():
+def _mounts() -> List[Tuple[str, str, str]]:
     """[(mount point, filesystem type, super options)] of the cgroup file systems."""
-    found = []
+    found: List[Tuple[str, str, str]] = []
     try:
         with open("/proc/self/mountinfo") as mountinfo:
             for line in mountinfo:
@@ -54,9 +54,9 @@ def _mounts():
     return found
 
 
-def _own_paths():
+def _own_paths() -> Dict[str, str]:
     """{controller or "": this process's cgroup path}: "" for cgroup v2, a v1 controller's name otherwise."""
-    paths = {}
+    paths: Dict[str, str] = {}
     try:
         with open("/proc/self/cgroup") as cgroups:
             for line in cgroups:
@@ -68,9 +68,10 @@ def _own_paths():
     return paths
 
 
-def _candidates(resource):
+def _candidates(resource: str) -> List[Hierarchy]:
     """[Hierarchy] that might count ``resource`` here, v2 first."""
-    paths, found = _own_paths(), []
+    paths = _own_paths()
+    found: List[Hierarchy] = []
     for point, kind, options in _mounts():
         if kind == "cgroup2" and "" in paths:
             found.append(Hierarchy(os.path.join(point, paths[""].lstrip("/")), 2))
@@ -79,12 +80,12 @@ def _candidates(resource):
     return sorted(found, key=lambda h: -h.version)
 
 
-def _write(path, text):
+def _write(path: str, text: str) -> None:
     with open(path, "w") as handle:
         handle.write(text)
 
 
-def _counts(hierarchy, resource):
+def _counts(hierarchy: Hierarchy, resource: str) -> bool:
     """Whether a run's cgroup under ``hierarchy`` can be made, joined and made to count ``resource``."""
     probe = os.path.join(hierarchy.parent, f"{PREFIX}probe-{os.getpid()}")
     try:
@@ -108,7 +109,7 @@ def _counts(hierarchy, resource):
             pass
 
 
-def _sweep(parent):
+def _sweep(parent: str) -> None:
     """Remove the empty cgroups that a littlego process which has ended (killed mid-move) left under ``parent``."""
     try:
         names = [n for n in os.listdir(parent) if n.startswith(PREFIX) and n[len(PREFIX) :].split("-")[0].isdigit()]
@@ -124,9 +125,9 @@ def _sweep(parent):
 
 
 @functools.lru_cache(maxsize=None)
-def hierarchies():
+def hierarchies() -> Dict[str, Hierarchy]:
     """{resource: Hierarchy} for each resource (CPU, MEMORY, TASKS) that this machine lets littlego count."""
-    found = {}
+    found: Dict[str, Hierarchy] = {}
     for resource in (CPU, MEMORY, TASKS):
         for hierarchy in _candidates(resource):
             if _counts(hierarchy, resource):
@@ -136,7 +137,7 @@ def hierarchies():
     return found
 
 
-def describe():
+def describe() -> str:
     """In words, what cgroups count here for a run's processes together, and what they do not."""
     counted = hierarchies()
     if not counted:
@@ -154,7 +155,7 @@ class Accounting:
 
     _made = 0
 
-    def __init__(self, limits):
+    def __init__(self, limits: Limits):
         Accounting._made += 1
         name = f"{PREFIX}{os.getpid()}-{Accounting._made}"
         self.folders: Dict[str, str] = {}  # resource -> the run's cgroup folder
@@ -173,7 +174,7 @@ class Accounting:
         self._cpu_at_start = self.cpu_seconds() or 0.0
 
     @staticmethod
-    def _limit(resource, version, folder, limits):
+    def _limit(resource: str, version: int, folder: str, limits: Limits) -> None:
         if resource == MEMORY:
             size = str(limits.memory_mb * MIB)
             if version == 2:
@@ -187,10 +188,10 @@ class Accounting:
         elif resource == TASKS:
             _write(os.path.join(folder, "pids.max"), str(limits.processes + SANDBOX_TASKS))
 
-    def counts(self, resource):
+    def counts(self, resource: str) -> bool:
         return resource in self.folders
 
-    def join(self):
+    def join(self) -> None:
         """Put the calling process (the run's first, before it execs) into every cgroup of the run."""
         for folder in sorted(set(self.folders.values())):
             _write(os.path.join(folder, "cgroup.procs"), str(os.getpid()))
@@ -212,7 +213,7 @@ class Accounting:
             return None
         return used - self._cpu_at_start
 
-    def out_of_memory(self):
+    def out_of_memory(self) -> bool:
         """Whether the kernel killed one of the run's processes at its memory limit."""
         folder = self.folders.get(MEMORY)
         if folder is None:
@@ -225,8 +226,8 @@ class Accounting:
             return False
         return int(fields.get("oom_kill", 0)) > 0
 
-    def _members(self):
-        members = set()
+    def _members(self) -> Set[int]:
+        members: Set[int] = set()
         for folder in set(self.folders.values()):
             try:
                 with open(os.path.join(folder, "cgroup.procs")) as procs:
@@ -235,7 +236,7 @@ class Accounting:
                 pass
         return members
 
-    def kill(self):
+    def kill(self) -> None:
         """End every process left in the run's cgroups."""
         for folder in set(self.folders.values()):
             if os.path.exists(os.path.join(folder, "cgroup.kill")):
@@ -254,7 +255,7 @@ class Accounting:
                     pass
             time.sleep(0.005)
 
-    def close(self):
+    def close(self) -> None:
         """Kill what is left and remove the run's cgroups."""
         self.kill()
         for folder in set(self.folders.values()):

@@ -20,6 +20,7 @@ import pwd
 import shutil
 import subprocess
 import sys
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import engine
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB
@@ -37,14 +38,14 @@ LANGUAGE = "C.UTF-8"
 PRIVATE_TMP_MODE = "01777"  # of the private /tmp and /dev/shm
 
 
-def environment(folder):
+def environment(folder: str) -> Dict[str, str]:
     """The stated environment of a program run in ``folder``: PATH, HOME (the folder), LANG, TMPDIR."""
     python_folder = os.path.dirname(sys.executable)
     path = SYSTEM_PATH if python_folder in SYSTEM_PATH.split(":") else python_folder + ":" + SYSTEM_PATH
     return {"PATH": path, "HOME": folder, "LANG": LANGUAGE, "TMPDIR": "/tmp"}
 
 
-def unprivileged_ids():
+def unprivileged_ids() -> Optional[Tuple[int, int]]:
     """(uid, gid) of the user a sandboxed move runs as: ``nobody`` when littlego runs as root, else None."""
     if os.geteuid() != 0:
         return None
@@ -55,7 +56,7 @@ def unprivileged_ids():
     return entry.pw_uid, entry.pw_gid
 
 
-def _visible_folders(extra=()):
+def _visible_folders(extra: Iterable[str] = ()) -> List[str]:
     """The read-only folders of a sandbox: the system's, the Python running littlego, the engine
     package, and ``extra`` (the installation of the player's own program)."""
     folders = [f for f in SYSTEM_FOLDERS if os.path.isdir(f) and not os.path.islink(f)]
@@ -68,9 +69,9 @@ def _visible_folders(extra=()):
     return folders
 
 
-def _ancestors(folders):
+def _ancestors(folders: List[str]) -> List[str]:
     """The folders above ``folders`` that none of them holds: bwrap makes them, open to every user."""
-    made = []
+    made: List[str] = []
     for folder in folders:
         parent = os.path.dirname(folder)
         while parent not in ("/", "") and not any(parent == f or parent.startswith(f + os.sep) for f in folders):
@@ -79,7 +80,7 @@ def _ancestors(folders):
     return sorted(set(made), key=lambda f: f.count(os.sep))
 
 
-def as_unprivileged():
+def as_unprivileged() -> List[str]:
     """The start of what runs inside bwrap under root: becoming ``nobody``, no capability kept; [] otherwise."""
     ids = unprivileged_ids()
     if not ids:
@@ -95,7 +96,7 @@ def as_unprivileged():
     ]
 
 
-def inner_command(command, allowance, nested):
+def inner_command(command: Sequence[str], allowance: int, nested: bool) -> List[str]:
     """What runs inside bwrap: under root, ``nobody`` (in a user namespace of its own where
     ``nested``), then RLIMIT_NPROC at ``allowance``, then ``command`` (a list)."""
     chain = as_unprivileged()
@@ -106,7 +107,7 @@ def inner_command(command, allowance, nested):
     )
 
 
-def _private(place, size_mb, scratch):
+def _private(place: str, size_mb: int, scratch: Optional[Dict[str, str]]) -> List[str]:
     """The bwrap arguments of the private ``place`` (/tmp, /dev/shm): the scratch folder bound there, else
     a tmpfs of ``size_mb``."""
     if scratch:
@@ -115,7 +116,7 @@ def _private(place, size_mb, scratch):
 
 
 @functools.lru_cache(maxsize=None)
-def can_disable_user_namespaces():
+def can_disable_user_namespaces() -> bool:
     """Whether this bwrap has ``--disable-userns`` (bubblewrap 0.8 and later)."""
     try:
         shown = subprocess.run(
@@ -129,7 +130,15 @@ def can_disable_user_namespaces():
     return b"--disable-userns" in shown.stdout + shown.stderr
 
 
-def bwrap_argv(chdir, command, writable, tmp_mb=DEFAULT_LIMITS.file_mb, extra=(), scratch=None, serves_moves=False):
+def bwrap_argv(
+    chdir: str,
+    command: Sequence[str],
+    writable: Optional[str],
+    tmp_mb: int = DEFAULT_LIMITS.file_mb,
+    extra: Iterable[str] = (),
+    scratch: Optional[Dict[str, str]] = None,
+    serves_moves: bool = False,
+) -> List[str]:
     """The argv running ``command`` (a list) in a sandbox whose only writable folder is ``writable``,
     beside /tmp and /dev/shm: tmpfs of ``tmp_mb`` each, or the host's folders ``scratch`` names
     ({"/tmp": folder, "/dev/shm": folder}: a workspace's, within its quota).

@@ -16,6 +16,7 @@ removes a folder of any depth without recursion and without following a link.
 import errno
 import os
 import stat
+from typing import List, NoReturn, Set, Tuple, Union
 
 from engine.sandbox.limits import MIB, UntrustedFolderError
 
@@ -33,12 +34,12 @@ class UntrustedFileError(OSError):
     """A file an agent left that the host will not read (a link, a FIFO, a device: not a regular file);
     ``kind`` says what it is ("a FIFO")."""
 
-    def __init__(self, path, kind):
+    def __init__(self, path: str, kind: str):
         OSError.__init__(self, errno.EINVAL, f"{os.path.basename(path)} is {kind}", path)
         self.kind = kind
 
 
-def excerpt(text, limit=EXCERPT_CHARACTERS, end=False):
+def excerpt(text: Union[str, bytes], limit: int = EXCERPT_CHARACTERS, end: bool = False) -> str:
     """``text`` (str or bytes) shown safely: unprintable characters escaped, at most ``limit`` characters
     of it (its beginning, or with ``end`` its end, where the news of a crash is)."""
     if isinstance(text, bytes):
@@ -49,7 +50,7 @@ def excerpt(text, limit=EXCERPT_CHARACTERS, end=False):
     return "..." + shown[-limit:] if end else shown[:limit] + "..."
 
 
-def tail(path, limit):
+def tail(path: str, limit: int) -> str:
     """The end of a log the host wrote for an agent (its stderr, its build's output), newlines shown as
     `` | ``, at most ``limit`` characters, shown safely; "" when it cannot be read."""
     try:
@@ -62,7 +63,7 @@ def tail(path, limit):
     return excerpt(text.replace("\n", " | "), limit, end=True)
 
 
-def _kind(mode):
+def _kind(mode: int) -> str:
     for test, word in (
         (stat.S_ISFIFO, "a FIFO"),
         (stat.S_ISSOCK, "a socket"),
@@ -76,7 +77,7 @@ def _kind(mode):
     return "not a regular file"
 
 
-def open_regular(path, flags=os.O_RDONLY):
+def open_regular(path: str, flags: int = os.O_RDONLY) -> int:
     """A descriptor of the regular file at ``path``, opened without following a link at its last step and
     without blocking; UntrustedFileError naming what it is instead (FileNotFoundError when missing)."""
     try:
@@ -92,7 +93,7 @@ def open_regular(path, flags=os.O_RDONLY):
     return handle
 
 
-def read_untrusted(path, limit=READ_LIMIT):
+def read_untrusted(path: str, limit: int = READ_LIMIT) -> Tuple[bytes, bool]:
     """The first ``limit`` bytes of the regular file at ``path`` and whether there were more."""
     handle = open_regular(path)
     try:
@@ -107,39 +108,39 @@ def read_untrusted(path, limit=READ_LIMIT):
     return data[:limit], len(data) > limit
 
 
-def write_new(path, text):
+def write_new(path: str, text: str) -> None:
     """Write ``text`` to ``path``, which must not exist (never through a link or a FIFO left there)."""
     handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     with os.fdopen(handle, "w") as out:
         out.write(text)
 
 
-def _ignored(name):
+def _ignored(name: str) -> bool:
     return name in NOT_COPIED or name.endswith(NOT_COPIED_SUFFIXES)
 
 
-def _inside(path, root):
+def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root + os.sep)
 
 
 class _Copy:
     """One folder copy under way: the bytes written and the entries made so far against the caps."""
 
-    def __init__(self, source, cap_bytes):
+    def __init__(self, source: str, cap_bytes: int):
         self.source, self.root, self.cap, self.written = source, os.path.realpath(source), cap_bytes, 0
         self.entries = 0
 
-    def refuse(self, path, why):
+    def refuse(self, path: str, why: str) -> NoReturn:
         raise UntrustedFolderError(
             f"agent folder {excerpt(self.source, 200)}: {excerpt(os.path.relpath(path, self.source), 120)} {why}"
         )
 
-    def count(self, path):
+    def count(self, path: str) -> None:
         self.entries += 1
         if self.entries > FOLDER_ENTRIES:
             self.refuse(path, f"is past the {FOLDER_ENTRIES:,} files and folders a copy may hold")
 
-    def file(self, path, destination):
+    def file(self, path: str, destination: str) -> None:
         try:
             handle = open_regular(path)
         except UntrustedFileError as error:
@@ -159,7 +160,7 @@ class _Copy:
         finally:
             os.close(handle)
 
-    def link(self, path, destination):
+    def link(self, path: str, destination: str) -> None:
         target = os.path.realpath(path)
         if not _inside(target, self.root):
             self.refuse(path, "is a symbolic link to outside the folder")
@@ -167,9 +168,9 @@ class _Copy:
             self.refuse(path, "is a symbolic link to something other than a regular file")
         self.file(target, destination)
 
-    def tree(self, top, destination):
+    def tree(self, top: str, destination: str) -> None:
         """Copy the folder ``top`` level by level (a stack, not recursion), refusing past FOLDER_DEPTH."""
-        pending = [(top, destination, 0)]
+        pending: List[Tuple[str, str, int]] = [(top, destination, 0)]
         while pending:
             path, made, depth = pending.pop()
             if depth > FOLDER_DEPTH:
@@ -191,7 +192,7 @@ class _Copy:
                     self.file(inner, outer)  # refused there unless a regular file
 
 
-def copy_folder(source, destination, cap_bytes):
+def copy_folder(source: str, destination: str, cap_bytes: int) -> int:
     """Copy the agent folder ``source`` to ``destination`` (which must not exist, or an empty folder that
     is a mount point: a workspace) as untrusted input; the bytes written. UntrustedFolderError naming the
     first entry refused; nothing is left of a refused copy."""
@@ -207,7 +208,7 @@ def copy_folder(source, destination, cap_bytes):
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def remove_tree(path):
+def remove_tree(path: str) -> None:
     """Remove the folder ``path`` and all it holds, however deep, never following a link; what cannot be
     removed is left (a missing ``path`` is no error). Iterative: one open folder at a time, the names of
     the folders above kept in a list, so no depth reaches a recursion or descriptor limit."""
@@ -219,8 +220,8 @@ def remove_tree(path):
         except OSError:
             pass
         return
-    names = []  # the folder names from ``path`` down to the open one
-    stuck = set()  # the inodes of folders that could not be removed: not entered again
+    names: List[str] = []  # the folder names from ``path`` down to the open one
+    stuck: Set[int] = set()  # the inodes of folders that could not be removed: not entered again
     while True:
         below = None
         with os.scandir(handle) as entries:

@@ -35,6 +35,30 @@ import resource
 import signal
 import sys
 
+# The types, for the checker alone: the server imports nothing it does not run (typing included).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import CodeType, ModuleType
+    from typing import Dict, List, NoReturn, Optional, Tuple, TypedDict
+
+    class MoveLimits(TypedDict):
+        """The rlimits of a move's first process (None: not set)."""
+
+        cpu: int  # RLIMIT_CPU's soft limit, in seconds (the hard one a second more)
+        data: int  # RLIMIT_DATA, bytes
+        fsize: int  # RLIMIT_FSIZE, bytes
+        nofile: Optional[int]  # RLIMIT_NOFILE, files open at once
+        nproc: int  # RLIMIT_NPROC, tasks
+
+    class MoveSettings(TypedDict):
+        """What a move runs (``gamebox`` sends it, marshal-ed, as the first line of the server's stdin)."""
+
+        argv: List[str]  # the command, resolved (run with exec where ``script`` is None)
+        script: Optional[str]  # a Python agent's script, run on the server's own interpreter
+        arguments: List[str]  # the script's arguments
+        limits: MoveLimits
+
+
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWIPC = 0x10000000, 0x20000000, 0x08000000
 NAMESPACES = CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWIPC  # a move's own
 # Every kind of namespace a clone or unshare can make: mount, cgroup, uts, ipc, user, pid, net, time.
@@ -49,18 +73,19 @@ EXIT_CANNOT_OPEN = 2  # python's status when its script cannot be opened
 RESTORED = tuple(getattr(signal, name) for name in ("SIGPIPE", "SIGXFSZ") if hasattr(signal, name))
 # Standard modules course agents import, loaded once a sandbox (none holds state a move could leave).
 PRELOADED = ("json", "math", "collections", "itertools", "functools", "copy", "time", "random")
-_compiled = {}  # (the agent script's path, its text) -> its code: the last one only
+# (the agent script's path, its text) -> its code: the last one only
+_compiled: "Dict[Tuple[str, bytes], CodeType]" = {}
 
 
 _LIBC = ctypes.CDLL(None, use_errno=True)  # loaded once: a move forked from the server finds it loaded
 
 
-def _limit(name, value):
+def _limit(name: str, value: "Optional[int]") -> None:
     if value is not None:
         resource.setrlimit(getattr(resource, name), (value, value))
 
 
-def _code(path):
+def _code(path: str) -> "CodeType":
     """The code of the script at ``path``, compiled once for each version of the file."""
     with open(path, "rb") as source:
         key = (path, source.read())
@@ -70,7 +95,7 @@ def _code(path):
     return _compiled[key]
 
 
-def _run_script(script, arguments):
+def _run_script(script: str, arguments: "List[str]") -> "NoReturn":
     """Run the Python ``script`` as ``python script arguments`` would, to its exit; never returns."""
     import types
 
@@ -87,7 +112,8 @@ def _run_script(script, arguments):
         pass  # raised again below, and reported as the interpreter reports it
     before = set(sys.modules)
     main = types.ModuleType("__main__")
-    main.__file__, main.__builtins__, main.__cached__ = path, __builtins__, None
+    # A module's attributes as the interpreter sets them (typeshed's ModuleType names only some).
+    main.__file__, main.__builtins__, main.__cached__ = path, __builtins__, None  # type: ignore[attr-defined]
     sys.modules["__main__"] = main
     try:
         exec(_code(path), main.__dict__)
@@ -97,12 +123,13 @@ def _run_script(script, arguments):
     except BaseException as error:
         import traceback
 
+        assert error.__traceback__ is not None  # set on every exception caught
         traceback.print_exception(type(error), error, error.__traceback__.tb_next)  # the script's frames only
         ended = SystemExit(1)
     _exit_as_the_interpreter_does(ended, [sys.modules[n] for n in set(sys.modules) - before] + [main])
 
 
-def _exit_as_the_interpreter_does(ended, modules):
+def _exit_as_the_interpreter_does(ended: SystemExit, modules: "List[ModuleType]") -> "NoReturn":
     """End the process as an interpreter ends after a script raised ``ended`` (a SystemExit): its threads
     joined, its atexit functions run, the script's ``modules`` torn down (so that the files they hold
     open are flushed and closed), the standard streams flushed. Never returns."""
@@ -161,7 +188,7 @@ PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 47, 4
 CAPABILITY_VERSION_3 = 0x20080522
 
 
-def _namespace_filter(machine):
+def _namespace_filter(machine: str) -> "Optional[List[Tuple[int, int, int, int]]]":
     """The seccomp program that refuses every namespace a process could make or enter: unshare and clone
     with any namespace flag (EPERM), setns (EPERM), clone3 (ENOSYS: its flags lie in memory no filter reads,
     and glibc falls back to clone), any call of another architecture (EPERM); None for an unknown machine."""
@@ -190,7 +217,7 @@ def _namespace_filter(machine):
     return program
 
 
-def _confine():
+def _confine() -> None:
     """Leave the move's first process no way to make or enter a namespace, before the agent's code runs:
     every capability dropped (it holds all of them in the move's own user namespace), no new privileges
     ever (setuid programs included), and the seccomp filter of ``_namespace_filter`` installed. What
@@ -213,7 +240,7 @@ def _confine():
         _LIBC.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(_Program(len(program), filters)), 0, 0)
 
 
-def _first_process(move):
+def _first_process(move: "MoveSettings") -> "NoReturn":
     """The move's PID 1: its limits, session and files, then the agent (a Python script run here, or an
     exec); never returns."""
     try:
@@ -252,7 +279,7 @@ def _first_process(move):
     os._exit(EXEC_FAILED)
 
 
-def _move(move):
+def _move(move: "MoveSettings") -> "NoReturn":
     """The forked process of one move: user, PID and IPC namespaces of its own, its first process, and
     that process's end passed on as its own; never returns."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -275,7 +302,7 @@ def _move(move):
         os._exit(EXEC_FAILED)
 
 
-def _clone_into_namespaces():
+def _clone_into_namespaces() -> "Optional[int]":
     """Fork the move's first process straight into NAMESPACES (a raw clone: one fork, not two): its pid
     here, 0 in it; None where this machine's clone is not known or refuses (the caller forks twice).
     glibc's own fork bookkeeping is not run; this server has one thread, and a process's own signals
@@ -287,7 +314,7 @@ def _clone_into_namespaces():
     return pid if pid >= 0 else None
 
 
-def _clone_works():
+def _clone_works() -> bool:
     """Whether a raw clone into NAMESPACES gives a child that runs and ends as a forked one would."""
     child = _clone_into_namespaces()
     if child == 0:
@@ -298,7 +325,7 @@ def _clone_works():
     return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
 
 
-def _namespaces_problem():
+def _namespaces_problem() -> "Optional[str]":
     """Why a move cannot enter namespaces of its own here (a forked trial), or None where it can."""
     child = os.fork()
     if child == 0:
@@ -308,7 +335,7 @@ def _namespaces_problem():
     return None if code == 0 else f"unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWIPC) fails: {os.strerror(code)}"
 
 
-def serve(move):
+def serve(move: "MoveSettings") -> None:
     """Answer each ``move`` line on stdin with a move run and its result, until stdin ends; the first line
     written says ``ready``, or ``unsupported WHY`` (and the server ends)."""
     _LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)

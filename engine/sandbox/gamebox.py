@@ -22,13 +22,17 @@ import shlex
 import subprocess
 import sys
 import time
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple, Union, cast
 
 from engine.sandbox import forkserver
 from engine.sandbox.accounting import CPU, Accounting
 from engine.sandbox.bwrap import environment, unprivileged_ids
-from engine.sandbox.isolation import process_allowance, resolve_command, server_sandbox, serves_moves
-from engine.sandbox.limits import MIB
+from engine.sandbox.isolation import Command, process_allowance, resolve_command, server_sandbox, serves_moves
+from engine.sandbox.limits import MIB, Limits
 from engine.sandbox.process import Finished, _kill_group, _Samples, file_limits, starter
+
+if TYPE_CHECKING:
+    from engine.sandbox.forkserver import MoveSettings
 
 SERVER_MEMORY_MB = 32  # beside a move's own memory in the game's cgroup: the server's interpreter
 SERVER_TASKS = 2  # the server, and the process of a move that waits for the move's first process
@@ -38,19 +42,19 @@ START_SECONDS = 30  # of wall time for the server to start (its interpreter, the
 POLL_SECONDS = 0.02
 ANSWER_BYTES = 256  # the longest line of the server's protocol, and more
 SHELL_CHARACTERS = set("|&;<>()$`\\\"'*?[]#~=%{}\n")
-_unsupported = []  # why a server found no namespaces for moves here, once found
+_unsupported: List[str] = []  # why a server found no namespaces for moves here, once found
 
 
 class ServerLost(Exception):
     """The move server ended or broke its protocol; the sandbox is gone."""
 
 
-def available(limits):
+def available(limits: Limits) -> bool:
     """Whether a program player's moves are served from one sandbox a game here."""
     return serves_moves(limits) and not _unsupported
 
 
-def python_script(argv):
+def python_script(argv: List[str]) -> Optional[Tuple[str, List[str]]]:
     """(script, arguments) where ``argv`` (resolved) runs a Python script on the interpreter running
     littlego, which the server can run itself; else None."""
     if argv[:2] == ["/bin/sh", "-c"]:
@@ -67,17 +71,29 @@ def python_script(argv):
 class GameBox:
     """The sandbox of one program player for one game, started at its first move (``run_move``)."""
 
-    def __init__(self, folder, command, limits, cpu_limit, wall_limit, stderr_path, scratch=None):
+    def __init__(
+        self,
+        folder: str,
+        command: Command,
+        limits: Limits,
+        cpu_limit: float,
+        wall_limit: float,
+        stderr_path: str,
+        scratch: Optional[Dict[str, str]] = None,
+    ):
         self.folder, self.limits, self.cpu_limit, self.wall_limit = folder, limits, cpu_limit, wall_limit
         self.command, self.stderr_path, self.scratch = command, stderr_path, scratch
-        self.process = self.accounting = self.samples = None
+        self.process: Optional[subprocess.Popen[bytes]] = None
+        self.accounting: Optional[Accounting] = None
+        self.samples: Optional[_Samples] = None
         self.buffer = b""
 
-    def _move_settings(self):
+    def _move_settings(self) -> "Tuple[MoveSettings, Optional[str]]":
+        assert self.accounting is not None
         argv, installation = resolve_command(self.command)
         file_size, open_files = file_limits(self.limits, self.accounting)
         found = python_script(argv)
-        move = {
+        move: MoveSettings = {
             "argv": argv,
             "script": found[0] if found else None,
             "arguments": found[1] if found else [],
@@ -91,7 +107,7 @@ class GameBox:
         }
         return move, installation
 
-    def _start(self):
+    def _start(self) -> bool:
         """Start the sandbox and its server; False where the server finds no namespaces for moves."""
         game_limits = self.limits._replace(
             memory_mb=self.limits.memory_mb + SERVER_MEMORY_MB, processes=self.limits.processes + SERVER_TASKS
@@ -116,10 +132,11 @@ class GameBox:
                 preexec_fn=starter(game_limits, SERVER_CPU_SECONDS, self.accounting),
             )
         # What moves run, on the server's stdin: not in its command line, which every process may read.
-        self.process.stdin.write(marshal.dumps(move).hex().encode("ascii") + b"\n")
+        assert self.process.stdin is not None
+        self.process.stdin.write(marshal.dumps(cast(Dict[str, object], move)).hex().encode("ascii") + b"\n")
         self.process.stdin.flush()
         self.samples = None if self.accounting.counts(CPU) else _Samples(self.process.pid)
-        line = self._line(time.monotonic() + START_SECONDS)
+        line = cast(str, self._line(time.monotonic() + START_SECONDS))  # a line: no check to end the wait
         if line.startswith("unsupported"):
             _unsupported.append(line)
             self.close()
@@ -128,9 +145,10 @@ class GameBox:
             raise ServerLost(f"the move server did not start: {line!r}")
         return True
 
-    def _line(self, deadline, check=None):
+    def _line(self, deadline: float, check: Optional[Callable[[], Optional[Finished]]] = None) -> Union[str, Finished]:
         """The next line the server writes (without its newline), waiting until ``deadline``; ``check``
         is called while it waits and may end the wait by returning a Finished."""
+        assert self.process is not None and self.process.stdout is not None
         handle = self.process.stdout.fileno()
         while b"\n" not in self.buffer:
             if len(self.buffer) > ANSWER_BYTES:
@@ -150,14 +168,16 @@ class GameBox:
         line, _, self.buffer = self.buffer.partition(b"\n")
         return line.decode("ascii", "replace").strip()
 
-    def _cpu(self):
+    def _cpu(self) -> float:
+        assert self.accounting is not None
         if self.accounting.counts(CPU):
             return self.accounting.cpu_seconds() or 0.0
+        assert self.samples is not None
         self.samples.next_at = 0.0
         self.samples.take(time.monotonic())
         return self.samples.total()
 
-    def run_move(self):
+    def run_move(self) -> Optional[Finished]:
         """Run one move in the game's sandbox (starting it at the first); a Finished, or None where moves
         cannot be served here (the caller runs this one as a process of its own)."""
         if self.process is None and not self._start():
@@ -165,7 +185,7 @@ class GameBox:
         hard_cpu = int(self.cpu_limit) + 1
         before, started = self._cpu(), time.monotonic()
 
-        def over_limit():
+        def over_limit() -> Optional[Finished]:
             used, now = self._cpu() - before, time.monotonic()
             if now - started > self.wall_limit or used > hard_cpu:
                 timed_out = now - started > self.wall_limit
@@ -173,6 +193,7 @@ class GameBox:
                 return Finished(-1, used, now - started, timed_out, not timed_out, False)
             return None
 
+        assert self.process is not None and self.process.stdin is not None
         try:
             self.process.stdin.write(b"move\n")
             self.process.stdin.flush()
@@ -182,18 +203,18 @@ class GameBox:
         if isinstance(answer, Finished):
             return answer
         try:
-            word, status, reaped = answer.split()
+            word, status_text, reaped_text = answer.split()
             assert word == "done"
-            status, reaped = int(status), float(reaped)
+            status, reaped = int(status_text), float(reaped_text)
         except (ValueError, AssertionError):
             return self._lost(before, started)
         used = self._cpu() - before
         return Finished(status, max(reaped, used), time.monotonic() - started, False, False, self._oom())
 
-    def _oom(self):
+    def _oom(self) -> bool:
         return self.accounting.out_of_memory() if self.accounting else False
 
-    def _lost(self, before, started):
+    def _lost(self, before: float, started: float) -> Finished:
         """The Finished of a move during which the sandbox ended (its memory limit, say)."""
         used = self._cpu() - before if self.accounting else 0.0
         out_of_memory = self._oom()
@@ -203,7 +224,7 @@ class GameBox:
         status = -code if code is not None and code < 0 else (code or 1) << 8
         return Finished(status, used, time.monotonic() - started, False, False, out_of_memory)
 
-    def close(self):
+    def close(self) -> None:
         """End the sandbox and everything in it."""
         if self.process is not None:
             _kill_group(self.process.pid)
@@ -215,6 +236,7 @@ class GameBox:
                 self.accounting.kill()
             self.process.wait()
             for stream in (self.process.stdin, self.process.stdout):
+                assert stream is not None  # both pipes
                 try:
                     stream.close()
                 except OSError:

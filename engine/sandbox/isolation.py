@@ -14,7 +14,7 @@ import platform
 import shlex
 import shutil
 import subprocess
-from typing import NamedTuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from engine.sandbox import accounting
 from engine.sandbox.bwrap import (
@@ -26,10 +26,12 @@ from engine.sandbox.bwrap import (
     inner_command,
     unprivileged_ids,
 )
-from engine.sandbox.limits import DEFAULT_LIMITS, SandboxError
+from engine.sandbox.limits import DEFAULT_LIMITS, Limits, SandboxError
 
 # Linux 5.14 (ucounts) counts RLIMIT_NPROC per user namespace: a task's own namespace against its limit.
 COUNTED_PER_NAMESPACE_SINCE = (5, 14)
+# A command to run: an argv list, or a shell command line.
+Command = Union[str, Sequence[str]]
 
 
 class Support(NamedTuple):
@@ -41,7 +43,7 @@ class Support(NamedTuple):
     nested: bool = False  # under root: the move enters a user namespace of its own (unshare), as nobody
 
 
-def _kernel_version(release=None):
+def _kernel_version(release: Optional[str] = None) -> Tuple[int, int]:
     """(major, minor) of the running Linux (or of ``release``); (0, 0) where it cannot be read."""
     numbers = (release or platform.release()).split("-")[0].split(".")
     try:
@@ -50,7 +52,7 @@ def _kernel_version(release=None):
         return 0, 0
 
 
-def _trial(nested):
+def _trial(nested: bool) -> Tuple[bool, str, Optional[str]]:
     """(ran, why not, the user namespace it ran in) of a sandboxed move that only names its namespace."""
     inside = inner_command(["readlink", "/proc/self/ns/user"], DEFAULT_LIMITS.processes, nested)
     try:
@@ -68,7 +70,7 @@ def _trial(nested):
 
 
 @functools.lru_cache(maxsize=None)
-def support():
+def support() -> Support:
     """What this machine offers program players' moves (a Support), tried once a process."""
     root = unprivileged_ids() is not None
     needed = (ISOLATION_TOOL, PROCESS_LIMIT) + ((SWITCH_USER,) if root else ())
@@ -90,7 +92,7 @@ def support():
     return Support(ran, why, own_count, nested)
 
 
-def isolation():
+def isolation() -> Tuple[bool, str]:
     """(True, "") where bwrap can isolate a move here, else (False, why not)."""
     found = support()
     return found.isolated, found.why
@@ -102,14 +104,14 @@ UNCOUNTED_CPU = (
 )
 
 
-def refuse_strict(limits):
+def refuse_strict(limits: Limits) -> None:
     """SandboxError where ``limits`` ask for ``strict`` and this machine cannot honour it (``strict_refusal``)."""
     refusal = strict_refusal() if limits.mode == "strict" else None
     if refusal:
         raise SandboxError(f"--sandbox strict: {refusal}")
 
 
-def strict_refusal():
+def strict_refusal() -> Optional[str]:
     """Why ``--sandbox strict`` cannot be honoured here, or None: no isolation, or no cgroup that counts
     the CPU of all of a move's processes (isolate requires cgroups for the same reason)."""
     isolated, why = isolation()
@@ -121,7 +123,7 @@ def strict_refusal():
 
 
 @functools.lru_cache(maxsize=None)
-def _interpreter(launcher):
+def _interpreter(launcher: str) -> Optional[str]:
     """The Python that ``launcher`` (``python``, ``python3``, maybe a pyenv shim) starts, or None."""
     try:
         found = subprocess.run(
@@ -137,7 +139,7 @@ def _interpreter(launcher):
     return found.stdout.strip() if found.returncode == 0 else None
 
 
-def resolve_program(argv):
+def resolve_program(argv: Sequence[str]) -> List[str]:
     """``argv`` with its program made absolute: a Python launcher (``python``, ``python3``: maybe a pyenv
     shim, a script that would not run inside the sandbox) replaced by the interpreter it starts, and a bare
     name found on the host's PATH by its path (the program's own PATH is the stated one)."""
@@ -151,14 +153,14 @@ def resolve_program(argv):
     return [found or program] + list(argv[1:])
 
 
-def resolve_launcher(shell_command):
+def resolve_launcher(shell_command: str) -> str:
     """``shell_command`` with its first word made absolute as ``resolve_program`` does."""
     program, _, rest = shell_command.partition(" ")
     resolved = resolve_program([program])[0]
     return f"{shlex.quote(resolved)} {rest}" if resolved != program else shell_command
 
 
-def program_folder(program):
+def program_folder(program: str) -> Optional[str]:
     """The installation ``program`` (a path, or a name on PATH) lives in (the folder above its ``bin``,
     else its own folder); None for ``./exe`` and the like."""
     if program.startswith("./") or (os.sep not in program and shutil.which(program) is None):
@@ -167,7 +169,7 @@ def program_folder(program):
     return os.path.dirname(where) if os.path.basename(where) == "bin" else where
 
 
-def _tasks_of(uid):
+def _tasks_of(uid: int) -> int:
     """How many tasks ``uid`` runs now, threads included, as the kernel counts them for RLIMIT_NPROC."""
     count = 0
     for name in filter(str.isdigit, os.listdir("/proc")):
@@ -180,7 +182,7 @@ def _tasks_of(uid):
     return count
 
 
-def process_allowance(limits):
+def process_allowance(limits: Limits) -> int:
     """The RLIMIT_NPROC of a sandboxed move: ``limits.processes`` where the kernel counts the move's own
     tasks; else (before Linux 5.14, or no user namespace for nobody) that many beyond those its user runs now."""
     if support().own_count:
@@ -189,7 +191,7 @@ def process_allowance(limits):
     return limits.processes + _tasks_of(ids[0] if ids else os.getuid())
 
 
-def prepare_folder(folder, limits):
+def prepare_folder(folder: str, limits: Limits) -> None:
     """Give a player's folder copy to the user its moves run as (``nobody`` under root, when isolated)."""
     ids = unprivileged_ids()
     if limits.mode == "off" or ids is None or not support().isolated:
@@ -199,7 +201,7 @@ def prepare_folder(folder, limits):
             os.lchown(name, *ids)
 
 
-def wrap(command, folder, limits):
+def wrap(command: Command, folder: str, limits: Limits) -> List[str]:
     """The argv of ``command`` (an argv list, or a shell command line) run in ``folder`` under ``limits``:
     in the sandbox where it can be had; SandboxError where ``strict`` asks for isolation that cannot be."""
     found = support() if limits.mode != "off" else Support(False)
@@ -211,7 +213,7 @@ def wrap(command, folder, limits):
     return bwrap_argv(folder, inside, folder, limits.file_mb, [installation] if installation else [])
 
 
-def resolve_command(command):
+def resolve_command(command: Command) -> Tuple[List[str], Optional[str]]:
     """(the argv that runs ``command``, an argv list or a shell command line, with its program made absolute
     as ``resolve_program`` does; the installation folder that program needs in the sandbox, or None)."""
     if isinstance(command, str):
@@ -227,14 +229,20 @@ def resolve_command(command):
     return argv, program_folder(program) if program else None
 
 
-def serves_moves(limits):
+def serves_moves(limits: Limits) -> bool:
     """Whether a game's moves may be forked from one sandbox's move server (``gamebox``): where they are
     isolated and the process limit counts a move's own tasks (the server checks the rest when it starts)."""
     found = support() if limits.mode != "off" and limits.served else Support(False)
     return found.isolated and found.own_count
 
 
-def server_sandbox(server, folder, limits, installation=None, scratch=None):
+def server_sandbox(
+    server: Sequence[str],
+    folder: str,
+    limits: Limits,
+    installation: Optional[str] = None,
+    scratch: Optional[Dict[str, str]] = None,
+) -> List[str]:
     """The argv of a player's sandbox whose first process is ``server`` (an argv list), as the user moves
     run as; the moves it forks take their own namespaces and limits (``forkserver``). ``scratch``: as
     ``bwrap_argv`` takes it."""
@@ -244,7 +252,7 @@ def server_sandbox(server, folder, limits, installation=None, scratch=None):
     return bwrap_argv(folder, inside, folder, limits.file_mb, extra, scratch, serves_moves=True)
 
 
-def describe_unisolated(limits):
+def describe_unisolated(limits: Limits) -> str:
     """In words, the limits that hold without the sandbox: what the cgroups here count over all of a run's
     processes, else what the rlimits bound in each process alone."""
     counted = accounting.hierarchies()
@@ -259,7 +267,7 @@ def describe_unisolated(limits):
     )
 
 
-def warning(limits):
+def warning(limits: Limits) -> Optional[str]:
     """The one line to print before program players run without isolation (None when they are isolated)."""
     if limits.mode == "off":
         return f"program players run without a sandbox (--sandbox off): limits only ({describe_unisolated(limits)})"

@@ -41,7 +41,7 @@ class Limits(NamedTuple):
     served: bool = True
 
     @property
-    def workspace_mb(self):
+    def workspace_mb(self) -> int:
         """The quota of a copy's workspace (``workspace.py``): the copy, and one more file as large as allowed."""
         return self.folder_mb + self.file_mb
 

@@ -15,16 +15,18 @@ import resource
 import signal
 import subprocess
 import time
-from typing import NamedTuple
+from typing import IO, Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from engine.sandbox.accounting import CPU, MEMORY, Accounting
 from engine.sandbox.bwrap import environment
 from engine.sandbox.forkserver import KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_SYSCALL
-from engine.sandbox.limits import MIB
+from engine.sandbox.limits import MIB, Limits
 
 # Without a memory cgroup, memory-backed files (memfd, /dev/shm) are bounded by their size times the
 # files a process may hold open: this many, each at most the memory limit over this many.
 FILES_WITHOUT_CGROUP = 64
+# Where a run's output goes: as subprocess takes it (a descriptor, DEVNULL or PIPE, a file, or None).
+Output = Union[None, int, IO[Any]]
 SAMPLE_SECONDS = 0.05  # how often the run's processes are sampled where no cgroup counts CPU
 _TICK = os.sysconf("SC_CLK_TCK")
 
@@ -41,7 +43,7 @@ class Finished(NamedTuple):
     out_of_memory: bool = False
 
 
-def file_limits(limits, accounting):
+def file_limits(limits: Limits, accounting: Accounting) -> Tuple[int, Optional[int]]:
     """(the largest file, files open at once) of a run's processes: the limits' file size where a memory
     cgroup counts memory-backed files; else no more than FILES_WITHOUT_CGROUP files of memory/N each."""
     if accounting.counts(MEMORY):
@@ -49,7 +51,7 @@ def file_limits(limits, accounting):
     return min(limits.file_mb, max(1, limits.memory_mb // FILES_WITHOUT_CGROUP)) * MIB, FILES_WITHOUT_CGROUP
 
 
-def own_session_keyring():
+def own_session_keyring() -> None:
     """Give the calling process a new, empty session keyring of its own (where the machine is known), so
     that nothing a run adds to "its session keyring" reaches the host's."""
     number = KEYCTL_SYSCALL.get(platform.machine())
@@ -57,12 +59,12 @@ def own_session_keyring():
         ctypes.CDLL(None, use_errno=True).syscall(number, KEYCTL_JOIN_SESSION_KEYRING, None)
 
 
-def starter(limits, cpu_seconds, accounting):
+def starter(limits: Limits, cpu_seconds: int, accounting: Accounting) -> Callable[[], None]:
     """The function the run's first process runs before the program (a preexec_fn): a session of its own,
     the run's cgroups, and the rlimits on CPU, data memory, file size and (without cgroups) open files."""
     file_size, open_files = file_limits(limits, accounting)
 
-    def start():
+    def start() -> None:
         os.setsid()
         own_session_keyring()
         accounting.join()
@@ -76,9 +78,9 @@ def starter(limits, cpu_seconds, accounting):
     return start
 
 
-def _process_table():
+def _process_table() -> Dict[int, Tuple[int, int, float]]:
     """{pid: (parent pid, start time, CPU seconds)} of every process now (zombies included)."""
-    table = {}
+    table: Dict[int, Tuple[int, int, float]] = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
@@ -95,15 +97,17 @@ def _process_table():
 class _Samples:
     """CPU of a run's processes as sampled: each process's latest figure, summed over all it ever had."""
 
-    def __init__(self, top):
-        self.top, self.seen, self.next_at = top, {}, 0.0
+    def __init__(self, top: int):
+        self.top = top
+        self.seen: Dict[Tuple[int, int], float] = {}  # (pid, start time) -> its CPU seconds
+        self.next_at = 0.0
 
-    def take(self, now):
+    def take(self, now: float) -> None:
         if now < self.next_at:
             return
         self.next_at = now + SAMPLE_SECONDS
         table = _process_table()
-        children = {}
+        children: Dict[int, List[int]] = {}
         for pid, (parent, _, _) in table.items():
             children.setdefault(parent, []).append(pid)
         stack = [self.top]
@@ -113,18 +117,26 @@ class _Samples:
                 self.seen[(pid, table[pid][1])] = table[pid][2]
             stack.extend(children.get(pid, ()))
 
-    def total(self):
+    def total(self) -> float:
         return sum(self.seen.values())
 
 
-def _kill_group(group):
+def _kill_group(group: int) -> None:
     try:
         os.killpg(group, signal.SIGKILL)
     except OSError:
         pass
 
 
-def run(argv, folder, limits, cpu_limit, wall_limit, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL):
+def run(
+    argv: Sequence[str],
+    folder: str,
+    limits: Limits,
+    cpu_limit: float,
+    wall_limit: float,
+    stdout: Output = subprocess.DEVNULL,
+    stderr: Output = subprocess.DEVNULL,
+) -> Finished:
     """Run ``argv`` (from ``isolation.wrap``) in ``folder`` under ``limits``; a Finished.
 
     The kernel stops a single runaway at ``cpu_limit`` and a second (RLIMIT_CPU); the run as a whole
@@ -153,7 +165,7 @@ def run(argv, folder, limits, cpu_limit, wall_limit, stdout=subprocess.DEVNULL, 
             now = time.monotonic()
             if samples:
                 samples.take(now)
-            used = accounting.cpu_seconds() if accounting.counts(CPU) else samples.total()
+            used = accounting.cpu_seconds() if samples is None else samples.total()  # samples: where no cgroup counts
             if now - started > wall_limit or (used or 0.0) > hard_cpu:
                 timed_out, over_cpu = now - started > wall_limit, not now - started > wall_limit
                 _kill_group(process.pid)
@@ -168,7 +180,9 @@ def run(argv, folder, limits, cpu_limit, wall_limit, stdout=subprocess.DEVNULL, 
         accounting.kill()
         reaped = usage.ru_utime + usage.ru_stime
         counted = accounting.cpu_seconds()
-        cpu = max(reaped, counted if counted is not None else samples.total())
+        # A cgroup that counted CPU and cannot be read at the end (no samples taken then): what was reaped.
+        sampled = samples.total() if samples is not None else 0.0
+        cpu = max(reaped, counted if counted is not None else sampled)
         return Finished(status, cpu, wall, timed_out, over_cpu, accounting.out_of_memory())
     finally:
         accounting.close()

@@ -19,9 +19,10 @@ import errno
 import functools
 import os
 import tempfile
+from typing import Dict, Optional
 
 from engine.sandbox.files import FOLDER_ENTRIES, remove_tree
-from engine.sandbox.limits import MIB, HostError
+from engine.sandbox.limits import MIB, HostError, Limits
 
 # Files and folders a workspace holds: the copy's own and as many again that the agent makes.
 WORKSPACE_ENTRIES = 2 * FOLDER_ENTRIES
@@ -32,11 +33,11 @@ _MNT_DETACH = 2  # umount2: detach now, free once nothing uses it
 FULL = (errno.ENOSPC, errno.EDQUOT)
 
 
-def _libc():
+def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
 
 
-def _mount_tmpfs(folder, size_bytes):
+def _mount_tmpfs(folder: str, size_bytes: int) -> bool:
     """Mount a tmpfs of ``size_bytes`` and WORKSPACE_ENTRIES inodes on ``folder``; False where refused."""
     options = f"size={size_bytes},nr_inodes={WORKSPACE_ENTRIES},mode=0755".encode()
     source = f"{PREFIX}{os.getpid()}".encode()
@@ -46,14 +47,14 @@ def _mount_tmpfs(folder, size_bytes):
         return False
 
 
-def _unmount(folder):
+def _unmount(folder: str) -> None:
     try:
         _libc().umount2(folder.encode(), _MNT_DETACH)
     except (OSError, AttributeError):
         pass
 
 
-def _sweep():
+def _sweep() -> None:
     """Unmount and remove the workspaces that littlego processes which have ended left mounted."""
     try:
         with open("/proc/self/mountinfo") as mountinfo:
@@ -73,7 +74,7 @@ def _sweep():
 
 
 @functools.lru_cache(maxsize=None)
-def quota_root():
+def quota_root() -> Optional[str]:
     """The folder that workspaces with a quota are made in, where littlego may mount a tmpfs there;
     None where it may not (tried once a process)."""
     for root in QUOTA_ROOTS:
@@ -101,33 +102,33 @@ class Workspace:
     """One player's folder for a game: ``folder`` (empty until the copy) and, where ``quota``, the
     ``scratch`` folders the sandbox binds as its /tmp and /dev/shm ({place: folder}; else None)."""
 
-    def __init__(self, limits):
+    def __init__(self, limits: Limits):
         root = quota_root()
         self.top = tempfile.mkdtemp(prefix=PREFIX, dir=root)
         self.limits = limits
         self.quota = root is not None and _mount_tmpfs(self.top, limits.workspace_mb * MIB)
         self.folder = os.path.join(self.top, "play")
         os.mkdir(self.folder, 0o755)
-        self.scratch = None
+        self.scratch: Optional[Dict[str, str]] = None
         if self.quota:
             self.scratch = {place: os.path.join(self.top, name) for place, name in SCRATCH.items()}
             for folder in self.scratch.values():
                 os.mkdir(folder)
                 os.chmod(folder, SCRATCH_MODE)
 
-    def describe_full(self):
+    def describe_full(self) -> str:
         """The words of a fault where the agent filled its own workspace."""
         quota = f"{self.limits.workspace_mb} MiB, {WORKSPACE_ENTRIES:,} files and folders"
         return f"its folder is full (the copy's quota: {quota})"
 
-    def host_write_failed(self, name, error):
+    def host_write_failed(self, name: str, error: OSError) -> str:
         """The error to raise where the host's write of ``name`` failed with ``error``: the player's fault
         (returned as a message) only where the agent filled its own quota; else HostError (raised)."""
         if self.quota and error.errno in FULL:
             return self.describe_full()
         raise HostError(f"the host cannot write {name} into {self.folder}: {error.strerror or error}") from error
 
-    def close(self):
+    def close(self) -> None:
         """Remove the folder and whatever the agent left in it."""
         if self.quota:
             _unmount(self.top)
