@@ -4,7 +4,11 @@ search would have played (``mistakes``; ``examine`` looks at one such game), and
 a match from random openings, resumable
 (``giveaways``). The commands are ``littlego openings`` and ``littlego study``."""
 
+from typing import Callable
 
-def say_now(line):
+Say = Callable[[str], object]  # hears a line of a study's progress (``say_now``, a test's list.append)
+
+
+def say_now(line: str) -> None:
     """Print a line at once: a study's lines come minutes apart, often into a log."""
     print(line, flush=True)

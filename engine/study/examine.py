@@ -6,18 +6,20 @@ give-away against games built with the Python solver.
 """
 
 import time
-from typing import List, NamedTuple, Optional
+from typing import Iterable, List, NamedTuple, Optional, Protocol, Sequence
 
 from engine.agent import decide_move
 from engine.bitboard import count
-from engine.constants import PASS, colour_word
+from engine.constants import PASS, Colour, Move, colour_word
 from engine.coords import move_from_text, move_to_text
 from engine.data import SHIPPED_PARAMS
-from engine.features import make_evaluator
+from engine.features import Evaluator, WeightedEvaluator, make_evaluator
 from engine.params import load_params
 from engine.play.sgf import sgf_name
+from engine.players.base import Player
 from engine.players.searcher import AgentPlayer
 from engine.position import Position
+from engine.study import Say
 from engine.study.settle import PLIES
 
 
@@ -26,12 +28,25 @@ class LostGame(NamedTuple):
     the agent's spec and colour, the moves (the course's text), how the game ended and the seed of
     the agent's tie-breaks in it."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # the game's index, as the records name it; shadows tuple.index
     agent: str
     colour: int
     moves: List[str]
     end: str
     seed: int
+
+
+class WinSolver(Protocol):
+    """What judges positions here: the compiled solver (``NativeSolver``), or ``StoredSolver`` in front of it."""
+
+    @property
+    def nodes(self) -> int:
+        """The nodes it has searched so far."""
+        ...
+
+    def wins(self, position: Position) -> bool:
+        """Whether the side to move wins ``position`` with perfect play."""
+        ...
 
 
 class GiveAway(NamedTuple):
@@ -59,7 +74,7 @@ class GiveAway(NamedTuple):
     solver_nodes: int = 0
 
 
-def replay(moves):
+def replay(moves: Iterable[Move]) -> List[Position]:
     """The positions of a game: the one before each move of ``moves`` (points or PASS), then the last."""
     positions = [Position.initial()]
     for move in moves:
@@ -67,7 +82,13 @@ def replay(moves):
     return positions
 
 
-def first_giveaway(positions, moves, colour, solver, progress=None):
+def first_giveaway(
+    positions: Sequence[Position],
+    moves: Sequence[Move],
+    colour: Colour,
+    solver: WinSolver,
+    progress: Optional[Say] = None,
+) -> Optional[int]:
     """The index k of the first move of ``colour`` (``moves[k]``, from ``positions[k]``) after which
     the other side wins, by ``solver``; None when there is none. ``positions[0]`` must be won for
     ``colour``: until its first such move every position is (the other side's moves cannot change
@@ -86,7 +107,7 @@ def first_giveaway(positions, moves, colour, solver, progress=None):
     return None
 
 
-def evaluation_after(position, move, evaluate):
+def evaluation_after(position: Position, move: Move, evaluate: Evaluator) -> float:
     """The static evaluation of the position after ``move``, for the side that plays it, as the
     search scores a move at its root."""
     child = position.play_point(move)
@@ -94,11 +115,18 @@ def evaluation_after(position, move, evaluate):
     return -evaluate(child, -captured)
 
 
-def winning_move(position, solver, evaluate, losing=(), progress=None):
+def winning_move(
+    position: Position,
+    solver: WinSolver,
+    evaluate: Evaluator,
+    losing: Sequence[Move] = (),
+    progress: Optional[Say] = None,
+) -> Optional[Move]:
     """The move the static evaluation rates highest among those that win (by ``solver``), the
     ``losing`` ones known already left out; None in a lost position. ``progress(line)`` hears each
     move tried."""
-    moves = [move for move in position.legal_points() + [PASS] if move not in losing]
+    every: List[Move] = position.legal_points() + [PASS]
+    moves = [move for move in every if move not in losing]
     moves.sort(key=lambda move: -evaluation_after(position, move, evaluate))
     for move in moves:
         started = time.time()
@@ -113,12 +141,14 @@ def winning_move(position, solver, evaluate, losing=(), progress=None):
     return None
 
 
-def shipped_evaluator():
+def shipped_evaluator() -> WeightedEvaluator:
     params = load_params(SHIPPED_PARAMS)
     return make_evaluator(params.weights, params.endgame)
 
 
-def examine(game, solver, player, start=PLIES, progress=None):
+def examine(
+    game: LostGame, solver: WinSolver, player: Player, start: int = PLIES, progress: Optional[Say] = None
+) -> GiveAway:
     """The GiveAway of a LostGame whose position after ``start`` plies is won for the agent
     (``player``: the agent, for its Decision and evaluation)."""
     moves = [move_from_text(text) for text in game.moves]
@@ -129,11 +159,12 @@ def examine(game, solver, player, start=PLIES, progress=None):
     if found is None:
         return GiveAway(*names, solver_seconds=time.time() - started, solver_nodes=solver.nodes - nodes)
     position, played = positions[start + found], moves[start + found]
-    agent = isinstance(player, AgentPlayer)
-    evaluate = player.evaluate if agent else shipped_evaluator()
+    agent = player if isinstance(player, AgentPlayer) else None
+    evaluate = agent.evaluate if agent is not None else shipped_evaluator()
     winning = winning_move(position, solver, evaluate, (played,), progress)
     seconds, nodes = time.time() - started, solver.nodes - nodes
-    decision = decide_move(position, player.params, None, player.book) if agent else None  # as the agent decides
+    # As the agent decides.
+    decision = decide_move(position, agent.params, None, agent.book) if agent is not None else None
     return GiveAway(
         *names,
         ply=position.moves_played,

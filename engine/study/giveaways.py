@@ -30,7 +30,7 @@ import json
 import os
 from collections import Counter
 from functools import partial
-from typing import Dict, List, NamedTuple, Optional
+from typing import Any, Callable, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, TypeVar
 
 from engine.book import book_key
 from engine.common.pools import process_pool
@@ -39,7 +39,7 @@ from engine.constants import BLACK, colour_word
 from engine.errors import InvalidInput
 from engine.native.compiler import DEFAULT_TABLE_BITS
 from engine.native.stored_solver import StoredSolver
-from engine.play.match import run_match
+from engine.play.match import MatchGame, run_match
 from engine.play.openings import opening_position
 from engine.play.settings import DEFAULT_GAME_SETTINGS, GameSettings
 from engine.play.sgf import sgf_name
@@ -66,12 +66,12 @@ class StudyPlan(NamedTuple):
     store: Optional[str] = None
 
     @property
-    def seed(self):
+    def seed(self) -> int:
         """The match's seed: its openings follow from it."""
         return self.settings.seed
 
     @property
-    def jobs(self):
+    def jobs(self) -> int:
         """Parallel games, then parallel solver processes."""
         return self.settings.jobs or os.cpu_count() or 1
 
@@ -92,20 +92,23 @@ class Study(NamedTuple):
     unsettled: int
     giveaways: List[GiveAway]
 
-    def to_json(self):
+    def to_json(self) -> Dict[str, Any]:
         document = self._asdict()
         document["giveaways"] = [giveaway._asdict() for giveaway in self.giveaways]
         return document
 
 
 REPORT = "report.txt"  # the summary, in OUT as printed
+Answers = Mapping[str, bool]  # an opening's book key -> whether Black wins it
+Item = TypeVar("Item")
+Result = TypeVar("Result")
 
 
-def _examine(game, table_bits, store=None):
+def _examine(game: LostGame, table_bits: int, store: Optional[str] = None) -> GiveAway:
     """Worker: the GiveAway of a LostGame, the compiled solver's answers (from the store at ``store``
     where it holds them) printed as they come."""
 
-    def progress(line):
+    def progress(line: str) -> None:
         say_now(f"  {sgf_name(game.index)} ({colour_word(game.colour)}): {line}")
 
     player = make_player(game.agent)
@@ -116,7 +119,7 @@ def _examine(game, table_bits, store=None):
         player.close()
 
 
-def play(plan):
+def play(plan: StudyPlan) -> List[MatchGame]:
     """Step 1: the match (continued from its journal in OUT); its MatchGames in game order."""
     games = 2 * plan.openings
     say_now(f"{plan.agent} against {plan.against}: {games} games from seed {plan.seed}")
@@ -130,14 +133,14 @@ def play(plan):
     return results
 
 
-def opening_key(moves):
+def opening_key(moves: Sequence[str]) -> str:
     """The book key of a game's opening (the position after its PLIES random plies), from its moves' text."""
     return book_key(opening_position(moves, PLIES))[0]
 
 
-def tally(plan, results, answers, giveaways):
+def tally(plan: StudyPlan, results: Sequence[MatchGame], answers: Answers, giveaways: Mapping[int, GiveAway]) -> Study:
     """The Study of these MatchGames, openings answered (``answers``: book key -> Black wins) and GiveAways."""
-    figures = {name: Counter() for name in ("won", "kept", "lost", "saved")}
+    figures: Dict[str, Counter[str]] = {name: Counter() for name in ("won", "kept", "lost", "saved")}
     unsettled = 0
     for game in results:
         key = opening_key(game.moves)
@@ -149,13 +152,11 @@ def tally(plan, results, answers, giveaways):
         figures["won" if won_side else "lost"][colour] += 1
         figures["kept" if won_side else "saved"][colour] += game.a_won
     by_colour = {name: {colour: counter[colour] for colour in ("black", "white")} for name, counter in figures.items()}
-    giveaways = sorted(giveaways.values())
-    return Study(
-        plan.agent, plan.against, plan.seed, len(results), **by_colour, unsettled=unsettled, giveaways=giveaways
-    )
+    found = sorted(giveaways.values())
+    return Study(plan.agent, plan.against, plan.seed, len(results), **by_colour, unsettled=unsettled, giveaways=found)
 
 
-def lost_games(plan, results, answers):
+def lost_games(plan: StudyPlan, results: Sequence[MatchGame], answers: Answers) -> List[LostGame]:
     """The LostGames of the match: the agent lost from an opening won for it."""
     found = []
     for game in results:
@@ -165,7 +166,7 @@ def lost_games(plan, results, answers):
     return found
 
 
-def answered(function, items, jobs):
+def answered(function: Callable[[Item], Result], items: Sequence[Item], jobs: int) -> Iterator[Result]:
     """``function(item)`` for each of ``items``, as they come: in this process when ``jobs`` is 1,
     else in up to ``jobs`` spawned ones."""
     if jobs == 1 or len(items) < 2:
@@ -175,10 +176,10 @@ def answered(function, items, jobs):
         yield from pool.imap_unordered(function, items)
 
 
-def examine_all(plan, results, answers):
+def examine_all(plan: StudyPlan, results: Sequence[MatchGame], answers: Answers) -> Study:
     """Step 3: the Study, with the GiveAway of every LostGame, each kept in OUT/giveaways.json as it comes."""
     path = os.path.join(plan.out, "giveaways.json")
-    done = {}
+    done: Dict[int, GiveAway] = {}
     if os.path.exists(path):
         with open(path) as handle:
             done = {record["game"]: GiveAway(**record) for record in json.load(handle)["giveaways"]}
@@ -194,18 +195,18 @@ def examine_all(plan, results, answers):
     return figures
 
 
-def _signed(value):
+def _signed(value: Optional[float]) -> str:
     return "-" if value is None else f"{value:+.2f}"
 
 
-def _by_colour(what, done, of):
+def _by_colour(what: str, done: Mapping[str, int], of: Mapping[str, int]) -> str:
     """'what: D of O (as Black d of o, as White d of o)' from {colour: count} tallies."""
     return "{}: {} of {} (as Black {} of {}, as White {} of {})".format(
         what, sum(done.values()), sum(of.values()), done["black"], of["black"], done["white"], of["white"]
     )
 
 
-def giveaway_line(giveaway):
+def giveaway_line(giveaway: GiveAway) -> str:
     """One give-away as the summary lists it."""
     g = giveaway
     if g.ply is None:
@@ -221,7 +222,7 @@ def giveaway_line(giveaway):
     )
 
 
-def report(study):
+def report(study: Study) -> List[str]:
     """The summary of a Study, as lines: the tallies by colour, each give-away by colour, a histogram by ply."""
     lines = [
         f"{study.agent} against {study.against}, seed {study.seed}: {study.games} games"
@@ -246,7 +247,7 @@ def report(study):
     return lines
 
 
-def run_study(plan):
+def run_study(plan: StudyPlan) -> List[str]:
     """Run (or resume) the study ``plan`` asks for, in its folder; the lines of its summary, which it prints
     and keeps in OUT/report.txt."""
     if plan.agent == plan.against:

@@ -13,17 +13,19 @@ solver answers there (``engine.native.stored_solver.StoredSolver``).
 """
 
 import time
-from typing import NamedTuple
+from typing import Dict, NamedTuple, Optional, Sequence, Tuple
 
-from engine.constants import BLACK
+from engine.constants import BLACK, Move
 from engine.coords import move_to_text
 from engine.errors import InvalidInput
 from engine.features import make_evaluator
 from engine.native.stored_solver import StoredSolver
+from engine.params import Params
 from engine.play.records import games
 from engine.play.sgf import read_game
+from engine.position import Position
 from engine.search import Searcher
-from engine.study import say_now
+from engine.study import Say, say_now
 
 LAST_PLY = 12  # the agent's searches end here: it solves exactly from ply 12 on
 WALK_TABLE_BITS = 24  # 512 MiB: the walk back ends at ply 2 or 3, minutes a position
@@ -39,7 +41,7 @@ class Case(NamedTuple):
     ply: int
 
 
-def case(text):
+def case(text: str) -> Case:
     """A Case from ``NAME:PLY`` (``game-0006.sgf:2``); InvalidInput saying the form otherwise."""
     record, _, ply = text.rpartition(":")
     if not record or not ply.isdigit():
@@ -47,7 +49,7 @@ def case(text):
     return Case(record, int(ply))
 
 
-def wanted_records(source, names):
+def wanted_records(source: str, names: Sequence[str]) -> Dict[str, bytes]:
     """{name: SGF bytes} of the records ``names`` in ``source``; InvalidInput naming any it lacks."""
     found = {name: data for name, data in games(source) if name in names}
     missing = [name for name in names if name not in found]
@@ -56,7 +58,14 @@ def wanted_records(source, names):
     return found
 
 
-def walk_back(source, names, agent="champion", table_bits=WALK_TABLE_BITS, say=say_now, store=None):
+def walk_back(
+    source: str,
+    names: Sequence[str],
+    agent: str = "champion",
+    table_bits: int = WALK_TABLE_BITS,
+    say: Say = say_now,
+    store: Optional[str] = None,
+) -> None:
     """For each record of ``names`` in ``source``: each of the agent's positions from ply LAST_PLY back,
     won or lost, until a won one, and then the line naming the ply and move that lost it."""
     records = wanted_records(source, names)
@@ -65,7 +74,7 @@ def walk_back(source, names, agent="champion", table_bits=WALK_TABLE_BITS, say=s
             replay = read_game(records[name], name)
             black = replay.black == agent
             mine = [p for p in replay.positions[2:-1] if (p.player == BLACK) == black and not p.is_over]
-            found = None
+            found: Optional[Position] = None
             for position in reversed(mine):
                 if position.moves_played > LAST_PLY:
                     continue
@@ -90,13 +99,21 @@ def walk_back(source, names, agent="champion", table_bits=WALK_TABLE_BITS, say=s
             )
 
 
-def depth_picks(source, cases, params, deepest, table_bits=DEPTH_TABLE_BITS, say=say_now, store=None):
+def depth_picks(
+    source: str,
+    cases: Sequence[Case],
+    params: Params,
+    deepest: int,
+    table_bits: int = DEPTH_TABLE_BITS,
+    say: Say = say_now,
+    store: Optional[str] = None,
+) -> None:
     """At each Case of ``cases`` in ``source``: the move ``params``' evaluation picks at each fixed depth from
     FIRST_DEPTH to ``deepest``, W when it keeps the win (by the compiled solver) and L when it loses it,
     and the CPU seconds of that depth; a case stops after a depth that took over DEPTH_CPU_LIMIT."""
     records = wanted_records(source, sorted({c.record for c in cases}))
     evaluate = make_evaluator(params.weights, params.endgame)
-    verdict = {}
+    verdict: Dict[Tuple[str, Move], bool] = {}
     with StoredSolver(store, table_bits) as solver:
         for name, ply in cases:
             replay = read_game(records[name], name)

@@ -24,6 +24,7 @@ None for none; ``engine.native.store``), and what the solver answers is kept the
 import json
 import os
 import time
+from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 
 from engine.book import book_key, load_book
 from engine.common.pools import process_pool
@@ -33,15 +34,18 @@ from engine.native.store import open_store
 from engine.native.stored_solver import StoredSolver
 from engine.play.openings import OpeningsError, every_opening, load_openings, match_openings, openings_json
 from engine.play.records import default_folder, games
-from engine.play.sgf import read_game
+from engine.play.sgf import Replay, read_game
+from engine.position import Position
 from engine.protocol import write_atomic
-from engine.study import say_now
+from engine.study import Say, say_now
 
 PLIES = 2
 SOLVER_TABLE_BITS = 24  # 512 MiB a process: an opening of 2 plies takes minutes even so
+Answers = Dict[str, bool]  # an opening's book key -> whether Black (to move) wins it
+SolveJob = Tuple[str, str, int, Optional[str]]  # (key, the position's text, table bits, the store's path)
 
 
-def record_openings(source):
+def record_openings(source: str) -> Iterator[Tuple[str, Replay, Position, str]]:
     """(path, replay, the opening position, its key) of every record in ``source``; the path is the one
     the record had in the folder the match wrote."""
     folder = default_folder(source)
@@ -52,7 +56,7 @@ def record_openings(source):
         yield path, replay, opening, book_key(opening)[0]
 
 
-def read_answers(path):
+def read_answers(path: str) -> Answers:
     """The answers in ``path`` ({book key: Black wins}); none when there is no such file yet."""
     if not os.path.exists(path):
         return {}
@@ -60,11 +64,11 @@ def read_answers(path):
         return json.load(handle)
 
 
-def _save(path, answers):
+def _save(path: str, answers: Mapping[str, bool]) -> None:
     write_atomic(path, json.dumps(answers, indent=1, sort_keys=True) + "\n")
 
 
-def _solve(job):
+def _solve(job: SolveJob) -> Tuple[str, bool, int, float]:
     """Worker: (key, Black wins, the solver's nodes, seconds) of an opening given as (key, its text, table
     bits, the store's path or None); the answer kept in the store."""
     key, text, table_bits, store = job
@@ -74,7 +78,7 @@ def _solve(job):
         return key, won, solver.nodes, time.time() - started
 
 
-def stored_answers(todo, store):
+def stored_answers(todo: Mapping[str, Position], store: Optional[str]) -> Answers:
     """{key: Black wins} of the openings of ``todo`` ({key: position}) whose value the store at ``store``
     (a path; None: none) holds."""
     if store is None or not todo:
@@ -84,7 +88,15 @@ def stored_answers(todo, store):
     return {key: won for key, won in values.items() if won is not None}
 
 
-def solve_all(todo, out, answers, jobs, table_bits=SOLVER_TABLE_BITS, say=say_now, store=None):
+def solve_all(
+    todo: Mapping[str, Position],
+    out: str,
+    answers: Answers,
+    jobs: int,
+    table_bits: int = SOLVER_TABLE_BITS,
+    say: Say = say_now,
+    store: Optional[str] = None,
+) -> None:
     """Settle the openings ``todo`` ({key: position}): from the store at ``store`` where it holds them,
     the rest solved ``jobs`` at a time (each answer kept in the store); each answer added to
     ``answers`` and saved to ``out`` as it comes."""
@@ -93,7 +105,9 @@ def solve_all(todo, out, answers, jobs, table_bits=SOLVER_TABLE_BITS, say=say_no
         answers.update(held)
         _save(out, answers)
         say(f"{len(held)} openings from the store {store}")
-    work = [(key, describe_position(position), table_bits, store) for key, position in sorted(todo.items())]
+    work: List[SolveJob] = [
+        (key, describe_position(position), table_bits, store) for key, position in sorted(todo.items())
+    ]
     work = [job for job in work if job[0] not in held]
     if not work:
         return
@@ -104,7 +118,14 @@ def solve_all(todo, out, answers, jobs, table_bits=SOLVER_TABLE_BITS, say=say_no
             say("{} black {} ({:,} nodes, {:.0f} s)".format(key, "wins" if won else "loses", nodes, seconds))
 
 
-def solve_records(source, out, jobs, table_bits=SOLVER_TABLE_BITS, say=say_now, store=None):
+def solve_records(
+    source: str,
+    out: str,
+    jobs: int,
+    table_bits: int = SOLVER_TABLE_BITS,
+    say: Say = say_now,
+    store: Optional[str] = None,
+) -> None:
     """Settle every distinct opening of the records in ``source`` with the compiled solver, into ``out``."""
     answers = read_answers(out)
     todo = {key: opening for _, _, opening, key in record_openings(source) if key not in answers}
@@ -112,7 +133,7 @@ def solve_records(source, out, jobs, table_bits=SOLVER_TABLE_BITS, say=say_now, 
     solve_all(todo, out, answers, jobs, table_bits, say, store)
 
 
-def known_answers(earlier=()):
+def known_answers(earlier: Iterable[str] = ()) -> Answers:
     """{key: Black wins} from the shipped table (where there is one) and the ``earlier`` answers files."""
     try:
         known = dict(load_openings().black_wins)
@@ -124,13 +145,23 @@ def known_answers(earlier=()):
     return known
 
 
-def solve_seed(seed, count, out, jobs, earlier=(), table_bits=SOLVER_TABLE_BITS, say=say_now, store=None):
+def solve_seed(
+    seed: int,
+    count: int,
+    out: str,
+    jobs: int,
+    earlier: Iterable[str] = (),
+    table_bits: int = SOLVER_TABLE_BITS,
+    say: Say = say_now,
+    store: Optional[str] = None,
+) -> None:
     """Settle the distinct openings of a match of ``count`` games from ``seed`` into ``out``: from the
     shipped table or ``earlier``, the shipped book, else the store at ``store`` or the compiled solver."""
     answers = read_answers(out)
     known = known_answers(earlier)
     book = load_book(SHIPPED_BOOK)
-    todo, by = {}, {"earlier": 0, "book": 0}
+    todo: Dict[str, Position] = {}
+    by = {"earlier": 0, "book": 0}
     for key, position in sorted(match_openings(PLIES, seed, count).items()):
         if key in answers:
             continue
@@ -149,14 +180,21 @@ def solve_seed(seed, count, out, jobs, earlier=(), table_bits=SOLVER_TABLE_BITS,
     solve_all(todo, out, answers, jobs, table_bits, say, store)
 
 
-def build_table(out, jobs, earlier=(), table_bits=SOLVER_TABLE_BITS, say=say_now, store=None):
+def build_table(
+    out: str,
+    jobs: int,
+    earlier: Iterable[str] = (),
+    table_bits: int = SOLVER_TABLE_BITS,
+    say: Say = say_now,
+    store: Optional[str] = None,
+) -> None:
     """Write the openings file ``out`` of every opening of PLIES plies: the shipped table's answers and
     ``earlier``'s, the rest from the store at ``store`` or solved (kept in ``OUT.work`` as they come, so
     a cut-off build goes on)."""
     work = out + ".work"
     answers = read_answers(work)
     known = known_answers(earlier)
-    todo = {}
+    todo: Dict[str, Position] = {}
     for key, position in sorted(every_opening(PLIES).items()):
         if key in answers:
             continue
@@ -172,21 +210,27 @@ def build_table(out, jobs, earlier=(), table_bits=SOLVER_TABLE_BITS, say=say_now
     say(f"wrote {out}: Black wins {sum(answers.values())} of {len(answers)}")
 
 
-def _count(tally, colour, amount=1):
+def _count(tally: Dict[str, int], colour: str, amount: int = 1) -> None:
     tally[colour] = tally.get(colour, 0) + amount
 
 
-def kept_report(source, answers, agent="champion"):
+def kept_report(source: str, answers: Mapping[str, bool], agent: str = "champion") -> List[str]:
     """The lines that say, for the player named ``agent`` in the records of ``source``, which games it
     lost from an opening won for it, then how many such games it won, by colour, and how many from
     openings lost for it (``answers``: {key: Black wins})."""
-    lines, won_side, kept, unknown, lost_side, saved = [], {}, {}, 0, {}, {}
+    lines: List[str] = []
+    won_side: Dict[str, int] = {}
+    kept: Dict[str, int] = {}
+    lost_side: Dict[str, int] = {}
+    saved: Dict[str, int] = {}
+    unknown = 0
     for path, replay, _opening, key in record_openings(source):
         black = replay.black == agent
         colour = "black" if black else "white"
         if key not in answers:
             unknown += 1
             continue
+        assert replay.result is not None, f"{path}: a match's record always has its result"
         won = replay.result.startswith("B" if black else "W")
         if answers[key] == black:  # the agent's colour is the won side here
             _count(won_side, colour)

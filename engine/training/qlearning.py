@@ -13,6 +13,7 @@ import math
 import os
 import pickle
 import random
+from typing import Any, Callable, Dict, List, Optional, TypedDict, cast
 
 from tqdm import tqdm
 
@@ -29,7 +30,28 @@ from engine.protocol import write_atomic
 SETTINGS, CHECKPOINT, TABLE, CURVE, PLOT = "settings.json", "checkpoint.pkl", "table.json.gz", "curve.tsv", "curve.png"
 SELF = "self"
 
-DEFAULTS = {
+
+class TrainingSettings(TypedDict):
+    """A training's settings (``settings.json``): DEFAULTS's keys, each checked by ``check_settings``;
+    ``epsilon_games`` is None in DEFAULTS alone (``check_settings`` fills it in)."""
+
+    games: int
+    opponents: List[str]
+    seed: int
+    alpha: float
+    gamma: float
+    epsilon_start: float
+    epsilon_end: float
+    epsilon_games: Optional[int]
+    rewards: Dict[str, float]
+    eval_every: int
+    eval_games: int
+    panel: List[str]
+    min_updates: int
+    horizon: int
+
+
+DEFAULTS: TrainingSettings = {
     "games": 20000,
     "opponents": ["random", "greedy", "aggressive", SELF],
     "seed": 1,
@@ -51,14 +73,14 @@ class TrainingError(UserError, ValueError):
     """Settings or a training folder that cannot be used; the message says which and why."""
 
 
-def check_settings(settings):
+def check_settings(settings: object) -> TrainingSettings:
     """Complete, checked settings (DEFAULTS filled in); TrainingError naming the bad one."""
     if not isinstance(settings, dict):
         raise TrainingError(f"settings must be an object of name: value, not {type(settings).__name__}")
     unknown = sorted(set(settings) - set(DEFAULTS))
     if unknown:
         raise TrainingError(f"unknown setting {unknown[0]!r}")
-    checked = dict(DEFAULTS, **settings)
+    checked: Dict[str, Any] = dict(DEFAULTS, **settings)
     if checked["epsilon_games"] is None:  # by default exploration falls over the first three quarters
         checked["epsilon_games"] = max(1, checked["games"] * 3 // 4) if _is_int(checked["games"]) else 1
     for name in ("games", "eval_every", "eval_games", "epsilon_games", "min_updates", "horizon"):
@@ -88,27 +110,29 @@ def check_settings(settings):
             raise TrainingError(f"{name} must be a list of at least one player spec, not {checked[name]!r}")
     for spec in [s for s in checked["opponents"] if s != SELF] + checked["panel"]:
         make_player(spec).close()  # ValueError naming a bad spec
-    return checked
+    return cast(TrainingSettings, checked)
 
 
-def _is_int(value):
+def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_number(value):
+def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def epsilon(settings, game):
+def epsilon(settings: TrainingSettings, game: int) -> float:
     """The exploration rate of a game: linear from epsilon_start to epsilon_end over epsilon_games."""
-    share = min(game / settings["epsilon_games"], 1.0)
+    games = settings["epsilon_games"]
+    assert games is not None, "settings not checked: check_settings fills in epsilon_games"
+    share = min(game / games, 1.0)
     return settings["epsilon_start"] + share * (settings["epsilon_end"] - settings["epsilon_start"])
 
 
 class Training:
     """One training folder: its settings, the learner, and where it stands."""
 
-    def __init__(self, folder, settings):
+    def __init__(self, folder: str, settings: TrainingSettings):
         self.folder = folder
         self.settings = settings
         self.learner = QLearner(settings["alpha"], settings["gamma"])
@@ -116,21 +140,21 @@ class Training:
         self.fallback = GreedyPlayer()
         self.rng = random.Random(settings["seed"])
         self.done = 0
-        self.curve = []
+        self.curve: List[Dict[str, Any]] = []  # the evaluations: games, epsilon, states, win_rate, seen
 
     @classmethod
-    def create(cls, folder, settings):
-        settings = check_settings(settings)
+    def create(cls, folder: str, settings: object) -> "Training":
+        checked = check_settings(settings)
         if os.path.exists(os.path.join(folder, SETTINGS)):
             raise TrainingError(f"{folder}: a training is already there (resume it with --resume)")
         if os.path.exists(folder) and not os.path.isdir(folder):
             raise TrainingError(f"{folder}: not a folder")
         os.makedirs(folder, exist_ok=True)
-        write_atomic(os.path.join(folder, SETTINGS), json.dumps(settings, indent=2) + "\n")
-        return cls(folder, settings)
+        write_atomic(os.path.join(folder, SETTINGS), json.dumps(checked, indent=2) + "\n")
+        return cls(folder, checked)
 
     @classmethod
-    def resume(cls, folder):
+    def resume(cls, folder: str) -> "Training":
         try:
             with open(os.path.join(folder, SETTINGS)) as handle:
                 settings = check_settings(json.load(handle))
@@ -149,7 +173,7 @@ class Training:
                 raise TrainingError(f"{path}: not a readable checkpoint ({type(error).__name__}: {error})")
         return training
 
-    def run(self, progress=False, report=print):
+    def run(self, progress: bool = False, report: Callable[[str], object] = print) -> str:
         """Train to the settings' number of games, evaluating and checkpointing every eval_every games."""
         settings = self.settings
         opponents = [None if spec == SELF else make_player(spec) for spec in settings["opponents"]]
