@@ -4,7 +4,7 @@ from elsewhere."""
 import ipaddress
 
 
-def is_loopback(host):
+def is_loopback(host: str) -> bool:
     """Whether ``host`` (a name or an address, an IPv6 one maybe in brackets) is this machine only."""
     host = host.strip("[]")
     if host == "localhost":

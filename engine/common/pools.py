@@ -12,26 +12,35 @@ as the compiled solver it keeps or a program's sandbox) before and after, and ad
 """
 
 import multiprocessing
+import multiprocessing.pool
 import os
 import signal
-from typing import NamedTuple
+from typing import Any, Callable, Iterable, Iterator, List, NamedTuple, Optional, Tuple, TypeVar, cast
+
+Job = TypeVar("Job")
+Outcome = TypeVar("Outcome")
 
 
-def _start_worker(initializer, initargs):
+def _start_worker(initializer: Optional[Callable[..., object]], initargs: Tuple[object, ...]) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # the pool ends its workers so; the parent's stop is its own
     if initializer is not None:
         initializer(*initargs)
 
 
-def process_pool(workers, start="fork", initializer=None, initargs=()):
+def process_pool(
+    workers: int,
+    start: str = "fork",
+    initializer: Optional[Callable[..., object]] = None,
+    initargs: Tuple[object, ...] = (),
+) -> multiprocessing.pool.Pool:
     """A pool of ``workers`` processes started by ``start`` ("fork" or "spawn") that leave Ctrl-C
     to the parent, each first running ``initializer(*initargs)`` if given; use it in a ``with``,
     or terminate it."""
     return multiprocessing.get_context(start).Pool(workers, initializer=_start_worker, initargs=(initializer, initargs))
 
 
-def cpu_with_children():
+def cpu_with_children() -> float:
     """CPU seconds of this process and of its finished child processes (the compiled solver's included)."""
     times = os.times()
     return times[0] + times[1] + times[2] + times[3]
@@ -40,9 +49,9 @@ def cpu_with_children():
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def _children(pid):
+def _children(pid: int) -> List[int]:
     """The pids of ``pid``'s running child processes (Linux's /proc/PID/task/TID/children); [] where unknown."""
-    found = []
+    found: List[int] = []
     try:
         for task in os.listdir(f"/proc/{pid}/task"):
             with open(f"/proc/{pid}/task/{task}/children") as handle:
@@ -52,7 +61,7 @@ def _children(pid):
     return found
 
 
-def _process_cpu(pid):
+def _process_cpu(pid: int) -> float:
     """CPU seconds of a running process and of its finished children (/proc/PID/stat); 0 where it has ended."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
@@ -63,7 +72,7 @@ def _process_cpu(pid):
     return sum(int(x) for x in fields[11:15]) / _TICK  # utime, stime, cutime, cstime in clock ticks
 
 
-def cpu_of_process_tree():
+def cpu_of_process_tree() -> float:
     """CPU seconds of this process (every thread), of its finished children, and of every descendant still
     running (a compiled solver, a sandboxed program kept between games): what work done here has cost so far.
     Where Linux's /proc does not list children, the running descendants are left out."""
@@ -79,7 +88,7 @@ def cpu_of_process_tree():
 class CpuMeter:
     """The CPU seconds workers spent on jobs (theirs and the processes under them), summed by measured_map."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.seconds = 0.0
 
 
@@ -90,7 +99,7 @@ class Measured(NamedTuple):
     cpu_seconds: float
 
 
-def measured_call(call):
+def measured_call(call: Tuple[Callable[[Job], object], Job]) -> Measured:
     """Worker: ``call`` is (function, job); the function's outcome for the job, with the CPU its process and
     the processes under it spent meanwhile (exact where a worker runs one job at a time)."""
     function, job = call
@@ -99,11 +108,16 @@ def measured_call(call):
     return Measured(outcome, cpu_of_process_tree() - before)
 
 
-def measured_map(map_function, function, jobs, meter):
+def measured_map(
+    map_function: Callable[[Callable[[Any], Measured], List[Any]], Iterable[object]],
+    function: Callable[[Job], Outcome],
+    jobs: Iterable[Job],
+    meter: CpuMeter,
+) -> Iterator[Outcome]:
     """The outcomes of ``function`` over ``jobs`` through ``map_function``, their CPU added to ``meter``. A
     result that is no Measured (a map standing in for an executor, in the tests) is kept as the outcome."""
     for result in map_function(measured_call, [(function, job) for job in jobs]):
         if isinstance(result, Measured):
             meter.seconds += result.cpu_seconds
             result = result.outcome
-        yield result
+        yield cast(Outcome, result)

@@ -2,37 +2,50 @@
 
 import sys
 import time
+from typing import Callable, Optional, Protocol, Set, TextIO, cast
 
 from tqdm import tqdm
 
 LINE_SECONDS = 10.0  # a log line at least this often when the total is not known
 
 
-def counter(what, unit, total=None, stream=None, bar=True):
+class Progress(Protocol):
+    """What ``counter`` returns: called with how many are done so far; ``close()`` ends it."""
+
+    close: Callable[[], None]
+
+    def __call__(self, done: int) -> None: ...
+
+
+def counter(
+    what: str, unit: str, total: Optional[int] = None, stream: Optional[TextIO] = None, bar: bool = True
+) -> Progress:
     """A function ``update(done)`` told how many of ``total`` (None: not known beforehand) are
     done: it draws a bar when ``stream`` (stderr) is a terminal and ``bar`` (a command's
     --no-progress says no), else writes a line every tenth of the total, or every LINE_SECONDS
     when there is none; ``update.close()`` ends it."""
-    stream = stream or sys.stderr
-    if stream.isatty() and bar:
-        bar = tqdm(total=total, unit=unit, desc=what, leave=False, file=stream)
+    out = stream or sys.stderr
+    if out.isatty() and bar:
+        meter = tqdm(total=total, unit=unit, desc=what, leave=False, file=out)
         state = [0]
 
-        def update(done):
-            bar.update(done - state[0])
+        def update(done: int) -> None:
+            meter.update(done - state[0])
             state[0] = done
             if total is not None and done >= total:
-                bar.close()
+                meter.close()
 
-        update.close = bar.close
-        return update
-    started, marks = time.time(), set()
+        drawn = cast(Progress, update)  # a function given its close below
+        drawn.close = meter.close
+        return drawn
+    started = time.time()
+    marks: Set[int] = set()
 
-    def line(done):
+    def line(done: int) -> None:
         mark = done * 10 // total if total else int((time.time() - started) // LINE_SECONDS)
         if mark > 0 and mark not in marks:
             marks.add(mark)
-            stream.write(
+            out.write(
                 "{}: {:,} {}{} {} ({:.0f} s)\n".format(
                     what,
                     done,
@@ -42,7 +55,8 @@ def counter(what, unit, total=None, stream=None, bar=True):
                     time.time() - started,
                 )
             )
-            stream.flush()
+            out.flush()
 
-    line.close = lambda: None
-    return line
+    written = cast(Progress, line)  # a function given its close below
+    written.close = lambda: None
+    return written

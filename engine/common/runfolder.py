@@ -14,6 +14,7 @@ import math
 import os
 import struct
 import sys
+from typing import Any, Dict, List, Optional
 
 from engine.errors import UserError
 
@@ -26,6 +27,8 @@ LOG_FILE = "run.log"
 LOCK = "run.lock"
 EXTENDED = "extended.json"  # {"generations": N}: where `evolve resume --generations N` extended the run
 
+Generation = Dict[str, Any]  # a line of generations.jsonl, as evolve writes it (checked by read_generations)
+
 
 class RunError(UserError, ValueError):
     """A run folder that cannot be used; the message names the folder and the problem."""
@@ -35,7 +38,7 @@ class NoGenerations(RunError):
     """A run folder with no generation recorded yet (a run that has not finished its first)."""
 
 
-def folder_time(name):
+def folder_time(name: str) -> Optional[datetime.datetime]:
     """The datetime in a run folder's name (when the run was created), or None when it has none."""
     parts = name.split("-")
     for end in (len(parts), len(parts) - 1):
@@ -47,7 +50,7 @@ def folder_time(name):
     return None
 
 
-def read_generations(run_dir):
+def read_generations(run_dir: str) -> List[Generation]:
     """The records of generations.jsonl, in order; RunError naming the file and line of one
     that is not a generation's record, NoGenerations when none is recorded yet.
 
@@ -144,7 +147,7 @@ def _flock(kind):
     return struct.pack(_FLOCK, *fields)
 
 
-def lock_holder(run_dir):
+def lock_holder(run_dir: str) -> Optional[int]:
     """The id of the process that holds the run's lock (its writer), or None when no other
     process holds it (or the folder has no lock file). Takes no lock itself."""
     try:
@@ -162,7 +165,7 @@ def lock_holder(run_dir):
     return None if kind == fcntl.F_UNLCK else pid
 
 
-def planned_generations(run_dir, configured):
+def planned_generations(run_dir: str, configured: Optional[int]) -> Optional[int]:
     """The generation a run goes on to: its extension's (``EXTENDED``, where `evolve resume --generations N`
     wrote one), else ``configured`` (its config's)."""
     try:

@@ -5,7 +5,7 @@ _MIX = 1000003  # a prime larger than any count of parts at one level
 _RANGE = 2**63
 
 
-def derive_seed(seed, *parts):
+def derive_seed(seed: int, *parts: int) -> int:
     """The seed of the part numbered ``parts`` (outermost first) under ``seed``; distinct parts
     get distinct seeds, and the same parts the same seed, on every machine."""
     for part in parts:

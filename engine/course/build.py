@@ -18,7 +18,7 @@ import shutil
 import sys
 import tempfile
 from contextlib import contextmanager
-from typing import Callable, List, NamedTuple, Optional
+from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
 
 from engine.constants import BLACK, WHITE, colour_word, opponent
 from engine.errors import InvalidInput
@@ -28,11 +28,11 @@ from engine.players.base import Reason
 from engine.players.specs import folder_without_command, forget_built, is_built, register_built
 from engine.sandbox.files import copy_folder, excerpt, tail
 from engine.sandbox.isolation import prepare_folder, wrap
-from engine.sandbox.limits import DEFAULT_LIMITS, MIB, SandboxError, UntrustedFolderError
+from engine.sandbox.limits import DEFAULT_LIMITS, MIB, Limits, SandboxError, UntrustedFolderError
 from engine.sandbox.process import run
 
 
-def _sources(folder):
+def _sources(folder: str) -> List[str]:
     """The C++ sources of ``folder`` (its regular ``*.cpp`` files, as ``*.cpp`` finds them), each as ``./NAME``
     so that a file named like an option (``@opts.cpp``, ``-wrapper.cpp``) stays a file name."""
     return [
@@ -105,13 +105,13 @@ class Built(NamedTuple):
     error: Optional[str]
     log: Optional[str] = None
 
-    def copy_and_command(self):
+    def copy_and_command(self) -> Tuple[str, str]:
         """(the built copy, the command that plays a move there) of a build that succeeded."""
         copy, _, command = self.spec[len("cmd:") :].partition("::")
         return copy, command
 
 
-def recognise(folder):
+def recognise(folder: str) -> Optional[Language]:
     """The Language build.sh would play in ``folder``, or None when it holds no agent file."""
     for language in LANGUAGES:
         path = os.path.join(folder, language.source)
@@ -151,7 +151,7 @@ def _compile(language, copy, log_path, limits):
     return None
 
 
-def build_agent(folder, workspace, index=0, limits=DEFAULT_LIMITS):
+def build_agent(folder: str, workspace: str, index: int = 0, limits: Limits = DEFAULT_LIMITS) -> Built:
     """``folder``'s agent built in a copy under ``workspace`` (named by ``index``); a Built (never raises for
     the agent's fault)."""
     folder = os.path.abspath(folder)
@@ -196,13 +196,13 @@ def build_agent(folder, workspace, index=0, limits=DEFAULT_LIMITS):
     if language.build:
         prepare_folder(copy, limits)
         log = os.path.join(workspace, f"build-{index}.log")
-        error = _compile(language, copy, log, limits)
-        if error:
-            return Built(folder, name, language.name, spec, error, log)
+        failure = _compile(language, copy, log, limits)
+        if failure:
+            return Built(folder, name, language.name, spec, failure, log)
     return Built(folder, name, language.name, f"cmd:{copy}::{language.run}", None)
 
 
-def refuse_remote_builds(folders, scheduler):
+def refuse_remote_builds(folders: Sequence[str], scheduler: Optional[str]) -> None:
     """ValueError where agent ``folders`` would be played through a remote Dask scheduler (tcp://, tls://): they are
     built in a temporary workspace on this machine (``built_agents``), which its workers cannot see."""
     if folders and is_remote(scheduler):
@@ -217,7 +217,7 @@ def refuse_remote_builds(folders, scheduler):
 BUILD_LINES_SHOWN = 40  # of a failed build's own output, in the refusal of a command that plays it
 
 
-def _agent_folder(spec):
+def _agent_folder(spec: str) -> Optional[str]:
     """The agent folder a player ``spec`` names without saying how to run it (``cmd:DIR``, or DIR alone),
     where its agent is not the default ``my_player3.py`` (a C++ or Java agent, ``my_player.py``); else None."""
     folder = folder_without_command(spec)
@@ -225,10 +225,11 @@ def _agent_folder(spec):
     return folder if language is not None and language.source != "my_player3.py" else None
 
 
-def build_refusal(built):
+def build_refusal(built: Built) -> str:
     """The words of a refusal to play the agent ``built`` (a Built with an error): why, and the build's own
     output as it wrote it, its last BUILD_LINES_SHOWN lines (each unprintable character escaped)."""
-    lines = []
+    assert built.error is not None, "a refusal of a build that succeeded"
+    lines: List[str] = []
     log_path = built.log
     if log_path and os.path.exists(log_path):
         with open(log_path, "rb") as log:
@@ -239,7 +240,9 @@ def build_refusal(built):
 
 
 @contextmanager
-def agents_built(specs, limits=None, scheduler=None):
+def agents_built(
+    specs: Iterable[str], limits: Optional[Limits] = None, scheduler: Optional[str] = None
+) -> Iterator[None]:
     """Play every agent folder among the player ``specs`` that needs a build (``cmd:DIR`` or DIR, a C++,
     Java or ``my_player.py`` agent) as build.sh builds it, for as long as the ``with`` lasts: each is
     built once, here, in the sandbox, and ``make_player`` plays the built copy under the spec as given
@@ -265,7 +268,7 @@ def agents_built(specs, limits=None, scheduler=None):
         shutil.rmtree(workspace, ignore_errors=True)
 
 
-def ensure_built(spec, limits=None):
+def ensure_built(spec: str, limits: Optional[Limits] = None) -> None:
     """Build, once in this process, the agent folder that the player ``spec`` names where it needs a build
     (a C++, Java or ``my_player.py`` agent, as ``agents_built`` builds it), so that ``make_player`` plays the
     build from then on: for the commands that meet specs one at a time (``play``, the board). InvalidInput,
@@ -278,7 +281,7 @@ def ensure_built(spec, limits=None):
     _build_to_play(folder, workspace, 0, limits)
 
 
-def _build_to_play(folder, workspace, index, limits):
+def _build_to_play(folder: str, workspace: str, index: int, limits: Optional[Limits]) -> None:
     """Build ``folder`` in ``workspace`` and have ``make_player`` play the build; InvalidInput, with the
     compiler's own lines, where it cannot be built."""
     built = build_agent(folder, workspace, index, limits or DEFAULT_LIMITS)
@@ -288,11 +291,13 @@ def _build_to_play(folder, workspace, index, limits):
 
 
 @contextmanager
-def built_agents(folders, limits=None, progress=None):
+def built_agents(
+    folders: Sequence[str], limits: Optional[Limits] = None, progress: Optional[Callable[[int, int], object]] = None
+) -> Iterator[List[Built]]:
     """[Built] for each folder, built under ``limits`` (None: the defaults) in a workspace that lasts as
     long as the ``with``; ``progress(done, total)`` hears of each build."""
     workspace = tempfile.mkdtemp(prefix="littlego-build-")
-    built = []
+    built: List[Built] = []
     try:
         for index, folder in enumerate(folders):
             built.append(build_agent(folder, workspace, index, limits or DEFAULT_LIMITS))
@@ -303,7 +308,7 @@ def built_agents(folders, limits=None, progress=None):
         shutil.rmtree(workspace, ignore_errors=True)
 
 
-def course_game(job):
+def course_game(job: Tuple[GameJob, Dict[str, str]]) -> MatchGame:
     """Worker: (a GameJob, {spec: why it cannot play}) -> its MatchGame; a game with an agent
     that cannot play is that agent's loss with the reason (Black's, when both cannot: it moves first)."""
     game, broken = job

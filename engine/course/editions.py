@@ -110,7 +110,7 @@ ALIASES = {"spring2022": "fall2023", "latest": "fall2023"}
 LATEST = EDITIONS[0].key
 
 
-def edition(key):
+def edition(key: str) -> Edition:
     """The edition named ``key`` (or an alias); ValueError listing the known ones."""
     wanted = ALIASES.get(key, key)
     for candidate in EDITIONS:
@@ -121,19 +121,19 @@ def edition(key):
     )
 
 
-def points(column, win_rate):
+def points(column: Column, win_rate: float) -> float:
     """The rubric's points for a win rate against an opponent scored by ``column``."""
     if win_rate >= TOP_RATE:
         return float(column.full)
     return (column.middle if win_rate >= MIDDLE_RATE else column.low) * win_rate
 
 
-def stages(chosen, submit=False):
+def stages(chosen: Edition, submit: bool = False) -> Tuple[Stage, ...]:
     """The stages grade plays for an edition: as graded, or as its Submit button plays them."""
     return chosen.submit if submit else chosen.graded
 
 
-def stage_budget(chosen, stage, submit=False):
+def stage_budget(chosen: Edition, stage: Stage, submit: bool = False) -> Tuple[float, bool]:
     """(CPU seconds a game of ``stage`` may average, whether that rate was assumed): the stated
     budget over the stage's games, else the same stage's rate in the other mode."""
     own = stages(chosen, submit)
@@ -145,18 +145,18 @@ def stage_budget(chosen, stage, submit=False):
     raise InvalidInput(f"edition {chosen.key}: no budget for {stage.name} in either mode")
 
 
-def tightest_rate(chosen):
+def tightest_rate(chosen: Edition) -> float:
     """The fewest CPU seconds a game that any stage of the edition allows, on average."""
     return min(stage_budget(chosen, stage, submit)[0] for submit in (False, True) for stage in stages(chosen, submit))
 
 
-def fitting_cap(chosen):
+def fitting_cap(chosen: Edition) -> float:
     """The CPU cap a move that keeps even a game of capped moves within BUDGET_SHARE of the
     edition's tightest rate (each side's every move at the cap, plus its start-up)."""
     return BUDGET_SHARE * tightest_rate(chosen) / MOVES_PER_SIDE - STARTUP_CPU
 
 
-def fitted_search(chosen, cpu_budget, cpu_cap):
+def fitted_search(chosen: Edition, cpu_budget: float, cpu_cap: float) -> Tuple[float, float]:
     """(cpu_budget, cpu_cap) fitted to the edition: the cap lowered to ``fitting_cap`` where it is
     above it, the budget with it in the same proportion; unchanged where they already fit."""
     cap = fitting_cap(chosen)

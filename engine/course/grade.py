@@ -6,16 +6,19 @@ summary, its win rate the rubric's points, and the agent's CPU per stage the bud
 """
 
 import time
-from typing import List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from engine.common.seeds import derive_seed
 from engine.course.build import course_game
-from engine.course.editions import OPPONENTS, edition, points, stage_budget, stages
-from engine.play.match import GameJob, play_all
-from engine.play.settings import DEFAULT_GAME_SETTINGS
+from engine.course.editions import OPPONENTS, Column, Edition, Stage, edition, points, stage_budget, stages
+from engine.play.match import GameJob, MatchGame, play_all
+from engine.play.settings import DEFAULT_GAME_SETTINGS, GameSettings
 from engine.play.summary import summarise
 from engine.players.base import Reason
-from engine.sandbox.limits import DEFAULT_LIMITS
+from engine.sandbox.limits import DEFAULT_LIMITS, Limits
+
+# What grade_jobs plans: each stage's opponents, each with the jobs of its games.
+Plan = List[Tuple[Stage, str, List[GameJob]]]
 
 STANDS_IN = {
     "qlearning": "the course's hidden Q-learning agent",
@@ -78,7 +81,7 @@ class GradeReport(NamedTuple):
     budget_note: str = ""
     stage2_note: Optional[str] = None
 
-    def to_json(self):
+    def to_json(self) -> Dict[str, Any]:
         """The report as JSON-ready dicts and lists, the stages' and opponents' records included."""
         stages = [
             dict(stage._asdict(), opponents=[dict(result._asdict()) for result in stage.opponents])
@@ -87,14 +90,23 @@ class GradeReport(NamedTuple):
         return dict(self._asdict(), stages=stages, notes=list(self.notes))
 
 
-def total_games(edition_key, submit=False, games=None):
+def total_games(edition_key: str, submit: bool = False, games: Optional[int] = None) -> int:
     """How many games a grade plays."""
     return sum(len(stage.opponents) * (games or stage.games) for stage in stages(edition(edition_key), submit))
 
 
-def grade_jobs(agent, chosen, submit, games, opponent_specs, seed, cpu_limit, limits=None):
+def grade_jobs(
+    agent: str,
+    chosen: Edition,
+    submit: bool,
+    games: Optional[int],
+    opponent_specs: Mapping[str, str],
+    seed: int,
+    cpu_limit: float,
+    limits: Optional[Limits] = None,
+) -> Plan:
     """[(stage, opponent, [game jobs])] for every opponent of every stage, each with a seed of its own."""
-    plan = []
+    plan: Plan = []
     for stage in stages(chosen, submit):
         for name in stage.opponents:
             opponent_seed = derive_seed(seed, OPPONENTS.index(name))
@@ -106,7 +118,7 @@ def grade_jobs(agent, chosen, submit, games, opponent_specs, seed, cpu_limit, li
     return plan
 
 
-def opponent_result(name, spec, column, games):
+def opponent_result(name: str, spec: str, column: Column, games: Sequence[MatchGame]) -> OpponentResult:
     """The OpponentResult of the agent's MatchGames against one opponent."""
     summary = summarise("agent", spec, games)
     agent_name = summary.a
@@ -132,7 +144,7 @@ def opponent_result(name, spec, column, games):
     )
 
 
-def stage_result(chosen, submit, stage, results):
+def stage_result(chosen: Edition, submit: bool, stage: Stage, results: List[OpponentResult]) -> StageResult:
     """The StageResult of a stage's OpponentResults, with the budget's verdict."""
     rate, assumed = stage_budget(chosen, stage, submit)
     budget = rate * sum(r.games for r in results)
@@ -152,15 +164,15 @@ def stage_result(chosen, submit, stage, results):
 
 
 def grade(
-    agent,
-    edition_key,
-    submit=False,
-    games=None,
-    championship="champion",
-    settings=DEFAULT_GAME_SETTINGS,
-    broken=None,
-    notes=(),
-):
+    agent: str,
+    edition_key: str,
+    submit: bool = False,
+    games: Optional[int] = None,
+    championship: str = "champion",
+    settings: GameSettings = DEFAULT_GAME_SETTINGS,
+    broken: Optional[Dict[str, str]] = None,
+    notes: Iterable[str] = (),
+) -> GradeReport:
     """Grade ``agent`` (a player spec) as the edition does; a GradeReport.
 
     ``games``: games against each opponent instead of the edition's (budgets scale with them).
@@ -176,7 +188,8 @@ def grade(
     work = [(job, broken or {}) for _, _, jobs_of in plan for job in jobs_of]
     started = time.time()
     played = play_all(work, settings.jobs or 1, settings.scheduler, function=course_game, progress=settings.progress)
-    results, position = {}, 0
+    results: Dict[Stage, List[OpponentResult]] = {}
+    position = 0
     for stage, name, jobs_of in plan:
         column = chosen.rubric[name]
         results.setdefault(stage, []).append(

@@ -71,13 +71,13 @@ def literal_text(constant: Constant, value: float) -> str:
 # --- Python -------------------------------------------------------------------------------------
 
 
-def _number(node) -> Optional[Tuple[float, bool]]:
+def _number(node: ast.AST) -> Optional[Tuple[float, bool]]:
     """(value, is an integer) where ``node`` is a number literal, signed or not (never a bool)."""
     sign = 1
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         sign = -1 if isinstance(node.op, ast.USub) else 1
         node = node.operand
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
         return sign * node.value, isinstance(node.value, int)
     return None
 

@@ -3,11 +3,14 @@ class reads its table (and its CSV)."""
 
 import csv
 import io
+from typing import Dict, List, Sequence, Tuple
 
 from engine.course.editions import MIDDLE_RATE, TOP_RATE
+from engine.course.grade import GradeReport, OpponentResult, StageResult
+from engine.course.tournament import Fault, TournamentReport
 
 
-def _opponent_line(result):
+def _opponent_line(result: OpponentResult) -> str:
     low, high = result.win_rate_95ci
     return (
         f"  {result.opponent:<13} {result.spec[:18]:<18} {result.games:>5} {result.wins:>5} "
@@ -17,7 +20,7 @@ def _opponent_line(result):
     )
 
 
-def _budget_line(stage):
+def _budget_line(stage: StageResult) -> str:
     games = sum(r.games for r in stage.opponents)
     verdict = f"OVER: the stage loses all {stage.points_earned:.2f} of its points" if stage.over_budget else "within it"
     return "  CPU {:.2f} s of the stage's budget {:.0f} s ({} games at {:.1f} s a game{}): {}".format(
@@ -30,7 +33,7 @@ def _budget_line(stage):
     )
 
 
-def format_grade(report):
+def format_grade(report: GradeReport) -> str:
     """The grade report as text: per opponent, per stage with its budget, the total."""
     mode = "what its Submit button plays" if report.submit else "as graded"
     lines = [f"{report.agent}: {report.title}, {mode}", ""]
@@ -66,7 +69,7 @@ def format_grade(report):
         lines.append(f"Stage 2 of this edition: {report.stage2_note}; not played here")
     for note in report.notes:
         lines.append("Note: " + note)
-    faults = {}  # the same fault in many games is one line, with its games
+    faults: Dict[str, List[str]] = {}  # the same fault in many games is one line, with its games
     for stage in report.stages:
         for result in stage.opponents:
             for fault in result.faults:
@@ -81,11 +84,11 @@ def format_grade(report):
     return "\n".join(lines)
 
 
-def _games(count):
+def _games(count: int) -> str:
     return "1 game" if count == 1 else f"{count} games"
 
 
-def format_tournament(report):
+def format_tournament(report: TournamentReport) -> str:
     """The tournament as text: the standings with the crosstable beside them, the mini-matches, the faults."""
     agents = [s.agent for s in report.standings]
     lines = [
@@ -136,7 +139,7 @@ def format_tournament(report):
     return "\n".join(lines)
 
 
-def _standings(report, agents):
+def _standings(report: TournamentReport, agents: List[str]) -> List[str]:
     """The lines of the standings table, a row an agent in rank order, with its row of the crosstable beside it."""
     width = max(len(a) for a in agents + ["agent"])
     column = {a: max(len(a), 5) for a in agents}  # each crosstable column named by its agent, as wide as the name
@@ -165,9 +168,9 @@ def _standings(report, agents):
     return lines
 
 
-def _tournament_faults(faults):
+def _tournament_faults(faults: Sequence[Fault]) -> List[str]:
     """A line for each agent's fault (its reason and detail): the same fault in many games is one line."""
-    games_of = {}
+    games_of: Dict[Tuple[str, str, str], List[Fault]] = {}
     for fault in faults:
         games_of.setdefault((fault.agent, fault.reason, fault.detail), []).append(fault)
     return [
@@ -183,7 +186,7 @@ def _tournament_faults(faults):
     ]
 
 
-def tournament_csv(report):
+def tournament_csv(report: TournamentReport) -> str:
     """The standings with the crosstable as CSV text: one row an agent, a column for each opponent."""
     agents = [s.agent for s in report.standings]
     buffer = io.StringIO()

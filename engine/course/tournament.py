@@ -14,7 +14,7 @@ import json
 import os
 import random
 import time
-from typing import Dict, List, NamedTuple, Optional
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, WHITE, colour_word
@@ -22,12 +22,16 @@ from engine.course.build import course_game
 from engine.errors import InvalidInput
 from engine.play.journal import FORMAT, Journal, JournalError, read_journal
 from engine.play.match import GameJob, MatchGame, play_all
-from engine.play.settings import DEFAULT_GAME_SETTINGS
+from engine.play.settings import DEFAULT_GAME_SETTINGS, GameSettings
 from engine.players.base import Reason
 from engine.protocol import write_atomic
+from engine.sandbox.limits import Limits
 
 MINI_MATCH_GAMES = 11
 TIE_BREAK = "WINs, then games won, then head to head (WINs among the agents still tied); still tied: a shared rank"
+
+# A tournament game as a worker takes it: the game, {spec: why it cannot play}, {spec: its agent's name}.
+TournamentJob = Tuple[GameJob, Dict[str, str], Dict[str, str]]
 
 
 class MiniMatch(NamedTuple):
@@ -84,7 +88,7 @@ class TournamentReport(NamedTuple):
     seconds: float = 0.0
     notes: Optional[List[str]] = None
 
-    def to_json(self):
+    def to_json(self) -> Dict[str, Any]:
         """The report as JSON-ready dicts and lists, its standings, matches and faults included."""
         return dict(
             self._asdict(),
@@ -98,7 +102,7 @@ BY_ENTRANT = "by-entrant"  # the journal's word for the pair order of ``pairs``;
 ROW_ORDER = "row"  # before 2026-11-28: each agent's pairs with those after it, agent by agent
 
 
-def pairs(count, order=BY_ENTRANT):
+def pairs(count: int, order: str = BY_ENTRANT) -> List[Tuple[int, int]]:
     """Every pair (i, j), i < j, of ``count`` agents, in the order they play: each agent's pairs with the
     agents before it, agent by agent, so that adding agents adds pairs after the others (``ROW_ORDER``:
     the order of journals before that)."""
@@ -107,14 +111,23 @@ def pairs(count, order=BY_ENTRANT):
     return [(i, j) for j in range(count) for i in range(j)]
 
 
-def extra_black_is_a(seed, pair_number):
+def extra_black_is_a(seed: int, pair_number: int) -> bool:
     """Whether the first agent of pair ``pair_number`` plays Black in the extra game (drawn from the seed)."""
     return random.Random(derive_seed(seed, pair_number)).random() < 0.5
 
 
-def tournament_jobs(specs, names, broken, games, seed, cpu_limit, limits=None, order=BY_ENTRANT):
+def tournament_jobs(
+    specs: Sequence[str],
+    names: Dict[str, str],
+    broken: Dict[str, str],
+    games: int,
+    seed: int,
+    cpu_limit: float,
+    limits: Optional[Limits] = None,
+    order: str = BY_ENTRANT,
+) -> List[TournamentJob]:
     """The course_game jobs of every game, pair after pair; game g of the whole tournament has index g."""
-    work = []
+    work: List[TournamentJob] = []
     for number, (i, j) in enumerate(pairs(len(specs), order)):
         for k in range(games):
             if k < games - 1:
@@ -126,17 +139,19 @@ def tournament_jobs(specs, names, broken, games, seed, cpu_limit, limits=None, o
     return work
 
 
-def tournament_game(job):
+def tournament_game(job: TournamentJob) -> MatchGame:
     """Worker: one game of the tournament, its players named by agent (the same names on every resume)."""
     game, broken, names = job
     record = course_game((game, broken))
     return record._replace(black=names[record.black], white=names[record.white])
 
 
-def journal_header(agents, games, seed, cpu_limit, order=BY_ENTRANT):
+def journal_header(
+    agents: Sequence[str], games: int, seed: int, cpu_limit: float, order: str = BY_ENTRANT
+) -> Dict[str, object]:
     """What makes a tournament the one it is, as its journal records it (a journal of ROW_ORDER has no
     ``pairs``)."""
-    header = {"tournament": list(agents), "games": games, "seed": seed, "cpu_limit": cpu_limit}
+    header: Dict[str, object] = {"tournament": list(agents), "games": games, "seed": seed, "cpu_limit": cpu_limit}
     return header if order == ROW_ORDER else dict(header, pairs=order)
 
 
@@ -179,25 +194,33 @@ def _rewrite_header(path, header):
     write_atomic(path, first + b"\n" + (lines[1] if len(lines) > 1 else b""))
 
 
-def play_tournament(agents, specs, broken=None, games=MINI_MATCH_GAMES, settings=DEFAULT_GAME_SETTINGS, notes=None):
+def play_tournament(
+    agents: Sequence[str],
+    specs: Sequence[str],
+    broken: Optional[Dict[str, str]] = None,
+    games: int = MINI_MATCH_GAMES,
+    settings: GameSettings = DEFAULT_GAME_SETTINGS,
+    notes: Optional[List[str]] = None,
+) -> TournamentReport:
     """Play the round-robin of ``agents`` (names; ``specs`` the players, in the same order); a TournamentReport.
 
     ``broken``: {spec: why it cannot play}. ``settings``: how the games are played (a GameSettings); its
     ``journal`` keeps every game, and a tournament it holds (stopped or killed) continues after its games;
     its ``progress(done, total)`` hears of each game.
     """
-    seed, cpu_limit, journal, jobs = settings.seed, settings.cpu_limit, settings.journal, settings.jobs or 1
+    seed, cpu_limit, journal_path, jobs = settings.seed, settings.cpu_limit, settings.journal, settings.jobs or 1
     if len(agents) < 2 or len(set(agents)) != len(agents):
         raise InvalidInput(f"a tournament needs at least two agents of distinct names, got {agents}")
     if games % 2 == 0:
         raise InvalidInput(f"a mini-match plays an odd number of games (the extra one decides), got {games}")
     order, new = BY_ENTRANT, []
-    if journal is not None and os.path.exists(journal):
-        agents, specs, order, new = _entrants(journal, list(agents), list(specs), games, seed, cpu_limit)
+    if journal_path is not None and os.path.exists(journal_path):
+        agents, specs, order, new = _entrants(journal_path, list(agents), list(specs), games, seed, cpu_limit)
     names = dict(zip(specs, agents))
     work = tournament_jobs(specs, names, broken or {}, games, seed, cpu_limit, settings.limits, order)
-    if journal is not None:
-        journal = Journal.open(journal, journal_header(agents, games, seed, cpu_limit, order), MatchGame)
+    journal: Optional[Journal] = None
+    if journal_path is not None:
+        journal = Journal.open(journal_path, journal_header(agents, games, seed, cpu_limit, order), MatchGame)
     resumed = len(journal.games) if journal else 0
     if new:
         notes = list(notes or []) + [
@@ -210,10 +233,14 @@ def play_tournament(agents, specs, broken=None, games=MINI_MATCH_GAMES, settings
     return report._replace(jobs=jobs, resumed_games=resumed, seconds=time.time() - started, notes=notes)
 
 
-def tally(agents, played, games, seed, order=BY_ENTRANT):
+def tally(
+    agents: Sequence[str], played: Sequence[MatchGame], games: int, seed: int, order: str = BY_ENTRANT
+) -> TournamentReport:
     """The TournamentReport of the games played, in game order (pairs in ``order``)."""
-    matches, crosstable = [], {a: {b: 0 for b in agents if b != a} for a in agents}
-    faults, fault_count = [], dict.fromkeys(agents, 0)
+    matches: List[MiniMatch] = []
+    crosstable = {a: {b: 0 for b in agents if b != a} for a in agents}
+    faults: List[Fault] = []
+    fault_count = dict.fromkeys(agents, 0)
     for number, (i, j) in enumerate(pairs(len(agents), order)):
         a, b = agents[i], agents[j]
         mine = played[number * games : (number + 1) * games]
@@ -247,7 +274,12 @@ def tally(agents, played, games, seed, order=BY_ENTRANT):
     )
 
 
-def rank(agents, matches, crosstable, fault_count):
+def rank(
+    agents: Sequence[str],
+    matches: Sequence[MiniMatch],
+    crosstable: Dict[str, Dict[str, int]],
+    fault_count: Dict[str, int],
+) -> List[Standing]:
     """The standings: by WINs, then games won, then WINs among the agents tied on both."""
     wins = {a: sum(1 for m in matches if m.winner == a) for a in agents}
     won = {a: sum(crosstable[a].values()) for a in agents}
@@ -259,7 +291,7 @@ def rank(agents, matches, crosstable, fault_count):
 
     key = {a: (wins[a], won[a], head_to_head(a)) for a in agents}
     order = sorted(agents, key=lambda a: (tuple(-x for x in key[a]), a))
-    standings = []
+    standings: List[Standing] = []
     for position, agent in enumerate(order):
         shared = standings and key[standings[-1].agent] == key[agent]
         standings.append(

@@ -7,6 +7,7 @@ ones the shipped agent reads), copied into the package when it is built.
 import gzip
 import json
 import os
+from typing import Any, Dict, List
 
 from engine.errors import UserError
 
@@ -26,7 +27,7 @@ class DataError(UserError, ValueError):
     """A data file that cannot be read; the message names it."""
 
 
-def load_rules_vectors(path=RULES_VECTORS):
+def load_rules_vectors(path: str = RULES_VECTORS) -> List[Dict[str, Any]]:
     """The games of a rules-vectors file (.jsonl.gz): the course host's verdict on every ply."""
     try:
         with gzip.open(path, "rt") as lines:
