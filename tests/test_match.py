@@ -7,6 +7,7 @@ import pytest
 
 from engine.constants import BLACK, WHITE
 from engine.coords import move_from_text
+from engine.play.game import GameRecord
 from engine.play.match import MatchGame, every_opening_games, match_sprt, run_match
 from engine.play.settings import GameSettings
 from engine.play.stats import elo_with_margin, expected_score, pair_sprt_llr, sprt_llr, wilson_interval
@@ -293,6 +294,14 @@ def test_an_alternating_match_tests_its_pairs_and_a_fixed_colour_its_games():
         g._replace(a_colour=BLACK) for g in run_match("greedy", "random", 6, GameSettings(jobs=1, progress=False))[1]
     ]
     assert match_sprt(games, 0, 20).model == "games"
+
+
+@pytest.mark.fast
+def test_a_match_game_is_a_game_record_then_the_match_s_own_two_fields():
+    """MatchGame writes its fields out (for readers and the type checker): a GameRecord's, in order and typed
+    alike, then the game's index and A's colour; a field added to GameRecord must be added there too."""
+    assert MatchGame._fields == GameRecord._fields + ("index", "a_colour")
+    assert {name: MatchGame.__annotations__[name] for name in GameRecord._fields} == GameRecord.__annotations__
 
 
 @pytest.mark.fast

@@ -22,11 +22,21 @@ import importlib.util
 import logging
 import os
 import re
+import types
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, Iterator, List, Literal, Optional, Type, TypeVar, Union
 
 import engine
 from engine.common.hosts import is_loopback
 from engine.common.pools import process_pool
 from engine.errors import InvalidInput
+
+if TYPE_CHECKING:  # slow to import: only the Dask executor imports it, when it starts
+    import multiprocessing.pool
+
+    import distributed
+
+J = TypeVar("J")  # a job of the function an executor maps
+R = TypeVar("R")  # its result
 
 MAX_LOCAL_WORKERS = 256
 SCHEDULER_FORMS = (
@@ -49,7 +59,7 @@ class ExecutorError(RuntimeError):
     """The cluster cannot be used, or was lost; the message says which worker or scheduler and why."""
 
 
-def check_scheduler(text):
+def check_scheduler(text: object) -> str:
     """``text`` if it is a scheduler spec Dask can use; ValueError saying what the forms are."""
     if not isinstance(text, str):
         raise InvalidInput(f"{text!r} is not a scheduler: expected {SCHEDULER_FORMS}")
@@ -61,13 +71,13 @@ def check_scheduler(text):
     raise InvalidInput(f"{text!r} is not a scheduler: expected {SCHEDULER_FORMS}")
 
 
-def is_remote(scheduler):
+def is_remote(scheduler: Optional[str]) -> bool:
     """Whether ``scheduler`` names a cluster already running elsewhere (tcp:// or tls://), whose workers
     cannot see this machine's folders."""
-    return bool(scheduler) and scheduler.startswith(REMOTE_PROTOCOLS)
+    return scheduler is not None and scheduler.startswith(REMOTE_PROTOCOLS)
 
 
-def scheduler_security(scheduler):
+def scheduler_security(scheduler: str) -> Optional["distributed.Security"]:
     """The ``distributed.Security`` to reach ``scheduler`` with (Dask's config, which the ``--tls-*`` options
     set), or None for local:N; InvalidInput where the choice is unsafe or incomplete: tls:// without a
     certificate and key, or plain tcp:// beyond loopback that nobody asked for."""
@@ -96,7 +106,7 @@ def scheduler_security(scheduler):
     return security
 
 
-def project_fingerprint():
+def project_fingerprint() -> str:
     """A hash of the project's sources as this process would run them (engine and evolve packages)."""
     digest = hashlib.sha256()
     folders = [os.path.dirname(os.path.abspath(engine.__file__))]
@@ -120,7 +130,7 @@ CHUNKS_PER_WORKER = 16
 CONNECT_TIMEOUT = "20s"
 
 
-def apply_all(function, items):
+def apply_all(function: Callable[[J], R], items: Iterable[J]) -> List[R]:
     """A Dask task: ``function`` over a chunk of items."""
     return [function(item) for item in items]
 
@@ -128,33 +138,41 @@ def apply_all(function, items):
 class LocalPool:
     """The local process pool: ``workers`` forked processes."""
 
-    def __init__(self, workers):
+    def __init__(self, workers: int):
         self.workers = workers
-        self.pool = None
+        self.pool: Optional[multiprocessing.pool.Pool] = None
 
-    def __enter__(self):
+    def __enter__(self) -> "LocalPool":
         self.pool = process_pool(self.workers).__enter__()
         return self
 
-    def __exit__(self, *exc):
-        return self.pool.__exit__(*exc)
+    def __exit__(
+        self,
+        kind: Optional[Type[BaseException]],
+        error: Optional[BaseException],
+        traceback: Optional[types.TracebackType],
+    ) -> None:
+        assert self.pool is not None  # entered
+        return self.pool.__exit__(kind, error, traceback)
 
-    def map(self, function, items):
+    def map(self, function: Callable[[J], R], items: Iterable[J]) -> Iterator[R]:
         """Results in the order of ``items``, as they are ready."""
+        assert self.pool is not None  # entered
         return self.pool.imap(function, items, chunksize=1)
 
-    def describe(self):
+    def describe(self) -> Dict[str, object]:
         return {"executor": "local pool", "workers": self.workers, "threads": self.workers}
 
 
 class DaskExecutor:
     """A Dask cluster through ``distributed.Client``: tasks are rescheduled when a worker dies."""
 
-    def __init__(self, scheduler):
+    def __init__(self, scheduler: str):
         self.scheduler = check_scheduler(scheduler)
-        self.client = self.cluster = None
+        self.client: Optional[distributed.Client] = None
+        self.cluster: Optional[distributed.LocalCluster] = None
 
-    def __enter__(self):
+    def __enter__(self) -> "DaskExecutor":
         import distributed  # only the Dask executor needs it, and it is slow to import
 
         # Dask's own log would print tracebacks for what ends here as one clear ExecutorError.
@@ -180,13 +198,19 @@ class DaskExecutor:
         self._check_workers()
         return self
 
-    def _check_workers(self):
-        workers = self.client.scheduler_info()["workers"]
+    def _connected(self) -> "distributed.Client":
+        """The client, once the executor is entered."""
+        assert self.client is not None, "an executor is used in a with statement"
+        return self.client
+
+    def _check_workers(self) -> None:
+        client = self._connected()
+        workers = client.scheduler_info()["workers"]
         if not workers:
-            self.client.wait_for_workers(1, timeout=60)
+            client.wait_for_workers(1, timeout=60)
         mine = project_fingerprint()
         try:
-            theirs = self.client.run(project_fingerprint, on_error="return")
+            theirs = client.run(project_fingerprint, on_error="return")
         except Exception as error:
             raise ExecutorError(f"cannot check the workers of {self.scheduler}: {error}")
         for address, fingerprint in sorted(theirs.items()):
@@ -203,7 +227,7 @@ class DaskExecutor:
                     "install this version there and restart the worker"
                 )
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> "Literal[False]":
         for thing in (self.client, self.cluster):
             if thing is not None:
                 try:
@@ -213,7 +237,7 @@ class DaskExecutor:
         self.client = self.cluster = None
         return False
 
-    def map(self, function, items):
+    def map(self, function: Callable[[J], R], items: Iterable[J]) -> Iterator[R]:
         """Results in the order of ``items``; ExecutorError if the scheduler is lost on the way.
 
         Items go in chunks, about CHUNKS_PER_WORKER a worker, so that short games do not pay
@@ -221,12 +245,13 @@ class DaskExecutor:
         """
         import distributed
 
+        client = self._connected()
         items = list(items)
-        workers = max(len(self.client.scheduler_info()["workers"]), 1)
+        workers = max(len(client.scheduler_info()["workers"]), 1)
         size = max(1, -(-len(items) // (workers * CHUNKS_PER_WORKER)))
         chunks = [items[k : k + size] for k in range(0, len(items), size)]
         try:
-            futures = self.client.map(apply_all, [function] * len(chunks), chunks, pure=False)
+            futures = client.map(apply_all, [function] * len(chunks), chunks, pure=False)
         except Exception as error:
             raise ExecutorError(f"the Dask scheduler at {self.scheduler} went away: {error}")
         try:
@@ -240,18 +265,19 @@ class DaskExecutor:
             for future in futures:
                 future.release()
 
-    def describe(self):
-        info = self.client.scheduler_info()
+    def describe(self) -> Dict[str, object]:
+        client = self._connected()
+        info = client.scheduler_info()
         threads = sum(worker.get("nthreads", 1) for worker in info["workers"].values())
         return {
             "executor": "dask",
             "scheduler": self.scheduler,
             "workers": len(info["workers"]),
             "threads": threads,
-            "dashboard": self.client.dashboard_link,
+            "dashboard": client.dashboard_link,
         }
 
 
-def executor(scheduler=None, workers=1):
+def executor(scheduler: Optional[str] = None, workers: int = 1) -> Union[LocalPool, DaskExecutor]:
     """The executor for a scheduler spec (None: the local pool with ``workers`` processes)."""
     return LocalPool(workers) if scheduler is None else DaskExecutor(scheduler)

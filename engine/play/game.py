@@ -7,13 +7,13 @@ illegal placement loses the game for that player, with the reason in the record.
 the host itself (``HostError``: its disk full) is charged to no one: it ends the game unscored.
 """
 
-from typing import List, NamedTuple, Optional, Tuple
+from typing import List, NamedTuple, Optional, Sequence, Tuple
 
 from engine.bitboard import count
 from engine.common.seeds import derive_seed
-from engine.constants import BLACK, COURSE_CPU_LIMIT, WHITE, colour_word, opponent
+from engine.constants import BLACK, COURSE_CPU_LIMIT, WHITE, Colour, Move, colour_word, opponent
 from engine.coords import is_move, move_to_text
-from engine.players.base import PlayerFault, Reason
+from engine.players.base import Player, PlayerFault, Reason
 from engine.playout import random_opening
 from engine.position import IllegalMove, Position
 from engine.sandbox.limits import HostError
@@ -25,16 +25,28 @@ class GameRecord(NamedTuple):
 
     black: str
     white: str
-    winner: Optional[int]
+    winner: Optional[Colour]
     reason: Reason
     detail: str
     moves: List[str]
     black_stones: int
     white_stones: int
-    cpu: List[Tuple[int, float]]
+    cpu: List[Tuple[Colour, float]]
 
 
-def play_game(black, white, seed=0, opening_plies=0, opening_seed=None, cpu_limit=COURSE_CPU_LIMIT, opening=None):
+# A player's fault that loses the game: (how it ended, why, the colour of the player at fault).
+Fault = Tuple[Reason, str, Colour]
+
+
+def play_game(
+    black: Player,
+    white: Player,
+    seed: int = 0,
+    opening_plies: int = 0,
+    opening_seed: Optional[int] = None,
+    cpu_limit: float = COURSE_CPU_LIMIT,
+    opening: Optional[Sequence[Move]] = None,
+) -> GameRecord:
     """Play one game between two players; a GameRecord. Never raises for a player's fault.
 
     The first ``opening_plies`` plies are random placements drawn from ``opening_seed``
@@ -58,6 +70,7 @@ def play_game(black, white, seed=0, opening_plies=0, opening_seed=None, cpu_limi
             mover = position.player
             move, fault = _ask(players[mover], mover, position, cpu_limit)
             if fault is None:
+                assert move is not None  # _ask answers a move or a fault
                 cpu.append((mover, move[1]))
                 try:
                     position = position.play_point(move[0])
@@ -83,7 +96,7 @@ def play_game(black, white, seed=0, opening_plies=0, opening_seed=None, cpu_limi
     )
 
 
-def _start(player, colour, seed):
+def _start(player: Player, colour: Colour, seed: int) -> Optional[Fault]:
     """None when ``player`` is ready for a game as ``colour``; else (reason, detail, colour)."""
     try:
         player.new_game(colour, derive_seed(seed, colour))
@@ -96,7 +109,9 @@ def _start(player, colour, seed):
     return None
 
 
-def _ask(player, colour, position, cpu_limit):
+def _ask(
+    player: Player, colour: Colour, position: Position, cpu_limit: float
+) -> Tuple[Optional[Tuple[Move, float]], Optional[Fault]]:
     """((move, CPU seconds), None) for a move within the rules' form and the CPU limit, else
     (None, (reason, detail, colour)): the fault that loses the game."""
     try:

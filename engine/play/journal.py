@@ -7,28 +7,48 @@ the journal holds the first games of the match; a line cut off by a kill is drop
 """
 
 import gzip
+import io
 import json
 import lzma
 import os
+from typing import Any, Callable, Dict, Generic, List, Mapping, Optional, Protocol, Tuple, TypeVar
 
 from engine.errors import UserError
 from engine.players.base import Reason
 
 FORMAT = "littlego-match 1"
 
+# A journal's header: the match's settings as JSON (a journal holds any match's).
+Header = Dict[str, Any]
+
+
+class JournalGame(Protocol):
+    """What a journal needs of a game record (a MatchGame): its index in the match, how it ended, its fields."""
+
+    @property
+    def index(self) -> int: ...
+
+    @property
+    def reason(self) -> Reason: ...
+
+    def _asdict(self) -> Dict[str, Any]: ...
+
+
+G = TypeVar("G", bound=JournalGame)  # the records of a journal's games
+
 
 class JournalError(UserError, ValueError):
     """A journal that cannot be continued; the message names the file and why."""
 
 
-class Journal:
+class Journal(Generic[G]):
     """The games of a match so far (``games``), and a way to add the next one (``append``)."""
 
-    def __init__(self, path, settings, games):
+    def __init__(self, path: str, settings: Mapping[str, object], games: List[G]):
         self.path, self.settings, self.games = path, settings, games
 
     @classmethod
-    def open(cls, path, settings, game_type):
+    def open(cls, path: str, settings: Mapping[str, object], game_type: Callable[..., G]) -> "Journal[G]":
         """The journal at ``path`` for a match with ``settings`` (a JSON-ready dict): its games
         as ``game_type`` records; a new journal when there is no file yet."""
         if not os.path.exists(path) or os.path.getsize(path) == 0:
@@ -41,7 +61,7 @@ class Journal:
             handle.truncate(min(kept, os.path.getsize(path)))
         return cls(path, settings, games)
 
-    def append(self, game):
+    def append(self, game: G) -> None:
         """Record a finished game, on disk before the next one is counted."""
         record = dict(game._asdict(), reason=game.reason.value)
         with open(self.path, "a") as handle:
@@ -51,17 +71,20 @@ class Journal:
         self.games.append(game)
 
 
-def read_journal(path, game_type):
+def read_journal(path: str, game_type: Callable[..., G]) -> Tuple[Header, List[G]]:
     """(the match's settings, its games as ``game_type`` records) of the journal at ``path``, plain or
     compressed (``.xz``, ``.gz``: a finished match's journal, kept), read only; JournalError when it is
     not a journal."""
-    opener = {".xz": lzma.open, ".gz": gzip.open}.get(os.path.splitext(path)[1], open)
+    openers: Dict[str, Callable[..., io.BufferedIOBase]] = {".xz": lzma.open, ".gz": gzip.open}
+    opener = openers.get(os.path.splitext(path)[1], open)
     with opener(path, "rb") as handle:
         header, games, _ = _read(handle.read(), path, game_type)
     return header, games
 
 
-def _read(data, path, game_type, settings=None):
+def _read(
+    data: bytes, path: str, game_type: Callable[..., G], settings: Optional[Mapping[str, object]] = None
+) -> Tuple[Header, List[G], int]:
     """(settings, games, the bytes of the lines kept) of a journal's bytes: a last line cut off by a kill is
     left out; JournalError when the first line is no journal's (or, given ``settings``, another match's) or
     a later one no game of the match."""
@@ -71,7 +94,8 @@ def _read(data, path, game_type, settings=None):
         raise JournalError(f"{path}: not a match journal ({FORMAT})")
     if settings is not None:
         _same_match(header, settings, path)
-    games, kept = [], len(lines[0]) + 1
+    games: List[G] = []
+    kept = len(lines[0]) + 1
     for number, line in enumerate(lines[1:], 2):
         try:
             if line.strip():
@@ -84,7 +108,7 @@ def _read(data, path, game_type, settings=None):
     return header, games, kept
 
 
-def _same_match(header, settings, path):
+def _same_match(header: Header, settings: Mapping[str, object], path: str) -> None:
     """JournalError unless the journal's settings (``header``) are ``settings``: a match continues only as itself."""
     for name in sorted(set(header) | set(settings)):
         if header.get(name) != settings.get(name):
@@ -95,14 +119,14 @@ def _same_match(header, settings, path):
             )
 
 
-def _line(raw, path, number):
+def _line(raw: bytes, path: str, number: int) -> object:
     try:
         return json.loads(raw.decode("utf-8"))
     except (ValueError, RecursionError):
         raise JournalError(f"{path}:{number}: not a JSON line")
 
 
-def _game(record, game_type, index, path, number):
+def _game(record: Any, game_type: Callable[..., G], index: int, path: str, number: int) -> G:
     """A ``game_type`` record from a journal line; JournalError when it is not the next game."""
     try:
         game = game_type(**dict(record, reason=Reason(record["reason"]), cpu=[tuple(c) for c in record["cpu"]]))

@@ -12,37 +12,65 @@ add noise. Every game depends only on (specs, seed, game index, colours), so a m
 
 import os
 import time
-from typing import NamedTuple, Optional, Tuple
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    Generator,
+    Iterable,
+    Iterator,
+    List,
+    NamedTuple,
+    Optional,
+    Sequence,
+    Tuple,
+    TypeVar,
+    cast,
+)
 
 from tqdm import tqdm
 
 from engine import playout
 from engine.common.seeds import derive_seed
-from engine.constants import BLACK, WHITE, colour_word
+from engine.constants import BLACK, WHITE, Colour, Move, colour_word
 from engine.errors import InvalidInput
 from engine.play.executors import executor
-from engine.play.game import GameRecord, play_game
-from engine.play.journal import Journal
-from engine.play.settings import DEFAULT_GAME_SETTINGS
+from engine.play.game import play_game
+from engine.play.journal import Journal, JournalGame
+from engine.play.settings import DEFAULT_GAME_SETTINGS, GameSettings, Progress
 from engine.play.sgf import write_sgf_games
-from engine.play.stats import pair_sprt_state, sprt_state
-from engine.play.summary import openings_kept, summarise
+from engine.play.stats import SprtState, pair_sprt_state, sprt_state
+from engine.play.summary import MatchSummary, openings_kept, summarise
+from engine.players.base import Reason
 from engine.players.specs import make_player
 from engine.sandbox.limits import Limits
 
-# A MatchGame's fields: a GameRecord's, then the match's own two.
-_MatchGameFields = NamedTuple(
-    "_MatchGameFields", [*GameRecord.__annotations__.items(), ("index", int), ("a_colour", int)]
-)
+Opening = Tuple[Move, ...]  # an opening's moves, from the empty board
+Elos = Tuple[float, float]  # an SPRT's hypotheses: (elo0, elo1), A's Elo over B's
+# What hears of a match's games: (games done, games, the SPRT's state or None, A's wins so far).
+MatchProgress = Callable[[int, int, Optional[SprtState], int], object]
+J = TypeVar("J")  # a job of a function that plays a game
+G = TypeVar("G", bound=JournalGame)  # the game record it returns
 
 
-class MatchGame(_MatchGameFields):
-    """One game of a match: its GameRecord's fields, the game's index and A's colour in it."""
+class MatchGame(NamedTuple):
+    """One game of a match: its GameRecord's fields (engine.play.game; ``tests/test_match.py`` checks they stay
+    the same), the game's index and A's colour in it."""
 
-    __slots__ = ()
+    black: str
+    white: str
+    winner: Optional[Colour]
+    reason: Reason
+    detail: str
+    moves: List[str]
+    black_stones: int
+    white_stones: int
+    cpu: List[Tuple[Colour, float]]
+    index: int  # type: ignore[assignment]  # the field shadows tuple.index, as it always has
+    a_colour: Colour
 
     @property
-    def a_won(self):
+    def a_won(self) -> bool:
         """Whether A (the match's first player) won this game."""
         return self.winner == self.a_colour
 
@@ -52,18 +80,18 @@ class GameJob(NamedTuple):
     limit a move, A's colour in every game (``fixed``; None: alternating) and the program players'
     sandbox Limits (None: the defaults)."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # the field shadows tuple.index, as it always has
     spec_a: str
     spec_b: str
     seed: int
     opening_plies: int
     cpu_limit: float
-    fixed: Optional[int]
+    fixed: Optional[Colour]
     limits: Optional[Limits] = None
-    opening: Optional[Tuple[int, ...]] = None  # the opening's points, where not drawn at random
+    opening: Optional[Opening] = None  # the opening's points, where not drawn at random
 
 
-def game_job(job):
+def game_job(job: Tuple[Any, ...]) -> MatchGame:
     """Worker: play one game of a match (a GameJob, or a tuple of its fields); a MatchGame (pure in its arguments)."""
     job = GameJob(*job)
     a_colour = job.fixed or (BLACK if job.index % 2 == 0 else WHITE)
@@ -81,7 +109,7 @@ def game_job(job):
     return MatchGame(*record, index=job.index, a_colour=a_colour)
 
 
-def match_sprt(results, elo0, elo1):
+def match_sprt(results: Sequence[MatchGame], elo0: float, elo1: float) -> SprtState:
     """The SPRT's state after these games: on the scores of colour pairs where the games come in pairs
     of one opening (games 2k and 2k + 1, A Black in one and White in the other; a game whose pair is not
     complete waits for it), else on won and lost games."""
@@ -96,16 +124,16 @@ def match_sprt(results, elo0, elo1):
 
 
 def run_match(
-    spec_a,
-    spec_b,
-    games,
-    settings=DEFAULT_GAME_SETTINGS,
-    opening_plies=0,
-    sgf_dir=None,
-    sprt=None,
-    a_colour=None,
-    every_opening=False,
-):
+    spec_a: str,
+    spec_b: str,
+    games: int,
+    settings: GameSettings = DEFAULT_GAME_SETTINGS,
+    opening_plies: int = 0,
+    sgf_dir: Optional[str] = None,
+    sprt: Optional[Elos] = None,
+    a_colour: Optional[Colour] = None,
+    every_opening: bool = False,
+) -> Tuple[MatchSummary, List[MatchGame]]:
     """Play the match; (MatchSummary, the MatchGames in game order).
 
     ``a_colour``: BLACK or WHITE gives A that colour in every game (default: alternating).
@@ -128,16 +156,17 @@ def run_match(
     this match (stopped or killed), the match continues after them, to the same result as a match
     never stopped (JournalError when it holds another match).
     """
-    seed, cpu_limit, journal = settings.seed, settings.cpu_limit, settings.journal
+    seed, cpu_limit = settings.seed, settings.cpu_limit
     for spec in (spec_a, spec_b):
         make_player(spec).close()  # a bad spec fails here, before any worker starts
     if sprt and a_colour:
         raise InvalidInput("the SPRT compares colour-swapped pairs: it needs alternating colours")
     openings, games = _openings(games, opening_plies, a_colour, sprt) if every_opening else ([None] * games, games)
     jobs = settings.jobs or os.cpu_count() or 1
-    if journal is not None:
+    journal = None
+    if settings.journal is not None:
         journal = Journal.open(
-            journal,
+            settings.journal,
             _settings(spec_a, spec_b, games, seed, opening_plies, cpu_limit, a_colour, sprt, every_opening),
             MatchGame,
         )
@@ -145,7 +174,12 @@ def run_match(
         GameJob(k, spec_a, spec_b, seed, opening_plies, cpu_limit, a_colour, settings.limits, opening)
         for k, opening in enumerate(openings)
     ]
-    progress, bar = _bar(spec_a, spec_b, games) if settings.progress is True else (settings.progress, None)
+    progress: Optional[MatchProgress] = None
+    bar = None
+    if settings.progress is True:
+        progress, bar = _bar(spec_a, spec_b, games)
+    elif settings.progress:  # a function of the caller's (False: nothing)
+        progress = settings.progress
     started = time.time()
     try:
         results, test, interrupted = _collect(
@@ -171,24 +205,24 @@ def run_match(
     return summary, results
 
 
-def _bar(spec_a, spec_b, games):
+def _bar(spec_a: str, spec_b: str, games: int) -> Tuple[MatchProgress, tqdm]:
     """(a progress function drawing a bar with A's score, the bar)."""
     bar = tqdm(total=games, unit="game", desc=f"{spec_a} vs {spec_b}", leave=False)
 
-    def progress(done, total, test, a_wins):
+    def progress(done: int, total: int, test: Optional[SprtState], a_wins: int) -> None:
         bar.set_postfix_str(f"{spec_a} {a_wins}-{done - a_wins}", refresh=False)
         bar.update(1)
 
     return progress, bar
 
 
-def every_opening_games(opening_plies):
+def every_opening_games(opening_plies: int) -> int:
     """How many games a match over every opening of ``opening_plies`` plies plays: each opening once with each
     colour (50 for one ply, 1,200 for two); InvalidInput where plies are none or past SEQUENCES_MOST_PLIES."""
     return 2 * len(_every_opening(opening_plies))
 
 
-def _every_opening(opening_plies):
+def _every_opening(opening_plies: int) -> List[Opening]:
     """The openings of ``opening_plies`` plies (``engine.playout.opening_sequences``); InvalidInput where there
     are none to play every one of."""
     if not 1 <= opening_plies <= playout.SEQUENCES_MOST_PLIES:
@@ -200,7 +234,9 @@ def _every_opening(opening_plies):
     return playout.opening_sequences(opening_plies)
 
 
-def _openings(games, opening_plies, a_colour, sprt):
+def _openings(
+    games: int, opening_plies: int, a_colour: Optional[Colour], sprt: Optional[Elos]
+) -> Tuple[List[Opening], int]:
     """(each game's opening, the games) of a match over every opening of ``opening_plies`` plies, played once
     with each colour: InvalidInput where a match cannot play so (``games``, the most asked for, gives way)."""
     openings = _every_opening(opening_plies)
@@ -212,10 +248,20 @@ def _openings(games, opening_plies, a_colour, sprt):
     return openings, len(openings)
 
 
-def _settings(spec_a, spec_b, games, seed, opening_plies, cpu_limit, a_colour, sprt, every_opening=False):
+def _settings(
+    spec_a: str,
+    spec_b: str,
+    games: int,
+    seed: int,
+    opening_plies: int,
+    cpu_limit: float,
+    a_colour: Optional[Colour],
+    sprt: Optional[Elos],
+    every_opening: bool = False,
+) -> Dict[str, object]:
     """What makes a match the match it is, as its journal records it (``every_opening`` only where set:
     the journals of matches before it still continue)."""
-    settings = {
+    settings: Dict[str, object] = {
         "a": spec_a,
         "b": spec_b,
         "games": games,
@@ -230,7 +276,13 @@ def _settings(spec_a, spec_b, games, seed, opening_plies, cpu_limit, a_colour, s
     return settings
 
 
-def stream_games(work, jobs=1, scheduler=None, journal=None, function=None):
+def stream_games(
+    work: Sequence[J],
+    jobs: int = 1,
+    scheduler: Optional[str] = None,
+    journal: Optional[Journal[G]] = None,
+    function: Optional[Callable[[J], G]] = None,
+) -> Generator[G, None, None]:
     """The games of ``work`` (the jobs of ``function``, by default game_job tuples), in order:
     those the journal already holds, then the rest played on the executor (in this process where
     ``jobs`` is 1 and there is no scheduler), each kept in the journal as it comes. Every caller
@@ -240,7 +292,8 @@ def stream_games(work, jobs=1, scheduler=None, journal=None, function=None):
     rest = work[len(played) :]
     if not rest:
         return
-    function = function or game_job  # looked up when called: tests replace it
+    # game_job is looked up when called (tests replace it); its jobs are GameJobs and its games MatchGames.
+    function = function or cast(Callable[[J], G], game_job)
     if jobs == 1 and scheduler is None:
         yield from _kept(map(function, rest), journal)
     else:
@@ -248,7 +301,14 @@ def stream_games(work, jobs=1, scheduler=None, journal=None, function=None):
             yield from _kept(games_executor.map(function, rest), journal)
 
 
-def play_all(work, jobs=1, scheduler=None, journal=None, function=None, progress=None):
+def play_all(
+    work: Sequence[J],
+    jobs: int = 1,
+    scheduler: Optional[str] = None,
+    journal: Optional[Journal[G]] = None,
+    function: Optional[Callable[[J], G]] = None,
+    progress: Optional[Progress] = None,
+) -> List[G]:
     """Every game of ``work`` as ``stream_games`` plays them, in a list; ``progress(done, total)``
     after each (where it is a function)."""
     played = []
@@ -263,7 +323,7 @@ def play_all(work, jobs=1, scheduler=None, journal=None, function=None, progress
     return played
 
 
-def _kept(new_games, journal):
+def _kept(new_games: Iterable[G], journal: Optional[Journal[G]]) -> Iterator[G]:
     """The new games, each kept in the journal (if any) as it comes."""
     for game in new_games:
         if journal is not None:
@@ -271,7 +331,9 @@ def _kept(new_games, journal):
         yield game
 
 
-def _collect(stream, games, sprt, progress):
+def _collect(
+    stream: Generator[MatchGame, None, None], games: int, sprt: Optional[Elos], progress: Optional[MatchProgress]
+) -> Tuple[List[MatchGame], Optional[SprtState], bool]:
     """(the games of ``stream`` until it ends or the SPRT decides, the SPRT's last state (None without
     one), whether a Ctrl-C ended them); a Ctrl-C before the first game ends propagates. The stream is
     closed: an SPRT's decision leaves games unplayed, and the workers end."""

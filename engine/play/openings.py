@@ -15,12 +15,12 @@ The file::
 """
 
 import json
-from typing import Dict, NamedTuple
+from typing import Dict, List, NamedTuple, Sequence
 
 from engine.bitboard import points_of
 from engine.book import book_key
 from engine.common.seeds import derive_seed
-from engine.constants import BLACK, PASS, WHITE
+from engine.constants import BLACK, PASS, WHITE, Colour, Move
 from engine.coords import move_from_text
 from engine.data import SOLVED_OPENINGS
 from engine.errors import UserError
@@ -43,20 +43,20 @@ class SolvedOpenings(NamedTuple):
     black_wins: Dict[str, bool]
     path: str
 
-    def winner(self, position):
+    def winner(self, position: Position) -> Colour:
         """BLACK or WHITE: the colour that wins ``position`` (an opening of the table's plies)."""
         key = book_key(position)[0]
         if key not in self.black_wins:
             raise OpeningsError(f"{self.path}: no answer for the opening {key} (is it {self.plies} plies?)")
         return BLACK if self.black_wins[key] else WHITE
 
-    def won_side(self, opening_seed):
+    def won_side(self, opening_seed: int) -> Colour:
         """The colour that wins the opening ``random_opening(self.plies, opening_seed)`` draws."""
         position, _ = random_opening(self.plies, opening_seed)
         return self.winner(position)
 
 
-def load_openings(path=SOLVED_OPENINGS):
+def load_openings(path: str = SOLVED_OPENINGS) -> SolvedOpenings:
     """SolvedOpenings from a file; OpeningsError naming the file and what is wrong."""
     raw = read_file(path, OpeningsError)
     try:
@@ -73,16 +73,17 @@ def load_openings(path=SOLVED_OPENINGS):
     return SolvedOpenings(plies, answers, path)
 
 
-def every_opening(plies):
+def every_opening(plies: int) -> Dict[str, Position]:
     """{key: position} of every distinct position after ``plies`` random plies (the moves a
     random opening can draw: placements, and a pass only where none is legal)."""
-    found, frontier = {}, [Position.initial()]
+    found: Dict[str, Position] = {}
+    frontier = [Position.initial()]
     for _ in range(plies):
-        following = []
+        following: List[Position] = []
         for position in frontier:
             if position.is_over:
                 continue
-            points = points_of(position.legal_mask())
+            points: Sequence[Move] = points_of(position.legal_mask())
             following += [position.play_point(point) for point in points or [PASS]]
         frontier = list({book_key(position)[0]: position for position in following}.values())
     for position in frontier:
@@ -90,18 +91,18 @@ def every_opening(plies):
     return found
 
 
-def match_openings(plies, seed, games):
+def match_openings(plies: int, seed: int, games: int) -> Dict[str, Position]:
     """{key: position} of the distinct openings a match of ``games`` games from ``plies`` random plies
     draws with ``seed``, colours alternating: game i opens from ``derive_seed(seed, i // 2)``, both
     colours from each opening (``engine.play.match.game_job``)."""
-    found = {}
+    found: Dict[str, Position] = {}
     for pair in range((games + 1) // 2):
         position, _ = random_opening(plies, derive_seed(seed, pair))
         found.setdefault(book_key(position)[0], position)
     return found
 
 
-def opening_position(moves, plies):
+def opening_position(moves: Sequence[str], plies: int) -> Position:
     """The position after the first ``plies`` of a game's ``moves`` (the course's text): its random opening."""
     position = Position.initial()
     for text in moves[:plies]:
@@ -109,7 +110,7 @@ def opening_position(moves, plies):
     return position
 
 
-def openings_json(plies, black_wins):
+def openings_json(plies: int, black_wins: Dict[str, bool]) -> str:
     """The text of an openings file."""
     data = {"format": OPENINGS_FORMAT, "plies": plies, "black_wins": dict(sorted(black_wins.items()))}
     return json.dumps(data, indent=1) + "\n"

@@ -19,6 +19,7 @@ import lzma
 import os
 import random
 import tarfile
+from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 from engine.book import book_key
 from engine.common.seeds import derive_seed
@@ -26,6 +27,7 @@ from engine.errors import UserError
 from engine.play.journal import JournalError, read_journal
 from engine.play.match import MatchGame
 from engine.play.sgf import game_record_sgf, read_game, sgf_name
+from engine.position import Position
 
 PACK_PRESET = 9 | lzma.PRESET_EXTREME  # xz -9e: records are kept once and read rarely
 
@@ -34,7 +36,7 @@ class RecordsError(UserError, ValueError):
     """A SOURCE that holds no game records; the message names it."""
 
 
-def games(source):
+def games(source: str) -> Iterator[Tuple[str, bytes]]:
     """(name, SGF bytes) of every record in ``source``, in name order (= game order)."""
     if os.path.isdir(source):
         for path in sorted(glob.glob(os.path.join(source, "*.sgf"))):
@@ -47,7 +49,9 @@ def games(source):
                 key=lambda m: os.path.basename(m.name),
             )
             for member in members:
-                yield os.path.basename(member.name), archive.extractfile(member).read()
+                data = archive.extractfile(member)
+                assert data is not None  # a regular file's member always reads
+                yield os.path.basename(member.name), data.read()
     else:
         try:
             _, played = read_journal(source, MatchGame)
@@ -59,7 +63,7 @@ def games(source):
             yield sgf_name(game.index), game_record_sgf(game)
 
 
-def default_folder(source):
+def default_folder(source: str) -> str:
     """The folder the match wrote SOURCE's records to (a folder: itself), where ``unpack`` puts them:
     ``X.journal.xz`` -> ``X-sgf``, ``X-sgf.tar.xz`` -> ``X-sgf``."""
     base = source.rstrip("/")
@@ -71,7 +75,7 @@ def default_folder(source):
     return base if base.endswith("-sgf") else base + "-sgf"
 
 
-def unpack(source, folder=None):
+def unpack(source: str, folder: Optional[str] = None) -> Tuple[int, str]:
     """Write the records of ``source`` into ``folder`` (default: ``default_folder``); (how many, the folder)."""
     folder = folder or default_folder(source)
     records = list(games(source))  # all read before the folder is made: a SOURCE of no records leaves none
@@ -82,7 +86,7 @@ def unpack(source, folder=None):
     return len(records), folder
 
 
-def pack(folder, archive=None):
+def pack(folder: str, archive: Optional[str] = None) -> str:
     """Write the ``*.sgf`` of ``folder`` as one reproducible tar.xz (sorted, no times or owners; default
     ``FOLDER.tar.xz``); the archive's path."""
     archive = archive or folder.rstrip("/") + ".tar.xz"
@@ -98,11 +102,17 @@ def pack(folder, archive=None):
     return archive
 
 
-def recorded_positions(sources, plies, seed=1, per_ply=None, skip=None):
+def recorded_positions(
+    sources: Iterable[str],
+    plies: Tuple[int, int],
+    seed: int = 1,
+    per_ply: Optional[int] = None,
+    skip: Optional[Callable[[Position], bool]] = None,
+) -> Dict[int, List[Position]]:
     """{ply: [Position]}: the positions of the games in ``sources`` (any SOURCE) at each ply of ``plies``
     (low, high), none over, none that ``skip(position)`` refuses, each distinct under the board's
     symmetries (its first meeting kept); at each ply all of them, or ``per_ply`` drawn by ``seed``."""
-    by_ply = {ply: [] for ply in range(plies[0], plies[1] + 1)}
+    by_ply: Dict[int, List[Position]] = {ply: [] for ply in range(plies[0], plies[1] + 1)}
     keys = set()
     for source in sources:
         for name, data in games(source):

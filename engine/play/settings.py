@@ -1,11 +1,16 @@
-"""How games are played, declared once: GAME_TABLE's rows make the GameSettings record that match,
-grade, tournament, ship and the evolution's fitness pass whole, and the command-line options of every
+"""How games are played, declared once: GAME_TABLE's rows are the fields of the GameSettings record that
+match, grade, tournament, ship and the evolution's fitness pass whole, and the command-line options of every
 command that plays games (``engine.cli.arguments.add_game_options`` reads the rows; a new setting is one
 row here)."""
 
-from typing import Any, NamedTuple, Optional
+from typing import Callable, NamedTuple, Optional, Union
 
 from engine.constants import COURSE_CPU_LIMIT
+from engine.sandbox.limits import Limits
+
+# How a command shows its games' progress: True a bar, False nothing, a function hears of each game
+# (``engine.play.match.run_match`` and ``play_all`` say with what).
+Progress = Union[bool, Callable[..., object]]
 
 WHERE_GAMES_RUN = (
     "where games run: a Dask scheduler, tls://HOST:PORT (tcp:// in the clear: loopback, or with --plain-tcp), "
@@ -17,7 +22,7 @@ class GameSetting(NamedTuple):
     """One setting of how games are played: the GameSettings field, its default, and its option."""
 
     name: str  # the GameSettings field
-    default: Any
+    default: object
     option: str  # the command-line option
     kind: str  # how the option reads: "int", "count" (at least 1), "seconds" (positive), "scheduler",
     #   "file" (a path), "off" (a flag that sets False), "sandbox" (the sandbox's options, a Limits)
@@ -54,18 +59,22 @@ GAME_TABLE = (
 )
 GAME_SETTINGS = {setting.name: setting for setting in GAME_TABLE}
 
-_GameFields = NamedTuple("_GameFields", [(setting.name, Optional[Any]) for setting in GAME_TABLE])
-_GameFields.__new__.__defaults__ = tuple(setting.default for setting in GAME_TABLE)
 
-
-class GameSettings(_GameFields):
+class GameSettings(NamedTuple):
     """How a command plays its games, one field for each row of GAME_TABLE: ``seed`` (the games' seed),
     ``jobs`` (parallel games; None: all cores), ``scheduler`` (a Dask scheduler; None: the local process
     pool), ``cpu_limit`` (a program player's CPU seconds a move), ``journal`` (a file that keeps finished
     games, so that a stopped run continues; None: none), ``progress`` (True draws a bar, False nothing, a
-    function hears of each game), ``limits`` (a sandbox.Limits for program players; None: the defaults)."""
+    function hears of each game), ``limits`` (a sandbox.Limits for program players; None: the defaults).
+    The fields are GAME_TABLE's rows in order, with their defaults (``tests/test_match.py`` checks both)."""
 
-    __slots__ = ()
+    seed: int = 1
+    jobs: Optional[int] = None
+    scheduler: Optional[str] = None
+    cpu_limit: float = COURSE_CPU_LIMIT
+    journal: Optional[str] = None
+    progress: Progress = True
+    limits: Optional[Limits] = None
 
 
 DEFAULT_GAME_SETTINGS = GameSettings()

@@ -5,19 +5,23 @@ on the way in.
 
 import os
 import stat
-from typing import List, NamedTuple, Optional
+from typing import TYPE_CHECKING, Any, Iterable, List, NamedTuple, Optional, Tuple, Union
 
 from sgfmill import sgf
 
 from engine.bitboard import FULL, groups, neighbours, points_of
-from engine.constants import BLACK, BOARD_SIZE, KOMI, MAX_MOVES, PASS, WHITE, colour_word, opponent
+from engine.constants import BLACK, BOARD_SIZE, KOMI, MAX_MOVES, PASS, WHITE, Colour, Move, Point, colour_word, opponent
 from engine.coords import move_to_text, to_ij, to_point
 from engine.errors import UserError
 from engine.players.base import Reason
 from engine.position import IllegalMove, Position
 from engine.protocol import write_atomic
 
+if TYPE_CHECKING:  # match imports this module
+    from engine.play.match import MatchGame
+
 _COLOUR = {BLACK: "b", WHITE: "w"}
+SgfPoint = Tuple[int, int]  # sgfmill's (row from the bottom, column)
 
 
 class SgfError(UserError, ValueError):
@@ -37,7 +41,7 @@ SGF_FILE_BYTES = 2**20  # the largest record file read: a Little-Go game is a fe
 _READ_CHUNK = 65536
 
 
-def read_sgf_file(path, limit=SGF_FILE_BYTES):
+def read_sgf_file(path: str, limit: int = SGF_FILE_BYTES) -> bytes:
     """The bytes of the regular file at ``path`` (a link followed), at most ``limit`` of them; SgfFileError
     otherwise. Never opens a FIFO or a device for what it is, nor reads past ``limit``."""
     try:
@@ -69,20 +73,27 @@ class Replay(NamedTuple):
     one after the last move); ``moves`` are points or PASS; player names and the recorded result."""
 
     positions: List[Position]
-    moves: List[int]
+    moves: List[Move]
     black: Optional[str]
     white: Optional[str]
     result: Optional[str]
 
 
-def result_text(winner, black_stones, white_stones, by_fault=False):
+def result_text(winner: Optional[Colour], black_stones: int, white_stones: int, by_fault: bool = False) -> str:
     """SGF's RE value: ``B+3.5``, ``W+2.5``, or ``B+F``/``W+F`` when the loser forfeited."""
     if by_fault:
         return "{}+F".format("B" if winner == BLACK else "W")
     return "{}+{}".format("B" if winner == BLACK else "W", abs(black_stones - white_stones - KOMI))
 
 
-def game_sgf(moves, black="Black", white="White", result=None, comment=None, start=None):
+def game_sgf(
+    moves: Iterable[Union[Move, str]],
+    black: str = "Black",
+    white: str = "White",
+    result: Optional[str] = None,
+    comment: Optional[str] = None,
+    start: Optional[Position] = None,
+) -> bytes:
     """The SGF text (bytes) of a game: ``moves`` (points or PASS, or the course's text) from ``start``."""
     game = sgf.Sgf_game(size=BOARD_SIZE)
     root = game.get_root()
@@ -105,24 +116,25 @@ def game_sgf(moves, black="Black", white="White", result=None, comment=None, sta
         if isinstance(move, str) and move != PASS:
             i, j = (int(x) for x in move.split(","))
             move = to_point(i, j)
-        game.extend_main_sequence().set_move(_COLOUR[colour], None if move == PASS else _sgf_point(move))
+        # a move still text is PASS: any other was made a point above
+        game.extend_main_sequence().set_move(_COLOUR[colour], None if isinstance(move, str) else _sgf_point(move))
         colour = opponent(colour)
     return game.serialise()
 
 
-def sgf_name(index):
+def sgf_name(index: int) -> str:
     """The name ``--sgf`` gives game ``index``'s record."""
     return f"game-{index:04d}.sgf"
 
 
-def game_record_sgf(game):
+def game_record_sgf(game: "MatchGame") -> bytes:
     """A MatchGame as the SGF record ``--sgf`` writes: players, result (a forfeit as ``+F``) and the
     detail of how it ended."""
     result = result_text(game.winner, game.black_stones, game.white_stones, game.reason != Reason.END)
     return game_sgf(game.moves, game.black, game.white, result, game.detail or None)
 
 
-def write_sgf_games(directory, results):
+def write_sgf_games(directory: str, results: Iterable["MatchGame"]) -> None:
     """Every game (MatchGames) as an SGF file in ``directory``, named by ``sgf_name``."""
     if not os.path.isdir(directory):
         os.makedirs(directory)
@@ -130,12 +142,12 @@ def write_sgf_games(directory, results):
         write_atomic(os.path.join(directory, sgf_name(game.index)), game_record_sgf(game))
 
 
-def _sgf_point(point):
+def _sgf_point(point: Point) -> SgfPoint:
     i, j = to_ij(point)
     return BOARD_SIZE - 1 - i, j  # sgfmill counts rows from the bottom
 
 
-def read_game(data, name="game", setup_plies=None):
+def read_game(data: bytes, name: str = "game", setup_plies: Optional[int] = None) -> Replay:
     """A Replay of SGF bytes, every move judged by our rules; SgfError saying what is wrong and where.
     A record that starts from setup stones (AB, AW, AE, PL) starts at ``setup_plies`` plies played, or,
     where that is None, at the fewest plies its stones fit (``setup_plies_of``)."""
@@ -147,7 +159,8 @@ def read_game(data, name="game", setup_plies=None):
         raise SgfError(f"{name}: a {game.get_size()}x{game.get_size()} board; Little-Go is {BOARD_SIZE}x{BOARD_SIZE}")
     root = game.get_root()
     position = _setup(root, name, setup_plies)
-    positions, moves = [position], []
+    positions = [position]
+    moves: List[Move] = []
     for number, node in enumerate(game.get_main_sequence()[1:], 1):
         try:
             colour, point = node.get_move()
@@ -169,7 +182,7 @@ def read_game(data, name="game", setup_plies=None):
             raise SgfError(f"{where}: the game was already over (after ply {position.moves_played})")
         if mover != position.player:
             raise SgfError(f"{where}: it was {colour_word(position.player).capitalize()}'s turn (Little-Go alternates)")
-        move = PASS if point is None else _our_point(point)
+        move: Move = PASS if point is None else _our_point(point)
         try:
             position = position.play_point(move)
         except IllegalMove as error:
@@ -179,7 +192,7 @@ def read_game(data, name="game", setup_plies=None):
     return Replay(positions, moves, _text(root, "PB"), _text(root, "PW"), _text(root, "RE"))
 
 
-def _raw_move(node):
+def _raw_move(node: Any) -> str:
     """The text of a node's B or W property, as the file has it."""
     for identifier in ("B", "W"):
         if node.has_property(identifier):
@@ -187,7 +200,7 @@ def _raw_move(node):
     return ""
 
 
-def _raw_setup(root):
+def _raw_setup(root: Any) -> str:
     """The root's set-up properties as the file has them: ``AB[cc][dd] AW[zz]``."""
     return " ".join(
         identifier + "".join("[{}]".format(value.decode("utf-8", "replace")) for value in root.get_raw_list(identifier))
@@ -196,26 +209,26 @@ def _raw_setup(root):
     )
 
 
-def _our_point(sgf_point):
+def _our_point(sgf_point: SgfPoint) -> Point:
     row, column = sgf_point
     return to_point(BOARD_SIZE - 1 - row, column)
 
 
-def _text(node, identifier):
+def _text(node: Any, identifier: str) -> Optional[str]:
     try:
         return node.get(identifier) if node.has_property(identifier) else None
     except ValueError:
         return None
 
 
-def setup_plies_of(stones, player):
+def setup_plies_of(stones: int, player: Colour) -> int:
     """The fewest plies a game reaches ``stones`` stones in with ``player`` to move: the stones, of the
     mover's parity (Black moves at even plies), at most the last ply the mover can have."""
     plies = stones + ((stones % 2 == 0) != (player == BLACK))
     return min(plies, MAX_MOVES - 2 if player == BLACK else MAX_MOVES - 1)
 
 
-def _setup(root, name, plies=None):
+def _setup(root: Any, name: str, plies: Optional[int] = None) -> Position:
     """The starting position: empty, or the root's setup stones with PL to move, ``plies`` plies played
     (None: the fewest its stones fit)."""
     try:
@@ -257,5 +270,5 @@ def _setup(root, name, plies=None):
     return position
 
 
-def _points_text(points):
+def _points_text(points: Iterable[Point]) -> str:
     return " ".join(move_to_text(point) for point in points)

@@ -10,12 +10,15 @@ between two strong players is decided by the wins each gives away, and this coun
 
 import math
 from collections import Counter
-from typing import Dict, List, NamedTuple, Optional
+from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from engine.constants import BLACK, colour_word
 from engine.play.openings import load_openings, opening_position
 from engine.play.stats import SprtState, elo_with_margin, wilson_interval
 from engine.players.base import Reason
+
+if TYPE_CHECKING:  # match imports this module
+    from engine.play.match import MatchGame
 
 
 class OpeningsKept(NamedTuple):
@@ -52,7 +55,7 @@ class MatchSummary(NamedTuple):
     # by player, where the solved table settles the openings (random 2-ply ones)
     won_openings_kept: Optional[Dict[str, OpeningsKept]] = None
 
-    def to_json(self):
+    def to_json(self) -> Dict[str, object]:
         """The summary as one JSON-ready object (no ``sprt``, ``interrupted`` or ``won_openings_kept`` where
         there are none; each player's OpeningsKept as [kept, had])."""
         document = {name: value for name, value in self._asdict().items() if value is not None}
@@ -61,14 +64,16 @@ class MatchSummary(NamedTuple):
         return document
 
 
-def summarise(spec_a, spec_b, results):
+def summarise(spec_a: str, spec_b: str, results: Sequence["MatchGame"]) -> MatchSummary:
     """The MatchSummary of these MatchGames."""
     name_a, name_b = (spec_a, spec_b) if spec_a != spec_b else (spec_a + " #1", spec_b + " #2")
     games = len(results)
     a_wins = sum(1 for r in results if r.a_won)
     by_colour = {name_a: {"black": 0, "white": 0}, name_b: {"black": 0, "white": 0}}
-    margins, cpu = [], {name_a: [], name_b: []}
+    margins: List[int] = []
+    cpu: Dict[str, List[float]] = {name_a: [], name_b: []}
     for r in results:
+        assert r.winner is not None  # a game ends by the rules (no draws) or by a fault, which its player loses
         by_colour[name_a if r.a_won else name_b][colour_word(r.winner)] += 1
         a_margin = r.black_stones - r.white_stones
         margins.append(a_margin if r.a_colour == BLACK else -a_margin)
@@ -97,7 +102,9 @@ def summarise(spec_a, spec_b, results):
     )
 
 
-def openings_kept(names, results, opening_plies):
+def openings_kept(
+    names: Tuple[str, str], results: Sequence["MatchGame"], opening_plies: int
+) -> Optional[Dict[str, OpeningsKept]]:
     """{player: OpeningsKept} for the two ``names`` (A's, B's): in how many of the games it began on the
     side its random opening leaves won (by the solved table of openings) each player won, whatever
     ended the game; None where the table does not settle the openings (another number of plies)."""
@@ -106,7 +113,8 @@ def openings_kept(names, results, opening_plies):
     table = load_openings()
     if opening_plies != table.plies:
         return None
-    kept, had = Counter(), Counter()
+    kept: Counter[str] = Counter()
+    had: Counter[str] = Counter()
     for game in results:
         won = table.winner(opening_position(game.moves, opening_plies))
         holder = names[0] if won == game.a_colour else names[1]
@@ -115,7 +123,7 @@ def openings_kept(names, results, opening_plies):
     return {name: OpeningsKept(kept[name], had[name]) for name in names}
 
 
-def format_report(summary):
+def format_report(summary: MatchSummary) -> str:
     """The match as a cutechess-style table."""
     a, b = summary.a, summary.b
     width = max(len(a), len(b), 6)
