@@ -11,13 +11,13 @@ import sys
 import time
 from typing import NamedTuple, Optional
 
-from engine.book import BookError, load_book
-from engine.constants import BLACK, MAX_MOVES, PASS, WINNING_FIRST_POINT
+from engine.book import Book, BookError, load_book
+from engine.constants import BLACK, MAX_MOVES, PASS, WINNING_FIRST_POINT, Move
 from engine.features import make_evaluator, stone_weight
-from engine.params import ParamsError, default_params, load_params
+from engine.params import Params, ParamsError, default_params, load_params
 from engine.playout import random_point
 from engine.position import Position
-from engine.protocol import InputFormatError, read_input, write_atomic, write_output
+from engine.protocol import GameInput, InputFormatError, read_input, write_atomic, write_output
 from engine.search import Searcher, SearchTimeout
 from engine.solver import Solver
 
@@ -25,15 +25,15 @@ STATE_FILE = "littlego_state.txt"
 STATE_HEADER = "littlego-state 1"
 
 
-def _warn(message):
+def _warn(message: str) -> None:
     sys.stderr.write(f"my_player3: {message}\n")
 
 
-def _stones(board):
+def _stones(board: str) -> int:
     return len(board) - board.count("0")
 
 
-def plausible_plies(game, plies):
+def plausible_plies(game: GameInput, plies: int) -> bool:
     """Whether ``plies`` played before this move agrees with the boards and the colour to move.
 
     Black moves on even plies, White on odd ones, the last ply each can be asked being 22 / 23;
@@ -43,7 +43,7 @@ def plausible_plies(game, plies):
     return 0 <= plies <= last and (plies % 2 == 0) == (game.player == BLACK) and _stones(game.current) <= plies
 
 
-def infer_moves_played(game, state_path):
+def infer_moves_played(game: GameInput, state_path: str) -> int:
     """Plies played before this move: new game, a state file that agrees with the boards, or an estimate."""
     if _stones(game.previous) == 0 and _stones(game.current) <= 1:
         return 0 if game.player == BLACK else 1
@@ -67,7 +67,7 @@ def infer_moves_played(game, state_path):
     return estimate
 
 
-def fallback_move(position):
+def fallback_move(position: Position) -> Move:
     """A legal move without search: a random legal placement, else PASS."""
     return random_point(position, random.Random())
 
@@ -81,13 +81,15 @@ class Decision(NamedTuple):
     first move), "book", "solver" (a winning move; ``value`` its exact stone margin where the solver
     settled it in time, else None) or "search" (the evaluation search to ``depth``, with its ``value``)."""
 
-    move: int
+    move: Move
     how: str
     depth: Optional[int]
     value: Optional[float]
 
 
-def decide_move(position, params, rng=None, book=None):
+def decide_move(
+    position: Position, params: Params, rng: Optional[random.Random] = None, book: Optional[Book] = None
+) -> Decision:
     """The agent's Decision: the book's move, else exact from ``params.solve_from`` on, else
     iterative deepening on the evaluation.
 
@@ -132,15 +134,18 @@ def decide_move(position, params, rng=None, book=None):
         found = searcher.iterative(position, params.depth, budget, left, hard_budget=left, close=close)
     else:
         found = searcher.iterative(position, params.depth, budget, left)
+    assert found is not None  # depth 1 always ends
     return Decision(found.move, "search", found.depth, found.value)
 
 
-def choose_move(position, params, rng=None, book=None):
+def choose_move(
+    position: Position, params: Params, rng: Optional[random.Random] = None, book: Optional[Book] = None
+) -> Move:
     """The agent's move (``decide_move``'s, without how it was chosen)."""
     return decide_move(position, params, rng, book).move
 
 
-def _params(path):
+def _params(path: str) -> Params:
     """The params at ``path``, else the built-in defaults, with a warning saying why."""
     try:
         return load_params(path, warn=_warn)
@@ -151,7 +156,7 @@ def _params(path):
     return default_params()
 
 
-def _book(path):
+def _book(path: str) -> Optional[Book]:
     """The opening book at ``path``, or None (with a warning when it exists but is unusable)."""
     try:
         return load_book(path)
@@ -164,7 +169,7 @@ def _book(path):
         return None
 
 
-def _move(position, params, book=None):
+def _move(position: Position, params: Params, book: Optional[Book] = None) -> Move:
     """The searched move, or a legal one when the search fails; the judge accepts either."""
     try:
         move = choose_move(position, params, book=book)
@@ -176,7 +181,7 @@ def _move(position, params, book=None):
         return fallback_move(position)
 
 
-def main(params_path, workdir=".", book_path=None):
+def main(params_path: str, workdir: str = ".", book_path: Optional[str] = None) -> int:
     """Play one move in ``workdir`` (with the opening book at ``book_path`` if given).
 
     The exit status: 0, 2 for a bad input.txt, 3 when output.txt cannot be written.
@@ -194,6 +199,7 @@ def main(params_path, workdir=".", book_path=None):
         _warn(f"cannot tell the ply count ({error}); assuming the fewest that fit")
         moves_played = 0 if game.player == BLACK else 1
     position = Position.from_boards(game.player, game.previous, game.current, moves_played)
+    move: Move
     if position.is_over:
         move = PASS
     else:

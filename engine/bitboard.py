@@ -5,6 +5,7 @@ rules and the search do no bounds arithmetic.
 """
 
 import random
+from typing import Iterator, List, Tuple
 
 from engine.constants import BOARD_SIZE, NUM_POINTS
 
@@ -23,14 +24,14 @@ CORNERS = BIT[0] | BIT[BOARD_SIZE - 1] | BIT[NUM_POINTS - BOARD_SIZE] | BIT[NUM_
 CENTRE = BIT[NUM_POINTS // 2]
 
 
-def neighbours(mask):
+def neighbours(mask: Bitboard) -> Bitboard:
     """Points orthogonally next to some point of ``mask`` (may include ``mask`` itself)."""
     return (
         ((mask << 1) & NOT_COLUMN_0) | ((mask >> 1) & NOT_COLUMN_LAST) | (mask << BOARD_SIZE) | (mask >> BOARD_SIZE)
     ) & FULL
 
 
-def _diagonals(point):
+def _diagonals(point: int) -> Bitboard:
     i, j = divmod(point, BOARD_SIZE)
     return sum(
         BIT[BOARD_SIZE * a + b]
@@ -44,7 +45,7 @@ CROSS = NEIGHBOURS[NUM_POINTS // 2]  # the four points next to the centre
 DIAGONALS = tuple(_diagonals(p) for p in range(NUM_POINTS))
 
 
-def grow(seed, stones):
+def grow(seed: Bitboard, stones: Bitboard) -> Bitboard:
     """All points of ``stones`` connected to ``seed`` (the groups that ``seed`` touches)."""
     group = seed
     while True:
@@ -60,7 +61,7 @@ def grow(seed, stones):
         group = grown
 
 
-def groups(stones):
+def groups(stones: Bitboard) -> Iterator[Bitboard]:
     """Each group (connected set) of ``stones``, one after another."""
     while stones:
         group = grow(stones & -stones, stones)
@@ -68,7 +69,7 @@ def groups(stones):
         yield group
 
 
-def points_of(mask):
+def points_of(mask: Bitboard) -> List[int]:
     """The points of ``mask``, ascending."""
     points = []
     while mask:
@@ -87,7 +88,7 @@ _ROW_MASK = (1 << BOARD_SIZE) - 1
 _ROW_COUNT = tuple(bin(m).count("1") for m in range(1 << BOARD_SIZE))
 
 
-def count(mask):
+def count(mask: Bitboard) -> int:
     """Number of points in ``mask``."""
     return (
         _ROW_COUNT[mask & _ROW_MASK]
@@ -105,7 +106,7 @@ ZOBRIST_POINT = tuple(tuple(_ZOBRIST_RANDOM.getrandbits(64) for _ in range(NUM_P
 ZOBRIST_WHITE_TO_MOVE = _ZOBRIST_RANDOM.getrandbits(64)
 
 
-def _row_table(keys, row):
+def _row_table(keys: Tuple[int, ...], row: int) -> Tuple[int, ...]:
     table = []
     for bits in range(1 << BOARD_SIZE):
         h = 0
@@ -119,7 +120,7 @@ def _row_table(keys, row):
 ZOBRIST_ROWS = tuple(tuple(_row_table(keys, row) for row in range(BOARD_SIZE)) for keys in ZOBRIST_POINT)
 
 
-def zobrist(mask, colour_index):
+def zobrist(mask: Bitboard, colour_index: int) -> int:
     """Zobrist hash of the stones ``mask`` of one colour (0 Black, 1 White)."""
     rows = ZOBRIST_ROWS[colour_index]
     return (
@@ -138,7 +139,7 @@ _ROW_MOVES = tuple(
 )
 
 
-def ij_list(mask):
+def ij_list(mask: Bitboard) -> List[Tuple[int, int]]:
     """The points of ``mask`` as (i, j) pairs, row-major."""
     return list(
         _ROW_MOVES[0][mask & _ROW_MASK]

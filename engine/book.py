@@ -18,12 +18,13 @@ with a message naming ``littlego book upgrade``, which rewrites it.
 
 import json
 import re
+from typing import Any, Dict, List, Optional, Tuple, Type
 
 from engine.bitboard import points_of
-from engine.constants import MAX_MOVES, NUM_POINTS, PASS
+from engine.constants import MAX_MOVES, NUM_POINTS, PASS, Move, Point
 from engine.coords import is_move
 from engine.errors import UserError
-from engine.position import LEGAL
+from engine.position import LEGAL, Position
 from engine.protocol import read_file
 from engine.symmetry import canonical, unturn_move
 
@@ -32,9 +33,11 @@ FIRST_FORMAT = "littlego-book 1"  # one "moves" object of full keys: only ``litt
 
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz"
+# A ply's entries as the file groups them: (move, " key key ... "), each key without its ply.
+PlyEntries = List[Tuple[Move, str]]
 
 
-def _base36(number):
+def _base36(number: int) -> str:
     text = ""
     while True:
         number, digit = divmod(number, 36)
@@ -43,12 +46,12 @@ def _base36(number):
             return text
 
 
-def _ko_point(position):
+def _ko_point(position: Position) -> Optional[Point]:
     ko = points_of(position.ko_mask())
     return ko[0] if ko else None
 
 
-def book_key(position):
+def book_key(position: Position) -> Tuple[str, int]:
     """(key, symmetry index): the position's canonical key and the symmetry that gives it.
 
     The key holds the board (as a base-3 number in base 36), the ply, ``p`` when the last
@@ -66,17 +69,19 @@ class BookError(UserError, ValueError):
     """A book file that cannot be used; the message names the file and the problem."""
 
 
-def check_move(value):
+def check_move(value: object) -> Move:
     """``value`` if it is a move (a point or PASS); ValueError otherwise."""
-    if is_move(value):
+    if isinstance(value, int) and is_move(value):
         return value
+    if value == PASS:
+        return PASS
     raise ValueError(f"a move is a point 0..{NUM_POINTS - 1} or {PASS!r}, not {value!r}")
 
 
 _KEY = re.compile(r"([0-9a-z]+)\.([0-9]+)([pk0-9]*)\Z")  # board, ply, pass and KO marks
 
 
-def _split_key(key):
+def _split_key(key: str) -> Tuple[int, str]:
     """(ply, the key as the file writes it under its ply): the board, then ``.`` and the
     marks when there are any."""
     match = _KEY.match(key)
@@ -86,17 +91,17 @@ def _split_key(key):
     return int(ply), board + ("." + marks if marks else "")
 
 
-def key_ply(key):
+def key_ply(key: str) -> int:
     """The ply of a book key (its mover: Black at even plies, White at odd)."""
     return _split_key(key)[0]
 
 
-def _join_key(ply, entry):
+def _join_key(ply: int, entry: str) -> str:
     board, _, marks = entry.partition(".")
     return f"{board}.{ply}{marks}"
 
 
-def _points_then_pass(move):
+def _points_then_pass(move: Move) -> int:
     return NUM_POINTS if move == PASS else move
 
 
@@ -108,16 +113,23 @@ class Book:
     and from then on is the book.
     """
 
-    def __init__(self, moves, info=None, plies=None, path="book"):
+    def __init__(
+        self,
+        moves: Optional[Dict[str, Move]],
+        info: Optional[Dict[str, Any]] = None,
+        plies: Optional[Dict[int, PlyEntries]] = None,
+        path: str = "book",
+    ) -> None:
         self._moves = moves  # None while the book answers from ``plies``:
         self._plies = plies  # {ply: [(move, " key key ... ")]}, as the file groups them
         self.path = path
         self.info = info or {}
 
     @property
-    def moves(self):
+    def moves(self) -> Dict[str, Move]:
         if self._moves is None:
-            moves = {}
+            assert self._plies is not None
+            moves: Dict[str, Move] = {}
             for ply, groups in self._plies.items():
                 for move, entries in groups:
                     for entry in entries.split():
@@ -132,14 +144,16 @@ class Book:
             self._moves, self._plies = moves, None
         return self._moves
 
-    def __len__(self):
+    def __len__(self) -> int:
         if self._moves is not None:
             return len(self._moves)
+        assert self._plies is not None
         return sum(len(entries.split()) for groups in self._plies.values() for move, entries in groups)
 
-    def _stored(self, key):
+    def _stored(self, key: str) -> Optional[Move]:
         if self._moves is not None:
             return self._moves.get(key)
+        assert self._plies is not None
         ply, entry = _split_key(key)
         needle = " " + entry + " "
         for move, entries in self._plies.get(ply, ()):
@@ -147,7 +161,7 @@ class Book:
                 return move
         return None
 
-    def move(self, position):
+    def move(self, position: Position) -> Optional[Move]:
         if position.is_over:
             return None
         key, index = book_key(position)
@@ -159,13 +173,13 @@ class Book:
             return None  # a damaged book never makes the agent lose by an illegal move
         return move
 
-    def to_json(self):
+    def to_json(self) -> str:
         """The book as a file: its information, then the keys by ply and move (``plies`` last)."""
-        grouped = {}
+        grouped: Dict[int, Dict[Move, List[str]]] = {}
         for key, move in self.moves.items():
             ply, entry = _split_key(key)
             grouped.setdefault(ply, {}).setdefault(move, []).append(entry)
-        document = {"format": BOOK_FORMAT}
+        document: Dict[str, Any] = {"format": BOOK_FORMAT}
         document.update(
             (name, self.info[name]) for name in sorted(self.info) if name not in ("format", "moves", "plies")
         )
@@ -178,7 +192,7 @@ class Book:
         return json.dumps(document, indent=0) + "\n"
 
     @classmethod
-    def from_json(cls, text, path="book.json"):
+    def from_json(cls, text: str, path: str = "book.json") -> "Book":
         """The book in ``text``; BookError naming ``path`` when it is not one."""
         try:
             document = json.loads(text)
@@ -195,11 +209,11 @@ class Book:
         plies = document.get("plies")
         if not isinstance(plies, dict):
             raise BookError(f'{path}: "plies" must be an object of ply: {{move: keys}}')
-        checked = {}
+        checked: Dict[int, PlyEntries] = {}
         for ply, groups in plies.items():
             if not (isinstance(ply, str) and ply.isdigit() and isinstance(groups, dict)):
                 raise BookError(f"{path}: ply {ply!r}: expected a ply number and an object of move: keys")
-            entries = []
+            entries: PlyEntries = []
             for move, keys in groups.items():
                 try:
                     value = check_move(move if move == PASS else int(move) if move.isdigit() else move)
@@ -212,11 +226,15 @@ class Book:
         return cls(None, book_info(document, path), plies=checked, path=path)
 
 
-_SECTION = {"side": (str,), "max_ply": (int,), "start": (str,), "provenance": (dict,)}
-_INFO = dict(_SECTION, positions=(int,), sections=(list,))
+_Kinds = Dict[str, Tuple[Type[Any], ...]]
+_SECTION: _Kinds = {"side": (str,), "max_ply": (int,), "start": (str,), "provenance": (dict,)}
+_INFO: _Kinds = dict(_SECTION, positions=(int,), sections=(list,))
 
 
-def _check_fields(fields, kinds, path, where=""):
+_KIND_WORDS: Dict[Tuple[Type[Any], ...], str] = {(int,): "a number", (str,): "text", (dict,): "an object"}
+
+
+def _check_fields(fields: Dict[str, Any], kinds: _Kinds, path: str, where: str = "") -> None:
     for name, types in kinds.items():
         value = fields.get(name)
         if name in fields and (not isinstance(value, types) or isinstance(value, bool)):
@@ -225,7 +243,7 @@ def _check_fields(fields, kinds, path, where=""):
                     path,
                     where,
                     name,
-                    {(int,): "a number", (str,): "text", (dict,): "an object"}.get(types, "a list"),
+                    _KIND_WORDS.get(types, "a list"),
                     value,
                 )
             )
@@ -235,7 +253,7 @@ def _check_fields(fields, kinds, path, where=""):
         )
 
 
-def book_info(document, path="book.json"):
+def book_info(document: Dict[str, Any], path: str = "book.json") -> Dict[str, Any]:
     """What a book file holds beside its moves, each field of its type; BookError naming the file
     and the field otherwise. A book's sections are the lines it serves: each a side, the position
     it starts from and its last ply (``"sections"``: a list of them; a book of one section may write
@@ -249,7 +267,7 @@ def book_info(document, path="book.json"):
     return info
 
 
-def load_book(path):
+def load_book(path: str) -> Book:
     """The book at ``path``; BookError naming the file and what is wrong (a missing file included)."""
     try:
         text = read_file(path, BookError).decode("utf-8")

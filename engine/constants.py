@@ -1,6 +1,11 @@
 """The game's named numbers and the limits the course sets, defined once, and the words of its types."""
 
-from typing import Union
+from typing import TYPE_CHECKING, Union
+
+if TYPE_CHECKING:
+    # For the type checker alone (Python 3.8's typing; the course runs 3.7): PASS is the one string
+    # a move can be, so ``move == PASS`` tells a pass from a point.
+    from typing import Final, Literal  # novermin
 
 BOARD_SIZE = 5
 NUM_POINTS = BOARD_SIZE * BOARD_SIZE
@@ -15,12 +20,12 @@ BLACK = 1
 WHITE = 2
 
 # The one pass sentinel, used by the engine and at every edge (the course writes "PASS").
-PASS = "PASS"
+PASS: "Final" = "PASS"
 
 # The types' names for the game's words (``engine``'s vocabulary says what each is).
 Colour = int  # BLACK or WHITE (EMPTY where a point's content is meant)
 Point = int  # a flat index 0..NUM_POINTS-1
-Move = Union[Point, str]  # a point or PASS
+Move = Union[Point, "Literal['PASS']"]  # a point or PASS
 
 # The solved game: with perfect play Black wins by 3 stones, and the centre (2, 2), point 12,
 # is Black's only winning first move.
@@ -35,11 +40,11 @@ _OPPONENT = {BLACK: WHITE, WHITE: BLACK}
 COLOUR_WORDS = {BLACK: "black", WHITE: "white"}  # as people, GTP and SGF tools write them
 
 
-def opponent(colour):
+def opponent(colour: Colour) -> Colour:
     """The other colour."""
     return _OPPONENT[colour]
 
 
-def colour_word(colour):
+def colour_word(colour: Colour) -> str:
     """``black`` or ``white``."""
     return COLOUR_WORDS[colour]

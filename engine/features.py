@@ -14,7 +14,7 @@ computation in ``engine/native/search_features.h`` (``f[FEATURE_NAME] = ...``). 
 """
 
 from operator import itemgetter, mul
-from typing import TYPE_CHECKING, Callable, NamedTuple, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, NamedTuple, Optional, Sequence, Tuple, Union, cast
 
 from engine.bitboard import (
     BIT,
@@ -24,18 +24,18 @@ from engine.bitboard import (
     DIAGONALS,
     EDGE,
     FULL,
+    Bitboard,
     count,
     groups,
     neighbours,
     points_of,
 )
 from engine.constants import BOARD_SIZE, MAX_MOVES
+from engine.position import Position
 
 if TYPE_CHECKING:
     # Read by the type checker alone: typing.Protocol is Python 3.8, and the course runs 3.7.
     from typing import Protocol  # novermin
-
-    from engine.position import Position
 
     class Evaluator(Protocol):
         """What a search calls at a leaf: the position's value for its mover, ``captured`` the
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     class WeightedEvaluator(Evaluator, Protocol):
         """An evaluator from ``make_evaluator``: its weights at each ply are known (``by_ply``)."""
 
-        by_ply: Tuple[Tuple[float, ...], ...]
+        by_ply: "ByPly"
 
 else:
     Evaluator = WeightedEvaluator = Callable
@@ -94,7 +94,7 @@ _IN_ORDER = itemgetter(*FEATURES)  # a computation's values by name -> their tup
 PATH_FEATURE = "captures"
 
 
-def group_risk(stones, empty):
+def group_risk(stones: Bitboard, empty: Bitboard) -> Tuple[int, int]:
     """(stones in groups with one liberty, stones in groups with two liberties)."""
     in_atari = in_two = 0
     for group in groups(stones):
@@ -113,7 +113,7 @@ def group_risk(stones, empty):
 # 4-connectivity the Euler number (components minus holes) is (Q1 - Q3 + 2 QD) / 4.
 # The windows straddling two adjacent rows depend only on those two rows' bits, so
 # a table over (upper row, lower row) sums a whole row of windows in one look-up.
-def _quad_row(upper, lower):
+def _quad_row(upper: int, lower: int) -> int:
     total = 0
     for left in range(-1, BOARD_SIZE):
         cells = [
@@ -138,7 +138,7 @@ _QUAD_ROWS = tuple(
 )
 
 
-def euler_number(stones):
+def euler_number(stones: Bitboard) -> int:
     """Components minus holes of a set of stones (4-connectivity), by bit-quads."""
     rows = [(stones >> (BOARD_SIZE * r)) & _ROW_BITS for r in range(BOARD_SIZE)]
     total = _QUAD_ROWS[0][rows[0]] + _QUAD_ROWS[rows[-1]][0]
@@ -147,7 +147,7 @@ def euler_number(stones):
     return total // 4
 
 
-def real_eyes(stones, other):
+def real_eyes(stones: Bitboard, other: Bitboard) -> int:
     """Empty points whose orthogonal neighbours are all ``stones`` and that are not false eyes.
 
     An eye is false when the opponent holds two of its diagonals in the centre, or one
@@ -162,7 +162,7 @@ def real_eyes(stones, other):
     return eyes
 
 
-def feature_values(position, captured=0):
+def feature_values(position: Position, captured: int = 0) -> Tuple[float, ...]:
     """All features in FEATURES order; ``captured`` is the mover's net captures since the root."""
     own, opp = position.own, position.opp
     empty = FULL ^ own ^ opp
@@ -184,13 +184,18 @@ def feature_values(position, captured=0):
         "centre": count(own & CENTRE) - count(opp & CENTRE),
         "cross": count(own & CROSS) - count(opp & CROSS),
     }
-    return _IN_ORDER(values)
+    return cast(Tuple[float, ...], _IN_ORDER(values))
 
 
 _EVALUATION_CACHE = 300000  # positions remembered by one evaluator before it starts afresh
 
 
-def _vector(weights):
+# Weights: by feature name, or a sequence in FEATURES order (a genome).
+Weights = Union[Dict[str, float], Sequence[float]]
+ByPly = Tuple[Tuple[float, ...], ...]  # [ply 0..MAX_MOVES][feature, in FEATURES order]
+
+
+def _vector(weights: Weights) -> Tuple[float, ...]:
     """Weights by feature name (a mapping) or a sequence in FEATURES order, as a tuple of floats."""
     if isinstance(weights, dict):
         return tuple(float(weights[name]) for name in FEATURES)
@@ -200,7 +205,7 @@ def _vector(weights):
     return vector
 
 
-def weights_by_ply(weights, endgame=None):
+def weights_by_ply(weights: Weights, endgame: Optional[Weights] = None) -> ByPly:
     """The weight vector the evaluation uses at each ply 0..MAX_MOVES (FEATURES order).
 
     Flat weights are the same at every ply. Tapered weights go in a straight line from
@@ -214,7 +219,7 @@ def weights_by_ply(weights, endgame=None):
     return tuple(tuple(o + (ply / MAX_MOVES) * (e - o) for o, e in zip(opening, end)) for ply in range(MAX_MOVES + 1))
 
 
-def make_evaluator(weights, endgame=None):
+def make_evaluator(weights: Weights, endgame: Optional[Weights] = None) -> WeightedEvaluator:
     """An evaluator ``evaluate(position, captured) -> float`` from weights by feature name
     (a mapping) or a sequence in FEATURES order (a genome); with ``endgame`` weights too,
     tapered: each weight interpolated by ply between the two (``weights_by_ply``)."""
@@ -226,9 +231,9 @@ def make_evaluator(weights, endgame=None):
     path = FEATURES.index(PATH_FEATURE)
     statics = tuple(vector[:path] + (0.0,) + vector[path + 1 :] for vector in table)
     captures_weights = tuple(vector[path] for vector in table)
-    cache = {}
+    cache: Dict[Tuple[int, int, int, int], float] = {}
 
-    def evaluate(position, captured=0):
+    def evaluate(position: Position, captured: int = 0) -> float:
         ply = min(position.moves_played, MAX_MOVES)
         key = (position.own, position.opp, position.player, position.moves_played)
         value = cache.get(key)
@@ -238,11 +243,12 @@ def make_evaluator(weights, endgame=None):
             value = cache[key] = sum(map(mul, statics[ply], feature_values(position, 0)))
         return value + captures_weights[ply] * captured
 
-    evaluate.by_ply = table  # what the compiled twin evaluates with
-    return evaluate
+    weighted = cast(WeightedEvaluator, evaluate)
+    weighted.by_ply = table  # what the compiled twin evaluates with
+    return weighted
 
 
-def stone_weight(evaluate, ply):
+def stone_weight(evaluate: WeightedEvaluator, ply: int) -> float:
     """What one stone of margin is worth to an evaluator from ``make_evaluator`` at ``ply``: the
     ``margin`` weight there, the evaluation's natural unit."""
     return abs(evaluate.by_ply[min(ply, MAX_MOVES)][FEATURES.index("margin")])

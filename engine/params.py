@@ -15,11 +15,11 @@ Format (version 1)::
 import json
 import math
 import sys
-from typing import Dict, NamedTuple, Optional
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Set
 
 from engine.constants import MAX_CPU_BUDGET, MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
 from engine.errors import UserError
-from engine.features import FEATURE_TABLE, FEATURES
+from engine.features import FEATURE_TABLE, FEATURES, Weights
 from engine.protocol import read_file, write_atomic
 
 FORMAT_VERSION = 1
@@ -30,7 +30,8 @@ DEFAULT_WEIGHTS = {feature.name: feature.default for feature in FEATURE_TABLE}
 ABSENT_WEIGHT = 0.0
 ADDED_AT_ZERO = "features_added_at_zero"
 MAX_CLOSE_STONES = 25.0  # a runner-up within the whole board's stones: every move unclear
-DEFAULT_PROVENANCE = {"source": "hand-set defaults"}
+DEFAULT_PROVENANCE: Dict[str, Any] = {"source": "hand-set defaults"}
+Warn = Callable[[str], None]  # told each warning, a line of text
 
 
 class ParamsError(UserError, ValueError):
@@ -53,7 +54,7 @@ class SearchSetting(NamedTuple):
     nullable: bool = False  # null is a value: the setting off
     at_least: str = ""  # another setting this one may not be below, and its default
 
-    def range_words(self):
+    def range_words(self) -> str:
         """The values allowed, in words, as an error states them."""
         kind = "an integer" if self.kind is int else self.unit
         low = f"({self.low:g}" if self.low_open else f"from {self.low:g}"
@@ -62,21 +63,23 @@ class SearchSetting(NamedTuple):
         span = f"{low}, {self.high:g}]" if self.low_open and not self.at_least else f"{low} to {self.high:g}"
         return f"{kind} {span}" + (" (or null: off)" if self.nullable else "")
 
-    def check(self, value, source, floor=None):
+    def check(self, value: object, source: str, floor: Optional[float] = None) -> Optional[float]:
         """``value`` (from a file or a caller) as this setting holds it; ParamsError naming it and the range.
         ``floor``: the value of ``at_least``."""
         where = f"{source}: search.{self.name}"
         if value is None and self.nullable:
             return None
+        number: float
         if self.kind is int:
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ParamsError(f"{where}: expected {self.range_words()}, found {_short(value)}")
+            number = value
         else:
-            value = _number(value, where)
+            number = _number(value, where)
         low = floor if floor is not None else self.low
-        if value < low or value > self.high or (self.low_open and floor is None and value == low):
-            raise ParamsError(f"{where}: expected {self.range_words()}, found {value!r}")
-        return value
+        if number < low or number > self.high or (self.low_open and floor is None and number == low):
+            raise ParamsError(f"{where}: expected {self.range_words()}, found {number!r}")
+        return number
 
 
 SEARCH_TABLE = (
@@ -109,27 +112,27 @@ SEARCH_TABLE = (
 SEARCH_SETTINGS = {setting.name: setting for setting in SEARCH_TABLE}
 DEFAULT_SEARCH = {setting.name: setting.default for setting in SEARCH_TABLE}
 
-_ParamsFields = NamedTuple(
-    "_ParamsFields",
-    [("weights", Dict[str, float])]
-    + [(setting.name, Optional[setting.kind]) for setting in SEARCH_TABLE]
-    + [("provenance", Optional[dict]), ("endgame", Optional[Dict[str, float]])],
-)
 
-
-class Params(_ParamsFields):
+class Params(NamedTuple):
     """Validated parameters: weights (dict in FEATURES order); one field for each search setting of
-    SEARCH_TABLE (depth, cpu_budget, cpu_cap, solve_from, close_stones: their meanings are there);
-    provenance; endgame: None (flat weights), or tapered, the weights at ply MAX_MOVES (dict in
-    FEATURES order), ``weights`` being those at ply 0."""
+    SEARCH_TABLE, in its order (their meanings are there); provenance; endgame: None (flat weights),
+    or tapered, the weights at ply MAX_MOVES (dict in FEATURES order), ``weights`` being those at ply
+    0. Built by ``make_params`` or ``with_settings``, which check every value."""
 
-    __slots__ = ()
+    weights: Dict[str, float]
+    depth: int
+    cpu_budget: float
+    cpu_cap: float
+    solve_from: int
+    close_stones: Optional[float]
+    provenance: Dict[str, Any]
+    endgame: Optional[Dict[str, float]]
 
-    def search(self):
+    def search(self) -> Dict[str, Optional[float]]:
         """{setting name: value} of the search settings, in SEARCH_TABLE's order."""
         return {setting.name: getattr(self, setting.name) for setting in SEARCH_TABLE}
 
-    def with_settings(self, provenance=None, **settings):
+    def with_settings(self, provenance: Optional[Dict[str, Any]] = None, **settings: Optional[float]) -> "Params":
         """These Params with the search ``settings`` given by name changed (and the ``provenance``, if given),
         every check of ``make_params`` applied (``_replace`` would skip them); ParamsError naming a value out
         of its range."""
@@ -137,11 +140,12 @@ class Params(_ParamsFields):
             self.weights,
             self.provenance if provenance is None else provenance,
             endgame=self.endgame,
-            **dict(self.search(), **settings),
+            # the keys are search settings, never ``source``, which mypy cannot tell
+            **dict(self.search(), **settings),  # type: ignore[arg-type]
         )
 
 
-def _number(value, where):
+def _number(value: object, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ParamsError(f"{where}: expected a number, found {_short(value)!r}")
     try:
@@ -153,21 +157,21 @@ def _number(value, where):
     return number
 
 
-def _short(value, limit=60):
+def _short(value: object, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-_SAID = set()  # the warnings this process has written: a file loaded for every game says it once
+_SAID: Set[str] = set()  # the warnings this process has written: a file loaded for every game says it once
 
 
-def _warn_on_stderr(message):
+def _warn_on_stderr(message: str) -> None:
     if message not in _SAID:
         _SAID.add(message)
         sys.stderr.write(f"params: {message}\n")
 
 
-def _tame(sets, source, warn):
+def _tame(sets: List[Dict[str, float]], source: str, warn: Warn) -> List[Dict[str, float]]:
     """Weight sets (the flat weights, or a tapered file's two) scaled down by one factor so that none
     exceeds MAX_WEIGHT in size, with a warning if any did.
 
@@ -185,7 +189,7 @@ def _tame(sets, source, warn):
     return [dict((name, w * factor) for name, w in weights.items()) for weights in sets]
 
 
-def _weights(weights, key, source, warn, missing):
+def _weights(weights: object, key: str, source: str, warn: Warn, missing: Set[str]) -> Dict[str, float]:
     """One weights object (``key``: weights or endgame_weights) checked, in FEATURES order; the
     features it lacks (a file older than them) load at ABSENT_WEIGHT, said once and added to
     ``missing``."""
@@ -211,7 +215,7 @@ def _weights(weights, key, source, warn, missing):
     )
 
 
-def params_from_dict(data, source="params", warn=_warn_on_stderr):
+def params_from_dict(data: object, source: str = "params", warn: Warn = _warn_on_stderr) -> Params:
     """Params from a decoded params.json object; ParamsError naming the bad key.
 
     Weights larger than MAX_WEIGHT are scaled down, and ``warn`` is told.
@@ -225,7 +229,7 @@ def params_from_dict(data, source="params", warn=_warn_on_stderr):
         raise ParamsError(
             "{}: format {!r} is not supported (expected {})".format(source, data.get("format"), FORMAT_VERSION)
         )
-    missing = set()
+    missing: Set[str] = set()
     sets = [_weights(data.get("weights"), "weights", source, warn, missing)]
     if data.get("endgame_weights") is not None:
         sets.append(_weights(data["endgame_weights"], "endgame_weights", source, warn, missing))
@@ -237,10 +241,10 @@ def params_from_dict(data, source="params", warn=_warn_on_stderr):
         raise ParamsError(f"{source}: 'provenance' must be an object")
     if missing:
         provenance = dict(provenance, **{ADDED_AT_ZERO: sorted(set(provenance.get(ADDED_AT_ZERO, [])) | set(missing))})
-    return Params(weights=checked, provenance=provenance, endgame=endgame, **settings)
+    return Params(weights=checked, provenance=provenance, endgame=endgame, **settings)  # type: ignore[arg-type]
 
 
-def search_settings(search, source="params"):
+def search_settings(search: object, source: str = "params") -> Dict[str, Optional[float]]:
     """{name: value} of every search setting from a params file's ``search`` object (each one left out
     at its default, one bounded by another at least that one); ParamsError naming a bad or unknown one."""
     if not isinstance(search, dict):
@@ -248,7 +252,7 @@ def search_settings(search, source="params"):
     unknown = sorted(set(search) - set(SEARCH_SETTINGS))
     if unknown:
         raise ParamsError(f"{source}: search: unknown setting {unknown[0]!r}")
-    chosen = {}
+    chosen: Dict[str, Optional[float]] = {}
     for setting in SEARCH_TABLE:
         value = search.get(setting.name)
         floor = chosen[setting.at_least] if setting.at_least else None
@@ -258,7 +262,13 @@ def search_settings(search, source="params"):
     return chosen
 
 
-def make_params(weights, provenance=None, source="params", endgame=None, **settings):
+def make_params(
+    weights: Weights,
+    provenance: Optional[Dict[str, Any]] = None,
+    source: str = "params",
+    endgame: Optional[Weights] = None,
+    **settings: Optional[float],
+) -> Params:
     """Validated Params from weights (by feature name, or a sequence in FEATURES order) and, for
     tapered weights, ``endgame`` weights likewise; a sequence of twice FEATURES (a tapered genome:
     the opening's weights, then the endgame's) gives both. ``settings``: search settings by name
@@ -290,7 +300,7 @@ def make_params(weights, provenance=None, source="params", endgame=None, **setti
     return params_from_dict(data, source)
 
 
-def load_params(path, warn=_warn_on_stderr):
+def load_params(path: str, warn: Warn = _warn_on_stderr) -> Params:
     """Params from a params.json file; ParamsError saying precisely what is wrong."""
     raw = read_file(path, ParamsError)
     try:
@@ -306,12 +316,12 @@ def load_params(path, warn=_warn_on_stderr):
     return params_from_dict(data, path, warn)
 
 
-def default_params():
+def default_params() -> Params:
     """The built-in hand-set defaults."""
     return make_params(DEFAULT_WEIGHTS, source="built-in defaults")
 
 
-def params_to_dict(params):
+def params_to_dict(params: Params) -> Dict[str, Any]:
     """The params.json object for Params."""
     data = {"format": FORMAT_VERSION, "weights": dict((name, params.weights[name]) for name in FEATURES)}
     if params.endgame is not None:
@@ -321,12 +331,12 @@ def params_to_dict(params):
     return data
 
 
-def genome_of(params):
+def genome_of(params: Params) -> List[float]:
     """Params' weights as a genome: FEATURES order, then the endgame's for tapered weights."""
     vector = [params.weights[name] for name in FEATURES]
     return vector + ([params.endgame[name] for name in FEATURES] if params.endgame is not None else [])
 
 
-def save_params(path, params):
+def save_params(path: str, params: Params) -> None:
     """Write Params to a params.json file atomically."""
     write_atomic(path, json.dumps(params_to_dict(params), indent=2) + "\n")

@@ -8,13 +8,14 @@ is the same rule for every point, fast because a point with an empty neighbour i
 always legal and only the few enclosed points need the capture and KO test.
 """
 
-from typing import NamedTuple
+from typing import Any, List, NamedTuple, Optional, Tuple
 
 from engine.bitboard import (
     BIT,
     FULL,
     NEIGHBOURS,
     ZOBRIST_WHITE_TO_MOVE,
+    Bitboard,
     count,
     grow,
     ij_list,
@@ -31,6 +32,9 @@ from engine.constants import (
     NUM_POINTS,
     PASS,
     WHITE,
+    Colour,
+    Move,
+    Point,
     colour_word,
     opponent,
 )
@@ -48,7 +52,11 @@ SYMBOLS = {EMPTY: ".", BLACK: "X", WHITE: "O"}  # the board as pictures and the 
 _FROM_SYMBOL = {".": EMPTY, "+": EMPTY, "X": BLACK, "x": BLACK, "O": WHITE, "o": WHITE}
 
 
-def _parse_board(board, what):
+# A board as the course gives it: a 25-digit string, or 5 rows of 5 values (digits or 0/1/2).
+BoardInput = Any
+
+
+def _parse_board(board: BoardInput, what: str) -> Tuple[Bitboard, Bitboard]:
     """(black, white) bitboards from a 25-digit string or a 5x5 nested list."""
     if isinstance(board, str):
         cells = list(board.strip())
@@ -82,7 +90,7 @@ def _parse_board(board, what):
     return black, white
 
 
-def _every_group_breathes(stones, empty):
+def _every_group_breathes(stones: Bitboard, empty: Bitboard) -> bool:
     return grow(stones & neighbours(empty), stones) == stones
 
 
@@ -98,23 +106,25 @@ class Position(NamedTuple):
     searched over the whole board exactly as the judge does.
     """
 
-    own: int
-    opp: int
-    prev_own: int
-    prev_opp: int
-    player: int
+    own: Bitboard
+    opp: Bitboard
+    prev_own: Bitboard
+    prev_opp: Bitboard
+    player: Colour
     moves_played: int
     is_over: bool
     regular: bool
 
     # -- construction --------------------------------------------------------------------
     @classmethod
-    def initial(cls):
+    def initial(cls) -> "Position":
         """The empty board, Black to move, no plies played."""
         return cls(0, 0, 0, 0, BLACK, 0, False, True)
 
     @classmethod
-    def from_boards(cls, player, previous, current, moves_played=0):
+    def from_boards(
+        cls, player: Colour, previous: BoardInput, current: BoardInput, moves_played: int = 0
+    ) -> "Position":
         """A position from the course's input: colour to move and the two boards.
 
         Boards are 25-digit strings (row-major, 0 empty, 1 Black, 2 White) or 5x5 nested
@@ -133,7 +143,9 @@ class Position(NamedTuple):
         return cls(white, black, prev_white, prev_black, player, moves_played, moves_played >= MAX_MOVES, regular)
 
     @classmethod
-    def from_picture(cls, picture, player=BLACK, previous=None, moves_played=0):
+    def from_picture(
+        cls, picture: str, player: Colour = BLACK, previous: Optional[str] = None, moves_played: int = 0
+    ) -> "Position":
         """A position from a board drawn as 5 lines of ``X``, ``O`` and ``.``.
 
         ``previous`` is drawn the same way; by default it equals the current board.
@@ -143,21 +155,21 @@ class Position(NamedTuple):
 
     # -- the board -------------------------------------------------------------------------
     @property
-    def black(self):
+    def black(self) -> Bitboard:
         """Bitboard of Black's stones."""
         return self.own if self.player == BLACK else self.opp
 
     @property
-    def white(self):
+    def white(self) -> Bitboard:
         """Bitboard of White's stones."""
         return self.opp if self.player == BLACK else self.own
 
     @property
-    def passed(self):
+    def passed(self) -> bool:
         """Whether the last move was a pass (the board is as the mover left it): a pass now ends the game."""
         return self.own == self.prev_own and self.opp == self.prev_opp
 
-    def colour_at(self, point):
+    def colour_at(self, point: Point) -> Colour:
         """EMPTY, BLACK or WHITE at a flat point."""
         bit = BIT[point]
         if self.own & bit:
@@ -166,27 +178,27 @@ class Position(NamedTuple):
             return opponent(self.player)
         return EMPTY
 
-    def board_string(self):
+    def board_string(self) -> str:
         """The current board as the course writes it: 25 digits, row-major."""
         return _digits(self.black, self.white)
 
-    def previous_string(self):
+    def previous_string(self) -> str:
         """The previous board (after the mover's own last move), 25 digits."""
         if self.player == BLACK:
             return _digits(self.prev_own, self.prev_opp)
         return _digits(self.prev_opp, self.prev_own)
 
-    def zobrist(self):
+    def zobrist(self) -> int:
         """Zobrist hash of the stones and the side to move."""
         key = zobrist(self.black, 0) ^ zobrist(self.white, 1)
         return key ^ ZOBRIST_WHITE_TO_MOVE if self.player == WHITE else key
 
-    def mover_lost_stones(self):
+    def mover_lost_stones(self) -> bool:
         """Whether the opponent's last move captured some of the mover's stones."""
         return bool(self.prev_own & ~self.own)
 
     # -- the rules -------------------------------------------------------------------------
-    def verdict(self, point):
+    def verdict(self, point: Point) -> str:
         """LEGAL, OCCUPIED, SUICIDE or KO for a placement at a flat point."""
         own, opp = self.own, self.opp
         bit = BIT[point]
@@ -206,7 +218,7 @@ class Position(NamedTuple):
             return KO
         return LEGAL
 
-    def legal_mask(self):
+    def legal_mask(self) -> Bitboard:
         """Bitboard of the legal placements (empty when the game is over)."""
         if self.is_over:
             return 0
@@ -220,26 +232,26 @@ class Position(NamedTuple):
                 legal |= bit
         return legal
 
-    def legal_moves(self):
+    def legal_moves(self) -> List[Tuple[int, int]]:
         """Legal placements as (i, j) pairs, row-major; PASS, always legal, is not listed."""
         return ij_list(self.legal_mask())
 
-    def legal_points(self):
+    def legal_points(self) -> List[Point]:
         """Legal placements as flat points, ascending."""
         return points_of(self.legal_mask())
 
-    def ko_mask(self):
+    def ko_mask(self) -> Bitboard:
         """Bitboard of the empty points that are illegal only because of the KO rule."""
         empty = FULL ^ (self.own | self.opp)
         enclosed = empty & ~neighbours(empty)
         return sum(BIT[p] for p in points_of(enclosed) if self.verdict(p) == KO)
 
-    def is_legal(self, move):
+    def is_legal(self, move: object) -> bool:
         """Whether the judge accepts ``move`` ((i, j) or PASS) here."""
         point = move_from_public(move)
         return not self.is_over and (point == PASS or self.verdict(point) == LEGAL)
 
-    def play(self, move):
+    def play(self, move: object) -> "Position":
         """The position after ``move`` ((i, j) or PASS); IllegalMove when the judge rejects it."""
         try:
             point = move_from_public(move)
@@ -247,7 +259,7 @@ class Position(NamedTuple):
             raise IllegalMove(str(error))
         return self.play_point(point)
 
-    def play_point(self, point):
+    def play_point(self, point: Move) -> "Position":
         """The position after a flat point or PASS; IllegalMove when the judge rejects it."""
         own, opp, prev_own, prev_opp, player, moves_played, is_over, regular = self
         if is_over:
@@ -280,17 +292,17 @@ class Position(NamedTuple):
         )
 
     # -- scoring ---------------------------------------------------------------------------
-    def score(self):
+    def score(self) -> Tuple[int, float]:
         """(Black's score, White's score): stones on the board, komi added to White."""
         return count(self.black), count(self.white) + KOMI
 
-    def margin(self):
+    def margin(self) -> float:
         """Score margin for the side to move if the game ended now (komi included)."""
         own, opp = count(self.own), count(self.opp)
         return own - opp - KOMI if self.player == BLACK else own + KOMI - opp
 
     @property
-    def winner(self):
+    def winner(self) -> Optional[Colour]:
         """BLACK or WHITE once the game is over, else None (no draw is possible)."""
         if not self.is_over:
             return None
@@ -298,12 +310,12 @@ class Position(NamedTuple):
         return BLACK if black > white else WHITE
 
     # -- display ---------------------------------------------------------------------------
-    def picture(self):
+    def picture(self) -> str:
         """The board as 5 lines of X (Black), O (White) and . (empty)."""
         cells = [SYMBOLS[self.colour_at(p)] for p in range(NUM_POINTS)]
         return "\n".join("".join(cells[r * BOARD_SIZE : (r + 1) * BOARD_SIZE]) for r in range(BOARD_SIZE))
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "{}\n{} to move, {} plies played{}".format(
             self.picture(),
             colour_word(self.player).capitalize(),
@@ -312,11 +324,11 @@ class Position(NamedTuple):
         )
 
 
-def _digits(black, white):
+def _digits(black: Bitboard, white: Bitboard) -> str:
     return "".join("1" if black >> p & 1 else "2" if white >> p & 1 else "0" for p in range(NUM_POINTS))
 
 
-def _picture_digits(picture):
+def _picture_digits(picture: str) -> str:
     rows = [line.strip().replace(" ", "") for line in picture.strip().splitlines() if line.strip()]
     if len(rows) != BOARD_SIZE or any(len(row) != BOARD_SIZE for row in rows):
         raise InvalidInput(f"a board picture is {BOARD_SIZE} lines of {BOARD_SIZE} symbols:\n{picture}")

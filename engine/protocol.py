@@ -8,9 +8,9 @@ final newline, blank lines at the end); anything that cannot be a Little-Go inpu
 
 import os
 import tempfile
-from typing import NamedTuple
+from typing import Callable, List, NamedTuple, Union
 
-from engine.constants import BLACK, BOARD_SIZE, PASS, WHITE
+from engine.constants import BLACK, BOARD_SIZE, PASS, WHITE, Colour, Move
 from engine.coords import move_to_text
 from engine.errors import UserError
 
@@ -20,7 +20,7 @@ INPUT_LINES = 1 + 2 * BOARD_SIZE
 class InputFormatError(UserError, ValueError):
     """An input file that is not a Little-Go input; the message names file, line and column."""
 
-    def __init__(self, path, line, column, problem):
+    def __init__(self, path: str, line: int, column: int, problem: str) -> None:
         self.path, self.line, self.column, self.problem = path, line, column, problem
         where = f"{path}:{line}" + (f":{column}" if column else "")
         super().__init__(f"{where}: {problem}")
@@ -29,12 +29,12 @@ class InputFormatError(UserError, ValueError):
 class GameInput(NamedTuple):
     "What input.txt holds: colour to move and two 25-digit boards."
 
-    player: int
+    player: Colour
     previous: str
     current: str
 
 
-def parse_input(text, path="input.txt"):
+def parse_input(text: str, path: str = "input.txt") -> GameInput:
     """GameInput from the text of an input file; InputFormatError when it is not one."""
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     lines = [line.rstrip(" \t") for line in lines]
@@ -50,7 +50,7 @@ def parse_input(text, path="input.txt"):
     colour = lines[0].strip()
     if colour not in (str(BLACK), str(WHITE)):
         raise InputFormatError(path, 1, 1, f"colour must be {BLACK} (Black) or {WHITE} (White), found {lines[0]!r}")
-    boards = []
+    boards: List[str] = []
     for first in (2, 2 + BOARD_SIZE):
         digits = []
         for number in range(first, first + BOARD_SIZE):
@@ -67,7 +67,7 @@ def parse_input(text, path="input.txt"):
     return GameInput(int(colour), boards[0], boards[1])
 
 
-def read_input(path="input.txt"):
+def read_input(path: str = "input.txt") -> GameInput:
     """GameInput from an input file; InputFormatError (or OSError) when it cannot be read."""
     try:
         with open(path, "rb") as handle:
@@ -82,7 +82,7 @@ def read_input(path="input.txt"):
     return parse_input(text, path)
 
 
-def read_file(path, error):
+def read_file(path: str, error: Callable[[str], Exception]) -> bytes:
     """The bytes of the file at ``path``; ``error`` (an exception class) raised with a message
     naming the file when it cannot be read."""
     try:
@@ -92,7 +92,7 @@ def read_file(path, error):
         raise error(f"{path}: cannot read: {failure.strerror or failure}")
 
 
-def write_atomic(path, data):
+def write_atomic(path: str, data: Union[str, bytes]) -> None:
     """Write ``data`` (text or bytes) to ``path`` through a synced temporary file and a rename: all or nothing."""
     directory = os.path.dirname(os.path.abspath(path))
     handle, temporary = tempfile.mkstemp(prefix=".tmp-", dir=directory)
@@ -113,7 +113,7 @@ def write_atomic(path, data):
         raise
 
 
-def write_output(path, move):
+def write_output(path: str, move: Move) -> None:
     """Write a move (flat point or PASS) to output.txt the course way: atomically, else in place.
 
     A folder where no temporary file can be made (read-only, but with a writable

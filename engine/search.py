@@ -7,12 +7,15 @@ evaluation, the stone margin breaking ties, so when the 24-ply end lies within t
 depth the last plies are played perfectly. Depth and time limits are the caller's.
 """
 
+import random
 import time
-from typing import NamedTuple, Optional
+from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from engine.bitboard import FULL, count, groups, grow, neighbours, points_of
 from engine.bitboard import NEIGHBOURS as POINT_NEIGHBOURS
-from engine.constants import PASS
+from engine.constants import PASS, Colour, Move, Point
+from engine.features import Evaluator
+from engine.position import Position
 
 # Above any evaluation (features are at most a few hundred, weights at most MAX_WEIGHT):
 # a finished game's value is +-WIN + margin.
@@ -22,13 +25,17 @@ TIE = 1e-9  # values this close count as equal for the random tie-break
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _TABLE_LIMIT = 1000000
 
+TableKey = Tuple[int, ...]  # table_key's: the position exactly
+Entry = Tuple[int, int, float, Optional[Move]]  # (depth, _EXACT/_LOWER/_UPPER, value, best move)
+Settle = Callable[[Position], Optional[float]]  # a position's exact value where known without search, else None
+
 
 class SearchResult(NamedTuple):
     """The chosen move (point or PASS), its value for the mover, the depth completed, nodes, CPU
     seconds, and ``runner_up``: where the search was asked whether another root move comes within
     ``Searcher.close`` of the best, a value one is proved to reach there, else None."""
 
-    move: int
+    move: Move
     value: float
     depth: int
     nodes: int
@@ -40,13 +47,13 @@ class SearchTimeout(Exception):
     """A search limit was reached (the CPU deadline, or the node budget)."""
 
 
-def terminal_value(position):
+def terminal_value(position: Position) -> float:
     """Exact value of a finished game for the side to move: +-WIN plus the stone margin."""
     margin = position.margin()
     return WIN + margin if margin > 0 else -WIN + margin
 
 
-def table_key(position):
+def table_key(position: Position) -> TableKey:
     """Transposition key: the position exactly, with whatever changes its legal moves or its end.
 
     Legal moves depend on the previous board only through KO, which can bite only after
@@ -62,11 +69,11 @@ def table_key(position):
     return own, opp, position.player, position.moves_played
 
 
-def capturing_points(position):
+def capturing_points(position: Position) -> Dict[Point, int]:
     """Liberties of the opponent's groups in atari, with the stones each would capture."""
     opp = position.opp
     empty = FULL ^ position.own ^ opp
-    gains = {}
+    gains: Dict[Point, int] = {}
     for group in groups(opp):
         liberties = neighbours(group) & empty
         if liberties and not liberties & (liberties - 1):
@@ -78,7 +85,14 @@ def capturing_points(position):
 class Searcher:
     """Alpha-beta search state: transposition table, killer moves, history, counters."""
 
-    def __init__(self, evaluate, rng=None, terminal=terminal_value, settle=None, shape_depth=None):
+    def __init__(
+        self,
+        evaluate: Evaluator,
+        rng: Optional[random.Random] = None,
+        terminal: Callable[[Position], float] = terminal_value,
+        settle: Optional[Settle] = None,
+        shape_depth: Optional[int] = None,
+    ) -> None:
         self.evaluate = evaluate
         self.terminal = terminal  # the value of a finished game for the side to move
         self.settle = settle  # settle(position): its exact value known without search, or None
@@ -87,18 +101,18 @@ class Searcher:
         # liberties before fewer (too dear near the leaves: worth it only high in the tree).
         self.shape_depth = shape_depth
         self.rng = rng  # when set, ties at the root are broken at random
-        self.table = {}
-        self.killers = {}
-        self.history = {}
+        self.table: Dict[TableKey, Entry] = {}
+        self.killers: Dict[int, Tuple[Move, ...]] = {}  # by ply
+        self.history: Dict[Tuple[Colour, Move], int] = {}
         self.nodes = 0
-        self.deadline = None
-        self.node_stop = None  # abandon the search past this node count (set by iterative)
+        self.deadline: Optional[float] = None
+        self.node_stop: Optional[int] = None  # abandon the search past this node count (set by iterative)
         # When set, each search also asks whether another root move comes within this much of the
         # best (SearchResult.runner_up; set by iterative; None: not asked).
-        self.close = None
+        self.close: Optional[float] = None
 
     # -- the entry points -------------------------------------------------------------------
-    def search(self, position, depth, deadline=None):
+    def search(self, position: Position, depth: int, deadline: Optional[float] = None) -> SearchResult:
         """Best move at a fixed depth; SearchTimeout if ``deadline`` (process CPU time) passes."""
         if position.is_over:
             raise ValueError("the game is over: there is no move to search")
@@ -109,7 +123,9 @@ class Searcher:
         move, value, runner_up = self._root(position, depth)
         return SearchResult(move, value, depth, self.nodes - start_nodes, time.process_time() - start, runner_up)
 
-    def value(self, position, depth, alpha, beta, deadline=None):
+    def value(
+        self, position: Position, depth: int, alpha: float, beta: float, deadline: Optional[float] = None
+    ) -> float:
         """The negamax value of a position within (alpha, beta), fail-hard; SearchTimeout past ``deadline``."""
         if len(self.table) > _TABLE_LIMIT:
             self.table.clear()
@@ -117,8 +133,15 @@ class Searcher:
         return self._negamax(position, depth, alpha, beta, 1, 0)
 
     def iterative(
-        self, position, max_depth, cpu_budget=None, cpu_cap=None, node_budget=None, hard_budget=None, close=None
-    ):
+        self,
+        position: Position,
+        max_depth: int,
+        cpu_budget: Optional[float] = None,
+        cpu_cap: Optional[float] = None,
+        node_budget: Optional[int] = None,
+        hard_budget: Optional[float] = None,
+        close: Optional[float] = None,
+    ) -> Optional[SearchResult]:
         """Search depths 1..max_depth; the move of the deepest depth completed within the limits.
 
         The limits are the caller's choice. ``node_budget``: a search past that many nodes is
@@ -144,7 +167,15 @@ class Searcher:
             deadline=start + cap if cap else None,
         )
 
-    def iterative_nodes(self, position, max_depth, node_budget, node_cap, hard_budget=None, close=None):
+    def iterative_nodes(
+        self,
+        position: Position,
+        max_depth: int,
+        node_budget: int,
+        node_cap: int,
+        hard_budget: Optional[float] = None,
+        close: Optional[float] = None,
+    ) -> SearchResult:
         """``iterative`` with nodes for CPU seconds: a depth is begun only if it looks likely to end within
         ``node_budget`` nodes (``hard_budget``, default twice that, when the position is unclear), and a
         search past ``node_cap`` nodes in all is abandoned; depth 1 always ends. The same position and seed
@@ -167,13 +198,26 @@ class Searcher:
         )
         return deeper or result
 
-    def _deepen(self, position, max_depth, budget, hard_budget, close, spent, cost, least, deadline, first=None):
+    def _deepen(
+        self,
+        position: Position,
+        max_depth: int,
+        budget: Optional[float],
+        hard_budget: Optional[float],
+        close: Optional[float],
+        spent: Callable[[], float],
+        cost: Callable[[SearchResult], float],
+        least: float,
+        deadline: Optional[float],
+        first: Optional[SearchResult] = None,
+    ) -> Optional[SearchResult]:
         """The iterative deepening of ``iterative`` and ``iterative_nodes``: ``spent()`` the budget's units
         used so far, ``cost(found)`` a depth's, ``least`` the cost below which a depth's growth is noise;
         ``first``: depth 1, already searched."""
         hard = hard_budget if hard_budget is not None else 2 * (budget or 0)
         self.close = close
-        result, unclear, last_cost, growth = None, False, 0.0, 4.0
+        result: Optional[SearchResult] = None
+        unclear, last_cost, growth = False, 0.0, 4.0
         if first is not None:
             result, last_cost, unclear = first, cost(first), first.runner_up is not None
         try:
@@ -197,12 +241,12 @@ class Searcher:
         return result
 
     # -- the search ---------------------------------------------------------------------------
-    def _ordered_moves(self, position, table_move, ply, depth=0):
+    def _ordered_moves(self, position: Position, table_move: Optional[Move], ply: int, depth: int = 0) -> List[Move]:
         """The table's move, captures by size, killers, points near the opponent's last stone
         (replies are mostly local), then history (with shape, at ``shape_depth`` and above);
         a pass last, or first when it is the table's move or when the opponent has just
         passed (then passing ends the game at once)."""
-        legal = points_of(position.legal_mask())
+        points = points_of(position.legal_mask())
         gains = capturing_points(position)
         killers = self.killers.get(ply, ())
         history = self.history
@@ -214,7 +258,7 @@ class Searcher:
         own, opp = position.own, position.opp
         empty = FULL ^ own ^ opp
 
-        def priority(point):
+        def priority(point: Point) -> float:
             if point == table_move:
                 return 1e12
             if point in gains:
@@ -232,20 +276,22 @@ class Searcher:
                     value += 5e7  # puts a group in atari
             return value
 
-        legal.sort(key=priority, reverse=True)
+        points.sort(key=priority, reverse=True)
+        legal: List[Move] = points  # type: ignore[assignment]  # (points, then PASS: a copy would cost)
         if table_move == PASS or (position.passed and table_move is None):
             legal.insert(0, PASS)
         else:
             legal.append(PASS)
         return legal
 
-    def _root(self, position, depth):
+    def _root(self, position: Position, depth: int) -> Tuple[Move, float, Optional[float]]:
         """(move, value, runner_up) at ``depth``; with ``self.close`` set, runner_up is a value that
         another move is proved to reach within ``close`` of the best (None where none does)."""
         key = table_key(position)
         entry = self.table.get(key)
         moves = self._ordered_moves(position, entry[3] if entry else None, 0, depth)
-        best_value, best_moves = -INFINITY, []
+        best_value = -INFINITY
+        best_moves: List[Move] = []
         opp_stones = count(position.opp)
         for move in moves:
             child = position.play_point(move)
@@ -266,7 +312,9 @@ class Searcher:
                 pass
         return move, best_value, runner_up
 
-    def _contender(self, position, depth, moves, chosen, threshold):
+    def _contender(
+        self, position: Position, depth: int, moves: List[Move], chosen: Move, threshold: float
+    ) -> Optional[float]:
         """A value above ``threshold`` that a root move other than ``chosen`` is proved to reach,
         else None: one null-window search a move (on the table the search just filled), stopping
         at the first that reaches it."""
@@ -280,7 +328,7 @@ class Searcher:
                 return value
         return None
 
-    def _negamax(self, position, depth, alpha, beta, ply, captured):
+    def _negamax(self, position: Position, depth: int, alpha: float, beta: float, ply: int, captured: int) -> float:
         self.nodes += 1
         if not self.nodes & 1023:
             if self.deadline is not None and time.process_time() > self.deadline:
@@ -297,7 +345,7 @@ class Searcher:
             return self.evaluate(position, captured)
         key = table_key(position)
         entry = self.table.get(key)
-        table_move = None
+        table_move: Optional[Move] = None
         if entry is not None:
             entry_depth, flag, value, table_move = entry
             if entry_depth >= depth:
@@ -308,7 +356,8 @@ class Searcher:
                 if flag == _UPPER and value <= alpha:
                     return value
         original_alpha = alpha
-        best_value, best_move = -INFINITY, None
+        best_value = -INFINITY
+        best_move: Optional[Move] = None
         opp_stones = count(position.opp)
         for move in self._ordered_moves(position, table_move, ply, depth):
             child = position.play_point(move)

@@ -7,17 +7,20 @@ settles a node), which is far cheaper than the exact margin; the margin search (
 +-WIN plus the stone margin, komi included) then picks the best of the winning moves.
 """
 
-from engine.bitboard import FULL, count, groups, neighbours, points_of
-from engine.constants import BLACK, KOMI, MAX_MOVES, PASS
+from typing import Callable, Dict, List, NoReturn, Optional, Tuple
+
+from engine.bitboard import FULL, Bitboard, count, groups, neighbours, points_of
+from engine.constants import BLACK, KOMI, MAX_MOVES, PASS, Move
+from engine.position import Position
 from engine.search import INFINITY, WIN, Searcher, capturing_points, table_key, terminal_value
 
 
-def win_loss_value(position):
+def win_loss_value(position: Position) -> float:
     """+1 if the side to move has won the finished game, else -1."""
     return 1.0 if position.margin() > 0 else -1.0
 
 
-def safe_stones(stones, empty, plies):
+def safe_stones(stones: Bitboard, empty: Bitboard, plies: int) -> Bitboard:
     """The stones in groups with more liberties than ``plies``: a move takes at most one
     liberty from a group (a capture only gives some back), so nothing captures them in time."""
     if count(neighbours(stones) & empty) <= plies:
@@ -29,7 +32,7 @@ def safe_stones(stones, empty, plies):
     return safe
 
 
-def _last_move_wins(position, margin, empty):
+def _last_move_wins(position: Position, margin: float, empty: Bitboard) -> bool:
     """Whether the game's last move can win: a pass keeps ``margin``, any placement adds a
     stone (a move never loses its own stones), a capture adds the stones it takes too."""
     if margin > 0:
@@ -40,7 +43,7 @@ def _last_move_wins(position, margin, empty):
     return any(margin + 1 + gain > 0 for point, gain in capturing_points(position).items() if not ko >> point & 1)
 
 
-def settled_win_loss(position):
+def settled_win_loss(position: Position) -> Optional[float]:
     """+1 or -1 when the game's winner is certain whatever both sides play, else None.
 
     At the end the mover has at most its stones now plus one per move it has left, the
@@ -59,15 +62,15 @@ def settled_win_loss(position):
     return None
 
 
-def _no_evaluation(position, captured=0):
+def _no_evaluation(position: Position, captured: int = 0) -> NoReturn:
     raise AssertionError("the solver searches to the end: no position needs an evaluation")
 
 
-def plies_left(position):
+def plies_left(position: Position) -> int:
     return MAX_MOVES - position.moves_played
 
 
-def margin_of(value):
+def margin_of(value: float) -> float:
     """The stone margin (komi included) in a margin-search value."""
     return value - WIN if value > 0 else value + WIN
 
@@ -75,27 +78,27 @@ def margin_of(value):
 class Solver:
     """Exact results, with transposition tables kept across calls (one game's positions share them)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         # shape ordering from 6 plies left: 14 positions at ply 10, 49.5 s -> 31.1 s of CPU
         self.win_loss = Searcher(_no_evaluation, terminal=win_loss_value, settle=settled_win_loss, shape_depth=6)
         self.margins = Searcher(_no_evaluation, terminal=terminal_value, shape_depth=6)
 
     @property
-    def nodes(self):
+    def nodes(self) -> int:
         return self.win_loss.nodes + self.margins.nodes
 
-    def wins(self, position, deadline=None):
+    def wins(self, position: Position, deadline: Optional[float] = None) -> bool:
         """Whether the side to move wins with perfect play; SearchTimeout past ``deadline``."""
         if position.is_over:
             return win_loss_value(position) > 0
         return self.win_loss.value(position, plies_left(position), -1.0, 1.0, deadline) > 0
 
-    def winning_moves(self, position, deadline=None):
+    def winning_moves(self, position: Position, deadline: Optional[float] = None) -> List[Move]:
         """Every move that keeps a won position won (empty when the position is lost)."""
-        moves = points_of(position.legal_mask()) + [PASS]
+        moves: List[Move] = [*points_of(position.legal_mask()), PASS]
         return [move for move in moves if not self.wins(position.play_point(move), deadline)]
 
-    def winning_move(self, position, deadline=None):
+    def winning_move(self, position: Position, deadline: Optional[float] = None) -> Optional[Move]:
         """A move that wins, or None when every move loses; SearchTimeout past ``deadline``.
 
         One search of the position, its moves in the searcher's order (captures, killers,
@@ -105,27 +108,33 @@ class Solver:
         entry = self.win_loss.table.get(table_key(position))
         if entry is not None and entry[3] is not None and not self.wins(position.play_point(entry[3]), deadline):
             return entry[3]
-        for move in [PASS] + points_of(position.legal_mask()):  # settled without a search: any move
+        moves: List[Move] = [PASS, *points_of(position.legal_mask())]
+        for move in moves:  # settled without a search: any move
             if not self.wins(position.play_point(move), deadline):
                 return move
         return None
 
-    def margin(self, position, deadline=None):
+    def margin(self, position: Position, deadline: Optional[float] = None) -> float:
         """The exact margin for the side to move with perfect play (won games first, then stones)."""
         if position.is_over:
             return position.margin()
         return margin_of(self.margins.value(position, plies_left(position), -INFINITY, INFINITY, deadline))
 
-    def best_move(self, position, deadline=None):
+    def best_move(self, position: Position, deadline: Optional[float] = None) -> Tuple[Move, float]:
         """(the move of best exact value, its margin): a win if there is one, by the most stones."""
         result = self.margins.search(position, plies_left(position), deadline)
         return result.move, margin_of(result.value)
 
-    def move_values(self, position, deadline=None, progress=None):
+    def move_values(
+        self,
+        position: Position,
+        deadline: Optional[float] = None,
+        progress: Optional[Callable[[int, int], None]] = None,
+    ) -> Dict[Move, float]:
         """{move: the mover's exact margin after it}, for every legal move and PASS;
         ``progress(done, total)`` hears of each move settled."""
-        values = {}
-        moves = points_of(position.legal_mask()) + [PASS]
+        values: Dict[Move, float] = {}
+        moves: List[Move] = [*points_of(position.legal_mask()), PASS]
         for move in moves:
             values[move] = -self.margin(position.play_point(move), deadline)
             if progress:

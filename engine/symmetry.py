@@ -10,10 +10,18 @@ book and the Q-learner key their tables by it, and the compiled solver gets the 
 images (``engine.native.compiler``).
 """
 
-from engine.constants import BOARD_SIZE, NUM_POINTS, PASS
+from typing import Callable, Optional, Tuple
+
+from engine.bitboard import Bitboard
+from engine.constants import BOARD_SIZE, NUM_POINTS, PASS, Move, Point
+
+Table = Tuple[Tuple[int, ...], ...]  # [symmetry][point] -> its image
+RowTables = Tuple[Table, ...]  # [symmetry][row][bits of the row] -> a sum over their images
+# (the board as a base-3 number, the KO point's image or -1): what sorts the 8 images
+Form = Tuple[int, int]
 
 
-def _images():
+def _images() -> Table:
     last = BOARD_SIZE - 1
     tables = []
     for t in range(8):
@@ -36,7 +44,7 @@ INVERSES = tuple(tuple(table.index(p) for p in range(NUM_POINTS)) for table in S
 _ROW = (1 << BOARD_SIZE) - 1
 
 
-def _row_tables(weight):
+def _row_tables(weight: Callable[[Point], int]) -> RowTables:
     """[t][row][bits of the row]: the sum of ``weight(image)`` over the row's set points' images."""
     return tuple(
         tuple(
@@ -54,33 +62,34 @@ _TURN = _row_tables(lambda point: 1 << point)
 _DIGIT = _row_tables(lambda point: 3 ** (NUM_POINTS - 1 - point))  # a stone's base-3 digit place
 
 
-def _by_rows(tables, mask):
+def _by_rows(tables: Table, mask: Bitboard) -> int:
     total = 0
     for row in range(BOARD_SIZE):
         total += tables[row][(mask >> (BOARD_SIZE * row)) & _ROW]
     return total
 
 
-def turn(mask, t):
+def turn(mask: Bitboard, t: int) -> Bitboard:
     """A bitboard under symmetry ``t``."""
     return _by_rows(_TURN[t], mask)
 
 
-def turn_move(move, t):
+def turn_move(move: Move, t: int) -> Move:
     """A move under symmetry ``t`` (PASS stays PASS)."""
     return move if move == PASS else SYMMETRIES[t][move]
 
 
-def unturn_move(move, t):
+def unturn_move(move: Move, t: int) -> Move:
     """The move that symmetry ``t`` takes to ``move``."""
     return move if move == PASS else INVERSES[t][move]
 
 
-def canonical(black, white, ko=None):
+def canonical(black: Bitboard, white: Bitboard, ko: Optional[Point] = None) -> Tuple[Form, int]:
     """((the canonical board as a base-3 number, the KO point's image or -1), the symmetry that gives it)."""
-    best = None
+    best: Optional[Tuple[Form, int]] = None
     for t in range(8):
         form = (_by_rows(_DIGIT[t], black) + 2 * _by_rows(_DIGIT[t], white), -1 if ko is None else SYMMETRIES[t][ko])
         if best is None or form < best[0]:
             best = (form, t)
+    assert best is not None
     return best

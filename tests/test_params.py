@@ -3,6 +3,7 @@
 import glob
 import json
 import os
+from typing import Optional
 
 import pytest
 
@@ -174,3 +175,15 @@ def test_each_search_setting_is_one_row_that_reaches_the_options_the_file_and_pa
         with pytest.raises(SystemExit):
             _parsed(parser, ["fit", "labels.json.gz", "--out", "p.json", option, str(setting.high + 1)])
     assert set(default_params().search()) == {setting.name for setting in SEARCH_TABLE}
+
+
+@pytest.mark.fast
+def test_the_params_record_has_a_field_for_each_search_setting_in_the_tables_order():
+    """Params is written out in class syntax (its fields visible to readers and the type checker);
+    SEARCH_TABLE stays the one declaration of what each setting means, and this keeps the two in step."""
+    settings = tuple(setting.name for setting in SEARCH_TABLE)
+    assert engine.params.Params._fields == ("weights",) + settings + ("provenance", "endgame")
+    hints = engine.params.Params.__annotations__
+    for setting in SEARCH_TABLE:
+        expected = Optional[setting.kind] if setting.nullable else setting.kind
+        assert hints[setting.name] == expected, setting.name
