@@ -11,9 +11,10 @@ import shlex
 import shutil
 import subprocess
 import time
+from typing import Callable, List, Optional, Tuple
 
 from engine.bitboard import points_of
-from engine.constants import BLACK, BOARD_SIZE, KOMI, PASS, colour_word, opponent
+from engine.constants import BLACK, BOARD_SIZE, KOMI, PASS, Colour, Move, colour_word, opponent
 from engine.errors import InvalidInput
 from engine.players.base import Player, PlayerFault, Reason
 from engine.position import IllegalMove, Position
@@ -25,7 +26,7 @@ class GtpError(Exception):
     """A command that fails: the engine answers ``? message``."""
 
 
-def point_to_vertex(move):
+def point_to_vertex(move: Move) -> str:
     """GTP vertex of a point (columns from A, skipping I; rows counted from the bottom), or ``pass``."""
     if move == PASS:
         return "pass"
@@ -33,7 +34,7 @@ def point_to_vertex(move):
     return f"{COLUMNS[j]}{BOARD_SIZE - i}"
 
 
-def vertex_to_point(text):
+def vertex_to_point(text: str) -> Move:
     """Point or PASS of a GTP vertex (any case); ValueError naming the text when it is not one on this board."""
     word = text.strip().upper()
     if word == "PASS":
@@ -48,7 +49,7 @@ def vertex_to_point(text):
 class GtpClient:
     """Another GTP engine over a pipe; every answer within ``wall_limit`` seconds or a TIMEOUT fault."""
 
-    def __init__(self, argv, wall_limit=60.0):
+    def __init__(self, argv: List[str], wall_limit: float = 60.0):
         self.argv = argv
         self.wall_limit = wall_limit
         try:
@@ -59,11 +60,13 @@ class GtpClient:
             raise PlayerFault(Reason.CRASH, "cannot start {!r}: {}".format(" ".join(argv), error.strerror or error))
         self.buffer = b""
 
-    def command(self, line):
+    def command(self, line: str) -> str:
         """The result of one command; GtpError for a ``?`` answer, PlayerFault if the engine dies or hangs."""
+        stdin, stdout = self.process.stdin, self.process.stdout
+        assert stdin is not None and stdout is not None  # both are pipes
         try:
-            self.process.stdin.write((line + "\n").encode("utf-8"))
-            self.process.stdin.flush()
+            stdin.write((line + "\n").encode("utf-8"))
+            stdin.flush()
         except OSError as error:
             raise PlayerFault(Reason.CRASH, f"the engine stopped reading ({error.strerror or error}) at {line!r}")
         deadline = time.monotonic() + self.wall_limit
@@ -71,9 +74,9 @@ class GtpClient:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise PlayerFault(Reason.TIMEOUT, f"no answer to {line!r} in {self.wall_limit:.0f} s of wall time")
-            ready, _, _ = select.select([self.process.stdout], [], [], left)
+            ready, _, _ = select.select([stdout], [], [], left)
             if ready:
-                chunk = os.read(self.process.stdout.fileno(), 65536)
+                chunk = os.read(stdout.fileno(), 65536)
                 if not chunk:
                     raise PlayerFault(Reason.CRASH, f"the engine closed its output after {line!r}")
                 self.buffer += chunk
@@ -86,7 +89,7 @@ class GtpClient:
             raise GtpError(text[1:].lstrip("0123456789").strip())
         raise PlayerFault(Reason.BAD_OUTPUT, f"not a GTP answer to {line!r}: {text[:100]!r}")
 
-    def cpu_seconds(self):
+    def cpu_seconds(self) -> float:
         """CPU seconds the engine has used so far (from /proc; 0 where that is not available)."""
         try:
             with open(f"/proc/{self.process.pid}/stat") as handle:
@@ -95,10 +98,12 @@ class GtpClient:
         except (OSError, ValueError, IndexError):
             return 0.0
 
-    def close(self):
+    def close(self) -> None:
+        stdin = self.process.stdin
+        assert stdin is not None  # a pipe
         try:
-            self.process.stdin.write(b"quit\n")
-            self.process.stdin.flush()
+            stdin.write(b"quit\n")
+            stdin.flush()
             self.process.wait(timeout=5)
         except (OSError, ValueError, subprocess.TimeoutExpired):
             self.process.kill()
@@ -114,14 +119,14 @@ class GtpPlayer(Player):
     a pass, as the course has no resignation.
     """
 
-    def __init__(self, argv_for_seed, spec, wall_limit=60.0):
+    def __init__(self, argv_for_seed: Callable[[int], List[str]], spec: str, wall_limit: float = 60.0):
         self.argv_for_seed = argv_for_seed
         self.spec = spec
         self.wall_limit = wall_limit
-        self.client = None
-        self.shown = None
+        self.client: Optional[GtpClient] = None
+        self.shown: Optional[Position] = None  # the position the engine knows
 
-    def new_game(self, colour, seed):
+    def new_game(self, colour: Colour, seed: int) -> None:
         Player.new_game(self, colour, seed)
         self.close()
         self.client = GtpClient(self.argv_for_seed(seed), self.wall_limit)
@@ -129,16 +134,18 @@ class GtpPlayer(Player):
             self._ask(line)
         self.shown = Position.initial()
 
-    def _ask(self, line):
+    def _ask(self, line: str) -> str:
+        assert self.client is not None  # a game is on
         try:
             return self.client.command(line)
         except GtpError as error:
             raise PlayerFault(Reason.BAD_OUTPUT, f"{line!r} answered ? {error}")
 
-    def _sync(self, position):
+    def _sync(self, position: Position) -> None:
         """Tell the engine the moves since it last knew the game, or set the board up anew."""
         if self.shown is not None and self.shown.moves_played + 1 == position.moves_played:
-            for move in points_of(self.shown.legal_mask()) + [PASS]:
+            moves: List[Move] = [*points_of(self.shown.legal_mask()), PASS]
+            for move in moves:
                 if self.shown.play_point(move) == position:
                     self._ask(f"play {colour_word(self.shown.player)} {point_to_vertex(move)}")
                     return
@@ -153,11 +160,13 @@ class GtpPlayer(Player):
             self._ask(f"play {colour_word(colour)} {vertex}")
             colour = opponent(colour)
 
-    def timed_move(self, position):
+    def timed_move(self, position: Position) -> Tuple[Move, float]:
+        assert self.client is not None  # a game is on
         before = self.client.cpu_seconds()
         self._sync(position)
         answer = self._ask(f"genmove {colour_word(position.player)}")
         seconds = self.client.cpu_seconds() - before
+        move: Move
         if answer.strip().lower() == "resign":
             move = PASS
         else:
@@ -171,16 +180,16 @@ class GtpPlayer(Player):
             self.shown = None  # the host judges it; the game ends there
         return move, seconds
 
-    def move(self, position):
+    def move(self, position: Position) -> Move:
         return self.timed_move(position)[0]
 
-    def close(self):
+    def close(self) -> None:
         if self.client is not None:
             self.client.close()
             self.client = None
 
 
-def gtp_player(command, spec=None, wall_limit=60.0):
+def gtp_player(command: str, spec: Optional[str] = None, wall_limit: float = 60.0) -> GtpPlayer:
     """A GtpPlayer for a command line (``littlego gtp --player handset@4``); ValueError when it cannot run."""
     try:
         argv = shlex.split(command)

@@ -2,11 +2,14 @@
 reading ``output.txt`` exactly as the host reads it (the agent's side is ``engine.protocol``)."""
 
 import re
+from typing import Tuple, Union
 
-from engine.constants import BOARD_SIZE, PASS
+from engine.constants import BOARD_SIZE, PASS, Colour
 from engine.protocol import write_atomic
 from engine.sandbox.files import READ_LIMIT, excerpt, read_untrusted
 
+# What output.txt holds as the host reads it: PASS, or (i, j), which may be off the board.
+HostMove = Union[str, Tuple[int, int]]
 _FIRST_LINE = re.compile(r"[^\r\n]*")  # up to the first LF, CR or CRLF, as text files read
 
 
@@ -14,7 +17,7 @@ class OutputFormatError(ValueError):
     """An output.txt the course host could not parse (not an illegal move: no move at all)."""
 
 
-def format_input(player, previous, current):
+def format_input(player: Colour, previous: str, current: str) -> str:
     """The text the host writes into input.txt: LF line ends, no final newline."""
     rows = [str(player)]
     for board in (previous, current):
@@ -22,12 +25,12 @@ def format_input(player, previous, current):
     return "\n".join(rows)
 
 
-def write_input(path, player, previous, current):
+def write_input(path: str, player: Colour, previous: str, current: str) -> None:
     """Write an input file the course way, atomically."""
     write_atomic(path, format_input(player, previous, current))
 
 
-def parse_output(text):
+def parse_output(text: str) -> HostMove:
     """The move an output.txt holds, read exactly as the course host reads it.
 
     The host opens the file as text, so a line ends at LF, CR or CRLF (universal
@@ -37,7 +40,9 @@ def parse_output(text):
     PASS or an ``(i, j)`` pair, which may be off the board (an illegal move, not a bad
     file); OutputFormatError when the host could not parse it (``pass`` in lower case included).
     """
-    fields = _FIRST_LINE.match(text).group(0).strip().split(",")
+    first = _FIRST_LINE.match(text)
+    assert first is not None  # the pattern matches any text, if only by the empty string
+    fields = first.group(0).strip().split(",")
     if fields[0] == PASS:
         return PASS
     if len(fields) < 2:
@@ -48,7 +53,7 @@ def parse_output(text):
         raise OutputFormatError("'{}' is not a move: expected 'i,j' or 'PASS'".format(excerpt(",".join(fields))))
 
 
-def read_output(path="output.txt"):
+def read_output(path: str = "output.txt") -> HostMove:
     """The move in an output file (see parse_output); OSError when missing, UntrustedFileError (an OSError)
     when it is not a regular file (a link, a FIFO), OutputFormatError when unparsable or longer than READ_LIMIT.
 

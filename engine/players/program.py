@@ -14,17 +14,19 @@ import shutil
 import signal
 import sys
 import tempfile
+from typing import Dict, Optional, Tuple, Union, cast
 
-from engine.constants import COURSE_CPU_LIMIT, PASS
+from engine.constants import COURSE_CPU_LIMIT, PASS, Colour, Move
 from engine.coords import on_board, to_point
 from engine.errors import InvalidInput
 from engine.players.base import Player, PlayerFault, Reason
 from engine.players.host import OutputFormatError, format_input, read_output
+from engine.position import Position
 from engine.sandbox import gamebox
 from engine.sandbox.files import UntrustedFileError, copy_folder, excerpt, tail, write_new
-from engine.sandbox.isolation import prepare_folder, wrap
-from engine.sandbox.limits import DEFAULT_LIMITS, MIB, SandboxError, UntrustedFolderError
-from engine.sandbox.process import run
+from engine.sandbox.isolation import Command, prepare_folder, wrap
+from engine.sandbox.limits import DEFAULT_LIMITS, MIB, Limits, SandboxError, UntrustedFolderError
+from engine.sandbox.process import Finished, run
 from engine.sandbox.workspace import FULL, Workspace
 
 STDERR_SHOWN = 300  # characters of an agent's stderr in a fault
@@ -37,14 +39,14 @@ class ProgramPlayer(Player):
 
     def __init__(
         self,
-        directory,
-        command=None,
-        cpu_limit=COURSE_CPU_LIMIT,
-        spec=None,
-        wall_limit=None,
-        limits=DEFAULT_LIMITS,
-        files=None,
-        keep_faults=None,
+        directory: str,
+        command: Optional[Command] = None,
+        cpu_limit: float = COURSE_CPU_LIMIT,
+        spec: Optional[str] = None,
+        wall_limit: Optional[float] = None,
+        limits: Limits = DEFAULT_LIMITS,
+        files: Optional[Dict[str, str]] = None,
+        keep_faults: Optional[str] = None,
     ):
         """``command``: a shell command line (a user's own ``cmd:DIR::COMMAND``) or an argv list (a built
         agent's, which no file name can turn into options); default: this Python on ``my_player3.py``.
@@ -54,7 +56,7 @@ class ProgramPlayer(Player):
         if not os.path.isdir(directory):
             raise InvalidInput(f"player directory {directory!r} does not exist")
         self.source = os.path.abspath(directory)
-        self.command = command or [sys.executable, "my_player3.py"]
+        self.command: Command = command or [sys.executable, "my_player3.py"]
         self.cpu_limit = cpu_limit
         # A player that sleeps uses no CPU: past this much wall time it is killed.
         self.wall_limit = wall_limit or max(3 * cpu_limit, cpu_limit + 5)
@@ -62,9 +64,11 @@ class ProgramPlayer(Player):
         self.limits = limits
         self.files = dict(files or {})
         self.keep_faults = keep_faults
-        self.workspace = self.workdir = self.box = None
+        self.workspace: Optional[Workspace] = None  # the game's, from new_game to close
+        self.workdir: Optional[str] = None  # the folder's copy in it, where the moves run
+        self.box: Optional[gamebox.GameBox] = None  # the game's move server, where moves are served
 
-    def new_game(self, colour, seed):
+    def new_game(self, colour: Colour, seed: int) -> None:
         Player.new_game(self, colour, seed)
         self.close()
         self.workspace = Workspace(self.limits)  # each game a fresh one: nothing of an earlier game reaches it
@@ -73,13 +77,14 @@ class ProgramPlayer(Player):
             copy_folder(self.source, self.workdir, self.limits.folder_mb * MIB)
         except (UntrustedFolderError, OSError) as error:
             workspace = self.workspace
+            why: Union[str, Exception] = error
             if isinstance(error, OSError) and error.errno in FULL:  # HostError unless its own quota
                 try:
-                    error = workspace.host_write_failed("the copy of its folder", error)
+                    why = workspace.host_write_failed("the copy of its folder", error)
                 finally:
                     self.close()
             self.close()
-            raise PlayerFault(Reason.CRASH, f"its folder cannot be copied: {error}")
+            raise PlayerFault(Reason.CRASH, f"its folder cannot be copied: {why}")
         for name, text in self.files.items():
             path = os.path.join(self.workdir, name)
             if os.path.lexists(path):
@@ -97,33 +102,39 @@ class ProgramPlayer(Player):
                 self.workspace.scratch,
             )
 
-    def close(self):
+    def close(self) -> None:
         if self.box:
             self.box.close()
         if self.workspace:
             self.workspace.close()
         self.workspace = self.workdir = self.box = None
 
-    def _stderr_path(self):
-        return os.path.join(self.workspace.top, "stderr.txt")
+    def _game(self) -> Tuple[Workspace, str]:
+        """(the game's workspace, the folder's copy in it), from new_game to close."""
+        assert self.workspace is not None and self.workdir is not None, "no game is on"
+        return self.workspace, self.workdir
 
-    def _write_input(self, position):
+    def _stderr_path(self) -> str:
+        return os.path.join(self._game()[0].top, "stderr.txt")
+
+    def _write_input(self, position: Position) -> None:
         """``input.txt`` written into the copy for the next move; a PlayerFault where the agent filled its
         own workspace, HostError where the host's disk failed the write (no player is charged)."""
+        workspace, workdir = self._game()
         try:
             write_new(
-                os.path.join(self.workdir, "input.txt"),
+                os.path.join(workdir, "input.txt"),
                 format_input(position.player, position.previous_string(), position.board_string()),
             )
         except OSError as error:
             if error.errno not in FULL:
                 raise
-            raise PlayerFault(Reason.CRASH, self.workspace.host_write_failed("input.txt", error))
+            raise PlayerFault(Reason.CRASH, workspace.host_write_failed("input.txt", error))
 
-    def move(self, position):
+    def move(self, position: Position) -> Move:
         return self.timed_move(position)[0]
 
-    def timed_move(self, position):
+    def timed_move(self, position: Position) -> Tuple[Move, float]:
         try:
             return self._timed_move(position)
         except PlayerFault as fault:
@@ -133,15 +144,17 @@ class ProgramPlayer(Player):
                 fault.args = (f"{fault.reason}: {fault.detail}",)
             raise
 
-    def _keep(self, fault):
+    def _keep(self, fault: PlayerFault) -> Optional[str]:
         """Where the faulting move's copy of the folder, stderr and replay script were kept, or None (over
         ``MAX_KEPT``, or the copy failed: a fault is never hidden by its keeping)."""
+        folder, (_, workdir) = self.keep_faults, self._game()
+        assert folder is not None  # asked for
         try:
-            os.makedirs(self.keep_faults, exist_ok=True)
-            if len(os.listdir(self.keep_faults)) >= MAX_KEPT:
+            os.makedirs(folder, exist_ok=True)
+            if len(os.listdir(folder)) >= MAX_KEPT:
                 return None
-            kept = tempfile.mkdtemp(prefix="fault-", dir=self.keep_faults)
-            copy_folder(self.workdir, os.path.join(kept, "agent"), self.limits.folder_mb * MIB)
+            kept = tempfile.mkdtemp(prefix="fault-", dir=folder)
+            copy_folder(workdir, os.path.join(kept, "agent"), self.limits.folder_mb * MIB)
             stderr = self._stderr_path()
             if os.path.isfile(stderr):
                 shutil.copyfile(stderr, os.path.join(kept, "stderr.txt"))
@@ -156,10 +169,11 @@ class ProgramPlayer(Player):
         except (OSError, UntrustedFolderError):
             return None
 
-    def _timed_move(self, position):
+    def _timed_move(self, position: Position) -> Tuple[Move, float]:
+        _, workdir = self._game()
         for name in ("input.txt", "output.txt"):
             try:
-                os.unlink(os.path.join(self.workdir, name))
+                os.unlink(os.path.join(workdir, name))
             except FileNotFoundError:
                 pass
             except OSError as error:  # a folder the agent put there
@@ -186,7 +200,7 @@ class ProgramPlayer(Player):
                 f"killed at the memory limit ({self.limits.memory_mb} MiB, all its processes): "
                 f"{tail(stderr_path, STDERR_SHOWN)}",
             )
-        output = os.path.join(self.workdir, "output.txt")
+        output = os.path.join(workdir, "output.txt")
         try:
             move = read_output(output)
         except FileNotFoundError:
@@ -198,7 +212,7 @@ class ProgramPlayer(Player):
                 )
             raise PlayerFault(Reason.BAD_OUTPUT, "no output.txt")
         except UntrustedFileError as error:
-            raise PlayerFault(Reason.BAD_OUTPUT, error.strerror)
+            raise PlayerFault(Reason.BAD_OUTPUT, cast(str, error.strerror))  # its __init__ always says why
         except OutputFormatError as error:
             raise PlayerFault(Reason.BAD_OUTPUT, str(error))
         except OSError as error:
@@ -209,8 +223,9 @@ class ProgramPlayer(Player):
             raise PlayerFault(Reason.ILLEGAL, "{},{} is off the board".format(*move))
         return to_point(*move), cpu
 
-    def _run_move(self, stderr_path):
+    def _run_move(self, stderr_path: str) -> Finished:
         """A Finished: the move run in the game's sandbox where its moves are served, else in its own."""
+        _, workdir = self._game()
         try:
             if self.box:
                 if os.path.exists(stderr_path):
@@ -219,23 +234,23 @@ class ProgramPlayer(Player):
                 if finished is not None:
                     return finished
                 self.box = None  # no namespaces for moves here: a sandbox a move from now on
-            argv = wrap(self.command, self.workdir, self.limits)
+            argv = wrap(self.command, workdir, self.limits)
         except SandboxError as error:
             raise PlayerFault(Reason.CRASH, str(error))
         with open(stderr_path, "wb") as stderr:
             try:
-                return run(argv, self.workdir, self.limits, self.cpu_limit, self.wall_limit, stderr=stderr)
+                return run(argv, workdir, self.limits, self.cpu_limit, self.wall_limit, stderr=stderr)
             except OSError as error:  # no such program (without the sandbox, an argv runs directly)
                 raise PlayerFault(
                     Reason.CRASH,
                     "cannot start {}: {}".format(
-                        excerpt(" ".join(self.command) if isinstance(self.command, list) else self.command, 100),
+                        excerpt(self.command if isinstance(self.command, str) else " ".join(self.command), 100),
                         error.strerror or error,
                     ),
                 )
 
 
-_SIGNAL_MEANING = {
+_SIGNAL_MEANING: Dict[int, str] = {
     signal.SIGXFSZ: "over the file size limit",
     signal.SIGXCPU: "over the CPU limit",
     signal.SIGKILL: "killed",
@@ -243,7 +258,7 @@ _SIGNAL_MEANING = {
 }
 
 
-def _describe_status(status):
+def _describe_status(status: int) -> str:
     if os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
         meaning = _SIGNAL_MEANING.get(number)

@@ -11,10 +11,12 @@ the learner and any opponent and updates the learner at each of its decisions.
 
 import gzip
 import json
+import random
+from typing import Any, Callable, Dict, Hashable, Iterable, List, Mapping, Optional, Protocol, Sequence, Tuple
 
 from engine import symmetry
 from engine.bitboard import points_of
-from engine.constants import MAX_MOVES, NUM_POINTS, PASS
+from engine.constants import MAX_MOVES, NUM_POINTS, PASS, Colour, Move
 from engine.errors import UserError
 from engine.players.base import Player
 from engine.players.scripted import GreedyPlayer
@@ -22,6 +24,36 @@ from engine.position import Position
 from engine.protocol import read_file, write_atomic
 
 TABLE_FORMAT = 2  # 1: keyed by an earlier canonical form; retrain or re-key such a table
+
+# The learner's table, {key: {action: [value, updates]}}: keys and actions are the game's (ints for Little-Go).
+QTable = Dict[Any, Dict[Any, List[float]]]
+Values = Dict[int, Dict[int, float]]  # a table as the player reads it: {key: {action: value}}
+State = Any  # a game's own state (a Position for Little-Go), only passed back to the game
+GameMove = Any  # a game's own move (a point or PASS for Little-Go), only passed back to the game
+
+
+class EpisodeGame(Protocol):
+    """What ``play_episode`` asks of a game (``LittleGo``; tic-tac-toe in the tests)."""
+
+    def start(self) -> State: ...
+
+    def to_move(self, state: State) -> Hashable: ...
+
+    def tabular(self, state: State) -> bool: ...
+
+    def play(self, state: State, move: GameMove) -> State: ...
+
+    def over(self, state: State) -> bool: ...
+
+    def winner(self, state: State) -> Optional[Hashable]: ...
+
+    def observe(self, state: State) -> Tuple[Hashable, Mapping[GameMove, Hashable]]: ...
+
+
+class ActionValues(Protocol):
+    """What the player reads its values from: a Values table, or a learner's live one (``_LiveValues``)."""
+
+    def get(self, key: int) -> Optional[Dict[int, float]]: ...
 
 
 # -- the learner ----------------------------------------------------------------------------------
@@ -33,30 +65,37 @@ class QLearner:
     ``table[key][action] = [value, updates]``. Unseen actions are worth ``initial``.
     """
 
-    def __init__(self, alpha=0.2, gamma=0.95, initial=0.0, table=None):
+    def __init__(self, alpha: float = 0.2, gamma: float = 0.95, initial: float = 0.0, table: Optional[QTable] = None):
         self.alpha, self.gamma, self.initial = alpha, gamma, initial
-        self.table = table if table is not None else {}
+        self.table: QTable = table if table is not None else {}
 
-    def value(self, key, action):
+    def value(self, key: Hashable, action: Hashable) -> float:
         entry = self.table.get(key, {}).get(action)
         return self.initial if entry is None else entry[0]
 
-    def best_value(self, key, actions):
+    def best_value(self, key: Hashable, actions: Iterable[Hashable]) -> float:
         return max(self.value(key, action) for action in actions)
 
-    def greedy(self, key, actions, rng):
+    def greedy(self, key: Hashable, actions: Iterable[Hashable], rng: random.Random) -> Hashable:
         """The action of highest value, ties broken at random."""
         values = [(self.value(key, action), action) for action in actions]
         top = max(value for value, _ in values)
         return rng.choice([action for value, action in values if value == top])
 
-    def choose(self, key, actions, epsilon, rng):
+    def choose(self, key: Hashable, actions: Sequence[Hashable], epsilon: float, rng: random.Random) -> Hashable:
         """Epsilon-greedy: a random action with probability ``epsilon``, else the greedy one."""
         if rng.random() < epsilon:
             return rng.choice(actions)
         return self.greedy(key, actions, rng)
 
-    def update(self, key, action, reward, next_key=None, next_actions=()):
+    def update(
+        self,
+        key: Hashable,
+        action: Hashable,
+        reward: float,
+        next_key: Optional[Hashable] = None,
+        next_actions: Sequence[Hashable] = (),
+    ) -> None:
         """Q(s,a) += alpha * (reward + gamma * max Q(s',a') - Q(s,a)); no future after a last action."""
         future = self.gamma * self.best_value(next_key, next_actions) if next_key is not None and next_actions else 0.0
         entry = self.table.setdefault(key, {}).setdefault(action, [self.initial, 0])
@@ -64,7 +103,16 @@ class QLearner:
         entry[1] += 1
 
 
-def play_episode(game, learner, opponent_move, learner_side, epsilon, rng, rewards, fallback_move=None):
+def play_episode(
+    game: EpisodeGame,
+    learner: QLearner,
+    opponent_move: Callable[[State], GameMove],
+    learner_side: Hashable,
+    epsilon: float,
+    rng: random.Random,
+    rewards: Mapping[str, float],
+    fallback_move: Optional[Callable[[State], GameMove]] = None,
+) -> Optional[Hashable]:
     """One game: the learner (side ``learner_side``) against ``opponent_move(state)``.
 
     The learner's previous decision is updated when it next decides (the opponent's reply
@@ -77,6 +125,7 @@ def play_episode(game, learner, opponent_move, learner_side, epsilon, rng, rewar
     previous = None
     while not game.over(state):
         if game.to_move(state) == learner_side and not game.tabular(state):
+            assert fallback_move is not None, "a game past its horizon needs a fallback move"
             state = game.play(state, fallback_move(state))
         elif game.to_move(state) == learner_side:
             key, actions = game.observe(state)
@@ -102,7 +151,7 @@ PASS_ACTION = NUM_POINTS  # the canonical name of a pass
 _KEY_PLAYER = 40  # bits of a key below the colour to move: the board (3 ** 25 < 2 ** 40)
 
 
-def canonical(position):
+def canonical(position: Position) -> Tuple[int, int]:
     """(key, symmetry): the board's canonical form (``engine.symmetry``), the side to move and the ply.
 
     The ply is part of the key because the game ends at the 24th: the same stones mean
@@ -122,42 +171,42 @@ class LittleGo:
     learned; later ones are left to the fallback.
     """
 
-    def __init__(self, horizon=MAX_MOVES):
+    def __init__(self, horizon: int = MAX_MOVES):
         self.horizon = horizon
 
-    def tabular(self, position):
+    def tabular(self, position: Position) -> bool:
         return position.moves_played < self.horizon
 
     @staticmethod
-    def start():
+    def start() -> Position:
         return Position.initial()
 
     @staticmethod
-    def to_move(position):
+    def to_move(position: Position) -> Colour:
         return position.player
 
     @staticmethod
-    def actions(position):
+    def actions(position: Position) -> List[Move]:
         return points_of(position.legal_mask()) + [PASS]
 
     @staticmethod
-    def play(position, move):
+    def play(position: Position, move: Move) -> Position:
         return position.play_point(move)
 
     @staticmethod
-    def over(position):
+    def over(position: Position) -> bool:
         return position.is_over
 
     @staticmethod
-    def winner(position):
+    def winner(position: Position) -> Optional[Colour]:
         return position.winner
 
     @staticmethod
-    def observe(position):
+    def observe(position: Position) -> Tuple[int, Dict[Move, int]]:
         """(key, {legal move: its canonical action}) for the side to move."""
         key, turned = canonical(position)
         image = symmetry.SYMMETRIES[turned]
-        actions = dict((point, image[point]) for point in points_of(position.legal_mask()))
+        actions: Dict[Move, int] = dict((point, image[point]) for point in points_of(position.legal_mask()))
         actions[PASS] = PASS_ACTION
         return key, actions
 
@@ -169,7 +218,7 @@ class QTableError(UserError, ValueError):
     """A Q-table file that cannot be used; the message names it."""
 
 
-def save_table(path, learner, meta, min_updates=1):
+def save_table(path: str, learner: QLearner, meta: Mapping[str, object], min_updates: int = 1) -> int:
     """Write the table (states whose actions were updated at least ``min_updates`` times) as gzip JSON, atomically."""
     states = {}
     for key, actions in learner.table.items():
@@ -182,7 +231,7 @@ def save_table(path, learner, meta, min_updates=1):
     return len(states)
 
 
-def load_table(path):
+def load_table(path: str) -> Tuple[Values, Dict[str, Any]]:
     """(values {key: {action: value}}, meta) from a table file; QTableError saying what is wrong."""
     raw = read_file(path, QTableError)
     try:
@@ -212,18 +261,18 @@ def load_table(path):
 class QLearningPlayer(Player):
     """Greedy on learned values; in a position it never saw, the one-ply capture rule (``greedy``)."""
 
-    def __init__(self, values, spec="qlearning", horizon=MAX_MOVES):
+    def __init__(self, values: ActionValues, spec: str = "qlearning", horizon: int = MAX_MOVES):
         self.values = values
         self.spec = spec
         self.horizon = horizon
         self.fallback = GreedyPlayer()
         self.seen = self.unseen = 0
 
-    def new_game(self, colour, seed):
+    def new_game(self, colour: Colour, seed: int) -> None:
         Player.new_game(self, colour, seed)
         self.fallback.new_game(colour, seed)
 
-    def move(self, position):
+    def move(self, position: Position) -> Move:
         if position.moves_played >= self.horizon:
             return self.fallback.move(position)
         key, actions = LittleGo.observe(position)
@@ -236,7 +285,7 @@ class QLearningPlayer(Player):
         return self.rng.choice([move for move, action in actions.items() if known.get(action, 0.0) == best])
 
 
-def learner_player(learner, horizon, spec="qlearning (training)"):
+def learner_player(learner: QLearner, horizon: int, spec: str = "qlearning (training)") -> QLearningPlayer:
     """A QLearningPlayer reading a learner's live table (for evaluation during training)."""
     return QLearningPlayer(_LiveValues(learner.table), spec, horizon)
 
@@ -244,9 +293,9 @@ def learner_player(learner, horizon, spec="qlearning (training)"):
 class _LiveValues:
     """The learner's table seen as {key: {action: value}}, without copying it."""
 
-    def __init__(self, table):
+    def __init__(self, table: QTable):
         self.table = table
 
-    def get(self, key):
+    def get(self, key: int) -> Optional[Dict[int, float]]:
         actions = self.table.get(key)
         return None if not actions else dict((action, entry[0]) for action, entry in actions.items())

@@ -8,20 +8,25 @@
   (the best by one-ply material), material evaluation.
 """
 
+import random
+from typing import Callable, Iterable, List, Optional, Tuple
+
 from engine.bitboard import count, points_of
-from engine.constants import PASS
+from engine.constants import PASS, Move, Point
 from engine.players.base import Player
 from engine.playout import random_point
+from engine.position import Position
 
 
-def _captures(position, point):
+def _captures(position: Position, point: Point) -> int:
     """Stones captured by placing at ``point`` (a legal placement)."""
     return count(position.opp) - count(position.play_point(point).own)
 
 
-def _best_by(points, score, rng):
+def _best_by(points: Iterable[Point], score: Callable[[Point], float], rng: random.Random) -> Point:
     """A random choice among the points of highest score."""
-    best, chosen = None, []
+    best: Optional[float] = None
+    chosen: List[Point] = []
     for point in points:
         value = score(point)
         if best is None or value > best:
@@ -34,17 +39,17 @@ def _best_by(points, score, rng):
 class RandomPlayer(Player):
     spec = "random"
 
-    def move(self, position):
+    def move(self, position: Position) -> Move:
         return random_point(position, self.rng)
 
 
 class _ScoringPlayer(Player):
     """Plays the legal placement of highest ``score``, ties at random; PASS when none exists."""
 
-    def score(self, position, point):
+    def score(self, position: Position, point: Point) -> float:
         raise NotImplementedError
 
-    def move(self, position):
+    def move(self, position: Position) -> Move:
         legal = points_of(position.legal_mask())
         if not legal:
             return PASS
@@ -54,14 +59,14 @@ class _ScoringPlayer(Player):
 class GreedyPlayer(_ScoringPlayer):
     spec = "greedy"
 
-    def score(self, position, point):
+    def score(self, position: Position, point: Point) -> float:
         return _captures(position, point)
 
 
 class AggressivePlayer(_ScoringPlayer):
     spec = "aggressive"
 
-    def score(self, position, point):
+    def score(self, position: Position, point: Point) -> float:
         """Stones captured now minus the most the opponent can capture in reply."""
         child = position.play_point(point)
         gained = count(position.opp) - count(child.own)
@@ -77,15 +82,17 @@ class AlphaBetaPlayer(Player):
     depth = 2
     branching = 10
 
-    def _candidates(self, position):
+    def _candidates(self, position: Position) -> List[Tuple[Move, Position]]:
         """Up to ``branching`` (move, child) pairs, the best one-ply material first."""
-        children = [(point, position.play_point(point)) for point in points_of(position.legal_mask())]
+        children: List[Tuple[Move, Position]] = [
+            (point, position.play_point(point)) for point in points_of(position.legal_mask())
+        ]
         self.rng.shuffle(children)  # random among equal material
         # the child's margin is the opponent's: the smallest is the best material for us
         children.sort(key=lambda pair: pair[1].margin())
         return children[: self.branching] or [(PASS, position.play_point(PASS))]
 
-    def _value(self, position, depth, alpha, beta):
+    def _value(self, position: Position, depth: int, alpha: float, beta: float) -> float:
         if position.is_over or depth == 0:
             return position.margin()
         best = -float("inf")
@@ -96,8 +103,9 @@ class AlphaBetaPlayer(Player):
                 break
         return best
 
-    def move(self, position):
-        best, chosen = None, []
+    def move(self, position: Position) -> Move:
+        best: Optional[float] = None
+        chosen: List[Move] = []
         for point, child in self._candidates(position):
             value = -self._value(child, self.depth - 1, -float("inf"), float("inf"))
             if best is None or value > best:

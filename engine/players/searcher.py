@@ -1,17 +1,22 @@
 """Our agent as a player: the search with a set of Params, timed as the course plays or at a fixed depth."""
 
+from typing import Optional, Type
+
 from engine.agent import choose_move
-from engine.constants import MAX_MOVES
+from engine.book import Book
+from engine.constants import MAX_MOVES, Colour, Move
 from engine.errors import InvalidInput
 from engine.features import make_evaluator
 from engine.native.searcher import searcher_class
+from engine.params import Params
 from engine.players.base import Player
+from engine.position import Position
 from engine.search import Searcher
 
 ENGINES = ("native", "python")  # how an untimed agent searches: the same moves either way
 
 
-def searcher_for(engine):
+def searcher_for(engine: str) -> Type[Searcher]:
     """The searcher class of an engine: ``python`` is ``engine.search.Searcher``, ``native`` its
     compiled twin (the Python one, with a warning, where none can be built)."""
     if engine not in ENGINES:
@@ -27,7 +32,15 @@ class AgentPlayer(Player):
     machine's speed (as evolution needs), with the ``engine``'s searcher.
     """
 
-    def __init__(self, params, depth=None, spec="agent", timed=True, book=None, engine="python"):
+    def __init__(
+        self,
+        params: Params,
+        depth: Optional[int] = None,
+        spec: str = "agent",
+        timed: bool = True,
+        book: Optional[Book] = None,
+        engine: str = "python",
+    ):
         # A depth given means a plain search to that depth: no exact solving late in the game.
         self.params = params if depth is None else params.with_settings(depth=depth, solve_from=MAX_MOVES)
         self.book = book  # the opening book, played first when timed (as my_player3.py does)
@@ -37,11 +50,13 @@ class AgentPlayer(Player):
         self.spec = spec
         self.searcher_type = Searcher if timed else searcher_for(engine)
 
-    def new_game(self, colour, seed):
+    def new_game(self, colour: Colour, seed: int) -> None:
         Player.new_game(self, colour, seed)
         self.searcher = self.searcher_type(self.evaluate, rng=self.rng)
 
-    def move(self, position):
+    def move(self, position: Position) -> Move:
         if self.timed:
             return choose_move(position, self.params, None, self.book)  # ties as the agent breaks them
-        return self.searcher.iterative(position, self.depth).move
+        found = self.searcher.iterative(position, self.depth)
+        assert found is not None  # with no limit of time or nodes, every depth completes
+        return found.move

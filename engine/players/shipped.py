@@ -12,14 +12,17 @@ same moves as the Python searcher, tens of times sooner.
 """
 
 import os
+from typing import List, Optional, Tuple
 
-from engine.book import load_book
-from engine.constants import BLACK, PASS, WINNING_FIRST_POINT
+from engine.book import Book, load_book
+from engine.constants import BLACK, PASS, WINNING_FIRST_POINT, Move
 from engine.data import SHIPPED_BOOK
 from engine.features import make_evaluator, stone_weight
 from engine.native.solver import NativeSolver
+from engine.params import Params
 from engine.players.base import Player
 from engine.players.searcher import searcher_for
+from engine.position import Position
 
 # Nodes the shipped agent's Python search visits in a CPU second, as measured and dated in
 # experiments/node-budget-20261125 (rounded). A params file's cpu_budget and cpu_cap, times this, are
@@ -27,27 +30,28 @@ from engine.players.searcher import searcher_for
 NODES_PER_SECOND = 58_000
 SOLVER_TABLE_BITS = 18  # the solver's table from ply 12 on: 8 MiB a process is plenty there
 
-_solver = None  # this process's compiled solver, started at its first exact move
-_book = []  # this process's shipped book, read at its first use: [the Book or None]
+_solver: Optional[NativeSolver] = None  # this process's compiled solver, started at its first exact move
+_solver_pid: Optional[int] = None  # the process that started it (a forked worker starts its own)
+_book: List[Optional[Book]] = []  # this process's shipped book, read at its first use: [the Book or None]
 
 
-def _process_solver():
+def _process_solver() -> NativeSolver:
     """The compiled solver of this process (a pool's worker keeps one for all its games)."""
-    global _solver
-    if _solver is None or _solver.pid != os.getpid():
+    global _solver, _solver_pid
+    if _solver is None or _solver_pid != os.getpid():
         _solver = NativeSolver(SOLVER_TABLE_BITS)
-        _solver.pid = os.getpid()
+        _solver_pid = os.getpid()
     return _solver
 
 
-def shipped_book():
+def shipped_book() -> Optional[Book]:
     """The shipped opening book (None where the installation has none), read once a process."""
     if not _book:
         _book.append(load_book(SHIPPED_BOOK) if os.path.exists(SHIPPED_BOOK) else None)
     return _book[0]
 
 
-def node_plan(params, nodes_per_second=NODES_PER_SECOND):
+def node_plan(params: Params, nodes_per_second: float = NODES_PER_SECOND) -> Tuple[int, int]:
     """(node budget, node cap) of a move: the params' CPU budget and cap in nodes."""
     budget = max(int(params.cpu_budget * nodes_per_second), 1)
     return budget, max(int(params.cpu_cap * nodes_per_second), budget)
@@ -68,7 +72,14 @@ class ShippedPlayer(Player):
     same nodes than the agent and chose otherwise in some positions, and matches of it misjudged
     candidates by up to 4 points (experiments/tuners-20261125, eighth section)."""
 
-    def __init__(self, params, book=None, spec="shipped", engine="native", nodes_per_second=NODES_PER_SECOND):
+    def __init__(
+        self,
+        params: Params,
+        book: Optional[Book] = None,
+        spec: str = "shipped",
+        engine: str = "native",
+        nodes_per_second: float = NODES_PER_SECOND,
+    ):
         self.params = params
         self.book = book
         self.spec = spec
@@ -77,7 +88,7 @@ class ShippedPlayer(Player):
         self.searcher_type = searcher_for("python" if params.close_stones is not None else engine)
         self.budget, self.cap = node_plan(params, nodes_per_second)
 
-    def move(self, position):
+    def move(self, position: Position) -> Move:
         if position.player == BLACK and not (position.own | position.opp):
             return WINNING_FIRST_POINT
         if self.book is not None:

@@ -10,22 +10,23 @@ the same as ``cmd:DIR``.
 import json
 import os
 import re
-from typing import Callable, NamedTuple
+from typing import Callable, Dict, NamedTuple, Optional, Tuple, Type
 
 from engine.book import BookError, load_book
-from engine.constants import MAX_MOVES
+from engine.constants import COURSE_CPU_LIMIT, MAX_MOVES
 from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS, SHIPPED_QTABLE
 from engine.errors import InvalidInput
-from engine.params import SEARCH_SETTINGS, ParamsError, default_params, load_params
+from engine.params import SEARCH_SETTINGS, Params, ParamsError, default_params, load_params
+from engine.players.base import Player
 from engine.players.gnugo import MAX_LEVEL, gnugo_player
-from engine.players.gtp import gtp_player
+from engine.players.gtp import GtpPlayer, gtp_player
 from engine.players.program import ProgramPlayer
 from engine.players.qlearning import QLearningPlayer, QTableError, load_table
 from engine.players.scripted import AggressivePlayer, AlphaBetaPlayer, GreedyPlayer, RandomPlayer
 from engine.players.searcher import AgentPlayer
 from engine.players.shipped import ShippedPlayer
 from engine.sandbox.files import read_untrusted
-from engine.sandbox.limits import DEFAULT_LIMITS
+from engine.sandbox.limits import DEFAULT_LIMITS, Limits
 
 SCRIPTED = {
     "random": RandomPlayer,
@@ -36,15 +37,17 @@ SCRIPTED = {
 COMMAND_KINDS = ("cmd", "program", "gtp")  # the specs that run a command they name
 WEIGHTS_BYTES = 2**20  # a weights file of named numbers is far smaller
 NOT_A_WEIGHTS_NAME = ("input.txt", "output.txt")  # the host's files in a copy
+# How a form builds its player: (the whole spec, what follows its word, make_player's options) -> the player.
+Maker = Callable[[str, str, "_Options"], Player]
 
 
-def is_folder_spec(spec):
+def is_folder_spec(spec: str) -> bool:
     """Whether ``spec`` (stripped) is an agent folder's path, as grade and tournament take one: a folder that
     no player name claims."""
     return os.path.isdir(spec) and spec.partition(":")[0] not in KNOWN_NAMES
 
 
-def folder_without_command(spec):
+def folder_without_command(spec: str) -> Optional[str]:
     """The agent folder of a spec that names one without saying how to run it (``cmd:DIR``, or DIR alone),
     else None."""
     spec = spec.strip()
@@ -54,13 +57,13 @@ def folder_without_command(spec):
     return spec if is_folder_spec(spec) else None
 
 
-def runs_a_command(spec):
+def runs_a_command(spec: str) -> bool:
     """Whether ``spec`` runs a program that the spec itself names (``cmd:``, ``gtp:``, an agent folder)."""
     spec = spec.strip()
     return spec.partition(":")[0] in COMMAND_KINDS or is_folder_spec(spec)
 
 
-def _depth(spec, text):
+def _depth(spec: str, text: str) -> int:
     """The depth after '@' in a spec; ValueError naming the spec when it is outside the depth setting's range."""
     setting = SEARCH_SETTINGS["depth"]
     if not text.isdigit() or not setting.low <= int(text) <= setting.high:
@@ -68,7 +71,7 @@ def _depth(spec, text):
     return int(text)
 
 
-def _load(spec, path):
+def _load(spec: str, path: str) -> Params:
     try:
         return load_params(path)
     except ParamsError as error:
@@ -77,20 +80,20 @@ def _load(spec, path):
 
 # Agent folders built for this process (``engine.course.build.agents_built``): the folder -> (its built copy,
 # the command that plays a move there). A process forked from this one plays them too.
-_BUILT = {}
+_BUILT: Dict[str, Tuple[str, str]] = {}
 
 
-def register_built(folder, copy, command):
+def register_built(folder: str, copy: str, command: str) -> None:
     """Play ``cmd:FOLDER`` (or FOLDER) as the built ``copy`` run by ``command``, until ``forget_built``."""
     _BUILT[os.path.abspath(folder)] = (copy, command)
 
 
-def is_built(folder):
+def is_built(folder: str) -> bool:
     """Whether ``folder`` is played as a build registered by ``register_built``."""
     return os.path.abspath(folder) in _BUILT
 
 
-def forget_built(folder):
+def forget_built(folder: str) -> None:
     _BUILT.pop(os.path.abspath(folder), None)
 
 
@@ -102,18 +105,18 @@ class SpecForm(NamedTuple):
     word: str
     written: str
     plays: str
-    make: Callable
+    make: Maker
 
 
 class _Options(NamedTuple):
-    cpu_limit: object
+    cpu_limit: Optional[float]
     timed: bool
     engine: str
-    limits: object
+    limits: Optional[Limits]
 
 
-def _scripted(kind):
-    def make(spec, rest, options):
+def _scripted(kind: Type[Player]) -> Maker:
+    def make(spec: str, rest: str, options: _Options) -> Player:
         if rest:
             raise InvalidInput(f"player {spec!r} takes no argument (got {rest.lstrip(':@')!r})")
         return kind()
@@ -121,14 +124,14 @@ def _scripted(kind):
     return make
 
 
-def _handset(spec, rest, options):
+def _handset(spec: str, rest: str, options: _Options) -> AgentPlayer:
     if rest and not rest.startswith("@"):
         raise InvalidInput(f"player {spec!r}: expected handset[@DEPTH]")
     depth = _depth(spec, rest[1:]) if rest else None
     return AgentPlayer(default_params(), depth, spec=spec, timed=options.timed, engine=options.engine)
 
 
-def _command(spec, rest, options):
+def _command(spec: str, rest: str, options: _Options) -> ProgramPlayer:
     directory, _, command = rest[1:].partition("::") if rest.startswith(":") else ("", "", "")
     if not directory:
         raise InvalidInput(f"player {spec!r}: expected cmd:DIR[::COMMAND]")
@@ -139,18 +142,18 @@ def _command(spec, rest, options):
         command or None,
         spec=spec,
         limits=options.limits or DEFAULT_LIMITS,
-        **({"cpu_limit": options.cpu_limit} if options.cpu_limit else {}),
+        cpu_limit=options.cpu_limit or COURSE_CPU_LIMIT,
     )
 
 
-def _gnugo(spec, rest, options):
+def _gnugo(spec: str, rest: str, options: _Options) -> GtpPlayer:
     level = rest[1:]
     if rest and not (rest.startswith(":") and level.isdigit() and 0 <= int(level) <= MAX_LEVEL):
         raise InvalidInput(f"player {spec!r}: the GNU Go level is an integer 0..{MAX_LEVEL}")
     return gnugo_player(int(level) if level else None, spec=spec)
 
 
-def _qlearning(spec, rest, options):
+def _qlearning(spec: str, rest: str, options: _Options) -> QLearningPlayer:
     if rest and not rest.startswith(":"):
         raise InvalidInput(f"player {spec!r}: expected qlearning[:TABLE]")
     try:
@@ -160,7 +163,7 @@ def _qlearning(spec, rest, options):
     return QLearningPlayer(values, spec, meta.get("horizon", MAX_MOVES))
 
 
-def _gtp(spec, rest, options):
+def _gtp(spec: str, rest: str, options: _Options) -> GtpPlayer:
     if not rest.startswith(":"):
         raise InvalidInput(f"player {spec!r}: expected gtp:COMMAND")
     return gtp_player(rest[1:], spec)
@@ -230,7 +233,13 @@ KNOWN = ", ".join(form.written for form in SPEC_FORMS) + ", DIR (an agent folder
 KNOWN_NAMES = frozenset(_FORMS)
 
 
-def make_player(spec, cpu_limit=None, timed=True, engine="python", limits=None):
+def make_player(
+    spec: str,
+    cpu_limit: Optional[float] = None,
+    timed: bool = True,
+    engine: str = "python",
+    limits: Optional[Limits] = None,
+) -> Player:
     """A player from its spec string (a form of ``SPEC_FORMS``, or an agent folder's path); ValueError naming
     what is wrong with the spec.
 
@@ -241,17 +250,20 @@ def make_player(spec, cpu_limit=None, timed=True, engine="python", limits=None):
     searcher of ``engine`` ("python" or "native": the same moves).
     """
     spec = spec.strip()
+    form: Optional[SpecForm]
     if is_folder_spec(spec):  # an agent folder, as grade and tournament take it
         spec_for, rest, form = spec, ":" + spec, _FORMS["cmd"]
     else:
-        word = re.match(r"[a-z]*", spec).group(0)
+        leading = re.match(r"[a-z]*", spec)
+        assert leading is not None  # the pattern matches any text, if only by the empty string
+        word = leading.group(0)
         form, rest, spec_for = _FORMS.get(word), spec[len(word) :], spec
         if form is None or (rest and rest[0] not in ":@"):
             raise InvalidInput(f"unknown player {spec!r} (known: {KNOWN})")
     return form.make(spec_for, rest, _Options(cpu_limit, timed, engine, limits))
 
 
-def _champion(spec, name, rest, options):
+def _champion(spec: str, name: str, rest: str, options: _Options) -> Player:
     """The player of ``champion[:PARAMS]`` or ``shipped[:PARAMS]``: the shipped book (where the installation
     has one) with the shipped params or PARAMS; InvalidInput naming what is wrong."""
     if rest and not rest.startswith(":"):
@@ -267,7 +279,7 @@ def _champion(spec, name, rest, options):
     return AgentPlayer(params, spec=spec, timed=options.timed, book=book)
 
 
-def _agent(spec, base, rest, options):
+def _agent(spec: str, base: str, rest: str, options: _Options) -> AgentPlayer:
     """The player of ``agent[:PARAMS][@DEPTH]`` or ``native[:PARAMS]@DEPTH``; InvalidInput naming what is wrong."""
     depth = None
     if "@" in rest:
@@ -281,7 +293,7 @@ def _agent(spec, base, rest, options):
     return AgentPlayer(params, depth, spec=spec, timed=options.timed, engine=options.engine)
 
 
-def _weighted_program(spec, argument, cpu_limit, limits):
+def _weighted_program(spec: str, argument: str, cpu_limit: Optional[float], limits: Optional[Limits]) -> ProgramPlayer:
     """The ProgramPlayer of ``program:DIR:WEIGHTS[:NAME]``; InvalidInput naming what is wrong."""
     parts = argument.split(":")
     if len(parts) not in (2, 3) or not all(parts):
@@ -307,5 +319,5 @@ def _weighted_program(spec, argument, cpu_limit, limits):
         spec=spec,
         limits=limits or DEFAULT_LIMITS,
         files={file_name: data.decode("utf-8")},
-        **({"cpu_limit": cpu_limit} if cpu_limit else {}),
+        cpu_limit=cpu_limit or COURSE_CPU_LIMIT,
     )
