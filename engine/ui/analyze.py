@@ -15,13 +15,14 @@ fractions, and ``scoreLead``, the exact stone margin where it is known.
 
 import math
 import time
-from typing import Dict, List, NamedTuple, Optional
+from typing import Dict, Iterable, List, Mapping, NamedTuple, Optional, Protocol, Tuple
 
-from engine.constants import PASS
+from engine.constants import PASS, Colour, Move
 from engine.features import make_evaluator
 from engine.native.compiler import NativeError
 from engine.params import default_params
 from engine.players.gtp import point_to_vertex
+from engine.position import Position
 from engine.search import WIN, Searcher, SearchTimeout, table_key, terminal_value
 
 EXACT_VISITS = 1000  # the visit count of a move whose value is exact: a GUI shows it as settled
@@ -33,18 +34,18 @@ class MoveAnalysis(NamedTuple):
     """One move's line item: the ``move`` (a point or PASS), its win rate for the side to move in [0, 1],
     whether that is ``exact``, and the exact stone margin (``margin``; None where not known)."""
 
-    move: int
+    move: Move
     winrate: float
     exact: bool
     margin: Optional[float] = None
 
 
-def win_rate(value):
+def win_rate(value: float) -> float:
     """A search value (the evaluation's, from the side to move) read as a win rate in (0, 1)."""
     return 1.0 / (1.0 + math.exp(max(-50.0, min(50.0, -value / MARGIN_SCALE))))
 
 
-def searched(move, value):
+def searched(move: Move, value: float) -> MoveAnalysis:
     """The MoveAnalysis of a search's ``value`` for ``move``: a forced end of the game within the search's
     depth (a value past WIN / 2) is exact, with its margin; anything else an estimate."""
     if abs(value) >= WIN / 2:
@@ -52,17 +53,25 @@ def searched(move, value):
     return MoveAnalysis(move, win_rate(value), False)
 
 
+class ExactSolver(Protocol):
+    """What ``Analysis`` asks for exact values (the board's NativeValues is one)."""
+
+    def results(self, position: Position) -> Tuple[Optional[Dict[Move, bool]], bool]:
+        """({move: whether it wins} or None when not answered yet, whether the solver is still at work)."""
+        ...
+
+
 class Analysis:
     """The values ``lz-analyze`` shows, position by position: exact from ``solver`` (an object with
     ``results(position) -> ({move: wins} or None, pending)``, such as the board's NativeValues; None:
     none), else from a short search with the hand-set weights."""
 
-    def __init__(self, solver=None):
+    def __init__(self, solver: Optional[ExactSolver] = None):
         self.solver = solver
         self.searcher = Searcher(make_evaluator(default_params().weights))
         self.cache: Dict[object, List[MoveAnalysis]] = {}  # exact answers, by the search's position key
 
-    def moves(self, position) -> List[MoveAnalysis]:
+    def moves(self, position: Position) -> List[MoveAnalysis]:
         """Every legal move of ``position`` and PASS, best first for the side to move."""
         key = table_key(position)
         if key in self.cache:
@@ -76,7 +85,7 @@ class Analysis:
             self.cache[key] = found  # exact: it never changes
         return found
 
-    def _exact(self, position):
+    def _exact(self, position: Position) -> Optional[List[MoveAnalysis]]:
         if self.solver is None:
             return None
         try:
@@ -88,9 +97,10 @@ class Analysis:
             return None
         return [MoveAnalysis(move, 1.0 if wins else 0.0, True) for move, wins in results.items()]
 
-    def _searched(self, position):
+    def _searched(self, position: Position) -> List[MoveAnalysis]:
         deadline = time.process_time() + SEARCH_SECONDS
-        children = {move: position.play_point(move) for move in position.legal_points() + [PASS]}
+        every: List[Move] = position.legal_points() + [PASS]
+        children = {move: position.play_point(move) for move in every}
         found = {move: -terminal_value(child) if child.is_over else None for move, child in children.items()}
         values = {move: value for move, value in found.items() if value is not None}
         for depth in (1, 2, 3, 4):
@@ -132,7 +142,7 @@ def kata_line(items: List[MoveAnalysis]) -> str:
     return " ".join(parts)
 
 
-def analysis_interval(arguments, colour_words):
+def analysis_interval(arguments: Iterable[str], colour_words: Mapping[str, Colour]) -> Tuple[Optional[str], float]:
     """(colour word or None, interval in seconds) of ``lz-analyze``'s arguments: ``[COLOUR] [INTERVAL]``
     and any keyword pairs after them (ignored); ValueError where they cannot be read."""
     words = list(arguments)

@@ -2,10 +2,11 @@
 typed or shown, the verdict, and a position named by moves or by a file."""
 
 import os
+from typing import Optional
 
 from engine.agent import infer_moves_played
 from engine.bitboard import count
-from engine.constants import BLACK, BOARD_SIZE, KOMI, MAX_MOVES, PASS, WHITE, colour_word
+from engine.constants import BLACK, BOARD_SIZE, KOMI, MAX_MOVES, PASS, WHITE, Move, colour_word
 from engine.coords import move_from_text, move_to_text
 from engine.errors import InvalidInput
 from engine.play.sgf import read_game, read_sgf_file, result_text
@@ -19,7 +20,7 @@ HELP = (
 )
 
 
-def parse_human_move(text):
+def parse_human_move(text: str) -> Move:
     """The point or PASS a person typed (``2,3``, ``C3`` or ``pass``, any case); ValueError saying why not."""
     word = text.strip()
     if word.lower() == "pass":
@@ -32,7 +33,7 @@ def parse_human_move(text):
         raise InvalidInput(f"{word!r} is not a move: {HELP}")
 
 
-def board_diagram(position):
+def board_diagram(position: Position) -> str:
     """The board with the course's (i, j) and GTP's coordinates, and the state of the game."""
     lines = ["       j  " + " ".join(str(j) for j in range(BOARD_SIZE)), "          " + " ".join(COLUMNS)]
     for i in range(BOARD_SIZE):
@@ -51,28 +52,28 @@ def board_diagram(position):
     return "\n".join(lines)
 
 
-def describe(move):
+def describe(move: Move) -> str:
     return "pass" if move == PASS else f"{move_to_text(move)} ({point_to_vertex(move)})"
 
 
-def verdict(position):
+def verdict(position: Position) -> str:
     """The result as the judge counts it, in words."""
     black, white = position.score()
     winner = BLACK if black > white else WHITE
     return (
         f"{colour_word(winner).capitalize()} wins: Black {black:g} stones, White {white - KOMI:g} + "
-        f"{KOMI:g} komi = {white:g} ({result_text(winner, black, white - KOMI)})"
+        f"{KOMI:g} komi = {white:g} ({result_text(winner, black, count(position.white))})"
     )
 
 
-def game_result(position):
+def game_result(position: Position) -> Optional[str]:
     """SGF's RE of a finished game (``B+3.5``, by ``Position.winner``), None while it goes on."""
     if not position.is_over:
         return None
     return result_text(position.winner, count(position.black), count(position.white))
 
 
-def position_from_moves(text, option="--moves"):
+def position_from_moves(text: str, option: str = "--moves") -> Position:
     """The position after ``text``'s moves from the empty board (i,j, C3 or pass, separated by
     spaces or semicolons); ValueError naming the move that is not one, or not legal."""
     position = Position.initial()
@@ -84,7 +85,7 @@ def position_from_moves(text, option="--moves"):
     return position
 
 
-def read_position(path, plies=None):
+def read_position(path: str, plies: Optional[int] = None) -> Position:
     """The position a file names: the end of an SGF record, or a course input.txt (``plies``: the
     plies played before it, or before the record's setup stones; estimated from the stones when None)."""
     with open(path, "rb") as handle:

@@ -9,9 +9,11 @@ until the next command arrives.
 import queue
 import sys
 import threading
+from typing import Callable, Dict, Iterable, List, Optional, TextIO, Tuple
 
+from engine.bitboard import count
 from engine.common.seeds import derive_seed
-from engine.constants import BLACK, BOARD_SIZE, KOMI, WHITE, colour_word
+from engine.constants import BLACK, BOARD_SIZE, KOMI, WHITE, Colour, Move, colour_word
 from engine.play.sgf import (
     SGF_FILE_BYTES,
     NotARecord,
@@ -22,18 +24,21 @@ from engine.play.sgf import (
     read_sgf_file,
     result_text,
 )
+from engine.players.base import Player
 from engine.players.gtp import GtpError, point_to_vertex, vertex_to_point
 from engine.position import IllegalMove, Position
-from engine.ui.analyze import Analysis, analysis_interval, kata_line, lz_line
+from engine.ui.analyze import Analysis, ExactSolver, MoveAnalysis, analysis_interval, kata_line, lz_line
 from engine.ui.board import board_diagram
 
 PROTOCOL_VERSION = "2"
 ENGINE_NAME = "littlego"
 ENGINE_VERSION = "0.1.0"
-_COLOUR_WORDS = {"b": BLACK, "black": BLACK, "w": WHITE, "white": WHITE}
+_COLOUR_WORDS: Dict[str, Colour] = {"b": BLACK, "black": BLACK, "w": WHITE, "white": WHITE}
+LineForm = Callable[[List[MoveAnalysis]], str]  # an analysis line's form: lz_line or kata_line
+Command = Callable[[List[str]], str]  # a GTP command: its arguments to its answer
 
 
-def preprocess(line):
+def preprocess(line: str) -> str:
     """A GTP line as the spec reads it: control characters dropped (tabs become spaces), comments cut."""
     line = "".join(" " if c == "\t" else c for c in line if c == "\t" or ord(c) >= 32 and ord(c) != 127)
     return line.split("#", 1)[0].strip()
@@ -42,28 +47,32 @@ def preprocess(line):
 class GtpEngine:
     """A Little-Go game behind GTP commands, ``genmove`` answered by a player."""
 
-    def __init__(self, player, seed=1, solver=None):
+    def __init__(self, player: Player, seed: int = 1, solver: Optional[ExactSolver] = None):
         """``solver``: what ``lz-analyze`` asks for exact values (``engine.ui.analyze.Analysis``'s); None: the
         search's values alone."""
         self.player = player
         self.analysis = Analysis(solver)
-        self.streaming = None  # while an analysis answers: (the line's form, seconds between lines)
+        # While an analysis answers: (the line's form, seconds between lines).
+        self.streaming: Optional[Tuple[LineForm, float]] = None
         self.seed, self.games = seed, 0
         self.komi = KOMI
         self.quit = False
-        self._commands = dict((name[4:], getattr(self, name)) for name in dir(self) if name.startswith("cmd_"))
+        self._commands: Dict[str, Command] = dict(
+            (name[4:], getattr(self, name)) for name in dir(self) if name.startswith("cmd_")
+        )
         # KGS's name for genmove at the game's end, where dead stones would be captured: Little-Go counts every
         # stone on the board, so the move is the same.
         self._commands["kgs-genmove_cleanup"] = self.cmd_genmove
         self._commands["lz-analyze"] = lambda arguments: self._analyze(arguments, lz_line)
         self._commands["kata-analyze"] = lambda arguments: self._analyze(arguments, kata_line)
-        self.clock = None  # what time_settings last said: (main time, byo-yomi time, stones), in seconds
+        # What time_settings last said: (main time, byo-yomi time, stones), in seconds.
+        self.clock: Optional[Tuple[int, ...]] = None
         self._new_game()
 
-    def _new_game(self):
+    def _new_game(self) -> None:
         self.positions = [Position.initial()]
-        self.moves = []
-        self.fault = None
+        self.moves: List[Move] = []
+        self.fault: Optional[str] = None
         try:
             self.player.new_game(BLACK, derive_seed(self.seed, self.games))
         except Exception as error:  # a player that cannot start resigns every genmove of this game
@@ -72,10 +81,10 @@ class GtpEngine:
         self.games += 1
 
     @property
-    def position(self):
+    def position(self) -> Position:
         return self.positions[-1]
 
-    def handle(self, line):
+    def handle(self, line: str) -> Optional[str]:
         """The full response to one input line (with its blank line), or None for a line GTP ignores."""
         line = preprocess(line)
         if not line:
@@ -100,7 +109,7 @@ class GtpEngine:
             return f"={ident}\n"
         return "={}{}\n\n".format(ident, " " + result if result else "")
 
-    def _analyze(self, arguments, form):
+    def _analyze(self, arguments: List[str], form: LineForm) -> str:
         """Start an analysis of the position (lz-analyze or kata-analyze): ``serve`` writes its lines."""
         try:
             _, interval = analysis_interval(arguments, _COLOUR_WORDS)
@@ -109,43 +118,44 @@ class GtpEngine:
         self.streaming = (form, interval)
         return ""
 
-    def analysis_line(self):
+    def analysis_line(self) -> str:
         """The current analysis's next line (with its newline)."""
+        assert self.streaming is not None, "no analysis is going on"
         form, _ = self.streaming
         return form(self.analysis.moves(self.position)) + "\n"
 
     # -- the required commands ------------------------------------------------------------------------
-    def cmd_protocol_version(self, arguments):
+    def cmd_protocol_version(self, arguments: List[str]) -> str:
         return PROTOCOL_VERSION
 
-    def cmd_name(self, arguments):
+    def cmd_name(self, arguments: List[str]) -> str:
         return ENGINE_NAME
 
-    def cmd_version(self, arguments):
+    def cmd_version(self, arguments: List[str]) -> str:
         return f"{ENGINE_VERSION} (player {self.player.spec})"
 
-    def cmd_known_command(self, arguments):
+    def cmd_known_command(self, arguments: List[str]) -> str:
         return "true" if len(arguments) == 1 and arguments[0] in self._commands else "false"
 
-    def cmd_list_commands(self, arguments):
+    def cmd_list_commands(self, arguments: List[str]) -> str:
         return "\n".join(sorted(self._commands))
 
-    def cmd_quit(self, arguments):
+    def cmd_quit(self, arguments: List[str]) -> str:
         self.quit = True
         return ""
 
-    def cmd_boardsize(self, arguments):
+    def cmd_boardsize(self, arguments: List[str]) -> str:
         size = self._integer(arguments, "boardsize SIZE")
         if size != BOARD_SIZE:
             raise GtpError(f"unacceptable size (Little-Go is played on {BOARD_SIZE}x{BOARD_SIZE})")
         self._new_game()
         return ""
 
-    def cmd_clear_board(self, arguments):
+    def cmd_clear_board(self, arguments: List[str]) -> str:
         self._new_game()
         return ""
 
-    def cmd_komi(self, arguments):
+    def cmd_komi(self, arguments: List[str]) -> str:
         if len(arguments) != 1:
             raise GtpError("syntax error: komi VALUE")
         try:
@@ -154,7 +164,7 @@ class GtpEngine:
             raise GtpError(f"syntax error: komi {arguments[0]!r} is not a number")
         return ""  # accepted; Little-Go's scoring keeps its komi of 2.5 (see final_score)
 
-    def cmd_play(self, arguments):
+    def cmd_play(self, arguments: List[str]) -> str:
         if len(arguments) != 2:
             raise GtpError("syntax error: play COLOUR VERTEX")
         colour, move = self._colour(arguments[0]), self._vertex(arguments[1])
@@ -165,7 +175,7 @@ class GtpEngine:
             raise GtpError(f"illegal move: {error}")
         return ""
 
-    def cmd_genmove(self, arguments):
+    def cmd_genmove(self, arguments: List[str]) -> str:
         if len(arguments) != 1:
             raise GtpError("syntax error: genmove COLOUR")
         colour = self._colour(arguments[0])
@@ -184,40 +194,40 @@ class GtpEngine:
         return point_to_vertex(move)
 
     # -- the optional commands -------------------------------------------------------------------------
-    def cmd_time_settings(self, arguments):
+    def cmd_time_settings(self, arguments: List[str]) -> str:
         """Acknowledged: every player keeps its own budget (the course's CPU limit a move, or its params')."""
         if len(arguments) != 3 or not all(word.isdigit() for word in arguments):
             raise GtpError("syntax error: time_settings MAIN_TIME BYO_YOMI_TIME BYO_YOMI_STONES")
         self.clock = tuple(int(word) for word in arguments)
         return ""
 
-    def cmd_time_left(self, arguments):
+    def cmd_time_left(self, arguments: List[str]) -> str:
         """Acknowledged, as time_settings is."""
         if len(arguments) != 3 or not arguments[1].isdigit() or not arguments[2].isdigit():
             raise GtpError("syntax error: time_left COLOUR TIME STONES")
         self._colour(arguments[0])
         return ""
 
-    def cmd_undo(self, arguments):
+    def cmd_undo(self, arguments: List[str]) -> str:
         if not self.moves:
             raise GtpError("cannot undo")
         self.positions.pop()
         self.moves.pop()
         return ""
 
-    def cmd_showboard(self, arguments):
+    def cmd_showboard(self, arguments: List[str]) -> str:
         return "\n" + board_diagram(self.position)
 
-    def cmd_final_score(self, arguments):
+    def cmd_final_score(self, arguments: List[str]) -> str:
         position = self.position
         black, white = position.score()
-        return result_text(BLACK if black > white else WHITE, black, white - KOMI)
+        return result_text(BLACK if black > white else WHITE, black, count(position.white))
 
-    def cmd_printsgf(self, arguments):
+    def cmd_printsgf(self, arguments: List[str]) -> str:
         text = game_sgf(self.moves, "Black", "White", start=self.positions[0]).decode("utf-8").strip()
         return "\n".join(line for line in text.splitlines() if line.strip())
 
-    def cmd_loadsgf(self, arguments):
+    def cmd_loadsgf(self, arguments: List[str]) -> str:
         if not 1 <= len(arguments) <= 2:
             raise GtpError("syntax error: loadsgf FILE [MOVE_NUMBER]")
         try:
@@ -238,11 +248,11 @@ class GtpEngine:
         return colour_word(self.position.player)
 
     # -- helpers --------------------------------------------------------------------------------------
-    def _push(self, move):
+    def _push(self, move: Move) -> None:
         self.positions.append(self.position.play_point(move))
         self.moves.append(move)
 
-    def _turn(self, colour):
+    def _turn(self, colour: Colour) -> None:
         position = self.position
         if position.is_over:
             raise GtpError("illegal move: the game is over")
@@ -250,33 +260,39 @@ class GtpEngine:
             raise GtpError(f"illegal move: it is {colour_word(position.player)}'s turn (Little-Go alternates)")
 
     @staticmethod
-    def _colour(word):
+    def _colour(word: str) -> Colour:
         try:
             return _COLOUR_WORDS[word.lower()]
         except KeyError:
             raise GtpError(f"syntax error: {word!r} is not a colour")
 
     @staticmethod
-    def _vertex(word):
+    def _vertex(word: str) -> Move:
         try:
             return vertex_to_point(word)
         except ValueError as error:
             raise GtpError(f"syntax error: {error}")
 
     @staticmethod
-    def _integer(arguments, usage):
+    def _integer(arguments: List[str], usage: str) -> int:
         if len(arguments) != 1 or not arguments[0].lstrip("-").isdigit():
             raise GtpError(f"syntax error: {usage}")
         return int(arguments[0])
 
 
-def serve(player, stdin=sys.stdin, stdout=sys.stdout, seed=1, solver=None):
+def serve(
+    player: Player,
+    stdin: Iterable[str] = sys.stdin,
+    stdout: TextIO = sys.stdout,
+    seed: int = 1,
+    solver: Optional[ExactSolver] = None,
+) -> int:
     """Answer GTP commands from ``stdin`` until ``quit`` or the end of input; an analysis (``lz-analyze``)
     writes a line every interval until the next line arrives. ``solver``: as ``GtpEngine``'s."""
     engine = GtpEngine(player, seed, solver)
-    lines = queue.Queue()
+    lines: queue.Queue[Optional[str]] = queue.Queue()
 
-    def read():  # a thread of its own, so that an analysis hears the next command at once
+    def read() -> None:  # a thread of its own, so that an analysis hears the next command at once
         for line in stdin:
             lines.put(line)
         lines.put(None)

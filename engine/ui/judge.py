@@ -9,6 +9,7 @@ move loses for the mover. MOVES is the ply count, this ply included.
 
 import os
 import sys
+from typing import TextIO
 
 from engine.constants import MAX_MOVES, PASS, opponent
 from engine.coords import on_board, to_point
@@ -19,7 +20,7 @@ from engine.protocol import InputFormatError, read_input
 BAD_INPUT = 4  # not one of the course's codes: our input.txt itself is unusable
 
 
-def judge(moves, workdir=".", verbose=False, out=sys.stdout):
+def judge(moves: int, workdir: str = ".", verbose: bool = False, out: TextIO = sys.stdout) -> int:
     """Judge one ply; the course's exit code."""
     try:
         game = read_input(os.path.join(workdir, "input.txt"))
@@ -36,14 +37,16 @@ def judge(moves, workdir=".", verbose=False, out=sys.stdout):
     try:
         if answer != PASS and not on_board(*answer):
             raise IllegalMove("{},{} is off the board".format(*answer))
-        after = position.play_point(answer if answer == PASS else to_point(*answer))
+        after = position.play_point(PASS if answer == PASS else to_point(*answer))
     except IllegalMove as error:
         out.write(f"Invalid move: {error}\nGame end.\nThe winner is {SYMBOLS[opponent(game.player)]}\n")
         return opponent(game.player)
     if verbose:
         out.write(after.picture() + "\n\n")
     if after.is_over:
-        out.write(f"Game end.\nThe winner is {SYMBOLS[after.winner]}\n")
-        return after.winner
+        winner = after.winner
+        assert winner is not None, "a game that is over has a winner"
+        out.write(f"Game end.\nThe winner is {SYMBOLS[winner]}\n")
+        return winner
     write_input(os.path.join(workdir, "input.txt"), after.player, after.previous_string(), after.board_string())
     return 0

@@ -2,22 +2,29 @@
 (``littlego replay``). Both read lines and write text, so scripts and tests can drive them.
 """
 
+from typing import Callable, List, Optional, Tuple, cast
+
 from engine.bitboard import count
-from engine.constants import BLACK, MAX_MOVES, colour_word
+from engine.constants import BLACK, MAX_MOVES, Colour, Move, colour_word
 from engine.constants import opponent as other_colour
-from engine.play.sgf import game_sgf, read_game, read_sgf_file
-from engine.players.base import PlayerFault
+from engine.play.sgf import Replay, game_sgf, read_game, read_sgf_file
+from engine.players.base import Player, PlayerFault
 from engine.position import SYMBOLS, IllegalMove, Position
 from engine.protocol import write_atomic
 from engine.ui.board import HELP, board_diagram, describe, game_result, parse_human_move, verdict
 
+ReadLine = Callable[[str], Optional[str]]  # a prompt to the line typed, None at the end of input
+Write = Callable[[str], object]  # writes text as it is (no newline added)
 
-def play_in_terminal(opponent, human_colour, read_line, write, seed=1):
+
+def play_in_terminal(
+    opponent: Player, human_colour: Colour, read_line: ReadLine, write: Write, seed: int = 1
+) -> Tuple[List[Move], Position, bool]:
     """A game between a person (lines from ``read_line``, None at the end of input) and ``opponent``.
 
     Returns (the moves, the last position, whether the person quit).
     """
-    positions, moves = [Position.initial()], []
+    positions, moves = [Position.initial()], cast(List[Move], [])
     try:
         opponent.new_game(other_colour(human_colour), seed)
     except Exception as error:  # an opponent that cannot start loses before its first move
@@ -86,7 +93,9 @@ def _undo(positions, moves, human_colour, write):
         del positions[last + 1 :], moves[last:]
 
 
-def offer_sgf(moves, human_colour, opponent_spec, final, read_line, write):
+def offer_sgf(
+    moves: List[Move], human_colour: Colour, opponent_spec: str, final: Position, read_line: ReadLine, write: Write
+) -> Optional[str]:
     """Ask for a file name and save the game there as SGF (an empty answer, or ``quit``, skips it)."""
     name = read_line("save the game as SGF (file name; empty or quit to skip)> ")
     if not name or not name.strip() or name.strip().lower() == "quit":
@@ -102,7 +111,7 @@ def offer_sgf(moves, human_colour, opponent_spec, final, read_line, write):
     return path
 
 
-def replay(path, write, verdict_only=False, read_line=None):
+def replay(path: str, write: Write, verdict_only: bool = False, read_line: Optional[ReadLine] = None) -> Replay:
     """Show a recorded game move by move (waiting for Enter when ``read_line`` is given); the Replay."""
     game = read_game(read_sgf_file(path), path)
     final = game.positions[-1]

@@ -19,23 +19,25 @@ import logging
 import os
 import threading
 import time
-from typing import List, NamedTuple, Optional
+from typing import Dict, List, NamedTuple, Optional, Tuple, TypedDict
 
 from engine.agent import decide_move
-from engine.book import BookError, load_book
-from engine.constants import PASS
+from engine.book import Book, BookError, load_book
+from engine.constants import PASS, Move
 from engine.course.build import ensure_built
 from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS
 from engine.features import make_evaluator
 from engine.native.compiler import DEFAULT_TABLE_BITS, NativeError
 from engine.native.solver import NativeSolver, describe_position
 from engine.native.store import open_store
-from engine.params import load_params
+from engine.params import Params, load_params
 from engine.players.specs import make_player
+from engine.position import Position
+from engine.sandbox.limits import Limits
 from engine.search import Searcher, SearchTimeout, terminal_value
 from engine.solver import Solver
 from engine.ui.web.game import BadRequest, position_after
-from engine.ui.web.workers import WorkerLost, WorkerTimeout
+from engine.ui.web.workers import WorkerLost, Workers, WorkerTimeout
 
 
 class MoveValue(NamedTuple):
@@ -43,7 +45,7 @@ class MoveValue(NamedTuple):
     solved), ``margin`` the exact final stone margin with perfect play after it (komi included;
     None when not settled in time), ``value`` the agent's search value where nothing is exact."""
 
-    move: str
+    move: Move
     wins: Optional[bool]
     margin: Optional[float]
     value: Optional[float]
@@ -69,7 +71,7 @@ class AgentChoice(NamedTuple):
     """The shipped agent's move and how it chose it (``engine.agent.Decision``'s fields:
     ``how`` "first", "book", "solver" or "search"), with ``seconds`` the CPU time it took."""
 
-    move: str
+    move: Move
     how: str
     depth: Optional[int]
     value: Optional[float]
@@ -79,10 +81,28 @@ class AgentChoice(NamedTuple):
 class Reply(NamedTuple):
     """A scripted opponent's reply and the CPU seconds it took."""
 
-    move: str
+    move: Move
     seconds: float
 
 
+class RefutationRow(TypedDict):
+    """A move of a lost position: the opponent's replies that keep its win (``keeping``) of all its ``replies``."""
+
+    move: Move
+    keeping: int
+    replies: int
+
+
+class Refutations(TypedDict):
+    """What ``Analyst.refutations`` answers (its docstring says what each key holds)."""
+
+    lost: Optional[bool]
+    moves: List[RefutationRow]
+    least_bad: Optional[Move]
+    complete: bool
+
+
+Searched = Tuple[int, Dict[Move, float]]  # (the depth reached, {move: the agent's search value})
 log = logging.getLogger("littlego.serve")
 
 
@@ -91,13 +111,13 @@ class PlayerTrouble(RuntimeError):
 
 
 @functools.lru_cache(maxsize=1)
-def shipped_params():
+def shipped_params() -> Params:
     """The shipped agent's params, read once per process."""
     return load_params(SHIPPED_PARAMS)
 
 
 @functools.lru_cache(maxsize=1)
-def shipped_book():
+def shipped_book() -> Optional[Book]:
     """The shipped opening book, read once per process; None where there is none or it cannot be used."""
     try:
         return load_book(SHIPPED_BOOK) if os.path.exists(SHIPPED_BOOK) else None
@@ -106,7 +126,7 @@ def shipped_book():
         return None
 
 
-def reply_job(spec, moves, seed, limits=None):
+def reply_job(spec: str, moves: List[Move], seed: int, limits: Optional[Limits] = None) -> Reply:
     """The Reply of the player ``spec`` to the position after ``moves``; BadRequest with the spec
     parser's message for a spec it refuses, PlayerTrouble saying why a player gave no move."""
     position = position_after(moves)
@@ -128,7 +148,7 @@ def reply_job(spec, moves, seed, limits=None):
     return Reply(move, seconds)
 
 
-def agent_job(moves):
+def agent_job(moves: List[Move]) -> AgentChoice:
     """The shipped agent's AgentChoice after ``moves``: ``engine.agent.decide_move``, timed."""
     position = position_after(moves)
     if position.is_over:
@@ -138,7 +158,7 @@ def agent_job(moves):
     return AgentChoice(*decision, seconds=time.process_time() - start)
 
 
-def margins_job(moves, seconds):
+def margins_job(moves: List[Move], seconds: float) -> Optional[Dict[Move, float]]:
     """{move: exact margin} after ``moves`` from the Python solver, or None past ``seconds`` of CPU."""
     position = position_after(moves)
     try:
@@ -147,15 +167,17 @@ def margins_job(moves, seconds):
         return None
 
 
-def search_job(moves, seconds):
+def search_job(moves: List[Move], seconds: float) -> Searched:
     """(depth, {move: the agent's search value}) after ``moves``: every move searched one depth
     deeper at a time while ``seconds`` of CPU last (depth 1 at least)."""
     position = position_after(moves)
     params = shipped_params()
     searcher = Searcher(make_evaluator(params.weights, params.endgame))
     deadline = time.process_time() + seconds
-    children = {move: position.play_point(move) for move in position.legal_points() + [PASS]}
-    found, depth = {}, 0
+    every: List[Move] = position.legal_points() + [PASS]
+    children = {move: position.play_point(move) for move in every}
+    found: Dict[Move, float] = {}
+    depth = 0
     for next_depth in range(1, params.depth + 1):
         try:
             values = {
@@ -176,15 +198,16 @@ KEEP_SOLVING_SECONDS = 300.0  # CPU seconds the page's "keep solving" gives the 
 REFUTATION_SECONDS = 8.0
 
 
-def refutations_job(moves, seconds):
+def refutations_job(moves: List[Move], seconds: float) -> Dict[Move, Tuple[int, int]]:
     """For a position after ``moves``: {move: (the opponent's replies that keep its win, its replies)}, each
     reply's result from the compiled solver, move by move while ``seconds`` of wall time last (the moves
     left out were not reached); a move that ends the game has (0, 0): lost with no reply to find."""
     position = position_after(moves)
     deadline = time.time() + seconds
-    found = {}
+    found: Dict[Move, Tuple[int, int]] = {}
+    every: List[Move] = position.legal_points() + [PASS]
     with NativeSolver(DEFAULT_TABLE_BITS) as solver:
-        for move in position.legal_points() + [PASS]:
+        for move in every:
             if time.time() > deadline:
                 break
             child = position.play_point(move)
@@ -203,15 +226,15 @@ class _Question:
     """One position's question to the compiled solver, answered in a thread of its own: ``done`` once
     it ends, with ``results`` ({move: whether it wins}; None when stopped) or ``error``."""
 
-    def __init__(self, key):
+    def __init__(self, key: str):
         self.key = key
         self.done = threading.Event()
         self.stopped = threading.Event()
-        self.results = None
-        self.error = None
-        self.solver = None  # the process at work on it, while one is
+        self.results: Optional[Dict[Move, bool]] = None
+        self.error: Optional[Exception] = None
+        self.solver: Optional[NativeSolver] = None  # the process at work on it, while one is
 
-    def stop(self):
+    def stop(self) -> None:
         self.stopped.set()
         solver = self.solver
         if solver is not None:
@@ -226,18 +249,24 @@ class NativeValues:
     ``store`` (a path; None: none) holds, the package's prefill included, are answered from it, and
     every answer goes into it."""
 
-    def __init__(self, seconds, table_bits=DEFAULT_TABLE_BITS, store=None, patience=SOLVE_PATIENCE):
+    def __init__(
+        self,
+        seconds: float,
+        table_bits: int = DEFAULT_TABLE_BITS,
+        store: Optional[str] = None,
+        patience: float = SOLVE_PATIENCE,
+    ):
         self.seconds = seconds
         self.patience = patience
         self.table_bits = table_bits
         self.store = open_store(store)  # solved positions: read first, and every answer kept
         self.lock = threading.Lock()  # guards ``question``
         self.solving = threading.Lock()  # one question at the solver at a time: the stopped one ends first
-        self.question = None  # the latest _Question
-        self.thread = None  # the latest question's thread
-        self.solver = None
+        self.question: Optional[_Question] = None  # the latest _Question
+        self.thread: Optional[threading.Thread] = None  # the latest question's thread
+        self.solver: Optional[NativeSolver] = None
 
-    def results(self, position):
+    def results(self, position: Position) -> Tuple[Optional[Dict[Move, bool]], bool]:
         """({move: whether it wins} or None, pending): None when not answered within ``seconds``, with
         ``pending`` True while the solver goes on (ask again for its answer), False where it gave up
         (past ``patience``, or a newer position asked for); NativeError when there is no compiled
@@ -260,7 +289,7 @@ class NativeValues:
             raise question.error
         return question.results, False
 
-    def _answer(self, question, position):
+    def _answer(self, question: _Question, position: Position) -> None:
         """Ask the compiled solver ``question`` (a second time if its process fails), until ``patience``."""
         try:
             with self.solving:
@@ -296,19 +325,19 @@ class NativeValues:
         finally:
             question.done.set()
 
-    def margins(self, position):
+    def margins(self, position: Position) -> Optional[Dict[Move, float]]:
         """{move: exact margin} of every legal move and PASS where the store holds them all; else None."""
         found = None if self.store is None else self.store.margins(position)
         if found is None or len(found) != len(position.legal_points()) + 1:
             return None
         return found
 
-    def keep_margins(self, position, margins):
+    def keep_margins(self, position: Position, margins: Dict[Move, float]) -> None:
         """Keep in the store the exact margins ``margins`` ({move: margin}) of every move of ``position``."""
         if self.store is not None:
             self.store.record(position, {move: margin > 0 for move, margin in margins.items()}, margins=margins)
 
-    def close(self):
+    def close(self) -> None:
         with self.lock:
             if self.question is not None:
                 self.question.stop()
@@ -326,22 +355,31 @@ class NativeValues:
 class Analyst:
     """The board's analysis for the web app: values, the agent's move, an opponent's reply."""
 
-    def __init__(self, workers, seconds=2.0, reply_seconds=60.0, limits=None, store=None, patience=SOLVE_PATIENCE):
+    def __init__(
+        self,
+        workers: Workers,
+        seconds: float = 2.0,
+        reply_seconds: float = 60.0,
+        limits: Optional[Limits] = None,
+        store: Optional[str] = None,
+        patience: float = SOLVE_PATIENCE,
+    ):
         self.workers = workers
         self.limits = limits  # how program players' moves run (None: the sandbox's defaults)
         self.seconds = seconds
         self.reply_seconds = reply_seconds
         self.native = NativeValues(seconds, store=store, patience=patience)
-        self.searched = None  # (moves, (depth, values)): the last search, shown again while the solver works
+        # (moves, (depth, values)): the last search, shown again while the solver works.
+        self.searched: Optional[Tuple[List[Move], Searched]] = None
 
-    def search(self, moves):
+    def search(self, moves: List[Move]) -> Searched:
         """(depth, {move: search value}) after ``moves``: the agent's search, once per position in a row."""
         if self.searched is None or self.searched[0] != moves:
             found = self.workers.call("the agent's search", search_job, (moves, self.seconds), self.seconds + 30)
             self.searched = (list(moves), found)
         return self.searched[1]
 
-    def values(self, moves, margins=True, seconds=None):
+    def values(self, moves: List[Move], margins: bool = True, seconds: Optional[float] = None) -> Values:
         """The Values of every legal move after ``moves``; without ``margins``, the compiled solver's
         wins and losses alone where it has them (quick: the page asks for the margins next). ``seconds``:
         the margins' CPU time this once, more than the board's (the page's "keep solving"), at most
@@ -401,7 +439,7 @@ class Analyst:
             pending,
         )
 
-    def refutations(self, moves):
+    def refutations(self, moves: List[Move]) -> Refutations:
         """How hard each move of a lost position after ``moves`` is to answer: {"lost": whether every move
         loses (None: not known yet), "moves": [{move, keeping, replies}] (the opponent's replies that keep
         its win, of all its replies; fewest first), "least_bad": the move whose refutation is hardest to
@@ -421,7 +459,7 @@ class Analyst:
             )
         except (WorkerTimeout, WorkerLost, NativeError):
             found = {}
-        rows = sorted(
+        rows: List[RefutationRow] = sorted(
             ({"move": move, "keeping": keeping, "replies": replies} for move, (keeping, replies) in found.items()),
             key=lambda row: (row["keeping"] / row["replies"] if row["replies"] else 1.0, row["keeping"]),
         )
@@ -432,10 +470,10 @@ class Analyst:
             "complete": len(rows) == len(wins),
         }
 
-    def agent(self, moves):
+    def agent(self, moves: List[Move]) -> AgentChoice:
         return self.workers.call("the shipped agent", agent_job, (moves,), 60)
 
-    def reply(self, spec, moves, seed):
+    def reply(self, spec: object, moves: List[Move], seed: int) -> Reply:
         if not isinstance(spec, str) or not spec.strip():
             raise BadRequest("opponent must be a player spec such as champion, random or gnugo")
         try:
@@ -445,5 +483,5 @@ class Analyst:
         except (WorkerTimeout, WorkerLost) as error:  # a player that hangs or takes its process down
             raise PlayerTrouble(str(error))
 
-    def close(self):
+    def close(self) -> None:
         self.native.close()

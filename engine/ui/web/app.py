@@ -15,20 +15,23 @@ import hmac
 import json
 import logging
 import os
+from typing import Any, Dict, List, Optional, Sequence, Type
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
+from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, ExceptionHandler, Receive, Scope, Send
 
 from engine.play.sgf import SgfError
 from engine.players.specs import COMMAND_KINDS, runs_a_command
 from engine.position import IllegalMove
 from engine.ui.web import game
-from engine.ui.web.analysis import PlayerTrouble, shipped_book
+from engine.ui.web.analysis import Analyst, PlayerTrouble, shipped_book
 from engine.ui.web.game import BadRequest
 from engine.ui.web.runs import FileCache, NoSuchRun, list_runs, run_page
 from engine.ui.web.workers import WorkerLost, WorkerTimeout
@@ -56,11 +59,11 @@ STATUS = (
 )
 
 
-def error(status, message, **extra):
+def error(status: int, message: str, **extra: object) -> JSONResponse:
     return JSONResponse(dict({"error": message}, **extra), status_code=status)
 
 
-def host_name(header):
+def host_name(header: str) -> str:
     """The name in a Host header without its port: ``localhost``, ``127.0.0.1``, ``::1``."""
     if header.startswith("["):
         return header[1:].partition("]")[0]
@@ -72,12 +75,12 @@ class LocalRequests:
     the server's own pages (same origin) as JSON of a bounded size, carrying ``token`` (None: every
     POST is refused)."""
 
-    def __init__(self, app, hosts, token):
+    def __init__(self, app: ASGIApp, hosts: Optional[Sequence[str]], token: Optional[str]):
         self.app = app
         self.hosts = hosts
         self.token = token
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             refusal = self.refusal(scope)
             if refusal is not None:
@@ -85,7 +88,7 @@ class LocalRequests:
                 return
         await self.app(scope, receive, send)
 
-    def refusal(self, scope):
+    def refusal(self, scope: Scope) -> Optional[JSONResponse]:
         headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
         host = headers.get("host", "")
         if self.hosts is not None and host_name(host) not in self.hosts:
@@ -107,7 +110,7 @@ class LocalRequests:
         return None
 
 
-async def read_json(request):
+async def read_json(request: Request) -> Dict[str, Any]:
     """The request's JSON object; BadRequest when it is not one."""
     body = b""
     async for chunk in request.stream():
@@ -123,7 +126,13 @@ async def read_json(request):
     return document
 
 
-def create_app(runs_dir, analyst, hosts=LOOPBACK_NAMES, allow_programs=False, token=None):
+def create_app(
+    runs_dir: str,
+    analyst: Analyst,
+    hosts: Optional[Sequence[str]] = LOOPBACK_NAMES,
+    allow_programs: bool = False,
+    token: Optional[str] = None,
+) -> Starlette:
     """The Starlette app serving ``runs_dir`` and the board (``analyst``: an analysis.Analyst).
     ``hosts``: the host names it answers (None: any); ``allow_programs``: whether the board
     may play specs that run a command (``cmd:``, ``program:``, ``gtp:``), which only the person who
@@ -154,13 +163,13 @@ def create_app(runs_dir, analyst, hosts=LOOPBACK_NAMES, allow_programs=False, to
         + board
         + [Mount("/static", StaticFiles(directory=STATIC), name="static")]
     )
-    handlers = {exception: _answer(status) for exception, status in STATUS}
+    handlers: Dict[Type[Exception], ExceptionHandler] = {exception: _answer(status) for exception, status in STATUS}
     handlers.update({HTTPException: _http_error, Exception: _unexpected})
     middleware = [Middleware(LocalRequests, hosts=hosts, token=token)]
     return Starlette(routes=routes, exception_handlers=handlers, middleware=middleware)
 
 
-def board_routes(analyst, allow_programs):
+def board_routes(analyst: Analyst, allow_programs: bool) -> List[Route]:
     """The board's JSON routes: each takes the game's moves and answers about their position."""
 
     def post(path, answer):

@@ -6,9 +6,10 @@ with every request, so the server holds no game state: each answer is a function
 moves alone. The rules are ``engine.position``'s: a refused move carries its reason.
 """
 
-from typing import List, NamedTuple, Optional
+from typing import Dict, Iterable, List, NamedTuple, Optional, cast
 
-from engine.constants import BLACK, MAX_MOVES, NUM_POINTS, colour_word
+from engine.book import Book
+from engine.constants import BLACK, MAX_MOVES, NUM_POINTS, Colour, Move, Point, colour_word
 from engine.coords import is_move
 from engine.play.sgf import game_sgf, read_game
 from engine.position import IllegalMove, Position
@@ -25,20 +26,20 @@ class PositionView(NamedTuple):
     White's with komi), ``verdict`` the result in words once the game is over, ``book`` the
     opening book's move here (None where it has none)."""
 
-    moves: List[str]
+    moves: List[Move]
     ply: int
     player: str
     over: bool
-    points: List[int]
-    legal: List[int]
-    last: Optional[str]
-    score: List[float]
+    points: List[Colour]
+    legal: List[Point]
+    last: Optional[Move]
+    score: Dict[str, float]
     plies_left: int
     verdict: Optional[str]
-    book: Optional[str]
+    book: Optional[Move]
 
 
-def read_moves(value, what="moves"):
+def read_moves(value: object, what: str = "moves") -> List[Move]:
     """The moves of a request (a list of points and "PASS"); BadRequest naming the bad one."""
     if not isinstance(value, list):
         raise BadRequest(f'{what} must be a list of moves (points 0..{NUM_POINTS - 1} or "PASS")')
@@ -50,7 +51,7 @@ def read_moves(value, what="moves"):
     return list(value)
 
 
-def position_after(moves):
+def position_after(moves: Iterable[Move]) -> Position:
     """The position after ``moves`` from the empty board; BadRequest naming the move the rules refuse."""
     position = Position.initial()
     for number, move in enumerate(moves, 1):
@@ -61,15 +62,16 @@ def position_after(moves):
     return position
 
 
-def play(moves, move):
+def play(moves: List[Move], move: object) -> List[Move]:
     """The moves with ``move`` played after them; IllegalMove with the rule that forbids it."""
     if not is_move(move):
         raise BadRequest(f'move must be a point 0..{NUM_POINTS - 1} or "PASS", not {move!r}')
-    position_after(moves).play_point(move)
-    return moves + [move]
+    checked = cast(Move, move)  # is_move says so
+    position_after(moves).play_point(checked)
+    return moves + [checked]
 
 
-def view(moves, book=None):
+def view(moves: List[Move], book: Optional[Book] = None) -> PositionView:
     """The PositionView after ``moves`` (``book``: the opening book whose move to show, if any)."""
     position = position_after(moves)
     black, white = position.score()
@@ -88,7 +90,7 @@ def view(moves, book=None):
     )
 
 
-def sgf_of(moves, black, white):
+def sgf_of(moves: List[Move], black: object, white: object) -> str:
     """The SGF text of the game, its result recorded once it is over."""
     return game_sgf(moves, str(black)[:100], str(white)[:100], game_result(position_after(moves))).decode("utf-8")
 
@@ -96,13 +98,13 @@ def sgf_of(moves, black, white):
 class OpenedGame(NamedTuple):
     """An SGF record opened for the page: its moves as course text, the players' names and the result."""
 
-    moves: List[str]
+    moves: List[Move]
     black: Optional[str]
     white: Optional[str]
     result: Optional[str]
 
 
-def open_sgf(data):
+def open_sgf(data: bytes) -> OpenedGame:
     """The moves, players and recorded result of an SGF record; SgfError or BadRequest saying what
     is wrong (the board starts from the empty board, so set-up stones are refused)."""
     game = read_game(data, "the SGF file")

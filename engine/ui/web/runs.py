@@ -10,17 +10,19 @@ saying so; the others are unaffected.
 import json
 import math
 import os
-from typing import Dict, NamedTuple, Optional
+import sys
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, TypeVar, overload
 
-try:
+if sys.version_info >= (3, 11):
     import tomllib
-except ImportError:  # Python < 3.11
+else:  # Python < 3.11
     import tomli as tomllib
 
 from engine.common.runfolder import (
     CONFIG_COPY,
     GENERATIONS,
     LOG_FILE,
+    Generation,
     NoGenerations,
     RunError,
     folder_time,
@@ -57,7 +59,7 @@ class MatchReport(NamedTuple):
     wins: Optional[Dict[str, int]]
     elo: Optional[float]
     elo_margin: Optional[float]
-    sprt: Optional[dict]
+    sprt: Optional[Dict[str, object]]
     interrupted: Optional[str]
 
 
@@ -67,11 +69,17 @@ TEXT_LIMIT = 256 * 1024
 REPORT_LIMIT = 4 * 1024 * 1024
 
 
+Loaded = TypeVar("Loaded")
+Stamp = Tuple[int, int]  # a file's modification time (ns) and size: it has changed when they have
+Generations = Tuple[List[Generation], Optional[str]]  # (records without their individuals, the problem or None)
+ConfigFile = Tuple[Optional[str], Optional[Dict[str, Any]]]  # (the config file's text, its parsed table)
+
+
 class NoSuchRun(LookupError):
     """A run name the runs directory does not hold."""
 
 
-def run_folder(runs_dir, name):
+def run_folder(runs_dir: str, name: str) -> str:
     """The path of the run ``name``: one of the folders the runs directory lists (not a link,
     not hidden); NoSuchRun otherwise, so no name reaches outside the directory."""
     try:
@@ -88,14 +96,14 @@ class FileCache:
     """What was read from a file, read again only when the file changes (its size or time):
     the pages ask every two seconds, and most files have not changed since."""
 
-    def __init__(self):
-        self.entries = {}
+    def __init__(self) -> None:
+        self.entries: Dict[Tuple[str, Callable[[str], Any]], Tuple[Optional[Stamp], Any]] = {}
 
-    def read(self, path, loader):
+    def read(self, path: str, loader: Callable[[str], Loaded]) -> Loaded:
         """``loader(path)``, or what it gave last time for the file as it is now."""
         try:
             info = os.stat(path)
-            stamp = (info.st_mtime_ns, info.st_size)
+            stamp: Optional[Stamp] = (info.st_mtime_ns, info.st_size)
         except OSError:
             stamp = None
         cached = self.entries.get((path, loader))
@@ -104,12 +112,12 @@ class FileCache:
             self.entries[(path, loader)] = cached
         return cached[1]
 
-    def generations(self, run_dir):
+    def generations(self, run_dir: str) -> Generations:
         """(the run's generation records without their individuals, the problem reading them or None)."""
         return self.read(os.path.join(run_dir, GENERATIONS), _generations)
 
 
-def _generations(path):
+def _generations(path: str) -> Generations:
     try:
         return [_light(record) for record in read_generations(os.path.dirname(path))], None
     except NoGenerations:
@@ -118,12 +126,20 @@ def _generations(path):
         return [], str(error)
 
 
-def _light(record):
+def _light(record: Generation) -> Generation:
     """A generation's record without its individuals (the page plots the generation's figures)."""
     return finite({key: value for key, value in record.items() if key != "individuals"})
 
 
-def finite(value):
+@overload
+def finite(value: Dict[str, Any]) -> Dict[str, Any]: ...
+
+
+@overload
+def finite(value: object) -> object: ...
+
+
+def finite(value: object) -> object:
     """``value`` with every infinite or NaN number (which JSON cannot carry) turned into None."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
@@ -134,7 +150,7 @@ def finite(value):
     return value
 
 
-def _config(run_dir):
+def _config(run_dir: str) -> ConfigFile:
     """(the config file's text, its parsed table or None); text None when there is no file."""
     try:
         with open(os.path.join(run_dir, CONFIG_COPY), "rb") as handle:
@@ -148,7 +164,7 @@ def _config(run_dir):
         return text, None
 
 
-def _started(run_dir):
+def _started(run_dir: str) -> Optional[str]:
     """When the run started, as ``YYYY-MM-DD HH:MM:SS``: the time stamp of its log's first line,
     else the time in its folder's name, else None."""
     try:
@@ -163,13 +179,13 @@ def _started(run_dir):
     return created.strftime("%Y-%m-%d %H:%M:%S") if created is not None else None
 
 
-def summary(runs_dir, name, cache):
+def summary(runs_dir: str, name: str, cache: FileCache) -> RunSummary:
     """The RunSummary of the run ``name``."""
     run_dir = run_folder(runs_dir, name)
     return _summary(name, run_dir, cache.generations(run_dir), _config(run_dir))
 
 
-def _summary(name, run_dir, generations, config_file):
+def _summary(name: str, run_dir: str, generations: Generations, config_file: ConfigFile) -> RunSummary:
     """The RunSummary of the run ``name`` at ``run_dir`` from what was read of it: ``generations``
     (records, problem) and ``config_file`` (text, table)."""
     (records, problem), (text, config) = generations, config_file
@@ -199,7 +215,7 @@ def _summary(name, run_dir, generations, config_file):
     )
 
 
-def list_runs(runs_dir, cache):
+def list_runs(runs_dir: str, cache: FileCache) -> List[RunSummary]:
     """The RunSummary of every folder in ``runs_dir``, the latest started first (those whose start
     is not known last)."""
     try:
@@ -216,7 +232,7 @@ def list_runs(runs_dir, cache):
     return sorted(found, key=lambda run: (run.started or "", run.name), reverse=True)
 
 
-def _log_tail(run_dir):
+def _log_tail(run_dir: str) -> Optional[str]:
     try:
         with open(os.path.join(run_dir, LOG_FILE), "rb") as handle:
             handle.seek(0, os.SEEK_END)
@@ -229,7 +245,7 @@ def _log_tail(run_dir):
     return text if size <= LOG_TAIL_BYTES else text.partition("\n")[2]
 
 
-def _report(path):
+def _report(path: str) -> Optional[MatchReport]:
     """The MatchReport in a JSON file, or None when the file is no match report."""
     try:
         if os.path.getsize(path) > REPORT_LIMIT:
@@ -257,7 +273,7 @@ def _report(path):
     )
 
 
-def reports(run_dir, cache):
+def reports(run_dir: str, cache: FileCache) -> List[MatchReport]:
     """The match reports among the folder's JSON files, by file name."""
     found = []
     for name in sorted(os.listdir(run_dir)):
@@ -269,7 +285,7 @@ def reports(run_dir, cache):
     return found
 
 
-def run_page(runs_dir, name, cache, after=0):
+def run_page(runs_dir: str, name: str, cache: FileCache, after: int = 0) -> Dict[str, object]:
     """Everything the run's page shows, as a dict of plain values; with ``after``, only the
     generations past the first ``after`` (the page asks for what is new)."""
     run_dir = run_folder(runs_dir, name)

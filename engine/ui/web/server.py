@@ -5,11 +5,12 @@ import secrets
 import socket
 import threading
 import time
-from typing import NamedTuple
+from typing import Callable, NamedTuple, Optional, Tuple
 
 import uvicorn
 
 from engine.common.hosts import is_loopback
+from engine.sandbox.limits import Limits
 from engine.ui.web.analysis import Analyst
 from engine.ui.web.app import LOOPBACK_NAMES, create_app
 from engine.ui.web.workers import Workers
@@ -27,7 +28,7 @@ class Served(NamedTuple):
     analyst: Analyst
 
 
-def bind(host, port):
+def bind(host: str, port: int) -> socket.socket:
     """A listening socket on (host, port); OSError saying why not (a port in use, a bad host)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
@@ -41,12 +42,20 @@ def bind(host, port):
     return sock
 
 
-def url_of(sock, token):
+def url_of(sock: socket.socket, token: str) -> str:
     host, port = sock.getsockname()[:2]
     return "http://{}:{}/?token={}".format(f"[{host}]" if ":" in host else host, port, token)
 
 
-def make_server(runs_dir, host, port, solve_seconds, limits=None, store=None, allow_programs=False):
+def make_server(
+    runs_dir: str,
+    host: str,
+    port: int,
+    solve_seconds: float,
+    limits: Optional[Limits] = None,
+    store: Optional[str] = None,
+    allow_programs: bool = False,
+) -> Tuple[uvicorn.Server, socket.socket, Analyst, str]:
     """(uvicorn server, bound socket, Analyst, token) for the app on (host, port); ``limits``: the sandbox
     Limits of program players (None: the defaults); ``store``: the store of solved positions (a path; None:
     none); ``allow_programs``: whether the board plays players that run a command (on loopback only)."""
@@ -63,7 +72,16 @@ def make_server(runs_dir, host, port, solve_seconds, limits=None, store=None, al
     return uvicorn.Server(config), sock, analyst, token
 
 
-def serve(runs_dir, host, port, solve_seconds, announce=print, limits=None, store=None, allow_programs=False):
+def serve(
+    runs_dir: str,
+    host: str,
+    port: int,
+    solve_seconds: float,
+    announce: Callable[[str], object] = print,
+    limits: Optional[Limits] = None,
+    store: Optional[str] = None,
+    allow_programs: bool = False,
+) -> None:
     """Serve until Ctrl-C; ``announce(url)`` is called once the socket listens, with the URL that holds the
     token."""
     server, sock, analyst, token = make_server(runs_dir, host, port, solve_seconds, limits, store, allow_programs)
@@ -76,13 +94,21 @@ def serve(runs_dir, host, port, solve_seconds, announce=print, limits=None, stor
         sock.close()
 
 
-def serve_in_thread(runs_dir, solve_seconds=2.0, host="127.0.0.1", store=None, allow_programs=False):
+def serve_in_thread(
+    runs_dir: str,
+    solve_seconds: float = 2.0,
+    host: str = "127.0.0.1",
+    store: Optional[str] = None,
+    allow_programs: bool = False,
+) -> Served:
     """The app on a free local port, in a daemon thread, with the store of solved positions at
     ``store`` (a path; None: none); a Served (stop it with ``stop``)."""
     server, sock, analyst, token = make_server(
         runs_dir, host, 0, solve_seconds, store=store, allow_programs=allow_programs
     )
-    server.install_signal_handlers = lambda: None  # not the main thread: no signals here
+    # Not the main thread: no signals here. Only uvicorn before 0.29 needs telling (later ones, which pyproject
+    # asks for, install none off the main thread and have no such method).
+    server.install_signal_handlers = lambda: None  # type: ignore[attr-defined]  # gone since uvicorn 0.29
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.time() + 30
@@ -91,7 +117,7 @@ def serve_in_thread(runs_dir, solve_seconds=2.0, host="127.0.0.1", store=None, a
     return Served(url_of(sock, token), server, thread, analyst)
 
 
-def stop(served):
+def stop(served: Served) -> None:
     served.server.should_exit = True
     served.thread.join(10)
     served.analyst.close()

@@ -15,6 +15,9 @@ import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
+from typing import Callable, Optional, Sequence, TypeVar
+
+Result = TypeVar("Result")
 
 
 class WorkerTimeout(RuntimeError):
@@ -28,16 +31,16 @@ class WorkerLost(RuntimeError):
 class Workers:
     """A small pool of spawned processes, started on first use, replaced after a timeout or a death."""
 
-    def __init__(self, processes=2):
+    def __init__(self, processes: int = 2):
         self.processes = processes
-        self.pool = None
+        self.pool: Optional[ProcessPoolExecutor] = None
         self.lock = threading.Lock()
 
-    def start(self):
+    def start(self) -> None:
         """Start the processes now, so that the first request does not wait for them."""
         self._current().submit(int)
 
-    def _current(self):
+    def _current(self) -> ProcessPoolExecutor:
         with self.lock:
             if self.pool is None:
                 # The workers leave Ctrl-C to the server, which stops them with the pool.
@@ -49,7 +52,7 @@ class Workers:
                 )
             return self.pool
 
-    def call(self, what, function, args, seconds):
+    def call(self, what: str, function: Callable[..., Result], args: Sequence[object], seconds: float) -> Result:
         """``function(*args)`` in a worker; its exception if it raises; WorkerTimeout naming
         ``what`` when no answer comes within ``seconds``, WorkerLost when its process dies
         (the pool is then replaced, so the next call gets working processes)."""
@@ -63,20 +66,20 @@ class Workers:
             self._replace(pool)
             raise WorkerLost(f"the process working on {what} was killed or crashed; the next request gets a fresh one")
 
-    def _replace(self, pool):
+    def _replace(self, pool: ProcessPoolExecutor) -> None:
         with self.lock:
             if self.pool is pool:
                 self.pool = None
         _stop(pool)
 
-    def close(self):
+    def close(self) -> None:
         with self.lock:
             pool, self.pool = self.pool, None
         if pool is not None:
             _stop(pool)
 
 
-def _stop(pool):
+def _stop(pool: ProcessPoolExecutor) -> None:
     """End the pool's processes now, a job still running included (``shutdown`` alone waits for it)."""
     manager = getattr(pool, "_executor_manager_thread", None)  # ``shutdown`` forgets it
     terminate = getattr(pool, "terminate_workers", None)  # Python 3.14 and later
@@ -92,7 +95,7 @@ def _stop(pool):
     _join(manager)
 
 
-def _join(manager):
+def _join(manager: Optional[threading.Thread]) -> None:
     """Wait for the pool's manager thread to end. Left running, it races the interpreter's exit: it closes
     its wake-up pipe while ``concurrent.futures`` writes to it at exit (before Python 3.12, an OSError
     printed as a traceback when Ctrl-C stops ``littlego serve``)."""
