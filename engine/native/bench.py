@@ -11,9 +11,10 @@ table), one process at a time, and reports the nodes and CPU seconds per ply;
 import json
 import resource
 import time
-from typing import Dict, List, NamedTuple, Optional
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from engine.common.seeds import derive_seed
+from engine.constants import Move
 from engine.data import SOLVER_POSITIONS
 from engine.errors import UserError
 from engine.native.compiler import compiled_solver
@@ -25,6 +26,8 @@ from engine.protocol import read_file
 SET_FORMAT = "littlego-solver-positions 1"
 RESULT_FORMAT = "littlego-bench-solver 1"
 BENCH_TABLE_BITS = 24  # 512 MiB, the table of the figures issue 48 compares with
+# A run's result as JSON saves it: format, date, solver, table_bits, set, and its plies (a row each).
+BenchResult = Dict[str, Any]
 
 
 class BenchError(UserError, ValueError):
@@ -36,7 +39,7 @@ class SolvedPosition(NamedTuple):
     the solver of the set's ``recorded_with`` answered, or None where it was not recorded."""
 
     position: Position
-    results: Optional[Dict[int, bool]]
+    results: Optional[Dict[Move, bool]]
 
 
 class PositionSet(NamedTuple):
@@ -49,18 +52,18 @@ class PositionSet(NamedTuple):
     path: str
 
 
-def draw_positions(seed, plies, per_ply):
+def draw_positions(seed: int, plies: Iterable[int], per_ply: int) -> Dict[int, List[Position]]:
     """{ply: [Position]}: ``per_ply`` positions at each ply, each the end of uniformly random legal
     placements from the empty board (``random_opening`` from ``derive_seed(seed, ply, index)``);
     at ply 0 the empty board alone."""
-    drawn = {}
+    drawn: Dict[int, List[Position]] = {}
     for ply in plies:
         count = 1 if ply == 0 else per_ply
         drawn[ply] = [random_opening(ply, derive_seed(seed, ply, index))[0] for index in range(count)]
     return drawn
 
 
-def load_position_set(path=SOLVER_POSITIONS):
+def load_position_set(path: str = SOLVER_POSITIONS) -> PositionSet:
     """The PositionSet of a file; BenchError naming the file and what is wrong."""
     raw = read_file(path, BenchError)
     try:
@@ -69,7 +72,7 @@ def load_position_set(path=SOLVER_POSITIONS):
             raise BenchError(
                 f"{path}: not a solver position set (format {data.get('format')!r}, expected {SET_FORMAT})"
             )
-        by_ply = {}
+        by_ply: Dict[int, List[SolvedPosition]] = {}
         for ply, entries in data["plies"].items():
             by_ply[int(ply)] = [
                 SolvedPosition(
@@ -85,12 +88,14 @@ def load_position_set(path=SOLVER_POSITIONS):
         raise BenchError(f"{path}: a damaged solver position set: {error!r}")
 
 
-def _children_cpu():
+def _children_cpu() -> Tuple[float, float]:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime, usage.ru_stime
 
 
-def solve_every_move(position, table_bits=BENCH_TABLE_BITS):
+def solve_every_move(
+    position: Position, table_bits: int = BENCH_TABLE_BITS
+) -> Tuple[Dict[Move, bool], int, float, float]:
     """(results, nodes, user seconds, system seconds): every legal move's result at ``position``
     ({move: it wins}), solved by a fresh solver process, and what that process spent."""
     compiled_solver()  # compiled before the clock starts: the compiler is a child process too
@@ -103,7 +108,13 @@ def solve_every_move(position, table_bits=BENCH_TABLE_BITS):
     return results, nodes, user_after - user, system_after - system
 
 
-def bench_solver(plies, table_bits=BENCH_TABLE_BITS, path=SOLVER_POSITIONS, report=print, progress=None):
+def bench_solver(
+    plies: Sequence[int],
+    table_bits: int = BENCH_TABLE_BITS,
+    path: str = SOLVER_POSITIONS,
+    report: Callable[[str], object] = print,
+    progress: Optional[Callable[[int], object]] = None,
+) -> BenchResult:
     """Nodes and CPU seconds to solve every legal move of each position of the set at ``plies``,
     and where the results differ from those recorded in the set: a dict to save as JSON."""
     positions = load_position_set(path)
@@ -112,10 +123,12 @@ def bench_solver(plies, table_bits=BENCH_TABLE_BITS, path=SOLVER_POSITIONS, repo
         raise BenchError(
             f"{path}: no positions at ply {', '.join(map(str, missing))} (it has {sorted(positions.by_ply)})"
         )
-    rows, done = [], 0
+    rows: List[Dict[str, Any]] = []
+    done = 0
     report(f"{'ply':>3} {'positions':>9} {'nodes':>14} {'CPU s':>9} {'user s':>8} {'max CPU s':>10} {'differ':>6}")
     for ply in plies:
-        entries, differ = [], []
+        entries: List[Dict[str, Any]] = []
+        differ: List[Dict[str, Any]] = []
         for index, (position, recorded) in enumerate(positions.by_ply[ply]):
             results, nodes, user, system = solve_every_move(position, table_bits)
             entries.append({"nodes": nodes, "cpu_s": round(user + system, 3), "user_s": round(user, 3)})
@@ -149,7 +162,7 @@ def bench_solver(plies, table_bits=BENCH_TABLE_BITS, path=SOLVER_POSITIONS, repo
     }
 
 
-def load_result(path):
+def load_result(path: str) -> BenchResult:
     """A saved ``bench_solver`` result; BenchError naming the file when it is none."""
     raw = read_file(path, BenchError)
     try:
@@ -161,7 +174,7 @@ def load_result(path):
     return data
 
 
-def compare_results(result, earlier, report=print):
+def compare_results(result: BenchResult, earlier: BenchResult, report: Callable[[str], object] = print) -> None:
     """Each ply both runs measured, side by side: nodes and CPU seconds before and after, and their ratios."""
     before = {row["ply"]: row for row in earlier["plies"]}
     if earlier.get("table_bits") != result["table_bits"]:

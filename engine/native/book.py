@@ -19,12 +19,14 @@ replies' subtrees, the moves it tried that lose), so those are neither read from
 """
 
 import json
+import multiprocessing.pool
 import sys
 import time
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from engine.book import FIRST_FORMAT, Book, BookError, book_info, book_key, check_move, key_ply, load_book
 from engine.common.pools import process_pool
-from engine.constants import BOARD_SIZE, NUM_POINTS, PASS, colour_word
+from engine.constants import BOARD_SIZE, NUM_POINTS, PASS, Move, colour_word
 from engine.coords import move_to_text as describe_move
 from engine.native.compiler import DEFAULT_TABLE_BITS
 from engine.native.sections import (
@@ -36,12 +38,17 @@ from engine.native.sections import (
     with_sections,
 )
 from engine.native.solver import NativeSolver, describe_position, position_from_text
-from engine.native.store import open_store
+from engine.native.store import SolvedStore, open_store
 from engine.position import Position
 from engine.symmetry import turn_move
 
+Line = Tuple[Position, Move]  # a book line: a position and its winning move
+TextLine = Tuple[str, Move]  # the same, the position as the solver's text
+Report = Callable[[str], object]  # hears a line of news
+LayerProgress = Callable[[int, int, int], object]  # progress(done, total, ply) of a layer's positions
 
-def _subtree_lines(job):
+
+def _subtree_lines(job: Tuple[str, int, int]) -> Tuple[str, List[TextLine], int]:
     """Worker: the book lines from one position (nothing when its mover has lost), with the
     solver's node count; runs in its own process with its own compiled solver."""
     text, max_ply, table_bits = job
@@ -51,20 +58,20 @@ def _subtree_lines(job):
         return text, lines, solver.nodes
 
 
-def _first_move_candidates(position):
+def _first_move_candidates(position: Position) -> List[Move]:
     """The start's moves, most likely winners first (the centre outwards: 2,2 wins the empty board)."""
     centre = NUM_POINTS // 2
 
-    def distance(point):
+    def distance(point: int) -> int:
         return abs(point // BOARD_SIZE - centre // BOARD_SIZE) + abs(point % BOARD_SIZE - centre % BOARD_SIZE)
 
     return sorted(position.legal_points(), key=distance) + [PASS]
 
 
-def line_values(lines):
+def line_values(lines: Iterable[Line]) -> Dict[Position, bool]:
     """{position: whether its mover wins} that book lines ((position, winning move)) prove: each
     position won, and the position after its move lost for the other side (unless the game is over)."""
-    values = {}
+    values: Dict[Position, bool] = {}
     for position, move in lines:
         values[position] = True
         after = position.play_point(move)
@@ -73,7 +80,7 @@ def line_values(lines):
     return values
 
 
-def store_lines(store, lines):
+def store_lines(store: Optional[str], lines: Sequence[Line]) -> None:
     """Keep the values ``lines`` prove in the store at ``store`` (a path; None: nothing)."""
     if store is None or not lines:
         return
@@ -81,7 +88,15 @@ def store_lines(store, lines):
         stored.record_values(line_values(lines))
 
 
-def build_book(max_ply, table_bits=DEFAULT_TABLE_BITS, progress=None, start=None, jobs=1, report=None, store=None):
+def build_book(
+    max_ply: int,
+    table_bits: int = DEFAULT_TABLE_BITS,
+    progress: Optional[Callable[[Position], object]] = None,
+    start: Optional[Position] = None,
+    jobs: int = 1,
+    report: Optional[Report] = None,
+    store: Optional[str] = None,
+) -> Book:
     """The opening book for Black: a winning move in every position up to ``max_ply`` that a
     Black playing the book's moves can meet, whatever White plays; stored once per symmetry class.
     (From ``start``, the same for the side to move there.)
@@ -92,9 +107,11 @@ def build_book(max_ply, table_bits=DEFAULT_TABLE_BITS, progress=None, start=None
     values go into the store at ``store`` (a path; None: none).
     """
     origin = start or Position.initial()
-    moves, nodes, lines = {}, 0, []
+    moves: Dict[str, Move] = {}
+    lines: List[Line] = []
+    nodes = 0
 
-    def add(position, move):
+    def add(position: Position, move: Move) -> None:
         key, index = book_key(position)
         moves.setdefault(key, turn_move(move, index))
         lines.append((position, move))
@@ -127,7 +144,14 @@ def build_book(max_ply, table_bits=DEFAULT_TABLE_BITS, progress=None, start=None
     return Book(moves, info)
 
 
-def _parallel_book(origin, max_ply, table_bits, jobs, add, report):
+def _parallel_book(
+    origin: Position,
+    max_ply: int,
+    table_bits: int,
+    jobs: int,
+    add: Callable[[Position, Move], None],
+    report: Report,
+) -> int:
     """Find the start's first winning move with the replies proved in parallel; add its lines."""
     nodes = 0
     for first in _first_move_candidates(origin):
@@ -137,8 +161,10 @@ def _parallel_book(origin, max_ply, table_bits, jobs, add, report):
                 add(origin, first)
                 return nodes
             continue
-        replies, seen = [], set()
-        for reply in after.legal_points() + [PASS]:
+        replies: List[Position] = []
+        seen: Set[str] = set()
+        every: List[Move] = after.legal_points() + [PASS]
+        for reply in every:
             position = after.play_point(reply)
             key = book_key(position)[0]
             if key not in seen:
@@ -151,7 +177,8 @@ def _parallel_book(origin, max_ply, table_bits, jobs, add, report):
         report(f"{describe_move(first)} first: {len(work)} replies to prove, {jobs} at a time")
         pool = process_pool(min(jobs, len(work)), "spawn")
         try:
-            found, lost, begun = [], False, time.time()
+            found: List[List[TextLine]] = []
+            lost, begun = False, time.time()
             for _text, lines, used in pool.imap_unordered(_subtree_lines, work):
                 nodes += used
                 report(
@@ -176,11 +203,11 @@ def _parallel_book(origin, max_ply, table_bits, jobs, add, report):
     return nodes
 
 
-def _winning_moves(job):
+def _winning_moves(job: Tuple[List[str], int]) -> Tuple[List[Tuple[str, Optional[Move]]], int]:
     """Worker: a winning move (None where there is none) for each position text, with the nodes
     it took; one compiled solver for the chunk, whose table serves neighbouring positions."""
     texts, table_bits = job
-    found = []
+    found: List[Tuple[str, Optional[Move]]] = []
     with NativeSolver(table_bits) as solver:
         for text in texts:
             position = position_from_text(text)
@@ -189,7 +216,14 @@ def _winning_moves(job):
         return found, solver.nodes
 
 
-def build_white_book(max_ply, table_bits=DEFAULT_TABLE_BITS, jobs=1, report=None, starts=None, store=None):
+def build_white_book(
+    max_ply: int,
+    table_bits: int = DEFAULT_TABLE_BITS,
+    jobs: int = 1,
+    report: Optional[Report] = None,
+    starts: Optional[List[Position]] = None,
+    store: Optional[str] = None,
+) -> Book:
     """The White book: after each of Black's losing first moves (``starts``, by default all of
     them), a winning White move for every position up to ``max_ply`` that a White following the
     book can meet, whatever Black plays; one section per first move, built ``jobs`` at a time
@@ -199,8 +233,11 @@ def build_white_book(max_ply, table_bits=DEFAULT_TABLE_BITS, jobs=1, report=None
     report = report or (lambda text: None)
     starts = losing_first_moves() if starts is None else starts
     work = [(describe_position(start), max_ply, table_bits) for start in starts]
-    moves, sections, nodes = {}, [], 0
-    results, begun = {}, time.time()
+    moves: Dict[str, Move] = {}
+    sections: List[BookSection] = []
+    nodes = 0
+    results: Dict[str, Tuple[List[TextLine], int]] = {}
+    begun = time.time()
     with process_pool(min(jobs, len(work)), "spawn") as pool:
         for text, lines, used in pool.imap_unordered(_subtree_lines, work):
             if not lines:
@@ -215,7 +252,7 @@ def build_white_book(max_ply, table_bits=DEFAULT_TABLE_BITS, jobs=1, report=None
             )
         pool.close()  # workers that end normally count their CPU to this process
         pool.join()
-    proved = []
+    proved: List[Line] = []
     for text, _, _ in work:  # in the order of the starts, whatever finished first
         lines, used = results[text]
         nodes += used
@@ -245,11 +282,18 @@ def build_white_book(max_ply, table_bits=DEFAULT_TABLE_BITS, jobs=1, report=None
     return book
 
 
-def merge_books(books, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=None, store=None):
+def merge_books(
+    books: Iterable[Book],
+    table_bits: int = DEFAULT_TABLE_BITS,
+    jobs: int = 1,
+    progress: Optional[LayerProgress] = None,
+    store: Optional[str] = None,
+) -> Tuple[Book, int, int]:
     """One book serving every section of ``books`` (the first book's move where two have one for
     the same position), with the positions a section then meets without a move solved; (the
     book, positions so filled, solver nodes)."""
-    moves, sections = {}, []
+    moves: Dict[str, Move] = {}
+    sections: List[BookSection] = []
     for book in books:
         for key, move in book.moves.items():
             moves.setdefault(key, move)
@@ -260,7 +304,14 @@ def merge_books(books, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=None, sto
     return merged, filled, nodes
 
 
-def fill_book(book, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=None, chunk=200, store=None):
+def fill_book(
+    book: Book,
+    table_bits: int = DEFAULT_TABLE_BITS,
+    jobs: int = 1,
+    progress: Optional[LayerProgress] = None,
+    chunk: int = 200,
+    store: Optional[str] = None,
+) -> Tuple[int, int]:
     """Add to ``book`` a winning move for every position its sections meet without one, one
     layer at a time (a position is met only once the moves before it are in the book); (positions
     added, solver nodes). The positions of a layer are solved in chunks, ``jobs`` processes at a
@@ -290,7 +341,16 @@ def fill_book(book, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=None, chunk=
     return len(book.moves) - before, nodes
 
 
-def extend_book(book, max_ply, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=None, chunk=200, side=None, store=None):
+def extend_book(
+    book: Book,
+    max_ply: int,
+    table_bits: int = DEFAULT_TABLE_BITS,
+    jobs: int = 1,
+    progress: Optional[LayerProgress] = None,
+    chunk: int = 200,
+    side: Optional[str] = None,
+    store: Optional[str] = None,
+) -> Tuple[Book, int]:
     """``book`` with its sections (those of ``side`` when given) taken to ``max_ply``: a winning
     move added for every position up to it that a side following the book can meet and that has
     none yet (``fill_book``, with the store at ``store``), and the solver nodes that took; each
@@ -321,7 +381,7 @@ def extend_book(book, max_ply, table_bits=DEFAULT_TABLE_BITS, jobs=1, progress=N
 _MOVER_BY_PARITY = ("black", "white")  # Black moves at even plies, White at odd
 
 
-def trim_book(book, max_ply, side=None):
+def trim_book(book: Book, max_ply: int, side: Optional[str] = None) -> Book:
     """``book`` with the moves of ``side`` (both when None) kept only up to ``max_ply``: the
     deeper entries dropped and each such section ending at ``max_ply``, its provenance saying so.
     A section of ``side`` starting after ``max_ply`` is dropped. Every move kept is one the book had, so
@@ -345,7 +405,7 @@ def trim_book(book, max_ply, side=None):
     return trimmed
 
 
-def stored_winning_move(store, position):
+def stored_winning_move(store: Optional[SolvedStore], position: Position) -> Tuple[bool, Optional[Move]]:
     """(whether the store holds every move of ``position``, a winning move there or None): the move the
     book takes from the store, the likeliest winners first, as ``_first_move_candidates`` orders them."""
     results = None if store is None else store.results(position)
@@ -354,18 +414,27 @@ def stored_winning_move(store, position):
     return True, next((move for move in _first_move_candidates(position) if results[move]), None)
 
 
-def _lost_in_book(position):
+def _lost_in_book(position: Position) -> BookError:
     return BookError(
         f"no winning move at ply {position.moves_played} in:\n{position}\nthe book's earlier moves gave the win away"
     )
 
 
-def _solve_layer(grown, frontier, pool, table_bits, chunk, progress, store=None):
+def _solve_layer(
+    grown: Book,
+    frontier: List[Position],
+    pool: Optional[multiprocessing.pool.Pool],
+    table_bits: int,
+    chunk: int,
+    progress: Optional[LayerProgress],
+    store: Optional[SolvedStore] = None,
+) -> int:
     """Add to ``grown`` a winning move for each frontier position (from the SolvedStore ``store``
     where it holds the position, else solved, the values proved kept there); the solver's nodes."""
     ply = min(position.moves_played for position in frontier)
     by_text = {describe_position(position): position for position in frontier}  # walk order kept
-    texts, done = [], 0
+    texts: List[str] = []
+    done = 0
     for text, position in by_text.items():
         held, move = stored_winning_move(store, position)
         if not held:
@@ -398,7 +467,7 @@ def _solve_layer(grown, frontier, pool, table_bits, chunk, progress, store=None)
     return nodes
 
 
-def read_first_format(path):
+def read_first_format(path: str) -> Optional[Book]:
     """A book of the first format (one "moves" object of full keys), for ``book upgrade``: the
     only reader of that format; BookError naming the file and entry when it is not one."""
     try:
@@ -413,7 +482,7 @@ def read_first_format(path):
     moves = document.get("moves")
     if not isinstance(moves, dict):
         raise BookError(f'{path}: "moves" must be an object of key: move')
-    checked = {}
+    checked: Dict[str, Move] = {}
     for key, value in moves.items():
         try:
             checked[key] = check_move(value)
@@ -422,6 +491,6 @@ def read_first_format(path):
     return Book(checked, book_info(document, path), path=path)
 
 
-def read_any_book(path):
+def read_any_book(path: str) -> Book:
     """The book at ``path`` in any format this version knows (the first one for upgrading)."""
     return read_first_format(path) or load_book(path)

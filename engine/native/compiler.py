@@ -12,6 +12,7 @@ import platform
 import shutil
 import subprocess
 import tempfile
+from typing import Dict, Iterable, List, Union
 
 from engine.constants import BLACK, BOARD_SIZE, KOMI, MAX_MOVES, NUM_POINTS, WHITE
 from engine.errors import UserError
@@ -35,7 +36,7 @@ class NoCompiler(NativeError):
     (or a test with a skip); any other is a defect to fix (a failed build, a mismatch with the Python)."""
 
 
-def game_defines():
+def game_defines() -> Dict[str, Union[int, str]]:
     """{name: value} of the game's numbers as the C sources read them."""
     if KOMI == math.floor(KOMI):
         raise NativeError(f"the C sources assume a komi with a half point (no draws); KOMI is {KOMI}")
@@ -56,32 +57,32 @@ def game_defines():
     }
 
 
-def _flags():
+def _flags() -> List[str]:
     return OPTIMISE + [f"-D{name}={value}" for name, value in sorted(game_defines().items())]
 
 
-def _cache_dir():
+def _cache_dir() -> str:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "littlego")
 
 
-def _usable(binary):
+def _usable(binary: str) -> bool:
     return os.path.isfile(binary) and os.access(binary, os.X_OK) and os.path.getsize(binary) > 0
 
 
-def compiled_program(source):
+def compiled_program(source: str) -> str:
     """The path of ``source`` compiled with the game's numbers, compiling it first when this
     source and these numbers were never compiled here (or the cached file is damaged)."""
     return _compiled(source, _flags())
 
 
-def compiled_library(source, extra_flags=()):
+def compiled_library(source: str, extra_flags: Iterable[str] = ()) -> str:
     """The path of ``source`` compiled as a shared library (for ctypes) with the game's numbers
     and ``extra_flags``, cached and rebuilt as ``compiled_program`` is."""
     return _compiled(source, _flags() + ["-shared", "-fPIC"] + list(extra_flags), suffix=".so")
 
 
-def _compiled(source, flags, suffix=""):
+def _compiled(source: str, flags: List[str], suffix: str = "") -> str:
     flags = ["-I" + FOLDER] + flags
     digest = hashlib.sha256()
     for path in [source] + sorted(os.path.join(FOLDER, name) for name in os.listdir(FOLDER) if name.endswith(".h")):
@@ -97,8 +98,8 @@ def _compiled(source, flags, suffix=""):
     if not compiler:
         raise NoCompiler(f"no C compiler found (set CC, or install gcc): {os.path.basename(source)} is compiled C")
     os.makedirs(folder, exist_ok=True)
-    handle, staging = tempfile.mkstemp(prefix="." + name + "-", dir=folder)
-    os.close(handle)
+    descriptor, staging = tempfile.mkstemp(prefix="." + name + "-", dir=folder)
+    os.close(descriptor)
     try:
         done = subprocess.run(
             [compiler] + flags + ["-o", staging, source], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
@@ -112,6 +113,6 @@ def _compiled(source, flags, suffix=""):
     return binary
 
 
-def compiled_solver(source=SOURCE):
+def compiled_solver(source: str = SOURCE) -> str:
     """The path of the compiled exact solver (``solve.c``)."""
     return compiled_program(source)

@@ -12,43 +12,50 @@ does not hold yet (a rerun goes on where a stopped one ended) and tells how long
 import os
 import random
 import time
-from typing import NamedTuple
+from typing import Callable, Dict, Iterator, List, NamedTuple, Optional, Set, Tuple
 
 from engine.common.pools import process_pool
 from engine.common.seeds import derive_seed
-from engine.constants import PASS
+from engine.constants import PASS, Move
 from engine.native.compiler import DEFAULT_TABLE_BITS
 from engine.native.solver import describe_position, position_from_text
-from engine.native.store import SolvedStore, StoreError, store_key
+from engine.native.store import SolvedStore, StoreError, StoreSummary, store_key
 from engine.native.stored_solver import start_worker_solver, worker_solver
 from engine.playout import random_point
+from engine.position import Position
 
 STALE_DRAWS = 200  # random games in a row that find no new position: the ply holds no more
+PositionsByPly = Dict[int, List[Position]]  # {ply: [position]}
 
 
-def _children(position):
-    for move in position.legal_points() + [PASS]:
+def _children(position: Position) -> Iterator[Position]:
+    moves: List[Move] = position.legal_points() + [PASS]
+    for move in moves:
         child = position.play_point(move)
         if not child.is_over:
             yield child
 
 
-def positions_to_grow(start, plies, sample=None, seed=1):
+def positions_to_grow(
+    start: Position, plies: Tuple[int, int], sample: Optional[int] = None, seed: int = 1
+) -> PositionsByPly:
     """{ply: [position]} for each ply of ``plies`` (low, high) reached from ``start``, distinct under the
     symmetries: every one, or ``sample`` at each ply from uniformly random legal play (fewer where the
     ply holds fewer)."""
     low, high = plies
+    found: PositionsByPly = {}
     if sample is None:
-        found, level = {}, {store_key(start)[0]: start} if not start.is_over else {}
+        level: Dict[str, Position] = {store_key(start)[0]: start} if not start.is_over else {}
         for ply in range(start.moves_played, high + 1):
             if ply >= low:
                 found[ply] = list(level.values())
             if ply < high:
                 level = {store_key(child)[0]: child for position in level.values() for child in _children(position)}
         return found
-    found = {}
     for ply in range(max(low, start.moves_played), high + 1):
-        keys, positions, attempt, stale = set(), [], 0, 0
+        keys: Set[str] = set()
+        positions: List[Position] = []
+        attempt, stale = 0, 0
         while len(positions) < sample and stale < STALE_DRAWS:
             rng = random.Random(derive_seed(seed, ply * 1_000_003 + attempt))
             attempt += 1
@@ -77,7 +84,7 @@ class PlyGrowth(NamedTuple):
     nodes: int
 
 
-def _solve(text):
+def _solve(text: str) -> Tuple[int, float, int]:
     """Worker: (ply, wall seconds, nodes) of solving every move of ``text`` into the store."""
     solver = worker_solver()
     started, before = time.perf_counter(), solver.nodes
@@ -86,11 +93,18 @@ def _solve(text):
     return position.moves_played, time.perf_counter() - started, solver.nodes - before
 
 
-def grow_store(path, by_ply, jobs=1, table_bits=DEFAULT_TABLE_BITS, progress=None):
+def grow_store(
+    path: str,
+    by_ply: PositionsByPly,
+    jobs: int = 1,
+    table_bits: int = DEFAULT_TABLE_BITS,
+    progress: Optional[Callable[[int], object]] = None,
+) -> List[PlyGrowth]:
     """[PlyGrowth] after solving into the store at ``path`` every position of ``by_ply`` ({ply:
     [position]}) it does not hold, on ``jobs`` processes. ``progress(done)`` hears how many of all the
     positions are settled. Ctrl-C stops it; what was solved stays stored."""
-    todo, held = [], dict.fromkeys(by_ply, 0)
+    todo: List[str] = []
+    held = dict.fromkeys(by_ply, 0)
     with SolvedStore(path) as store:
         for ply, positions in sorted(by_ply.items()):
             for position in positions:
@@ -98,7 +112,8 @@ def grow_store(path, by_ply, jobs=1, table_bits=DEFAULT_TABLE_BITS, progress=Non
                     held[ply] += 1
                 else:
                     todo.append(describe_position(position))
-    counts = {ply: [0, 0.0, 0] for ply in by_ply}
+    # {ply: (solved, seconds, nodes)} of the positions solved now
+    counts: Dict[int, Tuple[int, float, int]] = {ply: (0, 0.0, 0) for ply in by_ply}
     done = sum(held.values())
     if progress:
         progress(done)
@@ -106,8 +121,8 @@ def grow_store(path, by_ply, jobs=1, table_bits=DEFAULT_TABLE_BITS, progress=Non
         pool = process_pool(jobs, initializer=start_worker_solver, initargs=(table_bits, path))
         try:
             for ply, seconds, nodes in pool.imap_unordered(_solve, todo):
-                tally = counts[ply]
-                tally[0], tally[1], tally[2] = tally[0] + 1, tally[1] + seconds, tally[2] + nodes
+                solved, spent, used = counts[ply]
+                counts[ply] = (solved + 1, spent + seconds, used + nodes)
                 done += 1
                 if progress:
                     progress(done)
@@ -116,7 +131,7 @@ def grow_store(path, by_ply, jobs=1, table_bits=DEFAULT_TABLE_BITS, progress=Non
     return [PlyGrowth(ply, counts[ply][0], held[ply], counts[ply][1], counts[ply][2]) for ply in sorted(by_ply)]
 
 
-def ship_store(path, by_ply, out):
+def ship_store(path: str, by_ply: PositionsByPly, out: str) -> StoreSummary:
     """Write to ``out`` a store of the positions of ``by_ply`` ({ply: [position]}) alone, each with every
     move as the store at ``path`` (over its prefill) holds it, sealed as the package ships it; the
     summary of ``out``. StoreError, writing nothing, where the store lacks one of them."""

@@ -15,10 +15,12 @@ import ctypes
 import functools
 import math
 import os
+import random
 import sys
+from typing import Callable, Dict, List, NoReturn, Optional, Sequence, Set, TextIO, Tuple, Type
 
-from engine.constants import BLACK, KOMI, MAX_MOVES, NUM_POINTS, PASS, WHITE
-from engine.features import FEATURES, feature_values
+from engine.constants import BLACK, KOMI, MAX_MOVES, NUM_POINTS, PASS, WHITE, Move
+from engine.features import FEATURES, Evaluator, feature_values
 from engine.native.compiler import FOLDER, NativeError, NoCompiler, compiled_library, game_defines
 from engine.playout import random_opening
 from engine.position import Position
@@ -40,14 +42,14 @@ class NativePosition(ctypes.Structure):
     ]
 
 
-def native_position(position):
+def native_position(position: Position) -> NativePosition:
     """A Position as search.c reads it."""
     return NativePosition(*position)
 
 
-def _flags():
+def _flags() -> List[str]:
     # -ffp-contract=off: no fused multiply-add, whose single rounding Python never does.
-    defines = {
+    defines: Dict[str, object] = {
         "KOMI": float(KOMI),
         "BLACK": BLACK,
         "WHITE": WHITE,
@@ -62,14 +64,14 @@ def _flags():
     ]
 
 
-def feature_defines():
+def feature_defines() -> Dict[str, int]:
     """{FEATURE_<NAME>: its index}: the features' order, as search.c gets it from FEATURE_TABLE."""
     return {"FEATURE_" + name.upper(): index for index, name in enumerate(FEATURES)}
 
 
-def _uncomputed(library):
+def _uncomputed(library: ctypes.CDLL) -> List[str]:
     """The features search.c leaves unwritten (its slot still NaN) on the empty board and a few others."""
-    missing = set()
+    missing: Set[str] = set()
     position = Position.initial()
     for point in (12, 6, 7, 13, 18, 0):
         out = (ctypes.c_double * len(FEATURES))(*([math.nan] * len(FEATURES)))
@@ -83,16 +85,18 @@ def _uncomputed(library):
 CHECK_GAMES, CHECK_SEED = 4, 561
 
 
-def check_positions():
+def check_positions() -> List[Position]:
     """Positions from CHECK_GAMES seeded random games, every second ply: the board filling up."""
-    found = []
+    found: List[Position] = []
     for game in range(CHECK_GAMES):
         for plies in range(0, MAX_MOVES - 1, 2):
             found.append(random_opening(plies, CHECK_SEED + game)[0])
     return found
 
 
-def differing_feature(library, reference=None):
+def differing_feature(
+    library: ctypes.CDLL, reference: Optional[Callable[[Position], Sequence[float]]] = None
+) -> Optional[Tuple[str, Position, float, float]]:
     """(name, position, its value in C, in Python) of the first feature that the compiled ``library``
     computes otherwise than ``reference`` (engine.features.feature_values) on the check positions; None
     where every one agrees."""
@@ -159,7 +163,7 @@ _SIGNATURES = {
 }
 
 
-def _declare(library):
+def _declare(library: ctypes.CDLL) -> ctypes.CDLL:
     """``library`` (search.c loaded) with its entry points typed, once its features are checked."""
     for name, (result, arguments) in _SIGNATURES.items():
         function = getattr(library, name)
@@ -168,7 +172,7 @@ def _declare(library):
     return library
 
 
-def _check_features(library):
+def _check_features(library: ctypes.CDLL) -> None:
     """NativeError naming the feature of engine.features' FEATURE_TABLE that search.c leaves uncomputed, or
     computes otherwise than engine/features.py on the check positions, and where to mend it."""
     missing = _uncomputed(library)
@@ -191,14 +195,14 @@ def _check_features(library):
         )
 
 
-def compiled_search():
+def compiled_search() -> str:
     """The path of search.c compiled as a shared library (once, cached as every C source of the
     tools); NativeError when it cannot be (no C compiler)."""
     return compiled_library(SOURCE, _flags())
 
 
 @functools.lru_cache(maxsize=None)
-def native_library():
+def native_library() -> ctypes.CDLL:
     """The compiled search.c, loaded; NativeError when it cannot be built."""
     path = compiled_search()
     try:
@@ -208,7 +212,7 @@ def native_library():
         return _declare(ctypes.CDLL(compiled_search()))
 
 
-def native_available():
+def native_available() -> bool:
     """Whether the compiled searcher can be built here: False without a C compiler; a failed build or a
     mismatch with the Python features raises (NativeError), never reads as "unavailable"."""
     try:
@@ -218,10 +222,10 @@ def native_available():
     return True
 
 
-_WARNED = []  # a process warns once that it searches in Python
+_WARNED: List[bool] = []  # a process warns once that it searches in Python
 
 
-def searcher_class(stream=None):
+def searcher_class(stream: Optional[TextIO] = None) -> Type[Searcher]:
     """``NativeSearcher`` where it can be built, else ``engine.search.Searcher`` (the same moves,
     slower) with a one-line warning on ``stream`` (stderr), once in a process."""
     try:
@@ -245,7 +249,13 @@ class NativeSearcher(Searcher):
     or ``settle`` is not supported.
     """
 
-    def __init__(self, evaluate, rng=None, shape_depth=None, table_limit=_TABLE_LIMIT):
+    def __init__(
+        self,
+        evaluate: Evaluator,
+        rng: Optional[random.Random] = None,
+        shape_depth: Optional[int] = None,
+        table_limit: int = _TABLE_LIMIT,
+    ):
         table = getattr(evaluate, "by_ply", None)
         if table is None or len(table[0]) != len(FEATURES):
             raise ValueError("the compiled searcher needs an evaluator from engine.features.make_evaluator")
@@ -266,32 +276,32 @@ class NativeSearcher(Searcher):
         self._library, self._handle = library, handle
         Searcher.__init__(self, evaluate, rng=rng, shape_depth=shape_depth)
 
-    def __del__(self):
+    def __del__(self) -> None:
         handle, self._handle = getattr(self, "_handle", None), None
         if handle:
             self._library.ls_free(handle)
 
     @property
-    def nodes(self):
+    def nodes(self) -> int:
         return self._library.ls_nodes(self._handle)
 
     @nodes.setter
-    def nodes(self, count):
+    def nodes(self, count: int) -> None:
         self._library.ls_set_nodes(self._handle, count)
 
-    def table_size(self):
+    def table_size(self) -> int:
         """Entries in the C's transposition table (what ``len(table)`` is for the Python searcher)."""
         return self._library.ls_table_size(self._handle)
 
-    def _limits(self):
+    def _limits(self) -> Tuple[float, int]:
         return (-1.0 if self.deadline is None else self.deadline, -1 if self.node_stop is None else self.node_stop)
 
-    def _stopped(self, reason):
+    def _stopped(self, reason: int) -> NoReturn:
         if reason == _LIMIT_REACHED:
             raise SearchTimeout()
         raise MemoryError("the compiled searcher's transposition table ran out of memory")
 
-    def _root(self, position, depth):
+    def _root(self, position: Position, depth: int) -> Tuple[Move, float, Optional[float]]:
         if self.close is not None:
             raise ValueError("the compiled searcher cannot tell the runner-up: search without close")
         best = (ctypes.c_int * (NUM_POINTS + 1))()
@@ -307,13 +317,13 @@ class NativeSearcher(Searcher):
         )
         if found < 0:
             self._stopped(-found)
-        best_moves = [PASS if move == NATIVE_PASS else move for move in best[:found]]
+        best_moves: List[Move] = [PASS if move == NATIVE_PASS else move for move in best[:found]]
         move = best_moves[0] if self.rng is None else self.rng.choice(best_moves)
         if self._library.ls_store_root(self._handle, NATIVE_PASS if move == PASS else move):
             self._stopped(_OUT_OF_MEMORY)
         return move, value.value, None
 
-    def _negamax(self, position, depth, alpha, beta, ply, captured):
+    def _negamax(self, position: Position, depth: int, alpha: float, beta: float, ply: int, captured: int) -> float:
         stopped = ctypes.c_int()
         value = self._library.ls_value(
             self._handle,

@@ -7,10 +7,10 @@ walks every position a book-following side meets, and ``check_book`` reports whe
 no move or (with a solver) loses the win.
 """
 
-from typing import NamedTuple, Optional
+from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Protocol, Set, Tuple
 
-from engine.book import BookError, book_key
-from engine.constants import PASS, WINNING_FIRST_POINT, colour_word
+from engine.book import Book, BookError, book_key
+from engine.constants import PASS, WINNING_FIRST_POINT, Move, colour_word
 from engine.coords import move_to_text as describe_move
 from engine.native.solver import describe_position, position_from_text
 from engine.position import Position
@@ -24,17 +24,24 @@ class BookSection(NamedTuple):
     side: str
     start: Position
     max_ply: int
-    provenance: Optional[dict]
+    provenance: Dict[str, Any]
 
 
-def book_sections(book):
+class WinOracle(Protocol):
+    """What ``check_book`` asks: a solver that says whether the side to move wins (``NativeSolver``,
+    ``StoredSolver``, ``engine.solver.Solver``)."""
+
+    def wins(self, position: Position) -> bool: ...
+
+
+def book_sections(book: Book) -> List[BookSection]:
     """The book's sections (a book of the first kind, with one section's fields at the top of
     its file, has that one; a book with none serves Black from the empty board); BookError
     naming the book and the section whose start is no position."""
     fields = book.info.get("sections")
     if fields is None:
         fields = [{name: book.info[name] for name in ("start", "max_ply", "provenance") if name in book.info}]
-    sections = []
+    sections: List[BookSection] = []
     for number, field in enumerate(fields, 1):
         text = field.get("start")
         try:
@@ -51,7 +58,7 @@ def book_sections(book):
     return sections
 
 
-def with_sections(info, sections):
+def with_sections(info: Dict[str, Any], sections: Iterable[BookSection]) -> Dict[str, Any]:
     """``info`` (a book's header) describing ``sections``: a "sections" list, written in the order
     given, in place of any one section's fields at the top."""
     legacy = "sections" not in info  # its provenance at the top was its one section's
@@ -72,12 +79,14 @@ def with_sections(info, sections):
     return info
 
 
-def losing_first_moves():
+def losing_first_moves() -> List[Position]:
     """The positions after each of Black's first moves other than the solved game's only winning
     one, one per symmetry class, a pass included: where White wins with perfect play."""
-    starts, seen = [], set()
+    starts: List[Position] = []
+    seen: Set[str] = set()
     empty = Position.initial()
-    for move in empty.legal_points() + [PASS]:
+    moves: List[Move] = empty.legal_points() + [PASS]
+    for move in moves:
         position = empty.play_point(move)
         key = book_key(position)[0]
         if move != WINNING_FIRST_POINT and key not in seen:
@@ -86,7 +95,7 @@ def losing_first_moves():
     return starts
 
 
-def describe_start(start):
+def describe_start(start: Position) -> str:
     """Where a section starts, in words: from the empty board, after Black's first move, or the
     position's text."""
     if start.moves_played == 0:
@@ -97,7 +106,9 @@ def describe_start(start):
     return "from " + describe_position(start)
 
 
-def book_positions(book, max_ply=None, start=None):
+def book_positions(
+    book: Book, max_ply: Optional[int] = None, start: Optional[Position] = None
+) -> Iterator[Tuple[Position, Optional[Move]]]:
     """Every position that a side following the book can meet, once per symmetry class: (position,
     the book's move or None where it has none). From each section's start to its last ply (to
     ``max_ply`` when given), or from ``start`` alone (to ``max_ply``, else the sections' deepest)."""
@@ -106,7 +117,7 @@ def book_positions(book, max_ply=None, start=None):
     else:
         walks = [(s.start, s.max_ply if max_ply is None else max_ply) for s in book_sections(book)]
     _ = book.moves  # the table of every entry, built once: a walk asks for every position
-    seen = set()
+    seen: Set[str] = set()
     for origin, last in walks:
         frontier = [origin]
         while frontier:
@@ -124,14 +135,23 @@ def book_positions(book, max_ply=None, start=None):
             after = position.play_point(move)
             if after.is_over:
                 continue
-            for reply in after.legal_points() + [PASS]:
+            replies: List[Move] = after.legal_points() + [PASS]
+            for reply in replies:
                 frontier.append(after.play_point(reply))
 
 
-def check_book(book, solver=None, max_ply=None, progress=None, start=None):
+def check_book(
+    book: Book,
+    solver: Optional[WinOracle] = None,
+    max_ply: Optional[int] = None,
+    progress: Optional[Callable[[int], object]] = None,
+    start: Optional[Position] = None,
+) -> Tuple[int, List[Position], List[Tuple[Position, Move]]]:
     """(positions met, missing, wrong): where a book-following side finds no move, and (with a
     ``NativeSolver``, or any object with ``wins(position)``) the book moves that do not keep the win."""
-    met, missing, wrong = 0, [], []
+    met = 0
+    missing: List[Position] = []
+    wrong: List[Tuple[Position, Move]] = []
     for position, move in book_positions(book, max_ply, start):
         met += 1
         if move is None:

@@ -50,12 +50,28 @@ import sqlite3
 import threading
 import time
 import zlib
+from typing import (
+    Any,
+    Dict,
+    Iterable,
+    List,
+    Literal,
+    NoReturn,
+    Optional,
+    Sequence,
+    Tuple,
+    TypedDict,
+    Union,
+    cast,
+    overload,
+)
 
 from engine.book import book_key
-from engine.constants import BOARD_SIZE, KOMI, MAX_MOVES, NUM_POINTS, PASS, RULES_VERSION
+from engine.constants import BOARD_SIZE, KOMI, MAX_MOVES, NUM_POINTS, PASS, RULES_VERSION, Move
 from engine.data import SOLVED_PREFILL
 from engine.errors import UserError
 from engine.native.compiler import _cache_dir
+from engine.position import Position
 from engine.symmetry import SYMMETRIES, turn
 
 STORE_FORMAT = "littlego-store 1"
@@ -77,8 +93,27 @@ _SCHEMA = (
 )
 _COLUMNS = "key, ply, won, legal, wins, margins, checksum"
 
+MoveResults = Dict[Move, bool]  # {move: whether it wins} for every legal move and PASS
+Margins = Dict[Move, float]  # {move: its margin for the side to move}
+# What ``record`` is told of a position: (position, results, won, margins).
+Record = Tuple[Position, Optional[MoveResults], Optional[bool], Optional[Margins]]
+# A position's entry: (won, legal, wins, margins), as the columns hold them.
+Row = Tuple[int, Optional[int], Optional[int], Optional[bytes]]
 
-def _is_busy(error):
+
+class StoreSummary(TypedDict):
+    """A store's file in figures (``SolvedStore.summary``)."""
+
+    path: str
+    format: Optional[str]  # its meta table's, as written
+    rules: Optional[str]
+    bytes: int  # of the file and its write-ahead log
+    positions: int
+    by_ply: Dict[int, Tuple[int, int]]  # {ply: (positions with every move, with their value only)}
+    prefill: Optional["StoreSummary"]  # the prefill's beneath it, or None
+
+
+def _is_busy(error: BaseException) -> bool:
     """Whether an SQLite error is another connection's lock (worth waiting for), not a fault of the file."""
     if not isinstance(error, sqlite3.OperationalError):
         return False
@@ -93,46 +128,46 @@ class StoreError(UserError, ValueError):
     """A store file that cannot be used: damaged, not a store, or from other rules; the message names it."""
 
 
-def default_store_path():
+def default_store_path() -> str:
     """The store the tools share: $LITTLEGO_STORE, else solved.sqlite in littlego's cache folder."""
     return os.environ.get(STORE_ENV) or os.path.join(_cache_dir(), "solved.sqlite")
 
 
-def store_key(position):
+def store_key(position: Position) -> Tuple[str, int]:
     """(key, symmetry): the store's key of ``position`` and the symmetry that turns it canonical."""
     key, symmetry = book_key(position)
     return f"{position.player}:{key}", symmetry
 
 
-def _slot(move, symmetry):
+def _slot(move: Move, symmetry: int) -> int:
     return PASS_BIT if move == PASS else SYMMETRIES[symmetry][move]
 
 
-def _moves(position):
+def _moves(position: Position) -> List[Move]:
     return position.legal_points() + [PASS]
 
 
-def _legal_mask(position, symmetry):
+def _legal_mask(position: Position, symmetry: int) -> int:
     return turn(position.legal_mask(), symmetry) | 1 << PASS_BIT
 
 
-def _encode_margins(margins, symmetry):
+def _encode_margins(margins: Margins, symmetry: int) -> bytes:
     slots = [MARGIN_UNKNOWN] * SLOTS
     for move, margin in margins.items():
         slots[_slot(move, symmetry)] = int(round(2 * margin))
     return bytes(value & 0xFF for value in slots)
 
 
-def _checksum(key, ply, won, legal, wins, margins):
+def _checksum(key: str, ply: int, won: int, legal: Optional[int], wins: Optional[int], margins: Optional[bytes]) -> int:
     """The CRC-32 an entry is written with: SQLite checks its pages' structure, not the values in them."""
     return zlib.crc32(f"{key}|{ply}|{won}|{legal}|{wins}|".encode() + (margins or b""))
 
 
-def _signed(byte):
+def _signed(byte: int) -> int:
     return byte - 256 if byte > 127 else byte
 
 
-def _same_file(one, other):
+def _same_file(one: str, other: str) -> bool:
     try:
         return os.path.samefile(one, other)
     except OSError:
@@ -145,21 +180,23 @@ class SolvedStore:
     after a fork, from the child (each process opens its own connection). ``read_only``: open an
     existing store for reading only (the prefill is opened so)."""
 
-    def __init__(self, path, prefill=SOLVED_PREFILL, read_only=False):
+    def __init__(
+        self, path: "Union[str, os.PathLike[str]]", prefill: Optional[str] = SOLVED_PREFILL, read_only: bool = False
+    ):
         self.path = os.fspath(path)
         self.read_only = read_only
         self._lock = threading.RLock()
-        self._connection = None
-        self._pid = None
+        self._connection: Optional[sqlite3.Connection] = None
+        self._pid: Optional[int] = None
         self._connect()
-        self.prefill = None
+        self.prefill: Optional[SolvedStore] = None
         if prefill is not None and os.path.exists(prefill) and not _same_file(prefill, self.path):
             self.prefill = SolvedStore(prefill, prefill=None, read_only=True)
 
-    def _refuse(self, why):
+    def _refuse(self, why: str) -> NoReturn:
         raise StoreError(f"{self.path}: {why}")
 
-    def _connect(self):
+    def _connect(self) -> None:
         if os.path.isdir(self.path):
             self._refuse("is a folder, not a store of solved positions")
         if os.path.exists(self.path) and os.path.getsize(self.path) > 0:
@@ -197,7 +234,7 @@ class SolvedStore:
                 time.sleep(OPEN_RETRY_SECONDS)
         self._connection, self._pid = connection, os.getpid()
 
-    def _open(self, connection):
+    def _open(self, connection: sqlite3.Connection) -> None:
         connection.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
         check = connection.execute("PRAGMA quick_check").fetchone()[0]
         if check != "ok":
@@ -225,16 +262,17 @@ class SolvedStore:
                 "its values would be wrong here; remove it or use another store"
             )
 
-    def _execute(self, statement, parameters=()):
+    def _execute(self, statement: str, parameters: Sequence[object] = ()) -> List[Any]:
         with self._lock:
             if self._pid != os.getpid():  # a forked child: never share the parent's connection
                 self._connect()
             try:
+                assert self._connection is not None  # connected on open, and again in a forked child
                 return self._connection.execute(statement, parameters).fetchall()
             except sqlite3.DatabaseError as error:
                 self._refuse(f"damaged or unreadable ({error}); remove it or use another store")
 
-    def _own_row(self, key):
+    def _own_row(self, key: str) -> Optional[Row]:
         """(won, legal, wins, margins) of ``key`` in this store's own file; None when it has none."""
         rows = self._execute(f"SELECT {_COLUMNS} FROM positions WHERE key = ?", (key,))
         if not rows:
@@ -243,32 +281,37 @@ class SolvedStore:
             self._refuse(f"damaged: the entry of {key} fails its checksum; remove the store or use another")
         return rows[0][2:6]
 
-    def _row(self, position):
+    def _row(self, position: Position) -> Tuple[Optional[Row], int]:
         """((won, legal, wins, margins) or None, symmetry): this file's entry, what it lacks from the prefill."""
         key, symmetry = store_key(position)
         row = self._own_row(key)
         if self.prefill is not None and (row is None or None in row):
             shipped = self.prefill._own_row(key)
             if shipped is not None:
-                row = shipped if row is None else tuple(a if a is not None else b for a, b in zip(row, shipped))
+                row = (
+                    shipped
+                    if row is None
+                    else cast(Row, tuple(a if a is not None else b for a, b in zip(row, shipped)))
+                )
         return row, symmetry
 
-    def value(self, position):
+    def value(self, position: Position) -> Optional[bool]:
         """Whether the side to move wins, where the store knows; else None."""
         row, _ = self._row(position)
         return None if row is None else bool(row[0])
 
-    def results(self, position):
+    def results(self, position: Position) -> Optional[MoveResults]:
         """{move: whether it wins} for every legal move and PASS, where the store holds them; else None."""
         row, symmetry = self._row(position)
         if row is None or row[1] is None:
             return None
         won, legal, wins, _ = row
-        if legal != _legal_mask(position, symmetry) or bool(won) != bool(wins) or wins & ~legal:
+        # legal without wins: a malformed entry, damage as any other
+        if wins is None or legal != _legal_mask(position, symmetry) or bool(won) != bool(wins) or wins & ~legal:
             self._refuse(f"damaged: the entry of {store_key(position)[0]} does not fit the position")
         return {move: bool(wins >> _slot(move, symmetry) & 1) for move in _moves(position)}
 
-    def margins(self, position):
+    def margins(self, position: Position) -> Optional[Margins]:
         """{move: its margin for the side to move} for the moves whose margin the store holds; else None."""
         row, symmetry = self._row(position)
         if row is None or row[3] is None:
@@ -277,17 +320,23 @@ class SolvedStore:
         found = {move: _signed(stored[_slot(move, symmetry)]) for move in _moves(position)}
         return {move: value / 2 for move, value in found.items() if value != MARGIN_UNKNOWN}
 
-    def record(self, position, results=None, won=None, margins=None):
+    def record(
+        self,
+        position: Position,
+        results: Optional[MoveResults] = None,
+        won: Optional[bool] = None,
+        margins: Optional[Margins] = None,
+    ) -> None:
         """Keep what is known of ``position``: every move's result (``results``, {move: wins}), or only
         its value (``won``), and margins ({move: margin}) where known; what is there already stays."""
         self.record_many([(position, results, won, margins)])
 
-    def record_values(self, values):
+    def record_values(self, values: Dict[Position, bool]) -> None:
         """Keep the value of each position of ``values`` ({position: whether the side to move wins}) in
         one transaction: what a tool learns of many positions at once (a book's lines) costs one write."""
         self.record_many([(position, None, won, None) for position, won in values.items()])
 
-    def record_many(self, entries):
+    def record_many(self, entries: Iterable[Record]) -> None:
         """``record`` for each (position, results, won, margins) of ``entries``, in one transaction."""
         rows = [self._entry(*entry) for entry in entries]
         if not rows:
@@ -313,7 +362,13 @@ class SolvedStore:
                 raise
             self._execute("COMMIT")
 
-    def _entry(self, position, results=None, won=None, margins=None):
+    def _entry(
+        self,
+        position: Position,
+        results: Optional[MoveResults] = None,
+        won: Optional[bool] = None,
+        margins: Optional[Margins] = None,
+    ) -> Tuple[Position, str, Optional[int], Optional[int], Optional[bytes], bool]:
         """(position, key, legal, wins, margins packed, won) of what ``record`` is told."""
         key, symmetry = store_key(position)
         legal = wins = None
@@ -326,12 +381,12 @@ class SolvedStore:
         packed = None if margins is None else _encode_margins(margins, symmetry)
         return position, key, legal, wins, packed, won
 
-    def holds(self, position):
+    def holds(self, position: Position) -> bool:
         """Whether the store holds every move's result of ``position``."""
         row, _ = self._row(position)
         return row is not None and row[1] is not None
 
-    def summary(self):
+    def summary(self) -> StoreSummary:
         """{"path", "format", "rules", "bytes", "positions", "by_ply": {ply: (with every move, value only)},
         "prefill": the prefill's summary or None}: of this store's own file, and of the prefill beneath it."""
         meta = dict(self._execute("SELECT name, value FROM meta"))
@@ -356,7 +411,7 @@ class SolvedStore:
             "prefill": None if self.prefill is None else self.prefill.summary(),
         }
 
-    def check(self):
+    def check(self) -> List[str]:
         """The problems found by SQLite's full integrity check and by reading every entry ([] when none)."""
         problems = [row[0] for row in self._execute("PRAGMA integrity_check") if row[0] != "ok"]
         for entry in self._execute(f"SELECT {_COLUMNS} FROM positions"):
@@ -368,13 +423,13 @@ class SolvedStore:
             problems += [f"{self.prefill.path}: {problem}" for problem in self.prefill.check()]
         return problems
 
-    def seal(self):
+    def seal(self) -> None:
         """Make the file self-contained and compact, as the package ships it: no write-ahead log, no free pages."""
         with self._lock:
             self._execute("PRAGMA journal_mode = DELETE")
             self._execute("VACUUM")
 
-    def close(self):
+    def close(self) -> None:
         with self._lock:
             if self._connection is not None and self._pid == os.getpid():
                 self._connection.close()
@@ -382,15 +437,15 @@ class SolvedStore:
         if self.prefill is not None:
             self.prefill.close()
 
-    def __enter__(self):
+    def __enter__(self) -> "SolvedStore":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         self.close()
         return False
 
 
-def _board_of_key(key):
+def _board_of_key(key: str) -> Optional[Tuple[int, int]]:
     """(black, white) bitboards of a key's canonical board; None when the key is not one."""
     try:
         colour, rest = key.split(":", 1)
@@ -405,13 +460,15 @@ def _board_of_key(key):
     return None if number or colour not in ("1", "2") else (black, white)
 
 
-def _entry_problem(key, ply, won, legal, wins, margins):
+def _entry_problem(
+    key: str, ply: int, won: int, legal: Optional[int], wins: Optional[int], margins: object
+) -> Optional[str]:
     board = _board_of_key(key)
     if board is None or f".{ply}" not in key:
         return "not a key of this store"
     if won not in (0, 1) or (legal is None) != (wins is None):
         return "its value or move masks are malformed"
-    if legal is not None:
+    if legal is not None and wins is not None:  # both or neither, as checked above
         if not legal >> PASS_BIT & 1 or legal & (board[0] | board[1]) or wins & ~legal or bool(wins) != bool(won):
             return "its moves do not fit its board"
     if margins is not None and (not isinstance(margins, bytes) or len(margins) != SLOTS):
@@ -419,6 +476,14 @@ def _entry_problem(key, ply, won, legal, wins, margins):
     return None
 
 
-def open_store(path):
+@overload
+def open_store(path: None) -> None: ...
+
+
+@overload
+def open_store(path: str) -> SolvedStore: ...
+
+
+def open_store(path: Optional[str]) -> Optional[SolvedStore]:
     """The SolvedStore at ``path``; None for None (no store)."""
     return None if path is None else SolvedStore(path)

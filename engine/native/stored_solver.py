@@ -6,9 +6,13 @@ about a position goes through it. A pool of solvers starts one in each worker
 (``start_worker_solver``), so that the worker's transposition table serves every task it is sent.
 """
 
+import os
+from typing import List, Literal, Optional, Union
+
 from engine.native.compiler import DEFAULT_TABLE_BITS
 from engine.native.solver import NativeSolver
-from engine.native.store import SolvedStore
+from engine.native.store import MoveResults, SolvedStore
+from engine.position import Position
 
 
 class StoredSolver:
@@ -17,25 +21,30 @@ class StoredSolver:
     ``NativeSolver`` (started on the first such question) and store its answer. ``asked`` counts the
     questions the compiled solver was asked."""
 
-    def __init__(self, store, table_bits=DEFAULT_TABLE_BITS, solver=None):
+    def __init__(
+        self,
+        store: "Union[SolvedStore, str, os.PathLike[str], None]",
+        table_bits: int = DEFAULT_TABLE_BITS,
+        solver: Optional[NativeSolver] = None,
+    ):
         self.store = store if store is None or isinstance(store, SolvedStore) else SolvedStore(store)
         self.table_bits = table_bits
         self._solver = solver
         self.asked = 0
 
     @property
-    def solver(self):
+    def solver(self) -> NativeSolver:
         """The compiled solver, started when first needed."""
         if self._solver is None:
             self._solver = NativeSolver(self.table_bits)
         return self._solver
 
     @property
-    def nodes(self):
+    def nodes(self) -> int:
         """The compiled solver's nodes so far (0 while every answer came from the store)."""
         return 0 if self._solver is None else self._solver.nodes
 
-    def wins(self, position):
+    def wins(self, position: Position) -> bool:
         """Whether the side to move wins with perfect play."""
         if position.is_over:
             return position.margin() > 0
@@ -48,7 +57,7 @@ class StoredSolver:
             self.store.record(position, won=won)
         return won
 
-    def move_results(self, position):
+    def move_results(self, position: Position) -> MoveResults:
         """{move: whether it wins} for every legal move and PASS."""
         known = None if self.store is None else self.store.results(position)
         if known is not None:
@@ -59,28 +68,28 @@ class StoredSolver:
             self.store.record(position, results)
         return results
 
-    def close(self):
+    def close(self) -> None:
         if self._solver is not None:
             self._solver.close()
             self._solver = None
 
-    def __enter__(self):
+    def __enter__(self) -> "StoredSolver":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         self.close()
         return False
 
 
-_WORKER = []  # a pool worker's StoredSolver, kept for every position the worker is sent
+_WORKER: List[StoredSolver] = []  # a pool worker's StoredSolver, kept for every position the worker is sent
 
 
-def start_worker_solver(table_bits, store=None):
+def start_worker_solver(table_bits: int, store: Optional[str] = None) -> None:
     """A pool's initializer: this process's StoredSolver (``store`` a path, or None for none), which
     ``worker_solver`` gives to every task the worker runs, so that its table serves them all."""
     _WORKER[:] = [StoredSolver(store, table_bits)]
 
 
-def worker_solver():
+def worker_solver() -> StoredSolver:
     """The StoredSolver ``start_worker_solver`` started in this process."""
     return _WORKER[0]
