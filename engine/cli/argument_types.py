@@ -6,15 +6,16 @@ import argparse
 import math
 import os
 import sys
+from typing import Callable, Optional, Tuple
 
 from engine.constants import MAX_MOVES, MAX_WEIGHT
 from engine.course.editions import ALIASES, EDITIONS, edition
 from engine.errors import InvalidInput
-from engine.params import SEARCH_SETTINGS, ParamsError
+from engine.params import SEARCH_SETTINGS, ParamsError, SearchSetting
 from engine.play.executors import check_scheduler
 
 
-def _integer(text, low, high, words):
+def _integer(text: str, low: float, high: float, words: str) -> int:
     try:
         value = int(text)
     except ValueError:
@@ -24,7 +25,7 @@ def _integer(text, low, high, words):
     return value
 
 
-def _float(text, fits, what, expected):
+def _float(text: str, fits: Callable[[float], bool], what: str, expected: str) -> float:
     """``text`` as a number; ArgumentTypeError saying ``what`` was expected when it is none, and
     ``expected`` when ``fits(value)`` is false."""
     try:
@@ -36,32 +37,32 @@ def _float(text, fits, what, expected):
     return value
 
 
-def positive_int(text):
+def positive_int(text: str) -> int:
     """An integer of at least 1."""
     return _integer(text, 1, sys.maxsize, "a positive integer")
 
 
-def count(text):
+def count(text: str) -> int:
     """An integer of at least 0."""
     return _integer(text, 0, sys.maxsize, "an integer of at least 0")
 
 
-def depth(text):
+def depth(text: str) -> int:
     """A search depth, in the depth setting's range."""
     setting = SEARCH_SETTINGS["depth"]
     return _integer(text, setting.low, setting.high, f"a search depth from {setting.low} to {setting.high}")
 
 
-def integer_range(low, high):
+def integer_range(low: int, high: int) -> Callable[[str], int]:
     """An argument type for an integer from ``low`` to ``high``."""
 
-    def parse(text):
+    def parse(text: str) -> int:
         return _integer(text, low, high, f"an integer from {low} to {high}")
 
     return parse
 
 
-def scheduler(text):
+def scheduler(text: str) -> str:
     """A Dask scheduler spec: local:N or tcp://HOST:PORT."""
     try:
         return check_scheduler(text)
@@ -69,12 +70,12 @@ def scheduler(text):
         raise argparse.ArgumentTypeError(str(error))
 
 
-def positive_seconds(text):
+def positive_seconds(text: str) -> float:
     """A finite, positive number of seconds."""
     return _float(text, lambda v: math.isfinite(v) and v > 0, "seconds", "a positive, finite number of seconds")
 
 
-def elo_pair(text):
+def elo_pair(text: str) -> Tuple[float, float]:
     """ELO0,ELO1 for --sprt: two numbers, the first below the second."""
     try:
         elo0, elo1 = (float(part) for part in text.split(","))
@@ -85,17 +86,17 @@ def elo_pair(text):
     return elo0, elo1
 
 
-def share(text):
+def share(text: str) -> float:
     """A share of games from 0 to 1 (0.5: half of them)."""
     return _float(text, lambda v: 0 <= v <= 1, "a number", "a share from 0 to 1")
 
 
-def weight_bound(text):
+def weight_bound(text: str) -> float:
     """A positive bound on the weights, at most MAX_WEIGHT."""
     return _float(text, lambda v: 0 < v <= MAX_WEIGHT, "a number", f"a bound above 0 and at most {MAX_WEIGHT:g}")
 
 
-def weight(text):
+def weight(text: str) -> float:
     """A weight: a finite number of at most MAX_WEIGHT in size (a larger one the params file would rescale)."""
     return _float(
         text,
@@ -105,11 +106,11 @@ def weight(text):
     )
 
 
-def ply_range(text):
+def ply_range(text: str) -> Tuple[int, int]:
     """Plies LOW-HIGH (or one ply) inside a game that still has a move to play."""
-    low, _, high = text.partition("-")
+    low_text, _, high_text = text.partition("-")
     try:
-        low, high = int(low), int(high or low)
+        low, high = int(low_text), int(high_text or low_text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected plies as LOW-HIGH (e.g. 6-14), got {text!r}")
     if not 2 <= low <= high <= MAX_MOVES - 1:
@@ -117,7 +118,7 @@ def ply_range(text):
     return low, high
 
 
-def edition_key(text):
+def edition_key(text: str) -> str:
     """A course edition's key, from its key or an alias (spring2022, latest)."""
     try:
         return edition(text).key
@@ -130,11 +131,11 @@ EDITION_NAMES = "{} (or {})".format(
 )
 
 
-def setting_type(setting):
+def setting_type(setting: SearchSetting) -> Callable[[str], Optional[float]]:
     """The argparse type of the search setting ``setting`` (a SearchSetting): its kind within its range;
     a setting bounded by another (the CPU cap by the budget) is checked against it once both are known."""
 
-    def parse(text):
+    def parse(text: str) -> Optional[float]:
         try:
             value = setting.kind(text)
             return setting.check(value, "option")
@@ -145,7 +146,7 @@ def setting_type(setting):
     return parse
 
 
-def folder_to_write(path, option):
+def folder_to_write(path: str, option: str) -> str:
     """``path`` as a folder that exists (created if missing); OSError naming ``option`` when it is a file."""
     if os.path.exists(path) and not os.path.isdir(path):
         raise NotADirectoryError(20, f"{option} names a file, not a folder", path)
@@ -153,7 +154,7 @@ def folder_to_write(path, option):
     return path
 
 
-def file_to_write(path, option, example):
+def file_to_write(path: str, option: str, example: str) -> str:
     """``path`` as a file that can be written, checked before any long work: OSError naming
     ``option`` when it is a folder (suggesting ``example`` in it), when its folder does not
     exist, or when that folder cannot be written."""

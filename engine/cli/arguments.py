@@ -6,20 +6,27 @@ pieces (``command``: a subcommand whose docstring is its help). The values an ar
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING, Any, Callable, Collection, Dict, Iterable, Optional, Sequence, Tuple
 
 from engine.cli.argument_types import integer_range, positive_int, positive_seconds, scheduler, setting_type
 from engine.course.build import ensure_built
 from engine.native.compiler import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
 from engine.native.store import STORE_ENV, default_store_path
-from engine.params import SEARCH_TABLE
+from engine.params import SEARCH_TABLE, Params
 from engine.play.executors import PLAIN_TCP_CONFIG, TLS_CONFIG
 from engine.play.settings import GAME_TABLE, WHERE_GAMES_RUN, GameSettings
+from engine.players.base import Player
 from engine.players.program import ProgramPlayer
 from engine.players.specs import make_player
 from engine.sandbox.isolation import refuse_strict, warning
 from engine.sandbox.limits import DEFAULT_LIMITS, MODES, Limits
 
 SCHEDULER_HELP = WHERE_GAMES_RUN + " (default: the experiment's [executor], else the local process pool)"
+
+Handler = Callable[[argparse.Namespace], int]  # a command: its arguments -> its exit status
+if TYPE_CHECKING:
+    # The subcommands of a parser, as ``subcommands`` makes them (generic to the checker alone, not at run time).
+    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
 class _DaskSetting(argparse.Action):
@@ -52,13 +59,13 @@ class _Renamed(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
-def add_renamed(parser, old, new, **options):
+def add_renamed(parser: argparse.ArgumentParser, old: str, new: str, **options: Any) -> None:
     """Accept ``old``, an option renamed ``new``, with a warning; ``options`` as ``new`` was added with."""
     options = {key: value for key, value in options.items() if key not in ("help", "default", "metavar")}
     parser.add_argument(old, action=_Renamed, new=new, help=argparse.SUPPRESS, **options)
 
 
-def add_cluster_options(parser):
+def add_cluster_options(parser: argparse.ArgumentParser) -> None:
     """How a remote Dask scheduler is reached, beside --scheduler: the TLS files of tls:// (else Dask's
     config gives them) and --plain-tcp, the explicit choice of an unauthenticated tcp:// beyond loopback."""
     for option, key, what in (
@@ -80,7 +87,9 @@ def add_cluster_options(parser):
     )
 
 
-def add_table_bits(parser, what="each solver process's", default=DEFAULT_TABLE_BITS):
+def add_table_bits(
+    parser: argparse.ArgumentParser, what: str = "each solver process's", default: int = DEFAULT_TABLE_BITS
+) -> None:
     """The --table-bits option of every command that runs the compiled solver."""
     parser.add_argument(
         "--table-bits",
@@ -90,7 +99,9 @@ def add_table_bits(parser, what="each solver process's", default=DEFAULT_TABLE_B
     )
 
 
-def add_search_settings(parser, defaults, names=None):
+def add_search_settings(
+    parser: argparse.ArgumentParser, defaults: str, names: Optional[Collection[str]] = None
+) -> None:
     """An option for each search setting of SEARCH_TABLE (or of those ``names`` names), for commands that
     write a params file: ``--depth``, ``--cpu-budget``...; ``defaults`` says in words what one left out
     gives. ``search_settings`` reads them."""
@@ -106,10 +117,10 @@ def add_search_settings(parser, defaults, names=None):
             )
 
 
-def search_settings(args, settings):
+def search_settings(args: argparse.Namespace, settings: Params) -> Dict[str, Any]:
     """{name: value} of every search setting: the option given, else ``settings``' (a Params); a setting
-    bounded by another at least the value chosen for that one."""
-    chosen = {}
+    bounded by another at least the value chosen for that one (each of its type: Params' fields, for ``**``)."""
+    chosen: Dict[str, Any] = {}
     for setting in SEARCH_TABLE:
         given, kept = getattr(args, setting.name, None), getattr(settings, setting.name)
         if given is not None:
@@ -121,7 +132,7 @@ def search_settings(args, settings):
     return chosen
 
 
-def add_sandbox(parser):
+def add_sandbox(parser: argparse.ArgumentParser) -> None:
     """--sandbox and the limits (--memory, --processes, --file-size, --folder-size), for every command that
     can run a program player (cmd:, agent folders); ``program_limits`` or ``player_with_sandbox`` reads them."""
     parser.add_argument(
@@ -168,7 +179,7 @@ def add_sandbox(parser):
     )
 
 
-def sandbox_limits(args):
+def sandbox_limits(args: argparse.Namespace) -> Limits:
     """The Limits the sandbox options ask for; the one-line warning on stderr where program players
     will not be isolated, SandboxError where --sandbox strict cannot be honoured."""
     limits = Limits(args.sandbox, args.memory, args.processes, args.file_size, args.folder_size)
@@ -179,7 +190,7 @@ def sandbox_limits(args):
     return limits
 
 
-def runs_program(spec):
+def runs_program(spec: str) -> bool:
     """Whether the player ``spec`` runs a program (``cmd:``), as the spec parser reads it; ValueError
     naming what is wrong with a bad spec."""
     player = make_player(spec)
@@ -187,7 +198,9 @@ def runs_program(spec):
     return isinstance(player, ProgramPlayer)
 
 
-def program_limits(args, specs=(), folders=()):
+def program_limits(
+    args: argparse.Namespace, specs: Iterable[str] = (), folders: Sequence[str] = ()
+) -> Optional[Limits]:
     """The sandbox Limits of a command with ``add_sandbox``'s options that plays ``specs`` and agent
     ``folders`` (after the warning, or SandboxError: ``sandbox_limits``) where any of them runs a
     program; None where none does. Every spec is checked: ValueError names a bad one."""
@@ -195,7 +208,7 @@ def program_limits(args, specs=(), folders=()):
     return sandbox_limits(args) if folders or any(programs) else None
 
 
-def player_with_sandbox(args, spec, **options):
+def player_with_sandbox(args: argparse.Namespace, spec: str, **options: Any) -> Player:
     """``make_player(spec, **options)`` for a command with ``add_sandbox``'s options: a program player
     runs under the limits they ask for, after the warning where it will not be isolated; an agent folder that
     needs a build (C++, Java) is built first, under those limits, as the course builds it."""
@@ -208,7 +221,7 @@ def player_with_sandbox(args, spec, **options):
 
 
 # How a game setting's option reads, by its row's kind: (the argument type, the metavar).
-_OPTION_TYPES = {
+_OPTION_TYPES: Dict[str, Tuple[Callable[[str], object], str]] = {
     "int": (int, "N"),
     "count": (positive_int, "N"),
     "seconds": (positive_seconds, "SECONDS"),
@@ -216,7 +229,12 @@ _OPTION_TYPES = {
 }
 
 
-def add_game_options(parser, seed_help="seed of the games", seed_default=1, omit=()):
+def add_game_options(
+    parser: argparse.ArgumentParser,
+    seed_help: str = "seed of the games",
+    seed_default: Optional[int] = 1,
+    omit: Collection[str] = (),
+) -> None:
     """How a command plays its games, one option for each row of GAME_TABLE (engine.play.settings) but
     those ``omit`` names: --seed (``seed_help``; default ``seed_default``), --jobs, --scheduler, --cpu-limit,
     --resume, --no-progress and the sandbox's options. ``game_settings`` reads them."""
@@ -241,11 +259,11 @@ def add_game_options(parser, seed_help="seed of the games", seed_default=1, omit
                 add_cluster_options(parser)
 
 
-def game_settings(args, **chosen):
+def game_settings(args: argparse.Namespace, **chosen: Any) -> GameSettings:
     """The GameSettings of a command with ``add_game_options``' options: each option the command takes as
     given, a row's default where it takes none, and ``chosen`` (the limits its players need, its progress)
     over them. Progress left to the options: a bar unless --no-progress or stderr is no terminal."""
-    values = {}
+    values: Dict[str, Any] = {}
     for setting in GAME_TABLE:
         dest = setting.option.lstrip("-").replace("-", "_")
         if setting.name in chosen:
@@ -257,7 +275,7 @@ def game_settings(args, **chosen):
     return GameSettings(**values)
 
 
-def add_solving(parser, jobs="solving processes", progress=True):
+def add_solving(parser: argparse.ArgumentParser, jobs: str = "solving processes", progress: bool = True) -> None:
     """How a command that solves many positions on a pool solves them: --jobs (``jobs`` says what they do;
     default all cores), the solvers' --table-bits, the store's options and (where ``progress``) --no-progress."""
     parser.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, help=f"{jobs} (default: all cores)")
@@ -267,7 +285,7 @@ def add_solving(parser, jobs="solving processes", progress=True):
         add_progress(parser)
 
 
-def add_store(parser):
+def add_store(parser: argparse.ArgumentParser) -> None:
     """--store and --no-store, for every command that solves: the store of solved positions it reads and grows."""
     parser.add_argument(
         "--store",
@@ -277,12 +295,12 @@ def add_store(parser):
     parser.add_argument("--no-store", action="store_true", help="neither read nor grow a store of solved positions")
 
 
-def store_path(args):
+def store_path(args: argparse.Namespace) -> Optional[str]:
     """The store a command with ``add_store``'s options uses: a path, or None for none."""
     return None if args.no_store else args.store or default_store_path()
 
 
-def add_progress(parser):
+def add_progress(parser: argparse.ArgumentParser) -> None:
     """--no-progress, for every command that shows progress: lines on stderr instead of a bar
     (``progress_bar``), as whenever stderr is not a terminal."""
     parser.add_argument(
@@ -292,31 +310,32 @@ def add_progress(parser):
     )
 
 
-def progress_bar(args):
+def progress_bar(args: argparse.Namespace) -> bool:
     """Whether a command with ``add_progress``' option draws a bar: stderr a terminal, and no --no-progress."""
     return sys.stderr.isatty() and not getattr(args, "no_progress", False)
 
 
-def add_json(parser, what="the figures"):
+def add_json(parser: argparse.ArgumentParser, what: str = "the figures") -> None:
     parser.add_argument("--json", action="store_true", help=f"print {what} as JSON")
 
 
-def reporter(args):
+def reporter(args: argparse.Namespace) -> Callable[[str], None]:
     """The report function of a command with --json: lines printed as they come, or nothing
     when the result is printed as JSON."""
     return (lambda line: None) if args.json else print
 
 
-def subcommands(parser, dest, metavar):
+def subcommands(parser: argparse.ArgumentParser, dest: str, metavar: str) -> "Subcommands":
     """A required choice of subcommands under ``parser``."""
     choices = parser.add_subparsers(dest=dest, metavar=metavar)
     choices.required = True
     return choices
 
 
-def command(choices, name, handler):
+def command(choices: "Subcommands", name: str, handler: Handler) -> argparse.ArgumentParser:
     """The subcommand ``name`` run by ``handler``, whose docstring is its help: the first
     paragraph the one-line summary, the whole the description ``--help`` prints."""
+    assert handler.__doc__, f"the command {name} has no docstring to be its help"
     summary, _, details = handler.__doc__.strip().partition("\n\n")
     summary = " ".join(summary.split())
     parser = choices.add_parser(name, help=summary, description=" ".join(details.split()) or summary)
@@ -324,6 +343,6 @@ def command(choices, name, handler):
     return parser
 
 
-def group(choices, name, summary, metavar):
+def group(choices: "Subcommands", name: str, summary: str, metavar: str) -> "Subcommands":
     """A command ``name`` whose own subcommands (``metavar``) are chosen next: ``littlego book build``."""
     return subcommands(choices.add_parser(name, help=summary, description=summary), "target", metavar)

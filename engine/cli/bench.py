@@ -2,6 +2,7 @@
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
 from engine.cli.argument_types import count, depth, file_to_write, integer_range, positive_int, positive_seconds
 from engine.cli.arguments import add_json, add_progress, command, group, progress_bar, reporter
@@ -17,14 +18,17 @@ from engine.sandbox.limits import DEFAULT_LIMITS
 from engine.submission.bench import bench_rules, bench_search, bench_solve
 from engine.submission.movecost import format_cost, measure
 
+if TYPE_CHECKING:
+    from engine.cli.arguments import Subcommands
 
-def register(commands):
+
+def register(commands: "Subcommands") -> None:
     targets = group(commands, "bench", "measure the engine's speed on one core", "TARGET")
     for add in (_register_moves, _register_rules, _register_search, _register_solve, _register_solver):
         add(targets)
 
 
-def _register_moves(targets):
+def _register_moves(targets: "Subcommands") -> None:
     moves = command(targets, "moves", _bench_moves)
     moves.add_argument("folder", metavar="DIR", help="a course agent's folder (built first, as grade builds it)")
     moves.add_argument(
@@ -40,7 +44,7 @@ def _register_moves(targets):
     add_json(moves)
 
 
-def _register_rules(targets):
+def _register_rules(targets: "Subcommands") -> None:
     rules = command(targets, "rules", _bench_rules)
     rules.add_argument("--vectors", default=RULES_VECTORS, help="rules-vectors file (.jsonl.gz); default: %(default)s")
     rules.add_argument("--repeats", type=positive_int, default=5, help="runs per figure (default 5)")
@@ -51,7 +55,7 @@ def _register_rules(targets):
     add_json(rules)
 
 
-def _register_search(targets):
+def _register_search(targets: "Subcommands") -> None:
     search = command(targets, "search", _bench_search)
     search.add_argument("--params", default=None, help="params file (default: the shipped params.json)")
     search.add_argument("--max-depth", type=depth, default=5, help="deepest depth (default 5)")
@@ -69,7 +73,7 @@ def _register_search(targets):
     add_json(search)
 
 
-def _register_solve(targets):
+def _register_solve(targets: "Subcommands") -> None:
     solve = command(targets, "solve", _bench_solve)
     solve.add_argument(
         "--plies",
@@ -91,7 +95,7 @@ def _register_solve(targets):
     add_json(solve)
 
 
-def _register_solver(targets):
+def _register_solver(targets: "Subcommands") -> None:
     solver = command(targets, "solver", _bench_solver)
     solver.add_argument(
         "--plies",

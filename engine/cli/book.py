@@ -2,6 +2,7 @@
 
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from engine.book import load_book
 from engine.cli.argument_types import file_to_write, integer_range, positive_int
@@ -16,11 +17,14 @@ from engine.native.stored_solver import StoredSolver
 from engine.protocol import write_atomic
 from engine.ui.board import describe
 
+if TYPE_CHECKING:
+    from engine.cli.arguments import Subcommands
+
 _LAST_PLY = integer_range(0, MAX_MOVES - 2)
 _SIDES = ("black", "white")
 
 
-def register(commands):
+def register(commands: "Subcommands") -> None:
     actions = group(
         commands, "book", "build, extend, merge, trim, upgrade or check the opening book (book.json)", "ACTION"
     )

@@ -1,6 +1,7 @@
 """``littlego bundle``: the files of a course submission."""
 
 import os
+from typing import TYPE_CHECKING
 
 from engine.cli.argument_types import EDITION_NAMES, edition_key
 from engine.cli.arguments import command
@@ -8,8 +9,11 @@ from engine.course.editions import edition, fitted_search, fitting_cap, tightest
 from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS
 from engine.submission.bundle import write_bundle
 
+if TYPE_CHECKING:
+    from engine.cli.arguments import Subcommands
 
-def register(commands):
+
+def register(commands: "Subcommands") -> None:
     bundle = command(commands, "bundle", _bundle)
     bundle.add_argument("outdir", help="folder to write into (created if missing)")
     bundle.add_argument("--params", default=SHIPPED_PARAMS, help="params file (default: %(default)s)")

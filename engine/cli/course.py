@@ -4,6 +4,7 @@ grades it, and on a class, as the earlier edition's round-robin ranks it."""
 import json
 import os
 import sys
+from typing import TYPE_CHECKING, List, Sequence, Tuple
 
 from engine.cli.argument_types import EDITION_NAMES, edition_key, file_to_write, positive_int
 from engine.cli.arguments import add_game_options, command, game_settings, program_limits, progress_bar
@@ -22,10 +23,13 @@ from engine.sandbox.files import excerpt
 from engine.sandbox.isolation import isolation
 from engine.sandbox.limits import DEFAULT_LIMITS
 
+if TYPE_CHECKING:
+    from engine.cli.arguments import Subcommands
+
 NAME_CHARACTERS = 40  # of an agent folder's name in the table
 
 
-def register(commands):
+def register(commands: "Subcommands") -> None:
     grading = command(commands, "grade", _grade)
     grading.add_argument(
         "agent",
@@ -65,7 +69,7 @@ def register(commands):
     command(commands, "sandbox", _sandbox)
 
 
-def _register_tournament(commands):
+def _register_tournament(commands: "Subcommands") -> None:
     round_robin = command(commands, "tournament", _tournament)
     round_robin.add_argument(
         "agents",
@@ -142,7 +146,7 @@ def _grade(args):
 CLASS_NAMES_SHOWN = 5  # agent folders named in the refusal of a class folder
 
 
-def refuse_a_class(folder):
+def refuse_a_class(folder: str) -> None:
     """InvalidInput where ``folder`` holds no agent file but folders that do (a class, given to grade by
     mistake: each of its games would be a fault, and its total 0), naming them."""
     if recognise(folder) is not None:
@@ -168,14 +172,15 @@ def refuse_a_class(folder):
         )
 
 
-def tournament_agents(arguments):
+def tournament_agents(arguments: Sequence[str]) -> Tuple[List[str], List[str]]:
     """(names, agents) of the AGENT arguments, an agent being a folder (absolute) or a player spec: one
     folder holding no agent file but folders stands for its folders; a folder's name is its own (numbered
     where two share one)."""
     if len(arguments) == 1 and os.path.isdir(arguments[0]) and recognise(arguments[0]) is None:
         inside = sorted(os.path.join(arguments[0], name) for name in os.listdir(arguments[0]))
         arguments = [path for path in inside if os.path.isdir(path)]  # a link among them is refused at its build
-    agents, names = [], []
+    agents: List[str] = []
+    names: List[str] = []
     for argument in arguments:
         if os.path.isdir(argument):
             agents.append(os.path.abspath(argument))

@@ -1,6 +1,7 @@
 """``littlego gtp`` and ``littlego judge``: the tool as another program's engine or judge."""
 
 import sys
+from typing import TYPE_CHECKING
 
 from engine.cli.argument_types import count
 from engine.cli.arguments import add_sandbox, add_store, command, player_with_sandbox, store_path
@@ -9,10 +10,13 @@ from engine.ui.gtp import serve
 from engine.ui.judge import judge
 from engine.ui.web.analysis import NativeValues
 
+if TYPE_CHECKING:
+    from engine.cli.arguments import Subcommands
+
 ANALYSIS_WAIT = 0.05  # wall seconds an analysis line waits for the compiled solver before showing the search's
 
 
-def register(commands):
+def register(commands: "Subcommands") -> None:
     gtp = command(commands, "gtp", _gtp)
     gtp.add_argument("--player", default="champion", help="the player answering genmove (default: %(default)s)")
     gtp.add_argument("--seed", type=int, default=1, help="seed of the player's random choices (default 1)")

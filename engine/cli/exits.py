@@ -9,12 +9,15 @@ with a short message and status 130, the process ended if its cleanup has not fi
 a bug, shown as one with its traceback (``BUG_STATUS``).
 """
 
+import argparse
 import functools
 import os
 import signal
 import sys
 import threading
 import traceback
+from types import FrameType
+from typing import Callable, Optional, Tuple, Type, Union
 
 from engine.errors import UserError
 
@@ -27,8 +30,17 @@ STOPPED_STATUS = 3  # the machines the work ran on stopped it: a lost cluster, a
 INTERRUPT_STATUS = 130  # Ctrl-C or SIGTERM
 INTERRUPT_GRACE = 30.0  # seconds the cleanup after Ctrl-C or SIGTERM has before the process is ended
 
+Words = Union[str, Callable[[], str]]  # a line to print, or a function that says it when asked
 
-def run_command(prog, args, user_errors=(UserError,), on_interrupt="interrupted", on_os_error="", passed_on=()):
+
+def run_command(
+    prog: str,
+    args: argparse.Namespace,
+    user_errors: Tuple[Type[BaseException], ...] = (UserError,),
+    on_interrupt: Words = "interrupted",
+    on_os_error: Words = "",
+    passed_on: Tuple[Type[BaseException], ...] = (),
+) -> int:
     """Run ``args.handler(args)``; the exit status, with every expected failure as one clear line.
 
     ``user_errors``: exception classes whose message is the whole story (every ``UserError``). ``on_os_error``:
@@ -73,11 +85,11 @@ def run_command(prog, args, user_errors=(UserError,), on_interrupt="interrupted"
 _SAID = threading.Event()  # the interrupt's message is on stderr
 
 
-def _words(on_interrupt):
+def _words(on_interrupt: Words) -> str:
     return on_interrupt() if callable(on_interrupt) else on_interrupt
 
 
-def _interrupt(on_interrupt, signum, frame):
+def _interrupt(on_interrupt: Words, signum: int, frame: Optional[FrameType]) -> None:
     """Ctrl-C or SIGTERM: stop the command as Ctrl-C does (KeyboardInterrupt), and end the process if its
     cleanup has not within INTERRUPT_GRACE: an interrupt can land while a lock is held (a logging
     handler's, a process pool queue's) that the cleanup then waits for, for ever. Everything a command
@@ -89,7 +101,7 @@ def _interrupt(on_interrupt, signum, frame):
     raise KeyboardInterrupt
 
 
-def _end(on_interrupt):
+def _end(on_interrupt: Words) -> None:
     try:
         words = "" if _SAID.is_set() else "\n" + _words(on_interrupt)
     except Exception:  # the message must not be what keeps the process alive

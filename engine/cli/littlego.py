@@ -4,6 +4,7 @@ parser and handlers live in its own module here."""
 
 import argparse
 import sys
+from typing import List, Optional
 
 from engine.cli import bench, book, bundle, course, engines, match, play, serve, solve, store, study, train
 from engine.cli.arguments import subcommands
@@ -17,7 +18,7 @@ GROUPS = (bench, bundle, match, course, engines, play, solve, store, book, study
 USER_ERRORS = (UserError,)
 
 
-def build_parser():
+def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``littlego``."""
     parser = argparse.ArgumentParser(
         prog="littlego", description="Little-Go (5x5 Go of the USC CSCI-561 course): engine tools."
@@ -28,7 +29,7 @@ def build_parser():
     return parser
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     """Entry point of the ``littlego`` console script."""
     args = build_parser().parse_args(argv)
     try:

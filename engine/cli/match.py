@@ -3,17 +3,22 @@
 import json
 import sys
 import time
+from typing import TYPE_CHECKING, Callable, Optional
 
 from engine.cli.argument_types import elo_pair, file_to_write, folder_to_write, integer_range, positive_int
 from engine.cli.arguments import add_game_options, command, game_settings, program_limits, progress_bar
 from engine.constants import BLACK, MAX_MOVES, WHITE
 from engine.course.build import agents_built
 from engine.play.match import every_opening_games, run_match
+from engine.play.stats import SprtState
 from engine.play.summary import format_report
 from engine.players.specs import KNOWN
 
+if TYPE_CHECKING:
+    from engine.cli.arguments import Subcommands
 
-def register(commands):
+
+def register(commands: "Subcommands") -> None:
     match = command(commands, "match", _match)
     match.add_argument("a", metavar="A", help="first player spec: " + KNOWN)
     match.add_argument("b", metavar="B", help="second player spec")
@@ -105,13 +110,13 @@ def _match(args):
     return 0
 
 
-def match_lines(name_a, games):
+def match_lines(name_a: str, games: int) -> Callable[[int, int, Optional[SprtState], int], None]:
     """Progress for a match whose stderr is no terminal (a log file, or beside --json): a line
     every twentieth of the games with A's score so far, and the SPRT's state when there is one."""
     step = max(1, games // 20)
     started = time.time()
 
-    def report(done, total, test, a_wins):
+    def report(done: int, total: int, test: Optional[SprtState], a_wins: int) -> None:
         if done % step == 0 or done == total or (test and test.decision):
             elapsed = time.time() - started
             line = f"{done} of {total} games played ({elapsed:.0f} s): {name_a} won {a_wins}, lost {done - a_wins}"

@@ -1,13 +1,17 @@
 """``littlego play`` and ``littlego replay``: a person at the terminal, playing or watching a game."""
 
 import sys
+from typing import TYPE_CHECKING
 
 from engine.cli.arguments import add_sandbox, command, player_with_sandbox
 from engine.constants import BLACK, WHITE
 from engine.ui.terminal import offer_sgf, play_in_terminal, replay
 
+if TYPE_CHECKING:
+    from engine.cli.arguments import Subcommands
 
-def register(commands):
+
+def register(commands: "Subcommands") -> None:
     play = command(commands, "play", _play)
     play.add_argument("opponent", nargs="?", default="champion", help="player spec (default: %(default)s)")
     play.add_argument(

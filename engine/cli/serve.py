@@ -1,6 +1,7 @@
 """``littlego serve``: the runs dashboard and the analysis board, in a browser."""
 
 import os
+from typing import TYPE_CHECKING
 
 from engine.cli.argument_types import integer_range, positive_seconds
 from engine.cli.arguments import add_sandbox, add_store, command, sandbox_limits, store_path
@@ -8,8 +9,11 @@ from engine.common.hosts import is_loopback
 from engine.errors import InvalidInput
 from engine.ui.web.server import serve
 
+if TYPE_CHECKING:
+    from engine.cli.arguments import Subcommands
 
-def register(commands):
+
+def register(commands: "Subcommands") -> None:
     parser = command(commands, "serve", _serve)
     parser.add_argument("--runs", default="runs", help="the folder of run folders to show (default: %(default)s)")
     parser.add_argument(

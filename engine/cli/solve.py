@@ -1,6 +1,7 @@
 """``littlego solve``: who wins a position with perfect play, and every move's value."""
 
 import time
+from typing import TYPE_CHECKING
 
 from engine.cli.argument_types import integer_range, positive_seconds
 from engine.cli.arguments import add_progress, add_store, command, progress_bar, store_path
@@ -12,8 +13,11 @@ from engine.search import SearchTimeout
 from engine.solver import Solver
 from engine.ui.board import board_diagram, describe, position_from_moves, read_position, verdict
 
+if TYPE_CHECKING:
+    from engine.cli.arguments import Subcommands
 
-def register(commands):
+
+def register(commands: "Subcommands") -> None:
     solve = command(commands, "solve", _solve)
     solve.add_argument("position", nargs="?", help="SGF file or input.txt")
     solve.add_argument("--moves", help="moves from the empty board, as i,j or C3 or pass, separated by spaces")

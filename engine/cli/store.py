@@ -3,6 +3,7 @@
 import argparse
 import json
 import os
+from typing import TYPE_CHECKING, Tuple
 
 from engine.cli.argument_types import positive_int
 from engine.cli.arguments import (
@@ -22,12 +23,15 @@ from engine.native.store import RULES_FINGERPRINT, SolvedStore, StoreError
 from engine.position import Position
 from engine.ui.board import position_from_moves
 
+if TYPE_CHECKING:
+    from engine.cli.arguments import Subcommands
 
-def plies(text):
+
+def plies(text: str) -> Tuple[int, int]:
     """Plies LOW-HIGH (or one ply) from 0 to the last that has a move to play."""
-    low, _, high = text.partition("-")
+    low_text, _, high_text = text.partition("-")
     try:
-        low, high = int(low), int(high or low)
+        low, high = int(low_text), int(high_text or low_text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected plies as LOW-HIGH (e.g. 0-4), got {text!r}")
     if not 0 <= low <= high <= MAX_MOVES - 1:
@@ -35,7 +39,7 @@ def plies(text):
     return low, high
 
 
-def register(commands):
+def register(commands: "Subcommands") -> None:
     actions = group(commands, "store", "grow, describe and check the store of solved positions", "ACTION")
     grow = command(actions, "grow", _grow)
     grow.add_argument("--plies", type=plies, required=True, help="the plies to fill, LOW-HIGH (e.g. 0-4)")

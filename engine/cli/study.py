@@ -4,6 +4,7 @@ back, which side each random opening leaves won, and where the agent gives won g
 import argparse
 import os
 import sys
+from typing import TYPE_CHECKING
 
 from engine.cli.argument_types import file_to_write, positive_int
 from engine.cli.arguments import (
@@ -27,17 +28,20 @@ from engine.study.giveaways import StudyPlan, run_study
 from engine.study.mistakes import DEPTH_TABLE_BITS, WALK_TABLE_BITS, case, depth_picks, walk_back
 from engine.study.settle import SOLVER_TABLE_BITS, build_table, kept_report, read_answers, solve_records, solve_seed
 
+if TYPE_CHECKING:
+    from engine.cli.arguments import Subcommands
+
 SOURCE_HELP = "the match's records: a folder of SGF records, a tar archive of one, or a match journal (.xz, .gz)"
 RESUMED = "interrupted: the same command continues from OUT, keeping what is done"
 
 
-def register(commands):
+def register(commands: "Subcommands") -> None:
     _register_records(commands)
     _register_openings(commands)
     _register_study(commands)
 
 
-def _register_records(commands):
+def _register_records(commands: "Subcommands") -> None:
     actions = group(commands, "records", "unpack or pack the game records of a match", "ACTION")
     unpack_records = command(actions, "unpack", _unpack)
     unpack_records.add_argument("source", metavar="SOURCE", help=SOURCE_HELP)
@@ -75,7 +79,7 @@ def _pack(args):
     return 0
 
 
-def _register_openings(commands):
+def _register_openings(commands: "Subcommands") -> None:
     actions = group(commands, "openings", "settle which side each random opening leaves won", "ACTION")
     solve = command(actions, "solve", _solve)
     solve.add_argument("source", metavar="SOURCE", help=SOURCE_HELP)
@@ -161,7 +165,7 @@ def _report(args):
     return 0
 
 
-def _register_study(commands):
+def _register_study(commands: "Subcommands") -> None:
     actions = group(commands, "study", "find where the agent gives won games away", "STUDY")
     giveaways = command(actions, "giveaways", _giveaways)
     giveaways.add_argument("out", metavar="OUT", help="the study's folder (created; the same OUT resumes)")

@@ -1,9 +1,14 @@
 """``littlego train``: train a learning player (the tabular Q-learner)."""
 
+from typing import TYPE_CHECKING
+
 from engine.cli.argument_types import integer_range, positive_int
 from engine.cli.arguments import add_progress, command, group, progress_bar
 from engine.constants import MAX_MOVES
 from engine.training.qlearning import PLOT, TABLE, Training
+
+if TYPE_CHECKING:
+    from engine.cli.arguments import Subcommands
 
 _SETTINGS = (
     "games",
@@ -20,7 +25,7 @@ _SETTINGS = (
 )
 
 
-def register(commands):
+def register(commands: "Subcommands") -> None:
     learners = group(commands, "train", "train a learning player (qlearning)", "LEARNER")
     qlearning = command(learners, "qlearning", _train)
     option = qlearning.add_argument
