@@ -6,6 +6,7 @@ import shutil
 import statistics
 import tempfile
 import time
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from engine.agent import SOLVE_SHARE
 from engine.common.seeds import derive_seed
@@ -13,7 +14,7 @@ from engine.constants import BLACK, MAX_DEPTH, WHITE, colour_word
 from engine.course.editions import EDITIONS, fitted_search
 from engine.data import RULES_VECTORS, SHIPPED_BOOK, SHIPPED_PARAMS, load_rules_vectors
 from engine.features import make_evaluator
-from engine.params import load_params
+from engine.params import Params, load_params
 from engine.play.game import play_game
 from engine.play.records import recorded_positions
 from engine.players.specs import make_player
@@ -23,8 +24,11 @@ from engine.search import Searcher
 from engine.solver import Solver
 from engine.submission.bundle import write_bundle
 
+Report = Callable[[str], object]  # hears each line of the results (print, a log)
+Phases = List[Tuple[str, List[Position]]]  # (the game's phase, its positions)
 
-def vector_positions(path=RULES_VECTORS):
+
+def vector_positions(path: str = RULES_VECTORS) -> List[Position]:
     """Every position the rules vectors ask a player to move in."""
     return [
         Position.from_boards(ply["player"], ply["previous"], ply["current"], ply["n_move"])
@@ -33,7 +37,7 @@ def vector_positions(path=RULES_VECTORS):
     ]
 
 
-def median_rate(work, items, repeats):
+def median_rate(work: Callable[[], object], items: float, repeats: int) -> Tuple[float, List[float]]:
     """Median over ``repeats`` runs of items per second of ``work()``, and all the rates."""
     rates = []
     for _ in range(repeats):
@@ -43,7 +47,13 @@ def median_rate(work, items, repeats):
     return statistics.median(rates), rates
 
 
-def bench_rules(vectors=RULES_VECTORS, repeats=5, playout_games=2000, seed=1, report=print):
+def bench_rules(
+    vectors: str = RULES_VECTORS,
+    repeats: int = 5,
+    playout_games: int = 2000,
+    seed: int = 1,
+    report: Report = print,
+) -> Dict[str, object]:
     """Legal-move generation (positions/s) and random playouts (moves/s), medians of repeats."""
     positions = vector_positions(vectors)
     source = f"the rules vectors ({os.path.basename(vectors)})"
@@ -91,11 +101,12 @@ def bench_rules(vectors=RULES_VECTORS, repeats=5, playout_games=2000, seed=1, re
     return result
 
 
-def search_positions(per_phase=4, seed=7):
+def search_positions(per_phase: int = 4, seed: int = 7) -> Phases:
     """A fixed set of positions: opening (ply 2-3), middle game (ply 10-11), end game (ply 18-19)."""
     phases = []
     for name, plies in (("opening", 2), ("middle", 10), ("end", 18)):
-        found, attempt = [], 0
+        found: List[Position] = []
+        attempt = 0
         while len(found) < per_phase:
             position, _ = random_opening(plies + attempt % 2, derive_seed(seed, attempt))
             attempt += 1
@@ -105,7 +116,13 @@ def search_positions(per_phase=4, seed=7):
     return phases
 
 
-def bench_search(depths=(1, 2, 3, 4, 5), params_path=None, game_seeds=(1,), report=print, budgets=(0.5, 2.5)):
+def bench_search(
+    depths: Sequence[int] = (1, 2, 3, 4, 5),
+    params_path: Optional[str] = None,
+    game_seeds: Sequence[int] = (1,),
+    report: Report = print,
+    budgets: Sequence[float] = (0.5, 2.5),
+) -> Dict[str, object]:
     """Nodes/s and seconds per move at each depth, the depth reached within CPU budgets, and the
     CPU of whole games of the shipped agent."""
     params_path = params_path or SHIPPED_PARAMS
@@ -210,7 +227,7 @@ def _random_positions(ply, count, rng):
     return found
 
 
-def solving_shares(params):
+def solving_shares(params: Params) -> Dict[str, float]:
     """{edition key: the CPU seconds the agent gives its exact solver a move in that edition}: its share
     of the CPU cap that ``bundle --edition`` fits to the edition's budget."""
     return {
@@ -218,7 +235,13 @@ def solving_shares(params):
     }
 
 
-def bench_solve(plies=(12, 10), positions=6, seed=11, report=print, records=()):
+def bench_solve(
+    plies: Sequence[int] = (12, 10),
+    positions: int = 6,
+    seed: int = 11,
+    report: Report = print,
+    records: Sequence[str] = (),
+) -> Dict[str, object]:
     """Nodes and CPU seconds the exact solver needs to find a winning move (what the agent runs),
     on ``positions`` positions at each ply: random moves from ``random.Random(seed)``, or positions of
     the games in ``records``; and at each ply, for every edition, how many finish within the solving

@@ -10,17 +10,18 @@ that could drift. Standard library only, Python 3.7 compatible.
 import os
 import shutil
 import tempfile
+from typing import Callable, List, Optional
 
 import engine
 from engine.book import load_book
-from engine.params import load_params, save_params
+from engine.params import Params, load_params, save_params
 from engine.protocol import write_atomic
 
 CORE_DIR = os.path.dirname(os.path.abspath(engine.__file__))
 PLAYER, PARAMS, BOOK = "my_player3.py", "params.json", "book.json"
 
 
-def core_modules():
+def core_modules() -> List[str]:
     """The playing core's module names (the .py files directly in the engine folder), sorted."""
     return sorted(name[:-3] for name in os.listdir(CORE_DIR) if name.endswith(".py"))
 
@@ -60,7 +61,7 @@ if __name__ == "__main__":
 '''
 
 
-def bundle_source():
+def bundle_source() -> str:
     """The text of the self-contained my_player3.py."""
     parts = [
         '"""Little-Go agent (littlego bundle): reads input.txt, writes output.txt.\n\n'
@@ -74,7 +75,13 @@ def bundle_source():
     return "".join(parts)
 
 
-def write_bundle(outdir, params_path, force=False, book_path=None, adjust=None):
+def write_bundle(
+    outdir: str,
+    params_path: str,
+    force: bool = False,
+    book_path: Optional[str] = None,
+    adjust: Optional[Callable[[Params], Params]] = None,
+) -> List[str]:
     """Write my_player3.py, params.json and (given ``book_path``) book.json, each validated,
     into ``outdir``; the paths written. ``adjust``: a function of the Params that returns the
     Params to ship (search settings fitted to a time budget, say).

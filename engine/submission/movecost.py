@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Dict, NamedTuple, Optional
+from typing import Any, Dict, NamedTuple, Optional
 
 from engine.constants import BLACK
 from engine.play.game import play_game
@@ -30,8 +30,8 @@ from engine.players.specs import make_player
 from engine.position import Position
 from engine.sandbox import gamebox
 from engine.sandbox.files import copy_folder, remove_tree
-from engine.sandbox.isolation import resolve_command
-from engine.sandbox.limits import DEFAULT_LIMITS, MIB
+from engine.sandbox.isolation import Command, resolve_command
+from engine.sandbox.limits import DEFAULT_LIMITS, MIB, Limits
 
 OPENING_PLIES = 2
 
@@ -57,7 +57,7 @@ class MoveCost(NamedTuple):
     games_per_second: float
     games: int
 
-    def to_json(self):
+    def to_json(self) -> Dict[str, Any]:
         return {name: (value._asdict() if isinstance(value, Cost) else value) for name, value in self._asdict().items()}
 
 
@@ -128,7 +128,9 @@ def _moves(player, repeats):
     return first, later
 
 
-def measure(folder, command=None, repeats=20, games=40, limits=DEFAULT_LIMITS) -> MoveCost:
+def measure(
+    folder: str, command: Optional[Command] = None, repeats: int = 20, games: int = 40, limits: Limits = DEFAULT_LIMITS
+) -> MoveCost:
     """The parts of a move of the agent in ``folder`` (run by ``command``, default this Python on
     ``my_player3.py``), each from ``repeats`` samples, and games/s over ``games`` games."""
     command = command or [sys.executable, "my_player3.py"]
@@ -137,7 +139,9 @@ def measure(folder, command=None, repeats=20, games=40, limits=DEFAULT_LIMITS) -
     interpreter = None
     if gamebox.python_script(resolve_command(command)[0]):
         interpreter = _median([_timed(lambda: subprocess.run([sys.executable, "-c", "pass"])) for _ in range(repeats)])
-    server_start = served_move = own_sandbox = None
+    server_start: Optional[Cost] = None
+    served_move: Optional[Cost] = None
+    own_sandbox: Optional[Cost] = None
     if served:
         starts, moves = [], []
         for _ in range(max(3, repeats // 5)):
