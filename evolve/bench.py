@@ -4,16 +4,19 @@ overhead against the pool of as many workers."""
 
 import random
 import time
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from engine.common.seeds import derive_seed
 from engine.features import FEATURES
 from engine.params import DEFAULT_WEIGHTS
-from engine.play.executors import executor
+from engine.play.executors import DaskExecutor, LocalPool, executor
 from evolve.config import DEFAULT_BOUNDS
 from evolve.fitness import FitnessGame, run_jobs
 
 
-def bench_jobs(games, depth, opponent="greedy", seed=5, engine="python"):
+def bench_jobs(
+    games: int, depth: int, opponent: str = "greedy", seed: int = 5, engine: str = "python"
+) -> List[FitnessGame]:
     """A fixed batch of fitness games: varied genomes against one opponent."""
     rng = random.Random(seed)
     jobs = []
@@ -36,7 +39,9 @@ def bench_jobs(games, depth, opponent="greedy", seed=5, engine="python"):
     return jobs
 
 
-def _rate(games_executor, jobs, warm_up):
+def _rate(
+    games_executor: Union[LocalPool, DaskExecutor], jobs: Sequence[FitnessGame], warm_up: Sequence[FitnessGame]
+) -> float:
     """Games per second of ``jobs`` on an executor already started and warmed up."""
     run_jobs(games_executor.map, warm_up)  # workers up and the project imported
     start = time.perf_counter()
@@ -45,11 +50,17 @@ def _rate(games_executor, jobs, warm_up):
 
 
 def bench_games(
-    worker_counts=(1, 2), games=40, depths=(2,), opponent="greedy", scheduler=None, engines=("native",), report=print
-):
+    worker_counts: Sequence[int] = (1, 2),
+    games: int = 40,
+    depths: Sequence[int] = (2,),
+    opponent: str = "greedy",
+    scheduler: Optional[str] = None,
+    engines: Sequence[str] = ("native",),
+    report: Callable[[str], object] = print,
+) -> Dict[str, Any]:
     """Games per second for each engine, depth and worker count (and the Dask cluster); the figures,
     the speed-ups with more workers and of the native engine over the Python one."""
-    runs = []
+    runs: List[Dict[str, Any]] = []
     for engine in engines:
         for depth in depths:
             jobs = bench_jobs(games, depth, opponent, engine=engine)
@@ -67,7 +78,7 @@ def bench_games(
     base = rates[worker_counts[0]]
     for workers in worker_counts[1:]:
         report(f"speed-up with {workers} workers: {rates[workers] / base:.2f}x")
-    result = {
+    result: Dict[str, Any] = {
         "games": games,
         "depth": depths[0],
         "engine": engines[0],
@@ -79,15 +90,15 @@ def bench_games(
     if "native" in engines and "python" in engines:
         result["native_over_python"] = {}
         for depth in depths:
-            rate = {
+            by_engine = {
                 run["engine"]: run["games_per_second"]
                 for run in runs
                 if run["depth"] == depth and run["workers"] == worker_counts[0]
             }
-            result["native_over_python"][str(depth)] = rate["native"] / rate["python"]
+            result["native_over_python"][str(depth)] = by_engine["native"] / by_engine["python"]
             report(
                 "depth {}: the native engine plays {:.1f}x the Python engine's games/s".format(
-                    depth, rate["native"] / rate["python"]
+                    depth, by_engine["native"] / by_engine["python"]
                 )
             )
     if scheduler:
@@ -97,12 +108,18 @@ def bench_games(
     return result
 
 
-def _dask_figures(scheduler, jobs, rates, engine, report):
+def _dask_figures(
+    scheduler: str,
+    jobs: Sequence[FitnessGame],
+    rates: Mapping[int, float],
+    engine: str,
+    report: Callable[[str], object],
+) -> Dict[str, Any]:
     """Games per second on the Dask cluster, and its overhead against the local pool of as many workers."""
     with executor(scheduler) as cluster:
-        where = cluster.describe()
+        where: Dict[str, Any] = cluster.describe()
         dask_rate = _rate(cluster, jobs, bench_jobs(where["workers"], 1, "random", seed=99, engine=engine))
-    figures = {
+    figures: Dict[str, Any] = {
         "scheduler": scheduler,
         "workers": where["workers"],
         "threads": where["threads"],

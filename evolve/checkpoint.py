@@ -16,11 +16,12 @@ import os
 import pickle
 import socket
 import time
+from typing import Any, Dict, Mapping, Optional, Sequence
 
 from engine.common.runfolder import LOCK, START_WEIGHTS, RunError
 from engine.protocol import write_atomic
 from evolve.genome import UNRECORDED_GENES
-from evolve.schema import Config
+from evolve.schema import Config, Start, StartRows
 
 CHECKPOINT = "checkpoint.pkl"
 
@@ -38,14 +39,14 @@ STATE_KEYS = (
 )
 
 
-def save_checkpoint(run_dir, state):
+def save_checkpoint(run_dir: str, state: Mapping[str, Any]) -> None:
     """Write the state (a dict with STATE_KEYS, its config a Config) atomically: a kill leaves the previous
     checkpoint whole."""
     state = dict(state, config=state["config"].to_json())
     write_atomic(os.path.join(run_dir, CHECKPOINT), pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
 
 
-def load_checkpoint(run_dir):
+def load_checkpoint(run_dir: str) -> Dict[str, Any]:
     """The state a run's last checkpoint holds, its config a Config; RunError saying what is wrong with the
     folder or file."""
     if not os.path.isdir(run_dir):
@@ -69,7 +70,7 @@ def load_checkpoint(run_dir):
     return state
 
 
-def _upgrade(config):
+def _upgrade(config: Dict[str, Any]) -> Dict[str, Any]:
     """A checkpoint's config (plain data) with what older runs lack, as those runs played it; the config."""
     if "workers" in config:  # checkpoints from before 'workers' was renamed 'jobs'
         config["jobs"] = config.pop("workers")
@@ -90,7 +91,7 @@ def _upgrade(config):
     return config
 
 
-def save_start_weights(run_dir, start, genes):
+def save_start_weights(run_dir: str, start: Start, genes: Sequence[str]) -> None:
     """Keep the weights ``[start] params`` named as they were read (``start``: the config's Start), and
     the names of their genes, so that a resume before the first checkpoint starts from them and not
     from the files as they are by then."""
@@ -104,7 +105,7 @@ def save_start_weights(run_dir, start, genes):
     )
 
 
-def load_start_weights(run_dir):
+def load_start_weights(run_dir: str) -> Optional[StartRows]:
     """The start weights a run kept when it began (None: it names no params files): each row by
     gene name, or, from a run that kept no names, the list it kept."""
     path = os.path.join(run_dir, START_WEIGHTS)
@@ -126,11 +127,11 @@ def load_start_weights(run_dir):
 class RunLock:
     """The exclusive right to write a run folder, held until ``release`` or the process ends."""
 
-    def __init__(self, run_dir):
+    def __init__(self, run_dir: str) -> None:
         self.path = os.path.join(run_dir, LOCK)
-        self.fd = None
+        self.fd: Optional[int] = None
 
-    def acquire(self):
+    def acquire(self) -> "RunLock":
         """Take the lock; RunError naming the holder when another live process has it."""
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -159,7 +160,8 @@ class RunLock:
         self.fd = fd
         return self
 
-    def release(self):
+    def release(self) -> None:
+        """Give the lock up (a lock not held: nothing to do)."""
         if self.fd is not None:
             os.close(self.fd)  # closing drops the record lock
             self.fd = None

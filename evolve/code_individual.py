@@ -14,50 +14,76 @@ import json
 import os
 import tempfile
 from contextlib import contextmanager
+from typing import Dict, Iterator, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from engine.common.runfolder import RunError
+from engine.constants import Colour
 from engine.course.build import build_agent, build_refusal
-from engine.course.literals import find_constants, literal_diff, patched_sources, read_source
+from engine.course.literals import Constant, find_constants, literal_diff, patched_sources, read_source
 from engine.errors import InvalidInput
 from engine.players.base import Player, PlayerFault, Reason
 from engine.protocol import write_atomic
 from engine.sandbox.files import copy_folder, remove_tree
-from engine.sandbox.limits import DEFAULT_LIMITS, MIB
+from engine.sandbox.limits import DEFAULT_LIMITS, MIB, Limits
+from evolve.schema import ProgramIndividual
+
+
+class BuiltProgram(NamedTuple):
+    """A program individual as its games play it (``evolve.program`` builds and plays it; declared here, where
+    each individual's build is made): the built folder (copied again for every game), the command that plays
+    a move there, the genome's names, the weights file and its other keys, and the sandbox limits and CPU
+    limit a move runs under; for constants tuned in the code, the ``constants`` (the genes' literals in the
+    built folder's sources) and the folder ``builds`` where each individual's build is made once; and where
+    faulting moves are kept (None: nowhere)."""
+
+    folder: str
+    command: str
+    genes: Tuple[str, ...]
+    weights_file: str
+    base: Dict[str, object]
+    limits: Limits
+    cpu_limit: float
+    constants: Tuple[Constant, ...] = ()
+    builds: Optional[str] = None
+    faults: Optional[str] = None  # where a faulting move is kept (its input.txt, stderr, replay.sh)
 
 
 class UnbuiltProgram(Player):
     """An individual whose rewritten code did not build: each game it starts is lost by its fault, with the
     compiler's words."""
 
-    def __init__(self, spec, error):
+    def __init__(self, spec: str, error: str) -> None:
         self.spec, self.error = spec, error
 
-    def new_game(self, colour, seed):
+    def new_game(self, colour: Colour, seed: int) -> None:
         raise PlayerFault(Reason.CRASH, f"its code with these constants does not build: {self.error}")
 
 
-def individual_build(program, weights):
+def individual_build(program: BuiltProgram, weights: Sequence[float]) -> Tuple[Optional[str], Optional[str]]:
     """(folder, None) where ``program``'s code with the constants ``weights`` is built, else (None, why not):
     the built folder's sources with exactly the genes' literals rewritten, built as the course builds them,
     once for each distinct code among all workers (a lock in ``program.builds`` keeps two from building it
     at once)."""
+    builds = program.builds
+    if builds is None:
+        raise ValueError("individual_build: the program has no folder for its individuals' builds")
     texts = patched_sources(program.folder, program.constants, [float(w) for w in weights])
     digest = hashlib.sha256(json.dumps(sorted(texts.items())).encode("utf-8", "surrogateescape")).hexdigest()[:24]
     index = f"individual-{digest}"
-    folder, failed = os.path.join(program.builds, f"agent-{index}"), os.path.join(program.builds, f"{index}.error")
-    with open(os.path.join(program.builds, f"{index}.lock"), "w") as lock:
+    folder, failed = os.path.join(builds, f"agent-{index}"), os.path.join(builds, f"{index}.error")
+    with open(os.path.join(builds, f"{index}.lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if os.path.isfile(failed):
             with open(failed) as handle:
                 return None, handle.read()
         if not os.path.isdir(folder):
-            staging = tempfile.mkdtemp(prefix="source-", dir=program.builds)
+            staging = tempfile.mkdtemp(prefix="source-", dir=builds)
             try:
                 source = os.path.join(staging, "agent")
                 copy_folder(program.folder, source, program.limits.folder_mb * MIB)
                 for name, text in texts.items():
                     write_atomic(os.path.join(source, name), text.encode("utf-8", "surrogateescape"))
-                built = build_agent(source, program.builds, index, program.limits)
+                built = build_agent(source, builds, index, program.limits)
             finally:
                 remove_tree(staging)
             if built.error:
@@ -66,7 +92,7 @@ def individual_build(program, weights):
     return folder, None
 
 
-def code_constants(folder, genes):
+def code_constants(folder: str, genes: Sequence[str]) -> Tuple[Constant, ...]:
     """The constants of the agent in ``folder`` that ``genes`` name, in their order; RunError naming a gene
     its code no longer holds (the code changed since the run began)."""
     try:
@@ -83,7 +109,7 @@ def code_constants(folder, genes):
 
 
 @contextmanager
-def builds_folder():
+def builds_folder() -> Iterator[str]:
     """A folder for the individuals' builds while the ``with`` lasts."""
     folder = tempfile.mkdtemp(prefix="littlego-individuals-")
     try:
@@ -92,7 +118,7 @@ def builds_folder():
         remove_tree(folder)
 
 
-def as_written(folder, genes, weights):
+def as_written(folder: str, genes: Sequence[str], weights: Sequence[float]) -> Dict[str, float]:
     """{gene: value} of constants ``weights`` as the agent's code in ``folder`` gets them (an integer
     constant's rounded), in the genes' order."""
     try:
@@ -108,7 +134,13 @@ def as_written(folder, genes, weights):
 TUNED_DIFF, TUNED_PROVENANCE = "tuned.diff", "tuned.provenance.json"  # in an exported agent's folder
 
 
-def write_tuned_agent(destination, individual, genes, weights, provenance):
+def write_tuned_agent(
+    destination: str,
+    individual: ProgramIndividual,
+    genes: Sequence[str],
+    weights: Sequence[float],
+    provenance: Mapping[str, object],
+) -> str:
     """Write the agent of ``individual`` (a ProgramIndividual tuning constants) to the new folder
     ``destination`` with its constants ``genes`` set to ``weights``: a copy of its folder as it is now,
     exactly those literals rewritten, the changes as a unified diff (``TUNED_DIFF``) and their provenance

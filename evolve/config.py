@@ -9,10 +9,11 @@ import hashlib
 import math
 import os
 import sys
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-try:
+if sys.version_info >= (3, 11):
     import tomllib
-except ImportError:  # Python < 3.11
+else:  # Python < 3.11
     import tomli as tomllib
 
 from engine.constants import MAX_WEIGHT
@@ -39,7 +40,10 @@ from evolve.schema import (
     PanelEntry,
     ProgramIndividual,
     RegretSettings,
+    Schema,
+    SelfPlay,
     Start,
+    StartRows,
 )
 
 # How far a weight that [start] free leaves out may move from its start weight (the eighth leg of the
@@ -59,7 +63,7 @@ class ConfigError(UserError, ValueError):
     """An experiment config that cannot be run; the message names the file and the key."""
 
 
-def _check_table(table, schema, where, path):
+def _check_table(table: object, schema: Schema, where: str, path: str) -> Dict[str, Any]:
     if not isinstance(table, dict):
         raise ConfigError("{}: {} must be a table".format(path, where or "the config"))
     unknown = sorted(set(table) - set(schema))
@@ -67,7 +71,7 @@ def _check_table(table, schema, where, path):
         raise ConfigError(
             "{}: unknown key {!r}{} (known: {})".format(path, _join(where, unknown[0]), "", ", ".join(sorted(schema)))
         )
-    result = {}
+    result: Dict[str, Any] = {}
     for key, (kind, default, check, words) in schema.items():
         name = _join(where, key)
         if key not in table:
@@ -87,7 +91,7 @@ def _check_table(table, schema, where, path):
                     value,
                 )
             )
-        if kind is float and not math.isfinite(value):
+        if isinstance(value, float) and not math.isfinite(value):
             raise ConfigError(f"{path}: {name!r} must be a finite number, found {value!r}")
         if check is not None and not check(value):
             raise ConfigError(f"{path}: {name!r} = {value!r} is out of range: {words}")
@@ -95,11 +99,11 @@ def _check_table(table, schema, where, path):
     return result
 
 
-def _join(where, key):
+def _join(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
 
 
-def validate(data, path="config", start_weights=None):
+def validate(data: Dict[str, Any], path: str = "config", start_weights: Optional[StartRows] = None) -> Config:
     """The Config of decoded TOML, every key checked; ConfigError naming the file and the key.
 
     ``start_weights``: the weights of ``[start] params`` as a run recorded them when it began
@@ -153,7 +157,7 @@ def validate(data, path="config", start_weights=None):
     return config
 
 
-def _panel(panel, path, optional=False, as_shipped=False):
+def _panel(panel: object, path: str, optional: bool = False, as_shipped: bool = False) -> Tuple[PanelEntry, ...]:
     """The [[panel]] entries, each checked, its opponent a player that can be made and searches no deeper
     than MAX_PANEL_DEPTH (``champion`` may where fitness plays ``as_shipped``: it plays at a node budget
     then); none where ``optional`` (a [regret] fitness alone) and the config names none."""
@@ -171,9 +175,10 @@ def _panel(panel, path, optional=False, as_shipped=False):
         except ValueError as error:
             raise ConfigError(f"{path}: {where}.opponent: {error}")
         shipped = as_shipped and entry.opponent.partition(":")[0] == "champion"
-        if getattr(opponent, "depth", 0) > MAX_PANEL_DEPTH and not shipped:
+        depth = getattr(opponent, "depth", 0)  # our searcher's players search to a depth; others, as they do
+        if depth > MAX_PANEL_DEPTH and not shipped:
             raise ConfigError(
-                f"{path}: {where}.opponent: {entry.opponent!r} would search to depth {opponent.depth} in every "
+                f"{path}: {where}.opponent: {entry.opponent!r} would search to depth {depth} in every "
                 "game (a panel plays untimed, so that runs replay exactly); name a depth, e.g. agent@4"
             )
         if entry.won_side:
@@ -182,7 +187,7 @@ def _panel(panel, path, optional=False, as_shipped=False):
     return tuple(entries)
 
 
-def _regret(table, path):
+def _regret(table: object, path: str) -> RegretSettings:
     """The [regret] table, its positions file read and checked (PositionsError named as the key's)."""
     settings = _check_table(table, _REGRET, "regret", path)
     try:
@@ -199,7 +204,7 @@ def _regret(table, path):
     return RegretSettings(**settings, digest=digest, won=won)
 
 
-def _as_shipped(config, path):
+def _as_shipped(config: Config, path: str) -> Config:
     """The config with the [fitness] search settings of 'fitness.settings' (play = "as-shipped")."""
     where = config.fitness.settings or SHIPPED_PARAMS
     try:
@@ -209,13 +214,13 @@ def _as_shipped(config, path):
     return config._replace(fitness=config.fitness._replace(search=params.search()))
 
 
-def repeated_games(config):
+def repeated_games(config: Config) -> List[str]:
     """Warnings, in words, for the panel entries whose games repeat one pair: played as shipped, both players
     play a position the same way every time, so against ``shipped`` or ``champion`` from the empty board
     (random_opening = 0) every game with one colour is the same game."""
     if config.fitness.play != "as-shipped":
         return []
-    repeated = [
+    repeated: List[Tuple[str, Union[PanelEntry, SelfPlay]]] = [
         (f"panel entry {entry.opponent!r}", entry)
         for entry in config.panel
         if entry.opponent.partition(":")[0] in ("shipped", "champion")
@@ -231,7 +236,7 @@ def repeated_games(config):
     ]
 
 
-def _check_rounds(config, path):
+def _check_rounds(config: Config, path: str) -> None:
     """ConfigError where a panel entry, or self-play, has fewer pairs of games than [fitness] has rounds."""
     rounds = config.fitness.rounds
     for entry in config.panel + ((config.self_play,) if config.self_play.weight > 0 else ()):
@@ -244,7 +249,7 @@ def _check_rounds(config, path):
             )
 
 
-def _check_ga(config, path):
+def _check_ga(config: Config, path: str) -> None:
     """ConfigError where the GA's hall of fame or tournament does not fit in the population."""
     population, ga = config.population, config.ga
     if ga.hall_of_fame >= population:
@@ -258,7 +263,7 @@ def _check_ga(config, path):
         )
 
 
-def _check_won_side(entry, where, path):
+def _check_won_side(entry: PanelEntry, where: str, path: str) -> None:
     """A won-side panel entry needs the solved openings of its random_opening plies."""
     try:
         table = load_openings()
@@ -271,7 +276,7 @@ def _check_won_side(entry, where, path):
         )
 
 
-def _bounds(bounds, path, names):
+def _bounds(bounds: object, path: str, names: Sequence[str]) -> Dict[str, Tuple[float, float]]:
     """Per-gene (low, high) bounds: the table's, else the default of each feature. A feature's
     bounds hold for both its tapered weights unless ``endgame.<feature>`` names its own."""
     if not isinstance(bounds, dict):
@@ -303,7 +308,7 @@ def _bounds(bounds, path, names):
     return checked
 
 
-def _hold(config, free, bounds, path):
+def _hold(config: Config, free: object, bounds: Mapping[str, Any], path: str) -> Config:
     """``config`` where only the genes ``free`` names move: every other gene is bounded to within HELD_WITHIN
     of its start weights (the lowest and highest of them), so that a step of CMA-ES, a share of each range,
     leaves it where it starts. ``bounds``: the config's [bounds] table, which may not bound a held gene."""
@@ -334,7 +339,7 @@ def _hold(config, free, bounds, path):
     return config._replace(bounds=dict(config.bounds, **held), start=config.start._replace(free=tuple(free)))
 
 
-def _pair(pair, limit):
+def _pair(pair: object, limit: float) -> bool:
     """Whether ``pair`` is [low, high], two numbers within +-``limit`` with low < high."""
     return (
         isinstance(pair, (list, tuple))
@@ -344,7 +349,9 @@ def _pair(pair, limit):
     )
 
 
-def _individual(config, table, data, files, path, recorded):
+def _individual(
+    config: Config, table: object, data: Mapping[str, Any], files: object, path: str, recorded: Optional[StartRows]
+) -> Config:
     """``config`` with its ``individual``, ``genes``, ``bounds`` and ``start`` from an [individual] table: a
     course agent whose weights file holds the genome; the file's weights, where it has them, start the run."""
     where = f"{path}: [individual] evolves a program's weights: "
@@ -365,9 +372,10 @@ def _individual(config, table, data, files, path, recorded):
             + "it is built on this machine, which the workers of 'executor.scheduler' = "
             + f"{config.executor.scheduler!r} cannot see"
         )
-    table = dict(table) if isinstance(table, dict) else table
-    bounds = table.pop("bounds", None) if isinstance(table, dict) else None
-    patterns = table.pop("constants", None) if isinstance(table, dict) else None
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: individual must be a table")
+    table = dict(table)
+    bounds, patterns = table.pop("bounds", None), table.pop("constants", None)
     if patterns is not None and "weights_file" in table:
         raise ConfigError(
             f"{path}: 'individual.constants' tunes numbers in the agent's code, 'individual.weights_file' those of "
@@ -405,7 +413,7 @@ def _individual(config, table, data, files, path, recorded):
     return _started(config, shown, row, path, recorded)
 
 
-def _started(config, shown, row, path, recorded):
+def _started(config: Config, shown: str, row: Sequence[float], path: str, recorded: Optional[StartRows]) -> Config:
     """``config`` whose program individual starts from ``row`` (the weights read from ``shown``; none: at
     random), or from the weights a resumed run ``recorded``."""
     if recorded is not None:
@@ -415,7 +423,7 @@ def _started(config, shown, row, path, recorded):
     )
 
 
-def _check_bounds(bounds, path):
+def _check_bounds(bounds: Mapping[str, object], path: str) -> None:
     """ConfigError where an [individual.bounds] entry is not [low, high] with low < high, both finite."""
     for gene, pair in bounds.items():
         if not _pair(pair, PROGRAM_WEIGHT):
@@ -425,7 +433,15 @@ def _check_bounds(bounds, path):
             )
 
 
-def _constants(config, checked, folder, patterns, bounds, path, recorded):
+def _constants(
+    config: Config,
+    checked: Mapping[str, Any],
+    folder: str,
+    patterns: object,
+    bounds: object,
+    path: str,
+    recorded: Optional[StartRows],
+) -> Config:
     """``config`` whose genes are the constants of the agent's code that ``patterns`` (names or shell
     patterns, as ``evolve constants`` lists them) choose, in the order written: each in its
     [individual.bounds] range where given, else ``default_bounds``; their values start the run."""
@@ -449,7 +465,10 @@ def _constants(config, checked, folder, patterns, bounds, path, recorded):
             f"{path}: 'individual.bounds.{unknown[0]}' names no constant that 'individual.constants' chooses "
             f"({', '.join(names)})"
         )
-    ranges = {c.name: tuple(map(float, bounds[c.name])) if c.name in bounds else default_bounds(c) for c in chosen}
+    ranges = {
+        c.name: (float(bounds[c.name][0]), float(bounds[c.name][1])) if c.name in bounds else default_bounds(c)
+        for c in chosen
+    }
     config = config._replace(genes=tuple(names), bounds=ranges)
     shown = f"{checked['program']}'s code"
     try:
@@ -463,7 +482,7 @@ def _constants(config, checked, folder, patterns, bounds, path, recorded):
     return _started(config._replace(individual=individual), shown, row, path, recorded)
 
 
-def _start(config, files, path, recorded=None):
+def _start(config: Config, files: object, path: str, recorded: Optional[StartRows] = None) -> Start:
     """The config's Start with the weights of its params files read in (the genes' order), so a run
     carries them in its checkpoint and never rereads the files. The paths are relative to the
     folder evolve runs in, as the panel's player specs are. ``recorded``: the weights a run read
@@ -517,7 +536,7 @@ def _start(config, files, path, recorded=None):
     return config.start._replace(params=tuple(files), weights=tuple(weights))
 
 
-def _in_gene_order(row, names):
+def _in_gene_order(row: object, names: Sequence[str]) -> Any:
     """A recorded start row in the order of the config's genes: a row kept by gene name, or one kept
     as a list before names were (named by UNRECORDED_GENES when it is not of the config's length); a
     gene the row lacks (a feature added since) starts at ABSENT_WEIGHT."""
@@ -529,7 +548,7 @@ def _in_gene_order(row, names):
     return row
 
 
-def load_config(path, start_weights=None):
+def load_config(path: Union[str, "os.PathLike[str]"], start_weights: Optional[StartRows] = None) -> Config:
     """The Config of a TOML file; ConfigError for any problem, naming the file."""
     try:
         with open(path, "rb") as handle:

@@ -22,6 +22,7 @@ alone does not show; the fit leaves it where the caller sets it.
 import datetime
 import os
 import zlib
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 import numpy
 from deap import algorithms, base, cma, creator, tools
@@ -31,8 +32,12 @@ from engine.common.progress import counter
 from engine.constants import MAX_MOVES, MAX_WEIGHT
 from engine.errors import InvalidInput
 from engine.features import FEATURES, feature_values
-from engine.params import make_params
-from evolve.genome import clip, feature_of, genes
+from engine.params import Params, make_params
+from engine.position import Position
+from evolve.genome import Bounds, Individual, clip, feature_of, genes
+
+Array = numpy.ndarray  # numpy's arrays: a feature matrix (positions x genes), labels 1/0, plies, weights
+Weights = Union[Sequence[float], Array]  # weights in the columns' order, as a list or an array
 
 TEMPERATURE = 10.0  # evaluation units per logit of the mover's chance to win
 HELD_OUT = 5  # one position in HELD_OUT (by its key) is kept out of the fit
@@ -45,7 +50,7 @@ if not hasattr(creator, "FitIndividual"):
     creator.create("FitIndividual", list, fitness=creator.LogLoss)
 
 
-def feature_matrix(positions, tapered=False):
+def feature_matrix(positions: Sequence[Position], tapered: bool = False) -> Array:
     """One row of feature values per position (FEATURES order; no captures along a line).
 
     Tapered, twice as many columns: each feature times (1 - t), then times t, where t is the
@@ -58,41 +63,47 @@ def feature_matrix(positions, tapered=False):
     return numpy.hstack([rows * (1.0 - share), rows * share])
 
 
-def _fixed(name):
+def _fixed(name: str) -> bool:
     """Whether a gene (a feature's weight, or its endgame weight) is one the fit leaves alone."""
     return feature_of(name) in FIXED
 
 
-def held_out_mask(positions):
+def held_out_mask(positions: Sequence[Position]) -> Array:
     """True for the positions kept out of the fit: decided by the canonical key alone, so the
     same position (in any of its 8 symmetric forms) is always on the same side."""
     return numpy.array([zlib.crc32(book_key(p)[0].encode("ascii")) % HELD_OUT == 0 for p in positions])
 
 
-def ply_columns(plies):
+def ply_columns(plies: Array) -> Tuple[Array, List[int]]:
     """(one-hot columns, one per ply present: where the fit's constants per ply apply; the plies)."""
     present = sorted(set(int(p) for p in plies))
     return numpy.array([[1.0 if p == q else 0.0 for q in present] for p in plies]), present
 
 
-def log_loss(weights, features, labels, offsets=None, columns=None):
+def log_loss(
+    weights: Weights,
+    features: Array,
+    labels: Array,
+    offsets: Optional[Array] = None,
+    columns: Optional[Array] = None,
+) -> float:
     """Mean log loss of the weights' guesses (natural log): 0.693 is a coin's. ``offsets``: a
     constant per ply (``columns`` says which applies) added to the evaluations."""
     values = features.dot(numpy.asarray(weights, dtype=float))
-    if offsets is not None:
+    if offsets is not None and columns is not None:
         values = values + columns.dot(offsets)
     logits = values / TEMPERATURE
     signs = 2.0 * labels - 1.0
     return float(numpy.mean(numpy.logaddexp(0.0, -signs * logits)))
 
 
-def accuracy(weights, features, labels):
+def accuracy(weights: Weights, features: Array, labels: Array) -> float:
     """The share of positions whose winner the evaluation's sign names (0 counts as wrong)."""
     values = features.dot(numpy.asarray(weights, dtype=float))
     return float(numpy.mean(numpy.where(labels == 1, values > 0, values < 0)))
 
 
-def ranking_accuracy(weights, features, labels, plies):
+def ranking_accuracy(weights: Weights, features: Array, labels: Array, plies: Array) -> Optional[float]:
     """The chance that a won position evaluates above a lost one of the same ply (ties count
     half), over all such pairs of every ply; None when no ply has both."""
     values = features.dot(numpy.asarray(weights, dtype=float))
@@ -109,7 +120,7 @@ def ranking_accuracy(weights, features, labels, plies):
     return right / pairs if pairs else None
 
 
-def best_scale(weights, features, labels):
+def best_scale(weights: Weights, features: Array, labels: Array) -> Tuple[float, float]:
     """(factor, log loss): the factor by which to scale the weights for the least log loss.
     Scaling changes no move the search picks, so weights fitted elsewhere are compared fairly."""
     factors = 2.0 ** numpy.arange(-8, 8.01, 0.125)
@@ -118,10 +129,11 @@ def best_scale(weights, features, labels):
     return float(factors[k]), float(losses[k])
 
 
-def describe(weights, features, labels, plies):
+def describe(weights: Weights, features: Array, labels: Array, plies: Array) -> Dict[str, Any]:
     """Figures for a set of weights on some positions: count, accuracy, log loss at the best
     scale, and the accuracy by ply."""
     factor, loss = best_scale(weights, features, labels)
+    overall = ranking_accuracy(weights, features, labels, plies)
     by_ply = {}
     for ply in sorted(set(plies.tolist())):
         chosen = plies == ply
@@ -129,7 +141,7 @@ def describe(weights, features, labels, plies):
         by_ply[str(ply)] = None if figure is None else round(figure, 4)
     return {
         "positions": int(len(labels)),
-        "ranking_accuracy": round(ranking_accuracy(weights, features, labels, plies), 4),
+        "ranking_accuracy": None if overall is None else round(overall, 4),
         "accuracy": round(accuracy(weights, features, labels), 4),
         "log_loss": round(loss, 4),
         "scale": factor,
@@ -138,19 +150,19 @@ def describe(weights, features, labels, plies):
 
 
 def fit_weights(
-    features,
-    labels,
-    plies,
-    start,
-    bounds,
-    generations=300,
-    population=24,
-    sigma=0.3,
-    seed=1,
-    report=None,
-    names=FEATURES,
-    only=None,
-):
+    features: Array,
+    labels: Array,
+    plies: Array,
+    start: Sequence[float],
+    bounds: Bounds,
+    generations: int = 300,
+    population: int = 24,
+    sigma: float = 0.3,
+    seed: int = 1,
+    report: Optional[Callable[[str], object]] = None,
+    names: Sequence[str] = FEATURES,
+    only: Optional[Sequence[str]] = None,
+) -> Tuple[Array, Any]:
     """CMA-ES over the free weights and a constant per ply; (best weights in FEATURES order,
     DEAP logbook).
 
@@ -174,25 +186,31 @@ def fit_weights(
     strategy = cma.Strategy(centroid=centre, sigma=sigma, lambda_=population, cmatrix=numpy.diag(ranges**2))
     first_offset = len(free) + len(scaled)
 
-    def full(individual):
+    def full(individual: Individual) -> Array:
         weights = base_weights * (2.0 ** individual[len(free)] if scaled else 1.0)
         weights[free] = individual[: len(free)]
         return weights
 
-    def unscaled(individual):
+    def unscaled(individual: Individual) -> Array:
         """The weights in start's units: the fitted ones divided by the factor, the rest as start."""
         weights = base_weights.copy()
         weights[free] = numpy.asarray(individual[: len(free)]) / (2.0 ** individual[len(free)] if scaled else 1.0)
         return weights
 
-    def evaluate(individual):
+    def evaluate(individual: Individual) -> Tuple[float]:
         return (log_loss(full(individual), features, labels, numpy.asarray(individual[first_offset:]), columns),)
 
     best, logbook = _minimise(strategy, evaluate, free_bounds, generations, report)
     return unscaled(best), logbook
 
 
-def _minimise(strategy, evaluate, bounds, generations, report=None):
+def _minimise(
+    strategy: Any,
+    evaluate: Callable[[Individual], Tuple[float]],
+    bounds: Bounds,
+    generations: int,
+    report: Optional[Callable[[str], object]] = None,
+) -> Tuple[Individual, Any]:
     """Run the CMA-ES ``strategy`` on ``evaluate`` (to be minimised) within ``bounds`` for ``generations``;
     (the best individual, DEAP's logbook), with a progress counter and ten lines to ``report`` if given."""
     toolbox = base.Toolbox()
@@ -200,13 +218,15 @@ def _minimise(strategy, evaluate, bounds, generations, report=None):
     toolbox.decorate("generate", clip(bounds))
     progress = counter("fitting", "generation", generations) if report else None
 
-    def update(population):
+    done = 0
+
+    def update(population: List[Individual]) -> None:
+        nonlocal done
         strategy.update(population)
         if progress:
-            update.done += 1
-            progress(update.done)
+            done += 1
+            progress(done)
 
-    update.done = 0
     toolbox.register("update", update)
     toolbox.register("evaluate", evaluate)
     best = tools.HallOfFame(1)
@@ -223,7 +243,7 @@ def _minimise(strategy, evaluate, bounds, generations, report=None):
     return best[0], logbook
 
 
-def on_bounds(weights, bounds, names=FEATURES):
+def on_bounds(weights: Weights, bounds: Bounds, names: Sequence[str] = FEATURES) -> List[str]:
     """The genes whose weight ended within 1% of the range from a bound."""
     ended = []
     for name, weight, (low, high) in zip(names, weights, bounds):
@@ -232,12 +252,12 @@ def on_bounds(weights, bounds, names=FEATURES):
     return ended
 
 
-def default_bounds(limit, names=FEATURES):
+def default_bounds(limit: float, names: Sequence[str] = FEATURES) -> List[Tuple[float, float]]:
     """Every weight in [-limit, limit], the margin's at least 0 (more stones never hurt)."""
     return [(0.0, limit) if feature_of(name) == "margin" else (-limit, limit) for name in names]
 
 
-def _check_bound_and_only(limit, only):
+def _check_bound_and_only(limit: float, only: Optional[Sequence[str]]) -> None:
     """InvalidInput where the weights' bound or ``only``'s feature names cannot be fitted."""
     if not 0 < limit <= MAX_WEIGHT:
         raise InvalidInput(f"the weights' bound must be in (0, {MAX_WEIGHT:g}], not {limit!r}")
@@ -250,7 +270,9 @@ def _check_bound_and_only(limit, only):
             )
 
 
-def _checked_held_out(positions, start, features, labels, plies):
+def _checked_held_out(
+    positions: Sequence[Position], start: Sequence[float], features: Array, labels: Array, plies: Array
+) -> Array:
     """The held-out mask of ``positions``; InvalidInput where either side of it is empty or has no ply
     with both won and lost positions to rank."""
     held = held_out_mask(positions)
@@ -262,7 +284,17 @@ def _checked_held_out(positions, start, features, labels, plies):
     return held
 
 
-def fit_labels(positions, labels, start, limit=100.0, generations=300, population=24, seed=1, report=print, only=None):
+def fit_labels(
+    positions: Sequence[Position],
+    labels: Sequence[int],
+    start: Sequence[float],
+    limit: float = 100.0,
+    generations: int = 300,
+    population: int = 24,
+    seed: int = 1,
+    report: Callable[[str], object] = print,
+    only: Optional[Sequence[str]] = None,
+) -> Tuple[Dict[str, float], Dict[str, Any]]:
     """Fit weights to labelled positions; (weights by gene name, figures) where the figures compare
     the fitted weights with ``start`` on the positions fitted and on those held out.
 
@@ -274,9 +306,9 @@ def fit_labels(positions, labels, start, limit=100.0, generations=300, populatio
     names = genes(tapered)
     start = [float(w) for w in start]
     features = feature_matrix(positions, tapered)
-    labels = numpy.asarray(labels, dtype=float)
+    marks = numpy.asarray(labels, dtype=float)
     plies = numpy.array([p.moves_played for p in positions])
-    held = _checked_held_out(positions, start, features, labels, plies)
+    held = _checked_held_out(positions, start, features, marks, plies)
     bounds = default_bounds(limit, names)
     report(
         f"fitting {int((~held).sum())} positions ({int(held.sum())} held out), {generations} "
@@ -284,7 +316,7 @@ def fit_labels(positions, labels, start, limit=100.0, generations=300, populatio
     )
     weights, _ = fit_weights(
         features[~held],
-        labels[~held],
+        marks[~held],
         plies[~held],
         start,
         bounds,
@@ -295,7 +327,7 @@ def fit_labels(positions, labels, start, limit=100.0, generations=300, populatio
         names=names,
         only=only,
     )
-    figures = {
+    figures: Dict[str, Any] = {
         "temperature": TEMPERATURE,
         "bound": limit,
         "generations": generations,
@@ -307,13 +339,19 @@ def fit_labels(positions, labels, start, limit=100.0, generations=300, populatio
     }
     for name, chosen in (("fitted", ~held), ("held_out", held)):
         figures[name] = {
-            "new": describe(weights, features[chosen], labels[chosen], plies[chosen]),
-            "start": describe(start, features[chosen], labels[chosen], plies[chosen]),
+            "new": describe(weights, features[chosen], marks[chosen], plies[chosen]),
+            "start": describe(start, features[chosen], marks[chosen], plies[chosen]),
         }
     return dict(zip(names, (float(w) for w in weights))), figures
 
 
-def fitted_params(weights, figures, labels_path, labels_info, settings):
+def fitted_params(
+    weights: Mapping[str, float],
+    figures: Mapping[str, Any],
+    labels_path: Sequence[str],
+    labels_info: Mapping[str, Any],
+    settings: Params,
+) -> Params:
     """Validated Params for fitted weights (by gene name, as ``fit_labels`` gives them): the search
     ``settings`` (a Params) and provenance; ``labels_path``: the labels files fitted."""
     provenance = {
@@ -324,4 +362,5 @@ def fitted_params(weights, figures, labels_path, labels_info, settings):
         "fit": figures,
         "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
     }
-    return make_params(list(weights.values()), provenance, source="fitted weights", **settings.search())
+    # endgame None: a tapered genome's second half is its endgame (make_params)
+    return make_params(list(weights.values()), provenance, "fitted weights", None, **settings.search())

@@ -13,27 +13,38 @@ import logging
 import random
 import sys
 import traceback
-from typing import Dict, NamedTuple, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from engine.common.pools import CpuMeter, measured_map
 from engine.common.runfolder import RunError
 from engine.common.seeds import derive_seed
-from engine.constants import BLACK, WHITE
+from engine.constants import BLACK, WHITE, Colour
 from engine.native.compiler import NativeError, NoCompiler
 from engine.native.searcher import native_library
 from engine.params import make_params
 from engine.play.game import play_game
 from engine.play.openings import load_openings
-from engine.players.base import Reason
+from engine.players.base import Player, Reason
 from engine.players.searcher import AgentPlayer
 from engine.players.shipped import ShippedPlayer, shipped_book
 from engine.players.specs import make_player
-from evolve.genome import as_features
+from evolve.code_individual import BuiltProgram
+from evolve.genome import Individual, as_features
 from evolve.positions import load_positions
-from evolve.program import BuiltProgram, program_player
+from evolve.program import program_player
 from evolve.regret import RegretJob, regret_job, regret_jobs
+from evolve.schema import Config
 
 log = logging.getLogger("evolve.fitness")
+
+# The words of the types: a job's Outcome is (win 1/0, stone margin) for the individual, and for a program
+# individual a third number, 1 where it lost by its own fault; a Fitness is (win rate, mean margin), and a
+# folded individual its Fitness with its report ({"black_win_rate": ..., "standard_error": ...}).
+Outcome = Tuple[float, ...]
+Fitness = Tuple[float, float]
+Folded = Tuple[Fitness, Dict[str, Any]]
+MapFunction = Callable[..., Iterable[Any]]  # a pool's or an executor's map(function, jobs)
+SearchSettings = Dict[str, Optional[float]]  # search settings by name (engine.params.SEARCH_TABLE)
 
 
 class FitnessGame(NamedTuple):
@@ -59,11 +70,11 @@ class FitnessGame(NamedTuple):
     depth: int
     engine: str = "python"
     program: Optional[BuiltProgram] = None
-    colour: Optional[int] = None
-    search: Optional[Dict[str, float]] = None  # play = "as-shipped": the search settings (else None: depth)
+    colour: Optional[Colour] = None
+    search: Optional[SearchSettings] = None  # play = "as-shipped": the search settings (else None: depth)
 
     @property
-    def plays_black(self):
+    def plays_black(self) -> bool:
         """Whether the individual plays Black in this game."""
         return self.colour == BLACK if self.colour is not None else self.game % 2 == 0
 
@@ -72,36 +83,38 @@ class FitnessGameError(RuntimeError):
     """A game job failed twice; the message names the individual and the seed."""
 
 
-def weights_player(weights, depth, label, engine="python", search=None):
+def weights_player(
+    weights: Sequence[float], depth: int, label: str, engine: str = "python", search: Optional[SearchSettings] = None
+) -> Player:
     """Our searcher with a genome's weights, untimed (results must not depend on the machine): a plain
     search to ``depth``, or given ``search`` (settings by name), the agent as it ships at a node budget."""
     if search is not None:
-        return ShippedPlayer(make_params(weights, source=label, **search), shipped_book(), spec=label, engine=engine)
+        params = make_params(weights, provenance=None, source=label, endgame=None, **search)
+        return ShippedPlayer(params, shipped_book(), spec=label, engine=engine)
     return AgentPlayer(make_params(weights, source=label, depth=depth), spec=label, timed=False, engine=engine)
 
 
-def genome_player(job, weights, label):
+def genome_player(job: FitnessGame, weights: Sequence[float], label: str) -> Player:
     """The player of a genome in ``job``: the program individual with these weights, else our searcher."""
     if job.program is not None:
         return program_player(job.program, weights, label)
     return weights_player(weights, job.depth, label, job.engine, job.search)
 
 
-def opponent_player(job):
-    """A panel opponent of ``job`` by its spec; where fitness plays as shipped, ``champion[:PARAMS]`` plays
-    as ``shipped[:PARAMS]`` (the same agent at a node budget: a fitness never depends on the machine)."""
-    spec = job.opponent
+def opponent_player(job: FitnessGame, spec: str) -> Player:
+    """The panel opponent ``spec`` (``job``'s) by its spec; where fitness plays as shipped, ``champion[:PARAMS]``
+    plays as ``shipped[:PARAMS]`` (the same agent at a node budget: a fitness never depends on the machine)."""
     if job.search is not None and spec.partition(":")[0] == "champion":
         spec = "shipped" + spec[len("champion") :]
     return make_player(spec, timed=False, engine=job.engine)
 
 
-def play_job(job):
+def play_job(job: FitnessGame) -> Outcome:
     """Worker: play one fitness game; (win 1/0, stone margin) for the individual, and for a program
     individual whether it lost by its own fault (1/0)."""
     me = genome_player(job, job.weights, f"individual {job.individual}")
     if isinstance(job.opponent, str):
-        other = opponent_player(job)
+        other = opponent_player(job, job.opponent)
     else:
         other = genome_player(job, job.opponent, "self-play opponent")
     plays_black = job.plays_black
@@ -129,7 +142,7 @@ def play_job(job):
     return outcome + (1.0 if fault else 0.0,)
 
 
-def safe_play_job(job):
+def safe_play_job(job: FitnessGame) -> Union[Outcome, str]:
     """play_job, with an exception turned into a value the main process can retry."""
     try:
         return play_job(job)
@@ -139,10 +152,19 @@ def safe_play_job(job):
         return text
 
 
-def make_jobs(individuals, config, generation_seed, self_play_opponents, engine="python", program=None):
+def make_jobs(
+    individuals: Sequence[Sequence[float]],
+    config: Config,
+    generation_seed: int,
+    self_play_opponents: Sequence[Sequence[float]],
+    engine: str = "python",
+    program: Optional[BuiltProgram] = None,
+) -> List[FitnessGame]:
     """The game jobs of a batch of individuals for one generation's seeds, searched by ``engine``; the
     individuals are ``program`` (a BuiltProgram) with their weights where it is given."""
-    groups = [(entry.opponent, entry.games, entry.random_opening, entry.won_side) for entry in config.panel]
+    groups: List[Tuple[Union[str, Tuple[float, ...]], int, int, bool]] = [
+        (entry.opponent, entry.games, entry.random_opening, entry.won_side) for entry in config.panel
+    ]
     self_play = config.self_play
     if self_play.weight > 0 and self_play_opponents:
         for weights in self_play_opponents:
@@ -175,13 +197,15 @@ def make_jobs(individuals, config, generation_seed, self_play_opponents, engine=
     return jobs
 
 
-def _features(opponent, config):
+def _features(opponent: Union[str, Sequence[float]], config: Config) -> Union[str, Tuple[float, ...]]:
     """A panel opponent as the searcher's jobs take it: a player spec as it is, a self-play genome
     as weights by feature (``as_features``)."""
     return opponent if isinstance(opponent, str) else as_features(opponent, config.genes)
 
 
-def _games(generation_seed, group, games, opening, won_side):
+def _games(
+    generation_seed: int, group: int, games: int, opening: int, won_side: bool
+) -> List[Tuple[int, int, Optional[Colour]]]:
     """(seed, opening seed, colour) of each game of a job group: pairs of games from one opening,
     colours by parity (colour None); or, won side, each game from its own opening in the colour
     that opening leaves won."""
@@ -191,7 +215,7 @@ def _games(generation_seed, group, games, opening, won_side):
             for game in range(games)
         ]
     table = load_openings()
-    found = []
+    found: List[Tuple[int, int, Optional[Colour]]] = []
     for game in range(games):
         opening_seed = derive_seed(generation_seed, group, game, 2)
         found.append((derive_seed(generation_seed, group, game), opening_seed, table.won_side(opening_seed)))
@@ -199,8 +223,16 @@ def _games(generation_seed, group, games, opening, won_side):
 
 
 def evaluate_in_rounds(
-    individuals, config, generation_seed, opponents, engine, play, progress=None, program=None, meter=None
-):
+    individuals: Sequence[Individual],
+    config: Config,
+    generation_seed: int,
+    opponents: Sequence[Sequence[float]],
+    engine: str,
+    play: MapFunction,
+    progress: Optional[Callable[[int], object]] = None,
+    program: Optional[BuiltProgram] = None,
+    meter: Optional[CpuMeter] = None,
+) -> Tuple[List[Folded], int]:
     """(fold's per-individual fitness and report, the games played): every individual plays the
     first part of every panel entry's games; after each part but the last, only the best
     ``keep`` share of those still playing (at least the hall of fame's size, and two) plays the
@@ -211,7 +243,7 @@ def evaluate_in_rounds(
     if config.regret is not None:
         regret = (config.regret.weight, regret_kept(individuals, config, engine, play, progress, meter))
     every = make_jobs(individuals, config, generation_seed, opponents, engine, program)
-    sizes = {}
+    sizes: Dict[int, int] = {}
     for job in every:
         sizes[job.group] = max(sizes.get(job.group, 0), job.game // 2 + 1)  # pairs of games per group
     part = {id(job): (job.game // 2) * rounds // sizes[job.group] for job in every}
@@ -244,17 +276,27 @@ def evaluate_in_rounds(
     return folded, len(jobs)
 
 
-def regret_kept(individuals, config, engine, play, progress=None, meter=None):
+def regret_kept(
+    individuals: Sequence[Individual],
+    config: Config,
+    engine: str,
+    play: MapFunction,
+    progress: Optional[Callable[[int], object]] = None,
+    meter: Optional[CpuMeter] = None,
+) -> Dict[int, Tuple[int, int]]:
     """{individual: (won positions kept, won positions)} on the fitness positions of [regret] (not the
     held-out ones), each individual's moves searched as its games play (``[fitness] play``); RunError
     where the file is not the one the run began with."""
-    path = config.regret.positions
+    regret = config.regret
+    if regret is None:
+        raise ValueError("regret_kept: the config has no [regret] table")
+    path = regret.positions
     try:
         with open(path, "rb") as handle:
             digest = hashlib.sha256(handle.read()).hexdigest()
     except OSError as error:
         raise RunError(f"regret.positions = {path!r}: cannot read: {error.strerror}")
-    if digest != config.regret.digest:
+    if digest != regret.digest:
         raise RunError(f"regret.positions = {path!r} has changed since the run began: restore it to resume")
     positions = load_positions(path).split(False)
     genomes = [as_features(individual, config.genes) for individual in individuals]
@@ -262,10 +304,10 @@ def regret_kept(individuals, config, engine, play, progress=None, meter=None):
     kept = {index: 0 for index in range(len(individuals))}
     for job, flags in zip(jobs, run_jobs(play, jobs, progress, safe_regret_job, meter)):
         kept[job.individual] += sum(flags)
-    return {index: (count, config.regret.won) for index, count in kept.items()}
+    return {index: (count, regret.won) for index, count in kept.items()}
 
 
-def safe_regret_job(job):
+def safe_regret_job(job: RegretJob) -> Union[Tuple[int, ...], str]:
     """regret_job, with an exception turned into a value the main process can retry."""
     try:
         return regret_job(job)
@@ -275,7 +317,7 @@ def safe_regret_job(job):
         return text
 
 
-def group_weights(config, self_play_count):
+def group_weights(config: Config, self_play_count: int) -> List[float]:
     """The fitness weight of each job group (panel entries, then self-play opponents)."""
     weights = [entry.weight for entry in config.panel]
     if config.self_play.weight > 0 and self_play_count:
@@ -283,7 +325,13 @@ def group_weights(config, self_play_count):
     return weights
 
 
-def run_jobs(map_function, jobs, progress=None, function=None, meter=None):
+def run_jobs(
+    map_function: MapFunction,
+    jobs: Sequence[Any],
+    progress: Optional[Callable[[int], object]] = None,
+    function: Optional[Callable[[Any], Any]] = None,
+    meter: Optional[CpuMeter] = None,
+) -> List[Any]:
     """Play every job through ``map_function`` (with ``function``, default ``safe_play_job``); a failed job
     is retried once, then FitnessGameError. ``meter`` (a CpuMeter), where given, adds up the workers' CPU."""
     function = function or safe_play_job
@@ -318,7 +366,14 @@ def run_jobs(map_function, jobs, progress=None, function=None, meter=None):
     return outcomes
 
 
-def fold(jobs, outcomes, count, weights, black_weight=1.0, regret=None):
+def fold(
+    jobs: Sequence[FitnessGame],
+    outcomes: Sequence[Outcome],
+    count: int,
+    weights: Sequence[float],
+    black_weight: float = 1.0,
+    regret: Optional[Tuple[float, Mapping[int, Tuple[int, int]]]] = None,
+) -> List[Folded]:
     """Per individual: ((weighted win rate, weighted mean margin), report).
 
     ``regret``: (its weight, {individual: (won positions kept, won positions)}): the share kept counts
@@ -330,8 +385,11 @@ def fold(jobs, outcomes, count, weights, black_weight=1.0, regret=None):
     noise of the fitness can be set beside the spread selection acts on; for a program
     individual, also the games it lost by its own fault.
     """
-    sums, faults = {}, {}
-    colours = [[0, 0, 0, 0] for _ in range(count)]  # Black wins, Black games, White wins, White games
+    sums: Dict[Tuple[int, int], List[float]] = {}
+    faults: Dict[int, int] = {}
+    colours: List[List[float]] = [
+        [0, 0, 0, 0] for _ in range(count)
+    ]  # Black wins, Black games, White wins, White games
     for job, outcome in zip(jobs, outcomes):
         win, margin = outcome[:2]
         if len(outcome) > 2:  # a program individual's: lost by its fault?
@@ -376,7 +434,9 @@ def fold(jobs, outcomes, count, weights, black_weight=1.0, regret=None):
     return results
 
 
-def self_play_opponents(config, halloffame, population, generation_seed):
+def self_play_opponents(
+    config: Config, halloffame: Sequence[Individual], population: Sequence[Individual], generation_seed: int
+) -> List[List[float]]:
     """The genomes every individual meets in self-play this generation (the same for all)."""
     self_play = config.self_play
     if self_play.weight <= 0:
@@ -388,7 +448,7 @@ def self_play_opponents(config, halloffame, population, generation_seed):
     return [list(population[k]) for k in sample]
 
 
-def engine_for(asked):
+def engine_for(asked: str) -> str:
     """The engine fitness games use: "python" or "native" as asked; for "auto", the compiled searcher
     where it can be built, else "python" (said in the log and on stderr). NativeError, naming why, where
     "native" is asked for and cannot be had: a run never silently searches slower than its config says."""

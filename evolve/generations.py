@@ -1,21 +1,25 @@
 """What a generation records: its entry in ``generations.jsonl`` (the figures of its population and
 of its best individual) and its line in the log and on the terminal."""
 
+from typing import Any, Dict, Mapping, Optional, Sequence
+
 import numpy
 
+from evolve.genome import Individual
 
-def by_colour(individual):
+
+def by_colour(individual: Individual) -> Dict[str, Optional[float]]:
     """The win rates of an individual as Black and as White in its last evaluation."""
     report = getattr(individual, "report", {}) or {}
     return {"black": report.get("black_win_rate"), "white": report.get("white_win_rate")}
 
 
-def rate_text(value):
+def rate_text(value: Optional[float]) -> str:
     """A win rate or its standard error as the log and the table write it; ``-`` where there is none."""
     return "-" if value is None else f"{value:.3f}"
 
 
-def population_figures(evaluated):
+def population_figures(evaluated: Sequence[Individual]) -> Dict[str, Any]:
     """The win rates' and margins' statistics of the individuals evaluated, the mean standard error of a
     fitness, and every individual with its weights, fitness and report."""
     figures = _stats(evaluated)
@@ -28,7 +32,7 @@ def population_figures(evaluated):
     return figures
 
 
-def _stats(population):
+def _stats(population: Sequence[Individual]) -> Dict[str, Any]:
     wins = numpy.array([ind.fitness.values[0] for ind in population])
     margins = numpy.array([ind.fitness.values[1] for ind in population])
     return {
@@ -42,7 +46,7 @@ def _stats(population):
     }
 
 
-def generation_line(entry):
+def generation_line(entry: Mapping[str, Any]) -> str:
     """A generation's line: the best's fitness and win rates by colour, the population's mean and spread beside
     the noise of a fitness, diversity, games and games/s, and the regret fitness's figures where it has them."""
     colour = entry["best_by_colour"]
@@ -77,7 +81,7 @@ def generation_line(entry):
 HARDER_OPPONENTS = "handset@2, champion, or gnugo"  # what a saturated panel may add, hardest last
 
 
-def saturation_warning(entry):
+def saturation_warning(entry: Mapping[str, Any]) -> Optional[str]:
     """The warning of a generation whose fitness no longer tells its individuals apart, or None: every one
     at the same win rate (all won, or all lost), or their spread within the noise of one fitness."""
     rates = entry["win_rate"]

@@ -11,6 +11,7 @@ individuals.
 """
 
 import random
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy
 from deap import algorithms, base, cma, creator, tools
@@ -18,7 +19,18 @@ from deap.tools import crossover, emo, mutation, selection
 
 from engine.features import FEATURES
 from engine.params import ABSENT_WEIGHT
+from evolve.schema import Config, GaSettings, Start
 from evolve.spsa import Spsa
+
+# The words of the types (DEAP declares none, so to the checker its objects are Any):
+# an Individual is a ``creator.Individual``, a list of floats in the genes' order with a DEAP ``fitness``
+# (and, once evaluated, a ``report``); a Strategy is what makes and learns from them: GeneticStrategy,
+# DEAP's ``cma.Strategy`` or ``evolve.spsa.Spsa``, each with ``generate(make)`` and ``update(individuals)``;
+# a Toolbox is DEAP's ``base.Toolbox``.
+Individual = Any
+Strategy = Any
+Toolbox = Any
+Bounds = Sequence[Tuple[float, float]]  # (low, high) of each gene, in genome order
 
 # The evolution's own random stream. DEAP's operators draw from the module-level functions
 # of ``random``, which anything else in the process may draw from too (a Dask scheduler
@@ -53,28 +65,31 @@ UNRECORDED_GENES = (
 )
 
 
-def genes(tapered):
+def genes(tapered: bool) -> List[str]:
     """The names of a new run's genes, in order: the features' weights; tapered, the opening's
     (ply 0) then the endgame's (ply MAX_MOVES, named ``endgame.<feature>``)."""
     return list(FEATURES) + ([ENDGAME + name for name in FEATURES] if tapered else [])
 
 
-def feature_of(gene):
+def feature_of(gene: str) -> str:
     """The feature a gene weighs: ``margin`` for both ``margin`` and ``endgame.margin``."""
     return gene[len(ENDGAME) :] if gene.startswith(ENDGAME) else gene
 
 
-def named(individual, genes):
+def named(individual: Sequence[float], genes: Sequence[str]) -> Dict[str, float]:
     """The numbers of an individual by gene name (the config's ``genes``)."""
     if len(individual) != len(genes):
         raise ValueError(f"an individual of {len(individual)} numbers for {len(genes)} genes")
     return dict(zip(genes, (float(w) for w in individual)))
 
 
-def by_feature(individual, genes):
+def by_feature(
+    individual: Sequence[float], genes: Sequence[str]
+) -> Tuple[Dict[str, float], Optional[Dict[str, float]]]:
     """An individual's weights by feature name: (the flat or opening weights, the endgame's or None).
     A feature its genes do not name (added after its run began) is absent from both."""
-    opening, endgame = {}, {}
+    opening: Dict[str, float] = {}
+    endgame: Dict[str, float] = {}
     for gene, value in named(individual, genes).items():
         if gene.startswith(ENDGAME):
             endgame[feature_of(gene)] = value
@@ -83,7 +98,7 @@ def by_feature(individual, genes):
     return opening, endgame or None
 
 
-def as_features(individual, genes):
+def as_features(individual: Sequence[float], genes: Sequence[str]) -> Tuple[float, ...]:
     """An individual's weights as the evaluation takes them (``engine.params.make_params``): FEATURES
     order, then the endgame's in FEATURES order when tapered; a feature its genes do not name
     weighs ABSENT_WEIGHT, as in a params file from before it."""
@@ -94,18 +109,21 @@ def as_features(individual, genes):
     return tuple(vector)
 
 
-def gene_bounds(config):
+def gene_bounds(config: Config) -> List[Tuple[float, float]]:
     """The (low, high) of each of the config's genes, in genome order."""
     return [config.bounds[name] for name in config.genes]
 
 
-def clip(bounds):
+Operator = Callable[..., Sequence[List[float]]]  # a variation operator or a strategy's generate: offspring
+
+
+def clip(bounds: Bounds) -> Callable[[Operator], Operator]:
     """Decorator keeping the offspring of an operator inside per-feature bounds (DEAP's idiom)."""
     lows = [low for low, _ in bounds]
     highs = [high for _, high in bounds]
 
-    def decorator(operator):
-        def wrapper(*args, **kwargs):
+    def decorator(operator: Operator) -> Operator:
+        def wrapper(*args: Any, **kwargs: Any) -> Sequence[List[float]]:
             offspring = operator(*args, **kwargs)
             for child in offspring:
                 for k, value in enumerate(child):
@@ -117,7 +135,7 @@ def clip(bounds):
     return decorator
 
 
-def diversity(population, bounds):
+def diversity(population: Sequence[Sequence[float]], bounds: Bounds) -> float:
     """Mean over features of the population's standard deviation, in units of each feature's range."""
     spreads = []
     for k, (low, high) in enumerate(bounds):
@@ -126,7 +144,7 @@ def diversity(population, bounds):
     return float(numpy.mean(spreads))
 
 
-def _first_population(toolbox, start, n):
+def _first_population(toolbox: Toolbox, start: Start, n: int) -> List[Individual]:
     """Generation 0 of a GA: the start weights as they are, then mutated copies of them in turn,
     then the ``random`` share of what is left drawn uniformly from the bounds (all of it random
     when the config names no start weights)."""
@@ -146,17 +164,17 @@ class GeneticStrategy:
     last generation, elites included, to choose from. Picklable (settings and individuals only): a
     checkpoint keeps it. Its random draws are the ``random`` module's and STREAM's, as before it was one."""
 
-    def __init__(self, ga, bounds, start, size, elites):
+    def __init__(self, ga: GaSettings, bounds: Bounds, start: Start, size: int, elites: int) -> None:
         self.ga, self.bounds, self.start = ga, list(bounds), start
         self.size, self.elites = size, elites
-        self.population = []
+        self.population: List[Individual] = []
 
-    def _toolbox(self):
+    def _toolbox(self) -> Toolbox:
         """The operators, built afresh (a toolbox holds closures, which a checkpoint cannot keep)."""
         ga, bounds = self.ga, self.bounds
         toolbox = base.Toolbox()
 
-        def random_weights():
+        def random_weights() -> List[float]:
             return [STREAM.uniform(low, high) for low, high in bounds]
 
         toolbox.register("individual", tools.initIterate, creator.Individual, random_weights)
@@ -173,28 +191,31 @@ class GeneticStrategy:
         toolbox.register("select", tools.selTournament, tournsize=ga.tournament_size)
         return toolbox
 
-    def generate(self, make):
+    def generate(self, make: Callable[..., Individual]) -> List[Individual]:
+        """The generation's new individuals (``make`` is DEAP's ask-tell signature: the GA makes
+        ``creator.Individual`` itself)."""
         toolbox = self._toolbox()
         if not self.population:
             return _first_population(toolbox, self.start, self.size)
         chosen = toolbox.select(self.population, len(self.population) - min(self.elites, len(self.population)))
         return algorithms.varAnd(chosen, toolbox, self.ga.crossover_probability, self.ga.mutation_probability)
 
-    def update(self, individuals):
+    def update(self, individuals: Sequence[Individual]) -> None:
+        """Keep ``individuals`` (the last generation, elites included) to choose the next from."""
         self.population = list(individuals)
 
     @property
-    def centre(self):
+    def centre(self) -> List[float]:
         """The last generation's mean weights."""
         return [float(x) for x in numpy.mean([list(ind) for ind in self.population], axis=0)]
 
 
-def spsa_pairs(population):
+def spsa_pairs(population: int) -> int:
     """SPSA's perturbation pairs a step for a population: its individuals but the centre, in pairs."""
     return max(1, (population - 1) // 2)
 
 
-def make_toolbox(config, strategy=None):
+def make_toolbox(config: Config, strategy: Optional[Strategy] = None) -> Tuple[Toolbox, Strategy]:
     """A DEAP toolbox and the config's strategy, each in the ask-tell form: ``toolbox.generate()`` gives a
     generation's new individuals, ``toolbox.update(new, all)`` tells the strategy the evaluated generation
     (the new individuals, and all of them, elites included) and returns the population to keep. The
@@ -237,13 +258,13 @@ def make_toolbox(config, strategy=None):
     return toolbox, strategy
 
 
-def _keep_new(strategy, new, everyone):
+def _keep_new(strategy: Strategy, new: List[Individual], everyone: List[Individual]) -> List[Individual]:
     """CMA-ES and SPSA learn from the individuals they drew (never the elites); the population is those."""
     strategy.update(new)
     return new
 
 
-def _keep_all(strategy, new, everyone):
+def _keep_all(strategy: Strategy, new: List[Individual], everyone: List[Individual]) -> List[Individual]:
     """The GA chooses the next generation from all of this one, elites included; the population is all."""
     strategy.update(everyone)
     return everyone

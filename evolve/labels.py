@@ -23,6 +23,7 @@ import gzip
 import json
 import os
 import random
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Type
 
 from engine.book import book_key
 from engine.common.pools import process_pool
@@ -34,9 +35,11 @@ from engine.native.compiler import DEFAULT_TABLE_BITS
 from engine.native.solver import describe_position, position_from_text
 from engine.native.stored_solver import start_worker_solver, worker_solver
 from engine.params import load_params
+from engine.players.base import Player
 from engine.players.scripted import AggressivePlayer, GreedyPlayer
 from engine.players.searcher import AgentPlayer
 from engine.playout import random_opening, random_point
+from engine.position import Position
 from engine.protocol import write_atomic
 
 LABELS_FORMAT = "littlego-labels 1"
@@ -46,18 +49,20 @@ class LabelsError(UserError, ValueError):
     """A labels file that cannot be used; the message names the file and what is wrong."""
 
 
-def _sampling_players(seed):
+def _sampling_players(seed: int) -> List[Player]:
     """The players whose games the positions come from: the shipped weights at depths 1-3 and
     two of the course's scripted opponents (each mixed with random moves by the caller)."""
     params = load_params(SHIPPED_PARAMS)
-    players = [AgentPlayer(params, depth, spec=f"agent@{depth}", timed=False) for depth in (1, 2, 3)]
+    players: List[Player] = [AgentPlayer(params, depth, spec=f"agent@{depth}", timed=False) for depth in (1, 2, 3)]
     players += [GreedyPlayer(), AggressivePlayer()]
     for index, player in enumerate(players):
         player.new_game(1, derive_seed(seed, index))
     return players
 
 
-def sample_game(seed, plies, per_game, epsilon=0.25, opening_plies=2):
+def sample_game(
+    seed: int, plies: Tuple[int, int], per_game: int, epsilon: float = 0.25, opening_plies: int = 2
+) -> List[Tuple[str, str]]:
     """Up to ``per_game`` positions from one game: (text, canonical key) pairs at plies in
     ``plies`` (low, high), the game played from a random opening by two players drawn from
     the sampling players, each move random with probability ``epsilon``."""
@@ -80,11 +85,21 @@ def sample_game(seed, plies, per_game, epsilon=0.25, opening_plies=2):
 STALE_BATCHES = 20  # batches of games in a row that find nothing new: the plies hold no more
 
 
-def sample_positions(count, plies=(6, 14), seed=1, per_game=2, epsilon=0.25, progress=None, jobs=1):
+def sample_positions(
+    count: int,
+    plies: Tuple[int, int] = (6, 14),
+    seed: int = 1,
+    per_game: int = 2,
+    epsilon: float = 0.25,
+    progress: Optional[Callable[[int], object]] = None,
+    jobs: int = 1,
+) -> Tuple[List[str], int]:
     """``count`` distinct positions (distinct under the board's symmetries) from sampled games;
     (texts, games played). Fewer when STALE_BATCHES batches of games in a row find no new
     one (the plies asked for hold few positions: ply 2 has 85 placements-only up to symmetry)."""
-    texts, keys, game, stale = [], set(), 0, 0
+    texts: List[str] = []
+    keys = set()
+    game = stale = 0
     pool = process_pool(jobs) if jobs > 1 else None
     try:
         while len(texts) < count and stale < STALE_BATCHES:
@@ -106,7 +121,7 @@ def sample_positions(count, plies=(6, 14), seed=1, per_game=2, epsilon=0.25, pro
     return texts, game
 
 
-def _label(text):
+def _label(text: str) -> Tuple[str, int, int]:
     """Worker: (text, 1 if the side to move wins, the solver's nodes for it)."""
     solver = worker_solver()
     before = solver.nodes
@@ -114,7 +129,13 @@ def _label(text):
     return text, 1 if won else 0, solver.nodes - before
 
 
-def label_positions(texts, jobs=1, table_bits=DEFAULT_TABLE_BITS, progress=None, store=None):
+def label_positions(
+    texts: Sequence[str],
+    jobs: int = 1,
+    table_bits: int = DEFAULT_TABLE_BITS,
+    progress: Optional[Callable[[int], object]] = None,
+    store: Optional[str] = None,
+) -> Tuple[List[Tuple[str, int]], int, bool]:
     """([(text, 1 if the side to move wins else 0)] in the order given, the solver's node count,
     whether it was interrupted).
 
@@ -124,7 +145,8 @@ def label_positions(texts, jobs=1, table_bits=DEFAULT_TABLE_BITS, progress=None,
     settled after each one. Positions the store of solved positions at ``store`` (a path; None: none)
     holds are not solved again, and the others go into it.
     """
-    labelled, nodes, interrupted = {}, 0, False
+    labelled: Dict[str, int] = {}
+    nodes, interrupted = 0, False
     pool = process_pool(jobs, initializer=start_worker_solver, initargs=(table_bits, store))
     try:
         for text, won, spent in pool.imap_unordered(_label, texts, chunksize=4):
@@ -139,13 +161,13 @@ def label_positions(texts, jobs=1, table_bits=DEFAULT_TABLE_BITS, progress=None,
     return [(text, labelled[text]) for text in texts if text in labelled], nodes, interrupted
 
 
-def save_labels(path, labelled, info):
+def save_labels(path: str, labelled: Sequence[Tuple[str, int]], info: Mapping[str, Any]) -> None:
     """Write a labels file atomically."""
     data = {"format": LABELS_FORMAT, "info": info, "positions": [[text, won] for text, won in labelled]}
     write_atomic(path, gzip.compress(json.dumps(data, separators=(",", ":")).encode("utf-8"), mtime=0))
 
 
-def read_document(path, expected, what, error):
+def read_document(path: str, expected: str, what: str, error: Type[Exception]) -> Tuple[Dict[str, Any], List[Any]]:
     """(the document, its non-empty "positions" list) of a gzipped JSON file whose "format" is ``expected``
     (a ``what`` file: labels, positions); ``error`` (an exception class) naming the file otherwise."""
     try:
@@ -163,11 +185,12 @@ def read_document(path, expected, what, error):
     return data, entries
 
 
-def load_labels(path):
+def load_labels(path: str) -> Tuple[List[Position], List[int], Dict[str, Any]]:
     """(positions, labels, info) from a labels file: Position objects and 1/0 per position;
     LabelsError naming the file and the entry for anything wrong."""
     data, entries = read_document(path, LABELS_FORMAT, "labels", LabelsError)
-    positions, labels = [], []
+    positions: List[Position] = []
+    labels: List[int] = []
     for index, entry in enumerate(entries):
         if (
             not isinstance(entry, list)
@@ -186,14 +209,18 @@ def load_labels(path):
         except ValueError as error:
             raise LabelsError(f"{path}: positions[{index}]: not a position: {error}")
         labels.append(entry[1])
-    info = data.get("info") if isinstance(data.get("info"), dict) else {}
+    info = data.get("info")
+    info = info if isinstance(info, dict) else {}
     return positions, labels, info
 
 
-def load_many(paths):
+def load_many(paths: Sequence[str]) -> Tuple[List[Position], List[int], Dict[str, Dict[str, Any]]]:
     """(positions, labels, infos by file name) from several labels files, each position (under
     the board's symmetries) once; LabelsError if two files disagree about one."""
-    positions, labels, infos, where = [], [], {}, {}
+    positions: List[Position] = []
+    labels: List[int] = []
+    infos: Dict[str, Dict[str, Any]] = {}
+    where: Dict[str, int] = {}
     for path in paths:
         found, marks, info = load_labels(path)
         infos[os.path.basename(path)] = info
@@ -213,17 +240,17 @@ def load_many(paths):
 
 
 def build_labels(
-    path,
-    count,
-    plies=(6, 14),
-    seed=1,
-    jobs=1,
-    table_bits=DEFAULT_TABLE_BITS,
-    per_game=2,
-    epsilon=0.25,
-    report=print,
-    store=None,
-):
+    path: str,
+    count: int,
+    plies: Tuple[int, int] = (6, 14),
+    seed: int = 1,
+    jobs: int = 1,
+    table_bits: int = DEFAULT_TABLE_BITS,
+    per_game: int = 2,
+    epsilon: float = 0.25,
+    report: Callable[[str], object] = print,
+    store: Optional[str] = None,
+) -> Dict[str, Any]:
     """Sample, label and save ``count`` positions, reading and growing the store at ``store``; the info
     written with them."""
     started = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)

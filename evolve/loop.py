@@ -21,6 +21,7 @@ import os
 import shutil
 import sys
 import time
+from typing import Any, Dict, List, Mapping, Optional, Set, TextIO
 
 import multiprocessing_logging
 import numpy
@@ -45,6 +46,7 @@ from evolve.checkpoint import (
     save_checkpoint,
     save_start_weights,
 )
+from evolve.code_individual import BuiltProgram
 from evolve.config import ConfigError, load_config, repeated_games
 from evolve.fitness import engine_for, evaluate_in_rounds, make_jobs, self_play_opponents
 from evolve.generations import by_colour, generation_line, population_figures, saturation_warning
@@ -52,6 +54,7 @@ from evolve.positions import load_positions
 from evolve.program import best_file, program_built, save_agent_weights
 from evolve.regret import REGRET_PER_JOB, regret_job, regret_jobs
 from evolve.runs import best_params, provenance
+from evolve.schema import Config
 
 log = logging.getLogger("evolve")
 
@@ -59,7 +62,7 @@ BEST_PARAMS = "best-params.json"
 FAULTS = "faults"  # a program individual's faulting moves, each kept with its input.txt and replay.sh
 
 
-def load_config_generations(run_dir):
+def load_config_generations(run_dir: str) -> Optional[int]:
     """The generations the run's config copy asks for (None where it cannot be read)."""
     try:
         return load_config(os.path.join(run_dir, CONFIG_COPY)).generations
@@ -67,12 +70,12 @@ def load_config_generations(run_dir):
         return None
 
 
-def generation_seed(config, generation):
+def generation_seed(config: Config, generation: int) -> int:
     """The seed of a generation's games: from the config seed and the generation alone."""
     return derive_seed(config.seed, generation) % (2**31)
 
 
-def _setup_logging(run_dir, verbose=False):
+def _setup_logging(run_dir: str, verbose: bool = False) -> logging.Logger:
     logger = logging.getLogger("evolve")
     logger.setLevel(logging.DEBUG if verbose else logging.INFO)
     for handler in list(logger.handlers):  # a previous run in this process
@@ -86,11 +89,11 @@ def _setup_logging(run_dir, verbose=False):
     return logger
 
 
-def _count(number, unit):
+def _count(number: int, unit: str) -> str:
     return f"{number} {unit}" + ("" if number == 1 else "s")
 
 
-def _searched_by(config, engine):
+def _searched_by(config: Config, engine: str) -> str:
     """How the run's games are searched, in words: by the program's own code (a program individual), else
     by our searcher on ``engine``."""
     if config.individual is not None:
@@ -98,14 +101,14 @@ def _searched_by(config, engine):
     return f"searched by the {engine} engine"
 
 
-def _where(description):
+def _where(description: Mapping[str, Any]) -> str:
     """Where games run, in words, for the log: executor, workers, threads, and the dashboard if any."""
     words = description["executor"] + (" at {}".format(description["scheduler"]) if "scheduler" in description else "")
     words += ", {}, {}".format(_count(description["workers"], "worker"), _count(description["threads"], "thread"))
     return words + (", dashboard {}".format(description["dashboard"]) if description.get("dashboard") else "")
 
 
-def _new_folder(parent, name):
+def _new_folder(parent: str, name: str) -> str:
     """Create a fresh folder ``parent/name`` (or ``name-2``, ``-3``...): exclusive even against a concurrent run."""
     suffix = 1
     while True:
@@ -120,34 +123,53 @@ def _new_folder(parent, name):
 class Evolution:
     """One run: its folder, config, DEAP state, and the pool that plays its games."""
 
-    def __init__(self, run_dir, config, jobs=None, progress=True, out=sys.stdout, strategy=None, scheduler=None):
+    def __init__(
+        self,
+        run_dir: str,
+        config: Config,
+        jobs: Optional[int] = None,
+        progress: bool = True,
+        out: TextIO = sys.stdout,
+        strategy: Optional[genome.Strategy] = None,
+        scheduler: Optional[str] = None,
+    ) -> None:
         if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
             raise InvalidInput(f"jobs must be a positive integer, not {jobs!r}")
         self.run_dir = run_dir
         self.config = config
         # How the fitness games are played: the command line's jobs and scheduler over the experiment's.
         self.games = config.games(jobs, check_scheduler(scheduler) if scheduler else None, progress)
-        self.where = {}
-        self.engine = None  # the searcher the games use, settled when the run starts
-        self.program = None  # a program individual's build (evolve.program), while the run runs
-        self.lock = None
+        self.where: Dict[str, Any] = {}  # where the games run (an executor's describe())
+        self.engine = ""  # the searcher the games use ("native" or "python"), settled when the run starts
+        self.program: Optional[BuiltProgram] = None  # a program individual's build (evolve.program), while it runs
+        self.lock: Optional[RunLock] = None
         self.progress = progress
         self.out = out
         self.bounds = genome.gene_bounds(config)
         self.toolbox, self.strategy = genome.make_toolbox(config, strategy)
-        self.population, self.halloffame, self.logbook = [], None, tools.Logbook()
+        self.population: List[genome.Individual] = []
+        self.halloffame: Any = None  # DEAP's HallOfFame, made when the run starts or resumes
+        self.logbook = tools.Logbook()
         self.logbook.header = ["gen", "evals", "games", "best", "mean", "std", "min", "seconds"]
-        self.records = []  # the full per-generation records behind generations.jsonl
+        self.records: List[Dict[str, Any]] = []  # the full per-generation records behind generations.jsonl
         self.generation = -1
         self.new = False  # a folder this process made (``create``), not one it resumed
-        self.warned = set()  # the kinds of warning already printed this session (saturation_warning)
+        self.warned: Set[str] = set()  # the kinds of warning already printed this session (saturation_warning)
 
     # -- creating and resuming ------------------------------------------------------------------
     @classmethod
-    def create(cls, config_path, runs_dir="runs", jobs=None, progress=True, out=sys.stdout, scheduler=None):
+    def create(
+        cls,
+        config_path: str,
+        runs_dir: str = "runs",
+        jobs: Optional[int] = None,
+        progress: bool = True,
+        out: TextIO = sys.stdout,
+        scheduler: Optional[str] = None,
+    ) -> "Evolution":
         """A new run folder for a config file (config and arguments checked first: nothing is created for bad ones)."""
         config = load_config(config_path)
-        cls(None, config, jobs, scheduler=scheduler)  # the arguments are checked before any folder exists
+        cls("", config, jobs, scheduler=scheduler)  # the arguments are checked before any folder exists
         if os.path.exists(runs_dir) and not os.path.isdir(runs_dir):
             raise RunError(f"{runs_dir}: not a folder (--runs-dir names where run folders go)")
         os.makedirs(runs_dir, exist_ok=True)
@@ -161,14 +183,21 @@ class Evolution:
         evolution._start()
         return evolution
 
-    def _start(self):
+    def _start(self) -> None:
         """Generation -1: the random streams seeded from the config, an empty hall of fame."""
         genome.STREAM.seed(self.config.seed)
         numpy.random.seed(self.config.seed % (2**32))
         self.halloffame = tools.HallOfFame(self.config.hall_of_fame_size())
 
     @classmethod
-    def resume(cls, run_dir, jobs=None, progress=True, out=sys.stdout, scheduler=None):
+    def resume(
+        cls,
+        run_dir: str,
+        jobs: Optional[int] = None,
+        progress: bool = True,
+        out: TextIO = sys.stdout,
+        scheduler: Optional[str] = None,
+    ) -> "Evolution":
         """The run in ``run_dir`` as its last checkpoint left it (or from its start, if it has none yet)."""
         if not os.path.isdir(run_dir):
             raise RunError(f"{run_dir}: no such run folder")
@@ -212,7 +241,7 @@ class Evolution:
         return evolution
 
     # -- the loop -------------------------------------------------------------------------------
-    def run(self, stop_after=None):
+    def run(self, stop_after: Optional[int] = None) -> str:
         """Evolve until the configured number of generations (or ``stop_after`` more); the run folder."""
         _setup_logging(self.run_dir)
         last = self.config.generations
@@ -226,7 +255,7 @@ class Evolution:
             opponents = [entry.opponent for entry in self.config.panel]  # a C++ or Java folder: built once, here
             with program_built(self.config, self.games, self.out, faults) as self.program, agents_built(
                 opponents, self.games.limits, remote
-            ), executor(self.games.scheduler, self.games.jobs) as games:
+            ), executor(self.games.scheduler, self.games.jobs or 1) as games:
                 self.where = games.describe()
                 searched = _searched_by(self.config, self.engine)
                 log.info(
@@ -272,7 +301,7 @@ class Evolution:
         log.info("run finished at generation %d", self.generation)
         return self.run_dir
 
-    def _remove_folder(self):
+    def _remove_folder(self) -> None:
         """Remove the folder of a new run that failed before its first generation: it holds nothing to resume
         (no checkpoint), and a resume of it would start from nothing."""
         logger = logging.getLogger("evolve")
@@ -283,7 +312,7 @@ class Evolution:
         shutil.rmtree(self.run_dir, ignore_errors=True)
         print(f"no generation finished: {self.run_dir} removed (it holds nothing to resume)", file=sys.stderr)
 
-    def _generation(self, number):
+    def _generation(self, number: int) -> None:
         started = time.time()
         seed = generation_seed(self.config, number)
         opponents = self_play_opponents(self.config, self.halloffame, self.population, seed)
@@ -331,7 +360,7 @@ class Evolution:
         self._checkpoint()
 
     # -- records --------------------------------------------------------------------------------
-    def extend(self, generations):
+    def extend(self, generations: int) -> None:
         """Go on to generation ``generations`` (more than the config's, or than done): kept in the next
         checkpoint and said in the run's log."""
         _setup_logging(self.run_dir)
@@ -340,23 +369,23 @@ class Evolution:
         write_atomic(os.path.join(self.run_dir, EXTENDED), json.dumps(record) + "\n")  # for whoever reads the folder
         self.config = self.config._replace(generations=generations)
 
-    def _centre(self, evaluated):
+    def _centre(self, evaluated: List[genome.Individual]) -> List[float]:
         """Where the strategy stands: SPSA's centre, CMA-ES's mean, the GA population's mean weights."""
         if self.config.strategy == "cmaes":
             return [float(x) for x in self.strategy.centroid]
         return list(self.strategy.centre)  # SPSA's centre, the GA's last generation's mean
 
-    def _one_job_a_process(self):
+    def _one_job_a_process(self) -> bool:
         """Whether each worker process runs one job at a time (the local pool; Dask workers of one thread)."""
         return self.where.get("threads", self.where.get("workers", 1)) <= self.where.get("workers", 1)
 
-    def _regret_jobs(self, individuals):
+    def _regret_jobs(self, individuals: int) -> int:
         """How many regret jobs ``individuals`` individuals take this generation (none without [regret])."""
         if self.config.regret is None:
             return 0
         return individuals * -(-self.config.regret.won // REGRET_PER_JOB)
 
-    def _held_out(self, best):
+    def _held_out(self, best: genome.Individual) -> Optional[Dict[str, Any]]:
         """The best individual's share of the held-out won positions kept (None without [regret])."""
         if self.config.regret is None:
             return None
@@ -371,7 +400,9 @@ class Evolution:
         flags = [flag for outcome in self.toolbox.map(regret_job, jobs) for flag in outcome]
         return {"kept": sum(flags), "won": len(flags), "share": sum(flags) / len(flags) if flags else None}
 
-    def _record(self, number, evaluated, games, seconds, cpu_seconds):
+    def _record(
+        self, number: int, evaluated: List[genome.Individual], games: int, seconds: float, cpu_seconds: float
+    ) -> None:
         best = self.halloffame[0]
         rate = games / max(seconds, 1e-9)
         entry = {
@@ -424,23 +455,24 @@ class Evolution:
                 self.warned.add(kind)
                 print(f"warning: {saturated} (said once; the log has every generation it holds for)", file=sys.stderr)
 
-    def _rewrite_generations(self):
+    def _rewrite_generations(self) -> None:
         lines = "".join(json.dumps(entry) + "\n" for entry in self.records)
         write_atomic(os.path.join(self.run_dir, GENERATIONS), lines)
 
-    def _write_best(self):
+    def _write_best(self) -> None:
         best = self.halloffame[0]
         if self.config.individual is not None:  # a program's weights: in its own file's format
-            return save_agent_weights(
+            save_agent_weights(
                 os.path.join(self.run_dir, best_file(self.config)),
                 self.config,
                 best,
                 provenance(self.run_dir, self.config, self.generation, best.fitness.values),
             )
+            return
         params = best_params(self.run_dir, self.config, self.generation, best)
         save_params(os.path.join(self.run_dir, BEST_PARAMS), params)
 
-    def _checkpoint(self):
+    def _checkpoint(self) -> None:
         save_checkpoint(
             self.run_dir,
             {

@@ -24,12 +24,12 @@ import hashlib
 import json
 import os
 import random
-from typing import Dict, NamedTuple, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
-from engine.book import book_key, load_book
+from engine.book import Book, book_key, load_book
 from engine.common.pools import process_pool
 from engine.common.seeds import derive_seed
-from engine.constants import MAX_MOVES, PASS
+from engine.constants import MAX_MOVES, PASS, Move
 from engine.data import SHIPPED_BOOK
 from engine.errors import UserError
 from engine.native.compiler import compiled_solver
@@ -62,39 +62,40 @@ class SolvedPosition(NamedTuple):
     text: str  # as the compiled solver reads it: colour, ply, previous board, board
     source: str  # how it was drawn: one of SOURCES
     held_out: bool
-    moves: Dict[int, bool]
+    moves: Dict[Move, bool]
 
     @property
-    def won(self):
+    def won(self) -> bool:
         """Whether the side to move wins (some move wins)."""
         return any(self.moves.values())
 
     @property
-    def critical(self):
+    def critical(self) -> bool:
         """Won, and at most a third of the legal moves keep the win: where a weak move gives it away."""
         return self.won and 3 * sum(self.moves.values()) <= len(self.moves)
 
     @property
-    def ply(self):
+    def ply(self) -> int:
+        """The moves played before it."""
         return int(self.text.split()[1])
 
 
 class PositionSet(NamedTuple):
     """A positions file: its provenance and its positions, in the order drawn."""
 
-    info: dict
+    info: Dict[str, Any]
     positions: Tuple[SolvedPosition, ...]
 
-    def split(self, held_out):
+    def split(self, held_out: bool) -> Tuple[SolvedPosition, ...]:
         """The positions of one split: the held-out ones, or those the fitness uses."""
         return tuple(p for p in self.positions if p.held_out == held_out)
 
 
-def _held_out(key):
+def _held_out(key: str) -> bool:
     return int.from_bytes(key.encode("utf-8")[-4:], "big") % HELD_OUT_SHARE == 0 if key else False
 
 
-def _random_position(seed, ply):
+def _random_position(seed: int, ply: int) -> Position:
     """The position after ``ply`` uniformly random legal moves (passes only where nothing else is legal)."""
     rng = random.Random(seed)
     position = Position.initial()
@@ -103,11 +104,14 @@ def _random_position(seed, ply):
     return position
 
 
-def draw_positions(per_ply, plies=DEFAULT_PLIES, seed=1, book=None):
+def draw_positions(
+    per_ply: int, plies: Tuple[int, int] = DEFAULT_PLIES, seed: int = 1, book: Optional[Book] = None
+) -> List[Tuple[str, str]]:
     """[(text, source)]: ``per_ply`` positions at each ply of ``plies`` (low, high), half from uniform
     random legal play, half from games of mixed strength; none in ``book``, none over, each distinct
     under the board's symmetries. Fewer at a ply that holds fewer (ply 2 has 85 up to symmetry)."""
-    drawn, keys = [], set()
+    drawn: List[Tuple[str, str]] = []
+    keys = set()
     for ply in range(plies[0], plies[1] + 1):
         found, attempt, stale = 0, 0, 0
         while found < per_ply and stale < 200:
@@ -132,7 +136,13 @@ def draw_positions(per_ply, plies=DEFAULT_PLIES, seed=1, book=None):
     return drawn
 
 
-def recorded_positions(sources, plies=DEFAULT_PLIES, seed=1, per_ply=None, book=None):
+def recorded_positions(
+    sources: Iterable[str],
+    plies: Tuple[int, int] = DEFAULT_PLIES,
+    seed: int = 1,
+    per_ply: Optional[int] = None,
+    book: Optional[Book] = None,
+) -> List[Tuple[str, str]]:
     """[(text, "recorded")]: positions of the game records in ``sources`` (``engine.play.records``) at
     plies ``plies`` (low, high), none in ``book``; at each ply all of them, or ``per_ply`` drawn by
     ``seed``. These are the positions real games meet: a study's or a shipping test's games."""
@@ -141,7 +151,7 @@ def recorded_positions(sources, plies=DEFAULT_PLIES, seed=1, per_ply=None, book=
     return [(describe_position(position), "recorded") for found in by_ply.values() for position in found]
 
 
-def _file_digest(path):
+def _file_digest(path: str) -> str:
     """SHA-256 of a file, or of a folder's records (their names and bytes, in order)."""
     digest = hashlib.sha256()
     if os.path.isdir(path):
@@ -153,10 +163,12 @@ def _file_digest(path):
     return digest.hexdigest()
 
 
-def merge_positions(path, sources):
+def merge_positions(path: str, sources: Sequence[str]) -> PositionSet:
     """Write at ``path`` the positions of the files ``sources`` in one set (a position met twice, under
     the board's symmetries, is kept once: its first), with each source's provenance; the PositionSet."""
-    positions, keys, merged = [], set(), []
+    positions: List[SolvedPosition] = []
+    keys = set()
+    merged = []
     for source in sources:
         found = load_positions(source)
         kept = 0
@@ -182,7 +194,7 @@ def merge_positions(path, sources):
     return built
 
 
-def _solve(text):
+def _solve(text: str) -> Tuple[str, Dict[Move, bool], int]:
     """Worker: (text, {move: wins}, the solver's nodes for it)."""
     solver = worker_solver()
     before = solver.nodes
@@ -190,22 +202,22 @@ def _solve(text):
     return text, results, solver.nodes - before
 
 
-def _move_key(move):
+def _move_key(move: Move) -> str:
     return str(NATIVE_PASS if move == PASS else move)
 
 
-def _move_of(key):
+def _move_of(key: str) -> Move:
     number = int(key)
     return PASS if number == NATIVE_PASS else number
 
 
-def _journal_line(text, results):
+def _journal_line(text: str, results: Mapping[Move, bool]) -> str:
     return json.dumps({"position": text, "moves": {_move_key(m): int(w) for m, w in results.items()}}) + "\n"
 
 
-def _read_journal(path):
+def _read_journal(path: str) -> Dict[str, Dict[Move, bool]]:
     """{text: {move: wins}} of a build's journal; a last line cut off by a kill is dropped."""
-    done = {}
+    done: Dict[str, Dict[Move, bool]] = {}
     if not os.path.exists(path):
         return done
     with open(path, encoding="utf-8") as handle:
@@ -218,7 +230,14 @@ def _read_journal(path):
     return done
 
 
-def solve_positions(texts, journal, jobs=1, table_bits=SOLVER_TABLE_BITS, progress=None, store=None):
+def solve_positions(
+    texts: Sequence[str],
+    journal: str,
+    jobs: int = 1,
+    table_bits: int = SOLVER_TABLE_BITS,
+    progress: Optional[Callable[[int], object]] = None,
+    store: Optional[str] = None,
+) -> Tuple[Dict[str, Dict[Move, bool]], int]:
     """({text: {move: wins}} for every text, the solver's nodes this time). Each answer is appended to
     ``journal`` as it comes; texts the journal or the store of solved positions at ``store`` (a path,
     None for none) already holds are not solved again, and what is solved goes into the store. Ctrl-C
@@ -253,16 +272,16 @@ def solve_positions(texts, journal, jobs=1, table_bits=SOLVER_TABLE_BITS, progre
 
 
 def build_positions(
-    path,
-    per_ply,
-    plies=DEFAULT_PLIES,
-    seed=1,
-    jobs=1,
-    table_bits=SOLVER_TABLE_BITS,
-    progress=None,
-    store=None,
-    records=(),
-):
+    path: str,
+    per_ply: int,
+    plies: Tuple[int, int] = DEFAULT_PLIES,
+    seed: int = 1,
+    jobs: int = 1,
+    table_bits: int = SOLVER_TABLE_BITS,
+    progress: Optional[Callable[[int], Callable[[int], object]]] = None,
+    store: Optional[str] = None,
+    records: Sequence[str] = (),
+) -> PositionSet:
     """Draw, solve and write a positions file at ``path`` (its journal beside it until it is written),
     reading and growing the store of solved positions at ``store`` (a path; None: none); the PositionSet
     written. With ``records`` (game records: ``recorded_positions``) the positions are drawn from those
@@ -310,7 +329,7 @@ def build_positions(
     return PositionSet(info, positions)
 
 
-def save_positions(path, positions):
+def save_positions(path: str, positions: PositionSet) -> None:
     """Write a positions file atomically."""
     data = {
         "format": POSITIONS_FORMAT,
@@ -330,7 +349,7 @@ def save_positions(path, positions):
     write_atomic(path, gzip.compress(json.dumps(data, separators=(",", ":")).encode("utf-8"), mtime=0))
 
 
-def load_positions(path):
+def load_positions(path: str) -> PositionSet:
     """The PositionSet of a positions file; PositionsError naming the file and the entry for anything wrong."""
     data, entries = read_document(path, POSITIONS_FORMAT, "positions", PositionsError)
     positions = []
@@ -350,5 +369,6 @@ def load_positions(path):
         if not position.moves_played < MAX_MOVES or position.is_over:
             raise PositionsError(f"{where}: the game is over")
         positions.append(SolvedPosition(text, source, held_out, results))
-    info = data.get("info") if isinstance(data.get("info"), dict) else {}
+    info = data.get("info")
+    info = info if isinstance(info, dict) else {}
     return PositionSet(info, tuple(positions))

@@ -29,15 +29,15 @@ import sys
 import tempfile
 import time
 from contextlib import ExitStack, contextmanager
-from typing import Dict, NamedTuple, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, TextIO, Tuple, Union
 
 from engine.common.runfolder import RunError
-from engine.constants import BLACK
+from engine.constants import BLACK, Move
 from engine.course.build import LANGUAGES, build_refusal, built_agents, recognise
-from engine.course.literals import Constant
 from engine.errors import InvalidInput
 from engine.play.executors import is_remote
-from engine.players.base import PlayerFault
+from engine.play.settings import GameSettings
+from engine.players.base import Player, PlayerFault
 from engine.players.program import ProgramPlayer
 from engine.playout import random_opening
 from engine.position import Position
@@ -45,8 +45,16 @@ from engine.protocol import write_atomic
 from engine.sandbox.files import NOT_COPIED, UntrustedFileError, copy_folder, read_untrusted, remove_tree
 from engine.sandbox.isolation import warning
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB, Limits, UntrustedFolderError
-from evolve.code_individual import UnbuiltProgram, as_written, builds_folder, code_constants, individual_build
+from evolve.code_individual import (
+    BuiltProgram,
+    UnbuiltProgram,
+    as_written,
+    builds_folder,
+    code_constants,
+    individual_build,
+)
 from evolve.genome import named
+from evolve.schema import Config, ProgramIndividual
 
 log = logging.getLogger("evolve.program")
 
@@ -56,36 +64,17 @@ RESERVED = frozenset(("input.txt", "output.txt") + tuple(language.source for lan
 SIDECAR = ".provenance.json"  # beside an exported weights file: where its weights came from
 
 
-class BuiltProgram(NamedTuple):
-    """A program individual as its games play it: the built folder (copied again for every game), the
-    command that plays a move there, the genome's names, the weights file and its other keys, and the
-    sandbox limits and CPU limit a move runs under; for constants tuned in the code, the ``constants``
-    (the genes' literals in the built folder's sources) and the folder ``builds`` where each
-    individual's build is made once; and where faulting moves are kept (None: nowhere)."""
-
-    folder: str
-    command: str
-    genes: Tuple[str, ...]
-    weights_file: str
-    base: Dict[str, object]
-    limits: Limits
-    cpu_limit: float
-    constants: Tuple[Constant, ...] = ()
-    builds: Optional[str] = None
-    faults: Optional[str] = None  # where a faulting move is kept (its input.txt, stderr, replay.sh)
-
-
 class AgentWeights(NamedTuple):
     """Weights written in an agent's own format: the file, its provenance's sidecar, the object written
     and the provenance (the run, generation and fitness, as a params file's)."""
 
     path: str
     sidecar: str
-    weights: Dict[str, object]
-    provenance: Dict[str, object]
+    weights: Dict[str, Any]
+    provenance: Dict[str, Any]
 
 
-def name_problem(name):
+def name_problem(name: str) -> Optional[str]:
     """Why ``name`` cannot be an agent's weights file (a plain file name inside its folder), or None."""
     if not name or name in (".", "..") or "/" in name or "\\" in name or "\0" in name or name != name.strip():
         return "must be a plain file name inside the agent's folder, such as weights.json"
@@ -94,7 +83,7 @@ def name_problem(name):
     return None
 
 
-def folder_problem(folder):
+def folder_problem(folder: str) -> Optional[str]:
     """Why ``folder`` cannot be a program individual, or None."""
     if not os.path.isdir(folder):
         return "no such folder"
@@ -104,7 +93,7 @@ def folder_problem(folder):
     return None
 
 
-def read_agent_weights(folder, name, shown=None):
+def read_agent_weights(folder: str, name: str, shown: Optional[str] = None) -> Optional[Dict[str, Any]]:
     """The JSON object in ``folder``'s weights file ``name`` (``shown`` in messages), or None where there is
     none; InvalidInput saying why one that is there cannot be used."""
     shown = shown or name
@@ -127,7 +116,7 @@ def read_agent_weights(folder, name, shown=None):
     return weights
 
 
-def start_row(current, bounds, shown):
+def start_row(current: Mapping[str, object], bounds: Mapping[str, Tuple[float, float]], shown: str) -> List[float]:
     """The weights of the agent's file ``shown`` (decoded: ``current``) in genome order (``bounds``, gene ->
     [low, high]); InvalidInput naming a gene the file lacks or holds outside its bounds."""
     row = []
@@ -151,7 +140,7 @@ def start_row(current, bounds, shown):
     return row
 
 
-def fingerprint(folder, weights_file, limits=DEFAULT_LIMITS):
+def fingerprint(folder: str, weights_file: str, limits: Limits = DEFAULT_LIMITS) -> str:
     """A digest of the agent's files as the games' copy takes them, those an export writes aside (its
     weights file, their provenance, the previous weights kept): whether its code changed. The folder is
     read only through that copy (regular files, no link out, the size, depth and entry caps):
@@ -176,20 +165,20 @@ def fingerprint(folder, weights_file, limits=DEFAULT_LIMITS):
         remove_tree(staging)
 
 
-def agent_weights(genes, weights, base):
+def agent_weights(genes: Sequence[str], weights: Sequence[float], base: Mapping[str, object]) -> Dict[str, object]:
     """The object an agent reads: its file's other keys as they were, then each named weight."""
     return dict(base, **named(weights, genes))
 
 
-def program_player(program, weights, label):
+def program_player(program: BuiltProgram, weights: Sequence[float], label: str) -> Player:
     """A player of the BuiltProgram ``program`` with the genome ``weights``: its weights file written into
     the private copy of its folder that each game gets, before the game's first move; or, for constants
     in the code, the build of its code with those constants (``individual_build``)."""
     if program.constants:
-        folder, error = individual_build(program, weights)
-        if error:
-            return UnbuiltProgram(label, error)
-        files = {}
+        built, error = individual_build(program, weights)
+        if built is None:
+            return UnbuiltProgram(label, error or "no build")
+        folder, files = built, {}
     else:
         text = json.dumps(agent_weights(program.genes, [float(w) for w in weights], program.base), indent=1)
         folder, files = program.folder, {program.weights_file: text + "\n"}
@@ -208,11 +197,13 @@ def program_player(program, weights, label):
 PROBE_PLIES = (2, 3, 4, 5, 6, 8)
 
 
-def _probe_moves(program, weights, positions):
+def _probe_moves(
+    program: BuiltProgram, weights: Sequence[float], positions: Sequence[Position]
+) -> List[Union[Move, str]]:
     """The agent's answer with ``weights`` on each of ``positions``, each a game of its own (so that no
     state an agent keeps in its folder carries from one probe to the next); a fault is an answer too."""
     player = program_player(program, weights, "the probe")
-    answers = []
+    answers: List[Union[Move, str]] = []
     for position in positions:
         try:
             player.new_game(position.player, 0)
@@ -224,12 +215,14 @@ def _probe_moves(program, weights, positions):
     return answers
 
 
-def probe_positions():
+def probe_positions() -> List[Position]:
     """The positions of the start-of-run checks: a random opening of each of PROBE_PLIES plies."""
     return [random_opening(plies, seed)[0] for seed, plies in enumerate(PROBE_PLIES)]
 
 
-def unsteady_answers(program, start, positions):
+def unsteady_answers(
+    program: BuiltProgram, start: Sequence[float], positions: Sequence[Position]
+) -> List[Tuple[int, Union[Move, str], Union[Move, str]]]:
     """[(ply, first answer, second answer)] where the agent, asked the same position twice with the same
     ``start`` weights, answered differently: moves drawn from unseeded random numbers, which make every
     fitness partly chance."""
@@ -237,7 +230,12 @@ def unsteady_answers(program, start, positions):
     return [(p.moves_played, a, b) for p, a, b in zip(positions, first, second) if a != b]
 
 
-def insensitive_genes(program, start, bounds, positions=None):
+def insensitive_genes(
+    program: BuiltProgram,
+    start: Sequence[float],
+    bounds: Mapping[str, Tuple[float, float]],
+    positions: Optional[Sequence[Position]] = None,
+) -> List[str]:
     """The genes of ``program`` whose value, moved from ``start`` to either end of its ``bounds``, changes
     none of the agent's moves on the probe positions (``PROBE_PLIES``): weights its code may never read."""
     positions = positions or probe_positions()
@@ -250,12 +248,12 @@ def insensitive_genes(program, start, bounds, positions=None):
     return quiet
 
 
-def _say(line):
+def _say(line: str) -> None:
     log.warning(line)
     print("warning: " + line, file=sys.stderr)
 
 
-def _first_move(program, weights):
+def _first_move(program: BuiltProgram, weights: Sequence[float]) -> None:
     """RunError, with the agent's words, where the build cannot play a first move with ``weights``: a
     broken agent stops the run at once instead of losing every game."""
     player = program_player(program, weights, "the individual's program")
@@ -271,7 +269,9 @@ def _first_move(program, weights):
         player.close()
 
 
-def _check_probes(program, first, bounds, weights_file):
+def _check_probes(
+    program: BuiltProgram, first: Sequence[float], bounds: Mapping[str, Tuple[float, float]], weights_file: str
+) -> None:
     """Warn where the agent, on the probe positions, answers one position two ways (unseeded random numbers)
     or ignores a weight (``insensitive_genes``): the start-of-run checks of ``program_built``."""
     positions = probe_positions()
@@ -299,7 +299,9 @@ def _check_probes(program, first, bounds, weights_file):
 
 
 @contextmanager
-def program_built(config, games=None, out=None, faults=None):
+def program_built(
+    config: Config, games: Optional[GameSettings] = None, out: Optional[TextIO] = None, faults: Optional[str] = None
+) -> Iterator[Optional[BuiltProgram]]:
     """The config's BuiltProgram while the ``with`` lasts (None where the individual is our searcher): built
     once, as ``littlego grade`` builds an agent, under ``games``' limits and CPU limit (a GameSettings: the
     run's; None: the config's), and checked with one move; RunError where it cannot be. What was built is
@@ -367,7 +369,7 @@ def program_built(config, games=None, out=None, faults=None):
         yield program
 
 
-def sidecar_of(path):
+def sidecar_of(path: str) -> str:
     """Where an exported weights file's provenance goes: ``weights.json`` -> ``weights.provenance.json``."""
     return os.path.splitext(path)[0] + SIDECAR
 
@@ -375,13 +377,13 @@ def sidecar_of(path):
 PREVIOUS = ".before-"  # weights.json -> weights.before-20261128-073501.json: what an export replaced
 
 
-def previous_of(path, when):
+def previous_of(path: str, when: float) -> str:
     """Where an export keeps the file it replaces: ``weights.json`` -> ``weights.before-TIME.json``."""
     stem, extension = os.path.splitext(path)
     return f"{stem}{PREVIOUS}{time.strftime('%Y%m%d-%H%M%S', time.localtime(when))}{extension}"
 
 
-def written_by_export(relative, weights_file):
+def written_by_export(relative: str, weights_file: str) -> bool:
     """Whether the folder's file ``relative`` is one an export writes beside the agent's code: its weights
     file, their provenance, or a previous weights file it kept."""
     stem, extension = os.path.splitext(weights_file)
@@ -393,18 +395,20 @@ def written_by_export(relative, weights_file):
     )
 
 
-def save_agent_weights(path, config, weights, provenance):
+def save_agent_weights(
+    path: str, config: Config, weights: Sequence[float], provenance: Mapping[str, object]
+) -> AgentWeights:
     """Write ``weights`` (a genome of the config's program individual) as the agent reads them, its other keys
     as they were, and their provenance beside it (``sidecar_of``), so the agent's file holds only what it
     knows; the AgentWeights written."""
-    individual = config.individual
+    individual = _individual_of(config)
     provenance = dict(
         provenance, program=individual.program, weights_file=individual.weights_file, genes=list(config.genes)
     )
     provenance.pop("evolved_at_depth", None)  # a program searches as its code says
     provenance.pop("evolved_as_shipped", None)
     if individual.constants:
-        values = as_written(individual.folder, config.genes, weights)
+        values: Dict[str, Any] = dict(as_written(individual.folder, config.genes, weights))
     else:
         values = agent_weights(config.genes, weights, individual.base)
     record = AgentWeights(path, sidecar_of(path), values, provenance)
@@ -415,13 +419,21 @@ def save_agent_weights(path, config, weights, provenance):
     return record
 
 
-def best_file(config):
+def best_file(config: Config) -> str:
     """The name of a run folder's best weights in the agent's format: ``best-`` and the agent's file name
     (``best-constants.json`` where the genes are constants in its code)."""
-    return "best-constants.json" if config.individual.constants else "best-" + config.individual.weights_file
+    individual = _individual_of(config)
+    return "best-constants.json" if individual.constants else "best-" + individual.weights_file
 
 
-def refuse_search_settings(**settings):
+def _individual_of(config: Config) -> ProgramIndividual:
+    """The config's program individual; ValueError where its genome is our searcher's weights."""
+    if config.individual is None:
+        raise ValueError(f"{config.name}: the genome is our searcher's weights, not a program's")
+    return config.individual
+
+
+def refuse_search_settings(**settings: Optional[float]) -> None:
     """InvalidInput naming the search settings given (not None) to the export of a program individual, which
     searches as its code says: its weights file holds its weights alone."""
     given = ["--" + name.replace("_", "-") for name, value in sorted(settings.items()) if value is not None]

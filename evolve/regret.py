@@ -9,13 +9,15 @@ position is searched alone, from a fresh searcher that takes the first of tied m
 does, at a node budget).
 """
 
-from typing import Dict, FrozenSet, NamedTuple, Optional, Tuple
+from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
+from engine.constants import Move
 from engine.features import make_evaluator
 from engine.native.solver import position_from_text
-from engine.params import make_params
+from engine.params import Params, make_params
 from engine.players.searcher import searcher_for
 from engine.players.shipped import NODES_PER_SECOND, node_plan
+from evolve.positions import SolvedPosition
 
 
 class RegretScore(NamedTuple):
@@ -26,11 +28,14 @@ class RegretScore(NamedTuple):
     by_ply: Dict[int, Tuple[int, int]]  # ply -> (kept, won)
 
     @property
-    def share(self):
+    def share(self) -> float:
+        """The share of the won positions kept (0 where there are none)."""
         return self.kept / self.won if self.won else 0.0
 
 
-def chosen_move(params, text, engine="native", nodes_per_second=NODES_PER_SECOND, plain=False):
+def chosen_move(
+    params: Params, text: str, engine: str = "native", nodes_per_second: int = NODES_PER_SECOND, plain: bool = False
+) -> Move:
     """The move the evaluation search of ``params`` plays in the position ``text``, alone and as the agent
     plays it: a fresh searcher that takes the first of tied moves, so that the answer depends neither on
     what else a worker searched nor on the order; at the params' CPU budget and cap counted in nodes, or
@@ -40,7 +45,9 @@ def chosen_move(params, text, engine="native", nodes_per_second=NODES_PER_SECOND
     searcher = searcher_for(engine)(make_evaluator(params.weights, params.endgame), rng=None)
     position = position_from_text(text)
     if plain:
-        return searcher.iterative(position, params.depth).move
+        found = searcher.iterative(position, params.depth)
+        assert found is not None  # without limits every depth completes
+        return found.move
     budget, cap = node_plan(params, nodes_per_second)
     return searcher.iterative_nodes(position, params.depth, budget, cap).move
 
@@ -52,13 +59,13 @@ class RegretJob(NamedTuple):
 
     individual: int
     weights: Tuple[float, ...]
-    positions: Tuple[Tuple[str, FrozenSet], ...]
+    positions: Tuple[Tuple[str, FrozenSet[Move]], ...]
     depth: int
-    search: Optional[Dict[str, float]]
+    search: Optional[Dict[str, Optional[float]]]
     engine: str = "native"
 
 
-def regret_job(job):
+def regret_job(job: RegretJob) -> Tuple[int, ...]:
     """Worker: 1 or 0 for each position of ``job``, whether the individual's move keeps the win."""
     settings = job.search if job.search is not None else {"depth": job.depth}
     params = make_params(job.weights, source=f"individual {job.individual}", **settings)
@@ -69,7 +76,14 @@ def regret_job(job):
 REGRET_PER_JOB = 25  # won positions a regret job searches
 
 
-def regret_jobs(individuals, positions, depth, search, engine, per_job=REGRET_PER_JOB):
+def regret_jobs(
+    individuals: Iterable[Sequence[float]],
+    positions: Iterable[SolvedPosition],
+    depth: int,
+    search: Optional[Dict[str, Optional[float]]],
+    engine: str,
+    per_job: int = REGRET_PER_JOB,
+) -> List[RegretJob]:
     """The RegretJobs of ``individuals`` (weights by feature) on the won ``positions``, ``per_job`` a job."""
     won = [(p.text, frozenset(move for move, wins in p.moves.items() if wins)) for p in positions if p.won]
     return [
@@ -79,10 +93,16 @@ def regret_jobs(individuals, positions, depth, search, engine, per_job=REGRET_PE
     ]
 
 
-def regret_score(params, positions, nodes_per_second=NODES_PER_SECOND, engine="native"):
+def regret_score(
+    params: Params,
+    positions: Iterable[SolvedPosition],
+    nodes_per_second: int = NODES_PER_SECOND,
+    engine: str = "native",
+) -> RegretScore:
     """The RegretScore of ``params`` (weights, depth, CPU budget and cap: nodes at ``nodes_per_second``)
     on ``positions`` (SolvedPositions; lost ones are skipped)."""
-    kept, by_ply = 0, {}
+    kept = 0
+    by_ply: Dict[int, Tuple[int, int]] = {}
     won = [p for p in positions if p.won]
     for solved in won:
         move = chosen_move(params, solved.text, engine, nodes_per_second)

@@ -3,17 +3,22 @@
 import datetime
 import math
 import os
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from engine.common.runfolder import CONFIG_COPY, read_generations
-from engine.params import make_params, save_params
+from engine.params import Params, make_params, save_params
 from evolve import genome
 from evolve.checkpoint import load_checkpoint
 from evolve.config import ConfigError, load_config
 from evolve.generations import rate_text
-from evolve.program import refuse_search_settings, save_agent_weights
+from evolve.program import AgentWeights, refuse_search_settings, save_agent_weights
+from evolve.schema import Config, ProgramIndividual
+
+if TYPE_CHECKING:  # matplotlib is slow to import, and only plots need it
+    from matplotlib.figure import Figure
 
 
-def format_table(records):
+def format_table(records: Sequence[Mapping[str, Any]]) -> str:
     """The generation table."""
     rows = [
         "{:>4} {:>9} {:>8} {:>7} {:>7} {:>8} {:>7} {:>7} {:>9} {:>6} {:>8} {:>8} {:>8}".format(
@@ -55,7 +60,7 @@ def format_table(records):
     return "\n".join(rows)
 
 
-def plot_run(run_dir, out_dir=None):
+def plot_run(run_dir: str, out_dir: Optional[str] = None) -> List[str]:
     """Write fitness.png and weights.png; their paths."""
     import matplotlib  # slow to import, and only plots need it
 
@@ -79,7 +84,7 @@ def plot_run(run_dir, out_dir=None):
     return paths
 
 
-def fitness_figure(records, title):
+def fitness_figure(records: Sequence[Mapping[str, Any]], title: str) -> "Figure":
     """The best's and the mean's win rate a generation, the mean's band of one standard deviation (within
     the rate's possible range), a tick a whole generation."""
     from matplotlib import pyplot
@@ -109,7 +114,7 @@ def fitness_figure(records, title):
     return figure
 
 
-def weights_figure(records, bounds):
+def weights_figure(records: Sequence[Mapping[str, Any]], bounds: Mapping[str, Tuple[float, float]]) -> "Figure":
     """Each weight's trajectory (where the strategy stands: SPSA's centre, CMA-ES's mean, the GA population's
     mean; a run from before that was recorded, its best individual's), its ``bounds`` ({name: (low, high)})
     dotted in its colour, a tick a whole generation."""
@@ -148,7 +153,7 @@ def weights_figure(records, bounds):
     return figure
 
 
-def export_best(run_dir, destination, **settings):
+def export_best(run_dir: str, destination: str, **settings: Optional[float]) -> Union[Params, AgentWeights]:
     """Write the run's best weights to a params.json with their provenance; the Params written. For a
     program individual, the agent's own weights file and its provenance's sidecar (search settings refused:
     a program has none); the AgentWeights written. ``settings``: search settings by name (SEARCH_TABLE)."""
@@ -167,12 +172,14 @@ def export_best(run_dir, destination, **settings):
     return params
 
 
-def program_of(run_dir):
+def program_of(run_dir: str) -> Optional[ProgramIndividual]:
     """The run's ProgramIndividual (its program, weights file...) where it evolves a program's weights, else None."""
     return load_checkpoint(run_dir)["config"].individual
 
 
-def best_params(run_dir, config, generation, best, **settings):
+def best_params(
+    run_dir: str, config: Config, generation: int, best: genome.Individual, **settings: Optional[float]
+) -> Params:
     """Validated Params of an evolved individual, with where it came from, and the search ``settings``
     given (by name; engine.params.SEARCH_TABLE)."""
     weights, endgame = genome.by_feature(best, config.genes)
@@ -185,7 +192,7 @@ def best_params(run_dir, config, generation, best, **settings):
     )
 
 
-def _how_played(config):
+def _how_played(config: Config) -> Dict[str, Any]:
     """How the run's individuals played their fitness: as shipped (its search settings, in nodes) or to a depth."""
     if config.fitness.search is not None:
         return {
@@ -194,7 +201,7 @@ def _how_played(config):
     return {"evolved_at_depth": config.depth}
 
 
-def provenance(run_dir, config, generation, fitness):
+def provenance(run_dir: str, config: Config, generation: int, fitness: Sequence[float]) -> Dict[str, Any]:
     """Where a set of evolved weights came from."""
     return {
         "source": "evolved",

@@ -5,12 +5,12 @@
 
 import copy
 import os
-from typing import Dict, NamedTuple, Optional, Tuple
+from typing import Any, Callable, Dict, Mapping, NamedTuple, Optional, Sequence, Tuple, Type, Union
 
 from engine.constants import COURSE_CPU_LIMIT, MAX_MOVES
 from engine.params import SEARCH_SETTINGS
 from engine.play.executors import SCHEDULER_FORMS, check_scheduler
-from engine.play.settings import GameSettings
+from engine.play.settings import GameSettings, Progress
 from engine.players.searcher import ENGINES
 from engine.sandbox.limits import MODES, Limits
 
@@ -18,9 +18,13 @@ _DEPTH = SEARCH_SETTINGS["depth"]  # the fitness games' depth takes the search s
 
 
 # The schema: key -> (type, default, check, description). None default = required. Each row is also a
-# field of its table's record (``_record`` below).
+# field of its table's record, of the row's type and in the row's order (the records below; the tests
+# hold each record to its table).
+Row = Tuple[type, Any, Optional[Callable[[Any], object]], str]  # (type, default, check, the range in words)
+Schema = Dict[str, Row]
+
 STRATEGIES = ("ga", "cmaes", "spsa")
-_TOP = {
+_TOP: Schema = {
     "name": (str, None, lambda v: v and all(c.isalnum() or c in "-_" for c in v), "letters, digits, - or _"),
     "description": (str, "", None, ""),
     "seed": (int, None, None, ""),
@@ -40,8 +44,8 @@ _TOP = {
     "tapered": (bool, False, None, ""),
 }
 # A random opening leaves at least two plies of the 24-ply game to play.
-_OPENING = (int, 2, lambda v: 0 <= v <= MAX_MOVES - 2, f"0 to {MAX_MOVES - 2} plies")
-_GA = {
+_OPENING: Row = (int, 2, lambda v: 0 <= v <= MAX_MOVES - 2, f"0 to {MAX_MOVES - 2} plies")
+_GA: Schema = {
     "tournament_size": (int, 3, lambda v: v >= 2, "at least 2 (and at most the population)"),
     "crossover_probability": (float, 0.6, lambda v: 0 <= v <= 1, "in [0, 1]"),
     "blend_alpha": (float, 0.3, lambda v: 0 <= v <= 1, "in [0, 1]"),
@@ -50,7 +54,7 @@ _GA = {
     "mutation_sigma": (float, 0.1, lambda v: 0 < v <= 1, "in (0, 1]: a share of each feature's range"),
     "hall_of_fame": (int, 2, lambda v: v >= 1, "at least 1 (and less than the population)"),
 }
-_SPSA = {
+_SPSA: Schema = {
     "c": (float, 0.05, lambda v: 0 < v <= 0.5, "in (0, 0.5]: the first perturbation, a share of each weight's range"),
     "step": (
         float,
@@ -60,11 +64,11 @@ _SPSA = {
     ),
     "hall_of_fame": (int, 2, lambda v: v >= 1, "at least 1"),
 }
-_CMAES = {
+_CMAES: Schema = {
     "sigma": (float, 0.05, lambda v: 0 < v <= 1, "in (0, 1]: a share of the bounds' range"),
     "hall_of_fame": (int, 2, lambda v: v >= 1, "at least 1"),
 }
-_PANEL = {
+_PANEL: Schema = {
     "opponent": (str, None, None, ""),
     "games": (
         int,
@@ -77,7 +81,7 @@ _PANEL = {
     # each game from its own opening, the individual in the colour the opening leaves won
     "won_side": (bool, False, None, ""),
 }
-_SELF_PLAY = {
+_SELF_PLAY: Schema = {
     "against": (str, "hall_of_fame", lambda v: v in ("hall_of_fame", "population"), "'hall_of_fame' or 'population'"),
     "opponents": (int, 2, lambda v: 1 <= v <= 1000, "1 to 1000"),
     "games": (int, 2, lambda v: 2 <= v <= 10000 and v % 2 == 0, "an even number from 2 to 10000"),
@@ -86,7 +90,7 @@ _SELF_PLAY = {
 }
 
 
-def _scheduler(value):
+def _scheduler(value: str) -> bool:
     try:
         return value == "" or bool(check_scheduler(value))
     except ValueError:
@@ -99,7 +103,7 @@ AS_SHIPPED = (
     "counted in nodes, exact play from its solve_from: engine.players.shipped)"
 )
 FITNESS_ENGINES = ("auto",) + ENGINES  # auto: native where it can be built, python (warned) where not
-_FITNESS = {
+_FITNESS: Schema = {
     "engine": (
         str,
         "auto",
@@ -116,11 +120,11 @@ _FITNESS = {
     "settings": (str, "", lambda v: "\0" not in v, "a params file ('': the shipped params.json)"),
 }
 # The exact regret fitness: the share of a positions file's won positions where the individual keeps the win.
-_REGRET = {
+_REGRET: Schema = {
     "positions": (str, None, lambda v: v.strip() and "\0" not in v, "a positions file from 'evolve positions'"),
     "weight": (float, 1.0, lambda v: 0 < v <= 1e6, "positive, at most 1e6 (its share of the fitness)"),
 }
-_START = {
+_START: Schema = {
     "random": (
         float,
         0.0,
@@ -128,11 +132,11 @@ _START = {
         "in [0, 1]: the share of the population beyond the start weights drawn at random from the bounds",
     ),
 }
-_EXECUTOR = {
+_EXECUTOR: Schema = {
     "scheduler": (str, "", _scheduler, "'' (the local process pool), " + SCHEDULER_FORMS),
 }
 # A course agent whose own weights file holds the genome (evolve.program); [individual.bounds] name the genes.
-_INDIVIDUAL = {
+_INDIVIDUAL: Schema = {
     "program": (str, None, lambda v: v.strip() and "\0" not in v, "an agent folder, relative to where evolve runs"),
     "weights_file": (str, "weights.json", None, ""),
     "sandbox": (str, "auto", lambda v: v in MODES, "'auto', 'strict' or 'off', as littlego grade's --sandbox"),
@@ -145,102 +149,112 @@ _INDIVIDUAL = {
 }
 
 
-def _record(name, schema, *more):
-    """A NamedTuple with a field for each key of ``schema``, typed as declared there, then the ``more``
-    (name, type) fields that validation derives: a key added to a schema is a field of its record."""
-    record = NamedTuple(name, [(key, kind) for key, (kind, _, _, _) in schema.items()] + list(more))
-    record.__new__.__defaults__ = (None,) * len(more)  # derived fields: None until validation derives them
-    return record
-
-
-class GaSettings(_record("_GaFields", _GA)):
+class GaSettings(NamedTuple):
     """The [ga] table: the genetic algorithm's operators (``_GA`` declares each key)."""
 
-    __slots__ = ()
+    tournament_size: int
+    crossover_probability: float
+    blend_alpha: float
+    mutation_probability: float
+    gene_mutation_probability: float
+    mutation_sigma: float
+    hall_of_fame: int
 
 
-class SpsaSettings(_record("_SpsaFields", _SPSA)):
+class SpsaSettings(NamedTuple):
     """The [spsa] table: SPSA's gains and hall of fame (``_SPSA``; evolve.spsa says what each means)."""
 
-    __slots__ = ()
+    c: float
+    step: float
+    hall_of_fame: int
 
 
-class CmaesSettings(_record("_CmaesFields", _CMAES)):
+class CmaesSettings(NamedTuple):
     """The [cmaes] table: CMA-ES's step and hall of fame (``_CMAES`` declares each key)."""
 
-    __slots__ = ()
+    sigma: float
+    hall_of_fame: int
 
 
-class SelfPlay(_record("_SelfPlayFields", _SELF_PLAY)):
+class SelfPlay(NamedTuple):
     """The [self_play] table: the games against the run's own genomes (``_SELF_PLAY``); weight 0 where the
     config has no such table."""
 
-    __slots__ = ()
+    against: str
+    opponents: int
+    games: int
+    weight: float
+    random_opening: int
 
 
-class ExecutorSettings(_record("_ExecutorFields", _EXECUTOR)):
+class ExecutorSettings(NamedTuple):
     """The [executor] table: where the games run (``_EXECUTOR``)."""
 
-    __slots__ = ()
+    scheduler: str
 
 
-class FitnessSettings(_record("_FitnessFields", _FITNESS, ("search", Optional[Dict[str, float]]))):
+class FitnessSettings(NamedTuple):
     """The [fitness] table: the engine, the successive halving of the games and how our searcher's
     individuals play (``_FITNESS``); ``search``: for play = "as-shipped", the search settings of the
     ``settings`` params file as read when the run began (None otherwise)."""
 
-    __slots__ = ()
+    engine: str
+    rounds: int
+    keep: float
+    play: str
+    settings: str
+    search: Optional[Dict[str, Optional[float]]] = None  # derived by validation
 
 
-class RegretSettings(_record("_RegretFields", _REGRET, ("digest", str), ("won", int))):
+class RegretSettings(NamedTuple):
     """The [regret] table (``_REGRET``): the positions file, its weight in the fitness, the SHA-256 of the
     file as the run began (a changed file is refused) and how many of its fitness positions are won."""
 
-    __slots__ = ()
+    positions: str
+    weight: float
+    digest: str  # derived by validation, as are the fields below
+    won: int
 
 
-class PanelEntry(_record("_PanelFields", _PANEL)):
+class PanelEntry(NamedTuple):
     """One [[panel]] opponent and its games (``_PANEL``)."""
 
-    __slots__ = ()
+    opponent: str
+    games: int
+    weight: float
+    random_opening: int
+    won_side: bool
 
 
-class Start(
-    _record(
-        "_StartFields",
-        _START,
-        ("params", Tuple[str, ...]),
-        ("weights", Tuple[Tuple[float, ...], ...]),
-        ("free", Optional[Tuple[str, ...]]),
-    )
-):
+class Start(NamedTuple):
     """The [start] table (``_START``), with the files ``params`` named (for a program individual, its own
     weights file where it holds the genes) and their ``weights``, read once, in the genes' order; ``free``:
     the genes that move where the others are held near their start weights (None: every gene moves)."""
 
-    __slots__ = ()
+    random: float
+    params: Tuple[str, ...]  # derived by validation, as are the fields below
+    weights: Tuple[Tuple[float, ...], ...]
+    free: Optional[Tuple[str, ...]] = None
 
 
-class ProgramIndividual(
-    _record(
-        "_IndividualFields",
-        _INDIVIDUAL,
-        ("folder", str),
-        ("base", Dict[str, object]),
-        ("fingerprint", str),
-        ("constants", Tuple[str, ...]),
-    )
-):
+class ProgramIndividual(NamedTuple):
     """The [individual] table (``_INDIVIDUAL``), with the agent's ``folder`` (absolute), the ``base`` its
     weights file held when the run began (what it keeps beside the genes), the ``fingerprint`` of its
     code then (``evolve.program.fingerprint``) and, where the genes are constants in its code rather than
     a weights file's, the names or patterns ``constants`` chose them by (empty otherwise)."""
 
-    __slots__ = ()
+    program: str
+    weights_file: str
+    sandbox: str
+    cpu_limit: float
+    folder: str  # derived by validation, as are the fields below
+    base: Dict[str, object]
+    fingerprint: str
+    constants: Tuple[str, ...]
 
 
 # The config's tables of keys, beside the top level's: name -> (schema, record), in the order checked.
-_TABLES = {
+_TABLES: Dict[str, Tuple[Schema, Type[Any]]] = {
     "ga": (_GA, GaSettings),
     "cmaes": (_CMAES, CmaesSettings),
     "spsa": (_SPSA, SpsaSettings),
@@ -249,29 +263,49 @@ _TABLES = {
     "fitness": (_FITNESS, FitnessSettings),
 }
 
-_ConfigFields = _record(
-    "_ConfigFields",
-    _TOP,
-    *[(name, record) for name, (_, record) in _TABLES.items()],
-    ("start", Start),
-    ("panel", Tuple[PanelEntry, ...]),
-    ("genes", Tuple[str, ...]),
-    ("bounds", Dict[str, Tuple[float, float]]),
-    ("individual", Optional[ProgramIndividual]),
-    ("regret", Optional[RegretSettings]),
-)
+
+# The start weights a run kept when it began (``evolve.checkpoint.load_start_weights``): each row by gene
+# name, or, from a run that kept no names, a list in the genes' order.
+StartRows = Sequence[Union[Sequence[float], Mapping[str, float]]]
 
 
-class Config(_ConfigFields):
-    """A validated experiment config: a field for each top-level key (``_TOP``), a record for each table,
-    the panel's entries, the names of the genes in genome order and their (low, high) bounds, and the
-    program individual (None where the genome is our searcher's weights).
+class Config(NamedTuple):
+    """A validated experiment config: a field for each top-level key (``_TOP``), a record for each table
+    (``_TABLES``), the panel's entries, the names of the genes in genome order and their (low, high) bounds,
+    the program individual (None where the genome is our searcher's weights) and the [regret] fitness (None
+    where the config has none).
 
     ``to_json`` and ``from_json`` convert it to and from plain data, the form a checkpoint keeps."""
 
-    __slots__ = ()
+    # the top-level keys (``_TOP``)
+    name: str
+    description: str
+    seed: int
+    population: int
+    generations: int
+    strategy: str
+    depth: int
+    jobs: int
+    black_weight: float
+    tapered: bool
+    # the tables (``_TABLES``)
+    ga: GaSettings
+    cmaes: CmaesSettings
+    spsa: SpsaSettings
+    self_play: SelfPlay
+    executor: ExecutorSettings
+    fitness: FitnessSettings
+    # derived by validation
+    start: Start
+    panel: Tuple[PanelEntry, ...]
+    genes: Tuple[str, ...]
+    bounds: Dict[str, Tuple[float, float]]
+    individual: Optional[ProgramIndividual] = None
+    regret: Optional[RegretSettings] = None
 
-    def games(self, jobs=None, scheduler=None, progress=True):
+    def games(
+        self, jobs: Optional[int] = None, scheduler: Optional[str] = None, progress: Progress = True
+    ) -> GameSettings:
         """How the run's fitness games are played, as every command that plays games says it (a GameSettings,
         engine.play.settings): ``jobs`` parallel games (None: the config's, else all cores), ``scheduler`` (None: the
         config's [executor], else the local pool), the run's seed, and for a program individual its CPU limit
@@ -286,14 +320,14 @@ class Config(_ConfigFields):
             progress=progress,
         )
 
-    def hall_of_fame_size(self):
+    def hall_of_fame_size(self) -> int:
         """How many elites the strategy keeps: [ga]'s, [cmaes]'s or [spsa]'s hall_of_fame."""
         return getattr(self, self.strategy).hall_of_fame
 
-    def to_json(self):
+    def to_json(self) -> Dict[str, Any]:
         """The config as plain data (dicts, lists, strings, numbers), as a checkpoint keeps it: readable
         whatever becomes of these classes."""
-        data = {key: getattr(self, key) for key in _TOP}
+        data: Dict[str, Any] = {key: getattr(self, key) for key in _TOP}
         data.update((name, dict(getattr(self, name)._asdict())) for name in _TABLES)
         data["start"] = dict(
             self.start._asdict(),
@@ -315,7 +349,7 @@ class Config(_ConfigFields):
         return data
 
     @classmethod
-    def from_json(cls, data):
+    def from_json(cls, data: Mapping[str, Any]) -> "Config":
         """The record of plain data as ``to_json`` writes it (a checkpoint's config, which
         ``evolve.checkpoint`` brings up to date first); a key no field names is ignored."""
         start = data["start"]
@@ -341,11 +375,11 @@ class Config(_ConfigFields):
         )
 
 
-def _defaults(schema):
+def _defaults(schema: Schema) -> Dict[str, Any]:
     """A table of ``schema``'s defaults: what a config written before the table existed had."""
     return {key: default for key, (_, default, _, _) in schema.items()}
 
 
-def _from_table(record, table):
-    """A record of a table of plain data: its fields' values, whatever else the table holds."""
+def _from_table(record: Any, table: Mapping[str, Any]) -> Any:
+    """A record (of a NamedTuple class) of a table of plain data: its fields' values, whatever else the table holds."""
     return record(**{field: table[field] for field in record._fields})

@@ -21,20 +21,23 @@ import datetime
 import hashlib
 import json
 import os
-from typing import NamedTuple, Optional, Tuple
+from typing import Any, Dict, Mapping, NamedTuple, Optional, Tuple, Union
 
 from engine.common.seeds import derive_seed
 from engine.constants import COURSE_CPU_LIMIT
 from engine.data import SHIPPED_BOOK
-from engine.params import load_params, save_params
+from engine.params import Params, load_params, save_params
 from engine.play.match import every_opening_games, run_match
-from engine.play.settings import DEFAULT_GAME_SETTINGS
+from engine.play.settings import DEFAULT_GAME_SETTINGS, GameSettings
+from engine.play.stats import SprtState
+from engine.play.summary import MatchSummary
 from engine.players.shipped import PLAYS_AS
 from engine.playout import SEQUENCES_MOST_PLIES
 from engine.protocol import write_atomic
 from engine.submission.bundle import write_bundle
 from evolve.checkpoint import RunError, load_checkpoint
 from evolve.runs import export_best
+from evolve.schema import Config
 
 SHIP_FOLDER = "ship"
 CANDIDATE = "candidate-params.json"
@@ -82,7 +85,7 @@ class ShipResult(NamedTuple):
     decision: Optional[str]
     shipped: bool
     reason: str
-    summary: object
+    summary: MatchSummary
 
 
 class Screen(NamedTuple):
@@ -101,7 +104,8 @@ class Screen(NamedTuple):
     every: bool = False
     player: int = 1  # how the shipped player played it (engine.players.shipped.PLAYS_AS): 1 before it was kept
 
-    def line(self):
+    def line(self) -> str:
+        """The screen in one line, as ``evolve ship`` prints it."""
         openings = "every opening with each colour" if self.every else f"seed {self.seed}"
         return (
             f"screen: the candidate scores {self.score:.1%} ({self.low:.1%}-{self.high:.1%}) in {self.games} games "
@@ -109,12 +113,12 @@ class Screen(NamedTuple):
         )
 
 
-def screen_games(plan, games=DEFAULT_SCREEN):
+def screen_games(plan: ShipPlan, games: Union[int, str] = DEFAULT_SCREEN) -> Tuple[int, bool]:
     """(games, every) of a screen asked for ``games`` (a number, or EVERY): every opening of the plan's
     length once with each colour, or the two games from the empty board where the plan draws no
     opening; ShipError where its openings are too many to play every one."""
     if games != EVERY:
-        return games, False
+        return int(games), False
     if not plan.random_opening:
         return 2, False
     if plan.random_opening > SEQUENCES_MOST_PLIES:
@@ -125,36 +129,44 @@ def screen_games(plan, games=DEFAULT_SCREEN):
     return every_opening_games(plan.random_opening), True
 
 
-def _sha256(path):
+def _sha256(path: str) -> str:
     with open(path, "rb") as handle:
         return hashlib.sha256(handle.read()).hexdigest()
 
 
-def default_seed(config):
+def default_seed(config: Config) -> int:
     """The SPRT's seed when none is given: the run's own seed (its ``config``'s), taken further
     (fresh openings for every run, the same for every attempt to ship one run)."""
     return derive_seed(config.seed, _SHIP_STREAM) % (2**31)
 
 
-def is_params_file(candidate):
+def is_params_file(candidate: str) -> bool:
     """Whether ``evolve ship`` was given a params file (a fit's, a hand's) rather than a run folder."""
     return os.path.isfile(candidate)
 
 
-def ship_folder(candidate):
+def ship_folder(candidate: str) -> str:
     """Where a ship keeps its plan, bundles and games: RUN/ship/, or ship/ beside a params file."""
     return os.path.join(os.path.dirname(candidate) if is_params_file(candidate) else candidate, SHIP_FOLDER)
 
 
-def _from_file(path, candidate_path, search):
+def _from_file(path: str, candidate_path: str, search: Mapping[str, Optional[float]]) -> Params:
     """A params file as the candidate: its weights with the search settings ``search`` (by name: the
     current file's), written to ``candidate_path``; the Params written."""
-    candidate = load_params(path)._replace(**search)
+    candidate = load_params(path).with_settings(None, **search)
     save_params(candidate_path, candidate)
     return candidate
 
 
-def _plan_under_way(plan_path, asked, run, current, candidate_path, generation, from_file):
+def _plan_under_way(
+    plan_path: str,
+    asked: Mapping[str, Any],
+    run: str,
+    current: str,
+    candidate_path: str,
+    generation: Optional[int],
+    from_file: bool,
+) -> ShipPlan:
     """The plan of the test under way in ``plan_path``; ShipError where it is not the one ``asked`` for
     (settings, the run's generation, the candidate file, or either params file's content changed)."""
     folder = os.path.dirname(plan_path)
@@ -181,20 +193,29 @@ def _plan_under_way(plan_path, asked, run, current, candidate_path, generation, 
     return plan
 
 
-def _new_plan(run, current, candidate_path, plan_path, asked, from_file, close_stones):
+def _new_plan(
+    run: str,
+    current: str,
+    candidate_path: str,
+    plan_path: str,
+    asked: Mapping[str, Any],
+    from_file: bool,
+    close_stones: Optional[float],
+) -> ShipPlan:
     """A new test's plan, written to ``plan_path`` with the candidate exported beside it: the run's best (or
     the params file's weights) with ``current``'s search settings (``close_stones`` the candidate's own)."""
     search = load_params(current).search()
     if close_stones is not None:
         search["close_stones"] = close_stones
     os.makedirs(os.path.dirname(plan_path), exist_ok=True)
+    generation = None
     if from_file:
-        candidate = _from_file(run, candidate_path, search)
+        _from_file(run, candidate_path, search)
     else:
-        candidate = export_best(run, candidate_path, **search)
+        generation = export_best(run, candidate_path, **search).provenance["generation"]
     plan = ShipPlan(
         run=os.path.normpath(run) if from_file else os.path.basename(os.path.normpath(run)),
-        generation=None if from_file else candidate.provenance["generation"],
+        generation=generation,
         candidate_sha256=_sha256(candidate_path),
         current_sha256=_sha256(current),
         **asked,
@@ -204,23 +225,23 @@ def _new_plan(run, current, candidate_path, plan_path, asked, from_file, close_s
 
 
 def prepare(
-    run,
-    current,
-    games=DEFAULT_GAMES,
-    sprt=DEFAULT_SPRT,
-    seed=None,
-    random_opening=DEFAULT_OPENING,
-    cpu_limit=COURSE_CPU_LIMIT,
-    book=True,
-    close_stones=None,
-):
+    run: str,
+    current: str,
+    games: int = DEFAULT_GAMES,
+    sprt: Tuple[float, float] = DEFAULT_SPRT,
+    seed: Optional[int] = None,
+    random_opening: int = DEFAULT_OPENING,
+    cpu_limit: float = COURSE_CPU_LIMIT,
+    book: bool = True,
+    close_stones: Optional[float] = None,
+) -> ShipPlan:
     """The plan of shipping ``run``'s best weights over ``current``: the candidate exported with
     ``current``'s search settings and both bundled under RUN/ship/. ``run`` may be a params file
     instead (``evolve fit``'s, say): its weights are the candidate, and the test lives in ship/
     beside it. A plan already there (a test under way) must be this one, or ShipError says what
     differs; the bundles are written anew from its files."""
     from_file = is_params_file(run)
-    state = None if from_file else load_checkpoint(run)
+    state = {} if from_file else load_checkpoint(run)
     program = None if from_file else state["config"].individual
     if program is not None:
         raise ShipError(
@@ -263,7 +284,7 @@ def prepare(
     return plan
 
 
-def command_line(run, current, plan):
+def command_line(run: str, current: str, plan: ShipPlan) -> str:
     """The ``evolve ship`` command that plays this plan (for provenance)."""
     return "evolve ship {} --to {} --games {} --sprt {:g},{:g} --seed {} --random-opening {} --cpu-limit {:g}{}".format(
         run,
@@ -278,7 +299,7 @@ def command_line(run, current, plan):
     )
 
 
-def describe(run, current, plan):
+def describe(run: str, current: str, plan: ShipPlan) -> str:
     """The plan in one line: what is compared, under which test, and where the games are kept."""
     origin = plan.run if plan.generation is None else f"generation {plan.generation} of {plan.run}"
     return (
@@ -289,7 +310,9 @@ def describe(run, current, plan):
     )
 
 
-def _shipped_after(plan, summary, previous, journal):
+def _shipped_after(
+    plan: ShipPlan, summary: MatchSummary, test: SprtState, previous: Params, journal: str
+) -> Dict[str, Any]:
     """The test a shipped candidate passed, as its provenance keeps it, with what it replaced."""
     return {
         "test": "SPRT, alpha = beta = 0.05, course bundles at the playing budget",
@@ -297,7 +320,7 @@ def _shipped_after(plan, summary, previous, journal):
         "elo1": plan.sprt[1],
         "games": summary.games,
         "candidate_wins": summary.wins[summary.a],
-        "llr": round(summary.sprt.llr, 3),
+        "llr": round(test.llr, 3),
         "seed": plan.seed,
         "random_opening": plan.random_opening,
         "cpu_limit": plan.cpu_limit,
@@ -312,7 +335,13 @@ def _shipped_after(plan, summary, previous, journal):
     }
 
 
-def screen(run, current, plan, games=DEFAULT_SCREEN, settings=DEFAULT_GAME_SETTINGS):
+def screen(
+    run: str,
+    current: str,
+    plan: ShipPlan,
+    games: Union[int, str] = DEFAULT_SCREEN,
+    settings: GameSettings = DEFAULT_GAME_SETTINGS,
+) -> Optional[Screen]:
     """The Screen of the plan's candidate against ``current``: kept in RUN/ship/screen.json, played
     (``games``: EVERY opening of the plan's length, or that many games, both colours from each random
     opening) only where none of these files and games is kept; None where Ctrl-C stopped it (nothing
@@ -346,7 +375,7 @@ def screen(run, current, plan, games=DEFAULT_SCREEN, settings=DEFAULT_GAME_SETTI
     return found
 
 
-def test_under_way(run):
+def test_under_way(run: str) -> bool:
     """Whether the test's journal in RUN/ship/ already holds games (its first line is the match's settings)."""
     try:
         with open(os.path.join(ship_folder(run), JOURNAL), "rb") as handle:
@@ -355,7 +384,7 @@ def test_under_way(run):
         return False
 
 
-def ship(run, current, plan, settings=DEFAULT_GAME_SETTINGS):
+def ship(run: str, current: str, plan: ShipPlan, settings: GameSettings = DEFAULT_GAME_SETTINGS) -> ShipResult:
     """Play the plan's test; when it accepts H1, write the candidate over ``current`` with the
     test in its provenance. The ShipResult. ``settings``: how the games are played (a GameSettings:
     its jobs, progress and limits; the plan's seed and CPU limit, and the journal in RUN/ship/)."""
@@ -370,6 +399,7 @@ def ship(run, current, plan, settings=DEFAULT_GAME_SETTINGS):
     )
     write_atomic(os.path.join(folder, REPORT), json.dumps(summary.to_json(), indent=2) + "\n")
     test = summary.sprt
+    assert test is not None  # run_match keeps the state of the SPRT it is given
     wins = summary.wins[summary.a]
     figures = (
         f"{wins} of {summary.games} games won ({summary.a_win_rate:.1%}), LLR {test.llr:.2f} in "
@@ -402,7 +432,7 @@ def ship(run, current, plan, settings=DEFAULT_GAME_SETTINGS):
     provenance = dict(
         candidate.provenance,
         exported_by=command_line(run, current, plan),
-        shipped_after=_shipped_after(plan, summary, load_params(current), os.path.join(folder, JOURNAL)),
+        shipped_after=_shipped_after(plan, summary, test, load_params(current), os.path.join(folder, JOURNAL)),
     )
     save_params(current, candidate._replace(provenance=provenance))
     return ShipResult(

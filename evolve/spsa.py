@@ -23,6 +23,9 @@ run's best and its trajectory are the centre's.
 """
 
 import random
+from typing import Any, Callable, List, Sequence, Tuple, TypeVar
+
+Made = TypeVar("Made")  # what the caller makes of a point: a DEAP individual, a plain list
 
 
 class Spsa:
@@ -30,7 +33,18 @@ class Spsa:
     (``pairs`` pairs, plus, then minus, then the centre), ``update(individuals)`` moves the centre.
     Picklable: a checkpoint keeps it, and a resumed or extended run continues from it."""
 
-    def __init__(self, centre, bounds, pairs, steps, c=0.05, step=0.05, alpha=0.602, gamma=0.101, seed=1):
+    def __init__(
+        self,
+        centre: Sequence[float],
+        bounds: Sequence[Tuple[float, float]],
+        pairs: int,
+        steps: int,
+        c: float = 0.05,
+        step: float = 0.05,
+        alpha: float = 0.602,
+        gamma: float = 0.101,
+        seed: int = 1,
+    ) -> None:
         self.bounds = [(float(low), float(high)) for low, high in bounds]
         self.theta = [self._scaled(value, gene) for gene, value in enumerate(centre)]
         self.pairs, self.c, self.alpha, self.gamma = pairs, c, alpha, gamma
@@ -38,26 +52,26 @@ class Spsa:
         self.a = step * (self.big_a + 1) ** alpha  # a_0 = step
         self.k = 0
         self.rng = random.Random(seed)
-        self.signs = []
+        self.signs: List[List[float]] = []
         self.squares, self.differences = 0.0, 0  # every pair's squared difference so far, and how many
 
-    def _scaled(self, value, gene):
+    def _scaled(self, value: float, gene: int) -> float:
         low, high = self.bounds[gene]
         return min(max((value - low) / (high - low), 0.0), 1.0)
 
-    def _weights(self, point):
+    def _weights(self, point: Sequence[float]) -> List[float]:
         return [low + min(max(x, 0.0), 1.0) * (high - low) for x, (low, high) in zip(point, self.bounds)]
 
     @property
-    def centre(self):
+    def centre(self) -> List[float]:
         """The centre in weight units."""
         return self._weights(self.theta)
 
-    def gains(self):
+    def gains(self) -> Tuple[float, float]:
         """(a_k, c_k) of the coming step."""
         return self.a / (self.big_a + self.k + 1) ** self.alpha, self.c / (self.k + 1) ** self.gamma
 
-    def generate(self, make):
+    def generate(self, make: Callable[[List[float]], Made]) -> List[Made]:
         """The step's individuals, each made by ``make(weights)``: for each pair the centre plus and minus
         c_k times a random sign per gene, then the centre."""
         _, c_k = self.gains()
@@ -69,7 +83,7 @@ class Spsa:
         individuals.append(make(self.centre))
         return individuals
 
-    def update(self, individuals):
+    def update(self, individuals: Sequence[Any]) -> None:
         """Move the centre along the step's pairs: each pair's difference in fitness (its first value,
         maximised) over the root mean square of every difference so far, times its signs, averaged."""
         a_k, _ = self.gains()

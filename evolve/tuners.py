@@ -25,11 +25,27 @@ Tuners (``TUNERS``), each an ask/tell object over the weights scaled to [0, 1] a
 import math
 import random
 import time
-from typing import Dict, List, NamedTuple, Optional, Tuple
+from typing import (
+    Any,
+    Callable,
+    Dict,
+    FrozenSet,
+    Iterable,
+    List,
+    Literal,
+    NamedTuple,
+    Optional,
+    Protocol,
+    Sequence,
+    Tuple,
+    Type,
+    Union,
+    overload,
+)
 
 import numpy
 
-from engine.constants import BLACK, PASS, WHITE
+from engine.constants import BLACK, PASS, WHITE, Move
 from engine.features import FEATURE_TABLE, FEATURES, feature_values
 from engine.native.solver import position_from_text
 from engine.params import default_params, make_params
@@ -50,21 +66,26 @@ GAMES_PER_EVALUATION = 12  # two a pair of colours for each of the panel, from f
 THRESHOLDS = (0.80, 0.90, 0.95, 0.99)  # held-out shares whose CPU the summary reports
 
 
+WonPosition = Tuple[str, FrozenSet[Move], int]  # a won position: its text, its winning moves, its ply
+
+
 class Problem(NamedTuple):
     """What every leg tunes: ``train`` and ``held_out``, won positions as (text, winning moves, ply);
     ``depth``, the search's; ``start`` and ``bounds`` of the weights, in FEATURES order."""
 
-    train: Tuple[Tuple[str, frozenset, int], ...]
-    held_out: Tuple[Tuple[str, frozenset, int], ...]
+    train: Tuple[WonPosition, ...]
+    held_out: Tuple[WonPosition, ...]
     depth: int
     start: Tuple[float, ...]
     bounds: Tuple[Tuple[float, float], ...]
 
 
-def load_problem(paths, depth=4):
+def load_problem(paths: Sequence[str], depth: int = 4) -> Problem:
     """The Problem of the positions files at ``paths``: each won position once (by its text), in the split
     its file gives it."""
-    seen, train, held_out = set(), [], []
+    seen = set()
+    train: List[WonPosition] = []
+    held_out: List[WonPosition] = []
     for path in paths:
         for solved in load_positions(path).positions:
             if not solved.won or solved.text in seen:
@@ -73,27 +94,27 @@ def load_problem(paths, depth=4):
             entry = (solved.text, frozenset(move for move, wins in solved.moves.items() if wins), solved.ply)
             (held_out if solved.held_out else train).append(entry)
     start = tuple(default_params().weights[name] for name in FEATURES)
-    bounds = tuple(tuple(feature.bounds) for feature in FEATURE_TABLE)
+    bounds = tuple((float(low), float(high)) for low, high in (feature.bounds for feature in FEATURE_TABLE))
     return Problem(tuple(train), tuple(held_out), depth, start, bounds)
 
 
 # --- the fitnesses -----------------------------------------------------------------------------------
 
 
-def _keeps(weights, positions, depth):
+def _keeps(weights: Sequence[float], positions: Sequence[WonPosition], depth: int) -> List[bool]:
     """For each of the won ``positions``, whether its move, searched to ``depth`` with ``weights``, keeps the win."""
     params = make_params(weights, source="a tuner's candidate", depth=depth)
     return [chosen_move(params, text, plain=True) in wins for text, wins, _ in positions]
 
 
-def kept(weights, positions, depth):
+def kept(weights: Sequence[float], positions: Sequence[WonPosition], depth: int) -> Tuple[int, int]:
     """(kept, of) the won ``positions`` whose move, searched to ``depth`` with ``weights``, keeps the win."""
     return sum(_keeps(weights, positions, depth)), len(positions)
 
 
-def kept_by_ply(weights, positions, depth):
+def kept_by_ply(weights: Sequence[float], positions: Sequence[WonPosition], depth: int) -> Dict[int, Tuple[int, int]]:
     """{ply: (kept, of)} of ``kept``."""
-    by_ply = {}
+    by_ply: Dict[int, Tuple[int, int]] = {}
     for (_, _, ply), good in zip(positions, _keeps(weights, positions, depth)):
         done, of = by_ply.get(ply, (0, 0))
         by_ply[ply] = (done + good, of + 1)
@@ -111,21 +132,24 @@ class Labels(NamedTuple):
     positions: int
 
 
-def move_features(text):
+def move_features(text: str) -> List[Tuple[Move, Tuple[float, ...]]]:
     """[(move, the mover's features after it)] of every legal move of the position ``text``: the child's
     features negated (they are from the child's side to move), its captures the mover's."""
     position = position_from_text(text)
     rows = []
-    for move in list(position.legal_points()) + [PASS]:
+    moves: List[Move] = [*position.legal_points(), PASS]
+    for move in moves:
         child = position.play_point(move)
         captured = bin(position.opp).count("1") - bin(child.own).count("1")
         rows.append((move, tuple(-value for value in feature_values(child, -captured))))
     return rows
 
 
-def labels_of(positions):
+def labels_of(positions: Sequence[WonPosition]) -> Labels:
     """The Labels of won ``positions`` ((text, winning moves, ply) entries)."""
-    features, wins, owner = [], [], []
+    features: List[Tuple[float, ...]] = []
+    wins: List[float] = []
+    owner: List[int] = []
     for number, (text, winning, _) in enumerate(positions):
         for move, values in move_features(text):
             features.append(values)
@@ -134,7 +158,17 @@ def labels_of(positions):
     return Labels(numpy.array(features), numpy.array(wins), numpy.array(owner), len(positions))
 
 
-def label_loss(weights, labels, gradient=False):
+@overload
+def label_loss(weights: Sequence[float], labels: Labels, gradient: Literal[False] = False) -> float: ...
+
+
+@overload
+def label_loss(weights: Sequence[float], labels: Labels, gradient: Literal[True]) -> Tuple[float, numpy.ndarray]: ...
+
+
+def label_loss(
+    weights: Sequence[float], labels: Labels, gradient: bool = False
+) -> Union[float, Tuple[float, numpy.ndarray]]:
     """The mean over positions of minus the log of the probability that a softmax of the moves' one-ply
     evaluations (times LABEL_SCALE) gives the winning moves; with ``gradient``, (loss, its gradient)."""
     w = numpy.asarray(weights, dtype=float)
@@ -154,7 +188,7 @@ def label_loss(weights, labels, gradient=False):
     return loss, grad
 
 
-def games_score(weights, depth, rng):
+def games_score(weights: Sequence[float], depth: int, rng: random.Random) -> float:
     """The share of points of ``weights`` (searched to ``depth``) in GAMES_PER_EVALUATION games against
     GAMES_PANEL from random two-ply openings whose seeds ``rng`` draws: a draw of the noisy fitness."""
     params = make_params(weights, source="a tuner's candidate", depth=depth)
@@ -173,24 +207,38 @@ def games_score(weights, depth, rng):
 # --- the tuners: ask for candidates (weights in [0, 1] a gene), tell their fitnesses ----------------------
 
 
+class Tuner(Protocol):
+    """What a leg runs: ``ask()`` for candidates (weights in [0, 1] a gene), ``tell(asked, values)`` their
+    fitnesses (higher is better), ``recommend()`` the candidate it stands by now. Made from the start point,
+    the leg's random stream and a hint of how many steps it may take."""
+
+    def __init__(self, start: Sequence[float], rng: random.Random, budget_hint: int) -> None: ...
+
+    def ask(self) -> List[List[float]]: ...
+
+    def tell(self, asked: List[List[float]], values: List[float]) -> None: ...
+
+    def recommend(self) -> List[float]: ...
+
+
 class RandomSearch:
     """Uniform draws in the box; recommends the best seen (on a noisy fitness, its luckiest)."""
 
     batch = 8
 
-    def __init__(self, start, rng, budget_hint):
+    def __init__(self, start: Sequence[float], rng: random.Random, budget_hint: int) -> None:
         self.rng, self.best, self.best_value, self.first = rng, list(start), -math.inf, [list(start)]
 
-    def ask(self):
+    def ask(self) -> List[List[float]]:
         asked, self.first = self.first + [[self.rng.random() for _ in self.best] for _ in range(self.batch)], []
         return asked
 
-    def tell(self, asked, values):
+    def tell(self, asked: List[List[float]], values: List[float]) -> None:
         for point, value in zip(asked, values):
             if value > self.best_value:
                 self.best, self.best_value = point, value
 
-    def recommend(self):
+    def recommend(self) -> List[float]:
         return self.best
 
 
@@ -200,41 +248,43 @@ class Genetic(RandomSearch):
 
     size = 16
 
-    def __init__(self, start, rng, budget_hint):
+    def __init__(self, start: Sequence[float], rng: random.Random, budget_hint: int) -> None:
         super().__init__(start, rng, budget_hint)
         self.population = [list(start)] + [self._mutated(list(start), 0.3) for _ in range(self.size - 1)]
-        self.values = None
+        self.values: Optional[List[float]] = None
 
-    def _mutated(self, point, sigma=0.1, share=0.25):
+    def _mutated(self, point: List[float], sigma: float = 0.1, share: float = 0.25) -> List[float]:
         return [min(max(x + self.rng.gauss(0, sigma), 0.0), 1.0) if self.rng.random() < share else x for x in point]
 
-    def _pick(self):
+    def _pick(self, values: List[float]) -> List[float]:
         entrants = self.rng.sample(range(self.size), 3)
-        return self.population[max(entrants, key=lambda k: self.values[k])]
+        return self.population[max(entrants, key=lambda k: values[k])]
 
-    def ask(self):
-        if self.values is None:
+    def ask(self) -> List[List[float]]:
+        values = self.values
+        if values is None:
             return self.population
-        elite = self.population[max(range(self.size), key=lambda k: self.values[k])]
+        elite = self.population[max(range(self.size), key=lambda k: values[k])]
         children = [list(elite)]
         while len(children) < self.size:
-            a, b = self._pick(), self._pick()
+            a, b = self._pick(values), self._pick(values)
             mix = [self.rng.uniform(-0.5, 1.5) for _ in a]
             child = [min(max(x + m * (y - x), 0.0), 1.0) for x, y, m in zip(a, b, mix)]
             children.append(self._mutated(child))
         return children
 
-    def tell(self, asked, values):
+    def tell(self, asked: List[List[float]], values: List[float]) -> None:
         super().tell(asked, values)
         self.population, self.values = asked, list(values)
 
-    def recommend(self):
-        if self.values is None:
+    def recommend(self) -> List[float]:
+        values = self.values
+        if values is None:
             return self.population[0]
-        return self.population[max(range(self.size), key=lambda k: self.values[k])]
+        return self.population[max(range(self.size), key=lambda k: values[k])]
 
 
-def _scored(asked, values):
+def _scored(asked: Sequence[List[float]], values: Sequence[float]) -> List[Any]:
     """The points ``asked`` as DEAP individuals with their fitness ``values`` (maximised): what DEAP's CMA-ES
     and ``evolve.spsa`` update from."""
     from deap import base, creator
@@ -256,20 +306,20 @@ class Cmaes:
 
     sigma = 0.1
 
-    def __init__(self, start, rng, budget_hint):
+    def __init__(self, start: Sequence[float], rng: random.Random, budget_hint: int) -> None:
         numpy.random.seed(rng.randrange(2**31))  # DEAP's sampling draws from numpy's global generator
         self.restarts = 0
         self._start(list(start))
 
-    def _start(self, centroid):
+    def _start(self, centroid: List[float]) -> None:
         from deap import cma
 
         self.strategy = cma.Strategy(centroid=centroid, sigma=self.sigma)
 
-    def ask(self):
+    def ask(self) -> List[List[float]]:
         return [[min(max(x, 0.0), 1.0) for x in point] for point in self.strategy.generate(list)]
 
-    def tell(self, asked, values):
+    def tell(self, asked: List[List[float]], values: List[float]) -> None:
         centroid = self.recommend()
         try:
             self.strategy.update(_scored(asked, values))
@@ -280,30 +330,30 @@ class Cmaes:
             self.restarts += 1
             self._start(centroid)
 
-    def recommend(self):
+    def recommend(self) -> List[float]:
         return [min(max(x, 0.0), 1.0) for x in self.strategy.centroid]
 
 
 class Perturbation:
     """SPSA (``evolve.spsa``: two pairs a step, Spall's gains over the planned steps); recommends the centre."""
 
-    def __init__(self, start, rng, budget_hint):
+    def __init__(self, start: Sequence[float], rng: random.Random, budget_hint: int) -> None:
         self.spsa = Spsa(start, [(0.0, 1.0)] * len(start), 2, budget_hint, seed=rng.randrange(2**31))
 
-    def ask(self):
+    def ask(self) -> List[List[float]]:
         return self.spsa.generate(list)
 
-    def tell(self, asked, values):
+    def tell(self, asked: List[List[float]], values: List[float]) -> None:
         self.spsa.update(_scored(asked, values))
 
-    def recommend(self):
+    def recommend(self) -> List[float]:
         return self.spsa.centre
 
 
 class Parzen:
     """Optuna's TPE sampler (the start enqueued first); recommends the best trial."""
 
-    def __init__(self, start, rng, budget_hint):
+    def __init__(self, start: Sequence[float], rng: random.Random, budget_hint: int) -> None:
         import optuna
 
         optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -312,17 +362,18 @@ class Parzen:
         )
         self.genes = [f"g{k}" for k in range(len(start))]
         self.study.enqueue_trial(dict(zip(self.genes, start)))
-        self.trials, self.start = [], list(start)
+        self.trials: List[Any] = []  # optuna's trials asked and not yet told
+        self.start = list(start)
 
-    def ask(self):
+    def ask(self) -> List[List[float]]:
         self.trials = [self.study.ask()]
         return [[trial.suggest_float(gene, 0.0, 1.0) for gene in self.genes] for trial in self.trials]
 
-    def tell(self, asked, values):
+    def tell(self, asked: List[List[float]], values: List[float]) -> None:
         for trial, value in zip(self.trials, values):
             self.study.tell(trial, value)
 
-    def recommend(self):
+    def recommend(self) -> List[float]:
         try:
             best = self.study.best_trial.params
         except ValueError:  # no trial completed yet
@@ -330,7 +381,7 @@ class Parzen:
         return [best[gene] for gene in self.genes]
 
 
-TUNER_CLASSES = {
+TUNER_CLASSES: Dict[str, Type[Tuner]] = {
     "random": RandomSearch,
     "ga": Genetic,
     "cmaes": Cmaes,
@@ -362,23 +413,25 @@ class Mark(NamedTuple):
 
 
 class LegResult(NamedTuple):
+    """A leg's noted candidates, each scored on the held-out split, and the last one's score by ply."""
+
     leg: Leg
     marks: List[Mark]
     by_ply: Dict[int, Tuple[int, int]]  # the last candidate's held-out score by ply
 
 
-def _weights(point, bounds):
+def _weights(point: Iterable[float], bounds: Sequence[Tuple[float, float]]) -> Tuple[float, ...]:
     return tuple(low + min(max(x, 0.0), 1.0) * (high - low) for x, (low, high) in zip(point, bounds))
 
 
-def _unit(weights, bounds):
+def _unit(weights: Sequence[float], bounds: Sequence[Tuple[float, float]]) -> List[float]:
     return [min(max((w - low) / (high - low), 0.0), 1.0) for w, (low, high) in zip(weights, bounds)]
 
 
-_LABELS = {}  # the labels of a problem's training split, computed once a process
+_LABELS: Dict[Tuple[WonPosition, ...], Labels] = {}  # the labels of a problem's training split, once a process
 
 
-def fitness_function(problem, fitness, rng):
+def fitness_function(problem: Problem, fitness: str, rng: random.Random) -> Callable[[Sequence[float]], float]:
     """The fitness ``fitness`` of weights (in weight units) on ``problem``: higher is better."""
     if fitness == "regret":
         return lambda weights: kept(weights, problem.train, problem.depth)[0] / len(problem.train)
@@ -390,7 +443,7 @@ def fitness_function(problem, fitness, rng):
     raise ValueError(f"no fitness {fitness!r}: one of {', '.join(FITNESSES)}")
 
 
-def _texel(problem, note):
+def _texel(problem: Problem, note: Callable[[int, List[float]], bool]) -> None:
     """Adam on the label loss, in unit space (a step of 0.01 of each range); the current point noted."""
     labels = _LABELS.setdefault(problem.train, labels_of(problem.train))
     spans = numpy.array([high - low for low, high in problem.bounds])
@@ -407,7 +460,7 @@ def _texel(problem, note):
         )
 
 
-def run_leg(problem, leg):
+def run_leg(problem: Problem, leg: Leg) -> LegResult:
     """The LegResult of ``leg`` on ``problem``: its tuner run until the leg's CPU budget is spent, its
     candidate noted at each tenth, then each noted candidate scored on the held-out split."""
     if leg.tuner in GRADIENT_TUNERS and leg.fitness not in GRADIENT_TUNERS[leg.tuner]:
@@ -415,9 +468,9 @@ def run_leg(problem, leg):
     rng = random.Random(leg.seed)
     started = time.process_time()
     marks_at = [leg.budget * (k + 1) / MARKS for k in range(MARKS)]
-    marks = []
+    marks: List[Mark] = []
 
-    def note(evaluations, point):
+    def note(evaluations: int, point: List[float]) -> bool:
         """Note the candidate at every mark passed; whether budget is left."""
         used = time.process_time() - started
         while marks_at and used >= marks_at[0]:
@@ -446,20 +499,20 @@ def run_leg(problem, leg):
 # --- the summary --------------------------------------------------------------------------------------
 
 
-def cpu_to_reach(result, share):
+def cpu_to_reach(result: LegResult, share: float) -> Optional[float]:
     """The CPU at the first mark whose candidate keeps ``share`` of the held-out positions, or None."""
-    return next((mark.cpu for mark in result.marks if mark.held_out >= share), None)
+    return next((mark.cpu for mark in result.marks if mark.held_out is not None and mark.held_out >= share), None)
 
 
-def summary_rows(results, start_share):
+def summary_rows(results: Sequence[LegResult], start_share: float) -> List[Dict[str, Any]]:
     """A row for each (tuner, fitness): seeds, the held-out share at the end (median, min, max), and the
     median CPU to reach each of THRESHOLDS (None where fewer than half the seeds reached it)."""
-    groups = {}
+    groups: Dict[Tuple[str, str], List[LegResult]] = {}
     for result in results:
         groups.setdefault((result.leg.tuner, result.leg.fitness), []).append(result)
     rows = []
     for (tuner, fitness), legs in sorted(groups.items()):
-        finals = sorted(leg.marks[-1].held_out for leg in legs)
+        finals = sorted(last.held_out for last in (leg.marks[-1] for leg in legs) if last.held_out is not None)
         reach = {}
         for share in THRESHOLDS:
             times = sorted(t for t in (cpu_to_reach(leg, share) for leg in legs) if t is not None)
@@ -480,10 +533,10 @@ def summary_rows(results, start_share):
     return rows
 
 
-def spearman(xs, ys):
+def spearman(xs: Sequence[float], ys: Sequence[float]) -> float:
     """Spearman's rank correlation of two equal-length sequences (ties at their mean rank)."""
 
-    def ranks(values):
+    def ranks(values: Sequence[float]) -> List[float]:
         order = sorted(range(len(values)), key=lambda k: values[k])
         result = [0.0] * len(values)
         k = 0

@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+import typing
 from multiprocessing import Pool
 
 import pytest
@@ -124,9 +125,34 @@ def test_a_config_key_is_one_row_of_its_schema_and_its_default_reaches_the_recor
         for key, (kind, default, _, _) in table.items():
             if default is not None:
                 assert getattr(record, key) == default and type(getattr(record, key)) is kind, key
-    assert schema.ProgramIndividual._fields[: len(schema._INDIVIDUAL)] == tuple(schema._INDIVIDUAL)
     assert config.self_play.weight == 1.0  # the row's default where [self_play] is there; none without it
     assert load_config(write_config(tmp_path, BARE.replace("[self_play]\n", ""))).self_play.weight == 0.0
+
+
+@pytest.mark.fast
+def test_each_record_declares_a_field_of_each_row_of_its_table_in_order_and_of_its_type():
+    # The records are written out in class syntax; each table's rows are their first fields, of the rows'
+    # types, and only the fields named here follow them (what validation derives, or the config's tables).
+    tables = {name: record for name, (_, record) in schema._TABLES.items()}
+    records = [
+        (schema.GaSettings, schema._GA, ()),
+        (schema.CmaesSettings, schema._CMAES, ()),
+        (schema.SpsaSettings, schema._SPSA, ()),
+        (schema.SelfPlay, schema._SELF_PLAY, ()),
+        (schema.ExecutorSettings, schema._EXECUTOR, ()),
+        (schema.FitnessSettings, schema._FITNESS, ("search",)),
+        (schema.RegretSettings, schema._REGRET, ("digest", "won")),
+        (schema.PanelEntry, schema._PANEL, ()),
+        (schema.Start, schema._START, ("params", "weights", "free")),
+        (schema.ProgramIndividual, schema._INDIVIDUAL, ("folder", "base", "fingerprint", "constants")),
+        (Config, schema._TOP, (*tables, "start", "panel", "genes", "bounds", "individual", "regret")),
+    ]
+    for record, table, more in records:
+        assert record._fields == tuple(table) + more, record.__name__
+        hints = typing.get_type_hints(record)
+        assert {key: hints[key] for key in table} == {key: kind for key, (kind, _, _, _) in table.items()}, record
+    hints = typing.get_type_hints(Config)
+    assert {name: hints[name] for name in tables} == tables  # a table's field holds its record
 
 
 @pytest.mark.fast

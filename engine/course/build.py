@@ -18,7 +18,7 @@ import shutil
 import sys
 import tempfile
 from contextlib import contextmanager
-from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from engine.constants import BLACK, WHITE, colour_word, opponent
 from engine.errors import InvalidInput
@@ -151,7 +151,7 @@ def _compile(language, copy, log_path, limits):
     return None
 
 
-def build_agent(folder: str, workspace: str, index: int = 0, limits: Limits = DEFAULT_LIMITS) -> Built:
+def build_agent(folder: str, workspace: str, index: Union[int, str] = 0, limits: Limits = DEFAULT_LIMITS) -> Built:
     """``folder``'s agent built in a copy under ``workspace`` (named by ``index``); a Built (never raises for
     the agent's fault)."""
     folder = os.path.abspath(folder)

@@ -7,6 +7,7 @@ exploit) and ``tuners``."""
 import argparse
 import os
 import sys
+from typing import List, Optional
 
 from engine.cli.arguments import subcommands
 from engine.cli.exits import STOPPED_STATUS, run_command
@@ -19,7 +20,7 @@ from evolve.fitness import FitnessGameError
 GROUPS = (runs, ship, bench, fit, solved, tuners)
 
 
-def build_parser():
+def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``evolve``."""
     parser = argparse.ArgumentParser(
         prog="evolve",
@@ -33,7 +34,7 @@ def build_parser():
     return parser
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     """Entry point of the ``evolve`` console script."""
     args = build_parser().parse_args(argv)
     evolving = args.command in ("run", "resume")
@@ -53,7 +54,7 @@ def main(argv=None):
         return STOPPED_STATUS
 
 
-def _where_it_stands(args):
+def _where_it_stands(args: argparse.Namespace) -> str:
     """What a stopped run or resume can do next: resume from its checkpoint, or start again if it has none."""
     folders = getattr(args, "run", None)
     if not folders or len(folders) != 1:

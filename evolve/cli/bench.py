@@ -1,6 +1,8 @@
 """``evolve bench``: fitness games per second, by worker count, engine and depth."""
 
+import argparse
 import json
+from typing import TYPE_CHECKING
 
 from engine.cli.argument_types import depth, positive_int, scheduler
 from engine.cli.arguments import add_cluster_options, add_json, add_renamed, command, reporter
@@ -9,8 +11,11 @@ from engine.players.searcher import ENGINES
 from engine.players.specs import make_player
 from evolve.bench import bench_games
 
+if TYPE_CHECKING:
+    from engine.cli.arguments import Subcommands
 
-def register(commands):
+
+def register(commands: "Subcommands") -> None:
     bench = command(commands, "bench", _bench)
     bench.add_argument(
         "--jobs",
@@ -40,7 +45,7 @@ def register(commands):
     add_json(bench)
 
 
-def _bench(args):
+def _bench(args: argparse.Namespace) -> int:
     """fitness games per second with 1 and 2 workers, for each search engine and depth
 
     Play a fixed batch of fitness games (varied weights against --opponent) on the local pool

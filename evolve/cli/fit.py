@@ -1,5 +1,8 @@
 """``evolve label`` and ``evolve fit``: exact labels from the compiled solver, and weights fitted to them."""
 
+import argparse
+from typing import TYPE_CHECKING, Any, Mapping
+
 from engine.cli.argument_types import file_to_write, integer_range, ply_range, positive_int, weight, weight_bound
 from engine.cli.arguments import (
     add_search_settings,
@@ -15,8 +18,11 @@ from evolve.fit import fit_labels, fitted_params
 from evolve.genome import feature_of, genes
 from evolve.labels import build_labels, load_many
 
+if TYPE_CHECKING:
+    from engine.cli.arguments import Subcommands
 
-def register(commands):
+
+def register(commands: "Subcommands") -> None:
     label = command(commands, "label", _label)
     label.add_argument("--positions", type=positive_int, required=True, help="how many positions")
     label.add_argument("--plies", type=ply_range, default=(6, 14), help="plies to sample, LOW-HIGH (default 6-14)")
@@ -64,7 +70,7 @@ def register(commands):
     add_search_settings(fit, "--start's")
 
 
-def _label(args):
+def _label(args: argparse.Namespace) -> int:
     """sample positions from quick games and label each with the exact solver
 
     Play quick games from random 2-ply openings (the shipped weights at depths 1-3, greedy
@@ -86,7 +92,7 @@ def _label(args):
     return 0
 
 
-def _fit(args):
+def _fit(args: argparse.Namespace) -> int:
     """fit evaluation weights to labelled positions with CMA-ES (no games, no noise)
 
     Minimise the log loss of the evaluation's guess (logistic in the evaluation) that the
@@ -125,7 +131,7 @@ def _fit(args):
     return 0
 
 
-def _print_fit(figures, bound):
+def _print_fit(figures: Mapping[str, Any], bound: float) -> None:
     """The fit's figures: the start's and the new weights' on the fitted and held-out positions, the
     held-out ranking accuracy by ply, and the weights left on the bound."""
     for name in ("fitted", "held_out"):

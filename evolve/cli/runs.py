@@ -1,10 +1,12 @@
 """``evolve run``, ``resume``, ``log``, ``plot``, ``export`` and ``constants``: start and continue a run,
 read it, export its best weights; list the constants of an agent's code that a run can tune."""
 
+import argparse
 import json
 import os
 import shutil
 import time
+from typing import TYPE_CHECKING, Sequence
 
 from engine.cli.argument_types import file_to_write, folder_to_write, positive_int, scheduler
 from engine.cli.arguments import (
@@ -28,11 +30,15 @@ from evolve.code_individual import TUNED_DIFF, write_tuned_agent
 from evolve.config import load_config
 from evolve.fitness import engine_for
 from evolve.loop import Evolution
-from evolve.program import previous_of
+from evolve.program import AgentWeights, previous_of
 from evolve.runs import export_best, format_table, plot_run, program_of, provenance, read_generations
+from evolve.schema import ProgramIndividual
+
+if TYPE_CHECKING:
+    from engine.cli.arguments import Subcommands
 
 
-def register(commands):
+def register(commands: "Subcommands") -> None:
     run = command(commands, "run", _run)
     run.add_argument("config", help="experiment config (TOML)")
     run.add_argument("--runs-dir", default="runs", help="where run folders go (default: runs)")
@@ -77,7 +83,7 @@ def register(commands):
     add_json(constants, "the constants")
 
 
-def _constants(args):
+def _constants(args: argparse.Namespace) -> int:
     """list the numbers in an agent's code that a run can tune without editing it
 
     Python: numbers assigned at module, class and function level (qualified: evaluate.weight,
@@ -119,7 +125,7 @@ def _constants(args):
     return 0
 
 
-def _run(args):
+def _run(args: argparse.Namespace) -> int:
     """start a run from an experiment config (experiments/*.toml)
 
     Create runs/<name>-<time>/ and evolve; a checkpoint is written after every generation,
@@ -155,7 +161,7 @@ def _run(args):
     return 0
 
 
-def one_run(runs):
+def one_run(runs: Sequence[str]) -> str:
     """The one run folder a command that changes or exports a run was given; ValueError naming
     them when there are several (a pattern such as runs/smoke-* that matched more than one)."""
     if len(runs) > 1:
@@ -165,7 +171,7 @@ def one_run(runs):
     return runs[0]
 
 
-def _resume(args):
+def _resume(args: argparse.Namespace) -> int:
     """continue a stopped or killed run from its last checkpoint, or extend a finished one
 
     The run goes on exactly as it would have without the stop. With --generations N a run
@@ -192,7 +198,7 @@ def _resume(args):
     return 0
 
 
-def _log(args):
+def _log(args: argparse.Namespace) -> int:
     """print the generation table of one or more runs"""
     tables = [(run, read_generations(run)) for run in args.run]  # every folder checked before printing
     if args.json:
@@ -205,7 +211,7 @@ def _log(args):
     return 0
 
 
-def _plot(args):
+def _plot(args: argparse.Namespace) -> int:
     """write fitness.png and weights.png for each run given
 
     The images go into each run's folder, or with --out into that folder (one run only).
@@ -221,7 +227,7 @@ def _plot(args):
     return 0
 
 
-def _export(args):
+def _export(args: argparse.Namespace) -> int:
     """write a run's best weights as params.json, with provenance
 
     The search settings are those of the file --to replaces, else the shipped params.json's,
@@ -234,18 +240,20 @@ def _export(args):
     run = one_run(args.run)
     individual = program_of(run)
     if individual is not None and individual.constants:
-        return _export_tuned(run, args)
+        return _export_tuned(run, individual, args)
     file_to_write(args.to, "--to", "params.json")
     kept = None
     if os.path.isfile(args.to):  # the file replaced stays, beside it: nothing an export overwrites is lost
         kept = previous_of(args.to, time.time())
         shutil.copy2(args.to, kept)
-    if program_of(run) is not None:
+    if individual is not None:
         written = export_best(run, args.to, **{setting.name: getattr(args, setting.name) for setting in SEARCH_TABLE})
-        what = "{}'s weights; provenance in {}".format(written.provenance["program"], written.sidecar)
     else:
         settings = load_params(args.to if os.path.isfile(args.to) else SHIPPED_PARAMS, warn=lambda message: None)
         written = export_best(run, args.to, **search_settings(args, settings))
+    if isinstance(written, AgentWeights):
+        what = "{}'s weights; provenance in {}".format(written.provenance["program"], written.sidecar)
+    else:
         what = "playing depth {}{}".format(written.depth, ", tapered" if written.endgame else "")
     fitness = written.provenance["fitness"]
     print(
@@ -263,7 +271,7 @@ def _export(args):
     return 0
 
 
-def _export_tuned(run, args):
+def _export_tuned(run: str, individual: ProgramIndividual, args: argparse.Namespace) -> int:
     """``evolve export`` of a run that tuned the constants of an agent's code: the tuned agent in a new folder."""
     search_given = [s.name for s in SEARCH_TABLE if getattr(args, s.name, None) is not None]
     if search_given:
@@ -273,13 +281,13 @@ def _export_tuned(run, args):
     state = load_checkpoint(run)
     config, best = state["config"], state["halloffame"][0]
     where = provenance(run, config, state["generation"], best.fitness.values)
-    diff = write_tuned_agent(args.to, config.individual, config.genes, best, where)
+    diff = write_tuned_agent(args.to, individual, config.genes, best, where)
     changed = sum(1 for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
     print(
         "wrote {}: {} with its constants tuned ({} changed, shown in {}): generation {} of {}, win rate "
         "{:.3f}, margin {:+.2f}; the original is untouched".format(
             args.to,
-            config.individual.program,
+            individual.program,
             f"{changed} line" + ("" if changed == 1 else "s"),
             os.path.join(args.to, TUNED_DIFF),
             where["generation"],

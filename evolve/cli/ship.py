@@ -4,6 +4,7 @@ import argparse
 import functools
 import os
 import sys
+from typing import TYPE_CHECKING, List, Union
 
 from engine.cli.argument_types import count, elo_pair, file_to_write, integer_range, positive_int, share
 from engine.cli.arguments import (
@@ -21,7 +22,7 @@ from engine.params import load_params
 from engine.play.summary import format_report
 from engine.players.shipped import ShippedPlayer, shipped_book
 from evolve.cli.runs import one_run
-from evolve.exploit import exploitability, format_exploitability
+from evolve.exploit import Exploitability, exploitability, format_exploitability
 from evolve.positions import load_positions
 from evolve.ship import (
     CANDIDATE,
@@ -40,8 +41,11 @@ from evolve.ship import (
     test_under_way,
 )
 
+if TYPE_CHECKING:
+    from engine.cli.arguments import Subcommands
 
-def register(commands):
+
+def register(commands: "Subcommands") -> None:
     ship_ = command(commands, "ship", _ship)
     ship_.add_argument("run", nargs="+", help="run folder (one), or a params file to ship (evolve fit's, say)")
     ship_.add_argument(
@@ -89,7 +93,7 @@ def register(commands):
     )
 
 
-def _screen_games(text):
+def _screen_games(text: str) -> Union[int, str]:
     """--screen's value: 'every', or a number of games."""
     if text == EVERY:
         return EVERY
@@ -99,7 +103,7 @@ def _screen_games(text):
         raise argparse.ArgumentTypeError(f"expected 'every' or a number of games (0: none), got {text!r}") from None
 
 
-def _add_screen(ship_):
+def _add_screen(ship_: argparse.ArgumentParser) -> None:
     """The screen's options: the match as shipped that predicts the test, played before it."""
     ship_.add_argument(
         "--screen",
@@ -123,7 +127,7 @@ def _add_screen(ship_):
     )
 
 
-def _exploitability(args, run):
+def _exploitability(args: argparse.Namespace, run: str) -> List[Exploitability]:
     """The candidate's and --to's Exploitability on --exploit's positions (none with --exploit none)."""
     if args.exploit == "none":
         return []
@@ -146,7 +150,7 @@ def _exploitability(args, run):
     return reports
 
 
-def _ship(args):
+def _ship(args: argparse.Namespace) -> int:
     """export a run's best weights and replace params.json only if they win a test at the playing budget
 
     Export the best individual of RUN with the search settings of --to (the candidate), bundle

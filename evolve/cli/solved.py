@@ -2,8 +2,10 @@
 (positions with every move solved, the share of won ones a player's move keeps, and what it keeps
 against the exact adversary)."""
 
+import argparse
 import json
 import os
+from typing import TYPE_CHECKING, Callable
 
 from engine.cli.argument_types import file_to_write, ply_range, positive_int
 from engine.cli.arguments import (
@@ -19,14 +21,18 @@ from engine.cli.arguments import (
 from engine.common.progress import counter
 from engine.errors import UserError
 from engine.params import load_params
+from engine.players.base import Player
 from engine.players.shipped import NODES_PER_SECOND, ShippedPlayer, shipped_book
 from engine.players.specs import make_player
 from evolve.exploit import exploitability, format_exploitability
 from evolve.positions import DEFAULT_PLIES, build_positions, load_positions, merge_positions
 from evolve.regret import regret_score
 
+if TYPE_CHECKING:
+    from engine.cli.arguments import Subcommands
 
-def register(commands):
+
+def register(commands: "Subcommands") -> None:
     positions = command(commands, "positions", _positions)
     positions.add_argument("out", help="positions file to write (gzipped JSON, e.g. positions.json.gz)")
     positions.add_argument(
@@ -83,7 +89,7 @@ def register(commands):
     add_json(exploit, "the reports")
 
 
-def _positions(args):
+def _positions(args: argparse.Namespace) -> int:
     """draw positions out of the book and solve every legal move of each: the regret fitness's set
 
     Draw --per-ply positions at each ply of --plies (half from uniform random legal play, half
@@ -123,7 +129,7 @@ def _positions(args):
     return 0
 
 
-def _regret(args):
+def _regret(args: argparse.Namespace) -> int:
     """score params by the share of won positions where their move keeps the win
 
     For each won position of --positions, search it alone with the params' weights at their
@@ -152,7 +158,7 @@ def _regret(args):
     return 0
 
 
-def _exploit(args):
+def _exploit(args: argparse.Namespace) -> int:
     """play won positions against the exact adversary: what a player keeps, by ply and colour
 
     From every won position of --positions, the player plays on against an adversary that asks the
@@ -179,7 +185,7 @@ def _exploit(args):
     return 0
 
 
-def _exploit_player(player):
+def _exploit_player(player: str) -> Callable[[], Player]:
     """A function making a fresh player of a params file (as shipped) or a player spec; ValueError for neither."""
     if os.path.isfile(player) and player.endswith(".json"):
         params = load_params(player)

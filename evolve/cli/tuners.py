@@ -1,21 +1,26 @@
 """``evolve tuners``: the tuner benchmark, every tuner on every fitness it can use, at equal CPU."""
 
+import argparse
 import json
 import multiprocessing
 import os
 import random
 import sys
 import time
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from engine.cli.argument_types import positive_int, positive_seconds
 from engine.cli.arguments import add_json, command
 from engine.errors import InvalidInput
 from evolve import tuners
 
+if TYPE_CHECKING:
+    from engine.cli.arguments import Subcommands
+
 MATCH_GAMES = 60  # the fixed match each final candidate plays for the rank correlations
 
 
-def register(commands):
+def register(commands: "Subcommands") -> None:
     parser = command(commands, "tuners", _tuners)
     parser.add_argument(
         "--positions",
@@ -46,7 +51,7 @@ def register(commands):
     add_json(parser, "the summary")
 
 
-def legs_of(args):
+def legs_of(args: argparse.Namespace) -> List[tuners.Leg]:
     """Every leg the options ask for: each tuner on each fitness it can use, from each seed."""
     legs = []
     for tuner in args.tuners:
@@ -60,14 +65,16 @@ def legs_of(args):
     return legs
 
 
-_problem = None  # the problem of this process's legs (set before the pool forks)
+_problem: Optional[tuners.Problem] = None  # the problem of this process's legs (set before the pool forks)
 
 
-def _leg_job(leg):
+def _leg_job(leg: tuners.Leg) -> tuners.LegResult:
+    """Worker: the LegResult of ``leg`` on the problem the parent set before the pool forked."""
+    assert _problem is not None
     return tuners.run_leg(_problem, leg)
 
 
-def _tuners(args):
+def _tuners(args: argparse.Namespace) -> int:
     """compare tuners at equal CPU where the evaluation decides alone, on an exact ruler
 
     Each tuner (random search, GA, CMA-ES, SPSA, Optuna's TPE, and Texel's gradient fit) tunes
@@ -82,14 +89,14 @@ def _tuners(args):
     """
     global _problem
     legs = legs_of(args)
-    _problem = tuners.load_problem(args.positions, args.depth)
-    if not _problem.train or not _problem.held_out:
+    _problem = problem = tuners.load_problem(args.positions, args.depth)
+    if not problem.train or not problem.held_out:
         raise InvalidInput("the positions hold no won position in their training split or none in the held-out one")
-    good, of = tuners.kept(_problem.start, _problem.held_out, args.depth)
+    good, of = tuners.kept(problem.start, problem.held_out, args.depth)
     start_share = good / of
     print(
         f"{len(legs)} legs of {args.budget:g} CPU s on {args.jobs} processes (about "
-        f"{len(legs) * args.budget / args.jobs / 60:.0f} min); training {len(_problem.train)} won positions, "
+        f"{len(legs) * args.budget / args.jobs / 60:.0f} min); training {len(problem.train)} won positions, "
         f"held out {of}; the hand-set weights keep {good} of {of} ({start_share:.1%}) at depth {args.depth}",
         file=sys.stderr,
         flush=True,
@@ -97,12 +104,12 @@ def _tuners(args):
     results = _play_legs(args, legs)
     results.sort(key=lambda r: (r.leg.tuner, r.leg.fitness, r.leg.seed))
     rows = tuners.summary_rows(results, start_share)
-    correlations = _correlations(results, args.depth)
+    correlations = _correlations(problem, results, args.depth)
     summary = {
         "depth": args.depth,
         "budget": args.budget,
         "positions": args.positions,
-        "train": len(_problem.train),
+        "train": len(problem.train),
         "held_out": of,
         "start_held_out": start_share,
         "rows": rows,
@@ -119,10 +126,10 @@ def _tuners(args):
     return 0
 
 
-def _play_legs(args, legs):
+def _play_legs(args: argparse.Namespace, legs: Sequence[tuners.Leg]) -> List[tuners.LegResult]:
     """The LegResults of ``legs``: those ``--out`` holds read back, the others played on ``--jobs`` processes,
     each said as it ends and kept in ``--out`` at once."""
-    results = []
+    results: List[tuners.LegResult] = []
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         results = _legs_done(args, legs)
@@ -148,7 +155,7 @@ def _play_legs(args, legs):
     return results
 
 
-def _legs_done(args, legs):
+def _legs_done(args: argparse.Namespace, legs: Sequence[tuners.Leg]) -> List[tuners.LegResult]:
     """The LegResults of ``legs`` that ``--out``'s legs.jsonl already holds, from a run of the same problem
     (its ``problem.json``, written here when new); InvalidInput where the folder is another problem's."""
     problem = {"positions": args.positions, "depth": args.depth}
@@ -160,7 +167,8 @@ def _legs_done(args, legs):
     else:
         with open(path, "w") as handle:
             json.dump(problem, handle)
-    wanted, found = set(legs), []
+    wanted = set(legs)
+    found: List[tuners.LegResult] = []
     legs_path = os.path.join(args.out, "legs.jsonl")
     if not os.path.exists(legs_path):
         return found
@@ -180,7 +188,7 @@ def _legs_done(args, legs):
     return found
 
 
-def _leg_json(result):
+def _leg_json(result: tuners.LegResult) -> Dict[str, Any]:
     return {
         "tuner": result.leg.tuner,
         "fitness": result.leg.fitness,
@@ -191,16 +199,16 @@ def _leg_json(result):
     }
 
 
-def _correlations(results, depth):
+def _correlations(problem: tuners.Problem, results: Sequence[tuners.LegResult], depth: int) -> Dict[str, float]:
     """Spearman's rank correlations, over the legs' final candidates, of the held-out share with the
     training regret, the labels fitness, one noisy games draw, and a fixed match of MATCH_GAMES games."""
     finals = [result.marks[-1] for result in results]
     if len(finals) < 3:
         return {}
-    labels = tuners.labels_of(_problem.train)
-    measures = {
+    labels = tuners.labels_of(problem.train)
+    measures: Dict[str, List[Any]] = {  # numbers: every final mark is scored
         "held_out": [mark.held_out for mark in finals],
-        "regret": [tuners.kept(mark.weights, _problem.train, depth)[0] for mark in finals],
+        "regret": [tuners.kept(mark.weights, problem.train, depth)[0] for mark in finals],
         "labels": [-tuners.label_loss(mark.weights, labels) for mark in finals],
         "games": [tuners.games_score(mark.weights, depth, random.Random(k)) for k, mark in enumerate(finals)],
         "match": [_match(mark.weights, depth) for mark in finals],
@@ -208,7 +216,7 @@ def _correlations(results, depth):
     return {name: round(tuners.spearman(measures["held_out"], values), 3) for name, values in measures.items()}
 
 
-def _match(weights, depth):
+def _match(weights: Sequence[float], depth: int) -> float:
     """The share of points in MATCH_GAMES games against the panel from fixed openings: the same for all."""
     rng, total = random.Random(20261128), 0.0
     for _ in range(MATCH_GAMES // tuners.GAMES_PER_EVALUATION):
@@ -216,11 +224,11 @@ def _match(weights, depth):
     return total / (MATCH_GAMES // tuners.GAMES_PER_EVALUATION)
 
 
-def _cpu(value):
+def _cpu(value: Optional[float]) -> str:
     return "-" if value is None else f"{value:.0f} s"
 
 
-def format_table(summary):
+def format_table(summary: Mapping[str, Any]) -> str:
     """The summary as a Markdown table, with the correlations under it."""
     lines = [
         f"Depth {summary['depth']}, no book, no solver; {summary['budget']:g} CPU s a leg; training "
@@ -249,7 +257,7 @@ def format_table(summary):
     return "\n".join(lines)
 
 
-def plot_curves(results, start_share, path):
+def plot_curves(results: Sequence[tuners.LegResult], start_share: float, path: str) -> None:
     """The held-out share against CPU seconds, a panel a fitness, a line a tuner (the median over seeds, the
     band their range)."""
     import matplotlib
@@ -257,7 +265,8 @@ def plot_curves(results, start_share, path):
     matplotlib.use("Agg")
     from matplotlib import pyplot
 
-    groups, fitnesses = {}, []
+    groups: Dict[Tuple[str, str], List[tuners.LegResult]] = {}
+    fitnesses: List[str] = []
     for result in results:
         groups.setdefault((result.leg.fitness, result.leg.tuner), []).append(result)
         if result.leg.fitness not in fitnesses:
