@@ -5,7 +5,7 @@ keys and records ``schema`` declares;
 ``genome`` defines the DEAP types (once, at import) and the variation operators within
 per-feature bounds; ``fitness`` turns individuals into game jobs, plays them (pure
 functions, run on a process pool or a Dask cluster) and folds the outcomes into
-fitnesses; ``program`` makes a course agent of any language the individual (its weights
+fitnesses; ``program_individual`` makes a course agent of any language the individual (its weights
 file, or the constants of its code, rewritten: ``code_individual`` builds each such individual's
 code); ``spsa`` is the SPSA strategy;
 ``loop`` is the generation loop in DEAP's idiom, ``generations`` what each generation records; ``checkpoint`` writes and

@@ -28,7 +28,7 @@ from engine.players.specs import make_player
 from engine.sandbox.limits import UntrustedFolderError
 from evolve.genome import ENDGAME, UNRECORDED_GENES, feature_of, genes, named
 from evolve.positions import PositionsError, load_positions
-from evolve.program import fingerprint, folder_problem, name_problem, read_agent_weights, start_row
+from evolve.program_individual import fingerprint, folder_problem, name_problem, read_agent_weights, start_row
 from evolve.schema import (
     _INDIVIDUAL,
     _PANEL,

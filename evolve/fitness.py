@@ -20,7 +20,7 @@ from engine.common.runfolder import RunError
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, WHITE, Colour
 from engine.native.compiler import NativeError, NoCompiler
-from engine.native.searcher import native_library
+from engine.native.search import native_library
 from engine.params import make_params
 from engine.play.game import play_game
 from engine.play.openings import load_openings
@@ -31,7 +31,7 @@ from engine.players.specs import make_player
 from evolve.code_individual import BuiltProgram
 from evolve.genome import Individual, as_features
 from evolve.positions import load_positions
-from evolve.program import program_player
+from evolve.program_individual import program_player
 from evolve.regret import RegretJob, regret_job, regret_jobs
 from evolve.schema import Config
 
@@ -55,7 +55,7 @@ class FitnessGame(NamedTuple):
     ``colour`` says (a won-side game: the colour its opening leaves won);
     ``engine``: the searcher of our players, "native" or "python" (the same moves); ``program``:
     None where the individual is our searcher, else the BuiltProgram whose weights the genome is
-    (``evolve.program``; ``depth`` then plays no part); ``search``: where fitness plays as shipped
+    (``evolve.program_individual``; ``depth`` then plays no part); ``search``: where fitness plays as shipped
     (``[fitness] play``), the search settings our players play with (``engine.players.shipped``), and
     ``champion`` opponents play so too."""
 

@@ -51,7 +51,7 @@ from evolve.config import ConfigError, load_config, repeated_games
 from evolve.fitness import engine_for, evaluate_in_rounds, make_jobs, self_play_opponents
 from evolve.generations import by_colour, generation_line, population_figures, saturation_warning
 from evolve.positions import load_positions
-from evolve.program import best_file, program_built, save_agent_weights
+from evolve.program_individual import best_file, program_built, save_agent_weights
 from evolve.regret import REGRET_PER_JOB, regret_job, regret_jobs
 from evolve.runs import best_params, provenance
 from evolve.schema import Config
@@ -141,7 +141,8 @@ class Evolution:
         self.games = config.games(jobs, check_scheduler(scheduler) if scheduler else None, progress)
         self.where: Dict[str, Any] = {}  # where the games run (an executor's describe())
         self.engine = ""  # the searcher the games use ("native" or "python"), settled when the run starts
-        self.program: Optional[BuiltProgram] = None  # a program individual's build (evolve.program), while it runs
+        # a program individual's build (evolve.program_individual), while it runs
+        self.program: Optional[BuiltProgram] = None
         self.lock: Optional[RunLock] = None
         self.progress = progress
         self.out = out

@@ -11,7 +11,7 @@ from evolve import genome
 from evolve.checkpoint import load_checkpoint
 from evolve.config import ConfigError, load_config
 from evolve.generations import rate_text
-from evolve.program import AgentWeights, refuse_search_settings, save_agent_weights
+from evolve.program_individual import AgentWeights, refuse_search_settings, save_agent_weights
 from evolve.schema import Config, ProgramIndividual
 
 if TYPE_CHECKING:  # matplotlib is slow to import, and only plots need it

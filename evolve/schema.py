@@ -135,7 +135,8 @@ _START: Schema = {
 _EXECUTOR: Schema = {
     "scheduler": (str, "", _scheduler, "'' (the local process pool), " + SCHEDULER_FORMS),
 }
-# A course agent whose own weights file holds the genome (evolve.program); [individual.bounds] name the genes.
+# A course agent whose own weights file holds the genome (evolve.program_individual); [individual.bounds]
+# name the genes.
 _INDIVIDUAL: Schema = {
     "program": (str, None, lambda v: v.strip() and "\0" not in v, "an agent folder, relative to where evolve runs"),
     "weights_file": (str, "weights.json", None, ""),
@@ -240,7 +241,7 @@ class Start(NamedTuple):
 class ProgramIndividual(NamedTuple):
     """The [individual] table (``_INDIVIDUAL``), with the agent's ``folder`` (absolute), the ``base`` its
     weights file held when the run began (what it keeps beside the genes), the ``fingerprint`` of its
-    code then (``evolve.program.fingerprint``) and, where the genes are constants in its code rather than
+    code then (``evolve.program_individual.fingerprint``) and, where the genes are constants in its code rather than
     a weights file's, the names or patterns ``constants`` chose them by (empty otherwise)."""
 
     program: str

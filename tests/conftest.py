@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, settings
 from engine.constants import PASS
 from engine.data import load_rules_vectors
 from engine.native.compiler import NoCompiler, compiled_solver
-from engine.native.searcher import native_library
+from engine.native.search import native_library
 from engine.native.solver import NativeSolver
 from engine.params import default_params, params_to_dict
 from engine.position import Position

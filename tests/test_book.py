@@ -15,7 +15,7 @@ from engine import BLACK, PASS, WHITE, Position
 from engine.agent import choose_move
 from engine.book import Book, BookError, book_key, key_ply, load_book
 from engine.data import SHIPPED_BOOK
-from engine.native.book import (
+from engine.native.book_build import (
     build_book,
     build_white_book,
     extend_book,

@@ -1,5 +1,5 @@
 """Constants in an agent's own code: found, rewritten exactly, tuned by a run and exported, in every
-course language, without an edit by hand (``engine.course.literals``, ``evolve.program``)."""
+course language, without an edit by hand (``engine.course.literals``, ``evolve.program_individual``)."""
 
 import hashlib
 import json
@@ -19,7 +19,7 @@ from engine.errors import InvalidInput
 from engine.position import Position
 from evolve.config import ConfigError, load_config
 from evolve.loop import Evolution
-from evolve.program import program_built, program_player
+from evolve.program_individual import program_built, program_player
 from tests.conftest import ROOT, cli
 
 PYTHON_SOURCE = '''"""An agent. KOMI = 9 in a docstring is no constant."""

@@ -51,7 +51,7 @@ STABLE = ("generation", "evaluated", "games", "best_fitness", "best_weights", "w
 
 
 def stable(records):
-    return [{key: record[key] for key in STABLE} for record in records]
+    return [{key: getattr(record, key) for key in STABLE} for record in records]
 
 
 def write(tmp_path, text, name="tiny.toml"):
@@ -84,8 +84,8 @@ def test_dask_and_the_local_pool_give_identical_generations(tmp_path):
     ).run()
     assert stable(read_generations(dask)) == stable(read_generations(local))
     record = read_generations(dask)[-1]
-    assert record["executor"] == {"executor": "dask", "scheduler": "local:2", "workers": 2, "threads": 2}
-    assert record["games_per_second_per_worker"] > 0
+    assert record.executor == {"executor": "dask", "scheduler": "local:2", "workers": 2, "threads": 2}
+    assert record.games_per_second_per_worker > 0
     log = open(os.path.join(dask, "run.log")).read()
     assert "games run on dask at local:2, 2 workers, 2 threads, dashboard http://127.0.0.1:" in log
 

@@ -22,7 +22,7 @@ from engine.players.qlearning import QTableError
 from engine.position import IllegalMove
 from engine.protocol import InputFormatError
 from engine.sandbox.limits import SandboxError, UntrustedFolderError
-from engine.training.qlearning import TrainingError
+from engine.training.trainer import TrainingError
 from evolve.cli import main as evolve
 from evolve.config import ConfigError
 from evolve.labels import LabelsError

@@ -473,7 +473,7 @@ def test_cmaes_stopped_and_resumed_matches_an_uninterrupted_run(tmp_path):
 
 def test_the_same_seed_gives_the_same_generations_on_either_search_engine(tmp_path):
     """The compiled searcher plays the same moves: a run is the same run on either engine."""
-    from engine.native.searcher import native_available
+    from engine.native.search import native_available
 
     if not native_available():
         pytest.skip("no C compiler: the native engine falls back to Python")
@@ -744,7 +744,7 @@ def test_a_generation_whose_fitness_no_longer_separates_individuals_is_warned_on
 
 @pytest.mark.fast
 def test_an_extended_run_shows_its_new_target_wherever_it_is_read(tmp_path):
-    from engine.ui.web.runs import FileCache, list_runs, run_page
+    from engine.ui.web.run_pages import FileCache, list_runs, run_page
 
     config = write_config(tmp_path, TINY.replace("generations = 4", "generations = 1"))
     with open(os.devnull, "w") as quiet:

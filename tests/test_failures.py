@@ -21,7 +21,7 @@ from engine.play.game import play_game
 from engine.players.base import Reason
 from engine.players.scripted import RandomPlayer
 from engine.players.specs import make_player
-from engine.training.qlearning import TrainingError, check_settings
+from engine.training.trainer import TrainingError, check_settings
 from evolve.checkpoint import CHECKPOINT, RunError
 from evolve.cli import _where_it_stands
 from evolve.cli import main as evolve

@@ -22,7 +22,7 @@ from engine.play.sgf import SgfError, game_sgf, read_game
 from engine.players.base import Reason
 from engine.players.gtp import gtp_player
 from engine.players.scripted import RandomPlayer
-from engine.training.qlearning import CHECKPOINT, SETTINGS, Training, TrainingError
+from engine.training.trainer import CHECKPOINT, SETTINGS, Training, TrainingError
 from evolve.checkpoint import RunError
 from evolve.runs import format_table, read_generations
 from tests.conftest import GENERATION, examples

@@ -368,7 +368,7 @@ def test_loadsgf_reads_only_a_bounded_regular_file_and_answers_one_way_for_every
 
     from engine.play.sgf import SGF_FILE_BYTES
     from engine.players.specs import make_player
-    from engine.ui.gtp import GtpEngine
+    from engine.ui.gtp_server import GtpEngine
 
     fifo = tmp_path / "fifo.sgf"
     os.mkfifo(fifo)

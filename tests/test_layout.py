@@ -119,18 +119,18 @@ def test_the_layers_are_where_the_issue_puts_them():
         "play.match",
         "play.stats",
         "ui.judge",
-        "submission.bench",
+        "submission.speed",
         "submission.bundle",
         "cli.littlego",
         "players.gnugo",
         "players.program",
         "players.gtp",
-        "ui.gtp",
+        "ui.gtp_server",
         "play.sgf",
         "ui.terminal",
         "native.solver",
-        "native.book",
-        "training.qlearning",
+        "native.book_build",
+        "training.trainer",
     ):
         assert "engine." + tool in MODULES
 
@@ -373,3 +373,23 @@ def test_each_package_docstring_names_every_module_in_it(package):
         words = set(re.findall(r"``([\w.]+)``", ast.get_docstring(ast.parse(handle.read())) or ""))
     missing = [name for name in _package_members(folder) if name not in words]
     assert not missing, f"{package}/__init__.py's map leaves out {', '.join(missing)} (name each as ``name``)"
+
+
+@pytest.mark.fast
+def test_a_module_name_means_one_thing():
+    """Two modules share a name only where they hold the same thing: a command group (a ``cli``
+    module, named by its command) beside what it runs, or the compiled twin (``engine.native``) of a
+    core module. Anything else with one name for two things is renamed."""
+    by_name = {}
+    for module in MODULES:
+        parts = module.split(".")
+        if parts[-1] != parts[0] and module not in TOOL_PACKAGES:
+            by_name.setdefault(parts[-1], []).append(module)
+    shared = []
+    for name, modules in sorted(by_name.items()):
+        apart = [m for m in modules if ".cli." not in m]
+        if len(apart) == 2 and {m.rpartition(".")[0] for m in apart} == {"engine", "engine.native"}:
+            continue  # a core module and its compiled twin
+        if len(apart) > 1:
+            shared.append(f"{name}: {', '.join(modules)}")
+    assert not shared, "one name for different modules:\n" + "\n".join(shared)

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-import engine.native.searcher as native_searcher
+import engine.native.search as native_searcher
 from engine import BLACK, PASS, Position
 from engine.constants import KOMI, MAX_MOVES, NUM_POINTS
 from engine.features import FEATURES

@@ -6,7 +6,9 @@ import json
 
 import pytest
 
-from engine.native.bench import (
+from engine.native.compiler import NoCompiler, compiled_solver
+from engine.native.solver import NativeSolver, describe_position
+from engine.native.solver_bench import (
     BenchError,
     bench_solver,
     compare_results,
@@ -14,8 +16,6 @@ from engine.native.bench import (
     load_position_set,
     load_result,
 )
-from engine.native.compiler import NoCompiler, compiled_solver
-from engine.native.solver import NativeSolver, describe_position
 from tests.conftest import cli
 
 SET = load_position_set()

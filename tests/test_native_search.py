@@ -20,8 +20,8 @@ import engine.search
 from engine.constants import NUM_POINTS, PASS
 from engine.data import SHIPPED_PARAMS
 from engine.features import FEATURES, feature_values, make_evaluator
-from engine.native import searcher as native
-from engine.native.searcher import NATIVE_PASS, NativeSearcher, compiled_search, native_position, searcher_class
+from engine.native import search as native
+from engine.native.search import NATIVE_PASS, NativeSearcher, compiled_search, native_position, searcher_class
 from engine.params import DEFAULT_WEIGHTS, load_params, make_params
 from engine.play.game import play_game
 from engine.players.base import Reason

@@ -26,7 +26,7 @@ from engine.position import Position
 from evolve.config import ConfigError, load_config, validate
 from evolve.fitness import FitnessGame, fold, play_job
 from evolve.loop import Evolution
-from evolve.program import fingerprint, program_built, program_player, sidecar_of
+from evolve.program_individual import fingerprint, program_built, program_player, sidecar_of
 from evolve.runs import export_best, program_of, read_generations
 from tests.conftest import ROOT, cli
 
@@ -132,13 +132,13 @@ def test_evolve_run_and_export_the_example_agents_weights(tmp_path):
     assert "native engine" not in process.stdout
     run = os.path.join(str(tmp_path / "runs"), os.listdir(str(tmp_path / "runs"))[0])
     records = read_generations(run)
-    assert [r["generation"] for r in records] == [0, 1]
-    first = [tuple(ind["weights"]) for ind in records[0]["individuals"]]
+    assert [r.generation for r in records] == [0, 1]
+    first = [tuple(ind["weights"]) for ind in records[0].individuals]
     assert first[0] == tuple(WEIGHTS[name] for name in ["liberties", "atari", "edge", "centre"])
     assert len(set(first)) == len(first)  # every individual its own weights
-    assert set(records[-1]["best_weights"]) == set(WEIGHTS)
+    assert set(records[-1].best_weights) == set(WEIGHTS)
     assert program_of(run).weights_file == "weights.json"
-    assert json.load(open(os.path.join(run, "best-weights.json"))) == records[-1]["best_weights"]
+    assert json.load(open(os.path.join(run, "best-weights.json"))) == records[-1].best_weights
     with pytest.raises(ValueError, match="--depth is our searcher.s"):
         export_best(run, str(tmp_path / "nope.json"), depth=4)
     folder = agent_copy(tmp_path)
@@ -164,7 +164,7 @@ def test_evolve_run_and_export_the_example_agents_weights(tmp_path):
         text=True,
         check=True,
     ).stdout
-    assert json.loads(loaded) == records[-1]["best_weights"]
+    assert json.loads(loaded) == records[-1].best_weights
     position = Position.initial().play_point(to_point(2, 2))
     (folder / "input.txt").write_text(
         format_input(position.player, position.previous_string(), position.board_string())
@@ -413,8 +413,8 @@ def test_a_stopped_program_run_resumes_to_the_same_generations_whatever_the_work
     whole = Evolution.create(config, str(tmp_path / "b"), jobs=1, progress=False, out=io.StringIO())
     whole.run()
     keys = ("generation", "best_fitness", "best_weights", "individuals")
-    assert [{k: r[k] for k in keys} for r in read_generations(stopped.run_dir)] == [
-        {k: r[k] for k in keys} for r in read_generations(whole.run_dir)
+    assert [{k: getattr(r, k) for k in keys} for r in read_generations(stopped.run_dir)] == [
+        {k: getattr(r, k) for k in keys} for r in read_generations(whole.run_dir)
     ]
 
 

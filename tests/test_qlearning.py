@@ -22,7 +22,7 @@ from engine.players.qlearning import (
 from engine.players.specs import make_player
 from engine.playout import random_opening
 from engine.symmetry import SYMMETRIES, turn
-from engine.training.qlearning import CHECKPOINT, TABLE, Training, TrainingError
+from engine.training.trainer import CHECKPOINT, TABLE, Training, TrainingError
 from tests.conftest import cli, start_cli
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]

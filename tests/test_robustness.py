@@ -380,7 +380,7 @@ def test_a_full_disk_stops_the_run_cleanly_and_it_resumes(tmp_path, monkeypatch,
     assert main(["resume", run, "--no-progress", "--jobs", "1"]) == 0
 
     def strip(records):
-        return [(r["generation"], r["best_fitness"], r["individuals"]) for r in records]
+        return [(r.generation, r.best_fitness, r.individuals) for r in records]
 
     assert strip(read_generations(run)) == strip(reference)
 
@@ -470,7 +470,7 @@ def test_two_concurrent_resumes_write_each_generation_once(tmp_path):
         assert "Traceback" not in err
         if status == 2:
             assert "in use by process" in err
-    generations = [r["generation"] for r in read_generations(run_dir)]
+    generations = [r.generation for r in read_generations(run_dir)]
     assert generations == list(range(7))
 
 
@@ -495,7 +495,7 @@ def test_a_lock_left_by_a_killed_process_is_taken_over(tmp_path):
     assert f"process {process.pid}" in open(os.path.join(run_dir, LOCK)).read()
     result = cli("evolve", "resume", run_dir, "--jobs", "1", "--no-progress")
     assert result.returncode == 0, result.stderr
-    assert [r["generation"] for r in read_generations(run_dir)] == [0, 1, 2]
+    assert [r.generation for r in read_generations(run_dir)] == [0, 1, 2]
 
 
 @pytest.mark.fast

@@ -174,7 +174,7 @@ def test_solve_prints_every_moves_exact_value():
 
 @pytest.mark.fast
 def test_bench_solve_reports_the_nodes_it_counted():
-    from engine.submission.bench import bench_solve
+    from engine.submission.speed import bench_solve
 
     lines = []
     result = bench_solve(plies=(18,), positions=2, seed=3, report=lines.append)
@@ -189,7 +189,7 @@ def test_bench_solve_on_recorded_games_counts_what_finishes_within_each_editions
     from engine.data import SHIPPED_PARAMS
     from engine.params import load_params
     from engine.play.sgf import game_sgf, sgf_name
-    from engine.submission.bench import bench_solve, solving_shares
+    from engine.submission.speed import bench_solve, solving_shares
 
     folder = tmp_path / "games-sgf"
     folder.mkdir()

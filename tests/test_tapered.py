@@ -160,11 +160,11 @@ def test_a_tapered_run_exports_params_that_a_bundled_agent_plays(tmp_path):
         out=open(os.devnull, "w"),
     ).run()
     best = read_generations(run_dir)[-1]
-    assert len(best["best_weights"]) == 2 * len(FEATURES) and "endgame.margin" in best["best_weights"]
+    assert len(best.best_weights) == 2 * len(FEATURES) and "endgame.margin" in best.best_weights
     target = str(tmp_path / "params.json")
     params = export_best(run_dir, target)
     assert params.endgame is not None
-    assert params.endgame["margin"] == best["best_weights"]["endgame.margin"]
+    assert params.endgame["margin"] == best.best_weights["endgame.margin"]
     bundle = str(tmp_path / "bundle")
     done = cli("littlego", "bundle", bundle, "--params", target)
     assert done.returncode == 0, done.stderr

@@ -3,7 +3,7 @@ it.
 
 Reading guide: ``littlego`` assembles the parser from the command modules, each of which owns its
 parser and a thin handler: ``match``; ``play`` (and replay); ``course`` (grade, tournament);
-``engines`` (gtp, judge); ``serve``; ``solve``; ``store``; ``book``; ``study`` (records,
+``gtp_judge`` (gtp, judge); ``serve``; ``solve``; ``store``; ``book``; ``study`` (records,
 openings, study); ``train``; ``bundle``; ``bench``. ``argument_types`` holds the values an argument
 may take (a user's mistake
 in one is a clear line and exit 2), ``arguments`` the options several commands share and the command

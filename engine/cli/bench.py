@@ -11,12 +11,12 @@ from engine.constants import MAX_MOVES
 from engine.course.build import built_agents
 from engine.data import RULES_VECTORS
 from engine.errors import InvalidInput
-from engine.native.bench import BENCH_TABLE_BITS, bench_solver, compare_results, load_position_set, load_result
 from engine.native.compiler import MAX_TABLE_BITS, MIN_TABLE_BITS
+from engine.native.solver_bench import BENCH_TABLE_BITS, bench_solver, compare_results, load_position_set, load_result
 from engine.protocol import write_atomic
 from engine.sandbox.limits import DEFAULT_LIMITS
-from engine.submission.bench import bench_rules, bench_search, bench_solve
 from engine.submission.movecost import format_cost, measure
+from engine.submission.speed import bench_rules, bench_search, bench_solve
 
 if TYPE_CHECKING:
     from engine.cli.arguments import Subcommands

@@ -20,7 +20,9 @@ SHIPPED_QTABLE = os.path.join(_HERE, "qtable.json.gz")
 SOLVED_OPENINGS = os.path.join(_HERE, "openings.json")  # who wins each 2-ply opening (engine.play.openings)
 # Every position of the first plies with every move solved (engine.native.store): beneath every store.
 SOLVED_PREFILL = os.path.join(_HERE, "solved-prefill.sqlite")
-SOLVER_POSITIONS = os.path.join(_HERE, "solver-positions.json")  # the compiled solver's benchmark (engine.native.bench)
+SOLVER_POSITIONS = os.path.join(
+    _HERE, "solver-positions.json"
+)  # the compiled solver's benchmark (engine.native.solver_bench)
 
 
 class DataError(UserError, ValueError):

@@ -5,8 +5,8 @@ Reading guide: ``compiler`` compiles a C source once per content into a cache fo
 game's numbers from ``engine.constants`` and ``engine.symmetry`` (``bitboard.h`` is what the C
 sources share); ``solver`` runs ``solve.c`` and asks it who wins; ``store`` keeps every answer in
 one SQLite file that every tool reads first (``grow`` fills it; ``stored_solver`` asks the solver
-only what the store lacks); ``book`` builds, extends and checks the opening book with it;
-``searcher`` loads ``search.c`` as a library (ctypes) and searches as ``engine.search.Searcher``
+only what the store lacks); ``book_build`` builds, extends and checks the opening book with it;
+``search`` loads ``search.c`` as a library (ctypes) and searches as ``engine.search.Searcher``
 does, node for node, falling back to the Python searcher where there is no C compiler;
-``sections`` walks a book's sections and ``bench`` times the solver.
+``sections`` walks a book's sections and ``solver_bench`` times the solver.
 """

@@ -1,5 +1,5 @@
 /* littlego compiled searcher: engine/search.py's fixed-depth alpha-beta and engine/features.py's
- * evaluation, move for move, as a shared library for the tools (engine/native/searcher.py).
+ * evaluation, move for move, as a shared library for the tools (engine/native/search.py).
  *
  * It is a twin, not a variant: for the same position, weights and depth it visits the same
  * nodes in the same order and returns the same value, bit for bit. So everything here copies
@@ -18,7 +18,7 @@
  *
  * Reading guide: the rules (search_position.h), the features (search_features.h), the
  * evaluation, the transposition table (search_table.h), move ordering, negamax, then the entry
- * points (ls_*) that engine/native/searcher.py calls through ctypes.
+ * points (ls_*) that engine/native/search.py calls through ctypes.
  */
 #include <math.h>
 #include <stdint.h>
@@ -30,7 +30,7 @@
  * search needs (KOMI, the colours, and WIN and TIE from engine/search.py) from searcher.py. */
 #if !defined(BOARD_SIZE) || !defined(N) || !defined(PASS) || !defined(MAX_MOVES) || !defined(KOMI) || \
     !defined(BLACK) || !defined(WHITE) || !defined(WIN) || !defined(TIE)
-#error "compile through engine/native/searcher.py, which passes the game's and the search's numbers"
+#error "compile through engine/native/search.py, which passes the game's and the search's numbers"
 #endif
 #if 2 * N + 3 + 8 > 63 || MAX_MOVES > 255
 #error "table keys are packed for at most 26 points and 255 plies"

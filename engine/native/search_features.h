@@ -1,7 +1,7 @@
 /* Part of search.c (included once, there): the features of engine/features.py.
  *
  * Their order is FEATURE_TABLE's: the build passes FEATURE_COUNT and each feature's index as
- * FEATURE_<NAME> (engine/native/searcher.py), as it passes the game's numbers, so that a C
+ * FEATURE_<NAME> (engine/native/search.py), as it passes the game's numbers, so that a C
  * computation of a feature the table lacks does not compile, and one the table has but the C
  * never computes is found when the library loads (its slot stays unwritten). */
 

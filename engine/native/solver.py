@@ -3,7 +3,7 @@
 ``engine.solver`` settles positions from about ply 10 on in pure Python; earlier ones need
 hundreds of millions of nodes, which only compiled code visits in minutes. ``compiler``
 builds the program (once per source and game numbers); ``NativeSolver`` asks it who wins,
-and ``engine.native.book`` builds the opening book from its answers. The rules in C are
+and ``engine.native.book_build`` builds the opening book from its answers. The rules in C are
 tested against ``engine.position`` (tests/test_native.py).
 """
 

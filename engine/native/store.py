@@ -8,7 +8,7 @@ and the Python solver's exact margins); the won-side openings (``littlego openin
 opening book (``littlego book``): ``check --solve`` reads and writes it as the others do, ``extend``,
 ``merge`` and the White book's filling take a winning move from the store where it holds every move
 of a position, and ``build`` keeps the values its lines prove (each book position won, the one after
-its move lost) but cannot start its search from the store (``engine.native.book`` says why). Not
+its move lost) but cannot start its search from the store (``engine.native.book_build`` says why). Not
 the store's: the benchmark (``littlego bench solver`` measures the solver, so it must solve) and the
 ``shipped`` player's exact moves in games (``engine.players.shipped``, from ply 12 on, milliseconds a
 move). The compiled solver behind the store is ``engine.native.stored_solver``.

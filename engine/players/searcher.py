@@ -7,7 +7,7 @@ from engine.book import Book
 from engine.constants import MAX_MOVES, Colour, Move
 from engine.errors import InvalidInput
 from engine.features import make_evaluator
-from engine.native.searcher import searcher_class
+from engine.native.search import searcher_class
 from engine.params import Params
 from engine.players.base import Player
 from engine.position import Position

@@ -1,1 +1,1 @@
-"""Training learning players: ``qlearning`` trains the tabular Q-learner, with checkpoints and a learning curve."""
+"""Training learning players: ``trainer`` trains the tabular Q-learner, with checkpoints and a learning curve."""

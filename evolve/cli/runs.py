@@ -30,7 +30,7 @@ from evolve.code_individual import TUNED_DIFF, write_tuned_agent
 from evolve.config import load_config
 from evolve.fitness import engine_for
 from evolve.loop import Evolution
-from evolve.program import AgentWeights, previous_of
+from evolve.program_individual import AgentWeights, previous_of
 from evolve.runs import export_best, format_table, plot_run, program_of, provenance, read_generations
 from evolve.schema import ProgramIndividual
 

@@ -1,8 +1,8 @@
 """The web app of ``littlego serve``: a runs dashboard and an analysis board in a browser.
 
-Reading guide: ``app`` holds the routes and how failures are answered; ``runs`` reads
+Reading guide: ``app`` holds the routes and how failures are answered; ``run_pages`` reads
 run folders for the runs pages (through ``engine.common.runfolder``, evolve's own reader);
-``game`` turns the moves a page sends into positions, SGF in and out; ``analysis`` is what
+``board_game`` turns the moves a page sends into positions, SGF in and out; ``analysis`` is what
 the board shows about a position (the solvers' values, the shipped agent's move, a
 player's reply); ``workers`` runs that Python work in processes a crash cannot take the
 server down with; ``server`` binds the socket and runs uvicorn. ``static/`` holds the

@@ -36,7 +36,7 @@ from engine.position import Position
 from engine.sandbox.limits import Limits
 from engine.search import Searcher, SearchTimeout, terminal_value
 from engine.solver import Solver
-from engine.ui.web.game import BadRequest, position_after
+from engine.ui.web.board_game import BadRequest, position_after
 from engine.ui.web.workers import WorkerLost, Workers, WorkerTimeout
 
 

@@ -30,10 +30,10 @@ from starlette.types import ASGIApp, ExceptionHandler, Receive, Scope, Send
 from engine.play.sgf import SgfError
 from engine.players.specs import COMMAND_KINDS, runs_a_command
 from engine.position import IllegalMove
-from engine.ui.web import game
+from engine.ui.web import board_game
 from engine.ui.web.analysis import Analyst, PlayerTrouble, shipped_book
-from engine.ui.web.game import BadRequest
-from engine.ui.web.runs import FileCache, NoSuchRun, list_runs, run_page
+from engine.ui.web.board_game import BadRequest
+from engine.ui.web.run_pages import FileCache, NoSuchRun, list_runs, run_page
 from engine.ui.web.workers import WorkerLost, WorkerTimeout
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
@@ -175,7 +175,7 @@ def board_routes(analyst: Analyst, allow_programs: bool) -> List[Route]:
     def post(path, answer):
         async def endpoint(request):
             document = await read_json(request)
-            return JSONResponse(await run_in_threadpool(answer, document, game.read_moves(document.get("moves"))))
+            return JSONResponse(await run_in_threadpool(answer, document, board_game.read_moves(document.get("moves"))))
 
         return Route(path, endpoint, methods=["POST"])
 
@@ -190,7 +190,7 @@ def board_routes(analyst: Analyst, allow_programs: bool) -> List[Route]:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise BadRequest("seed must be an integer")
         answer = analyst.reply(spec, moves, seed)
-        return {"reply": answer._asdict(), "view": game.view(moves + [answer.move], shipped_book())._asdict()}
+        return {"reply": answer._asdict(), "view": board_game.view(moves + [answer.move], shipped_book())._asdict()}
 
     def values(document, moves):
         margins, seconds = document.get("margins", True), document.get("seconds")
@@ -202,10 +202,12 @@ def board_routes(analyst: Analyst, allow_programs: bool) -> List[Route]:
         return dict(found._asdict(), moves=[value._asdict() for value in found.moves])
 
     return [
-        post("/api/board/view", lambda document, moves: game.view(moves, shipped_book())._asdict()),
+        post("/api/board/view", lambda document, moves: board_game.view(moves, shipped_book())._asdict()),
         post(
             "/api/board/play",
-            lambda document, moves: game.view(game.play(moves, document.get("move")), shipped_book())._asdict(),
+            lambda document, moves: board_game.view(
+                board_game.play(moves, document.get("move")), shipped_book()
+            )._asdict(),
         ),
         post("/api/board/reply", reply),
         post("/api/board/values", values),
@@ -214,7 +216,7 @@ def board_routes(analyst: Analyst, allow_programs: bool) -> List[Route]:
         post(
             "/api/board/sgf",
             lambda document, moves: {
-                "sgf": game.sgf_of(moves, document.get("black", "Black"), document.get("white", "White"))
+                "sgf": board_game.sgf_of(moves, document.get("black", "Black"), document.get("white", "White"))
             },
         ),
         Route("/api/board/open", _open, methods=["POST"]),
@@ -226,7 +228,7 @@ async def _open(request):
     text = document.get("sgf")
     if not isinstance(text, str):
         raise BadRequest("sgf must be the text of an SGF file")
-    return JSONResponse(game.open_sgf(text.encode("utf-8"))._asdict())
+    return JSONResponse(board_game.open_sgf(text.encode("utf-8"))._asdict())
 
 
 def _answer(status):

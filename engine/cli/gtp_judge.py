@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from engine.cli.argument_types import count
 from engine.cli.arguments import add_sandbox, add_store, command, player_with_sandbox, store_path
 from engine.constants import MAX_MOVES
-from engine.ui.gtp import serve
+from engine.ui.gtp_server import serve
 from engine.ui.judge import judge
 from engine.ui.web.analysis import NativeValues
 

@@ -56,7 +56,7 @@ from evolve.code_individual import (
 from evolve.genome import named
 from evolve.schema import Config, ProgramIndividual
 
-log = logging.getLogger("evolve.program")
+log = logging.getLogger("evolve.program_individual")
 
 WEIGHTS_BYTES = 2**20  # a weights file of a few named numbers is far smaller
 # Names a weights file may not take: the host's files, the agents' sources, what a copy leaves out.
