@@ -12,6 +12,7 @@ Format (version 1)::
      "provenance": {"source": "evolved", "run": ..., "generation": ..., "fitness": ..., "date": ...}}
 """
 
+import functools
 import json
 import math
 import sys
@@ -162,13 +163,9 @@ def _short(value: object, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-_SAID: Set[str] = set()  # the warnings this process has written: a file loaded for every game says it once
-
-
+@functools.lru_cache(maxsize=None)  # each warning once a process: a file loaded for every game says it once
 def _warn_on_stderr(message: str) -> None:
-    if message not in _SAID:
-        _SAID.add(message)
-        sys.stderr.write(f"params: {message}\n")
+    sys.stderr.write(f"params: {message}\n")
 
 
 def _tame(sets: List[Dict[str, float]], source: str, warn: Warn) -> List[Dict[str, float]]:

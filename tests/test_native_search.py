@@ -264,10 +264,10 @@ def test_games_that_fill_the_transposition_table_clear_it_as_the_python_does(lib
 @pytest.fixture
 def fresh_library():
     native.native_library.cache_clear()
-    native._WARNED.clear()
+    native._warn_once.cache_clear()
     yield
     native.native_library.cache_clear()
-    native._WARNED.clear()
+    native._warn_once.cache_clear()
 
 
 @pytest.mark.fast
@@ -312,7 +312,7 @@ def test_a_feature_computed_otherwise_in_c_stops_evolve_run_with_its_name(fresh_
     assert evolve_main(["run", str(config), "--runs-dir", str(tmp_path / "runs"), "--no-progress"]) == 2
     said = capsys.readouterr().err
     assert "search.c computes the feature 'centre' otherwise than engine/features.py" in said
-    assert 'fitness.engine = "auto"' in said and 'engine = "python"' in said
+    assert 'fitness.searcher = "auto"' in said and 'searcher = "python"' in said
 
 
 @pytest.mark.fast

@@ -222,7 +222,10 @@ def native_available() -> bool:
     return True
 
 
-_WARNED: List[bool] = []  # a process warns once that it searches in Python
+@functools.lru_cache(maxsize=None)
+def _warn_once(message: str, stream: TextIO) -> None:
+    """Write ``message`` on ``stream``, once a process."""
+    stream.write(message)
 
 
 def searcher_class(stream: Optional[TextIO] = None) -> Type[Searcher]:
@@ -231,11 +234,10 @@ def searcher_class(stream: Optional[TextIO] = None) -> Type[Searcher]:
     try:
         native_library()
     except NoCompiler as error:  # anything else (a failed build, a mismatch) is a defect: it raises
-        if not _WARNED:
-            _WARNED.append(True)
-            (stream or sys.stderr).write(
-                f"littlego: searching in Python, the compiled searcher is unavailable: {str(error).splitlines()[0]}\n"
-            )
+        _warn_once(
+            f"littlego: searching in Python, the compiled searcher is unavailable: {str(error).splitlines()[0]}\n",
+            stream or sys.stderr,
+        )
         return Searcher
     return NativeSearcher
 

@@ -11,8 +11,9 @@ evaluation search. Both searches are compiled (``engine.native``) where a C comp
 same moves as the Python searcher, tens of times sooner.
 """
 
+import functools
 import os
-from typing import List, Optional, Tuple
+from typing import Optional, Tuple
 
 from engine.book import Book, load_book
 from engine.constants import BLACK, PASS, WINNING_FIRST_POINT, Move
@@ -30,25 +31,23 @@ from engine.position import Position
 NODES_PER_SECOND = 58_000
 SOLVER_TABLE_BITS = 18  # the solver's table from ply 12 on: 8 MiB a process is plenty there
 
-_solver: Optional[NativeSolver] = None  # this process's compiled solver, started at its first exact move
-_solver_pid: Optional[int] = None  # the process that started it (a forked worker starts its own)
-_book: List[Optional[Book]] = []  # this process's shipped book, read at its first use: [the Book or None]
+
+@functools.lru_cache(maxsize=1)
+def _solver_of(pid: int) -> NativeSolver:
+    """The compiled solver of process ``pid``, started at its first exact move: keyed by the process, so
+    that a forked worker starts its own (a pool's worker then keeps one for all its games)."""
+    return NativeSolver(SOLVER_TABLE_BITS)
 
 
 def _process_solver() -> NativeSolver:
-    """The compiled solver of this process (a pool's worker keeps one for all its games)."""
-    global _solver, _solver_pid
-    if _solver is None or _solver_pid != os.getpid():
-        _solver = NativeSolver(SOLVER_TABLE_BITS)
-        _solver_pid = os.getpid()
-    return _solver
+    """The compiled solver of this process."""
+    return _solver_of(os.getpid())
 
 
+@functools.lru_cache(maxsize=1)
 def shipped_book() -> Optional[Book]:
     """The shipped opening book (None where the installation has none), read once a process."""
-    if not _book:
-        _book.append(load_book(SHIPPED_BOOK) if os.path.exists(SHIPPED_BOOK) else None)
-    return _book[0]
+    return load_book(SHIPPED_BOOK) if os.path.exists(SHIPPED_BOOK) else None
 
 
 def node_plan(params: Params, nodes_per_second: float = NODES_PER_SECOND) -> Tuple[int, int]:
