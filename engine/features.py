@@ -64,29 +64,72 @@ class Feature(NamedTuple):
 
 # Material dominates the defaults; stones in danger and liberties refine it.
 FEATURE_TABLE = (
-    Feature("margin", "the stone margin if the game ended now, komi included", 10.0, (0.0, 20.0)),
     Feature(
-        "margin_late", "the margin scaled by how far the game has gone (0 at ply 0, 1 at ply 24)", 4.0, (-10.0, 10.0)
+        name="margin", meaning="the stone margin if the game ended now, komi included", default=10.0, bounds=(0.0, 20.0)
     ),
-    Feature("liberties", "distinct empty points next to the mover's stones, minus the opponent's", 1.0, (-5.0, 5.0)),
     Feature(
-        "atari_own", "the mover's stones in groups with one liberty (the opponent threatens them)", -3.0, (-10.0, 5.0)
+        name="margin_late",
+        meaning="the margin scaled by how far the game has gone (0 at ply 0, 1 at ply 24)",
+        default=4.0,
+        bounds=(-10.0, 10.0),
     ),
-    Feature("atari_opp", "the opponent's stones in atari (the mover can capture them now)", 1.5, (-5.0, 10.0)),
-    Feature("two_liberty", "stones in two-liberty groups, mover minus opponent", 0.5, (-5.0, 5.0)),
     Feature(
-        "euler", "Euler number (components minus holes) of the mover's stones minus the opponent's", -1.0, (-5.0, 5.0)
+        name="liberties",
+        meaning="distinct empty points next to the mover's stones, minus the opponent's",
+        default=1.0,
+        bounds=(-5.0, 5.0),
     ),
-    Feature("edge", "stones on the first line, mover minus opponent", -0.5, (-5.0, 5.0)),
-    Feature("corner", "stones on the four corners, mover minus opponent", -0.5, (-5.0, 5.0)),
-    Feature("eyes", "real eyes of the mover minus the opponent's", 2.0, (-5.0, 10.0)),
-    Feature("captures", "the mover's net captures since the search root (the search supplies it)", 1.0, (-5.0, 10.0)),
+    Feature(
+        name="atari_own",
+        meaning="the mover's stones in groups with one liberty (the opponent threatens them)",
+        default=-3.0,
+        bounds=(-10.0, 5.0),
+    ),
+    Feature(
+        name="atari_opp",
+        meaning="the opponent's stones in atari (the mover can capture them now)",
+        default=1.5,
+        bounds=(-5.0, 10.0),
+    ),
+    Feature(
+        name="two_liberty",
+        meaning="stones in two-liberty groups, mover minus opponent",
+        default=0.5,
+        bounds=(-5.0, 5.0),
+    ),
+    Feature(
+        name="euler",
+        meaning="Euler number (components minus holes) of the mover's stones minus the opponent's",
+        default=-1.0,
+        bounds=(-5.0, 5.0),
+    ),
+    Feature(name="edge", meaning="stones on the first line, mover minus opponent", default=-0.5, bounds=(-5.0, 5.0)),
+    Feature(
+        name="corner", meaning="stones on the four corners, mover minus opponent", default=-0.5, bounds=(-5.0, 5.0)
+    ),
+    Feature(name="eyes", meaning="real eyes of the mover minus the opponent's", default=2.0, bounds=(-5.0, 10.0)),
+    Feature(
+        name="captures",
+        meaning="the mover's net captures since the search root (the search supplies it)",
+        default=1.0,
+        bounds=(-5.0, 10.0),
+    ),
     # Added after the study of won openings given away (experiments/giveaways-20261124): the centre
     # point is the winning move of every Black give-away there, and no other feature tells it apart.
-    Feature("centre", "a stone on the centre point, the mover's (1), the opponent's (-1) or none", 0.0, (-5.0, 20.0)),
+    Feature(
+        name="centre",
+        meaning="a stone on the centre point, the mover's (1), the opponent's (-1) or none",
+        default=0.0,
+        bounds=(-5.0, 20.0),
+    ),
     # Added after the study of seed 3841: in 7 of its 9 give-aways (White's) a point next to the
     # centre wins where a diagonal one was played; in 6 of the 7 the other features value it no higher.
-    Feature("cross", "stones on the four points next to the centre, mover minus opponent", 0.0, (-5.0, 20.0)),
+    Feature(
+        name="cross",
+        meaning="stones on the four points next to the centre, mover minus opponent",
+        default=0.0,
+        bounds=(-5.0, 20.0),
+    ),
 )
 FEATURES = tuple(feature.name for feature in FEATURE_TABLE)
 _IN_ORDER = itemgetter(*FEATURES)  # a computation's values by name -> their tuple in FEATURES order

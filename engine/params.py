@@ -84,28 +84,47 @@ class SearchSetting(NamedTuple):
 
 
 SEARCH_TABLE = (
-    SearchSetting("depth", int, 4, 1, MAX_DEPTH, "plies", "the agent's deepest depth"),
-    SearchSetting("cpu_budget", float, 5.0, 0, MAX_CPU_BUDGET, "seconds", "CPU seconds a move is meant to take", True),
     SearchSetting(
-        "cpu_cap", float, None, 0, MAX_CPU_BUDGET, "seconds", "CPU seconds no move may pass", True, False, "cpu_budget"
+        name="depth", kind=int, default=4, low=1, high=MAX_DEPTH, unit="plies", meaning="the agent's deepest depth"
     ),
     SearchSetting(
-        "solve_from",
-        int,
-        MAX_MOVES,
-        0,
-        MAX_MOVES,
-        "plies",
-        f"the ply from which the agent solves the game exactly ({MAX_MOVES}: never)",
+        name="cpu_budget",
+        kind=float,
+        default=5.0,
+        low=0,
+        high=MAX_CPU_BUDGET,
+        unit="seconds",
+        meaning="CPU seconds a move is meant to take",
+        low_open=True,
     ),
     SearchSetting(
-        "close_stones",
-        float,
-        None,
-        0,
-        MAX_CLOSE_STONES,
-        "stones",
-        "before the solving ply, a move whose best move changed between depths or whose runner-up is within "
+        name="cpu_cap",
+        kind=float,
+        default=None,
+        low=0,
+        high=MAX_CPU_BUDGET,
+        unit="seconds",
+        meaning="CPU seconds no move may pass",
+        low_open=True,
+        at_least="cpu_budget",
+    ),
+    SearchSetting(
+        name="solve_from",
+        kind=int,
+        default=MAX_MOVES,
+        low=0,
+        high=MAX_MOVES,
+        unit="plies",
+        meaning=f"the ply from which the agent solves the game exactly ({MAX_MOVES}: never)",
+    ),
+    SearchSetting(
+        name="close_stones",
+        kind=float,
+        default=None,
+        low=0,
+        high=MAX_CLOSE_STONES,
+        unit="stones",
+        meaning="before the solving ply, a move whose best move changed between depths or whose runner-up is within "
         "this many stones (of the margin weight) of the best may plan its depths to the CPU cap",
         nullable=True,
     ),

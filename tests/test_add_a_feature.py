@@ -24,8 +24,8 @@ from tests.conftest import ROOT
 # the opponent's such points. A few bitboard operations in both languages, and not a sum of others.
 NAME, BOUNDS = "influence", (-5.0, 5.0)
 ROW = (
-    '    Feature("influence", "empty points next to the mover\'s stones and none of the opponent\'s, '
-    f"minus the opponent's\", 0.0, {BOUNDS!r}),\n"
+    '    Feature(name="influence", meaning="empty points next to the mover\'s stones and none of the opponent\'s, '
+    f"minus the opponent's\", default=0.0, bounds={BOUNDS!r}),\n"
 )
 PYTHON = (
     '        "influence": count(empty & neighbours(own) & ~neighbours(opp))'

@@ -30,32 +30,46 @@ class GameSetting(NamedTuple):
 
 
 GAME_TABLE = (
-    GameSetting("seed", 1, "--seed", "int", "seed of the games"),
-    GameSetting("jobs", None, "--jobs", "count", "parallel games (default: all cores)"),
-    GameSetting("scheduler", None, "--scheduler", "scheduler", WHERE_GAMES_RUN + " (default: the local process pool)"),
+    GameSetting(name="seed", default=1, option="--seed", kind="int", meaning="seed of the games"),
     GameSetting(
-        "cpu_limit",
-        COURSE_CPU_LIMIT,
-        "--cpu-limit",
-        "seconds",
-        f"CPU seconds a move of a program player may take (default {COURSE_CPU_LIMIT:g}, as the course)",
+        name="jobs", default=None, option="--jobs", kind="count", meaning="parallel games (default: all cores)"
     ),
     GameSetting(
-        "journal",
-        None,
-        "--resume",
-        "file",
-        "keep every finished game in FILE; when FILE holds games of this same command (stopped or killed), "
+        name="scheduler",
+        default=None,
+        option="--scheduler",
+        kind="scheduler",
+        meaning=WHERE_GAMES_RUN + " (default: the local process pool)",
+    ),
+    GameSetting(
+        name="cpu_limit",
+        default=COURSE_CPU_LIMIT,
+        option="--cpu-limit",
+        kind="seconds",
+        meaning=f"CPU seconds a move of a program player may take (default {COURSE_CPU_LIMIT:g}, as the course)",
+    ),
+    GameSetting(
+        name="journal",
+        default=None,
+        option="--resume",
+        kind="file",
+        meaning="keep every finished game in FILE; when FILE holds games of this same command (stopped or killed), "
         "continue after them, to the result it would have had",
     ),
     GameSetting(
-        "progress",
-        True,
-        "--no-progress",
-        "off",
-        "progress as lines on stderr, not a bar (as whenever stderr is not a terminal)",
+        name="progress",
+        default=True,
+        option="--no-progress",
+        kind="off",
+        meaning="progress as lines on stderr, not a bar (as whenever stderr is not a terminal)",
     ),
-    GameSetting("limits", None, "--sandbox", "sandbox", "how program players run (None: the defaults)"),
+    GameSetting(
+        name="limits",
+        default=None,
+        option="--sandbox",
+        kind="sandbox",
+        meaning="how program players run (None: the defaults)",
+    ),
 )
 GAME_SETTINGS = {setting.name: setting for setting in GAME_TABLE}
 

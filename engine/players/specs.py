@@ -170,61 +170,70 @@ def _gtp(spec: str, rest: str, options: _Options) -> GtpPlayer:
 
 
 SPEC_FORMS = tuple(
-    SpecForm(word, word, f"the course's {word} opponent (scripted)", _scripted(kind)) for word, kind in SCRIPTED.items()
+    SpecForm(word=word, written=word, plays=f"the course's {word} opponent (scripted)", make=_scripted(kind))
+    for word, kind in SCRIPTED.items()
 ) + (
     SpecForm(
-        "agent",
-        "agent[:PARAMS][@DEPTH]",
-        "our agent with a params file (default: the shipped params.json) at its settings, or with @DEPTH a plain "
+        word="agent",
+        written="agent[:PARAMS][@DEPTH]",
+        plays="our agent with a params file (default: the shipped params.json) at its settings, or with @DEPTH a plain "
         "search to that depth (no exact solving)",
-        lambda spec, rest, options: _agent(spec, "agent", rest, options),
+        make=lambda spec, rest, options: _agent(spec, "agent", rest, options),
     ),
     SpecForm(
-        "native",
-        "native[:PARAMS]@DEPTH",
-        "agent:PARAMS searching to DEPTH on the compiled twin of the searcher (the same moves, tens of times faster)",
-        lambda spec, rest, options: _agent(spec, "native", rest, options),
+        word="native",
+        written="native[:PARAMS]@DEPTH",
+        plays="agent:PARAMS searching to DEPTH on the compiled twin of the searcher (the same moves, tens of times "
+        "faster)",
+        make=lambda spec, rest, options: _agent(spec, "native", rest, options),
     ),
     SpecForm(
-        "champion",
-        "champion[:PARAMS]",
-        "the shipped agent at its depth and CPU budget, with the shipped opening book; with PARAMS, another params "
-        "file with the same book",
-        lambda spec, rest, options: _champion(spec, "champion", rest, options),
+        word="champion",
+        written="champion[:PARAMS]",
+        plays="the shipped agent at its depth and CPU budget, with the shipped opening book; with PARAMS, another "
+        "params file with the same book",
+        make=lambda spec, rest, options: _champion(spec, "champion", rest, options),
     ),
     SpecForm(
-        "shipped",
-        "shipped[:PARAMS]",
-        "champion[:PARAMS] with its CPU budget counted in nodes: a move depends on the position alone",
-        lambda spec, rest, options: _champion(spec, "shipped", rest, options),
+        word="shipped",
+        written="shipped[:PARAMS]",
+        plays="champion[:PARAMS] with its CPU budget counted in nodes: a move depends on the position alone",
+        make=lambda spec, rest, options: _champion(spec, "shipped", rest, options),
     ),
     SpecForm(
-        "handset",
-        "handset[@DEPTH]",
-        "our search with the built-in hand-set weights: a reference that does not change when params.json does",
-        _handset,
+        word="handset",
+        written="handset[@DEPTH]",
+        plays="our search with the built-in hand-set weights: a reference that does not change when params.json does",
+        make=_handset,
     ),
     SpecForm(
-        "qlearning",
-        "qlearning[:TABLE]",
-        "the tabular Q-learner's table (default: the shipped one), greedy on its values",
-        _qlearning,
+        word="qlearning",
+        written="qlearning[:TABLE]",
+        plays="the tabular Q-learner's table (default: the shipped one), greedy on its values",
+        make=_qlearning,
     ),
     SpecForm(
-        "cmd",
-        "cmd:DIR[::COMMAND]",
-        "a course agent run once per move in a private copy of DIR, in the sandbox (default command: python3 "
+        word="cmd",
+        written="cmd:DIR[::COMMAND]",
+        plays="a course agent run once per move in a private copy of DIR, in the sandbox (default command: python3 "
         "my_player3.py, or a C++ or Java agent's, built first)",
-        _command,
+        make=_command,
     ),
     SpecForm(
-        "program",
-        "program:DIR:WEIGHTS[:NAME]",
-        "the agent in DIR with the JSON weights file WEIGHTS written into each game's copy as NAME",
-        lambda spec, rest, options: _weighted_program(spec, rest[1:], options.cpu_limit, options.limits),
+        word="program",
+        written="program:DIR:WEIGHTS[:NAME]",
+        plays="the agent in DIR with the JSON weights file WEIGHTS written into each game's copy as NAME",
+        make=lambda spec, rest, options: _weighted_program(spec, rest[1:], options.cpu_limit, options.limits),
     ),
-    SpecForm("gtp", "gtp:COMMAND", "any engine speaking GTP, such as gtp:littlego gtp --player handset@4", _gtp),
-    SpecForm("gnugo", "gnugo[:LEVEL]", f"GNU Go (a GTP engine) at a level, 0 to {MAX_LEVEL}", _gnugo),
+    SpecForm(
+        word="gtp",
+        written="gtp:COMMAND",
+        plays="any engine speaking GTP, such as gtp:littlego gtp --player handset@4",
+        make=_gtp,
+    ),
+    SpecForm(
+        word="gnugo", written="gnugo[:LEVEL]", plays=f"GNU Go (a GTP engine) at a level, 0 to {MAX_LEVEL}", make=_gnugo
+    ),
 )
 _FORMS = {form.word: form for form in SPEC_FORMS}
 # Every form as the help lists it, then a folder's path alone.
