@@ -332,6 +332,18 @@ def subcommands(parser: argparse.ArgumentParser, dest: str, metavar: str) -> "Su
     return choices
 
 
+def tool_parser(
+    prog: str, description: str, registers: Sequence[Callable[["Subcommands"], None]]
+) -> argparse.ArgumentParser:
+    """The parser of a tool (``littlego``, ``evolve``): a required command, each group of them added by
+    one of ``registers`` (a command module's ``register``)."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    commands = subcommands(parser, "command", "COMMAND")
+    for register in registers:
+        register(commands)
+    return parser
+
+
 def command(choices: "Subcommands", name: str, handler: Handler) -> argparse.ArgumentParser:
     """The subcommand ``name`` run by ``handler``, whose docstring is its help: the first
     paragraph the one-line summary, the whole the description ``--help`` prints."""

@@ -7,7 +7,7 @@ import sys
 from typing import List, Optional
 
 from engine.cli import bench, book, bundle, course, gtp_judge, match, play, serve, solve, store, study, train
-from engine.cli.arguments import subcommands
+from engine.cli.arguments import tool_parser
 from engine.cli.exits import STOPPED_STATUS, run_command
 from engine.errors import UserError
 from engine.play.executors import ExecutorError
@@ -20,13 +20,11 @@ USER_ERRORS = (UserError,)
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``littlego``."""
-    parser = argparse.ArgumentParser(
-        prog="littlego", description="Little-Go (5x5 Go of the USC CSCI-561 course): engine tools."
+    return tool_parser(
+        "littlego",
+        "Little-Go (5x5 Go of the USC CSCI-561 course): engine tools.",
+        [group.register for group in GROUPS],
     )
-    commands = subcommands(parser, "command", "COMMAND")
-    for group in GROUPS:
-        group.register(commands)
-    return parser
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -9,7 +9,7 @@ import os
 import sys
 from typing import List, Optional
 
-from engine.cli.arguments import subcommands
+from engine.cli.arguments import tool_parser
 from engine.cli.exits import STOPPED_STATUS, run_command
 from engine.errors import UserError
 from engine.play.executors import ExecutorError
@@ -22,16 +22,13 @@ GROUPS = (runs, ship, bench, fit, solved, tuners)
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``evolve``."""
-    parser = argparse.ArgumentParser(
-        prog="evolve",
-        description="Evolve Little-Go evaluation weights with DEAP: run an experiment "
-        "config, watch it, resume it, inspect it, export the best weights, ship them through a "
-        "test at the playing budget; fit weights to the exact solver's labels.",
+    return tool_parser(
+        "evolve",
+        "Evolve Little-Go evaluation weights with DEAP: run an experiment config, watch it, resume it, "
+        "inspect it, export the best weights, ship them through a test at the playing budget; fit weights "
+        "to the exact solver's labels.",
+        [group.register for group in GROUPS],
     )
-    commands = subcommands(parser, "command", "COMMAND")
-    for group in GROUPS:
-        group.register(commands)
-    return parser
 
 
 def main(argv: Optional[List[str]] = None) -> int:
