@@ -16,6 +16,7 @@ positions the exact fitnesses read: ``regret`` (is a won position kept?) and ``e
 (against an exact adversary); ``labels`` samples positions and
 labels them with the compiled solver, ``fit`` fits the weights to those labels with
 CMA-ES; ``tuners`` compares tuners at equal CPU where the evaluation decides alone, on won
-positions whose every move is solved; ``cli`` is the ``evolve`` command. It imports the engine and its tools, never the
+positions whose every move is solved (the tuners, ask/tell objects, in ``ask_tell``; its labels
+fitness, every move of a won position labelled, in ``move_labels``); ``cli`` is the ``evolve`` command. It imports the engine and its tools, never the
 other way round.
 """

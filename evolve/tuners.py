@@ -13,11 +13,12 @@ noted; after the leg, each noted candidate is scored on the held-out positions (
 Fitnesses (``FITNESSES``), each higher-is-better:
 - ``regret``: the share of the training split's won positions whose move keeps the win (exact);
 - ``labels``: minus the cross-entropy of the winning moves of each won training position under a
-  softmax of the one-ply evaluations of its moves (the solver's exact labels, Texel's way: no search);
+  softmax of the one-ply evaluations of its moves (the solver's exact labels, Texel's way: no search;
+  ``evolve.move_labels``);
 - ``games``: the score of games against a panel from random two-ply openings (noisy: fresh seeds at
   every evaluation), as a user without a solver would tune.
 
-Tuners (``TUNERS``), each an ask/tell object over the weights scaled to [0, 1] a gene: ``random``
+Tuners (``TUNERS``), each an ask/tell object over the weights scaled to [0, 1] a gene (``evolve.ask_tell``): ``random``
 (uniform search, the baseline), ``ga``, ``cmaes`` (DEAP's), ``spsa`` (``evolve.spsa``), ``tpe``
 (Optuna's), and ``texel`` (gradient descent with Adam on the ``labels`` loss: the labels fitness only).
 """
@@ -25,48 +26,28 @@ Tuners (``TUNERS``), each an ask/tell object over the weights scaled to [0, 1] a
 import math
 import random
 import time
-from typing import (
-    Any,
-    Callable,
-    Dict,
-    FrozenSet,
-    Iterable,
-    List,
-    Literal,
-    NamedTuple,
-    Optional,
-    Protocol,
-    Sequence,
-    Tuple,
-    Type,
-    Union,
-    overload,
-)
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy
 
-from engine.constants import BLACK, PASS, WHITE, Move
-from engine.features import FEATURE_TABLE, FEATURES, feature_values
-from engine.native.solver import position_from_text
+from engine.constants import BLACK, WHITE
+from engine.features import FEATURE_TABLE, FEATURES
 from engine.params import default_params, make_params
 from engine.play.game import play_game
 from engine.players.searcher import AgentPlayer
 from engine.players.specs import make_player
+from evolve.ask_tell import TUNER_CLASSES
+from evolve.move_labels import Labels, WonPosition, label_loss, labels_of
 from evolve.positions import load_positions
 from evolve.regret import chosen_move
-from evolve.spsa import Spsa
 
 MARKS = 10  # the budget's tenths, at which a leg's candidate is noted
 FITNESSES = ("regret", "labels", "games")
 TUNERS = ("random", "ga", "cmaes", "spsa", "tpe", "texel")
 GRADIENT_TUNERS = {"texel": ("labels",)}  # tuners that need a fitness's gradient, and those they take
-LABEL_SCALE = 0.1  # logits per unit of evaluation: a stone of margin (weight 10) is one logit
 GAMES_PANEL = ("greedy", "aggressive", "handset@1")  # the games fitness's opponents, round-robin
 GAMES_PER_EVALUATION = 12  # two a pair of colours for each of the panel, from fresh openings
 THRESHOLDS = (0.80, 0.90, 0.95, 0.99)  # held-out shares whose CPU the summary reports
-
-
-WonPosition = Tuple[str, FrozenSet[Move], int]  # a won position: its text, its winning moves, its ply
 
 
 class Problem(NamedTuple):
@@ -121,73 +102,6 @@ def kept_by_ply(weights: Sequence[float], positions: Sequence[WonPosition], dept
     return dict(sorted(by_ply.items()))
 
 
-class Labels(NamedTuple):
-    """The one-ply features of every move of every won training position: ``features`` (moves x FEATURES,
-    from the mover's side after its move), ``wins`` (1 where the move keeps the win), and ``owner`` (the
-    position each row belongs to, 0 to positions - 1)."""
-
-    features: numpy.ndarray
-    wins: numpy.ndarray
-    owner: numpy.ndarray
-    positions: int
-
-
-def move_features(text: str) -> List[Tuple[Move, Tuple[float, ...]]]:
-    """[(move, the mover's features after it)] of every legal move of the position ``text``: the child's
-    features negated (they are from the child's side to move), its captures the mover's."""
-    position = position_from_text(text)
-    rows = []
-    moves: List[Move] = [*position.legal_points(), PASS]
-    for move in moves:
-        child = position.play_point(move)
-        captured = bin(position.opp).count("1") - bin(child.own).count("1")
-        rows.append((move, tuple(-value for value in feature_values(child, -captured))))
-    return rows
-
-
-def labels_of(positions: Sequence[WonPosition]) -> Labels:
-    """The Labels of won ``positions`` ((text, winning moves, ply) entries)."""
-    features: List[Tuple[float, ...]] = []
-    wins: List[float] = []
-    owner: List[int] = []
-    for number, (text, winning, _) in enumerate(positions):
-        for move, values in move_features(text):
-            features.append(values)
-            wins.append(1.0 if move in winning else 0.0)
-            owner.append(number)
-    return Labels(numpy.array(features), numpy.array(wins), numpy.array(owner), len(positions))
-
-
-@overload
-def label_loss(weights: Sequence[float], labels: Labels, gradient: Literal[False] = False) -> float: ...
-
-
-@overload
-def label_loss(weights: Sequence[float], labels: Labels, gradient: Literal[True]) -> Tuple[float, numpy.ndarray]: ...
-
-
-def label_loss(
-    weights: Sequence[float], labels: Labels, gradient: bool = False
-) -> Union[float, Tuple[float, numpy.ndarray]]:
-    """The mean over positions of minus the log of the probability that a softmax of the moves' one-ply
-    evaluations (times LABEL_SCALE) gives the winning moves; with ``gradient``, (loss, its gradient)."""
-    w = numpy.asarray(weights, dtype=float)
-    logits = LABEL_SCALE * labels.features @ w
-    top = numpy.full(labels.positions, -numpy.inf)
-    numpy.maximum.at(top, labels.owner, logits)
-    shifted = numpy.exp(logits - top[labels.owner])
-    every = numpy.bincount(labels.owner, shifted, labels.positions)
-    good = numpy.bincount(labels.owner, shifted * labels.wins, labels.positions)
-    loss = float(numpy.mean(numpy.log(every) - numpy.log(good)))
-    if not gradient:
-        return loss
-    # d/dw of log(every) - log(good): the features' mean under all moves' softmax minus under the winning ones'.
-    all_share = shifted / every[labels.owner]
-    good_share = shifted * labels.wins / good[labels.owner]
-    grad = LABEL_SCALE * ((all_share - good_share)[:, None] * labels.features).sum(axis=0) / labels.positions
-    return loss, grad
-
-
 def games_score(weights: Sequence[float], depth: int, rng: random.Random) -> float:
     """The share of points of ``weights`` (searched to ``depth``) in GAMES_PER_EVALUATION games against
     GAMES_PANEL from random two-ply openings whose seeds ``rng`` draws: a draw of the noisy fitness."""
@@ -202,192 +116,6 @@ def games_score(weights: Sequence[float], depth: int, rng: random.Random) -> flo
         ours_colour = BLACK if game % 2 == 0 else WHITE
         points += record.winner == ours_colour
     return points / GAMES_PER_EVALUATION
-
-
-# --- the tuners: ask for candidates (weights in [0, 1] a gene), tell their fitnesses ----------------------
-
-
-class Tuner(Protocol):
-    """What a leg runs: ``ask()`` for candidates (weights in [0, 1] a gene), ``tell(asked, values)`` their
-    fitnesses (higher is better), ``recommend()`` the candidate it stands by now. Made from the start point,
-    the leg's random stream and a hint of how many steps it may take."""
-
-    def __init__(self, start: Sequence[float], rng: random.Random, budget_hint: int) -> None: ...
-
-    def ask(self) -> List[List[float]]: ...
-
-    def tell(self, asked: List[List[float]], values: List[float]) -> None: ...
-
-    def recommend(self) -> List[float]: ...
-
-
-class RandomSearch:
-    """Uniform draws in the box; recommends the best seen (on a noisy fitness, its luckiest)."""
-
-    batch = 8
-
-    def __init__(self, start: Sequence[float], rng: random.Random, budget_hint: int) -> None:
-        self.rng, self.best, self.best_value, self.first = rng, list(start), -math.inf, [list(start)]
-
-    def ask(self) -> List[List[float]]:
-        asked, self.first = self.first + [[self.rng.random() for _ in self.best] for _ in range(self.batch)], []
-        return asked
-
-    def tell(self, asked: List[List[float]], values: List[float]) -> None:
-        for point, value in zip(asked, values):
-            if value > self.best_value:
-                self.best, self.best_value = point, value
-
-    def recommend(self) -> List[float]:
-        return self.best
-
-
-class Genetic(RandomSearch):
-    """A generational GA: tournaments of 3, blend crossover (0.5), Gaussian mutation (sigma 0.1 of each
-    range, a gene in four), one elite; 16 individuals. Recommends the best of the last generation."""
-
-    size = 16
-
-    def __init__(self, start: Sequence[float], rng: random.Random, budget_hint: int) -> None:
-        super().__init__(start, rng, budget_hint)
-        self.population = [list(start)] + [self._mutated(list(start), 0.3) for _ in range(self.size - 1)]
-        self.values: Optional[List[float]] = None
-
-    def _mutated(self, point: List[float], sigma: float = 0.1, share: float = 0.25) -> List[float]:
-        return [min(max(x + self.rng.gauss(0, sigma), 0.0), 1.0) if self.rng.random() < share else x for x in point]
-
-    def _pick(self, values: List[float]) -> List[float]:
-        entrants = self.rng.sample(range(self.size), 3)
-        return self.population[max(entrants, key=lambda k: values[k])]
-
-    def ask(self) -> List[List[float]]:
-        values = self.values
-        if values is None:
-            return self.population
-        elite = self.population[max(range(self.size), key=lambda k: values[k])]
-        children = [list(elite)]
-        while len(children) < self.size:
-            a, b = self._pick(values), self._pick(values)
-            mix = [self.rng.uniform(-0.5, 1.5) for _ in a]
-            child = [min(max(x + m * (y - x), 0.0), 1.0) for x, y, m in zip(a, b, mix)]
-            children.append(self._mutated(child))
-        return children
-
-    def tell(self, asked: List[List[float]], values: List[float]) -> None:
-        super().tell(asked, values)
-        self.population, self.values = asked, list(values)
-
-    def recommend(self) -> List[float]:
-        values = self.values
-        if values is None:
-            return self.population[0]
-        return self.population[max(range(self.size), key=lambda k: values[k])]
-
-
-def _scored(asked: Sequence[List[float]], values: Sequence[float]) -> List[Any]:
-    """The points ``asked`` as DEAP individuals with their fitness ``values`` (maximised): what DEAP's CMA-ES
-    and ``evolve.spsa`` update from."""
-    from deap import base, creator
-
-    if not hasattr(creator, "TunerFitness"):
-        creator.create("TunerFitness", base.Fitness, weights=(1.0,))
-        creator.create("TunerPoint", list, fitness=creator.TunerFitness)
-    points = []
-    for point, value in zip(asked, values):
-        individual = creator.TunerPoint(point)
-        individual.fitness.values = (value,)
-        points.append(individual)
-    return points
-
-
-class Cmaes:
-    """DEAP's CMA-ES in the unit box (sigma 0.1, its default population); recommends the centroid. Where
-    its covariance degenerates (a long run on a smooth fitness), it starts again from its centroid."""
-
-    sigma = 0.1
-
-    def __init__(self, start: Sequence[float], rng: random.Random, budget_hint: int) -> None:
-        numpy.random.seed(rng.randrange(2**31))  # DEAP's sampling draws from numpy's global generator
-        self.restarts = 0
-        self._start(list(start))
-
-    def _start(self, centroid: List[float]) -> None:
-        from deap import cma
-
-        self.strategy = cma.Strategy(centroid=centroid, sigma=self.sigma)
-
-    def ask(self) -> List[List[float]]:
-        return [[min(max(x, 0.0), 1.0) for x in point] for point in self.strategy.generate(list)]
-
-    def tell(self, asked: List[List[float]], values: List[float]) -> None:
-        centroid = self.recommend()
-        try:
-            self.strategy.update(_scored(asked, values))
-            healthy = numpy.all(numpy.isfinite(self.strategy.C)) and self.strategy.sigma > 1e-12
-        except (numpy.linalg.LinAlgError, ValueError):
-            healthy = False
-        if not healthy:  # converged to its numerical end: a fresh start where it stood
-            self.restarts += 1
-            self._start(centroid)
-
-    def recommend(self) -> List[float]:
-        return [min(max(x, 0.0), 1.0) for x in self.strategy.centroid]
-
-
-class Perturbation:
-    """SPSA (``evolve.spsa``: two pairs a step, Spall's gains over the planned steps); recommends the centre."""
-
-    def __init__(self, start: Sequence[float], rng: random.Random, budget_hint: int) -> None:
-        self.spsa = Spsa(start, [(0.0, 1.0)] * len(start), 2, budget_hint, seed=rng.randrange(2**31))
-
-    def ask(self) -> List[List[float]]:
-        return self.spsa.generate(list)
-
-    def tell(self, asked: List[List[float]], values: List[float]) -> None:
-        self.spsa.update(_scored(asked, values))
-
-    def recommend(self) -> List[float]:
-        return self.spsa.centre
-
-
-class Parzen:
-    """Optuna's TPE sampler (the start enqueued first); recommends the best trial."""
-
-    def __init__(self, start: Sequence[float], rng: random.Random, budget_hint: int) -> None:
-        import optuna
-
-        optuna.logging.set_verbosity(optuna.logging.WARNING)
-        self.study = optuna.create_study(
-            direction="maximize", sampler=optuna.samplers.TPESampler(seed=rng.randrange(2**31))
-        )
-        self.genes = [f"g{k}" for k in range(len(start))]
-        self.study.enqueue_trial(dict(zip(self.genes, start)))
-        self.trials: List[Any] = []  # optuna's trials asked and not yet told
-        self.start = list(start)
-
-    def ask(self) -> List[List[float]]:
-        self.trials = [self.study.ask()]
-        return [[trial.suggest_float(gene, 0.0, 1.0) for gene in self.genes] for trial in self.trials]
-
-    def tell(self, asked: List[List[float]], values: List[float]) -> None:
-        for trial, value in zip(self.trials, values):
-            self.study.tell(trial, value)
-
-    def recommend(self) -> List[float]:
-        try:
-            best = self.study.best_trial.params
-        except ValueError:  # no trial completed yet
-            return self.start
-        return [best[gene] for gene in self.genes]
-
-
-TUNER_CLASSES: Dict[str, Type[Tuner]] = {
-    "random": RandomSearch,
-    "ga": Genetic,
-    "cmaes": Cmaes,
-    "spsa": Perturbation,
-    "tpe": Parzen,
-}
 
 
 # --- a leg ------------------------------------------------------------------------------------------

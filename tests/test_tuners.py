@@ -6,7 +6,7 @@ import random
 import numpy
 import pytest
 
-from evolve import tuners
+from evolve import ask_tell, move_labels, tuners
 from evolve.cli import main as evolve
 from tests.conftest import ROOT
 
@@ -36,14 +36,16 @@ def test_the_ruler_counts_the_moves_that_keep_the_win(problem):
 
 @pytest.mark.fast
 def test_the_label_loss_gradient_is_the_losss_derivative(problem):
-    labels = tuners.labels_of(problem.train[:40])
+    labels = move_labels.labels_of(problem.train[:40])
     weights = numpy.array(problem.start, dtype=float)
-    loss, grad = tuners.label_loss(weights, labels, gradient=True)
-    assert loss == pytest.approx(tuners.label_loss(weights, labels))
+    loss, grad = move_labels.label_loss(weights, labels, gradient=True)
+    assert loss == pytest.approx(move_labels.label_loss(weights, labels))
     for gene in (0, 2, 5):
         step = numpy.zeros_like(weights)
         step[gene] = 1e-5
-        numeric = (tuners.label_loss(weights + step, labels) - tuners.label_loss(weights - step, labels)) / 2e-5
+        numeric = (
+            move_labels.label_loss(weights + step, labels) - move_labels.label_loss(weights - step, labels)
+        ) / 2e-5
         assert grad[gene] == pytest.approx(numeric, rel=1e-4, abs=1e-7)
     # a position whose every move wins costs nothing: the winning moves hold all the probability
     assert loss >= 0
@@ -63,7 +65,7 @@ def test_a_legs_candidates_are_noted_at_each_tenth_and_scored_on_the_held_out_sp
 @pytest.mark.parametrize("tuner", ["random", "ga", "cmaes", "spsa", "tpe"])
 def test_every_tuner_asks_points_in_the_box_and_takes_their_fitnesses(tuner):
     start = [0.5] * 4
-    made = tuners.TUNER_CLASSES[tuner](start, random.Random(1), budget_hint=10)
+    made = ask_tell.TUNER_CLASSES[tuner](start, random.Random(1), budget_hint=10)
     for _ in range(3):
         asked = made.ask()
         assert asked and all(0.0 <= x <= 1.0 for point in asked for x in point)
@@ -72,7 +74,7 @@ def test_every_tuner_asks_points_in_the_box_and_takes_their_fitnesses(tuner):
 
 
 def test_cmaes_starts_again_where_its_covariance_breaks(monkeypatch):
-    made = tuners.Cmaes([0.5] * 4, random.Random(1), budget_hint=10)
+    made = ask_tell.Cmaes([0.5] * 4, random.Random(1), budget_hint=10)
     asked = made.ask()
     made.tell(asked, [float(k) for k in range(len(asked))])
     centroid = made.recommend()
@@ -83,7 +85,7 @@ def test_cmaes_starts_again_where_its_covariance_breaks(monkeypatch):
     monkeypatch.setattr(made.strategy, "update", broken)
     made.tell(made.ask(), [0.0] * len(asked))
     assert made.restarts == 1 and made.recommend() == pytest.approx(centroid)
-    assert made.strategy.sigma == tuners.Cmaes.sigma  # a fresh strategy, where the broken one stood
+    assert made.strategy.sigma == ask_tell.Cmaes.sigma  # a fresh strategy, where the broken one stood
 
 
 def test_texel_needs_the_labels_and_spearman_ranks():

@@ -13,6 +13,7 @@ from engine.cli.argument_types import positive_int, positive_seconds
 from engine.cli.arguments import add_json, command
 from engine.errors import InvalidInput
 from evolve import tuners
+from evolve.move_labels import label_loss, labels_of
 
 if TYPE_CHECKING:
     from engine.cli.arguments import Subcommands
@@ -205,11 +206,11 @@ def _correlations(problem: tuners.Problem, results: Sequence[tuners.LegResult], 
     finals = [result.marks[-1] for result in results]
     if len(finals) < 3:
         return {}
-    labels = tuners.labels_of(problem.train)
+    labels = labels_of(problem.train)
     measures: Dict[str, List[Any]] = {  # numbers: every final mark is scored
         "held_out": [mark.held_out for mark in finals],
         "regret": [tuners.kept(mark.weights, problem.train, depth)[0] for mark in finals],
-        "labels": [-tuners.label_loss(mark.weights, labels) for mark in finals],
+        "labels": [-label_loss(mark.weights, labels) for mark in finals],
         "games": [tuners.games_score(mark.weights, depth, random.Random(k)) for k, mark in enumerate(finals)],
         "match": [_match(mark.weights, depth) for mark in finals],
     }
