@@ -12,7 +12,7 @@ from engine.common.runfolder import RunError
 from engine.data import DataError
 from engine.errors import InvalidInput, UserError
 from engine.native.compiler import NativeError
-from engine.native.store import StoreError
+from engine.native.store_file import StoreError
 from engine.params import ParamsError
 from engine.play.journal import JournalError
 from engine.play.openings import OpeningsError

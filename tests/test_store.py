@@ -7,13 +7,16 @@ import sqlite3
 import pytest
 
 import engine.native.store as store_module
+import engine.native.store_file as store_file_module
 import engine.native.stored_solver as stored_solver_module
 from engine.constants import PASS
 from engine.coords import move_from_text
 from engine.data import SOLVED_PREFILL
 from engine.native.grow import positions_to_grow, ship_store
 from engine.native.solver import NativeSolver, describe_position, position_from_text
-from engine.native.store import SolvedStore, StoreError, store_key
+from engine.native.store import SolvedStore
+from engine.native.store_file import StoreError
+from engine.native.store_schema import store_key
 from engine.native.stored_solver import StoredSolver
 from engine.position import Position
 from engine.symmetry import SYMMETRIES
@@ -233,7 +236,7 @@ def test_a_store_another_process_holds_while_it_opens_is_waited_for_not_called_d
         raise sqlite3.OperationalError("database is locked")
 
     monkeypatch.setattr(store_module.SolvedStore, "_open", always_locked)
-    monkeypatch.setattr(store_module, "BUSY_SECONDS", 0.2)
+    monkeypatch.setattr(store_file_module, "BUSY_SECONDS", 0.2)
     with pytest.raises(StoreError, match="busy: another process") as refused:
         SolvedStore(path)
     assert "damaged" not in str(refused.value)

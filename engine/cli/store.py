@@ -19,7 +19,9 @@ from engine.constants import MAX_MOVES
 from engine.data import SOLVED_PREFILL
 from engine.errors import InvalidInput
 from engine.native.grow import grow_store, positions_to_grow, ship_store
-from engine.native.store import RULES_FINGERPRINT, SolvedStore, StoreError
+from engine.native.store import SolvedStore
+from engine.native.store_file import StoreError
+from engine.native.store_schema import RULES_FINGERPRINT
 from engine.position import Position
 from engine.ui.board import position_from_moves
 

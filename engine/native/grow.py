@@ -19,7 +19,9 @@ from engine.common.seeds import derive_seed
 from engine.constants import PASS, Move
 from engine.native.compiler import DEFAULT_TABLE_BITS
 from engine.native.solver import describe_position, position_from_text
-from engine.native.store import SolvedStore, StoreError, StoreSummary, store_key
+from engine.native.store import SolvedStore, StoreSummary
+from engine.native.store_file import StoreError
+from engine.native.store_schema import store_key
 from engine.native.stored_solver import start_worker_solver, worker_solver
 from engine.playout import random_point
 from engine.position import Position

@@ -13,20 +13,7 @@ the store's: the benchmark (``littlego bench solver`` measures the solver, so it
 ``shipped`` player's exact moves in games (``engine.players.shipped``, from ply 12 on, milliseconds a
 move). The compiled solver behind the store is ``engine.native.stored_solver``.
 
-Why SQLite: it is in the standard library; the store is one file; several processes write to it at
-once (a pool of solvers, a web board and a labelling run on one machine) through its write-ahead log,
-each waiting its turn (a busy timeout) instead of failing or interleaving bytes; and it checks its own
-pages (``PRAGMA quick_check`` on open, ``integrity_check`` in ``littlego store check``), so a damaged
-or truncated file is refused by name, never read as wrong values.
-
-The schema::
-
-    meta(name TEXT PRIMARY KEY, value TEXT)          -- "format" and "rules" (RULES_FINGERPRINT)
-    positions(key TEXT PRIMARY KEY,                  -- "<colour>:<book_key>": canonical under the 8 symmetries
-              ply INTEGER, won INTEGER,              -- whether the side to move wins
-              legal INTEGER, wins INTEGER,           -- move bitmasks in the canonical orientation
-              margins BLOB,                          -- 26 signed bytes, twice each move's margin
-              checksum INTEGER)                      -- CRC-32 of the entry: a flipped bit is refused
+The schema, the key and how an entry holds a position's moves: ``engine.native.store_schema``.
 
 The prefill: the package ships a store of its own (``engine/data/solved-prefill.sqlite``, every
 position of the first plies with every move; ``littlego store ship`` writes it), read-only beneath
@@ -35,30 +22,15 @@ file lacks, and writes only to its own file; a user's store made before an upgra
 prefill at once, and none is copied. The prefill passes the same checks as any store on open (an
 SQLite file, whole, of this format and these rules, each entry's checksum on read), so a damaged one
 is refused by name like any other.
-
-Key: the colour to move, then ``engine.book.book_key`` (the canonical board, the ply, whether the
-last move passed, the KO point's image): everything the rest of the game depends on. Moves are kept
-turned into the canonical orientation (bit ``p`` for point ``p``, bit 25 for PASS) and turned back to
-the caller's on read. ``legal``/``wins`` are NULL where only the position's value is known (a ``wins``
-question); ``margins`` is NULL where no margin is known, and holds MARGIN_UNKNOWN for a move without one.
 """
 
-import hashlib
 import os
-import pathlib
-import sqlite3
-import threading
-import time
-import zlib
 from typing import (
-    Any,
     Dict,
     Iterable,
     List,
     Literal,
-    NoReturn,
     Optional,
-    Sequence,
     Tuple,
     TypedDict,
     Union,
@@ -66,39 +38,30 @@ from typing import (
     overload,
 )
 
-from engine.book import book_key
-from engine.constants import BOARD_SIZE, KOMI, MAX_MOVES, NUM_POINTS, PASS, RULES_VERSION, Move
+from engine.constants import PASS, Move
 from engine.data import SOLVED_PREFILL
-from engine.errors import UserError
 from engine.native.compiler import _cache_dir
-from engine.position import Position
-from engine.symmetry import SYMMETRIES, turn
-
-STORE_FORMAT = "littlego-store 1"
-RULES_FINGERPRINT = hashlib.sha256(
-    f"rules {RULES_VERSION} size {BOARD_SIZE} komi {KOMI} plies {MAX_MOVES}".encode()
-).hexdigest()[:16]
-STORE_ENV = "LITTLEGO_STORE"  # the store every tool uses unless told otherwise
-BUSY_SECONDS = 60.0  # how long a writer waits for another's transaction before giving up
-OPEN_RETRY_SECONDS = 0.05  # the pause between tries to open a store another process holds
-PASS_BIT = NUM_POINTS  # the pass's bit in the move masks
-SLOTS = NUM_POINTS + 1  # the points, then PASS
-MARGIN_UNKNOWN = -128  # a margins byte with no margin known
-SQLITE_HEADER = b"SQLite format 3\x00"
-
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "CREATE TABLE IF NOT EXISTS positions (key TEXT PRIMARY KEY, ply INTEGER NOT NULL, won INTEGER NOT NULL, "
-    "legal INTEGER, wins INTEGER, margins BLOB, checksum INTEGER NOT NULL) WITHOUT ROWID",
+from engine.native.store_file import StoreFile
+from engine.native.store_schema import (
+    COLUMNS,
+    MARGIN_UNKNOWN,
+    Row,
+    encode_margins,
+    entry_checksum,
+    entry_problem,
+    legal_mask,
+    move_slot,
+    signed_byte,
+    store_key,
 )
-_COLUMNS = "key, ply, won, legal, wins, margins, checksum"
+from engine.position import Position
+
+STORE_ENV = "LITTLEGO_STORE"  # the store every tool uses unless told otherwise
 
 MoveResults = Dict[Move, bool]  # {move: whether it wins} for every legal move and PASS
 Margins = Dict[Move, float]  # {move: its margin for the side to move}
 # What ``record`` is told of a position: (position, results, won, margins).
 Record = Tuple[Position, Optional[MoveResults], Optional[bool], Optional[Margins]]
-# A position's entry: (won, legal, wins, margins), as the columns hold them.
-Row = Tuple[int, Optional[int], Optional[int], Optional[bytes]]
 
 
 class StoreSummary(TypedDict):
@@ -113,58 +76,13 @@ class StoreSummary(TypedDict):
     prefill: Optional["StoreSummary"]  # the prefill's beneath it, or None
 
 
-def _is_busy(error: BaseException) -> bool:
-    """Whether an SQLite error is another connection's lock (worth waiting for), not a fault of the file."""
-    if not isinstance(error, sqlite3.OperationalError):
-        return False
-    code = getattr(error, "sqlite_errorcode", None)  # Python 3.11 on; before it, the message says
-    if code is not None:
-        return code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-    message = str(error).lower()
-    return "locked" in message or "busy" in message
-
-
-class StoreError(UserError, ValueError):
-    """A store file that cannot be used: damaged, not a store, or from other rules; the message names it."""
-
-
 def default_store_path() -> str:
     """The store the tools share: $LITTLEGO_STORE, else solved.sqlite in littlego's cache folder."""
     return os.environ.get(STORE_ENV) or os.path.join(_cache_dir(), "solved.sqlite")
 
 
-def store_key(position: Position) -> Tuple[str, int]:
-    """(key, symmetry): the store's key of ``position`` and the symmetry that turns it canonical."""
-    key, symmetry = book_key(position)
-    return f"{position.player}:{key}", symmetry
-
-
-def _slot(move: Move, symmetry: int) -> int:
-    return PASS_BIT if move == PASS else SYMMETRIES[symmetry][move]
-
-
 def _moves(position: Position) -> List[Move]:
     return position.legal_points() + [PASS]
-
-
-def _legal_mask(position: Position, symmetry: int) -> int:
-    return turn(position.legal_mask(), symmetry) | 1 << PASS_BIT
-
-
-def _encode_margins(margins: Margins, symmetry: int) -> bytes:
-    slots = [MARGIN_UNKNOWN] * SLOTS
-    for move, margin in margins.items():
-        slots[_slot(move, symmetry)] = int(round(2 * margin))
-    return bytes(value & 0xFF for value in slots)
-
-
-def _checksum(key: str, ply: int, won: int, legal: Optional[int], wins: Optional[int], margins: Optional[bytes]) -> int:
-    """The CRC-32 an entry is written with: SQLite checks its pages' structure, not the values in them."""
-    return zlib.crc32(f"{key}|{ply}|{won}|{legal}|{wins}|".encode() + (margins or b""))
-
-
-def _signed(byte: int) -> int:
-    return byte - 256 if byte > 127 else byte
 
 
 def _same_file(one: str, other: str) -> bool:
@@ -174,7 +92,7 @@ def _same_file(one: str, other: str) -> bool:
         return False
 
 
-class SolvedStore:
+class SolvedStore(StoreFile):
     """The store at ``path`` (created when missing), checked on open, over the read-only store
     ``prefill`` (the package's by default; None or a missing file: none); usable from threads and,
     after a fork, from the child (each process opens its own connection). ``read_only``: open an
@@ -183,101 +101,17 @@ class SolvedStore:
     def __init__(
         self, path: "Union[str, os.PathLike[str]]", prefill: Optional[str] = SOLVED_PREFILL, read_only: bool = False
     ):
-        self.path = os.fspath(path)
-        self.read_only = read_only
-        self._lock = threading.RLock()
-        self._connection: Optional[sqlite3.Connection] = None
-        self._pid: Optional[int] = None
-        self._connect()
+        super().__init__(path, read_only)
         self.prefill: Optional[SolvedStore] = None
         if prefill is not None and os.path.exists(prefill) and not _same_file(prefill, self.path):
             self.prefill = SolvedStore(prefill, prefill=None, read_only=True)
 
-    def _refuse(self, why: str) -> NoReturn:
-        raise StoreError(f"{self.path}: {why}")
-
-    def _connect(self) -> None:
-        if os.path.isdir(self.path):
-            self._refuse("is a folder, not a store of solved positions")
-        if os.path.exists(self.path) and os.path.getsize(self.path) > 0:
-            with open(self.path, "rb") as handle:
-                if handle.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
-                    self._refuse("not a store of solved positions (not an SQLite file)")
-        elif self.read_only:
-            self._refuse("no store of solved positions here (or an empty file)")
-        if self.read_only:  # never written, nor locked: it may lie in a read-only install
-            target = pathlib.Path(os.path.abspath(self.path)).as_uri() + "?mode=ro&immutable=1"
-        else:
-            target = self.path
-            os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
-        deadline = time.monotonic() + BUSY_SECONDS
-        while True:
-            try:
-                connection = sqlite3.connect(
-                    target, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False, uri=self.read_only
-                )
-                try:
-                    self._open(connection)
-                except BaseException:
-                    connection.close()
-                    raise
-                break
-            except sqlite3.DatabaseError as error:
-                # SQLite does not always call its busy handler while another process creates the file or
-                # recovers its log, so "locked" on open is contention: wait for it, never call it damage
-                if not _is_busy(error):
-                    self._refuse(
-                        f"damaged or not a store of solved positions ({error}); remove it or use another store"
-                    )
-                if time.monotonic() >= deadline:
-                    self._refuse(f"busy: another process has held it for {BUSY_SECONDS:.0f} s ({error}); try again")
-                time.sleep(OPEN_RETRY_SECONDS)
-        self._connection, self._pid = connection, os.getpid()
-
-    def _open(self, connection: sqlite3.Connection) -> None:
-        connection.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
-        check = connection.execute("PRAGMA quick_check").fetchone()[0]
-        if check != "ok":
-            self._refuse(f"damaged ({check}); remove it or use another store")
-        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if tables and "meta" not in tables:
-            self._refuse("an SQLite file, but not a store of solved positions (no meta table)")
-        if self.read_only and "positions" not in tables:
-            self._refuse("an SQLite file, but not a store of solved positions (no positions table)")
-        if "positions" not in tables:
-            connection.execute("PRAGMA journal_mode = WAL")  # persistent: once, by whoever creates the file
-            connection.execute("BEGIN IMMEDIATE")
-            for statement in _SCHEMA:
-                connection.execute(statement)
-            connection.executemany(
-                "INSERT OR IGNORE INTO meta VALUES (?, ?)", [("format", STORE_FORMAT), ("rules", RULES_FINGERPRINT)]
-            )
-            connection.execute("COMMIT")
-        meta = dict(connection.execute("SELECT name, value FROM meta"))
-        if meta.get("format") != STORE_FORMAT:
-            self._refuse(f"a store of format {meta.get('format')!r}; this littlego reads {STORE_FORMAT!r}")
-        if meta.get("rules") != RULES_FINGERPRINT:
-            self._refuse(
-                f"solved under other rules (rules {meta.get('rules')}, this littlego's {RULES_FINGERPRINT}): "
-                "its values would be wrong here; remove it or use another store"
-            )
-
-    def _execute(self, statement: str, parameters: Sequence[object] = ()) -> List[Any]:
-        with self._lock:
-            if self._pid != os.getpid():  # a forked child: never share the parent's connection
-                self._connect()
-            try:
-                assert self._connection is not None  # connected on open, and again in a forked child
-                return self._connection.execute(statement, parameters).fetchall()
-            except sqlite3.DatabaseError as error:
-                self._refuse(f"damaged or unreadable ({error}); remove it or use another store")
-
     def _own_row(self, key: str) -> Optional[Row]:
         """(won, legal, wins, margins) of ``key`` in this store's own file; None when it has none."""
-        rows = self._execute(f"SELECT {_COLUMNS} FROM positions WHERE key = ?", (key,))
+        rows = self._execute(f"SELECT {COLUMNS} FROM positions WHERE key = ?", (key,))
         if not rows:
             return None
-        if _checksum(*rows[0][:-1]) != rows[0][-1]:
+        if entry_checksum(*rows[0][:-1]) != rows[0][-1]:
             self._refuse(f"damaged: the entry of {key} fails its checksum; remove the store or use another")
         return rows[0][2:6]
 
@@ -307,9 +141,9 @@ class SolvedStore:
             return None
         won, legal, wins, _ = row
         # legal without wins: a malformed entry, damage as any other
-        if wins is None or legal != _legal_mask(position, symmetry) or bool(won) != bool(wins) or wins & ~legal:
+        if wins is None or legal != legal_mask(position, symmetry) or bool(won) != bool(wins) or wins & ~legal:
             self._refuse(f"damaged: the entry of {store_key(position)[0]} does not fit the position")
-        return {move: bool(wins >> _slot(move, symmetry) & 1) for move in _moves(position)}
+        return {move: bool(wins >> move_slot(move, symmetry) & 1) for move in _moves(position)}
 
     def margins(self, position: Position) -> Optional[Margins]:
         """{move: its margin for the side to move} for the moves whose margin the store holds; else None."""
@@ -317,7 +151,7 @@ class SolvedStore:
         if row is None or row[3] is None:
             return None
         stored = row[3]
-        found = {move: _signed(stored[_slot(move, symmetry)]) for move in _moves(position)}
+        found = {move: signed_byte(stored[move_slot(move, symmetry)]) for move in _moves(position)}
         return {move: value / 2 for move, value in found.items() if value != MARGIN_UNKNOWN}
 
     def record(
@@ -354,8 +188,8 @@ class SolvedStore:
                         packed = found[3] if packed is None else packed
                     entry = (key, position.moves_played, int(won), legal, wins, packed)
                     self._execute(
-                        f"INSERT OR REPLACE INTO positions ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        entry + (_checksum(*entry),),
+                        f"INSERT OR REPLACE INTO positions ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        entry + (entry_checksum(*entry),),
                     )
             except BaseException:
                 self._execute("ROLLBACK")
@@ -373,12 +207,12 @@ class SolvedStore:
         key, symmetry = store_key(position)
         legal = wins = None
         if results is not None:
-            legal = _legal_mask(position, symmetry)
-            wins = sum(1 << _slot(move, symmetry) for move, good in results.items() if good)
+            legal = legal_mask(position, symmetry)
+            wins = sum(1 << move_slot(move, symmetry) for move, good in results.items() if good)
             won = bool(wins)
         if won is None:
             raise ValueError("record needs results or won")
-        packed = None if margins is None else _encode_margins(margins, symmetry)
+        packed = None if margins is None else encode_margins(margins, symmetry)
         return position, key, legal, wins, packed, won
 
     def holds(self, position: Position) -> bool:
@@ -414,8 +248,8 @@ class SolvedStore:
     def check(self) -> List[str]:
         """The problems found by SQLite's full integrity check and by reading every entry ([] when none)."""
         problems = [row[0] for row in self._execute("PRAGMA integrity_check") if row[0] != "ok"]
-        for entry in self._execute(f"SELECT {_COLUMNS} FROM positions"):
-            why = "fails its checksum" if _checksum(*entry[:-1]) != entry[-1] else _entry_problem(*entry[:-1])
+        for entry in self._execute(f"SELECT {COLUMNS} FROM positions"):
+            why = "fails its checksum" if entry_checksum(*entry[:-1]) != entry[-1] else entry_problem(*entry[:-1])
             key = entry[0]
             if why:
                 problems.append(f"{key}: {why}")
@@ -423,17 +257,8 @@ class SolvedStore:
             problems += [f"{self.prefill.path}: {problem}" for problem in self.prefill.check()]
         return problems
 
-    def seal(self) -> None:
-        """Make the file self-contained and compact, as the package ships it: no write-ahead log, no free pages."""
-        with self._lock:
-            self._execute("PRAGMA journal_mode = DELETE")
-            self._execute("VACUUM")
-
     def close(self) -> None:
-        with self._lock:
-            if self._connection is not None and self._pid == os.getpid():
-                self._connection.close()
-            self._connection = None
+        super().close()
         if self.prefill is not None:
             self.prefill.close()
 
@@ -443,37 +268,6 @@ class SolvedStore:
     def __exit__(self, *exc: object) -> Literal[False]:
         self.close()
         return False
-
-
-def _board_of_key(key: str) -> Optional[Tuple[int, int]]:
-    """(black, white) bitboards of a key's canonical board; None when the key is not one."""
-    try:
-        colour, rest = key.split(":", 1)
-        number = int(rest.split(".", 1)[0], 36)
-    except ValueError:
-        return None
-    black = white = 0
-    for point in reversed(range(NUM_POINTS)):
-        number, digit = divmod(number, 3)
-        black |= (digit == 1) << point
-        white |= (digit == 2) << point
-    return None if number or colour not in ("1", "2") else (black, white)
-
-
-def _entry_problem(
-    key: str, ply: int, won: int, legal: Optional[int], wins: Optional[int], margins: object
-) -> Optional[str]:
-    board = _board_of_key(key)
-    if board is None or f".{ply}" not in key:
-        return "not a key of this store"
-    if won not in (0, 1) or (legal is None) != (wins is None):
-        return "its value or move masks are malformed"
-    if legal is not None and wins is not None:  # both or neither, as checked above
-        if not legal >> PASS_BIT & 1 or legal & (board[0] | board[1]) or wins & ~legal or bool(wins) != bool(won):
-            return "its moves do not fit its board"
-    if margins is not None and (not isinstance(margins, bytes) or len(margins) != SLOTS):
-        return "its margins are malformed"
-    return None
 
 
 @overload
