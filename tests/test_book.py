@@ -15,14 +15,8 @@ from engine import BLACK, PASS, WHITE, Position
 from engine.agent import choose_move
 from engine.book import Book, BookError, book_key, key_ply, load_book
 from engine.data import SHIPPED_BOOK
-from engine.native.book_build import (
-    build_book,
-    build_white_book,
-    extend_book,
-    merge_books,
-    read_any_book,
-    trim_book,
-)
+from engine.native.book_build import build_book, build_white_book, read_any_book, trim_book
+from engine.native.book_fill import extend_book, merge_books
 from engine.native.sections import (
     book_positions,
     book_sections,

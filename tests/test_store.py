@@ -406,7 +406,7 @@ def test_what_littlego_solve_solved_the_board_openings_study_and_book_read_witho
     from engine.book import Book, book_key
     from engine.cli.littlego import main
     from engine.constants import colour_word
-    from engine.native.book_build import fill_book
+    from engine.native.book_fill import fill_book
     from engine.native.sections import BookSection, check_book, with_sections
     from engine.play.sgf import game_sgf
     from engine.study.settle import solve_all
@@ -457,7 +457,8 @@ def test_what_the_book_builder_proved_book_check_and_the_openings_read_without_t
     settling then read every one of them from the store."""
     from engine.book import book_key
     from engine.cli.littlego import main
-    from engine.native.book_build import build_book, line_values
+    from engine.native.book_build import build_book
+    from engine.native.book_fill import line_values
     from engine.native.sections import book_positions
     from engine.study.settle import solve_all
     from tests.conftest import won_position

@@ -11,7 +11,8 @@ from engine.common.pools import cpu_with_children
 from engine.common.progress import counter
 from engine.constants import MAX_MOVES
 from engine.errors import InvalidInput
-from engine.native.book_build import build_book, build_white_book, extend_book, merge_books, read_any_book, trim_book
+from engine.native.book_build import build_book, build_white_book, read_any_book, trim_book
+from engine.native.book_fill import extend_book, merge_books
 from engine.native.sections import book_sections, check_book, describe_start
 from engine.native.stored_solver import StoredSolver
 from engine.protocol import write_atomic
