@@ -29,7 +29,15 @@ from deap import tools
 from tqdm import tqdm
 
 from engine.common.pools import CpuMeter
-from engine.common.runfolder import CONFIG_COPY, EXTENDED, FOLDER_TIME, GENERATIONS, LOG_FILE
+from engine.common.runfolder import (
+    CONFIG_COPY,
+    EXTENDED,
+    FOLDER_TIME,
+    GENERATIONS,
+    LOG_FILE,
+    GenerationRecord,
+    HeldOut,
+)
 from engine.common.seeds import derive_seed
 from engine.course.build import agents_built
 from engine.errors import InvalidInput
@@ -141,8 +149,9 @@ class Evolution:
         self.games = config.games(jobs, check_scheduler(scheduler) if scheduler else None, progress)
         self.where: Dict[str, Any] = {}  # where the games run (an executor's describe())
         self.engine = ""  # the searcher the games use ("native" or "python"), settled when the run starts
-        # a program individual's build (evolve.program_individual), while it runs
-        self.program: Optional[BuiltProgram] = None
+        self.program: Optional[BuiltProgram] = (
+            None  # a program individual's build (evolve.program_individual), while it runs
+        )
         self.lock: Optional[RunLock] = None
         self.progress = progress
         self.out = out
@@ -152,7 +161,7 @@ class Evolution:
         self.halloffame: Any = None  # DEAP's HallOfFame, made when the run starts or resumes
         self.logbook = tools.Logbook()
         self.logbook.header = ["gen", "evals", "games", "best", "mean", "std", "min", "seconds"]
-        self.records: List[Dict[str, Any]] = []  # the full per-generation records behind generations.jsonl
+        self.records: List[GenerationRecord] = []  # the full per-generation records behind generations.jsonl
         self.generation = -1
         self.new = False  # a folder this process made (``create``), not one it resumed
         self.warned: Set[str] = set()  # the kinds of warning already printed this session (saturation_warning)
@@ -233,7 +242,10 @@ class Evolution:
             evolution.toolbox.update(evolution.population, evolution.population)
         evolution.halloffame = state["halloffame"]
         evolution.logbook = state["logbook"]
-        evolution.records = state["records"]
+        evolution.records = [
+            GenerationRecord.from_json(record, f"{run_dir}: {CHECKPOINT}: generation {number}")
+            for number, record in enumerate(state["records"])
+        ]
         evolution.generation = state["generation"]
         genome.STREAM.setstate(state["random_state"])
         numpy.random.set_state(state["numpy_state"])
@@ -386,7 +398,7 @@ class Evolution:
             return 0
         return individuals * -(-self.config.regret.won // REGRET_PER_JOB)
 
-    def _held_out(self, best: genome.Individual) -> Optional[Dict[str, Any]]:
+    def _held_out(self, best: genome.Individual) -> Optional[HeldOut]:
         """The best individual's share of the held-out won positions kept (None without [regret])."""
         if self.config.regret is None:
             return None
@@ -399,56 +411,59 @@ class Evolution:
             self.engine,
         )
         flags = [flag for outcome in self.toolbox.map(regret_job, jobs) for flag in outcome]
-        return {"kept": sum(flags), "won": len(flags), "share": sum(flags) / len(flags) if flags else None}
+        return HeldOut(kept=sum(flags), won=len(flags), share=sum(flags) / len(flags) if flags else None)
 
     def _record(
         self, number: int, evaluated: List[genome.Individual], games: int, seconds: float, cpu_seconds: float
     ) -> None:
         best = self.halloffame[0]
         rate = games / max(seconds, 1e-9)
-        entry = {
-            "generation": number,
-            "evaluated": len(evaluated),
-            "games": games,
-            "engine": self.engine,
-            "seconds": round(seconds, 3),
+        regret = self.config.regret
+        population = population_figures(evaluated)
+        entry = GenerationRecord(
+            generation=number,
+            evaluated=len(evaluated),
+            games=games,
+            engine=self.engine,
+            seconds=round(seconds, 3),
             # the workers' CPU on this generation's fitness jobs; none where a worker runs several jobs at
             # once (Dask threads), whose CPU one job's measure cannot tell apart
-            "cpu_seconds": round(cpu_seconds, 3) if self._one_job_a_process() else None,
-            "games_per_second": round(rate, 2),
-            "executor": dict((k, v) for k, v in self.where.items() if k != "dashboard"),
-            "games_per_second_per_worker": round(rate / max(self.where.get("workers", 1), 1), 2),
-            "diversity": genome.diversity(self.population, self.bounds),
-            "best_fitness": list(best.fitness.values),
-            "best_weights": genome.named(best, self.config.genes),
-            "best_by_colour": by_colour(best),
-            "centre": genome.named(self._centre(evaluated), self.config.genes),
-            "play": self.config.fitness.play,
-        }
-        if self.config.regret is not None:
-            entry["best_regret_kept"] = best.report.get("regret_kept") if getattr(best, "report", None) else None
-            entry["best_held_out"] = self._held_out(best)
-            entry["positions"] = len(evaluated) * self.config.regret.won  # won positions searched this generation
-        entry.update(population_figures(evaluated))
+            cpu_seconds=round(cpu_seconds, 3) if self._one_job_a_process() else None,
+            games_per_second=round(rate, 2),
+            executor=dict((k, v) for k, v in self.where.items() if k != "dashboard"),
+            games_per_second_per_worker=round(rate / max(self.where.get("workers", 1), 1), 2),
+            diversity=genome.diversity(self.population, self.bounds),
+            best_fitness=(best.fitness.values[0], best.fitness.values[1]),
+            best_weights=genome.named(best, self.config.genes),
+            best_by_colour=by_colour(best),
+            centre=genome.named(self._centre(evaluated), self.config.genes),
+            play=self.config.fitness.play,
+            best_regret_kept=best.report.get("regret_kept") if regret and getattr(best, "report", None) else None,
+            best_held_out=self._held_out(best),
+            positions=len(evaluated) * regret.won if regret else None,  # won positions searched this generation
+            win_rate=population.win_rate,
+            margin=population.margin,
+            individuals=population.individuals,
+        )
         self.records.append(entry)
         self.logbook.record(
             gen=number,
             evals=len(evaluated),
             games=games,
             best=best.fitness.values[0],
-            mean=entry["win_rate"]["mean"],
-            std=entry["win_rate"]["std"],
-            min=entry["win_rate"]["min"],
-            seconds=entry["seconds"],
+            mean=entry.win_rate.mean,
+            std=entry.win_rate.std,
+            min=entry.win_rate.min,
+            seconds=entry.seconds,
         )
         with open(os.path.join(self.run_dir, GENERATIONS), "a") as handle:
-            handle.write(json.dumps(entry) + "\n")
+            handle.write(json.dumps(entry.to_json()) + "\n")
         self._write_best()
         line = generation_line(entry)
         print(line, file=self.out)
         self.out.flush()
         log.info(line)
-        saturated = saturation_warning(entry)
+        saturated = saturation_warning(number, entry.win_rate)
         if saturated:  # in the log each time; on the terminal once a run of each kind, not a flood
             log.warning(saturated)
             kind = saturated.split(": ")[1].split(" (")[0]
@@ -457,7 +472,7 @@ class Evolution:
                 print(f"warning: {saturated} (said once; the log has every generation it holds for)", file=sys.stderr)
 
     def _rewrite_generations(self) -> None:
-        lines = "".join(json.dumps(entry) + "\n" for entry in self.records)
+        lines = "".join(json.dumps(entry.to_json()) + "\n" for entry in self.records)
         write_atomic(os.path.join(self.run_dir, GENERATIONS), lines)
 
     def _write_best(self) -> None:
@@ -482,7 +497,7 @@ class Evolution:
                 "population": self.population,
                 "halloffame": self.halloffame,
                 "logbook": self.logbook,
-                "records": self.records,
+                "records": [record.to_json() for record in self.records],
                 "strategy": self.strategy,
                 "random_state": genome.STREAM.getstate(),
                 "numpy_state": numpy.random.get_state(),

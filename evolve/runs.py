@@ -5,7 +5,7 @@ import math
 import os
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from engine.common.runfolder import CONFIG_COPY, read_generations
+from engine.common.runfolder import CONFIG_COPY, ByColour, GenerationRecord, read_generations
 from engine.params import Params, make_params, save_params
 from evolve import genome
 from evolve.checkpoint import load_checkpoint
@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # matplotlib is slow to import, and only plots need it
     from matplotlib.figure import Figure
 
 
-def format_table(records: Sequence[Mapping[str, Any]]) -> str:
+def format_table(records: Sequence[GenerationRecord]) -> str:
     """The generation table."""
     rows = [
         "{:>4} {:>9} {:>8} {:>7} {:>7} {:>8} {:>7} {:>7} {:>9} {:>6} {:>8} {:>8} {:>8}".format(
@@ -38,23 +38,23 @@ def format_table(records: Sequence[Mapping[str, Any]]) -> str:
         )
     ]
     for r in records:
-        colour = r.get("best_by_colour", {})
+        colour = r.best_by_colour or ByColour(None, None)  # runs before it was recorded: none
         row = "{:>4} {:>9.3f} {:>+8.2f} {:>7} {:>7} {:>8.3f} {:>7.3f} {:>7} {:>9.3f} {:>6} {:>8.1f} {:>8} {:>8.1f}"
         rows.append(
             row.format(
-                r["generation"],
-                r["best_fitness"][0],
-                r["best_fitness"][1],
-                rate_text(colour.get("black")),
-                rate_text(colour.get("white")),
-                r["win_rate"]["mean"],
-                r["win_rate"]["std"],
-                rate_text(r["win_rate"].get("standard_error")),
-                r["diversity"],
-                r["games"],
-                r["seconds"],
-                "-" if r.get("cpu_seconds") is None else f"{r['cpu_seconds']:.1f}",  # runs before CPU was recorded
-                r["games_per_second"],
+                r.generation,
+                r.best_fitness[0],
+                r.best_fitness[1],
+                rate_text(colour.black),
+                rate_text(colour.white),
+                r.win_rate.mean,
+                r.win_rate.std,
+                rate_text(r.win_rate.standard_error),
+                r.diversity,
+                r.games,
+                r.seconds,
+                "-" if r.cpu_seconds is None else f"{r.cpu_seconds:.1f}",  # runs before CPU was recorded
+                r.games_per_second,
             )
         )
     return "\n".join(rows)
@@ -84,16 +84,16 @@ def plot_run(run_dir: str, out_dir: Optional[str] = None) -> List[str]:
     return paths
 
 
-def fitness_figure(records: Sequence[Mapping[str, Any]], title: str) -> "Figure":
+def fitness_figure(records: Sequence[GenerationRecord], title: str) -> "Figure":
     """The best's and the mean's win rate a generation, the mean's band of one standard deviation (within
     the rate's possible range), a tick a whole generation."""
     from matplotlib import pyplot
     from matplotlib.ticker import MaxNLocator
 
-    generations = [r["generation"] for r in records]
-    best = [r["best_fitness"][0] for r in records]
-    mean = [r["win_rate"]["mean"] for r in records]
-    std = [r["win_rate"]["std"] for r in records]
+    generations = [r.generation for r in records]
+    best = [r.best_fitness[0] for r in records]
+    mean = [r.win_rate.mean for r in records]
+    std = [r.win_rate.std for r in records]
     figure, axes = pyplot.subplots(figsize=(7, 4))
     axes.plot(generations, best, marker="o", label="best (hall of fame)")
     axes.plot(generations, mean, marker=".", label="population mean")
@@ -114,21 +114,22 @@ def fitness_figure(records: Sequence[Mapping[str, Any]], title: str) -> "Figure"
     return figure
 
 
-def weights_figure(records: Sequence[Mapping[str, Any]], bounds: Mapping[str, Tuple[float, float]]) -> "Figure":
+def weights_figure(records: Sequence[GenerationRecord], bounds: Mapping[str, Tuple[float, float]]) -> "Figure":
     """Each weight's trajectory (where the strategy stands: SPSA's centre, CMA-ES's mean, the GA population's
     mean; a run from before that was recorded, its best individual's), its ``bounds`` ({name: (low, high)})
     dotted in its colour, a tick a whole generation."""
     from matplotlib import pyplot
     from matplotlib.ticker import MaxNLocator
 
-    generations = [r["generation"] for r in records]
-    key = "centre" if all("centre" in r for r in records) else "best_weights"
+    generations = [r.generation for r in records]
+    centred = all(r.centre is not None for r in records)  # else a run from before the centre was recorded
+    trajectories = [(r.centre if r.centre is not None and centred else r.best_weights) for r in records]
     figure, axes = pyplot.subplots(figsize=(7, 4.5))
-    for k, name in enumerate(records[0][key]):
+    for k, name in enumerate(trajectories[0]):
         # The default colour cycle has ten colours: later lines are dashed to stay distinct.
         line = axes.plot(
             generations,
-            [r[key].get(name, math.nan) for r in records],
+            [weights.get(name, math.nan) for weights in trajectories],
             marker=".",
             label=name,
             linestyle="-" if k < 10 else "--",
@@ -139,11 +140,7 @@ def weights_figure(records: Sequence[Mapping[str, Any]], bounds: Mapping[str, Tu
     axes.set_ylabel("weight")
     axes.set_title(
         "each weight where "
-        + (
-            "the strategy stands (SPSA: centre; CMA-ES: mean; GA: population mean)"
-            if key == "centre"
-            else "the best is"
-        )
+        + ("the strategy stands (SPSA: centre; CMA-ES: mean; GA: population mean)" if centred else "the best is")
         + "; dotted: its bounds",
         fontsize="small",
     )

@@ -1,5 +1,6 @@
 """Evolution: validated configs, reproducible runs, kill-and-resume, retries, inspection."""
 
+import glob
 import json
 import os
 import pickle
@@ -81,7 +82,7 @@ def write_config(tmp_path, text=TINY, name="tiny.toml"):
 
 
 def stable(records):
-    return [{key: record[key] for key in STABLE} for record in records]
+    return [{key: getattr(record, key) for key in STABLE} for record in records]
 
 
 def evolve_cli(*args, **kwargs):
@@ -285,7 +286,7 @@ def test_same_seed_same_run_whatever_the_workers(tmp_path):
             config, runs_dir=str(tmp_path / f"w{workers}"), jobs=workers, progress=False, out=open(os.devnull, "w")
         )
         records = read_generations(evolution.run())
-        assert all(record["cpu_seconds"] > 0 for record in records)  # the workers' CPU, whatever their number
+        assert all(record.cpu_seconds > 0 for record in records)  # the workers' CPU, whatever their number
         runs.append(stable(records))
     assert runs[0] == runs[1]
 
@@ -391,7 +392,7 @@ def test_after_a_failed_generation_the_checkpoint_still_resumes(tmp_path, monkey
     monkeypatch.undo()
     assert len(read_generations(evolution.run_dir)) == 1
     Evolution.resume(evolution.run_dir, jobs=1, progress=False, out=quiet).run()
-    assert [r["generation"] for r in read_generations(evolution.run_dir)] == [0, 1, 2]
+    assert [r.generation for r in read_generations(evolution.run_dir)] == [0, 1, 2]
 
 
 def test_log_plot_and_export_a_run(tmp_path):
@@ -410,8 +411,8 @@ def test_log_plot_and_export_a_run(tmp_path):
     assert params.provenance["source"] == "evolved" and params.provenance["generation"] == 1
     assert params.provenance["run"] == os.path.basename(run_dir)
     best = read_generations(run_dir)[-1]
-    assert params.weights == best["best_weights"]
-    assert params.provenance["fitness"]["win_rate"] == best["best_fitness"][0]
+    assert params.weights == best.best_weights
+    assert params.provenance["fitness"]["win_rate"] == best.best_fitness[0]
 
 
 def test_log_shows_the_finished_generations_while_one_is_being_written(tmp_path):
@@ -491,7 +492,7 @@ def test_the_same_seed_gives_the_same_generations_on_either_search_engine(tmp_pa
             config, runs_dir=str(tmp_path / engine), jobs=1, progress=False, out=open(os.devnull, "w")
         ).run()
         runs[engine] = read_generations(run_dir)
-        assert [record["engine"] for record in runs[engine]] == [engine] * 2
+        assert [record.engine for record in runs[engine]] == [engine] * 2
         assert f"searched by the {engine} engine" in open(os.path.join(run_dir, "run.log")).read()
     assert stable(runs["native"]) == stable(runs["python"])
 
@@ -526,7 +527,7 @@ def test_games_in_rounds_stop_spending_on_the_individuals_already_behind(tmp_pat
             for k in range(2)
         ]
         assert stable(runs[0]) == stable(runs[1])  # reproducible
-        played[rounds] = [record["games"] for record in runs[0]]
+        played[rounds] = [record.games for record in runs[0]]
     # 6 individuals, 8 + 8 panel games and 8 of self-play each: all of them in one round; in four
     # rounds, a quarter each, 6 then 3 then 2 then 2 individuals play.
     assert played[1][1] == 6 * 24 and played[4][1] == (6 + 3 + 2 + 2) * 6  # generation 1: self-play too
@@ -548,7 +549,7 @@ def test_a_population_can_start_from_params_files(tmp_path):
         progress=False,
         out=open(os.devnull, "w"),
     ).run(stop_after=1)
-    first = [individual["weights"] for individual in read_generations(run_dir)[0]["individuals"]]
+    first = [individual["weights"] for individual in read_generations(run_dir)[0].individuals]
     assert first[:2] == starts
     # 6 individuals: the two start weights, three mutated copies of them in turn, one at random.
     for k in (2, 3, 4):
@@ -584,7 +585,7 @@ def test_start_weights_are_read_once_relative_to_the_working_folder(tmp_path, mo
     save_params("weights/start.json", changed)
     monkeypatch.chdir(config_dir)  # where weights/start.json does not exist
     Evolution.resume(run_dir, jobs=1, progress=False, out=out).run(stop_after=1)
-    assert read_generations(run_dir)[0]["individuals"][0]["weights"] == began
+    assert read_generations(run_dir)[0].individuals[0]["weights"] == began
 
 
 @pytest.mark.fast
@@ -716,16 +717,19 @@ def test_as_shipped_games_from_the_empty_board_against_the_shipped_agent_are_war
 
 @pytest.mark.fast
 def test_a_generation_whose_fitness_no_longer_separates_individuals_is_warned_once(tmp_path, capsys):
+    from engine.common.runfolder import WinRates
     from evolve.generations import saturation_warning
 
-    def entry(best, worst, std, noise=0.05):
-        return {"generation": 3, "win_rate": {"best": best, "min": worst, "std": std, "standard_error": noise}}
+    def warning(best, worst, std, noise=0.05):
+        return saturation_warning(
+            3, WinRates(best=best, mean=(best + worst) / 2, std=std, min=worst, standard_error=noise)
+        )
 
-    assert "every individual won every game" in saturation_warning(entry(1.0, 1.0, 0.0))
-    assert "a harder opponent (handset@2" in saturation_warning(entry(1.0, 1.0, 0.0))
-    assert "every individual lost every game" in saturation_warning(entry(0.0, 0.0, 0.0))
-    assert "within one fitness's noise" in saturation_warning(entry(0.8, 0.6, 0.02))
-    assert saturation_warning(entry(0.9, 0.2, 0.2)) is None  # the panel still tells them apart
+    assert "every individual won every game" in warning(1.0, 1.0, 0.0)
+    assert "a harder opponent (handset@2" in warning(1.0, 1.0, 0.0)
+    assert "every individual lost every game" in warning(0.0, 0.0, 0.0)
+    assert "within one fitness's noise" in warning(0.8, 0.6, 0.02)
+    assert warning(0.9, 0.2, 0.2) is None  # the panel still tells them apart
     # A run whose panel every individual beats every game: the warning, once.
     config = tmp_path / "easy.toml"
     config.write_text(
@@ -767,7 +771,7 @@ def test_the_plots_clip_the_band_draw_the_bounds_and_tick_whole_generations(tmp_
     with open(os.devnull, "w") as quiet:
         run_dir = Evolution.create(config, runs_dir=str(tmp_path / "runs"), jobs=1, progress=False, out=quiet).run()
     records = read_generations(run_dir)
-    records[0]["win_rate"].update(mean=0.95, std=0.2)  # a band that would pass 1
+    records[0] = records[0]._replace(win_rate=records[0].win_rate._replace(mean=0.95, std=0.2))  # past 1
     figure = fitness_figure(records, "run")
     band = [c for c in figure.axes[0].collections][0].get_paths()[0].vertices[:, 1]
     assert band.max() <= 1.0 and band.min() >= 0.0
@@ -779,6 +783,34 @@ def test_the_plots_clip_the_band_draw_the_bounds_and_tick_whole_generations(tmp_
     dotted = {round(line.get_ydata()[0], 6) for line in figure.axes[0].get_lines() if line.get_linestyle() == ":"}
     assert {round(end, 6) for pair in bounds.values() for end in pair} <= dotted  # every bound drawn
     assert all(os.path.getsize(path) > 0 for path in plot_run(run_dir, str(tmp_path)))
+
+
+@pytest.mark.fast
+def test_a_generation_record_writes_the_line_a_run_wrote_and_reads_every_kept_run(tmp_path, capsys):
+    from evolve.cli import main
+
+    config = write_config(tmp_path, TINY.replace("generations = 4", "generations = 1"))
+    with open(os.devnull, "w") as quiet:
+        run_dir = Evolution.create(config, runs_dir=str(tmp_path / "runs"), jobs=1, progress=False, out=quiet).run()
+    text = open(os.path.join(run_dir, "generations.jsonl")).read()
+    assert "".join(json.dumps(record.to_json()) + "\n" for record in read_generations(run_dir)) == text
+    # The committed runs, the oldest from before most of today's keys: each line reads, and is written
+    # again with what it held, plus the CPU seconds and the standard error it did not record (null).
+    kept = sorted(glob.glob(os.path.join(ROOT, "experiments", "*", "generations.jsonl")))
+    assert any("baseline-" in path for path in kept) and len(kept) >= 5
+    for path in kept:
+        lines = [json.loads(line) for line in open(path)]
+        records = read_generations(os.path.dirname(path))
+        assert len(records) == len(lines)
+        for record, line in zip(records, lines):
+            line.setdefault("cpu_seconds", None)
+            line["win_rate"].setdefault("standard_error", None)
+            assert record.to_json() == line, path
+    assert main(["log", os.path.dirname(kept[0]), run_dir]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0] == os.path.dirname(kept[0]) and table[1].split()[:2] == ["gen", "best"]
+    assert table[2].split()[3:5] == ["-", "-"]  # the baseline's win rates by colour: not recorded then
+    assert sum(line.split()[0] == "gen" for line in table if line.strip()) == 2
 
 
 @pytest.mark.fast

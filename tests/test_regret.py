@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from engine.common.runfolder import GenerationRecord
 from engine.data import SHIPPED_PARAMS
 from engine.native.solver import position_from_text
 from engine.params import load_params
@@ -108,8 +109,11 @@ def _run(tmp_path, workers, positions, settings):
     config.write_text(SHIPPED_RUN.format(workers=workers, positions=positions, settings=settings))
     run = Evolution.create(str(config), runs_dir=str(tmp_path / f"runs{workers}"), jobs=workers, progress=False)
     run.run()
-    lines = (tmp_path / f"runs{workers}").glob("*/generations.jsonl")
-    return [json.loads(line) for line in next(lines).read_text().splitlines()]
+    text = next((tmp_path / f"runs{workers}").glob("*/generations.jsonl")).read_text()
+    records = [json.loads(line) for line in text.splitlines()]
+    # the record read back writes the line the run wrote, the regret's fields included, byte for byte
+    assert "".join(json.dumps(GenerationRecord.from_json(r, "here").to_json()) + "\n" for r in records) == text
+    return records
 
 
 def test_a_run_as_shipped_with_the_regret_fitness_replays_with_any_workers(library, tmp_path):

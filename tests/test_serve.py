@@ -136,7 +136,9 @@ def test_the_runs_list_shows_a_run_made_by_evolve(client, runs):
     last = read_generations(runs[1])[-1]
     assert listed[name]["experiment"] == "tiny" and listed[name]["state"] == "stopped"
     assert listed[name]["generations"] == 1 and listed[name]["planned"] == 3  # generation 0 of 0..3
-    assert listed[name]["best_fitness"] == last["best_fitness"] and listed[name]["executor"]["executor"] == "local pool"
+    assert (
+        listed[name]["best_fitness"] == list(last.best_fitness) and listed[name]["executor"]["executor"] == "local pool"
+    )
     assert listed[name]["started"][:4].isdigit() and listed[name]["problem"] is None
     assert listed["notes"]["state"] == "not a run" and "escape" not in listed
 
@@ -227,7 +229,7 @@ def test_a_line_being_appended_is_left_out_and_a_damaged_line_before_the_last_is
         page = client.get("/api/runs/" + name).json()
         assert [g["generation"] for g in page["generations"]] == numbers, name
         assert page["summary"]["problem"] == (os.path.join(path, "generations.jsonl") + problem if problem else None)
-    assert [r["generation"] for r in read_generations(str(tmp_path / "writing-20260101-000000"))] == [0]
+    assert [r.generation for r in read_generations(str(tmp_path / "writing-20260101-000000"))] == [0]
 
 
 @pytest.mark.fast

@@ -202,7 +202,8 @@ def _log(args: argparse.Namespace) -> int:
     """print the generation table of one or more runs"""
     tables = [(run, read_generations(run)) for run in args.run]  # every folder checked before printing
     if args.json:
-        print(json.dumps(tables[0][1] if len(tables) == 1 else dict(tables), indent=2))
+        lines = {run: [record.to_json() for record in records] for run, records in tables}
+        print(json.dumps(lines[args.run[0]] if len(tables) == 1 else lines, indent=2))
         return 0
     for number, (run, records) in enumerate(tables):
         if len(tables) > 1:

@@ -22,7 +22,7 @@ from engine.common.runfolder import (
     CONFIG_COPY,
     GENERATIONS,
     LOG_FILE,
-    Generation,
+    GenerationRecord,
     NoGenerations,
     RunError,
     folder_time,
@@ -42,8 +42,8 @@ class RunSummary(NamedTuple):
     state: str
     generations: int
     planned: Optional[int]
-    best_fitness: Optional[float]
-    executor: Optional[str]
+    best_fitness: Optional[Tuple[float, float]]
+    executor: Optional[Dict[str, Any]]
     started: Optional[str]
     problem: Optional[str]
 
@@ -71,7 +71,7 @@ REPORT_LIMIT = 4 * 1024 * 1024
 
 Loaded = TypeVar("Loaded")
 Stamp = Tuple[int, int]  # a file's modification time (ns) and size: it has changed when they have
-Generations = Tuple[List[Generation], Optional[str]]  # (records without their individuals, the problem or None)
+Generations = Tuple[List[GenerationRecord], Optional[str]]  # (records without their individuals, the problem or None)
 ConfigFile = Tuple[Optional[str], Optional[Dict[str, Any]]]  # (the config file's text, its parsed table)
 
 
@@ -126,9 +126,14 @@ def _generations(path: str) -> Generations:
         return [], str(error)
 
 
-def _light(record: Generation) -> Generation:
+def _light(record: GenerationRecord) -> GenerationRecord:
     """A generation's record without its individuals (the page plots the generation's figures)."""
-    return finite({key: value for key, value in record.items() if key != "individuals"})
+    return record._replace(individuals=None)
+
+
+def page_record(record: GenerationRecord) -> Dict[str, Any]:
+    """A generation's record as the page reads it: its JSON object, a number JSON cannot carry None."""
+    return finite(record.to_json())
 
 
 @overload
@@ -198,7 +203,7 @@ def _summary(name: str, run_dir: str, generations: Generations, config_file: Con
         state, problem = "not a run", f"{name}: not a run folder (no {CONFIG_COPY} nor {GENERATIONS})"
     elif lock_holder(run_dir) is not None:
         state = "running"
-    elif last is not None and planned is not None and last["generation"] >= planned:
+    elif last is not None and planned is not None and last.generation >= planned:
         state = "finished"
     else:
         state = "stopped"
@@ -208,8 +213,8 @@ def _summary(name: str, run_dir: str, generations: Generations, config_file: Con
         state,
         len(records),
         planned,
-        last["best_fitness"] if last else None,
-        last.get("executor") if last else None,
+        last.best_fitness if last else None,
+        last.executor if last else None,
         _started(run_dir),
         problem,
     )
@@ -298,7 +303,7 @@ def run_page(runs_dir: str, name: str, cache: FileCache, after: int = 0) -> Dict
     return {
         "summary": head._asdict(),
         "total": len(records),
-        "generations": records[after:] if after <= len(records) else records,
+        "generations": [page_record(record) for record in (records[after:] if after <= len(records) else records)],
         "restart": after > len(records),
         "config": text,
         "log": _log_tail(run_dir),
