@@ -16,39 +16,72 @@ import os
 import pickle
 import socket
 import time
-from typing import Any, Dict, Mapping, Optional, Sequence
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence
 
-from engine.common.runfolder import LOCK, START_WEIGHTS, RunError
+from engine.common.runfolder import LOCK, START_WEIGHTS, GenerationRecord, RunError
 from engine.protocol import write_atomic
-from evolve.genome import UNRECORDED_GENES
+from evolve.genome import UNRECORDED_GENES, Individual, Strategy
 from evolve.schema import Config, Start, StartRows
 
 CHECKPOINT = "checkpoint.pkl"
 
-# What a checkpoint holds; a file without all of these is not one of ours.
-STATE_KEYS = (
-    "config",
-    "generation",
-    "population",
-    "halloffame",
-    "logbook",
-    "records",
-    "strategy",
-    "random_state",
-    "numpy_state",
-)
+
+class Checkpoint(NamedTuple):
+    """The whole evolution after a generation: what a resume goes on from as if the run had never stopped.
+
+    The ``config`` the run plays (kept as plain data, ``Config.to_json``), the ``generation`` just finished,
+    the ``population`` the strategy made for the next one, the ``halloffame`` (DEAP's ``HallOfFame``) and
+    ``logbook`` (DEAP's ``Logbook``), the ``records`` of every generation so far (kept as their lines of
+    generations.jsonl, which a resume writes again), the ``strategy`` (``evolve.genome``; None in a GA run's
+    checkpoint from before the GA was one), and the two random streams: the evolution's own
+    (``genome.STREAM``, ``random_state``) and numpy's global generator (``numpy_state``, which CMA-ES draws
+    from)."""
+
+    config: Config
+    generation: int
+    population: List[Individual]
+    halloffame: Any
+    logbook: Any
+    records: List[GenerationRecord]
+    strategy: Optional[Strategy]
+    random_state: Any  # random.Random.getstate()
+    numpy_state: Any  # numpy.random.get_state()
+
+    def to_pickled(self) -> Dict[str, Any]:
+        """The dict a checkpoint file pickles: each field by name, the config and the records as plain data."""
+        return dict(
+            self._asdict(),
+            config=self.config.to_json(),
+            records=[record.to_json() for record in self.records],
+        )
+
+    @classmethod
+    def from_pickled(cls, state: object, path: str) -> "Checkpoint":
+        """The checkpoint of an unpickled file's dict, from any run (an older config brought up to date
+        first: ``_upgrade``); RunError naming ``path`` where it is not one."""
+        if not isinstance(state, dict) or any(key not in state for key in cls._fields):
+            raise RunError(f"{path}: not an evolve checkpoint (it lacks the run's state)")
+        try:
+            config = Config.from_json(_upgrade(state["config"]))
+        except (AttributeError, KeyError, TypeError, ValueError) as error:
+            raise RunError(f"{path}: not an evolve checkpoint (its config is not one: {type(error).__name__}: {error})")
+        records = [
+            GenerationRecord.from_json(record, f"{path}: the record of generation {number}")
+            for number, record in enumerate(state["records"])
+        ]
+        kept = {key: state[key] for key in cls._fields}  # a key no field names is ignored, as it always was
+        return cls(**dict(kept, config=config, records=records))
 
 
-def save_checkpoint(run_dir: str, state: Mapping[str, Any]) -> None:
-    """Write the state (a dict with STATE_KEYS, its config a Config) atomically: a kill leaves the previous
-    checkpoint whole."""
-    state = dict(state, config=state["config"].to_json())
-    write_atomic(os.path.join(run_dir, CHECKPOINT), pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL))
+def save_checkpoint(run_dir: str, checkpoint: Checkpoint) -> None:
+    """Write the checkpoint atomically: a kill leaves the previous one whole."""
+    write_atomic(
+        os.path.join(run_dir, CHECKPOINT), pickle.dumps(checkpoint.to_pickled(), protocol=pickle.HIGHEST_PROTOCOL)
+    )
 
 
-def load_checkpoint(run_dir: str) -> Dict[str, Any]:
-    """The state a run's last checkpoint holds, its config a Config; RunError saying what is wrong with the
-    folder or file."""
+def load_checkpoint(run_dir: str) -> Checkpoint:
+    """The checkpoint a run last wrote; RunError saying what is wrong with the folder or file."""
     if not os.path.isdir(run_dir):
         raise RunError(f"{run_dir}: no such run folder")
     path = os.path.join(run_dir, CHECKPOINT)
@@ -61,13 +94,7 @@ def load_checkpoint(run_dir: str) -> Dict[str, Any]:
         raise RunError(f"{path}: cannot read: {error.strerror or error}")
     except Exception as error:  # unpickling can raise almost anything on a damaged file
         raise RunError(f"{path}: not a readable checkpoint ({type(error).__name__}: {error})")
-    if not isinstance(state, dict) or any(key not in state for key in STATE_KEYS):
-        raise RunError(f"{path}: not an evolve checkpoint (it lacks the run's state)")
-    try:
-        state["config"] = Config.from_json(_upgrade(state["config"]))
-    except (AttributeError, KeyError, TypeError, ValueError) as error:
-        raise RunError(f"{path}: not an evolve checkpoint (its config is not one: {type(error).__name__}: {error})")
-    return state
+    return Checkpoint.from_pickled(state, path)
 
 
 def _upgrade(config: Dict[str, Any]) -> Dict[str, Any]:

@@ -47,6 +47,7 @@ from engine.protocol import write_atomic
 from evolve import genome
 from evolve.checkpoint import (
     CHECKPOINT,
+    Checkpoint,
     RunError,
     RunLock,
     load_checkpoint,
@@ -229,26 +230,23 @@ class Evolution:
                 evolution._start()
                 evolution._rewrite_generations()
                 return evolution
-            state = load_checkpoint(run_dir)
+            checkpoint = load_checkpoint(run_dir)
             evolution = cls(
-                run_dir, state["config"], jobs, progress, out, strategy=state["strategy"], scheduler=scheduler
+                run_dir, checkpoint.config, jobs, progress, out, strategy=checkpoint.strategy, scheduler=scheduler
             )
         except BaseException:
             lock.release()
             raise
         evolution.lock = lock
-        evolution.population = state["population"]
-        if state["strategy"] is None:  # a GA checkpoint from before the GA was a strategy: told its population
+        evolution.population = checkpoint.population
+        if checkpoint.strategy is None:  # a GA checkpoint from before the GA was a strategy: told its population
             evolution.toolbox.update(evolution.population, evolution.population)
-        evolution.halloffame = state["halloffame"]
-        evolution.logbook = state["logbook"]
-        evolution.records = [
-            GenerationRecord.from_json(record, f"{run_dir}: {CHECKPOINT}: generation {number}")
-            for number, record in enumerate(state["records"])
-        ]
-        evolution.generation = state["generation"]
-        genome.STREAM.setstate(state["random_state"])
-        numpy.random.set_state(state["numpy_state"])
+        evolution.halloffame = checkpoint.halloffame
+        evolution.logbook = checkpoint.logbook
+        evolution.records = checkpoint.records
+        evolution.generation = checkpoint.generation
+        genome.STREAM.setstate(checkpoint.random_state)
+        numpy.random.set_state(checkpoint.numpy_state)
         # Lines of a generation that was cut off before its checkpoint are dropped.
         evolution._rewrite_generations()
         return evolution
@@ -491,15 +489,15 @@ class Evolution:
     def _checkpoint(self) -> None:
         save_checkpoint(
             self.run_dir,
-            {
-                "config": self.config,
-                "generation": self.generation,
-                "population": self.population,
-                "halloffame": self.halloffame,
-                "logbook": self.logbook,
-                "records": [record.to_json() for record in self.records],
-                "strategy": self.strategy,
-                "random_state": genome.STREAM.getstate(),
-                "numpy_state": numpy.random.get_state(),
-            },
+            Checkpoint(
+                config=self.config,
+                generation=self.generation,
+                population=self.population,
+                halloffame=self.halloffame,
+                logbook=self.logbook,
+                records=self.records,
+                strategy=self.strategy,
+                random_state=genome.STREAM.getstate(),
+                numpy_state=numpy.random.get_state(),
+            ),
         )

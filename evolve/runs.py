@@ -154,24 +154,21 @@ def export_best(run_dir: str, destination: str, **settings: Optional[float]) -> 
     """Write the run's best weights to a params.json with their provenance; the Params written. For a
     program individual, the agent's own weights file and its provenance's sidecar (search settings refused:
     a program has none); the AgentWeights written. ``settings``: search settings by name (SEARCH_TABLE)."""
-    state = load_checkpoint(run_dir)
-    if state["config"].individual is not None:
+    checkpoint = load_checkpoint(run_dir)
+    config, best = checkpoint.config, checkpoint.halloffame[0]
+    if config.individual is not None:
         refuse_search_settings(**settings)
-        best = state["halloffame"][0]
         return save_agent_weights(
-            destination,
-            state["config"],
-            best,
-            provenance(run_dir, state["config"], state["generation"], best.fitness.values),
+            destination, config, best, provenance(run_dir, config, checkpoint.generation, best.fitness.values)
         )
-    params = best_params(run_dir, state["config"], state["generation"], state["halloffame"][0], **settings)
+    params = best_params(run_dir, config, checkpoint.generation, best, **settings)
     save_params(destination, params)
     return params
 
 
 def program_of(run_dir: str) -> Optional[ProgramIndividual]:
     """The run's ProgramIndividual (its program, weights file...) where it evolves a program's weights, else None."""
-    return load_checkpoint(run_dir)["config"].individual
+    return load_checkpoint(run_dir).config.individual
 
 
 def best_params(

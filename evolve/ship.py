@@ -241,8 +241,8 @@ def prepare(
     beside it. A plan already there (a test under way) must be this one, or ShipError says what
     differs; the bundles are written anew from its files."""
     from_file = is_params_file(run)
-    state = {} if from_file else load_checkpoint(run)
-    program = None if from_file else state["config"].individual
+    checkpoint = None if from_file else load_checkpoint(run)
+    program = None if checkpoint is None else checkpoint.config.individual
     if program is not None:
         raise ShipError(
             f"{run} evolved the weights of {program.program}: evolve ship ships this project's agent; "
@@ -260,9 +260,9 @@ def prepare(
         and os.path.basename(os.path.dirname(os.path.abspath(run))) == (SHIP_FOLDER)
     ):
         raise ShipError(f"{run} is the copy a ship makes of its candidate: name the params file it came from")
-    generation = None if from_file else state["generation"]
+    generation = None if checkpoint is None else checkpoint.generation
     if seed is None:  # a params file's own seed is its content's
-        seed = int(_sha256(run)[:8], 16) % (2**31) if from_file else default_seed(state["config"])
+        seed = int(_sha256(run)[:8], 16) % (2**31) if checkpoint is None else default_seed(checkpoint.config)
     asked = dict(
         current=os.path.normpath(current),
         games=games,

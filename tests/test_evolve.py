@@ -20,7 +20,7 @@ from engine.params import default_params, load_params, save_params
 from engine.play.openings import load_openings
 from engine.playout import random_opening
 from evolve import schema
-from evolve.checkpoint import CHECKPOINT, _upgrade, load_checkpoint, save_checkpoint
+from evolve.checkpoint import CHECKPOINT, Checkpoint, _upgrade, load_checkpoint, save_checkpoint
 from evolve.config import ConfigError, load_config, repeated_games
 from evolve.fitness import FitnessGame, FitnessGameError, fold, make_jobs, run_jobs, safe_play_job
 from evolve.genome import make_toolbox
@@ -161,9 +161,11 @@ def test_a_checkpoint_keeps_the_config_as_plain_data_that_reads_back_as_the_reco
     config = load_config(write_config(tmp_path))
     save_checkpoint(
         str(tmp_path),
-        dict(
-            dict.fromkeys(("generation", "population", "halloffame")),
+        Checkpoint(
             config=config,
+            generation=0,
+            population=[],
+            halloffame=None,
             logbook=None,
             records=[],
             strategy=None,
@@ -176,7 +178,7 @@ def test_a_checkpoint_keeps_the_config_as_plain_data_that_reads_back_as_the_reco
     assert (
         b"evolve.schema" not in data and b"evolve.config" not in data and json.loads(json.dumps(kept)) == kept
     )  # no class of ours: JSON's types
-    assert load_checkpoint(str(tmp_path))["config"] == config == Config.from_json(config.to_json())
+    assert load_checkpoint(str(tmp_path)).config == config == Config.from_json(config.to_json())
 
 
 @pytest.mark.parametrize("name", sorted(old_runs()))
@@ -187,7 +189,7 @@ def test_every_kept_checkpoint_reads_back_its_config_as_it_was(tmp_path, name):
     with open(os.path.join(path, CHECKPOINT), "rb") as handle:
         kept = _upgrade(pickle.load(handle)["config"])
     assert kept == _upgrade(old_runs()[name]["config"])
-    config = load_checkpoint(path)["config"]
+    config = load_checkpoint(path).config
     data = config.to_json()
     assert isinstance(config, Config) and {key: data[key] for key in kept} == kept
     assert all(

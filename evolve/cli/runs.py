@@ -279,9 +279,9 @@ def _export_tuned(run: str, individual: ProgramIndividual, args: argparse.Namesp
         raise InvalidInput(
             f"--{search_given[0].replace('_', '-')} is our searcher's: this run tuned the constants of a program's code"
         )
-    state = load_checkpoint(run)
-    config, best = state["config"], state["halloffame"][0]
-    where = provenance(run, config, state["generation"], best.fitness.values)
+    checkpoint = load_checkpoint(run)
+    config, best = checkpoint.config, checkpoint.halloffame[0]
+    where = provenance(run, config, checkpoint.generation, best.fitness.values)
     diff = write_tuned_agent(args.to, individual, config.genes, best, where)
     changed = sum(1 for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
     print(
