@@ -1,5 +1,5 @@
 """``evolve bench``: fitness games per second on the local pool with 1 and 2 (or more) workers,
-for each search engine and depth asked, and on a Dask cluster if one is named, with its
+for each searcher ("native" or "python") and depth asked, and on a Dask cluster if one is named, with its
 overhead against the pool of as many workers."""
 
 import random
@@ -15,9 +15,9 @@ from evolve.fitness import FitnessGame, run_jobs
 
 
 def bench_jobs(
-    games: int, depth: int, opponent: str = "greedy", seed: int = 5, engine: str = "python"
+    games: int, depth: int, opponent: str = "greedy", seed: int = 5, searcher: str = "python"
 ) -> List[FitnessGame]:
-    """A fixed batch of fitness games: varied genomes against one opponent."""
+    """A fixed batch of fitness games: varied genomes against one opponent, searched by ``searcher``."""
     rng = random.Random(seed)
     jobs = []
     for game in range(games):
@@ -33,7 +33,7 @@ def bench_jobs(
                 derive_seed(seed, game // 2, 1),
                 2,
                 depth,
-                engine,
+                searcher,
             )
         )
     return jobs
@@ -55,25 +55,25 @@ def bench_games(
     depths: Sequence[int] = (2,),
     opponent: str = "greedy",
     scheduler: Optional[str] = None,
-    engines: Sequence[str] = ("native",),
+    searchers: Sequence[str] = ("native",),
     report: Callable[[str], object] = print,
 ) -> Dict[str, Any]:
-    """Games per second for each engine, depth and worker count (and the Dask cluster); the figures,
-    the speed-ups with more workers and of the native engine over the Python one."""
+    """Games per second for each searcher, depth and worker count (and the Dask cluster); the figures,
+    the speed-ups with more workers and of the native searcher over the Python one."""
     runs: List[Dict[str, Any]] = []
-    for engine in engines:
+    for searcher in searchers:
         for depth in depths:
-            jobs = bench_jobs(games, depth, opponent, engine=engine)
+            jobs = bench_jobs(games, depth, opponent, searcher=searcher)
             for workers in worker_counts:
                 with executor(None, workers) as pool:
-                    rate = _rate(pool, jobs, bench_jobs(workers, 1, "random", seed=99, engine=engine))
-                runs.append({"engine": engine, "depth": depth, "workers": workers, "games_per_second": rate})
+                    rate = _rate(pool, jobs, bench_jobs(workers, 1, "random", seed=99, searcher=searcher))
+                runs.append({"searcher": searcher, "depth": depth, "workers": workers, "games_per_second": rate})
                 report(
-                    "{} engine, depth {}, {} worker{}: {:.1f} games/s ({} games against {})".format(
-                        engine, depth, workers, "" if workers == 1 else "s", rate, games, opponent
+                    "{} searcher, depth {}, {} worker{}: {:.1f} games/s ({} games against {})".format(
+                        searcher, depth, workers, "" if workers == 1 else "s", rate, games, opponent
                     )
                 )
-    first = [run for run in runs if run["engine"] == engines[0] and run["depth"] == depths[0]]
+    first = [run for run in runs if run["searcher"] == searchers[0] and run["depth"] == depths[0]]
     rates = {run["workers"]: run["games_per_second"] for run in first}
     base = rates[worker_counts[0]]
     for workers in worker_counts[1:]:
@@ -81,29 +81,29 @@ def bench_games(
     result: Dict[str, Any] = {
         "games": games,
         "depth": depths[0],
-        "engine": engines[0],
+        "searcher": searchers[0],
         "opponent": opponent,
         "runs": runs,
         "games_per_second": {str(k): v for k, v in rates.items()},
         "speedup": {str(k): rates[k] / base for k in worker_counts[1:]},
     }
-    if "native" in engines and "python" in engines:
+    if "native" in searchers and "python" in searchers:
         result["native_over_python"] = {}
         for depth in depths:
-            by_engine = {
-                run["engine"]: run["games_per_second"]
+            by_searcher = {
+                run["searcher"]: run["games_per_second"]
                 for run in runs
                 if run["depth"] == depth and run["workers"] == worker_counts[0]
             }
-            result["native_over_python"][str(depth)] = by_engine["native"] / by_engine["python"]
+            result["native_over_python"][str(depth)] = by_searcher["native"] / by_searcher["python"]
             report(
-                "depth {}: the native engine plays {:.1f}x the Python engine's games/s".format(
-                    depth, by_engine["native"] / by_engine["python"]
+                "depth {}: the native searcher plays {:.1f}x the Python searcher's games/s".format(
+                    depth, by_searcher["native"] / by_searcher["python"]
                 )
             )
     if scheduler:
         result["dask"] = _dask_figures(
-            scheduler, bench_jobs(games, depths[0], opponent, engine=engines[0]), rates, engines[0], report
+            scheduler, bench_jobs(games, depths[0], opponent, searcher=searchers[0]), rates, searchers[0], report
         )
     return result
 
@@ -112,13 +112,13 @@ def _dask_figures(
     scheduler: str,
     jobs: Sequence[FitnessGame],
     rates: Mapping[int, float],
-    engine: str,
+    searcher: str,
     report: Callable[[str], object],
 ) -> Dict[str, Any]:
     """Games per second on the Dask cluster, and its overhead against the local pool of as many workers."""
     with executor(scheduler) as cluster:
         where: Dict[str, Any] = cluster.describe()
-        dask_rate = _rate(cluster, jobs, bench_jobs(where["workers"], 1, "random", seed=99, engine=engine))
+        dask_rate = _rate(cluster, jobs, bench_jobs(where["workers"], 1, "random", seed=99, searcher=searcher))
     figures: Dict[str, Any] = {
         "scheduler": scheduler,
         "workers": where["workers"],

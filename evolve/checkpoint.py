@@ -102,7 +102,9 @@ def _upgrade(config: Dict[str, Any]) -> Dict[str, Any]:
     if "workers" in config:  # checkpoints from before 'workers' was renamed 'jobs'
         config["jobs"] = config.pop("workers")
     config.setdefault("executor", {"scheduler": ""})  # checkpoints from before executors existed
-    config.setdefault("fitness", {"engine": "python"})  # and from before the compiled searcher
+    config.setdefault("fitness", {"searcher": "python"})  # and from before the compiled searcher
+    if "engine" in config["fitness"]:  # and from before [fitness] engine was renamed searcher
+        config["fitness"]["searcher"] = config["fitness"].pop("engine")
     config["fitness"].setdefault("rounds", 1)
     config["fitness"].setdefault("keep", 0.5)
     config["fitness"].setdefault("play", "depth")  # and from before fitness as shipped

@@ -54,7 +54,8 @@ HELD_WITHIN = 0.05
 DEFAULT_BOUNDS = {feature.name: feature.bounds for feature in FEATURE_TABLE}
 # The most a program's weight may be: any number an agent's JSON reader takes, but a finite box to search.
 PROGRAM_WEIGHT = 1e9
-RENAMED = {"workers": "jobs"}  # top-level keys renamed: old name -> new
+# Keys renamed (old name -> new; a table's key as table.key), still read for one release with a warning.
+RENAMED = {"workers": "jobs", "fitness.engine": "fitness.searcher"}
 # Panel players search to a fixed depth; past this a single game takes minutes.
 MAX_PANEL_DEPTH = 8
 
@@ -110,11 +111,14 @@ def validate(data: Dict[str, Any], path: str = "config", start_weights: Optional
     (its START_WEIGHTS file), used instead of reading the files again."""
     data = copy.deepcopy(data)
     for old, new in RENAMED.items():  # still read, for one release, with a warning
-        if old in data:
-            if new in data:
+        table_name, _, old_key = old.rpartition(".")
+        new_key = new.rpartition(".")[2]
+        table = data.get(table_name) if table_name else data
+        if isinstance(table, dict) and old_key in table:
+            if new_key in table:
                 raise ConfigError(f"{path}: '{old}' and '{new}' are the same key (its old and new names): keep '{new}'")
             print(f"warning: {path}: '{old}' is now '{new}' (the old name goes in a later release)", file=sys.stderr)
-            data[new] = data.pop(old)
+            table[new_key] = table.pop(old_key)
     start = data.pop("start", {})
     params_files = start.pop("params", []) if isinstance(start, dict) else []
     free = start.pop("free", None) if isinstance(start, dict) else None

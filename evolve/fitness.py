@@ -53,7 +53,7 @@ class FitnessGame(NamedTuple):
     tuple of weights for self-play, likewise; ``group``: the index of the
     panel entry (self-play last); ``game``: even = the individual plays Black, odd = White, unless
     ``colour`` says (a won-side game: the colour its opening leaves won);
-    ``engine``: the searcher of our players, "native" or "python" (the same moves); ``program``:
+    ``searcher``: the searcher of our players, "native" or "python" (the same moves); ``program``:
     None where the individual is our searcher, else the BuiltProgram whose weights the genome is
     (``evolve.program_individual``; ``depth`` then plays no part); ``search``: where fitness plays as shipped
     (``[fitness] play``), the search settings our players play with (``engine.players.shipped``), and
@@ -68,7 +68,7 @@ class FitnessGame(NamedTuple):
     opening_seed: int
     opening_plies: int
     depth: int
-    engine: str = "python"
+    searcher: str = "python"
     program: Optional[BuiltProgram] = None
     colour: Optional[Colour] = None
     search: Optional[SearchSettings] = None  # play = "as-shipped": the search settings (else None: depth)
@@ -84,21 +84,21 @@ class FitnessGameError(RuntimeError):
 
 
 def weights_player(
-    weights: Sequence[float], depth: int, label: str, engine: str = "python", search: Optional[SearchSettings] = None
+    weights: Sequence[float], depth: int, label: str, searcher: str = "python", search: Optional[SearchSettings] = None
 ) -> Player:
     """Our searcher with a genome's weights, untimed (results must not depend on the machine): a plain
     search to ``depth``, or given ``search`` (settings by name), the agent as it ships at a node budget."""
     if search is not None:
         params = make_params(weights, provenance=None, source=label, endgame=None, **search)
-        return ShippedPlayer(params, shipped_book(), spec=label, engine=engine)
-    return AgentPlayer(make_params(weights, source=label, depth=depth), spec=label, timed=False, engine=engine)
+        return ShippedPlayer(params, shipped_book(), spec=label, engine=searcher)
+    return AgentPlayer(make_params(weights, source=label, depth=depth), spec=label, timed=False, engine=searcher)
 
 
 def genome_player(job: FitnessGame, weights: Sequence[float], label: str) -> Player:
     """The player of a genome in ``job``: the program individual with these weights, else our searcher."""
     if job.program is not None:
         return program_player(job.program, weights, label)
-    return weights_player(weights, job.depth, label, job.engine, job.search)
+    return weights_player(weights, job.depth, label, job.searcher, job.search)
 
 
 def opponent_player(job: FitnessGame, spec: str) -> Player:
@@ -106,7 +106,7 @@ def opponent_player(job: FitnessGame, spec: str) -> Player:
     plays as ``shipped[:PARAMS]`` (the same agent at a node budget: a fitness never depends on the machine)."""
     if job.search is not None and spec.partition(":")[0] == "champion":
         spec = "shipped" + spec[len("champion") :]
-    return make_player(spec, timed=False, engine=job.engine)
+    return make_player(spec, timed=False, engine=job.searcher)
 
 
 def play_job(job: FitnessGame) -> Outcome:
@@ -157,10 +157,10 @@ def make_jobs(
     config: Config,
     generation_seed: int,
     self_play_opponents: Sequence[Sequence[float]],
-    engine: str = "python",
+    searcher: str = "python",
     program: Optional[BuiltProgram] = None,
 ) -> List[FitnessGame]:
-    """The game jobs of a batch of individuals for one generation's seeds, searched by ``engine``; the
+    """The game jobs of a batch of individuals for one generation's seeds, searched by ``searcher``; the
     individuals are ``program`` (a BuiltProgram) with their weights where it is given."""
     groups: List[Tuple[Union[str, Tuple[float, ...]], int, int, bool]] = [
         (entry.opponent, entry.games, entry.random_opening, entry.won_side) for entry in config.panel
@@ -188,7 +188,7 @@ def make_jobs(
                         opening_seed,
                         opening,
                         config.depth,
-                        engine,
+                        searcher,
                         program,
                         colour,
                         config.fitness.search,
@@ -227,7 +227,7 @@ def evaluate_in_rounds(
     config: Config,
     generation_seed: int,
     opponents: Sequence[Sequence[float]],
-    engine: str,
+    searcher: str,
     play: MapFunction,
     progress: Optional[Callable[[int], object]] = None,
     program: Optional[BuiltProgram] = None,
@@ -241,8 +241,8 @@ def evaluate_in_rounds(
     rounds, keep = config.fitness.rounds, config.fitness.keep
     regret = None
     if config.regret is not None:
-        regret = (config.regret.weight, regret_kept(individuals, config, engine, play, progress, meter))
-    every = make_jobs(individuals, config, generation_seed, opponents, engine, program)
+        regret = (config.regret.weight, regret_kept(individuals, config, searcher, play, progress, meter))
+    every = make_jobs(individuals, config, generation_seed, opponents, searcher, program)
     sizes: Dict[int, int] = {}
     for job in every:
         sizes[job.group] = max(sizes.get(job.group, 0), job.game // 2 + 1)  # pairs of games per group
@@ -279,7 +279,7 @@ def evaluate_in_rounds(
 def regret_kept(
     individuals: Sequence[Individual],
     config: Config,
-    engine: str,
+    searcher: str,
     play: MapFunction,
     progress: Optional[Callable[[int], object]] = None,
     meter: Optional[CpuMeter] = None,
@@ -300,7 +300,7 @@ def regret_kept(
         raise RunError(f"regret.positions = {path!r} has changed since the run began: restore it to resume")
     positions = load_positions(path).split(False)
     genomes = [as_features(individual, config.genes) for individual in individuals]
-    jobs = regret_jobs(genomes, positions, config.depth, config.fitness.search, engine)
+    jobs = regret_jobs(genomes, positions, config.depth, config.fitness.search, searcher)
     kept = {index: 0 for index in range(len(individuals))}
     for job, flags in zip(jobs, run_jobs(play, jobs, progress, safe_regret_job, meter)):
         kept[job.individual] += sum(flags)
@@ -448,8 +448,8 @@ def self_play_opponents(
     return [list(population[k]) for k in sample]
 
 
-def engine_for(asked: str) -> str:
-    """The engine fitness games use: "python" or "native" as asked; for "auto", the compiled searcher
+def choose_searcher(asked: str) -> str:
+    """The searcher fitness games use: "python" or "native" as asked; for "auto", the compiled searcher
     where it can be built, else "python" (said in the log and on stderr). NativeError, naming why, where
     "native" is asked for and cannot be had: a run never silently searches slower than its config says."""
     if asked == "python":
@@ -462,11 +462,11 @@ def engine_for(asked: str) -> str:
             # "auto" falls back to Python only where there is no compiler; a failed build is a defect.
             other = "auto" if isinstance(error, NoCompiler) else "python"
             raise NativeError(
-                f'fitness.engine = "{asked}", but the compiled searcher cannot be built here: {reason} '
-                f'(engine = "{other}" searches in Python instead: the same moves, slower)'
+                f'fitness.searcher = "{asked}", but the compiled searcher cannot be built here: {reason} '
+                f'(searcher = "{other}" searches in Python instead: the same moves, slower)'
             )
         log.warning(
-            'fitness.engine = "auto": the compiled searcher cannot be built here (%s); the games search '
+            'fitness.searcher = "auto": the compiled searcher cannot be built here (%s); the games search '
             "in Python (the same moves, slower)",
             reason,
         )

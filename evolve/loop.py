@@ -57,7 +57,7 @@ from evolve.checkpoint import (
 )
 from evolve.code_individual import BuiltProgram
 from evolve.config import ConfigError, load_config, repeated_games
-from evolve.fitness import engine_for, evaluate_in_rounds, make_jobs, self_play_opponents
+from evolve.fitness import choose_searcher, evaluate_in_rounds, make_jobs, self_play_opponents
 from evolve.generations import by_colour, generation_line, population_figures, saturation_warning
 from evolve.positions import load_positions
 from evolve.program_individual import best_file, program_built, save_agent_weights
@@ -102,12 +102,12 @@ def _count(number: int, unit: str) -> str:
     return f"{number} {unit}" + ("" if number == 1 else "s")
 
 
-def _searched_by(config: Config, engine: str) -> str:
+def _searched_by(config: Config, searcher: str) -> str:
     """How the run's games are searched, in words: by the program's own code (a program individual), else
-    by our searcher on ``engine``."""
+    by our ``searcher`` ("native" or "python")."""
     if config.individual is not None:
         return "searched by the program's own code"
-    return f"searched by the {engine} engine"
+    return f"searched by the {searcher} searcher"
 
 
 def _where(description: Mapping[str, Any]) -> str:
@@ -149,7 +149,7 @@ class Evolution:
         # How the fitness games are played: the command line's jobs and scheduler over the experiment's.
         self.games = config.games(jobs, check_scheduler(scheduler) if scheduler else None, progress)
         self.where: Dict[str, Any] = {}  # where the games run (an executor's describe())
-        self.engine = ""  # the searcher the games use ("native" or "python"), settled when the run starts
+        self.searcher = ""  # the searcher the games use ("native" or "python"), settled when the run starts
         self.program: Optional[BuiltProgram] = (
             None  # a program individual's build (evolve.program_individual), while it runs
         )
@@ -260,7 +260,7 @@ class Evolution:
             last = min(last, self.generation + stop_after)
         failed_at_start = False  # a failure (not Ctrl-C) of a new run before its first generation finished
         try:
-            self.engine = engine_for(self.config.fitness.engine)
+            self.searcher = choose_searcher(self.config.fitness.searcher)
             faults = os.path.join(self.run_dir, FAULTS)
             remote = self.games.scheduler if is_remote(self.games.scheduler) else None
             opponents = [entry.opponent for entry in self.config.panel]  # a C++ or Java folder: built once, here
@@ -268,7 +268,7 @@ class Evolution:
                 opponents, self.games.limits, remote
             ), executor(self.games.scheduler, self.games.jobs or 1) as games:
                 self.where = games.describe()
-                searched = _searched_by(self.config, self.engine)
+                searched = _searched_by(self.config, self.searcher)
                 log.info(
                     "run %s: %s, generations %d..%d (generation 0 is the first population, then %d of evolution: "
                     "'generations' counts those); games run on %s, %s",
@@ -350,7 +350,7 @@ class Evolution:
             self.config,
             seed,
             opponents,
-            self.engine,
+            self.searcher,
             self.toolbox.map,
             bar.update if bar else None,
             self.program,
@@ -406,7 +406,7 @@ class Evolution:
             held_out,
             self.config.depth,
             self.config.fitness.search,
-            self.engine,
+            self.searcher,
         )
         flags = [flag for outcome in self.toolbox.map(regret_job, jobs) for flag in outcome]
         return HeldOut(kept=sum(flags), won=len(flags), share=sum(flags) / len(flags) if flags else None)
@@ -422,7 +422,7 @@ class Evolution:
             generation=number,
             evaluated=len(evaluated),
             games=games,
-            engine=self.engine,
+            searcher=self.searcher,
             seconds=round(seconds, 3),
             # the workers' CPU on this generation's fitness jobs; none where a worker runs several jobs at
             # once (Dask threads), whose CPU one job's measure cannot tell apart

@@ -34,35 +34,35 @@ class RegretScore(NamedTuple):
 
 
 def chosen_move(
-    params: Params, text: str, engine: str = "native", nodes_per_second: int = NODES_PER_SECOND, plain: bool = False
+    params: Params, text: str, searcher: str = "native", nodes_per_second: int = NODES_PER_SECOND, plain: bool = False
 ) -> Move:
     """The move the evaluation search of ``params`` plays in the position ``text``, alone and as the agent
     plays it: a fresh searcher that takes the first of tied moves, so that the answer depends neither on
     what else a worker searched nor on the order; at the params' CPU budget and cap counted in nodes, or
     where ``plain``, to their depth. (Before 2026-11-27 evening ties went at random, seeded by the text:
     on the 330 held-out won positions of ``experiments/regret-20261127`` the shipped weights' move
-    differed in 29 and kept the win in one position fewer.)"""
-    searcher = searcher_for(engine)(make_evaluator(params.weights, params.endgame), rng=None)
+    differed in 29 and kept the win in one position fewer.) ``searcher``: "native" or "python"."""
+    fresh = searcher_for(searcher)(make_evaluator(params.weights, params.endgame), rng=None)
     position = position_from_text(text)
     if plain:
-        found = searcher.iterative(position, params.depth)
+        found = fresh.iterative(position, params.depth)
         assert found is not None  # without limits every depth completes
         return found.move
     budget, cap = node_plan(params, nodes_per_second)
-    return searcher.iterative_nodes(position, params.depth, budget, cap).move
+    return fresh.iterative_nodes(position, params.depth, budget, cap).move
 
 
 class RegretJob(NamedTuple):
     """The won positions one worker searches for one individual: ``weights`` by feature (tapered: twice),
     ``positions`` (text, the winning moves) pairs, ``search`` the search settings by name (None: a plain
-    search to ``depth``)."""
+    search to ``depth``), ``searcher`` "native" or "python" (the same moves)."""
 
     individual: int
     weights: Tuple[float, ...]
     positions: Tuple[Tuple[str, FrozenSet[Move]], ...]
     depth: int
     search: Optional[Dict[str, Optional[float]]]
-    engine: str = "native"
+    searcher: str = "native"
 
 
 def regret_job(job: RegretJob) -> Tuple[int, ...]:
@@ -70,7 +70,7 @@ def regret_job(job: RegretJob) -> Tuple[int, ...]:
     settings = job.search if job.search is not None else {"depth": job.depth}
     params = make_params(job.weights, source=f"individual {job.individual}", **settings)
     plain = job.search is None
-    return tuple(int(chosen_move(params, text, job.engine, plain=plain) in wins) for text, wins in job.positions)
+    return tuple(int(chosen_move(params, text, job.searcher, plain=plain) in wins) for text, wins in job.positions)
 
 
 REGRET_PER_JOB = 25  # won positions a regret job searches
@@ -81,13 +81,13 @@ def regret_jobs(
     positions: Iterable[SolvedPosition],
     depth: int,
     search: Optional[Dict[str, Optional[float]]],
-    engine: str,
+    searcher: str,
     per_job: int = REGRET_PER_JOB,
 ) -> List[RegretJob]:
     """The RegretJobs of ``individuals`` (weights by feature) on the won ``positions``, ``per_job`` a job."""
     won = [(p.text, frozenset(move for move, wins in p.moves.items() if wins)) for p in positions if p.won]
     return [
-        RegretJob(index, tuple(weights), tuple(won[start : start + per_job]), depth, search, engine)
+        RegretJob(index, tuple(weights), tuple(won[start : start + per_job]), depth, search, searcher)
         for index, weights in enumerate(individuals)
         for start in range(0, len(won), per_job)
     ]
@@ -97,7 +97,7 @@ def regret_score(
     params: Params,
     positions: Iterable[SolvedPosition],
     nodes_per_second: int = NODES_PER_SECOND,
-    engine: str = "native",
+    searcher: str = "native",
 ) -> RegretScore:
     """The RegretScore of ``params`` (weights, depth, CPU budget and cap: nodes at ``nodes_per_second``)
     on ``positions`` (SolvedPositions; lost ones are skipped)."""
@@ -105,7 +105,7 @@ def regret_score(
     by_ply: Dict[int, Tuple[int, int]] = {}
     won = [p for p in positions if p.won]
     for solved in won:
-        move = chosen_move(params, solved.text, engine, nodes_per_second)
+        move = chosen_move(params, solved.text, searcher, nodes_per_second)
         good = solved.moves.get(move, False)
         kept += good
         ply_kept, ply_won = by_ply.get(solved.ply, (0, 0))

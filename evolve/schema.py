@@ -102,12 +102,12 @@ AS_SHIPPED = (
     "(the book, the evaluation search with the depth, CPU budget, cap and close_stones of 'fitness.settings' "
     "counted in nodes, exact play from its solve_from: engine.players.shipped)"
 )
-FITNESS_ENGINES = ("auto",) + ENGINES  # auto: native where it can be built, python (warned) where not
+FITNESS_SEARCHERS = ("auto",) + ENGINES  # auto: native where it can be built, python (warned) where not
 _FITNESS: Schema = {
-    "engine": (
+    "searcher": (
         str,
         "auto",
-        lambda v: v in FITNESS_ENGINES,
+        lambda v: v in FITNESS_SEARCHERS,
         "'auto' (the compiled twin of the searcher where a C compiler is found, else the Python searcher, "
         "said), 'native' (the compiled twin or nothing: the same moves, tens of times faster) or 'python'",
     ),
@@ -195,11 +195,11 @@ class ExecutorSettings(NamedTuple):
 
 
 class FitnessSettings(NamedTuple):
-    """The [fitness] table: the engine, the successive halving of the games and how our searcher's
+    """The [fitness] table: the searcher, the successive halving of the games and how our searcher's
     individuals play (``_FITNESS``); ``search``: for play = "as-shipped", the search settings of the
     ``settings`` params file as read when the run began (None otherwise)."""
 
-    engine: str
+    searcher: str
     rounds: int
     keep: float
     play: str

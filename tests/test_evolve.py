@@ -295,7 +295,7 @@ def test_same_seed_same_run_whatever_the_workers(tmp_path):
 
 def test_a_killed_run_resumes_to_the_same_generations(tmp_path):
     # The Python searcher: slow enough for the kill to land in the middle of the run.
-    config = write_config(tmp_path, TINY + '\n[fitness]\nengine = "python"\n')
+    config = write_config(tmp_path, TINY + '\n[fitness]\nsearcher = "python"\n')
     reference = Evolution.create(
         config, runs_dir=str(tmp_path / "reference"), jobs=1, progress=False, out=open(os.devnull, "w")
     ).run()
@@ -474,35 +474,35 @@ def test_cmaes_stopped_and_resumed_matches_an_uninterrupted_run(tmp_path):
     assert stable(read_generations(stopped.run_dir)) == stable(read_generations(whole))
 
 
-def test_the_same_seed_gives_the_same_generations_on_either_search_engine(tmp_path):
-    """The compiled searcher plays the same moves: a run is the same run on either engine."""
+def test_the_same_seed_gives_the_same_generations_on_either_searcher(tmp_path):
+    """The compiled searcher plays the same moves: a run is the same run on either searcher."""
     from engine.native.search import native_available
 
     if not native_available():
-        pytest.skip("no C compiler: the native engine falls back to Python")
+        pytest.skip("no C compiler: the native searcher falls back to Python")
     runs = {}
-    for engine in ("native", "python"):
+    for searcher in ("native", "python"):
         # depth 3 (so that pruning and move order matter), one generation of variation, and fewer
-        # games against the hand-set weights: the Python engine's games are what this test waits on
+        # games against the hand-set weights: the Python searcher's games are what this test waits on
         text = (
             TINY.replace("depth = 2", "depth = 3")
             .replace("generations = 4", "generations = 1")
             .replace("games = 8\nweight = 2.0", "games = 2\nweight = 2.0")
         )
-        config = write_config(tmp_path, text + f'\n[fitness]\nengine = "{engine}"\n', engine + ".toml")
+        config = write_config(tmp_path, text + f'\n[fitness]\nsearcher = "{searcher}"\n', searcher + ".toml")
         run_dir = Evolution.create(
-            config, runs_dir=str(tmp_path / engine), jobs=1, progress=False, out=open(os.devnull, "w")
+            config, runs_dir=str(tmp_path / searcher), jobs=1, progress=False, out=open(os.devnull, "w")
         ).run()
-        runs[engine] = read_generations(run_dir)
-        assert [record.engine for record in runs[engine]] == [engine] * 2
-        assert f"searched by the {engine} engine" in open(os.path.join(run_dir, "run.log")).read()
+        runs[searcher] = read_generations(run_dir)
+        assert [record.searcher for record in runs[searcher]] == [searcher] * 2
+        assert f"searched by the {searcher} searcher" in open(os.path.join(run_dir, "run.log")).read()
     assert stable(runs["native"]) == stable(runs["python"])
 
 
 @pytest.mark.fast
-def test_an_unknown_engine_is_a_config_error(tmp_path):
-    with pytest.raises(ConfigError, match="fitness.engine"):
-        load_config(write_config(tmp_path, TINY + '\n[fitness]\nengine = "gpu"\n'))
+def test_an_unknown_searcher_is_a_config_error(tmp_path):
+    with pytest.raises(ConfigError, match="fitness.searcher"):
+        load_config(write_config(tmp_path, TINY + '\n[fitness]\nsearcher = "gpu"\n'))
 
 
 def test_games_in_rounds_stop_spending_on_the_individuals_already_behind(tmp_path):
@@ -625,13 +625,13 @@ def test_native_asked_for_without_a_compiler_refuses_and_auto_falls_back_saying_
         raise NoCompiler("no C compiler found (set CC, or install gcc): search.c is compiled C")
 
     monkeypatch.setattr(evolve.fitness, "native_library", no_compiler)
-    native = write_config(tmp_path, TINY + '\n[fitness]\nengine = "native"\n', "native.toml")
+    native = write_config(tmp_path, TINY + '\n[fitness]\nsearcher = "native"\n', "native.toml")
     assert evolve.cli.main(["run", native, "--runs-dir", str(tmp_path / "runs")]) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and 'fitness.engine = "native"' in err and "no C compiler" in err
+    assert len(err.splitlines()) == 1 and 'fitness.searcher = "native"' in err and "no C compiler" in err
     assert not (tmp_path / "runs").exists()  # refused before any run folder is made
-    assert evolve.fitness.engine_for("auto") == "python" and "searching in Python" in capsys.readouterr().err
-    assert evolve.fitness.engine_for("python") == "python"
+    assert evolve.fitness.choose_searcher("auto") == "python" and "searching in Python" in capsys.readouterr().err
+    assert evolve.fitness.choose_searcher("python") == "python"
 
 
 def copy_run(tmp_path, name):
@@ -797,7 +797,8 @@ def test_a_generation_record_writes_the_line_a_run_wrote_and_reads_every_kept_ru
     text = open(os.path.join(run_dir, "generations.jsonl")).read()
     assert "".join(json.dumps(record.to_json()) + "\n" for record in read_generations(run_dir)) == text
     # The committed runs, the oldest from before most of today's keys: each line reads, and is written
-    # again with what it held, plus the CPU seconds and the standard error it did not record (null).
+    # again with what it held (its searcher under that name), plus the CPU seconds and the standard error
+    # it did not record (null).
     kept = sorted(glob.glob(os.path.join(ROOT, "experiments", "*", "generations.jsonl")))
     assert any("baseline-" in path for path in kept) and len(kept) >= 5
     for path in kept:
@@ -805,6 +806,8 @@ def test_a_generation_record_writes_the_line_a_run_wrote_and_reads_every_kept_ru
         records = read_generations(os.path.dirname(path))
         assert len(records) == len(lines)
         for record, line in zip(records, lines):
+            if "engine" in line:  # the searcher's name before 2026-11-28
+                line["searcher"] = line.pop("engine")
             line.setdefault("cpu_seconds", None)
             line["win_rate"].setdefault("standard_error", None)
             assert record.to_json() == line, path
@@ -813,6 +816,28 @@ def test_a_generation_record_writes_the_line_a_run_wrote_and_reads_every_kept_ru
     assert table[0] == os.path.dirname(kept[0]) and table[1].split()[:2] == ["gen", "best"]
     assert table[2].split()[3:5] == ["-", "-"]  # the baseline's win rates by colour: not recorded then
     assert sum(line.split()[0] == "gen" for line in table if line.strip()) == 2
+
+
+@pytest.mark.fast
+def test_the_old_key_fitness_engine_still_reads_as_searcher_with_a_warning(tmp_path, capsys, monkeypatch):
+    from evolve.cli import build_parser
+
+    path = write_config(tmp_path, TINY + '\n[fitness]\nengine = "python"\n', "old.toml")
+    assert load_config(path).fitness.searcher == "python"
+    assert (
+        "'fitness.engine' is now 'fitness.searcher' (the old name goes in a later release)" in capsys.readouterr().err
+    )
+    both = write_config(tmp_path, TINY + '\n[fitness]\nengine = "python"\nsearcher = "auto"\n', "both.toml")
+    with pytest.raises(ConfigError, match="'fitness.engine' and 'fitness.searcher' are the same key"):
+        load_config(both)
+    # the configs of the committed runs from before the rename (engine = "native") still load
+    monkeypatch.chdir(ROOT)
+    kept = os.path.join(ROOT, "experiments", "native6-20261123-124809", "config.toml")
+    assert 'engine = "native"' in open(kept).read() and load_config(kept).fitness.searcher == "native"
+    # and `evolve bench --engine` is still --searcher
+    parsed = build_parser().parse_args(["bench", "--engine", "python", "native"])
+    assert parsed.searcher == ["python", "native"]
+    assert "--engine is now --searcher" in capsys.readouterr().err
 
 
 @pytest.mark.fast

@@ -26,7 +26,8 @@ from engine.position import Position
 from evolve.config import ConfigError, load_config, validate
 from evolve.fitness import FitnessGame, fold, play_job
 from evolve.loop import Evolution
-from evolve.program_individual import fingerprint, program_built, program_player, sidecar_of
+from evolve.program_individual import fingerprint, program_built, sidecar_of
+from evolve.program_player import program_player
 from evolve.runs import export_best, program_of, read_generations
 from tests.conftest import ROOT, cli
 
@@ -129,7 +130,7 @@ def test_evolve_run_and_export_the_example_agents_weights(tmp_path):
     assert process.returncode == 0, process.stderr
     assert "the individual: " in process.stdout
     assert "searched by the program's own code, each move a process of the agent's" in process.stdout
-    assert "native engine" not in process.stdout
+    assert "native searcher" not in process.stdout
     run = os.path.join(str(tmp_path / "runs"), os.listdir(str(tmp_path / "runs"))[0])
     records = read_generations(run)
     assert [r.generation for r in records] == [0, 1]

@@ -11,11 +11,11 @@ from engine.common.runfolder import GenerationRecord
 from engine.data import SHIPPED_PARAMS
 from engine.native.solver import position_from_text
 from engine.params import load_params
+from evolve.position_sources import draw_positions
 from evolve.positions import (
     PositionsError,
     _journal_line,
     build_positions,
-    draw_positions,
     load_positions,
 )
 from evolve.regret import regret_score
@@ -52,7 +52,7 @@ def test_the_score_is_the_same_with_either_searcher_and_in_any_order(library, tm
     found = build_positions(out, 3, (9, 11), seed=5, table_bits=18)
     params = load_params(SHIPPED_PARAMS)
     native = regret_score(params, found.positions, nodes_per_second=2000)
-    python = regret_score(params, found.positions, nodes_per_second=2000, engine="python")
+    python = regret_score(params, found.positions, nodes_per_second=2000, searcher="python")
     assert native == python and native.won == sum(p.won for p in found.positions)
     backwards = regret_score(params, found.positions[::-1], nodes_per_second=2000)
     assert backwards == native
@@ -191,7 +191,8 @@ def _record_games(folder, games):
 
 
 def test_positions_drawn_from_records_are_the_games_positions_once_each(library, tmp_path):
-    from evolve.positions import merge_positions, recorded_positions
+    from evolve.position_sources import recorded_positions
+    from evolve.positions import merge_positions
 
     moves = ["0,0", "4,4", "0,4", "4,0", "1,1", "3,3", "1,3", "3,1", "2,0", "2,4", "0,2", "4,2"]
     # the same game, turned by 180 degrees

@@ -81,8 +81,8 @@ class GenerationRecord(NamedTuple):
     """A generation's line of generations.jsonl: what ``evolve log``, ``plot`` and the runs pages read.
 
     ``generation`` (0: the first population), the individuals ``evaluated``, the ``games`` they played,
-    the ``engine`` they were searched by ("native" or "python"), the ``seconds`` the generation took and the
-    workers' ``cpu_seconds`` on it (None where a worker runs several jobs at once, Dask's threads), the
+    the ``searcher`` of our players' moves ("native" or "python"), the ``seconds`` the generation took and
+    the workers' ``cpu_seconds`` on it (None where a worker runs several jobs at once, Dask's threads), the
     ``games_per_second`` overall and ``games_per_second_per_worker`` on the ``executor`` described
     (``engine.play.executors``), the population's ``diversity``; the hall of fame's best: its
     ``best_fitness`` (win rate, mean stone margin), ``best_weights`` by gene name and ``best_by_colour``;
@@ -98,7 +98,7 @@ class GenerationRecord(NamedTuple):
     generation: int
     evaluated: Optional[int]
     games: int
-    engine: Optional[str]
+    searcher: Optional[str]  # a line from before 2026-11-28 names it "engine"
     seconds: float
     cpu_seconds: Optional[float]
     games_per_second: float
@@ -124,7 +124,7 @@ class GenerationRecord(NamedTuple):
             ("generation", self.generation, True),
             ("evaluated", self.evaluated, False),
             ("games", self.games, True),
-            ("engine", self.engine, False),
+            ("searcher", self.searcher, False),
             ("seconds", self.seconds, True),
             ("cpu_seconds", self.cpu_seconds, True),
             ("games_per_second", self.games_per_second, True),
@@ -241,7 +241,7 @@ def _generation(record: object, where: str) -> GenerationRecord:
         generation=line["generation"],
         evaluated=optional("evaluated", _integer, "an integer"),
         games=line["games"],
-        engine=optional("engine", lambda v: isinstance(v, str), "a string"),
+        searcher=optional("searcher" if "searcher" in line else "engine", lambda v: isinstance(v, str), "a string"),
         seconds=line["seconds"],
         cpu_seconds=optional("cpu_seconds", _number, "a number or null"),
         games_per_second=line["games_per_second"],

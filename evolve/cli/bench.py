@@ -1,4 +1,4 @@
-"""``evolve bench``: fitness games per second, by worker count, engine and depth."""
+"""``evolve bench``: fitness games per second, by worker count, searcher and depth."""
 
 import argparse
 import json
@@ -28,12 +28,13 @@ def register(commands: "Subcommands") -> None:
     bench.add_argument("--games", type=positive_int, default=40, help="games per measurement (default 40)")
     bench.add_argument("--depth", type=depth, nargs="+", default=[2], help="search depths (default: 2)")
     bench.add_argument(
-        "--engine",
+        "--searcher",
         choices=ENGINES,
         nargs="+",
         default=["native"],
-        help="search engines, the same moves at different speeds (default: native)",
+        help="our searcher in C (native) or Python: the same moves at different speeds (default: native)",
     )
+    add_renamed(bench, "--engine", "--searcher", choices=ENGINES, nargs="+", dest="searcher")
     bench.add_argument("--opponent", default="greedy", help="opponent spec (default greedy)")
     bench.add_argument(
         "--scheduler",
@@ -46,19 +47,19 @@ def register(commands: "Subcommands") -> None:
 
 
 def _bench(args: argparse.Namespace) -> int:
-    """fitness games per second with 1 and 2 workers, for each search engine and depth
+    """fitness games per second with 1 and 2 workers, for each searcher and depth
 
     Play a fixed batch of fitness games (varied weights against --opponent) on the local pool
-    with each worker count, for each --engine and --depth, and report games per second; with
-    both engines, how many times the native engine's games/s the Python one's are. For
-    example: evolve bench --engine native python --depth 4 6 --jobs 1
+    with each worker count, for each --searcher and --depth, and report games per second; with
+    both searchers, how many times the native searcher's games/s the Python one's are. For
+    example: evolve bench --searcher native python --depth 4 6 --jobs 1
     """
     make_player(args.opponent).close()  # a bad spec fails before any pool starts
     result = bench_games(
         worker_counts=tuple(args.jobs),
         games=args.games,
         depths=tuple(args.depth),
-        engines=tuple(dict.fromkeys(args.engine)),
+        searchers=tuple(dict.fromkeys(args.searcher)),
         opponent=args.opponent,
         scheduler=args.scheduler,
         report=reporter(args),

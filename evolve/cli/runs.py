@@ -28,7 +28,7 @@ from engine.params import SEARCH_TABLE, load_params
 from evolve.checkpoint import load_checkpoint
 from evolve.code_individual import TUNED_DIFF, write_tuned_agent
 from evolve.config import load_config
-from evolve.fitness import engine_for
+from evolve.fitness import choose_searcher
 from evolve.loop import Evolution
 from evolve.program_individual import AgentWeights, previous_of
 from evolve.runs import export_best, format_table, plot_run, program_of, provenance, read_generations
@@ -131,7 +131,7 @@ def _run(args: argparse.Namespace) -> int:
     Create runs/<name>-<time>/ and evolve; a checkpoint is written after every generation,
     so 'evolve resume' can continue a stopped run.
     """
-    engine_for(load_config(args.config).fitness.engine)  # a config it cannot honour makes no run folder
+    choose_searcher(load_config(args.config).fitness.searcher)  # a config it cannot honour makes no run folder
     evolution = Evolution.create(
         args.config,
         runs_dir=args.runs_dir,
