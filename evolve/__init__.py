@@ -7,7 +7,7 @@ per-feature bounds; ``fitness`` turns individuals into game jobs, plays them (pu
 functions, run on a process pool or a Dask cluster) and folds the outcomes into
 fitnesses; ``program_individual`` makes a course agent of any language the individual (its weights
 file, or the constants of its code, rewritten: ``code_individual`` builds each such individual's
-code); ``spsa`` is the SPSA strategy;
+code; ``program_player`` plays it, and probes it when a run starts); ``spsa`` is the SPSA strategy;
 ``loop`` is the generation loop in DEAP's idiom, ``generations`` what each generation records; ``checkpoint`` writes and
 reads its checkpoints and the run's lock; ``runs`` reads a run folder back (log, plot,
 export); ``ship`` replaces params.json only after a test at the playing budget accepts the
@@ -17,6 +17,6 @@ positions the exact fitnesses read: ``regret`` (is a won position kept?) and ``e
 labels them with the compiled solver, ``fit`` fits the weights to those labels with
 CMA-ES; ``tuners`` compares tuners at equal CPU where the evaluation decides alone, on won
 positions whose every move is solved (the tuners, ask/tell objects, in ``ask_tell``; its labels
-fitness, every move of a won position labelled, in ``move_labels``); ``cli`` is the ``evolve`` command. It imports the engine and its tools, never the
-other way round.
+fitness, every move of a won position labelled, in ``move_labels``); ``cli`` is the ``evolve``
+command. It imports the engine and its tools, never the other way round.
 """

@@ -7,7 +7,7 @@ with exactly those literals rewritten, built once (``individual_build``: a C++ o
 compiled again) and played as any build. A run builds the folder once when it starts or
 resumes, as ``littlego grade`` builds it (a copy, in the sandbox), and every fitness game
 plays that build with the individual's weights written into the player's own private copy
-of it (``program_player``): a copy per game, made when the game starts and removed when it
+of it (``evolve.program_player``): a copy per game, made when the game starts and removed when it
 ends, so no two games, and no two workers, share one, and the agent's own folder is never
 written. The keys of the agent's file that the genome does not name are written with it as
 they were, so the agent reads the file it knows.
@@ -29,31 +29,20 @@ import sys
 import tempfile
 import time
 from contextlib import ExitStack, contextmanager
-from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, TextIO, Tuple, Union
+from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, TextIO, Tuple
 
 from engine.common.runfolder import RunError
-from engine.constants import BLACK, Move
 from engine.course.build import LANGUAGES, build_refusal, built_agents, recognise
 from engine.errors import InvalidInput
 from engine.play.executors import is_remote
 from engine.play.settings import GameSettings
-from engine.players.base import Player, PlayerFault
-from engine.players.program import ProgramPlayer
-from engine.playout import random_opening
-from engine.position import Position
 from engine.protocol import write_atomic
 from engine.sandbox.files import NOT_COPIED, UntrustedFileError, copy_folder, read_untrusted, remove_tree
 from engine.sandbox.isolation import warning
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB, Limits, UntrustedFolderError
-from evolve.code_individual import (
-    BuiltProgram,
-    UnbuiltProgram,
-    as_written,
-    builds_folder,
-    code_constants,
-    individual_build,
-)
-from evolve.genome import named
+from evolve.code_individual import BuiltProgram, as_written, builds_folder, code_constants
+from evolve.program_player import agent_weights, check_first_move, check_probes
+from evolve.program_player import program_player as program_player  # re-exported: evolve.fitness imports it here
 from evolve.schema import Config, ProgramIndividual
 
 log = logging.getLogger("evolve.program_individual")
@@ -165,154 +154,14 @@ def fingerprint(folder: str, weights_file: str, limits: Limits = DEFAULT_LIMITS)
         remove_tree(staging)
 
 
-def agent_weights(genes: Sequence[str], weights: Sequence[float], base: Mapping[str, object]) -> Dict[str, object]:
-    """The object an agent reads: its file's other keys as they were, then each named weight."""
-    return dict(base, **named(weights, genes))
-
-
-def program_player(program: BuiltProgram, weights: Sequence[float], label: str) -> Player:
-    """A player of the BuiltProgram ``program`` with the genome ``weights``: its weights file written into
-    the private copy of its folder that each game gets, before the game's first move; or, for constants
-    in the code, the build of its code with those constants (``individual_build``)."""
-    if program.constants:
-        built, error = individual_build(program, weights)
-        if built is None:
-            return UnbuiltProgram(label, error or "no build")
-        folder, files = built, {}
-    else:
-        text = json.dumps(agent_weights(program.genes, [float(w) for w in weights], program.base), indent=1)
-        folder, files = program.folder, {program.weights_file: text + "\n"}
-    return ProgramPlayer(
-        folder,
-        program.command,
-        cpu_limit=program.cpu_limit,
-        spec=label,
-        limits=program.limits,
-        files=files,
-        keep_faults=program.faults,
-    )
-
-
-# The probe positions of the sensitivity check: a random opening of each of these plies, its own seed.
-PROBE_PLIES = (2, 3, 4, 5, 6, 8)
-
-
-def _probe_moves(
-    program: BuiltProgram, weights: Sequence[float], positions: Sequence[Position]
-) -> List[Union[Move, str]]:
-    """The agent's answer with ``weights`` on each of ``positions``, each a game of its own (so that no
-    state an agent keeps in its folder carries from one probe to the next); a fault is an answer too."""
-    player = program_player(program, weights, "the probe")
-    answers: List[Union[Move, str]] = []
-    for position in positions:
-        try:
-            player.new_game(position.player, 0)
-            answers.append(player.timed_move(position)[0])
-        except PlayerFault as fault:
-            answers.append(str(fault))
-        finally:
-            player.close()
-    return answers
-
-
-def probe_positions() -> List[Position]:
-    """The positions of the start-of-run checks: a random opening of each of PROBE_PLIES plies."""
-    return [random_opening(plies, seed)[0] for seed, plies in enumerate(PROBE_PLIES)]
-
-
-def unsteady_answers(
-    program: BuiltProgram, start: Sequence[float], positions: Sequence[Position]
-) -> List[Tuple[int, Union[Move, str], Union[Move, str]]]:
-    """[(ply, first answer, second answer)] where the agent, asked the same position twice with the same
-    ``start`` weights, answered differently: moves drawn from unseeded random numbers, which make every
-    fitness partly chance."""
-    first, second = _probe_moves(program, start, positions), _probe_moves(program, start, positions)
-    return [(p.moves_played, a, b) for p, a, b in zip(positions, first, second) if a != b]
-
-
-def insensitive_genes(
-    program: BuiltProgram,
-    start: Sequence[float],
-    bounds: Mapping[str, Tuple[float, float]],
-    positions: Optional[Sequence[Position]] = None,
-) -> List[str]:
-    """The genes of ``program`` whose value, moved from ``start`` to either end of its ``bounds``, changes
-    none of the agent's moves on the probe positions (``PROBE_PLIES``): weights its code may never read."""
-    positions = positions or probe_positions()
-    base = _probe_moves(program, start, positions)
-    quiet = []
-    for index, gene in enumerate(program.genes):
-        moved = [list(start[:index]) + [end] + list(start[index + 1 :]) for end in bounds[gene]]
-        if all(_probe_moves(program, weights, positions) == base for weights in moved):
-            quiet.append(gene)
-    return quiet
-
-
 def _say(line: str) -> None:
     log.warning(line)
     print("warning: " + line, file=sys.stderr)
 
 
-def _first_move(program: BuiltProgram, weights: Sequence[float]) -> None:
-    """RunError, with the agent's words, where the build cannot play a first move with ``weights``: a
-    broken agent stops the run at once instead of losing every game."""
-    player = program_player(program, weights, "the individual's program")
-    try:
-        player.new_game(BLACK, 0)
-        player.timed_move(Position.initial())
-    except PlayerFault as fault:
-        raise RunError(
-            "individual.program: the built agent cannot play a first move with the weights "
-            f"{json.dumps(named(weights, program.genes))}: {fault}"
-        )
-    finally:
-        player.close()
-
-
-def _check_probes(
-    program: BuiltProgram, first: Sequence[float], bounds: Mapping[str, Tuple[float, float]], weights_file: str
-) -> None:
-    """Warn where the agent, on the probe positions, answers one position two ways (unseeded random numbers)
-    or ignores a weight (``insensitive_genes``): the start-of-run checks of ``program_built``."""
-    positions = probe_positions()
-    unsteady = unsteady_answers(program, first, positions)
-    if unsteady:
-        ply, before, after = unsteady[0]
-        _say(
-            f"individual.program: your agent answered the same position differently when asked twice with the "
-            f"same weights (on {len(unsteady)} of {len(positions)} probe positions; at ply {ply}: {before}, then "
-            f"{after}): seed your agent's random numbers (from the position, say), or every fitness is partly "
-            "chance and the course's games will not replay"
-        )
-    for gene in insensitive_genes(program, first, bounds, positions):
-        _say(
-            f"individual.program: your agent's moves do not depend on '{gene}' on these {len(positions)} probe "
-            f"positions (random openings of plies {', '.join(map(str, PROBE_PLIES))}): moving it to either end "
-            f"of its bounds changed none of its moves there; "
-            + (
-                f"check that its code uses '{gene}' where these positions reach (or that they offer what it scores)"
-                if program.constants
-                else f"check that its code reads '{gene}' from {weights_file}, or that these positions offer what "
-                "it scores"
-            )
-        )
-
-
-@contextmanager
-def program_built(
-    config: Config, games: Optional[GameSettings] = None, out: Optional[TextIO] = None, faults: Optional[str] = None
-) -> Iterator[Optional[BuiltProgram]]:
-    """The config's BuiltProgram while the ``with`` lasts (None where the individual is our searcher): built
-    once, as ``littlego grade`` builds an agent, under ``games``' limits and CPU limit (a GameSettings: the
-    run's; None: the config's), and checked with one move; RunError where it cannot be. What was built is
-    said on ``out`` (a file, if given) and in the log; each move that faults in a game is kept in ``faults``
-    (a folder, if given: ``ProgramPlayer``'s keep_faults)."""
-    individual = config.individual
-    if individual is None:
-        yield None
-        return
-    games = games or config.games()
-    scheduler = games.scheduler
+def _check_folder(individual: ProgramIndividual, scheduler: Optional[str]) -> None:
+    """RunError where the individual's folder cannot be built for this run (on a remote cluster, not a course
+    agent, or refused by the copy); a warning where its code changed since the run began."""
     folder = individual.folder
     if is_remote(scheduler):
         raise RunError(
@@ -331,6 +180,37 @@ def program_built(
             f"individual.program: {folder} changed since the run began: its games from here on may differ from those "
             "recorded"
         )
+
+
+def _built_line(program: BuiltProgram, individual: ProgramIndividual, language: Optional[str]) -> str:
+    """The line that says what ``program_built`` built and how each game plays it."""
+    if program.constants:
+        return (
+            f"the individual: {individual.program} ({language}), its code with the constants "
+            f"{', '.join(program.genes)} rewritten, built once an individual and copied for each game"
+        )
+    return (
+        f"the individual: {individual.program} ({language}, built once), its weights written to "
+        f"{individual.weights_file} in each game's own copy"
+    )
+
+
+@contextmanager
+def program_built(
+    config: Config, games: Optional[GameSettings] = None, out: Optional[TextIO] = None, faults: Optional[str] = None
+) -> Iterator[Optional[BuiltProgram]]:
+    """The config's BuiltProgram while the ``with`` lasts (None where the individual is our searcher): built
+    once, as ``littlego grade`` builds an agent, under ``games``' limits and CPU limit (a GameSettings: the
+    run's; None: the config's), and checked with one move; RunError where it cannot be. What was built is
+    said on ``out`` (a file, if given) and in the log; each move that faults in a game is kept in ``faults``
+    (a folder, if given: ``ProgramPlayer``'s keep_faults)."""
+    individual = config.individual
+    if individual is None:
+        yield None
+        return
+    games = games or config.games()
+    _check_folder(individual, games.scheduler)
+    folder = individual.folder
     limits = games.limits or Limits(mode=individual.sandbox)
     line = warning(limits)
     if line:
@@ -350,19 +230,10 @@ def program_built(
             )
         start = config.start.weights
         first = start[0] if start else [sum(config.bounds[g]) / 2 for g in genes]
-        _first_move(program, first)
-        _check_probes(program, first, config.bounds, individual.weights_file)
+        check_first_move(program, first)
+        check_probes(program, first, config.bounds, individual.weights_file, _say)
         program = program._replace(faults=faults)
-        if program.constants:
-            line = (
-                f"the individual: {individual.program} ({built.language}), its code with the constants "
-                f"{', '.join(genes)} rewritten, built once an individual and copied for each game"
-            )
-        else:
-            line = (
-                f"the individual: {individual.program} ({built.language}, built once), its weights written to "
-                f"{individual.weights_file} in each game's own copy"
-            )
+        line = _built_line(program, individual, built.language)
         log.info(line)
         if out is not None:
             print(line, file=out)

@@ -19,7 +19,8 @@ from engine.errors import InvalidInput
 from engine.position import Position
 from evolve.config import ConfigError, load_config
 from evolve.loop import Evolution
-from evolve.program_individual import program_built, program_player
+from evolve.program_individual import program_built
+from evolve.program_player import program_player
 from tests.conftest import ROOT, cli
 
 PYTHON_SOURCE = '''"""An agent. KOMI = 9 in a docstring is no constant."""

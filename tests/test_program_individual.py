@@ -26,7 +26,8 @@ from engine.position import Position
 from evolve.config import ConfigError, load_config, validate
 from evolve.fitness import FitnessGame, fold, play_job
 from evolve.loop import Evolution
-from evolve.program_individual import fingerprint, program_built, program_player, sidecar_of
+from evolve.program_individual import fingerprint, program_built, sidecar_of
+from evolve.program_player import program_player
 from evolve.runs import export_best, program_of, read_generations
 from tests.conftest import ROOT, cli
 
