@@ -11,9 +11,9 @@ code; ``program_player`` plays it, and probes it when a run starts); ``spsa`` is
 ``loop`` is the generation loop in DEAP's idiom, ``generations`` what each generation records; ``checkpoint`` writes and
 reads its checkpoints and the run's lock; ``runs`` reads a run folder back (log, plot,
 export); ``ship`` replaces params.json only after a test at the playing budget accepts the
-weights; ``bench`` measures fitness games per second; ``positions`` draws and solves the
-positions the exact fitnesses read: ``regret`` (is a won position kept?) and ``exploit``
-(against an exact adversary); ``labels`` samples positions and
+weights; ``bench`` measures fitness games per second; ``positions`` solves and keeps the
+positions the exact fitnesses read (``position_sources`` draws them): ``regret`` (is a won
+position kept?) and ``exploit`` (against an exact adversary); ``labels`` samples positions and
 labels them with the compiled solver, ``fit`` fits the weights to those labels with
 CMA-ES; ``tuners`` compares tuners at equal CPU where the evaluation decides alone, on won
 positions whose every move is solved (the tuners, ask/tell objects, in ``ask_tell``; its labels

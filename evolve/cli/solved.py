@@ -25,7 +25,8 @@ from engine.players.base import Player
 from engine.players.shipped import NODES_PER_SECOND, ShippedPlayer, shipped_book
 from engine.players.specs import make_player
 from evolve.exploit import exploitability, format_exploitability
-from evolve.positions import DEFAULT_PLIES, build_positions, load_positions, merge_positions
+from evolve.position_sources import DEFAULT_PLIES
+from evolve.positions import build_positions, load_positions, merge_positions
 from evolve.regret import regret_score
 
 if TYPE_CHECKING:
