@@ -24,8 +24,9 @@ from engine.play.match import run_match
 from engine.play.settings import GameSettings
 from engine.position import KO, SUICIDE, Position
 from engine.solver import Solver
-from engine.ui.web.analysis import Analyst, NativeValues
+from engine.ui.web.analysis import Analyst
 from engine.ui.web.app import LOOPBACK_NAMES, NO_TOKEN, TOKEN_HEADER, create_app
+from engine.ui.web.native_values import NativeValues
 from engine.ui.web.workers import Workers, WorkerTimeout
 from evolve.loop import Evolution
 from evolve.runs import read_generations

@@ -411,7 +411,7 @@ def test_what_littlego_solve_solved_the_board_openings_study_and_book_read_witho
     from engine.play.sgf import game_sgf
     from engine.study.settle import solve_all
     from engine.ui.board import position_from_moves
-    from engine.ui.web.analysis import NativeValues
+    from engine.ui.web.native_values import NativeValues
 
     path = str(tmp_path / "solved.sqlite")
     assert main(["solve", "--native", "--moves", LATE_MOVES, "--store", path, "--no-progress"]) == 0

@@ -8,7 +8,7 @@ from engine.cli.arguments import add_sandbox, add_store, command, player_with_sa
 from engine.constants import MAX_MOVES
 from engine.ui.gtp_server import serve
 from engine.ui.judge import judge
-from engine.ui.web.analysis import NativeValues
+from engine.ui.web.native_values import NativeValues
 
 if TYPE_CHECKING:
     from engine.cli.arguments import Subcommands

@@ -4,7 +4,8 @@ Reading guide: ``app`` holds the routes and how failures are answered; ``run_pag
 run folders for the runs pages (through ``engine.common.runfolder``, evolve's own reader);
 ``board_game`` turns the moves a page sends into positions, SGF in and out; ``analysis`` is what
 the board shows about a position (the solvers' values, the shipped agent's move, a
-player's reply); ``workers`` runs that Python work in processes a crash cannot take the
+player's reply), the compiled solver's wins and losses asked in the background by
+``native_values``; ``workers`` runs that Python work in processes a crash cannot take the
 server down with; ``server`` binds the socket and runs uvicorn. ``static/`` holds the
 pages: plain HTML, CSS and JavaScript modules, served as they are (no build, no CDN).
 """
