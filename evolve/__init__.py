@@ -14,9 +14,10 @@ export); ``ship`` replaces params.json only after a test at the playing budget a
 weights; ``bench`` measures fitness games per second; ``positions`` solves and keeps the
 positions the exact fitnesses read (``position_sources`` draws them): ``regret`` (is a won
 position kept?) and ``exploit`` (against an exact adversary); ``labels`` samples positions and
-labels them with the compiled solver, ``fit`` fits the weights to those labels with
-CMA-ES; ``tuners`` compares tuners at equal CPU where the evaluation decides alone, on won
-positions whose every move is solved (the tuners, ask/tell objects, in ``ask_tell``; its labels
-fitness, every move of a won position labelled, in ``move_labels``); ``cli`` is the ``evolve``
-command. It imports the engine and its tools, never the other way round.
+labels them with the compiled solver, ``fit`` fits the weights to those labels with CMA-ES
+(``fit_figures`` says how well weights order them); ``tuners`` compares tuners at equal CPU where
+the evaluation decides alone, on won positions whose every move is solved (the tuners, ask/tell
+objects, in ``ask_tell``; its labels fitness, every move of a won position labelled, in
+``move_labels``); ``cli`` is the ``evolve`` command. It imports the engine and its tools, never the
+other way round.
 """

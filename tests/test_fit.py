@@ -16,7 +16,7 @@ from engine.native.solver import describe_position
 from engine.params import load_params
 from engine.solver import Solver
 from engine.symmetry import SYMMETRIES
-from evolve import fit
+from evolve import fit, fit_figures
 from evolve.labels import LabelsError, label_positions, load_labels, load_many, sample_positions, save_labels
 from tests.conftest import ROOT, cli, turn
 
@@ -118,11 +118,11 @@ def test_ranking_accuracy_counts_pairs_within_a_ply_only():
     labels = numpy.array([1, 0, 0, 1, 1, 0])
     plies = numpy.array([6, 6, 6, 6, 7, 7])
     # ply 6: won 3 and 0 against lost 1 and 2: 2 of 4 pairs right; ply 7: 1 of 1
-    assert fit.ranking_accuracy([1.0], features, labels, plies) == pytest.approx(3 / 5)
-    assert fit.ranking_accuracy([-1.0], features, labels, plies) == pytest.approx(2 / 5)
+    assert fit_figures.ranking_accuracy([1.0], features, labels, plies) == pytest.approx(3 / 5)
+    assert fit_figures.ranking_accuracy([-1.0], features, labels, plies) == pytest.approx(2 / 5)
     ties = numpy.array([[1.0], [1.0]])
-    assert fit.ranking_accuracy([1.0], ties, numpy.array([1, 0]), numpy.array([6, 6])) == 0.5
-    assert fit.ranking_accuracy([1.0], ties, numpy.array([1, 1]), numpy.array([6, 6])) is None
+    assert fit_figures.ranking_accuracy([1.0], ties, numpy.array([1, 0]), numpy.array([6, 6])) == 0.5
+    assert fit_figures.ranking_accuracy([1.0], ties, numpy.array([1, 1]), numpy.array([6, 6])) is None
 
 
 def test_the_fit_recovers_weights_that_explain_the_labels(late_positions):
@@ -142,8 +142,8 @@ def test_the_fit_recovers_weights_that_explain_the_labels(late_positions):
     )
     held = fit.held_out_mask(positions)
     vector = [weights[name] for name in FEATURES]
-    new = fit.ranking_accuracy(vector, features[held], labels[held], plies[held])
-    old = fit.ranking_accuracy([start[name] for name in FEATURES], features[held], labels[held], plies[held])
+    new = fit_figures.ranking_accuracy(vector, features[held], labels[held], plies[held])
+    old = fit_figures.ranking_accuracy([start[name] for name in FEATURES], features[held], labels[held], plies[held])
     assert new > 0.97 and old < 0.9
     assert figures["held_out"]["new"]["ranking_accuracy"] == pytest.approx(new, abs=1e-4)
     assert weights["captures"] == start["captures"]  # fixed: a position cannot show it

@@ -13,7 +13,7 @@ import numpy
 from engine.bitboard import FULL, count, grow, neighbours, points_of
 from engine.features import FEATURES
 from engine.params import load_params
-from evolve import fit
+from evolve import fit, fit_figures
 from evolve.labels import load_many
 
 
@@ -80,9 +80,9 @@ def main(paths):
             generations=300,
             names=names,
         )
-        return fit.ranking_accuracy(weights, features[held], labels[held], plies[held]), weights
+        return fit_figures.ranking_accuracy(weights, features[held], labels[held], plies[held]), weights
 
-    print(f"the shipped weights: {fit.ranking_accuracy(start, base[held], labels[held], plies[held]):.4f}")
+    print(f"the shipped weights: {fit_figures.ranking_accuracy(start, base[held], labels[held], plies[held]):.4f}")
     alone, _ = refit([], [])
     print(f"the eleven features, fitted: {alone:.4f}")
     columns = {}
@@ -104,7 +104,7 @@ def main(paths):
         generations=300,
         names=names,
     )
-    accuracy = fit.ranking_accuracy(weights, phased[held], labels[held], plies[held])
+    accuracy = fit_figures.ranking_accuracy(weights, phased[held], labels[held], plies[held])
     print(f"weights by phase (plies 6-9, 10-14): {accuracy:.4f} ({accuracy - alone:+.4f})")
 
 
