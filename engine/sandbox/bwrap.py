@@ -150,20 +150,7 @@ def bwrap_argv(
     keeps the command from making a user namespace (and in it every other kind), unless the command
     ``serves_moves`` (the move server, which makes each move's own and confines the move itself).
     """
-    argv = [shutil.which(ISOLATION_TOOL) or ISOLATION_TOOL]
-    # A private /tmp first (small: files beyond the copy are no place to fill), then the folders on it.
-    # Open to every user with the sticky bit, as a system's /tmp is: the move's user (nobody) writes there.
-    argv += _private("/tmp", tmp_mb, scratch)
-    for folder in SYSTEM_FOLDERS:
-        if os.path.islink(folder):
-            argv += ["--symlink", os.readlink(folder), folder]
-    visible = _visible_folders(extra)
-    for folder in _ancestors(visible + ([writable] if writable else [])):
-        argv += ["--perms", "0755", "--dir", folder]
-    for folder in visible:
-        argv += ["--ro-bind", folder, folder]
-    if writable:
-        argv += ["--bind", writable, writable]
+    argv = [shutil.which(ISOLATION_TOOL) or ISOLATION_TOOL] + _folders(writable, tmp_mb, extra, scratch)
     # --as-pid-1: the command is the namespace's first process, so that its CPU (children included) reaches
     # the host's wait4, and everything it leaves ends when it does.
     # /dev/shm as small as /tmp: shared memory no bigger than a file may be.
@@ -182,8 +169,36 @@ def bwrap_argv(
     ]
     for name, value in sorted(environment(chdir).items()):
         argv += ["--setenv", name, value]
+    return argv + _namespaces(serves_moves) + list(command)
+
+
+def _folders(
+    writable: Optional[str], tmp_mb: int, extra: Iterable[str], scratch: Optional[Dict[str, str]]
+) -> List[str]:
+    """The bwrap arguments of the folders a sandbox shows: its private /tmp, the system's links, the
+    read-only folders (``_visible_folders``) and the folders above them, and ``writable``."""
+    # A private /tmp first (small: files beyond the copy are no place to fill), then the folders on it.
+    # Open to every user with the sticky bit, as a system's /tmp is: the move's user (nobody) writes there.
+    argv = _private("/tmp", tmp_mb, scratch)
+    for folder in SYSTEM_FOLDERS:
+        if os.path.islink(folder):
+            argv += ["--symlink", os.readlink(folder), folder]
+    visible = _visible_folders(extra)
+    for folder in _ancestors(visible + ([writable] if writable else [])):
+        argv += ["--perms", "0755", "--dir", folder]
+    for folder in visible:
+        argv += ["--ro-bind", folder, folder]
+    if writable:
+        argv += ["--bind", writable, writable]
+    return argv
+
+
+def _namespaces(serves_moves: bool) -> List[str]:
+    """The bwrap arguments of a sandbox's namespaces, up to the ``--`` before the command: under root, every
+    namespace but the user's, and the capabilities that switching to ``nobody`` needs; otherwise every
+    namespace, a user namespace included, and none for the command to make unless it ``serves_moves``."""
     if unprivileged_ids():
-        argv += [
+        return [
             "--unshare-ipc",
             "--unshare-pid",
             "--unshare-net",
@@ -195,9 +210,7 @@ def bwrap_argv(
             "CAP_SETGID",
             "--",
         ]
-    else:
-        argv += ["--unshare-all"]
-        if not serves_moves and can_disable_user_namespaces():
-            argv += ["--unshare-user", "--disable-userns"]
-        argv += ["--"]
-    return argv + list(command)
+    argv = ["--unshare-all"]
+    if not serves_moves and can_disable_user_namespaces():
+        argv += ["--unshare-user", "--disable-userns"]
+    return argv + ["--"]
