@@ -19,7 +19,8 @@ from typing import Dict, Iterator, Mapping, NamedTuple, Optional, Sequence, Tupl
 from engine.common.runfolder import RunError
 from engine.constants import Colour
 from engine.course.build import build_agent, build_refusal
-from engine.course.literals import Constant, find_constants, literal_diff, patched_sources, read_source
+from engine.course.literals import Constant, find_constants, read_source
+from engine.course.rewrite import literal_diff, patched_sources
 from engine.errors import InvalidInput
 from engine.players.base import Player, PlayerFault, Reason
 from engine.protocol import write_atomic

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from engine.common.runfolder import RunError
 from engine.constants import BLACK
-from engine.course.literals import default_bounds, find_constants, literal_text, patched_sources, select
+from engine.course.literals import default_bounds, find_constants, select
+from engine.course.rewrite import literal_text, patched_sources
 from engine.errors import InvalidInput
 from engine.position import Position
 from evolve.config import ConfigError, load_config
