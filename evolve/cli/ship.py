@@ -4,7 +4,7 @@ import argparse
 import functools
 import os
 import sys
-from typing import TYPE_CHECKING, List, Union
+from typing import TYPE_CHECKING, List, Optional, Union
 
 from engine.cli.argument_types import count, elo_pair, file_to_write, integer_range, positive_int, share
 from engine.cli.arguments import (
@@ -32,6 +32,7 @@ from evolve.ship import (
     DEFAULT_SPRT,
     EVERY,
     ShipError,
+    ShipPlan,
     describe,
     prepare,
     screen,
@@ -150,6 +151,30 @@ def _exploitability(args: argparse.Namespace, run: str) -> List[Exploitability]:
     return reports
 
 
+def _screen_stops(args: argparse.Namespace, run: str, plan: ShipPlan) -> Optional[int]:
+    """Play the screen --screen asks for (none once the test is under way) and print its score; the exit
+    status where the command stops there (130 interrupted, 1 below --min-screen), None to play the test."""
+    if not args.screen:
+        return None
+    if test_under_way(run):
+        print("screen: none, the test is under way (its games are in the journal)", flush=True)
+        return None
+    games, _ = screen_games(plan, args.screen)
+    progress = True if progress_bar(args) else match_lines("candidate (screen)", games)
+    screened = screen(run, args.to, plan, args.screen, game_settings(args, progress=progress))
+    if screened is None:
+        print("interrupted in the screen: nothing kept; the same command plays it again", file=sys.stderr)
+        return 130
+    print(screened.line(), flush=True)
+    if args.min_screen is not None and screened.score < args.min_screen:
+        print(
+            f"not shipped: the screen scored {screened.score:.1%}, below --min-screen {args.min_screen:.1%}: "
+            f"no test played; {args.to} left as it was"
+        )
+        return 1
+    return None
+
+
 def _ship(args: argparse.Namespace) -> int:
     """export a run's best weights and replace params.json only if they win a test at the playing budget
 
@@ -185,23 +210,9 @@ def _ship(args: argparse.Namespace) -> int:
         progress=True if progress_bar(args) else match_lines("candidate", plan.games),
         limits=program_limits(args, ["cmd:" + os.path.join(ship_folder(run), "candidate")]),
     )
-    screened = None
-    if args.screen and test_under_way(run):
-        print("screen: none, the test is under way (its games are in the journal)", flush=True)
-    elif args.screen:
-        games, _ = screen_games(plan, args.screen)
-        progress = True if progress_bar(args) else match_lines("candidate (screen)", games)
-        screened = screen(run, args.to, plan, args.screen, game_settings(args, progress=progress))
-        if screened is None:
-            print("interrupted in the screen: nothing kept; the same command plays it again", file=sys.stderr)
-            return 130
-        print(screened.line(), flush=True)
-    if args.min_screen is not None and screened is not None and screened.score < args.min_screen:
-        print(
-            f"not shipped: the screen scored {screened.score:.1%}, below --min-screen {args.min_screen:.1%}: "
-            f"no test played; {args.to} left as it was"
-        )
-        return 1
+    stopped = _screen_stops(args, run, plan)
+    if stopped is not None:
+        return stopped
     exploited = _exploitability(args, run)  # before the test: a shipped candidate replaces --to
     result = ship(run, args.to, plan, settings)
     print(format_report(result.summary))
