@@ -10,6 +10,7 @@ players that play a position the same way every time (``shipped:``), with no dra
 add noise. Every game depends only on (specs, seed, game index, colours), so a match replays exactly.
 """
 
+import contextlib
 import os
 import time
 from typing import (
@@ -156,42 +157,22 @@ def run_match(
     this match (stopped or killed), the match continues after them, to the same result as a match
     never stopped (JournalError when it holds another match).
     """
-    seed, cpu_limit = settings.seed, settings.cpu_limit
-    for spec in (spec_a, spec_b):
-        make_player(spec).close()  # a bad spec fails here, before any worker starts
-    if sprt and a_colour:
-        raise InvalidInput("the SPRT compares colour-swapped pairs: it needs alternating colours")
+    _refuse_unplayable(spec_a, spec_b, sprt, a_colour)
     openings, games = _openings(games, opening_plies, a_colour, sprt) if every_opening else ([None] * games, games)
     jobs = settings.jobs or os.cpu_count() or 1
-    journal = None
-    if settings.journal is not None:
-        journal = Journal.open(
-            settings.journal,
-            _settings(spec_a, spec_b, games, seed, opening_plies, cpu_limit, a_colour, sprt, every_opening),
-            MatchGame,
-        )
+    journal = _journal(settings, spec_a, spec_b, games, opening_plies, a_colour, sprt, every_opening)
     work = [
-        GameJob(k, spec_a, spec_b, seed, opening_plies, cpu_limit, a_colour, settings.limits, opening)
+        GameJob(k, spec_a, spec_b, settings.seed, opening_plies, settings.cpu_limit, a_colour, settings.limits, opening)
         for k, opening in enumerate(openings)
     ]
-    progress: Optional[MatchProgress] = None
-    bar = None
-    if settings.progress is True:
-        progress, bar = _bar(spec_a, spec_b, games)
-    elif settings.progress:  # a function of the caller's (False: nothing)
-        progress = settings.progress
-    started = time.time()
-    try:
-        results, test, interrupted = _collect(
-            stream_games(work, jobs, settings.scheduler, journal), games, sprt, progress
-        )
-    finally:
-        if bar:
-            bar.close()
+    with _progress(settings.progress, spec_a, spec_b, games) as progress:
+        started = time.time()
+        stream = stream_games(work, jobs, settings.scheduler, journal)
+        results, test, interrupted = _collect(stream, games, sprt, progress)
     results.sort(key=lambda r: r.index)
     summary = summarise(spec_a, spec_b, results)._replace(
         seconds=time.time() - started,
-        seed=seed,
+        seed=settings.seed,
         random_opening=opening_plies,
         every_opening=True if every_opening else None,
         jobs=jobs,
@@ -205,15 +186,61 @@ def run_match(
     return summary, results
 
 
-def _bar(spec_a: str, spec_b: str, games: int) -> Tuple[MatchProgress, tqdm]:
-    """(a progress function drawing a bar with A's score, the bar)."""
+def _refuse_unplayable(spec_a: str, spec_b: str, sprt: Optional[Elos], a_colour: Optional[Colour]) -> None:
+    """Refuse a match that cannot be played, before any worker starts: a bad spec, or an SPRT on fixed colours."""
+    for spec in (spec_a, spec_b):
+        make_player(spec).close()  # a bad spec fails here, before any worker starts
+    if sprt and a_colour:
+        raise InvalidInput("the SPRT compares colour-swapped pairs: it needs alternating colours")
+
+
+@contextlib.contextmanager
+def _progress(wanted: Progress, spec_a: str, spec_b: str, games: int) -> Iterator[Optional[MatchProgress]]:
+    """What hears of a match's games (``GameSettings.progress``): for True, a function drawing a bar with
+    A's score, the bar closed when the match ends; the caller's function; None for False."""
+    if wanted is not True:
+        yield wanted or None  # a function of the caller's (False: nothing)
+        return
     bar = tqdm(total=games, unit="game", desc=f"{spec_a} vs {spec_b}", leave=False)
 
     def progress(done: int, total: int, test: Optional[SprtState], a_wins: int) -> None:
         bar.set_postfix_str(f"{spec_a} {a_wins}-{done - a_wins}", refresh=False)
         bar.update(1)
 
-    return progress, bar
+    try:
+        yield progress
+    finally:
+        bar.close()
+
+
+def _journal(
+    settings: GameSettings,
+    spec_a: str,
+    spec_b: str,
+    games: int,
+    opening_plies: int,
+    a_colour: Optional[Colour],
+    sprt: Optional[Elos],
+    every_opening: bool,
+) -> Optional[Journal[MatchGame]]:
+    """The journal ``settings`` name for this match, with the games it already holds (None where they name
+    none), JournalError where it holds another match: it records what makes a match the match it is
+    (``every_opening`` only where set: the journals of matches before it still continue)."""
+    if settings.journal is None:
+        return None
+    match: Dict[str, object] = {
+        "a": spec_a,
+        "b": spec_b,
+        "games": games,
+        "seed": settings.seed,
+        "random_opening": opening_plies,
+        "cpu_limit": settings.cpu_limit,
+        "a_colour": a_colour,
+        "sprt": list(sprt) if sprt else None,
+    }
+    if every_opening:
+        match["every_opening"] = True
+    return Journal.open(settings.journal, match, MatchGame)
 
 
 def every_opening_games(opening_plies: int) -> int:
@@ -246,34 +273,6 @@ def _openings(
         raise InvalidInput("every opening gives the exact score over random openings: it takes no SPRT")
     openings = [moves for moves in openings for _ in range(2)]
     return openings, len(openings)
-
-
-def _settings(
-    spec_a: str,
-    spec_b: str,
-    games: int,
-    seed: int,
-    opening_plies: int,
-    cpu_limit: float,
-    a_colour: Optional[Colour],
-    sprt: Optional[Elos],
-    every_opening: bool = False,
-) -> Dict[str, object]:
-    """What makes a match the match it is, as its journal records it (``every_opening`` only where set:
-    the journals of matches before it still continue)."""
-    settings: Dict[str, object] = {
-        "a": spec_a,
-        "b": spec_b,
-        "games": games,
-        "seed": seed,
-        "random_opening": opening_plies,
-        "cpu_limit": cpu_limit,
-        "a_colour": a_colour,
-        "sprt": list(sprt) if sprt else None,
-    }
-    if every_opening:
-        settings["every_opening"] = True
-    return settings
 
 
 def stream_games(
