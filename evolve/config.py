@@ -26,9 +26,8 @@ from engine.play.executors import is_remote
 from engine.play.openings import OpeningsError, load_openings
 from engine.players.specs import make_player
 from engine.sandbox.limits import UntrustedFolderError
+from evolve.agents.program_individual import fingerprint, folder_problem, name_problem, read_agent_weights, start_row
 from evolve.genome import ENDGAME, UNRECORDED_GENES, feature_of, genes, named
-from evolve.positions import PositionsError, load_positions
-from evolve.program_individual import fingerprint, folder_problem, name_problem, read_agent_weights, start_row
 from evolve.schema import (
     _INDIVIDUAL,
     _PANEL,
@@ -45,6 +44,7 @@ from evolve.schema import (
     Start,
     StartRows,
 )
+from evolve.solved.positions import PositionsError, load_positions
 
 # How far a weight that [start] free leaves out may move from its start weight (the eighth leg of the
 # tuner comparison, experiments/tuners-20261125, held them so: they moved by 0.01 at most).

@@ -28,12 +28,12 @@ from engine.players.base import Player, Reason
 from engine.players.searcher import AgentPlayer
 from engine.players.shipped import ShippedPlayer, shipped_book
 from engine.players.specs import make_player
-from evolve.code_individual import BuiltProgram
+from evolve.agents.code_individual import BuiltProgram
+from evolve.agents.program_individual import program_player
 from evolve.genome import Individual, as_features
-from evolve.positions import load_positions
-from evolve.program_individual import program_player
-from evolve.regret import RegretJob, regret_job, regret_jobs
 from evolve.schema import Config
+from evolve.solved.positions import load_positions
+from evolve.solved.regret import RegretJob, regret_job, regret_jobs
 
 log = logging.getLogger("evolve.fitness")
 
@@ -55,7 +55,7 @@ class FitnessGame(NamedTuple):
     ``colour`` says (a won-side game: the colour its opening leaves won);
     ``searcher``: the searcher of our players, "native" or "python" (the same moves); ``program``:
     None where the individual is our searcher, else the BuiltProgram whose weights the genome is
-    (``evolve.program_individual``; ``depth`` then plays no part); ``search``: where fitness plays as shipped
+    (``evolve.agents.program_individual``; ``depth`` then plays no part); ``search``: where fitness plays as shipped
     (``[fitness] play``), the search settings our players play with (``engine.players.shipped``), and
     ``champion`` opponents play so too."""
 

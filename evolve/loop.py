@@ -45,6 +45,8 @@ from engine.params import save_params
 from engine.play.executors import check_scheduler, executor, is_remote
 from engine.protocol import write_atomic
 from evolve import genome
+from evolve.agents.code_individual import BuiltProgram
+from evolve.agents.program_individual import best_file, program_built, save_agent_weights
 from evolve.checkpoint import (
     CHECKPOINT,
     Checkpoint,
@@ -55,15 +57,13 @@ from evolve.checkpoint import (
     save_checkpoint,
     save_start_weights,
 )
-from evolve.code_individual import BuiltProgram
 from evolve.config import ConfigError, load_config, repeated_games
 from evolve.fitness import choose_searcher, evaluate_in_rounds, make_jobs, self_play_opponents
 from evolve.generations import by_colour, generation_line, population_figures, saturation_warning
-from evolve.positions import load_positions
-from evolve.program_individual import best_file, program_built, save_agent_weights
-from evolve.regret import REGRET_PER_JOB, regret_job, regret_jobs
 from evolve.runs import best_params, provenance
 from evolve.schema import Config
+from evolve.solved.positions import load_positions
+from evolve.solved.regret import REGRET_PER_JOB, regret_job, regret_jobs
 
 log = logging.getLogger("evolve")
 
@@ -151,7 +151,7 @@ class Evolution:
         self.where: Dict[str, Any] = {}  # where the games run (an executor's describe())
         self.searcher = ""  # the searcher the games use ("native" or "python"), settled when the run starts
         self.program: Optional[BuiltProgram] = (
-            None  # a program individual's build (evolve.program_individual), while it runs
+            None  # a program individual's build (evolve.agents.program_individual), while it runs
         )
         self.lock: Optional[RunLock] = None
         self.progress = progress

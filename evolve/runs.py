@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, 
 from engine.common.runfolder import CONFIG_COPY, ByColour, GenerationRecord, read_generations
 from engine.params import Params, make_params, save_params
 from evolve import genome
+from evolve.agents.program_individual import AgentWeights, refuse_search_settings, save_agent_weights
 from evolve.checkpoint import load_checkpoint
 from evolve.config import ConfigError, load_config
 from evolve.generations import rate_text
-from evolve.program_individual import AgentWeights, refuse_search_settings, save_agent_weights
 from evolve.schema import Config, ProgramIndividual
 
 if TYPE_CHECKING:  # matplotlib is slow to import, and only plots need it

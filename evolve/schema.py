@@ -135,7 +135,7 @@ _START: Schema = {
 _EXECUTOR: Schema = {
     "scheduler": (str, "", _scheduler, "'' (the local process pool), " + SCHEDULER_FORMS),
 }
-# A course agent whose own weights file holds the genome (evolve.program_individual); [individual.bounds]
+# A course agent whose own weights file holds the genome (evolve.agents.program_individual); [individual.bounds]
 # name the genes.
 _INDIVIDUAL: Schema = {
     "program": (str, None, lambda v: v.strip() and "\0" not in v, "an agent folder, relative to where evolve runs"),
@@ -241,8 +241,8 @@ class Start(NamedTuple):
 class ProgramIndividual(NamedTuple):
     """The [individual] table (``_INDIVIDUAL``), with the agent's ``folder`` (absolute), the ``base`` its
     weights file held when the run began (what it keeps beside the genes), the ``fingerprint`` of its
-    code then (``evolve.program_individual.fingerprint``) and, where the genes are constants in its code rather than
-    a weights file's, the names or patterns ``constants`` chose them by (empty otherwise)."""
+    code then (``evolve.agents.program_individual.fingerprint``) and, where the genes are constants in its
+    code rather than a weights file's, the names or patterns ``constants`` chose them by (empty otherwise)."""
 
     program: str
     weights_file: str

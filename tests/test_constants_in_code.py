@@ -1,5 +1,5 @@
 """Constants in an agent's own code: found, rewritten exactly, tuned by a run and exported, in every
-course language, without an edit by hand (``engine.course.literals``, ``evolve.program_individual``)."""
+course language, without an edit by hand (``engine.course.literals``, ``evolve.agents.program_individual``)."""
 
 import hashlib
 import json
@@ -18,10 +18,10 @@ from engine.course.literals import default_bounds, find_constants, select
 from engine.course.rewrite import literal_text, patched_sources
 from engine.errors import InvalidInput
 from engine.position import Position
+from evolve.agents.program_individual import program_built
+from evolve.agents.program_player import program_player
 from evolve.config import ConfigError, load_config
 from evolve.loop import Evolution
-from evolve.program_individual import program_built
-from evolve.program_player import program_player
 from tests.conftest import ROOT, cli
 
 PYTHON_SOURCE = '''"""An agent. KOMI = 9 in a docstring is no constant."""

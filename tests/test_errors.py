@@ -25,8 +25,8 @@ from engine.sandbox.limits import SandboxError, UntrustedFolderError
 from engine.training.trainer import TrainingError
 from evolve.cli import main as evolve
 from evolve.config import ConfigError
-from evolve.labels import LabelsError
 from evolve.ship import ShipError
+from evolve.solved.labels import LabelsError
 
 
 @pytest.mark.fast

@@ -1,4 +1,4 @@
-"""Solver-labelled positions (evolve.labels) and the fit of the evaluation to them (evolve.fit)."""
+"""Solver-labelled positions (evolve.solved.labels) and the fit of the evaluation to them (evolve.solved.fit)."""
 
 import gzip
 import json
@@ -16,8 +16,8 @@ from engine.native.solver import describe_position
 from engine.params import load_params
 from engine.solver import Solver
 from engine.symmetry import SYMMETRIES
-from evolve import fit, fit_figures
-from evolve.labels import LabelsError, label_positions, load_labels, load_many, sample_positions, save_labels
+from evolve.solved import fit, fit_figures
+from evolve.solved.labels import LabelsError, label_positions, load_labels, load_many, sample_positions, save_labels
 from tests.conftest import ROOT, cli, turn
 
 

@@ -31,8 +31,8 @@ from engine.sandbox.files import FOLDER_DEPTH, FOLDER_ENTRIES, READ_LIMIT, copy_
 from engine.sandbox.isolation import isolation
 from engine.sandbox.limits import MIB, HostError, Limits, UntrustedFolderError
 from engine.sandbox.workspace import quota_root
+from evolve.agents.program_individual import fingerprint
 from evolve.config import ConfigError, load_config
-from evolve.program_individual import fingerprint
 from tests.conftest import cli
 from tests.fixtures import make_class
 from tests.test_course_build import PASS_CPP, PASS_JAVA, PASS_PY

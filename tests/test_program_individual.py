@@ -23,11 +23,11 @@ from engine.coords import to_point
 from engine.players.host import format_input
 from engine.players.specs import make_player
 from engine.position import Position
+from evolve.agents.program_individual import fingerprint, program_built, sidecar_of
+from evolve.agents.program_player import program_player
 from evolve.config import ConfigError, load_config, validate
 from evolve.fitness import FitnessGame, fold, play_job
 from evolve.loop import Evolution
-from evolve.program_individual import fingerprint, program_built, sidecar_of
-from evolve.program_player import program_player
 from evolve.runs import export_best, program_of, read_generations
 from tests.conftest import ROOT, cli
 

@@ -1,5 +1,5 @@
-"""The regret fitness's positions (evolve/positions.py): drawn out of the book, every legal move solved,
-kept with a journal that a stopped build continues from; and the fitness itself (evolve/regret.py),
+"""The regret fitness's positions (evolve/solved/positions.py): drawn out of the book, every legal move solved,
+kept with a journal that a stopped build continues from; and the fitness itself (evolve/solved/regret.py),
 scored the same by either searcher."""
 
 import gzip
@@ -11,15 +11,15 @@ from engine.common.runfolder import GenerationRecord
 from engine.data import SHIPPED_PARAMS
 from engine.native.solver import position_from_text
 from engine.params import load_params
-from evolve.position_sources import draw_positions
-from evolve.positions import (
+from evolve.runs import export_best
+from evolve.solved.position_sources import draw_positions
+from evolve.solved.positions import (
     PositionsError,
     _journal_line,
     build_positions,
     load_positions,
 )
-from evolve.regret import regret_score
-from evolve.runs import export_best
+from evolve.solved.regret import regret_score
 from tests.conftest import cli
 
 
@@ -151,11 +151,11 @@ def test_the_regret_table_is_checked_by_key(tmp_path):
 
 
 def test_exploitability_a_perfect_player_closes_the_gap_and_a_random_one_keeps_little(library, tmp_path):
-    """evolve/exploit.py: a player that plays the solver's winning moves keeps every won position against
+    """evolve/solved/exploit.py: a player that plays the solver's winning moves keeps every won position against
     the exact adversary (the whole gap closed); the report sums by ply and colour to the won positions."""
     from engine.native.solver import NativeSolver
     from engine.players.base import Player
-    from evolve.exploit import RandomMover, exploitability
+    from evolve.solved.exploit import RandomMover, exploitability
 
     out = str(tmp_path / "positions.json.gz")
     found = build_positions(out, 3, (10, 11), seed=4, table_bits=18)
@@ -191,8 +191,8 @@ def _record_games(folder, games):
 
 
 def test_positions_drawn_from_records_are_the_games_positions_once_each(library, tmp_path):
-    from evolve.position_sources import recorded_positions
-    from evolve.positions import merge_positions
+    from evolve.solved.position_sources import recorded_positions
+    from evolve.solved.positions import merge_positions
 
     moves = ["0,0", "4,4", "0,4", "4,0", "1,1", "3,3", "1,3", "3,1", "2,0", "2,4", "0,2", "4,2"]
     # the same game, turned by 180 degrees

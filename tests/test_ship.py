@@ -9,7 +9,7 @@ from engine.params import DEFAULT_WEIGHTS, load_params, make_params, save_params
 from engine.players.shipped import PLAYS_AS
 from evolve.cli import main as evolve
 from evolve.loop import Evolution
-from evolve.positions import build_positions
+from evolve.solved.positions import build_positions
 from tests.test_evolve import TINY, write_config
 
 # Quick agents: depth 1, a tenth of a second a move; no book, so that a move is a process start

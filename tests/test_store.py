@@ -20,9 +20,9 @@ from engine.native.store_schema import store_key
 from engine.native.stored_solver import StoredSolver
 from engine.position import Position
 from engine.symmetry import SYMMETRIES
-from evolve.exploit import adversary_move
-from evolve.labels import label_positions
-from evolve.positions import solve_positions
+from evolve.solved.exploit import adversary_move
+from evolve.solved.labels import label_positions
+from evolve.solved.positions import solve_positions
 from tests.conftest import cli, random_position, turn
 
 MAX_PREFILL_BYTES = 2 * 1024 * 1024  # the package's prefill stays a small part of a small package

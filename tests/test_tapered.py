@@ -183,7 +183,7 @@ def test_a_tapered_run_exports_params_that_a_bundled_agent_plays(tmp_path):
 
 
 def test_evolve_fit_tapered_from_flat_weights(tmp_path):
-    from evolve.labels import save_labels
+    from evolve.solved.labels import save_labels
     from tests.test_fit import sample_positions
 
     texts, _ = sample_positions(150, plies=(8, 14), seed=4)

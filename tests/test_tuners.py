@@ -1,4 +1,4 @@
-"""The tuner benchmark (evolve/tuners.py, ``evolve tuners``): its exact ruler, its fitnesses, its legs."""
+"""The tuner benchmark (evolve/solved/tuners.py, ``evolve tuners``): its exact ruler, its fitnesses, its legs."""
 
 import json
 import random
@@ -6,8 +6,8 @@ import random
 import numpy
 import pytest
 
-from evolve import ask_tell, move_labels, tuners
 from evolve.cli import main as evolve
+from evolve.solved import ask_tell, move_labels, tuners
 from tests.conftest import ROOT
 
 POSITIONS = f"{ROOT}/experiments/regret-20261125/positions-4-11.json.gz"

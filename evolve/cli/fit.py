@@ -14,9 +14,9 @@ from engine.cli.arguments import (
 from engine.data import SHIPPED_PARAMS
 from engine.features import FEATURES
 from engine.params import genome_of, load_params, save_params
-from evolve.fit import fit_labels, fitted_params
 from evolve.genome import feature_of, genes
-from evolve.labels import build_labels, load_many
+from evolve.solved.fit import fit_labels, fitted_params
+from evolve.solved.labels import build_labels, load_many
 
 if TYPE_CHECKING:
     from engine.cli.arguments import Subcommands

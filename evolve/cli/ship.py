@@ -22,8 +22,6 @@ from engine.params import load_params
 from engine.play.summary import format_report
 from engine.players.shipped import ShippedPlayer, shipped_book
 from evolve.cli.runs import one_run
-from evolve.exploit import Exploitability, exploitability, format_exploitability
-from evolve.positions import load_positions
 from evolve.ship import (
     CANDIDATE,
     DEFAULT_GAMES,
@@ -41,6 +39,8 @@ from evolve.ship import (
     ship_folder,
     test_under_way,
 )
+from evolve.solved.exploit import Exploitability, exploitability, format_exploitability
+from evolve.solved.positions import load_positions
 
 if TYPE_CHECKING:
     from engine.cli.arguments import Subcommands

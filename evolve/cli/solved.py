@@ -24,10 +24,10 @@ from engine.params import load_params
 from engine.players.base import Player
 from engine.players.shipped import NODES_PER_SECOND, ShippedPlayer, shipped_book
 from engine.players.specs import make_player
-from evolve.exploit import exploitability, format_exploitability
-from evolve.position_sources import DEFAULT_PLIES
-from evolve.positions import build_positions, load_positions, merge_positions
-from evolve.regret import regret_score
+from evolve.solved.exploit import exploitability, format_exploitability
+from evolve.solved.position_sources import DEFAULT_PLIES
+from evolve.solved.positions import build_positions, load_positions, merge_positions
+from evolve.solved.regret import regret_score
 
 if TYPE_CHECKING:
     from engine.cli.arguments import Subcommands

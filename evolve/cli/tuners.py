@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, 
 from engine.cli.argument_types import positive_int, positive_seconds
 from engine.cli.arguments import add_json, command
 from engine.errors import InvalidInput
-from evolve import tuners
-from evolve.move_labels import label_loss, labels_of
+from evolve.solved import tuners
+from evolve.solved.move_labels import label_loss, labels_of
 
 if TYPE_CHECKING:
     from engine.cli.arguments import Subcommands

@@ -1,14 +1,14 @@
 """Which one-weight changes turn the give-aways of seed 4971 into a winning move (python3 probe.py > probe.txt).
 
 Each give-away position (the moves of its game to the first losing move, SGF points) is searched as
-the shipped agent plays, in nodes (evolve.regret.chosen_move), with params.json as shipped and with
+the shipped agent plays, in nodes (evolve.solved.regret.chosen_move), with params.json as shipped and with
 one weight changed; WIN marks the winning move the solver found, "played" the move given away,
 anything else another point (i,j), not solved here."""
 
 from engine.native.solver import describe_position
 from engine.params import load_params
 from engine.position import Position
-from evolve.regret import chosen_move
+from evolve.solved.regret import chosen_move
 
 
 def point(sgf):

@@ -1,5 +1,5 @@
 """Would another feature help the evaluation? Each candidate is added to the eleven, the fit
-is run again on the same positions (evolve.fit, the same seed and settings), and the ranking
+is run again on the same positions (evolve.solved.fit, the same seed and settings), and the ranking
 accuracy within a ply on the held-out fifth is compared. Then weights by phase: one set for
 plies 6-9, another for 10-14. Run from the repository root:
 
@@ -13,8 +13,8 @@ import numpy
 from engine.bitboard import FULL, count, grow, neighbours, points_of
 from engine.features import FEATURES
 from engine.params import load_params
-from evolve import fit, fit_figures
-from evolve.labels import load_many
+from evolve.solved import fit, fit_figures
+from evolve.solved.labels import load_many
 
 
 def single_colour_regions(position):

@@ -16,9 +16,9 @@ import sys
 from engine.book import book_key
 from engine.native.solver import position_from_text
 from engine.params import load_params
-from evolve.labels import load_labels
-from evolve.positions import load_positions
-from evolve.regret import regret_score
+from evolve.solved.labels import load_labels
+from evolve.solved.positions import load_positions
+from evolve.solved.regret import regret_score
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FRESH = os.path.join(HERE, "fresh-3-8.json.gz")

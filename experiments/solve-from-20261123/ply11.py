@@ -12,7 +12,7 @@ import time
 from engine.agent import choose_move
 from engine.native.solver import NativeSolver
 from engine.params import load_params
-from evolve.labels import load_many
+from evolve.solved.labels import load_many
 
 count = int(sys.argv[1]) if len(sys.argv) > 1 else 60
 seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1

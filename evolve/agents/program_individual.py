@@ -7,7 +7,7 @@ with exactly those literals rewritten, built once (``individual_build``: a C++ o
 compiled again) and played as any build. A run builds the folder once when it starts or
 resumes, as ``littlego grade`` builds it (a copy, in the sandbox), and every fitness game
 plays that build with the individual's weights written into the player's own private copy
-of it (``evolve.program_player``): a copy per game, made when the game starts and removed when it
+of it (``evolve.agents.program_player``): a copy per game, made when the game starts and removed when it
 ends, so no two games, and no two workers, share one, and the agent's own folder is never
 written. The keys of the agent's file that the genome does not name are written with it as
 they were, so the agent reads the file it knows.
@@ -40,12 +40,12 @@ from engine.protocol import write_atomic
 from engine.sandbox.files import NOT_COPIED, UntrustedFileError, copy_folder, read_untrusted, remove_tree
 from engine.sandbox.isolation import warning
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB, Limits, UntrustedFolderError
-from evolve.code_individual import BuiltProgram, as_written, builds_folder, code_constants
-from evolve.program_player import agent_weights, check_first_move, check_probes
-from evolve.program_player import program_player as program_player  # re-exported: evolve.fitness imports it here
+from evolve.agents.code_individual import BuiltProgram, as_written, builds_folder, code_constants
+from evolve.agents.program_player import agent_weights, check_first_move, check_probes
+from evolve.agents.program_player import program_player as program_player  # re-exported: evolve.fitness imports it here
 from evolve.schema import Config, ProgramIndividual
 
-log = logging.getLogger("evolve.program_individual")
+log = logging.getLogger("evolve.agents.program_individual")
 
 WEIGHTS_BYTES = 2**20  # a weights file of a few named numbers is far smaller
 # Names a weights file may not take: the host's files, the agents' sources, what a copy leaves out.

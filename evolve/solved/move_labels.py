@@ -1,4 +1,5 @@
-"""The labels fitness of the tuner benchmark (``evolve.tuners``): every move of won positions labelled by the solver.
+"""The labels fitness of the tuner benchmark (``evolve.solved.tuners``): every move of won positions
+labelled by the solver.
 
 A won position's moves either keep the win or give it away, exactly. ``labels_of`` gathers the one-ply
 features of every move of such positions with those labels (a ``Labels``); ``label_loss`` is minus the

@@ -17,7 +17,7 @@ from engine.players.base import Player, PlayerFault
 from engine.players.program import ProgramPlayer
 from engine.playout import random_opening
 from engine.position import Position
-from evolve.code_individual import BuiltProgram, UnbuiltProgram, individual_build
+from evolve.agents.code_individual import BuiltProgram, UnbuiltProgram, individual_build
 from evolve.genome import named
 
 

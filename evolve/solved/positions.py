@@ -1,14 +1,14 @@
 """Positions with every legal move's exact result: drawn, solved and kept as versioned data.
 
-``evolve.position_sources`` draws positions out of the book at plies 2-11 (both colours), from
+``evolve.solved.position_sources`` draws positions out of the book at plies 2-11 (both colours), from
 uniform random legal play and from quick games of mixed strength, each distinct under the board's
 symmetries (``draw_positions``), or takes those that recorded games met (``recorded_positions``);
 ``solve_positions`` has the compiled solver settle every legal move of each, on a pool of
 processes, keeping each answer in a journal so that a stopped build continues;
 ``build_positions`` writes the versioned file with its provenance (seed, how drawn, the solver's
 build) and a held-out split (a fifth of the positions, by their canonical key) that reports
-over-fitting. The regret fitness (``evolve.regret``) and the exploitability report
-(``evolve.exploit``) read these files.
+over-fitting. The regret fitness (``evolve.solved.regret``) and the exploitability report
+(``evolve.solved.exploit``) read these files.
 
 The file (gzipped JSON)::
 
@@ -36,8 +36,8 @@ from engine.native.store import SolvedStore
 from engine.native.stored_solver import start_worker_solver, worker_solver
 from engine.play.records import games as recorded_games
 from engine.protocol import write_atomic
-from evolve.labels import read_document
-from evolve.position_sources import DEFAULT_PLIES, SOURCES, draw_positions, recorded_positions
+from evolve.solved.labels import read_document
+from evolve.solved.position_sources import DEFAULT_PLIES, SOURCES, draw_positions, recorded_positions
 
 POSITIONS_FORMAT = "littlego-regret 1"
 HELD_OUT_SHARE = 5  # one position in this many (by its canonical key) is held out
@@ -232,7 +232,7 @@ def build_positions(
     else:
         drawn = draw_positions(per_ply, plies, seed, book)
         how = (
-            "half uniform random legal play, half games of mixed strength (evolve.labels: the shipped "
+            "half uniform random legal play, half games of mixed strength (evolve.solved.labels: the shipped "
             "weights at depths 1-3, greedy, aggressive, a quarter of the moves random, from 2-ply random openings); "
         )
     journal = path + ".journal"

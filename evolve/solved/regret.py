@@ -2,7 +2,7 @@
 
 Games measure an individual through noise: 400 games leave a standard error near 0.02, and the
 moves where a won game is given away are a few among hundreds. Little-Go is solved, so a set of
-positions can hold every legal move's exact result (``evolve.positions``); an individual's move in a
+positions can hold every legal move's exact result (``evolve.solved.positions``); an individual's move in a
 won position either keeps the win or gives it away, and the share it keeps is a fitness without
 noise: the same individual scores the same on every machine and with any number of workers (each
 position is searched alone, from a fresh searcher that takes the first of tied moves as the agent
@@ -17,7 +17,7 @@ from engine.native.solver import position_from_text
 from engine.params import Params, make_params
 from engine.players.searcher import searcher_for
 from engine.players.shipped import NODES_PER_SECOND, node_plan
-from evolve.positions import SolvedPosition
+from evolve.solved.positions import SolvedPosition
 
 
 class RegretScore(NamedTuple):

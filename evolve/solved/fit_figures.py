@@ -1,4 +1,4 @@
-"""How well evaluation weights tell won positions from lost ones: the figures of a fit (``evolve.fit``).
+"""How well evaluation weights tell won positions from lost ones: the figures of a fit (``evolve.solved.fit``).
 
 Read through a logistic curve, ``1 / (1 + exp(-evaluation / TEMPERATURE))`` is the evaluation's guess
 that the mover wins; ``log_loss`` is the mean log loss of that guess over labelled positions, what the

@@ -1,6 +1,6 @@
 """A program individual whose genome is constants of its own code: each individual's code, rewritten and built.
 
-``evolve.program_individual`` plays a program individual; where its genes are constants of the agent's code
+``evolve.agents.program_individual`` plays a program individual; where its genes are constants of the agent's code
 (``[individual] constants``, found by ``engine.course.literals``), ``individual_build`` makes each
 individual's build: the built folder's sources with exactly those literals rewritten, built as the
 course builds them (a C++ or Java agent compiled again), once for each distinct code among all the
@@ -30,7 +30,7 @@ from evolve.schema import ProgramIndividual
 
 
 class BuiltProgram(NamedTuple):
-    """A program individual as its games play it (``evolve.program_individual`` builds and plays it; declared
+    """A program individual as its games play it (``evolve.agents.program_individual`` builds and plays it; declared
     here, where each individual's build is made): the built folder (copied again for every game), the command that plays
     a move there, the genome's names, the weights file and its other keys, and the sandbox limits and CPU
     limit a move runs under; for constants tuned in the code, the ``constants`` (the genes' literals in the

@@ -3,7 +3,7 @@
 The evaluation is a weighted sum of features, from the side to move; read through a
 logistic curve, ``1 / (1 + exp(-evaluation / TEMPERATURE))`` is its guess that the mover
 wins. The fitness of a set of weights is the mean log loss of that guess over labelled
-positions (``evolve.labels``): the same weights always score the same, and every position
+positions (``evolve.solved.labels``): the same weights always score the same, and every position
 counts, not one game's outcome. DEAP's CMA-ES minimises it, in DEAP's own loop
 (``algorithms.eaGenerateUpdate``). A fifth of the positions, chosen by their canonical
 key, are held out: the fit never sees them, and the report gives their figures.
@@ -14,7 +14,7 @@ each ply such a constant of its own (not part of the evaluation), and ranks weig
 well they order the positions within a ply. The figure that says so is the ranking
 accuracy by ply (the area under the ROC curve): the chance that a won position of a ply
 evaluates above a lost one of the same ply, 0.5 for a coin. The figures, the log loss among them,
-are ``evolve.fit_figures``'s.
+are ``evolve.solved.fit_figures``'s.
 
 The ``captures`` weight scores captures made along the search's line, which a position
 alone does not show; the fit leaves it where the caller sets it.
@@ -35,8 +35,8 @@ from engine.errors import InvalidInput
 from engine.features import FEATURES, feature_values
 from engine.params import Params, make_params
 from engine.position import Position
-from evolve.fit_figures import TEMPERATURE, Array, Weights, describe, log_loss, ranking_accuracy
 from evolve.genome import Bounds, Individual, clip, feature_of, genes
+from evolve.solved.fit_figures import TEMPERATURE, Array, Weights, describe, log_loss, ranking_accuracy
 
 HELD_OUT = 5  # one position in HELD_OUT (by its key) is kept out of the fit
 FIXED = ("captures",)  # weights a static position cannot tell anything about

@@ -1,7 +1,7 @@
-"""Where the positions of a positions file (``evolve.positions``) come from: random play, games, records.
+"""Where the positions of a positions file (``evolve.solved.positions``) come from: random play, games, records.
 
 ``draw_positions`` draws positions out of the book at plies 2-11 (both colours) by default, half from
-uniform random legal play and half from quick games of mixed strength (``evolve.labels``), each distinct
+uniform random legal play and half from quick games of mixed strength (``evolve.solved.labels``), each distinct
 under the board's symmetries; ``recorded_positions`` takes those that recorded games met (match journals,
 SGF). Each is a (text, source) pair: the position as the compiled solver reads it, and one of ``SOURCES``.
 """
@@ -15,10 +15,10 @@ from engine.native.solver import describe_position, position_from_text
 from engine.play.records import recorded_positions as records_by_ply
 from engine.playout import random_point
 from engine.position import Position
-from evolve.labels import sample_game
+from evolve.solved.labels import sample_game
 
 DEFAULT_PLIES = (2, 11)  # out of the book, before the shipped agent solves exactly (ply 12)
-# uniform random legal play; games of mixed strength (evolve.labels); recorded games (a match, a study)
+# uniform random legal play; games of mixed strength (evolve.solved.labels); recorded games (a match, a study)
 SOURCES = ("random", "games", "recorded")
 
 

@@ -2,7 +2,7 @@
 
 The problem (``Problem``): the evaluation searched to a fixed depth (4 by default) with no book and no
 solver, started from the hand-set defaults, its weights in the feature table's bounds. The ruler: won
-positions with every legal move solved (``evolve.positions``), where a move keeps the win or gives it
+positions with every legal move solved (``evolve.solved.positions``), where a move keeps the win or gives it
 away. Their training split feeds the fitnesses; their held-out split scores each tuner's candidate, and
 its optimum is known: perfect play keeps every won position (100%).
 
@@ -14,13 +14,14 @@ Fitnesses (``FITNESSES``), each higher-is-better:
 - ``regret``: the share of the training split's won positions whose move keeps the win (exact);
 - ``labels``: minus the cross-entropy of the winning moves of each won training position under a
   softmax of the one-ply evaluations of its moves (the solver's exact labels, Texel's way: no search;
-  ``evolve.move_labels``);
+  ``evolve.solved.move_labels``);
 - ``games``: the score of games against a panel from random two-ply openings (noisy: fresh seeds at
   every evaluation), as a user without a solver would tune.
 
-Tuners (``TUNERS``), each an ask/tell object over the weights scaled to [0, 1] a gene (``evolve.ask_tell``): ``random``
-(uniform search, the baseline), ``ga``, ``cmaes`` (DEAP's), ``spsa`` (``evolve.spsa``), ``tpe``
-(Optuna's), and ``texel`` (gradient descent with Adam on the ``labels`` loss: the labels fitness only).
+Tuners (``TUNERS``), each an ask/tell object over the weights scaled to [0, 1] a gene
+(``evolve.solved.ask_tell``): ``random`` (uniform search, the baseline), ``ga``, ``cmaes`` (DEAP's),
+``spsa`` (``evolve.spsa``), ``tpe`` (Optuna's), and ``texel`` (gradient descent with Adam on the
+``labels`` loss: the labels fitness only).
 """
 
 import math
@@ -36,10 +37,10 @@ from engine.params import default_params, make_params
 from engine.play.game import play_game
 from engine.players.searcher import AgentPlayer
 from engine.players.specs import make_player
-from evolve.ask_tell import TUNER_CLASSES
-from evolve.move_labels import Labels, WonPosition, label_loss, labels_of
-from evolve.positions import load_positions
-from evolve.regret import chosen_move
+from evolve.solved.ask_tell import TUNER_CLASSES
+from evolve.solved.move_labels import Labels, WonPosition, label_loss, labels_of
+from evolve.solved.positions import load_positions
+from evolve.solved.regret import chosen_move
 
 MARKS = 10  # the budget's tenths, at which a leg's candidate is noted
 FITNESSES = ("regret", "labels", "games")

@@ -1,4 +1,5 @@
-"""The tuners of the tuner benchmark (``evolve.tuners``): ask/tell objects over the weights scaled to [0, 1] a gene.
+"""The tuners of the tuner benchmark (``evolve.solved.tuners``): ask/tell objects over the weights scaled
+to [0, 1] a gene.
 
 A leg asks its tuner for candidates, tells it their fitnesses (higher is better) and notes the candidate
 it recommends: ``random`` (uniform search, the baseline, ``RandomSearch``), ``ga`` (``Genetic``), ``cmaes``

@@ -1,0 +1,12 @@
+"""The solved game as a ruler of weights: positions whose every move is solved, and what they measure.
+
+``positions`` solves and keeps the positions the exact fitnesses read, versioned, with a held-out
+split (``position_sources`` draws them: random play, games of mixed strength, recorded games);
+``regret`` is the exact regret fitness (is a won position kept?) and ``exploit`` plays won positions
+on against an exact adversary; ``labels`` samples positions and labels them with the compiled solver,
+``fit`` fits the weights to those labels with CMA-ES (``fit_figures`` says how well weights order
+them); ``tuners`` compares tuners at equal CPU where the evaluation decides alone, on won positions
+whose every move is solved (the tuners, ask/tell objects, in ``ask_tell``; its labels fitness, every
+move of a won position labelled, in ``move_labels``). Their commands are ``evolve.cli``'s ``solved``,
+``fit`` and ``tuners``.
+"""
