@@ -408,7 +408,7 @@ class InProcessWorkers:
     def __init__(self):
         self.calls = []
 
-    def call(self, what, function, args, seconds):
+    def call(self, what, function, args, seconds, topic=None):
         self.calls.append(what)
         return function(*args)
 
@@ -692,3 +692,54 @@ def test_keep_solving_gives_the_margins_the_time_the_board_did_not(native):
 def test_keep_solving_refuses_a_time_that_is_not_a_positive_number(client, seconds):
     answer = client.post("/api/board/values", json={"moves": PLY14, "seconds": seconds})
     assert answer.status_code == 400 and "seconds must be a positive number" in answer.json()["error"]
+
+
+def _until(condition, polls=12000):
+    """Wait for ``condition()``, polling at most ``polls`` times (two minutes) before failing."""
+    for _ in range(polls):
+        if condition():
+            return
+        time.sleep(0.01)
+    pytest.fail("the condition never came true")
+
+
+@pytest.mark.fast
+def test_a_newer_position_drops_the_questions_no_worker_has_begun():
+    """The board's questions about a position the page has left wait behind nothing new: once a question
+    about another position comes, those no process has begun are dropped, and their callers are told."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from engine.ui.web.workers import WorkerSuperseded
+
+    workers = Workers(1)
+    try:
+        with ThreadPoolExecutor(7) as callers:  # a thread for each caller, all waiting at once
+            # The one process busy for a while: the questions below wait behind it.
+            busy = callers.submit(workers.call, "busy", time.sleep, (5.0,), 120, ("old",))
+            queued = [callers.submit(workers.call, "old", str, (n,), 120, ("old",)) for n in range(5)]
+            _until(lambda: len(workers.waiting) == 6)  # every question asked, none of the queued begun
+            newer = callers.submit(workers.call, "new", str, ("new",), 120, ("new",))
+            _until(lambda: workers.waiting[-1][0] == ("new",))
+            assert busy.result() is None and newer.result() == "new"
+            outcomes = [future.exception() for future in queued]
+    finally:
+        workers.close()
+    dropped = [error for error in outcomes if isinstance(error, WorkerSuperseded)]
+    # A process pool hands a question or two to its process's queue ahead of time: those run.
+    assert len(dropped) >= 3 and all(error is None or isinstance(error, WorkerSuperseded) for error in outcomes)
+
+
+def test_refutations_of_an_early_position_come_from_the_prefill_and_a_late_one_stops_in_time(native):
+    """After Black's 2,2 every White move loses: each one's replies are in the package's prefill (ply 2),
+    so every move is answered at once. At ply 3 the compiled solver would need minutes a move: the job
+    is stopped at its deadline, within a move, with the moves it reached."""
+    from engine.ui.web.analysis import refutations_job
+
+    first = refutations_job([WINNING_FIRST_POINT], 8.0)
+    position = Position.initial().play_point(WINNING_FIRST_POINT)
+    assert len(first) == len(position.legal_points()) + 1
+    assert all(keeping >= 1 for keeping, replies in first.values())  # every White move is refuted
+    start = time.process_time()
+    late = refutations_job([WINNING_FIRST_POINT, 0, 24], 0.5)
+    assert len(late) < len(Position.initial().play_point(12).play_point(0).play_point(24).legal_points()) + 1
+    assert time.process_time() - start < 30  # this process's CPU: the solver ran in its own, and was stopped

@@ -17,6 +17,7 @@ asked for (``engine.ui.web.native_values``).
 import functools
 import logging
 import os
+import threading
 import time
 from typing import Dict, List, NamedTuple, Optional, Tuple, TypedDict
 
@@ -24,10 +25,11 @@ from engine.agent import decide_move
 from engine.book import Book, BookError, load_book
 from engine.constants import PASS, Move
 from engine.course.build import ensure_built
-from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS
+from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS, SOLVED_PREFILL
 from engine.features import make_evaluator
 from engine.native.compiler import DEFAULT_TABLE_BITS, NativeError
 from engine.native.solver import NativeSolver
+from engine.native.store import SolvedStore
 from engine.params import Params, load_params
 from engine.players.specs import make_player
 from engine.sandbox.limits import Limits
@@ -190,30 +192,50 @@ def search_job(moves: List[Move], seconds: float) -> Searched:
     return depth, found
 
 
+# The ply from which the board asks the Python solver for the margins by itself: from there it settles a
+# position's in seconds (ply 13 about 4 CPU s, ply 12 about 10); before it, minutes or more, and each
+# futile try would hold a worker the next position needs. "Keep solving" asks for them at any ply.
+AUTO_MARGINS_PLY = 12
 KEEP_SOLVING_SECONDS = 300.0  # CPU seconds the page's "keep solving" gives the margins of one position
 # Wall seconds the compiled solver has for the replies to every move of a lost position: a worker of the
 # board's two is busy meanwhile, so an opponent's reply may wait that long.
 REFUTATION_SECONDS = 8.0
 
 
-def refutations_job(moves: List[Move], seconds: float) -> Dict[Move, Tuple[int, int]]:
+def refutations_job(moves: List[Move], seconds: float, store: Optional[str] = None) -> Dict[Move, Tuple[int, int]]:
     """For a position after ``moves``: {move: (the opponent's replies that keep its win, its replies)}, each
-    reply's result from the compiled solver, move by move while ``seconds`` of wall time last (the moves
-    left out were not reached); a move that ends the game has (0, 0): lost with no reply to find."""
+    reply's result from the store of solved positions at ``store`` (None: the package's prefill alone) or
+    the compiled solver, move by move while ``seconds`` of wall time last (the moves left out were not
+    reached; the solver is stopped at the deadline, even within a move, so the worker is free by then); a
+    move that ends the game has (0, 0): lost with no reply to find."""
     position = position_after(moves)
     deadline = time.time() + seconds
     found: Dict[Move, Tuple[int, int]] = {}
     every: List[Move] = position.legal_points() + [PASS]
-    with NativeSolver(DEFAULT_TABLE_BITS) as solver:
+    solved = SolvedStore(store) if store else SolvedStore(SOLVED_PREFILL, prefill=None, read_only=True)
+    native = NativeSolver(DEFAULT_TABLE_BITS)
+    watchdog = threading.Timer(seconds, native.process.kill)
+    watchdog.start()
+    try:
         for move in every:
-            if time.time() > deadline:
-                break
             child = position.play_point(move)
             if child.is_over:
                 found[move] = (0, 0)
                 continue
-            results = solver.move_results(child)
+            results = solved.results(child)
+            if results is None:
+                results = native.move_results(child)
+                if not solved.read_only:
+                    solved.record(child, results)
             found[move] = (sum(1 for wins in results.values() if wins), len(results))
+            if time.time() > deadline:
+                break
+    except NativeError:  # stopped at the deadline
+        pass
+    finally:
+        watchdog.cancel()
+        native.close()
+        solved.close()
     return found
 
 
@@ -228,11 +250,15 @@ class Analyst:
         limits: Optional[Limits] = None,
         store: Optional[str] = None,
         patience: float = SOLVE_PATIENCE,
+        replies: Optional[Workers] = None,
     ):
-        self.workers = workers
+        self.workers = workers  # the analysis: values, searches, the agent's move
+        # the opponents' moves, apart (a game never waits behind the analysis); None: the same workers
+        self.replies = workers if replies is None else replies
         self.limits = limits  # how program players' moves run (None: the sandbox's defaults)
         self.seconds = seconds
         self.reply_seconds = reply_seconds
+        self.store = store  # the store of solved positions (a path; None: the package's prefill alone)
         self.native = NativeValues(seconds, store=store, patience=patience)
         # (moves, (depth, values)): the last search, shown again while the solver works.
         self.searched: Optional[Tuple[List[Move], Searched]] = None
@@ -240,7 +266,9 @@ class Analyst:
     def search(self, moves: List[Move]) -> Searched:
         """(depth, {move: search value}) after ``moves``: the agent's search, once per position in a row."""
         if self.searched is None or self.searched[0] != moves:
-            found = self.workers.call("the agent's search", search_job, (moves, self.seconds), self.seconds + 30)
+            found = self.workers.call(
+                "the agent's search", search_job, (moves, self.seconds), self.seconds + 30, topic=tuple(moves)
+            )
             self.searched = (list(moves), found)
         return self.searched[1]
 
@@ -271,8 +299,20 @@ class Analyst:
             )
         if wins is not None or why.startswith("no compiled"):
             found = self.native.margins(position)
+            if found is None and seconds is None and wins is not None and position.moves_played < AUTO_MARGINS_PLY:
+                return Values(
+                    True,
+                    [MoveValue(move, won, None, None) for move, won in wins.items()],
+                    None,
+                    time.time() - start,
+                    f"exact win or loss; the margins before ply {AUTO_MARGINS_PLY} take the Python solver minutes or "
+                    "more: keep solving asks for them",
+                    False,
+                )
             if found is None:
-                found = self.workers.call("the exact solver", margins_job, (moves, budget), budget + 30)
+                found = self.workers.call(
+                    "the exact solver", margins_job, (moves, budget), budget + 30, topic=tuple(moves)
+                )
                 if found is not None:
                     self.native.keep_margins(position, found)
             if found is not None:
@@ -320,7 +360,11 @@ class Analyst:
             return {"lost": None if wins is None else False, "moves": [], "least_bad": None, "complete": True}
         try:
             found = self.workers.call(
-                "the exact solver", refutations_job, (moves, REFUTATION_SECONDS), REFUTATION_SECONDS + 60
+                "the exact solver",
+                refutations_job,
+                (moves, REFUTATION_SECONDS, self.store),
+                REFUTATION_SECONDS + 60,
+                topic=tuple(moves),
             )
         except (WorkerTimeout, WorkerLost, NativeError):
             found = {}
@@ -336,13 +380,13 @@ class Analyst:
         }
 
     def agent(self, moves: List[Move]) -> AgentChoice:
-        return self.workers.call("the shipped agent", agent_job, (moves,), 60)
+        return self.workers.call("the shipped agent", agent_job, (moves,), 60, topic=tuple(moves))
 
     def reply(self, spec: object, moves: List[Move], seed: int) -> Reply:
         if not isinstance(spec, str) or not spec.strip():
             raise BadRequest("opponent must be a player spec such as champion, random or gnugo")
         try:
-            return self.workers.call(
+            return self.replies.call(
                 f"player {spec!r}", reply_job, (spec, moves, seed, self.limits), self.reply_seconds
             )
         except (WorkerTimeout, WorkerLost) as error:  # a player that hangs or takes its process down

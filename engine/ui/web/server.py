@@ -60,9 +60,9 @@ def make_server(
     Limits of program players (None: the defaults); ``store``: the store of solved positions (a path; None:
     none); ``allow_programs``: whether the board plays players that run a command (on loopback only)."""
     local = is_loopback(host)
-    workers = Workers()
+    workers, replies = Workers(), Workers(1)  # the analysis, and the opponents' moves apart
     workers.start()
-    analyst = Analyst(workers, seconds=solve_seconds, limits=limits, store=store)
+    analyst = Analyst(workers, seconds=solve_seconds, limits=limits, store=store, replies=replies)
     token = secrets.token_urlsafe(TOKEN_BYTES)
     app = create_app(
         runs_dir, analyst, hosts=LOOPBACK_NAMES if local else None, allow_programs=allow_programs and local, token=token
@@ -91,6 +91,7 @@ def serve(
     finally:
         analyst.close()
         analyst.workers.close()
+        analyst.replies.close()
         sock.close()
 
 
@@ -122,3 +123,4 @@ def stop(served: Served) -> None:
     served.thread.join(10)
     served.analyst.close()
     served.analyst.workers.close()
+    served.analyst.replies.close()

@@ -12,10 +12,10 @@ process dies (BrokenProcessPool), where ``multiprocessing.Pool`` would wait out 
 import multiprocessing
 import signal
 import threading
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
-from typing import Callable, Optional, Sequence, TypeVar
+from typing import Callable, Hashable, List, Optional, Sequence, Tuple, TypeVar
 
 Result = TypeVar("Result")
 
@@ -28,6 +28,10 @@ class WorkerLost(RuntimeError):
     """A worker process that died (killed, or crashed) while it worked; the message says on what."""
 
 
+class WorkerSuperseded(WorkerTimeout):
+    """A job dropped before it began, because a job of another topic (a newer position) was asked for."""
+
+
 class Workers:
     """A small pool of spawned processes, started on first use, replaced after a timeout or a death."""
 
@@ -35,6 +39,7 @@ class Workers:
         self.processes = processes
         self.pool: Optional[ProcessPoolExecutor] = None
         self.lock = threading.Lock()
+        self.waiting: List[Tuple[Hashable, Future[object]]] = []  # (topic, job) of the calls given one
 
     def start(self) -> None:
         """Start the processes now, so that the first request does not wait for them."""
@@ -52,19 +57,42 @@ class Workers:
                 )
             return self.pool
 
-    def call(self, what: str, function: Callable[..., Result], args: Sequence[object], seconds: float) -> Result:
+    def call(
+        self,
+        what: str,
+        function: Callable[..., Result],
+        args: Sequence[object],
+        seconds: float,
+        topic: Optional[Hashable] = None,
+    ) -> Result:
         """``function(*args)`` in a worker; its exception if it raises; WorkerTimeout naming
         ``what`` when no answer comes within ``seconds``, WorkerLost when its process dies
-        (the pool is then replaced, so the next call gets working processes)."""
+        (the pool is then replaced, so the next call gets working processes). ``topic``: what the
+        job is about (the board's position); a call of another topic drops the jobs of this one that
+        no process has begun (their callers get WorkerSuperseded): the page that asked has moved on,
+        and its questions would only delay the new position's."""
         pool = self._current()
+        future = pool.submit(function, *args)
+        if topic is not None:
+            self._supersede(topic, future)
         try:
-            return pool.submit(function, *args).result(seconds)
+            return future.result(seconds)
+        except CancelledError:
+            raise WorkerSuperseded(f"{what} was dropped before it began: a newer position was asked for")
         except FutureTimeout:
             self._replace(pool)
             raise WorkerTimeout(f"{what} gave no answer within {seconds:g} s (stopped)")
         except BrokenProcessPool:
             self._replace(pool)
             raise WorkerLost(f"the process working on {what} was killed or crashed; the next request gets a fresh one")
+
+    def _supersede(self, topic: Hashable, future: "Future[Result]") -> None:
+        with self.lock:
+            for earlier, job in self.waiting:
+                if earlier != topic:
+                    job.cancel()  # False, and nothing done, once a process has begun it
+            self.waiting = [(earlier, job) for earlier, job in self.waiting if not job.done()]
+            self.waiting.append((topic, future))  # type: ignore[arg-type]  # the list holds any result
 
     def _replace(self, pool: ProcessPoolExecutor) -> None:
         with self.lock:
