@@ -66,11 +66,17 @@ def legs_of(args: argparse.Namespace) -> List[tuners.Leg]:
     return legs
 
 
-_problem: Optional[tuners.Problem] = None  # the problem of this process's legs (set before the pool forks)
+_problem: Optional[tuners.Problem] = None  # the problem of this process's legs (given as a worker starts)
+
+
+def _start_leg_worker(problem: tuners.Problem) -> None:
+    """A leg worker's start: the problem its legs are played on."""
+    global _problem
+    _problem = problem
 
 
 def _leg_job(leg: tuners.Leg) -> tuners.LegResult:
-    """Worker: the LegResult of ``leg`` on the problem the parent set before the pool forked."""
+    """Worker: the LegResult of ``leg`` on the problem the worker was started with."""
     assert _problem is not None
     return tuners.run_leg(_problem, leg)
 
@@ -138,8 +144,10 @@ def _play_legs(args: argparse.Namespace, legs: Sequence[tuners.Leg]) -> List[tun
             print(f"{len(results)} legs read back from {args.out}/legs.jsonl", file=sys.stderr, flush=True)
     done = {result.leg for result in results}
     started = time.time()
-    context = multiprocessing.get_context("fork")
-    with context.Pool(args.jobs, maxtasksperchild=1) as pool:
+    # Spawned, not forked: a fork of a process with threads (a test runner's, a notebook's) can hang on a
+    # lock another thread held; each worker is given the problem as it starts, and plays one leg.
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(args.jobs, _start_leg_worker, (_problem,), maxtasksperchild=1) as pool:
         for result in pool.imap_unordered(_leg_job, [leg for leg in legs if leg not in done]):
             results.append(result)
             last = result.marks[-1]
