@@ -172,11 +172,11 @@ def shown_results(page, ply, seconds=120):
     move exact (each row's result a win or a loss, none "?" nor still solving), within ``seconds``."""
     page.wait_for_function(f"document.getElementById('status').textContent.startsWith('ply {ply} of 24')")
     page.wait_for_function(
-        "(() => { const rows = [...document.querySelectorAll('table.values tbody tr')];"
+        "(() => { const rows = [...document.querySelectorAll('#values table.values tbody tr')];"
         " return rows.length && rows.every(row => row.dataset.wins === 'true' || row.dataset.wins === 'false'); })()",
         timeout=seconds * 1000,
     )
-    rows = page.locator("table.values tbody tr").all()
+    rows = page.locator("#values table.values tbody tr").all()
     return {row.get_attribute("data-move"): row.locator("td").nth(1).inner_text() for row in rows}
 
 
@@ -209,7 +209,7 @@ def test_past_the_prefill_the_board_says_solving_and_then_shows_every_move_exact
     for ply, point in enumerate((12, 7, 13), 1):
         page.click(f'#board .point[data-point="{point}"]')
         page.wait_for_function(f"document.getElementById('status').textContent.startsWith('ply {ply} of 24')")
-    page.locator("table.values tbody tr").first.wait_for(timeout=SOLVER_WAIT_MS)
+    page.locator("#values table.values tbody tr").first.wait_for(timeout=SOLVER_WAIT_MS)
     first = page.locator("#values").inner_text()  # exact already, or the search's values while solving
     assert "?" not in first and ("solving…" in first or "exact" in first)
     assert_every_legal_move_exact(page, 3, seconds=400)  # about 35 CPU s for a fresh solver
@@ -258,11 +258,11 @@ def test_the_values_shown_are_the_solvers(site, page, tmp_path):
         (PASS if row.get_attribute("data-move") == PASS else int(row.get_attribute("data-move"))): float(
             row.get_attribute("data-margin")
         )
-        for row in page.locator("table.values tbody tr").all()
+        for row in page.locator("#values table.values tbody tr").all()
     }
     assert shown == Solver().move_values(position_of(PLY14))
     # every number says what it is: the margins in stones, the time as wall time, the agent's as its CPU
-    assert "final margin (stones, komi included)" in page.locator("table.values thead").inner_text()
+    assert "final margin (stones, komi included)" in page.locator("#values table.values thead").inner_text()
     assert "s of wall time" in page.locator("#values-note").inner_text()
     page.locator("#agent-move").wait_for(timeout=SOLVER_WAIT_MS)
     assert "s of its CPU" in page.locator("#agent").inner_text()

@@ -239,6 +239,14 @@ def refutations_job(moves: List[Move], seconds: float, store: Optional[str] = No
     return found
 
 
+def _exact_wins(wins: Dict[Move, bool], start: float, note: str, more: bool = False) -> Values:
+    """Values of the exact wins and losses alone, with the ``note`` that says why; ``more``: the page
+    asks for the margins next."""
+    return Values(
+        True, [MoveValue(move, won, None, None) for move, won in wins.items()], None, time.time() - start, note, more
+    )
+
+
 class Analyst:
     """The board's analysis for the web app: values, the agent's move, an opponent's reply."""
 
@@ -289,26 +297,12 @@ class Analyst:
         except NativeError as error:
             wins, why = None, f"no compiled solver ({error})"
         if wins is not None and not margins:
-            return Values(
-                True,
-                [MoveValue(move, won, None, None) for move, won in wins.items()],
-                None,
-                time.time() - start,
-                "exact win or loss; the margins are being solved",
-                True,
-            )
+            return _exact_wins(wins, start, "exact win or loss; the margins are being solved", more=True)
         if wins is not None or why.startswith("no compiled"):
             found = self.native.margins(position)
             if found is None and seconds is None and wins is not None and position.moves_played < AUTO_MARGINS_PLY:
-                return Values(
-                    True,
-                    [MoveValue(move, won, None, None) for move, won in wins.items()],
-                    None,
-                    time.time() - start,
-                    f"exact win or loss; the margins before ply {AUTO_MARGINS_PLY} take the Python solver minutes or "
-                    "more: keep solving asks for them",
-                    False,
-                )
+                note = f"exact win or loss; the margins before ply {AUTO_MARGINS_PLY} take the Python solver minutes"
+                return _exact_wins(wins, start, note + " or more: keep solving asks for them")
             if found is None:
                 found = self.workers.call(
                     "the exact solver", margins_job, (moves, budget), budget + 30, topic=tuple(moves)
@@ -325,14 +319,8 @@ class Analyst:
                     False,
                 )
         if wins is not None:
-            return Values(
-                True,
-                [MoveValue(move, won, None, None) for move, won in wins.items()],
-                None,
-                time.time() - start,
-                f"exact win or loss; the margins were not settled within {budget:g} s of CPU",
-                False,
-            )
+            note = f"exact win or loss; the margins were not settled within {budget:g} s of CPU"
+            return _exact_wins(wins, start, note)
         depth, searched = self.search(moves)
         return Values(
             False,
