@@ -59,6 +59,8 @@ def test_an_engine_that_closes_at_set_up_loses_the_game_with_the_reason(spec):
     assert record.winner == 1 and "White at set-up" in record.detail
 
 
+# Slow set: a refusing engine loses in the default run in test_gtp's failing engines (16 s)
+@pytest.mark.slow
 def test_an_engine_that_refuses_every_command_loses_in_a_match_and_at_the_gtp(refuser, capsys):
     status, out, err = run(littlego, ["match", refuser, "random", "--games", "2", "--jobs", "1"], capsys)
     assert status == 0 and "bad-output 2" in out and "at set-up" in out

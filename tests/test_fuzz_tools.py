@@ -221,6 +221,8 @@ def test_an_sgf_record_reads_and_writes_back_or_names_the_problem(text):
     sgf_reads_and_writes_back_or_names_the_problem(text)
 
 
+# Slow set: the fuzzed engine plays in the default run in test_a_misbehaving_gtp_engine_loses_its_game_or_plays_it (16 s)
+@pytest.mark.slow
 def test_the_fuzzed_engine_script_behaves_when_told_to(tmp_path):
     """The engine model itself: with no misbehaviour it plays a whole game to its end."""
     assert misbehaving_engine_loses_or_plays(tmp_path, [], True).reason == Reason.END

@@ -228,6 +228,8 @@ def test_littlego_gtp_plays_a_match_through_the_gtp_player():
     assert all(g.white.startswith("gtp:") or g.black.startswith("gtp:") for g in games)
 
 
+# Slow set: GNU Go through the GTP player is played in the default run by test_match's gnugo match (14 s)
+@pytest.mark.slow
 @pytest.mark.skipif(not gnugo_path(), reason="GNU Go is not installed")
 def test_gnu_go_plays_through_the_gtp_player():
     summary, _ = run_match(
