@@ -221,7 +221,7 @@ def test_an_sgf_record_reads_and_writes_back_or_names_the_problem(text):
     sgf_reads_and_writes_back_or_names_the_problem(text)
 
 
-# Slow set: the fuzzed engine plays in the default run in test_a_misbehaving_gtp_engine_loses_its_game_or_plays_it (16 s)
+# Slow set: the fuzzed engine plays in the default run in test_a_misbehaving_gtp_engine_loses_its_game_or_plays_it
 @pytest.mark.slow
 def test_the_fuzzed_engine_script_behaves_when_told_to(tmp_path):
     """The engine model itself: with no misbehaviour it plays a whole game to its end."""
