@@ -6,8 +6,8 @@ import pytest
 import engine.cli.match
 import evolve.cli.runs as evolve_runs
 from engine.book import BookError
-from engine.cli.exits import BUG_STATUS
 from engine.cli.littlego import main as littlego
+from engine.cli.parts.exits import BUG_STATUS
 from engine.common.runfolder import RunError
 from engine.data import DataError
 from engine.errors import InvalidInput, UserError

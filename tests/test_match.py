@@ -309,8 +309,8 @@ def test_each_game_setting_is_one_row_that_reaches_every_command_and_the_record(
     """Every row of GAME_TABLE is a GameSettings field, and an option of each command that plays games
     (but those it leaves out) whose value reaches the record the command passes on; a new setting is one
     row."""
-    from engine.cli.arguments import game_settings
     from engine.cli.littlego import build_parser
+    from engine.cli.parts.arguments import game_settings
     from engine.play.settings import GAME_TABLE
     from evolve.cli import build_parser as evolve_parser
 

@@ -10,7 +10,7 @@ import pytest
 import engine.params
 import evolve.config
 import evolve.genome
-from engine.cli.arguments import search_settings
+from engine.cli.parts.arguments import search_settings
 from engine.common.runfolder import START_WEIGHTS
 from engine.constants import MAX_CPU_BUDGET
 from engine.features import FEATURES, make_evaluator

@@ -538,7 +538,7 @@ def test_the_bundle_leaves_nothing_half_written(tmp_path):
 
 HANGING_CLEANUP = """
 import sys, threading, time, types
-import engine.cli.exits as exits
+import engine.cli.parts.exits as exits
 exits.INTERRUPT_GRACE = 1.0
 lock = threading.Lock()
 def handler(args):

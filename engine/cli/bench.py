@@ -4,8 +4,8 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from engine.cli.argument_types import count, depth, file_to_write, integer_range, positive_int, positive_seconds
-from engine.cli.arguments import add_json, add_progress, command, group, progress_bar, reporter
+from engine.cli.parts.argument_types import count, depth, file_to_write, integer_range, positive_int, positive_seconds
+from engine.cli.parts.arguments import add_json, add_progress, command, group, progress_bar, reporter
 from engine.common.progress import counter
 from engine.constants import MAX_MOVES
 from engine.course.build import built_agents
@@ -19,7 +19,7 @@ from engine.submission.movecost import format_cost, measure
 from engine.submission.speed import bench_rules, bench_search, bench_solve
 
 if TYPE_CHECKING:
-    from engine.cli.arguments import Subcommands
+    from engine.cli.parts.arguments import Subcommands
 
 
 def register(commands: "Subcommands") -> None:

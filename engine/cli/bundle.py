@@ -3,14 +3,14 @@
 import os
 from typing import TYPE_CHECKING
 
-from engine.cli.argument_types import EDITION_NAMES, edition_key
-from engine.cli.arguments import command
+from engine.cli.parts.argument_types import EDITION_NAMES, edition_key
+from engine.cli.parts.arguments import command
 from engine.course.editions import edition, fitted_search, fitting_cap, tightest_rate
 from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS
 from engine.submission.bundle import write_bundle
 
 if TYPE_CHECKING:
-    from engine.cli.arguments import Subcommands
+    from engine.cli.parts.arguments import Subcommands
 
 
 def register(commands: "Subcommands") -> None:

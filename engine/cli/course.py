@@ -6,8 +6,8 @@ import os
 import sys
 from typing import TYPE_CHECKING, List, Sequence, Tuple
 
-from engine.cli.argument_types import EDITION_NAMES, edition_key, file_to_write, positive_int
-from engine.cli.arguments import add_game_options, command, game_settings, program_limits, progress_bar
+from engine.cli.parts.argument_types import EDITION_NAMES, edition_key, file_to_write, positive_int
+from engine.cli.parts.arguments import add_game_options, command, game_settings, program_limits, progress_bar
 from engine.common.progress import counter
 from engine.course.build import LANGUAGES, built_agents, recognise, refuse_remote_builds
 from engine.course.editions import LATEST
@@ -24,7 +24,7 @@ from engine.sandbox.isolation import isolation
 from engine.sandbox.limits import DEFAULT_LIMITS
 
 if TYPE_CHECKING:
-    from engine.cli.arguments import Subcommands
+    from engine.cli.parts.arguments import Subcommands
 
 NAME_CHARACTERS = 40  # of an agent folder's name in the table
 

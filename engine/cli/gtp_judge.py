@@ -3,15 +3,15 @@
 import sys
 from typing import TYPE_CHECKING
 
-from engine.cli.argument_types import count
-from engine.cli.arguments import add_sandbox, add_store, command, player_with_sandbox, store_path
+from engine.cli.parts.argument_types import count
+from engine.cli.parts.arguments import add_sandbox, add_store, command, player_with_sandbox, store_path
 from engine.constants import MAX_MOVES
 from engine.ui.gtp_server import serve
 from engine.ui.judge import judge
 from engine.ui.web.native_values import NativeValues
 
 if TYPE_CHECKING:
-    from engine.cli.arguments import Subcommands
+    from engine.cli.parts.arguments import Subcommands
 
 ANALYSIS_WAIT = 0.05  # wall seconds an analysis line waits for the compiled solver before showing the search's
 

@@ -5,8 +5,8 @@ import sys
 import time
 from typing import TYPE_CHECKING, Callable, Optional
 
-from engine.cli.argument_types import elo_pair, file_to_write, folder_to_write, integer_range, positive_int
-from engine.cli.arguments import add_game_options, command, game_settings, program_limits, progress_bar
+from engine.cli.parts.argument_types import elo_pair, file_to_write, folder_to_write, integer_range, positive_int
+from engine.cli.parts.arguments import add_game_options, command, game_settings, program_limits, progress_bar
 from engine.constants import BLACK, MAX_MOVES, WHITE
 from engine.course.build import agents_built
 from engine.play.match import every_opening_games, run_match
@@ -15,7 +15,7 @@ from engine.play.summary import format_report
 from engine.players.specs import KNOWN
 
 if TYPE_CHECKING:
-    from engine.cli.arguments import Subcommands
+    from engine.cli.parts.arguments import Subcommands
 
 
 def register(commands: "Subcommands") -> None:

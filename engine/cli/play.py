@@ -3,12 +3,12 @@
 import sys
 from typing import TYPE_CHECKING
 
-from engine.cli.arguments import add_sandbox, command, player_with_sandbox
+from engine.cli.parts.arguments import add_sandbox, command, player_with_sandbox
 from engine.constants import BLACK, WHITE
 from engine.ui.terminal import offer_sgf, play_in_terminal, replay
 
 if TYPE_CHECKING:
-    from engine.cli.arguments import Subcommands
+    from engine.cli.parts.arguments import Subcommands
 
 
 def register(commands: "Subcommands") -> None:

@@ -3,14 +3,14 @@
 import os
 from typing import TYPE_CHECKING
 
-from engine.cli.argument_types import integer_range, positive_seconds
-from engine.cli.arguments import add_sandbox, add_store, command, sandbox_limits, store_path
+from engine.cli.parts.argument_types import integer_range, positive_seconds
+from engine.cli.parts.arguments import add_sandbox, add_store, command, sandbox_limits, store_path
 from engine.common.hosts import is_loopback
 from engine.errors import InvalidInput
 from engine.ui.web.server import serve
 
 if TYPE_CHECKING:
-    from engine.cli.arguments import Subcommands
+    from engine.cli.parts.arguments import Subcommands
 
 
 def register(commands: "Subcommands") -> None:

@@ -3,8 +3,8 @@
 import time
 from typing import TYPE_CHECKING
 
-from engine.cli.argument_types import integer_range, positive_seconds
-from engine.cli.arguments import add_progress, add_store, command, progress_bar, store_path
+from engine.cli.parts.argument_types import integer_range, positive_seconds
+from engine.cli.parts.arguments import add_progress, add_store, command, progress_bar, store_path
 from engine.common.progress import counter
 from engine.constants import MAX_MOVES, PASS, colour_word
 from engine.errors import InvalidInput
@@ -14,7 +14,7 @@ from engine.solver import Solver
 from engine.ui.board import board_diagram, describe, position_from_moves, read_position, verdict
 
 if TYPE_CHECKING:
-    from engine.cli.arguments import Subcommands
+    from engine.cli.parts.arguments import Subcommands
 
 
 def register(commands: "Subcommands") -> None:

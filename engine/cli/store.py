@@ -5,8 +5,8 @@ import json
 import os
 from typing import TYPE_CHECKING, Tuple
 
-from engine.cli.argument_types import positive_int
-from engine.cli.arguments import (
+from engine.cli.parts.argument_types import positive_int
+from engine.cli.parts.arguments import (
     add_solving,
     add_store,
     command,
@@ -26,7 +26,7 @@ from engine.position import Position
 from engine.ui.board import position_from_moves
 
 if TYPE_CHECKING:
-    from engine.cli.arguments import Subcommands
+    from engine.cli.parts.arguments import Subcommands
 
 
 def plies(text: str) -> Tuple[int, int]:

@@ -6,8 +6,9 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from engine.cli.argument_types import file_to_write, positive_int
-from engine.cli.arguments import (
+from engine.cli.match import match_lines
+from engine.cli.parts.argument_types import file_to_write, positive_int
+from engine.cli.parts.arguments import (
     add_game_options,
     add_store,
     add_table_bits,
@@ -18,7 +19,6 @@ from engine.cli.arguments import (
     progress_bar,
     store_path,
 )
-from engine.cli.match import match_lines
 from engine.data import SHIPPED_PARAMS
 from engine.errors import InvalidInput
 from engine.params import load_params
@@ -29,7 +29,7 @@ from engine.study.mistakes import DEPTH_TABLE_BITS, WALK_TABLE_BITS, case, depth
 from engine.study.settle import SOLVER_TABLE_BITS, build_table, kept_report, read_answers, solve_records, solve_seed
 
 if TYPE_CHECKING:
-    from engine.cli.arguments import Subcommands
+    from engine.cli.parts.arguments import Subcommands
 
 SOURCE_HELP = "the match's records: a folder of SGF records, a tar archive of one, or a match journal (.xz, .gz)"
 RESUMED = "interrupted: the same command continues from OUT, keeping what is done"

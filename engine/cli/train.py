@@ -2,13 +2,13 @@
 
 from typing import TYPE_CHECKING
 
-from engine.cli.argument_types import integer_range, positive_int
-from engine.cli.arguments import add_progress, command, group, progress_bar
+from engine.cli.parts.argument_types import integer_range, positive_int
+from engine.cli.parts.arguments import add_progress, command, group, progress_bar
 from engine.constants import MAX_MOVES
 from engine.training.trainer import PLOT, TABLE, Training
 
 if TYPE_CHECKING:
-    from engine.cli.arguments import Subcommands
+    from engine.cli.parts.arguments import Subcommands
 
 _SETTINGS = (
     "games",

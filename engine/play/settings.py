@@ -1,6 +1,6 @@
 """How games are played, declared once: GAME_TABLE's rows are the fields of the GameSettings record that
 match, grade, tournament, ship and the evolution's fitness pass whole, and the command-line options of every
-command that plays games (``engine.cli.arguments.add_game_options`` reads the rows; a new setting is one
+command that plays games (``engine.cli.parts.arguments.add_game_options`` reads the rows; a new setting is one
 row here)."""
 
 from typing import Callable, NamedTuple, Optional, Union

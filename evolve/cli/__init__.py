@@ -9,8 +9,8 @@ import os
 import sys
 from typing import List, Optional
 
-from engine.cli.arguments import tool_parser
-from engine.cli.exits import STOPPED_STATUS, run_command
+from engine.cli.parts.arguments import tool_parser
+from engine.cli.parts.exits import STOPPED_STATUS, run_command
 from engine.errors import UserError
 from engine.play.executors import ExecutorError
 from evolve.checkpoint import CHECKPOINT

@@ -3,8 +3,8 @@
 import argparse
 from typing import TYPE_CHECKING, Any, Mapping
 
-from engine.cli.argument_types import file_to_write, integer_range, ply_range, positive_int, weight, weight_bound
-from engine.cli.arguments import (
+from engine.cli.parts.argument_types import file_to_write, integer_range, ply_range, positive_int, weight, weight_bound
+from engine.cli.parts.arguments import (
     add_search_settings,
     add_solving,
     command,
@@ -19,7 +19,7 @@ from evolve.solved.fit import fit_labels, fitted_params
 from evolve.solved.labels import build_labels, load_many
 
 if TYPE_CHECKING:
-    from engine.cli.arguments import Subcommands
+    from engine.cli.parts.arguments import Subcommands
 
 
 def register(commands: "Subcommands") -> None:

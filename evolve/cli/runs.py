@@ -8,8 +8,8 @@ import shutil
 import time
 from typing import TYPE_CHECKING, Sequence
 
-from engine.cli.argument_types import file_to_write, folder_to_write, positive_int, scheduler
-from engine.cli.arguments import (
+from engine.cli.parts.argument_types import file_to_write, folder_to_write, positive_int, scheduler
+from engine.cli.parts.arguments import (
     SCHEDULER_HELP,
     add_cluster_options,
     add_json,
@@ -35,7 +35,7 @@ from evolve.runs import export_best, format_table, plot_run, program_of, provena
 from evolve.schema import ProgramIndividual
 
 if TYPE_CHECKING:
-    from engine.cli.arguments import Subcommands
+    from engine.cli.parts.arguments import Subcommands
 
 
 def register(commands: "Subcommands") -> None:

@@ -6,8 +6,9 @@ import os
 import sys
 from typing import TYPE_CHECKING, List, Optional, Union
 
-from engine.cli.argument_types import count, elo_pair, file_to_write, integer_range, positive_int, share
-from engine.cli.arguments import (
+from engine.cli.match import match_lines
+from engine.cli.parts.argument_types import count, elo_pair, file_to_write, integer_range, positive_int, share
+from engine.cli.parts.arguments import (
     add_game_options,
     add_search_settings,
     command,
@@ -15,7 +16,6 @@ from engine.cli.arguments import (
     program_limits,
     progress_bar,
 )
-from engine.cli.match import match_lines
 from engine.common.progress import counter
 from engine.constants import MAX_MOVES
 from engine.params import load_params
@@ -43,7 +43,7 @@ from evolve.solved.exploit import Exploitability, exploitability, format_exploit
 from evolve.solved.positions import load_positions
 
 if TYPE_CHECKING:
-    from engine.cli.arguments import Subcommands
+    from engine.cli.parts.arguments import Subcommands
 
 
 def register(commands: "Subcommands") -> None:

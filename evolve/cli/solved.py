@@ -7,8 +7,8 @@ import json
 import os
 from typing import TYPE_CHECKING, Callable
 
-from engine.cli.argument_types import file_to_write, ply_range, positive_int
-from engine.cli.arguments import (
+from engine.cli.parts.argument_types import file_to_write, ply_range, positive_int
+from engine.cli.parts.arguments import (
     add_json,
     add_progress,
     add_solving,
@@ -30,7 +30,7 @@ from evolve.solved.positions import build_positions, load_positions, merge_posit
 from evolve.solved.regret import regret_score
 
 if TYPE_CHECKING:
-    from engine.cli.arguments import Subcommands
+    from engine.cli.parts.arguments import Subcommands
 
 
 def register(commands: "Subcommands") -> None:

@@ -9,14 +9,14 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from engine.cli.argument_types import positive_int, positive_seconds
-from engine.cli.arguments import add_json, command
+from engine.cli.parts.argument_types import positive_int, positive_seconds
+from engine.cli.parts.arguments import add_json, command
 from engine.errors import InvalidInput
 from evolve.solved import tuners
 from evolve.solved.move_labels import label_loss, labels_of
 
 if TYPE_CHECKING:
-    from engine.cli.arguments import Subcommands
+    from engine.cli.parts.arguments import Subcommands
 
 MATCH_GAMES = 60  # the fixed match each final candidate plays for the rank correlations
 

@@ -1,14 +1,14 @@
 """What both command-line tools share: the options several commands take, each group added by one
 function and read back by another (``add_game_options`` and ``game_settings``), and the command tree's
 pieces (``command``: a subcommand whose docstring is its help). The values an argument may take are
-``engine.cli.argument_types``; how a command ends is ``engine.cli.exits``."""
+``engine.cli.parts.argument_types``; how a command ends is ``engine.cli.parts.exits``."""
 
 import argparse
 import os
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Collection, Dict, Iterable, Optional, Sequence, Tuple
 
-from engine.cli.argument_types import integer_range, positive_int, positive_seconds, scheduler, setting_type
+from engine.cli.parts.argument_types import integer_range, positive_int, positive_seconds, scheduler, setting_type
 from engine.course.build import ensure_built
 from engine.native.compiler import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
 from engine.native.store import STORE_ENV, default_store_path
