@@ -38,17 +38,7 @@ Vocabulary (read this first):
 - Scores, features and search values are always from the side to move.
 """
 
-from engine.constants import (
-    BLACK,
-    BOARD_SIZE,
-    EMPTY,
-    KOMI,
-    MAX_MOVES,
-    NUM_POINTS,
-    PASS,
-    WHITE,
-    opponent,
-)
+from engine.constants import BLACK, BOARD_SIZE, EMPTY, KOMI, MAX_MOVES, NUM_POINTS, PASS, WHITE, opponent
 from engine.position import IllegalMove, Position
 
 __all__ = [

@@ -6,9 +6,10 @@ final newline, blank lines at the end); anything that cannot be a Little-Go inpu
 (writing ``input.txt``, reading ``output.txt``) is a tool's: ``engine.players.host``.
 """
 
+import json
 import os
 import tempfile
-from typing import Callable, List, NamedTuple, Union
+from typing import Any, Callable, Dict, List, NamedTuple, Union
 
 from engine.constants import BLACK, BOARD_SIZE, PASS, WHITE, Colour, Move
 from engine.coords import move_to_text
@@ -90,6 +91,21 @@ def read_file(path: str, error: Callable[[str], Exception]) -> bytes:
             return handle.read()
     except OSError as failure:
         raise error(f"{path}: cannot read: {failure.strerror or failure}")
+
+
+def read_document(path: str, error: Callable[[str], Exception], what: str, form: object) -> Dict[str, Any]:
+    """The JSON object in the file at ``path`` whose ``"format"`` is ``form``; ``error`` raised naming the
+    file and ``what`` it should be (``"an openings file"``) when it cannot be read, is not JSON or is
+    another format."""
+    raw = read_file(path, error)
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (ValueError, RecursionError) as failure:
+        raise error(f"{path}: not {what} (JSON): {failure}")
+    if not isinstance(data, dict) or data.get("format") != form:
+        found = data.get("format") if isinstance(data, dict) else None
+        raise error(f'{path}: not {what}: expected "format": {form!r}, found {found!r}')
+    return data
 
 
 def write_atomic(path: str, data: Union[str, bytes]) -> None:

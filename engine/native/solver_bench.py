@@ -8,7 +8,6 @@ table), one process at a time, and reports the nodes and CPU seconds per ply;
 ``compare_results`` sets a run beside an earlier one.
 """
 
-import json
 import resource
 import time
 from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
@@ -21,7 +20,7 @@ from engine.native.compiler import compiled_solver
 from engine.native.solver import NativeSolver, describe_position, parse_move_results, position_from_text
 from engine.playout import random_opening
 from engine.position import Position
-from engine.protocol import read_file
+from engine.protocol import read_document
 
 SET_FORMAT = "littlego-solver-positions 1"
 RESULT_FORMAT = "littlego-bench-solver 1"
@@ -65,13 +64,8 @@ def draw_positions(seed: int, plies: Iterable[int], per_ply: int) -> Dict[int, L
 
 def load_position_set(path: str = SOLVER_POSITIONS) -> PositionSet:
     """The PositionSet of a file; BenchError naming the file and what is wrong."""
-    raw = read_file(path, BenchError)
+    data = read_document(path, BenchError, "a solver position set", SET_FORMAT)
     try:
-        data = json.loads(raw.decode("utf-8"))
-        if data.get("format") != SET_FORMAT:
-            raise BenchError(
-                f"{path}: not a solver position set (format {data.get('format')!r}, expected {SET_FORMAT})"
-            )
         by_ply: Dict[int, List[SolvedPosition]] = {}
         for ply, entries in data["plies"].items():
             by_ply[int(ply)] = [
@@ -164,14 +158,7 @@ def bench_solver(
 
 def load_result(path: str) -> BenchResult:
     """A saved ``bench_solver`` result; BenchError naming the file when it is none."""
-    raw = read_file(path, BenchError)
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except ValueError as error:
-        raise BenchError(f"{path}: not JSON: {error}")
-    if not isinstance(data, dict) or data.get("format") != RESULT_FORMAT:
-        raise BenchError(f"{path}: not a saved result of littlego bench solver (expected format {RESULT_FORMAT})")
-    return data
+    return read_document(path, BenchError, "a saved result of littlego bench solver", RESULT_FORMAT)
 
 
 def compare_results(result: BenchResult, earlier: BenchResult, report: Callable[[str], object] = print) -> None:

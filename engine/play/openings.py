@@ -26,7 +26,7 @@ from engine.data import SOLVED_OPENINGS
 from engine.errors import UserError
 from engine.playout import random_opening
 from engine.position import Position
-from engine.protocol import read_file
+from engine.protocol import read_document
 
 OPENINGS_FORMAT = "littlego-openings 1"
 
@@ -58,13 +58,7 @@ class SolvedOpenings(NamedTuple):
 
 def load_openings(path: str = SOLVED_OPENINGS) -> SolvedOpenings:
     """SolvedOpenings from a file; OpeningsError naming the file and what is wrong."""
-    raw = read_file(path, OpeningsError)
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except ValueError as error:
-        raise OpeningsError(f"{path}: not an openings file (JSON): {error}")
-    if not isinstance(data, dict) or data.get("format") != OPENINGS_FORMAT:
-        raise OpeningsError(f'{path}: not an openings file: expected "format": {OPENINGS_FORMAT!r}')
+    data = read_document(path, OpeningsError, "an openings file", OPENINGS_FORMAT)
     plies, answers = data.get("plies"), data.get("black_wins")
     if isinstance(plies, bool) or not isinstance(plies, int) or plies < 0:
         raise OpeningsError(f"{path}: 'plies' must be a whole number of plies, found {plies!r}")

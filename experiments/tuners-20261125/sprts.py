@@ -36,6 +36,7 @@ from engine.play.match import MatchGame, match_sprt
 from engine.play.sgf import game_record_sgf, read_game
 from engine.play.summary import openings_kept, summarise
 from evolve.solved.positions import load_positions
+from evolve.solved.tuners import spearman
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 POSITIONS = os.path.join(HERE, "..", "regret-20261127", "recorded-all-2-7.json.gz")
@@ -169,28 +170,6 @@ def main():
     _correlations(rows)
 
 
-def _ranks(values):
-    """Each value's rank (1 = smallest), ties sharing their mean rank."""
-    order = sorted(range(len(values)), key=lambda k: values[k])
-    ranks = [0.0] * len(values)
-    start = 0
-    while start < len(order):
-        end = start
-        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
-            end += 1
-        for k in order[start : end + 1]:
-            ranks[k] = (start + end) / 2 + 1
-        start = end + 1
-    return ranks
-
-
-def _spearman(xs, ys):
-    rx, ry = _ranks(xs), _ranks(ys)
-    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
-    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
-    return cov / (sum((a - mx) ** 2 for a in rx) * sum((b - my) ** 2 for b in ry)) ** 0.5
-
-
 def _correlations(rows):
     """Spearman's rank correlation of each predictor with the tests' scores: over every test, and over
     the tests of 120 games or more."""
@@ -198,7 +177,7 @@ def _correlations(rows):
     for label, chosen in (("every test", rows), ("tests of 120 games or more", [r for r in rows if r[0] >= 120])):
         scores = [r[1] for r in chosen]
         figures = ", ".join(
-            f"{what} {_spearman([r[column] for r in chosen], scores):.2f}"
+            f"{what} {spearman([r[column] for r in chosen], scores):.2f}"
             for what, column in (("the match as shipped", 2), ("the regret gain", 3), ("its held-out part", 4))
         )
         print(f"Spearman with the tests' scores, {label} ({len(chosen)}): {figures}")
