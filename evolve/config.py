@@ -73,12 +73,12 @@ def _check_table(table: object, schema: Schema, where: str, path: str) -> Dict[s
             "{}: unknown key {!r}{} (known: {})".format(path, _join(where, unknown[0]), "", ", ".join(sorted(schema)))
         )
     result: Dict[str, Any] = {}
-    for key, (kind, default, check, words) in schema.items():
-        name = _join(where, key)
+    for key, row in schema.items():
+        name, kind = _join(where, key), row.kind
         if key not in table:
-            if default is None:
+            if row.default is None:
                 raise ConfigError(f"{path}: missing key {name!r}")
-            result[key] = default
+            result[key] = row.default
             continue
         value = table[key]
         if kind is float and isinstance(value, int) and not isinstance(value, bool):
@@ -94,8 +94,8 @@ def _check_table(table: object, schema: Schema, where: str, path: str) -> Dict[s
             )
         if isinstance(value, float) and not math.isfinite(value):
             raise ConfigError(f"{path}: {name!r} must be a finite number, found {value!r}")
-        if check is not None and not check(value):
-            raise ConfigError(f"{path}: {name!r} = {value!r} is out of range: {words}")
+        if row.check is not None and not row.check(value):
+            raise ConfigError(f"{path}: {name!r} = {value!r} is out of range: {row.range_words}")
         result[key] = value
     return result
 

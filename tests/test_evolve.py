@@ -123,9 +123,9 @@ def test_a_config_key_is_one_row_of_its_schema_and_its_default_reaches_the_recor
     tables += [(getattr(config, name), table) for name, (table, _) in schema._TABLES.items()]
     for record, table in tables:
         assert record._fields[: len(table)] == tuple(table), type(record).__name__  # the fields are the rows
-        for key, (kind, default, _, _) in table.items():
-            if default is not None:
-                assert getattr(record, key) == default and type(getattr(record, key)) is kind, key
+        for key, row in table.items():
+            if row.default is not None:
+                assert getattr(record, key) == row.default and type(getattr(record, key)) is row.kind, key
     assert config.self_play.weight == 1.0  # the row's default where [self_play] is there; none without it
     assert load_config(write_config(tmp_path, BARE.replace("[self_play]\n", ""))).self_play.weight == 0.0
 
@@ -150,8 +150,9 @@ def test_each_record_declares_a_field_of_each_row_of_its_table_in_order_and_of_i
     ]
     for record, table, more in records:
         assert record._fields == tuple(table) + more, record.__name__
+        assert all(type(row) is schema.ConfigKey for row in table.values()), record.__name__  # one row type
         hints = typing.get_type_hints(record)
-        assert {key: hints[key] for key in table} == {key: kind for key, (kind, _, _, _) in table.items()}, record
+        assert {key: hints[key] for key in table} == {key: row.kind for key, row in table.items()}, record
     hints = typing.get_type_hints(Config)
     assert {name: hints[name] for name in tables} == tables  # a table's field holds its record
 
