@@ -372,7 +372,7 @@ def test_serve_takes_the_sandbox_options_and_strict_refuses_before_it_listens(tm
 
 @pytest.mark.fast
 def test_the_board_runs_a_program_opponent_under_the_servers_limits(tmp_path, monkeypatch):
-    from engine.ui.web.analysis import PlayerTrouble, reply_job
+    from engine.ui.web.worker_jobs import PlayerTrouble, reply_job
 
     no_isolation(monkeypatch)
     folder = agent(tmp_path, "plain", "answer(True)\n")

@@ -733,7 +733,7 @@ def test_refutations_of_an_early_position_come_from_the_prefill_and_a_late_one_s
     """After Black's 2,2 every White move loses: each one's replies are in the package's prefill (ply 2),
     so every move is answered at once. At ply 3 the compiled solver would need minutes a move: the job
     is stopped at its deadline, within a move, with the moves it reached."""
-    from engine.ui.web.analysis import refutations_job
+    from engine.ui.web.worker_jobs import refutations_job
 
     first = refutations_job([WINNING_FIRST_POINT], 8.0)
     position = Position.initial().play_point(WINNING_FIRST_POINT)

@@ -5,7 +5,8 @@ run folders for the runs pages (through ``engine.common.runfolder``, evolve's ow
 ``board_game`` turns the moves a page sends into positions, SGF in and out; ``analysis`` is what
 the board shows about a position (the solvers' values, the shipped agent's move, a
 player's reply), the compiled solver's wins and losses asked in the background by
-``native_values``; ``workers`` runs that Python work in processes a crash cannot take the
-server down with; ``server`` binds the socket and runs uvicorn. ``static/`` holds the
+``native_values``; ``worker_jobs`` is that Python work (the reply, the agent's move, the margins,
+the search, the refutations), which ``workers`` runs in processes a crash cannot take the server
+down with; ``server`` binds the socket and runs uvicorn. ``static/`` holds the
 pages: plain HTML, CSS and JavaScript modules, served as they are (no build, no CDN).
 """

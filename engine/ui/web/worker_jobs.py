@@ -1,0 +1,173 @@
+"""What the board's worker processes compute (``workers`` runs them; ``analysis`` asks): an
+opponent's reply (``reply_job``), the shipped agent's move (``agent_job``), the Python solver's exact
+margins (``margins_job``), the agent's evaluation search (``search_job``) and the replies that refute
+each move of a lost position (``refutations_job``), with the records they answer.
+"""
+
+import functools
+import logging
+import os
+import threading
+import time
+from typing import Dict, List, NamedTuple, Optional, Tuple
+
+from engine.agent import decide_move
+from engine.book import Book, BookError, load_book
+from engine.constants import PASS, Move
+from engine.course.build import ensure_built
+from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS, SOLVED_PREFILL
+from engine.features import make_evaluator
+from engine.native.compiler import DEFAULT_TABLE_BITS, NativeError
+from engine.native.solver import NativeSolver
+from engine.native.store import SolvedStore
+from engine.params import Params, load_params
+from engine.players.specs import make_player
+from engine.sandbox.limits import Limits
+from engine.search import Searcher, SearchTimeout, terminal_value
+from engine.solver import Solver
+from engine.ui.web.board_game import BadRequest, position_after
+
+
+class AgentChoice(NamedTuple):
+    """The shipped agent's move and how it chose it (``engine.agent.Decision``'s fields:
+    ``how`` "first", "book", "solver" or "search"), with ``seconds`` the CPU time it took."""
+
+    move: Move
+    how: str
+    depth: Optional[int]
+    value: Optional[float]
+    seconds: float
+
+
+class Reply(NamedTuple):
+    """A scripted opponent's reply and the CPU seconds it took."""
+
+    move: Move
+    seconds: float
+
+
+Searched = Tuple[int, Dict[Move, float]]  # (the depth reached, {move: the agent's search value})
+log = logging.getLogger("littlego.serve")
+
+
+class PlayerTrouble(RuntimeError):
+    """A player that could not be made or gave no legal move; the message says why."""
+
+
+@functools.lru_cache(maxsize=1)
+def shipped_params() -> Params:
+    """The shipped agent's params, read once per process."""
+    return load_params(SHIPPED_PARAMS)
+
+
+@functools.lru_cache(maxsize=1)
+def shipped_book() -> Optional[Book]:
+    """The shipped opening book, read once per process; None where there is none or it cannot be used."""
+    try:
+        return load_book(SHIPPED_BOOK) if os.path.exists(SHIPPED_BOOK) else None
+    except BookError as error:
+        log.warning("the board goes without the opening book: %s", error)
+        return None
+
+
+def reply_job(spec: str, moves: List[Move], seed: int, limits: Optional[Limits] = None) -> Reply:
+    """The Reply of the player ``spec`` to the position after ``moves``; BadRequest with the spec
+    parser's message for a spec it refuses, PlayerTrouble saying why a player gave no move."""
+    position = position_after(moves)
+    try:
+        ensure_built(spec, limits)  # a C++ or Java agent's folder: built once a process, as the course builds it
+        player = make_player(spec, limits=limits)
+    except ValueError as error:  # the user's mistake: make_player names what is wrong with the spec
+        raise BadRequest(str(error))
+    except Exception as error:  # a player that cannot start
+        raise PlayerTrouble(f"player {spec!r}: {error}")
+    try:
+        player.new_game(position.player, seed)
+        move, seconds = player.timed_move(position)
+        position.play_point(move)
+    except Exception as error:  # whatever a player does, the page gets a message
+        raise PlayerTrouble(f"{spec} gave no legal move: {error}")
+    finally:
+        player.close()
+    return Reply(move, seconds)
+
+
+def agent_job(moves: List[Move]) -> AgentChoice:
+    """The shipped agent's AgentChoice after ``moves``: ``engine.agent.decide_move``, timed."""
+    position = position_after(moves)
+    if position.is_over:
+        raise BadRequest("the game is over: the agent has no move to make")
+    start = time.process_time()
+    decision = decide_move(position, shipped_params(), book=shipped_book())
+    return AgentChoice(*decision, seconds=time.process_time() - start)
+
+
+def margins_job(moves: List[Move], seconds: float) -> Optional[Dict[Move, float]]:
+    """{move: exact margin} after ``moves`` from the Python solver, or None past ``seconds`` of CPU."""
+    position = position_after(moves)
+    try:
+        return Solver().move_values(position, time.process_time() + seconds)
+    except SearchTimeout:
+        return None
+
+
+def search_job(moves: List[Move], seconds: float) -> Searched:
+    """(depth, {move: the agent's search value}) after ``moves``: every move searched one depth
+    deeper at a time while ``seconds`` of CPU last (depth 1 at least)."""
+    position = position_after(moves)
+    params = shipped_params()
+    searcher = Searcher(make_evaluator(params.weights, params.endgame))
+    deadline = time.process_time() + seconds
+    every: List[Move] = position.legal_points() + [PASS]
+    children = {move: position.play_point(move) for move in every}
+    found: Dict[Move, float] = {}
+    depth = 0
+    for next_depth in range(1, params.depth + 1):
+        try:
+            values = {
+                move: -terminal_value(child)
+                if child.is_over
+                else -searcher.search(child, next_depth, deadline if next_depth > 1 else None).value
+                for move, child in children.items()
+            }
+        except SearchTimeout:
+            break
+        found, depth = values, next_depth
+    return depth, found
+
+
+def refutations_job(moves: List[Move], seconds: float, store: Optional[str] = None) -> Dict[Move, Tuple[int, int]]:
+    """For a position after ``moves``: {move: (the opponent's replies that keep its win, its replies)}, each
+    reply's result from the store of solved positions at ``store`` (None: the package's prefill alone) or
+    the compiled solver, move by move while ``seconds`` of wall time last (the moves left out were not
+    reached; the solver is stopped at the deadline, even within a move, so the worker is free by then); a
+    move that ends the game has (0, 0): lost with no reply to find."""
+    position = position_after(moves)
+    deadline = time.time() + seconds
+    found: Dict[Move, Tuple[int, int]] = {}
+    every: List[Move] = position.legal_points() + [PASS]
+    solved = SolvedStore(store) if store else SolvedStore(SOLVED_PREFILL, prefill=None, read_only=True)
+    native = NativeSolver(DEFAULT_TABLE_BITS)
+    watchdog = threading.Timer(seconds, native.process.kill)
+    watchdog.start()
+    try:
+        for move in every:
+            child = position.play_point(move)
+            if child.is_over:
+                found[move] = (0, 0)
+                continue
+            results = solved.results(child)
+            if results is None:
+                results = native.move_results(child)
+                if not solved.read_only:
+                    solved.record(child, results)
+            found[move] = (sum(1 for wins in results.values() if wins), len(results))
+            if time.time() > deadline:
+                break
+    except NativeError:  # stopped at the deadline
+        pass
+    finally:
+        watchdog.cancel()
+        native.close()
+        solved.close()
+    return found
