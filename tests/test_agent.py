@@ -287,3 +287,15 @@ def test_with_close_stones_an_unclear_move_before_the_solving_ply_may_plan_to_th
         assert asked["close"] > 0 and asked["hard_budget"] == asked["cap"] > asked["budget"]
     else:
         assert "close" not in asked and "hard_budget" not in asked
+
+
+@pytest.mark.fast
+def test_a_bundle_given_an_empty_book_writes_it(tmp_path):
+    """An empty book is still a book: the bundle writes book.json for it (it was left out as falsy)."""
+    from engine.book import Book, load_book
+
+    empty = tmp_path / "empty-book.json"
+    empty.write_text(Book({}).to_json())
+    written = write_bundle(str(tmp_path / "out"), os.path.join(ROOT, "params.json"), book_path=str(empty))
+    assert str(tmp_path / "out" / "book.json") in written
+    assert len(load_book(str(tmp_path / "out" / "book.json"))) == 0

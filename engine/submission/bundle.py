@@ -96,7 +96,7 @@ def write_bundle(
     book = None
     if book_path is not None:
         book = load_book(book_path)
-    targets = [os.path.join(outdir, name) for name in (PLAYER, PARAMS) + ((BOOK,) if book else ())]
+    targets = [os.path.join(outdir, name) for name in (PLAYER, PARAMS) + ((BOOK,) if book is not None else ())]
     for target in targets:
         if os.path.isdir(target):
             raise IsADirectoryError(21, "is a folder, where the bundle would write a file", target)
