@@ -240,6 +240,12 @@ class Position(NamedTuple):
         """Legal placements as flat points, ascending."""
         return points_of(self.legal_mask())
 
+    def all_moves(self) -> List[Move]:
+        """Every legal move: the placements as flat points, ascending, then PASS (always legal)."""
+        moves: List[Move] = list(points_of(self.legal_mask()))
+        moves.append(PASS)
+        return moves
+
     def ko_mask(self) -> Bitboard:
         """Bitboard of the empty points that are illegal only because of the KO rule."""
         empty = FULL ^ (self.own | self.opp)

@@ -69,7 +69,7 @@ def test_extending_a_book_that_gave_the_win_away_fails_and_says_where(native):
     start = won_position(14, seed=3)
     book = build_book(16, table_bits=18, start=start)
     key, index = book_key(start)
-    losing = [move for move in start.legal_points() + [PASS] if native.wins(start.play_point(move))]
+    losing = [move for move in start.all_moves() if native.wins(start.play_point(move))]
     assert losing
     book.moves[key] = turn_move(losing[0], index)
     with pytest.raises(BookError, match="no winning move at ply 16"):
@@ -178,9 +178,10 @@ def test_a_book_move_that_is_illegal_is_never_played():
     key, index = book_key(position)
     book = Book({key: turn_move(12, index)})  # 12 is occupied
     assert book.move(position) is None
-    assert choose_move(
-        position, default_params()._replace(depth=1, cpu_budget=0.2, cpu_cap=0.5), book=book
-    ) in position.legal_points() + [PASS]
+    assert (
+        choose_move(position, default_params()._replace(depth=1, cpu_budget=0.2, cpu_cap=0.5), book=book)
+        in position.all_moves()
+    )
 
 
 # -- sections: the White book and books put together ------------------------------------------
@@ -454,7 +455,7 @@ def white_book_descents(count, plies, seed):
         target = rng.choice(plies)
         while position.moves_played < target and not position.is_over:
             after = position.play_point(book.move(position))
-            position = after if after.is_over else after.play_point(rng.choice(after.legal_points() + [PASS]))
+            position = after if after.is_over else after.play_point(rng.choice(after.all_moves()))
         if not position.is_over:
             found.append((position, book.move(position)))
     return found

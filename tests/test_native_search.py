@@ -58,7 +58,7 @@ def test_the_features_and_the_rules_equal_the_pythons_on_every_ply_of_the_rules_
             assert tuple(values) == feature_values(position), position
             legal = library.ls_legal_mask(native_position(position))
             assert legal == position.legal_mask(), position
-            for move in position.legal_points() + [PASS]:
+            for move in position.all_moves():
                 library.ls_play(native_position(position), NATIVE_PASS if move == PASS else move, after)
                 assert tuple(getattr(after, name) for name, _ in after._fields_) == position.play_point(move), (
                     position,

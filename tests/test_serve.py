@@ -327,7 +327,7 @@ def first_position(rng, verdict):
             for point in range(25):
                 if position.colour_at(point) == 0 and position.verdict(point) == verdict:
                     return moves, point
-            move = rng.choice(position.legal_points() + [PASS])
+            move = rng.choice(position.all_moves())
             position, moves = position.play_point(move), moves + [move]
 
 
@@ -445,7 +445,7 @@ def test_the_agent_move_with_how_it_chose_it(client):
     assert (
         searched["how"] == "search"
         and searched["depth"] >= 1
-        and searched["move"] in position_of([12, 7, 17]).legal_points() + [PASS]
+        and searched["move"] in position_of([12, 7, 17]).all_moves()
     )
 
 
@@ -456,11 +456,7 @@ def test_from_its_solving_ply_the_agent_keeps_a_won_game_won_and_searches_a_lost
     assert won["value"] in (None, max(margins.values()))  # the margin, where settled within its budget
     lost_moves = PLY14 + [won["move"]]  # White to move, every move losing
     lost = client.post("/api/board/agent", json={"moves": lost_moves}).json()
-    assert (
-        lost["how"] == "search"
-        and lost["depth"] >= 1
-        and lost["move"] in position_of(lost_moves).legal_points() + [PASS]
-    )
+    assert lost["how"] == "search" and lost["depth"] >= 1 and lost["move"] in position_of(lost_moves).all_moves()
 
 
 def killed_job():
@@ -655,7 +651,7 @@ def test_a_lost_position_names_the_least_bad_move_and_how_hard_each_is_to_answer
     position = position_of(LOST14)
     assert all(margin < 0 for margin in Solver().move_values(position).values())
     expected = {}
-    for move in position.legal_points() + [PASS]:
+    for move in position.all_moves():
         child = position.play_point(move)
         replies = {} if child.is_over else Solver().move_values(child)
         expected[move] = (sum(1 for margin in replies.values() if margin > 0), len(replies))

@@ -24,7 +24,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from engine.book import FIRST_FORMAT, Book, BookError, book_info, book_key, check_move, key_ply, load_book
 from engine.common.pools import process_pool
-from engine.constants import PASS, Move, colour_word
+from engine.constants import Move, colour_word
 from engine.coords import move_to_text as describe_move
 from engine.native.book_fill import Line, fill_book, first_move_candidates, store_lines
 from engine.native.compiler import DEFAULT_TABLE_BITS
@@ -119,7 +119,7 @@ def _parallel_book(
             continue
         replies: List[Position] = []
         seen: Set[str] = set()
-        every: List[Move] = after.legal_points() + [PASS]
+        every: List[Move] = after.all_moves()
         for reply in every:
             position = after.play_point(reply)
             key = book_key(position)[0]

@@ -16,7 +16,7 @@ from typing import Callable, Dict, Iterator, List, NamedTuple, Optional, Set, Tu
 
 from engine.common.pools import process_pool
 from engine.common.seeds import derive_seed
-from engine.constants import PASS, Move
+from engine.constants import Move
 from engine.native.compiler import DEFAULT_TABLE_BITS
 from engine.native.solver import describe_position, position_from_text
 from engine.native.store import SolvedStore, StoreSummary
@@ -31,7 +31,7 @@ PositionsByPly = Dict[int, List[Position]]  # {ply: [position]}
 
 
 def _children(position: Position) -> Iterator[Position]:
-    moves: List[Move] = position.legal_points() + [PASS]
+    moves: List[Move] = position.all_moves()
     for move in moves:
         child = position.play_point(move)
         if not child.is_over:

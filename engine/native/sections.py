@@ -10,7 +10,7 @@ no move or (with a solver) loses the win.
 from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Protocol, Set, Tuple
 
 from engine.book import Book, BookError, book_key
-from engine.constants import PASS, WINNING_FIRST_POINT, Move, colour_word
+from engine.constants import WINNING_FIRST_POINT, Move, colour_word
 from engine.coords import move_to_text as describe_move
 from engine.native.solver import describe_position, position_from_text
 from engine.position import Position
@@ -85,7 +85,7 @@ def losing_first_moves() -> List[Position]:
     starts: List[Position] = []
     seen: Set[str] = set()
     empty = Position.initial()
-    moves: List[Move] = empty.legal_points() + [PASS]
+    moves: List[Move] = empty.all_moves()
     for move in moves:
         position = empty.play_point(move)
         key = book_key(position)[0]
@@ -135,7 +135,7 @@ def book_positions(
             after = position.play_point(move)
             if after.is_over:
                 continue
-            replies: List[Move] = after.legal_points() + [PASS]
+            replies: List[Move] = after.all_moves()
             for reply in replies:
                 frontier.append(after.play_point(reply))
 

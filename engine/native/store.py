@@ -38,7 +38,7 @@ from typing import (
     overload,
 )
 
-from engine.constants import PASS, Move
+from engine.constants import Move
 from engine.data import SOLVED_PREFILL
 from engine.native.compiler import _cache_dir
 from engine.native.store_file import StoreFile
@@ -82,7 +82,7 @@ def default_store_path() -> str:
 
 
 def _moves(position: Position) -> List[Move]:
-    return position.legal_points() + [PASS]
+    return position.all_moves()
 
 
 def _same_file(one: str, other: str) -> bool:

@@ -10,7 +10,7 @@ from typing import Iterable, List, NamedTuple, Optional, Protocol, Sequence
 
 from engine.agent import decide_move
 from engine.bitboard import count
-from engine.constants import PASS, Colour, Move, colour_word
+from engine.constants import Colour, Move, colour_word
 from engine.coords import move_from_text, move_to_text
 from engine.data import SHIPPED_PARAMS
 from engine.features import Evaluator, WeightedEvaluator, make_evaluator
@@ -125,7 +125,7 @@ def winning_move(
     """The move the static evaluation rates highest among those that win (by ``solver``), the
     ``losing`` ones known already left out; None in a lost position. ``progress(line)`` hears each
     move tried."""
-    every: List[Move] = position.legal_points() + [PASS]
+    every: List[Move] = position.all_moves()
     moves = [move for move in every if move not in losing]
     moves.sort(key=lambda move: -evaluation_after(position, move, evaluate))
     for move in moves:

@@ -99,7 +99,7 @@ class Analysis:
 
     def _searched(self, position: Position) -> List[MoveAnalysis]:
         deadline = time.process_time() + SEARCH_SECONDS
-        every: List[Move] = position.legal_points() + [PASS]
+        every: List[Move] = position.all_moves()
         children = {move: position.play_point(move) for move in every}
         found = {move: -terminal_value(child) if child.is_over else None for move, child in children.items()}
         values = {move: value for move, value in found.items() if value is not None}

@@ -11,7 +11,7 @@ import random
 import sys
 import time
 
-from engine import PASS, Position
+from engine import Position
 from engine.agent import choose_move
 from engine.book import load_book
 from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS
@@ -29,7 +29,7 @@ with NativeSolver(22) as checker:
         while not position.is_over and book.move(position) is not None:
             position = position.play_point(book.move(position))
             if not position.is_over:
-                position = position.play_point(rng.choice(position.legal_points() + [PASS]))
+                position = position.play_point(rng.choice(position.all_moves()))
         if position.is_over:
             over += 1  # White's random play ended the game inside the book
             continue

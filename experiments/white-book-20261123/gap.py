@@ -14,7 +14,6 @@ import time
 
 from engine.agent import decide_move
 from engine.book import load_book
-from engine.constants import PASS
 from engine.native.sections import book_sections
 from engine.native.solver import NativeSolver
 from engine.params import load_params
@@ -34,7 +33,7 @@ def descend(start, ply):
         after = position.play_point(book.move(position))
         if after.is_over:
             return None
-        position = after.play_point(rng.choice(after.legal_points() + [PASS]))
+        position = after.play_point(rng.choice(after.all_moves()))
         if position.is_over:
             return None
     return position

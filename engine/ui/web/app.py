@@ -32,9 +32,9 @@ from engine.players.specs import COMMAND_KINDS, runs_a_command
 from engine.position import IllegalMove
 from engine.ui.web import board_game
 from engine.ui.web.analysis import Analyst
-from engine.ui.web.worker_jobs import PlayerTrouble, shipped_book
 from engine.ui.web.board_game import BadRequest
 from engine.ui.web.run_pages import FileCache, NoSuchRun, list_runs, run_page
+from engine.ui.web.worker_jobs import PlayerTrouble, shipped_book
 from engine.ui.web.workers import WorkerLost, WorkerTimeout
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")

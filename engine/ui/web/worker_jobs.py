@@ -13,7 +13,7 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from engine.agent import decide_move
 from engine.book import Book, BookError, load_book
-from engine.constants import PASS, Move
+from engine.constants import Move
 from engine.course.build import ensure_built
 from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS, SOLVED_PREFILL
 from engine.features import make_evaluator
@@ -118,7 +118,7 @@ def search_job(moves: List[Move], seconds: float) -> Searched:
     params = shipped_params()
     searcher = Searcher(make_evaluator(params.weights, params.endgame))
     deadline = time.process_time() + seconds
-    every: List[Move] = position.legal_points() + [PASS]
+    every: List[Move] = position.all_moves()
     children = {move: position.play_point(move) for move in every}
     found: Dict[Move, float] = {}
     depth = 0
@@ -145,7 +145,7 @@ def refutations_job(moves: List[Move], seconds: float, store: Optional[str] = No
     position = position_after(moves)
     deadline = time.time() + seconds
     found: Dict[Move, Tuple[int, int]] = {}
-    every: List[Move] = position.legal_points() + [PASS]
+    every: List[Move] = position.all_moves()
     solved = SolvedStore(store) if store else SolvedStore(SOLVED_PREFILL, prefill=None, read_only=True)
     native = NativeSolver(DEFAULT_TABLE_BITS)
     watchdog = threading.Timer(seconds, native.process.kill)
