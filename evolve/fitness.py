@@ -4,19 +4,17 @@ All individuals of a generation meet the same opponents, openings and seeds, so 
 fitnesses are comparable; every opponent is met as Black and as White from the same
 random opening, or, for a panel entry with ``won_side``, each game from its own opening
 with the colour that opening leaves won (``engine.play.openings``): every such game then
-asks only whether the individual keeps a won game. Fitness is (win rate, mean stone
-margin), each a weighted mean over the panel's opponents (and self-play, if any).
+asks only whether the individual keeps a won game. ``evolve.rounds`` plays a generation's jobs
+in rounds and folds their outcomes into fitnesses.
 """
 
-import hashlib
 import logging
 import random
 import sys
 import traceback
-from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from engine.common.pools import CpuMeter, measured_map
-from engine.common.runfolder import RunError
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, WHITE, Colour
 from engine.native.compiler import NativeError, NoCompiler
@@ -32,8 +30,7 @@ from evolve.agents.code_individual import BuiltProgram
 from evolve.agents.program_individual import program_player
 from evolve.genome import Individual, as_features
 from evolve.schema import Config
-from evolve.solved.positions import load_positions
-from evolve.solved.regret import RegretJob, regret_job, regret_jobs
+from evolve.solved.regret import RegretJob
 
 log = logging.getLogger("evolve.fitness")
 
@@ -222,109 +219,6 @@ def _games(
     return found
 
 
-def evaluate_in_rounds(
-    individuals: Sequence[Individual],
-    config: Config,
-    generation_seed: int,
-    opponents: Sequence[Sequence[float]],
-    searcher: str,
-    play: MapFunction,
-    progress: Optional[Callable[[int], object]] = None,
-    program: Optional[BuiltProgram] = None,
-    meter: Optional[CpuMeter] = None,
-) -> Tuple[List[Folded], int]:
-    """(fold's per-individual fitness and report, the games played): every individual plays the
-    first part of every panel entry's games; after each part but the last, only the best
-    ``keep`` share of those still playing (at least the hall of fame's size, and two) plays the
-    next ([fitness] rounds and keep; one round plays every game, as before). ``program``: as make_jobs;
-    ``meter``: as run_jobs."""
-    rounds, keep = config.fitness.rounds, config.fitness.keep
-    regret = None
-    if config.regret is not None:
-        regret = (config.regret.weight, regret_kept(individuals, config, searcher, play, progress, meter))
-    every = make_jobs(individuals, config, generation_seed, opponents, searcher, program)
-    sizes: Dict[int, int] = {}
-    for job in every:
-        sizes[job.group] = max(sizes.get(job.group, 0), job.game // 2 + 1)  # pairs of games per group
-    part = {id(job): (job.game // 2) * rounds // sizes[job.group] for job in every}
-    weights = group_weights(config, len(opponents))
-    least = max(2, config.hall_of_fame_size())
-    playing, jobs, outcomes = set(range(len(individuals))), [], []
-    for number in range(rounds):
-        batch = [job for job in every if part[id(job)] == number and job.individual in playing]
-        outcomes += run_jobs(play, batch, progress, meter=meter)
-        jobs += batch
-        if number < rounds - 1 and len(playing) > least:
-            fitness = fold(jobs, outcomes, len(individuals), weights, config.black_weight, regret)
-            ranked = sorted(playing, key=lambda k: fitness[k][0], reverse=True)
-            playing = set(ranked[: max(least, int(round(len(playing) * keep)))])
-    folded = fold(jobs, outcomes, len(individuals), weights, config.black_weight, regret)
-    faults = sum(report.get("faults", 0) for _, report in folded)
-    if faults and faults == len(jobs):
-        raise RunError(
-            f"every one of the {len(jobs)} games of this generation was lost by the program's own fault (a crash, "
-            "a timeout, a bad or illegal move): the agent cannot play as it is tuned; run.log names each fault"
-        )
-    if faults:
-        log.warning("%d of %d games lost by the program's own fault (run.log names each)", faults, len(jobs))
-        print(
-            f"warning: {faults} of {len(jobs)} games lost by the program's own fault (a crash, a timeout, "
-            "a bad or illegal move; "
-            "run.log names each)",
-            file=sys.stderr,
-        )
-    return folded, len(jobs)
-
-
-def regret_kept(
-    individuals: Sequence[Individual],
-    config: Config,
-    searcher: str,
-    play: MapFunction,
-    progress: Optional[Callable[[int], object]] = None,
-    meter: Optional[CpuMeter] = None,
-) -> Dict[int, Tuple[int, int]]:
-    """{individual: (won positions kept, won positions)} on the fitness positions of [regret] (not the
-    held-out ones), each individual's moves searched as its games play (``[fitness] play``); RunError
-    where the file is not the one the run began with."""
-    regret = config.regret
-    if regret is None:
-        raise ValueError("regret_kept: the config has no [regret] table")
-    path = regret.positions
-    try:
-        with open(path, "rb") as handle:
-            digest = hashlib.sha256(handle.read()).hexdigest()
-    except OSError as error:
-        raise RunError(f"regret.positions = {path!r}: cannot read: {error.strerror}")
-    if digest != regret.digest:
-        raise RunError(f"regret.positions = {path!r} has changed since the run began: restore it to resume")
-    positions = load_positions(path).split(False)
-    genomes = [as_features(individual, config.genes) for individual in individuals]
-    jobs = regret_jobs(genomes, positions, config.depth, config.fitness.search, searcher)
-    kept = {index: 0 for index in range(len(individuals))}
-    for job, flags in zip(jobs, run_jobs(play, jobs, progress, safe_regret_job, meter)):
-        kept[job.individual] += sum(flags)
-    return {index: (count, regret.won) for index, count in kept.items()}
-
-
-def safe_regret_job(job: RegretJob) -> Union[Tuple[int, ...], str]:
-    """regret_job, with an exception turned into a value the main process can retry."""
-    try:
-        return regret_job(job)
-    except Exception:
-        text = traceback.format_exc()
-        log.warning("regret job failed (individual %d):\n%s", job.individual, text)
-        return text
-
-
-def group_weights(config: Config, self_play_count: int) -> List[float]:
-    """The fitness weight of each job group (panel entries, then self-play opponents)."""
-    weights = [entry.weight for entry in config.panel]
-    if config.self_play.weight > 0 and self_play_count:
-        weights += [config.self_play.weight / self_play_count] * self_play_count
-    return weights
-
-
 def run_jobs(
     map_function: MapFunction,
     jobs: Sequence[Any],
@@ -364,74 +258,6 @@ def run_jobs(
                 )
             outcomes[k] = outcome
     return outcomes
-
-
-def fold(
-    jobs: Sequence[FitnessGame],
-    outcomes: Sequence[Outcome],
-    count: int,
-    weights: Sequence[float],
-    black_weight: float = 1.0,
-    regret: Optional[Tuple[float, Mapping[int, Tuple[int, int]]]] = None,
-) -> List[Folded]:
-    """Per individual: ((weighted win rate, weighted mean margin), report).
-
-    ``regret``: (its weight, {individual: (won positions kept, won positions)}): the share kept counts
-    in the win rate as a group of that weight would (exact: no standard error; no margin).
-
-    Within a group a game as Black counts ``black_weight`` times (Black is where strength is
-    hard to find); groups count by their weights. The report holds the win rates as Black
-    and as White (unweighted) and the standard error of the weighted win rate, so that the
-    noise of the fitness can be set beside the spread selection acts on; for a program
-    individual, also the games it lost by its own fault.
-    """
-    sums: Dict[Tuple[int, int], List[float]] = {}
-    faults: Dict[int, int] = {}
-    colours: List[List[float]] = [
-        [0, 0, 0, 0] for _ in range(count)
-    ]  # Black wins, Black games, White wins, White games
-    for job, outcome in zip(jobs, outcomes):
-        win, margin = outcome[:2]
-        if len(outcome) > 2:  # a program individual's: lost by its fault?
-            faults[job.individual] = faults.get(job.individual, 0) + int(outcome[2])
-        as_black = job.plays_black
-        share = black_weight if as_black else 1.0
-        entry = sums.setdefault((job.individual, job.group), [0.0, 0.0, 0.0, 0.0])
-        entry[0] += share * win
-        entry[1] += share * margin
-        entry[2] += share
-        entry[3] += share * share
-        tally = colours[job.individual]
-        tally[0 if as_black else 2] += win
-        tally[1 if as_black else 3] += 1
-    results = []
-    for individual in range(count):
-        total = win_rate = margin = variance = 0.0
-        for group, weight in enumerate(weights):
-            if (individual, group) in sums:
-                wins, margins, shares, squares = sums[(individual, group)]
-                rate = wins / shares
-                win_rate += weight * rate
-                margin += weight * margins / shares
-                variance += weight * weight * rate * (1 - rate) * squares / (shares * shares)
-                total += weight
-        games_total = total
-        black_wins, black_games, white_wins, white_games = colours[individual]
-        report = {
-            "black_win_rate": black_wins / black_games if black_games else None,
-            "white_win_rate": white_wins / white_games if white_games else None,
-        }
-        if regret is not None:
-            weight, scores = regret
-            kept, won = scores[individual]
-            report["regret_kept"] = kept / won
-            win_rate += weight * kept / won
-            total += weight
-        report["standard_error"] = variance**0.5 / total
-        if individual in faults:
-            report["faults"] = faults[individual]
-        results.append(((win_rate / total, margin / games_total if games_total else 0.0), report))
-    return results
 
 
 def self_play_opponents(

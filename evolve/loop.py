@@ -58,8 +58,9 @@ from evolve.checkpoint import (
     save_start_weights,
 )
 from evolve.config import ConfigError, load_config, repeated_games
-from evolve.fitness import choose_searcher, evaluate_in_rounds, make_jobs, self_play_opponents
+from evolve.fitness import choose_searcher, make_jobs, self_play_opponents
 from evolve.generations import by_colour, generation_line, population_figures, saturation_warning
+from evolve.rounds import evaluate_in_rounds
 from evolve.runs import best_params, provenance
 from evolve.schema import Config
 from evolve.solved.positions import load_positions

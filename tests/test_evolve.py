@@ -22,9 +22,10 @@ from engine.playout import random_opening
 from evolve import schema
 from evolve.checkpoint import CHECKPOINT, Checkpoint, _upgrade, load_checkpoint, save_checkpoint
 from evolve.config import ConfigError, load_config, repeated_games
-from evolve.fitness import FitnessGame, FitnessGameError, fold, make_jobs, run_jobs, safe_play_job
+from evolve.fitness import FitnessGame, FitnessGameError, make_jobs, run_jobs, safe_play_job
 from evolve.genome import make_toolbox
 from evolve.loop import GENERATIONS, Evolution
+from evolve.rounds import fold
 from evolve.runs import export_best, format_table, plot_run, read_generations
 from evolve.schema import Config
 from tests.conftest import ROOT, cli, start_cli

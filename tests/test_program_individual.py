@@ -26,8 +26,9 @@ from engine.position import Position
 from evolve.agents.program_individual import fingerprint, program_built, sidecar_of
 from evolve.agents.program_player import program_player
 from evolve.config import ConfigError, load_config, validate
-from evolve.fitness import FitnessGame, fold, play_job
+from evolve.fitness import FitnessGame, play_job
 from evolve.loop import Evolution
+from evolve.rounds import fold
 from evolve.runs import export_best, program_of, read_generations
 from tests.conftest import ROOT, cli
 

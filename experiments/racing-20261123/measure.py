@@ -24,7 +24,7 @@ from engine.features import FEATURES
 from engine.params import load_params
 from engine.play.executors import executor
 from evolve.config import DEFAULT_BOUNDS, validate
-from evolve.fitness import evaluate_in_rounds
+from evolve.rounds import evaluate_in_rounds
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEPTH = int(sys.argv[1]) if len(sys.argv) > 1 else 4
