@@ -1,7 +1,7 @@
 """Experiment configs (TOML), validated once, on load, into a Config: errors name the key and the file.
 
-``evolve.schema`` declares the keys (one row each: its type, default, check and range in words) and the
-records they fill (``Config``, ``GaSettings``, ``PanelEntry``, ...).
+``evolve.config_keys`` declares the keys (one row each: its type, default, check and range in words) and
+``evolve.schema`` the records they fill (``Config``, ``GaSettings``, ``PanelEntry``, ...).
 """
 
 import copy
@@ -19,7 +19,7 @@ else:  # Python < 3.11
 from engine.constants import MAX_WEIGHT
 from engine.course.literals import default_bounds, find_constants, select
 from engine.data import SHIPPED_PARAMS
-from engine.errors import InvalidInput, UserError
+from engine.errors import InvalidInput
 from engine.features import FEATURE_TABLE, FEATURES
 from engine.params import ABSENT_WEIGHT, ParamsError, genome_of, load_params
 from engine.play.executors import is_remote
@@ -27,19 +27,14 @@ from engine.play.openings import OpeningsError, load_openings
 from engine.players.specs import make_player
 from engine.sandbox.limits import UntrustedFolderError
 from evolve.agents.program_individual import fingerprint, folder_problem, name_problem, read_agent_weights, start_row
+from evolve.config_keys import _INDIVIDUAL, _PANEL, _REGRET, _START, _TOP, ConfigError, check_table
 from evolve.genome import ENDGAME, UNRECORDED_GENES, feature_of, genes, named
 from evolve.schema import (
-    _INDIVIDUAL,
-    _PANEL,
-    _REGRET,
-    _START,
     _TABLES,
-    _TOP,
     Config,
     PanelEntry,
     ProgramIndividual,
     RegretSettings,
-    Schema,
     SelfPlay,
     Start,
     StartRows,
@@ -58,50 +53,6 @@ PROGRAM_WEIGHT = 1e9
 RENAMED = {"workers": "jobs", "fitness.engine": "fitness.searcher"}
 # Panel players search to a fixed depth; past this a single game takes minutes.
 MAX_PANEL_DEPTH = 8
-
-
-class ConfigError(UserError, ValueError):
-    """An experiment config that cannot be run; the message names the file and the key."""
-
-
-def _check_table(table: object, schema: Schema, where: str, path: str) -> Dict[str, Any]:
-    if not isinstance(table, dict):
-        raise ConfigError("{}: {} must be a table".format(path, where or "the config"))
-    unknown = sorted(set(table) - set(schema))
-    if unknown:
-        raise ConfigError(
-            "{}: unknown key {!r}{} (known: {})".format(path, _join(where, unknown[0]), "", ", ".join(sorted(schema)))
-        )
-    result: Dict[str, Any] = {}
-    for key, row in schema.items():
-        name, kind = _join(where, key), row.kind
-        if key not in table:
-            if row.default is None:
-                raise ConfigError(f"{path}: missing key {name!r}")
-            result[key] = row.default
-            continue
-        value = table[key]
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
-            raise ConfigError(
-                "{}: {!r} must be {}, found {!r}".format(
-                    path,
-                    name,
-                    {int: "an integer", float: "a number", str: "a string", bool: "true or false"}[kind],
-                    value,
-                )
-            )
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ConfigError(f"{path}: {name!r} must be a finite number, found {value!r}")
-        if row.check is not None and not row.check(value):
-            raise ConfigError(f"{path}: {name!r} = {value!r} is out of range: {row.range_words}")
-        result[key] = value
-    return result
-
-
-def _join(where: str, key: str) -> str:
-    return f"{where}.{key}" if where else key
 
 
 def validate(data: Dict[str, Any], path: str = "config", start_weights: Optional[StartRows] = None) -> Config:
@@ -125,14 +76,14 @@ def validate(data: Dict[str, Any], path: str = "config", start_weights: Optional
     individual = data.pop("individual", None)
     regret = data.pop("regret", None)
     top = dict((k, v) for k, v in data.items() if k not in ("panel", "bounds") and k not in _TABLES)
-    checked = _check_table(top, _TOP, "", path)
+    checked = check_table(top, _TOP, "", path)
     tables = {
-        name: record(**_check_table(data.get(name, {}), schema, name, path))
+        name: record(**check_table(data.get(name, {}), schema, name, path))
         for name, (schema, record) in _TABLES.items()
     }
     if "self_play" not in data:
         tables["self_play"] = tables["self_play"]._replace(weight=0.0)
-    start = Start(**_check_table(start, _START, "start", path), params=(), weights=())
+    start = Start(**check_table(start, _START, "start", path), params=(), weights=())
     # the genes, their bounds and the start weights are settled below, from [bounds] or [individual]
     regret = None if regret is None else _regret(regret, path)
     shipped = tables["fitness"].play == "as-shipped"
@@ -172,7 +123,7 @@ def _panel(panel: object, path: str, optional: bool = False, as_shipped: bool = 
     entries = []
     for index, table in enumerate(panel):
         where = f"panel[{index}]"
-        entry = PanelEntry(**_check_table(table, _PANEL, where, path))
+        entry = PanelEntry(**check_table(table, _PANEL, where, path))
         try:
             opponent = make_player(entry.opponent, timed=False)
             opponent.close()
@@ -193,7 +144,7 @@ def _panel(panel: object, path: str, optional: bool = False, as_shipped: bool = 
 
 def _regret(table: object, path: str) -> RegretSettings:
     """The [regret] table, its positions file read and checked (PositionsError named as the key's)."""
-    settings = _check_table(table, _REGRET, "regret", path)
+    settings = check_table(table, _REGRET, "regret", path)
     try:
         with open(settings["positions"], "rb") as handle:
             digest = hashlib.sha256(handle.read()).hexdigest()
@@ -385,7 +336,7 @@ def _individual(
             f"{path}: 'individual.constants' tunes numbers in the agent's code, 'individual.weights_file' those of "
             "a file it reads: name one"
         )
-    checked = _check_table(table, _INDIVIDUAL, "individual", path)
+    checked = check_table(table, _INDIVIDUAL, "individual", path)
     folder, name = os.path.abspath(checked["program"]), checked["weights_file"]
     problem = folder_problem(folder)
     if problem:

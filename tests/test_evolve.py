@@ -19,7 +19,7 @@ from engine.features import FEATURES
 from engine.params import default_params, load_params, save_params
 from engine.play.openings import load_openings
 from engine.playout import random_opening
-from evolve import schema
+from evolve import config_keys, schema
 from evolve.checkpoint import CHECKPOINT, Checkpoint, _upgrade, load_checkpoint, save_checkpoint
 from evolve.config import ConfigError, load_config, repeated_games
 from evolve.fitness import FitnessGame, FitnessGameError, make_jobs, run_jobs, safe_play_job
@@ -120,7 +120,7 @@ games = 2
 @pytest.mark.fast
 def test_a_config_key_is_one_row_of_its_schema_and_its_default_reaches_the_record(tmp_path):
     config = load_config(write_config(tmp_path, BARE))
-    tables = [(config, schema._TOP), (config.start, schema._START), (config.panel[0], schema._PANEL)]
+    tables = [(config, config_keys._TOP), (config.start, config_keys._START), (config.panel[0], config_keys._PANEL)]
     tables += [(getattr(config, name), table) for name, (table, _) in schema._TABLES.items()]
     for record, table in tables:
         assert record._fields[: len(table)] == tuple(table), type(record).__name__  # the fields are the rows
@@ -137,21 +137,21 @@ def test_each_record_declares_a_field_of_each_row_of_its_table_in_order_and_of_i
     # types, and only the fields named here follow them (what validation derives, or the config's tables).
     tables = {name: record for name, (_, record) in schema._TABLES.items()}
     records = [
-        (schema.GaSettings, schema._GA, ()),
-        (schema.CmaesSettings, schema._CMAES, ()),
-        (schema.SpsaSettings, schema._SPSA, ()),
-        (schema.SelfPlay, schema._SELF_PLAY, ()),
-        (schema.ExecutorSettings, schema._EXECUTOR, ()),
-        (schema.FitnessSettings, schema._FITNESS, ("search",)),
-        (schema.RegretSettings, schema._REGRET, ("digest", "won")),
-        (schema.PanelEntry, schema._PANEL, ()),
-        (schema.Start, schema._START, ("params", "weights", "free")),
-        (schema.ProgramIndividual, schema._INDIVIDUAL, ("folder", "base", "fingerprint", "constants")),
-        (Config, schema._TOP, (*tables, "start", "panel", "genes", "bounds", "individual", "regret")),
+        (schema.GaSettings, config_keys._GA, ()),
+        (schema.CmaesSettings, config_keys._CMAES, ()),
+        (schema.SpsaSettings, config_keys._SPSA, ()),
+        (schema.SelfPlay, config_keys._SELF_PLAY, ()),
+        (schema.ExecutorSettings, config_keys._EXECUTOR, ()),
+        (schema.FitnessSettings, config_keys._FITNESS, ("search",)),
+        (schema.RegretSettings, config_keys._REGRET, ("digest", "won")),
+        (schema.PanelEntry, config_keys._PANEL, ()),
+        (schema.Start, config_keys._START, ("params", "weights", "free")),
+        (schema.ProgramIndividual, config_keys._INDIVIDUAL, ("folder", "base", "fingerprint", "constants")),
+        (Config, config_keys._TOP, (*tables, "start", "panel", "genes", "bounds", "individual", "regret")),
     ]
     for record, table, more in records:
         assert record._fields == tuple(table) + more, record.__name__
-        assert all(type(row) is schema.ConfigKey for row in table.values()), record.__name__  # one row type
+        assert all(type(row) is config_keys.ConfigKey for row in table.values()), record.__name__  # one row type
         hints = typing.get_type_hints(record)
         assert {key: hints[key] for key in table} == {key: row.kind for key, row in table.items()}, record
     hints = typing.get_type_hints(Config)
@@ -195,7 +195,7 @@ def test_every_kept_checkpoint_reads_back_its_config_as_it_was(tmp_path, name):
     data = config.to_json()
     assert isinstance(config, Config) and {key: data[key] for key in kept} == kept
     assert all(
-        data[table] == schema._defaults(keys) for table, (keys, _) in schema._TABLES.items() if table not in kept
+        data[table] == config_keys.defaults(keys) for table, (keys, _) in schema._TABLES.items() if table not in kept
     )
 
 
