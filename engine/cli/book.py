@@ -15,6 +15,7 @@ from engine.native.book_build import build_book, build_white_book, read_any_book
 from engine.native.book_fill import extend_book, merge_books
 from engine.native.sections import book_sections, check_book, describe_start
 from engine.native.stored_solver import StoredSolver
+from engine.position import Position
 from engine.protocol import write_atomic
 from engine.ui.board import describe
 
@@ -106,7 +107,7 @@ def _build(args):
 
     count = [0]
 
-    def progress(position):
+    def progress(position: Position) -> None:
         count[0] += 1
         if count[0] % 1000 == 0:
             _say(f"  {count[0]:,} positions (ply {position.moves_played})")

@@ -1,12 +1,13 @@
 """``littlego bundle``: the files of a course submission."""
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from engine.cli.parts.argument_types import EDITION_NAMES, edition_key
 from engine.cli.parts.arguments import command
 from engine.course.editions import edition, fitted_search, fitting_cap, tightest_rate
 from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS
+from engine.params import Params
 from engine.submission.bundle import write_bundle
 
 if TYPE_CHECKING:
@@ -51,11 +52,11 @@ def _bundle(args):
     return 0
 
 
-def _fitted(key):
+def _fitted(key: str) -> Callable[[Params], Params]:
     """A function fitting Params' CPU budget and cap to edition ``key``, saying what it did."""
     chosen = edition(key)
 
-    def adjust(params):
+    def adjust(params: Params) -> Params:
         budget, cap = fitted_search(chosen, params.cpu_budget, params.cpu_cap)
         rate = tightest_rate(chosen)
         if (budget, cap) == (params.cpu_budget, params.cpu_cap):

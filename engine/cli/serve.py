@@ -67,7 +67,7 @@ def _serve(args):
 
     limits = sandbox_limits(args)  # how a cmd: opponent on the board runs (the warning where it is not isolated)
 
-    def announce(url):
+    def announce(url: str) -> None:
         print(
             "serving the runs in {}{} and the board at {} (Ctrl-C stops)".format(
                 args.runs, "" if os.path.isdir(args.runs) else " (none yet)", url
