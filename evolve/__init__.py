@@ -9,7 +9,8 @@ cluster), ``rounds`` plays a generation's in rounds and folds the outcomes into 
 ``loop`` is the generation loop in DEAP's idiom, ``generations`` what each generation records;
 ``checkpoint`` writes and reads its checkpoints and the run's lock; ``runs`` reads a run folder back
 (log, plot, export); ``ship`` replaces params.json only after a test at the playing budget accepts
-the weights; ``bench`` measures fitness games per second. Two subpackages hold ideas of their own:
+the weights, on the plan that ``ship_plan`` fixes first; ``bench`` measures fitness games per
+second. Two subpackages hold ideas of their own:
 ``agents`` makes a course agent of any language the individual (its weights file, or the constants
 of its code), and ``solved`` measures weights on positions whose every move is solved (the exact
 regret and exploitability, the solver's labels and the fit to them, the tuner benchmark). ``cli`` is

@@ -25,7 +25,7 @@ from engine.sandbox.limits import SandboxError, UntrustedFolderError
 from engine.training.trainer import TrainingError
 from evolve.cli import main as evolve
 from evolve.config import ConfigError
-from evolve.ship import ShipError
+from evolve.ship_plan import ShipError
 from evolve.solved.labels import LabelsError
 
 

@@ -22,22 +22,17 @@ from engine.params import load_params
 from engine.play.summary import format_report
 from engine.players.shipped import ShippedPlayer, shipped_book
 from evolve.cli.runs import one_run
-from evolve.ship import (
+from evolve.ship import DEFAULT_SCREEN, EVERY, screen, screen_games, ship, test_under_way
+from evolve.ship_plan import (
     CANDIDATE,
     DEFAULT_GAMES,
     DEFAULT_OPENING,
-    DEFAULT_SCREEN,
     DEFAULT_SPRT,
-    EVERY,
     ShipError,
     ShipPlan,
     describe,
     prepare,
-    screen,
-    screen_games,
-    ship,
     ship_folder,
-    test_under_way,
 )
 from evolve.solved.exploit import Exploitability, exploitability, format_exploitability
 from evolve.solved.positions import load_positions
