@@ -96,7 +96,7 @@ def sgf_of(moves: List[Move], black: object, white: object) -> str:
 
 
 class OpenedGame(NamedTuple):
-    """An SGF record opened for the page: its moves as course text, the players' names and the result."""
+    """An SGF record opened for the page: its moves (points, PASS), the players' names and the result."""
 
     moves: List[Move]
     black: Optional[str]

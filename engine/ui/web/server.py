@@ -107,9 +107,7 @@ def serve_in_thread(
     server, sock, analyst, token = make_server(
         runs_dir, host, 0, solve_seconds, store=store, allow_programs=allow_programs
     )
-    # Not the main thread: no signals here. Only uvicorn before 0.29 needs telling (later ones, which pyproject
-    # asks for, install none off the main thread and have no such method).
-    server.install_signal_handlers = lambda: None  # type: ignore[attr-defined]  # gone since uvicorn 0.29
+    # Not the main thread: uvicorn (0.29 on, as pyproject asks) installs no signal handlers there.
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.time() + 30
