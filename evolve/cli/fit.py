@@ -9,7 +9,7 @@ from engine.cli.parts.arguments import (
     add_solving,
     command,
     search_settings,
-    store_path,
+    solving,
 )
 from engine.data import SHIPPED_PARAMS
 from engine.features import FEATURES
@@ -85,9 +85,7 @@ def _label(args: argparse.Namespace) -> int:
         args.positions,
         tuple(args.plies),
         seed=args.seed,
-        jobs=args.jobs,
-        table_bits=args.table_bits,
-        store=store_path(args),
+        **solving(args),
     )
     return 0
 

@@ -16,6 +16,7 @@ from engine.cli.parts.arguments import (
     add_table_bits,
     command,
     progress_bar,
+    solving,
     store_path,
 )
 from engine.common.progress import counter
@@ -116,11 +117,9 @@ def _positions(args: argparse.Namespace) -> int:
         args.per_ply,
         tuple(args.plies),
         seed=args.seed,
-        jobs=args.jobs,
-        table_bits=args.table_bits,
         progress=lambda total: counter("solving", "position", total, bar=progress_bar(args)),
-        store=store_path(args),
         records=tuple(args.from_records),
+        **solving(args),
     )
     info = built.info
     print(

@@ -277,12 +277,19 @@ def game_settings(args: argparse.Namespace, **chosen: Any) -> GameSettings:
 
 def add_solving(parser: argparse.ArgumentParser, jobs: str = "solving processes", progress: bool = True) -> None:
     """How a command that solves many positions on a pool solves them: --jobs (``jobs`` says what they do;
-    default all cores), the solvers' --table-bits, the store's options and (where ``progress``) --no-progress."""
+    default all cores), the solvers' --table-bits, the store's options and (where ``progress``) --no-progress;
+    ``solving`` reads the first three."""
     parser.add_argument("--jobs", type=positive_int, default=os.cpu_count() or 1, help=f"{jobs} (default: all cores)")
     add_table_bits(parser)
     add_store(parser)
     if progress:
         add_progress(parser)
+
+
+def solving(args: argparse.Namespace) -> Dict[str, Any]:
+    """How a command with ``add_solving``'s options solves, as keywords: ``jobs``, ``table_bits`` and
+    ``store`` (``store_path``'s)."""
+    return dict(jobs=args.jobs, table_bits=args.table_bits, store=store_path(args))
 
 
 def add_store(parser: argparse.ArgumentParser) -> None:
