@@ -1,11 +1,10 @@
 """``littlego store``: grow, describe and check the store of solved positions that the solving tools share."""
 
-import argparse
 import json
 import os
-from typing import TYPE_CHECKING, Tuple
+from typing import TYPE_CHECKING
 
-from engine.cli.parts.argument_types import positive_int
+from engine.cli.parts.argument_types import ply_range_from, positive_int
 from engine.cli.parts.arguments import (
     add_solving,
     add_store,
@@ -15,7 +14,6 @@ from engine.cli.parts.arguments import (
     store_path,
 )
 from engine.common.progress import counter
-from engine.constants import MAX_MOVES
 from engine.data import SOLVED_PREFILL
 from engine.errors import InvalidInput
 from engine.native.grow import grow_store, positions_to_grow, ship_store
@@ -29,22 +27,13 @@ if TYPE_CHECKING:
     from engine.cli.parts.arguments import Subcommands
 
 
-def plies(text: str) -> Tuple[int, int]:
-    """Plies LOW-HIGH (or one ply) from 0 to the last that has a move to play."""
-    low_text, _, high_text = text.partition("-")
-    try:
-        low, high = int(low_text), int(high_text or low_text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected plies as LOW-HIGH (e.g. 0-4), got {text!r}")
-    if not 0 <= low <= high <= MAX_MOVES - 1:
-        raise argparse.ArgumentTypeError(f"expected plies from 0 to {MAX_MOVES - 1} with LOW <= HIGH, got {text!r}")
-    return low, high
+_PLIES = ply_range_from(0, "0-4")  # from the empty board on
 
 
 def register(commands: "Subcommands") -> None:
     actions = group(commands, "store", "grow, describe and check the store of solved positions", "ACTION")
     grow = command(actions, "grow", _grow)
-    grow.add_argument("--plies", type=plies, required=True, help="the plies to fill, LOW-HIGH (e.g. 0-4)")
+    grow.add_argument("--plies", type=_PLIES, required=True, help="the plies to fill, LOW-HIGH (e.g. 0-4)")
     grow.add_argument(
         "--moves", help="start from the position after these moves (i,j or C3 or pass), not the empty board"
     )
@@ -59,7 +48,7 @@ def register(commands: "Subcommands") -> None:
     check = command(actions, "check", _check)
     add_store(check)
     ship = command(actions, "ship", _ship)
-    ship.add_argument("--plies", type=plies, required=True, help="the plies to ship, LOW-HIGH (e.g. 0-2)")
+    ship.add_argument("--plies", type=_PLIES, required=True, help="the plies to ship, LOW-HIGH (e.g. 0-2)")
     ship.add_argument("--out", default=SOLVED_PREFILL, help="the file to write (default: the package's prefill)")
     add_store(ship)
 

@@ -106,16 +106,27 @@ def weight(text: str) -> float:
     )
 
 
-def ply_range(text: str) -> Tuple[int, int]:
-    """Plies LOW-HIGH (or one ply) inside a game that still has a move to play."""
-    low_text, _, high_text = text.partition("-")
-    try:
-        low, high = int(low_text), int(high_text or low_text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected plies as LOW-HIGH (e.g. 6-14), got {text!r}")
-    if not 2 <= low <= high <= MAX_MOVES - 1:
-        raise argparse.ArgumentTypeError(f"expected plies from 2 to {MAX_MOVES - 1} with LOW <= HIGH, got {text!r}")
-    return low, high
+def ply_range_from(lowest: int, example: str) -> Callable[[str], Tuple[int, int]]:
+    """An argument type for plies LOW-HIGH (or one ply) from ``lowest`` to the last that has a move to
+    play; ``example`` shows the form to a user who gave another."""
+
+    def parse(text: str) -> Tuple[int, int]:
+        low_text, _, high_text = text.partition("-")
+        try:
+            low, high = int(low_text), int(high_text or low_text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected plies as LOW-HIGH (e.g. {example}), got {text!r}")
+        if not lowest <= low <= high <= MAX_MOVES - 1:
+            raise argparse.ArgumentTypeError(
+                f"expected plies from {lowest} to {MAX_MOVES - 1} with LOW <= HIGH, got {text!r}"
+            )
+        return low, high
+
+    return parse
+
+
+# Plies inside a game that still has a move to play, from the second on: where positions are drawn.
+ply_range = ply_range_from(2, "6-14")
 
 
 def edition_key(text: str) -> str:
