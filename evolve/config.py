@@ -1,54 +1,33 @@
 """Experiment configs (TOML), validated once, on load, into a Config: errors name the key and the file.
 
 ``evolve.config_keys`` declares the keys (one row each: its type, default, check and range in words) and
-``evolve.schema`` the records they fill (``Config``, ``GaSettings``, ``PanelEntry``, ...).
+``evolve.schema`` the records they fill (``Config``, ``GaSettings``, ``PanelEntry``, ...). Here: the tables
+read and the panel, the [regret] positions and the sizes that must fit together checked;
+``evolve.config_genome`` settles the genome (its genes, their bounds and the start weights).
 """
 
 import copy
 import hashlib
-import math
 import os
 import sys
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # Python < 3.11
     import tomli as tomllib
 
-from engine.constants import MAX_WEIGHT
-from engine.course.literals import default_bounds, find_constants, select
 from engine.data import SHIPPED_PARAMS
-from engine.errors import InvalidInput
-from engine.features import FEATURE_TABLE, FEATURES
-from engine.params import ABSENT_WEIGHT, ParamsError, genome_of, load_params
-from engine.play.executors import is_remote
+from engine.params import ParamsError, load_params
 from engine.play.openings import OpeningsError, load_openings
 from engine.players.specs import make_player
-from engine.sandbox.limits import UntrustedFolderError
-from evolve.agents.program_individual import fingerprint, folder_problem, name_problem, read_agent_weights, start_row
-from evolve.config_keys import _INDIVIDUAL, _PANEL, _REGRET, _START, _TOP, ConfigError, check_table
-from evolve.genome import ENDGAME, UNRECORDED_GENES, feature_of, genes, named
-from evolve.schema import (
-    _TABLES,
-    Config,
-    PanelEntry,
-    ProgramIndividual,
-    RegretSettings,
-    SelfPlay,
-    Start,
-    StartRows,
-)
+from evolve.config_genome import DEFAULT_BOUNDS as DEFAULT_BOUNDS  # both as ever offered here too
+from evolve.config_genome import HELD_WITHIN as HELD_WITHIN
+from evolve.config_genome import settle_genes
+from evolve.config_keys import _PANEL, _REGRET, _START, _TOP, ConfigError, check_table
+from evolve.schema import _TABLES, Config, PanelEntry, RegretSettings, SelfPlay, Start, StartRows
 from evolve.solved.positions import PositionsError, load_positions
 
-# How far a weight that [start] free leaves out may move from its start weight (the eighth leg of the
-# tuner comparison, experiments/tuners-20261125, held them so: they moved by 0.01 at most).
-HELD_WITHIN = 0.05
-
-# Per-feature bounds on the weights: the genome lives inside this box.
-DEFAULT_BOUNDS = {feature.name: feature.bounds for feature in FEATURE_TABLE}
-# The most a program's weight may be: any number an agent's JSON reader takes, but a finite box to search.
-PROGRAM_WEIGHT = 1e9
 # Keys renamed (old name -> new; a table's key as table.key), still read for one release with a warning.
 RENAMED = {"workers": "jobs", "fitness.engine": "fitness.searcher"}
 # Panel players search to a fixed depth; past this a single game takes minutes.
@@ -84,23 +63,11 @@ def validate(data: Dict[str, Any], path: str = "config", start_weights: Optional
     if "self_play" not in data:
         tables["self_play"] = tables["self_play"]._replace(weight=0.0)
     start = Start(**check_table(start, _START, "start", path), params=(), weights=())
-    # the genes, their bounds and the start weights are settled below, from [bounds] or [individual]
     regret = None if regret is None else _regret(regret, path)
     shipped = tables["fitness"].play == "as-shipped"
     panel = _panel(data.get("panel"), path, optional=regret is not None, as_shipped=shipped)
     config = Config(**checked, **tables, start=start, panel=panel, genes=(), bounds={}, individual=None, regret=regret)
-    if individual is None:
-        names = tuple(genes(config.tapered))
-        config = config._replace(genes=names, bounds=_bounds(data.get("bounds", {}), path, names))
-        config = config._replace(start=_start(config, params_files, path, start_weights))
-        if free is not None:
-            config = _hold(config, free, data.get("bounds", {}), path)
-    else:
-        if free is not None:
-            raise ConfigError(
-                f"{path}: 'start.free' holds our searcher's weights; [individual.bounds] names a program's"
-            )
-        config = _individual(config, individual, data, params_files, path, start_weights)
+    config = settle_genes(config, data, individual, params_files, free, path, start_weights)
     if config.individual is not None and (config.fitness.play == "as-shipped" or config.regret is not None):
         what = "'fitness.play' = \"as-shipped\"" if config.fitness.play == "as-shipped" else "[regret]"
         raise ConfigError(f"{path}: [individual] evolves a program's weights: {what} is our searcher's")
@@ -229,278 +196,6 @@ def _check_won_side(entry: PanelEntry, where: str, path: str) -> None:
             f"{path}: {where}.won_side needs random_opening = {table.plies} (the plies {table.path} solves), "
             f"found {entry.random_opening}"
         )
-
-
-def _bounds(bounds: object, path: str, names: Sequence[str]) -> Dict[str, Tuple[float, float]]:
-    """Per-gene (low, high) bounds: the table's, else the default of each feature. A feature's
-    bounds hold for both its tapered weights unless ``endgame.<feature>`` names its own."""
-    if not isinstance(bounds, dict):
-        raise ConfigError(f"{path}: 'bounds' must be a table of feature = [low, high]")
-    endgame = bounds.get(ENDGAME.rstrip("."), {})
-    if not isinstance(endgame, dict):
-        raise ConfigError(f"{path}: 'bounds.endgame' must be a table of feature = [low, high]")
-    checked = {}
-    for name in names:
-        feature = feature_of(name)
-        pair = bounds.get(feature, DEFAULT_BOUNDS[feature])
-        if name != feature:
-            pair = endgame.get(feature, pair)
-        if not _pair(pair, MAX_WEIGHT):
-            raise ConfigError(
-                f"{path}: 'bounds.{name}' must be [low, high] with low < high, both finite and within "
-                f"+-{MAX_WEIGHT:g}, found {pair!r}"
-            )
-        checked[name] = (float(pair[0]), float(pair[1]))
-    unknown = sorted(set(bounds) - set(FEATURES) - {ENDGAME.rstrip(".")}) or sorted(
-        ENDGAME + name for name in set(endgame) - set(FEATURES)
-    )
-    if unknown:
-        raise ConfigError("{}: 'bounds.{}' is not a feature (known: {})".format(path, unknown[0], ", ".join(FEATURES)))
-    if endgame and ENDGAME + FEATURES[0] not in names:
-        raise ConfigError(
-            f"{path}: 'bounds.endgame' bounds tapered weights, and the config is not tapered (tapered = true)"
-        )
-    return checked
-
-
-def _hold(config: Config, free: object, bounds: Mapping[str, Any], path: str) -> Config:
-    """``config`` where only the genes ``free`` names move: every other gene is bounded to within HELD_WITHIN
-    of its start weights (the lowest and highest of them), so that a step of CMA-ES, a share of each range,
-    leaves it where it starts. ``bounds``: the config's [bounds] table, which may not bound a held gene."""
-    if not isinstance(free, list) or not free or not all(isinstance(name, str) for name in free):
-        raise ConfigError(
-            f"{path}: 'start.free' must be a list of the genes that move (feature names; "
-            f"endgame.<feature> for a tapered endgame weight), found {free!r}"
-        )
-    unknown = [name for name in free if name not in config.genes]
-    if unknown:
-        raise ConfigError(
-            f"{path}: 'start.free' names {unknown[0]!r}, not a gene of this config (genes: {', '.join(config.genes)})"
-        )
-    if not config.start.weights:
-        raise ConfigError(f"{path}: 'start.free' holds the other weights where they start: name 'start.params'")
-    endgame = bounds.get(ENDGAME.rstrip("."), {})
-    held = {}
-    for index, gene in enumerate(config.genes):
-        if gene in free:
-            continue
-        named = endgame if gene.startswith(ENDGAME) else bounds
-        if feature_of(gene) in named:
-            raise ConfigError(
-                f"{path}: 'bounds.{gene}' bounds a weight 'start.free' holds: free it, or drop its bounds"
-            )
-        values = [row[index] for row in config.start.weights]
-        held[gene] = (max(min(values) - HELD_WITHIN, -MAX_WEIGHT), min(max(values) + HELD_WITHIN, MAX_WEIGHT))
-    return config._replace(bounds=dict(config.bounds, **held), start=config.start._replace(free=tuple(free)))
-
-
-def _pair(pair: object, limit: float) -> bool:
-    """Whether ``pair`` is [low, high], two numbers within +-``limit`` with low < high."""
-    return (
-        isinstance(pair, (list, tuple))
-        and len(pair) == 2
-        and all(isinstance(x, (int, float)) and not isinstance(x, bool) and -limit <= x <= limit for x in pair)
-        and pair[0] < pair[1]
-    )
-
-
-def _individual(
-    config: Config, table: object, data: Mapping[str, Any], files: object, path: str, recorded: Optional[StartRows]
-) -> Config:
-    """``config`` with its ``individual``, ``genes``, ``bounds`` and ``start`` from an [individual] table: a
-    course agent whose weights file holds the genome; the file's weights, where it has them, start the run."""
-    where = f"{path}: [individual] evolves a program's weights: "
-    for conflict, why in (
-        ("depth", "'depth' is our searcher's (a program searches as its code says)"),
-        ("bounds", "its genes' bounds are [individual.bounds], not [bounds]"),
-        ("tapered", "'tapered' weights are our searcher's"),
-    ):
-        if conflict in data and data[conflict] is not False:
-            raise ConfigError(where + why)
-    if files:
-        raise ConfigError(
-            where + "'start.params' are our searcher's params files (the program's own weights file starts the run)"
-        )
-    if is_remote(config.executor.scheduler):
-        raise ConfigError(
-            where
-            + "it is built on this machine, which the workers of 'executor.scheduler' = "
-            + f"{config.executor.scheduler!r} cannot see"
-        )
-    if not isinstance(table, dict):
-        raise ConfigError(f"{path}: individual must be a table")
-    table = dict(table)
-    bounds, patterns = table.pop("bounds", None), table.pop("constants", None)
-    if patterns is not None and "weights_file" in table:
-        raise ConfigError(
-            f"{path}: 'individual.constants' tunes numbers in the agent's code, 'individual.weights_file' those of "
-            "a file it reads: name one"
-        )
-    checked = check_table(table, _INDIVIDUAL, "individual", path)
-    folder, name = os.path.abspath(checked["program"]), checked["weights_file"]
-    problem = folder_problem(folder)
-    if problem:
-        relative = "" if os.path.isabs(checked["program"]) else f" (a relative path: from the current folder, {folder})"
-        raise ConfigError("{}: 'individual.program' = {!r}{}: {}".format(path, checked["program"], relative, problem))
-    if name_problem(name):
-        raise ConfigError(f"{path}: 'individual.weights_file' = {name!r} {name_problem(name)}")
-    if patterns is not None:
-        return _constants(config, checked, folder, patterns, bounds, path, recorded)
-    if not isinstance(bounds, dict) or not bounds:
-        raise ConfigError(f"{path}: 'individual.bounds' must name each weight evolved: name = [low, high]")
-    _check_bounds(bounds, path)
-    config = config._replace(
-        genes=tuple(bounds), bounds={gene: (float(low), float(high)) for gene, (low, high) in bounds.items()}
-    )
-    shown = os.path.join(checked["program"], name)
-    try:
-        current = read_agent_weights(folder, name, shown)
-        row = [] if current is None or recorded is not None else start_row(current, config.bounds, shown)
-    except ValueError as error:
-        raise ConfigError(f"{path}: {error}")
-    try:
-        digest = fingerprint(folder, name)
-    except UntrustedFolderError as error:
-        raise ConfigError(f"{path}: 'individual.program': {error}")
-    config = config._replace(
-        individual=ProgramIndividual(**checked, folder=folder, base=current or {}, fingerprint=digest, constants=())
-    )
-    return _started(config, shown, row, path, recorded)
-
-
-def _started(config: Config, shown: str, row: Sequence[float], path: str, recorded: Optional[StartRows]) -> Config:
-    """``config`` whose program individual starts from ``row`` (the weights read from ``shown``; none: at
-    random), or from the weights a resumed run ``recorded``."""
-    if recorded is not None:
-        return config._replace(start=_start(config, [shown] if recorded else [], path, recorded))
-    return config._replace(
-        start=config.start._replace(params=(shown,) if row else (), weights=(tuple(row),) if row else ())
-    )
-
-
-def _check_bounds(bounds: Mapping[str, object], path: str) -> None:
-    """ConfigError where an [individual.bounds] entry is not [low, high] with low < high, both finite."""
-    for gene, pair in bounds.items():
-        if not _pair(pair, PROGRAM_WEIGHT):
-            raise ConfigError(
-                f"{path}: 'individual.bounds.{gene}' must be [low, high] with low < high, both finite and "
-                f"within +-{PROGRAM_WEIGHT:g}, found {pair!r}"
-            )
-
-
-def _constants(
-    config: Config,
-    checked: Mapping[str, Any],
-    folder: str,
-    patterns: object,
-    bounds: object,
-    path: str,
-    recorded: Optional[StartRows],
-) -> Config:
-    """``config`` whose genes are the constants of the agent's code that ``patterns`` (names or shell
-    patterns, as ``evolve constants`` lists them) choose, in the order written: each in its
-    [individual.bounds] range where given, else ``default_bounds``; their values start the run."""
-    if not isinstance(patterns, list) or not patterns or not all(isinstance(p, str) and p.strip() for p in patterns):
-        raise ConfigError(
-            f"{path}: 'individual.constants' must be a list of constant names or patterns, such as "
-            f'["evaluate.*", "KOMI"] (see: evolve constants {checked["program"]}), found {patterns!r}'
-        )
-    bounds = {} if bounds is None else bounds
-    if not isinstance(bounds, dict):
-        raise ConfigError(f"{path}: 'individual.bounds' must be a table: name = [low, high]")
-    _check_bounds(bounds, path)
-    try:
-        chosen = select(find_constants(folder), patterns)
-    except (InvalidInput, OSError) as error:
-        raise ConfigError(f"{path}: 'individual.constants': {error}")
-    names = [constant.name for constant in chosen]
-    unknown = [gene for gene in bounds if gene not in names]
-    if unknown:
-        raise ConfigError(
-            f"{path}: 'individual.bounds.{unknown[0]}' names no constant that 'individual.constants' chooses "
-            f"({', '.join(names)})"
-        )
-    ranges = {
-        c.name: (float(bounds[c.name][0]), float(bounds[c.name][1])) if c.name in bounds else default_bounds(c)
-        for c in chosen
-    }
-    config = config._replace(genes=tuple(names), bounds=ranges)
-    shown = f"{checked['program']}'s code"
-    try:
-        row = [] if recorded is not None else start_row({c.name: c.value for c in chosen}, ranges, shown)
-        digest = fingerprint(folder, checked["weights_file"])
-    except ValueError as error:
-        raise ConfigError(f"{path}: {error}")
-    except UntrustedFolderError as error:
-        raise ConfigError(f"{path}: 'individual.program': {error}")
-    individual = ProgramIndividual(**checked, folder=folder, base={}, fingerprint=digest, constants=tuple(patterns))
-    return _started(config._replace(individual=individual), shown, row, path, recorded)
-
-
-def _start(config: Config, files: object, path: str, recorded: Optional[StartRows] = None) -> Start:
-    """The config's Start with the weights of its params files read in (the genes' order), so a run
-    carries them in its checkpoint and never rereads the files. The paths are relative to the
-    folder evolve runs in, as the panel's player specs are. ``recorded``: the weights a run read
-    when it began, which stand for the files from then on."""
-    if not isinstance(files, list) or not all(isinstance(name, str) and name for name in files):
-        raise ConfigError(f"{path}: 'start.params' must be a list of params.json paths, found {files!r}")
-    if len(files) > config.population:
-        raise ConfigError(
-            f"{path}: 'start.params' names {len(files)} files, more than the population ({config.population})"
-        )
-    names = config.genes
-    if recorded is not None:
-        try:
-            rows = [_in_gene_order(row, names) for row in recorded]
-        except (ValueError, TypeError):
-            rows = None
-        if (
-            rows is None
-            or len(rows) != len(files)
-            or not all(
-                len(row) == len(names)
-                and all(isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in row)
-                for row in rows
-            )
-        ):
-            raise ConfigError(f"{path}: the recorded start weights do not match 'start.params' ({len(files)} files)")
-        return config.start._replace(params=tuple(files), weights=tuple(tuple(float(x) for x in row) for row in rows))
-    weights = []
-    for index, name in enumerate(files):
-        where = f"start.params[{index}]"
-        try:
-            params = load_params(name, warn=lambda message: None)
-        except ParamsError as error:
-            raise ConfigError(f"{path}: {where!r}: {error}")
-        row = genome_of(params)
-        if len(row) > len(names):
-            raise ConfigError(
-                f"{path}: {where!r} ({name}) has tapered weights and the config is not tapered: set tapered = true "
-                "to start from them"
-            )
-        row += row[: len(names) - len(row)]  # flat weights start a tapered genome the same at every ply
-        for gene, value in zip(names, row):
-            low, high = config.bounds[gene]
-            if not low <= value <= high:
-                raise ConfigError(
-                    f"{path}: {where!r} ({name}): weight {gene} = {value:g} is outside 'bounds.{gene}' = "
-                    f"[{low:g}, {high:g}]; widen "
-                    "the bounds to start from it"
-                )
-        weights.append(tuple(float(value) for value in row))
-    return config.start._replace(params=tuple(files), weights=tuple(weights))
-
-
-def _in_gene_order(row: object, names: Sequence[str]) -> Any:
-    """A recorded start row in the order of the config's genes: a row kept by gene name, or one kept
-    as a list before names were (named by UNRECORDED_GENES when it is not of the config's length); a
-    gene the row lacks (a feature added since) starts at ABSENT_WEIGHT."""
-    if isinstance(row, list) and len(row) != len(names):
-        tapered = len(row) == 2 * len(UNRECORDED_GENES)
-        row = named(row, UNRECORDED_GENES + (tuple(ENDGAME + gene for gene in UNRECORDED_GENES) if tapered else ()))
-    if isinstance(row, dict):
-        row = [row.get(name, ABSENT_WEIGHT) for name in names]
-    return row
 
 
 def load_config(path: Union[str, "os.PathLike[str]"], start_weights: Optional[StartRows] = None) -> Config:

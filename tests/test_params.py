@@ -8,7 +8,7 @@ from typing import Optional
 import pytest
 
 import engine.params
-import evolve.config
+import evolve.config_genome
 import evolve.genome
 from engine.cli.parts.arguments import search_settings
 from engine.common.runfolder import START_WEIGHTS
@@ -131,9 +131,10 @@ def features(request, monkeypatch):
     if request.param == "a feature added since":
         added = FEATURES + ("triangles",)
         monkeypatch.setattr(engine.params, "FEATURES", added)
-        monkeypatch.setattr(evolve.config, "FEATURES", added)
+        monkeypatch.setattr(evolve.config_genome, "FEATURES", added)
         monkeypatch.setattr(evolve.genome, "FEATURES", added)
-        monkeypatch.setattr(evolve.config, "DEFAULT_BOUNDS", dict(evolve.config.DEFAULT_BOUNDS, triangles=(-1.0, 1.0)))
+        bounds = dict(evolve.config_genome.DEFAULT_BOUNDS, triangles=(-1.0, 1.0))
+        monkeypatch.setattr(evolve.config_genome, "DEFAULT_BOUNDS", bounds)
     return request.param
 
 
