@@ -197,6 +197,11 @@ _SELF_PLAY: Schema = {
 }
 
 
+def _names_a_path(value: str) -> bool:
+    """Whether ``value`` can name a file or a folder: not blank, and no NUL byte."""
+    return bool(value.strip()) and "\0" not in value
+
+
 def _scheduler(value: str) -> bool:
     try:
         return value == "" or bool(check_scheduler(value))
@@ -243,10 +248,7 @@ _FITNESS: Schema = {
 # The exact regret fitness: the share of a positions file's won positions where the individual keeps the win.
 _REGRET: Schema = {
     "positions": ConfigKey(
-        kind=str,
-        default=None,
-        check=lambda v: v.strip() and "\0" not in v,
-        range_words="a positions file from 'evolve positions'",
+        kind=str, default=None, check=_names_a_path, range_words="a positions file from 'evolve positions'"
     ),
     "weight": ConfigKey(
         kind=float,
@@ -272,10 +274,7 @@ _EXECUTOR: Schema = {
 # name the genes.
 _INDIVIDUAL: Schema = {
     "program": ConfigKey(
-        kind=str,
-        default=None,
-        check=lambda v: v.strip() and "\0" not in v,
-        range_words="an agent folder, relative to where evolve runs",
+        kind=str, default=None, check=_names_a_path, range_words="an agent folder, relative to where evolve runs"
     ),
     "weights_file": ConfigKey(kind=str, default="weights.json"),
     "sandbox": ConfigKey(
