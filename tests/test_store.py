@@ -101,6 +101,29 @@ def test_a_value_alone_is_kept_and_the_moves_added_later(native, tmp_path):
     assert store.summary()["by_ply"] == {position.moves_played: (1, 0)}
 
 
+@pytest.mark.fast
+def test_a_position_whose_children_the_store_holds_follows_from_them_without_the_solver(native, tmp_path, monkeypatch):
+    """A store filled at one ply answers the ply before it: every move's result follows from the values
+    of the positions after it (an ended game's from its count), and is stored; one child missing and the
+    solver is asked."""
+    position = next(p for p in _positions(11, 20, 18, 20) if any(p.play_point(m).is_over for m in p.all_moves()))
+    store = SolvedStore(tmp_path / "solved.sqlite")
+    children = {move: position.play_point(move) for move in position.all_moves()}
+    for child in children.values():
+        if not child.is_over:
+            store.record(child, won=native.wins(child))
+    monkeypatch.setattr(stored_solver_module, "NativeSolver", RefusingSolver)
+    with StoredSolver(store) as solver:
+        assert solver.move_results(position) == native.move_results(position) and solver.asked == 0
+    assert store.results(position) == native.move_results(position)
+    other = next(p for p in _positions(12, 5, 18, 20) if store.results(p) is None)
+    monkeypatch.setattr(stored_solver_module, "NativeSolver", CountingSolver)
+    monkeypatch.setattr(CountingSolver, "questions", 0)
+    monkeypatch.setattr(CountingSolver, "started", 0)
+    with StoredSolver(store) as solver:
+        assert solver.move_results(other) == native.move_results(other) and CountingSolver.questions == 1
+
+
 def _damage(path, how):
     data = bytearray(path.read_bytes())
     if how == "truncated":

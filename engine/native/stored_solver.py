@@ -1,7 +1,8 @@
 """The compiled solver behind the store of solved positions (``engine.native.store``).
 
-``StoredSolver`` answers from the store where it can and asks ``NativeSolver`` (started on the first
-question it cannot answer) otherwise, storing the answer; every tool that asks the compiled solver
+``StoredSolver`` answers from the store where it can (a position's moves from its children's values
+too: a store filled at one ply answers the ply before it) and asks ``NativeSolver`` (started on the
+first question it cannot answer) otherwise, storing the answer; every tool that asks the compiled solver
 about a position goes through it. A pool of solvers starts one in each worker
 (``start_worker_solver``), so that the worker's transposition table serves every task it is sent.
 """
@@ -58,14 +59,32 @@ class StoredSolver:
         return won
 
     def move_results(self, position: Position) -> MoveResults:
-        """{move: whether it wins} for every legal move and PASS."""
+        """{move: whether it wins} for every legal move and PASS: the store's, else followed from its
+        children where the store holds every one (stored then), else the compiled solver's."""
         known = None if self.store is None else self.store.results(position)
+        if known is None and self.store is not None:
+            known = self._from_children(self.store, position)
+            if known is not None:
+                self.store.record(position, known)
         if known is not None:
             return known
         self.asked += 1
         results = self.solver.move_results(position)
         if self.store is not None:
             self.store.record(position, results)
+        return results
+
+    @staticmethod
+    def _from_children(store: SolvedStore, position: Position) -> Optional[MoveResults]:
+        """{move: whether it wins} where the store knows, or an ended game settles, every child; else None.
+        A move wins where the side to move after it loses (a store filled a ply deeper fills this ply)."""
+        results: MoveResults = {}
+        for move in position.all_moves():
+            child = position.play_point(move)
+            child_wins = child.margin() > 0 if child.is_over else store.value(child)
+            if child_wins is None:
+                return None
+            results[move] = not child_wins
         return results
 
     def close(self) -> None:
