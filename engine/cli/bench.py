@@ -2,10 +2,10 @@
 
 import argparse
 import json
-from typing import TYPE_CHECKING
 
 from engine.cli.parts.argument_types import count, depth, file_to_write, integer_range, positive_int, positive_seconds
-from engine.cli.parts.arguments import add_json, add_progress, command, group, progress_bar, reporter
+from engine.cli.parts.arguments import add_json, add_progress, progress_bar, reporter
+from engine.cli.parts.commands import Subcommands, command, group
 from engine.common.progress import counter
 from engine.constants import MAX_MOVES
 from engine.course.build import built_agents
@@ -18,17 +18,14 @@ from engine.sandbox.limits import DEFAULT_LIMITS
 from engine.submission.movecost import format_cost, measure
 from engine.submission.speed import bench_rules, bench_search, bench_solve
 
-if TYPE_CHECKING:
-    from engine.cli.parts.arguments import Subcommands
 
-
-def register(commands: "Subcommands") -> None:
+def register(commands: Subcommands) -> None:
     targets = group(commands, "bench", "measure the engine's speed on one core", "TARGET")
     for add in (_register_moves, _register_rules, _register_search, _register_solve, _register_solver):
         add(targets)
 
 
-def _register_moves(targets: "Subcommands") -> None:
+def _register_moves(targets: Subcommands) -> None:
     moves = command(targets, "moves", _bench_moves)
     moves.add_argument("folder", metavar="DIR", help="a course agent's folder (built first, as grade builds it)")
     moves.add_argument(
@@ -44,7 +41,7 @@ def _register_moves(targets: "Subcommands") -> None:
     add_json(moves)
 
 
-def _register_rules(targets: "Subcommands") -> None:
+def _register_rules(targets: Subcommands) -> None:
     rules = command(targets, "rules", _bench_rules)
     rules.add_argument("--vectors", default=RULES_VECTORS, help="rules-vectors file (.jsonl.gz); default: %(default)s")
     rules.add_argument("--repeats", type=positive_int, default=5, help="runs per figure (default 5)")
@@ -55,7 +52,7 @@ def _register_rules(targets: "Subcommands") -> None:
     add_json(rules)
 
 
-def _register_search(targets: "Subcommands") -> None:
+def _register_search(targets: Subcommands) -> None:
     search = command(targets, "search", _bench_search)
     search.add_argument("--params", default=None, help="params file (default: the shipped params.json)")
     search.add_argument("--max-depth", type=depth, default=5, help="deepest depth (default 5)")
@@ -73,7 +70,7 @@ def _register_search(targets: "Subcommands") -> None:
     add_json(search)
 
 
-def _register_solve(targets: "Subcommands") -> None:
+def _register_solve(targets: Subcommands) -> None:
     solve = command(targets, "solve", _bench_solve)
     solve.add_argument(
         "--plies",
@@ -95,7 +92,7 @@ def _register_solve(targets: "Subcommands") -> None:
     add_json(solve)
 
 
-def _register_solver(targets: "Subcommands") -> None:
+def _register_solver(targets: Subcommands) -> None:
     solver = command(targets, "solver", _bench_solver)
     solver.add_argument(
         "--plies",

@@ -2,11 +2,11 @@
 
 import os
 import sys
-from typing import TYPE_CHECKING
 
 from engine.book import load_book
 from engine.cli.parts.argument_types import file_to_write, integer_range, positive_int
-from engine.cli.parts.arguments import add_progress, add_store, add_table_bits, command, group, progress_bar, store_path
+from engine.cli.parts.arguments import add_progress, add_store, add_table_bits, progress_bar, store_path
+from engine.cli.parts.commands import Subcommands, command, group
 from engine.common.pools import cpu_with_children
 from engine.common.progress import counter
 from engine.constants import MAX_MOVES
@@ -19,14 +19,11 @@ from engine.position import Position
 from engine.protocol import write_atomic
 from engine.ui.board import describe
 
-if TYPE_CHECKING:
-    from engine.cli.parts.arguments import Subcommands
-
 _LAST_PLY = integer_range(0, MAX_MOVES - 2)
 _SIDES = ("black", "white")
 
 
-def register(commands: "Subcommands") -> None:
+def register(commands: Subcommands) -> None:
     actions = group(
         commands, "book", "build, extend, merge, trim, upgrade or check the opening book (book.json)", "ACTION"
     )

@@ -1,20 +1,17 @@
 """``littlego bundle``: the files of a course submission."""
 
 import os
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from engine.cli.parts.argument_types import EDITION_NAMES, edition_key
-from engine.cli.parts.arguments import command
+from engine.cli.parts.commands import Subcommands, command
 from engine.course.editions import edition, fitted_search, fitting_cap, tightest_rate
 from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS
 from engine.params import Params
 from engine.submission.bundle import write_bundle
 
-if TYPE_CHECKING:
-    from engine.cli.parts.arguments import Subcommands
 
-
-def register(commands: "Subcommands") -> None:
+def register(commands: Subcommands) -> None:
     bundle = command(commands, "bundle", _bundle)
     bundle.add_argument("outdir", help="folder to write into (created if missing)")
     bundle.add_argument("--params", default=SHIPPED_PARAMS, help="params file (default: %(default)s)")

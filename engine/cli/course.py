@@ -4,10 +4,11 @@ grades it, and on a class, as the earlier edition's round-robin ranks it."""
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, List, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
 from engine.cli.parts.argument_types import EDITION_NAMES, edition_key, file_to_write, positive_int
-from engine.cli.parts.arguments import add_game_options, command, game_settings, program_limits, progress_bar
+from engine.cli.parts.arguments import add_game_options, game_settings, program_limits, progress_bar
+from engine.cli.parts.commands import Subcommands, command
 from engine.common.progress import counter
 from engine.course.build import LANGUAGES, built_agents, recognise, refuse_remote_builds
 from engine.course.editions import LATEST
@@ -23,13 +24,10 @@ from engine.sandbox.files import excerpt
 from engine.sandbox.isolation import isolation
 from engine.sandbox.limits import DEFAULT_LIMITS
 
-if TYPE_CHECKING:
-    from engine.cli.parts.arguments import Subcommands
-
 NAME_CHARACTERS = 40  # of an agent folder's name in the table
 
 
-def register(commands: "Subcommands") -> None:
+def register(commands: Subcommands) -> None:
     grading = command(commands, "grade", _grade)
     grading.add_argument(
         "agent",
@@ -69,7 +67,7 @@ def register(commands: "Subcommands") -> None:
     command(commands, "sandbox", _sandbox)
 
 
-def _register_tournament(commands: "Subcommands") -> None:
+def _register_tournament(commands: Subcommands) -> None:
     round_robin = command(commands, "tournament", _tournament)
     round_robin.add_argument(
         "agents",

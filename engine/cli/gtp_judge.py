@@ -1,22 +1,19 @@
 """``littlego gtp`` and ``littlego judge``: the tool as another program's engine or judge."""
 
 import sys
-from typing import TYPE_CHECKING
 
 from engine.cli.parts.argument_types import count
-from engine.cli.parts.arguments import add_sandbox, add_store, command, player_with_sandbox, store_path
+from engine.cli.parts.arguments import add_sandbox, add_store, player_with_sandbox, store_path
+from engine.cli.parts.commands import Subcommands, command
 from engine.constants import MAX_MOVES
 from engine.ui.gtp_server import serve
 from engine.ui.judge import judge
 from engine.ui.web.native_values import NativeValues
 
-if TYPE_CHECKING:
-    from engine.cli.parts.arguments import Subcommands
-
 ANALYSIS_WAIT = 0.05  # wall seconds an analysis line waits for the compiled solver before showing the search's
 
 
-def register(commands: "Subcommands") -> None:
+def register(commands: Subcommands) -> None:
     gtp = command(commands, "gtp", _gtp)
     gtp.add_argument("--player", default="champion", help="the player answering genmove (default: %(default)s)")
     gtp.add_argument("--seed", type=int, default=1, help="seed of the player's random choices (default 1)")

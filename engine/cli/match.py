@@ -3,10 +3,11 @@
 import json
 import sys
 import time
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import Callable, Optional
 
 from engine.cli.parts.argument_types import elo_pair, file_to_write, folder_to_write, integer_range, positive_int
-from engine.cli.parts.arguments import add_game_options, command, game_settings, program_limits, progress_bar
+from engine.cli.parts.arguments import add_game_options, game_settings, program_limits, progress_bar
+from engine.cli.parts.commands import Subcommands, command
 from engine.constants import BLACK, MAX_MOVES, WHITE
 from engine.course.build import agents_built
 from engine.play.match import every_opening_games, run_match
@@ -14,11 +15,8 @@ from engine.play.stats import SprtState
 from engine.play.summary import format_report
 from engine.players.specs import KNOWN
 
-if TYPE_CHECKING:
-    from engine.cli.parts.arguments import Subcommands
 
-
-def register(commands: "Subcommands") -> None:
+def register(commands: Subcommands) -> None:
     match = command(commands, "match", _match)
     match.add_argument("a", metavar="A", help="first player spec: " + KNOWN)
     match.add_argument("b", metavar="B", help="second player spec")

@@ -1,17 +1,14 @@
 """``littlego play`` and ``littlego replay``: a person at the terminal, playing or watching a game."""
 
 import sys
-from typing import TYPE_CHECKING
 
-from engine.cli.parts.arguments import add_sandbox, command, player_with_sandbox
+from engine.cli.parts.arguments import add_sandbox, player_with_sandbox
+from engine.cli.parts.commands import Subcommands, command
 from engine.constants import BLACK, WHITE
 from engine.ui.terminal import offer_sgf, play_in_terminal, replay
 
-if TYPE_CHECKING:
-    from engine.cli.parts.arguments import Subcommands
 
-
-def register(commands: "Subcommands") -> None:
+def register(commands: Subcommands) -> None:
     play = command(commands, "play", _play)
     play.add_argument("opponent", nargs="?", default="champion", help="player spec (default: %(default)s)")
     play.add_argument(

@@ -1,19 +1,16 @@
 """``littlego serve``: the runs dashboard and the analysis board, in a browser."""
 
 import os
-from typing import TYPE_CHECKING
 
 from engine.cli.parts.argument_types import integer_range, positive_seconds
-from engine.cli.parts.arguments import add_sandbox, add_store, command, sandbox_limits, store_path
+from engine.cli.parts.arguments import add_sandbox, add_store, sandbox_limits, store_path
+from engine.cli.parts.commands import Subcommands, command
 from engine.common.hosts import is_loopback
 from engine.errors import InvalidInput
 from engine.ui.web.server import serve
 
-if TYPE_CHECKING:
-    from engine.cli.parts.arguments import Subcommands
 
-
-def register(commands: "Subcommands") -> None:
+def register(commands: Subcommands) -> None:
     parser = command(commands, "serve", _serve)
     parser.add_argument("--runs", default="runs", help="the folder of run folders to show (default: %(default)s)")
     parser.add_argument(

@@ -1,10 +1,10 @@
 """``littlego solve``: who wins a position with perfect play, and every move's value."""
 
 import time
-from typing import TYPE_CHECKING
 
 from engine.cli.parts.argument_types import integer_range, positive_seconds
-from engine.cli.parts.arguments import add_progress, add_store, command, progress_bar, store_path
+from engine.cli.parts.arguments import add_progress, add_store, progress_bar, store_path
+from engine.cli.parts.commands import Subcommands, command
 from engine.common.progress import counter
 from engine.constants import MAX_MOVES, PASS, colour_word
 from engine.errors import InvalidInput
@@ -13,11 +13,8 @@ from engine.search import SearchTimeout
 from engine.solver import Solver
 from engine.ui.board import board_diagram, describe, position_from_moves, read_position, verdict
 
-if TYPE_CHECKING:
-    from engine.cli.parts.arguments import Subcommands
 
-
-def register(commands: "Subcommands") -> None:
+def register(commands: Subcommands) -> None:
     solve = command(commands, "solve", _solve)
     solve.add_argument("position", nargs="?", help="SGF file or input.txt")
     solve.add_argument("--moves", help="moves from the empty board, as i,j or C3 or pass, separated by spaces")

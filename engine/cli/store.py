@@ -2,17 +2,10 @@
 
 import json
 import os
-from typing import TYPE_CHECKING
 
 from engine.cli.parts.argument_types import ply_range_from, positive_int
-from engine.cli.parts.arguments import (
-    add_solving,
-    add_store,
-    command,
-    group,
-    progress_bar,
-    store_path,
-)
+from engine.cli.parts.arguments import add_solving, add_store, progress_bar, store_path
+from engine.cli.parts.commands import Subcommands, command, group
 from engine.common.progress import counter
 from engine.data import SOLVED_PREFILL
 from engine.errors import InvalidInput
@@ -23,14 +16,10 @@ from engine.native.store_schema import RULES_FINGERPRINT
 from engine.position import Position
 from engine.ui.board import position_from_moves
 
-if TYPE_CHECKING:
-    from engine.cli.parts.arguments import Subcommands
-
-
 _PLIES = ply_range_from(0, "0-4")  # from the empty board on
 
 
-def register(commands: "Subcommands") -> None:
+def register(commands: Subcommands) -> None:
     actions = group(commands, "store", "grow, describe and check the store of solved positions", "ACTION")
     grow = command(actions, "grow", _grow)
     grow.add_argument("--plies", type=_PLIES, required=True, help="the plies to fill, LOW-HIGH (e.g. 0-4)")

@@ -4,7 +4,6 @@ back, which side each random opening leaves won, and where the agent gives won g
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
 
 from engine.cli.match import match_lines
 from engine.cli.parts.argument_types import file_to_write, positive_int
@@ -12,13 +11,12 @@ from engine.cli.parts.arguments import (
     add_game_options,
     add_store,
     add_table_bits,
-    command,
     game_settings,
-    group,
     program_limits,
     progress_bar,
     store_path,
 )
+from engine.cli.parts.commands import Subcommands, command, group
 from engine.data import SHIPPED_PARAMS
 from engine.errors import InvalidInput
 from engine.params import load_params
@@ -28,20 +26,17 @@ from engine.study.giveaways import StudyPlan, run_study
 from engine.study.mistakes import DEPTH_TABLE_BITS, WALK_TABLE_BITS, case, depth_picks, walk_back
 from engine.study.settle import SOLVER_TABLE_BITS, build_table, kept_report, read_answers, solve_records, solve_seed
 
-if TYPE_CHECKING:
-    from engine.cli.parts.arguments import Subcommands
-
 SOURCE_HELP = "the match's records: a folder of SGF records, a tar archive of one, or a match journal (.xz, .gz)"
 RESUMED = "interrupted: the same command continues from OUT, keeping what is done"
 
 
-def register(commands: "Subcommands") -> None:
+def register(commands: Subcommands) -> None:
     _register_records(commands)
     _register_openings(commands)
     _register_study(commands)
 
 
-def _register_records(commands: "Subcommands") -> None:
+def _register_records(commands: Subcommands) -> None:
     actions = group(commands, "records", "unpack or pack the game records of a match", "ACTION")
     unpack_records = command(actions, "unpack", _unpack)
     unpack_records.add_argument("source", metavar="SOURCE", help=SOURCE_HELP)
@@ -79,7 +74,7 @@ def _pack(args):
     return 0
 
 
-def _register_openings(commands: "Subcommands") -> None:
+def _register_openings(commands: Subcommands) -> None:
     actions = group(commands, "openings", "settle which side each random opening leaves won", "ACTION")
     solve = command(actions, "solve", _solve)
     solve.add_argument("source", metavar="SOURCE", help=SOURCE_HELP)
@@ -165,7 +160,7 @@ def _report(args):
     return 0
 
 
-def _register_study(commands: "Subcommands") -> None:
+def _register_study(commands: Subcommands) -> None:
     actions = group(commands, "study", "find where the agent gives won games away", "STUDY")
     giveaways = command(actions, "giveaways", _giveaways)
     giveaways.add_argument("out", metavar="OUT", help="the study's folder (created; the same OUT resumes)")

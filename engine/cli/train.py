@@ -1,14 +1,10 @@
 """``littlego train``: train a learning player (the tabular Q-learner)."""
 
-from typing import TYPE_CHECKING
-
 from engine.cli.parts.argument_types import integer_range, positive_int
-from engine.cli.parts.arguments import add_progress, command, group, progress_bar
+from engine.cli.parts.arguments import add_progress, progress_bar
+from engine.cli.parts.commands import Subcommands, command, group
 from engine.constants import MAX_MOVES
 from engine.training.trainer import PLOT, TABLE, Training
-
-if TYPE_CHECKING:
-    from engine.cli.parts.arguments import Subcommands
 
 _SETTINGS = (
     "games",
@@ -25,7 +21,7 @@ _SETTINGS = (
 )
 
 
-def register(commands: "Subcommands") -> None:
+def register(commands: Subcommands) -> None:
     learners = group(commands, "train", "train a learning player (qlearning)", "LEARNER")
     qlearning = command(learners, "qlearning", _train)
     option = qlearning.add_argument

@@ -9,7 +9,7 @@ import os
 import sys
 from typing import List, Optional
 
-from engine.cli.parts.arguments import tool_parser
+from engine.cli.parts.commands import tool_parser
 from engine.cli.parts.exits import STOPPED_STATUS, run_command
 from engine.errors import UserError
 from engine.play.executors import ExecutorError

@@ -2,20 +2,17 @@
 
 import argparse
 import json
-from typing import TYPE_CHECKING
 
 from engine.cli.parts.argument_types import depth, positive_int, scheduler
-from engine.cli.parts.arguments import add_cluster_options, add_json, add_renamed, command, reporter
+from engine.cli.parts.arguments import add_cluster_options, add_json, add_renamed, reporter
+from engine.cli.parts.commands import Subcommands, command
 from engine.play.executors import SCHEDULER_FORMS
 from engine.players.searcher import ENGINES
 from engine.players.specs import make_player
 from evolve.bench import bench_games
 
-if TYPE_CHECKING:
-    from engine.cli.parts.arguments import Subcommands
 
-
-def register(commands: "Subcommands") -> None:
+def register(commands: Subcommands) -> None:
     bench = command(commands, "bench", _bench)
     bench.add_argument(
         "--jobs",

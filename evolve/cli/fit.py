@@ -1,16 +1,11 @@
 """``evolve label`` and ``evolve fit``: exact labels from the compiled solver, and weights fitted to them."""
 
 import argparse
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
 from engine.cli.parts.argument_types import file_to_write, integer_range, ply_range, positive_int, weight, weight_bound
-from engine.cli.parts.arguments import (
-    add_search_settings,
-    add_solving,
-    command,
-    search_settings,
-    solving,
-)
+from engine.cli.parts.arguments import add_search_settings, add_solving, search_settings, solving
+from engine.cli.parts.commands import Subcommands, command
 from engine.data import SHIPPED_PARAMS
 from engine.features import FEATURES
 from engine.params import genome_of, load_params, save_params
@@ -18,11 +13,8 @@ from evolve.genome import feature_of, genes
 from evolve.solved.fit import fit_labels, fitted_params
 from evolve.solved.labels import build_labels, load_many
 
-if TYPE_CHECKING:
-    from engine.cli.parts.arguments import Subcommands
 
-
-def register(commands: "Subcommands") -> None:
+def register(commands: Subcommands) -> None:
     label = command(commands, "label", _label)
     label.add_argument("--positions", type=positive_int, required=True, help="how many positions")
     label.add_argument("--plies", type=ply_range, default=(6, 14), help="plies to sample, LOW-HIGH (default 6-14)")

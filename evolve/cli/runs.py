@@ -6,7 +6,7 @@ import json
 import os
 import shutil
 import time
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 from engine.cli.parts.argument_types import file_to_write, folder_to_write, positive_int, scheduler
 from engine.cli.parts.arguments import (
@@ -16,10 +16,10 @@ from engine.cli.parts.arguments import (
     add_progress,
     add_renamed,
     add_search_settings,
-    command,
     progress_bar,
     search_settings,
 )
+from engine.cli.parts.commands import Subcommands, command
 from engine.course.build import recognise
 from engine.course.literals import default_bounds, find_constants
 from engine.data import SHIPPED_PARAMS
@@ -34,11 +34,8 @@ from evolve.loop import Evolution
 from evolve.runs import export_best, format_table, plot_run, program_of, provenance, read_generations
 from evolve.schema import ProgramIndividual
 
-if TYPE_CHECKING:
-    from engine.cli.parts.arguments import Subcommands
 
-
-def register(commands: "Subcommands") -> None:
+def register(commands: Subcommands) -> None:
     run = command(commands, "run", _run)
     run.add_argument("config", help="experiment config (TOML)")
     run.add_argument("--runs-dir", default="runs", help="where run folders go (default: runs)")

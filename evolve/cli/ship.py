@@ -4,18 +4,18 @@ import argparse
 import functools
 import os
 import sys
-from typing import TYPE_CHECKING, List, Optional, Union
+from typing import List, Optional, Union
 
 from engine.cli.match import match_lines
 from engine.cli.parts.argument_types import count, elo_pair, file_to_write, integer_range, positive_int, share
 from engine.cli.parts.arguments import (
     add_game_options,
     add_search_settings,
-    command,
     game_settings,
     program_limits,
     progress_bar,
 )
+from engine.cli.parts.commands import Subcommands, command
 from engine.common.progress import counter
 from engine.constants import MAX_MOVES
 from engine.params import load_params
@@ -37,11 +37,8 @@ from evolve.ship_plan import (
 from evolve.solved.exploit import Exploitability, exploitability, format_exploitability
 from evolve.solved.positions import load_positions
 
-if TYPE_CHECKING:
-    from engine.cli.parts.arguments import Subcommands
 
-
-def register(commands: "Subcommands") -> None:
+def register(commands: Subcommands) -> None:
     ship_ = command(commands, "ship", _ship)
     ship_.add_argument("run", nargs="+", help="run folder (one), or a params file to ship (evolve fit's, say)")
     ship_.add_argument(

@@ -5,7 +5,7 @@ against the exact adversary)."""
 import argparse
 import json
 import os
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from engine.cli.parts.argument_types import file_to_write, ply_range, positive_int
 from engine.cli.parts.arguments import (
@@ -14,11 +14,11 @@ from engine.cli.parts.arguments import (
     add_solving,
     add_store,
     add_table_bits,
-    command,
     progress_bar,
     solving,
     store_path,
 )
+from engine.cli.parts.commands import Subcommands, command
 from engine.common.progress import counter
 from engine.errors import UserError
 from engine.params import load_params
@@ -30,11 +30,8 @@ from evolve.solved.position_sources import DEFAULT_PLIES
 from evolve.solved.positions import build_positions, load_positions, merge_positions
 from evolve.solved.regret import regret_score
 
-if TYPE_CHECKING:
-    from engine.cli.parts.arguments import Subcommands
 
-
-def register(commands: "Subcommands") -> None:
+def register(commands: Subcommands) -> None:
     positions = command(commands, "positions", _positions)
     positions.add_argument("out", help="positions file to write (gzipped JSON, e.g. positions.json.gz)")
     positions.add_argument(

@@ -7,21 +7,19 @@ import os
 import random
 import sys
 import time
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from engine.cli.parts.argument_types import positive_int, positive_seconds
-from engine.cli.parts.arguments import add_json, command
+from engine.cli.parts.arguments import add_json
+from engine.cli.parts.commands import Subcommands, command
 from engine.errors import InvalidInput
 from evolve.solved import tuners
 from evolve.solved.move_labels import label_loss, labels_of
 
-if TYPE_CHECKING:
-    from engine.cli.parts.arguments import Subcommands
-
 MATCH_GAMES = 60  # the fixed match each final candidate plays for the rank correlations
 
 
-def register(commands: "Subcommands") -> None:
+def register(commands: Subcommands) -> None:
     parser = command(commands, "tuners", _tuners)
     parser.add_argument(
         "--positions",

@@ -1,12 +1,12 @@
 """What both command-line tools share: the options several commands take, each group added by one
-function and read back by another (``add_game_options`` and ``game_settings``), and the command tree's
-pieces (``command``: a subcommand whose docstring is its help). The values an argument may take are
-``engine.cli.parts.argument_types``; how a command ends is ``engine.cli.parts.exits``."""
+function and read back by another (``add_game_options`` and ``game_settings``). The values an argument
+may take are ``engine.cli.parts.argument_types``; the commands they belong to,
+``engine.cli.parts.commands``; how a command ends, ``engine.cli.parts.exits``."""
 
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Callable, Collection, Dict, Iterable, Optional, Sequence, Tuple
+from typing import Any, Callable, Collection, Dict, Iterable, Optional, Sequence, Tuple
 
 from engine.cli.parts.argument_types import integer_range, positive_int, positive_seconds, scheduler, setting_type
 from engine.course.build import ensure_built
@@ -22,11 +22,6 @@ from engine.sandbox.isolation import refuse_strict, warning
 from engine.sandbox.limits import DEFAULT_LIMITS, MODES, Limits
 
 SCHEDULER_HELP = WHERE_GAMES_RUN + " (default: the experiment's [executor], else the local process pool)"
-
-Handler = Callable[[argparse.Namespace], int]  # a command: its arguments -> its exit status
-if TYPE_CHECKING:
-    # The subcommands of a parser, as ``subcommands`` makes them (generic to the checker alone, not at run time).
-    Subcommands = argparse._SubParsersAction[argparse.ArgumentParser]
 
 
 class _DaskSetting(argparse.Action):
@@ -330,38 +325,3 @@ def reporter(args: argparse.Namespace) -> Callable[[str], None]:
     """The report function of a command with --json: lines printed as they come, or nothing
     when the result is printed as JSON."""
     return (lambda line: None) if args.json else print
-
-
-def subcommands(parser: argparse.ArgumentParser, dest: str, metavar: str) -> "Subcommands":
-    """A required choice of subcommands under ``parser``."""
-    choices = parser.add_subparsers(dest=dest, metavar=metavar)
-    choices.required = True
-    return choices
-
-
-def tool_parser(
-    prog: str, description: str, registers: Sequence[Callable[["Subcommands"], None]]
-) -> argparse.ArgumentParser:
-    """The parser of a tool (``littlego``, ``evolve``): a required command, each group of them added by
-    one of ``registers`` (a command module's ``register``)."""
-    parser = argparse.ArgumentParser(prog=prog, description=description)
-    commands = subcommands(parser, "command", "COMMAND")
-    for register in registers:
-        register(commands)
-    return parser
-
-
-def command(choices: "Subcommands", name: str, handler: Handler) -> argparse.ArgumentParser:
-    """The subcommand ``name`` run by ``handler``, whose docstring is its help: the first
-    paragraph the one-line summary, the whole the description ``--help`` prints."""
-    assert handler.__doc__, f"the command {name} has no docstring to be its help"
-    summary, _, details = handler.__doc__.strip().partition("\n\n")
-    summary = " ".join(summary.split())
-    parser = choices.add_parser(name, help=summary, description=" ".join(details.split()) or summary)
-    parser.set_defaults(handler=handler)
-    return parser
-
-
-def group(choices: "Subcommands", name: str, summary: str, metavar: str) -> "Subcommands":
-    """A command ``name`` whose own subcommands (``metavar``) are chosen next: ``littlego book build``."""
-    return subcommands(choices.add_parser(name, help=summary, description=summary), "target", metavar)
