@@ -15,38 +15,26 @@ game depends only on (weights, opponent, seed).
 """
 
 import datetime
-import json
 import logging
 import os
 import shutil
 import sys
 import time
-from typing import Any, Dict, List, Mapping, Optional, Set, TextIO
+from typing import Any, Dict, List, Optional, Set, TextIO
 
-import multiprocessing_logging
 import numpy
 from deap import tools
 from tqdm import tqdm
 
 from engine.common.pools import CpuMeter
-from engine.common.runfolder import (
-    CONFIG_COPY,
-    EXTENDED,
-    FOLDER_TIME,
-    GENERATIONS,
-    LOG_FILE,
-    GenerationRecord,
-    HeldOut,
-)
+from engine.common.runfolder import CONFIG_COPY, FOLDER_TIME, GenerationRecord
 from engine.common.seeds import derive_seed
 from engine.course.build import agents_built
 from engine.errors import InvalidInput
-from engine.params import save_params
 from engine.play.executors import check_scheduler, executor, is_remote
-from engine.protocol import write_atomic
 from evolve import genome
 from evolve.agents.code_individual import BuiltProgram
-from evolve.agents.program_individual import best_file, program_built, save_agent_weights
+from evolve.agents.program_individual import program_built
 from evolve.checkpoint import (
     CHECKPOINT,
     Checkpoint,
@@ -57,77 +45,32 @@ from evolve.checkpoint import (
     save_checkpoint,
     save_start_weights,
 )
-from evolve.config import ConfigError, load_config, repeated_games
+from evolve.config import load_config
 from evolve.fitness import choose_searcher, make_jobs, self_play_opponents
-from evolve.generations import by_colour, generation_line, population_figures, saturation_warning
+from evolve.generations import by_colour, population_figures
+from evolve.regret_fitness import held_out_kept, regret_job_count
 from evolve.rounds import evaluate_in_rounds
-from evolve.runs import best_params, provenance
+from evolve.run_output import (
+    announce,
+    append_generation,
+    new_folder,
+    record_extension,
+    remove_folder,
+    rewrite_generations,
+    show_generation,
+    start_log,
+    write_best,
+)
 from evolve.schema import Config
-from evolve.solved.positions import load_positions
-from evolve.solved.regret import REGRET_PER_JOB, regret_job, regret_jobs
 
 log = logging.getLogger("evolve")
 
-BEST_PARAMS = "best-params.json"
 FAULTS = "faults"  # a program individual's faulting moves, each kept with its input.txt and replay.sh
-
-
-def load_config_generations(run_dir: str) -> Optional[int]:
-    """The generations the run's config copy asks for (None where it cannot be read)."""
-    try:
-        return load_config(os.path.join(run_dir, CONFIG_COPY)).generations
-    except (ConfigError, OSError):  # a config copy of an older schema: only the count was wanted
-        return None
 
 
 def generation_seed(config: Config, generation: int) -> int:
     """The seed of a generation's games: from the config seed and the generation alone."""
     return derive_seed(config.seed, generation) % (2**31)
-
-
-def _setup_logging(run_dir: str, verbose: bool = False) -> logging.Logger:
-    logger = logging.getLogger("evolve")
-    logger.setLevel(logging.DEBUG if verbose else logging.INFO)
-    for handler in list(logger.handlers):  # a previous run in this process
-        logger.removeHandler(handler)
-        handler.close()
-    handler = logging.FileHandler(os.path.join(run_dir, LOG_FILE))
-    handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(name)s: %(message)s"))
-    logger.addHandler(handler)
-    # Workers log through the parent's handler: the package needs the fork start method.
-    multiprocessing_logging.install_mp_handler(logger)
-    return logger
-
-
-def _count(number: int, unit: str) -> str:
-    return f"{number} {unit}" + ("" if number == 1 else "s")
-
-
-def _searched_by(config: Config, searcher: str) -> str:
-    """How the run's games are searched, in words: by the program's own code (a program individual), else
-    by our ``searcher`` ("native" or "python")."""
-    if config.individual is not None:
-        return "searched by the program's own code"
-    return f"searched by the {searcher} searcher"
-
-
-def _where(description: Mapping[str, Any]) -> str:
-    """Where games run, in words, for the log: executor, workers, threads, and the dashboard if any."""
-    words = description["executor"] + (" at {}".format(description["scheduler"]) if "scheduler" in description else "")
-    words += ", {}, {}".format(_count(description["workers"], "worker"), _count(description["threads"], "thread"))
-    return words + (", dashboard {}".format(description["dashboard"]) if description.get("dashboard") else "")
-
-
-def _new_folder(parent: str, name: str) -> str:
-    """Create a fresh folder ``parent/name`` (or ``name-2``, ``-3``...): exclusive even against a concurrent run."""
-    suffix = 1
-    while True:
-        path = os.path.join(parent, name if suffix == 1 else f"{name}-{suffix}")
-        try:
-            os.mkdir(path)
-            return path
-        except FileExistsError:
-            suffix += 1
 
 
 class Evolution:
@@ -185,7 +128,7 @@ class Evolution:
         if os.path.exists(runs_dir) and not os.path.isdir(runs_dir):
             raise RunError(f"{runs_dir}: not a folder (--runs-dir names where run folders go)")
         os.makedirs(runs_dir, exist_ok=True)
-        run_dir = _new_folder(runs_dir, f"{config.name}-{datetime.datetime.now().strftime(FOLDER_TIME)}")
+        run_dir = new_folder(runs_dir, f"{config.name}-{datetime.datetime.now().strftime(FOLDER_TIME)}")
         evolution = cls(run_dir, config, jobs, progress, out, scheduler=scheduler)
         evolution.new = True  # made by this process: removed again if it fails before its first generation
         evolution.lock = RunLock(run_dir).acquire()
@@ -229,7 +172,7 @@ class Evolution:
                 )
                 evolution.lock = lock
                 evolution._start()
-                evolution._rewrite_generations()
+                rewrite_generations(run_dir, evolution.records)
                 return evolution
             checkpoint = load_checkpoint(run_dir)
             evolution = cls(
@@ -249,13 +192,13 @@ class Evolution:
         genome.STREAM.setstate(checkpoint.random_state)
         numpy.random.set_state(checkpoint.numpy_state)
         # Lines of a generation that was cut off before its checkpoint are dropped.
-        evolution._rewrite_generations()
+        rewrite_generations(run_dir, evolution.records)
         return evolution
 
     # -- the loop -------------------------------------------------------------------------------
     def run(self, stop_after: Optional[int] = None) -> str:
         """Evolve until the configured number of generations (or ``stop_after`` more); the run folder."""
-        _setup_logging(self.run_dir)
+        start_log(self.run_dir)
         last = self.config.generations
         if stop_after is not None:
             last = min(last, self.generation + stop_after)
@@ -269,36 +212,8 @@ class Evolution:
                 opponents, self.games.limits, remote
             ), executor(self.games.scheduler, self.games.jobs or 1) as games:
                 self.where = games.describe()
-                searched = _searched_by(self.config, self.searcher)
-                log.info(
-                    "run %s: %s, generations %d..%d (generation 0 is the first population, then %d of evolution: "
-                    "'generations' counts those); games run on %s, %s",
-                    self.run_dir,
-                    self.config.name,
-                    self.generation + 1,
-                    self.config.generations,
-                    self.config.generations,
-                    _where(self.where),
-                    searched,
-                )
-                if self.config.individual is not None:
-                    play = "each move a process of the agent's, in the sandbox"
-                elif self.config.fitness.play == "as-shipped":
-                    play = "as shipped (at a node budget)"
-                else:
-                    play = "to a fixed depth"
-                print(f"games run on {_where(self.where)}, {searched}, {play}", file=self.out)
-                for line in repeated_games(self.config):
-                    log.warning(line)
-                    print("warning: " + line, file=sys.stderr)
+                announce(self.run_dir, self.config, self.searcher, self.where, self.generation + 1, self.out)
                 self.toolbox.register("map", games.map)
-                start = self.config.start
-                if self.generation < 0 and start.params:
-                    log.info(
-                        "generation 0 starts from %s, mutated copies of them and %.0f%% of the rest at random",
-                        ", ".join(start.params),
-                        100 * start.random,
-                    )
                 while self.generation < last:
                     self._generation(self.generation + 1)
         except Exception:
@@ -309,20 +224,9 @@ class Evolution:
                 self.lock.release()
                 self.lock = None
             if failed_at_start:
-                self._remove_folder()
+                remove_folder(self.run_dir)
         log.info("run finished at generation %d", self.generation)
         return self.run_dir
-
-    def _remove_folder(self) -> None:
-        """Remove the folder of a new run that failed before its first generation: it holds nothing to resume
-        (no checkpoint), and a resume of it would start from nothing."""
-        logger = logging.getLogger("evolve")
-        for handler in list(logger.handlers):
-            if getattr(handler, "baseFilename", "").startswith(os.path.abspath(self.run_dir) + os.sep):
-                logger.removeHandler(handler)
-                handler.close()
-        shutil.rmtree(self.run_dir, ignore_errors=True)
-        print(f"no generation finished: {self.run_dir} removed (it holds nothing to resume)", file=sys.stderr)
 
     def _generation(self, number: int) -> None:
         started = time.time()
@@ -337,7 +241,8 @@ class Evolution:
         bar = None
         if self.progress:
             bar = tqdm(
-                total=len(make_jobs(invalid, self.config, seed, opponents)) + self._regret_jobs(len(invalid)),
+                total=len(make_jobs(invalid, self.config, seed, opponents))
+                + regret_job_count(self.config, len(invalid)),
                 unit="game",
                 desc=f"generation {number}",
                 leave=False,
@@ -375,10 +280,7 @@ class Evolution:
     def extend(self, generations: int) -> None:
         """Go on to generation ``generations`` (more than the config's, or than done): kept in the next
         checkpoint and said in the run's log."""
-        _setup_logging(self.run_dir)
-        log.info("run extended from %d to %d generations", self.config.generations, generations)
-        record = {"generations": generations, "configured": load_config_generations(self.run_dir)}
-        write_atomic(os.path.join(self.run_dir, EXTENDED), json.dumps(record) + "\n")  # for whoever reads the folder
+        record_extension(self.run_dir, self.config.generations, generations)
         self.config = self.config._replace(generations=generations)
 
     def _centre(self, evaluated: List[genome.Individual]) -> List[float]:
@@ -390,27 +292,6 @@ class Evolution:
     def _one_job_a_process(self) -> bool:
         """Whether each worker process runs one job at a time (the local pool; Dask workers of one thread)."""
         return self.where.get("threads", self.where.get("workers", 1)) <= self.where.get("workers", 1)
-
-    def _regret_jobs(self, individuals: int) -> int:
-        """How many regret jobs ``individuals`` individuals take this generation (none without [regret])."""
-        if self.config.regret is None:
-            return 0
-        return individuals * -(-self.config.regret.won // REGRET_PER_JOB)
-
-    def _held_out(self, best: genome.Individual) -> Optional[HeldOut]:
-        """The best individual's share of the held-out won positions kept (None without [regret])."""
-        if self.config.regret is None:
-            return None
-        held_out = load_positions(self.config.regret.positions).split(True)
-        jobs = regret_jobs(
-            [genome.as_features(best, self.config.genes)],
-            held_out,
-            self.config.depth,
-            self.config.fitness.search,
-            self.searcher,
-        )
-        flags = [flag for outcome in self.toolbox.map(regret_job, jobs) for flag in outcome]
-        return HeldOut(kept=sum(flags), won=len(flags), share=sum(flags) / len(flags) if flags else None)
 
     def _record(
         self, number: int, evaluated: List[genome.Individual], games: int, seconds: float, cpu_seconds: float
@@ -438,7 +319,7 @@ class Evolution:
             centre=genome.named(self._centre(evaluated), self.config.genes),
             play=self.config.fitness.play,
             best_regret_kept=best.report.get("regret_kept") if regret and getattr(best, "report", None) else None,
-            best_held_out=self._held_out(best),
+            best_held_out=held_out_kept(self.config, best, self.searcher, self.toolbox.map),
             positions=len(evaluated) * regret.won if regret else None,  # won positions searched this generation
             win_rate=population.win_rate,
             margin=population.margin,
@@ -455,37 +336,9 @@ class Evolution:
             min=entry.win_rate.min,
             seconds=entry.seconds,
         )
-        with open(os.path.join(self.run_dir, GENERATIONS), "a") as handle:
-            handle.write(json.dumps(entry.to_json()) + "\n")
-        self._write_best()
-        line = generation_line(entry)
-        print(line, file=self.out)
-        self.out.flush()
-        log.info(line)
-        saturated = saturation_warning(number, entry.win_rate)
-        if saturated:  # in the log each time; on the terminal once a run of each kind, not a flood
-            log.warning(saturated)
-            kind = saturated.split(": ")[1].split(" (")[0]
-            if kind not in self.warned:
-                self.warned.add(kind)
-                print(f"warning: {saturated} (said once; the log has every generation it holds for)", file=sys.stderr)
-
-    def _rewrite_generations(self) -> None:
-        lines = "".join(json.dumps(entry.to_json()) + "\n" for entry in self.records)
-        write_atomic(os.path.join(self.run_dir, GENERATIONS), lines)
-
-    def _write_best(self) -> None:
-        best = self.halloffame[0]
-        if self.config.individual is not None:  # a program's weights: in its own file's format
-            save_agent_weights(
-                os.path.join(self.run_dir, best_file(self.config)),
-                self.config,
-                best,
-                provenance(self.run_dir, self.config, self.generation, best.fitness.values),
-            )
-            return
-        params = best_params(self.run_dir, self.config, self.generation, best)
-        save_params(os.path.join(self.run_dir, BEST_PARAMS), params)
+        append_generation(self.run_dir, entry)
+        write_best(self.run_dir, self.config, self.generation, best)
+        show_generation(entry, self.out, self.warned)
 
     def _checkpoint(self) -> None:
         save_checkpoint(

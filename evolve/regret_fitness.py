@@ -1,5 +1,6 @@
 """The [regret] table's part of a generation's fitness: each individual's share of the won positions
-it keeps, on the fitness positions (``evolve.solved.regret``), searched as its games play."""
+it keeps, on the fitness positions (``evolve.solved.regret``), searched as its games play; and the best
+individual's share of the held-out ones, which the generation's record keeps."""
 
 import hashlib
 import logging
@@ -7,12 +8,12 @@ import traceback
 from typing import Callable, Dict, Optional, Sequence, Tuple, Union
 
 from engine.common.pools import CpuMeter
-from engine.common.runfolder import RunError
+from engine.common.runfolder import HeldOut, RunError
 from evolve.fitness import MapFunction, run_jobs
 from evolve.genome import Individual, as_features
 from evolve.schema import Config
 from evolve.solved.positions import load_positions
-from evolve.solved.regret import RegretJob, regret_job, regret_jobs
+from evolve.solved.regret import REGRET_PER_JOB, RegretJob, regret_job, regret_jobs
 
 log = logging.getLogger("evolve.regret_fitness")
 
@@ -56,3 +57,21 @@ def safe_regret_job(job: RegretJob) -> Union[Tuple[int, ...], str]:
         text = traceback.format_exc()
         log.warning("regret job failed (individual %d):\n%s", job.individual, text)
         return text
+
+
+def regret_job_count(config: Config, individuals: int) -> int:
+    """How many regret jobs ``individuals`` individuals take a generation (none without [regret])."""
+    if config.regret is None:
+        return 0
+    return individuals * -(-config.regret.won // REGRET_PER_JOB)
+
+
+def held_out_kept(config: Config, best: Individual, searcher: str, play: MapFunction) -> Optional[HeldOut]:
+    """The ``best`` individual's share of the held-out won positions of [regret] kept (None without it),
+    its moves searched by ``searcher`` through ``play`` (a pool's map) as its games play."""
+    if config.regret is None:
+        return None
+    held_out = load_positions(config.regret.positions).split(True)
+    jobs = regret_jobs([as_features(best, config.genes)], held_out, config.depth, config.fitness.search, searcher)
+    flags = [flag for outcome in play(regret_job, jobs) for flag in outcome]
+    return HeldOut(kept=sum(flags), won=len(flags), share=sum(flags) / len(flags) if flags else None)

@@ -14,6 +14,7 @@ from multiprocessing import Pool
 import pytest
 
 from engine.common.pools import CpuMeter
+from engine.common.runfolder import GENERATIONS
 from engine.constants import BLACK, WHITE
 from engine.features import FEATURES
 from engine.params import default_params, load_params, save_params
@@ -24,7 +25,7 @@ from evolve.checkpoint import CHECKPOINT, Checkpoint, _upgrade, load_checkpoint,
 from evolve.config import ConfigError, load_config, repeated_games
 from evolve.fitness import FitnessGame, FitnessGameError, make_jobs, run_jobs, safe_play_job
 from evolve.genome import make_toolbox
-from evolve.loop import GENERATIONS, Evolution
+from evolve.loop import Evolution
 from evolve.rounds import fold
 from evolve.runs import export_best, format_table, plot_run, read_generations
 from evolve.schema import Config

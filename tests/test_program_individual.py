@@ -421,7 +421,7 @@ def test_a_stopped_program_run_resumes_to_the_same_generations_whatever_the_work
 
 
 def test_where_games_ran_counts_in_words():
-    from evolve.loop import _where
+    from evolve.run_output import _where
 
     one = _where({"executor": "local pool", "workers": 1, "threads": 1})
     assert one == "local pool, 1 worker, 1 thread"

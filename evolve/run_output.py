@@ -1,0 +1,183 @@
+"""What a run writes beside its checkpoint, and where: its folder (made, and removed again where no
+generation finishes), ``run.log`` and what the run says when it starts, each generation's line in
+``generations.jsonl`` and on the terminal, and the best individual's weights. ``loop`` decides what
+happens; this module says it."""
+
+import json
+import logging
+import os
+import shutil
+import sys
+from typing import Any, Mapping, Optional, Sequence, Set, TextIO
+
+import multiprocessing_logging
+
+from engine.common.runfolder import CONFIG_COPY, EXTENDED, GENERATIONS, LOG_FILE, GenerationRecord
+from engine.params import save_params
+from engine.protocol import write_atomic
+from evolve.agents.program_individual import best_file, save_agent_weights
+from evolve.config import ConfigError, load_config, repeated_games
+from evolve.generations import generation_line, saturation_warning
+from evolve.genome import Individual
+from evolve.runs import best_params, provenance
+from evolve.schema import Config
+
+log = logging.getLogger("evolve")
+
+BEST_PARAMS = "best-params.json"
+
+
+# -- the folder and its log -----------------------------------------------------------------------
+def new_folder(parent: str, name: str) -> str:
+    """Create a fresh folder ``parent/name`` (or ``name-2``, ``-3``...): exclusive even against a concurrent run."""
+    suffix = 1
+    while True:
+        path = os.path.join(parent, name if suffix == 1 else f"{name}-{suffix}")
+        try:
+            os.mkdir(path)
+            return path
+        except FileExistsError:
+            suffix += 1
+
+
+def start_log(run_dir: str, verbose: bool = False) -> logging.Logger:
+    """The ``evolve`` logger writing to the run's ``run.log`` alone, the workers' records too."""
+    logger = logging.getLogger("evolve")
+    logger.setLevel(logging.DEBUG if verbose else logging.INFO)
+    for handler in list(logger.handlers):  # a previous run in this process
+        logger.removeHandler(handler)
+        handler.close()
+    handler = logging.FileHandler(os.path.join(run_dir, LOG_FILE))
+    handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(name)s: %(message)s"))
+    logger.addHandler(handler)
+    # Workers log through the parent's handler: the package needs the fork start method.
+    multiprocessing_logging.install_mp_handler(logger)
+    return logger
+
+
+def remove_folder(run_dir: str) -> None:
+    """Remove the folder of a new run that failed before its first generation: it holds nothing to resume
+    (no checkpoint), and a resume of it would start from nothing."""
+    logger = logging.getLogger("evolve")
+    for handler in list(logger.handlers):
+        if getattr(handler, "baseFilename", "").startswith(os.path.abspath(run_dir) + os.sep):
+            logger.removeHandler(handler)
+            handler.close()
+    shutil.rmtree(run_dir, ignore_errors=True)
+    print(f"no generation finished: {run_dir} removed (it holds nothing to resume)", file=sys.stderr)
+
+
+def record_extension(run_dir: str, planned: int, generations: int) -> None:
+    """Say in the run's log and in ``extended.json`` (for whoever reads the folder) that the run goes on
+    to generation ``generations``, not ``planned``."""
+    start_log(run_dir)
+    log.info("run extended from %d to %d generations", planned, generations)
+    record = {"generations": generations, "configured": _config_generations(run_dir)}
+    write_atomic(os.path.join(run_dir, EXTENDED), json.dumps(record) + "\n")
+
+
+def _config_generations(run_dir: str) -> Optional[int]:
+    """The generations the run's config copy asks for (None where it cannot be read)."""
+    try:
+        return load_config(os.path.join(run_dir, CONFIG_COPY)).generations
+    except (ConfigError, OSError):  # a config copy of an older schema: only the count was wanted
+        return None
+
+
+# -- what a run says when it starts ---------------------------------------------------------------
+def _count(number: int, unit: str) -> str:
+    return f"{number} {unit}" + ("" if number == 1 else "s")
+
+
+def _searched_by(config: Config, searcher: str) -> str:
+    """How the run's games are searched, in words: by the program's own code (a program individual), else
+    by our ``searcher`` ("native" or "python")."""
+    if config.individual is not None:
+        return "searched by the program's own code"
+    return f"searched by the {searcher} searcher"
+
+
+def _where(description: Mapping[str, Any]) -> str:
+    """Where games run, in words, for the log: executor, workers, threads, and the dashboard if any."""
+    words = description["executor"] + (" at {}".format(description["scheduler"]) if "scheduler" in description else "")
+    words += ", {}, {}".format(_count(description["workers"], "worker"), _count(description["threads"], "thread"))
+    return words + (", dashboard {}".format(description["dashboard"]) if description.get("dashboard") else "")
+
+
+def announce(run_dir: str, config: Config, searcher: str, where: Mapping[str, Any], first: int, out: TextIO) -> None:
+    """Say in the log, and in a line on ``out``, what the run plays from generation ``first`` on: where its
+    games run (``where``, an executor's describe()), how they are searched and played; warn of games its
+    panel repeats, and where generation 0 starts from [start] params, say so in the log."""
+    searched = _searched_by(config, searcher)
+    log.info(
+        "run %s: %s, generations %d..%d (generation 0 is the first population, then %d of evolution: "
+        "'generations' counts those); games run on %s, %s",
+        run_dir,
+        config.name,
+        first,
+        config.generations,
+        config.generations,
+        _where(where),
+        searched,
+    )
+    if config.individual is not None:
+        play = "each move a process of the agent's, in the sandbox"
+    elif config.fitness.play == "as-shipped":
+        play = "as shipped (at a node budget)"
+    else:
+        play = "to a fixed depth"
+    print(f"games run on {_where(where)}, {searched}, {play}", file=out)
+    for line in repeated_games(config):
+        log.warning(line)
+        print("warning: " + line, file=sys.stderr)
+    start = config.start
+    if first == 0 and start.params:
+        log.info(
+            "generation 0 starts from %s, mutated copies of them and %.0f%% of the rest at random",
+            ", ".join(start.params),
+            100 * start.random,
+        )
+
+
+# -- each generation ------------------------------------------------------------------------------
+def append_generation(run_dir: str, entry: GenerationRecord) -> None:
+    """Add a generation's line to ``generations.jsonl``."""
+    with open(os.path.join(run_dir, GENERATIONS), "a") as handle:
+        handle.write(json.dumps(entry.to_json()) + "\n")
+
+
+def rewrite_generations(run_dir: str, records: Sequence[GenerationRecord]) -> None:
+    """``generations.jsonl`` holding ``records`` alone (a resume drops a generation cut off before its
+    checkpoint), written atomically."""
+    lines = "".join(json.dumps(entry.to_json()) + "\n" for entry in records)
+    write_atomic(os.path.join(run_dir, GENERATIONS), lines)
+
+
+def write_best(run_dir: str, config: Config, generation: int, best: Individual) -> None:
+    """The hall of fame's ``best`` as a file of the run: ``best-params.json``, or for a program individual
+    its weights in its own file's format."""
+    if config.individual is not None:
+        save_agent_weights(
+            os.path.join(run_dir, best_file(config)),
+            config,
+            best,
+            provenance(run_dir, config, generation, best.fitness.values),
+        )
+        return
+    save_params(os.path.join(run_dir, BEST_PARAMS), best_params(run_dir, config, generation, best))
+
+
+def show_generation(entry: GenerationRecord, out: TextIO, warned: Set[str]) -> None:
+    """A generation's line on ``out`` and in the log, and its saturation warning: in the log each time, on
+    the terminal once a run of each kind (``warned``: the kinds said already, added to), not a flood."""
+    line = generation_line(entry)
+    print(line, file=out)
+    out.flush()
+    log.info(line)
+    saturated = saturation_warning(entry.generation, entry.win_rate)
+    if saturated:
+        log.warning(saturated)
+        kind = saturated.split(": ")[1].split(" (")[0]
+        if kind not in warned:
+            warned.add(kind)
+            print(f"warning: {saturated} (said once; the log has every generation it holds for)", file=sys.stderr)
