@@ -179,55 +179,107 @@ def _numbers(value: object) -> bool:
     )
 
 
-def _generation(record: object, where: str) -> GenerationRecord:
-    def need(ok: bool, field: str, words: str) -> None:
-        if not ok:
-            raise RunError(f"{where}: not a generation's record: {field} must be {words}")
+class _Line(Dict[str, Any]):
+    """A line's JSON object, read with checks that name ``where`` (its file and line) and the field."""
 
-    def optional(key: str, ok: Callable[[Any], bool], words: str) -> Any:
+    def __init__(self, record: object, where: str) -> None:
+        self.where = where
+        self.need(isinstance(record, dict), "the line", "an object")
+        super().__init__(record)  # type: ignore[call-overload]
+
+    def need(self, ok: bool, field: str, words: str) -> None:
+        if not ok:
+            raise RunError(f"{self.where}: not a generation's record: {field} must be {words}")
+
+    def optional(self, key: str, ok: Callable[[Any], bool], words: str) -> Any:
         """The value of a key older runs lack (None where it is absent)."""
-        value = line.get(key)
-        need(value is None or ok(value), key, words)
+        value = self.get(key)
+        self.need(value is None or ok(value), key, words)
         return value
 
-    need(isinstance(record, dict), "the line", "an object")
-    line: Dict[str, Any] = record  # type: ignore[assignment]
-    need(_integer(line.get("generation")), "generation", "an integer")
+
+def _generation(record: object, where: str) -> GenerationRecord:
+    line = _Line(record, where)
+    line.need(_integer(line.get("generation")), "generation", "an integer")
     best: Any = line.get("best_fitness")
-    need(isinstance(best, list) and len(best) == 2 and all(map(_number, best)), "best_fitness", "two numbers")
-    rates: Any = line.get("win_rate")
-    need(
-        isinstance(rates, dict) and _number(rates.get("mean")) and _number(rates.get("std")),
-        "win_rate",
-        "an object with a mean and a std",
-    )
-    need(
-        rates.get("standard_error") is None or _number(rates["standard_error"]),
-        "win_rate.standard_error",
-        "a number or null",
-    )
-    for field in ("best", "min"):
-        need(rates.get(field) is None or _number(rates[field]), f"win_rate.{field}", "a number")
-    colours = line.get("best_by_colour", {})
-    need(
-        isinstance(colours, dict) and all(v is None or _number(v) for v in colours.values()),
-        "best_by_colour",
-        "an object of numbers",
-    )
+    line.need(isinstance(best, list) and len(best) == 2 and all(map(_number, best)), "best_fitness", "two numbers")
+    win_rate, best_by_colour = _win_rates(line), _by_colour(line)
     for field in ("diversity", "games", "seconds", "games_per_second"):
-        need(_number(line.get(field)), field, "a number")
+        line.need(_number(line.get(field)), field, "a number")
     weights: Any = line.get("best_weights")
-    need(
+    line.need(
         isinstance(weights, dict) and bool(weights) and all(map(_number, weights.values())),
         "best_weights",
         "an object of numbers",
     )
-    margin = optional(
+    margin, best_held_out = _margins(line), _held_out(line)
+    return GenerationRecord(
+        generation=line["generation"],
+        evaluated=line.optional("evaluated", _integer, "an integer"),
+        games=line["games"],
+        searcher=line.optional(
+            "searcher" if "searcher" in line else "engine", lambda v: isinstance(v, str), "a string"
+        ),
+        seconds=line["seconds"],
+        cpu_seconds=line.optional("cpu_seconds", _number, "a number or null"),
+        games_per_second=line["games_per_second"],
+        executor=line.optional("executor", lambda v: isinstance(v, dict), "an object"),
+        games_per_second_per_worker=line.optional("games_per_second_per_worker", _number, "a number"),
+        diversity=line["diversity"],
+        best_fitness=(best[0], best[1]),
+        best_weights=weights,
+        best_by_colour=best_by_colour,
+        centre=line.optional("centre", _numbers, "an object of numbers"),
+        play=line.optional("play", lambda v: isinstance(v, str), "a string"),
+        best_regret_kept=line.optional("best_regret_kept", _number, "a number or null"),
+        best_held_out=best_held_out,
+        positions=line.optional("positions", _integer, "an integer"),
+        win_rate=win_rate,
+        margin=margin,
+        individuals=line.optional(
+            "individuals", lambda v: isinstance(v, list) and all(isinstance(i, dict) for i in v), "a list of objects"
+        ),
+    )
+
+
+def _win_rates(line: _Line) -> WinRates:
+    """The line's ``win_rate``: a mean and a std every run wrote, the rest where it was kept."""
+    rates: Any = line.get("win_rate")
+    line.need(
+        isinstance(rates, dict) and _number(rates.get("mean")) and _number(rates.get("std")),
+        "win_rate",
+        "an object with a mean and a std",
+    )
+    for field in ("standard_error", "best", "min"):
+        words = "a number or null" if field == "standard_error" else "a number"
+        line.need(rates.get(field) is None or _number(rates[field]), f"win_rate.{field}", words)
+    return WinRates(rates.get("best"), rates["mean"], rates["std"], rates.get("min"), rates.get("standard_error"))
+
+
+def _by_colour(line: _Line) -> Optional[ByColour]:
+    """The line's ``best_by_colour`` (None where the run did not keep it)."""
+    colours = line.get("best_by_colour", {})
+    line.need(
+        isinstance(colours, dict) and all(v is None or _number(v) for v in colours.values()),
+        "best_by_colour",
+        "an object of numbers",
+    )
+    return ByColour(colours.get("black"), colours.get("white")) if "best_by_colour" in line else None
+
+
+def _margins(line: _Line) -> Optional[Margins]:
+    """The line's ``margin`` (None where the run did not keep it)."""
+    margin = line.optional(
         "margin",
         lambda v: isinstance(v, dict) and all(_number(v.get(k)) for k in Margins._fields),
         "an object with a best, a mean and a std",
     )
-    held_out = optional(
+    return None if margin is None else Margins(margin["best"], margin["mean"], margin["std"])
+
+
+def _held_out(line: _Line) -> Optional[HeldOut]:
+    """The line's ``best_held_out`` (None without [regret], and in runs from before it was kept)."""
+    held_out = line.optional(
         "best_held_out",
         lambda v: (
             isinstance(v, dict)
@@ -237,33 +289,7 @@ def _generation(record: object, where: str) -> GenerationRecord:
         ),
         "an object with kept, won and share",
     )
-    return GenerationRecord(
-        generation=line["generation"],
-        evaluated=optional("evaluated", _integer, "an integer"),
-        games=line["games"],
-        searcher=optional("searcher" if "searcher" in line else "engine", lambda v: isinstance(v, str), "a string"),
-        seconds=line["seconds"],
-        cpu_seconds=optional("cpu_seconds", _number, "a number or null"),
-        games_per_second=line["games_per_second"],
-        executor=optional("executor", lambda v: isinstance(v, dict), "an object"),
-        games_per_second_per_worker=optional("games_per_second_per_worker", _number, "a number"),
-        diversity=line["diversity"],
-        best_fitness=(best[0], best[1]),
-        best_weights=weights,
-        best_by_colour=ByColour(colours.get("black"), colours.get("white")) if "best_by_colour" in line else None,
-        centre=optional("centre", _numbers, "an object of numbers"),
-        play=optional("play", lambda v: isinstance(v, str), "a string"),
-        best_regret_kept=optional("best_regret_kept", _number, "a number or null"),
-        best_held_out=None if held_out is None else HeldOut(held_out["kept"], held_out["won"], held_out.get("share")),
-        positions=optional("positions", _integer, "an integer"),
-        win_rate=WinRates(
-            rates.get("best"), rates["mean"], rates["std"], rates.get("min"), rates.get("standard_error")
-        ),
-        margin=None if margin is None else Margins(margin["best"], margin["mean"], margin["std"]),
-        individuals=optional(
-            "individuals", lambda v: isinstance(v, list) and all(isinstance(i, dict) for i in v), "a list of objects"
-        ),
-    )
+    return None if held_out is None else HeldOut(held_out["kept"], held_out["won"], held_out.get("share"))
 
 
 def folder_time(name: str) -> Optional[datetime.datetime]:
