@@ -147,8 +147,8 @@ def test_the_study_keeps_its_summary_beside_its_records(monkeypatch, tmp_path, c
         def close(self):
             pass
 
-    def solve_seed(seed, count, path, jobs, store=None):
-        assert (seed, count, jobs) == (plan.seed, 2 * plan.openings, plan.jobs)
+    def solve_seed(seed, count, path, solving):
+        assert (seed, count, solving.jobs, solving.store) == (plan.seed, 2 * plan.openings, plan.jobs, plan.store)
         with open(path, "w") as handle:
             json.dump(answers, handle)
 

@@ -14,6 +14,7 @@ from engine.constants import BLACK, WHITE
 from engine.coords import move_from_text
 from engine.data import SHIPPED_BOOK, SOLVED_OPENINGS
 from engine.native.solver import NativeSolver
+from engine.native.stored_solver import Solving
 from engine.play.match import run_match
 from engine.play.openings import OpeningsError, every_opening, load_openings, match_openings, openings_json
 from engine.play.settings import GameSettings
@@ -130,7 +131,7 @@ def test_the_compiled_solver_answers_each_opening_and_keeps_it_as_it_comes(tmp_p
     while position.moves_played < 14:
         position = position.play_point(rng.choice(position.legal_points()))
     key, out, said = book_key(position)[0], str(tmp_path / "answers.json"), []
-    solve_all({key: position}, out, {"known.2": False}, jobs=1, table_bits=18, say=said.append)
+    solve_all({key: position}, out, {"known.2": False}, Solving(1, 18), say=said.append)
     assert json.load(open(out)) == {"known.2": False, key: native.wins(position)}
     assert said[0].startswith(f"{key} black {'wins' if native.wins(position) else 'loses'} (")
 

@@ -17,7 +17,7 @@ from engine.native.solver import NativeSolver, describe_position, position_from_
 from engine.native.store import SolvedStore
 from engine.native.store_file import StoreError
 from engine.native.store_schema import store_key
-from engine.native.stored_solver import StoredSolver
+from engine.native.stored_solver import Solving, StoredSolver
 from engine.position import Position
 from engine.symmetry import SYMMETRIES
 from evolve.solved.exploit import adversary_move
@@ -450,7 +450,7 @@ def test_what_littlego_solve_solved_the_board_openings_study_and_book_read_witho
 
     answers, said = {}, []
     todo = {book_key(child)[0]: child for child in children.values() if not child.is_over}
-    solve_all(todo, str(tmp_path / "answers.json"), answers, jobs=2, table_bits=16, say=said.append, store=path)
+    solve_all(todo, str(tmp_path / "answers.json"), answers, Solving(2, 16, str(path)), say=said.append)
     assert answers == {book_key(c)[0]: not results[m] for m, c in children.items() if not c.is_over}
     assert said == [f"{len(todo)} openings from the store {path}"]
 
@@ -495,6 +495,6 @@ def test_what_the_book_builder_proved_book_check_and_the_openings_read_without_t
     values = line_values(book_positions(book))
     answers = {}
     todo = {book_key(position)[0]: position for position in values}
-    solve_all(todo, str(tmp_path / "answers.json"), answers, jobs=1, table_bits=16, say=lambda line: None, store=path)
+    solve_all(todo, str(tmp_path / "answers.json"), answers, Solving(1, 16, str(path)), say=lambda line: None)
     assert answers == {book_key(position)[0]: won for position, won in values.items()}
     assert native_questions == ["book"]

@@ -14,6 +14,7 @@ from engine.cli.parts.arguments import (
     game_settings,
     program_limits,
     progress_bar,
+    solving,
     store_path,
 )
 from engine.cli.parts.commands import Subcommands, command, group
@@ -114,7 +115,7 @@ def _solve(args):
     {key: true when Black to move wins} to OUT after each answer, so that a cut-off run keeps what
     it has and the same command continues.
     """
-    solve_records(args.source, args.out, args.jobs, args.table_bits, store=store_path(args))
+    solve_records(args.source, args.out, solving(args))
     return 0
 
 
@@ -128,7 +129,7 @@ def _solve_seed(args):
     (--store) or the compiled solver. OUT
     is written as 'openings solve' writes it.
     """
-    solve_seed(args.seed, args.games, args.out, args.jobs, args.earlier, args.table_bits, store=store_path(args))
+    solve_seed(args.seed, args.games, args.out, solving(args), args.earlier)
     return 0
 
 
@@ -141,7 +142,7 @@ def _table(args):
     study read.
     """
     file_to_write(args.out, "OUT", "openings.json")
-    build_table(args.out, args.jobs, args.earlier, args.table_bits, store=store_path(args))
+    build_table(args.out, solving(args), args.earlier)
     return 0
 
 

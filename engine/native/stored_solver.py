@@ -8,12 +8,21 @@ about a position goes through it. A pool of solvers starts one in each worker
 """
 
 import os
-from typing import List, Literal, Optional, Union
+from typing import List, Literal, NamedTuple, Optional, Union
 
 from engine.native.compiler import DEFAULT_TABLE_BITS
 from engine.native.solver import NativeSolver
 from engine.native.store import MoveResults, SolvedStore
 from engine.position import Position
+
+
+class Solving(NamedTuple):
+    """How a tool solves many positions: ``jobs`` compiled solver processes at a time, each with a table
+    of 2**``table_bits`` buckets, over the store of solved positions at ``store`` (a path; None for none)."""
+
+    jobs: int = 1
+    table_bits: int = DEFAULT_TABLE_BITS
+    store: Optional[str] = None
 
 
 class StoredSolver:

@@ -47,7 +47,7 @@ from engine.players.specs import make_player
 from engine.protocol import write_atomic
 from engine.study import say_now
 from engine.study.examine import GiveAway, LostGame, examine
-from engine.study.settle import PLIES, solve_seed
+from engine.study.settle import PLIES, SETTLING, solve_seed
 
 
 class StudyPlan(NamedTuple):
@@ -257,7 +257,7 @@ def run_study(plan: StudyPlan) -> List[str]:
     os.makedirs(plan.out, exist_ok=True)
     results = play(plan)
     answers_path = os.path.join(plan.out, "openings.json")
-    solve_seed(plan.seed, 2 * plan.openings, answers_path, plan.jobs, store=plan.store)
+    solve_seed(plan.seed, 2 * plan.openings, answers_path, SETTLING._replace(jobs=plan.jobs, store=plan.store))
     with open(answers_path) as handle:
         answers = json.load(handle)
     lines = report(examine_all(plan, results, answers))

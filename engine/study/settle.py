@@ -31,7 +31,7 @@ from engine.common.pools import process_pool
 from engine.data import SHIPPED_BOOK
 from engine.native.solver import describe_position, position_from_text
 from engine.native.store import open_store
-from engine.native.stored_solver import StoredSolver
+from engine.native.stored_solver import Solving, StoredSolver
 from engine.play.openings import OpeningsError, every_opening, load_openings, match_openings, openings_json
 from engine.play.records import default_folder, games
 from engine.play.sgf import Replay, read_game
@@ -41,6 +41,7 @@ from engine.study import Say, say_now
 
 PLIES = 2
 SOLVER_TABLE_BITS = 24  # 512 MiB a process: an opening of 2 plies takes minutes even so
+SETTLING = Solving(jobs=2, table_bits=SOLVER_TABLE_BITS)  # how openings are settled unless told: no store
 Answers = Dict[str, bool]  # an opening's book key -> whether Black (to move) wins it
 SolveJob = Tuple[str, str, int, Optional[str]]  # (key, the position's text, table bits, the store's path)
 
@@ -88,18 +89,11 @@ def stored_answers(todo: Mapping[str, Position], store: Optional[str]) -> Answer
     return {key: won for key, won in values.items() if won is not None}
 
 
-def solve_all(
-    todo: Mapping[str, Position],
-    out: str,
-    answers: Answers,
-    jobs: int,
-    table_bits: int = SOLVER_TABLE_BITS,
-    say: Say = say_now,
-    store: Optional[str] = None,
-) -> None:
-    """Settle the openings ``todo`` ({key: position}): from the store at ``store`` where it holds them,
-    the rest solved ``jobs`` at a time (each answer kept in the store); each answer added to
-    ``answers`` and saved to ``out`` as it comes."""
+def solve_all(todo: Mapping[str, Position], out: str, answers: Answers, solving: Solving, say: Say = say_now) -> None:
+    """Settle the openings ``todo`` ({key: position}): from the store ``solving`` names where it holds
+    them, the rest solved ``solving.jobs`` at a time (each answer kept in the store); each answer added
+    to ``answers`` and saved to ``out`` as it comes."""
+    jobs, table_bits, store = solving
     held = stored_answers(todo, store)
     if held:
         answers.update(held)
@@ -118,19 +112,12 @@ def solve_all(
             say("{} black {} ({:,} nodes, {:.0f} s)".format(key, "wins" if won else "loses", nodes, seconds))
 
 
-def solve_records(
-    source: str,
-    out: str,
-    jobs: int,
-    table_bits: int = SOLVER_TABLE_BITS,
-    say: Say = say_now,
-    store: Optional[str] = None,
-) -> None:
+def solve_records(source: str, out: str, solving: Solving = SETTLING, say: Say = say_now) -> None:
     """Settle every distinct opening of the records in ``source`` with the compiled solver, into ``out``."""
     answers = read_answers(out)
     todo = {key: opening for _, _, opening, key in record_openings(source) if key not in answers}
     say(f"{len(todo)} openings to solve")
-    solve_all(todo, out, answers, jobs, table_bits, say, store)
+    solve_all(todo, out, answers, solving, say)
 
 
 def known_answers(earlier: Iterable[str] = ()) -> Answers:
@@ -146,17 +133,10 @@ def known_answers(earlier: Iterable[str] = ()) -> Answers:
 
 
 def solve_seed(
-    seed: int,
-    count: int,
-    out: str,
-    jobs: int,
-    earlier: Iterable[str] = (),
-    table_bits: int = SOLVER_TABLE_BITS,
-    say: Say = say_now,
-    store: Optional[str] = None,
+    seed: int, count: int, out: str, solving: Solving = SETTLING, earlier: Iterable[str] = (), say: Say = say_now
 ) -> None:
     """Settle the distinct openings of a match of ``count`` games from ``seed`` into ``out``: from the
-    shipped table or ``earlier``, the shipped book, else the store at ``store`` or the compiled solver."""
+    shipped table or ``earlier``, the shipped book, else the store or the compiled solver (``solving``)."""
     answers = read_answers(out)
     known = known_answers(earlier)
     book = load_book(SHIPPED_BOOK)
@@ -177,19 +157,12 @@ def solve_seed(
             len(answers) + len(todo), len(answers), by["earlier"], by["book"], len(todo)
         )
     )
-    solve_all(todo, out, answers, jobs, table_bits, say, store)
+    solve_all(todo, out, answers, solving, say)
 
 
-def build_table(
-    out: str,
-    jobs: int,
-    earlier: Iterable[str] = (),
-    table_bits: int = SOLVER_TABLE_BITS,
-    say: Say = say_now,
-    store: Optional[str] = None,
-) -> None:
+def build_table(out: str, solving: Solving = SETTLING, earlier: Iterable[str] = (), say: Say = say_now) -> None:
     """Write the openings file ``out`` of every opening of PLIES plies: the shipped table's answers and
-    ``earlier``'s, the rest from the store at ``store`` or solved (kept in ``OUT.work`` as they come, so
+    ``earlier``'s, the rest from the store or solved as ``solving`` says (kept in ``OUT.work`` as they come, so
     a cut-off build goes on)."""
     work = out + ".work"
     answers = read_answers(work)
@@ -204,7 +177,7 @@ def build_table(
             todo[key] = position
     _save(work, answers)
     say(f"{len(answers) + len(todo)} openings of {PLIES} plies: {len(answers)} known, {len(todo)} to solve")
-    solve_all(todo, work, answers, jobs, table_bits, say, store)
+    solve_all(todo, work, answers, solving, say)
     write_atomic(out, openings_json(PLIES, answers))
     os.remove(work)
     say(f"wrote {out}: Black wins {sum(answers.values())} of {len(answers)}")

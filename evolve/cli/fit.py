@@ -77,7 +77,7 @@ def _label(args: argparse.Namespace) -> int:
         args.positions,
         tuple(args.plies),
         seed=args.seed,
-        **solving(args),
+        **solving(args)._asdict(),
     )
     return 0
 

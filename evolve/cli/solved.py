@@ -116,7 +116,7 @@ def _positions(args: argparse.Namespace) -> int:
         seed=args.seed,
         progress=lambda total: counter("solving", "position", total, bar=progress_bar(args)),
         records=tuple(args.from_records),
-        **solving(args),
+        **solving(args)._asdict(),
     )
     info = built.info
     print(

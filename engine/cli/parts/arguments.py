@@ -12,6 +12,7 @@ from engine.cli.parts.argument_types import integer_range, positive_int, positiv
 from engine.course.build import ensure_built
 from engine.native.compiler import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
 from engine.native.store import STORE_ENV, default_store_path
+from engine.native.stored_solver import Solving
 from engine.params import SEARCH_TABLE, Params
 from engine.play.executors import PLAIN_TCP_CONFIG, TLS_CONFIG
 from engine.play.settings import GAME_TABLE, WHERE_GAMES_RUN, GameSettings
@@ -281,10 +282,10 @@ def add_solving(parser: argparse.ArgumentParser, jobs: str = "solving processes"
         add_progress(parser)
 
 
-def solving(args: argparse.Namespace) -> Dict[str, Any]:
-    """How a command with ``add_solving``'s options solves, as keywords: ``jobs``, ``table_bits`` and
-    ``store`` (``store_path``'s)."""
-    return dict(jobs=args.jobs, table_bits=args.table_bits, store=store_path(args))
+def solving(args: argparse.Namespace) -> Solving:
+    """How a command with ``add_solving``'s options (or --jobs, ``add_table_bits``' and ``add_store``'s)
+    solves: ``jobs``, ``table_bits`` and ``store`` (``store_path``'s)."""
+    return Solving(jobs=args.jobs, table_bits=args.table_bits, store=store_path(args))
 
 
 def add_store(parser: argparse.ArgumentParser) -> None:
