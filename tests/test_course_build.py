@@ -142,8 +142,8 @@ def test_a_failed_build_refuses_the_match_with_the_compilers_own_lines(tmp_path,
 
 @needs_gpp
 def test_the_terminal_game_and_the_board_play_cpp_and_java_agents_named_by_their_folder(tmp_path):
-    from engine.ui.web.worker_jobs import reply_job
     from engine.ui.web.board_game import BadRequest
+    from engine.ui.web.worker_jobs import reply_job
     from tests.conftest import cli
 
     cpp = agent_folder(tmp_path, "cpp", {"my_player.cpp": PASS_CPP})
