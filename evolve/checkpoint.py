@@ -20,8 +20,8 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence
 
 from engine.common.runfolder import LOCK, START_WEIGHTS, GenerationRecord, RunError
 from engine.protocol import write_atomic
+from evolve.experiment.schema import Config, Start, StartRows
 from evolve.genome import UNRECORDED_GENES, Individual, Strategy
-from evolve.schema import Config, Start, StartRows
 
 CHECKPOINT = "checkpoint.pkl"
 

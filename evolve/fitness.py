@@ -28,8 +28,8 @@ from engine.players.shipped import ShippedPlayer, shipped_book
 from engine.players.specs import make_player
 from evolve.agents.code_individual import BuiltProgram
 from evolve.agents.program_individual import program_player
+from evolve.experiment.schema import Config
 from evolve.genome import Individual, as_features
-from evolve.schema import Config
 from evolve.solved.regret import RegretJob
 
 log = logging.getLogger("evolve.fitness")

@@ -19,7 +19,7 @@ from deap.tools import crossover, emo, mutation, selection
 
 from engine.features import FEATURES
 from engine.params import ABSENT_WEIGHT
-from evolve.schema import Config, GaSettings, Start
+from evolve.experiment.schema import Config, GaSettings, Start
 from evolve.spsa import Spsa
 
 # The words of the types (DEAP declares none, so to the checker its objects are Any):

@@ -45,7 +45,8 @@ from evolve.checkpoint import (
     save_checkpoint,
     save_start_weights,
 )
-from evolve.config import load_config
+from evolve.experiment.config import load_config
+from evolve.experiment.schema import Config
 from evolve.fitness import choose_searcher, make_jobs, self_play_opponents
 from evolve.generations import by_colour, population_figures
 from evolve.regret_fitness import held_out_kept, regret_job_count
@@ -61,7 +62,6 @@ from evolve.run_output import (
     start_log,
     write_best,
 )
-from evolve.schema import Config
 
 log = logging.getLogger("evolve")
 

@@ -9,9 +9,9 @@ from typing import Callable, Dict, Optional, Sequence, Tuple, Union
 
 from engine.common.pools import CpuMeter
 from engine.common.runfolder import HeldOut, RunError
+from evolve.experiment.schema import Config
 from evolve.fitness import MapFunction, run_jobs
 from evolve.genome import Individual, as_features
-from evolve.schema import Config
 from evolve.solved.positions import load_positions
 from evolve.solved.regret import REGRET_PER_JOB, RegretJob, regret_job, regret_jobs
 

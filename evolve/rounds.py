@@ -13,10 +13,10 @@ from typing import Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence
 from engine.common.pools import CpuMeter
 from engine.common.runfolder import RunError
 from evolve.agents.code_individual import BuiltProgram
+from evolve.experiment.schema import Config
 from evolve.fitness import FitnessGame, Folded, MapFunction, Outcome, make_jobs, run_jobs
 from evolve.genome import Individual
 from evolve.regret_fitness import regret_kept
-from evolve.schema import Config
 
 log = logging.getLogger("evolve.rounds")
 

@@ -16,11 +16,11 @@ from engine.common.runfolder import CONFIG_COPY, EXTENDED, GENERATIONS, LOG_FILE
 from engine.params import save_params
 from engine.protocol import write_atomic
 from evolve.agents.program_individual import best_file, save_agent_weights
-from evolve.config import ConfigError, load_config, repeated_games
+from evolve.experiment.config import ConfigError, load_config, repeated_games
+from evolve.experiment.schema import Config
 from evolve.generations import generation_line, saturation_warning
 from evolve.genome import Individual
 from evolve.runs import best_params, provenance
-from evolve.schema import Config
 
 log = logging.getLogger("evolve")
 

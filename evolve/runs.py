@@ -10,9 +10,9 @@ from engine.params import Params, make_params, save_params
 from evolve import genome
 from evolve.agents.program_individual import AgentWeights, refuse_search_settings, save_agent_weights
 from evolve.checkpoint import load_checkpoint
-from evolve.config import ConfigError, load_config
+from evolve.experiment.config import ConfigError, load_config
+from evolve.experiment.schema import Config, ProgramIndividual
 from evolve.generations import rate_text
-from evolve.schema import Config, ProgramIndividual
 
 if TYPE_CHECKING:  # matplotlib is slow to import, and only plots need it
     from matplotlib.figure import Figure

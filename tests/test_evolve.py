@@ -20,15 +20,15 @@ from engine.features import FEATURES
 from engine.params import default_params, load_params, save_params
 from engine.play.openings import load_openings
 from engine.playout import random_opening
-from evolve import config_keys, schema
 from evolve.checkpoint import CHECKPOINT, Checkpoint, _upgrade, load_checkpoint, save_checkpoint
-from evolve.config import ConfigError, load_config, repeated_games
+from evolve.experiment import config_keys, schema
+from evolve.experiment.config import ConfigError, load_config, repeated_games
+from evolve.experiment.schema import Config
 from evolve.fitness import FitnessGame, FitnessGameError, make_jobs, run_jobs, safe_play_job
 from evolve.genome import make_toolbox
 from evolve.loop import Evolution
 from evolve.rounds import fold
 from evolve.runs import export_best, format_table, plot_run, read_generations
-from evolve.schema import Config
 from tests.conftest import ROOT, cli, start_cli
 from tests.fixtures.old_runs import old_run, old_runs
 
@@ -179,7 +179,9 @@ def test_a_checkpoint_keeps_the_config_as_plain_data_that_reads_back_as_the_reco
     data = open(tmp_path / CHECKPOINT, "rb").read()
     kept = pickle.loads(data)["config"]
     assert (
-        b"evolve.schema" not in data and b"evolve.config" not in data and json.loads(json.dumps(kept)) == kept
+        b"evolve.experiment.schema" not in data
+        and b"evolve.experiment.config" not in data
+        and json.loads(json.dumps(kept)) == kept
     )  # no class of ours: JSON's types
     assert load_checkpoint(str(tmp_path)).config == config == Config.from_json(config.to_json())
 
@@ -769,7 +771,7 @@ def test_an_extended_run_shows_its_new_target_wherever_it_is_read(tmp_path):
 
 @pytest.mark.fast
 def test_the_plots_clip_the_band_draw_the_bounds_and_tick_whole_generations(tmp_path):
-    from evolve.config import load_config as load
+    from evolve.experiment.config import load_config as load
     from evolve.runs import fitness_figure, plot_run, weights_figure
 
     config = write_config(tmp_path, TINY.replace("generations = 4", "generations = 2"))

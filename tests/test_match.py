@@ -350,7 +350,7 @@ def test_each_game_setting_is_one_row_that_reaches_every_command_and_the_record(
 def test_an_experiment_config_plays_its_fitness_games_by_the_same_record(tmp_path):
     """The fitness's games: the config's seed, workers and scheduler, a program individual's CPU limit and
     sandbox, reach a GameSettings as the commands' options do."""
-    from evolve.config import load_config
+    from evolve.experiment.config import load_config
 
     path = tmp_path / "run.toml"
     path.write_text(

@@ -25,7 +25,7 @@ from engine.players.specs import make_player
 from engine.position import Position
 from evolve.agents.program_individual import fingerprint, program_built, sidecar_of
 from evolve.agents.program_player import program_player
-from evolve.config import ConfigError, load_config, validate
+from evolve.experiment.config import ConfigError, load_config, validate
 from evolve.fitness import FitnessGame, play_job
 from evolve.loop import Evolution
 from evolve.rounds import fold

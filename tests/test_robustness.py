@@ -28,7 +28,7 @@ from engine.players.host import OutputFormatError, format_input, parse_output, r
 from engine.search import Searcher
 from engine.submission.bundle import write_bundle
 from evolve.checkpoint import CHECKPOINT, LOCK, RunLock
-from evolve.config import ConfigError, load_config
+from evolve.experiment.config import ConfigError, load_config
 from evolve.loop import Evolution
 from evolve.runs import read_generations
 from tests.conftest import ROOT, cli, fast_params, start_cli, wait_for_run_file

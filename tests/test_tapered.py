@@ -20,11 +20,11 @@ from engine.params import (
     params_to_dict,
     save_params,
 )
-from evolve.config import DEFAULT_BOUNDS, HELD_WITHIN, ConfigError, load_config
+from evolve.experiment.config import DEFAULT_BOUNDS, HELD_WITHIN, ConfigError, load_config
+from evolve.experiment.schema import Config
 from evolve.genome import make_toolbox
 from evolve.loop import Evolution
 from evolve.runs import export_best, read_generations
-from evolve.schema import Config
 from tests.conftest import ROOT, cli, random_position
 from tests.test_evolve import TINY, evolve_cli, write_config
 

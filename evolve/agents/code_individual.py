@@ -26,7 +26,7 @@ from engine.players.base import Player, PlayerFault, Reason
 from engine.protocol import write_atomic
 from engine.sandbox.files import copy_folder, remove_tree
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB, Limits
-from evolve.schema import ProgramIndividual
+from evolve.experiment.schema import ProgramIndividual
 
 
 class BuiltProgram(NamedTuple):

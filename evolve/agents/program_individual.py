@@ -43,7 +43,7 @@ from engine.sandbox.limits import DEFAULT_LIMITS, MIB, Limits, UntrustedFolderEr
 from evolve.agents.code_individual import BuiltProgram, as_written, builds_folder, code_constants
 from evolve.agents.program_player import agent_weights, check_first_move, check_probes
 from evolve.agents.program_player import program_player as program_player  # re-exported: evolve.fitness imports it here
-from evolve.schema import Config, ProgramIndividual
+from evolve.experiment.schema import Config, ProgramIndividual
 
 log = logging.getLogger("evolve.agents.program_individual")
 

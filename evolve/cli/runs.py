@@ -28,11 +28,11 @@ from engine.params import SEARCH_TABLE, load_params
 from evolve.agents.code_individual import TUNED_DIFF, write_tuned_agent
 from evolve.agents.program_individual import AgentWeights, previous_of
 from evolve.checkpoint import load_checkpoint
-from evolve.config import load_config
+from evolve.experiment.config import load_config
+from evolve.experiment.schema import ProgramIndividual
 from evolve.fitness import choose_searcher
 from evolve.loop import Evolution
 from evolve.runs import export_best, format_table, plot_run, program_of, provenance, read_generations
-from evolve.schema import ProgramIndividual
 
 
 def register(commands: Subcommands) -> None:

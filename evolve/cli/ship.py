@@ -22,8 +22,8 @@ from engine.params import load_params
 from engine.play.summary import format_report
 from engine.players.shipped import ShippedPlayer, shipped_book
 from evolve.cli.runs import one_run
-from evolve.ship import DEFAULT_SCREEN, EVERY, screen, screen_games, ship, test_under_way
-from evolve.ship_plan import (
+from evolve.shipping.ship import DEFAULT_SCREEN, EVERY, screen, screen_games, ship, test_under_way
+from evolve.shipping.ship_plan import (
     CANDIDATE,
     DEFAULT_GAMES,
     DEFAULT_OPENING,

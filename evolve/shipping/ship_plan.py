@@ -2,7 +2,7 @@
 (or ``ship/`` beside a params file) with the candidate it exports (the run's best, or the file's
 weights, with the search settings of the params file it would replace) and the two bundles. A plan
 found there is a test under way: the command must ask for the same one. The games played on a plan,
-the screen and the test, are ``evolve.ship``'s.
+the screen and the test, are ``evolve.shipping.ship``'s.
 """
 
 import hashlib
@@ -17,8 +17,8 @@ from engine.params import Params, load_params, save_params
 from engine.protocol import write_atomic
 from engine.submission.bundle import write_bundle
 from evolve.checkpoint import RunError, load_checkpoint
+from evolve.experiment.schema import Config
 from evolve.runs import export_best
-from evolve.schema import Config
 
 SHIP_FOLDER = "ship"
 CANDIDATE = "candidate-params.json"

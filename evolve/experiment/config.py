@@ -1,9 +1,9 @@
 """Experiment configs (TOML), validated once, on load, into a Config: errors name the key and the file.
 
-``evolve.config_keys`` declares the keys (one row each: its type, default, check and range in words) and
-``evolve.schema`` the records they fill (``Config``, ``GaSettings``, ``PanelEntry``, ...). Here: the tables
+``evolve.experiment.config_keys`` declares the keys (one row each: its type, default, check and range in words) and
+``evolve.experiment.schema`` the records they fill (``Config``, ``GaSettings``, ``PanelEntry``, ...). Here: the tables
 read and the panel, the [regret] positions and the sizes that must fit together checked;
-``evolve.config_genome`` settles the genome (its genes, their bounds and the start weights).
+``evolve.experiment.config_genome`` settles the genome (its genes, their bounds and the start weights).
 """
 
 import copy
@@ -21,11 +21,11 @@ from engine.data import SHIPPED_PARAMS
 from engine.params import ParamsError, load_params
 from engine.play.openings import OpeningsError, load_openings
 from engine.players.specs import make_player
-from evolve.config_genome import DEFAULT_BOUNDS as DEFAULT_BOUNDS  # both as ever offered here too
-from evolve.config_genome import HELD_WITHIN as HELD_WITHIN
-from evolve.config_genome import settle_genes
-from evolve.config_keys import _PANEL, _REGRET, _START, _TOP, ConfigError, check_table
-from evolve.schema import _TABLES, Config, PanelEntry, RegretSettings, SelfPlay, Start, StartRows
+from evolve.experiment.config_genome import DEFAULT_BOUNDS as DEFAULT_BOUNDS  # both as ever offered here too
+from evolve.experiment.config_genome import HELD_WITHIN as HELD_WITHIN
+from evolve.experiment.config_genome import settle_genes
+from evolve.experiment.config_keys import _PANEL, _REGRET, _START, _TOP, ConfigError, check_table
+from evolve.experiment.schema import _TABLES, Config, PanelEntry, RegretSettings, SelfPlay, Start, StartRows
 from evolve.solved.positions import PositionsError, load_positions
 
 # Keys renamed (old name -> new; a table's key as table.key), still read for one release with a warning.

@@ -1,7 +1,7 @@
 """The experiment config's keys, one row each: a ``ConfigKey`` (its type, default, check and range in
 words) in its table's schema (``_TOP``, ``_GA``, ``_PANEL``, ...), and a table of TOML checked against
-them (``check_table``), every error a ``ConfigError`` naming the file and the key. ``evolve.schema``
-declares the records the keys fill; ``evolve.config`` reads a file into them.
+them (``check_table``), every error a ``ConfigError`` naming the file and the key. ``evolve.experiment.schema``
+declares the records the keys fill; ``evolve.experiment.config`` reads a file into them.
 """
 
 import math
@@ -25,7 +25,7 @@ class ConfigError(UserError, ValueError):
 class ConfigKey(NamedTuple):
     """One key of an experiment config's table, declared once: its type, its default and the values it
     may take. Each key is also a field of its table's record, of the key's type and in the table's order
-    (``evolve.schema``'s records; the tests hold each record to its table)."""
+    (``evolve.experiment.schema``'s records; the tests hold each record to its table)."""
 
     kind: type  # int, float, str or bool (an integer is read as a float where the key is a float)
     default: Any  # None: the key is required

@@ -1,6 +1,6 @@
 """The experiment config's records: ``Config``, with a field for each top-level key, and a record for
 each of its tables (``GaSettings``, ``PanelEntry``, ``Start``, ...), a field for each of the table's keys
-(``evolve.config_keys`` declares them, one row each) and for what validation derives. ``evolve.config``
+(``config_keys`` declares them, one row each) and for what validation derives. ``config``
 validates a TOML file into them; ``Config.to_json`` and ``from_json`` are the form a checkpoint keeps.
 """
 
@@ -11,7 +11,7 @@ from typing import Any, Dict, Mapping, NamedTuple, Optional, Sequence, Tuple, Ty
 from engine.constants import COURSE_CPU_LIMIT
 from engine.play.settings import GameSettings, Progress
 from engine.sandbox.limits import Limits
-from evolve.config_keys import _CMAES, _EXECUTOR, _FITNESS, _GA, _SELF_PLAY, _SPSA, _TOP, Schema, defaults
+from evolve.experiment.config_keys import _CMAES, _EXECUTOR, _FITNESS, _GA, _SELF_PLAY, _SPSA, _TOP, Schema, defaults
 
 
 class GaSettings(NamedTuple):

@@ -17,9 +17,9 @@ from engine.params import ABSENT_WEIGHT, ParamsError, genome_of, load_params
 from engine.play.executors import is_remote
 from engine.sandbox.limits import UntrustedFolderError
 from evolve.agents.program_individual import fingerprint, folder_problem, name_problem, read_agent_weights, start_row
-from evolve.config_keys import _INDIVIDUAL, ConfigError, check_table
+from evolve.experiment.config_keys import _INDIVIDUAL, ConfigError, check_table
+from evolve.experiment.schema import Config, ProgramIndividual, Start, StartRows
 from evolve.genome import ENDGAME, UNRECORDED_GENES, feature_of, genes, named
-from evolve.schema import Config, ProgramIndividual, Start, StartRows
 
 # How far a weight that [start] free leaves out may move from its start weight (the eighth leg of the
 # tuner comparison, experiments/tuners-20261125, held them so: they moved by 0.01 at most).

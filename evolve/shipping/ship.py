@@ -6,7 +6,7 @@ file it would replace, bundles it and that file as two course agents (``littlego
 same code and book, each move a process of its own under the course's CPU limit), and plays
 them against each other from random openings, both colours from each, until a sequential
 probability ratio test decides. Everything lives in ``RUN/ship/``: the candidate, the two
-bundles, the plan (what is compared, under which test: ``evolve.ship_plan``) and the journal of
+bundles, the plan (what is compared, under which test: ``evolve.shipping.ship_plan``) and the journal of
 finished games, so that the same command continues a stopped test, to the result it would have had.
 
 Before the test, ``screen`` plays the same pairing as shipped with the CPU budget counted in nodes
@@ -31,7 +31,7 @@ from engine.play.summary import MatchSummary
 from engine.players.shipped import PLAYS_AS
 from engine.playout import SEQUENCES_MOST_PLIES
 from engine.protocol import write_atomic
-from evolve.ship_plan import CANDIDATE, JOURNAL, ShipError, ShipPlan, command_line, file_sha256, ship_folder
+from evolve.shipping.ship_plan import CANDIDATE, JOURNAL, ShipError, ShipPlan, command_line, file_sha256, ship_folder
 
 REPORT = "sprt.json"
 SCREEN = "screen.json"
