@@ -18,7 +18,8 @@ import socket
 import time
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence
 
-from engine.common.runfolder import LOCK, START_WEIGHTS, GenerationRecord, RunError
+from engine.common.generation_record import GenerationRecord
+from engine.common.runfolder import LOCK, START_WEIGHTS, RunError
 from engine.protocol import write_atomic
 from evolve.experiment.schema import Config, Start, StartRows
 from evolve.genome import UNRECORDED_GENES, Individual, Strategy

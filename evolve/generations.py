@@ -1,12 +1,12 @@
 """What a generation records: the figures of its population and of its best individual for its entry in
-``generations.jsonl`` (a ``GenerationRecord``, ``engine.common.runfolder``), and its line in the log and on
+``generations.jsonl`` (a ``GenerationRecord``, ``engine.common.generation_record``), and its line in the log and on
 the terminal."""
 
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence
 
 import numpy
 
-from engine.common.runfolder import ByColour, GenerationRecord, Margins, WinRates
+from engine.common.generation_record import ByColour, GenerationRecord, Margins, WinRates
 from evolve.genome import Individual
 
 

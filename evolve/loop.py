@@ -26,8 +26,9 @@ import numpy
 from deap import tools
 from tqdm import tqdm
 
+from engine.common.generation_record import GenerationRecord
 from engine.common.pools import CpuMeter
-from engine.common.runfolder import CONFIG_COPY, FOLDER_TIME, GenerationRecord
+from engine.common.runfolder import CONFIG_COPY, FOLDER_TIME
 from engine.common.seeds import derive_seed
 from engine.course.build import agents_built
 from engine.errors import InvalidInput

@@ -7,8 +7,9 @@ import logging
 import traceback
 from typing import Callable, Dict, Optional, Sequence, Tuple, Union
 
+from engine.common.generation_record import HeldOut
 from engine.common.pools import CpuMeter
-from engine.common.runfolder import HeldOut, RunError
+from engine.common.runfolder import RunError
 from evolve.experiment.schema import Config
 from evolve.fitness import MapFunction, run_jobs
 from evolve.genome import Individual, as_features

@@ -12,7 +12,8 @@ from typing import Any, Mapping, Optional, Sequence, Set, TextIO
 
 import multiprocessing_logging
 
-from engine.common.runfolder import CONFIG_COPY, EXTENDED, GENERATIONS, LOG_FILE, GenerationRecord
+from engine.common.generation_record import GenerationRecord
+from engine.common.runfolder import CONFIG_COPY, EXTENDED, GENERATIONS, LOG_FILE
 from engine.params import save_params
 from engine.protocol import write_atomic
 from evolve.agents.program_individual import best_file, save_agent_weights

@@ -5,7 +5,8 @@ import math
 import os
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from engine.common.runfolder import CONFIG_COPY, ByColour, GenerationRecord, read_generations
+from engine.common.generation_record import ByColour, GenerationRecord, read_generations
+from engine.common.runfolder import CONFIG_COPY
 from engine.params import Params, make_params, save_params
 from evolve import genome
 from evolve.agents.program_individual import AgentWeights, refuse_search_settings, save_agent_weights

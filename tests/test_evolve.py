@@ -724,7 +724,7 @@ def test_as_shipped_games_from_the_empty_board_against_the_shipped_agent_are_war
 
 @pytest.mark.fast
 def test_a_generation_whose_fitness_no_longer_separates_individuals_is_warned_once(tmp_path, capsys):
-    from engine.common.runfolder import WinRates
+    from engine.common.generation_record import WinRates
     from evolve.generations import saturation_warning
 
     def warning(best, worst, std, noise=0.05):

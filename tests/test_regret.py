@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from engine.common.runfolder import GenerationRecord
+from engine.common.generation_record import GenerationRecord
 from engine.data import SHIPPED_PARAMS
 from engine.native.solver import position_from_text
 from engine.params import load_params

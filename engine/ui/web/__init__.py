@@ -1,7 +1,7 @@
 """The web app of ``littlego serve``: a runs dashboard and an analysis board in a browser.
 
 Reading guide: ``app`` holds the routes and how failures are answered; ``run_pages`` reads
-run folders for the runs pages (through ``engine.common.runfolder``, evolve's own reader);
+run folders for the runs pages (through ``engine.common.generation_record``, evolve's own reader);
 ``board_game`` turns the moves a page sends into positions, SGF in and out; ``analysis`` is what
 the board shows about a position (the solvers' values, the shipped agent's move, a
 player's reply), the compiled solver's wins and losses asked in the background by

@@ -18,17 +18,16 @@ if sys.version_info >= (3, 11):
 else:  # Python < 3.11
     import tomli as tomllib
 
+from engine.common.generation_record import GenerationRecord, read_generations
 from engine.common.runfolder import (
     CONFIG_COPY,
     GENERATIONS,
     LOG_FILE,
-    GenerationRecord,
     NoGenerations,
     RunError,
     folder_time,
     lock_holder,
     planned_generations,
-    read_generations,
 )
 
 
