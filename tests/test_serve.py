@@ -20,13 +20,18 @@ import pytest
 from engine.cli.littlego import main as littlego
 from engine.common.runfolder import lock_holder
 from engine.constants import PASS, WINNING_FIRST_POINT
+from engine.data import SHIPPED_PARAMS
+from engine.features import make_evaluator
+from engine.params import load_params
 from engine.play.match import run_match
 from engine.play.settings import GameSettings
 from engine.position import KO, SUICIDE, Position
+from engine.search import Searcher
 from engine.solver import Solver
 from engine.ui.web.analysis import Analyst
 from engine.ui.web.app import LOOPBACK_NAMES, NO_TOKEN, TOKEN_HEADER, create_app
 from engine.ui.web.native_values import NativeValues
+from engine.ui.web.worker_jobs import REFUTATION_DEPTH
 from engine.ui.web.workers import Workers, WorkerTimeout
 from evolve.loop import Evolution
 from evolve.runs import read_generations
@@ -656,8 +661,21 @@ def test_a_lost_position_names_the_least_bad_move_and_how_hard_each_is_to_answer
         replies = {} if child.is_over else Solver().move_values(child)
         expected[move] = (sum(1 for margin in replies.values() if margin > 0), len(replies))
     found = client.post("/api/board/refutations", json={"moves": LOST14}).json()
-    assert found["lost"] is True and found["complete"]
+    assert found["lost"] is True and found["complete"] and found["deepest"] == REFUTATION_DEPTH
     assert {row["move"]: (row["keeping"], row["replies"]) for row in found["moves"]} == expected
+    # each move's depth: the Python search (the compiled one's twin) picks a reply that keeps the opponent's
+    # win at that depth and at no shallower one
+    params = load_params(SHIPPED_PARAMS)
+    for row in found["moves"]:
+        child = position.play_point(row["move"])
+        if child.is_over:
+            assert row["depth"] is None
+            continue
+        keeps = {reply for reply, margin in Solver().move_values(child).items() if margin > 0}
+        searcher = Searcher(make_evaluator(params.weights, params.endgame))
+        picks = [searcher.search(child, depth).move in keeps for depth in range(1, REFUTATION_DEPTH + 1)]
+        assert row["depth"] == (picks.index(True) + 1 if True in picks else None)
+    assert any(row["depth"] for row in found["moves"])
     share = {move: keeping / replies if replies else 1.0 for move, (keeping, replies) in expected.items()}
     assert share[found["least_bad"]] == min(share.values())
     assert [row["move"] for row in found["moves"]][0] == found["least_bad"]
@@ -734,7 +752,7 @@ def test_refutations_of_an_early_position_come_from_the_prefill_and_a_late_one_s
     first = refutations_job([WINNING_FIRST_POINT], 8.0)
     position = Position.initial().play_point(WINNING_FIRST_POINT)
     assert len(first) == len(position.legal_points()) + 1
-    assert all(keeping >= 1 for keeping, replies in first.values())  # every White move is refuted
+    assert all(found.keeping >= 1 for found in first.values())  # every White move is refuted
     start = time.process_time()
     late = refutations_job([WINNING_FIRST_POINT, 0, 24], 0.5)
     assert len(late) < len(Position.initial().play_point(12).play_point(0).play_point(24).legal_points()) + 1

@@ -361,6 +361,9 @@ def test_a_lost_position_shows_the_least_bad_move(site, page):
     assert shares and shares[0] == min(shares) and len(rows) == 12  # every legal move and pass, fewest first
     assert page.locator("#least-bad").inner_text().startswith("Every move loses. The least-bad: ")
     assert "replies keep the win" in page.locator("#refutations").inner_text()
+    depths = [row.get_attribute("data-depth") for row in rows]
+    assert all(depth == "" or 1 <= int(depth) <= 6 for depth in depths) and any(depths)
+    assert "the agent's search finds one at depth" in page.locator("#refutations thead").inner_text()
 
 
 def test_keep_solving_settles_the_margins_the_first_answer_left_open(site, page):

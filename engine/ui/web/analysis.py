@@ -23,8 +23,10 @@ from engine.sandbox.limits import Limits
 from engine.ui.web.board_game import BadRequest, position_after
 from engine.ui.web.native_values import SOLVE_PATIENCE, NativeValues
 from engine.ui.web.worker_jobs import (
+    REFUTATION_DEPTH,
     AgentChoice,
     PlayerTrouble,
+    Refutation,
     Reply,
     Searched,
     agent_job,
@@ -64,11 +66,13 @@ class Values(NamedTuple):
 
 
 class RefutationRow(TypedDict):
-    """A move of a lost position: the opponent's replies that keep its win (``keeping``) of all its ``replies``."""
+    """A move of a lost position: the opponent's replies that keep its win (``keeping``) of all its
+    ``replies``, and the shallowest ``depth`` at which the agent's search finds one (``worker_jobs.Refutation``)."""
 
     move: Move
     keeping: int
     replies: int
+    depth: Optional[int]
 
 
 class Refutations(TypedDict):
@@ -78,6 +82,7 @@ class Refutations(TypedDict):
     moves: List[RefutationRow]
     least_bad: Optional[Move]
     complete: bool
+    deepest: int  # REFUTATION_DEPTH: the deepest depth a row's ``depth`` was looked for at
 
 
 # The ply from which the board asks the Python solver for the margins by itself: from there it settles a
@@ -96,6 +101,14 @@ def _exact_wins(wins: Dict[Move, bool], start: float, note: str, more: bool = Fa
     return Values(
         True, [MoveValue(move, won, None, None) for move, won in wins.items()], None, time.time() - start, note, more
     )
+
+
+def _hardest_first(row: RefutationRow) -> Tuple[float, int, int]:
+    """The order of a lost position's moves: the smallest share of replies that keep the opponent's win,
+    then the fewest such replies, then the deepest search to find one (none within REFUTATION_DEPTH:
+    deepest)."""
+    share = row["keeping"] / row["replies"] if row["replies"] else 1.0
+    return share, row["keeping"], -(row["depth"] or REFUTATION_DEPTH + 1)
 
 
 class Analyst:
@@ -185,20 +198,28 @@ class Analyst:
 
     def refutations(self, moves: List[Move]) -> Refutations:
         """How hard each move of a lost position after ``moves`` is to answer: {"lost": whether every move
-        loses (None: not known yet), "moves": [{move, keeping, replies}] (the opponent's replies that keep
-        its win, of all its replies; fewest first), "least_bad": the move whose refutation is hardest to
-        find, "complete": whether every move was reached within REFUTATION_SECONDS}."""
+        loses (None: not known yet), "moves": [{move, keeping, replies, depth}] (the opponent's replies that
+        keep its win, of all its replies, and the shallowest depth at which the agent's search finds one;
+        the smallest share first, then the deepest), "least_bad": the move whose refutation is hardest to
+        find, "complete": whether every move was reached within REFUTATION_SECONDS,
+        "deepest": REFUTATION_DEPTH}."""
         position = position_after(moves)
         if position.is_over:
-            return {"lost": None, "moves": [], "least_bad": None, "complete": True}
+            return {"lost": None, "moves": [], "least_bad": None, "complete": True, "deepest": REFUTATION_DEPTH}
         try:
             wins, _ = self.native.results(position)
         except NativeError:
             wins = None
         if wins is None or any(wins.values()):
-            return {"lost": None if wins is None else False, "moves": [], "least_bad": None, "complete": True}
+            return {
+                "lost": None if wins is None else False,
+                "moves": [],
+                "least_bad": None,
+                "complete": True,
+                "deepest": REFUTATION_DEPTH,
+            }
         try:
-            found = self.workers.call(
+            answers: Dict[Move, Refutation] = self.workers.call(
                 "the exact solver",
                 refutations_job,
                 (moves, REFUTATION_SECONDS, self.store),
@@ -206,16 +227,20 @@ class Analyst:
                 topic=tuple(moves),
             )
         except (WorkerTimeout, WorkerLost, NativeError):
-            found = {}
+            answers = {}
         rows: List[RefutationRow] = sorted(
-            ({"move": move, "keeping": keeping, "replies": replies} for move, (keeping, replies) in found.items()),
-            key=lambda row: (row["keeping"] / row["replies"] if row["replies"] else 1.0, row["keeping"]),
+            (
+                {"move": move, "keeping": found.keeping, "replies": found.replies, "depth": found.depth}
+                for move, found in answers.items()
+            ),
+            key=_hardest_first,
         )
         return {
             "lost": True,
             "moves": rows,
             "least_bad": rows[0]["move"] if rows else None,
             "complete": len(rows) == len(wins),
+            "deepest": REFUTATION_DEPTH,
         }
 
     def agent(self, moves: List[Move]) -> AgentChoice:

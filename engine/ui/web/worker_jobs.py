@@ -18,10 +18,12 @@ from engine.course.build import ensure_built
 from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS, SOLVED_PREFILL
 from engine.features import make_evaluator
 from engine.native.compiler import DEFAULT_TABLE_BITS, NativeError
+from engine.native.search import searcher_class
 from engine.native.solver import NativeSolver
-from engine.native.store import SolvedStore
+from engine.native.store import MoveResults, SolvedStore
 from engine.params import Params, load_params
 from engine.players.specs import make_player
+from engine.position import Position
 from engine.sandbox.limits import Limits
 from engine.search import Searcher, SearchTimeout, terminal_value
 from engine.solver import Solver
@@ -136,15 +138,30 @@ def search_job(moves: List[Move], seconds: float) -> Searched:
     return depth, found
 
 
-def refutations_job(moves: List[Move], seconds: float, store: Optional[str] = None) -> Dict[Move, Tuple[int, int]]:
-    """For a position after ``moves``: {move: (the opponent's replies that keep its win, its replies)}, each
-    reply's result from the store of solved positions at ``store`` (None: the package's prefill alone) or
-    the compiled solver, move by move while ``seconds`` of wall time last (the moves left out were not
-    reached; the solver is stopped at the deadline, even within a move, so the worker is free by then); a
-    move that ends the game has (0, 0): lost with no reply to find."""
+# The deepest fixed depth at which the board asks whether the agent's search finds a refutation.
+REFUTATION_DEPTH = 6
+
+
+class Refutation(NamedTuple):
+    """How hard a losing move is to answer: the opponent's replies that keep its win (``keeping``) of all
+    its ``replies``, and ``depth``: the shallowest fixed depth (1 to REFUTATION_DEPTH) at which the shipped
+    agent's evaluation search, as the opponent, picks one of them (None: not within REFUTATION_DEPTH, or
+    not reached in time). A move that ends the game is (0, 0, None): lost, with no reply to find."""
+
+    keeping: int
+    replies: int
+    depth: Optional[int]
+
+
+def refutations_job(moves: List[Move], seconds: float, store: Optional[str] = None) -> Dict[Move, Refutation]:
+    """For a position after ``moves``: {move: its Refutation}, each reply's result from the store of solved
+    positions at ``store`` (None: the package's prefill alone) or the compiled solver, move by move while
+    ``seconds`` of wall time last (the moves left out were not reached; the solver is stopped at the
+    deadline, even within a move, so the worker is free by then), then each move's depth while time is
+    left."""
     position = position_after(moves)
     deadline = time.time() + seconds
-    found: Dict[Move, Tuple[int, int]] = {}
+    replies: Dict[Move, MoveResults] = {}
     every: List[Move] = position.all_moves()
     solved = SolvedStore(store) if store else SolvedStore(SOLVED_PREFILL, prefill=None, read_only=True)
     native = NativeSolver(DEFAULT_TABLE_BITS)
@@ -153,15 +170,12 @@ def refutations_job(moves: List[Move], seconds: float, store: Optional[str] = No
     try:
         for move in every:
             child = position.play_point(move)
-            if child.is_over:
-                found[move] = (0, 0)
-                continue
-            results = solved.results(child)
+            results = {} if child.is_over else solved.results(child)
             if results is None:
                 results = native.move_results(child)
                 if not solved.read_only:
                     solved.record(child, results)
-            found[move] = (sum(1 for wins in results.values() if wins), len(results))
+            replies[move] = results
             if time.time() > deadline:
                 break
     except NativeError:  # stopped at the deadline
@@ -170,4 +184,29 @@ def refutations_job(moves: List[Move], seconds: float, store: Optional[str] = No
         watchdog.cancel()
         native.close()
         solved.close()
-    return found
+    return {
+        move: Refutation(
+            sum(1 for wins in results.values() if wins),
+            len(results),
+            refutation_depth(position.play_point(move), results, deadline) if results else None,
+        )
+        for move, results in replies.items()
+    }
+
+
+def refutation_depth(position: Position, results: MoveResults, deadline: float) -> Optional[int]:
+    """The shallowest fixed depth, 1 to REFUTATION_DEPTH, at which the shipped agent's evaluation search
+    picks at ``position`` a move that ``results`` ({move: whether it wins}) says wins; None where none does,
+    or where the wall clock passes ``deadline`` first."""
+    params = shipped_params()
+    searcher = searcher_class()(make_evaluator(params.weights, params.endgame))
+    for depth in range(1, REFUTATION_DEPTH + 1):
+        left = deadline - time.time()
+        if left <= 0:
+            return None
+        try:
+            if results[searcher.search(position, depth, time.process_time() + left).move]:
+                return depth
+        except SearchTimeout:
+            return None
+    return None

@@ -87,15 +87,17 @@ function valuesTable(values) {
 }
 
 // In a lost position, how hard each move is to answer: the least-bad move, then every move with the share
-// of the opponent's replies that keep its win (fewer: harder to find the refutation).
+// of the opponent's replies that keep its win (fewer: harder to find the refutation) and the shallowest
+// depth at which the agent's search finds one (deeper: harder).
 function refutationsText(found) {
   if (!found || !found.lost || !found.moves.length) return "";
   const share = row => row.replies ? `${row.keeping} of ${row.replies} replies keep the win` : "it ends the game, lost";
+  const depth = row => !row.replies ? "–" : row.depth !== null ? `${row.depth} ${row.depth === 1 ? "ply" : "plies"}` : `deeper than ${found.deepest} plies, or not reached in time`;
   const best = found.moves[0];
   return `<p id="least-bad">Every move loses. The least-bad: <b>${moveName(best.move)}</b>: the opponent ` +
     (best.replies ? `keeps its win with only ${best.keeping} of its ${best.replies} replies` : "has nothing to find") + `.</p>
-    <table class="values" id="refutations"><thead><tr><th>move</th><th>the opponent's replies that keep its win</th></tr></thead><tbody>` +
-    found.moves.map(row => `<tr data-move="${row.move}" data-keeping="${row.keeping}" data-replies="${row.replies}"><td>${moveName(row.move)}</td><td class="num">${share(row)}</td></tr>`).join("") +
+    <table class="values" id="refutations"><thead><tr><th>move</th><th>the opponent's replies that keep its win</th><th>the agent's search finds one at depth</th></tr></thead><tbody>` +
+    found.moves.map(row => `<tr data-move="${row.move}" data-keeping="${row.keeping}" data-replies="${row.replies}" data-depth="${row.depth ?? ""}"><td>${moveName(row.move)}</td><td class="num">${share(row)}</td><td class="num">${depth(row)}</td></tr>`).join("") +
     "</tbody></table>" + (found.complete ? "" : `<p class="note">not every move was reached in the solver's time</p>`);
 }
 
