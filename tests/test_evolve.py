@@ -121,7 +121,11 @@ games = 2
 @pytest.mark.fast
 def test_a_config_key_is_one_row_of_its_schema_and_its_default_reaches_the_record(tmp_path):
     config = load_config(write_config(tmp_path, BARE))
-    tables = [(config, config_keys._TOP), (config.start, config_keys._START), (config.panel[0], config_keys._PANEL)]
+    tables = [
+        (config, config_keys.TOP_KEYS),
+        (config.start, config_keys.START_KEYS),
+        (config.panel[0], config_keys.PANEL_KEYS),
+    ]
     tables += [(getattr(config, name), table) for name, (table, _) in schema._TABLES.items()]
     for record, table in tables:
         assert record._fields[: len(table)] == tuple(table), type(record).__name__  # the fields are the rows
@@ -138,17 +142,17 @@ def test_each_record_declares_a_field_of_each_row_of_its_table_in_order_and_of_i
     # types, and only the fields named here follow them (what validation derives, or the config's tables).
     tables = {name: record for name, (_, record) in schema._TABLES.items()}
     records = [
-        (schema.GaSettings, config_keys._GA, ()),
-        (schema.CmaesSettings, config_keys._CMAES, ()),
-        (schema.SpsaSettings, config_keys._SPSA, ()),
-        (schema.SelfPlay, config_keys._SELF_PLAY, ()),
-        (schema.ExecutorSettings, config_keys._EXECUTOR, ()),
-        (schema.FitnessSettings, config_keys._FITNESS, ("search",)),
-        (schema.RegretSettings, config_keys._REGRET, ("digest", "won")),
-        (schema.PanelEntry, config_keys._PANEL, ()),
-        (schema.Start, config_keys._START, ("params", "weights", "free")),
-        (schema.ProgramIndividual, config_keys._INDIVIDUAL, ("folder", "base", "fingerprint", "constants")),
-        (Config, config_keys._TOP, (*tables, "start", "panel", "genes", "bounds", "individual", "regret")),
+        (schema.GaSettings, config_keys.GA_KEYS, ()),
+        (schema.CmaesSettings, config_keys.CMAES_KEYS, ()),
+        (schema.SpsaSettings, config_keys.SPSA_KEYS, ()),
+        (schema.SelfPlay, config_keys.SELF_PLAY_KEYS, ()),
+        (schema.ExecutorSettings, config_keys.EXECUTOR_KEYS, ()),
+        (schema.FitnessSettings, config_keys.FITNESS_KEYS, ("search",)),
+        (schema.RegretSettings, config_keys.REGRET_KEYS, ("digest", "won")),
+        (schema.PanelEntry, config_keys.PANEL_KEYS, ()),
+        (schema.Start, config_keys.START_KEYS, ("params", "weights", "free")),
+        (schema.ProgramIndividual, config_keys.INDIVIDUAL_KEYS, ("folder", "base", "fingerprint", "constants")),
+        (Config, config_keys.TOP_KEYS, (*tables, "start", "panel", "genes", "bounds", "individual", "regret")),
     ]
     for record, table, more in records:
         assert record._fields == tuple(table) + more, record.__name__

@@ -24,7 +24,7 @@ from engine.players.specs import make_player
 from evolve.experiment.config_genome import DEFAULT_BOUNDS as DEFAULT_BOUNDS  # both as ever offered here too
 from evolve.experiment.config_genome import HELD_WITHIN as HELD_WITHIN
 from evolve.experiment.config_genome import settle_genes
-from evolve.experiment.config_keys import _PANEL, _REGRET, _START, _TOP, ConfigError, check_table
+from evolve.experiment.config_keys import PANEL_KEYS, REGRET_KEYS, START_KEYS, TOP_KEYS, ConfigError, check_table
 from evolve.experiment.schema import _TABLES, Config, PanelEntry, RegretSettings, SelfPlay, Start, StartRows
 from evolve.solved.positions import PositionsError, load_positions
 
@@ -55,14 +55,14 @@ def validate(data: Dict[str, Any], path: str = "config", start_weights: Optional
     individual = data.pop("individual", None)
     regret = data.pop("regret", None)
     top = dict((k, v) for k, v in data.items() if k not in ("panel", "bounds") and k not in _TABLES)
-    checked = check_table(top, _TOP, "", path)
+    checked = check_table(top, TOP_KEYS, "", path)
     tables = {
         name: record(**check_table(data.get(name, {}), schema, name, path))
         for name, (schema, record) in _TABLES.items()
     }
     if "self_play" not in data:
         tables["self_play"] = tables["self_play"]._replace(weight=0.0)
-    start = Start(**check_table(start, _START, "start", path), params=(), weights=())
+    start = Start(**check_table(start, START_KEYS, "start", path), params=(), weights=())
     regret = None if regret is None else _regret(regret, path)
     shipped = tables["fitness"].play == "as-shipped"
     panel = _panel(data.get("panel"), path, optional=regret is not None, as_shipped=shipped)
@@ -90,7 +90,7 @@ def _panel(panel: object, path: str, optional: bool = False, as_shipped: bool = 
     entries = []
     for index, table in enumerate(panel):
         where = f"panel[{index}]"
-        entry = PanelEntry(**check_table(table, _PANEL, where, path))
+        entry = PanelEntry(**check_table(table, PANEL_KEYS, where, path))
         try:
             opponent = make_player(entry.opponent, timed=False)
             opponent.close()
@@ -111,7 +111,7 @@ def _panel(panel: object, path: str, optional: bool = False, as_shipped: bool = 
 
 def _regret(table: object, path: str) -> RegretSettings:
     """The [regret] table, its positions file read and checked (PositionsError named as the key's)."""
-    settings = check_table(table, _REGRET, "regret", path)
+    settings = check_table(table, REGRET_KEYS, "regret", path)
     try:
         with open(settings["positions"], "rb") as handle:
             digest = hashlib.sha256(handle.read()).hexdigest()

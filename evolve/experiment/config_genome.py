@@ -17,7 +17,7 @@ from engine.params import ABSENT_WEIGHT, ParamsError, genome_of, load_params
 from engine.play.executors import is_remote
 from engine.sandbox.limits import UntrustedFolderError
 from evolve.agents.program_individual import fingerprint, folder_problem, name_problem, read_agent_weights, start_row
-from evolve.experiment.config_keys import _INDIVIDUAL, ConfigError, check_table
+from evolve.experiment.config_keys import INDIVIDUAL_KEYS, ConfigError, check_table
 from evolve.experiment.schema import Config, ProgramIndividual, Start, StartRows
 from evolve.genome import ENDGAME, UNRECORDED_GENES, feature_of, genes, named
 
@@ -144,7 +144,7 @@ def _individual(
             f"{path}: 'individual.constants' tunes numbers in the agent's code, 'individual.weights_file' those of "
             "a file it reads: name one"
         )
-    checked = check_table(table, _INDIVIDUAL, "individual", path)
+    checked = check_table(table, INDIVIDUAL_KEYS, "individual", path)
     folder, name = os.path.abspath(checked["program"]), checked["weights_file"]
     problem = folder_problem(folder)
     if problem:

@@ -1,5 +1,5 @@
 """The experiment config's keys, one row each: a ``ConfigKey`` (its type, default, check and range in
-words) in its table's schema (``_TOP``, ``_GA``, ``_PANEL``, ...), and a table of TOML checked against
+words) in its table's schema (``TOP_KEYS``, ``GA_KEYS``, ``PANEL_KEYS``, ...), and a table of TOML checked against
 them (``check_table``), every error a ``ConfigError`` naming the file and the key. ``evolve.experiment.schema``
 declares the records the keys fill; ``evolve.experiment.config`` reads a file into them.
 """
@@ -82,7 +82,7 @@ def _join(where: str, key: str) -> str:
 
 
 STRATEGIES = ("ga", "cmaes", "spsa")
-_TOP: Schema = {
+TOP_KEYS: Schema = {
     "name": ConfigKey(
         kind=str,
         default=None,
@@ -121,7 +121,7 @@ _TOP: Schema = {
 _OPENING = ConfigKey(
     kind=int, default=2, check=lambda v: 0 <= v <= MAX_MOVES - 2, range_words=f"0 to {MAX_MOVES - 2} plies"
 )
-_GA: Schema = {
+GA_KEYS: Schema = {
     "tournament_size": ConfigKey(
         kind=int, default=3, check=lambda v: v >= 2, range_words="at least 2 (and at most the population)"
     ),
@@ -138,7 +138,7 @@ _GA: Schema = {
         kind=int, default=2, check=lambda v: v >= 1, range_words="at least 1 (and less than the population)"
     ),
 }
-_SPSA: Schema = {
+SPSA_KEYS: Schema = {
     "c": ConfigKey(
         kind=float,
         default=0.05,
@@ -154,13 +154,13 @@ _SPSA: Schema = {
     ),
     "hall_of_fame": ConfigKey(kind=int, default=2, check=lambda v: v >= 1, range_words="at least 1"),
 }
-_CMAES: Schema = {
+CMAES_KEYS: Schema = {
     "sigma": ConfigKey(
         kind=float, default=0.05, check=lambda v: 0 < v <= 1, range_words="in (0, 1]: a share of the bounds' range"
     ),
     "hall_of_fame": ConfigKey(kind=int, default=2, check=lambda v: v >= 1, range_words="at least 1"),
 }
-_PANEL: Schema = {
+PANEL_KEYS: Schema = {
     "opponent": ConfigKey(kind=str, default=None),
     "games": ConfigKey(
         kind=int,
@@ -173,7 +173,7 @@ _PANEL: Schema = {
     # each game from its own opening, the individual in the colour the opening leaves won
     "won_side": ConfigKey(kind=bool, default=False),
 }
-_SELF_PLAY: Schema = {
+SELF_PLAY_KEYS: Schema = {
     "against": ConfigKey(
         kind=str,
         default="hall_of_fame",
@@ -215,7 +215,7 @@ AS_SHIPPED = (
     "counted in nodes, exact play from its solve_from: engine.players.shipped)"
 )
 FITNESS_SEARCHERS = ("auto",) + ENGINES  # auto: native where it can be built, python (warned) where not
-_FITNESS: Schema = {
+FITNESS_KEYS: Schema = {
     "searcher": ConfigKey(
         kind=str,
         default="auto",
@@ -246,7 +246,7 @@ _FITNESS: Schema = {
     ),
 }
 # The exact regret fitness: the share of a positions file's won positions where the individual keeps the win.
-_REGRET: Schema = {
+REGRET_KEYS: Schema = {
     "positions": ConfigKey(
         kind=str, default=None, check=_names_a_path, range_words="a positions file from 'evolve positions'"
     ),
@@ -257,7 +257,7 @@ _REGRET: Schema = {
         range_words="positive, at most 1e6 (its share of the fitness)",
     ),
 }
-_START: Schema = {
+START_KEYS: Schema = {
     "random": ConfigKey(
         kind=float,
         default=0.0,
@@ -265,14 +265,14 @@ _START: Schema = {
         range_words="in [0, 1]: the share of the population beyond the start weights drawn at random from the bounds",
     ),
 }
-_EXECUTOR: Schema = {
+EXECUTOR_KEYS: Schema = {
     "scheduler": ConfigKey(
         kind=str, default="", check=_scheduler, range_words="'' (the local process pool), " + SCHEDULER_FORMS
     ),
 }
 # A course agent whose own weights file holds the genome (evolve.agents.program_individual); [individual.bounds]
 # name the genes.
-_INDIVIDUAL: Schema = {
+INDIVIDUAL_KEYS: Schema = {
     "program": ConfigKey(
         kind=str, default=None, check=_names_a_path, range_words="an agent folder, relative to where evolve runs"
     ),

@@ -11,11 +11,21 @@ from typing import Any, Dict, Mapping, NamedTuple, Optional, Sequence, Tuple, Ty
 from engine.constants import COURSE_CPU_LIMIT
 from engine.play.settings import GameSettings, Progress
 from engine.sandbox.limits import Limits
-from evolve.experiment.config_keys import _CMAES, _EXECUTOR, _FITNESS, _GA, _SELF_PLAY, _SPSA, _TOP, Schema, defaults
+from evolve.experiment.config_keys import (
+    CMAES_KEYS,
+    EXECUTOR_KEYS,
+    FITNESS_KEYS,
+    GA_KEYS,
+    SELF_PLAY_KEYS,
+    SPSA_KEYS,
+    TOP_KEYS,
+    Schema,
+    defaults,
+)
 
 
 class GaSettings(NamedTuple):
-    """The [ga] table: the genetic algorithm's operators (``_GA`` declares each key)."""
+    """The [ga] table: the genetic algorithm's operators (``GA_KEYS`` declares each key)."""
 
     tournament_size: int
     crossover_probability: float
@@ -27,7 +37,7 @@ class GaSettings(NamedTuple):
 
 
 class SpsaSettings(NamedTuple):
-    """The [spsa] table: SPSA's gains and hall of fame (``_SPSA``; evolve.spsa says what each means)."""
+    """The [spsa] table: SPSA's gains and hall of fame (``SPSA_KEYS``; evolve.spsa says what each means)."""
 
     c: float
     step: float
@@ -35,14 +45,14 @@ class SpsaSettings(NamedTuple):
 
 
 class CmaesSettings(NamedTuple):
-    """The [cmaes] table: CMA-ES's step and hall of fame (``_CMAES`` declares each key)."""
+    """The [cmaes] table: CMA-ES's step and hall of fame (``CMAES_KEYS`` declares each key)."""
 
     sigma: float
     hall_of_fame: int
 
 
 class SelfPlay(NamedTuple):
-    """The [self_play] table: the games against the run's own genomes (``_SELF_PLAY``); weight 0 where the
+    """The [self_play] table: the games against the run's own genomes (``SELF_PLAY_KEYS``); weight 0 where the
     config has no such table."""
 
     against: str
@@ -53,14 +63,14 @@ class SelfPlay(NamedTuple):
 
 
 class ExecutorSettings(NamedTuple):
-    """The [executor] table: where the games run (``_EXECUTOR``)."""
+    """The [executor] table: where the games run (``EXECUTOR_KEYS``)."""
 
     scheduler: str
 
 
 class FitnessSettings(NamedTuple):
     """The [fitness] table: the searcher, the successive halving of the games and how our searcher's
-    individuals play (``_FITNESS``); ``search``: for play = "as-shipped", the search settings of the
+    individuals play (``FITNESS_KEYS``); ``search``: for play = "as-shipped", the search settings of the
     ``settings`` params file as read when the run began (None otherwise)."""
 
     searcher: str
@@ -72,7 +82,7 @@ class FitnessSettings(NamedTuple):
 
 
 class RegretSettings(NamedTuple):
-    """The [regret] table (``_REGRET``): the positions file, its weight in the fitness, the SHA-256 of the
+    """The [regret] table (``REGRET_KEYS``): the positions file, its weight in the fitness, the SHA-256 of the
     file as the run began (a changed file is refused) and how many of its fitness positions are won."""
 
     positions: str
@@ -82,7 +92,7 @@ class RegretSettings(NamedTuple):
 
 
 class PanelEntry(NamedTuple):
-    """One [[panel]] opponent and its games (``_PANEL``)."""
+    """One [[panel]] opponent and its games (``PANEL_KEYS``)."""
 
     opponent: str
     games: int
@@ -92,7 +102,7 @@ class PanelEntry(NamedTuple):
 
 
 class Start(NamedTuple):
-    """The [start] table (``_START``), with the files ``params`` named (for a program individual, its own
+    """The [start] table (``START_KEYS``), with the files ``params`` named (for a program individual, its own
     weights file where it holds the genes) and their ``weights``, read once, in the genes' order; ``free``:
     the genes that move where the others are held near their start weights (None: every gene moves)."""
 
@@ -103,7 +113,7 @@ class Start(NamedTuple):
 
 
 class ProgramIndividual(NamedTuple):
-    """The [individual] table (``_INDIVIDUAL``), with the agent's ``folder`` (absolute), the ``base`` its
+    """The [individual] table (``INDIVIDUAL_KEYS``), with the agent's ``folder`` (absolute), the ``base`` its
     weights file held when the run began (what it keeps beside the genes), the ``fingerprint`` of its
     code then (``evolve.agents.program_individual.fingerprint``) and, where the genes are constants in its
     code rather than a weights file's, the names or patterns ``constants`` chose them by (empty otherwise)."""
@@ -120,12 +130,12 @@ class ProgramIndividual(NamedTuple):
 
 # The config's tables of keys, beside the top level's: name -> (schema, record), in the order checked.
 _TABLES: Dict[str, Tuple[Schema, Type[Any]]] = {
-    "ga": (_GA, GaSettings),
-    "cmaes": (_CMAES, CmaesSettings),
-    "spsa": (_SPSA, SpsaSettings),
-    "self_play": (_SELF_PLAY, SelfPlay),
-    "executor": (_EXECUTOR, ExecutorSettings),
-    "fitness": (_FITNESS, FitnessSettings),
+    "ga": (GA_KEYS, GaSettings),
+    "cmaes": (CMAES_KEYS, CmaesSettings),
+    "spsa": (SPSA_KEYS, SpsaSettings),
+    "self_play": (SELF_PLAY_KEYS, SelfPlay),
+    "executor": (EXECUTOR_KEYS, ExecutorSettings),
+    "fitness": (FITNESS_KEYS, FitnessSettings),
 }
 
 
@@ -135,14 +145,14 @@ StartRows = Sequence[Union[Sequence[float], Mapping[str, float]]]
 
 
 class Config(NamedTuple):
-    """A validated experiment config: a field for each top-level key (``_TOP``), a record for each table
+    """A validated experiment config: a field for each top-level key (``TOP_KEYS``), a record for each table
     (``_TABLES``), the panel's entries, the names of the genes in genome order and their (low, high) bounds,
     the program individual (None where the genome is our searcher's weights) and the [regret] fitness (None
     where the config has none).
 
     ``to_json`` and ``from_json`` convert it to and from plain data, the form a checkpoint keeps."""
 
-    # the top-level keys (``_TOP``)
+    # the top-level keys (``TOP_KEYS``)
     name: str
     description: str
     seed: int
@@ -192,7 +202,7 @@ class Config(NamedTuple):
     def to_json(self) -> Dict[str, Any]:
         """The config as plain data (dicts, lists, strings, numbers), as a checkpoint keeps it: readable
         whatever becomes of these classes."""
-        data: Dict[str, Any] = {key: getattr(self, key) for key in _TOP}
+        data: Dict[str, Any] = {key: getattr(self, key) for key in TOP_KEYS}
         data.update((name, dict(getattr(self, name)._asdict())) for name in _TABLES)
         data["start"] = dict(
             self.start._asdict(),
@@ -220,7 +230,7 @@ class Config(NamedTuple):
         start = data["start"]
         individual = data.get("individual")
         return cls(
-            **{key: data[key] for key in _TOP},
+            **{key: data[key] for key in TOP_KEYS},
             **{
                 name: _from_table(record, data[name] if name in data else defaults(schema))
                 for name, (schema, record) in _TABLES.items()
