@@ -745,8 +745,8 @@ def test_a_newer_position_drops_the_questions_no_worker_has_begun():
 
 def test_refutations_of_an_early_position_come_from_the_prefill_and_a_late_one_stops_in_time(native):
     """After Black's 2,2 every White move loses: each one's replies are in the package's prefill (ply 2),
-    so every move is answered at once. At ply 3 the compiled solver would need minutes a move: the job
-    is stopped at its deadline, within a move, with the moves it reached."""
+    so every move is answered at once. Past the prefill (plies 0-4), at ply 5, the compiled solver needs
+    seconds a move: the job is stopped at its deadline, within a move, with the moves it reached."""
     from engine.ui.web.worker_jobs import refutations_job
 
     first = refutations_job([WINNING_FIRST_POINT], 8.0)
@@ -754,6 +754,7 @@ def test_refutations_of_an_early_position_come_from_the_prefill_and_a_late_one_s
     assert len(first) == len(position.legal_points()) + 1
     assert all(found.keeping >= 1 for found in first.values())  # every White move is refuted
     start = time.process_time()
-    late = refutations_job([WINNING_FIRST_POINT, 0, 24], 0.5)
-    assert len(late) < len(Position.initial().play_point(12).play_point(0).play_point(24).legal_points()) + 1
+    line = [WINNING_FIRST_POINT, 0, 24, 1, 23]
+    late = refutations_job(line, 0.5)
+    assert len(late) < len(position_of(line).all_moves())
     assert time.process_time() - start < 30  # this process's CPU: the solver ran in its own, and was stopped

@@ -43,6 +43,7 @@ if not os.path.exists(CHROMIUM):
 # move) takes 10-20 s on an idle 2-core machine and several times that beside other work; the wait
 # bounds a hang, not the speed (a 60 s bound failed once on the busy machine).
 SOLVER_WAIT_MS = 300_000
+LINE = (12, 7, 13, 17, 11, 8, 16, 18)  # a line of play from the empty board to ply 8
 
 
 @pytest.fixture(scope="module")
@@ -206,13 +207,13 @@ def test_from_the_empty_board_every_legal_move_shows_an_exact_win_or_loss(site, 
 def test_past_the_prefill_the_board_says_solving_and_then_shows_every_move_exact(site, page):
     url, _ = site
     board(page, url, "", values=True)
-    for ply, point in enumerate((12, 7, 13), 1):
+    for ply, point in enumerate(LINE[:5], 1):
         page.click(f'#board .point[data-point="{point}"]')
         page.wait_for_function(f"document.getElementById('status').textContent.startsWith('ply {ply} of 24')")
     page.locator("#values table.values tbody tr").first.wait_for(timeout=SOLVER_WAIT_MS)
     first = page.locator("#values").inner_text()  # exact already, or the search's values while solving
     assert "?" not in first and ("solving…" in first or "exact" in first)
-    assert_every_legal_move_exact(page, 3, seconds=400)  # about 35 CPU s for a fresh solver
+    assert_every_legal_move_exact(page, 5, seconds=400)  # the first ply past the prefill (plies 0-4)
 
 
 def sgf_file(folder, moves):
@@ -309,6 +310,46 @@ def test_a_position_never_shows_another_positions_values(site, page):
     for route in held:
         route.continue_()
     assert_every_legal_move_exact(page, 2)
+
+
+def test_a_line_to_ply_8_never_shows_another_positions_values_and_plies_0_to_4_are_exact_at_once(site, page):
+    """Walking a line of play from the empty board to ply 8, each position's first values answer is held
+    back: meanwhile its board and table show none (not the previous position's). At plies 0-4 that first
+    answer is already every move's exact win or loss, from the package's prefill: nothing to solve, so the
+    board shows them as soon as it asks (no "solving…")."""
+    url, _ = site
+    held = []
+    asked = set()
+
+    def hold(route):
+        moves = tuple(json.loads(route.request.post_data)["moves"])
+        if moves in asked:
+            route.continue_()  # the same position asked again (pending, or its margins)
+        else:
+            asked.add(moves)
+            held.append((moves, route))
+
+    page.route("**/api/board/values", hold)
+    board(page, url, "", values=True)
+    for ply in range(len(LINE) + 1):
+        page.wait_for_function(f"document.getElementById('status').textContent.startsWith('ply {ply} of 24')")
+        for _ in range(600):
+            if held:
+                break
+            page.wait_for_timeout(50)
+        moves, route = held.pop(0)
+        assert list(moves) == list(LINE[:ply]) and not held
+        assert page.locator("#board text.value-text").count() == 0
+        assert page.locator("#values table.values tbody tr").count() == 0
+        answer = route.fetch()
+        first = answer.json()
+        route.fulfill(response=answer)
+        if ply <= 4:
+            assert first["exact"] and not first["pending"], (ply, first["note"])
+            assert first["moves"] and all(value["wins"] in (True, False) for value in first["moves"])
+        page.locator("#values table.values tbody tr").first.wait_for(timeout=SOLVER_WAIT_MS)
+        if ply < len(LINE):
+            page.click(f'#board .point[data-point="{LINE[ply]}"]')
 
 
 def test_new_game_while_the_opponent_thinks_drops_its_answer(site, page):
