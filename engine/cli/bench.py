@@ -138,7 +138,7 @@ def _print_result(result, args):
     return 0
 
 
-def _bench_rules(args):
+def _bench_rules(args: argparse.Namespace) -> int:
     """legal-move generation (positions/s) and random playouts (moves/s)
 
     Measure Position.legal_moves() over every position of the rules vectors (the rules vectors
@@ -157,7 +157,7 @@ def _bench_rules(args):
     )
 
 
-def _bench_search(args):
+def _bench_search(args: argparse.Namespace) -> int:
     """alpha-beta nodes/s and seconds per move at depths 1..5; whole-game CPU
 
     Search a fixed set of opening, middle-game and end-game positions at each depth (one
@@ -176,7 +176,7 @@ def _bench_search(args):
     )
 
 
-def _bench_solve(args):
+def _bench_solve(args: argparse.Namespace) -> int:
     """the exact solver's nodes and CPU to find a winning move, at chosen plies
 
     Play random moves from the empty board to each ply (reproducibly from --seed), or take
@@ -193,7 +193,7 @@ def _bench_solve(args):
     )
 
 
-def _bench_solver(args):
+def _bench_solver(args: argparse.Namespace) -> int:
     """the compiled solver's nodes and CPU per ply on the committed position set
 
     Solve every legal move of each position of the set (engine/data/solver-positions.json: random
@@ -223,7 +223,7 @@ def _bench_solver(args):
     return 1 if differ else 0
 
 
-def _bench_moves(args):
+def _bench_moves(args: argparse.Namespace) -> int:
     """What a move of the agent in DIR costs in the sandbox, in parts: the move outside it, a sandbox
     a move, the game's sandbox and move server started, a move forked from it, and games/s."""
     with built_agents([args.folder], DEFAULT_LIMITS) as (built,):

@@ -1,5 +1,6 @@
 """``littlego book``: build, extend, merge, trim, upgrade and check the opening book with the compiled solver."""
 
+import argparse
 import os
 import sys
 
@@ -86,7 +87,7 @@ def _say(text):
     print(text, file=sys.stderr, flush=True)
 
 
-def _build(args):
+def _build(args: argparse.Namespace) -> int:
     """compute the opening book with the compiled exact solver
 
     Solve the opening with the compiled solver (engine/native/solve.c, compiled once with
@@ -132,7 +133,7 @@ def _build(args):
     return 0
 
 
-def _extend(args):
+def _extend(args: argparse.Namespace) -> int:
     """add deeper plies to a book with the compiled exact solver
 
     Find, with the compiled solver, a winning move for every position up to --max-ply that a
@@ -175,7 +176,7 @@ def _layer_progress(done, total, ply):
     _say(f"  from ply {ply}: {done:,} of {total:,} positions solved")
 
 
-def _merge(args):
+def _merge(args: argparse.Namespace) -> int:
     """put books together in one file
 
     Write one book serving every section of the BOOKs (the Black book and the White book, for
@@ -202,7 +203,7 @@ def _merge(args):
     return 0
 
 
-def _trim(args):
+def _trim(args: argparse.Namespace) -> int:
     """write a smaller book that stops at an earlier ply
 
     Keep BOOK's moves up to --max-ply for the sections of --side (both sides by default) and
@@ -230,7 +231,7 @@ def _trim(args):
     return 0
 
 
-def _upgrade(args):
+def _upgrade(args: argparse.Namespace) -> int:
     """rewrite a book in the current file format
 
     Read BOOK (any format this version reads, every entry checked) and write it in the
@@ -246,7 +247,7 @@ def _upgrade(args):
     return 0
 
 
-def _check(args):
+def _check(args: argparse.Namespace) -> int:
     """check that a book covers every position a side following it can meet
 
     Walk, for each of the book's sections (Black from the empty board, White after a losing

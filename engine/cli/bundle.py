@@ -1,5 +1,6 @@
 """``littlego bundle``: the files of a course submission."""
 
+import argparse
 import os
 from typing import Callable
 
@@ -33,7 +34,7 @@ def register(commands: Subcommands) -> None:
     )
 
 
-def _bundle(args):
+def _bundle(args: argparse.Namespace) -> int:
     """write a self-contained my_player3.py and its params.json (and a book.json) for submission
 
     Write OUTDIR/my_player3.py (the engine inlined, standard library only, Python 3.7),

@@ -1,6 +1,7 @@
 """``littlego grade`` and ``littlego tournament``: the course's verdicts on an agent, as one edition
 grades it, and on a class, as the earlier edition's round-robin ranks it."""
 
+import argparse
 import json
 import os
 import sys
@@ -86,7 +87,7 @@ def _register_tournament(commands: Subcommands) -> None:
     add_game_options(round_robin, "seed of the games and of who plays the extra Black game", omit=("cpu_limit",))
 
 
-def _grade(args):
+def _grade(args: argparse.Namespace) -> int:
     """grade an agent as the course would: the rubric's points, CPU and budgets
 
     Play every stage of the chosen edition against the course's opponents (ours stand in for
@@ -190,7 +191,7 @@ def tournament_agents(arguments: Sequence[str]) -> Tuple[List[str], List[str]]:
     return names, agents
 
 
-def _tournament(args):
+def _tournament(args: argparse.Namespace) -> int:
     """play the class round-robin: mini-matches of 11 games, one WIN to each pair's winner
 
     Every agent plays every other one a mini-match of --games games (colours alternate; who
@@ -246,7 +247,7 @@ def _tournament(args):
     return 0
 
 
-def _sandbox(args):
+def _sandbox(args: argparse.Namespace) -> int:
     """say how untrusted agents run on this machine: isolation, what the limits count, the environment
 
     Whether bubblewrap isolates a move here (and why not), which cgroups count a move's CPU,

@@ -1,5 +1,6 @@
 """``littlego gtp`` and ``littlego judge``: the tool as another program's engine or judge."""
 
+import argparse
 import sys
 
 from engine.cli.parts.argument_types import count
@@ -31,7 +32,7 @@ def register(commands: Subcommands) -> None:
     referee.add_argument("--dir", default=".", help="the player's folder (default: current)")
 
 
-def _gtp(args):
+def _gtp(args: argparse.Namespace) -> int:
     """be a GTP (Go Text Protocol 2) engine on stdin/stdout, for GUIs and tournament tools
 
     Answer GTP commands on stdin/stdout under Little-Go rules (5x5, komi 2.5, the course's KO
@@ -48,7 +49,7 @@ def _gtp(args):
         solver.close()
 
 
-def _judge(args):
+def _judge(args: argparse.Namespace) -> int:
     """judge one ply like the course's host.py (for the course's build.sh)
 
     Read input.txt and output.txt, judge the move, write the next input.txt. Exit 0: game goes

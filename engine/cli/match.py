@@ -1,5 +1,6 @@
 """``littlego match``: two players, many games, the figures and (optionally) an SPRT."""
 
+import argparse
 import json
 import sys
 import time
@@ -60,7 +61,7 @@ def register(commands: Subcommands) -> None:
     add_game_options(match, "match seed")
 
 
-def _match(args):
+def _match(args: argparse.Namespace) -> int:
     """play a match between two players and report it
 
     Play GAMES games between players A and B, colours alternating, in parallel and

@@ -1,5 +1,6 @@
 """``littlego play`` and ``littlego replay``: a person at the terminal, playing or watching a game."""
 
+import argparse
 import sys
 
 from engine.cli.parts.arguments import add_sandbox, player_with_sandbox
@@ -40,7 +41,7 @@ def _write(text):
     sys.stdout.flush()
 
 
-def _play(args):
+def _play(args: argparse.Namespace) -> int:
     """play a game against any player in the terminal
 
     Play Little-Go in the terminal against OPPONENT. Type moves as i,j (the course's row,
@@ -55,7 +56,7 @@ def _play(args):
     return 0
 
 
-def _replay(args):
+def _replay(args: argparse.Namespace) -> int:
     """step through a recorded game (SGF), judged by Little-Go rules
 
     Show a 5x5 SGF game move by move: the board, captures and plies left after each move,

@@ -1,5 +1,6 @@
 """``littlego serve``: the runs dashboard and the analysis board, in a browser."""
 
+import argparse
 import os
 
 from engine.cli.parts.argument_types import integer_range, positive_seconds
@@ -38,7 +39,7 @@ def register(commands: Subcommands) -> None:
     add_store(parser)
 
 
-def _serve(args):
+def _serve(args: argparse.Namespace) -> int:
     """serve the runs dashboard and the analysis board to a browser
 
     Serve a local web app: the evolution runs under --runs (each run's fitness, win rates,

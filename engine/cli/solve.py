@@ -1,5 +1,6 @@
 """``littlego solve``: who wins a position with perfect play, and every move's value."""
 
+import argparse
 import time
 
 from engine.cli.parts.argument_types import integer_range, positive_seconds
@@ -36,7 +37,7 @@ def register(commands: Subcommands) -> None:
     add_progress(solve)
 
 
-def _solve(args):
+def _solve(args: argparse.Namespace) -> int:
     """solve a position exactly: who wins with perfect play, by how much, every move's value
 
     Search a position to the end of the game (24 plies) and print who wins with perfect play

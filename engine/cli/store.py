@@ -1,5 +1,6 @@
 """``littlego store``: grow, describe and check the store of solved positions that the solving tools share."""
 
+import argparse
 import json
 import os
 
@@ -42,7 +43,7 @@ def register(commands: Subcommands) -> None:
     add_store(ship)
 
 
-def _existing(args):
+def _existing(args: argparse.Namespace) -> str:
     path = store_path(args)
     if path is None:
         raise InvalidInput("--no-store leaves no store to read")
@@ -51,7 +52,7 @@ def _existing(args):
     return path
 
 
-def _grow(args):
+def _grow(args: argparse.Namespace) -> int:
     """solve the positions up to a ply into the store, on a process pool; a rerun skips what is stored
 
     List the positions at each ply of --plies reached from the empty board (or from --moves),
@@ -79,7 +80,7 @@ def _grow(args):
     return 0
 
 
-def _ship(args):
+def _ship(args: argparse.Namespace) -> int:
     """write the package's prefill: every position of --plies from the empty board, from the store
 
     Copy out of the store (over the prefill shipped now) every position of --plies reached from the
@@ -94,14 +95,12 @@ def _ship(args):
     return 0
 
 
-def _info(args):
+def _info(args: argparse.Namespace) -> int:
     """the store's size, rules and positions by ply"""
     summary = SolvedStore(_existing(args)).summary()
     if args.json:
-        summary["by_ply"] = {
-            ply: {"moves": moves, "value_only": value} for ply, (moves, value) in summary["by_ply"].items()
-        }
-        print(json.dumps(summary, indent=2))
+        by_ply = {ply: {"moves": moves, "value_only": value} for ply, (moves, value) in summary["by_ply"].items()}
+        print(json.dumps(dict(summary, by_ply=by_ply), indent=2))
         return 0
     per = summary["bytes"] / summary["positions"] if summary["positions"] else 0
     print(f"{summary['path']}: {summary['format']}, rules {summary['rules']} (this littlego's: {RULES_FINGERPRINT})")
@@ -115,7 +114,7 @@ def _info(args):
     return 0
 
 
-def _check(args):
+def _check(args: argparse.Namespace) -> int:
     """read every entry of the store and run SQLite's full integrity check; exit 1 on a problem"""
     path = _existing(args)
     problems = SolvedStore(path).check()

@@ -49,7 +49,7 @@ def _register_records(commands: Subcommands) -> None:
     pack_records.add_argument("archive", metavar="ARCHIVE", nargs="?", help="the file to write (default: DIR.tar.xz)")
 
 
-def _unpack(args):
+def _unpack(args: argparse.Namespace) -> int:
     """write a match's SGF records from its journal or packed folder
 
     Write the SGF records of SOURCE (a match journal, plain or compressed: byte for byte what
@@ -62,7 +62,7 @@ def _unpack(args):
     return 0
 
 
-def _pack(args):
+def _pack(args: argparse.Namespace) -> int:
     """pack a folder of SGF records into one reproducible tar.xz
 
     Write DIR's *.sgf as one tar.xz (default DIR.tar.xz), sorted, without times or owners: the same
@@ -106,7 +106,7 @@ def _register_openings(commands: Subcommands) -> None:
     report.add_argument("--agent", default="champion", help="the player's name in the records (default %(default)s)")
 
 
-def _solve(args):
+def _solve(args: argparse.Namespace) -> int:
     """solve every distinct opening of a match's records with the compiled solver
 
     Give every distinct opening of SOURCE (the position after the games' first two plies, one per
@@ -119,7 +119,7 @@ def _solve(args):
     return 0
 
 
-def _solve_seed(args):
+def _solve_seed(args: argparse.Namespace) -> int:
     """settle the openings of a match from its seed, before or while it is played
 
     Draw the openings exactly as 'littlego match --random-opening 2 --seed SEED' does for GAMES
@@ -133,7 +133,7 @@ def _solve_seed(args):
     return 0
 
 
-def _table(args):
+def _table(args: argparse.Namespace) -> int:
     """build the table of every 2-ply opening's winner (engine/data/openings.json)
 
     Settle every distinct opening of two plies (85 symmetry classes) as 'openings solve-seed' does
@@ -146,7 +146,7 @@ def _table(args):
     return 0
 
 
-def _report(args):
+def _report(args: argparse.Namespace) -> int:
     """count the games a player kept from the openings won for it
 
     For the player named --agent in SOURCE's records, list the games it lost from an opening that
@@ -204,7 +204,7 @@ def _case(text):
         raise argparse.ArgumentTypeError(str(error))
 
 
-def _giveaways(args):
+def _giveaways(args: argparse.Namespace) -> int:
     """play a match from random openings and find each won opening the agent gave away
 
     Three steps, each continued from OUT when the same command runs again: the match (OUT/match.journal,
@@ -232,7 +232,7 @@ def _giveaways(args):
     return 0
 
 
-def _mistakes(args):
+def _mistakes(args: argparse.Namespace) -> int:
     """walk lost games back to the agent's move that gave the win away
 
     For each named record of SOURCE, walk back from ply 12 over the turns of the agent (the player
@@ -244,7 +244,7 @@ def _mistakes(args):
     return 0
 
 
-def _depth(args):
+def _depth(args: argparse.Namespace) -> int:
     """search positions at fixed depths and judge each pick with the solver
 
     At each position NAME:PLY of SOURCE (the record's position after PLY plies): the move the

@@ -1,5 +1,7 @@
 """``littlego train``: train a learning player (the tabular Q-learner)."""
 
+import argparse
+
 from engine.cli.parts.argument_types import integer_range, positive_int
 from engine.cli.parts.arguments import add_progress, progress_bar
 from engine.cli.parts.commands import Subcommands, command, group
@@ -58,7 +60,7 @@ def register(commands: Subcommands) -> None:
     )
 
 
-def _train(args):
+def _train(args: argparse.Namespace) -> int:
     """tabular Q-learning against chosen opponents, with a learning curve
 
     Train the tabular Q-learner (states under the 8 board symmetries) against the opponents
