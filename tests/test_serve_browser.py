@@ -314,9 +314,10 @@ def test_a_position_never_shows_another_positions_values(site, page):
 
 def test_a_line_to_ply_8_never_shows_another_positions_values_and_plies_0_to_4_are_exact_at_once(site, page):
     """Walking a line of play from the empty board to ply 8, each position's first values answer is held
-    back: meanwhile its board and table show none (not the previous position's). At plies 0-4 that first
-    answer is already every move's exact win or loss, from the package's prefill: nothing to solve, so the
-    board shows them as soon as it asks (no "solving…")."""
+    back: meanwhile its board and table show none (not the previous position's), and at the end the table
+    is the last position's. At plies 0-4 that first answer is already every move's
+    exact win or loss, from the package's prefill: nothing to solve, so the board shows them as soon as
+    it asks (no "solving…")."""
     url, _ = site
     held = []
     asked = set()
@@ -341,15 +342,20 @@ def test_a_line_to_ply_8_never_shows_another_positions_values_and_plies_0_to_4_a
         assert list(moves) == list(LINE[:ply]) and not held
         assert page.locator("#board text.value-text").count() == 0
         assert page.locator("#values table.values tbody tr").count() == 0
-        answer = route.fetch()
-        first = answer.json()
-        route.fulfill(response=answer)
-        if ply <= 4:
-            assert first["exact"] and not first["pending"], (ply, first["note"])
-            assert first["moves"] and all(value["wins"] in (True, False) for value in first["moves"])
-        page.locator("#values table.values tbody tr").first.wait_for(timeout=SOLVER_WAIT_MS)
+        if 4 < ply < len(LINE):
+            route.continue_()  # past the prefill the answer takes the board's seconds: the next move comes first
+        else:
+            answer = route.fetch()
+            first = answer.json()
+            route.fulfill(response=answer)
+            assert ply > 4 or (first["exact"] and not first["pending"]), (ply, first["note"])
+            assert first["moves"] and all(value["wins"] in (True, False) or ply > 4 for value in first["moves"])
+            page.locator("#values table.values tbody tr").first.wait_for(timeout=SOLVER_WAIT_MS)
         if ply < len(LINE):
             page.click(f'#board .point[data-point="{LINE[ply]}"]')
+    rows = {row.get_attribute("data-move") for row in page.locator("#values table.values tbody tr").all()}
+    legal = {point.get_attribute("data-point") for point in page.locator('#board .point[data-legal="1"]').all()}
+    assert rows == legal | {PASS} and "ply 8 of 24" in page.locator("#status").inner_text()
 
 
 def test_new_game_while_the_opponent_thinks_drops_its_answer(site, page):
