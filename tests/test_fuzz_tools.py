@@ -29,7 +29,7 @@ from tests.conftest import GENERATION, examples
 from tests.test_agent import json_values
 
 FILES = examples(0.6)  # a file read and written back
-ENGINES = examples(0.24)  # a game against a GTP engine process
+ENGINES = examples(0.12)  # a game against a GTP engine process (3 in the quick profile, 180 in the long)
 
 # -- GTP engines that misbehave at any step --------------------------------------------------------
 

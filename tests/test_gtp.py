@@ -218,7 +218,7 @@ def test_a_bad_player_spec_is_one_clear_line():
 
 def test_littlego_gtp_plays_a_match_through_the_gtp_player():
     summary, games = run_match(
-        "champion",
+        "handset@2",  # the opponent's strength is not what is tested: quick
         "gtp:littlego gtp --player handset@4",
         2,
         GameSettings(jobs=1, progress=False, seed=5),
