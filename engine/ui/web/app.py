@@ -15,7 +15,7 @@ import hmac
 import json
 import logging
 import os
-from typing import Any, Dict, List, Optional, Sequence, Type
+from typing import Any, Callable, Dict, List, Optional, Sequence, Type, cast
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -27,6 +27,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, ExceptionHandler, Receive, Scope, Send
 
+from engine.constants import Move
 from engine.play.sgf import SgfError
 from engine.players.specs import COMMAND_KINDS, runs_a_command
 from engine.position import IllegalMove
@@ -140,10 +141,10 @@ def create_app(
     started the server may allow; ``token``: the secret every POST must carry (None: none may)."""
     cache = FileCache()
 
-    async def index(request):
+    async def index(request: Request) -> FileResponse:
         return FileResponse(os.path.join(STATIC, "index.html"))
 
-    def runs(request):
+    def runs(request: Request) -> JSONResponse:
         return JSONResponse(
             {
                 "runs_dir": os.path.abspath(runs_dir),
@@ -152,7 +153,7 @@ def create_app(
             }
         )
 
-    def run(request):
+    def run(request: Request) -> JSONResponse:
         after = request.query_params.get("after", "0")
         if not after.isdigit():
             raise BadRequest(f"after must be a count of generations, not {after!r}")
@@ -165,22 +166,27 @@ def create_app(
         + [Mount("/static", StaticFiles(directory=STATIC), name="static")]
     )
     handlers: Dict[Type[Exception], ExceptionHandler] = {exception: _answer(status) for exception, status in STATUS}
-    handlers.update({HTTPException: _http_error, Exception: _unexpected})
+    # Starlette calls _http_error for HTTPException alone: its narrower argument is sound.
+    handlers.update({HTTPException: cast(ExceptionHandler, _http_error), Exception: _unexpected})
     middleware = [Middleware(LocalRequests, hosts=hosts, token=token)]
     return Starlette(routes=routes, exception_handlers=handlers, middleware=middleware)
+
+
+# A board route's answer: the request's JSON document and its moves -> the JSON to send back.
+Answer = Callable[[Dict[str, Any], List[Move]], object]
 
 
 def board_routes(analyst: Analyst, allow_programs: bool) -> List[Route]:
     """The board's JSON routes: each takes the game's moves and answers about their position."""
 
-    def post(path, answer):
-        async def endpoint(request):
+    def post(path: str, answer: Answer) -> Route:
+        async def endpoint(request: Request) -> JSONResponse:
             document = await read_json(request)
             return JSONResponse(await run_in_threadpool(answer, document, board_game.read_moves(document.get("moves"))))
 
         return Route(path, endpoint, methods=["POST"])
 
-    def reply(document, moves):
+    def reply(document: Dict[str, Any], moves: List[Move]) -> Dict[str, Any]:
         spec = document.get("opponent")
         if not allow_programs and isinstance(spec, str) and runs_a_command(spec):
             raise BadRequest(
@@ -193,7 +199,7 @@ def board_routes(analyst: Analyst, allow_programs: bool) -> List[Route]:
         answer = analyst.reply(spec, moves, seed)
         return {"reply": answer._asdict(), "view": board_game.view(moves + [answer.move], shipped_book())._asdict()}
 
-    def values(document, moves):
+    def values(document: Dict[str, Any], moves: List[Move]) -> Dict[str, Any]:
         margins, seconds = document.get("margins", True), document.get("seconds")
         if not isinstance(margins, bool):
             raise BadRequest("margins must be true or false")
@@ -224,7 +230,7 @@ def board_routes(analyst: Analyst, allow_programs: bool) -> List[Route]:
     ]
 
 
-async def _open(request):
+async def _open(request: Request) -> JSONResponse:
     document = await read_json(request)
     text = document.get("sgf")
     if not isinstance(text, str):
@@ -232,15 +238,15 @@ async def _open(request):
     return JSONResponse(board_game.open_sgf(text.encode("utf-8"))._asdict())
 
 
-def _answer(status):
-    async def handler(request, exc):
+def _answer(status: int) -> ExceptionHandler:
+    async def handler(request: Request, exc: Exception) -> JSONResponse:
         extra = {"illegal": True} if isinstance(exc, IllegalMove) else {}
         return error(status, str(exc), **extra)
 
     return handler
 
 
-async def _http_error(request, exc):
+async def _http_error(request: Request, exc: HTTPException) -> JSONResponse:
     if exc.status_code == 404:
         return error(404, f"nothing here: {request.url.path}")
     if exc.status_code == 405:
@@ -248,7 +254,7 @@ async def _http_error(request, exc):
     return error(exc.status_code, str(exc.detail))
 
 
-async def _unexpected(request, exc):
+async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
     # The server's log gets the traceback (Starlette raises the exception on to it).
     log.error("%s %s failed: %s: %s", request.method, request.url.path, type(exc).__name__, exc)
     return error(500, f"the server failed on this request ({type(exc).__name__}); its log says more")
