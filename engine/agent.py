@@ -13,7 +13,7 @@ from typing import NamedTuple, Optional
 
 from engine.book import Book, BookError, load_book
 from engine.constants import BLACK, MAX_MOVES, PASS, WINNING_FIRST_POINT, Move
-from engine.features import make_evaluator, stone_weight
+from engine.features import stone_weight
 from engine.params import Params, ParamsError, default_params, load_params
 from engine.playout import random_point
 from engine.position import Position
@@ -126,7 +126,7 @@ def decide_move(
                 pass
             return Decision(winning, "solver", None, None)
     left = max(cap_deadline - time.process_time(), 0.05)
-    evaluate = make_evaluator(params.weights, params.endgame)
+    evaluate = params.evaluator()
     searcher = Searcher(evaluate, rng=rng)
     budget = min(params.cpu_budget, left)
     if params.close_stones is not None and position.moves_played < params.solve_from:

@@ -13,8 +13,9 @@ computation in ``engine/native/search_features.h`` (``f[FEATURE_NAME] = ...``). 
 ``docs/add-a-feature.md`` walks through it.
 """
 
+from itertools import chain
 from operator import itemgetter, mul
-from typing import TYPE_CHECKING, Callable, Dict, NamedTuple, Optional, Sequence, Tuple, Union, cast
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, NamedTuple, Optional, Sequence, Tuple, Union, cast
 
 from engine.bitboard import (
     BIT,
@@ -31,6 +32,7 @@ from engine.bitboard import (
     points_of,
 )
 from engine.constants import BOARD_SIZE, MAX_MOVES
+from engine.patterns import PATTERNS, pattern_indices
 from engine.position import Position
 
 if TYPE_CHECKING:
@@ -44,9 +46,11 @@ if TYPE_CHECKING:
         def __call__(self, position: Position, captured: int = 0) -> float: ...
 
     class WeightedEvaluator(Evaluator, Protocol):
-        """An evaluator from ``make_evaluator``: its weights at each ply are known (``by_ply``)."""
+        """An evaluator from ``make_evaluator``: its weights at each ply are known (``by_ply``), and its
+        pattern weights (``patterns``, PATTERNS order; None: none)."""
 
         by_ply: "ByPly"
+        patterns: Optional[Tuple[float, ...]]
 
 else:
     Evaluator = WeightedEvaluator = Callable
@@ -262,11 +266,18 @@ def weights_by_ply(weights: Weights, endgame: Optional[Weights] = None) -> ByPly
     return tuple(tuple(o + (ply / MAX_MOVES) * (e - o) for o, e in zip(opening, end)) for ply in range(MAX_MOVES + 1))
 
 
-def make_evaluator(weights: Weights, endgame: Optional[Weights] = None) -> WeightedEvaluator:
+def make_evaluator(
+    weights: Weights, endgame: Optional[Weights] = None, patterns: Optional[Sequence[float]] = None
+) -> WeightedEvaluator:
     """An evaluator ``evaluate(position, captured) -> float`` from weights by feature name
     (a mapping) or a sequence in FEATURES order (a genome); with ``endgame`` weights too,
-    tapered: each weight interpolated by ply between the two (``weights_by_ply``)."""
+    tapered: each weight interpolated by ply between the two (``weights_by_ply``); with ``patterns``
+    (a weight for each shape of engine.patterns' PATTERNS, in its order), the weights of the board's
+    windows' shapes added after the features', window by window in the order of their shapes."""
     table = weights_by_ply(weights, endgame)
+    shapes = None if patterns is None else tuple(float(w) for w in patterns)
+    if shapes is not None and len(shapes) != len(PATTERNS):
+        raise ValueError(f"expected {len(PATTERNS)} pattern weights, got {len(shapes)}")
 
     # Every term but the captures depends on the position alone, and a search meets the same
     # positions again and again (each deepening iteration, transpositions): that part is
@@ -283,11 +294,15 @@ def make_evaluator(weights: Weights, endgame: Optional[Weights] = None) -> Weigh
         if value is None:
             if len(cache) > _EVALUATION_CACHE:
                 cache.clear()
-            value = cache[key] = sum(map(mul, statics[ply], feature_values(position, 0)))
+            terms: Iterable[float] = map(mul, statics[ply], feature_values(position, 0))
+            if shapes is not None:  # one sum, as the compiled twin adds them
+                terms = chain(terms, [shapes[index] for index in pattern_indices(position.own, position.opp)])
+            value = cache[key] = sum(terms)
         return value + captures_weights[ply] * captured
 
     weighted = cast(WeightedEvaluator, evaluate)
     weighted.by_ply = table  # what the compiled twin evaluates with
+    weighted.patterns = shapes
     return weighted
 
 

@@ -6,6 +6,8 @@ Format (version 1)::
      "weights": {"margin": 10.0, ...},          # one number per feature in FEATURES
      "endgame_weights": {"margin": 12.0, ...},  # optional, tapered: the weights at ply 24, "weights" being
                                                 #   those at ply 0, each interpolated linearly in between
+     "patterns": {"quad_corner_0000": 1.5, ...},  # optional: a weight for each shape (engine.patterns),
+                                                #   a shape left out weighing 0; absent: no pattern weights
      "search": {"depth": 4, "cpu_budget": 5.0,   # the search settings: SEARCH_TABLE below says what
                 "cpu_cap": 5.0, "solve_from": 24,  #   each means, its default and its range
                 "close_stones": 0.5},
@@ -20,7 +22,8 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Set
 
 from engine.constants import MAX_CPU_BUDGET, MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
 from engine.errors import UserError
-from engine.features import FEATURE_TABLE, FEATURES, Weights
+from engine.features import FEATURE_TABLE, FEATURES, WeightedEvaluator, Weights, make_evaluator
+from engine.patterns import PATTERN_INDEX, PATTERNS
 from engine.protocol import read_file, write_atomic
 
 FORMAT_VERSION = 1
@@ -137,7 +140,8 @@ class Params(NamedTuple):
     """Validated parameters: weights (dict in FEATURES order); one field for each search setting of
     SEARCH_TABLE, in its order (their meanings are there); provenance; endgame: None (flat weights),
     or tapered, the weights at ply MAX_MOVES (dict in FEATURES order), ``weights`` being those at ply
-    0. Built by ``make_params`` or ``with_settings``, which check every value."""
+    0; patterns: None, or a weight for each shape of engine.patterns (dict in PATTERNS order). Built by
+    ``make_params`` or ``with_settings``, which check every value."""
 
     weights: Dict[str, float]
     depth: int
@@ -147,6 +151,12 @@ class Params(NamedTuple):
     close_stones: Optional[float]
     provenance: Dict[str, Any]
     endgame: Optional[Dict[str, float]]
+    patterns: Optional[Dict[str, float]] = None
+
+    def evaluator(self) -> WeightedEvaluator:
+        """The evaluation these Params' weights make (``engine.features.make_evaluator``)."""
+        shapes = None if self.patterns is None else [self.patterns[name] for name in PATTERNS]
+        return make_evaluator(self.weights, self.endgame, shapes)
 
     def search(self) -> Dict[str, Optional[float]]:
         """{setting name: value} of the search settings, in SEARCH_TABLE's order."""
@@ -162,7 +172,23 @@ class Params(NamedTuple):
             endgame=self.endgame,
             # the keys are search settings, never ``source``, which mypy cannot tell
             **dict(self.search(), **settings),  # type: ignore[arg-type]
-        )
+        ).with_patterns(self.patterns)
+
+    def with_patterns(self, patterns: Optional[Weights], source: str = "params") -> "Params":
+        """These Params with pattern weights (by shape name, or a sequence in PATTERNS order; None: none),
+        every check of a params file's ``patterns`` applied; ParamsError naming a bad one."""
+        if patterns is None and self.patterns is None:
+            return self
+        data = params_to_dict(self)
+        data.pop("patterns", None)
+        if patterns is not None:
+            if not isinstance(patterns, dict):
+                patterns = list(patterns)
+                if len(patterns) != len(PATTERNS):
+                    raise ParamsError(f"{source}: expected {len(PATTERNS)} pattern weights, got {len(patterns)}")
+                patterns = dict(zip(PATTERNS, patterns))
+            data["patterns"] = patterns
+        return params_from_dict(data, source)
 
 
 def _number(value: object, where: str) -> float:
@@ -238,7 +264,7 @@ def params_from_dict(data: object, source: str = "params", warn: Warn = _warn_on
     """
     if not isinstance(data, dict):
         raise ParamsError(f"{source}: expected a JSON object at the top level")
-    unknown = sorted(set(data) - {"format", "weights", "endgame_weights", "search", "provenance"})
+    unknown = sorted(set(data) - {"format", "weights", "endgame_weights", "patterns", "search", "provenance"})
     if unknown:
         raise ParamsError(f"{source}: unknown key {unknown[0]!r}")
     if data.get("format", FORMAT_VERSION) != FORMAT_VERSION:
@@ -249,7 +275,10 @@ def params_from_dict(data: object, source: str = "params", warn: Warn = _warn_on
     sets = [_weights(data.get("weights"), "weights", source, warn, missing)]
     if data.get("endgame_weights") is not None:
         sets.append(_weights(data["endgame_weights"], "endgame_weights", source, warn, missing))
-    sets = _tame(sets, source, warn)
+    shapes = None if data.get("patterns") is None else _patterns(data["patterns"], source)
+    sets = _tame(sets + ([shapes] if shapes is not None else []), source, warn)
+    if shapes is not None:
+        shapes = sets.pop()
     checked, endgame = sets[0], sets[1] if len(sets) > 1 else None
     settings = search_settings(data.get("search", {}), source)
     provenance = data.get("provenance", {})
@@ -257,7 +286,28 @@ def params_from_dict(data: object, source: str = "params", warn: Warn = _warn_on
         raise ParamsError(f"{source}: 'provenance' must be an object")
     if missing:
         provenance = dict(provenance, **{ADDED_AT_ZERO: sorted(set(provenance.get(ADDED_AT_ZERO, [])) | set(missing))})
-    return Params(weights=checked, provenance=provenance, endgame=endgame, **settings)  # type: ignore[arg-type]
+    return Params(
+        weights=checked,
+        provenance=provenance,
+        endgame=endgame,
+        patterns=shapes,
+        **settings,  # type: ignore[arg-type]
+    )
+
+
+def _patterns(shapes: object, source: str) -> Dict[str, float]:
+    """The ``patterns`` object checked, in PATTERNS order, a shape it leaves out at 0."""
+    if not isinstance(shapes, dict):
+        raise ParamsError(f"{source}: 'patterns' must be an object of shape: number")
+    unknown = sorted(set(shapes) - set(PATTERN_INDEX))
+    if unknown:
+        raise ParamsError(
+            f"{source}: patterns: unknown shape {_short(unknown[0])} (a shape is quad_<corner, edge or centre>_<four "
+            f"digits 0-2>, as engine.patterns names them, e.g. {PATTERNS[0]!r})"
+        )
+    return dict(
+        (name, _number(shapes[name], f"{source}: patterns.{name}") if name in shapes else 0.0) for name in PATTERNS
+    )
 
 
 def search_settings(search: object, source: str = "params") -> Dict[str, Optional[float]]:
@@ -288,7 +338,7 @@ def make_params(
     """Validated Params from weights (by feature name, or a sequence in FEATURES order) and, for
     tapered weights, ``endgame`` weights likewise; a sequence of twice FEATURES (a tapered genome:
     the opening's weights, then the endgame's) gives both. ``settings``: search settings by name
-    (SEARCH_TABLE); one left out, or None, takes its default.
+    (SEARCH_TABLE); one left out, or None, takes its default. Pattern weights: ``Params.with_patterns``.
 
     The one way to build Params: every check of params.json applies.
     """
@@ -342,6 +392,8 @@ def params_to_dict(params: Params) -> Dict[str, Any]:
     data = {"format": FORMAT_VERSION, "weights": dict((name, params.weights[name]) for name in FEATURES)}
     if params.endgame is not None:
         data["endgame_weights"] = dict((name, params.endgame[name]) for name in FEATURES)
+    if params.patterns is not None:
+        data["patterns"] = dict(params.patterns)
     search = {name: value for name, value in params.search().items() if value is not None}  # null: off
     data.update({"search": search, "provenance": params.provenance})
     return data

@@ -23,6 +23,7 @@ from engine.features import FEATURES, feature_values, make_evaluator
 from engine.native import search as native
 from engine.native.search import NATIVE_PASS, NativeSearcher, compiled_search, native_position, searcher_class
 from engine.params import DEFAULT_WEIGHTS, load_params, make_params
+from engine.patterns import PATTERNS
 from engine.play.game import play_game
 from engine.players.base import Reason
 from engine.players.searcher import AgentPlayer
@@ -85,13 +86,13 @@ def sample_positions(count, seed, vector_games):
     return positions
 
 
-def difference(position, weights, depth, seed, tie_break=True, shape_depth=None, endgame=None):
+def difference(position, weights, depth, seed, tie_break=True, shape_depth=None, endgame=None, patterns=None):
     """None when both searchers answer alike (value, move, nodes, random draws, table); else both answers.
-    With ``endgame`` weights, tapered."""
+    With ``endgame`` weights, tapered; with ``patterns``, pattern weights too."""
     answers = []
     for searcher_type in (Searcher, NativeSearcher):
         rng = random.Random(seed) if tie_break else None
-        searcher = searcher_type(make_evaluator(weights, endgame), rng=rng, shape_depth=shape_depth)
+        searcher = searcher_type(make_evaluator(weights, endgame, patterns), rng=rng, shape_depth=shape_depth)
         result = searcher.iterative(position, depth)
         table = len(searcher.table) if searcher_type is Searcher else searcher.table_size()
         answers.append(
@@ -113,7 +114,9 @@ def compare_searches(positions, depths, seed):
     kinds = {"capture": 0, "ko": 0, "passed": 0}
     differences = []
     for index, position in enumerate(positions):
-        # the shipped, the hand-set, random flat weights, and random tapered ones
+        # the shipped, the hand-set, random flat weights, and random tapered ones; every third with random
+        # pattern weights
+        patterns = [random.Random(index).uniform(-20, 20) for _ in PATTERNS] if index % 3 == 2 else None
         weights, endgame = (
             (SHIPPED, None),
             (DEFAULT_WEIGHTS, None),
@@ -129,6 +132,7 @@ def compare_searches(positions, depths, seed):
             tie_break=index % 4 != 3,
             shape_depth=3 if index % 5 == 4 else None,
             endgame=endgame,
+            patterns=patterns,
         )
         if found:
             differences.append((str(position), depth, found))

@@ -63,6 +63,8 @@ typedef struct {
      * from the opening's to the endgame's); the captures weight there is 0.0 and kept apart */
     double weights[MAX_MOVES + 1][FEATURE_COUNT];
     double captures_weight[MAX_MOVES + 1];
+    double patterns[PATTERN_COUNT];  /* a weight for each shape of engine/patterns.py */
+    int has_patterns;               /* 0: the evaluation has no pattern weights */
     int compensated;                /* sum() as Python 3.12+ does it (Neumaier) */
     int shape_depth;                /* -1: never order quiet moves by shape */
     entry_t *slots;
@@ -77,15 +79,22 @@ typedef struct {
     double root_value;
 } searcher_t;
 
-/* evaluate(position, captured) of make_evaluator: the static part as sum(map(mul, ...)) adds it */
+/* evaluate(position, captured) of make_evaluator: the static part as one sum() adds it, the features'
+ * products, then the windows' pattern weights in the order of their shapes */
 static double evaluate(const searcher_t *s, const pos_t *p, int captured) {
-    double f[FEATURE_COUNT];
+    double f[FEATURE_COUNT], terms[FEATURE_COUNT + WINDOW_COUNT];
     feature_values(p, f);
-    int ply = p->moves_played < MAX_MOVES ? p->moves_played : MAX_MOVES;
+    int ply = p->moves_played < MAX_MOVES ? p->moves_played : MAX_MOVES, count = FEATURE_COUNT;
     const double *w = s->weights[ply];
-    double total = 0.0 + w[0] * f[0], compensation = 0.0;
-    for (int i = 1; i < FEATURE_COUNT; i++) {
-        double x = w[i] * f[i];
+    for (int i = 0; i < FEATURE_COUNT; i++) terms[i] = w[i] * f[i];
+    if (s->has_patterns) {
+        int shapes[WINDOW_COUNT];
+        pattern_indices(p, shapes);
+        for (int k = 0; k < WINDOW_COUNT; k++) terms[count++] = s->patterns[shapes[k]];
+    }
+    double total = 0.0 + terms[0], compensation = 0.0;
+    for (int i = 1; i < count; i++) {
+        double x = terms[i];
         if (!s->compensated) {
             total += x;
             continue;
@@ -245,19 +254,29 @@ int ls_feature_count(void) { return FEATURE_COUNT; }
 
 void ls_features(const pos_t *p, double *out) { feature_values(p, out); }
 
+void ls_patterns(const pos_t *p, int *out) { pattern_indices(p, out); }
+
+/* engine/patterns.py's WINDOW_TABLES (WINDOW_COUNT x 256) and WINDOW_TOPS, before any search */
+void ls_set_windows(const int16_t *tables, const int *tops) {
+    memcpy(WINDOW_TABLES, tables, sizeof(WINDOW_TABLES));
+    memcpy(WINDOW_TOPS, tops, sizeof(WINDOW_TOPS));
+}
+
 uint32_t ls_legal_mask(const pos_t *p) { return legal_mask(p); }
 
 void ls_play(const pos_t *p, int move, pos_t *out) { play(p, move, out); }
 
 /* a searcher with these weights by ply ((MAX_MOVES + 1) rows of FEATURE_COUNT static weights, then
- * MAX_MOVES + 1 captures weights) whose table is cleared when a search starts with more than
+ * MAX_MOVES + 1 captures weights) and pattern weights (PATTERN_COUNT; NULL: none) whose table is cleared when a search starts with more than
  * `table_limit` entries; NULL: out of memory */
-searcher_t *ls_new(const double *weights, const double *captures_weight, int compensated, int shape_depth,
-                   uint64_t table_limit) {
+searcher_t *ls_new(const double *weights, const double *captures_weight, const double *patterns, int compensated,
+                   int shape_depth, uint64_t table_limit) {
     searcher_t *s = calloc(1, sizeof(searcher_t));
     if (!s) return NULL;
     memcpy(s->weights, weights, sizeof(s->weights));
     memcpy(s->captures_weight, captures_weight, sizeof(s->captures_weight));
+    if (patterns) memcpy(s->patterns, patterns, sizeof(s->patterns));
+    s->has_patterns = patterns != NULL;
     s->compensated = compensated;
     s->shape_depth = shape_depth;
     s->table_limit = table_limit;

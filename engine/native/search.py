@@ -22,6 +22,7 @@ from typing import Callable, Dict, List, NoReturn, Optional, Sequence, Set, Text
 from engine.constants import BLACK, KOMI, MAX_MOVES, NUM_POINTS, PASS, WHITE, Move
 from engine.features import FEATURES, Evaluator, feature_values
 from engine.native.compiler import FOLDER, NativeError, NoCompiler, compiled_library, game_defines
+from engine.patterns import PATTERNS, WINDOW_TABLES, WINDOW_TOPS, pattern_indices
 from engine.playout import random_opening
 from engine.position import Position
 from engine.search import _TABLE_LIMIT, TIE, WIN, Searcher, SearchTimeout
@@ -56,6 +57,8 @@ def _flags() -> List[str]:
         "WIN": WIN,
         "TIE": TIE,
         "FEATURE_COUNT": len(FEATURES),
+        "PATTERN_COUNT": len(PATTERNS),
+        "WINDOW_COUNT": len(WINDOW_TOPS),
     }
     defines.update(feature_defines())
     given = game_defines()  # those compiler.py passes every source already
@@ -115,11 +118,14 @@ _POINTER, _POSITION = ctypes.c_void_p, ctypes.POINTER(NativePosition)
 _SIGNATURES = {
     "ls_feature_count": (ctypes.c_int, []),
     "ls_features": (None, [_POSITION, ctypes.POINTER(ctypes.c_double)]),
+    "ls_patterns": (None, [_POSITION, ctypes.POINTER(ctypes.c_int)]),
+    "ls_set_windows": (None, [ctypes.POINTER(ctypes.c_int16), ctypes.POINTER(ctypes.c_int)]),
     "ls_legal_mask": (ctypes.c_uint32, [_POSITION]),
     "ls_play": (None, [_POSITION, ctypes.c_int, _POSITION]),
     "ls_new": (
         _POINTER,
         [
+            ctypes.POINTER(ctypes.c_double),
             ctypes.POINTER(ctypes.c_double),
             ctypes.POINTER(ctypes.c_double),
             ctypes.c_int,
@@ -164,12 +170,35 @@ _SIGNATURES = {
 
 
 def _declare(library: ctypes.CDLL) -> ctypes.CDLL:
-    """``library`` (search.c loaded) with its entry points typed, once its features are checked."""
+    """``library`` (search.c loaded) with its entry points typed and its pattern windows given, once its
+    features and patterns are checked."""
     for name, (result, arguments) in _SIGNATURES.items():
         function = getattr(library, name)
         function.restype, function.argtypes = result, arguments
+    tables = [index for table in WINDOW_TABLES for index in table]
+    library.ls_set_windows((ctypes.c_int16 * len(tables))(*tables), (ctypes.c_int * len(WINDOW_TOPS))(*WINDOW_TOPS))
     _check_features(library)
+    _check_patterns(library)
     return library
+
+
+def compiled_patterns(library: ctypes.CDLL, position: Position) -> List[int]:
+    """The sorted shapes of ``position``'s windows as search.c reads them (engine.patterns.pattern_indices)."""
+    out = (ctypes.c_int * len(WINDOW_TOPS))()
+    library.ls_patterns(ctypes.byref(native_position(position)), out)
+    return list(out)
+
+
+def _check_patterns(library: ctypes.CDLL) -> None:
+    """NativeError where search.c reads a check position's windows otherwise than engine/patterns.py."""
+    for position in check_positions():
+        compiled, expected = compiled_patterns(library, position), pattern_indices(position.own, position.opp)
+        if compiled != expected:
+            raise NativeError(
+                f"search.c reads the pattern windows otherwise than engine/patterns.py: {compiled} against "
+                f"{expected} (board {position.board_string()!r}); mend pattern_indices in "
+                "engine/native/search_features.h"
+            )
 
 
 def _check_features(library: ctypes.CDLL) -> None:
@@ -266,9 +295,11 @@ class NativeSearcher(Searcher):
         captures = FEATURES.index("captures")
         static = [w for vector in table for w in vector[:captures] + (0.0,) + vector[captures + 1 :]]
         captures_weights = [vector[captures] for vector in table]
+        shapes = getattr(evaluate, "patterns", None)
         handle = library.ls_new(
             (ctypes.c_double * len(static))(*static),
             (ctypes.c_double * len(captures_weights))(*captures_weights),
+            None if shapes is None else (ctypes.c_double * len(shapes))(*shapes),
             COMPENSATED_SUM,
             -1 if shape_depth is None else shape_depth,
             table_limit,

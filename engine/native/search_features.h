@@ -77,3 +77,22 @@ static void feature_values(const pos_t *p, double *f) {
     f[FEATURE_CENTRE] = count(own & CENTRE) - count(opp & CENTRE);
     f[FEATURE_CROSS] = count(own & CROSS) - count(opp & CROSS);
 }
+
+/* ---- the pattern weights: engine/patterns.py ---- */
+
+/* WINDOW_TABLES[window][own nibble | opp nibble << 4]: the shape's index in PATTERNS, and each window's
+ * top-left point: engine/patterns.py's, handed over by ls_set_windows when the library loads */
+static int16_t WINDOW_TABLES[WINDOW_COUNT][256];
+static int WINDOW_TOPS[WINDOW_COUNT];
+
+/* pattern_indices(own, opp): each window's shape, sorted */
+static void pattern_indices(const pos_t *p, int *out) {
+    for (int w = 0; w < WINDOW_COUNT; w++) {
+        int top = WINDOW_TOPS[w];
+        int own = ((p->own >> top) & 3) | ((p->own >> (top + BOARD_SIZE - 2)) & 12);
+        int opp = ((p->opp >> top) & 3) | ((p->opp >> (top + BOARD_SIZE - 2)) & 12);
+        int index = WINDOW_TABLES[w][own | opp << 4], k = w;
+        for (; k > 0 && out[k - 1] > index; k--) out[k] = out[k - 1];
+        out[k] = index;
+    }
+}

@@ -6,7 +6,6 @@ from engine.agent import choose_move
 from engine.book import Book
 from engine.constants import MAX_MOVES, Colour, Move
 from engine.errors import InvalidInput
-from engine.features import make_evaluator
 from engine.native.search import searcher_class
 from engine.params import Params
 from engine.players.base import Player
@@ -46,7 +45,7 @@ class AgentPlayer(Player):
         self.book = book  # the opening book, played first when timed (as my_player3.py does)
         self.depth = self.params.depth
         self.timed = timed
-        self.evaluate = make_evaluator(params.weights, params.endgame)
+        self.evaluate = params.evaluator()
         self.spec = spec
         self.searcher_type = Searcher if timed else searcher_for(engine)
 

@@ -18,7 +18,7 @@ from typing import Optional, Tuple
 from engine.book import Book, load_book
 from engine.constants import BLACK, PASS, WINNING_FIRST_POINT, Move
 from engine.data import SHIPPED_BOOK
-from engine.features import make_evaluator, stone_weight
+from engine.features import stone_weight
 from engine.native.solver import NativeSolver
 from engine.params import Params
 from engine.players.base import Player
@@ -82,7 +82,7 @@ class ShippedPlayer(Player):
         self.params = params
         self.book = book
         self.spec = spec
-        self.evaluate = make_evaluator(params.weights, params.endgame)
+        self.evaluate = params.evaluator()
         # The compiled searcher cannot tell the runner-up that close_stones asks for: those params search in Python.
         self.searcher_type = searcher_for("python" if params.close_stones is not None else engine)
         self.budget, self.cap = node_plan(params, nodes_per_second)

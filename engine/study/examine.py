@@ -13,7 +13,7 @@ from engine.bitboard import count
 from engine.constants import Colour, Move, colour_word
 from engine.coords import move_from_text, move_to_text
 from engine.data import SHIPPED_PARAMS
-from engine.features import Evaluator, WeightedEvaluator, make_evaluator
+from engine.features import Evaluator, WeightedEvaluator
 from engine.params import load_params
 from engine.play.sgf import sgf_name
 from engine.players.base import Player
@@ -143,7 +143,7 @@ def winning_move(
 
 def shipped_evaluator() -> WeightedEvaluator:
     params = load_params(SHIPPED_PARAMS)
-    return make_evaluator(params.weights, params.endgame)
+    return params.evaluator()
 
 
 def examine(

@@ -18,7 +18,6 @@ from typing import Dict, NamedTuple, Optional, Sequence, Tuple
 from engine.constants import BLACK, Move
 from engine.coords import move_to_text
 from engine.errors import InvalidInput
-from engine.features import make_evaluator
 from engine.native.stored_solver import StoredSolver
 from engine.params import Params
 from engine.play.records import games
@@ -112,7 +111,7 @@ def depth_picks(
     FIRST_DEPTH to ``deepest``, W when it keeps the win (by the compiled solver) and L when it loses it,
     and the CPU seconds of that depth; a case stops after a depth that took over DEPTH_CPU_LIMIT."""
     records = wanted_records(source, sorted({c.record for c in cases}))
-    evaluate = make_evaluator(params.weights, params.endgame)
+    evaluate = params.evaluator()
     verdict: Dict[Tuple[str, Move], bool] = {}
     with StoredSolver(store, table_bits) as solver:
         for name, ply in cases:

@@ -13,7 +13,6 @@ from engine.common.seeds import derive_seed
 from engine.constants import BLACK, MAX_DEPTH, WHITE, colour_word
 from engine.course.editions import EDITIONS, fitted_search
 from engine.data import RULES_VECTORS, SHIPPED_BOOK, SHIPPED_PARAMS, load_rules_vectors
-from engine.features import make_evaluator
 from engine.params import Params, load_params
 from engine.play.game import play_game
 from engine.play.records import recorded_positions
@@ -127,7 +126,7 @@ def bench_search(
     CPU of whole games of the shipped agent."""
     params_path = params_path or SHIPPED_PARAMS
     params = load_params(params_path)
-    evaluate = make_evaluator(params.weights, params.endgame)
+    evaluate = params.evaluator()
     phases = search_positions()
     return {
         "positions": {name: len(p) for name, p in phases},

@@ -1,17 +1,23 @@
 """``evolve label`` and ``evolve fit``: exact labels from the compiled solver, and weights fitted to them."""
 
 import argparse
-from typing import Any, Mapping
+from typing import Any, Dict, List, Mapping, Tuple
 
 from engine.cli.parts.argument_types import file_to_write, integer_range, ply_range, positive_int, weight, weight_bound
 from engine.cli.parts.arguments import add_search_settings, add_solving, search_settings, solving
 from engine.cli.parts.commands import Subcommands, command
 from engine.data import SHIPPED_PARAMS
+from engine.errors import InvalidInput
 from engine.features import FEATURES
-from engine.params import genome_of, load_params, save_params
+from engine.params import Params, genome_of, load_params, save_params
+from engine.patterns import PATTERNS
+from engine.position import Position
 from evolve.genome import feature_of, genes
 from evolve.solved.fit import fit_labels, fitted_params
 from evolve.solved.labels import build_labels, load_many
+from evolve.solved.pattern_fit import fit_patterns
+
+Labelled = Tuple[List[Position], List[int], Dict[str, Dict[str, Any]]]  # load_many's
 
 
 def register(commands: Subcommands) -> None:
@@ -59,6 +65,12 @@ def register(commands: Subcommands) -> None:
         help="fit tapered weights, an opening's and an endgame's (interpolated by ply), even from flat "
         "--start weights (tapered --start weights are always fitted tapered)",
     )
+    fit.add_argument(
+        "--patterns",
+        action="store_true",
+        help="fit the pattern weights too (189 shapes of 2x2 windows, engine.patterns), with every feature's "
+        "weight, by their gradient (L-BFGS-B: deterministic, --generations, --population and --seed unused)",
+    )
     add_search_settings(fit, "--start's")
 
 
@@ -99,6 +111,9 @@ def _fit(args: argparse.Namespace) -> int:
     names = genes(len(weights) > len(FEATURES))
     if args.captures is not None:
         weights = [args.captures if feature_of(name) == "captures" else w for name, w in zip(names, weights)]
+    settings = start._replace(**search_settings(args, start))
+    if args.patterns:
+        return _fit_patterns(args, (positions, labels, info), start, weights, settings)
     fitted, figures = fit_labels(
         positions,
         labels,
@@ -109,13 +124,41 @@ def _fit(args: argparse.Namespace) -> int:
         seed=args.seed,
         only=args.only,
     )
-    settings = start._replace(**search_settings(args, start))
     params = fitted_params(fitted, figures, args.labels, info, settings)
     save_params(args.out, params)
     _print_fit(figures, args.bound)
     print(
         "wrote {}{}: {}".format(
             args.out, " (tapered)" if params.endgame else "", ", ".join(f"{k} {v:.3g}" for k, v in fitted.items())
+        )
+    )
+    return 0
+
+
+def _fit_patterns(
+    args: argparse.Namespace, loaded: Labelled, start: Params, weights: List[float], settings: Params
+) -> int:
+    """``evolve fit --patterns``: every weight and the pattern weights, by L-BFGS-B, on ``loaded``
+    (positions, labels, infos: ``load_many``'s)."""
+    if args.only:
+        raise InvalidInput("--only and --patterns: the pattern fit weighs every feature; give one of them")
+    positions, labels, info = loaded
+    start_patterns = None if start.patterns is None else [start.patterns[name] for name in PATTERNS]
+    fitted, patterns, figures = fit_patterns(positions, labels, weights, start_patterns, limit=args.bound)
+    params = fitted_params(fitted, figures, args.labels, info, settings, strategy="l-bfgs-b").with_patterns(
+        patterns, "fitted weights"
+    )
+    save_params(args.out, params)
+    _print_fit(figures, args.bound)
+    largest = sorted(zip(patterns, PATTERNS), key=lambda pair: -abs(pair[0]))[:5]
+    print(
+        "wrote {}{}: {}; pattern weights from {:.3g} to {:.3g}, the largest {}".format(
+            args.out,
+            " (tapered)" if params.endgame else "",
+            ", ".join(f"{k} {v:.3g}" for k, v in fitted.items()),
+            min(patterns),
+            max(patterns),
+            ", ".join(f"{name} {w:.3g}" for w, name in largest),
         )
     )
     return 0

@@ -55,7 +55,7 @@ def legs_of(args: argparse.Namespace) -> List[tuners.Leg]:
     legs = []
     for tuner in args.tuners:
         for fitness in args.fitnesses:
-            if tuner in tuners.GRADIENT_TUNERS and fitness not in tuners.GRADIENT_TUNERS[tuner]:
+            if not tuners.usable(tuner, fitness):
                 continue
             for seed in range(args.first_seed, args.first_seed + args.seeds):
                 legs.append(tuners.Leg(tuner, fitness, seed, args.budget))

@@ -199,7 +199,7 @@ def _check_bound_and_only(limit: float, only: Optional[Sequence[str]]) -> None:
             )
 
 
-def _checked_held_out(
+def checked_held_out(
     positions: Sequence[Position], start: Sequence[float], features: Array, labels: Array, plies: Array
 ) -> Array:
     """The held-out mask of ``positions``; InvalidInput where either side of it is empty or has no ply
@@ -237,7 +237,7 @@ def fit_labels(
     features = feature_matrix(positions, tapered)
     marks = numpy.asarray(labels, dtype=float)
     plies = numpy.array([p.moves_played for p in positions])
-    held = _checked_held_out(positions, start, features, marks, plies)
+    held = checked_held_out(positions, start, features, marks, plies)
     bounds = default_bounds(limit, names)
     report(
         f"fitting {int((~held).sum())} positions ({int(held.sum())} held out), {generations} "
@@ -280,14 +280,16 @@ def fitted_params(
     labels_path: Sequence[str],
     labels_info: Mapping[str, Any],
     settings: Params,
+    strategy: str = "cmaes",
 ) -> Params:
     """Validated Params for fitted weights (by gene name, as ``fit_labels`` gives them): the search
-    ``settings`` (a Params) and provenance; ``labels_path``: the labels files fitted."""
+    ``settings`` (a Params) and provenance; ``labels_path``: the labels files fitted; ``strategy``: how
+    (``cmaes``, or ``l-bfgs-b`` for ``evolve.solved.pattern_fit``)."""
     provenance = {
         "source": "fitted to solver labels",
         "labels": [os.path.basename(path) for path in labels_path],
         "labels_info": labels_info,
-        "strategy": "cmaes",
+        "strategy": strategy,
         "fit": figures,
         "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
     }

@@ -12,7 +12,6 @@ does, at a node budget).
 from typing import Dict, FrozenSet, Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 from engine.constants import Move
-from engine.features import make_evaluator
 from engine.native.solver import position_from_text
 from engine.params import Params, make_params
 from engine.players.searcher import searcher_for
@@ -42,7 +41,7 @@ def chosen_move(
     where ``plain``, to their depth. (Before 2026-11-27 evening ties went at random, seeded by the text:
     on the 330 held-out won positions of ``experiments/regret-20261127`` the shipped weights' move
     differed in 29 and kept the win in one position fewer.) ``searcher``: "native" or "python"."""
-    fresh = searcher_for(searcher)(make_evaluator(params.weights, params.endgame), rng=None)
+    fresh = searcher_for(searcher)(params.evaluator(), rng=None)
     position = position_from_text(text)
     if plain:
         found = fresh.iterative(position, params.depth)

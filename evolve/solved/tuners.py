@@ -16,12 +16,18 @@ Fitnesses (``FITNESSES``), each higher-is-better:
   softmax of the one-ply evaluations of its moves (the solver's exact labels, Texel's way: no search;
   ``evolve.solved.move_labels``);
 - ``games``: the score of games against a panel from random two-ply openings (noisy: fresh seeds at
-  every evaluation), as a user without a solver would tune.
+  every evaluation), as a user without a solver would tune;
+- ``values``: the log loss of the evaluation's guess that the mover wins, over the training split's won
+  positions and every position their moves lead to, each labelled by the solver (``evolve fit``'s loss,
+  on the benchmark's own training split; ``values_of``).
 
 Tuners (``TUNERS``), each an ask/tell object over the weights scaled to [0, 1] a gene
 (``evolve.solved.ask_tell``): ``random`` (uniform search, the baseline), ``ga``, ``cmaes`` (DEAP's),
-``spsa`` (``evolve.spsa``), ``tpe`` (Optuna's), and ``texel`` (gradient descent with Adam on the
-``labels`` loss: the labels fitness only).
+``spsa`` (``evolve.spsa``), ``tpe`` (Optuna's), ``texel`` (gradient descent with Adam on the
+``labels`` loss: the labels fitness only), and ``patterns`` (the features' weights with the 189 pattern
+weights of ``engine.patterns``, by L-BFGS-B on the ``values`` loss: ``evolve.solved.pattern_fit``; its
+candidates are the features' weights followed by the pattern weights). A gradient tuner that converges
+before its budget is spent stops there: its later marks hold its last candidate.
 """
 
 import math
@@ -32,20 +38,25 @@ from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Se
 import numpy
 
 from engine.constants import BLACK, WHITE
-from engine.features import FEATURE_TABLE, FEATURES
-from engine.params import default_params, make_params
+from engine.features import FEATURE_TABLE, FEATURES, feature_values
+from engine.native.solver import position_from_text
+from engine.params import Params, default_params, make_params
+from engine.patterns import PATTERN_BOUNDS, PATTERNS, pattern_counts
 from engine.play.game import play_game
 from engine.players.searcher import AgentPlayer
 from engine.players.specs import make_player
 from evolve.solved.ask_tell import TUNER_CLASSES
 from evolve.solved.move_labels import Labels, WonPosition, label_loss, labels_of
+from evolve.solved.pattern_fit import minimise_log_loss
 from evolve.solved.positions import load_positions
 from evolve.solved.regret import chosen_move
 
 MARKS = 10  # the budget's tenths, at which a leg's candidate is noted
-FITNESSES = ("regret", "labels", "games")
-TUNERS = ("random", "ga", "cmaes", "spsa", "tpe", "texel")
-GRADIENT_TUNERS = {"texel": ("labels",)}  # tuners that need a fitness's gradient, and those they take
+FITNESSES = ("regret", "labels", "games", "values")
+TUNERS = ("random", "ga", "cmaes", "spsa", "tpe", "texel", "patterns")
+# tuners that need a fitness's gradient, and those they take; the values fitness is theirs alone
+GRADIENT_TUNERS = {"texel": ("labels",), "patterns": ("values",)}
+GRADIENT_FITNESSES = ("values",)
 GAMES_PANEL = ("greedy", "aggressive", "handset@1")  # the games fitness's opponents, round-robin
 GAMES_PER_EVALUATION = 12  # two a pair of colours for each of the panel, from fresh openings
 THRESHOLDS = (0.80, 0.90, 0.95, 0.99)  # held-out shares whose CPU the summary reports
@@ -83,9 +94,16 @@ def load_problem(paths: Sequence[str], depth: int = 4) -> Problem:
 # --- the fitnesses -----------------------------------------------------------------------------------
 
 
+def candidate_params(weights: Sequence[float], depth: int) -> Params:
+    """The Params of a candidate: the features' weights (FEATURES order), then the pattern weights if any
+    (PATTERNS order), searched to ``depth``."""
+    params = make_params(weights[: len(FEATURES)], source="a tuner's candidate", depth=depth)
+    return params.with_patterns(weights[len(FEATURES) :] or None, "a tuner's candidate")
+
+
 def _keeps(weights: Sequence[float], positions: Sequence[WonPosition], depth: int) -> List[bool]:
     """For each of the won ``positions``, whether its move, searched to ``depth`` with ``weights``, keeps the win."""
-    params = make_params(weights, source="a tuner's candidate", depth=depth)
+    params = candidate_params(weights, depth)
     return [chosen_move(params, text, plain=True) in wins for text, wins, _ in positions]
 
 
@@ -106,7 +124,7 @@ def kept_by_ply(weights: Sequence[float], positions: Sequence[WonPosition], dept
 def games_score(weights: Sequence[float], depth: int, rng: random.Random) -> float:
     """The share of points of ``weights`` (searched to ``depth``) in GAMES_PER_EVALUATION games against
     GAMES_PANEL from random two-ply openings whose seeds ``rng`` draws: a draw of the noisy fitness."""
-    params = make_params(weights, source="a tuner's candidate", depth=depth)
+    params = candidate_params(weights, depth)
     points = 0
     for game in range(GAMES_PER_EVALUATION):
         opponent = make_player(GAMES_PANEL[(game // 2) % len(GAMES_PANEL)])
@@ -169,6 +187,8 @@ def fitness_function(problem: Problem, fitness: str, rng: random.Random) -> Call
         return lambda weights: -label_loss(weights, labels)
     if fitness == "games":
         return lambda weights: games_score(weights, problem.depth, rng)
+    if fitness in GRADIENT_FITNESSES:
+        raise ValueError(f"the {fitness} fitness is a gradient tuner's: {', '.join(GRADIENT_TUNERS)}")
     raise ValueError(f"no fitness {fitness!r}: one of {', '.join(FITNESSES)}")
 
 
@@ -189,30 +209,100 @@ def _texel(problem: Problem, note: Callable[[int, List[float]], bool]) -> None:
         )
 
 
+class Values(NamedTuple):
+    """The values fitness's data: ``features`` (positions x FEATURES, then PATTERNS' counts), ``wins`` (1
+    where the mover wins), ``plies``."""
+
+    features: numpy.ndarray
+    wins: numpy.ndarray
+    plies: numpy.ndarray
+
+
+def values_of(positions: Sequence[WonPosition]) -> Values:
+    """The Values of the won ``positions`` and of every position a legal move leads to from each (a game
+    over excepted): a won position's winning moves lead to lost positions, its other moves to won ones."""
+    rows: List[List[float]] = []
+    wins: List[float] = []
+    plies: List[int] = []
+    for text, winning, _ in positions:
+        position = position_from_text(text)
+        found = [(position, 1.0)] + [
+            (position.play_point(move), 0.0 if move in winning else 1.0) for move in position.all_moves()
+        ]
+        for child, won in found:
+            if child.is_over:
+                continue
+            rows.append(list(feature_values(child, 0)) + pattern_counts(child.own, child.opp))
+            wins.append(won)
+            plies.append(child.moves_played)
+    return Values(numpy.array(rows), numpy.array(wins), numpy.array(plies))
+
+
+def _pattern_bounds(problem: Problem) -> List[Tuple[float, float]]:
+    """The bounds of a ``patterns`` candidate: the features', then the pattern weights'. (The captures
+    weight stays at its start: a position's values count no captures, so its gradient is 0.)"""
+    return list(problem.bounds) + [PATTERN_BOUNDS] * len(PATTERNS)
+
+
+def _patterns(problem: Problem, note: Callable[[int, List[float]], bool]) -> List[float]:
+    """L-BFGS-B on the values loss, every iterate noted (in unit space over ``_pattern_bounds``) until the
+    budget is spent or the fit converges; the last iterate."""
+    values = values_of(problem.train)
+    bounds = _pattern_bounds(problem)
+    start = list(problem.start) + [0.0] * len(PATTERNS)
+    iterations = 0
+    if not note(iterations, _unit(start, bounds)):
+        return _unit(start, bounds)
+
+    def step(weights: numpy.ndarray) -> bool:
+        nonlocal iterations
+        iterations += 1
+        return note(iterations, _unit(weights, bounds))
+
+    weights, _ = minimise_log_loss(values.features, values.wins, values.plies, start, bounds, step=step)
+    return _unit(weights, bounds)
+
+
+def usable(tuner: str, fitness: str) -> bool:
+    """Whether ``tuner`` can tune on ``fitness``: a gradient tuner on those whose gradient it follows, any
+    other on the fitnesses that are not a gradient tuner's alone."""
+    if tuner in GRADIENT_TUNERS:
+        return fitness in GRADIENT_TUNERS[tuner]
+    return fitness not in GRADIENT_FITNESSES
+
+
 def run_leg(problem: Problem, leg: Leg) -> LegResult:
     """The LegResult of ``leg`` on ``problem``: its tuner run until the leg's CPU budget is spent, its
     candidate noted at each tenth, then each noted candidate scored on the held-out split."""
-    if leg.tuner in GRADIENT_TUNERS and leg.fitness not in GRADIENT_TUNERS[leg.tuner]:
-        raise ValueError(f"{leg.tuner} needs the gradient of {' or '.join(GRADIENT_TUNERS[leg.tuner])}")
+    if not usable(leg.tuner, leg.fitness):
+        raise ValueError(f"the tuner {leg.tuner} cannot tune on the {leg.fitness} fitness")
     rng = random.Random(leg.seed)
     started = time.process_time()
     marks_at = [leg.budget * (k + 1) / MARKS for k in range(MARKS)]
     marks: List[Mark] = []
 
-    def note(evaluations: int, point: List[float]) -> bool:
-        """Note the candidate at every mark passed; whether budget is left."""
-        used = time.process_time() - started
+    bounds = _pattern_bounds(problem) if leg.tuner == "patterns" else problem.bounds
+    evaluations = 0
+
+    def note(done: int, point: List[float], used: Optional[float] = None) -> bool:
+        """Note the candidate at every mark passed (all of them where ``used`` is the whole budget);
+        whether budget is left."""
+        nonlocal evaluations
+        evaluations = done
+        used = time.process_time() - started if used is None else used
         while marks_at and used >= marks_at[0]:
-            marks.append(Mark(marks_at.pop(0), evaluations, _weights(point, problem.bounds)))
+            marks.append(Mark(marks_at.pop(0), done, _weights(point, bounds)))
         return bool(marks_at)
 
     if leg.tuner == "texel":
         _texel(problem, note)
+    elif leg.tuner == "patterns":
+        last = _patterns(problem, note)
+        note(evaluations, last, used=leg.budget)  # converged: the rest of the marks hold its last iterate
     else:
         start = _unit(problem.start, problem.bounds)
         tuner = TUNER_CLASSES[leg.tuner](start, rng, budget_hint=100)
         fitness = fitness_function(problem, leg.fitness, rng)
-        evaluations = 0
         while note(evaluations, tuner.recommend()):
             asked = tuner.ask()
             values = [fitness(_weights(point, problem.bounds)) for point in asked]

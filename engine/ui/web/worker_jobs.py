@@ -16,7 +16,6 @@ from engine.book import Book, BookError, load_book
 from engine.constants import Move
 from engine.course.build import ensure_built
 from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS, SOLVED_PREFILL
-from engine.features import make_evaluator
 from engine.native.compiler import DEFAULT_TABLE_BITS, NativeError
 from engine.native.search import searcher_class
 from engine.native.solver import NativeSolver
@@ -118,7 +117,7 @@ def search_job(moves: List[Move], seconds: float) -> Searched:
     deeper at a time while ``seconds`` of CPU last (depth 1 at least)."""
     position = position_after(moves)
     params = shipped_params()
-    searcher = Searcher(make_evaluator(params.weights, params.endgame))
+    searcher = Searcher(params.evaluator())
     deadline = time.process_time() + seconds
     every: List[Move] = position.all_moves()
     children = {move: position.play_point(move) for move in every}
@@ -199,7 +198,7 @@ def refutation_depth(position: Position, results: MoveResults, deadline: float) 
     picks at ``position`` a move that ``results`` ({move: whether it wins}) says wins; None where none does,
     or where the wall clock passes ``deadline`` first."""
     params = shipped_params()
-    searcher = searcher_class()(make_evaluator(params.weights, params.endgame))
+    searcher = searcher_class()(params.evaluator())
     for depth in range(1, REFUTATION_DEPTH + 1):
         left = deadline - time.time()
         if left <= 0:
