@@ -208,8 +208,9 @@ def _leg_json(result: tuners.LegResult) -> Dict[str, Any]:
 
 def _correlations(problem: tuners.Problem, results: Sequence[tuners.LegResult], depth: int) -> Dict[str, float]:
     """Spearman's rank correlations, over the legs' final candidates, of the held-out share with the
-    training regret, the labels fitness, one noisy games draw, and a fixed match of MATCH_GAMES games."""
-    finals = [result.marks[-1] for result in results]
+    training regret, the labels fitness, one noisy games draw, and a fixed match of MATCH_GAMES games; the
+    candidates of the features' weights alone (the labels fitness knows no pattern weights)."""
+    finals = [result.marks[-1] for result in results if len(result.marks[-1].weights) == len(problem.start)]
     if len(finals) < 3:
         return {}
     labels = labels_of(problem.train)
@@ -256,7 +257,8 @@ def format_table(summary: Mapping[str, Any]) -> str:
     if summary["correlations"]:
         lines += [
             "",
-            "Rank correlation (Spearman) of the final candidates' held-out share with: "
+            "Rank correlation (Spearman) of the final candidates' held-out share (the features' weights "
+            "alone) with: "
             + ", ".join(
                 f"{name} {value:+.2f}" for name, value in summary["correlations"].items() if name != "held_out"
             ),
