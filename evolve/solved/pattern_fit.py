@@ -31,7 +31,6 @@ from evolve.solved.fit_figures import TEMPERATURE, Array, describe
 # held-out won positions at depth 4 (experiments/patterns-20261128).
 RIDGE = 1e-4
 Bound = Tuple[float, float]
-Bound = Tuple[float, float]
 MAX_ITERATIONS = 3000
 
 

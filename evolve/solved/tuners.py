@@ -232,7 +232,7 @@ def values_of(positions: Sequence[WonPosition]) -> Values:
         for child, won in found:
             if child.is_over:
                 continue
-            rows.append(list(feature_values(child, 0)) + pattern_counts(child.own, child.opp))
+            rows.append([*feature_values(child, 0), *pattern_counts(child.own, child.opp)])
             wins.append(won)
             plies.append(child.moves_played)
     return Values(numpy.array(rows), numpy.array(wins), numpy.array(plies))
@@ -257,10 +257,10 @@ def _patterns(problem: Problem, note: Callable[[int, List[float]], bool]) -> Lis
     def step(weights: numpy.ndarray) -> bool:
         nonlocal iterations
         iterations += 1
-        return note(iterations, _unit(weights, bounds))
+        return note(iterations, _unit(weights.tolist(), bounds))
 
     weights, _ = minimise_log_loss(values.features, values.wins, values.plies, start, bounds, step=step)
-    return _unit(weights, bounds)
+    return _unit(weights.tolist(), bounds)
 
 
 def usable(tuner: str, fitness: str) -> bool:
