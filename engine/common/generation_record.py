@@ -3,6 +3,7 @@ with ``WinRates``, ``Margins``, ``ByColour`` and ``HeldOut``) and the file's one
 ``read_generations``: what ``evolve`` writes and ``evolve log``/``plot`` and the web app read, said once.
 """
 
+import gzip
 import json
 import math
 import os
@@ -268,15 +269,22 @@ def read_generations(run_dir: str) -> List["GenerationRecord"]:
     that is not a generation's record, NoGenerations when none is recorded yet.
 
     A last line without its newline that does not parse is a record being appended (evolve
-    writes a generation's line while others read): it is left out, not taken for damage.
+    writes a generation's line while others read): it is left out, not taken for damage. A run
+    kept as a record may hold it gzipped (``generations.jsonl.gz``), read the same.
     """
     path = os.path.join(run_dir, GENERATIONS)
     if not os.path.isdir(run_dir):
         raise RunError(f"{run_dir}: no such run folder")
-    if not os.path.exists(path):
+    packed = not os.path.exists(path) and os.path.exists(path + ".gz")
+    if packed:
+        path += ".gz"
+    elif not os.path.exists(path):
         raise NoGenerations(f"{run_dir}: no {GENERATIONS} (not a run folder, or no generation finished yet)")
-    with open(path, "rb") as handle:
-        lines = handle.read().split(b"\n")
+    try:
+        with gzip.open(path, "rb") if packed else open(path, "rb") as handle:
+            lines = handle.read().split(b"\n")
+    except (OSError, EOFError) as error:  # a damaged gzip file
+        raise RunError(f"{path}: unreadable: {error}")
     # After the last newline: b"" when the file ends with one, else a line still being written.
     unfinished = lines.pop()
     records = [
