@@ -317,6 +317,11 @@ def _start(config: Config, files: object, path: str, recorded: Optional[StartRow
             params = load_params(name, warn=lambda message: None)
         except ParamsError as error:
             raise ConfigError(f"{path}: {where!r}: {error}")
+        if params.patterns is not None:
+            raise ConfigError(
+                f"{path}: {where!r} ({name}) has pattern weights, which a run does not evolve and cannot carry: "
+                "start from a params file without them (fit pattern weights with 'evolve fit --patterns')"
+            )
         row = genome_of(params)
         if len(row) > len(names):
             raise ConfigError(

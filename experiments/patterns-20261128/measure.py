@@ -1,0 +1,253 @@
+"""Measures of the evaluation alone (issue 59, 2026-11-28): exploitability from the openings, the atlas of
+the positions it misjudges, and which windows a pattern class should read next.
+
+    PYTHONPATH=. python3 experiments/patterns-20261128/measure.py openings --depth 4 params.json fitted.json
+    PYTHONPATH=. python3 experiments/patterns-20261128/measure.py atlas fitted.json --depth 4 > atlas.md
+    PYTHONPATH=. python3 experiments/patterns-20261128/measure.py windows 2x2 2x2+3x3 --ridge 1e-4
+
+``openings``: each params file plays as ``native:PARAMS@DEPTH`` (its weights searched to a fixed depth
+on the compiled searcher: no book, no solver) against the exact adversary of ``evolve exploit``, first
+as Black from the empty board (Black wins it), then from each 2-ply opening that leaves the mover won,
+one of each class under the board's symmetries; prints whether it keeps the empty board and how many
+of the won openings it keeps.
+
+``atlas``: the tuner benchmark's held-out won positions whose move, searched to a fixed depth with no
+book and no solver, gives the win away: the kept share by ply, the 2x2 shapes most over-represented in
+the misjudged positions against the kept ones (per position, the mover's view), and each misjudged
+position (ply, colour, board, the move played, the winning moves), as Markdown.
+
+``windows``: a prototype outside the engine (``engine/patterns.py`` has the 2x2 windows only). For each
+window set it builds, from the benchmark's training split, every won position and every position a move
+leads to, valued by the solver (the ``values`` fitness's data); one weight a (class, content) of each
+window read under each of the 8 symmetries (contents a symmetry maps onto each other get equal counts,
+so the fit weighs them alike); fits a logistic guess of the mover's win by L-BFGS with an L2 penalty on
+the shape weights; and counts the held-out won positions whose move, searched to depth 4 by the Python
+searcher with that evaluation, keeps the win.
+"""
+
+import argparse
+import multiprocessing
+from collections import Counter
+
+import numpy
+from scipy.optimize import minimize
+from scipy.sparse import csr_matrix, hstack
+
+from engine.book import book_key
+from engine.coords import move_to_text
+from engine.features import feature_values
+from engine.native.solver import describe_position, position_from_text
+from engine.native.store import default_store_path
+from engine.native.stored_solver import StoredSolver
+from engine.params import load_params
+from engine.patterns import PATTERNS, pattern_counts
+from engine.players.specs import make_player
+from engine.position import Position
+from engine.search import Searcher
+from engine.symmetry import SYMMETRIES
+from evolve.solved.exploit import keeps
+from evolve.solved.regret import chosen_move
+from evolve.solved.tuners import load_problem
+
+# --- windows -------------------------------------------------------------------------------------
+
+FILES = (
+    "experiments/regret-20261127/fresh-3-8.json.gz",
+    "experiments/regret-20261127/recorded-all-2-7.json.gz",
+    "experiments/regret-20261125/positions-4-11.json.gz",
+)
+# Each class's window in the top-left of the board: corner, edge, centre.
+CLASSES = {
+    "2x2": ((0, 1, 5, 6), (1, 2, 6, 7), (6, 7, 11, 12)),
+    "3x3": ((0, 1, 2, 5, 6, 7, 10, 11, 12), (1, 2, 3, 6, 7, 8, 11, 12, 13), (6, 7, 8, 11, 12, 13, 16, 17, 18)),
+}
+SCALE = 10.0  # evaluation units a logit
+
+
+def windows_of(kinds):
+    """[(class id, the window's points under one symmetry)] of the window kinds named."""
+    return [
+        ((kind, number), tuple(image[p] for p in window))
+        for kind in kinds
+        for number, window in enumerate(CLASSES[kind])
+        for image in SYMMETRIES
+    ]
+
+
+def shapes(position, windows):
+    """The (class, content) of each window read under each symmetry, the mover's view."""
+    found = []
+    for name, points in windows:
+        code = 0
+        for point in points:
+            code = 3 * code + (position.own >> point & 1) + 2 * (position.opp >> point & 1)
+        found.append((name, code))
+    return found
+
+
+def dataset(problem, windows):
+    rows, keys, wins = [], [], []
+    for text, winning, _ in problem.train:
+        position = position_from_text(text)
+        children = [(position.play_point(m), 0.0 if m in winning else 1.0) for m in position.all_moves()]
+        for child, won in [(position, 1.0)] + children:
+            if not child.is_over:
+                rows.append(feature_values(child, 0))
+                keys.append(shapes(child, windows))
+                wins.append(won)
+    return numpy.array(rows), keys, numpy.array(wins)
+
+
+def fit(rows, keys, wins, ridge):
+    index = {}
+    for found in keys:
+        for key in found:
+            index.setdefault(key, len(index))
+    cells = [(r, index[key]) for r, found in enumerate(keys) for key in found]
+    counts = csr_matrix(([1.0] * len(cells), tuple(zip(*cells))), shape=(len(wins), len(index)))
+    scale = rows.std(axis=0) + 1e-9
+    matrix = hstack([csr_matrix(rows / scale), counts]).tocsr()
+    base = rows.shape[1]
+
+    def loss(w):
+        z = matrix @ w
+        value = numpy.mean(numpy.logaddexp(0, z) - wins * z) + ridge * w[base:] @ w[base:]
+        gradient = matrix.T @ (1 / (1 + numpy.exp(-z)) - wins) / len(wins)
+        gradient[base:] += 2 * ridge * w[base:]
+        return value, gradient
+
+    w = minimize(loss, numpy.zeros(matrix.shape[1]), jac=True, method="L-BFGS-B", options={"maxiter": 2000}).x
+    return w[:base] / scale, {key: w[base + k] for key, k in index.items()}
+
+
+_MODEL = {}
+
+
+def _kept(entry):
+    text, winning, _ = entry
+    features, weights, windows = _MODEL["features"], _MODEL["weights"], _MODEL["windows"]
+
+    def evaluate(position, captured=0):
+        value = float(numpy.dot(features, feature_values(position, 0)))
+        value += sum(weights.get(key, 0.0) for key in shapes(position, windows))
+        return SCALE * value + SCALE * 0.5 * captured
+
+    return Searcher(evaluate, rng=None).iterative(position_from_text(text), 4).move in winning
+
+
+def _start(model):
+    _MODEL.update(model)
+
+
+def windows(args):
+    problem = load_problem(FILES, 4)
+    for chosen in args.sets:
+        windows = windows_of(chosen.split("+"))
+        rows, keys, wins = dataset(problem, windows)
+        features, weights = fit(rows, keys, wins, args.ridge)
+        model = {"features": features, "weights": weights, "windows": windows}
+        with multiprocessing.Pool(2, _start, (model,)) as pool:
+            kept = sum(pool.map(_kept, problem.held_out, chunksize=8))
+        print(
+            f"{chosen}: {len(weights)} shapes seen in {len(wins)} positions, ridge {args.ridge:g}: kept {kept} of "
+            f"{len(problem.held_out)} held-out won positions at depth 4 ({kept / len(problem.held_out):.1%})"
+        )
+
+
+# --- openings ------------------------------------------------------------------------------------
+
+
+def won_openings(solver):
+    """The text of one 2-ply position of each class whose mover wins (the solver's ``position text``)."""
+    seen, found = set(), []
+    root = Position.initial()
+    for first in root.all_moves():
+        after = root.play_point(first)
+        for second in [] if after.is_over else after.all_moves():
+            position = after.play_point(second)
+            key = book_key(position)
+            if position.is_over or key in seen:
+                continue
+            seen.add(key)
+            if any(solver.move_results(position).values()):
+                found.append(position)
+    return found
+
+
+def openings(args):
+    with StoredSolver(default_store_path(), 22) as solver:
+        openings = won_openings(solver)
+        for path in args.params:
+            spec = f"native:{path}@{args.depth}"
+            empty = keeps(make_player(spec), describe_position(Position.initial()), solver)
+            kept = [keeps(make_player(spec), describe_position(p), solver) for p in openings]
+            print(
+                f"{spec}: empty board as Black {'kept' if empty else 'LOST'}; won 2-ply openings kept "
+                f"{sum(kept)} of {len(kept)}",
+                flush=True,
+            )
+
+
+# --- atlas ---------------------------------------------------------------------------------------
+
+
+def atlas(args):
+    params = load_params(args.params).with_settings(depth=args.depth)
+    problem = load_problem(FILES, args.depth)
+    by_ply, missed, shapes = {}, [], {True: Counter(), False: Counter()}
+    for text, wins, ply in problem.held_out:
+        move = chosen_move(params, text, plain=True)
+        good = move in wins
+        kept, of = by_ply.get(ply, (0, 0))
+        by_ply[ply] = (kept + good, of + 1)
+        position = position_from_text(text)
+        shapes[good].update({PATTERNS[k]: 1 for k, n in enumerate(pattern_counts(position.own, position.opp)) if n})
+        if not good:
+            missed.append((ply, position, move, wins))
+    total = sum(k for k, _ in by_ply.values())
+    print(f"# Atlas: {args.params} at depth {args.depth}, no book, no solver\n")
+    print(f"Kept {total} of {len(problem.held_out)} held-out won positions.\n")
+    print("| ply | kept | of |\n| --- | --- | --- |")
+    for ply, (kept, of) in sorted(by_ply.items()):
+        print(f"| {ply} | {kept} | {of} |")
+    kept_count, missed_count = len(problem.held_out) - len(missed), len(missed)
+    print("\n## Shapes over-represented where the win is given away\n")
+    print("Share of the misjudged positions showing the shape, against the kept ones (shapes in 5 or more).\n")
+    print("| shape | misjudged | kept | ratio |\n| --- | --- | --- | --- |")
+    rows = []
+    for name in PATTERNS:
+        bad, fine = shapes[False][name] / max(missed_count, 1), shapes[True][name] / max(kept_count, 1)
+        if shapes[False][name] >= 5:
+            rows.append((bad / max(fine, 1e-9), name, bad, fine))
+    for ratio, name, bad, fine in sorted(rows, reverse=True)[:12]:
+        print(f"| `{name}` | {bad:.0%} | {fine:.0%} | {ratio:.1f} |")
+    print("\n## The misjudged positions\n")
+    print("X: Black's stones, O: White's; moves as the course writes them (row,column).\n")
+    for ply, position, move, wins in sorted(missed, key=lambda entry: entry[0]):
+        colour = "Black" if position.player == 1 else "White"
+        board = position.picture()
+        winning = ", ".join(sorted(move_to_text(m) for m in wins))
+        print(f"ply {ply}, {colour} to play: played {move_to_text(move)}; winning: {winning}\n```\n{board}\n```")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    one = commands.add_parser("openings", help="exploitability from the empty board and the won 2-ply openings")
+    one.add_argument("params", nargs="+")
+    one.add_argument("--depth", type=int, default=4)
+    one.set_defaults(run=openings)
+    two = commands.add_parser("atlas", help="the held-out won positions the evaluation gives away")
+    two.add_argument("params")
+    two.add_argument("--depth", type=int, default=4)
+    two.set_defaults(run=atlas)
+    three = commands.add_parser("windows", help="window sets fitted and searched outside the engine")
+    three.add_argument("sets", nargs="+", help="window sets: 2x2, 3x3 or 2x2+3x3")
+    three.add_argument("--ridge", type=float, default=1e-4)
+    three.set_defaults(run=windows)
+    args = parser.parse_args()
+    args.run(args)
+
+
+if __name__ == "__main__":
+    main()
