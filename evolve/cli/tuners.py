@@ -82,14 +82,16 @@ def _leg_job(leg: tuners.Leg) -> tuners.LegResult:
 def _tuners(args: argparse.Namespace) -> int:
     """compare tuners at equal CPU where the evaluation decides alone, on an exact ruler
 
-    Each tuner (random search, GA, CMA-ES, SPSA, Optuna's TPE, and Texel's gradient fit) tunes
-    the evaluation's weights, searched to --depth with no book and no solver, from the hand-set
-    defaults, on each fitness it can use: the exact regret on the positions' training split, the
-    solver's exact labels of their moves, or noisy games against a panel. Each leg (tuner,
-    fitness, seed) runs for --budget CPU seconds; its candidate at each tenth is scored by the
-    share of the held-out split's won positions whose move keeps the win (perfect play: 100%).
-    Prints, for each tuner and fitness, that share at the end and the CPU it took to reach 80%,
-    90%, 95% and 99%; the rank correlations of the final candidates' measures. For example:
+    Each tuner (random search, GA, CMA-ES, SPSA, Optuna's TPE, Texel's gradient fit, and the
+    gradient fit of the pattern weights) tunes the evaluation's weights, searched to --depth with
+    no book and no solver, from the hand-set defaults, on each fitness it can use: the exact regret
+    on the positions' training split, the solver's exact labels of their moves, noisy games
+    against a panel, or (the pattern fit's) the solver's values of the training positions and
+    their children. Each leg (tuner, fitness, seed) runs for --budget CPU seconds; its candidate
+    at each tenth is scored by the share of the held-out split's won positions whose move keeps
+    the win (perfect play: 100%). Prints, for each tuner and fitness, that share at the end and
+    the CPU it took to reach 80%, 90%, 95% and 99%; the rank correlations of the final
+    candidates' measures. For example:
     evolve tuners --positions experiments/regret-20261127/*.json.gz --budget 60 --seeds 5
     """
     global _problem
