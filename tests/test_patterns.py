@@ -23,7 +23,7 @@ from engine.params import (
 from engine.patterns import PATTERN_CLASSES, PATTERNS, WINDOWS, pattern_counts, pattern_indices
 from engine.position import Position
 from engine.symmetry import SYMMETRIES
-from evolve.solved import tuners
+from evolve.solved import pattern_fit, tuners
 from evolve.solved.labels import sample_positions, save_labels
 from evolve.solved.pattern_fit import minimise_log_loss
 from tests.conftest import ROOT, cli, random_position, turn
@@ -177,7 +177,7 @@ def test_the_patterns_leg_tunes_the_values_fitness_alone_and_notes_every_tenth()
     problem = tuners.load_problem([POSITIONS], depth=2)
     assert not tuners.usable("cmaes", "values") and tuners.usable("patterns", "values")
     assert not tuners.usable("patterns", "labels")
-    values = tuners.values_of(problem.train[:10])
+    values = pattern_fit.values_of(problem.train[:10])
     assert values.features.shape[1] == len(tuners.FEATURES) + len(PATTERNS)
     assert set(values.wins.tolist()) == {0.0, 1.0} and 1.0 in values.wins[:1]  # the won position itself first
     result = tuners.run_leg(problem, tuners.Leg("patterns", "values", 1, 3.0))

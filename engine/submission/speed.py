@@ -57,7 +57,7 @@ def bench_rules(
     positions = vector_positions(vectors)
     source = f"the rules vectors ({os.path.basename(vectors)})"
 
-    def generate():
+    def generate() -> None:
         for position in positions:
             position.legal_moves()
 
@@ -67,7 +67,7 @@ def bench_rules(
     start = Position.initial()
     plies = []
 
-    def playouts():
+    def playouts() -> None:
         total = 0
         for _ in range(playout_games):
             total += random_playout(start, rng)[0].moves_played

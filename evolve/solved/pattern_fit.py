@@ -8,11 +8,12 @@ penalty on the pattern weights (``RIDGE``) so that a shape seen in a handful of 
 The fit is deterministic: no seed. A fifth of the positions are held out as ``evolve fit`` holds them.
 """
 
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy
 from scipy.optimize import OptimizeResult, minimize
 
+from engine.native.solver import position_from_text
 from engine.patterns import PATTERN_BOUNDS, PATTERNS, pattern_counts
 from engine.position import Position
 from evolve.genome import feature_of, genes
@@ -25,6 +26,7 @@ from evolve.solved.fit import (
     ply_columns,
 )
 from evolve.solved.fit_figures import TEMPERATURE, Array, describe
+from evolve.solved.move_labels import WonPosition
 
 # The ridge penalty's weight a pattern weight, on the mean log loss per (pattern weight / TEMPERATURE)^2:
 # on the labels of experiments/labels-20261123, 1e-5 to 1e-3 kept 90-92% of the tuner benchmark's
@@ -37,6 +39,33 @@ MAX_ITERATIONS = 3000
 def pattern_matrix(positions: Sequence[Position]) -> Array:
     """One row of shape counts per position (PATTERNS order), from its mover's side."""
     return numpy.array([pattern_counts(p.own, p.opp) for p in positions], dtype=float)
+
+
+class Values(NamedTuple):
+    """Positions valued by the solver, as the fit reads them: ``features`` (positions x FEATURES, then
+    PATTERNS' counts), ``wins`` (1 where the mover wins), ``plies``."""
+
+    features: Array
+    wins: Array
+    plies: Array
+
+
+def values_of(positions: Sequence[WonPosition]) -> Values:
+    """The Values of the won ``positions`` ((text, winning moves, ply) entries) and of every position a
+    legal move leads to from each (a game over excepted): a won position's winning moves lead to lost
+    positions, its other moves to won ones."""
+    found: List[Position] = []
+    wins: List[float] = []
+    for text, winning, _ in positions:
+        position = position_from_text(text)
+        for child, won in [(position, 1.0)] + [
+            (position.play_point(move), 0.0 if move in winning else 1.0) for move in position.all_moves()
+        ]:
+            if not child.is_over:
+                found.append(child)
+                wins.append(won)
+    features = numpy.hstack([feature_matrix(found), pattern_matrix(found)])
+    return Values(features, numpy.array(wins), numpy.array([p.moves_played for p in found]))
 
 
 def fit_patterns(

@@ -38,16 +38,15 @@ from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Se
 import numpy
 
 from engine.constants import BLACK, WHITE
-from engine.features import FEATURE_TABLE, FEATURES, feature_values
-from engine.native.solver import position_from_text
+from engine.features import FEATURE_TABLE, FEATURES
 from engine.params import Params, default_params, make_params
-from engine.patterns import PATTERN_BOUNDS, PATTERNS, pattern_counts
+from engine.patterns import PATTERN_BOUNDS, PATTERNS
 from engine.play.game import play_game
 from engine.players.searcher import AgentPlayer
 from engine.players.specs import make_player
 from evolve.solved.ask_tell import TUNER_CLASSES
 from evolve.solved.move_labels import Labels, WonPosition, label_loss, labels_of
-from evolve.solved.pattern_fit import minimise_log_loss
+from evolve.solved.pattern_fit import minimise_log_loss, values_of
 from evolve.solved.positions import load_positions
 from evolve.solved.regret import chosen_move
 
@@ -207,35 +206,6 @@ def _texel(problem: Problem, note: Callable[[int, List[float]], bool]) -> None:
         point = numpy.clip(
             point - 0.01 * (first / (1 - 0.9**step)) / (numpy.sqrt(second / (1 - 0.999**step)) + 1e-8), 0.0, 1.0
         )
-
-
-class Values(NamedTuple):
-    """The values fitness's data: ``features`` (positions x FEATURES, then PATTERNS' counts), ``wins`` (1
-    where the mover wins), ``plies``."""
-
-    features: numpy.ndarray
-    wins: numpy.ndarray
-    plies: numpy.ndarray
-
-
-def values_of(positions: Sequence[WonPosition]) -> Values:
-    """The Values of the won ``positions`` and of every position a legal move leads to from each (a game
-    over excepted): a won position's winning moves lead to lost positions, its other moves to won ones."""
-    rows: List[List[float]] = []
-    wins: List[float] = []
-    plies: List[int] = []
-    for text, winning, _ in positions:
-        position = position_from_text(text)
-        found = [(position, 1.0)] + [
-            (position.play_point(move), 0.0 if move in winning else 1.0) for move in position.all_moves()
-        ]
-        for child, won in found:
-            if child.is_over:
-                continue
-            rows.append([*feature_values(child, 0), *pattern_counts(child.own, child.opp)])
-            wins.append(won)
-            plies.append(child.moves_played)
-    return Values(numpy.array(rows), numpy.array(wins), numpy.array(plies))
 
 
 def _pattern_bounds(problem: Problem) -> List[Tuple[float, float]]:
