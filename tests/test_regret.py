@@ -155,7 +155,9 @@ def test_exploitability_a_perfect_player_closes_the_gap_and_a_random_one_keeps_l
     the exact adversary (the whole gap closed); the report sums by ply and colour to the won positions."""
     from engine.native.solver import NativeSolver
     from engine.players.base import Player
-    from evolve.solved.exploit import RandomMover, exploitability
+    from engine.native.stored_solver import StoredSolver
+    from engine.players.specs import make_player
+    from evolve.solved.exploit import RandomMover, exploitability, keeps
 
     out = str(tmp_path / "positions.json.gz")
     found = build_positions(out, 3, (10, 11), seed=4, table_bits=18)
@@ -174,10 +176,29 @@ def test_exploitability_a_perfect_player_closes_the_gap_and_a_random_one_keeps_l
     assert perfect.gap_closed in (1.0, None)
     random_mover = exploitability(RandomMover, "random", found.positions, table_bits=18)
     assert random_mover.kept < perfect.kept and random_mover.random_kept < perfect.kept
+    # keeps stops where the player gives the win away: the same answer as the game played out
+    with StoredSolver(None, 18) as adversary:
+        for solved in (p for p in found.positions if p.won):
+            for player in (make_player("greedy"), RandomMover()):
+                assert keeps(player, solved.text, adversary) == _played_out(player, solved.text, adversary)
     result = cli("evolve", "exploit", "greedy", "--positions", out, "--json", "--no-progress")
     assert result.returncode == 0 and json.loads(result.stdout)[0]["won"] == perfect.won, result.stderr
     held_out = cli("evolve", "exploit", "greedy", "--positions", out, "--json", "--no-progress", "--split", "held-out")
     assert json.loads(held_out.stdout)[0]["won"] == sum(p.won for p in found.split(True)), held_out.stderr
+
+
+def _played_out(player, text, adversary):
+    """Whether ``player`` wins from ``text`` against the exact adversary, the game played to its end."""
+    from engine.native.solver import position_from_text
+    from evolve.solved.exploit import adversary_move
+
+    position = position_from_text(text)
+    colour = position.player
+    player.new_game(colour, 1)
+    while not position.is_over:
+        move = player.move(position) if position.player == colour else adversary_move(adversary, position)
+        position = position.play_point(move)
+    return position.winner == colour
 
 
 def _record_games(folder, games):

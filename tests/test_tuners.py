@@ -6,6 +6,8 @@ import random
 import numpy
 import pytest
 
+from engine.native.store import default_store_path
+from engine.native.stored_solver import StoredSolver
 from evolve.cli import main as evolve
 from evolve.solved import ask_tell, move_labels, tuners
 from tests.conftest import ROOT
@@ -96,7 +98,12 @@ def test_texel_needs_the_labels_and_spearman_ranks():
     assert tuners.spearman([1, 2, 2, 3], [1, 2, 2, 3]) == pytest.approx(1.0)
 
 
-def test_the_command_writes_its_table_curves_and_legs(tmp_path, capsys):
+def test_the_command_writes_its_table_curves_legs_and_openings(tmp_path, capsys, monkeypatch):
+    from evolve.cli import tuners as command
+
+    few = command.won_openings  # the second ruler from 4 of the 273 won openings: seconds, not minutes
+
+    monkeypatch.setattr(command, "won_openings", lambda solver: few(solver)[::70])
     out = tmp_path / "bench"
     words = ["tuners", "--positions", POSITIONS, "--depth", "2", "--budget", "0.3", "--seeds", "1"]
     words += ["--tuners", "random", "texel", "--fitnesses", "labels", "regret", "--jobs", "2", "--out", str(out)]
@@ -107,13 +114,24 @@ def test_the_command_writes_its_table_curves_and_legs(tmp_path, capsys):
     legs = [json.loads(line) for line in (out / "legs.jsonl").read_text().splitlines()]
     assert len(legs) == 3 and all(len(leg["marks"]) == tuners.MARKS for leg in legs)
     summary = json.loads((out / "summary.json").read_text())
-    assert set(summary["correlations"]) == {"held_out", "regret", "labels", "games", "match"}
+    assert set(summary["correlations"]) == {"held_out", "regret", "labels", "games", "match", "openings"}
     assert (out / "curves.png").stat().st_size > 0 and (out / "table.md").read_text().strip() == table.strip()
+    # the second ruler: the start and each final candidate, once each, against the exact adversary
+    played = [json.loads(line) for line in (out / "openings.jsonl").read_text().splitlines()]
+    finals = {tuple(leg["marks"][-1]["weights"]) for leg in legs}
+    assert {tuple(line["weights"]) for line in played} == finals | {tuners.load_problem([POSITIONS], 2).start}
+    assert len(played) == len(finals) + 1 and all(line["of"] == 4 for line in played)
+    assert summary["start_openings"]["of"] == 4 and "empty board won" in table
+    with StoredSolver(default_store_path(), 18) as adversary:  # the test's own store, grown by the command
+        line = played[-1]
+        direct = tuners.candidate_openings(line["weights"], 2, adversary, few(adversary)[::70])
+    assert direct.to_json() == {key: line[key] for key in ("empty_board", "kept", "of")}
     assert evolve(words[:-2] + ["--tuners", "texel", "--fitnesses", "regret"]) == 2
     assert "no leg: texel tunes the labels fitness only" in capsys.readouterr().err
-    # the same command again plays no leg: it reads them back from --out, to the same table
+    # the same command again plays no leg and no candidate: it reads them back from --out, to the same table
     assert evolve(words) == 0
     again = capsys.readouterr()
     assert "3 legs read back" in again.err and again.out.strip() == table.strip()
+    assert "against the exact adversary:" not in again.err
     assert evolve(words[:4] + ["3"] + words[5:]) == 2  # another depth: another problem
     assert "holds the legs of another problem" in capsys.readouterr().err

@@ -10,13 +10,19 @@ import time
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from engine.cli.parts.argument_types import positive_int, positive_seconds
-from engine.cli.parts.arguments import add_json
+from engine.cli.parts.arguments import add_json, add_store, store_path
 from engine.cli.parts.commands import Subcommands, command
 from engine.errors import InvalidInput
+from engine.native.solver import describe_position, position_from_text
+from engine.native.stored_solver import StoredSolver
+from engine.position import Position
 from evolve.solved import tuners
+from evolve.solved.exploit import EXPLOIT_TABLE_BITS, OpeningsKept, won_openings
 from evolve.solved.move_labels import label_loss, labels_of
 
 MATCH_GAMES = 60  # the fixed match each final candidate plays for the rank correlations
+EXPLOIT_CHOICES = ("final", "marks", "none")  # the candidates --exploit plays against the exact adversary
+Candidate = Tuple[float, ...]  # a candidate's weights (the features', then any pattern weights)
 
 
 def register(commands: Subcommands) -> None:
@@ -46,7 +52,21 @@ def register(commands: Subcommands) -> None:
     parser.add_argument(
         "--jobs", type=positive_int, default=os.cpu_count() or 1, help="legs run at once (default: all cores)"
     )
-    parser.add_argument("--out", metavar="DIR", help="write legs.jsonl, summary.json, table.md and curves.png here")
+    parser.add_argument(
+        "--exploit",
+        choices=EXPLOIT_CHOICES,
+        default="final",
+        help="the second ruler: play candidates against the exact adversary from the empty board (as Black) and "
+        "from the 273 won 2-ply openings: each leg's final candidate (default), its candidate at every mark, or "
+        "none; minutes a candidate while the store of solved positions is cold, seconds once it is warm",
+    )
+    add_store(parser)
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        help="write legs.jsonl, openings.jsonl, summary.json, table.md, curves.png (and openings.png) here; the "
+        "same command with the same --out reads back the legs and candidates it holds and plays the rest",
+    )
     add_json(parser, "the summary")
 
 
@@ -91,7 +111,9 @@ def _tuners(args: argparse.Namespace) -> int:
     at each tenth is scored by the share of the held-out split's won positions whose move keeps
     the win (perfect play: 100%). Prints, for each tuner and fitness, that share at the end and
     the CPU it took to reach 80%, 90%, 95% and 99%; the rank correlations of the final
-    candidates' measures. For example:
+    candidates' measures. The second ruler (--exploit): each leg's final candidate (or every
+    mark's) plays against the exact adversary from the empty board as Black and from the 273 won
+    2-ply openings; the table adds the openings kept and the empty boards won. For example:
     evolve tuners --positions experiments/regret-20261127/*.json.gz --budget 60 --seeds 5
     """
     global _problem
@@ -110,8 +132,9 @@ def _tuners(args: argparse.Namespace) -> int:
     )
     results = _play_legs(args, legs)
     results.sort(key=lambda r: (r.leg.tuner, r.leg.fitness, r.leg.seed))
-    rows = tuners.summary_rows(results, start_share)
-    correlations = _correlations(problem, results, args.depth)
+    openings = _play_openings(args, problem, results)
+    rows = tuners.summary_rows(results, start_share, openings)
+    correlations = _correlations(problem, results, args.depth, openings)
     summary = {
         "depth": args.depth,
         "budget": args.budget,
@@ -119,6 +142,7 @@ def _tuners(args: argparse.Namespace) -> int:
         "train": len(problem.train),
         "held_out": of,
         "start_held_out": start_share,
+        "start_openings": openings[problem.start].to_json() if problem.start in openings else None,
         "rows": rows,
         "correlations": correlations,
     }
@@ -129,6 +153,9 @@ def _tuners(args: argparse.Namespace) -> int:
         with open(os.path.join(args.out, "table.md"), "w") as out:
             out.write(table + "\n")
         plot_curves(results, start_share, os.path.join(args.out, "curves.png"))
+        if args.exploit == "marks":
+            start = openings[problem.start]
+            plot_curves(results, start.kept / start.of, os.path.join(args.out, "openings.png"), openings)
     print(json.dumps(summary, indent=2) if args.json else table)
     return 0
 
@@ -197,6 +224,95 @@ def _legs_done(args: argparse.Namespace, legs: Sequence[tuners.Leg]) -> List[tun
     return found
 
 
+_exploit_solver: Optional[StoredSolver] = None  # an openings worker's adversary (its table lasts the process)
+_exploit_openings: List[Position] = []  # and the won openings it plays from
+_exploit_depth = 0
+
+
+def _start_openings_worker(store: Optional[str], texts: Sequence[str], depth: int) -> None:
+    """An openings worker's start: its adversary on ``store``, the won openings' texts, the search's depth."""
+    global _exploit_solver, _exploit_openings, _exploit_depth
+    _exploit_solver = StoredSolver(store, EXPLOIT_TABLE_BITS)
+    _exploit_openings = [position_from_text(text) for text in texts]
+    _exploit_depth = depth
+
+
+def _openings_job(weights: Candidate) -> Tuple[Candidate, OpeningsKept]:
+    """Worker: the OpeningsKept of the candidate ``weights``."""
+    assert _exploit_solver is not None
+    return weights, tuners.candidate_openings(weights, _exploit_depth, _exploit_solver, _exploit_openings)
+
+
+def _play_openings(
+    args: argparse.Namespace, problem: tuners.Problem, results: Sequence[tuners.LegResult]
+) -> Dict[Candidate, OpeningsKept]:
+    """The OpeningsKept of the hand-set start and of the candidates ``--exploit`` names: those ``--out``'s
+    openings.jsonl holds read back, the others played on ``--jobs`` processes, each said as it ends and
+    kept in ``--out`` at once. Equal candidates (a converged leg's marks, a deterministic tuner's seeds)
+    are played once."""
+    if args.exploit == "none":
+        return {}
+    wanted = [problem.start] + [
+        mark.weights for result in results for mark in (result.marks if args.exploit == "marks" else result.marks[-1:])
+    ]
+    found = _openings_done(args.out, problem.depth) if args.out else {}
+    todo = [weights for weights in dict.fromkeys(wanted) if weights not in found]
+    if not todo:
+        return found
+    store = store_path(args)
+    with StoredSolver(store, EXPLOIT_TABLE_BITS) as solver:
+        texts = [describe_position(position) for position in won_openings(solver)]
+    print(
+        f"against the exact adversary: {len(todo)} candidates from the empty board and {len(texts)} won openings "
+        f"({len(found)} read back)",
+        file=sys.stderr,
+        flush=True,
+    )
+    started, done = time.time(), 0
+    context = multiprocessing.get_context("spawn")
+    jobs = min(args.jobs, len(todo))
+    pool = context.Pool(jobs, _start_openings_worker, (store, texts, problem.depth)) if jobs > 1 else None
+    if pool is None:
+        _start_openings_worker(store, texts, problem.depth)
+    try:
+        for weights, report in pool.imap_unordered(_openings_job, todo) if pool else map(_openings_job, todo):
+            found[weights] = report
+            done += 1
+            print(
+                f"{done} of {len(todo)} candidates ({time.time() - started:.0f} s): empty board "
+                f"{'won' if report.empty_board else 'lost'}, kept {report.kept} of {report.of} won openings",
+                file=sys.stderr,
+                flush=True,
+            )
+            if args.out:
+                with open(os.path.join(args.out, "openings.jsonl"), "a") as out:
+                    line = {"depth": problem.depth, "weights": list(weights), **report.to_json()}
+                    out.write(json.dumps(line) + "\n")
+    finally:
+        if pool is not None:
+            pool.terminate()
+        elif _exploit_solver is not None:
+            _exploit_solver.close()
+    return found
+
+
+def _openings_done(out: str, depth: int) -> Dict[Candidate, OpeningsKept]:
+    """The OpeningsKept that ``out``'s openings.jsonl holds, by candidate, at ``depth``."""
+    found: Dict[Candidate, OpeningsKept] = {}
+    path = os.path.join(out, "openings.jsonl")
+    if not os.path.exists(path):
+        return found
+    with open(path) as handle:
+        for line in handle:
+            try:
+                data = json.loads(line)
+                if data["depth"] == depth:
+                    found[tuple(data["weights"])] = OpeningsKept.from_json(data)
+            except (ValueError, KeyError, TypeError):
+                continue  # a line cut short by a kill: its candidate plays again
+    return found
+
+
 def _leg_json(result: tuners.LegResult) -> Dict[str, Any]:
     return {
         "tuner": result.leg.tuner,
@@ -208,10 +324,16 @@ def _leg_json(result: tuners.LegResult) -> Dict[str, Any]:
     }
 
 
-def _correlations(problem: tuners.Problem, results: Sequence[tuners.LegResult], depth: int) -> Dict[str, float]:
+def _correlations(
+    problem: tuners.Problem,
+    results: Sequence[tuners.LegResult],
+    depth: int,
+    openings: Mapping[Candidate, OpeningsKept],
+) -> Dict[str, float]:
     """Spearman's rank correlations, over the legs' final candidates, of the held-out share with the
-    training regret, the labels fitness, one noisy games draw, and a fixed match of MATCH_GAMES games; the
-    candidates of the features' weights alone (the labels fitness knows no pattern weights)."""
+    training regret, the labels fitness, one noisy games draw, a fixed match of MATCH_GAMES games, and
+    (where ``openings`` has them all) the won openings kept against the exact adversary; the candidates
+    of the features' weights alone (the labels fitness knows no pattern weights)."""
     finals = [result.marks[-1] for result in results if len(result.marks[-1].weights) == len(problem.start)]
     if len(finals) < 3:
         return {}
@@ -223,6 +345,8 @@ def _correlations(problem: tuners.Problem, results: Sequence[tuners.LegResult], 
         "games": [tuners.games_score(mark.weights, depth, random.Random(k)) for k, mark in enumerate(finals)],
         "match": [_match(mark.weights, depth) for mark in finals],
     }
+    if all(mark.weights in openings for mark in finals):
+        measures["openings"] = [openings[mark.weights].kept for mark in finals]
     return {name: round(tuners.spearman(measures["held_out"], values), 3) for name, values in measures.items()}
 
 
@@ -248,14 +372,35 @@ def format_table(summary: Mapping[str, Any]) -> str:
         "| tuner | fitness | seeds | held out at the end: median (min-max) | CPU to 80% | 90% | 95% | 99% |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
+    exploited = any(row.get("openings") for row in summary["rows"])
+    if exploited:
+        lines[-2] += " won openings kept at the end: median (min-max) | empty board won |"
+        lines[-1] += " --- | --- |"
     for row in summary["rows"]:
         reach = row["cpu_to_reach"]
-        lines.append(
+        line = (
             f"| {row['tuner']} | {row['fitness']} | {row['seeds']} | {row['final_median']:.1%} "
             f"({row['final_min']:.1%}-{row['final_max']:.1%}) | "
             + " | ".join(_cpu(reach[key]) for key in ("0.80", "0.90", "0.95", "0.99"))
             + " |"
         )
+        if exploited:
+            kept = row.get("openings")
+            line += (
+                f" {kept['median']} of {kept['of']} ({kept['min']}-{kept['max']}) | {kept['empty_board']} of "
+                f"{row['seeds']} |"
+                if kept
+                else " - | - |"
+            )
+        lines.append(line)
+    start = summary.get("start_openings")
+    if start:
+        lines += [
+            "",
+            f"Against the exact adversary, the hand-set weights {'win' if start['empty_board'] else 'lose'} the "
+            f"empty board as Black and keep {start['kept']} of the {start['of']} won 2-ply openings (one of each "
+            "class under the symmetries; perfect play: all, and the empty board).",
+        ]
     if summary["correlations"]:
         lines += [
             "",
@@ -268,9 +413,15 @@ def format_table(summary: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def plot_curves(results: Sequence[tuners.LegResult], start_share: float, path: str) -> None:
+def plot_curves(
+    results: Sequence[tuners.LegResult],
+    start_share: float,
+    path: str,
+    openings: Optional[Mapping[Candidate, OpeningsKept]] = None,
+) -> None:
     """The held-out share against CPU seconds, a panel a fitness, a line a tuner (the median over seeds, the
-    band their range)."""
+    band their range); with ``openings`` (every mark's candidate's), the share of the won openings kept
+    against the exact adversary instead, ``start_share`` being the hand-set weights' share of them."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -291,7 +442,7 @@ def plot_curves(results: Sequence[tuners.LegResult], start_share: float, path: s
             if not legs:
                 continue
             cpu = [mark.cpu for mark in legs[0].marks]
-            columns = list(zip(*[[mark.held_out for mark in leg.marks] for leg in legs]))
+            columns = list(zip(*[[_measure(mark, openings) for mark in leg.marks] for leg in legs]))
             medians = [sorted(column)[len(column) // 2] for column in columns]
             panel.plot(cpu, medians, marker="o", markersize=3, color=colours[tuner], label=tuner)
             panel.fill_between(
@@ -301,9 +452,18 @@ def plot_curves(results: Sequence[tuners.LegResult], start_share: float, path: s
         panel.axhline(1.0, color="black", linewidth=0.8, label="perfect play")
         panel.set_title(f"fitness: {fitness}")
         panel.set_xlabel("CPU seconds of the leg")
-        panel.set_ylim(min(start_share, 0.6) - 0.02, 1.01)
+        panel.set_ylim((0.0 if openings else min(start_share, 0.6) - 0.02), 1.01)
         panel.legend(fontsize=7, loc="lower right")
-    panels[0][0].set_ylabel("held-out won positions kept")
+    panels[0][0].set_ylabel("won 2-ply openings kept" if openings else "held-out won positions kept")
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     pyplot.close(figure)
+
+
+def _measure(mark: tuners.Mark, openings: Optional[Mapping[Candidate, OpeningsKept]]) -> float:
+    """A curve's value at ``mark``: its held-out share, or with ``openings`` its share of the won openings kept."""
+    if openings is None:
+        assert mark.held_out is not None
+        return mark.held_out
+    report = openings[mark.weights]
+    return report.kept / report.of

@@ -33,18 +33,21 @@ before its budget is spent stops there: its later marks hold its last candidate.
 import math
 import random
 import time
-from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 import numpy
 
 from engine.constants import BLACK, WHITE
 from engine.features import FEATURE_TABLE, FEATURES
+from engine.native.stored_solver import StoredSolver
 from engine.params import Params, default_params, make_params
 from engine.patterns import PATTERN_BOUNDS, PATTERNS
 from engine.play.game import play_game
 from engine.players.searcher import AgentPlayer
 from engine.players.specs import make_player
+from engine.position import Position
 from evolve.solved.ask_tell import TUNER_CLASSES
+from evolve.solved.exploit import OpeningsKept, openings_kept
 from evolve.solved.move_labels import Labels, WonPosition, label_loss, labels_of
 from evolve.solved.pattern_fit import minimise_log_loss, values_of
 from evolve.solved.positions import load_positions
@@ -118,6 +121,17 @@ def kept_by_ply(weights: Sequence[float], positions: Sequence[WonPosition], dept
         done, of = by_ply.get(ply, (0, 0))
         by_ply[ply] = (done + good, of + 1)
     return dict(sorted(by_ply.items()))
+
+
+def candidate_openings(
+    weights: Sequence[float], depth: int, solver: StoredSolver, openings: Sequence[Position]
+) -> OpeningsKept:
+    """The OpeningsKept of a candidate searched to ``depth`` (the compiled searcher, no book, no solver)
+    against the exact adversary of ``solver``, from the empty board and the won ``openings``."""
+    params = candidate_params(weights, depth)
+    return openings_kept(
+        lambda: AgentPlayer(params, depth, spec="candidate", timed=False, engine="native"), solver, openings
+    )
 
 
 def games_score(weights: Sequence[float], depth: int, rng: random.Random) -> float:
@@ -293,9 +307,15 @@ def cpu_to_reach(result: LegResult, share: float) -> Optional[float]:
     return next((mark.cpu for mark in result.marks if mark.held_out is not None and mark.held_out >= share), None)
 
 
-def summary_rows(results: Sequence[LegResult], start_share: float) -> List[Dict[str, Any]]:
-    """A row for each (tuner, fitness): seeds, the held-out share at the end (median, min, max), and the
-    median CPU to reach each of THRESHOLDS (None where fewer than half the seeds reached it)."""
+def summary_rows(
+    results: Sequence[LegResult],
+    start_share: float,
+    openings: Optional[Mapping[Tuple[float, ...], OpeningsKept]] = None,
+) -> List[Dict[str, Any]]:
+    """A row for each (tuner, fitness): seeds, the held-out share at the end (median, min, max), the
+    median CPU to reach each of THRESHOLDS (None where fewer than half the seeds reached it), and where
+    ``openings`` (by candidate) holds every final candidate, the won openings they keep (median, min,
+    max, of) and how many win the empty board as Black."""
     groups: Dict[Tuple[str, str], List[LegResult]] = {}
     for result in results:
         groups.setdefault((result.leg.tuner, result.leg.fitness), []).append(result)
@@ -317,9 +337,28 @@ def summary_rows(results: Sequence[LegResult], start_share: float) -> List[Dict[
                 "final_min": finals[0],
                 "final_max": finals[-1],
                 "cpu_to_reach": {f"{share:.2f}": reach[share] for share in THRESHOLDS},
+                "openings": _openings_row([leg.marks[-1].weights for leg in legs], openings or {}),
             }
         )
     return rows
+
+
+def _openings_row(
+    finals: Sequence[Tuple[float, ...]], openings: Mapping[Tuple[float, ...], OpeningsKept]
+) -> Optional[Dict[str, int]]:
+    """The won openings the final candidates ``finals`` keep (median, min, max, of) and how many of them win
+    the empty board, from ``openings``; None where it lacks one of them."""
+    if not finals or not all(weights in openings for weights in finals):
+        return None
+    reports = [openings[weights] for weights in finals]
+    kept = sorted(report.kept for report in reports)
+    return {
+        "median": kept[len(kept) // 2],
+        "min": kept[0],
+        "max": kept[-1],
+        "of": reports[0].of,
+        "empty_board": sum(report.empty_board for report in reports),
+    }
 
 
 def spearman(xs: Sequence[float], ys: Sequence[float]) -> float:
