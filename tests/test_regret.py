@@ -154,8 +154,8 @@ def test_exploitability_a_perfect_player_closes_the_gap_and_a_random_one_keeps_l
     """evolve/solved/exploit.py: a player that plays the solver's winning moves keeps every won position against
     the exact adversary (the whole gap closed); the report sums by ply and colour to the won positions."""
     from engine.native.solver import NativeSolver
-    from engine.players.base import Player
     from engine.native.stored_solver import StoredSolver
+    from engine.players.base import Player
     from engine.players.specs import make_player
     from evolve.solved.exploit import RandomMover, exploitability, keeps
 
