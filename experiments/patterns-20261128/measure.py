@@ -45,7 +45,7 @@ from engine.players.specs import make_player
 from engine.position import Position
 from engine.search import Searcher
 from engine.symmetry import SYMMETRIES
-from evolve.solved.exploit import keeps
+from evolve.solved.exploit import keeps, won_openings
 from evolve.solved.regret import chosen_move
 from evolve.solved.tuners import load_problem
 
@@ -155,23 +155,6 @@ def windows(args):
 
 
 # --- openings ------------------------------------------------------------------------------------
-
-
-def won_openings(solver):
-    """The text of one 2-ply position of each class whose mover wins (the solver's ``position text``)."""
-    seen, found = set(), []
-    root = Position.initial()
-    for first in root.all_moves():
-        after = root.play_point(first)
-        for second in [] if after.is_over else after.all_moves():
-            position = after.play_point(second)
-            key = book_key(position)
-            if position.is_over or key in seen:
-                continue
-            seen.add(key)
-            if any(solver.move_results(position).values()):
-                found.append(position)
-    return found
 
 
 def openings(args):
