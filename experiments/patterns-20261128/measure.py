@@ -33,7 +33,6 @@ import numpy
 from scipy.optimize import minimize
 from scipy.sparse import csr_matrix, hstack
 
-from engine.book import book_key
 from engine.coords import move_to_text
 from engine.features import feature_values
 from engine.native.solver import describe_position, position_from_text
