@@ -187,7 +187,20 @@ def test_evolve_fit_writes_params_with_provenance(tmp_path, late_positions):
     path, out = str(tmp_path / "l.json.gz"), str(tmp_path / "fitted.json")
     save_labels(path, list(zip(texts, labels)), {"seed": 4})
     done = evolve_cli(
-        "fit", path, "--out", out, "--generations", "20", "--captures", "1.5", "--depth", "5", "--close-stones", "0.5"
+        "fit",
+        path,
+        "--out",
+        out,
+        "--method",
+        "cmaes",
+        "--generations",
+        "20",
+        "--captures",
+        "1.5",
+        "--depth",
+        "5",
+        "--close-stones",
+        "0.5",
     )
     assert done.returncode == 0, done.stderr
     assert "held out" in done.stdout and "ranking accuracy" in done.stdout

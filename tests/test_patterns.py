@@ -170,7 +170,13 @@ def test_evolve_fit_patterns_writes_params_with_pattern_weights(tmp_path):
     assert params.depth == 4 and len(params.patterns) == len(PATTERNS)
     assert params.provenance["strategy"] == "l-bfgs-b" and params.provenance["fit"]["patterns"] == len(PATTERNS)
     refused = cli("evolve", "fit", path, "--out", str(tmp_path / "x.json"), "--patterns", "--only", "margin")
-    assert refused.returncode == 2 and "--only and --patterns" in refused.stderr
+    assert refused.returncode == 2 and "--only fits one feature's weight, by CMA-ES" in refused.stderr
+    refused = cli("evolve", "fit", path, "--out", str(tmp_path / "x.json"), "--generations", "5")
+    assert refused.returncode == 2 and "--generations: CMA-ES's" in refused.stderr
+    # the pattern fit is the default: the same weights without --patterns
+    again = str(tmp_path / "again.json")
+    assert cli("evolve", "fit", path, "--out", again, "--depth", "4", "--start", default).returncode == 0
+    assert load_params(again).patterns == params.patterns
 
 
 def test_the_patterns_leg_tunes_the_values_fitness_alone_and_notes_every_tenth():

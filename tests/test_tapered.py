@@ -190,7 +190,9 @@ def test_evolve_fit_tapered_from_flat_weights(tmp_path):
     labels = [k % 3 % 2 for k in range(len(texts))]
     path, out = str(tmp_path / "l.json.gz"), str(tmp_path / "fitted.json")
     save_labels(path, list(zip(texts, labels)), {"seed": 4})
-    done = evolve_cli("fit", path, "--out", out, "--start", FLAT, "--generations", "10", "--tapered")
+    done = evolve_cli(
+        "fit", path, "--out", out, "--start", FLAT, "--method", "cmaes", "--generations", "10", "--tapered"
+    )
     out_text, err = done.communicate()
     assert done.returncode == 0, err
     assert "(tapered)" in out_text

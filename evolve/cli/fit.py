@@ -18,6 +18,8 @@ from evolve.solved.labels import build_labels, load_many
 from evolve.solved.pattern_fit import fit_patterns
 
 Labelled = Tuple[List[Position], List[int], Dict[str, Dict[str, Any]]]  # load_many's
+METHODS = ("patterns", "cmaes")  # evolve fit's: the tuner benchmark's best first (experiments/tuners-20261128)
+CMAES_DEFAULTS = {"generations": 300, "population": 24, "seed": 1}  # --method cmaes's options
 
 
 def register(commands: Subcommands) -> None:
@@ -35,11 +37,30 @@ def register(commands: Subcommands) -> None:
         default=SHIPPED_PARAMS,
         help="params to start from and compare with (default: the shipped params.json)",
     )
-    fit.add_argument("--generations", type=positive_int, default=300, help="CMA-ES generations (default 300)")
     fit.add_argument(
-        "--population", type=integer_range(4, 10000), default=24, help="CMA-ES offspring a generation (default 24)"
+        "--method",
+        choices=METHODS,
+        help="patterns: every feature's weight and the 189 pattern weights of 2x2 windows (engine.patterns) by "
+        "their gradient (L-BFGS-B, deterministic), the tuner benchmark's best; cmaes: the features' weights "
+        "alone by DEAP's CMA-ES (--generations, --population, --seed, --only). Default: patterns, or cmaes "
+        "with --only",
     )
-    fit.add_argument("--seed", type=int, default=1, help="CMA-ES seed (default 1)")
+    fit.add_argument(
+        "--patterns",
+        dest="method",
+        action="store_const",
+        const="patterns",
+        help="the same as --method patterns",
+    )
+    fit.add_argument(
+        "--generations", type=positive_int, help=f"CMA-ES generations (default {CMAES_DEFAULTS['generations']})"
+    )
+    fit.add_argument(
+        "--population",
+        type=integer_range(4, 10000),
+        help=f"CMA-ES offspring a generation (default {CMAES_DEFAULTS['population']})",
+    )
+    fit.add_argument("--seed", type=int, help=f"CMA-ES seed (default {CMAES_DEFAULTS['seed']})")
     fit.add_argument(
         "--bound",
         type=weight_bound,
@@ -65,12 +86,6 @@ def register(commands: Subcommands) -> None:
         help="fit tapered weights, an opening's and an endgame's (interpolated by ply), even from flat "
         "--start weights (tapered --start weights are always fitted tapered)",
     )
-    fit.add_argument(
-        "--patterns",
-        action="store_true",
-        help="fit the pattern weights too (189 shapes of 2x2 windows, engine.patterns), with every feature's "
-        "weight, by their gradient (L-BFGS-B: deterministic, --generations, --population and --seed unused)",
-    )
     add_search_settings(fit, "--start's")
 
 
@@ -95,13 +110,17 @@ def _label(args: argparse.Namespace) -> int:
 
 
 def _fit(args: argparse.Namespace) -> int:
-    """fit evaluation weights to labelled positions with CMA-ES (no games, no noise)
+    """fit evaluation weights to labelled positions (no games, no noise)
 
     Minimise the log loss of the evaluation's guess (logistic in the evaluation) that the
-    side to move wins, over the positions of a labels file ('evolve label'), with DEAP's
-    CMA-ES; a fifth of the positions are held out and reported. Writes a params file whose
-    search settings are those of --start unless given.
+    side to move wins, over the positions of a labels file ('evolve label'); a fifth of the
+    positions are held out and reported. By default every feature's weight and the 189 pattern
+    weights, by their gradient (L-BFGS-B: seconds, deterministic), which the tuner benchmark
+    found best where the evaluation decides alone; --method cmaes fits the features' weights
+    alone with DEAP's CMA-ES (and --only, one feature's). Writes a params file whose search
+    settings are those of --start unless given.
     """
+    args.method = _method(args)
     file_to_write(args.out, "--out", "params.json")
     start = load_params(args.start)
     positions, labels, info = load_many(args.labels)
@@ -112,16 +131,19 @@ def _fit(args: argparse.Namespace) -> int:
     if args.captures is not None:
         weights = [args.captures if feature_of(name) == "captures" else w for name, w in zip(names, weights)]
     settings = start._replace(**search_settings(args, start))
-    if args.patterns:
+    if args.method == "patterns":
         return _fit_patterns(args, (positions, labels, info), start, weights, settings)
+    cmaes = {
+        name: CMAES_DEFAULTS[name] if getattr(args, name) is None else getattr(args, name) for name in CMAES_DEFAULTS
+    }
     fitted, figures = fit_labels(
         positions,
         labels,
         weights,
         limit=args.bound,
-        generations=args.generations,
-        population=args.population,
-        seed=args.seed,
+        generations=cmaes["generations"],
+        population=cmaes["population"],
+        seed=cmaes["seed"],
         only=args.only,
     )
     params = fitted_params(fitted, figures, args.labels, info, settings)
@@ -135,13 +157,23 @@ def _fit(args: argparse.Namespace) -> int:
     return 0
 
 
+def _method(args: argparse.Namespace) -> str:
+    """The fit --method (or its default) names; InvalidInput where an option is another method's."""
+    method: str = args.method or ("cmaes" if args.only else "patterns")
+    if method == "patterns":
+        if args.only:
+            raise InvalidInput("--only fits one feature's weight, by CMA-ES: add --method cmaes")
+        given = [f"--{name}" for name in CMAES_DEFAULTS if getattr(args, name) is not None]
+        if given:
+            raise InvalidInput(f"{', '.join(given)}: CMA-ES's; the pattern fit has none (add --method cmaes)")
+    return method
+
+
 def _fit_patterns(
     args: argparse.Namespace, loaded: Labelled, start: Params, weights: List[float], settings: Params
 ) -> int:
-    """``evolve fit --patterns``: every weight and the pattern weights, by L-BFGS-B, on ``loaded``
+    """``evolve fit`` (--method patterns): every weight and the pattern weights, by L-BFGS-B, on ``loaded``
     (positions, labels, infos: ``load_many``'s)."""
-    if args.only:
-        raise InvalidInput("--only and --patterns: the pattern fit weighs every feature; give one of them")
     positions, labels, info = loaded
     start_patterns = None if start.patterns is None else [start.patterns[name] for name in PATTERNS]
     fitted, patterns, figures = fit_patterns(positions, labels, weights, start_patterns, limit=args.bound)

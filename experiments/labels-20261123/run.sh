@@ -8,7 +8,7 @@ out=experiments/labels-20261123
 evolve label --positions 3000 --seed 11 --jobs 2 --out $out/labels-11.json.gz
 timeout -s INT 490 evolve label --positions 12000 --seed 101 --jobs 16 --out $out/labels-101.json.gz
 # 2. the fit (seconds; the same weights every time)
-evolve fit $out/labels-11.json.gz $out/labels-101.json.gz --out $out/fitted-params.json > $out/fit.txt
+evolve fit $out/labels-11.json.gz $out/labels-101.json.gz --method cmaes --out $out/fitted-params.json > $out/fit.txt
 # 3. would a sixth feature help? (each candidate added, refitted, held-out ranking accuracy)
 python3 $out/features.py $out/labels-*.json.gz > $out/features.txt
 # 4. the eight positions where the shipped agent gave a won game away against GNU Go, searched
