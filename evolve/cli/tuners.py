@@ -124,9 +124,8 @@ def _tuners(args: argparse.Namespace) -> int:
     good, of = tuners.kept(problem.start, problem.held_out, args.depth)
     start_share = good / of
     print(
-        f"{len(legs)} legs of {args.budget:g} CPU s on {args.jobs} processes (about "
-        f"{len(legs) * args.budget / args.jobs / 60:.0f} min); training {len(problem.train)} won positions, "
-        f"held out {of}; the hand-set weights keep {good} of {of} ({start_share:.1%}) at depth {args.depth}",
+        f"{len(legs)} legs of {args.budget:g} CPU s; training {len(problem.train)} won positions, held out {of}; "
+        f"the hand-set weights keep {good} of {of} ({start_share:.1%}) at depth {args.depth}",
         file=sys.stderr,
         flush=True,
     )
@@ -170,12 +169,23 @@ def _play_legs(args: argparse.Namespace, legs: Sequence[tuners.Leg]) -> List[tun
         if results:
             print(f"{len(results)} legs read back from {args.out}/legs.jsonl", file=sys.stderr, flush=True)
     done = {result.leg for result in results}
+    if len(done) < len(legs):
+        minutes = (len(legs) - len(done)) * args.budget / min(args.jobs, len(legs) - len(done)) / 60
+        print(
+            f"{len(legs) - len(done)} legs to play on {args.jobs} processes: about {minutes:.0f} min "
+            "(their CPU budgets; more on a busy machine)",
+            file=sys.stderr,
+            flush=True,
+        )
     started = time.time()
     # Spawned, not forked: a fork of a process with threads (a test runner's, a notebook's) can hang on a
     # lock another thread held; each worker is given the problem as it starts, and plays one leg.
     context = multiprocessing.get_context("spawn")
-    with context.Pool(args.jobs, _start_leg_worker, (_problem,), maxtasksperchild=1) as pool:
-        for result in pool.imap_unordered(_leg_job, [leg for leg in legs if leg not in done]):
+    todo = [leg for leg in legs if leg not in done]
+    if not todo:
+        return results
+    with context.Pool(min(args.jobs, len(todo)), _start_leg_worker, (_problem,), maxtasksperchild=1) as pool:
+        for result in pool.imap_unordered(_leg_job, todo):
             results.append(result)
             last = result.marks[-1]
             print(
