@@ -22,7 +22,13 @@ leads to, valued by the solver (the ``values`` fitness's data); one weight a (cl
 window read under each of the 8 symmetries (contents a symmetry maps onto each other get equal counts,
 so the fit weighs them alike); fits a logistic guess of the mover's win by L-BFGS with an L2 penalty on
 the shape weights; and counts the held-out won positions whose move, searched to depth 4 by the Python
-searcher with that evaluation, keeps the win.
+searcher with that evaluation, keeps the win. ``--liberties``: each point of a window says empty, the
+mover's stone in atari or not, the opponent's in atari or not (5 states, not 3); ``--rank L``: the loss
+adds L times the cross-entropy of each training position's winning moves under a softmax of its moves'
+values (the search's question), beside the log loss of each position's value.
+
+    PYTHONPATH=. python3 experiments/patterns-20261128/measure.py windows 2x2 --liberties
+    PYTHONPATH=. python3 experiments/patterns-20261128/measure.py windows 2x2 2x2+3x3 --rank 1
 """
 
 import argparse
@@ -33,6 +39,8 @@ import numpy
 from scipy.optimize import minimize
 from scipy.sparse import csr_matrix, hstack
 
+from engine.bitboard import groups as stone_groups
+from engine.bitboard import neighbours
 from engine.coords import move_to_text
 from engine.features import feature_values
 from engine.native.solver import describe_position, position_from_text
@@ -73,31 +81,68 @@ def windows_of(kinds):
     ]
 
 
-def shapes(position, windows):
-    """The (class, content) of each window read under each symmetry, the mover's view."""
+def _atari(stones, empty):
+    """The stones of ``stones`` in groups with one liberty."""
+    mask = 0
+    for group in stone_groups(stones):
+        liberties = neighbours(group) & empty
+        if liberties & (liberties - 1) == 0:
+            mask |= group
+    return mask
+
+
+def shapes(position, windows, liberties=False):
+    """The (class, content) of each window read under each symmetry, the mover's view; with ``liberties``
+    a point says empty, the mover's in atari, the mover's, the opponent's in atari or the opponent's."""
+    own, opp = position.own, position.opp
+    if liberties:
+        empty = ~(own | opp) & ((1 << 25) - 1)
+        own_atari, opp_atari = _atari(own, empty), _atari(opp, empty)
     found = []
     for name, points in windows:
         code = 0
         for point in points:
-            code = 3 * code + (position.own >> point & 1) + 2 * (position.opp >> point & 1)
+            if not liberties:
+                code = 3 * code + (own >> point & 1) + 2 * (opp >> point & 1)
+            elif own >> point & 1:
+                code = 5 * code + (1 if own_atari >> point & 1 else 2)
+            elif opp >> point & 1:
+                code = 5 * code + (3 if opp_atari >> point & 1 else 4)
+            else:
+                code = 5 * code
         found.append((name, code))
     return found
 
 
-def dataset(problem, windows):
-    rows, keys, wins = [], [], []
+def dataset(problem, windows, liberties=False):
+    """Rows (features), keys (shapes), wins (the mover's) of every training position and every position
+    its moves lead to; and groups: for each training position with winning and losing moves, its children's
+    rows and whether each move wins."""
+    rows, keys, wins, groups = [], [], [], []
     for text, winning, _ in problem.train:
         position = position_from_text(text)
-        children = [(position.play_point(m), 0.0 if m in winning else 1.0) for m in position.all_moves()]
-        for child, won in [(position, 1.0)] + children:
-            if not child.is_over:
-                rows.append(feature_values(child, 0))
-                keys.append(shapes(child, windows))
-                wins.append(won)
-    return numpy.array(rows), keys, numpy.array(wins)
+        rows.append(feature_values(position, 0))
+        keys.append(shapes(position, windows, liberties))
+        wins.append(1.0)
+        kids, good = [], []
+        for move in position.all_moves():
+            child = position.play_point(move)
+            if child.is_over:
+                continue
+            kids.append(len(rows))
+            good.append(1.0 if move in winning else 0.0)
+            rows.append(feature_values(child, 0))
+            keys.append(shapes(child, windows, liberties))
+            wins.append(0.0 if move in winning else 1.0)
+        if any(good) and not all(good):
+            groups.append((kids, good))
+    return numpy.array(rows), keys, numpy.array(wins), groups
 
 
-def fit(rows, keys, wins, ridge):
+def fit(rows, keys, wins, ridge, groups=(), rank=0.0):
+    """The features' weights and {shape: weight} minimising the log loss of the mover's win, an L2 penalty
+    on the shapes, and ``rank`` times the mean cross-entropy of each group's winning moves under a softmax
+    of the moves' values (minus their children's logits)."""
     index = {}
     for found in keys:
         for key in found:
@@ -107,15 +152,27 @@ def fit(rows, keys, wins, ridge):
     scale = rows.std(axis=0) + 1e-9
     matrix = hstack([csr_matrix(rows / scale), counts]).tocsr()
     base = rows.shape[1]
+    children = numpy.array([k for kids, _ in groups for k in kids], dtype=int)
+    winning = numpy.array([g for _, good in groups for g in good])
+    starts = numpy.cumsum([0] + [len(kids) for kids, _ in groups][:-1])
+    segment = numpy.repeat(numpy.arange(len(groups)), [len(kids) for kids, _ in groups])
 
     def loss(w):
         z = matrix @ w
         value = numpy.mean(numpy.logaddexp(0, z) - wins * z) + ridge * w[base:] @ w[base:]
-        gradient = matrix.T @ (1 / (1 + numpy.exp(-z)) - wins) / len(wins)
+        dz = (1 / (1 + numpy.exp(-z)) - wins) / len(wins)
+        if rank and groups:
+            moves = -z[children]
+            top = numpy.maximum.reduceat(moves, starts)
+            e = numpy.exp(moves - top[segment])
+            every, good = numpy.add.reduceat(e, starts), numpy.add.reduceat(e * winning, starts)
+            value += rank * numpy.mean(numpy.log(every) - numpy.log(good))
+            numpy.add.at(dz, children, -rank * (e / every[segment] - winning * e / good[segment]) / len(groups))
+        gradient = matrix.T @ dz
         gradient[base:] += 2 * ridge * w[base:]
         return value, gradient
 
-    w = minimize(loss, numpy.zeros(matrix.shape[1]), jac=True, method="L-BFGS-B", options={"maxiter": 2000}).x
+    w = minimize(loss, numpy.zeros(matrix.shape[1]), jac=True, method="L-BFGS-B", options={"maxiter": 3000}).x
     return w[:base] / scale, {key: w[base + k] for key, k in index.items()}
 
 
@@ -128,7 +185,7 @@ def _kept(entry):
 
     def evaluate(position, captured=0):
         value = float(numpy.dot(features, feature_values(position, 0)))
-        value += sum(weights.get(key, 0.0) for key in shapes(position, windows))
+        value += sum(weights.get(key, 0.0) for key in shapes(position, windows, _MODEL["liberties"]))
         return SCALE * value + SCALE * 0.5 * captured
 
     return Searcher(evaluate, rng=None).iterative(position_from_text(text), 4).move in winning
@@ -142,13 +199,14 @@ def windows(args):
     problem = load_problem(FILES, 4)
     for chosen in args.sets:
         windows = windows_of(chosen.split("+"))
-        rows, keys, wins = dataset(problem, windows)
-        features, weights = fit(rows, keys, wins, args.ridge)
-        model = {"features": features, "weights": weights, "windows": windows}
+        rows, keys, wins, groups = dataset(problem, windows, args.liberties)
+        features, weights = fit(rows, keys, wins, args.ridge, groups, args.rank)
+        model = {"features": features, "weights": weights, "windows": windows, "liberties": args.liberties}
         with multiprocessing.Pool(2, _start, (model,)) as pool:
             kept = sum(pool.map(_kept, problem.held_out, chunksize=8))
         print(
-            f"{chosen}: {len(weights)} shapes seen in {len(wins)} positions, ridge {args.ridge:g}: kept {kept} of "
+            f"{chosen}{' (liberties)' if args.liberties else ''}: {len(weights)} shapes seen in {len(wins)} positions, "
+            f"ridge {args.ridge:g}, rank {args.rank:g}: kept {kept} of "
             f"{len(problem.held_out)} held-out won positions at depth 4 ({kept / len(problem.held_out):.1%})"
         )
 
@@ -226,6 +284,8 @@ def main():
     three = commands.add_parser("windows", help="window sets fitted and searched outside the engine")
     three.add_argument("sets", nargs="+", help="window sets: 2x2, 3x3 or 2x2+3x3")
     three.add_argument("--ridge", type=float, default=1e-4)
+    three.add_argument("--liberties", action="store_true", help="points in atari apart: 5 states a point")
+    three.add_argument("--rank", type=float, default=0.0, help="the weight of a move-ranking term in the loss")
     three.set_defaults(run=windows)
     args = parser.parse_args()
     args.run(args)
