@@ -67,6 +67,7 @@ FILES = (
 CLASSES = {
     "2x2": ((0, 1, 5, 6), (1, 2, 6, 7), (6, 7, 11, 12)),
     "3x3": ((0, 1, 2, 5, 6, 7, 10, 11, 12), (1, 2, 3, 6, 7, 8, 11, 12, 13), (6, 7, 8, 11, 12, 13, 16, 17, 18)),
+    "5x1": ((0, 1, 2, 3, 4), (5, 6, 7, 8, 9), (10, 11, 12, 13, 14)),  # the edge line, the second, the middle
 }
 SCALE = 10.0  # evaluation units a logit
 
@@ -282,7 +283,7 @@ def main():
     two.add_argument("--depth", type=int, default=4)
     two.set_defaults(run=atlas)
     three = commands.add_parser("windows", help="window sets fitted and searched outside the engine")
-    three.add_argument("sets", nargs="+", help="window sets: 2x2, 3x3 or 2x2+3x3")
+    three.add_argument("sets", nargs="+", help="window sets: 2x2, 3x3, 5x1 (whole lines) or sums of them, 2x2+3x3")
     three.add_argument("--ridge", type=float, default=1e-4)
     three.add_argument("--liberties", action="store_true", help="points in atari apart: 5 states a point")
     three.add_argument("--rank", type=float, default=0.0, help="the weight of a move-ranking term in the loss")
