@@ -187,6 +187,17 @@ def test_exploitability_a_perfect_player_closes_the_gap_and_a_random_one_keeps_l
     assert json.loads(held_out.stdout)[0]["won"] == sum(p.won for p in found.split(True)), held_out.stderr
 
 
+def test_evolve_exploit_openings_plays_from_the_start_of_the_game(library):
+    """``evolve exploit --openings``: the empty board and the 273 won 2-ply openings, one game each."""
+    done = cli("evolve", "exploit", "greedy", "--openings", "--json", "--no-progress")
+    assert done.returncode == 0, done.stderr
+    (report,) = json.loads(done.stdout)
+    assert report["player"] == "greedy" and report["of"] == 273 and 0 <= report["kept"] < 273
+    assert report["empty_board"] is False  # greedy gives Black's win away against the exact adversary
+    refused = cli("evolve", "exploit", "greedy", "--openings", "--split", "held-out")
+    assert refused.returncode == 2 and "--split picks a positions file's positions" in refused.stderr
+
+
 def _played_out(player, text, adversary):
     """Whether ``player`` wins from ``text`` against the exact adversary, the game played to its end."""
     from engine.native.solver import position_from_text

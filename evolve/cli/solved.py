@@ -21,11 +21,12 @@ from engine.cli.parts.arguments import (
 from engine.cli.parts.commands import Subcommands, command
 from engine.common.progress import counter
 from engine.errors import UserError
+from engine.native.stored_solver import StoredSolver
 from engine.params import load_params
 from engine.players.base import Player
 from engine.players.shipped import NODES_PER_SECOND, ShippedPlayer, shipped_book
 from engine.players.specs import make_player
-from evolve.solved.exploit import exploitability, format_exploitability
+from evolve.solved.exploit import exploitability, format_exploitability, openings_kept, won_openings
 from evolve.solved.position_sources import DEFAULT_PLIES
 from evolve.solved.positions import build_positions, load_positions, merge_positions
 from evolve.solved.regret import regret_score
@@ -75,7 +76,14 @@ def register(commands: Subcommands) -> None:
         help="params files (each played as shipped: the book, its search in nodes, the exact endgame) or player "
         "specs (champion, cmd:BUNDLE_FOLDER, ...)",
     )
-    exploit.add_argument("--positions", required=True, help="a positions file from 'evolve positions'")
+    start = exploit.add_mutually_exclusive_group(required=True)
+    start.add_argument("--positions", help="a positions file from 'evolve positions': play from its won positions")
+    start.add_argument(
+        "--openings",
+        action="store_true",
+        help="play from the start of the game instead: as Black from the empty board, and from each of the "
+        "273 won 2-ply openings (one of each class under the symmetries); one game each",
+    )
     exploit.add_argument(
         "--split",
         choices=("all", "fitness", "held-out"),
@@ -161,9 +169,14 @@ def _exploit(args: argparse.Namespace) -> int:
     From every won position of --positions, the player plays on against an adversary that asks the
     compiled solver about each of its replies and plays the one that leaves the player the fewest
     winning moves. Prints the positions kept by ply and colour, a random mover's on the same
-    positions, and the share of the gap to perfect play closed. A params file plays as 'play =
+    positions, and the share of the gap to perfect play closed. With --openings instead, from the
+    start of the game: whether the player wins as Black from the empty board, and how many of the
+    273 won 2-ply openings it keeps (the tuner benchmark's second ruler; 'native:PARAMS@4' is an
+    evaluation alone at depth 4). A params file plays as 'play =
     "as-shipped"' does (deterministic); a player spec plays as it is (a timed one, at its CPU budget).
     """
+    if args.openings:
+        return _exploit_openings(args)
     found = load_positions(args.positions)
     positions = found.positions if args.split == "all" else found.split(args.split == "held-out")
     reports = []
@@ -179,6 +192,31 @@ def _exploit(args: argparse.Namespace) -> int:
         return 0
     for report in reports:
         print(format_exploitability(report))
+    return 0
+
+
+def _exploit_openings(args: argparse.Namespace) -> int:
+    """``evolve exploit --openings``: each player from the empty board and the won 2-ply openings."""
+    if args.split != "all":
+        raise UserError("--split picks a positions file's positions: give it with --positions, not --openings")
+    makers = [(player, _exploit_player(player)) for player in args.player]  # a bad one fails before any game
+    reports = []
+    with StoredSolver(store_path(args), args.table_bits) as solver:
+        openings = won_openings(solver)
+        for player, make in makers:
+            update = counter(f"exploit {player}", "game", len(openings) + 1, bar=progress_bar(args))
+            try:
+                reports.append((player, openings_kept(make, solver, openings, update)))
+            finally:
+                update.close()
+    if args.json:
+        print(json.dumps([{"player": player, **report.to_json()} for player, report in reports], indent=2))
+        return 0
+    for player, report in reports:
+        print(
+            f"{player}: the empty board as Black {'won' if report.empty_board else 'lost'}; won 2-ply openings "
+            f"kept {report.kept} of {report.of} ({report.kept / report.of:.1%}) against the exact adversary"
+        )
     return 0
 
 
