@@ -188,12 +188,27 @@ def test_exploitability_a_perfect_player_closes_the_gap_and_a_random_one_keeps_l
 
 
 def test_evolve_exploit_openings_plays_from_the_start_of_the_game(library):
-    """``evolve exploit --openings``: the empty board and the 273 won 2-ply openings, one game each."""
+    """``evolve exploit --openings``: the empty board and every won 2-ply opening, one game each, as
+    ``openings_kept`` plays them."""
+    from engine.book import book_key
+    from engine.native.store import default_store_path
+    from engine.native.stored_solver import StoredSolver
+    from engine.players.specs import make_player
+    from evolve.solved.exploit import openings_kept, won_openings
+
+    with StoredSolver(default_store_path(), 18) as solver:
+        openings = won_openings(solver)
+        # every position after two moves whose mover wins: 273 of the 625, in 41 classes under the symmetries
+        assert len(openings) == len({p.board_string() + p.previous_string() for p in openings}) == 273
+        assert len({book_key(p)[0] for p in openings}) == 41 and {p.moves_played for p in openings} == {2}
+        assert all(any(solver.move_results(p).values()) for p in openings)
+        direct = openings_kept(lambda: make_player("greedy"), solver, openings)
     done = cli("evolve", "exploit", "greedy", "--openings", "--json", "--no-progress")
     assert done.returncode == 0, done.stderr
-    (report,) = json.loads(done.stdout)
-    assert report["player"] == "greedy" and report["of"] == 273 and 0 <= report["kept"] < 273
-    assert report["empty_board"] is False  # greedy gives Black's win away against the exact adversary
+    assert json.loads(done.stdout) == [{"player": "greedy", **direct.to_json()}]
+    assert direct.of == 273 and direct.empty_board is False  # greedy gives Black's win away at once
+    printed = cli("evolve", "exploit", "greedy", "--openings", "--no-progress")
+    assert f"greedy: the empty board as Black lost; won 2-ply openings kept {direct.kept} of 273" in printed.stdout
     refused = cli("evolve", "exploit", "greedy", "--openings", "--split", "held-out")
     assert refused.returncode == 2 and "--split picks a positions file's positions" in refused.stderr
 

@@ -13,13 +13,12 @@ from engine.params import Params, genome_of, load_params, save_params
 from engine.patterns import PATTERNS
 from engine.position import Position
 from evolve.genome import feature_of, genes
-from evolve.solved.fit import fit_labels, fitted_params
+from evolve.solved.fit import CMAES_DEFAULTS, fit_labels, fitted_params
 from evolve.solved.labels import build_labels, load_many
 from evolve.solved.pattern_fit import fit_patterns
 
 Labelled = Tuple[List[Position], List[int], Dict[str, Dict[str, Any]]]  # load_many's
 METHODS = ("patterns", "cmaes")  # evolve fit's: the tuner benchmark's best first (experiments/tuners-20261128)
-CMAES_DEFAULTS = {"generations": 300, "population": 24, "seed": 1}  # --method cmaes's options
 
 
 def register(commands: Subcommands) -> None:
@@ -37,7 +36,8 @@ def register(commands: Subcommands) -> None:
         default=SHIPPED_PARAMS,
         help="params to start from and compare with (default: the shipped params.json)",
     )
-    fit.add_argument(
+    method = fit.add_mutually_exclusive_group()
+    method.add_argument(
         "--method",
         choices=METHODS,
         help="patterns: every feature's weight and the 189 pattern weights of 2x2 windows (engine.patterns) by "
@@ -45,7 +45,7 @@ def register(commands: Subcommands) -> None:
         "alone by DEAP's CMA-ES (--generations, --population, --seed, --only). Default: patterns, or cmaes "
         "with --only",
     )
-    fit.add_argument(
+    method.add_argument(
         "--patterns",
         dest="method",
         action="store_const",

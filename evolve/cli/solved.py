@@ -82,7 +82,8 @@ def register(commands: Subcommands) -> None:
         "--openings",
         action="store_true",
         help="play from the start of the game instead: as Black from the empty board, and from each of the "
-        "273 won 2-ply openings (one of each class under the symmetries); one game each",
+        "273 won 2-ply openings (every position after two moves whose mover wins, symmetric images apart); one "
+        "game each",
     )
     exploit.add_argument(
         "--split",

@@ -12,17 +12,17 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 from engine.cli.parts.argument_types import positive_int, positive_seconds
 from engine.cli.parts.arguments import add_json, add_store, store_path
 from engine.cli.parts.commands import Subcommands, command
+from engine.common.pools import process_pool
 from engine.errors import InvalidInput
 from engine.native.solver import describe_position, position_from_text
-from engine.native.stored_solver import StoredSolver
-from engine.position import Position
+from engine.native.stored_solver import StoredSolver, start_worker_solver, worker_solver
 from evolve.solved import tuners
 from evolve.solved.exploit import EXPLOIT_TABLE_BITS, OpeningsKept, won_openings
 from evolve.solved.move_labels import label_loss, labels_of
+from evolve.solved.tuners import Candidate
 
 MATCH_GAMES = 60  # the fixed match each final candidate plays for the rank correlations
 EXPLOIT_CHOICES = ("final", "marks", "none")  # the candidates --exploit plays against the exact adversary
-Candidate = Tuple[float, ...]  # a candidate's weights (the features', then any pattern weights)
 
 
 def register(commands: Subcommands) -> None:
@@ -50,7 +50,10 @@ def register(commands: Subcommands) -> None:
         help="fitnesses (default: all); each tuner runs on each it can use",
     )
     parser.add_argument(
-        "--jobs", type=positive_int, default=os.cpu_count() or 1, help="legs run at once (default: all cores)"
+        "--jobs",
+        type=positive_int,
+        default=os.cpu_count() or 1,
+        help="legs, then candidates against the exact adversary, run at once (default: all cores)",
     )
     parser.add_argument(
         "--exploit",
@@ -196,8 +199,7 @@ def _play_legs(args: argparse.Namespace, legs: Sequence[tuners.Leg]) -> List[tun
                 flush=True,
             )
             if args.out:
-                with open(os.path.join(args.out, "legs.jsonl"), "a") as out:
-                    out.write(json.dumps(_leg_json(result)) + "\n")
+                _append_line(os.path.join(args.out, "legs.jsonl"), _leg_json(result))
     return results
 
 
@@ -234,60 +236,51 @@ def _legs_done(args: argparse.Namespace, legs: Sequence[tuners.Leg]) -> List[tun
     return found
 
 
-_exploit_solver: Optional[StoredSolver] = None  # an openings worker's adversary (its table lasts the process)
-_exploit_openings: List[Position] = []  # and the won openings it plays from
-_exploit_depth = 0
+OpeningsJob = Tuple[Candidate, int, Tuple[str, ...]]  # a candidate, its search's depth, the openings' texts
 
 
-def _start_openings_worker(store: Optional[str], texts: Sequence[str], depth: int) -> None:
-    """An openings worker's start: its adversary on ``store``, the won openings' texts, the search's depth."""
-    global _exploit_solver, _exploit_openings, _exploit_depth
-    _exploit_solver = StoredSolver(store, EXPLOIT_TABLE_BITS)
-    _exploit_openings = [position_from_text(text) for text in texts]
-    _exploit_depth = depth
-
-
-def _openings_job(weights: Candidate) -> Tuple[Candidate, OpeningsKept]:
-    """Worker: the OpeningsKept of the candidate ``weights``."""
-    assert _exploit_solver is not None
-    return weights, tuners.candidate_openings(weights, _exploit_depth, _exploit_solver, _exploit_openings)
+def _openings_job(job: OpeningsJob) -> Tuple[Candidate, OpeningsKept]:
+    """Worker: the OpeningsKept of a candidate, against this process's adversary (``worker_solver``)."""
+    weights, depth, texts = job
+    openings = [position_from_text(text) for text in texts]
+    return weights, tuners.candidate_openings(weights, depth, worker_solver(), openings)
 
 
 def _play_openings(
     args: argparse.Namespace, problem: tuners.Problem, results: Sequence[tuners.LegResult]
 ) -> Dict[Candidate, OpeningsKept]:
     """The OpeningsKept of the hand-set start and of the candidates ``--exploit`` names: those ``--out``'s
-    openings.jsonl holds read back, the others played on ``--jobs`` processes, each said as it ends and
-    kept in ``--out`` at once. Equal candidates (a converged leg's marks, a deterministic tuner's seeds)
-    are played once."""
+    openings.jsonl holds (from the same openings) read back, the others played on ``--jobs`` processes,
+    each said as it ends and kept in ``--out`` at once. Equal candidates (a converged leg's marks, a
+    deterministic tuner's seeds) are played once."""
     if args.exploit == "none":
         return {}
+    store = store_path(args)
+    with StoredSolver(store, EXPLOIT_TABLE_BITS) as solver:
+        texts = tuple(describe_position(position) for position in won_openings(solver))
     wanted = [problem.start] + [
         mark.weights for result in results for mark in (result.marks if args.exploit == "marks" else result.marks[-1:])
     ]
-    found = _openings_done(args.out, problem.depth) if args.out else {}
-    todo = [weights for weights in dict.fromkeys(wanted) if weights not in found]
+    found = _openings_done(args.out, problem.depth, len(texts)) if args.out else {}
+    todo = [(weights, problem.depth, texts) for weights in dict.fromkeys(wanted) if weights not in found]
     if not todo:
         return found
-    store = store_path(args)
-    with StoredSolver(store, EXPLOIT_TABLE_BITS) as solver:
-        texts = [describe_position(position) for position in won_openings(solver)]
+    jobs = min(args.jobs, len(todo))
     print(
         f"against the exact adversary: {len(todo)} candidates from the empty board and {len(texts)} won openings "
-        f"({len(found)} read back)",
+        f"on {jobs} processes ({len(found)} read back; seconds to minutes a candidate, fewer as the store grows)",
         file=sys.stderr,
         flush=True,
     )
-    started, done = time.time(), 0
-    context = multiprocessing.get_context("spawn")
-    jobs = min(args.jobs, len(todo))
-    pool = context.Pool(jobs, _start_openings_worker, (store, texts, problem.depth)) if jobs > 1 else None
+    started = time.time()
+    # Spawned, as the legs' workers are; each keeps one adversary (and its table) for all its candidates.
+    pool = process_pool(jobs, "spawn", start_worker_solver, (EXPLOIT_TABLE_BITS, store)) if jobs > 1 else None
     if pool is None:
-        _start_openings_worker(store, texts, problem.depth)
+        start_worker_solver(EXPLOIT_TABLE_BITS, store)
     try:
-        for weights, report in pool.imap_unordered(_openings_job, todo) if pool else map(_openings_job, todo):
+        played = pool.imap_unordered(_openings_job, todo) if pool else map(_openings_job, todo)
+        for done, (weights, report) in enumerate(played, 1):
             found[weights] = report
-            done += 1
             print(
                 f"{done} of {len(todo)} candidates ({time.time() - started:.0f} s): empty board "
                 f"{'won' if report.empty_board else 'lost'}, kept {report.kept} of {report.of} won openings",
@@ -295,19 +288,20 @@ def _play_openings(
                 flush=True,
             )
             if args.out:
-                with open(os.path.join(args.out, "openings.jsonl"), "a") as out:
-                    line = {"depth": problem.depth, "weights": list(weights), **report.to_json()}
-                    out.write(json.dumps(line) + "\n")
+                line = {"depth": problem.depth, "weights": list(weights), **report.to_json()}
+                _append_line(os.path.join(args.out, "openings.jsonl"), line)
     finally:
         if pool is not None:
             pool.terminate()
-        elif _exploit_solver is not None:
-            _exploit_solver.close()
+            pool.join()
+        else:
+            worker_solver().close()
     return found
 
 
-def _openings_done(out: str, depth: int) -> Dict[Candidate, OpeningsKept]:
-    """The OpeningsKept that ``out``'s openings.jsonl holds, by candidate, at ``depth``."""
+def _openings_done(out: str, depth: int, openings: int) -> Dict[Candidate, OpeningsKept]:
+    """The OpeningsKept that ``out``'s openings.jsonl holds, by candidate, at ``depth`` from as many won
+    openings as ``openings`` (another count: another set of openings, played again)."""
     found: Dict[Candidate, OpeningsKept] = {}
     path = os.path.join(out, "openings.jsonl")
     if not os.path.exists(path):
@@ -316,11 +310,24 @@ def _openings_done(out: str, depth: int) -> Dict[Candidate, OpeningsKept]:
         for line in handle:
             try:
                 data = json.loads(line)
-                if data["depth"] == depth:
-                    found[tuple(data["weights"])] = OpeningsKept.from_json(data)
+                report = OpeningsKept.from_json(data)
+                if data["depth"] == depth and report.of == openings:
+                    found[tuple(data["weights"])] = report
             except (ValueError, KeyError, TypeError):
                 continue  # a line cut short by a kill: its candidate plays again
     return found
+
+
+def _append_line(path: str, data: Mapping[str, Any]) -> None:
+    """Append ``data`` as a JSON line to ``path``, after a newline where a kill cut the last line short
+    (so that the new line stays readable)."""
+    with open(path, "a+b") as handle:
+        handle.seek(0, os.SEEK_END)
+        if handle.tell():
+            handle.seek(-1, os.SEEK_END)
+            if handle.read(1) != b"\n":
+                handle.write(b"\n")
+        handle.write((json.dumps(data) + "\n").encode("utf-8"))
 
 
 def _leg_json(result: tuners.LegResult) -> Dict[str, Any]:
@@ -408,8 +415,8 @@ def format_table(summary: Mapping[str, Any]) -> str:
         lines += [
             "",
             f"Against the exact adversary, the hand-set weights {'win' if start['empty_board'] else 'lose'} the "
-            f"empty board as Black and keep {start['kept']} of the {start['of']} won 2-ply openings (one of each "
-            "class under the symmetries; perfect play: all, and the empty board).",
+            f"empty board as Black and keep {start['kept']} of the {start['of']} won 2-ply openings (every position "
+            "after two moves whose mover wins; perfect play: all, and the empty board).",
         ]
     if summary["correlations"]:
         lines += [

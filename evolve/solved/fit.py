@@ -213,14 +213,17 @@ def checked_held_out(
     return held
 
 
+CMAES_DEFAULTS = {"generations": 300, "population": 24, "seed": 1}  # fit_labels' CMA-ES, unless told
+
+
 def fit_labels(
     positions: Sequence[Position],
     labels: Sequence[int],
     start: Sequence[float],
     limit: float = 100.0,
-    generations: int = 300,
-    population: int = 24,
-    seed: int = 1,
+    generations: int = CMAES_DEFAULTS["generations"],
+    population: int = CMAES_DEFAULTS["population"],
+    seed: int = CMAES_DEFAULTS["seed"],
     report: Callable[[str], object] = print,
     only: Optional[Sequence[str]] = None,
 ) -> Tuple[Dict[str, float], Dict[str, Any]]:

@@ -64,6 +64,9 @@ GAMES_PER_EVALUATION = 12  # two a pair of colours for each of the panel, from f
 THRESHOLDS = (0.80, 0.90, 0.95, 0.99)  # held-out shares whose CPU the summary reports
 
 
+Candidate = Tuple[float, ...]  # a tuner's candidate: the features' weights (FEATURES order), then any pattern weights
+
+
 class Problem(NamedTuple):
     """What every leg tunes: ``train`` and ``held_out``, won positions as (text, winning moves, ply);
     ``depth``, the search's; ``start`` and ``bounds`` of the weights, in FEATURES order."""
@@ -310,7 +313,7 @@ def cpu_to_reach(result: LegResult, share: float) -> Optional[float]:
 def summary_rows(
     results: Sequence[LegResult],
     start_share: float,
-    openings: Optional[Mapping[Tuple[float, ...], OpeningsKept]] = None,
+    openings: Optional[Mapping[Candidate, OpeningsKept]] = None,
 ) -> List[Dict[str, Any]]:
     """A row for each (tuner, fitness): seeds, the held-out share at the end (median, min, max), the
     median CPU to reach each of THRESHOLDS (None where fewer than half the seeds reached it), and where
@@ -343,9 +346,7 @@ def summary_rows(
     return rows
 
 
-def _openings_row(
-    finals: Sequence[Tuple[float, ...]], openings: Mapping[Tuple[float, ...], OpeningsKept]
-) -> Optional[Dict[str, int]]:
+def _openings_row(finals: Sequence[Candidate], openings: Mapping[Candidate, OpeningsKept]) -> Optional[Dict[str, int]]:
     """The won openings the final candidates ``finals`` keep (median, min, max, of) and how many of them win
     the empty board, from ``openings``; None where it lacks one of them."""
     if not finals or not all(weights in openings for weights in finals):

@@ -7,9 +7,9 @@ the positions it misjudges, and which windows a pattern class should read next.
 
 ``openings``: each params file plays as ``native:PARAMS@DEPTH`` (its weights searched to a fixed depth
 on the compiled searcher: no book, no solver) against the exact adversary of ``evolve exploit``, first
-as Black from the empty board (Black wins it), then from each 2-ply opening that leaves the mover won,
-one of each class under the board's symmetries; prints whether it keeps the empty board and how many
-of the won openings it keeps.
+as Black from the empty board (Black wins it), then from each 2-ply opening that leaves the mover won
+(``evolve.solved.exploit.won_openings``: 273, symmetric images apart); prints whether it keeps the empty
+board and how many of the won openings it keeps.
 
 ``atlas``: the tuner benchmark's held-out won positions whose move, searched to a fixed depth with no
 book and no solver, gives the win away: the kept share by ply, the 2x2 shapes most over-represented in
