@@ -29,10 +29,25 @@ values (the search's question), beside the log loss of each position's value.
 
     PYTHONPATH=. python3 experiments/patterns-20261128/measure.py windows 2x2 --liberties
     PYTHONPATH=. python3 experiments/patterns-20261128/measure.py windows 2x2 2x2+3x3 --rank 1
+
+``--leaves R`` (``windows`` and ``net``): after the fit, R rounds each adding ``--per`` of the leaves the
+depth-4 search evaluates from each training position (drawn at random), valued by the compiled solver
+(through the store), and fitting again on all: the values where the search reads the evaluation, not
+only one move from the training positions. The fit then weighs the search's captures itself (as the
+engine's ``captures`` feature); without leaves, half a logit a stone. Each line also counts the first
+441 training positions kept: how far the fit learns its own data.
+
+``net``: a nonlinear evaluation, outside the engine: the 50 board inputs (the mover's stones, the
+opponent's) and the 13 features into one layer of ``--hidden`` tanh units, beside a linear term, fitted
+by L-BFGS to the same values under each of the board's 8 symmetries.
+
+    PYTHONPATH=. python3 experiments/patterns-20261128/measure.py windows 2x2 --leaves 2
+    PYTHONPATH=. python3 experiments/patterns-20261128/measure.py net --hidden 64 --leaves 1
 """
 
 import argparse
 import multiprocessing
+import random
 from collections import Counter
 
 import numpy
@@ -177,39 +192,184 @@ def fit(rows, keys, wins, ridge, groups=(), rank=0.0):
     return w[:base] / scale, {key: w[base + k] for key, k in index.items()}
 
 
-_MODEL = {}
+_MODEL = {}  # a worker's model: {"kind": "windows" or "net", ...} (``_evaluate``)
+
+
+def _evaluate(position, captured=0):
+    """The value of ``position`` for its mover under the worker's model, in evaluation units. A model
+    fitted on leaves (``fitted_captures``) weighs the search's captures by its own weight; another, by
+    half a logit a stone."""
+    model = _MODEL
+    values = feature_values(position, captured if model["fitted_captures"] else 0)
+    if model["kind"] == "windows":
+        value = float(numpy.dot(model["features"], values))
+        value += sum(model["weights"].get(key, 0.0) for key in shapes(position, model["windows"], model["liberties"]))
+    else:
+        inputs = numpy.concatenate([planes(position), (numpy.array(values) - model["mean"]) / model["scale"]])
+        hidden = numpy.tanh(inputs @ model["first"] + model["bias"])
+        value = float(hidden @ model["second"] + model["offset"] + inputs @ model["linear"])
+    if not model["fitted_captures"]:
+        value += 0.5 * captured
+    return SCALE * value
 
 
 def _kept(entry):
     text, winning, _ = entry
-    features, weights, windows = _MODEL["features"], _MODEL["weights"], _MODEL["windows"]
+    return Searcher(_evaluate, rng=None).iterative(position_from_text(text), 4).move in winning
 
-    def evaluate(position, captured=0):
-        value = float(numpy.dot(features, feature_values(position, 0)))
-        value += sum(weights.get(key, 0.0) for key in shapes(position, windows, _MODEL["liberties"]))
-        return SCALE * value + SCALE * 0.5 * captured
 
-    return Searcher(evaluate, rng=None).iterative(position_from_text(text), 4).move in winning
+def _leaves(job):
+    """Up to ``per`` of the leaves the depth-4 search evaluates from a training position (as text and the
+    mover's net captures there), drawn with ``seed``."""
+    (text, _, _), per, seed = job
+    seen = []
+
+    def recording(position, captured=0):
+        seen.append((position, captured))
+        return _evaluate(position, captured)
+
+    Searcher(recording, rng=None).iterative(position_from_text(text), 4)
+    drawn = random.Random(seed).sample(seen, min(per, len(seen)))
+    return [(describe_position(position), captured) for position, captured in drawn if not position.is_over]
 
 
 def _start(model):
+    _MODEL.clear()
     _MODEL.update(model)
+
+
+def _rounds(args, problem, label, fit_model, add):
+    """Fit, count the held-out won positions kept at depth 4 (and as many training ones), and, for each
+    of ``--leaves`` rounds, add ``--per`` leaves of each training position's search, valued by the solver,
+    and fit again. ``fit_model(fitted_captures)`` gives the model; ``add(position, captured, win)`` adds a
+    value to the data."""
+    fitted_captures = False
+    with StoredSolver(default_store_path(), 22) as solver:
+        for round_ in range(args.leaves + 1):
+            model = fit_model(fitted_captures)
+            with multiprocessing.Pool(2, _start, (model,)) as pool:
+                kept = sum(pool.map(_kept, problem.held_out, chunksize=8))
+                trained = sum(pool.map(_kept, problem.train[: len(problem.held_out)], chunksize=8))
+                print(
+                    f"{label}, leaf round {round_}: kept {kept} of {len(problem.held_out)} held-out won positions at "
+                    f"depth 4 ({kept / len(problem.held_out):.1%}); {trained} of the first "
+                    f"{len(problem.held_out)} training ones",
+                    flush=True,
+                )
+                if round_ == args.leaves:
+                    return
+                jobs = [(entry, args.per, 1000 * round_ + number) for number, entry in enumerate(problem.train)]
+                found = pool.map(_leaves, jobs, chunksize=8)
+            for text, captured in (leaf for batch in found for leaf in batch):
+                position = position_from_text(text)
+                add(position, captured, 1.0 if solver.wins(position) else 0.0)
+            fitted_captures = True
 
 
 def windows(args):
     problem = load_problem(FILES, 4)
     for chosen in args.sets:
-        windows = windows_of(chosen.split("+"))
-        rows, keys, wins, groups = dataset(problem, windows, args.liberties)
-        features, weights = fit(rows, keys, wins, args.ridge, groups, args.rank)
-        model = {"features": features, "weights": weights, "windows": windows, "liberties": args.liberties}
-        with multiprocessing.Pool(2, _start, (model,)) as pool:
-            kept = sum(pool.map(_kept, problem.held_out, chunksize=8))
-        print(
-            f"{chosen}{' (liberties)' if args.liberties else ''}: {len(weights)} shapes seen in {len(wins)} positions, "
-            f"ridge {args.ridge:g}, rank {args.rank:g}: kept {kept} of "
-            f"{len(problem.held_out)} held-out won positions at depth 4 ({kept / len(problem.held_out):.1%})"
-        )
+        _window_set(args, problem, chosen)
+
+
+def _window_set(args, problem, chosen):
+    """``windows`` for one window set, ``chosen`` (``2x2+3x3``, say)."""
+    windows = windows_of(chosen.split("+"))
+    rows, keys, wins, groups = dataset(problem, windows, args.liberties)
+    rows, wins = list(rows), list(wins)
+
+    def fit_model(fitted_captures):
+        features, weights = fit(numpy.array(rows), keys, numpy.array(wins), args.ridge, groups, args.rank)
+        return {
+            "kind": "windows",
+            "features": features,
+            "weights": weights,
+            "windows": windows,
+            "liberties": args.liberties,
+            "fitted_captures": fitted_captures,
+        }
+
+    def add(position, captured, win):
+        rows.append(feature_values(position, captured))
+        keys.append(shapes(position, windows, args.liberties))
+        wins.append(win)
+
+    label = f"{chosen}{' (liberties)' if args.liberties else ''}, ridge {args.ridge:g}, rank {args.rank:g}"
+    _rounds(args, problem, label, fit_model, add)
+
+
+# --- net -----------------------------------------------------------------------------------------
+
+
+def planes(position):
+    """The mover's stones, then the opponent's, a 0/1 input a point."""
+    own, opp = position.own, position.opp
+    return numpy.array([own >> p & 1 for p in range(25)] + [opp >> p & 1 for p in range(25)], dtype=float)
+
+
+def fit_net(boards, values, wins, hidden, ridge, iterations, seed):
+    """An MLP's weights (one tanh layer of ``hidden`` units beside a linear term) minimising the log loss of
+    the mover's win plus an L2 penalty on the layer's weights, by L-BFGS, on every row under each of the
+    board's 8 symmetries."""
+    boards, values = numpy.array(boards), numpy.array(values, dtype=float)
+    images = []
+    for image in SYMMETRIES:
+        order = numpy.empty(25, dtype=int)
+        order[list(image)] = numpy.arange(25)  # the point each image point reads
+        images.append(numpy.hstack([boards[:, order], boards[:, 25 + order]]))
+    mean, scale = values.mean(axis=0), values.std(axis=0) + 1e-9
+    inputs = numpy.hstack([numpy.vstack(images), numpy.tile((values - mean) / scale, (len(SYMMETRIES), 1))])
+    targets = numpy.tile(numpy.array(wins), len(SYMMETRIES))
+    count, width = inputs.shape
+    cut = numpy.cumsum([width * hidden, hidden, hidden, 1])
+
+    def unpack(w):
+        first, bias, second, offset, linear = numpy.split(w, cut)
+        return first.reshape(width, hidden), bias, second, offset[0], linear
+
+    def loss(w):
+        first, bias, second, offset, linear = unpack(w)
+        layer = numpy.tanh(inputs @ first + bias)
+        z = layer @ second + offset + inputs @ linear
+        value = numpy.mean(numpy.logaddexp(0, z) - targets * z) + ridge * (numpy.sum(first**2) + second @ second)
+        dz = (1 / (1 + numpy.exp(-z)) - targets) / count
+        dlayer = numpy.outer(dz, second) * (1 - layer * layer)
+        gradient = [inputs.T @ dlayer + 2 * ridge * first, dlayer.sum(0), layer.T @ dz + 2 * ridge * second]
+        return value, numpy.concatenate([part.ravel() for part in gradient] + [[dz.sum()], inputs.T @ dz])
+
+    rng = numpy.random.default_rng(seed)
+    start = numpy.concatenate(
+        [rng.normal(0, width**-0.5, width * hidden), numpy.zeros(hidden), rng.normal(0, hidden**-0.5, hidden)]
+        + [numpy.zeros(1 + width)]
+    )
+    w = minimize(loss, start, jac=True, method="L-BFGS-B", options={"maxiter": iterations}).x
+    first, bias, second, offset, linear = unpack(w)
+    return {"first": first, "bias": bias, "second": second, "offset": offset, "linear": linear}, mean, scale
+
+
+def net(args):
+    problem = load_problem(FILES, 4)
+    boards, values, wins = [], [], []
+
+    def add(position, captured, win):
+        boards.append(planes(position))
+        values.append(feature_values(position, captured))
+        wins.append(win)
+
+    for text, winning, _ in problem.train:
+        position = position_from_text(text)
+        add(position, 0, 1.0)
+        for move in position.all_moves():
+            child = position.play_point(move)
+            if not child.is_over:
+                add(child, 0, 0.0 if move in winning else 1.0)
+
+    def fit_model(fitted_captures):
+        weights, mean, scale = fit_net(boards, values, wins, args.hidden, args.ridge, args.iterations, args.seed)
+        return {"kind": "net", "mean": mean, "scale": scale, "fitted_captures": fitted_captures, **weights}
+
+    label = f"net of {args.hidden} units, ridge {args.ridge:g}, {args.iterations} iterations"
+    _rounds(args, problem, label, fit_model, add)
 
 
 # --- openings ------------------------------------------------------------------------------------
@@ -288,6 +448,15 @@ def main():
     three.add_argument("--liberties", action="store_true", help="points in atari apart: 5 states a point")
     three.add_argument("--rank", type=float, default=0.0, help="the weight of a move-ranking term in the loss")
     three.set_defaults(run=windows)
+    four = commands.add_parser("net", help="a one-layer network on the board and the features, outside the engine")
+    four.add_argument("--hidden", type=int, default=64, help="the layer's units")
+    four.add_argument("--ridge", type=float, default=1e-4)
+    four.add_argument("--iterations", type=int, default=1000, help="L-BFGS iterations a fit")
+    four.add_argument("--seed", type=int, default=1, help="the layer's starting weights")
+    four.set_defaults(run=net)
+    for sub in (three, four):
+        sub.add_argument("--leaves", type=int, default=0, help="rounds of the search's leaves added (default 0)")
+        sub.add_argument("--per", type=int, default=10, help="leaves a training position a round (default 10)")
     args = parser.parse_args()
     args.run(args)
 
