@@ -7,7 +7,7 @@ import os
 import random
 import sys
 import time
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from engine.cli.parts.argument_types import positive_int, positive_seconds
 from engine.cli.parts.arguments import add_json, add_store, store_path
@@ -217,22 +217,15 @@ def _legs_done(args: argparse.Namespace, legs: Sequence[tuners.Leg]) -> List[tun
             json.dump(problem, handle)
     wanted = set(legs)
     found: List[tuners.LegResult] = []
-    legs_path = os.path.join(args.out, "legs.jsonl")
-    if not os.path.exists(legs_path):
-        return found
-    with open(legs_path) as handle:
-        for line in handle:
-            try:
-                data = json.loads(line)
-                leg = tuners.Leg(data["tuner"], data["fitness"], data["seed"], data["budget"])
-                marks = [
-                    tuners.Mark(m["cpu"], m["evaluations"], tuple(m["weights"]), m["held_out"]) for m in data["marks"]
-                ]
-                by_ply = {int(ply): tuple(pair) for ply, pair in data["by_ply"].items()}
-            except (ValueError, KeyError, TypeError):
-                continue  # a line cut short by a kill: its leg runs again
-            if leg in wanted and leg not in {result.leg for result in found}:
-                found.append(tuners.LegResult(leg, marks, by_ply))
+    for data in _read_lines(os.path.join(args.out, "legs.jsonl")):
+        try:
+            leg = tuners.Leg(data["tuner"], data["fitness"], data["seed"], data["budget"])
+            marks = [tuners.Mark(m["cpu"], m["evaluations"], tuple(m["weights"]), m["held_out"]) for m in data["marks"]]
+            by_ply = {int(ply): tuple(pair) for ply, pair in data["by_ply"].items()}
+        except (ValueError, KeyError, TypeError):
+            continue  # not a leg's line: its leg runs again
+        if leg in wanted and leg not in {result.leg for result in found}:
+            found.append(tuners.LegResult(leg, marks, by_ply))
     return found
 
 
@@ -303,19 +296,29 @@ def _openings_done(out: str, depth: int, openings: int) -> Dict[Candidate, Openi
     """The OpeningsKept that ``out``'s openings.jsonl holds, by candidate, at ``depth`` from as many won
     openings as ``openings`` (another count: another set of openings, played again)."""
     found: Dict[Candidate, OpeningsKept] = {}
-    path = os.path.join(out, "openings.jsonl")
+    for data in _read_lines(os.path.join(out, "openings.jsonl")):
+        try:
+            report = OpeningsKept.from_json(data)
+            if data["depth"] == depth and report.of == openings:
+                found[tuple(data["weights"])] = report
+        except (ValueError, KeyError, TypeError):
+            continue  # not a candidate's line: it plays again
+    return found
+
+
+def _read_lines(path: str) -> Iterator[Dict[str, Any]]:
+    """Each JSON object of the lines of ``path`` (none where it does not exist), less the lines a kill cut
+    short (``_append_line`` starts the next one on a line of its own)."""
     if not os.path.exists(path):
-        return found
+        return
     with open(path) as handle:
         for line in handle:
             try:
                 data = json.loads(line)
-                report = OpeningsKept.from_json(data)
-                if data["depth"] == depth and report.of == openings:
-                    found[tuple(data["weights"])] = report
-            except (ValueError, KeyError, TypeError):
-                continue  # a line cut short by a kill: its candidate plays again
-    return found
+            except ValueError:
+                continue
+            if isinstance(data, dict):
+                yield data
 
 
 def _append_line(path: str, data: Mapping[str, Any]) -> None:
