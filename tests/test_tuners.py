@@ -138,12 +138,13 @@ def test_the_command_writes_its_table_curves_legs_and_openings(tmp_path, capsys,
 
 
 def test_a_line_cut_short_by_a_kill_is_played_again_and_the_next_line_stays_readable(tmp_path):
+    from engine.common.json_lines import append_line
     from evolve.cli import tuners as command
 
     path = tmp_path / "openings.jsonl"
     path.write_text('{"depth": 2, "weights": [1.0], "empty_board": true, "kept": 3, "of": 4}\n{"depth": 2, "wei')
     assert set(command._openings_done(str(tmp_path), 2, 4)) == {(1.0,)}
-    command._append_line(str(path), {"depth": 2, "weights": [2.0], "empty_board": False, "kept": 1, "of": 4})
+    append_line(str(path), {"depth": 2, "weights": [2.0], "empty_board": False, "kept": 1, "of": 4})
     found = command._openings_done(str(tmp_path), 2, 4)
     assert set(found) == {(1.0,), (2.0,)} and found[(2.0,)].kept == 1 and not found[(2.0,)].empty_board
     assert command._openings_done(str(tmp_path), 3, 4) == {}  # another depth

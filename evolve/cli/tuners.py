@@ -7,11 +7,12 @@ import os
 import random
 import sys
 import time
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from engine.cli.parts.argument_types import positive_int, positive_seconds
 from engine.cli.parts.arguments import add_json, add_store, store_path
 from engine.cli.parts.commands import Subcommands, command
+from engine.common.json_lines import append_line, read_lines
 from engine.common.pools import process_pool
 from engine.errors import InvalidInput
 from engine.native.solver import describe_position, position_from_text
@@ -199,7 +200,7 @@ def _play_legs(args: argparse.Namespace, legs: Sequence[tuners.Leg]) -> List[tun
                 flush=True,
             )
             if args.out:
-                _append_line(os.path.join(args.out, "legs.jsonl"), _leg_json(result))
+                append_line(os.path.join(args.out, "legs.jsonl"), _leg_json(result))
     return results
 
 
@@ -217,7 +218,7 @@ def _legs_done(args: argparse.Namespace, legs: Sequence[tuners.Leg]) -> List[tun
             json.dump(problem, handle)
     wanted = set(legs)
     found: List[tuners.LegResult] = []
-    for data in _read_lines(os.path.join(args.out, "legs.jsonl")):
+    for data in read_lines(os.path.join(args.out, "legs.jsonl")):
         try:
             leg = tuners.Leg(data["tuner"], data["fitness"], data["seed"], data["budget"])
             marks = [tuners.Mark(m["cpu"], m["evaluations"], tuple(m["weights"]), m["held_out"]) for m in data["marks"]]
@@ -282,7 +283,7 @@ def _play_openings(
             )
             if args.out:
                 line = {"depth": problem.depth, "weights": list(weights), **report.to_json()}
-                _append_line(os.path.join(args.out, "openings.jsonl"), line)
+                append_line(os.path.join(args.out, "openings.jsonl"), line)
     finally:
         if pool is not None:
             pool.terminate()
@@ -296,7 +297,7 @@ def _openings_done(out: str, depth: int, openings: int) -> Dict[Candidate, Openi
     """The OpeningsKept that ``out``'s openings.jsonl holds, by candidate, at ``depth`` from as many won
     openings as ``openings`` (another count: another set of openings, played again)."""
     found: Dict[Candidate, OpeningsKept] = {}
-    for data in _read_lines(os.path.join(out, "openings.jsonl")):
+    for data in read_lines(os.path.join(out, "openings.jsonl")):
         try:
             report = OpeningsKept.from_json(data)
             if data["depth"] == depth and report.of == openings:
@@ -304,33 +305,6 @@ def _openings_done(out: str, depth: int, openings: int) -> Dict[Candidate, Openi
         except (ValueError, KeyError, TypeError):
             continue  # not a candidate's line: it plays again
     return found
-
-
-def _read_lines(path: str) -> Iterator[Dict[str, Any]]:
-    """Each JSON object of the lines of ``path`` (none where it does not exist), less the lines a kill cut
-    short (``_append_line`` starts the next one on a line of its own)."""
-    if not os.path.exists(path):
-        return
-    with open(path) as handle:
-        for line in handle:
-            try:
-                data = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(data, dict):
-                yield data
-
-
-def _append_line(path: str, data: Mapping[str, Any]) -> None:
-    """Append ``data`` as a JSON line to ``path``, after a newline where a kill cut the last line short
-    (so that the new line stays readable)."""
-    with open(path, "a+b") as handle:
-        handle.seek(0, os.SEEK_END)
-        if handle.tell():
-            handle.seek(-1, os.SEEK_END)
-            if handle.read(1) != b"\n":
-                handle.write(b"\n")
-        handle.write((json.dumps(data) + "\n").encode("utf-8"))
 
 
 def _leg_json(result: tuners.LegResult) -> Dict[str, Any]:

@@ -26,6 +26,7 @@ import os
 from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from engine.book import book_key, load_book
+from engine.common.json_lines import read_lines
 from engine.common.pools import process_pool
 from engine.constants import MAX_MOVES, PASS, Move
 from engine.data import SHIPPED_BOOK
@@ -155,15 +156,11 @@ def _journal_line(text: str, results: Mapping[Move, bool]) -> str:
 def _read_journal(path: str) -> Dict[str, Dict[Move, bool]]:
     """{text: {move: wins}} of a build's journal; a last line cut off by a kill is dropped."""
     done: Dict[str, Dict[Move, bool]] = {}
-    if not os.path.exists(path):
-        return done
-    with open(path, encoding="utf-8") as handle:
-        for line in handle:
-            try:
-                entry = json.loads(line)
-                done[entry["position"]] = {_move_of(k): bool(v) for k, v in entry["moves"].items()}
-            except (ValueError, KeyError, TypeError, AttributeError):
-                continue
+    for entry in read_lines(path):
+        try:
+            done[entry["position"]] = {_move_of(k): bool(v) for k, v in entry["moves"].items()}
+        except (ValueError, KeyError, TypeError, AttributeError):
+            continue
     return done
 
 
