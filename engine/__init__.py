@@ -5,7 +5,7 @@ all: ``constants`` (the game's numbers and limits), ``coords`` (points and the c
 ``i,j``), ``bitboard`` (sets of points as integers), ``position`` (the rules), ``symmetry``
 (the 8 symmetries of the board and its one canonical form), ``features`` (the evaluation
 terms and ``make_evaluator``), ``patterns`` (the pattern weights' shapes: every 2x2 window of the
-board), ``params`` (weights and search settings, ``params.json``),
+board), ``network`` (the evaluation's hidden layer), ``params`` (weights and search settings, ``params.json``),
 ``search`` (alpha-beta that takes its evaluator, within depth, node or CPU limits),
 ``solver`` (exact play to the end of the game), ``book`` (the opening book), ``playout``
 (random moves), ``protocol`` (the agent's side of ``input.txt``/``output.txt``), ``agent``

@@ -32,6 +32,7 @@ from engine.bitboard import (
     points_of,
 )
 from engine.constants import BOARD_SIZE, MAX_MOVES
+from engine.network import LayerReader, Network
 from engine.patterns import PATTERNS, pattern_indices
 from engine.position import Position
 
@@ -47,10 +48,12 @@ if TYPE_CHECKING:
 
     class WeightedEvaluator(Evaluator, Protocol):
         """An evaluator from ``make_evaluator``: its weights at each ply are known (``by_ply``), and its
-        pattern weights (``patterns``, PATTERNS order; None: none)."""
+        pattern weights (``patterns``, PATTERNS order; None: none) and its hidden layer (``network``;
+        None: none)."""
 
         by_ply: "ByPly"
         patterns: Optional[Tuple[float, ...]]
+        network: Optional[Network]
 
 else:
     Evaluator = WeightedEvaluator = Callable
@@ -267,13 +270,17 @@ def weights_by_ply(weights: Weights, endgame: Optional[Weights] = None) -> ByPly
 
 
 def make_evaluator(
-    weights: Weights, endgame: Optional[Weights] = None, patterns: Optional[Sequence[float]] = None
+    weights: Weights,
+    endgame: Optional[Weights] = None,
+    patterns: Optional[Sequence[float]] = None,
+    network: Optional[Network] = None,
 ) -> WeightedEvaluator:
     """An evaluator ``evaluate(position, captured) -> float`` from weights by feature name
     (a mapping) or a sequence in FEATURES order (a genome); with ``endgame`` weights too,
     tapered: each weight interpolated by ply between the two (``weights_by_ply``); with ``patterns``
     (a weight for each shape of engine.patterns' PATTERNS, in its order), the weights of the board's
-    windows' shapes added after the features', window by window in the order of their shapes."""
+    windows' shapes added after the features', window by window in the order of their shapes; with a
+    ``network`` (engine.network), its layer's value added to that sum."""
     table = weights_by_ply(weights, endgame)
     shapes = None if patterns is None else tuple(float(w) for w in patterns)
     if shapes is not None and len(shapes) != len(PATTERNS):
@@ -286,6 +293,7 @@ def make_evaluator(
     statics = tuple(vector[:path] + (0.0,) + vector[path + 1 :] for vector in table)
     captures_weights = tuple(vector[path] for vector in table)
     cache: Dict[Tuple[int, int, int, int], float] = {}
+    layer = None if network is None else LayerReader(network)
 
     def evaluate(position: Position, captured: int = 0) -> float:
         ply = min(position.moves_played, MAX_MOVES)
@@ -294,15 +302,20 @@ def make_evaluator(
         if value is None:
             if len(cache) > _EVALUATION_CACHE:
                 cache.clear()
-            terms: Iterable[float] = map(mul, statics[ply], feature_values(position, 0))
+            values = feature_values(position, 0)
+            terms: Iterable[float] = map(mul, statics[ply], values)
             if shapes is not None:  # one sum, as the compiled twin adds them
                 terms = chain(terms, [shapes[index] for index in pattern_indices(position.own, position.opp)])
-            value = cache[key] = sum(terms)
+            value = sum(terms)
+            if layer is not None:
+                value += layer(position.own, position.opp, values)
+            cache[key] = value
         return value + captures_weights[ply] * captured
 
     weighted = cast(WeightedEvaluator, evaluate)
     weighted.by_ply = table  # what the compiled twin evaluates with
     weighted.patterns = shapes
+    weighted.network = network
     return weighted
 
 

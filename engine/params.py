@@ -8,6 +8,7 @@ Format (version 1)::
                                                 #   those at ply 0, each interpolated linearly in between
      "patterns": {"quad_corner_0000": 1.5, ...},  # optional: a weight for each shape (engine.patterns),
                                                 #   a shape left out weighing 0; absent: no pattern weights
+     "network": [{"bias": 0.1, "own": [...], ...}],  # optional: the hidden layer's units (engine.network)
      "search": {"depth": 4, "cpu_budget": 5.0,   # the search settings: SEARCH_TABLE below says what
                 "cpu_cap": 5.0, "solve_from": 24,  #   each means, its default and its range
                 "close_stones": 0.5},
@@ -18,11 +19,12 @@ import functools
 import json
 import math
 import sys
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Set
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Set, Tuple
 
 from engine.constants import MAX_CPU_BUDGET, MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
 from engine.errors import UserError
-from engine.features import FEATURE_TABLE, FEATURES, WeightedEvaluator, Weights, make_evaluator
+from engine.features import FEATURE_TABLE, FEATURES, PATH_FEATURE, WeightedEvaluator, Weights, make_evaluator
+from engine.network import Network, NetworkError, network_from_list, network_to_list, scaled
 from engine.patterns import PATTERN_INDEX, PATTERNS
 from engine.protocol import read_file, write_atomic
 
@@ -140,8 +142,9 @@ class Params(NamedTuple):
     """Validated parameters: weights (dict in FEATURES order); one field for each search setting of
     SEARCH_TABLE, in its order (their meanings are there); provenance; endgame: None (flat weights),
     or tapered, the weights at ply MAX_MOVES (dict in FEATURES order), ``weights`` being those at ply
-    0; patterns: None, or a weight for each shape of engine.patterns (dict in PATTERNS order). Built by
-    ``make_params`` or ``with_settings``, which check every value."""
+    0; patterns: None, or a weight for each shape of engine.patterns (dict in PATTERNS order); network:
+    None, or the evaluation's hidden layer (engine.network). Built by ``make_params`` or ``with_settings``,
+    which check every value."""
 
     weights: Dict[str, float]
     depth: int
@@ -152,11 +155,12 @@ class Params(NamedTuple):
     provenance: Dict[str, Any]
     endgame: Optional[Dict[str, float]]
     patterns: Optional[Dict[str, float]] = None
+    network: Optional[Network] = None
 
     def evaluator(self) -> WeightedEvaluator:
         """The evaluation these Params' weights make (``engine.features.make_evaluator``)."""
         shapes = None if self.patterns is None else [self.patterns[name] for name in PATTERNS]
-        return make_evaluator(self.weights, self.endgame, shapes)
+        return make_evaluator(self.weights, self.endgame, shapes, self.network)
 
     def search(self) -> Dict[str, Optional[float]]:
         """{setting name: value} of the search settings, in SEARCH_TABLE's order."""
@@ -166,13 +170,17 @@ class Params(NamedTuple):
         """These Params with the search ``settings`` given by name changed (and the ``provenance``, if given),
         every check of ``make_params`` applied (``_replace`` would skip them); ParamsError naming a value out
         of its range."""
-        return make_params(
-            self.weights,
-            self.provenance if provenance is None else provenance,
-            endgame=self.endgame,
-            # the keys are search settings, never ``source``, which mypy cannot tell
-            **dict(self.search(), **settings),  # type: ignore[arg-type]
-        ).with_patterns(self.patterns)
+        return (
+            make_params(
+                self.weights,
+                self.provenance if provenance is None else provenance,
+                endgame=self.endgame,
+                # the keys are search settings, never ``source``, which mypy cannot tell
+                **dict(self.search(), **settings),  # type: ignore[arg-type]
+            )
+            .with_patterns(self.patterns)
+            ._replace(network=self.network)
+        )
 
     def with_patterns(self, patterns: Optional[Weights], source: str = "params") -> "Params":
         """These Params with pattern weights (by shape name, or a sequence in PATTERNS order; None: none),
@@ -189,6 +197,14 @@ class Params(NamedTuple):
                 patterns = dict(zip(PATTERNS, patterns))
             data["patterns"] = patterns
         return params_from_dict(data, source)
+
+    def with_network(self, network: Optional[Network]) -> "Params":
+        """These Params with the hidden layer ``network`` (None: none), as a params file would load it."""
+        data = params_to_dict(self)
+        data.pop("network", None)
+        if network is not None:
+            data["network"] = network_to_list(network, FEATURES)
+        return params_from_dict(data, "params")
 
 
 def _number(value: object, where: str) -> float:
@@ -213,22 +229,23 @@ def _warn_on_stderr(message: str) -> None:
     sys.stderr.write(f"params: {message}\n")
 
 
-def _tame(sets: List[Dict[str, float]], source: str, warn: Warn) -> List[Dict[str, float]]:
-    """Weight sets (the flat weights, or a tapered file's two) scaled down by one factor so that none
-    exceeds MAX_WEIGHT in size, with a warning if any did.
+def _tame(sets: List[Dict[str, float]], source: str, warn: Warn) -> Tuple[List[Dict[str, float]], float]:
+    """Weight sets (the flat weights, or a tapered file's two, and any pattern or network out weights)
+    scaled down by one factor so that none exceeds MAX_WEIGHT in size, with a warning if any did; and
+    the factor (1.0: none).
 
     Scaling every weight by one positive factor changes no move the search chooses, and
     keeps every evaluation far below the value of a won game.
     """
     largest = max(abs(w) for weights in sets for w in weights.values())
     if largest <= MAX_WEIGHT:
-        return sets
+        return sets, 1.0
     factor = MAX_WEIGHT / largest
     warn(
         f"{source}: weights up to {largest:g} would swamp the value of a won game; all scaled by {factor:.3g} "
         f"(the same moves, largest weight {MAX_WEIGHT:g})"
     )
-    return [dict((name, w * factor) for name, w in weights.items()) for weights in sets]
+    return [dict((name, w * factor) for name, w in weights.items()) for weights in sets], factor
 
 
 def _weights(weights: object, key: str, source: str, warn: Warn, missing: Set[str]) -> Dict[str, float]:
@@ -264,7 +281,9 @@ def params_from_dict(data: object, source: str = "params", warn: Warn = _warn_on
     """
     if not isinstance(data, dict):
         raise ParamsError(f"{source}: expected a JSON object at the top level")
-    unknown = sorted(set(data) - {"format", "weights", "endgame_weights", "patterns", "search", "provenance"})
+    unknown = sorted(
+        set(data) - {"format", "weights", "endgame_weights", "patterns", "network", "search", "provenance"}
+    )
     if unknown:
         raise ParamsError(f"{source}: unknown key {unknown[0]!r}")
     if data.get("format", FORMAT_VERSION) != FORMAT_VERSION:
@@ -276,7 +295,12 @@ def params_from_dict(data: object, source: str = "params", warn: Warn = _warn_on
     if data.get("endgame_weights") is not None:
         sets.append(_weights(data["endgame_weights"], "endgame_weights", source, warn, missing))
     shapes = None if data.get("patterns") is None else _patterns(data["patterns"], source)
-    sets = _tame(sets + ([shapes] if shapes is not None else []), source, warn)
+    network = None if data.get("network") is None else _network(data["network"], source)
+    outs = None if network is None else {f"network[{k}].out": unit.out for k, unit in enumerate(network.units)}
+    sets, factor = _tame(sets + [extra for extra in (shapes, outs) if extra is not None], source, warn)
+    if network is not None:
+        sets.pop()
+        network = network if factor == 1.0 else scaled(network, factor)
     if shapes is not None:
         shapes = sets.pop()
     checked, endgame = sets[0], sets[1] if len(sets) > 1 else None
@@ -291,8 +315,17 @@ def params_from_dict(data: object, source: str = "params", warn: Warn = _warn_on
         provenance=provenance,
         endgame=endgame,
         patterns=shapes,
+        network=network,
         **settings,  # type: ignore[arg-type]
     )
+
+
+def _network(data: object, source: str) -> Network:
+    """The ``network`` list checked (engine.network's rules); ParamsError naming the unit and key."""
+    try:
+        return network_from_list(data, FEATURES, PATH_FEATURE, source)
+    except NetworkError as error:
+        raise ParamsError(str(error))
 
 
 def _patterns(shapes: object, source: str) -> Dict[str, float]:
@@ -394,6 +427,8 @@ def params_to_dict(params: Params) -> Dict[str, Any]:
         data["endgame_weights"] = dict((name, params.endgame[name]) for name in FEATURES)
     if params.patterns is not None:
         data["patterns"] = dict(params.patterns)
+    if params.network is not None:
+        data["network"] = network_to_list(params.network, FEATURES)
     search = {name: value for name, value in params.search().items() if value is not None}  # null: off
     data.update({"search": search, "provenance": params.provenance})
     return data

@@ -22,6 +22,7 @@ from engine.data import SHIPPED_PARAMS
 from engine.features import FEATURES, feature_values, make_evaluator
 from engine.native import search as native
 from engine.native.search import NATIVE_PASS, NativeSearcher, compiled_search, native_position, searcher_class
+from engine.network import MAX_UNITS, Network, Unit
 from engine.params import DEFAULT_WEIGHTS, load_params, make_params
 from engine.patterns import PATTERNS
 from engine.play.game import play_game
@@ -86,13 +87,33 @@ def sample_positions(count, seed, vector_games):
     return positions
 
 
-def difference(position, weights, depth, seed, tie_break=True, shape_depth=None, endgame=None, patterns=None):
+def random_network(rng, units):
+    """A hidden layer of ``units`` units with random weights, of the sizes a fitted one has."""
+    return Network(
+        units=tuple(
+            Unit(
+                bias=rng.gauss(0, 1),
+                own=tuple(rng.gauss(0, 0.5) for _ in range(NUM_POINTS)),
+                opp=tuple(rng.gauss(0, 0.5) for _ in range(NUM_POINTS)),
+                features=tuple(0.0 if name == "captures" else rng.gauss(0, 0.2) for name in FEATURES),
+                out=rng.gauss(0, 20),
+            )
+            for _ in range(units)
+        )
+    )
+
+
+def difference(
+    position, weights, depth, seed, tie_break=True, shape_depth=None, endgame=None, patterns=None, network=None
+):
     """None when both searchers answer alike (value, move, nodes, random draws, table); else both answers.
-    With ``endgame`` weights, tapered; with ``patterns``, pattern weights too."""
+    With ``endgame`` weights, tapered; with ``patterns``, pattern weights too; with ``network``, a hidden
+    layer."""
     answers = []
     for searcher_type in (Searcher, NativeSearcher):
         rng = random.Random(seed) if tie_break else None
-        searcher = searcher_type(make_evaluator(weights, endgame, patterns), rng=rng, shape_depth=shape_depth)
+        evaluate = make_evaluator(weights, endgame, patterns, network)
+        searcher = searcher_type(evaluate, rng=rng, shape_depth=shape_depth)
         result = searcher.iterative(position, depth)
         table = len(searcher.table) if searcher_type is Searcher else searcher.table_size()
         answers.append(
@@ -115,8 +136,9 @@ def compare_searches(positions, depths, seed):
     differences = []
     for index, position in enumerate(positions):
         # the shipped, the hand-set, random flat weights, and random tapered ones; every third with random
-        # pattern weights
+        # pattern weights; every fifth with a random hidden layer
         patterns = [random.Random(index).uniform(-20, 20) for _ in PATTERNS] if index % 3 == 2 else None
+        network = random_network(random.Random(index), 1 + index % MAX_UNITS) if index % 5 == 1 else None
         weights, endgame = (
             (SHIPPED, None),
             (DEFAULT_WEIGHTS, None),
@@ -133,6 +155,7 @@ def compare_searches(positions, depths, seed):
             shape_depth=3 if index % 5 == 4 else None,
             endgame=endgame,
             patterns=patterns,
+            network=network,
         )
         if found:
             differences.append((str(position), depth, found))

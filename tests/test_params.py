@@ -183,7 +183,7 @@ def test_the_params_record_has_a_field_for_each_search_setting_in_the_tables_ord
     """Params is written out in class syntax (its fields visible to readers and the type checker);
     SEARCH_TABLE stays the one declaration of what each setting means, and this keeps the two in step."""
     settings = tuple(setting.name for setting in SEARCH_TABLE)
-    assert engine.params.Params._fields == ("weights",) + settings + ("provenance", "endgame", "patterns")
+    assert engine.params.Params._fields == ("weights",) + settings + ("provenance", "endgame", "patterns", "network")
     hints = engine.params.Params.__annotations__
     for setting in SEARCH_TABLE:
         expected = Optional[setting.kind] if setting.nullable else setting.kind

@@ -65,6 +65,11 @@ typedef struct {
     double captures_weight[MAX_MOVES + 1];
     double patterns[PATTERN_COUNT];  /* a weight for each shape of engine/patterns.py */
     int has_patterns;               /* 0: the evaluation has no pattern weights */
+    /* the hidden layer of engine/network.py: unit j's bias, a weight a point of the mover's stones and
+     * of the opponent's, a weight a feature, and its weight in the evaluation; units 0: none */
+    int units;
+    double unit_bias[NETWORK_UNITS], unit_own[NETWORK_UNITS][N], unit_opp[NETWORK_UNITS][N];
+    double unit_features[NETWORK_UNITS][FEATURE_COUNT], unit_out[NETWORK_UNITS];
     int compensated;                /* sum() as Python 3.12+ does it (Neumaier) */
     int shape_depth;                /* -1: never order quiet moves by shape */
     entry_t *slots;
@@ -79,8 +84,23 @@ typedef struct {
     double root_value;
 } searcher_t;
 
+/* engine.network.LayerReader: each unit's sum in its order (bias, own stones by point, the opponent's,
+ * the features' products), squashed by tanh, times its out weight, added unit by unit to 0.0 */
+static double layer_value(const searcher_t *s, const pos_t *p, const double *f) {
+    double total = 0.0;
+    for (int j = 0; j < s->units; j++) {
+        double sum = s->unit_bias[j];
+        for (bb b = p->own; b; b &= b - 1) sum += s->unit_own[j][__builtin_ctz(b)];
+        for (bb b = p->opp; b; b &= b - 1) sum += s->unit_opp[j][__builtin_ctz(b)];
+        for (int i = 0; i < FEATURE_COUNT; i++) sum += s->unit_features[j][i] * f[i];
+        total += s->unit_out[j] * tanh(sum);
+    }
+    return total;
+}
+
 /* evaluate(position, captured) of make_evaluator: the static part as one sum() adds it, the features'
- * products, then the windows' pattern weights in the order of their shapes */
+ * products, then the windows' pattern weights in the order of their shapes; then the hidden layer's
+ * value */
 static double evaluate(const searcher_t *s, const pos_t *p, int captured) {
     double f[FEATURE_COUNT], terms[FEATURE_COUNT + WINDOW_COUNT];
     feature_values(p, f);
@@ -104,6 +124,7 @@ static double evaluate(const searcher_t *s, const pos_t *p, int captured) {
         total = t;
     }
     if (s->compensated && compensation != 0.0 && isfinite(compensation)) total += compensation;
+    if (s->units) total += layer_value(s, p, f);
     return total + s->captures_weight[ply] * (double)captured;
 }
 
@@ -269,14 +290,25 @@ void ls_play(const pos_t *p, int move, pos_t *out) { play(p, move, out); }
 /* a searcher with these weights by ply ((MAX_MOVES + 1) rows of FEATURE_COUNT static weights, then
  * MAX_MOVES + 1 captures weights) and pattern weights (PATTERN_COUNT; NULL: none) whose table is cleared when a search starts with more than
  * `table_limit` entries; NULL: out of memory */
-searcher_t *ls_new(const double *weights, const double *captures_weight, const double *patterns, int compensated,
-                   int shape_depth, uint64_t table_limit) {
+/* network: `units` units, each as bias, N own weights, N opp weights, FEATURE_COUNT feature weights, out */
+searcher_t *ls_new(const double *weights, const double *captures_weight, const double *patterns, int units,
+                   const double *network, int compensated, int shape_depth, uint64_t table_limit) {
+    if (units < 0 || units > NETWORK_UNITS) return NULL;
     searcher_t *s = calloc(1, sizeof(searcher_t));
     if (!s) return NULL;
     memcpy(s->weights, weights, sizeof(s->weights));
     memcpy(s->captures_weight, captures_weight, sizeof(s->captures_weight));
     if (patterns) memcpy(s->patterns, patterns, sizeof(s->patterns));
     s->has_patterns = patterns != NULL;
+    s->units = units;
+    for (int j = 0; j < units; j++) {
+        const double *unit = network + (size_t)j * (2 * N + FEATURE_COUNT + 2);
+        s->unit_bias[j] = unit[0];
+        memcpy(s->unit_own[j], unit + 1, sizeof(s->unit_own[j]));
+        memcpy(s->unit_opp[j], unit + 1 + N, sizeof(s->unit_opp[j]));
+        memcpy(s->unit_features[j], unit + 1 + 2 * N, sizeof(s->unit_features[j]));
+        s->unit_out[j] = unit[1 + 2 * N + FEATURE_COUNT];
+    }
     s->compensated = compensated;
     s->shape_depth = shape_depth;
     s->table_limit = table_limit;

@@ -22,6 +22,7 @@ from typing import Callable, Dict, List, NoReturn, Optional, Sequence, Set, Text
 from engine.constants import BLACK, KOMI, MAX_MOVES, NUM_POINTS, PASS, WHITE, Move
 from engine.features import FEATURES, Evaluator, feature_values
 from engine.native.compiler import FOLDER, NativeError, NoCompiler, compiled_library, game_defines
+from engine.network import MAX_UNITS, Network
 from engine.patterns import PATTERNS, WINDOW_TABLES, WINDOW_TOPS, pattern_indices
 from engine.playout import random_opening
 from engine.position import Position
@@ -59,6 +60,7 @@ def _flags() -> List[str]:
         "FEATURE_COUNT": len(FEATURES),
         "PATTERN_COUNT": len(PATTERNS),
         "WINDOW_COUNT": len(WINDOW_TOPS),
+        "NETWORK_UNITS": MAX_UNITS,
     }
     defines.update(feature_defines())
     given = game_defines()  # those compiler.py passes every source already
@@ -127,6 +129,8 @@ _SIGNATURES = {
         [
             ctypes.POINTER(ctypes.c_double),
             ctypes.POINTER(ctypes.c_double),
+            ctypes.POINTER(ctypes.c_double),
+            ctypes.c_int,
             ctypes.POINTER(ctypes.c_double),
             ctypes.c_int,
             ctypes.c_int,
@@ -271,6 +275,14 @@ def searcher_class(stream: Optional[TextIO] = None) -> Type[Searcher]:
     return NativeSearcher
 
 
+def _flat_network(network: Optional[Network]) -> Tuple[int, List[float]]:
+    """(units, their weights as ls_new reads them: each unit's bias, own, opp, features and out in turn)."""
+    if network is None:
+        return 0, []
+    flat = [w for unit in network.units for w in (unit.bias, *unit.own, *unit.opp, *unit.features, unit.out)]
+    return len(network.units), flat
+
+
 class NativeSearcher(Searcher):
     """``engine.search.Searcher`` with the search compiled, for an evaluator from ``make_evaluator``.
 
@@ -296,10 +308,13 @@ class NativeSearcher(Searcher):
         static = [w for vector in table for w in vector[:captures] + (0.0,) + vector[captures + 1 :]]
         captures_weights = [vector[captures] for vector in table]
         shapes = getattr(evaluate, "patterns", None)
+        network = _flat_network(getattr(evaluate, "network", None))
         handle = library.ls_new(
             (ctypes.c_double * len(static))(*static),
             (ctypes.c_double * len(captures_weights))(*captures_weights),
             None if shapes is None else (ctypes.c_double * len(shapes))(*shapes),
+            network[0],
+            None if not network[0] else (ctypes.c_double * len(network[1]))(*network[1]),
             COMPENSATED_SUM,
             -1 if shape_depth is None else shape_depth,
             table_limit,

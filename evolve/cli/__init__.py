@@ -1,8 +1,8 @@
 """The ``evolve`` command: run, resume, log, plot, export and ship runs; bench; label and fit; the solved
 game's positions, regret and exploitability; the tuner benchmark.
 Each group's parser and handlers live in its own module here: ``runs`` (run, resume, log, plot,
-export, constants), ``ship``, ``bench``, ``fit`` (label, fit), ``solved`` (positions, regret,
-exploit) and ``tuners``."""
+export, constants), ``ship``, ``bench``, ``fit`` (label, fit), ``network``, ``solved`` (positions,
+regret, exploit) and ``tuners``."""
 
 import argparse
 import os
@@ -14,10 +14,10 @@ from engine.cli.parts.exits import STOPPED_STATUS, run_command
 from engine.errors import UserError
 from engine.play.executors import ExecutorError
 from evolve.checkpoint import CHECKPOINT
-from evolve.cli import bench, fit, runs, ship, solved, tuners
+from evolve.cli import bench, fit, network, runs, ship, solved, tuners
 from evolve.fitness import FitnessGameError
 
-GROUPS = (runs, ship, bench, fit, solved, tuners)
+GROUPS = (runs, ship, bench, fit, network, solved, tuners)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -5,9 +5,10 @@ split (``position_sources`` draws them: random play, games of mixed strength, re
 ``regret`` is the exact regret fitness (is a won position kept?) and ``exploit`` plays won positions
 on against an exact adversary; ``labels`` samples positions and labels them with the compiled solver,
 ``fit`` fits the weights to those labels with CMA-ES (``fit_figures`` says how well weights order
-them), ``pattern_fit`` the pattern weights with them, by their gradient; ``tuners`` compares tuners at
+them), ``pattern_fit`` the pattern weights with them, by their gradient, and ``network_fit`` the
+evaluation's hidden layer to solved positions and its search's leaves; ``tuners`` compares tuners at
 equal CPU where the evaluation decides alone, on won positions whose every move is solved (the tuners,
 ask/tell objects, in ``ask_tell``; its labels fitness, every move of a won position labelled, in
 ``move_labels``). Their commands are ``evolve.cli``'s ``solved``,
-``fit`` and ``tuners``.
+``fit``, ``network`` and ``tuners``.
 """

@@ -1,0 +1,300 @@
+"""The evaluation's hidden layer (``engine.network``) fitted to solved positions: ``evolve network``.
+
+Data: the tuner benchmark's training split (``evolve.solved.tuners.Problem``): every won position and
+every position one of its moves leads to, valued by the solver (``values``: a winning move leads to a
+lost position, any other to a won one); then, round by round, leaves the depth-limited search of the
+fitted evaluation reads from each training position (``leaves``, ``per`` of them drawn at random from each
+search), valued by the compiled solver: the positions where the search asks the evaluation, with the
+captures along the search's line.
+
+Model: the log loss of the guess that the mover wins, logistic in the evaluation over ``TEMPERATURE``,
+where the evaluation is the features' weights (all of FEATURES, the captures included: a leaf's captures
+along its line) plus the hidden layer (``hidden`` tanh units reading the 50 board points and the
+features, the captures apart), plus a constant, with an L2 penalty (``RIDGE``) on the layer's weights;
+each sample counted under the board's 8 symmetries. L-BFGS (SciPy) minimises it from a seeded random
+start. The inputs are standardised during the fit and the standardisation folded into the exported
+weights, so the engine evaluates the raw features. Without leaves nothing shows the captures' worth: they
+weigh ``UNFITTED_CAPTURES``.
+"""
+
+import random
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+
+import numpy
+from scipy.optimize import minimize
+
+from engine.common.pools import cpu_with_children, process_pool
+from engine.constants import NUM_POINTS
+from engine.features import FEATURES, PATH_FEATURE, feature_values
+from engine.native.solver import describe_position, position_from_text
+from engine.native.stored_solver import Solving, start_worker_solver, worker_solver
+from engine.network import MAX_UNITS, Network, Unit
+from engine.params import Params, make_params
+from engine.position import Position
+from engine.search import Searcher
+from engine.symmetry import SYMMETRIES
+from evolve.solved.fit_figures import TEMPERATURE
+from evolve.solved.move_labels import WonPosition
+from evolve.solved.regret import chosen_move
+from evolve.solved.tuners import Problem
+
+HIDDEN = 32  # units: 32 kept 96.6% of the benchmark's held-out won positions with a round of leaves
+RIDGE = 1e-4  # on the mean log loss, per squared weight of the layer
+ITERATIONS = 300  # L-BFGS iterations a fit
+PER = 10  # leaves a training position a round
+UNFITTED_CAPTURES = 0.5 * TEMPERATURE  # a captured stone's worth where no leaf shows it: half a logit
+_PATH = FEATURES.index(PATH_FEATURE)
+_STATIC = [index for index in range(len(FEATURES)) if index != _PATH]  # the features a unit reads
+
+
+class NetworkOptions(NamedTuple):
+    """How ``fit_rounds`` fits: ``hidden`` units, the ``ridge`` penalty, L-BFGS ``iterations`` a fit, the
+    start's ``seed``, rounds of ``leaves`` and leaves drawn ``per`` training position a round."""
+
+    hidden: int = HIDDEN
+    ridge: float = RIDGE
+    iterations: int = ITERATIONS
+    seed: int = 1
+    leaves: int = 1
+    per: int = PER
+
+
+class Samples(NamedTuple):
+    """Positions valued by the solver, as the fit reads them: ``own`` and ``opp`` (the mover's and the
+    opponent's stones, 0/1 a point: samples x 25 each), ``features`` (samples x FEATURES, the captures
+    along a leaf's line included) and ``wins`` (1.0 where the mover wins)."""
+
+    own: numpy.ndarray
+    opp: numpy.ndarray
+    features: numpy.ndarray
+    wins: numpy.ndarray
+
+
+def samples_of(rows: Sequence[Tuple[Position, int, float]]) -> Samples:
+    """Samples of (position, the mover's captures along the line to it, 1.0 where the mover wins) rows."""
+    bits = numpy.arange(NUM_POINTS)
+    own = numpy.array([[p.own] for p, _, _ in rows], dtype=numpy.int64) >> bits & 1
+    opp = numpy.array([[p.opp] for p, _, _ in rows], dtype=numpy.int64) >> bits & 1
+    features = numpy.array([feature_values(p, captured) for p, captured, _ in rows], dtype=float)
+    return Samples(own.astype(numpy.uint8), opp.astype(numpy.uint8), features, numpy.array([w for _, _, w in rows]))
+
+
+def joined(first: Samples, second: Samples) -> Samples:
+    """The samples of both."""
+    return Samples(*(numpy.concatenate([a, b]) for a, b in zip(first, second)))
+
+
+def value_rows(positions: Sequence[WonPosition]) -> List[Tuple[Position, int, float]]:
+    """(position, 0, win) for each won position (text, winning moves, ply) and each position one of its
+    moves leads to (a game over excepted): a winning move leads to a lost position, any other to a won one."""
+    rows: List[Tuple[Position, int, float]] = []
+    for text, winning, _ in positions:
+        position = position_from_text(text)
+        rows.append((position, 0, 1.0))
+        for move in position.all_moves():
+            child = position.play_point(move)
+            if not child.is_over:
+                rows.append((child, 0, 0.0 if move in winning else 1.0))
+    return rows
+
+
+class Fitted(NamedTuple):
+    """A fit's result: the features' weights (FEATURES order, evaluation units), the layer, the fit's
+    constant (evaluation units: the guess is logistic in (evaluation + offset) / TEMPERATURE; the engine
+    drops it, which changes no move), and its figures (``data_loss``: the mean log loss without the penalty)."""
+
+    weights: Dict[str, float]
+    network: Network
+    offset: float
+    figures: Dict[str, Any]
+
+
+def _images(samples: Samples) -> Tuple[numpy.ndarray, numpy.ndarray]:
+    """(the board inputs, own then opp, under each of the 8 symmetries stacked; the features, repeated)."""
+    blocks = []
+    for image in SYMMETRIES:
+        order = numpy.empty(NUM_POINTS, dtype=int)
+        order[list(image)] = numpy.arange(NUM_POINTS)  # the point each image point reads
+        blocks.append(numpy.hstack([samples.own[:, order], samples.opp[:, order]]).astype(float))
+    return numpy.vstack(blocks), numpy.tile(samples.features, (len(SYMMETRIES), 1))
+
+
+def fit_network(
+    samples: Samples, hidden: int = HIDDEN, ridge: float = RIDGE, iterations: int = ITERATIONS, seed: int = 1
+) -> Fitted:
+    """The features' weights and a layer of ``hidden`` units minimising the regularised log loss of
+    ``samples`` (each under the board's 8 symmetries), by L-BFGS from a start drawn with ``seed``."""
+    if not 1 <= hidden <= MAX_UNITS:
+        raise ValueError(f"hidden units: 1 to {MAX_UNITS}, not {hidden}")
+    board, features = _images(samples)
+    mean, spread = features.mean(axis=0), features.std(axis=0)
+    spread[spread == 0] = 1.0  # a feature that never varies (the captures without leaves) reads 0
+    standard = (features - mean) / spread
+    inputs = numpy.hstack([board, standard[:, _STATIC]])
+    targets = numpy.tile(samples.wins, len(SYMMETRIES))
+    count, width = inputs.shape
+    cuts = numpy.cumsum([width * hidden, hidden, hidden, 1])
+
+    def unpack(vector: numpy.ndarray) -> List[numpy.ndarray]:
+        first, bias, out, offset, linear = numpy.split(vector, cuts)
+        return [first.reshape(width, hidden), bias, out, offset, linear]
+
+    def loss(vector: numpy.ndarray) -> Tuple[float, numpy.ndarray]:
+        first, bias, out, offset, linear = unpack(vector)
+        layer = numpy.tanh(inputs @ first + bias)
+        z = layer @ out + offset[0] + standard @ linear
+        value = float(numpy.mean(numpy.logaddexp(0.0, z) - targets * z)) + ridge * float(
+            numpy.sum(first * first) + out @ out
+        )
+        dz = (0.5 * (1.0 + numpy.tanh(0.5 * z)) - targets) / count  # the sigmoid, without overflow
+        dlayer = numpy.outer(dz, out) * (1.0 - layer * layer)
+        parts = [
+            inputs.T @ dlayer + 2 * ridge * first,
+            dlayer.sum(axis=0),
+            layer.T @ dz + 2 * ridge * out,
+            [dz.sum()],
+            standard.T @ dz,
+        ]
+        return value, numpy.concatenate([numpy.ravel(part) for part in parts])
+
+    rng = numpy.random.default_rng(seed)
+    start = numpy.concatenate(
+        [
+            rng.normal(0.0, width**-0.5, width * hidden),
+            numpy.zeros(hidden),
+            rng.normal(0.0, hidden**-0.5, hidden),
+            numpy.zeros(1 + len(FEATURES)),
+        ]
+    )
+    result = minimize(loss, start, jac=True, method="L-BFGS-B", options={"maxiter": iterations})
+    first, bias, out, offset, linear = unpack(result.x)
+    weights = {name: TEMPERATURE * float(linear[k] / spread[k]) for k, name in enumerate(FEATURES)}
+    if not samples.features[:, _PATH].any():
+        weights[PATH_FEATURE] = UNFITTED_CAPTURES
+    units = []
+    for j in range(hidden):
+        reads = first[2 * NUM_POINTS :, j] / spread[_STATIC]  # the standardisation folded in
+        unit_features = [0.0] * len(FEATURES)
+        for k, w in zip(_STATIC, reads):
+            unit_features[k] = float(w)
+        units.append(
+            Unit(
+                bias=float(bias[j] - reads @ mean[_STATIC]),
+                own=tuple(float(w) for w in first[:NUM_POINTS, j]),
+                opp=tuple(float(w) for w in first[NUM_POINTS : 2 * NUM_POINTS, j]),
+                features=tuple(unit_features),
+                out=TEMPERATURE * float(out[j]),
+            )
+        )
+    figures = {
+        "samples": len(samples.wins),
+        "hidden": hidden,
+        "ridge": ridge,
+        "iterations": int(result.nit),
+        "converged": bool(result.success),
+        "log_loss": float(result.fun),
+        "data_loss": float(result.fun) - ridge * float(numpy.sum(first * first) + out @ out),
+        "seed": seed,
+    }
+    constant = float(offset[0] - linear @ (mean / spread))
+    return Fitted(weights, Network(units=tuple(units)), TEMPERATURE * constant, figures)
+
+
+# --- a pool's work: the held-out positions kept, and the search's leaves --------------------------------
+
+_PARAMS: List[Params] = []  # a worker's Params (``start_worker``)
+
+
+def start_worker(params: Params, table_bits: int, store: Optional[str]) -> None:
+    """A pool's initializer: the Params searched, and a StoredSolver for the leaves."""
+    _PARAMS[:] = [params]
+    start_worker_solver(table_bits, store)
+
+
+def keeps(entry: WonPosition) -> bool:
+    """Whether the worker's Params, searched to their depth with no book and no solver, keep the win."""
+    text, winning, _ = entry
+    return chosen_move(_PARAMS[0], text, plain=True) in winning
+
+
+def leaves(job: Tuple[WonPosition, int, int]) -> List[Tuple[str, int, float]]:
+    """Up to ``per`` of the leaves the worker's Params' search (their depth, the Python searcher) reads
+    from a won position, drawn with ``seed``: (the leaf as text, the mover's captures along the line, 1.0
+    where the mover wins, by the solver)."""
+    (text, _, _), per, seed = job
+    evaluate = _PARAMS[0].evaluator()
+    seen: List[Tuple[Position, int]] = []
+
+    def recording(position: Position, captured: int = 0) -> float:
+        seen.append((position, captured))
+        return evaluate(position, captured)
+
+    Searcher(recording, rng=None).iterative(position_from_text(text), _PARAMS[0].depth)
+    drawn = random.Random(seed).sample(seen, min(per, len(seen)))
+    solver = worker_solver()
+    return [(describe_position(p), captured, 1.0 if solver.wins(p) else 0.0) for p, captured in drawn if not p.is_over]
+
+
+class RoundFigures(NamedTuple):
+    """One round of ``fit_rounds``: the samples fitted, the fit's final loss, the held-out won positions
+    kept at the benchmark's depth (of how many), and the CPU seconds the round took (this process and its
+    pool's)."""
+
+    samples: int
+    log_loss: float
+    kept: int
+    of: int
+    cpu_seconds: float
+
+
+def fit_rounds(
+    problem: Problem,
+    settings: Params,
+    options: "NetworkOptions",
+    solving: Solving,
+    report: Callable[[str], object] = print,
+) -> Tuple[Params, List[RoundFigures]]:
+    """Fit the layer on ``problem``'s training split, count the held-out won positions kept at its depth,
+    then for each of ``options.leaves`` rounds add ``options.per`` leaves of each training position's
+    search and fit again; (the last fit's Params: its weights and layer with ``settings``' search
+    settings, every round's figures)."""
+    samples = samples_of(value_rows(problem.train))
+    history: List[RoundFigures] = []
+    for round_ in range(options.leaves + 1):
+        started = cpu_with_children()
+        report(
+            f"round {round_}: fitting {len(samples.wins)} samples x {len(SYMMETRIES)} symmetries, "
+            f"{options.hidden} units"
+        )
+        fitted = fit_network(samples, options.hidden, options.ridge, options.iterations, options.seed)
+        # the keys are search settings, never ``endgame``, which mypy cannot tell
+        params = make_params(fitted.weights, settings.provenance, "the fitted weights", **settings.search())  # type: ignore[arg-type]
+        params = params.with_network(fitted.network)
+        scored = params.with_settings(depth=problem.depth)
+        with process_pool(
+            solving.jobs, initializer=start_worker, initargs=(scored, solving.table_bits, solving.store)
+        ) as pool:
+            kept = sum(pool.map(keeps, problem.held_out, chunksize=8))
+            report(
+                f"round {round_}: log loss {fitted.figures['log_loss']:.4f}; kept {kept} of {len(problem.held_out)} "
+                f"held-out won positions at depth {problem.depth} ({kept / len(problem.held_out):.1%})"
+            )
+            if round_ < options.leaves:
+                report(
+                    f"round {round_}: drawing {options.per} leaves of each of {len(problem.train)} training "
+                    f"searches and solving them"
+                )
+                jobs = [(entry, options.per, 1000 * round_ + k) for k, entry in enumerate(problem.train)]
+                found = [leaf for batch in pool.imap(leaves, jobs, chunksize=8) for leaf in batch]
+        history.append(
+            RoundFigures(
+                len(samples.wins),
+                fitted.figures["log_loss"],
+                kept,
+                len(problem.held_out),
+                cpu_with_children() - started,
+            )
+        )
+        if round_ < options.leaves:
+            samples = joined(samples, samples_of([(position_from_text(t), c, w) for t, c, w in found]))
+    return params, history

@@ -1,0 +1,159 @@
+"""The evaluation's hidden layer (engine/network.py): in the params file, the evaluation, the course
+agent, and its fit (evolve/solved/network_fit.py, ``evolve network``). Its compiled twin is compared node
+for node in tests/test_native_search.py."""
+
+import gzip
+import json
+import os
+import random
+
+import numpy
+import pytest
+
+from engine.constants import NUM_POINTS
+from engine.features import FEATURES, make_evaluator
+from engine.network import MAX_UNITS
+from engine.params import ParamsError, default_params, load_params, params_from_dict, params_to_dict, save_params
+from engine.play.game import play_game
+from engine.players.specs import make_player
+from engine.submission.bundle import write_bundle
+from engine.symmetry import SYMMETRIES, turn
+from evolve.solved import network_fit, tuners
+from evolve.solved.fit_figures import TEMPERATURE
+from tests.conftest import ROOT, cli, random_position
+from tests.test_native_search import random_network
+
+POSITIONS = f"{ROOT}/experiments/regret-20261125/positions-4-11.json.gz"
+
+
+def _with_network(units=3, seed=1):
+    return default_params().with_network(random_network(random.Random(seed), units))
+
+
+@pytest.mark.fast
+def test_a_params_file_carries_the_layer_and_the_evaluation_reads_it(tmp_path):
+    params = _with_network()
+    save_params(str(tmp_path / "p.json"), params)
+    again = load_params(str(tmp_path / "p.json"))
+    assert again.network == params.network and again.with_settings(depth=2).network == params.network
+    plain, layered = default_params().evaluator(), again.evaluator()
+    rng = random.Random(2)
+    positions = [random_position(rng, 2, 20) for _ in range(30)]
+    assert sum(plain(p) != layered(p) for p in positions) >= 25
+    # the layer's value is the engine's own arithmetic: bias, stones, features, tanh, out
+    unit, position = params.network.units[0], positions[0]
+    from engine.features import feature_values
+
+    values = feature_values(position, 0)
+    total = unit.bias
+    for point in range(NUM_POINTS):
+        total += unit.own[point] if position.own >> point & 1 else 0.0
+    for point in range(NUM_POINTS):
+        total += unit.opp[point] if position.opp >> point & 1 else 0.0
+    for w, x in zip(unit.features, values):
+        total += w * x
+    one_unit = params.network._replace(units=params.network.units[:1])
+    alone = make_evaluator(params.weights, None, None, one_unit)(position) - plain(position)
+    assert alone == pytest.approx(unit.out * numpy.tanh(total), abs=1e-9)
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (lambda net: net.__setitem__(0, "x"), "network[0]: expected an object"),
+        (lambda net: net[1]["own"].pop(), "network[1].own: expected 25 numbers"),
+        (lambda net: net[0].pop("bias"), "network[0]: no 'bias'"),
+        (lambda net: net[2].__setitem__("size", 1), "network[2]: unknown key 'size'"),
+        (lambda net: net[0]["features"].__setitem__("captures", 1.0), "network[0].features.captures"),
+        (lambda net: net[0]["features"].__setitem__("liberty", 1.0), "unknown feature 'liberty'"),
+        (lambda net: net[0]["opp"].__setitem__(3, "1"), "network[0].opp[3]: expected a finite number"),
+        (lambda net: net.extend([net[0]] * MAX_UNITS), f"at most {MAX_UNITS}"),
+        (lambda net: net.clear(), "must be a list of 1 to"),
+    ],
+)
+def test_a_bad_layer_is_refused_naming_the_unit_and_key(change, words):
+    data = params_to_dict(_with_network())
+    change(data["network"])
+    with pytest.raises(ParamsError) as error:
+        params_from_dict(data, "p.json")
+    assert "p.json: " in str(error.value) and words in str(error.value)
+
+
+@pytest.mark.fast
+def test_weights_too_large_are_tamed_with_the_layer_so_the_moves_stay():
+    data = params_to_dict(_with_network())
+    for unit in data["network"]:
+        unit["out"] *= 1000.0
+    warned = []
+    tamed = params_from_dict(data, "big.json", warned.append)
+    assert warned and max(abs(u.out) for u in tamed.network.units) <= 1000.0
+    factor = tamed.weights["margin"] / data["weights"]["margin"]
+    assert tamed.network.units[0].out == pytest.approx(data["network"][0]["out"] * factor)
+    assert tamed.network.units[0].own == tuple(data["network"][0]["own"])  # the units themselves unchanged
+
+
+def test_the_course_agent_plays_a_layered_evaluation(tmp_path):
+    params = tmp_path / "network.json"
+    save_params(str(params), load_params(os.path.join(ROOT, "params.json")).with_network(_with_network(8).network))
+    out = tmp_path / "submission"
+    write_bundle(str(out), str(params))
+    assert json.loads((out / "params.json").read_text())["network"]
+    record = play_game(make_player("random"), make_player("cmd:" + str(out)), seed=3)
+    assert record.reason == "end", record.detail
+
+
+@pytest.fixture(scope="module")
+def problem():
+    found = tuners.load_problem([POSITIONS], depth=2)
+    return found._replace(train=found.train[:30], held_out=found.held_out[:12])
+
+
+@pytest.mark.fast
+def test_the_fit_folds_its_standardisation_into_weights_the_engine_reads(problem):
+    rows = network_fit.value_rows(problem.train[:12])
+    fitted = network_fit.fit_network(network_fit.samples_of(rows), hidden=3, iterations=40, seed=2)
+    evaluate = make_evaluator(fitted.weights, None, None, fitted.network)
+    losses = []
+    for position, captured, win in rows:
+        for t in range(len(SYMMETRIES)):
+            image = position._replace(own=turn(position.own, t), opp=turn(position.opp, t))
+            z = (evaluate(image, captured) + fitted.offset) / TEMPERATURE
+            losses.append(numpy.logaddexp(0.0, z) - win * z)
+    assert numpy.mean(losses) == pytest.approx(fitted.figures["data_loss"], rel=1e-9)
+    assert fitted.figures["data_loss"] < numpy.log(2) / 2  # it learnt something
+    assert all(unit.features[FEATURES.index("captures")] == 0.0 for unit in fitted.network.units)
+    assert fitted.weights["captures"] == network_fit.UNFITTED_CAPTURES  # no leaf showed a capture's worth
+
+
+def _small_positions(path, problem):
+    """A positions file of the ``problem``'s positions alone (its train and held-out splits)."""
+    with gzip.open(POSITIONS, "rt") as handle:
+        data = json.load(handle)
+    texts = {text for text, _, _ in problem.train + problem.held_out}
+    data["positions"] = [entry for entry in data["positions"] if entry["position"] in texts]
+    path.write_bytes(gzip.compress(json.dumps(data).encode()))
+    return path
+
+
+def test_the_command_fits_adds_leaves_scores_and_writes_a_params_file(tmp_path, problem):
+    positions = _small_positions(tmp_path / "small.json.gz", problem)
+    out = tmp_path / "network.json"
+    words = ["network", "--positions", positions, "--out", out, "--depth", "2", "--hidden", "4"]
+    result = cli("evolve", *words, "--iterations", "30", "--leaves", "1", "--per", "3", "--jobs", "2")
+    assert result.returncode == 0, result.stderr
+    assert "round 0: log loss" in result.stdout and "round 1: log loss" in result.stdout
+    params = load_params(str(out))
+    rounds = params.provenance["rounds"]
+    assert len(params.network.units) == 4 and len(rounds) == 2
+    assert rounds[1]["samples"] > rounds[0]["samples"] and all(r["of"] == len(problem.held_out) for r in rounds)
+    assert params.weights["captures"] != network_fit.UNFITTED_CAPTURES  # the leaves' captures were fitted
+    assert params.depth == load_params(os.path.join(ROOT, "params.json")).depth  # --start's settings
+
+
+@pytest.mark.fast
+def test_the_command_refuses_what_it_cannot_use(tmp_path):
+    result = cli("evolve", "network", "--positions", POSITIONS, "--out", tmp_path, "--hidden", "65")
+    assert result.returncode == 2 and "--hidden" in result.stderr and "Traceback" not in result.stderr
+    result = cli("evolve", "network", "--positions", POSITIONS, "--out", tmp_path)
+    assert result.returncode != 0 and "--out names a folder" in result.stderr and "Traceback" not in result.stderr
