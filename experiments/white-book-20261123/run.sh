@@ -3,7 +3,8 @@
 # repository root. Black's first moves other than 2,2 lose with perfect play: the book answers
 # each of them to ply 11; the agent solves exactly from ply 12.
 #
-# The record of each match is its journal, kept compressed ($out/NAME.journal.xz, one a match);
+# The record of each match is its journal, kept compressed ($out/NAME.journal.xz, one a match; packed
+# in $out/journals.tar since 2026-11-29: tar -xf $out/journals.tar -C $out first);
 # the SGF folders the matches wrote (--sgf) are not kept, since they are the journals' games.
 # From the repository, before the scripts below that read a folder:
 #   for m in white-gnugo white-champion black-gnugo empty-white-gnugo openings-gnugo; do
