@@ -124,6 +124,8 @@ def test_the_fit_folds_its_standardisation_into_weights_the_engine_reads(problem
     assert fitted.figures["data_loss"] < numpy.log(2) / 2  # it learnt something
     assert all(unit.features[FEATURES.index("captures")] == 0.0 for unit in fitted.network.units)
     assert fitted.weights["captures"] == network_fit.UNFITTED_CAPTURES  # no leaf showed a capture's worth
+    again = network_fit.fit_network(network_fit.samples_of(rows), hidden=3, iterations=40, seed=2)
+    assert again.network == fitted.network and again.weights == fitted.weights  # a seed gives one fit
 
 
 def _small_positions(path, problem):
