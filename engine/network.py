@@ -10,9 +10,9 @@ search's path), squashes the sum by tanh and adds it to the evaluation times its
 
 The arithmetic is fixed, because the compiled searcher (``engine/native/search.c``) must return the
 same doubles: each unit starts from its ``bias``, adds its ``own`` weights in point order, then its
-``opp`` weights, then each feature's product in FEATURES order, one addition at a time; the layer's
-value is 0.0 plus each unit's ``out * tanh(sum)`` in unit order. The evaluation adds it to the
-features' and patterns' sum (``make_evaluator``).
+``opp`` weights, then the product of each feature whose value is not 0 with its weight, in FEATURES
+order, one addition at a time; the layer's value is 0.0 plus each unit's ``out * tanh(sum)`` in unit
+order. The evaluation adds it to the features' and patterns' sum (``make_evaluator``).
 
 A params file gives the layer as ``"network"``: a list of units, each
 ``{"bias": b, "own": [25 numbers], "opp": [25 numbers], "features": {name: number}, "out": w}`` (a
@@ -29,6 +29,7 @@ from engine.errors import InvalidInput
 
 MAX_UNITS = 64  # the compiled searcher's room (search.c's NETWORK_UNITS comes from here)
 UNIT_KEYS = ("bias", "own", "opp", "features", "out")
+_PRODUCTS = 4096  # a feature's values whose products a LayerReader keeps
 
 
 class Unit(NamedTuple):
@@ -134,6 +135,9 @@ class LayerReader:
         self.opp = [tuple(unit.opp[point] for unit in units) for point in range(NUM_POINTS)]
         self.features = [tuple(unit.features[f] for unit in units) for f in range(len(units[0].features))]
         self.outs = [unit.out for unit in units]
+        # each feature's products with its weights, by the feature's value: most values are small whole
+        # numbers, met again and again (the products are the same doubles as computed afresh)
+        self.products: List[Dict[float, Tuple[float, ...]]] = [{} for _ in self.features]
 
     def __call__(self, own: int, opp: int, features: Sequence[float]) -> float:
         sums = self.biases
@@ -142,8 +146,14 @@ class LayerReader:
                 low = bits & -bits
                 sums = list(map(add, sums, rows[low.bit_length() - 1]))
                 bits ^= low
-        for value, row in zip(features, self.features):
-            sums = list(map(add, sums, map(mul, row, repeat(value))))
+        for value, row, products in zip(features, self.features, self.products):
+            if value:
+                product = products.get(value)
+                if product is None:
+                    if len(products) > _PRODUCTS:
+                        products.clear()
+                    product = products[value] = tuple(map(mul, row, repeat(value)))
+                sums = list(map(add, sums, product))
         total = 0.0
         for term in map(mul, self.outs, map(math.tanh, sums)):
             total += term

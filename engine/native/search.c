@@ -85,14 +85,16 @@ typedef struct {
 } searcher_t;
 
 /* engine.network.LayerReader: each unit's sum in its order (bias, own stones by point, the opponent's,
- * the features' products), squashed by tanh, times its out weight, added unit by unit to 0.0 */
+ * the products of the features that are not 0), squashed by tanh, times its out weight, added unit by
+ * unit to 0.0 */
 static double layer_value(const searcher_t *s, const pos_t *p, const double *f) {
     double total = 0.0;
     for (int j = 0; j < s->units; j++) {
         double sum = s->unit_bias[j];
         for (bb b = p->own; b; b &= b - 1) sum += s->unit_own[j][__builtin_ctz(b)];
         for (bb b = p->opp; b; b &= b - 1) sum += s->unit_opp[j][__builtin_ctz(b)];
-        for (int i = 0; i < FEATURE_COUNT; i++) sum += s->unit_features[j][i] * f[i];
+        for (int i = 0; i < FEATURE_COUNT; i++)
+            if (f[i] != 0.0) sum += s->unit_features[j][i] * f[i];
         total += s->unit_out[j] * tanh(sum);
     }
     return total;
