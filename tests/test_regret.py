@@ -47,6 +47,17 @@ def test_a_built_set_holds_each_legal_moves_result_and_continues_from_its_journa
     assert built.info["seed"] == 3 and built.info["solver"].startswith("solve-")
 
 
+@pytest.mark.fast
+def test_a_journal_cut_by_a_kill_keeps_every_answer_written_after_it(library, tmp_path):
+    from evolve.solved.positions import _read_journal, solve_positions
+
+    texts = [text for text, _ in draw_positions(2, (10, 10), seed=4)]
+    journal = tmp_path / "build.journal"
+    journal.write_text('{"position": "1 10')  # a line cut off by a kill
+    done, _ = solve_positions(texts, str(journal), table_bits=18)
+    assert set(_read_journal(str(journal))) == set(texts) == set(done)  # nothing merged into the cut line
+
+
 def test_the_score_is_the_same_with_either_searcher_and_in_any_order(library, tmp_path):
     out = str(tmp_path / "positions.json.gz")
     found = build_positions(out, 3, (9, 11), seed=5, table_bits=18)

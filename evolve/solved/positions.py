@@ -26,7 +26,7 @@ import os
 from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from engine.book import book_key, load_book
-from engine.common.json_lines import read_lines
+from engine.common.json_lines import end_cut_line, read_lines
 from engine.common.pools import process_pool
 from engine.constants import MAX_MOVES, PASS, Move
 from engine.data import SHIPPED_BOOK
@@ -177,6 +177,7 @@ def solve_positions(
     None for none) already holds are not solved again, and what is solved goes into the store. Ctrl-C
     stops it with the answers kept (KeyboardInterrupt propagates)."""
     done = _read_journal(journal)
+    end_cut_line(journal)  # a line a kill cut short stays apart from the next one written
     nodes = 0
     if store is not None:
         with SolvedStore(store) as stored, open(journal, "a", encoding="utf-8") as handle:
