@@ -52,15 +52,7 @@ def register(commands: Subcommands) -> None:
         const="patterns",
         help="the same as --method patterns",
     )
-    fit.add_argument(
-        "--generations", type=positive_int, help=f"CMA-ES generations (default {CMAES_DEFAULTS['generations']})"
-    )
-    fit.add_argument(
-        "--population",
-        type=integer_range(4, 10000),
-        help=f"CMA-ES offspring a generation (default {CMAES_DEFAULTS['population']})",
-    )
-    fit.add_argument("--seed", type=int, help=f"CMA-ES seed (default {CMAES_DEFAULTS['seed']})")
+    _add_cmaes_options(fit)
     fit.add_argument(
         "--bound",
         type=weight_bound,
@@ -87,6 +79,19 @@ def register(commands: Subcommands) -> None:
         "--start weights (tapered --start weights are always fitted tapered)",
     )
     add_search_settings(fit, "--start's")
+
+
+def _add_cmaes_options(fit: argparse.ArgumentParser) -> None:
+    """``evolve fit``'s options of --method cmaes alone (``_method`` refuses them beside the pattern fit)."""
+    fit.add_argument(
+        "--generations", type=positive_int, help=f"CMA-ES generations (default {CMAES_DEFAULTS['generations']})"
+    )
+    fit.add_argument(
+        "--population",
+        type=integer_range(4, 10000),
+        help=f"CMA-ES offspring a generation (default {CMAES_DEFAULTS['population']})",
+    )
+    fit.add_argument("--seed", type=int, help=f"CMA-ES seed (default {CMAES_DEFAULTS['seed']})")
 
 
 def _label(args: argparse.Namespace) -> int:

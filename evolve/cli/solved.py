@@ -69,6 +69,11 @@ def register(commands: Subcommands) -> None:
         help="the nodes a CPU second of the params' budget buys (default %(default)s, measured)",
     )
     add_json(regret, "the scores")
+    _register_exploit(commands)
+
+
+def _register_exploit(commands: Subcommands) -> None:
+    """``evolve exploit``'s parser."""
     exploit = command(commands, "exploit", _exploit)
     exploit.add_argument(
         "player",
