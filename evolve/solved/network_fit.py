@@ -250,7 +250,7 @@ class RoundFigures(NamedTuple):
 def fit_rounds(
     problem: Problem,
     settings: Params,
-    options: "NetworkOptions",
+    options: NetworkOptions,
     solving: Solving,
     report: Callable[[str], object] = print,
 ) -> Tuple[Params, List[RoundFigures]]:
