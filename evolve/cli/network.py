@@ -11,6 +11,7 @@ from engine.data import SHIPPED_PARAMS
 from engine.errors import InvalidInput
 from engine.network import MAX_UNITS
 from engine.params import load_params, save_params
+from evolve.cli.tuners import add_problem_files
 from evolve.solved import network_fit
 from evolve.solved.network_fit import NetworkOptions, fit_rounds
 from evolve.solved.tuners import load_problem
@@ -18,13 +19,10 @@ from evolve.solved.tuners import load_problem
 
 def register(commands: Subcommands) -> None:
     parser = command(commands, "network", _network)
-    parser.add_argument(
-        "--positions",
-        nargs="+",
-        required=True,
-        metavar="FILE",
-        help="positions files from 'evolve positions' (the tuner benchmark's: see docs/evolving.md): the fit reads "
-        "their training splits, and each round is scored on their held-out splits",
+    add_problem_files(
+        parser,
+        "the fit reads their training splits, and each round is scored on their held-out splits (the tuner "
+        "benchmark's: see docs/evolving.md)",
     )
     parser.add_argument("--out", required=True, help="params file to write (the weights and the layer)")
     parser.add_argument(
@@ -74,8 +72,8 @@ def _network(args: argparse.Namespace) -> int:
     compiled solver value them, and fit again on everything. After each fit it prints the share of
     the held-out won positions whose move, searched to --depth with no book and no solver, keeps
     the win. Writes a params file with the last fit's weights and layer and --start's search
-    settings. About 5 CPU minutes a fit of 32 units, and 6 to 25 a round of leaves (less once the
-    store of solved positions holds them); needs a C compiler.
+    settings. 32 units and one round of leaves took 9.5 minutes on 2 cores (2026-11-29, the store of
+    solved positions nearly empty); needs a C compiler.
     """
     file_to_write(args.out, "--out", "network.json")
     start = load_params(args.start)

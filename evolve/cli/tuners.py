@@ -27,16 +27,16 @@ MATCH_GAMES = 60  # the fixed match each final candidate plays for the rank corr
 EXPLOIT_CHOICES = ("final", "marks", "none")  # the candidates --exploit plays against the exact adversary
 
 
+def add_problem_files(parser: argparse.ArgumentParser, splits: str) -> None:
+    """--positions: the positions files of a tuner benchmark problem (``tuners.load_problem`` reads them);
+    ``splits`` says what the command does with their training and held-out splits."""
+    help_text = f"positions files from 'evolve positions': {splits}"
+    parser.add_argument("--positions", nargs="+", required=True, metavar="FILE", help=help_text)
+
+
 def register(commands: Subcommands) -> None:
     parser = command(commands, "tuners", _tuners)
-    parser.add_argument(
-        "--positions",
-        nargs="+",
-        required=True,
-        metavar="FILE",
-        help="positions files from 'evolve positions': their training splits feed the fitnesses, their held-out "
-        "splits score the candidates",
-    )
+    add_problem_files(parser, "their training splits feed the fitnesses, their held-out splits score the candidates")
     parser.add_argument("--depth", type=positive_int, default=4, help="the search's depth (default %(default)s)")
     parser.add_argument("--budget", type=positive_seconds, default=60.0, help="CPU seconds a leg (default %(default)s)")
     parser.add_argument("--seeds", type=positive_int, default=5, help="seeds a tuner and fitness (default 5)")

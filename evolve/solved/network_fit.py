@@ -238,7 +238,8 @@ def leaves(job: Tuple[WonPosition, int, int]) -> List[Tuple[str, int, float]]:
 class RoundFigures(NamedTuple):
     """One round of ``fit_rounds``: the samples fitted, the fit's final loss, the held-out won positions
     kept at the benchmark's depth (of how many), and the CPU seconds the round took (this process and its
-    pool's)."""
+    pool's workers, the leaves' searches included; not the compiled solver processes the workers leave
+    running when the pool ends)."""
 
     samples: int
     log_loss: float
