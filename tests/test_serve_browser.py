@@ -310,6 +310,9 @@ def test_a_position_never_shows_another_positions_values(site, page):
     # shows no row meanwhile: ply 2's values are held back, and ply 1's are gone
     page.wait_for_function("document.getElementById('values').textContent.includes('solving')")
     assert page.locator("table.values tbody tr").count() == 0 and page.locator("#board text.value-text").count() == 0
+    # the agent's move comes back meanwhile (it is not held): the panel still says it is solving
+    page.wait_for_function("document.getElementById('agent').textContent.length > 0")
+    assert "solving" in page.locator("#values").inner_text()
     for route in held:
         route.continue_()
     assert_every_legal_move_exact(page, 2)

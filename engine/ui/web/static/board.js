@@ -139,7 +139,9 @@ export function showBoard(main) {
     $("verdict").textContent = v.verdict ? `Result: ${v.verdict}` : "";
     $("book").textContent = v.book !== null ? `The opening book plays ${moveName(v.book)} (marked with a square).` : "";
     $("agent").innerHTML = agentText(state.agent);
-    $("values").innerHTML = valuesTable(state.values);
+    // values asked and not answered yet: say so, whatever else has come back meanwhile (the agent's move)
+    const waiting = !state.values && !state.valuesFailed && $("analyse").checked && !v.over;
+    $("values").innerHTML = waiting ? `<p class="muted" id="values-wait">solving…</p>` : valuesTable(state.values);
     if ($("keep-solving")) $("keep-solving").addEventListener("click", keepSolving);
     $("refutations-box").innerHTML = refutationsText(state.refutations);
     for (const g of document.querySelectorAll("#board .point")) g.addEventListener("click", () => click(Number(g.dataset.point)));
@@ -148,14 +150,19 @@ export function showBoard(main) {
   async function analyse() {
     const asked = ++state.asked, moves = state.moves.slice();
     state.values = state.agent = state.refutations = null;
+    state.valuesFailed = false;
     draw();  // never another position's values: the board and the table are cleared before anything is asked
     if (!$("analyse").checked || state.view.over) return;
-    $("values").innerHTML = `<p class="muted" id="values-wait">solving…</p>`;
     const show = (key, promise) => promise.then(found => {
       if (asked !== state.asked) return;
       state[key] = found;
       draw();
-    }).catch(e => { if (asked === state.asked) say(e.message, "error"); });
+    }).catch(e => {
+      if (asked !== state.asked) return;
+      if (key === "values") state.valuesFailed = true;  // the panel stops saying "solving…"
+      draw();
+      say(e.message, "error");
+    });
     // The wins and losses first (quick), then the margins where the solver settles them in time.
     // While the compiled solver is still at work (pending), the search values show and the page asks
     // again: the server waits for the solver a while each time, so this is no busy loop.
