@@ -70,4 +70,4 @@ littlego study mistakes $out/openings-gnugo-sgf game-0104.sgf game-0108.sgf game
 for journal in $out/*.journal; do xz -9e "$journal"; done
 rm -r $out/*-sgf
 # kept since as one file, a section a match: each match's progress lines (its stderr, NAME.log),
-# `cd $out && tail -n +1 NAME.log ... > matches.log`
+# `cd $out && tail -n +1 NAME.log ... > matches.log` (kept as matches.log.xz since 2026-11-29)
