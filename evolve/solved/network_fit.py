@@ -171,21 +171,7 @@ def fit_network(
     weights = {name: TEMPERATURE * float(linear[k] / spread[k]) for k, name in enumerate(FEATURES)}
     if not samples.features[:, _PATH].any():
         weights[PATH_FEATURE] = UNFITTED_CAPTURES
-    units = []
-    for j in range(hidden):
-        reads = first[2 * NUM_POINTS :, j] / spread[_STATIC]  # the standardisation folded in
-        unit_features = [0.0] * len(FEATURES)
-        for k, w in zip(_STATIC, reads):
-            unit_features[k] = float(w)
-        units.append(
-            Unit(
-                bias=float(bias[j] - reads @ mean[_STATIC]),
-                own=tuple(float(w) for w in first[:NUM_POINTS, j]),
-                opp=tuple(float(w) for w in first[NUM_POINTS : 2 * NUM_POINTS, j]),
-                features=tuple(unit_features),
-                out=TEMPERATURE * float(out[j]),
-            )
-        )
+    units = [_exported_unit(first[:, j], bias[j], out[j], mean, spread) for j in range(hidden)]
     figures = {
         "samples": len(samples.wins),
         "hidden": hidden,
@@ -198,6 +184,23 @@ def fit_network(
     }
     constant = float(offset[0] - linear @ (mean / spread))
     return Fitted(weights, Network(units=tuple(units)), TEMPERATURE * constant, figures)
+
+
+def _exported_unit(reads: numpy.ndarray, bias: float, out: float, mean: numpy.ndarray, spread: numpy.ndarray) -> Unit:
+    """One fitted unit as the engine reads it: ``reads`` its input weights (own points, opp points, then the
+    standardised static features), the standardisation folded into its feature weights and bias, its out
+    weight in evaluation units."""
+    folded = reads[2 * NUM_POINTS :] / spread[_STATIC]
+    unit_features = [0.0] * len(FEATURES)
+    for k, w in zip(_STATIC, folded):
+        unit_features[k] = float(w)
+    return Unit(
+        bias=float(bias - folded @ mean[_STATIC]),
+        own=tuple(float(w) for w in reads[:NUM_POINTS]),
+        opp=tuple(float(w) for w in reads[NUM_POINTS : 2 * NUM_POINTS]),
+        features=tuple(unit_features),
+        out=TEMPERATURE * float(out),
+    )
 
 
 # --- a pool's work: the held-out positions kept, and the search's leaves --------------------------------
