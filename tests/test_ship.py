@@ -9,6 +9,7 @@ from engine.params import DEFAULT_WEIGHTS, load_params, make_params, save_params
 from engine.players.shipped import PLAYS_AS
 from evolve.cli import main as evolve
 from evolve.loop import Evolution
+from evolve.shipping import ship_plan
 from evolve.solved.positions import build_positions
 from tests.test_evolve import TINY, write_config
 
@@ -109,6 +110,36 @@ def test_a_rejected_candidate_leaves_params_json_as_it_was_and_the_same_command_
     # another test in the same folder is refused, naming what changed
     assert evolve(["ship", run, "--to", current] + SHIP[:1] + ["10"] + SHIP[2:]) == 2
     assert "games changed" in capsys.readouterr().err
+
+
+def test_a_test_goes_on_only_with_the_program_its_games_were_played_by(tmp_path, capsys, monkeypatch):
+    # the plan pins the bundles' program (the engine's code and book) as it pins the params files: games
+    # played by two programs are one test only when the user says so, and the result names the change
+    candidate = str(tmp_path / "weak-params.json")
+    save_params(candidate, make_params(dict(DEFAULT_WEIGHTS, margin=-20.0), provenance={"source": "weak"}))
+    current = current_file(tmp_path, 10.0)
+    assert evolve(["ship", candidate, "--to", current] + SHIP) == 1
+    plan_path = tmp_path / "ship" / "plan.json"
+    first = json.load(open(plan_path))
+    played = len(open(tmp_path / "ship" / "sprt.journal").read().splitlines()) - 1
+    assert played > 0 and len(first["program_sha256"]) == 64
+    assert f"program {first['program_sha256'][:12]};" in capsys.readouterr().out
+    monkeypatch.setattr(ship_plan, "program_sha256", lambda book: "f" * 64)
+    assert evolve(["ship", candidate, "--to", current] + SHIP) == 2
+    err = capsys.readouterr().err
+    assert f"its {played} games were played by program {first['program_sha256'][:12]}" in err
+    assert "program ffffffffffff" in err and "--program-changed" in err
+    assert json.load(open(plan_path)) == first  # refused: nothing written
+    assert evolve(["ship", candidate, "--to", current, "--program-changed"] + SHIP) == 1
+    out = capsys.readouterr().out
+    assert f"the program changed during the test (--program-changed), after game {played}" in out
+    assert json.load(open(plan_path))["program_changes"] == [[played, "f" * 64]]
+    assert evolve(["ship", candidate, "--to", current] + SHIP) == 1  # the same program as last time: goes on
+    capsys.readouterr()
+    # a plan from before the pin: its games' program is unknown, so it goes on only when told
+    json.dump(dict(first, program_sha256=None), open(plan_path, "w"))
+    assert evolve(["ship", candidate, "--to", current] + SHIP) == 2
+    assert "a program this plan did not record" in capsys.readouterr().err
 
 
 @pytest.mark.fast

@@ -69,6 +69,13 @@ def register(commands: Subcommands) -> None:
         action="store_true",
         help="bundle both without the opening book (quicker, to try ship out; the agent ships with it)",
     )
+    ship_.add_argument(
+        "--program-changed",
+        action="store_true",
+        help="go on with a test whose games so far were played by another program (the engine's code or the "
+        "shipped book changed since): the plan records after which game the program changed and the result "
+        "names it (without it, such a test stops with an error)",
+    )
     add_search_settings(ship_, "--to's: the candidate differs from it in its weights alone", names=("close_stones",))
     ship_.add_argument(
         "--exploit",
@@ -195,6 +202,7 @@ def _ship(args: argparse.Namespace) -> int:
         cpu_limit=args.cpu_limit,
         book=not args.no_book,
         close_stones=args.close_stones,
+        program_changed=args.program_changed,
     )
     print(describe(run, args.to, plan), flush=True)
     settings = game_settings(

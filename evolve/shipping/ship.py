@@ -31,7 +31,17 @@ from engine.play.summary import MatchSummary
 from engine.players.shipped import PLAYS_AS
 from engine.playout import SEQUENCES_MOST_PLIES
 from engine.protocol import write_atomic
-from evolve.shipping.ship_plan import CANDIDATE, JOURNAL, ShipError, ShipPlan, command_line, file_sha256, ship_folder
+from evolve.shipping.ship_plan import (
+    CANDIDATE,
+    JOURNAL,
+    ShipError,
+    ShipPlan,
+    command_line,
+    file_sha256,
+    games_played,
+    program_sha256,
+    ship_folder,
+)
 
 REPORT = "sprt.json"
 SCREEN = "screen.json"
@@ -54,8 +64,8 @@ class ShipResult(NamedTuple):
 class Screen(NamedTuple):
     """The screen's match, as shipped in nodes: the candidate's score over ``games`` from openings of the
     plan's length (``every`` one of them with each colour, else random ones, their seed derived from the
-    plan's), the 95% interval, and the two params files it played (by content), so that a ship continued
-    later reads it back rather than playing it again."""
+    plan's), the 95% interval, and the two params files and the program it played (by content), so that a
+    ship continued later reads it back rather than playing it again."""
 
     games: int
     seed: int
@@ -66,6 +76,7 @@ class Screen(NamedTuple):
     current_sha256: str
     every: bool = False
     player: int = 1  # how the shipped player played it (engine.players.shipped.PLAYS_AS): 1 before it was kept
+    program_sha256: Optional[str] = None  # the engine's code and book it played (ship_plan.program_sha256)
 
     def line(self) -> str:
         """The screen in one line, as ``evolve ship`` prints it."""
@@ -107,6 +118,8 @@ def _shipped_after(
         "random_opening": plan.random_opening,
         "cpu_limit": plan.cpu_limit,
         "book": plan.book,
+        "program_sha256": plan.program_sha256,
+        "program_changes": [list(change) for change in plan.program_changes],
         "journal": journal,
         "replaced": {
             key: previous.provenance[key]
@@ -133,11 +146,13 @@ def screen(
     candidate_path, path = os.path.join(folder, CANDIDATE), os.path.join(folder, SCREEN)
     seed = derive_seed(plan.seed, _SCREEN_STREAM) % (2**31)
     games, every = screen_games(plan, games)
-    wanted = (games, seed, every, file_sha256(candidate_path), file_sha256(current), PLAYS_AS)
+    program = program_sha256(True)  # the screen plays with the shipped book whatever the plan's ``book``
+    wanted = (games, seed, every, file_sha256(candidate_path), file_sha256(current), PLAYS_AS, program)
     try:
         with open(path) as handle:
             kept = Screen(**json.load(handle))
-        if (kept.games, kept.seed, kept.every, kept.candidate_sha256, kept.current_sha256, kept.player) == wanted:
+        played = (kept.games, kept.seed, kept.every, kept.candidate_sha256, kept.current_sha256, kept.player)
+        if played + (kept.program_sha256,) == wanted:
             return kept  # the same match, played the same way
     except (OSError, ValueError, TypeError):
         pass  # none yet, or one this version cannot read: played again
@@ -152,18 +167,14 @@ def screen(
     if summary.interrupted:
         return None
     low, high = summary.a_win_rate_95ci
-    found = Screen(games, seed, summary.a_win_rate, low, high, wanted[3], wanted[4], every, PLAYS_AS)
+    found = Screen(games, seed, summary.a_win_rate, low, high, wanted[3], wanted[4], every, PLAYS_AS, program)
     write_atomic(path, json.dumps(found._asdict(), indent=2) + "\n")
     return found
 
 
 def test_under_way(run: str) -> bool:
-    """Whether the test's journal in RUN/ship/ already holds games (its first line is the match's settings)."""
-    try:
-        with open(os.path.join(ship_folder(run), JOURNAL), "rb") as handle:
-            return sum(1 for _ in zip(range(2), handle)) > 1
-    except OSError:
-        return False
+    """Whether the test's journal in RUN/ship/ already holds games."""
+    return games_played(ship_folder(run)) > 0
 
 
 def ship(run: str, current: str, plan: ShipPlan, settings: GameSettings = DEFAULT_GAME_SETTINGS) -> ShipResult:
@@ -185,7 +196,7 @@ def ship(run: str, current: str, plan: ShipPlan, settings: GameSettings = DEFAUL
     wins = summary.wins[summary.a]
     figures = (
         f"{wins} of {summary.games} games won ({summary.a_win_rate:.1%}), LLR {test.llr:.2f} in "
-        f"({test.lower:.2f}, {test.upper:.2f})"
+        f"({test.lower:.2f}, {test.upper:.2f}){plan.changes_line()}"
     )
     if summary.interrupted:
         return ShipResult(

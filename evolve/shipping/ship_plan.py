@@ -1,21 +1,22 @@
 """What ``evolve ship`` compares and how, fixed before its first game: the plan, kept in ``RUN/ship/``
 (or ``ship/`` beside a params file) with the candidate it exports (the run's best, or the file's
 weights, with the search settings of the params file it would replace) and the two bundles. A plan
-found there is a test under way: the command must ask for the same one. The games played on a plan,
-the screen and the test, are ``evolve.shipping.ship``'s.
+found there is a test under way: the command must ask for the same one, and its games must go on
+being played by the same program (the bundled code and book: ``program_sha256``) unless the user
+says otherwise. The games played on a plan, the screen and the test, are ``evolve.shipping.ship``'s.
 """
 
 import hashlib
 import json
 import os
-from typing import Any, Mapping, NamedTuple, Optional, Tuple
+from typing import Any, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from engine.common.seeds import derive_seed
 from engine.constants import COURSE_CPU_LIMIT
 from engine.data import SHIPPED_BOOK
 from engine.params import Params, load_params, save_params
 from engine.protocol import write_atomic
-from engine.submission.bundle import write_bundle
+from engine.submission.bundle import bundle_source, write_bundle
 from evolve.checkpoint import RunError, load_checkpoint
 from evolve.experiment.schema import Config
 from evolve.runs import export_best
@@ -51,12 +52,44 @@ class ShipPlan(NamedTuple):
     cpu_limit: float
     book: bool  # both bundles with the shipped opening book (as the agent ships)
     close_stones: Optional[float] = None  # the candidate's search.close_stones where asked, else --to's
+    program_sha256: Optional[str] = None  # the program both bundles run (None: a plan from before it was kept)
+    # (games played before, the program after) for each time the test went on with another program
+    program_changes: Tuple[Tuple[int, str], ...] = ()
+
+    def changes_line(self) -> str:
+        """The program's changes during the test in words ('' where it played one program throughout)."""
+        if not self.program_changes:
+            return ""
+        return "; the program changed during the test (--program-changed), after game {}".format(
+            ", ".join(str(games) for games, _ in self.program_changes)
+        )
 
 
 def file_sha256(path: str) -> str:
     """The SHA-256 of a file's bytes, as a plan and a screen know the params files they compared."""
     with open(path, "rb") as handle:
         return hashlib.sha256(handle.read()).hexdigest()
+
+
+def program_sha256(book: bool) -> str:
+    """The SHA-256 of the program a ship's bundles run: the bundled my_player3.py (the engine's code) and,
+    with ``book``, the shipped opening book. The params files are pinned apart."""
+    digest = hashlib.sha256(bundle_source().encode())
+    if book:
+        with open(SHIPPED_BOOK, "rb") as handle:
+            digest.update(handle.read())
+    return digest.hexdigest()
+
+
+def games_played(folder: str) -> int:
+    """The finished games in the test's journal in ``folder`` (its first line is the match's settings;
+    a last line cut off by a kill does not count); 0 where there is none."""
+    try:
+        with open(os.path.join(folder, JOURNAL), "rb") as handle:
+            lines = handle.read().split(b"\n")
+    except OSError:
+        return 0
+    return sum(1 for line in lines[1:-1] if line.strip())  # the piece after the last newline is cut or empty
 
 
 def default_seed(config: Config) -> int:
@@ -83,6 +116,53 @@ def _from_file(path: str, candidate_path: str, search: Mapping[str, Optional[flo
     return candidate
 
 
+def _read_plan(plan_path: str) -> ShipPlan:
+    """The plan kept at ``plan_path``; ShipError where it is not one this version wrote."""
+    try:
+        with open(plan_path) as handle:
+            recorded = json.load(handle)
+        changes: Sequence[Sequence[Any]] = recorded.get("program_changes", ())
+        return ShipPlan(
+            **dict(
+                recorded,
+                sprt=tuple(recorded["sprt"]),
+                program_changes=tuple((int(games), str(sha)) for games, sha in changes),
+            )
+        )
+    except (ValueError, TypeError, KeyError) as error:
+        folder = os.path.dirname(plan_path)
+        raise ShipError(f"{plan_path}: not a plan this version wrote ({error}): remove {folder} to start a new test")
+
+
+def _same_program(plan_path: str, plan: ShipPlan, program_changed: bool) -> ShipPlan:
+    """The plan pinned to the program the bundles run now: unchanged where it is the plan's, pinned anew
+    where no game was played yet, and with the change recorded where ``program_changed`` allows going on;
+    ShipError otherwise (the games so far were played by another program, or by one the plan never knew)."""
+    now = program_sha256(plan.book)
+    if plan.program_sha256 == now:
+        return plan
+    folder = os.path.dirname(plan_path)
+    played = games_played(folder)
+    changes = plan.program_changes
+    if played:
+        if not program_changed:
+            then = (
+                f"program {plan.program_sha256[:12]}"
+                if plan.program_sha256
+                else "a program this plan did not record (it predates the pin)"
+            )
+            raise ShipError(
+                f"{plan_path}: the agent's program changed since the test began: its {played} games were played "
+                f"by {then}, the bundles now run program {now[:12]} (the engine's code or the shipped book "
+                f"changed). --program-changed goes on with the new program, the change recorded in the plan "
+                f"and named in the result; or remove {folder} to start a new test"
+            )
+        changes += ((played, now),)
+    plan = plan._replace(program_sha256=now, program_changes=changes)
+    write_atomic(plan_path, json.dumps(plan._asdict(), indent=2) + "\n")
+    return plan
+
+
 def _plan_under_way(
     plan_path: str,
     asked: Mapping[str, Any],
@@ -91,16 +171,13 @@ def _plan_under_way(
     candidate_path: str,
     generation: Optional[int],
     from_file: bool,
+    program_changed: bool,
 ) -> ShipPlan:
     """The plan of the test under way in ``plan_path``; ShipError where it is not the one ``asked`` for
-    (settings, the run's generation, the candidate file, or either params file's content changed)."""
+    (settings, the run's generation, the candidate file, either params file's content, or the program
+    changed: see ``_same_program``)."""
     folder = os.path.dirname(plan_path)
-    try:
-        with open(plan_path) as handle:
-            recorded = json.load(handle)
-        plan = ShipPlan(**dict(recorded, sprt=tuple(recorded["sprt"])))
-    except (ValueError, TypeError, KeyError) as error:
-        raise ShipError(f"{plan_path}: not a plan this version wrote ({error}): remove {folder} to start a new test")
+    plan = _read_plan(plan_path)
     changed = [name for name, value in asked.items() if getattr(plan, name) != value]
     if generation != plan.generation:
         changed.append(f"the run's generation ({plan.generation} then, {generation} now)")
@@ -115,7 +192,7 @@ def _plan_under_way(
             "{} holds a test started with other settings ({} changed): ship with those it was "
             "started with, or remove {} to start a new test".format(plan_path, ", ".join(changed), folder)
         )
-    return plan
+    return _same_program(plan_path, plan, program_changed)
 
 
 def _new_plan(
@@ -143,6 +220,7 @@ def _new_plan(
         generation=generation,
         candidate_sha256=file_sha256(candidate_path),
         current_sha256=file_sha256(current),
+        program_sha256=program_sha256(asked["book"]),
         **asked,
     )
     write_atomic(plan_path, json.dumps(plan._asdict(), indent=2) + "\n")
@@ -159,12 +237,14 @@ def prepare(
     cpu_limit: float = COURSE_CPU_LIMIT,
     book: bool = True,
     close_stones: Optional[float] = None,
+    program_changed: bool = False,
 ) -> ShipPlan:
     """The plan of shipping ``run``'s best weights over ``current``: the candidate exported with
     ``current``'s search settings and both bundled under RUN/ship/. ``run`` may be a params file
     instead (``evolve fit``'s, say): its weights are the candidate, and the test lives in ship/
     beside it. A plan already there (a test under way) must be this one, or ShipError says what
-    differs; the bundles are written anew from its files."""
+    differs; the bundles are written anew from its files, and must run the program its games were
+    played by unless ``program_changed`` (which records the change in the plan)."""
     from_file = is_params_file(run)
     checkpoint = None if from_file else load_checkpoint(run)
     program = None if checkpoint is None else checkpoint.config.individual
@@ -199,7 +279,7 @@ def prepare(
         close_stones=close_stones,
     )
     if os.path.exists(plan_path):  # a test under way: the same one, or none
-        plan = _plan_under_way(plan_path, asked, run, current, candidate_path, generation, from_file)
+        plan = _plan_under_way(plan_path, asked, run, current, candidate_path, generation, from_file, program_changed)
     else:
         plan = _new_plan(run, current, candidate_path, plan_path, asked, from_file, close_stones)
     # the bundles are made again from the files whenever the test goes on: git need not keep them
@@ -227,9 +307,11 @@ def command_line(run: str, current: str, plan: ShipPlan) -> str:
 def describe(run: str, current: str, plan: ShipPlan) -> str:
     """The plan in one line: what is compared, under which test, and where the games are kept."""
     origin = plan.run if plan.generation is None else f"generation {plan.generation} of {plan.run}"
+    program = f"program {plan.program_sha256[:12]}" if plan.program_sha256 else "program not recorded"
     return (
         f"candidate: {origin} "
         f"({os.path.join(ship_folder(run), CANDIDATE)}); against {current}; up to {plan.games} games, "
         f"SPRT [{plan.sprt[0]:g}, {plan.sprt[1]:g}], seed {plan.seed}, random "
-        f"openings of {plan.random_opening} plies; journal {os.path.join(ship_folder(run), JOURNAL)}"
+        f"openings of {plan.random_opening} plies; {program}{plan.changes_line()}; "
+        f"journal {os.path.join(ship_folder(run), JOURNAL)}"
     )
