@@ -13,12 +13,14 @@ import pytest
 from engine.constants import NUM_POINTS
 from engine.features import FEATURES, make_evaluator
 from engine.network import MAX_UNITS
+from engine.native.solver import position_from_text
 from engine.params import ParamsError, default_params, load_params, params_from_dict, params_to_dict, save_params
 from engine.play.game import play_game
 from engine.players.specs import make_player
 from engine.submission.bundle import write_bundle
 from engine.symmetry import SYMMETRIES, turn
 from evolve.solved import network_fit, tuners
+from evolve.solved.positions import load_positions
 from evolve.solved.fit_figures import TEMPERATURE
 from tests.conftest import ROOT, cli, random_position
 from tests.test_native_search import random_network
@@ -126,6 +128,26 @@ def test_the_fit_folds_its_standardisation_into_weights_the_engine_reads(problem
     assert fitted.weights["captures"] == network_fit.UNFITTED_CAPTURES  # no leaf showed a capture's worth
     again = network_fit.fit_network(network_fit.samples_of(rows), hidden=3, iterations=40, seed=2)
     assert again.network == fitted.network and again.weights == fitted.weights  # a seed gives one fit
+
+
+@pytest.mark.fast
+def test_more_positions_join_the_fit_but_never_the_benchmarks_own():
+    problem = tuners.load_problem([POSITIONS], depth=2)
+    assert network_fit.extra_positions(problem, [POSITIONS], lost=False) == []
+    lost = network_fit.extra_positions(problem, [POSITIONS], lost=True)
+    every = load_positions(POSITIONS)
+    assert len(lost) == sum(1 for p in every.split(False) if not p.won) > 0
+    assert all(not winning for _, winning, _ in lost)  # no winning move: lost
+    position = position_from_text(lost[0][0])
+    rows = network_fit.value_rows(lost[:1])
+    assert rows[0] == (position, 0, 0.0) and len(rows) > 1 and all(win == 1.0 for _, _, win in rows[1:])
+    # a file fitted but not scored gives its training split alone, less the problem's positions
+    other = f"{ROOT}/experiments/regret-20261127/fresh-3-8.json.gz"
+    more = network_fit.extra_positions(problem, [POSITIONS], lost=False, fit_only=[other])
+    texts = {text for text, _, _ in problem.train + problem.held_out}
+    training = {p.text for p in load_positions(other).split(False) if p.won}
+    assert more and {text for text, _, _ in more} == training - texts
+    assert all(winning for _, winning, _ in more)
 
 
 def _small_positions(path, problem):

@@ -13,7 +13,7 @@ from engine.network import MAX_UNITS
 from engine.params import load_params, save_params
 from evolve.cli.tuners import add_problem_files
 from evolve.solved import network_fit
-from evolve.solved.network_fit import NetworkOptions, fit_rounds
+from evolve.solved.network_fit import NetworkOptions, extra_positions, fit_rounds
 from evolve.solved.tuners import load_problem
 
 
@@ -58,6 +58,20 @@ def register(commands: Subcommands) -> None:
         default=network_fit.ITERATIONS,
         help="L-BFGS iterations a fit (default %(default)s)",
     )
+    parser.add_argument(
+        "--lost",
+        action="store_true",
+        help="fit the lost positions of the training splits too (each with the positions its moves lead to, all "
+        "won for the opponent); by default only the won ones",
+    )
+    parser.add_argument(
+        "--fit-only",
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="more positions files from 'evolve positions' whose training splits join the fit (and draw leaves) "
+        "but whose held-out splits are neither fitted nor scored: more data, the same benchmark",
+    )
     parser.add_argument("--seed", type=int, default=1, help="the layer's starting weights (default 1)")
     add_solving(parser, "processes scoring positions and drawing leaves", progress=False)
 
@@ -84,12 +98,18 @@ def _network(args: argparse.Namespace) -> int:
             "the fit needs both (files from 'evolve positions' hold a held-out fifth)"
         )
     options = NetworkOptions(args.hidden, network_fit.RIDGE, args.iterations, args.seed, args.leaves, args.per)
+    extra = extra_positions(problem, args.positions, args.lost, args.fit_only)
+    if extra:
+        won = sum(1 for _, winning, _ in extra if winning)
+        print(f"beside {len(problem.train)} won training positions: {len(extra)} more ({won} won)")
     began = time.process_time()
-    params, history = fit_rounds(problem, start, options, solving(args))
+    params, history = fit_rounds(problem, start, options, solving(args), extra=extra)
     provenance = {
         "source": "fitted",
         "method": "evolve network",
         "positions": list(args.positions),
+        "fit_only": list(args.fit_only),
+        "lost": args.lost,
         "options": options._asdict(),
         "rounds": [figures._asdict() for figures in history],
         "date": datetime.date.today().isoformat(),

@@ -2,7 +2,9 @@
 
 Data: the tuner benchmark's training split (``evolve.solved.tuners.Problem``): every won position and
 every position one of its moves leads to, valued by the solver (``values``: a winning move leads to a
-lost position, any other to a won one); then, round by round, leaves the depth-limited search of the
+lost position, any other to a won one); where asked, more positions beside them (``extra_positions``: the
+lost positions of the same splits, every move of which leads to a won one, and the training splits of
+positions files that are fitted but not scored); then, round by round, leaves the depth-limited search of the
 fitted evaluation reads from each training position (``leaves``, ``per`` of them drawn at random from each
 search), valued by the compiled solver: the positions where the search asks the evaluation, with the
 captures along the search's line.
@@ -35,6 +37,7 @@ from engine.search import Searcher
 from engine.symmetry import SYMMETRIES
 from evolve.solved.fit_figures import TEMPERATURE
 from evolve.solved.move_labels import WonPosition
+from evolve.solved.positions import load_positions
 from evolve.solved.regret import chosen_move
 from evolve.solved.tuners import Problem
 
@@ -85,17 +88,36 @@ def joined(first: Samples, second: Samples) -> Samples:
 
 
 def value_rows(positions: Sequence[WonPosition]) -> List[Tuple[Position, int, float]]:
-    """(position, 0, win) for each won position (text, winning moves, ply) and each position one of its
-    moves leads to (a game over excepted): a winning move leads to a lost position, any other to a won one."""
+    """(position, 0, win) for each position (text, winning moves, ply: won where it has a winning move,
+    else lost) and each position one of its moves leads to (a game over excepted): a winning move leads to
+    a lost position, any other to a won one."""
     rows: List[Tuple[Position, int, float]] = []
     for text, winning, _ in positions:
         position = position_from_text(text)
-        rows.append((position, 0, 1.0))
+        rows.append((position, 0, 1.0 if winning else 0.0))
         for move in position.all_moves():
             child = position.play_point(move)
             if not child.is_over:
                 rows.append((child, 0, 0.0 if move in winning else 1.0))
     return rows
+
+
+def extra_positions(
+    problem: Problem, paths: Sequence[str], lost: bool, fit_only: Sequence[str] = ()
+) -> List[WonPosition]:
+    """Positions whose values join the fit beside ``problem``'s won training positions, each once and none of
+    the problem's (either split): with ``lost``, the lost positions of the training splits of ``paths`` (the
+    problem's files); the training splits of the ``fit_only`` files (their won positions, and their lost ones
+    with ``lost``), whose held-out splits are neither fitted nor scored."""
+    seen = {text for text, _, _ in problem.train + problem.held_out}
+    found: List[WonPosition] = []
+    for path, scored in [(path, True) for path in paths] + [(path, False) for path in fit_only]:
+        for solved in load_positions(path).split(False):
+            if solved.text in seen or (not solved.won and not lost) or (solved.won and scored):
+                continue
+            seen.add(solved.text)
+            found.append((solved.text, frozenset(move for move, wins in solved.moves.items() if wins), solved.ply))
+    return found
 
 
 class Fitted(NamedTuple):
@@ -257,12 +279,14 @@ def fit_rounds(
     options: NetworkOptions,
     solving: Solving,
     report: Callable[[str], object] = print,
+    extra: Sequence[WonPosition] = (),
 ) -> Tuple[Params, List[RoundFigures]]:
-    """Fit the layer on ``problem``'s training split, count the held-out won positions kept at its depth,
-    then for each of ``options.leaves`` rounds add ``options.per`` leaves of each training position's
-    search and fit again; (the last fit's Params: its weights and layer with ``settings``' search
-    settings, every round's figures)."""
-    samples = samples_of(value_rows(problem.train))
+    """Fit the layer on ``problem``'s training split and the ``extra`` positions (``extra_positions``),
+    count the held-out won positions kept at its depth, then for each of ``options.leaves`` rounds add
+    ``options.per`` leaves of each won training position's search and fit again; (the last fit's Params:
+    its weights and layer with ``settings``' search settings, every round's figures)."""
+    samples = samples_of(value_rows(problem.train + tuple(extra)))
+    searched = problem.train + tuple(entry for entry in extra if entry[1])  # the won ones: their leaves
     history: List[RoundFigures] = []
     for round_ in range(options.leaves + 1):
         started = cpu_with_children()
@@ -285,10 +309,10 @@ def fit_rounds(
             )
             if round_ < options.leaves:
                 report(
-                    f"round {round_}: drawing {options.per} leaves of each of {len(problem.train)} training "
+                    f"round {round_}: drawing {options.per} leaves of each of {len(searched)} training "
                     f"searches and solving them"
                 )
-                jobs = [(entry, options.per, 1000 * round_ + k) for k, entry in enumerate(problem.train)]
+                jobs = [(entry, options.per, 1000 * round_ + k) for k, entry in enumerate(searched)]
                 found = [leaf for batch in pool.imap(leaves, jobs, chunksize=8) for leaf in batch]
         history.append(
             RoundFigures(
