@@ -3,15 +3,15 @@
 # repository root. Black's first moves other than 2,2 lose with perfect play: the book answers
 # each of them to ply 11; the agent solves exactly from ply 12.
 #
-# The record of each match is its journal, kept compressed ($out/NAME.journal.xz, one a match; packed
-# in $out/journals.tar since 2026-11-29: tar -xf $out/journals.tar -C $out first);
+# The record of each match is its journal (kept as $out/NAME.journal.xz, one a match; packed as plain
+# NAME.journal in $out/journals.tar.xz since 2026-11-29: tar -xJf $out/journals.tar.xz -C $out first);
 # the SGF folders the matches wrote (--sgf) are not kept, since they are the journals' games.
 # From the repository, before the scripts below that read a folder:
 #   for m in white-gnugo white-champion black-gnugo empty-white-gnugo openings-gnugo; do
-#       littlego records unpack $out/$m.journal.xz; done
+#       littlego records unpack $out/$m.journal; done
 # gives back $out/NAME-sgf/, byte for byte what the match wrote. A match's command continues
 # (or, when the journal is complete, reports again without playing) after
-# `xz -dk $out/NAME.journal.xz`. The commands marked (reconstructed) were run but not written
+# the journals are unpacked. The commands marked (reconstructed) were run but not written
 # down at the time: their settings are those in the journal's first line and the JSON report.
 set -e
 out=experiments/white-book-20261123
