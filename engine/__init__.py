@@ -6,6 +6,7 @@ all: ``constants`` (the game's numbers and limits), ``coords`` (points and the c
 (the 8 symmetries of the board and its one canonical form), ``features`` (the evaluation
 terms and ``make_evaluator``), ``patterns`` (the pattern weights' shapes: every 2x2 window of the
 board), ``network`` (the evaluation's hidden layer), ``params`` (weights and search settings, ``params.json``),
+``search_settings`` (each search setting's range, default and meaning, and the file's number checks),
 ``search`` (alpha-beta that takes its evaluator, within depth, node or CPU limits),
 ``solver`` (exact play to the end of the game), ``book`` (the opening book), ``playout``
 (random moves), ``protocol`` (the agent's side of ``input.txt``/``output.txt``), ``agent``

@@ -13,8 +13,9 @@ from typing import NamedTuple, Optional
 
 from engine.book import Book, BookError, load_book
 from engine.constants import BLACK, MAX_MOVES, PASS, WINNING_FIRST_POINT, Move
+from engine.errors import ParamsError
 from engine.features import stone_weight
-from engine.params import Params, ParamsError, default_params, load_params
+from engine.params import Params, default_params, load_params
 from engine.playout import random_point
 from engine.position import Position
 from engine.protocol import GameInput, InputFormatError, read_input, write_atomic, write_output

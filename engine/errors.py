@@ -15,3 +15,7 @@ class UserError(Exception):
 
 class InvalidInput(UserError, ValueError):
     """A value the user gave (a spec, an option, a board, a move) that cannot be used."""
+
+
+class ParamsError(UserError, ValueError):
+    """A params file or object that cannot be used; the message says what and where."""

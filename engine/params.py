@@ -9,7 +9,7 @@ Format (version 1)::
      "patterns": {"quad_corner_0000": 1.5, ...},  # optional: a weight for each shape (engine.patterns),
                                                 #   a shape left out weighing 0; absent: no pattern weights
      "network": [{"bias": 0.1, "own": [...], ...}],  # optional: the hidden layer's units (engine.network)
-     "search": {"depth": 4, "cpu_budget": 5.0,   # the search settings: SEARCH_TABLE below says what
+     "search": {"depth": 4, "cpu_budget": 5.0,   # the search settings: engine.search_settings says what
                 "cpu_cap": 5.0, "solve_from": 24,  #   each means, its default and its range
                 "close_stones": 0.5},
      "provenance": {"source": "evolved", "run": ..., "generation": ..., "fitness": ..., "date": ...}}
@@ -17,16 +17,16 @@ Format (version 1)::
 
 import functools
 import json
-import math
 import sys
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Set, Tuple
 
-from engine.constants import MAX_CPU_BUDGET, MAX_DEPTH, MAX_MOVES, MAX_WEIGHT
-from engine.errors import UserError
+from engine.constants import MAX_WEIGHT
+from engine.errors import ParamsError
 from engine.features import FEATURE_TABLE, FEATURES, PATH_FEATURE, WeightedEvaluator, Weights, make_evaluator
 from engine.network import Network, NetworkError, network_from_list, network_to_list, scaled
 from engine.patterns import PATTERN_INDEX, PATTERNS
 from engine.protocol import read_file, write_atomic
+from engine.search_settings import SEARCH_SETTINGS, SEARCH_TABLE, check_number, search_settings, short_repr
 
 FORMAT_VERSION = 1
 
@@ -35,107 +35,8 @@ DEFAULT_WEIGHTS = {feature.name: feature.default for feature in FEATURE_TABLE}
 # A file from before a feature was added plays without it: its weight is this, and provenance says so.
 ABSENT_WEIGHT = 0.0
 ADDED_AT_ZERO = "features_added_at_zero"
-MAX_CLOSE_STONES = 25.0  # a runner-up within the whole board's stones: every move unclear
 DEFAULT_PROVENANCE: Dict[str, Any] = {"source": "hand-set defaults"}
 Warn = Callable[[str], None]  # told each warning, a line of text
-
-
-class ParamsError(UserError, ValueError):
-    """A params file or object that cannot be used; the message says what and where."""
-
-
-class SearchSetting(NamedTuple):
-    """One setting of params.json's ``search`` object, declared once, as a feature is in the feature
-    table: the Params field, the file's check, the command-line option (``--`` and the name with
-    dashes) and its help derive from it."""
-
-    name: str  # the key in "search", the Params field
-    kind: type  # int or float
-    default: Optional[float]  # None: off where ``nullable``, else the value of ``at_least``
-    low: float
-    high: float
-    unit: str  # in words and as the option's metavar: "plies", "seconds", "stones"
-    meaning: str  # what it does
-    low_open: bool = False  # ``low`` itself excluded
-    nullable: bool = False  # null is a value: the setting off
-    at_least: str = ""  # another setting this one may not be below, and its default
-
-    def range_words(self) -> str:
-        """The values allowed, in words, as an error states them."""
-        kind = "an integer" if self.kind is int else self.unit
-        low = f"({self.low:g}" if self.low_open else f"from {self.low:g}"
-        if self.at_least:
-            low = f"from {self.at_least}"
-        span = f"{low}, {self.high:g}]" if self.low_open and not self.at_least else f"{low} to {self.high:g}"
-        return f"{kind} {span}" + (" (or null: off)" if self.nullable else "")
-
-    def check(self, value: object, source: str, floor: Optional[float] = None) -> Optional[float]:
-        """``value`` (from a file or a caller) as this setting holds it; ParamsError naming it and the range.
-        ``floor``: the value of ``at_least``."""
-        where = f"{source}: search.{self.name}"
-        if value is None and self.nullable:
-            return None
-        number: float
-        if self.kind is int:
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ParamsError(f"{where}: expected {self.range_words()}, found {_short(value)}")
-            number = value
-        else:
-            number = _number(value, where)
-        low = floor if floor is not None else self.low
-        if number < low or number > self.high or (self.low_open and floor is None and number == low):
-            raise ParamsError(f"{where}: expected {self.range_words()}, found {number!r}")
-        return number
-
-
-SEARCH_TABLE = (
-    SearchSetting(
-        name="depth", kind=int, default=4, low=1, high=MAX_DEPTH, unit="plies", meaning="the agent's deepest depth"
-    ),
-    SearchSetting(
-        name="cpu_budget",
-        kind=float,
-        default=5.0,
-        low=0,
-        high=MAX_CPU_BUDGET,
-        unit="seconds",
-        meaning="CPU seconds a move is meant to take",
-        low_open=True,
-    ),
-    SearchSetting(
-        name="cpu_cap",
-        kind=float,
-        default=None,
-        low=0,
-        high=MAX_CPU_BUDGET,
-        unit="seconds",
-        meaning="CPU seconds no move may pass",
-        low_open=True,
-        at_least="cpu_budget",
-    ),
-    SearchSetting(
-        name="solve_from",
-        kind=int,
-        default=MAX_MOVES,
-        low=0,
-        high=MAX_MOVES,
-        unit="plies",
-        meaning=f"the ply from which the agent solves the game exactly ({MAX_MOVES}: never)",
-    ),
-    SearchSetting(
-        name="close_stones",
-        kind=float,
-        default=None,
-        low=0,
-        high=MAX_CLOSE_STONES,
-        unit="stones",
-        meaning="before the solving ply, a move whose best move changed between depths or whose runner-up is within "
-        "this many stones (of the margin weight) of the best may plan its depths to the CPU cap",
-        nullable=True,
-    ),
-)
-SEARCH_SETTINGS = {setting.name: setting for setting in SEARCH_TABLE}
-DEFAULT_SEARCH = {setting.name: setting.default for setting in SEARCH_TABLE}
 
 
 class Params(NamedTuple):
@@ -207,23 +108,6 @@ class Params(NamedTuple):
         return params_from_dict(data, "params")
 
 
-def _number(value: object, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ParamsError(f"{where}: expected a number, found {_short(value)!r}")
-    try:
-        number = float(value)
-    except OverflowError:
-        number = math.inf
-    if not math.isfinite(number):
-        raise ParamsError(f"{where}: expected a finite number, found {_short(value)}")
-    return number
-
-
-def _short(value: object, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
-
-
 @functools.lru_cache(maxsize=None)  # each warning once a process: a file loaded for every game says it once
 def _warn_on_stderr(message: str) -> None:
     sys.stderr.write(f"params: {message}\n")
@@ -269,7 +153,7 @@ def _weights(weights: object, key: str, source: str, warn: Warn, missing: Set[st
         )
     missing.update(absent)
     return dict(
-        (name, _number(weights[name], f"{source}: {key}.{name}") if name in weights else ABSENT_WEIGHT)
+        (name, check_number(weights[name], f"{source}: {key}.{name}") if name in weights else ABSENT_WEIGHT)
         for name in FEATURES
     )
 
@@ -335,30 +219,12 @@ def _patterns(shapes: object, source: str) -> Dict[str, float]:
     unknown = sorted(set(shapes) - set(PATTERN_INDEX))
     if unknown:
         raise ParamsError(
-            f"{source}: patterns: unknown shape {_short(unknown[0])} (a shape is quad_<corner, edge or centre>_<four "
-            f"digits 0-2>, as engine.patterns names them, e.g. {PATTERNS[0]!r})"
+            f"{source}: patterns: unknown shape {short_repr(unknown[0])} (a shape is quad_<corner, edge or "
+            f"centre>_<four digits 0-2>, as engine.patterns names them, e.g. {PATTERNS[0]!r})"
         )
     return dict(
-        (name, _number(shapes[name], f"{source}: patterns.{name}") if name in shapes else 0.0) for name in PATTERNS
+        (name, check_number(shapes[name], f"{source}: patterns.{name}") if name in shapes else 0.0) for name in PATTERNS
     )
-
-
-def search_settings(search: object, source: str = "params") -> Dict[str, Optional[float]]:
-    """{name: value} of every search setting from a params file's ``search`` object (each one left out
-    at its default, one bounded by another at least that one); ParamsError naming a bad or unknown one."""
-    if not isinstance(search, dict):
-        raise ParamsError(f"{source}: 'search' must be an object")
-    unknown = sorted(set(search) - set(SEARCH_SETTINGS))
-    if unknown:
-        raise ParamsError(f"{source}: search: unknown setting {unknown[0]!r}")
-    chosen: Dict[str, Optional[float]] = {}
-    for setting in SEARCH_TABLE:
-        value = search.get(setting.name)
-        floor = chosen[setting.at_least] if setting.at_least else None
-        if value is None and not setting.nullable:
-            value = floor if setting.at_least else setting.default
-        chosen[setting.name] = setting.check(value, source, floor)
-    return chosen
 
 
 def make_params(

@@ -41,7 +41,7 @@ Outcome = Tuple[float, ...]
 Fitness = Tuple[float, float]
 Folded = Tuple[Fitness, Dict[str, Any]]
 MapFunction = Callable[..., Iterable[Any]]  # a pool's or an executor's map(function, jobs)
-SearchSettings = Dict[str, Optional[float]]  # search settings by name (engine.params.SEARCH_TABLE)
+SearchSettings = Dict[str, Optional[float]]  # search settings by name (engine.search_settings.SEARCH_TABLE)
 
 
 class FitnessGame(NamedTuple):

@@ -176,7 +176,7 @@ def best_params(
     run_dir: str, config: Config, generation: int, best: genome.Individual, **settings: Optional[float]
 ) -> Params:
     """Validated Params of an evolved individual, with where it came from, and the search ``settings``
-    given (by name; engine.params.SEARCH_TABLE)."""
+    given (by name; engine.search_settings.SEARCH_TABLE)."""
     weights, endgame = genome.by_feature(best, config.genes)
     return make_params(
         weights,

@@ -10,10 +10,9 @@ from engine.cli.littlego import main as littlego
 from engine.cli.parts.exits import BUG_STATUS
 from engine.common.runfolder import RunError
 from engine.data import DataError
-from engine.errors import InvalidInput, UserError
+from engine.errors import InvalidInput, ParamsError, UserError
 from engine.native.compiler import NativeError
 from engine.native.store_file import StoreError
-from engine.params import ParamsError
 from engine.play.journal import JournalError
 from engine.play.openings import OpeningsError
 from engine.play.records import RecordsError

@@ -11,17 +11,18 @@ import numpy
 import pytest
 
 from engine.constants import NUM_POINTS
+from engine.errors import ParamsError
 from engine.features import FEATURES, make_evaluator
-from engine.network import MAX_UNITS
 from engine.native.solver import position_from_text
-from engine.params import ParamsError, default_params, load_params, params_from_dict, params_to_dict, save_params
+from engine.network import MAX_UNITS
+from engine.params import default_params, load_params, params_from_dict, params_to_dict, save_params
 from engine.play.game import play_game
 from engine.players.specs import make_player
 from engine.submission.bundle import write_bundle
 from engine.symmetry import SYMMETRIES, turn
 from evolve.solved import network_fit, tuners
-from evolve.solved.positions import load_positions
 from evolve.solved.fit_figures import TEMPERATURE
+from evolve.solved.positions import load_positions
 from tests.conftest import ROOT, cli, random_position
 from tests.test_native_search import random_network
 

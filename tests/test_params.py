@@ -13,18 +13,18 @@ import evolve.genome
 from engine.cli.parts.arguments import search_settings
 from engine.common.runfolder import START_WEIGHTS
 from engine.constants import MAX_CPU_BUDGET
+from engine.errors import ParamsError
 from engine.features import FEATURES, make_evaluator
 from engine.params import (
     ADDED_AT_ZERO,
     DEFAULT_WEIGHTS,
-    SEARCH_TABLE,
-    ParamsError,
     default_params,
     load_params,
     make_params,
     params_to_dict,
     save_params,
 )
+from engine.search_settings import SEARCH_TABLE
 from evolve.cli import build_parser
 from evolve.experiment.config import load_config
 from tests.conftest import ROOT

@@ -9,17 +9,10 @@ import sys
 import numpy
 import pytest
 
+from engine.errors import ParamsError
 from engine.features import feature_values, make_evaluator
 from engine.native.search import compiled_patterns
-from engine.params import (
-    DEFAULT_WEIGHTS,
-    ParamsError,
-    default_params,
-    load_params,
-    params_from_dict,
-    params_to_dict,
-    save_params,
-)
+from engine.params import DEFAULT_WEIGHTS, default_params, load_params, params_from_dict, params_to_dict, save_params
 from engine.patterns import PATTERN_CLASSES, PATTERNS, WINDOWS, pattern_counts, pattern_indices
 from engine.position import Position
 from engine.symmetry import SYMMETRIES

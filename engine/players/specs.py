@@ -15,8 +15,8 @@ from typing import Callable, Dict, NamedTuple, Optional, Tuple, Type
 from engine.book import BookError, load_book
 from engine.constants import COURSE_CPU_LIMIT, MAX_MOVES
 from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS, SHIPPED_QTABLE
-from engine.errors import InvalidInput
-from engine.params import SEARCH_SETTINGS, Params, ParamsError, default_params, load_params
+from engine.errors import InvalidInput, ParamsError
+from engine.params import Params, default_params, load_params
 from engine.players.base import Player
 from engine.players.gnugo import MAX_LEVEL, gnugo_player
 from engine.players.gtp import GtpPlayer, gtp_player
@@ -27,6 +27,7 @@ from engine.players.searcher import AgentPlayer
 from engine.players.shipped import ShippedPlayer
 from engine.sandbox.files import read_untrusted
 from engine.sandbox.limits import DEFAULT_LIMITS, Limits
+from engine.search_settings import SEARCH_SETTINGS
 
 SCRIPTED = {
     "random": RandomPlayer,

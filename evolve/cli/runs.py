@@ -24,7 +24,8 @@ from engine.course.build import recognise
 from engine.course.literals import default_bounds, find_constants
 from engine.data import SHIPPED_PARAMS
 from engine.errors import InvalidInput
-from engine.params import SEARCH_TABLE, load_params
+from engine.params import load_params
+from engine.search_settings import SEARCH_TABLE
 from evolve.agents.code_individual import TUNED_DIFF, write_tuned_agent
 from evolve.agents.program_individual import AgentWeights, previous_of
 from evolve.checkpoint import load_checkpoint

@@ -18,7 +18,8 @@ else:  # Python < 3.11
     import tomli as tomllib
 
 from engine.data import SHIPPED_PARAMS
-from engine.params import ParamsError, load_params
+from engine.errors import ParamsError
+from engine.params import load_params
 from engine.play.openings import OpeningsError, load_openings
 from engine.players.specs import make_player
 from evolve.experiment.config_genome import DEFAULT_BOUNDS as DEFAULT_BOUNDS  # both as ever offered here too

@@ -11,9 +11,9 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from engine.constants import MAX_WEIGHT
 from engine.course.literals import default_bounds, find_constants, select
-from engine.errors import InvalidInput
+from engine.errors import InvalidInput, ParamsError
 from engine.features import FEATURE_TABLE, FEATURES
-from engine.params import ABSENT_WEIGHT, ParamsError, genome_of, load_params
+from engine.params import ABSENT_WEIGHT, genome_of, load_params
 from engine.play.executors import is_remote
 from engine.sandbox.limits import UntrustedFolderError
 from evolve.agents.program_individual import fingerprint, folder_problem, name_problem, read_agent_weights, start_row

@@ -9,10 +9,10 @@ from typing import Any, Callable, Dict, NamedTuple, Optional
 
 from engine.constants import COURSE_CPU_LIMIT, MAX_MOVES
 from engine.errors import UserError
-from engine.params import SEARCH_SETTINGS
 from engine.play.executors import SCHEDULER_FORMS, check_scheduler
 from engine.players.searcher import ENGINES
 from engine.sandbox.limits import MODES
+from engine.search_settings import SEARCH_SETTINGS
 
 _DEPTH = SEARCH_SETTINGS["depth"]  # the fitness games' depth takes the search setting's range
 _KIND_WORDS = {int: "an integer", float: "a number", str: "a string", bool: "true or false"}

@@ -10,9 +10,9 @@ from typing import Callable, Optional, Tuple
 
 from engine.constants import MAX_MOVES, MAX_WEIGHT
 from engine.course.editions import ALIASES, EDITIONS, edition
-from engine.errors import InvalidInput
-from engine.params import SEARCH_SETTINGS, ParamsError, SearchSetting
+from engine.errors import InvalidInput, ParamsError
 from engine.play.executors import check_scheduler
+from engine.search_settings import SEARCH_SETTINGS, SearchSetting
 
 
 def _integer(text: str, low: float, high: float, words: str) -> int:

@@ -13,7 +13,7 @@ from engine.course.build import ensure_built
 from engine.native.compiler import DEFAULT_TABLE_BITS, MAX_TABLE_BITS, MIN_TABLE_BITS
 from engine.native.store import STORE_ENV, default_store_path
 from engine.native.stored_solver import Solving
-from engine.params import SEARCH_TABLE, Params
+from engine.params import Params
 from engine.play.executors import PLAIN_TCP_CONFIG, TLS_CONFIG
 from engine.play.settings import GAME_TABLE, WHERE_GAMES_RUN, GameSettings
 from engine.players.base import Player
@@ -21,6 +21,7 @@ from engine.players.program import ProgramPlayer
 from engine.players.specs import make_player
 from engine.sandbox.isolation import refuse_strict, warning
 from engine.sandbox.limits import DEFAULT_LIMITS, MODES, Limits
+from engine.search_settings import SEARCH_TABLE
 
 SCHEDULER_HELP = WHERE_GAMES_RUN + " (default: the experiment's [executor], else the local process pool)"
 
