@@ -174,6 +174,7 @@ def test_the_command_fits_adds_leaves_scores_and_writes_a_params_file(tmp_path, 
     assert rounds[1]["samples"] > rounds[0]["samples"] and all(r["of"] == len(problem.held_out) for r in rounds)
     assert params.weights["captures"] != network_fit.UNFITTED_CAPTURES  # the leaves' captures were fitted
     assert params.depth == load_params(os.path.join(ROOT, "params.json")).depth  # --start's settings
+    assert params.provenance["lost"] is True  # the lost positions by default (this file holds none)
 
 
 @pytest.mark.fast

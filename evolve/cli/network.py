@@ -59,10 +59,11 @@ def register(commands: Subcommands) -> None:
         help="L-BFGS iterations a fit (default %(default)s)",
     )
     parser.add_argument(
-        "--lost",
+        "--won-only",
         action="store_true",
-        help="fit the lost positions of the training splits too (each with the positions its moves lead to, all "
-        "won for the opponent); by default only the won ones",
+        help="fit only the won positions of the training splits (as before 2026-11-29); by default the lost ones "
+        "too, each with the positions its moves lead to, all won for the opponent (they gained 4 and 8 held-out "
+        "positions in two seeds)",
     )
     parser.add_argument(
         "--fit-only",
@@ -80,9 +81,10 @@ def _network(args: argparse.Namespace) -> int:
     """fit the evaluation's hidden layer to solved positions and the leaves of its search
 
     Fit the features' weights and a layer of --hidden tanh units (engine.network: they read the
-    board's points and the features) to the training splits of --positions: each won position and
-    each position a move leads to, valued by the solver. Then, --leaves times: draw --per of the
-    leaves the fitted evaluation's search (to --depth) reads from each training position, have the
+    board's points and the features) to the training splits of --positions (and of --fit-only): each
+    position (the lost ones too, unless --won-only) and each position a move leads to, valued by the
+    solver. Then, --leaves times: draw --per of the leaves the fitted evaluation's search (to
+    --depth) reads from each won training position, have the
     compiled solver value them, and fit again on everything. After each fit it prints the share of
     the held-out won positions whose move, searched to --depth with no book and no solver, keeps
     the win. Writes a params file with the last fit's weights and layer and --start's search
@@ -98,7 +100,7 @@ def _network(args: argparse.Namespace) -> int:
             "the fit needs both (files from 'evolve positions' hold a held-out fifth)"
         )
     options = NetworkOptions(args.hidden, network_fit.RIDGE, args.iterations, args.seed, args.leaves, args.per)
-    extra = extra_positions(problem, args.positions, args.lost, args.fit_only)
+    extra = extra_positions(problem, args.positions, not args.won_only, args.fit_only)
     if extra:
         won = sum(1 for _, winning, _ in extra if winning)
         print(f"beside {len(problem.train)} won training positions: {len(extra)} more ({won} won)")
@@ -109,7 +111,7 @@ def _network(args: argparse.Namespace) -> int:
         "method": "evolve network",
         "positions": list(args.positions),
         "fit_only": list(args.fit_only),
-        "lost": args.lost,
+        "lost": not args.won_only,
         "options": options._asdict(),
         "rounds": [figures._asdict() for figures in history],
         "date": datetime.date.today().isoformat(),
