@@ -169,8 +169,10 @@ def test_the_command_fits_adds_leaves_scores_and_writes_a_params_file(tmp_path, 
     assert result.returncode == 0, result.stderr
     assert "round 0: log loss" in result.stdout and "round 1: log loss" in result.stdout
     params = load_params(str(out))
-    rounds = params.provenance["rounds"]
-    assert len(params.network.units) == 4 and len(rounds) == 2
+    (member,) = params.provenance["members"]
+    rounds = member["rounds"]
+    assert len(params.network.units) == 4 and len(rounds) == 2 and member["seed"] == 1
+    assert params.provenance["kept"] == rounds[-1]["kept"]  # one fit: the last round's count
     assert rounds[1]["samples"] > rounds[0]["samples"] and all(r["of"] == len(problem.held_out) for r in rounds)
     assert params.weights["captures"] != network_fit.UNFITTED_CAPTURES  # the leaves' captures were fitted
     assert params.depth == load_params(os.path.join(ROOT, "params.json")).depth  # --start's settings
@@ -178,8 +180,42 @@ def test_the_command_fits_adds_leaves_scores_and_writes_a_params_file(tmp_path, 
 
 
 @pytest.mark.fast
+def test_an_ensemble_evaluates_the_mean_of_its_members():
+    members = [
+        default_params().with_network(random_network(random.Random(seed), 3))._replace(
+            weights={name: random.Random(seed * 100 + k).uniform(-2, 2) for k, name in enumerate(FEATURES)}
+        )
+        for seed in (1, 2, 3)
+    ]
+    joined = network_fit.ensemble(members)
+    assert len(joined.network.units) == 9
+    evaluators = [member.evaluator() for member in members]
+    for index in range(20):
+        position, captured = random_position(random.Random(index), 0, 20), index % 3
+        mean = sum(evaluate(position, captured) for evaluate in evaluators) / len(members)
+        assert joined.evaluator()(position, captured) == pytest.approx(mean, rel=1e-9, abs=1e-9)
+    with pytest.raises(ValueError, match="flat weights and a layer"):
+        network_fit.ensemble([default_params(), members[0]])
+
+
+def test_the_command_fits_an_ensemble_of_seeds_and_scores_their_mean(tmp_path, problem):
+    positions = _small_positions(tmp_path / "small.json.gz", problem)
+    out = tmp_path / "ensemble.json"
+    words = ["network", "--positions", positions, "--out", out, "--depth", "2", "--hidden", "3", "--leaves", "0"]
+    result = cli("evolve", *words, "--iterations", "20", "--seed", "5", "--ensemble", "2", "--jobs", "2")
+    assert result.returncode == 0, result.stderr
+    assert "member 2 of 2: seed 6" in result.stdout and "the ensemble of 2: kept" in result.stdout
+    params = load_params(str(out))
+    assert len(params.network.units) == 6 and [m["seed"] for m in params.provenance["members"]] == [5, 6]
+    assert 0 <= params.provenance["kept"] <= params.provenance["of"] == len(problem.held_out)
+    assert f"kept {params.provenance['kept']} of {len(problem.held_out)}" in result.stdout.splitlines()[-1]
+
+
+@pytest.mark.fast
 def test_the_command_refuses_what_it_cannot_use(tmp_path):
     result = cli("evolve", "network", "--positions", POSITIONS, "--out", tmp_path, "--hidden", "65")
     assert result.returncode == 2 and "--hidden" in result.stderr and "Traceback" not in result.stderr
+    result = cli("evolve", "network", "--positions", POSITIONS, "--out", tmp_path / "n.json", "--ensemble", "3")
+    assert result.returncode != 0 and "96 units" in result.stderr and "Traceback" not in result.stderr
     result = cli("evolve", "network", "--positions", POSITIONS, "--out", tmp_path)
     assert result.returncode != 0 and "--out names a folder" in result.stderr and "Traceback" not in result.stderr

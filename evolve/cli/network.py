@@ -13,7 +13,7 @@ from engine.network import MAX_UNITS
 from engine.params import load_params, save_params
 from evolve.cli.tuners import add_problem_files
 from evolve.solved import network_fit
-from evolve.solved.network_fit import NetworkOptions, extra_positions, fit_rounds
+from evolve.solved.network_fit import NetworkOptions, extra_positions, fit_ensemble
 from evolve.solved.tuners import load_problem
 
 
@@ -74,6 +74,15 @@ def register(commands: Subcommands) -> None:
         "but whose held-out splits are neither fitted nor scored: more data, the same benchmark",
     )
     parser.add_argument("--seed", type=int, default=1, help="the layer's starting weights (default 1)")
+    parser.add_argument(
+        "--ensemble",
+        type=integer_range(1, MAX_UNITS),
+        default=1,
+        metavar="N",
+        help="fit N layers, from seeds --seed to --seed+N-1, each with its own rounds, and write their mean: "
+        "the features' mean weights and every member's units, each out weight divided by N (N x --hidden "
+        f"units, at most {MAX_UNITS}; N times the CPU). Default 1: one fit",
+    )
     add_solving(parser, "processes scoring positions and drawing leaves", progress=False)
 
 
@@ -84,14 +93,20 @@ def _network(args: argparse.Namespace) -> int:
     board's points and the features) to the training splits of --positions (and of --fit-only): each
     position (the lost ones too, unless --won-only) and each position a move leads to, valued by the
     solver. Then, --leaves times: draw --per of the leaves the fitted evaluation's search (to
-    --depth) reads from each won training position, have the
-    compiled solver value them, and fit again on everything. After each fit it prints the share of
-    the held-out won positions whose move, searched to --depth with no book and no solver, keeps
-    the win. Writes a params file with the last fit's weights and layer and --start's search
-    settings. 32 units and one round of leaves took 9.5 minutes on 2 cores (2026-11-29, the store of
-    solved positions nearly empty); needs a C compiler.
+    --depth) reads from each won training position, have the compiled solver value them, and fit
+    again on everything. After each fit it prints the share of the held-out won positions whose
+    move, searched to --depth with no book and no solver, keeps the win. Writes a params file with
+    the last fit's weights and layer and --start's search settings; with --ensemble N, N such fits
+    from seeds --seed onwards and their mean (every member's units side by side), whose held-out
+    share it prints last. 32 units and one round of leaves took 9.5 minutes on 2 cores
+    (2026-11-29, the store of solved positions nearly empty); needs a C compiler.
     """
     file_to_write(args.out, "--out", "network.json")
+    if args.ensemble * args.hidden > MAX_UNITS:
+        raise InvalidInput(
+            f"--ensemble {args.ensemble} x --hidden {args.hidden}: {args.ensemble * args.hidden} units; the engine's "
+            f"layer holds at most {MAX_UNITS}"
+        )
     start = load_params(args.start)
     problem = load_problem(args.positions, args.depth)
     if not problem.train or not problem.held_out:
@@ -99,28 +114,32 @@ def _network(args: argparse.Namespace) -> int:
             f"--positions: {len(problem.train)} won training positions and {len(problem.held_out)} held-out ones; "
             "the fit needs both (files from 'evolve positions' hold a held-out fifth)"
         )
-    options = NetworkOptions(args.hidden, network_fit.RIDGE, args.iterations, args.seed, args.leaves, args.per)
     extra = extra_positions(problem, args.positions, not args.won_only, args.fit_only)
     if extra:
         won = sum(1 for _, winning, _ in extra if winning)
         print(f"beside {len(problem.train)} won training positions: {len(extra)} more ({won} won)")
     began = time.process_time()
-    params, history = fit_rounds(problem, start, options, solving(args), extra=extra)
+    options = NetworkOptions(args.hidden, network_fit.RIDGE, args.iterations, args.seed, args.leaves, args.per)
+    fit = fit_ensemble(problem, start, options, args.ensemble, solving(args), extra=extra)
     provenance = {
         "source": "fitted",
         "method": "evolve network",
         "positions": list(args.positions),
         "fit_only": list(args.fit_only),
         "lost": not args.won_only,
-        "options": options._asdict(),
-        "rounds": [figures._asdict() for figures in history],
+        "options": dict(options._asdict(), ensemble=args.ensemble),
+        "members": [
+            {"seed": seed, "rounds": [figures._asdict() for figures in history]} for seed, history in fit.members
+        ],
+        "kept": fit.kept,
+        "of": len(problem.held_out),
+        "cpu_seconds": fit.cpu_seconds,
         "date": datetime.date.today().isoformat(),
     }
-    save_params(args.out, params.with_settings(provenance=provenance))
-    last = history[-1]
+    save_params(args.out, fit.params.with_settings(provenance=provenance))
+    of, units = len(problem.held_out), args.ensemble * args.hidden
     print(
-        f"wrote {args.out}: {args.hidden} units; kept {last.kept} of {last.of} held-out won positions at depth "
-        f"{args.depth} ({last.kept / last.of:.1%}); {sum(r.cpu_seconds for r in history):.0f} CPU s "
-        f"({time.process_time() - began:.0f} in this process)"
+        f"wrote {args.out}: {units} units; kept {fit.kept} of {of} held-out won positions at depth {args.depth} "
+        f"({fit.kept / of:.1%}); {fit.cpu_seconds:.0f} CPU s ({time.process_time() - began:.0f} in this process)"
     )
     return 0

@@ -30,7 +30,7 @@ from engine.constants import NUM_POINTS
 from engine.features import FEATURES, PATH_FEATURE, feature_values
 from engine.native.solver import describe_position, position_from_text
 from engine.native.stored_solver import Solving, start_worker_solver, worker_solver
-from engine.network import MAX_UNITS, Network, Unit
+from engine.network import MAX_UNITS, Network, Unit, averaged
 from engine.params import Params, make_params
 from engine.position import Position
 from engine.search import Searcher
@@ -260,6 +260,29 @@ def leaves(job: Tuple[WonPosition, int, int]) -> List[Tuple[str, int, float]]:
     return [(describe_position(p), captured, 1.0 if solver.wins(p) else 0.0) for p, captured in drawn if not p.is_over]
 
 
+def held_out_kept(problem: Problem, params: Params, solving: Solving) -> int:
+    """How many of ``problem``'s held-out won positions keep the win with ``params`` searched to the problem's
+    depth, with no book and no solver."""
+    scored = params.with_settings(depth=problem.depth)
+    with process_pool(
+        solving.jobs, initializer=start_worker, initargs=(scored, solving.table_bits, solving.store)
+    ) as pool:
+        return sum(pool.map(keeps, problem.held_out, chunksize=8))
+
+
+def ensemble(members: Sequence[Params]) -> Params:
+    """The mean evaluation of ``members`` (fits of ``fit_rounds``: flat weights and a layer each): each
+    feature's weight is their mean, and their layers stand side by side, each unit's out weight divided by
+    their number (``engine.network.averaged``); the first member's search settings and provenance."""
+    if any(member.network is None or member.endgame or member.patterns for member in members):
+        raise ValueError("an ensemble joins fits of flat weights and a layer, nothing else")
+    first = members[0]
+    weights = {name: sum(member.weights[name] for member in members) / len(members) for name in first.weights}
+    # the keys are search settings, never ``endgame``, which mypy cannot tell
+    joined = make_params(weights, first.provenance, "an ensemble of fits", **first.search())  # type: ignore[arg-type]
+    return joined.with_network(averaged([member.network for member in members if member.network]))
+
+
 class RoundFigures(NamedTuple):
     """One round of ``fit_rounds``: the samples fitted, the fit's final loss, the held-out won positions
     kept at the benchmark's depth (of how many), and the CPU seconds the round took (this process and its
@@ -326,3 +349,43 @@ def fit_rounds(
         if round_ < options.leaves:
             samples = joined(samples, samples_of([(position_from_text(t), c, w) for t, c, w in found]))
     return params, history
+
+
+class EnsembleFit(NamedTuple):
+    """``fit_ensemble``'s result: the Params written (one member's, or the ensemble's), each member's
+    (seed, rounds' figures), the held-out won positions the written Params keep, and the CPU seconds of
+    every fit and count."""
+
+    params: Params
+    members: Tuple[Tuple[int, Tuple[RoundFigures, ...]], ...]
+    kept: int
+    cpu_seconds: float
+
+
+def fit_ensemble(
+    problem: Problem,
+    settings: Params,
+    options: NetworkOptions,
+    count: int,
+    solving: Solving,
+    report: Callable[[str], object] = print,
+    extra: Sequence[WonPosition] = (),
+) -> EnsembleFit:
+    """``fit_rounds`` from each of the ``count`` seeds ``options.seed`` onwards; where ``count`` > 1 their
+    ``ensemble``, its held-out won positions counted."""
+    fitted: List[Params] = []
+    members: List[Tuple[int, Tuple[RoundFigures, ...]]] = []
+    for seed in range(options.seed, options.seed + count):
+        if count > 1:
+            report(f"member {seed - options.seed + 1} of {count}: seed {seed}")
+        params, history = fit_rounds(problem, settings, options._replace(seed=seed), solving, report, extra)
+        fitted.append(params)
+        members.append((seed, tuple(history)))
+    cpu = sum(figures.cpu_seconds for _, history in members for figures in history)
+    if count == 1:
+        return EnsembleFit(fitted[0], tuple(members), members[0][1][-1].kept, cpu)
+    started = cpu_with_children()
+    joined = ensemble(fitted)
+    kept = held_out_kept(problem, joined, solving)
+    report(f"the ensemble of {count}: kept {kept} of {len(problem.held_out)} held-out won positions")
+    return EnsembleFit(joined, tuple(members), kept, cpu + cpu_with_children() - started)
