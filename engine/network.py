@@ -122,13 +122,6 @@ def scaled(network: Network, factor: float) -> Network:
     return Network(units=tuple(unit._replace(out=unit.out * factor) for unit in network.units))
 
 
-def averaged(networks: Sequence[Network]) -> Network:
-    """One layer whose value is the mean of ``networks``' (up to rounding): all their units, in order, each
-    ``out`` weight divided by their number."""
-    share = 1.0 / len(networks)
-    return Network(units=tuple(unit for network in networks for unit in scaled(network, share).units))
-
-
 class LayerReader:
     """``LayerReader(network)(own, opp, features)``: the layer's value for the mover's stones ``own``, the
     opponent's ``opp`` (bitboards) and the position's ``features`` (FEATURES order). The weights are laid

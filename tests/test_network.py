@@ -182,9 +182,9 @@ def test_the_command_fits_adds_leaves_scores_and_writes_a_params_file(tmp_path, 
 @pytest.mark.fast
 def test_an_ensemble_evaluates_the_mean_of_its_members():
     members = [
-        default_params().with_network(random_network(random.Random(seed), 3))._replace(
-            weights={name: random.Random(seed * 100 + k).uniform(-2, 2) for k, name in enumerate(FEATURES)}
-        )
+        default_params()
+        .with_network(random_network(random.Random(seed), 3))
+        ._replace(weights={name: random.Random(seed * 100 + k).uniform(-2, 2) for k, name in enumerate(FEATURES)})
         for seed in (1, 2, 3)
     ]
     joined = network_fit.ensemble(members)

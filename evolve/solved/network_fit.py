@@ -30,7 +30,7 @@ from engine.constants import NUM_POINTS
 from engine.features import FEATURES, PATH_FEATURE, feature_values
 from engine.native.solver import describe_position, position_from_text
 from engine.native.stored_solver import Solving, start_worker_solver, worker_solver
-from engine.network import MAX_UNITS, Network, Unit, averaged
+from engine.network import MAX_UNITS, Network, Unit, scaled
 from engine.params import Params, make_params
 from engine.position import Position
 from engine.search import Searcher
@@ -270,10 +270,17 @@ def held_out_kept(problem: Problem, params: Params, solving: Solving) -> int:
         return sum(pool.map(keeps, problem.held_out, chunksize=8))
 
 
+def averaged(networks: Sequence[Network]) -> Network:
+    """One layer whose value is the mean of ``networks``' (up to rounding): all their units, in order, each
+    ``out`` weight divided by their number."""
+    share = 1.0 / len(networks)
+    return Network(units=tuple(unit for network in networks for unit in scaled(network, share).units))
+
+
 def ensemble(members: Sequence[Params]) -> Params:
     """The mean evaluation of ``members`` (fits of ``fit_rounds``: flat weights and a layer each): each
     feature's weight is their mean, and their layers stand side by side, each unit's out weight divided by
-    their number (``engine.network.averaged``); the first member's search settings and provenance."""
+    their number (``averaged``); the first member's search settings and provenance."""
     if any(member.network is None or member.endgame or member.patterns for member in members):
         raise ValueError("an ensemble joins fits of flat weights and a layer, nothing else")
     first = members[0]
