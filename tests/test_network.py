@@ -1,6 +1,6 @@
 """The evaluation's hidden layer (engine/network.py): in the params file, the evaluation, the course
-agent, and its fit (evolve/solved/network_fit.py, ``evolve network``). Its compiled twin is compared node
-for node in tests/test_native_search.py."""
+agent, and its fit (evolve/solved/network_fit.py, ``evolve network``; the mean of several fits in
+network_ensemble.py). Its compiled twin is compared node for node in tests/test_native_search.py."""
 
 import gzip
 import json
@@ -20,7 +20,7 @@ from engine.play.game import play_game
 from engine.players.specs import make_player
 from engine.submission.bundle import write_bundle
 from engine.symmetry import SYMMETRIES, turn
-from evolve.solved import network_fit, tuners
+from evolve.solved import network_ensemble, network_fit, tuners
 from evolve.solved.fit_figures import TEMPERATURE
 from evolve.solved.positions import load_positions
 from tests.conftest import ROOT, cli, random_position
@@ -187,7 +187,7 @@ def test_an_ensemble_evaluates_the_mean_of_its_members():
         ._replace(weights={name: random.Random(seed * 100 + k).uniform(-2, 2) for k, name in enumerate(FEATURES)})
         for seed in (1, 2, 3)
     ]
-    joined = network_fit.ensemble(members)
+    joined = network_ensemble.ensemble(members)
     assert len(joined.network.units) == 9
     evaluators = [member.evaluator() for member in members]
     for index in range(20):
@@ -195,7 +195,7 @@ def test_an_ensemble_evaluates_the_mean_of_its_members():
         mean = sum(evaluate(position, captured) for evaluate in evaluators) / len(members)
         assert joined.evaluator()(position, captured) == pytest.approx(mean, rel=1e-9, abs=1e-9)
     with pytest.raises(ValueError, match="flat weights and a layer"):
-        network_fit.ensemble([default_params(), members[0]])
+        network_ensemble.ensemble([default_params(), members[0]])
 
 
 def test_the_command_fits_an_ensemble_of_seeds_and_scores_their_mean(tmp_path, problem):

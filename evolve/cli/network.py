@@ -13,7 +13,8 @@ from engine.network import MAX_UNITS
 from engine.params import load_params, save_params
 from evolve.cli.tuners import add_problem_files
 from evolve.solved import network_fit
-from evolve.solved.network_fit import NetworkOptions, extra_positions, fit_ensemble
+from evolve.solved.network_ensemble import fit_ensemble
+from evolve.solved.network_fit import NetworkOptions, extra_positions
 from evolve.solved.tuners import load_problem
 
 
@@ -37,6 +38,13 @@ def register(commands: Subcommands) -> None:
         help="the depth of the searches that draw leaves and score the held-out positions, with no book and no "
         "solver (default %(default)s)",
     )
+    _add_layer(parser)
+    _add_data(parser)
+    add_solving(parser, "processes scoring positions and drawing leaves", progress=False)
+
+
+def _add_layer(parser: argparse.ArgumentParser) -> None:
+    """The layer's size, its fit and its rounds of leaves."""
     parser.add_argument(
         "--hidden",
         type=integer_range(1, MAX_UNITS),
@@ -58,6 +66,20 @@ def register(commands: Subcommands) -> None:
         default=network_fit.ITERATIONS,
         help="L-BFGS iterations a fit (default %(default)s)",
     )
+    parser.add_argument("--seed", type=int, default=1, help="the layer's starting weights (default 1)")
+    parser.add_argument(
+        "--ensemble",
+        type=integer_range(1, MAX_UNITS),
+        default=1,
+        metavar="N",
+        help="fit N layers, from seeds --seed to --seed+N-1, each with its own rounds, and write their mean: "
+        "the features' mean weights and every member's units, each out weight divided by N (N x --hidden "
+        f"units, at most {MAX_UNITS}; N times the CPU). Default 1: one fit",
+    )
+
+
+def _add_data(parser: argparse.ArgumentParser) -> None:
+    """The positions fitted beside the benchmark's won training positions."""
     parser.add_argument(
         "--won-only",
         action="store_true",
@@ -73,17 +95,6 @@ def register(commands: Subcommands) -> None:
         help="more positions files from 'evolve positions' whose training splits join the fit (and draw leaves) "
         "but whose held-out splits are neither fitted nor scored: more data, the same benchmark",
     )
-    parser.add_argument("--seed", type=int, default=1, help="the layer's starting weights (default 1)")
-    parser.add_argument(
-        "--ensemble",
-        type=integer_range(1, MAX_UNITS),
-        default=1,
-        metavar="N",
-        help="fit N layers, from seeds --seed to --seed+N-1, each with its own rounds, and write their mean: "
-        "the features' mean weights and every member's units, each out weight divided by N (N x --hidden "
-        f"units, at most {MAX_UNITS}; N times the CPU). Default 1: one fit",
-    )
-    add_solving(parser, "processes scoring positions and drawing leaves", progress=False)
 
 
 def _network(args: argparse.Namespace) -> int:

@@ -6,7 +6,8 @@ split (``position_sources`` draws them: random play, games of mixed strength, re
 on against an exact adversary; ``labels`` samples positions and labels them with the compiled solver,
 ``fit`` fits the weights to those labels with CMA-ES (``fit_figures`` says how well weights order
 them), ``pattern_fit`` the pattern weights with them, by their gradient, and ``network_fit`` the
-evaluation's hidden layer to solved positions and its search's leaves; ``tuners`` compares tuners at
+evaluation's hidden layer to solved positions and its search's leaves (``network_ensemble`` the mean of
+several such fits); ``tuners`` compares tuners at
 equal CPU where the evaluation decides alone, on won positions whose every move is solved (its table and
 curves in ``tuners_report``; the tuners,
 ask/tell objects, in ``ask_tell``; its labels fitness, every move of a won position labelled, in

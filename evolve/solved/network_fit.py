@@ -19,6 +19,7 @@ weights, so the engine evaluates the raw features. Without leaves nothing shows 
 weigh ``UNFITTED_CAPTURES``.
 """
 
+import multiprocessing.pool
 import random
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -30,7 +31,7 @@ from engine.constants import NUM_POINTS
 from engine.features import FEATURES, PATH_FEATURE, feature_values
 from engine.native.solver import describe_position, position_from_text
 from engine.native.stored_solver import Solving, start_worker_solver, worker_solver
-from engine.network import MAX_UNITS, Network, Unit, scaled
+from engine.network import MAX_UNITS, Network, Unit
 from engine.params import Params, make_params
 from engine.position import Position
 from engine.search import Searcher
@@ -141,6 +142,35 @@ def _images(samples: Samples) -> Tuple[numpy.ndarray, numpy.ndarray]:
     return numpy.vstack(blocks), numpy.tile(samples.features, (len(SYMMETRIES), 1))
 
 
+def _unpacked(vector: numpy.ndarray, cuts: numpy.ndarray, width: int) -> List[numpy.ndarray]:
+    """The fit's vector as its parts: the units' input weights (``width`` x units), their biases, their out
+    weights, the constant, the features' weights."""
+    first, bias, out, offset, linear = numpy.split(vector, cuts)
+    return [first.reshape(width, len(bias)), bias, out, offset, linear]
+
+
+def _loss(
+    parts: List[numpy.ndarray], inputs: numpy.ndarray, standard: numpy.ndarray, targets: numpy.ndarray, ridge: float
+) -> Tuple[float, numpy.ndarray]:
+    """The regularised mean log loss at ``parts`` (``_unpacked``) and its gradient, as one flat vector."""
+    first, bias, out, offset, linear = parts
+    layer = numpy.tanh(inputs @ first + bias)
+    z = layer @ out + offset[0] + standard @ linear
+    value = float(numpy.mean(numpy.logaddexp(0.0, z) - targets * z)) + ridge * float(
+        numpy.sum(first * first) + out @ out
+    )
+    dz = (0.5 * (1.0 + numpy.tanh(0.5 * z)) - targets) / len(targets)  # the sigmoid, without overflow
+    dlayer = numpy.outer(dz, out) * (1.0 - layer * layer)
+    gradient = [
+        inputs.T @ dlayer + 2 * ridge * first,
+        dlayer.sum(axis=0),
+        layer.T @ dz + 2 * ridge * out,
+        [dz.sum()],
+        standard.T @ dz,
+    ]
+    return value, numpy.concatenate([numpy.ravel(part) for part in gradient])
+
+
 def fit_network(
     samples: Samples, hidden: int = HIDDEN, ridge: float = RIDGE, iterations: int = ITERATIONS, seed: int = 1
 ) -> Fitted:
@@ -154,30 +184,11 @@ def fit_network(
     standard = (features - mean) / spread
     inputs = numpy.hstack([board, standard[:, _STATIC]])
     targets = numpy.tile(samples.wins, len(SYMMETRIES))
-    count, width = inputs.shape
+    width = inputs.shape[1]
     cuts = numpy.cumsum([width * hidden, hidden, hidden, 1])
 
-    def unpack(vector: numpy.ndarray) -> List[numpy.ndarray]:
-        first, bias, out, offset, linear = numpy.split(vector, cuts)
-        return [first.reshape(width, hidden), bias, out, offset, linear]
-
     def loss(vector: numpy.ndarray) -> Tuple[float, numpy.ndarray]:
-        first, bias, out, offset, linear = unpack(vector)
-        layer = numpy.tanh(inputs @ first + bias)
-        z = layer @ out + offset[0] + standard @ linear
-        value = float(numpy.mean(numpy.logaddexp(0.0, z) - targets * z)) + ridge * float(
-            numpy.sum(first * first) + out @ out
-        )
-        dz = (0.5 * (1.0 + numpy.tanh(0.5 * z)) - targets) / count  # the sigmoid, without overflow
-        dlayer = numpy.outer(dz, out) * (1.0 - layer * layer)
-        parts = [
-            inputs.T @ dlayer + 2 * ridge * first,
-            dlayer.sum(axis=0),
-            layer.T @ dz + 2 * ridge * out,
-            [dz.sum()],
-            standard.T @ dz,
-        ]
-        return value, numpy.concatenate([numpy.ravel(part) for part in parts])
+        return _loss(_unpacked(vector, cuts, width), inputs, standard, targets, ridge)
 
     rng = numpy.random.default_rng(seed)
     start = numpy.concatenate(
@@ -189,7 +200,7 @@ def fit_network(
         ]
     )
     result = minimize(loss, start, jac=True, method="L-BFGS-B", options={"maxiter": iterations})
-    first, bias, out, offset, linear = unpack(result.x)
+    first, bias, out, offset, linear = _unpacked(result.x, cuts, width)
     weights = {name: TEMPERATURE * float(linear[k] / spread[k]) for k, name in enumerate(FEATURES)}
     if not samples.features[:, _PATH].any():
         weights[PATH_FEATURE] = UNFITTED_CAPTURES
@@ -260,34 +271,22 @@ def leaves(job: Tuple[WonPosition, int, int]) -> List[Tuple[str, int, float]]:
     return [(describe_position(p), captured, 1.0 if solver.wins(p) else 0.0) for p, captured in drawn if not p.is_over]
 
 
+def _counted(pool: multiprocessing.pool.Pool, problem: Problem) -> int:
+    """How many of ``problem``'s held-out won positions the ``pool``'s Params (``start_worker``) keep."""
+    return sum(pool.map(keeps, problem.held_out, chunksize=8))
+
+
+def _scoring_pool(params: Params, problem: Problem, solving: Solving) -> multiprocessing.pool.Pool:
+    """A pool whose workers search ``params`` at ``problem``'s depth (``keeps``, ``leaves``)."""
+    scored = params.with_settings(depth=problem.depth)
+    return process_pool(solving.jobs, initializer=start_worker, initargs=(scored, solving.table_bits, solving.store))
+
+
 def held_out_kept(problem: Problem, params: Params, solving: Solving) -> int:
     """How many of ``problem``'s held-out won positions keep the win with ``params`` searched to the problem's
     depth, with no book and no solver."""
-    scored = params.with_settings(depth=problem.depth)
-    with process_pool(
-        solving.jobs, initializer=start_worker, initargs=(scored, solving.table_bits, solving.store)
-    ) as pool:
-        return sum(pool.map(keeps, problem.held_out, chunksize=8))
-
-
-def averaged(networks: Sequence[Network]) -> Network:
-    """One layer whose value is the mean of ``networks``' (up to rounding): all their units, in order, each
-    ``out`` weight divided by their number."""
-    share = 1.0 / len(networks)
-    return Network(units=tuple(unit for network in networks for unit in scaled(network, share).units))
-
-
-def ensemble(members: Sequence[Params]) -> Params:
-    """The mean evaluation of ``members`` (fits of ``fit_rounds``: flat weights and a layer each): each
-    feature's weight is their mean, and their layers stand side by side, each unit's out weight divided by
-    their number (``averaged``); the first member's search settings and provenance."""
-    if any(member.network is None or member.endgame or member.patterns for member in members):
-        raise ValueError("an ensemble joins fits of flat weights and a layer, nothing else")
-    first = members[0]
-    weights = {name: sum(member.weights[name] for member in members) / len(members) for name in first.weights}
-    # the keys are search settings, never ``endgame``, which mypy cannot tell
-    joined = make_params(weights, first.provenance, "an ensemble of fits", **first.search())  # type: ignore[arg-type]
-    return joined.with_network(averaged([member.network for member in members if member.network]))
+    with _scoring_pool(params, problem, solving) as pool:
+        return _counted(pool, problem)
 
 
 class RoundFigures(NamedTuple):
@@ -328,11 +327,8 @@ def fit_rounds(
         # the keys are search settings, never ``endgame``, which mypy cannot tell
         params = make_params(fitted.weights, settings.provenance, "the fitted weights", **settings.search())  # type: ignore[arg-type]
         params = params.with_network(fitted.network)
-        scored = params.with_settings(depth=problem.depth)
-        with process_pool(
-            solving.jobs, initializer=start_worker, initargs=(scored, solving.table_bits, solving.store)
-        ) as pool:
-            kept = sum(pool.map(keeps, problem.held_out, chunksize=8))
+        with _scoring_pool(params, problem, solving) as pool:
+            kept = _counted(pool, problem)
             report(
                 f"round {round_}: log loss {fitted.figures['log_loss']:.4f}; kept {kept} of {len(problem.held_out)} "
                 f"held-out won positions at depth {problem.depth} ({kept / len(problem.held_out):.1%})"
@@ -356,43 +352,3 @@ def fit_rounds(
         if round_ < options.leaves:
             samples = joined(samples, samples_of([(position_from_text(t), c, w) for t, c, w in found]))
     return params, history
-
-
-class EnsembleFit(NamedTuple):
-    """``fit_ensemble``'s result: the Params written (one member's, or the ensemble's), each member's
-    (seed, rounds' figures), the held-out won positions the written Params keep, and the CPU seconds of
-    every fit and count."""
-
-    params: Params
-    members: Tuple[Tuple[int, Tuple[RoundFigures, ...]], ...]
-    kept: int
-    cpu_seconds: float
-
-
-def fit_ensemble(
-    problem: Problem,
-    settings: Params,
-    options: NetworkOptions,
-    count: int,
-    solving: Solving,
-    report: Callable[[str], object] = print,
-    extra: Sequence[WonPosition] = (),
-) -> EnsembleFit:
-    """``fit_rounds`` from each of the ``count`` seeds ``options.seed`` onwards; where ``count`` > 1 their
-    ``ensemble``, its held-out won positions counted."""
-    fitted: List[Params] = []
-    members: List[Tuple[int, Tuple[RoundFigures, ...]]] = []
-    for seed in range(options.seed, options.seed + count):
-        if count > 1:
-            report(f"member {seed - options.seed + 1} of {count}: seed {seed}")
-        params, history = fit_rounds(problem, settings, options._replace(seed=seed), solving, report, extra)
-        fitted.append(params)
-        members.append((seed, tuple(history)))
-    cpu = sum(figures.cpu_seconds for _, history in members for figures in history)
-    if count == 1:
-        return EnsembleFit(fitted[0], tuple(members), members[0][1][-1].kept, cpu)
-    started = cpu_with_children()
-    joined = ensemble(fitted)
-    kept = held_out_kept(problem, joined, solving)
-    report(f"the ensemble of {count}: kept {kept} of {len(problem.held_out)} held-out won positions")
-    return EnsembleFit(joined, tuple(members), kept, cpu + cpu_with_children() - started)
