@@ -403,10 +403,14 @@ def test_the_position_is_in_the_address_and_a_reload_or_a_link_shows_it(site, pa
     assert 'the address names no move "Z9"' in page.locator("#message").inner_text()
 
 
+LOST_LINE = "A3,E5,E3,D1,B5,D5,C1,B4,C2,C5,E1,A2,D4,A5"  # ply 14: every move loses
+UNREACHED = {"lost": True, "moves": [], "least_bad": None, "complete": False, "deepest": 6}
+
+
 def test_a_lost_position_shows_the_least_bad_move(site, page):
     url, _ = site
     page.add_init_script("localStorage.setItem('values', 'on')")
-    page.goto(url + "#/board?moves=A3,E5,E3,D1,B5,D5,C1,B4,C2,C5,E1,A2,D4,A5")  # ply 14: every move loses
+    page.goto(url + f"#/board?moves={LOST_LINE}")
     page.locator("#least-bad").wait_for(timeout=SOLVER_WAIT_MS)
     rows = page.locator("#refutations tbody tr").all()
     counts = [(int(row.get_attribute("data-keeping")), int(row.get_attribute("data-replies"))) for row in rows]
@@ -417,6 +421,55 @@ def test_a_lost_position_shows_the_least_bad_move(site, page):
     depths = [row.get_attribute("data-depth") for row in rows]
     assert all(depth == "" or 1 <= int(depth) <= 6 for depth in depths) and any(depths)
     assert "the agent's search finds one at depth" in page.locator("#refutations thead").inner_text()
+
+
+def test_refutations_that_reached_no_move_are_asked_for_again(site, page):
+    """On a busy machine the server's few seconds of solving may reach no move's replies: the page says
+    it is solving and asks again (the server keeps what it solved), and shows the table once an answer
+    comes with the moves."""
+    url, _ = site
+    asked, held = [], []
+
+    def first_unreached(route):
+        asked.append(route.request.post_data)
+        if len(asked) == 1:
+            route.fulfill(json=UNREACHED)
+        else:
+            held.append(route)  # the second ask, answered when the test has seen the note
+
+    page.route("**/api/board/refutations", first_unreached)
+    page.add_init_script("localStorage.setItem('values', 'on')")
+    page.goto(url + f"#/board?moves={LOST_LINE}")
+    page.locator("#refutations-wait").wait_for(timeout=SOLVER_WAIT_MS)
+    assert page.locator("#refutations-wait").inner_text() == "solving the opponent's replies…"
+    for _ in range(SOLVER_WAIT_MS // 100):  # the page's second ask reaches the route
+        if held:
+            break
+        page.wait_for_timeout(100)
+    assert held, "the page did not ask again"
+    held[0].continue_()
+    page.locator("#least-bad").wait_for(timeout=SOLVER_WAIT_MS)
+    assert len(asked) == 2 and asked[0] == asked[1]
+    assert page.locator("#refutations-wait").count() == 0
+
+
+def test_refutations_the_solver_never_reaches_say_so_after_the_last_ask(site, page):
+    url, _ = site
+    asked = []
+
+    def unreached(route):
+        asked.append(route.request.post_data)
+        route.fulfill(json=UNREACHED)
+
+    page.route("**/api/board/refutations", unreached)
+    page.add_init_script("localStorage.setItem('values', 'on')")
+    page.goto(url + f"#/board?moves={LOST_LINE}")
+    page.wait_for_function(
+        "(document.getElementById('refutations-wait') || {textContent: ''}).textContent.includes('step away')",
+        timeout=SOLVER_WAIT_MS,
+    )
+    assert len(asked) == 5  # REFUTATION_ASKS in board.js
+    assert page.locator("#least-bad").count() == 0
 
 
 def test_keep_solving_settles_the_margins_the_first_answer_left_open(site, page):

@@ -86,10 +86,17 @@ function valuesTable(values) {
     "</tbody></table>";
 }
 
+// How many times the page asks for a lost position's refutations while the answer leaves moves out.
+const REFUTATION_ASKS = 5;
+
 // In a lost position, how hard each move is to answer: the least-bad move, then every move with the share
 // of the opponent's replies that keep its win (fewer: harder to find the refutation) and the shallowest
 // depth at which the agent's search finds one (deeper: harder).
 function refutationsText(found) {
+  if (found && found.lost && !found.moves.length && !found.complete) {
+    return found.last ? `<p class="note" id="refutations-wait">the solver reached no move's replies in its time: step away and back to ask again</p>`
+      : `<p class="muted" id="refutations-wait">solving the opponent's replies…</p>`;
+  }
   if (!found || !found.lost || !found.moves.length) return "";
   const share = row => row.replies ? `${row.keeping} of ${row.replies} replies keep the win` : "it ends the game, lost";
   const depth = row => !row.replies ? "–" : row.depth !== null ? `${row.depth} ${row.depth === 1 ? "ply" : "plies"}` : `deeper than ${found.deepest} plies, or not reached in time`;
@@ -171,9 +178,15 @@ export function showBoard(main) {
       else if (asked === state.asked && found.more) show("values", postJSON("/api/board/values", {moves, margins: true}));
       // A lost position: how hard each move is to answer, and the least-bad one.
       if (asked === state.asked && found.exact && found.moves.length && found.moves.every(v => v.wins === false)) {
-        show("refutations", postJSON("/api/board/refutations", {moves}));
+        show("refutations", refutations(REFUTATION_ASKS));
       }
       return found;
+    });
+    // The server solves the replies for a few seconds at a time and keeps what it solved, so an answer
+    // that did not reach every move (a busy machine) is asked for again, up to ``left`` times in all.
+    const refutations = left => postJSON("/api/board/refutations", {moves}).then(found => {
+      if (asked === state.asked && found.lost && !found.complete && left > 1) show("refutations", refutations(left - 1));
+      return Object.assign(found, {last: left <= 1});
     });
     show("values", wins());
     show("agent", postJSON("/api/board/agent", {moves}));
