@@ -93,11 +93,12 @@ const REFUTATION_ASKS = 5;
 // of the opponent's replies that keep its win (fewer: harder to find the refutation) and the shallowest
 // depth at which the agent's search finds one (deeper: harder).
 function refutationsText(found) {
-  if (found && found.lost && !found.moves.length && !found.complete) {
+  if (!found || !found.lost) return "";
+  if (!found.moves.length) {  // none reached yet: asked again, or the last answer
+    if (found.complete) return "";
     return found.last ? `<p class="note" id="refutations-wait">the solver reached no move's replies in its time: step away and back to ask again</p>`
       : `<p class="muted" id="refutations-wait">solving the opponent's replies…</p>`;
   }
-  if (!found || !found.lost || !found.moves.length) return "";
   const share = row => row.replies ? `${row.keeping} of ${row.replies} replies keep the win` : "it ends the game, lost";
   const depth = row => !row.replies ? "–" : row.depth !== null ? `${row.depth} ${row.depth === 1 ? "ply" : "plies"}` : `deeper than ${found.deepest} plies, or not reached in time`;
   const best = found.moves[0];
