@@ -23,7 +23,7 @@ from engine.constants import BLACK
 from engine.players.base import PlayerFault, Reason
 from engine.players.program import ProgramPlayer
 from engine.position import Position
-from engine.sandbox import accounting
+from engine.sandbox import accounting, users
 from engine.sandbox.isolation import isolation, warning
 from engine.sandbox.limits import Limits
 
@@ -182,17 +182,17 @@ def test_a_fork_bomb_is_stopped_at_the_process_limit_and_ends_with_the_move(tmp_
 
 @contextmanager
 def user_running(tasks):
-    """The user a sandboxed move runs as (``nobody`` under root, else this one) running ``tasks``
-    threads meanwhile, in a process of its own."""
+    """Another sandbox's user (under root; else this one, every sandbox's) running ``tasks`` threads
+    meanwhile, in a process of its own."""
     ready, told = os.pipe()
+    held = users.lease()
     pid = os.fork()
     if pid == 0:  # the child: become that user, start the threads, wait to be killed
         try:
-            ids = sandbox.unprivileged_ids()
-            if ids:
+            if held.user:
                 os.setgroups([])
-                os.setgid(ids[1])
-                os.setuid(ids[0])
+                os.setgid(held.user.gid)
+                os.setuid(held.user.uid)
             for _ in range(tasks):
                 threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
             os.write(told, b"ready")
@@ -207,6 +207,7 @@ def user_running(tasks):
         os.waitpid(pid, 0)
         os.close(ready)
         os.close(told)
+        held.release()
 
 
 @pytest.mark.fast

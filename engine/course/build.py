@@ -30,6 +30,7 @@ from engine.sandbox.files import copy_folder, excerpt, tail
 from engine.sandbox.isolation import prepare_folder, wrap
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB, Limits, SandboxError, UntrustedFolderError
 from engine.sandbox.process import run
+from engine.sandbox.users import lease
 
 
 def _sources(folder: str) -> List[str]:
@@ -130,11 +131,12 @@ def _missing_tool(language):
     return None
 
 
-def _compile(language, copy, log_path, limits):
-    """None when ``language``'s build succeeds in ``copy`` under ``limits`` (in the sandbox), else why not."""
+def _compile(language, copy, log_path, limits, user):
+    """None when ``language``'s build succeeds in ``copy`` under ``limits`` (in the sandbox, as ``user``),
+    else why not."""
     argv = language.build(copy)
     try:
-        wrapped = wrap(argv, copy, limits)
+        wrapped = wrap(argv, copy, limits, user)
     except SandboxError as error:
         return str(error)
     with open(log_path, "wb") as log:
@@ -194,9 +196,10 @@ def build_agent(folder: str, workspace: str, index: Union[int, str] = 0, limits:
     if not os.path.isfile(os.path.join(copy, language.source)):
         return Built(folder, name, language.name, spec, f"{language.source} is not a regular file")
     if language.build:
-        prepare_folder(copy, limits)
         log = os.path.join(workspace, f"build-{index}.log")
-        failure = _compile(language, copy, log, limits)
+        with lease() as held:  # the build's sandbox a user of its own, as a game's
+            prepare_folder(copy, limits, held.user)
+            failure = _compile(language, copy, log, limits, held.user)
         if failure:
             return Built(folder, name, language.name, spec, failure, log)
     return Built(folder, name, language.name, f"cmd:{copy}::{language.run}", None)

@@ -90,7 +90,7 @@ class ProgramPlayer(Player):
             if os.path.lexists(path):
                 os.unlink(path)  # the folder's own file
             write_new(path, text)
-        prepare_folder(self.workdir, self.limits)
+        prepare_folder(self.workdir, self.limits, self.workspace.user)
         if gamebox.available(self.limits):
             self.box = gamebox.GameBox(
                 self.workdir,
@@ -100,6 +100,7 @@ class ProgramPlayer(Player):
                 self.wall_limit,
                 self._stderr_path(),
                 self.workspace.scratch,
+                self.workspace.user,
             )
 
     def close(self) -> None:
@@ -234,7 +235,7 @@ class ProgramPlayer(Player):
                 if finished is not None:
                     return finished
                 self.box = None  # no namespaces for moves here: a sandbox a move from now on
-            argv = wrap(self.command, workdir, self.limits)
+            argv = wrap(self.command, workdir, self.limits, self._game()[0].user)
         except SandboxError as error:
             raise PlayerFault(Reason.CRASH, str(error))
         with open(stderr_path, "wb") as stderr:

@@ -7,30 +7,32 @@ no other player's copy, no home folder, no ``~/.cache``), no network, its own pr
 descendant ends when it ends), and the stated ``environment``, nothing of the host's (the same
 environment a run gets without the sandbox).
 
-``inner_command`` is what runs inside it: when littlego runs as root, the switch to the
-unprivileged user ``nobody`` (``as_unprivileged``), in a user namespace of its own where one can be
-had, then the process limit (``prlimit``), set inside that namespace, where from Linux 5.14 the
-kernel counts RLIMIT_NPROC against the namespace's own tasks. Whether this machine can run any of
-it, and when to, is ``engine.sandbox.isolation``.
+``inner_command`` is what runs inside it: when littlego runs as root, the switch to the sandbox's
+own unprivileged user (``as_unprivileged``; ``engine.sandbox.users`` gives each living sandbox a uid
+of its own), in a user namespace of its own where one can be had, then the process limit
+(``prlimit``), set inside that namespace, where from Linux 5.14 the kernel counts RLIMIT_NPROC
+against the namespace's own tasks, then the confinement a served move has (``forkserver``'s
+``--exec``: no capability, no new privileges, the moves' seccomp filter). Whether this machine can
+run any of it, and when to, is ``engine.sandbox.isolation``.
 """
 
 import functools
 import os
-import pwd
 import shutil
 import subprocess
 import sys
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence
 
 import engine
+from engine.sandbox import forkserver
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB
+from engine.sandbox.users import SandboxUser
 
 ISOLATION_TOOL = "bwrap"
 # util-linux, all three: under root the sandboxed command becomes nobody (setpriv) in a user namespace of
 # its own (unshare); the process limit is set inside that namespace (prlimit), where the kernel counts it.
 SWITCH_USER, OWN_USER_NAMESPACE, PROCESS_LIMIT = "setpriv", "unshare", "prlimit"
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
-UNPRIVILEGED_USER = "nobody"
 # The whole environment of an untrusted program, isolated or not: nothing of the host's (no tokens, no
 # keys, no PYTHONPATH). PATH also holds the folder of the Python running littlego; HOME is its own copy.
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -43,17 +45,6 @@ def environment(folder: str) -> Dict[str, str]:
     python_folder = os.path.dirname(sys.executable)
     path = SYSTEM_PATH if python_folder in SYSTEM_PATH.split(":") else python_folder + ":" + SYSTEM_PATH
     return {"PATH": path, "HOME": folder, "LANG": LANGUAGE, "TMPDIR": "/tmp"}
-
-
-def unprivileged_ids() -> Optional[Tuple[int, int]]:
-    """(uid, gid) of the user a sandboxed move runs as: ``nobody`` when littlego runs as root, else None."""
-    if os.geteuid() != 0:
-        return None
-    try:
-        entry = pwd.getpwnam(UNPRIVILEGED_USER)
-    except KeyError:
-        return None
-    return entry.pw_uid, entry.pw_gid
 
 
 def _visible_folders(extra: Iterable[str] = ()) -> List[str]:
@@ -80,15 +71,15 @@ def _ancestors(folders: List[str]) -> List[str]:
     return sorted(set(made), key=lambda f: f.count(os.sep))
 
 
-def as_unprivileged() -> List[str]:
-    """The start of what runs inside bwrap under root: becoming ``nobody``, no capability kept; [] otherwise."""
-    ids = unprivileged_ids()
-    if not ids:
+def as_unprivileged(user: Optional[SandboxUser]) -> List[str]:
+    """The start of what runs inside bwrap under root: becoming the sandbox's ``user``, no capability kept;
+    [] where littlego is not root (``user`` None)."""
+    if user is None:
         return []
     return [
         shutil.which(SWITCH_USER) or SWITCH_USER,
-        f"--reuid={ids[0]}",
-        f"--regid={ids[1]}",
+        f"--reuid={user.uid}",
+        f"--regid={user.gid}",
         "--clear-groups",
         "--inh-caps=-all",
         "--bounding-set=-all",
@@ -96,15 +87,21 @@ def as_unprivileged() -> List[str]:
     ]
 
 
-def inner_command(command: Sequence[str], allowance: int, nested: bool) -> List[str]:
-    """What runs inside bwrap: under root, ``nobody`` (in a user namespace of its own where
-    ``nested``), then RLIMIT_NPROC at ``allowance``, then ``command`` (a list)."""
-    chain = as_unprivileged()
+def confined(command: Sequence[str]) -> List[str]:
+    """``command`` (a list) run as a served move's first process runs (``forkserver.confined_exec``)."""
+    server = os.path.abspath(forkserver.__file__)
+    # -S -s -E: nothing of site-packages, the user's or the environment runs before the command.
+    return [sys.executable, "-S", "-s", "-E", server, forkserver.CONFINED_EXEC] + list(command)
+
+
+def inner_command(command: Sequence[str], allowance: int, nested: bool, user: Optional[SandboxUser]) -> List[str]:
+    """What runs inside bwrap: under root, the sandbox's ``user`` (in a user namespace of its own where
+    ``nested``), then RLIMIT_NPROC at ``allowance``, then ``command`` (a list), confined."""
+    chain = as_unprivileged(user)
     if chain and nested:
         chain += [shutil.which(OWN_USER_NAMESPACE) or OWN_USER_NAMESPACE, "--user", "--"]
-    return (
-        chain + [shutil.which(PROCESS_LIMIT) or PROCESS_LIMIT, f"--nproc={allowance}:{allowance}", "--"] + list(command)
-    )
+    limit = [shutil.which(PROCESS_LIMIT) or PROCESS_LIMIT, f"--nproc={allowance}:{allowance}", "--"]
+    return chain + limit + confined(command)
 
 
 def _private(place: str, size_mb: int, scratch: Optional[Dict[str, str]]) -> List[str]:
@@ -138,18 +135,21 @@ def bwrap_argv(
     extra: Iterable[str] = (),
     scratch: Optional[Dict[str, str]] = None,
     serves_moves: bool = False,
+    user: Optional[SandboxUser] = None,
 ) -> List[str]:
     """The argv running ``command`` (a list) in a sandbox whose only writable folder is ``writable``,
     beside /tmp and /dev/shm: tmpfs of ``tmp_mb`` each, or the host's folders ``scratch`` names
     ({"/tmp": folder, "/dev/shm": folder}: a workspace's, within its quota).
 
     Under root, bwrap runs privileged, with no user namespace, and the command (``inner_command``) turns
-    itself into ``nobody`` (the kernel never holds root's processes to a limit): unmapped in its own user
+    itself into the sandbox's ``user`` (the kernel never holds root's processes to a limit): unmapped in its own user
     namespace, it holds no capability after its exec and can make no namespace. Otherwise bwrap runs
     unprivileged in a user namespace of its own, where the user is mapped: ``--disable-userns`` then
     keeps the command from making a user namespace (and in it every other kind), unless the command
     ``serves_moves`` (the move server, which makes each move's own and confines the move itself).
     """
+    if user is None and os.geteuid() == 0:
+        raise ValueError("a sandbox under root runs as a user of its own (engine.sandbox.users.lease)")
     argv = [shutil.which(ISOLATION_TOOL) or ISOLATION_TOOL] + _folders(writable, tmp_mb, extra, scratch)
     # --as-pid-1: the command is the namespace's first process, so that its CPU (children included) reaches
     # the host's wait4, and everything it leaves ends when it does.
@@ -169,7 +169,7 @@ def bwrap_argv(
     ]
     for name, value in sorted(environment(chdir).items()):
         argv += ["--setenv", name, value]
-    return argv + _namespaces(serves_moves) + list(command)
+    return argv + _namespaces(serves_moves, user) + list(command)
 
 
 def _folders(
@@ -193,11 +193,12 @@ def _folders(
     return argv
 
 
-def _namespaces(serves_moves: bool) -> List[str]:
-    """The bwrap arguments of a sandbox's namespaces, up to the ``--`` before the command: under root, every
-    namespace but the user's, and the capabilities that switching to ``nobody`` needs; otherwise every
-    namespace, a user namespace included, and none for the command to make unless it ``serves_moves``."""
-    if unprivileged_ids():
+def _namespaces(serves_moves: bool, user: Optional[SandboxUser]) -> List[str]:
+    """The bwrap arguments of a sandbox's namespaces, up to the ``--`` before the command: under root (a
+    ``user`` to switch to), every namespace but the user's, and the capabilities that switching to it needs;
+    otherwise every namespace, a user namespace included, and none for the command to make unless it
+    ``serves_moves``."""
+    if user is not None:
         return [
             "--unshare-ipc",
             "--unshare-pid",

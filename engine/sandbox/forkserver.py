@@ -67,6 +67,7 @@ PR_SET_DUMPABLE = 4
 CLONE_SYSCALL = {"x86_64": 56, "aarch64": 220}  # clone's number; with a null stack, the same arguments
 KEYCTL_SYSCALL = {"x86_64": 250, "aarch64": 219}  # keyctl's, and its request for a new session keyring
 KEYCTL_JOIN_SESSION_KEYRING = 1
+CONFINED_EXEC = "--exec"  # the argument that runs the rest of the command line confined (``confined_exec``)
 EXEC_FAILED = 127  # the shell's status for a command that cannot be started
 EXIT_CANNOT_OPEN = 2  # python's status when its script cannot be opened
 # Signals Python ignores at its start that a fresh program would not: restored before an exec.
@@ -174,11 +175,40 @@ class _CapData(ctypes.Structure):
 
 
 # Seccomp (linux/seccomp.h, linux/filter.h, linux/audit.h): each machine's audit arch and the numbers of
-# the calls that make or enter namespaces (unshare, clone, setns, clone3).
+# the calls the filter reads: those that make or enter namespaces (unshare, clone, setns, clone3), those
+# that make sockets (socket, socketpair: their family is read), and those a move never needs and that
+# reach past the sandbox's namespaces or into the kernel's riskiest code (io_uring's three, userfaultfd,
+# bpf, perf_event_open).
 SECCOMP_ARCH = {
-    "x86_64": (0xC000003E, {"unshare": 272, "clone": 56, "setns": 308, "clone3": 435}),
-    "aarch64": (0xC00000B7, {"unshare": 97, "clone": 220, "setns": 268, "clone3": 435}),
+    "x86_64": (
+        0xC000003E,
+        {"unshare": 272, "clone": 56, "setns": 308, "clone3": 435, "socket": 41, "socketpair": 53},
+        {
+            "io_uring_setup": 425,
+            "io_uring_enter": 426,
+            "io_uring_register": 427,
+            "userfaultfd": 323,
+            "bpf": 321,
+            "perf_event_open": 298,
+        },
+    ),
+    "aarch64": (
+        0xC00000B7,
+        {"unshare": 97, "clone": 220, "setns": 268, "clone3": 435, "socket": 198, "socketpair": 199},
+        {
+            "io_uring_setup": 425,
+            "io_uring_enter": 426,
+            "io_uring_register": 427,
+            "userfaultfd": 282,
+            "bpf": 280,
+            "perf_event_open": 241,
+        },
+    ),
 }
+# The socket families a move may make: local sockets, and IP ones, which reach nothing outside its empty
+# network namespace. AF_VSOCK (the hypervisor's), AF_NETLINK (the kernel's), AF_PACKET and the rest are
+# refused: no namespace of the sandbox's covers them all.
+SOCKET_FAMILIES = (1, 2, 10)  # AF_UNIX, AF_INET, AF_INET6
 X32_CALLS = 0x40000000  # x86_64's x32 numbers: another way to the same calls, refused whole
 LOAD, JUMP_EQUAL, JUMP_AT_LEAST, JUMP_ANY_BIT, RETURN = 0x20, 0x15, 0x35, 0x45, 0x06
 ALLOW, REFUSE_WITH = 0x7FFF0000, 0x00050000  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | errno
@@ -188,39 +218,52 @@ PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 47, 4
 CAPABILITY_VERSION_3 = 0x20080522
 
 
-def _namespace_filter(machine: str) -> "Optional[List[Tuple[int, int, int, int]]]":
-    """The seccomp program that refuses every namespace a process could make or enter: unshare and clone
-    with any namespace flag (EPERM), setns (EPERM), clone3 (ENOSYS: its flags lie in memory no filter reads,
-    and glibc falls back to clone), any call of another architecture (EPERM); None for an unknown machine."""
+def _when_call(number: int, block: "List[Tuple[int, int, int, int]]") -> "List[Tuple[int, int, int, int]]":
+    """``block`` (which ends in a return) run for the call ``number`` only: the others skip it.
+    Instructions are (code, jump if true, jump if false, constant); jumps count the instructions skipped."""
+    return [(JUMP_EQUAL, 0, len(block), number)] + block
+
+
+def _move_filter(machine: str) -> "Optional[List[Tuple[int, int, int, int]]]":
+    """The seccomp program of every move: it refuses every namespace a process could make or enter
+    (unshare and clone with any namespace flag, setns: EPERM; clone3: ENOSYS, as its flags lie in memory
+    no filter reads, and the C library falls back to clone), sockets of any family but SOCKET_FAMILIES
+    (EAFNOSUPPORT), the calls of REFUSED (EPERM) and any call of another architecture (EPERM); None for an
+    unknown machine."""
     if machine not in SECCOMP_ARCH:
         return None
-    arch, calls = SECCOMP_ARCH[machine]
+    arch, read, refused = SECCOMP_ARCH[machine]
     refuse, missing = REFUSE_WITH | errno.EPERM, REFUSE_WITH | errno.ENOSYS
-    # Instructions as (code, jump if true, jump if false, constant); jumps count the instructions skipped.
+    no_family = REFUSE_WITH | errno.EAFNOSUPPORT
     program = [
         (LOAD, 0, 0, ARCH),
         (JUMP_EQUAL, 1, 0, arch),
-        (RETURN, 0, 0, refuse),  # 2: another architecture
+        (RETURN, 0, 0, refuse),  # another architecture
         (LOAD, 0, 0, NUMBER),
-        (JUMP_AT_LEAST, 7, 0, X32_CALLS),  # to 12
-        (JUMP_EQUAL, 4, 0, calls["unshare"]),  # to 10
-        (JUMP_EQUAL, 3, 0, calls["clone"]),  # to 10
-        (JUMP_EQUAL, 4, 0, calls["setns"]),  # to 12
-        (JUMP_EQUAL, 4, 0, calls["clone3"]),  # to 13
-        (RETURN, 0, 0, ALLOW),  # 9
-        (LOAD, 0, 0, FIRST_ARGUMENT),  # 10: the flags of unshare and clone
-        (JUMP_ANY_BIT, 0, 2, ANY_NAMESPACE),  # to 12, else to 14
-        (RETURN, 0, 0, refuse),  # 12
-        (RETURN, 0, 0, missing),  # 13
-        (RETURN, 0, 0, ALLOW),  # 14
+        (JUMP_AT_LEAST, 0, 1, X32_CALLS),
+        (RETURN, 0, 0, refuse),
     ]
-    return program
+    for number in [read["setns"]] + sorted(refused.values()):
+        program += _when_call(number, [(RETURN, 0, 0, refuse)])
+    program += _when_call(read["clone3"], [(RETURN, 0, 0, missing)])
+    namespace_flags = [
+        (LOAD, 0, 0, FIRST_ARGUMENT),
+        (JUMP_ANY_BIT, 0, 1, ANY_NAMESPACE),
+        (RETURN, 0, 0, refuse),
+        (RETURN, 0, 0, ALLOW),
+    ]
+    program += _when_call(read["unshare"], namespace_flags) + _when_call(read["clone"], namespace_flags)
+    # The family: each allowed one jumps to the ALLOW after the refusal.
+    allowed = [(JUMP_EQUAL, len(SOCKET_FAMILIES) - index, 0, family) for index, family in enumerate(SOCKET_FAMILIES)]
+    family_check = [(LOAD, 0, 0, FIRST_ARGUMENT)] + allowed + [(RETURN, 0, 0, no_family), (RETURN, 0, 0, ALLOW)]
+    program += _when_call(read["socket"], family_check) + _when_call(read["socketpair"], family_check)
+    return program + [(RETURN, 0, 0, ALLOW)]
 
 
 def _confine() -> None:
     """Leave the move's first process no way to make or enter a namespace, before the agent's code runs:
     every capability dropped (it holds all of them in the move's own user namespace), no new privileges
-    ever (setuid programs included), and the seccomp filter of ``_namespace_filter`` installed. What
+    ever (setuid programs included), and the seccomp filter of ``_move_filter`` installed. What
     this machine refuses of it is not fatal: without the capabilities no namespace but a user one can
     be made, and that one needs a mapped user, which only a capability could write."""
     last = 63
@@ -234,7 +277,7 @@ def _confine() -> None:
     _LIBC.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
     _LIBC.capset(ctypes.byref(_CapHeader(CAPABILITY_VERSION_3, 0)), ctypes.byref((_CapData * 2)()))
     _LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-    program = _namespace_filter(os.uname().machine)
+    program = _move_filter(os.uname().machine)
     if program:
         filters = (_Filter * len(program))(*(_Filter(*instruction) for instruction in program))
         _LIBC.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(_Program(len(program), filters)), 0, 0)
@@ -244,8 +287,7 @@ def _first_process(move: "MoveSettings") -> "NoReturn":
     """The move's PID 1: its limits, session and files, then the agent (a Python script run here, or an
     exec); never returns."""
     try:
-        os.setsid()
-        _LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # its own /proc files are its own again
+        os.setsid()  # not dumpable, as the server: no process of another user traces it or reads its memory
         if os.uname().machine in KEYCTL_SYSCALL:  # a session keyring of its own: no key outlives the move
             _LIBC.syscall(KEYCTL_SYSCALL[os.uname().machine], KEYCTL_JOIN_SESSION_KEYRING, None)
         limits = move["limits"]
@@ -362,7 +404,22 @@ def serve(move: "MoveSettings") -> None:
         answers.flush()
 
 
-if __name__ == "__main__":
+def confined_exec(argv: "List[str]") -> "NoReturn":
+    """Run ``argv`` confined as a served move's first process is (``_confine``): the move of a sandbox of
+    its own, where no server forks it (``bwrap.inner_command`` ends with this); never returns."""
+    _confine()
+    for number in RESTORED:
+        signal.signal(number, signal.SIG_DFL)
+    try:
+        os.execvp(argv[0], argv)
+    except OSError as error:
+        print(f"cannot start {argv[0]}: {error.strerror or error}", file=sys.stderr)
+    os._exit(EXEC_FAILED)
+
+
+if __name__ == "__main__" and sys.argv[1:2] == [CONFINED_EXEC]:
+    confined_exec(sys.argv[2:])
+elif __name__ == "__main__":
     settings = marshal.loads(bytes.fromhex(sys.stdin.buffer.readline().decode("ascii").strip()))
     for name in PRELOADED:
         __import__(name)

@@ -26,10 +26,11 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple, Union, 
 
 from engine.sandbox import forkserver
 from engine.sandbox.accounting import CPU, Accounting
-from engine.sandbox.bwrap import environment, unprivileged_ids
+from engine.sandbox.bwrap import environment
 from engine.sandbox.isolation import Command, process_allowance, resolve_command, server_sandbox, serves_moves
 from engine.sandbox.limits import MIB, Limits
 from engine.sandbox.process import Finished, _kill_group, _Samples, file_limits, starter
+from engine.sandbox.users import SandboxUser
 
 if TYPE_CHECKING:
     from engine.sandbox.forkserver import MoveSettings
@@ -80,9 +81,11 @@ class GameBox:
         wall_limit: float,
         stderr_path: str,
         scratch: Optional[Dict[str, str]] = None,
+        user: Optional[SandboxUser] = None,
     ):
+        """``scratch`` and ``user``: the workspace's (``Workspace.scratch``, ``Workspace.user``)."""
         self.folder, self.limits, self.cpu_limit, self.wall_limit = folder, limits, cpu_limit, wall_limit
-        self.command, self.stderr_path, self.scratch = command, stderr_path, scratch
+        self.command, self.stderr_path, self.scratch, self.user = command, stderr_path, scratch, user
         self.process: Optional[subprocess.Popen[bytes]] = None
         self.accounting: Optional[Accounting] = None
         self.samples: Optional[_Samples] = None
@@ -102,7 +105,7 @@ class GameBox:
                 "data": self.limits.memory_mb * MIB,
                 "fsize": file_size,
                 "nofile": open_files,
-                "nproc": process_allowance(self.limits),
+                "nproc": process_allowance(self.limits, self.user),
             },
         }
         return move, installation
@@ -117,11 +120,10 @@ class GameBox:
         # -s: no user site-packages (HOME is the agent's folder: its .pth files would run in the server);
         # -E: no PYTHON* variable (the environment is the stated one anyway).
         server = [sys.executable, "-s", "-E", os.path.abspath(forkserver.__file__)]
-        argv = server_sandbox(server, self.folder, self.limits, installation, self.scratch)
+        argv = server_sandbox(server, self.folder, self.limits, installation, self.scratch, self.user)
         with open(self.stderr_path, "ab") as stderr:
-            ids = unprivileged_ids()
-            if ids:  # the moves' user opens it afresh (forkserver): its stderr, and no other file of the host's
-                os.fchown(stderr.fileno(), *ids)
+            if self.user:  # the moves' user opens it afresh (forkserver): its stderr, and no other file of the host's
+                os.fchown(stderr.fileno(), self.user.uid, self.user.gid)
             self.process = subprocess.Popen(
                 argv,
                 cwd=self.folder,

@@ -24,9 +24,9 @@ from engine.sandbox.bwrap import (
     as_unprivileged,
     bwrap_argv,
     inner_command,
-    unprivileged_ids,
 )
 from engine.sandbox.limits import DEFAULT_LIMITS, Limits, SandboxError
+from engine.sandbox.users import SandboxUser, lease
 
 # Linux 5.14 (ucounts) counts RLIMIT_NPROC per user namespace: a task's own namespace against its limit.
 COUNTED_PER_NAMESPACE_SINCE = (5, 14)
@@ -40,7 +40,7 @@ class Support(NamedTuple):
     isolated: bool  # bwrap isolates a move here
     why: str = ""  # why not, when it does not
     own_count: bool = False  # the process limit counts the move's own tasks, not all of its user's
-    nested: bool = False  # under root: the move enters a user namespace of its own (unshare), as nobody
+    nested: bool = False  # under root: the move enters a user namespace of its own (unshare), as its user
 
 
 def _kernel_version(release: Optional[str] = None) -> Tuple[int, int]:
@@ -54,15 +54,16 @@ def _kernel_version(release: Optional[str] = None) -> Tuple[int, int]:
 
 def _trial(nested: bool) -> Tuple[bool, str, Optional[str]]:
     """(ran, why not, the user namespace it ran in) of a sandboxed move that only names its namespace."""
-    inside = inner_command(["readlink", "/proc/self/ns/user"], DEFAULT_LIMITS.processes, nested)
     try:
-        done = subprocess.run(
-            bwrap_argv("/", inside, writable=None),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            timeout=30,
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
+        with lease() as held:
+            inside = inner_command(["readlink", "/proc/self/ns/user"], DEFAULT_LIMITS.processes, nested, held.user)
+            done = subprocess.run(
+                bwrap_argv("/", inside, writable=None, user=held.user),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=30,
+            )
+    except (OSError, subprocess.TimeoutExpired, SandboxError) as error:
         return False, f"{ISOLATION_TOOL} fails here: {error}", None
     if done.returncode != 0:
         return False, "{} fails here: {}".format(ISOLATION_TOOL, done.stderr.decode("utf-8", "replace").strip()), None
@@ -72,7 +73,7 @@ def _trial(nested: bool) -> Tuple[bool, str, Optional[str]]:
 @functools.lru_cache(maxsize=None)
 def support() -> Support:
     """What this machine offers program players' moves (a Support), tried once a process."""
-    root = unprivileged_ids() is not None
+    root = os.geteuid() == 0
     needed = (ISOLATION_TOOL, PROCESS_LIMIT) + ((SWITCH_USER,) if root else ())
     missing = [tool for tool in needed if shutil.which(tool) is None]
     if missing:
@@ -84,7 +85,7 @@ def support() -> Support:
         )
     ran, why, namespace = _trial(nested=root)
     nested = root and ran
-    if root and not ran:  # no user namespace for nobody: isolated still, the count shared by nobody's tasks
+    if root and not ran:  # no user namespace for its user: isolated still, the count shared by that user's tasks
         ran, why, namespace = _trial(nested=False)
     own_count = (
         ran and namespace != os.readlink("/proc/self/ns/user") and _kernel_version() >= COUNTED_PER_NAMESPACE_SINCE
@@ -182,35 +183,37 @@ def _tasks_of(uid: int) -> int:
     return count
 
 
-def process_allowance(limits: Limits) -> int:
+def process_allowance(limits: Limits, user: Optional[SandboxUser]) -> int:
     """The RLIMIT_NPROC of a sandboxed move: ``limits.processes`` where the kernel counts the move's own
-    tasks; else (before Linux 5.14, or no user namespace for nobody) that many beyond those its user runs now."""
+    tasks; else (before Linux 5.14, or no user namespace for its user) that many beyond those its ``user``
+    (None: littlego's own) runs now."""
     if support().own_count:
         return limits.processes
-    ids = unprivileged_ids()
-    return limits.processes + _tasks_of(ids[0] if ids else os.getuid())
+    return limits.processes + _tasks_of(user.uid if user else os.getuid())
 
 
-def prepare_folder(folder: str, limits: Limits) -> None:
-    """Give a player's folder copy to the user its moves run as (``nobody`` under root, when isolated)."""
-    ids = unprivileged_ids()
-    if limits.mode == "off" or ids is None or not support().isolated:
+def prepare_folder(folder: str, limits: Limits, user: Optional[SandboxUser]) -> None:
+    """Give a player's folder copy to the ``user`` its sandbox runs as (under root, when isolated): its
+    own, read, written and entered by that user alone (and root)."""
+    if limits.mode == "off" or user is None or not support().isolated:
         return
     for root, dirs, files in os.walk(folder):
         for name in [root] + [os.path.join(root, n) for n in dirs + files]:
-            os.lchown(name, *ids)
+            os.lchown(name, user.uid, user.gid)
+    os.chmod(folder, 0o700)
 
 
-def wrap(command: Command, folder: str, limits: Limits) -> List[str]:
-    """The argv of ``command`` (an argv list, or a shell command line) run in ``folder`` under ``limits``:
-    in the sandbox where it can be had; SandboxError where ``strict`` asks for isolation that cannot be."""
+def wrap(command: Command, folder: str, limits: Limits, user: Optional[SandboxUser]) -> List[str]:
+    """The argv of ``command`` (an argv list, or a shell command line) run in ``folder`` under ``limits``,
+    as the sandbox's ``user`` (``users.lease``): in the sandbox where it can be had; SandboxError where
+    ``strict`` asks for isolation that cannot be."""
     found = support() if limits.mode != "off" else Support(False)
     refuse_strict(limits)
     if not found.isolated:
         return ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
     argv, installation = resolve_command(command)
-    inside = inner_command(argv, process_allowance(limits), found.nested)
-    return bwrap_argv(folder, inside, folder, limits.file_mb, [installation] if installation else [])
+    inside = inner_command(argv, process_allowance(limits, user), found.nested, user)
+    return bwrap_argv(folder, inside, folder, limits.file_mb, [installation] if installation else [], user=user)
 
 
 def resolve_command(command: Command) -> Tuple[List[str], Optional[str]]:
@@ -242,14 +245,15 @@ def server_sandbox(
     limits: Limits,
     installation: Optional[str] = None,
     scratch: Optional[Dict[str, str]] = None,
+    user: Optional[SandboxUser] = None,
 ) -> List[str]:
-    """The argv of a player's sandbox whose first process is ``server`` (an argv list), as the user moves
-    run as; the moves it forks take their own namespaces and limits (``forkserver``). ``scratch``: as
-    ``bwrap_argv`` takes it."""
+    """The argv of a player's sandbox whose first process is ``server`` (an argv list), as the sandbox's
+    ``user`` (``users.lease``); the moves it forks take their own namespaces and limits (``forkserver``).
+    ``scratch``: as ``bwrap_argv`` takes it."""
     refuse_strict(limits)
-    inside = as_unprivileged() + list(server)
+    inside = as_unprivileged(user) + list(server)
     extra = [installation] if installation else []
-    return bwrap_argv(folder, inside, folder, limits.file_mb, extra, scratch, serves_moves=True)
+    return bwrap_argv(folder, inside, folder, limits.file_mb, extra, scratch, serves_moves=True, user=user)
 
 
 def describe_unisolated(limits: Limits) -> str:

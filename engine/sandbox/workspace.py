@@ -5,7 +5,10 @@ of its own: the folder copy (``folder``) and the sandbox's ``/tmp`` and ``/dev/s
 (``scratch``) share its quota (``Limits.workspace_mb`` bytes, ``WORKSPACE_ENTRIES`` files and
 folders), so the agent can fill it, but only it: the host's own files and the opponent's copy
 never run out of room. Each game has a workspace of its own, and removing it is one unmount, whatever
-the agent left in it. Elsewhere the
+the agent left in it. A workspace belongs to its sandbox alone: under root it holds the sandbox's
+user (``users.lease``), its tmpfs is mounted ``nosuid,nodev`` and 0700 (root's), its folders are that
+user's, 0700, and the roots it is made in are root's, 0700: no other sandbox and no local user reads,
+writes or runs anything in it. Elsewhere the
 copy is a folder on the host's disk, bounded by the copy's caps and each file's size limit and
 removed by ``remove_tree``; a write of the host's that fails there (a full disk) is the host's
 ``HostError``, never a player's fault.
@@ -23,6 +26,7 @@ from typing import Dict, Optional
 
 from engine.sandbox.files import FOLDER_ENTRIES, remove_tree
 from engine.sandbox.limits import MIB, HostError, Limits
+from engine.sandbox.users import PRIVATE, SandboxUser, lease, private_folder
 
 # Files and folders a workspace holds: the copy's own and as many again that the agent makes.
 WORKSPACE_ENTRIES = 2 * FOLDER_ENTRIES
@@ -30,6 +34,7 @@ PREFIX = "littlego-player-"  # of the temporary folders, and (with the process i
 # Where workspaces with a quota are made: outside /tmp, where a sandbox binds its own scratch /tmp.
 QUOTA_ROOTS = ("/run/littlego", "/var/tmp/littlego")
 _MNT_DETACH = 2  # umount2: detach now, free once nothing uses it
+_MS_NOSUID, _MS_NODEV = 2, 4  # mount(2): no set-user-id program and no device file works in it
 FULL = (errno.ENOSPC, errno.EDQUOT)
 
 
@@ -39,10 +44,10 @@ def _libc() -> ctypes.CDLL:
 
 def _mount_tmpfs(folder: str, size_bytes: int) -> bool:
     """Mount a tmpfs of ``size_bytes`` and WORKSPACE_ENTRIES inodes on ``folder``; False where refused."""
-    options = f"size={size_bytes},nr_inodes={WORKSPACE_ENTRIES},mode=0755".encode()
+    options = f"size={size_bytes},nr_inodes={WORKSPACE_ENTRIES},mode={PRIVATE:04o}".encode()
     source = f"{PREFIX}{os.getpid()}".encode()
     try:
-        return _libc().mount(source, folder.encode(), b"tmpfs", 0, options) == 0
+        return _libc().mount(source, folder.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options) == 0
     except (OSError, AttributeError):
         return False
 
@@ -79,7 +84,7 @@ def quota_root() -> Optional[str]:
     None where it may not (tried once a process)."""
     for root in QUOTA_ROOTS:
         try:
-            os.makedirs(root, 0o755, exist_ok=True)
+            private_folder(root)
             probe = tempfile.mkdtemp(prefix=PREFIX, dir=root)
         except OSError:
             continue
@@ -95,26 +100,29 @@ def quota_root() -> Optional[str]:
 
 
 SCRATCH = {"/tmp": "tmp", "/dev/shm": "shm"}  # a sandbox's writable places beside the copy: the folder of each
-SCRATCH_MODE = 0o1777  # open to every user, the sticky bit set, as a system's /tmp
 
 
 class Workspace:
     """One player's folder for a game: ``folder`` (empty until the copy) and, where ``quota``, the
-    ``scratch`` folders the sandbox binds as its /tmp and /dev/shm ({place: folder}; else None)."""
+    ``scratch`` folders the sandbox binds as its /tmp and /dev/shm ({place: folder}; else None); ``user``:
+    the user its sandbox runs as, held until ``close`` (None where littlego is not root)."""
 
     def __init__(self, limits: Limits):
+        self._lease = lease()
+        self.user: Optional[SandboxUser] = self._lease.user
         root = quota_root()
-        self.top = tempfile.mkdtemp(prefix=PREFIX, dir=root)
+        self.top = tempfile.mkdtemp(prefix=PREFIX, dir=root)  # 0700, root's
         self.limits = limits
         self.quota = root is not None and _mount_tmpfs(self.top, limits.workspace_mb * MIB)
         self.folder = os.path.join(self.top, "play")
-        os.mkdir(self.folder, 0o755)
+        os.mkdir(self.folder, PRIVATE)  # the sandbox's user's once the copy is in (isolation.prepare_folder)
         self.scratch: Optional[Dict[str, str]] = None
         if self.quota:
             self.scratch = {place: os.path.join(self.top, name) for place, name in SCRATCH.items()}
             for folder in self.scratch.values():
-                os.mkdir(folder)
-                os.chmod(folder, SCRATCH_MODE)
+                os.mkdir(folder, PRIVATE)
+                if self.user:
+                    os.chown(folder, self.user.uid, self.user.gid)
 
     def describe_full(self) -> str:
         """The words of a fault where the agent filled its own workspace."""
@@ -134,3 +142,4 @@ class Workspace:
             _unmount(self.top)
             self.quota = False
         remove_tree(self.top)
+        self._lease.release()
