@@ -3,11 +3,13 @@ class reads its table (and its CSV)."""
 
 import csv
 import io
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Sequence, Tuple, Union
 
 from engine.course.editions import MIDDLE_RATE, TOP_RATE
 from engine.course.grade import GradeReport, OpponentResult, StageResult
 from engine.course.tournament import Fault, TournamentReport
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a cell a spreadsheet may run as a formula begins with
 
 
 def _opponent_line(result: OpponentResult) -> str:
@@ -187,14 +189,23 @@ def _tournament_faults(faults: Sequence[Fault]) -> List[str]:
 
 
 def tournament_csv(report: TournamentReport) -> str:
-    """The standings with the crosstable as CSV text: one row an agent, a column for each opponent."""
+    """The standings with the crosstable as CSV text: one row an agent, a column for each opponent; no cell
+    a spreadsheet would take for a formula."""
     agents = [s.agent for s in report.standings]
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["rank", "agent", "WINs", "games won", "games lost", "faults"] + ["vs " + a for a in agents])
+    header = ["rank", "agent", "WINs", "games won", "games lost", "faults"] + ["vs " + a for a in agents]
+    writer.writerow([spreadsheet_cell(cell) for cell in header])
     for s in report.standings:
-        writer.writerow(
-            [s.rank, s.agent, s.wins, s.games_won, s.games_lost, s.faults]
-            + ["" if b == s.agent else report.crosstable[s.agent][b] for b in agents]
-        )
+        row: List[Union[str, int]] = [s.rank, s.agent, s.wins, s.games_won, s.games_lost, s.faults]
+        row += ["" if b == s.agent else report.crosstable[s.agent][b] for b in agents]
+        writer.writerow([spreadsheet_cell(cell) for cell in row])
     return buffer.getvalue()
+
+
+def spreadsheet_cell(cell: Union[str, int, float]) -> Union[str, int, float]:
+    """A CSV cell as no spreadsheet runs it: text that begins as a formula does (=, +, -, @, a tab or a
+    carriage return, OWASP's list) after a quote, which shows as text; numbers as they are."""
+    if isinstance(cell, str) and cell.startswith(FORMULA_STARTS):
+        return "'" + cell
+    return cell
