@@ -206,7 +206,7 @@ def test_grade_a_folder_on_the_submit_stages_as_json(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert report["submit"] and report["edition"] == "fall2020"
+    assert report["submit"] and report["edition"] == "fall2020" and report["folder"] == str(agent)
     assert [[o["opponent"] for o in s["opponents"]] for s in report["stages"]] == [
         ["random", "greedy", "aggressive"],
         ["qlearning", "championship"],

@@ -1,12 +1,17 @@
-"""Hostile entrants against what littlego reports: a folder named as a spreadsheet formula in the
-tournament's CSV."""
+"""Hostile entrants against what littlego reports: a folder named to show as another's name in the
+tournament's table, a folder named as a spreadsheet formula in its CSV."""
 
 import csv
+import json
 
 import pytest
 
+from engine.cli.course import tournament_agents
 from engine.cli.littlego import main
 from tests.test_course_build import PASS_PY
+
+VICTIM = "alice-the-honest-student-of-section-two-fall-2026"  # longer than the table shows of a name
+IMPOSTOR = VICTIM[:40] + "!"  # its first 40 characters, sorting before it
 
 
 def folder_of(root, name, text=PASS_PY):
@@ -14,6 +19,44 @@ def folder_of(root, name, text=PASS_PY):
     folder.mkdir(parents=True)
     (folder / "my_player3.py").write_text(text)
     return str(folder)
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize(
+    "victim, impostor",
+    [(VICTIM, IMPOSTOR), ("new\nline", "new\\nline"), ("bob", "bob#2")],
+    ids=["the same first 40 characters", "a newline and its escape", "the number of a second bob"],
+)
+def test_no_entrant_shows_under_the_name_another_shows_alone(tmp_path, victim, impostor):
+    alone = tournament_agents([folder_of(tmp_path / "alone", victim), "random"])[0][0]
+    others = tmp_path / "others"
+    # An impostor given beside the class, and one more folder of the victim's own name elsewhere.
+    arguments = [folder_of(tmp_path / "class", victim), folder_of(tmp_path / "class", impostor)]
+    arguments.append(folder_of(others, victim))
+    names, agents = tournament_agents(arguments)
+    shown = dict(zip(agents, names))
+    assert len(set(names)) == len(names)
+    assert shown[str(tmp_path / "class" / impostor)] != alone and shown[str(others / victim)] != alone
+    # What a name shows comes from its own folder: the same whichever order the folders are given in.
+    assert dict(zip(*reversed(tournament_agents(arguments[::-1])))) == shown
+
+
+@pytest.mark.fast
+def test_every_report_says_which_folder_each_name_stands_for(tmp_path, capsys):
+    root = tmp_path / "class"
+    folders = [folder_of(root, name) for name in (VICTIM, IMPOSTOR)]
+    table = tmp_path / "table.csv"
+    arguments = ["tournament", str(root), "--games", "1", "--jobs", "2", "--csv", str(table)]
+    assert main(arguments + ["--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    names = [standing["agent"] for standing in report["standings"]]
+    assert sorted(report["entrants"].values()) == sorted(folders) and sorted(report["entrants"]) == sorted(names)
+    rows = list(csv.reader(open(str(table))))
+    assert rows[0][-1] == "folder or spec" and {row[1]: row[-1] for row in rows[1:]} == report["entrants"]
+    assert main(arguments) == 0
+    text = capsys.readouterr().out.splitlines()
+    who = text[text.index("Who is who:") + 1 :][: len(names)]
+    assert {line.split()[0]: line.split()[1] for line in who} == report["entrants"]
 
 
 @pytest.mark.fast

@@ -3,15 +3,28 @@ tournament that resumes to the table an uninterrupted one ends with."""
 
 import csv
 import json
+import re
 import shutil
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from engine.cli.littlego import main
 from engine.course.report import format_tournament
-from engine.course.tournament import MiniMatch, extra_black_is_a, pairs, play_tournament, rank
+from engine.course.tournament import (
+    MARK,
+    NAME_CHARACTERS,
+    MiniMatch,
+    extra_black_is_a,
+    pairs,
+    play_tournament,
+    rank,
+    shown_names,
+)
 from engine.params import default_params, save_params
 from engine.play.settings import GameSettings
+from engine.sandbox.files import excerpt
 from tests.conftest import kill_when_journal_holds, start_cli
 from tests.test_course_build import PASS_CPP
 
@@ -54,6 +67,24 @@ def test_pairs_and_the_extra_black_game_drawn_from_the_seed():
     assert pairs(3) == [(0, 1), (0, 2), (1, 2)]
     draws = [extra_black_is_a(seed, 0) for seed in range(40)]
     assert draws == [extra_black_is_a(seed, 0) for seed in range(40)] and 5 < sum(draws) < 35
+
+
+# Folder names that often show alike: a long common beginning or none, then newlines, their escapes, marks.
+FOLDER_NAMES = st.tuples(st.sampled_from(["", "p" * (NAME_CHARACTERS - 1)]), st.text("ab\n\\~0f", max_size=14))
+
+
+@pytest.mark.fast
+@given(st.lists(FOLDER_NAMES.map("".join), min_size=1, max_size=8))
+@example(["bob~0123456789ab", "bob", "new\nline", "new\\nline"])
+def test_shown_names_are_one_a_folder_and_change_only_where_two_would_show_alike(names):
+    sources = [f"/class{index}/{name}" for index, name in enumerate(names)]  # a folder name in many places
+    shown = shown_names(names, sources)
+    assert len(set(shown)) == len(shown)
+    for name, text in zip(names, shown):
+        short = excerpt(name, NAME_CHARACTERS)
+        alike = [other for other in names if excerpt(other, NAME_CHARACTERS) == short]
+        marked = re.search(MARK + "[0-9a-f]{12}$", short)  # as a fingerprint ends a name: marked again
+        assert text == short if len(alike) == 1 and not marked else text.startswith(short + MARK)
 
 
 @pytest.mark.fast

@@ -15,7 +15,7 @@ from engine.course.build import LANGUAGES, built_agents, recognise, refuse_remot
 from engine.course.editions import LATEST
 from engine.course.grade import grade, total_games
 from engine.course.report import format_grade, format_tournament, tournament_csv
-from engine.course.tournament import MINI_MATCH_GAMES, play_tournament
+from engine.course.tournament import MINI_MATCH_GAMES, NAME_CHARACTERS, play_tournament, shown_names
 from engine.errors import InvalidInput
 from engine.players.specs import KNOWN
 from engine.protocol import write_atomic
@@ -25,7 +25,7 @@ from engine.sandbox.files import excerpt
 from engine.sandbox.isolation import isolation
 from engine.sandbox.limits import DEFAULT_LIMITS
 
-NAME_CHARACTERS = 40  # of an agent folder's name in the table
+AGENT_CHARACTERS = 200  # of a graded folder's path, shown safely, in its grade's report
 
 
 def register(commands: Subcommands) -> None:
@@ -134,7 +134,8 @@ def _grade(args: argparse.Namespace) -> int:
         finally:
             progress.close()
         if folders:
-            report = report._replace(agent=excerpt(args.agent, 200))  # a newline in a folder's name forges no line
+            # A newline in a folder's name forges no line; the JSON keeps its whole path.
+            report = report._replace(agent=excerpt(args.agent, AGENT_CHARACTERS), folder=os.path.abspath(args.agent))
     print(json.dumps(report.to_json(), indent=2) if args.json else format_grade(report))
     if broken:  # every game a fault: a grade of 0 that says nothing of the agent's play
         print(f"littlego grade: the agent could not play: {next(iter(broken.values()))}", file=sys.stderr)
@@ -173,22 +174,14 @@ def refuse_a_class(folder: str) -> None:
 
 def tournament_agents(arguments: Sequence[str]) -> Tuple[List[str], List[str]]:
     """(names, agents) of the AGENT arguments, an agent being a folder (absolute) or a player spec: one
-    folder holding no agent file but folders stands for its folders; a folder's name is its own (numbered
-    where two share one)."""
+    folder holding no agent file but folders stands for its folders; a folder's name is its own, shown
+    safely and told apart from any other that would show alike (``shown_names``)."""
     if len(arguments) == 1 and os.path.isdir(arguments[0]) and recognise(arguments[0]) is None:
         inside = sorted(os.path.join(arguments[0], name) for name in os.listdir(arguments[0]))
         arguments = [path for path in inside if os.path.isdir(path)]  # a link among them is refused at its build
-    agents: List[str] = []
-    names: List[str] = []
-    for argument in arguments:
-        if os.path.isdir(argument):
-            agents.append(os.path.abspath(argument))
-            name = excerpt(os.path.basename(os.path.abspath(argument)), NAME_CHARACTERS)  # a newline shown as \n
-        else:
-            agents.append(argument)
-            name = argument
-        names.append(name if name not in names else f"{name}#{names.count(name) + 1}")
-    return names, agents
+    agents = [os.path.abspath(argument) if os.path.isdir(argument) else argument for argument in arguments]
+    names = [os.path.basename(agent) if os.path.isdir(agent) else agent for agent in agents]
+    return shown_names(names, agents), agents
 
 
 def _tournament(args: argparse.Namespace) -> int:
@@ -228,6 +221,7 @@ def _tournament(args: argparse.Namespace) -> int:
                     args, jobs=args.jobs or os.cpu_count() or 1, progress=lambda done, _: progress(done), limits=limits
                 ),
                 notes=notes,
+                sources=agents,
             )
         except KeyboardInterrupt:
             print(

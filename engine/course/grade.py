@@ -80,6 +80,7 @@ class GradeReport(NamedTuple):
     notes: Tuple[str, ...] = ()
     budget_note: str = ""
     stage2_note: Optional[str] = None
+    folder: Optional[str] = None  # the agent folder's whole path, where ``agent`` shows it (cut short, maybe)
 
     def to_json(self) -> Dict[str, Any]:
         """The report as JSON-ready dicts and lists, the stages' and opponents' records included."""

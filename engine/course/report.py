@@ -8,8 +8,10 @@ from typing import Dict, List, Sequence, Tuple, Union
 from engine.course.editions import MIDDLE_RATE, TOP_RATE
 from engine.course.grade import GradeReport, OpponentResult, StageResult
 from engine.course.tournament import Fault, TournamentReport
+from engine.sandbox.files import excerpt
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a cell a spreadsheet may run as a formula begins with
+PATH_CHARACTERS = 4096  # of a folder's path in the who is who: all of it (PATH_MAX)
 
 
 def _opponent_line(result: OpponentResult) -> str:
@@ -39,6 +41,8 @@ def format_grade(report: GradeReport) -> str:
     """The grade report as text: per opponent, per stage with its budget, the total."""
     mode = "what its Submit button plays" if report.submit else "as graded"
     lines = [f"{report.agent}: {report.title}, {mode}", ""]
+    if report.folder and excerpt(report.folder, PATH_CHARACTERS) != report.agent:  # a relative path, or cut short
+        lines.insert(1, f"Folder: {excerpt(report.folder, PATH_CHARACTERS)}")
     header = "  {:<13} {:<18} {:>5} {:>5} {:>8} {:>8}   {:<22} {:<12} {}".format(
         "opponent",
         "played by",
@@ -131,6 +135,7 @@ def format_tournament(report: TournamentReport) -> str:
     lines.extend(faults)
     for note in report.notes or ():
         lines.append("Note: " + note)
+    lines.extend(_who_is_who(report, agents))
     lines.append(
         "Time: {:.1f} s with {} jobs{}".format(
             report.seconds,
@@ -170,6 +175,16 @@ def _standings(report: TournamentReport, agents: List[str]) -> List[str]:
     return lines
 
 
+def _who_is_who(report: TournamentReport, agents: List[str]) -> List[str]:
+    """The lines that say what each name of the table stands for (its folder, or its spec), in rank order."""
+    if not report.entrants:
+        return []
+    width = max(len(a) for a in agents)
+    return ["Who is who:"] + [
+        f"  {agent:<{width}}  {excerpt(report.entrants.get(agent, '?'), PATH_CHARACTERS)}" for agent in agents
+    ]
+
+
 def _tournament_faults(faults: Sequence[Fault]) -> List[str]:
     """A line for each agent's fault (its reason and detail): the same fault in many games is one line."""
     games_of: Dict[Tuple[str, str, str], List[Fault]] = {}
@@ -189,17 +204,18 @@ def _tournament_faults(faults: Sequence[Fault]) -> List[str]:
 
 
 def tournament_csv(report: TournamentReport) -> str:
-    """The standings with the crosstable as CSV text: one row an agent, a column for each opponent; no cell
-    a spreadsheet would take for a formula."""
+    """The standings with the crosstable as CSV text: one row an agent, a column for each opponent, and what
+    the agent is (its folder, or its spec); no cell a spreadsheet would take for a formula."""
     agents = [s.agent for s in report.standings]
+    entrants = report.entrants or {}
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     header = ["rank", "agent", "WINs", "games won", "games lost", "faults"] + ["vs " + a for a in agents]
-    writer.writerow([spreadsheet_cell(cell) for cell in header])
+    writer.writerow([spreadsheet_cell(cell) for cell in header + ["folder or spec"]])
     for s in report.standings:
         row: List[Union[str, int]] = [s.rank, s.agent, s.wins, s.games_won, s.games_lost, s.faults]
         row += ["" if b == s.agent else report.crosstable[s.agent][b] for b in agents]
-        writer.writerow([spreadsheet_cell(cell) for cell in row])
+        writer.writerow([spreadsheet_cell(cell) for cell in row + [entrants.get(s.agent, "")]])
     return buffer.getvalue()
 
 

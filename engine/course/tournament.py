@@ -10,10 +10,13 @@ next agent's), so that agents added to a tournament's journal play only their ow
 games are the first games of the larger tournament.
 """
 
+import hashlib
 import json
 import os
 import random
+import re
 import time
+from collections import Counter
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from engine.common.seeds import derive_seed
@@ -25,10 +28,16 @@ from engine.play.match import GameJob, MatchGame, play_all
 from engine.play.settings import DEFAULT_GAME_SETTINGS, GameSettings
 from engine.players.base import Reason
 from engine.protocol import write_atomic
+from engine.sandbox.files import excerpt
 from engine.sandbox.limits import Limits
 
 MINI_MATCH_GAMES = 11
 TIE_BREAK = "WINs, then games won, then head to head (WINs among the agents still tied); still tied: a shared rank"
+
+NAME_CHARACTERS = 40  # of an agent's name in the table (a folder's own name), shown safely
+MARK = "~"  # between a name that would show as another's and the fingerprint that tells them apart
+FINGERPRINT_DIGITS = 12  # hex digits of the SHA-256 of what a marked name stands for: 48 bits
+_MARKED = re.compile(re.escape(MARK) + f"[0-9a-f]{{{FINGERPRINT_DIGITS}}}$")
 
 # A tournament game as a worker takes it: the game, {spec: why it cannot play}, {spec: its agent's name}.
 TournamentJob = Tuple[GameJob, Dict[str, str], Dict[str, str]]
@@ -87,6 +96,7 @@ class TournamentReport(NamedTuple):
     resumed_games: int = 0
     seconds: float = 0.0
     notes: Optional[List[str]] = None
+    entrants: Optional[Dict[str, str]] = None  # who is who: {an agent's name: its folder's path, or its spec}
 
     def to_json(self) -> Dict[str, Any]:
         """The report as JSON-ready dicts and lists, its standings, matches and faults included."""
@@ -100,6 +110,34 @@ class TournamentReport(NamedTuple):
 
 BY_ENTRANT = "by-entrant"  # the journal's word for the pair order of ``pairs``; journals without it: ROW_ORDER
 ROW_ORDER = "row"  # before 2026-11-28: each agent's pairs with those after it, agent by agent
+
+
+def shown_names(names: Sequence[str], sources: Sequence[str]) -> List[str]:
+    """The names a tournament shows for agents of these ``names`` (a folder's own name, or a spec), each standing
+    for its entry of ``sources`` (the folder's path, or the spec): each name shown safely, at most
+    NAME_CHARACTERS of it (``excerpt``); where two would show alike, each of them marked with a fingerprint of
+    its whole name (of its source, where two whole names are one), and so is a name that would show as if
+    marked, so that no entrant can choose a name that shows as another's. InvalidInput where one agent is
+    given twice (or, by a fingerprint's chance, two would still show alike)."""
+    short = [excerpt(name, NAME_CHARACTERS) for name in names]
+    alike, same_name = Counter(short), Counter(names)
+    shown = [
+        text + MARK + _fingerprint(name if same_name[name] == 1 else source)
+        if alike[text] > 1 or _MARKED.search(text)
+        else text
+        for name, source, text in zip(names, sources, short)
+    ]
+    twice = sorted({excerpt(source, 200) for text, source in zip(shown, sources) if shown.count(text) > 1})
+    if twice:
+        raise InvalidInput(
+            f"a tournament plays each agent once, under a name of its own: {', '.join(twice)} would show as one"
+        )
+    return shown
+
+
+def _fingerprint(text: str) -> str:
+    """The first FINGERPRINT_DIGITS hex digits of the SHA-256 of ``text`` (a file name's undecodable bytes too)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:FINGERPRINT_DIGITS]
 
 
 def pairs(count: int, order: str = BY_ENTRANT) -> List[Tuple[int, int]]:
@@ -201,10 +239,12 @@ def play_tournament(
     games: int = MINI_MATCH_GAMES,
     settings: GameSettings = DEFAULT_GAME_SETTINGS,
     notes: Optional[List[str]] = None,
+    sources: Optional[Sequence[str]] = None,
 ) -> TournamentReport:
     """Play the round-robin of ``agents`` (names; ``specs`` the players, in the same order); a TournamentReport.
 
-    ``broken``: {spec: why it cannot play}. ``settings``: how the games are played (a GameSettings); its
+    ``sources``: what each agent is, in the same order (its folder, or its spec; default ``specs``), the report's
+    who is who. ``broken``: {spec: why it cannot play}. ``settings``: how the games are played (a GameSettings); its
     ``journal`` keeps every game, and a tournament it holds (stopped or killed) continues after its games;
     its ``progress(done, total)`` hears of each game.
     """
@@ -213,6 +253,7 @@ def play_tournament(
         raise InvalidInput(f"a tournament needs at least two agents of distinct names, got {agents}")
     if games % 2 == 0:
         raise InvalidInput(f"a mini-match plays an odd number of games (the extra one decides), got {games}")
+    entrants = dict(zip(agents, sources if sources is not None else specs))
     order, new = BY_ENTRANT, []
     if journal_path is not None and os.path.exists(journal_path):
         agents, specs, order, new = _entrants(journal_path, list(agents), list(specs), games, seed, cpu_limit)
@@ -230,7 +271,9 @@ def play_tournament(
     started = time.time()
     played = play_all(work, jobs, settings.scheduler, journal, function=tournament_game, progress=settings.progress)
     report = tally(agents, played, games, seed, order)
-    return report._replace(jobs=jobs, resumed_games=resumed, seconds=time.time() - started, notes=notes)
+    return report._replace(
+        jobs=jobs, resumed_games=resumed, seconds=time.time() - started, notes=notes, entrants=entrants
+    )
 
 
 def tally(
