@@ -1,14 +1,24 @@
-"""Hostile entrants against what littlego reports: a folder named to show as another's name in the
-tournament's table, a folder named as a spreadsheet formula in its CSV."""
+"""Hostile entrants against what littlego reports and keeps: a folder named to show as another's name in
+the tournament's table, a folder named as a spreadsheet formula in its CSV, and an agent that faults on
+purpose to leave code for the replay of its kept move to run."""
 
 import csv
 import json
+import subprocess
 
 import pytest
 
 from engine.cli.course import tournament_agents
 from engine.cli.littlego import main
+from engine.constants import BLACK
+from engine.players.base import PlayerFault
+from engine.players.host import format_input
+from engine.players.program import ProgramPlayer
+from engine.position import Position
+from engine.sandbox.isolation import isolation
 from tests.test_course_build import PASS_PY
+
+isolated = pytest.mark.skipif(not isolation()[0], reason=f"no isolation here: {isolation()[1]}")
 
 VICTIM = "alice-the-honest-student-of-section-two-fall-2026"  # longer than the table shows of a name
 IMPOSTOR = VICTIM[:40] + "!"  # its first 40 characters, sorting before it
@@ -91,3 +101,34 @@ def test_a_csv_cell_is_neutralised_only_where_text_begins_as_a_formula():
         2.5,
         0,
     ]
+
+
+SUBMITTED = """import sys
+open("my_player3.py", "w").write({planted!r})  # for replay.sh to run, outside the sandbox as root
+sys.exit("the submitted code ran")
+"""
+PLANTED = "import sys\nopen({marker!r}, 'w').close()\nsys.exit('the planted code ran')\n"
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize(
+    "words", [pytest.param([], marks=isolated, id="in the sandbox"), pytest.param(["--sandbox", "off"], id="off")]
+)
+def test_replay_sh_plays_the_folder_as_submitted_never_what_its_faulting_move_left(tmp_path, words):
+    marker = tmp_path / "the-planted-code-ran"
+    code = SUBMITTED.format(planted=PLANTED.format(marker=str(marker)))
+    folder = folder_of(tmp_path, "agent", code)
+    player = ProgramPlayer(folder, keep_faults=str(tmp_path / "faults"))
+    position = Position.initial()
+    try:
+        player.new_game(BLACK, 0)
+        with pytest.raises(PlayerFault, match="the submitted code ran"):
+            player.move(position)
+    finally:
+        player.close()
+    (kept,) = (tmp_path / "faults").iterdir()
+    again = subprocess.run(["sh", str(kept / "replay.sh")] + words, capture_output=True, text=True, timeout=120)
+    assert not marker.exists(), again.stderr
+    assert again.returncode == 1 and "the submitted code ran" in again.stderr, again.stderr
+    assert (kept / "input.txt").read_text() == format_input(BLACK, position.previous_string(), position.board_string())
+    assert (kept / "submitted" / "my_player3.py").read_text() == code  # never written, by the move or its replay

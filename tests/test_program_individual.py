@@ -213,15 +213,16 @@ def test_a_game_lost_by_the_agents_fault_is_a_loss_and_said(tmp_path, caplog):
         win, _, fault = play_job(FitnessGame(0, (0.2, 1.0, -0.3, 0.3), "greedy", 0, 0, 5, 6, 2, 2, "python", program))
     assert (win, fault) == (0.0, 1.0)
     assert "individual 0 lost game 0 (seed 5) by its fault: Black exited with status 1" in caplog.text
-    # The faulting move is kept, as the move saw it, with the command that plays it again.
+    # The faulting move is kept: its input.txt, the folder as submitted (the individual's weights written in)
+    # and the command that plays that folder on that input again, in the sandbox.
     (kept,) = faults.iterdir()
     assert f"(the move is kept in {kept}: sh {kept}/replay.sh plays it again)" in caplog.text
     assert "lost" in (kept / "stderr.txt").read_text()
-    assert json.loads((kept / "agent" / "weights.json").read_text())["atari"] == 1.0
-    lines = (kept / "agent" / "input.txt").read_text().split()
+    assert json.loads((kept / "submitted" / "weights.json").read_text())["atari"] == 1.0
+    lines = (kept / "input.txt").read_text().split()
     assert lines[0] == "1" and any(c != "0" for c in "".join(lines[6:11]))  # Black, stones on the board
-    again = subprocess.run(["sh", str(kept / "replay.sh")], capture_output=True, text=True)
-    assert again.returncode == 1 and "lost" in again.stderr
+    again = subprocess.run(["sh", str(kept / "replay.sh"), "--sandbox", "auto"], capture_output=True, text=True)
+    assert again.returncode == 1 and "lost" in again.stderr, again.stderr
     jobs = [FitnessGame(k // 2, (0.0,) * 4, "greedy", 0, k % 2, 5, 6, 2, 2, "python", program) for k in range(4)]
     reports = [
         report

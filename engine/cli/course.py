@@ -1,5 +1,6 @@
 """``littlego grade`` and ``littlego tournament``: the course's verdicts on an agent, as one edition
-grades it, and on a class, as the earlier edition's round-robin ranks it."""
+grades it, and on a class, as the earlier edition's round-robin ranks it; ``littlego sandbox`` and
+``littlego move``: how an agent's moves run here, and one move run so (a kept fault's replay.sh)."""
 
 import argparse
 import json
@@ -8,17 +9,21 @@ import sys
 from typing import List, Sequence, Tuple
 
 from engine.cli.parts.argument_types import EDITION_NAMES, edition_key, file_to_write, positive_int
-from engine.cli.parts.arguments import add_game_options, game_settings, program_limits, progress_bar
+from engine.cli.parts.arguments import add_game_options, game_settings, program_limits, progress_bar, sandbox_limits
 from engine.cli.parts.commands import Subcommands, command
 from engine.common.progress import counter
+from engine.coords import move_to_text
 from engine.course.build import LANGUAGES, built_agents, recognise, refuse_remote_builds
 from engine.course.editions import LATEST
 from engine.course.grade import grade, total_games
 from engine.course.report import format_grade, format_tournament, tournament_csv
 from engine.course.tournament import MINI_MATCH_GAMES, NAME_CHARACTERS, play_tournament, shown_names
 from engine.errors import InvalidInput
+from engine.players.base import PlayerFault
+from engine.players.host import format_input
+from engine.players.program import ProgramPlayer
 from engine.players.specs import KNOWN
-from engine.protocol import write_atomic
+from engine.protocol import read_input, write_atomic
 from engine.sandbox import accounting, gamebox, workspace
 from engine.sandbox.bwrap import environment
 from engine.sandbox.files import excerpt
@@ -66,6 +71,15 @@ def register(commands: Subcommands) -> None:
     add_game_options(grading, omit=("cpu_limit", "journal"))
     _register_tournament(commands)
     command(commands, "sandbox", _sandbox)
+    one_move = command(commands, "move", _move)
+    one_move.add_argument("folder", metavar="FOLDER", help="the agent folder (never written: the move runs in a copy)")
+    one_move.add_argument("input", metavar="INPUT", help="the input.txt the move answers")
+    one_move.add_argument(
+        "--command",
+        metavar="COMMAND",
+        help="the shell command line that plays a move in the folder (default: this Python on my_player3.py)",
+    )
+    add_game_options(one_move, omit=("seed", "jobs", "scheduler", "journal", "progress"))
 
 
 def _register_tournament(commands: Subcommands) -> None:
@@ -239,6 +253,39 @@ def _tournament(args: argparse.Namespace) -> int:
         write_atomic(args.csv, tournament_csv(report))
     print(json.dumps(report.to_json(), indent=2) if args.json else format_tournament(report))
     return 0
+
+
+MOVE_STDERR_SHOWN = 2000  # characters of the end of the agent's stderr that littlego move shows
+
+
+def _move(args: argparse.Namespace) -> int:
+    """play one move of an agent folder on an input.txt, in the sandbox, as a game's move runs
+
+    Copy FOLDER into a workspace of its own, write INPUT there as input.txt, run the agent once
+    under the sandbox options and --cpu-limit, and print its move (i,j or PASS) on stdout and the
+    end of its stderr on stderr; a fault (a crash, a timeout, a bad output.txt) is said, with exit
+    status 1. A kept faulting move's replay.sh runs this on the folder as submitted, with
+    --sandbox strict (add --sandbox off to run it outside the sandbox, with the limits alone).
+    """
+    game = read_input(args.input)
+    player = ProgramPlayer(
+        args.folder, args.command, cpu_limit=args.cpu_limit, spec=excerpt(args.folder, 200), limits=sandbox_limits(args)
+    )
+    try:
+        player.new_game(game.player, 0)
+        move, cpu = player.answer(format_input(game.player, game.previous, game.current))
+    except PlayerFault as fault:
+        print(f"littlego move: {fault}", file=sys.stderr)
+        return 1
+    else:
+        said = player.stderr_tail(MOVE_STDERR_SHOWN)
+        if said:
+            print(f"its stderr: {said}", file=sys.stderr)
+        print(move_to_text(move))
+        print(f"{cpu:.3f} s of CPU", file=sys.stderr)
+        return 0
+    finally:
+        player.close()
 
 
 def _sandbox(args: argparse.Namespace) -> int:

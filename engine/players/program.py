@@ -32,6 +32,9 @@ from engine.sandbox.workspace import FULL, Workspace
 STDERR_SHOWN = 300  # characters of an agent's stderr in a fault
 MAX_KEPT = 20  # faulting moves kept in a keep_faults folder: enough to debug, never a disk's worth
 REPLAY = "replay.sh"  # in a kept move's folder: runs the move again
+SUBMITTED = "submitted"  # in a kept move's folder: the player's folder as submitted, which replay.sh plays
+LEFT = "as-left"  # in a kept move's folder: the copy as the faulting move left it, never run
+INSTALLATION = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # engine's parent
 
 
 class ProgramPlayer(Player):
@@ -118,15 +121,12 @@ class ProgramPlayer(Player):
     def _stderr_path(self) -> str:
         return os.path.join(self._game()[0].top, "stderr.txt")
 
-    def _write_input(self, position: Position) -> None:
+    def _write_input(self, text: str) -> None:
         """``input.txt`` written into the copy for the next move; a PlayerFault where the agent filled its
         own workspace, HostError where the host's disk failed the write (no player is charged)."""
         workspace, workdir = self._game()
         try:
-            write_new(
-                os.path.join(workdir, "input.txt"),
-                format_input(position.player, position.previous_string(), position.board_string()),
-            )
+            write_new(os.path.join(workdir, "input.txt"), text)
         except OSError as error:
             if error.errno not in FULL:
                 raise
@@ -136,18 +136,30 @@ class ProgramPlayer(Player):
         return self.timed_move(position)[0]
 
     def timed_move(self, position: Position) -> Tuple[Move, float]:
+        return self.answer(format_input(position.player, position.previous_string(), position.board_string()))
+
+    def answer(self, text: str) -> Tuple[Move, float]:
+        """(the move, its CPU seconds) the program answers to the ``input.txt`` of ``text``, in the game's copy;
+        a PlayerFault where it faults (kept, with ``keep_faults``)."""
         try:
-            return self._timed_move(position)
+            return self._answer(text)
         except PlayerFault as fault:
-            kept = self._keep(fault) if self.keep_faults and self.workdir else None
+            kept = self._keep(fault, text) if self.keep_faults and self.workdir else None
             if kept:
                 fault.detail += f" (the move is kept in {kept}: sh {os.path.join(kept, REPLAY)} plays it again)"
                 fault.args = (f"{fault.reason}: {fault.detail}",)
             raise
 
-    def _keep(self, fault: PlayerFault) -> Optional[str]:
-        """Where the faulting move's copy of the folder, stderr and replay script were kept, or None (over
-        ``MAX_KEPT``, or the copy failed: a fault is never hidden by its keeping)."""
+    def stderr_tail(self, limit: int) -> str:
+        """The end of what the last move wrote on stderr, at most ``limit`` characters, shown safely."""
+        return tail(self._stderr_path(), limit)
+
+    def _keep(self, fault: PlayerFault, text: str) -> Optional[str]:
+        """Where the faulting move was kept, or None (over ``MAX_KEPT``, or the copy failed: a fault is never
+        hidden by its keeping): its ``input.txt`` (``text``, as the host wrote it) and stderr, the submitted
+        folder (``SUBMITTED``: a copy of the player's own, its ``files`` written in) and the replay script that
+        plays that folder on that input in littlego's sandbox; the copy as the move left it (``LEFT``) only
+        to be read, since the agent wrote there what it liked."""
         folder, (_, workdir) = self.keep_faults, self._game()
         assert folder is not None  # asked for
         try:
@@ -155,22 +167,50 @@ class ProgramPlayer(Player):
             if len(os.listdir(folder)) >= MAX_KEPT:
                 return None
             kept = tempfile.mkdtemp(prefix="fault-", dir=folder)
-            copy_folder(workdir, os.path.join(kept, "agent"), self.limits.folder_mb * MIB)
+            write_new(os.path.join(kept, "input.txt"), text)
+            submitted = os.path.join(kept, SUBMITTED)
+            copy_folder(self.source, submitted, self.limits.folder_mb * MIB)
+            for name, content in self.files.items():
+                path = os.path.join(submitted, name)
+                if os.path.lexists(path):
+                    os.unlink(path)
+                write_new(path, content)
             stderr = self._stderr_path()
             if os.path.isfile(stderr):
                 shutil.copyfile(stderr, os.path.join(kept, "stderr.txt"))
-            command = self.command if isinstance(self.command, str) else " ".join(map(shlex.quote, self.command))
+            try:
+                copy_folder(workdir, os.path.join(kept, LEFT), self.limits.folder_mb * MIB)
+            except (OSError, UntrustedFolderError) as error:  # what the agent left is for reading: not needed
+                write_new(os.path.join(kept, LEFT + ".txt"), f"the copy as the move left it was not kept: {error}\n")
             with open(os.path.join(kept, REPLAY), "w") as script:
-                script.write(
-                    f"#!/bin/sh\n# {self.spec}: {fault.reason}: {fault.detail}\n"
-                    "# The move again, outside the sandbox, in the folder as the move saw it (its input.txt):\n"
-                    f'cd "$(dirname "$0")/agent" && exec {command}\n'
-                )
+                script.write(self._replay_script(fault))
             return kept
         except (OSError, UntrustedFolderError):
             return None
 
-    def _timed_move(self, position: Position) -> Tuple[Move, float]:
+    def _replay_script(self, fault: PlayerFault) -> str:
+        """The text of ``REPLAY``: the submitted folder on the kept input.txt, one move, in littlego's sandbox
+        under this player's limits (``littlego move``); its arguments after them (``--sandbox off``)."""
+        limits = self.limits
+        words = [sys.executable, "-m", "engine.cli.littlego", "move"]
+        if self.command != [sys.executable, "my_player3.py"]:  # the default: this Python on my_player3.py
+            command = self.command if isinstance(self.command, str) else " ".join(map(shlex.quote, self.command))
+            words += ["--command", command]
+        words += ["--cpu-limit", repr(self.cpu_limit)]
+        words += ["--memory", str(limits.memory_mb), "--processes", str(limits.processes)]
+        words += ["--file-size", str(limits.file_mb), "--folder-size", str(limits.folder_mb), "--sandbox", "strict"]
+        return (
+            f"#!/bin/sh\n# {excerpt(self.spec, 200)}: {fault.reason}: {excerpt(fault.detail, 1000)}\n"
+            f"# The move again: {SUBMITTED}/ (the folder as submitted) on the input.txt the move was given, in a\n"
+            "# copy of its own in littlego's sandbox, as a game's move runs. Where bubblewrap cannot isolate it,\n"
+            "# sh replay.sh --sandbox off runs it outside the sandbox, with the limits alone (as you: root, maybe).\n"
+            f"# {LEFT}/ is the copy as the faulting move left it (whatever the agent wrote there): to read, not run.\n"
+            'here="$(dirname "$0")"\n'
+            f"PYTHONPATH={shlex.quote(INSTALLATION)}${{PYTHONPATH:+:$PYTHONPATH}}; export PYTHONPATH  # littlego's\n"
+            f'exec {" ".join(map(shlex.quote, words))} "$here/{SUBMITTED}" "$here/input.txt" "$@"\n'
+        )
+
+    def _answer(self, text: str) -> Tuple[Move, float]:
         _, workdir = self._game()
         for name in ("input.txt", "output.txt"):
             try:
@@ -179,7 +219,7 @@ class ProgramPlayer(Player):
                 pass
             except OSError as error:  # a folder the agent put there
                 raise PlayerFault(Reason.BAD_OUTPUT, f"{name} cannot be replaced: {error.strerror}")
-        self._write_input(position)
+        self._write_input(text)
         stderr_path = self._stderr_path()
         finished = self._run_move(stderr_path)
         status, cpu = finished.status, finished.cpu
