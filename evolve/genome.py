@@ -7,7 +7,8 @@ names it began with, so that a feature added later does not shift its genomes: t
 gets them by name (``as_features``), the new feature at the weight a params file without it
 plays (``ABSENT_WEIGHT``).
 The ``creator`` classes are made once, here, at import, so pool workers can unpickle
-individuals.
+individuals. A checkpoint keeps an individual, and a strategy's state, as JSON data
+(``individual_to_json``, ``strategy_to_json``).
 """
 
 import random
@@ -17,6 +18,7 @@ import numpy
 from deap import algorithms, base, cma, creator, tools
 from deap.tools import crossover, emo, mutation, selection
 
+from engine.common.plain_state import count, fields, items, number, numbers
 from engine.features import FEATURES
 from engine.params import ABSENT_WEIGHT
 from evolve.experiment.schema import Config, GaSettings, Start
@@ -161,8 +163,8 @@ class GeneticStrategy:
     """The genetic algorithm in the ask-tell form of CMA-ES and SPSA: ``generate(make)`` gives a generation's
     new individuals (generation 0's first population, then the tournament's choice of the last generation,
     varied by blend crossover and Gaussian mutation within the bounds), ``update(individuals)`` keeps the
-    last generation, elites included, to choose from. Picklable (settings and individuals only): a
-    checkpoint keeps it. Its random draws are the ``random`` module's and STREAM's, as before it was one."""
+    last generation, elites included, to choose from: a checkpoint keeps that population, and a resume
+    makes the strategy anew from the config and tells it the population. Its random draws are STREAM's."""
 
     def __init__(self, ga: GaSettings, bounds: Bounds, start: Start, size: int, elites: int) -> None:
         self.ga, self.bounds, self.start = ga, list(bounds), start
@@ -268,3 +270,97 @@ def _keep_all(strategy: Strategy, new: List[Individual], everyone: List[Individu
     """The GA chooses the next generation from all of this one, elites included; the population is all."""
     strategy.update(everyone)
     return everyone
+
+
+# -- as a checkpoint keeps them -------------------------------------------------------------------
+
+
+def individual_to_json(individual: Individual) -> Dict[str, Any]:
+    """An evaluated individual as JSON data: its genes and its fitness values."""
+    return {"genes": [float(x) for x in individual], "fitness": [float(v) for v in individual.fitness.values]}
+
+
+def individual_from_json(data: object, genes: int) -> Individual:
+    """The evaluated ``creator.Individual`` of ``individual_to_json``'s data, of ``genes`` genes; ValueError
+    saying what is wrong where it is not one."""
+    kept = fields(data, "an individual", ("genes", "fitness"))
+    individual = creator.Individual(numbers(kept["genes"], "an individual's genes", genes))
+    individual.fitness.values = tuple(
+        numbers(kept["fitness"], "an individual's fitness", len(creator.WinThenMargin.weights))
+    )
+    return individual
+
+
+# DEAP's cma.Strategy, field by field (deap/cma.py): its arrays, of the size (dim) or of the size squared, its
+# weights (mu of them), its counts and its numbers; ``params`` holds the lambda_ and the cmatrix it began with.
+CMA_VECTORS = ("centroid", "pc", "ps", "diagD")
+CMA_MATRICES = ("C", "B", "BD")
+CMA_COUNTS = ("dim", "lambda_", "update_count", "mu")
+CMA_NUMBERS = ("sigma", "chiN", "cond", "mueff", "cc", "cs", "ccov1", "ccovmu", "damps")
+
+
+def strategy_to_json(strategy: Optional[Strategy]) -> Optional[Dict[str, Any]]:
+    """A strategy's state as JSON data: SPSA's (``Spsa.to_json``) and CMA-ES's (each field of DEAP's
+    Strategy; the arrays as lists, with the names of those numpy held in Fortran order, so that a resumed
+    run multiplies them exactly as the run that never stopped); the GA's None, its state being the
+    population a checkpoint keeps beside it."""
+    if strategy is None or isinstance(strategy, GeneticStrategy):
+        return None
+    if isinstance(strategy, Spsa):
+        return strategy.to_json()
+    arrays = CMA_VECTORS + CMA_MATRICES + ("weights",)
+    data: Dict[str, Any] = {name: numpy.asarray(getattr(strategy, name)).tolist() for name in arrays}
+    data.update((name, int(getattr(strategy, name))) for name in CMA_COUNTS)
+    data.update((name, float(getattr(strategy, name))) for name in CMA_NUMBERS)
+    data["fortran"] = [name for name in arrays if numpy.isfortran(getattr(strategy, name))]
+    data["params"] = {
+        "lambda_": int(strategy.params["lambda_"]),
+        "cmatrix": numpy.asarray(strategy.params["cmatrix"]).tolist(),
+    }
+    return data
+
+
+def strategy_from_json(kind: str, data: object, genes: int) -> Optional[Strategy]:
+    """The state ``strategy_to_json`` wrote of a strategy of ``kind`` (a config's ``strategy``) over ``genes``
+    genes: None for the GA (``make_toolbox`` makes it anew and the population is told it); ValueError saying
+    what is wrong."""
+    if kind == "ga":
+        if data is not None:
+            raise ValueError("a GA's strategy is kept as its population, not as a state of its own")
+        return None
+    if kind == "spsa":
+        spsa = Spsa.from_json(data)
+        if len(spsa.theta) != genes:
+            raise ValueError(f"SPSA's centre has {len(spsa.theta)} genes, not the config's {genes}")
+        return spsa
+    kept = fields(data, "a CMA-ES state", CMA_VECTORS + CMA_MATRICES + CMA_COUNTS + CMA_NUMBERS + ("weights", "params"))
+    strategy = cma.Strategy.__new__(cma.Strategy)
+    for name in CMA_COUNTS:
+        setattr(strategy, name, count(kept[name], f"CMA-ES's {name}"))
+    if strategy.dim != genes:
+        raise ValueError(f"CMA-ES's dim is {strategy.dim}, not the config's {genes} genes")
+    for name in CMA_NUMBERS:
+        setattr(strategy, name, number(kept[name], f"CMA-ES's {name}"))
+    fortran = set(items(kept.get("fortran", []), "CMA-ES's fortran"))
+    dim = strategy.dim
+
+    def array(value: object, name: str, shape: Tuple[int, ...]) -> Any:
+        rows = [value] if len(shape) == 1 else items(value, f"CMA-ES's {name}")
+        if len(rows) != (1 if len(shape) == 1 else shape[0]):
+            raise ValueError(f"CMA-ES's {name} is a {' by '.join(map(str, shape))} array")
+        checked = [numbers(row, f"CMA-ES's {name}", shape[-1]) for row in rows]
+        return numpy.array(
+            checked[0] if len(shape) == 1 else checked, dtype=float, order="F" if name in fortran else "C"
+        )
+
+    for name in CMA_VECTORS:
+        setattr(strategy, name, array(kept[name], name, (dim,)))
+    for name in CMA_MATRICES:
+        setattr(strategy, name, array(kept[name], name, (dim, dim)))
+    strategy.weights = array(kept["weights"], "weights", (strategy.mu,))
+    params = fields(kept["params"], "CMA-ES's params", ("lambda_", "cmatrix"))
+    strategy.params = {
+        "lambda_": count(params["lambda_"], "CMA-ES's params' lambda_"),
+        "cmatrix": array(params["cmatrix"], "cmatrix", (dim, dim)),
+    }
+    return strategy

@@ -6,9 +6,9 @@ every individual of the new population, the hall-of-fame elites included, is
 invalidated and evaluated on the new seeds through ``toolbox.map``. The hall of fame is
 then rebuilt from these fresh evaluations.
 
-A checkpoint (population, hall of fame, logbook, CMA-ES state, the evolution's random
-stream ``genome.STREAM`` and numpy's generator state) is written atomically after every
-generation; resuming from it
+A checkpoint (population, hall of fame, logbook, the CMA-ES or SPSA state, the evolution's
+random stream ``genome.STREAM`` and numpy's generator state, all as JSON data:
+``evolve.checkpoint``) is written atomically after every generation; resuming from it
 replays the remaining generations exactly as an uninterrupted run would, whatever the
 number of workers, because every random draw happens in the main process and every
 game depends only on (weights, opponent, seed).
@@ -37,10 +37,10 @@ from evolve import genome
 from evolve.agents.code_individual import BuiltProgram
 from evolve.agents.program_individual import program_built
 from evolve.checkpoint import (
-    CHECKPOINT,
     Checkpoint,
     RunError,
     RunLock,
+    has_checkpoint,
     load_checkpoint,
     load_start_weights,
     save_checkpoint,
@@ -159,9 +159,7 @@ class Evolution:
             raise RunError(f"{run_dir}: no such run folder")
         lock = RunLock(run_dir).acquire()
         try:
-            if not os.path.exists(os.path.join(run_dir, CHECKPOINT)) and os.path.exists(
-                os.path.join(run_dir, CONFIG_COPY)
-            ):
+            if not has_checkpoint(run_dir) and os.path.exists(os.path.join(run_dir, CONFIG_COPY)):
                 # Stopped before its first checkpoint: start again, exactly as the run would have.
                 evolution = cls(
                     run_dir,
@@ -184,7 +182,7 @@ class Evolution:
             raise
         evolution.lock = lock
         evolution.population = checkpoint.population
-        if checkpoint.strategy is None:  # a GA checkpoint from before the GA was a strategy: told its population
+        if checkpoint.strategy is None:  # a GA's state is its population: the GA made anew is told it
             evolution.toolbox.update(evolution.population, evolution.population)
         evolution.halloffame = checkpoint.halloffame
         evolution.logbook = checkpoint.logbook

@@ -23,15 +23,28 @@ run's best and its trajectory are the centre's.
 """
 
 import random
-from typing import Any, Callable, List, Sequence, Tuple, TypeVar
+from typing import Any, Callable, Dict, List, Sequence, Tuple, TypeVar
+
+from engine.common.plain_state import (
+    count,
+    fields,
+    items,
+    number,
+    numbers,
+    random_state_from_json,
+    random_state_to_json,
+)
 
 Made = TypeVar("Made")  # what the caller makes of a point: a DEAP individual, a plain list
+
+
+_FIELDS = ("bounds", "theta", "pairs", "c", "alpha", "gamma", "big_a", "a", "k", "rng", "signs")  # in to_json
 
 
 class Spsa:
     """An SPSA state with DEAP's strategy interface: ``generate(make)`` gives the step's individuals
     (``pairs`` pairs, plus, then minus, then the centre), ``update(individuals)`` moves the centre.
-    Picklable: a checkpoint keeps it, and a resumed or extended run continues from it."""
+    A checkpoint keeps it as JSON data (``to_json``), and a resumed or extended run continues from it."""
 
     def __init__(
         self,
@@ -91,9 +104,8 @@ class Spsa:
             individuals[2 * pair].fitness.values[0] - individuals[2 * pair + 1].fitness.values[0]
             for pair in range(len(self.signs))
         ]
-        # a state pickled before the differences were kept (an older checkpoint) starts counting now
-        self.squares = getattr(self, "squares", 0.0) + sum(d * d for d in differences)
-        self.differences = getattr(self, "differences", 0) + len(differences)
+        self.squares += sum(d * d for d in differences)
+        self.differences += len(differences)
         scale = (self.squares / self.differences) ** 0.5 if self.differences else 0.0
         if scale > 0:
             move = [0.0] * len(self.theta)
@@ -102,3 +114,43 @@ class Spsa:
                     move[gene] += a_k * difference / scale * sign / len(self.signs)
             self.theta = [min(max(x + m, 0.0), 1.0) for x, m in zip(self.theta, move)]
         self.k += 1
+
+    def to_json(self) -> Dict[str, Any]:
+        """The whole state as JSON data: its settings, where it stands, and its random stream's state."""
+        return {
+            "bounds": [[low, high] for low, high in self.bounds],
+            "theta": list(self.theta),
+            "pairs": self.pairs,
+            "c": self.c,
+            "alpha": self.alpha,
+            "gamma": self.gamma,
+            "big_a": self.big_a,
+            "a": self.a,
+            "k": self.k,
+            "rng": random_state_to_json(self.rng.getstate()),
+            "signs": [list(signs) for signs in self.signs],
+            "squares": self.squares,
+            "differences": self.differences,
+        }
+
+    @classmethod
+    def from_json(cls, data: object) -> "Spsa":
+        """The state ``to_json`` wrote; ValueError saying which part is not what it must be. A state of an
+        older checkpoint, from before the differences were kept, starts counting them now."""
+        kept = dict({"squares": 0.0, "differences": 0}, **fields(data, "an SPSA state", _FIELDS))
+        spsa = cls.__new__(cls)
+        bounds = [numbers(bound, "an SPSA bound", 2) for bound in items(kept["bounds"], "SPSA's bounds")]
+        spsa.bounds = [(low, high) for low, high in bounds]
+        if not all(low < high for low, high in spsa.bounds):
+            raise ValueError("an SPSA bound is (low, high) with low below high")
+        spsa.theta = numbers(kept["theta"], "SPSA's theta", len(spsa.bounds))
+        spsa.pairs, spsa.k, spsa.differences = (
+            count(kept[name], f"SPSA's {name}") for name in ("pairs", "k", "differences")
+        )
+        spsa.c, spsa.alpha, spsa.gamma, spsa.big_a, spsa.a, spsa.squares = (
+            number(kept[name], f"SPSA's {name}") for name in ("c", "alpha", "gamma", "big_a", "a", "squares")
+        )
+        spsa.rng = random.Random()
+        spsa.rng.setstate(random_state_from_json(kept["rng"]))
+        spsa.signs = [numbers(signs, "SPSA's signs", len(spsa.theta)) for signs in items(kept["signs"], "SPSA's signs")]
+        return spsa

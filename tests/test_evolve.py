@@ -5,6 +5,7 @@ import gzip
 import json
 import os
 import pickle
+import random
 import signal
 import subprocess
 import sys
@@ -12,7 +13,9 @@ import time
 import typing
 from multiprocessing import Pool
 
+import numpy
 import pytest
+from deap import creator, tools
 
 from engine.common.pools import CpuMeter
 from engine.common.runfolder import GENERATIONS
@@ -21,12 +24,12 @@ from engine.features import FEATURES
 from engine.params import default_params, load_params, save_params
 from engine.play.openings import load_openings
 from engine.playout import random_opening
-from evolve.checkpoint import CHECKPOINT, Checkpoint, _upgrade, load_checkpoint, save_checkpoint
+from evolve.checkpoint import CHECKPOINT, LEGACY_CHECKPOINT, Checkpoint, _upgrade, load_checkpoint, save_checkpoint
 from evolve.experiment import config_keys, schema
 from evolve.experiment.config import ConfigError, load_config, repeated_games
 from evolve.experiment.schema import Config
 from evolve.fitness import FitnessGame, FitnessGameError, make_jobs, run_jobs, safe_play_job
-from evolve.genome import make_toolbox
+from evolve.genome import make_toolbox, strategy_from_json, strategy_to_json
 from evolve.loop import Evolution
 from evolve.rounds import fold
 from evolve.runs import export_best, format_table, plot_run, read_generations
@@ -165,30 +168,36 @@ def test_each_record_declares_a_field_of_each_row_of_its_table_in_order_and_of_i
 
 
 @pytest.mark.fast
-def test_a_checkpoint_keeps_the_config_as_plain_data_that_reads_back_as_the_record(tmp_path):
+def test_a_checkpoint_is_json_data_that_reads_back_as_the_records(tmp_path):
     config = load_config(write_config(tmp_path))
-    save_checkpoint(
-        str(tmp_path),
-        Checkpoint(
-            config=config,
-            generation=0,
-            population=[],
-            halloffame=None,
-            logbook=None,
-            records=[],
-            strategy=None,
-            random_state=None,
-            numpy_state=None,
-        ),
+    best = creator.Individual([0.5] * len(config.genes))
+    best.fitness.values = (0.75, 1.5)
+    halloffame = tools.HallOfFame(2)
+    halloffame.insert(best)
+    logbook = tools.Logbook()
+    logbook.record(gen=0, best=0.75)
+    checkpoint = Checkpoint(
+        config=config,
+        generation=0,
+        population=[best],
+        halloffame=halloffame,
+        logbook=logbook,
+        records=[],
+        strategy=None,
+        random_state=random.Random(1).getstate(),
+        numpy_state=numpy.random.RandomState(1).get_state(),
     )
-    data = open(tmp_path / CHECKPOINT, "rb").read()
-    kept = pickle.loads(data)["config"]
-    assert (
-        b"evolve.experiment.schema" not in data
-        and b"evolve.experiment.config" not in data
-        and json.loads(json.dumps(kept)) == kept
-    )  # no class of ours: JSON's types
-    assert load_checkpoint(str(tmp_path)).config == config == Config.from_json(config.to_json())
+    save_checkpoint(str(tmp_path), checkpoint)
+    kept = json.load(open(tmp_path / CHECKPOINT))  # JSON: no class of ours, nor anyone's
+    assert kept["config"] == config.to_json() and kept["population"] == [{"genes": list(best), "fitness": [0.75, 1.5]}]
+    read = load_checkpoint(str(tmp_path))
+    assert read.config == config == Config.from_json(config.to_json())
+    assert [(list(ind), ind.fitness.values) for ind in read.population + list(read.halloffame)] == [
+        (list(best), best.fitness.values)
+    ] * 2
+    assert list(read.logbook) == list(logbook) and read.halloffame.maxsize == 2
+    assert read.random_state == checkpoint.random_state
+    assert all(numpy.array_equal(a, b) for a, b in zip(read.numpy_state, checkpoint.numpy_state))
 
 
 @pytest.mark.parametrize("name", sorted(old_runs()))
@@ -196,7 +205,7 @@ def test_every_kept_checkpoint_reads_back_its_config_as_it_was(tmp_path, name):
     # Checkpoints of runs from before the record kept the config as a dict (some from before keys it
     # has now, which _upgrade supplies): each reads back as a Config holding exactly what was kept.
     path = old_run(str(tmp_path / "run"), name)
-    with open(os.path.join(path, CHECKPOINT), "rb") as handle:
+    with open(os.path.join(path, LEGACY_CHECKPOINT), "rb") as handle:
         kept = _upgrade(pickle.load(handle)["config"])
     assert kept == _upgrade(old_runs()[name]["config"])
     config = load_checkpoint(path).config
@@ -472,16 +481,56 @@ games = 4
 """
 
 
+def as_pickled_before_json(run_dir):
+    """Replace a run's checkpoint by the pickle a run wrote before checkpoints were JSON."""
+    checkpoint = load_checkpoint(run_dir)
+    state = dict(
+        checkpoint._asdict(),
+        config=checkpoint.config.to_json(),
+        records=[record.to_json() for record in checkpoint.records],
+    )
+    with open(os.path.join(run_dir, LEGACY_CHECKPOINT), "wb") as handle:
+        pickle.dump(state, handle, protocol=pickle.HIGHEST_PROTOCOL)
+    os.remove(os.path.join(run_dir, CHECKPOINT))
+
+
 @pytest.mark.fast
-def test_cmaes_stopped_and_resumed_matches_an_uninterrupted_run(tmp_path):
+@pytest.mark.parametrize("kept_as", ["json", "pickle"])
+def test_cmaes_stopped_and_resumed_matches_an_uninterrupted_run(tmp_path, kept_as):
+    # Its arrays, sigma and numpy's generator as a checkpoint keeps them; from a pickled checkpoint of a run
+    # from before JSON (read admitting its classes alone), the same, its next checkpoint JSON.
     config = write_config(tmp_path, CMAES, "cma.toml")
     quiet = open(os.devnull, "w")
     whole = Evolution.create(config, runs_dir=str(tmp_path / "whole"), jobs=2, progress=False, out=quiet).run()
     stopped = Evolution.create(config, runs_dir=str(tmp_path / "stopped"), jobs=1, progress=False, out=quiet)
     stopped.run(stop_after=2)
     assert len(read_generations(stopped.run_dir)) == 2
+    if kept_as == "pickle":
+        as_pickled_before_json(stopped.run_dir)
     Evolution.resume(stopped.run_dir, jobs=2, progress=False, out=quiet).run()
     assert stable(read_generations(stopped.run_dir)) == stable(read_generations(whole))
+    assert sorted(name for name in os.listdir(stopped.run_dir) if name.startswith("checkpoint")) == [CHECKPOINT]
+
+
+@pytest.mark.fast
+def test_a_cmaes_state_kept_as_json_is_every_field_of_deaps_as_it_was(tmp_path):
+    config = load_config(write_config(tmp_path, CMAES, "cma.toml"))
+    _, strategy = make_toolbox(config)
+    numpy.random.seed(1)
+    population = strategy.generate(creator.Individual)
+    for rank, individual in enumerate(population):
+        individual.fitness.values = (rank / len(population), 0.0)
+    strategy.update(population)
+    kept = strategy_from_json("cmaes", json.loads(json.dumps(strategy_to_json(strategy))), len(config.genes))
+    assert vars(kept).keys() == vars(strategy).keys()
+    for name, value in vars(strategy).items():
+        other = vars(kept)[name]
+        if isinstance(value, numpy.ndarray):  # equal, and laid out alike, so that products come out the same
+            assert numpy.array_equal(value, other) and numpy.isfortran(value) == numpy.isfortran(other), name
+        elif name == "params":
+            assert other["lambda_"] == value["lambda_"] and numpy.array_equal(other["cmatrix"], value["cmatrix"])
+        else:
+            assert other == value and type(other) in (int, float), name
 
 
 def test_the_same_seed_gives_the_same_generations_on_either_searcher(tmp_path):

@@ -170,7 +170,7 @@ def settings(**changes):
 def test_training_writes_a_table_a_curve_and_a_plot(tmp_path):
     folder = Training.create(str(tmp_path / "t"), settings(games=200)).run(report=lambda line: None)
     names = sorted(os.listdir(folder))
-    assert names == ["checkpoint.pkl", "curve.png", "curve.tsv", "settings.json", "table.json.gz"]
+    assert names == ["checkpoint.json", "curve.png", "curve.tsv", "settings.json", "table.json.gz"]
     lines = open(os.path.join(folder, "curve.tsv")).read().splitlines()
     assert lines[0].split("\t") == ["games", "epsilon", "states", "from_table", "random"] and len(lines) == 3
     values, meta = load_table(os.path.join(folder, TABLE))

@@ -1,15 +1,16 @@
 """Hostile but realistic use: corrupt files, odd arguments, two commands at once, Ctrl-C, a full disk.
 
 Each class of failure the issue lists has a test here: the agent always answers, a user's
-mistake is one clear line and a non-zero exit, nonsense is refused on load, one process
-at a time writes a run, the bundle never half-overwrites, and the judge reads output.txt
-as the course's host does.
+mistake is one clear line and a non-zero exit, nonsense is refused on load, a run or training
+folder handed over is data (reading it runs none of its code), one process at a time writes a
+run, the bundle never half-overwrites, and the judge reads output.txt as the course's host does.
 """
 
 import errno
 import json
 import os
 import pickle
+import random
 import signal
 import subprocess
 import sys
@@ -21,13 +22,16 @@ from hypothesis import strategies as st
 from engine import BLACK, PASS, Position
 from engine.agent import STATE_FILE
 from engine.agent import main as agent_main
+from engine.common import plain_state
 from engine.constants import MAX_WEIGHT
 from engine.features import make_evaluator
 from engine.params import default_params, load_params
 from engine.players.host import OutputFormatError, format_input, parse_output, read_output
+from engine.players.qlearning import load_table
 from engine.search import Searcher
 from engine.submission.bundle import write_bundle
-from evolve.checkpoint import CHECKPOINT, LOCK, RunLock
+from engine.training import trainer
+from evolve.checkpoint import CHECKPOINT, LEGACY_CHECKPOINT, LOCK, RunError, RunLock, load_checkpoint
 from evolve.experiment.config import ConfigError, load_config
 from evolve.loop import Evolution
 from evolve.runs import read_generations
@@ -309,13 +313,20 @@ def copy_run(run_dir, tmp_path):
     return target
 
 
+def edited(**changes):
+    """A damage: the checkpoint's JSON with ``changes`` made to its fields."""
+    return lambda data: json.dumps(dict(json.loads(data), **changes)).encode()
+
+
 @pytest.mark.parametrize(
     "damage, words",
     [
         (lambda data: data[: len(data) // 2], "not a readable checkpoint"),
         (lambda data: b"", "not a readable checkpoint"),
-        (lambda data: pickle.dumps(["a", "list"]), "not an evolve checkpoint"),
-        (lambda data: pickle.dumps({"config": {}}), "not an evolve checkpoint"),
+        (lambda data: b"\xff" + data, "not a readable checkpoint"),
+        (lambda data: json.dumps(["a", "list"]).encode(), "not an evolve checkpoint"),
+        (lambda data: json.dumps({"config": {}}).encode(), "not an evolve checkpoint"),
+        (edited(population=[{"genes": ["a", "b"], "fitness": [1, 2]}]), "its population"),
     ],
 )
 @pytest.mark.parametrize("command", ["resume", "export"])
@@ -326,6 +337,165 @@ def test_a_damaged_checkpoint_is_one_clear_line(finished_run, tmp_path, damage, 
     open(path, "wb").write(damage(data))
     extra = ["--to", str(tmp_path / "p.json")] if command == "export" else []
     assert_one_clear_line(cli("evolve", command, run, *extra), CHECKPOINT, words)
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize(
+    "damage, field",
+    [
+        (edited(config=["not", "a", "config"]), "its config"),
+        (edited(generation="one"), "its generation"),
+        (edited(population=[{"genes": [0.5], "fitness": [1.0, 2.0]}]), "its population"),  # too few genes
+        (edited(population=[{"genes": None, "fitness": [1.0]}]), "its population"),
+        (edited(halloffame={"size": 1, "individuals": []}), "its halloffame"),  # export reads its first
+        (edited(logbook={"header": None, "entries": [{"gen": "zero"}]}), "its logbook"),
+        (edited(records="none"), "its records"),
+        (edited(strategy={"theta": [0.5]}), "its strategy"),  # a GA keeps none
+        (edited(random_state=[3, [0] * 10, None]), "its random_state"),
+        (edited(random_state=[3, [-1] * 625, None]), "its random_state"),
+        (edited(numpy_state=["MT19937", "words", 0, 0, 0.0]), "its numpy_state"),
+        (edited(numpy_state=["MT19937", [2**40] * 624, 624, 0, 0.0]), "its numpy_state"),
+    ],
+)
+def test_a_checkpoint_of_the_wrong_shape_names_the_file_and_the_field(finished_run, tmp_path, damage, field):
+    run = copy_run(finished_run, tmp_path)
+    path = os.path.join(run, CHECKPOINT)
+    data = open(path, "rb").read()
+    open(path, "wb").write(damage(data))
+    with pytest.raises(RunError) as error:
+        load_checkpoint(run)  # what export and resume read first
+    assert str(error.value).startswith(f"{path}: not an evolve checkpoint") and field in str(error.value)
+
+
+# -- a run folder handed over is data: reading it runs none of its code ------------------------------
+
+
+class RunsCode:
+    """What a crafted pickle holds: an object whose unpickling calls ``function(argument)``."""
+
+    def __init__(self, function, argument):
+        self.function, self.argument = function, argument
+
+    def __reduce__(self):
+        return self.function, (self.argument,)
+
+
+CRAFTED = {  # each makes the file ``marker`` when unpickled
+    "os.system": lambda marker: RunsCode(os.system, f"touch {marker}"),
+    "builtins.exec": lambda marker: RunsCode(exec, f"open({str(marker)!r}, 'w').close()"),
+}
+
+
+def crafted_pickle(tmp_path, payload, marker):
+    """A pickle that makes ``marker`` when read, inside the state of a checkpoint; shown to work first."""
+    tried = tmp_path / "it-runs"
+    pickle.loads(pickle.dumps(CRAFTED[payload](tried)))
+    assert tried.exists()  # unpickled as pickle does, it runs its code
+    return pickle.dumps({"config": CRAFTED[payload](marker), "generation": 0, "halloffame": []})
+
+
+@pytest.mark.parametrize("payload", sorted(CRAFTED))
+@pytest.mark.parametrize("command", ["resume", "export"])
+def test_a_crafted_pickled_checkpoint_runs_no_code(finished_run, tmp_path, payload, command):
+    run = copy_run(finished_run, tmp_path)
+    marker = tmp_path / "it-ran"
+    os.remove(os.path.join(run, CHECKPOINT))  # a run folder as a run from before JSON checkpoints left it
+    open(os.path.join(run, LEGACY_CHECKPOINT), "wb").write(crafted_pickle(tmp_path, payload, marker))
+    extra = ["--to", str(tmp_path / "p.json")] if command == "export" else []
+    result = cli("evolve", command, run, *extra)
+    assert not marker.exists() and not (tmp_path / "p.json").exists()  # its code never ran
+    assert_one_clear_line(result, LEGACY_CHECKPOINT, "not an evolve checkpoint", payload.replace("os.", "posix."))
+
+
+@pytest.mark.fast
+def test_a_pickled_checkpoint_may_make_no_class_of_its_own(finished_run, tmp_path):
+    # DEAP's creator pickles its classes as meta_create(name, base, attributes): one of another name is refused.
+    from deap import creator
+
+    evil = creator.meta_create("Evil", list, {})  # noqa: F841 (bound in deap.creator, as its pickles expect)
+    run = copy_run(finished_run, tmp_path)
+    os.remove(os.path.join(run, CHECKPOINT))
+    open(os.path.join(run, LEGACY_CHECKPOINT), "wb").write(pickle.dumps({"population": [creator.Evil()]}))
+    del creator.Evil
+    with pytest.raises(RunError, match="not an evolve checkpoint.*'Evil'"):
+        load_checkpoint(run)
+
+
+TRAINING = {"games": 20, "opponents": ["random", "self"], "eval_every": 10, "eval_games": 2, "panel": ["random"]}
+
+
+def training_folder(tmp_path):
+    """A training folder made and not yet run (its settings.json alone)."""
+    return trainer.Training.create(str(tmp_path / "training"), TRAINING).folder
+
+
+@pytest.mark.parametrize("payload", sorted(CRAFTED))
+def test_a_crafted_pickled_training_checkpoint_runs_no_code(tmp_path, payload):
+    folder = training_folder(tmp_path)
+    marker = tmp_path / "it-ran"
+    open(os.path.join(folder, trainer.LEGACY_CHECKPOINT), "wb").write(crafted_pickle(tmp_path, payload, marker))
+    result = cli("littlego", "train", "qlearning", "--resume", folder)
+    assert not marker.exists()  # its code never ran
+    assert_one_clear_line(result, trainer.LEGACY_CHECKPOINT, "not a training checkpoint")
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize(
+    "state, words",
+    [
+        ("[1, 2", "not JSON"),
+        ('["a", "list"]', "the checkpoint is an object"),
+        ('{"table": [], "rng": [3, [], null], "done": 0, "curve": []}', "random state"),
+        ('{"table": [["key", []]], "rng": null, "done": 0, "curve": []}', "key is an integer"),
+        ('{"table": [[1, [[0, "high", 1]]]], "rng": null, "done": 0, "curve": []}', "value is a number"),
+        ('{"table": [], "rng": null, "done": -1, "curve": []}', "games done"),
+        ('{"table": [], "rng": null, "done": 0, "curve": [{"games": 10}]}', "curve lacks"),
+    ],
+)
+def test_a_training_checkpoint_of_the_wrong_shape_names_the_file(tmp_path, state, words):
+    folder = training_folder(tmp_path)
+    rng = json.dumps(plain_state.random_state_to_json(random.Random(1).getstate()))
+    path = os.path.join(folder, trainer.CHECKPOINT)
+    open(path, "w").write(state.replace('"rng": null', f'"rng": {rng}'))
+    with pytest.raises(trainer.TrainingError) as error:
+        trainer.Training.resume(folder)
+    assert str(error.value).startswith(f"{path}: not a readable checkpoint") and words in str(error.value)
+
+
+def test_a_training_resumes_from_a_pickled_checkpoint_of_before_json(tmp_path, monkeypatch):
+    # Plain data, as `littlego train` pickled it before checkpoints were JSON: read admitting no class at all,
+    # it goes on to the table of a training never stopped, and a JSON checkpoint replaces it.
+    quiet = lambda line: None  # noqa: E731
+    whole = trainer.Training.create(str(tmp_path / "whole"), TRAINING).run(report=quiet)
+    real_game = trainer.Training._game
+
+    def cut_off(training, index, opponents):
+        if index == TRAINING["eval_every"] + 2:
+            raise KeyboardInterrupt
+        real_game(training, index, opponents)
+
+    monkeypatch.setattr(trainer.Training, "_game", cut_off)
+    stopped = trainer.Training.create(str(tmp_path / "stopped"), TRAINING)
+    with pytest.raises(KeyboardInterrupt):
+        stopped.run(report=quiet)
+    monkeypatch.undo()
+    kept = json.load(open(os.path.join(stopped.folder, trainer.CHECKPOINT)))
+    state = {
+        "table": {
+            key: {action: [value, updates] for action, value, updates in actions} for key, actions in kept["table"]
+        },
+        "rng": (kept["rng"][0], tuple(kept["rng"][1]), kept["rng"][2]),
+        "done": kept["done"],
+        "curve": kept["curve"],
+    }
+    assert state["done"] == TRAINING["eval_every"]
+    open(os.path.join(stopped.folder, trainer.LEGACY_CHECKPOINT), "wb").write(pickle.dumps(state))
+    os.remove(os.path.join(stopped.folder, trainer.CHECKPOINT))
+    trainer.Training.resume(stopped.folder).run(report=quiet)
+    assert (
+        load_table(os.path.join(stopped.folder, trainer.TABLE))[0] == load_table(os.path.join(whole, trainer.TABLE))[0]
+    )
+    assert trainer.LEGACY_CHECKPOINT not in os.listdir(stopped.folder)
 
 
 def test_run_folder_arguments_that_name_the_wrong_kind_of_thing(finished_run, tmp_path):

@@ -2,7 +2,6 @@
 stopped and resumed equals one never stopped, a finished run extends, and the plot draws its centre."""
 
 import json
-import pickle
 from types import SimpleNamespace
 
 import pytest
@@ -40,19 +39,37 @@ def _climb(spsa, steps, target, scale=1.0):
 
 
 @pytest.mark.fast
-def test_the_default_gains_climb_a_smooth_fitness_and_a_pickled_state_goes_on_the_same():
+def test_the_default_gains_climb_a_smooth_fitness_and_a_state_kept_as_json_goes_on_the_same():
     bounds, target = [(-10.0, 10.0), (0.0, 100.0), (-50.0, 50.0)], [5.0, 70.0, -20.0]
     spsa = Spsa([0.0, 50.0, 0.0], bounds, pairs=4, steps=60, seed=9)
     start = sum((w - t) ** 2 for w, t in zip(spsa.centre, target)) ** 0.5
     _climb(spsa, 30, target)
-    copy = pickle.loads(pickle.dumps(spsa))
+    copy = Spsa.from_json(json.loads(json.dumps(spsa.to_json())))
     _climb(spsa, 30, target)
     _climb(copy, 30, target)
-    assert copy.centre == spsa.centre and copy.k == spsa.k == 60
+    assert copy.centre == spsa.centre and copy.k == spsa.k == 60 and copy.to_json() == spsa.to_json()
     assert sum((w - t) ** 2 for w, t in zip(spsa.centre, target)) ** 0.5 < start / 2
     individuals = spsa.generate(_individual)
     assert len(individuals) == 9 and individuals[-1].weights == spsa.centre  # the pairs, then the centre
     assert all(low <= w <= high for ind in individuals for w, (low, high) in zip(ind.weights, bounds))
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({"theta": [0.5]}, "theta is a list of 3 numbers"),
+        ({"theta": ["a", "b", "c"]}, "theta is a number"),
+        ({"k": -1}, "k is a whole number"),
+        ({"bounds": [[1.0, 0.0]] * 3}, "low below high"),
+        ({"rng": [3, [0] * 625, "gauss"]}, "cached gauss"),
+        ({"signs": [[1.0]]}, "signs is a list of 3 numbers"),
+    ],
+)
+def test_a_kept_state_that_is_not_one_is_refused_naming_the_part(change, words):
+    kept = Spsa([0.0, 50.0, 0.0], [(-10.0, 10.0), (0.0, 100.0), (-50.0, 50.0)], pairs=2, steps=5).to_json()
+    with pytest.raises(ValueError, match=words):
+        Spsa.from_json(dict(kept, **change))
 
 
 def test_the_default_gains_take_the_same_steps_whatever_the_fitness_scale():

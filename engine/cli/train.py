@@ -65,7 +65,7 @@ def _train(args: argparse.Namespace) -> int:
 
     Train the tabular Q-learner (states under the 8 board symmetries) against the opponents
     in turn ('self' is self-play), evaluating it every --eval-every games against the
-    --panel. OUT gets settings.json, checkpoint.pkl, table.json.gz (for the qlearning:TABLE
+    --panel. OUT gets settings.json, checkpoint.json, table.json.gz (for the qlearning:TABLE
     player), curve.tsv and curve.png; --resume OUT continues a stopped or killed training
     exactly.
     """

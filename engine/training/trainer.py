@@ -1,33 +1,37 @@
 """``littlego train qlearning``: train the Q-learner against chosen opponents, with a learning curve.
 
-A training folder holds ``settings.json`` (what was asked), ``checkpoint.pkl`` (the whole
-state after the last evaluation: table, random stream, curve), ``table.json.gz`` (the
-learned values, the file a ``qlearning:TABLE`` player reads), ``curve.tsv`` and
-``curve.png``. Every game depends only on the settings and its index, so a training
-resumed after a kill reaches the same table as one never stopped.
+A training folder holds ``settings.json`` (what was asked), ``checkpoint.json`` (the whole
+state after the last evaluation: table, random stream, curve, as JSON data, so that resuming a
+folder handed over runs none of its author's code), ``table.json.gz`` (the learned values, the
+file a ``qlearning:TABLE`` player reads), ``curve.tsv`` and ``curve.png``. Every game depends
+only on the settings and its index, so a training resumed after a kill reaches the same table
+as one never stopped. A training from before checkpoints were JSON left ``checkpoint.pkl``,
+plain data pickled: it is read admitting no class or function at all
+(``engine.common.plain_state.load_pickle``), and the next checkpoint replaces it.
 """
 
 import datetime
 import json
 import math
 import os
-import pickle
 import random
 from typing import Any, Callable, Dict, List, Optional, TypedDict, cast
 
 from tqdm import tqdm
 
+from engine.common import plain_state
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, MAX_MOVES, WHITE
 from engine.constants import opponent as other_colour
 from engine.errors import UserError
 from engine.play.game import play_game
-from engine.players.qlearning import LittleGo, QLearner, learner_player, play_episode, save_table
+from engine.players.qlearning import LittleGo, QLearner, QTable, learner_player, play_episode, save_table
 from engine.players.scripted import GreedyPlayer
 from engine.players.specs import make_player
 from engine.protocol import write_atomic
 
-SETTINGS, CHECKPOINT, TABLE, CURVE, PLOT = "settings.json", "checkpoint.pkl", "table.json.gz", "curve.tsv", "curve.png"
+SETTINGS, CHECKPOINT, TABLE, CURVE, PLOT = "settings.json", "checkpoint.json", "table.json.gz", "curve.tsv", "curve.png"
+LEGACY_CHECKPOINT = "checkpoint.pkl"  # a training's checkpoint before they were JSON
 SELF = "self"
 
 
@@ -161,17 +165,25 @@ class Training:
         except (OSError, ValueError) as error:
             raise TrainingError(f"{folder}: not a training folder ({error})")
         training = cls(folder, settings)
-        path = os.path.join(folder, CHECKPOINT)
+        path, legacy = os.path.join(folder, CHECKPOINT), os.path.join(folder, LEGACY_CHECKPOINT)
         if os.path.exists(path):
-            try:
-                with open(path, "rb") as handle:
-                    state = pickle.load(handle)
-                training.learner.table = state["table"]
-                training.rng.setstate(state["rng"])
-                training.done, training.curve = state["done"], state["curve"]
-            except Exception as error:
-                raise TrainingError(f"{path}: not a readable checkpoint ({type(error).__name__}: {error})")
+            training._restore(_read_checkpoint(path), path)
+        elif os.path.exists(legacy):
+            training._restore(_read_legacy(legacy), legacy)
         return training
+
+    def _restore(self, state: object, path: str) -> None:
+        """Take up the state of a checkpoint's data; TrainingError naming ``path`` where it is not one."""
+        try:
+            kept = plain_state.fields(state, "the checkpoint", ("table", "rng", "done", "curve"))
+            table = _table_from_json(kept["table"])
+            rng = plain_state.random_state_from_json(kept["rng"])
+            done = plain_state.count(kept["done"], "its games done")
+            curve = [_point(point, self.settings["panel"]) for point in plain_state.items(kept["curve"], "its curve")]
+        except (KeyError, OverflowError, TypeError, ValueError) as error:
+            raise TrainingError(f"{path}: not a readable checkpoint ({error})")
+        self.learner.table, self.done, self.curve = table, done, curve
+        self.rng.setstate(rng)
 
     def run(self, progress: bool = False, report: Callable[[str], object] = print) -> str:
         """Train to the settings' number of games, evaluating and checkpointing every eval_every games."""
@@ -251,13 +263,15 @@ class Training:
 
     def _checkpoint(self):
         folder = self.folder
-        write_atomic(
-            os.path.join(folder, CHECKPOINT),
-            pickle.dumps(
-                {"table": self.learner.table, "rng": self.rng.getstate(), "done": self.done, "curve": self.curve},
-                protocol=pickle.HIGHEST_PROTOCOL,
-            ),
-        )
+        state = {
+            "table": _table_to_json(self.learner.table),
+            "rng": plain_state.random_state_to_json(self.rng.getstate()),
+            "done": self.done,
+            "curve": self.curve,
+        }
+        write_atomic(os.path.join(folder, CHECKPOINT), json.dumps(state, separators=(",", ":")) + "\n")
+        if os.path.exists(os.path.join(folder, LEGACY_CHECKPOINT)):  # replaced by the JSON
+            os.remove(os.path.join(folder, LEGACY_CHECKPOINT))
         meta = {
             "source": "littlego train qlearning",
             "folder": os.path.basename(os.path.abspath(folder)),
@@ -304,3 +318,85 @@ class Training:
         figure.savefig(staging, dpi=100)
         plt.close(figure)
         os.replace(staging, os.path.join(self.folder, PLOT))
+
+
+def _read_checkpoint(path: str) -> object:
+    """A checkpoint file's JSON data; TrainingError naming ``path`` where it has none."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except OSError as error:
+        raise TrainingError(f"{path}: cannot read: {error.strerror or error}")
+    except (ValueError, RecursionError) as error:  # not UTF-8, not JSON, or nested past reading
+        raise TrainingError(f"{path}: not a readable checkpoint (not JSON: {error})")
+
+
+def _read_legacy(path: str) -> object:
+    """An older training's pickled checkpoint as the JSON data of one: plain data, read admitting no class
+    or function (RefusedPickle, before any of its code runs, for one that names any); TrainingError naming
+    ``path`` where it is not one."""
+    try:
+        with open(path, "rb") as handle:
+            state = plain_state.load_pickle(handle, {})
+    except OSError as error:
+        raise TrainingError(f"{path}: cannot read: {error.strerror or error}")
+    except plain_state.RefusedPickle as error:
+        raise TrainingError(f"{path}: not a training checkpoint: {error} (refused before any of it ran)")
+    except Exception as error:  # unpickling can raise almost anything on a damaged file
+        raise TrainingError(f"{path}: not a readable checkpoint ({type(error).__name__}: {error})")
+    try:
+        kept = plain_state.fields(state, "the checkpoint", ("table", "rng"))
+        return dict(
+            kept,
+            table=[
+                [key, [[action, *entry] for action, entry in actions.items()]] for key, actions in kept["table"].items()
+            ],
+            rng=plain_state.random_state_to_json(kept["rng"]),
+        )
+    except (AttributeError, TypeError, ValueError) as error:
+        raise TrainingError(f"{path}: not a readable checkpoint ({error})")
+
+
+def _table_to_json(table: QTable) -> List[List[Any]]:
+    """The learner's table as JSON data: [key, [[action, value, updates], ...]] for each state, in its order."""
+    return [
+        [key, [[action, value, updates] for action, (value, updates) in actions.items()]]
+        for key, actions in table.items()
+    ]
+
+
+def _table_from_json(data: object) -> QTable:
+    """The learner's table of ``_table_to_json``'s data (Little-Go's keys and actions: integers); ValueError."""
+    table: QTable = {}
+    for row in plain_state.items(data, "its table"):
+        if len(plain_state.items(row, "a state of its table")) != 2:
+            raise ValueError("a state of its table is [key, its actions]")
+        key, actions = row
+        if not _is_int(key):
+            raise ValueError(f"a state's key is an integer, not {key!r}")
+        entries: Dict[Any, List[float]] = {}
+        table[key] = entries
+        for entry in plain_state.items(actions, "a state's actions"):
+            if len(plain_state.items(entry, "an action's entry")) != 3:
+                raise ValueError("an action's entry is [action, value, updates]")
+            action, value, updates = entry
+            if not _is_int(action):
+                raise ValueError(f"an action is an integer, not {action!r}")
+            entries[action] = [
+                plain_state.number(value, "an action's value"),
+                plain_state.count(updates, "an action's updates"),
+            ]
+    return table
+
+
+def _point(data: object, panel: List[str]) -> Dict[str, Any]:
+    """A point of the curve (``Training._evaluate``'s), checked: the curve and the plot read each field."""
+    point = plain_state.fields(data, "a point of its curve", ("games", "epsilon", "states", "win_rate", "seen"))
+    plain_state.count(point["games"], "a point's games")
+    plain_state.count(point["states"], "a point's states")
+    plain_state.number(point["epsilon"], "a point's epsilon")
+    plain_state.number(point["seen"], "a point's share seen")
+    rates = plain_state.fields(point["win_rate"], "a point's win rates", panel)
+    for spec in panel:
+        plain_state.number(rates[spec], f"a point's win rate against {spec}")
+    return point

@@ -13,7 +13,7 @@ from engine.cli.parts.commands import tool_parser
 from engine.cli.parts.exits import STOPPED_STATUS, run_command
 from engine.errors import UserError
 from engine.play.executors import ExecutorError
-from evolve.checkpoint import CHECKPOINT
+from evolve.checkpoint import has_checkpoint
 from evolve.cli import bench, fit, network, runs, ship, solved, tuners
 from evolve.fitness import FitnessGameError
 
@@ -59,6 +59,6 @@ def _where_it_stands(args: argparse.Namespace) -> str:
     run = folders[0]
     if not os.path.isdir(run):
         return "no generation finished, so its run folder was removed: fix the cause and run again"
-    if os.path.exists(os.path.join(run, CHECKPOINT)):
+    if has_checkpoint(run):
         return f"the last finished generation is checkpointed: fix the cause, then 'evolve resume {run}' continues"
     return "no generation finished, so there is no checkpoint to resume from: fix the cause and run again"
