@@ -5,20 +5,28 @@ first it finds; a compiled language is built in the folder first. Here each fold
 into a workspace as untrusted input (``sandbox.files``: regular files and folders only, under
 the folder limit) and built there, inside the same sandbox and limits as its games, with an
 argument list in which no file name can be read as an option; the original is never touched.
+The build's workspace is a game's (``sandbox.workspace``: a tmpfs with a size and file quota
+where littlego may mount), so a build that fills it fails by its own fault and the host's disk
+never fills; only the folder as the build left it is kept, copied out under the copy's caps
+(what each game copies again), and the rest (the compiler's /tmp) goes with the workspace.
 An agent that cannot be built (no agent file, no compiler, a refused copy, a failed build) is a
 ``Built`` with the reason, and ``course_game`` makes each of its games a loss with that reason,
 so that everything else goes on. A folder's name never reaches a spec: its copy is named by its
-place in the list.
+place in the list. The builds that a process keeps for the specs it meets one at a time
+(``ensure_built``) are capped: the least recently used past ``BUILDS_KEPT`` builds or
+``BUILDS_MB`` MiB are removed, and built again if met again.
 """
 
 import atexit
+import errno
 import os
 import shlex
 import shutil
 import sys
 import tempfile
+from collections import OrderedDict
 from contextlib import contextmanager
-from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, Iterable, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from engine.constants import BLACK, WHITE, colour_word, opponent
 from engine.errors import InvalidInput
@@ -26,11 +34,11 @@ from engine.play.executors import is_remote
 from engine.play.match import GameJob, MatchGame, game_job
 from engine.players.base import Reason
 from engine.players.specs import folder_without_command, forget_built, is_built, register_built
-from engine.sandbox.files import copy_folder, excerpt, tail
+from engine.sandbox.files import copy_folder, excerpt, remove_tree, tail
 from engine.sandbox.isolation import prepare_folder, wrap
-from engine.sandbox.limits import DEFAULT_LIMITS, MIB, Limits, SandboxError, UntrustedFolderError
+from engine.sandbox.limits import DEFAULT_LIMITS, MIB, HostError, Limits, SandboxError, UntrustedFolderError
 from engine.sandbox.process import run
-from engine.sandbox.users import lease
+from engine.sandbox.workspace import FULL, Workspace
 
 
 def _sources(folder: str) -> List[str]:
@@ -86,6 +94,11 @@ LANGUAGES = (
 )
 BUILD_SECONDS = 300  # a build still running after this long (wall clock or CPU) has failed
 BUILD_OUTPUT_SHOWN = 300  # characters of a failed build's output in its fault
+# A folder of kept builds (a process's ``ensure_built``, an evolution run's individuals) removes the least
+# recently used past either: builds, and MiB of disk of their own (a file shared with another is not theirs).
+BUILDS_KEPT = 64
+BUILDS_MB = 1024
+_LOG_READ = 1 << 16  # bytes of the end of a failed build's log read for the news of a full folder
 INSTALL_HINT = {
     "g++": "apt-get install g++",
     "javac": "apt-get install default-jdk-headless",
@@ -131,31 +144,117 @@ def _missing_tool(language):
     return None
 
 
-def _compile(language, copy, log_path, limits, user):
-    """None when ``language``'s build succeeds in ``copy`` under ``limits`` (in the sandbox, as ``user``),
-    else why not."""
-    argv = language.build(copy)
+def _filled(box: Workspace, log_path: str) -> bool:
+    """Whether a failed build filled its workspace ``box``: no room or no file left there, or its output's end
+    says a write found none (the linker removes what it could not finish, so the room may be back)."""
+    if not box.quota:
+        return False  # no quota of its own: a full disk is the host's, and no news of the build's
+    found = os.statvfs(box.top)
+    if found.f_favail == 0 or found.f_bavail * found.f_frsize < box.limits.workspace_mb * MIB // 16:
+        return True
     try:
-        wrapped = wrap(argv, copy, limits, user)
+        with open(log_path, "rb") as log:
+            log.seek(0, os.SEEK_END)
+            log.seek(max(0, log.tell() - _LOG_READ))
+            return os.strerror(errno.ENOSPC).encode() in log.read()
+    except OSError:
+        return False
+
+
+def _compile(language: Language, box: Workspace, log_path: str, limits: Limits) -> Optional[str]:
+    """None when ``language``'s build succeeds in the workspace ``box`` under ``limits`` (in the sandbox, as the
+    workspace's user), else why not."""
+    assert language.build is not None and language.build_words is not None
+    argv = language.build(box.folder)
+    try:
+        wrapped = wrap(argv, box.folder, limits, box.user)
     except SandboxError as error:
         return str(error)
     with open(log_path, "wb") as log:
         try:
-            finished = run(wrapped, copy, limits, BUILD_SECONDS, BUILD_SECONDS, stdout=log, stderr=log)
+            finished = run(wrapped, box.folder, limits, BUILD_SECONDS, BUILD_SECONDS, stdout=log, stderr=log)
         except OSError as error:
             return f"{language.build_words!r} could not start: {error.strerror or error}"
     if finished.timed_out or finished.over_cpu:
         return f"{language.build_words!r} ran past {BUILD_SECONDS} s"
     if finished.status != 0:
         memory = f" (killed at the memory limit, {limits.memory_mb} MiB)" if finished.out_of_memory else ""
+        full = f", {box.describe_full()}" if _filled(box, log_path) else ""
         code = os.WEXITSTATUS(finished.status) if os.WIFEXITED(finished.status) else -os.WTERMSIG(finished.status)
-        return f"{language.build_words!r} failed with status {code}{memory}: {tail(log_path, BUILD_OUTPUT_SHOWN)}"
+        return f"{language.build_words!r} failed with status {code}{memory}{full}: {tail(log_path, BUILD_OUTPUT_SHOWN)}"
     return None
 
 
-def build_agent(folder: str, workspace: str, index: Union[int, str] = 0, limits: Limits = DEFAULT_LIMITS) -> Built:
-    """``folder``'s agent built in a copy under ``workspace`` (named by ``index``); a Built (never raises for
-    the agent's fault)."""
+def _rewrite(folder: str, rewritten: Mapping[str, str]) -> None:
+    """Write each {file: text} of ``rewritten`` into the copy ``folder`` as a new file in place of the copy's
+    (a name removed first: never written through, so a file the copy shares stays as it was)."""
+    for name, text in rewritten.items():
+        path = os.path.join(folder, name)
+        if os.path.lexists(path):
+            os.unlink(path)
+        with open(path, "xb") as out:
+            out.write(text.encode("utf-8", "surrogateescape"))
+
+
+def _copy_in(folder: str, copy: str, limits: Limits, rewritten: Mapping[str, str], shared: Optional[str]) -> None:
+    """``folder`` copied to ``copy`` under the folder limit, ``rewritten`` written over it."""
+    copy_folder(folder, copy, limits.folder_mb * MIB, shared)
+    _rewrite(copy, rewritten)
+
+
+def _built_in_workspace(
+    language: Language,
+    folder: str,
+    copy: str,
+    log: str,
+    limits: Limits,
+    rewritten: Mapping[str, str],
+    shared: Optional[str],
+) -> Optional[str]:
+    """None where ``language``'s build of ``folder`` (``rewritten`` written over it) succeeds in a Workspace of
+    its own and the folder as the build left it is kept at ``copy``, under the copy's caps (sharing ``shared``'s
+    files); else why not. HostError where the host's own disk cannot take the copy."""
+    assert language.build_words is not None
+    box = Workspace(limits)
+    try:
+        try:
+            _copy_in(folder, box.folder, limits, rewritten, None)
+        except UntrustedFolderError as error:
+            return f"cannot be copied: {error}"
+        except OSError as error:
+            why = box.host_write_failed("the copy of its folder", error) if error.errno in FULL else error
+            return f"cannot be copied: {why}"
+        if not os.path.isfile(os.path.join(box.folder, language.source)):
+            return f"{language.source} is not a regular file"
+        prepare_folder(box.folder, limits, box.user)
+        failure = _compile(language, box, log, limits)
+        if failure:
+            return failure
+        try:
+            copy_folder(box.folder, copy, limits.folder_mb * MIB, shared, shown="the build's output")
+        except UntrustedFolderError as error:
+            return f"{language.build_words!r} left a folder that no game could copy: {error}"
+        except OSError as error:  # nothing is left of it (``copy_folder``)
+            if error.errno in FULL:
+                raise HostError(f"the host cannot keep a build in {copy}: {error.strerror or error}") from error
+            return f"its build cannot be kept: {error.strerror or error}"
+        return None
+    finally:
+        box.close()
+
+
+def build_agent(
+    folder: str,
+    workspace: str,
+    index: Union[int, str] = 0,
+    limits: Limits = DEFAULT_LIMITS,
+    rewritten: Optional[Mapping[str, str]] = None,
+    shared: Optional[str] = None,
+) -> Built:
+    """``folder``'s agent built and kept in a copy under ``workspace`` (named by ``index``); a Built (never raises
+    for the agent's fault; HostError where the host's own disk fails). ``rewritten``: {file: text} written over
+    the copy before its build (an individual's constants); ``shared``: a folder of the host's own, never an
+    agent's, whose files the kept copy links to (read-only) where it holds the same bytes at the same place."""
     folder = os.path.abspath(folder)
     name = excerpt(os.path.basename(folder.rstrip(os.sep)), 80)
     copy = os.path.join(workspace, f"agent-{index}")
@@ -189,20 +288,31 @@ def build_agent(folder: str, workspace: str, index: Union[int, str] = 0, limits:
                 language.source, missing, f" ({INSTALL_HINT[missing]})" if missing in INSTALL_HINT else ""
             ),
         )
-    try:
-        copy_folder(folder, copy, limits.folder_mb * MIB)
+    if language.build:
+        log = os.path.join(workspace, f"build-{index}.log")
+        failure = _built_in_workspace(language, folder, copy, log, limits, rewritten or {}, shared)
+        if failure:
+            return Built(folder, name, language.name, spec, failure, log)
+        return Built(folder, name, language.name, f"cmd:{copy}::{language.run}", None)
+    try:  # nothing to build: the copy is what plays
+        _copy_in(folder, copy, limits, rewritten or {}, shared)
     except (UntrustedFolderError, OSError) as error:
+        remove_tree(copy)
         return Built(folder, name, language.name, spec, f"cannot be copied: {error}")
     if not os.path.isfile(os.path.join(copy, language.source)):
         return Built(folder, name, language.name, spec, f"{language.source} is not a regular file")
-    if language.build:
-        log = os.path.join(workspace, f"build-{index}.log")
-        with lease() as held:  # the build's sandbox a user of its own, as a game's
-            prepare_folder(copy, limits, held.user)
-            failure = _compile(language, copy, log, limits, held.user)
-        if failure:
-            return Built(folder, name, language.name, spec, failure, log)
     return Built(folder, name, language.name, f"cmd:{copy}::{language.run}", None)
+
+
+def own_bytes(folder: str) -> int:
+    """The disk that the files of ``folder`` take and share with no other (a hard link's is its other name's)."""
+    taken = 0
+    for root, _, files in os.walk(folder):
+        for name in files:
+            found = os.lstat(os.path.join(root, name))
+            if found.st_nlink == 1:
+                taken += found.st_blocks * 512
+    return taken
 
 
 def refuse_remote_builds(folders: Sequence[str], scheduler: Optional[str]) -> None:
@@ -271,26 +381,71 @@ def agents_built(
         shutil.rmtree(workspace, ignore_errors=True)
 
 
+class _Kept:
+    """The builds a process keeps for ``ensure_built``: one folder, least recently used first."""
+
+    def __init__(self) -> None:
+        self.folder: Optional[str] = None
+        self.builds: OrderedDict[str, str] = OrderedDict()  # agent folder -> its kept copy
+        self.made = 0
+
+    def place(self) -> Tuple[str, int]:
+        """(the folder the builds are kept in, the index of the next), the folder made on first use."""
+        if self.folder is None:
+            self.folder = tempfile.mkdtemp(prefix="littlego-build-")
+            atexit.register(remove_tree, self.folder)
+        self.made += 1
+        return self.folder, self.made
+
+    def used(self, folder: str, copy: Optional[str] = None) -> None:
+        """``folder``'s build (kept at ``copy``, where new) is the most recently used; the least recently used
+        removed past BUILDS_KEPT builds or BUILDS_MB MiB (each built again when it is met again)."""
+        key = os.path.abspath(folder)
+        if copy is None:
+            self.builds.move_to_end(key)
+            return
+        self.builds[key] = copy
+        while len(self.builds) > 1 and (
+            len(self.builds) > BUILDS_KEPT or sum(map(own_bytes, self.builds.values())) > BUILDS_MB * MIB
+        ):
+            oldest, kept = self.builds.popitem(last=False)
+            forget_built(oldest)
+            remove_tree(kept)
+
+
+_KEPT = _Kept()
+
+
 def ensure_built(spec: str, limits: Optional[Limits] = None) -> None:
     """Build, once in this process, the agent folder that the player ``spec`` names where it needs a build
     (a C++, Java or ``my_player.py`` agent, as ``agents_built`` builds it), so that ``make_player`` plays the
     build from then on: for the commands that meet specs one at a time (``play``, the board). InvalidInput,
-    with the compiler's own lines, where it cannot be built. The build lasts as long as the process."""
+    with the compiler's own lines, where it cannot be built. The build lasts as long as the process, or until
+    BUILDS_KEPT others (or BUILDS_MB MiB of them) were used since: then it is built again."""
     folder = _agent_folder(spec)
-    if folder is None or is_built(folder):
+    if folder is None:
         return
-    workspace = tempfile.mkdtemp(prefix="littlego-build-")
-    atexit.register(shutil.rmtree, workspace, True)
-    _build_to_play(folder, workspace, 0, limits)
+    if is_built(folder):
+        if os.path.abspath(folder) in _KEPT.builds:  # else ``agents_built``'s, for as long as its ``with`` lasts
+            _KEPT.used(folder)
+        return
+    workspace, index = _KEPT.place()
+    copy = _build_to_play(folder, workspace, index, limits)
+    _KEPT.used(folder, copy)
 
 
-def _build_to_play(folder: str, workspace: str, index: int, limits: Optional[Limits]) -> None:
-    """Build ``folder`` in ``workspace`` and have ``make_player`` play the build; InvalidInput, with the
-    compiler's own lines, where it cannot be built."""
+def _build_to_play(folder: str, workspace: str, index: int, limits: Optional[Limits]) -> str:
+    """Build ``folder`` in ``workspace`` and have ``make_player`` play the build; the build's copy. InvalidInput,
+    with the compiler's own lines, where it cannot be built."""
     built = build_agent(folder, workspace, index, limits or DEFAULT_LIMITS)
     if built.error:
-        raise InvalidInput(build_refusal(built))
-    register_built(folder, *built.copy_and_command())
+        refusal = build_refusal(built)
+        if built.log and os.path.exists(built.log):
+            os.unlink(built.log)  # its lines are in the refusal: a process that meets it again keeps none
+        raise InvalidInput(refusal)
+    copy, command = built.copy_and_command()
+    register_built(folder, copy, command)
+    return copy
 
 
 @contextmanager

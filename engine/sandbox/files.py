@@ -3,7 +3,11 @@
 An agent folder is copied as regular files and folders only. A symbolic link to a regular file
 inside the folder is copied as that file's bytes; any other link (outside the folder, to a folder,
 dangling), a FIFO, a socket or a device is refused with its name. Bytes are counted as they are
-written, so a sparse file counts at its full size, and a copy past the folder limit stops there.
+read, so a sparse file counts at its full size, and a copy past the folder limit stops there; its
+holes (and any run of zeros a chunk long) stay holes, so a copy never takes more disk than its data.
+A copy may share the files of a folder of the host's own (``shared``: an individual's build shares
+its agent's build): a file with the same bytes at the same place is a hard link to that one, made
+read-only, never a second copy.
 A file the agent leaves for the host is opened without following a link and without blocking,
 only when it is a regular file, and only its first ``READ_LIMIT`` bytes are read; what the host
 shows of an agent's text is a short excerpt with everything unprintable escaped.
@@ -16,13 +20,15 @@ removes a folder of any depth without recursion and without following a link.
 import errno
 import os
 import stat
-from typing import List, NoReturn, Set, Tuple, Union
+from typing import List, NoReturn, Optional, Set, Tuple, Union
 
 from engine.sandbox.limits import MIB, UntrustedFolderError
 
 READ_LIMIT = 4096  # bytes of an agent's answer the host reads (a move is a few)
 EXCERPT_CHARACTERS = 60  # of an agent's text in a fault
 _CHUNK = 1 << 20
+_ZEROS = bytes(_CHUNK)  # a chunk of these is left a hole in the copy
+READ_ONLY = 0o555  # the modes a shared file keeps (its execute bits too): no one's write
 FOLDER_DEPTH = 64  # levels of folders in a copy: far beyond any agent's, far below a recursion limit
 FOLDER_ENTRIES = 10_000  # files and folders in a copy: the host's time to copy it stays small
 # Version control, caches and evolution runs are no part of a player: not copied.
@@ -124,16 +130,21 @@ def _inside(path: str, root: str) -> bool:
 
 
 class _Copy:
-    """One folder copy under way: the bytes written and the entries made so far against the caps."""
+    """One folder copy under way: the bytes counted and the entries made so far against the caps."""
 
-    def __init__(self, source: str, cap_bytes: int):
+    def __init__(self, source: str, destination: str, cap_bytes: int, shared: Optional[str], shown: Optional[str]):
         self.source, self.root, self.cap, self.written = source, os.path.realpath(source), cap_bytes, 0
+        self.destination, self.shared = destination, shared
+        self.shown = shown or f"agent folder {excerpt(source, 200)}"
         self.entries = 0
 
     def refuse(self, path: str, why: str) -> NoReturn:
-        raise UntrustedFolderError(
-            f"agent folder {excerpt(self.source, 200)}: {excerpt(os.path.relpath(path, self.source), 120)} {why}"
-        )
+        raise UntrustedFolderError(f"{self.shown}: {excerpt(os.path.relpath(path, self.source), 120)} {why}")
+
+    def add(self, path: str, size: int) -> None:
+        self.written += size
+        if self.written > self.cap:
+            self.refuse(path, f"takes the folder past its limit of {self.cap // MIB} MiB (--folder-size)")
 
     def count(self, path: str) -> None:
         self.entries += 1
@@ -146,19 +157,49 @@ class _Copy:
         except UntrustedFileError as error:
             self.refuse(path, f"is {error.kind} (only regular files and folders are copied)")
         try:
+            if self.shared is not None and self.linked(path, handle, destination):
+                return
             with open(destination, "xb") as out:
                 while True:
                     chunk = os.read(handle, _CHUNK)
                     if not chunk:
                         break
-                    self.written += len(chunk)
-                    if self.written > self.cap:
-                        self.refuse(path, f"takes the folder past its limit of {self.cap // MIB} MiB (--folder-size)")
-                    out.write(chunk)
+                    self.add(path, len(chunk))
+                    if chunk == _ZEROS[: len(chunk)]:
+                        out.seek(len(chunk), os.SEEK_CUR)  # a hole: no block written
+                    else:
+                        out.write(chunk)
+                out.truncate()  # the size, where the file ends in a hole
                 # By the descriptor: no name the copy's place holds can redirect it (a link put there).
                 os.fchmod(out.fileno(), stat.S_IMODE(os.fstat(handle).st_mode) & 0o755 | 0o600)
         finally:
             os.close(handle)
+
+    def linked(self, path: str, handle: int, destination: str) -> bool:
+        """Whether ``destination`` was made a hard link to the shared folder's file at its place, which holds
+        the same bytes as ``path`` (open as ``handle``: rewound where it does not); that file made read-only."""
+        assert self.shared is not None
+        twin = os.path.join(self.shared, os.path.relpath(destination, self.destination))
+        try:
+            other = open_regular(twin)
+        except OSError:
+            return False
+        try:
+            size = os.fstat(handle).st_size
+            if os.fstat(other).st_size != size or not _same_bytes(handle, other):
+                os.lseek(handle, 0, os.SEEK_SET)
+                return False
+            self.add(path, size)  # counted at its size, as a copy would be: the game's copy is one
+            os.fchmod(other, stat.S_IMODE(os.fstat(other).st_mode) & READ_ONLY | 0o444)
+            try:
+                os.link(twin, destination, follow_symlinks=False)
+            except OSError:  # another file system, or no links there: a copy
+                os.lseek(handle, 0, os.SEEK_SET)
+                self.written -= size
+                return False
+            return True
+        finally:
+            os.close(other)
 
     def link(self, path: str, destination: str) -> None:
         target = os.path.realpath(path)
@@ -192,11 +233,27 @@ class _Copy:
                     self.file(inner, outer)  # refused there unless a regular file
 
 
-def copy_folder(source: str, destination: str, cap_bytes: int) -> int:
+def _same_bytes(one: int, other: int) -> bool:
+    """Whether the files open as ``one`` and ``other`` (of one size) hold the same bytes, read from their start."""
+    offset = 0
+    while True:
+        chunk = os.pread(one, _CHUNK, offset)
+        if chunk != os.pread(other, _CHUNK, offset):
+            return False
+        if not chunk:
+            return True
+        offset += len(chunk)
+
+
+def copy_folder(
+    source: str, destination: str, cap_bytes: int, shared: Optional[str] = None, shown: Optional[str] = None
+) -> int:
     """Copy the agent folder ``source`` to ``destination`` (which must not exist, or an empty folder that
-    is a mount point: a workspace) as untrusted input; the bytes written. UntrustedFolderError naming the
-    first entry refused; nothing is left of a refused copy."""
-    copy = _Copy(source, cap_bytes)
+    is a mount point: a workspace) as untrusted input; the bytes counted (a sparse file's at its size).
+    UntrustedFolderError naming the first entry refused (``shown`` names the folder there; default: the
+    agent folder and its path); nothing is left of a refused copy. ``shared``: a folder of the host's own,
+    never an agent's, whose file at a place is linked (made read-only) where ``source``'s holds the same bytes."""
+    copy = _Copy(source, destination, cap_bytes, shared, shown)
     try:
         copy.tree(source, destination)
     except BaseException:

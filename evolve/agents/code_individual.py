@@ -3,9 +3,15 @@
 ``evolve.agents.program_individual`` plays a program individual; where its genes are constants of the agent's code
 (``[individual] constants``, found by ``engine.course.literals``), ``individual_build`` makes each
 individual's build: the built folder's sources with exactly those literals rewritten, built as the
-course builds them (a C++ or Java agent compiled again), once for each distinct code among all the
-workers, in a folder that lasts as long as the run (``builds``). ``write_tuned_agent`` exports the
-best individual as a new folder with the diff against the agent's code.
+course builds them (a C++ or Java agent compiled again, in a workspace with a quota), once for each
+distinct code among all the workers, in a folder that lasts as long as the run (``builds``). A build
+keeps of its own only the files that differ from the agent's build (the rewritten sources, the
+binary or the classes that changed); every other file is a hard link to the agent's build, made
+read-only: no game ever writes there, since each game copies its build into a workspace of its own
+(``ProgramPlayer``). The folder keeps the ``BUILDS_KEPT`` most recently used builds (and at most
+``BUILDS_MB`` MiB of their own); one removed is built again when it plays again, and none is removed
+while a game copies it (``individual_held``). ``write_tuned_agent`` exports the best individual as a
+new folder with the diff against the agent's code.
 """
 
 import fcntl
@@ -14,19 +20,25 @@ import json
 import os
 import tempfile
 from contextlib import contextmanager
-from typing import Dict, Iterator, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from engine.common.runfolder import RunError
 from engine.constants import Colour
-from engine.course.build import build_agent, build_refusal
+from engine.course.build import BUILDS_KEPT, BUILDS_MB, build_agent, build_refusal, own_bytes
 from engine.course.literals import Constant, find_constants, read_source
 from engine.course.rewrite import literal_diff, patched_sources
 from engine.errors import InvalidInput
 from engine.players.base import Player, PlayerFault, Reason
+from engine.players.program import ProgramPlayer
 from engine.protocol import write_atomic
 from engine.sandbox.files import copy_folder, remove_tree
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB, Limits
 from evolve.experiment.schema import ProgramIndividual
+
+# In the builds folder, beside each individual's build (``build_agent``'s ``agent-`` and its name): why it
+# failed, and its lock.
+BUILT, FAILED, LOCK = "agent-", ".error", ".lock"
+EVICTION = "eviction.lock"  # in the builds folder: one worker removes builds at a time
 
 
 class BuiltProgram(NamedTuple):
@@ -63,34 +75,111 @@ class UnbuiltProgram(Player):
 def individual_build(program: BuiltProgram, weights: Sequence[float]) -> Tuple[Optional[str], Optional[str]]:
     """(folder, None) where ``program``'s code with the constants ``weights`` is built, else (None, why not):
     the built folder's sources with exactly the genes' literals rewritten, built as the course builds them,
-    once for each distinct code among all workers (a lock in ``program.builds`` keeps two from building it
-    at once)."""
+    once for each distinct code among all workers (``individual_held``, of which this is the quick look)."""
+    with individual_held(program, weights) as found:
+        return found
+
+
+@contextmanager
+def individual_held(program: BuiltProgram, weights: Sequence[float]) -> Iterator[Tuple[Optional[str], Optional[str]]]:
+    """(folder, None) where ``program``'s code with the constants ``weights`` is built, else (None, why not), the
+    build held while the ``with`` lasts: no worker removes it (``evict``) until then. Built where it is not (the
+    first time, or removed since), once among all workers: a lock of each build in ``program.builds``, shared
+    while it is held, its own while it is built."""
     builds = program.builds
     if builds is None:
         raise ValueError("individual_build: the program has no folder for its individuals' builds")
     texts = patched_sources(program.folder, program.constants, [float(w) for w in weights])
     digest = hashlib.sha256(json.dumps(sorted(texts.items())).encode("utf-8", "surrogateescape")).hexdigest()[:24]
     index = f"individual-{digest}"
-    folder, failed = os.path.join(builds, f"agent-{index}"), os.path.join(builds, f"{index}.error")
-    with open(os.path.join(builds, f"{index}.lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if os.path.isfile(failed):
-            with open(failed) as handle:
-                return None, handle.read()
-        if not os.path.isdir(folder):
-            staging = tempfile.mkdtemp(prefix="source-", dir=builds)
-            try:
-                source = os.path.join(staging, "agent")
-                copy_folder(program.folder, source, program.limits.folder_mb * MIB)
-                for name, text in texts.items():
-                    write_atomic(os.path.join(source, name), text.encode("utf-8", "surrogateescape"))
-                built = build_agent(source, builds, index, program.limits)
-            finally:
-                remove_tree(staging)
-            if built.error:
-                write_atomic(failed, build_refusal(built))
-                return None, build_refusal(built)
-    return folder, None
+    folder, failed = os.path.join(builds, BUILT + index), os.path.join(builds, index + FAILED)
+    with open(os.path.join(builds, index + LOCK), "a") as lock:
+        while True:
+            fcntl.flock(lock, fcntl.LOCK_SH)
+            if os.path.isfile(failed):
+                os.utime(failed)  # the most recently used
+                with open(failed) as handle:
+                    yield None, handle.read()
+                return
+            if os.path.isdir(folder):
+                os.utime(folder)
+                yield folder, None
+                return
+            fcntl.flock(lock, fcntl.LOCK_EX)  # not at once: another may build it meanwhile (or remove it: again)
+            if not os.path.isfile(failed) and not os.path.isdir(folder):
+                _build(program, texts, index, folder, failed)
+                evict(builds)
+
+
+def _build(program: BuiltProgram, texts: Mapping[str, str], index: str, folder: str, failed: str) -> None:
+    """Build the individual ``index`` (``texts`` written over the agent's build) at ``folder``, its unchanged files
+    shared with the agent's build; or write why it cannot be built to ``failed``. Made aside and renamed into
+    place, so that a build there is a whole one."""
+    staging = tempfile.mkdtemp(prefix="staging-", dir=program.builds)
+    try:
+        built = build_agent(program.folder, staging, index, program.limits, texts, shared=program.folder)
+        if built.error:
+            write_atomic(failed, build_refusal(built))
+        else:
+            os.rename(built.copy_and_command()[0], folder)
+    finally:
+        remove_tree(staging)
+
+
+def evict(builds: str) -> None:
+    """Remove the least recently used builds of the folder ``builds`` (a build that failed is one too) past
+    ``BUILDS_KEPT`` of them or ``BUILDS_MB`` MiB of their own disk, except those a worker holds
+    (``individual_held``)."""
+    with open(os.path.join(builds, EVICTION), "a") as eviction:
+        fcntl.flock(eviction, fcntl.LOCK_EX)
+        found: List[Tuple[int, str, str]] = []  # (last used, individual, path)
+        with os.scandir(builds) as entries:
+            for entry in entries:
+                if entry.name.startswith(BUILT) and entry.is_dir(follow_symlinks=False):
+                    index = entry.name[len(BUILT) :]
+                elif entry.name.endswith(FAILED):
+                    index = entry.name[: -len(FAILED)]
+                else:
+                    continue
+                found.append((entry.stat(follow_symlinks=False).st_mtime_ns, index, entry.path))
+        taken = {
+            path: own_bytes(path) if os.path.isdir(path) else os.lstat(path).st_blocks * 512 for _, _, path in found
+        }
+        count, total = len(found), sum(taken.values())
+        for _, index, path in sorted(found):
+            if count <= BUILDS_KEPT and total <= BUILDS_MB * MIB:
+                break
+            with open(os.path.join(builds, index + LOCK), "a") as lock:
+                try:
+                    fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:  # held: a game is copying it, or a worker building it
+                    continue
+                remove_tree(path)
+            count, total = count - 1, total - taken[path]
+
+
+class IndividualPlayer(ProgramPlayer):
+    """An individual's build as a player: each game holds the build while it copies it (``individual_held``),
+    built again where it was removed since it was last played."""
+
+    def __init__(self, program: BuiltProgram, weights: Sequence[float], folder: str, label: str) -> None:
+        ProgramPlayer.__init__(
+            self,
+            folder,
+            program.command,
+            cpu_limit=program.cpu_limit,
+            spec=label,
+            limits=program.limits,
+            keep_faults=program.faults,
+        )
+        self.program, self.weights = program, list(weights)
+
+    def new_game(self, colour: Colour, seed: int) -> None:
+        with individual_held(self.program, self.weights) as (folder, error):
+            if folder is None:
+                raise PlayerFault(Reason.CRASH, f"its code with these constants does not build: {error}")
+            self.source = folder
+            ProgramPlayer.new_game(self, colour, seed)
 
 
 def code_constants(folder: str, genes: Sequence[str]) -> Tuple[Constant, ...]:

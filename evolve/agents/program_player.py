@@ -17,7 +17,7 @@ from engine.players.base import Player, PlayerFault
 from engine.players.program import ProgramPlayer
 from engine.playout import random_opening
 from engine.position import Position
-from evolve.agents.code_individual import BuiltProgram, UnbuiltProgram, individual_build
+from evolve.agents.code_individual import BuiltProgram, IndividualPlayer, UnbuiltProgram, individual_build
 from evolve.genome import named
 
 
@@ -29,22 +29,20 @@ def agent_weights(genes: Sequence[str], weights: Sequence[float], base: Mapping[
 def program_player(program: BuiltProgram, weights: Sequence[float], label: str) -> Player:
     """A player of the BuiltProgram ``program`` with the genome ``weights``: its weights file written into
     the private copy of its folder that each game gets, before the game's first move; or, for constants
-    in the code, the build of its code with those constants (``individual_build``)."""
+    in the code, the build of its code with those constants (``individual_build``), held while each game copies it."""
     if program.constants:
         built, error = individual_build(program, weights)
         if built is None:
             return UnbuiltProgram(label, error or "no build")
-        folder, files = built, {}
-    else:
-        text = json.dumps(agent_weights(program.genes, [float(w) for w in weights], program.base), indent=1)
-        folder, files = program.folder, {program.weights_file: text + "\n"}
+        return IndividualPlayer(program, weights, built, label)
+    text = json.dumps(agent_weights(program.genes, [float(w) for w in weights], program.base), indent=1)
     return ProgramPlayer(
-        folder,
+        program.folder,
         program.command,
         cpu_limit=program.cpu_limit,
         spec=label,
         limits=program.limits,
-        files=files,
+        files={program.weights_file: text + "\n"},
         keep_faults=program.faults,
     )
 
