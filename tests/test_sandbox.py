@@ -222,7 +222,7 @@ def test_a_move_starts_processes_up_to_its_limit_whatever_else_its_user_runs(tmp
         pytest.skip("this kernel counts a user's tasks all together (before Linux 5.14)")
     if counted != "apart":
         found = sandbox.support()
-        monkeypatch.setattr(sandbox, "support", lambda: found._replace(own_count=False, nested=False))
+        monkeypatch.setattr(sandbox, "support", lambda: found._replace(own_count=False))
     # Counted with the user's, the allowance moves as the user's other tasks come and go (those of the
     # test before, still being reaped, say): stopped short of the bound is what holds.
     stop = LIMITS.processes if counted == "apart" else 2 * LIMITS.processes

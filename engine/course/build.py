@@ -167,7 +167,7 @@ def _compile(language: Language, box: Workspace, log_path: str, limits: Limits) 
     assert language.build is not None and language.build_words is not None
     argv = language.build(box.folder)
     try:
-        wrapped = wrap(argv, box.folder, limits, box.user)
+        wrapped = wrap(argv, box.folder, limits, box.user, box.scratch)
     except SandboxError as error:
         return str(error)
     with open(log_path, "wb") as log:

@@ -275,7 +275,8 @@ class ProgramPlayer(Player):
                 if finished is not None:
                     return finished
                 self.box = None  # no namespaces for moves here: a sandbox a move from now on
-            argv = wrap(self.command, workdir, self.limits, self._game()[0].user)
+            workspace = self._game()[0]
+            argv = wrap(self.command, workdir, self.limits, workspace.user, workspace.scratch)
         except SandboxError as error:
             raise PlayerFault(Reason.CRASH, str(error))
         with open(stderr_path, "wb") as stderr:

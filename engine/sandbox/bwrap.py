@@ -9,19 +9,22 @@ environment a run gets without the sandbox).
 
 ``inner_command`` is what runs inside it: when littlego runs as root, the switch to the sandbox's
 own unprivileged user (``as_unprivileged``; ``engine.sandbox.users`` gives each living sandbox a uid
-of its own), in a user namespace of its own where one can be had, then the process limit
-(``prlimit``), set inside that namespace, where from Linux 5.14 the kernel counts RLIMIT_NPROC
-against the namespace's own tasks, then the confinement a served move has (``forkserver``'s
-``--exec``: no capability, no new privileges, the moves' seccomp filter). Whether this machine can
-run any of it, and when to, is ``engine.sandbox.isolation``.
+of its own, so that RLIMIT_NPROC counts that sandbox's tasks alone), then the process limit
+(``prlimit``). A sandbox that runs its command as a move (not a move server) gives it what a served
+move has: under root, a second, unprivileged bwrap run by the sandbox's user, for a user namespace of
+the move's own; and the moves' seccomp filter (``forkserver``'s, compiled here: ``--seccomp``),
+installed by the last bwrap before the command, from a descriptor that whoever starts the sandbox
+passes to it (``descriptors``). Whether this machine can run
+any of it, and when to, is ``engine.sandbox.isolation``.
 """
 
 import functools
 import os
 import shutil
+import struct
 import subprocess
 import sys
-from typing import Dict, Iterable, List, Optional, Sequence
+from typing import Dict, Iterable, List, Optional, Sequence, Set
 
 import engine
 from engine.sandbox import forkserver
@@ -31,7 +34,8 @@ from engine.sandbox.users import SandboxUser
 ISOLATION_TOOL = "bwrap"
 # util-linux, all three: under root the sandboxed command becomes nobody (setpriv) in a user namespace of
 # its own (unshare); the process limit is set inside that namespace (prlimit), where the kernel counts it.
-SWITCH_USER, OWN_USER_NAMESPACE, PROCESS_LIMIT = "setpriv", "unshare", "prlimit"
+SWITCH_USER, PROCESS_LIMIT = "setpriv", "prlimit"
+FILTER_OPTION = "--seccomp"  # bwrap's: the compiled seccomp program read from the descriptor that follows
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 # The whole environment of an untrusted program, isolated or not: nothing of the host's (no tokens, no
 # keys, no PYTHONPATH). PATH also holds the folder of the Python running littlego; HOME is its own copy.
@@ -87,21 +91,68 @@ def as_unprivileged(user: Optional[SandboxUser]) -> List[str]:
     ]
 
 
-def confined(command: Sequence[str]) -> List[str]:
-    """``command`` (a list) run as a served move's first process runs (``forkserver.confined_exec``)."""
-    server = os.path.abspath(forkserver.__file__)
-    # -S -s -E: nothing of site-packages, the user's or the environment runs before the command.
-    return [sys.executable, "-S", "-s", "-E", server, forkserver.CONFINED_EXEC] + list(command)
-
-
-def inner_command(command: Sequence[str], allowance: int, nested: bool, user: Optional[SandboxUser]) -> List[str]:
-    """What runs inside bwrap: under root, the sandbox's ``user`` (in a user namespace of its own where
-    ``nested``), then RLIMIT_NPROC at ``allowance``, then ``command`` (a list), confined."""
-    chain = as_unprivileged(user)
-    if chain and nested:
-        chain += [shutil.which(OWN_USER_NAMESPACE) or OWN_USER_NAMESPACE, "--user", "--"]
+def inner_command(command: Sequence[str], allowance: int, user: Optional[SandboxUser]) -> List[str]:
+    """What runs inside bwrap: under root, the sandbox's ``user``, in a bwrap of its own (``_move_namespace``),
+    then RLIMIT_NPROC at ``allowance``, then ``command`` (a list)."""
     limit = [shutil.which(PROCESS_LIMIT) or PROCESS_LIMIT, f"--nproc={allowance}:{allowance}", "--"]
-    return chain + limit + confined(command)
+    if user is None:
+        return limit + list(command)
+    return as_unprivileged(user) + _move_namespace() + limit + list(command)
+
+
+def _move_namespace() -> List[str]:
+    """Under root, what gives a move in a sandbox of its own what a served move has: a user namespace of
+    its own (its user keyrings and counts end with it), none of its own making, and the moves' seccomp
+    filter; a second, unprivileged bwrap, run by the sandbox's user, that shows the sandbox as it is."""
+    argv = [shutil.which(ISOLATION_TOOL) or ISOLATION_TOOL, "--unshare-user"]
+    if can_disable_user_namespaces():
+        argv.append("--disable-userns")
+    argv += ["--dev-bind", "/", "/", "--die-with-parent"]  # dev-bind: /dev's devices stay usable
+    return argv + _filter_option() + ["--"]
+
+
+def _filter_option() -> List[str]:
+    """bwrap's arguments that install the moves' seccomp filter; [] on a machine the filter does not know."""
+    descriptor = _filter_descriptor()
+    return [] if descriptor is None else [FILTER_OPTION, str(descriptor)]
+
+
+def _filter_descriptor() -> Optional[int]:
+    """A descriptor to read the moves' seccomp program from, compiled as the kernel takes it (struct
+    sock_filter), for one bwrap to read; None on a machine the filter does not know."""
+    program = forkserver.move_filter(os.uname().machine)
+    if program is None:
+        return None
+    compiled = b"".join(struct.pack("=HBBI", *instruction) for instruction in program)
+    read, write = os.pipe()  # a few hundred bytes: the pipe holds them, no reader needed yet
+    os.write(write, compiled)
+    os.close(write)
+    _filters.add(read)
+    return read
+
+
+_filters: Set[int] = set()  # the descriptors _filter_descriptor made that are still open: no other is passed
+
+
+def descriptors(argv: Sequence[str]) -> List[int]:
+    """The descriptors an ``argv`` of ``bwrap_argv``'s reads (its filters), to pass to it and close once it
+    started: only those made here, so that no word of an agent's command names one of the host's."""
+    words = list(argv)
+    return [int(words[i + 1]) for i, word in enumerate(words[:-1]) if word == FILTER_OPTION and _made(words[i + 1])]
+
+
+def _made(word: str) -> bool:
+    return word.isdigit() and int(word) in _filters
+
+
+def close_descriptors(argv: Sequence[str]) -> None:
+    """Close the descriptors of ``argv`` (``descriptors``) in this process."""
+    for descriptor in descriptors(argv):
+        _filters.discard(descriptor)
+        try:
+            os.close(descriptor)
+        except OSError:
+            pass
 
 
 def _private(place: str, size_mb: int, scratch: Optional[Dict[str, str]]) -> List[str]:
@@ -147,6 +198,8 @@ def bwrap_argv(
     unprivileged in a user namespace of its own, where the user is mapped: ``--disable-userns`` then
     keeps the command from making a user namespace (and in it every other kind), unless the command
     ``serves_moves`` (the move server, which makes each move's own and confines the move itself).
+    Any other command runs under the moves' seccomp filter, from a descriptor of ``descriptors(argv)``
+    that the caller passes to bwrap and then closes.
     """
     if user is None and os.geteuid() == 0:
         raise ValueError("a sandbox under root runs as a user of its own (engine.sandbox.users.lease)")
@@ -169,6 +222,8 @@ def bwrap_argv(
     ]
     for name, value in sorted(environment(chdir).items()):
         argv += ["--setenv", name, value]
+    if not serves_moves and user is None:  # under root, the move's own bwrap installs it (inner_command)
+        argv += _filter_option()
     return argv + _namespaces(serves_moves, user) + list(command)
 
 

@@ -67,7 +67,6 @@ PR_SET_DUMPABLE = 4
 CLONE_SYSCALL = {"x86_64": 56, "aarch64": 220}  # clone's number; with a null stack, the same arguments
 KEYCTL_SYSCALL = {"x86_64": 250, "aarch64": 219}  # keyctl's, and its request for a new session keyring
 KEYCTL_JOIN_SESSION_KEYRING = 1
-CONFINED_EXEC = "--exec"  # the argument that runs the rest of the command line confined (``confined_exec``)
 EXEC_FAILED = 127  # the shell's status for a command that cannot be started
 EXIT_CANNOT_OPEN = 2  # python's status when its script cannot be opened
 # Signals Python ignores at its start that a fresh program would not: restored before an exec.
@@ -224,7 +223,7 @@ def _when_call(number: int, block: "List[Tuple[int, int, int, int]]") -> "List[T
     return [(JUMP_EQUAL, 0, len(block), number)] + block
 
 
-def _move_filter(machine: str) -> "Optional[List[Tuple[int, int, int, int]]]":
+def move_filter(machine: str) -> "Optional[List[Tuple[int, int, int, int]]]":
     """The seccomp program of every move: it refuses every namespace a process could make or enter
     (unshare and clone with any namespace flag, setns: EPERM; clone3: ENOSYS, as its flags lie in memory
     no filter reads, and the C library falls back to clone), sockets of any family but SOCKET_FAMILIES
@@ -263,7 +262,7 @@ def _move_filter(machine: str) -> "Optional[List[Tuple[int, int, int, int]]]":
 def _confine() -> None:
     """Leave the move's first process no way to make or enter a namespace, before the agent's code runs:
     every capability dropped (it holds all of them in the move's own user namespace), no new privileges
-    ever (setuid programs included), and the seccomp filter of ``_move_filter`` installed. What
+    ever (setuid programs included), and the seccomp filter of ``move_filter`` installed. What
     this machine refuses of it is not fatal: without the capabilities no namespace but a user one can
     be made, and that one needs a mapped user, which only a capability could write."""
     last = 63
@@ -277,7 +276,7 @@ def _confine() -> None:
     _LIBC.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
     _LIBC.capset(ctypes.byref(_CapHeader(CAPABILITY_VERSION_3, 0)), ctypes.byref((_CapData * 2)()))
     _LIBC.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
-    program = _move_filter(os.uname().machine)
+    program = move_filter(os.uname().machine)
     if program:
         filters = (_Filter * len(program))(*(_Filter(*instruction) for instruction in program))
         _LIBC.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(_Program(len(program), filters)), 0, 0)
@@ -404,22 +403,7 @@ def serve(move: "MoveSettings") -> None:
         answers.flush()
 
 
-def confined_exec(argv: "List[str]") -> "NoReturn":
-    """Run ``argv`` confined as a served move's first process is (``_confine``): the move of a sandbox of
-    its own, where no server forks it (``bwrap.inner_command`` ends with this); never returns."""
-    _confine()
-    for number in RESTORED:
-        signal.signal(number, signal.SIG_DFL)
-    try:
-        os.execvp(argv[0], argv)
-    except OSError as error:
-        print(f"cannot start {argv[0]}: {error.strerror or error}", file=sys.stderr)
-    os._exit(EXEC_FAILED)
-
-
-if __name__ == "__main__" and sys.argv[1:2] == [CONFINED_EXEC]:
-    confined_exec(sys.argv[2:])
-elif __name__ == "__main__":
+if __name__ == "__main__":
     settings = marshal.loads(bytes.fromhex(sys.stdin.buffer.readline().decode("ascii").strip()))
     for name in PRELOADED:
         __import__(name)

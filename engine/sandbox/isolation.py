@@ -23,6 +23,8 @@ from engine.sandbox.bwrap import (
     SWITCH_USER,
     as_unprivileged,
     bwrap_argv,
+    close_descriptors,
+    descriptors,
     inner_command,
 )
 from engine.sandbox.limits import DEFAULT_LIMITS, Limits, SandboxError
@@ -39,8 +41,9 @@ class Support(NamedTuple):
 
     isolated: bool  # bwrap isolates a move here
     why: str = ""  # why not, when it does not
-    own_count: bool = False  # the process limit counts the move's own tasks, not all of its user's
-    nested: bool = False  # under root: the move enters a user namespace of its own (unshare), as its user
+    # The process limit counts the move's own tasks, not all of its user's: under root, each sandbox a user of
+    # its own; otherwise from Linux 5.14, in the user namespace bwrap gives the move.
+    own_count: bool = False
 
 
 def _kernel_version(release: Optional[str] = None) -> Tuple[int, int]:
@@ -52,19 +55,24 @@ def _kernel_version(release: Optional[str] = None) -> Tuple[int, int]:
         return 0, 0
 
 
-def _trial(nested: bool) -> Tuple[bool, str, Optional[str]]:
+def _trial() -> Tuple[bool, str, Optional[str]]:
     """(ran, why not, the user namespace it ran in) of a sandboxed move that only names its namespace."""
+    argv: List[str] = []
     try:
         with lease() as held:
-            inside = inner_command(["readlink", "/proc/self/ns/user"], DEFAULT_LIMITS.processes, nested, held.user)
+            inside = inner_command(["readlink", "/proc/self/ns/user"], DEFAULT_LIMITS.processes, held.user)
+            argv = bwrap_argv("/", inside, writable=None, user=held.user)
             done = subprocess.run(
-                bwrap_argv("/", inside, writable=None, user=held.user),
+                argv,
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 timeout=30,
+                pass_fds=descriptors(argv),
             )
     except (OSError, subprocess.TimeoutExpired, SandboxError) as error:
         return False, f"{ISOLATION_TOOL} fails here: {error}", None
+    finally:
+        close_descriptors(argv)
     if done.returncode != 0:
         return False, "{} fails here: {}".format(ISOLATION_TOOL, done.stderr.decode("utf-8", "replace").strip()), None
     return True, "", done.stdout.decode("utf-8", "replace").strip()
@@ -83,14 +91,10 @@ def support() -> Support:
                 missing[0], "bubblewrap" if missing[0] == ISOLATION_TOOL else "util-linux"
             ),
         )
-    ran, why, namespace = _trial(nested=root)
-    nested = root and ran
-    if root and not ran:  # no user namespace for its user: isolated still, the count shared by that user's tasks
-        ran, why, namespace = _trial(nested=False)
-    own_count = (
-        ran and namespace != os.readlink("/proc/self/ns/user") and _kernel_version() >= COUNTED_PER_NAMESPACE_SINCE
-    )
-    return Support(ran, why, own_count, nested)
+    ran, why, namespace = _trial()
+    own_namespace = namespace != os.readlink("/proc/self/ns/user")
+    own_count = ran and (root or (own_namespace and _kernel_version() >= COUNTED_PER_NAMESPACE_SINCE))
+    return Support(ran, why, own_count)
 
 
 def isolation() -> Tuple[bool, str]:
@@ -185,8 +189,8 @@ def _tasks_of(uid: int) -> int:
 
 def process_allowance(limits: Limits, user: Optional[SandboxUser]) -> int:
     """The RLIMIT_NPROC of a sandboxed move: ``limits.processes`` where the kernel counts the move's own
-    tasks; else (before Linux 5.14, or no user namespace for its user) that many beyond those its ``user``
-    (None: littlego's own) runs now."""
+    tasks; else (not root, before Linux 5.14) that many beyond those its ``user`` (None: littlego's own)
+    runs now."""
     if support().own_count:
         return limits.processes
     return limits.processes + _tasks_of(user.uid if user else os.getuid())
@@ -203,17 +207,25 @@ def prepare_folder(folder: str, limits: Limits, user: Optional[SandboxUser]) -> 
     os.chmod(folder, 0o700)
 
 
-def wrap(command: Command, folder: str, limits: Limits, user: Optional[SandboxUser]) -> List[str]:
+def wrap(
+    command: Command,
+    folder: str,
+    limits: Limits,
+    user: Optional[SandboxUser],
+    scratch: Optional[Dict[str, str]] = None,
+) -> List[str]:
     """The argv of ``command`` (an argv list, or a shell command line) run in ``folder`` under ``limits``,
-    as the sandbox's ``user`` (``users.lease``): in the sandbox where it can be had; SandboxError where
-    ``strict`` asks for isolation that cannot be."""
+    as the sandbox's ``user`` (``users.lease``), its /tmp and /dev/shm the workspace's ``scratch`` (as
+    ``bwrap_argv`` takes it): in the sandbox where it can be had; SandboxError where ``strict`` asks for
+    isolation that cannot be."""
     found = support() if limits.mode != "off" else Support(False)
     refuse_strict(limits)
     if not found.isolated:
         return ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
     argv, installation = resolve_command(command)
-    inside = inner_command(argv, process_allowance(limits, user), found.nested, user)
-    return bwrap_argv(folder, inside, folder, limits.file_mb, [installation] if installation else [], user=user)
+    inside = inner_command(argv, process_allowance(limits, user), user)
+    extra = [installation] if installation else []
+    return bwrap_argv(folder, inside, folder, limits.file_mb, extra, scratch, user=user)
 
 
 def resolve_command(command: Command) -> Tuple[List[str], Optional[str]]:

@@ -18,7 +18,7 @@ import time
 from typing import IO, Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from engine.sandbox.accounting import CPU, MEMORY, Accounting
-from engine.sandbox.bwrap import environment
+from engine.sandbox.bwrap import close_descriptors, descriptors, environment
 from engine.sandbox.forkserver import KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_SYSCALL
 from engine.sandbox.limits import MIB, Limits
 
@@ -146,15 +146,19 @@ def run(
     accounting = Accounting(limits)
     hard_cpu = int(cpu_limit) + 1
     try:
-        process = subprocess.Popen(
-            argv,
-            cwd=folder,
-            stdin=subprocess.DEVNULL,
-            stdout=stdout,
-            stderr=stderr,
-            env=environment(folder),
-            preexec_fn=starter(limits, hard_cpu, accounting),
-        )
+        try:
+            process = subprocess.Popen(
+                argv,
+                cwd=folder,
+                stdin=subprocess.DEVNULL,
+                stdout=stdout,
+                stderr=stderr,
+                env=environment(folder),
+                preexec_fn=starter(limits, hard_cpu, accounting),
+                pass_fds=descriptors(argv),  # the sandbox's seccomp program, read by bwrap
+            )
+        finally:
+            close_descriptors(argv)
         samples = None if accounting.counts(CPU) else _Samples(process.pid)
         started = time.monotonic()
         pause, timed_out, over_cpu = 0.001, False, False
