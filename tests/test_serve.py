@@ -6,6 +6,7 @@ past its time). The pages in a real browser: tests/test_serve_browser.py."""
 import json
 import os
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -29,7 +30,7 @@ from engine.position import KO, SUICIDE, Position
 from engine.search import Searcher
 from engine.solver import Solver
 from engine.ui.web.analysis import Analyst
-from engine.ui.web.app import LOOPBACK_NAMES, NO_TOKEN, TOKEN_HEADER, create_app
+from engine.ui.web.app import CONTENT_SECURITY_POLICY, LOOPBACK_NAMES, NO_TOKEN, STATIC, TOKEN_HEADER, create_app
 from engine.ui.web.native_values import NativeValues
 from engine.ui.web.worker_jobs import REFUTATION_DEPTH
 from engine.ui.web.workers import Workers, WorkerTimeout
@@ -322,6 +323,55 @@ def test_a_failure_inside_is_a_500_with_a_message_not_a_traceback(runs):
     answer = client.post("/api/board/values", json={"moves": []})
     assert answer.status_code == 500 and "ZeroDivisionError" in answer.json()["error"]
     assert "Traceback" not in answer.text and "a bug" not in answer.text
+
+
+@pytest.mark.fast
+def test_every_answer_carries_a_csp_that_forbids_inline_script(runs):
+    """The page, its assets, the JSON routes, the refusals and a failure inside all carry the policy: the
+    browser runs the page's own script files and nothing else, and reads no answer as another type."""
+
+    class Broken:
+        def values(self, moves, margins=True, seconds=None):
+            raise ZeroDivisionError("a bug")
+
+    client = board_client(runs[0], Broken())
+    answers = [
+        client.get("/"),
+        client.get("/api/runs"),
+        client.get("/api/runs/" + os.path.basename(runs[1])),
+        client.get("/admin"),
+        client.delete("/api/runs"),
+        client.get("/", headers={"host": "attacker.example"}),
+        client.post("/api/board/view", json={}, headers={TOKEN_HEADER: "not the token"}),
+        client.post("/api/board/view", content=b"{moves", headers={"content-type": "application/json"}),
+        client.post("/api/board/values", json={"moves": []}),
+    ] + [client.get("/static/" + name) for name in sorted(os.listdir(STATIC))]
+    assert {answer.status_code for answer in answers} == {200, 400, 403, 404, 405, 500}
+    for answer in answers:
+        assert answer.headers["content-security-policy"] == CONTENT_SECURITY_POLICY, answer.url
+        assert answer.headers["x-content-type-options"] == "nosniff", answer.url
+    directives = dict(directive.split(" ", 1) for directive in CONTENT_SECURITY_POLICY.split("; "))
+    assert directives["default-src"] == "'none'" and directives["script-src"] == "'self'"
+    assert directives["style-src"] == "'self'" and "unsafe" not in CONTENT_SECURITY_POLICY
+
+
+@pytest.mark.fast
+def test_the_pages_hold_nothing_the_csp_refuses_and_one_module_writes_html():
+    """No inline script, handler, style or javascript: URL in the page; only static/html.js, which escapes
+    every value, puts HTML into it."""
+    index = open(os.path.join(STATIC, "index.html"), encoding="utf-8").read()
+    assert re.findall(r"<script\b[^>]*>", index) == ['<script type="module" src="/static/main.js">']
+    writes_html = "|".join(
+        (r"\.innerHTML", r"\.outerHTML", r"\.insertAdjacentHTML", r"document\.write", r"\beval\(", "new Function")
+        + (r"\son[a-z]+ *=", "style *=", "javascript:")  # a handler, a style, a script URL in markup
+    )
+    assert not re.search(writes_html, index, re.IGNORECASE)
+    scripts = [name for name in os.listdir(STATIC) if name.endswith(".js")]
+    assert "html.js" in scripts
+    for name in scripts:
+        text = open(os.path.join(STATIC, name), encoding="utf-8").read()
+        found = re.findall(writes_html, text)
+        assert found == ([".innerHTML"] if name == "html.js" else []), name
 
 
 def first_position(rng, verdict):

@@ -2,13 +2,20 @@
 one) against the app on a free local port. Skipped, saying why, where Chromium or the
 playwright package is missing (.ci/run installs Chromium, as it installs GNU Go).
 
+The pages run under their Content-Security-Policy, which refuses eval: every wait_for_function is
+given a function ("() => ..."), which Playwright compiles once, never an expression, which it would
+evaluate again at each poll (and the page's policy would refuse).
+
 Set LITTLEGO_SCREENSHOTS=DIR to keep the pages' screenshots there (the README's are
 docs/serve-runs.png, docs/serve-run.png and docs/serve-board.png).
 """
 
 import json
 import os
+import shutil
 import time
+import urllib.parse
+from typing import List, NamedTuple
 
 import pytest
 
@@ -69,14 +76,23 @@ def browser():
         chromium.close()
 
 
+def refusals(page):
+    """The list into which the page's Content-Security-Policy refusals go, as Chromium logs them."""
+    refused = []
+    page.on("console", lambda message: "Content Security Policy" in message.text and refused.append(message.text))
+    return refused
+
+
 @pytest.fixture
 def page(browser):
     page = browser.new_page(viewport={"width": 1250, "height": 900})
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    refused = refusals(page)
     yield page
     page.close()
     assert not errors, f"the page's scripts failed: {errors}"
+    assert not refused, f"the page's Content-Security-Policy refused what the page does: {refused}"
 
 
 def screenshot(page, name):
@@ -98,12 +114,12 @@ def test_the_runs_list_shows_the_run_and_the_damaged_one(site, page):
 def test_a_run_page_shows_a_new_generation_without_a_reload(site, page):
     url, run_dir = site
     page.goto(url + "#/runs/" + os.path.basename(run_dir))
-    page.wait_for_function("document.getElementById('run-generations')?.textContent === '3'")
+    page.wait_for_function("() => document.getElementById('run-generations')?.textContent === '3'")
     assert page.locator("svg.chart").count() == 5 and "tiny" in page.locator("#run-config").inner_text()
     assert "LLR" in page.locator("#run-reports").inner_text()
     page.evaluate("window.stillThisPage = true")
     evolve_more(run_dir)  # evolve writes generation 3 while the page is open
-    page.wait_for_function("document.getElementById('run-generations').textContent === '4'", timeout=15000)
+    page.wait_for_function("() => document.getElementById('run-generations').textContent === '4'", timeout=15000)
     assert "finished" in page.locator("#run-head").inner_text()
     assert page.evaluate("window.stillThisPage") is True
     screenshot(page, "serve-run.png")
@@ -155,7 +171,7 @@ def test_an_illegal_click_shows_the_rule(site, page):
     page.click('#board .point[data-point="12"]')
     page.locator('#board .point[data-point="12"][data-colour="1"]').wait_for()
     page.click('#board .point[data-point="12"]')
-    page.wait_for_function("document.getElementById('message').textContent.includes('occupied')")
+    page.wait_for_function("() => document.getElementById('message').textContent.includes('occupied')")
     assert page.locator("#message").inner_text() == "refused: 2,2 is occupied"
 
 
@@ -171,10 +187,10 @@ def test_on_the_empty_board_the_agent_shown_plays_2_2(site, page):
 def shown_results(page, ply, seconds=120):
     """{move: "win" or "loss"} of the values table once the position at ``ply`` shows every legal
     move exact (each row's result a win or a loss, none "?" nor still solving), within ``seconds``."""
-    page.wait_for_function(f"document.getElementById('status').textContent.startsWith('ply {ply} of 24')")
+    page.wait_for_function(f"() => document.getElementById('status').textContent.startsWith('ply {ply} of 24')")
     page.wait_for_function(
-        "(() => { const rows = [...document.querySelectorAll('#values table.values tbody tr')];"
-        " return rows.length && rows.every(row => row.dataset.wins === 'true' || row.dataset.wins === 'false'); })()",
+        "() => { const rows = [...document.querySelectorAll('#values table.values tbody tr')];"
+        " return rows.length && rows.every(row => row.dataset.wins === 'true' || row.dataset.wins === 'false'); }",
         timeout=seconds * 1000,
     )
     rows = page.locator("#values table.values tbody tr").all()
@@ -209,7 +225,7 @@ def test_past_the_prefill_the_board_says_solving_and_then_shows_every_move_exact
     board(page, url, "", values=True)
     for ply, point in enumerate(LINE[:5], 1):
         page.click(f'#board .point[data-point="{point}"]')
-        page.wait_for_function(f"document.getElementById('status').textContent.startsWith('ply {ply} of 24')")
+        page.wait_for_function(f"() => document.getElementById('status').textContent.startsWith('ply {ply} of 24')")
     page.locator("#values table.values tbody tr").first.wait_for(timeout=SOLVER_WAIT_MS)
     first = page.locator("#values").inner_text()  # exact already, or the search's values while solving
     assert "?" not in first and ("solving…" in first or "exact" in first)
@@ -234,12 +250,12 @@ def test_an_sgf_opened_stepped_through_and_saved(site, page, tmp_path):
     url, _ = site
     board(page, url, "", values=False)
     page.set_input_files("#open", str(sgf_file(tmp_path, PLY14[:6])))
-    page.wait_for_function("document.getElementById('status').textContent.includes('record move 6 of 6')")
+    page.wait_for_function("() => document.getElementById('status').textContent.includes('record move 6 of 6')")
     page.click("#back")
-    page.wait_for_function("document.getElementById('status').textContent.includes('record move 5 of 6')")
+    page.wait_for_function("() => document.getElementById('status').textContent.includes('record move 5 of 6')")
     assert page.locator(f'#board .point[data-point="{PLY14[5]}"]').get_attribute("data-colour") == "0"
     page.click("#forward")
-    page.wait_for_function("document.getElementById('status').textContent.includes('record move 6 of 6')")
+    page.wait_for_function("() => document.getElementById('status').textContent.includes('record move 6 of 6')")
     with page.expect_download() as download:
         page.click("#save")
     saved = open(download.value.path()).read()
@@ -252,7 +268,7 @@ def test_the_values_shown_are_the_solvers(site, page, tmp_path):
     board(page, url, "", values=True)
     page.set_input_files("#open", str(record))
     page.wait_for_function(
-        "(document.getElementById('values-note')?.textContent || '').startsWith('exact: the final')",
+        "() => (document.getElementById('values-note')?.textContent || '').startsWith('exact: the final')",
         timeout=SOLVER_WAIT_MS,
     )
     shown = {
@@ -278,11 +294,11 @@ def test_as_white_the_opponent_moves_first_and_undo_returns_to_your_turn(site, p
     page.select_option("#human", "white")
     page.fill("#opponent", "greedy")
     page.dispatch_event("#opponent", "change")
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('ply 1 of 24')")
+    page.wait_for_function("() => document.getElementById('status').textContent.startsWith('ply 1 of 24')")
     page.locator('#board .point[data-legal="1"]').first.click()
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('ply 3 of 24')")
+    page.wait_for_function("() => document.getElementById('status').textContent.startsWith('ply 3 of 24')")
     page.click("#undo")
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('ply 1 of 24')")
+    page.wait_for_function("() => document.getElementById('status').textContent.startsWith('ply 1 of 24')")
     assert "White to move" in page.locator("#status").inner_text()
 
 
@@ -304,14 +320,14 @@ def test_a_position_never_shows_another_positions_values(site, page):
 
     page.route("**/api/board/values", hold)
     page.click('#board .point[data-point="7"]')
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('ply 2 of 24')")
+    page.wait_for_function("() => document.getElementById('status').textContent.startsWith('ply 2 of 24')")
     assert page.locator("#board text.value-text").count() == 0  # none of ply 1's W and L
     # the panel says it is solving (it may render a moment after the status, on a busy machine), and
     # shows no row meanwhile: ply 2's values are held back, and ply 1's are gone
-    page.wait_for_function("document.getElementById('values').textContent.includes('solving')")
+    page.wait_for_function("() => document.getElementById('values').textContent.includes('solving')")
     assert page.locator("table.values tbody tr").count() == 0 and page.locator("#board text.value-text").count() == 0
     # the agent's move comes back meanwhile (it is not held): the panel still says it is solving
-    page.wait_for_function("document.getElementById('agent').textContent.length > 0")
+    page.wait_for_function("() => document.getElementById('agent').textContent.length > 0")
     assert "solving" in page.locator("#values").inner_text()
     for route in held:
         route.continue_()
@@ -339,7 +355,7 @@ def test_a_line_to_ply_8_never_shows_another_positions_values_and_plies_0_to_4_a
     page.route("**/api/board/values", hold)
     board(page, url, "", values=True)
     for ply in range(len(LINE) + 1):
-        page.wait_for_function(f"document.getElementById('status').textContent.startsWith('ply {ply} of 24')")
+        page.wait_for_function(f"() => document.getElementById('status').textContent.startsWith('ply {ply} of 24')")
         for _ in range(600):
             if held:
                 break
@@ -370,9 +386,9 @@ def test_new_game_while_the_opponent_thinks_drops_its_answer(site, page):
     held, holding = [], [True]
     page.route("**/api/board/reply", lambda route: held.append(route) if holding[0] else route.continue_())
     page.click('#board .point[data-point="12"]')
-    page.wait_for_function("document.getElementById('message').textContent.includes('thinking')")
+    page.wait_for_function("() => document.getElementById('message').textContent.includes('thinking')")
     page.click("#new")
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('ply 0 of 24')")
+    page.wait_for_function("() => document.getElementById('status').textContent.startsWith('ply 0 of 24')")
     assert "thinking" not in page.locator("#message").inner_text()
     holding[0] = False
     with page.expect_response("**/api/board/reply"):
@@ -381,7 +397,7 @@ def test_new_game_while_the_opponent_thinks_drops_its_answer(site, page):
     assert page.locator("#status").inner_text().startswith("ply 0 of 24")  # and is dropped
     assert page.locator('#board .point[data-colour="1"], #board .point[data-colour="2"]').count() == 0
     page.click('#board .point[data-point="12"]')  # the new game plays on
-    page.wait_for_function("document.getElementById('status').textContent.startsWith('ply 2 of 24')")
+    page.wait_for_function("() => document.getElementById('status').textContent.startsWith('ply 2 of 24')")
 
 
 @pytest.mark.fast
@@ -389,9 +405,9 @@ def test_the_position_is_in_the_address_and_a_reload_or_a_link_shows_it(site, pa
     url, _ = site
     board(page, url, "", values=False)
     page.click('#board .point[data-point="12"]')
-    page.wait_for_function("location.hash === '#/board?moves=C3'")
+    page.wait_for_function("() => location.hash === '#/board?moves=C3'")
     page.click('#board .point[data-point="6"]')
-    page.wait_for_function("location.hash === '#/board?moves=C3,B4'")
+    page.wait_for_function("() => location.hash === '#/board?moves=C3,B4'")
     page.reload()  # a bookmark, a reload: the same position
     page.locator('#board .point[data-point="6"][data-colour="2"]').wait_for()
     assert page.locator('#board .point[data-point="12"][data-colour="1"]').count() == 1
@@ -399,7 +415,7 @@ def test_the_position_is_in_the_address_and_a_reload_or_a_link_shows_it(site, pa
     page.locator('#board .point[data-point="18"][data-colour="1"]').wait_for()
     assert "ply 3" in page.locator("#status").inner_text()
     page.goto(url + "#/board?moves=C3,Z9")
-    page.wait_for_function("document.getElementById('message').textContent.includes('names no move')")
+    page.wait_for_function("() => document.getElementById('message').textContent.includes('names no move')")
     assert 'the address names no move "Z9"' in page.locator("#message").inner_text()
 
 
@@ -465,7 +481,7 @@ def test_refutations_the_solver_never_reaches_say_so_after_the_last_ask(site, pa
     page.add_init_script("localStorage.setItem('values', 'on')")
     page.goto(url + f"#/board?moves={LOST_LINE}")
     page.wait_for_function(
-        "(document.getElementById('refutations-wait') || {textContent: ''}).textContent.includes('step away')",
+        "() => (document.getElementById('refutations-wait') || {textContent: ''}).textContent.includes('step away')",
         timeout=SOLVER_WAIT_MS,
     )
     assert len(asked) == 5  # REFUTATION_ASKS in board.js
@@ -484,8 +500,8 @@ def test_keep_solving_settles_the_margins_the_first_answer_left_open(site, page)
     assert page.locator('#values table.values tbody tr[data-margin=""]').count() > 0
     button.click()
     page.wait_for_function(
-        "(() => { const rows = [...document.querySelectorAll('#values table.values tbody tr')];"
-        " return rows.length && rows.every(row => row.dataset.margin !== ''); })()",
+        "() => { const rows = [...document.querySelectorAll('#values table.values tbody tr')];"
+        " return rows.length && rows.every(row => row.dataset.margin !== ''); }",
         timeout=SOLVER_WAIT_MS,
     )
     rows = page.locator("#values table.values tbody tr").all()
@@ -493,3 +509,181 @@ def test_keep_solving_settles_the_margins_the_first_answer_left_open(site, page)
         margin, wins = float(row.get_attribute("data-margin")), row.get_attribute("data-wins")
         assert (margin > 0) == (wins == "true"), (row.get_attribute("data-move"), margin, wins)
     assert page.locator("#keep-solving").count() == 0
+
+
+# What a hostile student can put into a run folder, an SGF file, a player spec or an address: markup that
+# runs script wherever a page takes it for HTML. The pages must show it as text, and the CSP must stop it
+# even where they did not.
+
+
+def hostile(label, slash=True):
+    """``label`` and markup that, taken for HTML, sets ``window.pwned`` to ``label`` and raises a dialog
+    saying it; ``slash``: with the form that closes a script element (a folder's name holds no /)."""
+    run = f"window.pwned='{label}';alert('{label}')"
+    text = f'{label} <img src=x onerror="{run}"><svg onload="{run}">'
+    return text + (f"</script><script>{run}</script>" if slash else "")
+
+
+class Hostile(NamedTuple):
+    """The app serving a runs folder whose every shown field is hostile(): its URL, the run's name and the
+    name of a folder that is no run."""
+
+    url: str
+    run: str
+    stray: str
+
+
+@pytest.fixture(scope="module")
+def hostile_site(site, tmp_path_factory):
+    """The site's run copied into a folder named hostile(), its experiment, constant names, executor,
+    log and a match report (file name, players, games, wins, SPRT, interruption) all hostile; beside it
+    a hostile folder that is no run (its message names it)."""
+    _, run_dir = site
+    runs_dir = tmp_path_factory.mktemp("hostile") / "runs"
+    run = runs_dir / hostile("folder", slash=False)
+    shutil.copytree(run_dir, run)
+    records = [json.loads(line) for line in (run / "generations.jsonl").read_text().splitlines()]
+    for record in records:
+        record["best_weights"] = {hostile(f"constant {key}"): value for key, value in record["best_weights"].items()}
+        record["executor"] = {"executor": hostile("executor"), "workers": hostile("workers")}
+    (run / "generations.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records))
+    config = (run / "config.toml").read_text()
+    assert 'name = "tiny"' in config
+    (run / "config.toml").write_text(config.replace('name = "tiny"', "name = " + json.dumps(hostile("experiment"))))
+    (run / "run.log").write_text("2026-01-01 00:00:00 " + hostile("log") + "\n")
+    sprt = {"llr": 0.5, "lower": -2.94, "upper": 2.94, "elo0": hostile("elo0"), "elo1": hostile("elo1")}
+    report = {
+        "a": hostile("player a"),
+        "b": hostile("player b"),
+        "games": hostile("games"),
+        "wins": {hostile("player a"): hostile("wins")},
+        "sprt": dict(sprt, decision=hostile("decision")),
+        "interrupted": hostile("interrupted"),
+    }
+    (run / (hostile("report", slash=False) + ".json")).write_text(json.dumps(report))
+    stray = hostile("stray", slash=False)
+    (runs_dir / stray).mkdir()
+    served = serve_in_thread(str(runs_dir), solve_seconds=1.0)
+    yield Hostile(served.url, run.name, stray)
+    stop(served)
+
+
+class Signs(NamedTuple):
+    """What a page shows of script it did not ship: the dialogs raised, its errors, its CSP's refusals."""
+
+    dialogs: List[str]
+    errors: List[str]
+    refused: List[str]
+
+
+WITHOUT_CSP = "without its CSP"
+
+
+@pytest.fixture(params=["as served", WITHOUT_CSP])
+def guarded(browser, request):
+    """A page watched for script that it did not ship, served with its Content-Security-Policy or with the
+    policy bypassed (then the pages' showing data as text is all that stands in the way)."""
+    context = browser.new_context(bypass_csp=request.param == WITHOUT_CSP, viewport={"width": 1250, "height": 900})
+    page = context.new_page()
+    signs = Signs([], [], refusals(page))
+    page.on("dialog", lambda dialog: (signs.dialogs.append(dialog.message), dialog.dismiss()))
+    page.on("pageerror", lambda error: signs.errors.append(str(error)))
+    yield page, signs
+    context.close()
+
+
+def assert_no_script_ran(page, signs):
+    """No hostile markup became an element, ran, or was refused by the CSP (it was never HTML)."""
+    page.wait_for_timeout(500)  # a payload's image failing to load, its handler running
+    ran = sorted(set(signs.dialogs))
+    assert page.evaluate("window.pwned") is None and not ran, f"the markup of {ran} ran"
+    assert not signs.errors and not signs.refused, signs
+    made = page.evaluate(
+        "[...document.querySelectorAll('*')].filter(e => ['IMG', 'SCRIPT'].includes(e.tagName) && !e.src"
+        " || [...e.attributes].some(a => a.name.startsWith('on'))).map(e => e.outerHTML)"
+    )
+    assert made == [], made
+
+
+def shown(page, selector="#main"):
+    return page.locator(selector).text_content()
+
+
+def test_the_runs_list_shows_hostile_names_as_text(hostile_site, guarded):
+    page, signs = guarded
+    page.goto(hostile_site.url + "#/runs")
+    page.locator("tr.problem-row").wait_for()
+    assert_no_script_ran(page, signs)
+    row = page.locator("tr.run").filter(has_text="executor")
+    assert row.locator("a").text_content() == hostile_site.run and row.get_attribute("data-run") == hostile_site.run
+    listed = shown(page, "#runs-table")
+    assert all(hostile(label) in listed for label in ("experiment", "executor", "workers"))
+    assert hostile_site.stray + ": not a run folder" in listed
+
+
+def test_a_run_page_shows_hostile_names_as_text(hostile_site, guarded):
+    page, signs = guarded
+    page.goto(hostile_site.url + "#/runs/" + urllib.parse.quote(hostile_site.run, safe=""))
+    page.wait_for_function("() => document.querySelectorAll('svg.chart').length === 5")
+    page.locator("#run-reports table.reports").wait_for()
+    assert_no_script_ran(page, signs)
+    assert shown(page, "h1") == hostile_site.run
+    legend = page.locator("figure.chart-box").last.locator(".legend span").all_text_contents()
+    assert legend and all(key.startswith("constant ") and key == hostile(key.split(" <")[0]) for key in legend)
+    head, reports = shown(page, "#run-head"), shown(page, "#run-reports")
+    assert all(hostile(label) in head for label in ("experiment", "executor", "workers"))
+    labels = ("player a", "player b", "games", "wins", "elo0", "elo1", "decision", "interrupted")
+    assert hostile("report", slash=False) + ".json" in reports and all(hostile(label) in reports for label in labels)
+    assert hostile("log") in shown(page, "#run-log")
+
+
+def test_an_address_naming_a_hostile_run_shows_it_as_text(hostile_site, guarded):
+    page, signs = guarded
+    name = hostile("address")
+    page.goto(hostile_site.url + "#/runs/" + urllib.parse.quote(name, safe=""))
+    page.locator("#run-problem .error").wait_for()
+    assert_no_script_ran(page, signs)
+    assert shown(page, "h1") == name and name in shown(page, "#run-problem")
+
+
+def test_the_board_shows_a_hostile_spec_address_and_sgf_as_text(hostile_site, guarded, tmp_path):
+    page, signs = guarded
+    spec, move = hostile("spec"), hostile("move")
+    page.add_init_script(f"localStorage.setItem('values', 'off'); localStorage.setItem('opponent', {json.dumps(spec)})")
+    page.goto(hostile_site.url + "#/board?moves=" + urllib.parse.quote(move, safe=""))
+    page.wait_for_function("() => document.getElementById('message').textContent.includes('names no move')")
+    assert json.dumps(move) in shown(page, "#message") and page.input_value("#opponent") == spec
+    page.click('#board .point[data-point="12"]')  # the hostile opponent is asked for its move
+    page.wait_for_function("() => document.getElementById('message').textContent.startsWith('unknown player')")
+    assert repr(spec) in shown(page, "#message")  # the parser's message names it
+    record = tmp_path / (hostile("file", slash=False) + ".sgf")
+    players = {key: hostile(key) for key in ("PB", "PW", "RE")}
+    record.write_text("(;GM[1]FF[4]SZ[5]" + "".join(f"{key}[{value}]" for key, value in players.items()) + ";B[cc])")
+    page.set_input_files("#open", str(record))
+    page.wait_for_function("() => document.getElementById('message').textContent.startsWith('opened')")
+    assert_no_script_ran(page, signs)
+    message = shown(page, "#message")
+    assert record.name in message and all(value in message for value in players.values())
+
+
+def test_the_csp_stops_markup_that_reached_the_page(site, browser):
+    """Were some text ever put into the page as HTML, its inline handler and script would not run: the
+    page's Content-Security-Policy refuses them (and says so)."""
+    url, _ = site
+    page = browser.new_page()
+    page.goto(url + "#/runs")
+    page.locator("tr.run").first.wait_for()
+    refused = page.evaluate(
+        """() => new Promise(done => {
+          const seen = [];
+          document.addEventListener("securitypolicyviolation", event => seen.push(event.effectiveDirective));
+          document.getElementById("main").insertAdjacentHTML("beforeend", `<img src="data:," onerror="pwned = 1">`);
+          const script = document.createElement("script");
+          script.textContent = "window.pwned = 2";
+          document.body.append(script);
+          setTimeout(() => done(seen), 500);
+        })"""
+    )
+    assert page.evaluate("window.pwned") is None
+    assert "script-src-attr" in refused and "script-src-elem" in refused, refused
+    page.close()

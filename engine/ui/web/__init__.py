@@ -8,5 +8,7 @@ player's reply), the compiled solver's wins and losses asked in the background b
 ``native_values``; ``worker_jobs`` is that Python work (the reply, the agent's move, the margins,
 the search, the refutations), which ``workers`` runs in processes a crash cannot take the server
 down with; ``server`` binds the socket and runs uvicorn. ``static/`` holds the
-pages: plain HTML, CSS and JavaScript modules, served as they are (no build, no CDN).
+pages: plain HTML, CSS and JavaScript modules, served as they are (no build, no CDN), which
+put data into the page as text only (``static/html.js``) under a Content-Security-Policy
+(``app.SECURITY_HEADERS``) that lets no inline script run.
 """

@@ -9,6 +9,11 @@ name of its own), and requests that change or compute something must be same-ori
 carrying the server's secret token (``TOKEN_HEADER``): the address ``littlego serve`` prints
 holds it, and the page sends it, so that another user of the machine, who can reach the
 port but not read that address, cannot make the server play or compute.
+
+Every answer carries ``SECURITY_HEADERS``: a Content-Security-Policy under which the page runs its
+own script files and nothing else (no inline script, no event-handler attribute, no ``eval``, no
+inline style), so that text from a run folder or a request which the pages failed to show as text
+still could not run; and ``nosniff``, so that no JSON answer is ever read as a page or a script.
 """
 
 import hmac
@@ -19,13 +24,14 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Type, cast
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, ExceptionHandler, Receive, Scope, Send
+from starlette.types import ASGIApp, ExceptionHandler, Message, Receive, Scope, Send
 
 from engine.constants import Move
 from engine.play.sgf import SgfError
@@ -45,6 +51,26 @@ TOKEN_HEADER = "x-littlego-token"
 NO_TOKEN = (
     "this server plays and computes only for whoever started it: open the address littlego serve printed "
     "(its ?token=... is the key)"
+)
+
+# The pages load their scripts, styles and JSON from this server alone, draw with inline SVG and have a
+# data: icon; nothing may frame them, post a form, or set a base URL.
+CONTENT_SECURITY_POLICY = "; ".join(
+    (
+        "default-src 'none'",
+        "script-src 'self'",
+        "style-src 'self'",
+        "img-src data:",
+        "connect-src 'self'",
+        "base-uri 'none'",
+        "form-action 'none'",
+        "frame-ancestors 'none'",
+    )
+)
+SECURITY_HEADERS = (
+    ("content-security-policy", CONTENT_SECURITY_POLICY),
+    ("x-content-type-options", "nosniff"),
+    ("referrer-policy", "no-referrer"),  # the page's address holds the token
 )
 
 log = logging.getLogger("littlego.serve")
@@ -112,6 +138,26 @@ class LocalRequests:
         return None
 
 
+class Site(Starlette):
+    """The Starlette app with SECURITY_HEADERS on every answer, its 500s included (Starlette answers
+    those outside all the middleware it is given)."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        inner = super().build_middleware_stack()
+
+        async def app(scope: Scope, receive: Receive, send: Send) -> None:
+            async def send_with_headers(message: Message) -> None:
+                if message["type"] == "http.response.start":
+                    headers = MutableHeaders(scope=message)
+                    for name, value in SECURITY_HEADERS:
+                        headers[name] = value
+                await send(message)
+
+            await inner(scope, receive, send_with_headers if scope["type"] == "http" else send)
+
+        return app
+
+
 async def read_json(request: Request) -> Dict[str, Any]:
     """The request's JSON object; BadRequest when it is not one."""
     body = b""
@@ -169,7 +215,7 @@ def create_app(
     # Starlette calls _http_error for HTTPException alone: its narrower argument is sound.
     handlers.update({HTTPException: cast(ExceptionHandler, _http_error), Exception: _unexpected})
     middleware = [Middleware(LocalRequests, hosts=hosts, token=token)]
-    return Starlette(routes=routes, exception_handlers=handlers, middleware=middleware)
+    return Site(routes=routes, exception_handlers=handlers, middleware=middleware)
 
 
 # A board route's answer: the request's JSON document and its moves -> the JSON to send back.

@@ -47,8 +47,3 @@ export async function postJSON(url, body) {
   }
   return answer(response);
 }
-
-// Text made safe to put into HTML.
-export function escape(text) {
-  return String(text ?? "").replace(/[&<>"']/g, c => ({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]));
-}

@@ -1,6 +1,7 @@
 // The analysis board: play any player by clicking, undo, new game, SGF out and in, and for the
 // position shown every legal move's value, the book's move and the shipped agent's move.
-import {postJSON, escape} from "./api.js";
+import {postJSON} from "./api.js";
+import {html, show} from "./html.js";
 
 const SIZE = 5, CELL = 76, EDGE = 68, PASS = "PASS";
 const COLUMNS = "ABCDE";
@@ -42,48 +43,47 @@ function xy(point) {
 
 function boardSvg(view, values, agent) {
   const far = EDGE + (SIZE - 1) * CELL;
-  let svg = `<svg id="board" viewBox="0 0 ${2 * EDGE + (SIZE - 1) * CELL} ${2 * EDGE + (SIZE - 1) * CELL}">`;
-  svg += `<rect x="0" y="0" width="100%" height="100%" class="wood"/>`;
-  for (let k = 0; k < SIZE; k++) {
+  const lines = Array.from({length: SIZE}, (_, k) => {
     const at = EDGE + k * CELL;
-    svg += `<line x1="${EDGE}" y1="${at}" x2="${far}" y2="${at}" class="line"/><line x1="${at}" y1="${EDGE}" x2="${at}" y2="${far}" class="line"/>`;
-    svg += `<text x="${at}" y="${EDGE - 46}" class="coord">${COLUMNS[k]}</text><text x="${at}" y="${EDGE - 34}" class="coord small">j ${k}</text>`;
-    svg += `<text x="${EDGE - 50}" y="${at + 5}" class="coord">${SIZE - k}</text><text x="${EDGE - 50}" y="${at + 19}" class="coord small">i ${k}</text>`;
-  }
+    return html`<line x1="${EDGE}" y1="${at}" x2="${far}" y2="${at}" class="line"/><line x1="${at}" y1="${EDGE}" x2="${at}" y2="${far}" class="line"/>
+      <text x="${at}" y="${EDGE - 46}" class="coord">${COLUMNS[k]}</text><text x="${at}" y="${EDGE - 34}" class="coord small">j ${k}</text>
+      <text x="${EDGE - 50}" y="${at + 5}" class="coord">${SIZE - k}</text><text x="${EDGE - 50}" y="${at + 19}" class="coord small">i ${k}</text>`;
+  });
   const byMove = new Map((values?.moves || []).map(v => [v.move, v]));
   const legal = new Set(view.legal);
-  for (let point = 0; point < SIZE * SIZE; point++) {
+  const points = Array.from({length: SIZE * SIZE}, (_, point) => {
     const [x, y] = xy(point), colour = view.points[point];
-    svg += `<g class="point" data-point="${point}" data-legal="${legal.has(point) ? 1 : 0}" data-colour="${colour}">`;
-    svg += `<rect x="${x - CELL / 2}" y="${y - CELL / 2}" width="${CELL}" height="${CELL}" class="hit"/>`;
+    let marks = html``;
     if (colour) {
-      svg += `<circle cx="${x}" cy="${y}" r="${CELL * 0.44}" class="stone ${colour === 1 ? "black" : "white"}"/>`;
-      if (view.last === point) svg += `<circle cx="${x}" cy="${y}" r="${CELL * 0.14}" class="last ${colour === 1 ? "on-black" : "on-white"}"/>`;
+      marks = html`<circle cx="${x}" cy="${y}" r="${CELL * 0.44}" class="stone ${colour === 1 ? "black" : "white"}"/>
+        ${view.last === point ? html`<circle cx="${x}" cy="${y}" r="${CELL * 0.14}" class="last ${colour === 1 ? "on-black" : "on-white"}"/>` : ""}`;
     } else if (byMove.has(point)) {
       const v = byMove.get(point);
       const kind = v.wins === true ? "win" : v.wins === false ? "loss" : "guess";
       const label = v.margin !== null ? (v.margin > 0 ? "+" : "") + v.margin : v.wins === null ? Number(v.value).toFixed(1) : v.wins ? "W" : "L";
-      svg += `<circle cx="${x}" cy="${y}" r="${CELL * 0.3}" class="value ${kind}"/><text x="${x}" y="${y + 6}" class="value-text" data-value="${point}">${label}</text>`;
+      marks = html`<circle cx="${x}" cy="${y}" r="${CELL * 0.3}" class="value ${kind}"/><text x="${x}" y="${y + 6}" class="value-text" data-value="${point}">${label}</text>`;
     }
-    if (view.book === point) svg += `<rect x="${x - CELL * 0.42}" y="${y - CELL * 0.42}" width="${CELL * 0.84}" height="${CELL * 0.84}" rx="8" class="book-mark"/>`;
-    if (agent && agent.move === point) svg += `<circle cx="${x}" cy="${y}" r="${CELL * 0.4}" class="agent-mark"/>`;
-    svg += `</g>`;
-  }
-  return svg + "</svg>";
+    return html`<g class="point" data-point="${point}" data-legal="${legal.has(point) ? 1 : 0}" data-colour="${colour}">
+      <rect x="${x - CELL / 2}" y="${y - CELL / 2}" width="${CELL}" height="${CELL}" class="hit"/>${marks}
+      ${view.book === point ? html`<rect x="${x - CELL * 0.42}" y="${y - CELL * 0.42}" width="${CELL * 0.84}" height="${CELL * 0.84}" rx="8" class="book-mark"/>` : ""}
+      ${agent && agent.move === point ? html`<circle cx="${x}" cy="${y}" r="${CELL * 0.4}" class="agent-mark"/>` : ""}</g>`;
+  });
+  return html`<svg id="board" viewBox="0 0 ${2 * EDGE + (SIZE - 1) * CELL} ${2 * EDGE + (SIZE - 1) * CELL}">
+    <rect x="0" y="0" width="100%" height="100%" class="wood"/>${lines}${points}</svg>`;
 }
 
 function valuesTable(values) {
-  if (!values) return "";
+  if (!values) return html``;
   const rows = values.moves.slice().sort((a, b) => (b.wins === true) - (a.wins === true) ||
     ((b.margin ?? b.value ?? 0) - (a.margin ?? a.value ?? 0)));
   const unsettled = values.exact && !values.more && values.moves.some(v => v.margin === null);
-  return `<p class="note" id="values-note">${escape(values.note)} (answered in ${values.seconds.toFixed(2)} s of wall time)` +
-    (unsettled ? ` <button id="keep-solving">keep solving (up to 5 min of CPU)</button>` : "") + `</p>
-    <table class="values"><thead><tr><th>move</th><th>result for the side to move</th><th>${values.exact ? "final margin (stones, komi included)" : "search value (the evaluation's units, not stones)"}</th></tr></thead><tbody>` +
-    rows.map(v => `<tr data-move="${v.move}" data-wins="${v.wins}" data-margin="${v.margin ?? ""}"><td>${moveName(v.move)}</td>
+  return html`<p class="note" id="values-note">${values.note} (answered in ${values.seconds.toFixed(2)} s of wall time)${
+    unsettled ? html` <button id="keep-solving">keep solving (up to 5 min of CPU)</button>` : ""}</p>
+    <table class="values"><thead><tr><th>move</th><th>result for the side to move</th><th>${values.exact ? "final margin (stones, komi included)" : "search value (the evaluation's units, not stones)"}</th></tr></thead><tbody>
+    ${rows.map(v => html`<tr data-move="${v.move}" data-wins="${v.wins}" data-margin="${v.margin ?? ""}"><td>${moveName(v.move)}</td>
       <td class="${v.wins === true ? "win" : v.wins === false ? "loss" : values.pending ? "pending" : ""}">${v.wins === true ? "win" : v.wins === false ? "loss" : values.pending ? "solving…" : "?"}</td>
-      <td class="num">${v.margin !== null ? (v.margin > 0 ? "+" : "") + v.margin : v.value !== null ? Number(v.value).toFixed(2) : "–"}</td></tr>`).join("") +
-    "</tbody></table>";
+      <td class="num">${v.margin !== null ? (v.margin > 0 ? "+" : "") + v.margin : v.value !== null ? Number(v.value).toFixed(2) : "–"}</td></tr>`)}
+    </tbody></table>`;
 }
 
 // How many times the page asks for a lost position's refutations while the answer leaves moves out.
@@ -93,29 +93,29 @@ const REFUTATION_ASKS = 5;
 // of the opponent's replies that keep its win (fewer: harder to find the refutation) and the shallowest
 // depth at which the agent's search finds one (deeper: harder).
 function refutationsText(found) {
-  if (!found || !found.lost) return "";
+  if (!found || !found.lost) return html``;
   if (!found.moves.length) {  // none reached yet: asked again, or the last answer
-    if (found.complete) return "";
-    return found.last ? `<p class="note" id="refutations-wait">the solver reached no move's replies in its time: step away and back to ask again</p>`
-      : `<p class="muted" id="refutations-wait">solving the opponent's replies…</p>`;
+    if (found.complete) return html``;
+    return found.last ? html`<p class="note" id="refutations-wait">the solver reached no move's replies in its time: step away and back to ask again</p>`
+      : html`<p class="muted" id="refutations-wait">solving the opponent's replies…</p>`;
   }
   const share = row => row.replies ? `${row.keeping} of ${row.replies} replies keep the win` : "it ends the game, lost";
   const depth = row => !row.replies ? "–" : row.depth !== null ? `${row.depth} ${row.depth === 1 ? "ply" : "plies"}` : `deeper than ${found.deepest} plies, or not reached in time`;
   const best = found.moves[0];
-  return `<p id="least-bad">Every move loses. The least-bad: <b>${moveName(best.move)}</b>: the opponent ` +
-    (best.replies ? `keeps its win with only ${best.keeping} of its ${best.replies} replies` : "has nothing to find") + `.</p>
-    <table class="values" id="refutations"><thead><tr><th>move</th><th>the opponent's replies that keep its win</th><th>the agent's search finds one at depth</th></tr></thead><tbody>` +
-    found.moves.map(row => `<tr data-move="${row.move}" data-keeping="${row.keeping}" data-replies="${row.replies}" data-depth="${row.depth ?? ""}"><td>${moveName(row.move)}</td><td class="num">${share(row)}</td><td class="num">${depth(row)}</td></tr>`).join("") +
-    "</tbody></table>" + (found.complete ? "" : `<p class="note">not every move was reached in the solver's time</p>`);
+  return html`<p id="least-bad">Every move loses. The least-bad: <b>${moveName(best.move)}</b>: the opponent ${
+    best.replies ? `keeps its win with only ${best.keeping} of its ${best.replies} replies` : "has nothing to find"}.</p>
+    <table class="values" id="refutations"><thead><tr><th>move</th><th>the opponent's replies that keep its win</th><th>the agent's search finds one at depth</th></tr></thead><tbody>
+    ${found.moves.map(row => html`<tr data-move="${row.move}" data-keeping="${row.keeping}" data-replies="${row.replies}" data-depth="${row.depth ?? ""}"><td>${moveName(row.move)}</td><td class="num">${share(row)}</td><td class="num">${depth(row)}</td></tr>`)}
+    </tbody></table>${found.complete ? "" : html`<p class="note">not every move was reached in the solver's time</p>`}`;
 }
 
 function agentText(agent) {
-  if (!agent) return "";
+  if (!agent) return html``;
   const how = {first: "as the solved game's only winning first move", book: "from the opening book",
                solver: agent.value === null ? "by the exact solver: it wins" :
                  `by the exact solver: it wins by ${agent.value} stones`,
                search: `by its search to depth ${agent.depth}, value ${Number(agent.value).toFixed(2)}`}[agent.how];
-  return `The shipped agent plays <b id="agent-move">${moveName(agent.move)}</b> ${how}, in ${agent.seconds.toFixed(2)} s of its CPU.`;
+  return html`The shipped agent plays <b id="agent-move">${moveName(agent.move)}</b> ${how}, in ${agent.seconds.toFixed(2)} s of its CPU.`;
 }
 
 export function showBoard(main) {
@@ -123,35 +123,36 @@ export function showBoard(main) {
   // position jumps (New game, Undo, ◀ ▶, Open), so that an opponent's answer for another position is dropped.
   const state = {moves: [], record: null, view: null, values: null, agent: null, asked: 0, busy: false, game: 0,
                  opponent: localStorage.getItem("opponent") ?? "random", human: "black", seed: 1};
-  main.innerHTML = `<div class="board-page"><div id="board-box"></div><div class="side">
+  show(main, html`<div class="board-page"><div id="board-box"></div><div class="side">
     <div class="controls">
-      <label>opponent <input id="opponent" list="specs" value="${escape(state.opponent)}" placeholder="none: you play both sides" size="18"></label>
-      <datalist id="specs">${SPECS.map(s => `<option value="${s}">`).join("")}</datalist>
+      <label>opponent <input id="opponent" list="specs" value="${state.opponent}" placeholder="none: you play both sides" size="18"></label>
+      <datalist id="specs">${SPECS.map(s => html`<option value="${s}">`)}</datalist>
       <label>you play <select id="human"><option value="black">Black</option><option value="white">White</option></select></label>
-      <label><input type="checkbox" id="analyse" ${localStorage.getItem("values") === "off" ? "" : "checked"}> values</label><br>
+      <label><input type="checkbox" id="analyse"> values</label><br>
       <button id="new">New game</button><button id="undo">Undo</button><button id="pass">Pass</button>
       <button id="back" title="previous move">◀</button><button id="forward" title="next move">▶</button>
       <button id="save">Save SGF</button><label class="file">Open SGF <input type="file" id="open" accept=".sgf"></label>
     </div>
     <p id="status"></p><p id="message" class="message"></p><p id="verdict"></p>
-    <p id="book"></p><p id="agent"></p><div id="values"></div><div id="refutations-box"></div></div></div>`;
+    <p id="book"></p><p id="agent"></p><div id="values"></div><div id="refutations-box"></div></div></div>`);
   const $ = id => document.getElementById(id);
+  $("analyse").checked = localStorage.getItem("values") !== "off";
 
   function say(text, kind = "") { $("message").textContent = text; $("message").className = "message " + kind; }
 
   function draw() {
     const v = state.view;
-    $("board-box").innerHTML = boardSvg(v, state.values, state.agent);
+    show($("board-box"), boardSvg(v, state.values, state.agent));
     $("status").textContent = `ply ${v.ply} of 24, ${v.plies_left} left; ${v.over ? "game over" : v.player[0].toUpperCase() + v.player.slice(1) + " to move"}; ` +
       `Black ${v.score.black}, White ${v.score.white} (komi included)` + (state.record ? `; record move ${state.moves.length} of ${state.record.length}` : "");
     $("verdict").textContent = v.verdict ? `Result: ${v.verdict}` : "";
     $("book").textContent = v.book !== null ? `The opening book plays ${moveName(v.book)} (marked with a square).` : "";
-    $("agent").innerHTML = agentText(state.agent);
+    show($("agent"), agentText(state.agent));
     // values asked and not answered yet: say so, whatever else has come back meanwhile (the agent's move)
     const waiting = !state.values && !state.valuesFailed && $("analyse").checked && !v.over;
-    $("values").innerHTML = waiting ? `<p class="muted" id="values-wait">solving…</p>` : valuesTable(state.values);
+    show($("values"), waiting ? html`<p class="muted" id="values-wait">solving…</p>` : valuesTable(state.values));
     if ($("keep-solving")) $("keep-solving").addEventListener("click", keepSolving);
-    $("refutations-box").innerHTML = refutationsText(state.refutations);
+    show($("refutations-box"), refutationsText(state.refutations));
     for (const g of document.querySelectorAll("#board .point")) g.addEventListener("click", () => click(Number(g.dataset.point)));
   }
 
