@@ -13,7 +13,7 @@ from typing import Any, Mapping, Optional, Sequence, Set, TextIO
 import multiprocessing_logging
 
 from engine.common.generation_record import GenerationRecord
-from engine.common.runfolder import CONFIG_COPY, EXTENDED, GENERATIONS, LOG_FILE
+from engine.common.runfolder import CONFIG_COPY, EXTENDED, GENERATIONS, LOG_FILE, LogFormatter, safe_text
 from engine.params import save_params
 from engine.protocol import write_atomic
 from evolve.agents.program_individual import best_file, save_agent_weights
@@ -49,7 +49,7 @@ def start_log(run_dir: str, verbose: bool = False) -> logging.Logger:
         logger.removeHandler(handler)
         handler.close()
     handler = logging.FileHandler(os.path.join(run_dir, LOG_FILE))
-    handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s %(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(LogFormatter())  # a record may carry a student's words: shown safely
     logger.addHandler(handler)
     # Workers log through the parent's handler: the package needs the fork start method.
     multiprocessing_logging.install_mp_handler(logger)
@@ -65,7 +65,7 @@ def remove_folder(run_dir: str) -> None:
             logger.removeHandler(handler)
             handler.close()
     shutil.rmtree(run_dir, ignore_errors=True)
-    print(f"no generation finished: {run_dir} removed (it holds nothing to resume)", file=sys.stderr)
+    print(safe_text(f"no generation finished: {run_dir} removed (it holds nothing to resume)"), file=sys.stderr)
 
 
 def record_extension(run_dir: str, planned: int, generations: int) -> None:
@@ -127,10 +127,10 @@ def announce(run_dir: str, config: Config, searcher: str, where: Mapping[str, An
         play = "as shipped (at a node budget)"
     else:
         play = "to a fixed depth"
-    print(f"games run on {_where(where)}, {searched}, {play}", file=out)
+    print(safe_text(f"games run on {_where(where)}, {searched}, {play}"), file=out)
     for line in repeated_games(config):
         log.warning(line)
-        print("warning: " + line, file=sys.stderr)
+        print(safe_text("warning: " + line), file=sys.stderr)
     start = config.start
     if first == 0 and start.params:
         log.info(

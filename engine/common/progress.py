@@ -6,7 +6,10 @@ from typing import Callable, Optional, Protocol, Set, TextIO, cast
 
 from tqdm import tqdm
 
+from engine.sandbox.files import excerpt
+
 LINE_SECONDS = 10.0  # a log line at least this often when the total is not known
+WHAT_CHARACTERS = 200  # of what is counted, shown
 
 
 class Progress(Protocol):
@@ -23,8 +26,9 @@ def counter(
     """A function ``update(done)`` told how many of ``total`` (None: not known beforehand) are
     done: it draws a bar when ``stream`` (stderr) is a terminal and ``bar`` (a command's
     --no-progress says no), else writes a line every tenth of the total, or every LINE_SECONDS
-    when there is none; ``update.close()`` ends it."""
-    out = stream or sys.stderr
+    when there is none; ``update.close()`` ends it. ``what`` may name a file or a player: it is shown as
+    an ``excerpt`` (a line, everything unprintable escaped)."""
+    out, what = stream or sys.stderr, excerpt(what, WHAT_CHARACTERS)
     if out.isatty() and bar:
         meter = tqdm(total=total, unit=unit, desc=what, leave=False, file=out)
         state = [0]

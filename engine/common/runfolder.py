@@ -5,17 +5,23 @@ read them. The names of the files live here, in the tools both may import, so th
 (the record of a generation and its one reader, ``generation_record``). Whether a run is being
 written now is whether a live process holds the POSIX record lock on ``run.lock``; ``lock_holder``
 asks the kernel without taking the lock, so looking never gets in a run's way.
+
+What a run says in ``run.log`` and on the terminal carries text it did not write (a student's file
+names, an agent's words, a compiler's): ``safe_text`` shows such text so that it can neither drive
+the terminal nor forge a line, and ``LogFormatter`` writes every record of ``run.log`` through it.
 """
 
 import datetime
 import fcntl
 import json
+import logging
 import os
 import struct
 import sys
 from typing import Optional
 
 from engine.errors import UserError
+from engine.sandbox.files import excerpt
 
 # evolve names a run folder NAME-TIME, or NAME-TIME-N when that folder exists already.
 FOLDER_TIME = "%Y%m%d-%H%M%S"
@@ -25,6 +31,30 @@ START_WEIGHTS = "start.json"  # the weights of [start] params as read when the r
 LOG_FILE = "run.log"
 LOCK = "run.lock"
 EXTENDED = "extended.json"  # {"generations": N}: where `evolve resume --generations N` extended the run
+
+
+LOG_FORMAT = "%(asctime)s %(processName)s %(levelname)s %(name)s: %(message)s"  # a record's line in run.log
+
+
+def safe_text(text: str) -> str:
+    """``text`` as ``run.log`` and a terminal show it: each character that is not printable (a control
+    character, the ESC of an escape sequence, a carriage return, DEL, a C1 control, a line or paragraph
+    separator, a bidi override) escaped as ``excerpt`` escapes it (``\\x1b``, ``\\u202e``), and a line break
+    kept only before an indented line: no text can move the cursor, colour or reorder what a terminal
+    shows, or pass for a line of its own (a record of run.log starts at its first column)."""
+    first, *rest = [excerpt(line, sys.maxsize) for line in text.split("\n")]
+    return "\n".join([first] + [line if not line or line.startswith(" ") else "  " + line for line in rest])
+
+
+class LogFormatter(logging.Formatter):
+    """A record of ``run.log`` (``LOG_FORMAT``), its whole text shown by ``safe_text``: a worker's too, whose
+    message comes formatted already (``multiprocessing_logging`` sends the text, not its parts)."""
+
+    def __init__(self) -> None:
+        super().__init__(LOG_FORMAT)
+
+    def format(self, record: logging.LogRecord) -> str:
+        return safe_text(super().format(record))
 
 
 class RunError(UserError, ValueError):

@@ -11,21 +11,49 @@ Names are what a reader would say: Python's are qualified by their scope (``eval
 name found twice is told apart by where it lives (``depth@my_player.cpp:40``). An integer literal
 stays an integer (its value rounded); a real one keeps its suffix (``0.5f``) and a decimal point.
 
-Python is read with its own parser (``ast``); C++ and Java by patterns over the text with comments
-and string literals blanked out, so a number in a comment or a string is never a constant.
+The folder is a student's, so untrusted. A name is made of ASCII letters, digits, ``_$`` and the
+marks that build it alone (a dict key that is no identifier is quoted, ``WEIGHTS['a b']``; any other
+character in a name or a file's name is written ``\\xNN``, ``\\uNNNN``): no name is markup or a control
+character wherever it is shown. Sources are read as the sandbox copies a folder: regular files alone,
+never through a link or from a FIFO or a device, at most ``SOURCE_BYTES`` each; Python's in the
+encoding their PEP 263 coding line or BOM names, as Python reads them. A source that cannot be read
+(a link, too large, code that Python itself cannot parse) is skipped with a warning naming it and
+why; the others are still read.
+
+Python is read with its own parser (``ast``), walking its statements without recursion; C++ and
+Java by patterns over the text with comments and string literals blanked out, so a number in a
+comment or a string is never a constant. Every pattern and scan takes time linear in a file's size:
+no two quantifiers of a pattern can share the characters they match, and what a declaration needs
+to know of the text before it (a ``const`` in its statement, the brace it is in, its line) comes
+from one pass over the file.
 """
 
 import ast
+import bisect
 import fnmatch
+import io
+import itertools
+import logging
 import os
 import re
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+import string
+import tokenize
+from typing import Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Set, Tuple, Type, cast
 
 from engine.errors import InvalidInput
+from engine.sandbox.files import FOLDER_ENTRIES, UntrustedFileError, excerpt, read_untrusted
+from engine.sandbox.limits import DEFAULT_LIMITS, MIB
+
+log = logging.getLogger(__name__)
 
 # The files of an agent's folder read for constants, by language: its own sources, top level only.
 PYTHON, CPP, JAVA = (".py",), (".cpp", ".cc", ".h", ".hpp"), (".java",)
 SOURCE_BYTES = 2**20  # a source file larger than this is not an agent's (and is not read)
+# A name's characters: an identifier's; in a quoted dict key and a file's name also a space and
+# ``-+,/.``; besides, only the marks a name is built with (a scope's dot, a quoted key's brackets and
+# quotes, ``@FILE:LINE``, an escape's backslash). Any other character is written as its escape (``\x3c``).
+_IDENTIFIER = frozenset(string.ascii_letters + string.digits + "_$")
+_KEY = _IDENTIFIER | frozenset(" -+,/.")
 
 
 class Constant(NamedTuple):
@@ -45,8 +73,44 @@ class Constant(NamedTuple):
 
     @property
     def where(self) -> str:
-        """``FILE:LINE``, as a compiler names a place."""
-        return f"{self.file}:{self.line}"
+        """``FILE:LINE``, as a compiler names a place (the file's name shown as ``shown_file`` writes it)."""
+        return f"{shown_file(self.file)}:{self.line}"
+
+
+def _escaped(text: str, kept: FrozenSet[str]) -> str:
+    """``text`` with each character not in ``kept`` written as Python writes it in a string's escape
+    (``\\x3c``, ``\\u202e``, ``\\U0001f600``): a backslash never kept, so no two texts are written alike."""
+    out = []
+    for char in text:
+        code = ord(char)
+        if char in kept:
+            out.append(char)
+        elif code < 0x100:
+            out.append(f"\\x{code:02x}")
+        elif code < 0x10000:
+            out.append(f"\\u{code:04x}")
+        else:
+            out.append(f"\\U{code:08x}")
+    return "".join(out)
+
+
+def _identifier(name: str) -> str:
+    """A declared name as a constant's name says it: ASCII identifier characters, any other escaped."""
+    return _escaped(name, _IDENTIFIER)
+
+
+def _entry(name: str, key: str) -> str:
+    """The name of the entry ``key`` of the dict ``name``: ``name.key`` for an ASCII identifier, else the
+    key quoted and escaped (``name['a b']``, ``name['\\x3cimg\\x3e']``)."""
+    if key.isascii() and key.isidentifier():
+        return f"{name}.{key}"
+    return f"{name}['{_escaped(key, _KEY)}']"
+
+
+def shown_file(name: str) -> str:
+    """A source's file name as a constant's place and a message show it: a quoted key's characters, any
+    other escaped (a name can hold a newline, an escape sequence, markup)."""
+    return _escaped(name, _KEY)
 
 
 def default_bounds(constant: Constant) -> Tuple[float, float]:
@@ -57,6 +121,12 @@ def default_bounds(constant: Constant) -> Tuple[float, float]:
 
 
 # --- Python -------------------------------------------------------------------------------------
+
+_LINE_BREAK = re.compile(r"\r\n?|\n")  # where Python's tokenizer ends a line (never at \f or U+2028)
+# The nodes that hold statements: a statement, an ``except`` clause, a ``case`` (Python 3.10 on).
+_BLOCKS: Tuple[Type[ast.AST], ...] = (ast.stmt, ast.excepthandler) + tuple(
+    getattr(ast, name) for name in ("match_case",) if hasattr(ast, name)
+)
 
 
 def _number(node: ast.AST) -> Optional[Tuple[float, bool]]:
@@ -70,133 +140,188 @@ def _number(node: ast.AST) -> Optional[Tuple[float, bool]]:
     return None
 
 
-class _PythonFinder(ast.NodeVisitor):
+class _Places:
+    """The character offset of each place ``ast`` gives in a Python text: (line, UTF-8 byte column)."""
+
+    def __init__(self, code: str):
+        self.code = code
+        self.starts = [0] + [match.end() for match in _LINE_BREAK.finditer(code)]  # the offset each line starts at
+        self.widths: Dict[int, Optional[List[int]]] = {}  # a non-ASCII line's bytes before each of its characters
+
+    def offset(self, line: int, column: int) -> int:
+        start = self.starts[line - 1]
+        if line not in self.widths:  # each line measured once: a long line of many constants stays linear
+            end = self.starts[line] if line < len(self.starts) else len(self.code)
+            text = self.code[start:end]
+            sizes = (len(char.encode("utf-8")) for char in text)
+            self.widths[line] = None if text.isascii() else list(itertools.accumulate(sizes, initial=0))
+        widths = self.widths[line]
+        return start + (column if widths is None else bisect.bisect_left(widths, column))
+
+
+class _Scope(NamedTuple):
+    """Where a statement is: the names of the classes and functions around it (outermost first), the classes
+    among them, whether it is directly in a class body, and its method's first argument (by which the
+    method sets attributes; None outside a method)."""
+
+    names: Tuple[str, ...] = ()
+    classes: Tuple[str, ...] = ()
+    in_class: bool = False
+    self_name: Optional[str] = None
+
+    def inside(self, node: ast.AST) -> "_Scope":
+        """The scope of the statements of ``node`` (a class or a function adds itself; a block does not)."""
+        if isinstance(node, ast.ClassDef):
+            return _Scope(self.names + (node.name,), self.classes + (node.name,), True, self.self_name)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            arguments = node.args.posonlyargs + node.args.args
+            first = arguments[0].arg if self.in_class and arguments else None
+            return _Scope(self.names + (node.name,), self.classes, False, first)
+        return self
+
+
+class _PythonFinder:
     """The numbers a Python module assigns by name, qualified by the class and function they are in."""
 
-    def __init__(self, text: str, file: str):
+    def __init__(self, code: str, file: str):
         self.file = file
-        self.scope: List[str] = []
-        self.selves: List[Optional[str]] = []  # a method's first argument, by which it sets attributes
-        self.classes: List[str] = []
+        self.places = _Places(code)
         self.found: List[Constant] = []
-        self.starts = [0]  # the character each line starts at
-        for line in text.splitlines(keepends=True):
-            self.starts.append(self.starts[-1] + len(line))
-        self.lines = text.splitlines(keepends=True)
 
-    def _offset(self, line: int, column: int) -> int:
-        """The character offset of (line, UTF-8 byte column), as ``ast`` gives places."""
-        text = self.lines[line - 1] if line - 1 < len(self.lines) else ""
-        return self.starts[line - 1] + len(text.encode("utf-8", "surrogateescape")[:column].decode("utf-8", "replace"))
+    def module(self, tree: ast.Module) -> List[Constant]:
+        """Each constant of ``tree`` in the order written: its statements walked with a stack, never a
+        recursion, and never into an expression (where no assignment that names a constant can be)."""
+        pending: List[Tuple[ast.AST, _Scope]] = [(statement, _Scope()) for statement in reversed(tree.body)]
+        while pending:
+            node, scope = pending.pop()
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                self._target(scope, node.targets[0], node.value)
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                self._target(scope, node.target, node.value)
+            inner = scope.inside(node)
+            blocks = [item for _, value in ast.iter_fields(node) if isinstance(value, list) for item in value]
+            pending.extend((item, inner) for item in reversed(blocks) if isinstance(item, _BLOCKS))
+        return self.found
 
-    def _add(self, name: str, node) -> None:
+    def _add(self, name: str, node: ast.AST) -> None:
         number = _number(node)
-        if number is None:
+        if number is None or not isinstance(node, ast.expr):
             return
-        start = self._offset(node.lineno, node.col_offset)
-        end = self._offset(node.end_lineno, node.end_col_offset)
+        start = self.places.offset(node.lineno, node.col_offset)
+        end = self.places.offset(cast(int, node.end_lineno), cast(int, node.end_col_offset))  # Python 3.8 on
         self.found.append(Constant(name, float(number[0]), number[1], self.file, node.lineno, start, end))
 
-    def _assigned(self, name: str, value) -> None:
-        """A number, or each number of a dict literal with string keys (``NAME.key``), assigned to ``name``."""
+    def _assigned(self, name: str, value: ast.AST) -> None:
+        """A number, or each number of a dict literal with string keys (``NAME.key``), assigned to ``name``
+        (a dict nests as deep as the parser lets brackets nest: a few hundred)."""
         if isinstance(value, ast.Dict):
             for key, item in zip(value.keys, value.values):
                 if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                    self._assigned(f"{name}.{key.value}", item)
+                    self._assigned(_entry(name, key.value), item)
         else:
             self._add(name, value)
 
-    def _target(self, target, value) -> None:
-        prefix = ".".join(self.scope)
+    def _target(self, scope: _Scope, target: ast.AST, value: ast.AST) -> None:
+        prefix = ".".join(_identifier(name) for name in scope.names)
         if isinstance(target, ast.Name):
-            self._assigned(f"{prefix}.{target.id}" if prefix else target.id, value)
+            self._assigned(f"{prefix}.{_identifier(target.id)}" if prefix else _identifier(target.id), value)
         elif (
             isinstance(target, ast.Attribute)
             and isinstance(target.value, ast.Name)
-            and self.selves
-            and target.value.id == self.selves[-1]
-            and self.classes
+            and scope.self_name is not None
+            and target.value.id == scope.self_name
+            and scope.classes
         ):
-            self._assigned(f"{self.classes[-1]}.{target.attr}", value)
+            self._assigned(f"{_identifier(scope.classes[-1])}.{_identifier(target.attr)}", value)
         elif isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
             for one, other in zip(target.elts, value.elts):
-                self._target(one, other)
-
-    def visit_Assign(self, node):
-        if len(node.targets) == 1:
-            self._target(node.targets[0], node.value)
-
-    def visit_AnnAssign(self, node):
-        if node.value is not None:
-            self._target(node.target, node.value)
-
-    def visit_ClassDef(self, node):
-        self.scope.append(node.name)
-        self.classes.append(node.name)
-        self.generic_visit(node)
-        self.classes.pop()
-        self.scope.pop()
-
-    def visit_FunctionDef(self, node):
-        arguments = node.args.posonlyargs + node.args.args
-        in_class = bool(self.scope) and bool(self.classes) and self.scope[-1] == self.classes[-1]
-        self.selves.append(arguments[0].arg if in_class and arguments else None)
-        self.scope.append(node.name)
-        self.generic_visit(node)
-        self.scope.pop()
-        self.selves.pop()
-
-    visit_AsyncFunctionDef = visit_FunctionDef
+                self._target(scope, one, other)
 
 
 def _python_constants(text: str, file: str) -> List[Constant]:
+    """The constants of the Python source ``text`` (its bytes decoded as UTF-8, as read_source reads them),
+    read as Python reads the file: in the encoding its PEP 263 coding line or BOM says. InvalidInput naming
+    the file and why where Python itself cannot read it (its syntax, its encoding, code nested past
+    what its parser holds)."""
+    data = text.encode("utf-8", "surrogateescape")
+    shown, encoding = shown_file(file), "utf-8"
     try:
-        tree = ast.parse(text, filename=file)
-    except SyntaxError as error:
-        raise InvalidInput(f"{file}:{error.lineno}: not Python this tool can read: {error.msg}")
-    finder = _PythonFinder(text, file)
-    finder.visit(tree)
-    return finder.found
+        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+        code = data.decode(encoding)
+        tree = ast.parse(code, filename=file)
+    except SyntaxError as error:  # an unknown or contradicted coding line, too
+        where = f"line {error.lineno}: " if error.lineno else ""
+        raise InvalidInput(f"{shown} is not Python that Python reads ({where}{excerpt(error.msg, 200)})")
+    except UnicodeDecodeError as error:
+        line, byte = data.count(b"\n", 0, error.start) + 1, data[error.start]
+        raise InvalidInput(f"{shown} is not {encoding}, which Python reads it as (line {line}: byte 0x{byte:02x})")
+    except (RecursionError, MemoryError):  # the parser's own limits: code nested or chained past them
+        raise InvalidInput(f"{shown} nests or chains its code deeper than Python's parser reaches")
+    except ValueError as error:  # a null byte, where Python says so with a ValueError (3.11 and before)
+        raise InvalidInput(f"{shown} is not Python that Python reads ({excerpt(str(error), 200)})")
+    found = _PythonFinder(code, file).module(tree)
+    return found if code == text else _placed_in_text(found, code, encoding, text, shown)
+
+
+def _placed_in_text(found: List[Constant], code: str, encoding: str, text: str, shown: str) -> List[Constant]:
+    """``found``, with their places in ``code`` (the file decoded as its coding says), placed in ``text``
+    (its bytes decoded as UTF-8, surrogates for the bytes that are not), which the rewrite changes and
+    writes back byte for byte. A literal's characters are ASCII, so each piece of ``code`` between two
+    places encodes to the bytes between them, and those bytes decode to the same characters alone as
+    within the whole. InvalidInput where a literal is not found where it was placed (a coding that does
+    not keep ASCII as ASCII)."""
+    codec = "utf-8" if encoding == "utf-8-sig" else encoding  # the BOM: text's first character
+    position, done, placed = (1 if encoding == "utf-8-sig" else 0), 0, {}
+    for offset in sorted({place for constant in found for place in (constant.start, constant.end)}):
+        position += len(code[done:offset].encode(codec).decode("utf-8", "surrogateescape"))
+        placed[offset], done = position, offset
+    moved = [c._replace(start=placed[c.start], end=placed[c.end]) for c in found]
+    for before, after in zip(found, moved):
+        if text[after.start : after.end] != code[before.start : before.end]:
+            raise InvalidInput(f"{shown}: its coding, {encoding}, does not keep a number's characters as ASCII")
+    return moved
 
 
 # --- C++ and Java: patterns over the text with comments and strings blanked out -------------------
 
-_NUMBER = r"[-+]?\s*(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?[fFdDlLuU]*(?![\w.'])"
+# No two quantifiers side by side here match the same characters (a number's spaces follow its sign
+# alone): each attempt of a pattern is linear in what it reads, never quadratic or worse.
+_NUMBER = r"(?:[-+]\s*)?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?[fFdDlLuU]*(?![\w.'])"
 _NAME = r"[A-Za-z_$][\w$]*"
+_OPENING = re.compile(r"//|/\*|[\"']")  # a comment's or a quoted literal's start
+_QUOTED = {quote: re.compile(rf"[^{quote}\\\n]*(?:\\[\s\S][^{quote}\\\n]*)*") for quote in "\"'"}  # its body
+_NOT_NEWLINE = re.compile(r"[^\n]")
 
 
 def _blanked(text: str) -> str:
     """``text`` with each comment and string or character literal replaced by spaces (lines kept), so that
     patterns see code alone at the same offsets."""
-    out = list(text)
-    index, size = 0, len(text)
-    while index < size:
-        two = text[index : index + 2]
-        if two == "//":
-            end = text.find("\n", index)
+    pieces, index, size = [], 0, len(text)
+    while True:
+        opening = _OPENING.search(text, index)
+        if opening is None:
+            break
+        start, token = opening.start(), opening.group()
+        if token == "//":
+            end = text.find("\n", start)
             end = size if end < 0 else end
-        elif two == "/*":
-            end = text.find("*/", index + 2)
+        elif token == "/*":
+            end = text.find("*/", start + 2)
             end = size if end < 0 else end + 2
-        elif text[index] in "\"'":
-            quote, end = text[index], index + 1
-            while end < size and text[end] != quote and text[end] != "\n":
-                end += 2 if text[end] == "\\" else 1
-            end = min(end + 1, size)
-        else:
-            index += 1
-            continue
-        for position in range(index, end):
-            if out[position] != "\n":
-                out[position] = " "
+        else:  # to its closing quote, or the end of its line (a backslash escapes the next character)
+            body = _QUOTED[token].match(text, start + 1)
+            assert body is not None  # the pattern matches an empty body too
+            end = min(body.end() + 1, size)
+        pieces += [text[index:start], _NOT_NEWLINE.sub(" ", text[start:end])]
         index = end
-    return "".join(out)
+    pieces.append(text[index:])
+    return "".join(pieces)
 
 
 def _literal(text: str, start: int, end: int, real_type: bool) -> Tuple[float, bool, str]:
     """(value, integer, suffix) of the C-like number ``text[start:end]``, a real one where its declared
     type is (``real_type``) or its literal says so."""
-    stripped = text[start:end].replace(" ", "").replace("\t", "")
+    stripped = re.sub(r"\s", "", text[start:end])  # a sign may stand apart from its digits, even a line
     body = stripped.rstrip("fFdDlLuU")
     suffix = stripped[len(body) :]
     real = real_type or any(mark in body for mark in ".eE") or suffix in ("f", "F", "d", "D")
@@ -205,68 +330,113 @@ def _literal(text: str, start: int, end: int, real_type: bool) -> Tuple[float, b
     return float(body), not real, suffix
 
 
-def _line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
+class _Lines:
+    """The line of each offset of a text: its line breaks found once, each line then a binary search."""
+
+    def __init__(self, text: str):
+        self.breaks = [match.start() for match in re.finditer("\n", text)]
+
+    def of(self, offset: int) -> int:
+        return bisect.bisect_left(self.breaks, offset) + 1
 
 
-_DEFINE = re.compile(rf"^[ \t]*#[ \t]*define[ \t]+({_NAME})[ \t]+[( \t]*({_NUMBER})[) \t]*$", re.M)
-_CPP_CONST = re.compile(rf"\b(?:const|constexpr)\b([^;{{}}()=]*?)\b({_NAME})\s*(?:=|\{{)\s*({_NUMBER})\s*(?=[;,}}])")
+_DEFINE = re.compile(rf"^[ \t]*#[ \t]*define[ \t]+({_NAME})[ \t][( \t]*({_NUMBER})[) \t]*$", re.M)
+# A declarator with its number (``NAME = 2``, ``NAME{2}``), and one more after a comma (``, OTHER = 3``).
+_DECLARATOR = re.compile(rf"\b({_NAME})\s*(?:=|\{{)\s*({_NUMBER})\s*(?=[;,}}])")
 _MORE = re.compile(rf"\s*,\s*({_NAME})\s*(?:=|\{{)\s*({_NUMBER})\s*(?=[;,}}])")
-_JAVA_FIELD = re.compile(
-    rf"((?:\b(?:public|private|protected|static|final|transient|volatile)\s+)*)"
-    rf"\b(int|long|short|byte|float|double)\s+({_NAME})\s*=\s*({_NUMBER})\s*(?=[;,])"
-)
+_CONST = re.compile(r"\b(?:const|constexpr)\b")
+_REAL_TYPE = re.compile(r"\b(?:double|float)\b")
+_STATEMENT_MARK = re.compile(r"[;{}()=]")  # a C++ const's type and name lie between two of these
+_JAVA_DECLARATION = re.compile(rf"\b(int|long|short|byte|float|double)\s+({_NAME})\s*=\s*({_NUMBER})\s*(?=[;,])")
+_JAVA_MODIFIERS = ("public", "private", "protected", "static", "final", "transient", "volatile")
+_JAVA_BODY_KEYWORD = re.compile(r"\b(?:class|interface|enum|record)\b")
 
 
-def _declared(text: str, file: str, name: str, span: Tuple[int, int], real_type: bool) -> Constant:
+def _declared(text: str, file: str, name: str, span: Tuple[int, int], real_type: bool, lines: _Lines) -> Constant:
     value, integer, suffix = _literal(text, span[0], span[1], real_type)
-    return Constant(name, value, integer, file, _line_of(text, span[0]), span[0], span[1], suffix)
+    return Constant(_identifier(name), value, integer, file, lines.of(span[0]), span[0], span[1], suffix)
 
 
 def _cpp_constants(text: str, file: str) -> List[Constant]:
-    code = _blanked(text)
-    found = []
-    for match in _DEFINE.finditer(code):
-        found.append(_declared(text, file, match.group(1), match.span(2), False))
-    for match in _CPP_CONST.finditer(code):
-        real = bool(re.search(r"\b(?:double|float)\b", match.group(1)))
-        found.append(_declared(text, file, match.group(2), match.span(3), real))
-        position = match.end(3)
-        more = _MORE.match(code, position)
+    """``#define NAME number`` and each ``const``/``constexpr`` declarator with a number. A declarator is
+    found first, then a ``const`` looked for in its statement (since the last of ``;{}()=``): every
+    character is read a bounded number of times, where a pattern from each ``const`` on to its
+    declarator would read again all that lies between them."""
+    code, lines = _blanked(text), _Lines(text)
+    found = [_declared(text, file, m.group(1), m.span(2), False, lines) for m in _DEFINE.finditer(code)]
+    marks = [match.start() for match in _STATEMENT_MARK.finditer(code)]
+    for match in _DECLARATOR.finditer(code):
+        name_at = match.start(1)
+        begins = marks[bisect.bisect_left(marks, name_at) - 1] + 1 if marks and marks[0] < name_at else 0
+        const = _CONST.search(code, begins, name_at)
+        if const is None:
+            continue
+        real = bool(_REAL_TYPE.search(code, const.end(), name_at))
+        found.append(_declared(text, file, match.group(1), match.span(2), real, lines))
+        more = _MORE.match(code, match.end(2))
         while more:
-            found.append(_declared(text, file, more.group(1), more.span(2), real))
+            found.append(_declared(text, file, more.group(1), more.span(2), real, lines))
             more = _MORE.match(code, more.end(2))
     return sorted(found, key=lambda constant: constant.start)
 
 
-def _in_class_body(code: str, offset: int) -> bool:
-    """Whether the innermost brace open at ``offset`` of Java ``code`` is a class, interface or enum body:
-    a declaration there is a field, not a method's local."""
-    stack, last = [], 0
-    for index in range(offset):
-        char = code[index]
-        if char == "{":
-            stack.append(bool(re.search(r"\b(?:class|interface|enum|record)\b", code[last:index])))
-        elif char == "}" and stack:
-            stack.pop()
-        if char in ";{}":
-            last = index + 1
-    return bool(stack) and stack[-1]
+def _java_modifiers(code: str, at: int) -> List[str]:
+    """The modifier words (``static``, ``final``...) written just before ``at``, each after a space: read
+    back from there, so each declaration reads only the words that are its own."""
+    words: List[str] = []
+    while True:
+        before = at
+        while before > 0 and code[before - 1].isspace():
+            before -= 1
+        if before == at:
+            return words
+        word = next((w for w in _JAVA_MODIFIERS if before >= len(w) and code.startswith(w, before - len(w))), None)
+        if word is None or (before > len(word) and re.match(r"\w", code[before - len(word) - 1])):
+            return words
+        words.append(word)
+        at = before - len(word)
+
+
+class _JavaBodies:
+    """Whether the innermost brace open at an offset of Java ``code`` is a class, interface or enum body (a
+    declaration there is a field, not a method's local): one pass over the code's ``;{}``, asked at
+    offsets in increasing order."""
+
+    def __init__(self, code: str):
+        self.code = code
+        self.marks = re.finditer(r"[;{}]", code)
+        self.next = next(self.marks, None)
+        self.stack: List[bool] = []
+        self.last = 0  # where the current statement or block head began
+
+    def class_body_at(self, offset: int) -> bool:
+        while self.next is not None and self.next.start() < offset:
+            index, char = self.next.start(), self.next.group()
+            if char == "{":
+                self.stack.append(bool(_JAVA_BODY_KEYWORD.search(self.code, self.last, index)))
+            elif char == "}" and self.stack:
+                self.stack.pop()
+            self.last = index + 1
+            self.next = next(self.marks, None)
+        return bool(self.stack) and self.stack[-1]
 
 
 def _java_constants(text: str, file: str) -> List[Constant]:
-    code = _blanked(text)
+    code, lines = _blanked(text), _Lines(text)
+    bodies = _JavaBodies(code)
     found = []
-    for match in _JAVA_FIELD.finditer(code):
-        modifiers = match.group(1).split()
-        if ("static" in modifiers and "final" in modifiers) or _in_class_body(code, match.start()):
-            found.append(_declared(text, file, match.group(3), match.span(4), match.group(2) in ("float", "double")))
+    for match in _JAVA_DECLARATION.finditer(code):
+        modifiers = _java_modifiers(code, match.start())
+        if ("static" in modifiers and "final" in modifiers) or bodies.class_body_at(match.start()):
+            real = match.group(1) in ("float", "double")
+            found.append(_declared(text, file, match.group(2), match.span(3), real, lines))
     return found
 
 
 # --- The folder ---------------------------------------------------------------------------------
 
 _READERS = ((PYTHON, _python_constants), (CPP, _cpp_constants), (JAVA, _java_constants))
+ALL_SOURCES_BYTES = DEFAULT_LIMITS.folder_mb * MIB  # all of a folder's sources read: as much as its copy holds
 
 
 def _reader(name: str):
@@ -277,42 +447,83 @@ def _reader(name: str):
 
 
 def source_files(folder: str) -> List[str]:
-    """The names of the agent sources at the top of ``folder`` that constants are looked for in."""
-    return sorted(
-        name
-        for name in os.listdir(folder)
-        if _reader(name) and not name.startswith(".") and os.path.isfile(os.path.join(folder, name))
-    )
+    """The names of the agent sources at the top of ``folder`` that constants are looked for in (whatever
+    each is: ``read_source`` reads regular files alone); InvalidInput past the ``FOLDER_ENTRIES`` entries
+    that a copy of an agent's folder holds."""
+    names = []
+    with os.scandir(folder) as entries:
+        for count, entry in enumerate(entries, 1):
+            if count > FOLDER_ENTRIES:
+                raise InvalidInput(
+                    f"{excerpt(folder, 200)} holds more than the {FOLDER_ENTRIES:,} entries of an agent's folder"
+                )
+            if _reader(entry.name) and not entry.name.startswith("."):
+                names.append(entry.name)
+    return sorted(names)
 
 
 def read_source(folder: str, name: str) -> str:
-    """The text of the source ``name`` in ``folder`` (UTF-8, undecodable bytes kept as they are)."""
-    path = os.path.join(folder, name)
-    if os.path.getsize(path) > SOURCE_BYTES:
-        raise InvalidInput(f"{name} is larger than {SOURCE_BYTES // 2**20} MiB: not an agent's source")
-    with open(path, "rb") as handle:
-        return handle.read().decode("utf-8", "surrogateescape")
+    """The text of the source ``name`` in ``folder`` (UTF-8, undecodable bytes kept as they are), read as the
+    sandbox copies a file: a regular file alone, never through a link and never waiting on a FIFO, at most
+    ``SOURCE_BYTES``; InvalidInput naming it and why not."""
+    shown = shown_file(name)
+    try:
+        data, more = read_untrusted(os.path.join(folder, name), SOURCE_BYTES)
+    except UntrustedFileError as error:
+        raise InvalidInput(f"{shown} is {error.kind}: sources are read from regular files alone, as a folder is copied")
+    except OSError as error:
+        raise InvalidInput(f"{shown} cannot be read: {error.strerror or error}")
+    if more:
+        raise InvalidInput(f"{shown} is larger than {SOURCE_BYTES // MIB} MiB: not an agent's source")
+    return data.decode("utf-8", "surrogateescape")
 
 
 def find_constants(folder: str) -> List[Constant]:
     """Every constant of the agent in ``folder``, file by file and in the order written; a name found more
-    than once is told apart by its place (``name@FILE:LINE``)."""
-    found = []
+    than once is told apart by its place (``name@FILE:LINE``). A source that cannot be read is skipped,
+    with a warning that names it and why (``log``, once a process); InvalidInput where the folder's
+    sources together pass ``ALL_SOURCES_BYTES``."""
+    found: List[Constant] = []
+    read = 0
     for name in source_files(folder):
-        found.extend(_reader(name)(read_source(folder, name), name))
+        try:
+            text = read_source(folder, name)
+            read += len(text.encode("utf-8", "surrogateescape"))
+            if read <= ALL_SOURCES_BYTES:
+                found.extend(_reader(name)(text, name))
+        except InvalidInput as error:  # this source alone: the others are still read
+            _warn_once(f"warning: {error}; no constant is looked for in it")
+        if read > ALL_SOURCES_BYTES:
+            raise InvalidInput(
+                f"{excerpt(folder, 200)}: its sources pass {ALL_SOURCES_BYTES // MIB} MiB, all an agent's folder holds"
+            )
     counts: Dict[str, int] = {}
     for constant in found:
         counts[constant.name] = counts.get(constant.name, 0) + 1
     return [c._replace(name=f"{c.name}@{c.where}") if counts[c.name] > 1 else c for c in found]
 
 
+_WARNED: Set[str] = set()  # a run reads its agent's folder again and again: each warning is said once
+
+
+def _warn_once(line: str) -> None:
+    if line not in _WARNED:
+        _WARNED.add(line)
+        log.warning(line)
+
+
 def select(constants: Sequence[Constant], patterns: Sequence[str]) -> List[Constant]:
     """The ``constants`` whose names match any of ``patterns`` (a name, or a shell pattern such as
-    ``evaluate.*``), in the order found; InvalidInput naming a pattern that matches none."""
+    ``evaluate.*``), in the order found; InvalidInput naming a pattern that matches none. A name is its
+    own pattern, brackets and all (``WEIGHTS['a b']``)."""
+
+    def chosen(name: str, pattern: str) -> bool:
+        return name == pattern or fnmatch.fnmatchcase(name, pattern)
+
     names = [constant.name for constant in constants]
     for pattern in patterns:
-        if not any(fnmatch.fnmatchcase(name, pattern) for name in names):
+        if not any(chosen(name, pattern) for name in names):
             raise InvalidInput(
                 "{!r} names no constant of the agent (it has {})".format(pattern, ", ".join(names) or "none")
             )
-    return [c for c in constants if any(fnmatch.fnmatchcase(c.name, pattern) for pattern in patterns)]
+    return [c for c in constants if any(chosen(c.name, pattern) for pattern in patterns)]

@@ -25,27 +25,28 @@ def literal_text(constant: Constant, value: float) -> str:
 
 def patched_sources(folder: str, constants: Sequence[Constant], values: Sequence[float]) -> Dict[str, str]:
     """{file: text} of the sources of ``folder`` holding ``constants``, each literal replaced by its value of
-    ``values`` (written as ``literal_text`` does) and every other character as it was."""
+    ``values`` (written as ``literal_text`` does) and every other character as it was. Each text is read once
+    and written in one pass, however many of its literals change."""
     by_file: Dict[str, List[Tuple[Constant, float]]] = {}
     for constant, value in zip(constants, values):
         by_file.setdefault(constant.file, []).append((constant, value))
     texts = {}
     for name, changes in by_file.items():
         text = read_source(folder, name)
-        for constant, value in sorted(changes, key=lambda change: -change[0].start):
+        pieces, done, line_start, searched = [], 0, 0, 0
+        for constant, value in sorted(changes, key=lambda change: change[0].start):
             new = literal_text(constant, value)
-            if value < 0 and _in_define(text, constant):
-                new = f"({new})"
-            text = text[: constant.start] + new + text[constant.end :]
-        texts[name] = text
+            line_start = text.rfind("\n", searched, constant.start) + 1 or line_start  # each stretch searched once
+            searched = constant.start
+            if value < 0 and _DEFINE.match(text, line_start, constant.start):
+                new = f"({new})"  # the body of a #define: so that x-NAME never reads as x--1
+            pieces += [text[done : constant.start], new]
+            done = constant.end
+        texts[name] = "".join(pieces) + text[done:]
     return texts
 
 
-def _in_define(text: str, constant: Constant) -> bool:
-    """Whether ``constant`` is the body of a ``#define`` (where a negative value is written in parentheses,
-    so that ``x-NAME`` never reads as ``x--1``)."""
-    line_start = text.rfind("\n", 0, constant.start) + 1
-    return bool(re.match(r"[ \t]*#[ \t]*define\b", text[line_start : constant.start]))
+_DEFINE = re.compile(r"[ \t]*#[ \t]*define\b")  # a line that is a #define, up to the literal
 
 
 def literal_diff(name: str, before: str, after: str, context: int = 3) -> str:
