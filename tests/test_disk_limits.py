@@ -143,6 +143,7 @@ def test_eight_individuals_of_an_agent_with_a_30_mib_sparse_file_take_one_copys_
         assert len(sources) == len(builds)
 
 
+@pytest.mark.fast
 def test_a_copy_keeps_a_sparse_files_holes_and_counts_its_size(tmp_path):
     folder = preferring_agent(tmp_path)
     assert copy_folder(folder, str(tmp_path / "copy"), 100 * MIB) >= BOOK
