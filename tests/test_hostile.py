@@ -859,23 +859,30 @@ open("output.txt", "w").write("PASS")
 CLONE_NUMBER = {"x86_64": 56, "aarch64": 220}.get(platform.machine(), 0)
 
 
+def noted_by_a_move(folder, served, language, name):
+    """The JSON file ``name`` that the agent in ``folder`` wrote in its first move (which passed), the move
+    ``served`` or in a sandbox of its own; ``language`` "exec": the script as a program the move executes
+    (not run by the server's own interpreter)."""
+    command = None if language == "python" else [sys.executable, "-S", "my_player3.py"]
+    player = ProgramPlayer(str(folder), command=command, limits=LIMITS._replace(served=served))
+    player.new_game(BLACK, 1)
+    try:
+        assert player.timed_move(Position.initial())[0] == "PASS"
+        with open(os.path.join(player.workdir, name)) as noted:
+            return json.load(noted)
+    finally:
+        player.close()
+
+
 @pytest.mark.fast
 @isolated
 @pytest.mark.parametrize("served", [True, False], ids=["served", "a-sandbox-a-move"])
 @pytest.mark.parametrize("language", ["python", "exec"])
 def test_a_move_holds_no_capability_and_makes_no_namespace_of_any_kind(tmp_path, served, language):
     script = NAMESPACE_TAKER.format(kinds=NAMESPACE_KINDS, clone=CLONE_NUMBER)
-    folder = folder_of(tmp_path, "taker", {"my_player3.py": script})
-    # "exec": the same script as a program the move executes (not run by the server's own interpreter).
-    command = None if language == "python" else [sys.executable, "-S", "my_player3.py"]
-    player = ProgramPlayer(str(folder), command=command, limits=LIMITS._replace(served=served))
-    player.new_game(BLACK, 1)
-    try:
-        assert player.timed_move(Position.initial())[0] == "PASS"
-        with open(os.path.join(player.workdir, "namespaces.json")) as noted:
-            found = json.load(noted)
-    finally:
-        player.close()
+    found = noted_by_a_move(
+        folder_of(tmp_path, "taker", {"my_player3.py": script}), served, language, "namespaces.json"
+    )
     assert found.pop("capabilities") == ["0000000000000000"] * 2
     assert found.pop("user mapped") is False
     made = sorted(name for name, answer in found.items() if answer == "made")

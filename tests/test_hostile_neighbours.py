@@ -12,7 +12,6 @@ import json
 import os
 import platform
 import shutil
-import sys
 import tempfile
 import threading
 import time
@@ -25,7 +24,7 @@ from engine.position import Position
 from engine.sandbox.isolation import isolation
 from engine.sandbox.limits import Limits
 from engine.sandbox.workspace import QUOTA_ROOTS, quota_root
-from tests.test_hostile import folder_of
+from tests.test_hostile import folder_of, noted_by_a_move
 
 LIMITS = Limits(mode="strict", memory_mb=256, processes=64, file_mb=16, folder_mb=8)
 isolated = pytest.mark.skipif(not isolation()[0], reason=f"no isolation here: {isolation()[1]}")
@@ -276,16 +275,7 @@ open("output.txt", "w").write("PASS")
 @pytest.mark.parametrize("language", ["python", "exec"])
 def test_a_move_makes_no_vsock_io_uring_userfaultfd_bpf_or_perf(tmp_path, served, language):
     script = PROBE.format(families=FAMILIES, calls=CALLS)
-    folder = folder_of(tmp_path, "prober", {"my_player3.py": script})
-    command = None if language == "python" else [sys.executable, "-S", "my_player3.py"]
-    player = ProgramPlayer(str(folder), command=command, limits=LIMITS._replace(served=served))
-    player.new_game(BLACK, 1)
-    try:
-        assert player.timed_move(Position.initial())[0] == "PASS"
-        with open(os.path.join(player.workdir, "probe.json")) as noted:
-            found = json.load(noted)
-    finally:
-        player.close()
+    found = noted_by_a_move(folder_of(tmp_path, "prober", {"my_player3.py": script}), served, language, "probe.json")
     assert {name: found[name] for name in ("unix", "inet", "inet6")} == dict.fromkeys(("unix", "inet", "inet6"), "made")
     assert {name: found[name] for name in ("vsock", "netlink", "packet")} == dict.fromkeys(
         ("vsock", "netlink", "packet"), "EAFNOSUPPORT"
