@@ -31,7 +31,7 @@ import time
 from contextlib import ExitStack, contextmanager
 from typing import Any, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence, TextIO, Tuple
 
-from engine.common.runfolder import RunError
+from engine.common.runfolder import RunError, safe_text
 from engine.course.build import LANGUAGES, build_refusal, built_agents, recognise
 from engine.errors import InvalidInput
 from engine.play.executors import is_remote
@@ -156,7 +156,7 @@ def fingerprint(folder: str, weights_file: str, limits: Limits = DEFAULT_LIMITS)
 
 def _say(line: str) -> None:
     log.warning(line)
-    print("warning: " + line, file=sys.stderr)
+    print("warning: " + safe_text(line), file=sys.stderr)  # it may quote the folder's own names
 
 
 def _check_folder(individual: ProgramIndividual, scheduler: Optional[str]) -> None:
@@ -236,7 +236,7 @@ def program_built(
         line = _built_line(program, individual, built.language)
         log.info(line)
         if out is not None:
-            print(line, file=out)
+            print(safe_text(line), file=out)
         yield program
 
 
