@@ -14,8 +14,8 @@ of its own, so that RLIMIT_NPROC counts that sandbox's tasks alone), then the pr
 move has: under root, a second, unprivileged bwrap run by the sandbox's user, for a user namespace of
 the move's own; and the moves' seccomp filter (``forkserver``'s, compiled here: ``--seccomp``),
 installed by the last bwrap before the command, from a descriptor that whoever starts the sandbox
-passes to it (``descriptors``). Whether this machine can run
-any of it, and when to, is ``engine.sandbox.isolation``.
+passes to it (``descriptors``). Whether this machine can run any of it, and when to, is
+``engine.sandbox.isolation``.
 """
 
 import functools
@@ -32,8 +32,8 @@ from engine.sandbox.limits import DEFAULT_LIMITS, MIB
 from engine.sandbox.users import SandboxUser
 
 ISOLATION_TOOL = "bwrap"
-# util-linux, all three: under root the sandboxed command becomes nobody (setpriv) in a user namespace of
-# its own (unshare); the process limit is set inside that namespace (prlimit), where the kernel counts it.
+# util-linux, both: under root the sandboxed command becomes its sandbox's user (setpriv); the process limit
+# (prlimit) is set as that user, where the kernel counts its tasks (the sandbox's alone).
 SWITCH_USER, PROCESS_LIMIT = "setpriv", "prlimit"
 FILTER_OPTION = "--seccomp"  # bwrap's: the compiled seccomp program read from the descriptor that follows
 SYSTEM_FOLDERS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
