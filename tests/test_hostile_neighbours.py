@@ -8,21 +8,25 @@ attackers run as forked children of the test that drop root (``as_user``), as a 
 
 import ctypes
 import errno
+import fcntl
 import json
 import os
 import platform
 import shutil
+import signal
 import tempfile
 import threading
 import time
 
 import pytest
 
+import engine.sandbox.isolation as isolation_module
 from engine.constants import BLACK
 from engine.players.program import ProgramPlayer
 from engine.position import Position
+from engine.sandbox import users
 from engine.sandbox.isolation import isolation
-from engine.sandbox.limits import Limits
+from engine.sandbox.limits import Limits, SandboxError
 from engine.sandbox.workspace import QUOTA_ROOTS, quota_root
 from tests.test_hostile import folder_of, noted_by_a_move
 
@@ -247,7 +251,7 @@ CALLS = {  # each machine's numbers of the calls a move must not make
     "aarch64": {"io_uring_setup": 425, "userfaultfd": 282, "bpf": 280, "perf_event_open": 241},
 }.get(platform.machine(), {})
 FAMILIES = {"vsock": 40, "netlink": 16, "packet": 17, "unix": 1, "inet": 2, "inet6": 10}
-PROBE = """import ctypes, errno, json, socket
+PROBE = """import ctypes, errno, json, os, socket
 libc = ctypes.CDLL(None, use_errno=True)
 found = {{}}
 for name, family in {families}.items():
@@ -262,6 +266,7 @@ for name, number in {calls}.items():
                  "perf_event_open": (buffer, 0, -1, -1, 0)}}[name]
     answer = libc.syscall(number, *arguments)
     found[name] = "made" if answer >= 0 else errno.errorcode.get(ctypes.get_errno(), "?")
+found["uid"] = os.getuid()
 with open("probe.json", "w") as out:
     json.dump(found, out)
 open("output.txt", "w").write("PASS")
@@ -280,6 +285,28 @@ def test_a_move_makes_no_vsock_io_uring_userfaultfd_bpf_or_perf(tmp_path, served
     assert {name: found[name] for name in ("vsock", "netlink", "packet")} == dict.fromkeys(
         ("vsock", "netlink", "packet"), "EAFNOSUPPORT"
     )
+    assert {name: found[name] for name in CALLS} == dict.fromkeys(CALLS, "EPERM")
+    assert found["uid"] != 0
+
+
+@pytest.mark.fast
+@isolated
+@as_root
+@pytest.mark.skipif(not CALLS, reason=f"no call numbers known for {platform.machine()}")
+def test_where_a_sandboxs_user_may_have_no_user_namespace_its_moves_stay_isolated_and_filtered(tmp_path, monkeypatch):
+    """A machine that refuses user namespaces to unprivileged users (a sysctl, AppArmor, a container's
+    filter): the second bwrap of a move cannot start, and the sandbox's own bwrap filters the move."""
+    real = isolation_module._trial
+    refused = (False, "bwrap: No permissions to create new namespace (simulated)", None)
+    monkeypatch.setattr(isolation_module, "_trial", lambda nested: refused if nested else real(nested))
+    isolation_module.support.cache_clear()
+    try:
+        assert isolation_module.support().isolated and not isolation_module.support().nested
+        script = PROBE.format(families=FAMILIES, calls=CALLS)
+        found = noted_by_a_move(folder_of(tmp_path, "prober", {"my_player3.py": script}), False, "exec", "probe.json")
+    finally:
+        isolation_module.support.cache_clear()
+    assert found["uid"] != 0 and found["vsock"] == "EAFNOSUPPORT"
     assert {name: found[name] for name in CALLS} == dict.fromkeys(CALLS, "EPERM")
 
 
@@ -307,3 +334,53 @@ def test_the_attackers_see_what_is_open_to_them():
         assert as_user(LOCAL_USER, os.getuid) == LOCAL_USER
     finally:
         shutil.rmtree(open_folder)
+
+
+@pytest.mark.fast
+@as_root
+def test_a_folder_for_leases_that_a_local_user_made_first_is_never_trusted():
+    base = tempfile.mkdtemp(dir="/tmp")  # /tmp: open to every user, sticky, as /var/tmp is
+    try:
+        os.chmod(base, 0o1777)
+        as_user(LOCAL_USER, lambda: os.mkdir(os.path.join(base, "littlego")))
+        with pytest.raises(OSError, match="not a folder of root's alone"):
+            users.private_folder(os.path.join(base, "littlego", "users"))
+        users.private_folder(os.path.join(base, "own", "users"))  # one root made: trusted, and made 0700
+        assert os.stat(os.path.join(base, "own", "users")).st_mode & 0o777 == 0o700
+    finally:
+        shutil.rmtree(base)
+
+
+@pytest.mark.fast
+@as_root
+def test_no_sandbox_user_is_an_id_that_a_users_namespaces_may_map(tmp_path, monkeypatch):
+    """/etc/subuid gives some user every id of the range but the last: that one alone can be leased."""
+    subordinate = tmp_path / "subuid"
+    subordinate.write_text(f"student:{users.FIRST_UID}:{users.USERS - 1}\n")
+    monkeypatch.setattr(users, "SUBORDINATE_RANGES", (str(subordinate),))
+    with users.lease() as held:
+        assert held.user == users.SandboxUser(users.FIRST_UID + users.USERS - 1, users.FIRST_UID + users.USERS - 1)
+        with pytest.raises(SandboxError, match="are in use"):
+            users.lease()
+
+
+@pytest.mark.fast
+@as_root
+def test_a_forked_child_holds_none_of_its_parents_sandbox_users():
+    held = users.lease()
+    ready, told = os.pipe()
+    child = os.fork()
+    if child == 0:
+        os.write(told, b"ready")
+        time.sleep(5)
+        os._exit(0)
+    try:
+        assert os.read(ready, 5) == b"ready"
+        held.release()
+        with open(os.path.join(users._lease_root(), str(held.user.uid)), "a") as lease_file:
+            fcntl.flock(lease_file, fcntl.LOCK_EX | fcntl.LOCK_NB)  # free, though the child lives on
+    finally:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+        os.close(ready)
+        os.close(told)

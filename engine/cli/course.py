@@ -24,10 +24,10 @@ from engine.players.host import format_input
 from engine.players.program import ProgramPlayer
 from engine.players.specs import KNOWN
 from engine.protocol import read_input, write_atomic
-from engine.sandbox import accounting, gamebox, workspace
+from engine.sandbox import accounting, gamebox, users, workspace
 from engine.sandbox.bwrap import environment
 from engine.sandbox.files import excerpt
-from engine.sandbox.isolation import isolation
+from engine.sandbox.isolation import isolation, support
 from engine.sandbox.limits import DEFAULT_LIMITS
 
 AGENT_CHARACTERS = 200  # of a graded folder's path, shown safely, in its grade's report
@@ -310,10 +310,20 @@ def _sandbox(args: argparse.Namespace) -> int:
     )
     print(
         "moves: {}".format(
-            "forked from one sandbox's move server a game (the sandbox kept for the player's next game)"
+            "forked from one sandbox's move server a game (a new sandbox each game)"
             if gamebox.available(DEFAULT_LIMITS)
             else "a sandbox and a process each"
         )
     )
+    if isolated and os.geteuid() == 0:
+        found = support()
+        print(
+            f"users: each living sandbox a uid of its own ({users.FIRST_UID}-{users.FIRST_UID + users.USERS - 1}); "
+            + (
+                "a move of a sandbox of its own has a user namespace of its own"
+                if found.nested
+                else "no user namespace for them here: a game's moves share their user's keyrings"
+            )
+        )
     print("environment: {}".format(" ".join(f"{k}={v}" for k, v in sorted(environment("FOLDER").items()))))
     return 0

@@ -91,13 +91,17 @@ def as_unprivileged(user: Optional[SandboxUser]) -> List[str]:
     ]
 
 
-def inner_command(command: Sequence[str], allowance: int, user: Optional[SandboxUser]) -> List[str]:
-    """What runs inside bwrap: under root, the sandbox's ``user``, in a bwrap of its own (``_move_namespace``),
-    then RLIMIT_NPROC at ``allowance``, then ``command`` (a list)."""
+def inner_command(command: Sequence[str], allowance: int, user: Optional[SandboxUser], nested: bool) -> List[str]:
+    """What runs inside bwrap: under root, the sandbox's ``user``, in a bwrap of its own (``_move_namespace``)
+    where ``nested``, then RLIMIT_NPROC at ``allowance``, then ``command`` (a list)."""
     limit = [shutil.which(PROCESS_LIMIT) or PROCESS_LIMIT, f"--nproc={allowance}:{allowance}", "--"]
-    if user is None:
-        return limit + list(command)
-    return as_unprivileged(user) + _move_namespace() + limit + list(command)
+    return as_unprivileged(user) + (_move_namespace() if filtered_inside(user, nested) else []) + limit + list(command)
+
+
+def filtered_inside(user: Optional[SandboxUser], nested: bool) -> bool:
+    """Whether ``inner_command`` installs the moves' filter itself (under root, ``nested``), so that the
+    sandbox around it must not (``bwrap_argv``'s ``filtered_inside``)."""
+    return user is not None and nested
 
 
 def _move_namespace() -> List[str]:
@@ -187,6 +191,7 @@ def bwrap_argv(
     scratch: Optional[Dict[str, str]] = None,
     serves_moves: bool = False,
     user: Optional[SandboxUser] = None,
+    filtered_inside: bool = False,
 ) -> List[str]:
     """The argv running ``command`` (a list) in a sandbox whose only writable folder is ``writable``,
     beside /tmp and /dev/shm: tmpfs of ``tmp_mb`` each, or the host's folders ``scratch`` names
@@ -222,7 +227,7 @@ def bwrap_argv(
     ]
     for name, value in sorted(environment(chdir).items()):
         argv += ["--setenv", name, value]
-    if not serves_moves and user is None:  # under root, the move's own bwrap installs it (inner_command)
+    if not serves_moves and not filtered_inside:  # else the move's own bwrap installs it (inner_command)
         argv += _filter_option()
     return argv + _namespaces(serves_moves, user) + list(command)
 
@@ -233,7 +238,7 @@ def _folders(
     """The bwrap arguments of the folders a sandbox shows: its private /tmp, the system's links, the
     read-only folders (``_visible_folders``) and the folders above them, and ``writable``."""
     # A private /tmp first (small: files beyond the copy are no place to fill), then the folders on it.
-    # Open to every user with the sticky bit, as a system's /tmp is: the move's user (nobody) writes there.
+    # Without a workspace's scratch, a tmpfs of the sandbox's own, open to its users with the sticky bit.
     argv = _private("/tmp", tmp_mb, scratch)
     for folder in SYSTEM_FOLDERS:
         if os.path.islink(folder):

@@ -25,6 +25,7 @@ from engine.sandbox.bwrap import (
     bwrap_argv,
     close_descriptors,
     descriptors,
+    filtered_inside,
     inner_command,
 )
 from engine.sandbox.limits import DEFAULT_LIMITS, Limits, SandboxError
@@ -44,6 +45,9 @@ class Support(NamedTuple):
     # The process limit counts the move's own tasks, not all of its user's: under root, each sandbox a user of
     # its own; otherwise from Linux 5.14, in the user namespace bwrap gives the move.
     own_count: bool = False
+    # Under root: a move in a sandbox of its own gets a user namespace of its own from a second bwrap, run by
+    # the sandbox's user (where that user may have one); else the sandbox's own bwrap filters it.
+    nested: bool = False
 
 
 def _kernel_version(release: Optional[str] = None) -> Tuple[int, int]:
@@ -55,13 +59,14 @@ def _kernel_version(release: Optional[str] = None) -> Tuple[int, int]:
         return 0, 0
 
 
-def _trial() -> Tuple[bool, str, Optional[str]]:
+def _trial(nested: bool) -> Tuple[bool, str, Optional[str]]:
     """(ran, why not, the user namespace it ran in) of a sandboxed move that only names its namespace."""
     argv: List[str] = []
     try:
         with lease() as held:
-            inside = inner_command(["readlink", "/proc/self/ns/user"], DEFAULT_LIMITS.processes, held.user)
-            argv = bwrap_argv("/", inside, writable=None, user=held.user)
+            inside = inner_command(["readlink", "/proc/self/ns/user"], DEFAULT_LIMITS.processes, held.user, nested)
+            inner = filtered_inside(held.user, nested)
+            argv = bwrap_argv("/", inside, writable=None, user=held.user, filtered_inside=inner)
             done = subprocess.run(
                 argv,
                 stdin=subprocess.DEVNULL,
@@ -91,10 +96,13 @@ def support() -> Support:
                 missing[0], "bubblewrap" if missing[0] == ISOLATION_TOOL else "util-linux"
             ),
         )
-    ran, why, namespace = _trial()
+    ran, why, namespace = _trial(nested=root)
+    nested = root and ran
+    if root and not ran:  # no user namespace for the sandbox's user: isolated still, its own bwrap filtering
+        ran, why, namespace = _trial(nested=False)
     own_namespace = namespace != os.readlink("/proc/self/ns/user")
     own_count = ran and (root or (own_namespace and _kernel_version() >= COUNTED_PER_NAMESPACE_SINCE))
-    return Support(ran, why, own_count)
+    return Support(ran, why, own_count, nested)
 
 
 def isolation() -> Tuple[bool, str]:
@@ -223,9 +231,10 @@ def wrap(
     if not found.isolated:
         return ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
     argv, installation = resolve_command(command)
-    inside = inner_command(argv, process_allowance(limits, user), user)
+    inside = inner_command(argv, process_allowance(limits, user), user, found.nested)
     extra = [installation] if installation else []
-    return bwrap_argv(folder, inside, folder, limits.file_mb, extra, scratch, user=user)
+    inner = filtered_inside(user, found.nested)
+    return bwrap_argv(folder, inside, folder, limits.file_mb, extra, scratch, user=user, filtered_inside=inner)
 
 
 def resolve_command(command: Command) -> Tuple[List[str], Optional[str]]:

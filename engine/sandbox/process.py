@@ -143,7 +143,11 @@ def run(
     is killed once its processes together pass that, or after ``wall_limit`` seconds; the caller
     judges the exact figure.
     """
-    accounting = Accounting(limits)
+    try:
+        accounting = Accounting(limits)
+    except BaseException:
+        close_descriptors(argv)
+        raise
     hard_cpu = int(cpu_limit) + 1
     try:
         try:

@@ -110,6 +110,13 @@ class Workspace:
     def __init__(self, limits: Limits):
         self._lease = lease()
         self.user: Optional[SandboxUser] = self._lease.user
+        try:
+            self._make(limits)
+        except BaseException:
+            self._lease.release()
+            raise
+
+    def _make(self, limits: Limits) -> None:
         root = quota_root()
         self.top = tempfile.mkdtemp(prefix=PREFIX, dir=root)  # 0700, root's
         self.limits = limits
