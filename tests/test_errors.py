@@ -77,6 +77,21 @@ def test_a_user_error_in_evolve_is_one_line_and_exit_2(tmp_path, capsys):
 
 
 @pytest.mark.fast
+def test_a_user_error_quoting_a_students_name_reaches_the_terminal_escaped(monkeypatch, capsys):
+    """A message may quote a file or folder name a student chose: its escape sequences and carriage returns
+    reach the terminal as text, its own lines as lines."""
+
+    def refused(*args, **kwargs):
+        raise InvalidInput("agent \x1b[2J\x1b]0;pwned\x07 \u202eevil\r: refused\n  a second line")
+
+    monkeypatch.setattr(engine.cli.match, "run_match", refused)
+    assert littlego(["match", "random", "greedy", "--games", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\r" not in err and "\u202e" not in err and "\x07" not in err
+    assert "agent \\x1b[2J\\x1b]0;pwned\\x07 \\u202eevil\\r: refused\n  a second line" in err
+
+
+@pytest.mark.fast
 def test_a_bug_in_a_littlego_command_shows_its_traceback_and_says_it_is_a_bug(monkeypatch, capsys):
     def broken(*args, **kwargs):
         raise ValueError("a deliberate bug")

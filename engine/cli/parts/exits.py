@@ -20,6 +20,7 @@ from types import FrameType
 from typing import Callable, Optional, Tuple, Type, Union
 
 from engine.errors import UserError
+from engine.sandbox.files import excerpt
 
 BUG = (
     "{}: this is a bug in littlego, not a mistake of yours: please report it with the command line and the "
@@ -31,6 +32,13 @@ INTERRUPT_STATUS = 130  # Ctrl-C or SIGTERM
 INTERRUPT_GRACE = 30.0  # seconds the cleanup after Ctrl-C or SIGTERM has before the process is ended
 
 Words = Union[str, Callable[[], str]]  # a line to print, or a function that says it when asked
+
+
+def shown(message: str) -> str:
+    """``message`` as the terminal is given it: its lines as they are, every other character that is not
+    printable (an escape sequence's ESC, a carriage return, a bidi override) escaped, since a message may
+    quote a student's file or folder names."""
+    return "\n".join(excerpt(line, sys.maxsize) for line in message.split("\n"))
 
 
 def run_command(
@@ -56,7 +64,7 @@ def run_command(
     except passed_on:
         raise
     except user_errors as error:
-        print(f"{command}: {error}", file=sys.stderr)
+        print(f"{command}: {shown(str(error))}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # The reader went away (``| head``): nothing more to say, and nothing to say it to.
@@ -66,7 +74,8 @@ def run_command(
         where = f"{error.filename}: " if error.filename else ""
         after = on_os_error() if callable(on_os_error) else on_os_error
         print(
-            "{}: {}{}{}".format(command, where, error.strerror or error, "\n" + after if after else ""), file=sys.stderr
+            "{}: {}{}{}".format(command, shown(where), error.strerror or error, "\n" + after if after else ""),
+            file=sys.stderr,
         )
         return 2
     except KeyboardInterrupt:
