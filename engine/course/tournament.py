@@ -328,7 +328,7 @@ def rank(
     won = {a: sum(crosstable[a].values()) for a in agents}
     lost = {a: sum(crosstable[b][a] for b in agents if b != a) for a in agents}
 
-    def head_to_head(agent):
+    def head_to_head(agent: str) -> int:
         tied = [b for b in agents if (wins[b], won[b]) == (wins[agent], won[agent])]
         return sum(1 for m in matches if m.winner == agent and m.a in tied and m.b in tied)
 

@@ -143,26 +143,20 @@ def run(
     is killed once its processes together pass that, or after ``wall_limit`` seconds; the caller
     judges the exact figure.
     """
+    hard_cpu = int(cpu_limit) + 1
+    accounting: Optional[Accounting] = None
     try:
         accounting = Accounting(limits)
-    except BaseException:
-        close_descriptors(argv)
-        raise
-    hard_cpu = int(cpu_limit) + 1
-    try:
-        try:
-            process = subprocess.Popen(
-                argv,
-                cwd=folder,
-                stdin=subprocess.DEVNULL,
-                stdout=stdout,
-                stderr=stderr,
-                env=environment(folder),
-                preexec_fn=starter(limits, hard_cpu, accounting),
-                pass_fds=descriptors(argv),  # the sandbox's seccomp program, read by bwrap
-            )
-        finally:
-            close_descriptors(argv)
+        process = subprocess.Popen(
+            argv,
+            cwd=folder,
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stderr,
+            env=environment(folder),
+            preexec_fn=starter(limits, hard_cpu, accounting),
+            pass_fds=descriptors(argv),  # the sandbox's seccomp program, read by bwrap
+        )
         samples = None if accounting.counts(CPU) else _Samples(process.pid)
         started = time.monotonic()
         pause, timed_out, over_cpu = 0.001, False, False
@@ -193,4 +187,6 @@ def run(
         cpu = max(reaped, counted if counted is not None else sampled)
         return Finished(status, cpu, wall, timed_out, over_cpu, accounting.out_of_memory())
     finally:
-        accounting.close()
+        close_descriptors(argv)
+        if accounting is not None:
+            accounting.close()

@@ -21,13 +21,14 @@ from tqdm import tqdm
 
 from engine.common import plain_state
 from engine.common.seeds import derive_seed
-from engine.constants import BLACK, MAX_MOVES, WHITE
+from engine.constants import BLACK, MAX_MOVES, WHITE, Move
 from engine.constants import opponent as other_colour
 from engine.errors import UserError
 from engine.play.game import play_game
 from engine.players.qlearning import LittleGo, QLearner, QTable, learner_player, play_episode, save_table
 from engine.players.scripted import GreedyPlayer
 from engine.players.specs import make_player
+from engine.position import Position
 from engine.protocol import write_atomic
 
 SETTINGS, CHECKPOINT, TABLE, CURVE, PLOT = "settings.json", "checkpoint.json", "table.json.gz", "curve.tsv", "curve.png"
@@ -218,7 +219,7 @@ class Training:
             own_fallback = GreedyPlayer()
             own_fallback.new_game(other_colour(side), derive_seed(game_seed, 2))
 
-            def opponent_move(position):
+            def opponent_move(position: Position) -> Move:
                 if not self.game.tabular(position):
                     return own_fallback.move(position)
                 key, actions = LittleGo.observe(position)
