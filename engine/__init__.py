@@ -21,7 +21,8 @@ terminal, the GTP engine, the course's judge), ``submission`` (bundle and bench)
 ``training`` (the Q-learner's trainer), ``sandbox`` (the bubblewrap sandbox every untrusted
 agent runs in), ``course`` (agents built as the course builds them, grades, the class
 tournament, the constants of their code), ``study`` (where games are won and lost, by the
-solver), ``common`` (process pools, seeds, run folders), ``cli`` (the ``littlego`` command)
+solver), ``ruler`` (the share of solved won positions any player keeps, and the positions
+files it reads), ``common`` (process pools, seeds, run folders), ``cli`` (the ``littlego`` command)
 and ``data`` (the shipped files).
 
 Vocabulary (read this first):
