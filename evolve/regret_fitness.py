@@ -10,10 +10,10 @@ from typing import Callable, Dict, Optional, Sequence, Tuple, Union
 from engine.common.generation_record import HeldOut
 from engine.common.pools import CpuMeter
 from engine.common.runfolder import RunError
+from engine.ruler.position_set import load_positions
 from evolve.experiment.schema import Config
 from evolve.fitness import MapFunction, run_jobs
 from evolve.genome import Individual, as_features
-from evolve.solved.positions import load_positions
 from evolve.solved.regret import REGRET_PER_JOB, RegretJob, regret_job, regret_jobs
 
 log = logging.getLogger("evolve.regret_fitness")

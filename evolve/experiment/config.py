@@ -22,12 +22,12 @@ from engine.errors import ParamsError
 from engine.params import load_params
 from engine.play.openings import OpeningsError, load_openings
 from engine.players.specs import make_player
+from engine.ruler.position_set import PositionsError, load_positions
 from evolve.experiment.config_genome import DEFAULT_BOUNDS as DEFAULT_BOUNDS  # both as ever offered here too
 from evolve.experiment.config_genome import HELD_WITHIN as HELD_WITHIN
 from evolve.experiment.config_genome import settle_genes
 from evolve.experiment.config_keys import PANEL_KEYS, REGRET_KEYS, START_KEYS, TOP_KEYS, ConfigError, check_table
 from evolve.experiment.schema import _TABLES, Config, PanelEntry, RegretSettings, SelfPlay, Start, StartRows
-from evolve.solved.positions import PositionsError, load_positions
 
 # Keys renamed (old name -> new; a table's key as table.key), still read for one release with a warning.
 RENAMED = {"workers": "jobs", "fitness.engine": "fitness.searcher"}
