@@ -5,7 +5,8 @@ records; ``genome`` defines the DEAP types (once, at import) and the variation o
 per-feature bounds; ``fitness`` turns individuals into game jobs and plays them (pure functions, run
 on a process pool or a Dask cluster), ``rounds`` plays a generation's in rounds and folds the
 outcomes into fitnesses, with ``regret_fitness``'s share of won positions kept where [regret] asks;
-``spsa`` is the SPSA strategy; ``loop`` is the generation loop in DEAP's idiom, ``run_output`` what a
+``spsa`` is the SPSA strategy; ``tuner`` asks and tells the config's strategy a generation at a
+time (the run and the tuner benchmark alike); ``loop`` is the generation loop in DEAP's idiom, ``run_output`` what a
 run writes beside its checkpoint (its folder, its log, each generation's line, the best weights),
 ``generations`` what each generation records; ``checkpoint`` writes and reads its checkpoints and
 the run's lock; ``runs`` reads a run folder back (log, plot, export); ``bench`` measures fitness

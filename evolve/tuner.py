@@ -1,0 +1,104 @@
+"""``evolve run``'s strategies as one ask/tell object: what a generation does, for the run and the benchmark alike.
+
+A generation asks the config's strategy (``genome.make_toolbox``: the GA, DEAP's CMA-ES or SPSA) for its
+new individuals and adds copies of the hall of fame's elites, each to be measured anew (``ask``); the
+caller measures them however it likes (the run: games and the exact regret, through its pool; the tuner
+benchmark: one process at a CPU budget) and hands the fitnesses back (``tell``), which updates the
+strategy and the hall of fame; ``recommend`` is the best of the hall of fame, what ``evolve export``
+ships. DEAP's ``eaGenerateUpdate`` treats every strategy this way; a ``RunTuner`` adds the elites and the
+seeding a run does, so that the benchmark's "ga", "cmaes" and "spsa" rows are the run's own.
+"""
+
+from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy
+from deap import tools
+
+from evolve import genome
+from evolve.experiment.config_keys import FITNESS_KEYS, TOP_KEYS, defaults
+from evolve.experiment.schema import Config
+
+Fitness = Tuple[float, ...]  # an individual's fitness values, compared in order (higher is better)
+RUN_STRATEGIES = ("ga", "cmaes", "spsa")  # the config's strategy key: what ``evolve run`` can run
+
+
+class RunTuner:
+    """The config's strategy and hall of fame, asked and told a generation at a time.
+
+    ``strategy`` and ``halloffame``: a state to continue (a checkpoint's) instead of a new one; a new tuner
+    seeds the evolution's random streams from the config (``genome.STREAM`` and numpy's, which DEAP's
+    CMA-ES draws from), as a run does when it begins."""
+
+    def __init__(self, config: Config, strategy: Optional[genome.Strategy] = None, halloffame: Any = None) -> None:
+        self.config = config
+        self.toolbox, self.strategy = genome.make_toolbox(config, strategy)
+        if halloffame is None:
+            genome.STREAM.seed(config.seed)
+            numpy.random.seed(config.seed % (2**32))
+            halloffame = tools.HallOfFame(config.hall_of_fame_size())
+        self.halloffame = halloffame
+        self.population: List[genome.Individual] = []
+        self._sampled: List[genome.Individual] = []
+
+    def ask(self) -> List[genome.Individual]:
+        """The generation's candidates: the strategy's new individuals, then copies of the elites, every
+        fitness unset (each is measured anew: fresh seeds, or a noisy fitness drawn again)."""
+        self._sampled = self.toolbox.generate()
+        candidates = self._sampled + [self.toolbox.clone(ind) for ind in self.halloffame]
+        for individual in candidates:
+            del individual.fitness.values
+        return candidates
+
+    def tell(self, candidates: Sequence[genome.Individual], fitnesses: Optional[Sequence[Fitness]] = None) -> None:
+        """The candidates ``ask`` gave, measured: with ``fitnesses`` (in their order) or their own values
+        set already. The strategy learns from them and the hall of fame keeps the best."""
+        if fitnesses is not None:
+            for individual, values in zip(candidates, fitnesses):
+                individual.fitness.values = tuple(values)
+        self.population = self.toolbox.update(self._sampled, list(candidates))
+        self.halloffame.clear()
+        self.halloffame.update(candidates)
+
+    def recommend(self) -> List[float]:
+        """The best individual measured so far in the last generation's hall of fame (the start before any)."""
+        if len(self.halloffame):
+            return [float(x) for x in self.halloffame[0]]
+        return list(self.config.start.weights[0]) if self.config.start.weights else list(self.centre())
+
+    def centre(self) -> List[float]:
+        """Where the strategy stands: CMA-ES's mean, SPSA's centre, the GA population's mean weights."""
+        if self.config.strategy == "cmaes":
+            return [float(x) for x in self.strategy.centroid]
+        if self.config.strategy == "ga" and not self.strategy.population:
+            return [float(x) for x in numpy.mean([list(row) for row in self.config.start.weights], axis=0)]
+        return list(self.strategy.centre)
+
+
+def tuner_config(
+    strategy: str,
+    start: Sequence[float],
+    bounds: Sequence[Tuple[float, float]],
+    genes: Sequence[str],
+    seed: int,
+    generations: int,
+    population: int = 16,
+) -> Config:
+    """The config of a run of ``strategy`` (one of RUN_STRATEGIES) with ``evolve run``'s defaults for every
+    other key (the population, the strategy's settings, the hall of fame), on the ``genes`` with their
+    ``bounds``, from the ``start`` weights, for ``generations`` generations (the budget a strategy plans
+    for: SPSA's gains) of ``population`` individuals, seeded by ``seed``."""
+    if strategy not in RUN_STRATEGIES:
+        raise ValueError(f"tuner_config: {strategy!r} is not one of {', '.join(RUN_STRATEGIES)}")
+    top = dict(defaults(TOP_KEYS), name=f"benchmark-{strategy}", seed=seed, strategy=strategy)
+    return Config.from_json(
+        dict(
+            top,
+            population=population,
+            generations=max(1, generations),
+            start={"random": 0.0, "params": [], "weights": [[float(w) for w in start]], "free": None},
+            fitness=dict(defaults(FITNESS_KEYS), search=None),
+            panel=[],  # the caller measures the candidates: no games of the run's own
+            genes=list(genes),
+            bounds={gene: [float(low), float(high)] for gene, (low, high) in zip(genes, bounds)},
+        )
+    )

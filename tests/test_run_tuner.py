@@ -1,0 +1,49 @@
+"""evolve run's strategies as one ask/tell object (evolve/tuner.py), the form the tuner benchmark runs them in."""
+
+import pytest
+
+from engine.features import FEATURE_TABLE, FEATURES
+from engine.params import default_params
+from evolve.tuner import RUN_STRATEGIES, RunTuner, tuner_config
+
+START = [default_params().weights[name] for name in FEATURES]
+BOUNDS = [(float(low), float(high)) for low, high in (feature.bounds for feature in FEATURE_TABLE)]
+TARGET = [(low + high) / 2 + (high - low) / 5 for low, high in BOUNDS]
+
+
+def closeness(weights):
+    """Minus the squared distance to TARGET in units of each range: a smooth fitness to climb."""
+    return -sum(((w - t) / (high - low)) ** 2 for w, t, (low, high) in zip(weights, TARGET, BOUNDS))
+
+
+def tuned(strategy, generations=15, seed=3):
+    tuner = RunTuner(tuner_config(strategy, START, BOUNDS, FEATURES, seed, generations, population=12))
+    asked = []
+    for _ in range(generations):
+        candidates = tuner.ask()
+        asked.append([list(c) for c in candidates])
+        tuner.tell(candidates, [(closeness(c), 0.0) for c in candidates])
+    return tuner, asked
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("strategy", RUN_STRATEGIES)
+def test_each_run_strategy_climbs_through_ask_and_tell(strategy):
+    tuner, asked = tuned(strategy)
+    assert closeness(tuner.recommend()) > closeness(START) + 0.1
+    assert all(low <= w <= high for c in asked[-1] for w, (low, high) in zip(c, BOUNDS))
+    # the elites are asked again, each a copy to be measured anew
+    assert len(asked[-1]) >= tuner.config.population
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("strategy", RUN_STRATEGIES)
+def test_a_tuner_replays_from_its_seed(strategy):
+    assert tuned(strategy, 4, seed=5)[1] == tuned(strategy, 4, seed=5)[1]
+    assert tuned(strategy, 4, seed=5)[1] != tuned(strategy, 4, seed=6)[1]
+
+
+@pytest.mark.fast
+def test_an_unknown_strategy_is_refused():
+    with pytest.raises(ValueError, match="tpe"):
+        tuner_config("tpe", START, BOUNDS, FEATURES, 1, 3)
