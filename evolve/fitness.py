@@ -26,11 +26,11 @@ from engine.players.base import Player, Reason
 from engine.players.searcher import AgentPlayer
 from engine.players.shipped import ShippedPlayer, shipped_book
 from engine.players.specs import make_player
+from engine.ruler.measure import RulerJob
 from evolve.agents.code_individual import BuiltProgram
 from evolve.agents.program_individual import program_player
 from evolve.experiment.schema import Config
 from evolve.genome import Individual, as_features
-from evolve.solved.regret import RegretJob
 
 log = logging.getLogger("evolve.fitness")
 
@@ -225,16 +225,18 @@ def run_jobs(
     progress: Optional[Callable[[int], object]] = None,
     function: Optional[Callable[[Any], Any]] = None,
     meter: Optional[CpuMeter] = None,
+    count: Optional[Callable[[Any], int]] = None,
 ) -> List[Any]:
     """Play every job through ``map_function`` (with ``function``, default ``safe_play_job``); a failed job
-    is retried once, then FitnessGameError. ``meter`` (a CpuMeter), where given, adds up the workers' CPU."""
+    is retried once, then FitnessGameError. ``meter`` (a CpuMeter), where given, adds up the workers' CPU;
+    ``progress`` hears of each job done, as ``count(job)`` (default 1: a game) of what it counts."""
     function = function or safe_play_job
     meter = meter or CpuMeter()
     outcomes = []
-    for outcome in measured_map(map_function, function, jobs, meter):
+    for job, outcome in zip(jobs, measured_map(map_function, function, jobs, meter)):
         outcomes.append(outcome)
         if progress:
-            progress(1)
+            progress(count(job) if count else 1)
     failed = [k for k, outcome in enumerate(outcomes) if isinstance(outcome, str)]
     if failed:
         log.warning("retrying %d failed game job(s)", len(failed))
@@ -242,9 +244,10 @@ def run_jobs(
         for k, outcome in zip(failed, retried):
             if isinstance(outcome, str):
                 job = jobs[k]
-                if isinstance(job, RegretJob):
+                if isinstance(job, RulerJob):
                     raise FitnessGameError(
-                        f"regret job failed twice: individual {job.individual} ({list(job.weights)}):\n{outcome}"
+                        f"ruler job failed twice: individual {job.player} ({list(_weights_of(job.make))}), "
+                        f"{len(job.positions)} won positions from {job.positions[0].text!r}:\n{outcome}"
                     )
                 raise FitnessGameError(
                     "game job failed twice: individual {} ({}), opponent {}, game {}, seed {}:\n{}".format(
@@ -258,6 +261,15 @@ def run_jobs(
                 )
             outcomes[k] = outcome
     return outcomes
+
+
+def _weights_of(make: Callable[[], Player]) -> Sequence[float]:
+    """The weights of the individual whose player on the ruler ``make`` makes (``evolve.regret_fitness``): our
+    searcher's params' (``FreshSearch``), or a program individual's genome."""
+    params = getattr(make, "params", None)
+    if params is not None:
+        return list(params.weights.values())
+    return list(getattr(make, "weights", ()))
 
 
 def self_play_opponents(

@@ -2,6 +2,7 @@
 ``generations.jsonl`` (a ``GenerationRecord``, ``engine.common.generation_record``), and its line in the log and on
 the terminal."""
 
+import math
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence
 
 import numpy
@@ -62,7 +63,8 @@ def generation_line(entry: GenerationRecord) -> str:
     if entry.positions is not None:
         kept, held_out = entry.best_regret_kept or 0.0, entry.best_held_out
         share = (held_out.share if held_out else None) or 0.0
-        regret = f"  regret: kept {kept:.3f}, held out {share:.3f} ({entry.positions} positions searched)"
+        rate = f", {entry.positions_per_second:.1f} positions/s" if entry.positions_per_second is not None else ""
+        regret = f"  regret: kept {kept:.3f}, held out {share:.3f} ({entry.positions} positions asked{rate})"
     return (
         "gen {generation:>3}  best {win:.3f} ({margin:+.2f}; Black {black}, White {white})  mean {mean:.3f}  "
         "spread {std:.3f} (noise: SE {se:.3f})  diversity {diversity:.3f}  {games} games  "
@@ -108,3 +110,47 @@ def saturation_warning(generation: int, rates: WinRates) -> Optional[str]:
     else:
         advice = f"more games an individual, or a harder opponent ({HARDER_OPPONENTS})"
     return f"generation {generation}: {kind}: the panel no longer tells them apart, so selection is blind; add {advice}"
+
+
+# The best individual's training share may pass its held-out share by this much before the two are said to
+# part, or by twice the gap's standard error where that is more (two binomial shares: which positions fell
+# in which split): a gap within the noise of the split is no sign of over-fitting, nor is a gap of one
+# position in fifty on a large file. Said once the gap has held for OVERFIT_GENERATIONS generations running:
+# the held-out share is one individual's, and one best may land on the wrong side of its noise by chance.
+OVERFIT_FLOOR = 0.02
+OVERFIT_GENERATIONS = 2
+
+
+def overfit_margin(entry: GenerationRecord) -> Optional[float]:
+    """How far the best's training share may pass its held-out share in ``entry`` before the two part (the
+    larger of OVERFIT_FLOOR and twice the gap's standard error); None without the two shares."""
+    held_out, kept = entry.best_held_out, entry.best_regret_kept
+    if held_out is None or held_out.share is None or kept is None or not entry.positions or not entry.evaluated:
+        return None
+    trained = entry.positions // entry.evaluated  # the won fitness positions each individual was asked
+    variance = kept * (1 - kept) / max(trained, 1) + held_out.share * (1 - held_out.share) / held_out.won
+    return max(OVERFIT_FLOOR, 2 * math.sqrt(variance))
+
+
+def overfitting_warning(entries: Sequence[GenerationRecord]) -> Optional[str]:
+    """The warning of a run whose best individual's training share has passed its held-out share by more than
+    ``overfit_margin`` in each of the last OVERFIT_GENERATIONS generations of ``entries``, or None."""
+    last = entries[-OVERFIT_GENERATIONS:]
+    if len(last) < OVERFIT_GENERATIONS:
+        return None
+    for entry in last:
+        margin = overfit_margin(entry)
+        held_out = entry.best_held_out
+        if margin is None or held_out is None or held_out.share is None or entry.best_regret_kept is None:
+            return None
+        if entry.best_regret_kept - held_out.share <= margin:
+            return None
+    entry = last[-1]
+    assert entry.best_held_out is not None and entry.best_held_out.share is not None  # checked above
+    return (
+        f"generation {entry.generation}: the best individual keeps {entry.best_regret_kept:.3f} of the fitness's "
+        f"won positions but {entry.best_held_out.share:.3f} of the held-out ones (a gap past "
+        f"{overfit_margin(entry):.3f}, twice its noise or {OVERFIT_FLOOR}, for {OVERFIT_GENERATIONS} generations "
+        "running): the run is learning its positions, not the game; export an earlier generation's best "
+        "(evolve log shows each), or draw more positions (evolve positions)"
+    )

@@ -24,9 +24,8 @@ from typing import Any, Dict, List, Optional, Set, TextIO
 
 import numpy
 from deap import tools
-from tqdm import tqdm
 
-from engine.common.generation_record import GenerationRecord
+from engine.common.generation_record import GenerationRecord, HeldOut
 from engine.common.pools import CpuMeter
 from engine.common.runfolder import CONFIG_COPY, FOLDER_TIME
 from engine.common.seeds import derive_seed
@@ -50,9 +49,10 @@ from evolve.experiment.config import load_config
 from evolve.experiment.schema import Config
 from evolve.fitness import choose_searcher, make_jobs, self_play_opponents
 from evolve.generations import by_colour, population_figures
-from evolve.regret_fitness import held_out_kept, regret_job_count
-from evolve.rounds import evaluate_in_rounds
+from evolve.regret_fitness import held_out_kept, positions_of
+from evolve.rounds import GenerationFitness, evaluate_generation
 from evolve.run_output import (
+    GenerationBar,
     announce,
     append_generation,
     new_folder,
@@ -237,42 +237,50 @@ class Evolution:
         for individual in candidates:
             del individual.fitness.values
         invalid = [ind for ind in candidates if not ind.fitness.valid]
+        regret = self.config.regret
         bar = None
         if self.progress:
-            bar = tqdm(
-                total=len(make_jobs(invalid, self.config, seed, opponents))
-                + regret_job_count(self.config, len(invalid)),
-                unit="game",
-                desc=f"generation {number}",
-                leave=False,
-            )
+            held_out = len(positions_of(self.config, True)) if regret else 0
+            games = len(make_jobs(invalid, self.config, seed, opponents))
+            bar = GenerationBar(number, games, len(invalid) * regret.won + held_out if regret else 0)
         # CMA-ES draws from numpy's global generator: kept as it was whatever the executor's
         # libraries might draw from it while the games run.
         numpy_state = numpy.random.get_state()
         meter = CpuMeter()
-        folded, games = evaluate_in_rounds(
+        measured = evaluate_generation(
             invalid,
             self.config,
             seed,
             opponents,
             self.searcher,
             self.toolbox.map,
-            bar.update if bar else None,
+            bar.game if bar else None,
             self.program,
             meter,
+            bar.position if bar else None,
         )
         numpy.random.set_state(numpy_state)
-        if bar:
-            bar.close()
-        for individual, (fitness, report) in zip(invalid, folded):
+        for individual, (fitness, report) in zip(invalid, measured.folded):
             individual.fitness.values = fitness
             individual.report = report
         self.population = self.toolbox.update(sampled, candidates)
         self.halloffame.clear()
         self.halloffame.update(candidates)
+        held_out_started = time.time()
+        best_held_out = held_out_kept(
+            self.config,
+            self.halloffame[0],
+            self.searcher,
+            self.toolbox.map,
+            self.program,
+            bar.position if bar else None,
+        )
+        held_out_seconds = time.time() - held_out_started
+        if bar:
+            bar.close()
         seconds = time.time() - started
         self.generation = number
-        self._record(number, candidates, games, seconds, meter.seconds)
+        self._record(number, candidates, measured, best_held_out, held_out_seconds, seconds, meter.seconds)
         self._checkpoint()
 
     # -- records --------------------------------------------------------------------------------
@@ -293,10 +301,20 @@ class Evolution:
         return self.where.get("threads", self.where.get("workers", 1)) <= self.where.get("workers", 1)
 
     def _record(
-        self, number: int, evaluated: List[genome.Individual], games: int, seconds: float, cpu_seconds: float
+        self,
+        number: int,
+        evaluated: List[genome.Individual],
+        measured: GenerationFitness,
+        best_held_out: Optional[HeldOut],
+        held_out_seconds: float,
+        seconds: float,
+        cpu_seconds: float,
     ) -> None:
         best = self.halloffame[0]
+        games = measured.games
         rate = games / max(seconds, 1e-9)
+        asked = measured.positions + (best_held_out.won if best_held_out else 0)
+        position_seconds = measured.position_seconds + held_out_seconds
         regret = self.config.regret
         population = population_figures(evaluated)
         entry = GenerationRecord(
@@ -318,8 +336,9 @@ class Evolution:
             centre=genome.named(self._centre(evaluated), self.config.genes),
             play=self.config.fitness.play,
             best_regret_kept=best.report.get("regret_kept") if regret and getattr(best, "report", None) else None,
-            best_held_out=held_out_kept(self.config, best, self.searcher, self.toolbox.map),
-            positions=len(evaluated) * regret.won if regret else None,  # won positions searched this generation
+            best_held_out=best_held_out,
+            positions=len(evaluated) * regret.won if regret else None,  # won fitness positions asked this generation
+            positions_per_second=round(asked / max(position_seconds, 1e-9), 2) if regret else None,
             win_rate=population.win_rate,
             margin=population.margin,
             individuals=population.individuals,
@@ -337,7 +356,7 @@ class Evolution:
         )
         append_generation(self.run_dir, entry)
         write_best(self.run_dir, self.config, self.generation, best)
-        show_generation(entry, self.out, self.warned)
+        show_generation(entry, self.out, self.warned, self.records[:-1])
 
     def _checkpoint(self) -> None:
         save_checkpoint(

@@ -8,6 +8,7 @@ with the share of won positions kept counting in the win rate where the config h
 
 import logging
 import sys
+import time
 from typing import Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
 from engine.common.pools import CpuMeter
@@ -16,9 +17,20 @@ from evolve.agents.code_individual import BuiltProgram
 from evolve.experiment.schema import Config
 from evolve.fitness import FitnessGame, Folded, MapFunction, Outcome, make_jobs, run_jobs
 from evolve.genome import Individual
-from evolve.regret_fitness import regret_kept
+from evolve.regret_fitness import faults_of, regret_kept
 
 log = logging.getLogger("evolve.rounds")
+
+
+class GenerationFitness(NamedTuple):
+    """A generation's fitness as ``evaluate_generation`` measured it: each individual's ``folded`` fitness and
+    report, the ``games`` played, and with [regret] the won ``positions`` asked and the wall ``position_seconds``
+    the ruler took over them (0 without [regret])."""
+
+    folded: List[Folded]
+    games: int
+    positions: int
+    position_seconds: float
 
 
 def evaluate_in_rounds(
@@ -32,15 +44,38 @@ def evaluate_in_rounds(
     program: Optional[BuiltProgram] = None,
     meter: Optional[CpuMeter] = None,
 ) -> Tuple[List[Folded], int]:
-    """(fold's per-individual fitness and report, the games played): every individual plays the
-    first part of every panel entry's games; after each part but the last, only the best
-    ``keep`` share of those still playing (at least the hall of fame's size, and two) plays the
-    next ([fitness] rounds and keep; one round plays every game, as before). ``program``: as make_jobs;
-    ``meter``: as run_jobs."""
+    """(fold's per-individual fitness and report, the games played): ``evaluate_generation``'s, ``progress``
+    hearing of games and of won positions alike."""
+    found = evaluate_generation(
+        individuals, config, generation_seed, opponents, searcher, play, progress, program, meter, progress
+    )
+    return found.folded, found.games
+
+
+def evaluate_generation(
+    individuals: Sequence[Individual],
+    config: Config,
+    generation_seed: int,
+    opponents: Sequence[Sequence[float]],
+    searcher: str,
+    play: MapFunction,
+    progress: Optional[Callable[[int], object]] = None,
+    program: Optional[BuiltProgram] = None,
+    meter: Optional[CpuMeter] = None,
+    positions_progress: Optional[Callable[[int], object]] = None,
+) -> GenerationFitness:
+    """The GenerationFitness of ``individuals``: with [regret], each is asked every won fitness position
+    (``regret_kept``; ``positions_progress`` hears of them); then every individual plays the first part of
+    every panel entry's games; after each part but the last, only the best ``keep`` share of those still
+    playing (at least the hall of fame's size, and two) plays the next ([fitness] rounds and keep; one round
+    plays every game, as before). ``program``: as make_jobs; ``meter``: as run_jobs; ``progress`` hears of
+    the games."""
     rounds, keep = config.fitness.rounds, config.fitness.keep
-    regret = None
+    regret, kept, started = None, [], time.time()
     if config.regret is not None:
-        regret = (config.regret.weight, regret_kept(individuals, config, searcher, play, progress, meter))
+        kept = regret_kept(individuals, config, searcher, play, positions_progress, meter, program)
+        regret = (config.regret.weight, {index: (k.kept, k.won) for index, k in enumerate(kept)})
+    position_seconds = time.time() - started if kept else 0.0
     every = make_jobs(individuals, config, generation_seed, opponents, searcher, program)
     sizes: Dict[int, int] = {}
     for job in every:
@@ -58,21 +93,43 @@ def evaluate_in_rounds(
             ranked = sorted(playing, key=lambda k: fitness[k][0], reverse=True)
             playing = set(ranked[: max(least, int(round(len(playing) * keep)))])
     folded = fold(jobs, outcomes, len(individuals), weights, config.black_weight, regret)
+    for (_, report), found in zip(folded, kept):
+        if faults_of(found):
+            report["regret_faults"] = faults_of(found)
+    _check_faults(folded, len(jobs), sum(k.won for k in kept))
+    return GenerationFitness(folded, len(jobs), sum(k.won for k in kept), position_seconds)
+
+
+def _check_faults(folded: Sequence[Folded], games: int, positions: int) -> None:
+    """RunError where a program individual lost every game and gave every won position away by its own fault
+    (its fitness would say nothing); a warning where it lost some so."""
     faults = sum(report.get("faults", 0) for _, report in folded)
-    if faults and faults == len(jobs):
+    given = sum(report.get("regret_faults", 0) for _, report in folded)
+    if (faults or given) and faults == games and given == positions:
+        what = " and ".join(
+            words for words, number in ((f"{games} games", games), (f"{positions} won positions", positions)) if number
+        )
         raise RunError(
-            f"every one of the {len(jobs)} games of this generation was lost by the program's own fault (a crash, "
+            f"every one of the {what} of this generation was lost by the program's own fault (a crash, "
             "a timeout, a bad or illegal move): the agent cannot play as it is tuned; run.log names each fault"
         )
     if faults:
-        log.warning("%d of %d games lost by the program's own fault (run.log names each)", faults, len(jobs))
+        log.warning("%d of %d games lost by the program's own fault (run.log names each)", faults, games)
         print(
-            f"warning: {faults} of {len(jobs)} games lost by the program's own fault (a crash, a timeout, "
+            f"warning: {faults} of {games} games lost by the program's own fault (a crash, a timeout, "
             "a bad or illegal move; "
             "run.log names each)",
             file=sys.stderr,
         )
-    return folded, len(jobs)
+    if given:
+        log.warning(
+            "%d of %d won positions given away by the program's own fault (run.log names each)", given, positions
+        )
+        print(
+            f"warning: {given} of {positions} won positions given away by the program's own fault (a crash, a "
+            "timeout, a bad or illegal move; run.log names each)",
+            file=sys.stderr,
+        )
 
 
 def group_weights(config: Config, self_play_count: int) -> List[float]:

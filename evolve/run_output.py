@@ -8,9 +8,11 @@ import logging
 import os
 import shutil
 import sys
+import time
 from typing import Any, Mapping, Optional, Sequence, Set, TextIO
 
 import multiprocessing_logging
+from tqdm import tqdm
 
 from engine.common.generation_record import GenerationRecord
 from engine.common.runfolder import CONFIG_COPY, EXTENDED, GENERATIONS, LOG_FILE, LogFormatter, safe_text
@@ -19,7 +21,7 @@ from engine.protocol import write_atomic
 from evolve.agents.program_individual import best_file, save_agent_weights
 from evolve.experiment.config import ConfigError, load_config, repeated_games
 from evolve.experiment.schema import Config
-from evolve.generations import generation_line, saturation_warning
+from evolve.generations import generation_line, overfitting_warning, saturation_warning
 from evolve.genome import Individual
 from evolve.runs import best_params, provenance
 
@@ -128,6 +130,15 @@ def announce(run_dir: str, config: Config, searcher: str, where: Mapping[str, An
     else:
         play = "to a fixed depth"
     print(safe_text(f"games run on {_where(where)}, {searched}, {play}"), file=out)
+    regret = config.regret
+    if regret is not None:
+        asked = "one call of the agent a position, in the sandbox" if config.individual else "a fresh search each"
+        line = (
+            f"[regret]: {regret.won} won positions of {regret.positions} asked of every individual ({asked}), "
+            f"weight {regret.weight:g}; the best's share of the held-out ones recorded beside its own"
+        )
+        log.info(line)
+        print(safe_text(line), file=out)
     for line in repeated_games(config):
         log.warning(line)
         print(safe_text("warning: " + line), file=sys.stderr)
@@ -141,6 +152,36 @@ def announce(run_dir: str, config: Config, searcher: str, where: Mapping[str, An
 
 
 # -- each generation ------------------------------------------------------------------------------
+class GenerationBar:
+    """A generation's progress on the terminal: a bar of its games (``games``), with the won positions the
+    ruler has answered (of ``positions``, with [regret]) beside it, and their rate while they are the work
+    (the ruler asks its positions before the games); a bar of the positions where the generation plays no
+    game. ``game`` and ``position`` are told how many more are done."""
+
+    def __init__(self, number: int, games: int, positions: int) -> None:
+        self.positions, self.answered, self.started, self.rate = positions, 0, time.time(), ""
+        self.games_begun = False
+        self.counts_positions = positions > 0 and not games
+        unit, total = ("position", positions) if self.counts_positions else ("game", games)
+        self.bar = tqdm(total=total, unit=unit, desc=f"generation {number}", leave=False)
+
+    def game(self, done: int) -> None:
+        self.games_begun = True
+        self.bar.update(done)
+
+    def position(self, done: int) -> None:
+        self.answered += done
+        if self.counts_positions:
+            self.bar.update(done)
+            return
+        if not self.games_begun:
+            self.rate = f", {self.answered / max(time.time() - self.started, 1e-9):.1f} positions/s"
+        self.bar.set_postfix_str(f"{self.answered}/{self.positions} positions{self.rate}")
+
+    def close(self) -> None:
+        self.bar.close()
+
+
 def append_generation(run_dir: str, entry: GenerationRecord) -> None:
     """Add a generation's line to ``generations.jsonl``."""
     with open(os.path.join(run_dir, GENERATIONS), "a") as handle:
@@ -168,17 +209,27 @@ def write_best(run_dir: str, config: Config, generation: int, best: Individual) 
     save_params(os.path.join(run_dir, BEST_PARAMS), best_params(run_dir, config, generation, best))
 
 
-def show_generation(entry: GenerationRecord, out: TextIO, warned: Set[str]) -> None:
-    """A generation's line on ``out`` and in the log, and its saturation warning: in the log each time, on
-    the terminal once a run of each kind (``warned``: the kinds said already, added to), not a flood."""
+def show_generation(
+    entry: GenerationRecord, out: TextIO, warned: Set[str], earlier: Sequence[GenerationRecord] = ()
+) -> None:
+    """A generation's line on ``out`` and in the log, and its warnings (saturation, and with [regret] the
+    over-fitting of ``overfitting_warning`` over the ``earlier`` records and this one): in the log each time,
+    on the terminal once a run of each kind (``warned``: the kinds said already, added to), not a flood."""
     line = generation_line(entry)
     print(line, file=out)
     out.flush()
     log.info(line)
     saturated = saturation_warning(entry.generation, entry.win_rate)
     if saturated:
-        log.warning(saturated)
-        kind = saturated.split(": ")[1].split(" (")[0]
-        if kind not in warned:
-            warned.add(kind)
-            print(f"warning: {saturated} (said once; the log has every generation it holds for)", file=sys.stderr)
+        _warn(saturated, saturated.split(": ")[1].split(" (")[0], warned)
+    overfitting = overfitting_warning(list(earlier) + [entry])
+    if overfitting:
+        _warn(overfitting, "over-fitting", warned)
+
+
+def _warn(line: str, kind: str, warned: Set[str]) -> None:
+    """``line`` in the log, and on stderr the first time a run says a warning of its ``kind``."""
+    log.warning(line)
+    if kind not in warned:
+        warned.add(kind)
+        print(f"warning: {line} (said once; the log has every generation it holds for)", file=sys.stderr)

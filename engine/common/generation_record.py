@@ -59,8 +59,11 @@ class GenerationRecord(NamedTuple):
     (``engine.play.executors``), the population's ``diversity``; the hall of fame's best: its
     ``best_fitness`` (win rate, mean stone margin), ``best_weights`` by gene name and ``best_by_colour``;
     where the strategy stands (``centre``, by gene name), how the individuals played (``play``: "depth" or
-    "as-shipped"); with [regret], the best's share of won positions kept (``best_regret_kept``), its
-    ``best_held_out`` figures and the won ``positions`` searched; the population's ``win_rate`` and
+    "as-shipped"); with [regret], the best's share of the fitness's won positions kept (``best_regret_kept``),
+    its ``best_held_out`` figures (our searcher's or a program individual's alike), the won ``positions``
+    asked of the individuals and the ruler's ``positions_per_second`` (every won position it asked this
+    generation, the held-out ones too, over the wall time it took: ``games_per_second`` is over the
+    generation's); the population's ``win_rate`` and
     ``margin`` figures and its ``individuals`` (each a JSON object: its ``weights``, ``fitness`` and the
     report of its games).
 
@@ -85,6 +88,7 @@ class GenerationRecord(NamedTuple):
     best_regret_kept: Optional[float]  # the regret fields: all three, or none without [regret]
     best_held_out: Optional[HeldOut]
     positions: Optional[int]
+    positions_per_second: Optional[float]  # the ruler's: kept from 2026-12-02, with the regret fields
     win_rate: WinRates
     margin: Optional[Margins]
     individuals: Optional[List[Dict[str, Any]]]
@@ -114,6 +118,7 @@ class GenerationRecord(NamedTuple):
                 ("best_regret_kept", self.best_regret_kept, True),
                 ("best_held_out", _plain(self.best_held_out), True),
                 ("positions", self.positions, True),
+                ("positions_per_second", self.positions_per_second, False),
             ]
         rates = dict(self.win_rate._asdict())
         fields += [
@@ -206,6 +211,7 @@ def _generation(record: object, where: str) -> GenerationRecord:
         best_regret_kept=line.optional("best_regret_kept", _number, "a number or null"),
         best_held_out=best_held_out,
         positions=line.optional("positions", _integer, "an integer"),
+        positions_per_second=line.optional("positions_per_second", _number, "a number"),
         win_rate=win_rate,
         margin=margin,
         individuals=line.optional(

@@ -69,9 +69,11 @@ def validate(data: Dict[str, Any], path: str = "config", start_weights: Optional
     panel = _panel(data.get("panel"), path, optional=regret is not None, as_shipped=shipped)
     config = Config(**checked, **tables, start=start, panel=panel, genes=(), bounds={}, individual=None, regret=regret)
     config = settle_genes(config, data, individual, params_files, free, path, start_weights)
-    if config.individual is not None and (config.fitness.play == "as-shipped" or config.regret is not None):
-        what = "'fitness.play' = \"as-shipped\"" if config.fitness.play == "as-shipped" else "[regret]"
-        raise ConfigError(f"{path}: [individual] evolves a program's weights: {what} is our searcher's")
+    if config.individual is not None and config.fitness.play == "as-shipped":
+        raise ConfigError(
+            f"{path}: [individual] evolves a program's weights: 'fitness.play' = \"as-shipped\" is our searcher's "
+            "(a program plays as its code says)"
+        )
     if config.fitness.play == "as-shipped":
         config = _as_shipped(config, path)
     _check_rounds(config, path)
