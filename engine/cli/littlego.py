@@ -6,13 +6,13 @@ import argparse
 import sys
 from typing import List, Optional
 
-from engine.cli import bench, book, bundle, course, gtp_judge, match, play, serve, solve, store, study, train
+from engine.cli import bench, book, bundle, check, course, gtp_judge, match, play, serve, solve, store, study, train
 from engine.cli.parts.commands import tool_parser
 from engine.cli.parts.exits import STOPPED_STATUS, run_command
 from engine.errors import UserError
 from engine.play.executors import ExecutorError
 
-GROUPS = (bench, bundle, match, course, gtp_judge, play, solve, store, book, study, train, serve)
+GROUPS = (bench, bundle, match, check, course, gtp_judge, play, solve, store, book, study, train, serve)
 # A user's mistake in any command (bad params, data, books, player specs or settings, each named in the
 # message): one line, exit status 2.
 USER_ERRORS = (UserError,)

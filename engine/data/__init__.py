@@ -20,6 +20,11 @@ SHIPPED_QTABLE = os.path.join(_HERE, "qtable.json.gz")
 SOLVED_OPENINGS = os.path.join(_HERE, "openings.json")  # who wins each 2-ply opening (engine.play.openings)
 # Every position of the first plies with every move solved (engine.native.store): beneath every store.
 SOLVED_PREFILL = os.path.join(_HERE, "solved-prefill.sqlite")
+# The won positions ``littlego check`` measures by default (engine.ruler.position_set), merged from the regret
+# benchmark's files (docs/check.md says how), and the reference players' answers to them
+# (engine.ruler.reference_answers).
+CHECK_POSITIONS = os.path.join(_HERE, "check-positions.json.gz")
+CHECK_ANSWERS = os.path.join(_HERE, "check-answers.json.gz")
 SOLVER_POSITIONS = os.path.join(
     _HERE, "solver-positions.json"
 )  # the compiled solver's benchmark (engine.native.solver_bench)

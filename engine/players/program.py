@@ -6,6 +6,7 @@ the sandbox can have it, each move is forked from a move server that the game's 
 starts (``gamebox``); elsewhere each move is a process in a sandbox of its own. A move over the CPU limit
 (user + sys, as ``time`` counts it), a crash, a missing or unparsable ``output.txt`` or a
 point off the board is a ``PlayerFault`` naming the reason; a player that hangs is killed.
+``left_files`` names what the game's moves wrote in its copy: the state an agent keeps between moves.
 """
 
 import os
@@ -14,7 +15,7 @@ import shutil
 import signal
 import sys
 import tempfile
-from typing import Dict, Optional, Tuple, Union, cast
+from typing import Dict, List, Optional, Tuple, Union, cast
 
 from engine.constants import COURSE_CPU_LIMIT, PASS, Colour, Move
 from engine.coords import on_board, to_point
@@ -23,7 +24,7 @@ from engine.players.base import Player, PlayerFault, Reason
 from engine.players.host import OutputFormatError, format_input, read_output
 from engine.position import Position
 from engine.sandbox import gamebox
-from engine.sandbox.files import UntrustedFileError, copy_folder, excerpt, tail, write_new
+from engine.sandbox.files import FOLDER_ENTRIES, UntrustedFileError, copy_folder, excerpt, tail, write_new
 from engine.sandbox.isolation import Command, prepare_folder, wrap
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB, Limits, SandboxError, UntrustedFolderError
 from engine.sandbox.process import Finished, run
@@ -35,6 +36,7 @@ REPLAY = "replay.sh"  # in a kept move's folder: runs the move again
 SUBMITTED = "submitted"  # in a kept move's folder: the player's folder as submitted, which replay.sh plays
 LEFT = "as-left"  # in a kept move's folder: the copy as the faulting move left it, never run
 INSTALLATION = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # engine's parent
+NOT_STATE = frozenset(("input.txt", "output.txt", "__pycache__"))  # the host's files and Python's cache in a copy
 
 
 class ProgramPlayer(Player):
@@ -70,6 +72,7 @@ class ProgramPlayer(Player):
         self.workspace: Optional[Workspace] = None  # the game's, from new_game to close
         self.workdir: Optional[str] = None  # the folder's copy in it, where the moves run
         self.box: Optional[gamebox.GameBox] = None  # the game's move server, where moves are served
+        self.given: Dict[str, Tuple[int, int]] = {}  # the copy as the game began (``files_in``)
 
     def new_game(self, colour: Colour, seed: int) -> None:
         Player.new_game(self, colour, seed)
@@ -105,6 +108,7 @@ class ProgramPlayer(Player):
                 self.workspace.scratch,
                 self.workspace.user,
             )
+        self.given = files_in(self.workdir)
 
     def close(self) -> None:
         if self.box:
@@ -112,6 +116,15 @@ class ProgramPlayer(Player):
         if self.workspace:
             self.workspace.close()
         self.workspace = self.workdir = self.box = None
+        self.given = {}
+
+    def left_files(self) -> List[str]:
+        """The files this game's moves made or changed in its copy (paths in it, ascending), ``NOT_STATE``
+        aside: the state an agent keeps between its moves, which the course's host leaves in its folder from
+        one move of a game to the next; [] outside a game."""
+        if self.workdir is None:
+            return []
+        return sorted(path for path, seen in files_in(self.workdir).items() if self.given.get(path) != seen)
 
     def _game(self) -> Tuple[Workspace, str]:
         """(the game's workspace, the folder's copy in it), from new_game to close."""
@@ -290,6 +303,32 @@ class ProgramPlayer(Player):
                         error.strerror or error,
                     ),
                 )
+
+
+def files_in(folder: str) -> Dict[str, Tuple[int, int]]:
+    """{path in ``folder``: (size, modification time in ns)} of every entry but a folder (a link as itself,
+    never followed), ``NOT_STATE`` aside, at most FOLDER_ENTRIES of them: a copy as a move found or left it."""
+    found: Dict[str, Tuple[int, int]] = {}
+    pending = [""]
+    while pending and len(found) < FOLDER_ENTRIES:
+        inner = pending.pop()
+        try:
+            entries = list(os.scandir(os.path.join(folder, inner)))
+        except OSError:  # a folder the agent made unreadable: nothing of it is seen
+            continue
+        for entry in entries[:FOLDER_ENTRIES]:
+            path = os.path.join(inner, entry.name)
+            if entry.name in NOT_STATE:
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(path)
+                else:
+                    info = entry.stat(follow_symlinks=False)
+                    found[path] = (info.st_size, info.st_mtime_ns)
+            except OSError:
+                continue
+    return found
 
 
 _SIGNAL_MEANING: Dict[int, str] = {
