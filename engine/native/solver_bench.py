@@ -1,6 +1,7 @@
 """The compiled solver's benchmark (``littlego bench solver``) and the position set it runs on.
 
-The set (``engine/data/solver-positions.json``) holds a few random positions at each ply, drawn
+The set (``engine/data/solver-positions.json``, a ``BenchSet`` of ``BenchPosition``; not the ruler's
+positions files, ``engine.ruler.position_set``) holds a few random positions at each ply, drawn
 by ``draw_positions``, and every legal move's result there as the solver answered before it
 was sped up (issue 48): a faster solver must give the same answers. ``bench_solver`` solves
 every legal move of each position of the chosen plies in a fresh solver process (a fresh
@@ -33,7 +34,7 @@ class BenchError(UserError, ValueError):
     """A position set or a saved benchmark result that cannot be used; the message names the file."""
 
 
-class SolvedPosition(NamedTuple):
+class BenchPosition(NamedTuple):
     """A position of the set and ``results``, every legal move's result there ({move: it wins}) as
     the solver of the set's ``recorded_with`` answered, or None where it was not recorded."""
 
@@ -41,10 +42,10 @@ class SolvedPosition(NamedTuple):
     results: Optional[Dict[Move, bool]]
 
 
-class PositionSet(NamedTuple):
-    """The positions at each ply (``by_ply``: {ply: [SolvedPosition]}) and where they came from."""
+class BenchSet(NamedTuple):
+    """The positions at each ply (``by_ply``: {ply: [BenchPosition]}) and where they came from."""
 
-    by_ply: Dict[int, List[SolvedPosition]]
+    by_ply: Dict[int, List[BenchPosition]]
     seed: int
     per_ply: int
     recorded_with: str
@@ -62,20 +63,20 @@ def draw_positions(seed: int, plies: Iterable[int], per_ply: int) -> Dict[int, L
     return drawn
 
 
-def load_position_set(path: str = SOLVER_POSITIONS) -> PositionSet:
-    """The PositionSet of a file; BenchError naming the file and what is wrong."""
+def load_position_set(path: str = SOLVER_POSITIONS) -> BenchSet:
+    """The BenchSet of a file; BenchError naming the file and what is wrong."""
     data = read_document(path, BenchError, "a solver position set", SET_FORMAT)
     try:
-        by_ply: Dict[int, List[SolvedPosition]] = {}
+        by_ply: Dict[int, List[BenchPosition]] = {}
         for ply, entries in data["plies"].items():
             by_ply[int(ply)] = [
-                SolvedPosition(
+                BenchPosition(
                     position_from_text(entry["position"]),
                     parse_move_results(entry["results"]) if entry.get("results") is not None else None,
                 )
                 for entry in entries
             ]
-        return PositionSet(by_ply, data["seed"], data["per_ply"], data["recorded_with"], path)
+        return BenchSet(by_ply, data["seed"], data["per_ply"], data["recorded_with"], path)
     except (KeyError, TypeError, AttributeError, ValueError) as error:
         if isinstance(error, BenchError):
             raise
