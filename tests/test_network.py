@@ -18,11 +18,11 @@ from engine.network import MAX_UNITS
 from engine.params import default_params, load_params, params_from_dict, params_to_dict, save_params
 from engine.play.game import play_game
 from engine.players.specs import make_player
+from engine.ruler.position_set import load_positions, load_won
 from engine.submission.bundle import write_bundle
 from engine.symmetry import SYMMETRIES, turn
-from evolve.solved import network_ensemble, network_fit, tuners
+from evolve.solved import network_ensemble, network_fit
 from evolve.solved.fit_figures import TEMPERATURE
-from evolve.solved.positions import load_positions
 from tests.conftest import ROOT, cli, random_position
 from tests.test_native_search import random_network
 
@@ -107,14 +107,14 @@ def test_the_course_agent_plays_a_layered_evaluation(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def problem():
-    found = tuners.load_problem([POSITIONS], depth=2)
+def won():
+    found = load_won([POSITIONS])
     return found._replace(train=found.train[:30], held_out=found.held_out[:12])
 
 
 @pytest.mark.fast
-def test_the_fit_folds_its_standardisation_into_weights_the_engine_reads(problem):
-    rows = network_fit.value_rows(problem.train[:12])
+def test_the_fit_folds_its_standardisation_into_weights_the_engine_reads(won):
+    rows = network_fit.value_rows(won.train[:12])
     fitted = network_fit.fit_network(network_fit.samples_of(rows), hidden=3, iterations=40, seed=2)
     evaluate = make_evaluator(fitted.weights, None, None, fitted.network)
     losses = []
@@ -133,36 +133,36 @@ def test_the_fit_folds_its_standardisation_into_weights_the_engine_reads(problem
 
 @pytest.mark.fast
 def test_more_positions_join_the_fit_but_never_the_benchmarks_own():
-    problem = tuners.load_problem([POSITIONS], depth=2)
-    assert network_fit.extra_positions(problem, [POSITIONS], lost=False) == []
-    lost = network_fit.extra_positions(problem, [POSITIONS], lost=True)
+    won = load_won([POSITIONS])
+    assert network_fit.extra_positions(won, [POSITIONS], lost=False) == []
+    lost = network_fit.extra_positions(won, [POSITIONS], lost=True)
     every = load_positions(POSITIONS)
     assert len(lost) == sum(1 for p in every.split(False) if not p.won) > 0
-    assert all(not winning for _, winning, _ in lost)  # no winning move: lost
-    position = position_from_text(lost[0][0])
+    assert all(not p.winning for p in lost)  # no winning move: lost
+    position = position_from_text(lost[0].text)
     rows = network_fit.value_rows(lost[:1])
     assert rows[0] == (position, 0, 0.0) and len(rows) > 1 and all(win == 1.0 for _, _, win in rows[1:])
-    # a file fitted but not scored gives its training split alone, less the problem's positions
+    # a file fitted but not scored gives its training split alone, less the benchmark's positions
     other = f"{ROOT}/experiments/regret-20261127/fresh-3-8.json.gz"
-    more = network_fit.extra_positions(problem, [POSITIONS], lost=False, fit_only=[other])
-    texts = {text for text, _, _ in problem.train + problem.held_out}
+    more = network_fit.extra_positions(won, [POSITIONS], lost=False, fit_only=[other])
+    texts = {p.text for p in won.train + won.held_out}
     training = {p.text for p in load_positions(other).split(False) if p.won}
-    assert more and {text for text, _, _ in more} == training - texts
-    assert all(winning for _, winning, _ in more)
+    assert more and {p.text for p in more} == training - texts
+    assert all(p.winning for p in more)
 
 
-def _small_positions(path, problem):
-    """A positions file of the ``problem``'s positions alone (its train and held-out splits)."""
+def _small_positions(path, won):
+    """A positions file of the won positions ``won`` alone (its train and held-out splits)."""
     with gzip.open(POSITIONS, "rt") as handle:
         data = json.load(handle)
-    texts = {text for text, _, _ in problem.train + problem.held_out}
+    texts = {p.text for p in won.train + won.held_out}
     data["positions"] = [entry for entry in data["positions"] if entry["position"] in texts]
     path.write_bytes(gzip.compress(json.dumps(data).encode()))
     return path
 
 
-def test_the_command_fits_adds_leaves_scores_and_writes_a_params_file(tmp_path, problem):
-    positions = _small_positions(tmp_path / "small.json.gz", problem)
+def test_the_command_fits_adds_leaves_scores_and_writes_a_params_file(tmp_path, won):
+    positions = _small_positions(tmp_path / "small.json.gz", won)
     out = tmp_path / "network.json"
     words = ["network", "--positions", positions, "--out", out, "--depth", "2", "--hidden", "4"]
     result = cli("evolve", *words, "--iterations", "30", "--leaves", "1", "--per", "3", "--jobs", "2")
@@ -173,7 +173,7 @@ def test_the_command_fits_adds_leaves_scores_and_writes_a_params_file(tmp_path, 
     rounds = member["rounds"]
     assert len(params.network.units) == 4 and len(rounds) == 2 and member["seed"] == 1
     assert params.provenance["kept"] == rounds[-1]["kept"]  # one fit: the last round's count
-    assert rounds[1]["samples"] > rounds[0]["samples"] and all(r["of"] == len(problem.held_out) for r in rounds)
+    assert rounds[1]["samples"] > rounds[0]["samples"] and all(r["of"] == len(won.held_out) for r in rounds)
     assert params.weights["captures"] != network_fit.UNFITTED_CAPTURES  # the leaves' captures were fitted
     assert params.depth == load_params(os.path.join(ROOT, "params.json")).depth  # --start's settings
     assert params.provenance["lost"] is True  # the lost positions by default (this file holds none)
@@ -198,8 +198,8 @@ def test_an_ensemble_evaluates_the_mean_of_its_members():
         network_ensemble.ensemble([default_params(), members[0]])
 
 
-def test_the_command_fits_an_ensemble_of_seeds_and_scores_their_mean(tmp_path, problem):
-    positions = _small_positions(tmp_path / "small.json.gz", problem)
+def test_the_command_fits_an_ensemble_of_seeds_and_scores_their_mean(tmp_path, won):
+    positions = _small_positions(tmp_path / "small.json.gz", won)
     out = tmp_path / "ensemble.json"
     words = ["network", "--positions", positions, "--out", out, "--depth", "2", "--hidden", "3", "--leaves", "0"]
     result = cli("evolve", *words, "--iterations", "20", "--seed", "5", "--ensemble", "2", "--jobs", "2")
@@ -207,8 +207,8 @@ def test_the_command_fits_an_ensemble_of_seeds_and_scores_their_mean(tmp_path, p
     assert "member 2 of 2: seed 6" in result.stdout and "the ensemble of 2: kept" in result.stdout
     params = load_params(str(out))
     assert len(params.network.units) == 6 and [m["seed"] for m in params.provenance["members"]] == [5, 6]
-    assert 0 <= params.provenance["kept"] <= params.provenance["of"] == len(problem.held_out)
-    assert f"kept {params.provenance['kept']} of {len(problem.held_out)}" in result.stdout.splitlines()[-1]
+    assert 0 <= params.provenance["kept"] <= params.provenance["of"] == len(won.held_out)
+    assert f"kept {params.provenance['kept']} of {len(won.held_out)}" in result.stdout.splitlines()[-1]
 
 
 @pytest.mark.fast

@@ -1,6 +1,7 @@
 """The regret fitness's positions (evolve/solved/positions.py): drawn out of the book, every legal move solved,
-kept with a journal that a stopped build continues from; and the fitness itself (evolve/solved/regret.py),
-scored the same by either searcher."""
+kept with a journal that a stopped build continues from; ``evolve regret``, the ruler (engine/ruler/) on
+params as shipped, scored the same by either searcher and with any jobs; and exploitability
+(evolve/solved/exploit.py)."""
 
 import gzip
 import json
@@ -11,15 +12,12 @@ from engine.common.generation_record import GenerationRecord
 from engine.data import SHIPPED_PARAMS
 from engine.native.solver import position_from_text
 from engine.params import load_params
+from engine.ruler.fresh_search import FreshSearch
+from engine.ruler.measure import measure
+from engine.ruler.position_set import PositionsError, load_positions
 from evolve.runs import export_best
 from evolve.solved.position_sources import draw_positions
-from evolve.solved.positions import (
-    PositionsError,
-    _journal_line,
-    build_positions,
-    load_positions,
-)
-from evolve.solved.regret import regret_score
+from evolve.solved.positions import _journal_line, build_positions
 from tests.conftest import cli
 
 
@@ -58,19 +56,26 @@ def test_a_journal_cut_by_a_kill_keeps_every_answer_written_after_it(library, tm
     assert set(_read_journal(str(journal))) == set(texts) == set(done)  # nothing merged into the cut line
 
 
-def test_the_score_is_the_same_with_either_searcher_and_in_any_order(library, tmp_path):
+def test_the_score_is_the_same_with_either_searcher_in_any_order_and_with_any_jobs(library, tmp_path):
     out = str(tmp_path / "positions.json.gz")
     found = build_positions(out, 3, (9, 11), seed=5, table_bits=18)
     params = load_params(SHIPPED_PARAMS)
-    native = regret_score(params, found.positions, nodes_per_second=2000)
-    python = regret_score(params, found.positions, nodes_per_second=2000, searcher="python")
-    assert native == python and native.won == sum(p.won for p in found.positions)
-    backwards = regret_score(params, found.positions[::-1], nodes_per_second=2000)
-    assert backwards == native
-    result = cli("evolve", "regret", SHIPPED_PARAMS, "--positions", out, "--nodes-per-second", "2000", "--json")
-    assert result.returncode == 0, result.stderr
-    row = json.loads(result.stdout)[0]
-    assert row["fitness"]["won"] + row["held_out"]["won"] == native.won
+    native, python = (FreshSearch(params, searcher, nodes_per_second=2000) for searcher in ("native", "python"))
+    (by_native, by_python) = measure([native, python], found.positions)
+    assert by_native == by_python and by_native.won == sum(p.won for p in found.positions)
+    (backwards,) = measure([native], found.positions[::-1])
+    assert backwards._replace(misses=()) == by_native._replace(misses=())
+    assert sorted((m.solved.text, str(m.answer)) for m in backwards.misses) == sorted(
+        (m.solved.text, str(m.answer)) for m in by_native.misses
+    )
+    words = ["evolve", "regret", SHIPPED_PARAMS, "--positions", out, "--nodes-per-second", "2000", "--json"]
+    rows = [json.loads(cli(*words, "--jobs", jobs).stdout) for jobs in ("1", "2")]
+    assert rows[0] == rows[1]
+    fitness, held_out = rows[0][0]["fitness"], rows[0][0]["held_out"]
+    assert fitness["won"] + held_out["won"] == by_native.won and fitness["kept"] + held_out["kept"] == by_native.kept
+    assert sum(won for _, won in held_out["by_colour"].values()) == held_out["won"]
+    printed = cli(*words[:-1], "--jobs", "1").stdout
+    assert f"held_out: kept {held_out['kept']} of {held_out['won']} won positions" in printed
 
 
 @pytest.mark.fast
@@ -200,12 +205,12 @@ def test_exploitability_a_perfect_player_closes_the_gap_and_a_random_one_keeps_l
 
 def test_evolve_exploit_openings_plays_from_the_start_of_the_game(library):
     """``evolve exploit --openings``: the empty board and every won 2-ply opening, one game each, as
-    ``openings_kept`` plays them."""
+    ``openings_exploitability`` plays them."""
     from engine.book import book_key
     from engine.native.store import default_store_path
     from engine.native.stored_solver import StoredSolver
     from engine.players.specs import make_player
-    from evolve.solved.exploit import openings_kept, won_openings
+    from evolve.solved.exploit import openings_exploitability, won_openings
 
     with StoredSolver(default_store_path(), 18) as solver:
         openings = won_openings(solver)
@@ -213,7 +218,7 @@ def test_evolve_exploit_openings_plays_from_the_start_of_the_game(library):
         assert len(openings) == len({p.board_string() + p.previous_string() for p in openings}) == 273
         assert len({book_key(p)[0] for p in openings}) == 41 and {p.moves_played for p in openings} == {2}
         assert all(any(solver.move_results(p).values()) for p in openings)
-        direct = openings_kept(lambda: make_player("greedy"), solver, openings)
+        direct = openings_exploitability(lambda: make_player("greedy"), solver, openings)
     done = cli("evolve", "exploit", "greedy", "--openings", "--json", "--no-progress")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [{"player": "greedy", **direct.to_json()}]

@@ -8,6 +8,8 @@ import pytest
 
 from engine.native.store import default_store_path
 from engine.native.stored_solver import StoredSolver
+from engine.ruler.fresh_search import chosen_move
+from engine.ruler.measure import measure
 from evolve.cli import main as evolve
 from evolve.solved import ask_tell, move_labels, tuners
 from tests.conftest import ROOT
@@ -22,18 +24,30 @@ def problem():
 
 def test_the_problem_splits_won_positions_and_starts_from_the_hand_set_weights(problem):
     assert problem.train and problem.held_out
-    assert not {text for text, _, _ in problem.train} & {text for text, _, _ in problem.held_out}
-    assert all(wins for _, wins, _ in problem.train + problem.held_out)  # won: some move keeps the win
+    assert not {p.text for p in problem.train} & {p.text for p in problem.held_out}
+    assert all(p.won and not p.held_out for p in problem.train) and all(p.won and p.held_out for p in problem.held_out)
     assert len(problem.start) == len(problem.bounds) == len(tuners.FEATURES)
     assert all(low <= weight <= high for weight, (low, high) in zip(problem.start, problem.bounds))
 
 
 @pytest.mark.fast
-def test_the_ruler_counts_the_moves_that_keep_the_win(problem):
-    good, of = tuners.kept(problem.start, problem.held_out, problem.depth)
-    assert of == len(problem.held_out) and 0 < good < of
-    by_ply = tuners.kept_by_ply(problem.start, problem.held_out, problem.depth)
-    assert sum(done for done, _ in by_ply.values()) == good and sum(n for _, n in by_ply.values()) == of
+def test_the_benchmark_scores_a_candidate_as_the_ruler_does(problem):
+    """The regret fitness and a leg's held-out marks are ``engine.ruler.measure``'s shares of the
+    candidate searched to the problem's depth: the count of positions whose fresh search's move wins."""
+    few = problem._replace(train=problem.train[:40], held_out=problem.held_out[:40])
+    params = tuners.candidate_params(few.start, few.depth)
+    (train,) = measure([tuners.candidate_player(few.start, few.depth)], few.train)
+    assert train.kept == sum(chosen_move(params, p.position(), plain=True) in p.winning for p in few.train)
+    assert 0 < train.kept < train.won == len(few.train)
+    assert tuners.fitness_function(few, "regret", random.Random(1))(few.start) == train.share
+    result = tuners.run_leg(few, tuners.Leg("random", "labels", 1, 0.2))
+    marks = [mark.weights for mark in result.marks]
+    for mark, weights in zip(result.marks, marks):
+        searched = tuners.candidate_params(weights, few.depth)
+        kept = sum(chosen_move(searched, p.position(), plain=True) in p.winning for p in few.held_out)
+        assert mark.held_out == kept / len(few.held_out)
+    (last,) = measure([tuners.candidate_player(marks[-1], few.depth)], few.held_out)
+    assert result.by_ply == last.by_ply and sum(n for _, n in last.by_ply.values()) == len(few.held_out)
 
 
 @pytest.mark.fast
@@ -60,8 +74,6 @@ def test_a_legs_candidates_are_noted_at_each_tenth_and_scored_on_the_held_out_sp
     assert cpu == sorted(cpu) and cpu[-1] == pytest.approx(0.5)
     assert all(0.0 <= mark.held_out <= 1.0 for mark in result.marks)
     assert result.marks[-1].evaluations > 0
-    good, of = tuners.kept(result.marks[-1].weights, problem.held_out, problem.depth)
-    assert result.marks[-1].held_out == good / of
 
 
 @pytest.mark.parametrize("tuner", ["random", "ga", "cmaes", "spsa", "tpe"])

@@ -11,11 +11,11 @@ from engine.data import SHIPPED_PARAMS
 from engine.errors import InvalidInput
 from engine.network import MAX_UNITS
 from engine.params import load_params, save_params
+from engine.ruler.position_set import load_won
 from evolve.cli.tuners import add_problem_files
 from evolve.solved import network_fit
 from evolve.solved.network_ensemble import fit_ensemble
 from evolve.solved.network_fit import NetworkOptions, extra_positions
-from evolve.solved.tuners import load_problem
 
 
 def register(commands: Subcommands) -> None:
@@ -119,19 +119,18 @@ def _network(args: argparse.Namespace) -> int:
             f"layer holds at most {MAX_UNITS}"
         )
     start = load_params(args.start)
-    problem = load_problem(args.positions, args.depth)
-    if not problem.train or not problem.held_out:
+    won = load_won(args.positions)
+    if not won.train or not won.held_out:
         raise InvalidInput(
-            f"--positions: {len(problem.train)} won training positions and {len(problem.held_out)} held-out ones; "
+            f"--positions: {len(won.train)} won training positions and {len(won.held_out)} held-out ones; "
             "the fit needs both (files from 'evolve positions' hold a held-out fifth)"
         )
-    extra = extra_positions(problem, args.positions, not args.won_only, args.fit_only)
+    extra = extra_positions(won, args.positions, not args.won_only, args.fit_only)
     if extra:
-        won = sum(1 for _, winning, _ in extra if winning)
-        print(f"beside {len(problem.train)} won training positions: {len(extra)} more ({won} won)")
+        print(f"beside {len(won.train)} won training positions: {len(extra)} more ({sum(p.won for p in extra)} won)")
     began = time.process_time()
     options = NetworkOptions(args.hidden, network_fit.RIDGE, args.iterations, args.seed, args.leaves, args.per)
-    fit = fit_ensemble(problem, start, options, args.ensemble, solving(args), extra=extra)
+    fit = fit_ensemble(won, args.depth, start, options, args.ensemble, solving(args), extra=extra)
     provenance = {
         "source": "fitted",
         "method": "evolve network",
@@ -143,12 +142,12 @@ def _network(args: argparse.Namespace) -> int:
             {"seed": seed, "rounds": [figures._asdict() for figures in history]} for seed, history in fit.members
         ],
         "kept": fit.kept,
-        "of": len(problem.held_out),
+        "of": len(won.held_out),
         "cpu_seconds": fit.cpu_seconds,
         "date": datetime.date.today().isoformat(),
     }
     save_params(args.out, fit.params.with_settings(provenance=provenance))
-    of, units = len(problem.held_out), args.ensemble * args.hidden
+    of, units = len(won.held_out), args.ensemble * args.hidden
     print(
         f"wrote {args.out}: {units} units; kept {fit.kept} of {of} held-out won positions at depth {args.depth} "
         f"({fit.kept / of:.1%}); {fit.cpu_seconds:.0f} CPU s ({time.process_time() - began:.0f} in this process)"

@@ -21,6 +21,7 @@ from engine.constants import MAX_MOVES
 from engine.params import load_params
 from engine.play.summary import format_report
 from engine.players.shipped import ShippedPlayer, shipped_book
+from engine.ruler.position_set import load_positions
 from evolve.cli.runs import one_run
 from evolve.shipping.ship import DEFAULT_SCREEN, EVERY, screen, screen_games, ship, test_under_way
 from evolve.shipping.ship_plan import (
@@ -35,7 +36,6 @@ from evolve.shipping.ship_plan import (
     ship_folder,
 )
 from evolve.solved.exploit import Exploitability, exploitability, format_exploitability
-from evolve.solved.positions import load_positions
 
 
 def register(commands: Subcommands) -> None:

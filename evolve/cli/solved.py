@@ -3,9 +3,10 @@
 against the exact adversary)."""
 
 import argparse
+import functools
 import json
 import os
-from typing import Callable
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from engine.cli.parts.argument_types import file_to_write, ply_range, positive_int
 from engine.cli.parts.arguments import (
@@ -19,17 +20,21 @@ from engine.cli.parts.arguments import (
     store_path,
 )
 from engine.cli.parts.commands import Subcommands, command
+from engine.common.pools import process_pool
 from engine.common.progress import counter
+from engine.constants import colour_word
 from engine.errors import UserError
 from engine.native.stored_solver import StoredSolver
 from engine.params import load_params
 from engine.players.base import Player
 from engine.players.shipped import NODES_PER_SECOND, ShippedPlayer, shipped_book
 from engine.players.specs import make_player
-from evolve.solved.exploit import exploitability, format_exploitability, openings_kept, won_openings
+from engine.ruler.fresh_search import FreshSearch
+from engine.ruler.measure import Kept, RunJobs, measure
+from engine.ruler.position_set import SolvedPosition, load_positions
+from evolve.solved.exploit import exploitability, format_exploitability, openings_exploitability, won_openings
 from evolve.solved.position_sources import DEFAULT_PLIES
-from evolve.solved.positions import build_positions, load_positions, merge_positions
-from evolve.solved.regret import regret_score
+from evolve.solved.positions import build_positions, merge_positions
 
 
 def register(commands: Subcommands) -> None:
@@ -68,6 +73,10 @@ def register(commands: Subcommands) -> None:
         default=NODES_PER_SECOND,
         help="the nodes a CPU second of the params' budget buys (default %(default)s, measured)",
     )
+    regret.add_argument(
+        "--jobs", type=positive_int, default=os.cpu_count() or 1, help="searching processes (default: all cores)"
+    )
+    add_progress(regret)
     add_json(regret, "the scores")
     _register_exploit(commands)
 
@@ -140,33 +149,72 @@ def _positions(args: argparse.Namespace) -> int:
     return 0
 
 
+_SPLITS = (("fitness", False), ("held_out", True))  # ``evolve regret``'s splits: its name for each, held out
+
+
 def _regret(args: argparse.Namespace) -> int:
     """score params by the share of won positions where their move keeps the win
 
     For each won position of --positions, search it alone with the params' weights at their
     depth, CPU budget and cap counted in nodes (as 'play = "as-shipped"' does), and count the
-    moves that keep the win; for the fitness split and the held-out one, by ply. The same params
-    score the same on every machine.
+    moves that keep the win; for the fitness split and the held-out one, by ply and by colour.
+    The same params score the same on every machine and with any --jobs.
     """
     found = load_positions(args.positions)
-    rows = []
-    for path in args.params:
-        params = load_params(path)
-        row = {"params": path}
-        for name, held_out in (("fitness", False), ("held_out", True)):
-            score = regret_score(params, found.split(held_out), args.nodes_per_second)
-            row[name] = {"kept": score.kept, "won": score.won, "share": round(score.share, 4), "by_ply": score.by_ply}
-        rows.append(row)
+    players = [FreshSearch(load_params(path), nodes_per_second=args.nodes_per_second) for path in args.params]
+    pool = process_pool(args.jobs) if args.jobs > 1 else None
+    try:
+        run: Optional[RunJobs] = functools.partial(pool.imap, chunksize=1) if pool else None
+        scores = {name: _measured(args, players, found.won(held_out), name, run) for name, held_out in _SPLITS}
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+    rows = [
+        {"params": path, **{name: _score_json(scores[name][index]) for name, _ in _SPLITS}}
+        for index, path in enumerate(args.params)
+    ]
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
     for row in rows:
         print(row["params"])
-        for name in ("fitness", "held_out"):
+        for name, _ in _SPLITS:
             score = row[name]
             plies = " ".join(f"{ply}:{kept}/{won}" for ply, (kept, won) in score["by_ply"].items())
-            print(f"  {name}: kept {score['kept']} of {score['won']} won positions ({score['share']:.1%}); {plies}")
+            colours = " ".join(f"{colour} {kept}/{won}" for colour, (kept, won) in score["by_colour"].items())
+            print(
+                f"  {name}: kept {score['kept']} of {score['won']} won positions ({score['share']:.1%}); {plies}; "
+                f"{colours}"
+            )
     return 0
+
+
+def _measured(
+    args: argparse.Namespace,
+    players: Sequence[FreshSearch],
+    won: Sequence[SolvedPosition],
+    name: str,
+    run: Optional[RunJobs],
+) -> List[Kept]:
+    """Each player's Kept on the won positions of the split ``name``, the jobs run by ``run`` (None: here),
+    a bar said as they come."""
+    update = counter(f"regret, {name}", "position", len(won) * len(players), bar=progress_bar(args))
+    try:
+        return measure(players, won, run=run, progress=update)
+    finally:
+        update.close()
+
+
+def _score_json(kept: Kept) -> Dict[str, Any]:
+    """``evolve regret``'s figures of one params file on one split, as plain data."""
+    return {
+        "kept": kept.kept,
+        "won": kept.won,
+        "share": round(kept.share, 4),
+        "by_ply": kept.by_ply,
+        "by_colour": {colour_word(colour): counts for colour, counts in kept.by_colour.items()},
+    }
 
 
 def _exploit(args: argparse.Namespace) -> int:
@@ -212,7 +260,7 @@ def _exploit_openings(args: argparse.Namespace) -> int:
         for player, make in makers:
             update = counter(f"exploit {player}", "game", len(openings) + 1, bar=progress_bar(args))
             try:
-                reports.append((player, openings_kept(make, solver, openings, update)))
+                reports.append((player, openings_exploitability(make, solver, openings, update)))
             finally:
                 update.close()
     if args.json:

@@ -17,8 +17,9 @@ from engine.common.pools import process_pool
 from engine.errors import InvalidInput
 from engine.native.solver import describe_position, position_from_text
 from engine.native.stored_solver import StoredSolver, start_worker_solver, worker_solver
+from engine.ruler.measure import measure
 from evolve.solved import tuners
-from evolve.solved.exploit import EXPLOIT_TABLE_BITS, OpeningsKept, won_openings
+from evolve.solved.exploit import EXPLOIT_TABLE_BITS, OpeningsExploitability, won_openings
 from evolve.solved.move_labels import label_loss, labels_of
 from evolve.solved.tuners import Candidate
 from evolve.solved.tuners_report import format_table, plot_curves
@@ -28,8 +29,9 @@ EXPLOIT_CHOICES = ("final", "marks", "none")  # the candidates --exploit plays a
 
 
 def add_problem_files(parser: argparse.ArgumentParser, splits: str) -> None:
-    """--positions: the positions files of a tuner benchmark problem (``tuners.load_problem`` reads them);
-    ``splits`` says what the command does with their training and held-out splits."""
+    """--positions: the positions files of a tuner benchmark problem (their won positions by split, as
+    ``engine.ruler.position_set.load_won`` reads them); ``splits`` says what the command does with their
+    training and held-out splits."""
     help_text = f"positions files from 'evolve positions': {splits}"
     parser.add_argument("--positions", nargs="+", required=True, metavar="FILE", help=help_text)
 
@@ -126,11 +128,11 @@ def _tuners(args: argparse.Namespace) -> int:
     _problem = problem = tuners.load_problem(args.positions, args.depth)
     if not problem.train or not problem.held_out:
         raise InvalidInput("the positions hold no won position in their training split or none in the held-out one")
-    good, of = tuners.kept(problem.start, problem.held_out, args.depth)
-    start_share = good / of
+    (hand_set,) = measure([tuners.candidate_player(problem.start, args.depth)], problem.held_out)
+    start_share, of = hand_set.share, hand_set.won
     print(
         f"{len(legs)} legs of {args.budget:g} CPU s; training {len(problem.train)} won positions, held out {of}; "
-        f"the hand-set weights keep {good} of {of} ({start_share:.1%}) at depth {args.depth}",
+        f"the hand-set weights keep {hand_set.kept} of {of} ({start_share:.1%}) at depth {args.depth}",
         file=sys.stderr,
         flush=True,
     )
@@ -234,8 +236,8 @@ def _legs_done(args: argparse.Namespace, legs: Sequence[tuners.Leg]) -> List[tun
 OpeningsJob = Tuple[Candidate, int, Tuple[str, ...]]  # a candidate, its search's depth, the openings' texts
 
 
-def _openings_job(job: OpeningsJob) -> Tuple[Candidate, OpeningsKept]:
-    """Worker: the OpeningsKept of a candidate, against this process's adversary (``worker_solver``)."""
+def _openings_job(job: OpeningsJob) -> Tuple[Candidate, OpeningsExploitability]:
+    """Worker: the OpeningsExploitability of a candidate, against this process's adversary (``worker_solver``)."""
     weights, depth, texts = job
     openings = [position_from_text(text) for text in texts]
     return weights, tuners.candidate_openings(weights, depth, worker_solver(), openings)
@@ -243,8 +245,8 @@ def _openings_job(job: OpeningsJob) -> Tuple[Candidate, OpeningsKept]:
 
 def _play_openings(
     args: argparse.Namespace, problem: tuners.Problem, results: Sequence[tuners.LegResult]
-) -> Dict[Candidate, OpeningsKept]:
-    """The OpeningsKept of the hand-set start and of the candidates ``--exploit`` names: those ``--out``'s
+) -> Dict[Candidate, OpeningsExploitability]:
+    """The OpeningsExploitability of the hand-set start and of the candidates ``--exploit`` names: those ``--out``'s
     openings.jsonl holds (from the same openings) read back, the others played on ``--jobs`` processes,
     each said as it ends and kept in ``--out`` at once. Equal candidates (a converged leg's marks, a
     deterministic tuner's seeds) are played once."""
@@ -294,13 +296,13 @@ def _play_openings(
     return found
 
 
-def _openings_done(out: str, depth: int, openings: int) -> Dict[Candidate, OpeningsKept]:
-    """The OpeningsKept that ``out``'s openings.jsonl holds, by candidate, at ``depth`` from as many won
+def _openings_done(out: str, depth: int, openings: int) -> Dict[Candidate, OpeningsExploitability]:
+    """The OpeningsExploitability that ``out``'s openings.jsonl holds, by candidate, at ``depth`` from as many won
     openings as ``openings`` (another count: another set of openings, played again)."""
-    found: Dict[Candidate, OpeningsKept] = {}
+    found: Dict[Candidate, OpeningsExploitability] = {}
     for data in read_lines(os.path.join(out, "openings.jsonl")):
         try:
-            report = OpeningsKept.from_json(data)
+            report = OpeningsExploitability.from_json(data)
             if data["depth"] == depth and report.of == openings:
                 found[tuple(data["weights"])] = report
         except (ValueError, KeyError, TypeError):
@@ -323,7 +325,7 @@ def _correlations(
     problem: tuners.Problem,
     results: Sequence[tuners.LegResult],
     depth: int,
-    openings: Mapping[Candidate, OpeningsKept],
+    openings: Mapping[Candidate, OpeningsExploitability],
 ) -> Dict[str, float]:
     """Spearman's rank correlations, over the legs' final candidates, of the held-out share with the
     training regret, the labels fitness, one noisy games draw, a fixed match of MATCH_GAMES games, and
@@ -333,9 +335,10 @@ def _correlations(
     if len(finals) < 3:
         return {}
     labels = labels_of(problem.train)
+    trained = measure([tuners.candidate_player(mark.weights, depth) for mark in finals], problem.train)
     measures: Dict[str, List[Any]] = {  # numbers: every final mark is scored
         "held_out": [mark.held_out for mark in finals],
-        "regret": [tuners.kept(mark.weights, problem.train, depth)[0] for mark in finals],
+        "regret": [kept.kept for kept in trained],
         "labels": [-label_loss(mark.weights, labels) for mark in finals],
         "games": [tuners.games_score(mark.weights, depth, random.Random(k)) for k, mark in enumerate(finals)],
         "match": [_match(mark.weights, depth) for mark in finals],

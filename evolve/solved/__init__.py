@@ -1,16 +1,16 @@
 """The solved game as a ruler of weights: positions whose every move is solved, and what they measure.
 
-``positions`` solves and keeps the positions the exact fitnesses read, versioned, with a held-out
-split (``position_sources`` draws them: random play, games of mixed strength, recorded games);
-``regret`` is the exact regret fitness (is a won position kept?) and ``exploit`` plays won positions
-on against an exact adversary; ``labels`` samples positions and labels them with the compiled solver,
-``fit`` fits the weights to those labels with CMA-ES (``fit_figures`` says how well weights order
-them), ``pattern_fit`` the pattern weights with them, by their gradient, and ``network_fit`` the
-evaluation's hidden layer to solved positions and its search's leaves (``network_ensemble`` the mean of
-several such fits); ``tuners`` compares tuners at
-equal CPU where the evaluation decides alone, on won positions whose every move is solved (its table and
-curves in ``tuners_report``; the tuners,
-ask/tell objects, in ``ask_tell``; its labels fitness, every move of a won position labelled, in
-``move_labels``). Their commands are ``evolve.cli``'s ``solved``,
+``positions`` draws and solves the positions the exact ruler reads (``engine.ruler``: the positions
+files, their record and held-out split, and the share of won positions a player keeps), versioned
+(``position_sources`` draws them: random play, games of mixed strength, recorded games); ``regret``
+holds the regret fitness's jobs, and ``exploit`` plays won positions on against an exact adversary;
+``labels`` samples positions and labels them with the compiled solver, ``fit`` fits the weights to those
+labels with CMA-ES (``fit_figures`` says how well weights order them), ``pattern_fit`` the pattern
+weights with them, by their gradient, and ``network_fit`` the evaluation's hidden layer to solved
+positions and its search's leaves (``network_ensemble`` the mean of several such fits); ``tuners``
+compares tuners at equal CPU where the evaluation decides alone, on the ruler's won positions (its table
+and curves in ``tuners_report``; the tuners, ask/tell objects, in ``ask_tell``; its labels fitness, every
+move of a won position labelled, in ``move_labels``). Their commands are ``evolve.cli``'s ``solved``,
 ``fit``, ``network`` and ``tuners``.
 """
+

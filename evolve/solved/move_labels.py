@@ -7,17 +7,16 @@ log of the probability that a softmax of the moves' one-ply evaluations gives th
 way (no search), with its gradient for a tuner that follows it.
 """
 
-from typing import FrozenSet, List, Literal, NamedTuple, Sequence, Tuple, Union, overload
+from typing import List, Literal, NamedTuple, Sequence, Tuple, Union, overload
 
 import numpy
 
 from engine.constants import PASS, Move
 from engine.features import feature_values
 from engine.native.solver import position_from_text
+from engine.ruler.position_set import SolvedPosition
 
 LABEL_SCALE = 0.1  # logits per unit of evaluation: a stone of margin (weight 10) is one logit
-
-WonPosition = Tuple[str, FrozenSet[Move], int]  # a won position: its text, its winning moves, its ply
 
 
 class Labels(NamedTuple):
@@ -44,13 +43,14 @@ def move_features(text: str) -> List[Tuple[Move, Tuple[float, ...]]]:
     return rows
 
 
-def labels_of(positions: Sequence[WonPosition]) -> Labels:
-    """The Labels of won ``positions`` ((text, winning moves, ply) entries)."""
+def labels_of(positions: Sequence[SolvedPosition]) -> Labels:
+    """The Labels of the won ``positions``."""
     features: List[Tuple[float, ...]] = []
     wins: List[float] = []
     owner: List[int] = []
-    for number, (text, winning, _) in enumerate(positions):
-        for move, values in move_features(text):
+    for number, solved in enumerate(positions):
+        winning = solved.winning
+        for move, values in move_features(solved.text):
             features.append(values)
             wins.append(1.0 if move in winning else 0.0)
             owner.append(number)

@@ -5,15 +5,17 @@ feature's weight is the members' mean, and their layers stand side by side, each
 by their number, so the engine's one layer (at most ``MAX_UNITS`` units) computes it.
 """
 
+import functools
 from typing import Callable, List, NamedTuple, Sequence, Tuple
 
-from engine.common.pools import cpu_with_children
+from engine.common.pools import cpu_with_children, process_pool
 from engine.native.stored_solver import Solving
 from engine.network import Network, scaled
 from engine.params import Params, make_params
-from evolve.solved.move_labels import WonPosition
-from evolve.solved.network_fit import NetworkOptions, RoundFigures, fit_rounds, held_out_kept
-from evolve.solved.tuners import Problem
+from engine.ruler.fresh_search import FreshSearch
+from engine.ruler.measure import measure
+from engine.ruler.position_set import SolvedPosition, WonPositions
+from evolve.solved.network_fit import NetworkOptions, RoundFigures, fit_rounds
 
 
 def averaged(networks: Sequence[Network]) -> Network:
@@ -48,22 +50,23 @@ class EnsembleFit(NamedTuple):
 
 
 def fit_ensemble(
-    problem: Problem,
+    won: WonPositions,
+    depth: int,
     settings: Params,
     options: NetworkOptions,
     count: int,
     solving: Solving,
     report: Callable[[str], object] = print,
-    extra: Sequence[WonPosition] = (),
+    extra: Sequence[SolvedPosition] = (),
 ) -> EnsembleFit:
-    """``fit_rounds`` from each of the ``count`` seeds ``options.seed`` onwards; where ``count`` > 1 their
-    ``ensemble``, its held-out won positions counted."""
+    """``fit_rounds`` (on ``won`` at ``depth``) from each of the ``count`` seeds ``options.seed`` onwards;
+    where ``count`` > 1 their ``ensemble``, its held-out won positions counted at ``depth``."""
     fitted: List[Params] = []
     members: List[Tuple[int, Tuple[RoundFigures, ...]]] = []
     for seed in range(options.seed, options.seed + count):
         if count > 1:
             report(f"member {seed - options.seed + 1} of {count}: seed {seed}")
-        params, history = fit_rounds(problem, settings, options._replace(seed=seed), solving, report, extra)
+        params, history = fit_rounds(won, depth, settings, options._replace(seed=seed), solving, report, extra)
         fitted.append(params)
         members.append((seed, tuple(history)))
     cpu = sum(figures.cpu_seconds for _, history in members for figures in history)
@@ -71,6 +74,8 @@ def fit_ensemble(
         return EnsembleFit(fitted[0], tuple(members), members[0][1][-1].kept, cpu)
     started = cpu_with_children()
     joined = ensemble(fitted)
-    kept = held_out_kept(problem, joined, solving)
-    report(f"the ensemble of {count}: kept {kept} of {len(problem.held_out)} held-out won positions")
-    return EnsembleFit(joined, tuple(members), kept, cpu + cpu_with_children() - started)
+    with process_pool(solving.jobs) as pool:
+        searched = FreshSearch(joined.with_settings(depth=depth), plain=True)  # as fit_rounds scores a round
+        (held_out,) = measure([searched], won.held_out, run=functools.partial(pool.imap, chunksize=1))
+    report(f"the ensemble of {count}: kept {held_out.kept} of {held_out.won} held-out won positions")
+    return EnsembleFit(joined, tuple(members), held_out.kept, cpu + cpu_with_children() - started)

@@ -1,13 +1,16 @@
 """The evaluation's hidden layer (``engine.network``) fitted to solved positions: ``evolve network``.
 
-Data: the tuner benchmark's training split (``evolve.solved.tuners.Problem``): every won position and
-every position one of its moves leads to, valued by the solver (``values``: a winning move leads to a
-lost position, any other to a won one); where asked, more positions beside them (``extra_positions``: the
-lost positions of the same splits, every move of which leads to a won one, and the training splits of
-positions files that are fitted but not scored); then, round by round, leaves the depth-limited search of the
-fitted evaluation reads from each training position (``leaves``, ``per`` of them drawn at random from each
-search), valued by the compiled solver: the positions where the search asks the evaluation, with the
-captures along the search's line.
+Data: the won positions of positions files by split (``engine.ruler.position_set.WonPositions``, as the
+tuner benchmark reads them), and the depth of the searches that score them and draw leaves: every won
+training position and every position one of its moves leads to, valued by the solver (``value_rows``: a
+winning move leads to a lost position, any other to a won one); where asked, more positions beside them
+(``extra_positions``: the lost positions of the same splits, every move of which leads to a won one, and
+the training splits of positions files that are fitted but not scored); then, round by round, leaves the
+depth-limited search of the fitted evaluation reads from each training position (``leaves``, ``per`` of
+them drawn at random from each search), valued by the compiled solver: the positions where the search
+asks the evaluation, with the captures along the search's line. After each fit the ruler
+(``engine.ruler.measure``) counts the held-out won positions kept at that depth, with no book and no
+solver.
 
 Model: the log loss of the guess that the mover wins, logistic in the evaluation over ``TEMPERATURE``,
 where the evaluation is the features' weights (all of FEATURES, the captures included: a leaf's captures
@@ -19,9 +22,9 @@ weights, so the engine evaluates the raw features. Without leaves nothing shows 
 weigh ``UNFITTED_CAPTURES``.
 """
 
-import multiprocessing.pool
+import functools
 import random
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Sequence, Tuple
 
 import numpy
 from scipy.optimize import minimize
@@ -34,13 +37,12 @@ from engine.native.stored_solver import Solving, start_worker_solver, worker_sol
 from engine.network import MAX_UNITS, Network, Unit
 from engine.params import Params, make_params
 from engine.position import Position
+from engine.ruler.fresh_search import FreshSearch
+from engine.ruler.measure import measure
+from engine.ruler.position_set import SolvedPosition, WonPositions, load_positions
 from engine.search import Searcher
 from engine.symmetry import SYMMETRIES
 from evolve.solved.fit_figures import TEMPERATURE
-from evolve.solved.move_labels import WonPosition
-from evolve.solved.positions import load_positions
-from evolve.solved.regret import chosen_move
-from evolve.solved.tuners import Problem
 
 HIDDEN = 32  # units: 32 kept 96.6% of the benchmark's held-out won positions with a round of leaves
 RIDGE = 1e-4  # on the mean log loss, per squared weight of the layer
@@ -88,14 +90,13 @@ def joined(first: Samples, second: Samples) -> Samples:
     return Samples(*(numpy.concatenate([a, b]) for a, b in zip(first, second)))
 
 
-def value_rows(positions: Sequence[WonPosition]) -> List[Tuple[Position, int, float]]:
-    """(position, 0, win) for each position (text, winning moves, ply: won where it has a winning move,
-    else lost) and each position one of its moves leads to (a game over excepted): a winning move leads to
-    a lost position, any other to a won one."""
+def value_rows(positions: Sequence[SolvedPosition]) -> List[Tuple[Position, int, float]]:
+    """(position, 0, win) for each position (won or lost) and each position one of its moves leads to (a
+    game over excepted): a winning move leads to a lost position, any other to a won one."""
     rows: List[Tuple[Position, int, float]] = []
-    for text, winning, _ in positions:
-        position = position_from_text(text)
-        rows.append((position, 0, 1.0 if winning else 0.0))
+    for solved in positions:
+        position, winning = solved.position(), solved.winning
+        rows.append((position, 0, 1.0 if solved.won else 0.0))
         for move in position.all_moves():
             child = position.play_point(move)
             if not child.is_over:
@@ -104,20 +105,20 @@ def value_rows(positions: Sequence[WonPosition]) -> List[Tuple[Position, int, fl
 
 
 def extra_positions(
-    problem: Problem, paths: Sequence[str], lost: bool, fit_only: Sequence[str] = ()
-) -> List[WonPosition]:
-    """Positions whose values join the fit beside ``problem``'s won training positions, each once and none of
-    the problem's (either split): with ``lost``, the lost positions of the training splits of ``paths`` (the
-    problem's files); the training splits of the ``fit_only`` files (their won positions, and their lost ones
+    won: WonPositions, paths: Sequence[str], lost: bool, fit_only: Sequence[str] = ()
+) -> List[SolvedPosition]:
+    """Positions whose values join the fit beside the won training positions ``won`` (those of ``paths``),
+    each once and none of ``won``'s (either split): with ``lost``, the lost positions of the training splits
+    of ``paths``; the training splits of the ``fit_only`` files (their won positions, and their lost ones
     with ``lost``), whose held-out splits are neither fitted nor scored."""
-    seen = {text for text, _, _ in problem.train + problem.held_out}
-    found: List[WonPosition] = []
+    seen = {solved.text for solved in won.train + won.held_out}
+    found: List[SolvedPosition] = []
     for path, scored in [(path, True) for path in paths] + [(path, False) for path in fit_only]:
         for solved in load_positions(path).split(False):
             if solved.text in seen or (not solved.won and not lost) or (solved.won and scored):
                 continue
             seen.add(solved.text)
-            found.append((solved.text, frozenset(move for move, wins in solved.moves.items() if wins), solved.ply))
+            found.append(solved)
     return found
 
 
@@ -238,55 +239,32 @@ def _exported_unit(reads: numpy.ndarray, bias: float, out: float, mean: numpy.nd
 
 # --- a pool's work: the held-out positions kept, and the search's leaves --------------------------------
 
-_PARAMS: List[Params] = []  # a worker's Params (``start_worker``)
+
+class LeavesJob(NamedTuple):
+    """Draw ``per`` of the leaves that the search of ``params`` (to their depth) reads from the won position
+    ``solved``, with ``seed``."""
+
+    params: Params
+    solved: SolvedPosition
+    per: int
+    seed: int
 
 
-def start_worker(params: Params, table_bits: int, store: Optional[str]) -> None:
-    """A pool's initializer: the Params searched, and a StoredSolver for the leaves."""
-    _PARAMS[:] = [params]
-    start_worker_solver(table_bits, store)
-
-
-def keeps(entry: WonPosition) -> bool:
-    """Whether the worker's Params, searched to their depth with no book and no solver, keep the win."""
-    text, winning, _ = entry
-    return chosen_move(_PARAMS[0], text, plain=True) in winning
-
-
-def leaves(job: Tuple[WonPosition, int, int]) -> List[Tuple[str, int, float]]:
-    """Up to ``per`` of the leaves the worker's Params' search (their depth, the Python searcher) reads
-    from a won position, drawn with ``seed``: (the leaf as text, the mover's captures along the line, 1.0
-    where the mover wins, by the solver)."""
-    (text, _, _), per, seed = job
-    evaluate = _PARAMS[0].evaluator()
+def leaves(job: LeavesJob) -> List[Tuple[str, int, float]]:
+    """Worker: up to ``job.per`` of the leaves the search of ``job.params`` (their depth, the Python
+    searcher) reads from its position, drawn with its seed: (the leaf as text, the mover's captures along
+    the line, 1.0 where the mover wins, by this process's solver: ``start_worker_solver``)."""
+    evaluate = job.params.evaluator()
     seen: List[Tuple[Position, int]] = []
 
     def recording(position: Position, captured: int = 0) -> float:
         seen.append((position, captured))
         return evaluate(position, captured)
 
-    Searcher(recording, rng=None).iterative(position_from_text(text), _PARAMS[0].depth)
-    drawn = random.Random(seed).sample(seen, min(per, len(seen)))
+    Searcher(recording, rng=None).iterative(job.solved.position(), job.params.depth)
+    drawn = random.Random(job.seed).sample(seen, min(job.per, len(seen)))
     solver = worker_solver()
     return [(describe_position(p), captured, 1.0 if solver.wins(p) else 0.0) for p, captured in drawn if not p.is_over]
-
-
-def _counted(pool: multiprocessing.pool.Pool, problem: Problem) -> int:
-    """How many of ``problem``'s held-out won positions the ``pool``'s Params (``start_worker``) keep."""
-    return sum(pool.map(keeps, problem.held_out, chunksize=8))
-
-
-def _scoring_pool(params: Params, problem: Problem, solving: Solving) -> multiprocessing.pool.Pool:
-    """A pool whose workers search ``params`` at ``problem``'s depth (``keeps``, ``leaves``)."""
-    scored = params.with_settings(depth=problem.depth)
-    return process_pool(solving.jobs, initializer=start_worker, initargs=(scored, solving.table_bits, solving.store))
-
-
-def held_out_kept(problem: Problem, params: Params, solving: Solving) -> int:
-    """How many of ``problem``'s held-out won positions keep the win with ``params`` searched to the problem's
-    depth, with no book and no solver."""
-    with _scoring_pool(params, problem, solving) as pool:
-        return _counted(pool, problem)
 
 
 class RoundFigures(NamedTuple):
@@ -303,19 +281,21 @@ class RoundFigures(NamedTuple):
 
 
 def fit_rounds(
-    problem: Problem,
+    won: WonPositions,
+    depth: int,
     settings: Params,
     options: NetworkOptions,
     solving: Solving,
     report: Callable[[str], object] = print,
-    extra: Sequence[WonPosition] = (),
+    extra: Sequence[SolvedPosition] = (),
 ) -> Tuple[Params, List[RoundFigures]]:
-    """Fit the layer on ``problem``'s training split and the ``extra`` positions (``extra_positions``),
-    count the held-out won positions kept at its depth, then for each of ``options.leaves`` rounds add
-    ``options.per`` leaves of each won training position's search and fit again; (the last fit's Params:
-    its weights and layer with ``settings``' search settings, every round's figures)."""
-    samples = samples_of(value_rows(problem.train + tuple(extra)))
-    searched = problem.train + tuple(entry for entry in extra if entry[1])  # the won ones: their leaves
+    """Fit the layer on the won training positions ``won.train`` and the ``extra`` positions
+    (``extra_positions``), count the held-out won positions kept at ``depth``, then for each of
+    ``options.leaves`` rounds add ``options.per`` leaves of each won training position's search (to
+    ``depth``) and fit again; (the last fit's Params: its weights and layer with ``settings``' search
+    settings, every round's figures)."""
+    samples = samples_of(value_rows(won.train + tuple(extra)))
+    searched = won.train + tuple(solved for solved in extra if solved.won)  # the won ones: their leaves
     history: List[RoundFigures] = []
     for round_ in range(options.leaves + 1):
         started = cpu_with_children()
@@ -327,25 +307,32 @@ def fit_rounds(
         # the keys are search settings, never ``endgame``, which mypy cannot tell
         params = make_params(fitted.weights, settings.provenance, "the fitted weights", **settings.search())  # type: ignore[arg-type]
         params = params.with_network(fitted.network)
-        with _scoring_pool(params, problem, solving) as pool:
-            kept = _counted(pool, problem)
+        searching = params.with_settings(depth=depth)  # no book, no solver, no limit: the evaluation decides
+        # a pool a round, so that the round's CPU counts its workers' (they end with it)
+        with process_pool(
+            solving.jobs, initializer=start_worker_solver, initargs=(solving.table_bits, solving.store)
+        ) as pool:
+            run = functools.partial(pool.imap, chunksize=1)
+            (held_out,) = measure([FreshSearch(searching, plain=True)], won.held_out, run=run)
             report(
-                f"round {round_}: log loss {fitted.figures['log_loss']:.4f}; kept {kept} of {len(problem.held_out)} "
-                f"held-out won positions at depth {problem.depth} ({kept / len(problem.held_out):.1%})"
+                f"round {round_}: log loss {fitted.figures['log_loss']:.4f}; kept {held_out.kept} of "
+                f"{held_out.won} held-out won positions at depth {depth} ({held_out.share:.1%})"
             )
             if round_ < options.leaves:
                 report(
                     f"round {round_}: drawing {options.per} leaves of each of {len(searched)} training "
                     f"searches and solving them"
                 )
-                jobs = [(entry, options.per, 1000 * round_ + k) for k, entry in enumerate(searched)]
+                jobs = [
+                    LeavesJob(searching, solved, options.per, 1000 * round_ + k) for k, solved in enumerate(searched)
+                ]
                 found = [leaf for batch in pool.imap(leaves, jobs, chunksize=8) for leaf in batch]
         history.append(
             RoundFigures(
                 len(samples.wins),
                 fitted.figures["log_loss"],
-                kept,
-                len(problem.held_out),
+                held_out.kept,
+                held_out.won,
                 cpu_with_children() - started,
             )
         )

@@ -13,9 +13,9 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tu
 import numpy
 from scipy.optimize import OptimizeResult, minimize
 
-from engine.native.solver import position_from_text
 from engine.patterns import PATTERN_BOUNDS, PATTERNS, pattern_counts
 from engine.position import Position
+from engine.ruler.position_set import SolvedPosition
 from evolve.genome import feature_of, genes
 from evolve.solved.fit import (
     FIXED,
@@ -26,7 +26,6 @@ from evolve.solved.fit import (
     ply_columns,
 )
 from evolve.solved.fit_figures import TEMPERATURE, Array, describe
-from evolve.solved.move_labels import WonPosition
 
 # The ridge penalty's weight a pattern weight, on the mean log loss per (pattern weight / TEMPERATURE)^2:
 # on the labels of experiments/labels-20261123, 1e-5 to 1e-3 kept 90-92% of the tuner benchmark's
@@ -50,14 +49,13 @@ class Values(NamedTuple):
     plies: Array
 
 
-def values_of(positions: Sequence[WonPosition]) -> Values:
-    """The Values of the won ``positions`` ((text, winning moves, ply) entries) and of every position a
-    legal move leads to from each (a game over excepted): a won position's winning moves lead to lost
-    positions, its other moves to won ones."""
+def values_of(positions: Sequence[SolvedPosition]) -> Values:
+    """The Values of the won ``positions`` and of every position a legal move leads to from each (a game
+    over excepted): a won position's winning moves lead to lost positions, its other moves to won ones."""
     found: List[Position] = []
     wins: List[float] = []
-    for text, winning, _ in positions:
-        position = position_from_text(text)
+    for solved in positions:
+        position, winning = solved.position(), solved.winning
         for child, won in [(position, 1.0)] + [
             (position.play_point(move), 0.0 if move in winning else 1.0) for move in position.all_moves()
         ]:

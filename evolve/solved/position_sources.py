@@ -3,7 +3,9 @@
 ``draw_positions`` draws positions out of the book at plies 2-11 (both colours) by default, half from
 uniform random legal play and half from quick games of mixed strength (``evolve.solved.labels``), each distinct
 under the board's symmetries; ``recorded_positions`` takes those that recorded games met (match journals,
-SGF). Each is a (text, source) pair: the position as the compiled solver reads it, and one of ``SOURCES``.
+SGF). Each is a (text, source) pair: the position as the compiled solver reads it, and one of
+``engine.ruler.position_set.SOURCES`` ("random": uniform random legal play; "games": games of mixed
+strength; "recorded": recorded games, a match's or a study's).
 """
 
 import random
@@ -15,11 +17,10 @@ from engine.native.solver import describe_position, position_from_text
 from engine.play.records import recorded_positions as records_by_ply
 from engine.playout import random_point
 from engine.position import Position
+from engine.ruler.position_set import SOURCES
 from evolve.solved.labels import sample_game
 
 DEFAULT_PLIES = (2, 11)  # out of the book, before the shipped agent solves exactly (ply 12)
-# uniform random legal play; games of mixed strength (evolve.solved.labels); recorded games (a match, a study)
-SOURCES = ("random", "games", "recorded")
 
 
 def _random_position(seed: int, ply: int) -> Position:

@@ -1,4 +1,4 @@
-"""Positions with every legal move's exact result: drawn, solved and kept as versioned data.
+"""Positions with every legal move's exact result: drawn, solved, and written as versioned data.
 
 ``evolve.solved.position_sources`` draws positions out of the book at plies 2-11 (both colours), from
 uniform random legal play and from quick games of mixed strength, each distinct under the board's
@@ -6,87 +6,41 @@ symmetries (``draw_positions``), or takes those that recorded games met (``recor
 ``solve_positions`` has the compiled solver settle every legal move of each, on a pool of
 processes, keeping each answer in a journal so that a stopped build continues;
 ``build_positions`` writes the versioned file with its provenance (seed, how drawn, the solver's
-build) and a held-out split (a fifth of the positions, by their canonical key) that reports
-over-fitting. The regret fitness (``evolve.solved.regret``) and the exploitability report
-(``evolve.solved.exploit``) read these files.
-
-The file (gzipped JSON)::
-
-    {"format": "littlego-regret 1",
-     "info": {"seed": ..., "plies": [2, 11], "solver": "solve-<digest>", ...},
-     "positions": [{"position": "1 4 <previous> <board>", "source": "random", "held_out": false,
-                    "moves": {"12": 1, "7": 0, ...}}, ...]}    # each legal move (25: pass), 1 if it wins
+build) and its held-out split (``engine.ruler.position_set.held_out_key``: a fifth of the positions,
+by their canonical key) that reports over-fitting; ``merge_positions`` joins several files in one.
+The file, its record (``SolvedPosition``) and its reader are the ruler's (``engine.ruler.position_set``),
+and so is every measure made on it (``engine.ruler.measure``).
 """
 
 import datetime
-import gzip
 import hashlib
 import json
 import os
-from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from engine.book import book_key, load_book
 from engine.common.json_lines import end_cut_line, read_lines
 from engine.common.pools import process_pool
-from engine.constants import MAX_MOVES, PASS, Move
+from engine.constants import Move
 from engine.data import SHIPPED_BOOK
-from engine.errors import UserError
 from engine.native.compiler import compiled_solver
-from engine.native.solver import NATIVE_PASS, position_from_text
+from engine.native.solver import position_from_text
 from engine.native.store import SolvedStore
 from engine.native.stored_solver import start_worker_solver, worker_solver
 from engine.play.records import games as recorded_games
-from engine.protocol import write_atomic
-from evolve.solved.labels import read_document
-from evolve.solved.position_sources import DEFAULT_PLIES, SOURCES, draw_positions, recorded_positions
+from engine.ruler.position_set import (
+    HELD_OUT_SHARE,
+    PositionSet,
+    SolvedPosition,
+    held_out_key,
+    load_positions,
+    move_key,
+    move_of_key,
+    save_positions,
+)
+from evolve.solved.position_sources import DEFAULT_PLIES, draw_positions, recorded_positions
 
-POSITIONS_FORMAT = "littlego-regret 1"
-HELD_OUT_SHARE = 5  # one position in this many (by its canonical key) is held out
 SOLVER_TABLE_BITS = 24  # 512 MiB a solving process: early plies need a large table
-
-
-class PositionsError(UserError, ValueError):
-    """A positions file that cannot be used; the message names the file and the entry."""
-
-
-class SolvedPosition(NamedTuple):
-    """A position with every legal move's exact result: ``moves`` maps a move (a point, or PASS) to
-    whether it wins for the side to move."""
-
-    text: str  # as the compiled solver reads it: colour, ply, previous board, board
-    source: str  # how it was drawn: one of SOURCES
-    held_out: bool
-    moves: Dict[Move, bool]
-
-    @property
-    def won(self) -> bool:
-        """Whether the side to move wins (some move wins)."""
-        return any(self.moves.values())
-
-    @property
-    def critical(self) -> bool:
-        """Won, and at most a third of the legal moves keep the win: where a weak move gives it away."""
-        return self.won and 3 * sum(self.moves.values()) <= len(self.moves)
-
-    @property
-    def ply(self) -> int:
-        """The moves played before it."""
-        return int(self.text.split()[1])
-
-
-class PositionSet(NamedTuple):
-    """A positions file: its provenance and its positions, in the order drawn."""
-
-    info: Dict[str, Any]
-    positions: Tuple[SolvedPosition, ...]
-
-    def split(self, held_out: bool) -> Tuple[SolvedPosition, ...]:
-        """The positions of one split: the held-out ones, or those the fitness uses."""
-        return tuple(p for p in self.positions if p.held_out == held_out)
-
-
-def _held_out(key: str) -> bool:
-    return int.from_bytes(key.encode("utf-8")[-4:], "big") % HELD_OUT_SHARE == 0 if key else False
 
 
 def _file_digest(path: str) -> str:
@@ -140,17 +94,8 @@ def _solve(text: str) -> Tuple[str, Dict[Move, bool], int]:
     return text, results, solver.nodes - before
 
 
-def _move_key(move: Move) -> str:
-    return str(NATIVE_PASS if move == PASS else move)
-
-
-def _move_of(key: str) -> Move:
-    number = int(key)
-    return PASS if number == NATIVE_PASS else number
-
-
 def _journal_line(text: str, results: Mapping[Move, bool]) -> str:
-    return json.dumps({"position": text, "moves": {_move_key(m): int(w) for m, w in results.items()}}) + "\n"
+    return json.dumps({"position": text, "moves": {move_key(m): int(w) for m, w in results.items()}}) + "\n"
 
 
 def _read_journal(path: str) -> Dict[str, Dict[Move, bool]]:
@@ -158,7 +103,7 @@ def _read_journal(path: str) -> Dict[str, Dict[Move, bool]]:
     done: Dict[str, Dict[Move, bool]] = {}
     for entry in read_lines(path):
         try:
-            done[entry["position"]] = {_move_of(k): bool(v) for k, v in entry["moves"].items()}
+            done[entry["position"]] = {move_of_key(k): bool(v) for k, v in entry["moves"].items()}
         except (ValueError, KeyError, TypeError, AttributeError):
             continue
     return done
@@ -241,7 +186,7 @@ def build_positions(
         if update is not None and hasattr(update, "close"):
             update.close()
     positions = tuple(
-        SolvedPosition(text, source, _held_out(book_key(position_from_text(text))[0]), solved[text])
+        SolvedPosition(text, source, held_out_key(book_key(position_from_text(text))[0]), solved[text])
         for text, source in drawn
     )
     info = {
@@ -262,48 +207,3 @@ def build_positions(
     save_positions(path, PositionSet(info, positions))
     os.remove(journal)
     return PositionSet(info, positions)
-
-
-def save_positions(path: str, positions: PositionSet) -> None:
-    """Write a positions file atomically."""
-    data = {
-        "format": POSITIONS_FORMAT,
-        "info": positions.info,
-        "positions": [
-            {
-                "position": p.text,
-                "source": p.source,
-                "held_out": p.held_out,
-                "moves": {
-                    _move_key(m): int(w) for m, w in sorted(p.moves.items(), key=lambda item: int(_move_key(item[0])))
-                },
-            }
-            for p in positions.positions
-        ],
-    }
-    write_atomic(path, gzip.compress(json.dumps(data, separators=(",", ":")).encode("utf-8"), mtime=0))
-
-
-def load_positions(path: str) -> PositionSet:
-    """The PositionSet of a positions file; PositionsError naming the file and the entry for anything wrong."""
-    data, entries = read_document(path, POSITIONS_FORMAT, "positions", PositionsError)
-    positions = []
-    for index, entry in enumerate(entries):
-        where = f"{path}: positions[{index}]"
-        try:
-            text, source, held_out, moves = entry["position"], entry["source"], entry["held_out"], entry["moves"]
-            position = position_from_text(text)
-            results = {_move_of(k): bool(v) for k, v in moves.items() if v in (0, 1) and not isinstance(v, bool)}
-        except (TypeError, KeyError, AttributeError, ValueError) as error:
-            raise PositionsError(f"{where}: expected position, source, held_out and moves: {error}")
-        if source not in SOURCES or not isinstance(held_out, bool) or len(results) != len(moves):
-            raise PositionsError(f"{where}: a source of {', '.join(SOURCES)}, held_out true or false, moves 0 or 1")
-        legal = set(position.legal_points()) | {PASS}
-        if set(results) != legal:
-            raise PositionsError(f"{where}: the moves do not match the position's legal moves")
-        if not position.moves_played < MAX_MOVES or position.is_over:
-            raise PositionsError(f"{where}: the game is over")
-        positions.append(SolvedPosition(text, source, held_out, results))
-    info = data.get("info")
-    info = info if isinstance(info, dict) else {}
-    return PositionSet(info, tuple(positions))

@@ -1,10 +1,11 @@
 """The tuner benchmark: tuners compared at equal CPU where the evaluation decides alone, against an exact ruler.
 
 The problem (``Problem``): the evaluation searched to a fixed depth (4 by default) with no book and no
-solver, started from the hand-set defaults, its weights in the feature table's bounds. The ruler: won
-positions with every legal move solved (``evolve.solved.positions``), where a move keeps the win or gives it
-away. Their training split feeds the fitnesses; their held-out split scores each tuner's candidate, and
-its optimum is known: perfect play keeps every won position (100%).
+solver, started from the hand-set defaults, its weights in the feature table's bounds. The ruler
+(``engine.ruler``): won positions with every legal move solved (``evolve.solved.positions``), where a
+move keeps the win or gives it away, each searched alone by the candidate (``candidate_player``). Their
+training split feeds the fitnesses; their held-out split scores each tuner's candidate, and its optimum
+is known: perfect play keeps every won position (100%).
 
 A leg is one tuner on one fitness from one seed, given a CPU budget (``time.process_time``, the leg's own
 process: the compiled searcher runs in it). At each tenth of the budget the tuner's recommendation is
@@ -46,12 +47,13 @@ from engine.play.game import play_game
 from engine.players.searcher import AgentPlayer
 from engine.players.specs import make_player
 from engine.position import Position
+from engine.ruler.fresh_search import FreshSearch
+from engine.ruler.measure import measure
+from engine.ruler.position_set import SolvedPosition, load_won
 from evolve.solved.ask_tell import TUNER_CLASSES
-from evolve.solved.exploit import OpeningsKept, openings_kept
-from evolve.solved.move_labels import Labels, WonPosition, label_loss, labels_of
+from evolve.solved.exploit import OpeningsExploitability, openings_exploitability
+from evolve.solved.move_labels import label_loss, labels_of
 from evolve.solved.pattern_fit import minimise_log_loss, values_of
-from evolve.solved.positions import load_positions
-from evolve.solved.regret import chosen_move
 
 MARKS = 10  # the budget's tenths, at which a leg's candidate is noted
 FITNESSES = ("regret", "labels", "games", "values")
@@ -68,11 +70,11 @@ Candidate = Tuple[float, ...]  # a tuner's candidate: the features' weights (FEA
 
 
 class Problem(NamedTuple):
-    """What every leg tunes: ``train`` and ``held_out``, won positions as (text, winning moves, ply);
-    ``depth``, the search's; ``start`` and ``bounds`` of the weights, in FEATURES order."""
+    """What every leg tunes: ``train`` and ``held_out``, the won positions of each split; ``depth``, the
+    search's; ``start`` and ``bounds`` of the weights, in FEATURES order."""
 
-    train: Tuple[WonPosition, ...]
-    held_out: Tuple[WonPosition, ...]
+    train: Tuple[SolvedPosition, ...]
+    held_out: Tuple[SolvedPosition, ...]
     depth: int
     start: Tuple[float, ...]
     bounds: Tuple[Tuple[float, float], ...]
@@ -80,20 +82,11 @@ class Problem(NamedTuple):
 
 def load_problem(paths: Sequence[str], depth: int = 4) -> Problem:
     """The Problem of the positions files at ``paths``: each won position once (by its text), in the split
-    its file gives it."""
-    seen = set()
-    train: List[WonPosition] = []
-    held_out: List[WonPosition] = []
-    for path in paths:
-        for solved in load_positions(path).positions:
-            if not solved.won or solved.text in seen:
-                continue
-            seen.add(solved.text)
-            entry = (solved.text, frozenset(move for move, wins in solved.moves.items() if wins), solved.ply)
-            (held_out if solved.held_out else train).append(entry)
+    its file gives it (``engine.ruler.position_set.load_won``)."""
+    won = load_won(paths)
     start = tuple(default_params().weights[name] for name in FEATURES)
     bounds = tuple((float(low), float(high)) for low, high in (feature.bounds for feature in FEATURE_TABLE))
-    return Problem(tuple(train), tuple(held_out), depth, start, bounds)
+    return Problem(won.train, won.held_out, depth, start, bounds)
 
 
 # --- the fitnesses -----------------------------------------------------------------------------------
@@ -106,33 +99,19 @@ def candidate_params(weights: Sequence[float], depth: int) -> Params:
     return params.with_patterns(weights[len(FEATURES) :] or None, "a tuner's candidate")
 
 
-def _keeps(weights: Sequence[float], positions: Sequence[WonPosition], depth: int) -> List[bool]:
-    """For each of the won ``positions``, whether its move, searched to ``depth`` with ``weights``, keeps the win."""
-    params = candidate_params(weights, depth)
-    return [chosen_move(params, text, plain=True) in wins for text, wins, _ in positions]
-
-
-def kept(weights: Sequence[float], positions: Sequence[WonPosition], depth: int) -> Tuple[int, int]:
-    """(kept, of) the won ``positions`` whose move, searched to ``depth`` with ``weights``, keeps the win."""
-    return sum(_keeps(weights, positions, depth)), len(positions)
-
-
-def kept_by_ply(weights: Sequence[float], positions: Sequence[WonPosition], depth: int) -> Dict[int, Tuple[int, int]]:
-    """{ply: (kept, of)} of ``kept``."""
-    by_ply: Dict[int, Tuple[int, int]] = {}
-    for (_, _, ply), good in zip(positions, _keeps(weights, positions, depth)):
-        done, of = by_ply.get(ply, (0, 0))
-        by_ply[ply] = (done + good, of + 1)
-    return dict(sorted(by_ply.items()))
+def candidate_player(weights: Sequence[float], depth: int) -> FreshSearch:
+    """A candidate as the ruler asks it (``engine.ruler.measure``): searched alone to ``depth`` in each
+    position, with no book, no solver and no limit, so that the evaluation decides."""
+    return FreshSearch(candidate_params(weights, depth), plain=True)
 
 
 def candidate_openings(
     weights: Sequence[float], depth: int, solver: StoredSolver, openings: Sequence[Position]
-) -> OpeningsKept:
-    """The OpeningsKept of a candidate searched to ``depth`` (the compiled searcher, no book, no solver)
-    against the exact adversary of ``solver``, from the empty board and the won ``openings``."""
+) -> OpeningsExploitability:
+    """The OpeningsExploitability of a candidate searched to ``depth`` (the compiled searcher, no book, no
+    solver) against the exact adversary of ``solver``, from the empty board and the won ``openings``."""
     params = candidate_params(weights, depth)
-    return openings_kept(
+    return openings_exploitability(
         lambda: AgentPlayer(params, depth, spec="candidate", timed=False, engine="native"), solver, openings
     )
 
@@ -191,15 +170,12 @@ def _unit(weights: Sequence[float], bounds: Sequence[Tuple[float, float]]) -> Li
     return [min(max((w - low) / (high - low), 0.0), 1.0) for w, (low, high) in zip(weights, bounds)]
 
 
-_LABELS: Dict[Tuple[WonPosition, ...], Labels] = {}  # the labels of a problem's training split, once a process
-
-
 def fitness_function(problem: Problem, fitness: str, rng: random.Random) -> Callable[[Sequence[float]], float]:
     """The fitness ``fitness`` of weights (in weight units) on ``problem``: higher is better."""
     if fitness == "regret":
-        return lambda weights: kept(weights, problem.train, problem.depth)[0] / len(problem.train)
+        return lambda weights: measure([candidate_player(weights, problem.depth)], problem.train)[0].share
     if fitness == "labels":
-        labels = _LABELS.setdefault(problem.train, labels_of(problem.train))
+        labels = labels_of(problem.train)
         return lambda weights: -label_loss(weights, labels)
     if fitness == "games":
         return lambda weights: games_score(weights, problem.depth, rng)
@@ -210,7 +186,7 @@ def fitness_function(problem: Problem, fitness: str, rng: random.Random) -> Call
 
 def _texel(problem: Problem, note: Callable[[int, List[float]], bool]) -> None:
     """Adam on the label loss, in unit space (a step of 0.01 of each range); the current point noted."""
-    labels = _LABELS.setdefault(problem.train, labels_of(problem.train))
+    labels = labels_of(problem.train)
     spans = numpy.array([high - low for low, high in problem.bounds])
     point = numpy.array(_unit(problem.start, problem.bounds))
     first, second, step = numpy.zeros_like(point), numpy.zeros_like(point), 0
@@ -295,11 +271,9 @@ def run_leg(problem: Problem, leg: Leg) -> LegResult:
             values = [fitness(_weights(point, problem.bounds)) for point in asked]
             evaluations += len(values)
             tuner.tell(asked, values)
-    scored = []
-    for mark in marks:
-        good, of = kept(mark.weights, problem.held_out, problem.depth)
-        scored.append(mark._replace(held_out=good / of))
-    return LegResult(leg, scored, kept_by_ply(scored[-1].weights, problem.held_out, problem.depth))
+    found = measure([candidate_player(mark.weights, problem.depth) for mark in marks], problem.held_out)
+    scored = [mark._replace(held_out=kept.share) for mark, kept in zip(marks, found)]
+    return LegResult(leg, scored, found[-1].by_ply)
 
 
 # --- the summary --------------------------------------------------------------------------------------
@@ -313,7 +287,7 @@ def cpu_to_reach(result: LegResult, share: float) -> Optional[float]:
 def summary_rows(
     results: Sequence[LegResult],
     start_share: float,
-    openings: Optional[Mapping[Candidate, OpeningsKept]] = None,
+    openings: Optional[Mapping[Candidate, OpeningsExploitability]] = None,
 ) -> List[Dict[str, Any]]:
     """A row for each (tuner, fitness): seeds, the held-out share at the end (median, min, max), the
     median CPU to reach each of THRESHOLDS (None where fewer than half the seeds reached it), and where
@@ -346,7 +320,9 @@ def summary_rows(
     return rows
 
 
-def _openings_row(finals: Sequence[Candidate], openings: Mapping[Candidate, OpeningsKept]) -> Optional[Dict[str, int]]:
+def _openings_row(
+    finals: Sequence[Candidate], openings: Mapping[Candidate, OpeningsExploitability]
+) -> Optional[Dict[str, int]]:
     """The won openings the final candidates ``finals`` keep (median, min, max, of) and how many of them win
     the empty board, from ``openings``; None where it lacks one of them."""
     if not finals or not all(weights in openings for weights in finals):

@@ -5,7 +5,7 @@ both."""
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from evolve.solved import tuners
-from evolve.solved.exploit import OpeningsKept
+from evolve.solved.exploit import OpeningsExploitability
 from evolve.solved.tuners import Candidate
 
 
@@ -68,7 +68,7 @@ def plot_curves(
     results: Sequence[tuners.LegResult],
     start_share: float,
     path: str,
-    openings: Optional[Mapping[Candidate, OpeningsKept]] = None,
+    openings: Optional[Mapping[Candidate, OpeningsExploitability]] = None,
 ) -> None:
     """The held-out share against CPU seconds, a panel a fitness, a line a tuner (the median over seeds, the
     band their range); with ``openings`` (every mark's candidate's), the share of the won openings kept
@@ -111,7 +111,7 @@ def plot_curves(
     pyplot.close(figure)
 
 
-def _measure(mark: tuners.Mark, openings: Optional[Mapping[Candidate, OpeningsKept]]) -> float:
+def _measure(mark: tuners.Mark, openings: Optional[Mapping[Candidate, OpeningsExploitability]]) -> float:
     """A curve's value at ``mark``: its held-out share, or with ``openings`` its share of the won openings kept."""
     if openings is None:
         assert mark.held_out is not None

@@ -5,9 +5,9 @@ that is also in another positions file of experiments/ (the regret fits' sets) o
 there (the label fit's), and less the training split of any positions file a given params file's own
 fit read (its provenance's ``positions`` and ``fit_only``: ``evolve network`` fits the tuner benchmark's
 training splits, this file's among them, so only its held-out split is unseen by such params). Each won
-position is searched as the shipped agent plays it (`evolve regret`: its depth, CPU budget and cap in
-nodes); by how it was drawn (uniform random legal play, games of mixed strength) and in all. Several
-params files are scored on the same positions: those none of them has seen.
+position is searched as the shipped agent plays it (`evolve regret`: the ruler, `engine.ruler.measure`,
+with its depth, CPU budget and cap in nodes); by how it was drawn (uniform random legal play, games of
+mixed strength) and in all. Several params files are scored on the same positions: those none of them has seen.
 
     python3 experiments/regret-20261127/fresh.py [PARAMS...]  # from the repository root; default params.json
 """
@@ -19,9 +19,10 @@ import sys
 from engine.book import book_key
 from engine.native.solver import position_from_text
 from engine.params import load_params
+from engine.ruler.fresh_search import FreshSearch
+from engine.ruler.measure import measure
+from engine.ruler.position_set import load_positions
 from evolve.solved.labels import load_labels
-from evolve.solved.positions import load_positions
-from evolve.solved.regret import regret_score
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FRESH = os.path.join(HERE, "fresh-3-8.json.gz")
@@ -51,7 +52,7 @@ def main():
         print(path)
         for source in ("random", "games", None):
             chosen = [p for p in unseen if source is None or p.source == source]
-            score = regret_score(params, chosen)
+            (score,) = measure([FreshSearch(params)], chosen)
             by_ply = ", ".join(f"{ply}: {kept}/{won}" for ply, (kept, won) in score.by_ply.items())
             print(f"  {source or 'all'}: kept {score.kept} of {score.won} ({score.share:.1%}); by ply {by_ply}")
 

@@ -35,7 +35,7 @@ from engine.play.journal import read_journal
 from engine.play.match import MatchGame, match_sprt
 from engine.play.sgf import game_record_sgf, read_game
 from engine.play.summary import openings_kept, summarise
-from evolve.solved.positions import load_positions
+from engine.ruler.position_set import load_positions
 from evolve.solved.tuners import spearman
 
 HERE = os.path.dirname(os.path.abspath(__file__))
