@@ -2,8 +2,8 @@
 
 ``positions`` draws and solves the positions the exact ruler reads (``engine.ruler``: the positions
 files, their record and held-out split, and the share of won positions a player keeps), versioned
-(``position_sources`` draws them: random play, games of mixed strength, recorded games); ``regret``
-holds the regret fitness's jobs, and ``exploit`` plays won positions on against an exact adversary;
+(``position_sources`` draws them: random play, games of mixed strength, recorded games), and
+``exploit`` plays won positions on against an exact adversary;
 ``labels`` samples positions and labels them with the compiled solver, ``fit`` fits the weights to those
 labels with CMA-ES (``fit_figures`` says how well weights order them), ``pattern_fit`` the pattern
 weights with them, by their gradient, and ``network_fit`` the evaluation's hidden layer to solved
@@ -13,4 +13,3 @@ and curves in ``tuners_report``; the tuners, ask/tell objects, in ``ask_tell``; 
 move of a won position labelled, in ``move_labels``). Their commands are ``evolve.cli``'s ``solved``,
 ``fit``, ``network`` and ``tuners``.
 """
-
