@@ -47,6 +47,10 @@ def address(moves: List[Move], served: Optional[str]) -> str:
     return (served.split("#")[0] if served else "") + board_address(moves)
 
 
+def _count(number: int, word: str) -> str:
+    return f"{number:,} {word}{'' if number == 1 else 's'}"
+
+
 def _share(kept: int, won: int, digits: int = 0) -> str:
     return f"{100 * kept / won:.{digits}f}%" if won else "-"
 
@@ -154,22 +158,22 @@ def format_check(result: CheckResult, served: Optional[str] = None, misses: Opti
     asked = result.asked_now
     if asked and result.seconds > 0:
         lines.append(
-            f"Asked now: {asked} positions in {result.seconds:.0f} s on {result.jobs} jobs "
+            f"Asked now: {_count(asked, 'position')} in {result.seconds:.0f} s on {_count(result.jobs, 'job')} "
             f"({asked / result.seconds:.2f} positions a second)."
         )
     given = kept.misses
+    shown = given if misses is None else given[:misses]
     if given:
-        lines += ["", f"Given away: {len(given)} positions."]
-        if not served:
-            lines.append(
-                "Each opens on the board of `littlego serve`: put its #/board?... after the address the server "
-                "printed (http://127.0.0.1:8561/?token=...), or give --serve ADDRESS to have it here."
-            )
-        shown = given if misses is None else given[:misses]
-        for number, miss in enumerate(shown, 1):
-            lines += [""] + miss_lines(number, len(given), miss, served)
-        if len(shown) < len(given):
-            lines += ["", f"... and {len(given) - len(shown)} more (--misses all, or --json or --sgf for every one)"]
+        lines += ["", f"Given away: {_count(len(given), 'position')}."]
+    if shown and not served:
+        lines.append(
+            "Each opens on the board of `littlego serve`: put its #/board?... after the address the server "
+            "printed (http://127.0.0.1:8561/?token=...), or give --serve ADDRESS to have it here."
+        )
+    for number, miss in enumerate(shown, 1):
+        lines += [""] + miss_lines(number, len(given), miss, served)
+    if len(shown) < len(given):
+        lines += ["", f"({len(given) - len(shown)} more not shown: --misses all, or --json or --sgf for every one)"]
     return "\n".join(lines)
 
 
