@@ -16,11 +16,12 @@ from engine.native.solver import position_from_text
 from engine.players.gnugo import gnugo_path
 from engine.players.program import ProgramPlayer
 from engine.position import Position
+from engine.ruler import reference_answers
 from engine.ruler.check import asked_answers, run_check
 from engine.ruler.check_report import check_json, format_check, misses_sgf
 from engine.ruler.history import NoHistory, board_address, moves_to, replay
 from engine.ruler.position_set import load_positions
-from engine.ruler.reference_answers import DEFAULT_REFERENCES, identity, load_answers
+from engine.ruler.reference_answers import DEFAULT_REFERENCES, identity, load_answers, usable
 from engine.sandbox.limits import DEFAULT_LIMITS
 from tests.conftest import ROOT, cli
 
@@ -249,3 +250,17 @@ def test_help_explains_check():
     done = cli("littlego", "check", "--help")
     assert done.returncode == 0 and "--record-references" in done.stdout and "held-out" in done.stdout
     assert os.path.isfile(os.path.join(ROOT, "docs", "check.md"))
+
+
+@pytest.mark.fast
+def test_recorded_answers_stand_only_for_the_player_they_were_recorded_of(shipped, monkeypatch):
+    recorded = load_answers(CHECK_ANSWERS, shipped)
+    won = shipped.won(True)[:5]
+    stale = recorded.players["shipped"]._replace(identity={"params.json": "another", "book.json": "another"})
+    changed = recorded._replace(players=dict(recorded.players, shipped=stale))
+    answers, note = usable(changed, "shipped", won)
+    assert answers is None and "params.json" in note and "book.json" in note
+    monkeypatch.setattr(reference_answers, "gnugo_version", lambda: "")  # GNU Go not installed here
+    answers, note = usable(recorded, "gnugo", won)
+    assert answers == [recorded.players["gnugo"].answers[p.text] for p in won] and "not installed" in note
+    assert usable(recorded, "greedy", won) == (None, "")  # never recorded: asked now

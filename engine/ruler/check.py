@@ -33,7 +33,10 @@ ASKED_PROGRAM = (
     "that position: input.txt held the colour to move, the board before the last move and the board; no "
     "file a move wrote reached another position"
 )
-ASKED_GTP = "each position alone: a fresh process, the position set up by GTP moves, then genmove"
+ASKED_GTP = (
+    "each position alone: a fresh process, its board set up by alternating GTP plays (which leave out a KO's "
+    "history), then genmove"
+)
 ASKED_IN_PROCESS = "each position alone, as a new game started at that position (the same seed each time)"
 
 

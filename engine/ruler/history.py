@@ -6,9 +6,9 @@ ply and the side to move; the board page names a position by the moves that reac
 the last move placed colour by colour in turn, without a capture, a pass where a colour has fewer stones
 than turns (never two in a row, never Black's first move: either would end the game), then the last move
 itself. No placement can capture or be suicide: every group of a real board has a liberty, and a stone
-placed early has at least the liberties its whole group will have. The moves are replayed by the rules
-(``Position.play_point``) and must reach exactly the position asked for; ``NoHistory`` says where none
-does (a board no game reaches).
+placed early has at least the liberties its whole group will have. The moves are replayed as the board
+page replays them (``engine.ui.web.board_game.position_after``: the rules from the empty board) and must
+reach exactly the position asked for; ``NoHistory`` says where none does (a board no game reaches).
 """
 
 from functools import lru_cache
@@ -18,7 +18,8 @@ from engine.bitboard import points_of
 from engine.constants import BLACK, EMPTY, PASS, WHITE, Colour, Move, colour_word
 from engine.errors import UserError
 from engine.players.gtp import point_to_vertex
-from engine.position import IllegalMove, Position
+from engine.position import Position
+from engine.ui.web.board_game import BadRequest, position_after
 
 BOARD_PAGE = "#/board"  # the board page's place in the address of ``littlego serve``
 
@@ -93,14 +94,12 @@ def moves_to(position: Position) -> List[Move]:
 
 
 def replay(moves: List[Move]) -> Position:
-    """The position the ``moves`` reach from the empty board; NoHistory naming an illegal one."""
-    position = Position.initial()
-    for number, move in enumerate(moves, 1):
-        try:
-            position = position.play_point(move)
-        except IllegalMove as error:
-            raise NoHistory(f"move {number} of {board_address(moves)}: {error}")
-    return position
+    """The position the board page shows for ``moves`` (``board_game.position_after``: the rules from the
+    empty board); NoHistory naming a move they refuse."""
+    try:
+        return position_after(moves)
+    except BadRequest as error:
+        raise NoHistory(f"{board_address(moves)}: {error}")
 
 
 def board_address(moves: List[Move]) -> str:

@@ -12,7 +12,7 @@ the players again on a sample and compares, so that the table cannot drift from 
 The file (gzipped JSON)::
 
     {"format": "littlego-check-answers 1",
-     "info": {"created": ..., "command": ..., "jobs": ...},
+     "info": {"created": <when the recording began>, "command": ..., "jobs": ...},
      "positions": {"file": "check-positions.json.gz", "won": 2119, "sha256": <digest of the won texts>},
      "players": [{"spec": "gnugo", "identity": {"gnugo": "GNU Go 3.8"}, "seconds": 512.3,
                   "answers": [12, 25, {"fault": "timeout", "detail": "..."}, ...]}, ...]}
