@@ -173,7 +173,7 @@ def test_exploitability_a_perfect_player_closes_the_gap_and_a_random_one_keeps_l
     from engine.native.stored_solver import StoredSolver
     from engine.players.base import Player
     from engine.players.specs import make_player
-    from evolve.solved.exploit import RandomMover, exploitability, keeps
+    from evolve.solved.exploit import RandomMover, exploitability, wins_against_adversary
 
     out = str(tmp_path / "positions.json.gz")
     found = build_positions(out, 3, (10, 11), seed=4, table_bits=18)
@@ -192,11 +192,13 @@ def test_exploitability_a_perfect_player_closes_the_gap_and_a_random_one_keeps_l
     assert perfect.gap_closed in (1.0, None)
     random_mover = exploitability(RandomMover, "random", found.positions, table_bits=18)
     assert random_mover.kept < perfect.kept and random_mover.random_kept < perfect.kept
-    # keeps stops where the player gives the win away: the same answer as the game played out
+    # wins_against_adversary stops where the player gives the win away: the same answer as the game played out
     with StoredSolver(None, 18) as adversary:
         for solved in (p for p in found.positions if p.won):
             for player in (make_player("greedy"), RandomMover()):
-                assert keeps(player, solved.text, adversary) == _played_out(player, solved.text, adversary)
+                assert wins_against_adversary(player, solved.text, adversary) == _played_out(
+                    player, solved.text, adversary
+                )
     result = cli("evolve", "exploit", "greedy", "--positions", out, "--json", "--no-progress")
     assert result.returncode == 0 and json.loads(result.stdout)[0]["won"] == perfect.won, result.stderr
     held_out = cli("evolve", "exploit", "greedy", "--positions", out, "--json", "--no-progress", "--split", "held-out")

@@ -1,14 +1,13 @@
 """Which one-weight changes turn the give-aways of seed 4971 into a winning move (python3 probe.py > probe.txt).
 
 Each give-away position (the moves of its game to the first losing move, SGF points) is searched as
-the shipped agent plays, in nodes (evolve.solved.regret.chosen_move), with params.json as shipped and with
+the shipped agent plays, in nodes (engine.ruler.fresh_search.chosen_move), with params.json as shipped and with
 one weight changed; WIN marks the winning move the solver found, "played" the move given away,
 anything else another point (i,j), not solved here."""
 
-from engine.native.solver import describe_position
 from engine.params import load_params
 from engine.position import Position
-from evolve.solved.regret import chosen_move
+from engine.ruler.fresh_search import chosen_move
 
 
 def point(sgf):
@@ -38,11 +37,10 @@ for game, (moves, played, winning) in games.items():
     pos = Position.initial()
     for m in moves:
         pos = pos.play_point(point(m))
-    text = describe_position(pos)
     row = []
     for label, change in variants:
         params = base._replace(weights=dict(base.weights, **change))
-        move = chosen_move(params, text)
+        move = chosen_move(params, pos)
         mark = "WIN" if move == point(winning) else ("played" if move == point(played) else f"{move // 5},{move % 5}")
         row.append(f"{label}: {mark}")
     print(game, "played", played, "wins", winning, "|", "; ".join(row), flush=True)

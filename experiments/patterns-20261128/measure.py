@@ -65,13 +65,19 @@ from engine.params import load_params
 from engine.patterns import PATTERNS, pattern_counts
 from engine.players.specs import make_player
 from engine.position import Position
+from engine.ruler.fresh_search import chosen_move
 from engine.search import Searcher
 from engine.symmetry import SYMMETRIES
-from evolve.solved.exploit import keeps, won_openings
-from evolve.solved.regret import chosen_move
+from evolve.solved.exploit import wins_against_adversary, won_openings
 from evolve.solved.tuners import load_problem
 
 # --- windows -------------------------------------------------------------------------------------
+
+
+def _entries(positions):
+    """(text, winning moves, ply) of each SolvedPosition, as this script was written to read them."""
+    return [(p.text, p.winning, p.ply) for p in positions]
+
 
 FILES = (
     "experiments/regret-20261127/fresh-3-8.json.gz",
@@ -135,7 +141,7 @@ def dataset(problem, windows, liberties=False):
     its moves lead to; and groups: for each training position with winning and losing moves, its children's
     rows and whether each move wins."""
     rows, keys, wins, groups = [], [], [], []
-    for text, winning, _ in problem.train:
+    for text, winning, _ in _entries(problem.train):
         position = position_from_text(text)
         rows.append(feature_values(position, 0))
         keys.append(shapes(position, windows, liberties))
@@ -248,8 +254,8 @@ def _rounds(args, problem, label, fit_model, add):
         for round_ in range(args.leaves + 1):
             model = fit_model(fitted_captures)
             with multiprocessing.Pool(2, _start, (model,)) as pool:
-                kept = sum(pool.map(_kept, problem.held_out, chunksize=8))
-                trained = sum(pool.map(_kept, problem.train[: len(problem.held_out)], chunksize=8))
+                kept = sum(pool.map(_kept, _entries(problem.held_out), chunksize=8))
+                trained = sum(pool.map(_kept, _entries(problem.train[: len(problem.held_out)]), chunksize=8))
                 print(
                     f"{label}, leaf round {round_}: kept {kept} of {len(problem.held_out)} held-out won positions at "
                     f"depth 4 ({kept / len(problem.held_out):.1%}); {trained} of the first "
@@ -258,7 +264,9 @@ def _rounds(args, problem, label, fit_model, add):
                 )
                 if round_ == args.leaves:
                     return
-                jobs = [(entry, args.per, 1000 * round_ + number) for number, entry in enumerate(problem.train)]
+                jobs = [
+                    (entry, args.per, 1000 * round_ + number) for number, entry in enumerate(_entries(problem.train))
+                ]
                 found = pool.map(_leaves, jobs, chunksize=8)
             for text, captured in (leaf for batch in found for leaf in batch):
                 position = position_from_text(text)
@@ -356,7 +364,7 @@ def net(args):
         values.append(feature_values(position, captured))
         wins.append(win)
 
-    for text, winning, _ in problem.train:
+    for text, winning, _ in _entries(problem.train):
         position = position_from_text(text)
         add(position, 0, 1.0)
         for move in position.all_moves():
@@ -380,8 +388,8 @@ def openings(args):
         openings = won_openings(solver)
         for path in args.params:
             spec = f"native:{path}@{args.depth}"
-            empty = keeps(make_player(spec), describe_position(Position.initial()), solver)
-            kept = [keeps(make_player(spec), describe_position(p), solver) for p in openings]
+            empty = wins_against_adversary(make_player(spec), describe_position(Position.initial()), solver)
+            kept = [wins_against_adversary(make_player(spec), describe_position(p), solver) for p in openings]
             print(
                 f"{spec}: empty board as Black {'kept' if empty else 'LOST'}; won 2-ply openings kept "
                 f"{sum(kept)} of {len(kept)}",
@@ -396,8 +404,8 @@ def atlas(args):
     params = load_params(args.params).with_settings(depth=args.depth)
     problem = load_problem(FILES, args.depth)
     by_ply, missed, shapes = {}, [], {True: Counter(), False: Counter()}
-    for text, wins, ply in problem.held_out:
-        move = chosen_move(params, text, plain=True)
+    for text, wins, ply in _entries(problem.held_out):
+        move = chosen_move(params, position_from_text(text), plain=True)
         good = move in wins
         kept, of = by_ply.get(ply, (0, 0))
         by_ply[ply] = (kept + good, of + 1)
