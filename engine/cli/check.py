@@ -217,28 +217,36 @@ def _recorded(path: str, found: PositionSet) -> Optional[RecordedAnswers]:
     return load_answers(CHECK_ANSWERS, found)
 
 
-def _progress(args: argparse.Namespace, what: str) -> Callable[[int, int], None]:
-    """Progress on stderr: a bar on a terminal; else a line once the first jobs are answered and every tenth
-    after, each with the time the rest will take at the pace so far (an agent takes seconds a move)."""
-    started = time.time()
+def _progress(args: argparse.Namespace, what: str) -> Callable[[int, int, int], None]:
+    """Progress on stderr: a bar on a terminal; else a line once the first jobs of a player are answered and at
+    every tenth, with the time that player will take at its pace so far (an agent takes seconds a move; the
+    players asked now are asked one after another, each at its own pace)."""
+    begun = {0: time.time()}  # when each player's answers began: when the one before it finished
     shown: List[Progress] = []
     marks = set()
 
-    def report(done: int, total: int) -> None:
+    def report(done: int, total: int, players: int) -> None:
         if progress_bar(args):
             if not shown:
                 shown.append(counter(what, "position", total))
             shown[0](done)
             return
+        each = total // players
+        player, asked = (done - 1) // each, (done - 1) % each + 1
+        if asked == each:
+            begun[player + 1] = time.time()
         mark = done * 10 // total
-        if done != min(args.jobs, total) and (mark in marks or not mark):
+        if asked != min(args.jobs, each) and (mark in marks or not mark):
             return
         marks.add(mark)
-        elapsed = time.time() - started
-        rest = f", about {_duration(elapsed / done * (total - done))} left" if done < total else ""
-        print(
-            f"check {what}: {done} of {total} positions answered ({elapsed:.0f} s{rest})", file=sys.stderr, flush=True
-        )
+        now = time.time()
+        words = [f"{now - begun[0]:.0f} s"]
+        if asked < each:
+            pace = (now - begun.get(player, begun[0])) / asked
+            words.append(f"about {_duration(pace * (each - asked))} left" + (" for this player" if players > 1 else ""))
+        if player + 1 < players:
+            words.append(f"then {players - player - 1} more player{'s' if players - player > 2 else ''}")
+        print(f"check {what}: {done} of {total} positions answered ({'; '.join(words)})", file=sys.stderr, flush=True)
 
     return report
 

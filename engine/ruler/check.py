@@ -26,6 +26,8 @@ from engine.ruler.position_set import SolvedPosition
 from engine.ruler.reference_answers import RecordedAnswers, RecordedPlayer, identity, usable
 from engine.sandbox.limits import Limits
 
+# How a check tells of its answers: (positions answered, of the total, by so many players one after another).
+CheckProgress = Callable[[int, int, int], object]
 PER_JOB = 1  # positions a job asks: an agent takes seconds a move, so the pool balances and progress is shown
 # How each kind of player is given a position, in the report's words.
 ASKED_PROGRAM = (
@@ -184,14 +186,15 @@ def run_check(
     jobs: int = 1,
     cpu_limit: Optional[float] = None,
     limits: Optional[Limits] = None,
-    progress: Optional[Callable[[int, int], object]] = None,
+    progress: Optional[CheckProgress] = None,
     where: str = "",
 ) -> CheckResult:
     """The CheckResult of the player ``spec`` and the ``references`` (specs) on the won ``positions``: each
     reference's answers from ``recorded`` where it holds them for these positions and this player as it is
     now (``reference_answers.usable``), else asked now beside ``spec``'s, on ``map_function`` (a pool's
-    ``imap``, ``jobs`` processes); ``progress(done, total)`` hears of the positions answered now. A reference that
-    cannot be made here (GNU Go not installed) and has no recorded answers is left out, with the reason."""
+    ``imap``, ``jobs`` processes); ``progress(done, total, players)`` hears of the positions answered now. A
+    reference that cannot be made here (GNU Go not installed) and has no recorded answers is left out, with
+    the reason."""
     won = tuple(p for p in positions if p.won)
     live: List[Tuple[str, str]] = [(spec, "")]  # (spec, a note on why it is asked now)
     results: Dict[str, PlayerResult] = {}
@@ -211,7 +214,7 @@ def run_check(
     collecting = _Collecting(map_function, len(live))
     started = time.time()
     makes = [partial(watched_player, name, cpu_limit, limits) for name, _ in live]
-    kept = measure(makes, won, collecting, PER_JOB, _of_total(progress, 0, len(won) * len(live)))
+    kept = measure(makes, won, collecting, PER_JOB, _of_total(progress, 0, len(won), len(live)))
     seconds = time.time() - started
     for index, ((name, note), found) in enumerate(zip(live, kept)):
         state = StateFound(collecting.left[index], len(won)) if asked[name] == ASKED_PROGRAM else None
@@ -225,15 +228,15 @@ def record_references(
     won: Sequence[SolvedPosition],
     info: Dict[str, Any],
     map_function: MapFunction = map,
-    progress: Optional[Callable[[int, int], object]] = None,
+    progress: Optional[CheckProgress] = None,
 ) -> RecordedAnswers:
     """The RecordedAnswers of the players ``specs`` to every one of the won positions ``won``, one player
-    after another on ``map_function`` (``progress(done, total)``: the positions answered, all players counted);
+    after another on ``map_function`` (``progress(done, total, players)``: the positions answered, all players counted);
     ``info``: the table's provenance (``reference_answers.recorded_info``)."""
     players: Dict[str, RecordedPlayer] = {}
     for index, spec in enumerate(specs):
         started = time.time()
-        found = asked_answers(spec, won, map_function, _of_total(progress, index * len(won), len(specs) * len(won)))
+        found = asked_answers(spec, won, map_function, _of_total(progress, index * len(won), len(won), len(specs)))
         answers = dict(zip((p.text for p in won), found))
         players[spec] = RecordedPlayer(spec, identity(spec), time.time() - started, answers)
     return RecordedAnswers(info, players)
@@ -252,10 +255,10 @@ def asked_answers(
 
 
 def _of_total(
-    progress: Optional[Callable[[int, int], object]], before: int, total: int
+    progress: Optional[CheckProgress], before: int, positions: int, players: int
 ) -> Optional[Callable[[int], object]]:
-    """The ruler's ``progress(done)`` as ``progress(before + done, total)``."""
-    return None if progress is None else lambda done: progress(before + done, total)
+    """The ruler's ``progress(done)`` as a CheckProgress: ``before`` more done, of ``positions`` a player."""
+    return None if progress is None else lambda done: progress(before + done, positions * players, players)
 
 
 def _asked(spec: str, limits: Optional[Limits]) -> str:
