@@ -18,7 +18,7 @@ from engine.course.build import LANGUAGES, agents_built, recognise
 from engine.data import CHECK_ANSWERS, CHECK_POSITIONS
 from engine.errors import InvalidInput
 from engine.players.gnugo import gnugo_path
-from engine.players.specs import KNOWN, folder_without_command, make_player
+from engine.players.specs import KNOWN, KNOWN_NAMES, folder_without_command, make_player
 from engine.protocol import write_atomic
 from engine.ruler.check import check_map, record_references, run_check
 from engine.ruler.check_report import check_json, format_check, misses_sgf
@@ -172,16 +172,16 @@ def _check(args: argparse.Namespace) -> int:
 def _refuse_missing_agent(spec: str) -> None:
     """InvalidInput for a spec that names no player: a path to no folder, a folder with no agent, a bad spec."""
     folder = folder_without_command(spec)
-    if folder is None and (os.sep in spec or spec.startswith(".")) and not os.path.isdir(spec.partition("::")[0]):
+    if folder is None and spec.partition(":")[0] not in KNOWN_NAMES and (os.sep in spec or spec.startswith(".")):
         raise InvalidInput(f"{spec}: no such agent folder")
-    if folder is not None and os.path.isdir(folder) and recognise(folder) is None:
+    if folder is not None and not os.path.isdir(folder):
+        raise InvalidInput(f"{folder}: no such agent folder")
+    if folder is not None and recognise(folder) is None:
         raise InvalidInput(
             f"{folder}: holds no agent: the course's build.sh looks for "
             + ", ".join(language.source for language in LANGUAGES)
         )
-    if folder is not None and not os.path.isdir(folder):
-        raise InvalidInput(f"{folder}: no such agent folder")
-    make_player(spec).close()  # a bad spec: its one line
+    make_player(spec).close()  # any other bad spec: its one line
 
 
 def _can_make(spec: str) -> bool:
