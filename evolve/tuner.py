@@ -20,6 +20,7 @@ from evolve.experiment.schema import Config
 
 Fitness = Tuple[float, ...]  # an individual's fitness values, compared in order (higher is better)
 RUN_STRATEGIES = ("ga", "cmaes", "spsa")  # the config's strategy key: what ``evolve run`` can run
+CMAES_SMALLEST_SIGMA = 1e-12  # a CMA-ES step below this has converged to its numerical end
 
 
 class RunTuner:
@@ -38,6 +39,7 @@ class RunTuner:
             halloffame = tools.HallOfFame(config.hall_of_fame_size())
         self.halloffame = halloffame
         self.population: List[genome.Individual] = []
+        self.restarts = 0  # CMA-ES started again where its covariance broke (a long run on a smooth fitness)
         self._sampled: List[genome.Individual] = []
 
     def ask(self) -> List[genome.Individual]:
@@ -51,11 +53,28 @@ class RunTuner:
 
     def tell(self, candidates: Sequence[genome.Individual], fitnesses: Optional[Sequence[Fitness]] = None) -> None:
         """The candidates ``ask`` gave, measured: with ``fitnesses`` (in their order) or their own values
-        set already. The strategy learns from them and the hall of fame keeps the best."""
+        set already. The strategy learns from them and the hall of fame keeps the best. Where CMA-ES's
+        covariance breaks (not finite, or its step at its numerical end), it starts again from its centroid
+        with the config's step (``restarts`` counts them), as the benchmark's 20-second legs on the labels
+        fitness needed (experiments/tuners-20261128)."""
         if fitnesses is not None:
             for individual, values in zip(candidates, fitnesses):
                 individual.fitness.values = tuple(values)
-        self.population = self.toolbox.update(self._sampled, list(candidates))
+        centre = self.centre() if self.config.strategy == "cmaes" else None
+        try:
+            self.population = self.toolbox.update(self._sampled, list(candidates))
+            healthy = centre is None or (
+                bool(numpy.all(numpy.isfinite(self.strategy.C))) and self.strategy.sigma > CMAES_SMALLEST_SIGMA
+            )
+        except (numpy.linalg.LinAlgError, ValueError):
+            if centre is None:
+                raise
+            healthy = False
+        if not healthy and centre is not None:  # converged to its numerical end: a fresh start where it stood
+            self.restarts += 1
+            restart = self.config._replace(start=self.config.start._replace(weights=(tuple(centre),)))
+            self.toolbox, self.strategy = genome.make_toolbox(restart)
+            self.population = list(self._sampled)
         self.halloffame.clear()
         self.halloffame.update(candidates)
 

@@ -1,5 +1,6 @@
 """evolve run's strategies as one ask/tell object (evolve/tuner.py), the form the tuner benchmark runs them in."""
 
+import numpy
 import pytest
 
 from engine.features import FEATURE_TABLE, FEATURES
@@ -47,3 +48,21 @@ def test_a_tuner_replays_from_its_seed(strategy):
 def test_an_unknown_strategy_is_refused():
     with pytest.raises(ValueError, match="tpe"):
         tuner_config("tpe", START, BOUNDS, FEATURES, 1, 3)
+
+
+@pytest.mark.fast
+def test_cmaes_starts_again_where_its_covariance_breaks(monkeypatch):
+    tuner = RunTuner(tuner_config("cmaes", START, BOUNDS, FEATURES, 1, 10, population=8))
+    candidates = tuner.ask()
+    tuner.tell(candidates, [(float(k), 0.0) for k in range(len(candidates))])
+    centroid = tuner.centre()
+
+    def broken(points):
+        raise numpy.linalg.LinAlgError("Eigenvalues did not converge")
+
+    monkeypatch.setattr(tuner.strategy, "update", broken)
+    candidates = tuner.ask()
+    tuner.tell(candidates, [(0.0, 0.0)] * len(candidates))
+    assert tuner.restarts == 1 and tuner.centre() == pytest.approx(centroid)
+    assert tuner.strategy.sigma == tuner.config.cmaes.sigma  # a fresh strategy, where the broken one stood
+    assert len(tuner.ask()) >= 8  # and it goes on

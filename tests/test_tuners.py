@@ -87,19 +87,30 @@ def test_every_tuner_asks_points_in_the_box_and_takes_their_fitnesses(tuner):
     assert len(made.recommend()) == 4
 
 
-def test_cmaes_starts_again_where_its_covariance_breaks(monkeypatch):
-    made = ask_tell.Cmaes([0.5] * 4, random.Random(1), budget_hint=10)
-    asked = made.ask()
-    made.tell(asked, [float(k) for k in range(len(asked))])
-    centroid = made.recommend()
+@pytest.mark.fast
+@pytest.mark.parametrize("tuner", ["ga", "cmaes", "spsa"])
+def test_the_benchmarks_run_strategies_are_evolve_runs_own(tuner):
+    """The table's ga, cmaes and spsa rows measure the code evolve run runs: the same candidates as a
+    RunTuner of the run's config with the same seed, generation after generation."""
+    from evolve.tuner import RunTuner, tuner_config
 
-    def broken(points):
-        raise numpy.linalg.LinAlgError("Eigenvalues did not converge")
-
-    monkeypatch.setattr(made.strategy, "update", broken)
-    made.tell(made.ask(), [0.0] * len(asked))
-    assert made.restarts == 1 and made.recommend() == pytest.approx(centroid)
-    assert made.strategy.sigma == ask_tell.Cmaes.sigma  # a fresh strategy, where the broken one stood
+    start = [0.2, 0.5, 0.7]
+    made = ask_tell.TUNER_CLASSES[tuner](start, random.Random(4), budget_hint=10)
+    seed = random.Random(4).randrange(2**31)
+    genes = ["g0", "g1", "g2"]
+    config = tuner_config(tuner, start, [(0.0, 1.0)] * 3, genes, seed, 10, ask_tell.RUN_POPULATION)
+    assert config.population == ask_tell.RUN_POPULATION and config.strategy == tuner
+    asked_by_benchmark = []
+    for _ in range(3):
+        asked = made.ask()
+        asked_by_benchmark.append(asked)
+        made.tell(asked, [-sum((x - 0.8) ** 2 for x in point) for point in asked])
+    run = RunTuner(config)
+    for asked in asked_by_benchmark:
+        candidates = run.ask()
+        assert [list(c) for c in candidates] == asked
+        run.tell(candidates, [(-sum((x - 0.8) ** 2 for x in c), 0.0) for c in candidates])
+    assert run.recommend() == made.recommend()
 
 
 def test_texel_needs_the_labels_and_spearman_ranks():

@@ -2,18 +2,19 @@
 to [0, 1] a gene.
 
 A leg asks its tuner for candidates, tells it their fitnesses (higher is better) and notes the candidate
-it recommends: ``random`` (uniform search, the baseline, ``RandomSearch``), ``ga`` (``Genetic``), ``cmaes``
-(DEAP's, ``Cmaes``), ``spsa`` (``evolve.spsa``, ``Perturbation``) and ``tpe`` (Optuna's, ``Parzen``);
+it recommends. ``ga``, ``cmaes`` and ``spsa`` are ``evolve run``'s own strategies (``RunStrategy``, through
+``evolve.tuner.RunTuner``: the same code, defaults and hall of fame a run uses); ``random`` (uniform
+search, ``RandomSearch``) and ``tpe`` (Optuna's, ``Parzen``) are baselines that no run uses;
 ``TUNER_CLASSES`` names them. The benchmark's ``texel`` is no such object: it follows a fitness's gradient.
 """
 
 import math
 import random
-from typing import Any, Dict, List, Optional, Protocol, Sequence, Type
+from typing import Any, Dict, List, Protocol, Sequence, Type
 
-import numpy
+from evolve.tuner import RunTuner, tuner_config
 
-from evolve.spsa import Spsa
+RUN_POPULATION = 16  # what most of experiments/*.toml run with
 
 
 class Tuner(Protocol):
@@ -51,112 +52,49 @@ class RandomSearch:
         return self.best
 
 
-class Genetic(RandomSearch):
-    """A generational GA: tournaments of 3, blend crossover (0.5), Gaussian mutation (sigma 0.1 of each
-    range, a gene in four), one elite; 16 individuals. Recommends the best of the last generation."""
+class RunStrategy:
+    """``evolve run``'s own strategy (``evolve.tuner.RunTuner``: its GA, CMA-ES or SPSA, its defaults, its
+    hall of fame of elites measured again each generation), of RUN_POPULATION individuals, on the unit box:
+    each of these strategies scales its steps to a gene's range, so the box is the run's on the weights'
+    bounds. Recommends the hall of fame's best, what ``evolve export`` ships."""
 
-    size = 16
-
-    def __init__(self, start: Sequence[float], rng: random.Random, budget_hint: int) -> None:
-        super().__init__(start, rng, budget_hint)
-        self.population = [list(start)] + [self._mutated(list(start), 0.3) for _ in range(self.size - 1)]
-        self.values: Optional[List[float]] = None
-
-    def _mutated(self, point: List[float], sigma: float = 0.1, share: float = 0.25) -> List[float]:
-        return [min(max(x + self.rng.gauss(0, sigma), 0.0), 1.0) if self.rng.random() < share else x for x in point]
-
-    def _pick(self, values: List[float]) -> List[float]:
-        entrants = self.rng.sample(range(self.size), 3)
-        return self.population[max(entrants, key=lambda k: values[k])]
-
-    def ask(self) -> List[List[float]]:
-        values = self.values
-        if values is None:
-            return self.population
-        elite = self.population[max(range(self.size), key=lambda k: values[k])]
-        children = [list(elite)]
-        while len(children) < self.size:
-            a, b = self._pick(values), self._pick(values)
-            mix = [self.rng.uniform(-0.5, 1.5) for _ in a]
-            child = [min(max(x + m * (y - x), 0.0), 1.0) for x, y, m in zip(a, b, mix)]
-            children.append(self._mutated(child))
-        return children
-
-    def tell(self, asked: List[List[float]], values: List[float]) -> None:
-        super().tell(asked, values)
-        self.population, self.values = asked, list(values)
-
-    def recommend(self) -> List[float]:
-        values = self.values
-        if values is None:
-            return self.population[0]
-        return self.population[max(range(self.size), key=lambda k: values[k])]
-
-
-def _scored(asked: Sequence[List[float]], values: Sequence[float]) -> List[Any]:
-    """The points ``asked`` as DEAP individuals with their fitness ``values`` (maximised): what DEAP's CMA-ES
-    and ``evolve.spsa`` update from."""
-    from deap import base, creator
-
-    if not hasattr(creator, "TunerFitness"):
-        creator.create("TunerFitness", base.Fitness, weights=(1.0,))
-        creator.create("TunerPoint", list, fitness=creator.TunerFitness)
-    points = []
-    for point, value in zip(asked, values):
-        individual = creator.TunerPoint(point)
-        individual.fitness.values = (value,)
-        points.append(individual)
-    return points
-
-
-class Cmaes:
-    """DEAP's CMA-ES in the unit box (sigma 0.1, its default population); recommends the centroid. Where
-    its covariance degenerates (a long run on a smooth fitness), it starts again from its centroid."""
-
-    sigma = 0.1
+    strategy = ""  # a RUN_STRATEGIES name: set by each subclass
 
     def __init__(self, start: Sequence[float], rng: random.Random, budget_hint: int) -> None:
-        numpy.random.seed(rng.randrange(2**31))  # DEAP's sampling draws from numpy's global generator
-        self.restarts = 0
-        self._start(list(start))
-
-    def _start(self, centroid: List[float]) -> None:
-        from deap import cma
-
-        self.strategy = cma.Strategy(centroid=centroid, sigma=self.sigma)
+        genes = [f"g{k}" for k in range(len(start))]
+        config = tuner_config(
+            self.strategy, start, [(0.0, 1.0)] * len(start), genes, rng.randrange(2**31), budget_hint, RUN_POPULATION
+        )
+        self.tuner = RunTuner(config)
+        self.asked: List[Any] = []
 
     def ask(self) -> List[List[float]]:
-        return [[min(max(x, 0.0), 1.0) for x in point] for point in self.strategy.generate(list)]
+        self.asked = self.tuner.ask()
+        return [[float(x) for x in individual] for individual in self.asked]
 
     def tell(self, asked: List[List[float]], values: List[float]) -> None:
-        centroid = self.recommend()
-        try:
-            self.strategy.update(_scored(asked, values))
-            healthy = numpy.all(numpy.isfinite(self.strategy.C)) and self.strategy.sigma > 1e-12
-        except (numpy.linalg.LinAlgError, ValueError):
-            healthy = False
-        if not healthy:  # converged to its numerical end: a fresh start where it stood
-            self.restarts += 1
-            self._start(centroid)
+        self.tuner.tell(self.asked, [(value, 0.0) for value in values])  # the run's fitness: (score, margin)
 
     def recommend(self) -> List[float]:
-        return [min(max(x, 0.0), 1.0) for x in self.strategy.centroid]
+        return self.tuner.recommend()
 
 
-class Perturbation:
-    """SPSA (``evolve.spsa``: two pairs a step, Spall's gains over the planned steps); recommends the centre."""
+class Genetic(RunStrategy):
+    """The run's GA: tournaments, blend crossover and Gaussian mutation as [ga]'s defaults set them."""
 
-    def __init__(self, start: Sequence[float], rng: random.Random, budget_hint: int) -> None:
-        self.spsa = Spsa(start, [(0.0, 1.0)] * len(start), 2, budget_hint, seed=rng.randrange(2**31))
+    strategy = "ga"
 
-    def ask(self) -> List[List[float]]:
-        return self.spsa.generate(list)
 
-    def tell(self, asked: List[List[float]], values: List[float]) -> None:
-        self.spsa.update(_scored(asked, values))
+class Cmaes(RunStrategy):
+    """The run's CMA-ES: DEAP's, with [cmaes]'s default step, started again where its covariance breaks."""
 
-    def recommend(self) -> List[float]:
-        return self.spsa.centre
+    strategy = "cmaes"
+
+
+class Perturbation(RunStrategy):
+    """The run's SPSA (``evolve.spsa``): [spsa]'s default gains, Spall's schedule over the planned steps."""
+
+    strategy = "spsa"
 
 
 class Parzen:

@@ -23,8 +23,9 @@ Fitnesses (``FITNESSES``), each higher-is-better:
   on the benchmark's own training split; ``values_of``).
 
 Tuners (``TUNERS``), each an ask/tell object over the weights scaled to [0, 1] a gene
-(``evolve.solved.ask_tell``): ``random`` (uniform search, the baseline), ``ga``, ``cmaes`` (DEAP's),
-``spsa`` (``evolve.spsa``), ``tpe`` (Optuna's), ``texel`` (gradient descent with Adam on the
+(``evolve.solved.ask_tell``): ``ga``, ``cmaes`` and ``spsa`` are ``evolve run``'s own strategies with
+its defaults and hall of fame (``evolve.tuner``; since 2026-12-02, before which the benchmark ran copies
+of its own); ``random`` (uniform search, the baseline), ``tpe`` (Optuna's), ``texel`` (gradient descent with Adam on the
 ``labels`` loss: the labels fitness only), and ``patterns`` (the features' weights with the 189 pattern
 weights of ``engine.patterns``, by L-BFGS-B on the ``values`` loss: ``evolve.solved.pattern_fit``; its
 candidates are the features' weights followed by the pattern weights). A gradient tuner that converges
