@@ -17,7 +17,7 @@ from engine.play.sgf import game_sgf
 from engine.players.gtp import point_to_vertex
 from engine.position import LEGAL, Position
 from engine.ruler.check import CheckResult, PlayerResult
-from engine.ruler.history import board_address, moves_to
+from engine.ruler.history import NoHistory, board_address, moves_to
 from engine.ruler.measure import Answer, Fault, Miss, Tally
 from engine.ruler.reference_answers import REFERENCE_WORDS
 from engine.sandbox.files import excerpt
@@ -25,6 +25,7 @@ from engine.ui.board import board_diagram
 
 NAME_WIDTH = 24  # characters of a player's spec in the table
 FILES_SHOWN = 10  # of the files an agent's moves left, named
+NO_ADDRESS = "none: no game reaches this board by the moves the board page could be given"
 
 
 def move_words(move: Move) -> str:
@@ -45,6 +46,14 @@ def address(moves: List[Move], served: Optional[str]) -> str:
     """The board page's address of the position ``moves`` reach: after ``served`` (the address ``littlego
     serve`` printed, with its token) where given, else the part to put after it."""
     return (served.split("#")[0] if served else "") + board_address(moves)
+
+
+def _moves(position: Position) -> Optional[List[Move]]:
+    """The moves that reach ``position`` on the board, None where no game does (a positions file's made-up board)."""
+    try:
+        return moves_to(position)
+    except NoHistory:
+        return None
 
 
 def _count(number: int, word: str) -> str:
@@ -113,9 +122,8 @@ def state_words(player: PlayerResult) -> str:
 def _players_words(result: CheckResult) -> List[str]:
     lines = []
     for player in result.references:
-        words = REFERENCE_WORDS.get(player.spec, player.spec)
-        how = "its recorded answers" if player.recorded else "asked now"
-        lines.append(f"  {player.spec}: {words}; {how}{'; ' + player.note if player.note else ''}")
+        words = [REFERENCE_WORDS.get(player.spec, ""), "its recorded answers" if player.recorded else "asked now"]
+        lines.append(f"  {excerpt(player.spec, 200)}: " + "; ".join(w for w in words + [player.note] if w))
     for spec, why in result.left_out:
         lines.append(f"  {spec}: left out: {why}")
     return lines
@@ -133,7 +141,8 @@ def miss_lines(number: int, total: int, miss: Miss, served: Optional[str]) -> Li
     ko = [move_words(point) for point in points_of(position.ko_mask())]
     if ko:
         lines.append(f"  KO: {', '.join(ko)} cannot be played now")
-    lines.append(f"  on the board: {address(moves_to(position), served)}")
+    moves = _moves(position)
+    lines.append(f"  on the board: {address(moves, served) if moves is not None else NO_ADDRESS}")
     return lines
 
 
@@ -205,7 +214,7 @@ def miss_json(miss: Miss, served: Optional[str] = None) -> Dict[str, Any]:
     """A position given away as data: its text, ply and colour, the answer (a move in ``i,j`` or PASS, or a
     fault), the winning moves, the moves that reach it and its address on the board."""
     solved, position = miss.solved, miss.solved.position()
-    moves = moves_to(position)
+    moves = _moves(position)
     answer = miss.answer
     return {
         "position": solved.text,
@@ -214,8 +223,8 @@ def miss_json(miss: Miss, served: Optional[str] = None) -> Dict[str, Any]:
         "played": None if isinstance(answer, Fault) else move_to_text(answer),
         "fault": str(answer) if isinstance(answer, Fault) else None,
         "winning": sorted(move_to_text(m) for m in solved.winning),
-        "moves": [point_to_vertex(m) for m in moves],
-        "address": address(moves, served),
+        "moves": None if moves is None else [point_to_vertex(m) for m in moves],
+        "address": None if moves is None else address(moves, served),
     }
 
 
