@@ -20,7 +20,7 @@ from engine.ruler import reference_answers
 from engine.ruler.check import asked_answers, run_check
 from engine.ruler.check_report import check_json, format_check, misses_sgf
 from engine.ruler.history import NoHistory, board_address, moves_to, replay
-from engine.ruler.position_set import load_positions
+from engine.ruler.position_set import PositionSet, load_positions, save_positions
 from engine.ruler.reference_answers import DEFAULT_REFERENCES, identity, load_answers, usable
 from engine.sandbox.limits import DEFAULT_LIMITS
 from tests.conftest import ROOT, cli
@@ -264,3 +264,21 @@ def test_recorded_answers_stand_only_for_the_player_they_were_recorded_of(shippe
     answers, note = usable(recorded, "gnugo", won)
     assert answers == [recorded.players["gnugo"].answers[p.text] for p in won] and "not installed" in note
     assert usable(recorded, "greedy", won) == (None, "")  # never recorded: asked now
+
+
+@pytest.mark.fast
+def test_record_references_writes_a_table_check_reads(shipped, tmp_path):
+    small = PositionSet({"test": True}, tuple(shipped.positions[:40]))
+    positions, table = tmp_path / "positions.json.gz", tmp_path / "answers.json.gz"
+    save_positions(str(positions), small)
+    done = cli(
+        "littlego", "check", "--record-references", str(table), "--references", "alphabeta,greedy",
+        "--positions", str(positions), "--jobs", "2",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    recorded = load_answers(str(table), load_positions(str(positions)))
+    won = [p for p in small.positions if p.won]
+    assert list(recorded.players) == ["alphabeta", "greedy"] and recorded.info["command"].startswith("littlego check")
+    assert [recorded.players["greedy"].answers[p.text] for p in won] == asked_answers("greedy", won)
+    with pytest.raises(reference_answers.AnswersError):
+        load_answers(str(table), shipped)  # the answers to other positions
