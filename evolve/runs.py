@@ -20,44 +20,40 @@ if TYPE_CHECKING:  # matplotlib is slow to import, and only plots need it
 
 
 def format_table(records: Sequence[GenerationRecord]) -> str:
-    """The generation table."""
-    rows = [
-        "{:>4} {:>9} {:>8} {:>7} {:>7} {:>8} {:>7} {:>7} {:>9} {:>6} {:>8} {:>8} {:>8}".format(
-            "gen",
-            "best win",
-            "margin",
-            "Black",
-            "White",
-            "mean win",
-            "spread",
-            "SE",
-            "diversity",
-            "games",
-            "seconds",
-            "CPU s",
-            "games/s",
-        )
-    ]
+    """The generation table; where the run has [regret], the best's share of the fitness's won positions kept
+    (``kept``), of the held-out ones (``held out``) and the ruler's positions a second beside it."""
+    regret = any(r.positions is not None for r in records)
+    head = "{:>4} {:>9} {:>8} {:>7} {:>7} {:>8} {:>7} {:>7} {:>9} {:>6} {:>8} {:>8} {:>8}"
+    names = ["gen", "best win", "margin", "Black", "White", "mean win", "spread", "SE", "diversity", "games"]
+    names += ["seconds", "CPU s", "games/s"]
+    if regret:
+        head += " {:>6} {:>8} {:>6}"
+        names += ["kept", "held out", "pos/s"]
+    rows = [head.format(*names)]
     for r in records:
         colour = r.best_by_colour or ByColour(None, None)  # runs before it was recorded: none
         row = "{:>4} {:>9.3f} {:>+8.2f} {:>7} {:>7} {:>8.3f} {:>7.3f} {:>7} {:>9.3f} {:>6} {:>8.1f} {:>8} {:>8.1f}"
-        rows.append(
-            row.format(
-                r.generation,
-                r.best_fitness[0],
-                r.best_fitness[1],
-                rate_text(colour.black),
-                rate_text(colour.white),
-                r.win_rate.mean,
-                r.win_rate.std,
-                rate_text(r.win_rate.standard_error),
-                r.diversity,
-                r.games,
-                r.seconds,
-                "-" if r.cpu_seconds is None else f"{r.cpu_seconds:.1f}",  # runs before CPU was recorded
-                r.games_per_second,
-            )
-        )
+        values: List[Any] = [
+            r.generation,
+            r.best_fitness[0],
+            r.best_fitness[1],
+            rate_text(colour.black),
+            rate_text(colour.white),
+            r.win_rate.mean,
+            r.win_rate.std,
+            rate_text(r.win_rate.standard_error),
+            r.diversity,
+            r.games,
+            r.seconds,
+            "-" if r.cpu_seconds is None else f"{r.cpu_seconds:.1f}",  # runs before CPU was recorded
+            r.games_per_second,
+        ]
+        if regret:
+            row += " {:>6} {:>8} {:>6}"
+            held_out = r.best_held_out.share if r.best_held_out else None
+            rate = "-" if r.positions_per_second is None else f"{r.positions_per_second:.1f}"  # before 2026-12-02
+            values += [rate_text(r.best_regret_kept), rate_text(held_out), rate]
+        rows.append(row.format(*values))
     return "\n".join(rows)
 
 

@@ -15,13 +15,14 @@ from engine.ruler.measure import measure
 from engine.ruler.position_set import PositionSet, load_positions, save_positions
 from evolve.agents import program_individual
 from evolve.agents.program_individual import program_built
+from evolve.cli.runs import fitness_words
 from evolve.experiment.config import ConfigError, load_config
 from evolve.fitness import FitnessGameError
 from evolve.generations import OVERFIT_FLOOR, overfit_margin, overfitting_warning
 from evolve.loop import Evolution
 from evolve.regret_fitness import ProgramMake, measured
 from evolve.run_output import show_generation
-from evolve.runs import read_generations
+from evolve.runs import format_table, read_generations
 from tests.conftest import GENERATION, ROOT, cli
 
 # Solved positions of plies 3-8 (random play and games of mixed strength): a handful is taken for each test.
@@ -89,6 +90,9 @@ def test_a_program_individuals_regret_fitness_is_the_rulers_measure_of_its_playe
     assert record.best_regret_kept == max(k.share for k in kept)
     assert record.best_held_out == HeldOut(best.kept, best.won, best.share) and best.won == 2
     assert record.positions == 3 * 3 and record.games == 0 and record.positions_per_second > 0
+    head, row = format_table([record]).splitlines()
+    assert head.split()[-4:] == ["kept", "held", "out", "pos/s"] and row.split()[-2] == f"{best.share:.3f}"
+    assert fitness_words(config, {"win_rate": 0.5, "mean_stone_margin": 0.0}) == "won positions kept 0.500"
 
 
 @pytest.mark.fast

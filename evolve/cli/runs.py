@@ -6,7 +6,7 @@ import json
 import os
 import shutil
 import time
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from engine.cli.parts.argument_types import file_to_write, folder_to_write, positive_int, scheduler
 from engine.cli.parts.arguments import (
@@ -30,7 +30,7 @@ from evolve.agents.code_individual import TUNED_DIFF, write_tuned_agent
 from evolve.agents.program_individual import AgentWeights, previous_of
 from evolve.checkpoint import load_checkpoint
 from evolve.experiment.config import load_config
-from evolve.experiment.schema import ProgramIndividual
+from evolve.experiment.schema import Config, ProgramIndividual
 from evolve.fitness import choose_searcher
 from evolve.loop import Evolution
 from evolve.runs import export_best, format_table, plot_run, program_of, provenance, read_generations
@@ -255,19 +255,26 @@ def _export(args: argparse.Namespace) -> int:
     else:
         what = "playing depth {}{}".format(written.depth, ", tapered" if written.endgame else "")
     fitness = written.provenance["fitness"]
+    config = load_checkpoint(run).config
     print(
-        "wrote {} ({}): generation {} of {}, win rate {:.3f}, margin {:+.2f}".format(
-            args.to,
-            what,
-            written.provenance["generation"],
-            written.provenance["run"],
-            fitness["win_rate"],
-            fitness["mean_stone_margin"],
+        "wrote {} ({}): generation {} of {}, {}".format(
+            args.to, what, written.provenance["generation"], written.provenance["run"], fitness_words(config, fitness)
         )
     )
     if kept:
         print(f"the file it replaced is kept as {kept}")
     return 0
+
+
+def fitness_words(config: Config, fitness: Mapping[str, float]) -> str:
+    """A provenance's ``fitness`` in words: the win rate and margin of games, the share of won positions kept
+    of a [regret] fitness alone, or both, for the fitness the run's ``config`` measured."""
+    rate, margin = fitness["win_rate"], fitness["mean_stone_margin"]
+    if config.regret is not None and not config.panel:
+        return f"won positions kept {rate:.3f}"
+    if config.regret is not None:
+        return f"fitness {rate:.3f} (the win rate and the share of won positions kept), margin {margin:+.2f}"
+    return f"win rate {rate:.3f}, margin {margin:+.2f}"
 
 
 def _export_tuned(run: str, individual: ProgramIndividual, args: argparse.Namespace) -> int:
@@ -283,16 +290,15 @@ def _export_tuned(run: str, individual: ProgramIndividual, args: argparse.Namesp
     diff = write_tuned_agent(args.to, individual, config.genes, best, where)
     changed = sum(1 for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
     print(
-        "wrote {}: {} with its constants tuned ({} changed, shown in {}): generation {} of {}, win rate "
-        "{:.3f}, margin {:+.2f}; the original is untouched".format(
+        "wrote {}: {} with its constants tuned ({} changed, shown in {}): generation {} of {}, {}; the original "
+        "is untouched".format(
             args.to,
             individual.program,
             f"{changed} line" + ("" if changed == 1 else "s"),
             os.path.join(args.to, TUNED_DIFF),
             where["generation"],
             where["run"],
-            where["fitness"]["win_rate"],
-            where["fitness"]["mean_stone_margin"],
+            fitness_words(config, where["fitness"]),
         )
     )
     return 0
