@@ -226,6 +226,8 @@ LONG_COMMANDS = [
     ("littlego", ["solve", "game.sgf"]),
     ("littlego", ["train", "qlearning"]),
     ("littlego", ["study", "giveaways", "out"]),
+    ("littlego", ["check", "examples/plain-python"]),
+    ("evolve", ["regret", "params.json", "--positions", "p.json.gz"]),
     ("evolve", ["run", "config.toml"]),
     ("evolve", ["resume", "runs/x"]),
     ("evolve", ["ship", "runs/x"]),
