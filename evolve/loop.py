@@ -63,6 +63,7 @@ from evolve.run_output import (
     start_log,
     write_best,
 )
+from evolve.tuner import RunTuner
 
 log = logging.getLogger("evolve")
 
@@ -102,15 +103,35 @@ class Evolution:
         self.progress = progress
         self.out = out
         self.bounds = genome.gene_bounds(config)
-        self.toolbox, self.strategy = genome.make_toolbox(config, strategy)
-        self.population: List[genome.Individual] = []
-        self.halloffame: Any = None  # DEAP's HallOfFame, made when the run starts or resumes
+        # The strategy, its toolbox, population and hall of fame, asked and told a generation at a time:
+        # the same object the tuner benchmark runs (evolve.tuner).
+        self.tuner = RunTuner(config, strategy)
         self.logbook = tools.Logbook()
         self.logbook.header = ["gen", "evals", "games", "best", "mean", "std", "min", "seconds"]
         self.records: List[GenerationRecord] = []  # the full per-generation records behind generations.jsonl
         self.generation = -1
         self.new = False  # a folder this process made (``create``), not one it resumed
         self.warned: Set[str] = set()  # the kinds of warning already printed this session (saturation_warning)
+
+    @property
+    def toolbox(self) -> genome.Toolbox:
+        """DEAP's toolbox: the strategy's generate and update, and the map the games run through."""
+        return self.tuner.toolbox
+
+    @property
+    def strategy(self) -> genome.Strategy:
+        """The strategy's state, as a checkpoint keeps it."""
+        return self.tuner.strategy
+
+    @property
+    def population(self) -> List[genome.Individual]:
+        """The last generation the strategy was told (the GA's, elites included; CMA-ES's and SPSA's draws)."""
+        return self.tuner.population
+
+    @property
+    def halloffame(self) -> Any:
+        """DEAP's HallOfFame: the best of the last generation's fresh measures."""
+        return self.tuner.halloffame
 
     # -- creating and resuming ------------------------------------------------------------------
     @classmethod
@@ -141,9 +162,7 @@ class Evolution:
 
     def _start(self) -> None:
         """Generation -1: the random streams seeded from the config, an empty hall of fame."""
-        genome.STREAM.seed(self.config.seed)
-        numpy.random.seed(self.config.seed % (2**32))
-        self.halloffame = tools.HallOfFame(self.config.hall_of_fame_size())
+        self.tuner.seed()
 
     @classmethod
     def resume(
@@ -181,10 +200,10 @@ class Evolution:
             lock.release()
             raise
         evolution.lock = lock
-        evolution.population = checkpoint.population
+        evolution.tuner.population = checkpoint.population
         if checkpoint.strategy is None:  # a GA's state is its population: the GA made anew is told it
             evolution.toolbox.update(evolution.population, evolution.population)
-        evolution.halloffame = checkpoint.halloffame
+        evolution.tuner.halloffame = checkpoint.halloffame
         evolution.logbook = checkpoint.logbook
         evolution.records = checkpoint.records
         evolution.generation = checkpoint.generation
@@ -231,11 +250,9 @@ class Evolution:
         started = time.time()
         seed = generation_seed(self.config, number)
         opponents = self_play_opponents(self.config, self.halloffame, self.population, seed)
-        sampled = self.toolbox.generate()  # ask the strategy (GA, CMA-ES or SPSA), then tell it below
-        candidates = sampled + [self.toolbox.clone(ind) for ind in self.halloffame]
-        # Fresh seeds this generation: every fitness, the elites' too, is measured anew.
-        for individual in candidates:
-            del individual.fitness.values
+        # Ask the strategy (GA, CMA-ES or SPSA), then tell it below. Fresh seeds this generation: every
+        # fitness, the elites' too, is measured anew.
+        candidates = self.tuner.ask()
         invalid = [ind for ind in candidates if not ind.fitness.valid]
         regret = self.config.regret
         bar = None
@@ -263,9 +280,7 @@ class Evolution:
         for individual, (fitness, report) in zip(invalid, measured.folded):
             individual.fitness.values = fitness
             individual.report = report
-        self.population = self.toolbox.update(sampled, candidates)
-        self.halloffame.clear()
-        self.halloffame.update(candidates)
+        self.tuner.tell(candidates)
         held_out_started = time.time()
         best_held_out = held_out_kept(
             self.config,
@@ -289,12 +304,11 @@ class Evolution:
         checkpoint and said in the run's log."""
         record_extension(self.run_dir, self.config.generations, generations)
         self.config = self.config._replace(generations=generations)
+        self.tuner.config = self.config
 
     def _centre(self, evaluated: List[genome.Individual]) -> List[float]:
         """Where the strategy stands: SPSA's centre, CMA-ES's mean, the GA population's mean weights."""
-        if self.config.strategy == "cmaes":
-            return [float(x) for x in self.strategy.centroid]
-        return list(self.strategy.centre)  # SPSA's centre, the GA's last generation's mean
+        return self.tuner.centre()
 
     def _one_job_a_process(self) -> bool:
         """Whether each worker process runs one job at a time (the local pool; Dask workers of one thread)."""

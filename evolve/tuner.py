@@ -26,21 +26,22 @@ CMAES_SMALLEST_SIGMA = 1e-12  # a CMA-ES step below this has converged to its nu
 class RunTuner:
     """The config's strategy and hall of fame, asked and told a generation at a time.
 
-    ``strategy`` and ``halloffame``: a state to continue (a checkpoint's) instead of a new one; a new tuner
-    seeds the evolution's random streams from the config (``genome.STREAM`` and numpy's, which DEAP's
-    CMA-ES draws from), as a run does when it begins."""
+    ``strategy`` and ``halloffame``: a state to continue (a checkpoint's) instead of a new one; ``seed``
+    starts the random streams afresh, as a new run does."""
 
     def __init__(self, config: Config, strategy: Optional[genome.Strategy] = None, halloffame: Any = None) -> None:
         self.config = config
         self.toolbox, self.strategy = genome.make_toolbox(config, strategy)
-        if halloffame is None:
-            genome.STREAM.seed(config.seed)
-            numpy.random.seed(config.seed % (2**32))
-            halloffame = tools.HallOfFame(config.hall_of_fame_size())
-        self.halloffame = halloffame
+        self.halloffame = halloffame if halloffame is not None else tools.HallOfFame(config.hall_of_fame_size())
         self.population: List[genome.Individual] = []
         self.restarts = 0  # CMA-ES started again where its covariance broke (a long run on a smooth fitness)
         self._sampled: List[genome.Individual] = []
+
+    def seed(self) -> None:
+        """Seed the evolution's random streams from the config, as a run does when it begins: ``genome.STREAM``
+        (the GA's draws) and numpy's generator (DEAP's CMA-ES samples from it); SPSA keeps its own."""
+        genome.STREAM.seed(self.config.seed)
+        numpy.random.seed(self.config.seed % (2**32))
 
     def ask(self) -> List[genome.Individual]:
         """The generation's candidates: the strategy's new individuals, then copies of the elites, every
@@ -89,7 +90,10 @@ class RunTuner:
         if self.config.strategy == "cmaes":
             return [float(x) for x in self.strategy.centroid]
         if self.config.strategy == "ga" and not self.strategy.population:
-            return [float(x) for x in numpy.mean([list(row) for row in self.config.start.weights], axis=0)]
+            rows = [list(row) for row in self.config.start.weights] or [
+                [(low + high) / 2 for low, high in genome.gene_bounds(self.config)]
+            ]
+            return [float(x) for x in numpy.mean(rows, axis=0)]
         return list(self.strategy.centre)
 
 

@@ -19,6 +19,7 @@ def closeness(weights):
 
 def tuned(strategy, generations=15, seed=3):
     tuner = RunTuner(tuner_config(strategy, START, BOUNDS, FEATURES, seed, generations, population=12))
+    tuner.seed()
     asked = []
     for _ in range(generations):
         candidates = tuner.ask()
@@ -53,6 +54,7 @@ def test_an_unknown_strategy_is_refused():
 @pytest.mark.fast
 def test_cmaes_starts_again_where_its_covariance_breaks(monkeypatch):
     tuner = RunTuner(tuner_config("cmaes", START, BOUNDS, FEATURES, 1, 10, population=8))
+    tuner.seed()
     candidates = tuner.ask()
     tuner.tell(candidates, [(float(k), 0.0) for k in range(len(candidates))])
     centroid = tuner.centre()

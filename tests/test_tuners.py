@@ -106,6 +106,7 @@ def test_the_benchmarks_run_strategies_are_evolve_runs_own(tuner):
         asked_by_benchmark.append(asked)
         made.tell(asked, [-sum((x - 0.8) ** 2 for x in point) for point in asked])
     run = RunTuner(config)
+    run.seed()
     for asked in asked_by_benchmark:
         candidates = run.ask()
         assert [list(c) for c in candidates] == asked

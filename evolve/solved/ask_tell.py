@@ -66,6 +66,7 @@ class RunStrategy:
             self.strategy, start, [(0.0, 1.0)] * len(start), genes, rng.randrange(2**31), budget_hint, RUN_POPULATION
         )
         self.tuner = RunTuner(config)
+        self.tuner.seed()
         self.asked: List[Any] = []
 
     def ask(self) -> List[List[float]]:
