@@ -18,6 +18,7 @@ import gzip
 import json
 from typing import Any, Dict, FrozenSet, List, NamedTuple, Sequence, Tuple
 
+from engine.common.gzip_documents import read_positions_document
 from engine.constants import MAX_MOVES, PASS, Colour, Move
 from engine.errors import UserError
 from engine.native.solver import NATIVE_PASS, position_from_text
@@ -123,25 +124,6 @@ def save_positions(path: str, positions: PositionSet) -> None:
     write_atomic(path, gzip.compress(json.dumps(data, separators=(",", ":")).encode("utf-8"), mtime=0))
 
 
-def _document(path: str) -> Tuple[Dict[str, Any], List[Any]]:
-    """(the document, its non-empty "positions" list); PositionsError naming the file otherwise."""
-    try:
-        with gzip.open(path, "rt", encoding="utf-8") as handle:
-            data = json.load(handle)
-    except OSError as problem:
-        raise PositionsError(
-            f"{path}: cannot read as a gzipped positions file: {getattr(problem, 'strerror', None) or problem}"
-        )
-    except (ValueError, EOFError, RecursionError) as problem:
-        raise PositionsError(f"{path}: not a positions file (gzipped JSON): {problem}")
-    if not isinstance(data, dict) or data.get("format") != POSITIONS_FORMAT:
-        raise PositionsError(f'{path}: not a positions file: expected "format": {POSITIONS_FORMAT!r}')
-    entries = data.get("positions")
-    if not isinstance(entries, list) or not entries:
-        raise PositionsError(f"{path}: 'positions' must be a non-empty list")
-    return data, entries
-
-
 def _solved(entry: Any, where: str) -> SolvedPosition:
     try:
         text, source, held_out, moves = entry["position"], entry["source"], entry["held_out"], entry["moves"]
@@ -160,7 +142,7 @@ def _solved(entry: Any, where: str) -> SolvedPosition:
 
 def load_positions(path: str) -> PositionSet:
     """The PositionSet of a positions file; PositionsError naming the file and the entry for anything wrong."""
-    data, entries = _document(path)
+    data, entries = read_positions_document(path, POSITIONS_FORMAT, "positions", PositionsError)
     positions = tuple(_solved(entry, f"{path}: positions[{index}]") for index, entry in enumerate(entries))
     info = data.get("info")
     return PositionSet(info if isinstance(info, dict) else {}, positions)

@@ -23,9 +23,10 @@ import gzip
 import json
 import os
 import random
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Type
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from engine.book import book_key
+from engine.common.gzip_documents import read_positions_document
 from engine.common.pools import process_pool
 from engine.common.progress import counter
 from engine.common.seeds import derive_seed
@@ -167,28 +168,10 @@ def save_labels(path: str, labelled: Sequence[Tuple[str, int]], info: Mapping[st
     write_atomic(path, gzip.compress(json.dumps(data, separators=(",", ":")).encode("utf-8"), mtime=0))
 
 
-def read_document(path: str, expected: str, what: str, error: Type[Exception]) -> Tuple[Dict[str, Any], List[Any]]:
-    """(the document, its non-empty "positions" list) of a gzipped JSON file whose "format" is ``expected``
-    (a ``what`` file: labels, positions); ``error`` (an exception class) naming the file otherwise."""
-    try:
-        with gzip.open(path, "rt", encoding="utf-8") as handle:
-            data = json.load(handle)
-    except OSError as problem:
-        raise error(f"{path}: cannot read as a gzipped {what} file: {getattr(problem, 'strerror', None) or problem}")
-    except (ValueError, EOFError) as problem:
-        raise error(f"{path}: not a {what} file (gzipped JSON): {problem}")
-    if not isinstance(data, dict) or data.get("format") != expected:
-        raise error(f'{path}: not a {what} file: expected "format": {expected!r}')
-    entries = data.get("positions")
-    if not isinstance(entries, list) or not entries:
-        raise error(f"{path}: 'positions' must be a non-empty list")
-    return data, entries
-
-
 def load_labels(path: str) -> Tuple[List[Position], List[int], Dict[str, Any]]:
     """(positions, labels, info) from a labels file: Position objects and 1/0 per position;
     LabelsError naming the file and the entry for anything wrong."""
-    data, entries = read_document(path, LABELS_FORMAT, "labels", LabelsError)
+    data, entries = read_positions_document(path, LABELS_FORMAT, "labels", LabelsError)
     positions: List[Position] = []
     labels: List[int] = []
     for index, entry in enumerate(entries):
