@@ -41,12 +41,20 @@ import tokenize
 from typing import Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Set, Tuple, Type, cast
 
 from engine.errors import InvalidInput
-from engine.sandbox.files import FOLDER_ENTRIES, UntrustedFileError, excerpt, read_untrusted
+from engine.sandbox.files import (
+    FOLDER_DEPTH,
+    FOLDER_ENTRIES,
+    NOT_COPIED,
+    NOT_COPIED_SUFFIXES,
+    UntrustedFileError,
+    excerpt,
+    read_untrusted,
+)
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB
 
 log = logging.getLogger(__name__)
 
-# The files of an agent's folder read for constants, by language: its own sources, top level only.
+# The files of an agent's folder read for constants, by language: its own sources, in subfolders too.
 PYTHON, CPP, JAVA = (".py",), (".cpp", ".cc", ".h", ".hpp"), (".java",)
 SOURCE_BYTES = 2**20  # a source file larger than this is not an agent's (and is not read)
 # A name's characters: an identifier's; in a quoted dict key and a file's name also a space and
@@ -447,18 +455,31 @@ def _reader(name: str):
 
 
 def source_files(folder: str) -> List[str]:
-    """The names of the agent sources at the top of ``folder`` that constants are looked for in (whatever
-    each is: ``read_source`` reads regular files alone); InvalidInput past the ``FOLDER_ENTRIES`` entries
-    that a copy of an agent's folder holds."""
-    names = []
-    with os.scandir(folder) as entries:
-        for count, entry in enumerate(entries, 1):
-            if count > FOLDER_ENTRIES:
-                raise InvalidInput(
-                    f"{excerpt(folder, 200)} holds more than the {FOLDER_ENTRIES:,} entries of an agent's folder"
-                )
-            if _reader(entry.name) and not entry.name.startswith("."):
-                names.append(entry.name)
+    """The names of the agent sources in ``folder`` and its subfolders that constants are looked for in
+    (``go_engine/engine.py``, a ``/`` between folders), as the course copies a folder: a folder never
+    entered through a link, nor one a copy leaves out (``.git``, ``__pycache__``) or a hidden one; each
+    source whatever it is (``read_source`` reads regular files alone). Walked with a stack, never a
+    recursion; InvalidInput past the ``FOLDER_ENTRIES`` entries or ``FOLDER_DEPTH`` levels of a copy."""
+    names, count = [], 0
+    pending: List[Tuple[str, int]] = [("", 0)]
+    while pending:
+        inner, depth = pending.pop()
+        if depth > FOLDER_DEPTH:
+            raise InvalidInput(f"{excerpt(folder, 200)} is more than the {FOLDER_DEPTH} folders deep a copy holds")
+        with os.scandir(os.path.join(folder, inner) if inner else folder) as entries:
+            for entry in entries:
+                count += 1
+                if count > FOLDER_ENTRIES:
+                    raise InvalidInput(
+                        f"{excerpt(folder, 200)} holds more than the {FOLDER_ENTRIES:,} entries of an agent's folder"
+                    )
+                if entry.name.startswith(".") or entry.name in NOT_COPIED or entry.name.endswith(NOT_COPIED_SUFFIXES):
+                    continue
+                name = f"{inner}/{entry.name}" if inner else entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((name, depth + 1))
+                elif _reader(entry.name):
+                    names.append(name)
     return sorted(names)
 
 
