@@ -40,3 +40,30 @@ def test_the_sources_of_subfolders_are_read_as_the_course_copies_the_folder(tmp_
     }
     texts = patched_sources(str(folder), found[:1], [1.5])  # and rewritten where it lives
     assert list(texts) == ["go_agent_api/go_engine/engine.py"] and "LIBERTY_WEIGHT = 1.5\n" in texts[found[0].file]
+
+
+@pytest.mark.fast
+def test_python_literals_returned_passed_and_nested_and_keyword_defaults_are_found(tmp_path):
+    folder = copied(tmp_path, "python_styles")
+    found = find_constants(str(folder))
+    assert {c.name: (c.value, c.line) for c in found} == {
+        "POSITION_WEIGHTS[0][0]": (1.0, 4),
+        "POSITION_WEIGHTS[0][1]": (2.0, 4),
+        "POSITION_WEIGHTS[0][2]": (3.0, 4),
+        "POSITION_WEIGHTS[1][0]": (2.0, 5),
+        "POSITION_WEIGHTS[1][1]": (4.0, 5),
+        "POSITION_WEIGHTS[1][2]": (2.0, 5),
+        "weights.return.liberty": (0.8, 10),
+        "weights.return.capture.single": (2.5, 10),
+        "search.base_depth": (4.0, 13),
+        "search.time_limit": (6.0, 13),
+        "minimax.evaluate.arg1.edge": (-0.5, 18),
+        "minimax.evaluate.scale[0]": (10.0, 18),
+        "minimax.evaluate.scale[1]": (0.3, 18),
+    }  # a bare number passed (range(5)) is no constant
+    assert [c.line for c in found] == sorted(c.line for c in found)  # in the order written
+    named = {c.name: c for c in found}
+    chosen = [named[name] for name in ("weights.return.liberty", "search.time_limit", "POSITION_WEIGHTS[1][1]")]
+    texts = patched_sources(str(folder), chosen, [1.25, 9.0, 7])
+    text = texts["my_player3.py"]
+    assert '"liberty": 1.25,' in text and "time_limit=9.0" in text and "[2, 7, 2]" in text

@@ -2,12 +2,14 @@
 
 A student's agent holds its evaluation's numbers where its author wrote them: module constants
 (``KOMI = 2.5``), a local of the evaluation (``atari_weight = 2``), an attribute (``self.w = 3.5``),
-a dict of weights, a C++ ``const``/``constexpr`` or ``#define``, a Java ``static final`` or a
+an argument's default (``depth=4``), a dict or list literal of weights wherever it stands (assigned,
+returned, passed to a call), a C++ ``const``/``constexpr`` or ``#define``, a Java ``static final`` or a
 field's initialiser. ``find_constants`` lists each as a ``Constant``: its name, its value and where
 it lives; ``engine.course.rewrite`` rewrites exactly those literals, and nothing else, with new values.
 
 Names are what a reader would say: Python's are qualified by their scope (``evaluate.atari_weight``,
-``Player.weight_c``, ``WEIGHTS.edge`` for a dict's entry), C++'s and Java's are the declared name. A
+``Player.weight_c``, ``WEIGHTS.edge`` for a dict's entry, ``TABLE[1][3]`` for a list's, ``weights.return.edge``
+for a dict ``weights`` returns, ``main.Agent.weights.edge`` for one passed to ``Agent`` in ``main``), C++'s and Java's are the declared name. A
 name found twice is told apart by where it lives (``depth@my_player.cpp:40``). An integer literal
 stays an integer (its value rounded); a real one keeps its suffix (``0.5f``) and a decimal point.
 
@@ -188,6 +190,14 @@ class _Scope(NamedTuple):
         return self
 
 
+_COLLECTIONS = (ast.Dict, ast.List, ast.Tuple)  # the literals whose numbers are found wherever they stand
+
+
+def _prefix(scope: _Scope) -> str:
+    """The qualified name of a scope (``Player.evaluate``; ``""`` for the module)."""
+    return ".".join(_identifier(name) for name in scope.names)
+
+
 class _PythonFinder:
     """The numbers a Python module assigns by name, qualified by the class and function they are in."""
 
@@ -198,7 +208,8 @@ class _PythonFinder:
 
     def module(self, tree: ast.Module) -> List[Constant]:
         """Each constant of ``tree`` in the order written: its statements walked with a stack, never a
-        recursion, and never into an expression (where no assignment that names a constant can be)."""
+        recursion, and the expressions of each statement (its own, not its blocks') walked once for the
+        literals passed to a call."""
         pending: List[Tuple[ast.AST, _Scope]] = [(statement, _Scope()) for statement in reversed(tree.body)]
         while pending:
             node, scope = pending.pop()
@@ -206,10 +217,48 @@ class _PythonFinder:
                 self._target(scope, node.targets[0], node.value)
             elif isinstance(node, ast.AnnAssign) and node.value is not None:
                 self._target(scope, node.target, node.value)
+            elif isinstance(node, ast.Return) and node.value is not None and scope.names:
+                self._assigned(f"{_prefix(scope)}.return", node.value)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self._defaults(_prefix(scope.inside(node)), node.args)
             inner = scope.inside(node)
-            blocks = [item for _, value in ast.iter_fields(node) if isinstance(value, list) for item in value]
-            pending.extend((item, inner) for item in reversed(blocks) if isinstance(item, _BLOCKS))
-        return self.found
+            blocks = []
+            for _, value in ast.iter_fields(node):
+                for item in value if isinstance(value, list) else [value]:
+                    if isinstance(item, _BLOCKS):
+                        blocks.append(item)
+                    elif isinstance(item, ast.AST):
+                        self._passed(scope, item)
+            pending.extend((item, inner) for item in reversed(blocks))
+        return sorted(self.found, key=lambda constant: constant.start)
+
+    def _defaults(self, prefix: str, arguments: ast.arguments) -> None:
+        """The default of each argument of a function (``search.depth`` from ``def search(depth=4)``)."""
+        positional = arguments.posonlyargs + arguments.args
+        pairs: List[Tuple[ast.arg, Optional[ast.expr]]] = list(
+            zip(positional[len(positional) - len(arguments.defaults) :], arguments.defaults)
+        )
+        pairs += list(zip(arguments.kwonlyargs, arguments.kw_defaults))  # None: a keyword without a default
+        for argument, default in pairs:
+            if default is not None:
+                self._assigned(f"{prefix}.{_identifier(argument.arg)}", default)
+
+    def _passed(self, scope: _Scope, expression: ast.AST) -> None:
+        """Each number of a dict, list or tuple literal passed to a call within ``expression`` (``ast.walk``:
+        a queue, not a recursion), named by the call and its argument (``main.Agent.weights.liberty``,
+        ``main.Agent.arg0[2]``); a bare number passed (``range(5)``) is none."""
+        prefix = _prefix(scope)
+        for node in ast.walk(expression):
+            if not isinstance(node, ast.Call):
+                continue
+            function = node.func
+            called = function.id if isinstance(function, ast.Name) else getattr(function, "attr", "call")
+            called = f"{prefix}.{_identifier(called)}" if prefix else _identifier(called)
+            passed = [(f"arg{index}", value) for index, value in enumerate(node.args)]
+            passed += [(keyword.arg, keyword.value) for keyword in node.keywords if keyword.arg is not None]
+            for argument, value in passed:
+                if isinstance(value, _COLLECTIONS):
+                    self._assigned(f"{called}.{_identifier(argument)}", value)
 
     def _add(self, name: str, node: ast.AST) -> None:
         number = _number(node)
@@ -220,17 +269,21 @@ class _PythonFinder:
         self.found.append(Constant(name, float(number[0]), number[1], self.file, node.lineno, start, end))
 
     def _assigned(self, name: str, value: ast.AST) -> None:
-        """A number, or each number of a dict literal with string keys (``NAME.key``), assigned to ``name``
-        (a dict nests as deep as the parser lets brackets nest: a few hundred)."""
+        """A number, each number of a dict literal with string keys (``NAME.key``) or of a list or tuple
+        literal (``NAME[2]``, ``NAME[1][3]`` for a table), assigned to ``name`` (a literal nests as deep as
+        the parser lets brackets nest: a few hundred)."""
         if isinstance(value, ast.Dict):
             for key, item in zip(value.keys, value.values):
                 if isinstance(key, ast.Constant) and isinstance(key.value, str):
                     self._assigned(_entry(name, key.value), item)
+        elif isinstance(value, (ast.List, ast.Tuple)):
+            for index, item in enumerate(value.elts):
+                self._assigned(f"{name}[{index}]", item)
         else:
             self._add(name, value)
 
     def _target(self, scope: _Scope, target: ast.AST, value: ast.AST) -> None:
-        prefix = ".".join(_identifier(name) for name in scope.names)
+        prefix = _prefix(scope)
         if isinstance(target, ast.Name):
             self._assigned(f"{prefix}.{_identifier(target.id)}" if prefix else _identifier(target.id), value)
         elif (
