@@ -67,3 +67,16 @@ def test_python_literals_returned_passed_and_nested_and_keyword_defaults_are_fou
     texts = patched_sources(str(folder), chosen, [1.25, 9.0, 7])
     text = texts["my_player3.py"]
     assert '"liberty": 1.25,' in text and "time_limit=9.0" in text and "[2, 7, 2]" in text
+
+
+@pytest.mark.fast
+def test_cpp_globals_statics_and_members_are_found_and_locals_arguments_and_enums_are_not(tmp_path):
+    found = find_constants(str(copied(tmp_path, "cpp_globals")))
+    assert {c.name: (c.value, c.integer, c.line) for c in found} == {
+        "depth": (4.0, True, 4),
+        "time_limit": (6.0, False, 5),
+        "liberty_weight": (0.8, False, 5),
+        "edge": (-0.5, False, 8),
+        "width": (3.0, True, 12),
+        "calls": (0.0, True, 18),
+    }  # not the function's locals (score, i), its arguments' defaults nor an enum's values

@@ -8,10 +8,11 @@ field's initialiser. ``find_constants`` lists each as a ``Constant``: its name, 
 it lives; ``engine.course.rewrite`` rewrites exactly those literals, and nothing else, with new values.
 
 Names are what a reader would say: Python's are qualified by their scope (``evaluate.atari_weight``,
-``Player.weight_c``, ``WEIGHTS.edge`` for a dict's entry, ``TABLE[1][3]`` for a list's, ``weights.return.edge``
-for a dict ``weights`` returns, ``main.Agent.weights.edge`` for one passed to ``Agent`` in ``main``), C++'s and Java's are the declared name. A
-name found twice is told apart by where it lives (``depth@my_player.cpp:40``). An integer literal
-stays an integer (its value rounded); a real one keeps its suffix (``0.5f``) and a decimal point.
+``Player.weight_c``, ``WEIGHTS.edge`` for a dict's entry, ``TABLE[1][3]`` for a list's,
+``weights.return.edge`` for a dict ``weights`` returns, ``main.Agent.weights.edge`` for one passed to
+``Agent`` in ``main``, ``search.depth`` for a default), C++'s and Java's are the declared name. A name
+found twice is told apart by where it lives (``depth@my_player.cpp:40``). An integer literal stays an
+integer (its value rounded); a real one keeps its suffix (``0.5f``) and a decimal point.
 
 The folder is a student's, so untrusted. A name is made of ASCII letters, digits, ``_$`` and the
 marks that build it alone (a dict key that is no identifier is quoted, ``WEIGHTS['a b']``; any other
@@ -406,6 +407,9 @@ _DEFINE = re.compile(rf"^[ \t]*#[ \t]*define[ \t]+({_NAME})[ \t][( \t]*({_NUMBER
 _DECLARATOR = re.compile(rf"\b({_NAME})\s*(?:=|\{{)\s*({_NUMBER})\s*(?=[;,}}])")
 _MORE = re.compile(rf"\s*,\s*({_NAME})\s*(?:=|\{{)\s*({_NUMBER})\s*(?=[;,}}])")
 _CONST = re.compile(r"\b(?:const|constexpr)\b")
+_STATIC = re.compile(r"\bstatic\b")
+# A brace that opens a scope of declarations (a global's, a member's), not a function's body or an enum's.
+_CPP_SCOPE_KEYWORD = re.compile(r"\b(?:namespace|class|struct|union|extern)\b")
 _REAL_TYPE = re.compile(r"\b(?:double|float)\b")
 _STATEMENT_MARK = re.compile(r"[;{}()=]")  # a C++ const's type and name lie between two of these
 _JAVA_DECLARATION = re.compile(rf"\b(int|long|short|byte|float|double)\s+({_NAME})\s*=\s*({_NUMBER})\s*(?=[;,])")
@@ -419,20 +423,25 @@ def _declared(text: str, file: str, name: str, span: Tuple[int, int], real_type:
 
 
 def _cpp_constants(text: str, file: str) -> List[Constant]:
-    """``#define NAME number`` and each ``const``/``constexpr`` declarator with a number. A declarator is
-    found first, then a ``const`` looked for in its statement (since the last of ``;{}()=``): every
-    character is read a bounded number of times, where a pattern from each ``const`` on to its
-    declarator would read again all that lies between them."""
+    """``#define NAME number``, each ``const``/``constexpr`` or ``static`` declarator with a number, and each
+    declarator of a global or a member (``int depth = 4;`` outside a function, in a namespace, class or
+    struct; never in an argument list). A declarator is found first, then its statement looked at (since
+    the last of ``;{}()=``): every character is read a bounded number of times, where a pattern from each
+    ``const`` on to its declarator would read again all that lies between them."""
     code, lines = _blanked(text), _Lines(text)
     found = [_declared(text, file, m.group(1), m.span(2), False, lines) for m in _DEFINE.finditer(code)]
     marks = [match.start() for match in _STATEMENT_MARK.finditer(code)]
+    scopes = _Bodies(code, _CPP_SCOPE_KEYWORD, top_level=True)
     for match in _DECLARATOR.finditer(code):
         name_at = match.start(1)
-        begins = marks[bisect.bisect_left(marks, name_at) - 1] + 1 if marks and marks[0] < name_at else 0
-        const = _CONST.search(code, begins, name_at)
-        if const is None:
-            continue
-        real = bool(_REAL_TYPE.search(code, const.end(), name_at))
+        mark = bisect.bisect_left(marks, name_at) - 1
+        begins = marks[mark] + 1 if mark >= 0 else 0
+        declared = _CONST.search(code, begins, name_at) or _STATIC.search(code, begins, name_at)
+        if declared is None:
+            typed = code[begins:name_at].strip() and (mark < 0 or code[marks[mark]] in ";{}")
+            if not (typed and scopes.class_body_at(name_at)):
+                continue
+        real = bool(_REAL_TYPE.search(code, begins, name_at))
         found.append(_declared(text, file, match.group(1), match.span(2), real, lines))
         more = _MORE.match(code, match.end(2))
         while more:
@@ -458,13 +467,14 @@ def _java_modifiers(code: str, at: int) -> List[str]:
         at = before - len(word)
 
 
-class _JavaBodies:
-    """Whether the innermost brace open at an offset of Java ``code`` is a class, interface or enum body (a
-    declaration there is a field, not a method's local): one pass over the code's ``;{}``, asked at
-    offsets in increasing order."""
+class _Bodies:
+    """Whether the innermost brace open at an offset of ``code`` is a body of declarations (a brace whose head
+    holds one of ``keywords``: a Java class, interface or enum, a C++ namespace, class or struct; where no
+    brace is open, ``top_level``): a declaration there is a field or a global, not a function's local. One
+    pass over the code's ``;{}``, asked at offsets in increasing order."""
 
-    def __init__(self, code: str):
-        self.code = code
+    def __init__(self, code: str, keywords: "re.Pattern[str]", top_level: bool = False):
+        self.code, self.keywords, self.top_level = code, keywords, top_level
         self.marks = re.finditer(r"[;{}]", code)
         self.next = next(self.marks, None)
         self.stack: List[bool] = []
@@ -474,17 +484,17 @@ class _JavaBodies:
         while self.next is not None and self.next.start() < offset:
             index, char = self.next.start(), self.next.group()
             if char == "{":
-                self.stack.append(bool(_JAVA_BODY_KEYWORD.search(self.code, self.last, index)))
+                self.stack.append(bool(self.keywords.search(self.code, self.last, index)))
             elif char == "}" and self.stack:
                 self.stack.pop()
             self.last = index + 1
             self.next = next(self.marks, None)
-        return bool(self.stack) and self.stack[-1]
+        return self.stack[-1] if self.stack else self.top_level
 
 
 def _java_constants(text: str, file: str) -> List[Constant]:
     code, lines = _blanked(text), _Lines(text)
-    bodies = _JavaBodies(code)
+    bodies = _Bodies(code, _JAVA_BODY_KEYWORD)
     found = []
     for match in _JAVA_DECLARATION.finditer(code):
         modifiers = _java_modifiers(code, match.start())
