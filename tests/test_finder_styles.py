@@ -1,13 +1,17 @@
 """The constants finder on agents written in the styles real course agents use (``tests/fixtures/finder_styles/``):
 each of their numbers found where its author wrote it (``engine.course.literals``)."""
 
+import json
 import os
 import shutil
 
 import pytest
 
-from engine.course.literals import find_constants
+from engine.constants import COURSE_CPU_LIMIT
+from engine.course.literals import default_bounds, find_constants, select
 from engine.course.rewrite import patched_sources
+from engine.errors import InvalidInput
+from tests.conftest import cli
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "finder_styles")
 
@@ -80,3 +84,46 @@ def test_cpp_globals_statics_and_members_are_found_and_locals_arguments_and_enum
         "width": (3.0, True, 12),
         "calls": (0.0, True, 18),
     }  # not the function's locals (score, i), its arguments' defaults nor an enum's values
+
+
+@pytest.mark.fast
+def test_each_constant_is_classed_and_a_pattern_chooses_the_evaluation_weights_alone(tmp_path):
+    found = find_constants(str(copied(tmp_path, "roles")))
+    assert {c.name: c.role.value for c in found} == {
+        "BOARD_SIZE": "setting",
+        "KOMI": "setting",
+        "LIBERTY_WEIGHT": "weight",
+        "search.d": "setting",
+        "search.time_limit": "setting",
+        "search.v": "counter",  # an alpha-beta sentinel
+        "search.count": "counter",
+        "evaluate.score": "counter",  # an accumulator
+        "evaluate.edge_bonus": "weight",
+    }
+    assert [c.name for c in select(found, ["*"])] == ["LIBERTY_WEIGHT", "evaluate.edge_bonus"]
+    named = select(found, ["*_WEIGHT", "search.d", "search.time_limit"])  # the others named one by one
+    assert [c.name for c in named] == ["LIBERTY_WEIGHT", "search.d", "search.time_limit"]
+    with pytest.raises(InvalidInput, match=r"'search\.\*' matches no evaluation weight, only search\.d \(setting\)"):
+        select(found, ["search.*"])
+
+
+@pytest.mark.fast
+def test_no_default_range_crosses_the_courses_limits(tmp_path):
+    found = {c.name: c for c in find_constants(str(copied(tmp_path, "roles")))}
+    assert default_bounds(found["search.d"]) == (1.0, 4.0)  # never a depth of 0
+    low, high = default_bounds(found["search.time_limit"])
+    assert (low, high) == (4.75, COURSE_CPU_LIMIT)  # never past the course's limit a move
+    assert default_bounds(found["LIBERTY_WEIGHT"]) == pytest.approx(
+        (-0.2, 1.8)
+    )  # a weight: its value plus or minus its size
+
+
+@pytest.mark.fast
+def test_evolve_constants_shows_each_constants_role(tmp_path):
+    folder = str(copied(tmp_path, "roles"))
+    listed = cli("evolve", "constants", folder)
+    assert listed.returncode == 0, listed.stderr
+    row = next(line for line in listed.stdout.splitlines() if line.startswith("search.time_limit"))
+    assert row.split()[1:5] == ["9.5", "real", "setting", "[4.75,"] and "weights alone" in listed.stdout
+    rows = {row["name"]: row for row in json.loads(cli("evolve", "constants", folder, "--json").stdout)}
+    assert rows["search.v"]["role"] == "counter" and rows["search.d"]["default_bounds"] == [1.0, 4.0]

@@ -43,6 +43,7 @@ import string
 import tokenize
 from typing import Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Set, Tuple, Type, cast
 
+from engine.course.constant_roles import Role, default_range, role_of
 from engine.errors import InvalidInput
 from engine.sandbox.files import (
     FOLDER_DEPTH,
@@ -81,6 +82,11 @@ class Constant(NamedTuple):
     start: int
     end: int
     suffix: str = ""
+
+    @property
+    def role(self) -> Role:
+        """What it is for, as its name and value say: an evaluation weight, a setting or a counter."""
+        return role_of(self.name, self.value, self.integer)
 
     @property
     def where(self) -> str:
@@ -126,9 +132,9 @@ def shown_file(name: str) -> str:
 
 def default_bounds(constant: Constant) -> Tuple[float, float]:
     """The range a constant is tuned in unless the experiment says: its value plus or minus its size, at
-    least 1 (``8`` -> [0, 16], ``-0.5`` -> [-1.5, 0.5], ``0`` -> [-1, 1])."""
-    spread = max(abs(constant.value), 1.0)
-    return constant.value - spread, constant.value + spread
+    least 1 (``8`` -> [0, 16], ``-0.5`` -> [-1.5, 0.5], ``0`` -> [-1, 1]), within the course's limits for
+    a depth or a time limit (``engine.course.constant_roles.default_range``)."""
+    return default_range(constant.name, constant.value)
 
 
 # --- Python -------------------------------------------------------------------------------------
@@ -597,17 +603,29 @@ def _warn_once(line: str) -> None:
 
 
 def select(constants: Sequence[Constant], patterns: Sequence[str]) -> List[Constant]:
-    """The ``constants`` whose names match any of ``patterns`` (a name, or a shell pattern such as
-    ``evaluate.*``), in the order found; InvalidInput naming a pattern that matches none. A name is its
-    own pattern, brackets and all (``WEIGHTS['a b']``)."""
+    """The ``constants`` that ``patterns`` choose, in the order found: a name chooses its constant, whatever
+    its role; a shell pattern (``evaluate.*``) the evaluation weights it matches alone, so that a depth, a
+    time limit, a rule or a counter is tuned only where named one by one. InvalidInput naming a pattern
+    that chooses none (and the settings and counters it passed over, if any). A name is its own pattern,
+    brackets and all (``WEIGHTS['a b']``)."""
 
-    def chosen(name: str, pattern: str) -> bool:
+    def matches(name: str, pattern: str) -> bool:
         return name == pattern or fnmatch.fnmatchcase(name, pattern)
+
+    def chosen(constant: Constant, pattern: str) -> bool:
+        return constant.name == pattern or (matches(constant.name, pattern) and constant.role is Role.WEIGHT)
 
     names = [constant.name for constant in constants]
     for pattern in patterns:
-        if not any(chosen(name, pattern) for name in names):
+        if any(chosen(constant, pattern) for constant in constants):
+            continue
+        passed = [f"{c.name} ({c.role.value})" for c in constants if matches(c.name, pattern)]
+        if passed:
             raise InvalidInput(
-                "{!r} names no constant of the agent (it has {})".format(pattern, ", ".join(names) or "none")
+                "{!r} matches no evaluation weight, only {}: a pattern chooses weights alone; name a setting or "
+                "a counter one by one to tune it".format(pattern, ", ".join(passed))
             )
-    return [c for c in constants if any(chosen(c.name, pattern) for pattern in patterns)]
+        raise InvalidInput(
+            "{!r} names no constant of the agent (it has {})".format(pattern, ", ".join(names) or "none")
+        )
+    return [c for c in constants if any(chosen(c, pattern) for pattern in patterns)]

@@ -85,11 +85,15 @@ def _constants(args: argparse.Namespace) -> int:
     """list the numbers in an agent's code that a run can tune without editing it
 
     Python: numbers assigned at module, class and function level (qualified: evaluate.weight,
-    Player.bonus), a method's self.NAME and the entries of a dict literal (WEIGHTS.edge); C++:
-    const and constexpr variables and #defines; Java: static final constants and field
-    initialisers. Each with its value, where it lives and the range a run tunes it in unless
-    [individual.bounds] says. Name the ones to tune in the experiment's [individual] table:
-    constants = ["evaluate.*", "KOMI"] (names or shell patterns).
+    Player.bonus), a method's self.NAME, arguments' defaults (search.depth) and the entries of dict
+    and list literals, assigned, returned or passed (WEIGHTS.edge, TABLE[1][3]); C++: const,
+    constexpr and static variables, globals and members, and #defines; Java: static final
+    constants and field initialisers; in every source of the folder and its subfolders. Each
+    with its value, its role (an evaluation weight, a search, time or rules setting, a counter
+    or sentinel), where it lives and the range a run tunes it in unless [individual.bounds] says
+    (a depth from 1 up, a time limit within the course's 10 s). Name the ones to tune in the
+    experiment's [individual] table: constants = ["evaluate.*", "KOMI"] (names or shell
+    patterns; a pattern chooses weights alone, a setting or counter is named one by one).
     """
     folder = args.folder
     if not os.path.isdir(folder):
@@ -99,7 +103,13 @@ def _constants(args: argparse.Namespace) -> int:
     found = find_constants(folder)
     if args.json:
         rows = [
-            dict(c._asdict(), where=c.where, kind="integer" if c.integer else "real", default_bounds=default_bounds(c))
+            dict(
+                c._asdict(),
+                where=c.where,
+                kind="integer" if c.integer else "real",
+                role=c.role.value,
+                default_bounds=default_bounds(c),
+            )
             for c in found
         ]
         print(json.dumps(rows, indent=1))
@@ -108,17 +118,19 @@ def _constants(args: argparse.Namespace) -> int:
         print(f"{folder}: no constant found (a number assigned to a name, a const, a #define, a static final...)")
         return 0
     width = max(len(c.name) for c in found)
-    print(f"{'name':<{width}}  {'value':>10}  {'kind':<7}  {'default range':<22}  where")
+    print(f"{'name':<{width}}  {'value':>10}  {'kind':<7}  {'role':<7}  {'default range':<22}  where")
     for constant in found:
         low, high = default_bounds(constant)
         value = format(constant.value, "g")
         kind = "integer" if constant.integer else "real"
         span = f"[{low:g}, {high:g}]"
-        print(f"{constant.name:<{width}}  {value:>10}  {kind:<7}  {span:<22}  {constant.where}")
+        role = constant.role.value
+        print(f"{constant.name:<{width}}  {value:>10}  {kind:<7}  {role:<7}  {span:<22}  {constant.where}")
     print(
         f"\n{len(found)} constants. To tune some without editing the code, an experiment's [individual] table "
         f'names them: program = "{folder}", constants = ["NAME", "evaluate.*"] (names, or shell patterns); '
-        "[individual.bounds] may give one a range other than the default."
+        "a pattern chooses evaluation weights alone (role weight): name a setting or a counter one by one to "
+        "tune it. [individual.bounds] may give one a range other than the default."
     )
     return 0
 
