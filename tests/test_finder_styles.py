@@ -127,3 +127,17 @@ def test_evolve_constants_shows_each_constants_role(tmp_path):
     assert row.split()[1:5] == ["9.5", "real", "setting", "[4.75,"] and "weights alone" in listed.stdout
     rows = {row["name"]: row for row in json.loads(cli("evolve", "constants", folder, "--json").stdout)}
     assert rows["search.v"]["role"] == "counter" and rows["search.d"]["default_bounds"] == [1.0, 4.0]
+
+
+@pytest.mark.fast
+def test_a_pattern_matches_a_name_and_its_twins_alike_and_never_takes_some_twins_alone(tmp_path):
+    folder = tmp_path / "twins"
+    folder.mkdir()
+    (folder / "my_player3.py").write_text("edge_weight = 1\natari_weight = 2\n\nedge_weight = 3\n")
+    found = find_constants(str(folder))
+    assert [c.name for c in found] == ["edge_weight@my_player3.py:1", "atari_weight", "edge_weight@my_player3.py:4"]
+    assert select(found, ["*_weight"]) == found  # not atari_weight alone
+    assert select(found, ["edge_weight"]) == [found[0], found[2]]
+    assert select(found, ["edge_weight@my_player3.py:4"]) == [found[2]]  # one twin named by its own name
+    with pytest.raises(InvalidInput, match=r"take edge_weight@my_player3.py:1 and not edge_weight@my_player3.py:4"):
+        select(found, ["*:1"])

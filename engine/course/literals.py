@@ -605,21 +605,28 @@ def _warn_once(line: str) -> None:
 def select(constants: Sequence[Constant], patterns: Sequence[str]) -> List[Constant]:
     """The ``constants`` that ``patterns`` choose, in the order found: a name chooses its constant, whatever
     its role; a shell pattern (``evaluate.*``) the evaluation weights it matches alone, so that a depth, a
-    time limit, a rule or a counter is tuned only where named one by one. InvalidInput naming a pattern
-    that chooses none (and the settings and counters it passed over, if any). A name is its own pattern,
-    brackets and all (``WEIGHTS['a b']``)."""
+    time limit, a rule or a counter is tuned only where named one by one. A name and its twins
+    (``W@my_player3.py:1``, ``W@my_player3.py:8``) are matched alike, by the name or by each twin's own.
+    InvalidInput naming a pattern that chooses none (and the settings and counters it passed over, if
+    any), or twins of which the patterns take some and not the others (unless each taken is named by its
+    own name). A name is its own pattern, brackets and all (``WEIGHTS['a b']``)."""
 
-    def matches(name: str, pattern: str) -> bool:
-        return name == pattern or fnmatch.fnmatchcase(name, pattern)
+    def named(constant: Constant, pattern: str) -> bool:
+        return pattern in (constant.name, _twinless(constant.name))
+
+    def matches(constant: Constant, pattern: str) -> bool:
+        return named(constant, pattern) or any(
+            fnmatch.fnmatchcase(name, pattern) for name in (constant.name, _twinless(constant.name))
+        )
 
     def chosen(constant: Constant, pattern: str) -> bool:
-        return constant.name == pattern or (matches(constant.name, pattern) and constant.role is Role.WEIGHT)
+        return named(constant, pattern) or (matches(constant, pattern) and constant.role is Role.WEIGHT)
 
     names = [constant.name for constant in constants]
     for pattern in patterns:
         if any(chosen(constant, pattern) for constant in constants):
             continue
-        passed = [f"{c.name} ({c.role.value})" for c in constants if matches(c.name, pattern)]
+        passed = [f"{c.name} ({c.role.value})" for c in constants if matches(c, pattern)]
         if passed:
             raise InvalidInput(
                 "{!r} matches no evaluation weight, only {}: a pattern chooses weights alone; name a setting or "
@@ -628,4 +635,23 @@ def select(constants: Sequence[Constant], patterns: Sequence[str]) -> List[Const
         raise InvalidInput(
             "{!r} names no constant of the agent (it has {})".format(pattern, ", ".join(names) or "none")
         )
-    return [c for c in constants if any(chosen(c, pattern) for pattern in patterns)]
+    taken = [c for c in constants if any(chosen(c, pattern) for pattern in patterns)]
+    taken_names = {c.name for c in taken}  # each name is one constant's: its twins' places tell them apart
+    twins: Dict[str, List[str]] = {}
+    for constant in constants:
+        twins.setdefault(_twinless(constant.name), []).append(constant.name)
+    for name, group in twins.items():
+        some = [one for one in group if one in taken_names]
+        left = [one for one in group if one not in taken_names]
+        if some and left and not all(one in patterns for one in some):
+            raise InvalidInput(
+                "the constants chosen take {} and not {}, twins of the one name {}: choose them all, or name each "
+                "one by its own name".format(", ".join(some), ", ".join(left), name)
+            )
+    return taken
+
+
+def _twinless(name: str) -> str:
+    """A constant's name without the place that tells it from its twins (``W@my_player3.py:8`` -> ``W``): a
+    name's own characters never include ``@`` (``shown_file`` and a dict key escape it)."""
+    return name.split("@", 1)[0]
