@@ -141,3 +141,17 @@ def test_a_pattern_matches_a_name_and_its_twins_alike_and_never_takes_some_twins
     assert select(found, ["edge_weight@my_player3.py:4"]) == [found[2]]  # one twin named by its own name
     with pytest.raises(InvalidInput, match=r"take edge_weight@my_player3.py:1 and not edge_weight@my_player3.py:4"):
         select(found, ["*:1"])
+
+
+@pytest.mark.fast
+def test_the_factors_of_an_evaluations_products_are_found_in_the_order_written(tmp_path):
+    folder = copied(tmp_path, "factors")
+    found = find_constants(str(folder))
+    assert [(c.name, c.value, c.line, c.role.value) for c in found] == [
+        ("evaluate.factor1", 10.0, 5, "weight"),
+        ("evaluate.factor2", 0.3, 5, "weight"),
+        ("evaluate.factor3", 2.5, 6, "weight"),
+        ("evaluate.factor4", 4.0, 6, "weight"),
+    ]  # not a sign (-1 *) nor a product outside an evaluation
+    text = patched_sources(str(folder), found[1:3], [0.5, 3.0])["my_player3.py"]
+    assert "edges * 0.5\n" in text and "3.0 * len(" in text

@@ -43,7 +43,7 @@ import string
 import tokenize
 from typing import Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Set, Tuple, Type, cast
 
-from engine.course.constant_roles import Role, default_range, role_of
+from engine.course.constant_roles import Role, default_range, name_words, role_of
 from engine.errors import InvalidInput
 from engine.sandbox.files import (
     FOLDER_DEPTH,
@@ -200,6 +200,16 @@ class _Scope(NamedTuple):
 _COLLECTIONS = (ast.Dict, ast.List, ast.Tuple)  # the literals whose numbers are found wherever they stand
 
 
+# A function whose name holds one of these words is an evaluation: the numbers its products hold are factors.
+_EVALUATIONS = frozenset(("eval", "evaluate", "evaluation", "heuristic", "utility"))  # not a game's score
+
+
+def _factor(node: ast.AST) -> bool:
+    """Whether ``node`` is a number that weighs a product, not a sign (``-1 * x``) or a zero."""
+    number = _number(node)
+    return number is not None and number[0] not in (0, 1, -1)
+
+
 def _prefix(scope: _Scope) -> str:
     """The qualified name of a scope (``Player.evaluate``; ``""`` for the module)."""
     return ".".join(_identifier(name) for name in scope.names)
@@ -212,6 +222,7 @@ class _PythonFinder:
         self.file = file
         self.places = _Places(code)
         self.found: List[Constant] = []
+        self.factors: Dict[str, int] = {}  # the factors numbered so far in each evaluation function
 
     def module(self, tree: ast.Module) -> List[Constant]:
         """Each constant of ``tree`` in the order written: its statements walked with a stack, never a
@@ -253,9 +264,15 @@ class _PythonFinder:
     def _passed(self, scope: _Scope, expression: ast.AST) -> None:
         """Each number of a dict, list or tuple literal passed to a call within ``expression`` (``ast.walk``:
         a queue, not a recursion), named by the call and its argument (``main.Agent.weights.liberty``,
-        ``main.Agent.arg0[2]``); a bare number passed (``range(5)``) is none."""
+        ``main.Agent.arg0[2]``; a bare number passed, ``range(5)``, is none); and in an evaluation (a
+        function named ``evaluate``, ``heuristic``, ``utility``...), each number a product holds, numbered
+        in the order written (``evaluate.factor2`` from ``10 * (own - opp) + 0.3 * edges``)."""
         prefix = _prefix(scope)
+        evaluation = bool(scope.names) and not scope.in_class and bool(name_words(scope.names[-1]) & _EVALUATIONS)
+        factors: List[ast.expr] = []
         for node in ast.walk(expression):
+            if evaluation and isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+                factors += [side for side in (node.left, node.right) if _factor(side)]
             if not isinstance(node, ast.Call):
                 continue
             function = node.func
@@ -266,6 +283,9 @@ class _PythonFinder:
             for argument, value in passed:
                 if isinstance(value, _COLLECTIONS):
                     self._assigned(f"{called}.{_identifier(argument)}", value)
+        for factor in sorted(factors, key=lambda node: (node.lineno, node.col_offset)):  # ast.walk: breadth first
+            self.factors[prefix] = self.factors.get(prefix, 0) + 1
+            self._add(f"{prefix}.factor{self.factors[prefix]}", factor)
 
     def _add(self, name: str, node: ast.AST) -> None:
         number = _number(node)

@@ -86,7 +86,8 @@ def _constants(args: argparse.Namespace) -> int:
 
     Python: numbers assigned at module, class and function level (qualified: evaluate.weight,
     Player.bonus), a method's self.NAME, arguments' defaults (search.depth) and the entries of dict
-    and list literals, assigned, returned or passed (WEIGHTS.edge, TABLE[1][3]); C++: const,
+    and list literals, assigned, returned or passed (WEIGHTS.edge, TABLE[1][3]), the numbers
+    of an evaluation's products (evaluate.factor1, from 10 * own in evaluate); C++: const,
     constexpr and static variables, globals and members, and #defines; Java: static final
     constants and field initialisers; in every source of the folder and its subfolders. Each
     with its value, its role (an evaluation weight, a search, time or rules setting, a counter
