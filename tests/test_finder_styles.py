@@ -155,3 +155,16 @@ def test_the_factors_of_an_evaluations_products_are_found_in_the_order_written(t
     ]  # not a sign (-1 *) nor a product outside an evaluation
     text = patched_sources(str(folder), found[1:3], [0.5, 3.0])["my_player3.py"]
     assert "edges * 0.5\n" in text and "3.0 * len(" in text
+
+
+@pytest.mark.fast
+def test_java_and_cpp_locals_of_the_evaluation_are_found_and_other_functions_locals_are_not(tmp_path):
+    found = find_constants(str(copied(tmp_path, "evaluation_locals")))
+    assert {c.name: (c.value, c.file, c.line, c.role.value) for c in found} == {
+        "heuristic.edge_w": (0.3, "eval.cpp", 2, "weight"),
+        "heuristic.centre_w": (1.5, "eval.cpp", 2, "weight"),
+        "heuristic.total": (0.0, "eval.cpp", 3, "counter"),
+        "evaluate.libertyWeight": (0.8, "my_player.java", 3, "weight"),
+        "evaluate.score": (0.0, "my_player.java", 4, "counter"),
+        "evaluate.bonus": (2.0, "my_player.java", 6, "weight"),
+    }  # not a loop's index, nor search's locals

@@ -3,9 +3,11 @@
 A student's agent holds its evaluation's numbers where its author wrote them: module constants
 (``KOMI = 2.5``), a local of the evaluation (``atari_weight = 2``), an attribute (``self.w = 3.5``),
 an argument's default (``depth=4``), a dict or list literal of weights wherever it stands (assigned,
-returned, passed to a call), a C++ ``const``/``constexpr`` or ``#define``, a Java ``static final`` or a
-field's initialiser. ``find_constants`` lists each as a ``Constant``: its name, its value and where
-it lives; ``engine.course.rewrite`` rewrites exactly those literals, and nothing else, with new values.
+returned, passed to a call), a factor of the evaluation's products (``10 * own``), a C++ ``const``,
+``constexpr``, ``static``, global, member or ``#define``, a Java ``static final`` or a field's
+initialiser, and in both an evaluation's locals. ``find_constants`` lists each as a ``Constant``: its
+name, its value and where it lives; ``engine.course.rewrite`` rewrites exactly those literals, and
+nothing else, with new values.
 
 Names are what a reader would say: Python's are qualified by their scope (``evaluate.atari_weight``,
 ``Player.weight_c``, ``WEIGHTS.edge`` for a dict's entry, ``TABLE[1][3]`` for a list's,
@@ -463,15 +465,19 @@ def _cpp_constants(text: str, file: str) -> List[Constant]:
         mark = bisect.bisect_left(marks, name_at) - 1
         begins = marks[mark] + 1 if mark >= 0 else 0
         declared = _CONST.search(code, begins, name_at) or _STATIC.search(code, begins, name_at)
+        evaluation = None
         if declared is None:
             typed = code[begins:name_at].strip() and (mark < 0 or code[marks[mark]] in ";{}")
-            if not (typed and scopes.class_body_at(name_at)):
+            evaluation = None if not typed or scopes.class_body_at(name_at) else scopes.evaluation_at(name_at)
+            if not typed or (evaluation is None and not scopes.class_body_at(name_at)):
                 continue
         real = bool(_REAL_TYPE.search(code, begins, name_at))
-        found.append(_declared(text, file, match.group(1), match.span(2), real, lines))
+        one = _declared(text, file, match.group(1), match.span(2), real, lines)
+        found.append(one._replace(name=f"{_identifier(evaluation)}.{one.name}") if evaluation else one)
         more = _MORE.match(code, match.end(2))
         while more:
-            found.append(_declared(text, file, more.group(1), more.span(2), real, lines))
+            one = _declared(text, file, more.group(1), more.span(2), real, lines)
+            found.append(one._replace(name=f"{_identifier(evaluation)}.{one.name}") if evaluation else one)
             more = _MORE.match(code, more.end(2))
     return sorted(found, key=lambda constant: constant.start)
 
@@ -496,26 +502,41 @@ def _java_modifiers(code: str, at: int) -> List[str]:
 class _Bodies:
     """Whether the innermost brace open at an offset of ``code`` is a body of declarations (a brace whose head
     holds one of ``keywords``: a Java class, interface or enum, a C++ namespace, class or struct; where no
-    brace is open, ``top_level``): a declaration there is a field or a global, not a function's local. One
-    pass over the code's ``;{}``, asked at offsets in increasing order."""
+    brace is open, ``top_level``): a declaration there is a field or a global, not a function's local; and
+    else the function it is in. One pass over the code's ``;{}``, asked at offsets in increasing order."""
 
     def __init__(self, code: str, keywords: "re.Pattern[str]", top_level: bool = False):
         self.code, self.keywords, self.top_level = code, keywords, top_level
         self.marks = re.finditer(r"[;{}]", code)
         self.next = next(self.marks, None)
-        self.stack: List[bool] = []
+        self.stack: List[Tuple[bool, str]] = []  # each open brace: a body of declarations, or its function's name
         self.last = 0  # where the current statement or block head began
 
     def class_body_at(self, offset: int) -> bool:
         while self.next is not None and self.next.start() < offset:
             index, char = self.next.start(), self.next.group()
             if char == "{":
-                self.stack.append(bool(self.keywords.search(self.code, self.last, index)))
+                body = bool(self.keywords.search(self.code, self.last, index))
+                if body or not self.stack or self.stack[-1][0]:  # a function's own braces: its name in the head
+                    called = _CALLED.search(self.code, self.last, index)
+                    self.stack.append((body, "" if body or called is None else called.group(1)))
+                else:  # a block within a function: the function's
+                    self.stack.append((False, self.stack[-1][1]))
             elif char == "}" and self.stack:
                 self.stack.pop()
             self.last = index + 1
             self.next = next(self.marks, None)
-        return self.stack[-1] if self.stack else self.top_level
+        return self.stack[-1][0] if self.stack else self.top_level
+
+    def evaluation_at(self, offset: int) -> Optional[str]:
+        """The name of the evaluation function (``evaluate``, ``heuristic``...) ``offset`` lies in, if any."""
+        if self.class_body_at(offset) or not self.stack:
+            return None
+        function = self.stack[-1][1]
+        return function if name_words(function) & _EVALUATIONS else None
+
+
+_CALLED = re.compile(rf"({_NAME})\s*\(")  # a function's name in the head of its body
 
 
 def _java_constants(text: str, file: str) -> List[Constant]:
@@ -524,9 +545,17 @@ def _java_constants(text: str, file: str) -> List[Constant]:
     found = []
     for match in _JAVA_DECLARATION.finditer(code):
         modifiers = _java_modifiers(code, match.start())
+        real = match.group(1) in ("float", "double")
         if ("static" in modifiers and "final" in modifiers) or bodies.class_body_at(match.start()):
-            real = match.group(1) in ("float", "double")
             found.append(_declared(text, file, match.group(2), match.span(3), real, lines))
+            continue
+        evaluation = bodies.evaluation_at(match.start())
+        before = match.start()
+        while before > 0 and code[before - 1].isspace():  # each declaration's own spaces: linear in all
+            before -= 1
+        if evaluation is not None and code[before - 1 : before] != "(":  # a local, not a loop's index
+            local = _declared(text, file, match.group(2), match.span(3), real, lines)
+            found.append(local._replace(name=f"{_identifier(evaluation)}.{local.name}"))
     return found
 
 

@@ -89,7 +89,8 @@ def _constants(args: argparse.Namespace) -> int:
     and list literals, assigned, returned or passed (WEIGHTS.edge, TABLE[1][3]), the numbers
     of an evaluation's products (evaluate.factor1, from 10 * own in evaluate); C++: const,
     constexpr and static variables, globals and members, and #defines; Java: static final
-    constants and field initialisers; in every source of the folder and its subfolders. Each
+    constants and field initialisers; in C++ and Java, an evaluation's locals too
+    (evaluate.libertyWeight); in every source of the folder and its subfolders. Each
     with its value, its role (an evaluation weight, a search, time or rules setting, a counter
     or sentinel), where it lives and the range a run tunes it in unless [individual.bounds] says
     (a depth from 1 up, a time limit within the course's 10 s). Name the ones to tune in the
