@@ -125,8 +125,11 @@ def test_evolve_constants_shows_each_constants_role(tmp_path):
     assert listed.returncode == 0, listed.stderr
     row = next(line for line in listed.stdout.splitlines() if line.startswith("search.time_limit"))
     assert row.split()[1:5] == ["9.5", "real", "setting", "[4.75,"] and "weights alone" in listed.stdout
+    assert "search.d: a search depth: each ply more multiplies a move's time" in listed.stdout
+    assert "search.time_limit: a time limit: a run's games take about as long" in listed.stdout  # its cost said first
     rows = {row["name"]: row for row in json.loads(cli("evolve", "constants", folder, "--json").stdout)}
     assert rows["search.v"]["role"] == "counter" and rows["search.d"]["default_bounds"] == [1.0, 4.0]
+    assert "9.5 s now" in rows["search.time_limit"]["cost"] and rows["LIBERTY_WEIGHT"]["cost"] is None
 
 
 @pytest.mark.fast

@@ -11,7 +11,7 @@ keeps a setting within the course's limits: a depth at least 1, a time limit at 
 
 import re
 from enum import Enum
-from typing import FrozenSet, Tuple
+from typing import FrozenSet, Optional, Tuple
 
 from engine.constants import COURSE_CPU_LIMIT
 
@@ -72,3 +72,20 @@ def default_range(name: str, value: float) -> Tuple[float, float]:
         limit = COURSE_CPU_LIMIT * (1000 if words & {"ms", "millis"} else 1)
         return value / 2, max(min(high, limit), value)
     return low, high
+
+
+def cost_note(name: str, value: float) -> Optional[str]:
+    """What tuning the constant ``name`` costs, where it is a depth or a time limit; None for any other."""
+    words = name_words(name)
+    if words & _DEPTH_WORDS:
+        return (
+            "a search depth: each ply more multiplies a move's time by about the moves a position has (up to 25), "
+            "and so a run's time; never under 1"
+        )
+    if words & _TIME_WORDS:
+        unit = "ms" if words & {"ms", "millis"} else "s"
+        return (
+            f"a time limit: a run's games take about as long as it allows each move ({value:g} {unit} now), and the "
+            f"course forfeits a move past {COURSE_CPU_LIMIT:g} s"
+        )
+    return None

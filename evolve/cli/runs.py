@@ -21,6 +21,7 @@ from engine.cli.parts.arguments import (
 )
 from engine.cli.parts.commands import Subcommands, command
 from engine.course.build import recognise
+from engine.course.constant_roles import cost_note
 from engine.course.literals import default_bounds, find_constants
 from engine.data import SHIPPED_PARAMS
 from engine.errors import InvalidInput
@@ -111,6 +112,7 @@ def _constants(args: argparse.Namespace) -> int:
                 kind="integer" if c.integer else "real",
                 role=c.role.value,
                 default_bounds=default_bounds(c),
+                cost=cost_note(c.name, c.value),
             )
             for c in found
         ]
@@ -128,6 +130,11 @@ def _constants(args: argparse.Namespace) -> int:
         span = f"[{low:g}, {high:g}]"
         role = constant.role.value
         print(f"{constant.name:<{width}}  {value:>10}  {kind:<7}  {role:<7}  {span:<22}  {constant.where}")
+    costs = [(c.name, cost) for c in found for cost in [cost_note(c.name, c.value)] if cost is not None]
+    if costs:
+        print()
+    for name, cost in costs:  # what a depth or a time limit costs, before anyone tunes it
+        print(f"{name}: {cost}")
     print(
         f"\n{len(found)} constants. To tune some without editing the code, an experiment's [individual] table "
         f'names them: program = "{folder}", constants = ["NAME", "evaluate.*"] (names, or shell patterns); '
