@@ -33,25 +33,6 @@ class GenerationFitness(NamedTuple):
     position_seconds: float
 
 
-def evaluate_in_rounds(
-    individuals: Sequence[Individual],
-    config: Config,
-    generation_seed: int,
-    opponents: Sequence[Sequence[float]],
-    searcher: str,
-    play: MapFunction,
-    progress: Optional[Callable[[int], object]] = None,
-    program: Optional[BuiltProgram] = None,
-    meter: Optional[CpuMeter] = None,
-) -> Tuple[List[Folded], int]:
-    """(fold's per-individual fitness and report, the games played): ``evaluate_generation``'s, ``progress``
-    hearing of games and of won positions alike."""
-    found = evaluate_generation(
-        individuals, config, generation_seed, opponents, searcher, play, progress, program, meter, progress
-    )
-    return found.folded, found.games
-
-
 def evaluate_generation(
     individuals: Sequence[Individual],
     config: Config,

@@ -44,6 +44,15 @@ def register(commands: Subcommands) -> None:
         help="the player: an agent folder (Python, C++ or Java, built once as the course's build.sh builds it, "
         "each move run in the sandbox) or any player spec: " + KNOWN,
     )
+    _add_positions(check)
+    _add_references(check)
+    _add_outputs(check)
+    add_sandbox(check)
+    add_progress(check)
+
+
+def _add_positions(check: argparse.ArgumentParser) -> None:
+    """The options that choose the positions asked."""
     check.add_argument(
         "--positions",
         metavar="FILE",
@@ -65,6 +74,10 @@ def register(commands: Subcommands) -> None:
         help="a sample of N of those positions (drawn by --seed), for a quick look",
     )
     check.add_argument("--seed", type=int, default=1, help="the sample's seed (default %(default)s)")
+
+
+def _add_references(check: argparse.ArgumentParser) -> None:
+    """The options that choose the players beside it, and how it is asked."""
     check.add_argument(
         "--references",
         type=_specs,
@@ -84,6 +97,10 @@ def register(commands: Subcommands) -> None:
         metavar="SECONDS",
         help="CPU a move of an agent may take (default %(default)s, as the course)",
     )
+
+
+def _add_outputs(check: argparse.ArgumentParser) -> None:
+    """The options that say what the report writes, and where."""
     check.add_argument("--json", metavar="FILE", help="write the whole report to FILE as JSON")
     check.add_argument("--sgf", metavar="FILE", help="write the positions given away to FILE, an SGF collection")
     check.add_argument(
@@ -105,8 +122,6 @@ def register(commands: Subcommands) -> None:
         help="instead of checking a player: ask the --references every won position of --positions and record "
         "their answers in FILE (how engine/data/check-answers.json.gz is made)",
     )
-    add_sandbox(check)
-    add_progress(check)
 
 
 def _specs(text: str) -> Tuple[str, ...]:

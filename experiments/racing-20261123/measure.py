@@ -24,7 +24,7 @@ from engine.features import FEATURES
 from engine.params import load_params
 from engine.play.executors import executor
 from evolve.experiment.config import DEFAULT_BOUNDS, validate
-from evolve.rounds import evaluate_in_rounds
+from evolve.rounds import evaluate_generation
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEPTH = int(sys.argv[1]) if len(sys.argv) > 1 else 4
@@ -64,8 +64,8 @@ def mutants(count, seed=2026):
 def fitness(pool, population, games, rounds, seed):
     """(win rates, games played, wall-clock seconds on the pool)."""
     started = time.perf_counter()
-    folded, played = evaluate_in_rounds(population, config(games, rounds), seed, [], "native", pool.map)
-    return numpy.array([f[0][0] for f in folded]), played, time.perf_counter() - started
+    found = evaluate_generation(population, config(games, rounds), seed, [], "native", pool.map)
+    return numpy.array([f[0][0] for f in found.folded]), found.games, time.perf_counter() - started
 
 
 def spearman(a, b):
