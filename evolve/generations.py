@@ -55,6 +55,11 @@ def population_figures(evaluated: Sequence[Individual]) -> PopulationFigures:
     )
 
 
+def per_second_text(rate: float) -> str:
+    """A rate a second, its digits shown below 1 (0.047, not 0.0)."""
+    return f"{rate:.1f}" if rate >= 1 or rate == 0 else f"{rate:.2g}"
+
+
 def generation_line(entry: GenerationRecord) -> str:
     """A generation's line: the best's fitness and win rates by colour, the population's mean and spread beside
     the noise of a fitness, diversity, games and games/s, and the regret fitness's figures where it has them."""
@@ -63,12 +68,13 @@ def generation_line(entry: GenerationRecord) -> str:
     if entry.positions is not None:
         kept, held_out = entry.best_regret_kept or 0.0, entry.best_held_out
         share = (held_out.share if held_out else None) or 0.0
-        rate = f", {entry.positions_per_second:.1f} positions/s" if entry.positions_per_second is not None else ""
+        per_second = entry.positions_per_second
+        rate = f", {per_second_text(per_second)} positions/s" if per_second is not None else ""
         regret = f"  regret: kept {kept:.3f}, held out {share:.3f} ({entry.positions} positions asked{rate})"
     return (
         "gen {generation:>3}  best {win:.3f} ({margin:+.2f}; Black {black}, White {white})  mean {mean:.3f}  "
         "spread {std:.3f} (noise: SE {se:.3f})  diversity {diversity:.3f}  {games} games  "
-        "{rate:.1f} games/s{cpu}{regret}".format(
+        "{rate} games/s{cpu}{regret}".format(
             generation=entry.generation,
             win=entry.best_fitness[0],
             margin=entry.best_fitness[1],
@@ -79,7 +85,7 @@ def generation_line(entry: GenerationRecord) -> str:
             se=entry.win_rate.standard_error or 0.0,
             diversity=entry.diversity,
             games=entry.games,
-            rate=entry.games_per_second,
+            rate=per_second_text(entry.games_per_second),
             cpu=f"  {entry.cpu_seconds:.0f} CPU s" if entry.cpu_seconds is not None else "",
             regret=regret,
         )

@@ -15,26 +15,29 @@ game depends only on (weights, opponent, seed).
 """
 
 import datetime
+import json
 import logging
 import os
 import shutil
 import sys
 import time
-from typing import Any, Dict, List, Optional, Set, TextIO
+from typing import Any, Callable, Dict, List, Optional, Set, TextIO
 
 import numpy
 from deap import tools
 
 from engine.common.generation_record import GenerationRecord, HeldOut
 from engine.common.pools import CpuMeter
-from engine.common.runfolder import CONFIG_COPY, FOLDER_TIME
+from engine.common.runfolder import CONFIG_COPY, FOLDER_TIME, safe_text
 from engine.common.seeds import derive_seed
 from engine.course.build import agents_built
 from engine.errors import InvalidInput
 from engine.play.executors import check_scheduler, executor, is_remote
+from engine.protocol import write_atomic
 from evolve import genome
 from evolve.agents.code_individual import BuiltProgram
-from evolve.agents.program_individual import program_built
+from evolve.agents.program_individual import best_file, program_built
+from evolve.agents.verdict import verdict_jobs, verdict_of, verdict_words
 from evolve.checkpoint import (
     Checkpoint,
     RunError,
@@ -47,11 +50,12 @@ from evolve.checkpoint import (
 )
 from evolve.experiment.config import load_config
 from evolve.experiment.schema import Config
-from evolve.fitness import choose_searcher, make_jobs, self_play_opponents
+from evolve.fitness import choose_searcher, make_jobs, run_jobs, self_play_opponents
 from evolve.generations import by_colour, population_figures
 from evolve.regret_fitness import held_out_kept, positions_of
 from evolve.rounds import GenerationFitness, evaluate_generation
 from evolve.run_output import (
+    CostForecast,
     GenerationBar,
     announce,
     append_generation,
@@ -67,7 +71,22 @@ from evolve.tuner import RunTuner
 
 log = logging.getLogger("evolve")
 
+VERDICT = "verdict.json"  # in a program individual's run folder: its best against the original, at its end
 FAULTS = "faults"  # a program individual's faulting moves, each kept with its input.txt and replay.sh
+
+
+def _both(
+    first: Optional[Callable[[int], None]], second: Optional[Callable[[int], None]]
+) -> Optional[Callable[[int], None]]:
+    """One callback told how many more games are done that tells each of ``first`` and ``second`` (either None)."""
+    if first is None or second is None:
+        return first or second
+
+    def told(done: int) -> None:
+        first(done)
+        second(done)
+
+    return told
 
 
 def generation_seed(config: Config, generation: int) -> int:
@@ -101,6 +120,7 @@ class Evolution:
         )
         self.lock: Optional[RunLock] = None
         self.progress = progress
+        self.forecast_said = False  # CostForecast: once a process, in its first generation
         self.out = out
         self.bounds = genome.gene_bounds(config)
         # The strategy, its toolbox, population and hall of fame, asked and told a generation at a time:
@@ -234,6 +254,8 @@ class Evolution:
                 self.toolbox.register("map", games.map)
                 while self.generation < last:
                     self._generation(self.generation + 1)
+                if self.generation >= self.config.generations and not self.verdict_said():
+                    self._verdict(games.map)
         except Exception:
             failed_at_start = self.new and self.generation < 0
             raise
@@ -255,11 +277,19 @@ class Evolution:
         candidates = self.tuner.ask()
         invalid = [ind for ind in candidates if not ind.fitness.valid]
         regret = self.config.regret
-        bar = None
-        if self.progress:
-            held_out = len(positions_of(self.config, True)) if regret else 0
-            games = len(make_jobs(invalid, self.config, seed, opponents))
-            bar = GenerationBar(number, games, len(invalid) * regret.won + held_out if regret else 0)
+        games = len(make_jobs(invalid, self.config, seed, opponents))
+        held_out = len(positions_of(self.config, True)) if regret else 0
+        bar = GenerationBar(number, games, len(invalid) * regret.won + held_out if regret else 0, self.progress)
+        forecast = None
+        if not self.forecast_said:  # the first generation this process plays: what the run will cost
+            self.forecast_said = True
+            workers = int(self.where.get("workers", self.games.jobs or 1))
+            left = self.config.generations - number + 1
+            where = str(self.where.get("executor", "local pool"))
+            individual = self.config.individual
+            verdict = individual.verdict_games if individual and not self.verdict_said() else 0
+            forecast = CostForecast(games, len(invalid), workers, left, self.out, where, verdict)
+        on_game = _both(bar.game, forecast.game if forecast else None)
         # CMA-ES draws from numpy's global generator: kept as it was whatever the executor's
         # libraries might draw from it while the games run.
         numpy_state = numpy.random.get_state()
@@ -271,10 +301,10 @@ class Evolution:
             opponents,
             self.searcher,
             self.toolbox.map,
-            bar.game if bar else None,
+            on_game,
             self.program,
             meter,
-            bar.position if bar else None,
+            bar.position,
         )
         numpy.random.set_state(numpy_state)
         for individual, (fitness, report) in zip(invalid, measured.folded):
@@ -288,15 +318,41 @@ class Evolution:
             self.searcher,
             self.toolbox.map,
             self.program,
-            bar.position if bar else None,
+            bar.position,
         )
         held_out_seconds = time.time() - held_out_started
-        if bar:
-            bar.close()
+        bar.close()
         seconds = time.time() - started
         self.generation = number
         self._record(number, candidates, measured, best_held_out, held_out_seconds, seconds, meter.seconds)
         self._checkpoint()
+
+    def verdict_said(self) -> bool:
+        """Whether the run's verdict (``evolve.agents.verdict``) is in its folder already, or it has none to say."""
+        individual = self.config.individual
+        if individual is None or not individual.verdict_games or not self.config.start.weights:
+            return True
+        return os.path.exists(os.path.join(self.run_dir, VERDICT))
+
+    def _verdict(self, play: Any) -> None:
+        """The run's best against the agent it began from: the verdict's games, its line on ``out`` and in the
+        log, and ``verdict.json`` in the run folder."""
+        individual, program = self.config.individual, self.program
+        assert individual is not None and program is not None  # verdict_said: a program individual
+        jobs = verdict_jobs(self.config, self.halloffame[0], self.config.start.weights[0], self.config.seed, program)
+        bar = GenerationBar(-1, len(jobs), 0, self.progress, "verdict")
+        outcomes = run_jobs(play, jobs, bar.game)
+        bar.close()
+        verdict = verdict_of(outcomes)
+        if individual.constants:
+            tuned = f"cmd:{individual.program.rstrip('/')}-tuned (written by evolve export {self.run_dir} --to it)"
+        else:
+            best = os.path.join(self.run_dir, best_file(self.config))
+            tuned = f"program:{individual.program}:{best}:{individual.weights_file}"
+        line = verdict_words(verdict, tuned, f"cmd:{individual.program}")
+        log.info(line)
+        print(safe_text(line), file=self.out)
+        write_atomic(os.path.join(self.run_dir, VERDICT), json.dumps(verdict._asdict(), indent=1) + "\n")
 
     # -- records --------------------------------------------------------------------------------
     def extend(self, generations: int) -> None:

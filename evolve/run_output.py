@@ -15,6 +15,7 @@ import multiprocessing_logging
 from tqdm import tqdm
 
 from engine.common.generation_record import GenerationRecord
+from engine.common.progress import Progress, counter, duration_words
 from engine.common.runfolder import CONFIG_COPY, EXTENDED, GENERATIONS, LOG_FILE, LogFormatter, safe_text
 from engine.params import save_params
 from engine.protocol import write_atomic
@@ -153,33 +154,105 @@ def announce(run_dir: str, config: Config, searcher: str, where: Mapping[str, An
 
 # -- each generation ------------------------------------------------------------------------------
 class GenerationBar:
-    """A generation's progress on the terminal: a bar of its games (``games``), with the won positions the
-    ruler has answered (of ``positions``, with [regret]) beside it, and their rate while they are the work
-    (the ruler asks its positions before the games); a bar of the positions where the generation plays no
-    game. ``game`` and ``position`` are told how many more are done."""
+    """A generation's progress: on a terminal (and unless ``drawn`` is False: --no-progress), a bar of its
+    games (``games``), with the won positions the ruler has answered (of ``positions``, with [regret])
+    beside it, and their rate while they are the work (the ruler asks its positions before the games);
+    a bar of the positions where the generation plays no game. Elsewhere, lines on stderr every tenth
+    of the work (``counter``). ``game`` and ``position`` are told how many more are done."""
 
-    def __init__(self, number: int, games: int, positions: int) -> None:
+    def __init__(self, number: int, games: int, positions: int, drawn: bool = True, title: str = "") -> None:
+        """``title``: what the bar and lines say instead of "generation NUMBER"."""
         self.positions, self.answered, self.started, self.rate = positions, 0, time.time(), ""
-        self.games_begun = False
+        self.games_begun, self.played = False, 0
         self.counts_positions = positions > 0 and not games
         unit, total = ("position", positions) if self.counts_positions else ("game", games)
-        self.bar = tqdm(total=total, unit=unit, desc=f"generation {number}", leave=False)
+        self.bar: Optional[Any] = None
+        self.lines: Optional[Progress] = None
+        title = title or f"generation {number}"
+        if drawn and sys.stderr.isatty():
+            self.bar = tqdm(total=total, unit=unit, desc=title, leave=False)
+        else:
+            self.lines = counter(title, unit, total, bar=False)
 
     def game(self, done: int) -> None:
         self.games_begun = True
-        self.bar.update(done)
+        self.played += done
+        if self.bar is not None:
+            self.bar.update(done)
+        elif self.lines is not None and not self.counts_positions:
+            self.lines(self.played)
 
     def position(self, done: int) -> None:
         self.answered += done
         if self.counts_positions:
-            self.bar.update(done)
+            if self.bar is not None:
+                self.bar.update(done)
+            elif self.lines is not None:
+                self.lines(self.answered)
+            return
+        if self.bar is None:
             return
         if not self.games_begun:
             self.rate = f", {self.answered / max(time.time() - self.started, 1e-9):.1f} positions/s"
         self.bar.set_postfix_str(f"{self.answered}/{self.positions} positions{self.rate}")
 
     def close(self) -> None:
-        self.bar.close()
+        if self.bar is not None:
+            self.bar.close()
+        elif self.lines is not None:
+            self.lines.close()
+
+
+HOUR = 3600.0
+
+
+class CostForecast:
+    """What the run will cost, said once after the first games of its first generation in this process: its
+    games an individual and a generation, a worker's seconds a game as measured, the time a generation and
+    the generations left will take, and (past an hour) how much shorter a game, and so a move's budget,
+    would have to be for the rest to fit an hour. ``game`` is told how many more games are done."""
+
+    def __init__(
+        self,
+        games: int,
+        individuals: int,
+        workers: int,
+        generations: int,
+        out: TextIO,
+        description: str,
+        verdict_games: int = 0,
+    ) -> None:
+        """``verdict_games``: the games the run plays after its last generation (``evolve.agents.verdict``)."""
+        self.games, self.individuals, self.workers, self.generations = games, individuals, workers, generations
+        self.out, self.description, self.verdict_games = out, description, verdict_games
+        self.after = min(games, max(4, 2 * workers))  # enough games for every worker to have finished some
+        self.started, self.done, self.said = time.time(), 0, False
+
+    def game(self, done: int) -> None:
+        self.done += done
+        if self.said or self.done < self.after or not self.games:
+            return
+        self.said = True
+        elapsed = time.time() - self.started
+        per_game = elapsed * self.workers / self.done  # a worker's wall seconds a game, every worker busy
+        generation = elapsed / self.done * self.games
+        whole = generation * self.generations + per_game * self.verdict_games / self.workers
+        verdict = f" and the verdict's {self.verdict_games} games" if self.verdict_games else ""
+        line = (
+            f"cost, from the first {self.done} games: {self.games} games a generation "
+            f"({self.games / max(self.individuals, 1):g} an individual), {per_game:.2f} s a game on each of "
+            f"{self.workers} worker{'s' if self.workers != 1 else ''} ({self.description}): about "
+            f"{duration_words(generation)} a generation and {duration_words(whole)} for the "
+            f"{self.generations} generation{'s' if self.generations != 1 else ''} to play{verdict}"
+        )
+        if whole > HOUR:
+            line += (
+                f"; to fit an hour, a game would have to take {per_game * HOUR / whole:.2f} s: a move's budget "
+                f"{whole / HOUR:.1f} times smaller (an agent's own time limit, or its depth)"
+            )
+        log.info(line)
+        print(safe_text(line), file=self.out)
+        self.out.flush()
 
 
 def append_generation(run_dir: str, entry: GenerationRecord) -> None:

@@ -18,9 +18,17 @@ from engine.native.search import native_library
 from engine.native.solver import NativeSolver
 from engine.params import default_params, params_to_dict
 from engine.position import Position
+from engine.sandbox import spares
 from engine.solver import Solver
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(autouse=True)
+def no_spare_sandboxes():
+    """No game's sandbox started ahead by one test is another's (``engine.sandbox.spares``)."""
+    yield
+    spares.close_all()
 
 
 @pytest.fixture(autouse=True)

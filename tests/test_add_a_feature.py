@@ -126,6 +126,7 @@ def run(tree, cache, *command):
     return done
 
 
+@pytest.mark.slow
 def test_the_guide_adds_a_feature_that_evolves_and_ships(library, tmp_path):
     tree, cache = str(tmp_path / "tree"), str(tmp_path / "cache")
     copy_tree(tree)

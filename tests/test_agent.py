@@ -55,6 +55,7 @@ def run_agent(folder, input_text):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("agent_colour", [BLACK, WHITE])
 def test_plays_whole_games_one_process_per_move(agent_dir, agent_colour):
     agent = make_player("cmd:" + str(agent_dir))
@@ -111,7 +112,6 @@ state_files = st.binary(max_size=200) | st.tuples(
 ).map(lambda parts: "\n".join(str(p) for p in parts).encode())
 
 
-@pytest.mark.fast
 @given(params_files | st.none(), state_files | st.none(), st.integers(0, 20), st.integers(0, 10**6))
 @example(b"{not json", None, 0, 0)
 @example(json.dumps({"weights": {}}).encode(), None, 0, 0)
@@ -210,6 +210,7 @@ def test_the_agent_keeps_the_ply_count_over_two_games_in_one_folder(tmp_path, mo
                 position = position.play(rng.choice(legal) if legal else PASS)
 
 
+@pytest.mark.slow
 def test_bundle_plays_a_whole_game_from_an_empty_folder(tmp_path):
     out = tmp_path / "submission"
     write_bundle(str(out), os.path.join(ROOT, "params.json"))
@@ -256,6 +257,7 @@ def _python37():
     return None
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(_python37() is None, reason="no Python 3.7 interpreter here")
 def test_bundle_plays_under_python_37_as_the_course_server_runs(tmp_path):
     out = tmp_path / "submission"

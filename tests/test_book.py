@@ -39,6 +39,7 @@ def test_a_book_built_from_a_won_position_keeps_the_win_against_every_reply(nati
     assert met >= len(book) and not missing and not wrong
 
 
+@pytest.mark.slow
 def test_a_book_built_in_parallel_is_as_complete_and_as_right(native):
     start = won_position(14, seed=3)
     reports = []
@@ -53,6 +54,7 @@ def test_a_book_built_in_parallel_is_as_complete_and_as_right(native):
     assert book_sections(book)[0].provenance["command"].endswith("--jobs 2")
 
 
+@pytest.mark.slow
 def test_an_extended_book_covers_the_new_plies_and_keeps_the_win(native):
     start = won_position(12, seed=3)
     shallow = build_book(14, table_bits=18, start=start)
@@ -205,7 +207,6 @@ def white_book(native):
     return starts, build_white_book(17, table_bits=18, jobs=2, starts=starts)
 
 
-@pytest.mark.fast
 def test_a_white_book_has_a_section_per_start_each_keeping_the_win(white_book):
     starts, book = white_book
     sections = book_sections(book)
@@ -417,6 +418,7 @@ def shipped_book_positions():
     return tuple(book_positions(shipped_book(), start=Position.initial(), max_ply=10))
 
 
+@pytest.mark.slow
 def test_the_shipped_book_opens_2_2_and_has_a_move_against_every_reply_to_its_last_ply():
     book = shipped_book()
     assert book.move(Position.initial()) == 12  # 2,2: the only winning first move

@@ -176,7 +176,6 @@ def test_a_program_players_left_files_are_the_state_it_keeps(tmp_path):
     assert player.left_files() == []
 
 
-@pytest.mark.fast
 def test_check_names_the_files_an_agent_keeps_its_state_in(tmp_path):
     agent = tmp_path / "counting"
     agent.mkdir()
@@ -201,7 +200,6 @@ def _checked(tmp_path, folder, limit):
     return data
 
 
-@pytest.mark.fast
 def test_a_python_agent_folder_is_checked(tmp_path):
     data = _checked(tmp_path, "examples/plain-python", 4)
     assert len(data["misses"]) == 4 - data["checked"]["kept"]

@@ -299,6 +299,7 @@ def digest(folder):
     }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("source", sorted(PREFERRING))
 def test_each_individual_plays_its_own_constants_built_in_its_own_code(tmp_path, source):
     folder = preferring_agent(tmp_path, source)
@@ -313,6 +314,7 @@ def test_each_individual_plays_its_own_constants_built_in_its_own_code(tmp_path,
     assert digest(folder) == before  # the agent's own folder is never written
 
 
+@pytest.mark.slow
 def test_a_run_tunes_the_constants_and_export_writes_a_new_tuned_folder(tmp_path):
     folder = str(tmp_path / "agent")  # the example agent without its weights file: its defaults are constants
     shutil.copytree(os.path.join(ROOT, "examples", "student-agent"), folder)
@@ -395,6 +397,7 @@ def test_evolve_constants_lists_each_number_with_its_place_and_range(tmp_path):
     assert missing.returncode == 2 and "no such folder" in missing.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", ["python", "cpp", "java"])
 def test_the_plain_examples_name_their_evaluations_constants_and_play_a_clean_game(language):
     folder = os.path.join(ROOT, "examples", "plain-" + language)

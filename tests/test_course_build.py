@@ -107,6 +107,7 @@ def test_a_java_agent_is_built_and_plays(tmp_path):
 needs_jdk = pytest.mark.skipif(shutil.which("javac") is None, reason="needs a JDK")
 
 
+@pytest.mark.slow
 @needs_gpp
 @needs_jdk
 def test_littlego_match_builds_cpp_and_java_agents_named_by_their_folder(tmp_path, capsys):
@@ -140,6 +141,7 @@ def test_a_failed_build_refuses_the_match_with_the_compilers_own_lines(tmp_path,
     assert "is played by folder only on the local pool" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 @needs_gpp
 def test_the_terminal_game_and_the_board_play_cpp_and_java_agents_named_by_their_folder(tmp_path):
     from engine.ui.web.board_game import BadRequest

@@ -220,6 +220,7 @@ def cluster(tmp_path):
     running.close()
 
 
+@pytest.mark.slow
 def test_a_lost_scheduler_stops_the_run_with_a_message_and_it_resumes(tmp_path, cluster):
     cluster.worker()
     config = write(tmp_path, TINY.replace("generations = 2", "generations = 30").replace("depth = 2", "depth = 3"))

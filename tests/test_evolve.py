@@ -32,6 +32,7 @@ from evolve.fitness import FitnessGame, FitnessGameError, make_jobs, run_jobs, s
 from evolve.genome import make_toolbox, strategy_from_json, strategy_to_json
 from evolve.loop import Evolution
 from evolve.rounds import fold
+from evolve.run_output import CostForecast
 from evolve.runs import export_best, format_table, plot_run, read_generations
 from tests.conftest import ROOT, cli, start_cli
 from tests.fixtures.old_runs import old_run, old_runs
@@ -251,7 +252,6 @@ def test_bad_configs_name_the_key_and_the_file(tmp_path, change, words):
     assert words in str(error.value) and path in str(error.value)
 
 
-@pytest.mark.fast
 def test_a_bad_config_creates_nothing_and_prints_no_traceback(tmp_path):
     path = write_config(tmp_path, TINY.replace("depth = 2", "depth = 'deep'"))
     process = evolve_cli("run", path, "--runs-dir", str(tmp_path / "runs"))
@@ -312,6 +312,7 @@ def test_same_seed_same_run_whatever_the_workers(tmp_path):
     assert runs[0] == runs[1]
 
 
+@pytest.mark.slow
 def test_a_killed_run_resumes_to_the_same_generations(tmp_path):
     # The Python searcher: slow enough for the kill to land in the middle of the run.
     config = write_config(tmp_path, TINY + '\n[fitness]\nsearcher = "python"\n')
@@ -361,7 +362,6 @@ def spin_job(seconds):
     return (1.0, 0.0)
 
 
-@pytest.mark.fast
 def test_the_meter_adds_up_the_cpu_the_workers_and_the_processes_under_them_spent():
     meter = CpuMeter()
     with Pool(2) as pool:
@@ -369,6 +369,33 @@ def test_the_meter_adds_up_the_cpu_the_workers_and_the_processes_under_them_spen
     assert outcomes == [(1.0, 0.0)] * 3
     # 0.9 s a job: a third in the worker, a third in each child; the interpreters' start-up adds a little
     assert 2.7 <= meter.seconds < 4.5
+
+
+@pytest.mark.fast
+def test_the_cost_is_said_once_after_every_worker_has_finished_games_with_what_would_fit_an_hour(monkeypatch):
+    import io
+
+    from evolve import run_output
+
+    clock = [1000.0]
+    monkeypatch.setattr(run_output.time, "time", lambda: clock[0])
+    out = io.StringIO()
+    forecast = CostForecast(games=96, individuals=8, workers=2, generations=11, out=out, description="local pool")
+    for _ in range(3):  # under 2 games a worker: not yet
+        clock[0] += 10.0
+        forecast.game(1)
+    assert out.getvalue() == ""
+    clock[0] += 10.0
+    forecast.game(1)  # 4 games in 40 s on 2 workers: 20 s a game, 960 s a generation, 11 generations
+    said = out.getvalue()
+    assert said.startswith("cost, from the first 4 games: 96 games a generation (12 an individual), 20.00 s a game")
+    assert "on each of 2 workers (local pool): about 16 min 00 s a generation and 2 h 56 min for the 11" in said
+    assert "to fit an hour, a game would have to take 6.82 s: a move's budget 2.9 times smaller" in said
+    forecast.game(50)
+    assert out.getvalue() == said  # once
+    short = io.StringIO()
+    CostForecast(games=3, individuals=3, workers=2, generations=1, out=short, description="local pool").game(3)
+    assert "3 games a generation (1 an individual)" in short.getvalue() and "fit an hour" not in short.getvalue()
 
 
 @pytest.mark.fast
@@ -396,7 +423,6 @@ def test_a_job_failing_twice_stops_the_run_naming_individual_and_seed():
     assert isinstance(safe_play_job(job), str)
 
 
-@pytest.mark.fast
 def test_after_a_failed_generation_the_checkpoint_still_resumes(tmp_path, monkeypatch):
     config = write_config(tmp_path, TINY.replace("generations = 4", "generations = 2"))
     quiet = open(os.devnull, "w")
@@ -456,7 +482,6 @@ def test_log_shows_the_finished_generations_while_one_is_being_written(tmp_path)
     assert process.returncode == 2 and "generations.jsonl:1: not a JSON line" in err and "Traceback" not in err
 
 
-@pytest.mark.fast
 def test_cli_log_json_and_missing_run(tmp_path):
     process = evolve_cli("log", str(tmp_path / "nothing"))
     _, err = process.communicate(timeout=60)
@@ -494,7 +519,6 @@ def as_pickled_before_json(run_dir):
     os.remove(os.path.join(run_dir, CHECKPOINT))
 
 
-@pytest.mark.fast
 @pytest.mark.parametrize("kept_as", ["json", "pickle"])
 def test_cmaes_stopped_and_resumed_matches_an_uninterrupted_run(tmp_path, kept_as):
     # Its arrays, sigma and numpy's generator as a checkpoint keeps them; from a pickled checkpoint of a run
@@ -533,6 +557,7 @@ def test_a_cmaes_state_kept_as_json_is_every_field_of_deaps_as_it_was(tmp_path):
             assert other == value and type(other) in (int, float), name
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_generations_on_either_searcher(tmp_path):
     """The compiled searcher plays the same moves: a run is the same run on either searcher."""
     from engine.native.search import native_available
@@ -807,7 +832,6 @@ def test_a_generation_whose_fitness_no_longer_separates_individuals_is_warned_on
     assert log.count("no longer tells them apart") >= 2  # the log has each generation it held for
 
 
-@pytest.mark.fast
 def test_an_extended_run_shows_its_new_target_wherever_it_is_read(tmp_path):
     from engine.ui.web.run_pages import FileCache, list_runs, run_page
 
@@ -823,7 +847,6 @@ def test_an_extended_run_shows_its_new_target_wherever_it_is_read(tmp_path):
     assert "# extended to 2 generations by evolve resume --generations 2" in page["config"]
 
 
-@pytest.mark.fast
 def test_the_plots_clip_the_band_draw_the_bounds_and_tick_whole_generations(tmp_path):
     from evolve.experiment.config import load_config as load
     from evolve.runs import fitness_figure, plot_run, weights_figure
@@ -905,7 +928,6 @@ def test_the_old_key_fitness_engine_still_reads_as_searcher_with_a_warning(tmp_p
     assert "--engine is now --searcher" in capsys.readouterr().err
 
 
-@pytest.mark.fast
 def test_the_old_name_workers_still_reads_as_jobs_with_a_warning(tmp_path, capsys):
     path = tmp_path / "old.toml"
     path.write_text(TINY.replace("jobs = 2", "workers = 2"))

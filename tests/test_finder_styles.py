@@ -118,7 +118,6 @@ def test_no_default_range_crosses_the_courses_limits(tmp_path):
     )  # a weight: its value plus or minus its size
 
 
-@pytest.mark.fast
 def test_evolve_constants_shows_each_constants_role(tmp_path):
     folder = str(copied(tmp_path, "roles"))
     listed = cli("evolve", "constants", folder)

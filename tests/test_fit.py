@@ -33,7 +33,6 @@ def late_positions():
     return texts
 
 
-@pytest.mark.fast
 def test_sampled_positions_are_distinct_under_symmetry_and_in_the_plies_asked(late_positions):
     positions = [Position.from_boards(*_fields(text)) for text in late_positions]
     assert all(16 <= p.moves_played <= 19 and not p.is_over for p in positions)
@@ -125,6 +124,7 @@ def test_ranking_accuracy_counts_pairs_within_a_ply_only():
     assert fit_figures.ranking_accuracy([1.0], ties, numpy.array([1, 1]), numpy.array([6, 6])) is None
 
 
+@pytest.mark.slow
 def test_the_fit_recovers_weights_that_explain_the_labels(late_positions):
     """Labels made by hidden weights (plus a constant per ply, which no search sees): the fit,
     started from the shipped weights, ranks the held-out positions as the hidden weights do."""
@@ -153,6 +153,7 @@ def test_the_fit_recovers_weights_that_explain_the_labels(late_positions):
     assert again == weights  # no noise: the same seed, the same weights
 
 
+@pytest.mark.slow
 def test_fitting_one_feature_alone_keeps_every_other_weight_as_it_was(late_positions):
     """Labels made by the shipped weights with a centre term, on another scale: fitting centre
     alone from the shipped weights (their centre at 0) finds a positive weight for it, leaves every other weight
@@ -211,6 +212,7 @@ def test_evolve_fit_writes_params_with_provenance(tmp_path, late_positions):
     assert params.provenance["fit"]["held_out"]["new"]["positions"] > 0
 
 
+@pytest.mark.slow
 def test_evolve_label_and_fit_refuse_bad_arguments_in_one_line(tmp_path, late_positions):
     one_outcome = str(tmp_path / "one.json.gz")
     save_labels(one_outcome, [(text, 1) for text in late_positions], {})
@@ -227,6 +229,7 @@ def test_evolve_label_and_fit_refuse_bad_arguments_in_one_line(tmp_path, late_po
         assert words in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_sampling_stops_when_the_plies_hold_no_more_positions():
     texts, games = sample_positions(500, plies=(2, 2), seed=2)
     assert 60 <= len(texts) <= 85  # 85 two-placement positions up to symmetry

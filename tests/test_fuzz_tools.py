@@ -64,6 +64,7 @@ def misbehaving_engine_loses_or_plays(folder, steps, black):
     return record
 
 
+@pytest.mark.slow
 @ENGINES
 @given(st.lists(STEPS, max_size=8), st.booleans())
 def test_a_misbehaving_gtp_engine_loses_its_game_or_plays_it(tmp_path_factory, steps, black):

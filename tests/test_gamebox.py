@@ -6,16 +6,20 @@ first test here checks that it is). These tests check what a fresh interpreter w
 and that a match plays the same games either way.
 """
 
+import json
+import os
+
 import pytest
 
 from engine.cli.littlego import main
+from engine.common.pools import measured_call
 from engine.constants import BLACK, WHITE
 from engine.play.game import play_game
 from engine.players.base import PlayerFault, Reason
 from engine.players.program import ProgramPlayer
 from engine.players.specs import make_player
 from engine.position import Position
-from engine.sandbox import gamebox
+from engine.sandbox import gamebox, spares
 from engine.sandbox.limits import Limits
 from engine.sandbox.workspace import quota_root
 from tests.conftest import ROOT
@@ -44,6 +48,7 @@ def moves(player, count, position=None):
     return answers
 
 
+@pytest.mark.slow
 @served
 def test_a_match_plays_the_same_games_served_or_a_sandbox_a_move(monkeypatch):
     player = ProgramPlayer(STUDENT, limits=LIMITS)
@@ -144,6 +149,85 @@ open("output.txt", "w").write("9,9" if seen else "PASS")
             player.close()
         assert box.process is None  # ended with its game
     assert servers[0] != servers[1]
+
+
+@served
+def test_the_next_games_sandbox_starts_while_a_game_plays_and_serves_the_next_game_of_any_folder(tmp_path):
+    script = "open('output.txt', 'w').write(open('answer.txt').read())\n"
+    first = tmp_path / "first"
+    second = tmp_path / "second"
+    for folder, answer in ((first, "PASS"), (second, "2,2")):
+        folder.mkdir()
+        (folder / "my_player3.py").write_text(script)
+        (folder / "answer.txt").write_text(answer)
+    player = ProgramPlayer(str(first), limits=LIMITS)
+    player.new_game(BLACK, 1)
+    try:
+        (spare,) = spares._waiting.values()
+        assert spare.box is not None and spare.box.process is not None  # started before any game asked for it
+        assert os.listdir(spare.workspace.folder) == []  # and empty: the next game copies its folder in
+        assert player.box is not spare.box and player.timed_move(Position.initial())[0] == "PASS"
+    finally:
+        player.close()
+    other = ProgramPlayer(str(second), limits=LIMITS)  # another folder, the same command and limits
+    other.new_game(WHITE, 1)
+    try:
+        assert other.box is spare.box and other.workspace is spare.workspace
+        assert other.timed_move(Position.initial())[0] == 12  # its own folder's answer, in the spare's sandbox
+        assert "answer.txt" in os.listdir(other.workdir) and other.left_files() == []
+    finally:
+        other.close()
+    spares.close_all()
+    assert spares._waiting == {} and spare.box.process is None
+
+
+@served
+def test_the_server_has_sites_module_path_without_running_its_pth_files_until_a_module_needs_them(tmp_path):
+    script = """import json, sys
+found = {"path": sys.path[1:], "prefix": sys.prefix, "site_ran": "sitecustomize" in sys.modules or any(
+    name.startswith("__editable__") for name in sys.modules), "exit": callable(exit)}
+import engine.constants  # littlego's own, installed: an editable install's finder is run for it here
+found["engine"] = engine.constants.__file__
+open("found.json", "w").write(json.dumps(found))
+open("output.txt", "w").write("PASS")
+"""
+    player = ProgramPlayer(folder_of(tmp_path, "site", script), limits=LIMITS)
+    player.new_game(BLACK, 1)
+    try:
+        assert player.timed_move(Position.initial())[0] == "PASS"
+        found = json.loads(open(f"{player.workdir}/found.json").read())
+    finally:
+        player.close()
+    paths = gamebox.site_paths()
+    assert paths is not None and found["path"][: len(paths["path"])] == paths["path"]
+    assert found["prefix"] == paths["prefix"] and found["exit"] and not found["site_ran"]
+    assert found["engine"].endswith("engine/constants.py")
+
+
+BURNER = """import time
+end = time.process_time() + 0.4
+while time.process_time() < end:
+    pass
+open("output.txt", "w").write("PASS")
+"""
+
+
+def _one_move_of(folder):
+    player = ProgramPlayer(folder, limits=LIMITS)
+    player.new_game(BLACK, 1)
+    try:
+        return player.timed_move(Position.initial())
+    finally:
+        player.close()
+
+
+@served
+def test_a_jobs_cpu_counts_the_moves_of_the_sandboxes_it_ended(tmp_path):
+    burner = folder_of(tmp_path, "burner", BURNER)
+    measured = measured_call((_one_move_of, burner))
+    move, charged = measured.outcome
+    assert move == "PASS" and charged >= 0.4
+    assert measured.cpu_seconds >= 0.4  # the sandbox was killed with its game: its CPU is counted all the same
 
 
 def test_littlego_sandbox_says_how_copies_and_moves_run_here(capsys):

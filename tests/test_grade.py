@@ -188,6 +188,7 @@ def littlego(*args, timeout=600):
     return cli("littlego", *args, timeout=timeout)
 
 
+@pytest.mark.slow
 def test_grade_a_folder_on_the_submit_stages_as_json(tmp_path):
     agent = _program_agent(tmp_path / "agent")
     result = littlego(
@@ -215,7 +216,6 @@ def test_grade_a_folder_on_the_submit_stages_as_json(tmp_path):
     assert 0 < report["cpu_per_move_mean"] <= report["cpu_per_move_max"] < 10  # a process a move, counted
 
 
-@pytest.mark.fast
 def test_grade_refuses_a_bad_championship_or_edition_in_one_line():
     result = littlego("grade", "greedy", "--championship", "bogus")
     assert result.returncode == 2 and "unknown player 'bogus'" in result.stderr and "Traceback" not in result.stderr
@@ -233,7 +233,6 @@ def test_grade_refuses_an_agent_folder_on_a_remote_scheduler(tmp_path, capsys):
     assert "cannot see" in err and "--jobs N or --scheduler local:N" in err and "Traceback" not in err
 
 
-@pytest.mark.fast
 def test_bundle_for_an_edition_writes_a_time_budget_that_fits(tmp_path):
     result = littlego("bundle", str(tmp_path / "out"), "--edition", "earlier", "--no-book")
     assert result.returncode == 0, result.stderr
@@ -245,6 +244,7 @@ def test_bundle_for_an_edition_writes_a_time_budget_that_fits(tmp_path):
     assert load_params(str(tmp_path / "out2" / "params.json")).cpu_cap == shipped.cpu_cap
 
 
+@pytest.mark.slow
 def test_grade_the_bundled_agent_fitted_to_the_earlier_edition(tmp_path):
     bundle = tmp_path / "submission"
     assert littlego("bundle", str(bundle), "--edition", "earlier").returncode == 0
@@ -272,7 +272,6 @@ def test_an_editions_alias_names_it_on_the_command_line(capsys):
     assert "unknown edition 'fall1999' (known: fall2023" in capsys.readouterr().err
 
 
-@pytest.mark.fast
 def test_grade_refuses_a_class_folder_naming_its_agents_and_a_broken_agent_ends_non_zero(tmp_path):
     from tests.conftest import cli
 

@@ -142,7 +142,6 @@ def test_illegal_plays_are_errors_and_change_nothing(engine):
     assert "suicide" in engine.error("play b A5")
 
 
-@pytest.mark.fast
 def test_the_ko_rule_is_the_courses(engine, vector_games):
     for game in vector_games:
         plies = game["plies"]
@@ -162,7 +161,6 @@ def test_the_ko_rule_is_the_courses(engine, vector_games):
     assert "KO" in engine.error(f"play {colour} {point_to_vertex(point)}")
 
 
-@pytest.mark.fast
 def test_a_whole_game_then_pass_and_score_undo_and_sgf(engine, tmp_path):
     moves = 0
     colour = "b"
@@ -193,7 +191,6 @@ def test_a_whole_game_then_pass_and_score_undo_and_sgf(engine, tmp_path):
     assert engine.process.wait(timeout=30) == 0
 
 
-@pytest.mark.fast
 def test_black_passing_first_ends_the_game_as_the_course_does(engine):
     engine.ok("play b pass")
     assert engine.ok("genmove w") == "pass"
@@ -262,6 +259,7 @@ FAKE_ENGINES = {
         ("occupier", "illegal", "occupied"),
     ],
 )
+@pytest.mark.slow
 def test_a_failing_gtp_engine_loses_with_the_reason(tmp_path, name, reason, words):
     from engine.play.game import play_game
     from engine.players.gtp import gtp_player
@@ -328,7 +326,6 @@ def test_play_refuses_an_unknown_opponent():
 # -- replay -------------------------------------------------------------------------------------------
 
 
-@pytest.mark.fast
 def test_replay_shows_the_games_a_match_wrote(tmp_path):
     _, games = run_match(
         "greedy", "random", 2, GameSettings(jobs=1, progress=False), sgf_dir=str(tmp_path), opening_plies=2

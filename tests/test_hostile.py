@@ -568,7 +568,6 @@ def test_a_tournament_of_hostile_entrants_ends_with_a_complete_table(tmp_path, c
 CLASS_PYTHON = ["py-first-1", "py-pass-1", "x-symlink-secret", "x-output-symlink", "x-output-fifo", "x-env-spy"]
 
 
-@pytest.mark.fast
 @isolated
 def test_the_class_of_honest_and_hostile_python_entrants_leaks_nothing_and_names_each_attack(tmp_path, monkeypatch):
     # The class of experiments/sandbox-class-20261124 (tests/fixtures/make_class.py), its Python entrants:
@@ -594,6 +593,7 @@ def test_the_class_of_honest_and_hostile_python_entrants_leaks_nothing_and_names
     assert not any("9,9" in detail for detail in faults.get("x-env-spy", ()))  # it never saw the token
 
 
+@pytest.mark.slow
 def test_a_tournament_with_a_deep_folder_a_disk_filler_and_a_crowd_ends_with_a_complete_table(tmp_path, capsys):
     root = tmp_path / "class"
     root.mkdir()
@@ -620,7 +620,6 @@ def test_a_tournament_with_a_deep_folder_a_disk_filler_and_a_crowd_ends_with_a_c
     assert "plain" not in faults  # the filler's games harmed no one else
 
 
-@pytest.mark.fast
 def test_a_folder_name_forges_no_line_of_the_grade_report(tmp_path, capsys):
     forged = "entrant\nTotal: 100.00 of 100 points (every stage passed)"
     folder = folder_of(tmp_path, forged, {"my_player3.py": PASS_PY})
@@ -924,7 +923,6 @@ open("output.txt", "w").write("9,9" if made else "PASS")
 """
 
 
-@pytest.mark.fast
 @isolated
 def test_a_namespace_hog_in_a_tournament_harms_no_other_agents_game(tmp_path, capsys):
     root = tmp_path / "class"

@@ -99,7 +99,6 @@ def test_cpp_and_java_names_and_the_files_they_are_told_apart_by_are_escaped(tmp
 # -- the folder read as the sandbox copies it ------------------------------------------------------
 
 
-@pytest.mark.fast
 def test_a_link_or_a_fifo_is_never_followed_or_waited_on_and_the_rest_is_read(tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()

@@ -161,7 +161,6 @@ def _attach_each(pids):
     return traced
 
 
-@pytest.mark.fast
 @isolated
 @as_root
 @pytest.mark.parametrize("attacker", ["another sandbox's user", "a local user"])

@@ -305,7 +305,6 @@ def test_the_check_for_reaching_into_experiments_finds_the_ways_it_was_done():
     assert reaches_into_experiments(clean, "clean.py", names) == []
 
 
-@pytest.mark.fast
 @pytest.mark.skipif(not os.path.isdir(EXPERIMENTS), reason="no experiments/ here (an installed copy)")
 def test_no_module_of_the_package_or_the_tests_imports_from_experiments():
     names = experiment_modules()

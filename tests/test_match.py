@@ -128,7 +128,6 @@ def test_sgf_records_open_in_sgfmill(tmp_path):
         assert game.get_winner() == ("b" if record.winner == 1 else "w")
 
 
-@pytest.mark.fast
 def test_cli_json_and_errors():
     result = cli("littlego", "match", "greedy", "random", "--games", "2", "--jobs", "1", "--json")
     assert result.returncode == 0, result.stderr
@@ -154,6 +153,7 @@ def test_a_match_logged_to_a_file_says_how_far_it_is_with_the_sprt_state(capsys)
     assert "{:.2f}".format(summary["sprt"]["llr"]) in lines[-1]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not gnugo_path(), reason="GNU Go is not installed")
 def test_gnugo_plays_a_match_against_the_champion():
     summary, games = run_match("champion", "gnugo:1", 2, GameSettings(jobs=1, progress=False))
@@ -230,6 +230,7 @@ def test_a_match_continued_from_its_journal_ends_as_an_uninterrupted_one(tmp_pat
     assert sum(1 for _ in open(journal)) == 1 + len(whole_games)
 
 
+@pytest.mark.slow
 def test_a_killed_match_continues_with_the_same_command(tmp_path):
     journal = tmp_path / "match.jsonl"
     command = [

@@ -49,7 +49,6 @@ def random_weights(rng):
 # -- (a) the rules and the features ------------------------------------------------------------
 
 
-@pytest.mark.fast
 def test_the_features_and_the_rules_equal_the_pythons_on_every_ply_of_the_rules_vectors(library, vector_games):
     values = (ctypes.c_double * len(FEATURES))()
     after = native.NativePosition()
@@ -166,6 +165,7 @@ def compare_searches(positions, depths, seed):
     return kinds, differences
 
 
+@pytest.mark.slow
 def test_the_same_values_moves_and_nodes_on_a_few_hundred_positions(library, vector_games):
     positions = sample_positions(300, 1, vector_games)
     kinds, differences = compare_searches(positions, (1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 6), seed=1)

@@ -96,6 +96,7 @@ def test_weights_too_large_are_tamed_with_the_layer_so_the_moves_stay():
     assert tamed.network.units[0].own == tuple(data["network"][0]["own"])  # the units themselves unchanged
 
 
+@pytest.mark.slow
 def test_the_course_agent_plays_a_layered_evaluation(tmp_path):
     params = tmp_path / "network.json"
     save_params(str(params), load_params(os.path.join(ROOT, "params.json")).with_network(_with_network(8).network))
@@ -161,6 +162,7 @@ def _small_positions(path, won):
     return path
 
 
+@pytest.mark.slow
 def test_the_command_fits_adds_leaves_scores_and_writes_a_params_file(tmp_path, won):
     positions = _small_positions(tmp_path / "small.json.gz", won)
     out = tmp_path / "network.json"
@@ -211,7 +213,6 @@ def test_the_command_fits_an_ensemble_of_seeds_and_scores_their_mean(tmp_path, w
     assert f"kept {params.provenance['kept']} of {len(won.held_out)}" in result.stdout.splitlines()[-1]
 
 
-@pytest.mark.fast
 def test_the_command_refuses_what_it_cannot_use(tmp_path):
     result = cli("evolve", "network", "--positions", POSITIONS, "--out", tmp_path, "--hidden", "65")
     assert result.returncode == 2 and "--hidden" in result.stderr and "Traceback" not in result.stderr

@@ -117,7 +117,6 @@ def test_params_files_carry_pattern_weights_and_refuse_unknown_shapes(tmp_path):
         default_params().with_patterns([1.0, 2.0, 3.0])
 
 
-@pytest.mark.fast
 def test_a_bundled_agent_plays_with_pattern_weights(tmp_path):
     out = tmp_path / "submission"
     assert cli("littlego", "bundle", str(out)).returncode == 0
@@ -149,6 +148,7 @@ def test_the_fit_lowers_the_loss_of_labels_that_pattern_weights_explain():
     assert numpy.mean((values > numpy.median(values)) == (labels == 1)) > 0.8
 
 
+@pytest.mark.slow
 def test_evolve_fit_patterns_writes_params_with_pattern_weights(tmp_path):
     texts, _ = sample_positions(150, plies=(10, 14), seed=4)
     labels = [k % 3 % 2 for k in range(len(texts))]  # any labels will do for the plumbing

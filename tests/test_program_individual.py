@@ -25,6 +25,7 @@ from engine.players.specs import make_player
 from engine.position import Position
 from evolve.agents.program_individual import fingerprint, program_built, sidecar_of
 from evolve.agents.program_player import program_player
+from evolve.agents.verdict import verdict_of, verdict_words
 from evolve.experiment.config import ConfigError, load_config, validate
 from evolve.fitness import FitnessGame, play_job
 from evolve.loop import Evolution
@@ -94,6 +95,22 @@ def first_move(program, weights):
 
 
 @pytest.mark.fast
+def test_a_verdict_is_better_or_worse_only_where_its_interval_leaves_out_a_half():
+    undecided = verdict_of([(1, 3, 0)] * 22 + [(0, -3, 0)] * 17 + [(0, -9, 1)])
+    assert (undecided.games, undecided.wins, undecided.faults, undecided.decided) == (40, 22, 1, "undecided")
+    line = verdict_words(undecided, "program:a:best.json:weights.json", "cmd:a")
+    assert line.startswith("verdict: the tuned agent won 22 of 40 games against the original (1 lost by its own ")
+    assert "(55.0%, 95% interval 39.8-69.3%, +35 +/- 112 Elo;" in line and line.endswith(
+        "undecided; a sequential test decides it: littlego match program:a:best.json:weights.json cmd:a "
+        "--random-opening 2 --sprt 0,20 --games 2000"
+    )
+    assert verdict_of([(1, 3, 0)] * 30 + [(0, -3, 0)] * 10).decided == "better"
+    assert verdict_of([(0, -3, 0)] * 40).decided == "worse"
+    assert verdict_of([(0, -3, 0)] * 40).elo is None  # one-sided: no finite Elo
+    assert "sequential" not in verdict_words(verdict_of([(1, 1, 0)] * 40), "a", "b")
+
+
+@pytest.mark.fast
 def test_the_example_configs_are_valid_and_start_from_the_agents_own_file(monkeypatch):
     monkeypatch.chdir(ROOT)  # their paths are relative to where evolve runs: the root
     config = load_config(os.path.join(EXAMPLE, "evolve.toml"))
@@ -103,6 +120,7 @@ def test_the_example_configs_are_valid_and_start_from_the_agents_own_file(monkey
     assert load_config(os.path.join(EXAMPLE, "bench.toml")).genes == config.genes
 
 
+@pytest.mark.slow
 def test_each_game_writes_its_weights_into_its_own_copy_and_they_are_played(tmp_path):
     config = load_config(write_config(tmp_path))
     before = open(os.path.join(EXAMPLE, "weights.json")).read()
@@ -125,6 +143,7 @@ def test_each_game_writes_its_weights_into_its_own_copy_and_they_are_played(tmp_
     assert open(os.path.join(EXAMPLE, "weights.json")).read() == before  # the source is never written
 
 
+@pytest.mark.slow
 def test_evolve_run_and_export_the_example_agents_weights(tmp_path):
     config = write_config(tmp_path)
     process = cli("evolve", "run", config, "--runs-dir", tmp_path / "runs", "--no-progress", timeout=300)
@@ -132,7 +151,19 @@ def test_evolve_run_and_export_the_example_agents_weights(tmp_path):
     assert "the individual: " in process.stdout
     assert "searched by the program's own code, each move a process of the agent's" in process.stdout
     assert "native searcher" not in process.stdout
+    # What the run costs, said before its first generation's line: 3 individuals, the same games each.
+    cost = re.search(r"cost, from the first 4 games: (\d+) games a generation \((\d+) an individual\)", process.stdout)
+    assert cost and int(cost.group(1)) == 3 * int(cost.group(2)), process.stdout
+    assert cost.start() < process.stdout.index("gen   0") and "for the 2 generations to play" in process.stdout
+    assert "and the verdict's 40 games" in process.stdout
     run = os.path.join(str(tmp_path / "runs"), os.listdir(str(tmp_path / "runs"))[0])
+    # The run ends with the best against the agent it began from: 40 fresh games, said and kept.
+    verdict = json.load(open(os.path.join(run, "verdict.json")))
+    assert verdict["games"] == 40 and 0 <= verdict["wins"] <= 40
+    verdict_line = r"verdict: the tuned agent won (\d+) of 40 games against the original [^:]*: (\w+)"
+    said = re.search(verdict_line, process.stdout)
+    assert said and int(said.group(1)) == verdict["wins"] and said.group(2) in ("better", "worse", "undecided")
+    assert process.stdout.index("verdict: ") > process.stdout.index("gen   1")
     records = read_generations(run)
     assert [r.generation for r in records] == [0, 1]
     first = [tuple(ind["weights"]) for ind in records[0].individuals]
@@ -186,7 +217,6 @@ def test_a_broken_agent_stops_the_run_before_any_game(tmp_path):
             pass
 
 
-@pytest.mark.fast
 def test_a_run_that_fails_before_its_first_generation_leaves_no_run_folder(tmp_path):
     folder = agent_copy(tmp_path)
     (folder / "my_player3.py").write_text("raise SystemExit('no board for me')\n")
@@ -197,6 +227,7 @@ def test_a_run_that_fails_before_its_first_generation_leaves_no_run_folder(tmp_p
     assert "no generation finished: " in failed.stderr and "removed (it holds nothing to resume)" in failed.stderr
 
 
+@pytest.mark.slow
 def test_a_game_lost_by_the_agents_fault_is_a_loss_and_said(tmp_path, caplog):
     folder = agent_copy(tmp_path)
     script = (folder / "my_player3.py").read_text()
@@ -231,6 +262,7 @@ def test_a_game_lost_by_the_agents_fault_is_a_loss_and_said(tmp_path, caplog):
     assert [report["faults"] for report in reports] == [2, 0]
 
 
+@pytest.mark.slow
 def test_a_weight_the_agents_code_never_reads_is_named_at_the_start(tmp_path, capsys):
     folder = agent_copy(tmp_path)
     script = (folder / "my_player3.py").read_text()
@@ -246,6 +278,7 @@ def test_a_weight_the_agents_code_never_reads_is_named_at_the_start(tmp_path, ca
     assert "answered the same position differently" not in said  # the example agent is deterministic
 
 
+@pytest.mark.slow
 def test_a_run_whose_every_game_is_the_agents_fault_stops_with_a_clear_message(tmp_path):
     folder = agent_copy(tmp_path)
     script = (folder / "my_player3.py").read_text()
@@ -437,6 +470,7 @@ open("output.txt", "w").write(random.choice(empty) if empty else "PASS")   # uns
 """
 
 
+@pytest.mark.slow
 def test_an_agent_with_unseeded_random_moves_is_told_to_seed_them(tmp_path, capsys):
     folder = agent_copy(tmp_path)
     (folder / "my_player3.py").write_text(RANDOM_AGENT)

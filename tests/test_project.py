@@ -40,7 +40,6 @@ def test_the_code_passes_ruff(check):
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-@pytest.mark.fast
 def test_the_documentation_site_builds_strictly(tmp_path):
     """mkdocs build --strict: every page in the nav, every link and anchor, the API reference's modules."""
     try:
@@ -95,7 +94,6 @@ def run_command(tool, *args):
     return json.loads(result.stdout)
 
 
-@pytest.mark.fast
 def test_bench_rules_reports_what_it_measured():
     figures = run_command("littlego", "bench", "rules", "--repeats", "1", "--playout-games", "5", "--json")
     assert figures["positions"] == 10786 and figures["legal_moves_positions_per_s"] > 0
@@ -131,7 +129,6 @@ def test_bench_search_reports_each_depth():
     assert sum(figures["positions"].values()) == 12
 
 
-@pytest.mark.fast
 def test_evolve_bench_reports_games_per_second():
     figures = run_command("evolve", "bench", "--jobs", "1", "2", "--games", "4", "--depth", "1", "--json")
     assert set(figures["games_per_second"]) == {"1", "2"} and "2" in figures["speedup"]
@@ -163,6 +160,7 @@ def make_venv_seeing_this_environment(venv):
     return python
 
 
+@pytest.mark.slow
 def test_a_non_editable_install_works_from_any_folder(tmp_path):
     """pip install . (not editable), then the tools run from an empty folder on their package data."""
     import shutil

@@ -56,6 +56,7 @@ def test_a_journal_cut_by_a_kill_keeps_every_answer_written_after_it(library, tm
     assert set(_read_journal(str(journal))) == set(texts) == set(done)  # nothing merged into the cut line
 
 
+@pytest.mark.slow
 def test_the_score_is_the_same_with_either_searcher_in_any_order_and_with_any_jobs(library, tmp_path):
     out = str(tmp_path / "positions.json.gz")
     found = build_positions(out, 3, (9, 11), seed=5, table_bits=18)
@@ -78,7 +79,6 @@ def test_the_score_is_the_same_with_either_searcher_in_any_order_and_with_any_jo
     assert f"held_out: kept {held_out['kept']} of {held_out['won']} won positions" in printed
 
 
-@pytest.mark.fast
 def test_a_damaged_positions_file_is_refused_by_name(tmp_path):
     path = tmp_path / "bad.json.gz"
     path.write_bytes(gzip.compress(b'{"format": "littlego-regret 1", "positions": [{"position": "1 3"}]}'))
@@ -132,6 +132,7 @@ def _run(tmp_path, workers, positions, settings):
     return records
 
 
+@pytest.mark.slow
 def test_a_run_as_shipped_with_the_regret_fitness_replays_with_any_workers(library, tmp_path):
     """[fitness] play = "as-shipped" and [regret]: the same generations with one worker and two; each
     record says how it played, the regret kept and the held-out share."""
@@ -205,6 +206,7 @@ def test_exploitability_a_perfect_player_closes_the_gap_and_a_random_one_keeps_l
     assert json.loads(held_out.stdout)[0]["won"] == sum(p.won for p in found.split(True)), held_out.stderr
 
 
+@pytest.mark.slow
 def test_evolve_exploit_openings_plays_from_the_start_of_the_game(library):
     """``evolve exploit --openings``: the empty board and every won 2-ply opening, one game each, as
     ``openings_exploitability`` plays them."""

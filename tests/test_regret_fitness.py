@@ -68,7 +68,6 @@ def program_config(tmp_path, text=PROGRAM_RUN, **fields):
     return str(path)
 
 
-@pytest.mark.fast
 def test_a_program_individuals_regret_fitness_is_the_rulers_measure_of_its_player(tmp_path, monkeypatch):
     """examples/plain-python's constants on [regret] alone: each individual's share kept is what the ruler
     measures of its player on the same positions, one call of the agent a position, and the generation
@@ -184,6 +183,7 @@ positions = "{positions}"
 """
 
 
+@pytest.mark.slow
 def test_an_agent_with_a_weights_file_that_faults_on_every_position_stops_the_run(tmp_path):
     """examples/student-agent (its weights.json the genome), broken to crash on any board but the empty one
     (where the run's first move is checked): every won position is given away by its fault, so the run stops

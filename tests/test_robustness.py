@@ -251,7 +251,6 @@ def test_configs_with_nonsense_are_refused_naming_the_key(tmp_path, change, word
     assert words in str(error.value) and str(path) in str(error.value)
 
 
-@pytest.mark.fast
 def test_a_config_that_is_not_utf8_is_one_clear_line(tmp_path):
     path = tmp_path / "latin1.toml"
     path.write_bytes(TINY.replace('"tiny"', '"t\xefny"').encode("latin-1"))
@@ -498,6 +497,7 @@ def test_a_training_resumes_from_a_pickled_checkpoint_of_before_json(tmp_path, m
     assert trainer.LEGACY_CHECKPOINT not in os.listdir(stopped.folder)
 
 
+@pytest.mark.slow
 def test_run_folder_arguments_that_name_the_wrong_kind_of_thing(finished_run, tmp_path):
     a_file = tmp_path / "a-file"
     a_file.write_text("")
@@ -510,7 +510,6 @@ def test_run_folder_arguments_that_name_the_wrong_kind_of_thing(finished_run, tm
     assert_one_clear_line(match, "--sgf names a file")
 
 
-@pytest.mark.fast
 def test_a_closed_pipe_is_not_an_error(finished_run):
     process = start_cli("evolve", "log", finished_run, "--json")
     process.stdout.read(10)
@@ -560,7 +559,6 @@ def interruptible():
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-@pytest.mark.fast
 def test_ctrl_c_leaves_a_clean_message_no_worker_traceback_and_a_resumable_run(tmp_path):
     config = tmp_path / "tiny.toml"
     config.write_text(TINY.replace("generations = 2", "generations = 40").replace("depth = 1", "depth = 2"))
@@ -603,7 +601,6 @@ def test_a_kill_stops_a_run_as_ctrl_c_does(tmp_path):
 # -- one writer per run -----------------------------------------------------------------------------
 
 
-@pytest.mark.fast
 def test_a_resume_is_refused_while_another_process_holds_the_run(tmp_path):
     config = tmp_path / "tiny.toml"
     config.write_text(TINY.replace("generations = 2", "generations = 6"))
@@ -622,7 +619,6 @@ def test_a_resume_is_refused_while_another_process_holds_the_run(tmp_path):
     assert read_generations(run_dir) == before
 
 
-@pytest.mark.fast
 def test_two_concurrent_resumes_write_each_generation_once(tmp_path):
     # Whether the second resume is refused or finds the run already finished depends on timing;
     # either way no generation may be written twice.
@@ -644,7 +640,6 @@ def test_two_concurrent_resumes_write_each_generation_once(tmp_path):
     assert generations == list(range(7))
 
 
-@pytest.mark.fast
 def test_a_lock_left_by_a_killed_process_is_taken_over(tmp_path):
     config = tmp_path / "tiny.toml"
     config.write_text(TINY)
@@ -723,7 +718,6 @@ sys.exit(exits.run_command("littlego", args, on_interrupt="interrupted: resume i
 """
 
 
-@pytest.mark.fast
 @pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_an_interrupt_whose_cleanup_hangs_still_ends_the_process_with_its_message(number):
     process = subprocess.Popen(

@@ -41,7 +41,6 @@ def test_ko_banned_points_match_the_host(vector_games):
     assert mismatches == []
 
 
-@pytest.mark.fast
 def test_board_after_every_legal_move_matches_the_host(vector_games):
     mismatches = []
     for game in vector_games:

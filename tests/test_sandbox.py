@@ -262,6 +262,7 @@ answer(False)
     assert "File too large" in fault.detail or "file size" in fault.detail
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", BOTH)
 def test_an_agent_has_no_network(tmp_path, mode):
     server = socket.socket()
@@ -315,7 +316,6 @@ answer(True)
     assert outlived == (mode == UNSANDBOXED and not accounting.hierarchies())
 
 
-@pytest.mark.fast
 def test_a_sleeper_loses_on_time_and_is_killed(tmp_path):
     body = "time.sleep(60)\nanswer(True)\n"
     started = time.monotonic()

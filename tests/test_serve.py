@@ -419,7 +419,6 @@ def position_of(moves):
     return position
 
 
-@pytest.mark.fast
 def test_past_its_time_the_search_values_show_while_the_solver_goes_on_until_its_patience(analyst):
     quick = Analyst(analyst.workers, seconds=0.2)
     try:
@@ -440,6 +439,7 @@ def test_past_its_time_the_search_values_show_while_the_solver_goes_on_until_its
         native.close()
 
 
+@pytest.mark.slow
 def test_a_position_solved_past_the_boards_time_turns_exact_when_asked_again(native):
     workers = InProcessWorkers()
     board = Analyst(workers, seconds=0.01)
@@ -488,7 +488,6 @@ def test_the_margins_a_board_solved_are_shown_from_the_store_without_solving_the
     assert sum(value.wins for value in stored.moves) == 5  # as PLY14 is described
 
 
-@pytest.mark.fast
 def test_the_agent_move_with_how_it_chose_it(client):
     first = client.post("/api/board/agent", json={"moves": []}).json()
     assert (first["move"], first["how"]) == (WINNING_FIRST_POINT, "first") and WINNING_FIRST_POINT == 12  # 2,2
@@ -504,6 +503,7 @@ def test_the_agent_move_with_how_it_chose_it(client):
     )
 
 
+@pytest.mark.slow
 def test_from_its_solving_ply_the_agent_keeps_a_won_game_won_and_searches_a_lost_one(client):
     margins = Solver().move_values(position_of(PLY14))
     won = client.post("/api/board/agent", json={"moves": PLY14}).json()
@@ -518,7 +518,6 @@ def killed_job():
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-@pytest.mark.fast
 def test_a_crashing_or_hanging_player_leaves_the_server_up(client, tmp_path):
     agent = tmp_path / "agent"
     agent.mkdir()
@@ -550,7 +549,6 @@ def test_a_spec_the_parser_refuses_is_the_users_mistake_with_the_parsers_message
     assert answer.status_code == 400 and words in answer.json()["error"], answer.text
 
 
-@pytest.mark.fast
 def test_a_killed_worker_is_answered_at_once_and_replaced_for_the_next_request(runs):
     workers = Workers(1)
 
@@ -702,6 +700,7 @@ def test_the_command_serves_at_the_address_it_prints_and_ctrl_c_stops_it(tmp_pat
 LOST14 = [10, 4, 14, 23, 1, 3, 22, 6, 17, 2, 24, 15, 8, 0]  # at ply 14 every move of the side to move loses
 
 
+@pytest.mark.slow
 def test_a_lost_position_names_the_least_bad_move_and_how_hard_each_is_to_answer(client):
     position = position_of(LOST14)
     assert all(margin < 0 for margin in Solver().move_values(position).values())
@@ -734,6 +733,7 @@ def test_a_lost_position_names_the_least_bad_move_and_how_hard_each_is_to_answer
     assert won["lost"] is False and won["moves"] == []
 
 
+@pytest.mark.slow
 def test_keep_solving_gives_the_margins_the_time_the_board_did_not(native):
     board = Analyst(InProcessWorkers(), seconds=0.05)
     moves = PLY14[:13]  # the Python solver needs a few CPU seconds for its margins
@@ -768,7 +768,6 @@ def _until(condition, polls=12000):
     pytest.fail("the condition never came true")
 
 
-@pytest.mark.fast
 def test_a_newer_position_drops_the_questions_no_worker_has_begun():
     """The board's questions about a position the page has left wait behind nothing new: once a question
     about another position comes, those no process has begun are dropped, and their callers are told."""

@@ -164,7 +164,6 @@ def test_a_whole_game_against_random_by_clicks(site, page):
     assert "wins" in page.locator("#verdict").inner_text() and "game over" in page.locator("#status").inner_text()
 
 
-@pytest.mark.fast
 def test_an_illegal_click_shows_the_rule(site, page):
     url, _ = site
     board(page, url, "", values=False)
@@ -175,7 +174,6 @@ def test_an_illegal_click_shows_the_rule(site, page):
     assert page.locator("#message").inner_text() == "refused: 2,2 is occupied"
 
 
-@pytest.mark.fast
 def test_on_the_empty_board_the_agent_shown_plays_2_2(site, page):
     url, _ = site
     board(page, url, "", values=True)
@@ -245,7 +243,6 @@ def sgf_file(folder, moves):
     return record
 
 
-@pytest.mark.fast
 def test_an_sgf_opened_stepped_through_and_saved(site, page, tmp_path):
     url, _ = site
     board(page, url, "", values=False)
@@ -262,6 +259,7 @@ def test_an_sgf_opened_stepped_through_and_saved(site, page, tmp_path):
     assert saved.startswith("(;") and ";B[cc];W[cd];B[bc];W[dd];B[dc];W[ee]" in saved.replace("\n", "")
 
 
+@pytest.mark.slow
 def test_the_values_shown_are_the_solvers(site, page, tmp_path):
     url, _ = site
     record = sgf_file(tmp_path, PLY14)
@@ -287,7 +285,6 @@ def test_the_values_shown_are_the_solvers(site, page, tmp_path):
     screenshot(page, "serve-board.png")
 
 
-@pytest.mark.fast
 def test_as_white_the_opponent_moves_first_and_undo_returns_to_your_turn(site, page):
     url, _ = site
     board(page, url, "", values=False)
@@ -302,7 +299,6 @@ def test_as_white_the_opponent_moves_first_and_undo_returns_to_your_turn(site, p
     assert "White to move" in page.locator("#status").inner_text()
 
 
-@pytest.mark.fast
 def test_a_position_never_shows_another_positions_values(site, page):
     """While a position's values are asked, its board and table show none: not the previous position's."""
     url, _ = site
@@ -334,6 +330,7 @@ def test_a_position_never_shows_another_positions_values(site, page):
     assert_every_legal_move_exact(page, 2)
 
 
+@pytest.mark.slow
 def test_a_line_to_ply_8_never_shows_another_positions_values_and_plies_0_to_4_are_exact_at_once(site, page):
     """Walking a line of play from the empty board to ply 8, each position's first values answer is held
     back: meanwhile its board and table show none (not the previous position's), and at the end the table
@@ -400,7 +397,6 @@ def test_new_game_while_the_opponent_thinks_drops_its_answer(site, page):
     page.wait_for_function("() => document.getElementById('status').textContent.startsWith('ply 2 of 24')")
 
 
-@pytest.mark.fast
 def test_the_position_is_in_the_address_and_a_reload_or_a_link_shows_it(site, page):
     url, _ = site
     board(page, url, "", values=False)
@@ -439,6 +435,7 @@ def test_a_lost_position_shows_the_least_bad_move(site, page):
     assert "the agent's search finds one at depth" in page.locator("#refutations thead").inner_text()
 
 
+@pytest.mark.slow
 def test_refutations_that_reached_no_move_are_asked_for_again(site, page):
     """On a busy machine the server's few seconds of solving may reach no move's replies: the page says
     it is solving and asks again (the server keeps what it solved), and shows the table once an answer
@@ -488,6 +485,7 @@ def test_refutations_the_solver_never_reaches_say_so_after_the_last_ask(site, pa
     assert page.locator("#least-bad").count() == 0
 
 
+@pytest.mark.slow
 def test_keep_solving_settles_the_margins_the_first_answer_left_open(site, page):
     """At ply 12 of this line the Python solver needs about 10 CPU s for every move's margin, past the
     site's 5 s: the table comes with the results alone and the button; a click gives the margins up to

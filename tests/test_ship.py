@@ -41,6 +41,7 @@ def current_file(tmp_path, margin):
     return path
 
 
+@pytest.mark.slow
 def test_a_candidate_the_test_accepts_replaces_params_json_with_the_test_in_its_provenance(tmp_path, capsys):
     run = evolved(tmp_path, (10, 20), "strong")
     current = current_file(tmp_path, -20.0)
@@ -64,7 +65,6 @@ def test_a_candidate_the_test_accepts_replaces_params_json_with_the_test_in_its_
     assert report["sprt"]["decision"] == "H1"
 
 
-@pytest.mark.fast
 def test_the_screen_predicts_before_the_test_and_min_screen_stops_a_weak_candidate_there(tmp_path, capsys):
     run = evolved(tmp_path, (-20, -10), "weak")
     current = current_file(tmp_path, 10.0)
@@ -156,6 +156,7 @@ def test_the_default_screen_plays_every_opening_once_with_each_colour(tmp_path, 
     assert kept["every"] and kept["games"] == 50 and kept["score"] == 0.0
 
 
+@pytest.mark.slow
 def test_a_params_file_ships_as_a_run_does_with_its_test_beside_it(tmp_path, capsys):
     # evolve fit's output (here any params file) is a candidate too: its weights, the current
     # file's search settings, the test in ship/ beside it, the same command continuing it.

@@ -38,6 +38,7 @@ def late_positions(plies, count):
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("plies", [18, 19, 20, 21])
 def test_the_solver_agrees_with_plain_minimax(plies):
     for position in late_positions(plies, 6):
@@ -94,7 +95,6 @@ def test_settled_results_agree_with_search_to_the_end():
     assert settled >= 30
 
 
-@pytest.mark.fast
 def test_the_agent_keeps_a_won_position_won_from_the_solving_ply():
     params = default_params()._replace(solve_from=12, cpu_budget=1.0, cpu_cap=4.0)
     checked = 0
@@ -108,7 +108,6 @@ def test_the_agent_keeps_a_won_position_won_from_the_solving_ply():
     assert checked >= 3
 
 
-@pytest.mark.fast
 def test_no_move_passes_the_cpu_cap():
     params = default_params()._replace(depth=12, cpu_budget=0.2, cpu_cap=0.3, solve_from=10)
     for position in late_positions(4, 2) + late_positions(10, 2):
@@ -155,7 +154,6 @@ def test_a_match_stops_when_the_sprt_decides():
     assert summary.sprt.decision == "H0" and len(games) < 600
 
 
-@pytest.mark.fast
 def test_solve_prints_every_moves_exact_value():
     moves = "2,2 1,2 2,1 1,1 3,2 2,3 1,3 3,3 2,4 0,3 3,1 4,3 1,4 0,1 4,2 0,2 0,0 1,0"
     result = cli("littlego", "solve", "--moves", moves, timeout=300)

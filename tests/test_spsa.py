@@ -93,6 +93,7 @@ def test_a_step_whose_pairs_all_tie_moves_nothing():
     assert spsa.centre == [1.0, 2.0] and spsa.k == 1
 
 
+@pytest.mark.slow
 def test_an_spsa_run_resumes_extends_and_plots_its_centre(tmp_path):
     config = tmp_path / "spsa.toml"
     config.write_text(SPSA_RUN)

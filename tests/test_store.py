@@ -299,6 +299,7 @@ def test_positions_to_grow_are_those_reached_distinct_under_the_symmetries():
     assert all(len({store_key(p)[0] for p in found}) == 20 for found in sampled.values())
 
 
+@pytest.mark.slow
 def test_littlego_store_grow_is_resumable_and_info_and_check_describe_it(tmp_path):
     store = tmp_path / "solved.sqlite"
     grow = ["store", "grow", "--plies", "14-15", "--moves", LATE_MOVES, "--jobs", "2", "--table-bits", "16"]
@@ -472,7 +473,6 @@ def test_what_littlego_solve_solved_the_board_openings_study_and_book_read_witho
     assert len(native_questions) == solved  # not one question more after the first tool
 
 
-@pytest.mark.fast
 def test_what_the_book_builder_proved_book_check_and_the_openings_read_without_the_solver(
     native, native_questions, tmp_path, capsys
 ):

@@ -175,6 +175,7 @@ def test_a_tapered_run_exports_params_that_a_bundled_agent_plays(tmp_path):
     assert open(os.path.join(bundle, "output.txt")).read().strip() == "2,2"  # the book's one winning move
 
 
+@pytest.mark.slow
 def test_evolve_fit_tapered_from_flat_weights(tmp_path):
     from evolve.solved.labels import save_labels
     from tests.test_fit import sample_positions

@@ -184,6 +184,7 @@ def comparable(report):
     return {key: report[key] for key in ("standings", "matches", "crosstable", "faults")}
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 def test_a_killed_tournament_of_six_folders_resumes_to_the_uninterrupted_table(tmp_path):
     folders = agent_folders(tmp_path / "class")

@@ -122,6 +122,7 @@ def test_texel_needs_the_labels_and_spearman_ranks():
     assert tuners.spearman([1, 2, 2, 3], [1, 2, 2, 3]) == pytest.approx(1.0)
 
 
+@pytest.mark.slow
 def test_the_command_writes_its_table_curves_legs_and_openings(tmp_path, capsys, monkeypatch):
     from evolve.cli import tuners as command
 

@@ -15,6 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGES = ("engine", "evolve")
 
 
+@pytest.mark.slow
 def test_mypy_passes():
     result = subprocess.run(
         [sys.executable, "-m", "mypy", "--no-error-summary", "--hide-error-context"],
@@ -56,7 +57,6 @@ def _missing(function):
     return missing
 
 
-@pytest.mark.fast
 def test_every_public_function_is_annotated():
     unannotated = []
     for path in _python_files():

@@ -7,8 +7,9 @@ share what the parent imported, and ``multiprocessing-logging`` reaches them); t
 solver's workers are spawned, so that each starts small beside its large table.
 
 What jobs cost is measured in the workers: ``measured_map`` runs each job under ``measured_call``,
-which reads ``cpu_of_process_tree`` (the worker, its finished children and its live descendants, such
-as the compiled solver it keeps or a program's sandbox) before and after, and adds it to a CpuMeter.
+which reads ``cpu_of_process_tree`` (the worker, its finished children, its live descendants, such
+as the compiled solver it keeps or a program's sandbox, and the sandboxes it killed at their games' end)
+before and after, and adds it to a CpuMeter.
 """
 
 import multiprocessing
@@ -16,6 +17,8 @@ import multiprocessing.pool
 import os
 import signal
 from typing import Any, Callable, Iterable, Iterator, List, NamedTuple, Optional, Tuple, TypeVar, cast
+
+from engine.sandbox.process import children_of, killed_trees_cpu, tree_cpu
 
 Job = TypeVar("Job")
 Outcome = TypeVar("Outcome")
@@ -46,42 +49,14 @@ def cpu_with_children() -> float:
     return times[0] + times[1] + times[2] + times[3]
 
 
-_TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
-def _children(pid: int) -> List[int]:
-    """The pids of ``pid``'s running child processes (Linux's /proc/PID/task/TID/children); [] where unknown."""
-    found: List[int] = []
-    try:
-        for task in os.listdir(f"/proc/{pid}/task"):
-            with open(f"/proc/{pid}/task/{task}/children") as handle:
-                found.extend(int(child) for child in handle.read().split())
-    except OSError:  # ended meanwhile, or no such files here
-        pass
-    return found
-
-
-def _process_cpu(pid: int) -> float:
-    """CPU seconds of a running process and of its finished children (/proc/PID/stat); 0 where it has ended."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            text = handle.read().decode("ascii", "replace")
-    except OSError:
-        return 0.0
-    fields = text[text.rindex(")") + 2 :].split()  # after "pid (command) "
-    return sum(int(x) for x in fields[11:15]) / _TICK  # utime, stime, cutime, cstime in clock ticks
-
-
 def cpu_of_process_tree() -> float:
-    """CPU seconds of this process (every thread), of its finished children, and of every descendant still
-    running (a compiled solver, a sandboxed program kept between games): what work done here has cost so far.
-    Where Linux's /proc does not list children, the running descendants are left out."""
-    total = cpu_with_children()
-    waiting = _children(os.getpid())
-    while waiting:
-        pid = waiting.pop()
-        total += _process_cpu(pid)
-        waiting.extend(_children(pid))
+    """CPU seconds of this process (every thread), of its finished children, of every descendant still
+    running (a compiled solver, a game's sandbox) and of the descendants it killed (a game's sandbox, ended
+    with its game: ``count_killed_tree``): what work done here has cost so far. Where Linux's /proc does not
+    list children, the running descendants are left out."""
+    total = cpu_with_children() + killed_trees_cpu()
+    for pid in children_of(os.getpid()):
+        total += tree_cpu(pid)
     return total
 
 

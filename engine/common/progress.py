@@ -12,6 +12,20 @@ LINE_SECONDS = 10.0  # a log line at least this often when the total is not know
 WHAT_CHARACTERS = 200  # of what is counted, shown
 
 
+def duration_words(seconds: float) -> str:
+    """A length of time as a reader takes it in: "42 s", "3 min 20 s", "2 h 05 min", "3 days 4 h"."""
+    whole = int(round(max(seconds, 0.0)))
+    if whole < 60:
+        return f"{seconds:.1f} s" if seconds < 10 else f"{whole} s"
+    minutes, second = divmod(whole, 60)
+    if minutes < 60:
+        return f"{minutes} min {second:02d} s"
+    hours, minute = divmod(minutes, 60)
+    if hours < 48:
+        return f"{hours} h {minute:02d} min"
+    return f"{hours // 24} days {hours % 24} h"
+
+
 class Progress(Protocol):
     """What ``counter`` returns: called with how many are done so far; ``close()`` ends it."""
 

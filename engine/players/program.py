@@ -23,7 +23,7 @@ from engine.errors import InvalidInput
 from engine.players.base import Player, PlayerFault, Reason
 from engine.players.host import OutputFormatError, format_input, read_output
 from engine.position import Position
-from engine.sandbox import gamebox
+from engine.sandbox import gamebox, spares
 from engine.sandbox.files import FOLDER_ENTRIES, UntrustedFileError, copy_folder, excerpt, tail, write_new
 from engine.sandbox.isolation import Command, prepare_folder, wrap
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB, Limits, SandboxError, UntrustedFolderError
@@ -77,7 +77,9 @@ class ProgramPlayer(Player):
     def new_game(self, colour: Colour, seed: int) -> None:
         Player.new_game(self, colour, seed)
         self.close()
-        self.workspace = Workspace(self.limits)  # each game a fresh one: nothing of an earlier game reaches it
+        # Each game a fresh sandbox, started while the previous game played: nothing of an earlier game reaches it.
+        sandbox = spares.take(self.command, self.limits, self.cpu_limit, self.wall_limit)
+        self.workspace, self.box = sandbox.workspace, sandbox.box
         self.workdir = self.workspace.folder
         try:
             copy_folder(self.source, self.workdir, self.limits.folder_mb * MIB)
@@ -97,17 +99,6 @@ class ProgramPlayer(Player):
                 os.unlink(path)  # the folder's own file
             write_new(path, text)
         prepare_folder(self.workdir, self.limits, self.workspace.user)
-        if gamebox.available(self.limits):
-            self.box = gamebox.GameBox(
-                self.workdir,
-                self.command,
-                self.limits,
-                self.cpu_limit,
-                self.wall_limit,
-                self._stderr_path(),
-                self.workspace.scratch,
-                self.workspace.user,
-            )
         self.given = files_in(self.workdir)
 
     def close(self) -> None:
@@ -132,7 +123,7 @@ class ProgramPlayer(Player):
         return self.workspace, self.workdir
 
     def _stderr_path(self) -> str:
-        return os.path.join(self._game()[0].top, "stderr.txt")
+        return spares.stderr_path(self._game()[0])
 
     def _write_input(self, text: str) -> None:
         """``input.txt`` written into the copy for the next move; a PlayerFault where the agent filled its

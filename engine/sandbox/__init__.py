@@ -9,6 +9,7 @@
 - ``process``: ``run``, one untrusted run started, watched and ended with everything it started;
 - ``gamebox``: one sandbox a program player's game, its moves forked from ``forkserver``, the move
   server that runs inside it and confines each move (no capability, no namespace of its own making);
+- ``spares``: each game's sandbox started while the game before it plays, fresh all the same;
 - ``workspace``: the folder a copy lives in for a game, with a disk and file quota where it can have one;
 - ``users``: under root, a uid of its own for each living sandbox, held by a lock while it lives;
 - ``files``: an agent's folder copied and removed, and its ``output.txt`` read, as untrusted input.

@@ -124,6 +124,12 @@ def _sweep(parent: str) -> None:
                 pass  # still holding a process: left for its own owner or a later sweep
 
 
+def sweep() -> None:
+    """Remove the empty cgroups that littlego processes which have ended left (a pool's ended workers)."""
+    for hierarchy in set(hierarchies().values()):
+        _sweep(hierarchy.parent)
+
+
 @functools.lru_cache(maxsize=None)
 def hierarchies() -> Dict[str, Hierarchy]:
     """{resource: Hierarchy} for each resource (CPU, MEMORY, TASKS) that this machine lets littlego count."""

@@ -16,11 +16,16 @@ the one user every sandbox's moves run as), /dev/null as stdin and stdout, and t
 Python agent's script itself, on the interpreter this server started (what a fresh ``python script.py`` does, without
 paying for the interpreter's start at every move), or executes any other command.
 
-The server starts as ``python`` does (``site`` and all: an agent may import what this Python has
-installed, an editable install included), without the user site-packages of the agent's folder.
+The server starts as ``python -S`` (without ``site``, whose ``.pth`` files cost a start most of its
+CPU where an editable install's finder is among them) and then does what ``site`` would have done
+(``_as_site_would``): the module path that ``python -s -E`` has here, as the host measured it once, so
+that an agent may import what this Python has installed; a module found nowhere is looked for again
+after ``site`` runs its ``.pth`` files in that move (an editable install's finder). Never the user
+site-packages of the agent's folder.
 It imports the standard modules that course agents import (``PRELOADED``) once, so that a move
 finds them loaded as a fresh interpreter finds its built-in ones; ``random`` is seeded again at
-every move, as a fresh process seeds it. A Python agent's script is compiled once and again
+every move, as a fresh process seeds it. A Python agent's script is compiled once, at the
+first move (the server may start before the game's folder is copied in: ``spares``), and again
 only when its text changes. A move also takes an IPC namespace of its own, so that nothing of
 one move (System V shared memory, say) outlives it, as with a sandbox a move.
 
@@ -29,6 +34,7 @@ Standard library only, and none of ``engine``.
 
 import ctypes
 import errno
+import gc
 import marshal
 import os
 import resource
@@ -38,8 +44,9 @@ import sys
 # The types, for the checker alone: the server imports nothing it does not run (typing included).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from importlib.machinery import ModuleSpec
     from types import CodeType, ModuleType
-    from typing import Dict, List, NoReturn, Optional, Tuple, TypedDict
+    from typing import Dict, List, NoReturn, Optional, Sequence, Tuple, TypedDict
 
     class MoveLimits(TypedDict):
         """The rlimits of a move's first process (None: not set)."""
@@ -50,6 +57,13 @@ if TYPE_CHECKING:
         nofile: Optional[int]  # RLIMIT_NOFILE, files open at once
         nproc: int  # RLIMIT_NPROC, tasks
 
+    class SitePaths(TypedDict):
+        """What ``site`` gives ``python -s -E`` on this interpreter, measured by the host (``gamebox.site_paths``)."""
+
+        path: List[str]  # sys.path past the script's folder
+        prefix: str
+        exec_prefix: str
+
     class MoveSettings(TypedDict):
         """What a move runs (``gamebox`` sends it, marshal-ed, as the first line of the server's stdin)."""
 
@@ -57,6 +71,7 @@ if TYPE_CHECKING:
         script: Optional[str]  # a Python agent's script, run on the server's own interpreter
         arguments: List[str]  # the script's arguments
         limits: MoveLimits
+        site: Optional[SitePaths]  # where the server starts without ``site`` (``python -S``)
 
 
 CLONE_NEWUSER, CLONE_NEWPID, CLONE_NEWIPC = 0x10000000, 0x20000000, 0x08000000
@@ -73,6 +88,7 @@ EXIT_CANNOT_OPEN = 2  # python's status when its script cannot be opened
 RESTORED = tuple(getattr(signal, name) for name in ("SIGPIPE", "SIGXFSZ") if hasattr(signal, name))
 # Standard modules course agents import, loaded once a sandbox (none holds state a move could leave).
 PRELOADED = ("json", "math", "collections", "itertools", "functools", "copy", "time", "random")
+_deferred_site: "List[bool]" = []  # non-empty where the server started without site (``_as_site_would``)
 # (the agent script's path, its text) -> its code: the last one only
 _compiled: "Dict[Tuple[str, bytes], CodeType]" = {}
 
@@ -110,6 +126,8 @@ def _run_script(script: str, arguments: "List[str]") -> "NoReturn":
         os._exit(EXIT_CANNOT_OPEN)
     except (SyntaxError, ValueError):
         pass  # raised again below, and reported as the interpreter reports it
+    if _deferred_site:  # the agent's imports alone: the server's own optional ones (copy's "org") never run site
+        sys.meta_path.append(_SiteOnDemand())
     before = set(sys.modules)
     main = types.ModuleType("__main__")
     # A module's attributes as the interpreter sets them (typeshed's ModuleType names only some).
@@ -388,9 +406,17 @@ def serve(move: "MoveSettings") -> None:
     if problem:
         return
     cloning = _clone_works()
+    first = True
     for line in requests:
         if line.strip() != b"move":
             break
+        if first and move["script"]:  # compiled here once: the folder may have been empty at the server's start
+            try:
+                _code(os.path.abspath(move["script"]))
+            except (OSError, SyntaxError, ValueError):
+                pass  # the move reports it, as a fresh interpreter would
+            gc.freeze()  # the code too: never scanned by a move's collections
+        first = False
         child = _clone_into_namespaces() if cloning else None
         if child == 0:
             _first_process(move)
@@ -403,16 +429,45 @@ def serve(move: "MoveSettings") -> None:
         answers.flush()
 
 
+class _SiteOnDemand:
+    """The last finder of ``sys.meta_path``: a module that nothing else finds is looked for again once
+    ``site`` has run its ``.pth`` files, which may install finders of their own (an editable install's);
+    in the move that asks, so that only the agents that need them pay for them."""
+
+    def find_spec(
+        self, name: str, path: "Optional[Sequence[str]]", target: "Optional[ModuleType]" = None
+    ) -> "Optional[ModuleSpec]":
+        import site
+
+        sys.meta_path.remove(self)
+        site.main()
+        for finder in sys.meta_path:
+            find = getattr(finder, "find_spec", None)
+            spec: Optional[ModuleSpec] = find(name, path, target) if find else None
+            if spec is not None:
+                return spec
+        return None
+
+
+def _as_site_would(paths: "SitePaths") -> None:
+    """What ``site`` does at an interpreter's start, without running any ``.pth`` file's code until an
+    agent's import needs it (``_SiteOnDemand``, installed before the script runs): the module path and
+    prefixes as measured on the host, and the ``exit``, ``quit``, ``help`` and ``copyright`` builtins."""
+    import site
+
+    sys.path[1:] = paths["path"]
+    sys.prefix, sys.exec_prefix = paths["prefix"], paths["exec_prefix"]
+    site.setquit()
+    site.setcopyright()
+    site.sethelper()
+    _deferred_site.append(True)
+
+
 if __name__ == "__main__":
     settings = marshal.loads(bytes.fromhex(sys.stdin.buffer.readline().decode("ascii").strip()))
+    if settings["site"]:
+        _as_site_would(settings["site"])
     for name in PRELOADED:
         __import__(name)
-    if settings["script"]:
-        try:
-            _code(os.path.abspath(settings["script"]))
-        except (OSError, SyntaxError, ValueError):
-            pass  # the move reports it, as a fresh interpreter would
-    import gc
-
     gc.freeze()  # the server's objects: never scanned again by a move's collections, nor copied by them
     serve(settings)

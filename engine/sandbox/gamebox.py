@@ -15,6 +15,8 @@ A server that finds no namespaces for its moves (``unsupported``) is not asked a
 process: ``available`` then says no, and moves run one sandbox each.
 """
 
+import functools
+import json
 import marshal
 import os
 import select
@@ -29,11 +31,11 @@ from engine.sandbox.accounting import CPU, Accounting
 from engine.sandbox.bwrap import environment
 from engine.sandbox.isolation import Command, process_allowance, resolve_command, server_sandbox, serves_moves
 from engine.sandbox.limits import MIB, Limits
-from engine.sandbox.process import Finished, _kill_group, _Samples, file_limits, starter
+from engine.sandbox.process import Finished, _kill_group, _Samples, count_killed_tree, file_limits, starter
 from engine.sandbox.users import SandboxUser
 
 if TYPE_CHECKING:
-    from engine.sandbox.forkserver import MoveSettings
+    from engine.sandbox.forkserver import MoveSettings, SitePaths
 
 SERVER_MEMORY_MB = 32  # beside a move's own memory in the game's cgroup: the server's interpreter
 SERVER_TASKS = 2  # the server, and the process of a move that waits for the move's first process
@@ -53,6 +55,22 @@ class ServerLost(Exception):
 def available(limits: Limits) -> bool:
     """Whether a program player's moves are served from one sandbox a game here."""
     return serves_moves(limits) and not _unsupported
+
+
+@functools.lru_cache(maxsize=None)
+def site_paths() -> "Optional[SitePaths]":
+    """The module path and prefixes ``site`` gives ``python -s -E`` on this interpreter (one run of it, once a
+    process), which the move server takes without running ``site`` itself; None where that run fails (the
+    server then runs ``site``)."""
+    probe = "import json, sys; print(json.dumps([sys.path[1:], sys.prefix, sys.exec_prefix]))"
+    try:
+        found = subprocess.run(
+            [sys.executable, "-s", "-E", "-c", probe], capture_output=True, text=True, timeout=60, check=True
+        )
+        path, prefix, exec_prefix = json.loads(found.stdout.strip().splitlines()[-1])
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        return None
+    return {"path": [str(entry) for entry in path], "prefix": str(prefix), "exec_prefix": str(exec_prefix)}
 
 
 def python_script(argv: List[str]) -> Optional[Tuple[str, List[str]]]:
@@ -90,6 +108,7 @@ class GameBox:
         self.accounting: Optional[Accounting] = None
         self.samples: Optional[_Samples] = None
         self.buffer = b""
+        self.ready = False  # the server said so
 
     def _move_settings(self) -> "Tuple[MoveSettings, Optional[str]]":
         assert self.accounting is not None
@@ -107,11 +126,14 @@ class GameBox:
                 "nofile": open_files,
                 "nproc": process_allowance(self.limits, self.user),
             },
+            "site": site_paths(),
         }
         return move, installation
 
-    def _start(self) -> bool:
-        """Start the sandbox and its server; False where the server finds no namespaces for moves."""
+    def launch(self) -> None:
+        """Start the sandbox and its server without waiting for it (``spares`` starts a game's sandbox while
+        an earlier game plays); the first move waits for it to be ready. The folder may still be empty: the
+        server compiles a Python agent's script at the first move."""
         game_limits = self.limits._replace(
             memory_mb=self.limits.memory_mb + SERVER_MEMORY_MB, processes=self.limits.processes + SERVER_TASKS
         )
@@ -119,7 +141,9 @@ class GameBox:
         move, installation = self._move_settings()
         # -s: no user site-packages (HOME is the agent's folder: its .pth files would run in the server);
         # -E: no PYTHON* variable (the environment is the stated one anyway).
-        server = [sys.executable, "-s", "-E", os.path.abspath(forkserver.__file__)]
+        # -S: no site, whose .pth files cost most of a start (the server does the rest of what it does).
+        flags = ["-S", "-s", "-E"] if move["site"] else ["-s", "-E"]
+        server = [sys.executable] + flags + [os.path.abspath(forkserver.__file__)]
         argv = server_sandbox(server, self.folder, self.limits, installation, self.scratch, self.user)
         with open(self.stderr_path, "ab") as stderr:
             if self.user:  # the moves' user opens it afresh (forkserver): its stderr, and no other file of the host's
@@ -138,6 +162,12 @@ class GameBox:
         self.process.stdin.write(marshal.dumps(cast(Dict[str, object], move)).hex().encode("ascii") + b"\n")
         self.process.stdin.flush()
         self.samples = None if self.accounting.counts(CPU) else _Samples(self.process.pid)
+
+    def _start(self) -> bool:
+        """Wait for the server (launching it first where ``launch`` was not called); False where it finds no
+        namespaces for moves."""
+        if self.process is None:
+            self.launch()
         line = cast(str, self._line(time.monotonic() + START_SECONDS))  # a line: no check to end the wait
         if line.startswith("unsupported"):
             _unsupported.append(line)
@@ -145,6 +175,7 @@ class GameBox:
             return False
         if line != "ready":
             raise ServerLost(f"the move server did not start: {line!r}")
+        self.ready = True
         return True
 
     def _line(self, deadline: float, check: Optional[Callable[[], Optional[Finished]]] = None) -> Union[str, Finished]:
@@ -182,7 +213,7 @@ class GameBox:
     def run_move(self) -> Optional[Finished]:
         """Run one move in the game's sandbox (starting it at the first); a Finished, or None where moves
         cannot be served here (the caller runs this one as a process of its own)."""
-        if self.process is None and not self._start():
+        if not self.ready and not self._start():
             return None
         hard_cpu = int(self.cpu_limit) + 1
         before, started = self._cpu(), time.monotonic()
@@ -229,6 +260,7 @@ class GameBox:
     def close(self) -> None:
         """End the sandbox and everything in it."""
         if self.process is not None:
+            count_killed_tree(self.process.pid)  # what the sandbox spent, which no wait will count
             _kill_group(self.process.pid)
             try:
                 self.process.kill()
@@ -244,6 +276,7 @@ class GameBox:
                 except OSError:
                     pass
             self.process = None
+        self.ready = False
         if self.accounting:
             self.accounting.close()
             self.accounting = None

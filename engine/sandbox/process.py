@@ -31,6 +31,55 @@ SAMPLE_SECONDS = 0.05  # how often the run's processes are sampled where no cgro
 _TICK = os.sysconf("SC_CLK_TCK")
 
 
+def children_of(pid: int) -> List[int]:
+    """The pids of ``pid``'s running child processes (Linux's /proc/PID/task/TID/children); [] where unknown."""
+    found: List[int] = []
+    try:
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{task}/children") as handle:
+                found.extend(int(child) for child in handle.read().split())
+    except OSError:  # ended meanwhile, or no such files here
+        pass
+    return found
+
+
+def _stat_cpu(pid: int, children: bool) -> float:
+    """CPU seconds of a running process (/proc/PID/stat), with its finished children's where ``children``;
+    0 where it has ended."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            text = handle.read().decode("ascii", "replace")
+    except OSError:
+        return 0.0
+    fields = text[text.rindex(")") + 2 :].split()  # after "pid (command) "
+    return sum(int(x) for x in fields[11 : 15 if children else 13]) / _TICK  # utime, stime (cutime, cstime)
+
+
+def tree_cpu(top: int) -> float:
+    """CPU seconds of the running process ``top`` and of everything under it, finished children included."""
+    total, waiting = 0.0, [top]
+    while waiting:
+        pid = waiting.pop()
+        total += _stat_cpu(pid, children=True)
+        waiting.extend(children_of(pid))
+    return total
+
+
+_killed_trees = [0.0]  # CPU seconds of the trees this process killed (``count_killed_tree``)
+
+
+def count_killed_tree(top: int) -> None:
+    """Before this process kills its child ``top`` and everything under it (a game's sandbox): keep what they
+    spent, which no wait will add to this process's children's CPU, but for ``top``'s own (its reaping adds
+    that): ``killed_trees_cpu`` from then on."""
+    _killed_trees[0] += max(tree_cpu(top) - _stat_cpu(top, children=False), 0.0)
+
+
+def killed_trees_cpu() -> float:
+    """CPU seconds of the process trees this process killed, as ``count_killed_tree`` kept them."""
+    return _killed_trees[0]
+
+
 class Finished(NamedTuple):
     """How a run ended: its first process's wait status, the CPU of all its processes, the wall time,
     and whether it was killed past its wall-clock limit, over its CPU, or at its memory limit."""

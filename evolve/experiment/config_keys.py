@@ -289,4 +289,11 @@ INDIVIDUAL_KEYS: Schema = {
         check=lambda v: 0 < v <= COURSE_CPU_LIMIT,
         range_words=f"CPU seconds a move, above 0 and at most the course's {COURSE_CPU_LIMIT:g}",
     ),
+    # evolve.agents.verdict: the best against the agent the run began from, at the run's end.
+    "verdict_games": ConfigKey(
+        kind=int,
+        default=40,
+        check=lambda v: 0 <= v <= 10000 and v % 2 == 0,
+        range_words="games of the run's best against the original agent at its end: an even number, 0 (none) to 10000",
+    ),
 }

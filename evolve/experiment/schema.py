@@ -122,6 +122,7 @@ class ProgramIndividual(NamedTuple):
     weights_file: str
     sandbox: str
     cpu_limit: float
+    verdict_games: int
     folder: str  # derived by validation, as are the fields below
     base: Dict[str, object]
     fingerprint: str
