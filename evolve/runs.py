@@ -1,12 +1,13 @@
 """Reading a run folder back: the generation table, plots, and exporting the best weights."""
 
 import datetime
+import json
 import math
 import os
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from engine.common.generation_record import ByColour, GenerationRecord, read_generations
-from engine.common.runfolder import CONFIG_COPY
+from engine.common.runfolder import CONFIG_COPY, START_WEIGHTS
 from engine.params import Params, make_params, save_params
 from evolve import genome
 from evolve.agents.program_individual import AgentWeights, refuse_search_settings, save_agent_weights
@@ -71,8 +72,9 @@ def plot_run(run_dir: str, out_dir: Optional[str] = None) -> List[str]:
     except (ConfigError, OSError):  # a config copy of an older schema: the weights drawn without their bounds
         bounds = {}
     paths = []
+    title = os.path.basename(os.path.normpath(run_dir))
     for name, figure in (
-        ("fitness.png", fitness_figure(records, os.path.basename(os.path.normpath(run_dir)))),
+        ("fitness.png", fitness_figure(records, title, original_win_rate(run_dir, records))),
         ("weights.png", weights_figure(records, bounds)),
     ):
         paths.append(os.path.join(out_dir, name))
@@ -81,9 +83,28 @@ def plot_run(run_dir: str, out_dir: Optional[str] = None) -> List[str]:
     return paths
 
 
-def fitness_figure(records: Sequence[GenerationRecord], title: str) -> "Figure":
+def original_win_rate(run_dir: str, records: Sequence[GenerationRecord]) -> Optional[float]:
+    """The win rate in generation 0 of the weights the run started from (its first ``[start]`` row: a program
+    individual's own weights), None where it started from none or generation 0 is not recorded."""
+    try:
+        with open(os.path.join(run_dir, START_WEIGHTS)) as handle:
+            rows = json.load(handle).get("weights") or []
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not rows or not records or records[0].generation != 0:
+        return None
+    first = [float(w) for w in rows[0]]
+    for individual in records[0].individuals or []:
+        weights = [float(w) for w in individual.get("weights", [])]
+        if len(weights) == len(first) and all(abs(a - b) < 1e-9 for a, b in zip(weights, first)):
+            return float(individual["fitness"][0])
+    return None
+
+
+def fitness_figure(records: Sequence[GenerationRecord], title: str, original: Optional[float] = None) -> "Figure":
     """The best's and the mean's win rate a generation, the mean's band of one standard deviation (within
-    the rate's possible range), a tick a whole generation."""
+    the rate's possible range), a tick a whole generation; and where the run started from weights of its own
+    (a program individual's), the ``original``'s win rate in generation 0 as a line across."""
     from matplotlib import pyplot
     from matplotlib.ticker import MaxNLocator
 
@@ -94,6 +115,8 @@ def fitness_figure(records: Sequence[GenerationRecord], title: str) -> "Figure":
     figure, axes = pyplot.subplots(figsize=(7, 4))
     axes.plot(generations, best, marker="o", label="best (hall of fame)")
     axes.plot(generations, mean, marker=".", label="population mean")
+    if original is not None:
+        axes.axhline(original, linestyle="--", color="grey", label="the original (its generation 0 win rate)")
     axes.fill_between(
         generations,
         [max(0.0, m - s) for m, s in zip(mean, std)],

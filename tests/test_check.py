@@ -186,12 +186,14 @@ def test_check_names_the_files_an_agent_keeps_its_state_in(tmp_path):
     assert "each position alone, in a fresh copy of its folder" in done.stdout
 
 
-def _checked(tmp_path, folder, limit):
+def _checked(tmp_path, folder, limit, *more):
     report = tmp_path / "check.json"
     done = cli(
-        "littlego", "check", folder, "--limit", str(limit), "--jobs", "2", "--json", str(report), "--misses", "0"
+        "littlego", "check", folder, "--limit", str(limit), "--jobs", "2", "--json", str(report), "--misses", "0", *more
     )
     assert done.returncode == 0, done.stderr
+    budget = "each move held to 10 s of CPU, the course's limit" if not more else ""
+    assert budget in done.stdout
     data = json.loads(report.read_text())
     assert data["checked"]["won"] == limit and data["checked"]["answers"] == "asked"
     assert [r["spec"] for r in data["references"]] == list(DEFAULT_REFERENCES)
@@ -203,6 +205,8 @@ def _checked(tmp_path, folder, limit):
 def test_a_python_agent_folder_is_checked(tmp_path):
     data = _checked(tmp_path, "examples/plain-python", 4)
     assert len(data["misses"]) == 4 - data["checked"]["kept"]
+    smaller = _checked(tmp_path, "examples/plain-python", 2, "--cpu-limit", "2.5")  # a budget below the course's
+    assert smaller["checked"]["asked"].endswith("each move held to 2.5 s of CPU, below the course's 10 s")
 
 
 @needs_gpp

@@ -33,7 +33,7 @@ from evolve.genome import make_toolbox, strategy_from_json, strategy_to_json
 from evolve.loop import Evolution
 from evolve.rounds import fold
 from evolve.run_output import CostForecast
-from evolve.runs import export_best, format_table, plot_run, read_generations
+from evolve.runs import export_best, format_table, original_win_rate, plot_run, read_generations
 from tests.conftest import ROOT, cli, start_cli
 from tests.fixtures.old_runs import old_run, old_runs
 
@@ -450,6 +450,7 @@ def test_log_plot_and_export_a_run(tmp_path):
     table = format_table(read_generations(run_dir))
     assert table.splitlines()[0].split()[:3] == ["gen", "best", "win"] and len(table.splitlines()) == 3
     images = plot_run(run_dir)
+    assert original_win_rate(run_dir, read_generations(run_dir)) is None  # started from no weights of its own
     assert [os.path.basename(p) for p in images] == ["fitness.png", "weights.png"]
     assert all(open(p, "rb").read(8) == b"\x89PNG\r\n\x1a\n" for p in images)
     target = str(tmp_path / "params.json")

@@ -30,7 +30,7 @@ from evolve.experiment.config import ConfigError, load_config, validate
 from evolve.fitness import FitnessGame, play_job
 from evolve.loop import Evolution
 from evolve.rounds import fold
-from evolve.runs import export_best, program_of, read_generations
+from evolve.runs import export_best, original_win_rate, program_of, read_generations
 from tests.conftest import ROOT, cli
 
 EXAMPLE = os.path.join(ROOT, "examples", "student-agent")
@@ -168,6 +168,8 @@ def test_evolve_run_and_export_the_example_agents_weights(tmp_path):
     assert [r.generation for r in records] == [0, 1]
     first = [tuple(ind["weights"]) for ind in records[0].individuals]
     assert first[0] == tuple(WEIGHTS[name] for name in ["liberties", "atari", "edge", "centre"])
+    # The plots start from the original: its generation 0 win rate, drawn across the fitness plot.
+    assert original_win_rate(run, records) == records[0].individuals[0]["fitness"][0]
     assert len(set(first)) == len(first)  # every individual its own weights
     assert set(records[-1].best_weights) == set(WEIGHTS)
     assert program_of(run).weights_file == "weights.json"

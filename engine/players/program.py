@@ -39,6 +39,13 @@ INSTALLATION = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(_
 NOT_STATE = frozenset(("input.txt", "output.txt", "__pycache__"))  # the host's files and Python's cache in a copy
 
 
+def cpu_budget_words(cpu_limit: float) -> str:
+    """A program player's CPU budget a move in words, beside the course's."""
+    if cpu_limit == COURSE_CPU_LIMIT:
+        return f"each move held to {cpu_limit:g} s of CPU, the course's limit"
+    return f"each move held to {cpu_limit:g} s of CPU, below the course's {COURSE_CPU_LIMIT:g} s"
+
+
 class ProgramPlayer(Player):
     """A program speaking the course file protocol, run once per move in a private copy of its folder."""
 

@@ -18,7 +18,7 @@ from engine.common.pools import process_pool
 from engine.constants import Colour, Move
 from engine.players.base import Player
 from engine.players.gtp import GtpPlayer
-from engine.players.program import ProgramPlayer
+from engine.players.program import ProgramPlayer, cpu_budget_words
 from engine.players.specs import make_player
 from engine.position import Position
 from engine.ruler.measure import Answer, Kept, RulerJob, measure, tally
@@ -140,7 +140,7 @@ class CheckResult(NamedTuple):
 def asked_words(player: Player) -> str:
     """How the ruler gives ``player`` each position, in the report's words."""
     if isinstance(player, ProgramPlayer):
-        return ASKED_PROGRAM
+        return ASKED_PROGRAM + "; " + cpu_budget_words(player.cpu_limit)
     if isinstance(player, GtpPlayer):
         return ASKED_GTP
     return ASKED_IN_PROCESS
@@ -210,14 +210,14 @@ def run_check(
             left_out.append((reference, str(error)))
             continue
         live.append((reference, note))
-    asked = {name: _asked(name, limits) for name, _ in live}
+    asked = {name: _asked(name, limits, cpu_limit) for name, _ in live}
     collecting = _Collecting(map_function, len(live))
     started = time.time()
     makes = [partial(watched_player, name, cpu_limit, limits) for name, _ in live]
     kept = measure(makes, won, collecting, PER_JOB, _of_total(progress, 0, len(won), len(live)))
     seconds = time.time() - started
     for index, ((name, note), found) in enumerate(zip(live, kept)):
-        state = StateFound(collecting.left[index], len(won)) if asked[name] == ASKED_PROGRAM else None
+        state = StateFound(collecting.left[index], len(won)) if asked[name].startswith(ASKED_PROGRAM) else None
         results[name] = PlayerResult(name, found, False, asked[name], state, note)
     chosen = tuple(results[r] for r in dict.fromkeys(references) if r in results and r != spec)
     return CheckResult(results[spec], chosen, won, where, tuple(left_out), seconds, jobs)
@@ -261,9 +261,9 @@ def _of_total(
     return None if progress is None else lambda done: progress(before + done, positions * players, players)
 
 
-def _asked(spec: str, limits: Optional[Limits]) -> str:
-    """How ``spec``'s player is given each position (made and closed here, to see its kind)."""
-    player = make_player(spec, limits=limits)
+def _asked(spec: str, limits: Optional[Limits], cpu_limit: Optional[float]) -> str:
+    """How ``spec``'s player is given each position (made and closed here, to see its kind and its budget)."""
+    player = make_player(spec, limits=limits, cpu_limit=cpu_limit)
     try:
         return asked_words(player)
     finally:

@@ -36,6 +36,7 @@ from engine.course.build import LANGUAGES, build_refusal, built_agents, recognis
 from engine.errors import InvalidInput
 from engine.play.executors import is_remote
 from engine.play.settings import GameSettings
+from engine.players.program import cpu_budget_words
 from engine.protocol import write_atomic
 from engine.sandbox.files import NOT_COPIED, UntrustedFileError, copy_folder, read_untrusted, remove_tree
 from engine.sandbox.isolation import warning
@@ -184,14 +185,15 @@ def _check_folder(individual: ProgramIndividual, scheduler: Optional[str]) -> No
 
 def _built_line(program: BuiltProgram, individual: ProgramIndividual, language: Optional[str]) -> str:
     """The line that says what ``program_built`` built and how each game plays it."""
+    budget = cpu_budget_words(individual.cpu_limit)
     if program.constants:
         return (
             f"the individual: {individual.program} ({language}), its code with the constants "
-            f"{', '.join(program.genes)} rewritten, built once an individual and copied for each game"
+            f"{', '.join(program.genes)} rewritten, built once an individual and copied for each game; {budget}"
         )
     return (
         f"the individual: {individual.program} ({language}, built once), its weights written to "
-        f"{individual.weights_file} in each game's own copy"
+        f"{individual.weights_file} in each game's own copy; {budget}"
     )
 
 
