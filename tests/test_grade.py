@@ -19,7 +19,7 @@ from engine.course.editions import (
     stages,
     tightest_rate,
 )
-from engine.course.grade import OpponentResult, grade, stage_result, total_games
+from engine.course.grade import OpponentResult, grade, points_range, stage_result, total_games
 from engine.course.report import format_grade
 from engine.data import SHIPPED_PARAMS
 from engine.params import default_params, load_params, save_params
@@ -170,6 +170,18 @@ def test_a_grade_plays_every_opponent_of_every_stage_through_the_match_machinery
     assert report.stages[1].opponents[1].spec == "random"
     text = format_grade(report)
     assert "championship  random" in text and "stands in for the course's hidden championship agent" in text
+    # The noise: each opponent's points over its win rate's interval, summed by stage and for the grade.
+    for stage in report.stages:
+        for result in stage.opponents:
+            assert result.points_95ci == points_range(
+                edition("fall2023").rubric[result.opponent], *result.win_rate_95ci
+            )
+            assert result.points_95ci[0] <= result.points <= result.points_95ci[1]
+        low, high = stage.points_95ci
+        assert f"{stage.name}: {stage.points:.2f} / {stage.max_points:g} points ({low:.2f}-{high:.2f} at" in text
+    low, high = report.points_95ci
+    assert low <= report.points <= high and f"points ({low:.2f}-{high:.2f}, the stages' ranges summed)" in text
+    assert "littlego match cmd:NEW cmd:OLD --random-opening 2 --sprt 0,20" in text
     again = grade("greedy", "fall2023", games=2, championship="random", settings=GameSettings(jobs=1))
     assert again.points == report.points  # the same games whatever the jobs
 

@@ -45,6 +45,7 @@ class OpponentResult(NamedTuple):
     cpu_total: float  # the agent's CPU over these games
     timeouts: int  # the agent's games lost to a move over the CPU limit
     faults: List[str]  # each game the agent lost by a fault, with the reason
+    points_95ci: Tuple[float, float] = (0.0, 0.0)  # the rubric's points over the win rate's 95% interval
 
 
 class StageResult(NamedTuple):
@@ -59,6 +60,7 @@ class StageResult(NamedTuple):
     budget: float  # CPU seconds for the games played (the edition's rate times them)
     budget_assumed: bool  # the edition states no budget here: the other mode's rate
     over_budget: bool
+    points_95ci: Tuple[float, float] = (0.0, 0.0)  # the opponents' intervals summed (0 over its budget)
 
 
 class GradeReport(NamedTuple):
@@ -81,6 +83,7 @@ class GradeReport(NamedTuple):
     budget_note: str = ""
     stage2_note: Optional[str] = None
     folder: Optional[str] = None  # the agent folder's whole path, where ``agent`` shows it (cut short, maybe)
+    points_95ci: Tuple[float, float] = (0.0, 0.0)  # the stages' intervals summed: how far chance moves a grade
 
     def to_json(self) -> Dict[str, Any]:
         """The report as JSON-ready dicts and lists, the stages' and opponents' records included."""
@@ -119,6 +122,12 @@ def grade_jobs(
     return plan
 
 
+def points_range(column: Column, low: float, high: float) -> Tuple[float, float]:
+    """The least and the most points the rubric's ``column`` gives a win rate from ``low`` to ``high``."""
+    found = [points(column, low + (high - low) * step / 1000) for step in range(1001)]
+    return min(found), max(found)
+
+
 def opponent_result(name: str, spec: str, column: Column, games: Sequence[MatchGame]) -> OpponentResult:
     """The OpponentResult of the agent's MatchGames against one opponent."""
     summary = summarise("agent", spec, games)
@@ -142,6 +151,7 @@ def opponent_result(name: str, spec: str, column: Column, games: Sequence[MatchG
         cpu_total=sum(cpu),
         timeouts=sum(1 for g in lost_by_fault if g.reason == Reason.TIMEOUT),
         faults=[f"game {g.index}: {g.reason.value} {g.detail}" for g in lost_by_fault],
+        points_95ci=points_range(column, *summary.a_win_rate_95ci),
     )
 
 
@@ -161,6 +171,9 @@ def stage_result(chosen: Edition, submit: bool, stage: Stage, results: List[Oppo
         budget=budget,
         budget_assumed=assumed,
         over_budget=cpu > budget,
+        points_95ci=(0.0, 0.0)
+        if cpu > budget
+        else (sum(r.points_95ci[0] for r in results), sum(r.points_95ci[1] for r in results)),
     )
 
 
@@ -217,4 +230,5 @@ def grade(
         notes=tuple(notes) + tuple(f"{name} ({specs[name]}) stands in for {STANDS_IN[name]}" for name in used),
         budget_note=chosen.budget_note,
         stage2_note=None if submit else chosen.stage2_note,
+        points_95ci=(sum(s.points_95ci[0] for s in stage_results), sum(s.points_95ci[1] for s in stage_results)),
     )

@@ -55,7 +55,11 @@ def format_grade(report: GradeReport) -> str:
         "CPU/move mean / max (s)",
     )
     for stage in report.stages:
-        lines.append(f"{stage.name}: {stage.points:.2f} / {stage.max_points:g} points")
+        low, high = stage.points_95ci
+        lines.append(
+            f"{stage.name}: {stage.points:.2f} / {stage.max_points:g} points ({low:.2f}-{high:.2f} at either end of "
+            "each opponent's 95% interval)"
+        )
         lines.append(header)
         lines.extend(_opponent_line(result) for result in stage.opponents)
         lines.append(_budget_line(stage))
@@ -65,7 +69,15 @@ def format_grade(report: GradeReport) -> str:
         f"CPU a move: mean {report.cpu_per_move_mean:.3f} s, max {report.cpu_per_move_max:.3f} s; "
         f"limit {report.cpu_limit:g} s (a move over it loses its game: {timeouts} lost so)"
     )
-    lines.append(f"Total: {report.points:.2f} / {report.max_points:g} points")
+    low, high = report.points_95ci
+    lines.append(
+        f"Total: {report.points:.2f} / {report.max_points:g} points ({low:.2f}-{high:.2f}, the stages' ranges summed)"
+    )
+    lines.append(
+        "  Chance alone moves a grade this far: to compare two versions of an agent, play them against each "
+        "other until a test decides (littlego match cmd:NEW cmd:OLD --random-opening 2 --sprt 0,20 --games 2000), "
+        "not two grades."
+    )
     lines.append("")
     lines.append(
         f"Rubric: >= {TOP_RATE:.0%} full points, >= {MIDDLE_RATE:.0%} a multiple of the win rate, "
