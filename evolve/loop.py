@@ -340,7 +340,7 @@ class Evolution:
         individual, program = self.config.individual, self.program
         assert individual is not None and program is not None  # verdict_said: a program individual
         jobs = verdict_jobs(self.config, self.halloffame[0], self.config.start.weights[0], self.config.seed, program)
-        bar = GenerationBar(-1, len(jobs), 0, self.progress, "verdict")
+        bar = GenerationBar(-1, len(jobs), 0, self.progress, "the verdict's games")
         outcomes = run_jobs(play, jobs, bar.game)
         bar.close()
         verdict = verdict_of(outcomes)

@@ -208,9 +208,10 @@ HOUR = 3600.0
 
 class CostForecast:
     """What the run will cost, said once after the first games of its first generation in this process: its
-    games an individual and a generation, a worker's seconds a game as measured, the time a generation and
-    the generations left will take, and (past an hour) how much shorter a game, and so a move's budget,
-    would have to be for the rest to fit an hour. ``game`` is told how many more games are done."""
+    games an individual and in that generation, a worker's seconds a game as measured, the time a generation
+    of as many games and the generations left will take (a later generation may play more: the elites
+    measured again), with the verdict's games, and (past an hour) how much shorter a game, and so a move's
+    budget, would have to be for the rest to fit an hour. ``game`` is told how many more games are done."""
 
     def __init__(
         self,
@@ -236,13 +237,14 @@ class CostForecast:
         elapsed = time.time() - self.started
         per_game = elapsed * self.workers / self.done  # a worker's wall seconds a game, every worker busy
         generation = elapsed / self.done * self.games
-        whole = generation * self.generations + per_game * self.verdict_games / self.workers
+        # A verdict game has the agent on both sides: about twice a panel game's time.
+        whole = generation * self.generations + 2 * per_game * self.verdict_games / self.workers
         verdict = f" and the verdict's {self.verdict_games} games" if self.verdict_games else ""
         line = (
-            f"cost, from the first {self.done} games: {self.games} games a generation "
+            f"cost, from the first {self.done} games: {self.games} games in this generation "
             f"({self.games / max(self.individuals, 1):g} an individual), {per_game:.2f} s a game on each of "
             f"{self.workers} worker{'s' if self.workers != 1 else ''} ({self.description}): about "
-            f"{duration_words(generation)} a generation and {duration_words(whole)} for the "
+            f"{duration_words(generation)} a generation of as many and {duration_words(whole)} for the "
             f"{self.generations} generation{'s' if self.generations != 1 else ''} to play{verdict}"
         )
         if whole > HOUR:

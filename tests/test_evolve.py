@@ -388,14 +388,27 @@ def test_the_cost_is_said_once_after_every_worker_has_finished_games_with_what_w
     clock[0] += 10.0
     forecast.game(1)  # 4 games in 40 s on 2 workers: 20 s a game, 960 s a generation, 11 generations
     said = out.getvalue()
-    assert said.startswith("cost, from the first 4 games: 96 games a generation (12 an individual), 20.00 s a game")
-    assert "on each of 2 workers (local pool): about 16 min 00 s a generation and 2 h 56 min for the 11" in said
+    assert said.startswith("cost, from the first 4 games: 96 games in this generation (12 an individual), 20.00 s a")
+    assert (
+        "on each of 2 workers (local pool): about 16 min 00 s a generation of as many and 2 h 56 min for the 11" in said
+    )
     assert "to fit an hour, a game would have to take 6.82 s: a move's budget 2.9 times smaller" in said
     forecast.game(50)
     assert out.getvalue() == said  # once
     short = io.StringIO()
     CostForecast(games=3, individuals=3, workers=2, generations=1, out=short, description="local pool").game(3)
-    assert "3 games a generation (1 an individual)" in short.getvalue() and "fit an hour" not in short.getvalue()
+    assert "3 games in this generation (1 an individual)" in short.getvalue() and "fit an hour" not in short.getvalue()
+    # A verdict game has the agent on both sides: twice a panel game's 20 s, on 2 workers.
+    verdict = io.StringIO()
+    ahead = CostForecast(
+        games=4, individuals=2, workers=2, generations=1, out=verdict, description="local pool", verdict_games=10
+    )
+    clock[0] += 40.0
+    ahead.game(4)
+    assert (
+        "about 40 s a generation of as many and 4 min 00 s for the 1 generation to play and the verdict's 10"
+        in verdict.getvalue()
+    )
 
 
 @pytest.mark.fast

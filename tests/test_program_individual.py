@@ -107,6 +107,10 @@ def test_a_verdict_is_better_or_worse_only_where_its_interval_leaves_out_a_half(
     assert verdict_of([(1, 3, 0)] * 30 + [(0, -3, 0)] * 10).decided == "better"
     assert verdict_of([(0, -3, 0)] * 40).decided == "worse"
     assert verdict_of([(0, -3, 0)] * 40).elo is None  # one-sided: no finite Elo
+    lopsided = verdict_of([(1, 3, 0)] * 3 + [(0, -3, 0)] * 17)  # the interval reaches 0: no finite margin
+    assert lopsided.elo is not None and lopsided.margin is None
+    assert "(15.0%, 95% interval 5.2-36.0%, -301 Elo;" in verdict_words(lopsided, "a", "b")
+    assert "Infinity" not in json.dumps(lopsided._asdict())
     assert "sequential" not in verdict_words(verdict_of([(1, 1, 0)] * 40), "a", "b")
 
 
@@ -152,7 +156,9 @@ def test_evolve_run_and_export_the_example_agents_weights(tmp_path):
     assert "searched by the program's own code, each move a process of the agent's" in process.stdout
     assert "native searcher" not in process.stdout
     # What the run costs, said before its first generation's line: 3 individuals, the same games each.
-    cost = re.search(r"cost, from the first 4 games: (\d+) games a generation \((\d+) an individual\)", process.stdout)
+    cost = re.search(
+        r"cost, from the first 4 games: (\d+) games in this generation \((\d+) an individual\)", process.stdout
+    )
     assert cost and int(cost.group(1)) == 3 * int(cost.group(2)), process.stdout
     assert cost.start() < process.stdout.index("gen   0") and "for the 2 generations to play" in process.stdout
     assert "and the verdict's 40 games" in process.stdout

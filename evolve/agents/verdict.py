@@ -9,6 +9,7 @@ interval leaves out one half; else the verdict is undecided, and says the ``litt
 sequential test would decide it.
 """
 
+import math
 from typing import List, NamedTuple, Optional, Sequence
 
 from engine.common.seeds import derive_seed
@@ -25,7 +26,7 @@ class Verdict(NamedTuple):
     """What ``verdict_games`` games of the best against the original gave: the best's ``wins`` of
     ``games``, of which its ``faults`` (losses by its own fault: a crash, a timeout), the 95% Wilson
     interval of its win rate (``low``, ``high``), its Elo over the original and that Elo's 95% margin
-    (None where one side won every game)."""
+    (None where one side won every game; the margin None where its interval reaches a score of 0 or 1)."""
 
     games: int
     wins: int
@@ -79,13 +80,18 @@ def verdict_of(outcomes: Sequence[Sequence[float]]) -> Verdict:
     margin: Optional[float] = None
     if 0 < wins < games:
         elo, margin = elo_with_margin(wins, games)
+        if not math.isfinite(margin):  # the interval reaches a score of 0 or 1: no finite bound
+            margin = None
     return Verdict(games, wins, faults, low, high, elo, margin)
 
 
 def verdict_words(verdict: Verdict, tuned: str, original: str) -> str:
     """The verdict in a line: the score, its interval and Elo, what it decides, and where undecided the
     command that would decide it (``tuned`` and ``original``: the two agents as player specs)."""
-    elo = f", {verdict.elo:+.0f} +/- {verdict.margin:.0f} Elo" if verdict.elo is not None else ""
+    elo = ""
+    if verdict.elo is not None:
+        margin = f" +/- {verdict.margin:.0f}" if verdict.margin is not None else ""
+        elo = f", {verdict.elo:+.0f}{margin} Elo"
     faults = f" ({verdict.faults} lost by its own fault)" if verdict.faults else ""
     line = (
         f"verdict: the tuned agent won {verdict.wins} of {verdict.games} games against the original{faults} "
