@@ -320,7 +320,8 @@ def test_a_sleeper_loses_on_time_and_is_killed(tmp_path):
     body = "time.sleep(60)\nanswer(True)\n"
     started = time.monotonic()
     fault = one_move(agent(tmp_path, "sleeper", body), limits=Limits(mode="auto"), wall_limit=2)
-    assert isinstance(fault, PlayerFault) and fault.reason == Reason.TIMEOUT and time.monotonic() - started < 10
+    assert isinstance(fault, PlayerFault) and fault.reason == Reason.TIMEOUT
+    assert time.monotonic() - started < 60  # the sleep was cut short, not waited out (no tighter bound: load)
 
 
 @pytest.mark.fast
