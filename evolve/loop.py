@@ -36,8 +36,8 @@ from engine.play.executors import check_scheduler, executor, is_remote
 from engine.protocol import write_atomic
 from evolve import genome
 from evolve.agents.code_individual import BuiltProgram
-from evolve.agents.program_individual import best_file, program_built
-from evolve.agents.verdict import verdict_jobs, verdict_of, verdict_words
+from evolve.agents.program_individual import program_built
+from evolve.agents.verdict import tuned_spec, verdict_jobs, verdict_of, verdict_words
 from evolve.checkpoint import (
     Checkpoint,
     RunError,
@@ -344,12 +344,7 @@ class Evolution:
         outcomes = run_jobs(play, jobs, bar.game)
         bar.close()
         verdict = verdict_of(outcomes)
-        if individual.constants:
-            tuned = f"cmd:{individual.program.rstrip('/')}-tuned (written by evolve export {self.run_dir} --to it)"
-        else:
-            best = os.path.join(self.run_dir, best_file(self.config))
-            tuned = f"program:{individual.program}:{best}:{individual.weights_file}"
-        line = verdict_words(verdict, tuned, f"cmd:{individual.program}")
+        line = verdict_words(verdict, tuned_spec(self.config, self.run_dir), f"cmd:{individual.program}")
         log.info(line)
         print(safe_text(line), file=self.out)
         write_atomic(os.path.join(self.run_dir, VERDICT), json.dumps(verdict._asdict(), indent=1) + "\n")

@@ -8,6 +8,7 @@ from typing import Dict, List, Sequence, Tuple, Union
 from engine.course.editions import MIDDLE_RATE, TOP_RATE
 from engine.course.grade import GradeReport, OpponentResult, StageResult
 from engine.course.tournament import Fault, TournamentReport
+from engine.play.match import deciding_match
 from engine.sandbox.files import excerpt
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # what a cell a spreadsheet may run as a formula begins with
@@ -35,6 +36,16 @@ def _budget_line(stage: StageResult) -> str:
         ", assumed: the edition states none here" if stage.budget_assumed else "",
         verdict,
     )
+
+
+def _total_lines(report: GradeReport) -> List[str]:
+    """The grade's total with its range, and how two versions of an agent are compared instead."""
+    low, high = report.points_95ci
+    return [
+        f"Total: {report.points:.2f} / {report.max_points:g} points ({low:.2f}-{high:.2f}, the stages' ranges summed)",
+        "  Chance alone moves a grade this far: to compare two versions of an agent, play them against each "
+        f"other until a test decides ({deciding_match('cmd:NEW', 'cmd:OLD')}), not two grades.",
+    ]
 
 
 def format_grade(report: GradeReport) -> str:
@@ -69,15 +80,7 @@ def format_grade(report: GradeReport) -> str:
         f"CPU a move: mean {report.cpu_per_move_mean:.3f} s, max {report.cpu_per_move_max:.3f} s; "
         f"limit {report.cpu_limit:g} s (a move over it loses its game: {timeouts} lost so)"
     )
-    low, high = report.points_95ci
-    lines.append(
-        f"Total: {report.points:.2f} / {report.max_points:g} points ({low:.2f}-{high:.2f}, the stages' ranges summed)"
-    )
-    lines.append(
-        "  Chance alone moves a grade this far: to compare two versions of an agent, play them against each "
-        "other until a test decides (littlego match cmd:NEW cmd:OLD --random-opening 2 --sprt 0,20 --games 2000), "
-        "not two grades."
-    )
+    lines.extend(_total_lines(report))
     lines.append("")
     lines.append(
         f"Rubric: >= {TOP_RATE:.0%} full points, >= {MIDDLE_RATE:.0%} a multiple of the win rate, "

@@ -110,6 +110,11 @@ def game_job(job: Tuple[Any, ...]) -> MatchGame:
     return MatchGame(*record, index=job.index, a_colour=a_colour)
 
 
+def deciding_match(spec_a: str, spec_b: str) -> str:
+    """The ``littlego match`` command whose sequential test decides whether ``spec_a`` is better than ``spec_b``."""
+    return f"littlego match {spec_a} {spec_b} --random-opening 2 --sprt 0,20 --games 2000"
+
+
 def match_sprt(results: Sequence[MatchGame], elo0: float, elo1: float) -> SprtState:
     """The SPRT's state after these games: on the scores of colour pairs where the games come in pairs
     of one opening (games 2k and 2k + 1, A Black in one and White in the other; a game whose pair is not

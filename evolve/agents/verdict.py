@@ -10,11 +10,14 @@ sequential test would decide it.
 """
 
 import math
+import os
 from typing import List, NamedTuple, Optional, Sequence
 
 from engine.common.seeds import derive_seed
+from engine.play.match import deciding_match
 from engine.play.stats import elo_with_margin, wilson_interval
 from evolve.agents.code_individual import BuiltProgram
+from evolve.agents.program_individual import best_file
 from evolve.experiment.schema import Config
 from evolve.fitness import FitnessGame
 
@@ -99,8 +102,16 @@ def verdict_words(verdict: Verdict, tuned: str, original: str) -> str:
         f"{elo}; random {OPENING_PLIES}-ply openings, each with both colours): {verdict.decided}"
     )
     if verdict.decided == "undecided":
-        line += (
-            f"; a sequential test decides it: littlego match {tuned} {original} --random-opening {OPENING_PLIES} "
-            "--sprt 0,20 --games 2000"
-        )
+        line += f"; a sequential test decides it: {deciding_match(tuned, original)}"
     return line
+
+
+def tuned_spec(config: Config, run_dir: str) -> str:
+    """The run's best agent as a player spec: its weights file beside the agent's folder, or for constants in
+    its code the folder ``evolve export`` writes."""
+    individual = config.individual
+    assert individual is not None  # a program individual's run
+    if individual.constants:
+        return f"cmd:{individual.program.rstrip('/')}-tuned (written by evolve export {run_dir} --to it)"
+    best = os.path.join(run_dir, best_file(config))
+    return f"program:{individual.program}:{best}:{individual.weights_file}"
