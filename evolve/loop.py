@@ -78,7 +78,8 @@ FAULTS = "faults"  # a program individual's faulting moves, each kept with its i
 def _both(
     first: Optional[Callable[[int], None]], second: Optional[Callable[[int], None]]
 ) -> Optional[Callable[[int], None]]:
-    """One callback told how many more games are done that tells each of ``first`` and ``second`` (either None)."""
+    """One callback told how many more games (or positions) are done that tells each of ``first`` and
+    ``second`` (either None)."""
     if first is None or second is None:
         return first or second
 
@@ -288,8 +289,10 @@ class Evolution:
             where = str(self.where.get("executor", "local pool"))
             individual = self.config.individual
             verdict = individual.verdict_games if individual and not self.verdict_said() else 0
-            forecast = CostForecast(games, len(invalid), workers, left, self.out, where, verdict)
+            positions = len(invalid) * regret.won + held_out if regret else 0
+            forecast = CostForecast(games, len(invalid), workers, left, self.out, where, verdict, positions, held_out)
         on_game = _both(bar.game, forecast.game if forecast else None)
+        on_position = _both(bar.position, forecast.position if forecast else None)
         # CMA-ES draws from numpy's global generator: kept as it was whatever the executor's
         # libraries might draw from it while the games run.
         numpy_state = numpy.random.get_state()
@@ -304,7 +307,7 @@ class Evolution:
             on_game,
             self.program,
             meter,
-            bar.position,
+            on_position,
         )
         numpy.random.set_state(numpy_state)
         for individual, (fitness, report) in zip(invalid, measured.folded):

@@ -207,11 +207,14 @@ HOUR = 3600.0
 
 
 class CostForecast:
-    """What the run will cost, said once after the first games of its first generation in this process: its
-    games an individual and in that generation, a worker's seconds a game as measured, the time a generation
-    of as many games and the generations left will take (a later generation may play more: the elites
-    measured again), with the verdict's games, and (past an hour) how much shorter a game, and so a move's
-    budget, would have to be for the rest to fit an hour. ``game`` is told how many more games are done."""
+    """What the run will cost, said once in its first generation in this process: after the first games, or
+    in a run of positions alone ([regret] without a panel) after the first positions. It says the generation's
+    games and positions (an individual's share), a worker's seconds for each as measured, the time a
+    generation of as many and the generations left will take (a later generation may ask more: the elites
+    measured again), with the verdict's games, and (past an hour) how much smaller a move's budget would have
+    to be for the rest to fit an hour. ``game`` and ``position`` are told how many more are done; a
+    generation asks its fitness positions before it plays its games (``evolve.rounds``), and ``positions``
+    counts the best's held-out ones too (``held_out`` of them)."""
 
     def __init__(
         self,
@@ -222,35 +225,72 @@ class CostForecast:
         out: TextIO,
         description: str,
         verdict_games: int = 0,
+        positions: int = 0,
+        held_out: int = 0,
     ) -> None:
         """``verdict_games``: the games the run plays after its last generation (``evolve.agents.verdict``)."""
         self.games, self.individuals, self.workers, self.generations = games, individuals, workers, generations
         self.out, self.description, self.verdict_games = out, description, verdict_games
+        self.positions, self.held_out = positions, held_out
         self.after = min(games, max(4, 2 * workers))  # enough games for every worker to have finished some
-        self.started, self.done, self.said = time.time(), 0, False
+        self.after_positions = min(positions, max(4, 2 * workers))
+        self.started, self.done, self.answered, self.said = time.time(), 0, 0, False
+        self.last_answer: Optional[float] = None  # when the last position came back
+
+    def position(self, done: int) -> None:
+        self.answered += done
+        self.last_answer = time.time()
+        if not self.said and not self.games and self.positions and self.answered >= self.after_positions:
+            self._say()
 
     def game(self, done: int) -> None:
         self.done += done
         if self.said or self.done < self.after or not self.games:
             return
+        self._say()
+
+    def _say(self) -> None:
         self.said = True
-        elapsed = time.time() - self.started
-        per_game = elapsed * self.workers / self.done  # a worker's wall seconds a game, every worker busy
-        generation = elapsed / self.done * self.games
+        now = time.time()
+        games_began = self.last_answer if self.answered and self.last_answer is not None else self.started
+        # a worker's wall seconds a game and a position, every worker busy
+        per_game = (now - games_began) * self.workers / self.done if self.done else 0.0
+        per_position = (games_began - self.started if self.done else now - self.started) * self.workers
+        per_position = per_position / self.answered if self.answered else 0.0
+        generation = (per_game * self.games + per_position * self.positions) / self.workers
         # A verdict game has the agent on both sides: about twice a panel game's time.
         whole = generation * self.generations + 2 * per_game * self.verdict_games / self.workers
-        verdict = f" and the verdict's {self.verdict_games} games" if self.verdict_games else ""
+        verdict = f" and the verdict's {self.verdict_games} games" if self.verdict_games and per_game else ""
+        sources, work = [], []
+        if self.answered:
+            sources.append(f"{self.answered} positions")
+            each = (self.positions - self.held_out) / max(self.individuals, 1)
+            held = f", {self.held_out} held out for the best" if self.held_out else ""
+            work.append(
+                f"{self.positions} positions in this generation ({each:g} an individual{held}), "
+                f"{per_position:.2f} s a position"
+            )
+        if self.done:
+            sources.append(f"{self.done} games")
+            work.append(
+                f"{self.games} games in this generation ({self.games / max(self.individuals, 1):g} an individual), "
+                f"{per_game:.2f} s a game"
+            )
         line = (
-            f"cost, from the first {self.done} games: {self.games} games in this generation "
-            f"({self.games / max(self.individuals, 1):g} an individual), {per_game:.2f} s a game on each of "
+            f"cost, from the first {' and '.join(sources)}: {' and '.join(work)} on each of "
             f"{self.workers} worker{'s' if self.workers != 1 else ''} ({self.description}): about "
             f"{duration_words(generation)} a generation of as many and {duration_words(whole)} for the "
             f"{self.generations} generation{'s' if self.generations != 1 else ''} to play{verdict}"
         )
-        if whole > HOUR:
+        if whole > HOUR and not self.answered:
             line += (
                 f"; to fit an hour, a game would have to take {per_game * HOUR / whole:.2f} s: a move's budget "
                 f"{whole / HOUR:.1f} times smaller (an agent's own time limit, or its depth)"
+            )
+        elif whole > HOUR:
+            line += (
+                f"; to fit an hour, a move's budget would have to be {whole / HOUR:.1f} times smaller (an agent's "
+                "own time limit, or its depth), or the positions fewer"
             )
         log.info(line)
         print(safe_text(line), file=self.out)

@@ -412,6 +412,47 @@ def test_the_cost_is_said_once_after_every_worker_has_finished_games_with_what_w
 
 
 @pytest.mark.fast
+def test_the_cost_of_positions_is_said_in_a_run_without_games_and_beside_the_games_of_one_with_them(monkeypatch):
+    import io
+
+    from evolve import run_output
+
+    clock = [1000.0]
+    monkeypatch.setattr(run_output.time, "time", lambda: clock[0])
+    # [regret] alone: 8 individuals x 30 fitness positions, 16 held out for the best; no games at all
+    out = io.StringIO()
+    alone = CostForecast(0, 8, 2, 5, out, "local pool", positions=256, held_out=16)
+    for _ in range(3):
+        clock[0] += 1.0
+        alone.position(1)
+    assert out.getvalue() == ""
+    clock[0] += 1.0
+    alone.position(1)  # 4 positions in 4 s on 2 workers: 2 s a position, 512 s a generation, 5 of them
+    said = out.getvalue()
+    assert said.startswith(
+        "cost, from the first 4 positions: 256 positions in this generation (30 an individual, 16 held out for "
+        "the best), 2.00 s a position on each of 2 workers (local pool): about 4 min 16 s a generation"
+    )
+    assert "21 min 20 s for the 5 generations to play" in said and "fit an hour" not in said
+    alone.position(100)
+    assert out.getvalue() == said  # once
+    # both: the positions come first (100 in 50 s), then the games (4 in 40 s after the last position)
+    both_out = io.StringIO()
+    both = CostForecast(96, 8, 2, 11, both_out, "local pool", positions=100)
+    clock[0] += 50.0
+    both.position(100)
+    assert both_out.getvalue() == ""  # a run with games says its cost at its first games
+    clock[0] += 40.0
+    both.game(4)
+    said = both_out.getvalue()
+    assert said.startswith("cost, from the first 100 positions and 4 games: 100 positions in this generation")
+    assert "1.00 s a position and 96 games in this generation (12 an individual), 20.00 s a game" in said
+    # 50 s of positions and 960 s of games a generation: 16 min 50 s, 11 of them past an hour
+    assert "about 16 min 50 s a generation of as many" in said
+    assert "a move's budget would have to be 3.1 times smaller" in said
+
+
+@pytest.mark.fast
 def test_a_failing_job_is_retried_once():
     job = FitnessGame(0, tuple([1.0] * len(FEATURES)), "random", 0, 0, 3, 4, 0, 1)
     calls = []
