@@ -290,7 +290,10 @@ class Evolution:
             individual = self.config.individual
             verdict = individual.verdict_games if individual and not self.verdict_said() else 0
             positions = len(invalid) * regret.won + held_out if regret else 0
-            forecast = CostForecast(games, len(invalid), workers, left, self.out, where, verdict, positions, held_out)
+            later = self.tuner.later_candidates(len(invalid)) if number == 0 else len(invalid)
+            forecast = CostForecast(
+                games, len(invalid), workers, left, self.out, where, verdict, positions, held_out, later
+            )
         on_game = _both(bar.game, forecast.game if forecast else None)
         on_position = _both(bar.position, forecast.position if forecast else None)
         # CMA-ES draws from numpy's global generator: kept as it was whatever the executor's

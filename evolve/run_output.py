@@ -210,9 +210,9 @@ class CostForecast:
     """What the run will cost, said once in its first generation in this process: after the first games, or
     in a run of positions alone ([regret] without a panel) after the first positions. It says the generation's
     games and positions (an individual's share), a worker's seconds for each as measured, the time a
-    generation of as many and the generations left will take (a later generation may ask more: the elites
-    measured again), with the verdict's games, and (past an hour) how much smaller a move's budget would have
-    to be for the rest to fit an hour. ``game`` and ``position`` are told how many more are done; a
+    generation of as many and the generations left will take (a later one sized by ``later``: CMA-ES's and
+    SPSA's elites measured again), with the verdict's games, and (past an hour) how much smaller a move's
+    budget would have to be for the rest to fit an hour. ``game`` and ``position`` are told how many more are done; a
     generation asks its fitness positions before it plays its games (``evolve.rounds``), and ``positions``
     counts the best's held-out ones too (``held_out`` of them)."""
 
@@ -227,13 +227,19 @@ class CostForecast:
         verdict_games: int = 0,
         positions: int = 0,
         held_out: int = 0,
+        later: Optional[int] = None,
     ) -> None:
-        """``verdict_games``: the games the run plays after its last generation (``evolve.agents.verdict``)."""
+        """``verdict_games``: the games the run plays after its last generation (``evolve.agents.verdict``);
+        ``later``: the individuals a later generation measures (``RunTuner.later_candidates``; as many as
+        this one's where None), whose games and fitness positions are in proportion."""
         self.games, self.individuals, self.workers, self.generations = games, individuals, workers, generations
         self.out, self.description, self.verdict_games = out, description, verdict_games
         self.positions, self.held_out = positions, held_out
+        self.later = individuals if later is None else later
         self.after = min(games, max(4, 2 * workers))  # enough games for every worker to have finished some
-        self.after_positions = min(positions, max(4, 2 * workers))
+        # a tenth of the generation's positions: a position is cheap, and the first ones pay for the workers'
+        # start (measured 2026-12-02: from the first 25 of 1,076 the forecast was twice the run's time)
+        self.after_positions = min(positions, max(4, 2 * workers, positions // 10))
         self.started, self.done, self.answered, self.said = time.time(), 0, 0, False
         self.last_answer: Optional[float] = None  # when the last position came back
 
@@ -257,9 +263,16 @@ class CostForecast:
         per_game = (now - games_began) * self.workers / self.done if self.done else 0.0
         per_position = (games_began - self.started if self.done else now - self.started) * self.workers
         per_position = per_position / self.answered if self.answered else 0.0
+        held_out = per_position * self.held_out / self.workers  # the best's alone, in every generation
         generation = (per_game * self.games + per_position * self.positions) / self.workers
+        later = held_out + (generation - held_out) * self.later / max(self.individuals, 1)
         # A verdict game has the agent on both sides: about twice a panel game's time.
-        whole = generation * self.generations + 2 * per_game * self.verdict_games / self.workers
+        whole = generation + later * (self.generations - 1) + 2 * per_game * self.verdict_games / self.workers
+        elites = (
+            f" (each later one measures {self.later} individuals, the elites again: about {duration_words(later)})"
+            if self.later != self.individuals and self.generations > 1
+            else ""
+        )
         verdict = f" and the verdict's {self.verdict_games} games" if self.verdict_games and per_game else ""
         sources, work = [], []
         if self.answered:
@@ -279,7 +292,7 @@ class CostForecast:
         line = (
             f"cost, from the first {' and '.join(sources)}: {' and '.join(work)} on each of "
             f"{self.workers} worker{'s' if self.workers != 1 else ''} ({self.description}): about "
-            f"{duration_words(generation)} a generation of as many and {duration_words(whole)} for the "
+            f"{duration_words(generation)} a generation of as many{elites} and {duration_words(whole)} for the "
             f"{self.generations} generation{'s' if self.generations != 1 else ''} to play{verdict}"
         )
         if whole > HOUR and not self.answered:

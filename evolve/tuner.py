@@ -79,6 +79,14 @@ class RunTuner:
         self.halloffame.clear()
         self.halloffame.update(candidates)
 
+    def later_candidates(self, first: int) -> int:
+        """How many candidates a generation after the first asks, where the first asked ``first``: the GA's
+        elites take the place of as many offspring; CMA-ES's and SPSA's draws are as many again, and the
+        hall of fame's elites are measured beside them."""
+        if self.config.strategy == "ga":
+            return first
+        return first + self.config.hall_of_fame_size()
+
     def recommend(self) -> List[float]:
         """The best individual measured so far in the last generation's hall of fame (the start before any)."""
         if len(self.halloffame):

@@ -422,15 +422,14 @@ def test_the_cost_of_positions_is_said_in_a_run_without_games_and_beside_the_gam
     # [regret] alone: 8 individuals x 30 fitness positions, 16 held out for the best; no games at all
     out = io.StringIO()
     alone = CostForecast(0, 8, 2, 5, out, "local pool", positions=256, held_out=16)
-    for _ in range(3):
-        clock[0] += 1.0
-        alone.position(1)
-    assert out.getvalue() == ""
+    clock[0] += 24.0
+    alone.position(24)
+    assert out.getvalue() == ""  # under a tenth of the generation's positions: not yet
     clock[0] += 1.0
-    alone.position(1)  # 4 positions in 4 s on 2 workers: 2 s a position, 512 s a generation, 5 of them
+    alone.position(1)  # 25 positions in 25 s on 2 workers: 2 s a position, 256 s a generation, 5 of them
     said = out.getvalue()
     assert said.startswith(
-        "cost, from the first 4 positions: 256 positions in this generation (30 an individual, 16 held out for "
+        "cost, from the first 25 positions: 256 positions in this generation (30 an individual, 16 held out for "
         "the best), 2.00 s a position on each of 2 workers (local pool): about 4 min 16 s a generation"
     )
     assert "21 min 20 s for the 5 generations to play" in said and "fit an hour" not in said
@@ -450,6 +449,16 @@ def test_the_cost_of_positions_is_said_in_a_run_without_games_and_beside_the_gam
     # 50 s of positions and 960 s of games a generation: 16 min 50 s, 11 of them past an hour
     assert "about 16 min 50 s a generation of as many" in said
     assert "a move's budget would have to be 3.1 times smaller" in said
+    # generation 0 of CMA-ES: 4 individuals, each later generation 6 (2 elites again); 16 held-out positions
+    # (2 s each on 2 workers: 16 s a generation) stay as they are, the rest grows by half
+    sized_out = io.StringIO()
+    sized = CostForecast(0, 4, 2, 3, sized_out, "local pool", positions=16 + 4 * 30, held_out=16, later=6)
+    clock[0] += 13.0
+    sized.position(13)
+    said = sized_out.getvalue()
+    # 136 s a generation of 4: 120 s of fitness positions, 16 of held-out ones; a later one 16 + 180 s
+    assert "about 2 min 16 s a generation of as many (each later one measures 6 individuals, the elites" in said
+    assert "again: about 3 min 16 s) and 8 min 48 s for the 3 generations to play" in said
 
 
 @pytest.mark.fast

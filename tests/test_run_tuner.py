@@ -68,3 +68,11 @@ def test_cmaes_starts_again_where_its_covariance_breaks(monkeypatch):
     assert tuner.restarts == 1 and tuner.centre() == pytest.approx(centroid)
     assert tuner.strategy.sigma == tuner.config.cmaes.sigma  # a fresh strategy, where the broken one stood
     assert len(tuner.ask()) >= 8  # and it goes on
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("strategy", RUN_STRATEGIES)
+def test_a_tuner_says_how_many_candidates_a_later_generation_asks(strategy):
+    _, asked = tuned(strategy, generations=3)
+    tuner = RunTuner(tuner_config(strategy, START, BOUNDS, FEATURES, 3, 3, population=12))
+    assert [tuner.later_candidates(len(asked[0]))] * 2 == [len(asked[1]), len(asked[2])]
