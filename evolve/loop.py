@@ -280,20 +280,9 @@ class Evolution:
         regret = self.config.regret
         games = len(make_jobs(invalid, self.config, seed, opponents))
         held_out = len(positions_of(self.config, True)) if regret else 0
-        bar = GenerationBar(number, games, len(invalid) * regret.won + held_out if regret else 0, self.progress)
-        forecast = None
-        if not self.forecast_said:  # the first generation this process plays: what the run will cost
-            self.forecast_said = True
-            workers = int(self.where.get("workers", self.games.jobs or 1))
-            left = self.config.generations - number + 1
-            where = str(self.where.get("executor", "local pool"))
-            individual = self.config.individual
-            verdict = individual.verdict_games if individual and not self.verdict_said() else 0
-            positions = len(invalid) * regret.won + held_out if regret else 0
-            later = self.tuner.later_candidates(len(invalid)) if number == 0 else len(invalid)
-            forecast = CostForecast(
-                games, len(invalid), workers, left, self.out, where, verdict, positions, held_out, later
-            )
+        positions = len(invalid) * regret.won + held_out if regret else 0  # the best's held-out ones too
+        bar = GenerationBar(number, games, positions, self.progress)
+        forecast = self._forecast(number, games, len(invalid), positions, held_out)
         on_game = _both(bar.game, forecast.game if forecast else None)
         on_position = _both(bar.position, forecast.position if forecast else None)
         # CMA-ES draws from numpy's global generator: kept as it was whatever the executor's
@@ -332,6 +321,22 @@ class Evolution:
         self.generation = number
         self._record(number, candidates, measured, best_held_out, held_out_seconds, seconds, meter.seconds)
         self._checkpoint()
+
+    def _forecast(
+        self, number: int, games: int, individuals: int, positions: int, held_out: int
+    ) -> Optional[CostForecast]:
+        """The CostForecast of generation ``number``, the first this process plays (None for the others):
+        what the run will cost, from its ``games`` and ``positions``."""
+        if self.forecast_said:
+            return None
+        self.forecast_said = True
+        workers = int(self.where.get("workers", self.games.jobs or 1))
+        left = self.config.generations - number + 1
+        where = str(self.where.get("executor", "local pool"))
+        individual = self.config.individual
+        verdict = individual.verdict_games if individual and not self.verdict_said() else 0
+        later = self.tuner.later_candidates(individuals) if number == 0 else individuals
+        return CostForecast(games, individuals, workers, left, self.out, where, verdict, positions, held_out, later)
 
     def verdict_said(self) -> bool:
         """Whether the run's verdict (``evolve.agents.verdict``) is in its folder already, or it has none to say."""
