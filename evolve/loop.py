@@ -21,7 +21,7 @@ import os
 import shutil
 import sys
 import time
-from typing import Any, Callable, Dict, List, Optional, Set, TextIO
+from typing import Any, Callable, Dict, List, Optional, Sequence, Set, TextIO
 
 import numpy
 from deap import tools
@@ -235,12 +235,15 @@ class Evolution:
         return evolution
 
     # -- the loop -------------------------------------------------------------------------------
-    def run(self, stop_after: Optional[int] = None) -> str:
-        """Evolve until the configured number of generations (or ``stop_after`` more); the run folder."""
+    def run(self, stop_after: Optional[int] = None, fitness_cpu: Optional[float] = None) -> str:
+        """Evolve until the configured number of generations (or ``stop_after`` more, or until the fitness
+        jobs of this process's generations have spent ``fitness_cpu`` CPU seconds: the generation that
+        passes it is the last); the run folder."""
         start_log(self.run_dir)
         last = self.config.generations
         if stop_after is not None:
             last = min(last, self.generation + stop_after)
+        played = len(self.records)
         failed_at_start = False  # a failure (not Ctrl-C) of a new run before its first generation finished
         try:
             self.searcher = choose_searcher(self.config.fitness.searcher)
@@ -253,7 +256,7 @@ class Evolution:
                 self.where = games.describe()
                 announce(self.run_dir, self.config, self.searcher, self.where, self.generation + 1, self.out)
                 self.toolbox.register("map", games.map)
-                while self.generation < last:
+                while self.generation < last and not self._spent(self.records[played:], fitness_cpu):
                     self._generation(self.generation + 1)
                 if self.generation >= self.config.generations and not self.verdict_said():
                     self._verdict(games.map)
@@ -321,6 +324,15 @@ class Evolution:
         self.generation = number
         self._record(number, candidates, measured, best_held_out, held_out_seconds, seconds, meter.seconds)
         self._checkpoint()
+
+    @staticmethod
+    def _spent(records: Sequence[GenerationRecord], fitness_cpu: Optional[float]) -> bool:
+        """Whether ``records`` spent ``fitness_cpu`` CPU seconds on their fitness jobs (never, for None)."""
+        if fitness_cpu is None:
+            return False
+        if any(record.cpu_seconds is None for record in records):
+            raise RunError("a CPU budget needs each worker to run one job at a time (the local pool)")
+        return sum(record.cpu_seconds or 0.0 for record in records) >= fitness_cpu
 
     def _forecast(
         self, number: int, games: int, individuals: int, positions: int, held_out: int

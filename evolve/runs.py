@@ -10,6 +10,7 @@ from engine.common.generation_record import ByColour, GenerationRecord, read_gen
 from engine.common.runfolder import CONFIG_COPY, START_WEIGHTS
 from engine.params import Params, make_params, save_params
 from evolve import genome
+from evolve.agents.code_individual import write_tuned_agent
 from evolve.agents.program_individual import AgentWeights, refuse_search_settings, save_agent_weights
 from evolve.checkpoint import load_checkpoint
 from evolve.experiment.config import ConfigError, load_config
@@ -184,6 +185,16 @@ def export_best(run_dir: str, destination: str, **settings: Optional[float]) -> 
     params = best_params(run_dir, config, checkpoint.generation, best, **settings)
     save_params(destination, params)
     return params
+
+
+def export_tuned_agent(run_dir: str, destination: str) -> Tuple[str, Dict[str, Any]]:
+    """Write the best of a run that tuned the constants of an agent's code as the new agent folder
+    ``destination`` (``write_tuned_agent``); the diff's text and the provenance written."""
+    checkpoint = load_checkpoint(run_dir)
+    config, best = checkpoint.config, checkpoint.halloffame[0]
+    assert config.individual is not None and config.individual.constants, f"{run_dir} tuned no constants"
+    where = provenance(run_dir, config, checkpoint.generation, best.fitness.values)
+    return write_tuned_agent(destination, config.individual, config.genes, best, where), where
 
 
 def program_of(run_dir: str) -> Optional[ProgramIndividual]:

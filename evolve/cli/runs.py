@@ -27,14 +27,14 @@ from engine.data import SHIPPED_PARAMS
 from engine.errors import InvalidInput
 from engine.params import load_params
 from engine.search_settings import SEARCH_TABLE
-from evolve.agents.code_individual import TUNED_DIFF, write_tuned_agent
+from evolve.agents.code_individual import TUNED_DIFF
 from evolve.agents.program_individual import AgentWeights, previous_of
 from evolve.checkpoint import load_checkpoint
 from evolve.experiment.config import load_config
 from evolve.experiment.schema import Config, ProgramIndividual
 from evolve.fitness import choose_searcher
 from evolve.loop import Evolution
-from evolve.runs import export_best, format_table, plot_run, program_of, provenance, read_generations
+from evolve.runs import export_best, export_tuned_agent, format_table, plot_run, program_of, read_generations
 
 
 def register(commands: Subcommands) -> None:
@@ -305,10 +305,8 @@ def _export_tuned(run: str, individual: ProgramIndividual, args: argparse.Namesp
         raise InvalidInput(
             f"--{search_given[0].replace('_', '-')} is our searcher's: this run tuned the constants of a program's code"
         )
-    checkpoint = load_checkpoint(run)
-    config, best = checkpoint.config, checkpoint.halloffame[0]
-    where = provenance(run, config, checkpoint.generation, best.fitness.values)
-    diff = write_tuned_agent(args.to, individual, config.genes, best, where)
+    diff, where = export_tuned_agent(run, args.to)
+    config = load_checkpoint(run).config
     changed = sum(1 for line in diff.splitlines() if line.startswith("+") and not line.startswith("+++"))
     print(
         "wrote {}: {} with its constants tuned ({} changed, shown in {}): generation {} of {}, {}; the original "

@@ -10,6 +10,8 @@ weights with them, by their gradient, and ``network_fit`` the evaluation's hidde
 positions and its search's leaves (``network_ensemble`` the mean of several such fits); ``tuners``
 compares tuners at equal CPU where the evaluation decides alone, on the ruler's won positions (its table
 and curves in ``tuners_report``; the tuners, ask/tell objects, in ``ask_tell``; its labels fitness, every
-move of a won position labelled, in ``move_labels``). Their commands are ``evolve.cli``'s ``solved``,
-``fit``, ``network`` and ``tuners``.
+move of a won position labelled, in ``move_labels``); ``agent_tuners`` is its second problem, a
+student's agent tuned by ``evolve run``'s own strategies on games and on the exact regret, each run
+stopped at a CPU budget and its tuned agent checked and graded. Their commands are ``evolve.cli``'s
+``solved``, ``fit``, ``network``, ``tuners`` and ``agent_tuners``.
 """
