@@ -409,7 +409,7 @@ class Evolution:
             generation=number,
             evaluated=len(evaluated),
             games=games,
-            searcher=self.searcher,
+            searcher=None if self.program else self.searcher,  # a program's moves are its own code's
             seconds=round(seconds, 3),
             # the workers' CPU on this generation's fitness jobs; none where a worker runs several jobs at
             # once (Dask threads), whose CPU one job's measure cannot tell apart
@@ -422,7 +422,7 @@ class Evolution:
             best_weights=genome.named(best, self.config.genes),
             best_by_colour=by_colour(best),
             centre=genome.named(self._centre(evaluated), self.config.genes),
-            play=self.config.fitness.play,
+            play=None if self.program else self.config.fitness.play,
             best_regret_kept=best.report.get("regret_kept") if regret and getattr(best, "report", None) else None,
             best_held_out=best_held_out,
             positions=len(evaluated) * regret.won if regret else None,  # won fitness positions asked this generation

@@ -145,11 +145,16 @@ def announce(run_dir: str, config: Config, searcher: str, where: Mapping[str, An
         print(safe_text("warning: " + line), file=sys.stderr)
     start = config.start
     if first == 0 and start.params:
-        log.info(
-            "generation 0 starts from %s, mutated copies of them and %.0f%% of the rest at random",
-            ", ".join(start.params),
-            100 * start.random,
-        )
+        log.info("generation 0 starts from %s, %s", ", ".join(start.params), _first_draws(config))
+
+
+def _first_draws(config: Config) -> str:
+    """How the strategy draws generation 0 from the start weights, in its own words."""
+    if config.strategy == "ga":
+        return f"mutated copies of them and {100 * config.start.random:.0f}% of the rest at random"
+    if config.strategy == "cmaes":
+        return f"CMA-ES's draws about their mean, a step of {config.cmaes.sigma:g} of each weight's range"
+    return "SPSA's pairs of opposite perturbations about their mean"
 
 
 # -- each generation ------------------------------------------------------------------------------

@@ -22,6 +22,9 @@ from evolve.agents.program_individual import program_built
 from evolve.agents.program_player import program_player
 from evolve.experiment.config import ConfigError, load_config
 from evolve.loop import Evolution
+from evolve.run_output import _first_draws
+from evolve.runs import read_generations
+from evolve.tuner import RUN_STRATEGIES, tuner_config
 from tests.conftest import ROOT, cli
 
 PYTHON_SOURCE = '''"""An agent. KOMI = 9 in a docstring is no constant."""
@@ -337,12 +340,25 @@ def test_a_run_tunes_the_constants_and_export_writes_a_new_tuned_folder(tmp_path
     assert len(changed) == 2 and changed[1].startswith("+DEFAULT_WEIGHTS = {")
     provenance = json.load(open(os.path.join(tuned, "tuned.provenance.json")))["provenance"]
     assert provenance["constants"] == best and provenance["generation"] == 1
+    # The records describe a run of a program's constants: no searcher or depth of ours, no weights file.
+    assert "evolved_at_depth" not in provenance and "weights_file" not in provenance
+    sidecar = json.load(open(os.path.join(evolution.run_dir, "best-constants.provenance.json")))
+    assert "weights_file" not in sidecar["provenance"] and "evolved_at_depth" not in sidecar["provenance"]
+    assert all(r.searcher is None and r.play is None for r in read_generations(evolution.run_dir))
     assert digest(folder) == before
     for destination in (tuned, folder):  # never over a folder that is there, the agent's own above all
         refused = cli("evolve", "export", evolution.run_dir, "--to", destination)
         assert refused.returncode == 2 and "exists: a tuned agent is written to a new folder" in refused.stderr
     played = cli("littlego", "match", "cmd:" + tuned, "random", "--games", "2")
     assert played.returncode == 0 and "fault" not in played.stdout.lower(), played.stdout
+
+
+@pytest.mark.fast
+def test_the_log_says_how_each_strategy_draws_generation_0_in_its_own_words():
+    words = {name: _first_draws(tuner_config(name, [1.0], [(0.0, 2.0)], ["W"], 1, 3)) for name in RUN_STRATEGIES}
+    assert words["ga"].startswith("mutated copies of them and 0% of the rest at random")
+    assert words["cmaes"] == "CMA-ES's draws about their mean, a step of 0.05 of each weight's range"
+    assert words["spsa"] == "SPSA's pairs of opposite perturbations about their mean"
 
 
 def test_a_resume_after_the_code_lost_a_tuned_constant_says_so(tmp_path):

@@ -53,13 +53,15 @@ class GenerationRecord(NamedTuple):
     """A generation's line of generations.jsonl: what ``evolve log``, ``plot`` and the runs pages read.
 
     ``generation`` (0: the first population), the individuals ``evaluated``, the ``games`` they played,
-    the ``searcher`` of our players' moves ("native" or "python"), the ``seconds`` the generation took and
+    the ``searcher`` of the individuals' moves ("native" or "python"; None for a program individual, whose
+    moves are its own code's), the ``seconds`` the generation took and
     the workers' ``cpu_seconds`` on it (None where a worker runs several jobs at once, Dask's threads), the
     ``games_per_second`` overall and ``games_per_second_per_worker`` on the ``executor`` described
     (``engine.play.executors``), the population's ``diversity``; the hall of fame's best: its
     ``best_fitness`` (win rate, mean stone margin), ``best_weights`` by gene name and ``best_by_colour``;
     where the strategy stands (``centre``, by gene name), how the individuals played (``play``: "depth" or
-    "as-shipped"); with [regret], the best's share of the fitness's won positions kept (``best_regret_kept``),
+    "as-shipped"; None for a program individual); with [regret], the best's share of the fitness's won
+    positions kept (``best_regret_kept``),
     its ``best_held_out`` figures (our searcher's or a program individual's alike), the won ``positions``
     asked of the individuals and the ruler's ``positions_per_second`` (every won position it asked this
     generation, the held-out ones too, over the wall time it took: ``games_per_second`` is over the

@@ -275,11 +275,9 @@ def save_agent_weights(
     as they were, and their provenance beside it (``sidecar_of``), so the agent's file holds only what it
     knows; the AgentWeights written."""
     individual = _individual_of(config)
-    provenance = dict(
-        provenance, program=individual.program, weights_file=individual.weights_file, genes=list(config.genes)
-    )
-    provenance.pop("evolved_at_depth", None)  # a program searches as its code says
-    provenance.pop("evolved_as_shipped", None)
+    provenance = dict(provenance, program=individual.program, genes=list(config.genes))
+    if not individual.constants:  # constants are in the code: the agent reads no weights file
+        provenance["weights_file"] = individual.weights_file
     if individual.constants:
         values: Dict[str, Any] = dict(as_written(individual.folder, config.genes, weights))
     else:
