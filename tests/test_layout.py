@@ -10,7 +10,8 @@ the product: no module of the package or of the tests imports one of its scripts
 through ``sys.path`` or a loader), and it stays under MAX_EXPERIMENT_FILES files and
 MAX_EXPERIMENT_BYTES bytes. Every test file but the guide's end-to-end copy has one or more
 tests marked ``@pytest.mark.fast``, so that the fast subset touches each. The size aims for folders,
-modules and functions are in docs/development.md: aims, which no test checks.
+modules and functions are in docs/development.md: aims, which no test checks; its map of the tree
+(the Layout table) is checked: it names every module.
 """
 
 import ast
@@ -392,3 +393,34 @@ def test_a_module_name_means_one_thing():
         if len(apart) > 1:
             shared.append(f"{name}: {', '.join(modules)}")
     assert not shared, "one name for different modules:\n" + "\n".join(shared)
+
+
+def layout_rows():
+    """The rows of docs/development.md's Layout table: {its first cell's path: the whole row}."""
+    text = open(os.path.join(ROOT, "docs", "development.md"), encoding="utf-8").read()
+    layout = text[text.index("## Layout") :]
+    return {m.group(1): m.group(0) for m in re.finditer(r"^\| `([^`]+)`[^|\n]*\|.*\|$", layout, re.M)}
+
+
+@pytest.mark.fast
+def test_the_layout_table_names_every_module_and_counts_the_core():
+    """docs/development.md's map of the tree cannot go stale: each module of engine/ and evolve/ is named
+    (as `name.py` or `name`) in the row of its folder, or of the nearest folder above it that has a row,
+    and the core's count is the number of modules the bundle inlines."""
+    rows = layout_rows()
+    missing = []
+    for root in ("engine", "evolve"):
+        for folder, folders, files in os.walk(os.path.join(ROOT, root)):
+            folders[:] = [name for name in folders if not name.startswith(("_", ".")) and name != "static"]
+            relative = os.path.relpath(folder, ROOT).replace(os.sep, "/")
+            key = "engine/*.py" if relative == "engine" else relative + "/"
+            while key and key not in rows:
+                key = key.rstrip("/").rpartition("/")[0] + "/" if "/" in key.rstrip("/") else ""
+            for name in sorted(files):
+                if name.endswith(".py") and name != "__init__.py":
+                    if f"`{name}`" not in rows.get(key, "") and f"`{name[:-3]}`" not in rows.get(key, ""):
+                        missing.append(f"{relative}/{name} (row {key or 'none'})")
+    assert not missing, "docs/development.md's Layout leaves out " + ", ".join(missing)
+    core = [name for name in os.listdir(os.path.join(ROOT, "engine")) if name.endswith(".py") and name != "__init__.py"]
+    text = open(os.path.join(ROOT, "docs", "development.md"), encoding="utf-8").read()
+    assert f"itself holds {len(core)} modules" in text, "docs/development.md's count of the core's modules"
