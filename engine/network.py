@@ -16,7 +16,7 @@ order. The evaluation adds it to the features' and patterns' sum (``make_evaluat
 
 A params file gives the layer as ``"network"``: a list of units, each
 ``{"bias": b, "own": [25 numbers], "opp": [25 numbers], "features": {name: number}, "out": w}`` (a
-feature left out weighs 0). Fitted, not evolved: ``evolve fit --method network``.
+feature left out weighs 0). Fitted, not evolved: ``evolve network`` (``evolve.solved.network_fit``).
 """
 
 import math

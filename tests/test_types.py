@@ -74,3 +74,18 @@ def test_every_public_function_is_annotated():
 def test_the_package_says_it_is_typed():
     for package in PACKAGES:
         assert os.path.isfile(os.path.join(ROOT, package, "py.typed")), package
+
+
+@pytest.mark.fast
+def test_every_core_module_is_checked_strictly():
+    """pyproject.toml's strict list holds each module of the core (engine/*.py): a new one cannot slip out."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as handle:
+        overrides = tomllib.load(handle)["tool"]["mypy"]["overrides"]
+    strict = {name for entry in overrides if entry.get("disallow_untyped_defs") for name in entry["module"]}
+    core = {"engine." + name[:-3] for name in os.listdir(os.path.join(ROOT, "engine")) if name.endswith(".py")}
+    core = {"engine" if name == "engine.__init__" else name for name in core}
+    assert not core - strict, f"pyproject.toml's strict list leaves out {', '.join(sorted(core - strict))}"
