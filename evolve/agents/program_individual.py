@@ -37,6 +37,7 @@ from engine.errors import InvalidInput
 from engine.play.executors import is_remote
 from engine.play.settings import GameSettings
 from engine.players.program import cpu_budget_words
+from engine.players.specs import WEIGHTS_BYTES
 from engine.protocol import write_atomic
 from engine.sandbox.files import NOT_COPIED, UntrustedFileError, copy_folder, read_untrusted, remove_tree
 from engine.sandbox.isolation import warning
@@ -48,7 +49,6 @@ from evolve.experiment.schema import Config, ProgramIndividual
 
 log = logging.getLogger("evolve.agents.program_individual")
 
-WEIGHTS_BYTES = 2**20  # a weights file of a few named numbers is far smaller
 # Names a weights file may not take: the host's files, the agents' sources, what a copy leaves out.
 RESERVED = frozenset(("input.txt", "output.txt") + tuple(language.source for language in LANGUAGES)) | NOT_COPIED
 SIDECAR = ".provenance.json"  # beside an exported weights file: where its weights came from

@@ -34,7 +34,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 AGENT_FITNESSES = ("games", "regret")  # the panel's games, or the exact regret on the training split
-SPLITS = ("train", "held-out")  # the positions file's splits a tuned agent is checked on
+CHECKED_SPLITS = ("train", "held-out")  # the positions file's splits a tuned agent is checked on
 
 
 class AgentLeg(NamedTuple):
@@ -188,7 +188,7 @@ def measure_agent(
     opponent from ``grade_seed``, on ``jobs`` processes; the reports are kept in ``folder``."""
     os.makedirs(folder, exist_ok=True)
     shares: List[Share] = []
-    for split in SPLITS:
+    for split in CHECKED_SPLITS:
         report = os.path.join(folder, f"check-{split}.json")
         common = ["--no-references", "--no-progress", "--jobs", str(jobs), "--json", report]
         cli_output(littlego, ["check", agent, "--positions", positions, "--split", split] + common, log)
