@@ -1,6 +1,7 @@
 """Go software's ways in: ``littlego gtp`` as an engine, any GTP engine as a player, play in the
 terminal, and replaying SGF records."""
 
+import io
 import subprocess
 import sys
 
@@ -454,3 +455,33 @@ def test_without_a_solver_the_analysis_shows_the_searchs_estimates_best_first():
     parsed = analysis_items(lz_line(items))
     assert [parsed[point_to_vertex(item.move)][2] for item in items] == list(range(26))
     assert all(visits == 1 and 0 < rate < 10000 for vertex, (rate, visits, _) in parsed.items() if vertex != "pass")
+
+
+@pytest.mark.fast
+def test_an_analysis_of_a_finished_game_is_an_error_and_the_engine_goes_on():
+    # A record that ends in passes, as most do: Sabaki and Lizzie ask for an analysis at its end.
+    engine = Engine("--player", "handset@2")
+    try:
+        for move in ("b c3", "w c2", "b pass", "w pass"):
+            engine.ok("play " + move)
+        for command in ("kata-analyze B 50", "lz-analyze 10"):
+            assert engine.error(command) == "the game is over: W+2.5"  # a stone each, and komi
+        assert engine.ok("name") == "littlego" and engine.ok("undo") == ""
+        assert engine.raw("lz-analyze W 5\nname\n").startswith("=\ninfo move ")  # a pass undone: analysed
+    finally:
+        engine.process.kill()
+
+
+@pytest.mark.fast
+def test_an_analysis_that_fails_ends_its_answer_and_the_next_command_is_answered(monkeypatch, capsys):
+    from engine.players.specs import make_player
+    from engine.ui import analyze, gtp_server
+
+    def broken(self, position):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(analyze.Analysis, "moves", broken)
+    out = io.StringIO()
+    assert gtp_server.serve(make_player("random"), iter(["lz-analyze B 5\n", "name\n"]), out) == 0
+    assert out.getvalue() == "=\n\n= littlego\n\n"  # the analysis's answer ended, then the next one
+    assert "littlego gtp: the analysis stopped: RuntimeError: disk on fire" in capsys.readouterr().err

@@ -28,7 +28,7 @@ from engine.players.base import Player
 from engine.players.gtp import GtpError, point_to_vertex, vertex_to_point
 from engine.position import IllegalMove, Position
 from engine.ui.analyze import Analysis, ExactSolver, MoveAnalysis, analysis_interval, kata_line, lz_line
-from engine.ui.board import board_diagram
+from engine.ui.board import board_diagram, game_result
 
 PROTOCOL_VERSION = "2"
 ENGINE_NAME = "littlego"
@@ -115,6 +115,8 @@ class GtpEngine:
             _, interval = analysis_interval(arguments, _COLOUR_WORDS)
         except ValueError:
             raise GtpError("syntax error: lz-analyze [COLOUR] [INTERVAL]")
+        if self.position.is_over:  # no move to analyse: the result instead, and the engine goes on
+            raise GtpError(f"the game is over: {game_result(self.position)}")
         self.streaming = (form, interval)
         return ""
 
@@ -301,8 +303,15 @@ def serve(
     try:
         while not engine.quit:
             if engine.streaming:
-                stdout.write(engine.analysis_line())
+                try:
+                    stdout.write(engine.analysis_line())
+                except Exception as error:  # an analysis that fails ends, said on stderr; the engine goes on
+                    print(f"littlego gtp: the analysis stopped: {type(error).__name__}: {error}", file=sys.stderr)
+                    engine.streaming = None
+                    stdout.write("\n")
                 stdout.flush()
+                if not engine.streaming:
+                    continue
                 try:
                     line = lines.get(timeout=engine.streaming[1])
                 except queue.Empty:
