@@ -135,7 +135,7 @@ def test_illegal_plays_are_errors_and_change_nothing(engine):
     engine.ok("play b C3")
     before = engine.ok("showboard")
     assert "occupied" in engine.error("play w C3")
-    assert "turn" in engine.error("play b D3")  # Little-Go alternates
+    assert "turn" in engine.error("play b pass")  # a pass out of turn (a stone out of turn is a setup stone)
     assert engine.ok("showboard") == before
     # Suicide: Black into a corner White holds both sides of.
     for move in ("w B5", "b D3", "w A4"):
@@ -485,3 +485,22 @@ def test_an_analysis_that_fails_ends_its_answer_and_the_next_command_is_answered
     assert gtp_server.serve(make_player("random"), iter(["lz-analyze B 5\n", "name\n"]), out) == 0
     assert out.getvalue() == "=\n\n= littlego\n\n"  # the analysis's answer ended, then the next one
     assert "littlego gtp: the analysis stopped: RuntimeError: disk on fire" in capsys.readouterr().err
+
+
+@pytest.mark.fast
+def test_stones_of_one_colour_in_a_row_set_up_the_position_as_guis_send_a_record(engine):
+    # Sabaki and Lizzie send a record's AB/AW stones, and an edited board, as plays, several of one colour in
+    # a row: each stone out of turn sets up the board with it, the other colour to move, a ply a stone.
+    for move in ("b c3", "b d4", "b b2", "w c4"):
+        engine.ok("play " + move)
+    board = engine.ok("showboard")
+    assert "ply 4 of 24, 20 left; Black to move" in board
+    rows = {line.split()[2]: line.split()[3:8] for line in board.splitlines() if line.startswith("  i ")}
+    assert rows["3"][2] == "X" and rows["4"][3] == "X" and rows["2"][1] == "X" and rows["4"][2] == "O"
+    assert "occupied" in engine.error("play w c3") and "ply 4 of 24" in engine.ok("showboard")
+    engine.ok("play b e5")  # and the game goes on from there
+    record = engine.ok("printsgf")
+    assert record.startswith("(;FF[4]AB[bd][cc][db]") and "PL[W]" in record and ";W[cb]" in record and "B[ea]" in record
+    for _ in range(5):  # each move and setup stone taken back, the last first
+        engine.ok("undo")
+    assert "ply 0 of 24, 24 left; Black to move" in engine.ok("showboard") and "cannot" in engine.error("undo")

@@ -13,7 +13,18 @@ from typing import Callable, Dict, Iterable, List, Optional, TextIO, Tuple
 
 from engine.bitboard import count
 from engine.common.seeds import derive_seed
-from engine.constants import BLACK, BOARD_SIZE, KOMI, WHITE, Colour, Move, colour_word
+from engine.constants import (
+    BLACK,
+    BOARD_SIZE,
+    EMPTY,
+    KOMI,
+    NUM_POINTS,
+    WHITE,
+    Colour,
+    Move,
+    colour_word,
+    opponent,
+)
 from engine.play.sgf import (
     SGF_FILE_BYTES,
     NotARecord,
@@ -72,6 +83,8 @@ class GtpEngine:
     def _new_game(self) -> None:
         self.positions = [Position.initial()]
         self.moves: List[Move] = []
+        # The games before each setup stone (``_set_up``), the last one last: what ``undo`` goes back to.
+        self.set_up: List[Tuple[List[Position], List[Move]]] = []
         self.fault: Optional[str] = None
         try:
             self.player.new_game(BLACK, derive_seed(self.seed, self.games))
@@ -170,6 +183,9 @@ class GtpEngine:
         if len(arguments) != 2:
             raise GtpError("syntax error: play COLOUR VERTEX")
         colour, move = self._colour(arguments[0]), self._vertex(arguments[1])
+        if colour != self.position.player and isinstance(move, int) and not self.position.is_over:
+            self._set_up(colour, move)
+            return ""
         self._turn(colour)
         try:
             self._push(move)
@@ -211,10 +227,13 @@ class GtpEngine:
         return ""
 
     def cmd_undo(self, arguments: List[str]) -> str:
-        if not self.moves:
+        if self.moves:
+            self.positions.pop()
+            self.moves.pop()
+        elif self.set_up:  # the last setup stone taken back: the game as it was before it
+            self.positions, self.moves = self.set_up.pop()
+        else:
             raise GtpError("cannot undo")
-        self.positions.pop()
-        self.moves.pop()
         return ""
 
     def cmd_showboard(self, arguments: List[str]) -> str:
@@ -250,6 +269,21 @@ class GtpEngine:
         return colour_word(self.position.player)
 
     # -- helpers --------------------------------------------------------------------------------------
+    def _set_up(self, colour: Colour, point: int) -> None:
+        """A stone of the colour not to move: how GUIs send a record's setup stones (AB, AW) and an edited
+        board, several of one colour in a row. The board with it becomes the game's start, the other colour
+        to move, its ply the number of stones on the board (the plies a game reaches it in without a pass or
+        a capture); ``undo`` takes it back."""
+        position = self.position
+        if position.colour_at(point) != EMPTY:
+            raise GtpError(f"illegal move: {point_to_vertex(point)} is occupied")
+        board = [position.colour_at(p) for p in range(NUM_POINTS)]
+        board[point] = colour
+        digits = "".join(str(c) for c in board)
+        stones = sum(1 for c in board if c != EMPTY)
+        self.set_up.append((self.positions, self.moves))
+        self.positions, self.moves = [Position.from_boards(opponent(colour), digits, digits, stones)], []
+
     def _push(self, move: Move) -> None:
         self.positions.append(self.position.play_point(move))
         self.moves.append(move)
