@@ -170,3 +170,35 @@ def test_java_and_cpp_locals_of_the_evaluation_are_found_and_other_functions_loc
         "evaluate.score": (0.0, "my_player.java", 4, "counter"),
         "evaluate.bonus": (2.0, "my_player.java", 6, "weight"),
     }  # not a loop's index, nor search's locals
+
+
+@pytest.mark.fast
+def test_the_factors_of_cpp_and_java_evaluations_are_found_as_pythons_are(tmp_path):
+    folder = copied(tmp_path, "factors_c")
+    found = [c for c in find_constants(str(folder)) if ".factor" in c.name]
+    assert [(c.name, c.value, c.integer, c.file, c.line, c.role.value) for c in found] == [
+        ("evaluate.factor1", 10.0, True, "eval.cpp", 3, "weight"),
+        ("evaluate.factor2", 0.3, False, "eval.cpp", 3, "weight"),
+        ("evaluate.factor3", 2.5, False, "eval.cpp", 4, "weight"),
+        ("evaluate.factor4", 2.0, True, "eval.cpp", 4, "weight"),
+        ("heuristic.factor1", 3.0, True, "my_player.java", 6, "weight"),
+        ("heuristic.factor2", 15.0, False, "my_player.java", 6, "weight"),
+    ]  # not a sign (-1 *), an index (row[2]), a hex number (0x10), nor a product outside an evaluation
+    assert found[2].suffix == "f"  # 2.5f stays a float
+    texts = patched_sources(str(folder), found, [12, 0.5, -1.25, -3, 4, -2])
+    assert "12 * (own - opp) + edges * 0.5;" in texts["eval.cpp"]
+    assert "+ (-1.25f) * edges - (-3)*own" in texts["eval.cpp"]  # a negative value after a sign: in parentheses
+    assert "+ 4 * row[2] + 0x10 * own - (-2.0)*opp" in texts["my_player.java"]
+
+
+@pytest.mark.skipif(shutil.which("g++") is None or shutil.which("javac") is None, reason="needs g++ and javac")
+def test_rewritten_factors_still_compile(tmp_path):
+    import subprocess
+
+    folder = copied(tmp_path, "factors_c")
+    found = [c for c in find_constants(str(folder)) if ".factor" in c.name]
+    for name, text in patched_sources(str(folder), found, [-v - 1 for v in range(len(found))]).items():
+        (folder / name).write_text(text)
+    assert subprocess.run(["g++", "-fsyntax-only", str(folder / "eval.cpp")]).returncode == 0
+    built = subprocess.run(["javac", "-d", str(tmp_path / "classes"), str(folder / "my_player.java")])
+    assert built.returncode == 0

@@ -5,9 +5,9 @@ A student's agent holds its evaluation's numbers where its author wrote them: mo
 an argument's default (``depth=4``), a dict or list literal of weights wherever it stands (assigned,
 returned, passed to a call), a factor of the evaluation's products (``10 * own``), a C++ ``const``,
 ``constexpr``, ``static``, global, member or ``#define``, a Java ``static final`` or a field's
-initialiser, and in both an evaluation's locals. ``find_constants`` lists each as a ``Constant``: its
-name, its value and where it lives; ``engine.course.rewrite`` rewrites exactly those literals, and
-nothing else, with new values.
+initialiser, and in both an evaluation's locals and the factors of its products. ``find_constants``
+lists each as a ``Constant``: its name, its value and where it lives; ``engine.course.rewrite``
+rewrites exactly those literals, and nothing else, with new values.
 
 Names are what a reader would say: Python's are qualified by their scope (``evaluate.atari_weight``,
 ``Player.weight_c``, ``WEIGHTS.edge`` for a dict's entry, ``TABLE[1][3]`` for a list's,
@@ -445,6 +445,40 @@ _JAVA_MODIFIERS = ("public", "private", "protected", "static", "final", "transie
 _JAVA_BODY_KEYWORD = re.compile(r"\b(?:class|interface|enum|record)\b")
 
 
+# A number without a sign, not inside a name or another number (``x2``, ``0x10``, ``1.5.2``).
+_UNSIGNED = re.compile(r"(?<![\w.$])(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?[fFdDlLuU]*(?![\w.'])")
+_SPACE = " \t\r\n\f\v"
+
+
+def _factors(text: str, code: str, file: str, lines: _Lines, bodies: "_Bodies", taken: Set[int]) -> List[Constant]:
+    """Each number a product holds in a C++ or Java evaluation (``10 * (own - opp)``, ``edges * 0.3``; a
+    function named ``evaluate``, ``heuristic``...), numbered by function in the order written
+    (``evaluate.factor2``), as Python's are: not a 0 or a 1, nor a number found already (``taken``: where
+    the declarators' numbers start). A sign before it stays outside it (``-2 * x``: the factor 2)."""
+    found: List[Constant] = []
+    numbered: Dict[str, int] = {}
+    for match in _UNSIGNED.finditer(code):
+        start, end = match.span()
+        before, after = start, end
+        while before > 0 and code[before - 1] in _SPACE:  # each run of spaces walked for one number at most
+            before -= 1
+        while after < len(code) and code[after] in _SPACE:
+            after += 1
+        times_before = code[before - 1 : before] == "*" and code[before - 2 : before - 1] not in ("*", "/")
+        times_after = code[after : after + 1] == "*" and code[after + 1 : after + 2] not in ("=", "/")
+        if not (times_before or times_after) or start in taken:
+            continue
+        evaluation = bodies.evaluation_at(start)
+        value, integer, suffix = _literal(text, start, end, False)
+        if evaluation is None or value in (0, 1):
+            continue
+        name = _identifier(evaluation)
+        numbered[name] = numbered.get(name, 0) + 1
+        factor = Constant(f"{name}.factor{numbered[name]}", value, integer, file, lines.of(start), start, end, suffix)
+        found.append(factor)
+    return found
+
+
 def _declared(text: str, file: str, name: str, span: Tuple[int, int], real_type: bool, lines: _Lines) -> Constant:
     value, integer, suffix = _literal(text, span[0], span[1], real_type)
     return Constant(_identifier(name), value, integer, file, lines.of(span[0]), span[0], span[1], suffix)
@@ -479,6 +513,7 @@ def _cpp_constants(text: str, file: str) -> List[Constant]:
             one = _declared(text, file, more.group(1), more.span(2), real, lines)
             found.append(one._replace(name=f"{_identifier(evaluation)}.{one.name}") if evaluation else one)
             more = _MORE.match(code, more.end(2))
+    found += _factors(text, code, file, lines, _Bodies(code, _CPP_SCOPE_KEYWORD, True), {c.start for c in found})
     return sorted(found, key=lambda constant: constant.start)
 
 
@@ -556,7 +591,8 @@ def _java_constants(text: str, file: str) -> List[Constant]:
         if evaluation is not None and code[before - 1 : before] != "(":  # a local, not a loop's index
             local = _declared(text, file, match.group(2), match.span(3), real, lines)
             found.append(local._replace(name=f"{_identifier(evaluation)}.{local.name}"))
-    return found
+    found += _factors(text, code, file, lines, _Bodies(code, _JAVA_BODY_KEYWORD), {c.start for c in found})
+    return sorted(found, key=lambda constant: constant.start)
 
 
 # --- The folder ---------------------------------------------------------------------------------

@@ -23,6 +23,13 @@ def literal_text(constant: Constant, value: float) -> str:
     return text + constant.suffix
 
 
+def _after_sign(text: str, start: int) -> bool:
+    """Whether the literal at ``start`` follows a ``+`` or ``-`` (spaces between): a factor's sign stays
+    outside it (``x - 2 * y``), so a negative value written there needs parentheses."""
+    before = len(text[:start].rstrip())
+    return before > 0 and text[before - 1] in "+-"
+
+
 def patched_sources(folder: str, constants: Sequence[Constant], values: Sequence[float]) -> Dict[str, str]:
     """{file: text} of the sources of ``folder`` holding ``constants``, each literal replaced by its value of
     ``values`` (written as ``literal_text`` does) and every other character as it was. Each text is read once
@@ -38,8 +45,8 @@ def patched_sources(folder: str, constants: Sequence[Constant], values: Sequence
             new = literal_text(constant, value)
             line_start = text.rfind("\n", searched, constant.start) + 1 or line_start  # each stretch searched once
             searched = constant.start
-            if value < 0 and _DEFINE.match(text, line_start, constant.start):
-                new = f"({new})"  # the body of a #define: so that x-NAME never reads as x--1
+            if value < 0 and (_DEFINE.match(text, line_start, constant.start) or _after_sign(text, constant.start)):
+                new = f"({new})"  # a #define's body, or after a sign: so that x-NAME or x-2*y never reads x--1
             pieces += [text[done : constant.start], new]
             done = constant.end
         texts[name] = "".join(pieces) + text[done:]
