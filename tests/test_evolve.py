@@ -2,6 +2,7 @@
 
 import glob
 import gzip
+import io
 import json
 import os
 import pickle
@@ -1003,3 +1004,12 @@ def test_the_old_name_workers_still_reads_as_jobs_with_a_warning(tmp_path, capsy
     bench = cli("evolve", "bench", "--workers", "1", "--games", "2", "--depth", "1", "--json")
     assert bench.returncode == 0 and "--workers is now --jobs" in bench.stderr
     assert set(json.loads(bench.stdout)["games_per_second"]) == {"1"}
+
+
+def test_generations_0_measures_the_first_population_alone(tmp_path):
+    config = write_config(tmp_path, TINY.replace("generations = 4", "generations = 0"))
+    evolution = Evolution.create(config, runs_dir=str(tmp_path / "runs"), jobs=1, progress=False, out=io.StringIO())
+    evolution.run()
+    assert [record.generation for record in read_generations(evolution.run_dir)] == [0]
+    with pytest.raises(ConfigError, match="0 to 100000"):
+        load_config(write_config(tmp_path, TINY.replace("generations = 4", "generations = -1"), "bad.toml"))

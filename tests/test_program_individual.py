@@ -487,6 +487,7 @@ def test_an_agent_with_unseeded_random_moves_is_told_to_seed_them(tmp_path, caps
         pass
     said = capsys.readouterr().err
     assert "answered the same position differently when asked twice" in said and "seed your agent's random" in said
+    assert re.search(r"at ply \d+: \d,\d, then \d,\d\)", said), said  # the moves as the course writes them
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")

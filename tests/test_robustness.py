@@ -595,6 +595,7 @@ def test_a_kill_stops_a_run_as_ctrl_c_does(tmp_path):
     out, err = process.communicate(timeout=120)
     assert process.returncode == 130, err
     assert "interrupted" in err and "evolve resume" in err and "Traceback" not in err
+    assert "fix the cause" not in err  # nothing failed: the run resumes as it is
     assert 1 <= len(read_generations(run_dir)) < 41
 
 

@@ -13,6 +13,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Uni
 
 from engine.common.runfolder import RunError
 from engine.constants import BLACK, Move
+from engine.coords import move_to_text
 from engine.players.base import Player, PlayerFault
 from engine.players.program import ProgramPlayer
 from engine.playout import random_opening
@@ -131,11 +132,12 @@ def check_probes(
     unsteady = unsteady_answers(program, first, positions)
     if unsteady:
         ply, before, after = unsteady[0]
+        moves = f"{move_to_text(before)}, then {move_to_text(after)}"
         say(
             f"individual.program: your agent answered the same position differently when asked twice with the "
-            f"same weights (on {len(unsteady)} of {len(positions)} probe positions; at ply {ply}: {before}, then "
-            f"{after}): seed your agent's random numbers (from the position, say), or every fitness is partly "
-            "chance and the course's games will not replay"
+            f"same weights (on {len(unsteady)} of {len(positions)} probe positions; at ply {ply}: {moves}): seed "
+            "your agent's random numbers (from the position, say), or every fitness is partly chance and the "
+            "course's games will not replay"
         )
     for gene in insensitive_genes(program, first, bounds, positions):
         say(

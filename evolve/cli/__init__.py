@@ -41,7 +41,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             args,
             (UserError,),
             passed_on=(FitnessGameError, ExecutorError),
-            on_interrupt=lambda: "interrupted" + (": " + _where_it_stands(args) if evolving else ""),
+            on_interrupt=lambda: "interrupted" + (": " + _where_it_stands(args, interrupted=True) if evolving else ""),
             on_os_error=lambda: _where_it_stands(args) if evolving else "",
         )
     except (FitnessGameError, ExecutorError) as error:
@@ -51,14 +51,17 @@ def main(argv: Optional[List[str]] = None) -> int:
         return STOPPED_STATUS
 
 
-def _where_it_stands(args: argparse.Namespace) -> str:
-    """What a stopped run or resume can do next: resume from its checkpoint, or start again if it has none."""
+def _where_it_stands(args: argparse.Namespace, interrupted: bool = False) -> str:
+    """What a stopped run or resume can do next: resume from its checkpoint, or start again if it has none
+    (after a failure, once its cause is fixed; after Ctrl-C, at once)."""
     folders = getattr(args, "run", None)
     if not folders or len(folders) != 1:
         return "no run folder was made"
     run = folders[0]
+    fix = "" if interrupted else "fix the cause, then "
+    again = "run it again" if interrupted else "fix the cause and run again"
     if not os.path.isdir(run):
-        return "no generation finished, so its run folder was removed: fix the cause and run again"
+        return f"no generation finished, so its run folder was removed: {again}"
     if has_checkpoint(run):
-        return f"the last finished generation is checkpointed: fix the cause, then 'evolve resume {run}' continues"
-    return "no generation finished, so there is no checkpoint to resume from: fix the cause and run again"
+        return f"the last finished generation is checkpointed: {fix}'evolve resume {run}' continues"
+    return f"no generation finished, so there is no checkpoint to resume from: {again}"

@@ -95,7 +95,10 @@ TOP_KEYS: Schema = {
     # DEAP's count: generation 0 is the first population, then this many generations of evolution (so a
     # run records generations 0 to N, N + 1 in all; the log's first line says so).
     "generations": ConfigKey(
-        kind=int, default=None, check=lambda v: 1 <= v <= 100000, range_words="1 to 100000 (after generation 0)"
+        kind=int,
+        default=None,
+        check=lambda v: 0 <= v <= 100000,
+        range_words="0 to 100000 (after generation 0; 0: the first population measured alone, nothing evolved)",
     ),
     "strategy": ConfigKey(
         kind=str, default="cmaes", check=lambda v: v in STRATEGIES, range_words="'ga', 'cmaes' or 'spsa'"
