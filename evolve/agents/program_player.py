@@ -132,7 +132,9 @@ def check_probes(
     unsteady = unsteady_answers(program, first, positions)
     if unsteady:
         ply, before, after = unsteady[0]
-        moves = f"{move_to_text(before)}, then {move_to_text(after)}"
+        moves = ", then ".join(
+            answer if isinstance(answer, str) else move_to_text(answer) for answer in (before, after)
+        )
         say(
             f"individual.program: your agent answered the same position differently when asked twice with the "
             f"same weights (on {len(unsteady)} of {len(positions)} probe positions; at ply {ply}: {moves}): seed "

@@ -159,9 +159,11 @@ def _play(
     if results:
         print(f"{len(results)} legs read back from {path}", file=sys.stderr, flush=True)
     if todo:
+        minutes = len(todo) * args.budget / args.jobs / 60
         print(
             f"{len(todo)} legs to play on {args.jobs} workers, one after another: at least "
-            f"{len(todo) * args.budget / args.jobs / 60:.0f} min (their CPU budgets), and each leg's measure after it",
+            + (f"{minutes:.0f} min" if minutes >= 1 else "a few minutes")
+            + " (their CPU budgets, a generation's grain over them), and each leg's check and grade after it",
             file=sys.stderr,
             flush=True,
         )
@@ -177,11 +179,22 @@ def _play(
             f"{number} of {len(todo)} ({time.time() - started:.0f} s): {leg.tuner} on {leg.fitness}, seed {leg.seed}: "
             f"{result.generations} generations, {result.cpu_seconds:.0f} CPU s; held out "
             f"{measured.held_out.kept}/{measured.held_out.won}, training {measured.train.kept}/{measured.train.won}, "
-            f"grade {measured.grade:g}",
+            f"grade {measured.grade:g}"
+            + (
+                f"; about {_duration((time.time() - started) / number * (len(todo) - number))} left"
+                if number < len(todo)
+                else ""
+            ),
             file=sys.stderr,
             flush=True,
         )
     return [results[leg] for leg in legs]
+
+
+def _duration(seconds: float) -> str:
+    """``seconds`` as people say it: ``7 min``, ``2 h 10 min``."""
+    minutes = round(seconds / 60)
+    return f"{minutes // 60} h {minutes % 60} min" if minutes >= 60 else f"{max(minutes, 1)} min"
 
 
 def _row_json(row: bench.AgentRow) -> Dict[str, Any]:
