@@ -424,3 +424,43 @@ def test_the_layout_table_names_every_module_and_counts_the_core():
     core = [name for name in os.listdir(os.path.join(ROOT, "engine")) if name.endswith(".py") and name != "__init__.py"]
     text = open(os.path.join(ROOT, "docs", "development.md"), encoding="utf-8").read()
     assert f"itself holds {len(core)} modules" in text, "docs/development.md's count of the core's modules"
+
+
+# A command module's interface (each has its register), each tool's entry point, and each module's logger.
+SHARED_NAMES = {"register", "main", "build_parser", "log"}
+# Public names still defined in two or more modules (issue 78): each one told apart leaves this list, and
+# the test below fails until it does, so the list only shrinks.
+DEFINED_TWICE = {
+    "Answer", "Answers", "COLUMNS", "Command", "FULL", "Fault", "Fitness", "G", "GROUPS", "J",
+    "LEGACY_CHECKPOINT", "MapFunction", "Margins", "NATIVE_PASS", "OPENING_PLIES", "Outcome", "PER_JOB",
+    "PREFIX", "Progress", "REPORT", "RIDGE", "Report", "Result", "SOLVER_TABLE_BITS", "SOURCE", "Values",
+    "Weights", "canonical", "count", "describe", "draw_positions", "format_table",
+    "measure", "play", "recorded_positions", "replay", "search_settings", "serve", "tally",
+}  # fmt: skip
+
+
+def public_definitions():
+    """{public name: the modules of engine/ and evolve/ that define it at their top level}."""
+    found = {}
+    for module, path in MODULES.items():
+        for node in ast.parse(open(path, encoding="utf-8").read()).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names = [node.name]
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names = [target.id for target in targets if isinstance(target, ast.Name)]
+            else:
+                continue
+            for name in names:
+                if not name.startswith("_"):
+                    found.setdefault(name, set()).add(module)
+    return found
+
+
+@pytest.mark.fast
+def test_no_new_public_name_is_defined_in_two_modules():
+    twice = {name: modules for name, modules in public_definitions().items() if len(modules) > 1}
+    new = {name: sorted(modules) for name, modules in twice.items() if name not in SHARED_NAMES | DEFINED_TWICE}
+    assert not new, f"each public name is defined once (name it for what it is): {new}"
+    gone = sorted(DEFINED_TWICE - set(twice))
+    assert not gone, f"defined once now: take {', '.join(gone)} out of DEFINED_TWICE"

@@ -174,8 +174,8 @@ def test_evolve_fit_patterns_writes_params_with_pattern_weights(tmp_path):
 
 def test_the_patterns_leg_tunes_the_values_fitness_alone_and_notes_every_tenth():
     problem = tuners.load_problem([POSITIONS], depth=2)
-    assert not tuners.usable("cmaes", "values") and tuners.usable("patterns", "values")
-    assert not tuners.usable("patterns", "labels")
+    assert not tuners.tuner_uses("cmaes", "values") and tuners.tuner_uses("patterns", "values")
+    assert not tuners.tuner_uses("patterns", "labels")
     values = pattern_fit.values_of(problem.train[:10])
     assert values.features.shape[1] == len(tuners.FEATURES) + len(PATTERNS)
     assert set(values.wins.tolist()) == {0.0, 1.0} and 1.0 in values.wins[:1]  # the won position itself first

@@ -124,7 +124,7 @@ def _sweep(parent: str) -> None:
                 pass  # still holding a process: left for its own owner or a later sweep
 
 
-def sweep() -> None:
+def sweep_cgroups() -> None:
     """Remove the empty cgroups that littlego processes which have ended left (a pool's ended workers)."""
     for hierarchy in set(hierarchies().values()):
         _sweep(hierarchy.parent)

@@ -20,11 +20,10 @@ import os
 from typing import Dict, List, NamedTuple, Optional, Tuple, Union
 
 from engine.sandbox import gamebox
-from engine.sandbox.accounting import sweep as sweep_cgroups
+from engine.sandbox.accounting import sweep_cgroups
 from engine.sandbox.isolation import Command, prepare_folder, strict_refusal
 from engine.sandbox.limits import Limits, SandboxError
-from engine.sandbox.workspace import Workspace
-from engine.sandbox.workspace import sweep as sweep_mounts
+from engine.sandbox.workspace import Workspace, sweep_mounts
 
 KEPT = 4  # spares waiting at once, each a sandbox's server (its interpreter) and a workspace
 STDERR = "stderr.txt"  # in a workspace's top folder: what the game's moves write on stderr

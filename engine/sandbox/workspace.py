@@ -14,7 +14,7 @@ removed by ``remove_tree``; a write of the host's that fails there (a full disk)
 ``HostError``, never a player's fault.
 
 A littlego process that is killed mid-game leaves its mounts; the next one to make a workspace
-unmounts those whose process has ended (``sweep``), as the cgroups are swept.
+unmounts those whose process has ended (``sweep_mounts``), as the cgroups are swept.
 """
 
 import ctypes
@@ -59,7 +59,7 @@ def _unmount(folder: str) -> None:
         pass
 
 
-def sweep() -> None:
+def sweep_mounts() -> None:
     """Unmount and remove the workspaces that littlego processes which have ended left mounted."""
     try:
         with open("/proc/self/mountinfo") as mountinfo:
@@ -92,7 +92,7 @@ def quota_root() -> Optional[str]:
             if not _mount_tmpfs(probe, MIB):
                 return None
             _unmount(probe)
-            sweep()
+            sweep_mounts()
             return root
         finally:
             remove_tree(probe)

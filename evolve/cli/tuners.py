@@ -82,7 +82,7 @@ def legs_of(args: argparse.Namespace) -> List[tuners.Leg]:
     legs = []
     for tuner in args.tuners:
         for fitness in args.fitnesses:
-            if not tuners.usable(tuner, fitness):
+            if not tuners.tuner_uses(tuner, fitness):
                 continue
             for seed in range(args.first_seed, args.first_seed + args.seeds):
                 legs.append(tuners.Leg(tuner, fitness, seed, args.budget))

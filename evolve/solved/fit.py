@@ -181,7 +181,7 @@ def on_bounds(weights: Weights, bounds: Bounds, names: Sequence[str] = FEATURES)
     return ended
 
 
-def default_bounds(limit: float, names: Sequence[str] = FEATURES) -> List[Tuple[float, float]]:
+def feature_bounds(limit: float, names: Sequence[str] = FEATURES) -> List[Tuple[float, float]]:
     """Every weight in [-limit, limit], the margin's at least 0 (more stones never hurt)."""
     return [(0.0, limit) if feature_of(name) == "margin" else (-limit, limit) for name in names]
 
@@ -241,7 +241,7 @@ def fit_labels(
     marks = numpy.asarray(labels, dtype=float)
     plies = numpy.array([p.moves_played for p in positions])
     held = checked_held_out(positions, start, features, marks, plies)
-    bounds = default_bounds(limit, names)
+    bounds = feature_bounds(limit, names)
     report(
         f"fitting {int((~held).sum())} positions ({int(held.sum())} held out), {generations} "
         f"generations of {population}"

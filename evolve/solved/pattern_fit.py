@@ -20,7 +20,7 @@ from evolve.genome import feature_of, genes
 from evolve.solved.fit import (
     FIXED,
     checked_held_out,
-    default_bounds,
+    feature_bounds,
     feature_matrix,
     on_bounds,
     ply_columns,
@@ -86,9 +86,10 @@ def fit_patterns(
     marks = numpy.asarray(labels, dtype=float)
     plies = numpy.array([p.moves_played for p in positions])
     held = checked_held_out(positions, begin, features, marks, plies)
-    feature_bounds = default_bounds(limit, genes(tapered))
+    bounds_of_features = feature_bounds(limit, genes(tapered))
     bounds = [
-        (w, w) if feature_of(name) in FIXED else bound for name, w, bound in zip(genes(tapered), begin, feature_bounds)
+        (w, w) if feature_of(name) in FIXED else bound
+        for name, w, bound in zip(genes(tapered), begin, bounds_of_features)
     ] + [PATTERN_BOUNDS] * len(PATTERNS)
     report(f"fitting {int((~held).sum())} positions ({int(held.sum())} held out), {len(names)} weights, by L-BFGS-B")
     weights, result = minimise_log_loss(features[~held], marks[~held], plies[~held], begin, bounds, ridge)

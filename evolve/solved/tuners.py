@@ -227,7 +227,7 @@ def _patterns(problem: Problem, note: Callable[[int, List[float]], bool]) -> Lis
     return _unit(weights.tolist(), bounds)
 
 
-def usable(tuner: str, fitness: str) -> bool:
+def tuner_uses(tuner: str, fitness: str) -> bool:
     """Whether ``tuner`` can tune on ``fitness``: a gradient tuner on those whose gradient it follows, any
     other on the fitnesses that are not a gradient tuner's alone."""
     if tuner in GRADIENT_TUNERS:
@@ -238,7 +238,7 @@ def usable(tuner: str, fitness: str) -> bool:
 def run_leg(problem: Problem, leg: Leg) -> LegResult:
     """The LegResult of ``leg`` on ``problem``: its tuner run until the leg's CPU budget is spent, its
     candidate noted at each tenth, then each noted candidate scored on the held-out split."""
-    if not usable(leg.tuner, leg.fitness):
+    if not tuner_uses(leg.tuner, leg.fitness):
         raise ValueError(f"the tuner {leg.tuner} cannot tune on the {leg.fitness} fitness")
     rng = random.Random(leg.seed)
     started = time.process_time()

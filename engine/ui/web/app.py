@@ -41,7 +41,7 @@ from engine.ui.web import board_game
 from engine.ui.web.analysis import Analyst
 from engine.ui.web.board_game import BadRequest
 from engine.ui.web.run_pages import FileCache, NoSuchRun, list_runs, run_page
-from engine.ui.web.worker_jobs import PlayerTrouble, shipped_book
+from engine.ui.web.worker_jobs import PlayerTrouble, board_book
 from engine.ui.web.workers import WorkerLost, WorkerTimeout
 
 STATIC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
@@ -243,7 +243,7 @@ def board_routes(analyst: Analyst, allow_programs: bool) -> List[Route]:
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise BadRequest("seed must be an integer")
         answer = analyst.reply(spec, moves, seed)
-        return {"reply": answer._asdict(), "view": board_game.view(moves + [answer.move], shipped_book())._asdict()}
+        return {"reply": answer._asdict(), "view": board_game.view(moves + [answer.move], board_book())._asdict()}
 
     def values(document: Dict[str, Any], moves: List[Move]) -> Dict[str, Any]:
         margins, seconds = document.get("margins", True), document.get("seconds")
@@ -255,11 +255,11 @@ def board_routes(analyst: Analyst, allow_programs: bool) -> List[Route]:
         return dict(found._asdict(), moves=[value._asdict() for value in found.moves])
 
     return [
-        post("/api/board/view", lambda document, moves: board_game.view(moves, shipped_book())._asdict()),
+        post("/api/board/view", lambda document, moves: board_game.view(moves, board_book())._asdict()),
         post(
             "/api/board/play",
             lambda document, moves: board_game.view(
-                board_game.play(moves, document.get("move")), shipped_book()
+                board_game.play(moves, document.get("move")), board_book()
             )._asdict(),
         ),
         post("/api/board/reply", reply),

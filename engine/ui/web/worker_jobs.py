@@ -6,21 +6,21 @@ each move of a lost position (``refutations_job``), with the records they answer
 
 import functools
 import logging
-import os
 import threading
 import time
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from engine.agent import decide_move
-from engine.book import Book, BookError, load_book
+from engine.book import Book, BookError
 from engine.constants import Move
 from engine.course.build import ensure_built
-from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS, SOLVED_PREFILL
+from engine.data import SHIPPED_PARAMS, SOLVED_PREFILL
 from engine.native.compiler import DEFAULT_TABLE_BITS, NativeError
 from engine.native.search import searcher_class
 from engine.native.solver import NativeSolver
 from engine.native.store import MoveResults, SolvedStore
 from engine.params import Params, load_params
+from engine.players.shipped import shipped_book
 from engine.players.specs import make_player
 from engine.position import Position
 from engine.sandbox.limits import Limits
@@ -62,10 +62,11 @@ def shipped_params() -> Params:
 
 
 @functools.lru_cache(maxsize=1)
-def shipped_book() -> Optional[Book]:
-    """The shipped opening book, read once per process; None where there is none or it cannot be used."""
+def board_book() -> Optional[Book]:
+    """The shipped opening book (``engine.players.shipped.shipped_book``) as the board uses it: None where
+    there is none or it cannot be used, said once a process."""
     try:
-        return load_book(SHIPPED_BOOK) if os.path.exists(SHIPPED_BOOK) else None
+        return shipped_book()
     except BookError as error:
         log.warning("the board goes without the opening book: %s", error)
         return None
@@ -99,7 +100,7 @@ def agent_job(moves: List[Move]) -> AgentChoice:
     if position.is_over:
         raise BadRequest("the game is over: the agent has no move to make")
     start = time.process_time()
-    decision = decide_move(position, shipped_params(), book=shipped_book())
+    decision = decide_move(position, shipped_params(), book=board_book())
     return AgentChoice(*decision, seconds=time.process_time() - start)
 
 
