@@ -434,8 +434,8 @@ DEFINED_TWICE = {
     "Answer", "Answers", "COLUMNS", "Command", "FULL", "Fault", "Fitness", "G", "GROUPS", "J",
     "LEGACY_CHECKPOINT", "MapFunction", "Margins", "NATIVE_PASS", "OPENING_PLIES", "Outcome", "PER_JOB",
     "PREFIX", "Progress", "REPORT", "RIDGE", "Report", "Result", "SOLVER_TABLE_BITS", "SOURCE", "Values",
-    "Weights", "canonical", "count", "describe", "draw_positions", "format_table",
-    "measure", "play", "recorded_positions", "replay", "search_settings", "serve", "tally",
+    "Weights", "count", "describe", "draw_positions",
+    "play", "recorded_positions", "replay", "search_settings", "serve", "tally",
 }  # fmt: skip
 
 

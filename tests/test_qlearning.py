@@ -15,9 +15,9 @@ from engine.players.qlearning import (
     LittleGo,
     QLearner,
     QLearningPlayer,
-    canonical,
     load_table,
     play_episode,
+    state_key,
 )
 from engine.players.specs import make_player
 from engine.playout import random_opening
@@ -138,7 +138,7 @@ def test_symmetric_positions_share_a_key_and_moves_map_back():
             for move, action in actions.items():
                 if move != PASS:
                     assert twin_actions[image[move]] == action
-    assert canonical(Position.initial())[0] != canonical(Position.initial().play_point(12))[0]
+    assert state_key(Position.initial())[0] != state_key(Position.initial().play_point(12))[0]
 
 
 @pytest.mark.fast

@@ -15,7 +15,7 @@ from engine.native.compiler import MAX_TABLE_BITS, MIN_TABLE_BITS
 from engine.native.solver_bench import BENCH_TABLE_BITS, bench_solver, compare_results, load_position_set, load_result
 from engine.protocol import write_atomic
 from engine.sandbox.limits import DEFAULT_LIMITS
-from engine.submission.movecost import format_cost, measure
+from engine.submission.movecost import format_cost, measure_move_cost
 from engine.submission.speed import bench_rules, bench_search, bench_solve
 
 
@@ -230,7 +230,7 @@ def _bench_moves(args: argparse.Namespace) -> int:
         if built.error:
             raise InvalidInput(f"{args.folder} cannot be built: {built.error}")
         copy, shell_command = built.copy_and_command()
-        cost = measure(copy, shell_command or None, args.repeats, args.games)
+        cost = measure_move_cost(copy, shell_command or None, args.repeats, args.games)
     if args.json:
         print(json.dumps(dict(cost.to_json(), folder=args.folder, language=built.language), indent=1))
         return 0

@@ -151,7 +151,7 @@ PASS_ACTION = NUM_POINTS  # the canonical name of a pass
 _KEY_PLAYER = 40  # bits of a key below the colour to move: the board (3 ** 25 < 2 ** 40)
 
 
-def canonical(position: Position) -> Tuple[int, int]:
+def state_key(position: Position) -> Tuple[int, int]:
     """(key, symmetry): the board's canonical form (``engine.symmetry``), the side to move and the ply.
 
     The ply is part of the key because the game ends at the 24th: the same stones mean
@@ -204,7 +204,7 @@ class LittleGo:
     @staticmethod
     def observe(position: Position) -> Tuple[int, Dict[Move, int]]:
         """(key, {legal move: its canonical action}) for the side to move."""
-        key, turned = canonical(position)
+        key, turned = state_key(position)
         image = symmetry.SYMMETRIES[turned]
         actions: Dict[Move, int] = dict((point, image[point]) for point in points_of(position.legal_mask()))
         actions[PASS] = PASS_ACTION

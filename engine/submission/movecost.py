@@ -128,7 +128,7 @@ def _moves(player, repeats):
     return first, later
 
 
-def measure(
+def measure_move_cost(
     folder: str, command: Optional[Command] = None, repeats: int = 20, games: int = 40, limits: Limits = DEFAULT_LIMITS
 ) -> MoveCost:
     """The parts of a move of the agent in ``folder`` (run by ``command``, default this Python on

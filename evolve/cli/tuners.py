@@ -22,7 +22,7 @@ from evolve.solved import tuners
 from evolve.solved.exploit import EXPLOIT_TABLE_BITS, OpeningsExploitability, won_openings
 from evolve.solved.move_labels import label_loss, labels_of
 from evolve.solved.tuners import Candidate
-from evolve.solved.tuners_report import format_table, plot_curves
+from evolve.solved.tuners_report import benchmark_table, plot_curves
 
 MATCH_GAMES = 60  # the fixed match each final candidate plays for the rank correlations
 EXPLOIT_CHOICES = ("final", "marks", "none")  # the candidates --exploit plays against the exact adversary
@@ -152,7 +152,7 @@ def _tuners(args: argparse.Namespace) -> int:
         "rows": rows,
         "correlations": correlations,
     }
-    table = format_table(summary)
+    table = benchmark_table(summary)
     if args.out:
         with open(os.path.join(args.out, "summary.json"), "w") as out:
             json.dump(summary, out, indent=2)

@@ -1,4 +1,4 @@
-"""The tuner benchmark's report: the summary as a Markdown table (``format_table``) and the curves of the
+"""The tuner benchmark's report: the summary as a Markdown table (``benchmark_table``) and the curves of the
 held-out share, or of the won openings kept, against CPU seconds (``plot_curves``); ``evolve tuners`` writes
 both."""
 
@@ -13,7 +13,7 @@ def _cpu(value: Optional[float]) -> str:
     return "-" if value is None else f"{value:.0f} s"
 
 
-def format_table(summary: Mapping[str, Any]) -> str:
+def benchmark_table(summary: Mapping[str, Any]) -> str:
     """The summary as a Markdown table, with the correlations under it."""
     lines = [
         f"Depth {summary['depth']}, no book, no solver; {summary['budget']:g} CPU s a leg; training "
