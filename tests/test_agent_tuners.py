@@ -15,31 +15,14 @@ from evolve.experiment.config import load_config
 from evolve.loop import Evolution
 from evolve.solved import agent_tuners as bench
 from tests.conftest import ROOT, cli
-from tests.test_regret_fitness import FRESH, PLAIN, few_positions
+from tests.test_regret_fitness import FRESH, PLAIN, PROGRAM_RUN, few_positions
 
 EXAMPLE = os.path.join(ROOT, "examples", "plain-python", "evolve.toml")
 
-TINY_AGENT = """
-name = "tiny-agent"
-seed = 1
-population = 3
-generations = 3
-strategy = "cmaes"
-jobs = 2
-
-[cmaes]
-sigma = 0.5
-hall_of_fame = 1
-
-[individual]
-program = "{program}"
-constants = ["evaluate.atari_weight", "WEIGHTS.edge"]
-
-[[panel]]
-opponent = "random"
-games = 2
-random_opening = 2
-"""
+# The regret test's tiny run of examples/plain-python, with a panel of two games in place of [regret].
+TINY_AGENT = PROGRAM_RUN.replace("generations = 1", "generations = 3").replace(
+    '[regret]\npositions = "{positions}"\n', '[[panel]]\nopponent = "random"\ngames = 2\nrandom_opening = 2\n'
+)
 
 
 @pytest.mark.fast
@@ -127,6 +110,7 @@ def test_the_benchmark_tunes_measures_and_reads_its_legs_back(tmp_path, monkeypa
     monkeypatch.setattr(program_individual, "check_probes", lambda *args: None)  # tested on their own, and slow
     experiment = tmp_path / "agent.toml"
     experiment.write_text(TINY_AGENT.format(program=PLAIN))
+    assert "[[panel]]" in TINY_AGENT and "[regret]" not in TINY_AGENT
     positions = few_positions(tmp_path, train=4, held_out=3)
     out = str(tmp_path / "bench")
     argv = ["agent-tuners", str(experiment), "--positions", positions, "--budget", "0.01", "--seeds", "1"]
