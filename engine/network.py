@@ -16,7 +16,8 @@ order. The evaluation adds it to the features' and patterns' sum (``make_evaluat
 
 A params file gives the layer as ``"network"``: a list of units, each
 ``{"bias": b, "own": [25 numbers], "opp": [25 numbers], "features": {name: number}, "out": w}`` (a
-feature left out weighs 0). Fitted, not evolved: ``evolve network`` (``evolve.solved.network_fit``).
+feature left out weighs 0). Fitted by ``evolve network`` (``evolve.solved.network_fit``); a run may evolve
+its weights from there (``[start] parts``, ``evolve.params_genes``).
 """
 
 import math

@@ -2,7 +2,9 @@
 
 Reading guide: ``experiment`` reads and validates an experiment (``experiments/*.toml``) into its
 records; ``genome`` defines the DEAP types (once, at import) and the variation operators within
-per-feature bounds; ``fitness`` turns individuals into game jobs and plays them (pure functions, run
+per-feature bounds, and ``params_genes`` a params file's weights as named genes (which parts of a
+fitted file a run evolves, the layer's and the patterns' weights among them); ``fitness`` turns
+individuals into game jobs and plays them (pure functions, run
 on a process pool or a Dask cluster), ``rounds`` plays a generation's in rounds and folds the
 outcomes into fitnesses, with ``regret_fitness``'s share of won positions kept where [regret] asks;
 ``spsa`` is the SPSA strategy; ``tuner`` asks and tells the config's strategy a generation at a

@@ -42,7 +42,7 @@ from engine.common.plain_state import (
 from engine.common.runfolder import LOCK, START_WEIGHTS, RunError
 from engine.protocol import write_atomic
 from evolve import genome
-from evolve.experiment.schema import Config, GaSettings, Start, StartRows
+from evolve.experiment.schema import Config, GaSettings, RecordedStart, Start
 from evolve.genome import UNRECORDED_GENES, Individual, Strategy
 from evolve.spsa import Spsa
 
@@ -329,40 +329,40 @@ def _upgrade(config: Dict[str, Any]) -> Dict[str, Any]:
     config.setdefault("genes", list(UNRECORDED_GENES))  # and from before the genes' names were kept
     config.setdefault("start", {"random": 0.0, "params": [], "weights": []})  # and from before [start]
     config["start"].setdefault("free", None)  # and from before [start] free
+    config["start"].setdefault("parts", ["weights"])  # and from before [start] parts
+    config["start"].setdefault("base", None)
     for entry in config["panel"]:
         entry.setdefault("won_side", False)  # and from before won-side games
     return config
 
 
 def save_start_weights(run_dir: str, start: Start, genes: Sequence[str]) -> None:
-    """Keep the weights ``[start] params`` named as they were read (``start``: the config's Start), and
-    the names of their genes, so that a resume before the first checkpoint starts from them and not
-    from the files as they are by then."""
-    write_atomic(
-        os.path.join(run_dir, START_WEIGHTS),
-        json.dumps(
-            {"params": list(start.params), "genes": list(genes), "weights": [list(row) for row in start.weights]},
-            indent=1,
-        )
-        + "\n",
-    )
+    """Keep the weights ``[start] params`` named as they were read (``start``: the config's Start), the
+    names of their genes and the base params the genes leave out, so that a resume before the first
+    checkpoint starts from them and not from the files as they are by then."""
+    kept = {"params": list(start.params), "genes": list(genes), "weights": [list(row) for row in start.weights]}
+    if start.base is not None:
+        kept["base"] = start.base
+    write_atomic(os.path.join(run_dir, START_WEIGHTS), json.dumps(kept, indent=1) + "\n")
 
 
-def load_start_weights(run_dir: str) -> Optional[StartRows]:
-    """The start weights a run kept when it began (None: it names no params files): each row by
-    gene name, or, from a run that kept no names, the list it kept."""
+def load_start_weights(run_dir: str) -> Optional[RecordedStart]:
+    """The start a run kept when it began (None: it names no params files): each row of weights by gene
+    name (from a run that kept no names, the list it kept) and the base params, where it kept one."""
     path = os.path.join(run_dir, START_WEIGHTS)
     if not os.path.exists(path):
         return None
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
-        rows, genes = data["weights"], data.get("genes")
+        rows, genes, base = data["weights"], data.get("genes"), data.get("base")
         if genes is None:
-            return rows
+            return RecordedStart(rows)
         if not all(isinstance(row, list) and len(row) == len(genes) for row in rows):
             raise ValueError(f"rows of other lengths than its {len(genes)} genes")
-        return [dict(zip(genes, row)) for row in rows]
+        if base is not None and not isinstance(base, dict):
+            raise ValueError("its base is not a params object")
+        return RecordedStart([dict(zip(genes, row)) for row in rows], base)
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise RunError(f"{path}: cannot read the start weights the run kept: {error}")
 

@@ -17,9 +17,9 @@ from typing import Any, Callable, Dict, Iterable, List, NamedTuple, Optional, Se
 from engine.common.pools import CpuMeter, measured_map
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, WHITE, Colour
+from engine.features import FEATURES
 from engine.native.compiler import NativeError, NoCompiler
 from engine.native.search import native_library
-from engine.params import make_params
 from engine.play.game import play_game
 from engine.play.openings import load_openings
 from engine.players.base import Player, Reason
@@ -30,7 +30,8 @@ from engine.ruler.measure import RulerJob
 from evolve.agents.code_individual import BuiltProgram
 from evolve.agents.program_individual import program_player
 from evolve.experiment.schema import Config
-from evolve.genome import Individual, as_features
+from evolve.genome import Individual
+from evolve.params_genes import Genome, run_genome
 
 log = logging.getLogger("evolve.fitness")
 
@@ -45,9 +46,9 @@ SearchSettings = Dict[str, Optional[float]]  # search settings by name (engine.s
 
 
 class FitnessGame(NamedTuple):
-    """One fitness game. ``individual``: its index in the batch; ``weights``: its genome, or for our
-    searcher its weights by feature (``genome.as_features``); ``opponent``: a player spec, or a
-    tuple of weights for self-play, likewise; ``group``: the index of the
+    """One fitness game. ``individual``: its index in the batch; ``weights``: its genome (for our searcher, the
+    values of ``genome``'s genes, which makes them Params); ``opponent``: a player spec, or a
+    self-play genome, likewise; ``group``: the index of the
     panel entry (self-play last); ``game``: even = the individual plays Black, odd = White, unless
     ``colour`` says (a won-side game: the colour its opening leaves won);
     ``searcher``: the searcher of our players, "native" or "python" (the same moves); ``program``:
@@ -69,6 +70,7 @@ class FitnessGame(NamedTuple):
     program: Optional[BuiltProgram] = None
     colour: Optional[Colour] = None
     search: Optional[SearchSettings] = None  # play = "as-shipped": the search settings (else None: depth)
+    genome: Optional[Genome] = None  # our searcher's: how the genes become Params (None: weights by feature)
 
     @property
     def plays_black(self) -> bool:
@@ -81,21 +83,26 @@ class FitnessGameError(RuntimeError):
 
 
 def weights_player(
-    weights: Sequence[float], depth: int, label: str, searcher: str = "python", search: Optional[SearchSettings] = None
+    genome: Genome,
+    weights: Sequence[float],
+    depth: int,
+    label: str,
+    searcher: str = "python",
+    search: Optional[SearchSettings] = None,
 ) -> Player:
     """Our searcher with a genome's weights, untimed (results must not depend on the machine): a plain
     search to ``depth``, or given ``search`` (settings by name), the agent as it ships at a node budget."""
     if search is not None:
-        params = make_params(weights, provenance=None, source=label, endgame=None, **search)
-        return ShippedPlayer(params, shipped_book(), spec=label, engine=searcher)
-    return AgentPlayer(make_params(weights, source=label, depth=depth), spec=label, timed=False, engine=searcher)
+        return ShippedPlayer(genome.params(weights, label, search), shipped_book(), spec=label, engine=searcher)
+    return AgentPlayer(genome.params(weights, label, {"depth": depth}), spec=label, timed=False, engine=searcher)
 
 
 def genome_player(job: FitnessGame, weights: Sequence[float], label: str) -> Player:
     """The player of a genome in ``job``: the program individual with these weights, else our searcher."""
     if job.program is not None:
         return program_player(job.program, weights, label)
-    return weights_player(weights, job.depth, label, job.searcher, job.search)
+    genome = job.genome if job.genome is not None else Genome(tuple(FEATURES), None)
+    return weights_player(genome, weights, job.depth, label, job.searcher, job.search)
 
 
 def opponent_player(job: FitnessGame, spec: str) -> Player:
@@ -166,12 +173,11 @@ def make_jobs(
     if self_play.weight > 0 and self_play_opponents:
         for weights in self_play_opponents:
             groups.append((tuple(weights), self_play.games, self_play.random_opening, False))
-    if program is None:  # the searcher takes its weights by feature, whatever genes the run has
-        groups = [(_features(group[0], config), *group[1:]) for group in groups]
+    genome = None if program is not None else run_genome(config.genes, config.start.base)
     games_of = [_games(generation_seed, group, *entry[1:]) for group, entry in enumerate(groups)]
     jobs = []
     for index, individual in enumerate(individuals):
-        weights = tuple(float(w) for w in individual) if program is not None else as_features(individual, config.genes)
+        weights = tuple(float(w) for w in individual)
         for group, (opponent, _, opening, _) in enumerate(groups):
             for game, (seed, opening_seed, colour) in enumerate(games_of[group]):
                 jobs.append(
@@ -189,15 +195,10 @@ def make_jobs(
                         program,
                         colour,
                         config.fitness.search,
+                        genome,
                     )
                 )
     return jobs
-
-
-def _features(opponent: Union[str, Sequence[float]], config: Config) -> Union[str, Tuple[float, ...]]:
-    """A panel opponent as the searcher's jobs take it: a player spec as it is, a self-play genome
-    as weights by feature (``as_features``)."""
-    return opponent if isinstance(opponent, str) else as_features(opponent, config.genes)
 
 
 def _games(

@@ -16,7 +16,6 @@ from typing import Callable, List, Optional, Sequence, Tuple, Union
 from engine.common.generation_record import HeldOut
 from engine.common.pools import CpuMeter
 from engine.common.runfolder import RunError
-from engine.params import make_params
 from engine.players.base import Player
 from engine.ruler.fresh_search import FreshSearch
 from engine.ruler.measure import Answer, Fault, Kept, MakePlayer, RulerJob, answers, gathered, ruler_jobs
@@ -25,7 +24,8 @@ from evolve.agents.code_individual import BuiltProgram
 from evolve.agents.program_player import program_player
 from evolve.experiment.schema import Config
 from evolve.fitness import MapFunction, run_jobs
-from evolve.genome import Individual, as_features
+from evolve.genome import Individual
+from evolve.params_genes import run_genome
 
 log = logging.getLogger("evolve.regret_fitness")
 
@@ -51,7 +51,7 @@ def individual_make(
         return ProgramMake(program, individual, label)
     search = config.fitness.search
     settings = search if search is not None else {"depth": config.depth}
-    params = make_params(as_features(individual, config.genes), source=label, **settings)
+    params = run_genome(config.genes, config.start.base).params(individual, label, settings)
     return FreshSearch(params, searcher, plain=search is None)
 
 

@@ -16,9 +16,13 @@ from evolve.checkpoint import load_checkpoint
 from evolve.experiment.config import ConfigError, load_config
 from evolve.experiment.schema import Config, ProgramIndividual
 from evolve.generations import rate_text
+from evolve.params_genes import run_genome
 
 if TYPE_CHECKING:  # matplotlib is slow to import, and only plots need it
     from matplotlib.figure import Figure
+
+# The most gene trajectories one weights plot draws (a run of a whole hidden layer has thousands).
+PLOTTED_GENES = 20
 
 
 def format_table(records: Sequence[GenerationRecord]) -> str:
@@ -145,8 +149,9 @@ def weights_figure(records: Sequence[GenerationRecord], bounds: Mapping[str, Tup
     generations = [r.generation for r in records]
     centred = all(r.centre is not None for r in records)  # else a run from before the centre was recorded
     trajectories = [(r.centre if r.centre is not None and centred else r.best_weights) for r in records]
+    names = _most_moved(trajectories, bounds, PLOTTED_GENES)
     figure, axes = pyplot.subplots(figsize=(7, 4.5))
-    for k, name in enumerate(trajectories[0]):
+    for k, name in enumerate(names):
         # The default colour cycle has ten colours: later lines are dashed to stay distinct.
         line = axes.plot(
             generations,
@@ -162,13 +167,36 @@ def weights_figure(records: Sequence[GenerationRecord], bounds: Mapping[str, Tup
     axes.set_title(
         "each weight where "
         + ("the strategy stands (SPSA: centre; CMA-ES: mean; GA: population mean)" if centred else "the best is")
-        + "; dotted: its bounds",
+        + "; dotted: its bounds"
+        + (
+            f"; the {len(names)} of {len(trajectories[0])} genes that moved most"
+            if len(names) < len(trajectories[0])
+            else ""
+        ),
         fontsize="small",
     )
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.legend(fontsize="small", ncol=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     figure.tight_layout()
     return figure
+
+
+def _most_moved(
+    trajectories: Sequence[Mapping[str, float]], bounds: Mapping[str, Tuple[float, float]], most: int
+) -> List[str]:
+    """The genes of ``trajectories`` to draw, in genome order: all of them, or past ``most`` the ``most`` that
+    moved furthest from where they began, in shares of their bounds' range (a whole layer is thousands)."""
+    names = list(trajectories[0])
+    if len(names) <= most:
+        return names
+
+    def moved(name: str) -> float:
+        low, high = bounds.get(name, (0.0, 1.0))
+        values = [weights.get(name, math.nan) for weights in trajectories]
+        return max(abs(value - values[0]) for value in values if not math.isnan(value)) / (high - low)
+
+    chosen = set(sorted(names, key=moved, reverse=True)[:most])
+    return [name for name in names if name in chosen]
 
 
 def export_best(run_dir: str, destination: str, **settings: Optional[float]) -> Union[Params, AgentWeights]:
@@ -206,15 +234,18 @@ def best_params(
     run_dir: str, config: Config, generation: int, best: genome.Individual, **settings: Optional[float]
 ) -> Params:
     """Validated Params of an evolved individual, with where it came from, and the search ``settings``
-    given (by name; engine.search_settings.SEARCH_TABLE)."""
-    weights, endgame = genome.by_feature(best, config.genes)
-    return make_params(
-        weights,
-        provenance(run_dir, config, generation, best.fitness.values),
-        source=f"{run_dir} generation {generation}",
-        endgame=endgame,
-        **settings,
-    )
+    given (by name; engine.search_settings.SEARCH_TABLE). A run that evolved parts of a start file plays the
+    rest as that file has it, its search settings too unless given, and its provenance says what the start
+    file's did (``started_from``: the fit the evolution finished, say)."""
+    evolved = run_genome(config.genes, config.start.base)
+    where = provenance(run_dir, config, generation, best.fitness.values)
+    source = f"{run_dir} generation {generation}"
+    if evolved.base is None:  # by feature, so that a feature added since the run began is recorded at 0
+        weights, endgame = genome.by_feature(best, config.genes)
+        return make_params(weights, where, source, endgame, **settings)
+    where["started_from"] = dict(evolved.base.provenance, parts=list(config.start.parts))
+    given = {name: value for name, value in settings.items() if value is not None}
+    return evolved.params(best, source, dict(evolved.base.search(), **given), where)
 
 
 def _how_played(config: Config) -> Dict[str, Any]:

@@ -126,7 +126,14 @@ def tuner_config(
             top,
             population=population,
             generations=max(1, generations),
-            start={"random": 0.0, "params": [], "weights": [[float(w) for w in start]], "free": None},
+            start={
+                "random": 0.0,
+                "params": [],
+                "weights": [[float(w) for w in start]],
+                "free": None,
+                "parts": ["weights"],
+                "base": None,
+            },
             fitness=dict(defaults(FITNESS_KEYS), search=None),
             panel=[],  # the caller measures the candidates: no games of the run's own
             genes=list(genes),

@@ -156,7 +156,7 @@ def test_each_record_declares_a_field_of_each_row_of_its_table_in_order_and_of_i
         (schema.FitnessSettings, config_keys.FITNESS_KEYS, ("search",)),
         (schema.RegretSettings, config_keys.REGRET_KEYS, ("digest", "won")),
         (schema.PanelEntry, config_keys.PANEL_KEYS, ()),
-        (schema.Start, config_keys.START_KEYS, ("params", "weights", "free")),
+        (schema.Start, config_keys.START_KEYS, ("params", "weights", "free", "parts", "base")),
         (schema.ProgramIndividual, config_keys.INDIVIDUAL_KEYS, ("folder", "base", "fingerprint", "constants")),
         (Config, config_keys.TOP_KEYS, (*tables, "start", "panel", "genes", "bounds", "individual", "regret")),
     ]
@@ -802,9 +802,10 @@ def test_a_run_begun_before_a_feature_was_added_keeps_its_genes_by_name(tmp_path
         assert not set(added) & set(genes) and list(FEATURES[-len(added) :]) == added
         (job,) = make_jobs([best], evolution.config._replace(panel=evolution.config.panel[:1]), 3, [])[:1]
         by_gene = dict(zip(genes, best))
-        assert job.weights[: len(FEATURES)] == tuple(by_gene.get(f, 0.0) for f in FEATURES)
+        played = job.genome.params(job.weights, "the job's individual")  # what the game's searcher weighs
+        assert played.weights == {f: by_gene.get(f, 0.0) for f in FEATURES}
         if evolution.config.tapered:
-            assert job.weights[len(FEATURES) :] == tuple(by_gene.get("endgame." + f, 0.0) for f in FEATURES)
+            assert played.endgame == {f: by_gene.get("endgame." + f, 0.0) for f in FEATURES}
     finally:
         evolution.lock.release()
     params = export_best(run, str(tmp_path / "exported.json"))

@@ -183,17 +183,3 @@ def test_the_patterns_leg_tunes_the_values_fitness_alone_and_notes_every_tenth()
     assert len(result.marks) == tuners.MARKS
     assert all(len(mark.weights) == len(tuners.FEATURES) + len(PATTERNS) for mark in result.marks)
     assert all(0.0 <= mark.held_out <= 1.0 for mark in result.marks)
-
-
-@pytest.mark.fast
-def test_a_run_refuses_to_start_from_pattern_weights_it_would_drop(tmp_path):
-    from evolve.experiment.config import ConfigError, load_config
-    from tests.test_evolve import TINY, write_config
-
-    start = str(tmp_path / "start.json")
-    save_params(start, default_params().with_patterns({"quad_centre_1111": 2.5}))
-    config = write_config(tmp_path, TINY + f'\n[start]\nparams = ["{start}"]\n')
-    with pytest.raises(ConfigError, match="has pattern weights, which a run does not evolve and cannot carry"):
-        load_config(config)
-    save_params(start, default_params())  # the same weights without them start a run
-    assert load_config(config).start.params == (start,)

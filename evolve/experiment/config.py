@@ -27,7 +27,7 @@ from evolve.experiment.config_genome import DEFAULT_BOUNDS as DEFAULT_BOUNDS  # 
 from evolve.experiment.config_genome import HELD_WITHIN as HELD_WITHIN
 from evolve.experiment.config_genome import settle_genes
 from evolve.experiment.config_keys import PANEL_KEYS, REGRET_KEYS, START_KEYS, TOP_KEYS, ConfigError, check_table
-from evolve.experiment.schema import _TABLES, Config, PanelEntry, RegretSettings, SelfPlay, Start, StartRows
+from evolve.experiment.schema import _TABLES, Config, PanelEntry, RecordedStart, RegretSettings, SelfPlay, Start
 
 # Keys renamed (old name -> new; a table's key as table.key), still read for one release with a warning.
 RENAMED = {"workers": "jobs", "fitness.engine": "fitness.searcher"}
@@ -35,11 +35,11 @@ RENAMED = {"workers": "jobs", "fitness.engine": "fitness.searcher"}
 MAX_PANEL_DEPTH = 8
 
 
-def validate(data: Dict[str, Any], path: str = "config", start_weights: Optional[StartRows] = None) -> Config:
+def validate(data: Dict[str, Any], path: str = "config", start_weights: Optional[RecordedStart] = None) -> Config:
     """The Config of decoded TOML, every key checked; ConfigError naming the file and the key.
 
-    ``start_weights``: the weights of ``[start] params`` as a run recorded them when it began
-    (its START_WEIGHTS file), used instead of reading the files again."""
+    ``start_weights``: the weights of ``[start] params`` (and its base) as a run recorded them when it
+    began (its START_WEIGHTS file), used instead of reading the files again."""
     data = copy.deepcopy(data)
     for old, new in RENAMED.items():  # still read, for one release, with a warning
         table_name, _, old_key = old.rpartition(".")
@@ -53,6 +53,7 @@ def validate(data: Dict[str, Any], path: str = "config", start_weights: Optional
     start = data.pop("start", {})
     params_files = start.pop("params", []) if isinstance(start, dict) else []
     free = start.pop("free", None) if isinstance(start, dict) else None
+    parts = start.pop("parts", None) if isinstance(start, dict) else None
     individual = data.pop("individual", None)
     regret = data.pop("regret", None)
     top = dict((k, v) for k, v in data.items() if k not in ("panel", "bounds") and k not in _TABLES)
@@ -68,7 +69,7 @@ def validate(data: Dict[str, Any], path: str = "config", start_weights: Optional
     shipped = tables["fitness"].play == "as-shipped"
     panel = _panel(data.get("panel"), path, optional=regret is not None, as_shipped=shipped)
     config = Config(**checked, **tables, start=start, panel=panel, genes=(), bounds={}, individual=None, regret=regret)
-    config = settle_genes(config, data, individual, params_files, free, path, start_weights)
+    config = settle_genes(config, data, individual, params_files, free, path, start_weights, parts)
     if config.individual is not None and config.fitness.play == "as-shipped":
         raise ConfigError(
             f"{path}: [individual] evolves a program's weights: 'fitness.play' = \"as-shipped\" is our searcher's "
@@ -201,7 +202,7 @@ def _check_won_side(entry: PanelEntry, where: str, path: str) -> None:
         )
 
 
-def load_config(path: Union[str, "os.PathLike[str]"], start_weights: Optional[StartRows] = None) -> Config:
+def load_config(path: Union[str, "os.PathLike[str]"], start_weights: Optional[RecordedStart] = None) -> Config:
     """The Config of a TOML file; ConfigError for any problem, naming the file."""
     try:
         with open(path, "rb") as handle:

@@ -7,19 +7,20 @@ constants of its code. ``settle_genes`` fills a Config's ``genes``, ``bounds``, 
 
 import math
 import os
-from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from engine.constants import MAX_WEIGHT
 from engine.course.literals import default_bounds, find_constants, select
 from engine.errors import InvalidInput, ParamsError
 from engine.features import FEATURE_TABLE, FEATURES
-from engine.params import ABSENT_WEIGHT, genome_of, load_params
+from engine.params import ABSENT_WEIGHT, Params, genome_of, load_params, params_from_dict, params_to_dict
 from engine.play.executors import is_remote
 from engine.sandbox.limits import UntrustedFolderError
 from evolve.agents.program_individual import fingerprint, folder_problem, name_problem, read_agent_weights, start_row
 from evolve.experiment.config_keys import INDIVIDUAL_KEYS, ConfigError, check_table
-from evolve.experiment.schema import Config, ProgramIndividual, Start, StartRows
+from evolve.experiment.schema import Config, ProgramIndividual, RecordedStart, Start, StartRows
 from evolve.genome import ENDGAME, UNRECORDED_GENES, feature_of, genes, named
+from evolve.params_genes import GROUPS, PARTS, WEIGHTS, gene_values, group_of, layer_bounds, part_genes
 
 # How far a weight that [start] free leaves out may move from its start weight (the eighth leg of the
 # tuner comparison, experiments/tuners-20261125, held them so: they moved by 0.01 at most).
@@ -29,6 +30,8 @@ HELD_WITHIN = 0.05
 DEFAULT_BOUNDS = {feature.name: feature.bounds for feature in FEATURE_TABLE}
 # The most a program's weight may be: any number an agent's JSON reader takes, but a finite box to search.
 PROGRAM_WEIGHT = 1e9
+# CMA-ES keeps a covariance of genes x genes numbers in each checkpoint: past this, tens of megabytes each.
+MAX_CMAES_GENES = 400
 
 
 def settle_genes(
@@ -38,22 +41,116 @@ def settle_genes(
     files: object,
     free: object,
     path: str,
-    recorded: Optional[StartRows] = None,
+    recorded: Optional[RecordedStart] = None,
+    parts: object = None,
 ) -> Config:
     """``config`` with its genes, their bounds and its start: from ``individual`` (the [individual] table)
     where the config has one, else our searcher's from ``data``'s [bounds] and the [start] table's params
-    ``files`` and ``free`` genes. ``recorded``: the start weights a run kept when it began, which stand for
-    the files they were read from."""
+    ``files``, ``free`` genes and ``parts`` (None: the features' weights). ``recorded``: the start weights
+    (and base) a run kept when it began, which stand for the files they were read from."""
     if individual is not None:
-        if free is not None:
-            raise ConfigError(
-                f"{path}: 'start.free' holds our searcher's weights; [individual.bounds] names a program's"
-            )
-        return _individual(config, individual, data, files, path, recorded)
-    names = tuple(genes(config.tapered))
-    config = config._replace(genes=names, bounds=_bounds(data.get("bounds", {}), path, names))
-    config = config._replace(start=_start(config, files, path, recorded))
+        for key, value in (("free", free), ("parts", parts)):
+            if value is not None:
+                raise ConfigError(
+                    f"{path}: 'start.{key}' chooses among our searcher's weights; [individual] tunes a program's"
+                )
+        return _individual(config, individual, data, files, path, None if recorded is None else recorded.rows)
+    chosen = _parts(parts, path)
+    if not isinstance(files, list) or not all(isinstance(name, str) and name for name in files):
+        raise ConfigError(f"{path}: 'start.params' must be a list of params.json paths, found {files!r}")
+    loaded = [] if recorded is not None else _load(files, path)
+    base = _base(chosen, files, loaded, recorded, path)
+    names: Tuple[str, ...] = tuple(genes(config.tapered)) if WEIGHTS in chosen else ()
+    for part in chosen:
+        if part != WEIGHTS:
+            assert base is not None  # _base refused a part with no file to hold it
+            names += tuple(gene for gene in part_genes(part, base, config.tapered) if gene not in names)
+    bounds = _bounds(data.get("bounds", {}), path, [name for name in names if group_of(name) is None])
+    if base is not None:
+        bounds.update(layer_bounds(base, names, _group_bounds(data.get("bounds", {}), path)))
+    config = config._replace(genes=names, bounds=bounds)
+    start = _start(config, files, loaded, path, None if recorded is None else recorded.rows)
+    kept = None if base is None else params_to_dict(base)
+    config = config._replace(start=start._replace(parts=chosen, base=kept))
+    if config.strategy == "cmaes" and len(names) > MAX_CMAES_GENES:
+        raise ConfigError(
+            f"{path}: {len(names)} genes for CMA-ES, which keeps a covariance of genes x genes numbers in every "
+            f'checkpoint ({len(names) ** 2:,} here); at most {MAX_CMAES_GENES}: use strategy = "spsa" or "ga", '
+            "or evolve fewer parts"
+        )
     return config if free is None else _hold(config, free, data.get("bounds", {}), path)
+
+
+def _parts(parts: object, path: str) -> Tuple[str, ...]:
+    """[start] parts checked: a list of PARTS' keys, each once (None: the features' weights alone)."""
+    if parts is None:
+        return (WEIGHTS,)
+    known = ", ".join(repr(name) for name in PARTS)
+    if not isinstance(parts, list) or not parts or not all(isinstance(part, str) for part in parts):
+        raise ConfigError(f"{path}: 'start.parts' must be a list of the parts that evolve ({known}), found {parts!r}")
+    for part in parts:
+        if part not in PARTS:
+            raise ConfigError(f"{path}: 'start.parts' names {part!r}, not a part of a params file (known: {known})")
+    if len(set(parts)) != len(parts) or ("network" in parts and "network.out" in parts):
+        raise ConfigError(f"{path}: 'start.parts' names a part twice ('network' holds 'network.out'): {parts!r}")
+    return tuple(parts)
+
+
+def _load(files: Sequence[str], path: str) -> List[Params]:
+    """The [start] params files read, each error a ConfigError naming its place in the list."""
+    loaded = []
+    for index, name in enumerate(files):
+        try:
+            loaded.append(load_params(name, warn=lambda message: None))
+        except ParamsError as error:
+            raise ConfigError(f"{path}: 'start.params[{index}]': {error}")
+    return loaded
+
+
+def _base(
+    parts: Sequence[str], files: Sequence[str], loaded: Sequence[Params], recorded: Optional[RecordedStart], path: str
+) -> Optional[Params]:
+    """The Params whose weights the genes leave out play as they are: the first start file where the genes
+    are not the features' weights alone or it has a hidden layer or pattern weights (else None: nothing to
+    carry); a resumed run's, as it recorded it."""
+    if recorded is not None:
+        return None if recorded.base is None else params_from_dict(recorded.base, f"{path}: the recorded base")
+    first = loaded[0] if loaded else None
+    if tuple(parts) == (WEIGHTS,) and (first is None or (first.network is None and first.patterns is None)):
+        return None
+    if first is None:
+        raise ConfigError(
+            f"{path}: 'start.parts' = {list(parts)!r} evolves parts of a params file: name it first in 'start.params'"
+        )
+    for part in parts:
+        if part != WEIGHTS:
+            try:
+                part_genes(part, first, tapered=False)
+            except ValueError as error:
+                raise ConfigError(f"{path}: 'start.params[0]' ({files[0]}) {error}: 'start.parts' names {part!r}")
+    return first
+
+
+def _group_bounds(bounds: object, path: str) -> Dict[str, Tuple[float, float]]:
+    """[bounds]' pairs for layer and pattern groups (``"network.out" = [low, high]``, or as TOML's dotted
+    keys make them, a ``network`` table of ``out = [low, high]``); ConfigError naming a bad one."""
+    if not isinstance(bounds, dict):
+        return {}
+    flat = {key: value for key, value in bounds.items() if key in GROUPS}
+    nested = bounds.get("network", {})
+    if isinstance(nested, dict):
+        flat.update((f"network.{key}", value) for key, value in nested.items())
+    checked = {}
+    for group, pair in flat.items():
+        if group not in GROUPS:
+            raise ConfigError(f"{path}: 'bounds.{group}' is not a group of weights (known: {', '.join(GROUPS)})")
+        if not _pair(pair, MAX_WEIGHT):
+            raise ConfigError(
+                f"{path}: 'bounds.{group}' must be [low, high] with low < high, both finite and within "
+                f"+-{MAX_WEIGHT:g}, found {pair!r}"
+            )
+        checked[group] = (float(pair[0]), float(pair[1]))
+    return checked
 
 
 def _bounds(bounds: object, path: str, names: Sequence[str]) -> Dict[str, Tuple[float, float]]:
@@ -76,7 +173,7 @@ def _bounds(bounds: object, path: str, names: Sequence[str]) -> Dict[str, Tuple[
                 f"+-{MAX_WEIGHT:g}, found {pair!r}"
             )
         checked[name] = (float(pair[0]), float(pair[1]))
-    unknown = sorted(set(bounds) - set(FEATURES) - {ENDGAME.rstrip(".")}) or sorted(
+    unknown = sorted(set(bounds) - set(FEATURES) - {ENDGAME.rstrip("."), "network"} - set(GROUPS)) or sorted(
         ENDGAME + name for name in set(endgame) - set(FEATURES)
     )
     if unknown:
@@ -217,7 +314,7 @@ def _started(config: Config, shown: str, row: Sequence[float], path: str, record
     """``config`` whose program individual starts from ``row`` (the weights read from ``shown``; none: at
     random), or from the weights a resumed run ``recorded``."""
     if recorded is not None:
-        return config._replace(start=_start(config, [shown] if recorded else [], path, recorded))
+        return config._replace(start=_start(config, [shown] if recorded else [], [], path, recorded))
     return config._replace(
         start=config.start._replace(params=(shown,) if row else (), weights=(tuple(row),) if row else ())
     )
@@ -282,13 +379,13 @@ def _constants(
     return _started(config._replace(individual=individual), shown, row, path, recorded)
 
 
-def _start(config: Config, files: object, path: str, recorded: Optional[StartRows] = None) -> Start:
-    """The config's Start with the weights of its params files read in (the genes' order), so a run
-    carries them in its checkpoint and never rereads the files. The paths are relative to the
+def _start(
+    config: Config, files: Sequence[str], loaded: Sequence[Params], path: str, recorded: Optional[StartRows] = None
+) -> Start:
+    """The config's Start with the values its params files (``loaded``, read from ``files``) give the genes,
+    so a run carries them in its checkpoint and never rereads the files. The paths are relative to the
     folder evolve runs in, as the panel's player specs are. ``recorded``: the weights a run read
     when it began, which stand for the files from then on."""
-    if not isinstance(files, list) or not all(isinstance(name, str) and name for name in files):
-        raise ConfigError(f"{path}: 'start.params' must be a list of params.json paths, found {files!r}")
     if len(files) > config.population:
         raise ConfigError(
             f"{path}: 'start.params' names {len(files)} files, more than the population ({config.population})"
@@ -310,34 +407,30 @@ def _start(config: Config, files: object, path: str, recorded: Optional[StartRow
         ):
             raise ConfigError(f"{path}: the recorded start weights do not match 'start.params' ({len(files)} files)")
         return config.start._replace(params=tuple(files), weights=tuple(tuple(float(x) for x in row) for row in rows))
+    features = [name for name in names if group_of(name) is None]
     weights = []
-    for index, name in enumerate(files):
+    for index, (name, params) in enumerate(zip(files, loaded)):
         where = f"start.params[{index}]"
-        try:
-            params = load_params(name, warn=lambda message: None)
-        except ParamsError as error:
-            raise ConfigError(f"{path}: {where!r}: {error}")
-        if params.patterns is not None:
-            raise ConfigError(
-                f"{path}: {where!r} ({name}) has pattern weights, which a run does not evolve and cannot carry: "
-                "start from a params file without them (fit pattern weights with 'evolve fit --patterns')"
-            )
         row = genome_of(params)
-        if len(row) > len(names):
+        if len(row) > len(features) and features:
             raise ConfigError(
                 f"{path}: {where!r} ({name}) has tapered weights and the config is not tapered: set tapered = true "
                 "to start from them"
             )
-        row += row[: len(names) - len(row)]  # flat weights start a tapered genome the same at every ply
-        for gene, value in zip(names, row):
+        row += row[: len(features) - len(row)]  # flat weights start a tapered genome the same at every ply
+        values = dict(zip(features, row))
+        try:
+            values.update(zip(names[len(features) :], gene_values(params, names[len(features) :])))
+        except ParamsError as error:
+            raise ConfigError(f"{path}: {where!r} ({name}): {error}, a gene of 'start.params[0]'")
+        for gene in names:
             low, high = config.bounds[gene]
-            if not low <= value <= high:
+            if not low <= values[gene] <= high:
                 raise ConfigError(
-                    f"{path}: {where!r} ({name}): weight {gene} = {value:g} is outside 'bounds.{gene}' = "
-                    f"[{low:g}, {high:g}]; widen "
-                    "the bounds to start from it"
+                    f"{path}: {where!r} ({name}): weight {gene} = {values[gene]:g} is outside "
+                    f"'bounds.{group_of(gene) or gene}' = [{low:g}, {high:g}]; widen the bounds to start from it"
                 )
-        weights.append(tuple(float(value) for value in row))
+        weights.append(tuple(float(values[gene]) for gene in names))
     return config.start._replace(params=tuple(files), weights=tuple(weights))
 
 

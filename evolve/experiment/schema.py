@@ -104,12 +104,17 @@ class PanelEntry(NamedTuple):
 class Start(NamedTuple):
     """The [start] table (``START_KEYS``), with the files ``params`` named (for a program individual, its own
     weights file where it holds the genes) and their ``weights``, read once, in the genes' order; ``free``:
-    the genes that move where the others are held near their start weights (None: every gene moves)."""
+    the genes that move where the others are held near their start weights (None: every gene moves); ``parts``:
+    what of the first file the genes are (``evolve.params_genes.PARTS``); ``base``: that file as plain data
+    where it carries what the genes leave out (a hidden layer, pattern weights, or weights the genes do not
+    name), else None."""
 
     random: float
     params: Tuple[str, ...]  # derived by validation, as are the fields below
     weights: Tuple[Tuple[float, ...], ...]
     free: Optional[Tuple[str, ...]] = None
+    parts: Tuple[str, ...] = ("weights",)
+    base: Optional[Dict[str, Any]] = None
 
 
 class ProgramIndividual(NamedTuple):
@@ -143,6 +148,14 @@ _TABLES: Dict[str, Tuple[Schema, Type[Any]]] = {
 # The start weights a run kept when it began (``evolve.checkpoint.load_start_weights``): each row by gene
 # name, or, from a run that kept no names, a list in the genes' order.
 StartRows = Sequence[Union[Sequence[float], Mapping[str, float]]]
+
+
+class RecordedStart(NamedTuple):
+    """What a run kept of its start when it began: the start weights' ``rows`` and the ``base`` params (plain
+    data, None where it carried none), which stand for the [start] files on a resume."""
+
+    rows: StartRows
+    base: Optional[Dict[str, Any]] = None
 
 
 class Config(NamedTuple):
@@ -210,6 +223,8 @@ class Config(NamedTuple):
             params=list(self.start.params),
             weights=[list(row) for row in self.start.weights],
             free=None if self.start.free is None else list(self.start.free),
+            parts=list(self.start.parts),
+            base=copy.deepcopy(self.start.base),
         )
         data["panel"] = [dict(entry._asdict()) for entry in self.panel]
         data["genes"] = list(self.genes)
@@ -240,6 +255,8 @@ class Config(NamedTuple):
                 params=tuple(start["params"]),
                 weights=tuple(tuple(float(x) for x in row) for row in start["weights"]),
                 free=None if start["free"] is None else tuple(start["free"]),
+                parts=tuple(start["parts"]),
+                base=copy.deepcopy(start["base"]),
             ),
             panel=tuple(_from_table(PanelEntry, entry) for entry in data["panel"]),
             genes=tuple(data["genes"]),
