@@ -348,7 +348,14 @@ class Evolution:
         individual = self.config.individual
         verdict = individual.verdict_games if individual and not self.verdict_said() else 0
         later = self.tuner.later_candidates(individuals) if number == 0 else individuals
-        return CostForecast(games, individuals, workers, left, self.out, where, verdict, positions, held_out, later)
+        later_games = games * later // max(individuals, 1)
+        self_play = self.config.self_play
+        if number == 0 and self_play.weight > 0 and self.config.panel:  # self-play needs a generation to meet
+            met = min(self_play.opponents, max(self.config.hall_of_fame_size(), self.config.population))
+            later_games += later * met * self_play.games
+        return CostForecast(
+            games, individuals, workers, left, self.out, where, verdict, positions, held_out, later, later_games
+        )
 
     def verdict_said(self) -> bool:
         """Whether the run's verdict (``evolve.agents.verdict``) is in its folder already, or it has none to say."""

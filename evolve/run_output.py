@@ -233,14 +233,18 @@ class CostForecast:
         positions: int = 0,
         held_out: int = 0,
         later: Optional[int] = None,
+        later_games: Optional[int] = None,
     ) -> None:
         """``verdict_games``: the games the run plays after its last generation (``evolve.agents.verdict``);
         ``later``: the individuals a later generation measures (``RunTuner.later_candidates``; as many as
-        this one's where None), whose games and fitness positions are in proportion."""
+        this one's where None), whose fitness positions are in proportion; ``later_games``: the games it
+        plays (in proportion where None; more where self-play, which needs a generation to draw its
+        opponents from, begins)."""
         self.games, self.individuals, self.workers, self.generations = games, individuals, workers, generations
         self.out, self.description, self.verdict_games = out, description, verdict_games
         self.positions, self.held_out = positions, held_out
         self.later = individuals if later is None else later
+        self.later_games = games * self.later / max(individuals, 1) if later_games is None else float(later_games)
         self.after = min(games, max(4, 2 * workers))  # enough games for every worker to have finished some
         # a tenth of the generation's positions: a position is cheap, and the first ones pay for the workers'
         # start (measured 2026-12-02: from the first 25 of 1,076 the forecast was twice the run's time)
@@ -270,12 +274,24 @@ class CostForecast:
         per_position = per_position / self.answered if self.answered else 0.0
         held_out = per_position * self.held_out / self.workers  # the best's alone, in every generation
         generation = (per_game * self.games + per_position * self.positions) / self.workers
-        later = held_out + (generation - held_out) * self.later / max(self.individuals, 1)
+        later = (
+            held_out
+            + (
+                per_game * self.later_games
+                + per_position * (self.positions - self.held_out) * self.later / max(self.individuals, 1)
+            )
+            / self.workers
+        )
         # A verdict game has the agent on both sides: about twice a panel game's time.
         whole = generation + later * (self.generations - 1) + 2 * per_game * self.verdict_games / self.workers
+        why = []
+        if self.later != self.individuals:
+            why.append(f"measures {self.later} individuals, the elites again")
+        if self.games and self.later_games != self.games * self.later / max(self.individuals, 1):
+            why.append(f"plays {self.later_games:g} games, self-play's among them")
         elites = (
-            f" (each later one measures {self.later} individuals, the elites again: about {duration_words(later)})"
-            if self.later != self.individuals and self.generations > 1
+            f" (each later one {' and '.join(why)}: about {duration_words(later)})"
+            if why and self.generations > 1
             else ""
         )
         verdict = f" and the verdict's {self.verdict_games} games" if self.verdict_games and per_game else ""
@@ -349,6 +365,9 @@ def show_generation(
     over-fitting of ``overfitting_warning`` over the ``earlier`` records and this one): in the log each time,
     on the terminal once a run of each kind (``warned``: the kinds said already, added to), not a flood."""
     line = generation_line(entry)
+    if "legend" not in warned:  # once a run: what the line's figures are, which its own words cannot say
+        warned.add("legend")
+        print(fitness_legend(entry), file=out)
     print(line, file=out)
     out.flush()
     log.info(line)
@@ -358,6 +377,24 @@ def show_generation(
     overfitting = overfitting_warning(list(earlier) + [entry])
     if overfitting:
         _warn(overfitting, "over-fitting", warned)
+
+
+def fitness_legend(entry: GenerationRecord) -> str:
+    """What a generation line's ``best`` and its colours are, said once above the first."""
+    parts = []
+    if entry.games:
+        parts.append(
+            "best: the best individual's fitness, the mean of its win rates against each panel entry (weighted "
+            "by the entries' weights, a game as Black counting black_weight times), not its share of all its "
+            "games; then its mean stone margin; Black, White: the share of its games it won in each colour"
+        )
+    if entry.positions is not None:
+        parts.append(
+            "regret: kept, the share of [regret]'s won positions the best keeps (counted in best as a panel "
+            "entry of [regret] weight); held out, its share of the held-out ones"
+        )
+    parts.append("mean, spread: the population's win rates; SE: the noise of one fitness")
+    return "(" + "; ".join(parts) + ")"
 
 
 def _warn(line: str, kind: str, warned: Set[str]) -> None:

@@ -80,7 +80,7 @@ def plot_run(run_dir: str, out_dir: Optional[str] = None) -> List[str]:
     title = os.path.basename(os.path.normpath(run_dir))
     for name, figure in (
         ("fitness.png", fitness_figure(records, title, original_win_rate(run_dir, records))),
-        ("weights.png", weights_figure(records, bounds)),
+        ("weights.png", weights_figure(records, bounds, start_weights(run_dir))),
     ):
         paths.append(os.path.join(out_dir, name))
         figure.savefig(paths[-1], dpi=100, bbox_inches="tight")  # nothing cut off at the edges
@@ -104,6 +104,20 @@ def original_win_rate(run_dir: str, records: Sequence[GenerationRecord]) -> Opti
         if len(weights) == len(first) and all(abs(a - b) < 1e-9 for a, b in zip(weights, first)):
             return float(individual["fitness"][0])
     return None
+
+
+def start_weights(run_dir: str) -> Optional[Dict[str, float]]:
+    """The first weights the run started from (its first ``[start]`` row, by gene name), None where it names
+    none or kept no gene names."""
+    try:
+        with open(os.path.join(run_dir, START_WEIGHTS)) as handle:
+            data = json.load(handle)
+        rows, genes = data.get("weights") or [], data.get("genes")
+    except (OSError, ValueError, AttributeError):
+        return None
+    if not rows or not isinstance(genes, list) or len(rows[0]) != len(genes):
+        return None
+    return {str(gene): float(value) for gene, value in zip(genes, rows[0])}
 
 
 def fitness_figure(records: Sequence[GenerationRecord], title: str, original: Optional[float] = None) -> "Figure":
@@ -139,16 +153,25 @@ def fitness_figure(records: Sequence[GenerationRecord], title: str, original: Op
     return figure
 
 
-def weights_figure(records: Sequence[GenerationRecord], bounds: Mapping[str, Tuple[float, float]]) -> "Figure":
+def weights_figure(
+    records: Sequence[GenerationRecord],
+    bounds: Mapping[str, Tuple[float, float]],
+    start: Optional[Mapping[str, float]] = None,
+) -> "Figure":
     """Each weight's trajectory (where the strategy stands: SPSA's centre, CMA-ES's mean, the GA population's
     mean; a run from before that was recorded, its best individual's), its ``bounds`` ({name: (low, high)})
-    dotted in its colour, a tick a whole generation."""
+    dotted in its colour, a tick a whole generation; where the run started from weights (``start``, by gene
+    name), each trajectory begins there, at "start", before generation 0's update."""
     from matplotlib import pyplot
-    from matplotlib.ticker import MaxNLocator
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
 
     generations = [r.generation for r in records]
     centred = all(r.centre is not None for r in records)  # else a run from before the centre was recorded
     trajectories = [(r.centre if r.centre is not None and centred else r.best_weights) for r in records]
+    begun = start is not None and records[0].generation == 0 and set(start) == set(trajectories[0])
+    if begun:
+        assert start is not None
+        generations, trajectories = [-1] + generations, [dict(start)] + trajectories
     names = _most_moved(trajectories, bounds, PLOTTED_GENES)
     figure, axes = pyplot.subplots(figsize=(7, 4.5))
     for k, name in enumerate(names):
@@ -162,7 +185,7 @@ def weights_figure(records: Sequence[GenerationRecord], bounds: Mapping[str, Tup
         )[0]
         for end in bounds.get(name, ()):
             axes.axhline(end, color=line.get_color(), linestyle=":", linewidth=0.8, alpha=0.6)
-    axes.set_xlabel("generation (0: the first population)")
+    axes.set_xlabel("generation (0: the first population)" + ("; start: the start weights" if begun else ""))
     axes.set_ylabel("weight")
     axes.set_title(
         "each weight where "
@@ -176,6 +199,8 @@ def weights_figure(records: Sequence[GenerationRecord], bounds: Mapping[str, Tup
         fontsize="small",
     )
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if begun:
+        axes.xaxis.set_major_formatter(FuncFormatter(lambda x, _: "start" if x == -1 else f"{x:.0f}"))
     axes.legend(fontsize="small", ncol=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     figure.tight_layout()
     return figure

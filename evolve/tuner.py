@@ -36,6 +36,12 @@ class RunTuner:
         self.population: List[genome.Individual] = []
         self.restarts = 0  # CMA-ES started again where its covariance broke (a long run on a smooth fitness)
         self._sampled: List[genome.Individual] = []
+        # a new CMA-ES measures its start weights beside its first draws (the GA and SPSA draw them): every
+        # strategy's generation 0 then holds the original, the run's best is never worse than it on the fitness,
+        # and plots draw where the run began
+        self._originals = (
+            [list(row) for row in config.start.weights] if strategy is None and config.strategy == "cmaes" else []
+        )
 
     def seed(self) -> None:
         """Seed the evolution's random streams from the config, as a run does when it begins: ``genome.STREAM``
@@ -47,7 +53,8 @@ class RunTuner:
         """The generation's candidates: the strategy's new individuals, then copies of the elites, every
         fitness unset (each is measured anew: fresh seeds, or a noisy fitness drawn again)."""
         self._sampled = self.toolbox.generate()
-        candidates = self._sampled + [self.toolbox.clone(ind) for ind in self.halloffame]
+        originals = [genome.creator.Individual(row) for row in self._originals]
+        candidates = self._sampled + originals + [self.toolbox.clone(ind) for ind in self.halloffame]
         for individual in candidates:
             del individual.fitness.values
         return candidates
@@ -78,14 +85,15 @@ class RunTuner:
             self.population = list(self._sampled)
         self.halloffame.clear()
         self.halloffame.update(candidates)
+        self._originals = []  # measured once, in generation 0
 
     def later_candidates(self, first: int) -> int:
         """How many candidates a generation after the first asks, where the first asked ``first``: the GA's
         elites take the place of as many offspring; CMA-ES's and SPSA's draws are as many again, and the
-        hall of fame's elites are measured beside them."""
+        hall of fame's elites are measured beside them (CMA-ES's start weights, measured in the first, are not)."""
         if self.config.strategy == "ga":
             return first
-        return first + self.config.hall_of_fame_size()
+        return first - len(self._originals) + self.config.hall_of_fame_size()
 
     def recommend(self) -> List[float]:
         """The best individual measured so far in the last generation's hall of fame (the start before any)."""

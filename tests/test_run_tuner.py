@@ -76,3 +76,22 @@ def test_a_tuner_says_how_many_candidates_a_later_generation_asks(strategy):
     _, asked = tuned(strategy, generations=3)
     tuner = RunTuner(tuner_config(strategy, START, BOUNDS, FEATURES, 3, 3, population=12))
     assert [tuner.later_candidates(len(asked[0]))] * 2 == [len(asked[1]), len(asked[2])]
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("strategy", RUN_STRATEGIES)
+def test_every_strategys_generation_0_measures_the_start_weights_and_only_generation_0(strategy):
+    tuner = RunTuner(tuner_config(strategy, START, BOUNDS, FEATURES, 2, 4, population=8))
+    tuner.seed()
+    first = tuner.ask()
+    assert [list(c) for c in first].count(START) == 1  # the original, as a fixed individual
+    later = tuner.later_candidates(len(first))
+    tuner.tell(first, [(1.0 if list(c) == START else 0.0, 0.0) for c in first])
+    assert list(tuner.halloffame[0]) == START  # nothing beat it: the run's best is the original
+    second = tuner.ask()
+    assert len(second) == later
+    if strategy == "cmaes":  # drawn around it from now on; measured again only as an elite
+        assert len(first) == 8 + 1 and len(second) == 8 + tuner.config.hall_of_fame_size()
+        assert [list(c) for c in second[:8]].count(START) == 0
+        resumed = RunTuner(tuner.config, tuner.strategy, tuner.halloffame)  # a checkpoint's state: no original
+        assert [list(c) for c in resumed.ask()].count(START) == 1  # but as the hall of fame's elite
