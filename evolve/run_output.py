@@ -9,7 +9,7 @@ import os
 import shutil
 import sys
 import time
-from typing import Any, Mapping, Optional, Sequence, Set, TextIO
+from typing import Any, List, Mapping, Optional, Sequence, Set, TextIO
 
 import multiprocessing_logging
 from tqdm import tqdm
@@ -17,6 +17,7 @@ from tqdm import tqdm
 from engine.common.generation_record import GenerationRecord
 from engine.common.progress import Progress, counter, duration_words
 from engine.common.runfolder import CONFIG_COPY, EXTENDED, GENERATIONS, LOG_FILE, LogFormatter, safe_text
+from engine.course.constant_roles import cost_note, past_limits
 from engine.params import save_params
 from engine.protocol import write_atomic
 from evolve.agents.program_individual import best_file, save_agent_weights
@@ -108,6 +109,23 @@ def _where(description: Mapping[str, Any]) -> str:
     return words + (", dashboard {}".format(description["dashboard"]) if description.get("dashboard") else "")
 
 
+def tuned_settings(config: Config) -> List[str]:
+    """A warning for each constant of an agent's code the run tunes that is a depth or a time limit (what tuning
+    it costs), or whose range crosses the course's limits."""
+    if config.individual is None or not config.individual.constants:
+        return []
+    lines = []
+    for index, gene in enumerate(config.genes):
+        low, high = config.bounds[gene]
+        note = cost_note(gene, config.start.weights[0][index] if config.start.weights else high)
+        if note is not None:
+            lines.append(f"the run tunes {gene} in [{low:g}, {high:g}], {note}")
+        crossed = past_limits(gene, low, high)
+        if crossed is not None:
+            lines.append(crossed)
+    return lines
+
+
 def announce(run_dir: str, config: Config, searcher: str, where: Mapping[str, Any], first: int, out: TextIO) -> None:
     """Say in the log, and in a line on ``out``, what the run plays from generation ``first`` on: where its
     games run (``where``, an executor's describe()), how they are searched and played; warn of games its
@@ -140,7 +158,7 @@ def announce(run_dir: str, config: Config, searcher: str, where: Mapping[str, An
         )
         log.info(line)
         print(safe_text(line), file=out)
-    for line in repeated_games(config):
+    for line in repeated_games(config) + tuned_settings(config):
         log.warning(line)
         print(safe_text("warning: " + line), file=sys.stderr)
     start = config.start

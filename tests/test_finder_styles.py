@@ -202,3 +202,48 @@ def test_rewritten_factors_still_compile(tmp_path):
     assert subprocess.run(["g++", "-fsyntax-only", str(folder / "eval.cpp")]).returncode == 0
     built = subprocess.run(["javac", "-d", str(tmp_path / "classes"), str(folder / "my_player.java")])
     assert built.returncode == 0
+
+
+@pytest.mark.fast
+def test_rules_settings_a_depth_of_0_and_a_time_past_the_course_have_no_default_range(tmp_path):
+    from engine.course.constant_roles import untunable
+
+    folder = tmp_path / "limits"
+    folder.mkdir()
+    (folder / "my_player3.py").write_text(
+        "BOARD_SIZE = 5\nKOMI = 2.5\nEDGE_WEIGHT = 1.5\n\n\n"
+        "def search(board, depth=0, time_limit=12.0, max_depth=3):\n    return depth + time_limit + max_depth\n"
+    )
+    found = {c.name: c for c in find_constants(str(folder))}
+    reasons = {name: untunable(name, c.value) for name, c in found.items()}
+    assert "rules setting" in reasons["BOARD_SIZE"] and "rules setting" in reasons["KOMI"]
+    assert "under the 1 a search needs" in reasons["search.depth"]
+    assert "past the course's 10" in reasons["search.time_limit"]
+    assert reasons["EDGE_WEIGHT"] is None and reasons["search.max_depth"] is None
+    listed = cli("evolve", "constants", str(folder))
+    assert "KOMI: no default range: a rules setting" in listed.stdout
+    rows = {row["name"]: row for row in json.loads(cli("evolve", "constants", str(folder), "--json").stdout)}
+    assert rows["KOMI"]["default_bounds"] is None and rows["search.max_depth"]["default_bounds"] == [1.0, 6.0]
+
+
+@pytest.mark.fast
+def test_a_run_refuses_a_rules_setting_and_warns_of_the_depth_it_tunes_past_the_limits(tmp_path):
+    from evolve.experiment.config import ConfigError, load_config
+    from evolve.run_output import tuned_settings
+
+    folder = str(copied(tmp_path, "roles"))
+    text = (
+        'name = "roles"\nseed = 1\npopulation = 4\ngenerations = 1\n\n[[panel]]\nopponent = "greedy"\ngames = 2\n\n'
+        f'[individual]\nprogram = "{folder}"\nconstants = {{constants}}\n'
+    )
+    config = tmp_path / "run.toml"
+    config.write_text(text.replace("{constants}", '["KOMI"]'))
+    with pytest.raises(ConfigError, match="chooses KOMI = 2.5: a rules setting"):
+        load_config(str(config))
+    config.write_text(
+        text.replace("{constants}", '["search.d", "LIBERTY_WEIGHT"]') + '[individual.bounds]\n"search.d" = [0, 3]\n'
+    )
+    warnings = tuned_settings(load_config(str(config)))
+    assert any(line.startswith("the run tunes search.d in [0, 3], a search depth: each ply more") for line in warnings)
+    assert "search.d: a search depth tuned from 0, under 1: a depth of 0 plays no search" in warnings
+    assert not any("LIBERTY_WEIGHT" in line for line in warnings)

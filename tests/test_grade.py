@@ -298,3 +298,13 @@ def test_grade_refuses_a_class_folder_naming_its_agents_and_a_broken_agent_ends_
     broken = cli("littlego", "grade", tmp_path / "empty", "--games", "1", "--championship", "random")
     assert broken.returncode == 1 and "Total: 0.00 / 100" in broken.stdout
     assert "the agent could not play: no agent file in" in broken.stderr
+
+
+@pytest.mark.fast
+def test_grade_help_says_a_grade_has_noise_and_how_to_compare_two_versions(capsys):
+    from engine.cli.littlego import main as littlego
+
+    with pytest.raises(SystemExit):
+        littlego(["grade", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "the range chance alone gives them" in text and "littlego match ... --sprt), not two grades" in text

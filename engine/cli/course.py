@@ -108,7 +108,10 @@ def _grade(args: argparse.Namespace) -> int:
     the hidden ones: the report says which), in parallel, and print per opponent the games,
     wins as Black and as White, the win rate with its 95% interval and the rubric's points;
     per stage the agent's CPU against the stage's budget (over it, the stage loses all its
-    points); CPU per move (a move over 10 s loses its game) and the total out of 100. A folder
+    points); CPU per move (a move over 10 s loses its game) and the total out of 100, each stage's
+    points and the total with the range chance alone gives them (the win rates' intervals through
+    the rubric): to compare two versions of an agent, play them against each other (littlego match
+    ... --sprt), not two grades. A folder
     of agent folders is refused, naming them (littlego tournament plays a class); an agent that
     cannot be built or played is graded (every game a fault) and ends with exit status 1.
     """

@@ -74,6 +74,36 @@ def default_range(name: str, value: float) -> Tuple[float, float]:
     return low, high
 
 
+def untunable(name: str, value: float) -> Optional[str]:
+    """Why the constant ``name`` of ``value`` has no default range to tune it in, or None: a rules setting (the
+    course fixes the board, the komi and the colours' codes), a depth under 1, a time limit past the course's."""
+    words = name_words(name)
+    if words & _DEPTH_WORDS and value < 1:
+        return f"a search depth of {value:g}, under the 1 a search needs: give its range in [individual.bounds]"
+    if words & _TIME_WORDS and value > 0:
+        limit = COURSE_CPU_LIMIT * (1000 if words & {"ms", "millis"} else 1)
+        if value > limit:
+            return (
+                f"a time limit of {value:g}, past the course's {limit:g}: every move may forfeit; lower it in the "
+                "code, or give its range in [individual.bounds]"
+            )
+    if words & _RULES_WORDS and not words & (_DEPTH_WORDS | _TIME_WORDS | _SEARCH_WORDS):
+        return "a rules setting, which the course fixes: tuning it changes the game, not the agent"
+    return None
+
+
+def past_limits(name: str, low: float, high: float) -> Optional[str]:
+    """Why the range [``low``, ``high``] given to the constant ``name`` crosses the course's limits, or None."""
+    words = name_words(name)
+    if words & _DEPTH_WORDS and low < 1:
+        return f"{name}: a search depth tuned from {low:g}, under 1: a depth of 0 plays no search"
+    if words & _TIME_WORDS:
+        limit = COURSE_CPU_LIMIT * (1000 if words & {"ms", "millis"} else 1)
+        if high > limit:
+            return f"{name}: a time limit tuned up to {high:g}, past the course's {limit:g}: such a move is forfeit"
+    return None
+
+
 def cost_note(name: str, value: float) -> Optional[str]:
     """What tuning the constant ``name`` costs, where it is a depth or a time limit; None for any other."""
     words = name_words(name)

@@ -21,7 +21,7 @@ from engine.cli.parts.arguments import (
 )
 from engine.cli.parts.commands import Subcommands, command
 from engine.course.build import recognise
-from engine.course.constant_roles import cost_note
+from engine.course.constant_roles import cost_note, untunable
 from engine.course.literals import default_bounds, find_constants
 from engine.data import SHIPPED_PARAMS
 from engine.errors import InvalidInput
@@ -111,7 +111,8 @@ def _constants(args: argparse.Namespace) -> int:
                 where=c.where,
                 kind="integer" if c.integer else "real",
                 role=c.role.value,
-                default_bounds=default_bounds(c),
+                default_bounds=None if untunable(c.name, c.value) else default_bounds(c),
+                untunable=untunable(c.name, c.value),
                 cost=cost_note(c.name, c.value),
             )
             for c in found
@@ -127,10 +128,11 @@ def _constants(args: argparse.Namespace) -> int:
         low, high = default_bounds(constant)
         value = format(constant.value, "g")
         kind = "integer" if constant.integer else "real"
-        span = f"[{low:g}, {high:g}]"
+        span = f"[{low:g}, {high:g}]" if untunable(constant.name, constant.value) is None else "none (below)"
         role = constant.role.value
         print(f"{constant.name:<{width}}  {value:>10}  {kind:<7}  {role:<7}  {span:<22}  {constant.where}")
     costs = [(c.name, cost) for c in found for cost in [cost_note(c.name, c.value)] if cost is not None]
+    costs += [(c.name, f"no default range: {why}") for c in found for why in [untunable(c.name, c.value)] if why]
     if costs:
         print()
     for name, cost in costs:  # what a depth or a time limit costs, before anyone tunes it

@@ -10,6 +10,7 @@ import os
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from engine.constants import MAX_WEIGHT
+from engine.course.constant_roles import untunable
 from engine.course.literals import default_bounds, find_constants, select
 from engine.errors import InvalidInput, ParamsError
 from engine.features import FEATURE_TABLE, FEATURES
@@ -362,6 +363,10 @@ def _constants(
             f"{path}: 'individual.bounds.{unknown[0]}' names no constant that 'individual.constants' chooses "
             f"({', '.join(names)})"
         )
+    for constant in chosen:
+        problem = None if constant.name in bounds else untunable(constant.name, constant.value)
+        if problem is not None:
+            raise ConfigError(f"{path}: 'individual.constants' chooses {constant.name} = {constant.value:g}: {problem}")
     ranges = {
         c.name: (float(bounds[c.name][0]), float(bounds[c.name][1])) if c.name in bounds else default_bounds(c)
         for c in chosen
