@@ -247,3 +247,43 @@ def test_a_run_refuses_a_rules_setting_and_warns_of_the_depth_it_tunes_past_the_
     assert any(line.startswith("the run tunes search.d in [0, 3], a search depth: each ply more") for line in warnings)
     assert "search.d: a search depth tuned from 0, under 1: a depth of 0 plays no search" in warnings
     assert not any("LIBERTY_WEIGHT" in line for line in warnings)
+
+
+@pytest.mark.fast
+def test_cpp_and_java_tables_of_weights_are_found_element_by_element_as_pythons_are(tmp_path):
+    cpp = {c.name: c for c in find_constants(str(copied(tmp_path, "tables_cpp")))}
+    assert [cpp[f"POSITION[2][{j}]"].value for j in range(5)] == [2, 1, -1, 1, 2] and len(cpp) == 35
+    assert cpp["POSITION[4][4]"].integer and not cpp["weights[1]"].integer  # a const int table, a vector<double>
+    assert [cpp[f"shape[{k}]"].value for k in range(2)] == [0.5, 0.25] and cpp["edge[1]"].value == 5  # member
+    assert [cpp[f"evaluate.bonus[{k}]"].value for k in range(3)] == [1.5, 0.0, -0.75]  # the evaluation's local
+    assert not any(name.startswith(("search.", "board")) for name in cpp)  # another function's local is not
+    java = {c.name: c for c in find_constants(str(copied(tmp_path, "tables_java")))}
+    assert sorted(java) == sorted(
+        ["POSITION[0][0]", "POSITION[0][1]", "POSITION[1][0]", "POSITION[1][1]", "edge[0]", "edge[1]"]
+        + ["evaluate.bonus[0]", "evaluate.bonus[1]"]
+    )
+    assert java["POSITION[1][1]"].value == -2.0 and java["edge[0]"].integer
+    assert all(c.role.value == "weight" for c in list(cpp.values()) + list(java.values()))
+    assert select(list(cpp.values()), ["POSITION*"]) == [c for c in cpp.values() if c.name.startswith("POSITION")]
+
+
+@pytest.mark.skipif(shutil.which("g++") is None or shutil.which("javac") is None, reason="needs g++ and javac")
+def test_rewritten_tables_compile_and_play_their_new_numbers(tmp_path):
+    import subprocess
+
+    folder = copied(tmp_path, "tables_cpp")
+    found = {c.name: c for c in find_constants(str(folder))}
+    chosen = [found["POSITION[2][2]"], found["weights[0]"], found["evaluate.bonus[0]"]]
+    for name, text in patched_sources(str(folder), chosen, [4, 0.5, -0.5]).items():
+        (folder / name).write_text(text)
+    program = str(tmp_path / "cpp-agent")
+    assert subprocess.run(["g++", "-o", program, str(folder / "my_player.cpp")]).returncode == 0
+    assert float(subprocess.run([program], capture_output=True, text=True).stdout) == pytest.approx(4.0)  # was 3.2
+    folder = copied(tmp_path, "tables_java")
+    found = {c.name: c for c in find_constants(str(folder))}
+    for name, text in patched_sources(str(folder), [found["POSITION[1][1]"]], [-3.5]).items():
+        (folder / name).write_text(text)
+    classes = str(tmp_path / "classes")
+    assert subprocess.run(["javac", "-d", classes, str(folder / "my_player.java")]).returncode == 0
+    played = subprocess.run(["java", "-cp", classes, "my_player"], capture_output=True, text=True).stdout
+    assert float(played) == pytest.approx(1.75)  # was 3.25

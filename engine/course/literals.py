@@ -43,7 +43,7 @@ import os
 import re
 import string
 import tokenize
-from typing import Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Set, Tuple, Type, cast
+from typing import Callable, Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Set, Tuple, Type, cast
 
 from engine.course.constant_roles import Role, default_range, name_words, role_of
 from engine.errors import InvalidInput
@@ -479,6 +479,63 @@ def _factors(text: str, code: str, file: str, lines: _Lines, bodies: "_Bodies", 
     return found
 
 
+# A table's head: its name, any dimensions, and its initialiser's opening brace (``POS[5][5] = {``, ``w{``,
+# Java's ``W = new double[]{``); what the braces hold decides whether it is a table of numbers.
+_TABLE = re.compile(rf"\b({_NAME})\s*(?:\[[^\[\]{{}};]*\]\s*)*(?:=\s*(?:new\s+{_NAME}\s*(?:\[\s*\]\s*)+)?)?\{{")
+_TABLE_PART = re.compile(rf"\{{|\}}|,|{_NUMBER}|\s+")
+
+
+def _table(text: str, code: str, file: str, name: str, opening: int, real: bool, lines: _Lines) -> List[Constant]:
+    """The numbers of the brace-initialised table ``name`` whose ``{`` is at ``opening`` (``{{1, 2}, {3, 4}}``:
+    ``name[0][0]`` to ``name[1][1]``, in the order written); none where the braces hold anything but numbers."""
+    found: List[Constant] = []
+    index: List[int] = []
+    at = opening
+    while True:
+        part = _TABLE_PART.match(code, at)
+        if part is None or part.end() == at:
+            return []
+        token, at = part.group(), part.end()
+        if token == "{":
+            index.append(0)
+        elif token == "}":
+            index.pop()
+            if not index:
+                return found
+        elif token == ",":
+            index[-1] += 1
+        elif not token.isspace():
+            where = "".join(f"[{k}]" for k in index)
+            found.append(_declared(text, file, "", part.span(), real, lines)._replace(name=name + where))
+
+
+def _tables(
+    text: str, code: str, file: str, lines: _Lines, kept: Callable[[int, int], Optional[str]], taken: Set[int]
+) -> List[Constant]:
+    """The brace-initialised tables of numbers of a C++ or Java file whose declarations ``kept`` keeps: it is
+    told where the statement begins and where the name stands, and gives the name's prefix (``""`` for a
+    global, a member or a constant; an evaluation's name for its local) or None (another function's local)."""
+    marks = [match.start() for match in _STATEMENT_MARK.finditer(code)]
+    found: List[Constant] = []
+    for match in _TABLE.finditer(code):
+        name_at = match.start(1)
+        mark = bisect.bisect_left(marks, name_at) - 1
+        begins = marks[mark] + 1 if mark >= 0 else 0
+        if not code[begins:name_at].strip():  # no type before it: a use, a class's or a namespace's head
+            continue
+        prefix = kept(begins, name_at)
+        if prefix is None:
+            continue
+        real = bool(_REAL_TYPE.search(code, begins, name_at))
+        name = f"{_identifier(prefix)}.{_identifier(match.group(1))}" if prefix else _identifier(match.group(1))
+        found += [
+            one
+            for one in _table(text, code, file, name, match.end() - 1, real, lines)
+            if one.start not in taken  # ``w{0.8}``: a declarator's number already
+        ]
+    return found
+
+
 def _declared(text: str, file: str, name: str, span: Tuple[int, int], real_type: bool, lines: _Lines) -> Constant:
     value, integer, suffix = _literal(text, span[0], span[1], real_type)
     return Constant(_identifier(name), value, integer, file, lines.of(span[0]), span[0], span[1], suffix)
@@ -513,6 +570,16 @@ def _cpp_constants(text: str, file: str) -> List[Constant]:
             one = _declared(text, file, more.group(1), more.span(2), real, lines)
             found.append(one._replace(name=f"{_identifier(evaluation)}.{one.name}") if evaluation else one)
             more = _MORE.match(code, more.end(2))
+    tables = _Bodies(code, _CPP_SCOPE_KEYWORD, top_level=True)
+
+    def kept(begins: int, name_at: int) -> Optional[str]:
+        if _CONST.search(code, begins, name_at) or _STATIC.search(code, begins, name_at):
+            return ""
+        if tables.class_body_at(name_at):
+            return ""
+        return tables.evaluation_at(name_at)
+
+    found += _tables(text, code, file, lines, kept, {c.start for c in found})
     found += _factors(text, code, file, lines, _Bodies(code, _CPP_SCOPE_KEYWORD, True), {c.start for c in found})
     return sorted(found, key=lambda constant: constant.start)
 
@@ -591,6 +658,15 @@ def _java_constants(text: str, file: str) -> List[Constant]:
         if evaluation is not None and code[before - 1 : before] != "(":  # a local, not a loop's index
             local = _declared(text, file, match.group(2), match.span(3), real, lines)
             found.append(local._replace(name=f"{_identifier(evaluation)}.{local.name}"))
+    tables = _Bodies(code, _JAVA_BODY_KEYWORD)
+
+    def kept(begins: int, name_at: int) -> Optional[str]:
+        words = set(re.findall(r"\w+", code[begins:name_at]))
+        if {"static", "final"} <= words or tables.class_body_at(name_at):
+            return ""
+        return tables.evaluation_at(name_at)
+
+    found += _tables(text, code, file, lines, kept, {c.start for c in found})
     found += _factors(text, code, file, lines, _Bodies(code, _JAVA_BODY_KEYWORD), {c.start for c in found})
     return sorted(found, key=lambda constant: constant.start)
 
