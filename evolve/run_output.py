@@ -17,6 +17,7 @@ from tqdm import tqdm
 from engine.common.generation_record import GenerationRecord
 from engine.common.progress import Progress, counter, duration_words
 from engine.common.runfolder import CONFIG_COPY, EXTENDED, GENERATIONS, LOG_FILE, LogFormatter, safe_text
+from engine.constants import MAX_MOVES
 from engine.course.constant_roles import cost_note, past_limits
 from engine.params import save_params
 from engine.protocol import write_atomic
@@ -28,6 +29,7 @@ from evolve.genome import Individual
 from evolve.runs import best_params, provenance
 
 log = logging.getLogger("evolve")
+MOVES_A_SIDE = MAX_MOVES // 2  # the most moves a player makes in a game
 
 BEST_PARAMS = "best-params.json"
 
@@ -337,7 +339,8 @@ class CostForecast:
         if whole > HOUR and not self.answered:
             line += (
                 f"; to fit an hour, a game would have to take {per_game * HOUR / whole:.2f} s: a move's budget "
-                f"{whole / HOUR:.1f} times smaller (an agent's own time limit, or its depth)"
+                f"{whole / HOUR:.1f} times smaller (an agent's own time limit, or its depth), at most "
+                f"{per_game * HOUR / whole / MOVES_A_SIDE:.2f} s a move (a game holds {MOVES_A_SIDE} of its moves)"
             )
         elif whole > HOUR:
             line += (

@@ -394,6 +394,7 @@ def test_the_cost_is_said_once_after_every_worker_has_finished_games_with_what_w
         "on each of 2 workers (local pool): about 16 min 00 s a generation of as many and 2 h 56 min for the 11" in said
     )
     assert "to fit an hour, a game would have to take 6.82 s: a move's budget 2.9 times smaller" in said
+    assert "at most 0.57 s a move (a game holds 12 of its moves)" in said
     forecast.game(50)
     assert out.getvalue() == said  # once
     short = io.StringIO()
