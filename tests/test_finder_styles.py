@@ -258,10 +258,20 @@ def test_cpp_and_java_tables_of_weights_are_found_element_by_element_as_pythons_
     assert [cpp[f"evaluate.bonus[{k}]"].value for k in range(3)] == [1.5, 0.0, -0.75]  # the evaluation's local
     assert not any(name.startswith(("search.", "board")) for name in cpp)  # another function's local is not
     java = {c.name: c for c in find_constants(str(copied(tmp_path, "tables_java")))}
+    settings = {name: java.pop(name) for name in ("MAX_DEPTH", "TIME_LIMIT")}
     assert sorted(java) == sorted(
         ["POSITION[0][0]", "POSITION[0][1]", "POSITION[1][0]", "POSITION[1][1]", "edge[0]", "edge[1]"]
         + ["evaluate.bonus[0]", "evaluate.bonus[1]"]
     )
+    # C++'s and Java's depths and time limits are settings, in ranges within the course's limits
+    cpp_settings = {c.name: c for c in find_constants(str(copied(tmp_path, "cpp_globals")))}
+    for constant, bounds in [
+        (settings["MAX_DEPTH"], (1.0, 6.0)),
+        (settings["TIME_LIMIT"], (4.25, COURSE_CPU_LIMIT)),
+        (cpp_settings["depth"], (1.0, 8.0)),
+        (cpp_settings["time_limit"], (3.0, COURSE_CPU_LIMIT)),
+    ]:
+        assert constant.role.value == "setting" and default_bounds(constant) == bounds, constant.name
     assert java["POSITION[1][1]"].value == -2.0 and java["edge[0]"].integer
     assert all(c.role.value == "weight" for c in list(cpp.values()) + list(java.values()))
     assert select(list(cpp.values()), ["POSITION*"]) == [c for c in cpp.values() if c.name.startswith("POSITION")]
@@ -286,4 +296,4 @@ def test_rewritten_tables_compile_and_play_their_new_numbers(tmp_path):
     classes = str(tmp_path / "classes")
     assert subprocess.run(["javac", "-d", classes, str(folder / "my_player.java")]).returncode == 0
     played = subprocess.run(["java", "-cp", classes, "my_player"], capture_output=True, text=True).stdout
-    assert float(played) == pytest.approx(1.75)  # was 3.25
+    assert float(played) == pytest.approx(12.75)  # was 14.25 (search adds its depth and time: 11)
