@@ -39,7 +39,7 @@ PARTS: Dict[str, str] = {
 }
 WEIGHTS = "weights"
 # The groups a layer or pattern gene is bounded by ([bounds] names them).
-GROUPS = ("network.bias", "network.own", "network.opp", "network.features", "network.out", "patterns")
+LAYER_GROUPS = ("network.bias", "network.own", "network.opp", "network.features", "network.out", "patterns")
 
 _UNIT = re.compile(r"network\[(\d+)\]\.(bias|out|own|opp|features)(?:\[(\d+)\]|\.(\w+))?\Z")
 _PATTERN = "patterns."
@@ -103,7 +103,7 @@ def part_genes(part: str, params: Params, tapered: bool) -> List[str]:
 
 
 def group_of(gene: str) -> Optional[str]:
-    """The group of GROUPS a layer or pattern gene belongs to; None for a feature's weight."""
+    """The group of LAYER_GROUPS a layer or pattern gene belongs to; None for a feature's weight."""
     if gene.startswith(_PATTERN):
         return "patterns"
     match = _UNIT.match(gene)

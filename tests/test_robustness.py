@@ -432,10 +432,12 @@ def training_folder(tmp_path):
 def test_a_crafted_pickled_training_checkpoint_runs_no_code(tmp_path, payload):
     folder = training_folder(tmp_path)
     marker = tmp_path / "it-ran"
-    open(os.path.join(folder, trainer.LEGACY_CHECKPOINT), "wb").write(crafted_pickle(tmp_path, payload, marker))
+    open(os.path.join(folder, trainer.LEGACY_TRAINING_CHECKPOINT), "wb").write(
+        crafted_pickle(tmp_path, payload, marker)
+    )
     result = cli("littlego", "train", "qlearning", "--resume", folder)
     assert not marker.exists()  # its code never ran
-    assert_one_clear_line(result, trainer.LEGACY_CHECKPOINT, "not a training checkpoint")
+    assert_one_clear_line(result, trainer.LEGACY_TRAINING_CHECKPOINT, "not a training checkpoint")
 
 
 @pytest.mark.fast
@@ -488,13 +490,13 @@ def test_a_training_resumes_from_a_pickled_checkpoint_of_before_json(tmp_path, m
         "curve": kept["curve"],
     }
     assert state["done"] == TRAINING["eval_every"]
-    open(os.path.join(stopped.folder, trainer.LEGACY_CHECKPOINT), "wb").write(pickle.dumps(state))
+    open(os.path.join(stopped.folder, trainer.LEGACY_TRAINING_CHECKPOINT), "wb").write(pickle.dumps(state))
     os.remove(os.path.join(stopped.folder, trainer.CHECKPOINT))
     trainer.Training.resume(stopped.folder).run(report=quiet)
     assert (
         load_table(os.path.join(stopped.folder, trainer.TABLE))[0] == load_table(os.path.join(whole, trainer.TABLE))[0]
     )
-    assert trainer.LEGACY_CHECKPOINT not in os.listdir(stopped.folder)
+    assert trainer.LEGACY_TRAINING_CHECKPOINT not in os.listdir(stopped.folder)
 
 
 @pytest.mark.slow

@@ -36,6 +36,9 @@ class NoCompiler(NativeError):
     (or a test with a skip); any other is a defect to fix (a failed build, a mismatch with the Python)."""
 
 
+NATIVE_PASS = NUM_POINTS  # the C sources' number for a pass (their PASS define)
+
+
 def game_defines() -> Dict[str, Union[int, str]]:
     """{name: value} of the game's numbers as the C sources read them."""
     if KOMI == math.floor(KOMI):
@@ -43,7 +46,7 @@ def game_defines() -> Dict[str, Union[int, str]]:
     return {
         "BOARD_SIZE": BOARD_SIZE,
         "N": NUM_POINTS,
-        "PASS": NUM_POINTS,
+        "PASS": NATIVE_PASS,
         "MAX_MOVES": MAX_MOVES,
         "BLACK": BLACK,
         "WHITE": WHITE,

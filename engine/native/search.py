@@ -21,7 +21,7 @@ from typing import Callable, Dict, List, NoReturn, Optional, Sequence, Set, Text
 
 from engine.constants import BLACK, KOMI, MAX_MOVES, NUM_POINTS, PASS, WHITE, Move
 from engine.features import FEATURES, Evaluator, feature_values
-from engine.native.compiler import FOLDER, NativeError, NoCompiler, compiled_library, game_defines
+from engine.native.compiler import FOLDER, NATIVE_PASS, NativeError, NoCompiler, compiled_library, game_defines
 from engine.network import MAX_UNITS, Network
 from engine.patterns import PATTERNS, WINDOW_TABLES, WINDOW_TOPS, pattern_indices
 from engine.playout import random_opening
@@ -29,7 +29,6 @@ from engine.position import Position
 from engine.search import _TABLE_LIMIT, TIE, WIN, Searcher, SearchTimeout
 
 SOURCE = os.path.join(FOLDER, "search.c")
-NATIVE_PASS = NUM_POINTS  # search.c's number for a pass (its PASS define)
 # The features in the order search.c computes them: a feature added in Python must be added there.
 # Python 3.12 sums floats with Neumaier's compensation; the evaluator's sum() must be copied exactly.
 COMPENSATED_SUM = sum([1e100, 1.0, -1e100]) == 1.0

@@ -12,10 +12,8 @@ from typing import Callable, Dict, Iterator, Literal, Optional, Tuple
 
 from engine.constants import PASS, Move
 from engine.errors import InvalidInput
-from engine.native.compiler import DEFAULT_TABLE_BITS, NativeError, compiled_solver, game_defines
+from engine.native.compiler import DEFAULT_TABLE_BITS, NATIVE_PASS, NativeError, compiled_solver
 from engine.position import Position
-
-NATIVE_PASS = game_defines()["PASS"]  # the C program's number for a pass
 
 
 def describe_position(position: Position) -> str:

@@ -32,7 +32,7 @@ from engine.position import Position
 from engine.protocol import write_atomic
 
 SETTINGS, CHECKPOINT, TABLE, CURVE, PLOT = "settings.json", "checkpoint.json", "table.json.gz", "curve.tsv", "curve.png"
-LEGACY_CHECKPOINT = "checkpoint.pkl"  # a training's checkpoint before they were JSON
+LEGACY_TRAINING_CHECKPOINT = "checkpoint.pkl"  # a training's checkpoint before they were JSON
 SELF = "self"
 
 
@@ -166,7 +166,7 @@ class Training:
         except (OSError, ValueError) as error:
             raise TrainingError(f"{folder}: not a training folder ({error})")
         training = cls(folder, settings)
-        path, legacy = os.path.join(folder, CHECKPOINT), os.path.join(folder, LEGACY_CHECKPOINT)
+        path, legacy = os.path.join(folder, CHECKPOINT), os.path.join(folder, LEGACY_TRAINING_CHECKPOINT)
         if os.path.exists(path):
             training._restore(_read_checkpoint(path), path)
         elif os.path.exists(legacy):
@@ -271,8 +271,8 @@ class Training:
             "curve": self.curve,
         }
         write_atomic(os.path.join(folder, CHECKPOINT), json.dumps(state, separators=(",", ":")) + "\n")
-        if os.path.exists(os.path.join(folder, LEGACY_CHECKPOINT)):  # replaced by the JSON
-            os.remove(os.path.join(folder, LEGACY_CHECKPOINT))
+        if os.path.exists(os.path.join(folder, LEGACY_TRAINING_CHECKPOINT)):  # replaced by the JSON
+            os.remove(os.path.join(folder, LEGACY_TRAINING_CHECKPOINT))
         meta = {
             "source": "littlego train qlearning",
             "folder": os.path.basename(os.path.abspath(folder)),

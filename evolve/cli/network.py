@@ -129,7 +129,7 @@ def _network(args: argparse.Namespace) -> int:
     if extra:
         print(f"beside {len(won.train)} won training positions: {len(extra)} more ({sum(p.won for p in extra)} won)")
     began = time.process_time()
-    options = NetworkOptions(args.hidden, network_fit.RIDGE, args.iterations, args.seed, args.leaves, args.per)
+    options = NetworkOptions(args.hidden, network_fit.LAYER_RIDGE, args.iterations, args.seed, args.leaves, args.per)
     fit = fit_ensemble(won, args.depth, start, options, args.ensemble, solving(args), extra=extra)
     provenance = {
         "source": "fitted",

@@ -21,7 +21,7 @@ from evolve.agents.program_individual import fingerprint, folder_problem, name_p
 from evolve.experiment.config_keys import INDIVIDUAL_KEYS, ConfigError, check_table
 from evolve.experiment.schema import Config, ProgramIndividual, RecordedStart, Start, StartRows
 from evolve.genome import ENDGAME, UNRECORDED_GENES, feature_of, genes, named
-from evolve.params_genes import GROUPS, PARTS, WEIGHTS, gene_values, group_of, layer_bounds, part_genes
+from evolve.params_genes import LAYER_GROUPS, PARTS, WEIGHTS, gene_values, group_of, layer_bounds, part_genes
 
 # How far a weight that [start] free leaves out may move from its start weight (the eighth leg of the
 # tuner comparison, experiments/tuners-20261125, held them so: they moved by 0.01 at most).
@@ -137,14 +137,14 @@ def _group_bounds(bounds: object, path: str) -> Dict[str, Tuple[float, float]]:
     keys make them, a ``network`` table of ``out = [low, high]``); ConfigError naming a bad one."""
     if not isinstance(bounds, dict):
         return {}
-    flat = {key: value for key, value in bounds.items() if key in GROUPS}
+    flat = {key: value for key, value in bounds.items() if key in LAYER_GROUPS}
     nested = bounds.get("network", {})
     if isinstance(nested, dict):
         flat.update((f"network.{key}", value) for key, value in nested.items())
     checked = {}
     for group, pair in flat.items():
-        if group not in GROUPS:
-            raise ConfigError(f"{path}: 'bounds.{group}' is not a group of weights (known: {', '.join(GROUPS)})")
+        if group not in LAYER_GROUPS:
+            raise ConfigError(f"{path}: 'bounds.{group}' is not a group of weights (known: {', '.join(LAYER_GROUPS)})")
         if not _pair(pair, MAX_WEIGHT):
             raise ConfigError(
                 f"{path}: 'bounds.{group}' must be [low, high] with low < high, both finite and within "
@@ -174,7 +174,7 @@ def _bounds(bounds: object, path: str, names: Sequence[str]) -> Dict[str, Tuple[
                 f"+-{MAX_WEIGHT:g}, found {pair!r}"
             )
         checked[name] = (float(pair[0]), float(pair[1]))
-    unknown = sorted(set(bounds) - set(FEATURES) - {ENDGAME.rstrip("."), "network"} - set(GROUPS)) or sorted(
+    unknown = sorted(set(bounds) - set(FEATURES) - {ENDGAME.rstrip("."), "network"} - set(LAYER_GROUPS)) or sorted(
         ENDGAME + name for name in set(endgame) - set(FEATURES)
     )
     if unknown:

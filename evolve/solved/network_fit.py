@@ -15,7 +15,7 @@ solver.
 Model: the log loss of the guess that the mover wins, logistic in the evaluation over ``TEMPERATURE``,
 where the evaluation is the features' weights (all of FEATURES, the captures included: a leaf's captures
 along its line) plus the hidden layer (``hidden`` tanh units reading the 50 board points and the
-features, the captures apart), plus a constant, with an L2 penalty (``RIDGE``) on the layer's weights;
+features, the captures apart), plus a constant, with an L2 penalty (``LAYER_RIDGE``) on the layer's weights;
 each sample counted under the board's 8 symmetries. L-BFGS (SciPy) minimises it from a seeded random
 start. The inputs are standardised during the fit and the standardisation folded into the exported
 weights, so the engine evaluates the raw features. Without leaves nothing shows the captures' worth: they
@@ -45,7 +45,7 @@ from engine.symmetry import SYMMETRIES
 from evolve.solved.fit_figures import TEMPERATURE
 
 HIDDEN = 32  # units: 32 kept 96.6% of the benchmark's held-out won positions with a round of leaves
-RIDGE = 1e-4  # on the mean log loss, per squared weight of the layer
+LAYER_RIDGE = 1e-4  # on the mean log loss, per squared weight of the layer
 ITERATIONS = 300  # L-BFGS iterations a fit
 PER = 10  # leaves a training position a round
 UNFITTED_CAPTURES = 0.5 * TEMPERATURE  # a captured stone's worth where no leaf shows it: half a logit
@@ -58,7 +58,7 @@ class NetworkOptions(NamedTuple):
     start's ``seed``, rounds of ``leaves`` and leaves drawn ``per`` training position a round."""
 
     hidden: int = HIDDEN
-    ridge: float = RIDGE
+    ridge: float = LAYER_RIDGE
     iterations: int = ITERATIONS
     seed: int = 1
     leaves: int = 1
@@ -173,7 +173,7 @@ def _loss(
 
 
 def fit_network(
-    samples: Samples, hidden: int = HIDDEN, ridge: float = RIDGE, iterations: int = ITERATIONS, seed: int = 1
+    samples: Samples, hidden: int = HIDDEN, ridge: float = LAYER_RIDGE, iterations: int = ITERATIONS, seed: int = 1
 ) -> Fitted:
     """The features' weights and a layer of ``hidden`` units minimising the regularised log loss of
     ``samples`` (each under the board's 8 symmetries), by L-BFGS from a start drawn with ``seed``."""

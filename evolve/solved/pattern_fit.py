@@ -4,7 +4,7 @@ The pattern weights (``engine.patterns``: 189 shapes of 2x2 windows) are too man
 evaluation is linear in them, so the log loss of ``evolve.solved.fit`` has an exact gradient: L-BFGS-B
 (SciPy) minimises it over the features' weights (the captures weight apart, which positions cannot
 show), the pattern weights and a constant per ply together, each within its bounds, with a ridge
-penalty on the pattern weights (``RIDGE``) so that a shape seen in a handful of positions stays near 0.
+penalty on the pattern weights (``PATTERN_RIDGE``) so that a shape seen in a handful of positions stays near 0.
 The fit is deterministic: no seed. A fifth of the positions are held out as ``evolve fit`` holds them.
 """
 
@@ -30,7 +30,7 @@ from evolve.solved.fit_figures import TEMPERATURE, Array, describe
 # The ridge penalty's weight a pattern weight, on the mean log loss per (pattern weight / TEMPERATURE)^2:
 # on the labels of experiments/labels-20261123, 1e-5 to 1e-3 kept 90-92% of the tuner benchmark's
 # held-out won positions at depth 4 (experiments/patterns-20261128).
-RIDGE = 1e-4
+PATTERN_RIDGE = 1e-4
 Bound = Tuple[float, float]
 MAX_ITERATIONS = 3000
 
@@ -72,7 +72,7 @@ def fit_patterns(
     start: Sequence[float],
     start_patterns: Optional[Sequence[float]] = None,
     limit: float = 100.0,
-    ridge: float = RIDGE,
+    ridge: float = PATTERN_RIDGE,
     report: Callable[[str], object] = print,
 ) -> Tuple[Dict[str, float], List[float], Dict[str, Any]]:
     """Fit the features' and the pattern weights to labelled positions; (feature weights by gene name,
@@ -119,7 +119,7 @@ def minimise_log_loss(
     plies: Array,
     start: Sequence[float],
     bounds: List[Bound],
-    ridge: float = RIDGE,
+    ridge: float = PATTERN_RIDGE,
     step: Optional[Callable[[Array], bool]] = None,
 ) -> Tuple[Array, Any]:
     """L-BFGS-B on the log loss (a constant per ply beside the weights) plus the ridge on the pattern
