@@ -394,6 +394,11 @@ def test_loadsgf_reads_only_a_bounded_regular_file_and_answers_one_way_for_every
     assert gtp.handle(f"loadsgf {record}") == "= black\n\n"
 
 
+def weighted_rate(items):
+    """The position's win rate as Lizzie computes it from a line: the moves' rates weighted by their visits."""
+    return sum(rate * visits for rate, visits, _ in items.values()) / sum(visits for _, visits, _ in items.values())
+
+
 def analysis_items(line):
     """{vertex: (winrate, visits, order)} of one lz-analyze line."""
     items = {}
@@ -416,8 +421,10 @@ def test_sabakis_analysis_exchange_streams_exact_values_until_the_next_command()
         first, second = engine.process.stdout.readline(), engine.process.stdout.readline()
         items = analysis_items(first)
         # the empty board, from the store's prefill: 2,2 (C3) is Black's only winning move
-        assert items["C3"] == (10000.0, 1000, 0) and len(items) == 26
-        assert all(rate == 0.0 and visits == 1000 for vertex, (rate, visits, _) in items.items() if vertex != "C3")
+        assert items["C3"] == (10000.0, 10000, 0) and len(items) == 26
+        assert all(rate == 0.0 and visits == 1 for vertex, (rate, visits, _) in items.items() if vertex != "C3")
+        # a GUI's win rate of the position, its moves' weighted by their visits, is Black's win (Lizzie's bar)
+        assert weighted_rate(items) > 0.997 * 10000  # ten-thousandths in Leela Zero's form
         assert analysis_items(second) == items
         engine.process.stdin.write("play b c3\n")
         engine.process.stdin.flush()
@@ -454,7 +461,14 @@ def test_without_a_solver_the_analysis_shows_the_searchs_estimates_best_first():
     assert [item.winrate for item in items] == sorted((item.winrate for item in items), reverse=True)
     parsed = analysis_items(lz_line(items))
     assert [parsed[point_to_vertex(item.move)][2] for item in items] == list(range(26))
-    assert all(visits == 1 and 0 < rate < 10000 for vertex, (rate, visits, _) in parsed.items() if vertex != "pass")
+    assert all(0 < rate < 10000 for vertex, (rate, _, _) in parsed.items() if vertex != "pass")
+    # the best estimates share 100 visits, the others 1: never as settled-looking as an exact value's 10000
+    best = items[0].winrate
+    for item in items:
+        rate, visits, _ = parsed[point_to_vertex(item.move)]
+        assert visits == (1 if item.winrate < best - 0.01 else 100 // sum(i.winrate >= best - 0.01 for i in items))
+    plain = sum(rate for rate, _, _ in parsed.values()) / len(parsed)  # every move alike: the old lines' reading
+    assert abs(weighted_rate(parsed) - best * 10000) < abs(plain - best * 10000) / 3
 
 
 @pytest.mark.fast

@@ -25,7 +25,14 @@ from engine.players.gtp import point_to_vertex
 from engine.position import Position
 from engine.search import WIN, Searcher, SearchTimeout, table_key, terminal_value
 
-EXACT_VISITS = 1000  # the visit count of a move whose value is exact: a GUI shows it as settled
+# Visits as Lizzie and Sabaki weigh them: a GUI's win rate of the position is the moves' win rates weighted
+# by their visits, so the visits go to the best moves. Exact: the winning moves share EXACT_VISITS and each
+# losing one has 1 (the position's rate is then within 0.3% of 100% where it is won, exactly 0% where lost);
+# estimates: the moves within ESTIMATE_BAND of the best share ESTIMATE_VISITS, the others 1, so an estimate
+# never looks as settled as an exact value.
+EXACT_VISITS = 10000
+ESTIMATE_VISITS = 100
+ESTIMATE_BAND = 0.01
 SEARCH_SECONDS = 0.2  # CPU seconds of search for one line's values where nothing is exact yet
 MARGIN_SCALE = 10.0  # a search value of this much reads as a win rate of about 73%: an estimate, no more
 
@@ -117,13 +124,28 @@ class Analysis:
         return [searched(move, value) for move, value in values.items()]
 
 
+def visits_of(items: List[MoveAnalysis]) -> List[int]:
+    """The visit count of each of ``items`` (best first), ranking them by value (``EXACT_VISITS``)."""
+    if not items:
+        return []
+    exact = all(item.exact for item in items)
+    best = max(item.winrate for item in items)
+    if exact:
+        chosen = [item.winrate == 1.0 for item in items]
+        total = EXACT_VISITS
+    else:
+        chosen = [item.winrate >= best - ESTIMATE_BAND for item in items]
+        total = ESTIMATE_VISITS
+    share = max(1, total // max(1, sum(chosen)))
+    return [share if good else 1 for good in chosen]
+
+
 def lz_line(items: List[MoveAnalysis]) -> str:
     """One ``lz-analyze`` line (Leela Zero's form) for the moves ``items``, best first."""
     parts = []
-    for order, item in enumerate(items):
+    for order, (item, visits) in enumerate(zip(items, visits_of(items))):
         vertex = point_to_vertex(item.move)
         rate = int(round(item.winrate * 10000))
-        visits = EXACT_VISITS if item.exact else 1
         parts.append(f"info move {vertex} visits {visits} winrate {rate} prior 0 lcb {rate} order {order} pv {vertex}")
     return " ".join(parts)
 
@@ -131,9 +153,8 @@ def lz_line(items: List[MoveAnalysis]) -> str:
 def kata_line(items: List[MoveAnalysis]) -> str:
     """One ``kata-analyze`` line (KataGo's form) for the moves ``items``, best first."""
     parts = []
-    for order, item in enumerate(items):
+    for order, (item, visits) in enumerate(zip(items, visits_of(items))):
         vertex = point_to_vertex(item.move)
-        visits = EXACT_VISITS if item.exact else 1
         lead = "" if item.margin is None else f" scoreLead {item.margin:g}"
         parts.append(
             f"info move {vertex} visits {visits} winrate {item.winrate:.4f}{lead} prior 0 lcb {item.winrate:.4f} "
