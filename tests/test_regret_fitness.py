@@ -88,7 +88,9 @@ def test_a_program_individuals_regret_fitness_is_the_rulers_measure_of_its_playe
     assert [i["fitness"][0] for i in record.individuals] == [k.share for k in kept]  # the fitness alone
     assert record.best_regret_kept == max(k.share for k in kept)
     assert record.best_held_out == HeldOut(best.kept, best.won, best.share) and best.won == 2
-    assert record.positions == 3 * 3 and record.games == 0 and record.positions_per_second > 0
+    # CMA-ES's 3 draws and the agent as it was (generation 0 measures the start): 3 positions each
+    assert record.evaluated == 3 + 1 and record.positions == 4 * 3 and record.games == 0
+    assert record.positions_per_second > 0
     head, row = format_table([record]).splitlines()
     assert head.split()[-4:] == ["kept", "held", "out", "pos/s"] and row.split()[-2] == f"{best.share:.3f}"
     assert fitness_words(config, {"win_rate": 0.5, "mean_stone_margin": 0.0}) == "won positions kept 0.500"
