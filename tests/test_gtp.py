@@ -518,3 +518,37 @@ def test_stones_of_one_colour_in_a_row_set_up_the_position_as_guis_send_a_record
     for _ in range(5):  # each move and setup stone taken back, the last first
         engine.ok("undo")
     assert "ply 0 of 24, 24 left; Black to move" in engine.ok("showboard") and "cannot" in engine.error("undo")
+
+
+@pytest.mark.fast
+def test_lz_analyze_analyses_the_colour_it_names_as_if_to_move():
+    from engine.constants import BLACK, WHITE
+    from engine.position import Position
+    from engine.ui.gtp_server import to_move
+
+    after = Position.initial().play_point(12)  # Black at C3, White to move
+    turned = to_move(after, BLACK)
+    assert turned.player == BLACK and turned.moves_played == 1 and turned.colour_at(12) == BLACK
+    assert 12 not in turned.all_moves() and to_move(after, WHITE).player == WHITE
+    engine = Engine("--player", "handset@2")
+    try:
+        engine.ok("play b c3")
+
+        def first_line(command):
+            engine.process.stdin.write(command + "\n")
+            engine.process.stdin.flush()
+            assert engine.process.stdout.readline() == "=\n"
+            line = engine.process.stdout.readline()
+            engine.process.stdin.write("name\n")
+            engine.process.stdin.flush()
+            while engine.process.stdout.readline() != "\n":  # the lines until the blank one that ends them
+                pass
+            assert engine.raw("") == "= littlego\n"
+            return analysis_items(line)
+
+        white, black = first_line("lz-analyze w 5"), first_line("lz-analyze b 5")
+        assert set(white) == set(black) and "C3" not in black  # the same board, the same moves
+        assert all(rate == 0.0 for rate, _, _ in white.values())  # after 2,2 every White move loses
+        assert any(rate > 0 for rate, _, _ in black.values())  # Black to move again: its moves, not lost ones
+    finally:
+        engine.process.kill()

@@ -65,6 +65,7 @@ class GtpEngine:
         self.analysis = Analysis(solver)
         # While an analysis answers: (the line's form, seconds between lines).
         self.streaming: Optional[Tuple[LineForm, float]] = None
+        self.analysed: Optional[Position] = None  # the position the analysis streams (lz-analyze's colour to move)
         self.seed, self.games = seed, 0
         self.komi = KOMI
         self.quit = False
@@ -125,19 +126,21 @@ class GtpEngine:
     def _analyze(self, arguments: List[str], form: LineForm) -> str:
         """Start an analysis of the position (lz-analyze or kata-analyze): ``serve`` writes its lines."""
         try:
-            _, interval = analysis_interval(arguments, _COLOUR_WORDS)
+            word, interval = analysis_interval(arguments, _COLOUR_WORDS)
         except ValueError:
             raise GtpError("syntax error: lz-analyze [COLOUR] [INTERVAL]")
         if self.position.is_over:  # no move to analyse: the result instead, and the engine goes on
             raise GtpError(f"the game is over: {game_result(self.position)}")
+        colour = self.position.player if word is None else self._colour(word)
+        self.analysed = self.position if colour == self.position.player else to_move(self.position, colour)
         self.streaming = (form, interval)
         return ""
 
     def analysis_line(self) -> str:
         """The current analysis's next line (with its newline)."""
-        assert self.streaming is not None, "no analysis is going on"
+        assert self.streaming is not None and self.analysed is not None, "no analysis is going on"
         form, _ = self.streaming
-        return form(self.analysis.moves(self.position)) + "\n"
+        return form(self.analysis.moves(self.analysed)) + "\n"
 
     # -- the required commands ------------------------------------------------------------------------
     def cmd_protocol_version(self, arguments: List[str]) -> str:
@@ -314,6 +317,13 @@ class GtpEngine:
         if len(arguments) != 1 or not arguments[0].lstrip("-").isdigit():
             raise GtpError(f"syntax error: {usage}")
         return int(arguments[0])
+
+
+def to_move(position: Position, colour: Colour) -> Position:
+    """``position``'s board with ``colour`` to move at the same ply, no ko: what ``lz-analyze COLOUR`` analyses
+    where the GUI names the colour not to move (KataGo analyses the colour it is given, as if to move)."""
+    digits = "".join(str(position.colour_at(point)) for point in range(NUM_POINTS))
+    return Position.from_boards(colour, digits, digits, position.moves_played)
 
 
 def serve(
