@@ -198,5 +198,5 @@ def test_an_agent_with_a_weights_file_that_faults_on_every_position_stops_the_ru
     path = program_config(tmp_path, WEIGHTS_RUN, program=str(folder))
     process = cli("evolve", "run", path, "--runs-dir", tmp_path / "runs", "--no-progress")
     assert process.returncode == 2, process.stderr
-    assert "every one of the 9 won positions of this generation was lost by the program's own fault" in process.stderr
+    assert "every one of the 12 won positions of this generation was lost by the program's own fault" in process.stderr
     assert "Traceback" not in process.stderr
