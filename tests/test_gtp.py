@@ -173,9 +173,15 @@ def test_a_whole_game_then_pass_and_score_undo_and_sgf(engine, tmp_path):
     board = engine.ok("showboard")
     assert "game over" in board
     assert engine.ok("genmove b") == "pass" and engine.ok("genmove w") == "pass"
-    assert "over" in engine.error("play b pass")
     score = engine.ok("final_score")
     assert score[:2] in ("B+", "W+")
+    # a referee that does not know the 24-ply end (gogui-twogtp) plays on: accepted, not played
+    engine.ok("play b pass")
+    engine.ok("play w c3")  # judged by nothing: the game is over
+    assert "2 plays after the end, not played" in engine.ok("showboard") and engine.ok("final_score") == score
+    engine.ok("undo")
+    engine.ok("undo")
+    assert "after the end" not in engine.ok("showboard")
     record = engine.ok("printsgf")
     path = tmp_path / "game.sgf"
     path.write_text(record)

@@ -9,6 +9,7 @@ until the next command arrives.
 import queue
 import sys
 import threading
+from importlib import metadata
 from typing import Callable, Dict, Iterable, List, Optional, TextIO, Tuple
 
 from engine.bitboard import count
@@ -19,6 +20,7 @@ from engine.constants import (
     EMPTY,
     KOMI,
     NUM_POINTS,
+    PASS,
     WHITE,
     Colour,
     Move,
@@ -34,6 +36,7 @@ from engine.play.sgf import (
     read_game,
     read_sgf_file,
     result_text,
+    setup_plies_of,
 )
 from engine.players.base import Player
 from engine.players.gtp import GtpError, point_to_vertex, vertex_to_point
@@ -43,7 +46,9 @@ from engine.ui.board import board_diagram, game_result
 
 PROTOCOL_VERSION = "2"
 ENGINE_NAME = "littlego"
-ENGINE_VERSION = "0.1.0"
+# ``version``'s first word: the Leela Zero release whose analysis (lz-analyze) we answer as, since Lizzie reads
+# it as the engine's release and warns (a dialog that can deadlock it) below 0.15. Our own release follows.
+ANALYSIS_LEVEL = "0.15"
 _COLOUR_WORDS: Dict[str, Colour] = {"b": BLACK, "black": BLACK, "w": WHITE, "white": WHITE}
 LineForm = Callable[[List[MoveAnalysis]], str]  # an analysis line's form: lz_line or kata_line
 Command = Callable[[List[str]], str]  # a GTP command: its arguments to its answer
@@ -86,6 +91,9 @@ class GtpEngine:
         self.moves: List[Move] = []
         # The games before each setup stone (``_set_up``), the last one last: what ``undo`` goes back to.
         self.set_up: List[Tuple[List[Position], List[Move]]] = []
+        # Plays after the game's end (24 plies or the ending pass), as a referee that does not know the end
+        # sends them: accepted, not played, so the result stays the course's; ``undo`` takes them back first.
+        self.after_end: List[Tuple[Colour, Move]] = []
         self.fault: Optional[str] = None
         try:
             self.player.new_game(BLACK, derive_seed(self.seed, self.games))
@@ -150,7 +158,7 @@ class GtpEngine:
         return ENGINE_NAME
 
     def cmd_version(self, arguments: List[str]) -> str:
-        return f"{ENGINE_VERSION} (player {self.player.spec})"
+        return f"{ANALYSIS_LEVEL} (Leela Zero's analysis; littlego {package_version()}, player {self.player.spec})"
 
     def cmd_known_command(self, arguments: List[str]) -> str:
         return "true" if len(arguments) == 1 and arguments[0] in self._commands else "false"
@@ -186,8 +194,11 @@ class GtpEngine:
         if len(arguments) != 2:
             raise GtpError("syntax error: play COLOUR VERTEX")
         colour, move = self._colour(arguments[0]), self._vertex(arguments[1])
-        if colour != self.position.player and isinstance(move, int) and not self.position.is_over:
-            self._set_up(colour, move)
+        if self.position.is_over:  # a referee that plays on past the end (gogui-twogtp): kept apart, unjudged
+            self.after_end.append((colour, move))
+            return ""
+        if colour != self.position.player and isinstance(move, int):
+            self._set_up([(colour, move)])
             return ""
         self._turn(colour)
         try:
@@ -230,7 +241,9 @@ class GtpEngine:
         return ""
 
     def cmd_undo(self, arguments: List[str]) -> str:
-        if self.moves:
+        if self.after_end:
+            self.after_end.pop()
+        elif self.moves:
             self.positions.pop()
             self.moves.pop()
         elif self.set_up:  # the last setup stone taken back: the game as it was before it
@@ -240,7 +253,19 @@ class GtpEngine:
         return ""
 
     def cmd_showboard(self, arguments: List[str]) -> str:
-        return "\n" + board_diagram(self.position)
+        after = len(self.after_end)
+        note = f"\n{after} play{'s' if after != 1 else ''} after the end, not played" if after else ""
+        return "\n" + board_diagram(self.position) + note
+
+    def cmd_set_free_handicap(self, arguments: List[str]) -> str:
+        """Black's handicap stones on the empty board, White to move: set up as ``play``'s setup stones."""
+        if any(self.positions[0].colour_at(p) != EMPTY for p in range(NUM_POINTS)) or self.moves:
+            raise GtpError("board not empty")
+        points = [self._vertex(word) for word in arguments]
+        if len(points) < 2 or PASS in points or len(set(points)) != len(points) or len(points) >= NUM_POINTS:
+            raise GtpError("bad vertex list: set_free_handicap VERTEX VERTEX ... (2 or more, each once, no pass)")
+        self._set_up([(BLACK, point) for point in points])
+        return ""
 
     def cmd_final_score(self, arguments: List[str]) -> str:
         position = self.position
@@ -272,20 +297,23 @@ class GtpEngine:
         return colour_word(self.position.player)
 
     # -- helpers --------------------------------------------------------------------------------------
-    def _set_up(self, colour: Colour, point: int) -> None:
-        """A stone of the colour not to move: how GUIs send a record's setup stones (AB, AW) and an edited
-        board, several of one colour in a row. The board with it becomes the game's start, the other colour
-        to move, its ply the number of stones on the board (the plies a game reaches it in without a pass or
-        a capture); ``undo`` takes it back."""
+    def _set_up(self, stones: List[Tuple[Colour, Move]]) -> None:
+        """Setup stones ((colour, point), the last one's colour not to move): how GUIs send a record's AB
+        and AW and an edited board (stones of one colour in a row), and ``set_free_handicap``'s. The board
+        with them becomes the game's start, the other colour to move, its ply the fewest a game reaches
+        that many stones in with that colour to move (``setup_plies_of``, as ``loadsgf`` counts a record's
+        setup); ``undo`` takes them back together."""
         position = self.position
-        if position.colour_at(point) != EMPTY:
-            raise GtpError(f"illegal move: {point_to_vertex(point)} is occupied")
         board = [position.colour_at(p) for p in range(NUM_POINTS)]
-        board[point] = colour
+        for colour, point in stones:
+            if not isinstance(point, int) or board[point] != EMPTY:
+                raise GtpError(f"illegal move: {point_to_vertex(point)} is occupied")
+            board[point] = colour
         digits = "".join(str(c) for c in board)
-        stones = sum(1 for c in board if c != EMPTY)
+        mover = opponent(stones[-1][0])
+        plies = setup_plies_of(sum(1 for c in board if c != EMPTY), mover)
         self.set_up.append((self.positions, self.moves))
-        self.positions, self.moves = [Position.from_boards(opponent(colour), digits, digits, stones)], []
+        self.positions, self.moves = [Position.from_boards(mover, digits, digits, plies)], []
 
     def _push(self, move: Move) -> None:
         self.positions.append(self.position.play_point(move))
@@ -317,6 +345,14 @@ class GtpEngine:
         if len(arguments) != 1 or not arguments[0].lstrip("-").isdigit():
             raise GtpError(f"syntax error: {usage}")
         return int(arguments[0])
+
+
+def package_version() -> str:
+    """littlego's release, as installed (``pyproject.toml``'s version); "unknown" where not installed."""
+    try:
+        return metadata.version("littlego")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def to_move(position: Position, colour: Colour) -> Position:

@@ -10,6 +10,7 @@ has solved, go into the store.
 """
 
 import threading
+import time
 from typing import Dict, Optional, Tuple
 
 from engine.constants import Move
@@ -17,8 +18,10 @@ from engine.native.compiler import DEFAULT_TABLE_BITS, NativeError
 from engine.native.solver import NativeSolver, describe_position
 from engine.native.store import open_store
 from engine.position import Position
+from engine.ui.analyze import hand_set_evaluator, principal_move
 
 SOLVE_PATIENCE = 600.0  # wall seconds the board's compiled solver goes on with a position past its time
+LINE_SECONDS = 5.0  # wall seconds an answer's principal variation is solved for behind it (``_extend_line``)
 
 
 class _Question:
@@ -110,6 +113,8 @@ class NativeValues:
                             question.solver = None
                         if self.store is not None:
                             self.store.record(position, question.results)
+                        question.done.set()  # answered: the line below goes on behind the answer
+                        self._extend_line(question, position, question.results)
                         return
                     except NativeError as error:
                         if self.solver is not None:
@@ -123,6 +128,36 @@ class NativeValues:
             question.error = error
         finally:
             question.done.set()
+
+    def _extend_line(self, question: _Question, position: Position, results: Dict[Move, bool]) -> None:
+        """Solve and keep in the store each position of ``position``'s principal variation (``principal_move``
+        at each step) for up to LINE_SECONDS, so that the analysis reads the line back from the store; what the
+        store holds already is not solved again. Ends early when a newer question comes."""
+        if self.store is None or self.solver is None:
+            return
+        deadline = time.monotonic() + LINE_SECONDS
+        evaluate = hand_set_evaluator()
+        while time.monotonic() < deadline and not question.stopped.is_set():
+            position = position.play_point(principal_move(position, results, evaluate))
+            if position.is_over:
+                return
+            known = self.store.results(position)
+            if known is None:
+                question.solver = self.solver
+                try:
+                    known = self.solver.move_results(position)
+                except NativeError:  # stopped by a newer question, or failed: the line ends, the answer stands
+                    self.solver.close()
+                    self.solver = None
+                    return
+                finally:
+                    question.solver = None
+                self.store.record(position, known)
+            results = known
+
+    def known(self, position: Position) -> Optional[Dict[Move, bool]]:
+        """{move: whether it wins} where the store holds every move of ``position``, else None; never solves."""
+        return None if self.store is None else self.store.results(position)
 
     def margins(self, position: Position) -> Optional[Dict[Move, float]]:
         """{move: exact margin} of every legal move and PASS where the store holds them all; else None."""
