@@ -137,10 +137,14 @@ class Analysis:
         if results is None:
             return None
         margins = self.solver.margins(position) or {}
-        return [
-            MoveAnalysis(move, 1.0 if wins else 0.0, True, margins.get(move), self._line(position.play_point(move)))
-            for move, wins in results.items()
-        ]
+        found = []
+        for move, wins in results.items():
+            child = position.play_point(move)
+            margin = margins.get(move)
+            if margin is None and child.is_over:  # a move that ends the game: its margin is the board's
+                margin = searched(move, -terminal_value(child)).margin
+            found.append(MoveAnalysis(move, 1.0 if wins else 0.0, True, margin, self._line(child)))
+        return found
 
     def _line(self, position: Position) -> Tuple[Move, ...]:
         """The principal variation from ``position`` (``principal_move`` at each step), as far as the solver

@@ -74,9 +74,10 @@ class NativeValues:
         (past ``patience``, or a newer position asked for); NativeError when there is no compiled
         solver, or it fails twice running."""
         known = None if self.store is None else self.store.results(position)
-        if known is not None:
-            return known, False
         key = describe_position(position)
+        if known is not None:
+            self._follow(key, position, known)
+            return known, False
         with self.lock:
             question = self.question
             if question is None or question.key != key or question.error is not None:
@@ -128,6 +129,27 @@ class NativeValues:
             question.error = error
         finally:
             question.done.set()
+
+    def _follow(self, key: str, position: Position, results: Dict[Move, bool]) -> None:
+        """Solve on along the principal variation of a position the store answered (``_extend_line``), once,
+        where the solver is idle: a question of its own that a newer one stops."""
+        with self.lock:
+            question = self.question
+            if question is not None and (question.key == key or not question.done.is_set()):
+                return
+            question = self.question = _Question(key)
+            question.done.set()
+            self.thread = threading.Thread(target=self._follow_line, args=(question, position, results), daemon=True)
+            self.thread.start()
+
+    def _follow_line(self, question: _Question, position: Position, results: Dict[Move, bool]) -> None:
+        try:
+            with self.solving:
+                if self.solver is None:
+                    self.solver = NativeSolver(self.table_bits)
+                self._extend_line(question, position, results)
+        except Exception:  # no compiled solver, or it failed: the line is as long as the store has it
+            pass
 
     def _extend_line(self, question: _Question, position: Position, results: Dict[Move, bool]) -> None:
         """Solve and keep in the store each position of ``position``'s principal variation (``principal_move``
