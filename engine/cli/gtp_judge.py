@@ -42,7 +42,7 @@ def _gtp(args: argparse.Namespace) -> int:
     a loss 0%), else the search's value, until the next command.
     """
     player = player_with_sandbox(args, args.player)
-    solver = NativeValues(ANALYSIS_WAIT, store=store_path(args))
+    solver = NativeValues(ANALYSIS_WAIT, store=store_path(args), lines=True)
     try:
         return serve(player, sys.stdin, sys.stdout, seed=args.seed, solver=solver)
     finally:

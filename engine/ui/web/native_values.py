@@ -21,7 +21,7 @@ from engine.position import Position
 from engine.ui.analyze import hand_set_evaluator, principal_move
 
 SOLVE_PATIENCE = 600.0  # wall seconds the board's compiled solver goes on with a position past its time
-LINE_SECONDS = 5.0  # wall seconds an answer's principal variation is solved for behind it (``_extend_line``)
+PV_SOLVE_SECONDS = 5.0  # wall seconds an answer's principal variation is solved for behind it (``_extend_line``)
 
 
 class _Question:
@@ -49,7 +49,8 @@ class NativeValues:
     clock) goes on in the background until answered, ``patience`` seconds pass, or a newer position
     is asked for: asking again waits for it anew. Positions the store of solved positions at
     ``store`` (a path; None: none) holds, the package's prefill included, are answered from it, and
-    every answer goes into it."""
+    every answer goes into it. ``lines``: after each answer, while idle, solve on along its principal
+    variation for up to PV_SOLVE_SECONDS and keep it in the store (``littlego gtp``'s pv)."""
 
     def __init__(
         self,
@@ -57,8 +58,10 @@ class NativeValues:
         table_bits: int = DEFAULT_TABLE_BITS,
         store: Optional[str] = None,
         patience: float = SOLVE_PATIENCE,
+        lines: bool = False,
     ):
         self.seconds = seconds
+        self.lines = lines  # solve on along each answer's principal variation (``_extend_line``): GTP's pv
         self.patience = patience
         self.table_bits = table_bits
         self.store = open_store(store)  # solved positions: read first, and every answer kept
@@ -76,7 +79,8 @@ class NativeValues:
         known = None if self.store is None else self.store.results(position)
         key = describe_position(position)
         if known is not None:
-            self._follow(key, position, known)
+            if self.lines:
+                self._follow(key, position, known)
             return known, False
         with self.lock:
             question = self.question
@@ -153,11 +157,11 @@ class NativeValues:
 
     def _extend_line(self, question: _Question, position: Position, results: Dict[Move, bool]) -> None:
         """Solve and keep in the store each position of ``position``'s principal variation (``principal_move``
-        at each step) for up to LINE_SECONDS, so that the analysis reads the line back from the store; what the
+        at each step) for up to PV_SOLVE_SECONDS, so that the analysis reads the line back from the store; what the
         store holds already is not solved again. Ends early when a newer question comes."""
-        if self.store is None or self.solver is None:
+        if self.store is None or self.solver is None or not self.lines:
             return
-        deadline = time.monotonic() + LINE_SECONDS
+        deadline = time.monotonic() + PV_SOLVE_SECONDS
         evaluate = hand_set_evaluator()
         while time.monotonic() < deadline and not question.stopped.is_set():
             position = position.play_point(principal_move(position, results, evaluate))
