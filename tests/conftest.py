@@ -241,3 +241,47 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         terminalreporter.write_sep("=", "littlego is not installed from this checkout", yellow=True)
         terminalreporter.write_line(f"{problem}: the sandboxed agents import it from there (every move a fault).")
         terminalreporter.write_line(f"Test again, first {INSTALL_HERE} (the README's test command does).")
+
+
+# -- littlego gtp in a process ------------------------------------------------------------------------
+
+
+class Engine:
+    """``littlego gtp`` in a subprocess, one command at a time."""
+
+    def __init__(self, *args):
+        self.process = start_cli("littlego", "gtp", *args, stdin=subprocess.PIPE)
+
+    def raw(self, text):
+        """Send text; the next response (lines up to the blank line), as the engine wrote it."""
+        self.process.stdin.write(text)
+        self.process.stdin.flush()
+        lines = []
+        while True:
+            line = self.process.stdout.readline()
+            assert line, "the engine closed its output; stderr: " + self.process.stderr.read()
+            if line == "\n":
+                return "".join(lines)
+            lines.append(line)
+
+    def ok(self, command):
+        answer = self.raw(command + "\n")
+        assert answer.startswith("="), (command, answer)
+        return answer[1:].strip()
+
+    def error(self, command):
+        answer = self.raw(command + "\n")
+        assert answer.startswith("?"), (command, answer)
+        return answer[1:].strip()
+
+    def close(self):
+        self.process.stdin.close()
+        return self.process.wait(timeout=30)
+
+
+@pytest.fixture
+def engine():
+    gtp = Engine("--player", "handset@2")
+    yield gtp
+    gtp.process.kill()
+    gtp.process.wait()

@@ -2,7 +2,6 @@
 terminal, and replaying SGF records."""
 
 import io
-import subprocess
 import sys
 
 import pytest
@@ -14,48 +13,7 @@ from engine.play.settings import GameSettings
 from engine.play.sgf import read_game
 from engine.players.gnugo import gnugo_path
 from engine.players.gtp import point_to_vertex, vertex_to_point
-from tests.conftest import ROOT, cli, start_cli
-
-
-class Engine:
-    """``littlego gtp`` in a subprocess, one command at a time."""
-
-    def __init__(self, *args):
-        self.process = start_cli("littlego", "gtp", *args, stdin=subprocess.PIPE)
-
-    def raw(self, text):
-        """Send text; the next response (lines up to the blank line), as the engine wrote it."""
-        self.process.stdin.write(text)
-        self.process.stdin.flush()
-        lines = []
-        while True:
-            line = self.process.stdout.readline()
-            assert line, "the engine closed its output; stderr: " + self.process.stderr.read()
-            if line == "\n":
-                return "".join(lines)
-            lines.append(line)
-
-    def ok(self, command):
-        answer = self.raw(command + "\n")
-        assert answer.startswith("="), (command, answer)
-        return answer[1:].strip()
-
-    def error(self, command):
-        answer = self.raw(command + "\n")
-        assert answer.startswith("?"), (command, answer)
-        return answer[1:].strip()
-
-    def close(self):
-        self.process.stdin.close()
-        return self.process.wait(timeout=30)
-
-
-@pytest.fixture
-def engine():
-    gtp = Engine("--player", "handset@2")
-    yield gtp
-    gtp.process.kill()
-    gtp.process.wait()
+from tests.conftest import ROOT, Engine, cli
 
 
 @pytest.mark.fast

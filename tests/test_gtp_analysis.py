@@ -8,15 +8,7 @@ from engine.players.gtp import point_to_vertex, vertex_to_point
 from engine.position import Position
 from engine.ui.analyze import ESTIMATE_FLOOR, Analysis, MoveAnalysis, kata_line, principal_move, win_rate
 from engine.ui.gtp_server import package_version
-from tests.test_gtp import Engine, analysis_items
-
-
-@pytest.fixture
-def engine():
-    gtp = Engine("--player", "handset@2")
-    yield gtp
-    gtp.process.kill()
-    gtp.process.wait()
+from tests.test_gtp import analysis_items
 
 
 def first_lines(engine, command, count=1):
