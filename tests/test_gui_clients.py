@@ -19,7 +19,7 @@ from tests.conftest import ROOT
 
 SABAKI = os.path.join(ROOT, "tests", "clients", "sabaki")
 SABAKI_LIBRARY = os.path.join(SABAKI, "node_modules", "@sabaki", "gtp", "package.json")
-pytestmark = pytest.mark.slow  # a minute or more: the clients start, and each position is solved to the end
+SLOW = pytest.mark.slow  # a minute or more: the clients start, and each position is solved to the end
 
 ENGINE = [sys.executable, "-m", "engine.cli.littlego", "gtp", "--player", "handset@2"]
 
@@ -62,6 +62,7 @@ def sabaki_report():
     return json.loads(done.stdout)
 
 
+@SLOW
 def test_sabakis_start_up_and_engine_stay_healthy(sabaki_report):
     report = sabaki_report
     assert "crash" not in report, report.get("crash")
@@ -74,6 +75,7 @@ def test_sabakis_start_up_and_engine_stay_healthy(sabaki_report):
             assert record[form]["next"] == "littlego", record["label"]  # the command after it was answered
 
 
+@SLOW
 @pytest.mark.parametrize("label", ["setup", "undone", "handicap", "empty"])
 def test_sabakis_analysis_gives_the_exact_values_of_the_record(sabaki_report, label):
     record = next(record for record in sabaki_report["records"] if record["label"] == label)
@@ -112,6 +114,7 @@ def test_sabakis_analysis_gives_the_exact_values_of_the_record(sabaki_report, la
                 line = line.play_point(move)
 
 
+@SLOW
 def test_sabakis_analysis_of_a_record_that_ends_in_passes_gives_its_result(sabaki_report):
     record = next(record for record in sabaki_report["records"] if record["label"] == "passes")
     assert "game over" in record["board"]
@@ -214,6 +217,7 @@ def check_exact(position, items):
     return bool(winners)
 
 
+@SLOW
 def test_lizzie_analyses_a_record_with_setup_stones_exactly(tmp_path):
     sent, answers, log = lizzie(tmp_path, "setup")
     assert "requires version" not in log and "ended unintentionally" not in log
@@ -224,6 +228,7 @@ def test_lizzie_analyses_a_record_with_setup_stones_exactly(tmp_path):
     assert check_exact(position, items)  # Black to move wins
 
 
+@SLOW
 def test_lizzie_shows_the_winning_side_on_the_empty_board_and_after_ply_3(tmp_path):
     sent, answers, log = lizzie(tmp_path, "three")
     found = analyses(sent, answers)
@@ -235,6 +240,7 @@ def test_lizzie_shows_the_winning_side_on_the_empty_board_and_after_ply_3(tmp_pa
             assert won and items[0]["vertex"] == "C3"  # the empty board: Black wins, with 2,2 alone
 
 
+@SLOW
 def test_lizzie_steps_to_the_end_of_a_record_that_ends_in_passes(tmp_path):
     sent, answers, log = lizzie(tmp_path, "passes")
     assert "ended unintentionally" not in log
@@ -242,3 +248,17 @@ def test_lizzie_steps_to_the_end_of_a_record_that_ends_in_passes(tmp_path):
     last_position, ok, _, lines = found[-1]
     assert last_position.is_over and not ok and lines == ["the game is over: W+2.5"]
     assert [command for _, command in sent].count("play W pass") == 1
+
+
+@pytest.mark.fast
+def test_the_logged_exchange_reads_back_as_the_engine_wrote_it():
+    # the reading the Lizzie tests rest on: answers by id, an analysis's lines its lines, an error an error
+    log = "=1 littlego\n\n=2\ninfo move C3 visits 10000 winrate 10000\ninfo move C3 visits 10000\n\n"
+    log += "?3 the game is over\n\n"
+    assert responses(log) == [
+        ("1", True, ["littlego"]),
+        ("2", True, ["info move C3 visits 10000 winrate 10000", "info move C3 visits 10000"]),
+        ("3", False, ["the game is over"]),
+    ]
+    position = position_after([{"name": "play", "args": ["B", "C3"]}, {"name": "play", "args": ["B", "D2"]}])
+    assert position.moves_played == 3 and position.colour_at(vertex_to_point("D2")) != 0  # setup, White to move
