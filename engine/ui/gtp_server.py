@@ -259,7 +259,7 @@ class GtpEngine:
 
     def cmd_set_free_handicap(self, arguments: List[str]) -> str:
         """Black's handicap stones on the empty board, White to move: set up as ``play``'s setup stones."""
-        if any(self.positions[0].colour_at(p) != EMPTY for p in range(NUM_POINTS)) or self.moves:
+        if self.position.black | self.position.white:
             raise GtpError("board not empty")
         points = [self._vertex(word) for word in arguments]
         if len(points) < 2 or PASS in points or len(set(points)) != len(points) or len(points) >= NUM_POINTS:
