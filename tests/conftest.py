@@ -225,8 +225,17 @@ def _installed_elsewhere():
     return None
 
 
+SLOW_TIMEOUT = 1800  # seconds a slow-set test may run before it fails (the default run's: pyproject.toml)
+
+
 def pytest_configure(config):
     config._littlego_install = _installed_elsewhere()
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.get_closest_marker("slow") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(SLOW_TIMEOUT))
 
 
 def pytest_report_header(config):

@@ -324,11 +324,11 @@ def test_replay_names_what_is_wrong(tmp_path, content, words):
 
 
 @pytest.mark.fast
+@pytest.mark.timeout(60)
 def test_loadsgf_reads_only_a_bounded_regular_file_and_answers_one_way_for_every_refusal(tmp_path):
     """A controller names any path: a device is not read until memory runs out, a FIFO does not hang the
     engine, and the answer does not tell which files exist."""
     import os
-    import signal
 
     from engine.play.sgf import SGF_FILE_BYTES
     from engine.players.specs import make_player
@@ -341,17 +341,11 @@ def test_loadsgf_reads_only_a_bounded_regular_file_and_answers_one_way_for_every
     not_sgf = tmp_path / "notes.txt"
     not_sgf.write_text("a secret of the grader's\n")
     gtp = GtpEngine(make_player("random"))
-    signal.signal(signal.SIGALRM, lambda *_: pytest.fail("loadsgf blocked"))
     answers = set()
-    try:
-        for path in ("/dev/zero", str(fifo), str(large), str(not_sgf), str(tmp_path), "/no/such/file.sgf"):
-            signal.alarm(10)
-            answer = gtp.handle(f"loadsgf {path}")
-            signal.alarm(0)
-            assert answer.startswith("? cannot load file"), (path, answer)
-            answers.add(answer.replace(path, "PATH"))
-    finally:
-        signal.alarm(0)
+    for path in ("/dev/zero", str(fifo), str(large), str(not_sgf), str(tmp_path), "/no/such/file.sgf"):
+        answer = gtp.handle(f"loadsgf {path}")  # one that blocks fails the test at its timeout
+        assert answer.startswith("? cannot load file"), (path, answer)
+        answers.add(answer.replace(path, "PATH"))
     assert len(answers) == 1, answers  # one message for every refusal
     record = tmp_path / "game.sgf"
     record.write_text("(;FF[4]GM[1]SZ[5];B[cc];W[dd])")
