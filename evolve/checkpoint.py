@@ -31,13 +31,13 @@ from deap import base, cma, creator, tools
 from engine.common.generation_record import GenerationRecord
 from engine.common.plain_state import (
     RefusedPickle,
-    count,
     fields,
     items,
     load_pickle,
     number,
     random_state_from_json,
     random_state_to_json,
+    whole_number,
 )
 from engine.common.runfolder import LOCK, START_WEIGHTS, RunError
 from engine.protocol import write_atomic
@@ -111,14 +111,14 @@ class Checkpoint(NamedTuple):
 
         def halloffame(value: object) -> Any:
             kept = fields(value, "the hall of fame", ("size", "individuals"))
-            made = tools.HallOfFame(count(kept["size"], "the hall of fame's size"))
+            made = tools.HallOfFame(whole_number(kept["size"], "the hall of fame's size"))
             for individual in reversed(individuals(kept["individuals"], "the hall of fame")):
                 made.insert(individual)  # worst first: each goes in before those in, ties too, as kept
             return made
 
         return cls(
             config=config,
-            generation=_field(path, "generation", count, data["generation"], "the generation"),
+            generation=_field(path, "generation", whole_number, data["generation"], "the generation"),
             population=_field(path, "population", individuals, data["population"], "the population"),
             halloffame=_field(path, "halloffame", halloffame, data["halloffame"]),
             logbook=_field(path, "logbook", _logbook, data["logbook"]),
@@ -169,8 +169,8 @@ def _numpy_state_from_json(data: object) -> Any:
     state = (
         kept[0],
         numpy.array(words, dtype=numpy.uint32),
-        count(kept[2], "numpy's random position"),
-        count(kept[3], "numpy's has_gauss"),
+        whole_number(kept[2], "numpy's random position"),
+        whole_number(kept[3], "numpy's has_gauss"),
         float(number(kept[4], "numpy's cached gaussian")),
     )
     numpy.random.RandomState().set_state(state)  # whatever else the generator refuses

@@ -18,7 +18,7 @@ import numpy
 from deap import algorithms, base, cma, creator, tools
 from deap.tools import crossover, emo, mutation, selection
 
-from engine.common.plain_state import count, fields, items, number, numbers
+from engine.common.plain_state import fields, items, number, numbers, whole_number
 from engine.features import FEATURES
 from engine.params import ABSENT_WEIGHT
 from evolve.experiment.schema import Config, GaSettings, Start
@@ -336,7 +336,7 @@ def strategy_from_json(kind: str, data: object, genes: int) -> Optional[Strategy
     kept = fields(data, "a CMA-ES state", CMA_VECTORS + CMA_MATRICES + CMA_COUNTS + CMA_NUMBERS + ("weights", "params"))
     strategy = cma.Strategy.__new__(cma.Strategy)
     for name in CMA_COUNTS:
-        setattr(strategy, name, count(kept[name], f"CMA-ES's {name}"))
+        setattr(strategy, name, whole_number(kept[name], f"CMA-ES's {name}"))
     if strategy.dim != genes:
         raise ValueError(f"CMA-ES's dim is {strategy.dim}, not the config's {genes} genes")
     for name in CMA_NUMBERS:
@@ -360,7 +360,7 @@ def strategy_from_json(kind: str, data: object, genes: int) -> Optional[Strategy
     strategy.weights = array(kept["weights"], "weights", (strategy.mu,))
     params = fields(kept["params"], "CMA-ES's params", ("lambda_", "cmatrix"))
     strategy.params = {
-        "lambda_": count(params["lambda_"], "CMA-ES's params' lambda_"),
+        "lambda_": whole_number(params["lambda_"], "CMA-ES's params' lambda_"),
         "cmatrix": array(params["cmatrix"], "cmatrix", (dim, dim)),
     }
     return strategy

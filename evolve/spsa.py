@@ -26,13 +26,13 @@ import random
 from typing import Any, Callable, Dict, List, Sequence, Tuple, TypeVar
 
 from engine.common.plain_state import (
-    count,
     fields,
     items,
     number,
     numbers,
     random_state_from_json,
     random_state_to_json,
+    whole_number,
 )
 
 Made = TypeVar("Made")  # what the caller makes of a point: a DEAP individual, a plain list
@@ -145,7 +145,7 @@ class Spsa:
             raise ValueError("an SPSA bound is (low, high) with low below high")
         spsa.theta = numbers(kept["theta"], "SPSA's theta", len(spsa.bounds))
         spsa.pairs, spsa.k, spsa.differences = (
-            count(kept[name], f"SPSA's {name}") for name in ("pairs", "k", "differences")
+            whole_number(kept[name], f"SPSA's {name}") for name in ("pairs", "k", "differences")
         )
         spsa.c, spsa.alpha, spsa.gamma, spsa.big_a, spsa.a, spsa.squares = (
             number(kept[name], f"SPSA's {name}") for name in ("c", "alpha", "gamma", "big_a", "a", "squares")

@@ -19,7 +19,7 @@ from engine.position import Position
 from engine.ruler import reference_answers
 from engine.ruler.check import asked_answers, run_check
 from engine.ruler.check_report import check_json, format_check, misses_sgf
-from engine.ruler.history import NoHistory, board_address, moves_to, replay
+from engine.ruler.history import NoHistory, board_address, moves_to, shown_position
 from engine.ruler.position_set import PositionSet, load_positions, save_positions
 from engine.ruler.reference_answers import DEFAULT_REFERENCES, identity, load_answers, usable
 from engine.sandbox.limits import DEFAULT_LIMITS
@@ -68,7 +68,7 @@ def test_every_position_of_the_shipped_set_is_reached_by_its_moves(shipped):
     for solved in shipped.positions:
         position = solved.position()
         moves = moves_to(position)
-        assert replay(moves) == position  # board, previous board, ply and side to move
+        assert shown_position(moves) == position  # board, previous board, ply and side to move
         assert len(moves) == solved.ply
 
 
@@ -93,12 +93,12 @@ def test_the_moves_keep_the_ko_and_the_pass():
         """,
         moves_played=8,
     )
-    position = replay(moves_to(ko))
+    position = shown_position(moves_to(ko))
     assert position == ko and position.ko_mask() == 1 << 7
     # Black passed last: the move before that pass placed a stone (two passes would have ended the game).
     passed = Position.from_picture("X....\n.O...\n.....\n.....\n.....", WHITE, moves_played=3)
     moves = moves_to(passed)
-    assert moves[-1] == PASS and moves[-2] != PASS and replay(moves) == passed
+    assert moves[-1] == PASS and moves[-2] != PASS and shown_position(moves) == passed
     assert board_address([12, 7, PASS]) == "#/board?moves=C3,C4,pass" and board_address([]) == "#/board"
 
 

@@ -21,7 +21,7 @@ from engine.players.specs import make_player
 from engine.position import Position
 from engine.solver import Solver
 from engine.study import giveaways
-from engine.study.examine import GiveAway, LostGame, examine, first_giveaway, replay
+from engine.study.examine import GiveAway, LostGame, examine, first_giveaway, positions_of_game
 from engine.study.giveaways import StudyPlan
 
 START = 14  # the built games are won for the side to move here: late enough for quick solving
@@ -64,7 +64,7 @@ def lost_game(moves, colour, agent="champion"):
 def test_the_first_move_that_gives_the_win_away_is_found_with_a_winning_move_and_what_the_agent_says(native):
     moves, colour, first = a_built_game()
     found = examine(lost_game(moves, colour), native, make_player("champion"), start=START)
-    position = replay(moves)[first]
+    position = positions_of_game(moves)[first]
     assert (found.game, found.record, found.colour) == (7, "game-0007.sgf", "black" if colour == BLACK else "white")
     assert (found.ply, found.played) == (first, move_to_text(moves[first]))  # the first give-away, not the second
     solver = Solver()
@@ -81,7 +81,7 @@ def test_a_game_whose_every_win_was_kept_has_no_give_away(native):
     kept = moves[:first]  # the game up to its first give-away
     found = examine(lost_game(kept, colour, "random"), native, make_player("random"), START)
     assert found.ply is None and found.played is None and found.decision_how is None
-    positions = replay(kept)
+    positions = positions_of_game(kept)
     assert first_giveaway(positions[START:], kept[START:], colour, native) is None
 
 
@@ -112,7 +112,7 @@ def test_the_study_counts_the_games_from_won_openings_by_the_agents_colour(tmp_p
     lost = giveaways.lost_games(plan, results, answers)
     assert [(game.index, game.colour, game.moves[-1]) for game in lost] == [(0, BLACK, "0,0")]
     found = GiveAway(0, "game-0000.sgf", "black", "end", ply=2, played="0,0", winning="2,1")
-    study = giveaways.tally(plan, results, answers, {0: found})
+    study = giveaways.study_of(plan, results, answers, {0: found})
     assert (study.won, study.kept) == ({"black": 1, "white": 0}, {"black": 0, "white": 0})
     assert (study.lost, study.saved) == ({"black": 0, "white": 1}, {"black": 0, "white": 1})
     assert study.unsettled == 1 and study.giveaways == [found]
@@ -156,7 +156,7 @@ def test_the_study_keeps_its_summary_beside_its_records(monkeypatch, tmp_path, c
         return GiveAway(game.index, giveaways.sgf_name(game.index), "black", game.end, ply=2)
 
     monkeypatch.setattr(giveaways, "make_player", lambda spec: Quiet())
-    monkeypatch.setattr(giveaways, "play", lambda plan: results)
+    monkeypatch.setattr(giveaways, "play_study", lambda plan: results)
     monkeypatch.setattr(giveaways, "solve_seed", solve_seed)
     monkeypatch.setattr(giveaways, "_examine", examine)
     lines = giveaways.run_study(plan)

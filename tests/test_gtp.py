@@ -454,7 +454,7 @@ def test_an_analysis_that_fails_ends_its_answer_and_the_next_command_is_answered
 
     monkeypatch.setattr(analyze.Analysis, "moves", broken)
     out = io.StringIO()
-    assert gtp_server.serve(make_player("random"), iter(["lz-analyze B 5\n", "name\n"]), out) == 0
+    assert gtp_server.serve_gtp(make_player("random"), iter(["lz-analyze B 5\n", "name\n"]), out) == 0
     assert out.getvalue() == "=\n\n= littlego\n\n"  # the analysis's answer ended, then the next one
     assert "littlego gtp: the analysis stopped: RuntimeError: disk on fire" in capsys.readouterr().err
 

@@ -9,7 +9,7 @@ import engine.native.search as native_searcher
 from engine import BLACK, Position
 from engine.constants import KOMI, MAX_MOVES, NUM_POINTS
 from engine.features import FEATURES
-from engine.native.compiler import SOURCE, NativeError, NoCompiler, compiled_solver, game_defines
+from engine.native.compiler import SOLVER_SOURCE, NativeError, NoCompiler, compiled_solver, game_defines
 from engine.native.solver import NATIVE_PASS, NativeSolver
 from engine.solver import Solver
 from engine.symmetry import SYMMETRIES
@@ -62,7 +62,7 @@ def test_the_compiled_sources_take_the_games_numbers_from_the_constants():
         assert (margin >= defines["WHITE_WINS_FROM"]) == (margin + KOMI > 0)  # White's stones minus Black's
     assert defines["PASS"] == NATIVE_PASS == NUM_POINTS and defines["MAX_MOVES"] == MAX_MOVES
     assert defines["SYMMETRY_POINTS"] == "{" + ",".join("{" + ",".join(map(str, t)) + "}" for t in SYMMETRIES) + "}"
-    with open(SOURCE) as handle:
+    with open(SOLVER_SOURCE) as handle:
         source = handle.read()
     for literal in (
         "d >= 3",

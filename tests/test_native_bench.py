@@ -12,9 +12,9 @@ from engine.native.solver_bench import (
     BenchError,
     bench_solver,
     compare_results,
-    draw_positions,
     load_position_set,
     load_result,
+    random_positions_by_ply,
 )
 from tests.conftest import cli
 
@@ -55,7 +55,7 @@ def test_every_move_keeps_its_recorded_result_at_the_early_plies(solver, ply):
 
 @pytest.mark.fast
 def test_the_set_is_the_positions_its_seed_draws():
-    drawn = draw_positions(SET.seed, sorted(SET.by_ply), SET.per_ply)
+    drawn = random_positions_by_ply(SET.seed, sorted(SET.by_ply), SET.per_ply)
     assert {ply: [describe_position(p) for p in positions] for ply, positions in drawn.items()} == {
         ply: [describe_position(entry.position) for entry in entries] for ply, entries in SET.by_ply.items()
     }

@@ -20,7 +20,7 @@ from engine.play.openings import OpeningsError, every_opening, load_openings, ma
 from engine.play.settings import GameSettings
 from engine.playout import random_opening
 from engine.position import Position
-from engine.study.examine import replay
+from engine.study.examine import positions_of_game
 from engine.study.settle import solve_all
 
 
@@ -82,7 +82,7 @@ def test_an_opening_the_table_lacks_is_named(tmp_path):
 
 def opening(game):
     """The position after a MatchGame's two random plies."""
-    return replay([move_from_text(text) for text in game.moves[:2]])[-1]
+    return positions_of_game([move_from_text(text) for text in game.moves[:2]])[-1]
 
 
 @pytest.mark.fast

@@ -10,7 +10,7 @@ import pytest
 import engine.params
 import evolve.experiment.config_genome
 import evolve.genome
-from engine.cli.parts.arguments import search_settings
+from engine.cli.parts.arguments import chosen_search_settings
 from engine.common.runfolder import START_WEIGHTS
 from engine.constants import MAX_CPU_BUDGET
 from engine.errors import ParamsError
@@ -172,7 +172,7 @@ def test_each_search_setting_is_one_row_that_reaches_the_options_the_file_and_pa
         option = "--" + setting.name.replace("_", "-")
         for command in (["fit", "labels.json.gz", "--out", "p.json"], ["export", "run", "--to", "p.json"]):
             args = _parsed(parser, command + [option, str(value)])
-            assert search_settings(args, default_params())[setting.name] == value
+            assert chosen_search_settings(args, default_params())[setting.name] == value
         with pytest.raises(SystemExit):
             _parsed(parser, ["fit", "labels.json.gz", "--out", "p.json", option, str(setting.high + 1)])
     assert set(default_params().search()) == {setting.name for setting in SEARCH_TABLE}

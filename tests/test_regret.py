@@ -16,7 +16,7 @@ from engine.ruler.fresh_search import FreshSearch
 from engine.ruler.measure import measure
 from engine.ruler.position_set import PositionsError, load_positions
 from evolve.runs import export_best
-from evolve.solved.position_sources import draw_positions
+from evolve.solved.position_sources import draw_position_texts
 from evolve.solved.positions import _journal_line, build_positions
 from tests.conftest import cli
 
@@ -24,7 +24,7 @@ from tests.conftest import cli
 @pytest.mark.fast
 def test_a_built_set_holds_each_legal_moves_result_and_continues_from_its_journal(library, tmp_path):
     out = str(tmp_path / "positions.json.gz")
-    drawn = draw_positions(2, (10, 11), seed=3)
+    drawn = draw_position_texts(2, (10, 11), seed=3)
     assert [position_from_text(text).moves_played for text, _ in drawn] == [10, 10, 11, 11]
     first_text = drawn[0][0]
     position = position_from_text(first_text)
@@ -49,7 +49,7 @@ def test_a_built_set_holds_each_legal_moves_result_and_continues_from_its_journa
 def test_a_journal_cut_by_a_kill_keeps_every_answer_written_after_it(library, tmp_path):
     from evolve.solved.positions import _read_journal, solve_positions
 
-    texts = [text for text, _ in draw_positions(2, (10, 10), seed=4)]
+    texts = [text for text, _ in draw_position_texts(2, (10, 10), seed=4)]
     journal = tmp_path / "build.journal"
     journal.write_text('{"position": "1 10')  # a line cut off by a kill
     done, _ = solve_positions(texts, str(journal), table_bits=18)
@@ -258,14 +258,14 @@ def _record_games(folder, games):
 
 
 def test_positions_drawn_from_records_are_the_games_positions_once_each(library, tmp_path):
-    from evolve.solved.position_sources import recorded_positions
+    from evolve.solved.position_sources import recorded_position_texts
     from evolve.solved.positions import merge_positions
 
     moves = ["0,0", "4,4", "0,4", "4,0", "1,1", "3,3", "1,3", "3,1", "2,0", "2,4", "0,2", "4,2"]
     # the same game, turned by 180 degrees
     turned = ["4,4", "0,0", "4,0", "0,4", "3,3", "1,1", "3,1", "1,3", "2,4", "2,0", "4,2", "0,2"]
     records = _record_games(tmp_path / "games-sgf", [moves, turned])
-    drawn = recorded_positions([records], (10, 11))
+    drawn = recorded_position_texts([records], (10, 11))
     assert [position_from_text(text).moves_played for text, _ in drawn] == [10, 11]  # the turned game adds none
     assert {source for _, source in drawn} == {"recorded"}
     out = str(tmp_path / "recorded.json.gz")

@@ -3,7 +3,14 @@
 import argparse
 import json
 
-from engine.cli.parts.argument_types import count, depth, file_to_write, integer_range, positive_int, positive_seconds
+from engine.cli.parts.argument_types import (
+    depth,
+    file_to_write,
+    integer_range,
+    non_negative_int,
+    positive_int,
+    positive_seconds,
+)
 from engine.cli.parts.arguments import add_json, add_progress, progress_bar, reporter
 from engine.cli.parts.commands import Subcommands, command, group
 from engine.common.progress import counter
@@ -57,7 +64,10 @@ def _register_search(targets: Subcommands) -> None:
     search.add_argument("--params", default=None, help="params file (default: the shipped params.json)")
     search.add_argument("--max-depth", type=depth, default=5, help="deepest depth (default 5)")
     search.add_argument(
-        "--games", type=count, default=1, help="whole-game pairs (agent as Black and as White) to time (default 1)"
+        "--games",
+        type=non_negative_int,
+        default=1,
+        help="whole-game pairs (agent as Black and as White) to time (default 1)",
     )
     search.add_argument(
         "--budgets",
@@ -79,7 +89,7 @@ def _register_solve(targets: Subcommands) -> None:
         default=[12, 10],
         help="plies to solve at (default: 12 10)",
     )
-    solve.add_argument("--positions", type=count, default=6, help="positions at each ply (default 6)")
+    solve.add_argument("--positions", type=non_negative_int, default=6, help="positions at each ply (default 6)")
     solve.add_argument("--seed", type=int, default=11, help="seed of the random moves (default 11)")
     solve.add_argument(
         "--records",

@@ -18,7 +18,7 @@ from engine.native.sections import book_sections, check_book, describe_start
 from engine.native.stored_solver import StoredSolver
 from engine.position import Position
 from engine.protocol import write_atomic
-from engine.ui.board import describe
+from engine.ui.board import move_and_vertex
 
 _LAST_PLY = integer_range(0, MAX_MOVES - 2)
 _SIDES = ("black", "white")
@@ -283,7 +283,7 @@ def _check(args: argparse.Namespace) -> int:
             for position in missing[:5]:
                 print(f"no move for:\n{position}")
             for position, move in wrong[:5]:
-                print(f"{describe(move)} loses the win in:\n{position}")
+                print(f"{move_and_vertex(move)} loses the win in:\n{position}")
             failed = failed or bool(missing or wrong)
     finally:
         progress.close()

@@ -301,7 +301,7 @@ def _sandbox(args: argparse.Namespace) -> int:
     """
     isolated, why = isolation()
     print("isolation: {}".format("bubblewrap" if isolated else f"none ({why})"))
-    print(f"limits: {accounting.describe()}")
+    print(f"limits: {accounting.describe_accounting()}")
     root = workspace.quota_root()
     print(
         "disk: {}".format(

@@ -3,11 +3,11 @@
 import argparse
 import sys
 
-from engine.cli.parts.argument_types import count
+from engine.cli.parts.argument_types import non_negative_int
 from engine.cli.parts.arguments import add_sandbox, add_store, player_with_sandbox, store_path
 from engine.cli.parts.commands import Subcommands, command
 from engine.constants import MAX_MOVES
-from engine.ui.gtp_server import serve
+from engine.ui.gtp_server import serve_gtp
 from engine.ui.judge import judge
 from engine.ui.web.native_values import NativeValues
 
@@ -24,7 +24,7 @@ def register(commands: Subcommands) -> None:
     referee.add_argument(
         "-m",
         "--moves",
-        type=count,
+        type=non_negative_int,
         required=True,
         help=f"plies played, this one included (the game ends at {MAX_MOVES})",
     )
@@ -44,7 +44,7 @@ def _gtp(args: argparse.Namespace) -> int:
     player = player_with_sandbox(args, args.player)
     solver = NativeValues(ANALYSIS_WAIT, store=store_path(args), lines=True)
     try:
-        return serve(player, sys.stdin, sys.stdout, seed=args.seed, solver=solver)
+        return serve_gtp(player, sys.stdin, sys.stdout, seed=args.seed, solver=solver)
     finally:
         solver.close()
 

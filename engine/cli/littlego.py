@@ -12,7 +12,7 @@ from engine.cli.parts.exits import STOPPED_STATUS, run_command
 from engine.errors import UserError
 from engine.play.executors import ExecutorError
 
-GROUPS = (bench, bundle, match, check, course, gtp_judge, play, solve, store, book, study, train, serve)
+LITTLEGO_GROUPS = (bench, bundle, match, check, course, gtp_judge, play, solve, store, book, study, train, serve)
 # A user's mistake in any command (bad params, data, books, player specs or settings, each named in the
 # message): one line, exit status 2.
 USER_ERRORS = (UserError,)
@@ -23,7 +23,7 @@ def build_parser() -> argparse.ArgumentParser:
     return tool_parser(
         "littlego",
         "Little-Go (5x5 Go of the USC CSCI-561 course): engine tools.",
-        [group.register for group in GROUPS],
+        [group.register for group in LITTLEGO_GROUPS],
     )
 
 

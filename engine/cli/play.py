@@ -6,7 +6,7 @@ import sys
 from engine.cli.parts.arguments import add_sandbox, player_with_sandbox
 from engine.cli.parts.commands import Subcommands, command
 from engine.constants import BLACK, WHITE
-from engine.ui.terminal import offer_sgf, play_in_terminal, replay
+from engine.ui.terminal import offer_sgf, play_in_terminal, replay_record
 
 
 def register(commands: Subcommands) -> None:
@@ -62,5 +62,5 @@ def _replay(args: argparse.Namespace) -> int:
     Show a 5x5 SGF game move by move: the board, captures and plies left after each move,
     then the result under Little-Go rules. A move the rules refuse is an error naming it.
     """
-    replay(args.game, _write, verdict_only=args.verdict_only, read_line=_read_line if args.step else None)
+    replay_record(args.game, _write, verdict_only=args.verdict_only, read_line=_read_line if args.step else None)
     return 0

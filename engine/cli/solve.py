@@ -12,7 +12,7 @@ from engine.errors import InvalidInput
 from engine.native.stored_solver import StoredSolver
 from engine.search import SearchTimeout
 from engine.solver import Solver
-from engine.ui.board import board_diagram, describe, position_from_moves, read_position, verdict
+from engine.ui.board import board_diagram, move_and_vertex, position_from_moves, read_position, verdict
 
 
 def register(commands: Subcommands) -> None:
@@ -80,7 +80,7 @@ def _solve_python(position, seconds, bar=True):
         )
     )
     for move, margin in sorted(values.items(), key=lambda item: -item[1]):
-        print("  {:<12} {}  {:+g}".format(describe(move), "win " if margin > 0 else "loss", margin))
+        print("  {:<12} {}  {:+g}".format(move_and_vertex(move), "win " if margin > 0 else "loss", margin))
     return 0
 
 
@@ -107,5 +107,5 @@ def _solve_native(position, bar=True, store=None):
         )
     )
     for move, wins in sorted(results.items(), key=lambda item: not item[1]):
-        print("  {:<12} {}".format(describe(move), "win " if wins else "loss"))
+        print("  {:<12} {}".format(move_and_vertex(move), "win " if wins else "loss"))
     return 0

@@ -20,12 +20,13 @@ from engine.cli.parts.arguments import (
 from engine.cli.parts.commands import Subcommands, command, group
 from engine.data import SHIPPED_PARAMS
 from engine.errors import InvalidInput
+from engine.native.compiler import OPENING_TABLE_BITS
 from engine.params import load_params
 from engine.play.records import pack, unpack
 from engine.players.specs import KNOWN
 from engine.study.giveaways import StudyPlan, run_study
 from engine.study.mistakes import DEPTH_TABLE_BITS, WALK_TABLE_BITS, case, depth_picks, walk_back
-from engine.study.settle import SOLVER_TABLE_BITS, build_table, kept_report, read_answers, solve_records, solve_seed
+from engine.study.settle import build_table, kept_report, read_answers, solve_records, solve_seed
 
 SOURCE_HELP = "the match's records: a folder of SGF records, a tar archive of one, or a match journal (.xz, .gz)"
 RESUMED = "interrupted: the same command continues from OUT, keeping what is done"
@@ -90,7 +91,7 @@ def _register_openings(commands: Subcommands) -> None:
         action.add_argument(
             "--jobs", type=positive_int, default=2, help="solver processes at a time (default %(default)s)"
         )
-        add_table_bits(action, default=SOLVER_TABLE_BITS)
+        add_table_bits(action, default=OPENING_TABLE_BITS)
         add_store(action)
     for action in (seed, table):
         action.add_argument(

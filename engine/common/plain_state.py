@@ -29,7 +29,7 @@ def number(value: object, what: str) -> float:
     return value
 
 
-def count(value: object, what: str) -> int:
+def whole_number(value: object, what: str) -> int:
     """``value`` where it is a whole number, 0 or more."""
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise ValueError(f"{what} is a whole number, not {_shown(value)}")

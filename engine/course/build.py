@@ -38,7 +38,7 @@ from engine.sandbox.files import copy_folder, excerpt, remove_tree, tail
 from engine.sandbox.isolation import prepare_folder, wrap
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB, HostError, Limits, SandboxError, UntrustedFolderError
 from engine.sandbox.process import run
-from engine.sandbox.workspace import FULL, Workspace
+from engine.sandbox.workspace import DISK_FULL, Workspace
 
 
 def _sources(folder: str) -> List[str]:
@@ -222,7 +222,7 @@ def _built_in_workspace(
         except UntrustedFolderError as error:
             return f"cannot be copied: {error}"
         except OSError as error:
-            why = box.host_write_failed("the copy of its folder", error) if error.errno in FULL else error
+            why = box.host_write_failed("the copy of its folder", error) if error.errno in DISK_FULL else error
             return f"cannot be copied: {why}"
         if not os.path.isfile(os.path.join(box.folder, language.source)):
             return f"{language.source} is not a regular file"
@@ -235,7 +235,7 @@ def _built_in_workspace(
         except UntrustedFolderError as error:
             return f"{language.build_words!r} left a folder that no game could copy: {error}"
         except OSError as error:  # nothing is left of it (``copy_folder``)
-            if error.errno in FULL:
+            if error.errno in DISK_FULL:
                 raise HostError(f"the host cannot keep a build in {copy}: {error.strerror or error}") from error
             return f"its build cannot be kept: {error.strerror or error}"
         return None

@@ -270,13 +270,13 @@ def play_tournament(
         ]
     started = time.time()
     played = play_all(work, jobs, settings.scheduler, journal, function=tournament_game, progress=settings.progress)
-    report = tally(agents, played, games, seed, order)
+    report = tournament_report(agents, played, games, seed, order)
     return report._replace(
         jobs=jobs, resumed_games=resumed, seconds=time.time() - started, notes=notes, entrants=entrants
     )
 
 
-def tally(
+def tournament_report(
     agents: Sequence[str], played: Sequence[MatchGame], games: int, seed: int, order: str = BY_ENTRANT
 ) -> TournamentReport:
     """The TournamentReport of the games played, in game order (pairs in ``order``)."""

@@ -19,12 +19,13 @@ from engine.errors import UserError
 from engine.symmetry import SYMMETRIES
 
 FOLDER = os.path.dirname(os.path.abspath(__file__))
-SOURCE = os.path.join(FOLDER, "solve.c")
+SOLVER_SOURCE = os.path.join(FOLDER, "solve.c")
 # every x86-64 processor since 2008 counts bits in one instruction; without -mpopcnt the compiler calls
 # a library function instead (the solver counts stones at every node: 20% of its time)
 OPTIMISE = ["-O2"] + (["-mpopcnt"] if platform.machine().lower() in ("x86_64", "amd64") else [])
 # log2 of a compiled program's transposition-table buckets (four 8-byte entries each): 22 takes 128 MiB
 DEFAULT_TABLE_BITS, MIN_TABLE_BITS, MAX_TABLE_BITS = 22, 16, 28
+OPENING_TABLE_BITS = 24  # 512 MiB a process: early plies (an opening of 2 plies takes minutes even so)
 
 
 class NativeError(UserError, RuntimeError):
@@ -116,6 +117,6 @@ def _compiled(source: str, flags: List[str], suffix: str = "") -> str:
     return binary
 
 
-def compiled_solver(source: str = SOURCE) -> str:
+def compiled_solver(source: str = SOLVER_SOURCE) -> str:
     """The path of the compiled exact solver (``solve.c``)."""
     return compiled_program(source)

@@ -28,7 +28,7 @@ from engine.playout import random_opening
 from engine.position import Position
 from engine.search import _TABLE_LIMIT, TIE, WIN, Searcher, SearchTimeout
 
-SOURCE = os.path.join(FOLDER, "search.c")
+SEARCH_SOURCE = os.path.join(FOLDER, "search.c")
 # The features in the order search.c computes them: a feature added in Python must be added there.
 # Python 3.12 sums floats with Neumaier's compensation; the evaluator's sum() must be copied exactly.
 COMPENSATED_SUM = sum([1e100, 1.0, -1e100]) == 1.0
@@ -230,7 +230,7 @@ def _check_features(library: ctypes.CDLL) -> None:
 def compiled_search() -> str:
     """The path of search.c compiled as a shared library (once, cached as every C source of the
     tools); NativeError when it cannot be (no C compiler)."""
-    return compiled_library(SOURCE, _flags())
+    return compiled_library(SEARCH_SOURCE, _flags())
 
 
 @functools.lru_cache(maxsize=None)

@@ -2,7 +2,7 @@
 
 The set (``engine/data/solver-positions.json``, a ``BenchSet`` of ``BenchPosition``; not the ruler's
 positions files, ``engine.ruler.position_set``) holds a few random positions at each ply, drawn
-by ``draw_positions``, and every legal move's result there as the solver answered before it
+by ``random_positions_by_ply``, and every legal move's result there as the solver answered before it
 was sped up (issue 48): a faster solver must give the same answers. ``bench_solver`` solves
 every legal move of each position of the chosen plies in a fresh solver process (a fresh
 table), one process at a time, and reports the nodes and CPU seconds per ply;
@@ -52,7 +52,7 @@ class BenchSet(NamedTuple):
     path: str
 
 
-def draw_positions(seed: int, plies: Iterable[int], per_ply: int) -> Dict[int, List[Position]]:
+def random_positions_by_ply(seed: int, plies: Iterable[int], per_ply: int) -> Dict[int, List[Position]]:
     """{ply: [Position]}: ``per_ply`` positions at each ply, each the end of uniformly random legal
     placements from the empty board (``random_opening`` from ``derive_seed(seed, ply, index)``);
     at ply 0 the empty board alone."""

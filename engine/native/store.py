@@ -43,8 +43,8 @@ from engine.data import SOLVED_PREFILL
 from engine.native.compiler import _cache_dir
 from engine.native.store_file import StoreFile
 from engine.native.store_schema import (
-    COLUMNS,
     MARGIN_UNKNOWN,
+    STORE_COLUMNS,
     Row,
     encode_margins,
     entry_checksum,
@@ -108,7 +108,7 @@ class SolvedStore(StoreFile):
 
     def _own_row(self, key: str) -> Optional[Row]:
         """(won, legal, wins, margins) of ``key`` in this store's own file; None when it has none."""
-        rows = self._execute(f"SELECT {COLUMNS} FROM positions WHERE key = ?", (key,))
+        rows = self._execute(f"SELECT {STORE_COLUMNS} FROM positions WHERE key = ?", (key,))
         if not rows:
             return None
         if entry_checksum(*rows[0][:-1]) != rows[0][-1]:
@@ -188,7 +188,7 @@ class SolvedStore(StoreFile):
                         packed = found[3] if packed is None else packed
                     entry = (key, position.moves_played, int(won), legal, wins, packed)
                     self._execute(
-                        f"INSERT OR REPLACE INTO positions ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        f"INSERT OR REPLACE INTO positions ({STORE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
                         entry + (entry_checksum(*entry),),
                     )
             except BaseException:
@@ -248,7 +248,7 @@ class SolvedStore(StoreFile):
     def check(self) -> List[str]:
         """The problems found by SQLite's full integrity check and by reading every entry ([] when none)."""
         problems = [row[0] for row in self._execute("PRAGMA integrity_check") if row[0] != "ok"]
-        for entry in self._execute(f"SELECT {COLUMNS} FROM positions"):
+        for entry in self._execute(f"SELECT {STORE_COLUMNS} FROM positions"):
             why = "fails its checksum" if entry_checksum(*entry[:-1]) != entry[-1] else entry_problem(*entry[:-1])
             key = entry[0]
             if why:

@@ -39,7 +39,7 @@ SCHEMA = (
     "CREATE TABLE IF NOT EXISTS positions (key TEXT PRIMARY KEY, ply INTEGER NOT NULL, won INTEGER NOT NULL, "
     "legal INTEGER, wins INTEGER, margins BLOB, checksum INTEGER NOT NULL) WITHOUT ROWID",
 )
-COLUMNS = "key, ply, won, legal, wins, margins, checksum"
+STORE_COLUMNS = "key, ply, won, legal, wins, margins, checksum"
 
 # A position's entry: (won, legal, wins, margins), as the columns hold them.
 Row = Tuple[int, Optional[int], Optional[int], Optional[bytes]]

@@ -25,7 +25,6 @@ from typing import (
     Optional,
     Sequence,
     Tuple,
-    TypeVar,
     cast,
 )
 
@@ -35,9 +34,9 @@ from engine import playout
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, WHITE, Colour, Move, colour_word
 from engine.errors import InvalidInput
-from engine.play.executors import executor
+from engine.play.executors import J, executor
 from engine.play.game import play_game
-from engine.play.journal import Journal, JournalGame
+from engine.play.journal import G, Journal
 from engine.play.settings import DEFAULT_GAME_SETTINGS, GameSettings, Progress
 from engine.play.sgf import write_sgf_games
 from engine.play.stats import SprtState, pair_sprt_state, sprt_state
@@ -50,8 +49,6 @@ Opening = Tuple[Move, ...]  # an opening's moves, from the empty board
 Elos = Tuple[float, float]  # an SPRT's hypotheses: (elo0, elo1), A's Elo over B's
 # What hears of a match's games: (games done, games, the SPRT's state or None, A's wins so far).
 MatchProgress = Callable[[int, int, Optional[SprtState], int], object]
-J = TypeVar("J")  # a job of a function that plays a game
-G = TypeVar("G", bound=JournalGame)  # the game record it returns
 
 
 class MatchGame(NamedTuple):

@@ -19,7 +19,7 @@ from engine.errors import InvalidInput
 from engine.players.base import Player, PlayerFault, Reason
 from engine.position import IllegalMove, Position
 
-COLUMNS = "ABCDEFGHJKLMNOPQRST"[:BOARD_SIZE]  # GTP skips the letter I
+VERTEX_COLUMNS = "ABCDEFGHJKLMNOPQRST"[:BOARD_SIZE]  # GTP skips the letter I
 
 
 class GtpError(Exception):
@@ -31,7 +31,7 @@ def point_to_vertex(move: Move) -> str:
     if move == PASS:
         return "pass"
     i, j = divmod(move, BOARD_SIZE)
-    return f"{COLUMNS[j]}{BOARD_SIZE - i}"
+    return f"{VERTEX_COLUMNS[j]}{BOARD_SIZE - i}"
 
 
 def vertex_to_point(text: str) -> Move:
@@ -39,10 +39,11 @@ def vertex_to_point(text: str) -> Move:
     word = text.strip().upper()
     if word == "PASS":
         return PASS
-    if len(word) >= 2 and word[0] in COLUMNS and word[1:].isdigit() and 1 <= int(word[1:]) <= BOARD_SIZE:
-        return BOARD_SIZE * (BOARD_SIZE - int(word[1:])) + COLUMNS.index(word[0])
+    if len(word) >= 2 and word[0] in VERTEX_COLUMNS and word[1:].isdigit() and 1 <= int(word[1:]) <= BOARD_SIZE:
+        return BOARD_SIZE * (BOARD_SIZE - int(word[1:])) + VERTEX_COLUMNS.index(word[0])
     raise InvalidInput(
-        f"{text!r} is not a vertex of the {BOARD_SIZE}x{BOARD_SIZE} board (A1 to {COLUMNS[-1]}{BOARD_SIZE}, or pass)"
+        f"{text!r} is not a vertex of the {BOARD_SIZE}x{BOARD_SIZE} board "
+        f"(A1 to {VERTEX_COLUMNS[-1]}{BOARD_SIZE}, or pass)"
     )
 
 

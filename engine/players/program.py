@@ -28,7 +28,7 @@ from engine.sandbox.files import FOLDER_ENTRIES, UntrustedFileError, copy_folder
 from engine.sandbox.isolation import Command, prepare_folder, wrap
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB, Limits, SandboxError, UntrustedFolderError
 from engine.sandbox.process import Finished, run
-from engine.sandbox.workspace import FULL, Workspace
+from engine.sandbox.workspace import DISK_FULL, Workspace
 
 STDERR_SHOWN = 300  # characters of an agent's stderr in a fault
 MAX_KEPT = 20  # faulting moves kept in a keep_faults folder: enough to debug, never a disk's worth
@@ -93,7 +93,7 @@ class ProgramPlayer(Player):
         except (UntrustedFolderError, OSError) as error:
             workspace = self.workspace
             why: Union[str, Exception] = error
-            if isinstance(error, OSError) and error.errno in FULL:  # HostError unless its own quota
+            if isinstance(error, OSError) and error.errno in DISK_FULL:  # HostError unless its own quota
                 try:
                     why = workspace.host_write_failed("the copy of its folder", error)
                 finally:
@@ -139,7 +139,7 @@ class ProgramPlayer(Player):
         try:
             write_new(os.path.join(workdir, "input.txt"), text)
         except OSError as error:
-            if error.errno not in FULL:
+            if error.errno not in DISK_FULL:
                 raise
             raise PlayerFault(Reason.CRASH, workspace.host_write_failed("input.txt", error))
 

@@ -29,14 +29,14 @@ from engine.position import Position
 # experiments/node-budget-20261125 (rounded). A params file's cpu_budget and cpu_cap, times this, are
 # the node budget and cap its player searches with.
 NODES_PER_SECOND = 58_000
-SOLVER_TABLE_BITS = 18  # the solver's table from ply 12 on: 8 MiB a process is plenty there
+ENDGAME_TABLE_BITS = 18  # the solver's table from ply 12 on: 8 MiB a process is plenty there
 
 
 @functools.lru_cache(maxsize=1)
 def _solver_of(pid: int) -> NativeSolver:
     """The compiled solver of process ``pid``, started at its first exact move: keyed by the process, so
     that a forked worker starts its own (a pool's worker then keeps one for all its games)."""
-    return NativeSolver(SOLVER_TABLE_BITS)
+    return NativeSolver(ENDGAME_TABLE_BITS)
 
 
 def _process_solver() -> NativeSolver:

@@ -28,7 +28,8 @@ from engine.sandbox.limits import Limits
 
 # How a check tells of its answers: (positions answered, of the total, by so many players one after another).
 CheckProgress = Callable[[int, int, int], object]
-PER_JOB = 1  # positions a job asks: an agent takes seconds a move, so the pool balances and progress is shown
+# Positions a job asks: an agent takes seconds a move, so the pool balances and progress is shown.
+AGENT_POSITIONS_PER_JOB = 1
 # How each kind of player is given a position, in the report's words.
 ASKED_PROGRAM = (
     "each position alone, in a fresh copy of its folder, as the first move of a game the host started at "
@@ -214,7 +215,7 @@ def run_check(
     collecting = _Collecting(map_function, len(live))
     started = time.time()
     makes = [partial(watched_player, name, cpu_limit, limits) for name, _ in live]
-    kept = measure(makes, won, collecting, PER_JOB, _of_total(progress, 0, len(won), len(live)))
+    kept = measure(makes, won, collecting, AGENT_POSITIONS_PER_JOB, _of_total(progress, 0, len(won), len(live)))
     seconds = time.time() - started
     for index, ((name, note), found) in enumerate(zip(live, kept)):
         state = StateFound(collecting.left[index], len(won)) if asked[name].startswith(ASKED_PROGRAM) else None
@@ -250,7 +251,7 @@ def asked_answers(
 ) -> List[Answer]:
     """The answers of the player ``spec`` to each of the won positions ``won``, asked now by the ruler."""
     collecting = _Collecting(map_function, 1)
-    measure([partial(watched_player, spec)], won, collecting, PER_JOB, progress)
+    measure([partial(watched_player, spec)], won, collecting, AGENT_POSITIONS_PER_JOB, progress)
     return collecting.answers[0]
 
 

@@ -87,13 +87,13 @@ def moves_to(position: Position) -> List[Move]:
         placing = {colour: iter(points) for colour, points in stones.items()}
         moves = [PASS if passes else next(placing[_mover(ply)]) for ply, passes in enumerate(turns)]
         moves.append(last)
-    replayed = replay(moves)
+    replayed = shown_position(moves)
     if replayed != position:
         raise NoHistory(f"the moves {board_address(moves)} reach another position:\n{replayed}\nnot\n{position}")
     return moves
 
 
-def replay(moves: List[Move]) -> Position:
+def shown_position(moves: List[Move]) -> Position:
     """The position the board page shows for ``moves`` (``board_game.position_after``: the rules from the
     empty board); NoHistory naming a move they refuse."""
     try:

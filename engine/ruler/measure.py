@@ -8,7 +8,7 @@ illegal or unreadable answer) gives the win away and is kept as the answer. The 
 one call a position, the same figure on every machine and with any number of workers for a player
 whose moves depend on the position alone.
 
-``ruler_jobs`` cuts the positions into jobs of ``PER_JOB`` for several players at once (``make``: a
+``ruler_jobs`` cuts the positions into jobs of ``POSITIONS_PER_JOB`` for several players at once (``make``: a
 picklable function that makes the player in the worker); ``answers`` is the worker; ``tally`` turns a
 player's answers into a ``Kept`` (by ply, by colour, and each position given away); ``measure`` does
 all three through any map (a pool's, or the built-in one).
@@ -20,7 +20,7 @@ from engine.constants import Colour, Move
 from engine.players.base import Player, PlayerFault
 from engine.ruler.position_set import SolvedPosition
 
-PER_JOB = 25  # won positions a job asks one player
+POSITIONS_PER_JOB = 25  # won positions a job asks one player
 SEED = 1  # the seed of each position's game: a random player's choices repeat
 
 
@@ -97,7 +97,7 @@ def keeps(solved: SolvedPosition, answer: Answer) -> bool:
 
 
 def ruler_jobs(
-    makes: Sequence[MakePlayer], positions: Sequence[SolvedPosition], per_job: int = PER_JOB
+    makes: Sequence[MakePlayer], positions: Sequence[SolvedPosition], per_job: int = POSITIONS_PER_JOB
 ) -> List[RulerJob]:
     """The jobs that ask each of the players ``makes`` makes every won position of ``positions``."""
     won = tuple(p for p in positions if p.won)
@@ -144,7 +144,7 @@ def measure(
     makes: Sequence[MakePlayer],
     positions: Sequence[SolvedPosition],
     run: Optional[RunJobs] = None,
-    per_job: int = PER_JOB,
+    per_job: int = POSITIONS_PER_JOB,
     progress: Optional[Callable[[int], object]] = None,
 ) -> List[Kept]:
     """The Kept of each player ``makes`` makes on the won ``positions``, the jobs run by ``run`` (default:

@@ -29,7 +29,7 @@ V1_CONTROLLER = {CPU: "cpuacct", MEMORY: "memory", TASKS: "pids"}
 V2_CONTROLLER = {MEMORY: "memory", TASKS: "pids"}  # cpu.stat's usage needs no controller
 # Tasks of a run that are the sandbox's own (bwrap's monitor and the namespace's first process).
 SANDBOX_TASKS = 2
-PREFIX = "littlego-"
+CGROUP_PREFIX = "littlego-"
 
 
 class Hierarchy(NamedTuple):
@@ -87,7 +87,7 @@ def _write(path: str, text: str) -> None:
 
 def _counts(hierarchy: Hierarchy, resource: str) -> bool:
     """Whether a run's cgroup under ``hierarchy`` can be made, joined and made to count ``resource``."""
-    probe = os.path.join(hierarchy.parent, f"{PREFIX}probe-{os.getpid()}")
+    probe = os.path.join(hierarchy.parent, f"{CGROUP_PREFIX}probe-{os.getpid()}")
     try:
         os.mkdir(probe)
     except OSError:
@@ -112,11 +112,15 @@ def _counts(hierarchy: Hierarchy, resource: str) -> bool:
 def _sweep(parent: str) -> None:
     """Remove the empty cgroups that a littlego process which has ended (killed mid-move) left under ``parent``."""
     try:
-        names = [n for n in os.listdir(parent) if n.startswith(PREFIX) and n[len(PREFIX) :].split("-")[0].isdigit()]
+        names = [
+            n
+            for n in os.listdir(parent)
+            if n.startswith(CGROUP_PREFIX) and n[len(CGROUP_PREFIX) :].split("-")[0].isdigit()
+        ]
     except OSError:
         return
     for name in names:
-        owner = int(name[len(PREFIX) :].split("-")[0])
+        owner = int(name[len(CGROUP_PREFIX) :].split("-")[0])
         if not os.path.exists(f"/proc/{owner}"):
             try:
                 os.rmdir(os.path.join(parent, name))
@@ -143,7 +147,7 @@ def hierarchies() -> Dict[str, Hierarchy]:
     return found
 
 
-def describe() -> str:
+def describe_accounting() -> str:
     """In words, what cgroups count here for a run's processes together, and what they do not."""
     counted = hierarchies()
     if not counted:
@@ -163,7 +167,7 @@ class Accounting:
 
     def __init__(self, limits: Limits):
         Accounting._made += 1
-        name = f"{PREFIX}{os.getpid()}-{Accounting._made}"
+        name = f"{CGROUP_PREFIX}{os.getpid()}-{Accounting._made}"
         self.folders: Dict[str, str] = {}  # resource -> the run's cgroup folder
         self._versions: Dict[str, int] = {}
         for resource, hierarchy in hierarchies().items():

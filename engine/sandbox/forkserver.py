@@ -394,7 +394,7 @@ def _namespaces_problem() -> "Optional[str]":
     return None if code == 0 else f"unshare(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWIPC) fails: {os.strerror(code)}"
 
 
-def serve(move: "MoveSettings") -> None:
+def serve_moves(move: "MoveSettings") -> None:
     """Answer each ``move`` line on stdin with a move run and its result, until stdin ends; the first line
     written says ``ready``, or ``unsupported WHY`` (and the server ends)."""
     _LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
@@ -470,4 +470,4 @@ if __name__ == "__main__":
     for name in PRELOADED:
         __import__(name)
     gc.freeze()  # the server's objects: never scanned again by a move's collections, nor copied by them
-    serve(settings)
+    serve_moves(settings)

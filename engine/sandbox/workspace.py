@@ -30,12 +30,12 @@ from engine.sandbox.users import PRIVATE, SandboxUser, lease, private_folder
 
 # Files and folders a workspace holds: the copy's own and as many again that the agent makes.
 WORKSPACE_ENTRIES = 2 * FOLDER_ENTRIES
-PREFIX = "littlego-player-"  # of the temporary folders, and (with the process id) the mounts' source
+FOLDER_PREFIX = "littlego-player-"  # of the temporary folders, and (with the process id) the mounts' source
 # Where workspaces with a quota are made: outside /tmp, where a sandbox binds its own scratch /tmp.
 QUOTA_ROOTS = ("/run/littlego", "/var/tmp/littlego")
 _MNT_DETACH = 2  # umount2: detach now, free once nothing uses it
 _MS_NOSUID, _MS_NODEV = 2, 4  # mount(2): no set-user-id program and no device file works in it
-FULL = (errno.ENOSPC, errno.EDQUOT)
+DISK_FULL = (errno.ENOSPC, errno.EDQUOT)
 
 
 def _libc() -> ctypes.CDLL:
@@ -45,7 +45,7 @@ def _libc() -> ctypes.CDLL:
 def _mount_tmpfs(folder: str, size_bytes: int) -> bool:
     """Mount a tmpfs of ``size_bytes`` and WORKSPACE_ENTRIES inodes on ``folder``; False where refused."""
     options = f"size={size_bytes},nr_inodes={WORKSPACE_ENTRIES},mode={PRIVATE:04o}".encode()
-    source = f"{PREFIX}{os.getpid()}".encode()
+    source = f"{FOLDER_PREFIX}{os.getpid()}".encode()
     try:
         return _libc().mount(source, folder.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options) == 0
     except (OSError, AttributeError):
@@ -69,9 +69,9 @@ def sweep_mounts() -> None:
     for line in lines:
         fields, _, after = line.partition(" - ")
         parts = after.split(" ")
-        if len(parts) < 2 or parts[0] != "tmpfs" or not parts[1].startswith(PREFIX):
+        if len(parts) < 2 or parts[0] != "tmpfs" or not parts[1].startswith(FOLDER_PREFIX):
             continue
-        owner = parts[1][len(PREFIX) :]
+        owner = parts[1][len(FOLDER_PREFIX) :]
         point = fields.split(" ")[4]
         if owner.isdigit() and not os.path.exists(f"/proc/{owner}"):
             _unmount(point)
@@ -85,7 +85,7 @@ def quota_root() -> Optional[str]:
     for root in QUOTA_ROOTS:
         try:
             private_folder(root)
-            probe = tempfile.mkdtemp(prefix=PREFIX, dir=root)
+            probe = tempfile.mkdtemp(prefix=FOLDER_PREFIX, dir=root)
         except OSError:
             continue
         try:
@@ -118,7 +118,7 @@ class Workspace:
 
     def _make(self, limits: Limits) -> None:
         root = quota_root()
-        self.top = tempfile.mkdtemp(prefix=PREFIX, dir=root)  # 0700, root's
+        self.top = tempfile.mkdtemp(prefix=FOLDER_PREFIX, dir=root)  # 0700, root's
         self.limits = limits
         self.quota = root is not None and _mount_tmpfs(self.top, limits.workspace_mb * MIB)
         self.folder = os.path.join(self.top, "play")
@@ -139,7 +139,7 @@ class Workspace:
     def host_write_failed(self, name: str, error: OSError) -> str:
         """The error to raise where the host's write of ``name`` failed with ``error``: the player's fault
         (returned as a message) only where the agent filled its own quota; else HostError (raised)."""
-        if self.quota and error.errno in FULL:
+        if self.quota and error.errno in DISK_FULL:
             return self.describe_full()
         raise HostError(f"the host cannot write {name} into {self.folder}: {error.strerror or error}") from error
 

@@ -74,7 +74,7 @@ class GiveAway(NamedTuple):
     solver_nodes: int = 0
 
 
-def replay(moves: Iterable[Move]) -> List[Position]:
+def positions_of_game(moves: Iterable[Move]) -> List[Position]:
     """The positions of a game: the one before each move of ``moves`` (points or PASS), then the last."""
     positions = [Position.initial()]
     for move in moves:
@@ -152,7 +152,7 @@ def examine(
     """The GiveAway of a LostGame whose position after ``start`` plies is won for the agent
     (``player``: the agent, for its Decision and evaluation)."""
     moves = [move_from_text(text) for text in game.moves]
-    positions = replay(moves)
+    positions = positions_of_game(moves)
     started, nodes = time.time(), solver.nodes
     found = first_giveaway(positions[start:], moves[start:], game.colour, solver, progress)
     names = (game.index, sgf_name(game.index), colour_word(game.colour), game.end)

@@ -98,7 +98,7 @@ class Study(NamedTuple):
         return document
 
 
-REPORT = "report.txt"  # the summary, in OUT as printed
+REPORT_FILE = "report.txt"  # the summary, in OUT as printed
 Answers = Mapping[str, bool]  # an opening's book key -> whether Black wins it
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -119,7 +119,7 @@ def _examine(game: LostGame, table_bits: int, store: Optional[str] = None) -> Gi
         player.close()
 
 
-def play(plan: StudyPlan) -> List[MatchGame]:
+def play_study(plan: StudyPlan) -> List[MatchGame]:
     """Step 1: the match (continued from its journal in OUT); its MatchGames in game order."""
     games = 2 * plan.openings
     say_now(f"{plan.agent} against {plan.against}: {games} games from seed {plan.seed}")
@@ -138,7 +138,9 @@ def opening_key(moves: Sequence[str]) -> str:
     return book_key(opening_position(moves, PLIES))[0]
 
 
-def tally(plan: StudyPlan, results: Sequence[MatchGame], answers: Answers, giveaways: Mapping[int, GiveAway]) -> Study:
+def study_of(
+    plan: StudyPlan, results: Sequence[MatchGame], answers: Answers, giveaways: Mapping[int, GiveAway]
+) -> Study:
     """The Study of these MatchGames, openings answered (``answers``: book key -> Black wins) and GiveAways."""
     figures: Dict[str, Counter[str]] = {name: Counter() for name in ("won", "kept", "lost", "saved")}
     unsettled = 0
@@ -187,10 +189,10 @@ def examine_all(plan: StudyPlan, results: Sequence[MatchGame], answers: Answers)
     say_now(f"{len(done) + len(todo)} games lost from won openings: {len(todo)} to examine")
     for giveaway in answered(partial(_examine, table_bits=plan.table_bits, store=plan.store), todo, plan.jobs):
         done[giveaway.game] = giveaway
-        write_atomic(path, json.dumps(tally(plan, results, answers, done).to_json(), indent=1) + "\n")
+        write_atomic(path, json.dumps(study_of(plan, results, answers, done).to_json(), indent=1) + "\n")
         where = f"ply {giveaway.ply}, {giveaway.played}" if giveaway.ply is not None else f"no move ({giveaway.end})"
         say_now(f"{giveaway.record} ({giveaway.colour}): given away at {where}")
-    figures = tally(plan, results, answers, done)
+    figures = study_of(plan, results, answers, done)
     write_atomic(path, json.dumps(figures.to_json(), indent=1) + "\n")
     return figures
 
@@ -255,7 +257,7 @@ def run_study(plan: StudyPlan) -> List[str]:
     for spec in (plan.agent, plan.against):
         make_player(spec).close()  # a bad spec, or no GNU Go, fails before any work
     os.makedirs(plan.out, exist_ok=True)
-    results = play(plan)
+    results = play_study(plan)
     answers_path = os.path.join(plan.out, "openings.json")
     solve_seed(plan.seed, 2 * plan.openings, answers_path, SETTLING._replace(jobs=plan.jobs, store=plan.store))
     with open(answers_path) as handle:
@@ -263,5 +265,5 @@ def run_study(plan: StudyPlan) -> List[str]:
     lines = report(examine_all(plan, results, answers))
     text = "\n".join(lines)
     print(text)
-    write_atomic(os.path.join(plan.out, REPORT), text + "\n")
+    write_atomic(os.path.join(plan.out, REPORT_FILE), text + "\n")
     return lines

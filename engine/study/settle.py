@@ -29,6 +29,7 @@ from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
 from engine.book import book_key, load_book
 from engine.common.pools import process_pool
 from engine.data import SHIPPED_BOOK
+from engine.native.compiler import OPENING_TABLE_BITS
 from engine.native.solver import describe_position, position_from_text
 from engine.native.store import open_store
 from engine.native.stored_solver import Solving, StoredSolver
@@ -40,8 +41,7 @@ from engine.protocol import write_atomic
 from engine.study import Say, say_now
 
 PLIES = 2
-SOLVER_TABLE_BITS = 24  # 512 MiB a process: an opening of 2 plies takes minutes even so
-SETTLING = Solving(jobs=2, table_bits=SOLVER_TABLE_BITS)  # how openings are settled unless told: no store
+SETTLING = Solving(jobs=2, table_bits=OPENING_TABLE_BITS)  # how openings are settled unless told: no store
 Answers = Dict[str, bool]  # an opening's book key -> whether Black (to move) wins it
 SolveJob = Tuple[str, str, int, Optional[str]]  # (key, the position's text, table bits, the store's path)
 

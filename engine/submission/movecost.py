@@ -33,7 +33,7 @@ from engine.sandbox.files import copy_folder, remove_tree
 from engine.sandbox.isolation import Command, resolve_command
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB, Limits
 
-OPENING_PLIES = 2
+TIMING_OPENING_PLIES = 2
 
 
 class Cost(NamedTuple):
@@ -178,7 +178,7 @@ def _games_per_second(folder, command, games, limits):
     for index in range(games):
         pair = [ProgramPlayer(folder, command, limits=limits), make_player("greedy")]
         black, white = pair if index % 2 == 0 else pair[::-1]
-        play_game(black, white, seed=index, opening_plies=OPENING_PLIES)
+        play_game(black, white, seed=index, opening_plies=TIMING_OPENING_PLIES)
     return games / (time.perf_counter() - started)
 
 

@@ -179,7 +179,7 @@ class Training:
             kept = plain_state.fields(state, "the checkpoint", ("table", "rng", "done", "curve"))
             table = _table_from_json(kept["table"])
             rng = plain_state.random_state_from_json(kept["rng"])
-            done = plain_state.count(kept["done"], "its games done")
+            done = plain_state.whole_number(kept["done"], "its games done")
             curve = [_point(point, self.settings["panel"]) for point in plain_state.items(kept["curve"], "its curve")]
         except (KeyError, OverflowError, TypeError, ValueError) as error:
             raise TrainingError(f"{path}: not a readable checkpoint ({error})")
@@ -385,7 +385,7 @@ def _table_from_json(data: object) -> QTable:
                 raise ValueError(f"an action is an integer, not {action!r}")
             entries[action] = [
                 plain_state.number(value, "an action's value"),
-                plain_state.count(updates, "an action's updates"),
+                plain_state.whole_number(updates, "an action's updates"),
             ]
     return table
 
@@ -393,8 +393,8 @@ def _table_from_json(data: object) -> QTable:
 def _point(data: object, panel: List[str]) -> Dict[str, Any]:
     """A point of the curve (``Training._evaluate``'s), checked: the curve and the plot read each field."""
     point = plain_state.fields(data, "a point of its curve", ("games", "epsilon", "states", "win_rate", "seen"))
-    plain_state.count(point["games"], "a point's games")
-    plain_state.count(point["states"], "a point's states")
+    plain_state.whole_number(point["games"], "a point's games")
+    plain_state.whole_number(point["states"], "a point's states")
     plain_state.number(point["epsilon"], "a point's epsilon")
     plain_state.number(point["seen"], "a point's share seen")
     rates = plain_state.fields(point["win_rate"], "a point's win rates", panel)

@@ -10,7 +10,7 @@ from engine.constants import BLACK, BOARD_SIZE, KOMI, MAX_MOVES, PASS, WHITE, Mo
 from engine.coords import move_from_text, move_to_text
 from engine.errors import InvalidInput
 from engine.play.sgf import read_game, read_sgf_file, result_text
-from engine.players.gtp import COLUMNS, point_to_vertex, vertex_to_point
+from engine.players.gtp import VERTEX_COLUMNS, point_to_vertex, vertex_to_point
 from engine.position import SYMBOLS, IllegalMove, Position
 from engine.protocol import read_input
 
@@ -35,7 +35,7 @@ def parse_human_move(text: str) -> Move:
 
 def board_diagram(position: Position) -> str:
     """The board with the course's (i, j) and GTP's coordinates, and the state of the game."""
-    lines = ["       j  " + " ".join(str(j) for j in range(BOARD_SIZE)), "          " + " ".join(COLUMNS)]
+    lines = ["       j  " + " ".join(str(j) for j in range(BOARD_SIZE)), "          " + " ".join(VERTEX_COLUMNS)]
     for i in range(BOARD_SIZE):
         row = " ".join(SYMBOLS[position.colour_at(BOARD_SIZE * i + j)] for j in range(BOARD_SIZE))
         lines.append(f"  i {i}  {BOARD_SIZE - i}  {row}  {BOARD_SIZE - i}")
@@ -52,7 +52,7 @@ def board_diagram(position: Position) -> str:
     return "\n".join(lines)
 
 
-def describe(move: Move) -> str:
+def move_and_vertex(move: Move) -> str:
     return "pass" if move == PASS else f"{move_to_text(move)} ({point_to_vertex(move)})"
 
 

@@ -2,7 +2,7 @@
 
 ``GtpEngine`` keeps the game (with undo), plays any player on ``genmove``, judges every
 ``play`` by our rules and answers ``lz-analyze`` and ``kata-analyze`` (``engine.ui.analyze``) as
-Sabaki reads them; ``serve`` answers commands from a stream until ``quit``, an analysis going on
+Sabaki reads them; ``serve_gtp`` answers commands from a stream until ``quit``, an analysis going on
 until the next command arrives.
 """
 
@@ -132,7 +132,7 @@ class GtpEngine:
         return "={}{}\n\n".format(ident, " " + result if result else "")
 
     def _analyze(self, arguments: List[str], form: LineForm) -> str:
-        """Start an analysis of the position (lz-analyze or kata-analyze): ``serve`` writes its lines."""
+        """Start an analysis of the position (lz-analyze or kata-analyze): ``serve_gtp`` writes its lines."""
         try:
             word, interval = analysis_interval(arguments, _COLOUR_WORDS)
         except ValueError:
@@ -362,7 +362,7 @@ def to_move(position: Position, colour: Colour) -> Position:
     return Position.from_boards(colour, digits, digits, position.moves_played)
 
 
-def serve(
+def serve_gtp(
     player: Player,
     stdin: Iterable[str] = sys.stdin,
     stdout: TextIO = sys.stdout,

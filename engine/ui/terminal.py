@@ -11,7 +11,7 @@ from engine.play.sgf import Replay, game_sgf, read_game, read_sgf_file
 from engine.players.base import Player, PlayerFault
 from engine.position import SYMBOLS, IllegalMove, Position
 from engine.protocol import write_atomic
-from engine.ui.board import HELP, board_diagram, describe, game_result, parse_human_move, verdict
+from engine.ui.board import HELP, board_diagram, game_result, move_and_vertex, parse_human_move, verdict
 
 ReadLine = Callable[[str], Optional[str]]  # a prompt to the line typed, None at the end of input
 Write = Callable[[str], object]  # writes text as it is (no newline added)
@@ -80,7 +80,7 @@ def _opponent_moves(opponent, position, write):
         after = position.play_point(move)
     except (PlayerFault, IllegalMove, ValueError, TypeError, IndexError) as error:
         return None, None, f"{opponent.spec} loses: {error}"
-    write(f"{opponent.spec} plays {describe(move)} ({seconds:.2f} s of CPU)\n")
+    write(f"{opponent.spec} plays {move_and_vertex(move)} ({seconds:.2f} s of CPU)\n")
     return move, after, None
 
 
@@ -111,7 +111,7 @@ def offer_sgf(
     return path
 
 
-def replay(path: str, write: Write, verdict_only: bool = False, read_line: Optional[ReadLine] = None) -> Replay:
+def replay_record(path: str, write: Write, verdict_only: bool = False, read_line: Optional[ReadLine] = None) -> Replay:
     """Show a recorded game move by move (waiting for Enter when ``read_line`` is given); the Replay."""
     game = read_game(read_sgf_file(path), path)
     final = game.positions[-1]
@@ -130,7 +130,7 @@ def replay(path: str, write: Write, verdict_only: bool = False, read_line: Optio
                 "\nmove {}: {} plays {}{}; {} plies left\n".format(
                     number,
                     colour_word(before.player).capitalize(),
-                    describe(move),
+                    move_and_vertex(move),
                     ", capturing {} stone{}".format(captured, "" if captured == 1 else "s") if captured else "",
                     MAX_MOVES - after.moves_played,
                 )

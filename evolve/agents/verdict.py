@@ -3,7 +3,7 @@
 The original is the agent as the run found it: its weights file's values of the genes (or its code's
 constants), generation 0's first individual. At the run's end the hall of fame's best plays it
 ``verdict_games`` games (``[individual]``) on the run's executor, from random openings of
-``OPENING_PLIES`` plies, each opening once with each colour, on seeds of their own: the tuned agent's
+``VERDICT_OPENING_PLIES`` plies, each opening once with each colour, on seeds of their own: the tuned agent's
 share of the wins with its 95% interval, and its Elo with its margin. It is better or worse where the
 interval leaves out one half; else the verdict is undecided, and says the ``littlego match`` whose
 sequential test would decide it.
@@ -21,7 +21,7 @@ from evolve.agents.program_individual import best_file
 from evolve.experiment.schema import Config
 from evolve.fitness import FitnessGame
 
-OPENING_PLIES = 2  # random placements before each pair of verdict games
+VERDICT_OPENING_PLIES = 2  # random placements before each pair of verdict games
 VERDICT_STREAM = 7  # derive_seed's stream of the verdict's seeds: apart from every generation's
 
 
@@ -64,7 +64,7 @@ def verdict_jobs(
             game,
             derive_seed(seed, VERDICT_STREAM, game),
             derive_seed(seed, VERDICT_STREAM, game // 2, 1),
-            OPENING_PLIES,
+            VERDICT_OPENING_PLIES,
             config.depth,
             "python",
             program,
@@ -99,7 +99,7 @@ def verdict_words(verdict: Verdict, tuned: str, original: str) -> str:
     line = (
         f"verdict: the tuned agent won {verdict.wins} of {verdict.games} games against the original{faults} "
         f"({100 * verdict.wins / verdict.games:.1f}%, 95% interval {100 * verdict.low:.1f}-{100 * verdict.high:.1f}%"
-        f"{elo}; random {OPENING_PLIES}-ply openings, each with both colours): {verdict.decided}"
+        f"{elo}; random {VERDICT_OPENING_PLIES}-ply openings, each with both colours): {verdict.decided}"
     )
     if verdict.decided == "undecided":
         line += f"; a sequential test decides it: {deciding_match(tuned, original)}"

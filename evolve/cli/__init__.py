@@ -17,7 +17,7 @@ from evolve.checkpoint import has_checkpoint
 from evolve.cli import agent_tuners, bench, fit, network, runs, ship, solved, tuners
 from evolve.fitness import FitnessGameError
 
-GROUPS = (runs, ship, bench, fit, network, solved, tuners, agent_tuners)
+EVOLVE_GROUPS = (runs, ship, bench, fit, network, solved, tuners, agent_tuners)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
         "Evolve Little-Go evaluation weights with DEAP: run an experiment config, watch it, resume it, "
         "inspect it, export the best weights, ship them through a test at the playing budget; fit weights "
         "to the exact solver's labels.",
-        [group.register for group in GROUPS],
+        [group.register for group in EVOLVE_GROUPS],
     )
 
 

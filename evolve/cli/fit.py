@@ -4,7 +4,7 @@ import argparse
 from typing import Any, Dict, List, Mapping, Tuple
 
 from engine.cli.parts.argument_types import file_to_write, integer_range, ply_range, positive_int, weight, weight_bound
-from engine.cli.parts.arguments import add_search_settings, add_solving, search_settings, solving
+from engine.cli.parts.arguments import add_search_settings, add_solving, chosen_search_settings, solving
 from engine.cli.parts.commands import Subcommands, command
 from engine.data import SHIPPED_PARAMS
 from engine.errors import InvalidInput
@@ -135,7 +135,7 @@ def _fit(args: argparse.Namespace) -> int:
     names = genes(len(weights) > len(FEATURES))
     if args.captures is not None:
         weights = [args.captures if feature_of(name) == "captures" else w for name, w in zip(names, weights)]
-    settings = start._replace(**search_settings(args, start))
+    settings = start._replace(**chosen_search_settings(args, start))
     if args.method == "patterns":
         return _fit_patterns(args, (positions, labels, info), start, weights, settings)
     cmaes = {

@@ -16,8 +16,8 @@ from engine.cli.parts.arguments import (
     add_progress,
     add_renamed,
     add_search_settings,
+    chosen_search_settings,
     progress_bar,
-    search_settings,
 )
 from engine.cli.parts.commands import Subcommands, command
 from engine.course.build import recognise
@@ -272,7 +272,7 @@ def _export(args: argparse.Namespace) -> int:
         written = export_best(run, args.to, **{setting.name: getattr(args, setting.name) for setting in SEARCH_TABLE})
     else:
         settings = load_params(args.to if os.path.isfile(args.to) else SHIPPED_PARAMS, warn=lambda message: None)
-        written = export_best(run, args.to, **search_settings(args, settings))
+        written = export_best(run, args.to, **chosen_search_settings(args, settings))
     if isinstance(written, AgentWeights):
         what = "{}'s weights; provenance in {}".format(written.provenance["program"], written.sidecar)
     else:

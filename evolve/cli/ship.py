@@ -7,7 +7,14 @@ import sys
 from typing import List, Optional, Union
 
 from engine.cli.match import match_lines
-from engine.cli.parts.argument_types import count, elo_pair, file_to_write, integer_range, positive_int, share
+from engine.cli.parts.argument_types import (
+    elo_pair,
+    file_to_write,
+    integer_range,
+    non_negative_int,
+    positive_int,
+    share,
+)
 from engine.cli.parts.arguments import (
     add_game_options,
     add_search_settings,
@@ -31,7 +38,7 @@ from evolve.shipping.ship_plan import (
     DEFAULT_SPRT,
     ShipError,
     ShipPlan,
-    describe,
+    plan_line,
     prepare,
     ship_folder,
 )
@@ -98,7 +105,7 @@ def _screen_games(text: str) -> Union[int, str]:
     if text == EVERY:
         return EVERY
     try:
-        return count(text)
+        return non_negative_int(text)
     except argparse.ArgumentTypeError:  # the number's own words would not name 'every'
         raise argparse.ArgumentTypeError(f"expected 'every' or a number of games (0: none), got {text!r}") from None
 
@@ -204,7 +211,7 @@ def _ship(args: argparse.Namespace) -> int:
         close_stones=args.close_stones,
         program_changed=args.program_changed,
     )
-    print(describe(run, args.to, plan), flush=True)
+    print(plan_line(run, args.to, plan), flush=True)
     settings = game_settings(
         args,
         progress=True if progress_bar(args) else match_lines("candidate", plan.games),

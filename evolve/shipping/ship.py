@@ -43,7 +43,7 @@ from evolve.shipping.ship_plan import (
     ship_folder,
 )
 
-REPORT = "sprt.json"
+SPRT_FILE = "sprt.json"
 SCREEN = "screen.json"
 EVERY = "every"  # the screen's games: every opening of the test's length, once with each colour
 DEFAULT_SCREEN = EVERY
@@ -190,7 +190,7 @@ def ship(run: str, current: str, plan: ShipPlan, settings: GameSettings = DEFAUL
         opening_plies=plan.random_opening,
         sprt=plan.sprt,
     )
-    write_atomic(os.path.join(folder, REPORT), json.dumps(summary.to_json(), indent=2) + "\n")
+    write_atomic(os.path.join(folder, SPRT_FILE), json.dumps(summary.to_json(), indent=2) + "\n")
     test = summary.sprt
     assert test is not None  # run_match keeps the state of the SPRT it is given
     wins = summary.wins[summary.a]

@@ -304,7 +304,7 @@ def command_line(run: str, current: str, plan: ShipPlan) -> str:
     )
 
 
-def describe(run: str, current: str, plan: ShipPlan) -> str:
+def plan_line(run: str, current: str, plan: ShipPlan) -> str:
     """The plan in one line: what is compared, under which test, and where the games are kept."""
     origin = plan.run if plan.generation is None else f"generation {plan.generation} of {plan.run}"
     program = f"program {plan.program_sha256[:12]}" if plan.program_sha256 else "program not recorded"

@@ -36,7 +36,7 @@ from engine.features import FEATURES, feature_values
 from engine.params import Params, make_params
 from engine.position import Position
 from evolve.genome import Bounds, Individual, clip, feature_of, genes
-from evolve.solved.fit_figures import TEMPERATURE, Array, Weights, describe, log_loss, ranking_accuracy
+from evolve.solved.fit_figures import TEMPERATURE, Array, Weights, log_loss, ranking_accuracy, weight_figures
 
 HELD_OUT = 5  # one position in HELD_OUT (by its key) is kept out of the fit
 FIXED = ("captures",)  # weights a static position cannot tell anything about
@@ -271,8 +271,8 @@ def fit_labels(
     }
     for name, chosen in (("fitted", ~held), ("held_out", held)):
         figures[name] = {
-            "new": describe(weights, features[chosen], marks[chosen], plies[chosen]),
-            "start": describe(start, features[chosen], marks[chosen], plies[chosen]),
+            "new": weight_figures(weights, features[chosen], marks[chosen], plies[chosen]),
+            "start": weight_figures(start, features[chosen], marks[chosen], plies[chosen]),
         }
     return dict(zip(names, (float(w) for w in weights))), figures
 

@@ -5,7 +5,7 @@ that the mover wins; ``log_loss`` is the mean log loss of that guess over labell
 fit minimises. The search compares positions of one ply with each other, so the figure that says how
 well weights order positions is the ranking accuracy by ply (``ranking_accuracy``, the area under the
 ROC curve): the chance that a won position of a ply evaluates above a lost one of the same ply, 0.5 for
-a coin. ``describe`` gathers the figures of a set of weights on some positions.
+a coin. ``weight_figures`` gathers the figures of a set of weights on some positions.
 """
 
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
@@ -67,7 +67,7 @@ def best_scale(weights: Weights, features: Array, labels: Array) -> Tuple[float,
     return float(factors[k]), float(losses[k])
 
 
-def describe(weights: Weights, features: Array, labels: Array, plies: Array) -> Dict[str, Any]:
+def weight_figures(weights: Weights, features: Array, labels: Array, plies: Array) -> Dict[str, Any]:
     """Figures for a set of weights on some positions: count, accuracy, log loss at the best
     scale, and the accuracy by ply."""
     factor, loss = best_scale(weights, features, labels)

@@ -25,7 +25,7 @@ from evolve.solved.fit import (
     on_bounds,
     ply_columns,
 )
-from evolve.solved.fit_figures import TEMPERATURE, Array, describe
+from evolve.solved.fit_figures import TEMPERATURE, Array, weight_figures
 
 # The ridge penalty's weight a pattern weight, on the mean log loss per (pattern weight / TEMPERATURE)^2:
 # on the labels of experiments/labels-20261123, 1e-5 to 1e-3 kept 90-92% of the tuner benchmark's
@@ -105,8 +105,8 @@ def fit_patterns(
     }
     for name, chosen in (("fitted", ~held), ("held_out", held)):
         figures[name] = {
-            "new": describe(weights, features[chosen], marks[chosen], plies[chosen]),
-            "start": describe(begin, features[chosen], marks[chosen], plies[chosen]),
+            "new": weight_figures(weights, features[chosen], marks[chosen], plies[chosen]),
+            "start": weight_figures(begin, features[chosen], marks[chosen], plies[chosen]),
         }
     count = len(genes(tapered))
     fitted = dict(zip(genes(tapered), (float(w) for w in weights[:count])))

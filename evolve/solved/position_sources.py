@@ -1,8 +1,8 @@
 """Where the positions of a positions file (``evolve.solved.positions``) come from: random play, games, records.
 
-``draw_positions`` draws positions out of the book at plies 2-11 (both colours) by default, half from
+``draw_position_texts`` draws positions out of the book at plies 2-11 (both colours) by default, half from
 uniform random legal play and half from quick games of mixed strength (``evolve.solved.labels``), each distinct
-under the board's symmetries; ``recorded_positions`` takes those that recorded games met (match journals,
+under the board's symmetries; ``recorded_position_texts`` takes those that recorded games met (match journals,
 SGF). Each is a (text, source) pair: the position as the compiled solver reads it, and one of
 ``engine.ruler.position_set.SOURCES`` ("random": uniform random legal play; "games": games of mixed
 strength; "recorded": recorded games, a match's or a study's).
@@ -32,7 +32,7 @@ def _random_position(seed: int, ply: int) -> Position:
     return position
 
 
-def draw_positions(
+def draw_position_texts(
     per_ply: int, plies: Tuple[int, int] = DEFAULT_PLIES, seed: int = 1, book: Optional[Book] = None
 ) -> List[Tuple[str, str]]:
     """[(text, source)]: ``per_ply`` positions at each ply of ``plies`` (low, high), half from uniform
@@ -64,7 +64,7 @@ def draw_positions(
     return drawn
 
 
-def recorded_positions(
+def recorded_position_texts(
     sources: Iterable[str],
     plies: Tuple[int, int] = DEFAULT_PLIES,
     seed: int = 1,

@@ -2,7 +2,7 @@
 
 ``evolve.solved.position_sources`` draws positions out of the book at plies 2-11 (both colours), from
 uniform random legal play and from quick games of mixed strength, each distinct under the board's
-symmetries (``draw_positions``), or takes those that recorded games met (``recorded_positions``);
+symmetries (``draw_position_texts``), or takes those that recorded games met (``recorded_position_texts``);
 ``solve_positions`` has the compiled solver settle every legal move of each, on a pool of
 processes, keeping each answer in a journal so that a stopped build continues;
 ``build_positions`` writes the versioned file with its provenance (seed, how drawn, the solver's
@@ -23,7 +23,7 @@ from engine.common.json_lines import end_cut_line, read_lines
 from engine.common.pools import process_pool
 from engine.constants import Move
 from engine.data import SHIPPED_BOOK
-from engine.native.compiler import compiled_solver
+from engine.native.compiler import OPENING_TABLE_BITS, compiled_solver
 from engine.native.solver import position_from_text
 from engine.native.store import SolvedStore
 from engine.native.stored_solver import start_worker_solver, worker_solver
@@ -38,9 +38,7 @@ from engine.ruler.position_set import (
     move_of_key,
     save_positions,
 )
-from evolve.solved.position_sources import DEFAULT_PLIES, draw_positions, recorded_positions
-
-SOLVER_TABLE_BITS = 24  # 512 MiB a solving process: early plies need a large table
+from evolve.solved.position_sources import DEFAULT_PLIES, draw_position_texts, recorded_position_texts
 
 
 def _file_digest(path: str) -> str:
@@ -113,7 +111,7 @@ def solve_positions(
     texts: Sequence[str],
     journal: str,
     jobs: int = 1,
-    table_bits: int = SOLVER_TABLE_BITS,
+    table_bits: int = OPENING_TABLE_BITS,
     progress: Optional[Callable[[int], object]] = None,
     store: Optional[str] = None,
 ) -> Tuple[Dict[str, Dict[Move, bool]], int]:
@@ -157,23 +155,23 @@ def build_positions(
     plies: Tuple[int, int] = DEFAULT_PLIES,
     seed: int = 1,
     jobs: int = 1,
-    table_bits: int = SOLVER_TABLE_BITS,
+    table_bits: int = OPENING_TABLE_BITS,
     progress: Optional[Callable[[int], Callable[[int], object]]] = None,
     store: Optional[str] = None,
     records: Sequence[str] = (),
 ) -> PositionSet:
     """Draw, solve and write a positions file at ``path`` (its journal beside it until it is written),
     reading and growing the store of solved positions at ``store`` (a path; None: none); the PositionSet
-    written. With ``records`` (game records: ``recorded_positions``) the positions are drawn from those
+    written. With ``records`` (game records: ``recorded_position_texts``) the positions are drawn from those
     games instead of random play. ``progress(total)``: a function ``update(done)`` for the solving, told
     how many of ``total`` are settled (``counter``'s)."""
     started = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     book = load_book(SHIPPED_BOOK) if os.path.exists(SHIPPED_BOOK) else None
     if records:
-        drawn = recorded_positions(records, plies, seed, per_ply, book)
+        drawn = recorded_position_texts(records, plies, seed, per_ply, book)
         how = "from the game records listed in 'records' (every position at the plies, none over), "
     else:
-        drawn = draw_positions(per_ply, plies, seed, book)
+        drawn = draw_position_texts(per_ply, plies, seed, book)
         how = (
             "half uniform random legal play, half games of mixed strength (evolve.solved.labels: the shipped "
             "weights at depths 1-3, greedy, aggressive, a quarter of the moves random, from 2-ply random openings); "

@@ -4,7 +4,7 @@ Run once, with the solver of commit c154f62 (before issue 48) compiled by engine
 
     python experiments/solver-speed-20261125/record.py SOLVER_BINARY engine/data/solver-positions.json 16,15,...,0
 
-Positions: ``engine.native.solver_bench.draw_positions(SEED, plies 0..16, PER_PLY)``. Each position is solved
+Positions: ``engine.native.solver_bench.random_positions_by_ply(SEED, plies 0..16, PER_PLY)``. Each position is solved
 by a fresh process of SOLVER_BINARY (table bits 24, 512 MiB); the file is rewritten after each
 position, so an interrupted run resumes where it stopped (plies are solved in the order given).
 """
@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 from engine.native.solver import describe_position
-from engine.native.solver_bench import SET_FORMAT, draw_positions
+from engine.native.solver_bench import SET_FORMAT, random_positions_by_ply
 from engine.protocol import write_atomic
 
 SEED, PLIES, PER_PLY, TABLE_BITS = 2026, range(0, 17), 4, 24
@@ -24,7 +24,7 @@ RECORDED_WITH = "engine/native/solve.c of commit c154f62 (before issue 48), tabl
 
 
 def main(binary, path, order):
-    drawn = draw_positions(SEED, PLIES, PER_PLY)
+    drawn = random_positions_by_ply(SEED, PLIES, PER_PLY)
     if os.path.exists(path):
         with open(path) as handle:
             data = json.load(handle)
@@ -33,7 +33,7 @@ def main(binary, path, order):
             "format": SET_FORMAT,
             "about": "random positions for `littlego bench solver` and every legal move's result there ("
             "'POINT:1' wins, 'POINT:0' loses; point 25 is a pass), as the solver of `recorded_with` answered; "
-            "drawn by engine.native.solver_bench.draw_positions(seed, plies, per_ply): uniformly random legal "
+            "drawn by engine.native.solver_bench.random_positions_by_ply(seed, plies, per_ply): uniformly random legal "
             "placements from the empty board (experiments/solver-speed-20261125/record.py)",
             "seed": SEED,
             "per_ply": PER_PLY,

@@ -42,7 +42,7 @@ def positive_int(text: str) -> int:
     return _integer(text, 1, sys.maxsize, "a positive integer")
 
 
-def count(text: str) -> int:
+def non_negative_int(text: str) -> int:
     """An integer of at least 0."""
     return _integer(text, 0, sys.maxsize, "an integer of at least 0")
 

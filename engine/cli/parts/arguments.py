@@ -101,7 +101,7 @@ def add_search_settings(
 ) -> None:
     """An option for each search setting of SEARCH_TABLE (or of those ``names`` names), for commands that
     write a params file: ``--depth``, ``--cpu-budget``...; ``defaults`` says in words what one left out
-    gives. ``search_settings`` reads them."""
+    gives. ``chosen_search_settings`` reads them."""
     for setting in SEARCH_TABLE:
         if names is None or setting.name in names:
             floor = f", at least --{setting.at_least.replace('_', '-')}" if setting.at_least else ""
@@ -114,7 +114,7 @@ def add_search_settings(
             )
 
 
-def search_settings(args: argparse.Namespace, settings: Params) -> Dict[str, Any]:
+def chosen_search_settings(args: argparse.Namespace, settings: Params) -> Dict[str, Any]:
     """{name: value} of every search setting: the option given, else ``settings``' (a Params); a setting
     bounded by another at least the value chosen for that one (each of its type: Params' fields, for ``**``)."""
     chosen: Dict[str, Any] = {}

@@ -259,7 +259,7 @@ def board_routes(analyst: Analyst, allow_programs: bool) -> List[Route]:
         post(
             "/api/board/play",
             lambda document, moves: board_game.view(
-                board_game.play(moves, document.get("move")), board_book()
+                board_game.with_move(moves, document.get("move")), board_book()
             )._asdict(),
         ),
         post("/api/board/reply", reply),

@@ -13,7 +13,7 @@ from engine.constants import BLACK, MAX_MOVES, NUM_POINTS, Colour, Move, Point, 
 from engine.coords import is_move
 from engine.play.sgf import game_sgf, read_game
 from engine.position import IllegalMove, Position
-from engine.ui.board import describe, game_result, verdict
+from engine.ui.board import game_result, move_and_vertex, verdict
 
 
 class BadRequest(ValueError):
@@ -58,11 +58,11 @@ def position_after(moves: Iterable[Move]) -> Position:
         try:
             position = position.play_point(move)
         except IllegalMove as error:
-            raise BadRequest(f"move {number} ({describe(move)}): {error}")
+            raise BadRequest(f"move {number} ({move_and_vertex(move)}): {error}")
     return position
 
 
-def play(moves: List[Move], move: object) -> List[Move]:
+def with_move(moves: List[Move], move: object) -> List[Move]:
     """The moves with ``move`` played after them; IllegalMove with the rule that forbids it."""
     if not is_move(move):
         raise BadRequest(f'move must be a point 0..{NUM_POINTS - 1} or "PASS", not {move!r}')
