@@ -1,4 +1,4 @@
-"""Fitness from games: jobs that depend only on (weights, opponent, seed), played on a pool.
+"""GameFitness from games: jobs that depend only on (weights, opponent, seed), played on a pool.
 
 All individuals of a generation meet the same opponents, openings and seeds, so their
 fitnesses are comparable; every opponent is met as Black and as White from the same
@@ -36,11 +36,11 @@ from evolve.params_genes import Genome, run_genome
 log = logging.getLogger("evolve.fitness")
 
 # The words of the types: a job's Outcome is (win 1/0, stone margin) for the individual, and for a program
-# individual a third number, 1 where it lost by its own fault; a Fitness is (win rate, mean margin), and a
-# folded individual its Fitness with its report ({"black_win_rate": ..., "standard_error": ...}).
+# individual a third number, 1 where it lost by its own fault; a GameFitness is (win rate, mean margin), and a
+# folded individual its GameFitness with its report ({"black_win_rate": ..., "standard_error": ...}).
 Outcome = Tuple[float, ...]
-Fitness = Tuple[float, float]
-Folded = Tuple[Fitness, Dict[str, Any]]
+GameFitness = Tuple[float, float]
+Folded = Tuple[GameFitness, Dict[str, Any]]
 MapFunction = Callable[..., Iterable[Any]]  # a pool's or an executor's map(function, jobs)
 SearchSettings = Dict[str, Optional[float]]  # search settings by name (engine.search_settings.SEARCH_TABLE)
 

@@ -7,7 +7,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence
 
 import numpy
 
-from engine.common.generation_record import ByColour, GenerationRecord, Margins, WinRates
+from engine.common.generation_record import ByColour, GenerationRecord, MarginFigures, WinRates
 from evolve.genome import Individual
 
 
@@ -27,7 +27,7 @@ class PopulationFigures(NamedTuple):
     ``margin`` figures and its ``individuals``, each with its weights, fitness and report."""
 
     win_rate: WinRates
-    margin: Margins
+    margin: MarginFigures
     individuals: List[Dict[str, Any]]
 
 
@@ -45,7 +45,7 @@ def population_figures(evaluated: Sequence[Individual]) -> PopulationFigures:
             min=float(wins.min()),
             standard_error=float(numpy.mean(errors)) if errors else None,
         ),
-        Margins(best=float(margins.max()), mean=float(margins.mean()), std=float(margins.std())),
+        MarginFigures(best=float(margins.max()), mean=float(margins.mean()), std=float(margins.std())),
         [
             dict(
                 {"weights": [float(w) for w in ind], "fitness": list(ind.fitness.values)}, **getattr(ind, "report", {})

@@ -18,7 +18,7 @@ from engine.common.pools import CpuMeter
 from engine.common.runfolder import RunError
 from engine.players.base import Player
 from engine.ruler.fresh_search import FreshSearch
-from engine.ruler.measure import Answer, Fault, Kept, MakePlayer, RulerJob, answers, gathered, ruler_jobs
+from engine.ruler.measure import Answer, Kept, MakePlayer, MoveFault, RulerJob, answers, gathered, ruler_jobs
 from engine.ruler.position_set import SolvedPosition, load_positions
 from evolve.agents.code_individual import BuiltProgram
 from evolve.agents.program_player import program_player
@@ -86,7 +86,7 @@ def measured(
     results = run_jobs(play, jobs, progress, safe_answers, meter, count=lambda job: len(job.positions))
     kept = gathered(jobs, results, len(makes))
     for index, found in enumerate(kept):
-        faults = [miss for miss in found.misses if isinstance(miss.answer, Fault)]
+        faults = [miss for miss in found.misses if isinstance(miss.answer, MoveFault)]
         if faults:
             log.warning(
                 "individual %d gave %d of %d won positions away by its fault, the first at ply %d: %s",
@@ -127,7 +127,7 @@ def safe_answers(job: RulerJob) -> Union[Tuple[Answer, ...], str]:
 
 def faults_of(kept: Kept) -> int:
     """How many of the won positions ``kept`` measures its player gave away by its fault."""
-    return sum(1 for miss in kept.misses if isinstance(miss.answer, Fault))
+    return sum(1 for miss in kept.misses if isinstance(miss.answer, MoveFault))
 
 
 def held_out_kept(

@@ -428,12 +428,6 @@ def test_the_layout_table_names_every_module_and_counts_the_core():
 
 # A command module's interface (each has its register), each tool's entry point, and each module's logger.
 SHARED_NAMES = {"register", "main", "build_parser", "log"}
-# Public names still defined in two or more modules (issue 78): each one told apart leaves this list, and
-# the test below fails until it does, so the list only shrinks.
-DEFINED_TWICE = {
-    "Answer", "Answers", "Command", "Fault", "Fitness", "MapFunction", "Margins", "Outcome", "Progress",
-    "Report", "Result", "Values", "Weights",
-}  # fmt: skip
 
 
 def public_definitions():
@@ -455,9 +449,7 @@ def public_definitions():
 
 
 @pytest.mark.fast
-def test_no_new_public_name_is_defined_in_two_modules():
+def test_no_public_name_is_defined_in_two_modules():
     twice = {name: modules for name, modules in public_definitions().items() if len(modules) > 1}
-    new = {name: sorted(modules) for name, modules in twice.items() if name not in SHARED_NAMES | DEFINED_TWICE}
-    assert not new, f"each public name is defined once (name it for what it is): {new}"
-    gone = sorted(DEFINED_TWICE - set(twice))
-    assert not gone, f"defined once now: take {', '.join(gone)} out of DEFINED_TWICE"
+    found = {name: sorted(modules) for name, modules in twice.items() if name not in SHARED_NAMES}
+    assert not found, f"each public name is defined once (name it for what it is): {found}"

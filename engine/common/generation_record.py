@@ -1,5 +1,5 @@
 """The record of a generation (``GenerationRecord``, a line of a run folder's ``generations.jsonl``,
-with ``WinRates``, ``Margins``, ``ByColour`` and ``HeldOut``) and the file's one reader,
+with ``WinRates``, ``MarginFigures``, ``ByColour`` and ``HeldOut``) and the file's one reader,
 ``read_generations``: what ``evolve`` writes and ``evolve log``/``plot`` and the web app read, said once.
 """
 
@@ -25,7 +25,7 @@ class WinRates(NamedTuple):
     standard_error: Optional[float]
 
 
-class Margins(NamedTuple):
+class MarginFigures(NamedTuple):
     """A generation's stone margins (each individual's second fitness): the best, mean and spread (std)."""
 
     best: float
@@ -92,7 +92,7 @@ class GenerationRecord(NamedTuple):
     positions: Optional[int]
     positions_per_second: Optional[float]  # the ruler's: kept from 2026-12-02, with the regret fields
     win_rate: WinRates
-    margin: Optional[Margins]
+    margin: Optional[MarginFigures]
     individuals: Optional[List[Dict[str, Any]]]
 
     def to_json(self) -> Dict[str, Any]:
@@ -138,7 +138,7 @@ class GenerationRecord(NamedTuple):
         return _generation(record, where)
 
 
-def _plain(record: Union[ByColour, HeldOut, Margins, None]) -> Optional[Dict[str, Any]]:
+def _plain(record: Union[ByColour, HeldOut, MarginFigures, None]) -> Optional[Dict[str, Any]]:
     """A record's fields as a JSON object (None: None)."""
     return None if record is None else dict(record._asdict())
 
@@ -247,14 +247,14 @@ def _by_colour(line: _Line) -> Optional[ByColour]:
     return ByColour(colours.get("black"), colours.get("white")) if "best_by_colour" in line else None
 
 
-def _margins(line: _Line) -> Optional[Margins]:
+def _margins(line: _Line) -> Optional[MarginFigures]:
     """The line's ``margin`` (None where the run did not keep it)."""
     margin = line.optional(
         "margin",
-        lambda v: isinstance(v, dict) and all(_number(v.get(k)) for k in Margins._fields),
+        lambda v: isinstance(v, dict) and all(_number(v.get(k)) for k in MarginFigures._fields),
         "an object with a best, a mean and a std",
     )
-    return None if margin is None else Margins(margin["best"], margin["mean"], margin["std"])
+    return None if margin is None else MarginFigures(margin["best"], margin["mean"], margin["std"])
 
 
 def _held_out(line: _Line) -> Optional[HeldOut]:

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Iterator, List, NamedTuple, Optional
 from engine.sandbox.process import children_of, killed_trees_cpu, tree_cpu
 
 Job = TypeVar("Job")
-Outcome = TypeVar("Outcome")
+JobResult = TypeVar("JobResult")
 
 
 def _start_worker(initializer: Optional[Callable[..., object]], initargs: Tuple[object, ...]) -> None:
@@ -85,14 +85,14 @@ def measured_call(call: Tuple[Callable[[Job], object], Job]) -> Measured:
 
 def measured_map(
     map_function: Callable[[Callable[[Any], Measured], List[Any]], Iterable[object]],
-    function: Callable[[Job], Outcome],
+    function: Callable[[Job], JobResult],
     jobs: Iterable[Job],
     meter: CpuMeter,
-) -> Iterator[Outcome]:
+) -> Iterator[JobResult]:
     """The outcomes of ``function`` over ``jobs`` through ``map_function``, their CPU added to ``meter``. A
     result that is no Measured (a map standing in for an executor, in the tests) is kept as the outcome."""
     for result in map_function(measured_call, [(function, job) for job in jobs]):
         if isinstance(result, Measured):
             meter.seconds += result.cpu_seconds
             result = result.outcome
-        yield cast(Outcome, result)
+        yield cast(JobResult, result)

@@ -8,6 +8,7 @@ from tqdm import tqdm
 
 from engine.sandbox.files import excerpt
 
+LineSink = Callable[[str], object]  # hears each line of news (print, a log, a test's list.append)
 LINE_SECONDS = 10.0  # a log line at least this often when the total is not known
 WHAT_CHARACTERS = 200  # of what is counted, shown
 

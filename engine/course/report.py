@@ -7,7 +7,7 @@ from typing import Dict, List, Sequence, Tuple, Union
 
 from engine.course.editions import MIDDLE_RATE, TOP_RATE
 from engine.course.grade import GradeReport, OpponentResult, StageResult
-from engine.course.tournament import Fault, TournamentReport
+from engine.course.tournament import TournamentFault, TournamentReport
 from engine.play.match import deciding_match
 from engine.sandbox.files import excerpt
 
@@ -200,9 +200,9 @@ def _who_is_who(report: TournamentReport, agents: List[str]) -> List[str]:
     ]
 
 
-def _tournament_faults(faults: Sequence[Fault]) -> List[str]:
+def _tournament_faults(faults: Sequence[TournamentFault]) -> List[str]:
     """A line for each agent's fault (its reason and detail): the same fault in many games is one line."""
-    games_of: Dict[Tuple[str, str, str], List[Fault]] = {}
+    games_of: Dict[Tuple[str, str, str], List[TournamentFault]] = {}
     for fault in faults:
         games_of.setdefault((fault.agent, fault.reason, fault.detail), []).append(fault)
     return [

@@ -68,7 +68,7 @@ class Standing(NamedTuple):
     faults: int  # games it lost by a fault (a crash, a timeout, an illegal move, a failed build)
 
 
-class Fault(NamedTuple):
+class TournamentFault(NamedTuple):
     """A game lost by a fault: the mini-match, the game's number in it, the agent it cost, as which
     colour, how (a Reason's value) and why."""
 
@@ -88,7 +88,7 @@ class TournamentReport(NamedTuple):
     standings: List[Standing]
     matches: List[MiniMatch]
     crosstable: Dict[str, Dict[str, int]]
-    faults: List[Fault]
+    faults: List[TournamentFault]
     games_per_match: int
     seed: int
     tie_break: str
@@ -282,7 +282,7 @@ def tournament_report(
     """The TournamentReport of the games played, in game order (pairs in ``order``)."""
     matches: List[MiniMatch] = []
     crosstable = {a: {b: 0 for b in agents if b != a} for a in agents}
-    faults: List[Fault] = []
+    faults: List[TournamentFault] = []
     fault_count = dict.fromkeys(agents, 0)
     for number, (i, j) in enumerate(pairs(len(agents), order)):
         a, b = agents[i], agents[j]
@@ -301,7 +301,9 @@ def tournament_report(
                 fault_count[loser] += 1
                 detail = g.detail.split(" ", 1)[1] if " " in g.detail else g.detail  # without the colour
                 faults.append(
-                    Fault(a, b, g.index - number * games + 1, loser, colour_word(colour), g.reason.value, detail)
+                    TournamentFault(
+                        a, b, g.index - number * games + 1, loser, colour_word(colour), g.reason.value, detail
+                    )
                 )
     standings = rank(agents, matches, crosstable, fault_count)
     return TournamentReport(

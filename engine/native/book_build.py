@@ -24,6 +24,7 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from engine.book import FIRST_FORMAT, Book, BookError, book_info, book_key, check_move, key_ply, load_book
 from engine.common.pools import process_pool
+from engine.common.progress import LineSink
 from engine.constants import Move, colour_word
 from engine.coords import move_to_text as describe_move
 from engine.native.book_fill import Line, fill_book, first_move_candidates, store_lines
@@ -40,7 +41,6 @@ from engine.position import Position
 from engine.symmetry import turn_move
 
 TextLine = Tuple[str, Move]  # a book line (engine.native.book_fill.Line), the position as the solver's text
-Report = Callable[[str], object]  # hears a line of news
 
 
 def _subtree_lines(job: Tuple[str, int, int]) -> Tuple[str, List[TextLine], int]:
@@ -59,7 +59,7 @@ def build_book(
     progress: Optional[Callable[[Position], object]] = None,
     start: Optional[Position] = None,
     jobs: int = 1,
-    report: Optional[Report] = None,
+    report: Optional[LineSink] = None,
     store: Optional[str] = None,
 ) -> Book:
     """The opening book for Black: a winning move in every position up to ``max_ply`` that a
@@ -106,7 +106,7 @@ def _parallel_book(
     table_bits: int,
     jobs: int,
     add: Callable[[Position, Move], None],
-    report: Report,
+    report: LineSink,
 ) -> int:
     """Find the start's first winning move with the replies proved in parallel; add its lines."""
     nodes = 0
@@ -163,7 +163,7 @@ def build_white_book(
     max_ply: int,
     table_bits: int = DEFAULT_TABLE_BITS,
     jobs: int = 1,
-    report: Optional[Report] = None,
+    report: Optional[LineSink] = None,
     starts: Optional[List[Position]] = None,
     store: Optional[str] = None,
 ) -> Book:
@@ -199,7 +199,7 @@ def build_white_book(
 
 
 def _prove_white_sections(
-    work: List[Tuple[str, int, int]], jobs: int, report: Report
+    work: List[Tuple[str, int, int]], jobs: int, report: LineSink
 ) -> Dict[str, Tuple[List[TextLine], int]]:
     """{start: (its White book lines, solver nodes)} for each ``_subtree_lines`` job of ``work``, ``jobs``
     at a time; BookError where White has no winning move (the solver then contradicts the solved game)."""

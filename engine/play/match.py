@@ -37,7 +37,7 @@ from engine.errors import InvalidInput
 from engine.play.executors import J, executor
 from engine.play.game import play_game
 from engine.play.journal import G, Journal
-from engine.play.settings import DEFAULT_GAME_SETTINGS, GameSettings, Progress
+from engine.play.settings import DEFAULT_GAME_SETTINGS, GameSettings, ProgressOption
 from engine.play.sgf import write_sgf_games
 from engine.play.stats import SprtState, pair_sprt_state, sprt_state
 from engine.play.summary import MatchSummary, openings_kept, summarise
@@ -197,7 +197,7 @@ def _refuse_unplayable(spec_a: str, spec_b: str, sprt: Optional[Elos], a_colour:
 
 
 @contextlib.contextmanager
-def _progress(wanted: Progress, spec_a: str, spec_b: str, games: int) -> Iterator[Optional[MatchProgress]]:
+def _progress(wanted: ProgressOption, spec_a: str, spec_b: str, games: int) -> Iterator[Optional[MatchProgress]]:
     """What hears of a match's games (``GameSettings.progress``): for True, a function drawing a bar with
     A's score, the bar closed when the match ends; the caller's function; None for False."""
     if wanted is not True:
@@ -308,7 +308,7 @@ def play_all(
     scheduler: Optional[str] = None,
     journal: Optional[Journal[G]] = None,
     function: Optional[Callable[[J], G]] = None,
-    progress: Optional[Progress] = None,
+    progress: Optional[ProgressOption] = None,
 ) -> List[G]:
     """Every game of ``work`` as ``stream_games`` plays them, in a list; ``progress(done, total)``
     after each (where it is a function)."""

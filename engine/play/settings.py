@@ -10,7 +10,7 @@ from engine.sandbox.limits import Limits
 
 # How a command shows its games' progress: True a bar, False nothing, a function hears of each game
 # (``engine.play.match.run_match`` and ``play_all`` say with what).
-Progress = Union[bool, Callable[..., object]]
+ProgressOption = Union[bool, Callable[..., object]]
 
 WHERE_GAMES_RUN = (
     "where games run: a Dask scheduler, tls://HOST:PORT (tcp:// in the clear: loopback, or with --plain-tcp), "
@@ -87,7 +87,7 @@ class GameSettings(NamedTuple):
     scheduler: Optional[str] = None
     cpu_limit: float = COURSE_CPU_LIMIT
     journal: Optional[str] = None
-    progress: Progress = True
+    progress: ProgressOption = True
     limits: Optional[Limits] = None
 
 

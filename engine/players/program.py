@@ -25,7 +25,7 @@ from engine.players.host import OutputFormatError, format_input, read_output
 from engine.position import Position
 from engine.sandbox import gamebox, spares
 from engine.sandbox.files import FOLDER_ENTRIES, UntrustedFileError, copy_folder, excerpt, tail, write_new
-from engine.sandbox.isolation import Command, prepare_folder, wrap
+from engine.sandbox.isolation import CommandLine, prepare_folder, wrap
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB, Limits, SandboxError, UntrustedFolderError
 from engine.sandbox.process import Finished, run
 from engine.sandbox.workspace import DISK_FULL, Workspace
@@ -52,7 +52,7 @@ class ProgramPlayer(Player):
     def __init__(
         self,
         directory: str,
-        command: Optional[Command] = None,
+        command: Optional[CommandLine] = None,
         cpu_limit: float = COURSE_CPU_LIMIT,
         spec: Optional[str] = None,
         wall_limit: Optional[float] = None,
@@ -68,7 +68,7 @@ class ProgramPlayer(Player):
         if not os.path.isdir(directory):
             raise InvalidInput(f"player directory {directory!r} does not exist")
         self.source = os.path.abspath(directory)
-        self.command: Command = command or [sys.executable, "my_player3.py"]
+        self.command: CommandLine = command or [sys.executable, "my_player3.py"]
         self.cpu_limit = cpu_limit
         # A player that sleeps uses no CPU: past this much wall time it is killed.
         self.wall_limit = wall_limit or max(3 * cpu_limit, cpu_limit + 5)

@@ -27,7 +27,7 @@ TABLE_FORMAT = 2  # 1: keyed by an earlier canonical form; retrain or re-key suc
 
 # The learner's table, {key: {action: [value, updates]}}: keys and actions are the game's (ints for Little-Go).
 QTable = Dict[Any, Dict[Any, List[float]]]
-Values = Dict[int, Dict[int, float]]  # a table as the player reads it: {key: {action: value}}
+ValueTable = Dict[int, Dict[int, float]]  # a table as the player reads it: {key: {action: value}}
 State = Any  # a game's own state (a Position for Little-Go), only passed back to the game
 GameMove = Any  # a game's own move (a point or PASS for Little-Go), only passed back to the game
 
@@ -51,7 +51,7 @@ class EpisodeGame(Protocol):
 
 
 class ActionValues(Protocol):
-    """What the player reads its values from: a Values table, or a learner's live one (``_LiveValues``)."""
+    """What the player reads its values from: a ValueTable, or a learner's live one (``_LiveValues``)."""
 
     def get(self, key: int) -> Optional[Dict[int, float]]: ...
 
@@ -231,7 +231,7 @@ def save_table(path: str, learner: QLearner, meta: Mapping[str, object], min_upd
     return len(states)
 
 
-def load_table(path: str) -> Tuple[Values, Dict[str, Any]]:
+def load_table(path: str) -> Tuple[ValueTable, Dict[str, Any]]:
     """(values {key: {action: value}}, meta) from a table file; QTableError saying what is wrong."""
     raw = read_file(path, QTableError)
     try:

@@ -95,7 +95,7 @@ def watched_answers(call: Tuple[Callable[[RulerJob], Sequence[Answer]], RulerJob
 
 
 # How the jobs run: (the worker, its calls) -> the results in order (``map``, a pool's ``imap``).
-MapFunction = Callable[[Callable[[Any], WatchedAnswers], List[Any]], Iterable[WatchedAnswers]]
+CheckMap = Callable[[Callable[[Any], WatchedAnswers], List[Any]], Iterable[WatchedAnswers]]
 
 
 class StateFound(NamedTuple):
@@ -151,7 +151,7 @@ class _Collecting:
     """The ruler's ``run``: the jobs on a map (a pool's ``imap``), each player's answers kept in the order
     asked and the files its moves left counted."""
 
-    def __init__(self, map_function: MapFunction, players: int) -> None:
+    def __init__(self, map_function: CheckMap, players: int) -> None:
         self.map_function = map_function
         self.answers: List[List[Answer]] = [[] for _ in range(players)]
         self.left: List[Dict[str, int]] = [{} for _ in range(players)]
@@ -168,7 +168,7 @@ class _Collecting:
 
 
 @contextmanager
-def check_map(jobs: int) -> Iterator[MapFunction]:
+def check_map(jobs: int) -> Iterator[CheckMap]:
     """The map a check's jobs run on: ``jobs`` forked processes (they play the agent folders built before
     the fork), or this process alone for one job."""
     if jobs <= 1:
@@ -183,7 +183,7 @@ def run_check(
     positions: Sequence[SolvedPosition],
     references: Sequence[str],
     recorded: Optional[RecordedAnswers],
-    map_function: MapFunction = map,
+    map_function: CheckMap = map,
     jobs: int = 1,
     cpu_limit: Optional[float] = None,
     limits: Optional[Limits] = None,
@@ -228,7 +228,7 @@ def record_references(
     specs: Sequence[str],
     won: Sequence[SolvedPosition],
     info: Dict[str, Any],
-    map_function: MapFunction = map,
+    map_function: CheckMap = map,
     progress: Optional[CheckProgress] = None,
 ) -> RecordedAnswers:
     """The RecordedAnswers of the players ``specs`` to every one of the won positions ``won``, one player
@@ -246,7 +246,7 @@ def record_references(
 def asked_answers(
     spec: str,
     won: Sequence[SolvedPosition],
-    map_function: MapFunction = map,
+    map_function: CheckMap = map,
     progress: Optional[Callable[[int], object]] = None,
 ) -> List[Answer]:
     """The answers of the player ``spec`` to each of the won positions ``won``, asked now by the ruler."""

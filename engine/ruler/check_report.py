@@ -18,7 +18,7 @@ from engine.players.gtp import point_to_vertex
 from engine.position import LEGAL, Position
 from engine.ruler.check import CheckResult, PlayerResult
 from engine.ruler.history import NoHistory, board_address, moves_to
-from engine.ruler.measure import Answer, Fault, Miss, Tally
+from engine.ruler.measure import Answer, Miss, MoveFault, Tally
 from engine.ruler.reference_answers import REFERENCE_WORDS
 from engine.sandbox.files import excerpt
 from engine.ui.board import board_diagram
@@ -35,7 +35,7 @@ def move_words(move: Move) -> str:
 
 def answer_words(position: Position, answer: Answer) -> str:
     """What a player answered, in words: its move (and why the rules refuse it, where they do) or its fault."""
-    if isinstance(answer, Fault):
+    if isinstance(answer, MoveFault):
         return f"no move ({answer})"
     if answer != PASS and position.verdict(answer) != LEGAL:
         return f"{move_words(answer)}, which the rules refuse ({position.verdict(answer)}): it forfeits"
@@ -220,8 +220,8 @@ def miss_json(miss: Miss, served: Optional[str] = None) -> Dict[str, Any]:
         "position": solved.text,
         "ply": solved.ply,
         "colour": colour_word(solved.colour),
-        "played": None if isinstance(answer, Fault) else move_to_text(answer),
-        "fault": str(answer) if isinstance(answer, Fault) else None,
+        "played": None if isinstance(answer, MoveFault) else move_to_text(answer),
+        "fault": str(answer) if isinstance(answer, MoveFault) else None,
         "winning": sorted(move_to_text(m) for m in solved.winning),
         "moves": None if moves is None else [point_to_vertex(m) for m in moves],
         "address": None if moves is None else address(moves, served),

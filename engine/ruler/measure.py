@@ -24,7 +24,7 @@ POSITIONS_PER_JOB = 25  # won positions a job asks one player
 SEED = 1  # the seed of each position's game: a random player's choices repeat
 
 
-class Fault(NamedTuple):
+class MoveFault(NamedTuple):
     """A player's failure to answer (``engine.players.base.PlayerFault``): it gives the win away."""
 
     reason: str  # a Reason's value: timeout, crash, bad-output, illegal
@@ -34,7 +34,7 @@ class Fault(NamedTuple):
         return f"{self.reason}: {self.detail}"
 
 
-Answer = Union[Move, Fault]  # the move a player chose (a point or PASS), or the fault that stood for it
+Answer = Union[Move, MoveFault]  # the move a player chose (a point or PASS), or the fault that stood for it
 MakePlayer = Callable[[], Player]  # picklable: it makes the player in the worker
 Tally = Dict[int, Tuple[int, int]]  # a ply or a colour -> (kept, won)
 
@@ -85,7 +85,7 @@ def answers(job: RulerJob) -> Tuple[Answer, ...]:
             player.new_game(position.player, job.seed)
             found.append(player.move(position))
         except PlayerFault as fault:
-            found.append(Fault(str(fault.reason), fault.detail))
+            found.append(MoveFault(str(fault.reason), fault.detail))
         finally:
             player.close()
     return tuple(found)
@@ -93,7 +93,7 @@ def answers(job: RulerJob) -> Tuple[Answer, ...]:
 
 def keeps(solved: SolvedPosition, answer: Answer) -> bool:
     """Whether ``answer`` keeps the win of the won position ``solved`` (a fault never does)."""
-    return not isinstance(answer, Fault) and solved.moves.get(answer, False)
+    return not isinstance(answer, MoveFault) and solved.moves.get(answer, False)
 
 
 def ruler_jobs(

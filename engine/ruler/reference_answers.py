@@ -31,7 +31,7 @@ from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS
 from engine.errors import UserError
 from engine.players.gnugo import gnugo_path
 from engine.protocol import write_atomic
-from engine.ruler.measure import Answer, Fault
+from engine.ruler.measure import Answer, MoveFault
 from engine.ruler.position_set import PositionSet, SolvedPosition, move_key, move_of_key
 
 ANSWERS_FORMAT = "littlego-check-answers 1"
@@ -99,14 +99,14 @@ def identity(spec: str) -> Dict[str, str]:
 
 
 def _answer_data(answer: Answer) -> Any:
-    if isinstance(answer, Fault):
+    if isinstance(answer, MoveFault):
         return {"fault": answer.reason, "detail": answer.detail}
     return int(move_key(answer))
 
 
 def _answer_of(data: Any, where: str) -> Answer:
     if isinstance(data, dict) and isinstance(data.get("fault"), str) and isinstance(data.get("detail"), str):
-        return Fault(data["fault"], data["detail"])
+        return MoveFault(data["fault"], data["detail"])
     if isinstance(data, int) and not isinstance(data, bool) and 0 <= data <= 25:
         return move_of_key(str(data))
     raise AnswersError(f"{where}: expected a move's number (0-24, 25 for PASS) or a fault, not {data!r}")

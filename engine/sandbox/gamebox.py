@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple, Union, 
 from engine.sandbox import forkserver
 from engine.sandbox.accounting import CPU, Accounting
 from engine.sandbox.bwrap import environment
-from engine.sandbox.isolation import Command, process_allowance, resolve_command, server_sandbox, serves_moves
+from engine.sandbox.isolation import CommandLine, process_allowance, resolve_command, server_sandbox, serves_moves
 from engine.sandbox.limits import MIB, Limits
 from engine.sandbox.process import Finished, _kill_group, _Samples, count_killed_tree, file_limits, starter
 from engine.sandbox.users import SandboxUser
@@ -93,7 +93,7 @@ class GameBox:
     def __init__(
         self,
         folder: str,
-        command: Command,
+        command: CommandLine,
         limits: Limits,
         cpu_limit: float,
         wall_limit: float,

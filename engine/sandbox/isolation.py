@@ -34,7 +34,7 @@ from engine.sandbox.users import SandboxUser, lease
 # Linux 5.14 (ucounts) counts RLIMIT_NPROC per user namespace: a task's own namespace against its limit.
 COUNTED_PER_NAMESPACE_SINCE = (5, 14)
 # A command to run: an argv list, or a shell command line.
-Command = Union[str, Sequence[str]]
+CommandLine = Union[str, Sequence[str]]
 
 
 class Support(NamedTuple):
@@ -216,7 +216,7 @@ def prepare_folder(folder: str, limits: Limits, user: Optional[SandboxUser]) -> 
 
 
 def wrap(
-    command: Command,
+    command: CommandLine,
     folder: str,
     limits: Limits,
     user: Optional[SandboxUser],
@@ -237,7 +237,7 @@ def wrap(
     return bwrap_argv(folder, inside, folder, limits.file_mb, extra, scratch, user=user, filtered_inside=inner)
 
 
-def resolve_command(command: Command) -> Tuple[List[str], Optional[str]]:
+def resolve_command(command: CommandLine) -> Tuple[List[str], Optional[str]]:
     """(the argv that runs ``command``, an argv list or a shell command line, with its program made absolute
     as ``resolve_program`` does; the installation folder that program needs in the sandbox, or None)."""
     if isinstance(command, str):

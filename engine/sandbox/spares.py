@@ -21,7 +21,7 @@ from typing import Dict, List, NamedTuple, Optional, Tuple, Union
 
 from engine.sandbox import gamebox
 from engine.sandbox.accounting import sweep_cgroups
-from engine.sandbox.isolation import Command, prepare_folder, strict_refusal
+from engine.sandbox.isolation import CommandLine, prepare_folder, strict_refusal
 from engine.sandbox.limits import Limits, SandboxError
 from engine.sandbox.workspace import Workspace, sweep_mounts
 
@@ -73,7 +73,7 @@ def _make(kind: Kind, early: bool) -> GameSandbox:
     workspace = Workspace(kind.limits)
     if not gamebox.available(kind.limits):
         return GameSandbox(workspace, None)
-    command: Command = kind.command if isinstance(kind.command, str) else list(kind.command)
+    command: CommandLine = kind.command if isinstance(kind.command, str) else list(kind.command)
     box = gamebox.GameBox(
         workspace.folder,
         command,
@@ -93,7 +93,7 @@ def _make(kind: Kind, early: bool) -> GameSandbox:
     return GameSandbox(workspace, box)
 
 
-def take(command: Command, limits: Limits, cpu_limit: float, wall_limit: float) -> GameSandbox:
+def take(command: CommandLine, limits: Limits, cpu_limit: float, wall_limit: float) -> GameSandbox:
     """A fresh sandbox for a game of a player run by ``command`` under these limits (its folder empty: the
     caller copies the player's folder in and calls ``prepare_folder``), and the next game's started."""
     kind = Kind(command if isinstance(command, str) else tuple(command), limits, cpu_limit, wall_limit)

@@ -47,7 +47,7 @@ from engine.players.specs import make_player
 from engine.protocol import write_atomic
 from engine.study import say_now
 from engine.study.examine import GiveAway, LostGame, examine
-from engine.study.settle import PLIES, SETTLING, solve_seed
+from engine.study.settle import PLIES, SETTLING, Answers, solve_seed
 
 
 class StudyPlan(NamedTuple):
@@ -99,9 +99,8 @@ class Study(NamedTuple):
 
 
 REPORT_FILE = "report.txt"  # the summary, in OUT as printed
-Answers = Mapping[str, bool]  # an opening's book key -> whether Black wins it
 Item = TypeVar("Item")
-Result = TypeVar("Result")
+ItemResult = TypeVar("ItemResult")
 
 
 def _examine(game: LostGame, table_bits: int, store: Optional[str] = None) -> GiveAway:
@@ -168,7 +167,7 @@ def lost_games(plan: StudyPlan, results: Sequence[MatchGame], answers: Answers) 
     return found
 
 
-def answered(function: Callable[[Item], Result], items: Sequence[Item], jobs: int) -> Iterator[Result]:
+def answered(function: Callable[[Item], ItemResult], items: Sequence[Item], jobs: int) -> Iterator[ItemResult]:
     """``function(item)`` for each of ``items``, as they come: in this process when ``jobs`` is 1,
     else in up to ``jobs`` spawned ones."""
     if jobs == 1 or len(items) < 2:

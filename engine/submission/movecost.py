@@ -30,7 +30,7 @@ from engine.players.specs import make_player
 from engine.position import Position
 from engine.sandbox import gamebox
 from engine.sandbox.files import copy_folder, remove_tree
-from engine.sandbox.isolation import Command, resolve_command
+from engine.sandbox.isolation import CommandLine, resolve_command
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB, Limits
 
 TIMING_OPENING_PLIES = 2
@@ -129,7 +129,11 @@ def _moves(player, repeats):
 
 
 def measure_move_cost(
-    folder: str, command: Optional[Command] = None, repeats: int = 20, games: int = 40, limits: Limits = DEFAULT_LIMITS
+    folder: str,
+    command: Optional[CommandLine] = None,
+    repeats: int = 20,
+    games: int = 40,
+    limits: Limits = DEFAULT_LIMITS,
 ) -> MoveCost:
     """The parts of a move of the agent in ``folder`` (run by ``command``, default this Python on
     ``my_player3.py``), each from ``repeats`` samples, and games/s over ``games`` games."""

@@ -9,6 +9,7 @@ import time
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from engine.agent import SOLVE_SHARE
+from engine.common.progress import LineSink
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, MAX_DEPTH, WHITE, colour_word
 from engine.course.editions import EDITIONS, fitted_search
@@ -23,7 +24,6 @@ from engine.search import Searcher
 from engine.solver import Solver
 from engine.submission.bundle import write_bundle
 
-Report = Callable[[str], object]  # hears each line of the results (print, a log)
 Phases = List[Tuple[str, List[Position]]]  # (the game's phase, its positions)
 
 
@@ -51,7 +51,7 @@ def bench_rules(
     repeats: int = 5,
     playout_games: int = 2000,
     seed: int = 1,
-    report: Report = print,
+    report: LineSink = print,
 ) -> Dict[str, object]:
     """Legal-move generation (positions/s) and random playouts (moves/s), medians of repeats."""
     positions = vector_positions(vectors)
@@ -119,7 +119,7 @@ def bench_search(
     depths: Sequence[int] = (1, 2, 3, 4, 5),
     params_path: Optional[str] = None,
     game_seeds: Sequence[int] = (1,),
-    report: Report = print,
+    report: LineSink = print,
     budgets: Sequence[float] = (0.5, 2.5),
 ) -> Dict[str, object]:
     """Nodes/s and seconds per move at each depth, the depth reached within CPU budgets, and the
@@ -238,7 +238,7 @@ def bench_solve(
     plies: Sequence[int] = (12, 10),
     positions: int = 6,
     seed: int = 11,
-    report: Report = print,
+    report: LineSink = print,
     records: Sequence[str] = (),
 ) -> Dict[str, object]:
     """Nodes and CPU seconds the exact solver needs to find a winning move (what the agent runs),

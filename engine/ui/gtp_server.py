@@ -51,7 +51,7 @@ ENGINE_NAME = "littlego"
 ANALYSIS_LEVEL = "0.15"
 _COLOUR_WORDS: Dict[str, Colour] = {"b": BLACK, "black": BLACK, "w": WHITE, "white": WHITE}
 LineForm = Callable[[List[MoveAnalysis]], str]  # an analysis line's form: lz_line or kata_line
-Command = Callable[[List[str]], str]  # a GTP command: its arguments to its answer
+GtpCommand = Callable[[List[str]], str]  # a GTP command: its arguments to its answer
 
 
 def preprocess(line: str) -> str:
@@ -74,7 +74,7 @@ class GtpEngine:
         self.seed, self.games = seed, 0
         self.komi = KOMI
         self.quit = False
-        self._commands: Dict[str, Command] = dict(
+        self._commands: Dict[str, GtpCommand] = dict(
             (name[4:], getattr(self, name)) for name in dir(self) if name.startswith("cmd_")
         )
         # KGS's name for genmove at the game's end, where dead stones would be captured: Little-Go counts every

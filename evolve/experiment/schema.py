@@ -9,7 +9,7 @@ import os
 from typing import Any, Dict, Mapping, NamedTuple, Optional, Sequence, Tuple, Type, Union
 
 from engine.constants import COURSE_CPU_LIMIT
-from engine.play.settings import GameSettings, Progress
+from engine.play.settings import GameSettings, ProgressOption
 from engine.sandbox.limits import Limits
 from evolve.experiment.config_keys import (
     CMAES_KEYS,
@@ -193,7 +193,7 @@ class Config(NamedTuple):
     regret: Optional[RegretSettings] = None
 
     def games(
-        self, jobs: Optional[int] = None, scheduler: Optional[str] = None, progress: Progress = True
+        self, jobs: Optional[int] = None, scheduler: Optional[str] = None, progress: ProgressOption = True
     ) -> GameSettings:
         """How the run's fitness games are played, as every command that plays games says it (a GameSettings,
         engine.play.settings): ``jobs`` parallel games (None: the config's, else all cores), ``scheduler`` (None: the

@@ -36,7 +36,7 @@ from engine.features import FEATURES, feature_values
 from engine.params import Params, make_params
 from engine.position import Position
 from evolve.genome import Bounds, Individual, clip, feature_of, genes
-from evolve.solved.fit_figures import TEMPERATURE, Array, Weights, log_loss, ranking_accuracy, weight_figures
+from evolve.solved.fit_figures import TEMPERATURE, Array, ColumnWeights, log_loss, ranking_accuracy, weight_figures
 
 HELD_OUT = 5  # one position in HELD_OUT (by its key) is kept out of the fit
 FIXED = ("captures",)  # weights a static position cannot tell anything about
@@ -172,7 +172,7 @@ def _minimise(
     return best[0], logbook
 
 
-def on_bounds(weights: Weights, bounds: Bounds, names: Sequence[str] = FEATURES) -> List[str]:
+def on_bounds(weights: ColumnWeights, bounds: Bounds, names: Sequence[str] = FEATURES) -> List[str]:
     """The genes whose weight ended within 1% of the range from a bound."""
     ended = []
     for name, weight, (low, high) in zip(names, weights, bounds):

@@ -13,13 +13,13 @@ from typing import Any, Dict, Optional, Sequence, Tuple, Union
 import numpy
 
 Array = numpy.ndarray  # numpy's arrays: a feature matrix (positions x genes), labels 1/0, plies, weights
-Weights = Union[Sequence[float], Array]  # weights in the columns' order, as a list or an array
+ColumnWeights = Union[Sequence[float], Array]  # weights in the columns' order, as a list or an array
 
 TEMPERATURE = 10.0  # evaluation units per logit of the mover's chance to win
 
 
 def log_loss(
-    weights: Weights,
+    weights: ColumnWeights,
     features: Array,
     labels: Array,
     offsets: Optional[Array] = None,
@@ -35,13 +35,13 @@ def log_loss(
     return float(numpy.mean(numpy.logaddexp(0.0, -signs * logits)))
 
 
-def accuracy(weights: Weights, features: Array, labels: Array) -> float:
+def accuracy(weights: ColumnWeights, features: Array, labels: Array) -> float:
     """The share of positions whose winner the evaluation's sign names (0 counts as wrong)."""
     values = features.dot(numpy.asarray(weights, dtype=float))
     return float(numpy.mean(numpy.where(labels == 1, values > 0, values < 0)))
 
 
-def ranking_accuracy(weights: Weights, features: Array, labels: Array, plies: Array) -> Optional[float]:
+def ranking_accuracy(weights: ColumnWeights, features: Array, labels: Array, plies: Array) -> Optional[float]:
     """The chance that a won position evaluates above a lost one of the same ply (ties count
     half), over all such pairs of every ply; None when no ply has both."""
     values = features.dot(numpy.asarray(weights, dtype=float))
@@ -58,7 +58,7 @@ def ranking_accuracy(weights: Weights, features: Array, labels: Array, plies: Ar
     return right / pairs if pairs else None
 
 
-def best_scale(weights: Weights, features: Array, labels: Array) -> Tuple[float, float]:
+def best_scale(weights: ColumnWeights, features: Array, labels: Array) -> Tuple[float, float]:
     """(factor, log loss): the factor by which to scale the weights for the least log loss.
     Scaling changes no move the search picks, so weights fitted elsewhere are compared fairly."""
     factors = 2.0 ** numpy.arange(-8, 8.01, 0.125)
@@ -67,7 +67,7 @@ def best_scale(weights: Weights, features: Array, labels: Array) -> Tuple[float,
     return float(factors[k]), float(losses[k])
 
 
-def weight_figures(weights: Weights, features: Array, labels: Array, plies: Array) -> Dict[str, Any]:
+def weight_figures(weights: ColumnWeights, features: Array, labels: Array, plies: Array) -> Dict[str, Any]:
     """Figures for a set of weights on some positions: count, accuracy, log loss at the best
     scale, and the accuracy by ply."""
     factor, loss = best_scale(weights, features, labels)

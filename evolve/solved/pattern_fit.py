@@ -40,7 +40,7 @@ def pattern_matrix(positions: Sequence[Position]) -> Array:
     return numpy.array([pattern_counts(p.own, p.opp) for p in positions], dtype=float)
 
 
-class Values(NamedTuple):
+class FitPositions(NamedTuple):
     """Positions valued by the solver, as the fit reads them: ``features`` (positions x FEATURES, then
     PATTERNS' counts), ``wins`` (1 where the mover wins), ``plies``."""
 
@@ -49,8 +49,8 @@ class Values(NamedTuple):
     plies: Array
 
 
-def values_of(positions: Sequence[SolvedPosition]) -> Values:
-    """The Values of the won ``positions`` and of every position a legal move leads to from each (a game
+def values_of(positions: Sequence[SolvedPosition]) -> FitPositions:
+    """The FitPositions of the won ``positions`` and of every position a legal move leads to from each (a game
     over excepted): a won position's winning moves lead to lost positions, its other moves to won ones."""
     found: List[Position] = []
     wins: List[float] = []
@@ -63,7 +63,7 @@ def values_of(positions: Sequence[SolvedPosition]) -> Values:
                 found.append(child)
                 wins.append(won)
     features = numpy.hstack([feature_matrix(found), pattern_matrix(found)])
-    return Values(features, numpy.array(wins), numpy.array([p.moves_played for p in found]))
+    return FitPositions(features, numpy.array(wins), numpy.array([p.moves_played for p in found]))
 
 
 def fit_patterns(

@@ -1,7 +1,7 @@
 """What the board shows about a position beyond its stones: every legal move's value, the
 shipped agent's move, and an opponent's reply.
 
-Values come from the store of solved positions (``engine.native.store``; the package's prefill
+The values come from the store of solved positions (``engine.native.store``; the package's prefill
 holds every position of the first plies) and the solvers: the compiled solver says which moves
 win (``engine.native.solver``), then the Python solver their exact stone margins
 (``engine.solver.Solver.move_values``), which it settles from about ply 12 on. Where the
@@ -49,7 +49,7 @@ class MoveValue(NamedTuple):
     value: Optional[float]
 
 
-class Values(NamedTuple):
+class BoardValues(NamedTuple):
     """Every legal move's MoveValue (PASS included); ``exact`` whether they come from the
     solvers, ``depth`` the search depth where they do not, ``seconds`` the time taken, ``note``
     what the page should say about them, ``more`` whether asking for the margins may add them,
@@ -95,10 +95,10 @@ KEEP_SOLVING_SECONDS = 300.0  # CPU seconds the page's "keep solving" gives the 
 REFUTATION_SECONDS = 8.0
 
 
-def _exact_wins(wins: Dict[Move, bool], start: float, note: str, more: bool = False) -> Values:
-    """Values of the exact wins and losses alone, with the ``note`` that says why; ``more``: the page
+def _exact_wins(wins: Dict[Move, bool], start: float, note: str, more: bool = False) -> BoardValues:
+    """BoardValues of the exact wins and losses alone, with the ``note`` that says why; ``more``: the page
     asks for the margins next."""
-    return Values(
+    return BoardValues(
         True, [MoveValue(move, won, None, None) for move, won in wins.items()], None, time.time() - start, note, more
     )
 
@@ -144,15 +144,15 @@ class Analyst:
             self.searched = (list(moves), found)
         return self.searched[1]
 
-    def values(self, moves: List[Move], margins: bool = True, seconds: Optional[float] = None) -> Values:
-        """The Values of every legal move after ``moves``; without ``margins``, the compiled solver's
+    def values(self, moves: List[Move], margins: bool = True, seconds: Optional[float] = None) -> BoardValues:
+        """The BoardValues of every legal move after ``moves``; without ``margins``, the compiled solver's
         wins and losses alone where it has them (quick: the page asks for the margins next). ``seconds``:
         the margins' CPU time this once, more than the board's (the page's "keep solving"), at most
         KEEP_SOLVING_SECONDS."""
         budget = self.seconds if seconds is None else min(max(seconds, self.seconds), KEEP_SOLVING_SECONDS)
         position = position_after(moves)
         if position.is_over:
-            return Values(True, [], None, 0.0, "the game is over", False)
+            return BoardValues(True, [], None, 0.0, "the game is over", False)
         start = time.time()
         pending = False
         try:
@@ -174,7 +174,7 @@ class Analyst:
                 if found is not None:
                     self.native.keep_margins(position, found)
             if found is not None:
-                return Values(
+                return BoardValues(
                     True,
                     [MoveValue(move, margin > 0, margin, None) for move, margin in found.items()],
                     None,
@@ -186,7 +186,7 @@ class Analyst:
             note = f"exact win or loss; the margins were not settled within {budget:g} s of CPU"
             return _exact_wins(wins, start, note)
         depth, searched = self.search(moves)
-        return Values(
+        return BoardValues(
             False,
             [MoveValue(move, None, None, value) for move, value in searched.items()],
             depth,

@@ -219,13 +219,13 @@ def create_app(
 
 
 # A board route's answer: the request's JSON document and its moves -> the JSON to send back.
-Answer = Callable[[Dict[str, Any], List[Move]], object]
+PageAnswer = Callable[[Dict[str, Any], List[Move]], object]
 
 
 def board_routes(analyst: Analyst, allow_programs: bool) -> List[Route]:
     """The board's JSON routes: each takes the game's moves and answers about their position."""
 
-    def post(path: str, answer: Answer) -> Route:
+    def post(path: str, answer: PageAnswer) -> Route:
         async def endpoint(request: Request) -> JSONResponse:
             document = await read_json(request)
             return JSONResponse(await run_in_threadpool(answer, document, board_game.read_moves(document.get("moves"))))

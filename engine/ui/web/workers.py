@@ -17,7 +17,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Hashable, List, Optional, Sequence, Tuple, TypeVar
 
-Result = TypeVar("Result")
+WorkerResult = TypeVar("WorkerResult")
 
 
 class WorkerTimeout(RuntimeError):
@@ -60,11 +60,11 @@ class Workers:
     def call(
         self,
         what: str,
-        function: Callable[..., Result],
+        function: Callable[..., WorkerResult],
         args: Sequence[object],
         seconds: float,
         topic: Optional[Hashable] = None,
-    ) -> Result:
+    ) -> WorkerResult:
         """``function(*args)`` in a worker; its exception if it raises; WorkerTimeout naming
         ``what`` when no answer comes within ``seconds``, WorkerLost when its process dies
         (the pool is then replaced, so the next call gets working processes). ``topic``: what the
@@ -86,7 +86,7 @@ class Workers:
             self._replace(pool)
             raise WorkerLost(f"the process working on {what} was killed or crashed; the next request gets a fresh one")
 
-    def _supersede(self, topic: Hashable, future: "Future[Result]") -> None:
+    def _supersede(self, topic: Hashable, future: "Future[WorkerResult]") -> None:
         with self.lock:
             for earlier, job in self.waiting:
                 if earlier != topic:
