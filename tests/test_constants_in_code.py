@@ -344,6 +344,7 @@ def test_a_run_tunes_the_constants_and_export_writes_a_new_tuned_folder(tmp_path
     assert "evolved_at_depth" not in provenance and "weights_file" not in provenance
     sidecar = json.load(open(os.path.join(evolution.run_dir, "best-constants.provenance.json")))
     assert "weights_file" not in sidecar["provenance"] and "evolved_at_depth" not in sidecar["provenance"]
+    assert "weights_file" not in sidecar and sidecar["describes"] == "best-constants.json"  # no weights file read
     assert all(r.searcher is None and r.play is None for r in read_generations(evolution.run_dir))
     assert digest(folder) == before
     for destination in (tuned, folder):  # never over a folder that is there, the agent's own above all

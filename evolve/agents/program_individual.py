@@ -272,8 +272,8 @@ def save_agent_weights(
     path: str, config: Config, weights: Sequence[float], provenance: Mapping[str, object]
 ) -> AgentWeights:
     """Write ``weights`` (a genome of the config's program individual) as the agent reads them, its other keys
-    as they were, and their provenance beside it (``sidecar_of``), so the agent's file holds only what it
-    knows; the AgentWeights written."""
+    as they were, and their provenance beside it (``sidecar_of``: ``{"provenance": ..., "describes": the
+    file's name}``), so the agent's file holds only what it knows; the AgentWeights written."""
     individual = _individual_of(config)
     provenance = dict(provenance, program=individual.program, genes=list(config.genes))
     if not individual.constants:  # constants are in the code: the agent reads no weights file
@@ -285,7 +285,7 @@ def save_agent_weights(
     record = AgentWeights(path, sidecar_of(path), values, provenance)
     write_atomic(record.path, json.dumps(record.weights, indent=1) + "\n")
     write_atomic(
-        record.sidecar, json.dumps({"provenance": provenance, "weights_file": os.path.basename(path)}, indent=1) + "\n"
+        record.sidecar, json.dumps({"provenance": provenance, "describes": os.path.basename(path)}, indent=1) + "\n"
     )
     return record
 
