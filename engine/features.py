@@ -4,7 +4,7 @@
 weight and the bounds evolution searches by default. Everything else derives from it: the
 order of ``FEATURES`` (of a genome, of ``feature_values``, of the compiled twin's array, whose
 indices the C gets from this table as it gets the game's numbers), the default weights
-(``engine.params``) and the default bounds (``evolve.experiment.config_genome``). Each feature is "own minus
+(``engine.params``) and the default bounds (``evolve.config_genome``). Each feature is "own minus
 opponent" unless its name says whose it is. They run at every leaf of the search, so each is
 a few bitboard operations or table look-ups; ``feature_values`` computes them all at once.
 

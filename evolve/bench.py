@@ -10,7 +10,7 @@ from engine.common.seeds import derive_seed
 from engine.features import FEATURES
 from engine.params import DEFAULT_WEIGHTS
 from engine.play.executors import DaskExecutor, LocalPool, executor
-from evolve.experiment.config import DEFAULT_BOUNDS
+from evolve.config import DEFAULT_BOUNDS
 from evolve.fitness import FitnessGame, run_jobs
 
 

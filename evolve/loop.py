@@ -37,7 +37,6 @@ from engine.protocol import write_atomic
 from evolve import genome
 from evolve.agents.code_individual import BuiltProgram
 from evolve.agents.program_individual import program_built
-from evolve.agents.verdict import tuned_spec, verdict_jobs, verdict_of, verdict_words
 from evolve.checkpoint import (
     Checkpoint,
     RunError,
@@ -48,7 +47,7 @@ from evolve.checkpoint import (
     save_checkpoint,
     save_start_weights,
 )
-from evolve.experiment.config import load_config
+from evolve.config import load_config
 from evolve.experiment.schema import Config
 from evolve.fitness import choose_searcher, make_jobs, run_jobs, self_play_opponents
 from evolve.generations import by_colour, population_figures
@@ -68,6 +67,7 @@ from evolve.run_output import (
     write_best,
 )
 from evolve.tuner import RunTuner
+from evolve.verdict import tuned_spec, verdict_jobs, verdict_of, verdict_words
 
 log = logging.getLogger("evolve")
 
@@ -358,7 +358,7 @@ class Evolution:
         )
 
     def verdict_said(self) -> bool:
-        """Whether the run's verdict (``evolve.agents.verdict``) is in its folder already, or it has none to say."""
+        """Whether the run's verdict (``evolve.verdict``) is in its folder already, or it has none to say."""
         individual = self.config.individual
         if individual is None or not individual.verdict_games or not self.config.start.weights:
             return True
@@ -421,9 +421,9 @@ class Evolution:
             # the workers' CPU on this generation's fitness jobs; none where a worker runs several jobs at
             # once (Dask threads), whose CPU one job's measure cannot tell apart
             cpu_seconds=round(cpu_seconds, 3) if self._one_job_a_process() else None,
-            games_per_second=round(rate, 2),
+            games_per_second=float(f"{rate:.3g}"),  # three digits however slow: 0.00412, not 0.0
             executor=dict((k, v) for k, v in self.where.items() if k != "dashboard"),
-            games_per_second_per_worker=round(rate / max(self.where.get("workers", 1), 1), 2),
+            games_per_second_per_worker=float(f"{rate / max(self.where.get('workers', 1), 1):.3g}"),
             diversity=genome.diversity(self.population, self.bounds),
             best_fitness=(best.fitness.values[0], best.fitness.values[1]),
             best_weights=genome.named(best, self.config.genes),
@@ -433,7 +433,7 @@ class Evolution:
             best_regret_kept=best.report.get("regret_kept") if regret and getattr(best, "report", None) else None,
             best_held_out=best_held_out,
             positions=len(evaluated) * regret.won if regret else None,  # won fitness positions asked this generation
-            positions_per_second=round(asked / max(position_seconds, 1e-9), 2) if regret else None,
+            positions_per_second=float(f"{asked / max(position_seconds, 1e-9):.3g}") if regret else None,
             win_rate=population.win_rate,
             margin=population.margin,
             individuals=population.individuals,

@@ -22,7 +22,7 @@ from engine.course.constant_roles import cost_note, past_limits
 from engine.params import save_params
 from engine.protocol import write_atomic
 from evolve.agents.program_individual import best_file, save_agent_weights
-from evolve.experiment.config import ConfigError, load_config, repeated_games
+from evolve.config import ConfigError, load_config, repeated_games
 from evolve.experiment.schema import Config
 from evolve.generations import generation_line, overfitting_warning, saturation_warning
 from evolve.genome import Individual
@@ -255,7 +255,7 @@ class CostForecast:
         later: Optional[int] = None,
         later_games: Optional[int] = None,
     ) -> None:
-        """``verdict_games``: the games the run plays after its last generation (``evolve.agents.verdict``);
+        """``verdict_games``: the games the run plays after its last generation (``evolve.verdict``);
         ``later``: the individuals a later generation measures (``RunTuner.later_candidates``; as many as
         this one's where None), whose fitness positions are in proportion; ``later_games``: the games it
         plays (in proportion where None; more where self-play, which needs a generation to draw its

@@ -13,9 +13,9 @@ from evolve import genome
 from evolve.agents.code_individual import write_tuned_agent
 from evolve.agents.program_individual import AgentWeights, refuse_search_settings, save_agent_weights
 from evolve.checkpoint import load_checkpoint
-from evolve.experiment.config import ConfigError, load_config
+from evolve.config import ConfigError, load_config
 from evolve.experiment.schema import Config, ProgramIndividual
-from evolve.generations import rate_text
+from evolve.generations import per_second_text, rate_text
 from evolve.params_genes import run_genome
 
 if TYPE_CHECKING:  # matplotlib is slow to import, and only plots need it
@@ -38,7 +38,7 @@ def format_table(records: Sequence[GenerationRecord]) -> str:
     rows = [head.format(*names)]
     for r in records:
         colour = r.best_by_colour or ByColour(None, None)  # runs before it was recorded: none
-        row = "{:>4} {:>9.3f} {:>+8.2f} {:>7} {:>7} {:>8.3f} {:>7.3f} {:>7} {:>9.3f} {:>6} {:>8.1f} {:>8} {:>8.1f}"
+        row = "{:>4} {:>9.3f} {:>+8.2f} {:>7} {:>7} {:>8.3f} {:>7.3f} {:>7} {:>9.3f} {:>6} {:>8.1f} {:>8} {:>8}"
         values: List[Any] = [
             r.generation,
             r.best_fitness[0],
@@ -52,12 +52,12 @@ def format_table(records: Sequence[GenerationRecord]) -> str:
             r.games,
             r.seconds,
             "-" if r.cpu_seconds is None else f"{r.cpu_seconds:.1f}",  # runs before CPU was recorded
-            r.games_per_second,
+            per_second_text(r.games_per_second),  # 0.03, not 0.0
         ]
         if regret:
             row += " {:>6} {:>8} {:>6}"
             held_out = r.best_held_out.share if r.best_held_out else None
-            rate = "-" if r.positions_per_second is None else f"{r.positions_per_second:.1f}"  # before 2026-12-02
+            rate = "-" if r.positions_per_second is None else per_second_text(r.positions_per_second)
             values += [rate_text(r.best_regret_kept), rate_text(held_out), rate]
         rows.append(row.format(*values))
     return "\n".join(rows)

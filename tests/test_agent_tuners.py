@@ -11,7 +11,7 @@ import pytest
 from engine.errors import InvalidInput
 from evolve.agents import program_individual
 from evolve.checkpoint import RunError
-from evolve.experiment.config import load_config
+from evolve.config import load_config
 from evolve.loop import Evolution
 from evolve.solved import agent_tuners as bench
 from tests.conftest import ROOT, cli

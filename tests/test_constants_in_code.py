@@ -20,7 +20,7 @@ from engine.errors import InvalidInput
 from engine.position import Position
 from evolve.agents.program_individual import program_built
 from evolve.agents.program_player import program_player
-from evolve.experiment.config import ConfigError, load_config
+from evolve.config import ConfigError, load_config
 from evolve.loop import Evolution
 from evolve.run_output import _first_draws
 from evolve.runs import read_generations

@@ -19,7 +19,7 @@ from engine.play.executors import ExecutorError, executor  # noqa: E402
 from engine.play.match import run_match  # noqa: E402
 from engine.play.settings import GameSettings  # noqa: E402
 from evolve.checkpoint import CHECKPOINT  # noqa: E402
-from evolve.experiment.config import ConfigError, load_config  # noqa: E402
+from evolve.config import ConfigError, load_config  # noqa: E402
 from evolve.fitness import FitnessGame, safe_play_job  # noqa: E402
 from evolve.loop import Evolution  # noqa: E402
 from evolve.runs import read_generations  # noqa: E402

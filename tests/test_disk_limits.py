@@ -18,7 +18,7 @@ from engine.sandbox.limits import MIB, Limits
 from engine.sandbox.workspace import quota_root
 from evolve.agents.program_individual import program_built
 from evolve.agents.program_player import program_player
-from evolve.experiment.config import load_config
+from evolve.config import load_config
 
 PASS_PY = 'open("output.txt", "w").write("PASS")\n'
 BOOK = 30 * MIB  # the agent's sparse file: its apparent size, no block written

@@ -23,7 +23,7 @@ from engine.protocol import InputFormatError
 from engine.sandbox.limits import SandboxError, UntrustedFolderError
 from engine.training.trainer import TrainingError
 from evolve.cli import main as evolve
-from evolve.experiment.config import ConfigError
+from evolve.config import ConfigError
 from evolve.shipping.ship_plan import ShipError
 from evolve.solved.labels import LabelsError
 

@@ -26,8 +26,8 @@ from engine.params import default_params, load_params, save_params
 from engine.play.openings import load_openings
 from engine.playout import random_opening
 from evolve.checkpoint import CHECKPOINT, LEGACY_CHECKPOINT, Checkpoint, _upgrade, load_checkpoint, save_checkpoint
+from evolve.config import ConfigError, load_config, repeated_games
 from evolve.experiment import config_keys, schema
-from evolve.experiment.config import ConfigError, load_config, repeated_games
 from evolve.experiment.schema import Config
 from evolve.fitness import FitnessGame, FitnessGameError, make_jobs, run_jobs, safe_play_job
 from evolve.genome import make_toolbox, strategy_from_json, strategy_to_json
@@ -915,7 +915,7 @@ def test_an_extended_run_shows_its_new_target_wherever_it_is_read(tmp_path):
 
 
 def test_the_plots_clip_the_band_draw_the_bounds_and_tick_whole_generations(tmp_path):
-    from evolve.experiment.config import load_config as load
+    from evolve.config import load_config as load
     from evolve.runs import fitness_figure, plot_run, weights_figure
 
     config = write_config(tmp_path, TINY.replace("generations = 4", "generations = 2"))

@@ -228,7 +228,7 @@ def test_rules_settings_a_depth_of_0_and_a_time_past_the_course_have_no_default_
 
 @pytest.mark.fast
 def test_a_run_refuses_a_rules_setting_and_warns_of_the_depth_it_tunes_past_the_limits(tmp_path):
-    from evolve.experiment.config import ConfigError, load_config
+    from evolve.config import ConfigError, load_config
     from evolve.run_output import tuned_settings
 
     folder = str(copied(tmp_path, "roles"))

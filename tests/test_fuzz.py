@@ -22,7 +22,7 @@ from engine.agent import main as agent_main
 from engine.features import FEATURES
 from engine.players.host import format_input, read_output
 from engine.playout import random_opening
-from evolve.experiment.config import ConfigError, load_config, validate
+from evolve.config import ConfigError, load_config, validate
 from tests.conftest import ROOT, examples
 from tests.test_agent import params_files, state_files
 

@@ -13,7 +13,7 @@ import pytest
 from engine.cli.littlego import main
 from engine.constants import BLACK, WHITE
 from engine.coords import move_from_text, move_to_text
-from engine.play.match import MatchGame
+from engine.play.game import MatchGame
 from engine.play.settings import GameSettings
 from engine.play.sgf import game_sgf, read_game
 from engine.players.base import Reason

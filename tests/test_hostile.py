@@ -32,7 +32,7 @@ from engine.sandbox.isolation import isolation
 from engine.sandbox.limits import MIB, HostError, Limits, UntrustedFolderError
 from engine.sandbox.workspace import quota_root
 from evolve.agents.program_individual import fingerprint
-from evolve.experiment.config import ConfigError, load_config
+from evolve.config import ConfigError, load_config
 from tests.conftest import cli
 from tests.fixtures import make_class
 from tests.test_course_build import PASS_CPP, PASS_JAVA, PASS_PY

@@ -11,7 +11,7 @@ from engine.constants import NUM_POINTS
 from engine.features import FEATURES, PATH_FEATURE
 from engine.network import Network, Unit
 from engine.params import default_params, load_params, save_params
-from evolve.experiment.config import ConfigError, load_config
+from evolve.config import ConfigError, load_config
 from evolve.fitness import make_jobs
 from evolve.loop import Evolution
 from evolve.params_genes import run_genome

@@ -4,8 +4,9 @@ nothing reaches into experiments/.
 Read from the source with ``ast``: the playing core (the modules directly in ``engine/``,
 what a course submission holds) imports only the standard library and itself; the tools
 (the subpackages of ``engine/``) import the core and libraries, never ``evolve``; nothing
-imports a project module inside a function (the way a cycle hides); there is no cycle
-between modules nor between the tools' subpackages. experiments/ holds one-off work apart from
+imports a project module inside a function (the way a cycle hides); there is no cycle between
+modules (type-only imports included) nor between the tools' subpackages, nor between evolve's packages
+and modules. experiments/ holds one-off work apart from
 the product: no module of the package or of the tests imports one of its scripts (by name, or
 through ``sys.path`` or a loader), and it stays under MAX_EXPERIMENT_FILES files and
 MAX_EXPERIMENT_BYTES bytes. Every test file but the guide's end-to-end copy has one or more
@@ -137,20 +138,23 @@ def test_the_layers_are_where_the_issue_puts_them():
 
 
 @pytest.mark.fast
-def test_the_tools_subpackages_form_no_cycle():
+@pytest.mark.parametrize("floor", ["tools", "evolve"])
+def test_the_packages_of_each_floor_form_no_cycle(floor):
+    """engine's subpackages (``engine.play``...), and evolve's subpackages and modules (``evolve.agents``,
+    ``evolve.fitness``...): no two import each other by any path, type-only imports included."""
     graph = {}
     for module, path in MODULES.items():
-        if layer(module) == "tools":
+        if layer(module) == floor and module != "evolve":
             targets = {resolve(name, MODULES) for name, _, _ in imports(path)}
             graph.setdefault(tool_package(module), set()).update(
                 tool_package(t)
                 for t in targets
-                if t and layer(t) == "tools" and tool_package(t) != tool_package(module)
+                if t and t != "evolve" and layer(t) == floor and tool_package(t) != tool_package(module)
             )
     done = set()
 
     def visit(package, path):
-        assert package not in path, "the tools' subpackages import in a cycle: " + " -> ".join(path + [package])
+        assert package not in path, f"{floor}: packages that import in a cycle: " + " -> ".join(path + [package])
         if package not in done:
             for target in sorted(graph.get(package, ())):
                 visit(target, path + [package])
@@ -190,7 +194,9 @@ def test_no_project_import_hides_inside_a_function(module):
 
 @pytest.mark.fast
 def test_no_import_cycle():
-    graph = {m: {resolve(n, MODULES) for n, _, _ in imports(p, types=False)} - {None, m} for m, p in MODULES.items()}
+    # Type-only imports count: a cycle that only the type checker walks is still two modules that need
+    # each other.
+    graph = {m: {resolve(n, MODULES) for n, _, _ in imports(p)} - {None, m} for m, p in MODULES.items()}
     # A package's __init__ importing its own submodules is the package, not a cycle.
     for module in graph:
         graph[module] = {t for t in graph[module] if not t.startswith(module + ".")}

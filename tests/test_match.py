@@ -7,8 +7,8 @@ import pytest
 
 from engine.constants import BLACK, WHITE
 from engine.coords import move_from_text
-from engine.play.game import GameRecord
-from engine.play.match import MatchGame, every_opening_games, match_sprt, run_match
+from engine.play.game import GameRecord, MatchGame
+from engine.play.match import every_opening_games, match_sprt, run_match
 from engine.play.settings import GameSettings
 from engine.play.stats import elo_with_margin, expected_score, pair_sprt_llr, sprt_llr, wilson_interval
 from engine.play.summary import format_report, openings_kept, summarise
@@ -351,7 +351,7 @@ def test_each_game_setting_is_one_row_that_reaches_every_command_and_the_record(
 def test_an_experiment_config_plays_its_fitness_games_by_the_same_record(tmp_path):
     """The fitness's games: the config's seed, workers and scheduler, a program individual's CPU limit and
     sandbox, reach a GameSettings as the commands' options do."""
-    from evolve.experiment.config import load_config
+    from evolve.config import load_config
 
     path = tmp_path / "run.toml"
     path.write_text(

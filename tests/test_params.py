@@ -8,7 +8,7 @@ from typing import Optional
 import pytest
 
 import engine.params
-import evolve.experiment.config_genome
+import evolve.config_genome
 import evolve.genome
 from engine.cli.parts.arguments import chosen_search_settings
 from engine.common.runfolder import START_WEIGHTS
@@ -26,7 +26,7 @@ from engine.params import (
 )
 from engine.search_settings import SEARCH_TABLE
 from evolve.cli import build_parser
-from evolve.experiment.config import load_config
+from evolve.config import load_config
 from tests.conftest import ROOT
 
 
@@ -131,10 +131,10 @@ def features(request, monkeypatch):
     if request.param == "a feature added since":
         added = FEATURES + ("triangles",)
         monkeypatch.setattr(engine.params, "FEATURES", added)
-        monkeypatch.setattr(evolve.experiment.config_genome, "FEATURES", added)
+        monkeypatch.setattr(evolve.config_genome, "FEATURES", added)
         monkeypatch.setattr(evolve.genome, "FEATURES", added)
-        bounds = dict(evolve.experiment.config_genome.DEFAULT_BOUNDS, triangles=(-1.0, 1.0))
-        monkeypatch.setattr(evolve.experiment.config_genome, "DEFAULT_BOUNDS", bounds)
+        bounds = dict(evolve.config_genome.DEFAULT_BOUNDS, triangles=(-1.0, 1.0))
+        monkeypatch.setattr(evolve.config_genome, "DEFAULT_BOUNDS", bounds)
     return request.param
 
 

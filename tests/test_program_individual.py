@@ -25,12 +25,12 @@ from engine.players.specs import make_player
 from engine.position import Position
 from evolve.agents.program_individual import fingerprint, program_built, sidecar_of
 from evolve.agents.program_player import program_player
-from evolve.agents.verdict import verdict_of, verdict_words
-from evolve.experiment.config import ConfigError, load_config, validate
+from evolve.config import ConfigError, load_config, validate
 from evolve.fitness import FitnessGame, play_job
 from evolve.loop import Evolution
 from evolve.rounds import fold
 from evolve.runs import export_best, original_win_rate, program_of, read_generations
+from evolve.verdict import verdict_of, verdict_words
 from tests.conftest import ROOT, cli
 
 EXAMPLE = os.path.join(ROOT, "examples", "student-agent")

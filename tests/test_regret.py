@@ -153,7 +153,7 @@ def test_a_run_as_shipped_with_the_regret_fitness_replays_with_any_workers(libra
 
 
 def test_the_regret_table_is_checked_by_key(tmp_path):
-    from evolve.experiment.config import ConfigError, load_config
+    from evolve.config import ConfigError, load_config
 
     missing = tmp_path / "missing.toml"
     missing.write_text(SHIPPED_RUN.format(workers=1, positions=tmp_path / "none.json.gz", settings=""))

@@ -16,7 +16,7 @@ from engine.ruler.position_set import PositionSet, load_positions, save_position
 from evolve.agents import program_individual
 from evolve.agents.program_individual import program_built
 from evolve.cli.runs import fitness_words
-from evolve.experiment.config import ConfigError, load_config
+from evolve.config import ConfigError, load_config
 from evolve.fitness import FitnessGameError
 from evolve.generations import OVERFIT_FLOOR, overfit_margin, overfitting_warning
 from evolve.loop import Evolution

@@ -32,7 +32,7 @@ from engine.search import Searcher
 from engine.submission.bundle import write_bundle
 from engine.training import trainer
 from evolve.checkpoint import CHECKPOINT, LEGACY_CHECKPOINT, LOCK, RunError, RunLock, load_checkpoint
-from evolve.experiment.config import ConfigError, load_config
+from evolve.config import ConfigError, load_config
 from evolve.loop import Evolution
 from evolve.runs import read_generations
 from tests.conftest import ROOT, cli, fast_params, start_cli, wait_for_run_file

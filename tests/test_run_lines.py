@@ -8,9 +8,9 @@ import sys
 import pytest
 
 from engine.params import default_params, save_params
-from evolve.experiment.config import load_config
+from evolve.config import load_config
 from evolve.generations import generation_line, per_second_text
-from evolve.runs import read_generations, start_weights, weights_figure
+from evolve.runs import format_table, read_generations, start_weights, weights_figure
 from tests.test_evolve import TINY, write_config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -55,6 +55,8 @@ def test_a_piped_run_says_its_progress_on_stderr_explains_its_line_and_plots_fro
     (run_dir,) = [os.path.join("runs", name) for name in os.listdir("runs")]
     records = read_generations(run_dir)
     assert "0.03 games/s" in generation_line(records[0]._replace(games_per_second=0.03))
+    table = format_table([records[0]._replace(games_per_second=0.03)]).splitlines()  # evolve log's too
+    assert table[-1].split()[-1] == "0.03", table
     start = start_weights(run_dir)
     assert start == default_params().weights
     figure = weights_figure(records, load_config(config).bounds, start)

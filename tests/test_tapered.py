@@ -13,7 +13,7 @@ from engine.constants import MAX_MOVES
 from engine.errors import ParamsError
 from engine.features import FEATURES, feature_values, make_evaluator, weights_by_ply
 from engine.params import genome_of, load_params, make_params, params_from_dict, params_to_dict, save_params
-from evolve.experiment.config import DEFAULT_BOUNDS, HELD_WITHIN, ConfigError, load_config
+from evolve.config import DEFAULT_BOUNDS, HELD_WITHIN, ConfigError, load_config
 from evolve.experiment.schema import Config
 from evolve.genome import make_toolbox
 from evolve.loop import Evolution

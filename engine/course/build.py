@@ -31,7 +31,8 @@ from typing import Callable, Dict, Iterable, Iterator, List, Mapping, NamedTuple
 from engine.constants import BLACK, WHITE, colour_word, opponent
 from engine.errors import InvalidInput
 from engine.play.executors import is_remote
-from engine.play.match import GameJob, MatchGame, game_job
+from engine.play.game import MatchGame
+from engine.play.match import GameJob, game_job
 from engine.players.base import Reason
 from engine.players.specs import folder_without_command, forget_built, is_built, register_built
 from engine.sandbox.files import copy_folder, excerpt, remove_tree, tail

@@ -11,7 +11,8 @@ from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Seq
 from engine.common.seeds import derive_seed
 from engine.course.build import course_game
 from engine.course.editions import OPPONENTS, Column, Edition, Stage, edition, points, stage_budget, stages
-from engine.play.match import GameJob, MatchGame, play_all
+from engine.play.game import MatchGame
+from engine.play.match import GameJob, play_all
 from engine.play.settings import DEFAULT_GAME_SETTINGS, GameSettings
 from engine.play.summary import summarise
 from engine.players.base import Reason

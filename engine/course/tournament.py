@@ -23,8 +23,9 @@ from engine.common.seeds import derive_seed
 from engine.constants import BLACK, WHITE, colour_word
 from engine.course.build import course_game
 from engine.errors import InvalidInput
+from engine.play.game import MatchGame
 from engine.play.journal import FORMAT, Journal, JournalError, read_journal
-from engine.play.match import GameJob, MatchGame, play_all
+from engine.play.match import GameJob, play_all
 from engine.play.settings import DEFAULT_GAME_SETTINGS, GameSettings
 from engine.players.base import Reason
 from engine.protocol import write_atomic

@@ -34,6 +34,28 @@ class GameRecord(NamedTuple):
     cpu: List[Tuple[Colour, float]]
 
 
+class MatchGame(NamedTuple):
+    """One game of a match (``engine.play.match``): its GameRecord's fields (``tests/test_match.py`` checks
+    they stay the same), the game's index and A's colour in it."""
+
+    black: str
+    white: str
+    winner: Optional[Colour]
+    reason: Reason
+    detail: str
+    moves: List[str]
+    black_stones: int
+    white_stones: int
+    cpu: List[Tuple[Colour, float]]
+    index: int  # type: ignore[assignment]  # the field shadows tuple.index, as it always has
+    a_colour: Colour
+
+    @property
+    def a_won(self) -> bool:
+        """Whether A (the match's first player) won this game."""
+        return self.winner == self.a_colour
+
+
 # A player's fault that loses the game: (how it ended, why, the colour of the player at fault).
 Fault = Tuple[Reason, str, Colour]
 

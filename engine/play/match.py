@@ -35,13 +35,12 @@ from engine.common.seeds import derive_seed
 from engine.constants import BLACK, WHITE, Colour, Move, colour_word
 from engine.errors import InvalidInput
 from engine.play.executors import J, executor
-from engine.play.game import play_game
+from engine.play.game import MatchGame, play_game
 from engine.play.journal import G, Journal
 from engine.play.settings import DEFAULT_GAME_SETTINGS, GameSettings, ProgressOption
 from engine.play.sgf import write_sgf_games
 from engine.play.stats import SprtState, pair_sprt_state, sprt_state
 from engine.play.summary import MatchSummary, openings_kept, summarise
-from engine.players.base import Reason
 from engine.players.specs import make_player
 from engine.sandbox.limits import Limits
 
@@ -49,28 +48,6 @@ Opening = Tuple[Move, ...]  # an opening's moves, from the empty board
 Elos = Tuple[float, float]  # an SPRT's hypotheses: (elo0, elo1), A's Elo over B's
 # What hears of a match's games: (games done, games, the SPRT's state or None, A's wins so far).
 MatchProgress = Callable[[int, int, Optional[SprtState], int], object]
-
-
-class MatchGame(NamedTuple):
-    """One game of a match: its GameRecord's fields (engine.play.game; ``tests/test_match.py`` checks they stay
-    the same), the game's index and A's colour in it."""
-
-    black: str
-    white: str
-    winner: Optional[Colour]
-    reason: Reason
-    detail: str
-    moves: List[str]
-    black_stones: int
-    white_stones: int
-    cpu: List[Tuple[Colour, float]]
-    index: int  # type: ignore[assignment]  # the field shadows tuple.index, as it always has
-    a_colour: Colour
-
-    @property
-    def a_won(self) -> bool:
-        """Whether A (the match's first player) won this game."""
-        return self.winner == self.a_colour
 
 
 class GameJob(NamedTuple):

@@ -24,8 +24,8 @@ from typing import Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 from engine.book import book_key
 from engine.common.seeds import derive_seed
 from engine.errors import UserError
+from engine.play.game import MatchGame
 from engine.play.journal import JournalError, read_journal
-from engine.play.match import MatchGame
 from engine.play.sgf import game_record_sgf, read_game, sgf_name
 from engine.position import Position
 

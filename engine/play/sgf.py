@@ -5,7 +5,7 @@ on the way in.
 
 import os
 import stat
-from typing import TYPE_CHECKING, Any, Iterable, List, NamedTuple, Optional, Tuple, Union
+from typing import Any, Iterable, List, NamedTuple, Optional, Tuple, Union
 
 from sgfmill import sgf
 
@@ -13,12 +13,10 @@ from engine.bitboard import FULL, groups, neighbours, points_of
 from engine.constants import BLACK, BOARD_SIZE, KOMI, MAX_MOVES, PASS, WHITE, Colour, Move, Point, colour_word, opponent
 from engine.coords import move_to_text, to_ij, to_point
 from engine.errors import UserError
+from engine.play.game import MatchGame
 from engine.players.base import Reason
 from engine.position import IllegalMove, Position
 from engine.protocol import write_atomic
-
-if TYPE_CHECKING:  # match imports this module
-    from engine.play.match import MatchGame
 
 _COLOUR = {BLACK: "b", WHITE: "w"}
 SgfPoint = Tuple[int, int]  # sgfmill's (row from the bottom, column)
@@ -127,14 +125,14 @@ def sgf_name(index: int) -> str:
     return f"game-{index:04d}.sgf"
 
 
-def game_record_sgf(game: "MatchGame") -> bytes:
+def game_record_sgf(game: MatchGame) -> bytes:
     """A MatchGame as the SGF record ``--sgf`` writes: players, result (a forfeit as ``+F``) and the
     detail of how it ended."""
     result = result_text(game.winner, game.black_stones, game.white_stones, game.reason != Reason.END)
     return game_sgf(game.moves, game.black, game.white, result, game.detail or None)
 
 
-def write_sgf_games(directory: str, results: Iterable["MatchGame"]) -> None:
+def write_sgf_games(directory: str, results: Iterable[MatchGame]) -> None:
     """Every game (MatchGames) as an SGF file in ``directory``, named by ``sgf_name``."""
     if not os.path.isdir(directory):
         os.makedirs(directory)

@@ -10,15 +10,13 @@ between two strong players is decided by the wins each gives away, and this coun
 
 import math
 from collections import Counter
-from typing import TYPE_CHECKING, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from engine.constants import BLACK, colour_word
+from engine.play.game import MatchGame
 from engine.play.openings import load_openings, opening_position
 from engine.play.stats import SprtState, elo_with_margin, wilson_interval
 from engine.players.base import Reason
-
-if TYPE_CHECKING:  # match imports this module
-    from engine.play.match import MatchGame
 
 
 class OpeningsKept(NamedTuple):
@@ -64,7 +62,7 @@ class MatchSummary(NamedTuple):
         return document
 
 
-def summarise(spec_a: str, spec_b: str, results: Sequence["MatchGame"]) -> MatchSummary:
+def summarise(spec_a: str, spec_b: str, results: Sequence[MatchGame]) -> MatchSummary:
     """The MatchSummary of these MatchGames."""
     name_a, name_b = (spec_a, spec_b) if spec_a != spec_b else (spec_a + " #1", spec_b + " #2")
     games = len(results)
@@ -103,7 +101,7 @@ def summarise(spec_a: str, spec_b: str, results: Sequence["MatchGame"]) -> Match
 
 
 def openings_kept(
-    names: Tuple[str, str], results: Sequence["MatchGame"], opening_plies: int
+    names: Tuple[str, str], results: Sequence[MatchGame], opening_plies: int
 ) -> Optional[Dict[str, OpeningsKept]]:
     """{player: OpeningsKept} for the two ``names`` (A's, B's): in how many of the games it began on the
     side its random opening leaves won (by the solved table of openings) each player won, whatever

@@ -39,7 +39,8 @@ from engine.constants import BLACK, colour_word
 from engine.errors import InvalidInput
 from engine.native.compiler import DEFAULT_TABLE_BITS
 from engine.native.stored_solver import StoredSolver
-from engine.play.match import MatchGame, run_match
+from engine.play.game import MatchGame
+from engine.play.match import run_match
 from engine.play.openings import opening_position
 from engine.play.settings import DEFAULT_GAME_SETTINGS, GameSettings
 from engine.play.sgf import sgf_name

@@ -30,7 +30,7 @@ from engine.search_settings import SEARCH_TABLE
 from evolve.agents.code_individual import TUNED_DIFF
 from evolve.agents.program_individual import AgentWeights, previous_of
 from evolve.checkpoint import load_checkpoint
-from evolve.experiment.config import load_config
+from evolve.config import load_config
 from evolve.experiment.schema import Config, ProgramIndividual
 from evolve.fitness import choose_searcher
 from evolve.loop import Evolution

@@ -1,5 +1,5 @@
-"""An experiment as its TOML file declares it: ``config`` reads and validates the file
-(``experiments/*.toml``) into the records ``schema`` declares (``Config`` and one record a table),
-whose keys ``config_keys`` declares (one ``ConfigKey`` row each: its type, default, check and range in
-words), and ``config_genome`` reads the genes, their bounds, the start weights and a course agent's
-``[individual]``."""
+"""An experiment's records, as its TOML file declares them: ``schema`` declares ``Config`` and one record a
+table, whose keys ``config_keys`` declares (one ``ConfigKey`` row each: its type, default, check and range
+in words). Below every other part of ``evolve``, which reads them; reading and validating a file into them
+is ``evolve.config``'s (with ``evolve.config_genome`` for the genes, their bounds, the start weights and a
+course agent's ``[individual]``), above the agents it checks."""

@@ -1,7 +1,7 @@
 """The experiment config's keys, one row each: a ``ConfigKey`` (its type, default, check and range in
 words) in its table's schema (``TOP_KEYS``, ``GA_KEYS``, ``PANEL_KEYS``, ...), and a table of TOML checked against
 them (``check_table``), every error a ``ConfigError`` naming the file and the key. ``evolve.experiment.schema``
-declares the records the keys fill; ``evolve.experiment.config`` reads a file into them.
+declares the records the keys fill; ``evolve.config`` reads a file into them.
 """
 
 import math
@@ -292,7 +292,7 @@ INDIVIDUAL_KEYS: Schema = {
         check=lambda v: 0 < v <= COURSE_CPU_LIMIT,
         range_words=f"CPU seconds a move, above 0 and at most the course's {COURSE_CPU_LIMIT:g}",
     ),
-    # evolve.agents.verdict: the best against the agent the run began from, at the run's end.
+    # evolve.verdict: the best against the agent the run began from, at the run's end.
     "verdict_games": ConfigKey(
         kind=int,
         default=40,

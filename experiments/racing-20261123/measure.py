@@ -23,7 +23,7 @@ from engine.data import SHIPPED_PARAMS
 from engine.features import FEATURES
 from engine.params import load_params
 from engine.play.executors import executor
-from evolve.experiment.config import DEFAULT_BOUNDS, validate
+from evolve.config import DEFAULT_BOUNDS, validate
 from evolve.rounds import evaluate_generation
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -31,8 +31,9 @@ import tempfile
 
 from engine.book import book_key
 from engine.native.solver import position_from_text
+from engine.play.game import MatchGame
 from engine.play.journal import read_journal
-from engine.play.match import MatchGame, match_sprt
+from engine.play.match import match_sprt
 from engine.play.sgf import game_record_sgf, read_game
 from engine.play.summary import openings_kept, summarise
 from engine.ruler.position_set import load_positions

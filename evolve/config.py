@@ -3,7 +3,7 @@
 ``evolve.experiment.config_keys`` declares the keys (one row each: its type, default, check and range in words) and
 ``evolve.experiment.schema`` the records they fill (``Config``, ``GaSettings``, ``PanelEntry``, ...). Here: the tables
 read and the panel, the [regret] positions and the sizes that must fit together checked;
-``evolve.experiment.config_genome`` settles the genome (its genes, their bounds and the start weights).
+``evolve.config_genome`` settles the genome (its genes, their bounds and the start weights).
 """
 
 import copy
@@ -23,9 +23,9 @@ from engine.params import load_params
 from engine.play.openings import OpeningsError, load_openings
 from engine.players.specs import make_player
 from engine.ruler.position_set import PositionsError, load_positions
-from evolve.experiment.config_genome import DEFAULT_BOUNDS as DEFAULT_BOUNDS  # both as ever offered here too
-from evolve.experiment.config_genome import HELD_WITHIN as HELD_WITHIN
-from evolve.experiment.config_genome import settle_genes
+from evolve.config_genome import DEFAULT_BOUNDS as DEFAULT_BOUNDS  # both as ever offered here too
+from evolve.config_genome import HELD_WITHIN as HELD_WITHIN
+from evolve.config_genome import settle_genes
 from evolve.experiment.config_keys import PANEL_KEYS, REGRET_KEYS, START_KEYS, TOP_KEYS, ConfigError, check_table
 from evolve.experiment.schema import _TABLES, Config, PanelEntry, RecordedStart, RegretSettings, SelfPlay, Start
 
