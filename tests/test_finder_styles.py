@@ -297,3 +297,27 @@ def test_rewritten_tables_compile_and_play_their_new_numbers(tmp_path):
     assert subprocess.run(["javac", "-d", classes, str(folder / "my_player.java")]).returncode == 0
     played = subprocess.run(["java", "-cp", classes, "my_player"], capture_output=True, text=True).stdout
     assert float(played) == pytest.approx(12.75)  # was 14.25 (search adds its depth and time: 11)
+
+
+@pytest.mark.fast
+def test_cpp_and_java_weights_a_function_returns_are_found_under_its_name(tmp_path):
+    """``return {0.8, 0.3};`` (C++) and ``return new double[]{...};`` (Java), as Python's ``weights.return``."""
+    cpp, java = tmp_path / "cpp", tmp_path / "java"
+    cpp.mkdir()
+    java.mkdir()
+    (cpp / "my_player.cpp").write_text(
+        "#include <vector>\nstd::vector<double> weights() {\n    return {0.8, 0.3};\n}\n"
+        "int main() { return weights().size() > 0 ? 0 : 1; }\n"
+    )
+    (java / "my_player.java").write_text(
+        "class my_player {\n    static double[] weights() {\n        return new double[]{0.8, -0.3, 2};\n    }\n"
+        "    public static void main(String[] args) { System.out.println(weights()[0]); }\n}\n"
+    )
+    found = places(find_constants(str(cpp)))
+    assert found == {"weights.return[0]": (0.8, "my_player.cpp", 3), "weights.return[1]": (0.3, "my_player.cpp", 3)}
+    found = places(find_constants(str(java)))
+    assert found == {
+        "weights.return[0]": (0.8, "my_player.java", 3),
+        "weights.return[1]": (-0.3, "my_player.java", 3),
+        "weights.return[2]": (2, "my_player.java", 3),
+    }

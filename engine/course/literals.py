@@ -482,6 +482,7 @@ def _factors(text: str, code: str, file: str, lines: _Lines, bodies: "_Bodies", 
 # A table's head: its name, any dimensions, and its initialiser's opening brace (``POS[5][5] = {``, ``w{``,
 # Java's ``W = new double[]{``); what the braces hold decides whether it is a table of numbers.
 _TABLE = re.compile(rf"\b({_NAME})\s*(?:\[[^\[\]{{}};]*\]\s*)*(?:=\s*(?:new\s+{_NAME}\s*(?:\[\s*\]\s*)+)?)?\{{")
+_RETURNED_NEW = re.compile(r"\breturn\s+new\s*$")  # Java's ``return new double[]{``: the head before ``double``
 _TABLE_PART = re.compile(rf"\{{|\}}|,|{_NUMBER}|\s+")
 
 
@@ -510,24 +511,40 @@ def _table(text: str, code: str, file: str, name: str, opening: int, real: bool,
 
 
 def _tables(
-    text: str, code: str, file: str, lines: _Lines, kept: Callable[[int, int], Optional[str]], taken: Set[int]
+    text: str,
+    code: str,
+    file: str,
+    lines: _Lines,
+    bodies: "_Bodies",
+    kept: Callable[[int, int], Optional[str]],
+    taken: Set[int],
 ) -> List[Constant]:
     """The brace-initialised tables of numbers of a C++ or Java file whose declarations ``kept`` keeps: it is
     told where the statement begins and where the name stands, and gives the name's prefix (``""`` for a
-    global, a member or a constant; an evaluation's name for its local) or None (another function's local)."""
+    global, a member or a constant; an evaluation's name for its local) or None (another function's local);
+    and those a function returns (``return {0.8, 0.3};``, Java's ``return new double[]{...};``), named by
+    the function as Python's are (``weights.return[0]``), ``bodies`` telling which function it is."""
     marks = [match.start() for match in _STATEMENT_MARK.finditer(code)]
     found: List[Constant] = []
     for match in _TABLE.finditer(code):
         name_at = match.start(1)
         mark = bisect.bisect_left(marks, name_at) - 1
         begins = marks[mark] + 1 if mark >= 0 else 0
-        if not code[begins:name_at].strip():  # no type before it: a use, a class's or a namespace's head
+        head = code[begins:name_at]
+        if match.group(1) == "return" or _RETURNED_NEW.search(head):
+            function = bodies.function_at(name_at)
+            if function is None:
+                continue
+            real = match.group(1) != "return" and bool(_REAL_TYPE.match(match.group(1)))
+            name = f"{_identifier(function)}.return"
+        elif not head.strip():  # no type before it: a use, a class's or a namespace's head
             continue
-        prefix = kept(begins, name_at)
-        if prefix is None:
-            continue
-        real = bool(_REAL_TYPE.search(code, begins, name_at))
-        name = f"{_identifier(prefix)}.{_identifier(match.group(1))}" if prefix else _identifier(match.group(1))
+        else:
+            prefix = kept(begins, name_at)
+            if prefix is None:
+                continue
+            real = bool(_REAL_TYPE.search(code, begins, name_at))
+            name = f"{_identifier(prefix)}.{_identifier(match.group(1))}" if prefix else _identifier(match.group(1))
         found += [
             one
             for one in _table(text, code, file, name, match.end() - 1, real, lines)
@@ -579,7 +596,8 @@ def _cpp_constants(text: str, file: str) -> List[Constant]:
             return ""
         return tables.evaluation_at(name_at)
 
-    found += _tables(text, code, file, lines, kept, {c.start for c in found})
+    returns = _Bodies(code, _CPP_SCOPE_KEYWORD, top_level=True)
+    found += _tables(text, code, file, lines, returns, kept, {c.start for c in found})
     found += _factors(text, code, file, lines, _Bodies(code, _CPP_SCOPE_KEYWORD, True), {c.start for c in found})
     return sorted(found, key=lambda constant: constant.start)
 
@@ -630,12 +648,16 @@ class _Bodies:
             self.next = next(self.marks, None)
         return self.stack[-1][0] if self.stack else self.top_level
 
-    def evaluation_at(self, offset: int) -> Optional[str]:
-        """The name of the evaluation function (``evaluate``, ``heuristic``...) ``offset`` lies in, if any."""
+    def function_at(self, offset: int) -> Optional[str]:
+        """The name of the function ``offset`` lies in, if any."""
         if self.class_body_at(offset) or not self.stack:
             return None
-        function = self.stack[-1][1]
-        return function if name_words(function) & _EVALUATIONS else None
+        return self.stack[-1][1] or None
+
+    def evaluation_at(self, offset: int) -> Optional[str]:
+        """The name of the evaluation function (``evaluate``, ``heuristic``...) ``offset`` lies in, if any."""
+        function = self.function_at(offset)
+        return function if function is not None and name_words(function) & _EVALUATIONS else None
 
 
 _CALLED = re.compile(rf"({_NAME})\s*\(")  # a function's name in the head of its body
@@ -666,7 +688,7 @@ def _java_constants(text: str, file: str) -> List[Constant]:
             return ""
         return tables.evaluation_at(name_at)
 
-    found += _tables(text, code, file, lines, kept, {c.start for c in found})
+    found += _tables(text, code, file, lines, _Bodies(code, _JAVA_BODY_KEYWORD), kept, {c.start for c in found})
     found += _factors(text, code, file, lines, _Bodies(code, _JAVA_BODY_KEYWORD), {c.start for c in found})
     return sorted(found, key=lambda constant: constant.start)
 
