@@ -28,14 +28,17 @@ def test_a_rate_below_one_keeps_its_digits():
     ]
 
 
-def test_a_piped_run_says_its_progress_on_stderr_explains_its_line_and_plots_from_its_start(tmp_path, monkeypatch):
+@pytest.mark.parametrize("flags", [[], ["--no-progress"]], ids=["piped", "no-progress"])
+def test_a_piped_run_says_its_progress_on_stderr_explains_its_line_and_plots_from_its_start(
+    tmp_path, monkeypatch, flags
+):
     monkeypatch.chdir(tmp_path)
     save_params("start.json", default_params())
     config = write_config(
         tmp_path, TINY.replace("generations = 4", "generations = 1") + '\n[start]\nparams = ["start.json"]\n'
     )
     done = subprocess.run(  # both piped, as in a script: neither is a terminal
-        [sys.executable, "-m", "evolve.cli", "run", config, "--runs-dir", "runs", "--jobs", "1"],
+        [sys.executable, "-m", "evolve.cli", "run", config, "--runs-dir", "runs", "--jobs", "1"] + flags,
         capture_output=True,
         text=True,
         env=dict(os.environ, PYTHONPATH=ROOT),
