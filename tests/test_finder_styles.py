@@ -321,3 +321,29 @@ def test_cpp_and_java_weights_a_function_returns_are_found_under_its_name(tmp_pa
         "weights.return[1]": (-0.3, "my_player.java", 3),
         "weights.return[2]": (2, "my_player.java", 3),
     }
+
+
+@pytest.mark.fast
+def test_cpp_and_java_weights_passed_to_a_call_are_found_by_the_call_and_place(tmp_path):
+    """``agent.set_weights(2, {0.8, 0.3})`` in ``main``: ``main.set_weights.arg1[0]``, as Python's are named; a
+    table's inner lists and a keyword's parentheses are not calls."""
+    cpp, java = tmp_path / "cpp", tmp_path / "java"
+    cpp.mkdir()
+    java.mkdir()
+    (cpp / "my_player.cpp").write_text(
+        "#include <vector>\nvoid set_weights(int n, std::vector<double> w) {}\n"
+        "const int T[2][2] = {{1, 2}, {3, 4}};\n"
+        "int main() {\n    set_weights(2, {0.8, 0.3});\n    if (T[0][0]) { return 0; }\n    return 1;\n}\n"
+    )
+    (java / "my_player.java").write_text(
+        "class my_player {\n    static void use(double[] w) {}\n"
+        "    public static void main(String[] args) {\n        use(new double[]{1.5, 2});\n    }\n}\n"
+    )
+    found = places(find_constants(str(cpp)))
+    assert {name: place for name, place in found.items() if not name.startswith("T[")} == {
+        "main.set_weights.arg1[0]": (0.8, "my_player.cpp", 5),
+        "main.set_weights.arg1[1]": (0.3, "my_player.cpp", 5),
+    }
+    assert sorted(name for name in found if name.startswith("T[")) == ["T[0][0]", "T[0][1]", "T[1][0]", "T[1][1]"]
+    found = places(find_constants(str(java)))
+    assert found == {"main.use.arg0[0]": (1.5, "my_player.java", 4), "main.use.arg0[1]": (2, "my_player.java", 4)}

@@ -482,6 +482,12 @@ def _factors(text: str, code: str, file: str, lines: _Lines, bodies: "_Bodies", 
 # A table's head: its name, any dimensions, and its initialiser's opening brace (``POS[5][5] = {``, ``w{``,
 # Java's ``W = new double[]{``); what the braces hold decides whether it is a table of numbers.
 _TABLE = re.compile(rf"\b({_NAME})\s*(?:\[[^\[\]{{}};]*\]\s*)*(?:=\s*(?:new\s+{_NAME}\s*(?:\[\s*\]\s*)+)?)?\{{")
+# A braced list or array passed to a call (``set_weights({0.8, 0.3})``, Java's ``f(1, new double[]{...})``):
+# the ``(`` or ``,`` before it, then its opening brace.
+_PASSED = re.compile(rf"[(,]\s*(?:new\s+{_NAME}\s*(?:\[\s*\]\s*)+)?\{{$")
+_BRACKETS = re.compile(r"[()\[\]{},]")
+_CALLEE = re.compile(rf"({_NAME})\s*$")
+_NOT_CALLS = frozenset(("if", "while", "for", "switch", "return", "catch", "sizeof"))
 _RETURNED_NEW = re.compile(r"\breturn\s+new\s*$")  # Java's ``return new double[]{``: the head before ``double``
 _TABLE_PART = re.compile(rf"\{{|\}}|,|{_NUMBER}|\s+")
 
@@ -553,6 +559,39 @@ def _tables(
     return found
 
 
+def _passed(text: str, code: str, file: str, lines: _Lines, bodies: "_Bodies", taken: Set[int]) -> List[Constant]:
+    """The numbers of each braced list or array a C++ or Java function passes to a call, named as Python's
+    are: ``main.set_weights.arg1[0]`` (the function, the callee, the argument's place, the element's). One
+    pass over the brackets and commas: each open bracket a frame (a call's ``(`` with its callee and its
+    commas so far), so that every character is read a bounded number of times."""
+    frames: List[Tuple[str, Optional[str]]] = []  # each open bracket, with its callee where it is a call's ``(``
+    commas: List[int] = []  # the commas read so far at each open bracket's depth
+    found: List[Constant] = []
+    for mark in _BRACKETS.finditer(code):
+        char, at = mark.group(), mark.start()
+        if char == "(":
+            callee = _CALLEE.search(code, max(0, at - 200), at)
+            frames.append(("(", callee.group(1) if callee and callee.group(1) not in _NOT_CALLS else None))
+            commas.append(0)
+        elif char in "[{":
+            bracket, called = frames[-1] if frames else ("", None)
+            if char == "{" and bracket == "(" and called is not None:
+                function = bodies.function_at(at) if _PASSED.search(code, max(0, at - 200), at + 1) else None
+                if function is not None:
+                    real = bool(_REAL_TYPE.search(code, max(0, at - 200), at))
+                    name = f"{_identifier(function)}.{_identifier(called)}.arg{commas[-1]}"
+                    found += [one for one in _table(text, code, file, name, at, real, lines) if one.start not in taken]
+            frames.append((char, None))
+            commas.append(0)
+        elif char == ",":
+            if commas:
+                commas[-1] += 1
+        elif frames:
+            frames.pop()
+            commas.pop()
+    return found
+
+
 def _declared(text: str, file: str, name: str, span: Tuple[int, int], real_type: bool, lines: _Lines) -> Constant:
     value, integer, suffix = _literal(text, span[0], span[1], real_type)
     return Constant(_identifier(name), value, integer, file, lines.of(span[0]), span[0], span[1], suffix)
@@ -598,6 +637,7 @@ def _cpp_constants(text: str, file: str) -> List[Constant]:
 
     returns = _Bodies(code, _CPP_SCOPE_KEYWORD, top_level=True)
     found += _tables(text, code, file, lines, returns, kept, {c.start for c in found})
+    found += _passed(text, code, file, lines, _Bodies(code, _CPP_SCOPE_KEYWORD, True), {c.start for c in found})
     found += _factors(text, code, file, lines, _Bodies(code, _CPP_SCOPE_KEYWORD, True), {c.start for c in found})
     return sorted(found, key=lambda constant: constant.start)
 
@@ -689,6 +729,7 @@ def _java_constants(text: str, file: str) -> List[Constant]:
         return tables.evaluation_at(name_at)
 
     found += _tables(text, code, file, lines, _Bodies(code, _JAVA_BODY_KEYWORD), kept, {c.start for c in found})
+    found += _passed(text, code, file, lines, _Bodies(code, _JAVA_BODY_KEYWORD), {c.start for c in found})
     found += _factors(text, code, file, lines, _Bodies(code, _JAVA_BODY_KEYWORD), {c.start for c in found})
     return sorted(found, key=lambda constant: constant.start)
 
