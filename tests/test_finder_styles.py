@@ -22,6 +22,16 @@ def copied(tmp_path, name):
     return folder
 
 
+def agents_of(root, cpp_code, java_code):
+    """(a C++ agent folder, a Java one) under ``root``, each its one source: their paths."""
+    folders = []
+    for name, source, code in (("cpp", "my_player.cpp", cpp_code), ("java", "my_player.java", java_code)):
+        (root / name).mkdir()
+        (root / name / source).write_text(code)
+        folders.append(str(root / name))
+    return folders
+
+
 def places(constants):
     return {c.name: (c.value, c.file, c.line) for c in constants}
 
@@ -302,20 +312,16 @@ def test_rewritten_tables_compile_and_play_their_new_numbers(tmp_path):
 @pytest.mark.fast
 def test_cpp_and_java_weights_a_function_returns_are_found_under_its_name(tmp_path):
     """``return {0.8, 0.3};`` (C++) and ``return new double[]{...};`` (Java), as Python's ``weights.return``."""
-    cpp, java = tmp_path / "cpp", tmp_path / "java"
-    cpp.mkdir()
-    java.mkdir()
-    (cpp / "my_player.cpp").write_text(
+    cpp, java = agents_of(
+        tmp_path,
         "#include <vector>\nstd::vector<double> weights() {\n    return {0.8, 0.3};\n}\n"
-        "int main() { return weights().size() > 0 ? 0 : 1; }\n"
-    )
-    (java / "my_player.java").write_text(
+        "int main() { return weights().size() > 0 ? 0 : 1; }\n",
         "class my_player {\n    static double[] weights() {\n        return new double[]{0.8, -0.3, 2};\n    }\n"
-        "    public static void main(String[] args) { System.out.println(weights()[0]); }\n}\n"
+        "    public static void main(String[] args) { System.out.println(weights()[0]); }\n}\n",
     )
-    found = places(find_constants(str(cpp)))
+    found = places(find_constants(cpp))
     assert found == {"weights.return[0]": (0.8, "my_player.cpp", 3), "weights.return[1]": (0.3, "my_player.cpp", 3)}
-    found = places(find_constants(str(java)))
+    found = places(find_constants(java))
     assert found == {
         "weights.return[0]": (0.8, "my_player.java", 3),
         "weights.return[1]": (-0.3, "my_player.java", 3),
@@ -327,23 +333,19 @@ def test_cpp_and_java_weights_a_function_returns_are_found_under_its_name(tmp_pa
 def test_cpp_and_java_weights_passed_to_a_call_are_found_by_the_call_and_place(tmp_path):
     """``agent.set_weights(2, {0.8, 0.3})`` in ``main``: ``main.set_weights.arg1[0]``, as Python's are named; a
     table's inner lists and a keyword's parentheses are not calls."""
-    cpp, java = tmp_path / "cpp", tmp_path / "java"
-    cpp.mkdir()
-    java.mkdir()
-    (cpp / "my_player.cpp").write_text(
+    cpp, java = agents_of(
+        tmp_path,
         "#include <vector>\nvoid set_weights(int n, std::vector<double> w) {}\n"
         "const int T[2][2] = {{1, 2}, {3, 4}};\n"
-        "int main() {\n    set_weights(2, {0.8, 0.3});\n    if (T[0][0]) { return 0; }\n    return 1;\n}\n"
-    )
-    (java / "my_player.java").write_text(
+        "int main() {\n    set_weights(2, {0.8, 0.3});\n    if (T[0][0]) { return 0; }\n    return 1;\n}\n",
         "class my_player {\n    static void use(double[] w) {}\n"
-        "    public static void main(String[] args) {\n        use(new double[]{1.5, 2});\n    }\n}\n"
+        "    public static void main(String[] args) {\n        use(new double[]{1.5, 2});\n    }\n}\n",
     )
-    found = places(find_constants(str(cpp)))
+    found = places(find_constants(cpp))
     assert {name: place for name, place in found.items() if not name.startswith("T[")} == {
         "main.set_weights.arg1[0]": (0.8, "my_player.cpp", 5),
         "main.set_weights.arg1[1]": (0.3, "my_player.cpp", 5),
     }
     assert sorted(name for name in found if name.startswith("T[")) == ["T[0][0]", "T[0][1]", "T[1][0]", "T[1][1]"]
-    found = places(find_constants(str(java)))
+    found = places(find_constants(java))
     assert found == {"main.use.arg0[0]": (1.5, "my_player.java", 4), "main.use.arg0[1]": (2, "my_player.java", 4)}
