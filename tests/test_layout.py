@@ -16,7 +16,6 @@ modules and functions are in docs/development.md: aims, which no test checks; it
 """
 
 import ast
-import importlib
 import os
 import re
 import subprocess
@@ -460,27 +459,3 @@ def test_no_public_name_is_defined_in_two_modules():
     twice = {name: modules for name, modules in public_definitions().items() if len(modules) > 1}
     found = {name: sorted(modules) for name, modules in twice.items() if name not in SHARED_NAMES}
     assert not found, f"each public name is defined once (name it for what it is): {found}"
-
-
-def _resolves(dotted):
-    """Whether ``dotted`` names a module of the project, or a name one defines."""
-    try:
-        importlib.import_module(dotted)
-        return True
-    except ImportError:
-        module, _, name = dotted.rpartition(".")
-        try:
-            return hasattr(importlib.import_module(module), name)
-        except ImportError:
-            return False
-
-
-@pytest.mark.fast
-def test_the_glossary_names_each_word_once_and_where_it_lives():
-    text = open(os.path.join(ROOT, "docs", "glossary.md"), encoding="utf-8").read()
-    rows = [line.split("|")[1:-1] for line in text.splitlines() if line.startswith("| ") and "---" not in line][1:]
-    words = [row[0].strip().lower() for row in rows]
-    assert len(rows) >= 20 and len(words) == len(set(words)), sorted(w for w in words if words.count(w) > 1)
-    places = [place for row in rows for place in re.findall(r"`([\w.]+)`", row[2])]
-    assert len(places) >= len(rows), "each word says where it lives"
-    assert not [place for place in places if not _resolves(place)], "the glossary names code that is not there"
