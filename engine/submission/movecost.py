@@ -97,7 +97,7 @@ def _outside(folder, command, repeats):
             handle.write(_input_text())
         argv = resolve_command(command)[0]
 
-        def run():
+        def run() -> None:
             subprocess.run(argv, cwd=copy, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
         return _median([_timed(run) for _ in range(repeats)])
@@ -189,7 +189,7 @@ def _games_per_second(folder, command, games, limits):
 def format_cost(cost: MoveCost) -> Dict[str, str]:
     """The report's lines, a part a line: milliseconds of wall time and of CPU."""
 
-    def shown(part):
+    def shown(part: Optional[Cost]) -> str:
         if part is None:
             return "-"
         return f"{part.wall * 1000:7.1f} ms wall, {part.cpu * 1000:7.1f} ms CPU  ({part.samples} samples)"
