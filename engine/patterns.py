@@ -80,9 +80,12 @@ def _contents(window: Sequence[int], own: int, opp: int) -> Dict[int, int]:
     return {point: (own >> bit & 1) + 2 * (opp >> bit & 1) for bit, point in enumerate(window)}
 
 
-def _shape(window: Sequence[int], own: int, opp: int) -> str:
+_READINGS = {window: _readings(window) for window in WINDOWS}  # read once: the agent builds its tables each move
+
+
+def _shape(window: Tuple[int, ...], own: int, opp: int) -> str:
     """``quad_<class>_<digits>`` of a window whose points hold the nibbles ``own``/``opp`` (bit order)."""
-    number, readings = _readings(window)
+    number, readings = _READINGS[window]
     contents = _contents(window, own, opp)
     return f"quad_{PATTERN_CLASSES[number].name}_{min(_code(contents, r) for r in readings)}"
 

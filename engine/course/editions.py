@@ -9,6 +9,7 @@ other mode, and the report says the figure was assumed.
 
 from typing import Dict, NamedTuple, Optional, Tuple
 
+from engine.agent import STARTUP_CPU
 from engine.constants import MAX_MOVES
 from engine.errors import InvalidInput
 
@@ -16,9 +17,6 @@ TOP_RATE = 0.9  # a win rate at least this earns the column's full points
 MIDDLE_RATE = 0.7  # at least this: the middle multiplier times the rate; below: the low one
 # A bundle fitted to an edition: every game, at each move's cap, within this share of the budget's rate.
 BUDGET_SHARE = 0.9
-# CPU seconds the bundled agent spends on a move outside its search (start-up, reading the book);
-# 0.1-0.15 s measured, with a margin.
-STARTUP_CPU = 0.25
 MOVES_PER_SIDE = MAX_MOVES // 2  # the most moves either side makes in a game
 
 
