@@ -28,7 +28,7 @@ from deap import tools
 
 from engine.common.generation_record import GenerationRecord, HeldOut
 from engine.common.pools import CpuMeter
-from engine.common.runfolder import CONFIG_COPY, FOLDER_TIME, safe_text
+from engine.common.runfolder import CONFIG_COPY, FOLDER_TIME, RunError, safe_text
 from engine.common.seeds import derive_seed
 from engine.course.build import agents_built
 from engine.errors import InvalidInput
@@ -39,7 +39,6 @@ from evolve.agents.code_individual import BuiltProgram
 from evolve.agents.program_individual import program_built
 from evolve.checkpoint import (
     Checkpoint,
-    RunError,
     RunLock,
     has_checkpoint,
     load_checkpoint,

@@ -82,7 +82,7 @@ def folder_time(name: str) -> Optional[datetime.datetime]:
 _FLOCK = "qqihh" if sys.platform == "darwin" or "bsd" in sys.platform else "hhqqixxxx"
 
 
-def _flock(kind):
+def _flock(kind: int) -> bytes:
     fields = (0, 0, 0, kind, os.SEEK_SET) if _FLOCK == "qqihh" else (kind, os.SEEK_SET, 0, 0, 0)
     return struct.pack(_FLOCK, *fields)
 

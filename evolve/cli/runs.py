@@ -20,6 +20,7 @@ from engine.cli.parts.arguments import (
     progress_bar,
 )
 from engine.cli.parts.commands import Subcommands, command
+from engine.common.generation_record import read_generations
 from engine.course.build import recognise
 from engine.course.constant_roles import cost_note, untunable
 from engine.course.literals import default_bounds, find_constants
@@ -34,7 +35,7 @@ from evolve.config import load_config
 from evolve.experiment.schema import Config, ProgramIndividual
 from evolve.fitness import choose_searcher
 from evolve.loop import Evolution
-from evolve.runs import export_best, export_tuned_agent, format_table, plot_run, program_of, read_generations
+from evolve.runs import export_best, export_tuned_agent, format_table, plot_run, program_of
 
 
 def register(commands: Subcommands) -> None:

@@ -17,7 +17,7 @@ import sys
 import threading
 import traceback
 from types import FrameType
-from typing import Callable, Optional, Tuple, Type, Union
+from typing import Any, Callable, Dict, Optional, Tuple, Type, Union
 
 from engine.errors import UserError
 from engine.sandbox.files import excerpt
@@ -60,7 +60,8 @@ def run_command(
     command = " ".join(part for part in (prog, args.command, getattr(args, "target", None)) if part)
     previous = _stop_on_signals(on_interrupt)
     try:
-        return args.handler(args)
+        status: int = args.handler(args)
+        return status
     except passed_on:
         raise
     except user_errors as error:
@@ -119,7 +120,7 @@ def _end(on_interrupt: Words) -> None:
     os._exit(INTERRUPT_STATUS)
 
 
-def _stop_on_signals(on_interrupt):
+def _stop_on_signals(on_interrupt: Words) -> Dict[int, Any]:
     """Make SIGTERM (``kill``, a scheduler ending a job) stop a command as Ctrl-C does: the same
     message, a run left resumable, no worker tracebacks (``engine.common.pools`` gives workers the
     default back); both end the process if its cleanup hangs (``_interrupt``). {signal: the handler it
