@@ -330,7 +330,7 @@ class NativeSearcher(Searcher):
 
     @property
     def nodes(self) -> int:
-        return self._library.ls_nodes(self._handle)
+        return int(self._library.ls_nodes(self._handle))
 
     @nodes.setter
     def nodes(self, count: int) -> None:
@@ -338,7 +338,7 @@ class NativeSearcher(Searcher):
 
     def table_size(self) -> int:
         """Entries in the C's transposition table (what ``len(table)`` is for the Python searcher)."""
-        return self._library.ls_table_size(self._handle)
+        return int(self._library.ls_table_size(self._handle))
 
     def _limits(self) -> Tuple[float, int]:
         return (-1.0 if self.deadline is None else self.deadline, -1 if self.node_stop is None else self.node_stop)
@@ -385,4 +385,4 @@ class NativeSearcher(Searcher):
         )
         if stopped.value:
             self._stopped(stopped.value)
-        return value
+        return float(value)
