@@ -200,7 +200,10 @@ class GeneticStrategy:
         if not self.population:
             return _first_population(toolbox, self.start, self.size)
         chosen = toolbox.select(self.population, len(self.population) - min(self.elites, len(self.population)))
-        return algorithms.varAnd(chosen, toolbox, self.ga.crossover_probability, self.ga.mutation_probability)
+        offspring: List[Individual] = algorithms.varAnd(
+            chosen, toolbox, self.ga.crossover_probability, self.ga.mutation_probability
+        )
+        return offspring
 
     def update(self, individuals: Sequence[Individual]) -> None:
         """Keep ``individuals`` (the last generation, elites included) to choose the next from."""

@@ -392,7 +392,9 @@ class Evolution:
 
     def _one_job_a_process(self) -> bool:
         """Whether each worker process runs one job at a time (the local pool; Dask workers of one thread)."""
-        return self.where.get("threads", self.where.get("workers", 1)) <= self.where.get("workers", 1)
+        workers: int = self.where.get("workers", 1)
+        threads: int = self.where.get("threads", workers)
+        return threads <= workers
 
     def _record(
         self,

@@ -22,7 +22,8 @@ from engine.course.constant_roles import cost_note, past_limits
 from engine.params import save_params
 from engine.protocol import write_atomic
 from evolve.agents.program_individual import best_file, save_agent_weights
-from evolve.config import ConfigError, load_config, repeated_games
+from evolve.config import load_config, repeated_games
+from evolve.experiment.config_keys import ConfigError
 from evolve.experiment.schema import Config
 from evolve.generations import generation_line, overfitting_warning, saturation_warning
 from evolve.genome import Individual
@@ -106,7 +107,9 @@ def _searched_by(config: Config, searcher: str) -> str:
 
 def _where(description: Mapping[str, Any]) -> str:
     """Where games run, in words, for the log: executor, workers, threads, and the dashboard if any."""
-    words = description["executor"] + (" at {}".format(description["scheduler"]) if "scheduler" in description else "")
+    words: str = description["executor"] + (
+        " at {}".format(description["scheduler"]) if "scheduler" in description else ""
+    )
     words += ", {}, {}".format(_count(description["workers"], "worker"), _count(description["threads"], "thread"))
     return words + (", dashboard {}".format(description["dashboard"]) if description.get("dashboard") else "")
 

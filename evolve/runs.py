@@ -13,7 +13,8 @@ from evolve import genome
 from evolve.agents.code_individual import write_tuned_agent
 from evolve.agents.program_individual import AgentWeights, refuse_search_settings, save_agent_weights
 from evolve.checkpoint import load_checkpoint
-from evolve.config import ConfigError, load_config
+from evolve.config import load_config
+from evolve.experiment.config_keys import ConfigError
 from evolve.experiment.schema import Config, ProgramIndividual
 from evolve.generations import per_second_text, rate_text
 from evolve.params_genes import run_genome

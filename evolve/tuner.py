@@ -12,7 +12,7 @@ seeding a run does, so that the benchmark's "ga", "cmaes" and "spsa" rows are th
 from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy
-from deap import tools
+from deap import creator, tools
 
 from evolve import genome
 from evolve.experiment.config_keys import FITNESS_KEYS, TOP_KEYS, defaults
@@ -53,7 +53,7 @@ class RunTuner:
         """The generation's candidates: the strategy's new individuals, then copies of the elites, every
         fitness unset (each is measured anew: fresh seeds, or a noisy fitness drawn again)."""
         self._sampled = self.toolbox.generate()
-        originals = [genome.creator.Individual(row) for row in self._originals]
+        originals = [creator.Individual(row) for row in self._originals]
         candidates = self._sampled + originals + [self.toolbox.clone(ind) for ind in self.halloffame]
         for individual in candidates:
             del individual.fitness.values

@@ -1,7 +1,7 @@
-"""The types: mypy passes (strict on the core, ``engine/*.py``), and every public function is annotated.
+"""The types: mypy passes, strict on every module of both packages, and every public function is annotated.
 
-mypy's settings live in ``pyproject.toml``; mypy checks only the bodies of annotated functions, so
-the second test is what makes "every public function is checked" true outside the core.
+mypy's settings live in ``pyproject.toml``; a test there keeps them strict everywhere, so no module (a new
+one included) can slip out of the strict check.
 """
 
 import ast
@@ -76,16 +76,45 @@ def test_the_package_says_it_is_typed():
         assert os.path.isfile(os.path.join(ROOT, package, "py.typed")), package
 
 
-@pytest.mark.fast
-def test_every_core_module_is_checked_strictly():
-    """pyproject.toml's strict list holds each module of the core (engine/*.py): a new one cannot slip out."""
+# the flags --strict turns on (mypy 1.x-2.x): an override that turns one off makes a module less than strict
+STRICT_FLAGS = (
+    "warn_unused_configs",
+    "disallow_any_generics",
+    "disallow_subclassing_any",
+    "disallow_untyped_calls",
+    "disallow_untyped_defs",
+    "disallow_incomplete_defs",
+    "check_untyped_defs",
+    "disallow_untyped_decorators",
+    "warn_redundant_casts",
+    "warn_unused_ignores",
+    "warn_return_any",
+    "no_implicit_reexport",
+    "strict_equality",
+    "extra_checks",
+)
+
+
+def _mypy_settings():
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover
         import tomli as tomllib
     with open(os.path.join(ROOT, "pyproject.toml"), "rb") as handle:
-        overrides = tomllib.load(handle)["tool"]["mypy"]["overrides"]
-    strict = {name for entry in overrides if entry.get("disallow_untyped_defs") for name in entry["module"]}
-    core = {"engine." + name[:-3] for name in os.listdir(os.path.join(ROOT, "engine")) if name.endswith(".py")}
-    core = {"engine" if name == "engine.__init__" else name for name in core}
-    assert not core - strict, f"pyproject.toml's strict list leaves out {', '.join(sorted(core - strict))}"
+        return tomllib.load(handle)["tool"]["mypy"]
+
+
+@pytest.mark.fast
+def test_every_module_is_checked_strictly():
+    """pyproject.toml asks for --strict on both packages, and neither the top nor any override turns a part of it
+    off: a module, a new one included, cannot slip out of the strict check."""
+    settings = _mypy_settings()
+    assert settings.get("strict") is True, "pyproject.toml's [tool.mypy] must say strict = true"
+    assert set(settings["files"]) == set(PACKAGES)
+    for where, table in [("[tool.mypy]", settings)] + [
+        (f"the override of {entry.get('module')}", entry) for entry in settings.get("overrides", [])
+    ]:
+        relaxed = [flag for flag in STRICT_FLAGS if table.get(flag) is False] + (
+            ["strict"] if table is not settings and table.get("strict") is False else []
+        )
+        assert not relaxed, f"{where} turns off {', '.join(relaxed)}"

@@ -2,6 +2,7 @@
 
 import argparse
 import json
+from typing import List, Tuple
 
 from engine.cli.parts.argument_types import (
     depth,
@@ -127,13 +128,13 @@ def _register_solver(targets: Subcommands) -> None:
 DEFAULT_SOLVER_PLIES = tuple(range(4, 17))  # plies 0-3 take minutes a position: ask for them
 
 
-def _plies(text):
+def _plies(text: str) -> Tuple[int, ...]:
     """Plies as 4,6 or 4-12 or a mix (2,4-6)."""
-    plies = []
+    plies: List[int] = []
     for part in text.split(","):
-        low, _, high = part.partition("-")
+        low_text, _, high_text = part.partition("-")
         try:
-            low, high = int(low), int(high or low)
+            low, high = int(low_text), int(high_text or low_text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"expected plies such as 4,6 or 4-12, got {text!r}")
         if not 0 <= low <= high < MAX_MOVES:
@@ -142,7 +143,8 @@ def _plies(text):
     return tuple(dict.fromkeys(plies))
 
 
-def _print_result(result, args):
+def _print_result(result: object, args: argparse.Namespace) -> int:
+    """0, the result printed as JSON first where --json asks for it."""
     if args.json:
         print(json.dumps(result, indent=2))
     return 0

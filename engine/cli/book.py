@@ -3,8 +3,9 @@
 import argparse
 import os
 import sys
+from typing import List, Optional
 
-from engine.book import load_book
+from engine.book import Book, load_book
 from engine.cli.parts.argument_types import file_to_write, integer_range, positive_int
 from engine.cli.parts.arguments import add_progress, add_store, add_table_bits, progress_bar, store_path
 from engine.cli.parts.commands import Subcommands, command, group
@@ -14,7 +15,7 @@ from engine.constants import MAX_MOVES
 from engine.errors import InvalidInput
 from engine.native.book_build import build_book, build_white_book, read_any_book, trim_book
 from engine.native.book_fill import extend_book, merge_books
-from engine.native.sections import book_sections, check_book, describe_start
+from engine.native.sections import BookSection, book_sections, check_book, describe_start
 from engine.native.stored_solver import StoredSolver
 from engine.position import Position
 from engine.protocol import write_atomic
@@ -83,7 +84,7 @@ def register(commands: Subcommands) -> None:
     add_store(check)
 
 
-def _say(text):
+def _say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
@@ -162,17 +163,17 @@ def _extend(args: argparse.Namespace) -> int:
     return 0
 
 
-def _sections_of(book, side):
+def _sections_of(book: Book, side: Optional[str]) -> List[BookSection]:
     """The book's sections of ``side`` (all of them when None)."""
     return [section for section in book_sections(book) if side in (None, section.side)]
 
 
-def _reach(book, side):
+def _reach(book: Book, side: Optional[str]) -> str:
     """The last ply of the book's sections of ``side``, in words: "12", "11 for white"."""
     return "{}{}".format(max((s.max_ply for s in _sections_of(book, side)), default=0), " for " + side if side else "")
 
 
-def _layer_progress(done, total, ply):
+def _layer_progress(done: int, total: int, ply: int) -> None:
     _say(f"  from ply {ply}: {done:,} of {total:,} positions solved")
 
 

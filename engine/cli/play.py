@@ -2,6 +2,7 @@
 
 import argparse
 import sys
+from typing import Optional
 
 from engine.cli.parts.arguments import add_sandbox, player_with_sandbox
 from engine.cli.parts.commands import Subcommands, command
@@ -27,7 +28,7 @@ def register(commands: Subcommands) -> None:
     watch.add_argument("--step", action="store_true", help="wait for Enter before each move")
 
 
-def _read_line(prompt):
+def _read_line(prompt: str) -> Optional[str]:
     """A line typed at the terminal (or piped in), None at the end of input."""
     try:
         return input(prompt)
@@ -36,7 +37,7 @@ def _read_line(prompt):
         return None
 
 
-def _write(text):
+def _write(text: str) -> None:
     sys.stdout.write(text)
     sys.stdout.flush()
 

@@ -2,14 +2,17 @@
 
 import argparse
 import time
+from typing import List, Optional
 
 from engine.cli.parts.argument_types import integer_range, positive_seconds
 from engine.cli.parts.arguments import add_progress, add_store, progress_bar, store_path
 from engine.cli.parts.commands import Subcommands, command
 from engine.common.progress import counter
-from engine.constants import MAX_MOVES, PASS, colour_word
+from engine.constants import MAX_MOVES, PASS, Move, colour_word
 from engine.errors import InvalidInput
+from engine.native.store import MoveResults
 from engine.native.stored_solver import StoredSolver
+from engine.position import Position
 from engine.search import SearchTimeout
 from engine.solver import Solver
 from engine.ui.board import board_diagram, move_and_vertex, position_from_moves, read_position, verdict
@@ -60,7 +63,7 @@ def _solve(args: argparse.Namespace) -> int:
     return _solve_native(position, bar, store_path(args)) if args.native else _solve_python(position, args.seconds, bar)
 
 
-def _solve_python(position, seconds, bar=True):
+def _solve_python(position: Position, seconds: float, bar: bool = True) -> int:
     solver = Solver()
     progress = counter("solving", "move", len(position.legal_points()) + 1, bar=bar)
     try:
@@ -84,14 +87,14 @@ def _solve_python(position, seconds, bar=True):
     return 0
 
 
-def _solve_native(position, bar=True, store=None):
-    moves = position.legal_points() + [PASS]
+def _solve_native(position: Position, bar: bool = True, store: Optional[str] = None) -> int:
+    moves: List[Move] = [*position.legal_points(), PASS]
     progress = counter("solving", "move", len(moves), bar=bar)
     with StoredSolver(store) as solver:
-        results = solver.store.results(position) if solver.store is not None else None
-        stored = results is not None
-        if not stored:
-            results = {}
+        from_store = solver.store.results(position) if solver.store is not None else None
+        stored = from_store is not None
+        results: MoveResults = from_store if from_store is not None else {}
+        if from_store is None:
             for move in moves:  # a move wins when the position it leads to is lost for the other side
                 results[move] = not solver.wins(position.play_point(move))
                 progress(len(results))

@@ -25,7 +25,7 @@ from engine.params import load_params
 from engine.play.records import pack, unpack
 from engine.players.specs import KNOWN
 from engine.study.giveaways import StudyPlan, run_study
-from engine.study.mistakes import DEPTH_TABLE_BITS, WALK_TABLE_BITS, case, depth_picks, walk_back
+from engine.study.mistakes import DEPTH_TABLE_BITS, WALK_TABLE_BITS, Case, case, depth_picks, walk_back
 from engine.study.settle import build_table, kept_report, read_answers, solve_records, solve_seed
 
 SOURCE_HELP = "the match's records: a folder of SGF records, a tar archive of one, or a match journal (.xz, .gz)"
@@ -197,7 +197,7 @@ def _register_study(commands: Subcommands) -> None:
     add_store(depth)
 
 
-def _case(text):
+def _case(text: str) -> Case:
     """A position NAME:PLY, for argparse."""
     try:
         return case(text)

@@ -135,9 +135,9 @@ def recognise(folder: str) -> Optional[Language]:
     return None
 
 
-def _missing_tool(language):
+def _missing_tool(language: Language) -> Optional[str]:
     """The first program a language needs that is not installed, or None."""
-    programs = [language.build_words.split()[0]] if language.build else []
+    programs = [language.build_words.split()[0]] if language.build and language.build_words else []
     programs.append(language.run.split()[0])
     for program in programs:
         if not program.startswith(("./", "/")) and shutil.which(program) is None:

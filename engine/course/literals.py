@@ -740,7 +740,7 @@ _READERS = ((PYTHON, _python_constants), (CPP, _cpp_constants), (JAVA, _java_con
 ALL_SOURCES_BYTES = DEFAULT_LIMITS.folder_mb * MIB  # all of a folder's sources read: as much as its copy holds
 
 
-def _reader(name: str):
+def _reader(name: str) -> Optional[Callable[[str, str], List[Constant]]]:
     for extensions, reader in _READERS:
         if name.endswith(extensions):
             return reader
@@ -803,8 +803,9 @@ def find_constants(folder: str) -> List[Constant]:
         try:
             text = read_source(folder, name)
             read += len(text.encode("utf-8", "surrogateescape"))
-            if read <= ALL_SOURCES_BYTES:
-                found.extend(_reader(name)(text, name))
+            reader = _reader(name)
+            if reader is not None and read <= ALL_SOURCES_BYTES:  # source_files lists only what a reader reads
+                found.extend(reader(text, name))
         except InvalidInput as error:  # this source alone: the others are still read
             _warn_once(f"warning: {error}; no constant is looked for in it")
         if read > ALL_SOURCES_BYTES:

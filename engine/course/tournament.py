@@ -17,7 +17,7 @@ import random
 import re
 import time
 from collections import Counter
-from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, cast
 
 from engine.common.seeds import derive_seed
 from engine.constants import BLACK, WHITE, colour_word
@@ -194,7 +194,9 @@ def journal_header(
     return header if order == ROW_ORDER else dict(header, pairs=order)
 
 
-def _entrants(path, agents, specs, games, seed, cpu_limit):
+def _entrants(
+    path: str, agents: List[str], specs: List[str], games: int, seed: int, cpu_limit: float
+) -> Tuple[List[str], List[str], str, List[str]]:
     """(agents, specs, pair order, the agents new to the journal at ``path``): the journal's agents first, in
     its order, then the others as given, where it holds a tournament of the same games, seed and CPU limit
     that these agents extend (its header rewritten for them, its games kept); as given otherwise (Journal
@@ -205,6 +207,8 @@ def _entrants(path, agents, specs, games, seed, cpu_limit):
         return agents, specs, BY_ENTRANT, []
     old = header.get("tournament")
     order = header.get("pairs", ROW_ORDER)
+    if not isinstance(order, str):  # not a journal of ours: Journal says what differs
+        return agents, specs, BY_ENTRANT, []
     if (
         not isinstance(old, list)
         or not set(old) <= set(agents)
@@ -224,7 +228,7 @@ def _entrants(path, agents, specs, games, seed, cpu_limit):
     return agents, [by_name[agent] for agent in agents], order, new
 
 
-def _rewrite_header(path, header):
+def _rewrite_header(path: str, header: Dict[str, object]) -> None:
     """The journal at ``path`` with its first line ``header`` (the format added), every game line kept: all or
     nothing."""
     with open(path, "rb") as handle:
@@ -255,12 +259,12 @@ def play_tournament(
     if games % 2 == 0:
         raise InvalidInput(f"a mini-match plays an odd number of games (the extra one decides), got {games}")
     entrants = dict(zip(agents, sources if sources is not None else specs))
-    order, new = BY_ENTRANT, []
+    order, new = BY_ENTRANT, cast(List[str], [])
     if journal_path is not None and os.path.exists(journal_path):
         agents, specs, order, new = _entrants(journal_path, list(agents), list(specs), games, seed, cpu_limit)
     names = dict(zip(specs, agents))
     work = tournament_jobs(specs, names, broken or {}, games, seed, cpu_limit, settings.limits, order)
-    journal: Optional[Journal] = None
+    journal: Optional[Journal[MatchGame]] = None
     if journal_path is not None:
         journal = Journal.open(journal_path, journal_header(agents, games, seed, cpu_limit, order), MatchGame)
     resumed = len(journal.games) if journal else 0

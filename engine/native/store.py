@@ -113,7 +113,8 @@ class SolvedStore(StoreFile):
             return None
         if entry_checksum(*rows[0][:-1]) != rows[0][-1]:
             self._refuse(f"damaged: the entry of {key} fails its checksum; remove the store or use another")
-        return rows[0][2:6]
+        row: Row = rows[0][2:6]
+        return row
 
     def _row(self, position: Position) -> Tuple[Optional[Row], int]:
         """((won, legal, wins, margins) or None, symmetry): this file's entry, what it lacks from the prefill."""

@@ -259,7 +259,7 @@ class DaskExecutor:
                 yield from future.result()
         except distributed.client.FutureCancelledError as error:
             raise ExecutorError(f"the Dask scheduler at {self.scheduler} went away: {error}")
-        except (OSError, TimeoutError, distributed.comm.CommClosedError) as error:
+        except (OSError, TimeoutError, distributed.comm.core.CommClosedError) as error:
             raise ExecutorError(f"the Dask scheduler at {self.scheduler} went away: {error}")
         finally:
             for future in futures:

@@ -117,7 +117,8 @@ def game_sgf(
         # a move still text is PASS: any other was made a point above
         game.extend_main_sequence().set_move(_COLOUR[colour], None if isinstance(move, str) else _sgf_point(move))
         colour = opponent(colour)
-    return game.serialise()
+    text: bytes = game.serialise()
+    return text
 
 
 def sgf_name(index: int) -> str:
@@ -194,7 +195,8 @@ def _raw_move(node: Any) -> str:
     """The text of a node's B or W property, as the file has it."""
     for identifier in ("B", "W"):
         if node.has_property(identifier):
-            return node.get_raw(identifier).decode("utf-8", "replace")
+            raw: bytes = node.get_raw(identifier)
+            return raw.decode("utf-8", "replace")
     return ""
 
 

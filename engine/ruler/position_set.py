@@ -21,7 +21,8 @@ from typing import Any, Dict, FrozenSet, List, NamedTuple, Sequence, Tuple
 from engine.common.gzip_documents import read_positions_document
 from engine.constants import MAX_MOVES, PASS, Colour, Move
 from engine.errors import UserError
-from engine.native.solver import NATIVE_PASS, position_from_text
+from engine.native.compiler import NATIVE_PASS
+from engine.native.solver import position_from_text
 from engine.position import Position
 from engine.protocol import write_atomic
 

@@ -47,7 +47,8 @@ def _mount_tmpfs(folder: str, size_bytes: int) -> bool:
     options = f"size={size_bytes},nr_inodes={WORKSPACE_ENTRIES},mode={PRIVATE:04o}".encode()
     source = f"{FOLDER_PREFIX}{os.getpid()}".encode()
     try:
-        return _libc().mount(source, folder.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options) == 0
+        status: int = _libc().mount(source, folder.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options)
+        return status == 0
     except (OSError, AttributeError):
         return False
 

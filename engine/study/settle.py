@@ -62,7 +62,8 @@ def read_answers(path: str) -> Answers:
     if not os.path.exists(path):
         return {}
     with open(path) as handle:
-        return json.load(handle)
+        answers: Answers = json.load(handle)
+    return answers
 
 
 def _save(path: str, answers: Mapping[str, bool]) -> None:

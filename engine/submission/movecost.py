@@ -20,7 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Any, Dict, NamedTuple, Optional
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from engine.constants import BLACK
 from engine.play.game import play_game
@@ -34,6 +34,8 @@ from engine.sandbox.isolation import CommandLine, resolve_command
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB, Limits
 
 TIMING_OPENING_PLIES = 2
+
+Sample = Tuple[float, float]  # (wall seconds, CPU seconds) of one run
 
 
 class Cost(NamedTuple):
@@ -61,33 +63,33 @@ class MoveCost(NamedTuple):
         return {name: (value._asdict() if isinstance(value, Cost) else value) for name, value in self._asdict().items()}
 
 
-def _children_cpu():
+def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
 
-def _own_cpu():
+def _own_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
 
 
-def _median(samples):
+def _median(samples: Sequence[Sample]) -> Cost:
     return Cost(statistics.median(w for w, _ in samples), statistics.median(c for _, c in samples), len(samples))
 
 
-def _timed(action):
+def _timed(action: Callable[[], object]) -> Sample:
     """(wall, CPU of this process and its reaped children) of ``action()``."""
     wall, cpu = time.perf_counter(), _own_cpu() + _children_cpu()
     action()
     return time.perf_counter() - wall, _own_cpu() + _children_cpu() - cpu
 
 
-def _input_text():
+def _input_text() -> str:
     position = Position.initial()
     return format_input(position.player, position.previous_string(), position.board_string())
 
 
-def _outside(folder, command, repeats):
+def _outside(folder: str, command: CommandLine, repeats: int) -> Cost:
     """The move run directly in a plain copy, ``repeats`` times."""
     staging = tempfile.mkdtemp(prefix="littlego-cost-")
     copy = os.path.join(staging, "copy")
@@ -105,14 +107,14 @@ def _outside(folder, command, repeats):
         remove_tree(staging)
 
 
-def _timed_move(player, position):
+def _timed_move(player: ProgramPlayer, position: Position) -> Sample:
     """(wall, CPU) of a move of ``player``: the CPU it is charged (all its processes) and the host's own."""
     wall, host = time.perf_counter(), _own_cpu()
     _, charged = player.timed_move(position)
     return time.perf_counter() - wall, charged + _own_cpu() - host
 
 
-def _moves(player, repeats):
+def _moves(player: ProgramPlayer, repeats: int) -> Tuple[Sample, List[Sample]]:
     """(the first move of a game, its sandbox's own start included; the later moves) of ``player``, timed."""
     position = Position.initial()
     player.new_game(BLACK, 1)
@@ -177,7 +179,7 @@ def measure_move_cost(
     )
 
 
-def _games_per_second(folder, command, games, limits):
+def _games_per_second(folder: str, command: CommandLine, games: int, limits: Limits) -> float:
     started = time.perf_counter()
     for index in range(games):
         pair = [ProgramPlayer(folder, command, limits=limits), make_player("greedy")]

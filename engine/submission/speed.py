@@ -6,17 +6,19 @@ import shutil
 import statistics
 import tempfile
 import time
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, TypedDict
 
 from engine.agent import SOLVE_SHARE
 from engine.common.progress import LineSink
 from engine.common.seeds import derive_seed
-from engine.constants import BLACK, MAX_DEPTH, WHITE, colour_word
+from engine.constants import BLACK, MAX_DEPTH, WHITE, Colour, colour_word
 from engine.course.editions import EDITIONS, fitted_search
 from engine.data import RULES_VECTORS, SHIPPED_BOOK, SHIPPED_PARAMS, load_rules_vectors
+from engine.features import Evaluator
 from engine.params import Params, load_params
 from engine.play.game import play_game
 from engine.play.records import recorded_positions
+from engine.players.base import Reason
 from engine.players.specs import make_player
 from engine.playout import random_opening, random_playout
 from engine.position import Position
@@ -25,6 +27,35 @@ from engine.solver import Solver
 from engine.submission.bundle import write_bundle
 
 Phases = List[Tuple[str, List[Position]]]  # (the game's phase, its positions)
+
+
+class DepthRow(TypedDict):
+    """``bench search``'s figures at one depth over the phases' positions."""
+
+    depth: int
+    median_s: float  # the median seconds a search takes
+    max_s: float  # the most seconds a search takes
+    nodes: int  # the nodes of all the searches
+    nodes_per_s: float
+
+
+class BudgetRow(TypedDict):
+    """The depths iterative deepening completes within one CPU budget on the phases' positions."""
+
+    cpu_budget: float
+    median_depth: float
+    min_depth: int
+    max_depth: int
+
+
+class GameCpu(TypedDict):
+    """The CPU of one whole game of the bundled agent against random."""
+
+    agent_colour: Colour
+    cpu_s: float
+    moves: int
+    max_move_cpu_s: float
+    result: Reason
 
 
 def vector_positions(path: str = RULES_VECTORS) -> List[Position]:
@@ -137,19 +168,20 @@ def bench_search(
     }
 
 
-def _search_depths(evaluate, phases, depths, report):
+def _search_depths(evaluate: Evaluator, phases: Phases, depths: Sequence[int], report: LineSink) -> List[DepthRow]:
     """A row for each depth: the median and the most seconds a search of the ``phases``' positions takes, its
     nodes and nodes/s."""
-    rows = []
+    rows: List[DepthRow] = []
     report("{:>5} {:>10} {:>10} {:>10} {:>12}".format("depth", "median s", "max s", "nodes", "nodes/s"))
     for depth in depths:
-        seconds, nodes = [], 0
+        seconds: List[float] = []
+        nodes = 0
         for _, positions in phases:
             for position in positions:
                 result = Searcher(evaluate).search(position, depth)
                 seconds.append(result.seconds)
                 nodes += result.nodes
-        row = {
+        row: DepthRow = {
             "depth": depth,
             "median_s": statistics.median(seconds),
             "max_s": max(seconds),
@@ -161,15 +193,13 @@ def _search_depths(evaluate, phases, depths, report):
     return rows
 
 
-def _depth_within_budgets(evaluate, phases, budgets, report):
+def _depth_within_budgets(
+    evaluate: Evaluator, phases: Phases, budgets: Sequence[float], report: LineSink
+) -> List[BudgetRow]:
     """For each CPU budget, the depths that iterative deepening completes within it on the ``phases``' positions."""
-    reached = []
+    reached: List[BudgetRow] = []
     for budget in budgets:
-        found = [
-            Searcher(evaluate).iterative(position, MAX_DEPTH, cpu_budget=budget, cpu_cap=budget).depth
-            for _, positions in phases
-            for position in positions
-        ]
+        found = [_depth_within(evaluate, position, budget) for _, positions in phases for position in positions]
         reached.append(
             {
                 "cpu_budget": budget,
@@ -185,9 +215,16 @@ def _depth_within_budgets(evaluate, phases, budgets, report):
     return reached
 
 
-def _bundled_games(params_path, game_seeds, report):
+def _depth_within(evaluate: Evaluator, position: Position, budget: float) -> int:
+    """The depth iterative deepening completes on ``position`` within ``budget`` CPU seconds."""
+    result = Searcher(evaluate).iterative(position, MAX_DEPTH, cpu_budget=budget, cpu_cap=budget)
+    assert result is not None, "depth 1 has no deadline: it always completes"
+    return result.depth
+
+
+def _bundled_games(params_path: str, game_seeds: Sequence[int], report: LineSink) -> List[GameCpu]:
     """The CPU of whole games against random, as Black and as White, of the agent a course submission holds."""
-    games = []
+    games: List[GameCpu] = []
     # The whole game is timed on the bundle a course submission holds (the shipped book with
     # it, read on every move before exact solving), run as the course runs it.
     submission = tempfile.mkdtemp(prefix="littlego-bench-")
@@ -216,8 +253,8 @@ def _bundled_games(params_path, game_seeds, report):
     return games
 
 
-def _random_positions(ply, count, rng):
-    found = []
+def _random_positions(ply: int, count: int, rng: random.Random) -> List[Position]:
+    found: List[Position] = []
     for _ in range(count):
         position = Position.initial()
         while position.moves_played < ply:

@@ -15,7 +15,7 @@ import json
 import math
 import os
 import random
-from typing import Any, Callable, Dict, List, Optional, TypedDict, cast
+from typing import Any, Callable, Dict, List, Optional, Sequence, TypedDict, cast
 
 from tqdm import tqdm
 
@@ -25,6 +25,7 @@ from engine.constants import BLACK, MAX_MOVES, WHITE, Move
 from engine.constants import opponent as other_colour
 from engine.errors import UserError
 from engine.play.game import play_game
+from engine.players.base import Player
 from engine.players.qlearning import LittleGo, QLearner, QTable, learner_player, play_episode, save_table
 from engine.players.scripted import GreedyPlayer
 from engine.players.specs import make_player
@@ -54,6 +55,16 @@ class TrainingSettings(TypedDict):
     panel: List[str]
     min_updates: int
     horizon: int
+
+
+class CurvePoint(TypedDict):
+    """An evaluation of the learner (a point of the curve, ``Training._evaluate``'s)."""
+
+    games: int  # training games played before it
+    epsilon: float  # the exploration rate at that game
+    states: int  # the states in the learner's table
+    win_rate: Dict[str, float]  # {panel spec: the learner's share of the evaluation games won}
+    seen: float  # the share of the learner's evaluation moves found in its table
 
 
 DEFAULTS: TrainingSettings = {
@@ -145,7 +156,7 @@ class Training:
         self.fallback = GreedyPlayer()
         self.rng = random.Random(settings["seed"])
         self.done = 0
-        self.curve: List[Dict[str, Any]] = []  # the evaluations: games, epsilon, states, win_rate, seen
+        self.curve: List[CurvePoint] = []  # the evaluations
 
     @classmethod
     def create(cls, folder: str, settings: object) -> "Training":
@@ -208,7 +219,7 @@ class Training:
                     opponent.close()
         return self.folder
 
-    def _game(self, index, opponents):
+    def _game(self, index: int, opponents: Sequence[Optional[Player]]) -> None:
         settings = self.settings
         side = BLACK if index % 2 == 0 else WHITE
         opponent = opponents[index % len(opponents)]
@@ -233,14 +244,10 @@ class Training:
             self.game, self.learner, opponent_move, side, rate, self.rng, settings["rewards"], self.fallback.move
         )
 
-    def _evaluate(self, report):
+    def _evaluate(self, report: Callable[[str], object]) -> None:
         settings = self.settings
-        point = {
-            "games": self.done,
-            "epsilon": round(epsilon(settings, self.done), 4),
-            "states": len(self.learner.table),
-            "win_rate": {},
-        }
+        exploration, states = round(epsilon(settings, self.done), 4), len(self.learner.table)
+        win_rate: Dict[str, float] = {}
         player = learner_player(self.learner, settings["horizon"])
         for number, spec in enumerate(settings["panel"]):
             opponent = make_player(spec)
@@ -250,8 +257,14 @@ class Training:
                 black, white = (player, opponent) if game % 2 == 0 else (opponent, player)
                 record = play_game(black, white, seed=seed)
                 wins += record.winner == (BLACK if game % 2 == 0 else WHITE)
-            point["win_rate"][spec] = wins / settings["eval_games"]
-        point["seen"] = player.seen / max(player.seen + player.unseen, 1)
+            win_rate[spec] = wins / settings["eval_games"]
+        point: CurvePoint = {
+            "games": self.done,
+            "epsilon": exploration,
+            "states": states,
+            "win_rate": win_rate,
+            "seen": player.seen / max(player.seen + player.unseen, 1),
+        }
         self.curve.append(point)
         report(
             "after {} games: {} (table {} states, {:.0%} of its moves from the table)".format(
@@ -262,7 +275,7 @@ class Training:
             )
         )
 
-    def _checkpoint(self):
+    def _checkpoint(self) -> None:
         folder = self.folder
         state = {
             "table": _table_to_json(self.learner.table),
@@ -298,7 +311,7 @@ class Training:
         write_atomic(os.path.join(folder, CURVE), "\n".join(lines) + "\n")
         self._plot()
 
-    def _plot(self):
+    def _plot(self) -> None:
         import matplotlib  # slow to import, and only the plot needs it
 
         matplotlib.use("Agg")
@@ -390,7 +403,7 @@ def _table_from_json(data: object) -> QTable:
     return table
 
 
-def _point(data: object, panel: List[str]) -> Dict[str, Any]:
+def _point(data: object, panel: List[str]) -> CurvePoint:
     """A point of the curve (``Training._evaluate``'s), checked: the curve and the plot read each field."""
     point = plain_state.fields(data, "a point of its curve", ("games", "epsilon", "states", "win_rate", "seen"))
     plain_state.whole_number(point["games"], "a point's games")
@@ -400,4 +413,4 @@ def _point(data: object, panel: List[str]) -> Dict[str, Any]:
     rates = plain_state.fields(point["win_rate"], "a point's win rates", panel)
     for spec in panel:
         plain_state.number(rates[spec], f"a point's win rate against {spec}")
-    return point
+    return cast(CurvePoint, point)  # its fields checked above; any others kept as the checkpoint had them

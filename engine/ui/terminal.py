@@ -2,7 +2,7 @@
 (``littlego replay``). Both read lines and write text, so scripts and tests can drive them.
 """
 
-from typing import Callable, List, Optional, Tuple, cast
+from typing import Callable, List, Optional, Tuple, Union, cast
 
 from engine.bitboard import count
 from engine.constants import BLACK, MAX_MOVES, Colour, Move, colour_word
@@ -31,14 +31,16 @@ def play_in_terminal(
         write(f"{opponent.spec} loses before the game starts: {type(error).__name__}: {error}\n")
         return moves, positions[-1], True
     write(f"You play {colour_word(human_colour)} ({SYMBOLS[human_colour]}) against {opponent.spec}. {HELP}.\n")
-    forfeit = None
+    forfeit: Optional[str] = None
     try:
         while not positions[-1].is_over:
             position = positions[-1]
             if position.player != human_colour:
-                move, after, forfeit = _opponent_moves(opponent, position, write)
-                if forfeit:
+                played = _opponent_moves(opponent, position, write)
+                if isinstance(played, str):
+                    forfeit = played
                     break
+                move, after = played
                 positions.append(after)
                 moves.append(move)
                 continue
@@ -72,19 +74,18 @@ def play_in_terminal(
     return moves, final, False
 
 
-def _opponent_moves(opponent, position, write):
-    """(the opponent's move, the position after it, None), or (None, None, why it forfeits) when
-    it fails or breaks the rules."""
+def _opponent_moves(opponent: Player, position: Position, write: Write) -> Union[Tuple[Move, Position], str]:
+    """(the opponent's move, the position after it), or why it forfeits when it fails or breaks the rules."""
     try:
         move, seconds = opponent.timed_move(position)
         after = position.play_point(move)
     except (PlayerFault, IllegalMove, ValueError, TypeError, IndexError) as error:
-        return None, None, f"{opponent.spec} loses: {error}"
+        return f"{opponent.spec} loses: {error}"
     write(f"{opponent.spec} plays {move_and_vertex(move)} ({seconds:.2f} s of CPU)\n")
-    return move, after, None
+    return move, after
 
 
-def _undo(positions, moves, human_colour, write):
+def _undo(positions: List[Position], moves: List[Move], human_colour: Colour, write: Write) -> None:
     """Back to the person's previous turn: their last move and the reply to it."""
     last = max((k for k in range(len(moves)) if positions[k].player == human_colour), default=None)
     if last is None:

@@ -211,7 +211,8 @@ class Config(NamedTuple):
 
     def hall_of_fame_size(self) -> int:
         """How many elites the strategy keeps: [ga]'s, [cmaes]'s or [spsa]'s hall_of_fame."""
-        return getattr(self, self.strategy).hall_of_fame
+        size: int = getattr(self, self.strategy).hall_of_fame
+        return size
 
     def to_json(self) -> Dict[str, Any]:
         """The config as plain data (dicts, lists, strings, numbers), as a checkpoint keeps it: readable

@@ -11,13 +11,14 @@ import json
 import os
 from typing import Any, Mapping, NamedTuple, Optional, Sequence, Tuple
 
+from engine.common.runfolder import RunError
 from engine.common.seeds import derive_seed
 from engine.constants import COURSE_CPU_LIMIT
 from engine.data import SHIPPED_BOOK
 from engine.params import Params, load_params, save_params
 from engine.protocol import write_atomic
 from engine.submission.bundle import bundle_source, write_bundle
-from evolve.checkpoint import RunError, load_checkpoint
+from evolve.checkpoint import load_checkpoint
 from evolve.experiment.schema import Config
 from evolve.runs import export_best
 

@@ -6,7 +6,7 @@ may take are ``engine.cli.parts.argument_types``; the commands they belong to,
 import argparse
 import os
 import sys
-from typing import Any, Callable, Collection, Dict, Iterable, Optional, Sequence, Tuple
+from typing import Any, Callable, Collection, Dict, Iterable, Optional, Sequence, Tuple, Union, cast
 
 from engine.cli.parts.argument_types import integer_range, positive_int, positive_seconds, scheduler, setting_type
 from engine.course.build import ensure_built
@@ -30,14 +30,22 @@ class _DaskSetting(argparse.Action):
     """An option that sets one key of Dask's config for this process (``distributed.Security()`` and the
     executor read them when a cluster is reached), as Dask's own command-line tools take them."""
 
-    def __init__(self, option_strings, dest, config_key, value=None, **kwargs):
+    def __init__(
+        self, option_strings: Sequence[str], dest: str, config_key: str, value: Optional[str] = None, **kwargs: Any
+    ) -> None:
         self.config_key, self.value = config_key, value
         super().__init__(option_strings, dest, **kwargs)
 
-    def __call__(self, parser, namespace, values, option_string=None):
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Union[str, Sequence[Any], None],
+        option_string: Optional[str] = None,
+    ) -> None:
         import dask
 
-        chosen = self.value if self.value is not None else values
+        chosen = self.value if self.value is not None else cast(str, values)  # one argument: nargs is not set
         if self.value is None and not os.path.isfile(chosen):
             parser.error(f"{option_string}: {chosen} is not a file")
         dask.config.set({self.config_key: os.path.abspath(chosen) if self.value is None else chosen})
@@ -47,11 +55,17 @@ class _DaskSetting(argparse.Action):
 class _Renamed(argparse.Action):
     """An option's old name, still accepted for one release: it sets the new one's value and says so."""
 
-    def __init__(self, option_strings, dest, new, **kwargs):
+    def __init__(self, option_strings: Sequence[str], dest: str, new: str, **kwargs: Any) -> None:
         self.new = new
         super().__init__(option_strings, dest, **kwargs)
 
-    def __call__(self, parser, namespace, values, option_string=None):
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Union[str, Sequence[Any], None],
+        option_string: Optional[str] = None,
+    ) -> None:
         print(f"warning: {option_string} is now {self.new} (the old name goes in a later release)", file=sys.stderr)
         setattr(namespace, self.dest, values)
 

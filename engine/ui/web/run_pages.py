@@ -11,7 +11,7 @@ import json
 import math
 import os
 import sys
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, TypeVar, overload
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple, TypeVar, cast, overload
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -132,7 +132,7 @@ def _light(record: GenerationRecord) -> GenerationRecord:
 
 def page_record(record: GenerationRecord) -> Dict[str, Any]:
     """A generation's record as the page reads it: its JSON object, a number JSON cannot carry None."""
-    return finite(record.to_json())
+    return cast(Dict[str, Any], finite(record.to_json()))
 
 
 @overload
