@@ -164,14 +164,16 @@ class Evolution:
         out: TextIO = sys.stdout,
         scheduler: Optional[str] = None,
     ) -> "Evolution":
-        """A new run folder for a config file (config and arguments checked first: nothing is created for bad ones)."""
+        """A new run folder for a config file (the config, read once, its searcher and the arguments checked
+        first: nothing is created for bad ones)."""
         config = load_config(config_path)
-        cls("", config, jobs, scheduler=scheduler)  # the arguments are checked before any folder exists
+        evolution = cls("", config, jobs, progress, out, scheduler=scheduler)  # checks the arguments
+        choose_searcher(config.fitness.searcher)  # a searcher this machine cannot run makes no folder
         if os.path.exists(runs_dir) and not os.path.isdir(runs_dir):
             raise RunError(f"{runs_dir}: not a folder (--runs-dir names where run folders go)")
         os.makedirs(runs_dir, exist_ok=True)
-        run_dir = new_folder(runs_dir, f"{config.name}-{datetime.datetime.now().strftime(FOLDER_TIME)}")
-        evolution = cls(run_dir, config, jobs, progress, out, scheduler=scheduler)
+        evolution.run_dir = new_folder(runs_dir, f"{config.name}-{datetime.datetime.now().strftime(FOLDER_TIME)}")
+        run_dir = evolution.run_dir
         evolution.new = True  # made by this process: removed again if it fails before its first generation
         evolution.lock = RunLock(run_dir).acquire()
         shutil.copyfile(config_path, os.path.join(run_dir, CONFIG_COPY))

@@ -774,12 +774,17 @@ def test_native_asked_for_without_a_compiler_refuses_and_auto_falls_back_saying_
     def no_compiler():
         raise NoCompiler("no C compiler found (set CC, or install gcc): search.c is compiled C")
 
+    import evolve.loop
+
     monkeypatch.setattr(evolve.fitness, "native_library", no_compiler)
+    read = []
+    monkeypatch.setattr(evolve.loop, "load_config", lambda path: read.append(path) or load_config(path))
     native = write_config(tmp_path, TINY + '\n[fitness]\nsearcher = "native"\n', "native.toml")
     assert evolve.cli.main(["run", native, "--runs-dir", str(tmp_path / "runs")]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and 'fitness.searcher = "native"' in err and "no C compiler" in err
     assert not (tmp_path / "runs").exists()  # refused before any run folder is made
+    assert read == [native]  # the config is read and checked once
     assert evolve.fitness.choose_searcher("auto") == "python" and "searching in Python" in capsys.readouterr().err
     assert evolve.fitness.choose_searcher("python") == "python"
 

@@ -134,10 +134,10 @@ def test_the_fit_folds_its_standardisation_into_weights_the_engine_reads(won):
 
 @pytest.mark.fast
 def test_more_positions_join_the_fit_but_never_the_benchmarks_own():
-    won = load_won([POSITIONS])
-    assert network_fit.extra_positions(won, [POSITIONS], lost=False) == []
-    lost = network_fit.extra_positions(won, [POSITIONS], lost=True)
     every = load_positions(POSITIONS)
+    won = load_won([POSITIONS])
+    assert network_fit.extra_positions(won, [every], lost=False) == []
+    lost = network_fit.extra_positions(won, [every], lost=True)
     assert len(lost) == sum(1 for p in every.split(False) if not p.won) > 0
     assert all(not p.winning for p in lost)  # no winning move: lost
     position = position_from_text(lost[0].text)
@@ -145,7 +145,7 @@ def test_more_positions_join_the_fit_but_never_the_benchmarks_own():
     assert rows[0] == (position, 0, 0.0) and len(rows) > 1 and all(win == 1.0 for _, _, win in rows[1:])
     # a file fitted but not scored gives its training split alone, less the benchmark's positions
     other = f"{ROOT}/experiments/regret-20261127/fresh-3-8.json.gz"
-    more = network_fit.extra_positions(won, [POSITIONS], lost=False, fit_only=[other])
+    more = network_fit.extra_positions(won, [every], lost=False, fit_only=[load_positions(other)])
     texts = {p.text for p in won.train + won.held_out}
     training = {p.text for p in load_positions(other).split(False) if p.won}
     assert more and {p.text for p in more} == training - texts

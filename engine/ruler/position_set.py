@@ -160,11 +160,17 @@ class WonPositions(NamedTuple):
 def load_won(paths: Sequence[str]) -> WonPositions:
     """The WonPositions of the files at ``paths``, each text once (its first file's), in the split its
     file gives it."""
+    return won_positions([load_positions(path) for path in paths])
+
+
+def won_positions(sets: Sequence[PositionSet]) -> WonPositions:
+    """The WonPositions of positions files already read (``sets``), each text once (its first set's), in
+    the split its set gives it."""
     seen = set()
     train: List[SolvedPosition] = []
     held_out: List[SolvedPosition] = []
-    for path in paths:
-        for solved in load_positions(path).positions:
+    for position_set in sets:
+        for solved in position_set.positions:
             if solved.won and solved.text not in seen:
                 seen.add(solved.text)
                 (held_out if solved.held_out else train).append(solved)

@@ -11,7 +11,7 @@ from engine.data import SHIPPED_PARAMS
 from engine.errors import InvalidInput
 from engine.network import MAX_UNITS
 from engine.params import load_params, save_params
-from engine.ruler.position_set import load_won
+from engine.ruler.position_set import load_positions, won_positions
 from evolve.cli.tuners import add_problem_files
 from evolve.solved import network_fit
 from evolve.solved.network_ensemble import fit_ensemble
@@ -119,13 +119,14 @@ def _network(args: argparse.Namespace) -> int:
             f"layer holds at most {MAX_UNITS}"
         )
     start = load_params(args.start)
-    won = load_won(args.positions)
+    sets = [load_positions(path) for path in args.positions]  # each file read once
+    won = won_positions(sets)
     if not won.train or not won.held_out:
         raise InvalidInput(
             f"--positions: {len(won.train)} won training positions and {len(won.held_out)} held-out ones; "
             "the fit needs both (files from 'evolve positions' hold a held-out fifth)"
         )
-    extra = extra_positions(won, args.positions, not args.won_only, args.fit_only)
+    extra = extra_positions(won, sets, not args.won_only, [load_positions(path) for path in args.fit_only])
     if extra:
         print(f"beside {len(won.train)} won training positions: {len(extra)} more ({sum(p.won for p in extra)} won)")
     began = time.process_time()

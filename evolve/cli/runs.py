@@ -31,9 +31,7 @@ from engine.search_settings import SEARCH_TABLE
 from evolve.agents.code_individual import TUNED_DIFF
 from evolve.agents.program_individual import AgentWeights, previous_of
 from evolve.checkpoint import load_checkpoint
-from evolve.config import load_config
 from evolve.experiment.schema import Config, ProgramIndividual
-from evolve.fitness import choose_searcher
 from evolve.loop import Evolution
 from evolve.runs import export_best, export_tuned_agent, format_table, plot_run, program_of
 
@@ -153,7 +151,6 @@ def _run(args: argparse.Namespace) -> int:
     Create runs/<name>-<time>/ and evolve; a checkpoint is written after every generation,
     so 'evolve resume' can continue a stopped run.
     """
-    choose_searcher(load_config(args.config).fitness.searcher)  # a config it cannot honour makes no run folder
     evolution = Evolution.create(
         args.config,
         runs_dir=args.runs_dir,

@@ -39,7 +39,7 @@ from engine.params import Params, make_params
 from engine.position import Position
 from engine.ruler.fresh_search import FreshSearch
 from engine.ruler.measure import measure
-from engine.ruler.position_set import SolvedPosition, WonPositions, load_positions
+from engine.ruler.position_set import PositionSet, SolvedPosition, WonPositions
 from engine.search import Searcher
 from engine.symmetry import SYMMETRIES
 from evolve.solved.fit_figures import TEMPERATURE
@@ -105,16 +105,16 @@ def value_rows(positions: Sequence[SolvedPosition]) -> List[Tuple[Position, int,
 
 
 def extra_positions(
-    won: WonPositions, paths: Sequence[str], lost: bool, fit_only: Sequence[str] = ()
+    won: WonPositions, sets: Sequence[PositionSet], lost: bool, fit_only: Sequence[PositionSet] = ()
 ) -> List[SolvedPosition]:
-    """Positions whose values join the fit beside the won training positions ``won`` (those of ``paths``),
-    each once and none of ``won``'s (either split): with ``lost``, the lost positions of the training splits
-    of ``paths``; the training splits of the ``fit_only`` files (their won positions, and their lost ones
-    with ``lost``), whose held-out splits are neither fitted nor scored."""
+    """Positions whose values join the fit beside the won training positions ``won`` (those of the positions
+    files ``sets``, read once), each once and none of ``won``'s (either split): with ``lost``, the lost positions
+    of the training splits of ``sets``; the training splits of the ``fit_only`` files (their won positions, and
+    their lost ones with ``lost``), whose held-out splits are neither fitted nor scored."""
     seen = {solved.text for solved in won.train + won.held_out}
     found: List[SolvedPosition] = []
-    for path, scored in [(path, True) for path in paths] + [(path, False) for path in fit_only]:
-        for solved in load_positions(path).split(False):
+    for position_set, scored in [(s, True) for s in sets] + [(s, False) for s in fit_only]:
+        for solved in position_set.split(False):
             if solved.text in seen or (not solved.won and not lost) or (solved.won and scored):
                 continue
             seen.add(solved.text)
