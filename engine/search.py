@@ -23,7 +23,7 @@ WIN = 1e7
 INFINITY = float("inf")
 TIE = 1e-9  # values this close count as equal for the random tie-break
 _EXACT, _LOWER, _UPPER = 0, 1, 2
-_TABLE_LIMIT = 1000000
+TABLE_LIMIT = 1000000  # the transposition table's entries: a search that finds more clears it first
 
 TableKey = Tuple[int, ...]  # table_key's: the position exactly
 Entry = Tuple[int, int, float, Optional[Move]]  # (depth, _EXACT/_LOWER/_UPPER, value, best move)
@@ -116,7 +116,7 @@ class Searcher:
         """Best move at a fixed depth; SearchTimeout if ``deadline`` (process CPU time) passes."""
         if position.is_over:
             raise ValueError("the game is over: there is no move to search")
-        if len(self.table) > _TABLE_LIMIT:
+        if len(self.table) > TABLE_LIMIT:
             self.table.clear()
         self.deadline = deadline
         start_nodes, start = self.nodes, time.process_time()
@@ -127,7 +127,7 @@ class Searcher:
         self, position: Position, depth: int, alpha: float, beta: float, deadline: Optional[float] = None
     ) -> float:
         """The negamax value of a position within (alpha, beta), fail-hard; SearchTimeout past ``deadline``."""
-        if len(self.table) > _TABLE_LIMIT:
+        if len(self.table) > TABLE_LIMIT:
             self.table.clear()
         self.deadline = deadline
         return self._negamax(position, depth, alpha, beta, 1, 0)

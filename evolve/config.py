@@ -27,7 +27,7 @@ from evolve.config_genome import DEFAULT_BOUNDS as DEFAULT_BOUNDS  # both as eve
 from evolve.config_genome import HELD_WITHIN as HELD_WITHIN
 from evolve.config_genome import settle_genes
 from evolve.experiment.config_keys import PANEL_KEYS, REGRET_KEYS, START_KEYS, TOP_KEYS, ConfigError, check_table
-from evolve.experiment.schema import _TABLES, Config, PanelEntry, RecordedStart, RegretSettings, SelfPlay, Start
+from evolve.experiment.schema import CONFIG_TABLES, Config, PanelEntry, RecordedStart, RegretSettings, SelfPlay, Start
 
 # Keys renamed (old name -> new; a table's key as table.key), still read for one release with a warning.
 RENAMED = {"workers": "jobs", "fitness.engine": "fitness.searcher"}
@@ -56,11 +56,11 @@ def validate(data: Dict[str, Any], path: str = "config", start_weights: Optional
     parts = start.pop("parts", None) if isinstance(start, dict) else None
     individual = data.pop("individual", None)
     regret = data.pop("regret", None)
-    top = dict((k, v) for k, v in data.items() if k not in ("panel", "bounds") and k not in _TABLES)
+    top = dict((k, v) for k, v in data.items() if k not in ("panel", "bounds") and k not in CONFIG_TABLES)
     checked = check_table(top, TOP_KEYS, "", path)
     tables = {
         name: record(**check_table(data.get(name, {}), schema, name, path))
-        for name, (schema, record) in _TABLES.items()
+        for name, (schema, record) in CONFIG_TABLES.items()
     }
     if "self_play" not in data:
         tables["self_play"] = tables["self_play"]._replace(weight=0.0)

@@ -132,7 +132,7 @@ def test_a_config_key_is_one_row_of_its_schema_and_its_default_reaches_the_recor
         (config.start, config_keys.START_KEYS),
         (config.panel[0], config_keys.PANEL_KEYS),
     ]
-    tables += [(getattr(config, name), table) for name, (table, _) in schema._TABLES.items()]
+    tables += [(getattr(config, name), table) for name, (table, _) in schema.CONFIG_TABLES.items()]
     for record, table in tables:
         assert record._fields[: len(table)] == tuple(table), type(record).__name__  # the fields are the rows
         for key, row in table.items():
@@ -146,7 +146,7 @@ def test_a_config_key_is_one_row_of_its_schema_and_its_default_reaches_the_recor
 def test_each_record_declares_a_field_of_each_row_of_its_table_in_order_and_of_its_type():
     # The records are written out in class syntax; each table's rows are their first fields, of the rows'
     # types, and only the fields named here follow them (what validation derives, or the config's tables).
-    tables = {name: record for name, (_, record) in schema._TABLES.items()}
+    tables = {name: record for name, (_, record) in schema.CONFIG_TABLES.items()}
     records = [
         (schema.GaSettings, config_keys.GA_KEYS, ()),
         (schema.CmaesSettings, config_keys.CMAES_KEYS, ()),
@@ -214,7 +214,9 @@ def test_every_kept_checkpoint_reads_back_its_config_as_it_was(tmp_path, name):
     data = config.to_json()
     assert isinstance(config, Config) and {key: data[key] for key in kept} == kept
     assert all(
-        data[table] == config_keys.defaults(keys) for table, (keys, _) in schema._TABLES.items() if table not in kept
+        data[table] == config_keys.defaults(keys)
+        for table, (keys, _) in schema.CONFIG_TABLES.items()
+        if table not in kept
     )
 
 

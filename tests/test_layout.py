@@ -193,6 +193,18 @@ def test_no_project_import_hides_inside_a_function(module):
 
 
 @pytest.mark.fast
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_module_imports_a_private_name_of_another(module):
+    """What another module needs is public where it is defined: ``from engine.x import _name`` would reach
+    into x's insides, and x could not change them alone."""
+    tree = ast.parse(open(MODULES[module]).read(), MODULES[module])
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and resolve(node.module, MODULES):
+            private = [a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+            assert not private, f"{module}:{node.lineno} imports {', '.join(private)} from {node.module}"
+
+
+@pytest.mark.fast
 def test_no_import_cycle():
     # Type-only imports count: a cycle that only the type checker walks is still two modules that need
     # each other.

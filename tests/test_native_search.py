@@ -225,7 +225,7 @@ def test_value_in_a_window_and_a_deadline(library):
 class NativeAgentPlayer(AgentPlayer):
     """Our agent at a fixed depth, searching with the compiled twin."""
 
-    def __init__(self, params, depth, table_limit=engine.search._TABLE_LIMIT):
+    def __init__(self, params, depth, table_limit=engine.search.TABLE_LIMIT):
         AgentPlayer.__init__(self, params, depth=depth, timed=False)
         self.table_limit = table_limit
 
@@ -279,7 +279,7 @@ def test_two_hundred_seeded_games_are_the_same_move_for_move(library):
 
 @pytest.mark.fast
 def test_games_that_fill_the_transposition_table_clear_it_as_the_python_does(library, monkeypatch):
-    monkeypatch.setattr(engine.search, "_TABLE_LIMIT", 400)
+    monkeypatch.setattr(engine.search, "TABLE_LIMIT", 400)
     python, compiled = play_both(
         make_params(SHIPPED), make_params(DEFAULT_WEIGHTS), 3, seed=8, opening_plies=2, table_limit=400
     )

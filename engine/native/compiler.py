@@ -65,7 +65,8 @@ def _flags() -> List[str]:
     return OPTIMISE + [f"-D{name}={value}" for name, value in sorted(game_defines().items())]
 
 
-def _cache_dir() -> str:
+def cache_dir() -> str:
+    """The folder of what this user's machine keeps between runs: compiled libraries, the store of solved positions."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return os.path.join(base, "littlego")
 
@@ -93,7 +94,7 @@ def _compiled(source: str, flags: List[str], suffix: str = "") -> str:
         with open(path, "rb") as handle:  # the headers it may include change it too
             digest.update(handle.read())
     digest.update(" ".join(flags).encode())
-    folder = _cache_dir()
+    folder = cache_dir()
     name = os.path.splitext(os.path.basename(source))[0]
     binary = os.path.join(folder, f"{name}-{digest.hexdigest()[:16]}{suffix}")
     if _usable(binary):

@@ -26,7 +26,7 @@ from engine.network import MAX_UNITS, Network
 from engine.patterns import PATTERNS, WINDOW_TABLES, WINDOW_TOPS, pattern_indices
 from engine.playout import random_opening
 from engine.position import Position
-from engine.search import _TABLE_LIMIT, TIE, WIN, Searcher, SearchTimeout
+from engine.search import TABLE_LIMIT, TIE, WIN, Searcher, SearchTimeout
 
 SEARCH_SOURCE = os.path.join(FOLDER, "search.c")
 # The features in the order search.c computes them: a feature added in Python must be added there.
@@ -296,7 +296,7 @@ class NativeSearcher(Searcher):
         evaluate: Evaluator,
         rng: Optional[random.Random] = None,
         shape_depth: Optional[int] = None,
-        table_limit: int = _TABLE_LIMIT,
+        table_limit: int = TABLE_LIMIT,
     ):
         table = getattr(evaluate, "by_ply", None)
         if table is None or len(table[0]) != len(FEATURES):

@@ -40,7 +40,7 @@ from typing import (
 
 from engine.constants import Move
 from engine.data import SOLVED_PREFILL
-from engine.native.compiler import _cache_dir
+from engine.native.compiler import cache_dir
 from engine.native.store_file import StoreFile
 from engine.native.store_schema import (
     MARGIN_UNKNOWN,
@@ -78,7 +78,7 @@ class StoreSummary(TypedDict):
 
 def default_store_path() -> str:
     """The store the tools share: $LITTLEGO_STORE, else solved.sqlite in littlego's cache folder."""
-    return os.environ.get(STORE_ENV) or os.path.join(_cache_dir(), "solved.sqlite")
+    return os.environ.get(STORE_ENV) or os.path.join(cache_dir(), "solved.sqlite")
 
 
 def _moves(position: Position) -> List[Move]:

@@ -31,7 +31,7 @@ from engine.sandbox.accounting import CPU, Accounting
 from engine.sandbox.bwrap import environment
 from engine.sandbox.isolation import CommandLine, process_allowance, resolve_command, server_sandbox, serves_moves
 from engine.sandbox.limits import MIB, Limits
-from engine.sandbox.process import Finished, _kill_group, _Samples, count_killed_tree, file_limits, starter
+from engine.sandbox.process import CpuSamples, Finished, count_killed_tree, file_limits, kill_group, starter
 from engine.sandbox.users import SandboxUser
 
 if TYPE_CHECKING:
@@ -106,7 +106,7 @@ class GameBox:
         self.command, self.stderr_path, self.scratch, self.user = command, stderr_path, scratch, user
         self.process: Optional[subprocess.Popen[bytes]] = None
         self.accounting: Optional[Accounting] = None
-        self.samples: Optional[_Samples] = None
+        self.samples: Optional[CpuSamples] = None
         self.buffer = b""
         self.ready = False  # the server said so
 
@@ -161,7 +161,7 @@ class GameBox:
         assert self.process.stdin is not None
         self.process.stdin.write(marshal.dumps(cast(Dict[str, object], move)).hex().encode("ascii") + b"\n")
         self.process.stdin.flush()
-        self.samples = None if self.accounting.counts(CPU) else _Samples(self.process.pid)
+        self.samples = None if self.accounting.counts(CPU) else CpuSamples(self.process.pid)
 
     def _start(self) -> bool:
         """Wait for the server (launching it first where ``launch`` was not called); False where it finds no
@@ -261,7 +261,7 @@ class GameBox:
         """End the sandbox and everything in it."""
         if self.process is not None:
             count_killed_tree(self.process.pid)  # what the sandbox spent, which no wait will count
-            _kill_group(self.process.pid)
+            kill_group(self.process.pid)
             try:
                 self.process.kill()
             except OSError:

@@ -143,7 +143,7 @@ def _process_table() -> Dict[int, Tuple[int, int, float]]:
     return table
 
 
-class _Samples:
+class CpuSamples:
     """CPU of a run's processes as sampled: each process's latest figure, summed over all it ever had."""
 
     def __init__(self, top: int):
@@ -170,7 +170,8 @@ class _Samples:
         return sum(self.seen.values())
 
 
-def _kill_group(group: int) -> None:
+def kill_group(group: int) -> None:
+    """SIGKILL every process of the process group ``group`` (one that has ended already is no error)."""
     try:
         os.killpg(group, signal.SIGKILL)
     except OSError:
@@ -206,7 +207,7 @@ def run(
             preexec_fn=starter(limits, hard_cpu, accounting),
             pass_fds=descriptors(argv),  # the sandbox's seccomp program, read by bwrap
         )
-        samples = None if accounting.counts(CPU) else _Samples(process.pid)
+        samples = None if accounting.counts(CPU) else CpuSamples(process.pid)
         started = time.monotonic()
         pause, timed_out, over_cpu = 0.001, False, False
         while True:
@@ -219,7 +220,7 @@ def run(
             used = accounting.cpu_seconds() if samples is None else samples.total()  # samples: where no cgroup counts
             if now - started > wall_limit or (used or 0.0) > hard_cpu:
                 timed_out, over_cpu = now - started > wall_limit, not now - started > wall_limit
-                _kill_group(process.pid)
+                kill_group(process.pid)
                 accounting.kill()
                 _, status, usage = os.wait4(process.pid, 0)
                 break
@@ -227,7 +228,7 @@ def run(
             pause = min(2 * pause, 0.02)  # quick answers are seen at once, long runs cost little
         process.returncode = status
         wall = time.monotonic() - started
-        _kill_group(process.pid)  # what the run left running ends with it
+        kill_group(process.pid)  # what the run left running ends with it
         accounting.kill()
         reaped = usage.ru_utime + usage.ru_stime
         counted = accounting.cpu_seconds()

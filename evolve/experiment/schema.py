@@ -135,7 +135,7 @@ class ProgramIndividual(NamedTuple):
 
 
 # The config's tables of keys, beside the top level's: name -> (schema, record), in the order checked.
-_TABLES: Dict[str, Tuple[Schema, Type[Any]]] = {
+CONFIG_TABLES: Dict[str, Tuple[Schema, Type[Any]]] = {
     "ga": (GA_KEYS, GaSettings),
     "cmaes": (CMAES_KEYS, CmaesSettings),
     "spsa": (SPSA_KEYS, SpsaSettings),
@@ -160,7 +160,7 @@ class RecordedStart(NamedTuple):
 
 class Config(NamedTuple):
     """A validated experiment config: a field for each top-level key (``TOP_KEYS``), a record for each table
-    (``_TABLES``), the panel's entries, the names of the genes in genome order and their (low, high) bounds,
+    (``CONFIG_TABLES``), the panel's entries, the names of the genes in genome order and their (low, high) bounds,
     the program individual (None where the genome is our searcher's weights) and the [regret] fitness (None
     where the config has none).
 
@@ -177,7 +177,7 @@ class Config(NamedTuple):
     jobs: int
     black_weight: float
     tapered: bool
-    # the tables (``_TABLES``)
+    # the tables (``CONFIG_TABLES``)
     ga: GaSettings
     cmaes: CmaesSettings
     spsa: SpsaSettings
@@ -218,7 +218,7 @@ class Config(NamedTuple):
         """The config as plain data (dicts, lists, strings, numbers), as a checkpoint keeps it: readable
         whatever becomes of these classes."""
         data: Dict[str, Any] = {key: getattr(self, key) for key in TOP_KEYS}
-        data.update((name, dict(getattr(self, name)._asdict())) for name in _TABLES)
+        data.update((name, dict(getattr(self, name)._asdict())) for name in CONFIG_TABLES)
         data["start"] = dict(
             self.start._asdict(),
             params=list(self.start.params),
@@ -250,7 +250,7 @@ class Config(NamedTuple):
             **{key: data[key] for key in TOP_KEYS},
             **{
                 name: _from_table(record, data[name] if name in data else defaults(schema))
-                for name, (schema, record) in _TABLES.items()
+                for name, (schema, record) in CONFIG_TABLES.items()
             },
             start=_from_table(Start, start)._replace(
                 params=tuple(start["params"]),
