@@ -234,3 +234,21 @@ def test_sampling_stops_when_the_plies_hold_no_more_positions():
     texts, games = sample_positions(500, plies=(2, 2), seed=2)
     assert 60 <= len(texts) <= 85  # 85 two-placement positions up to symmetry
     assert all(text.split()[1] == "2" for text in texts)
+
+
+@pytest.mark.fast
+def test_the_one_log_loss_is_a_coins_at_zero_and_its_gradient_is_the_losss_slope():
+    logits = numpy.array([-800.0, -2.0, 0.0, 0.5, 3.0, 800.0])  # the ends would overflow a naive sigmoid
+    targets = numpy.array([0.0, 1.0, 1.0, 0.0, 0.25, 1.0])
+    value, slope = fit_figures.logistic_loss(logits, targets)
+    assert numpy.isfinite(value) and numpy.all(numpy.isfinite(slope))
+    assert fit_figures.logistic_loss(numpy.zeros(4), numpy.array([0.0, 1.0, 1.0, 0.0]))[0] == pytest.approx(
+        numpy.log(2)
+    )
+    middle = slice(1, 5)  # a central difference where the loss is smooth at the scale of the step
+    for k in range(middle.start, middle.stop):
+        step = numpy.zeros(len(logits))
+        step[k] = 1e-6
+        ahead, behind = (fit_figures.logistic_loss(logits + s, targets)[0] for s in (step, -step))
+        assert slope[k] == pytest.approx((ahead - behind) / 2e-6, rel=1e-4, abs=1e-9)
+    assert slope[0] == pytest.approx(0.0) and slope[-1] == pytest.approx(0.0)  # right and certain: no pull

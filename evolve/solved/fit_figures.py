@@ -18,6 +18,14 @@ ColumnWeights = Union[Sequence[float], Array]  # weights in the columns' order, 
 TEMPERATURE = 10.0  # evaluation units per logit of the mover's chance to win
 
 
+def logistic_loss(logits: Array, targets: Array) -> Tuple[float, Array]:
+    """The one log loss of every fit: (the mean log loss, natural log, of the guesses sigmoid(``logits``) of
+    ``targets``, each from 0 to 1 (a won position's 1); its gradient by each logit). 0.693 is a coin's."""
+    value = float(numpy.mean(numpy.logaddexp(0.0, logits) - targets * logits))
+    slope = (0.5 * (1.0 + numpy.tanh(0.5 * logits)) - targets) / len(targets)  # the sigmoid, without overflow
+    return value, slope
+
+
 def log_loss(
     weights: ColumnWeights,
     features: Array,
@@ -30,9 +38,7 @@ def log_loss(
     values = features.dot(numpy.asarray(weights, dtype=float))
     if offsets is not None and columns is not None:
         values = values + columns.dot(offsets)
-    logits = values / TEMPERATURE
-    signs = 2.0 * labels - 1.0
-    return float(numpy.mean(numpy.logaddexp(0.0, -signs * logits)))
+    return logistic_loss(values / TEMPERATURE, labels)[0]
 
 
 def accuracy(weights: ColumnWeights, features: Array, labels: Array) -> float:

@@ -25,7 +25,7 @@ from evolve.solved.fit import (
     on_bounds,
     ply_columns,
 )
-from evolve.solved.fit_figures import TEMPERATURE, Array, weight_figures
+from evolve.solved.fit_figures import TEMPERATURE, Array, logistic_loss, weight_figures
 
 # The ridge penalty's weight a pattern weight, on the mean log loss per (pattern weight / TEMPERATURE)^2:
 # on the labels of experiments/labels-20261123, 1e-5 to 1e-3 kept 90-92% of the tuner benchmark's
@@ -127,14 +127,12 @@ def minimise_log_loss(
     told the weights after each iteration, and stops the fit where it answers False."""
     columns, present = ply_columns(plies)
     weights_count, patterns_from = len(start), len(start) - len(PATTERNS)
-    signs = 2.0 * labels - 1.0
     limit = max(high for _, high in bounds)
 
     def loss(vector: Array) -> Tuple[float, Array]:
         weights, offsets = vector[:weights_count], vector[weights_count:]
-        margins = -signs * (features.dot(weights) + columns.dot(offsets)) / TEMPERATURE
-        value = float(numpy.mean(numpy.logaddexp(0.0, margins)))
-        slope = -signs / (1.0 + numpy.exp(-margins)) / TEMPERATURE / len(labels)  # d loss / d evaluation
+        value, by_logit = logistic_loss((features.dot(weights) + columns.dot(offsets)) / TEMPERATURE, labels)
+        slope = by_logit / TEMPERATURE  # d loss / d evaluation
         gradient = numpy.concatenate([features.T.dot(slope), columns.T.dot(slope)])
         shapes = weights[patterns_from:] / TEMPERATURE
         value += ridge * float(shapes.dot(shapes))
