@@ -36,11 +36,14 @@ def process_pool(
     start: str = "fork",
     initializer: Optional[Callable[..., object]] = None,
     initargs: Tuple[object, ...] = (),
+    tasks_per_worker: Optional[int] = None,
 ) -> multiprocessing.pool.Pool:
     """A pool of ``workers`` processes started by ``start`` ("fork" or "spawn") that leave Ctrl-C
-    to the parent, each first running ``initializer(*initargs)`` if given; use it in a ``with``,
-    or terminate it."""
-    return multiprocessing.get_context(start).Pool(workers, initializer=_start_worker, initargs=(initializer, initargs))
+    to the parent, each first running ``initializer(*initargs)`` if given, and replaced by a fresh one
+    after ``tasks_per_worker`` jobs (None: never); use it in a ``with``, or terminate it."""
+    return multiprocessing.get_context(start).Pool(
+        workers, initializer=_start_worker, initargs=(initializer, initargs), maxtasksperchild=tasks_per_worker
+    )
 
 
 def cpu_with_children() -> float:

@@ -2,12 +2,11 @@
 
 import argparse
 import json
-import multiprocessing
 import os
 import random
 import sys
 import time
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Sequence, Tuple
 
 from engine.cli.parts.argument_types import positive_int, positive_seconds
 from engine.cli.parts.arguments import add_json, add_store, store_path
@@ -91,19 +90,11 @@ def legs_of(args: argparse.Namespace) -> List[tuners.Leg]:
     return legs
 
 
-_problem: Optional[tuners.Problem] = None  # the problem of this process's legs (given as a worker starts)
-
-
-def _start_leg_worker(problem: tuners.Problem) -> None:
-    """A leg worker's start: the problem its legs are played on."""
-    global _problem
-    _problem = problem
-
-
-def _leg_job(leg: tuners.Leg) -> tuners.LegResult:
-    """Worker: the LegResult of ``leg`` on the problem the worker was started with."""
-    assert _problem is not None
-    return tuners.run_leg(_problem, leg)
+def _leg_job(job: Tuple[tuners.Problem, tuners.Leg]) -> tuners.LegResult:
+    """Worker: the LegResult of a leg on the problem it is given with (a worker plays one leg: the problem
+    travels once a process either way)."""
+    problem, leg = job
+    return tuners.run_leg(problem, leg)
 
 
 def _tuners(args: argparse.Namespace) -> int:
@@ -123,9 +114,8 @@ def _tuners(args: argparse.Namespace) -> int:
     2-ply openings; the table adds the openings kept and the empty boards won. For example:
     evolve tuners --positions experiments/regret-20261127/*.json.gz --budget 60 --seeds 5
     """
-    global _problem
     legs = legs_of(args)
-    _problem = problem = tuners.load_problem(args.positions, args.depth)
+    problem = tuners.load_problem(args.positions, args.depth)
     if not problem.train or not problem.held_out:
         raise InvalidInput("the positions hold no won position in their training split or none in the held-out one")
     (hand_set,) = measure([tuners.candidate_player(problem.start, args.depth)], problem.held_out)
@@ -136,7 +126,7 @@ def _tuners(args: argparse.Namespace) -> int:
         file=sys.stderr,
         flush=True,
     )
-    results = _play_legs(args, legs)
+    results = _play_legs(args, problem, legs)
     results.sort(key=lambda r: (r.leg.tuner, r.leg.fitness, r.leg.seed))
     openings = _play_openings(args, problem, results)
     rows = tuners.summary_rows(results, start_share, openings)
@@ -166,9 +156,9 @@ def _tuners(args: argparse.Namespace) -> int:
     return 0
 
 
-def _play_legs(args: argparse.Namespace, legs: Sequence[tuners.Leg]) -> List[tuners.LegResult]:
-    """The LegResults of ``legs``: those ``--out`` holds read back, the others played on ``--jobs`` processes,
-    each said as it ends and kept in ``--out`` at once."""
+def _play_legs(args: argparse.Namespace, problem: tuners.Problem, legs: Sequence[tuners.Leg]) -> List[tuners.LegResult]:
+    """The LegResults of ``legs`` on ``problem``: those ``--out`` holds read back, the others played on
+    ``--jobs`` processes, each said as it ends and kept in ``--out`` at once."""
     results: List[tuners.LegResult] = []
     if args.out:
         os.makedirs(args.out, exist_ok=True)
@@ -186,13 +176,12 @@ def _play_legs(args: argparse.Namespace, legs: Sequence[tuners.Leg]) -> List[tun
         )
     started = time.time()
     # Spawned, not forked: a fork of a process with threads (a test runner's, a notebook's) can hang on a
-    # lock another thread held; each worker is given the problem as it starts, and plays one leg.
-    context = multiprocessing.get_context("spawn")
+    # lock another thread held; each worker plays one leg, given with its problem.
     todo = [leg for leg in legs if leg not in done]
     if not todo:
         return results
-    with context.Pool(min(args.jobs, len(todo)), _start_leg_worker, (_problem,), maxtasksperchild=1) as pool:
-        for result in pool.imap_unordered(_leg_job, todo):
+    with process_pool(min(args.jobs, len(todo)), "spawn", tasks_per_worker=1) as pool:
+        for result in pool.imap_unordered(_leg_job, [(problem, leg) for leg in todo]):
             results.append(result)
             last = result.marks[-1]
             print(
