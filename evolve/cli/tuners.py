@@ -131,28 +131,28 @@ def _tuners(args: argparse.Namespace) -> int:
     openings = _play_openings(args, problem, results)
     rows = tuners.summary_rows(results, start_share, openings)
     correlations = _correlations(problem, results, args.depth, openings)
-    summary = {
-        "depth": args.depth,
-        "budget": args.budget,
-        "positions": args.positions,
-        "train": len(problem.train),
-        "held_out": of,
-        "start_held_out": start_share,
-        "start_openings": openings[problem.start].to_json() if problem.start in openings else None,
-        "rows": rows,
-        "correlations": correlations,
-    }
+    summary = tuners.BenchmarkSummary(
+        depth=args.depth,
+        budget=args.budget,
+        positions=list(args.positions),
+        train=len(problem.train),
+        held_out=of,
+        start_held_out=start_share,
+        start_openings=openings.get(problem.start),
+        rows=rows,
+        correlations=correlations,
+    )
     table = benchmark_table(summary)
     if args.out:
         with open(os.path.join(args.out, "summary.json"), "w") as out:
-            json.dump(summary, out, indent=2)
+            json.dump(summary.to_json(), out, indent=2)
         with open(os.path.join(args.out, "table.md"), "w") as out:
             out.write(table + "\n")
         plot_curves(results, start_share, os.path.join(args.out, "curves.png"))
         if args.exploit == "marks":
             start = openings[problem.start]
             plot_curves(results, start.kept / start.of, os.path.join(args.out, "openings.png"), openings)
-    print(json.dumps(summary, indent=2) if args.json else table)
+    print(json.dumps(summary.to_json(), indent=2) if args.json else table)
     return 0
 
 

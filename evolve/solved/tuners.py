@@ -285,11 +285,62 @@ def cpu_to_reach(result: LegResult, share: float) -> Optional[float]:
     return next((mark.cpu for mark in result.marks if mark.held_out is not None and mark.held_out >= share), None)
 
 
+class OpeningsRow(NamedTuple):
+    """The won openings a (tuner, fitness)'s final candidates keep against the exact adversary."""
+
+    median: int
+    min: int
+    max: int
+    of: int  # the won openings each is played from
+    empty_board: int  # how many of the candidates win the empty board as Black
+
+
+class SummaryRow(NamedTuple):
+    """A (tuner, fitness)'s line of the benchmark's summary (``summary_rows``)."""
+
+    tuner: str
+    fitness: str
+    seeds: int
+    budget: float  # CPU seconds a leg
+    start: float  # the hand-set weights' held-out share
+    final_median: float  # the held-out share of the legs' final candidates
+    final_min: float
+    final_max: float
+    cpu_to_reach: Dict[str, Optional[float]]  # {"0.80": median CPU s to reach that share, None: most never did}
+    openings: Optional[OpeningsRow]  # None where not every final candidate was played from the openings
+
+    def to_json(self) -> Dict[str, Any]:
+        """The row as summary.json holds it."""
+        return dict(self._asdict(), openings=None if self.openings is None else self.openings._asdict())
+
+
+class BenchmarkSummary(NamedTuple):
+    """What ``evolve tuners`` found: its problem, a row for each (tuner, fitness), and the correlations."""
+
+    depth: int
+    budget: float
+    positions: List[str]
+    train: int  # won positions in the training split
+    held_out: int  # won positions in the held-out split
+    start_held_out: float  # the hand-set weights' share of them
+    start_openings: Optional[OpeningsExploitability]  # the hand-set weights against the exact adversary
+    rows: List[SummaryRow]
+    correlations: Dict[str, float]  # {measure: Spearman's correlation with the held-out share}
+
+    def to_json(self) -> Dict[str, Any]:
+        """The summary as summary.json holds it."""
+        return dict(
+            self._asdict(),
+            start_openings=None if self.start_openings is None else self.start_openings.to_json(),
+            rows=[row.to_json() for row in self.rows],
+        )
+
+
 def summary_rows(
     results: Sequence[LegResult],
     start_share: float,
     openings: Optional[Mapping[Candidate, OpeningsExploitability]] = None,
-) -> List[Dict[str, Any]]:
+) -> List[SummaryRow]:
     """A row for each (tuner, fitness): seeds, the held-out share at the end (median, min, max), the
     median CPU to reach each of THRESHOLDS (None where fewer than half the seeds reached it), and where
     ``openings`` (by candidate) holds every final candidate, the won openings they keep (median, min,
@@ -305,38 +356,34 @@ def summary_rows(
             times = sorted(t for t in (cpu_to_reach(leg, share) for leg in legs) if t is not None)
             reach[share] = times[len(legs) // 2] if len(times) * 2 > len(legs) else None
         rows.append(
-            {
-                "tuner": tuner,
-                "fitness": fitness,
-                "seeds": len(legs),
-                "budget": legs[0].leg.budget,
-                "start": start_share,
-                "final_median": finals[len(finals) // 2],
-                "final_min": finals[0],
-                "final_max": finals[-1],
-                "cpu_to_reach": {f"{share:.2f}": reach[share] for share in THRESHOLDS},
-                "openings": _openings_row([leg.marks[-1].weights for leg in legs], openings or {}),
-            }
+            SummaryRow(
+                tuner=tuner,
+                fitness=fitness,
+                seeds=len(legs),
+                budget=legs[0].leg.budget,
+                start=start_share,
+                final_median=finals[len(finals) // 2],
+                final_min=finals[0],
+                final_max=finals[-1],
+                cpu_to_reach={f"{share:.2f}": reach[share] for share in THRESHOLDS},
+                openings=_openings_row([leg.marks[-1].weights for leg in legs], openings or {}),
+            )
         )
     return rows
 
 
 def _openings_row(
     finals: Sequence[Candidate], openings: Mapping[Candidate, OpeningsExploitability]
-) -> Optional[Dict[str, int]]:
+) -> Optional[OpeningsRow]:
     """The won openings the final candidates ``finals`` keep (median, min, max, of) and how many of them win
     the empty board, from ``openings``; None where it lacks one of them."""
     if not finals or not all(weights in openings for weights in finals):
         return None
     reports = [openings[weights] for weights in finals]
     kept = sorted(report.kept for report in reports)
-    return {
-        "median": kept[len(kept) // 2],
-        "min": kept[0],
-        "max": kept[-1],
-        "of": reports[0].of,
-        "empty_board": sum(report.empty_board for report in reports),
-    }
+    return OpeningsRow(
+        kept[len(kept) // 2], kept[0], kept[-1], reports[0].of, sum(report.empty_board for report in reports)
+    )
 
 
 def spearman(xs: Sequence[float], ys: Sequence[float]) -> float:

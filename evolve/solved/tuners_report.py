@@ -2,7 +2,7 @@
 held-out share, or of the won openings kept, against CPU seconds (``plot_curves``); ``evolve tuners`` writes
 both."""
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from evolve.solved import tuners
 from evolve.solved.exploit import OpeningsExploitability
@@ -13,53 +13,50 @@ def _cpu(value: Optional[float]) -> str:
     return "-" if value is None else f"{value:.0f} s"
 
 
-def benchmark_table(summary: Mapping[str, Any]) -> str:
+def benchmark_table(summary: tuners.BenchmarkSummary) -> str:
     """The summary as a Markdown table, with the correlations under it."""
     lines = [
-        f"Depth {summary['depth']}, no book, no solver; {summary['budget']:g} CPU s a leg; training "
-        f"{summary['train']} won positions, held out {summary['held_out']}; the hand-set weights keep "
-        f"{summary['start_held_out']:.1%} of the held-out ones (perfect play: 100%).",
+        f"Depth {summary.depth}, no book, no solver; {summary.budget:g} CPU s a leg; training "
+        f"{summary.train} won positions, held out {summary.held_out}; the hand-set weights keep "
+        f"{summary.start_held_out:.1%} of the held-out ones (perfect play: 100%).",
         "",
         "| tuner | fitness | seeds | held out at the end: median (min-max) | CPU to 80% | 90% | 95% | 99% |",
         "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
-    exploited = any(row.get("openings") for row in summary["rows"])
+    exploited = any(row.openings for row in summary.rows)
     if exploited:
         lines[-2] += " won openings kept at the end: median (min-max) | empty board won |"
         lines[-1] += " --- | --- |"
-    for row in summary["rows"]:
-        reach = row["cpu_to_reach"]
+    for row in summary.rows:
+        reach = row.cpu_to_reach
         line = (
-            f"| {row['tuner']} | {row['fitness']} | {row['seeds']} | {row['final_median']:.1%} "
-            f"({row['final_min']:.1%}-{row['final_max']:.1%}) | "
+            f"| {row.tuner} | {row.fitness} | {row.seeds} | {row.final_median:.1%} "
+            f"({row.final_min:.1%}-{row.final_max:.1%}) | "
             + " | ".join(_cpu(reach[key]) for key in ("0.80", "0.90", "0.95", "0.99"))
             + " |"
         )
         if exploited:
-            kept = row.get("openings")
+            kept = row.openings
             line += (
-                f" {kept['median']} of {kept['of']} ({kept['min']}-{kept['max']}) | {kept['empty_board']} of "
-                f"{row['seeds']} |"
+                f" {kept.median} of {kept.of} ({kept.min}-{kept.max}) | {kept.empty_board} of {row.seeds} |"
                 if kept
                 else " - | - |"
             )
         lines.append(line)
-    start = summary.get("start_openings")
+    start = summary.start_openings
     if start:
         lines += [
             "",
-            f"Against the exact adversary, the hand-set weights {'win' if start['empty_board'] else 'lose'} the "
-            f"empty board as Black and keep {start['kept']} of the {start['of']} won 2-ply openings (every position "
+            f"Against the exact adversary, the hand-set weights {'win' if start.empty_board else 'lose'} the "
+            f"empty board as Black and keep {start.kept} of the {start.of} won 2-ply openings (every position "
             "after two moves whose mover wins; perfect play: all, and the empty board).",
         ]
-    if summary["correlations"]:
+    if summary.correlations:
         lines += [
             "",
             "Rank correlation (Spearman) of the final candidates' held-out share (the features' weights "
             "alone) with: "
-            + ", ".join(
-                f"{name} {value:+.2f}" for name, value in summary["correlations"].items() if name != "held_out"
-            ),
+            + ", ".join(f"{name} {value:+.2f}" for name, value in summary.correlations.items() if name != "held_out"),
         ]
     return "\n".join(lines)
 
