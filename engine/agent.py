@@ -29,6 +29,7 @@ STATE_FILE = "littlego_state.txt"
 # of the process's CPU: a slow start leaves the search less.
 STARTUP_CPU = 0.25
 _EXIT_CPU = 0.15  # of STARTUP_CPU, what is kept for the search's overrun and the exit
+_LEAST_CPU = 0.05  # the CPU a search is always given, whatever the move has spent: depth 1 and a legal move
 STATE_HEADER = "littlego-state 1"
 
 
@@ -122,7 +123,7 @@ def decide_move(
         if move is not None:
             return Decision(move, "book", None, None)
     start = time.process_time()
-    cap = max(params.cpu_cap - overrun, 0.05)
+    cap = max(params.cpu_cap - overrun, _LEAST_CPU)
     cap_deadline = start + cap
     if position.moves_played >= params.solve_from:
         solver = Solver()
@@ -138,7 +139,7 @@ def decide_move(
             except SearchTimeout:
                 pass
             return Decision(winning, "solver", None, None)
-    left = max(cap_deadline - time.process_time(), 0.05)
+    left = max(cap_deadline - time.process_time(), _LEAST_CPU)
     evaluate = params.evaluator()
     searcher = Searcher(evaluate, rng=rng)
     budget = min(params.cpu_budget, left)
