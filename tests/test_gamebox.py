@@ -106,7 +106,7 @@ def test_a_python_agents_end_reads_as_a_fresh_interpreters(tmp_path, ending, wor
     with pytest.raises(PlayerFault) as raised:
         moves(ProgramPlayer(folder_of(tmp_path, "ending", ending + "\n"), limits=LIMITS), 1)
     assert raised.value.reason == Reason.CRASH and words in raised.value.detail, raised.value.detail
-    assert "forkserver" not in raised.value.detail  # the script's own frames only
+    assert "move_server" not in raised.value.detail  # the script's own frames only
 
 
 @pytest.mark.fast
@@ -119,7 +119,7 @@ def test_a_missing_script_reads_as_the_interpreters_message_not_the_servers_trac
         moves(ProgramPlayer(str(folder), limits=LIMITS), 1)
     detail = raised.value.detail
     assert "exited with status 2" in detail and "can't open file" in detail and "my_player3.py" in detail, detail
-    assert "forkserver" not in detail and "Traceback" not in detail
+    assert "move_server" not in detail and "Traceback" not in detail
 
 
 @served

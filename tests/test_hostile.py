@@ -806,7 +806,7 @@ def test_a_move_reads_nothing_of_its_settings_in_the_servers_command_line(tmp_pa
             words = seen.read().split(b"\0")
     finally:
         player.close()
-    assert words[-2].endswith(b"forkserver.py") and words[-1] == b""  # nothing after the script's name
+    assert words[-2].endswith(b"move_server.py") and words[-1] == b""  # nothing after the script's name
 
 
 # Every kind of namespace, tried by a move: first as it is, then after mapping its user (which a move

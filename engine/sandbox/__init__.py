@@ -7,7 +7,7 @@
   inside it before the program (the sandbox's own user, the process limit, the moves' seccomp filter);
 - ``accounting``: the cgroups that count CPU, memory and tasks over all of a run's processes;
 - ``process``: ``run``, one untrusted run started, watched and ended with everything it started;
-- ``gamebox``: one sandbox a program player's game, its moves forked from ``forkserver``, the move
+- ``gamebox``: one sandbox a program player's game, its moves forked from ``move_server``, the move
   server that runs inside it and confines each move (no capability, no namespace of its own making);
 - ``spares``: each game's sandbox started while the game before it plays, fresh all the same;
 - ``workspace``: the folder a copy lives in for a game, with a disk and file quota where it can have one;

@@ -12,7 +12,7 @@ own unprivileged user (``as_unprivileged``; ``engine.sandbox.users`` gives each 
 of its own, so that RLIMIT_NPROC counts that sandbox's tasks alone), then the process limit
 (``prlimit``). A sandbox that runs its command as a move (not a move server) gives it what a served
 move has: under root, a second, unprivileged bwrap run by the sandbox's user, for a user namespace of
-the move's own; and the moves' seccomp filter (``forkserver``'s, compiled here: ``--seccomp``),
+the move's own; and the moves' seccomp filter (``move_server``'s, compiled here: ``--seccomp``),
 installed by the last bwrap before the command, from a descriptor that whoever starts the sandbox
 passes to it (``descriptors``). Whether this machine can run any of it, and when to, is
 ``engine.sandbox.isolation``.
@@ -27,7 +27,7 @@ import sys
 from typing import Dict, Iterable, List, Optional, Sequence, Set
 
 import engine
-from engine.sandbox import forkserver
+from engine.sandbox import move_server
 from engine.sandbox.limits import DEFAULT_LIMITS, MIB
 from engine.sandbox.users import SandboxUser
 
@@ -124,7 +124,7 @@ def _filter_option() -> List[str]:
 def _filter_descriptor() -> Optional[int]:
     """A descriptor to read the moves' seccomp program from, compiled as the kernel takes it (struct
     sock_filter), for one bwrap to read; None on a machine the filter does not know."""
-    program = forkserver.move_filter(os.uname().machine)
+    program = move_server.move_filter(os.uname().machine)
     if program is None:
         return None
     compiled = b"".join(struct.pack("=HBBI", *instruction) for instruction in program)

@@ -1,7 +1,7 @@
 """One sandbox a game for a program player: its moves forked from a move server inside it.
 
 Starting bwrap and an interpreter at every move costs tens of milliseconds; here the sandbox and its
-move server (``forkserver``) start once, at the game's first move, and each move is a fresh process
+move server (``move_server``) start once, at the game's first move, and each move is a fresh process
 forked from the server: it sees the same files, runs under the same limits and ends with the
 same faults as a process started for it alone (``process.run``). A sandbox serves one game and ends
 with it (``close``): the next game starts another, with a workspace of its own, so that nothing a
@@ -26,7 +26,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Tuple, Union, cast
 
-from engine.sandbox import forkserver
+from engine.sandbox import move_server
 from engine.sandbox.accounting import CPU, Accounting
 from engine.sandbox.bwrap import environment
 from engine.sandbox.isolation import CommandLine, process_allowance, resolve_command, server_sandbox, serves_moves
@@ -35,7 +35,7 @@ from engine.sandbox.process import CpuSamples, Finished, count_killed_tree, file
 from engine.sandbox.users import SandboxUser
 
 if TYPE_CHECKING:
-    from engine.sandbox.forkserver import MoveSettings, SitePaths
+    from engine.sandbox.move_server import MoveSettings, SitePaths
 
 SERVER_MEMORY_MB = 32  # beside a move's own memory in the game's cgroup: the server's interpreter
 SERVER_TASKS = 2  # the server, and the process of a move that waits for the move's first process
@@ -143,10 +143,10 @@ class GameBox:
         # -E: no PYTHON* variable (the environment is the stated one anyway).
         # -S: no site, whose .pth files cost most of a start (the server does the rest of what it does).
         flags = ["-S", "-s", "-E"] if move["site"] else ["-s", "-E"]
-        server = [sys.executable] + flags + [os.path.abspath(forkserver.__file__)]
+        server = [sys.executable] + flags + [os.path.abspath(move_server.__file__)]
         argv = server_sandbox(server, self.folder, self.limits, installation, self.scratch, self.user)
         with open(self.stderr_path, "ab") as stderr:
-            if self.user:  # the moves' user opens it afresh (forkserver): its stderr, and no other file of the host's
+            if self.user:  # the moves' user opens it afresh (move_server): its stderr, and no other file of the host's
                 os.fchown(stderr.fileno(), self.user.uid, self.user.gid)
             self.process = subprocess.Popen(
                 argv,

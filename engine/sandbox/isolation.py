@@ -269,7 +269,7 @@ def server_sandbox(
     user: Optional[SandboxUser] = None,
 ) -> List[str]:
     """The argv of a player's sandbox whose first process is ``server`` (an argv list), as the sandbox's
-    ``user`` (``users.lease``); the moves it forks take their own namespaces and limits (``forkserver``).
+    ``user`` (``users.lease``); the moves it forks take their own namespaces and limits (``move_server``).
     ``scratch``: as ``bwrap_argv`` takes it."""
     refuse_strict(limits)
     inside = as_unprivileged(user) + list(server)

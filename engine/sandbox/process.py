@@ -19,8 +19,8 @@ from typing import IO, Any, Callable, Dict, List, NamedTuple, Optional, Sequence
 
 from engine.sandbox.accounting import CPU, MEMORY, Accounting
 from engine.sandbox.bwrap import close_descriptors, descriptors, environment
-from engine.sandbox.forkserver import KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_SYSCALL
 from engine.sandbox.limits import MIB, Limits
+from engine.sandbox.move_server import KEYCTL_JOIN_SESSION_KEYRING, KEYCTL_SYSCALL
 
 # Without a memory cgroup, memory-backed files (memfd, /dev/shm) are bounded by their size times the
 # files a process may hold open: this many, each at most the memory limit over this many.
