@@ -10,8 +10,8 @@ import os
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from engine.constants import MAX_WEIGHT
+from engine.course.agent_constants import default_bounds, find_constants, select
 from engine.course.constant_roles import untunable
-from engine.course.literals import default_bounds, find_constants, select
 from engine.errors import InvalidInput, ParamsError
 from engine.features import FEATURE_TABLE, FEATURES
 from engine.params import ABSENT_WEIGHT, Params, genome_of, load_params, params_from_dict, params_to_dict

@@ -1,5 +1,5 @@
 """Constants in an agent's own code: found, rewritten exactly, tuned by a run and exported, in every
-course language, without an edit by hand (``engine.course.literals``, ``evolve.agents.program_individual``)."""
+course language, without an edit by hand (``engine.course.agent_constants``, ``evolve.agents.program_individual``)."""
 
 import hashlib
 import json
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from engine.common.runfolder import RunError
 from engine.constants import BLACK
-from engine.course.literals import default_bounds, find_constants, select
+from engine.course.agent_constants import default_bounds, find_constants, select
 from engine.course.rewrite import literal_text, patched_sources
 from engine.errors import InvalidInput
 from engine.position import Position
@@ -188,7 +188,7 @@ def test_a_negative_define_is_written_so_that_the_cpp_still_compiles_as_meant(tm
 
 def test_default_ranges_are_the_value_plus_or_minus_its_size():
     folder_constants = {"eight": 8.0, "half": -0.5, "zero": 0.0}
-    from engine.course.literals import Constant
+    from engine.course.agent_constants import Constant
 
     ranges = {
         name: default_bounds(Constant(name, value, False, "f", 1, 0, 1)) for name, value in folder_constants.items()

@@ -1,5 +1,5 @@
 """The constants finder on agents written in the styles real course agents use (``tests/fixtures/finder_styles/``):
-each of their numbers found where its author wrote it (``engine.course.literals``)."""
+each of their numbers found where its author wrote it (``engine.course.agent_constants``)."""
 
 import json
 import os
@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from engine.constants import COURSE_CPU_LIMIT
-from engine.course.literals import default_bounds, find_constants, select
+from engine.course.agent_constants import default_bounds, find_constants, select
 from engine.course.rewrite import patched_sources
 from engine.errors import InvalidInput
 from tests.conftest import cli

@@ -1,4 +1,4 @@
-"""A student's agent folder read for its constants as untrusted input (``engine.course.literals``, issue 74):
+"""A student's agent folder read for its constants as untrusted input (``engine.course.agent_constants``, issue 74):
 names that are never markup nor a control character, sources read as the sandbox copies them (no link, no
 FIFO), every encoding Python reads and a warning, never a crash, for code it cannot, time linear in a file's
 size; and what a run writes in ``run.log`` and on the terminal shown safely (``runfolder.safe_text``)."""
@@ -16,8 +16,8 @@ import multiprocessing_logging
 import pytest
 
 from engine.common.progress import counter
-from engine.course import literals
-from engine.course.literals import find_constants, select
+from engine.course import agent_constants
+from engine.course.agent_constants import find_constants, select
 from engine.course.rewrite import patched_sources
 from evolve.run_output import start_log
 from tests.conftest import ROOT, cli
@@ -35,7 +35,7 @@ UNSAFE = [chr(code) for code in list(range(32)) + list(range(0x7F, 0xA0))] + ["\
 @pytest.fixture(autouse=True)
 def warnings_said_afresh(monkeypatch):
     """Each test hears the finder's warnings (a process says each one once)."""
-    monkeypatch.setattr(literals, "_WARNED", set(), raising=False)
+    monkeypatch.setattr(agent_constants, "_WARNED", set(), raising=False)
 
 
 def agent(tmp_path, files, name="agent"):
@@ -123,7 +123,7 @@ def test_a_link_or_a_fifo_is_never_followed_or_waited_on_and_the_rest_is_read(tm
 
 @pytest.mark.fast
 def test_a_source_past_the_size_an_agent_has_is_skipped_and_the_others_are_read(tmp_path, caplog):
-    big = "// padding\n" * (literals.SOURCE_BYTES // 11 + 1) + "const int BIG = 1;\n"
+    big = "// padding\n" * (agent_constants.SOURCE_BYTES // 11 + 1) + "const int BIG = 1;\n"
     folder = agent(tmp_path, {"my_player.cpp": "const int DEPTH = 2;\n", "tables.h": big})
     assert names(folder) == ["DEPTH"]
     assert [r.getMessage() for r in caplog.records] == [
@@ -191,7 +191,7 @@ def test_every_encoding_python_reads_is_read_and_rewritten_byte_for_byte(tmp_pat
 
 MEASURE = r"""
 import gc, json, os, sys, time
-from engine.course.literals import find_constants
+from engine.course.agent_constants import find_constants
 folder, name, head, unit, tail = json.loads(sys.argv[1])
 def seconds(size):
     with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:

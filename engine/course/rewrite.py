@@ -1,4 +1,4 @@
-"""The constants of a course agent's code rewritten (``engine.course.literals`` finds them).
+"""The constants of a course agent's code rewritten (``engine.course.agent_constants`` finds them).
 
 ``patched_sources`` replaces exactly the literals of the chosen constants, and nothing else, with new
 values, each written as ``literal_text`` says (an integer stays one; a real number keeps its suffix and a
@@ -9,7 +9,7 @@ import difflib
 import re
 from typing import Dict, List, Sequence, Tuple
 
-from engine.course.literals import Constant, read_source
+from engine.course.agent_constants import Constant, read_source
 
 
 def literal_text(constant: Constant, value: float) -> str:

@@ -1,7 +1,7 @@
 """A program individual whose genome is constants of its own code: each individual's code, rewritten and built.
 
 ``evolve.agents.program_individual`` plays a program individual; where its genes are constants of the agent's code
-(``[individual] constants``, found by ``engine.course.literals``), ``individual_build`` makes each
+(``[individual] constants``, found by ``engine.course.agent_constants``), ``individual_build`` makes each
 individual's build: the built folder's sources with exactly those literals rewritten, built as the
 course builds them (a C++ or Java agent compiled again, in a workspace with a quota), once for each
 distinct code among all the workers, in a folder that lasts as long as the run (``builds``). A build
@@ -24,8 +24,8 @@ from typing import Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence
 
 from engine.common.runfolder import RunError
 from engine.constants import Colour
+from engine.course.agent_constants import Constant, find_constants, read_source
 from engine.course.build import BUILDS_KEPT, BUILDS_MB, build_agent, build_refusal, own_bytes
-from engine.course.literals import Constant, find_constants, read_source
 from engine.course.rewrite import literal_diff, patched_sources
 from engine.errors import InvalidInput
 from engine.players.base import Player, PlayerFault, Reason

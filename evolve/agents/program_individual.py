@@ -2,7 +2,7 @@
 
 A config's ``[individual]`` names an agent folder and either the file the agent reads its weights
 from (a JSON object of named numbers) or the constants of its code to tune (``constants``: names
-or patterns of ``engine.course.literals``). With constants, each individual is the agent's code
+or patterns of ``engine.course.agent_constants``). With constants, each individual is the agent's code
 with exactly those literals rewritten, built once (``individual_build``: a C++ or Java agent is
 compiled again) and played as any build. A run builds the folder once when it starts or
 resumes, as ``littlego grade`` builds it (a copy, in the sandbox), and every fitness game

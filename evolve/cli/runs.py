@@ -21,9 +21,9 @@ from engine.cli.parts.arguments import (
 )
 from engine.cli.parts.commands import Subcommands, command
 from engine.common.generation_record import read_generations
+from engine.course.agent_constants import default_bounds, find_constants
 from engine.course.build import recognise
 from engine.course.constant_roles import cost_note, untunable
-from engine.course.literals import default_bounds, find_constants
 from engine.data import SHIPPED_PARAMS
 from engine.errors import InvalidInput
 from engine.params import load_params
