@@ -1,8 +1,9 @@
 """The architecture as the folders show it: imports flow core <- tools <- evolve, never back, and
 nothing reaches into experiments/.
 
-Read from the source with ``ast``: the playing core (the modules directly in ``engine/``,
-what a course submission holds) imports only the standard library and itself; the tools
+Read from the source with ``ast``: the playing core (what ``littlego bundle`` inlines in a course
+submission's my_player3.py: ``engine.submission.bundle.core_modules``) imports only the standard library
+and itself; the tools
 (the subpackages of ``engine/``) import the core and libraries, never ``evolve``; nothing
 imports a project module inside a function (the way a cycle hides); there is no cycle between
 modules (type-only imports included) nor between the tools' subpackages, nor between evolve's packages
@@ -23,7 +24,11 @@ import sys
 
 import pytest
 
+from engine.submission.bundle import core_modules
 from tests.conftest import ROOT
+
+# The playing core: the modules a submission's my_player3.py carries, by the bundle's own list.
+CORE = {"engine" if name == "__init__" else "engine." + name for name in core_modules()}
 
 
 def project_modules():
@@ -75,7 +80,7 @@ def imports(path, types=True):
 def layer(module):
     if module.startswith("evolve"):
         return "evolve"
-    return "tools" if module.count(".") >= 2 or module in TOOL_PACKAGES else "core"
+    return "core" if module in CORE else "tools"
 
 
 def tool_package(module):
@@ -227,6 +232,23 @@ def test_no_import_cycle():
 
     for module in sorted(graph):
         visit(module)
+
+
+@pytest.mark.fast
+def test_the_core_is_what_the_bundle_carries_and_all_the_agent_needs():
+    """The modules a submission's my_player3.py carries are the core, and the agent's every import, however
+    deep, is among them: the bundle runs on a machine with nothing else installed."""
+    from engine.submission.bundle import bundle_source
+
+    carried = set(re.findall(r"^_SOURCES\['(\w+)'\] = ", bundle_source(), re.M))
+    assert {"engine" if name == "__init__" else "engine." + name for name in carried} == CORE
+    needed, todo = set(), ["engine.agent"]
+    while todo:
+        module = todo.pop()
+        if module not in needed:
+            needed.add(module)
+            todo += [t for t in (resolve(n, MODULES) for n, _, _ in imports(MODULES[module], types=False)) if t]
+    assert needed <= CORE, f"the agent imports {', '.join(sorted(needed - CORE))}, which no bundle carries"
 
 
 @pytest.mark.fast
