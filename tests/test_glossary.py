@@ -11,16 +11,19 @@ from tests.conftest import ROOT
 
 
 def _resolves(dotted):
-    """Whether ``dotted`` names a module of the project, or a name one defines."""
-    try:
-        importlib.import_module(dotted)
-        return True
-    except ImportError:
-        module, _, name = dotted.rpartition(".")
+    """Whether ``dotted`` names a module of the project, or a name one defines (a class's method too)."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):  # the longest prefix that is a module, then attributes
         try:
-            return hasattr(importlib.import_module(module), name)
+            found = importlib.import_module(".".join(parts[:cut]))
         except ImportError:
-            return False
+            continue
+        for name in parts[cut:]:
+            if not hasattr(found, name):
+                return False
+            found = getattr(found, name)
+        return True
+    return False
 
 
 @pytest.mark.fast
