@@ -30,17 +30,17 @@ from engine.ruler.measure import RulerJob
 from evolve.agents.code_individual import BuiltProgram
 from evolve.agents.program_individual import program_player
 from evolve.experiment.schema import Config
-from evolve.genome import Individual
+from evolve.genome import FitnessReport, Individual
 from evolve.params_genes import Genome, run_genome
 
 log = logging.getLogger("evolve.fitness")
 
 # The words of the types: a job's Outcome is (win 1/0, stone margin) for the individual, and for a program
 # individual a third number, 1 where it lost by its own fault; a GameFitness is (win rate, mean margin), and a
-# folded individual its GameFitness with its report ({"black_win_rate": ..., "standard_error": ...}).
+# folded individual its GameFitness with its FitnessReport (``evolve.genome``: its win rates by colour...).
 Outcome = Tuple[float, ...]
 GameFitness = Tuple[float, float]
-Folded = Tuple[GameFitness, Dict[str, Any]]
+Folded = Tuple[GameFitness, FitnessReport]
 MapFunction = Callable[..., Iterable[Any]]  # a pool's or an executor's map(function, jobs)
 SearchSettings = Dict[str, Optional[float]]  # search settings by name (engine.search_settings.SEARCH_TABLE)
 

@@ -8,12 +8,12 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence
 import numpy
 
 from engine.common.generation_record import ByColour, GenerationRecord, MarginFigures, WinRates
-from evolve.genome import Individual
+from evolve.genome import FitnessReport, Individual
 
 
 def by_colour(individual: Individual) -> ByColour:
     """The win rates of an individual as Black and as White in its last evaluation."""
-    report = getattr(individual, "report", {}) or {}
+    report: FitnessReport = getattr(individual, "report", None) or FitnessReport()  # none before an evaluation here
     return ByColour(report.get("black_win_rate"), report.get("white_win_rate"))
 
 

@@ -12,7 +12,22 @@ individuals. A checkpoint keeps an individual, and a strategy's state, as JSON d
 """
 
 import random
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Callable,
+    Dict,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Protocol,
+    Sequence,
+    Tuple,
+    TypedDict,
+    TypeVar,
+    cast,
+)
 
 import numpy
 from deap import algorithms, base, cma, creator, tools
@@ -24,15 +39,129 @@ from engine.params import ABSENT_WEIGHT
 from evolve.experiment.schema import Config, GaSettings, Start
 from evolve.spsa import Spsa
 
-# The words of the types (DEAP declares none, so to the checker its objects are Any):
-# an Individual is a ``creator.Individual``, a list of floats in the genes' order with a DEAP ``fitness``
-# (and, once evaluated, a ``report``); a Strategy is what makes and learns from them: GeneticStrategy,
-# DEAP's ``cma.Strategy`` or ``evolve.spsa.Spsa``, each with ``generate(make)`` and ``update(individuals)``;
-# a Toolbox is DEAP's ``base.Toolbox``.
-Individual = Any
-Strategy = Any
-Toolbox = Any
+if not hasattr(creator, "WinThenMargin"):
+    creator.create("WinThenMargin", base.Fitness, weights=(1.0, 1.0))
+if not hasattr(creator, "Individual"):
+    creator.create("Individual", list, fitness=creator.WinThenMargin)
+
+# The words of the types. DEAP declares none (to the checker its objects are Any), so they are declared here,
+# as what the code uses of them: an Individual is a ``creator.Individual``, a list of floats in the genes' order
+# with a DEAP ``fitness`` (DeapFitness) and, once evaluated, a ``report`` (FitnessReport); a Strategy is what
+# makes and learns from them: GeneticStrategy, DEAP's ``cma.Strategy`` (CmaStrategy) or ``evolve.spsa.Spsa``,
+# each with ``generate(make)`` and ``update(individuals)``; a Toolbox is DEAP's ``base.Toolbox`` as a run asks
+# and tells through it (a GaToolbox: as the GA's operators). A DEAP object is declared one where it is made.
 Bounds = Sequence[Tuple[float, float]]  # (low, high) of each gene, in genome order
+Operator = Callable[..., Sequence[List[float]]]  # a variation operator or a strategy's generate: offspring
+_Job = TypeVar("_Job")  # what a toolbox's map gives its function
+_Result = TypeVar("_Result")  # what the function gives back
+
+
+class DeapFitness(Protocol):
+    """DEAP's ``base.Fitness`` (``creator.WinThenMargin``): its ``values``, set by an evaluation and deleted to
+    invalidate it, and whether it has them (``valid``)."""
+
+    values: Tuple[float, ...]
+
+    @property
+    def valid(self) -> bool: ...
+
+
+class FitnessReport(TypedDict, total=False):
+    """What an evaluation says of an individual beside its fitness (``evolve.rounds.fold``): its win rates
+    as Black and as White (None without a game as that colour) and the ``standard_error`` of its win rate,
+    always; with [regret], the share of won positions it kept; for a program individual, the games
+    (``faults``) and won positions (``regret_faults``) it lost by its own fault."""
+
+    black_win_rate: Optional[float]
+    white_win_rate: Optional[float]
+    regret_kept: float
+    standard_error: float
+    faults: int
+    regret_faults: int
+
+
+if TYPE_CHECKING:
+
+    class Individual(List[float]):
+        """A ``creator.Individual`` as the checker sees it: its genes, its ``fitness``, and its ``report``,
+        which only an evaluation in this process sets (a checkpoint keeps none: read it with ``getattr``)."""
+
+        fitness: DeapFitness
+        report: FitnessReport
+
+else:
+    Individual = creator.Individual  # at run time, DEAP's class itself
+
+
+class Strategy(Protocol):
+    """What makes a generation's individuals and learns from them once evaluated (DEAP's ask and tell)."""
+
+    def generate(self, make: Callable[[Iterable[float]], Individual]) -> List[Individual]:
+        """The generation's new individuals, each made by ``make`` of its genes."""
+
+    def update(self, individuals: List[Individual]) -> None:
+        """Learn from the evaluated ``individuals`` (CMA-ES sorts them in place)."""
+
+
+class CmaParams(TypedDict):
+    """The settings DEAP's ``cma.Strategy`` is made with, as its ``params`` keeps them: its ``lambda_`` (the
+    individuals a generation) and its first covariance matrix ``cmatrix``."""
+
+    lambda_: int
+    cmatrix: numpy.ndarray
+
+
+class CmaStrategy(Strategy, Protocol):
+    """DEAP's ``cma.Strategy`` (deap/cma.py) as the run reads it by name; its other fields a checkpoint keeps
+    by name (``CMA_VECTORS`` and the rest)."""
+
+    dim: int
+    mu: int
+    sigma: float
+    centroid: numpy.ndarray
+    C: numpy.ndarray
+    weights: numpy.ndarray
+    params: CmaParams
+
+
+class _Registry(Protocol):
+    """What every DEAP ``base.Toolbox`` has: ``register`` and ``decorate`` (DEAP's idiom) and ``clone``."""
+
+    def register(self, alias: str, function: Callable[..., object], *args: object, **kargs: object) -> None:
+        """``alias`` as ``function`` with ``args`` and ``kargs`` given (functools.partial)."""
+
+    def decorate(self, alias: str, *decorators: Callable[[Operator], Operator]) -> None:
+        """``alias`` wrapped in each of ``decorators``."""
+
+    def clone(self, individual: Individual) -> Individual:
+        """A deep copy of ``individual``."""
+
+
+class Toolbox(_Registry, Protocol):
+    """A run's toolbox (``make_toolbox``): the strategy's ask and tell, and the map its games run through."""
+
+    def generate(self) -> List[Individual]:
+        """The strategy's new individuals."""
+
+    def update(self, new: List[Individual], everyone: List[Individual]) -> List[Individual]:
+        """Tell the strategy the evaluated generation; the population to keep."""
+
+    def map(self, function: Callable[[_Job], _Result], jobs: Iterable[_Job]) -> Iterator[_Result]:
+        """``function`` of each of ``jobs``, in their order (the builtin, or a pool's)."""
+
+
+class GaToolbox(_Registry, Protocol):
+    """The GA's operators (``GeneticStrategy``), as its code and DEAP's ``algorithms.varAnd`` call them."""
+
+    def individual(self) -> Individual:
+        """An individual of genes drawn uniformly from the bounds."""
+
+    def mutate(self, individual: Individual) -> Tuple[Individual]:
+        """``individual`` mutated in place, within the bounds."""
+
+    def select(self, individuals: Sequence[Individual], k: int) -> List[Individual]:
+        """``k`` of ``individuals`` chosen by tournament."""
+
 
 # The evolution's own random stream. DEAP's operators draw from the module-level functions
 # of ``random``, which anything else in the process may draw from too (a Dask scheduler
@@ -41,11 +170,6 @@ Bounds = Sequence[Tuple[float, float]]  # (low, high) of each gene, in genome or
 STREAM = random.Random()
 for _module in (algorithms, crossover, emo, mutation, selection):
     _module.random = STREAM
-
-if not hasattr(creator, "WinThenMargin"):
-    creator.create("WinThenMargin", base.Fitness, weights=(1.0, 1.0))
-if not hasattr(creator, "Individual"):
-    creator.create("Individual", list, fitness=creator.WinThenMargin)
 
 
 # A tapered genome's second half: the weights at the game's last ply (engine.features.weights_by_ply).
@@ -116,9 +240,6 @@ def gene_bounds(config: Config) -> List[Tuple[float, float]]:
     return [config.bounds[name] for name in config.genes]
 
 
-Operator = Callable[..., Sequence[List[float]]]  # a variation operator or a strategy's generate: offspring
-
-
 def clip(bounds: Bounds) -> Callable[[Operator], Operator]:
     """Decorator keeping the offspring of an operator inside per-feature bounds (DEAP's idiom)."""
     lows = [low for low, _ in bounds]
@@ -146,7 +267,7 @@ def diversity(population: Sequence[Sequence[float]], bounds: Bounds) -> float:
     return float(numpy.mean(spreads))
 
 
-def _first_population(toolbox: Toolbox, start: Start, n: int) -> List[Individual]:
+def _first_population(toolbox: GaToolbox, start: Start, n: int) -> List[Individual]:
     """Generation 0 of a GA: the start weights as they are, then mutated copies of them in turn,
     then the ``random`` share of what is left drawn uniformly from the bounds (all of it random
     when the config names no start weights)."""
@@ -171,10 +292,10 @@ class GeneticStrategy:
         self.size, self.elites = size, elites
         self.population: List[Individual] = []
 
-    def _toolbox(self) -> Toolbox:
+    def _toolbox(self) -> GaToolbox:
         """The operators, built afresh (a toolbox holds closures, which a checkpoint cannot keep)."""
         ga, bounds = self.ga, self.bounds
-        toolbox = base.Toolbox()
+        toolbox: GaToolbox = base.Toolbox()
 
         def random_weights() -> List[float]:
             return [STREAM.uniform(low, high) for low, high in bounds]
@@ -193,7 +314,7 @@ class GeneticStrategy:
         toolbox.register("select", tools.selTournament, tournsize=ga.tournament_size)
         return toolbox
 
-    def generate(self, make: Callable[..., Individual]) -> List[Individual]:
+    def generate(self, make: Callable[[Iterable[float]], Individual]) -> List[Individual]:
         """The generation's new individuals (``make`` is DEAP's ask-tell signature: the GA makes
         ``creator.Individual`` itself)."""
         toolbox = self._toolbox()
@@ -231,7 +352,7 @@ def make_toolbox(config: Config, strategy: Optional[Strategy] = None) -> Tuple[T
     SPSA is centred on the mean of the config's start weights, or on the centre of the bounds.
     """
     bounds = gene_bounds(config)
-    toolbox = base.Toolbox()
+    toolbox: Toolbox = base.Toolbox()
     if config.strategy == "ga":
         if strategy is None:
             strategy = GeneticStrategy(config.ga, bounds, config.start, config.population, config.hall_of_fame_size())
@@ -287,7 +408,7 @@ def individual_from_json(data: object, genes: int) -> Individual:
     """The evaluated ``creator.Individual`` of ``individual_to_json``'s data, of ``genes`` genes; ValueError
     saying what is wrong where it is not one."""
     kept = fields(data, "an individual", ("genes", "fitness"))
-    individual = creator.Individual(numbers(kept["genes"], "an individual's genes", genes))
+    individual: Individual = creator.Individual(numbers(kept["genes"], "an individual's genes", genes))
     individual.fitness.values = tuple(
         numbers(kept["fitness"], "an individual's fitness", len(creator.WinThenMargin.weights))
     )
@@ -311,14 +432,15 @@ def strategy_to_json(strategy: Optional[Strategy]) -> Optional[Dict[str, Any]]:
         return None
     if isinstance(strategy, Spsa):
         return strategy.to_json()
+    cmaes = cast(CmaStrategy, strategy)  # neither, so DEAP's CMA-ES, which declares no type
     arrays = CMA_VECTORS + CMA_MATRICES + ("weights",)
-    data: Dict[str, Any] = {name: numpy.asarray(getattr(strategy, name)).tolist() for name in arrays}
-    data.update((name, int(getattr(strategy, name))) for name in CMA_COUNTS)
-    data.update((name, float(getattr(strategy, name))) for name in CMA_NUMBERS)
-    data["fortran"] = [name for name in arrays if numpy.isfortran(getattr(strategy, name))]
+    data: Dict[str, Any] = {name: numpy.asarray(getattr(cmaes, name)).tolist() for name in arrays}
+    data.update((name, int(getattr(cmaes, name))) for name in CMA_COUNTS)
+    data.update((name, float(getattr(cmaes, name))) for name in CMA_NUMBERS)
+    data["fortran"] = [name for name in arrays if numpy.isfortran(getattr(cmaes, name))]
     data["params"] = {
-        "lambda_": int(strategy.params["lambda_"]),
-        "cmatrix": numpy.asarray(strategy.params["cmatrix"]).tolist(),
+        "lambda_": int(cmaes.params["lambda_"]),
+        "cmatrix": numpy.asarray(cmaes.params["cmatrix"]).tolist(),
     }
     return data
 
@@ -337,7 +459,7 @@ def strategy_from_json(kind: str, data: object, genes: int) -> Optional[Strategy
             raise ValueError(f"SPSA's centre has {len(spsa.theta)} genes, not the config's {genes}")
         return spsa
     kept = fields(data, "a CMA-ES state", CMA_VECTORS + CMA_MATRICES + CMA_COUNTS + CMA_NUMBERS + ("weights", "params"))
-    strategy = cma.Strategy.__new__(cma.Strategy)
+    strategy: CmaStrategy = cma.Strategy.__new__(cma.Strategy)
     for name in CMA_COUNTS:
         setattr(strategy, name, whole_number(kept[name], f"CMA-ES's {name}"))
     if strategy.dim != genes:
@@ -347,7 +469,7 @@ def strategy_from_json(kind: str, data: object, genes: int) -> Optional[Strategy
     fortran = set(items(kept.get("fortran", []), "CMA-ES's fortran"))
     dim = strategy.dim
 
-    def array(value: object, name: str, shape: Tuple[int, ...]) -> Any:
+    def array(value: object, name: str, shape: Tuple[int, ...]) -> numpy.ndarray:
         rows = [value] if len(shape) == 1 else items(value, f"CMA-ES's {name}")
         if len(rows) != (1 if len(shape) == 1 else shape[0]):
             raise ValueError(f"CMA-ES's {name} is a {' by '.join(map(str, shape))} array")

@@ -408,7 +408,7 @@ class Evolution:
         seconds: float,
         cpu_seconds: float,
     ) -> None:
-        best = self.halloffame[0]
+        best: genome.Individual = self.halloffame[0]
         games = measured.games
         rate = games / max(seconds, 1e-9)
         asked = measured.positions + (best_held_out.won if best_held_out else 0)

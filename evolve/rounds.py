@@ -16,7 +16,7 @@ from engine.common.runfolder import RunError
 from evolve.agents.code_individual import BuiltProgram
 from evolve.experiment.schema import Config
 from evolve.fitness import FitnessGame, Folded, MapFunction, Outcome, make_jobs, run_jobs
-from evolve.genome import Individual
+from evolve.genome import FitnessReport, Individual
 from evolve.regret_fitness import faults_of, regret_kept
 
 log = logging.getLogger("evolve.rounds")
@@ -184,7 +184,7 @@ def fold(
                 total += weight
         games_total = total
         black_wins, black_games, white_wins, white_games = tally.colours[individual]
-        report = {
+        report: FitnessReport = {
             "black_win_rate": black_wins / black_games if black_games else None,
             "white_win_rate": white_wins / white_games if white_games else None,
         }

@@ -9,7 +9,7 @@ ships. DEAP's ``eaGenerateUpdate`` treats every strategy this way; a ``RunTuner`
 seeding a run does, so that the benchmark's "ga", "cmaes" and "spsa" rows are the run's own.
 """
 
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple, cast
 
 import numpy
 from deap import creator, tools
@@ -17,6 +17,7 @@ from deap import creator, tools
 from evolve import genome
 from evolve.experiment.config_keys import FITNESS_KEYS, TOP_KEYS, defaults
 from evolve.experiment.schema import Config
+from evolve.spsa import Spsa
 
 Fitness = Tuple[float, ...]  # an individual's fitness values, compared in order (higher is better)
 RUN_STRATEGIES = ("ga", "cmaes", "spsa")  # the config's strategy key: what ``evolve run`` can run
@@ -72,7 +73,7 @@ class RunTuner:
         try:
             self.population = self.toolbox.update(self._sampled, list(candidates))
             healthy = centre is None or (
-                bool(numpy.all(numpy.isfinite(self.strategy.C))) and self.strategy.sigma > CMAES_SMALLEST_SIGMA
+                bool(numpy.all(numpy.isfinite(self._cmaes().C))) and self._cmaes().sigma > CMAES_SMALLEST_SIGMA
             )
         except (numpy.linalg.LinAlgError, ValueError):
             if centre is None:
@@ -104,13 +105,19 @@ class RunTuner:
     def centre(self) -> List[float]:
         """Where the strategy stands: CMA-ES's mean, SPSA's centre, the GA population's mean weights."""
         if self.config.strategy == "cmaes":
-            return [float(x) for x in self.strategy.centroid]
-        if self.config.strategy == "ga" and not self.strategy.population:
+            return [float(x) for x in self._cmaes().centroid]
+        strategy = self.strategy
+        assert isinstance(strategy, (genome.GeneticStrategy, Spsa))  # the config's other two
+        if isinstance(strategy, genome.GeneticStrategy) and not strategy.population:
             rows = [list(row) for row in self.config.start.weights] or [
                 [(low + high) / 2 for low, high in genome.gene_bounds(self.config)]
             ]
             return [float(x) for x in numpy.mean(rows, axis=0)]
-        return list(self.strategy.centre)
+        return list(strategy.centre)
+
+    def _cmaes(self) -> genome.CmaStrategy:
+        """The strategy, where the config's is CMA-ES: DEAP's, which declares no type."""
+        return cast(genome.CmaStrategy, self.strategy)
 
 
 def tuner_config(

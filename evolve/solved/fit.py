@@ -35,7 +35,7 @@ from engine.errors import InvalidInput
 from engine.features import FEATURES, feature_values
 from engine.params import Params, make_params
 from engine.position import Position
-from evolve.genome import Bounds, Individual, clip, feature_of, genes
+from evolve.genome import Bounds, Individual, Strategy, clip, feature_of, genes
 from evolve.solved.fit_figures import TEMPERATURE, Array, ColumnWeights, log_loss, ranking_accuracy, weight_figures
 
 HELD_OUT = 5  # one position in HELD_OUT (by its key) is kept out of the fit
@@ -134,7 +134,7 @@ def fit_weights(
 
 
 def _minimise(
-    strategy: Any,
+    strategy: Strategy,
     evaluate: Callable[[Individual], Tuple[float]],
     bounds: Bounds,
     generations: int,
