@@ -93,8 +93,8 @@ def weights_player(
     """Our searcher with a genome's weights, untimed (results must not depend on the machine): a plain
     search to ``depth``, or given ``search`` (settings by name), the agent as it ships at a node budget."""
     if search is not None:
-        return ShippedPlayer(genome.params(weights, label, search), shipped_book(), spec=label, engine=searcher)
-    return AgentPlayer(genome.params(weights, label, {"depth": depth}), spec=label, timed=False, engine=searcher)
+        return ShippedPlayer(genome.params(weights, label, search), shipped_book(), spec=label, searcher=searcher)
+    return AgentPlayer(genome.params(weights, label, {"depth": depth}), spec=label, timed=False, searcher=searcher)
 
 
 def genome_player(job: FitnessGame, weights: Sequence[float], label: str) -> Player:
@@ -110,7 +110,7 @@ def opponent_player(job: FitnessGame, spec: str) -> Player:
     plays as ``shipped[:PARAMS]`` (the same agent at a node budget: a fitness never depends on the machine)."""
     if job.search is not None and spec.partition(":")[0] == "champion":
         spec = "shipped" + spec[len("champion") :]
-    return make_player(spec, timed=False, engine=job.searcher)
+    return make_player(spec, timed=False, searcher=job.searcher)
 
 
 def play_job(job: FitnessGame) -> Outcome:

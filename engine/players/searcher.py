@@ -12,15 +12,15 @@ from engine.players.base import Player
 from engine.position import Position
 from engine.search import Searcher
 
-ENGINES = ("native", "python")  # how an untimed agent searches: the same moves either way
+SEARCHERS = ("native", "python")  # how an untimed agent searches: the same moves either way
 
 
-def searcher_for(engine: str) -> Type[Searcher]:
-    """The searcher class of an engine: ``python`` is ``engine.search.Searcher``, ``native`` its
+def searcher_for(searcher: str) -> Type[Searcher]:
+    """The searcher class of a searcher's name: ``python`` is ``engine.search.Searcher``, ``native`` its
     compiled twin (the Python one, with a warning, where none can be built)."""
-    if engine not in ENGINES:
-        raise InvalidInput("unknown search engine {!r} (known: {})".format(engine, ", ".join(ENGINES)))
-    return Searcher if engine == "python" else searcher_class()
+    if searcher not in SEARCHERS:
+        raise InvalidInput("unknown searcher {!r} (known: {})".format(searcher, ", ".join(SEARCHERS)))
+    return Searcher if searcher == "python" else searcher_class()
 
 
 class AgentPlayer(Player):
@@ -28,7 +28,7 @@ class AgentPlayer(Player):
     the opening book's move if it is given one, the exact solver late, the CPU budget, the first of
     tied moves), at ``depth`` at most if given. Untimed, it searches
     to a fixed depth, so that a move depends only on the position and the seed, never on the
-    machine's speed (as evolution needs), with the ``engine``'s searcher.
+    machine's speed (as evolution needs), with the searcher ``searcher`` names.
     """
 
     def __init__(
@@ -38,7 +38,7 @@ class AgentPlayer(Player):
         spec: str = "agent",
         timed: bool = True,
         book: Optional[Book] = None,
-        engine: str = "python",
+        searcher: str = "python",
     ):
         # A depth given means a plain search to that depth: no exact solving late in the game.
         self.params = params if depth is None else params.with_settings(depth=depth, solve_from=MAX_MOVES)
@@ -47,7 +47,7 @@ class AgentPlayer(Player):
         self.timed = timed
         self.evaluate = params.evaluator()
         self.spec = spec
-        self.searcher_type = Searcher if timed else searcher_for(engine)
+        self.searcher_type = Searcher if timed else searcher_for(searcher)
 
     def new_game(self, colour: Colour, seed: int) -> None:
         Player.new_game(self, colour, seed)

@@ -76,7 +76,7 @@ class ShippedPlayer(Player):
         params: Params,
         book: Optional[Book] = None,
         spec: str = "shipped",
-        engine: str = "native",
+        searcher: str = "native",
         nodes_per_second: float = NODES_PER_SECOND,
     ):
         self.params = params
@@ -84,7 +84,7 @@ class ShippedPlayer(Player):
         self.spec = spec
         self.evaluate = params.evaluator()
         # The compiled searcher cannot tell the runner-up that close_stones asks for: those params search in Python.
-        self.searcher_type = searcher_for("python" if params.close_stones is not None else engine)
+        self.searcher_type = searcher_for("python" if params.close_stones is not None else searcher)
         self.budget, self.cap = node_plan(params, nodes_per_second)
 
     def move(self, position: Position) -> Move:

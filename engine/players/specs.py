@@ -112,7 +112,7 @@ class SpecForm(NamedTuple):
 class _Options(NamedTuple):
     cpu_limit: Optional[float]
     timed: bool
-    engine: str
+    searcher: str
     limits: Optional[Limits]
 
 
@@ -129,7 +129,7 @@ def _handset(spec: str, rest: str, options: _Options) -> AgentPlayer:
     if rest and not rest.startswith("@"):
         raise InvalidInput(f"player {spec!r}: expected handset[@DEPTH]")
     depth = _depth(spec, rest[1:]) if rest else None
-    return AgentPlayer(default_params(), depth, spec=spec, timed=options.timed, engine=options.engine)
+    return AgentPlayer(default_params(), depth, spec=spec, timed=options.timed, searcher=options.searcher)
 
 
 def _command(spec: str, rest: str, options: _Options) -> ProgramPlayer:
@@ -247,7 +247,7 @@ def make_player(
     spec: str,
     cpu_limit: Optional[float] = None,
     timed: bool = True,
-    engine: str = "python",
+    searcher: str = "python",
     limits: Optional[Limits] = None,
 ) -> Player:
     """A player from its spec string (a form of ``SPEC_FORMS``, or an agent folder's path); ValueError naming
@@ -257,7 +257,7 @@ def make_player(
     ``limits`` (a sandbox.Limits; default: DEFAULT_LIMITS). Untimed, our
     agents (``agent``, ``champion``, ``handset``) search to their fixed depth whatever the
     machine's speed, so that games replay exactly (evolution's panels need that), with the
-    searcher of ``engine`` ("python" or "native": the same moves).
+    searcher ``searcher`` names ("python" or "native": the same moves).
     """
     spec = spec.strip()
     form: Optional[SpecForm]
@@ -270,7 +270,7 @@ def make_player(
         form, rest, spec_for = _FORMS.get(word), spec[len(word) :], spec
         if form is None or (rest and rest[0] not in ":@"):
             raise InvalidInput(f"unknown player {spec!r} (known: {KNOWN})")
-    return form.make(spec_for, rest, _Options(cpu_limit, timed, engine, limits))
+    return form.make(spec_for, rest, _Options(cpu_limit, timed, searcher, limits))
 
 
 def _champion(spec: str, name: str, rest: str, options: _Options) -> Player:
@@ -299,8 +299,8 @@ def _agent(spec: str, base: str, rest: str, options: _Options) -> AgentPlayer:
     if base == "native":
         if depth is None:
             raise InvalidInput(f"player {spec!r}: the compiled searcher plays at a fixed depth: native[:PARAMS]@DEPTH")
-        return AgentPlayer(params, depth, spec=spec, timed=False, engine="native")
-    return AgentPlayer(params, depth, spec=spec, timed=options.timed, engine=options.engine)
+        return AgentPlayer(params, depth, spec=spec, timed=False, searcher="native")
+    return AgentPlayer(params, depth, spec=spec, timed=options.timed, searcher=options.searcher)
 
 
 def _weighted_program(spec: str, argument: str, cpu_limit: Optional[float], limits: Optional[Limits]) -> ProgramPlayer:

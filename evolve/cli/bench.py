@@ -7,7 +7,7 @@ from engine.cli.parts.argument_types import depth, positive_int, scheduler
 from engine.cli.parts.arguments import add_cluster_options, add_json, add_renamed, reporter
 from engine.cli.parts.commands import Subcommands, command
 from engine.play.executors import SCHEDULER_FORMS
-from engine.players.searcher import ENGINES
+from engine.players.searcher import SEARCHERS
 from engine.players.specs import make_player
 from evolve.bench import bench_games
 
@@ -26,12 +26,12 @@ def register(commands: Subcommands) -> None:
     bench.add_argument("--depth", type=depth, nargs="+", default=[2], help="search depths (default: 2)")
     bench.add_argument(
         "--searcher",
-        choices=ENGINES,
+        choices=SEARCHERS,
         nargs="+",
         default=["native"],
         help="our searcher in C (native) or Python: the same moves at different speeds (default: native)",
     )
-    add_renamed(bench, "--engine", "--searcher", choices=ENGINES, nargs="+", dest="searcher")
+    add_renamed(bench, "--engine", "--searcher", choices=SEARCHERS, nargs="+", dest="searcher")
     bench.add_argument("--opponent", default="greedy", help="opponent spec (default greedy)")
     bench.add_argument(
         "--scheduler",

@@ -10,7 +10,7 @@ from typing import Any, Callable, Dict, NamedTuple, Optional
 from engine.constants import COURSE_CPU_LIMIT, MAX_MOVES
 from engine.errors import UserError
 from engine.play.executors import SCHEDULER_FORMS, check_scheduler
-from engine.players.searcher import ENGINES
+from engine.players.searcher import SEARCHERS
 from engine.sandbox.limits import MODES
 from engine.search_settings import SEARCH_SETTINGS
 
@@ -217,7 +217,7 @@ AS_SHIPPED = (
     "(the book, the evaluation search with the depth, CPU budget, cap and close_stones of 'fitness.settings' "
     "counted in nodes, exact play from its solve_from: engine.players.shipped)"
 )
-FITNESS_SEARCHERS = ("auto",) + ENGINES  # auto: native where it can be built, python (warned) where not
+FITNESS_SEARCHERS = ("auto",) + SEARCHERS  # auto: native where it can be built, python (warned) where not
 FITNESS_KEYS: Schema = {
     "searcher": ConfigKey(
         kind=str,

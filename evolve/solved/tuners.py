@@ -113,7 +113,7 @@ def candidate_openings(
     solver) against the exact adversary of ``solver``, from the empty board and the won ``openings``."""
     params = candidate_params(weights, depth)
     return openings_exploitability(
-        lambda: AgentPlayer(params, depth, spec="candidate", timed=False, engine="native"), solver, openings
+        lambda: AgentPlayer(params, depth, spec="candidate", timed=False, searcher="native"), solver, openings
     )
 
 
@@ -124,7 +124,7 @@ def games_score(weights: Sequence[float], depth: int, rng: random.Random) -> flo
     points = 0
     for game in range(GAMES_PER_EVALUATION):
         opponent = make_player(GAMES_PANEL[(game // 2) % len(GAMES_PANEL)])
-        ours = AgentPlayer(params, depth, spec="candidate", timed=False, engine="native")
+        ours = AgentPlayer(params, depth, spec="candidate", timed=False, searcher="native")
         seed = rng.randrange(2**31)
         black, white = (ours, opponent) if game % 2 == 0 else (opponent, ours)
         record = play_game(black, white, seed=seed, opening_plies=2, opening_seed=seed)
