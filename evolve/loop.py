@@ -283,10 +283,10 @@ class Evolution:
         invalid = [ind for ind in candidates if not ind.fitness.valid]
         regret = self.config.regret
         games = len(make_jobs(invalid, self.config, seed, opponents))
-        held_out = len(positions_of(self.config, True)) if regret else 0
-        positions = len(invalid) * regret.won + held_out if regret else 0  # the best's held-out ones too
+        held_out_won = len(positions_of(self.config, True)) if regret else 0
+        positions = len(invalid) * regret.won + held_out_won if regret else 0  # the best's held-out ones too
         bar = GenerationBar(number, games, positions, self.progress)
-        forecast = self._forecast(number, games, len(invalid), positions, held_out)
+        forecast = self._forecast(number, games, len(invalid), positions, held_out_won)
         on_game = _both(bar.game, forecast.game if forecast else None)
         on_position = _both(bar.position, forecast.position if forecast else None)
         # CMA-ES draws from numpy's global generator: kept as it was whatever the executor's
@@ -336,7 +336,7 @@ class Evolution:
         return sum(record.cpu_seconds or 0.0 for record in records) >= fitness_cpu
 
     def _forecast(
-        self, number: int, games: int, individuals: int, positions: int, held_out: int
+        self, number: int, games: int, individuals: int, positions: int, held_out_won: int
     ) -> Optional[CostForecast]:
         """The CostForecast of generation ``number``, the first this process plays (None for the others):
         what the run will cost, from its ``games`` and ``positions``."""
@@ -355,7 +355,7 @@ class Evolution:
             met = min(self_play.opponents, max(self.config.hall_of_fame_size(), self.config.population))
             later_games += later * met * self_play.games
         return CostForecast(
-            games, individuals, workers, left, self.out, where, verdict, positions, held_out, later, later_games
+            games, individuals, workers, left, self.out, where, verdict, positions, held_out_won, later, later_games
         )
 
     def verdict_said(self) -> bool:

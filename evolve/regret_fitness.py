@@ -55,7 +55,7 @@ def individual_make(
     return FreshSearch(params, searcher, plain=search is None)
 
 
-def positions_of(config: Config, held_out: bool) -> Tuple[SolvedPosition, ...]:
+def positions_of(config: Config, is_held_out: bool) -> Tuple[SolvedPosition, ...]:
     """The won positions of [regret]'s file in one split (the held-out ones, or the fitness's); RunError where
     the file is not the one the run began with."""
     regret = config.regret
@@ -69,7 +69,7 @@ def positions_of(config: Config, held_out: bool) -> Tuple[SolvedPosition, ...]:
         raise RunError(f"regret.positions = {path!r}: cannot read: {error.strerror}")
     if digest != regret.digest:
         raise RunError(f"regret.positions = {path!r} has changed since the run began: restore it to resume")
-    return load_positions(path).won(held_out)
+    return load_positions(path).won(is_held_out)
 
 
 def measured(

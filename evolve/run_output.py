@@ -242,7 +242,7 @@ class CostForecast:
     SPSA's elites measured again), with the verdict's games, and (past an hour) how much smaller a move's
     budget would have to be for the rest to fit an hour. ``game`` and ``position`` are told how many more are done; a
     generation asks its fitness positions before it plays its games (``evolve.rounds``), and ``positions``
-    counts the best's held-out ones too (``held_out`` of them)."""
+    counts the best's held-out ones too (``held_out_won`` of them)."""
 
     def __init__(
         self,
@@ -254,7 +254,7 @@ class CostForecast:
         description: str,
         verdict_games: int = 0,
         positions: int = 0,
-        held_out: int = 0,
+        held_out_won: int = 0,
         later: Optional[int] = None,
         later_games: Optional[int] = None,
     ) -> None:
@@ -265,7 +265,7 @@ class CostForecast:
         opponents from, begins)."""
         self.games, self.individuals, self.workers, self.generations = games, individuals, workers, generations
         self.out, self.description, self.verdict_games = out, description, verdict_games
-        self.positions, self.held_out = positions, held_out
+        self.positions, self.held_out_won = positions, held_out_won
         self.later = individuals if later is None else later
         self.later_games = games * self.later / max(individuals, 1) if later_games is None else float(later_games)
         self.after = min(games, max(4, 2 * workers))  # enough games for every worker to have finished some
@@ -295,13 +295,13 @@ class CostForecast:
         per_game = (now - games_began) * self.workers / self.done if self.done else 0.0
         per_position = (games_began - self.started if self.done else now - self.started) * self.workers
         per_position = per_position / self.answered if self.answered else 0.0
-        held_out = per_position * self.held_out / self.workers  # the best's alone, in every generation
+        held_out_seconds = per_position * self.held_out_won / self.workers  # the best's alone, every generation
         generation = (per_game * self.games + per_position * self.positions) / self.workers
         later = (
-            held_out
+            held_out_seconds
             + (
                 per_game * self.later_games
-                + per_position * (self.positions - self.held_out) * self.later / max(self.individuals, 1)
+                + per_position * (self.positions - self.held_out_won) * self.later / max(self.individuals, 1)
             )
             / self.workers
         )
@@ -321,8 +321,8 @@ class CostForecast:
         sources, work = [], []
         if self.answered:
             sources.append(f"{self.answered} positions")
-            each = (self.positions - self.held_out) / max(self.individuals, 1)
-            held = f", {self.held_out} held out for the best" if self.held_out else ""
+            each = (self.positions - self.held_out_won) / max(self.individuals, 1)
+            held = f", {self.held_out_won} held out for the best" if self.held_out_won else ""
             work.append(
                 f"{self.positions} positions in this generation ({each:g} an individual{held}), "
                 f"{per_position:.2f} s a position"

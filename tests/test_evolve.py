@@ -425,7 +425,7 @@ def test_the_cost_of_positions_is_said_in_a_run_without_games_and_beside_the_gam
     monkeypatch.setattr(run_output.time, "time", lambda: clock[0])
     # [regret] alone: 8 individuals x 30 fitness positions, 16 held out for the best; no games at all
     out = io.StringIO()
-    alone = CostForecast(0, 8, 2, 5, out, "local pool", positions=256, held_out=16)
+    alone = CostForecast(0, 8, 2, 5, out, "local pool", positions=256, held_out_won=16)
     clock[0] += 24.0
     alone.position(24)
     assert out.getvalue() == ""  # under a tenth of the generation's positions: not yet
@@ -456,7 +456,7 @@ def test_the_cost_of_positions_is_said_in_a_run_without_games_and_beside_the_gam
     # generation 0 of CMA-ES: 4 individuals, each later generation 6 (2 elites again); 16 held-out positions
     # (2 s each on 2 workers: 16 s a generation) stay as they are, the rest grows by half
     sized_out = io.StringIO()
-    sized = CostForecast(0, 4, 2, 3, sized_out, "local pool", positions=16 + 4 * 30, held_out=16, later=6)
+    sized = CostForecast(0, 4, 2, 3, sized_out, "local pool", positions=16 + 4 * 30, held_out_won=16, later=6)
     clock[0] += 13.0
     sized.position(13)
     said = sized_out.getvalue()

@@ -182,4 +182,4 @@ def test_the_patterns_leg_tunes_the_values_fitness_alone_and_notes_every_tenth()
     result = tuners.run_leg(problem, tuners.Leg("patterns", "values", 1, 3.0))
     assert len(result.marks) == tuners.MARKS
     assert all(len(mark.weights) == len(tuners.FEATURES) + len(PATTERNS) for mark in result.marks)
-    assert all(0.0 <= mark.held_out <= 1.0 for mark in result.marks)
+    assert all(0.0 <= mark.held_out_share <= 1.0 for mark in result.marks)

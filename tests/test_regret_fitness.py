@@ -55,8 +55,8 @@ def few_positions(tmp_path, train=3, held_out=2):
     the ruler skips), out of FRESH."""
     found = load_positions(FRESH)
     won = [p for p in found.positions if p.won]
-    lost = next(p for p in found.positions if not p.won and not p.held_out)
-    chosen = [p for p in won if not p.held_out][:train] + [lost] + [p for p in won if p.held_out][:held_out]
+    lost = next(p for p in found.positions if not p.won and not p.is_held_out)
+    chosen = [p for p in won if not p.is_held_out][:train] + [lost] + [p for p in won if p.is_held_out][:held_out]
     path = str(tmp_path / "few.json.gz")
     save_positions(path, PositionSet(found.info, tuple(chosen)))
     return path

@@ -25,7 +25,9 @@ def problem():
 def test_the_problem_splits_won_positions_and_starts_from_the_hand_set_weights(problem):
     assert problem.train and problem.held_out
     assert not {p.text for p in problem.train} & {p.text for p in problem.held_out}
-    assert all(p.won and not p.held_out for p in problem.train) and all(p.won and p.held_out for p in problem.held_out)
+    assert all(p.won and not p.is_held_out for p in problem.train) and all(
+        p.won and p.is_held_out for p in problem.held_out
+    )
     assert len(problem.start) == len(problem.bounds) == len(tuners.FEATURES)
     assert all(low <= weight <= high for weight, (low, high) in zip(problem.start, problem.bounds))
 
@@ -45,7 +47,7 @@ def test_the_benchmark_scores_a_candidate_as_the_ruler_does(problem):
     for mark, weights in zip(result.marks, marks):
         searched = tuners.candidate_params(weights, few.depth)
         kept = sum(chosen_move(searched, p.position(), plain=True) in p.winning for p in few.held_out)
-        assert mark.held_out == kept / len(few.held_out)
+        assert mark.held_out_share == kept / len(few.held_out)
     (last,) = measure([tuners.candidate_player(marks[-1], few.depth)], few.held_out)
     assert result.by_ply == last.by_ply and sum(n for _, n in last.by_ply.values()) == len(few.held_out)
 
@@ -72,7 +74,7 @@ def test_a_legs_candidates_are_noted_at_each_tenth_and_scored_on_the_held_out_sp
     assert len(result.marks) == tuners.MARKS
     cpu = [mark.cpu for mark in result.marks]
     assert cpu == sorted(cpu) and cpu[-1] == pytest.approx(0.5)
-    assert all(0.0 <= mark.held_out <= 1.0 for mark in result.marks)
+    assert all(0.0 <= mark.held_out_share <= 1.0 for mark in result.marks)
     assert result.marks[-1].evaluations > 0
 
 

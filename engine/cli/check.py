@@ -211,7 +211,7 @@ def _can_make(spec: str) -> bool:
 def _chosen(found: PositionSet, args: argparse.Namespace) -> Tuple[Tuple[SolvedPosition, ...], str]:
     """(the won positions of --split, sampled to --limit, in the file's order; where they come from, in words)."""
     won = tuple(
-        p for p in found.positions if p.won and (args.split == "all" or p.held_out == (args.split == "held-out"))
+        p for p in found.positions if p.won and (args.split == "all" or p.is_held_out == (args.split == "held-out"))
     )
     if not won:
         raise InvalidInput(f"{args.positions}: no won position in the {args.split} split")

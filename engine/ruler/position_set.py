@@ -41,7 +41,7 @@ class SolvedPosition(NamedTuple):
 
     text: str  # as the compiled solver reads it: colour, ply, previous board, board
     source: str  # how it was drawn: one of SOURCES
-    held_out: bool
+    is_held_out: bool  # in the file's held-out split (the file's key: held_out)
     moves: Dict[Move, bool]
 
     @property
@@ -80,13 +80,13 @@ class PositionSet(NamedTuple):
     info: Dict[str, Any]
     positions: Tuple[SolvedPosition, ...]
 
-    def split(self, held_out: bool) -> Tuple[SolvedPosition, ...]:
+    def split(self, is_held_out: bool) -> Tuple[SolvedPosition, ...]:
         """The positions of one split: the held-out ones, or those the fitness uses."""
-        return tuple(p for p in self.positions if p.held_out == held_out)
+        return tuple(p for p in self.positions if p.is_held_out == is_held_out)
 
-    def won(self, held_out: bool) -> Tuple[SolvedPosition, ...]:
+    def won(self, is_held_out: bool) -> Tuple[SolvedPosition, ...]:
         """The won positions of one split: those the ruler measures."""
-        return tuple(p for p in self.positions if p.held_out == held_out and p.won)
+        return tuple(p for p in self.positions if p.is_held_out == is_held_out and p.won)
 
 
 def held_out_key(key: str) -> bool:
@@ -114,7 +114,7 @@ def save_positions(path: str, positions: PositionSet) -> None:
             {
                 "position": p.text,
                 "source": p.source,
-                "held_out": p.held_out,
+                "held_out": p.is_held_out,
                 "moves": {
                     move_key(m): int(w) for m, w in sorted(p.moves.items(), key=lambda item: int(move_key(item[0])))
                 },
@@ -173,5 +173,5 @@ def won_positions(sets: Sequence[PositionSet]) -> WonPositions:
         for solved in position_set.positions:
             if solved.won and solved.text not in seen:
                 seen.add(solved.text)
-                (held_out if solved.held_out else train).append(solved)
+                (held_out if solved.is_held_out else train).append(solved)
     return WonPositions(tuple(train), tuple(held_out))

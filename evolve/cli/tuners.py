@@ -136,7 +136,7 @@ def _tuners(args: argparse.Namespace) -> int:
         budget=args.budget,
         positions=list(args.positions),
         train=len(problem.train),
-        held_out=of,
+        held_out_won=of,
         start_held_out=start_share,
         start_openings=openings.get(problem.start),
         rows=rows,
@@ -186,7 +186,7 @@ def _play_legs(args: argparse.Namespace, problem: tuners.Problem, legs: Sequence
             last = result.marks[-1]
             print(
                 f"{len(results)} of {len(legs)} legs ({time.time() - started:.0f} s): {result.leg.tuner} on "
-                f"{result.leg.fitness}, seed {result.leg.seed}: held out {last.held_out:.1%} after "
+                f"{result.leg.fitness}, seed {result.leg.seed}: held out {last.held_out_share:.1%} after "
                 f"{last.evaluations} evaluations",
                 file=sys.stderr,
                 flush=True,
@@ -305,7 +305,7 @@ def _leg_json(result: tuners.LegResult) -> Dict[str, Any]:
         "fitness": result.leg.fitness,
         "seed": result.leg.seed,
         "budget": result.leg.budget,
-        "marks": [mark._asdict() for mark in result.marks],
+        "marks": [mark.to_json() for mark in result.marks],
         "by_ply": {str(ply): list(pair) for ply, pair in result.by_ply.items()},
     }
 
@@ -326,7 +326,7 @@ def _correlations(
     labels = labels_of(problem.train)
     trained = measure([tuners.candidate_player(mark.weights, depth) for mark in finals], problem.train)
     measures: Dict[str, List[Any]] = {  # numbers: every final mark is scored
-        "held_out": [mark.held_out for mark in finals],
+        "held_out": [mark.held_out_share for mark in finals],
         "regret": [kept.kept for kept in trained],
         "labels": [-label_loss(mark.weights, labels) for mark in finals],
         "games": [tuners.games_score(mark.weights, depth, random.Random(k)) for k, mark in enumerate(finals)],

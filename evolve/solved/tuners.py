@@ -152,7 +152,16 @@ class Mark(NamedTuple):
     cpu: float
     evaluations: int
     weights: Tuple[float, ...]
-    held_out: Optional[float] = None
+    held_out_share: Optional[float] = None
+
+    def to_json(self) -> Dict[str, Any]:
+        """The mark as a leg's line in legs.jsonl holds it (the share under its key of old, ``held_out``)."""
+        return {
+            "cpu": self.cpu,
+            "evaluations": self.evaluations,
+            "weights": self.weights,
+            "held_out": self.held_out_share,
+        }
 
 
 class LegResult(NamedTuple):
@@ -273,7 +282,7 @@ def run_leg(problem: Problem, leg: Leg) -> LegResult:
             evaluations += len(values)
             tuner.tell(asked, values)
     found = measure([candidate_player(mark.weights, problem.depth) for mark in marks], problem.held_out)
-    scored = [mark._replace(held_out=kept.share) for mark, kept in zip(marks, found)]
+    scored = [mark._replace(held_out_share=kept.share) for mark, kept in zip(marks, found)]
     return LegResult(leg, scored, found[-1].by_ply)
 
 
@@ -282,7 +291,9 @@ def run_leg(problem: Problem, leg: Leg) -> LegResult:
 
 def cpu_to_reach(result: LegResult, share: float) -> Optional[float]:
     """The CPU at the first mark whose candidate keeps ``share`` of the held-out positions, or None."""
-    return next((mark.cpu for mark in result.marks if mark.held_out is not None and mark.held_out >= share), None)
+    return next(
+        (mark.cpu for mark in result.marks if mark.held_out_share is not None and mark.held_out_share >= share), None
+    )
 
 
 class OpeningsRow(NamedTuple):
@@ -321,7 +332,7 @@ class BenchmarkSummary(NamedTuple):
     budget: float
     positions: List[str]
     train: int  # won positions in the training split
-    held_out: int  # won positions in the held-out split
+    held_out_won: int  # won positions in the held-out split
     start_held_out: float  # the hand-set weights' share of them
     start_openings: Optional[OpeningsExploitability]  # the hand-set weights against the exact adversary
     rows: List[SummaryRow]
@@ -329,8 +340,10 @@ class BenchmarkSummary(NamedTuple):
 
     def to_json(self) -> Dict[str, Any]:
         """The summary as summary.json holds it."""
+        data = self._asdict()
+        data["held_out"] = data.pop("held_out_won")  # summary.json's key, as it always was
         return dict(
-            self._asdict(),
+            data,
             start_openings=None if self.start_openings is None else self.start_openings.to_json(),
             rows=[row.to_json() for row in self.rows],
         )
@@ -350,7 +363,7 @@ def summary_rows(
         groups.setdefault((result.leg.tuner, result.leg.fitness), []).append(result)
     rows = []
     for (tuner, fitness), legs in sorted(groups.items()):
-        finals = sorted(last.held_out for last in (leg.marks[-1] for leg in legs) if last.held_out is not None)
+        finals = sorted(s for s in (leg.marks[-1].held_out_share for leg in legs) if s is not None)
         reach = {}
         for share in THRESHOLDS:
             times = sorted(t for t in (cpu_to_reach(leg, share) for leg in legs) if t is not None)

@@ -17,7 +17,7 @@ def benchmark_table(summary: tuners.BenchmarkSummary) -> str:
     """The summary as a Markdown table, with the correlations under it."""
     lines = [
         f"Depth {summary.depth}, no book, no solver; {summary.budget:g} CPU s a leg; training "
-        f"{summary.train} won positions, held out {summary.held_out}; the hand-set weights keep "
+        f"{summary.train} won positions, held out {summary.held_out_won}; the hand-set weights keep "
         f"{summary.start_held_out:.1%} of the held-out ones (perfect play: 100%).",
         "",
         "| tuner | fitness | seeds | held out at the end: median (min-max) | CPU to 80% | 90% | 95% | 99% |",
@@ -111,7 +111,7 @@ def plot_curves(
 def _measure(mark: tuners.Mark, openings: Optional[Mapping[Candidate, OpeningsExploitability]]) -> float:
     """A curve's value at ``mark``: its held-out share, or with ``openings`` its share of the won openings kept."""
     if openings is None:
-        assert mark.held_out is not None
-        return mark.held_out
+        assert mark.held_out_share is not None
+        return mark.held_out_share
     report = openings[mark.weights]
     return report.kept / report.of

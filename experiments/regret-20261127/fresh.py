@@ -43,7 +43,7 @@ def main():
         seen |= {book_key(position)[0] for position in load_labels(path)[0]}
     named = [params.provenance.get(key) for params in every for key in ("positions", "fit_only")]
     for path in {path for files in named if isinstance(files, list) for path in files if isinstance(path, str)}:
-        seen |= {_key(p) for p in load_positions(path).split(held_out=False)}
+        seen |= {_key(p) for p in load_positions(path).split(is_held_out=False)}
     fresh = load_positions(FRESH).positions
     unseen = [p for p in fresh if _key(p) not in seen]
     won = sum(p.won for p in unseen)
