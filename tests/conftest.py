@@ -22,6 +22,11 @@ from engine.sandbox import spares
 from engine.solver import Solver
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SLOW_TIMEOUT = 1800  # seconds a slow-set test may run before it fails (the default run's: pyproject.toml)
+# No test waits on a wall-clock limit that a busy machine can exceed: a subprocess is waited for until it
+# ends, and what stops a hang is the test's own timeout (pytest-timeout), which fails it at the line that
+# waits. HANG is the bound for waits that take one (a subprocess's timeout), past every test's timeout.
+HANG = SLOW_TIMEOUT
 
 
 @pytest.fixture(autouse=True)
@@ -49,7 +54,7 @@ def _command(tool, args):
     return [sys.executable, "-m", TOOLS.get(tool, tool)] + [str(arg) for arg in args]
 
 
-def cli(tool, *args, cwd=ROOT, timeout=300, stdin=None):
+def cli(tool, *args, cwd=ROOT, timeout=HANG, stdin=None):
     """Run ``littlego`` or ``evolve`` (or any module with a main) as a user would, from ``cwd``; the
     CompletedProcess, with text stdout and stderr."""
     return subprocess.run(
@@ -115,25 +120,35 @@ def vector_games():
     return load_rules_vectors()
 
 
-def wait_for_run_file(runs_dir, name, seconds=120.0):
+def wait_until(condition, what, process=None, poll=0.05):
+    """Poll ``condition()`` until it is true, with no wall-clock limit: a hang is the test's timeout's to
+    name. ``process``: a Popen whose end first fails the wait at once (it can no longer come true), saying
+    ``what`` was waited for."""
+    while not condition():
+        if process is not None and process.poll() is not None:
+            raise AssertionError(f"the process ended (exit {process.returncode}) before {what}")
+        time.sleep(poll)
+
+
+def wait_for_run_file(runs_dir, name, process=None):
     """The run folder under ``runs_dir`` once it holds ``name`` (a run started by another process)."""
-    import time
 
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
+    def folder():
         found = os.listdir(str(runs_dir)) if os.path.isdir(str(runs_dir)) else []
-        if found and os.path.exists(os.path.join(str(runs_dir), found[0], name)):
-            return os.path.join(str(runs_dir), found[0])
-        time.sleep(0.05)
-    raise AssertionError(f"no run folder with {name} appeared under {runs_dir}")
+        return os.path.join(str(runs_dir), found[0]) if found else None
+
+    wait_until(lambda: folder() and os.path.exists(os.path.join(folder(), name)), f"a run folder held {name}", process)
+    return folder()
 
 
-def kill_when_journal_holds(process, journal, lines, seconds):
-    """SIGKILL ``process`` once its ``journal`` file holds ``lines`` lines (or ``seconds`` passed);
-    the games it holds then (its lines less the header)."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline and (not journal.exists() or sum(1 for _ in open(str(journal))) < lines):
-        time.sleep(0.05)
+def kill_when_journal_holds(process, journal, lines):
+    """SIGKILL ``process`` once its ``journal`` file holds ``lines`` lines; the games it holds then (its
+    lines less the header)."""
+    wait_until(
+        lambda: journal.exists() and sum(1 for _ in open(str(journal))) >= lines,
+        f"{journal} held {lines} lines",
+        process,
+    )
     process.send_signal(signal.SIGKILL)
     process.communicate()
     return sum(1 for _ in open(str(journal))) - 1
@@ -214,7 +229,7 @@ def _installed_elsewhere():
             env=environment(home),
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=HANG,
         )
     where = found.stdout.strip()
     if found.returncode != 0:
@@ -223,9 +238,6 @@ def _installed_elsewhere():
     if os.path.realpath(where) != os.path.realpath(ROOT):
         return f"{sys.executable} imports engine from {where}, another checkout than {ROOT}"
     return None
-
-
-SLOW_TIMEOUT = 1800  # seconds a slow-set test may run before it fails (the default run's: pyproject.toml)
 
 
 def pytest_configure(config):
@@ -285,7 +297,7 @@ class Engine:
 
     def close(self):
         self.process.stdin.close()
-        return self.process.wait(timeout=30)
+        return self.process.wait(timeout=HANG)
 
 
 @pytest.fixture

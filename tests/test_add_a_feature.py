@@ -18,7 +18,7 @@ import pytest
 from engine.constants import BLACK, NUM_POINTS, WHITE
 from engine.players.host import format_input, read_output
 from engine.position import Position
-from tests.conftest import ROOT
+from tests.conftest import HANG, ROOT
 
 # The new feature: empty points that touch the mover's stones and none of the opponent's, minus
 # the opponent's such points. A few bitboard operations in both languages, and not a sum of others.
@@ -120,7 +120,7 @@ def run(tree, cache, *command):
     """A command run in ``tree``, first on the path; its result, or a failure showing its output."""
     env = dict(os.environ, PYTHONPATH=tree, XDG_CACHE_HOME=cache)
     env.pop("PYTEST_ADDOPTS", None)
-    done = subprocess.run(list(command), cwd=tree, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(list(command), cwd=tree, env=env, capture_output=True, text=True, timeout=HANG)
     if done.returncode != 0:
         pytest.fail("{} failed ({}):\n{}\n{}".format(" ".join(command), done.returncode, done.stdout, done.stderr))
     return done

@@ -22,7 +22,7 @@ from engine.players.specs import make_player
 from engine.playout import random_opening
 from engine.protocol import GameInput
 from engine.submission.bundle import core_modules, write_bundle
-from tests.conftest import ROOT, cli, fast_params
+from tests.conftest import HANG, ROOT, cli, fast_params
 
 EMPTY = "0" * 25
 
@@ -51,7 +51,7 @@ def run_agent(folder, input_text):
         cwd=str(folder),
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
     )
 
 
@@ -180,7 +180,6 @@ def test_ply_count_survives_games_in_an_uncleaned_folder(tmp_path):
     assert infer_moves_played(crowded._replace(player=WHITE), state) == 23
 
 
-@pytest.mark.fast
 def test_the_agent_keeps_the_ply_count_over_two_games_in_one_folder(tmp_path, monkeypatch):
     """Driven move by move as the host drives it; the folder is never cleaned between games."""
     import random

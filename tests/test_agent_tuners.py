@@ -36,7 +36,6 @@ def test_a_cpu_budget_stops_after_the_generation_that_passes_it():
         Evolution._spent([types.SimpleNamespace(cpu_seconds=None)], 2.0)
 
 
-@pytest.mark.fast
 def test_a_legs_config_is_the_experiment_with_its_strategy_seed_and_fitness(tmp_path):
     experiment = bench.load_experiment(EXAMPLE)
     regret = bench.leg_config(experiment, bench.AgentLeg("spsa", "regret", 4, 60.0), FRESH)
@@ -56,7 +55,6 @@ def test_a_legs_config_is_the_experiment_with_its_strategy_seed_and_fitness(tmp_
     assert not os.path.exists(str(tmp_path / "spsa-regret-4.toml.partial"))
 
 
-@pytest.mark.fast
 def test_legs_come_seed_by_seed_and_a_wrong_tuner_or_experiment_is_refused(tmp_path):
     legs = bench.agent_legs(["ga", "cmaes"], ["games", "regret"], [1, 2], 30.0)
     assert [leg.name for leg in legs[:4]] == ["ga-games-1", "ga-regret-1", "cmaes-games-1", "cmaes-regret-1"]

@@ -28,7 +28,7 @@ from engine.native.solver import describe_position
 from engine.params import default_params
 from engine.solver import Solver
 from engine.symmetry import SYMMETRIES, turn_move, unturn_move
-from tests.conftest import cli, random_position, turn, won_position
+from tests.conftest import HANG, cli, random_position, turn, won_position
 
 
 def test_a_book_built_from_a_won_position_keeps_the_win_against_every_reply(native):
@@ -168,7 +168,7 @@ def test_littlego_book_upgrade_rewrites_a_first_format_book_with_the_same_moves(
     document = {"format": "littlego-book 1", "moves": book.moves}
     document.update(book.info)
     old.write_text(json.dumps(document, indent=0))
-    done = cli("littlego", "book", "upgrade", old, "--out", tmp_path / "new.json", timeout=60)
+    done = cli("littlego", "book", "upgrade", old, "--out", tmp_path / "new.json", timeout=HANG)
     assert done.returncode == 0, done.stdout + done.stderr
     new = load_book(str(tmp_path / "new.json"))
     assert new.moves == book.moves and new.info == book.info and "littlego-book 1" in old.read_text()
@@ -218,7 +218,6 @@ def test_a_white_book_has_a_section_per_start_each_keeping_the_win(white_book):
     assert all(p.moves_played % 2 == 1 for p, m in book_positions(book))  # White's plies only
 
 
-@pytest.mark.fast
 def test_merged_books_serve_every_section_and_read_back_the_same(small_book, white_book, tmp_path):
     (_, black), (_, white) = small_book, white_book
     merged, filled, nodes = merge_books([black, white], table_bits=18)
@@ -232,7 +231,6 @@ def test_merged_books_serve_every_section_and_read_back_the_same(small_book, whi
     assert again.moves == merged.moves and book_sections(again) == book_sections(merged)
 
 
-@pytest.mark.fast
 def test_a_position_left_without_a_move_is_solved_when_books_are_merged(white_book):
     starts, book = white_book
     key = book_key(starts[1])[0]
@@ -250,20 +248,19 @@ def test_littlego_book_merge_and_check_say_what_each_section_holds(small_book, w
     (tmp_path / "white.json").write_text(white.to_json())
 
     merge = ("merge", "black.json", "white.json", "--out", "both.json", "--table-bits", "18")
-    done = cli("littlego", "book", *merge, cwd=tmp_path, timeout=120)
+    done = cli("littlego", "book", *merge, cwd=tmp_path, timeout=HANG)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "in 3 sections" in done.stdout + done.stderr
-    done = cli("littlego", "book", "check", "both.json", "--solve", "--table-bits", "18", cwd=tmp_path, timeout=120)
+    done = cli("littlego", "book", "check", "both.json", "--solve", "--table-bits", "18", cwd=tmp_path, timeout=HANG)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = [line for line in done.stdout.splitlines() if "meets" in line]  # the report is on stdout
     assert [line.split()[0] for line in lines] == ["black", "white", "white"]
     assert all(line.endswith("0 without a move, 0 moves that lose the win") for line in lines)
     extend = ("extend", "white.json", "--max-ply", "17", "--side", "white")
-    done = cli("littlego", "book", *extend, cwd=tmp_path, timeout=120)
+    done = cli("littlego", "book", *extend, cwd=tmp_path, timeout=HANG)
     assert done.returncode == 2 and "already reaches ply 17 for white" in done.stdout + done.stderr
 
 
-@pytest.mark.fast
 def test_a_trimmed_book_keeps_the_sides_moves_to_the_new_ply_and_stays_complete(small_book, white_book):
     (_, black), (_, white) = small_book, white_book
     both, _, _ = merge_books([black, white], table_bits=18)
@@ -286,14 +283,14 @@ def test_littlego_book_trim_writes_a_smaller_book_and_refuses_a_deeper_target(wh
     (tmp_path / "white.json").write_text(white_book[1].to_json())
 
     done = cli(
-        "littlego", "book", "trim", "white.json", "--max-ply", "15", "--out", "small.json", cwd=tmp_path, timeout=120
+        "littlego", "book", "trim", "white.json", "--max-ply", "15", "--out", "small.json", cwd=tmp_path, timeout=HANG
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert (tmp_path / "small.json").stat().st_size < (tmp_path / "white.json").stat().st_size
     assert "to ply 15" in done.stdout + done.stderr
     assert all(key_ply(key) <= 15 for key in load_book(str(tmp_path / "small.json")).moves)
     done = cli(
-        "littlego", "book", "trim", "white.json", "--max-ply", "17", "--out", "same.json", cwd=tmp_path, timeout=120
+        "littlego", "book", "trim", "white.json", "--max-ply", "17", "--out", "same.json", cwd=tmp_path, timeout=HANG
     )
     output = done.stdout + done.stderr
     assert done.returncode == 2 and "must be shallower" in output and "Traceback" not in output
@@ -336,7 +333,7 @@ def test_the_bundled_agent_reads_the_book_beside_it(small_book, tmp_path):
         f"littlego-state 1\n{start.player}\n{start.moves_played - 1}\n{start.previous_string()}\n"
     )
     done = subprocess.run(
-        [sys.executable, "my_player3.py"], cwd=str(out), stderr=subprocess.PIPE, text=True, timeout=60
+        [sys.executable, "my_player3.py"], cwd=str(out), stderr=subprocess.PIPE, text=True, timeout=HANG
     )
     assert done.returncode == 0, done.stderr
     move = book.move(start)
@@ -366,10 +363,10 @@ def test_littlego_book_check_walks_from_the_books_start_and_says_what_it_found(s
     start, book = small_book
     path = tmp_path / "book.json"
     path.write_text(book.to_json())
-    done = cli("littlego", "book", "check", path, "--solve", "--table-bits", "18", timeout=120)
+    done = cli("littlego", "book", "check", path, "--solve", "--table-bits", "18", timeout=HANG)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "0 without a move, 0 moves that lose the win" in done.stdout + done.stderr
-    done = cli("littlego", "book", "build", "--out", tmp_path / "missing" / "book.json", timeout=60)
+    done = cli("littlego", "book", "build", "--out", tmp_path / "missing" / "book.json", timeout=HANG)
     output = done.stdout + done.stderr
     assert done.returncode == 2 and "no such folder" in output and "Traceback" not in output
 
@@ -387,11 +384,11 @@ def test_littlego_book_extend_adds_the_next_plies_and_refuses_a_shallower_target
     path = tmp_path / "book.json"
     path.write_text(shallow.to_json())
 
-    done = cli("littlego", "book", "extend", path, "--max-ply", "16", timeout=120)
+    done = cli("littlego", "book", "extend", path, "--max-ply", "16", timeout=HANG)
     output = done.stdout + done.stderr
     assert done.returncode == 2 and "must be deeper" in output and "Traceback" not in output
     deeper = ("--max-ply", "18", "--jobs", "2", "--table-bits", "18", "--out", tmp_path / "deep.json")
-    done = cli("littlego", "book", "extend", path, *deeper, timeout=120)
+    done = cli("littlego", "book", "extend", path, *deeper, timeout=HANG)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "up to ply 18" in done.stdout + done.stderr
     deep = load_book(str(tmp_path / "deep.json"))
@@ -503,7 +500,7 @@ def test_the_bundled_agent_opens_2_2_from_the_book(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     (out / "input.txt").write_text("1\n" + "00000\n" * 9 + "00000")
     done = subprocess.run(
-        [sys.executable, "my_player3.py"], cwd=str(out), stderr=subprocess.PIPE, text=True, timeout=60
+        [sys.executable, "my_player3.py"], cwd=str(out), stderr=subprocess.PIPE, text=True, timeout=HANG
     )
     assert done.returncode == 0, done.stderr
     assert (out / "output.txt").read_text().strip() == "2,2"
@@ -516,7 +513,7 @@ def test_the_bundled_agent_answers_a_losing_first_move_from_the_white_book(tmp_p
     after = Position.initial().play_point(6)  # Black opened 1,1, which loses
     (out / "input.txt").write_text("2\n" + "00000\n" * 5 + "00000\n01000\n" + "00000\n" * 2 + "00000")
     done = subprocess.run(
-        [sys.executable, "my_player3.py"], cwd=str(out), stderr=subprocess.PIPE, text=True, timeout=60
+        [sys.executable, "my_player3.py"], cwd=str(out), stderr=subprocess.PIPE, text=True, timeout=HANG
     )
     assert done.returncode == 0, done.stderr
     move = shipped_book().move(after)
@@ -541,7 +538,7 @@ def test_the_agent_opens_2_2_whatever_the_book_file_holds(tmp_path, book_text):
         (out / "book.json").write_text(book_text)
     (out / "input.txt").write_text("1\n" + "00000\n" * 9 + "00000")
     done = subprocess.run(
-        [sys.executable, "my_player3.py"], cwd=str(out), stderr=subprocess.PIPE, text=True, timeout=60
+        [sys.executable, "my_player3.py"], cwd=str(out), stderr=subprocess.PIPE, text=True, timeout=HANG
     )
     assert done.returncode == 0, done.stderr
     assert (out / "output.txt").read_text().strip() == "2,2"

@@ -219,7 +219,6 @@ def test_a_java_agent_folder_is_built_once_and_checked(tmp_path):
     _checked(tmp_path, "examples/plain-java", 3)
 
 
-@pytest.mark.fast
 def test_check_writes_its_sgf_and_json_of_every_miss(tmp_path):
     report, record = tmp_path / "check.json", tmp_path / "misses.sgf"
     done = cli("littlego", "check", "random", "--limit", "8", "--json", str(report), "--sgf", str(record))
@@ -231,7 +230,6 @@ def test_check_writes_its_sgf_and_json_of_every_miss(tmp_path):
         assert miss["address"] in done.stdout
 
 
-@pytest.mark.fast
 @pytest.mark.parametrize(
     "args, words",
     [
@@ -247,7 +245,6 @@ def test_a_mistake_is_one_line_and_status_2(args, words):
     assert done.returncode == 2 and words in done.stderr and len(done.stderr.strip().split("\n")) == 1, done.stderr
 
 
-@pytest.mark.fast
 def test_help_explains_check():
     done = cli("littlego", "check", "--help")
     assert done.returncode == 0 and "--record-references" in done.stdout and "held-out" in done.stdout
@@ -268,7 +265,6 @@ def test_recorded_answers_stand_only_for_the_player_they_were_recorded_of(shippe
     assert usable(recorded, "greedy", won) == (None, "")  # never recorded: asked now
 
 
-@pytest.mark.fast
 def test_record_references_writes_a_table_check_reads(shipped, tmp_path):
     small = PositionSet({"test": True}, tuple(shipped.positions[:40]))
     positions, table = tmp_path / "positions.json.gz", tmp_path / "answers.json.gz"

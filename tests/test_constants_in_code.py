@@ -25,7 +25,7 @@ from evolve.loop import Evolution
 from evolve.run_output import _first_draws
 from evolve.runs import read_generations
 from evolve.tuner import RUN_STRATEGIES, tuner_config
-from tests.conftest import ROOT, cli
+from tests.conftest import HANG, ROOT, cli
 
 PYTHON_SOURCE = '''"""An agent. KOMI = 9 in a docstring is no constant."""
 KOMI = 2.5
@@ -427,6 +427,6 @@ def test_the_plain_examples_name_their_evaluations_constants_and_play_a_clean_ga
     assert set(config.genes) <= set(found) and len(config.genes) >= 5
     assert not {"SIZE", "KOMI", "MAX_MOVES", "DEPTH", "PASS"} & set(config.genes)  # the rules are left alone
     assert config.start.weights == (tuple(found[gene].value for gene in config.genes),)
-    played = cli("littlego", "match", folder, "random", "--games", "2", "--json", timeout=300)
+    played = cli("littlego", "match", folder, "random", "--games", "2", "--json", timeout=HANG)
     summary = json.loads(played.stdout)
     assert played.returncode == 0 and summary["faults"] == [] and summary["end"]["end"] == 2, played.stderr

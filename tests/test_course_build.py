@@ -12,6 +12,7 @@ from engine.course.build import LANGUAGES, built_agents, course_game, recognise
 from engine.course.grade import grade
 from engine.play.match import game_job
 from engine.players.base import Reason
+from tests.conftest import HANG
 
 PASS_CPP = '#include <fstream>\nint main() { std::ofstream out("output.txt"); out << "PASS"; return 0; }\n'
 PASS_JAVA = (
@@ -46,7 +47,6 @@ def test_the_first_agent_file_in_build_sh_order_is_played(tmp_path):
     assert recognise(agent_folder(tmp_path, "none", {"notes.txt": "hello"})) is None
 
 
-@pytest.mark.fast
 @needs_gpp
 def test_a_cpp_agent_is_built_once_in_a_copy_and_plays(tmp_path):
     folder = agent_folder(tmp_path, "cpp", {"my_player.cpp": PASS_CPP, "helper.cpp": "int helper() { return 1; }\n"})
@@ -151,7 +151,7 @@ def test_the_terminal_game_and_the_board_play_cpp_and_java_agents_named_by_their
     cpp = agent_folder(tmp_path, "cpp", {"my_player.cpp": PASS_CPP})
     java = agent_folder(tmp_path, "java", {"my_player.java": PASS_JAVA})
     for spec in (f"cmd:{cpp}", java):
-        played = cli("littlego", "play", spec, "--colour", "black", stdin="2,2\nquit\n", timeout=120)
+        played = cli("littlego", "play", spec, "--colour", "black", stdin="2,2\nquit\n", timeout=HANG)
         assert f"{spec} plays pass" in played.stdout, played.stdout + played.stderr
         assert reply_job(spec, [12], 1).move == "PASS"
     broken = agent_folder(tmp_path, "broken", {"my_player.cpp": "int main() { this is not C++; }\n"})

@@ -35,7 +35,7 @@ from evolve.loop import Evolution
 from evolve.rounds import fold
 from evolve.run_output import CostForecast
 from evolve.runs import export_best, format_table, original_win_rate, plot_run, read_generations
-from tests.conftest import ROOT, cli, start_cli
+from tests.conftest import HANG, ROOT, cli, start_cli, wait_for_run_file, wait_until
 from tests.fixtures.old_runs import old_run, old_runs
 
 # flat weights (those shipped on 2026-11-24), a start file that stays put; params.json may be tapered
@@ -258,7 +258,7 @@ def test_bad_configs_name_the_key_and_the_file(tmp_path, change, words):
 def test_a_bad_config_creates_nothing_and_prints_no_traceback(tmp_path):
     path = write_config(tmp_path, TINY.replace("depth = 2", "depth = 'deep'"))
     process = evolve_cli("run", path, "--runs-dir", str(tmp_path / "runs"))
-    out, err = process.communicate(timeout=60)
+    out, err = process.communicate(timeout=HANG)
     assert process.returncode == 2 and "'depth' must be an integer" in err and "Traceback" not in err
     assert not (tmp_path / "runs").exists()
 
@@ -328,16 +328,9 @@ def test_a_killed_run_resumes_to_the_same_generations(tmp_path):
     process = evolve_cli(
         "run", config, "--runs-dir", str(tmp_path / "killed"), "--jobs", "2", "--no-progress", start_new_session=True
     )
-    deadline = time.time() + 120
-    run_dir = None
-    while time.time() < deadline:
-        found = os.listdir(str(tmp_path / "killed")) if (tmp_path / "killed").exists() else []
-        if found:
-            run_dir = str(tmp_path / "killed" / found[0])
-            path = os.path.join(run_dir, GENERATIONS)
-            if os.path.exists(path) and len(open(path).read().splitlines()) >= 2:
-                break
-        time.sleep(0.02)
+    run_dir = wait_for_run_file(tmp_path / "killed", GENERATIONS, process)
+    path = os.path.join(run_dir, GENERATIONS)
+    wait_until(lambda: len(open(path).read().splitlines()) >= 2, "two generations were written", process, poll=0.02)
     time.sleep(0.3)  # into the next generation's games
     os.killpg(process.pid, signal.SIGKILL)  # the run and its workers, without warning
     process.communicate()
@@ -345,7 +338,7 @@ def test_a_killed_run_resumes_to_the_same_generations(tmp_path):
     assert 2 <= len(done) < 5  # it really was cut off
 
     resumed = evolve_cli("resume", run_dir, "--jobs", "2", "--no-progress")
-    out, err = resumed.communicate(timeout=120)
+    out, err = resumed.communicate(timeout=HANG)
     assert resumed.returncode == 0, err
     assert stable(read_generations(run_dir)) == expected
 
@@ -540,19 +533,19 @@ def test_log_shows_the_finished_generations_while_one_is_being_written(tmp_path)
     with open(path, "a") as handle:  # a writer in the middle of its line
         handle.write(whole.splitlines()[-1][:40])
     process = evolve_cli("log", run_dir)
-    out, err = process.communicate(timeout=60)
+    out, err = process.communicate(timeout=HANG)
     assert process.returncode == 0, err
     assert [line.split()[0] for line in out.splitlines()[1:]] == ["0", "1"]
     with open(path, "w") as handle:  # damage before the last line stays an error
         handle.write("{not json\n" + whole)
     process = evolve_cli("log", run_dir)
-    _, err = process.communicate(timeout=60)
+    _, err = process.communicate(timeout=HANG)
     assert process.returncode == 2 and "generations.jsonl:1: not a JSON line" in err and "Traceback" not in err
 
 
 def test_cli_log_json_and_missing_run(tmp_path):
     process = evolve_cli("log", str(tmp_path / "nothing"))
-    _, err = process.communicate(timeout=60)
+    _, err = process.communicate(timeout=HANG)
     assert process.returncode == 2 and "no such run folder" in err and "Traceback" not in err
 
 
@@ -943,7 +936,6 @@ def test_the_plots_clip_the_band_draw_the_bounds_and_tick_whole_generations(tmp_
     assert all(os.path.getsize(path) > 0 for path in plot_run(run_dir, str(tmp_path)))
 
 
-@pytest.mark.fast
 def test_a_generation_record_writes_the_line_a_run_wrote_and_reads_every_kept_run(tmp_path, capsys):
     from evolve.cli import main
 

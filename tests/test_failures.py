@@ -26,7 +26,7 @@ from evolve.checkpoint import CHECKPOINT, RunError
 from evolve.cli import _where_it_stands
 from evolve.cli import main as evolve
 from evolve.runs import read_generations
-from tests.conftest import GENERATION, ROOT, cli
+from tests.conftest import GENERATION, HANG, ROOT, cli
 
 # Engines that fail while they are set up: one exits at once, one answers with the wrong words,
 # one refuses every command.
@@ -64,9 +64,9 @@ def test_an_engine_that_closes_at_set_up_loses_the_game_with_the_reason(spec):
 def test_an_engine_that_refuses_every_command_loses_in_a_match_and_at_the_gtp(refuser, capsys):
     status, out, err = run(littlego, ["match", refuser, "random", "--games", "2", "--jobs", "1"], capsys)
     assert status == 0 and "bad-output 2" in out and "at set-up" in out
-    process = cli("littlego", "gtp", "--player", refuser, stdin="genmove b\nquit\n", timeout=60)
+    process = cli("littlego", "gtp", "--player", refuser, stdin="genmove b\nquit\n", timeout=HANG)
     assert process.returncode == 0 and "= resign" in process.stdout and "failed at set-up" in process.stderr
-    process = cli("littlego", "play", "gtp:false", stdin="quit\n", timeout=60)
+    process = cli("littlego", "play", "gtp:false", stdin="quit\n", timeout=HANG)
     assert process.returncode == 0 and "loses before the game starts" in process.stdout
     assert "Traceback" not in process.stderr
 
@@ -276,11 +276,10 @@ def test_a_python_solve_that_runs_out_of_time_names_the_compiled_solver(capsys):
 # -- records ---------------------------------------------------------------------------------------
 
 
-@pytest.mark.fast
 def test_printsgf_after_loading_set_up_stones_writes_a_record_sgfmill_reads(tmp_path):
     (tmp_path / "setup.sgf").write_text("(;GM[1]FF[4]SZ[5]AB[cc][dd]AW[ee]PL[W];W[aa])")
     commands = "loadsgf {}\nprintsgf\nquit\n".format(tmp_path / "setup.sgf")
-    process = cli("littlego", "gtp", "--player", "random", stdin=commands, timeout=60)
+    process = cli("littlego", "gtp", "--player", "random", stdin=commands, timeout=HANG)
     answers = process.stdout.split("\n\n")
     assert answers[0] == "= black" and answers[1].startswith("= (;")
     game = sgf.Sgf_game.from_bytes(answers[1][2:].encode())

@@ -214,7 +214,6 @@ def test_rewritten_factors_still_compile(tmp_path):
     assert built.returncode == 0
 
 
-@pytest.mark.fast
 def test_rules_settings_a_depth_of_0_and_a_time_past_the_course_have_no_default_range(tmp_path):
     from engine.course.constant_roles import untunable
 

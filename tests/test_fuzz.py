@@ -23,7 +23,7 @@ from engine.features import FEATURES
 from engine.players.host import format_input, read_output
 from engine.playout import random_opening
 from evolve.config import ConfigError, load_config, validate
-from tests.conftest import ROOT, examples
+from tests.conftest import HANG, ROOT, examples
 from tests.test_agent import params_files, state_files
 
 COMMAND_LINES = examples(0.4)  # each a command run in-process
@@ -298,7 +298,7 @@ def test_the_bundle_always_answers(tmp_path_factory, params_bytes, state_bytes, 
         cwd=str(folder),
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
     )
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
     move = read_output(str(folder / "output.txt"))

@@ -24,7 +24,7 @@ from engine.course.report import format_grade
 from engine.data import SHIPPED_PARAMS
 from engine.params import default_params, load_params, save_params
 from engine.play.settings import GameSettings
-from tests.conftest import cli
+from tests.conftest import HANG, cli
 
 
 def stage1_points(key, wins, games):
@@ -196,7 +196,7 @@ def _program_agent(folder, depth=1):
     return folder
 
 
-def littlego(*args, timeout=600):
+def littlego(*args, timeout=HANG):
     return cli("littlego", *args, timeout=timeout)
 
 

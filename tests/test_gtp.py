@@ -13,7 +13,7 @@ from engine.play.settings import GameSettings
 from engine.play.sgf import read_game
 from engine.players.gnugo import gnugo_path
 from engine.players.gtp import point_to_vertex, vertex_to_point
-from tests.conftest import ROOT, Engine, cli
+from tests.conftest import HANG, ROOT, Engine, cli
 
 
 @pytest.mark.fast
@@ -153,7 +153,7 @@ def test_a_whole_game_then_pass_and_score_undo_and_sgf(engine, tmp_path):
     assert "ply 2 of 24" in engine.ok("showboard")
     assert "cannot load" in engine.error("loadsgf /no/such/file.sgf")
     engine.ok("quit")
-    assert engine.process.wait(timeout=30) == 0
+    assert engine.process.wait(timeout=HANG) == 0
 
 
 def test_black_passing_first_ends_the_game_as_the_course_does(engine):
@@ -171,7 +171,7 @@ def test_the_engine_ends_quietly_at_the_end_of_input():
 
 @pytest.mark.fast
 def test_a_bad_player_spec_is_one_clear_line():
-    result = cli("littlego", "gtp", "--player", "nobody", stdin="name\n", timeout=60)
+    result = cli("littlego", "gtp", "--player", "nobody", stdin="name\n", timeout=HANG)
     assert result.returncode == 2 and "unknown player 'nobody'" in result.stderr and "Traceback" not in result.stderr
 
 
@@ -242,7 +242,7 @@ def test_a_failing_gtp_engine_loses_with_the_reason(tmp_path, name, reason, word
 
 
 def littlego(*args, stdin="", cwd=ROOT):
-    result = cli("littlego", *args, stdin=stdin, timeout=120, cwd=cwd)
+    result = cli("littlego", *args, stdin=stdin, timeout=HANG, cwd=cwd)
     return result.returncode, result.stdout, result.stderr
 
 
@@ -429,7 +429,6 @@ def test_without_a_solver_the_analysis_shows_the_searchs_estimates_best_first():
     assert abs(weighted_rate(parsed) - best * 10000) < abs(plain - best * 10000) / 3
 
 
-@pytest.mark.fast
 def test_an_analysis_of_a_finished_game_is_an_error_and_the_engine_goes_on():
     # A record that ends in passes, as most do: Sabaki and Lizzie ask for an analysis at its end.
     engine = Engine("--player", "handset@2")
@@ -459,7 +458,6 @@ def test_an_analysis_that_fails_ends_its_answer_and_the_next_command_is_answered
     assert "littlego gtp: the analysis stopped: RuntimeError: disk on fire" in capsys.readouterr().err
 
 
-@pytest.mark.fast
 def test_stones_of_one_colour_in_a_row_set_up_the_position_as_guis_send_a_record(engine):
     # Sabaki and Lizzie send a record's AB/AW stones, and an edited board, as plays, several of one colour in
     # a row: each stone out of turn sets up the board with it, the other colour to move, a ply a stone.
@@ -478,7 +476,6 @@ def test_stones_of_one_colour_in_a_row_set_up_the_position_as_guis_send_a_record
     assert "ply 0 of 24, 24 left; Black to move" in engine.ok("showboard") and "cannot" in engine.error("undo")
 
 
-@pytest.mark.fast
 def test_lz_analyze_analyses_the_colour_it_names_as_if_to_move():
     from engine.constants import BLACK, WHITE
     from engine.position import Position

@@ -25,7 +25,6 @@ def first_lines(engine, command, count=1):
     return lines
 
 
-@pytest.mark.fast
 def test_version_passes_lizzies_check_and_names_our_release(engine):
     answer = engine.ok("version")
     # Lizzie 0.7.4 splits the answer at spaces and reads the second number of its first word as Leela Zero's
@@ -34,7 +33,6 @@ def test_version_passes_lizzies_check_and_names_our_release(engine):
     assert f"littlego {package_version()}" in answer and "handset@2" in answer
 
 
-@pytest.mark.fast
 def test_set_free_handicap_sets_up_black_stones_with_white_to_move(engine):
     assert "syntax error" in engine.error("set_free_handicap C3 Z9")
     assert "bad vertex list" in engine.error("set_free_handicap C3")
@@ -58,7 +56,6 @@ def test_setup_stones_count_their_plies_as_a_record_does(engine):
     assert "ply 3 of 24, 21 left; White to move" in engine.ok("showboard")
 
 
-@pytest.mark.fast
 def test_the_winning_moves_line_is_the_solvers_and_legal(engine):
     (line,) = first_lines(engine, "lz-analyze b 5")
     first = line.split("info move ")[1].split()

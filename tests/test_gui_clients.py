@@ -15,7 +15,7 @@ from engine.native.solver import NativeSolver
 from engine.players.gtp import point_to_vertex, vertex_to_point
 from engine.players.specs import make_player
 from engine.ui.gtp_server import GtpEngine
-from tests.conftest import ROOT
+from tests.conftest import HANG, ROOT
 
 SABAKI = os.path.join(ROOT, "tests", "clients", "sabaki")
 SABAKI_LIBRARY = os.path.join(SABAKI, "node_modules", "@sabaki", "gtp", "package.json")
@@ -55,7 +55,7 @@ def sabaki_report():
         cwd=SABAKI,
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=HANG,
         env=dict(os.environ, PYTHONPATH=ROOT),
     )
     assert done.returncode == 0, done.stdout + done.stderr
@@ -178,7 +178,7 @@ def lizzie(tmp_path, label):
         ],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=HANG,
     )
     log = (tmp_path / "lizzie.out").read_text()
     assert done.returncode == 0, done.stdout + done.stderr + log

@@ -95,7 +95,6 @@ def test_a_cpp_file_named_like_an_option_stays_a_file_name(tmp_path):
         assert not os.path.exists(os.path.join(copy_of(built), "wrapper-ran"))
 
 
-@pytest.mark.fast
 @isolated
 @needs_gpp
 def test_a_build_cannot_include_a_graders_file_through_a_link_or_a_path(tmp_path):
@@ -133,7 +132,6 @@ def test_a_java_entrants_annotation_processor_never_runs(tmp_path):
         assert not os.path.exists(os.path.join(copy_of(built), "processor-ran"))
 
 
-@pytest.mark.fast
 @isolated
 @needs_gpp
 def test_a_build_that_never_ends_or_eats_memory_is_its_own_fault(tmp_path, monkeypatch):
@@ -763,7 +761,6 @@ open("output.txt", "w").write("PASS")
 """
 
 
-@pytest.mark.fast
 @isolated
 def test_a_game_finds_nothing_that_a_move_of_an_earlier_game_changed(tmp_path):
     """Each game is served as if by a new sandbox: what the first game's moves changed (stderr's attributes

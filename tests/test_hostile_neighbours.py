@@ -28,6 +28,7 @@ from engine.sandbox import users
 from engine.sandbox.isolation import isolation
 from engine.sandbox.limits import Limits, SandboxError
 from engine.sandbox.workspace import QUOTA_ROOTS, quota_root
+from tests.conftest import wait_until
 from tests.test_hostile import folder_of, noted_by_a_move
 
 LIMITS = Limits(mode="strict", memory_mb=256, processes=64, file_mb=16, folder_mb=8)
@@ -173,9 +174,7 @@ def test_no_neighbour_traces_a_running_move(tmp_path, attacker):
     mover = threading.Thread(target=lambda: results.append(victim.timed_move(Position.initial())))
     try:
         mover.start()
-        deadline = time.monotonic() + 30
-        while not os.path.exists(os.path.join(victim.workdir, "started")) and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: os.path.exists(os.path.join(victim.workdir, "started")) or not mover.is_alive(), "started")
         moves = _moves_of(owner(victim.workdir))
         assert moves, "the move is not running"
         uid = owner(neighbour.workdir) if attacker.startswith("another") else LOCAL_USER

@@ -142,7 +142,6 @@ def test_the_layers_are_where_the_issue_puts_them():
         assert "engine." + tool in MODULES
 
 
-@pytest.mark.fast
 @pytest.mark.parametrize("floor", ["tools", "evolve"])
 def test_the_packages_of_each_floor_form_no_cycle(floor):
     """engine's subpackages (``engine.play``...), and evolve's subpackages and modules (``evolve.agents``,
@@ -209,7 +208,6 @@ def test_no_module_imports_a_private_name_of_another(module):
             assert not private, f"{module}:{node.lineno} imports {', '.join(private)} from {node.module}"
 
 
-@pytest.mark.fast
 def test_no_import_cycle():
     # Type-only imports count: a cycle that only the type checker walks is still two modules that need
     # each other.

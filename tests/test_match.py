@@ -15,7 +15,7 @@ from engine.play.summary import format_report, openings_kept, summarise
 from engine.players.base import Reason
 from engine.players.gnugo import gnugo_path
 from engine.playout import opening_sequences, random_opening
-from tests.conftest import cli, kill_when_journal_holds, start_cli
+from tests.conftest import HANG, cli, kill_when_journal_holds, start_cli
 
 
 @pytest.mark.fast
@@ -250,11 +250,11 @@ def test_a_killed_match_continues_with_the_same_command(tmp_path):
         str(journal),
     ]
     process = start_cli("littlego", *command)
-    done = kill_when_journal_holds(process, journal, 6, 120)
+    done = kill_when_journal_holds(process, journal, 6)
     assert 5 <= done < 40
-    resumed = cli("littlego", *command, timeout=600)
+    resumed = cli("littlego", *command, timeout=HANG)
     assert resumed.returncode == 0, resumed.stderr
-    whole = cli("littlego", *command[:-2], timeout=600)
+    whole = cli("littlego", *command[:-2], timeout=HANG)
     first, second = json.loads(resumed.stdout), json.loads(whole.stdout)
     for key in ("games", "wins", "wins_by_colour", "end", "a_mean_stone_margin"):
         assert first[key] == second[key]

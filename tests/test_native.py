@@ -77,7 +77,6 @@ def test_the_compiled_sources_take_the_games_numbers_from_the_constants():
         assert literal not in source
 
 
-@pytest.mark.fast
 def test_a_damaged_cached_solver_is_compiled_again(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     try:

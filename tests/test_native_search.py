@@ -194,7 +194,6 @@ def test_the_same_search_on_boards_with_breathless_groups(library):
     assert irregular > 10
 
 
-@pytest.mark.fast
 def test_a_node_budget_stops_both_at_the_same_node_and_the_next_search_agrees(library, vector_games):
     for index, position in enumerate(sample_positions(12, 4, vector_games)):
         answers = []
@@ -310,7 +309,6 @@ def test_without_a_compiler_the_python_searcher_with_one_warning(fresh_library, 
     assert searcher_class(warning) is Searcher and warning.getvalue().count("\n") == 1  # once a process
 
 
-@pytest.mark.fast
 def test_a_damaged_cached_library_is_compiled_again(library, fresh_library, tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     path = compiled_search()
@@ -343,7 +341,6 @@ def test_a_feature_computed_otherwise_in_c_stops_evolve_run_with_its_name(fresh_
     assert 'fitness.searcher = "auto"' in said and 'searcher = "python"' in said
 
 
-@pytest.mark.fast
 def test_a_node_planned_search_is_the_same_in_both_and_stays_within_its_cap(library, vector_games):
     """iterative_nodes: the same move, value, depth and nodes from the Python and the compiled searcher,
     and no more nodes than the cap allows (plus the 1,024 between two checks of it) after depth 1."""

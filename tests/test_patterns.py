@@ -19,7 +19,7 @@ from engine.symmetry import SYMMETRIES
 from evolve.solved import pattern_fit, tuners
 from evolve.solved.labels import sample_positions, save_labels
 from evolve.solved.pattern_fit import minimise_log_loss
-from tests.conftest import ROOT, cli, random_position, turn
+from tests.conftest import HANG, ROOT, cli, random_position, turn
 
 POSITIONS = f"{ROOT}/experiments/regret-20261125/positions-4-11.json.gz"
 
@@ -74,7 +74,6 @@ def test_the_evaluation_adds_each_window_s_shape_weight_and_none_without_them():
     assert without.patterns is None and with_shapes.patterns == tuple(shapes)
 
 
-@pytest.mark.fast
 def test_the_compiled_search_with_pattern_weights_is_the_pythons_node_for_node(library):
     from engine.native.search import NativeSearcher
     from engine.search import Searcher
@@ -124,7 +123,7 @@ def test_a_bundled_agent_plays_with_pattern_weights(tmp_path):
     save_params(str(out / "params.json"), params.with_settings(cpu_budget=0.5, cpu_cap=1.0))
     (out / "input.txt").write_text("1\n" + "00000\n" * 5 + "00000\n00000\n00100\n00000\n00000\n")
     (out / "book.json").unlink()  # the evaluation decides this move
-    done = subprocess.run([sys.executable, "my_player3.py"], cwd=out, capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "my_player3.py"], cwd=out, capture_output=True, text=True, timeout=HANG)
     assert done.returncode == 0, done.stderr
     assert "," in (out / "output.txt").read_text() or (out / "output.txt").read_text().strip() == "PASS"
 

@@ -31,7 +31,7 @@ from evolve.loop import Evolution
 from evolve.rounds import fold
 from evolve.runs import export_best, original_win_rate, program_of, read_generations
 from evolve.verdict import verdict_of, verdict_words
-from tests.conftest import ROOT, cli
+from tests.conftest import HANG, ROOT, cli
 
 EXAMPLE = os.path.join(ROOT, "examples", "student-agent")
 WEIGHTS = {"liberties": 0.2, "atari": 1.0, "edge": -0.3, "centre": 0.3}
@@ -150,7 +150,7 @@ def test_each_game_writes_its_weights_into_its_own_copy_and_they_are_played(tmp_
 @pytest.mark.slow
 def test_evolve_run_and_export_the_example_agents_weights(tmp_path):
     config = write_config(tmp_path)
-    process = cli("evolve", "run", config, "--runs-dir", tmp_path / "runs", "--no-progress", timeout=300)
+    process = cli("evolve", "run", config, "--runs-dir", tmp_path / "runs", "--no-progress", timeout=HANG)
     assert process.returncode == 0, process.stderr
     assert "the individual: " in process.stdout
     assert "searched by the program's own code, each move a process of the agent's" in process.stdout
@@ -210,7 +210,7 @@ def test_evolve_run_and_export_the_example_agents_weights(tmp_path):
     (folder / "input.txt").write_text(
         format_input(position.player, position.previous_string(), position.board_string())
     )
-    subprocess.run([sys.executable, "my_player3.py"], cwd=str(folder), check=True, timeout=60)
+    subprocess.run([sys.executable, "my_player3.py"], cwd=str(folder), check=True, timeout=HANG)
     i, j = map(int, (folder / "output.txt").read_text().split(","))
     assert to_point(i, j) in position.legal_points()
 
@@ -229,7 +229,7 @@ def test_a_run_that_fails_before_its_first_generation_leaves_no_run_folder(tmp_p
     folder = agent_copy(tmp_path)
     (folder / "my_player3.py").write_text("raise SystemExit('no board for me')\n")
     config = write_config(tmp_path, program=folder)
-    failed = cli("evolve", "run", config, "--runs-dir", tmp_path / "runs", "--no-progress", timeout=300)
+    failed = cli("evolve", "run", config, "--runs-dir", tmp_path / "runs", "--no-progress", timeout=HANG)
     assert failed.returncode == 2 and "no board for me" in failed.stderr, failed.stderr
     assert os.listdir(tmp_path / "runs") == []  # no orphan to resume "after generation -1"
     assert "no generation finished: " in failed.stderr and "removed (it holds nothing to resume)" in failed.stderr
@@ -452,7 +452,7 @@ def test_a_stopped_program_run_resumes_to_the_same_generations_whatever_the_work
     config = write_config(tmp_path)
     stopped = Evolution.create(config, str(tmp_path / "a"), jobs=2, progress=False, out=io.StringIO())
     stopped.run(stop_after=1)
-    process = cli("evolve", "resume", stopped.run_dir, "--no-progress", timeout=600)
+    process = cli("evolve", "resume", stopped.run_dir, "--no-progress", timeout=HANG)
     assert process.returncode == 0, process.stderr
     whole = Evolution.create(config, str(tmp_path / "b"), jobs=1, progress=False, out=io.StringIO())
     whole.run()
@@ -496,7 +496,7 @@ def test_a_failed_build_stops_the_run_with_the_compilers_own_lines(tmp_path):
     folder.mkdir()
     (folder / "my_player.cpp").write_text("int main() { this is not C++; }\n")
     (folder / "weights.json").write_text(json.dumps(WEIGHTS))
-    failed = cli("evolve", "run", write_config(tmp_path, program=folder), "--runs-dir", tmp_path / "runs", timeout=300)
+    failed = cli("evolve", "run", write_config(tmp_path, program=folder), "--runs-dir", tmp_path / "runs", timeout=HANG)
     assert failed.returncode == 2, failed.stderr
     lines = failed.stderr.splitlines()
     start = next(k for k, line in enumerate(lines) if "cannot play: 'g++ -O2 *.cpp -o exe' failed" in line)

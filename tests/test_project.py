@@ -14,7 +14,7 @@ import pytest
 from engine.cli.littlego import build_parser as littlego_parser
 from engine.common.progress import counter
 from evolve.cli import build_parser as evolve_parser
-from tests.conftest import ROOT, cli
+from tests.conftest import HANG, ROOT, cli
 
 
 @pytest.mark.fast
@@ -52,7 +52,7 @@ def test_the_documentation_site_builds_strictly(tmp_path):
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG,
         env=dict(os.environ, NO_MKDOCS_2_WARNING="1"),
     )
     assert result.returncode == 0, result.stderr
@@ -102,14 +102,14 @@ def test_bench_rules_reports_what_it_measured():
 
 @pytest.mark.fast
 def test_bench_rules_refuses_missing_vectors_rather_than_measure_something_else(tmp_path):
-    result = cli("littlego", "bench", "rules", "--vectors", tmp_path / "nowhere.jsonl.gz", timeout=60)
+    result = cli("littlego", "bench", "rules", "--vectors", tmp_path / "nowhere.jsonl.gz", timeout=HANG)
     assert result.returncode == 2 and result.stdout == ""
     assert "nowhere.jsonl.gz" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_bench_moves_reports_a_moves_cost_in_parts(tmp_path):
     folder = os.path.join(ROOT, "examples", "student-agent")
-    done = cli("littlego", "bench", "moves", folder, "--repeats", "3", "--games", "2", "--json", timeout=300)
+    done = cli("littlego", "bench", "moves", folder, "--repeats", "3", "--games", "2", "--json", timeout=HANG)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["language"] == "Python 3" and report["games"] == 2 and report["games_per_second"] > 0
@@ -193,7 +193,7 @@ def test_a_non_editable_install_works_from_any_folder(tmp_path):
             cwd=str(empty),
             capture_output=True,
             text=True,
-            timeout=300,
+            timeout=HANG,
         )
         assert result.returncode == 0, result.stderr
         return result.stdout

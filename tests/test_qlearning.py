@@ -4,7 +4,6 @@
 import os
 import random
 import signal
-import time
 
 import pytest
 
@@ -23,7 +22,7 @@ from engine.players.specs import make_player
 from engine.playout import random_opening
 from engine.symmetry import SYMMETRIES, turn
 from engine.training.trainer import CHECKPOINT, TABLE, Training, TrainingError
-from tests.conftest import cli, start_cli
+from tests.conftest import HANG, cli, start_cli, wait_until
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 
@@ -166,7 +165,6 @@ def settings(**changes):
     return base
 
 
-@pytest.mark.fast
 def test_training_writes_a_table_a_curve_and_a_plot(tmp_path):
     folder = Training.create(str(tmp_path / "t"), settings(games=200)).run(report=lambda line: None)
     names = sorted(os.listdir(folder))
@@ -207,14 +205,11 @@ def test_a_killed_training_resumes_to_the_same_table(tmp_path):
         "random",
         start_new_session=True,
     )
-    for _ in range(600):
-        if os.path.exists(os.path.join(folder, CHECKPOINT)):
-            break
-        time.sleep(0.05)
+    wait_until(lambda: os.path.exists(os.path.join(folder, CHECKPOINT)), "the first checkpoint", process)
     os.killpg(process.pid, signal.SIGKILL)
     process.communicate()
     assert Training.resume(folder).done < 400  # it was cut off
-    status = cli("littlego", "train", "qlearning", "--resume", folder, timeout=300)
+    status = cli("littlego", "train", "qlearning", "--resume", folder, timeout=HANG)
     assert status.returncode == 0, status.stderr
     assert load_table(os.path.join(folder, TABLE))[0] == load_table(os.path.join(reference, TABLE))[0]
     assert Training.resume(folder).curve == Training.resume(reference).curve
@@ -241,5 +236,5 @@ def test_bad_settings_are_refused(tmp_path, change, words):
 def test_a_bad_table_is_one_clear_line(tmp_path):
     bad = tmp_path / "bad.json.gz"
     bad.write_bytes(b"not gzip")
-    status = cli("littlego", "match", "qlearning:" + str(bad), "random", "--games", "2", timeout=60)
+    status = cli("littlego", "match", "qlearning:" + str(bad), "random", "--games", "2", timeout=HANG)
     assert status.returncode == 2 and "not a Q-table" in status.stderr and "Traceback" not in status.stderr

@@ -35,7 +35,7 @@ from evolve.checkpoint import CHECKPOINT, LEGACY_CHECKPOINT, LOCK, RunError, Run
 from evolve.config import ConfigError, load_config
 from evolve.loop import Evolution
 from evolve.runs import read_generations
-from tests.conftest import ROOT, cli, fast_params, start_cli, wait_for_run_file
+from tests.conftest import HANG, ROOT, cli, fast_params, start_cli, wait_for_run_file
 
 EMPTY = "0" * 25
 MIDGAME = ("1122100000" + "0" * 15, "1122102000" + "0" * 15)  # previous, current: White just played
@@ -274,7 +274,6 @@ def test_littlego_refuses_nonsense_arguments(args, words):
     assert result.returncode == 2 and words in result.stderr and "Traceback" not in result.stderr
 
 
-@pytest.mark.fast
 @pytest.mark.parametrize(
     "args, words",
     [
@@ -517,11 +516,10 @@ def test_a_closed_pipe_is_not_an_error(finished_run):
     process.stdout.read(10)
     process.stdout.close()  # as `| head -c 10` does
     err = process.stderr.read()
-    process.wait(timeout=60)
+    process.wait(timeout=HANG)
     assert "Traceback" not in err and "Error" not in err
 
 
-@pytest.mark.fast
 def test_a_full_disk_stops_the_run_cleanly_and_it_resumes(tmp_path, monkeypatch, capsys):
     import evolve.loop
     from evolve.cli import main
@@ -576,9 +574,9 @@ def test_ctrl_c_leaves_a_clean_message_no_worker_traceback_and_a_resumable_run(t
         start_new_session=True,
         preexec_fn=interruptible,
     )
-    run_dir = wait_for_run_file(tmp_path / "runs", CHECKPOINT)  # the first generation is checkpointed
+    run_dir = wait_for_run_file(tmp_path / "runs", CHECKPOINT, process)  # the first generation is checkpointed
     os.killpg(process.pid, signal.SIGINT)  # a terminal sends it to the whole group
-    out, err = process.communicate(timeout=120)
+    out, err = process.communicate(timeout=HANG)
     assert process.returncode == 130, err
     assert "interrupted" in err and "Traceback" not in err
     done = len(read_generations(run_dir))
@@ -592,9 +590,9 @@ def test_a_kill_stops_a_run_as_ctrl_c_does(tmp_path):
     config = tmp_path / "tiny.toml"
     config.write_text(TINY.replace("generations = 2", "generations = 40").replace("depth = 1", "depth = 2"))
     process = start_cli("evolve", "run", config, "--runs-dir", tmp_path / "runs", "--jobs", "2", "--no-progress")
-    run_dir = wait_for_run_file(tmp_path / "runs", CHECKPOINT)
+    run_dir = wait_for_run_file(tmp_path / "runs", CHECKPOINT, process)
     process.terminate()
-    out, err = process.communicate(timeout=120)
+    out, err = process.communicate(timeout=HANG)
     assert process.returncode == 130, err
     assert "interrupted" in err and "evolve resume" in err and "Traceback" not in err
     assert "fix the cause" not in err  # nothing failed: the run resumes as it is
@@ -632,7 +630,7 @@ def test_two_concurrent_resumes_write_each_generation_once(tmp_path):
     )
     run_dir = evolution.run(stop_after=1)
     resumes = [start_cli("evolve", "resume", run_dir, "--jobs", "1", "--no-progress") for _ in range(2)]
-    results = [(p.wait(timeout=300), p.stderr.read()) for p in resumes]
+    results = [(p.wait(timeout=HANG), p.stderr.read()) for p in resumes]
     statuses = sorted(status for status, _ in results)
     assert statuses in ([0, 0], [0, 2]), results
     for status, err in results:
@@ -657,7 +655,7 @@ def test_a_lock_left_by_a_killed_process_is_taken_over(tmp_path):
         "--no-progress",
         start_new_session=True,
     )
-    run_dir = wait_for_run_file(tmp_path / "runs", LOCK)
+    run_dir = wait_for_run_file(tmp_path / "runs", LOCK, process)
     os.killpg(process.pid, signal.SIGKILL)
     process.communicate()
     assert f"process {process.pid}" in open(os.path.join(run_dir, LOCK)).read()
@@ -728,6 +726,6 @@ def test_an_interrupt_whose_cleanup_hangs_still_ends_the_process_with_its_messag
     )
     assert process.stdout.readline() == "ready\n"
     process.send_signal(number)
-    out, err = process.communicate(timeout=30)
+    out, err = process.communicate(timeout=HANG)
     assert process.returncode == 130
     assert "interrupted: resume it" in err and "did not end within 1 s of the interrupt: ended" in err

@@ -168,7 +168,6 @@ for _ in range({bound}):               # bounded: a failing sandbox cannot take 
 """
 
 
-@pytest.mark.fast
 @pytest.mark.parametrize("mode", BOTH)
 def test_a_fork_bomb_is_stopped_at_the_process_limit_and_ends_with_the_move(tmp_path, mode):
     body = (

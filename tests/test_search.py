@@ -32,7 +32,6 @@ def root_values(position, depth):
     return {move: -minimax(position.play_point(move), depth - 1) for move in points_of(position.legal_mask()) + [PASS]}
 
 
-@pytest.mark.fast
 @settings(max_examples=25, deadline=None)
 @given(st.integers(0, 10**6), st.integers(0, 20), st.integers(1, 3))
 def test_alphabeta_value_equals_minimax(seed, plies, depth):

@@ -36,7 +36,7 @@ from engine.ui.web.worker_jobs import REFUTATION_DEPTH
 from engine.ui.web.workers import Workers, WorkerTimeout
 from evolve.loop import Evolution
 from evolve.runs import read_generations
-from tests.conftest import start_cli
+from tests.conftest import HANG, start_cli, wait_until
 
 with warnings.catch_warnings():  # Starlette 1.0 would rather have httpx2, which works the same
     warnings.simplefilter("ignore")
@@ -636,7 +636,7 @@ def test_serve_run_by_root_plays_no_command_for_another_local_user(tmp_path):
                 ],
                 capture_output=True,
                 text=True,
-                timeout=60,
+                timeout=HANG,
             )
             assert seen.stdout.strip() == "403", seen.stdout + seen.stderr
         finally:
@@ -673,7 +673,6 @@ def test_the_command_refuses_a_busy_port_and_a_file_as_runs_folder(tmp_path, cap
     assert "littlego serve: " in err and "in use" in err and "names a file" in err and "Traceback" not in err
 
 
-@pytest.mark.fast
 def test_the_command_serves_at_the_address_it_prints_and_ctrl_c_stops_it(tmp_path):
     server = start_cli("littlego", "serve", "--runs", tmp_path, "--port", "0")
     try:
@@ -683,16 +682,16 @@ def test_the_command_serves_at_the_address_it_prints_and_ctrl_c_stops_it(tmp_pat
         base = url.split("?")[0]
         for _ in range(100):  # the socket listens before uvicorn answers
             try:
-                with urllib.request.urlopen(base + "api/runs", timeout=10) as answer:
+                with urllib.request.urlopen(base + "api/runs", timeout=HANG) as answer:
                     assert json.loads(answer.read().decode("utf-8"))["runs"] == []
                 break
             except urllib.error.URLError:
                 time.sleep(0.1)
-        with urllib.request.urlopen(url, timeout=10) as answer:
+        with urllib.request.urlopen(url, timeout=HANG) as answer:
             assert b"/static/main.js" in answer.read()
     finally:
         server.send_signal(signal.SIGINT)
-        _, err = server.communicate(timeout=60)
+        _, err = server.communicate(timeout=HANG)
     # uvicorn stops gracefully, then (in its newer versions) hands the interrupt back: "interrupted", 130.
     assert server.returncode in (0, 130) and "Traceback" not in err, err
 
@@ -759,13 +758,9 @@ def test_keep_solving_refuses_a_time_that_is_not_a_positive_number(client, secon
     assert answer.status_code == 400 and "seconds must be a positive number" in answer.json()["error"]
 
 
-def _until(condition, polls=12000):
-    """Wait for ``condition()``, polling at most ``polls`` times (two minutes) before failing."""
-    for _ in range(polls):
-        if condition():
-            return
-        time.sleep(0.01)
-    pytest.fail("the condition never came true")
+def _until(condition):
+    """Wait for ``condition()``, polling, until it is true (a hang: the test's timeout names it)."""
+    wait_until(condition, "the condition", poll=0.01)
 
 
 def test_a_newer_position_drops_the_questions_no_worker_has_begun():

@@ -142,7 +142,6 @@ def test_a_test_goes_on_only_with_the_program_its_games_were_played_by(tmp_path,
     assert "a program this plan did not record" in capsys.readouterr().err
 
 
-@pytest.mark.fast
 def test_the_default_screen_plays_every_opening_once_with_each_colour(tmp_path, capsys):
     candidate = str(tmp_path / "weak-params.json")  # throws stones away: it loses every game
     save_params(candidate, make_params(dict(DEFAULT_WEIGHTS, margin=-20.0), provenance={"source": "weak"}))
@@ -189,7 +188,6 @@ def test_ship_refuses_a_missing_params_file_before_anything_is_written(tmp_path,
     assert not os.path.exists(os.path.join(run, "ship"))
 
 
-@pytest.mark.fast
 def test_export_takes_its_search_settings_from_the_file_it_replaces(tmp_path, capsys):
     run = evolved(tmp_path, (0, 20), "export")
     current = current_file(tmp_path, 10.0)

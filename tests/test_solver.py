@@ -18,7 +18,7 @@ from engine.play.stats import sprt_bounds, sprt_llr
 from engine.playout import random_opening
 from engine.search import Searcher, terminal_value
 from engine.solver import Solver, settled_win_loss
-from tests.conftest import cli
+from tests.conftest import HANG, cli
 
 
 def minimax_margin(position):
@@ -117,7 +117,6 @@ def test_no_move_passes_the_cpu_cap():
         position.play_point(move)  # legal: IllegalMove otherwise
 
 
-@pytest.mark.fast
 def test_a_node_budget_gives_the_same_move_on_any_machine():
     evaluate = make_evaluator(default_params().weights)
     position = late_positions(6, 1)[0]
@@ -156,7 +155,7 @@ def test_a_match_stops_when_the_sprt_decides():
 
 def test_solve_prints_every_moves_exact_value():
     moves = "2,2 1,2 2,1 1,1 3,2 2,3 1,3 3,3 2,4 0,3 3,1 4,3 1,4 0,1 4,2 0,2 0,0 1,0"
-    result = cli("littlego", "solve", "--moves", moves, timeout=300)
+    result = cli("littlego", "solve", "--moves", moves, timeout=HANG)
     assert result.returncode == 0, result.stderr
     position = Position.initial()
     for text in moves.split():

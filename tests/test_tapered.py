@@ -18,7 +18,7 @@ from evolve.experiment.schema import Config
 from evolve.genome import make_toolbox
 from evolve.loop import Evolution
 from evolve.runs import export_best, read_generations
-from tests.conftest import ROOT, cli, random_position
+from tests.conftest import HANG, ROOT, cli, random_position
 from tests.test_evolve import TINY, evolve_cli, write_config
 
 # flat weights (those shipped on 2026-11-24); params.json may be tapered
@@ -169,7 +169,7 @@ def test_a_tapered_run_exports_params_that_a_bundled_agent_plays(tmp_path):
         cwd=bundle,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG,
     )
     assert played.returncode == 0 and played.stderr == "", played.stderr
     assert open(os.path.join(bundle, "output.txt")).read().strip() == "2,2"  # the book's one winning move

@@ -25,7 +25,7 @@ from engine.course.tournament import (
 from engine.params import default_params, save_params
 from engine.play.settings import GameSettings
 from engine.sandbox.files import excerpt
-from tests.conftest import kill_when_journal_holds, start_cli
+from tests.conftest import HANG, kill_when_journal_holds, start_cli
 from tests.test_course_build import PASS_CPP
 
 SCRIPTED_AGENT = """import sys
@@ -142,7 +142,6 @@ def test_a_tournament_refuses_even_games_and_too_few_agents():
         play_tournament(["greedy"], ["greedy"])
 
 
-@pytest.mark.fast
 def test_an_interrupted_tournament_resumes_to_the_same_table(tmp_path, monkeypatch):
     import engine.course.tournament as tournament_module
 
@@ -192,7 +191,7 @@ def test_a_killed_tournament_of_six_folders_resumes_to_the_uninterrupted_table(t
     whole = start_cli(
         "littlego", "tournament", folders, "--games", "1", "--jobs", "2", "--json", "--csv", tmp_path / "t.csv"
     )
-    out, err = whole.communicate(timeout=600)
+    out, err = whole.communicate(timeout=HANG)
     assert whole.returncode == 0, err
     expected = json.loads(out)
     assert [s["agent"] for s in expected["standings"]][-1] == "broken"
@@ -203,16 +202,15 @@ def test_a_killed_tournament_of_six_folders_resumes_to_the_uninterrupted_table(t
     journal = tmp_path / "t.jsonl"
     command = ["tournament", folders, "--games", "1", "--jobs", "1", "--json", "--resume", str(journal)]
     first = start_cli("littlego", *command)
-    done = kill_when_journal_holds(first, journal, 7, 300)
+    done = kill_when_journal_holds(first, journal, 7)
     assert 6 <= done < 15
     again = start_cli("littlego", *command)
-    out, err = again.communicate(timeout=600)
+    out, err = again.communicate(timeout=HANG)
     assert again.returncode == 0, err
     report = json.loads(out)
     assert report["resumed_games"] >= 6 and comparable(report) == comparable(expected)
 
 
-@pytest.mark.fast
 def test_new_entrants_join_a_finished_tournament_and_play_only_their_pairs(tmp_path, monkeypatch):
     import engine.course.tournament as tournament_module
 
