@@ -163,7 +163,8 @@ def test_the_next_games_sandbox_starts_while_a_game_plays_and_serves_the_next_ga
     player = ProgramPlayer(str(first), limits=LIMITS)
     player.new_game(BLACK, 1)
     try:
-        (spare,) = spares._waiting.values()
+        (starting,) = spares._waiting.values()
+        spare = starting.result()  # made on the starter thread while this game plays
         assert spare.box is not None and spare.box.process is not None  # started before any game asked for it
         assert os.listdir(spare.workspace.folder) == []  # and empty: the next game copies its folder in
         assert player.box is not spare.box and player.timed_move(Position.initial())[0] == "PASS"

@@ -254,6 +254,7 @@ class Accounting:
                     _write(os.path.join(folder, "cgroup.kill"), "1")
                 except OSError:
                     pass
+        pause = 0.0002  # the kernel reaps a killed cgroup in well under a millisecond: look again soon, then less often
         for _ in range(200):  # a process forking meanwhile is caught on a later round
             members = self._members()
             if not members:
@@ -263,7 +264,8 @@ class Accounting:
                     os.kill(pid, signal.SIGKILL)
                 except OSError:
                     pass
-            time.sleep(0.005)
+            time.sleep(pause)
+            pause = min(2 * pause, 0.005)
 
     def close(self) -> None:
         """Kill what is left and remove the run's cgroups."""

@@ -4,7 +4,10 @@ Starting a game's sandbox (bwrap, the move server's interpreter, the namespace t
 47 ms of CPU, which the game used to wait for at its first move: for an agent of a few ms a move,
 most of its game. Here ``take`` hands a game a sandbox that was started when the previous game of
 the same kind of player began, and starts the next one, so that the start runs on a free core
-while a game plays (on a busy machine it costs what it cost before, and no more).
+while a game plays (on a busy machine it costs what it cost before, and no more). The next one is
+made on a thread of its own (``_STARTER``): its workspace, its cgroups and the wait for bwrap's
+exec (about 20 ms of the host's wall time a game) overlap the game's moves, which wait on the
+move server; a game that finds its spare still starting waits for it.
 
 A spare is as fresh as a sandbox started at its game: a workspace (a tmpfs, a user, cgroups) of its
 own, a PID namespace of its own, no move ever run in it, and its folder empty until its game
@@ -17,6 +20,7 @@ exit, and when a pool's worker is ended).
 
 import atexit
 import os
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Dict, List, NamedTuple, Optional, Tuple, Union
 
 from engine.sandbox import gamebox
@@ -50,13 +54,32 @@ class GameSandbox(NamedTuple):
         self.workspace.close()
 
 
-_waiting: Dict[Kind, GameSandbox] = {}  # in the order they were started
+_waiting: Dict[Kind, "Future[GameSandbox]"] = {}  # in the order they were started
 _made: List[bool] = []  # non-empty once this process (or its parent before a fork) made a sandbox here
+_STARTER: List[ThreadPoolExecutor] = []  # the thread that makes spares, once one was asked for
 
 
 def _forget() -> None:
-    """In a forked child: the parent's spares are the parent's (closing them here would end its sandboxes)."""
+    """In a forked child: the parent's spares are the parent's (closing them here would end its sandboxes),
+    and its starter thread is not in the child."""
     _waiting.clear()
+    _STARTER.clear()
+
+
+def _start_spare(kind: Kind) -> "Future[GameSandbox]":
+    """The next game's sandbox of ``kind``, being made on the starter thread."""
+    if not _STARTER:
+        _STARTER.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="sandbox-spares"))
+    return _STARTER[0].submit(_make, kind, True)
+
+
+def _ready(spare: "Future[GameSandbox]") -> Optional[GameSandbox]:
+    """The sandbox a spare's making gave, once made; None where making it failed (the game makes its own,
+    and says what is wrong)."""
+    try:
+        return spare.result()
+    except (OSError, SandboxError):
+        return None
 
 
 os.register_at_fork(after_in_child=_forget)
@@ -97,27 +120,34 @@ def take(command: CommandLine, limits: Limits, cpu_limit: float, wall_limit: flo
     """A fresh sandbox for a game of a player run by ``command`` under these limits (its folder empty: the
     caller copies the player's folder in and calls ``prepare_folder``), and the next game's started."""
     kind = Kind(command if isinstance(command, str) else tuple(command), limits, cpu_limit, wall_limit)
-    found = _waiting.pop(kind, None)
+    spare = _waiting.pop(kind, None)
+    found = _ready(spare) if spare is not None else None
     if found is not None and found.box is not None and not (gamebox.available(limits) and strict_refusal() is None):
         found.box.close()  # not as it was started: the first move starts it (or says why not), or a sandbox a move
         if not gamebox.available(limits):
             found = GameSandbox(found.workspace, None)
     sandbox = found or _make(kind, early=False)
     if sandbox.box is not None:
-        _waiting[kind] = _make(kind, early=True)
+        _waiting[kind] = _start_spare(kind)
         while len(_waiting) > KEPT:
-            _waiting.pop(next(iter(_waiting))).close()
+            _close(_waiting.pop(next(iter(_waiting))))
     return sandbox
+
+
+def _close(spare: "Future[GameSandbox]") -> None:
+    made = _ready(spare)
+    if made is not None:
+        made.close()
 
 
 def close_all() -> None:
     """End every spare sandbox of this process; and, where it made any, what the spares of its ended child
     processes left (a pool's workers end killed, before their spares are closed: their mounts and cgroups)."""
-    spares: List[GameSandbox] = list(_waiting.values())
+    spares: List[Future[GameSandbox]] = list(_waiting.values())
     _waiting.clear()
     for spare in spares:
         try:
-            spare.close()
+            _close(spare)
         except OSError:
             pass
     if _made:
