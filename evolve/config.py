@@ -26,7 +26,15 @@ from engine.ruler.position_set import PositionsError, load_positions
 from evolve.config_genome import DEFAULT_BOUNDS as DEFAULT_BOUNDS  # both as ever offered here too
 from evolve.config_genome import HELD_WITHIN as HELD_WITHIN
 from evolve.config_genome import settle_genes
-from evolve.experiment.config_keys import PANEL_KEYS, REGRET_KEYS, START_KEYS, TOP_KEYS, ConfigError, check_table
+from evolve.experiment.config_keys import (
+    PANEL_KEYS,
+    REGRET_KEYS,
+    START_KEYS,
+    TOP_KEYS,
+    ConfigError,
+    StrategyName,
+    check_table,
+)
 from evolve.experiment.schema import CONFIG_TABLES, Config, PanelEntry, RecordedStart, RegretSettings, SelfPlay, Start
 
 # Keys renamed (old name -> new; a table's key as table.key), still read for one release with a warning.
@@ -78,7 +86,7 @@ def validate(data: Dict[str, Any], path: str = "config", start_weights: Optional
     if config.fitness.play == "as-shipped":
         config = _as_shipped(config, path)
     _check_rounds(config, path)
-    if config.strategy == "ga":
+    if config.strategy is StrategyName.GA:
         _check_ga(config, path)
     return config
 

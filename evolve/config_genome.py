@@ -18,7 +18,7 @@ from engine.params import ABSENT_WEIGHT, Params, genome_of, load_params, params_
 from engine.play.executors import is_remote
 from engine.sandbox.limits import UntrustedFolderError
 from evolve.agents.program_individual import fingerprint, folder_problem, name_problem, read_agent_weights, start_row
-from evolve.experiment.config_keys import INDIVIDUAL_KEYS, ConfigError, check_table
+from evolve.experiment.config_keys import INDIVIDUAL_KEYS, ConfigError, StrategyName, check_table
 from evolve.experiment.schema import Config, ProgramIndividual, RecordedStart, Start, StartRows
 from evolve.genome import ENDGAME, UNRECORDED_GENES, feature_of, genes, named
 from evolve.params_genes import LAYER_GROUPS, PARTS, WEIGHTS, gene_values, group_of, layer_bounds, part_genes
@@ -73,7 +73,7 @@ def settle_genes(
     start = _start(config, files, loaded, path, None if recorded is None else recorded.rows)
     kept = None if base is None else params_to_dict(base)
     config = config._replace(start=start._replace(parts=chosen, base=kept))
-    if config.strategy == "cmaes" and len(names) > MAX_CMAES_GENES:
+    if config.strategy is StrategyName.CMAES and len(names) > MAX_CMAES_GENES:
         raise ConfigError(
             f"{path}: {len(names)} genes for CMA-ES, which keeps a covariance of genes x genes numbers in every "
             f'checkpoint ({len(names) ** 2:,} here); at most {MAX_CMAES_GENES}: use strategy = "spsa" or "ga", '

@@ -36,6 +36,7 @@ from deap.tools import crossover, emo, mutation, selection
 from engine.common.plain_state import fields, items, number, numbers, whole_number
 from engine.features import FEATURES
 from engine.params import ABSENT_WEIGHT
+from evolve.experiment.config_keys import StrategyName
 from evolve.experiment.schema import Config, GaSettings, Start
 from evolve.spsa import Spsa
 
@@ -353,7 +354,7 @@ def make_toolbox(config: Config, strategy: Optional[Strategy] = None) -> Tuple[T
     """
     bounds = gene_bounds(config)
     toolbox: Toolbox = base.Toolbox()
-    if config.strategy == "ga":
+    if config.strategy is StrategyName.GA:
         if strategy is None:
             strategy = GeneticStrategy(config.ga, bounds, config.start, config.population, config.hall_of_fame_size())
         toolbox.register("generate", strategy.generate, creator.Individual)
@@ -361,7 +362,7 @@ def make_toolbox(config: Config, strategy: Optional[Strategy] = None) -> Tuple[T
         return toolbox, strategy
     starts = config.start.weights
     centre = [float(x) for x in numpy.mean(starts, axis=0)] if starts else [(low + high) / 2 for low, high in bounds]
-    if config.strategy == "spsa":
+    if config.strategy is StrategyName.SPSA:
         if strategy is None:
             spsa = config.spsa
             strategy = Spsa(
@@ -445,15 +446,15 @@ def strategy_to_json(strategy: Optional[Strategy]) -> Optional[Dict[str, Any]]:
     return data
 
 
-def strategy_from_json(kind: str, data: object, genes: int) -> Optional[Strategy]:
+def strategy_from_json(kind: StrategyName, data: object, genes: int) -> Optional[Strategy]:
     """The state ``strategy_to_json`` wrote of a strategy of ``kind`` (a config's ``strategy``) over ``genes``
     genes: None for the GA (``make_toolbox`` makes it anew and the population is told it); ValueError saying
     what is wrong."""
-    if kind == "ga":
+    if kind is StrategyName.GA:
         if data is not None:
             raise ValueError("a GA's strategy is kept as its population, not as a state of its own")
         return None
-    if kind == "spsa":
+    if kind is StrategyName.SPSA:
         spsa = Spsa.from_json(data)
         if len(spsa.theta) != genes:
             raise ValueError(f"SPSA's centre has {len(spsa.theta)} genes, not the config's {genes}")

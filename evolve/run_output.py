@@ -23,7 +23,7 @@ from engine.params import save_params
 from engine.protocol import write_atomic
 from evolve.agents.program_individual import best_file, save_agent_weights
 from evolve.config import load_config, repeated_games
-from evolve.experiment.config_keys import ConfigError
+from evolve.experiment.config_keys import ConfigError, StrategyName
 from evolve.experiment.schema import Config
 from evolve.generations import generation_line, overfitting_warning, saturation_warning
 from evolve.genome import Individual
@@ -173,9 +173,9 @@ def announce(run_dir: str, config: Config, searcher: str, where: Mapping[str, An
 
 def _first_draws(config: Config) -> str:
     """How the strategy draws generation 0 from the start weights, in its own words."""
-    if config.strategy == "ga":
+    if config.strategy is StrategyName.GA:
         return f"mutated copies of them and {100 * config.start.random:.0f}% of the rest at random"
-    if config.strategy == "cmaes":
+    if config.strategy is StrategyName.CMAES:
         return f"CMA-ES's draws about their mean, a step of {config.cmaes.sigma:g} of each weight's range"
     return "SPSA's pairs of opposite perturbations about their mean"
 

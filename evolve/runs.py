@@ -292,7 +292,7 @@ def provenance(run_dir: str, config: Config, generation: int, fitness: Sequence[
         "generation": generation,
         "fitness": {"win_rate": fitness[0], "mean_stone_margin": fitness[1]},
         **({} if config.individual is not None else _how_played(config)),  # a program plays as its code says
-        "strategy": config.strategy,
+        "strategy": config.strategy.value,
         "panel": [entry.opponent for entry in config.panel],
         "date": datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0).isoformat(),
     }

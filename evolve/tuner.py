@@ -15,12 +15,12 @@ import numpy
 from deap import creator, tools
 
 from evolve import genome
-from evolve.experiment.config_keys import FITNESS_KEYS, TOP_KEYS, defaults
+from evolve.experiment.config_keys import FITNESS_KEYS, STRATEGIES, TOP_KEYS, StrategyName, defaults
 from evolve.experiment.schema import Config
 from evolve.spsa import Spsa
 
 Fitness = Tuple[float, ...]  # an individual's fitness values, compared in order (higher is better)
-RUN_STRATEGIES = ("ga", "cmaes", "spsa")  # the config's strategy key: what ``evolve run`` can run
+RUN_STRATEGIES = STRATEGIES  # the config's strategy key: what ``evolve run`` can run
 CMAES_SMALLEST_SIGMA = 1e-12  # a CMA-ES step below this has converged to its numerical end
 
 
@@ -41,7 +41,9 @@ class RunTuner:
         # strategy's generation 0 then holds the original, the run's best is never worse than it on the fitness,
         # and plots draw where the run began
         self._originals = (
-            [list(row) for row in config.start.weights] if strategy is None and config.strategy == "cmaes" else []
+            [list(row) for row in config.start.weights]
+            if strategy is None and config.strategy is StrategyName.CMAES
+            else []
         )
 
     def seed(self) -> None:
@@ -69,7 +71,7 @@ class RunTuner:
         if fitnesses is not None:
             for individual, values in zip(candidates, fitnesses):
                 individual.fitness.values = tuple(values)
-        centre = self.centre() if self.config.strategy == "cmaes" else None
+        centre = self.centre() if self.config.strategy is StrategyName.CMAES else None
         try:
             self.population = self.toolbox.update(self._sampled, list(candidates))
             healthy = centre is None or (
@@ -92,7 +94,7 @@ class RunTuner:
         """How many candidates a generation after the first asks, where the first asked ``first``: the GA's
         elites take the place of as many offspring; CMA-ES's and SPSA's draws are as many again, and the
         hall of fame's elites are measured beside them (CMA-ES's start weights, measured in the first, are not)."""
-        if self.config.strategy == "ga":
+        if self.config.strategy is StrategyName.GA:
             return first
         return first - len(self._originals) + self.config.hall_of_fame_size()
 
@@ -104,7 +106,7 @@ class RunTuner:
 
     def centre(self) -> List[float]:
         """Where the strategy stands: CMA-ES's mean, SPSA's centre, the GA population's mean weights."""
-        if self.config.strategy == "cmaes":
+        if self.config.strategy is StrategyName.CMAES:
             return [float(x) for x in self._cmaes().centroid]
         strategy = self.strategy
         assert isinstance(strategy, (genome.GeneticStrategy, Spsa))  # the config's other two

@@ -143,6 +143,23 @@ def test_a_config_key_is_one_row_of_its_schema_and_its_default_reaches_the_recor
 
 
 @pytest.mark.fast
+def test_the_strategy_is_a_closed_set_whose_strings_the_files_keep(tmp_path):
+    """The config's strategy is a member of StrategyName, compared as one; the config file, the checkpoint's
+    plain data and the run's lines hold its string, and a name outside the set is one clear error."""
+    for name in config_keys.STRATEGIES:
+        config = load_config(write_config(tmp_path, TINY.replace('strategy = "ga"', f'strategy = "{name}"')))
+        assert config.strategy is config_keys.StrategyName(name)
+        data = config.to_json()
+        assert type(data["strategy"]) is str and data["strategy"] == name and json.loads(json.dumps(data))
+        assert Config.from_json(data).strategy is config.strategy
+        assert f"{config.strategy}" == str(config.strategy) == name and f"{config.strategy:>6}" == f"{name:>6}"
+    with pytest.raises(ConfigError, match="'strategy' = 'nelder-mead' is out of range: 'ga', 'cmaes' or 'spsa'"):
+        load_config(write_config(tmp_path, TINY.replace('strategy = "ga"', 'strategy = "nelder-mead"')))
+    with pytest.raises(ConfigError, match="'strategy' must be a string, found 3"):
+        load_config(write_config(tmp_path, TINY.replace('strategy = "ga"', "strategy = 3")))
+
+
+@pytest.mark.fast
 def test_each_record_declares_a_field_of_each_row_of_its_table_in_order_and_of_its_type():
     # The records are written out in class syntax; each table's rows are their first fields, of the rows'
     # types, and only the fields named here follow them (what validation derives, or the config's tables).

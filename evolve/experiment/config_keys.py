@@ -4,6 +4,7 @@ them (``check_table``), every error a ``ConfigError`` naming the file and the ke
 declares the records the keys fill; ``evolve.config`` reads a file into them.
 """
 
+import enum
 import math
 from typing import Any, Callable, Dict, NamedTuple, Optional
 
@@ -22,6 +23,24 @@ class ConfigError(UserError, ValueError):
     """An experiment config that cannot be run; the message names the file and the key."""
 
 
+class StrategyName(str, enum.Enum):
+    """The optimiser ``evolve run`` runs: the config's ``strategy``. Its string is what the config, the
+    checkpoint and the run's lines hold."""
+
+    GA = "ga"
+    CMAES = "cmaes"
+    SPSA = "spsa"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+STRATEGIES = tuple(strategy.value for strategy in StrategyName)
+
+
 class ConfigKey(NamedTuple):
     """One key of an experiment config's table, declared once: its type, its default and the values it
     may take. Each key is also a field of its table's record, of the key's type and in the table's order
@@ -33,9 +52,16 @@ class ConfigKey(NamedTuple):
     range_words: str = ""  # the values allowed, in words, as an error states them
 
     def read(self, value: object, name: str, path: str) -> Any:
-        """``value`` as the key holds it (an integer as a float where the key is a float), checked: a
-        ConfigError naming ``path`` and the key's ``name`` where it is of another type, not finite or out of
-        range."""
+        """``value`` as the key holds it (an integer as a float where the key is a float, a member where
+        the key is a closed set of strings), checked: a ConfigError naming ``path`` and the key's ``name``
+        where it is of another type, not finite or out of range."""
+        if issubclass(self.kind, enum.Enum):
+            if not isinstance(value, str):
+                raise ConfigError(f"{path}: {name!r} must be a string, found {value!r}")
+            try:
+                return self.kind(value)
+            except ValueError:
+                raise ConfigError(f"{path}: {name!r} = {value!r} is out of range: {self.range_words}") from None
         if self.kind is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
         if not isinstance(value, self.kind) or (isinstance(value, bool) and self.kind is not bool):
@@ -45,6 +71,14 @@ class ConfigKey(NamedTuple):
         if self.check is not None and not self.check(value):
             raise ConfigError(f"{path}: {name!r} = {value!r} is out of range: {self.range_words}")
         return value
+
+    def typed(self, value: Any) -> Any:
+        """A value of plain data (a checkpoint's) as the record holds it: a member where the key is a closed set."""
+        return self.kind(value) if issubclass(self.kind, enum.Enum) else value
+
+    def plain(self, value: Any) -> Any:
+        """The record's value as plain data: a closed set's member as its string."""
+        return value.value if isinstance(value, enum.Enum) else value
 
 
 # A table's keys: name -> its row.
@@ -81,7 +115,6 @@ def _join(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
 
 
-STRATEGIES = ("ga", "cmaes", "spsa")
 TOP_KEYS: Schema = {
     "name": ConfigKey(
         kind=str,
@@ -100,9 +133,7 @@ TOP_KEYS: Schema = {
         check=lambda v: 0 <= v <= 100000,
         range_words="0 to 100000 (after generation 0; 0: the first population measured alone, nothing evolved)",
     ),
-    "strategy": ConfigKey(
-        kind=str, default="cmaes", check=lambda v: v in STRATEGIES, range_words="'ga', 'cmaes' or 'spsa'"
-    ),
+    "strategy": ConfigKey(kind=StrategyName, default=StrategyName.CMAES, range_words="'ga', 'cmaes' or 'spsa'"),
     "depth": ConfigKey(
         kind=int,
         default=2,

@@ -20,6 +20,7 @@ from evolve.experiment.config_keys import (
     SPSA_KEYS,
     TOP_KEYS,
     Schema,
+    StrategyName,
     defaults,
 )
 
@@ -172,7 +173,7 @@ class Config(NamedTuple):
     seed: int
     population: int
     generations: int
-    strategy: str
+    strategy: StrategyName
     depth: int
     jobs: int
     black_weight: float
@@ -217,7 +218,7 @@ class Config(NamedTuple):
     def to_json(self) -> Dict[str, Any]:
         """The config as plain data (dicts, lists, strings, numbers), as a checkpoint keeps it: readable
         whatever becomes of these classes."""
-        data: Dict[str, Any] = {key: getattr(self, key) for key in TOP_KEYS}
+        data: Dict[str, Any] = {key: row.plain(getattr(self, key)) for key, row in TOP_KEYS.items()}
         data.update((name, dict(getattr(self, name)._asdict())) for name in CONFIG_TABLES)
         data["start"] = dict(
             self.start._asdict(),
@@ -247,7 +248,7 @@ class Config(NamedTuple):
         start = data["start"]
         individual = data.get("individual")
         return cls(
-            **{key: data[key] for key in TOP_KEYS},
+            **{key: row.typed(data[key]) for key, row in TOP_KEYS.items()},
             **{
                 name: _from_table(record, data[name] if name in data else defaults(schema))
                 for name, (schema, record) in CONFIG_TABLES.items()
