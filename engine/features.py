@@ -46,17 +46,8 @@ if TYPE_CHECKING:
 
         def __call__(self, position: Position, captured: int = 0) -> float: ...
 
-    class WeightedEvaluator(Evaluator, Protocol):
-        """An evaluator from ``make_evaluator``: its weights at each ply are known (``by_ply``), and its
-        pattern weights (``patterns``, PATTERNS order; None: none) and its hidden layer (``network``;
-        None: none)."""
-
-        by_ply: "ByPly"
-        patterns: Optional[Tuple[float, ...]]
-        network: Optional[Network]
-
 else:
-    Evaluator = WeightedEvaluator = Callable
+    Evaluator = Callable
 
 
 class Feature(NamedTuple):
@@ -269,54 +260,61 @@ def weights_by_ply(weights: Weights, endgame: Optional[Weights] = None) -> ByPly
     return tuple(tuple(o + (ply / MAX_MOVES) * (e - o) for o, e in zip(opening, end)) for ply in range(MAX_MOVES + 1))
 
 
+class WeightedEvaluator:
+    """An evaluator of weights: ``evaluator(position, captured) -> float``, the position's value for its
+    mover. Its fields are what it evaluates with, and what the compiled twin reads: the weights at each
+    ply (``by_ply``), the pattern weights (``patterns``, PATTERNS order; None: none) and the hidden layer
+    (``network``; None: none). Built by ``make_evaluator``.
+
+    Every term but the captures depends on the position alone, and a search meets the same positions
+    again and again (each deepening iteration, transpositions): that part is remembered (``cache``), the
+    captures term (the path's) added each time."""
+
+    __slots__ = ("by_ply", "patterns", "network", "cache", "_statics", "_captures", "_layer")
+
+    def __init__(self, by_ply: ByPly, patterns: Optional[Tuple[float, ...]], network: Optional[Network]):
+        self.by_ply, self.patterns, self.network = by_ply, patterns, network
+        path = FEATURES.index(PATH_FEATURE)
+        self._statics = tuple(vector[:path] + (0.0,) + vector[path + 1 :] for vector in by_ply)
+        self._captures = tuple(vector[path] for vector in by_ply)
+        self._layer = None if network is None else LayerReader(network)
+        self.cache: Dict[Tuple[int, int, int, int], float] = {}
+
+    def __call__(self, position: Position, captured: int = 0) -> float:
+        ply = min(position.moves_played, MAX_MOVES)
+        key = (position.own, position.opp, position.player, position.moves_played)
+        cache = self.cache
+        value = cache.get(key)
+        if value is None:
+            if len(cache) > _EVALUATION_CACHE:
+                cache.clear()
+            values = feature_values(position, 0)
+            terms: Iterable[float] = map(mul, self._statics[ply], values)
+            shapes = self.patterns
+            if shapes is not None:  # one sum, as the compiled twin adds them
+                terms = chain(terms, [shapes[index] for index in pattern_indices(position.own, position.opp)])
+            value = sum(terms)
+            if self._layer is not None:
+                value += self._layer(position.own, position.opp, values)
+            cache[key] = value
+        return value + self._captures[ply] * captured
+
+
 def make_evaluator(
     weights: Weights,
     endgame: Optional[Weights] = None,
     patterns: Optional[Sequence[float]] = None,
     network: Optional[Network] = None,
 ) -> WeightedEvaluator:
-    """An evaluator ``evaluate(position, captured) -> float`` from weights by feature name
-    (a mapping) or a sequence in FEATURES order (a genome); with ``endgame`` weights too,
-    tapered: each weight interpolated by ply between the two (``weights_by_ply``); with ``patterns``
-    (a weight for each shape of engine.patterns' PATTERNS, in its order), the weights of the board's
-    windows' shapes added after the features', window by window in the order of their shapes; with a
-    ``network`` (engine.network), its layer's value added to that sum."""
-    table = weights_by_ply(weights, endgame)
+    """A WeightedEvaluator from weights by feature name (a mapping) or a sequence in FEATURES order (a
+    genome); with ``endgame`` weights too, tapered: each weight interpolated by ply between the two
+    (``weights_by_ply``); with ``patterns`` (a weight for each shape of engine.patterns' PATTERNS, in its
+    order), the weights of the board's windows' shapes added after the features', window by window in
+    the order of their shapes; with a ``network`` (engine.network), its layer's value added to that sum."""
     shapes = None if patterns is None else tuple(float(w) for w in patterns)
     if shapes is not None and len(shapes) != len(PATTERNS):
         raise ValueError(f"expected {len(PATTERNS)} pattern weights, got {len(shapes)}")
-
-    # Every term but the captures depends on the position alone, and a search meets the same
-    # positions again and again (each deepening iteration, transpositions): that part is
-    # remembered, the captures term (the path's) added each time.
-    path = FEATURES.index(PATH_FEATURE)
-    statics = tuple(vector[:path] + (0.0,) + vector[path + 1 :] for vector in table)
-    captures_weights = tuple(vector[path] for vector in table)
-    cache: Dict[Tuple[int, int, int, int], float] = {}
-    layer = None if network is None else LayerReader(network)
-
-    def evaluate(position: Position, captured: int = 0) -> float:
-        ply = min(position.moves_played, MAX_MOVES)
-        key = (position.own, position.opp, position.player, position.moves_played)
-        value = cache.get(key)
-        if value is None:
-            if len(cache) > _EVALUATION_CACHE:
-                cache.clear()
-            values = feature_values(position, 0)
-            terms: Iterable[float] = map(mul, statics[ply], values)
-            if shapes is not None:  # one sum, as the compiled twin adds them
-                terms = chain(terms, [shapes[index] for index in pattern_indices(position.own, position.opp)])
-            value = sum(terms)
-            if layer is not None:
-                value += layer(position.own, position.opp, values)
-            cache[key] = value
-        return value + captures_weights[ply] * captured
-
-    weighted = cast(WeightedEvaluator, evaluate)
-    weighted.by_ply = table  # what the compiled twin evaluates with
-    weighted.patterns = shapes
-    weighted.network = network
-    return weighted
+    return WeightedEvaluator(weights_by_ply(weights, endgame), shapes, network)
 
 
 def stone_weight(evaluate: WeightedEvaluator, ply: int) -> float:

@@ -20,7 +20,7 @@ import sys
 from typing import Callable, Dict, List, NoReturn, Optional, Sequence, Set, TextIO, Tuple, Type
 
 from engine.constants import BLACK, KOMI, MAX_MOVES, NUM_POINTS, PASS, WHITE, Move
-from engine.features import FEATURES, Evaluator, feature_values
+from engine.features import FEATURES, Evaluator, WeightedEvaluator, feature_values
 from engine.native.compiler import FOLDER, NATIVE_PASS, NativeError, NoCompiler, compiled_library, game_defines
 from engine.network import MAX_UNITS, Network
 from engine.patterns import PATTERNS, WINDOW_TABLES, WINDOW_TOPS, pattern_indices
@@ -298,16 +298,16 @@ class NativeSearcher(Searcher):
         shape_depth: Optional[int] = None,
         table_limit: int = TABLE_LIMIT,
     ):
-        table = getattr(evaluate, "by_ply", None)
-        if table is None or len(table[0]) != len(FEATURES):
+        if not isinstance(evaluate, WeightedEvaluator) or len(evaluate.by_ply[0]) != len(FEATURES):
             raise ValueError("the compiled searcher needs an evaluator from engine.features.make_evaluator")
+        table = evaluate.by_ply
         library = native_library()
         # make_evaluator's split, at every ply: the captures term apart, a 0.0 in its place in the static sum
         captures = FEATURES.index("captures")
         static = [w for vector in table for w in vector[:captures] + (0.0,) + vector[captures + 1 :]]
         captures_weights = [vector[captures] for vector in table]
-        shapes = getattr(evaluate, "patterns", None)
-        network = _flat_network(getattr(evaluate, "network", None))
+        shapes = evaluate.patterns
+        network = _flat_network(evaluate.network)
         handle = library.ls_new(
             (ctypes.c_double * len(static))(*static),
             (ctypes.c_double * len(captures_weights))(*captures_weights),
