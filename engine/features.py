@@ -13,6 +13,7 @@ computation in ``engine/native/search_features.h`` (``f[FEATURE_NAME] = ...``). 
 ``docs/add-a-feature.md`` walks through it.
 """
 
+from fractions import Fraction
 from itertools import chain
 from operator import itemgetter, mul
 from typing import TYPE_CHECKING, Callable, Dict, Iterable, NamedTuple, Optional, Sequence, Tuple, Union, cast
@@ -31,8 +32,8 @@ from engine.bitboard import (
     neighbours,
     points_of,
 )
-from engine.constants import BOARD_SIZE, MAX_MOVES
-from engine.network import LayerReader, Network
+from engine.constants import BOARD_SIZE, KOMI, MAX_MOVES
+from engine.network import LayerReader, Network, fixed_layer
 from engine.patterns import PATTERNS, pattern_indices
 from engine.position import Position
 
@@ -58,18 +59,27 @@ class Feature(NamedTuple):
     meaning: str
     default: float
     bounds: Tuple[float, float]
+    # what every value of the feature times is a whole number (the hidden layer counts it so)
+    denominator: int = 1
 
+
+_KOMI_DENOMINATOR = Fraction(KOMI).denominator  # the margin moves by whole stones from komi's fraction
 
 # Material dominates the defaults; stones in danger and liberties refine it.
 FEATURE_TABLE = (
     Feature(
-        name="margin", meaning="the stone margin if the game ended now, komi included", default=10.0, bounds=(0.0, 20.0)
+        name="margin",
+        meaning="the stone margin if the game ended now, komi included",
+        default=10.0,
+        bounds=(0.0, 20.0),
+        denominator=_KOMI_DENOMINATOR,
     ),
     Feature(
         name="margin_late",
         meaning="the margin scaled by how far the game has gone (0 at ply 0, 1 at ply 24)",
         default=4.0,
         bounds=(-10.0, 10.0),
+        denominator=_KOMI_DENOMINATOR * MAX_MOVES,
     ),
     Feature(
         name="liberties",
@@ -130,6 +140,7 @@ FEATURE_TABLE = (
     ),
 )
 FEATURES = tuple(feature.name for feature in FEATURE_TABLE)
+DENOMINATORS = tuple(feature.denominator for feature in FEATURE_TABLE)  # the hidden layer's (engine.network)
 _IN_ORDER = itemgetter(*FEATURES)  # a computation's values by name -> their tuple in FEATURES order
 # The one feature that depends on the search's path, not the position: the evaluator adds it apart.
 PATH_FEATURE = "captures"
@@ -277,7 +288,7 @@ class WeightedEvaluator:
         path = FEATURES.index(PATH_FEATURE)
         self._statics = tuple(vector[:path] + (0.0,) + vector[path + 1 :] for vector in by_ply)
         self._captures = tuple(vector[path] for vector in by_ply)
-        self._layer = None if network is None else LayerReader(network)
+        self._layer = None if network is None else LayerReader(fixed_layer(network, DENOMINATORS))
         self.cache: Dict[Tuple[int, int, int, int], float] = {}
 
     def __call__(self, position: Position, captured: int = 0) -> float:

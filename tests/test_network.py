@@ -4,6 +4,7 @@ network_ensemble.py). Its compiled twin is compared node for node in tests/test_
 
 import gzip
 import json
+import math
 import os
 import random
 
@@ -12,9 +13,9 @@ import pytest
 
 from engine.constants import NUM_POINTS
 from engine.errors import ParamsError
-from engine.features import FEATURES, make_evaluator
+from engine.features import DENOMINATORS, FEATURES, feature_values, make_evaluator
 from engine.native.solver import position_from_text
-from engine.network import MAX_UNITS
+from engine.network import FRACTION_BITS, MAX_UNITS, WHOLE_VALUE_LIMIT, LayerReader, Network, NetworkError, fixed_layer
 from engine.params import default_params, load_params, params_from_dict, params_to_dict, save_params
 from engine.play.game import play_game
 from engine.players.specs import make_player
@@ -45,8 +46,6 @@ def test_a_params_file_carries_the_layer_and_the_evaluation_reads_it(tmp_path):
     assert sum(plain(p) != layered(p) for p in positions) >= 25
     # the layer's value is the engine's own arithmetic: bias, stones, features, tanh, out
     unit, position = params.network.units[0], positions[0]
-    from engine.features import feature_values
-
     values = feature_values(position, 0)
     total = unit.bias
     for point in range(NUM_POINTS):
@@ -60,6 +59,52 @@ def test_a_params_file_carries_the_layer_and_the_evaluation_reads_it(tmp_path):
     assert alone == pytest.approx(unit.out * numpy.tanh(total), abs=1e-9)
 
 
+def _fixed_point_value(network, position):
+    """The layer's value by engine/network.py's arithmetic, written out plainly: each weight in whole
+    2**-FRACTION_BITS (a feature's per 1/denominator of its value), whole sums, tanh, out, sum()."""
+
+    def whole(weight, denominator=1):
+        return round(math.ldexp(weight / denominator, FRACTION_BITS))
+
+    values = feature_values(position, 0)
+    terms = []
+    for unit in network.units:
+        total = whole(unit.bias)
+        for point in range(NUM_POINTS):
+            total += whole(unit.own[point]) if position.own >> point & 1 else 0
+            total += whole(unit.opp[point]) if position.opp >> point & 1 else 0
+        for weight, value, denominator in zip(unit.features, values, DENOMINATORS):
+            total += round(value * denominator) * whole(weight, denominator)
+        terms.append(unit.out * math.tanh(math.ldexp(total, -FRACTION_BITS)))
+    return sum(terms)
+
+
+@pytest.mark.fast
+def test_the_layer_adds_whole_numbers_so_its_value_is_exactly_the_fixed_point_formula():
+    network = random_network(random.Random(5), 17)
+    rng = random.Random(6)
+    positions = [random_position(rng, 0, 24, pass_rate=0.1) for _ in range(200)]
+    layered = make_evaluator(default_params().weights, None, None, network)
+    plain = make_evaluator(default_params().weights)
+    for position in positions:
+        assert layered(position) - plain(position) == pytest.approx(_fixed_point_value(network, position), abs=1e-9)
+        alone = LayerReader(fixed_layer(network, DENOMINATORS))
+        assert alone(position.own, position.opp, feature_values(position, 0)) == _fixed_point_value(network, position)
+        # every feature's value is a whole number of 1/denominator: counting it so loses nothing
+        for value, denominator in zip(feature_values(position, 0), DENOMINATORS):
+            assert abs(value * denominator - round(value * denominator)) < 1e-9
+            assert abs(round(value * denominator)) < WHOLE_VALUE_LIMIT
+
+
+@pytest.mark.fast
+def test_a_layer_whose_sums_could_outgrow_64_bits_is_refused():
+    unit = random_network(random.Random(1), 1).units[0]
+    huge = Network(units=(unit._replace(features=tuple(1e9 if w else 0.0 for w in unit.features)),))
+    with pytest.raises(NetworkError, match=r"network\[0\]: its weights are too large"):
+        fixed_layer(huge, DENOMINATORS)
+    fixed_layer(Network(units=(unit,)), DENOMINATORS)  # a fitted layer's sizes are far from it
+
+
 @pytest.mark.fast
 @pytest.mark.parametrize(
     "change, words",
@@ -71,6 +116,8 @@ def test_a_params_file_carries_the_layer_and_the_evaluation_reads_it(tmp_path):
         (lambda net: net[0]["features"].__setitem__("captures", 1.0), "network[0].features.captures"),
         (lambda net: net[0]["features"].__setitem__("liberty", 1.0), "unknown feature 'liberty'"),
         (lambda net: net[0]["opp"].__setitem__(3, "1"), "network[0].opp[3]: expected a finite number"),
+        (lambda net: net[1]["own"].__setitem__(2, -1e4), "network[1].own[2]: -10000 is larger than 1000"),
+        (lambda net: net[0].__setitem__("bias", 2e3), "network[0].bias: 2000 is larger than 1000"),
         (lambda net: net.extend([net[0]] * MAX_UNITS), f"at most {MAX_UNITS}"),
         (lambda net: net.clear(), "must be a list of 1 to"),
     ],

@@ -65,11 +65,13 @@ typedef struct {
     double captures_weight[MAX_MOVES + 1];
     double patterns[PATTERN_COUNT];  /* a weight for each shape of engine/patterns.py */
     int has_patterns;               /* 0: the evaluation has no pattern weights */
-    /* the hidden layer of engine/network.py: unit j's bias, a weight a point of the mover's stones and
-     * of the opponent's, a weight a feature, and its weight in the evaluation; units 0: none */
+    /* the hidden layer of engine/network.py as its FixedLayer: unit j's bias, a weight a point of the
+     * mover's stones and of the opponent's, and a weight a feature (per 1/denominators[i] of its value),
+     * in 2**-FRACTION_BITS; its weight in the evaluation; units 0: none */
     int units;
-    double unit_bias[NETWORK_UNITS], unit_own[NETWORK_UNITS][N], unit_opp[NETWORK_UNITS][N];
-    double unit_features[NETWORK_UNITS][FEATURE_COUNT], unit_out[NETWORK_UNITS];
+    int64_t unit_bias[NETWORK_UNITS], unit_own[NETWORK_UNITS][N], unit_opp[NETWORK_UNITS][N];
+    int64_t unit_features[NETWORK_UNITS][FEATURE_COUNT], denominators[FEATURE_COUNT];
+    double unit_out[NETWORK_UNITS];
     int compensated;                /* sum() as Python 3.12+ does it (Neumaier) */
     int shape_depth;                /* -1: never order quiet moves by shape */
     entry_t *slots;
@@ -84,20 +86,38 @@ typedef struct {
     double root_value;
 } searcher_t;
 
-/* engine.network.LayerReader: each unit's sum in its order (bias, own stones by point, the opponent's,
- * the products of the features that are not 0), squashed by tanh, times its out weight, added unit by
- * unit to 0.0 */
+/* sum(terms) as Python adds floats: from 0, in order; with `compensated`, as Python 3.12+ does (Neumaier) */
+static double python_sum(const double *terms, int count, int compensated) {
+    double total = 0.0 + terms[0], compensation = 0.0;
+    for (int i = 1; i < count; i++) {
+        double x = terms[i];
+        if (!compensated) {
+            total += x;
+            continue;
+        }
+        double t = total + x;
+        compensation += fabs(total) >= fabs(x) ? (total - t) + x : (x - t) + total;
+        total = t;
+    }
+    if (compensated && compensation != 0.0 && isfinite(compensation)) total += compensation;
+    return total;
+}
+
+/* engine.network.LayerReader: each unit's sum in whole numbers (its bias, its weights at the mover's
+ * stones and the opponent's, each feature's value in 1/denominator times its weight: exact in any
+ * order), times 2**-FRACTION_BITS, squashed by tanh, times its out weight; the units' terms summed */
 static double layer_value(const searcher_t *s, const pos_t *p, const double *f) {
-    double total = 0.0;
+    int64_t whole[FEATURE_COUNT];
+    double terms[NETWORK_UNITS];
+    for (int i = 0; i < FEATURE_COUNT; i++) whole[i] = f[i] != 0.0 ? llround(f[i] * (double)s->denominators[i]) : 0;
     for (int j = 0; j < s->units; j++) {
-        double sum = s->unit_bias[j];
+        int64_t sum = s->unit_bias[j];
         for (bb b = p->own; b; b &= b - 1) sum += s->unit_own[j][__builtin_ctz(b)];
         for (bb b = p->opp; b; b &= b - 1) sum += s->unit_opp[j][__builtin_ctz(b)];
-        for (int i = 0; i < FEATURE_COUNT; i++)
-            if (f[i] != 0.0) sum += s->unit_features[j][i] * f[i];
-        total += s->unit_out[j] * tanh(sum);
+        for (int i = 0; i < FEATURE_COUNT; i++) sum += s->unit_features[j][i] * whole[i];
+        terms[j] = s->unit_out[j] * tanh(ldexp((double)sum, -FRACTION_BITS));
     }
-    return total;
+    return python_sum(terms, s->units, s->compensated);
 }
 
 /* evaluate(position, captured) of make_evaluator: the static part as one sum() adds it, the features'
@@ -114,18 +134,7 @@ static double evaluate(const searcher_t *s, const pos_t *p, int captured) {
         pattern_indices(p, shapes);
         for (int k = 0; k < WINDOW_COUNT; k++) terms[count++] = s->patterns[shapes[k]];
     }
-    double total = 0.0 + terms[0], compensation = 0.0;
-    for (int i = 1; i < count; i++) {
-        double x = terms[i];
-        if (!s->compensated) {
-            total += x;
-            continue;
-        }
-        double t = total + x;
-        compensation += fabs(total) >= fabs(x) ? (total - t) + x : (x - t) + total;
-        total = t;
-    }
-    if (s->compensated && compensation != 0.0 && isfinite(compensation)) total += compensation;
+    double total = python_sum(terms, count, s->compensated);
     if (s->units) total += layer_value(s, p, f);
     return total + s->captures_weight[ply] * (double)captured;
 }
@@ -292,9 +301,11 @@ void ls_play(const pos_t *p, int move, pos_t *out) { play(p, move, out); }
 /* a searcher with these weights by ply ((MAX_MOVES + 1) rows of FEATURE_COUNT static weights, then
  * MAX_MOVES + 1 captures weights) and pattern weights (PATTERN_COUNT; NULL: none) whose table is cleared when a search starts with more than
  * `table_limit` entries; NULL: out of memory */
-/* network: `units` units, each as bias, N own weights, N opp weights, FEATURE_COUNT feature weights, out */
+/* the hidden layer: `units` units, each as FixedLayer's bias, N own weights, N opp weights and
+ * FEATURE_COUNT feature weights in `sums`; the features' `denominators`; each unit's out weight in `outs` */
 searcher_t *ls_new(const double *weights, const double *captures_weight, const double *patterns, int units,
-                   const double *network, int compensated, int shape_depth, uint64_t table_limit) {
+                   const int64_t *sums, const int64_t *denominators, const double *outs, int compensated,
+                   int shape_depth, uint64_t table_limit) {
     if (units < 0 || units > NETWORK_UNITS) return NULL;
     searcher_t *s = calloc(1, sizeof(searcher_t));
     if (!s) return NULL;
@@ -304,13 +315,14 @@ searcher_t *ls_new(const double *weights, const double *captures_weight, const d
     s->has_patterns = patterns != NULL;
     s->units = units;
     for (int j = 0; j < units; j++) {
-        const double *unit = network + (size_t)j * (2 * N + FEATURE_COUNT + 2);
+        const int64_t *unit = sums + (size_t)j * (1 + 2 * N + FEATURE_COUNT);
         s->unit_bias[j] = unit[0];
         memcpy(s->unit_own[j], unit + 1, sizeof(s->unit_own[j]));
         memcpy(s->unit_opp[j], unit + 1 + N, sizeof(s->unit_opp[j]));
         memcpy(s->unit_features[j], unit + 1 + 2 * N, sizeof(s->unit_features[j]));
-        s->unit_out[j] = unit[1 + 2 * N + FEATURE_COUNT];
+        s->unit_out[j] = outs[j];
     }
+    if (units) memcpy(s->denominators, denominators, sizeof(s->denominators));
     s->compensated = compensated;
     s->shape_depth = shape_depth;
     s->table_limit = table_limit;

@@ -17,12 +17,12 @@ import math
 import os
 import random
 import sys
-from typing import Callable, Dict, List, NoReturn, Optional, Sequence, Set, TextIO, Tuple, Type
+from typing import Callable, Dict, List, NamedTuple, NoReturn, Optional, Sequence, Set, TextIO, Tuple, Type
 
 from engine.constants import BLACK, KOMI, MAX_MOVES, NUM_POINTS, PASS, WHITE, Move
-from engine.features import FEATURES, Evaluator, WeightedEvaluator, feature_values
+from engine.features import DENOMINATORS, FEATURES, Evaluator, WeightedEvaluator, feature_values
 from engine.native.compiler import FOLDER, NATIVE_PASS, NativeError, NoCompiler, compiled_library, game_defines
-from engine.network import MAX_UNITS, Network
+from engine.network import FRACTION_BITS, MAX_UNITS, Network, fixed_layer
 from engine.patterns import PATTERNS, WINDOW_TABLES, WINDOW_TOPS, pattern_indices
 from engine.playout import random_opening
 from engine.position import Position
@@ -60,6 +60,7 @@ def _flags() -> List[str]:
         "PATTERN_COUNT": len(PATTERNS),
         "WINDOW_COUNT": len(WINDOW_TOPS),
         "NETWORK_UNITS": MAX_UNITS,
+        "FRACTION_BITS": FRACTION_BITS,
     }
     defines.update(feature_defines())
     given = game_defines()  # those compiler.py passes every source already
@@ -130,6 +131,8 @@ _SIGNATURES = {
             ctypes.POINTER(ctypes.c_double),
             ctypes.POINTER(ctypes.c_double),
             ctypes.c_int,
+            ctypes.POINTER(ctypes.c_int64),
+            ctypes.POINTER(ctypes.c_int64),
             ctypes.POINTER(ctypes.c_double),
             ctypes.c_int,
             ctypes.c_int,
@@ -274,12 +277,27 @@ def searcher_class(stream: Optional[TextIO] = None) -> Type[Searcher]:
     return NativeSearcher
 
 
-def _flat_network(network: Optional[Network]) -> Tuple[int, List[float]]:
-    """(units, their weights as ls_new reads them: each unit's bias, own, opp, features and out in turn)."""
+class _LayerArguments(NamedTuple):
+    """The hidden layer as ls_new reads it: its units, each unit's FixedLayer sums (bias, own, opp and
+    features in turn), the features' denominators and each unit's out weight (None: no layer)."""
+
+    units: int
+    sums: Optional["ctypes.Array[ctypes.c_int64]"]
+    denominators: Optional["ctypes.Array[ctypes.c_int64]"]
+    outs: Optional["ctypes.Array[ctypes.c_double]"]
+
+
+def _layer_arguments(network: Optional[Network]) -> _LayerArguments:
     if network is None:
-        return 0, []
-    flat = [w for unit in network.units for w in (unit.bias, *unit.own, *unit.opp, *unit.features, unit.out)]
-    return len(network.units), flat
+        return _LayerArguments(0, None, None, None)
+    layer = fixed_layer(network, DENOMINATORS)
+    sums = [w for k, bias in enumerate(layer.bias) for w in (bias, *layer.own[k], *layer.opp[k], *layer.features[k])]
+    return _LayerArguments(
+        len(layer.bias),
+        (ctypes.c_int64 * len(sums))(*sums),
+        (ctypes.c_int64 * len(layer.denominators))(*layer.denominators),
+        (ctypes.c_double * len(layer.out))(*layer.out),
+    )
 
 
 class NativeSearcher(Searcher):
@@ -307,13 +325,12 @@ class NativeSearcher(Searcher):
         static = [w for vector in table for w in vector[:captures] + (0.0,) + vector[captures + 1 :]]
         captures_weights = [vector[captures] for vector in table]
         shapes = evaluate.patterns
-        network = _flat_network(evaluate.network)
+        layer = _layer_arguments(evaluate.network)
         handle = library.ls_new(
             (ctypes.c_double * len(static))(*static),
             (ctypes.c_double * len(captures_weights))(*captures_weights),
             None if shapes is None else (ctypes.c_double * len(shapes))(*shapes),
-            network[0],
-            None if not network[0] else (ctypes.c_double * len(network[1]))(*network[1]),
+            *layer,
             COMPENSATED_SUM,
             -1 if shape_depth is None else shape_depth,
             table_limit,
