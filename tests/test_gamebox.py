@@ -20,11 +20,11 @@ from engine.players.program import ProgramPlayer
 from engine.players.specs import make_player
 from engine.position import Position
 from engine.sandbox import gamebox, spares
-from engine.sandbox.limits import Limits
+from engine.sandbox.limits import Limits, SandboxMode
 from engine.sandbox.workspace import quota_root
 from tests.conftest import ROOT
 
-LIMITS = Limits(mode="auto", memory_mb=256, processes=64, file_mb=16, folder_mb=8)
+LIMITS = Limits(mode=SandboxMode.AUTO, memory_mb=256, processes=64, file_mb=16, folder_mb=8)
 served = pytest.mark.skipif(not gamebox.available(LIMITS), reason="no move server here (needs bwrap)")
 STUDENT = f"{ROOT}/examples/student-agent"
 

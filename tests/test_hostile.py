@@ -29,7 +29,7 @@ from engine.position import Position
 from engine.sandbox import accounting, gamebox, workspace
 from engine.sandbox.files import FOLDER_DEPTH, FOLDER_ENTRIES, READ_LIMIT, copy_folder, remove_tree
 from engine.sandbox.isolation import isolation
-from engine.sandbox.limits import MIB, HostError, Limits, UntrustedFolderError
+from engine.sandbox.limits import MIB, HostError, Limits, SandboxMode, UntrustedFolderError
 from engine.sandbox.workspace import quota_root
 from evolve.agents.program_individual import fingerprint
 from evolve.config import ConfigError, load_config
@@ -37,7 +37,7 @@ from tests.conftest import cli
 from tests.fixtures import make_class
 from tests.test_course_build import PASS_CPP, PASS_JAVA, PASS_PY
 
-LIMITS = Limits(mode="strict", memory_mb=256, processes=64, file_mb=16, folder_mb=8)
+LIMITS = Limits(mode=SandboxMode.STRICT, memory_mb=256, processes=64, file_mb=16, folder_mb=8)
 isolated = pytest.mark.skipif(not isolation()[0], reason=f"no isolation here: {isolation()[1]}")
 needs_gpp = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 needs_jdk = pytest.mark.skipif(shutil.which("javac") is None or shutil.which("jar") is None, reason="needs a JDK")
@@ -195,7 +195,7 @@ def hostile(tmp_path, name, body):
 
 @pytest.mark.parametrize("mode", [pytest.param("strict", marks=isolated), "off"])
 def test_output_txt_is_never_followed_waited_on_or_read_whole(tmp_path, mode):
-    limits = LIMITS._replace(mode=mode)
+    limits = LIMITS._replace(mode=SandboxMode(mode))
     secret = grader_secret(tmp_path)
     attacks = {
         "link": (f"os.symlink({str(secret)!r}, 'output.txt')", "output.txt is a symbolic link"),
@@ -224,7 +224,7 @@ def test_input_txt_is_never_written_through_a_link_the_agent_left(tmp_path, mode
         f"os.path.lexists('input.txt') and os.unlink('input.txt')\nos.symlink({str(victim)!r}, 'input.txt')\n"
         "open('output.txt', 'w').write('PASS')"
     )
-    assert one_move(hostile(tmp_path, "linker", body), LIMITS._replace(mode=mode), moves=2)[0] == "PASS"
+    assert one_move(hostile(tmp_path, "linker", body), LIMITS._replace(mode=SandboxMode(mode)), moves=2)[0] == "PASS"
     assert victim.read_text() == "the grader's file"
 
 
@@ -236,7 +236,7 @@ def test_none_of_the_hosts_environment_reaches_an_agent(tmp_path, monkeypatch, m
         "import json\nopen('env.json', 'w').write(json.dumps(sorted(os.environ)))\n"
         f"open('output.txt', 'w').write('9,9' if any({SECRET!r} in v for v in os.environ.values()) else 'PASS')"
     )
-    player = ProgramPlayer(str(hostile(tmp_path, "reader", body)), limits=LIMITS._replace(mode=mode))
+    player = ProgramPlayer(str(hostile(tmp_path, "reader", body)), limits=LIMITS._replace(mode=SandboxMode(mode)))
     player.new_game(BLACK, 1)
     try:
         assert player.timed_move(Position.initial())[0] == "PASS"
@@ -276,8 +276,8 @@ def cgroups(monkeypatch, which, mode):
     moves run in auto (strict refuses them: ``test_strict_refuses_...``)."""
     if which == "none":
         monkeypatch.setattr(accounting, "hierarchies", lambda: {})
-        return LIMITS._replace(mode="auto" if mode == "strict" else mode)
-    return LIMITS._replace(mode=mode)
+        return LIMITS._replace(mode=SandboxMode.AUTO if mode == "strict" else SandboxMode(mode))
+    return LIMITS._replace(mode=SandboxMode(mode))
 
 
 @pytest.mark.fast
@@ -405,7 +405,8 @@ open("output.txt", "w").write("PASS")
 @pytest.mark.parametrize("mode", [pytest.param("strict", marks=isolated), "off"])
 def test_a_folder_made_deep_during_a_move_ends_with_the_game(tmp_path, mode):
     player = ProgramPlayer(
-        str(folder_of(tmp_path, "digger", {"my_player3.py": MAKES_DEPTH})), limits=LIMITS._replace(mode=mode)
+        str(folder_of(tmp_path, "digger", {"my_player3.py": MAKES_DEPTH})),
+        limits=LIMITS._replace(mode=SandboxMode(mode)),
     )
     for _ in range(2):  # the second game may reuse the sandbox: its folder starts empty again
         player.new_game(BLACK, 1)

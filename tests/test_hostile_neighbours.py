@@ -26,12 +26,12 @@ from engine.players.program import ProgramPlayer
 from engine.position import Position
 from engine.sandbox import users
 from engine.sandbox.isolation import isolation
-from engine.sandbox.limits import Limits, SandboxError
+from engine.sandbox.limits import Limits, SandboxError, SandboxMode
 from engine.sandbox.workspace import QUOTA_ROOTS, quota_root
 from tests.conftest import wait_until
 from tests.test_hostile import folder_of, noted_by_a_move
 
-LIMITS = Limits(mode="strict", memory_mb=256, processes=64, file_mb=16, folder_mb=8)
+LIMITS = Limits(mode=SandboxMode.STRICT, memory_mb=256, processes=64, file_mb=16, folder_mb=8)
 isolated = pytest.mark.skipif(not isolation()[0], reason=f"no isolation here: {isolation()[1]}")
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="sandboxes run as users of their own under root only")
 LOCAL_USER = 4242  # an account of the machine's, not root: the neighbour

@@ -4,6 +4,7 @@ The example is ``examples/student-agent`` (a Python agent reading ``weights.json
 tests use copies of it so that each can break one thing.
 """
 
+import argparse
 import io
 import json
 import os
@@ -17,15 +18,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.cli.littlego import main
+from engine.cli.parts.arguments import sandbox_limits
 from engine.common.runfolder import RunError
 from engine.constants import BLACK
 from engine.coords import to_point
 from engine.players.host import format_input
 from engine.players.specs import make_player
 from engine.position import Position
+from engine.sandbox.isolation import strict_refusal
+from engine.sandbox.limits import MODES, SandboxMode
 from evolve.agents.program_individual import fingerprint, program_built, sidecar_of
 from evolve.agents.program_player import program_player
-from evolve.config import ConfigError, load_config, validate
+from evolve.config import Config, ConfigError, load_config, validate
 from evolve.fitness import FitnessGame, play_job
 from evolve.loop import Evolution
 from evolve.rounds import fold
@@ -379,6 +383,27 @@ def test_bad_program_configs_name_the_key(tmp_path, change, weights, words):
     path = write_config(tmp_path, TINY.replace(*change), program=folder)
     with pytest.raises(ConfigError, match=words):
         load_config(path)
+
+
+@pytest.mark.fast
+def test_the_sandbox_mode_is_a_closed_set_whose_strings_the_files_and_flags_keep(tmp_path):
+    """[individual] sandbox and --sandbox read a SandboxMode member; the checkpoint's plain data holds
+    its string, the games' limits the member, and a mode outside the set is one clear error."""
+    folder = agent_copy(tmp_path)
+    for mode in MODES:
+        text = TINY.replace('weights_file = "weights.json"', f'weights_file = "weights.json"\nsandbox = "{mode}"')
+        config = load_config(write_config(tmp_path, text, program=folder))
+        assert config.individual.sandbox is SandboxMode(mode)
+        data = config.to_json()
+        assert type(data["individual"]["sandbox"]) is str and data["individual"]["sandbox"] == mode
+        assert Config.from_json(json.loads(json.dumps(data))).individual.sandbox is SandboxMode(mode)
+        assert config.games(0).limits.mode is SandboxMode(mode) and f"{SandboxMode(mode)}" == mode
+        args = argparse.Namespace(sandbox=mode, memory=256, processes=64, file_size=16, folder_size=8)
+        if mode != "strict" or strict_refusal() is None:
+            assert sandbox_limits(args).mode is SandboxMode(mode)
+    bad = TINY.replace('weights_file = "weights.json"', 'weights_file = "weights.json"\nsandbox = "on"')
+    with pytest.raises(ConfigError, match="'individual.sandbox' = 'on' is out of range: 'auto', 'strict' or 'off'"):
+        load_config(write_config(tmp_path, bad, program=folder))
 
 
 @pytest.mark.fast

@@ -25,9 +25,9 @@ from engine.players.program import ProgramPlayer
 from engine.position import Position
 from engine.sandbox import accounting, users
 from engine.sandbox.isolation import isolation, warning
-from engine.sandbox.limits import Limits
+from engine.sandbox.limits import Limits, SandboxMode
 
-LIMITS = Limits(mode="strict", memory_mb=256, processes=64, file_mb=16)
+LIMITS = Limits(mode=SandboxMode.STRICT, memory_mb=256, processes=64, file_mb=16)
 isolated = pytest.mark.skipif(not isolation()[0], reason=f"no isolation here: {isolation()[1]}")
 # Each attack in the sandbox (where it must fail) and without it (where it must succeed).
 SANDBOXED, UNSANDBOXED = "strict", "off"
@@ -59,7 +59,7 @@ def one_move(folder, limits=LIMITS, wall_limit=None):
 
 
 def limits_of(mode):
-    return LIMITS._replace(mode=mode)
+    return LIMITS._replace(mode=SandboxMode(mode))
 
 
 def had_effect(result):
@@ -318,7 +318,7 @@ answer(True)
 def test_a_sleeper_loses_on_time_and_is_killed(tmp_path):
     body = "time.sleep(60)\nanswer(True)\n"
     started = time.monotonic()
-    fault = one_move(agent(tmp_path, "sleeper", body), limits=Limits(mode="auto"), wall_limit=2)
+    fault = one_move(agent(tmp_path, "sleeper", body), limits=Limits(mode=SandboxMode.AUTO), wall_limit=2)
     assert isinstance(fault, PlayerFault) and fault.reason == Reason.TIMEOUT
     assert time.monotonic() - started < 60  # the sleep was cut short, not waited out (no tighter bound: load)
 
@@ -328,10 +328,10 @@ def test_without_isolation_a_warning_says_what_is_not_isolated_and_strict_refuse
     no_isolation(monkeypatch)
     line = warning(Limits())
     assert "not isolated" in line and "other players' folders and your files" in line and "bwrap" in line
-    assert warning(Limits(mode="off")).startswith("program players run without a sandbox")
+    assert warning(Limits(mode=SandboxMode.OFF)).startswith("program players run without a sandbox")
     folder = agent(tmp_path, "plain", "answer(True)\n")
-    assert one_move(folder, limits=Limits(mode="auto"))[0] == "PASS"  # limits only, still plays
-    fault = one_move(folder, limits=Limits(mode="strict"))
+    assert one_move(folder, limits=Limits(mode=SandboxMode.AUTO))[0] == "PASS"  # limits only, still plays
+    fault = one_move(folder, limits=Limits(mode=SandboxMode.STRICT))
     assert isinstance(fault, PlayerFault) and "--sandbox strict" in fault.detail
     assert main(["match", "cmd:" + folder, "random", "--games", "1", "--jobs", "1", "--sandbox", "strict"]) == 2
     assert "cannot be isolated here: bwrap is not installed" in capsys.readouterr().err
@@ -377,9 +377,9 @@ def test_the_board_runs_a_program_opponent_under_the_servers_limits(tmp_path, mo
 
     no_isolation(monkeypatch)
     folder = agent(tmp_path, "plain", "answer(True)\n")
-    reply_job("cmd:" + folder, [], 1, Limits(mode="auto"))  # limits only: it plays
+    reply_job("cmd:" + folder, [], 1, Limits(mode=SandboxMode.AUTO))  # limits only: it plays
     with pytest.raises(PlayerTrouble, match="--sandbox strict"):  # the server's strict reaches the player
-        reply_job("cmd:" + folder, [], 1, Limits(mode="strict"))
+        reply_job("cmd:" + folder, [], 1, Limits(mode=SandboxMode.STRICT))
 
 
 @pytest.mark.fast

@@ -3,6 +3,7 @@ match, grade, tournament, ship and the evolution's fitness pass whole, and the c
 command that plays games (``engine.cli.parts.arguments.add_game_options`` reads the rows; a new setting is one
 row here)."""
 
+import enum
 from typing import Callable, NamedTuple, Optional, Union
 
 from engine.constants import COURSE_CPU_LIMIT
@@ -18,41 +19,52 @@ WHERE_GAMES_RUN = (
 )
 
 
+class OptionKind(enum.Enum):
+    """How a setting's command-line option reads."""
+
+    INT = "int"  # a whole number
+    COUNT = "count"  # a whole number, at least 1
+    SECONDS = "seconds"  # a positive number of seconds
+    SCHEDULER = "scheduler"  # where games run, and the cluster's options
+    FILE = "file"  # a path
+    OFF = "off"  # a flag that sets False
+    SANDBOX = "sandbox"  # the sandbox's options, read into a Limits
+
+
 class GameSetting(NamedTuple):
     """One setting of how games are played: the GameSettings field, its default, and its option."""
 
     name: str  # the GameSettings field
     default: object
     option: str  # the command-line option
-    kind: str  # how the option reads: "int", "count" (at least 1), "seconds" (positive), "scheduler",
-    #   "file" (a path), "off" (a flag that sets False), "sandbox" (the sandbox's options, a Limits)
+    kind: OptionKind  # how the option reads
     meaning: str  # the option's help
 
 
 GAME_TABLE = (
-    GameSetting(name="seed", default=1, option="--seed", kind="int", meaning="seed of the games"),
+    GameSetting(name="seed", default=1, option="--seed", kind=OptionKind.INT, meaning="seed of the games"),
     GameSetting(
-        name="jobs", default=None, option="--jobs", kind="count", meaning="parallel games (default: all cores)"
+        name="jobs", default=None, option="--jobs", kind=OptionKind.COUNT, meaning="parallel games (default: all cores)"
     ),
     GameSetting(
         name="scheduler",
         default=None,
         option="--scheduler",
-        kind="scheduler",
+        kind=OptionKind.SCHEDULER,
         meaning=WHERE_GAMES_RUN + " (default: the local process pool)",
     ),
     GameSetting(
         name="cpu_limit",
         default=COURSE_CPU_LIMIT,
         option="--cpu-limit",
-        kind="seconds",
+        kind=OptionKind.SECONDS,
         meaning=f"CPU seconds a move of a program player may take (default {COURSE_CPU_LIMIT:g}, as the course)",
     ),
     GameSetting(
         name="journal",
         default=None,
         option="--resume",
-        kind="file",
+        kind=OptionKind.FILE,
         meaning="keep every finished game in FILE; when FILE holds games of this same command (stopped or killed), "
         "continue after them, to the result it would have had",
     ),
@@ -60,14 +72,14 @@ GAME_TABLE = (
         name="progress",
         default=True,
         option="--no-progress",
-        kind="off",
+        kind=OptionKind.OFF,
         meaning="progress as lines on stderr, not a bar (as whenever stderr is not a terminal)",
     ),
     GameSetting(
         name="limits",
         default=None,
         option="--sandbox",
-        kind="sandbox",
+        kind=OptionKind.SANDBOX,
         meaning="how program players run (None: the defaults)",
     ),
 )

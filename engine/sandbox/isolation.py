@@ -28,7 +28,7 @@ from engine.sandbox.bwrap import (
     filtered_inside,
     inner_command,
 )
-from engine.sandbox.limits import DEFAULT_LIMITS, Limits, SandboxError
+from engine.sandbox.limits import DEFAULT_LIMITS, Limits, SandboxError, SandboxMode
 from engine.sandbox.users import SandboxUser, lease
 
 # Linux 5.14 (ucounts) counts RLIMIT_NPROC per user namespace: a task's own namespace against its limit.
@@ -119,7 +119,7 @@ UNCOUNTED_CPU = (
 
 def refuse_strict(limits: Limits) -> None:
     """SandboxError where ``limits`` ask for ``strict`` and this machine cannot honour it (``strict_refusal``)."""
-    refusal = strict_refusal() if limits.mode == "strict" else None
+    refusal = strict_refusal() if limits.mode == SandboxMode.STRICT else None
     if refusal:
         raise SandboxError(f"--sandbox strict: {refusal}")
 
@@ -207,7 +207,7 @@ def process_allowance(limits: Limits, user: Optional[SandboxUser]) -> int:
 def prepare_folder(folder: str, limits: Limits, user: Optional[SandboxUser]) -> None:
     """Give a player's folder copy to the ``user`` its sandbox runs as (under root, when isolated): its
     own, read, written and entered by that user alone (and root)."""
-    if limits.mode == "off" or user is None or not support().isolated:
+    if limits.mode == SandboxMode.OFF or user is None or not support().isolated:
         return
     for root, dirs, files in os.walk(folder):
         for name in [root] + [os.path.join(root, n) for n in dirs + files]:
@@ -226,7 +226,7 @@ def wrap(
     as the sandbox's ``user`` (``users.lease``), its /tmp and /dev/shm the workspace's ``scratch`` (as
     ``bwrap_argv`` takes it): in the sandbox where it can be had; SandboxError where ``strict`` asks for
     isolation that cannot be."""
-    found = support() if limits.mode != "off" else Support(False)
+    found = support() if limits.mode != SandboxMode.OFF else Support(False)
     refuse_strict(limits)
     if not found.isolated:
         return ["/bin/sh", "-c", command] if isinstance(command, str) else list(command)
@@ -256,7 +256,7 @@ def resolve_command(command: CommandLine) -> Tuple[List[str], Optional[str]]:
 def serves_moves(limits: Limits) -> bool:
     """Whether a game's moves may be forked from one sandbox's move server (``gamebox``): where they are
     isolated and the process limit counts a move's own tasks (the server checks the rest when it starts)."""
-    found = support() if limits.mode != "off" and limits.served else Support(False)
+    found = support() if limits.mode != SandboxMode.OFF and limits.served else Support(False)
     return found.isolated and found.own_count
 
 
@@ -294,7 +294,7 @@ def describe_unisolated(limits: Limits) -> str:
 
 def warning(limits: Limits) -> Optional[str]:
     """The one line to print before program players run without isolation (None when they are isolated)."""
-    if limits.mode == "off":
+    if limits.mode == SandboxMode.OFF:
         return f"program players run without a sandbox (--sandbox off): limits only ({describe_unisolated(limits)})"
     isolated, why = isolation()
     if isolated:

@@ -1,11 +1,29 @@
 """The settings an untrusted program runs under: the isolation mode and its limits, one record."""
 
+import enum
 from typing import NamedTuple
 
 from engine.errors import UserError
 
-MODES = ("auto", "strict", "off")
 MIB = 2**20
+
+
+class SandboxMode(str, enum.Enum):
+    """How program players are isolated: ``--sandbox`` and a config's ``[individual] sandbox``. Its string
+    is what the command line, the config and the records hold."""
+
+    AUTO = "auto"  # isolated where bwrap works, else limits only (warned)
+    STRICT = "strict"  # isolated, or refused
+    OFF = "off"  # limits only
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+MODES = tuple(mode.value for mode in SandboxMode)
 
 
 class SandboxError(UserError, ValueError):
@@ -31,7 +49,7 @@ class Limits(NamedTuple):
     and CPU is counted over every one of them; elsewhere the rlimits bound each process alone.
     """
 
-    mode: str = "auto"  # auto: isolated where bwrap works, else limits only (warned); strict; off
+    mode: SandboxMode = SandboxMode.AUTO
     memory_mb: int = 1024  # memory of a move: all its processes (cgroup), else each one's data (RLIMIT_DATA)
     processes: int = 128  # tasks (processes and threads) of a move (cgroup pids, RLIMIT_NPROC in the sandbox)
     file_mb: int = 64  # the largest file it may write (RLIMIT_FSIZE); also the private /tmp's size

@@ -12,7 +12,7 @@ from engine.constants import COURSE_CPU_LIMIT, MAX_MOVES
 from engine.errors import UserError
 from engine.play.executors import SCHEDULER_FORMS, check_scheduler
 from engine.players.searcher import SEARCHERS
-from engine.sandbox.limits import MODES
+from engine.sandbox.limits import SandboxMode
 from engine.search_settings import SEARCH_SETTINGS
 
 _DEPTH = SEARCH_SETTINGS["depth"]  # the fitness games' depth takes the search setting's range
@@ -312,9 +312,8 @@ INDIVIDUAL_KEYS: Schema = {
     ),
     "weights_file": ConfigKey(kind=str, default="weights.json"),
     "sandbox": ConfigKey(
-        kind=str,
-        default="auto",
-        check=lambda v: v in MODES,
+        kind=SandboxMode,
+        default=SandboxMode.AUTO,
         range_words="'auto', 'strict' or 'off', as littlego grade's --sandbox",
     ),
     "cpu_limit": ConfigKey(

@@ -10,7 +10,7 @@ from typing import Any, Dict, Mapping, NamedTuple, Optional, Sequence, Tuple, Ty
 
 from engine.constants import COURSE_CPU_LIMIT
 from engine.play.settings import GameSettings, ProgressOption
-from engine.sandbox.limits import Limits
+from engine.sandbox.limits import Limits, SandboxMode
 from evolve.experiment.config_keys import (
     CMAES_KEYS,
     EXECUTOR_KEYS,
@@ -126,7 +126,7 @@ class ProgramIndividual(NamedTuple):
 
     program: str
     weights_file: str
-    sandbox: str
+    sandbox: SandboxMode
     cpu_limit: float
     verdict_games: int
     folder: str  # derived by validation, as are the fields below
@@ -234,6 +234,7 @@ class Config(NamedTuple):
         if self.individual is not None:
             data["individual"] = dict(
                 self.individual._asdict(),
+                sandbox=self.individual.sandbox.value,
                 base=copy.deepcopy(self.individual.base),
                 constants=list(self.individual.constants or ()),
             )
@@ -265,7 +266,14 @@ class Config(NamedTuple):
             bounds={gene: (float(low), float(high)) for gene, (low, high) in data["bounds"].items()},
             individual=None
             if individual is None
-            else _from_table(ProgramIndividual, dict(individual, constants=tuple(individual.get("constants") or ()))),
+            else _from_table(
+                ProgramIndividual,
+                dict(
+                    individual,
+                    sandbox=SandboxMode(individual["sandbox"]),
+                    constants=tuple(individual.get("constants") or ()),
+                ),
+            ),
             regret=None if data.get("regret") is None else _from_table(RegretSettings, data["regret"]),
         )
 

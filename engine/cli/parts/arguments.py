@@ -15,12 +15,12 @@ from engine.native.store import STORE_ENV, default_store_path
 from engine.native.stored_solver import Solving
 from engine.params import Params
 from engine.play.executors import PLAIN_TCP_CONFIG, TLS_CONFIG
-from engine.play.settings import GAME_TABLE, WHERE_GAMES_RUN, GameSettings
+from engine.play.settings import GAME_TABLE, WHERE_GAMES_RUN, GameSettings, OptionKind
 from engine.players.base import Player
 from engine.players.program import ProgramPlayer
 from engine.players.specs import make_player
 from engine.sandbox.isolation import refuse_strict, warning
-from engine.sandbox.limits import DEFAULT_LIMITS, MODES, Limits
+from engine.sandbox.limits import DEFAULT_LIMITS, MODES, Limits, SandboxMode
 from engine.search_settings import SEARCH_TABLE
 
 SCHEDULER_HELP = WHERE_GAMES_RUN + " (default: the experiment's [executor], else the local process pool)"
@@ -149,7 +149,7 @@ def add_sandbox(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--sandbox",
         choices=MODES,
-        default=DEFAULT_LIMITS.mode,
+        default=DEFAULT_LIMITS.mode.value,
         help="program players' moves and agents' builds run in a bubblewrap sandbox (their own "
         "folder copy the only writable place, no other player's copy, no home folder, no "
         "network, none of your environment variables, every process ended with the move): "
@@ -193,7 +193,7 @@ def add_sandbox(parser: argparse.ArgumentParser) -> None:
 def sandbox_limits(args: argparse.Namespace) -> Limits:
     """The Limits the sandbox options ask for; the one-line warning on stderr where program players
     will not be isolated, SandboxError where --sandbox strict cannot be honoured."""
-    limits = Limits(args.sandbox, args.memory, args.processes, args.file_size, args.folder_size)
+    limits = Limits(SandboxMode(args.sandbox), args.memory, args.processes, args.file_size, args.folder_size)
     refuse_strict(limits)
     line = warning(limits)
     if line:
@@ -232,11 +232,11 @@ def player_with_sandbox(args: argparse.Namespace, spec: str, **options: Any) -> 
 
 
 # How a game setting's option reads, by its row's kind: (the argument type, the metavar).
-_OPTION_TYPES: Dict[str, Tuple[Callable[[str], object], str]] = {
-    "int": (int, "N"),
-    "count": (positive_int, "N"),
-    "seconds": (positive_seconds, "SECONDS"),
-    "scheduler": (scheduler, "SCHEDULER"),
+_OPTION_TYPES: Dict[OptionKind, Tuple[Callable[[str], object], str]] = {
+    OptionKind.INT: (int, "N"),
+    OptionKind.COUNT: (positive_int, "N"),
+    OptionKind.SECONDS: (positive_seconds, "SECONDS"),
+    OptionKind.SCHEDULER: (scheduler, "SCHEDULER"),
 }
 
 
@@ -252,11 +252,11 @@ def add_game_options(
     for setting in GAME_TABLE:
         if setting.name in omit:
             continue
-        if setting.kind == "sandbox":
+        if setting.kind is OptionKind.SANDBOX:
             add_sandbox(parser)
-        elif setting.kind == "off":
+        elif setting.kind is OptionKind.OFF:
             parser.add_argument(setting.option, action="store_true", help=setting.meaning)
-        elif setting.kind == "file":
+        elif setting.kind is OptionKind.FILE:
             parser.add_argument(setting.option, metavar="FILE", help=setting.meaning)
         elif setting.name == "seed":
             shown = "" if seed_default is None else f" (default {seed_default})"
@@ -266,7 +266,7 @@ def add_game_options(
             parser.add_argument(
                 setting.option, type=kind, default=setting.default, metavar=metavar, help=setting.meaning
             )
-            if setting.kind == "scheduler":
+            if setting.kind is OptionKind.SCHEDULER:
                 add_cluster_options(parser)
 
 
@@ -279,9 +279,9 @@ def game_settings(args: argparse.Namespace, **chosen: Any) -> GameSettings:
         dest = setting.option.lstrip("-").replace("-", "_")
         if setting.name in chosen:
             values[setting.name] = chosen[setting.name]
-        elif setting.kind == "off":
+        elif setting.kind is OptionKind.OFF:
             values[setting.name] = progress_bar(args)
-        elif setting.kind != "sandbox" and hasattr(args, dest):
+        elif setting.kind is not OptionKind.SANDBOX and hasattr(args, dest):
             values[setting.name] = getattr(args, dest)
     return GameSettings(**values)
 
