@@ -26,9 +26,9 @@ from engine.players.searcher import searcher_for
 from engine.position import Position
 
 # Nodes the shipped agent's Python search visits in a CPU second, as measured and dated in
-# experiments/node-budget-20261125 (rounded). A params file's cpu_budget and cpu_cap, times this, are
-# the node budget and cap its player searches with.
-NODES_PER_SECOND = 58_000
+# experiments/node-budget-20261204 (rounded; 58,000 from 2026-11-25, of the flat weights alone). A params
+# file's cpu_budget and cpu_cap, times this, are the node budget and cap its player searches with.
+NODES_PER_SECOND = 79_000
 ENDGAME_TABLE_BITS = 18  # the solver's table from ply 12 on: 8 MiB a process is plenty there
 
 

@@ -30,6 +30,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 from engine.data import SHIPPED_BOOK, SHIPPED_PARAMS
 from engine.errors import UserError
 from engine.players.gnugo import gnugo_path
+from engine.players.shipped import NODES_PER_SECOND
 from engine.protocol import write_atomic
 from engine.ruler.measure import Answer, MoveFault
 from engine.ruler.position_set import PositionSet, SolvedPosition, move_key, move_of_key
@@ -90,9 +91,13 @@ def gnugo_version() -> str:
 
 def identity(spec: str) -> Dict[str, str]:
     """What the answers of the player ``spec`` depend on beside its code: the shipped params and book for
-    ``shipped`` and ``champion``, the version of GNU Go for ``gnugo``; {} for the others."""
+    ``shipped`` and ``champion`` (and for ``shipped``, the nodes it counts a CPU second), the version of GNU
+    Go for ``gnugo``; {} for the others."""
     if spec in ("shipped", "champion"):
-        return {"params.json": _file_digest(SHIPPED_PARAMS), "book.json": _file_digest(SHIPPED_BOOK)}
+        found = {"params.json": _file_digest(SHIPPED_PARAMS), "book.json": _file_digest(SHIPPED_BOOK)}
+        if spec == "shipped":
+            found["nodes_per_second"] = str(NODES_PER_SECOND)
+        return found
     if spec.partition(":")[0] == "gnugo":
         return {"gnugo": gnugo_version()}
     return {}

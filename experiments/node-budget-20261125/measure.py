@@ -4,6 +4,12 @@ Positions: uniform random legal play from the empty board (seed 20261125), plies
 shipped book, game not over. Each searched as engine.agent.decide_move's search branch does (the
 Python Searcher, params.json's depth, cpu_budget and cpu_cap). Prints one line a position and the
 nodes per CPU second over all of them (the fitness's node budget per second of CPU budget).
+
+    python3 experiments/node-budget-20261125/measure.py [PER_PLY] [--whole]
+
+``--whole`` (2026-12-04): searched with params.json's whole evaluation (``params.evaluator()``: its
+patterns and hidden layer too), as the agent searches now; without it, the flat weights alone, as measured
+on 2026-11-25.
 """
 
 import json
@@ -22,7 +28,9 @@ params = load_params("params.json")
 book = load_book("book.json")
 rng = random.Random(20261125)
 rows = []
-per_ply = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+words = [word for word in sys.argv[1:] if word != "--whole"]
+per_ply = int(words[0]) if words else 3
+whole = "--whole" in sys.argv[1:]
 for ply in range(2, 12):
     found = 0
     while found < per_ply:
@@ -34,7 +42,8 @@ for ply in range(2, 12):
         if position.is_over or book.move(position) is not None:
             continue
         found += 1
-        searcher = Searcher(make_evaluator(params.weights, params.endgame), rng=random.Random(1))
+        evaluate = params.evaluator() if whole else make_evaluator(params.weights, params.endgame)
+        searcher = Searcher(evaluate, rng=random.Random(1))
         start = time.process_time()
         result = searcher.iterative(position, params.depth, params.cpu_budget, params.cpu_cap)
         seconds = time.process_time() - start
