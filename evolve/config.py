@@ -32,6 +32,7 @@ from evolve.experiment.config_keys import (
     START_KEYS,
     TOP_KEYS,
     ConfigError,
+    PlayMode,
     StrategyName,
     check_table,
 )
@@ -74,16 +75,16 @@ def validate(data: Dict[str, Any], path: str = "config", start_weights: Optional
         tables["self_play"] = tables["self_play"]._replace(weight=0.0)
     start = Start(**check_table(start, START_KEYS, "start", path), params=(), weights=())
     regret = None if regret is None else _regret(regret, path)
-    shipped = tables["fitness"].play == "as-shipped"
+    shipped = tables["fitness"].play == PlayMode.AS_SHIPPED
     panel = _panel(data.get("panel"), path, optional=regret is not None, as_shipped=shipped)
     config = Config(**checked, **tables, start=start, panel=panel, genes=(), bounds={}, individual=None, regret=regret)
     config = settle_genes(config, data, individual, params_files, free, path, start_weights, parts)
-    if config.individual is not None and config.fitness.play == "as-shipped":
+    if config.individual is not None and config.fitness.play == PlayMode.AS_SHIPPED:
         raise ConfigError(
             f"{path}: [individual] evolves a program's weights: 'fitness.play' = \"as-shipped\" is our searcher's "
             "(a program plays as its code says)"
         )
-    if config.fitness.play == "as-shipped":
+    if config.fitness.play == PlayMode.AS_SHIPPED:
         config = _as_shipped(config, path)
     _check_rounds(config, path)
     if config.strategy is StrategyName.GA:
@@ -152,7 +153,7 @@ def repeated_games(config: Config) -> List[str]:
     """Warnings, in words, for the panel entries whose games repeat one pair: played as shipped, both players
     play a position the same way every time, so against ``shipped`` or ``champion`` from the empty board
     (random_opening = 0) every game with one colour is the same game."""
-    if config.fitness.play != "as-shipped":
+    if config.fitness.play != PlayMode.AS_SHIPPED:
         return []
     repeated: List[Tuple[str, Union[PanelEntry, SelfPlay]]] = [
         (f"panel entry {entry.opponent!r}", entry)

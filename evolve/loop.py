@@ -432,7 +432,7 @@ class Evolution:
             best_weights=genome.named(best, self.config.genes),
             best_by_colour=by_colour(best),
             centre=genome.named(self._centre(evaluated), self.config.genes),
-            play=None if self.program else self.config.fitness.play,
+            play=None if self.program else self.config.fitness.play.value,
             best_regret_kept=best.report.get("regret_kept") if regret and getattr(best, "report", None) else None,
             best_held_out=best_held_out,
             positions=len(evaluated) * regret.won if regret else None,  # won fitness positions asked this generation

@@ -23,7 +23,7 @@ from engine.params import save_params
 from engine.protocol import write_atomic
 from evolve.agents.program_individual import best_file, save_agent_weights
 from evolve.config import load_config, repeated_games
-from evolve.experiment.config_keys import ConfigError, StrategyName
+from evolve.experiment.config_keys import ConfigError, PlayMode, StrategyName
 from evolve.experiment.schema import Config
 from evolve.generations import generation_line, overfitting_warning, saturation_warning
 from evolve.genome import Individual
@@ -149,7 +149,7 @@ def announce(run_dir: str, config: Config, searcher: str, where: Mapping[str, An
     )
     if config.individual is not None:
         play = "each move a process of the agent's, in the sandbox"
-    elif config.fitness.play == "as-shipped":
+    elif config.fitness.play == PlayMode.AS_SHIPPED:
         play = "as shipped (at a node budget)"
     else:
         play = "to a fixed depth"

@@ -160,6 +160,21 @@ def test_the_strategy_is_a_closed_set_whose_strings_the_files_keep(tmp_path):
 
 
 @pytest.mark.fast
+def test_the_fitness_play_is_a_closed_set_whose_strings_the_files_keep(tmp_path):
+    """[fitness] play is a member of PlayMode; the checkpoint's plain data holds its string and reads back the
+    member, and a mode outside the set is one clear error."""
+    for mode in config_keys.PlayMode:
+        text = TINY.replace("[ga]", f'[fitness]\nplay = "{mode}"\n\n[ga]', 1)
+        config = load_config(write_config(tmp_path, text))
+        assert config.fitness.play is mode
+        data = json.loads(json.dumps(config.to_json()))
+        assert type(config.to_json()["fitness"]["play"]) is str and data["fitness"]["play"] == mode.value
+        assert Config.from_json(data).fitness.play is mode and f"{mode}" == mode.value
+    with pytest.raises(ConfigError, match="'fitness.play' = 'fast' is out of range: 'depth'"):
+        load_config(write_config(tmp_path, TINY.replace("[ga]", '[fitness]\nplay = "fast"\n\n[ga]', 1)))
+
+
+@pytest.mark.fast
 def test_each_record_declares_a_field_of_each_row_of_its_table_in_order_and_of_its_type():
     # The records are written out in class syntax; each table's rows are their first fields, of the rows'
     # types, and only the fields named here follow them (what validation derives, or the config's tables).

@@ -243,7 +243,20 @@ def _scheduler(value: str) -> bool:
         return False
 
 
-PLAYS = ("depth", "as-shipped")
+class PlayMode(str, enum.Enum):
+    """How our searcher's individuals play: ``[fitness] play``. Its string is what the config, the checkpoint and
+    the generations' records hold."""
+
+    DEPTH = "depth"  # a plain search to the config's depth
+    AS_SHIPPED = "as-shipped"  # as the agent ships (AS_SHIPPED says how)
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
 AS_SHIPPED = (
     "(the book, the evaluation search with the depth, CPU budget, cap and close_stones of 'fitness.settings' "
     "counted in nodes, exact play from its solve_from: engine.players.shipped)"
@@ -268,11 +281,10 @@ FITNESS_KEYS: Schema = {
         check=lambda v: 0 < v < 1,
         range_words="in (0, 1): the share of individuals that plays the next round",
     ),
-    # How our searcher's individuals play: a plain search to `depth`, or as the agent ships (PLAYS).
+    # How our searcher's individuals play: a plain search to `depth`, or as the agent ships (PlayMode).
     "play": ConfigKey(
-        kind=str,
-        default="depth",
-        check=lambda v: v in PLAYS,
+        kind=PlayMode,
+        default=PlayMode.DEPTH,
         range_words="'depth' (a plain search to 'depth') or 'as-shipped' " + AS_SHIPPED,
     ),
     "settings": ConfigKey(

@@ -19,6 +19,7 @@ from evolve.experiment.config_keys import (
     SELF_PLAY_KEYS,
     SPSA_KEYS,
     TOP_KEYS,
+    PlayMode,
     Schema,
     StrategyName,
     defaults,
@@ -77,7 +78,7 @@ class FitnessSettings(NamedTuple):
     searcher: str
     rounds: int
     keep: float
-    play: str
+    play: PlayMode
     settings: str
     search: Optional[Dict[str, Optional[float]]] = None  # derived by validation
 
@@ -219,7 +220,7 @@ class Config(NamedTuple):
         """The config as plain data (dicts, lists, strings, numbers), as a checkpoint keeps it: readable
         whatever becomes of these classes."""
         data: Dict[str, Any] = {key: row.plain(getattr(self, key)) for key, row in TOP_KEYS.items()}
-        data.update((name, dict(getattr(self, name)._asdict())) for name in CONFIG_TABLES)
+        data.update((name, _plain_table(getattr(self, name), schema)) for name, (schema, _) in CONFIG_TABLES.items())
         data["start"] = dict(
             self.start._asdict(),
             params=list(self.start.params),
@@ -251,7 +252,7 @@ class Config(NamedTuple):
         return cls(
             **{key: row.typed(data[key]) for key, row in TOP_KEYS.items()},
             **{
-                name: _from_table(record, data[name] if name in data else defaults(schema))
+                name: _from_table(record, data[name] if name in data else defaults(schema), schema)
                 for name, (schema, record) in CONFIG_TABLES.items()
             },
             start=_from_table(Start, start)._replace(
@@ -278,6 +279,17 @@ class Config(NamedTuple):
         )
 
 
-def _from_table(record: Any, table: Mapping[str, Any]) -> Any:
-    """A record (of a NamedTuple class) of a table of plain data: its fields' values, whatever else the table holds."""
-    return record(**{field: table[field] for field in record._fields})
+def _from_table(record: Any, table: Mapping[str, Any], schema: Optional[Schema] = None) -> Any:
+    """A record (of a NamedTuple class) of a table of plain data: its fields' values, whatever else the table holds,
+    each key of ``schema`` as its row holds it (a closed set's string as its member)."""
+    rows = schema or {}
+    return record(
+        **{field: rows[field].typed(table[field]) if field in rows else table[field] for field in record._fields}
+    )
+
+
+def _plain_table(record: Any, schema: Schema) -> Dict[str, Any]:
+    """A table's record as plain data: each key of ``schema`` as its row writes it (a member as its string)."""
+    return {
+        field: schema[field].plain(value) if field in schema else value for field, value in record._asdict().items()
+    }
