@@ -118,9 +118,10 @@ def _add_screen(ship_: argparse.ArgumentParser) -> None:
         default=DEFAULT_SCREEN,
         metavar="every|GAMES",
         help="before the test, play the same two weights as shipped with the CPU budget in nodes (a position "
-        "played the same way every time, about 0.2 CPU s a game, with the book) and print the candidate's "
-        "score: 'every' opening of the test's length (at most 3 plies) once with each colour (1,200 games for "
-        "2 plies, about 4 CPU minutes: the exact score over random openings), or GAMES games from random "
+        "played the same way every time, with the book; about 1.3 CPU s a game of the shipped layer) and print "
+        "the candidate's score: 'every' opening of the test's length (at most 3 plies) once with each colour "
+        "(1,200 games for 2 plies, about 25 CPU minutes: the exact score over random openings), or GAMES games "
+        "from random "
         "openings; kept in "
         "RUN/ship/screen.json; none once the test has games (0: none; default %(default)s)",
     )
