@@ -10,12 +10,13 @@ from engine.common.seeds import derive_seed
 from engine.features import FEATURES
 from engine.params import DEFAULT_WEIGHTS
 from engine.play.executors import DaskExecutor, LocalPool, executor
+from engine.players.searcher import SearcherName
 from evolve.config import DEFAULT_BOUNDS
 from evolve.fitness import FitnessGame, run_jobs
 
 
 def bench_jobs(
-    games: int, depth: int, opponent: str = "greedy", seed: int = 5, searcher: str = "python"
+    games: int, depth: int, opponent: str = "greedy", seed: int = 5, searcher: SearcherName = SearcherName.PYTHON
 ) -> List[FitnessGame]:
     """A fixed batch of fitness games: varied genomes against one opponent, searched by ``searcher``."""
     rng = random.Random(seed)
@@ -55,7 +56,7 @@ def bench_games(
     depths: Sequence[int] = (2,),
     opponent: str = "greedy",
     scheduler: Optional[str] = None,
-    searchers: Sequence[str] = ("native",),
+    searchers: Sequence[SearcherName] = (SearcherName.NATIVE,),
     report: Callable[[str], object] = print,
 ) -> Dict[str, Any]:
     """Games per second for each searcher, depth and worker count (and the Dask cluster); the figures,
@@ -112,7 +113,7 @@ def _dask_figures(
     scheduler: str,
     jobs: Sequence[FitnessGame],
     rates: Mapping[int, float],
-    searcher: str,
+    searcher: SearcherName,
     report: Callable[[str], object],
 ) -> Dict[str, Any]:
     """Games per second on the Dask cluster, and its overhead against the local pool of as many workers."""

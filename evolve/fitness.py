@@ -23,7 +23,7 @@ from engine.native.search import native_library
 from engine.play.game import play_game
 from engine.play.openings import load_openings
 from engine.players.base import Player, Reason
-from engine.players.searcher import AgentPlayer
+from engine.players.searcher import AgentPlayer, SearcherName
 from engine.players.shipped import ShippedPlayer, shipped_book
 from engine.players.specs import make_player
 from engine.ruler.measure import RulerJob
@@ -66,7 +66,7 @@ class FitnessGame(NamedTuple):
     opening_seed: int
     opening_plies: int
     depth: int
-    searcher: str = "python"
+    searcher: SearcherName = SearcherName.PYTHON
     program: Optional[BuiltProgram] = None
     colour: Optional[Colour] = None
     search: Optional[SearchSettings] = None  # play = "as-shipped": the search settings (else None: depth)
@@ -87,7 +87,7 @@ def weights_player(
     weights: Sequence[float],
     depth: int,
     label: str,
-    searcher: str = "python",
+    searcher: SearcherName = SearcherName.PYTHON,
     search: Optional[SearchSettings] = None,
 ) -> Player:
     """Our searcher with a genome's weights, untimed (results must not depend on the machine): a plain
@@ -161,7 +161,7 @@ def make_jobs(
     config: Config,
     generation_seed: int,
     self_play_opponents: Sequence[Sequence[float]],
-    searcher: str = "python",
+    searcher: SearcherName = SearcherName.PYTHON,
     program: Optional[BuiltProgram] = None,
 ) -> List[FitnessGame]:
     """The game jobs of a batch of individuals for one generation's seeds, searched by ``searcher``; the
@@ -287,17 +287,17 @@ def self_play_opponents(
     return [list(population[k]) for k in sample]
 
 
-def choose_searcher(asked: str) -> str:
+def choose_searcher(asked: str) -> SearcherName:
     """The searcher fitness games use: "python" or "native" as asked; for "auto", the compiled searcher
     where it can be built, else "python" (said in the log and on stderr). NativeError, naming why, where
     "native" is asked for and cannot be had: a run never silently searches slower than its config says."""
-    if asked == "python":
-        return "python"
+    if asked == SearcherName.PYTHON:
+        return SearcherName.PYTHON
     try:
         native_library()
     except NativeError as error:  # a failed build or a mismatch with the Python raises whatever was asked
         reason = str(error).splitlines()[0]
-        if asked == "native" or not isinstance(error, NoCompiler):
+        if asked == SearcherName.NATIVE or not isinstance(error, NoCompiler):
             # "auto" falls back to Python only where there is no compiler; a failed build is a defect.
             other = "auto" if isinstance(error, NoCompiler) else "python"
             raise NativeError(
@@ -310,5 +310,5 @@ def choose_searcher(asked: str) -> str:
             reason,
         )
         print(f"warning: searching in Python, the compiled searcher cannot be built here: {reason}", file=sys.stderr)
-        return "python"
-    return "native"
+        return SearcherName.PYTHON
+    return SearcherName.NATIVE

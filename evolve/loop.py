@@ -33,6 +33,7 @@ from engine.common.seeds import derive_seed
 from engine.course.build import agents_built
 from engine.errors import InvalidInput
 from engine.play.executors import check_scheduler, executor, is_remote
+from engine.players.searcher import SearcherName
 from engine.protocol import write_atomic
 from evolve import genome
 from evolve.agents.code_individual import BuiltProgram
@@ -114,7 +115,7 @@ class Evolution:
         # How the fitness games are played: the command line's jobs and scheduler over the experiment's.
         self.games = config.games(jobs, check_scheduler(scheduler) if scheduler else None, progress)
         self.where: Dict[str, Any] = {}  # where the games run (an executor's describe())
-        self.searcher = ""  # the searcher the games use ("native" or "python"), settled when the run starts
+        self.searcher = SearcherName.PYTHON  # the searcher the games use, settled when the run starts
         self.program: Optional[BuiltProgram] = (
             None  # a program individual's build (evolve.agents.program_individual), while it runs
         )

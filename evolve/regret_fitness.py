@@ -17,6 +17,7 @@ from engine.common.generation_record import HeldOut
 from engine.common.pools import CpuMeter
 from engine.common.runfolder import RunError
 from engine.players.base import Player
+from engine.players.searcher import SearcherName
 from engine.ruler.fresh_search import FreshSearch
 from engine.ruler.measure import Answer, Kept, MakePlayer, MoveFault, RulerJob, answers, gathered, ruler_jobs
 from engine.ruler.position_set import SolvedPosition, load_positions
@@ -42,7 +43,11 @@ class ProgramMake:
 
 
 def individual_make(
-    config: Config, individual: Sequence[float], label: str, searcher: str, program: Optional[BuiltProgram] = None
+    config: Config,
+    individual: Sequence[float],
+    label: str,
+    searcher: SearcherName,
+    program: Optional[BuiltProgram] = None,
 ) -> MakePlayer:
     """What makes ``individual``'s player on the ruler: ``program`` with its genome (a BuiltProgram: a program
     individual), else our searcher with its weights, a fresh search a position as its games play it (to the
@@ -102,7 +107,7 @@ def measured(
 def regret_kept(
     individuals: Sequence[Individual],
     config: Config,
-    searcher: str,
+    searcher: SearcherName,
     play: MapFunction,
     progress: Optional[Callable[[int], object]] = None,
     meter: Optional[CpuMeter] = None,
@@ -133,7 +138,7 @@ def faults_of(kept: Kept) -> int:
 def held_out_kept(
     config: Config,
     best: Individual,
-    searcher: str,
+    searcher: SearcherName,
     play: MapFunction,
     program: Optional[BuiltProgram] = None,
     progress: Optional[Callable[[int], object]] = None,

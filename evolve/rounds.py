@@ -13,6 +13,7 @@ from typing import Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence
 
 from engine.common.pools import CpuMeter
 from engine.common.runfolder import RunError
+from engine.players.searcher import SearcherName
 from evolve.agents.code_individual import BuiltProgram
 from evolve.experiment.schema import Config
 from evolve.fitness import FitnessGame, Folded, MapFunction, Outcome, make_jobs, run_jobs
@@ -38,7 +39,7 @@ def evaluate_generation(
     config: Config,
     generation_seed: int,
     opponents: Sequence[Sequence[float]],
-    searcher: str,
+    searcher: SearcherName,
     play: MapFunction,
     progress: Optional[Callable[[int], object]] = None,
     program: Optional[BuiltProgram] = None,

@@ -20,6 +20,7 @@ from engine.common.runfolder import CONFIG_COPY, EXTENDED, GENERATIONS, LOG_FILE
 from engine.constants import MAX_MOVES
 from engine.course.constant_roles import cost_note, past_limits
 from engine.params import save_params
+from engine.players.searcher import SearcherName
 from engine.protocol import write_atomic
 from evolve.agents.program_individual import best_file, save_agent_weights
 from evolve.config import load_config, repeated_games
@@ -97,7 +98,7 @@ def _count(number: int, unit: str) -> str:
     return f"{number} {unit}" + ("" if number == 1 else "s")
 
 
-def _searched_by(config: Config, searcher: str) -> str:
+def _searched_by(config: Config, searcher: SearcherName) -> str:
     """How the run's games are searched, in words: by the program's own code (a program individual), else
     by our ``searcher`` ("native" or "python")."""
     if config.individual is not None:
@@ -131,7 +132,9 @@ def tuned_settings(config: Config) -> List[str]:
     return lines
 
 
-def announce(run_dir: str, config: Config, searcher: str, where: Mapping[str, Any], first: int, out: TextIO) -> None:
+def announce(
+    run_dir: str, config: Config, searcher: SearcherName, where: Mapping[str, Any], first: int, out: TextIO
+) -> None:
     """Say in the log, and in a line on ``out``, what the run plays from generation ``first`` on: where its
     games run (``where``, an executor's describe()), how they are searched and played; warn of games its
     panel repeats, and where generation 0 starts from [start] params, say so in the log."""

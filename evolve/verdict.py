@@ -16,6 +16,7 @@ from typing import List, NamedTuple, Optional, Sequence
 from engine.common.seeds import derive_seed
 from engine.play.match import deciding_match
 from engine.play.stats import elo_with_margin, wilson_interval
+from engine.players.searcher import SearcherName
 from evolve.agents.code_individual import BuiltProgram
 from evolve.agents.program_individual import best_file
 from evolve.experiment.schema import Config
@@ -66,7 +67,7 @@ def verdict_jobs(
             derive_seed(seed, VERDICT_STREAM, game // 2, 1),
             VERDICT_OPENING_PLIES,
             config.depth,
-            "python",
+            SearcherName.PYTHON,
             program,
         )
         for game in range(2 * (games // 2))

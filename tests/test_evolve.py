@@ -21,15 +21,18 @@ from deap import creator, tools
 from engine.common.pools import CpuMeter
 from engine.common.runfolder import GENERATIONS
 from engine.constants import BLACK, WHITE
+from engine.errors import InvalidInput
 from engine.features import FEATURES
 from engine.params import default_params, load_params, save_params
 from engine.play.openings import load_openings
+from engine.players.searcher import SEARCHERS, SearcherName, searcher_for
 from engine.playout import random_opening
+from engine.search import Searcher
 from evolve.checkpoint import CHECKPOINT, LEGACY_CHECKPOINT, Checkpoint, _upgrade, load_checkpoint, save_checkpoint
 from evolve.config import ConfigError, load_config, repeated_games
 from evolve.experiment import config_keys, schema
 from evolve.experiment.schema import Config
-from evolve.fitness import FitnessGame, FitnessGameError, make_jobs, run_jobs, safe_play_job
+from evolve.fitness import FitnessGame, FitnessGameError, choose_searcher, make_jobs, run_jobs, safe_play_job
 from evolve.genome import make_toolbox, strategy_from_json, strategy_to_json
 from evolve.loop import Evolution
 from evolve.rounds import fold
@@ -172,6 +175,18 @@ def test_the_fitness_play_is_a_closed_set_whose_strings_the_files_keep(tmp_path)
         assert Config.from_json(data).fitness.play is mode and f"{mode}" == mode.value
     with pytest.raises(ConfigError, match="'fitness.play' = 'fast' is out of range: 'depth'"):
         load_config(write_config(tmp_path, TINY.replace("[ga]", '[fitness]\nplay = "fast"\n\n[ga]', 1)))
+
+
+@pytest.mark.fast
+def test_the_searcher_is_a_closed_set_whose_strings_the_records_keep():
+    """The searcher fitness games use is a SearcherName member, written as its string; a name outside the set
+    is one clear error."""
+    chosen = choose_searcher("python")
+    assert chosen is SearcherName.PYTHON and json.dumps({"searcher": chosen}) == '{"searcher": "python"}'
+    assert f"{chosen}" == str(chosen) == "python" and SEARCHERS == ("native", "python")
+    assert searcher_for(SearcherName.PYTHON) is Searcher and searcher_for(SearcherName.NATIVE) is not Searcher
+    with pytest.raises(InvalidInput, match="unknown searcher 'cpp' \\(known: native, python\\)"):
+        searcher_for("cpp")
 
 
 @pytest.mark.fast

@@ -1,5 +1,6 @@
 """Our agent as a player: the search with a set of Params, timed as the course plays or at a fixed depth."""
 
+import enum
 from typing import Optional, Type
 
 from engine.agent import choose_move
@@ -12,15 +13,30 @@ from engine.players.base import Player
 from engine.position import Position
 from engine.search import Searcher
 
-SEARCHERS = ("native", "python")  # how an untimed agent searches: the same moves either way
+
+class SearcherName(str, enum.Enum):
+    """Which of our searchers an untimed agent searches with: the same moves either way. Its string is what
+    the command line, a config and the records hold."""
+
+    NATIVE = "native"  # the compiled twin (engine.native.search)
+    PYTHON = "python"  # engine.search.Searcher
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
 
 
-def searcher_for(searcher: str) -> Type[Searcher]:
+SEARCHERS = tuple(name.value for name in SearcherName)
+
+
+def searcher_for(searcher: SearcherName) -> Type[Searcher]:
     """The searcher class of a searcher's name: ``python`` is ``engine.search.Searcher``, ``native`` its
     compiled twin (the Python one, with a warning, where none can be built)."""
     if searcher not in SEARCHERS:
         raise InvalidInput("unknown searcher {!r} (known: {})".format(searcher, ", ".join(SEARCHERS)))
-    return Searcher if searcher == "python" else searcher_class()
+    return Searcher if searcher == SearcherName.PYTHON else searcher_class()
 
 
 class AgentPlayer(Player):
@@ -38,7 +54,7 @@ class AgentPlayer(Player):
         spec: str = "agent",
         timed: bool = True,
         book: Optional[Book] = None,
-        searcher: str = "python",
+        searcher: SearcherName = SearcherName.PYTHON,
     ):
         # A depth given means a plain search to that depth: no exact solving late in the game.
         self.params = params if depth is None else params.with_settings(depth=depth, solve_from=MAX_MOVES)

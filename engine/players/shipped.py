@@ -22,7 +22,7 @@ from engine.features import stone_weight
 from engine.native.solver import NativeSolver
 from engine.params import Params
 from engine.players.base import Player
-from engine.players.searcher import searcher_for
+from engine.players.searcher import SearcherName, searcher_for
 from engine.position import Position
 
 # Nodes the shipped agent's Python search visits in a CPU second, as measured and dated in
@@ -76,7 +76,7 @@ class ShippedPlayer(Player):
         params: Params,
         book: Optional[Book] = None,
         spec: str = "shipped",
-        searcher: str = "native",
+        searcher: SearcherName = SearcherName.NATIVE,
         nodes_per_second: float = NODES_PER_SECOND,
     ):
         self.params = params
@@ -84,7 +84,7 @@ class ShippedPlayer(Player):
         self.spec = spec
         self.evaluate = params.evaluator()
         # The compiled searcher cannot tell the runner-up that close_stones asks for: those params search in Python.
-        self.searcher_type = searcher_for("python" if params.close_stones is not None else searcher)
+        self.searcher_type = searcher_for(SearcherName.PYTHON if params.close_stones is not None else searcher)
         self.budget, self.cap = node_plan(params, nodes_per_second)
 
     def move(self, position: Position) -> Move:

@@ -23,7 +23,7 @@ from engine.players.gtp import GtpPlayer, gtp_player
 from engine.players.program import ProgramPlayer
 from engine.players.qlearning import QLearningPlayer, QTableError, load_table
 from engine.players.scripted import AggressivePlayer, AlphaBetaPlayer, GreedyPlayer, RandomPlayer
-from engine.players.searcher import AgentPlayer
+from engine.players.searcher import AgentPlayer, SearcherName
 from engine.players.shipped import ShippedPlayer
 from engine.sandbox.files import read_untrusted
 from engine.sandbox.limits import DEFAULT_LIMITS, Limits
@@ -112,7 +112,7 @@ class SpecForm(NamedTuple):
 class _Options(NamedTuple):
     cpu_limit: Optional[float]
     timed: bool
-    searcher: str
+    searcher: SearcherName
     limits: Optional[Limits]
 
 
@@ -247,7 +247,7 @@ def make_player(
     spec: str,
     cpu_limit: Optional[float] = None,
     timed: bool = True,
-    searcher: str = "python",
+    searcher: SearcherName = SearcherName.PYTHON,
     limits: Optional[Limits] = None,
 ) -> Player:
     """A player from its spec string (a form of ``SPEC_FORMS``, or an agent folder's path); ValueError naming
@@ -299,7 +299,7 @@ def _agent(spec: str, base: str, rest: str, options: _Options) -> AgentPlayer:
     if base == "native":
         if depth is None:
             raise InvalidInput(f"player {spec!r}: the compiled searcher plays at a fixed depth: native[:PARAMS]@DEPTH")
-        return AgentPlayer(params, depth, spec=spec, timed=False, searcher="native")
+        return AgentPlayer(params, depth, spec=spec, timed=False, searcher=SearcherName.NATIVE)
     return AgentPlayer(params, depth, spec=spec, timed=options.timed, searcher=options.searcher)
 
 

@@ -12,7 +12,7 @@ shipped weights' move differed in 29 and kept the win in one position fewer.)
 from engine.constants import Move
 from engine.params import Params
 from engine.players.base import Player
-from engine.players.searcher import searcher_for
+from engine.players.searcher import SearcherName, searcher_for
 from engine.players.shipped import NODES_PER_SECOND, node_plan
 from engine.position import Position
 
@@ -20,7 +20,7 @@ from engine.position import Position
 def chosen_move(
     params: Params,
     position: Position,
-    searcher: str = "native",
+    searcher: SearcherName = SearcherName.NATIVE,
     nodes_per_second: int = NODES_PER_SECOND,
     plain: bool = False,
 ) -> Move:
@@ -40,7 +40,11 @@ class FreshSearch(Player):
     is itself the ``make`` of ``engine.ruler.measure``: calling it gives the player)."""
 
     def __init__(
-        self, params: Params, searcher: str = "native", plain: bool = False, nodes_per_second: int = NODES_PER_SECOND
+        self,
+        params: Params,
+        searcher: SearcherName = SearcherName.NATIVE,
+        plain: bool = False,
+        nodes_per_second: int = NODES_PER_SECOND,
     ) -> None:
         self.params, self.searcher, self.plain, self.nodes_per_second = params, searcher, plain, nodes_per_second
         self.spec = "our searcher" + (" to its depth" if plain else " at its node budget")

@@ -7,7 +7,7 @@ from engine.cli.parts.argument_types import depth, positive_int, scheduler
 from engine.cli.parts.arguments import add_cluster_options, add_json, add_renamed, reporter
 from engine.cli.parts.commands import Subcommands, command
 from engine.play.executors import SCHEDULER_FORMS
-from engine.players.searcher import SEARCHERS
+from engine.players.searcher import SEARCHERS, SearcherName
 from engine.players.specs import make_player
 from evolve.bench import bench_games
 
@@ -56,7 +56,7 @@ def _bench(args: argparse.Namespace) -> int:
         worker_counts=tuple(args.jobs),
         games=args.games,
         depths=tuple(args.depth),
-        searchers=tuple(dict.fromkeys(args.searcher)),
+        searchers=tuple(dict.fromkeys(map(SearcherName, args.searcher))),
         opponent=args.opponent,
         scheduler=args.scheduler,
         report=reporter(args),

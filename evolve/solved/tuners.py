@@ -45,7 +45,7 @@ from engine.native.stored_solver import StoredSolver
 from engine.params import Params, default_params, make_params
 from engine.patterns import PATTERN_BOUNDS, PATTERNS
 from engine.play.game import play_game
-from engine.players.searcher import AgentPlayer
+from engine.players.searcher import AgentPlayer, SearcherName
 from engine.players.specs import make_player
 from engine.position import Position
 from engine.ruler.fresh_search import FreshSearch
@@ -113,7 +113,9 @@ def candidate_openings(
     solver) against the exact adversary of ``solver``, from the empty board and the won ``openings``."""
     params = candidate_params(weights, depth)
     return openings_exploitability(
-        lambda: AgentPlayer(params, depth, spec="candidate", timed=False, searcher="native"), solver, openings
+        lambda: AgentPlayer(params, depth, spec="candidate", timed=False, searcher=SearcherName.NATIVE),
+        solver,
+        openings,
     )
 
 
@@ -124,7 +126,7 @@ def games_score(weights: Sequence[float], depth: int, rng: random.Random) -> flo
     points = 0
     for game in range(GAMES_PER_EVALUATION):
         opponent = make_player(GAMES_PANEL[(game // 2) % len(GAMES_PANEL)])
-        ours = AgentPlayer(params, depth, spec="candidate", timed=False, searcher="native")
+        ours = AgentPlayer(params, depth, spec="candidate", timed=False, searcher=SearcherName.NATIVE)
         seed = rng.randrange(2**31)
         black, white = (ours, opponent) if game % 2 == 0 else (opponent, ours)
         record = play_game(black, white, seed=seed, opening_plies=2, opening_seed=seed)
