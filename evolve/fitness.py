@@ -29,6 +29,7 @@ from engine.players.specs import make_player
 from engine.ruler.measure import RulerJob
 from evolve.agents.code_individual import BuiltProgram
 from evolve.agents.program_individual import program_player
+from evolve.experiment.config_keys import SearcherChoice
 from evolve.experiment.schema import Config
 from evolve.genome import FitnessReport, Individual
 from evolve.params_genes import Genome, run_genome
@@ -287,17 +288,17 @@ def self_play_opponents(
     return [list(population[k]) for k in sample]
 
 
-def choose_searcher(asked: str) -> SearcherName:
+def choose_searcher(asked: SearcherChoice) -> SearcherName:
     """The searcher fitness games use: "python" or "native" as asked; for "auto", the compiled searcher
     where it can be built, else "python" (said in the log and on stderr). NativeError, naming why, where
     "native" is asked for and cannot be had: a run never silently searches slower than its config says."""
-    if asked == SearcherName.PYTHON:
+    if asked == SearcherChoice.PYTHON:
         return SearcherName.PYTHON
     try:
         native_library()
     except NativeError as error:  # a failed build or a mismatch with the Python raises whatever was asked
         reason = str(error).splitlines()[0]
-        if asked == SearcherName.NATIVE or not isinstance(error, NoCompiler):
+        if asked == SearcherChoice.NATIVE or not isinstance(error, NoCompiler):
             # "auto" falls back to Python only where there is no compiler; a failed build is a defect.
             other = "auto" if isinstance(error, NoCompiler) else "python"
             raise NativeError(

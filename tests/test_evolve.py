@@ -178,15 +178,22 @@ def test_the_fitness_play_is_a_closed_set_whose_strings_the_files_keep(tmp_path)
 
 
 @pytest.mark.fast
-def test_the_searcher_is_a_closed_set_whose_strings_the_records_keep():
+def test_the_searcher_is_a_closed_set_whose_strings_the_records_keep(tmp_path):
     """The searcher fitness games use is a SearcherName member, written as its string; a name outside the set
     is one clear error."""
-    chosen = choose_searcher("python")
+    chosen = choose_searcher(config_keys.SearcherChoice.PYTHON)
     assert chosen is SearcherName.PYTHON and json.dumps({"searcher": chosen}) == '{"searcher": "python"}'
     assert f"{chosen}" == str(chosen) == "python" and SEARCHERS == ("native", "python")
     assert searcher_for(SearcherName.PYTHON) is Searcher and searcher_for(SearcherName.NATIVE) is not Searcher
     with pytest.raises(InvalidInput, match="unknown searcher 'cpp' \\(known: native, python\\)"):
         searcher_for("cpp")
+    for choice in config_keys.SearcherChoice:  # the config's choice: a member, its string in the checkpoint
+        config = load_config(write_config(tmp_path, TINY + f'\n[fitness]\nsearcher = "{choice}"\n'))
+        assert config.fitness.searcher is choice and config.to_json()["fitness"]["searcher"] == choice.value
+        assert type(config.to_json()["fitness"]["searcher"]) is str
+        assert Config.from_json(json.loads(json.dumps(config.to_json()))).fitness.searcher is choice
+    with pytest.raises(ConfigError, match="'fitness.searcher' = 'cpp' is out of range: 'auto'"):
+        load_config(write_config(tmp_path, TINY + '\n[fitness]\nsearcher = "cpp"\n'))
 
 
 @pytest.mark.fast

@@ -11,7 +11,7 @@ from typing import Any, Callable, Dict, NamedTuple, Optional
 from engine.constants import COURSE_CPU_LIMIT, MAX_MOVES
 from engine.errors import UserError
 from engine.play.executors import SCHEDULER_FORMS, check_scheduler
-from engine.players.searcher import SEARCHERS
+from engine.players.searcher import SearcherName
 from engine.sandbox.limits import SandboxMode
 from engine.search_settings import SEARCH_SETTINGS
 
@@ -261,12 +261,28 @@ AS_SHIPPED = (
     "(the book, the evaluation search with the depth, CPU budget, cap and close_stones of 'fitness.settings' "
     "counted in nodes, exact play from its solve_from: engine.players.shipped)"
 )
-FITNESS_SEARCHERS = ("auto",) + SEARCHERS  # auto: native where it can be built, python (warned) where not
+
+
+class SearcherChoice(str, enum.Enum):
+    """The config's ``[fitness] searcher``: one of our searchers (``engine.players.searcher.SearcherName``), or
+    ``auto``, the compiled one where it can be built, else the Python one, warned (``evolve.fitness.choose_searcher``).
+    Its string is what the config and the checkpoint hold."""
+
+    AUTO = "auto"
+    NATIVE = SearcherName.NATIVE.value
+    PYTHON = SearcherName.PYTHON.value
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
 FITNESS_KEYS: Schema = {
     "searcher": ConfigKey(
-        kind=str,
-        default="auto",
-        check=lambda v: v in FITNESS_SEARCHERS,
+        kind=SearcherChoice,
+        default=SearcherChoice.AUTO,
         range_words="'auto' (the compiled twin of the searcher where a C compiler is found, else the Python searcher, "
         "said), 'native' (the compiled twin or nothing: the same moves, tens of times faster) or 'python'",
     ),

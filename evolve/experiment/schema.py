@@ -21,6 +21,7 @@ from evolve.experiment.config_keys import (
     TOP_KEYS,
     PlayMode,
     Schema,
+    SearcherChoice,
     StrategyName,
     defaults,
 )
@@ -75,7 +76,7 @@ class FitnessSettings(NamedTuple):
     individuals play (``FITNESS_KEYS``); ``search``: for play = "as-shipped", the search settings of the
     ``settings`` params file as read when the run began (None otherwise)."""
 
-    searcher: str
+    searcher: SearcherChoice
     rounds: int
     keep: float
     play: PlayMode
