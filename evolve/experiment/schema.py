@@ -16,6 +16,7 @@ from evolve.experiment.config_keys import (
     EXECUTOR_KEYS,
     FITNESS_KEYS,
     GA_KEYS,
+    INDIVIDUAL_KEYS,
     SELF_PLAY_KEYS,
     SPSA_KEYS,
     TOP_KEYS,
@@ -235,8 +236,7 @@ class Config(NamedTuple):
         data["bounds"] = {gene: list(pair) for gene, pair in self.bounds.items()}
         if self.individual is not None:
             data["individual"] = dict(
-                self.individual._asdict(),
-                sandbox=self.individual.sandbox.value,
+                _plain_table(self.individual, INDIVIDUAL_KEYS),
                 base=copy.deepcopy(self.individual.base),
                 constants=list(self.individual.constants or ()),
             )
@@ -269,12 +269,7 @@ class Config(NamedTuple):
             individual=None
             if individual is None
             else _from_table(
-                ProgramIndividual,
-                dict(
-                    individual,
-                    sandbox=SandboxMode(individual["sandbox"]),
-                    constants=tuple(individual.get("constants") or ()),
-                ),
+                ProgramIndividual, dict(individual, constants=tuple(individual.get("constants") or ())), INDIVIDUAL_KEYS
             ),
             regret=None if data.get("regret") is None else _from_table(RegretSettings, data["regret"]),
         )
