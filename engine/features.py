@@ -33,7 +33,7 @@ from engine.bitboard import (
     points_of,
 )
 from engine.constants import BOARD_SIZE, KOMI, MAX_MOVES
-from engine.network import LayerReader, Network, fixed_layer
+from engine.network import FixedLayer, LayerReader, Network, fixed_layer, layer_reader
 from engine.patterns import PATTERNS, pattern_indices
 from engine.position import Position
 
@@ -281,14 +281,16 @@ class WeightedEvaluator:
     again and again (each deepening iteration, transpositions): that part is remembered (``cache``), the
     captures term (the path's) added each time."""
 
-    __slots__ = ("by_ply", "patterns", "network", "cache", "_statics", "_captures", "_layer")
+    __slots__ = ("by_ply", "patterns", "network", "layer", "cache", "_statics", "_captures", "_reader")
 
     def __init__(self, by_ply: ByPly, patterns: Optional[Tuple[float, ...]], network: Optional[Network]):
         self.by_ply, self.patterns, self.network = by_ply, patterns, network
         path = FEATURES.index(PATH_FEATURE)
         self._statics = tuple(vector[:path] + (0.0,) + vector[path + 1 :] for vector in by_ply)
         self._captures = tuple(vector[path] for vector in by_ply)
-        self._layer = None if network is None else LayerReader(fixed_layer(network, DENOMINATORS))
+        # the layer in whole numbers (what the compiled twin reads); its reader made at the first evaluation
+        self.layer: Optional[FixedLayer] = None if network is None else fixed_layer(network, DENOMINATORS)
+        self._reader: Optional[LayerReader] = None
         self.cache: Dict[Tuple[int, int, int, int], float] = {}
 
     def __call__(self, position: Position, captured: int = 0) -> float:
@@ -305,8 +307,11 @@ class WeightedEvaluator:
             if shapes is not None:  # one sum, as the compiled twin adds them
                 terms = chain(terms, [shapes[index] for index in pattern_indices(position.own, position.opp)])
             value = sum(terms)
-            if self._layer is not None:
-                value += self._layer(position.own, position.opp, values)
+            if self.layer is not None:
+                reader = self._reader
+                if reader is None:
+                    reader = self._reader = layer_reader(self.layer)
+                value += reader(position.own, position.opp, values)
             cache[key] = value
         return value + self._captures[ply] * captured
 

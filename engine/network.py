@@ -31,6 +31,7 @@ feature left out weighs 0). Fitted by ``evolve network`` (``evolve.solved.networ
 its weights from there (``[start] parts``, ``evolve.params_genes``).
 """
 
+import functools
 import math
 import struct
 from itertools import repeat
@@ -48,6 +49,7 @@ WHOLE_VALUE_LIMIT = 1 << 12
 _SUM_LIMIT = 1 << 62  # what a unit's sum stays below in size: its lane of 64 bits, or search.c's int64_t
 _LANE = 64
 _PRODUCTS = 4096  # a feature's values whose packed products a LayerReader keeps
+_REMEMBERED = 8  # the networks whose whole-number weights and tables are kept for the next evaluator
 
 
 class Unit(NamedTuple):
@@ -160,9 +162,11 @@ class FixedLayer(NamedTuple):
     out: Tuple[float, ...]  # a unit's
 
 
-def fixed_layer(network: Network, denominators: Sequence[int]) -> FixedLayer:
+@functools.lru_cache(maxsize=_REMEMBERED)
+def fixed_layer(network: Network, denominators: Tuple[int, ...]) -> FixedLayer:
     """``network``'s weights in whole numbers of ``2**-FRACTION_BITS`` (``denominators``: FEATURE_TABLE's,
-    in FEATURES order); NetworkError if a unit's sum could outgrow its 64 bits."""
+    in FEATURES order); NetworkError if a unit's sum could outgrow its 64 bits. Remembered for the last
+    few networks (a value of its arguments alone): the ruler builds an evaluator a position."""
 
     def whole(weight: float, denominator: int = 1) -> int:
         return round(math.ldexp(weight / denominator, FRACTION_BITS))
@@ -188,6 +192,12 @@ def _packed(lanes: Sequence[int]) -> int:
     """One integer holding ``lanes`` (signed, each below 2**63 in size) 64 bits each, lane 0 lowest: adding
     two such integers adds their lanes, and so does multiplying one by a whole number."""
     return sum(lane << (_LANE * k) for k, lane in enumerate(lanes))
+
+
+@functools.lru_cache(maxsize=_REMEMBERED)
+def layer_reader(layer: FixedLayer) -> "LayerReader":
+    """The LayerReader of ``layer``, remembered like ``fixed_layer``: its tables are built once a layer."""
+    return LayerReader(layer)
 
 
 class LayerReader:

@@ -20,9 +20,9 @@ import sys
 from typing import Callable, Dict, List, NamedTuple, NoReturn, Optional, Sequence, Set, TextIO, Tuple, Type
 
 from engine.constants import BLACK, KOMI, MAX_MOVES, NUM_POINTS, PASS, WHITE, Move
-from engine.features import DENOMINATORS, FEATURES, Evaluator, WeightedEvaluator, feature_values
+from engine.features import FEATURES, Evaluator, WeightedEvaluator, feature_values
 from engine.native.compiler import FOLDER, NATIVE_PASS, NativeError, NoCompiler, compiled_library, game_defines
-from engine.network import FRACTION_BITS, MAX_UNITS, Network, fixed_layer
+from engine.network import FRACTION_BITS, MAX_UNITS, FixedLayer
 from engine.patterns import PATTERNS, WINDOW_TABLES, WINDOW_TOPS, pattern_indices
 from engine.playout import random_opening
 from engine.position import Position
@@ -287,10 +287,11 @@ class _LayerArguments(NamedTuple):
     outs: Optional["ctypes.Array[ctypes.c_double]"]
 
 
-def _layer_arguments(network: Optional[Network]) -> _LayerArguments:
-    if network is None:
+@functools.lru_cache(maxsize=8)
+def _layer_arguments(layer: Optional[FixedLayer]) -> _LayerArguments:
+    """The arguments of ``layer`` (the evaluator's), remembered for the next searcher (ls_new copies them)."""
+    if layer is None:
         return _LayerArguments(0, None, None, None)
-    layer = fixed_layer(network, DENOMINATORS)
     sums = [w for k, bias in enumerate(layer.bias) for w in (bias, *layer.own[k], *layer.opp[k], *layer.features[k])]
     return _LayerArguments(
         len(layer.bias),
@@ -325,7 +326,7 @@ class NativeSearcher(Searcher):
         static = [w for vector in table for w in vector[:captures] + (0.0,) + vector[captures + 1 :]]
         captures_weights = [vector[captures] for vector in table]
         shapes = evaluate.patterns
-        layer = _layer_arguments(evaluate.network)
+        layer = _layer_arguments(evaluate.layer)
         handle = library.ls_new(
             (ctypes.c_double * len(static))(*static),
             (ctypes.c_double * len(captures_weights))(*captures_weights),
