@@ -2,7 +2,7 @@
 game's positions, regret and exploitability; the tuner benchmark.
 Each group's parser and handlers live in its own module here: ``runs`` (run, resume, log, plot,
 export, constants), ``ship``, ``bench``, ``fit`` (label, fit), ``network``, ``solved`` (positions,
-regret, exploit), ``tuners`` and ``agent_tuners``."""
+regret, exploit), ``tuners``, ``agent_tuners`` and ``network_tuners``."""
 
 import argparse
 import os
@@ -14,10 +14,10 @@ from engine.cli.parts.exits import STOPPED_STATUS, run_command
 from engine.errors import UserError
 from engine.play.executors import ExecutorError
 from evolve.checkpoint import has_checkpoint
-from evolve.cli import agent_tuners, bench, fit, network, runs, ship, solved, tuners
+from evolve.cli import agent_tuners, bench, fit, network, network_tuners, runs, ship, solved, tuners
 from evolve.fitness import FitnessGameError
 
-EVOLVE_GROUPS = (runs, ship, bench, fit, network, solved, tuners, agent_tuners)
+EVOLVE_GROUPS = (runs, ship, bench, fit, network, solved, tuners, agent_tuners, network_tuners)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,6 +12,8 @@ compares tuners at equal CPU where the evaluation decides alone, on the ruler's 
 and curves in ``tuners_report``; the tuners, ask/tell objects, in ``ask_tell``; its labels fitness, every
 move of a won position labelled, in ``move_labels``); ``agent_tuners`` is its second problem, a
 student's agent tuned by ``evolve run``'s own strategies on games and on the exact regret, each run
-stopped at a CPU budget and its tuned agent checked and graded. Their commands are ``evolve.cli``'s
-``solved``, ``fit``, ``network``, ``tuners`` and ``agent_tuners``.
+stopped at a CPU budget and its tuned agent checked and graded; ``network_tuners`` its network problem,
+the gradient fit of the hidden layer beside evolution of it from the fit and from scratch. Their
+commands are ``evolve.cli``'s ``solved``, ``fit``, ``network``, ``tuners``, ``agent_tuners`` and
+``network_tuners``.
 """

@@ -24,7 +24,7 @@ weigh ``UNFITTED_CAPTURES``.
 
 import functools
 import random
-from typing import Any, Callable, Dict, List, NamedTuple, Sequence, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy
 from scipy.optimize import minimize
@@ -171,10 +171,17 @@ def _loss(
 
 
 def fit_network(
-    samples: Samples, hidden: int = HIDDEN, ridge: float = LAYER_RIDGE, iterations: int = ITERATIONS, seed: int = 1
+    samples: Samples,
+    hidden: int = HIDDEN,
+    ridge: float = LAYER_RIDGE,
+    iterations: int = ITERATIONS,
+    seed: int = 1,
+    step: Optional[Callable[[Callable[[], "Fitted"]], bool]] = None,
 ) -> Fitted:
     """The features' weights and a layer of ``hidden`` units minimising the regularised log loss of
-    ``samples`` (each under the board's 8 symmetries), by L-BFGS from a start drawn with ``seed``."""
+    ``samples`` (each under the board's 8 symmetries), by L-BFGS from a start drawn with ``seed``. After
+    each iteration ``step`` (where given) is called with a function that gives the iterate as a Fitted;
+    where it returns False the fit stops there, and that iterate is the answer."""
     if not 1 <= hidden <= MAX_UNITS:
         raise ValueError(f"hidden units: 1 to {MAX_UNITS}, not {hidden}")
     board, features = _images(samples)
@@ -189,6 +196,18 @@ def fit_network(
     def loss(vector: numpy.ndarray) -> Tuple[float, numpy.ndarray]:
         return _loss(_unpacked(vector, cuts, width), inputs, standard, targets, ridge)
 
+    def exported(vector: numpy.ndarray, fitted: Dict[str, Any]) -> Fitted:
+        first, bias, out, offset, linear = _unpacked(vector, cuts, width)
+        weights = {name: TEMPERATURE * float(linear[k] / spread[k]) for k, name in enumerate(FEATURES)}
+        if not samples.features[:, _PATH].any():
+            weights[PATH_FEATURE] = UNFITTED_CAPTURES
+        units = [_exported_unit(first[:, j], bias[j], out[j], mean, spread) for j in range(hidden)]
+        penalty = ridge * float(numpy.sum(first * first) + out @ out)
+        figures = dict(samples=len(samples.wins), hidden=hidden, ridge=ridge, seed=seed, **fitted)
+        figures["data_loss"] = figures["log_loss"] - penalty
+        constant = float(offset[0] - linear @ (mean / spread))
+        return Fitted(weights, Network(units=tuple(units)), TEMPERATURE * constant, figures)
+
     rng = numpy.random.default_rng(seed)
     start = numpy.concatenate(
         [
@@ -198,24 +217,33 @@ def fit_network(
             numpy.zeros(1 + len(FEATURES)),
         ]
     )
-    result = minimize(loss, start, jac=True, method="L-BFGS-B", options={"maxiter": iterations})
-    first, bias, out, offset, linear = _unpacked(result.x, cuts, width)
-    weights = {name: TEMPERATURE * float(linear[k] / spread[k]) for k, name in enumerate(FEATURES)}
-    if not samples.features[:, _PATH].any():
-        weights[PATH_FEATURE] = UNFITTED_CAPTURES
-    units = [_exported_unit(first[:, j], bias[j], out[j], mean, spread) for j in range(hidden)]
-    figures = {
-        "samples": len(samples.wins),
-        "hidden": hidden,
-        "ridge": ridge,
-        "iterations": int(result.nit),
-        "converged": bool(result.success),
-        "log_loss": float(result.fun),
-        "data_loss": float(result.fun) - ridge * float(numpy.sum(first * first) + out @ out),
-        "seed": seed,
-    }
-    constant = float(offset[0] - linear @ (mean / spread))
-    return Fitted(weights, Network(units=tuple(units)), TEMPERATURE * constant, figures)
+    done = [0]
+
+    def after(vector: numpy.ndarray) -> None:
+        done[0] += 1
+        if step is None:
+            return
+        iterate, count = numpy.array(vector), done[0]  # as it is now: the function may be called later
+        if not step(lambda: exported(iterate, _figures(loss(iterate)[0], count, False))):
+            raise _Stopped(iterate)
+
+    try:
+        result = minimize(loss, start, jac=True, method="L-BFGS-B", options={"maxiter": iterations}, callback=after)
+    except _Stopped as stopped:  # ``step`` said stop: its iterate is the answer
+        return exported(stopped.vector, _figures(loss(stopped.vector)[0], done[0], False))
+    return exported(result.x, _figures(float(result.fun), int(result.nit), bool(result.success)))
+
+
+def _figures(log_loss: float, iterations: int, converged: bool) -> Dict[str, Any]:
+    return {"iterations": iterations, "converged": converged, "log_loss": float(log_loss)}
+
+
+class _Stopped(Exception):
+    """Raised in SciPy's callback where ``fit_network``'s ``step`` says stop, with the iterate."""
+
+    def __init__(self, vector: numpy.ndarray):
+        super().__init__("stopped")
+        self.vector = vector
 
 
 def _exported_unit(reads: numpy.ndarray, bias: float, out: float, mean: numpy.ndarray, spread: numpy.ndarray) -> Unit:

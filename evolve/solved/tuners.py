@@ -120,9 +120,14 @@ def candidate_openings(
 
 
 def games_score(weights: Sequence[float], depth: int, rng: random.Random) -> float:
-    """The share of points of ``weights`` (searched to ``depth``) in GAMES_PER_EVALUATION games against
-    GAMES_PANEL from random two-ply openings whose seeds ``rng`` draws: a draw of the noisy fitness."""
-    params = candidate_params(weights, depth)
+    """The games fitness of a candidate's ``weights``: ``games_score_of`` their params."""
+    return games_score_of(candidate_params(weights, depth), depth, rng)
+
+
+def games_score_of(params: Params, depth: int, rng: random.Random) -> float:
+    """The share of points of ``params`` (searched to ``depth``, the compiled searcher, no limit) in
+    GAMES_PER_EVALUATION games against GAMES_PANEL from random two-ply openings whose seeds ``rng`` draws:
+    a draw of the noisy fitness."""
     points = 0
     for game in range(GAMES_PER_EVALUATION):
         opponent = make_player(GAMES_PANEL[(game // 2) % len(GAMES_PANEL)])
