@@ -6,6 +6,7 @@ import random
 import numpy
 import pytest
 
+from engine.errors import InvalidInput
 from engine.native.store import default_store_path
 from engine.native.stored_solver import StoredSolver
 from engine.ruler.fresh_search import chosen_move
@@ -165,14 +166,18 @@ def test_the_command_writes_its_table_curves_legs_and_openings(tmp_path, capsys,
 
 
 def test_a_line_cut_short_by_a_kill_is_played_again_and_the_next_line_stays_readable(tmp_path):
-    from engine.common.json_lines import append_line
+    from engine.common.json_lines import ResultsFolder
     from evolve.cli import tuners as command
 
+    folder = ResultsFolder(str(tmp_path), {"positions": ["a"], "depth": 2})
     path = tmp_path / "openings.jsonl"
     path.write_text('{"depth": 2, "weights": [1.0], "empty_board": true, "kept": 3, "of": 4}\n{"depth": 2, "wei')
-    assert set(command._openings_done(str(tmp_path), 2, 4)) == {(1.0,)}
-    append_line(str(path), {"depth": 2, "weights": [2.0], "empty_board": False, "kept": 1, "of": 4})
-    found = command._openings_done(str(tmp_path), 2, 4)
+    assert set(command._openings_done(folder, 2, 4)) == {(1.0,)}
+    folder.append("openings.jsonl", {"depth": 2, "weights": [2.0], "empty_board": False, "kept": 1, "of": 4})
+    found = command._openings_done(folder, 2, 4)
     assert set(found) == {(1.0,), (2.0,)} and found[(2.0,)].kept == 1 and not found[(2.0,)].empty_board
-    assert command._openings_done(str(tmp_path), 3, 4) == {}  # another depth
-    assert command._openings_done(str(tmp_path), 2, 5) == {}  # another set of openings
+    assert command._openings_done(folder, 3, 4) == {}  # another depth
+    assert command._openings_done(folder, 2, 5) == {}  # another set of openings
+    assert ResultsFolder(str(tmp_path), {"depth": 2, "positions": ["a"]}).read("openings.jsonl", dict)[0]["kept"] == 3
+    with pytest.raises(InvalidInput, match="holds the legs of another problem"):
+        ResultsFolder(str(tmp_path), {"positions": ["a"], "depth": 3})

@@ -1,10 +1,13 @@
 """Files of JSON lines that a kill may cut short: ``append_line`` writes one object a line (after a
 newline where the last line was cut: ``end_cut_line``, for a writer that keeps its file open),
-``read_lines`` gives back the objects of the whole lines."""
+``read_lines`` gives back the objects of the whole lines; ``ResultsFolder``, the one resumable record of
+the benchmarks' legs (a folder's problem and its files of results)."""
 
 import json
 import os
-from typing import Any, Dict, Iterator, Mapping
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, TypeVar
+
+from engine.errors import InvalidInput
 
 
 def end_cut_line(path: str) -> None:
@@ -41,3 +44,47 @@ def read_lines(path: str) -> Iterator[Dict[str, Any]]:
                 continue
             if isinstance(data, dict):
                 yield data
+
+
+R = TypeVar("R")  # a kind of result a folder keeps
+
+
+class ResultsFolder:
+    """A folder of finished work that a command resumes (the benchmarks' ``--out``): ``problem.json`` says
+    what the work is, written by the first command and checked by each later one; each kind of result
+    is a file of JSON lines (``legs.jsonl``...), a line a result, appended as it is done and read back."""
+
+    def __init__(self, folder: str, problem: Mapping[str, Any]):
+        """Open ``folder`` (made where missing) for ``problem`` (JSON-ready); InvalidInput where it holds
+        another problem's results."""
+        os.makedirs(folder, exist_ok=True)
+        self.folder = folder
+        path = os.path.join(folder, "problem.json")
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as handle:
+                if json.load(handle) != json.loads(json.dumps(problem)):
+                    raise InvalidInput(f"{folder} holds the legs of another problem ({path}): give another --out")
+        else:
+            with open(path, "w", encoding="utf-8") as handle:
+                json.dump(problem, handle)
+
+    def path(self, name: str) -> str:
+        """The path of the folder's file ``name``."""
+        return os.path.join(self.folder, name)
+
+    def read(self, name: str, parse: Callable[[Dict[str, Any]], Optional[R]]) -> List[R]:
+        """The results of ``name``'s lines, in order, each as ``parse`` reads it; a line it rejects
+        (KeyError, TypeError or ValueError, or None) is skipped: its work is done again."""
+        results = []
+        for data in read_lines(self.path(name)):
+            try:
+                result = parse(data)
+            except (KeyError, TypeError, ValueError):
+                continue
+            if result is not None:
+                results.append(result)
+        return results
+
+    def append(self, name: str, data: Mapping[str, Any]) -> None:
+        """Keep one result: ``data`` as the next line of ``name``."""
+        append_line(self.path(name), data)

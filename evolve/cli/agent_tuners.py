@@ -11,8 +11,7 @@ from typing import Any, Dict, List, Sequence
 from engine.cli.parts.argument_types import positive_int, positive_seconds
 from engine.cli.parts.arguments import add_json
 from engine.cli.parts.commands import Subcommands, command
-from engine.common.json_lines import append_line, read_lines
-from engine.errors import InvalidInput
+from engine.common.json_lines import ResultsFolder
 from evolve.solved import agent_tuners as bench
 from evolve.solved.tuners import spearman
 from evolve.tuner import RUN_STRATEGIES
@@ -76,10 +75,17 @@ def _agent_tuners(args: argparse.Namespace) -> int:
     experiment = bench.load_experiment(args.experiment)
     seeds = range(args.first_seed, args.first_seed + args.seeds)
     legs = bench.agent_legs(args.tuners, args.fitnesses, seeds, args.budget)
-    os.makedirs(args.out, exist_ok=True)
-    _same_problem(args)
+    folder = ResultsFolder(
+        args.out,
+        {
+            "experiment": args.experiment,
+            "positions": args.positions,
+            "grade_games": args.grade_games,
+            "grade_seed": args.grade_seed,
+        },
+    )
     start = _start(args, experiment)
-    results = _play(args, experiment, legs)
+    results = _play(args, experiment, legs, folder)
     rows = bench.agent_rows(results)
     summary: Dict[str, Any] = {
         "experiment": args.experiment,
@@ -106,24 +112,6 @@ def _agent_tuners(args: argparse.Namespace) -> int:
     return 0
 
 
-def _same_problem(args: argparse.Namespace) -> None:
-    """InvalidInput where ``--out`` holds another problem's legs (its problem.json; written here when new)."""
-    problem = {
-        "experiment": args.experiment,
-        "positions": args.positions,
-        "grade_games": args.grade_games,
-        "grade_seed": args.grade_seed,
-    }
-    path = os.path.join(args.out, "problem.json")
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as handle:
-            if json.load(handle) != problem:
-                raise InvalidInput(f"{args.out} holds the legs of another problem ({path}): give another --out")
-    else:
-        with open(path, "w", encoding="utf-8") as handle:
-            json.dump(problem, handle)
-
-
 def _start(args: argparse.Namespace, experiment: Dict[str, Any]) -> bench.AgentMeasure:
     """The agent as it is, measured as the legs' agents are (kept in ``--out``'s start.json)."""
     path = os.path.join(args.out, "start.json")
@@ -141,18 +129,14 @@ def _start(args: argparse.Namespace, experiment: Dict[str, Any]) -> bench.AgentM
 
 
 def _play(
-    args: argparse.Namespace, experiment: Dict[str, Any], legs: Sequence[bench.AgentLeg]
+    args: argparse.Namespace, experiment: Dict[str, Any], legs: Sequence[bench.AgentLeg], folder: ResultsFolder
 ) -> List[bench.AgentLegResult]:
     """The results of ``legs``: those legs.jsonl holds read back, the others played one after another, each
     said as it ends and kept at once."""
-    path = os.path.join(args.out, "legs.jsonl")
+    path = folder.path("legs.jsonl")
     wanted = set(legs)
     results: Dict[bench.AgentLeg, bench.AgentLegResult] = {}
-    for data in read_lines(path):
-        try:
-            result = bench.AgentLegResult.from_json(data)
-        except (KeyError, TypeError, ValueError):
-            continue  # not a leg's line: its leg runs again
+    for result in folder.read("legs.jsonl", bench.AgentLegResult.from_json):
         if result.leg in wanted:
             results.setdefault(result.leg, result)
     todo = [leg for leg in legs if leg not in results]
@@ -172,7 +156,7 @@ def _play(
         result = bench.run_agent_leg(
             experiment, leg, args.positions, args.out, args.jobs, (args.grade_games, args.grade_seed)
         )
-        append_line(path, result.to_json())
+        folder.append("legs.jsonl", result.to_json())
         results[leg] = result
         measured = result.measure
         print(

@@ -11,7 +11,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from engine.cli.parts.argument_types import positive_int, positive_seconds
 from engine.cli.parts.arguments import add_json
 from engine.cli.parts.commands import Subcommands, command
-from engine.common.json_lines import append_line, read_lines
+from engine.common.json_lines import ResultsFolder
 from engine.common.pools import process_pool
 from engine.errors import InvalidInput
 from engine.network import MAX_UNITS
@@ -84,9 +84,8 @@ def _network_tuners(args: argparse.Namespace) -> int:
     missing = sorted(
         {leg.seed for leg in legs if leg.start == bench.FIT} - {leg.seed for leg in legs if leg.tuner == bench.FIT}
     )
-    os.makedirs(args.out, exist_ok=True)
-    _same_problem(args)
-    found = _legs_done(args.out)
+    folder = ResultsFolder(args.out, {"positions": args.positions, "depth": args.depth, "hidden": args.hidden})
+    found = _legs_done(folder)
     if missing and any(
         bench.NetworkLeg(*bench.NETWORK_LEGS[0], seed=s, budget=args.budget) not in found for s in missing
     ):
@@ -96,7 +95,7 @@ def _network_tuners(args: argparse.Namespace) -> int:
     problem = bench.load_network_problem(args.positions, args.depth, args.hidden)
     if not problem.train or not problem.held_out:
         raise InvalidInput("the positions hold no won position in their training split or none in the held-out one")
-    results = _play(args, problem, legs, found)
+    results = _play(args, problem, legs, found, folder)
     rows = bench.network_rows(results)
     table = bench.network_table(rows, problem)
     summary = {
@@ -117,27 +116,10 @@ def _network_tuners(args: argparse.Namespace) -> int:
     return 0
 
 
-def _same_problem(args: argparse.Namespace) -> None:
-    """InvalidInput where ``--out`` holds another problem's legs (its problem.json; written here when new)."""
-    problem = {"positions": args.positions, "depth": args.depth, "hidden": args.hidden}
-    path = os.path.join(args.out, "problem.json")
-    if os.path.exists(path):
-        with open(path, encoding="utf-8") as handle:
-            if json.load(handle) != problem:
-                raise InvalidInput(f"{args.out} holds the legs of another problem ({path}): give another --out")
-    else:
-        with open(path, "w", encoding="utf-8") as handle:
-            json.dump(problem, handle)
-
-
-def _legs_done(out: str) -> Dict[bench.NetworkLeg, bench.NetworkLegResult]:
-    """The results ``out``'s legs.jsonl holds, by leg (a line that is not a leg's is skipped: it runs again)."""
+def _legs_done(folder: ResultsFolder) -> Dict[bench.NetworkLeg, bench.NetworkLegResult]:
+    """The results ``folder``'s legs.jsonl holds, by leg (a line that is not a leg's is skipped: it runs again)."""
     found: Dict[bench.NetworkLeg, bench.NetworkLegResult] = {}
-    for data in read_lines(os.path.join(out, "legs.jsonl")):
-        try:
-            result = bench.result_from_json(data)
-        except (ValueError, KeyError, TypeError):
-            continue
+    for result in folder.read("legs.jsonl", bench.result_from_json):
         found.setdefault(result.leg, result)
     return found
 
@@ -155,6 +137,7 @@ def _play(
     problem: bench.NetworkProblem,
     legs: Sequence[bench.NetworkLeg],
     found: Dict[bench.NetworkLeg, bench.NetworkLegResult],
+    folder: ResultsFolder,
 ) -> List[bench.NetworkLegResult]:
     """The results of ``legs``: those ``found`` read back, the others played on ``--jobs`` processes, the
     fits and the legs from scratch first, then the legs from the fit; each kept in ``--out`` as it ends."""
@@ -193,7 +176,7 @@ def _play(
         with process_pool(min(args.jobs, len(jobs)), "spawn", tasks_per_worker=1) as pool:
             for result in pool.imap_unordered(_leg_job, jobs):
                 results.append(result)
-                append_line(os.path.join(args.out, "legs.jsonl"), result.to_json())
+                folder.append("legs.jsonl", result.to_json())
                 last = result.marks[-1]
                 print(
                     f"{len(results)} of {len(legs)} legs ({time.time() - started:.0f} s): {result.leg.name}, seed "

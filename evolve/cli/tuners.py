@@ -6,12 +6,12 @@ import os
 import random
 import sys
 import time
-from typing import Any, Dict, List, Mapping, Sequence, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from engine.cli.parts.argument_types import positive_int, positive_seconds
 from engine.cli.parts.arguments import add_json, add_store, store_path
 from engine.cli.parts.commands import Subcommands, command
-from engine.common.json_lines import append_line, read_lines
+from engine.common.json_lines import ResultsFolder
 from engine.common.pools import process_pool
 from engine.errors import InvalidInput
 from engine.native.solver import describe_position, position_from_text
@@ -126,9 +126,10 @@ def _tuners(args: argparse.Namespace) -> int:
         file=sys.stderr,
         flush=True,
     )
-    results = _play_legs(args, problem, legs)
+    folder = ResultsFolder(args.out, {"positions": args.positions, "depth": args.depth}) if args.out else None
+    results = _play_legs(args, problem, legs, folder)
     results.sort(key=lambda r: (r.leg.tuner, r.leg.fitness, r.leg.seed))
-    openings = _play_openings(args, problem, results)
+    openings = _play_openings(args, problem, results, folder)
     rows = tuners.summary_rows(results, start_share, openings)
     correlations = _correlations(problem, results, args.depth, openings)
     summary = tuners.BenchmarkSummary(
@@ -156,15 +157,18 @@ def _tuners(args: argparse.Namespace) -> int:
     return 0
 
 
-def _play_legs(args: argparse.Namespace, problem: tuners.Problem, legs: Sequence[tuners.Leg]) -> List[tuners.LegResult]:
-    """The LegResults of ``legs`` on ``problem``: those ``--out`` holds read back, the others played on
-    ``--jobs`` processes, each said as it ends and kept in ``--out`` at once."""
+def _play_legs(
+    args: argparse.Namespace, problem: tuners.Problem, legs: Sequence[tuners.Leg], folder: Optional[ResultsFolder]
+) -> List[tuners.LegResult]:
+    """The LegResults of ``legs`` on ``problem``: those ``folder`` (``--out``) holds read back, the others
+    played on ``--jobs`` processes, each said as it ends and kept in ``folder`` at once."""
+    wanted = set(legs)
     results: List[tuners.LegResult] = []
-    if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        results = _legs_done(args, legs)
-        if results:
-            print(f"{len(results)} legs read back from {args.out}/legs.jsonl", file=sys.stderr, flush=True)
+    for result in folder.read("legs.jsonl", _leg_of_json) if folder else []:
+        if result.leg in wanted and result.leg not in {found.leg for found in results}:
+            results.append(result)
+    if results:
+        print(f"{len(results)} legs read back from {args.out}/legs.jsonl", file=sys.stderr, flush=True)
     done = {result.leg for result in results}
     if len(done) < len(legs):
         minutes = (len(legs) - len(done)) * args.budget / min(args.jobs, len(legs) - len(done)) / 60
@@ -191,35 +195,17 @@ def _play_legs(args: argparse.Namespace, problem: tuners.Problem, legs: Sequence
                 file=sys.stderr,
                 flush=True,
             )
-            if args.out:
-                append_line(os.path.join(args.out, "legs.jsonl"), _leg_json(result))
+            if folder:
+                folder.append("legs.jsonl", _leg_json(result))
     return results
 
 
-def _legs_done(args: argparse.Namespace, legs: Sequence[tuners.Leg]) -> List[tuners.LegResult]:
-    """The LegResults of ``legs`` that ``--out``'s legs.jsonl already holds, from a run of the same problem
-    (its ``problem.json``, written here when new); InvalidInput where the folder is another problem's."""
-    problem = {"positions": args.positions, "depth": args.depth}
-    path = os.path.join(args.out, "problem.json")
-    if os.path.exists(path):
-        with open(path) as handle:
-            if json.load(handle) != problem:
-                raise InvalidInput(f"{args.out} holds the legs of another problem ({path}): give another --out")
-    else:
-        with open(path, "w") as handle:
-            json.dump(problem, handle)
-    wanted = set(legs)
-    found: List[tuners.LegResult] = []
-    for data in read_lines(os.path.join(args.out, "legs.jsonl")):
-        try:
-            leg = tuners.Leg(data["tuner"], data["fitness"], data["seed"], data["budget"])
-            marks = [tuners.Mark(m["cpu"], m["evaluations"], tuple(m["weights"]), m["held_out"]) for m in data["marks"]]
-            by_ply = {int(ply): tuple(pair) for ply, pair in data["by_ply"].items()}
-        except (ValueError, KeyError, TypeError):
-            continue  # not a leg's line: its leg runs again
-        if leg in wanted and leg not in {result.leg for result in found}:
-            found.append(tuners.LegResult(leg, marks, by_ply))
-    return found
+def _leg_of_json(data: Dict[str, Any]) -> tuners.LegResult:
+    """A LegResult as ``_leg_json`` wrote it."""
+    leg = tuners.Leg(data["tuner"], data["fitness"], data["seed"], data["budget"])
+    marks = [tuners.Mark(m["cpu"], m["evaluations"], tuple(m["weights"]), m["held_out"]) for m in data["marks"]]
+    by_ply = {int(ply): (int(pair[0]), int(pair[1])) for ply, pair in data["by_ply"].items()}
+    return tuners.LegResult(leg, marks, by_ply)
 
 
 OpeningsJob = Tuple[Candidate, int, Tuple[str, ...]]  # a candidate, its search's depth, the openings' texts
@@ -233,7 +219,10 @@ def _openings_job(job: OpeningsJob) -> Tuple[Candidate, OpeningsExploitability]:
 
 
 def _play_openings(
-    args: argparse.Namespace, problem: tuners.Problem, results: Sequence[tuners.LegResult]
+    args: argparse.Namespace,
+    problem: tuners.Problem,
+    results: Sequence[tuners.LegResult],
+    folder: Optional[ResultsFolder],
 ) -> Dict[Candidate, OpeningsExploitability]:
     """The OpeningsExploitability of the hand-set start and of the candidates ``--exploit`` names: those ``--out``'s
     openings.jsonl holds (from the same openings) read back, the others played on ``--jobs`` processes,
@@ -247,7 +236,7 @@ def _play_openings(
     wanted = [problem.start] + [
         mark.weights for result in results for mark in (result.marks if args.exploit == "marks" else result.marks[-1:])
     ]
-    found = _openings_done(args.out, problem.depth, len(texts)) if args.out else {}
+    found = _openings_done(folder, problem.depth, len(texts)) if folder else {}
     todo = [(weights, problem.depth, texts) for weights in dict.fromkeys(wanted) if weights not in found]
     if not todo:
         return found
@@ -273,9 +262,8 @@ def _play_openings(
                 file=sys.stderr,
                 flush=True,
             )
-            if args.out:
-                line = {"depth": problem.depth, "weights": list(weights), **report.to_json()}
-                append_line(os.path.join(args.out, "openings.jsonl"), line)
+            if folder:
+                folder.append("openings.jsonl", {"depth": problem.depth, "weights": list(weights), **report.to_json()})
     finally:
         if pool is not None:
             pool.terminate()
@@ -285,18 +273,15 @@ def _play_openings(
     return found
 
 
-def _openings_done(out: str, depth: int, openings: int) -> Dict[Candidate, OpeningsExploitability]:
-    """The OpeningsExploitability that ``out``'s openings.jsonl holds, by candidate, at ``depth`` from as many won
-    openings as ``openings`` (another count: another set of openings, played again)."""
-    found: Dict[Candidate, OpeningsExploitability] = {}
-    for data in read_lines(os.path.join(out, "openings.jsonl")):
-        try:
-            report = OpeningsExploitability.from_json(data)
-            if data["depth"] == depth and report.of == openings:
-                found[tuple(data["weights"])] = report
-        except (ValueError, KeyError, TypeError):
-            continue  # not a candidate's line: it plays again
-    return found
+def _openings_done(folder: ResultsFolder, depth: int, openings: int) -> Dict[Candidate, OpeningsExploitability]:
+    """The OpeningsExploitability that ``folder``'s openings.jsonl holds, by candidate, at ``depth`` from as
+    many won openings as ``openings`` (another count: another set of openings, played again)."""
+
+    def parse(data: Dict[str, Any]) -> Optional[Tuple[Candidate, OpeningsExploitability]]:
+        report = OpeningsExploitability.from_json(data)
+        return (tuple(data["weights"]), report) if data["depth"] == depth and report.of == openings else None
+
+    return dict(folder.read("openings.jsonl", parse))
 
 
 def _leg_json(result: tuners.LegResult) -> Dict[str, Any]:
