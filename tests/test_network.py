@@ -189,7 +189,7 @@ def test_more_positions_join_the_fit_but_never_the_benchmarks_own():
     assert all(not p.winning for p in lost)  # no winning move: lost
     position = position_from_text(lost[0].text)
     rows = network_fit.value_rows(lost[:1])
-    assert rows[0] == (position, 0, 0.0) and len(rows) > 1 and all(win == 1.0 for _, _, win in rows[1:])
+    assert rows[0] == (position, 0, False) and len(rows) > 1 and all(row.wins for row in rows[1:])
     # a file fitted but not scored gives its training split alone, less the benchmark's positions
     other = f"{ROOT}/experiments/regret-20261127/fresh-3-8.json.gz"
     more = network_fit.extra_positions(won, [every], lost=False, fit_only=[load_positions(other)])

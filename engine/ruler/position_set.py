@@ -73,6 +73,27 @@ class SolvedPosition(NamedTuple):
         """The position itself."""
         return position_from_text(self.text)
 
+    def valued(self) -> List["ValuedPosition"]:
+        """The position and every position one of its moves leads to (a game over excepted), each with
+        whether its mover wins: a winning move leads to a lost position, any other to a won one (in a lost
+        position every move leads to a won one)."""
+        position, winning = self.position(), self.winning
+        found = [ValuedPosition(position, 0, self.won)]
+        for move in position.all_moves():
+            child = position.play_point(move)
+            if not child.is_over:
+                found.append(ValuedPosition(child, 0, move not in winning))
+        return found
+
+
+class ValuedPosition(NamedTuple):
+    """A position whose mover's result the solver knows: what the fits learn from (``SolvedPosition.valued``,
+    and the leaves of a search with the captures along their line)."""
+
+    position: Position
+    captured: int  # the mover's captures along the line to it, less the opponent's (0: none counted)
+    wins: bool  # the mover wins
+
 
 class PositionSet(NamedTuple):
     """A positions file: its provenance and its positions, in the order drawn."""

@@ -39,7 +39,7 @@ from engine.params import Params, make_params
 from engine.position import Position
 from engine.ruler.fresh_search import FreshSearch
 from engine.ruler.measure import measure
-from engine.ruler.position_set import PositionSet, SolvedPosition, WonPositions
+from engine.ruler.position_set import PositionSet, SolvedPosition, ValuedPosition, WonPositions
 from engine.search import Searcher
 from engine.symmetry import SYMMETRIES
 from evolve.solved.fit_figures import TEMPERATURE, logistic_loss
@@ -76,13 +76,14 @@ class Samples(NamedTuple):
     wins: numpy.ndarray
 
 
-def samples_of(rows: Sequence[Tuple[Position, int, float]]) -> Samples:
-    """Samples of (position, the mover's captures along the line to it, 1.0 where the mover wins) rows."""
+def samples_of(rows: Sequence[ValuedPosition]) -> Samples:
+    """The Samples of valued positions."""
     bits = numpy.arange(NUM_POINTS)
-    own = numpy.array([[p.own] for p, _, _ in rows], dtype=numpy.int64) >> bits & 1
-    opp = numpy.array([[p.opp] for p, _, _ in rows], dtype=numpy.int64) >> bits & 1
-    features = numpy.array([feature_values(p, captured) for p, captured, _ in rows], dtype=float)
-    return Samples(own.astype(numpy.uint8), opp.astype(numpy.uint8), features, numpy.array([w for _, _, w in rows]))
+    own = numpy.array([[row.position.own] for row in rows], dtype=numpy.int64) >> bits & 1
+    opp = numpy.array([[row.position.opp] for row in rows], dtype=numpy.int64) >> bits & 1
+    features = numpy.array([feature_values(row.position, row.captured) for row in rows], dtype=float)
+    wins = numpy.array([1.0 if row.wins else 0.0 for row in rows])
+    return Samples(own.astype(numpy.uint8), opp.astype(numpy.uint8), features, wins)
 
 
 def joined(first: Samples, second: Samples) -> Samples:
@@ -90,18 +91,10 @@ def joined(first: Samples, second: Samples) -> Samples:
     return Samples(*(numpy.concatenate([a, b]) for a, b in zip(first, second)))
 
 
-def value_rows(positions: Sequence[SolvedPosition]) -> List[Tuple[Position, int, float]]:
-    """(position, 0, win) for each position (won or lost) and each position one of its moves leads to (a
-    game over excepted): a winning move leads to a lost position, any other to a won one."""
-    rows: List[Tuple[Position, int, float]] = []
-    for solved in positions:
-        position, winning = solved.position(), solved.winning
-        rows.append((position, 0, 1.0 if solved.won else 0.0))
-        for move in position.all_moves():
-            child = position.play_point(move)
-            if not child.is_over:
-                rows.append((child, 0, 0.0 if move in winning else 1.0))
-    return rows
+def value_rows(positions: Sequence[SolvedPosition]) -> List[ValuedPosition]:
+    """Each position (won or lost) and each position one of its moves leads to, valued
+    (``SolvedPosition.valued``)."""
+    return [row for solved in positions for row in solved.valued()]
 
 
 def extra_positions(
@@ -276,10 +269,10 @@ class LeavesJob(NamedTuple):
     seed: int
 
 
-def leaves(job: LeavesJob) -> List[Tuple[str, int, float]]:
+def leaves(job: LeavesJob) -> List[Tuple[str, int, bool]]:
     """Worker: up to ``job.per`` of the leaves the search of ``job.params`` (their depth, the Python
     searcher) reads from its position, drawn with its seed: (the leaf as text, the mover's captures along
-    the line, 1.0 where the mover wins, by this process's solver: ``start_worker_solver``)."""
+    the line, whether the mover wins, by this process's solver: ``start_worker_solver``)."""
     evaluate = job.params.evaluator()
     seen: List[Tuple[Position, int]] = []
 
@@ -290,7 +283,7 @@ def leaves(job: LeavesJob) -> List[Tuple[str, int, float]]:
     Searcher(recording, rng=None).iterative(job.solved.position(), job.params.depth)
     drawn = random.Random(job.seed).sample(seen, min(job.per, len(seen)))
     solver = worker_solver()
-    return [(describe_position(p), captured, 1.0 if solver.wins(p) else 0.0) for p, captured in drawn if not p.is_over]
+    return [(describe_position(p), captured, solver.wins(p)) for p, captured in drawn if not p.is_over]
 
 
 class RoundFigures(NamedTuple):
@@ -363,5 +356,5 @@ def fit_rounds(
             )
         )
         if round_ < options.leaves:
-            samples = joined(samples, samples_of([(position_from_text(t), c, w) for t, c, w in found]))
+            samples = joined(samples, samples_of([ValuedPosition(position_from_text(t), c, w) for t, c, w in found]))
     return params, history

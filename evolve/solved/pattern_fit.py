@@ -50,20 +50,13 @@ class FitPositions(NamedTuple):
 
 
 def values_of(positions: Sequence[SolvedPosition]) -> FitPositions:
-    """The FitPositions of the won ``positions`` and of every position a legal move leads to from each (a game
-    over excepted): a won position's winning moves lead to lost positions, its other moves to won ones."""
-    found: List[Position] = []
-    wins: List[float] = []
-    for solved in positions:
-        position, winning = solved.position(), solved.winning
-        for child, won in [(position, 1.0)] + [
-            (position.play_point(move), 0.0 if move in winning else 1.0) for move in position.all_moves()
-        ]:
-            if not child.is_over:
-                found.append(child)
-                wins.append(won)
+    """The FitPositions of the won ``positions`` and of every position a legal move leads to from each, valued
+    (``SolvedPosition.valued``)."""
+    rows = [row for solved in positions for row in solved.valued()]
+    found = [row.position for row in rows]
     features = numpy.hstack([feature_matrix(found), pattern_matrix(found)])
-    return FitPositions(features, numpy.array(wins), numpy.array([p.moves_played for p in found]))
+    wins = numpy.array([1.0 if row.wins else 0.0 for row in rows])
+    return FitPositions(features, wins, numpy.array([p.moves_played for p in found]))
 
 
 def fit_patterns(
