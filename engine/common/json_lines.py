@@ -46,7 +46,7 @@ def read_lines(path: str) -> Iterator[Dict[str, Any]]:
                 yield data
 
 
-R = TypeVar("R")  # a kind of result a folder keeps
+Result = TypeVar("Result")  # a kind of result a folder keeps
 
 
 class ResultsFolder:
@@ -72,7 +72,7 @@ class ResultsFolder:
         """The path of the folder's file ``name``."""
         return os.path.join(self.folder, name)
 
-    def read(self, name: str, parse: Callable[[Dict[str, Any]], Optional[R]]) -> List[R]:
+    def read(self, name: str, parse: Callable[[Dict[str, Any]], Optional[Result]]) -> List[Result]:
         """The results of ``name``'s lines, in order, each as ``parse`` reads it; a line it rejects
         (KeyError, TypeError or ValueError, or None) is skipped: its work is done again."""
         results = []
