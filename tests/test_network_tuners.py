@@ -66,7 +66,7 @@ def test_the_fit_leg_notes_its_iterates_at_each_tenth_of_its_budget(problem, fit
 def test_a_leg_from_the_fit_evolves_its_out_weights_and_counts_the_fits_cpu_first(problem, fit, fitness):
     start = bench.final_params(fit)
     leg = bench.NetworkLeg("cmaes", fitness, "network.out", bench.FIT, seed=1, budget=2.0)
-    result = bench.run_network_leg(problem, leg, (start, fit.spent))
+    result = bench.run_network_leg(problem._replace(train=problem.train[:15]), leg, (start, fit.spent))
     assert [mark.cpu for mark in result.marks] == pytest.approx([fit.spent + 0.2 * (k + 1) for k in range(10)])
     assert result.marks[-1].evaluations > 0 and result.spent >= fit.spent + leg.budget
     final = bench.final_params(result)
@@ -80,9 +80,9 @@ def test_a_leg_from_scratch_starts_from_a_seeded_random_layer_and_the_hand_set_w
     first, again, other = (bench.scratch_params(problem, seed) for seed in (5, 5, 6))
     assert first == again != other and first.weights == problem.base.weights
     assert len(first.network.units) == 4 and all(not any(u.features) and u.bias == 0.0 for u in first.network.units)
-    leg = bench.NetworkLeg("cmaes", "regret", "network", bench.FROM_SCRATCH, seed=5, budget=1.0)
-    result = bench.run_network_leg(problem, leg)
-    assert result.marks[0].cpu == pytest.approx(0.1) and result.marks[-1].evaluations > 0
+    leg = bench.NetworkLeg("cmaes", "regret", "network", bench.FROM_SCRATCH, seed=5, budget=3.0)
+    result = bench.run_network_leg(problem._replace(train=problem.train[:15]), leg)  # generations of 0.2 CPU s
+    assert result.marks[0].cpu == pytest.approx(0.3) and result.marks[-1].evaluations > 0
 
 
 @pytest.mark.slow
@@ -98,11 +98,12 @@ def test_the_command_writes_its_table_and_curves_and_reads_its_legs_back(tmp_pat
         "cmaes (games) of network.out from the fit",
     ):
         assert f"| {name} | 1 | 1 |" in table
-    assert "| cmaes (regret) of network from scratch | 1 | 1 |" in table
+    assert "| cmaes (regret) of network from scratch | 1 | 1 |" in table and "final candidates give away" in table
     legs = [json.loads(line) for line in (out / "legs.jsonl").read_text().splitlines()]
     assert len(legs) == 4 and all(len(leg["marks"]) == 10 for leg in legs)
     summary = json.loads((out / "summary.json").read_text())
     assert [set(row["cpu_to_reach"]) for row in summary["rows"]] == [{"0.90", "0.95", "0.97", "0.99"}] * 4
+    assert all(set(miss["winning"]).isdisjoint(miss["played"]) for miss in summary["missed_by_every_final"])
     assert (out / "curves.png").stat().st_size > 0 and (out / "table.md").read_text().strip() == table.strip()
     assert evolve(words) == 0  # again: every leg read back, the same table
     again = capsys.readouterr()
@@ -112,3 +113,17 @@ def test_the_command_writes_its_table_and_curves_and_reads_its_legs_back(tmp_pat
     alone = words[:-1] + [str(tmp_path / "alone"), "--legs", "cmaes:regret:network.out:fit"]
     assert evolve(alone) == 2
     assert "needs the fit's leg of its seed" in capsys.readouterr().err
+
+
+def test_the_atlas_lists_the_positions_every_final_candidate_gives_away(problem, fit):
+    scratch = bench.run_network_leg(problem, bench.NetworkLeg("cmaes", "regret", "network", bench.FROM_SCRATCH, 5, 0.5))
+    misses = bench.common_misses([fit, scratch], problem)
+    kept = measure([FreshSearch(bench.final_params(r), plain=True) for r in (fit, scratch)], problem.held_out)
+    both = {m.solved.text for m in kept[0].misses} & {m.solved.text for m in kept[1].misses}
+    assert both and [miss.text for miss in misses] == sorted(both, key=lambda t: (int(t.split()[1]), t))
+    for miss in misses:
+        solved = next(p for p in problem.held_out if p.text == miss.text)
+        assert miss.ply == solved.ply and sum(miss.played.values()) == 2
+        assert not set(miss.played) & set(miss.winning) and len(miss.winning) == len(solved.winning)
+    table = bench.misses_table(misses, 2)
+    assert f"all 2 final candidates give away: {len(misses)}" in table and table.count("\n| ") == len(misses) + 2

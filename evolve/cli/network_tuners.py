@@ -97,7 +97,9 @@ def _network_tuners(args: argparse.Namespace) -> int:
         raise InvalidInput("the positions hold no won position in their training split or none in the held-out one")
     results = _play(args, problem, legs, found, folder)
     rows = bench.network_rows(results)
-    table = bench.network_table(rows, problem)
+    print(f"the atlas: {len(results)} final candidates on the held-out positions", file=sys.stderr, flush=True)
+    misses = bench.common_misses(results, problem)
+    table = bench.network_table(rows, problem) + "\n\n" + bench.misses_table(misses, len(results))
     summary = {
         "positions": args.positions,
         "depth": args.depth,
@@ -106,6 +108,7 @@ def _network_tuners(args: argparse.Namespace) -> int:
         "train": len(problem.train),
         "held_out_won": len(problem.held_out),
         "rows": [row._asdict() for row in rows],
+        "missed_by_every_final": [miss._asdict() for miss in misses],
     }
     with open(os.path.join(args.out, "summary.json"), "w", encoding="utf-8") as handle:
         json.dump(summary, handle, indent=2)

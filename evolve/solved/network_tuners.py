@@ -31,12 +31,13 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tu
 
 import numpy
 
-from engine.constants import NUM_POINTS
+from engine.constants import BLACK, NUM_POINTS
+from engine.coords import move_to_text
 from engine.features import FEATURES
 from engine.network import Network, Unit
 from engine.params import Params, default_params, make_params, params_from_dict, params_to_dict
 from engine.ruler.fresh_search import FreshSearch
-from engine.ruler.measure import measure
+from engine.ruler.measure import MoveFault, measure
 from engine.ruler.position_set import SolvedPosition, load_won
 from evolve.params_genes import Genome, gene_values, layer_bounds, part_genes
 from evolve.solved.ask_tell import TUNER_CLASSES
@@ -338,6 +339,66 @@ def network_rows(results: Sequence[NetworkLegResult]) -> List[NetworkRow]:
 
 def _cpu_to_reach(result: NetworkLegResult, share: float) -> Optional[float]:
     return next((m.cpu for m in result.marks if m.held_out_share is not None and m.held_out_share >= share), None)
+
+
+class CommonMiss(NamedTuple):
+    """A held-out won position that every final candidate gives away: the atlas of the misses."""
+
+    text: str
+    ply: int
+    board: str  # rows 0-4 joined by spaces: X Black, O White
+    to_play: str  # Black or White
+    winning: Tuple[str, ...]  # the moves that keep the win, as the course writes them
+    played: Dict[str, int]  # the moves the candidates played instead, and how many played each
+
+
+def common_misses(results: Sequence[NetworkLegResult], problem: NetworkProblem) -> List[CommonMiss]:
+    """The held-out won positions every leg's final candidate gives away (each searched alone to the
+    problem's depth), by ply: what no fit or evolution of this problem found."""
+    finals = [FreshSearch(final_params(result), plain=True) for result in results]
+    if not finals:
+        return []
+    kept = measure(finals, problem.held_out)
+    every = set.intersection(*({miss.solved.text for miss in player.misses} for player in kept))
+    missed: Dict[str, Dict[str, int]] = {text: {} for text in every}
+    for player in kept:
+        for miss in player.misses:
+            if miss.solved.text in every:
+                played = missed[miss.solved.text]
+                answer = str(miss.answer) if isinstance(miss.answer, MoveFault) else move_to_text(miss.answer)
+                played[answer] = played.get(answer, 0) + 1
+    positions = {solved.text: solved for solved in problem.held_out}
+    found = []
+    for text, played in missed.items():
+        solved = positions[text]
+        position = solved.position()
+        found.append(
+            CommonMiss(
+                text,
+                solved.ply,
+                position.picture().replace("\n", " "),
+                "Black" if position.player == BLACK else "White",
+                tuple(sorted(move_to_text(move) for move in solved.winning)),
+                dict(sorted(played.items(), key=lambda item: -item[1])),
+            )
+        )
+    return sorted(found, key=lambda miss: (miss.ply, miss.text))
+
+
+def misses_table(misses: Sequence[CommonMiss], candidates: int) -> str:
+    """The atlas of the misses as a Markdown table."""
+    lines = [
+        f"Held-out won positions that all {candidates} final candidates give away: {len(misses)}.",
+        "",
+        "| ply, to play | board (rows 0-4; X Black, O White) | winning | played instead (candidates) |",
+        "| --- | --- | --- | --- |",
+    ]
+    for miss in misses:
+        played = ", ".join(f"{move} ({count})" for move, count in miss.played.items())
+        lines.append(
+            f"| {miss.ply}, {miss.to_play} | `{'` `'.join(miss.board.split())}` | {' '.join(miss.winning)} | {played} |"
+        )
+    return "\n".join(lines)
 
 
 def network_table(rows: Sequence[NetworkRow], problem: NetworkProblem) -> str:
