@@ -260,7 +260,7 @@ def test_the_agent_entry_point_imports_only_the_core():
 
 EXPERIMENTS = os.path.join(ROOT, "experiments")
 MAX_EXPERIMENT_FILES = 300
-MAX_EXPERIMENT_BYTES = 3_250_000  # 3 MB until 2026-11-29, when the records cited by RESULTS.md filled it
+MAX_EXPERIMENT_BYTES = 3_450_000  # 3 MB until 2026-11-29, 3.25 MB until the network benchmark of 2026-12-06
 # Calls that put a folder on the import path or load a module from a file.
 PATH_CALLS = {"insert", "append", "extend", "import_module", "spec_from_file_location", "run_path", "load_source"}
 
@@ -279,7 +279,7 @@ def experiment_files():
 
 @pytest.mark.fast
 @pytest.mark.skipif(not os.path.isdir(EXPERIMENTS), reason="no experiments/ here (an installed copy)")
-def test_experiments_stay_under_300_files_and_3_25_mb():
+def test_experiments_stay_under_300_files_and_3_45_mb():
     files = experiment_files()
     largest = sorted(files, key=files.get, reverse=True)[:3]
     where = ", ".join(f"{os.path.relpath(path, ROOT)} {files[path]:,}" for path in largest)
