@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from engine.errors import InvalidInput
 from engine.params import params_from_dict
 from engine.ruler.fresh_search import FreshSearch
 from engine.ruler.measure import measure
@@ -125,5 +126,11 @@ def test_the_atlas_lists_the_positions_every_final_candidate_gives_away(problem,
         solved = next(p for p in problem.held_out if p.text == miss.text)
         assert miss.ply == solved.ply and sum(miss.played.values()) == 2
         assert not set(miss.played) & set(miss.winning) and len(miss.winning) == len(solved.winning)
+    alone = bench.common_misses([fit, scratch._replace(final=None)], problem)  # a record without its params
+    assert [miss.text for miss in alone] == [
+        m.solved.text for m in sorted(kept[0].misses, key=lambda m: (m.solved.ply, m.solved.text))
+    ]
+    with pytest.raises(InvalidInput, match="keeps no params"):
+        bench.final_params(scratch._replace(final=None))
     table = bench.misses_table(misses, 2)
     assert f"all 2 final candidates give away: {len(misses)}" in table and table.count("\n| ") == len(misses) + 2

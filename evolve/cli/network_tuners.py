@@ -99,7 +99,8 @@ def _network_tuners(args: argparse.Namespace) -> int:
     rows = bench.network_rows(results)
     print(f"the atlas: {len(results)} final candidates on the held-out positions", file=sys.stderr, flush=True)
     misses = bench.common_misses(results, problem)
-    table = bench.network_table(rows, problem) + "\n\n" + bench.misses_table(misses, len(results))
+    kept = sum(1 for result in results if result.final is not None)
+    table = bench.network_table(rows, problem) + "\n\n" + bench.misses_table(misses, kept)
     summary = {
         "positions": args.positions,
         "depth": args.depth,

@@ -33,6 +33,7 @@ import numpy
 
 from engine.constants import BLACK, NUM_POINTS
 from engine.coords import move_to_text
+from engine.errors import InvalidInput
 from engine.features import FEATURES
 from engine.network import Network, Unit
 from engine.params import Params, default_params, make_params, params_from_dict, params_to_dict
@@ -116,11 +117,11 @@ class NetworkMark(NamedTuple):
 
 class NetworkLegResult(NamedTuple):
     """A leg's marks, each scored on the held-out split; its final candidate's params (as a params file
-    holds them) and the held-out score of it by ply."""
+    holds them; None where a record left them out to stay small) and the held-out score of it by ply."""
 
     leg: NetworkLeg
     marks: List[NetworkMark]
-    final: Dict[str, Any]
+    final: Optional[Dict[str, Any]]
     by_ply: Dict[int, Tuple[int, int]]
     spent: float  # the CPU its tuner ran (a leg from the fit: the fit's before it), its budget or less
 
@@ -299,8 +300,11 @@ def _unit(values: Sequence[float], boxes: Sequence[Tuple[float, float]]) -> List
 
 
 def final_params(result: NetworkLegResult) -> Params:
-    """A leg's final candidate's params."""
-    return params_from_dict(dict(result.final), f"the final candidate of {result.leg.name}, seed {result.leg.seed}")
+    """A leg's final candidate's params; InvalidInput where its record left them out."""
+    where = f"the final candidate of {result.leg.name}, seed {result.leg.seed}"
+    if result.final is None:
+        raise InvalidInput(f"{where}: its record keeps no params (play the leg again in another --out)")
+    return params_from_dict(dict(result.final), where)
 
 
 # --- the summary --------------------------------------------------------------------------------------
@@ -354,8 +358,9 @@ class CommonMiss(NamedTuple):
 
 def common_misses(results: Sequence[NetworkLegResult], problem: NetworkProblem) -> List[CommonMiss]:
     """The held-out won positions every leg's final candidate gives away (each searched alone to the
-    problem's depth), by ply: what no fit or evolution of this problem found."""
-    finals = [FreshSearch(final_params(result), plain=True) for result in results]
+    problem's depth), by ply: what no fit or evolution of this problem found. A leg whose record keeps
+    no final params is left out."""
+    finals = [FreshSearch(final_params(result), plain=True) for result in results if result.final is not None]
     if not finals:
         return []
     kept = measure(finals, problem.held_out)
