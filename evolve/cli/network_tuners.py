@@ -84,17 +84,20 @@ def _network_tuners(args: argparse.Namespace) -> int:
     missing = sorted(
         {leg.seed for leg in legs if leg.start == bench.FIT} - {leg.seed for leg in legs if leg.tuner == bench.FIT}
     )
-    folder = ResultsFolder(args.out, {"positions": args.positions, "depth": args.depth, "hidden": args.hidden})
-    found = _legs_done(folder)
+    problem = bench.load_network_problem(args.positions, args.depth, args.hidden)
+    if not problem.train or not problem.held_out:
+        raise InvalidInput("the positions hold no won position in their training split or none in the held-out one")
+    # the folder is made only once every check has passed: a refused command leaves nothing behind
+    described = {"positions": args.positions, "depth": args.depth, "hidden": args.hidden}
+    held = os.path.exists(os.path.join(args.out, "problem.json"))
+    found = _legs_done(ResultsFolder(args.out, described)) if held else {}
     if missing and any(
         bench.NetworkLeg(*bench.NETWORK_LEGS[0], seed=s, budget=args.budget) not in found for s in missing
     ):
         raise InvalidInput(
             "a leg from the fit needs the fit's leg of its seed: add fit:values:network:scratch to --legs"
         )
-    problem = bench.load_network_problem(args.positions, args.depth, args.hidden)
-    if not problem.train or not problem.held_out:
-        raise InvalidInput("the positions hold no won position in their training split or none in the held-out one")
+    folder = ResultsFolder(args.out, described)
     results = _play(args, problem, legs, found, folder)
     rows = bench.network_rows(results)
     print(f"the atlas: {len(results)} final candidates on the held-out positions", file=sys.stderr, flush=True)
