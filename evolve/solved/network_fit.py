@@ -201,15 +201,7 @@ def fit_network(
         constant = float(offset[0] - linear @ (mean / spread))
         return Fitted(weights, Network(units=tuple(units)), TEMPERATURE * constant, figures)
 
-    rng = numpy.random.default_rng(seed)
-    start = numpy.concatenate(
-        [
-            rng.normal(0.0, width**-0.5, width * hidden),
-            numpy.zeros(hidden),
-            rng.normal(0.0, hidden**-0.5, hidden),
-            numpy.zeros(1 + len(FEATURES)),
-        ]
-    )
+    start = _start(width, hidden, seed)
     done = [0]
 
     def after(vector: numpy.ndarray) -> None:
@@ -225,6 +217,20 @@ def fit_network(
     except _Stopped as stopped:  # ``step`` said stop: its iterate is the answer
         return exported(stopped.vector, _figures(loss(stopped.vector)[0], done[0], False))
     return exported(result.x, _figures(float(result.fun), int(result.nit), bool(result.success)))
+
+
+def _start(width: int, hidden: int, seed: int) -> numpy.ndarray:
+    """The fit's start, drawn with ``seed``: input weights N(0, 1/sqrt(width)), biases 0, out weights
+    N(0, 1/sqrt(hidden)), the constant and the features' weights 0."""
+    rng = numpy.random.default_rng(seed)
+    return numpy.concatenate(
+        [
+            rng.normal(0.0, width**-0.5, width * hidden),
+            numpy.zeros(hidden),
+            rng.normal(0.0, hidden**-0.5, hidden),
+            numpy.zeros(1 + len(FEATURES)),
+        ]
+    )
 
 
 def _figures(log_loss: float, iterations: int, converged: bool) -> Dict[str, Any]:
